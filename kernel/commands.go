@@ -1,0 +1,887 @@
+package kernel
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// command is one entry of the command table. The same table drives
+// parsing, help and completion, so they cannot drift apart.
+type command struct {
+	name    string
+	usage   string
+	summary string
+	help    string
+	// mutates marks commands that change the world: they are recorded in
+	// the branch's history, which back, fork and save replay.
+	mutates bool
+	run     func(s *Session, args []string) (*Result, error)
+	// words lists what may follow the command, for completion.
+	words func(s *Session, args []string) []string
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--defaults]",
+			summary: "make a fresh world (the default world with no options)",
+			help: "Settings carry over from the world before unless --defaults is given.\n" +
+				"--members 0 starts with an empty group (generation 0).",
+			run: cmdNew, words: func(*Session, []string) []string {
+				return []string{"--topics", "--output", "--members", "--defaults"}
+			}},
+		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
+			mutates: true, run: cmdProduce, words: wordsPartitions},
+		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set commit after|before|auto | set producer plain|idempotent|transactional",
+			summary: "change a setting for every client, or for one",
+			help:    "Keys are Kafka's config names; `show config` lists them with values and defaults.",
+			mutates: true, run: cmdSet, words: wordsSet},
+		{name: "show", usage: "show config", summary: "list every setting with its value and default",
+			run: cmdShow, words: func(*Session, []string) []string { return []string{"config"} }},
+		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
+			mutates: true, run: cmdJoin, words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return nextClients(s)
+				}
+				return []string{"--static", "--topics"}
+			}},
+		{name: "close", usage: "close Cn", summary: "graceful close(): finish the record, commit, LeaveGroup",
+			mutates: true, run: memberCmd((*sim.World).Close), words: wordsMembers},
+		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
+			mutates: true, run: cmdCrash, words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return liveClients(s)
+				}
+				return []string{"now", "after"}
+			}},
+		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
+			mutates: true, run: memberCmd((*sim.World).Restart), words: wordsMembers},
+		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
+			mutates: true, run: memberCmd((*sim.World).Slow), words: wordsMembers},
+		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
+			summary: "lose the next N packets of a type (to or from Cn)",
+			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
+				"e.g. `drop Produce response C2` loses the next produce answer to C2.",
+			mutates: true, run: cmdDrop, words: wordsDrop},
+		{name: "step", usage: "step [N]", summary: "advance N ticks (default 1); stops at stop events",
+			run: cmdStep},
+		{name: "run", usage: "run until stable | run until tick N", summary: "advance until the group is stable, or to a tick",
+			run: cmdRun, words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return []string{"until"}
+				}
+				return []string{"stable", "tick"}
+			}},
+		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
+		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
+		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
+			words: func(s *Session, _ []string) []string { return s.branchNames() }},
+		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
+		{name: "describe", usage: "describe group [--members [--verbose]] [--state] [--json]",
+			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
+			words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return []string{"group"}
+				}
+				return []string{"--members", "--verbose", "--state", "--json"}
+			}},
+		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
+		{name: "log", usage: "log TOPIC-P", summary: "a partition's cells, markers, HW and LSO", run: cmdLog, words: wordsAllPartitions},
+		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn,
+			words: func(s *Session, _ []string) []string {
+				var ids []string
+				for _, e := range s.World().Txn.Entries() {
+					ids = append(ids, e.TransactionalID)
+				}
+				return ids
+			}},
+		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--json]",
+			summary: "the audit reader: read a topic from offset 0", run: cmdConsume,
+			words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return []string{s.World().Topo.Output.Name}
+				}
+				return []string{"--isolation", "read_committed", "read_uncommitted", "--json"}
+			}},
+		{name: "trace", usage: "trace [N] [--json]", summary: "the packets so far (the last N)", run: cmdTrace,
+			words: func(*Session, []string) []string { return []string{"--json", "--events"} }},
+		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+			words: func(*Session, []string) []string { return []string{"--json"} }},
+		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
+		{name: "demo", usage: "demo N", summary: "run demo N (1..12) from a fresh world", run: cmdDemo,
+			words: func(*Session, []string) []string {
+				var out []string
+				for i := 1; i <= len(demoTitles); i++ {
+					out = append(out, strconv.Itoa(i))
+				}
+				return out
+			}},
+		{name: "save", usage: "save FILE", summary: "save the current branch as a replayable session file", run: cmdSave},
+		{name: "load", usage: "load FILE", summary: "load a session file into the current branch", run: cmdLoad},
+		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one", run: cmdHelp,
+			words: func(*Session, []string) []string { return commandNames() }},
+		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, _ []string) (*Result, error) {
+			s.done = true
+			return nil, nil
+		}},
+	}
+
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() []string {
+	var out []string
+	for _, c := range commands {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func usageErr(c string, format string, args ...any) error {
+	cmd := lookup(c)
+	msg := fmt.Sprintf(format, args...)
+	if cmd != nil {
+		msg += " (usage: " + cmd.usage + ")"
+	}
+	return fmt.Errorf("%s: %s", c, msg)
+}
+
+// flags splits args into positional words and --flags with their values.
+// valued names the flags that take a value.
+func flags(cmd string, args []string, valued, bare []string) (pos []string, fl map[string]string, err error) {
+	fl = map[string]string{}
+	isIn := func(x string, set []string) bool {
+		for _, s := range set {
+			if s == x {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case isIn(name, valued):
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, nil, usageErr(cmd, "%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			fl[name] = val
+		case isIn(name, bare):
+			fl[name] = "true"
+		default:
+			allowed := append(append([]string{}, valued...), bare...)
+			if len(allowed) == 0 {
+				return nil, nil, usageErr(cmd, "unknown option %s (it takes none)", name)
+			}
+			return nil, nil, usageErr(cmd, "unknown option %s (options: %s)", name, strings.Join(allowed, " "))
+		}
+	}
+	return pos, fl, nil
+}
+
+func needArgs(cmd string, pos []string, min, max int) error {
+	if len(pos) < min {
+		return usageErr(cmd, "missing argument")
+	}
+	if len(pos) > max {
+		return usageErr(cmd, "unexpected %q", pos[max])
+	}
+	return nil
+}
+
+func parseCount(cmd, what, s string, min, max int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < min || n > max {
+		return 0, usageErr(cmd, "%s %q is not a whole number from %d to %d", what, s, min, max)
+	}
+	return n, nil
+}
+
+// parseNew reads new's options into a topology.
+func parseNew(args []string) (sim.Topology, bool, error) {
+	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--defaults"})
+	if err != nil {
+		return sim.Topology{}, false, err
+	}
+	if err := needArgs("new", pos, 0, 0); err != nil {
+		return sim.Topology{}, false, err
+	}
+	topo := sim.DefaultTopology()
+	if v, ok := fl["--topics"]; ok {
+		topo.Inputs = nil
+		for _, spec := range strings.Split(v, ",") {
+			t, err := parseTopicSpec("--topics", spec)
+			if err != nil {
+				return topo, false, err
+			}
+			topo.Inputs = append(topo.Inputs, t)
+		}
+	}
+	if v, ok := fl["--output"]; ok {
+		t, err := parseTopicSpec("--output", v)
+		if err != nil {
+			return topo, false, err
+		}
+		topo.Output = t
+	}
+	if v, ok := fl["--members"]; ok {
+		n, err := parseCount("new", "--members", v, 0, 100000)
+		if err != nil {
+			return topo, false, err
+		}
+		topo.Members = n
+	}
+	return topo, fl["--defaults"] == "true", nil
+}
+
+func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
+	name, p, ok := strings.Cut(spec, ":")
+	if !ok || name == "" {
+		return sim.TopicSpec{}, usageErr("new", "%s %q: want NAME:PARTITIONS, e.g. orders:3", flag, spec)
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 {
+		return sim.TopicSpec{}, usageErr("new", "%s %q: the partition count %q is not a whole number >= 1", flag, spec, p)
+	}
+	return sim.TopicSpec{Name: name, Partitions: n}, nil
+}
+
+func cmdNew(s *Session, args []string) (*Result, error) {
+	topo, defaults, err := parseNew(args)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.cur.world.Cfg
+	if defaults {
+		cfg = sim.DefaultConfig()
+	}
+	w, err := sim.New(topo, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("new: %v", err)
+	}
+	line := ""
+	if len(args) > 0 {
+		line = "new " + strings.Join(filterOut(args, "--defaults"), " ")
+	}
+	s.cur.newLine, s.cur.cfg, s.cur.log, s.cur.world = line, w.Cfg, nil, w
+	var ins []string
+	for _, t := range topo.Inputs {
+		ins = append(ins, fmt.Sprintf("%s (%d)", t.Name, t.Partitions))
+	}
+	s.say("new world: group %s, input %s, output %s (%d), %d member(s), %d records per partition",
+		topo.Group, strings.Join(ins, ", "), topo.Output.Name, topo.Output.Partitions, topo.Members, w.Cfg.RecordsPerPartition)
+	return nil, nil
+}
+
+func filterOut(args []string, drop string) []string {
+	var out []string
+	for _, a := range args {
+		if a != drop {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func cmdProduce(s *Session, args []string) (*Result, error) {
+	if err := needArgs("produce", args, 2, 2); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	tp, err := w.ParsePartition(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("produce: %v", err)
+	}
+	n, err := parseCount("produce", "N", args[1], 1, 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	from := len(w.Events)
+	if err := w.ProduceInput(tp, n); err != nil {
+		return nil, err
+	}
+	s.narrate(w.Events[from:])
+	return nil, nil
+}
+
+func cmdSet(s *Session, args []string) (*Result, error) {
+	if err := needArgs("set", args, 2, 2); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	key, val := args[0], args[1]
+	switch key {
+	case "commit":
+		if val != "after" && val != "before" && val != "auto" {
+			return nil, usageErr("set", "commit %q is not after, before or auto", val)
+		}
+		return nil, w.Set("", "commit.mode", val)
+	case "producer":
+		return nil, w.SetProducer(val)
+	}
+	client := ""
+	if c, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(c, "C") && len(c) > 1 && c[1] >= '0' && c[1] <= '9' {
+		client, key = c, k
+	}
+	if err := w.Set(client, key, val); err != nil {
+		return nil, fmt.Errorf("set: %v", err)
+	}
+	return nil, nil
+}
+
+func cmdShow(s *Session, args []string) (*Result, error) {
+	if len(args) != 1 || args[0] != "config" {
+		return nil, usageErr("show", "show what? (only: config)")
+	}
+	t := &Table{Header: []string{"KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	for _, r := range s.World().Cfg.Rows() {
+		t.Add(r.Key, r.Value, r.Default, r.Scope)
+	}
+	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+func cmdJoin(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("join", args, []string{"--topics"}, []string{"--static"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("join", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	var topics []string
+	if v, ok := fl["--topics"]; ok {
+		topics = strings.Split(v, ",")
+	}
+	w := s.World()
+	from := len(w.Events)
+	if err := w.Join(pos[0], fl["--static"] == "true", topics); err != nil {
+		return nil, err
+	}
+	s.narrate(w.Events[from:])
+	return nil, nil
+}
+
+func memberCmd(f func(*sim.World, string) error) func(*Session, []string) (*Result, error) {
+	return func(s *Session, args []string) (*Result, error) {
+		w := s.World()
+		if len(args) != 1 {
+			return nil, fmt.Errorf("want exactly one member, e.g. C2 (members: %s)", strings.Join(liveClients(s), " "))
+		}
+		from := len(w.Events)
+		if err := f(w, args[0]); err != nil {
+			return nil, err
+		}
+		s.narrate(w.Events[from:])
+		return nil, nil
+	}
+}
+
+func cmdCrash(s *Session, args []string) (*Result, error) {
+	if err := needArgs("crash", args, 1, 3); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	from := len(w.Events)
+	var err error
+	switch {
+	case len(args) == 1:
+		err = w.CrashAfter(args[0], 2)
+	case args[1] == "now" && len(args) == 2:
+		err = w.CrashNow(args[0])
+	case args[1] == "after" && len(args) == 3:
+		n, perr := strconv.Atoi(args[2])
+		if perr != nil {
+			return nil, usageErr("crash", "after %q: N is a number of records", args[2])
+		}
+		err = w.CrashAfter(args[0], n)
+	default:
+		return nil, usageErr("crash", "%q: want now, or after N", strings.Join(args[1:], " "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.narrate(w.Events[from:])
+	if len(args) == 1 || args[1] == "after" {
+		n := "2"
+		if len(args) == 3 {
+			n = args[2]
+		}
+		s.say("%s will crash once it has finished %s more record(s)", args[0], n)
+	}
+	return nil, nil
+}
+
+func cmdDrop(s *Session, args []string) (*Result, error) {
+	if err := needArgs("drop", args, 1, 4); err != nil {
+		return nil, err
+	}
+	var api sim.API
+	var names []string
+	for _, a := range sim.APIs {
+		names = append(names, string(a))
+		if strings.EqualFold(string(a), args[0]) {
+			api = a
+		}
+	}
+	if api == "" {
+		return nil, usageErr("drop", "no message type %q (types: %s)", args[0], strings.Join(names, " "))
+	}
+	r := sim.DropRule{Type: api, Count: 1}
+	for _, a := range args[1:] {
+		switch {
+		case a == "request":
+			r.Response = false
+		case a == "response":
+			r.Response = true
+		case strings.HasPrefix(a, "C"):
+			if s.World().Member(a) == nil {
+				return nil, fmt.Errorf("drop: no member %s (members: %s)", a, strings.Join(liveClients(s), " "))
+			}
+			if r.Response {
+				r.To = a
+			} else {
+				r.From = a
+			}
+		default:
+			n, err := parseCount("drop", "N", a, 1, 1000)
+			if err != nil {
+				return nil, err
+			}
+			r.Count = n
+		}
+	}
+	// A member named before "response" was read as a sender: fix it up.
+	if r.Response && r.From != "" {
+		r.To, r.From = r.From, ""
+	}
+	s.World().Drop(r)
+	kind, who := "request", ""
+	if r.Response {
+		kind = "response"
+		if r.To != "" {
+			who = " to " + r.To
+		}
+	} else if r.From != "" {
+		who = " from " + r.From
+	}
+	s.say("the next %d %s %s(s)%s will be lost", r.Count, api, kind, who)
+	return nil, nil
+}
+
+func cmdStep(s *Session, args []string) (*Result, error) {
+	if err := needArgs("step", args, 0, 1); err != nil {
+		return nil, err
+	}
+	n := 1
+	if len(args) == 1 {
+		var err error
+		if n, err = parseCount("step", "N", args[0], 1, 1_000_000); err != nil {
+			return nil, err
+		}
+	}
+	ran, why := s.step(n, nil)
+	return s.afterRun(ran, why), nil
+}
+
+func (s *Session) afterRun(ran int, why string) *Result {
+	w := s.World()
+	msg := fmt.Sprintf("tick %d: group %s, generation %d", w.Tick, w.Group.State, w.Group.Generation)
+	if why != "" {
+		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
+	}
+	return &Result{Text: msg}
+}
+
+// maxRun bounds `run until stable`, so a group that never settles cannot hang a script.
+const maxRun = 100_000
+
+func cmdRun(s *Session, args []string) (*Result, error) {
+	if len(args) < 2 || args[0] != "until" {
+		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
+	}
+	switch {
+	case args[1] == "stable" && len(args) == 2:
+		ran, why := s.step(maxRun, func(w *sim.World) bool { return w.GroupSettled() })
+		if why == "" && !s.World().GroupSettled() {
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks", ran)
+		}
+		return s.afterRun(ran, why), nil
+	case args[1] == "tick" && len(args) == 3:
+		n, err := parseCount("run", "tick", args[2], 0, 10_000_000)
+		if err != nil {
+			return nil, err
+		}
+		ran, why := s.step(maxRun*100, func(w *sim.World) bool { return w.Tick >= n })
+		return s.afterRun(ran, why), nil
+	}
+	return nil, usageErr("run", "%q: want `until stable` or `until tick N`", strings.Join(args, " "))
+}
+
+func cmdBack(s *Session, args []string) (*Result, error) {
+	if err := needArgs("back", args, 0, 1); err != nil {
+		return nil, err
+	}
+	n := 1
+	if len(args) == 1 {
+		var err error
+		if n, err = parseCount("back", "N", args[0], 0, 10_000_000); err != nil {
+			return nil, err
+		}
+	}
+	w := s.World()
+	if n > w.Tick {
+		return nil, fmt.Errorf("back %d: the clock is at tick %d; back goes at most to tick 0 of this world (back %d)", n, w.Tick, w.Tick)
+	}
+	if err := s.rebuild(s.cur, w.Tick-n); err != nil {
+		return nil, fmt.Errorf("back: %v", err)
+	}
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", s.World().Tick, s.World().Group.State, s.World().Group.Generation)}, nil
+}
+
+func validBranch(cmd, name string) error {
+	if name == "" || strings.ContainsAny(name, " \t;#") {
+		return usageErr(cmd, "%q is not a branch name", name)
+	}
+	return nil
+}
+
+func cmdFork(s *Session, args []string) (*Result, error) {
+	if err := needArgs("fork", args, 1, 1); err != nil {
+		return nil, err
+	}
+	name := args[0]
+	if err := validBranch("fork", name); err != nil {
+		return nil, err
+	}
+	if _, ok := s.branches[name]; ok {
+		return nil, fmt.Errorf("fork %s: a branch %s exists already (branches: %s)", name, name, strings.Join(s.branchNames(), " "))
+	}
+	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...)}
+	if err := s.rebuild(nb, -1); err != nil {
+		return nil, fmt.Errorf("fork: %v", err)
+	}
+	s.branches[name] = nb
+	from := s.cur.name
+	s.cur = nb
+	return &Result{Text: fmt.Sprintf("forked %s from %s at tick %d; now on %s", name, from, nb.world.Tick, name)}, nil
+}
+
+func cmdSwitch(s *Session, args []string) (*Result, error) {
+	if err := needArgs("switch", args, 1, 1); err != nil {
+		return nil, err
+	}
+	b, ok := s.branches[args[0]]
+	if !ok {
+		return nil, fmt.Errorf("switch %s: no branch %s (branches: %s)", args[0], args[0], strings.Join(s.branchNames(), " "))
+	}
+	s.cur = b
+	return &Result{Text: fmt.Sprintf("on %s at tick %d", b.name, b.world.Tick)}, nil
+}
+
+func cmdBranches(s *Session, args []string) (*Result, error) {
+	if err := needArgs("branches", args, 0, 0); err != nil {
+		return nil, err
+	}
+	t := &Table{Header: []string{"", "BRANCH", "TICK", "STATE", "GENERATION"}}
+	for _, n := range s.branchNames() {
+		b := s.branches[n]
+		mark := ""
+		if b == s.cur {
+			mark = "*"
+		}
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(b.world.Group.Generation))
+	}
+	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+func (s *Session) path(file string) string {
+	if s.Dir == "" || filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(s.Dir, file)
+}
+
+// sessionHeader starts every session file; the number is the format version.
+const sessionHeader = "# kgrepl session v1"
+
+// script renders a branch as commands that make it again.
+func (b *branch) script() string {
+	var lines []string
+	lines = append(lines, sessionHeader)
+	def := sim.DefaultConfig()
+	for _, r := range b.cfg.Rows() {
+		if r.Scope == "world" || r.Scope == "client" {
+			if r.Value != r.Default {
+				lines = append(lines, "set "+r.Key+" "+r.Value)
+			}
+		} else {
+			lines = append(lines, "set "+r.Key+" "+r.Value)
+		}
+	}
+	_ = def
+	if b.newLine != "" {
+		lines = append(lines, b.newLine)
+	} else {
+		lines = append(lines, "new")
+	}
+	for _, e := range b.log {
+		if e.ticks > 0 {
+			lines = append(lines, "step "+strconv.Itoa(e.ticks))
+		} else {
+			lines = append(lines, e.line)
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func cmdSave(s *Session, args []string) (*Result, error) {
+	if err := needArgs("save", args, 1, 1); err != nil {
+		return nil, err
+	}
+	path := s.path(args[0])
+	if err := writeAtomic(path, []byte(s.cur.script())); err != nil {
+		return nil, fmt.Errorf("save %s: %v", args[0], err)
+	}
+	return &Result{Text: fmt.Sprintf("saved branch %s at tick %d to %s", s.cur.name, s.World().Tick, args[0])}, nil
+}
+
+// writeAtomic writes a file through a temporary one and a rename, so a
+// crash never leaves half a file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kgrepl-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func cmdLoad(s *Session, args []string) (*Result, error) {
+	if err := needArgs("load", args, 1, 1); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(s.path(args[0]))
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %v", args[0], err)
+	}
+	text := string(data)
+	first, _, _ := strings.Cut(text, "\n")
+	if strings.TrimSpace(first) != sessionHeader {
+		if strings.HasPrefix(first, "# kgrepl session v") {
+			return nil, fmt.Errorf("load %s: %q is a session format this kgrepl does not read (it reads %q)", args[0], strings.TrimSpace(first), sessionHeader)
+		}
+		return nil, fmt.Errorf("load %s: not a kgrepl session file (its first line should be %q)", args[0], sessionHeader)
+	}
+	// Replay into a scratch session, so a damaged file leaves this one as it was.
+	scratch := NewSession()
+	scratch.replaying = false
+	for i, line := range strings.Split(text, "\n") {
+		if _, err := scratch.Exec(line); err != nil {
+			return nil, fmt.Errorf("load %s: line %d: %v", args[0], i+1, err)
+		}
+	}
+	b := scratch.cur
+	b.name = s.cur.name
+	s.branches[b.name] = b
+	s.cur = b
+	return &Result{Text: fmt.Sprintf("loaded %s into branch %s: tick %d, group %s, generation %d", args[0], b.name, b.world.Tick, b.world.Group.State, b.world.Group.Generation)}, nil
+}
+
+func cmdHelp(s *Session, args []string) (*Result, error) {
+	if len(args) == 0 {
+		t := &Table{Header: []string{"COMMAND", "WHAT IT DOES"}}
+		for _, c := range commands {
+			t.Add(c.usage, c.summary)
+		}
+		return &Result{Text: t.Text() + "\nhelp CMD explains one command; ';' separates commands on a line, '#' starts a comment."}, nil
+	}
+	c := lookup(args[0])
+	if c == nil {
+		return nil, fmt.Errorf("help %s: no command %s (commands: %s)", args[0], args[0], strings.Join(commandNames(), " "))
+	}
+	text := c.usage + "\n  " + c.summary
+	if c.help != "" {
+		text += "\n\n" + c.help
+	}
+	if c.name == "set" {
+		t := &Table{Header: []string{"KEY", "ALLOWED", "WHAT IT DOES"}}
+		for _, st := range sim.Settings {
+			t.Add(st.Key, st.Allowed, st.Doc)
+		}
+		text += "\n\n" + t.Text()
+	}
+	if c.name == "demo" {
+		text += "\n"
+		for i, title := range demoTitles {
+			text += fmt.Sprintf("\n  demo %-2d %s", i+1, title)
+		}
+	}
+	return &Result{Text: text}, nil
+}
+
+// --- completion word lists ---
+
+func liveClients(s *Session) []string {
+	var out []string
+	for _, c := range s.World().Clients() {
+		if m := s.World().Member(c); m != nil && m.Alive {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func nextClients(s *Session) []string {
+	w := s.World()
+	var out []string
+	for _, c := range w.Clients() {
+		if m := w.Member(c); m != nil && !m.Alive {
+			out = append(out, c)
+		}
+	}
+	out = append(out, "C"+strconv.Itoa(len(w.Clients())+1))
+	return out
+}
+
+func wordsMembers(s *Session, a []string) []string {
+	if len(a) == 0 {
+		return liveClients(s)
+	}
+	return nil
+}
+
+func shortNames(w *sim.World, tps []sim.TopicPartition) []string {
+	var out []string
+	for _, tp := range tps {
+		out = append(out, tp.String())
+		if w.Short() {
+			out = append(out, w.ShortName(tp))
+		}
+	}
+	return out
+}
+
+func wordsPartitions(s *Session, a []string) []string {
+	if len(a) == 0 {
+		return shortNames(s.World(), s.World().InputPartitions())
+	}
+	return nil
+}
+
+func wordsAllPartitions(s *Session, a []string) []string {
+	if len(a) == 0 {
+		w := s.World()
+		return append(shortNames(w, w.InputPartitions()), shortNames(w, w.OutputPartitions())...)
+	}
+	return nil
+}
+
+func wordsSet(s *Session, a []string) []string {
+	if len(a) == 0 {
+		keys := []string{"commit", "producer"}
+		for _, st := range sim.Settings {
+			keys = append(keys, st.Key)
+		}
+		for _, c := range s.World().Clients() {
+			for _, st := range sim.Settings {
+				if st.Client {
+					keys = append(keys, c+"."+st.Key)
+				}
+			}
+		}
+		return keys
+	}
+	key := a[0]
+	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
+		if _, found := sim.LookupSetting(k); found {
+			key = k
+		}
+	}
+	switch key {
+	case "commit", "commit.mode":
+		return []string{"after", "before", "auto"}
+	case "producer":
+		return []string{"plain", "idempotent", "transactional"}
+	case "partition.assignment.strategy":
+		return []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
+	case "sticky.rules":
+		return []string{"seed", "kafka"}
+	case "isolation.level":
+		return []string{"read_committed", "read_uncommitted"}
+	case "enable.auto.commit", "enable.idempotence":
+		return []string{"true", "false"}
+	}
+	return nil
+}
+
+func wordsDrop(s *Session, a []string) []string {
+	if len(a) == 0 {
+		var out []string
+		for _, t := range sim.APIs {
+			out = append(out, string(t))
+		}
+		return out
+	}
+	return append([]string{"request", "response"}, liveClients(s)...)
+}
+
+// Complete returns the candidate completions for the last word of line.
+func (s *Session) Complete(line string) []string {
+	if i := strings.LastIndexByte(line, ';'); i >= 0 {
+		line = line[i+1:]
+	}
+	words := strings.Fields(line)
+	partial := ""
+	if len(words) > 0 && !strings.HasSuffix(line, " ") {
+		partial = words[len(words)-1]
+		words = words[:len(words)-1]
+	}
+	var cands []string
+	if len(words) == 0 {
+		cands = commandNames()
+	} else if c := lookup(words[0]); c != nil && c.words != nil {
+		cands = c.words(s, words[1:])
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if strings.HasPrefix(c, partial) && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

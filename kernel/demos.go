@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"embed"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The demos are scripts in the command language, kept as files so they can
+// be read, run by hand (kgrepl kernel/demos/04.kg) and golden-tested.
+//
+//go:embed demos/*.kg
+var demoFiles embed.FS
+
+// demoTitles are the first comment line of each demo script.
+var demoTitles = loadDemoTitles()
+
+func demoScript(n int) (string, error) {
+	b, err := demoFiles.ReadFile(fmt.Sprintf("demos/%02d.kg", n))
+	return string(b), err
+}
+
+func loadDemoTitles() []string {
+	var out []string
+	for n := 1; ; n++ {
+		text, err := demoScript(n)
+		if err != nil {
+			return out
+		}
+		first, _, _ := strings.Cut(text, "\n")
+		out = append(out, strings.TrimSpace(strings.TrimPrefix(first, "#")))
+	}
+}
+
+// DemoScript returns demo n's script text.
+func DemoScript(n int) (string, error) {
+	if n < 1 || n > len(demoTitles) {
+		return "", fmt.Errorf("demo %d: demos are 1 to %d", n, len(demoTitles))
+	}
+	return demoScript(n)
+}
+
+func cmdDemo(s *Session, args []string) (*Result, error) {
+	if err := needArgs("demo", args, 1, 1); err != nil {
+		return nil, err
+	}
+	n, err := parseCount("demo", "N", args[0], 1, len(demoTitles))
+	if err != nil {
+		return nil, err
+	}
+	text, err := DemoScript(n)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== demo %d: %s\n", n, demoTitles[n-1])
+	if _, err := s.run([]string{"new", "--defaults"}); err != nil {
+		return nil, err
+	}
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			continue
+		}
+		if strings.HasPrefix(trimmed, "#") {
+			if i > 0 {
+				b.WriteString(trimmed + "\n") // narration: what to look at
+			}
+			continue
+		}
+		b.WriteString(s.Prompt() + trimmed + "\n")
+		out, err := s.Exec(trimmed)
+		if out != "" {
+			b.WriteString(out + "\n")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("demo %d, line %s: %v", n, strconv.Itoa(i+1), err)
+		}
+	}
+	return &Result{Text: b.String()}, nil
+}

@@ -1,0 +1,598 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func jsonLine(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// describeJSON is the shape SPEC §6 fixes for `describe group --json`.
+type describeJSON struct {
+	Group      string         `json:"group"`
+	State      string         `json:"state"`
+	Generation int            `json:"generation"`
+	Protocol   string         `json:"protocol"`
+	Assignor   *string        `json:"assignor"`
+	Leader     *string        `json:"leader"`
+	Members    []memberJSON   `json:"members"`
+	Offsets    []offsetJSON   `json:"offsets"`
+	Rebalance  bool           `json:"rebalancing"`
+	Paused     []string       `json:"paused_partitions"`
+	Extra      map[string]any `json:"coordinator"`
+}
+
+type memberJSON struct {
+	MemberID   string   `json:"member_id"`
+	ClientID   string   `json:"client_id"`
+	InstanceID *string  `json:"instance_id"`
+	Partitions []string `json:"partitions"`
+}
+
+type offsetJSON struct {
+	Partition     string  `json:"partition"`
+	CurrentOffset *int    `json:"current_offset"`
+	LogEndOffset  int     `json:"log_end_offset"`
+	Lag           int     `json:"lag"`
+	ClientID      *string `json:"client_id"`
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func tpNames(tps []sim.TopicPartition) []string {
+	out := make([]string, 0, len(tps))
+	for _, tp := range tps {
+		out = append(out, tp.String())
+	}
+	return out
+}
+
+// owner finds which coordinator member holds tp in the generation.
+func owner(g *sim.Group, tp sim.TopicPartition) *sim.GroupMember {
+	for _, gm := range g.Members() {
+		for _, t := range gm.Assignment {
+			if t == tp {
+				return gm
+			}
+		}
+	}
+	return nil
+}
+
+func cmdDescribe(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("describe", args, nil, []string{"--members", "--verbose", "--state", "--json"})
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 || pos[0] != "group" {
+		return nil, usageErr("describe", "describe what? (only: group)")
+	}
+	w := s.World()
+	g := w.Group
+	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
+	if fl["--json"] == "true" {
+		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
+			Assignor: strPtr(g.Protocol), Members: []memberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
+			Paused: tpNames(w.PausedPartitions())}
+		if gm := g.MemberByID(g.Leader); gm != nil {
+			d.Leader = strPtr(gm.ClientID)
+		}
+		for _, gm := range g.Members() {
+			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
+				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
+		}
+		for _, tp := range w.InputPartitions() {
+			o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW()}
+			o.Lag = w.Lag(tp)
+			if rec, ok := g.Committed(tp); ok {
+				off := rec.Offset
+				o.CurrentOffset = &off
+			}
+			if gm := owner(g, tp); gm != nil && !rebalancing {
+				o.ClientID = strPtr(gm.ClientID)
+			}
+			d.Offsets = append(d.Offsets, o)
+		}
+		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
+		line := jsonLine(d)
+		return &Result{Text: line, JSON: line}, nil
+	}
+	var header string
+	if rebalancing {
+		header = fmt.Sprintf("Consumer group '%s' is rebalancing (%s, generation %d).\n\n", g.ID, g.State, g.Generation)
+	}
+	if len(g.Members()) == 0 && g.State == sim.Empty {
+		header = fmt.Sprintf("Consumer group '%s' has no active members.\n\n", g.ID)
+	}
+	var t *Table
+	switch {
+	case fl["--state"] == "true":
+		t = &Table{Header: []string{"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GENERATION", "#MEMBERS"}}
+		t.Add(g.ID, sim.Broker+" (1)", dash(g.Protocol), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members())))
+	case fl["--members"] == "true":
+		h := []string{"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS"}
+		if fl["--verbose"] == "true" {
+			h = append(h, "ASSIGNMENT")
+		}
+		t = &Table{Header: h}
+		for _, gm := range g.Members() {
+			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), "/" + gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment))}
+			if fl["--verbose"] == "true" {
+				row = append(row, assignmentText(gm.Assignment))
+			}
+			t.Add(row...)
+		}
+	default:
+		t = &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
+		for _, tp := range w.InputPartitions() {
+			cur := "-"
+			if rec, ok := g.Committed(tp); ok {
+				cur = strconv.Itoa(rec.Offset)
+			}
+			cid, host, client := "-", "-", "-"
+			if gm := owner(g, tp); gm != nil && !rebalancing {
+				cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
+			}
+			t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
+		}
+	}
+	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+// assignmentText is Kafka's --verbose spelling: orders(0,1),payments(0).
+func assignmentText(tps []sim.TopicPartition) string {
+	if len(tps) == 0 {
+		return "-"
+	}
+	var parts []string
+	var cur string
+	var nums []string
+	flush := func() {
+		if cur != "" {
+			parts = append(parts, cur+"("+strings.Join(nums, ",")+")")
+		}
+	}
+	for _, tp := range tps {
+		if tp.Topic != cur {
+			flush()
+			cur, nums = tp.Topic, nil
+		}
+		nums = append(nums, strconv.Itoa(tp.Partition))
+	}
+	flush()
+	return strings.Join(parts, ",")
+}
+
+func pendingList(w *sim.World) []string {
+	var out []string
+	for _, tp := range w.InputPartitions() {
+		if w.Group.HasPending(tp) {
+			out = append(out, tp.String())
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+func cmdOffsets(s *Session, args []string) (*Result, error) {
+	if err := needArgs("offsets", args, 0, 0); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	t := &Table{Header: []string{"TICK", "KEY", "VALUE", "STATE"}}
+	for _, r := range w.Group.OffsetsLog {
+		if r.Marker {
+			t.Add(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State)
+			continue
+		}
+		val := fmt.Sprintf("offset=%d generation=%d member=%s", r.Offset, r.Generation, r.MemberID)
+		if r.PID >= 0 {
+			val += fmt.Sprintf(" producerId=%d", r.PID)
+		}
+		t.Add(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State)
+	}
+	text := "__consumer_offsets (group " + w.Group.ID + ")\n"
+	if len(t.Rows) == 0 {
+		text += "no records yet\n"
+	} else {
+		text += t.Text()
+	}
+	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+}
+
+func cmdLog(s *Session, args []string) (*Result, error) {
+	if err := needArgs("log", args, 1, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	tp, err := w.ParsePartition(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("log: %v", err)
+	}
+	l := w.Log(tp)
+	t := &Table{Header: []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}}
+	for i, c := range l.Cells {
+		pid, epoch, seq := "-", "-", "-"
+		if c.PID >= 0 {
+			pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
+		}
+		if c.Seq >= 0 {
+			seq = strconv.Itoa(c.Seq)
+		}
+		val := c.Value
+		state := c.Txn.String()
+		if c.Txn == sim.TxnAborted && c.IsData() {
+			val += " ✗"
+		}
+		if !c.IsData() {
+			state = "marker"
+		}
+		rc := "no"
+		if l.ReadCommitted(i) {
+			rc = "yes"
+		}
+		t.Add(strconv.Itoa(i), val, dash(c.Producer), pid, epoch, seq, state, rc)
+	}
+	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
+	if rec, ok := w.Group.Committed(tp); ok {
+		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
+	}
+	if len(l.Aborted) > 0 {
+		var ab []string
+		for _, a := range l.Aborted {
+			ab = append(ab, fmt.Sprintf("pid %d offsets %d..%d", a.PID, a.First, a.Last))
+		}
+		head += "\naborted transaction index: " + strings.Join(ab, "; ")
+	}
+	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+func cmdTxn(s *Session, args []string) (*Result, error) {
+	if err := needArgs("txn", args, 0, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	entries := w.Txn.Entries()
+	if len(args) == 1 {
+		e := w.Txn.Entry(args[0])
+		if e == nil {
+			var ids []string
+			for _, e := range entries {
+				ids = append(ids, e.TransactionalID)
+			}
+			return nil, fmt.Errorf("txn %s: no transactional.id %s (known: %s)", args[0], args[0], dash(strings.Join(ids, " ")))
+		}
+		entries = []*sim.TxnEntry{e}
+	}
+	t := &Table{Header: []string{"CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState",
+		"TransactionTimeoutMs", "CurrentTransactionStartTimeMs", "TransactionDurationTimeMs", "TopicPartitions"}}
+	for _, e := range entries {
+		start, dur := "None", "None"
+		if e.Start >= 0 {
+			start, dur = strconv.Itoa(e.Start), strconv.Itoa(w.Tick-e.Start)
+		}
+		parts := tpNames(e.Partitions)
+		if e.Group != "" {
+			parts = append(parts, "__consumer_offsets("+e.Group+")")
+		}
+		t.Add("1", e.TransactionalID, strconv.FormatInt(e.PID, 10), strconv.Itoa(e.Epoch), string(e.State),
+			strconv.Itoa(e.Timeout), start, dur, dash(strings.Join(parts, ",")))
+	}
+	if len(entries) == 0 {
+		return &Result{Text: "no transactional producers yet (set producer transactional)"}, nil
+	}
+	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+type consumeJSON struct {
+	Topic     string       `json:"topic"`
+	Isolation string       `json:"isolation"`
+	Records   []recordJSON `json:"records"`
+}
+
+type recordJSON struct {
+	Partition string `json:"partition"`
+	Offset    int    `json:"offset"`
+	Value     string `json:"value"`
+	Aborted   bool   `json:"aborted"`
+	Open      bool   `json:"open"`
+}
+
+func cmdConsume(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("consume", args, []string{"--isolation"}, []string{"--json"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("consume", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	if !w.HasTopic(pos[0]) {
+		return nil, fmt.Errorf("consume %s: no topic %s (topics: %s)", pos[0], pos[0], strings.Join(topicList(w), " "))
+	}
+	iso := w.Cfg.Isolation
+	if v, ok := fl["--isolation"]; ok {
+		if v != "read_committed" && v != "read_uncommitted" {
+			return nil, usageErr("consume", "--isolation %q is not read_committed or read_uncommitted", v)
+		}
+		iso = v
+	}
+	recs := w.ReadTopic(pos[0], iso)
+	if fl["--json"] == "true" {
+		out := consumeJSON{Topic: pos[0], Isolation: iso, Records: []recordJSON{}}
+		for _, r := range recs {
+			out.Records = append(out.Records, recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open})
+		}
+		line := jsonLine(out)
+		return &Result{Text: line, JSON: line}, nil
+	}
+	t := &Table{Header: []string{"PARTITION", "OFFSET", "VALUE", "NOTE"}}
+	for _, r := range recs {
+		note := ""
+		switch {
+		case r.Aborted:
+			note = "aborted ✗"
+		case r.Open:
+			note = "open transaction"
+		}
+		t.Add(r.Partition.String(), strconv.Itoa(r.Offset), r.Value, note)
+	}
+	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, len(recs))
+	if pos[0] == w.Topo.Output.Name {
+		c := w.Delivery(iso)
+		head += fmt.Sprintf("; duplicates %d%s; lost %d%s", c.Duplicates, nameList(c.DuplicateNames), c.Lost, nameList(c.LostNames))
+	}
+	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+func nameList(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 12 {
+		return " (" + strings.Join(names[:12], " ") + " ...)"
+	}
+	return " (" + strings.Join(names, " ") + ")"
+}
+
+func topicList(w *sim.World) []string {
+	var out []string
+	for _, t := range w.Topo.Inputs {
+		out = append(out, t.Name)
+	}
+	return append(out, w.Topo.Output.Name)
+}
+
+type packetJSON struct {
+	Sent      int     `json:"sent"`
+	Delivered *int    `json:"delivered"`
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	Type      string  `json:"type"`
+	Response  bool    `json:"response"`
+	Error     *string `json:"error"`
+	Summary   string  `json:"summary"`
+	Lost      bool    `json:"lost"`
+}
+
+func cmdTrace(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("trace", args, nil, []string{"--json", "--events"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("trace", pos, 0, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	pkts := w.Packets
+	if len(pos) == 1 {
+		n, err := parseCount("trace", "N", pos[0], 1, 100_000_000)
+		if err != nil {
+			return nil, err
+		}
+		if n < len(pkts) {
+			pkts = pkts[len(pkts)-n:]
+		}
+	}
+	if fl["--json"] == "true" {
+		out := struct {
+			Packets []packetJSON `json:"packets"`
+		}{Packets: []packetJSON{}}
+		for _, p := range pkts {
+			pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
+			if p.Delivered >= 0 {
+				d := p.Delivered
+				pj.Delivered = &d
+			}
+			if p.Error != sim.None {
+				e := p.Error.String()
+				pj.Error = &e
+			}
+			out.Packets = append(out.Packets, pj)
+		}
+		line := jsonLine(out)
+		return &Result{Text: line, JSON: line}, nil
+	}
+	t := &Table{Header: []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}}
+	for _, p := range pkts {
+		del := "in flight"
+		if p.Lost {
+			del = "lost"
+		} else if p.Delivered >= 0 {
+			del = strconv.Itoa(p.Delivered)
+		}
+		typ := string(p.Type)
+		if p.Response && p.Type != sim.RebalanceNotification {
+			typ += " response"
+		}
+		errs := "-"
+		if p.Error != sim.None {
+			errs = fmt.Sprintf("%s (%d)", p.Error, int(p.Error))
+		}
+		t.Add(strconv.Itoa(p.Sent), del, p.From, p.To, typ, errs, p.Summary)
+	}
+	text := t.Text()
+	if fl["--events"] == "true" {
+		var b strings.Builder
+		for _, e := range w.Events {
+			fmt.Fprintf(&b, "t=%-4d %s\n", e.Tick, e.Text)
+		}
+		text += "\nevents:\n" + b.String()
+	}
+	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+}
+
+type metricsJSON struct {
+	Tick                int         `json:"tick"`
+	Generation          int         `json:"generation"`
+	Rebalances          int         `json:"rebalances"`
+	PausePartitionTicks int         `json:"pause_partition_ticks"`
+	Processed           int         `json:"processed"`
+	Duplicates          int         `json:"duplicates"`
+	Lost                int         `json:"lost"`
+	Pauses              []pauseJSON `json:"pauses"`
+	Isolation           string      `json:"isolation"`
+	DuplicatesRC        int         `json:"duplicates_read_committed"`
+	DuplicatesRU        int         `json:"duplicates_read_uncommitted"`
+	LostRC              int         `json:"lost_read_committed"`
+	LostRU              int         `json:"lost_read_uncommitted"`
+	DuplicateRecords    []string    `json:"duplicate_records"`
+	LostRecords         []string    `json:"lost_records"`
+	TxnAborted          int         `json:"transactions_aborted"`
+	TxnTimedOut         int         `json:"transactions_timed_out"`
+	Fenced              int         `json:"fenced_requests"`
+	SinkDuplicates      int         `json:"external_sink_duplicates"`
+	Lag                 int         `json:"lag"`
+}
+
+type pauseJSON struct {
+	Generation     int      `json:"generation"`
+	Partitions     []string `json:"partitions"`
+	PartitionTicks int      `json:"partition_ticks"`
+}
+
+func buildMetrics(w *sim.World) metricsJSON {
+	iso := w.Cfg.Isolation
+	c := w.Delivery(iso)
+	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
+	m := metricsJSON{Tick: w.Tick, Generation: w.Group.Generation, Rebalances: w.Rebalances(),
+		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
+		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames),
+		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
+	for _, p := range w.Packets {
+		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
+			m.Fenced++
+		}
+	}
+	for _, n := range w.Sink {
+		if n > 1 {
+			m.SinkDuplicates += n - 1
+		}
+	}
+	for _, tp := range w.InputPartitions() {
+		m.Lag += w.Lag(tp)
+	}
+	for _, e := range w.Meter.Entries {
+		m.Pauses = append(m.Pauses, pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks})
+	}
+	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func cmdMetrics(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("metrics", args, nil, []string{"--json"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("metrics", pos, 0, 0); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	m := buildMetrics(w)
+	if fl["--json"] == "true" {
+		line := jsonLine(m)
+		return &Result{Text: line, JSON: line}, nil
+	}
+	t := &Table{Header: []string{"METRIC", "VALUE"}}
+	t.Add("tick", strconv.Itoa(m.Tick))
+	t.Add("generation", strconv.Itoa(m.Generation))
+	t.Add("rebalances", strconv.Itoa(m.Rebalances))
+	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
+	t.Add("records processed", strconv.Itoa(m.Processed))
+	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
+	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
+	t.Add("duplicates read_committed / read_uncommitted", fmt.Sprintf("%d / %d", m.DuplicatesRC, m.DuplicatesRU))
+	t.Add("transactions aborted (timed out)", fmt.Sprintf("%d (%d)", m.TxnAborted, m.TxnTimedOut))
+	t.Add("fenced requests", strconv.Itoa(m.Fenced))
+	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))
+	t.Add("total lag", strconv.Itoa(m.Lag))
+	text := t.Text()
+	if len(m.Pauses) > 0 {
+		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
+		for _, p := range w.Meter.Entries {
+			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
+		}
+		text += "\npauses per rebalance:\n" + pt.Text()
+	}
+	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+}
+
+func cmdMembers(s *Session, args []string) (*Result, error) {
+	if err := needArgs("members", args, 0, 0); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	t := &Table{Header: []string{"CLIENT", "PROCESS", "MEMBER-ID", "GEN", "PHASE", "LOOP", "OWNS", "BATCH", "NOTE"}}
+	for _, m := range w.Processes() {
+		if !m.Alive && m != w.Member(m.Client) {
+			continue
+		}
+		recs, done := m.Batch()
+		batch := "-"
+		if len(recs) > 0 {
+			batch = fmt.Sprintf("%s (%d done)", strings.Join(recs, " "), done)
+		}
+		var notes []string
+		if !m.Alive {
+			notes = append(notes, "not running")
+		}
+		if m.Zombie {
+			notes = append(notes, "zombie")
+		}
+		if m.Static() {
+			notes = append(notes, "static "+m.Cfg.InstanceID)
+		}
+		notes = append(notes, string(m.Cfg.Producer()))
+		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
+			w.PartList(m.Owned), batch, strings.Join(notes, ", "))
+	}
+	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+}

@@ -1,0 +1,322 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/chzyer/readline"
+)
+
+// TerminalOptions tunes RunTerminal. The zero value is the real REPL: os.Stdin
+// and os.Stdout, history in DefaultHistoryFile, no colour.
+type TerminalOptions struct {
+	// HistoryFile overrides DefaultHistoryFile (its directory is created).
+	HistoryFile string
+	// NoHistory keeps no history file at all (history still works within the session).
+	NoHistory bool
+	// Stdin and Stdout replace os.Stdin and os.Stdout. They are files, not
+	// io.Reader/io.Writer, because line editing needs the terminal itself: raw
+	// mode is set on Stdin's descriptor and the width read from Stdout's.
+	Stdin, Stdout *os.File
+	// Color prints errors in red. Decide it with ColorEnabled(os.Stdout).
+	Color bool
+}
+
+// ErrNotTerminal is returned by RunTerminal when its stdin is not a terminal:
+// readline v1.5.1 panics on a TAB read from a pipe, so such input must go to
+// RunScript instead.
+var ErrNotTerminal = errors.New("repl: stdin is not a terminal (use RunScript)")
+
+// IsTerminal reports whether f is a terminal. The binary uses it to choose
+// between RunTerminal and RunScript.
+func IsTerminal(f *os.File) bool {
+	return f != nil && readline.IsTerminal(int(f.Fd()))
+}
+
+// ColorEnabled reports whether colour codes should be written to stdout: only
+// when it is a terminal (never into a file or a pipe someone will grep), and
+// not when the user opted out with NO_COLOR (https://no-color.org: set and
+// non-empty) or runs a terminal that cannot show it (TERM=dumb).
+func ColorEnabled(stdout *os.File) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return IsTerminal(stdout)
+}
+
+// DefaultHistoryFile is where the REPL keeps its history, following the XDG
+// base directory spec (history is "state": worth keeping across runs, not
+// worth backing up like configuration): $XDG_STATE_HOME/kgrepl/history, or
+// ~/.local/state/kgrepl/history when XDG_STATE_HOME is unset (or, as the
+// spec says to treat it, not an absolute path).
+func DefaultHistoryFile() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no place for the history file: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "kgrepl", "history"), nil
+}
+
+// RunTerminal is the interactive REPL. It returns nil when the user leaves
+// with Ctrl-D on an empty line or with `exit` (eng.Done()), and an error only
+// when the terminal cannot be used.
+//
+// Keys: TAB completes from eng.Complete; Ctrl-C on the line being typed
+// drops that line (readline prints ^C) and the session goes on; Ctrl-C while
+// a command runs asks the engine to stop it (eng.Interrupt) and the session
+// goes on with the state the command reached; up/down and Ctrl-R walk the
+// history, which persists in the history file.
+func RunTerminal(eng Engine, opts TerminalOptions) error {
+	in, out := opts.Stdin, opts.Stdout
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	if !IsTerminal(in) {
+		return ErrNotTerminal
+	}
+
+	var histPath string
+	var histErr error
+	if !opts.NoHistory {
+		histPath, histErr = prepareHistory(opts.HistoryFile)
+	}
+
+	raw := &rawMode{fd: int(in.Fd())}
+	// rl.Close closes only readline's own wrapper around this reader, so it
+	// is closed here too, or its goroutine would outlive the REPL.
+	stdin := readline.NewCancelableStdin(in)
+	defer stdin.Close()
+	// Everything readline touches is spelled out here rather than left to its
+	// package globals (os.Stdin, fd 0), so that a test can hand it any pty.
+	cfg := &readline.Config{
+		Prompt:            eng.Prompt(),
+		HistoryFile:       histPath,
+		HistoryLimit:      1000,
+		HistorySearchFold: true,
+		// History is saved by the loop below rather than by readline's own
+		// goroutine: trimmed (completion leaves a trailing space), and on
+		// disk before the command runs, so a command that brings the
+		// process down is still there to report.
+		DisableAutoSaveHistory: true,
+		AutoComplete:           completer{eng},
+		Stdin:                  stdin,
+		Stdout:                 out,
+		Stderr:                 out,
+		FuncIsTerminal:         func() bool { return true }, // checked above
+		FuncMakeRaw:            raw.enter,
+		FuncExitRaw:            raw.exit,
+		FuncGetWidth:           func() int { return termWidth(out, in) },
+	}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		return fmt.Errorf("repl: starting readline: %w", err)
+	}
+	defer raw.exit() // whatever happens, do not leave the user's terminal raw
+	defer rl.Close()
+
+	// SIGINT is caught for the whole session, not only while a command
+	// runs: between readline handing back a line and the command starting
+	// (and back again) the terminal is briefly in cooked mode, and a Ctrl-C
+	// landing in that gap would otherwise kill the REPL and lose the session.
+	// While readline reads a line the terminal is raw, so Ctrl-C arrives as a
+	// key (readline's ErrInterrupt), not as a signal. signal.Stop restores the
+	// default when the REPL ends, so a Ctrl-C after it kills the program as usual.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	// Output goes straight to the terminal, not through rl.Stdout(): it is
+	// only ever written between two Readline calls, when readline draws
+	// nothing, and readline's writer decides whether to redraw the line
+	// around what it writes from a flag that stays set for a moment after
+	// Enter. Output from a fast command then got the old prompt drawn after
+	// it (seen in the pty test).
+	var w io.Writer = out
+	if histErr != nil {
+		fmt.Fprintf(w, "warning: history will not be saved: %v\n", histErr)
+	}
+	for {
+		rl.SetPrompt(eng.Prompt()) // the prompt shows time and group state, so it changes after every command
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			continue // Ctrl-C while typing: readline printed ^C, the line is dropped
+		case errors.Is(err, io.EOF):
+			return nil // Ctrl-D on an empty line
+		case err != nil:
+			return fmt.Errorf("repl: reading a line: %w", err)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		// With no history file this keeps it in memory only. An error means
+		// only that the file could not be written.
+		rl.SaveHistory(line)
+		res, execErr := execInterruptible(eng, line, sigs, w)
+		writeResult(w, res)
+		if execErr != nil {
+			printError(w, execErr, opts.Color)
+		}
+		if eng.Done() {
+			return nil
+		}
+	}
+}
+
+type execResult struct {
+	out string
+	err error
+}
+
+// execInterruptible runs eng.Exec in its own goroutine so that this one can
+// watch for Ctrl-C (SIGINT: the terminal is in cooked mode while a command
+// runs, readline having restored it) and pass it on as eng.Interrupt. Each
+// Ctrl-C asks again; the command's own output, up to where it stopped, is
+// what gets printed.
+func execInterruptible(eng Engine, line string, sigs <-chan os.Signal, w io.Writer) (string, error) {
+	drainSignals(sigs) // a Ctrl-C from before this command is not meant for it
+	done := make(chan execResult, 1)
+	go func() {
+		var r execResult
+		defer func() {
+			// An engine bug must not end the session and lose the user's
+			// world: report it as this command's error and carry on.
+			if p := recover(); p != nil {
+				fmt.Fprintf(os.Stderr, "panic in command %q: %v\n%s", line, p, debug.Stack())
+				r = execResult{err: fmt.Errorf("internal error: %v", p)}
+			}
+			done <- r
+		}()
+		r.out, r.err = eng.Exec(line)
+	}()
+	for {
+		select {
+		case r := <-done:
+			return r.out, r.err
+		case <-sigs:
+			// If the command has just finished, the Ctrl-C came too late to
+			// matter; do not leave a stale interrupt for the next one.
+			select {
+			case r := <-done:
+				return r.out, r.err
+			default:
+			}
+			eng.Interrupt()
+			io.WriteString(w, "\n") // the terminal echoed ^C; start the output on a fresh line
+		}
+	}
+}
+
+func drainSignals(sigs <-chan os.Signal) {
+	for {
+		select {
+		case <-sigs:
+		default:
+			return
+		}
+	}
+}
+
+const (
+	ansiRed   = "\x1b[31m"
+	ansiReset = "\x1b[0m"
+)
+
+// printError shows a failed command's message. In the REPL it goes to stdout,
+// in order with the command's output, rather than to stderr as in scripts.
+func printError(w io.Writer, err error, color bool) {
+	msg := "error: " + strings.TrimRight(err.Error(), "\n")
+	if color {
+		msg = ansiRed + msg + ansiReset
+	}
+	io.WriteString(w, msg+"\n")
+}
+
+// prepareHistory makes sure the history file can be written: readline opens
+// it itself but silently keeps no history if that fails, so the directory is
+// created here (0700, as XDG asks for state) and the file opened once to
+// surface the error. Creating the file here also gives it mode 0600, like a
+// shell's history, instead of readline's 0666.
+func prepareHistory(override string) (string, error) {
+	path := override
+	if path == "" {
+		p, err := DefaultHistoryFile()
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return path, nil
+}
+
+// termWidth is the width readline lays the line out in. readline disables
+// completion outright when the width is 0, and a negative one (no size
+// known, e.g. a pty nobody sized) makes its candidate listing panic, so a
+// terminal that reports no size is taken to be 80 columns wide.
+func termWidth(files ...*os.File) int {
+	for _, f := range files {
+		if w, _, err := readline.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// rawMode puts the terminal in raw mode while readline reads a line and back
+// in the user's mode otherwise (so that Ctrl-C is a signal while a command
+// runs). Unlike readline's own RawMode it works on any descriptor and is
+// idempotent: entering twice must not save the raw state as the one to
+// restore, or the user's shell would be left raw after we exit.
+type rawMode struct {
+	fd    int
+	mu    sync.Mutex
+	state *readline.State
+}
+
+func (r *rawMode) enter() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != nil {
+		return nil
+	}
+	st, err := readline.MakeRaw(r.fd)
+	if err != nil {
+		return err
+	}
+	r.state = st
+	return nil
+}
+
+func (r *rawMode) exit() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		return nil
+	}
+	err := readline.Restore(r.fd, r.state)
+	r.state = nil
+	return err
+}

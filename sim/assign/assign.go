@@ -1,0 +1,124 @@
+// Package assign holds the partition assignors a consumer-group leader runs
+// client-side during SyncGroup: range, round-robin, sticky and
+// cooperative-sticky, the last two with two rule sets (the seed's small
+// deterministic rules and Kafka's own sticky algorithm).
+//
+// Assignors are pure functions of their Input: the same input gives the same
+// Assignment, byte for byte. Nothing here iterates a Go map without sorting.
+package assign
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// TopicPartition names one partition of one topic.
+type TopicPartition struct {
+	Topic     string
+	Partition int
+}
+
+// String gives Kafka's spelling, e.g. "orders-2".
+func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
+
+// Less orders partitions by topic name, then partition number: the order in
+// which the seed names them (o0 o1 o2 p0 p1 p2).
+func (tp TopicPartition) Less(o TopicPartition) bool {
+	if tp.Topic != o.Topic {
+		return tp.Topic < o.Topic
+	}
+	return tp.Partition < o.Partition
+}
+
+// SortPartitions sorts in place by (topic, partition).
+func SortPartitions(ps []TopicPartition) {
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Less(ps[j]) })
+}
+
+// Protocol is the rebalance protocol an assignor runs under.
+type Protocol int
+
+const (
+	// Eager: every member revokes everything before JoinGroup.
+	Eager Protocol = iota
+	// Cooperative: KIP-429 incremental rebalancing.
+	Cooperative
+)
+
+func (p Protocol) String() string {
+	if p == Cooperative {
+		return "cooperative"
+	}
+	return "eager"
+}
+
+// Member is one group member as the leader sees it in the JoinGroup answer.
+type Member struct {
+	MemberID   string   // e.g. "C2-1"
+	InstanceID string   // group.instance.id; "" for a dynamic member
+	Topics     []string // subscription
+	// Owned is what the member says it owns: under the cooperative protocol
+	// the partitions it still holds; under eager sticky the assignment it had
+	// (Kafka sends it in the subscription's user data).
+	Owned []TopicPartition
+	// Generation is the generation Owned belongs to; -1 when unknown. When two
+	// members claim a partition, the claim of the higher generation wins.
+	Generation int
+}
+
+// Input is everything an assignor sees.
+type Input struct {
+	Members []Member
+	// Partitions gives each topic's partition count.
+	Partitions map[string]int
+}
+
+// Assignment maps member id to its partitions, sorted by (topic, partition).
+// Every member of the input has an entry, possibly empty.
+type Assignment map[string][]TopicPartition
+
+// Assignor is one partition.assignment.strategy.
+type Assignor interface {
+	Name() string // range, roundrobin, sticky, cooperative-sticky
+	Protocol() Protocol
+	Assign(in Input) Assignment
+}
+
+// StickyRules picks the rule set of the two sticky assignors.
+type StickyRules int
+
+const (
+	// SeedRules: keep what each member owns, give unowned partitions in order
+	// to the member with the fewest (ties: lower id), then while the counts
+	// differ by more than one the member with the most (ties: lower id) gives
+	// its last partition to the member with the fewest.
+	SeedRules StickyRules = iota
+	// KafkaRules: Kafka 4.x's AbstractStickyAssignor.
+	KafkaRules
+)
+
+func (r StickyRules) String() string {
+	if r == KafkaRules {
+		return "kafka"
+	}
+	return "seed"
+}
+
+// Strategies lists the strategy names New accepts, in the order help shows them.
+var Strategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
+
+// New returns the assignor for a partition.assignment.strategy name.
+func New(name string, rules StickyRules) (Assignor, error) {
+	switch name {
+	case "range":
+		return rangeAssignor{}, nil
+	case "roundrobin":
+		return roundRobinAssignor{}, nil
+	case "sticky":
+		return stickyAssignor{rules: rules}, nil
+	case "cooperative-sticky":
+		return cooperativeStickyAssignor{rules: rules}, nil
+	}
+	return nil, fmt.Errorf("unknown partition.assignment.strategy %q (allowed: range, roundrobin, sticky, cooperative-sticky)", name)
+}

@@ -1,0 +1,222 @@
+package assign
+
+import (
+	"slices"
+	"sort"
+)
+
+// topology numbers the partitions an assignor may hand out with dense ints,
+// so the hot paths index slices instead of hashing TopicPartitions.
+//
+// Only topics that some member subscribes to and that Input.Partitions knows
+// are numbered; a topic in a subscription but missing from Input.Partitions
+// is ignored, and so is a topic nobody subscribes to. Topics are numbered in
+// name order and partitions follow their topic, so ascending dense ids are
+// exactly (topic, partition) order.
+type topology struct {
+	names   []string
+	index   map[string]int32
+	base    []int32 // base[t]: dense id of partition 0 of topic t; base[len(names)] is the total
+	topicOf []int32 // topic of each dense id
+}
+
+func newTopology(members []Member, partitions map[string]int) *topology {
+	seen := map[string]bool{}
+	var names []string
+	for _, m := range members {
+		for _, t := range m.Topics {
+			if _, ok := partitions[t]; ok && !seen[t] {
+				seen[t] = true
+				names = append(names, t)
+			}
+		}
+	}
+	sort.Strings(names)
+	tp := &topology{names: names, index: make(map[string]int32, len(names)), base: make([]int32, len(names)+1)}
+	total := int32(0)
+	for i, t := range names {
+		tp.index[t] = int32(i)
+		tp.base[i] = total
+		if n := partitions[t]; n > 0 {
+			total += int32(n)
+		}
+	}
+	tp.base[len(names)] = total
+	tp.topicOf = make([]int32, total)
+	for t := range names {
+		for g := tp.base[t]; g < tp.base[t+1]; g++ {
+			tp.topicOf[g] = int32(t)
+		}
+	}
+	return tp
+}
+
+func (tp *topology) total() int { return int(tp.base[len(tp.names)]) }
+
+func (tp *topology) count(t int32) int32 { return tp.base[t+1] - tp.base[t] }
+
+// id gives the dense id of p, or -1 when p is not a partition this topology
+// numbers (unknown or unsubscribed topic, partition number out of range).
+func (tp *topology) id(p TopicPartition) int32 {
+	t, ok := tp.index[p.Topic]
+	if !ok || p.Partition < 0 || int32(p.Partition) >= tp.count(t) {
+		return -1
+	}
+	return tp.base[t] + int32(p.Partition)
+}
+
+// part gives the partition number of dense id g.
+func (tp *topology) part(g int32) int32 { return g - tp.base[tp.topicOf[g]] }
+
+func (tp *topology) partition(g int32) TopicPartition {
+	t := tp.topicOf[g]
+	return TopicPartition{Topic: tp.names[t], Partition: int(g - tp.base[t])}
+}
+
+// subs gives the numbered topics m subscribes to, ascending, without repeats.
+func (tp *topology) subs(m Member) []int32 {
+	out := make([]int32, 0, len(m.Topics))
+	for _, t := range m.Topics {
+		if i, ok := tp.index[t]; ok {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// assignment turns per-member lists of dense ids into an Assignment: every
+// member gets an entry (a non-nil, possibly empty slice) sorted by (topic,
+// partition). The lists are sorted in place.
+func (tp *topology) assignment(ids []string, lists [][]int32) Assignment {
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	buf := make([]TopicPartition, total)
+	out := make(Assignment, len(ids))
+	off := 0
+	for i, id := range ids {
+		l := lists[i]
+		if !slices.IsSorted(l) {
+			slices.Sort(l)
+		}
+		s := buf[off : off+len(l) : off+len(l)]
+		for j, g := range l {
+			s[j] = tp.partition(g)
+		}
+		out[id] = s
+		off += len(l)
+	}
+	return out
+}
+
+// bitset is a fixed-size set of small ints.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+
+// idxHeap is a binary heap of member indices that can move or remove any
+// member in O(log n). pos may be shared between heaps that hold disjoint
+// members.
+type idxHeap struct {
+	items []int32
+	pos   []int32 // pos[m]: index of m in items, -1 when absent
+	less  func(a, b int32) bool
+}
+
+func (h *idxHeap) len() int { return len(h.items) }
+
+func (h *idxHeap) top() int32 {
+	if len(h.items) == 0 {
+		return -1
+	}
+	return h.items[0]
+}
+
+func (h *idxHeap) push(m int32) {
+	h.items = append(h.items, m)
+	h.pos[m] = int32(len(h.items) - 1)
+	h.up(len(h.items) - 1)
+}
+
+// init heapifies items that were appended directly (with pos set).
+func (h *idxHeap) init() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *idxHeap) remove(m int32) {
+	i := int(h.pos[m])
+	if i < 0 {
+		return
+	}
+	last := len(h.items) - 1
+	h.swap(i, last)
+	h.items = h.items[:last]
+	h.pos[m] = -1
+	if i < last {
+		h.fixAt(i)
+	}
+}
+
+// fix restores the heap after m's key changed.
+func (h *idxHeap) fix(m int32) {
+	if i := int(h.pos[m]); i >= 0 {
+		h.fixAt(i)
+	}
+}
+
+func (h *idxHeap) fixAt(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h *idxHeap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i]] = int32(i)
+	h.pos[h.items[j]] = int32(j)
+}
+
+func (h *idxHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(h.items[i], h.items[p]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *idxHeap) down(i0 int) bool {
+	i, n := i0, len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
+			c = r
+		}
+		if !h.less(h.items[c], h.items[i]) {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > i0
+}
+
+func newPos(n int) []int32 {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = -1
+	}
+	return p
+}

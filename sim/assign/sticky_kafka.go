@@ -1,0 +1,654 @@
+package assign
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"sort"
+)
+
+// kafkaSticky is KafkaRules: the algorithm of Apache Kafka 4.x's
+// AbstractStickyAssignor (used by both StickyAssignor and
+// CooperativeStickyAssignor), without rack awareness. It aims for balance
+// first (counts differ by at most one where subscriptions allow), then
+// stickiness (members keep as much of what they own as balance permits).
+//
+// Determinism: wherever Kafka walks a Java HashMap or HashSet of members
+// (the subscriptions, the current assignment), whose order is an accident of
+// hashing, we walk members in member-id order (plain string order). Where
+// Kafka takes "any" partition out of a HashSet (the stickiness bookkeeping of
+// the general case), we take the lowest in (topic, partition) order.
+//
+// Steps:
+//
+//   - Claims. Members are walked in id order; each claimed partition of a
+//     known topic is checked against the last member seen claiming it: a
+//     higher generation takes it over, a lower one is ignored, an equal one
+//     voids the claim of both (the partition counts as unowned; Kafka logs an
+//     error for this). Generation -1 means unknown.
+//   - If every member has the same subscription (as a set of topic names,
+//     known or not), the constrained assignment runs; otherwise the general
+//     one.
+func kafkaSticky(in Input) Assignment { return kafkaStickyWalk(in, nil) }
+
+// kafkaStickyWalk is kafkaSticky with the order of the walks Kafka does over
+// a HashMap of members (claims, re-keeping owned partitions, previous
+// owners) given by walk, which maps the member ids in ascending order to the
+// order of the walk (a permutation of their indices). nil means id order.
+// Only the tests pass anything else, to replay Java's hash order against
+// Kafka's published expectations.
+func kafkaStickyWalk(in Input, walk func(ids []string) []int) Assignment {
+	ms := permute(in.Members, idOrder(in.Members))
+	tp := newTopology(ms, in.Partitions)
+	n, P := len(ms), tp.total()
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if walk != nil {
+		for i, j := range walk(memberIDs(ms)) {
+			order[i] = int32(j)
+		}
+	}
+
+	holder := make([]int32, P) // who keeps the claim; -1 none
+	last := make([]int32, P)   // last member seen claiming it
+	stamp := make([]int32, P)  // skips a member's repeated claims
+	multi := make([]bool, P)   // claimed twice in one generation
+	for g := range holder {
+		holder[g], last[g] = -1, -1
+	}
+	for _, m := range order {
+		gm := ms[m].Generation
+		for _, p := range ms[m].Owned {
+			g := tp.id(p)
+			if g < 0 || stamp[g] == m+1 {
+				continue
+			}
+			stamp[g] = m + 1
+			other := last[g]
+			switch {
+			case other < 0:
+				holder[g], last[g] = m, m
+			case gm == ms[other].Generation:
+				multi[g] = true
+				holder[g], last[g] = -1, m
+			case gm > ms[other].Generation:
+				holder[g], last[g] = m, m
+			}
+		}
+	}
+
+	var lists [][]int32
+	if kafkaSubscriptionsEqual(ms) {
+		lists = kafkaConstrained(tp, order, holder, multi)
+	} else {
+		lists = kafkaGeneral(tp, ms, order, holder)
+	}
+	return tp.assignment(memberIDs(ms), lists)
+}
+
+// kafkaSubscriptionsEqual compares subscriptions as sets of topic names.
+// (Kafka's own check lets a member with an empty subscription through when it
+// comes first; we compare the sets exactly.)
+func kafkaSubscriptionsEqual(ms []Member) bool {
+	var first []string
+	for i, m := range ms {
+		s := slices.Clone(m.Topics)
+		slices.Sort(s)
+		s = slices.Compact(s)
+		if i == 0 {
+			first = s
+		} else if !slices.Equal(s, first) {
+			return false
+		}
+	}
+	return true
+}
+
+// kafkaConstrained is Kafka's ConstrainedAssignmentBuilder, for equal
+// subscriptions. With P partitions and N members, minQuota = P/N, maxQuota =
+// ceil(P/N), and exactly P%N members end with maxQuota.
+//
+//   - Members, in id order, re-keep their valid claims sorted by partition
+//     number, then topic (KAFKA-16277): all of them if fewer than minQuota
+//     (the member is then "under"); maxQuota of them if they have that many
+//     and fewer than P%N members have been granted maxQuota so far; else
+//     minQuota of them (the member may still get one more while that count is
+//     short: it is "at min"). What a member does not re-keep is revoked.
+//   - The remaining partitions, in (topic, partition) order, go round-robin to
+//     the "under" members (in id order, the walk restarting at the front when
+//     it runs off the end); a member reaching minQuota leaves that list and
+//     joins the back of the "at min" queue. Once no member is under, each
+//     remaining partition goes to the member at the head of the "at min"
+//     queue, which leaves it.
+func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool) [][]int32 {
+	P, n := tp.total(), len(order)
+	lists := make([][]int32, n)
+	if n == 0 {
+		return lists
+	}
+	owned := make([][]int32, n)
+	for g, h := range holder {
+		if h >= 0 && !multi[g] {
+			owned[h] = append(owned[h], int32(g))
+		}
+	}
+	minQ, maxQ := P/n, (P+n-1)/n
+	expOver, over := P%n, 0
+	assigned := make([]bool, P)
+	var under, atMin []int32 // both end up in id order, as Kafka sorts them
+	for _, m := range order {
+		o := owned[m]
+		slices.SortFunc(o, func(a, b int32) int {
+			if c := cmp.Compare(tp.part(a), tp.part(b)); c != 0 {
+				return c
+			}
+			return cmp.Compare(tp.topicOf[a], tp.topicOf[b])
+		})
+		keep := len(o)
+		switch {
+		case len(o) < minQ:
+			under = append(under, m)
+		case len(o) >= maxQ && over < expOver:
+			over++
+			if over == expOver {
+				atMin = atMin[:0]
+			}
+			keep = maxQ
+		default:
+			keep = minQ
+			if over < expOver {
+				atMin = append(atMin, m)
+			}
+		}
+		lists[m] = append(make([]int32, 0, maxQ), o[:keep]...)
+		for _, g := range o[:keep] {
+			assigned[g] = true
+		}
+	}
+	slices.Sort(under)
+	slices.Sort(atMin)
+
+	next, head := 0, 0 // next: the walk over under; head: front of atMin
+	for g := int32(0); g < int32(P); g++ {
+		if assigned[g] {
+			continue
+		}
+		var c int32
+		fromUnder := true
+		switch {
+		case next < len(under):
+			c = under[next]
+			next++
+		case len(under) > 0:
+			c, next = under[0], 1
+		case head < len(atMin):
+			c, fromUnder = atMin[head], false
+			head++
+		default:
+			panic("assign: kafka sticky: no member can take " + tp.partition(g).String())
+		}
+		lists[c] = append(lists[c], g)
+		switch len(lists[c]) {
+		case minQ:
+			if fromUnder {
+				under = slices.Delete(under, next-1, next)
+				next--
+			}
+			atMin = append(atMin, c)
+		case maxQ:
+			over++
+		}
+	}
+	return lists
+}
+
+// kafkaGeneral is Kafka's GeneralAssignmentBuilder, for unequal
+// subscriptions:
+//
+//   - Members keep their valid claims on topics they still subscribe to (a
+//     claim on a topic no longer subscribed is dropped and marks that a
+//     revocation is required).
+//   - Claims of members whose generation is below the group's highest are
+//     remembered per partition as the "previous owner" (the highest such
+//     generation wins, ties to the lower id).
+//   - Partitions are ordered by topic, topics by how many members subscribe
+//     (fewest first) then name. Each unowned partition goes to the member with
+//     the fewest partitions (ties: lower id) among its topic's subscribers.
+//   - Topics with a single subscriber, and members that already have every
+//     partition they could get from such topics only, are left out of
+//     balancing.
+//   - Balancing walks the partitions (first only the just-assigned ones,
+//     unless a revocation is required; then all) while the assignment is not
+//     balanced: a partition moves back to its previous owner if its holder has
+//     at least two more than that owner, or else to the least loaded
+//     subscriber when some subscriber has at least two fewer than its holder;
+//     Kafka's partition-movement bookkeeping may swap in another partition of
+//     the same topic to avoid moving partitions back and forth. The walk
+//     repeats until a pass moves nothing.
+//   - If the group was not empty-handed to begin with and balancing moved
+//     something without lowering the balance score (sum of count differences
+//     over all pairs), the pre-balancing assignment is restored.
+func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]int32 {
+	k := newKafkaGeneral(tp, ms)
+	P, T := tp.total(), len(tp.names)
+
+	maxGen := -1
+	for _, m := range ms {
+		maxGen = max(maxGen, m.Generation)
+	}
+	prevGen := make([]int, P)
+	for _, m := range order {
+		gm := ms[m].Generation
+		if gm >= maxGen {
+			continue
+		}
+		for _, p := range ms[m].Owned {
+			if g := tp.id(p); g >= 0 && (k.prev[g] < 0 || gm > prevGen[g]) {
+				k.prev[g], prevGen[g] = m, gm
+			}
+		}
+	}
+
+	revocationRequired := false
+	for g, h := range holder {
+		if h < 0 {
+			continue
+		}
+		if !k.can.has(int(h)*T + int(tp.topicOf[g])) {
+			revocationRequired = true
+			continue
+		}
+		k.add(int32(g), h)
+	}
+	initializing := true
+	for _, l := range k.lists {
+		if len(l) > 0 {
+			initializing = false
+		}
+	}
+
+	topics := make([]int32, T)
+	for t := range topics {
+		topics[t] = int32(t)
+	}
+	sort.SliceStable(topics, func(i, j int) bool {
+		return len(k.potential[topics[i]]) < len(k.potential[topics[j]])
+	})
+	var all, unassigned []int32
+	for _, t := range topics {
+		for g := tp.base[t]; g < tp.base[t+1]; g++ {
+			all = append(all, g)
+			if k.cur[g] < 0 {
+				unassigned = append(unassigned, g)
+			}
+		}
+	}
+
+	k.startBalancing()
+	for _, g := range unassigned {
+		if c := k.leastLoaded(tp.topicOf[g]); c >= 0 {
+			k.add(g, c)
+		}
+	}
+
+	movable := func(g int32) bool { return len(k.potential[tp.topicOf[g]]) >= 2 }
+	all = slices.DeleteFunc(all, func(g int32) bool { return !movable(g) })
+	unassigned = slices.DeleteFunc(unassigned, func(g int32) bool { return !movable(g) })
+	for m := range ms {
+		if !k.canParticipate(int32(m)) {
+			k.retire(int32(m))
+		}
+	}
+	k.recountEnds()
+
+	before := slices.Clone(k.cur)
+	beforeScore := k.score()
+	if !revocationRequired {
+		k.reassign(unassigned)
+	}
+	moved := k.reassign(all)
+	if !initializing && moved && k.score() >= beforeScore {
+		k.cur = before
+	}
+
+	lists := make([][]int32, len(ms))
+	for g, c := range k.cur {
+		if c >= 0 {
+			lists[c] = append(lists[c], int32(g))
+		}
+	}
+	return lists
+}
+
+// kafkaGeneralState is the working state of kafkaGeneral, all indexed by
+// dense member and partition ids.
+type kafkaGeneralState struct {
+	tp        *topology
+	T         int
+	subs      [][]int32 // member -> subscribed topics
+	can       bitset    // can.has(m*T+t)
+	potential [][]int32 // topic -> subscribers, id order
+	maxSize   []int     // member -> partitions of its topics
+	prev      []int32   // partition -> previous-generation owner, -1
+
+	cur   []int32   // partition -> member, -1
+	lists [][]int32 // member -> its partitions, any order
+	at    []int32   // partition -> index in its member's list
+
+	// Members taking part in balancing, grouped by identical subscription;
+	// each group has a heap ordered by (count, id), so "the least loaded
+	// subscriber of topic t" is the best top among the groups taking t.
+	in           []bool
+	group        []int32
+	heaps        []idxHeap
+	topicGroups  [][]int32
+	hist         []int32 // count -> members in balancing with that count
+	lo, hi       int     // smallest and largest count in balancing
+	members      int     // members in balancing
+	balanced     bool    // cached isBalanced answer...
+	balancedKnow bool    // ...valid until the next move
+
+	mov movements
+}
+
+func newKafkaGeneral(tp *topology, ms []Member) *kafkaGeneralState {
+	n, T, P := len(ms), len(tp.names), tp.total()
+	k := &kafkaGeneralState{
+		tp: tp, T: T,
+		subs: make([][]int32, n), can: newBitset(n * T), potential: make([][]int32, T),
+		maxSize: make([]int, n), prev: make([]int32, P),
+		cur: make([]int32, P), lists: make([][]int32, n), at: make([]int32, P),
+		in: make([]bool, n), group: make([]int32, n), topicGroups: make([][]int32, T),
+		hist: make([]int32, P+2),
+		mov:  newMovements(P, T),
+	}
+	for g := range k.cur {
+		k.cur[g], k.prev[g] = -1, -1
+	}
+	for m := range ms {
+		k.subs[m] = tp.subs(ms[m])
+		for _, t := range k.subs[m] {
+			k.can.set(m*T + int(t))
+			k.potential[t] = append(k.potential[t], int32(m))
+			k.maxSize[m] += int(tp.count(t))
+		}
+	}
+	return k
+}
+
+func (k *kafkaGeneralState) fewer(a, b int32) bool {
+	if la, lb := len(k.lists[a]), len(k.lists[b]); la != lb {
+		return la < lb
+	}
+	return a < b
+}
+
+// startBalancing puts every member into its subscription group's heap.
+func (k *kafkaGeneralState) startBalancing() {
+	n := len(k.lists)
+	pos := newPos(n)
+	byKey := map[string]int32{}
+	buf := make([]byte, 0, 64)
+	for m := range n {
+		buf = buf[:0]
+		for _, t := range k.subs[m] {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(t))
+		}
+		gi, ok := byKey[string(buf)]
+		if !ok {
+			gi = int32(len(k.heaps))
+			byKey[string(buf)] = gi
+			k.heaps = append(k.heaps, idxHeap{pos: pos, less: k.fewer})
+			for _, t := range k.subs[m] {
+				k.topicGroups[t] = append(k.topicGroups[t], gi)
+			}
+		}
+		k.group[m] = gi
+		k.in[m] = true
+		k.members++
+		k.hist[len(k.lists[m])]++
+		k.heaps[gi].push(int32(m))
+	}
+	k.recountEnds()
+}
+
+// leastLoaded is the balancing member with the fewest partitions (ties:
+// lower id) among the subscribers of topic t, or -1.
+func (k *kafkaGeneralState) leastLoaded(t int32) int32 {
+	best := int32(-1)
+	for _, gi := range k.topicGroups[t] {
+		if m := k.heaps[gi].top(); m >= 0 && (best < 0 || k.fewer(m, best)) {
+			best = m
+		}
+	}
+	return best
+}
+
+func (k *kafkaGeneralState) add(g, c int32) {
+	k.cur[g] = c
+	k.at[g] = int32(len(k.lists[c]))
+	k.lists[c] = append(k.lists[c], g)
+	k.counted(c, +1)
+}
+
+func (k *kafkaGeneralState) remove(g int32) {
+	c := k.cur[g]
+	l := k.lists[c]
+	i, last := k.at[g], l[len(l)-1]
+	l[i], k.at[last] = last, i
+	k.lists[c] = l[:len(l)-1]
+	k.cur[g] = -1
+	k.counted(c, -1)
+}
+
+// counted keeps the heaps and the count histogram in step with a member's
+// count changing by delta (±1).
+func (k *kafkaGeneralState) counted(c int32, delta int) {
+	k.balancedKnow = false
+	if len(k.heaps) == 0 || !k.in[c] {
+		return
+	}
+	k.heaps[k.group[c]].fix(c)
+	now := len(k.lists[c])
+	k.hist[now-delta]--
+	k.hist[now]++
+	k.lo, k.hi = min(k.lo, now), max(k.hi, now)
+	if k.hist[k.lo] == 0 {
+		k.lo++
+	}
+	if k.hist[k.hi] == 0 {
+		k.hi--
+	}
+}
+
+func (k *kafkaGeneralState) recountEnds() {
+	k.lo, k.hi = len(k.hist), -1
+	for m, in := range k.in {
+		if in {
+			k.lo, k.hi = min(k.lo, len(k.lists[m])), max(k.hi, len(k.lists[m]))
+		}
+	}
+}
+
+// canParticipate: a member takes part in balancing if it could get more, or
+// holds a partition some other member could take.
+func (k *kafkaGeneralState) canParticipate(m int32) bool {
+	if len(k.lists[m]) < k.maxSize[m] {
+		return true
+	}
+	for _, g := range k.lists[m] {
+		if len(k.potential[k.tp.topicOf[g]]) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+func (k *kafkaGeneralState) retire(m int32) {
+	k.heaps[k.group[m]].remove(m)
+	k.hist[len(k.lists[m])]--
+	k.in[m] = false
+	k.members--
+}
+
+// isBalanced: counts differ by at most one, or no member could take a
+// partition from a member with at least two more.
+func (k *kafkaGeneralState) isBalanced() bool {
+	if !k.balancedKnow {
+		k.balanced = k.computeBalanced()
+		k.balancedKnow = true
+	}
+	return k.balanced
+}
+
+func (k *kafkaGeneralState) computeBalanced() bool {
+	if k.members == 0 || k.lo >= k.hi-1 {
+		return true
+	}
+	for c, in := range k.in {
+		lc := len(k.lists[c])
+		// Only a member with at most hi-2 can find one with two more.
+		if !in || lc > k.hi-2 || lc >= k.maxSize[c] {
+			continue
+		}
+		for _, t := range k.subs[c] {
+			for g := k.tp.base[t]; g < k.tp.base[t+1]; g++ {
+				if o := k.cur[g]; o >= 0 && o != int32(c) && k.in[o] && lc+1 < len(k.lists[o]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// score is the sum of count differences over all pairs of balancing members.
+func (k *kafkaGeneralState) score() int64 {
+	var counts []int
+	for m, in := range k.in {
+		if in {
+			counts = append(counts, len(k.lists[m]))
+		}
+	}
+	slices.Sort(counts)
+	var s int64
+	for i, c := range counts {
+		s += int64(c) * int64(2*i-len(counts)+1)
+	}
+	return s
+}
+
+// reassign is one performReassignments run over the given partitions.
+func (k *kafkaGeneralState) reassign(partitions []int32) bool {
+	moved := false
+	for {
+		modified := false
+		for _, g := range partitions {
+			if k.isBalanced() {
+				break
+			}
+			c := k.cur[g]
+			if c < 0 {
+				continue
+			}
+			t := k.tp.topicOf[g]
+			lc := len(k.lists[c])
+			if p := k.prev[g]; p >= 0 && p != c && k.in[p] && k.can.has(int(p)*k.T+int(t)) && lc > len(k.lists[p])+1 {
+				k.move(g, p)
+				moved, modified = true, true
+				continue
+			}
+			for _, o := range k.potential[t] {
+				if k.in[o] && lc > len(k.lists[o])+1 {
+					k.move(g, k.leastLoaded(t))
+					moved, modified = true, true
+					break
+				}
+			}
+		}
+		if !modified {
+			return moved
+		}
+	}
+}
+
+// move hands g (or the partition the movement bookkeeping picks instead) to
+// member to.
+func (k *kafkaGeneralState) move(g, to int32) {
+	t := k.tp.topicOf[g]
+	g = k.mov.pick(g, k.cur[g], to, t)
+	k.mov.record(g, k.cur[g], to, t)
+	k.remove(g)
+	k.add(g, to)
+}
+
+// movements is Kafka's PartitionMovements: for each partition moved during
+// this assignment, where it originally came from and where it is now; and
+// per topic and (from, to) pair, the partitions so moved.
+type movements struct {
+	src, dst []int32 // partition -> original holder / current holder; src -1: not moved
+	sets     map[movKey][]int32
+	perTopic []int32
+}
+
+type movKey struct{ t, src, dst int32 }
+
+func newMovements(P, T int) movements {
+	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[movKey][]int32{}, perTopic: make([]int32, T)}
+	for g := range mv.src {
+		mv.src[g] = -1
+	}
+	return mv
+}
+
+// pick is getTheActualPartitionToBeMoved: moving g from `from` to `to`, if
+// some partition of the same topic earlier moved from `to` to g's original
+// holder, move that one back instead (the lowest such partition).
+func (mv *movements) pick(g, from, to, t int32) int32 {
+	if mv.perTopic[t] == 0 {
+		return g
+	}
+	if s := mv.src[g]; s >= 0 {
+		from = s
+	}
+	if set := mv.sets[movKey{t, to, from}]; len(set) > 0 {
+		return set[0]
+	}
+	return g
+}
+
+// record notes that g moves from `from` to `to`.
+func (mv *movements) record(g, from, to, t int32) {
+	if s := mv.src[g]; s >= 0 {
+		mv.drop(g, t)
+		if s != to {
+			mv.add(g, s, to, t)
+		}
+		return
+	}
+	mv.add(g, from, to, t)
+}
+
+func (mv *movements) add(g, from, to, t int32) {
+	mv.src[g], mv.dst[g] = from, to
+	key := movKey{t, from, to}
+	mv.sets[key] = insertSorted(mv.sets[key], g)
+	mv.perTopic[t]++
+}
+
+func (mv *movements) drop(g, t int32) {
+	key := movKey{t, mv.src[g], mv.dst[g]}
+	set := mv.sets[key]
+	if i, ok := slices.BinarySearch(set, g); ok {
+		set = slices.Delete(set, i, i+1)
+	}
+	if len(set) == 0 {
+		delete(mv.sets, key)
+	} else {
+		mv.sets[key] = set
+	}
+	mv.src[g], mv.dst[g] = -1, -1
+	mv.perTopic[t]--
+}

@@ -1,0 +1,131 @@
+package sim
+
+import "fmt"
+
+// parkedFetch is a Fetch the broker holds until data arrives (a long poll,
+// as fetch.max.wait.ms does), so that idle members cost nothing per tick.
+type parkedFetch struct {
+	pkt *Packet
+}
+
+func (w *World) handleFetch(p *Packet) {
+	if !w.answerFetch(p) {
+		w.parked = append(w.parked, parkedFetch{pkt: p})
+	}
+}
+
+// answerFetch reads up to Max records, partition by partition in the order
+// asked, and answers; it reports false (and sends nothing) when no asked
+// partition has a record.
+func (w *World) answerFetch(p *Packet) bool {
+	r := p.Body.(*fetchReq)
+	var recs []fetched
+	for i, tp := range r.Partitions {
+		l := w.logs[tp]
+		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
+			c := l.Cells[off]
+			if c.IsData() {
+				recs = append(recs, fetched{TP: tp, Offset: off, Value: c.Value})
+			}
+		}
+		if len(recs) >= r.Max {
+			break
+		}
+	}
+	if len(recs) == 0 {
+		return false
+	}
+	names := ""
+	for i, f := range recs {
+		if i > 0 {
+			names += " "
+		}
+		names += f.Value
+	}
+	w.reply(p, None, names, &fetchResp{ID: r.ID, Records: recs})
+	return true
+}
+
+// answerParked retries parked fetches that wait on tp; fetches whose
+// process is gone are dropped.
+func (w *World) answerParked(tp TopicPartition) {
+	keep := w.parked[:0]
+	for _, pf := range w.parked {
+		m := w.process(pf.pkt.From, pf.pkt.FromInc)
+		r := pf.pkt.Body.(*fetchReq)
+		if m == nil || !m.Alive || m.fetchID != r.ID || m.loop != LoopFetching {
+			continue
+		}
+		wants := false
+		for _, t := range r.Partitions {
+			if t == tp {
+				wants = true
+			}
+		}
+		if wants && w.answerFetch(pf.pkt) {
+			continue
+		}
+		keep = append(keep, pf)
+	}
+	w.parked = keep
+}
+
+// handleProduce is the partition leader writing one record: with a PID it
+// checks the epoch and the sequence against the last five batches.
+func (w *World) handleProduce(p *Packet) {
+	r := p.Body.(*produceReq)
+	l := w.logs[r.TP]
+	resp := &produceResp{ID: r.ID, Seq: r.Seq, Offset: -1}
+	if r.PID >= 0 {
+		e := l.producers[r.PID]
+		if e != nil && r.Epoch < e.epoch {
+			w.reply(p, InvalidProducerEpoch, fmt.Sprintf("epoch %d < %d", r.Epoch, e.epoch), resp)
+			return
+		}
+		if r.Txn {
+			if code := w.Txn.checkProduce(r); code != None {
+				w.reply(p, code, "", resp)
+				return
+			}
+		}
+		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
+			last := e.batches[len(e.batches)-1].seq
+			for _, b := range e.batches {
+				if b.seq == r.Seq {
+					resp.Offset, resp.Dup = b.offset, true
+					w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.Value, r.Seq, b.offset), resp)
+					return
+				}
+			}
+			if r.Seq <= last {
+				w.reply(p, DuplicateSequenceNumber, fmt.Sprintf("seq %d older than the last %d kept", r.Seq, idempotenceWindow), resp)
+				return
+			}
+			if r.Seq != last+1 {
+				w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected %d", r.Seq, last+1), resp)
+				return
+			}
+		} else if r.Seq != 0 && (e == nil || r.Epoch > e.epoch) {
+			w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected 0", r.Seq), resp)
+			return
+		}
+		if e == nil || r.Epoch > e.epoch {
+			e = &producerEntry{epoch: r.Epoch}
+			l.producers[r.PID] = e
+		}
+		mark := NotTransactional
+		if r.Txn {
+			mark = TxnOpen
+		}
+		off := l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: w.Tick})
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
+		if len(e.batches) > idempotenceWindow {
+			e.batches = e.batches[1:]
+		}
+		resp.Offset = off
+	} else {
+		resp.Offset = l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
+	}
+	w.event(EvProduced, r.Producer, "%s written to %s at offset %d", r.Value, r.TP, resp.Offset)
+	w.reply(p, None, fmt.Sprintf("%s at offset %d", r.Value, resp.Offset), resp)
+}

@@ -1,0 +1,220 @@
+package sim
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The world's inputs: each is applied between ticks, checks its arguments
+// first, and leaves the world unchanged when it returns an error.
+
+var clientIDPattern = regexp.MustCompile(`^C[0-9]{1,6}$`)
+
+// running lists the clients with a live process, for error messages.
+func (w *World) running() string {
+	var out []string
+	for _, c := range w.clients {
+		if m := w.current[c]; m != nil && m.Alive {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return "none running"
+	}
+	return strings.Join(out, " ")
+}
+
+func (w *World) live(verb, client string) (*Member, error) {
+	m := w.current[client]
+	if m == nil {
+		return nil, fmt.Errorf("%s %s: no member %s (members: %s)", verb, client, client, w.running())
+	}
+	if !m.Alive {
+		return nil, fmt.Errorf("%s %s: %s is not running (members: %s)", verb, client, client, w.running())
+	}
+	return m, nil
+}
+
+// Join starts a member process that joins the group. topics nil means
+// every input topic.
+func (w *World) Join(client string, static bool, topics []string) error {
+	if !clientIDPattern.MatchString(client) {
+		return fmt.Errorf("join %s: a client id is C followed by a number (C1, C2, ...)", client)
+	}
+	if m := w.current[client]; m != nil && m.Alive {
+		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, orDash(m.MemberID), client)
+	}
+	for _, t := range topics {
+		found := false
+		for _, in := range w.Topo.Inputs {
+			if in.Name == t {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.topicNames(), ","))
+		}
+	}
+	if static && w.Cfg.ForClient(client).InstanceID == "" {
+		if w.Cfg.Overrides[client] == nil {
+			w.Cfg.Overrides[client] = map[string]string{}
+		}
+		w.Cfg.Overrides[client]["group.instance.id"] = client
+	}
+	m := w.newProcess(client)
+	if len(topics) > 0 {
+		m.Topics = append([]string{}, topics...)
+	}
+	m.start(w)
+	return nil
+}
+
+// Close is a graceful close(): finish the record in hand, commit as the
+// commit mode says, LeaveGroup (none for a static member).
+func (w *World) Close(client string) error {
+	m, err := w.live("close", client)
+	if err != nil {
+		return err
+	}
+	if m.closing {
+		return fmt.Errorf("close %s: %s is already closing", client, client)
+	}
+	m.closing = true
+	if m.loop != LoopProcessing {
+		// Blocked in poll() or in a commit: close() runs once that returns.
+		if m.inPoll() {
+			m.finishClose(w)
+		}
+	}
+	return nil
+}
+
+// CrashNow kills the process at once.
+func (w *World) CrashNow(client string) error {
+	m, err := w.live("crash", client)
+	if err != nil {
+		return err
+	}
+	m.crash(w, false)
+	return nil
+}
+
+// CrashAfter crashes the process once it has finished n more records.
+func (w *World) CrashAfter(client string, n int) error {
+	m, err := w.live("crash", client)
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return fmt.Errorf("crash %s after %d: N is a number of records >= 1 (use crash %s now to crash at once)", client, n, client)
+	}
+	m.crashAfter = n
+	return nil
+}
+
+// Restart starts a new instance with the same client id,
+// group.instance.id and transactional.id. The old process stops, unless it
+// is stuck in a slow record: then it runs on as a zombie.
+func (w *World) Restart(client string) error {
+	old := w.current[client]
+	if old == nil {
+		return fmt.Errorf("restart %s: no member %s (members: %s)", client, client, w.running())
+	}
+	if old.Alive {
+		if busy, slow := old.Processing(); busy && slow {
+			old.Zombie = true
+			w.event(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
+		} else {
+			w.event(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
+			old.die(w)
+		}
+	}
+	m := w.newProcess(client)
+	m.Topics = old.Topics
+	m.start(w)
+	return nil
+}
+
+// Slow marks the member's next record slow.
+func (w *World) Slow(client string) error {
+	m, err := w.live("slow", client)
+	if err != nil {
+		return err
+	}
+	m.slowNext = true
+	return nil
+}
+
+// ProduceInput appends n upstream records to an input partition.
+func (w *World) ProduceInput(tp TopicPartition, n int) error {
+	isInput := false
+	for _, t := range w.inputTPs {
+		if t == tp {
+			isInput = true
+		}
+	}
+	if !isInput {
+		return fmt.Errorf("produce %s: not an input partition (input partitions: %s)", tp, strings.Join(w.inputNames(), " "))
+	}
+	if n < 1 || n > 1_000_000 {
+		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
+	}
+	first := w.logs[tp].HW()
+	w.appendInput(tp, n, true)
+	w.event(EvInput, "", "%d records appended to %s (%s..%s)", n, tp, w.RecordName(tp, first), w.RecordName(tp, first+n-1))
+	return nil
+}
+
+func (w *World) inputNames() []string {
+	var out []string
+	for _, tp := range w.inputTPs {
+		out = append(out, tp.String())
+	}
+	return out
+}
+
+// Set changes a setting for every client (client "") or one client. Live
+// members take it at once, except group.instance.id, which a process reads
+// when it starts.
+func (w *World) Set(client, key, value string) error {
+	if client != "" && !clientIDPattern.MatchString(client) {
+		return fmt.Errorf("set %s.%s: %q is not a client id (C1, C2, ...)", client, key, client)
+	}
+	if err := w.Cfg.Set(client, key, value); err != nil {
+		return err
+	}
+	for _, c := range w.clients {
+		if client != "" && c != client {
+			continue
+		}
+		m := w.current[c]
+		if m == nil || !m.Alive {
+			continue
+		}
+		inst := m.Cfg.InstanceID
+		m.Cfg = w.Cfg.ForClient(c)
+		m.Cfg.InstanceID = inst
+		w.wakeUp(m)
+	}
+	return nil
+}
+
+// SetProducer is the shortcut `set producer plain|idempotent|transactional`.
+func (w *World) SetProducer(mode string) error {
+	switch ProducerMode(mode) {
+	case ProducerPlain:
+		if err := w.Set("", "transactional.id", "none"); err != nil {
+			return err
+		}
+		return w.Set("", "enable.idempotence", "false")
+	case ProducerIdempotent:
+		if err := w.Set("", "transactional.id", "none"); err != nil {
+			return err
+		}
+		return w.Set("", "enable.idempotence", "true")
+	case ProducerTransactional:
+		return w.Set("", "transactional.id", "tx-"+ClientPlaceholder)
+	}
+	return fmt.Errorf("set producer: %q is not plain, idempotent or transactional", mode)
+}

@@ -1,0 +1,398 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// CommitMode is when a member commits its offsets.
+type CommitMode string
+
+const (
+	CommitAuto   CommitMode = "auto"   // enable.auto.commit: positions of earlier polls, every interval
+	CommitAfter  CommitMode = "after"  // commitSync() after processing the batch: at-least-once
+	CommitBefore CommitMode = "before" // commitSync() before processing the batch: at-most-once
+)
+
+// ProducerMode is how a member's producer writes its invoices.
+type ProducerMode string
+
+const (
+	ProducerPlain         ProducerMode = "plain"
+	ProducerIdempotent    ProducerMode = "idempotent"
+	ProducerTransactional ProducerMode = "transactional"
+)
+
+// ClientConfig is the configuration of one member (consumer + producer).
+// Every field is a Kafka client config, counted in ticks where Kafka counts
+// milliseconds.
+type ClientConfig struct {
+	Assignor           string // partition.assignment.strategy
+	StickyRules        assign.StickyRules
+	SessionTimeout     int // session.timeout.ms
+	MaxPollInterval    int // max.poll.interval.ms (also the rebalance timeout)
+	MaxPollRecords     int // max.poll.records
+	Commit             CommitMode
+	AutoCommitInterval int    // auto.commit.interval.ms
+	Idempotence        bool   // enable.idempotence
+	TransactionalID    string // transactional.id ("" = none)
+	TransactionTimeout int    // transaction.timeout.ms
+	RetryBackoff       int    // retry.backoff.ms
+	InstanceID         string // group.instance.id ("" = dynamic)
+	ProcessTicks       int    // ticks to process one record
+	SlowTicks          int    // ticks to process a record marked slow
+}
+
+// Producer is the producer mode the config amounts to.
+func (c ClientConfig) Producer() ProducerMode {
+	switch {
+	case c.TransactionalID != "":
+		return ProducerTransactional
+	case c.Idempotence:
+		return ProducerIdempotent
+	}
+	return ProducerPlain
+}
+
+// Config is the whole world's configuration: client defaults, per-client
+// overrides and the world-level settings.
+type Config struct {
+	Client    ClientConfig
+	Overrides map[string]map[string]string // client id -> key -> value
+	// World-level settings.
+	RecordsPerPartition int    // records.per.partition
+	Isolation           string // isolation.level of the audit reader
+}
+
+// DefaultConfig gives the seed's defaults (SPEC §3).
+func DefaultConfig() Config {
+	return Config{
+		Client: ClientConfig{
+			Assignor:           "range",
+			StickyRules:        assign.SeedRules,
+			SessionTimeout:     6,
+			MaxPollInterval:    12,
+			MaxPollRecords:     3,
+			Commit:             CommitAuto,
+			AutoCommitInterval: 5,
+			Idempotence:        true,
+			TransactionTimeout: 30,
+			RetryBackoff:       3,
+			ProcessTicks:       1,
+			SlowTicks:          15,
+		},
+		Overrides:           map[string]map[string]string{},
+		RecordsPerPartition: 10,
+		Isolation:           "read_uncommitted",
+	}
+}
+
+// Setting describes one key `set` accepts.
+type Setting struct {
+	Key     string
+	Allowed string // what values are allowed, for help and errors
+	Client  bool   // can be set per client (set Cn.KEY VALUE)
+	Doc     string
+	get     func(*Config, *ClientConfig) string
+	set     func(*Config, *ClientConfig, string) error
+}
+
+func intSetting(key, doc string, field func(*ClientConfig) *int) Setting {
+	return Setting{Key: key, Allowed: "a whole number of ticks >= 1", Client: true, Doc: doc,
+		get: func(_ *Config, c *ClientConfig) string { return strconv.Itoa(*field(c)) },
+		set: func(_ *Config, c *ClientConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1_000_000 {
+				return fmt.Errorf("%s: %q is not a whole number from 1 to 1000000", key, v)
+			}
+			*field(c) = n
+			return nil
+		}}
+}
+
+func boolValue(key, v string) (bool, error) {
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %q is not true or false", key, v)
+}
+
+// Settings lists every key, sorted by name.
+var Settings = buildSettings()
+
+func buildSettings() []Setting {
+	s := []Setting{
+		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
+			Doc: "the assignor the leader runs; takes effect at the next rebalance",
+			get: func(_ *Config, c *ClientConfig) string { return c.Assignor },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if _, err := assign.New(v, c.StickyRules); err != nil {
+					return fmt.Errorf("partition.assignment.strategy: %q is not one of range, roundrobin, sticky, cooperative-sticky", v)
+				}
+				c.Assignor = v
+				return nil
+			}},
+		{Key: "sticky.rules", Allowed: "seed | kafka", Client: true,
+			Doc: "rule set of the sticky assignors: the seed's small rules or Kafka 4.x's algorithm",
+			get: func(_ *Config, c *ClientConfig) string { return c.StickyRules.String() },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				switch v {
+				case "seed":
+					c.StickyRules = assign.SeedRules
+				case "kafka":
+					c.StickyRules = assign.KafkaRules
+				default:
+					return fmt.Errorf("sticky.rules: %q is not seed or kafka", v)
+				}
+				return nil
+			}},
+		intSetting("session.timeout.ms", "ticks of silence before the coordinator removes a member", func(c *ClientConfig) *int { return &c.SessionTimeout }),
+		intSetting("max.poll.interval.ms", "ticks between polls before the heartbeat thread leaves; also the rebalance timeout", func(c *ClientConfig) *int { return &c.MaxPollInterval }),
+		intSetting("max.poll.records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
+		intSetting("auto.commit.interval.ms", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),
+		intSetting("transaction.timeout.ms", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
+		intSetting("retry.backoff.ms", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
+		intSetting("processing.ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
+		intSetting("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),
+		{Key: "enable.auto.commit", Allowed: "true | false", Client: true,
+			Doc: "true is commit mode auto; false switches auto to commit after processing",
+			get: func(_ *Config, c *ClientConfig) string { return strconv.FormatBool(c.Commit == CommitAuto) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				b, err := boolValue("enable.auto.commit", v)
+				if err != nil {
+					return err
+				}
+				if b {
+					c.Commit = CommitAuto
+				} else if c.Commit == CommitAuto {
+					c.Commit = CommitAfter
+				}
+				return nil
+			}},
+		{Key: "commit.mode", Allowed: "auto | after | before", Client: true,
+			Doc: "when offsets are committed (shortcut: set commit after|before|auto)",
+			get: func(_ *Config, c *ClientConfig) string { return string(c.Commit) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				switch CommitMode(v) {
+				case CommitAuto, CommitAfter, CommitBefore:
+					c.Commit = CommitMode(v)
+					return nil
+				}
+				return fmt.Errorf("commit.mode: %q is not auto, after or before", v)
+			}},
+		{Key: "enable.idempotence", Allowed: "true | false", Client: true,
+			Doc: "PID and sequence numbers, so the broker writes a retried produce once",
+			get: func(_ *Config, c *ClientConfig) string { return strconv.FormatBool(c.Idempotence) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				b, err := boolValue("enable.idempotence", v)
+				if err == nil {
+					c.Idempotence = b
+				}
+				return err
+			}},
+		{Key: "transactional.id", Allowed: "a name, or none", Client: true,
+			Doc: "makes the producer transactional (none turns it off)",
+			get: func(_ *Config, c *ClientConfig) string { return orNone(c.TransactionalID) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if v == "none" || v == "" {
+					c.TransactionalID = ""
+					return nil
+				}
+				if !validName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
+					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s", v, ClientPlaceholder)
+				}
+				c.TransactionalID = v
+				c.Idempotence = true
+				return nil
+			}},
+		{Key: "group.instance.id", Allowed: "a name, or none", Client: true,
+			Doc: "static membership (KIP-345); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return orNone(c.InstanceID) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if v == "none" || v == "" {
+					c.InstanceID = ""
+					return nil
+				}
+				if !validName(v) {
+					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_' and '-'", v)
+				}
+				c.InstanceID = v
+				return nil
+			}},
+		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
+			Doc: "what the audit reader of invoices sees",
+			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				if v != "read_uncommitted" && v != "read_committed" {
+					return fmt.Errorf("isolation.level: %q is not read_uncommitted or read_committed", v)
+				}
+				w.Isolation = v
+				return nil
+			}},
+		{Key: "records.per.partition", Allowed: "a whole number >= 0",
+			Doc: "records each input partition holds when the world is made (new)",
+			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.RecordsPerPartition) },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000 {
+					return fmt.Errorf("records.per.partition: %q is not a whole number from 0 to 1000000", v)
+				}
+				w.RecordsPerPartition = n
+				return nil
+			}},
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i].Key < s[j].Key })
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func validName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// LookupSetting finds a key.
+func LookupSetting(key string) (Setting, bool) {
+	for _, s := range Settings {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+func settingKeys() string {
+	keys := make([]string, len(Settings))
+	for i, s := range Settings {
+		keys[i] = s.Key
+	}
+	return strings.Join(keys, ", ")
+}
+
+// ConfigRow is one line of `show config`.
+type ConfigRow struct {
+	Key, Value, Default, Scope string
+}
+
+// ForClient gives the effective configuration of one client: the defaults
+// with that client's overrides applied in key order.
+func (c *Config) ForClient(client string) ClientConfig {
+	cc := c.Client
+	ov := c.Overrides[client]
+	keys := make([]string, 0, len(ov))
+	for k := range ov {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s, _ := LookupSetting(k)
+		_ = s.set(c, &cc, ov[k]) // validated when it was set
+	}
+	cc.TransactionalID = strings.ReplaceAll(cc.TransactionalID, ClientPlaceholder, client)
+	return cc
+}
+
+// ClientPlaceholder in transactional.id stands for the client id, so that
+// `set producer transactional` gives every member its own id (tx-C1, tx-C2).
+const ClientPlaceholder = "{client}"
+
+// Get reads one key, for a client ("" for the defaults).
+func (c *Config) Get(client, key string) (string, error) {
+	s, ok := LookupSetting(key)
+	if !ok {
+		return "", fmt.Errorf("unknown setting %q (settings: %s)", key, settingKeys())
+	}
+	cc := c.Client
+	if client != "" {
+		cc = c.ForClient(client)
+	}
+	return s.get(c, &cc), nil
+}
+
+// Set changes one key, for every client (client "") or for one.
+func (c *Config) Set(client, key, value string) error {
+	s, ok := LookupSetting(key)
+	if !ok {
+		return fmt.Errorf("unknown setting %q (settings: %s)", key, settingKeys())
+	}
+	if client != "" && !s.Client {
+		return fmt.Errorf("%s is a world setting, not a client one: use set %s %s", key, key, value)
+	}
+	if client == "" {
+		cc := c.Client
+		if err := s.set(c, &cc, value); err != nil {
+			return err
+		}
+		c.Client = cc
+		return nil
+	}
+	cc := c.ForClient(client)
+	if err := s.set(c, &cc, value); err != nil {
+		return err
+	}
+	if c.Overrides[client] == nil {
+		c.Overrides[client] = map[string]string{}
+	}
+	c.Overrides[client][key] = value
+	return nil
+}
+
+// Rows lists every setting with its value and default, then the overrides.
+func (c *Config) Rows() []ConfigRow {
+	def := DefaultConfig()
+	var rows []ConfigRow
+	for _, s := range Settings {
+		scope := "world"
+		if s.Client {
+			scope = "client"
+		}
+		rows = append(rows, ConfigRow{Key: s.Key, Value: s.get(c, &c.Client), Default: s.get(&def, &def.Client), Scope: scope})
+	}
+	clients := make([]string, 0, len(c.Overrides))
+	for k := range c.Overrides {
+		clients = append(clients, k)
+	}
+	sort.Strings(clients)
+	for _, cl := range clients {
+		keys := make([]string, 0, len(c.Overrides[cl]))
+		for k := range c.Overrides[cl] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s, _ := LookupSetting(k)
+			rows = append(rows, ConfigRow{Key: cl + "." + k, Value: c.Overrides[cl][k], Default: s.get(&def, &def.Client), Scope: cl})
+		}
+	}
+	return rows
+}
+
+func (c *Config) clone() Config {
+	n := *c
+	n.Overrides = map[string]map[string]string{}
+	for k, v := range c.Overrides {
+		m := map[string]string{}
+		for kk, vv := range v {
+			m[kk] = vv
+		}
+		n.Overrides[k] = m
+	}
+	return n
+}

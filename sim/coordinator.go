@@ -1,0 +1,572 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// GroupState is the group coordinator's state of the group (classic protocol).
+type GroupState string
+
+const (
+	Empty               GroupState = "Empty"
+	PreparingRebalance  GroupState = "PreparingRebalance"
+	CompletingRebalance GroupState = "CompletingRebalance"
+	Stable              GroupState = "Stable"
+	Dead                GroupState = "Dead"
+)
+
+// groupTransitions lists, for each state, the states Kafka lets it move to
+// (GroupMetadata's validPreviousStates, read the other way round).
+var groupTransitions = map[GroupState][]GroupState{
+	Empty:               {PreparingRebalance, Dead},
+	PreparingRebalance:  {CompletingRebalance, Empty, Dead},
+	CompletingRebalance: {PreparingRebalance, Stable, Dead},
+	Stable:              {PreparingRebalance, Dead},
+	Dead:                {},
+}
+
+// LegalGroupTransition reports whether Kafka allows from -> to.
+func LegalGroupTransition(from, to GroupState) bool {
+	for _, s := range groupTransitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupMember is the coordinator's record of one member.
+type GroupMember struct {
+	MemberID, ClientID, InstanceID string
+	Inc                            int
+	Topics                         []string
+	Owned                          []TopicPartition
+	OwnedGen                       int
+	Strategy                       string
+	RebalanceTimeout               int
+	SessionTimeout                 int
+	Assignment                     []TopicPartition
+	// Joined is true once the member sent JoinGroup in the current round.
+	Joined    bool
+	joinOrder int
+	joinPkt   *Packet // the JoinGroup to answer when the round completes
+	syncPkt   *Packet // a follower's SyncGroup waiting for the leader's plan
+	// silentSince is the tick the member was last heard, or -1 while its
+	// heartbeat thread is alive (heartbeats are implicit).
+	silentSince int
+}
+
+// OffsetRecord is one record of __consumer_offsets.
+type OffsetRecord struct {
+	Tick       int
+	Group      string
+	TP         TopicPartition
+	Offset     int
+	Generation int
+	MemberID   string
+	PID        int64  // -1 for a plain OffsetCommit
+	State      string // committed, pending, aborted; or COMMIT/ABORT for a marker
+	Marker     bool
+}
+
+// Group is the group coordinator's state for one group on B1.
+type Group struct {
+	ID         string
+	State      GroupState
+	Generation int
+	Protocol   string // the assignor chosen for the generation
+	Leader     string // member id
+	members    map[string]*GroupMember
+	static     map[string]string // group.instance.id -> member id
+	fenced     map[string]bool   // member ids replaced by a static rejoin
+	roundStart int
+	deadline   int
+	joinSeq    int
+	// Committed offsets; pending transactional offsets by PID.
+	offsets    map[TopicPartition]OffsetRecord
+	pending    map[int64]map[TopicPartition]OffsetRecord
+	OffsetsLog []OffsetRecord
+	// Transitions lists every state change, for the invariant checks.
+	Transitions []GroupTransition
+	// RebalanceStarts counts how many times the group entered PreparingRebalance.
+	RebalanceStarts int
+}
+
+// GroupTransition is one coordinator state change.
+type GroupTransition struct {
+	Tick     int
+	From, To GroupState
+	Reason   string
+}
+
+func newGroup(id string) *Group {
+	return &Group{ID: id, State: Empty, members: map[string]*GroupMember{}, static: map[string]string{},
+		fenced: map[string]bool{}, offsets: map[TopicPartition]OffsetRecord{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
+}
+
+func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }
+
+func (g *Group) transition(w *World, s GroupState, reason string) {
+	if g.State == s {
+		return
+	}
+	g.Transitions = append(g.Transitions, GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
+	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
+	if reason != "" {
+		msg += " (" + reason + ")"
+	}
+	w.event(EvGroupState, "", "%s", msg)
+	g.State = s
+}
+
+// Members lists the coordinator's members in member-id order.
+func (g *Group) Members() []*GroupMember {
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*GroupMember, len(ids))
+	for i, id := range ids {
+		out[i] = g.members[id]
+	}
+	return out
+}
+
+// MemberByID looks a member up.
+func (g *Group) MemberByID(id string) *GroupMember { return g.members[id] }
+
+// Committed gives the committed offset of tp (false when none).
+func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
+	r, ok := g.offsets[tp]
+	return r, ok
+}
+
+// HasPending reports whether a transaction holds pending offsets for tp.
+func (g *Group) HasPending(tp TopicPartition) bool {
+	for _, m := range g.pending {
+		if _, ok := m[tp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
+	g.joinSeq++
+	gm := &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy,
+		RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: r.SessionTimeout, Joined: true,
+		joinOrder: g.joinSeq, silentSince: -1}
+	g.members[gm.MemberID] = gm
+	if gm.InstanceID != "" {
+		g.static[gm.InstanceID] = gm.MemberID
+	}
+	return gm
+}
+
+func (g *Group) removeMember(w *World, id, why string) {
+	gm := g.members[id]
+	if gm == nil {
+		return
+	}
+	delete(g.members, id)
+	if gm.InstanceID != "" && g.static[gm.InstanceID] == id {
+		delete(g.static, gm.InstanceID)
+	}
+	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
+	// A live process that was removed learns it from its next heartbeat.
+	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id {
+		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member"})
+	}
+}
+
+// receive handles a group request.
+func (g *Group) receive(w *World, p *Packet) {
+	switch p.Type {
+	case JoinGroup:
+		g.onJoin(w, p, p.Body.(*joinReq))
+	case SyncGroup:
+		g.onSync(w, p, p.Body.(*syncReq))
+	case LeaveGroup:
+		g.onLeave(w, p, p.Body.(*leaveReq))
+	case OffsetCommit:
+		g.onCommit(w, p, p.Body.(*commitReq))
+	case OffsetFetch:
+		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
+	}
+}
+
+// checkMember validates member id, instance id and generation the way Kafka
+// does for commits and SyncGroup: the member first, then the generation.
+func (g *Group) checkMember(memberID, instanceID string, generation int) ErrorCode {
+	if instanceID != "" {
+		if cur, ok := g.static[instanceID]; ok && cur != memberID {
+			return FencedInstanceID
+		}
+	}
+	if g.fenced[memberID] {
+		return FencedInstanceID
+	}
+	if _, ok := g.members[memberID]; !ok {
+		return UnknownMemberID
+	}
+	if generation != g.Generation {
+		return IllegalGeneration
+	}
+	return None
+}
+
+func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+	if r.MemberID == "" {
+		if r.InstanceID != "" {
+			if old, ok := g.static[r.InstanceID]; ok {
+				g.staticRejoin(w, p, r, old)
+				return
+			}
+		}
+		nr := *r
+		nr.MemberID = w.issueMemberID(r.Client)
+		gm := g.addMember(&nr, w.Tick)
+		gm.joinPkt = p
+		g.prepareRebalance(w, gm.ClientID+" joins as "+gm.MemberID)
+		return
+	}
+	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
+		w.reply(p, code, "", nil)
+		return
+	}
+	gm := g.members[r.MemberID]
+	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy
+	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
+	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
+	switch g.State {
+	case PreparingRebalance:
+		g.markJoined(gm, p)
+	case CompletingRebalance, Stable:
+		if !changed && gm.MemberID != g.Leader {
+			// Nothing new: answer with the generation in force (Kafka does the same).
+			g.answerJoin(w, gm, p)
+			return
+		}
+		g.markJoined(gm, p)
+		g.prepareRebalance(w, gm.MemberID+" rejoins with new metadata")
+	case Empty:
+		g.markJoined(gm, p)
+		g.prepareRebalance(w, gm.MemberID+" joins")
+	}
+}
+
+func (g *Group) markJoined(gm *GroupMember, p *Packet) {
+	if !gm.Joined {
+		g.joinSeq++
+		gm.joinOrder = g.joinSeq
+	}
+	gm.Joined = true
+	gm.joinPkt = p
+}
+
+// staticRejoin swaps a new member id in for a returning static member: same
+// assignment, no rebalance, no new generation (KIP-345).
+func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
+	old := g.members[oldID]
+	nr := *r
+	nr.MemberID = w.issueMemberID(r.Client)
+	delete(g.members, oldID)
+	g.fenced[oldID] = true
+	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
+		Owned: old.Owned, OwnedGen: old.OwnedGen, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
+		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
+	g.members[gm.MemberID] = gm
+	g.static[r.InstanceID] = gm.MemberID
+	if g.Leader == oldID {
+		g.Leader = gm.MemberID
+	}
+	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s: %s swapped in, same assignment, generation stays %d",
+		r.InstanceID, gm.MemberID, oldID, g.Generation)
+	switch g.State {
+	case Stable, CompletingRebalance:
+		if !sameTopics(old.Topics, r.Topics) {
+			g.markJoined(gm, p)
+			g.prepareRebalance(w, "static member "+r.InstanceID+" changed its subscription")
+			return
+		}
+		g.answerJoin(w, gm, p)
+	case PreparingRebalance:
+		g.markJoined(gm, p)
+	default:
+		g.markJoined(gm, p)
+		g.prepareRebalance(w, gm.MemberID+" joins")
+	}
+}
+
+// answerJoin answers one member's JoinGroup with the generation in force.
+func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
+	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
+	w.reply(p, None, fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader)), resp)
+}
+
+// prepareRebalance moves the group to PreparingRebalance and tells every
+// member that has not joined yet.
+func (g *Group) prepareRebalance(w *World, reason string) {
+	if g.State == PreparingRebalance {
+		return
+	}
+	if g.State == CompletingRebalance {
+		for _, gm := range g.Members() {
+			if gm.syncPkt != nil {
+				w.reply(gm.syncPkt, RebalanceInProgress, "", nil)
+				gm.syncPkt = nil
+			}
+		}
+	}
+	g.transition(w, PreparingRebalance, reason)
+	g.RebalanceStarts++
+	g.roundStart = w.Tick
+	timeout := 0
+	for _, gm := range g.Members() {
+		if gm.RebalanceTimeout > timeout {
+			timeout = gm.RebalanceTimeout
+		}
+	}
+	g.deadline = w.Tick + timeout
+	start := g.roundStart
+	w.after(g.deadline, func(w *World) {
+		if g.State == PreparingRebalance && g.roundStart == start {
+			g.completeJoin(w)
+		}
+	})
+	for _, gm := range g.Members() {
+		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
+			gm.Joined = false
+			gm.joinPkt = nil
+		}
+		if !gm.Joined {
+			w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+				Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin"})
+		}
+	}
+}
+
+// tick ends the coordinator's part of a tick: a join round whose members
+// have all joined completes here, so JoinGroups that arrive in one tick are
+// answered in one generation.
+func (g *Group) tick(w *World) {
+	if g.State != PreparingRebalance {
+		return
+	}
+	for _, gm := range g.members {
+		if !gm.Joined {
+			return
+		}
+	}
+	g.completeJoin(w)
+}
+
+func (g *Group) completeJoin(w *World) {
+	for _, gm := range g.Members() {
+		if !gm.Joined && gm.InstanceID == "" {
+			g.removeMember(w, gm.MemberID, fmt.Sprintf("did not rejoin within the rebalance timeout (%d)", g.deadline-g.roundStart))
+		}
+	}
+	g.Generation++
+	if len(g.members) == 0 {
+		g.Leader = ""
+		g.transition(w, Empty, "no members")
+		w.event(EvGeneration, "", "generation %d: no members", g.Generation)
+		return
+	}
+	joined := []*GroupMember{}
+	for _, gm := range g.Members() {
+		if gm.Joined {
+			joined = append(joined, gm)
+		}
+	}
+	sort.SliceStable(joined, func(i, j int) bool { return joined[i].joinOrder < joined[j].joinOrder })
+	if _, ok := g.members[g.Leader]; !ok || !g.members[g.Leader].Joined {
+		g.Leader = joined[0].MemberID
+	}
+	g.Protocol = g.chooseProtocol()
+	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
+	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Protocol, memberIDs(g.Members()))
+	var list []assign.Member
+	for _, gm := range g.Members() {
+		list = append(list, assign.Member{MemberID: gm.MemberID, InstanceID: gm.InstanceID, Topics: gm.Topics,
+			Owned: gm.Owned, Generation: gm.OwnedGen})
+	}
+	for _, gm := range joined {
+		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
+		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
+		if gm.MemberID == g.Leader {
+			resp.Members = list
+			summary += ", members " + memberIDs(g.Members())
+		}
+		if gm.joinPkt != nil {
+			w.reply(gm.joinPkt, None, summary, resp)
+		}
+		gm.joinPkt = nil
+		gm.Joined = false
+	}
+}
+
+// chooseProtocol picks the strategy most members name (ties: the leader's).
+func (g *Group) chooseProtocol() string {
+	count := map[string]int{}
+	for _, gm := range g.members {
+		count[gm.Strategy]++
+	}
+	best := g.members[g.Leader].Strategy
+	for _, s := range assign.Strategies {
+		if count[s] > count[best] {
+			best = s
+		}
+	}
+	return best
+}
+
+func memberIDs(ms []*GroupMember) string {
+	s := "["
+	for i, m := range ms {
+		if i > 0 {
+			s += " "
+		}
+		s += m.MemberID
+	}
+	return s + "]"
+}
+
+func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
+	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
+		w.reply(p, code, "", nil)
+		return
+	}
+	gm := g.members[r.MemberID]
+	switch g.State {
+	case PreparingRebalance:
+		w.reply(p, RebalanceInProgress, "", nil)
+	case Stable:
+		g.answerSync(w, gm, p)
+	case CompletingRebalance:
+		if r.MemberID != g.Leader {
+			gm.syncPkt = p
+			return
+		}
+		for id, tps := range r.Plan {
+			if m := g.members[id]; m != nil {
+				m.Assignment = append([]TopicPartition{}, tps...)
+			}
+		}
+		g.transition(w, Stable, fmt.Sprintf("leader %s sent the plan", r.MemberID))
+		g.answerSync(w, gm, p)
+		for _, m := range g.Members() {
+			if m.syncPkt != nil {
+				g.answerSync(w, m, m.syncPkt)
+				m.syncPkt = nil
+			}
+		}
+	default:
+		w.reply(p, UnknownMemberID, "", nil)
+	}
+}
+
+func (g *Group) answerSync(w *World, gm *GroupMember, p *Packet) {
+	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: append([]TopicPartition{}, gm.Assignment...)})
+}
+
+func (g *Group) onLeave(w *World, p *Packet, r *leaveReq) {
+	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
+		w.reply(p, code, "", nil)
+		return
+	}
+	g.removeMember(w, r.MemberID, "LeaveGroup")
+	w.reply(p, None, "", nil)
+	if g.State != Empty {
+		g.prepareRebalance(w, r.MemberID+" left")
+	}
+}
+
+// processStopped is the implicit heartbeat thread going quiet: the
+// coordinator last heard the member now and removes it after the session
+// timeout.
+func (g *Group) processStopped(w *World, m *Member) {
+	gm := g.members[m.MemberID]
+	if gm == nil || gm.Inc != m.Inc {
+		return
+	}
+	gm.silentSince = w.Tick
+	since, id := w.Tick, gm.MemberID
+	w.after(since+gm.SessionTimeout, func(w *World) {
+		cur := g.members[id]
+		if cur == nil || cur.silentSince != since {
+			return
+		}
+		g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))
+		if g.State != Empty {
+			g.prepareRebalance(w, id+" timed out")
+		}
+	})
+}
+
+func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
+	resp := &commitResp{Partitions: r.Partitions, Offsets: r.Offsets, Sync: r.Sync}
+	code := g.checkMember(r.MemberID, r.InstanceID, r.Generation)
+	if code == None && g.State == CompletingRebalance {
+		code = RebalanceInProgress
+	}
+	if code != None {
+		w.reply(p, code, "", resp)
+		return
+	}
+	for i, tp := range r.Partitions {
+		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
+			MemberID: r.MemberID, PID: -1, State: "committed"}
+		g.OffsetsLog = append(g.OffsetsLog, rec)
+		g.offsets[tp] = rec
+	}
+	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, offsetSummary(w, r.Partitions, r.Offsets))
+	w.reply(p, None, offsetSummary(w, r.Partitions, r.Offsets), resp)
+}
+
+func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
+	resp := &offsetFetchResp{Partitions: r.Partitions}
+	code := None
+	for _, tp := range r.Partitions {
+		off := -1
+		if rec, ok := g.offsets[tp]; ok {
+			off = rec.Offset
+		}
+		if g.HasPending(tp) {
+			code = UnstableOffsetCommit
+		}
+		resp.Offsets = append(resp.Offsets, off)
+	}
+	w.reply(p, code, offsetSummary(w, resp.Partitions, resp.Offsets), resp)
+}
+
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func samePartitions(a, b []TopicPartition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,136 @@
+package sim
+
+import "github.com/kgrepl/kgrepl/sim/assign"
+
+// TopicPartition is re-exported from assign so the engine and the assignors
+// speak of partitions the same way.
+type TopicPartition = assign.TopicPartition
+
+// TxnMark is the transactional state of a data cell, as a reader sees it.
+type TxnMark int
+
+const (
+	NotTransactional TxnMark = iota
+	TxnOpen                  // written in a transaction that has no marker yet
+	TxnCommitted             // a COMMIT marker follows
+	TxnAborted               // an ABORT marker follows: read_committed skips it
+)
+
+func (m TxnMark) String() string {
+	return [...]string{"-", "open", "committed", "aborted"}[m]
+}
+
+// Cell is one record of a partition log: data, or a control record (marker).
+type Cell struct {
+	Offset   int
+	Value    string // "o2.3" for input, "inv(o2.3)" for output, "COMMIT"/"ABORT" for a marker
+	Source   string // for an invoice, the input record it was made from
+	Producer string // client id that wrote it; "" for the upstream input producer
+	PID      int64  // producer id; -1 without idempotence
+	Epoch    int
+	Seq      int // sequence number; -1 without idempotence
+	Txn      TxnMark
+	Control  string // "COMMIT" or "ABORT" for a marker, else ""
+	Tick     int
+}
+
+// IsData is true for a data record (not a marker).
+func (c Cell) IsData() bool { return c.Control == "" }
+
+// batchRecord is what the leader remembers of one of a PID's last batches.
+type batchRecord struct {
+	seq, offset int
+}
+
+// producerEntry is the partition leader's state for one PID (Kafka's
+// ProducerStateEntry): its epoch and its last five batches.
+type producerEntry struct {
+	epoch   int
+	batches []batchRecord // at most idempotenceWindow, oldest first
+}
+
+// idempotenceWindow is how many batches per PID a partition leader keeps
+// (max.in.flight.requests.per.connection = 5).
+const idempotenceWindow = 5
+
+// AbortedTxn is one entry of a partition's aborted transaction index.
+type AbortedTxn struct {
+	PID         int64
+	First, Last int // offsets of the first record and of the ABORT marker
+}
+
+// PartitionLog is one partition on B1 (replication factor 1, so the high
+// watermark is the log end).
+type PartitionLog struct {
+	TP        TopicPartition
+	Cells     []Cell
+	openTxn   map[int64]int // PID -> first offset of its open transaction
+	producers map[int64]*producerEntry
+	Aborted   []AbortedTxn
+}
+
+func newLog(tp TopicPartition) *PartitionLog {
+	return &PartitionLog{TP: tp, openTxn: map[int64]int{}, producers: map[int64]*producerEntry{}}
+}
+
+// HW is the high watermark: with one replica, the log end offset.
+func (l *PartitionLog) HW() int { return len(l.Cells) }
+
+// LSO is the last stable offset: the first offset of the oldest open
+// transaction, or the high watermark when none is open.
+func (l *PartitionLog) LSO() int {
+	lso := l.HW()
+	for _, first := range l.openTxn {
+		if first < lso {
+			lso = first
+		}
+	}
+	return lso
+}
+
+// OpenTxnFirst gives the first offset of pid's open transaction here.
+func (l *PartitionLog) OpenTxnFirst(pid int64) (int, bool) {
+	o, ok := l.openTxn[pid]
+	return o, ok
+}
+
+func (l *PartitionLog) append(c Cell) int {
+	c.Offset = len(l.Cells)
+	if c.Txn == TxnOpen {
+		if _, ok := l.openTxn[c.PID]; !ok {
+			l.openTxn[c.PID] = c.Offset
+		}
+	}
+	l.Cells = append(l.Cells, c)
+	return c.Offset
+}
+
+// writeMarker ends pid's open transaction here with a COMMIT or ABORT
+// control record and marks its cells.
+func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) {
+	first, ok := l.openTxn[pid]
+	if !ok {
+		return // nothing of this transaction reached this partition
+	}
+	mark, name := TxnCommitted, "COMMIT"
+	if !commit {
+		mark, name = TxnAborted, "ABORT"
+	}
+	for i := first; i < len(l.Cells); i++ {
+		if l.Cells[i].PID == pid && l.Cells[i].Txn == TxnOpen {
+			l.Cells[i].Txn = mark
+		}
+	}
+	delete(l.openTxn, pid)
+	off := l.append(Cell{Value: name, Control: name, PID: pid, Epoch: epoch, Seq: -1, Txn: mark, Tick: tick})
+	if !commit {
+		l.Aborted = append(l.Aborted, AbortedTxn{PID: pid, First: first, Last: off})
+	}
+}
+
+// ReadCommitted reports whether a read_committed reader returns cell i:
+// below the LSO, a data record, and not part of an aborted transaction.
+func (l *PartitionLog) ReadCommitted(i int) bool {
+	c := l.Cells[i]
+	return i < l.LSO() && c.IsData() && c.Txn != TxnAborted && c.Txn != TxnOpen
+}

@@ -1,0 +1,795 @@
+package sim
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// Phase is where a member stands in the group protocol, as the client sees it.
+type Phase int
+
+const (
+	PhaseFinding         Phase = iota // FindCoordinator in flight
+	PhaseJoining                      // JoinGroup sent, waiting for the answer
+	PhaseSyncing                      // SyncGroup sent
+	PhaseFetchingOffsets              // OffsetFetch for new partitions in flight
+	PhaseStable                       // member of the generation, with its assignment
+	PhaseOut                          // not in the group: left after a poll timeout or found itself removed
+	PhaseClosed                       // closed or crashed
+)
+
+func (p Phase) String() string {
+	return [...]string{"FindingCoordinator", "Joining", "Syncing", "FetchingOffsets", "Stable", "OutOfGroup", "Closed"}[p]
+}
+
+// Loop is where the application thread stands in its poll loop.
+type Loop int
+
+const (
+	LoopIdle       Loop = iota // about to call poll()
+	LoopFetching               // in poll(): a Fetch in flight or parked at the broker
+	LoopProcessing             // processing the batch poll returned
+	LoopCommitting             // in commitSync()
+	LoopFlushing               // waiting for every produce answer
+	LoopInitPID                // waiting for InitProducerId
+	LoopTxnOffsets             // in sendOffsetsToTransaction
+	LoopTxnEnd                 // in commitTransaction / abortTransaction
+	LoopWaiting                // waiting for a retry backoff
+)
+
+func (l Loop) String() string {
+	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
+}
+
+// fetched is one record a poll returned.
+type fetched struct {
+	TP     TopicPartition
+	Offset int
+	Value  string
+}
+
+// Member is one client process: a consumer with its heartbeat thread, and
+// the producer that writes its invoices.
+type Member struct {
+	Client string // C2
+	Inc    int    // which process of this client (restart starts the next)
+	Cfg    ClientConfig
+	Topics []string
+	Alive  bool
+	// Zombie marks a process that runs on after its client was replaced: the
+	// old process of a restart caught in a slow record, or a fenced static
+	// instance. It finishes what it has in hand and stops at its next poll.
+	Zombie bool
+
+	// The group protocol, client side.
+	MemberID   string
+	Generation int
+	Leader     string
+	Phase      Phase
+	Owned      []TopicPartition // the assignment in force, sorted
+	positions  map[TopicPartition]int
+	processed  map[TopicPartition]int
+	committed  map[TopicPartition]int
+	rejoin     bool             // send JoinGroup at the next poll
+	revoke     []TopicPartition // cooperative: revoke these at the next poll
+	joinedGen  int              // generation of Owned, sent as sticky user data
+
+	// The application thread.
+	loop         Loop
+	fetchID      int
+	batch        []fetched
+	batchIdx     int
+	workLeft     int
+	workedAt     int
+	slowNext     bool
+	slowNow      bool
+	leftPollAt   int // tick the application last returned from poll()
+	rotate       TopicPartition
+	hasRotate    bool
+	nextAuto     int
+	crashAfter   int // crash once this many more records are done; -1 = never
+	closing      bool
+	afterCommit  func(*World) // what the loop does when commitSync returns
+	afterFlush   func(*World)
+	pendingFetch bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
+
+	prod producer
+	txn  clientTxn
+}
+
+func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
+	return &Member{
+		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
+		Generation: -1, positions: map[TopicPartition]int{}, processed: map[TopicPartition]int{},
+		committed: map[TopicPartition]int{}, crashAfter: -1, leftPollAt: -1, workedAt: -1,
+		prod: newProducer(),
+	}
+}
+
+// Static reports whether the member has a group.instance.id.
+func (m *Member) Static() bool { return m.Cfg.InstanceID != "" }
+
+// Loop reports the application thread's state.
+func (m *Member) LoopState() Loop { return m.loop }
+
+// Batch lists the records of the batch in hand and how far processing got.
+func (m *Member) Batch() (records []string, done int) {
+	for _, f := range m.batch {
+		records = append(records, f.Value)
+	}
+	return records, m.batchIdx
+}
+
+// Position is the fetch position on tp (false when not positioned).
+func (m *Member) Position(tp TopicPartition) (int, bool) {
+	p, ok := m.positions[tp]
+	return p, ok
+}
+
+// Processing reports whether the member has a record in hand, and whether it is slow.
+func (m *Member) Processing() (bool, bool) { return m.loop == LoopProcessing, m.slowNow }
+
+// InGroup reports whether the member believes it belongs to the group.
+func (m *Member) InGroup() bool {
+	return m.Alive && m.MemberID != "" && m.Phase != PhaseOut && m.Phase != PhaseClosed
+}
+
+// Settled reports whether the member holds its final assignment: stable,
+// nothing to revoke, no rejoin pending, offsets fetched.
+func (m *Member) Settled() bool {
+	return m.Phase == PhaseStable && !m.rejoin && len(m.revoke) == 0 && !m.pendingFetch
+}
+
+func (m *Member) protocol() assign.Protocol {
+	a, err := assign.New(m.Cfg.Assignor, m.Cfg.StickyRules)
+	if err != nil {
+		return assign.Eager
+	}
+	return a.Protocol()
+}
+
+func (m *Member) send(w *World, p *Packet) *Packet {
+	p.From, p.FromInc = m.Client, m.Inc
+	if p.To == "" {
+		p.To = Broker
+	}
+	w.send(p)
+	return p
+}
+
+// start begins a new process: find the coordinator, then join.
+func (m *Member) start(w *World) {
+	m.Phase = PhaseFinding
+	m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
+	m.send(w, &Packet{Type: FindCoordinator, Summary: "group " + w.Group.ID})
+	if m.Cfg.Producer() != ProducerPlain {
+		m.initProducer(w)
+	}
+	w.event(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
+}
+
+// joinRequest is what this member sends in JoinGroup.
+func (m *Member) joinRequest() *joinReq {
+	r := &joinReq{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
+		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
+	r.Owned = append([]TopicPartition{}, m.Owned...)
+	return r
+}
+
+func (m *Member) sendJoin(w *World) {
+	m.Phase = PhaseJoining
+	m.rejoin = false
+	req := m.joinRequest()
+	s := "subscribe " + strings.Join(m.Topics, ",")
+	if m.protocol() == assign.Cooperative {
+		s += ", owns " + partList(w, m.Owned)
+	}
+	m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+}
+
+// receive handles an answer (or a notification) from B1.
+func (m *Member) receive(w *World, p *Packet) {
+	switch p.Type {
+	case FindCoordinator:
+		if m.Phase == PhaseFinding {
+			m.sendJoin(w)
+		}
+	case RebalanceNotification:
+		if p.Error == UnknownMemberID {
+			m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
+			return
+		}
+		if m.InGroup() {
+			m.rejoin = true
+		}
+	case JoinGroup:
+		m.onJoinResponse(w, p)
+	case SyncGroup:
+		m.onSyncResponse(w, p)
+	case OffsetFetch:
+		m.onOffsetFetchResponse(w, p)
+	case OffsetCommit:
+		m.onCommitResponse(w, p)
+	case Fetch:
+		m.onFetchResponse(w, p)
+	case Produce:
+		m.onProduceResponse(w, p)
+	case InitProducerID:
+		m.onInitPIDResponse(w, p)
+	case AddPartitionsToTxn:
+		m.onAddPartitionsResponse(w, p)
+	case AddOffsetsToTxn:
+		m.onAddOffsetsResponse(w, p)
+	case TxnOffsetCommit:
+		m.onTxnOffsetCommitResponse(w, p)
+	case EndTxn:
+		m.onEndTxnResponse(w, p)
+	}
+}
+
+func (m *Member) onJoinResponse(w *World, p *Packet) {
+	if m.Phase != PhaseJoining {
+		return
+	}
+	switch p.Error {
+	case None:
+	case UnknownMemberID:
+		m.MemberID = ""
+		m.sendJoin(w)
+		return
+	case FencedInstanceID, InconsistentGroupProtocol:
+		m.fatal(w, p.Error.String()+" on JoinGroup")
+		return
+	default:
+		m.rejoin = true
+		return
+	}
+	r := p.Body.(*joinResp)
+	m.MemberID, m.Generation, m.Leader = r.MemberID, r.Generation, r.Leader
+	m.Phase = PhaseSyncing
+	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
+	summary := "empty"
+	if r.Leader == m.MemberID && len(r.Members) > 0 {
+		a, err := assign.New(r.Protocol, m.Cfg.StickyRules)
+		if err != nil {
+			a, _ = assign.New("range", m.Cfg.StickyRules)
+		}
+		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.topicSize})
+		summary = "plan " + planSummary(w, req.Plan, r.Members)
+		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
+	}
+	m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req})
+}
+
+func (m *Member) onSyncResponse(w *World, p *Packet) {
+	if m.Phase != PhaseSyncing {
+		return
+	}
+	switch p.Error {
+	case None:
+	case UnknownMemberID:
+		m.MemberID = ""
+		m.sendJoin(w)
+		return
+	case FencedInstanceID:
+		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
+		return
+	default: // REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION: join again
+		m.sendJoin(w)
+		return
+	}
+	got := p.Body.(*syncResp).Assignment
+	m.joinedGen = m.Generation
+	var added []TopicPartition
+	if m.protocol() == assign.Eager {
+		m.Owned = append([]TopicPartition{}, got...)
+		added = m.Owned
+		m.positions = map[TopicPartition]int{}
+	} else {
+		keep := map[TopicPartition]bool{}
+		for _, tp := range got {
+			keep[tp] = true
+		}
+		own := map[TopicPartition]bool{}
+		for _, tp := range m.Owned {
+			own[tp] = true
+			if !keep[tp] {
+				m.revoke = append(m.revoke, tp)
+			}
+		}
+		for _, tp := range got {
+			if !own[tp] {
+				added = append(added, tp)
+				m.Owned = append(m.Owned, tp)
+			}
+		}
+		assign.SortPartitions(m.Owned)
+	}
+	w.event(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, partList(w, got))
+	if len(added) == 0 {
+		m.Phase = PhaseStable
+		return
+	}
+	m.Phase = PhaseFetchingOffsets
+	m.sendOffsetFetch(w, added)
+}
+
+func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
+	m.pendingFetch = false
+	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}})
+}
+
+func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
+	if m.Phase != PhaseFetchingOffsets {
+		return
+	}
+	r := p.Body.(*offsetFetchResp)
+	if p.Error == UnstableOffsetCommit {
+		// A transaction is still committing offsets for one of these: ask again.
+		m.pendingFetch = true
+		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
+		tps := r.Partitions
+		w.after(w.Tick+m.Cfg.RetryBackoff, func(w *World) {
+			if m.Alive && m.Phase == PhaseFetchingOffsets && m.pendingFetch {
+				m.sendOffsetFetch(w, tps)
+			}
+		})
+		return
+	}
+	for i, tp := range r.Partitions {
+		off := r.Offsets[i]
+		if off < 0 {
+			off = 0 // auto.offset.reset=earliest
+		}
+		if !m.owns(tp) {
+			continue
+		}
+		m.positions[tp] = off
+		m.processed[tp] = off
+		m.committed[tp] = r.Offsets[i]
+	}
+	m.Phase = PhaseStable
+}
+
+func (m *Member) owns(tp TopicPartition) bool {
+	i := sort.Search(len(m.Owned), func(i int) bool { return !m.Owned[i].Less(tp) })
+	return i < len(m.Owned) && m.Owned[i] == tp
+}
+
+// inPoll is true while the application thread is inside poll(), where the
+// consumer runs rebalances and callbacks.
+func (m *Member) inPoll() bool { return m.loop == LoopIdle || m.loop == LoopFetching }
+
+// act runs the application thread for this tick.
+func (m *Member) act(w *World) {
+	for guard := 0; guard < 8 && m.Alive; guard++ {
+		switch m.loop {
+		case LoopIdle, LoopFetching:
+			if !m.poll(w) {
+				return
+			}
+		case LoopProcessing:
+			if m.workedAt == w.Tick {
+				w.wakeNext(m) // one tick of work per tick
+				return
+			}
+			m.workedAt = w.Tick
+			m.work(w)
+			return
+		default:
+			return // waiting for an answer
+		}
+	}
+}
+
+// poll is one pass of KafkaConsumer.poll(): rebalance work first, then the
+// auto-commit, then a Fetch. It reports whether the loop moved on and
+// should be run again this tick.
+func (m *Member) poll(w *World) bool {
+	if m.closing {
+		m.finishClose(w)
+		return false
+	}
+	if m.Zombie {
+		m.stopZombie(w) // it finished what it had in hand
+		return false
+	}
+	if m.Phase == PhaseOut {
+		// Back in poll() after leaving or being removed: join as a new member.
+		m.abandonFetch()
+		m.MemberID, m.Generation = "", -1
+		m.Owned = nil
+		m.positions = map[TopicPartition]int{}
+		m.sendJoin(w)
+		return false
+	}
+	if len(m.revoke) > 0 {
+		m.abandonFetch()
+		return m.revokeCooperative(w)
+	}
+	if m.rejoin && m.Phase == PhaseStable {
+		m.abandonFetch()
+		if m.protocol() == assign.Eager {
+			// onJoinPrepare: commit what was consumed, revoke everything.
+			if m.commitNeeded(m.commitPositions()) {
+				m.commitSync(w, m.commitPositions(), func(w *World) { m.loop = LoopIdle })
+				return false
+			}
+			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
+			m.Owned = nil
+			m.positions = map[TopicPartition]int{}
+		}
+		m.sendJoin(w)
+		if m.protocol() == assign.Eager {
+			return false
+		}
+	}
+	if !m.producerReady(w) {
+		return false
+	}
+	if m.loop == LoopFetching {
+		return false // a Fetch is already out
+	}
+	if m.Cfg.Commit == CommitAuto && m.Cfg.Producer() != ProducerTransactional && m.InGroup() && w.Tick >= m.nextAuto {
+		offs := m.fetchPositions()
+		if m.commitNeeded(offs) {
+			m.sendCommit(w, offs, false)
+		}
+		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
+	}
+	tps := m.fetchable()
+	if len(tps) == 0 {
+		return false
+	}
+	m.fetchID++
+	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords}
+	for _, tp := range tps {
+		req.Offsets = append(req.Offsets, m.positions[tp])
+	}
+	m.loop = LoopFetching
+	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
+	return false
+}
+
+// fetchable lists owned, positioned partitions, starting after the last
+// partition the previous poll read from (the fetcher's rotation).
+func (m *Member) fetchable() []TopicPartition {
+	var tps []TopicPartition
+	for _, tp := range m.Owned {
+		if _, ok := m.positions[tp]; ok && !m.revoking(tp) {
+			tps = append(tps, tp)
+		}
+	}
+	if m.hasRotate && len(tps) > 1 {
+		i := sort.Search(len(tps), func(i int) bool { return m.rotate.Less(tps[i]) })
+		tps = append(tps[i:], tps[:i]...)
+	}
+	return tps
+}
+
+func (m *Member) revoking(tp TopicPartition) bool {
+	for _, r := range m.revoke {
+		if r == tp {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Member) abandonFetch() {
+	if m.loop == LoopFetching {
+		m.fetchID++ // a late answer is ignored
+		m.loop = LoopIdle
+	}
+}
+
+func (m *Member) onFetchResponse(w *World, p *Packet) {
+	r := p.Body.(*fetchResp)
+	if m.loop != LoopFetching || r.ID != m.fetchID {
+		return
+	}
+	var batch []fetched
+	for _, f := range r.Records {
+		if pos, ok := m.positions[f.TP]; ok && pos == f.Offset && m.owns(f.TP) {
+			batch = append(batch, f)
+			m.positions[f.TP] = f.Offset + 1
+		}
+	}
+	if len(batch) == 0 {
+		m.loop = LoopIdle
+		return
+	}
+	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
+	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
+	m.leftPollAt = w.Tick
+	m.armPollTimer(w)
+	if m.Cfg.Producer() == ProducerTransactional {
+		m.beginTxn(w)
+	}
+	if m.Cfg.Commit == CommitBefore && m.Cfg.Producer() != ProducerTransactional {
+		m.commitSync(w, m.fetchPositions(), func(w *World) { m.loop = LoopProcessing })
+		return
+	}
+	m.loop = LoopProcessing
+}
+
+// armPollTimer starts the heartbeat thread's max.poll.interval check for the
+// stretch outside poll() that began at leftPollAt.
+func (m *Member) armPollTimer(w *World) {
+	since := m.leftPollAt
+	w.after(since+m.Cfg.MaxPollInterval, func(w *World) {
+		if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
+			return
+		}
+		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
+			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
+		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+		m.Phase = PhaseOut
+	})
+}
+
+// work spends one tick on the record in hand.
+func (m *Member) work(w *World) {
+	if m.batchIdx >= len(m.batch) {
+		m.batchDone(w)
+		return
+	}
+	f := m.batch[m.batchIdx]
+	if m.workLeft == 0 {
+		m.workLeft = m.Cfg.ProcessTicks
+		m.slowNow = false
+		if m.slowNext {
+			m.slowNext = false
+			m.slowNow = true
+			m.workLeft = m.Cfg.SlowTicks
+			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Client, f.Value, m.Cfg.SlowTicks)
+		}
+	}
+	m.workLeft--
+	if m.workLeft > 0 {
+		w.wakeNext(m)
+		return
+	}
+	m.slowNow = false
+	m.processed[f.TP] = f.Offset + 1
+	m.batchIdx++
+	w.processed++
+	w.event(EvProcessed, m.Client, "%s processed %s", m.Client, f.Value)
+	w.sideEffect(m, f.Value)
+	m.produceInvoice(w, f)
+	if m.crashAfter > 0 {
+		m.crashAfter--
+		if m.crashAfter == 0 {
+			m.crash(w, true)
+			return
+		}
+	}
+	if m.closing {
+		m.batch = m.batch[:m.batchIdx] // the rest of the batch is left unprocessed
+		m.finishClose(w)
+		return
+	}
+	if m.batchIdx < len(m.batch) {
+		w.wakeNext(m)
+		return
+	}
+	m.batchDone(w)
+}
+
+// batchDone runs the end of one loop iteration: commit as the mode says,
+// then back to poll().
+func (m *Member) batchDone(w *World) {
+	m.batch, m.batchIdx = nil, 0
+	switch {
+	case m.Cfg.Producer() == ProducerTransactional:
+		m.commitTxn(w, m.processedPositions(), func(w *World) { m.backToPoll(w) })
+	case m.Cfg.Commit == CommitAfter:
+		m.flush(w, func(w *World) {
+			m.commitSync(w, m.processedPositions(), func(w *World) { m.backToPoll(w) })
+		})
+	default:
+		m.backToPoll(w)
+	}
+}
+
+func (m *Member) backToPoll(w *World) {
+	m.loop = LoopIdle
+	w.wakeUp(m)
+}
+
+// commitPositions is what a commit on revocation or close commits: the
+// processed positions for commit-after, the fetch positions for auto.
+func (m *Member) commitPositions() map[TopicPartition]int {
+	if m.Cfg.Commit == CommitAuto {
+		return m.fetchPositions()
+	}
+	return m.processedPositions()
+}
+
+func (m *Member) fetchPositions() map[TopicPartition]int {
+	out := map[TopicPartition]int{}
+	for _, tp := range m.Owned {
+		if p, ok := m.positions[tp]; ok {
+			out[tp] = p
+		}
+	}
+	return out
+}
+
+func (m *Member) processedPositions() map[TopicPartition]int {
+	out := map[TopicPartition]int{}
+	for _, tp := range m.Owned {
+		if p, ok := m.processed[tp]; ok {
+			out[tp] = p
+		}
+	}
+	return out
+}
+
+func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
+	if m.Cfg.Commit == CommitBefore || m.Cfg.Producer() == ProducerTransactional {
+		return false
+	}
+	for tp, o := range offs {
+		if c, ok := m.committed[tp]; !ok || c != o {
+			return true
+		}
+	}
+	return false
+}
+
+// commitSync sends an OffsetCommit and blocks the loop until it is answered.
+func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then func(*World)) {
+	if len(offs) == 0 {
+		then(w)
+		return
+	}
+	m.loop = LoopCommitting
+	m.afterCommit = then
+	m.sendCommit(w, offs, true)
+}
+
+func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
+	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync}
+	for _, tp := range sortedKeys(offs) {
+		req.Partitions = append(req.Partitions, tp)
+		req.Offsets = append(req.Offsets, offs[tp])
+	}
+	m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", gen " + itoa(m.Generation) + ", " + orDash(m.MemberID), Body: req})
+}
+
+func (m *Member) onCommitResponse(w *World, p *Packet) {
+	r := p.Body.(*commitResp)
+	if p.Error == None {
+		for i, tp := range r.Partitions {
+			m.committed[tp] = r.Offsets[i]
+		}
+	} else {
+		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.Client, p.Error)
+		m.onFenced(w, p.Error)
+	}
+	if r.Sync && m.loop == LoopCommitting {
+		then := m.afterCommit
+		m.afterCommit = nil
+		then(w)
+	}
+}
+
+// onFenced reacts to the group telling this member it is not who it thinks.
+func (m *Member) onFenced(w *World, code ErrorCode) {
+	switch code {
+	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+		if m.Phase != PhaseOut && m.Phase != PhaseClosed {
+			m.Phase = PhaseOut
+		}
+		if code == FencedInstanceID {
+			m.Zombie = true
+		}
+	case RebalanceInProgress:
+		m.rejoin = true
+	}
+}
+
+// leaveGroupState marks the member out of the group; it rejoins at its next poll.
+func (m *Member) leaveGroupState(w *World, why string) {
+	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
+		return
+	}
+	w.event(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	m.Phase = PhaseOut
+}
+
+// revokeCooperative gives up the partitions the new assignment dropped
+// (onPartitionsRevoked, committing them first), then rejoins at once.
+func (m *Member) revokeCooperative(w *World) bool {
+	offs := map[TopicPartition]int{}
+	all := m.commitPositions()
+	for _, tp := range m.revoke {
+		if o, ok := all[tp]; ok {
+			offs[tp] = o
+		}
+	}
+	if m.commitNeeded(offs) {
+		m.commitSync(w, offs, func(w *World) {
+			m.committedRevoke(offs)
+			m.loop = LoopIdle
+			w.wakeUp(m)
+		})
+		return false
+	}
+	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
+	var keep []TopicPartition
+	for _, tp := range m.Owned {
+		if !m.revoking(tp) {
+			keep = append(keep, tp)
+		} else {
+			delete(m.positions, tp)
+		}
+	}
+	m.Owned, m.revoke = keep, nil
+	m.sendJoin(w)
+	return true
+}
+
+func (m *Member) committedRevoke(offs map[TopicPartition]int) {
+	for tp, o := range offs {
+		m.committed[tp] = o
+	}
+}
+
+// Crash stops the process at once (or, with after, it has just finished the
+// records it was allowed).
+func (m *Member) crash(w *World, stop bool) {
+	if !m.Alive {
+		return
+	}
+	if stop {
+		w.stopEvent(EvCrash, m.Client, "%s crashes", m.Client)
+	} else {
+		w.event(EvCrash, m.Client, "%s crashes", m.Client)
+	}
+	m.die(w)
+}
+
+func (m *Member) die(w *World) {
+	m.Alive = false
+	m.Phase = PhaseClosed
+	m.loop = LoopIdle
+	delete(w.wake, m)
+	w.Group.processStopped(w, m)
+}
+
+func (m *Member) fatal(w *World, why string) {
+	w.event(EvFenced, m.Client, "%s stops: %s", m.Client, why)
+	m.die(w)
+}
+
+func (m *Member) stopZombie(w *World) {
+	w.event(EvZombie, m.Client, "%s (process %d) stops: it has no place in the group", m.Client, m.Inc)
+	m.die(w)
+}
+
+// finishClose is close(): the record in hand is done; commit as the mode
+// says, LeaveGroup unless static, stop.
+func (m *Member) finishClose(w *World) {
+	m.abandonFetch()
+	done := func(w *World) {
+		if m.InGroup() && !m.Static() {
+			m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+		}
+		w.event(EvClosed, m.Client, "%s closed", m.Client)
+		m.die(w)
+	}
+	switch {
+	case m.Cfg.Producer() == ProducerTransactional && m.txn.open:
+		m.commitTxn(w, m.processedPositions(), done)
+	case m.InGroup() && m.commitNeeded(m.commitPositions()):
+		offs := m.commitPositions()
+		m.flush(w, func(w *World) { m.commitSync(w, offs, done) })
+	default:
+		m.flush(w, done)
+	}
+}

@@ -1,0 +1,149 @@
+package sim
+
+import "github.com/kgrepl/kgrepl/sim/assign"
+
+// Request and response bodies. A body is never changed once sent.
+
+type joinReq struct {
+	MemberID         string
+	Client           string
+	Inc              int
+	InstanceID       string
+	Topics           []string
+	Strategy         string
+	RebalanceTimeout int
+	SessionTimeout   int
+	Owned            []TopicPartition // cooperative: what it owns; sticky user data otherwise
+	OwnedGen         int
+}
+
+type joinResp struct {
+	MemberID   string
+	Generation int
+	Leader     string
+	Protocol   string
+	Members    []assign.Member // only for the leader
+}
+
+type syncReq struct {
+	MemberID   string
+	Generation int
+	InstanceID string
+	Plan       assign.Assignment // only from the leader
+}
+
+type syncResp struct {
+	Assignment []TopicPartition
+}
+
+type leaveReq struct {
+	MemberID, InstanceID string
+}
+
+type commitReq struct {
+	MemberID   string
+	Generation int
+	InstanceID string
+	Partitions []TopicPartition
+	Offsets    []int
+	Sync       bool
+}
+
+type commitResp struct {
+	Partitions []TopicPartition
+	Offsets    []int
+	Sync       bool
+}
+
+type offsetFetchReq struct {
+	Partitions []TopicPartition
+}
+
+type offsetFetchResp struct {
+	Partitions []TopicPartition
+	Offsets    []int // -1: no committed offset
+}
+
+type fetchReq struct {
+	ID         int
+	Partitions []TopicPartition
+	Offsets    []int
+	Max        int
+}
+
+type fetchResp struct {
+	ID      int
+	Records []fetched
+}
+
+type produceReq struct {
+	ID       int // the producer's own number for the record, to match answers
+	TP       TopicPartition
+	Value    string
+	Source   string
+	PID      int64
+	Epoch    int
+	Seq      int
+	Txn      bool
+	Producer string
+	Attempt  int
+}
+
+type produceResp struct {
+	ID     int
+	Seq    int
+	Offset int
+	Dup    bool // the leader had this sequence already: not written again
+}
+
+type initPIDReq struct {
+	TransactionalID string
+	Timeout         int
+}
+
+type initPIDResp struct {
+	PID   int64
+	Epoch int
+}
+
+type addPartitionsReq struct {
+	TransactionalID string
+	PID             int64
+	Epoch           int
+	Partitions      []TopicPartition
+}
+
+type addOffsetsReq struct {
+	TransactionalID string
+	PID             int64
+	Epoch           int
+	Group           string
+}
+
+type txnOffsetCommitReq struct {
+	TransactionalID string
+	Group           string
+	PID             int64
+	Epoch           int
+	MemberID        string
+	Generation      int
+	InstanceID      string
+	Partitions      []TopicPartition
+	Offsets         []int
+}
+
+type endTxnReq struct {
+	TransactionalID string
+	PID             int64
+	Epoch           int
+	Commit          bool
+}
+
+type markerReq struct {
+	PID        int64
+	Epoch      int
+	Commit     bool
+	Partitions []TopicPartition
+	Offsets    bool // also __consumer_offsets for the group
+	TxnID      string
+}

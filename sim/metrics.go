@@ -1,0 +1,226 @@
+package sim
+
+import "sort"
+
+// PauseEntry is what one rebalance (the one that formed Generation) paused.
+type PauseEntry struct {
+	Generation     int
+	Partitions     []TopicPartition // sorted
+	PartitionTicks int
+	FirstTick      int
+	LastTick       int
+}
+
+// PauseMeter adds up paused partitions × ticks: during a rebalance, a
+// subscribed partition that no member is consuming counts one per tick.
+type PauseMeter struct {
+	Total   int
+	Entries []PauseEntry // one per rebalance, in generation order
+	active  bool
+	seen    map[int]map[TopicPartition]bool
+	// Series is the running total after each tick (index = tick), for charts.
+	Series []int
+}
+
+func (pm *PauseMeter) init() {
+	pm.seen = map[int]map[TopicPartition]bool{}
+	pm.Series = []int{0}
+}
+
+// Active reports whether a rebalance is under way.
+func (pm *PauseMeter) Active() bool { return pm.active }
+
+func (pm *PauseMeter) account(w *World) {
+	defer func() { pm.Series = append(pm.Series, pm.Total) }()
+	g := w.Group
+	if !pm.active {
+		if g.State != PreparingRebalance && g.State != CompletingRebalance {
+			return
+		}
+		pm.active = true
+	}
+	if w.GroupSettled() {
+		pm.active = false
+		return
+	}
+	gen := g.Generation
+	if g.State == PreparingRebalance {
+		gen++
+	}
+	paused := w.PausedPartitions()
+	e := pm.entry(gen, w.Tick)
+	for _, tp := range paused {
+		if !pm.seen[gen][tp] {
+			pm.seen[gen][tp] = true
+			e.Partitions = append(e.Partitions, tp)
+			sortTPs(e.Partitions)
+		}
+	}
+	e.PartitionTicks += len(paused)
+	e.LastTick = w.Tick
+	pm.Total += len(paused)
+}
+
+func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
+	for i := range pm.Entries {
+		if pm.Entries[i].Generation == gen {
+			return &pm.Entries[i]
+		}
+	}
+	pm.Entries = append(pm.Entries, PauseEntry{Generation: gen, FirstTick: tick, LastTick: tick, Partitions: []TopicPartition{}})
+	pm.seen[gen] = map[TopicPartition]bool{}
+	sort.Slice(pm.Entries, func(i, j int) bool { return pm.Entries[i].Generation < pm.Entries[j].Generation })
+	for i := range pm.Entries {
+		if pm.Entries[i].Generation == gen {
+			return &pm.Entries[i]
+		}
+	}
+	return nil
+}
+
+// PausedPartitions lists the subscribed partitions no live member of the
+// group is consuming now.
+func (w *World) PausedPartitions() []TopicPartition {
+	subscribed := map[string]bool{}
+	for _, gm := range w.Group.members {
+		for _, t := range gm.Topics {
+			subscribed[t] = true
+		}
+	}
+	consumed := map[TopicPartition]bool{}
+	for _, m := range w.current {
+		if m.Alive && m.InGroup() && !m.Zombie {
+			for _, tp := range m.fetchable() {
+				consumed[tp] = true
+			}
+		}
+	}
+	var out []TopicPartition
+	for _, tp := range w.inputTPs {
+		if subscribed[tp.Topic] && !consumed[tp] {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// GroupSettled is `run until stable`'s condition: the coordinator is Stable,
+// no JoinGroup is in flight, and every member is alive and holds its final
+// assignment with its offsets fetched.
+func (w *World) GroupSettled() bool {
+	g := w.Group
+	if g.State != Stable && g.State != Empty {
+		return false
+	}
+	for _, p := range w.sending {
+		if p.Type == JoinGroup || p.Type == SyncGroup || p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == RebalanceNotification {
+			return false
+		}
+	}
+	for _, m := range w.current {
+		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.rejoin) {
+			return false
+		}
+	}
+	for _, gm := range g.members {
+		m := w.process(gm.ClientID, gm.Inc)
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, gm.Assignment) {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadRecord is one record as the audit reader returns it.
+type ReadRecord struct {
+	Partition TopicPartition
+	Offset    int
+	Value     string
+	Source    string
+	Aborted   bool
+	Open      bool
+}
+
+// ReadTopic is the audit reader: the topic from offset 0 at an isolation
+// level. read_committed stops at the LSO and skips aborted records;
+// read_uncommitted reads to the high watermark and sees them.
+func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
+	var out []ReadRecord
+	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
+		if tp.Topic != topic {
+			continue
+		}
+		l := w.logs[tp]
+		for i, c := range l.Cells {
+			if !c.IsData() {
+				continue
+			}
+			if isolation == "read_committed" && !l.ReadCommitted(i) {
+				continue
+			}
+			out = append(out, ReadRecord{Partition: tp, Offset: i, Value: c.Value, Source: c.Source,
+				Aborted: c.Txn == TxnAborted, Open: c.Txn == TxnOpen})
+		}
+	}
+	return out
+}
+
+// HasTopic reports whether the world has a topic of that name.
+func (w *World) HasTopic(t string) bool { _, ok := w.topicSize[t]; return ok }
+
+// Counts are the delivery counters as a reader at one isolation level sees invoices.
+type Counts struct {
+	Duplicates     int      // invoices beyond the first per input record
+	Lost           int      // input records before the committed offset with no invoice
+	DuplicateNames []string // input records with more than one invoice
+	LostNames      []string
+}
+
+// Delivery computes duplicates and lost records at an isolation level.
+func (w *World) Delivery(isolation string) Counts {
+	seen := map[string]int{}
+	for _, r := range w.ReadTopic(w.Topo.Output.Name, isolation) {
+		seen[r.Source]++
+	}
+	var c Counts
+	srcs := make([]string, 0, len(seen))
+	for s := range seen {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		if seen[s] > 1 {
+			c.Duplicates += seen[s] - 1
+			c.DuplicateNames = append(c.DuplicateNames, s)
+		}
+	}
+	for _, tp := range w.inputTPs {
+		rec, ok := w.Group.offsets[tp]
+		if !ok {
+			continue
+		}
+		for off := 0; off < rec.Offset && off < w.logs[tp].HW(); off++ {
+			name := w.RecordName(tp, off)
+			if seen[name] == 0 {
+				c.Lost++
+				c.LostNames = append(c.LostNames, name)
+			}
+		}
+	}
+	return c
+}
+
+// Processed counts records the members have processed.
+func (w *World) Processed() int { return w.processed }
+
+// Rebalances counts generations formed after the first.
+func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
+
+// Lag is the log end minus the committed offset, per input partition.
+func (w *World) Lag(tp TopicPartition) int {
+	hw := w.logs[tp].HW()
+	if rec, ok := w.Group.offsets[tp]; ok {
+		return hw - rec.Offset
+	}
+	return hw
+}

@@ -1,0 +1,414 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+)
+
+// TxnState is a transaction's state on the transaction coordinator.
+type TxnState string
+
+const (
+	TxnEmpty             TxnState = "Empty"
+	TxnOngoing           TxnState = "Ongoing"
+	TxnPrepareCommit     TxnState = "PrepareCommit"
+	TxnPrepareAbort      TxnState = "PrepareAbort"
+	TxnCompleteCommit    TxnState = "CompleteCommit"
+	TxnCompleteAbort     TxnState = "CompleteAbort"
+	TxnPrepareEpochFence TxnState = "PrepareEpochFence"
+	TxnDead              TxnState = "Dead"
+)
+
+// txnTransitions lists the states Kafka lets each state move to
+// (TransactionState's validPreviousStates, read the other way round).
+var txnTransitions = map[TxnState][]TxnState{
+	TxnEmpty:             {TxnEmpty, TxnOngoing, TxnDead},
+	TxnOngoing:           {TxnOngoing, TxnPrepareCommit, TxnPrepareAbort, TxnPrepareEpochFence},
+	TxnPrepareCommit:     {TxnCompleteCommit},
+	TxnPrepareAbort:      {TxnCompleteAbort},
+	TxnCompleteCommit:    {TxnEmpty, TxnOngoing, TxnDead},
+	TxnCompleteAbort:     {TxnEmpty, TxnOngoing, TxnDead},
+	TxnPrepareEpochFence: {TxnPrepareAbort},
+	TxnDead:              {},
+}
+
+// LegalTxnTransition reports whether Kafka allows from -> to.
+func LegalTxnTransition(from, to TxnState) bool {
+	for _, s := range txnTransitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// TxnEntry is one transactional.id in __transaction_state.
+type TxnEntry struct {
+	TransactionalID string
+	PID             int64
+	Epoch           int
+	State           TxnState
+	Partitions      []TopicPartition // data partitions in the open transaction
+	Group           string           // the group whose offsets are in it ("" = none)
+	Start           int              // tick the transaction began (-1: none open)
+	Timeout         int
+	LastUpdate      int
+	markersLeft     int
+	txnSeq          int // counts transactions, so a stale timeout does nothing
+}
+
+// TxnLogRecord is one record of __transaction_state.
+type TxnLogRecord struct {
+	Tick            int
+	TransactionalID string
+	PID             int64
+	Epoch           int
+	State           TxnState
+	Partitions      []TopicPartition
+	Group           string
+}
+
+// TxnTransition is one transaction state change, for the invariant checks.
+type TxnTransition struct {
+	Tick            int
+	TransactionalID string
+	From, To        TxnState
+}
+
+// TxnCoordinator is B1's transaction coordinator.
+type TxnCoordinator struct {
+	entries     map[string]*TxnEntry
+	byPID       map[int64]*TxnEntry
+	Log         []TxnLogRecord
+	Transitions []TxnTransition
+	Aborted     int // transactions aborted
+	TimedOut    int // of them, by transaction.timeout.ms
+}
+
+func newTxnCoordinator() *TxnCoordinator {
+	return &TxnCoordinator{entries: map[string]*TxnEntry{}, byPID: map[int64]*TxnEntry{}}
+}
+
+// Entries lists the transactional ids in name order.
+func (t *TxnCoordinator) Entries() []*TxnEntry {
+	ids := make([]string, 0, len(t.entries))
+	for id := range t.entries {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*TxnEntry, len(ids))
+	for i, id := range ids {
+		out[i] = t.entries[id]
+	}
+	return out
+}
+
+// Entry looks a transactional id up.
+func (t *TxnCoordinator) Entry(id string) *TxnEntry { return t.entries[id] }
+
+func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
+	e := &TxnEntry{TransactionalID: id, PID: pid, State: TxnEmpty, Start: -1, LastUpdate: tick}
+	t.entries[id] = e
+	t.byPID[pid] = e
+	return e
+}
+
+func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
+	t.Transitions = append(t.Transitions, TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
+	if e.State != s {
+		w.event(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
+	}
+	e.State = s
+	e.LastUpdate = w.Tick
+	t.Log = append(t.Log, TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
+		State: s, Partitions: append([]TopicPartition{}, e.Partitions...), Group: e.Group})
+}
+
+func (t *TxnCoordinator) receive(w *World, p *Packet) {
+	switch r := p.Body.(type) {
+	case *initPIDReq:
+		t.onInitPID(w, p, r)
+	case *addPartitionsReq:
+		e, code := t.check(r.TransactionalID, r.PID, r.Epoch)
+		if code == None {
+			t.begin(w, e)
+			for _, tp := range r.Partitions {
+				if !containsTP(e.Partitions, tp) {
+					e.Partitions = append(e.Partitions, tp)
+				}
+			}
+			sortTPs(e.Partitions)
+			t.setState(w, e, TxnOngoing)
+		}
+		w.reply(p, code, "", nil)
+	case *addOffsetsReq:
+		e, code := t.check(r.TransactionalID, r.PID, r.Epoch)
+		if code == None {
+			t.begin(w, e)
+			e.Group = r.Group
+			t.setState(w, e, TxnOngoing)
+		}
+		w.reply(p, code, "", nil)
+	case *endTxnReq:
+		t.onEndTxn(w, p, r)
+	}
+}
+
+// check validates a transactional request's producer id and epoch.
+func (t *TxnCoordinator) check(id string, pid int64, epoch int) (*TxnEntry, ErrorCode) {
+	e := t.entries[id]
+	if e == nil || e.PID != pid {
+		return nil, InvalidProducerIDMapping
+	}
+	if epoch < e.Epoch {
+		return nil, ProducerFenced
+	}
+	if e.State == TxnPrepareCommit || e.State == TxnPrepareAbort || e.State == TxnPrepareEpochFence {
+		return nil, ConcurrentTransactions
+	}
+	return e, None
+}
+
+// checkProduce is the partition leader asking whether a transactional
+// write belongs to a transaction that added this partition.
+func (t *TxnCoordinator) checkProduce(r *produceReq) ErrorCode {
+	e := t.byPID[r.PID]
+	if e == nil {
+		return InvalidProducerIDMapping
+	}
+	if r.Epoch < e.Epoch {
+		return InvalidProducerEpoch
+	}
+	if e.State != TxnOngoing || !containsTP(e.Partitions, r.TP) {
+		return InvalidTxnState
+	}
+	return None
+}
+
+// begin starts a transaction's clock when it becomes Ongoing.
+func (t *TxnCoordinator) begin(w *World, e *TxnEntry) {
+	if e.State == TxnOngoing {
+		return
+	}
+	e.Start = w.Tick
+	e.txnSeq++
+	seq := e.txnSeq
+	w.after(w.Tick+e.Timeout, func(w *World) {
+		if e.State == TxnOngoing && e.txnSeq == seq {
+			t.TimedOut++
+			w.event(EvTxnState, "", "%s: open for %d ticks (transaction.timeout.ms %d): the coordinator aborts it", e.TransactionalID, w.Tick-e.Start, e.Timeout)
+			// Kafka bumps the epoch when it aborts on timeout, fencing the old producer.
+			e.Epoch++
+			t.prepareEnd(w, e, false)
+		}
+	})
+}
+
+func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
+	if r.TransactionalID == "" {
+		pid := w.newPID()
+		w.reply(p, None, fmt.Sprintf("pid %d epoch 0", pid), &initPIDResp{PID: pid})
+		return
+	}
+	e := t.entries[r.TransactionalID]
+	if e == nil {
+		e = t.register(r.TransactionalID, w.newPID(), w.Tick)
+		e.Timeout = r.Timeout
+		t.setState(w, e, TxnEmpty)
+		w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &initPIDResp{PID: e.PID, Epoch: e.Epoch})
+		return
+	}
+	switch e.State {
+	case TxnOngoing:
+		// A new instance: fence the old epoch and abort what it left open.
+		w.event(EvFenced, "", "%s: InitProducerId from a new instance fences epoch %d and aborts its open transaction", e.TransactionalID, e.Epoch)
+		t.setState(w, e, TxnPrepareEpochFence)
+		e.Epoch++
+		t.prepareEnd(w, e, false)
+		w.reply(p, ConcurrentTransactions, "", nil)
+		return
+	case TxnPrepareCommit, TxnPrepareAbort, TxnPrepareEpochFence:
+		w.reply(p, ConcurrentTransactions, "", nil)
+		return
+	}
+	e.Epoch++
+	e.Timeout = r.Timeout
+	t.setState(w, e, TxnEmpty)
+	w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &initPIDResp{PID: e.PID, Epoch: e.Epoch})
+}
+
+func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *endTxnReq) {
+	e := t.entries[r.TransactionalID]
+	if e == nil || e.PID != r.PID {
+		w.reply(p, InvalidProducerIDMapping, "", nil)
+		return
+	}
+	if r.Epoch < e.Epoch {
+		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
+		return
+	}
+	switch e.State {
+	case TxnOngoing:
+		t.prepareEnd(w, e, r.Commit)
+		w.reply(p, None, string(e.State), nil)
+	case TxnEmpty, TxnCompleteAbort:
+		if r.Commit && e.State == TxnCompleteAbort {
+			w.reply(p, InvalidTxnState, "", nil)
+			return
+		}
+		w.reply(p, None, "nothing open", nil)
+	case TxnCompleteCommit:
+		if !r.Commit {
+			w.reply(p, InvalidTxnState, "", nil)
+			return
+		}
+		w.reply(p, None, "already committed", nil)
+	default:
+		w.reply(p, ConcurrentTransactions, "", nil)
+	}
+}
+
+// prepareEnd logs PrepareCommit or PrepareAbort (the outcome is decided
+// here) and sends WriteTxnMarkers to every partition in the transaction.
+func (t *TxnCoordinator) prepareEnd(w *World, e *TxnEntry, commit bool) {
+	if commit {
+		t.setState(w, e, TxnPrepareCommit)
+	} else {
+		t.setState(w, e, TxnPrepareAbort)
+		t.Aborted++
+	}
+	e.markersLeft = 0
+	what := "COMMIT"
+	if !commit {
+		what = "ABORT"
+	}
+	for _, tp := range e.Partitions {
+		e.markersLeft++
+		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " " + tp.String(),
+			Body: &markerReq{PID: e.PID, Epoch: e.Epoch, Commit: commit, Partitions: []TopicPartition{tp}, TxnID: e.TransactionalID}})
+	}
+	if e.Group != "" {
+		e.markersLeft++
+		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " __consumer_offsets (" + e.Group + ")",
+			Body: &markerReq{PID: e.PID, Epoch: e.Epoch, Commit: commit, Offsets: true, TxnID: e.TransactionalID}})
+	}
+	if e.markersLeft == 0 {
+		t.complete(w, e, commit)
+	}
+}
+
+// writeMarkers is a partition leader writing a COMMIT or ABORT marker.
+func (w *World) writeMarkers(p *Packet) {
+	r := p.Body.(*markerReq)
+	for _, tp := range r.Partitions {
+		w.logs[tp].writeMarker(r.PID, r.Epoch, r.Commit, w.Tick)
+	}
+	if r.Offsets {
+		w.Group.completeTxnOffsets(w, r.PID, r.Commit)
+	}
+	w.reply(p, None, "", r)
+}
+
+func (t *TxnCoordinator) onMarkersWritten(w *World, p *Packet) {
+	r := p.Body.(*markerReq)
+	e := t.entries[r.TxnID]
+	if e == nil || (e.State != TxnPrepareCommit && e.State != TxnPrepareAbort) {
+		return
+	}
+	e.markersLeft--
+	if e.markersLeft == 0 {
+		t.complete(w, e, r.Commit)
+	}
+}
+
+func (t *TxnCoordinator) complete(w *World, e *TxnEntry, commit bool) {
+	if commit {
+		t.setState(w, e, TxnCompleteCommit)
+	} else {
+		t.setState(w, e, TxnCompleteAbort)
+	}
+	e.Partitions, e.Group, e.Start = nil, "", -1
+}
+
+// receiveTxnOffsetCommit stores a transaction's offsets as pending, after
+// the producer-epoch fence and KIP-447's group fence.
+func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
+	r := p.Body.(*txnOffsetCommitReq)
+	e := w.Txn.entries[r.TransactionalID]
+	if e == nil || e.PID != r.PID {
+		w.reply(p, InvalidProducerIDMapping, "", nil)
+		return
+	}
+	if r.Epoch < e.Epoch {
+		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
+		return
+	}
+	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
+		w.reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
+		return
+	}
+	if g.pending[r.PID] == nil {
+		g.pending[r.PID] = map[TopicPartition]OffsetRecord{}
+	}
+	for i, tp := range r.Partitions {
+		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
+			MemberID: r.MemberID, PID: r.PID, State: "pending"}
+		g.OffsetsLog = append(g.OffsetsLog, rec)
+		g.pending[r.PID][tp] = rec
+	}
+	w.reply(p, None, "pending "+offsetSummary(w, r.Partitions, r.Offsets), nil)
+}
+
+// completeTxnOffsets is the marker in __consumer_offsets: pending offsets
+// of pid become committed (COMMIT) or are dropped (ABORT).
+func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
+	state, marker := "aborted", "ABORT"
+	if commit {
+		state, marker = "committed", "COMMIT"
+	}
+	for i := range g.OffsetsLog {
+		if r := &g.OffsetsLog[i]; r.PID == pid && r.State == "pending" {
+			r.State = state
+		}
+	}
+	for _, tp := range sortedTPKeys(g.pending[pid]) {
+		rec := g.pending[pid][tp]
+		if commit {
+			rec.State = "committed"
+			g.offsets[tp] = rec
+		}
+	}
+	if commit && len(g.pending[pid]) > 0 {
+		var tps []TopicPartition
+		var offs []int
+		for _, tp := range sortedTPKeys(g.pending[pid]) {
+			tps = append(tps, tp)
+			offs = append(offs, g.pending[pid][tp].Offset)
+		}
+		w.event(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", offsetSummary(w, tps, offs), pid)
+	}
+	delete(g.pending, pid)
+	g.OffsetsLog = append(g.OffsetsLog, OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
+}
+
+func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {
+	ks := make([]TopicPartition, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortTPs(ks)
+	return ks
+}
+
+func sortTPs(tps []TopicPartition) {
+	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
+}
+
+func containsTP(tps []TopicPartition, tp TopicPartition) bool {
+	for _, t := range tps {
+		if t == tp {
+			return true
+		}
+	}
+	return false
+}

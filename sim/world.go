@@ -1,0 +1,479 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// TopicSpec is one topic and its partition count.
+type TopicSpec struct {
+	Name       string
+	Partitions int
+}
+
+// Topology is the shape of a world.
+type Topology struct {
+	Inputs  []TopicSpec
+	Output  TopicSpec
+	Members int // members C1..Cn at tick 0, Stable in generation 1
+	Group   string
+}
+
+// DefaultTopology is the seed's world (SPEC §2).
+func DefaultTopology() Topology {
+	return Topology{
+		Inputs:  []TopicSpec{{"orders", 3}, {"payments", 3}},
+		Output:  TopicSpec{"invoices", 1},
+		Members: 1,
+		Group:   "billing",
+	}
+}
+
+// World is the whole simulation: one broker, one group, its members, the
+// logs and the packets between them. It is a pure state machine: Step
+// advances one tick, commands are applied between ticks, and the same inputs
+// give the same trace byte for byte.
+type World struct {
+	Tick int
+	Cfg  Config
+	Topo Topology
+
+	logs      map[TopicPartition]*PartitionLog
+	inputTPs  []TopicPartition // sorted
+	outputTPs []TopicPartition
+	topicSize map[string]int
+	short     bool // the default topics: records are named o2.3, p0.1
+
+	Group *Group
+	Txn   *TxnCoordinator
+
+	procs     []*Member          // every process ever started, in start order
+	current   map[string]*Member // client id -> its newest process
+	clients   []string           // client ids in Kafka's string order
+	memberSeq map[string]int     // client id -> member ids issued so far
+
+	inflight []*Packet // sent last tick, delivered this tick
+	sending  []*Packet // sent this tick
+	Packets  []*Packet // the whole trace, in send order
+	Events   []Event
+	drops    []DropRule
+	timers   timerQueue
+	wake     map[*Member]bool // members to act this tick
+	busy     map[*Member]bool // members with work for the next tick
+	parked   []parkedFetch
+	nextPID  int64
+
+	Meter PauseMeter
+	// Sink counts calls of the external side effect per input record (a
+	// stand-in for a database write outside the transaction).
+	Sink map[string]int
+	// stopped is set when a stop event happens during the current tick.
+	stopped   bool
+	processed int
+}
+
+// New makes a world at tick 0.
+func New(topo Topology, cfg Config) (*World, error) {
+	if err := topo.validate(); err != nil {
+		return nil, err
+	}
+	w := &World{
+		Cfg: cfg.clone(), Topo: topo,
+		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
+		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
+		nextPID: 1000, Sink: map[string]int{},
+	}
+	w.short = true
+	for _, t := range topo.Inputs {
+		if t.Name != "orders" && t.Name != "payments" {
+			w.short = false
+		}
+	}
+	for _, t := range topo.Inputs {
+		w.topicSize[t.Name] = t.Partitions
+		for p := 0; p < t.Partitions; p++ {
+			tp := TopicPartition{Topic: t.Name, Partition: p}
+			w.logs[tp] = newLog(tp)
+			w.inputTPs = append(w.inputTPs, tp)
+		}
+	}
+	assign.SortPartitions(w.inputTPs)
+	w.topicSize[topo.Output.Name] = topo.Output.Partitions
+	for p := 0; p < topo.Output.Partitions; p++ {
+		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
+		w.logs[tp] = newLog(tp)
+		w.outputTPs = append(w.outputTPs, tp)
+	}
+	for _, tp := range w.inputTPs {
+		w.appendInput(tp, cfg.RecordsPerPartition, false)
+	}
+	w.Group = newGroup(topo.Group)
+	w.Txn = newTxnCoordinator()
+	w.Meter.init()
+	if topo.Members > 0 {
+		w.startStableGroup(topo.Members)
+	}
+	return w, nil
+}
+
+func (t Topology) validate() error {
+	if len(t.Inputs) == 0 {
+		return fmt.Errorf("a world needs at least one input topic")
+	}
+	seen := map[string]bool{}
+	all := append(append([]TopicSpec{}, t.Inputs...), t.Output)
+	for _, s := range all {
+		if !validName(s.Name) || strings.HasPrefix(s.Name, "__") {
+			return fmt.Errorf("topic %q: a name of letters, digits, '.', '_' and '-' (not starting with __)", s.Name)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("topic %q is named twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Partitions < 1 || s.Partitions > 1_000_000 {
+			return fmt.Errorf("topic %s: %d partitions (allowed: 1 to 1000000)", s.Name, s.Partitions)
+		}
+	}
+	if t.Members < 0 || t.Members > 100_000 {
+		return fmt.Errorf("--members %d (allowed: 0 to 100000)", t.Members)
+	}
+	return nil
+}
+
+// startStableGroup builds the default world's group: members C1..Cn, Stable
+// in generation 1, every producer initialised, nothing consumed yet.
+func (w *World) startStableGroup(n int) {
+	g := w.Group
+	var ins []assign.Member
+	var ms []*Member
+	for i := 1; i <= n; i++ {
+		m := w.newProcess("C" + strconv.Itoa(i))
+		m.MemberID = w.issueMemberID(m.Client)
+		m.Generation = 1
+		ms = append(ms, m)
+		gm := g.addMember(m.joinRequest(), 0)
+		gm.Joined = false
+		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
+		if m.Cfg.Producer() != ProducerPlain {
+			m.prod.pid, m.prod.epoch = w.newPID(), 0
+			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
+			if m.Cfg.TransactionalID != "" {
+				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+			}
+		}
+	}
+	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
+	plan := a.Assign(assign.Input{Members: ins, Partitions: w.topicSize})
+	g.Generation = 1
+	g.Protocol = a.Name()
+	g.setState(w, Stable)
+	g.Leader = ms[0].MemberID
+	for _, m := range ms {
+		m.Phase = PhaseStable
+		m.Leader = g.Leader
+		m.nextAuto = m.Cfg.AutoCommitInterval
+		m.Owned = append([]TopicPartition{}, plan[m.MemberID]...)
+		g.members[m.MemberID].Assignment = m.Owned
+		for _, tp := range m.Owned {
+			m.positions[tp] = 0
+			m.processed[tp] = 0
+		}
+		w.wakeUp(m)
+	}
+	w.Events = nil // the initial state is given, not something that happened
+}
+
+// newProcess starts a member process for a client (not yet in the group).
+func (w *World) newProcess(client string) *Member {
+	cc := w.Cfg.ForClient(client)
+	inc := 1
+	if old := w.current[client]; old != nil {
+		inc = old.Inc + 1
+	}
+	m := newMember(client, inc, cc, w.topicNames())
+	w.procs = append(w.procs, m)
+	if w.current[client] == nil {
+		w.clients = append(w.clients, client)
+		sort.Strings(w.clients)
+	}
+	w.current[client] = m
+	return m
+}
+
+func (w *World) issueMemberID(client string) string {
+	w.memberSeq[client]++
+	return client + "-" + strconv.Itoa(w.memberSeq[client])
+}
+
+func (w *World) newPID() int64 {
+	p := w.nextPID
+	w.nextPID++
+	return p
+}
+
+func (w *World) topicNames() []string {
+	var ts []string
+	for _, t := range w.Topo.Inputs {
+		ts = append(ts, t.Name)
+	}
+	return ts
+}
+
+// RecordName names input record offset off of tp: o2.3 in the default
+// world, t1-0.3 elsewhere.
+func (w *World) RecordName(tp TopicPartition, off int) string {
+	if w.short {
+		return tp.Topic[:1] + strconv.Itoa(tp.Partition) + "." + strconv.Itoa(off)
+	}
+	return tp.String() + "." + strconv.Itoa(off)
+}
+
+// ShortName is o2 for orders-2 in the default world, else the full name.
+func (w *World) ShortName(tp TopicPartition) string {
+	if w.short {
+		return tp.Topic[:1] + strconv.Itoa(tp.Partition)
+	}
+	return tp.String()
+}
+
+// ParsePartition reads "orders-2", or "o2" in the default world.
+func (w *World) ParsePartition(s string) (TopicPartition, error) {
+	if w.short && len(s) >= 2 && (s[0] == 'o' || s[0] == 'p') {
+		if n, err := strconv.Atoi(s[1:]); err == nil {
+			topic := "orders"
+			if s[0] == 'p' {
+				topic = "payments"
+			}
+			tp := TopicPartition{Topic: topic, Partition: n}
+			if _, ok := w.logs[tp]; ok {
+				return tp, nil
+			}
+		}
+	}
+	i := strings.LastIndexByte(s, '-')
+	if i > 0 {
+		if n, err := strconv.Atoi(s[i+1:]); err == nil {
+			tp := TopicPartition{Topic: s[:i], Partition: n}
+			if _, ok := w.logs[tp]; ok {
+				return tp, nil
+			}
+		}
+	}
+	return TopicPartition{}, fmt.Errorf("no partition %q (partitions: %s)", s, strings.Join(w.PartitionNames(), " "))
+}
+
+// PartitionNames lists every partition by its full name, inputs then outputs.
+func (w *World) PartitionNames() []string {
+	var out []string
+	for _, tp := range w.inputTPs {
+		out = append(out, tp.String())
+	}
+	for _, tp := range w.outputTPs {
+		out = append(out, tp.String())
+	}
+	return out
+}
+
+// InputPartitions lists the input partitions, sorted.
+func (w *World) InputPartitions() []TopicPartition { return w.inputTPs }
+
+// OutputPartitions lists the output partitions.
+func (w *World) OutputPartitions() []TopicPartition { return w.outputTPs }
+
+// Log returns a partition's log.
+func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logs[tp] }
+
+// Short reports whether records have the seed's short names.
+func (w *World) Short() bool { return w.short }
+
+// Clients lists every client id that ever ran, in Kafka's string order.
+func (w *World) Clients() []string { return w.clients }
+
+// Member returns a client's newest process, or nil.
+func (w *World) Member(client string) *Member { return w.current[client] }
+
+// Processes lists every process ever started, in start order.
+func (w *World) Processes() []*Member { return w.procs }
+
+func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
+	l := w.logs[tp]
+	for i := 0; i < n; i++ {
+		off := l.HW()
+		l.append(Cell{Value: w.RecordName(tp, off), PID: -1, Seq: -1, Tick: w.Tick})
+	}
+	if wake && n > 0 {
+		w.answerParked(tp)
+	}
+}
+
+func (w *World) event(kind EventKind, member, format string, args ...any) {
+	w.Events = append(w.Events, Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
+}
+
+func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
+	w.event(kind, member, format, args...)
+	w.Events[len(w.Events)-1].Stop = true
+	w.stopped = true
+}
+
+// send puts a packet on the wire; it is delivered next tick unless a drop
+// rule loses it.
+func (w *World) send(p *Packet) {
+	p.ID = len(w.Packets)
+	p.Sent = w.Tick
+	p.Delivered = -1
+	for i := range w.drops {
+		if w.drops[i].matches(p) {
+			w.drops[i].Count--
+			p.Lost = true
+			break
+		}
+	}
+	w.Packets = append(w.Packets, p)
+	if !p.Lost {
+		w.sending = append(w.sending, p)
+	}
+}
+
+// Drop adds a rule that loses the next matching packet(s).
+func (w *World) Drop(r DropRule) {
+	if r.Count <= 0 {
+		r.Count = 1
+	}
+	w.drops = append(w.drops, r)
+}
+
+// PendingDrops lists the drop rules not yet used up.
+func (w *World) PendingDrops() []DropRule {
+	var out []DropRule
+	for _, r := range w.drops {
+		if r.Count > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
+func (w *World) wakeUp(m *Member) {
+	if m.Alive {
+		w.wake[m] = true
+	}
+}
+
+// wakeNext lets a member act next tick (it is in the middle of a record).
+func (w *World) wakeNext(m *Member) {
+	if m.Alive {
+		w.busy[m] = true
+	}
+}
+
+// Step advances the world one tick: deliver last tick's packets, fire due
+// timers, let the coordinator finish a join round, let busy members act,
+// and account the pause meter. It reports whether a stop event happened.
+func (w *World) Step() (stop bool) {
+	w.Tick++
+	w.stopped = false
+	w.inflight, w.sending = w.sending, nil
+	for m := range w.busy {
+		w.wake[m] = true
+	}
+	w.busy = map[*Member]bool{}
+	for _, p := range w.inflight {
+		p.Delivered = w.Tick
+		w.deliver(p)
+	}
+	w.inflight = nil
+	w.fireTimers()
+	w.Group.tick(w)
+	w.actMembers()
+	w.Meter.account(w)
+	return w.stopped
+}
+
+func (w *World) deliver(p *Packet) {
+	if p.To == Broker {
+		w.brokerReceive(p)
+		return
+	}
+	m := w.process(p.To, p.ToInc)
+	if m == nil || !m.Alive {
+		return // the process is gone: nobody reads the answer
+	}
+	m.receive(w, p)
+	w.wakeUp(m)
+}
+
+func (w *World) process(client string, inc int) *Member {
+	for i := len(w.procs) - 1; i >= 0; i-- {
+		if w.procs[i].Client == client && w.procs[i].Inc == inc {
+			return w.procs[i]
+		}
+	}
+	return nil
+}
+
+func (w *World) actMembers() {
+	// New wake-ups while acting wait for the next pass; a few passes let a
+	// member act on what another did in the same tick without looping forever.
+	for pass := 0; pass < 8 && len(w.wake) > 0; pass++ {
+		ms := make([]*Member, 0, len(w.wake))
+		for m := range w.wake {
+			ms = append(ms, m)
+		}
+		w.wake = map[*Member]bool{}
+		sort.Slice(ms, func(i, j int) bool {
+			if ms[i].Client != ms[j].Client {
+				return ms[i].Client < ms[j].Client
+			}
+			return ms[i].Inc < ms[j].Inc
+		})
+		for _, m := range ms {
+			if m.Alive {
+				m.act(w)
+			}
+		}
+	}
+}
+
+// brokerReceive routes a request to the part of B1 that answers it.
+func (w *World) brokerReceive(p *Packet) {
+	switch p.Type {
+	case FindCoordinator:
+		w.reply(p, None, "coordinator B1", nil)
+	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch:
+		w.Group.receive(w, p)
+	case Fetch:
+		w.handleFetch(p)
+	case Produce:
+		w.handleProduce(p)
+	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
+		w.Txn.receive(w, p)
+	case TxnOffsetCommit:
+		w.Group.receiveTxnOffsetCommit(w, p)
+	case WriteTxnMarkers:
+		if p.Response {
+			w.Txn.onMarkersWritten(w, p)
+		} else {
+			w.writeMarkers(p)
+		}
+	}
+}
+
+// reply answers a request.
+func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
+	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
+		Error: code, Summary: summary, Body: body, Req: req})
+}
+
+// Invoke marks the external side effect for an input record.
+func (w *World) sideEffect(m *Member, source string) {
+	w.Sink[source]++
+	if w.Sink[source] > 1 {
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, w.Sink[source])
+	}
+}
