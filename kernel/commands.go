@@ -72,12 +72,15 @@ func init() {
 			mutates: true, run: cmdDrop, words: wordsDrop},
 		{name: "step", usage: "step [N]", summary: "advance N ticks (default 1); stops at stop events",
 			run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N", summary: "advance until the group is stable, or to a tick",
+		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn]",
+			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
+			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
+				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.",
 			run: cmdRun, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"until"}
 				}
-				return []string{"stable", "tick"}
+				return []string{"stable", "tick", "polled", "processed"}
 			}},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
 		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
@@ -110,8 +113,9 @@ func init() {
 				}
 				return []string{"--isolation", "read_committed", "read_uncommitted", "--json"}
 			}},
-		{name: "trace", usage: "trace [N] [--json]", summary: "the packets so far (the last N)", run: cmdTrace,
-			words: func(*Session, []string) []string { return []string{"--json", "--events"} }},
+		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
+			summary: "the packets so far (the last N, of some types, to or from a member)", run: cmdTrace,
+			words: func(*Session, []string) []string { return []string{"--json", "--events", "--type", "--member"} }},
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
@@ -537,8 +541,42 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		ran, why := s.step(maxRun*100, func(w *sim.World) bool { return w.Tick >= n })
 		return s.afterRun(ran, why), nil
+	case (args[1] == "polled" || args[1] == "processed") && (len(args) == 3 || len(args) == 5 && args[3] == "by"):
+		kind := sim.EvPolled
+		if args[1] == "processed" {
+			kind = sim.EvProcessed
+		}
+		rec, by := args[2], ""
+		if len(args) == 5 {
+			by = args[4]
+			if s.World().Member(by) == nil {
+				return nil, fmt.Errorf("run until %s %s by %s: no member %s (members: %s)", args[1], rec, by, by, strings.Join(liveClients(s), " "))
+			}
+		}
+		if !s.World().IsRecord(rec) {
+			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().RecordName(s.World().InputPartitions()[0], 3))
+		}
+		seen := len(s.World().Events)
+		found := false
+		ran, why := s.step(maxRun, func(w *sim.World) bool {
+			for _, e := range w.Events[seen:] {
+				if e.Kind == kind && (by == "" || e.Member == by) {
+					for _, r := range e.Records {
+						if r == rec {
+							found = true
+						}
+					}
+				}
+			}
+			seen = len(w.Events)
+			return found
+		})
+		if why == "" && !found {
+			return nil, fmt.Errorf("run until %s %s: not %s within %d ticks", args[1], rec, args[1], maxRun)
+		}
+		return s.afterRun(ran, why), nil
 	}
-	return nil, usageErr("run", "%q: want `until stable` or `until tick N`", strings.Join(args, " "))
+	return nil, usageErr("run", "%q: want `until stable`, `until tick N` or `until polled|processed RECORD`", strings.Join(args, " "))
 }
 
 func cmdBack(s *Session, args []string) (*Result, error) {

@@ -362,6 +362,9 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 	if pos[0] == w.Topo.Output.Name {
 		c := w.Delivery(iso)
 		head += fmt.Sprintf("; duplicates %d%s; lost %d%s", c.Duplicates, nameList(c.DuplicateNames), c.Lost, nameList(c.LostNames))
+		if c.HeldBack > 0 {
+			head += fmt.Sprintf("; held back by the LSO %d%s", c.HeldBack, nameList(c.HeldBackNames))
+		}
 	}
 	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -397,7 +400,7 @@ type packetJSON struct {
 }
 
 func cmdTrace(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("trace", args, nil, []string{"--json", "--events"})
+	pos, fl, err := flags("trace", args, []string{"--type", "--member"}, []string{"--json", "--events"})
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +408,10 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	pkts := w.Packets
+	pkts, err := filterPackets(w, fl["--type"], fl["--member"])
+	if err != nil {
+		return nil, err
+	}
 	if len(pos) == 1 {
 		n, err := parseCount("trace", "N", pos[0], 1, 100_000_000)
 		if err != nil {
@@ -463,6 +469,46 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
+// filterPackets keeps the packets of the named types (comma-separated) to
+// or from a member; empty filters keep everything.
+func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
+	want := map[sim.API]bool{}
+	if types != "" {
+		for _, t := range strings.Split(types, ",") {
+			found := false
+			for _, a := range sim.APIs {
+				if strings.EqualFold(string(a), t) {
+					want[a], found = true, true
+				}
+			}
+			if !found {
+				var names []string
+				for _, a := range sim.APIs {
+					names = append(names, string(a))
+				}
+				return nil, fmt.Errorf("trace --type: no message type %q (types: %s)", t, strings.Join(names, " "))
+			}
+		}
+	}
+	if member != "" && w.Member(member) == nil {
+		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
+	}
+	if len(want) == 0 && member == "" {
+		return w.Packets, nil
+	}
+	var out []*sim.Packet
+	for _, p := range w.Packets {
+		if len(want) > 0 && !want[p.Type] {
+			continue
+		}
+		if member != "" && p.From != member && p.To != member {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 type metricsJSON struct {
 	Tick                int         `json:"tick"`
 	Generation          int         `json:"generation"`
@@ -479,6 +525,7 @@ type metricsJSON struct {
 	LostRU              int         `json:"lost_read_uncommitted"`
 	DuplicateRecords    []string    `json:"duplicate_records"`
 	LostRecords         []string    `json:"lost_records"`
+	HeldBack            int         `json:"held_back_by_lso"`
 	TxnAborted          int         `json:"transactions_aborted"`
 	TxnTimedOut         int         `json:"transactions_timed_out"`
 	Fenced              int         `json:"fenced_requests"`
@@ -499,7 +546,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	m := metricsJSON{Tick: w.Tick, Generation: w.Group.Generation, Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
-		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames),
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
 	for _, p := range w.Packets {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
@@ -550,6 +597,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
 	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
 	t.Add("duplicates read_committed / read_uncommitted", fmt.Sprintf("%d / %d", m.DuplicatesRC, m.DuplicatesRU))
+	t.Add("held back by the LSO (read_committed)", strconv.Itoa(m.HeldBack))
 	t.Add("transactions aborted (timed out)", fmt.Sprintf("%d (%d)", m.TxnAborted, m.TxnTimedOut))
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))

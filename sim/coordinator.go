@@ -178,8 +178,9 @@ func (g *Group) removeMember(w *World, id, why string) {
 		delete(g.static, gm.InstanceID)
 	}
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
-	// A live process that was removed learns it from its next heartbeat.
-	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id {
+	// A live process that was removed learns it from its next heartbeat
+	// (one that left knows already).
+	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id && m.InGroup() {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member"})
 	}

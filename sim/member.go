@@ -504,6 +504,13 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	}
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
+	m.workedAt = w.Tick // processing starts next tick
+	names := make([]string, len(batch))
+	for i, f := range batch {
+		names[i] = f.Value
+	}
+	w.event(EvPolled, m.Client, "%s poll() returned %s", m.label(w), strings.Join(names, " "))
+	w.Events[len(w.Events)-1].Records = names
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.Cfg.Producer() == ProducerTransactional {
@@ -522,6 +529,14 @@ func (m *Member) armPollTimer(w *World) {
 	since := m.leftPollAt
 	w.after(since+m.Cfg.MaxPollInterval, func(w *World) {
 		if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
+			return
+		}
+		if m.Static() {
+			// A static member sends no LeaveGroup (KIP-345): it stays in the group
+			// until it rejoins or its session times out, and rejoins at its next poll.
+			w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; it must rejoin at its next poll",
+				m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
+			m.rejoin = true
 			return
 		}
 		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
@@ -545,7 +560,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Client, f.Value, m.Cfg.SlowTicks)
+			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.Value, m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -557,7 +572,8 @@ func (m *Member) work(w *World) {
 	m.processed[f.TP] = f.Offset + 1
 	m.batchIdx++
 	w.processed++
-	w.event(EvProcessed, m.Client, "%s processed %s", m.Client, f.Value)
+	w.event(EvProcessed, m.Client, "%s processed %s", m.label(w), f.Value)
+	w.Events[len(w.Events)-1].Records = []string{f.Value}
 	w.sideEffect(m, f.Value)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
@@ -668,7 +684,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 			m.committed[tp] = r.Offsets[i]
 		}
 	} else {
-		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.Client, p.Error)
+		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
 		m.onFenced(w, p.Error)
 	}
 	if r.Sync && m.loop == LoopCommitting {
@@ -763,13 +779,22 @@ func (m *Member) die(w *World) {
 }
 
 func (m *Member) fatal(w *World, why string) {
-	w.event(EvFenced, m.Client, "%s stops: %s", m.Client, why)
+	w.event(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
 	m.die(w)
 }
 
 func (m *Member) stopZombie(w *World) {
-	w.event(EvZombie, m.Client, "%s (process %d) stops: it has no place in the group", m.Client, m.Inc)
+	w.event(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
 	m.die(w)
+}
+
+// label names the member in narration: the client id, with the process
+// number when a newer process of the same client exists (a zombie).
+func (m *Member) label(w *World) string {
+	if cur := w.current[m.Client]; cur != nil && cur != m {
+		return m.Client + " (process " + itoa(m.Inc) + ")"
+	}
+	return m.Client
 }
 
 // finishClose is close(): the record in hand is done; commit as the mode

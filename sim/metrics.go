@@ -174,6 +174,10 @@ type Counts struct {
 	Lost           int      // input records before the committed offset with no invoice
 	DuplicateNames []string // input records with more than one invoice
 	LostNames      []string
+	// HeldBack counts records whose committed invoice a read_committed reader
+	// cannot see yet because it lies past the LSO; they are not lost.
+	HeldBack      int
+	HeldBackNames []string
 }
 
 // Delivery computes duplicates and lost records at an isolation level.
@@ -194,6 +198,17 @@ func (w *World) Delivery(isolation string) Counts {
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
+	held := map[string]bool{}
+	if isolation == "read_committed" {
+		for _, tp := range w.outputTPs {
+			l := w.logs[tp]
+			for i := l.LSO(); i < l.HW(); i++ {
+				if cell := l.Cells[i]; cell.IsData() && (cell.Txn == TxnCommitted || cell.Txn == NotTransactional) {
+					held[cell.Source] = true
+				}
+			}
+		}
+	}
 	for _, tp := range w.inputTPs {
 		rec, ok := w.Group.offsets[tp]
 		if !ok {
@@ -201,7 +216,12 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 		for off := 0; off < rec.Offset && off < w.logs[tp].HW(); off++ {
 			name := w.RecordName(tp, off)
-			if seen[name] == 0 {
+			switch {
+			case seen[name] > 0:
+			case held[name]:
+				c.HeldBack++
+				c.HeldBackNames = append(c.HeldBackNames, name)
+			default:
 				c.Lost++
 				c.LostNames = append(c.LostNames, name)
 			}

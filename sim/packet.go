@@ -71,6 +71,7 @@ const (
 	EvPollTimeout    EventKind = "poll-timeout"    // max.poll.interval passed: the heartbeat thread leaves
 	EvCrash          EventKind = "crash"           // a member process died
 	EvSlowStart      EventKind = "slow-start"      // a slow record began
+	EvPolled         EventKind = "polled"          // poll() returned a batch
 	EvProcessed      EventKind = "processed"       // a record was processed
 	EvCommitFailed   EventKind = "commit-failed"   // CommitFailedException on the client
 	EvCommitted      EventKind = "committed"       // offsets committed
@@ -95,4 +96,6 @@ type Event struct {
 	Text   string
 	// Stop marks a stop event: every form of run halts after the tick it happened in.
 	Stop bool
+	// Records names the input records the event is about (polled, processed).
+	Records []string
 }

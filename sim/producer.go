@@ -37,6 +37,9 @@ type clientTxn struct {
 // config asks for; it starts InitProducerId when it cannot.
 func (m *Member) producerReady(w *World) bool {
 	want := m.Cfg.Producer()
+	if (want != m.prod.mode || m.prod.txnID != m.Cfg.TransactionalID) && len(m.prod.unacked) > 0 {
+		return false // the old producer is closed only once it has flushed (retries included)
+	}
 	if want == ProducerPlain {
 		if m.prod.mode != ProducerPlain {
 			m.prod = newProducer()
@@ -140,7 +143,7 @@ func (m *Member) retryProduce(w *World, req *produceReq) {
 	nr := *req
 	nr.Attempt++
 	m.prod.unacked[nr.ID] = &nr
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.Client, nr.Value)
+	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.Value)
 	m.sendProduce(w, &nr)
 }
 
@@ -164,9 +167,10 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 	case DuplicateSequenceNumber:
 		delete(m.prod.unacked, r.ID) // written before: nothing to do
 	case InvalidProducerEpoch, ProducerFenced:
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: ProducerFencedException", m.Client, req.Value, p.Error)
-		m.fatal(w, "producer fenced")
-		return
+		// The transaction cannot commit any more; the next call to the
+		// transaction coordinator is refused and ends the producer.
+		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.Value, p.Error)
+		delete(m.prod.unacked, r.ID)
 	default:
 		delete(m.prod.unacked, r.ID)
 	}
@@ -214,11 +218,11 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 		})
 		return
 	default:
-		w.event(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.Client, p.Error)
+		w.event(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
-	for _, tp := range p.Body.(*addPartitionsReq).Partitions {
+	for _, tp := range p.Req.Body.(*addPartitionsReq).Partitions {
 		m.txn.partitions[tp] = true
 	}
 	q := m.prod.queued
@@ -246,7 +250,7 @@ func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then func(*Wor
 
 func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 	if p.Error != None {
-		w.event(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.Client, p.Error)
+		w.event(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
@@ -270,11 +274,11 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 	case None:
 		m.flush(w, func(w *World) { m.endTxn(w, true) })
 	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
-		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.Client, p.Error)
+		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
 		m.onFenced(w, p.Error)
 		m.flush(w, func(w *World) { m.endTxn(w, false) })
 	default:
-		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.Client, p.Error)
+		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 	}
 }
@@ -291,7 +295,7 @@ func (m *Member) endTxn(w *World, commit bool) {
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	if p.Error != None {
-		w.event(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.Client, p.Error)
+		w.event(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}

@@ -232,6 +232,28 @@ func (w *World) RecordName(tp TopicPartition, off int) string {
 	return tp.String() + "." + strconv.Itoa(off)
 }
 
+// IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
+func (w *World) IsRecord(name string) bool {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 {
+		return false
+	}
+	off, err := strconv.Atoi(name[i+1:])
+	if err != nil || off < 0 {
+		return false
+	}
+	tp, err := w.ParsePartition(name[:i])
+	if err != nil || w.topicSize[tp.Topic] == 0 {
+		return false
+	}
+	for _, t := range w.inputTPs {
+		if t == tp {
+			return off < w.logs[tp].HW()
+		}
+	}
+	return false
+}
+
 // ShortName is o2 for orders-2 in the default world, else the full name.
 func (w *World) ShortName(tp TopicPartition) string {
 	if w.short {

@@ -146,13 +146,15 @@ func seedBalanceEqual(lists [][]int32) {
 		if len(lists[d])-len(lists[r]) <= 1 {
 			return
 		}
+		// One count change, then both heaps fixed, then the other: a heap
+		// fix assumes only one key moved.
 		last := len(lists[d]) - 1
 		g := lists[d][last]
 		lists[d] = lists[d][:last]
-		lists[r] = insertSorted(lists[r], g)
 		hi.fix(d)
-		hi.fix(r)
 		lo.fix(d)
+		lists[r] = insertSorted(lists[r], g)
+		hi.fix(r)
 		lo.fix(r)
 	}
 }
