@@ -51,8 +51,12 @@ type Session struct {
 	out strings.Builder
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
+	tickErr   error
 	// Dir is the folder relative file names (save, load, --out) are taken from; "" = the process's.
 	Dir string
+	// AfterTick, when set, runs after every tick the session steps (tests
+	// check invariants here); an error stops the command and is returned.
+	AfterTick func(*sim.World) error
 }
 
 // NewSession starts a session on the default world.
@@ -150,7 +154,11 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		return nil, fmt.Errorf("%s: unknown command (commands: %s; help CMD explains one)", words[0], strings.Join(commandNames(), " "))
 	}
 	s.out.Reset()
+	s.tickErr = nil
 	r, err := c.run(s, words[1:])
+	if err == nil && s.tickErr != nil {
+		err = fmt.Errorf("%s: %v", words[0], s.tickErr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +199,13 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		ran++
 		s.recordTicks(1)
 		s.narrate(w.Events[from:])
+		if s.AfterTick != nil {
+			if err := s.AfterTick(w); err != nil {
+				s.tickErr = err
+				why = "check failed"
+				break
+			}
+		}
 		if stop {
 			for _, e := range w.Events[from:] {
 				if e.Stop {

@@ -170,7 +170,8 @@ func (w *World) startStableGroup(n int) {
 	plan := a.Assign(assign.Input{Members: ins, Partitions: w.topicSize})
 	g.Generation = 1
 	g.Protocol = a.Name()
-	g.setState(w, Stable)
+	g.State = Stable // the world starts here; no transition happened
+
 	g.Leader = ms[0].MemberID
 	for _, m := range ms {
 		m.Phase = PhaseStable

@@ -1,0 +1,530 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// checkedSession is a session whose every tick is checked against the
+// engine's invariants (a fresh checker per world, since back and fork make
+// new ones).
+func checkedSession(t *testing.T) *Session {
+	t.Helper()
+	s := NewSession()
+	checkers := map[*sim.World]*sim.Checker{}
+	s.AfterTick = func(w *sim.World) error {
+		c := checkers[w]
+		if c == nil {
+			c = sim.NewChecker()
+			checkers[w] = c
+		}
+		return c.Check(w)
+	}
+	return s
+}
+
+func runDemo(t *testing.T, n int) *Session {
+	t.Helper()
+	s := checkedSession(t)
+	if _, err := s.Exec(fmt.Sprintf("demo %d", n)); err != nil {
+		t.Fatalf("demo %d: %v", n, err)
+	}
+	return s
+}
+
+// assignment gives each client's partitions in the seed's short names.
+func assignment(w *sim.World) map[string]string {
+	out := map[string]string{}
+	for _, gm := range w.Group.Members() {
+		out[gm.ClientID] = w.PartList(gm.Assignment)
+	}
+	return out
+}
+
+func wantAssignment(t *testing.T, w *sim.World, want map[string]string) {
+	t.Helper()
+	got := assignment(w)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("tick %d: assignment %v, want %v", w.Tick, got, want)
+	}
+}
+
+func packets(w *sim.World, typ sim.API, response bool) []*sim.Packet {
+	var out []*sim.Packet
+	for _, p := range w.Packets {
+		if p.Type == typ && p.Response == response {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sources(w *sim.World, iso string) map[string]int {
+	out := map[string]int{}
+	for _, r := range w.ReadTopic("invoices", iso) {
+		out[r.Source]++
+	}
+	return out
+}
+
+func TestDemo1Rebalance(t *testing.T) {
+	s := runDemo(t, 1)
+	w := s.World()
+	if w.Group.Generation != 2 || w.Group.State != sim.Stable {
+		t.Fatalf("generation %d %s, want 2 Stable", w.Group.Generation, w.Group.State)
+	}
+	wantAssignment(t, w, map[string]string{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"})
+	if gm := w.Group.MemberByID(w.Group.Leader); gm == nil || gm.ClientID != "C1" {
+		t.Errorf("leader %s, want C1", w.Group.Leader)
+	}
+	joins := packets(w, sim.JoinGroup, false)
+	if len(joins) != 2 || joins[0].From != "C2" || joins[1].From != "C1" {
+		t.Fatalf("JoinGroup requests %v, want one from C2 then one from C1", joins)
+	}
+	// Both answers carry generation 2; only the leader's lists the members.
+	for _, p := range packets(w, sim.JoinGroup, true) {
+		leaderList := strings.Contains(p.Summary, "members [C1-1 C2-1]")
+		if !strings.Contains(p.Summary, "gen 2") || leaderList != (p.To == "C1") {
+			t.Errorf("JoinGroup answer to %s: %q", p.To, p.Summary)
+		}
+	}
+	syncs := packets(w, sim.SyncGroup, false)
+	if len(syncs) != 2 {
+		t.Fatalf("%d SyncGroup requests, want 2", len(syncs))
+	}
+	for _, p := range syncs {
+		plan := strings.HasPrefix(p.Summary, "plan C1 {o0 o1 p0 p1} · C2 {o2 p2}")
+		if plan != (p.From == "C1") || (p.From == "C2" && p.Summary != "empty") {
+			t.Errorf("SyncGroup from %s: %q (the leader sends the plan, the follower an empty one)", p.From, p.Summary)
+		}
+	}
+	fetches := packets(w, sim.OffsetFetch, false)
+	if len(fetches) != 2 {
+		t.Errorf("%d OffsetFetch, want one per member", len(fetches))
+	}
+	// SyncGroup is answered before the OffsetFetches, which come before Stable's first Fetch.
+	if fetches[0].Sent <= syncs[0].Sent {
+		t.Errorf("OffsetFetch at %d before SyncGroup at %d", fetches[0].Sent, syncs[0].Sent)
+	}
+}
+
+// seedTable runs C2, C3, C4 joining one after another and returns, per
+// join, the assignment and the partitions that join paused.
+func seedTable(t *testing.T, demo int) (assignments []map[string]string, paused []int, meter int) {
+	s := runDemo(t, demo)
+	w := s.World()
+	// Replay the demo's joins on a fresh session to see each step's table.
+	s2 := checkedSession(t)
+	lines := []string{"new --defaults"}
+	if demo == 3 {
+		lines = append(lines, "set partition.assignment.strategy cooperative-sticky")
+	}
+	for _, c := range []string{"C2", "C3", "C4"} {
+		lines = append(lines, "join "+c, "run until stable")
+	}
+	for _, l := range lines {
+		if _, err := s2.Exec(l); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(l, "run") {
+			assignments = append(assignments, assignment(s2.World()))
+		}
+	}
+	// Paused partitions per join: the union over that join's rebalances.
+	gen := 1
+	for range assignments {
+		union := map[sim.TopicPartition]bool{}
+		for _, e := range w.Meter.Entries {
+			perJoin := 1
+			if demo == 3 {
+				perJoin = 2
+			}
+			if e.Generation > gen && e.Generation <= gen+perJoin {
+				for _, tp := range e.Partitions {
+					union[tp] = true
+				}
+			}
+		}
+		paused = append(paused, len(union))
+		if demo == 3 {
+			gen += 2
+		} else {
+			gen++
+		}
+	}
+	if fmt.Sprint(assignment(w)) != fmt.Sprint(assignments[len(assignments)-1]) {
+		t.Errorf("demo %d ends with %v, the replayed joins with %v", demo, assignment(w), assignments[len(assignments)-1])
+	}
+	return assignments, paused, w.Meter.Total
+}
+
+func TestDemo2And3SeedTable(t *testing.T) {
+	rangeA, rangePaused, rangeMeter := seedTable(t, 2)
+	coopA, coopPaused, coopMeter := seedTable(t, 3)
+	wantRange := []map[string]string{
+		{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"},
+		{"C1": "{o0 p0}", "C2": "{o1 p1}", "C3": "{o2 p2}"},
+		{"C1": "{o0 p0}", "C2": "{o1 p1}", "C3": "{o2 p2}", "C4": "{}"},
+	}
+	wantCoop := []map[string]string{
+		{"C1": "{o0 o1 o2}", "C2": "{p0 p1 p2}"},
+		{"C1": "{o0 o1}", "C2": "{p0 p1}", "C3": "{o2 p2}"},
+		{"C1": "{o0}", "C2": "{p0 p1}", "C3": "{o2 p2}", "C4": "{o1}"},
+	}
+	for i := range wantRange {
+		if fmt.Sprint(rangeA[i]) != fmt.Sprint(wantRange[i]) {
+			t.Errorf("range, join %d: %v, want %v", i+2, rangeA[i], wantRange[i])
+		}
+		if fmt.Sprint(coopA[i]) != fmt.Sprint(wantCoop[i]) {
+			t.Errorf("cooperative-sticky, join %d: %v, want %v", i+2, coopA[i], wantCoop[i])
+		}
+	}
+	if fmt.Sprint(rangePaused) != "[6 6 6]" {
+		t.Errorf("range paused %v per join, want [6 6 6]", rangePaused)
+	}
+	if fmt.Sprint(coopPaused) != "[3 2 1]" {
+		t.Errorf("cooperative-sticky paused %v per join, want [3 2 1]", coopPaused)
+	}
+	if coopMeter*10 > rangeMeter*6 {
+		t.Errorf("pause meter cooperative %d vs range %d: want well below (under 60%%)", coopMeter, rangeMeter)
+	}
+	s := runDemo(t, 3)
+	if g := s.World().Group.Generation; g != 7 {
+		t.Errorf("cooperative demo ends in generation %d, want 7 (two rebalances per join)", g)
+	}
+	s = runDemo(t, 2)
+	if g := s.World().Group.Generation; g != 4 {
+		t.Errorf("range demo ends in generation %d, want 4 (one rebalance per join)", g)
+	}
+}
+
+func TestDemo4CommitAfterDuplicates(t *testing.T) {
+	w := runDemo(t, 4).World()
+	c := w.Delivery("read_uncommitted")
+	if fmt.Sprint(c.DuplicateNames) != "[p2.3 p2.4]" || c.Duplicates != 2 {
+		t.Errorf("duplicates %v, want p2.3 and p2.4 twice", c.DuplicateNames)
+	}
+	if c.Lost != 0 {
+		t.Errorf("lost %v, want none (at-least-once)", c.LostNames)
+	}
+	// The crash left the committed offset at 3; the new owner started there.
+	first := true
+	for _, e := range w.Events {
+		if e.Kind == sim.EvPolled && e.Member == "C1" && strings.Contains(e.Text, "p2.3") && first {
+			first = false
+			if !strings.HasSuffix(e.Text, "p2.3 p2.4 p2.5") {
+				t.Errorf("C1's first poll of p2: %q, want p2.3..p2.5", e.Text)
+			}
+		}
+	}
+	if first {
+		t.Error("C1 never polled p2.3")
+	}
+	crashes := 0
+	for _, e := range w.Events {
+		if e.Kind == sim.EvCrash {
+			crashes++
+		}
+	}
+	if crashes != 1 {
+		t.Errorf("%d crashes, want 1", crashes)
+	}
+}
+
+func TestDemo5CommitBeforeLoses(t *testing.T) {
+	w := runDemo(t, 5).World()
+	c := w.Delivery("read_uncommitted")
+	if fmt.Sprint(c.LostNames) != "[p2.3 p2.4 p2.5]" {
+		t.Errorf("lost %v, want p2.3 p2.4 p2.5", c.LostNames)
+	}
+	if c.Duplicates != 0 {
+		t.Errorf("duplicates %v, want none (at-most-once)", c.DuplicateNames)
+	}
+	got := sources(w, "read_uncommitted")
+	if got["p2.6"] != 1 {
+		t.Errorf("the new owner should start at 6 and write inv(p2.6) once, got %d", got["p2.6"])
+	}
+}
+
+func TestDemo6Leaving(t *testing.T) {
+	s := runDemo(t, 6)
+	w := s.World()
+	// close: LeaveGroup, and the rebalance starts the tick it arrives.
+	var leave *sim.Packet
+	for _, p := range packets(w, sim.LeaveGroup, false) {
+		if p.From == "C3" {
+			leave = p
+		}
+	}
+	if leave == nil {
+		t.Fatal("close C3 sent no LeaveGroup")
+	}
+	started := map[int]string{}
+	for _, tr := range w.Group.Transitions {
+		if tr.To == sim.PreparingRebalance {
+			started[tr.Tick] = tr.Reason
+		}
+	}
+	if !strings.Contains(started[leave.Delivered], "left") {
+		t.Errorf("no rebalance at tick %d when the LeaveGroup arrived (rebalances: %v)", leave.Delivered, started)
+	}
+	// crash: the rebalance waits session.timeout.ms.
+	var crashAt int
+	for _, e := range w.Events {
+		if e.Kind == sim.EvCrash && e.Member == "C2" {
+			crashAt = e.Tick
+		}
+	}
+	if !strings.Contains(started[crashAt+6], "timed out") {
+		t.Errorf("crash at %d: want the rebalance at %d (session timeout 6), rebalances: %v", crashAt, crashAt+6, started)
+	}
+	// static restart: no rebalance, same generation, same partitions, new member id.
+	var rejoin *sim.Event
+	for i, e := range w.Events {
+		if e.Kind == sim.EvStaticRejoin {
+			rejoin = &w.Events[i]
+		}
+	}
+	if rejoin == nil {
+		t.Fatal("no static rejoin")
+	}
+	for tick := range started {
+		if tick >= rejoin.Tick {
+			t.Errorf("a rebalance started at %d, after the static member came back at %d", tick, rejoin.Tick)
+		}
+	}
+	gm := w.Group.Members()
+	var c2 *sim.GroupMember
+	for _, m := range gm {
+		if m.ClientID == "C2" {
+			c2 = m
+		}
+	}
+	if c2 == nil || c2.MemberID != "C2-3" || c2.InstanceID != "C2" {
+		t.Fatalf("C2 after the restart: %+v, want member C2-3 with group.instance.id C2", c2)
+	}
+	if got := w.PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
+		t.Errorf("static C2 has %s, want its old {o0 o1 p0 p1} back (static members sort first in range)", got)
+	}
+	if w.Group.Generation != 5 {
+		t.Errorf("generation %d after the static restart, want 5 as before it", w.Group.Generation)
+	}
+}
+
+func TestDemo7Zombie(t *testing.T) {
+	w := runDemo(t, 7).World()
+	var leftAt, refused int
+	for _, e := range w.Events {
+		if e.Kind == sim.EvPollTimeout && e.Member == "C2" {
+			leftAt = e.Tick
+		}
+		if e.Kind == sim.EvCommitFailed && e.Member == "C2" {
+			refused++
+		}
+	}
+	if leftAt == 0 {
+		t.Fatal("C2's heartbeat thread never left")
+	}
+	var refusal *sim.Packet
+	for _, p := range packets(w, sim.OffsetCommit, true) {
+		if p.To == "C2" && p.Error != sim.None {
+			refusal = p
+		}
+	}
+	if refusal == nil || (refusal.Error != sim.UnknownMemberID && refusal.Error != sim.IllegalGeneration) || refused != 1 {
+		t.Fatalf("C2's commit after the stall: %+v, want one refusal with UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION", refusal)
+	}
+	c := w.Delivery("read_uncommitted")
+	if fmt.Sprint(c.DuplicateNames) != "[o2.3 o2.4 o2.5]" {
+		t.Errorf("duplicates %v, want o2.3..o2.5 (the new owner did them again)", c.DuplicateNames)
+	}
+	// The new owner (C1) processed them, and before the zombie finished.
+	c1, c2 := 0, 0
+	for _, e := range w.Events {
+		if e.Kind == sim.EvProcessed && len(e.Records) == 1 && e.Records[0] == "o2.4" {
+			if e.Member == "C1" {
+				c1 = e.Tick
+			} else if e.Member == "C2" && c2 == 0 {
+				c2 = e.Tick
+			}
+		}
+	}
+	if c1 == 0 || c2 == 0 || c1 > c2 {
+		t.Errorf("o2.4 processed by C1 at %d and by the zombie C2 at %d: want both, C1 first", c1, c2)
+	}
+}
+
+func TestDemo8Idempotence(t *testing.T) {
+	s := runDemo(t, 8)
+	main := s.branches["main"].world
+	plain := s.branches["plain"].world
+	if n := sources(main, "read_uncommitted")["o0.0"]; n != 1 {
+		t.Errorf("idempotent: inv(o0.0) %d times, want 1", n)
+	}
+	var dup bool
+	for _, p := range packets(main, sim.Produce, true) {
+		if strings.Contains(p.Summary, "o0.0") && strings.Contains(p.Summary, "already at offset 0") {
+			dup = true
+		}
+	}
+	if !dup {
+		t.Error("idempotent: the retry was not answered with the original offset")
+	}
+	if n := sources(plain, "read_uncommitted")["o0.0"]; n != 2 {
+		t.Errorf("plain: inv(o0.0) %d times, want 2", n)
+	}
+	retries := 0
+	for _, e := range main.Events {
+		if e.Kind == sim.EvRetry {
+			retries++
+		}
+	}
+	if retries != 1 {
+		t.Errorf("%d retries, want 1", retries)
+	}
+}
+
+func TestDemo9IdempotenceNotEnough(t *testing.T) {
+	w := runDemo(t, 9).World()
+	var pids []int64
+	l := w.Log(sim.TopicPartition{Topic: "invoices", Partition: 0})
+	for _, c := range l.Cells {
+		if c.Value == "inv(o2.3)" {
+			pids = append(pids, c.PID)
+		}
+	}
+	if len(pids) != 2 || pids[0] == pids[1] {
+		t.Errorf("inv(o2.3) written with PIDs %v, want twice, by two producers", pids)
+	}
+}
+
+func TestDemo10Transactions(t *testing.T) {
+	w := runDemo(t, 10).World()
+	order := []sim.API{sim.InitProducerID, sim.AddPartitionsToTxn, sim.Produce, sim.AddOffsetsToTxn, sim.TxnOffsetCommit, sim.EndTxn, sim.WriteTxnMarkers}
+	at := 0
+	for _, p := range w.Packets {
+		if !p.Response && at < len(order) && p.Type == order[at] {
+			at++
+		}
+	}
+	if at != len(order) {
+		t.Errorf("the transaction's exchange stopped at %s (want %v in order)", order[at], order)
+	}
+	e := w.Txn.Entry("tx-C1")
+	if e == nil || e.State != sim.TxnCompleteCommit {
+		t.Fatalf("tx-C1: %+v, want CompleteCommit", e)
+	}
+	// Invoices and offsets became visible at the same tick: the markers'.
+	var invVisible, offVisible int
+	for _, p := range w.Packets {
+		if p.Type == sim.WriteTxnMarkers && !p.Response {
+			if strings.Contains(p.Summary, "invoices-0") && invVisible == 0 {
+				invVisible = p.Delivered
+			}
+			if strings.Contains(p.Summary, "__consumer_offsets") && offVisible == 0 {
+				offVisible = p.Delivered
+			}
+		}
+	}
+	if invVisible == 0 || invVisible != offVisible {
+		t.Errorf("markers written at %d (invoices) and %d (offsets), want the same tick", invVisible, offVisible)
+	}
+	if got := len(w.ReadTopic("invoices", "read_committed")); got != 3 {
+		t.Errorf("read_committed sees %d invoices after the first transaction, want 3", got)
+	}
+}
+
+func TestDemo11LSO(t *testing.T) {
+	s := checkedSession(t)
+	text, err := s.Exec("demo 11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := s.branches["main"].world
+	rc := sources(main, "read_committed")
+	ru := sources(main, "read_uncommitted")
+	for _, r := range []string{"o2.3", "o2.4", "o2.5"} {
+		if rc[r] != 1 || ru[r] != 2 {
+			t.Errorf("%s: read_committed %d, read_uncommitted %d, want 1 and 2", r, rc[r], ru[r])
+		}
+	}
+	if main.Txn.TimedOut != 1 {
+		t.Errorf("%d transactions timed out, want 1", main.Txn.TimedOut)
+	}
+	if !strings.Contains(text, "held back by the LSO") {
+		t.Error("the demo never shows the read_committed reader held back by the LSO")
+	}
+	// The variant: a restart aborts at once, with no timeout.
+	rs := s.branches["restart"].world
+	if rs.Txn.TimedOut != 0 || rs.Txn.Aborted != 1 {
+		t.Errorf("restart branch: %d timed out, %d aborted, want 0 and 1", rs.Txn.TimedOut, rs.Txn.Aborted)
+	}
+	if e := rs.Txn.Entry("tx-C2"); e == nil || e.Epoch < 1 {
+		t.Errorf("restart branch: tx-C2 %+v, want the epoch bumped", e)
+	}
+}
+
+func TestDemo12Fencing(t *testing.T) {
+	s := runDemo(t, 12)
+	main := s.branches["main"].world
+	var refused sim.ErrorCode
+	for _, p := range packets(main, sim.TxnOffsetCommit, true) {
+		if p.To == "C2" && p.Error != sim.None {
+			refused = p.Error
+		}
+	}
+	if refused != sim.UnknownMemberID {
+		t.Errorf("part 1: TxnOffsetCommit refused with %s, want UNKNOWN_MEMBER_ID", refused)
+	}
+	aborted := false
+	for _, p := range main.Packets {
+		if p.Type == sim.EndTxn && !p.Response && p.From == "C2" && strings.HasSuffix(p.Summary, "ABORT") {
+			aborted = true
+		}
+	}
+	if !aborted {
+		t.Error("part 1: the refused member did not abort")
+	}
+	ep := s.branches["epoch"].world
+	var fenced []string
+	for _, p := range ep.Packets {
+		if p.To == "C2" && p.ToInc == 1 && p.Error == sim.ProducerFenced {
+			fenced = append(fenced, string(p.Type))
+		}
+	}
+	if len(fenced) == 0 {
+		t.Error("part 2: the old instance was never refused with PRODUCER_FENCED")
+	}
+	l := ep.Log(sim.TopicPartition{Topic: "invoices", Partition: 0})
+	abortedCells := 0
+	for _, c := range l.Cells {
+		if c.IsData() && c.Txn == sim.TxnAborted && c.Value == "inv(p2.3)" {
+			abortedCells++
+		}
+	}
+	if abortedCells != 1 {
+		t.Errorf("part 2: the zombie's open inv(p2.3) should be aborted, found %d aborted", abortedCells)
+	}
+	if c := ep.Delivery("read_committed"); c.Duplicates != 0 || c.Lost != 0 {
+		t.Errorf("part 2, read_committed: duplicates %v lost %v, want none", c.DuplicateNames, c.LostNames)
+	}
+}
+
+func TestDemoTitles(t *testing.T) {
+	if len(demoTitles) != 12 {
+		t.Fatalf("%d demos, want 12", len(demoTitles))
+	}
+	seen := map[string]bool{}
+	for _, title := range demoTitles {
+		if title == "" || seen[title] {
+			t.Errorf("demo title %q missing or repeated", title)
+		}
+		seen[title] = true
+	}
+	names := append([]string{}, demoTitles...)
+	sort.Strings(names)
+}

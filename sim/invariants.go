@@ -1,0 +1,121 @@
+package sim
+
+import "fmt"
+
+// Checker verifies the world's invariants after every tick. It remembers
+// what it saw before (generations, epochs, transitions already checked), so
+// one Checker follows one world.
+type Checker struct {
+	lastGen     int
+	groupSeen   int
+	txnSeen     int
+	epochs      map[string]int
+	offsetsSeen int
+}
+
+// NewChecker starts checking a world from its current state.
+func NewChecker() *Checker { return &Checker{lastGen: -1, epochs: map[string]int{}} }
+
+// Check returns the first invariant the world breaks, or nil.
+func (c *Checker) Check(w *World) error {
+	g := w.Group
+	// Generations only grow.
+	if g.Generation < c.lastGen {
+		return fmt.Errorf("tick %d: generation went from %d back to %d", w.Tick, c.lastGen, g.Generation)
+	}
+	c.lastGen = g.Generation
+	// Every coordinator transition is one Kafka allows.
+	for _, t := range g.Transitions[c.groupSeen:] {
+		if !LegalGroupTransition(t.From, t.To) {
+			return fmt.Errorf("tick %d: illegal group transition %s -> %s", t.Tick, t.From, t.To)
+		}
+	}
+	c.groupSeen = len(g.Transitions)
+	// Within one generation no partition is assigned to two members.
+	owner := map[TopicPartition]string{}
+	for _, gm := range g.Members() {
+		for _, tp := range gm.Assignment {
+			if o, ok := owner[tp]; ok {
+				return fmt.Errorf("tick %d: generation %d assigns %s to both %s and %s", w.Tick, g.Generation, tp, o, gm.MemberID)
+			}
+			owner[tp] = gm.MemberID
+		}
+	}
+	// No partition is consumed by two members that believe they are in the
+	// group (zombies excepted: that is what fencing is for).
+	fetching := map[TopicPartition]string{}
+	for _, m := range w.current {
+		if !m.Alive || !m.InGroup() || m.Zombie {
+			continue
+		}
+		for _, tp := range m.fetchable() {
+			if o, ok := fetching[tp]; ok {
+				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
+			}
+			fetching[tp] = m.MemberID
+		}
+	}
+	// A committed offset never passes the log end.
+	for tp, rec := range g.offsets {
+		if rec.Offset > w.logs[tp].HW() {
+			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logs[tp].HW())
+		}
+	}
+	// No pending offset becomes committed without its COMMIT marker.
+	for i := c.offsetsSeen; i < len(g.OffsetsLog); i++ {
+		r := g.OffsetsLog[i]
+		if r.Marker || r.PID < 0 || r.State != "committed" {
+			continue
+		}
+		marked := false
+		for _, later := range g.OffsetsLog[i:] {
+			if later.Marker && later.PID == r.PID && later.State == "COMMIT" {
+				marked = true
+				break
+			}
+		}
+		if !marked {
+			return fmt.Errorf("tick %d: transactional offset %s@%d of pid %d is committed without a COMMIT marker", w.Tick, r.TP, r.Offset, r.PID)
+		}
+	}
+	// Logs: LSO <= HW; the LSO is the first offset of the oldest open
+	// transaction (or the HW); read_committed never returns an open or
+	// aborted record.
+	for _, tp := range w.outputTPs {
+		l := w.logs[tp]
+		lso, hw := l.LSO(), l.HW()
+		if lso > hw {
+			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
+		}
+		first := hw
+		for i, cell := range l.Cells {
+			if cell.IsData() && cell.Txn == TxnOpen {
+				first = i
+				break
+			}
+		}
+		if first != lso {
+			return fmt.Errorf("tick %d: %s has LSO %d, but its oldest open transaction starts at %d", w.Tick, tp, lso, first)
+		}
+		for i, cell := range l.Cells {
+			if l.ReadCommitted(i) && (cell.Txn == TxnAborted || cell.Txn == TxnOpen) {
+				return fmt.Errorf("tick %d: read_committed would return %s at %s offset %d (%s)", w.Tick, cell.Value, tp, i, cell.Txn)
+			}
+		}
+	}
+	// Producer epochs only grow per transactional.id; every transaction
+	// transition is one Kafka allows.
+	for _, e := range w.Txn.Entries() {
+		if prev, ok := c.epochs[e.TransactionalID]; ok && e.Epoch < prev {
+			return fmt.Errorf("tick %d: %s epoch went from %d back to %d", w.Tick, e.TransactionalID, prev, e.Epoch)
+		}
+		c.epochs[e.TransactionalID] = e.Epoch
+	}
+	for _, t := range w.Txn.Transitions[c.txnSeen:] {
+		if t.From != t.To && !LegalTxnTransition(t.From, t.To) {
+			return fmt.Errorf("tick %d: illegal transaction transition of %s: %s -> %s", t.Tick, t.TransactionalID, t.From, t.To)
+		}
+	}
+	c.txnSeen = len(w.Txn.Transitions)
+	return nil
+}
