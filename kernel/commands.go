@@ -53,7 +53,7 @@ func init() {
 				return []string{"--static", "--topics"}
 			}},
 		{name: "close", usage: "close Cn", summary: "graceful close(): finish the record, commit, LeaveGroup",
-			mutates: true, run: memberCmd((*sim.World).Close), words: wordsMembers},
+			mutates: true, run: memberCmd("close", (*sim.World).Close), words: wordsMembers},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
 			mutates: true, run: cmdCrash, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
@@ -62,9 +62,9 @@ func init() {
 				return []string{"now", "after"}
 			}},
 		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
-			mutates: true, run: memberCmd((*sim.World).Restart), words: wordsMembers},
+			mutates: true, run: memberCmd("restart", (*sim.World).Restart), words: wordsMembers},
 		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
-			mutates: true, run: memberCmd((*sim.World).Slow), words: wordsMembers},
+			mutates: true, run: memberCmd("slow", (*sim.World).Slow), words: wordsMembers},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
 			summary: "lose the next N packets of a type (to or from Cn)",
 			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
@@ -333,6 +333,9 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 }
 
 func cmdSet(s *Session, args []string) (*Result, error) {
+	if len(args) == 1 {
+		return nil, usageErr("set", "%s: missing VALUE", args[0])
+	}
 	if err := needArgs("set", args, 2, 2); err != nil {
 		return nil, err
 	}
@@ -389,11 +392,11 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
-func memberCmd(f func(*sim.World, string) error) func(*Session, []string) (*Result, error) {
+func memberCmd(name string, f func(*sim.World, string) error) func(*Session, []string) (*Result, error) {
 	return func(s *Session, args []string) (*Result, error) {
 		w := s.World()
 		if len(args) != 1 {
-			return nil, fmt.Errorf("want exactly one member, e.g. C2 (members: %s)", strings.Join(liveClients(s), " "))
+			return nil, usageErr(name, "want exactly one member (running: %s)", strings.Join(liveClients(s), " "))
 		}
 		from := len(w.Events)
 		if err := f(w, args[0]); err != nil {

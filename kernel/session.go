@@ -301,3 +301,31 @@ func (s *Session) branchNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// Replay makes the current branch's world again from its start, calling
+// visit at tick 0 and after every tick, for views over time (charts). The
+// branch itself is not touched; determinism makes the replayed worlds the
+// ones the branch went through.
+func (s *Session) Replay(visit func(w *sim.World)) error {
+	b := s.cur
+	w, err := makeWorld(b.newLine, b.cfg)
+	if err != nil {
+		return err
+	}
+	scratch := &Session{branches: map[string]*branch{}, replaying: true}
+	scratch.cur = &branch{name: b.name, newLine: b.newLine, cfg: b.cfg, world: w}
+	visit(w)
+	for _, e := range b.log {
+		if e.ticks > 0 {
+			for i := 0; i < e.ticks; i++ {
+				w.Step()
+				visit(w)
+			}
+			continue
+		}
+		if _, err := scratch.run(strings.Fields(e.line)); err != nil {
+			return fmt.Errorf("replaying %q: %v", e.line, err)
+		}
+	}
+	return nil
+}

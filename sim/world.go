@@ -362,6 +362,10 @@ func (w *World) send(p *Packet) {
 	}
 }
 
+// InFlight lists the packets on the wire now: sent this tick (or by a
+// command since), delivered next tick.
+func (w *World) InFlight() []*Packet { return w.sending }
+
 // Drop adds a rule that loses the next matching packet(s).
 func (w *World) Drop(r DropRule) {
 	if r.Count <= 0 {
