@@ -21,8 +21,8 @@ func (a cooperativeStickyAssignor) Assign(in Input) Assignment {
 // owns it (lists it in Owned) is withheld, assigned to nobody this round. Its
 // owner, not finding it in its new assignment, revokes it and rejoins at
 // once; in that follow-up rebalance nobody owns it and the sticky target
-// hands it over. So no partition is ever held by two members at once, and a
-// partition that stays put is never paused.
+// hands it over. So a partition is never handed to a member while another
+// still holds it, and a partition that stays put is never paused.
 //
 // Precisely, member X keeps partition p of target[X] when no other member
 // lists p in Owned, or when X lists p itself and no other claimant has a
@@ -30,10 +30,10 @@ func (a cooperativeStickyAssignor) Assign(in Input) Assignment {
 // missed a rebalance) therefore does not hold back the member of the current
 // generation, and a member claiming p with a lower generation than another
 // claimant does not get it. Kafka computes the same set (its
-// partitionsTransferringOwnership) except for one malformed case: two claims
-// on p in the same generation, where Kafka's equal-subscription path
-// withholds p even from the claimant it picks and we let that claimant keep
-// it.
+// partitionsTransferringOwnership) except in one malformed case: when two
+// members claim p in the same generation, Kafka's equal-subscription path
+// withholds p from whoever gets it, while we let a claimant of the highest
+// generation keep it.
 //
 // The result has an entry for every member of in (non-nil, sorted by (topic,
 // partition)); target entries for ids not in in are dropped. The function is

@@ -220,3 +220,13 @@ func newPos(n int) []int32 {
 	}
 	return p
 }
+
+// topicKey encodes a topic list as a map key (for grouping members by
+// subscription).
+func topicKey(ts []int32) []byte {
+	b := make([]byte, 0, 4*len(ts))
+	for _, t := range ts {
+		b = append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+	}
+	return b
+}

@@ -308,12 +308,55 @@ func TestPropertyCooperativeAdjust(t *testing.T) {
 	}
 }
 
-// The seed rules' general balance loop (for unequal subscriptions) gives the
-// same result as the fast one on equal subscriptions.
-func TestPropertySeedBalanceLoopsAgree(t *testing.T) {
-	forEachRandom(t, 10, 1500, true, func(t *testing.T, in Input) {
-		if fast, general := seedSticky(in, false), seedSticky(in, true); !reflect.DeepEqual(fast, general) {
-			t.Fatalf("fast %s\ngeneral %s", spellAll(fast), spellAll(general))
+// Assign and CooperativeAdjust leave their input alone.
+func TestPropertyInputUntouched(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 15))
+	deepCopy := func(in Input) Input {
+		out := Input{Partitions: map[string]int{}, Members: slices.Clone(in.Members)}
+		for k, v := range in.Partitions {
+			out.Partitions[k] = v
 		}
-	})
+		for i := range out.Members {
+			out.Members[i].Topics = slices.Clone(out.Members[i].Topics)
+			out.Members[i].Owned = slices.Clone(out.Members[i].Owned)
+		}
+		return out
+	}
+	for name, a := range allAssignors(t) {
+		for i := 0; i < 200; i++ {
+			in := randomInput(r, i%2 == 0, ownMode(i%3))
+			before := deepCopy(in)
+			got := a.Assign(in)
+			target := spellAll(got)
+			CooperativeAdjust(in, got)
+			if !reflect.DeepEqual(in, before) || spellAll(got) != target {
+				t.Fatalf("%s case %d modified its input", name, i)
+			}
+		}
+	}
+}
+
+// Degenerate groups: no members, no topics, members subscribed to nothing
+// known, topics with no partitions.
+func TestEdgeCases(t *testing.T) {
+	cases := []Input{
+		{},
+		{Partitions: map[string]int{"t": 3}},
+		{Members: []Member{mem("a", "t")}},
+		{Partitions: map[string]int{"t": 0, "u": -1}, Members: []Member{mem("a", "t", "u"), mem("b", "t", "t")}},
+		{Partitions: map[string]int{"t": 2}, Members: []Member{owning(mem("a"), 3, "t-0 t-1"), mem("b", "t")}},
+	}
+	for name, a := range allAssignors(t) {
+		for i, in := range cases {
+			got := a.Assign(in)
+			if got == nil {
+				t.Fatalf("%s case %d: nil Assignment", name, i)
+			}
+			checkValid(t, in, got)
+			if a.Protocol() == Cooperative {
+				in, got = cooperativeRounds(t, a, in, 4, 3)
+			}
+			checkComplete(t, in, got)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package assign
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -336,4 +337,78 @@ func TestKafkaGeneralPreviousOwner(t *testing.T) {
 	expect(t, kafkaEager.Assign(in), map[string]string{"a": "x-2 x-3", "b": "w-0 x-0", "d": "x-1"})
 	expect(t, refKafkaGeneral(in), map[string]string{"a": "x-2 x-3", "b": "w-0 x-0", "d": "x-1"})
 	expect(t, seedEager.Assign(in), map[string]string{"a": "x-0 x-1", "b": "w-0 x-2", "d": "x-3"})
+}
+
+// refSeedBalance is the seed rules' balance step exactly as SeedRules words
+// it, re-sorting the members before every move: donors from the most loaded
+// (ties: lower id), for each the receivers from the least loaded (ties: lower
+// id) with at least two fewer, and the donor's last partition that receiver
+// can take.
+func refSeedBalance(lists [][]int32, _ [][]int32, can bitset, T int, topicOf []int32) {
+	n := len(lists)
+	for {
+		donors, receivers := make([]int32, n), make([]int32, n)
+		for m := range donors {
+			donors[m], receivers[m] = int32(m), int32(m)
+		}
+		sort.Slice(donors, func(i, j int) bool {
+			a, b := donors[i], donors[j]
+			if la, lb := len(lists[a]), len(lists[b]); la != lb {
+				return la > lb
+			}
+			return a < b
+		})
+		sort.Slice(receivers, func(i, j int) bool {
+			a, b := receivers[i], receivers[j]
+			if la, lb := len(lists[a]), len(lists[b]); la != lb {
+				return la < lb
+			}
+			return a < b
+		})
+		moved := false
+	search:
+		for _, d := range donors {
+			for _, r := range receivers {
+				if len(lists[d])-len(lists[r]) < 2 {
+					break
+				}
+				for i := len(lists[d]) - 1; i >= 0; i-- {
+					if g := lists[d][i]; can.has(int(r)*T + int(topicOf[g])) {
+						lists[d] = slices.Delete(lists[d], i, i+1)
+						lists[r] = insertSorted(lists[r], g)
+						moved = true
+						break search
+					}
+				}
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// The seed rules' balance loops (the fast one for equal subscriptions, the
+// grouped-heap one for unequal ones) agree with the literal reading of the
+// rules, on random groups and on skewed ownership (one member owning much).
+func TestSeedBalanceMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	for i := 0; i < 4000; i++ {
+		in := randomInput(r, i%2 == 0, ownMode(i%3))
+		if i%5 == 0 && len(in.Members) > 1 { // skew: the first member claims everything it can, at a high generation
+			m := &in.Members[0]
+			m.Generation = 9
+			for tp, n := range in.Partitions {
+				for p := 0; p < n; p++ {
+					m.Owned = append(m.Owned, TopicPartition{tp, p})
+				}
+			}
+		}
+		want := seedSticky(in, refSeedBalance)
+		for name, got := range map[string]Assignment{"auto": seedSticky(in, nil), "general": seedSticky(in, seedBalanceGeneral)} {
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("case %d %s: %+v\n got: %s\nwant: %s", i, name, in, spellAll(got), spellAll(want))
+			}
+		}
+	}
 }

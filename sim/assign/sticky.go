@@ -13,5 +13,5 @@ func (a stickyAssignor) Assign(in Input) Assignment {
 	if a.rules == KafkaRules {
 		return kafkaSticky(in)
 	}
-	return seedSticky(in, false)
+	return seedSticky(in, nil)
 }

@@ -2,7 +2,6 @@ package assign
 
 import (
 	"cmp"
-	"encoding/binary"
 	"slices"
 	"sort"
 )
@@ -21,11 +20,14 @@ import (
 //
 // Steps:
 //
-//   - Claims. Members are walked in id order; each claimed partition of a
-//     known topic is checked against the last member seen claiming it: a
-//     higher generation takes it over, a lower one is ignored, an equal one
-//     voids the claim of both (the partition counts as unowned; Kafka logs an
-//     error for this). Generation -1 means unknown.
+//   - Claims. Members are walked in id order; each claimed partition that
+//     exists (of a topic someone subscribes to) is checked against the last
+//     member seen claiming it: a higher generation takes it over, a lower one
+//     is ignored, an equal one voids it (neither keeps it; Kafka logs an
+//     error). A later claim of a higher generation can still take a voided
+//     partition, except in the constrained assignment, where a partition
+//     claimed twice in one generation stays unowned. Generation -1 means
+//     unknown.
 //   - If every member has the same subscription (as a set of topic names,
 //     known or not), the constrained assignment runs; otherwise the general
 //     one.
@@ -210,9 +212,10 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //   - Members keep their valid claims on topics they still subscribe to (a
 //     claim on a topic no longer subscribed is dropped and marks that a
 //     revocation is required).
-//   - Claims of members whose generation is below the group's highest are
-//     remembered per partition as the "previous owner" (the highest such
-//     generation wins, ties to the lower id).
+//   - Claims of members whose generation is below the highest in the input
+//     are remembered per partition as the "previous owner" (the highest such
+//     generation wins, ties to the lower id). (Kafka's assignor object keeps
+//     the highest generation it has ever seen; a pure function cannot.)
 //   - Partitions are ordered by topic, topics by how many members subscribe
 //     (fewest first) then name. Each unowned partition goes to the member with
 //     the fewest partitions (ties: lower id) among its topic's subscribers.
@@ -390,16 +393,12 @@ func (k *kafkaGeneralState) startBalancing() {
 	n := len(k.lists)
 	pos := newPos(n)
 	byKey := map[string]int32{}
-	buf := make([]byte, 0, 64)
 	for m := range n {
-		buf = buf[:0]
-		for _, t := range k.subs[m] {
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(t))
-		}
-		gi, ok := byKey[string(buf)]
+		key := string(topicKey(k.subs[m]))
+		gi, ok := byKey[key]
 		if !ok {
 			gi = int32(len(k.heaps))
-			byKey[string(buf)] = gi
+			byKey[key] = gi
 			k.heaps = append(k.heaps, idxHeap{pos: pos, less: k.fewer})
 			for _, t := range k.subs[m] {
 				k.topicGroups[t] = append(k.topicGroups[t], gi)

@@ -1,9 +1,6 @@
 package assign
 
-import (
-	"slices"
-	"sort"
-)
+import "slices"
 
 // seedSticky runs the seed's sticky rules (SeedRules):
 //
@@ -24,10 +21,10 @@ import (
 //     last partition that receiver can take; the first such pair moves. Every
 //     move lowers the sum of squared counts, so the loop ends.
 //
-// Member ids compare as plain strings. forceGeneral makes equal
-// subscriptions take the general balance loop too (the tests check both
-// loops agree).
-func seedSticky(in Input, forceGeneral bool) Assignment {
+// Member ids compare as plain strings. balance nil picks the balance loop
+// (a fast one for equal subscriptions, seedBalanceGeneral otherwise); the
+// tests pass others to check they agree.
+func seedSticky(in Input, balance seedBalancer) Assignment {
 	ms := permute(in.Members, idOrder(in.Members))
 	tp := newTopology(ms, in.Partitions)
 	n, T, P := len(ms), len(tp.names), tp.total()
@@ -105,11 +102,13 @@ func seedSticky(in Input, forceGeneral bool) Assignment {
 	}
 
 	// 3. Balance.
-	if equal && !forceGeneral {
-		seedBalanceEqual(lists)
-	} else {
-		seedBalanceGeneral(lists, can, T, tp.topicOf)
+	if balance == nil {
+		balance = seedBalanceGeneral
+		if equal {
+			balance = seedBalanceEqual
+		}
 	}
+	balance(lists, subs, can, T, tp.topicOf)
 	return tp.assignment(memberIDs(ms), lists)
 }
 
@@ -117,7 +116,7 @@ func seedSticky(in Input, forceGeneral bool) Assignment {
 // partition: the most loaded member (ties: lower id) gives its last
 // partition to the least loaded (ties: lower id) until counts differ by at
 // most one. Two heaps keep both ends at O(log n) per move.
-func seedBalanceEqual(lists [][]int32) {
+func seedBalanceEqual(lists [][]int32, _ [][]int32, _ bitset, _ int, _ []int32) {
 	n := len(lists)
 	if n < 2 {
 		return
@@ -159,63 +158,119 @@ func seedBalanceEqual(lists [][]int32) {
 	}
 }
 
-// seedBalanceGeneral is the balance loop for unequal subscriptions (see
-// seedSticky). It re-sorts the members before every move, which is fine for
-// the group sizes the simulator runs with unequal subscriptions.
-func seedBalanceGeneral(lists [][]int32, can bitset, T int, topicOf []int32) {
-	n := len(lists)
-	donors := make([]int32, n)
-	receivers := make([]int32, n)
-	for {
-		for m := range donors {
-			donors[m], receivers[m] = int32(m), int32(m)
-		}
-		sort.Slice(donors, func(i, j int) bool {
-			a, b := donors[i], donors[j]
-			if la, lb := len(lists[a]), len(lists[b]); la != lb {
-				return la > lb
-			}
-			return a < b
-		})
-		sort.Slice(receivers, func(i, j int) bool {
-			a, b := receivers[i], receivers[j]
-			if la, lb := len(lists[a]), len(lists[b]); la != lb {
-				return la < lb
-			}
-			return a < b
-		})
-		if !seedMoveOne(lists, donors, receivers, can, T, topicOf) {
-			return
-		}
-	}
-}
+// seedBalancer runs the balance step on per-member sorted lists of dense
+// ids; subs[m] are m's topics, can.has(m*T+t) whether m takes topic t.
+type seedBalancer func(lists [][]int32, subs [][]int32, can bitset, T int, topicOf []int32)
 
-func seedMoveOne(lists [][]int32, donors, receivers []int32, can bitset, T int, topicOf []int32) bool {
-	if len(receivers) == 0 {
-		return false
+// seedBalanceGeneral is the balance loop for unequal subscriptions (see
+// seedSticky). Members with the same subscription form a group with a heap
+// by (count, id), so the first receiver able to take something from a donor
+// is the best top among the groups whose topics the donor holds; donors come
+// off a heap by (count desc, id).
+func seedBalanceGeneral(lists [][]int32, subs [][]int32, can bitset, T int, topicOf []int32) {
+	n := len(lists)
+	if n < 2 {
+		return
 	}
-	fewest := len(lists[receivers[0]])
-	for _, d := range donors {
-		ld := len(lists[d])
-		if ld-fewest < 2 {
-			// Donors only get smaller from here on.
-			return false
+	held := make([]int32, n*T) // held[m*T+t]: partitions of topic t member m has
+	for m, l := range lists {
+		for _, g := range l {
+			held[m*T+int(topicOf[g])]++
 		}
-		for _, r := range receivers {
-			if ld-len(lists[r]) < 2 {
-				break
+	}
+	fewer := func(a, b int32) bool {
+		if la, lb := len(lists[a]), len(lists[b]); la != lb {
+			return la < lb
+		}
+		return a < b
+	}
+	group := make([]int32, n)
+	var groupTopics [][]int32
+	var heaps []idxHeap
+	byKey := map[string]int32{}
+	recvPos := newPos(n)
+	for m := range n {
+		key := string(topicKey(subs[m]))
+		gi, ok := byKey[key]
+		if !ok {
+			gi = int32(len(heaps))
+			byKey[key] = gi
+			groupTopics = append(groupTopics, subs[m])
+			heaps = append(heaps, idxHeap{pos: recvPos, less: fewer})
+		}
+		group[m] = gi
+		heaps[gi].push(int32(m))
+	}
+	donors := idxHeap{pos: newPos(n), less: func(a, b int32) bool {
+		if la, lb := len(lists[a]), len(lists[b]); la != lb {
+			return la > lb
+		}
+		return a < b
+	}}
+	for m := range n {
+		donors.push(int32(m))
+	}
+	counted := func(m int32) {
+		donors.fix(m)
+		heaps[group[m]].fix(m)
+	}
+	var skipped []int32
+	for {
+		fewest := -1
+		for gi := range heaps {
+			if top := heaps[gi].top(); top >= 0 && (fewest < 0 || len(lists[top]) < fewest) {
+				fewest = len(lists[top])
+			}
+		}
+		moved := false
+		skipped = skipped[:0]
+		for donors.len() > 0 && !moved {
+			d := donors.top()
+			ld := len(lists[d])
+			if ld-fewest < 2 {
+				break // donors only get smaller from here on
+			}
+			best := int32(-1)
+			for gi, ts := range groupTopics {
+				top := heaps[gi].top()
+				if top < 0 || ld-len(lists[top]) < 2 || (best >= 0 && !fewer(top, best)) {
+					continue
+				}
+				for _, t := range ts {
+					if held[int(d)*T+int(t)] > 0 {
+						best = top
+						break
+					}
+				}
+			}
+			if best < 0 {
+				donors.remove(d)
+				skipped = append(skipped, d)
+				continue
 			}
 			for i := ld - 1; i >= 0; i-- {
 				g := lists[d][i]
-				if can.has(int(r)*T + int(topicOf[g])) {
-					lists[d] = slices.Delete(lists[d], i, i+1)
-					lists[r] = insertSorted(lists[r], g)
-					return true
+				t := int(topicOf[g])
+				if !can.has(int(best)*T + t) {
+					continue
 				}
+				lists[d] = slices.Delete(lists[d], i, i+1)
+				held[int(d)*T+t]--
+				counted(d)
+				lists[best] = insertSorted(lists[best], g)
+				held[int(best)*T+t]++
+				counted(best)
+				moved = true
+				break
 			}
 		}
+		for _, d := range skipped {
+			donors.push(d)
+		}
+		if !moved {
+			return
+		}
 	}
-	return false
 }
 
 func insertSorted(l []int32, g int32) []int32 {
