@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // fakeEngine is a tiny command language for testing the front end:
@@ -16,7 +17,8 @@ import (
 //	show TEXT    SHOW[TEXT]
 //	noeol        NOEOL, with no trailing newline
 //	bad          fails with "bad command"
-//	sleep        writes SLEEPING to started (if set), blocks until Interrupt, then WOKE
+//	sleep [D]    writes SLEEPING to started (if set), blocks until Interrupt (WOKE)
+//	             or for at most the duration D (SLEPT)
 //	exit         makes Done() true
 //
 // Outputs are upper case so a test never mistakes the terminal's echo of a
@@ -70,11 +72,24 @@ func (f *fakeEngine) Exec(line string) (string, error) {
 		case "bad":
 			return out.String(), errors.New("bad command")
 		case "sleep":
+			// "sleep" waits for Interrupt; "sleep DURATION" at most that long.
+			var timeout <-chan time.Time
+			if arg != "" {
+				d, err := time.ParseDuration(arg)
+				if err != nil {
+					return out.String(), err
+				}
+				timeout = time.After(d)
+			}
 			if f.started != nil {
 				io.WriteString(f.started, "SLEEPING\n")
 			}
-			<-f.interrupt
-			out.WriteString("WOKE\n")
+			select {
+			case <-f.interrupt:
+				out.WriteString("WOKE\n")
+			case <-timeout:
+				out.WriteString("SLEPT\n")
+			}
 		case "exit":
 			f.mu.Lock()
 			f.done = true

@@ -76,7 +76,12 @@ func DefaultHistoryFile() (string, error) {
 // drops that line (readline prints ^C) and the session goes on; Ctrl-C while
 // a command runs asks the engine to stop it (eng.Interrupt) and the session
 // goes on with the state the command reached; up/down and Ctrl-R walk the
-// history, which persists in the history file.
+// history, which persists in the history file. As in a shell, Ctrl-D pressed
+// while a command runs ends the session once the command is done.
+//
+// A Ctrl-C that lands just as a command finishes can reach eng.Interrupt
+// after Exec has returned, so the engine should clear its stop request when
+// an Exec starts rather than keep it for the next one.
 func RunTerminal(eng Engine, opts TerminalOptions) error {
 	in, out := opts.Stdin, opts.Stdout
 	if in == nil {
@@ -96,10 +101,7 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	}
 
 	raw := &rawMode{fd: int(in.Fd())}
-	// rl.Close closes only readline's own wrapper around this reader, so it
-	// is closed here too, or its goroutine would outlive the REPL.
 	stdin := readline.NewCancelableStdin(in)
-	defer stdin.Close()
 	// Everything readline touches is spelled out here rather than left to its
 	// package globals (os.Stdin, fd 0), so that a test can hand it any pty.
 	cfg := &readline.Config{
@@ -127,6 +129,15 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	}
 	defer raw.exit() // whatever happens, do not leave the user's terminal raw
 	defer rl.Close()
+	// Runs before rl.Close (defers run last-first), and must: rl.Close waits
+	// for readline's reader goroutine but closes only its own wrapper around
+	// stdin, not this reader, so a goroutine blocked reading the terminal
+	// would never see the stop and the REPL would hang on the way out. That
+	// happens when Ctrl-D is pressed while a command runs: the terminal, in
+	// cooked mode then, keeps the Ctrl-D as an end-of-file mark that reaches
+	// readline as a NUL byte once it is raw again; readline takes the NUL for
+	// end of input and returns io.EOF, while its goroutine goes on reading.
+	defer stdin.Close()
 
 	// SIGINT is caught for the whole session, not only while a command
 	// runs: between readline handing back a line and the command starting

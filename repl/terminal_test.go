@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,9 +103,6 @@ func startREPL(t *testing.T, mode string, env ...string) *ptySession {
 		select {
 		case <-s.exited:
 		default:
-			cmd.Process.Signal(syscall.SIGQUIT)
-			time.Sleep(time.Second)
-			t.Logf("DUMP:\n%s", strings.ReplaceAll(s.all(), "\r\n", "\n"))
 			cmd.Process.Kill()
 			<-s.exited
 		}
@@ -371,6 +367,7 @@ func TestTerminalHistoryFileOption(t *testing.T) {
 	s.expect("fake 0> ")
 	s.send("count" + keyEnter)
 	s.expect("COUNT=1")
+	s.expect("fake 1> ") // a person sees the prompt before pressing a key
 	s.send(keyCtrlD)
 	s.expect(childBye)
 	s.waitSuccess()
@@ -390,7 +387,23 @@ func TestTerminalHistoryFileOption(t *testing.T) {
 	s.expect("fake 0> ")
 	s.send("count" + keyEnter)
 	s.expect("COUNT=1")
+	s.expect("fake 1> ") // a person sees the prompt before pressing a key
 	s.send(keyCtrlD)
+	s.expect(childBye)
+	s.waitSuccess()
+}
+
+// Ctrl-D pressed while a command runs reaches readline, after the command,
+// not as the Ctrl-D key but as the terminal's end-of-file (a NUL byte in raw
+// mode). The REPL must then leave cleanly like a shell does, not hang in
+// readline's Close (it did: see the comment on stdin.Close in RunTerminal).
+func TestTerminalCtrlDDuringCommand(t *testing.T) {
+	s := startREPL(t, "plain", "XDG_STATE_HOME="+t.TempDir())
+	s.expect("fake 0> ")
+	s.send("sleep 500ms" + keyEnter)
+	s.expect("SLEEPING")
+	s.send(keyCtrlD)
+	s.expect("SLEPT")
 	s.expect(childBye)
 	s.waitSuccess()
 }

@@ -335,12 +335,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 		}
 	}
 	g.deadline = w.Tick + timeout
-	start := g.roundStart
-	w.after(g.deadline, func(w *World) {
-		if g.State == PreparingRebalance && g.roundStart == start {
-			g.completeJoin(w)
-		}
-	})
+	w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
 	for _, gm := range g.Members() {
 		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
 			gm.Joined = false
@@ -499,17 +494,19 @@ func (g *Group) processStopped(w *World, m *Member) {
 		return
 	}
 	gm.silentSince = w.Tick
-	since, id := w.Tick, gm.MemberID
-	w.after(since+gm.SessionTimeout, func(w *World) {
-		cur := g.members[id]
-		if cur == nil || cur.silentSince != since {
-			return
-		}
-		g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))
-		if g.State != Empty {
-			g.prepareRebalance(w, id+" timed out")
-		}
-	})
+	w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+}
+
+// sessionExpiry removes a member still silent since the tick it went quiet.
+func (g *Group) sessionExpiry(w *World, id string, since int) {
+	cur := g.members[id]
+	if cur == nil || cur.silentSince != since {
+		return
+	}
+	g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))
+	if g.State != Empty {
+		g.prepareRebalance(w, id+" timed out")
+	}
 }
 
 func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {

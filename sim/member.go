@@ -77,23 +77,27 @@ type Member struct {
 	joinedGen  int              // generation of Owned, sent as sticky user data
 
 	// The application thread.
-	loop         Loop
-	fetchID      int
-	batch        []fetched
-	batchIdx     int
-	workLeft     int
-	workedAt     int
-	slowNext     bool
-	slowNow      bool
-	leftPollAt   int // tick the application last returned from poll()
-	rotate       TopicPartition
-	hasRotate    bool
-	nextAuto     int
-	crashAfter   int // crash once this many more records are done; -1 = never
-	closing      bool
-	afterCommit  func(*World) // what the loop does when commitSync returns
-	afterFlush   func(*World)
-	pendingFetch bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
+	loop          Loop
+	fetchID       int
+	batch         []fetched
+	batchIdx      int
+	workLeft      int
+	workedAt      int
+	slowNext      bool
+	slowNow       bool
+	leftPollAt    int // tick the application last returned from poll()
+	rotate        TopicPartition
+	hasRotate     bool
+	nextAuto      int
+	crashAfter    int // crash once this many more records are done; -1 = never
+	closing       bool
+	afterCommit   cont // what the loop does when commitSync returns
+	afterFlush    cont // what it does once every produce is answered
+	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
+	pendingCommit map[TopicPartition]int
+	closeOffs     map[TopicPartition]int
+	revokeOffs    map[TopicPartition]int
+	pendingFetch  bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
 
 	prod producer
 	txn  clientTxn
@@ -331,12 +335,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
 		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		tps := r.Partitions
-		w.after(w.Tick+m.Cfg.RetryBackoff, func(w *World) {
-			if m.Alive && m.Phase == PhaseFetchingOffsets && m.pendingFetch {
-				m.sendOffsetFetch(w, tps)
-			}
-		})
+		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -415,7 +414,7 @@ func (m *Member) poll(w *World) bool {
 		if m.protocol() == assign.Eager {
 			// onJoinPrepare: commit what was consumed, revoke everything.
 			if m.commitNeeded(m.commitPositions()) {
-				m.commitSync(w, m.commitPositions(), func(w *World) { m.loop = LoopIdle })
+				m.commitSync(w, m.commitPositions(), contIdle)
 				return false
 			}
 			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
@@ -517,7 +516,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 		m.beginTxn(w)
 	}
 	if m.Cfg.Commit == CommitBefore && m.Cfg.Producer() != ProducerTransactional {
-		m.commitSync(w, m.fetchPositions(), func(w *World) { m.loop = LoopProcessing })
+		m.commitSync(w, m.fetchPositions(), contProcess)
 		return
 	}
 	m.loop = LoopProcessing
@@ -526,8 +525,13 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 // armPollTimer starts the heartbeat thread's max.poll.interval check for the
 // stretch outside poll() that began at leftPollAt.
 func (m *Member) armPollTimer(w *World) {
-	since := m.leftPollAt
-	w.after(since+m.Cfg.MaxPollInterval, func(w *World) {
+	w.after(timer{at: m.leftPollAt + m.Cfg.MaxPollInterval, kind: tmPollTimeout, client: m.Client, inc: m.Inc, n: m.leftPollAt})
+}
+
+// pollTimeout is the heartbeat thread's check: still outside poll() since
+// the stretch that began at since?
+func (m *Member) pollTimeout(w *World, since int) {
+	{
 		if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
 			return
 		}
@@ -543,7 +547,7 @@ func (m *Member) armPollTimer(w *World) {
 			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 		m.Phase = PhaseOut
-	})
+	}
 }
 
 // work spends one tick on the record in hand.
@@ -601,11 +605,9 @@ func (m *Member) batchDone(w *World) {
 	m.batch, m.batchIdx = nil, 0
 	switch {
 	case m.Cfg.Producer() == ProducerTransactional:
-		m.commitTxn(w, m.processedPositions(), func(w *World) { m.backToPoll(w) })
+		m.commitTxn(w, m.processedPositions(), contBackToPoll)
 	case m.Cfg.Commit == CommitAfter:
-		m.flush(w, func(w *World) {
-			m.commitSync(w, m.processedPositions(), func(w *World) { m.backToPoll(w) })
-		})
+		m.flush(w, contCommitBatch)
 	default:
 		m.backToPoll(w)
 	}
@@ -657,15 +659,32 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 	return false
 }
 
-// commitSync sends an OffsetCommit and blocks the loop until it is answered.
-func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then func(*World)) {
+// commitSync sends an OffsetCommit and blocks the loop until it is
+// answered. An attempt with no answer by the round trip plus
+// retry.backoff.ms is sent again (the coordinator applies it idempotently).
+func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
 	if len(offs) == 0 {
-		then(w)
+		m.resume(w, then)
 		return
 	}
 	m.loop = LoopCommitting
 	m.afterCommit = then
-	m.sendCommit(w, offs, true)
+	m.pendingCommit = offs
+	m.sendSyncCommit(w)
+}
+
+func (m *Member) sendSyncCommit(w *World) {
+	m.commitSeq++
+	m.sendCommit(w, m.pendingCommit, true)
+	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
+}
+
+// commitRetry resends a commitSync that got no answer.
+func (m *Member) commitRetry(w *World, seq int) {
+	if m.Alive && m.loop == LoopCommitting && m.commitSeq == seq {
+		w.event(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
+		m.sendSyncCommit(w)
+	}
 }
 
 func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
@@ -689,8 +708,9 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
-		m.afterCommit = nil
-		then(w)
+		m.afterCommit, m.pendingCommit = contNone, nil
+		m.commitSeq++ // no retry of an answered commit
+		m.resume(w, then)
 	}
 }
 
@@ -729,11 +749,8 @@ func (m *Member) revokeCooperative(w *World) bool {
 		}
 	}
 	if m.commitNeeded(offs) {
-		m.commitSync(w, offs, func(w *World) {
-			m.committedRevoke(offs)
-			m.loop = LoopIdle
-			w.wakeUp(m)
-		})
+		m.revokeOffs = offs
+		m.commitSync(w, offs, contRevokeDone)
 		return false
 	}
 	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
@@ -748,12 +765,6 @@ func (m *Member) revokeCooperative(w *World) bool {
 	m.Owned, m.revoke = keep, nil
 	m.sendJoin(w)
 	return true
-}
-
-func (m *Member) committedRevoke(offs map[TopicPartition]int) {
-	for tp, o := range offs {
-		m.committed[tp] = o
-	}
 }
 
 // Crash stops the process at once (or, with after, it has just finished the
@@ -801,20 +812,71 @@ func (m *Member) label(w *World) string {
 // says, LeaveGroup unless static, stop.
 func (m *Member) finishClose(w *World) {
 	m.abandonFetch()
-	done := func(w *World) {
-		if m.InGroup() && !m.Static() {
-			m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
-		}
-		w.event(EvClosed, m.Client, "%s closed", m.Client)
-		m.die(w)
-	}
 	switch {
 	case m.Cfg.Producer() == ProducerTransactional && m.txn.open:
-		m.commitTxn(w, m.processedPositions(), done)
+		m.commitTxn(w, m.processedPositions(), contCloseDone)
 	case m.InGroup() && m.commitNeeded(m.commitPositions()):
-		offs := m.commitPositions()
-		m.flush(w, func(w *World) { m.commitSync(w, offs, done) })
+		m.closeOffs = m.commitPositions()
+		m.flush(w, contCommitClose)
 	default:
-		m.flush(w, done)
+		m.flush(w, contCloseDone)
+	}
+}
+
+func (m *Member) closeDone(w *World) {
+	if m.InGroup() && !m.Static() {
+		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	}
+	w.event(EvClosed, m.Client, "%s closed", m.Client)
+	m.die(w)
+}
+
+// cont is what the application thread does when a blocking call returns
+// (commitSync, flush, commitTransaction). Continuations are data, not
+// closures, so that a World can be copied.
+type cont int
+
+const (
+	contNone         cont = iota
+	contIdle              // back inside poll(): the loop goes on
+	contProcess           // start processing the batch in hand (commit before)
+	contBackToPoll        // the end of a loop iteration
+	contRevokeDone        // cooperative revocation committed: revoke, rejoin
+	contCloseDone         // close(): LeaveGroup and stop
+	contCommitBatch       // flushed: commitSync the processed positions, then back to poll
+	contCommitClose       // flushed: commitSync what close() commits, then stop
+	contEndTxnCommit      // flushed: EndTxn(COMMIT)
+	contEndTxnAbort       // flushed: EndTxn(ABORT)
+)
+
+func (m *Member) resume(w *World, c cont) {
+	switch c {
+	case contIdle:
+		m.loop = LoopIdle
+		w.wakeUp(m)
+	case contProcess:
+		m.loop = LoopProcessing
+		w.wakeUp(m)
+	case contBackToPoll:
+		m.backToPoll(w)
+	case contRevokeDone:
+		for tp, o := range m.revokeOffs {
+			m.committed[tp] = o
+		}
+		m.revokeOffs = nil
+		m.loop = LoopIdle
+		w.wakeUp(m)
+	case contCloseDone:
+		m.closeDone(w)
+	case contCommitBatch:
+		m.commitSync(w, m.processedPositions(), contBackToPoll)
+	case contCommitClose:
+		offs := m.closeOffs
+		m.closeOffs = nil
+		m.commitSync(w, offs, contCloseDone)
+	case contEndTxnCommit:
+		m.endTxn(w, true)
+	case contEndTxnAbort:
+		m.endTxn(w, false)
 	}
 }

@@ -29,7 +29,7 @@ type clientTxn struct {
 	open       bool
 	partitions map[TopicPartition]bool
 	adding     bool
-	then       func(*World)
+	then       cont
 	offs       map[TopicPartition]int
 }
 
@@ -68,11 +68,7 @@ func (m *Member) initProducer(w *World) {
 func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	if p.Error == ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
-		w.after(w.Tick+m.Cfg.RetryBackoff, func(w *World) {
-			if m.Alive {
-				m.initProducer(w)
-			}
-		})
+		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmInitPIDRetry, client: m.Client, inc: m.Inc})
 		return
 	}
 	m.prod.initInFlight = false
@@ -128,15 +124,16 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		s += " (retry)"
 	}
 	m.send(w, &Packet{Type: Produce, Summary: s, Body: req})
-	id, attempt := req.ID, req.Attempt
 	// Without an answer by the round trip, retry after retry.backoff.ms.
-	w.after(w.Tick+2+m.Cfg.RetryBackoff, func(w *World) {
-		cur := m.prod.unacked[id]
-		if !m.Alive || cur == nil || cur.Attempt != attempt {
-			return
-		}
+	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})
+}
+
+// produceRetry resends a produce still unanswered at that attempt.
+func (m *Member) produceRetry(w *World, id, attempt int) {
+	cur := m.prod.unacked[id]
+	if m.Alive && cur != nil && cur.Attempt == attempt {
 		m.retryProduce(w, cur)
-	})
+	}
 }
 
 func (m *Member) retryProduce(w *World, req *produceReq) {
@@ -158,11 +155,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 		delete(m.prod.unacked, r.ID)
 	case OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
-		w.after(w.Tick+m.Cfg.RetryBackoff, func(w *World) {
-			if cur := m.prod.unacked[r.ID]; m.Alive && cur != nil && cur.Attempt == req.Attempt {
-				m.retryProduce(w, cur)
-			}
-		})
+		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: r.ID, m: req.Attempt})
 		return
 	case DuplicateSequenceNumber:
 		delete(m.prod.unacked, r.ID) // written before: nothing to do
@@ -178,9 +171,9 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 }
 
 // flush waits until every produce is answered, then runs then.
-func (m *Member) flush(w *World, then func(*World)) {
+func (m *Member) flush(w *World, then cont) {
 	if len(m.prod.unacked) == 0 {
-		then(w)
+		m.resume(w, then)
 		return
 	}
 	m.loop = LoopFlushing
@@ -190,9 +183,9 @@ func (m *Member) flush(w *World, then func(*World)) {
 func (m *Member) checkFlushed(w *World) {
 	if m.loop == LoopFlushing && len(m.prod.unacked) == 0 {
 		then := m.afterFlush
-		m.afterFlush = nil
+		m.afterFlush = contNone
 		m.loop = LoopIdle
-		then(w)
+		m.resume(w, then)
 	}
 }
 
@@ -208,14 +201,7 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 	case None:
 	case ConcurrentTransactions:
 		// The previous transaction's markers are still being written.
-		w.after(w.Tick+m.Cfg.RetryBackoff, func(w *World) {
-			if m.Alive && len(m.prod.queued) > 0 && !m.txn.adding {
-				m.txn.adding = true
-				tp := m.prod.queued[0].TP
-				m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-					Body: &addPartitionsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
-			}
-		})
+		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmAddPartitionsRetry, client: m.Client, inc: m.Inc})
 		return
 	default:
 		w.event(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
@@ -236,10 +222,20 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 	}
 }
 
+// addPartitionsRetry asks again to add the partition the first queued record needs.
+func (m *Member) addPartitionsRetry(w *World) {
+	if m.Alive && len(m.prod.queued) > 0 && !m.txn.adding {
+		m.txn.adding = true
+		tp := m.prod.queued[0].TP
+		m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
+			Body: &addPartitionsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
+	}
+}
+
 // commitTxn is sendOffsetsToTransaction then commitTransaction.
-func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then func(*World)) {
+func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then cont) {
 	if !m.txn.open {
-		then(w)
+		m.resume(w, then)
 		return
 	}
 	m.txn.then, m.txn.offs = then, offs
@@ -272,11 +268,11 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
-		m.flush(w, func(w *World) { m.endTxn(w, true) })
+		m.flush(w, contEndTxnCommit)
 	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
 		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
 		m.onFenced(w, p.Error)
-		m.flush(w, func(w *World) { m.endTxn(w, false) })
+		m.flush(w, contEndTxnAbort)
 	default:
 		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
@@ -315,7 +311,5 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	then := m.txn.then
 	m.txn = clientTxn{}
 	m.loop = LoopIdle
-	if then != nil {
-		then(w)
-	}
+	m.resume(w, then)
 }

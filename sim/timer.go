@@ -2,11 +2,32 @@ package sim
 
 import "container/heap"
 
-// timer is a callback due at a tick. Timers due at the same tick fire in the
-// order they were set, so the world stays deterministic.
+// timerKind says what a timer does when it fires.
+type timerKind int
+
+const (
+	tmRebalanceDeadline  timerKind = iota // the join round that began at n ends
+	tmSessionExpiry                       // member id silent since n
+	tmPollTimeout                         // client/inc outside poll() since n
+	tmOffsetFetchRetry                    // client/inc asks for tps again
+	tmInitPIDRetry                        // client/inc sends InitProducerId again
+	tmProduceRetry                        // client/inc resends produce n at attempt m
+	tmAddPartitionsRetry                  // client/inc asks AddPartitionsToTxn again
+	tmTxnTimeout                          // transactional id's transaction number n times out
+	tmCommitRetry                         // client/inc resends commitSync attempt n
+)
+
+// timer is something due at a tick. Timers are data, not closures, so a
+// World can be copied; one that no longer applies checks that itself when
+// it fires. Timers due at the same tick fire in the order they were set.
 type timer struct {
 	at, seq int
-	fire    func(*World)
+	kind    timerKind
+	client  string
+	inc     int
+	id      string
+	n, m    int
+	tps     []TopicPartition
 }
 
 type timerQueue struct {
@@ -29,19 +50,52 @@ func (q *timerQueue) Pop() any {
 	return t
 }
 
-// after runs fire at tick at (no earlier than the next tick). A timer that
-// no longer applies checks that itself when it fires.
-func (w *World) after(at int, fire func(*World)) {
-	if at <= w.Tick {
-		at = w.Tick + 1
+// after sets a timer (no earlier than the next tick).
+func (w *World) after(t timer) {
+	if t.at <= w.Tick {
+		t.at = w.Tick + 1
 	}
 	w.timers.seq++
-	heap.Push(&w.timers, timer{at: at, seq: w.timers.seq, fire: fire})
+	t.seq = w.timers.seq
+	heap.Push(&w.timers, t)
 }
 
 func (w *World) fireTimers() {
 	for w.timers.Len() > 0 && w.timers.items[0].at <= w.Tick {
-		t := heap.Pop(&w.timers).(timer)
-		t.fire(w)
+		w.fire(heap.Pop(&w.timers).(timer))
+	}
+}
+
+func (w *World) fire(t timer) {
+	switch t.kind {
+	case tmRebalanceDeadline:
+		if g := w.Group; g.State == PreparingRebalance && g.roundStart == t.n {
+			g.completeJoin(w)
+		}
+	case tmSessionExpiry:
+		w.Group.sessionExpiry(w, t.id, t.n)
+	case tmTxnTimeout:
+		w.Txn.txnTimeout(w, t.id, t.n)
+	default:
+		m := w.process(t.client, t.inc)
+		if m == nil || !m.Alive {
+			return
+		}
+		switch t.kind {
+		case tmPollTimeout:
+			m.pollTimeout(w, t.n)
+		case tmOffsetFetchRetry:
+			if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
+				m.sendOffsetFetch(w, t.tps)
+			}
+		case tmInitPIDRetry:
+			m.initProducer(w)
+		case tmProduceRetry:
+			m.produceRetry(w, t.n, t.m)
+		case tmAddPartitionsRetry:
+			m.addPartitionsRetry(w)
+		case tmCommitRetry:
+			m.commitRetry(w, t.n)
+		}
 	}
 }

@@ -192,16 +192,20 @@ func (t *TxnCoordinator) begin(w *World, e *TxnEntry) {
 	}
 	e.Start = w.Tick
 	e.txnSeq++
-	seq := e.txnSeq
-	w.after(w.Tick+e.Timeout, func(w *World) {
-		if e.State == TxnOngoing && e.txnSeq == seq {
-			t.TimedOut++
-			w.event(EvTxnState, "", "%s: open for %d ticks (transaction.timeout.ms %d): the coordinator aborts it", e.TransactionalID, w.Tick-e.Start, e.Timeout)
-			// Kafka bumps the epoch when it aborts on timeout, fencing the old producer.
-			e.Epoch++
-			t.prepareEnd(w, e, false)
-		}
-	})
+	w.after(timer{at: w.Tick + e.Timeout, kind: tmTxnTimeout, id: e.TransactionalID, n: e.txnSeq})
+}
+
+// txnTimeout aborts a transaction still open when transaction.timeout.ms ran out.
+func (t *TxnCoordinator) txnTimeout(w *World, id string, seq int) {
+	e := t.entries[id]
+	if e == nil || e.State != TxnOngoing || e.txnSeq != seq {
+		return
+	}
+	t.TimedOut++
+	w.event(EvTxnState, "", "%s: open for %d ticks (transaction.timeout.ms %d): the coordinator aborts it", e.TransactionalID, w.Tick-e.Start, e.Timeout)
+	// Kafka bumps the epoch when it aborts on timeout, fencing the old producer.
+	e.Epoch++
+	t.prepareEnd(w, e, false)
 }
 
 func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
