@@ -234,6 +234,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		nr.MemberID = w.issueMemberID(r.Client)
 		gm := g.addMember(&nr, w.Tick)
 		gm.joinPkt = p
+		g.heardLast(w, gm)
 		g.prepareRebalance(w, gm.ClientID+" joins as "+gm.MemberID)
 		return
 	}
@@ -280,9 +281,10 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	delete(g.members, oldID)
 	g.fenced[oldID] = true
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
-		Owned: old.Owned, OwnedGen: old.OwnedGen, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
+		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, // the new instance's metadata, as Kafka stores it RebalanceTimeout: r.RebalanceTimeout,
 		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
 	g.members[gm.MemberID] = gm
+	g.heardLast(w, gm)
 	g.static[r.InstanceID] = gm.MemberID
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
@@ -369,6 +371,22 @@ func (g *Group) completeJoin(w *World) {
 			g.removeMember(w, gm.MemberID, fmt.Sprintf("did not rejoin within the rebalance timeout (%d)", g.deadline-g.roundStart))
 		}
 	}
+	if len(g.members) > 0 && !g.anyJoined() {
+		// Only static members that have not rejoined are left: Kafka keeps
+		// them and tries the round again rather than form an empty generation.
+		w.event(EvGeneration, "", "no member rejoined within the rebalance timeout; the round starts again")
+		g.roundStart = w.Tick
+		g.deadline = w.Tick + (g.deadline - g.roundStart)
+		timeout := 0
+		for _, gm := range g.members {
+			if gm.RebalanceTimeout > timeout {
+				timeout = gm.RebalanceTimeout
+			}
+		}
+		g.deadline = w.Tick + timeout
+		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+		return
+	}
 	g.Generation++
 	if len(g.members) == 0 {
 		g.Leader = ""
@@ -407,6 +425,15 @@ func (g *Group) completeJoin(w *World) {
 		gm.joinPkt = nil
 		gm.Joined = false
 	}
+}
+
+func (g *Group) anyJoined() bool {
+	for _, gm := range g.members {
+		if gm.Joined {
+			return true
+		}
+	}
+	return false
 }
 
 // chooseProtocol picks the strategy most members name (ties: the leader's).
@@ -488,13 +515,26 @@ func (g *Group) onLeave(w *World, p *Packet, r *leaveReq) {
 // processStopped is the implicit heartbeat thread going quiet: the
 // coordinator last heard the member now and removes it after the session
 // timeout.
-func (g *Group) processStopped(w *World, m *Member) {
-	gm := g.members[m.MemberID]
-	if gm == nil || gm.Inc != m.Inc {
-		return
+// heardLast handles a JoinGroup that arrives after its sender died (packets
+// already sent are still delivered): the coordinator hears it this once,
+// and then nothing, so the session timeout runs from now.
+func (g *Group) heardLast(w *World, gm *GroupMember) {
+	if m := w.process(gm.ClientID, gm.Inc); (m == nil || !m.Alive) && gm.silentSince < 0 {
+		gm.silentSince = w.Tick
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
 	}
-	gm.silentSince = w.Tick
-	w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+}
+
+// The member is found by its process, not by the member id the process
+// knows: one that died with its JoinGroup unanswered never learned its id.
+func (g *Group) processStopped(w *World, m *Member) {
+	for _, gm := range g.Members() {
+		if gm.ClientID != m.Client || gm.Inc != m.Inc || gm.silentSince >= 0 {
+			continue
+		}
+		gm.silentSince = w.Tick
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+	}
 }
 
 // sessionExpiry removes a member still silent since the tick it went quiet.

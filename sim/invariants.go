@@ -41,11 +41,11 @@ func (c *Checker) Check(w *World) error {
 			owner[tp] = gm.MemberID
 		}
 	}
-	// No partition is consumed by two members that believe they are in the
-	// group (zombies excepted: that is what fencing is for).
+	// No partition is consumed by two members of the current generation.
+	// Members of an older one are zombies: fencing is what stops them.
 	fetching := map[TopicPartition]string{}
 	for _, m := range w.current {
-		if !m.Alive || !m.InGroup() || m.Zombie {
+		if !m.Alive || !m.InGroup() || m.Zombie || m.Generation != g.Generation {
 			continue
 		}
 		for _, tp := range m.fetchable() {

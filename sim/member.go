@@ -73,6 +73,7 @@ type Member struct {
 	processed  map[TopicPartition]int
 	committed  map[TopicPartition]int
 	rejoin     bool             // send JoinGroup at the next poll
+	lost       bool             // its generation is gone: drop every partition at the next poll
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	joinedGen  int              // generation of Owned, sent as sticky user data
 
@@ -89,6 +90,7 @@ type Member struct {
 	rotate        TopicPartition
 	hasRotate     bool
 	nextAuto      int
+	autoArmed     int // the nextAuto a timer is set for
 	crashAfter    int // crash once this many more records are done; -1 = never
 	closing       bool
 	afterCommit   cont // what the loop does when commitSync returns
@@ -351,6 +353,9 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		m.committed[tp] = r.Offsets[i]
 	}
 	m.Phase = PhaseStable
+	// A long poll already waiting at the broker does not name the new
+	// partitions: ask again with them (the fetcher adds them next round).
+	m.abandonFetch()
 }
 
 func (m *Member) owns(tp TopicPartition) bool {
@@ -405,12 +410,36 @@ func (m *Member) poll(w *World) bool {
 		m.sendJoin(w)
 		return false
 	}
+	if m.lost {
+		m.abandonFetch()
+		m.lost = false
+		if len(m.Owned) > 0 {
+			w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+		}
+		m.Owned, m.revoke = nil, nil
+		m.positions = map[TopicPartition]int{}
+		m.pendingFetch = false
+		if m.Phase == PhaseFetchingOffsets {
+			m.Phase = PhaseStable
+		}
+	}
 	if len(m.revoke) > 0 {
 		m.abandonFetch()
 		return m.revokeCooperative(w)
 	}
-	if m.rejoin && m.Phase == PhaseStable {
+	if m.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
+		// A rebalance comes before fetching offsets: poll() runs
+		// ensureActiveGroup first.
 		m.abandonFetch()
+		if m.Phase == PhaseFetchingOffsets {
+			m.pendingFetch = false
+			for _, tp := range m.Owned {
+				if _, ok := m.positions[tp]; !ok {
+					m.dropOwned(tp)
+				}
+			}
+			m.Phase = PhaseStable
+		}
 		if m.protocol() == assign.Eager {
 			// onJoinPrepare: commit what was consumed, revoke everything.
 			if m.commitNeeded(m.commitPositions()) {
@@ -432,13 +461,7 @@ func (m *Member) poll(w *World) bool {
 	if m.loop == LoopFetching {
 		return false // a Fetch is already out
 	}
-	if m.Cfg.Commit == CommitAuto && m.Cfg.Producer() != ProducerTransactional && m.InGroup() && w.Tick >= m.nextAuto {
-		offs := m.fetchPositions()
-		if m.commitNeeded(offs) {
-			m.sendCommit(w, offs, false)
-		}
-		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
-	}
+	m.maybeAutoCommit(w)
 	tps := m.fetchable()
 	if len(tps) == 0 {
 		return false
@@ -451,6 +474,26 @@ func (m *Member) poll(w *World) bool {
 	m.loop = LoopFetching
 	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
 	return false
+}
+
+// maybeAutoCommit is the auto-commit inside poll(): when the interval has
+// passed, commit the positions of earlier polls (async). A member waiting in
+// a long poll still calls poll() again each time it returns empty, so a
+// timer stands for those calls while there is something to commit.
+func (m *Member) maybeAutoCommit(w *World) {
+	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() {
+		return
+	}
+	if w.Tick >= m.nextAuto {
+		if offs := m.fetchPositions(); m.commitNeeded(offs) {
+			m.sendCommit(w, offs, false)
+		}
+		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
+	}
+	if m.autoArmed != m.nextAuto && m.commitNeeded(m.fetchPositions()) {
+		m.autoArmed = m.nextAuto
+		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
+	}
 }
 
 // fetchable lists owned, positioned partitions, starting after the last
@@ -467,6 +510,17 @@ func (m *Member) fetchable() []TopicPartition {
 		tps = append(tps[i:], tps[:i]...)
 	}
 	return tps
+}
+
+// dropOwned forgets a partition that was assigned but never positioned.
+func (m *Member) dropOwned(tp TopicPartition) {
+	var keep []TopicPartition
+	for _, t := range m.Owned {
+		if t != tp {
+			keep = append(keep, t)
+		}
+	}
+	m.Owned = keep
 }
 
 func (m *Member) revoking(tp TopicPartition) bool {
@@ -540,7 +594,7 @@ func (m *Member) pollTimeout(w *World, since int) {
 			// until it rejoins or its session times out, and rejoins at its next poll.
 			w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; it must rejoin at its next poll",
 				m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-			m.rejoin = true
+			m.rejoin, m.lost = true, true
 			return
 		}
 		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
@@ -704,7 +758,20 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		}
 	} else {
 		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
-		m.onFenced(w, p.Error)
+		m.onFenced(w, p.Error, p.Req.Body.(*commitReq).Generation)
+		if m.afterCommit == contProcess {
+			// commitSync threw before the batch was processed: the loop skips
+			// it and seeks back, so the records are read (and committed
+			// first) again by whoever owns them next.
+			for i := len(m.batch) - 1; i >= 0; i-- {
+				f := m.batch[i]
+				if _, ok := m.positions[f.TP]; ok {
+					m.positions[f.TP] = f.Offset
+				}
+			}
+			m.batch, m.batchIdx = nil, 0
+			m.afterCommit = contBackToPoll
+		}
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
@@ -714,15 +781,24 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 }
 
-// onFenced reacts to the group telling this member it is not who it thinks.
-func (m *Member) onFenced(w *World, code ErrorCode) {
+// onFenced reacts to the group refusing a request sent in generation gen:
+// an unknown member starts over as a new one, a stale generation rejoins
+// (unless the member has joined a newer one since), a fenced static
+// instance stops.
+func (m *Member) onFenced(w *World, code ErrorCode, gen int) {
 	switch code {
-	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+	case UnknownMemberID, FencedInstanceID:
 		if m.Phase != PhaseOut && m.Phase != PhaseClosed {
 			m.Phase = PhaseOut
 		}
 		if code == FencedInstanceID {
 			m.Zombie = true
+		}
+	case IllegalGeneration:
+		if gen >= m.Generation && m.Phase != PhaseOut && m.Phase != PhaseClosed {
+			// The generation was reset: the partitions are lost, not revoked
+			// (onPartitionsLost), and the member rejoins owning nothing.
+			m.rejoin, m.lost = true, true
 		}
 	case RebalanceInProgress:
 		m.rejoin = true

@@ -220,6 +220,8 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 			m.prod.queued = append(m.prod.queued, req)
 		}
 	}
+	// Records for a partition that came while this one was being added.
+	m.addPartitionsRetry(w)
 }
 
 // addPartitionsRetry asks again to add the partition the first queued record needs.
@@ -271,7 +273,7 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 		m.flush(w, contEndTxnCommit)
 	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
 		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
-		m.onFenced(w, p.Error)
+		m.onFenced(w, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
 		m.flush(w, contEndTxnAbort)
 	default:
 		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)

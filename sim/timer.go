@@ -15,6 +15,7 @@ const (
 	tmAddPartitionsRetry                  // client/inc asks AddPartitionsToTxn again
 	tmTxnTimeout                          // transactional id's transaction number n times out
 	tmCommitRetry                         // client/inc resends commitSync attempt n
+	tmAutoCommit                          // client/inc: poll() returns empty and is called again at n
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -96,6 +97,10 @@ func (w *World) fire(t timer) {
 			m.addPartitionsRetry(w)
 		case tmCommitRetry:
 			m.commitRetry(w, t.n)
+		case tmAutoCommit:
+			if m.nextAuto == t.n && m.inPoll() {
+				m.maybeAutoCommit(w)
+			}
 		}
 	}
 }

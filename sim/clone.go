@@ -1,0 +1,177 @@
+package sim
+
+// Clone returns an independent copy of the world: stepping or changing one
+// never shows in the other, and both go on exactly as the original would.
+// It is what snapshots are made of (the explorer forks thousands of
+// branches from one prefix). Request and response bodies are shared: they
+// are never changed once sent.
+func (w *World) Clone() *World {
+	n := *w
+	n.Cfg = w.Cfg.clone()
+	n.clients = cp(w.clients)
+	n.memberSeq = cpMap(w.memberSeq)
+	n.Events = cp(w.Events)
+	n.drops = cp(w.drops)
+	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
+	n.Sink = cpMap(w.Sink)
+
+	// Packets first: everything else points into them.
+	pk := make(map[*Packet]*Packet, len(w.Packets))
+	n.Packets = make([]*Packet, len(w.Packets))
+	for i, p := range w.Packets {
+		c := *p
+		n.Packets[i] = &c
+		pk[p] = &c
+	}
+	for _, p := range n.Packets {
+		if p.Req != nil {
+			p.Req = pk[p.Req]
+		}
+	}
+	remap := func(ps []*Packet) []*Packet {
+		if ps == nil {
+			return nil
+		}
+		out := make([]*Packet, len(ps))
+		for i, p := range ps {
+			out[i] = pk[p]
+		}
+		return out
+	}
+	n.inflight, n.sending = remap(w.inflight), remap(w.sending)
+	n.parked = make([]parkedFetch, len(w.parked))
+	for i, pf := range w.parked {
+		n.parked[i] = parkedFetch{pkt: pk[pf.pkt]}
+	}
+
+	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
+	for tp, l := range w.logs {
+		n.logs[tp] = l.clone()
+	}
+	n.Group = w.Group.clone(pk)
+	n.Txn = w.Txn.clone()
+
+	mm := make(map[*Member]*Member, len(w.procs))
+	n.procs = make([]*Member, len(w.procs))
+	for i, m := range w.procs {
+		n.procs[i] = m.clone()
+		mm[m] = n.procs[i]
+	}
+	n.current = make(map[string]*Member, len(w.current))
+	for c, m := range w.current {
+		n.current[c] = mm[m]
+	}
+	n.wake = make(map[*Member]bool, len(w.wake))
+	for m, v := range w.wake {
+		n.wake[mm[m]] = v
+	}
+	n.busy = make(map[*Member]bool, len(w.busy))
+	for m, v := range w.busy {
+		n.busy[mm[m]] = v
+	}
+	n.Meter = w.Meter.clone()
+	return &n
+}
+
+func cp[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+func cpMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (l *PartitionLog) clone() *PartitionLog {
+	n := *l
+	n.Cells = cp(l.Cells)
+	n.openTxn = cpMap(l.openTxn)
+	n.Aborted = cp(l.Aborted)
+	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	for pid, e := range l.producers {
+		n.producers[pid] = &producerEntry{epoch: e.epoch, batches: cp(e.batches)}
+	}
+	return &n
+}
+
+func (g *Group) clone(pk map[*Packet]*Packet) *Group {
+	n := *g
+	n.members = make(map[string]*GroupMember, len(g.members))
+	for id, gm := range g.members {
+		c := *gm
+		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
+		if gm.joinPkt != nil {
+			c.joinPkt = pk[gm.joinPkt]
+		}
+		if gm.syncPkt != nil {
+			c.syncPkt = pk[gm.syncPkt]
+		}
+		n.members[id] = &c
+	}
+	n.static = cpMap(g.static)
+	n.fenced = cpMap(g.fenced)
+	n.offsets = cpMap(g.offsets)
+	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
+	for pid, m := range g.pending {
+		n.pending[pid] = cpMap(m)
+	}
+	n.OffsetsLog = cp(g.OffsetsLog)
+	n.Transitions = cp(g.Transitions)
+	return &n
+}
+
+func (t *TxnCoordinator) clone() *TxnCoordinator {
+	n := *t
+	n.entries = make(map[string]*TxnEntry, len(t.entries))
+	n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
+	old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
+	for id, e := range t.entries {
+		c := *e
+		c.Partitions = cp(e.Partitions)
+		n.entries[id] = &c
+		old[e] = &c
+	}
+	for pid, e := range t.byPID {
+		n.byPID[pid] = old[e]
+	}
+	n.Log = cp(t.Log)
+	n.Transitions = cp(t.Transitions)
+	return &n
+}
+
+func (m *Member) clone() *Member {
+	n := *m
+	n.Topics, n.Owned, n.revoke, n.batch = cp(m.Topics), cp(m.Owned), cp(m.revoke), cp(m.batch)
+	n.positions, n.processed, n.committed = cpMap(m.positions), cpMap(m.processed), cpMap(m.committed)
+	n.pendingCommit, n.closeOffs, n.revokeOffs = cpMap(m.pendingCommit), cpMap(m.closeOffs), cpMap(m.revokeOffs)
+	n.prod.seq = cpMap(m.prod.seq)
+	n.prod.unacked = cpMap(m.prod.unacked) // the requests themselves are never changed
+	n.prod.queued = cp(m.prod.queued)
+	n.txn.partitions = cpMap(m.txn.partitions)
+	n.txn.offs = cpMap(m.txn.offs)
+	return &n
+}
+
+func (pm PauseMeter) clone() PauseMeter {
+	n := pm
+	n.Entries = make([]PauseEntry, len(pm.Entries))
+	for i, e := range pm.Entries {
+		e.Partitions = cp(e.Partitions)
+		n.Entries[i] = e
+	}
+	n.seen = make(map[int]map[TopicPartition]bool, len(pm.seen))
+	for g, s := range pm.seen {
+		n.seen[g] = cpMap(s)
+	}
+	n.Series = cp(pm.Series)
+	return n
+}

@@ -1,0 +1,371 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// fingerprint renders everything observable about a world, so two worlds
+// can be compared byte for byte.
+func fingerprint(w *World) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Protocol)
+	for _, gm := range w.Group.Members() {
+		fmt.Fprintf(&b, "member %s %s %v joined=%v\n", gm.MemberID, gm.InstanceID, gm.Assignment, gm.Joined)
+	}
+	for _, p := range w.Packets {
+		fmt.Fprintf(&b, "p%d %d>%d %s>%s %s %v %s %s lost=%v\n", p.ID, p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary, p.Lost)
+	}
+	for _, e := range w.Events {
+		fmt.Fprintf(&b, "e%d %s %s %s\n", e.Tick, e.Kind, e.Member, e.Text)
+	}
+	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
+		l := w.logs[tp]
+		fmt.Fprintf(&b, "log %s hw %d lso %d %v\n", tp, l.HW(), l.LSO(), l.Cells)
+	}
+	for _, r := range w.Group.OffsetsLog {
+		fmt.Fprintf(&b, "off %+v\n", r)
+	}
+	for _, e := range w.Txn.Entries() {
+		fmt.Fprintf(&b, "txn %+v\n", *e)
+	}
+	for _, m := range w.procs {
+		recs, done := m.Batch()
+		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.loop, m.Owned, m.positions, recs, done)
+	}
+	fmt.Fprintf(&b, "meter %d %v\n", w.Meter.Total, w.Meter.Entries)
+	return b.String()
+}
+
+// action is one input to a world at a tick.
+type action struct {
+	tick int
+	do   func(w *World) error
+	name string
+}
+
+// randomSchedule makes a deterministic schedule of joins, leaves, crashes,
+// restarts, slow records, new input and lost produce answers.
+func randomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []action {
+	var out []action
+	for t := 0; t < ticks; t++ {
+		if r.Intn(6) != 0 {
+			continue
+		}
+		c := fmt.Sprintf("C%d", 1+r.Intn(maxClients))
+		var a action
+		switch r.Intn(9) {
+		case 0, 1:
+			st := static && r.Intn(2) == 0
+			a = action{do: func(w *World) error { return w.Join(c, st, nil) }, name: "join " + c}
+		case 2:
+			a = action{do: func(w *World) error { return w.Close(c) }, name: "close " + c}
+		case 3:
+			a = action{do: func(w *World) error { return w.CrashNow(c) }, name: "crash now " + c}
+		case 4:
+			n := 1 + r.Intn(4)
+			a = action{do: func(w *World) error { return w.CrashAfter(c, n) }, name: fmt.Sprintf("crash %s after %d", c, n)}
+		case 5:
+			a = action{do: func(w *World) error { return w.Restart(c) }, name: "restart " + c}
+		case 6:
+			a = action{do: func(w *World) error { return w.Slow(c) }, name: "slow " + c}
+		case 7:
+			n := 1 + r.Intn(5)
+			a = action{do: func(w *World) error {
+				tps := w.InputPartitions()
+				return w.ProduceInput(tps[n%len(tps)], n)
+			}, name: fmt.Sprintf("produce %d", n)}
+		case 8:
+			a = action{do: func(w *World) error {
+				w.Drop(DropRule{Type: Produce, Response: true, To: c, Count: 1})
+				return nil
+			}, name: "drop produce response to " + c}
+		}
+		a.tick = t
+		out = append(out, a)
+	}
+	return out
+}
+
+// runSchedule applies the schedule, checking invariants after every tick.
+// Actions that the world refuses (crash a member that is not running) are
+// part of the test: they must leave the world unchanged.
+func runSchedule(t *testing.T, w *World, sched []action, ticks int) {
+	t.Helper()
+	c := NewChecker()
+	i := 0
+	for w.Tick < ticks {
+		for i < len(sched) && sched[i].tick <= w.Tick {
+			before := fingerprint(w)
+			if err := sched[i].do(w); err != nil && fingerprint(w) != before {
+				t.Fatalf("tick %d: %s failed (%v) but changed the world", w.Tick, sched[i].name, err)
+			}
+			i++
+		}
+		w.Step()
+		if err := c.Check(w); err != nil {
+			t.Fatalf("%v (schedule so far: %s)", err, names(sched[:i]))
+		}
+	}
+}
+
+func names(s []action) string {
+	var out []string
+	for _, a := range s {
+		out = append(out, fmt.Sprintf("t%d %s", a.tick, a.name))
+	}
+	return strings.Join(out, "; ")
+}
+
+func randomTopology(r *rand.Rand) Topology {
+	topo := Topology{Group: "g", Output: TopicSpec{"out", 1 + r.Intn(3)}, Members: r.Intn(3)}
+	for i := 0; i < 1+r.Intn(3); i++ {
+		topo.Inputs = append(topo.Inputs, TopicSpec{fmt.Sprintf("t%d", i), 1 + r.Intn(5)})
+	}
+	return topo
+}
+
+// settle runs until the group is settled, every live member has caught up
+// and no transaction is open, or the bound.
+func settle(t *testing.T, w *World, bound int) bool {
+	t.Helper()
+	c := NewChecker()
+	for i := 0; i < bound; i++ {
+		if w.GroupSettled() && caughtUp(w) {
+			return true
+		}
+		w.Step()
+		if err := c.Check(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return false
+}
+
+func caughtUp(w *World) bool {
+	for _, tp := range w.inputTPs {
+		if w.Lag(tp) != 0 {
+			return false
+		}
+	}
+	for _, l := range w.logs {
+		if len(l.openTxn) > 0 {
+			return false
+		}
+	}
+	for _, m := range w.procs {
+		if m.Alive && (m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCloneIsIndependentAndExact(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	cfg := DefaultConfig()
+	cfg.Client.Commit = CommitAfter
+	sched := randomSchedule(r, 200, 4, true)
+	ref, _ := New(DefaultTopology(), cfg)
+	runSchedule(t, ref, sched, 200)
+
+	w, _ := New(DefaultTopology(), cfg)
+	var first, rest []action
+	for _, a := range sched {
+		if a.tick < 80 {
+			first = append(first, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	runSchedule(t, w, first, 80)
+	snap := w.Clone()
+	// The copy taken at 80, driven differently, must not disturb the original...
+	other := snap.Clone()
+	runSchedule(t, other, randomSchedule(rand.New(rand.NewSource(99)), 200, 4, false), 200)
+	runSchedule(t, w, rest, 200)
+	if fingerprint(w) != fingerprint(ref) {
+		t.Fatal("a world with a clone taken and driven elsewhere ended differently from one never cloned")
+	}
+	// ...and the snapshot, driven the same way, ends exactly as the original.
+	runSchedule(t, snap, rest, 200)
+	if a, b := fingerprint(snap), fingerprint(ref); a != b {
+		t.Fatalf("the clone ended differently:\n%s", firstDiff(a, b))
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  %s\n  %s", i, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
+}
+
+func TestSameInputsSameTrace(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		topo := randomTopology(r)
+		sched := randomSchedule(r, 150, 5, true)
+		a, _ := New(topo, DefaultConfig())
+		b, _ := New(topo, DefaultConfig())
+		runSchedule(t, a, sched, 150)
+		runSchedule(t, b, sched, 150)
+		if fingerprint(a) != fingerprint(b) {
+			t.Fatalf("seed %d: the same schedule gave two different worlds", seed)
+		}
+	}
+}
+
+// TestPropertyRandomSchedules: random topologies and fault schedules under
+// every assignor and commit mode, invariants checked on every tick; when
+// the group settles with equal subscriptions, the sticky assignors leave it
+// balanced.
+func TestPropertyRandomSchedules(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 15
+	}
+	strategies := []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
+	modes := []CommitMode{CommitAuto, CommitAfter, CommitBefore}
+	for seed := 0; seed < seeds; seed++ {
+		r := rand.New(rand.NewSource(int64(seed)))
+		topo := randomTopology(r)
+		cfg := DefaultConfig()
+		cfg.Client.Assignor = strategies[seed%len(strategies)]
+		cfg.Client.Commit = modes[(seed/4)%len(modes)]
+		if seed%5 == 4 {
+			cfg.Client.StickyRules = 1 // Kafka's rules
+		}
+		if seed%7 == 3 {
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+		}
+		cfg.RecordsPerPartition = r.Intn(12)
+		w, err := New(topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fmt.Sprintf("seed%d-%s-%s", seed, cfg.Client.Assignor, cfg.Client.Commit), func(t *testing.T) {
+			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
+			ensureMember(t, w)
+			if !settle(t, w, 5000) {
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State)
+			}
+			if strings.Contains(cfg.Client.Assignor, "sticky") {
+				counts := []int{}
+				for _, gm := range w.Group.Members() {
+					counts = append(counts, len(gm.Assignment))
+				}
+				sort.Ints(counts)
+				if len(counts) > 0 && counts[len(counts)-1]-counts[0] > 1 {
+					t.Errorf("%s left the group unbalanced: %v partitions per member", cfg.Client.Assignor, counts)
+				}
+			}
+		})
+	}
+}
+
+// TestPropertyDeliveryGuarantees: random crashes, restarts, slow records
+// and lost produce answers. Commit after processing never loses a record,
+// commit before never duplicates one, and transactions read with
+// read_committed do neither.
+func TestPropertyDeliveryGuarantees(t *testing.T) {
+	seeds := 40
+	if testing.Short() {
+		seeds = 10
+	}
+	type mode struct {
+		name   string
+		commit CommitMode
+		txn    bool
+		idem   bool
+	}
+	for _, md := range []mode{{"after", CommitAfter, false, false}, {"before", CommitBefore, false, true}, {"transactions", CommitAfter, true, true}} {
+		for seed := 0; seed < seeds; seed++ {
+			r := rand.New(rand.NewSource(int64(1000 + seed)))
+			cfg := DefaultConfig()
+			cfg.Client.Commit = md.commit
+			cfg.Client.Idempotence = md.idem
+			if md.txn {
+				cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+			}
+			cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
+			w, _ := New(DefaultTopology(), cfg)
+			t.Run(fmt.Sprintf("%s-%d", md.name, seed), func(t *testing.T) {
+				sched := randomSchedule(r, 200, 4, seed%3 == 0)
+				if md.commit == CommitBefore {
+					// A lost produce answer with a plain producer duplicates by
+					// design (demo 8); at-most-once here uses the idempotent one.
+					_ = sched
+				}
+				runSchedule(t, w, sched, 200)
+				ensureMember(t, w)
+				if !settle(t, w, 6000) {
+					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State, totalLag(w))
+				}
+				iso := "read_uncommitted"
+				if md.txn {
+					iso = "read_committed"
+				}
+				c := w.Delivery(iso)
+				switch md.name {
+				case "after":
+					if c.Lost > 0 {
+						t.Errorf("commit after processing lost %v", c.LostNames)
+					}
+				case "before":
+					if c.Duplicates > 0 {
+						t.Errorf("commit before processing duplicated %v", c.DuplicateNames)
+					}
+				case "transactions":
+					if c.Lost > 0 || c.Duplicates > 0 {
+						t.Errorf("transactions with read_committed: lost %v, duplicates %v", c.LostNames, c.DuplicateNames)
+					}
+					// Every input record consumed has exactly one visible invoice.
+					seen := map[string]int{}
+					for _, rec := range w.ReadTopic("invoices", "read_committed") {
+						seen[rec.Source]++
+					}
+					for _, tp := range w.inputTPs {
+						for off := 0; off < w.logs[tp].HW(); off++ {
+							if n := seen[w.RecordName(tp, off)]; n != 1 {
+								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// ensureMember closes the fault window (pending crashes are called off)
+// and starts C1 again if no member is running, so the group can catch up.
+func ensureMember(t *testing.T, w *World) {
+	for _, m := range w.procs {
+		m.crashAfter = -1
+	}
+	for _, m := range w.current {
+		if m.Alive && !m.Zombie && !m.closing {
+			return
+		}
+	}
+	if err := w.Join("C1", false, nil); err != nil {
+		if err := w.Restart("C1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func totalLag(w *World) int {
+	n := 0
+	for _, tp := range w.inputTPs {
+		n += w.Lag(tp)
+	}
+	return n
+}
