@@ -621,10 +621,8 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 	if _, ok := s.branches[name]; ok {
 		return nil, fmt.Errorf("fork %s: a branch %s exists already (branches: %s)", name, name, strings.Join(s.branchNames(), " "))
 	}
-	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...)}
-	if err := s.rebuild(nb, -1); err != nil {
-		return nil, fmt.Errorf("fork: %v", err)
-	}
+	// A copy of the world, not a replay: the same state, at once.
+	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...), world: s.cur.world.Clone()}
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb

@@ -49,12 +49,16 @@ func (pm *PauseMeter) account(w *World) {
 	}
 	paused := w.PausedPartitions()
 	e := pm.entry(gen, w.Tick)
+	added := false
 	for _, tp := range paused {
 		if !pm.seen[gen][tp] {
 			pm.seen[gen][tp] = true
 			e.Partitions = append(e.Partitions, tp)
-			sortTPs(e.Partitions)
+			added = true
 		}
+	}
+	if added {
+		sortTPs(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The binary, driven as users drive it: a script file, a pipe, -c, errors
+// with line numbers, --version and --help.
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kgrepl-bin")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "kgrepl")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func kgrepl(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestScriptFromPipe(t *testing.T) {
+	out, errs, code := kgrepl(t, "join C2\nrun until stable\ndescribe group --json\n")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var g struct {
+		Generation int `json:"generation"`
+		Members    []struct {
+			ClientID string `json:"client_id"`
+		} `json:"members"`
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &g); err != nil {
+		t.Fatalf("last line is not the JSON view: %v\n%s", err, out)
+	}
+	if g.Generation != 2 || len(g.Members) != 2 {
+		t.Errorf("after C2 joined: generation %d, %d members; want 2 and 2", g.Generation, len(g.Members))
+	}
+}
+
+func TestScriptFileStopsAtFirstError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.kg")
+	os.WriteFile(path, []byte("step 1\n# a comment\nfrobnicate now\nstep 1\n"), 0o644)
+	out, errs, code := kgrepl(t, "", path)
+	if code != 1 || !strings.Contains(errs, "line 3: frobnicate: unknown command") {
+		t.Fatalf("exit %d, stderr %q: want 1 and line 3 named", code, errs)
+	}
+	if strings.Contains(out, "tick 2") {
+		t.Error("the line after the error ran")
+	}
+	_, errs, code = kgrepl(t, "", "--keep-going", path)
+	if code != 1 || !strings.Contains(errs, "line 3:") {
+		t.Fatalf("--keep-going: exit %d, %q", code, errs)
+	}
+}
+
+func TestDashC(t *testing.T) {
+	out, _, code := kgrepl(t, "", "-c", "step 2; metrics --json")
+	if code != 0 || !strings.Contains(out, `"tick":2`) {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	_, errs, code := kgrepl(t, "", "-c", "step 1; crash C9")
+	if code != 1 || !strings.Contains(errs, "crash C9: no member C9 (members: C1)") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestDemoThroughTheBinaryIsDeterministic(t *testing.T) {
+	a, _, code := kgrepl(t, "demo 4\n")
+	b, _, _ := kgrepl(t, "demo 4\n")
+	if code != 0 || a != b {
+		t.Fatal("demo 4 printed different bytes on two runs (or failed)")
+	}
+	if !strings.Contains(a, "duplicates 2 (p2.3 p2.4)") {
+		t.Error("demo 4 does not show inv(p2.3) and inv(p2.4) twice")
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, _, code := kgrepl(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "kgrepl ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	_, errs, code := kgrepl(t, "", "--help")
+	if code != 0 || !strings.Contains(errs, "kgrepl -c 'CMDS'") {
+		t.Errorf("--help: %d %q", code, errs)
+	}
+	_, errs, code = kgrepl(t, "", "--bogus")
+	if code != 2 || !strings.Contains(errs, "bogus") {
+		t.Errorf("--bogus: %d %q", code, errs)
+	}
+	_, errs, code = kgrepl(t, "", "a.kg", "b.kg")
+	if code != 2 || !strings.Contains(errs, "one script file at a time") {
+		t.Errorf("two files: %d %q", code, errs)
+	}
+}
+
+func TestDemoFilesRunAsScripts(t *testing.T) {
+	files, _ := filepath.Glob("../../kernel/demos/*.kg")
+	if len(files) != 12 {
+		t.Fatalf("%d demo scripts, want 12", len(files))
+	}
+	for _, f := range files {
+		if _, errs, code := kgrepl(t, "", f); code != 0 {
+			t.Errorf("%s: exit %d: %s", f, code, errs)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package kernel
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// FuzzExec feeds arbitrary command lines to a session: no input may panic
+// (run recovers panics into errors, so a recovered panic counts as a
+// failure here), and the world's invariants hold after every accepted
+// command. Run longer with: go test ./kernel -fuzz FuzzExec
+func FuzzExec(f *testing.F) {
+	seeds := []string{
+		"join C2; run until stable; describe group --json",
+		"set commit before; join C2; step 30; crash C2 now; run until stable",
+		"set producer transactional; join C2; step 40; restart C2; step 20; txn",
+		"set partition.assignment.strategy cooperative-sticky; join C2; join C3; run until stable",
+		"slow C1; step 5; back 3; fork x; switch main; branches",
+		"drop Produce response C1; step 12; consume invoices --isolation read_committed",
+		"new --topics a:2,b:1 --members 2; join C3 --static; run until stable; close C3; step 9",
+		"crash C1 after 2; run until processed o0.5; run until tick 40",
+		"set C2.max.poll.interval.ms 3; join C2; slow C2; step 25; metrics --json",
+		"trace 5 --type Fetch; log invoices-0; offsets; members; show config; help run",
+		"demo 1", "frobnicate", "step -3; back x; set ; ;; # comment",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		if len(script) > 2000 {
+			return
+		}
+		s := NewSession()
+		s.Dir = t.TempDir()
+		checkers := map[*sim.World]*sim.Checker{}
+		s.AfterTick = func(w *sim.World) error {
+			c := checkers[w]
+			if c == nil {
+				c = sim.NewChecker()
+				checkers[w] = c
+			}
+			return c.Check(w)
+		}
+		for _, line := range strings.Split(script, "\n") {
+			// Bound the work a single input can ask for.
+			if strings.Contains(line, "load") || strings.Contains(line, "save") {
+				continue
+			}
+			_, err := s.Exec(line)
+			if err != nil && strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if s.tickErr != nil {
+				t.Fatalf("%q: an invariant broke: %v", line, s.tickErr)
+			}
+		}
+	})
+}

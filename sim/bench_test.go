@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Benchmarks. Figures are in README.md; compare ratios within one run, as
+// these machines are shared.
+
+func bigTopology(members, topics, parts int) Topology {
+	t := Topology{Group: "g", Output: TopicSpec{"out", 4}, Members: members}
+	for i := 0; i < topics; i++ {
+		t.Inputs = append(t.Inputs, TopicSpec{fmt.Sprintf("t%d", i), parts})
+	}
+	return t
+}
+
+// BenchmarkTickDefaultWorld: the default world consuming (C1 and C2 process
+// records every tick), in ticks per second.
+func BenchmarkTickDefaultWorld(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 1_000_000
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for i := 0; i < 30; i++ {
+		w.Step()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+}
+
+// BenchmarkTickIdle compares the cost of an idle tick (every member parked
+// in a long poll, nothing to read) in the default world and in one of 100
+// members and 1,000 partitions: idle members and partitions cost nothing.
+func BenchmarkTickIdle(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		topo Topology
+	}{{"default", DefaultTopology()}, {"100x1000", bigTopology(100, 10, 100)}} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.RecordsPerPartition = 0
+			w, _ := New(c.topo, cfg)
+			for i := 0; i < 20; i++ {
+				w.Step()
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.Step()
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+		})
+	}
+}
+
+// BenchmarkRollingRestart100x1000: 100 members over 1,000 partitions (10
+// topics x 100), each restarted in turn and the group run until it settles;
+// one op is the whole rolling restart. Dynamic members cost a rebalance per
+// restart (two, counting the session timeout); static ones none.
+func BenchmarkRollingRestart100x1000(b *testing.B) {
+	for _, static := range []bool{false, true} {
+		name := "dynamic"
+		if static {
+			name = "static"
+		}
+		b.Run(name, func(b *testing.B) {
+			ticks := 0
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cfg := DefaultConfig()
+				cfg.RecordsPerPartition = 5
+				if static {
+					for c := 1; c <= 100; c++ {
+						cfg.Overrides[fmt.Sprintf("C%d", c)] = map[string]string{"group.instance.id": fmt.Sprintf("C%d", c)}
+					}
+				}
+				w, _ := New(bigTopology(100, 10, 100), cfg)
+				start := w.Tick
+				b.StartTimer()
+				for c := 1; c <= 100; c++ {
+					if err := w.Restart(fmt.Sprintf("C%d", c)); err != nil {
+						b.Fatal(err)
+					}
+					for k := 0; k < 3 || !w.GroupSettled(); k++ {
+						w.Step()
+						if k > 5000 {
+							b.Fatalf("C%d: not settled", c)
+						}
+					}
+				}
+				ticks += w.Tick - start
+			}
+			b.ReportMetric(float64(ticks)/b.Elapsed().Seconds(), "ticks/s")
+			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
+		})
+	}
+}
+
+// BenchmarkClone: a snapshot of the default world after 200 busy ticks,
+// the explorer's unit of work.
+func BenchmarkClone(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 100
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for i := 0; i < 200; i++ {
+		w.Step()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = w.Clone()
+	}
+}
