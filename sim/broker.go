@@ -126,6 +126,9 @@ func (w *World) handleProduce(p *Packet) {
 	} else {
 		resp.Offset = l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
 	}
+	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
+		w.ZombieWrites++
+	}
 	w.event(EvProduced, r.Producer, "%s written to %s at offset %d", r.Value, r.TP, resp.Offset)
 	w.reply(p, None, fmt.Sprintf("%s at offset %d", r.Value, resp.Offset), resp)
 }

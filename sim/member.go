@@ -294,6 +294,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		m.Owned = append([]TopicPartition{}, got...)
 		added = m.Owned
 		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
 	} else {
 		keep := map[TopicPartition]bool{}
 		for _, tp := range got {
@@ -407,6 +408,7 @@ func (m *Member) poll(w *World) bool {
 		m.MemberID, m.Generation = "", -1
 		m.Owned = nil
 		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
 		m.sendJoin(w)
 		return false
 	}
@@ -418,6 +420,7 @@ func (m *Member) poll(w *World) bool {
 		}
 		m.Owned, m.revoke = nil, nil
 		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
 		m.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
@@ -449,6 +452,7 @@ func (m *Member) poll(w *World) bool {
 			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
 			m.Owned = nil
 			m.positions = map[TopicPartition]int{}
+			m.processed = map[TopicPartition]int{}
 		}
 		m.sendJoin(w)
 		if m.protocol() == assign.Eager {
@@ -691,9 +695,15 @@ func (m *Member) fetchPositions() map[TopicPartition]int {
 	return out
 }
 
+// processedPositions is what commit-after and transactions commit: the
+// next record to process on each partition this assignment has positioned
+// (one still waiting for its committed offset has nothing to commit yet).
 func (m *Member) processedPositions() map[TopicPartition]int {
 	out := map[TopicPartition]int{}
 	for _, tp := range m.Owned {
+		if _, positioned := m.positions[tp]; !positioned {
+			continue
+		}
 		if p, ok := m.processed[tp]; ok {
 			out[tp] = p
 		}
@@ -836,6 +846,7 @@ func (m *Member) revokeCooperative(w *World) bool {
 			keep = append(keep, tp)
 		} else {
 			delete(m.positions, tp)
+			delete(m.processed, tp)
 		}
 	}
 	m.Owned, m.revoke = keep, nil

@@ -248,3 +248,36 @@ func (w *World) Lag(tp TopicPartition) int {
 	}
 	return hw
 }
+
+// CaughtUp reports whether the group has consumed and committed every
+// input record, no transaction is open, no produce is unanswered and every
+// live member is back in poll().
+func (w *World) CaughtUp() bool {
+	for _, tp := range w.inputTPs {
+		if w.Lag(tp) != 0 {
+			return false
+		}
+	}
+	for _, l := range w.logs {
+		if len(l.openTxn) > 0 {
+			return false
+		}
+	}
+	for _, m := range w.procs {
+		if m.Alive && (m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// LiveMembers lists the client ids with a running process that is not a zombie.
+func (w *World) LiveMembers() []string {
+	var out []string
+	for _, c := range w.clients {
+		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
+			out = append(out, c)
+		}
+	}
+	return out
+}

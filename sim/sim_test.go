@@ -145,24 +145,7 @@ func settle(t *testing.T, w *World, bound int) bool {
 	return false
 }
 
-func caughtUp(w *World) bool {
-	for _, tp := range w.inputTPs {
-		if w.Lag(tp) != 0 {
-			return false
-		}
-	}
-	for _, l := range w.logs {
-		if len(l.openTxn) > 0 {
-			return false
-		}
-	}
-	for _, m := range w.procs {
-		if m.Alive && (m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0) {
-			return false
-		}
-	}
-	return true
-}
+func caughtUp(w *World) bool { return w.CaughtUp() }
 
 func TestCloneIsIndependentAndExact(t *testing.T) {
 	r := rand.New(rand.NewSource(7))

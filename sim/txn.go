@@ -357,6 +357,12 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 	for i, tp := range r.Partitions {
 		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
 			MemberID: r.MemberID, PID: r.PID, State: "pending"}
+		if w.Mutations.CommitOffsetsBeforeMarker {
+			rec.State, rec.PID = "committed", -1 // the bug: visible before the marker
+			g.OffsetsLog = append(g.OffsetsLog, rec)
+			g.offsets[tp] = rec
+			continue
+		}
 		g.OffsetsLog = append(g.OffsetsLog, rec)
 		g.pending[r.PID][tp] = rec
 	}

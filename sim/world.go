@@ -74,6 +74,21 @@ type World struct {
 	// stopped is set when a stop event happens during the current tick.
 	stopped   bool
 	processed int
+	// ZombieWrites counts records written to an output partition by a
+	// process that had lost its place (replaced by a restart, or out of the
+	// group) when the write landed.
+	ZombieWrites int
+	// Mutations are deliberate engine bugs, off unless a test turns them on
+	// to prove that a checker (the invariants, the explorer) catches them.
+	Mutations Mutations
+}
+
+// Mutations lists the deliberate bugs a test can switch on.
+type Mutations struct {
+	// CommitOffsetsBeforeMarker makes TxnOffsetCommit commit the offsets at
+	// once instead of leaving them pending until the COMMIT marker: a crash
+	// before the marker then loses the batch.
+	CommitOffsetsBeforeMarker bool
 }
 
 // New makes a world at tick 0.
