@@ -6,7 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/creack/pty"
 )
 
 // The binary, driven as users drive it: a script file, a pipe, -c, errors
@@ -132,3 +136,72 @@ func TestDemoFilesRunAsScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestREPLInAPseudoTerminal drives the real binary on the real kernel in a
+// pty: the prompt shows the tick and state, a command runs, Tab completes a
+// command and a member name, the history file is written, Ctrl-D leaves.
+func TestREPLInAPseudoTerminal(t *testing.T) {
+	state := t.TempDir()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "NO_COLOR=1", "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	out := &transcript{}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			out.add(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	expect := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(out.get(), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 10 s for %q; the screen so far:\n%s", what, out.get())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	expect("billing t=0 Stable> ")
+	ptmx.Write([]byte("join C2\r"))
+	ptmx.Write([]byte("run until sta\t\r"))
+	expect("tick 14: group Stable, generation 2")
+	expect("billing t=14 Stable> ")
+	ptmx.Write([]byte("descr\tgroup --members\r"))
+	expect("C2-1")
+	ptmx.Write([]byte("crash C\t"))
+	expect("C1")
+	ptmx.Write([]byte{21}) // Ctrl-U: clear the line
+	ptmx.Write([]byte{4})  // Ctrl-D
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kgrepl exited with %v after Ctrl-D", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kgrepl did not exit on Ctrl-D")
+	}
+	hist, err := os.ReadFile(filepath.Join(state, "kgrepl", "history"))
+	if err != nil || !strings.Contains(string(hist), "join C2") || !strings.Contains(string(hist), "describe group --members") {
+		t.Errorf("history file: %q, %v", hist, err)
+	}
+}
+
+type transcript struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *transcript) add(b []byte) { t.mu.Lock(); t.buf = append(t.buf, b...); t.mu.Unlock() }
+func (t *transcript) get() string  { t.mu.Lock(); defer t.mu.Unlock(); return string(t.buf) }
