@@ -182,7 +182,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	// (one that left knows already).
 	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id && m.InGroup() {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member"})
+			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &leaveReq{MemberID: id}})
 	}
 }
 
@@ -292,7 +292,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s: %s swapped in, same assignment, generation stays %d",
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
-	case Stable, CompletingRebalance:
+	case Stable:
 		if !sameTopics(old.Topics, r.Topics) {
 			g.markJoined(gm, p)
 			g.prepareRebalance(w, "static member "+r.InstanceID+" changed its subscription")
@@ -302,8 +302,10 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	case PreparingRebalance:
 		g.markJoined(gm, p)
 	default:
+		// Kafka rebalances when a static member comes back while the group
+		// is not Stable: the leader's plan may name the old member id.
 		g.markJoined(gm, p)
-		g.prepareRebalance(w, gm.MemberID+" joins")
+		g.prepareRebalance(w, "static member "+r.InstanceID+" returns as "+gm.MemberID)
 	}
 }
 
@@ -522,6 +524,14 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 	if m := w.process(gm.ClientID, gm.Inc); (m == nil || !m.Alive) && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+	}
+}
+
+// memberIDDropped: a live process goes by another member id now.
+func (g *Group) memberIDDropped(w *World, id string) {
+	if gm := g.members[id]; gm != nil && gm.silentSince < 0 {
+		gm.silentSince = w.Tick
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: id, n: w.Tick})
 	}
 }
 

@@ -205,7 +205,10 @@ func (m *Member) receive(w *World, p *Packet) {
 		}
 	case RebalanceNotification:
 		if p.Error == UnknownMemberID {
-			m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
+			// Only news about the member id this process still goes by.
+			if r, ok := p.Body.(*leaveReq); ok && r.MemberID == m.MemberID {
+				m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
+			}
 			return
 		}
 		if m.InGroup() {
@@ -243,7 +246,7 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
 	case UnknownMemberID:
-		m.MemberID = ""
+		m.setMemberID(w, "")
 		m.sendJoin(w)
 		return
 	case FencedInstanceID, InconsistentGroupProtocol:
@@ -254,7 +257,8 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 		return
 	}
 	r := p.Body.(*joinResp)
-	m.MemberID, m.Generation, m.Leader = r.MemberID, r.Generation, r.Leader
+	m.setMemberID(w, r.MemberID)
+	m.Generation, m.Leader = r.Generation, r.Leader
 	m.Phase = PhaseSyncing
 	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
@@ -277,7 +281,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
 	case UnknownMemberID:
-		m.MemberID = ""
+		m.setMemberID(w, "")
 		m.sendJoin(w)
 		return
 	case FencedInstanceID:
@@ -405,7 +409,8 @@ func (m *Member) poll(w *World) bool {
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
 		m.abandonFetch()
-		m.MemberID, m.Generation = "", -1
+		m.setMemberID(w, "")
+		m.Generation = -1
 		m.Owned = nil
 		m.positions = map[TopicPartition]int{}
 		m.processed = map[TopicPartition]int{}
@@ -813,6 +818,16 @@ func (m *Member) onFenced(w *World, code ErrorCode, gen int) {
 	case RebalanceInProgress:
 		m.rejoin = true
 	}
+}
+
+// setMemberID changes the member id this process goes by. The one it drops
+// is heard no more (heartbeats carry the new one), so if the coordinator
+// still has it, its session timeout starts now.
+func (m *Member) setMemberID(w *World, id string) {
+	if m.MemberID != "" && m.MemberID != id {
+		w.Group.memberIDDropped(w, m.MemberID)
+	}
+	m.MemberID = id
 }
 
 // leaveGroupState marks the member out of the group; it rejoins at its next poll.

@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
 )
 
 // fingerprint renders everything observable about a world, so two worlds
@@ -223,7 +226,7 @@ func TestPropertyRandomSchedules(t *testing.T) {
 		cfg.Client.Assignor = strategies[seed%len(strategies)]
 		cfg.Client.Commit = modes[(seed/4)%len(modes)]
 		if seed%5 == 4 {
-			cfg.Client.StickyRules = 1 // Kafka's rules
+			cfg.Client.StickyRules = assign.KafkaRules
 		}
 		if seed%7 == 3 {
 			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
@@ -351,4 +354,59 @@ func totalLag(w *World) int {
 		n += w.Lag(tp)
 	}
 	return n
+}
+
+var long = flag.Bool("long", false, "run the property tests over thousands of seeds")
+
+// FuzzSchedules: a seed picks a topology, settings and a fault schedule;
+// the invariants must hold on every tick and the group must settle and
+// catch up once the faults stop. go test ./sim -fuzz FuzzSchedules
+func FuzzSchedules(f *testing.F) {
+	for _, s := range []int64{1, 2, 3, 42, 1000} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		r := rand.New(rand.NewSource(seed))
+		topo := randomTopology(r)
+		cfg := DefaultConfig()
+		cfg.Client.Assignor = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}[r.Intn(4)]
+		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[r.Intn(3)]
+		cfg.Client.StickyRules = []assign.StickyRules{assign.SeedRules, assign.KafkaRules}[r.Intn(2)]
+		if r.Intn(3) == 0 {
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+		}
+		cfg.RecordsPerPartition = r.Intn(10)
+		w, err := New(topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSchedule(t, w, randomSchedule(r, 200, 6, r.Intn(2) == 0), 200)
+		ensureMember(t, w)
+		if !settle(t, w, 8000) {
+			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State, totalLag(w))
+		}
+	})
+}
+
+// TestLongProperty is the flag-gated long run: go test ./sim -run LongProperty -long
+func TestLongProperty(t *testing.T) {
+	if !*long {
+		t.Skip("run with -long for thousands of seeds")
+	}
+	for seed := int64(0); seed < 3000; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		topo := randomTopology(r)
+		cfg := DefaultConfig()
+		cfg.Client.Assignor = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}[r.Intn(4)]
+		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[r.Intn(3)]
+		if r.Intn(3) == 0 {
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+		}
+		w, _ := New(topo, cfg)
+		runSchedule(t, w, randomSchedule(r, 300, 6, r.Intn(2) == 0), 300)
+		ensureMember(t, w)
+		if !settle(t, w, 8000) {
+			t.Fatalf("seed %d: not settled and caught up", seed)
+		}
+	}
 }

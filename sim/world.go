@@ -74,6 +74,10 @@ type World struct {
 	// stopped is set when a stop event happens during the current tick.
 	stopped   bool
 	processed int
+	// LSOHeldTicks adds up, over output partitions, the ticks during which
+	// an open transaction held the LSO below the high watermark (a
+	// read_committed reader saw nothing past it).
+	LSOHeldTicks int
 	// ZombieWrites counts records written to an output partition by a
 	// process that had lost its place (replaced by a restart, or out of the
 	// group) when the write landed.
@@ -434,6 +438,11 @@ func (w *World) Step() (stop bool) {
 	w.Group.tick(w)
 	w.actMembers()
 	w.Meter.account(w)
+	for _, tp := range w.outputTPs {
+		if l := w.logs[tp]; len(l.openTxn) > 0 {
+			w.LSOHeldTicks++
+		}
+	}
 	return w.stopped
 }
 
