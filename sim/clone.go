@@ -55,6 +55,9 @@ func (w *World) Clone() *World {
 	n.procs = make([]*Member, len(w.procs))
 	for i, m := range w.procs {
 		n.procs[i] = m.clone()
+		if m.lastJoin != nil {
+			n.procs[i].lastJoin = pk[m.lastJoin]
+		}
 		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))

@@ -72,6 +72,7 @@ type Member struct {
 	positions  map[TopicPartition]int
 	processed  map[TopicPartition]int
 	committed  map[TopicPartition]int
+	lastJoin   *Packet          // the JoinGroup whose answer counts
 	rejoin     bool             // send JoinGroup at the next poll
 	lost       bool             // its generation is gone: drop every partition at the next poll
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
@@ -193,7 +194,7 @@ func (m *Member) sendJoin(w *World) {
 	if m.protocol() == assign.Cooperative {
 		s += ", owns " + partList(w, m.Owned)
 	}
-	m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
 }
 
 // receive handles an answer (or a notification) from B1.
@@ -240,8 +241,8 @@ func (m *Member) receive(w *World, p *Packet) {
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
-	if m.Phase != PhaseJoining {
-		return
+	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
+		return // the answer to a JoinGroup this member has since replaced
 	}
 	switch p.Error {
 	case None:
