@@ -20,6 +20,8 @@ go vet ./...
 echo "== go test"
 go test -count=1 ./...
 
+echo "== notebooks"; scripts/notebooks.sh
+
 if [ -x ../shared/check-contract ]; then
   echo "== contract (../shared/check-contract)"
   ../shared/check-contract

@@ -136,7 +136,7 @@ func init() {
 			return nil, nil
 		}},
 	}
-
+	addPictureCommands()
 }
 
 func lookup(name string) *command {
@@ -760,11 +760,13 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 
 func cmdHelp(s *Session, args []string) (*Result, error) {
 	if len(args) == 0 {
-		t := &Table{Header: []string{"COMMAND", "WHAT IT DOES"}}
+		var b strings.Builder
+		b.WriteString("commands:\n")
 		for _, c := range commands {
-			t.Add(c.usage, c.summary)
+			fmt.Fprintf(&b, "  %s\n      %s\n", c.usage, c.summary)
 		}
-		return &Result{Text: t.Text() + "\nhelp CMD explains one command; ';' separates commands on a line, '#' starts a comment."}, nil
+		b.WriteString("\nhelp CMD explains one command; ';' separates commands on a line, '#' starts a comment.")
+		return &Result{Text: b.String()}, nil
 	}
 	c := lookup(args[0])
 	if c == nil {

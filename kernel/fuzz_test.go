@@ -3,8 +3,6 @@ package kernel
 import (
 	"strings"
 	"testing"
-
-	"github.com/kgrepl/kgrepl/sim"
 )
 
 // FuzzExec feeds arbitrary command lines to a session: no input may panic
@@ -32,17 +30,8 @@ func FuzzExec(f *testing.F) {
 		if len(script) > 2000 {
 			return
 		}
-		s := NewSession()
+		s := checkedSession(t)
 		s.Dir = t.TempDir()
-		checkers := map[*sim.World]*sim.Checker{}
-		s.AfterTick = func(w *sim.World) error {
-			c := checkers[w]
-			if c == nil {
-				c = sim.NewChecker()
-				checkers[w] = c
-			}
-			return c.Check(w)
-		}
 		for _, line := range strings.Split(script, "\n") {
 			// Bound the work a single input can ask for.
 			if strings.Contains(line, "load") || strings.Contains(line, "save") {

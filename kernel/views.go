@@ -526,6 +526,8 @@ type metricsJSON struct {
 	DuplicateRecords    []string    `json:"duplicate_records"`
 	LostRecords         []string    `json:"lost_records"`
 	HeldBack            int         `json:"held_back_by_lso"`
+	LSOHeldTicks        int         `json:"lso_held_partition_ticks"`
+	ZombieWrites        int         `json:"zombie_writes"`
 	TxnAborted          int         `json:"transactions_aborted"`
 	TxnTimedOut         int         `json:"transactions_timed_out"`
 	Fenced              int         `json:"fenced_requests"`
@@ -546,7 +548,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	m := metricsJSON{Tick: w.Tick, Generation: w.Group.Generation, Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
-		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack,
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
 	for _, p := range w.Packets {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
@@ -598,6 +600,8 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
 	t.Add("duplicates read_committed / read_uncommitted", fmt.Sprintf("%d / %d", m.DuplicatesRC, m.DuplicatesRU))
 	t.Add("held back by the LSO (read_committed)", strconv.Itoa(m.HeldBack))
+	t.Add("ticks the LSO held readers back (partition x ticks)", strconv.Itoa(m.LSOHeldTicks))
+	t.Add("zombie writes", strconv.Itoa(m.ZombieWrites))
 	t.Add("transactions aborted (timed out)", fmt.Sprintf("%d (%d)", m.TxnAborted, m.TxnTimedOut))
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))

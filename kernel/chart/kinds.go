@@ -1,0 +1,252 @@
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
+)
+
+// Kinds names the charts, for commands and errors.
+var Kinds = []string{"pause", "duplicates", "lag", "timeline"}
+
+// NeedOf is what a kind of chart samples.
+func NeedOf(kind string) Need {
+	switch kind {
+	case "pause":
+		return NeedPause
+	case "duplicates":
+		return NeedDelivery
+	case "lag":
+		return NeedLag
+	case "timeline":
+		return NeedOwners
+	}
+	return NeedAll
+}
+
+// Build makes a chart of a kind from one run, or from several branches'
+// runs for the kinds that overlay them (pause, duplicates).
+func Build(kind string, runs ...*Run) (*Chart, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no run to chart")
+	}
+	switch kind {
+	case "pause":
+		return Pause(runs...), nil
+	case "duplicates":
+		return Duplicates(runs...), nil
+	case "lag", "timeline":
+		if len(runs) > 1 {
+			return nil, fmt.Errorf("a %s chart shows one branch (overlays: pause duplicates)", kind)
+		}
+		if kind == "lag" {
+			return Lag(runs[0]), nil
+		}
+		return Timeline(runs[0]), nil
+	}
+	return nil, fmt.Errorf("no chart %q (charts: %s)", kind, strings.Join(Kinds, " "))
+}
+
+// branchColors tell overlaid branches apart (they are not clients).
+var branchColors = []color.RGBA{
+	{0x22, 0x22, 0x22, 0xff},
+	{0xC0, 0x1C, 0x28, 0xff},
+	{0x1F, 0x5F, 0xA8, 0xff},
+	{0x2E, 0x7D, 0x32, 0xff},
+	{0x8E, 0x44, 0xAD, 0xff},
+}
+
+func branchColor(i int) color.RGBA { return branchColors[i%len(branchColors)] }
+
+var branchDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
+func branchDash(i int) []vg.Length { return branchDashes[i%len(branchDashes)] }
+
+const (
+	chartW = 720
+	chartH = 340
+)
+
+func ticks(r *Run) []float64 {
+	xs := make([]float64, len(r.Frames))
+	for i, f := range r.Frames {
+		xs[i] = float64(f.Tick)
+	}
+	return xs
+}
+
+// Pause is the pause meter over ticks as a step line, one per branch, with
+// each rebalance drawn as a band labelled with the generation it formed.
+func Pause(runs ...*Run) *Chart {
+	title := "Pause meter: paused partitions × ticks"
+	if len(runs) == 1 {
+		title += " (" + runs[0].Name + ", " + runs[0].Assignor + ")"
+	}
+	p := newPlot(title, "tick", "partition × ticks paused (running total)")
+	c := newChart(p, chartW, chartH)
+	m := &marks{}
+	ymax, xmax := 0.0, 1.0
+	for i, r := range runs {
+		xs := ticks(r)
+		ys := make([]float64, len(r.Frames))
+		for k, f := range r.Frames {
+			ys[k] = float64(f.Pause)
+			if ys[k] > ymax {
+				ymax = ys[k]
+			}
+		}
+		xs, ys = extend(xs, ys)
+		col := branchColor(i)
+		l := stepLine(xs, ys, col, 2, branchDash(i))
+		p.Add(l)
+		prefix := ""
+		if len(runs) > 1 {
+			prefix = r.Name + " "
+		}
+		m.bands = append(m.bands, rebalanceMarks(r, col, prefix)...)
+		c.add(fmt.Sprintf("%s · %s: %d in %d rebalance(s)", r.Name, r.Assignor, r.FinalPause, len(r.Rebalances)), l)
+		if t := lastTick(r); t > xmax {
+			xmax = t
+		}
+	}
+	if len(m.bands) > 0 {
+		c.add("rebalance (generation formed)", band{col: branchColor(0)})
+	}
+	p.X.Max = xmax
+	p.Add(m)
+	m.rows = m.labelRows(xmax, chartW-200)
+	headroom(p, ymax, m.rows, chartH)
+	return c
+}
+
+// Duplicates is the duplicates and lost counters over ticks, as the audit
+// reader sees invoices; with transactions, at both isolation levels.
+func Duplicates(runs ...*Run) *Chart {
+	title := "Duplicates and lost records"
+	if len(runs) == 1 {
+		title += " (" + runs[0].Name + ")"
+	}
+	p := newPlot(title, "tick", "input records")
+	c := newChart(p, chartW, chartH)
+	m := &marks{}
+	ymax, xmax := 0.0, 1.0
+	dupCol := color.RGBA{0xC0, 0x1C, 0x28, 0xff}
+	lostCol := color.RGBA{0x22, 0x22, 0x22, 0xff}
+	heldCol := color.RGBA{0x88, 0x88, 0x88, 0xff}
+	for i, r := range runs {
+		xs := ticks(r)
+		levels := []string{r.Isolation}
+		if r.Transactional {
+			levels = Isolations
+		}
+		name := ""
+		if len(runs) > 1 {
+			name = r.Name + ": "
+		}
+		for li, iso := range levels {
+			dups := make([]float64, len(r.Frames))
+			lost := make([]float64, len(r.Frames))
+			for k, f := range r.Frames {
+				dups[k], lost[k] = float64(f.Duplicates[iso]), float64(f.Lost[iso])
+				ymax = max(ymax, dups[k], lost[k])
+			}
+			dash := branchDash(i + li)
+			ex, ey := extend(append([]float64{}, xs...), dups)
+			ld := stepLine(ex, ey, dupCol, 2.2-0.6*float64(li), dash)
+			ex, ey = extend(append([]float64{}, xs...), lost)
+			ll := stepLine(ex, ey, lostCol, 2.2-0.6*float64(li), dash)
+			p.Add(ld, ll)
+			suffix := ""
+			if r.Transactional || len(runs) > 1 {
+				suffix = " (" + iso + ")"
+			}
+			c.add(name+"duplicates"+suffix, ld)
+			c.add(name+"lost"+suffix, ll)
+		}
+		if r.Transactional {
+			held := make([]float64, len(r.Frames))
+			for k, f := range r.Frames {
+				held[k] = float64(f.HeldBack)
+				ymax = max(ymax, held[k])
+			}
+			ex, ey := extend(append([]float64{}, xs...), held)
+			lh := stepLine(ex, ey, heldCol, 1.4, []vg.Length{vg.Points(1), vg.Points(2)})
+			p.Add(lh)
+			c.add(name+"held back by the LSO (read_committed)", lh)
+		}
+		m.bands = append(m.bands, rebalanceMarks(r, branchColor(i), "")...)
+		m.lines = append(m.lines, crashMarks(r)...)
+		xmax = max(xmax, lastTick(r))
+	}
+	if len(m.bands) > 0 {
+		c.add("rebalance", band{col: branchColor(0)})
+	}
+	p.X.Max = xmax
+	p.Add(m)
+	m.rows = m.labelRows(xmax, chartW-220)
+	headroom(p, max(ymax, 3), m.rows, chartH)
+	return c
+}
+
+// partitionColors tell partitions apart on the lag chart; the topic is told
+// by the dash pattern.
+var partitionColors = []color.RGBA{
+	{0x1B, 0x9E, 0x77, 0xff},
+	{0x75, 0x70, 0xB3, 0xff},
+	{0xD9, 0x5F, 0x02, 0xff},
+	{0x66, 0x66, 0x66, 0xff},
+	{0xE7, 0x29, 0x8A, 0xff},
+	{0x1F, 0x5F, 0xA8, 0xff},
+}
+
+// Lag is each input partition's lag (log end minus committed offset) over ticks.
+func Lag(r *Run) *Chart {
+	p := newPlot("Consumer lag per partition ("+r.Name+")", "tick", "lag (records)")
+	c := newChart(p, chartW, chartH)
+	xs := ticks(r)
+	ymax := 0.0
+	topicOf := func(name string) string {
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			return name[:i]
+		}
+		return name[:1]
+	}
+	topicIdx := map[string]int{}
+	partIdx := map[string]int{}
+	for i, name := range r.Partitions {
+		t := topicOf(name)
+		if _, ok := topicIdx[t]; !ok {
+			topicIdx[t] = len(topicIdx)
+		}
+		partIdx[name] = partIdx[t+"#"]
+		partIdx[t+"#"]++
+		ys := make([]float64, len(r.Frames))
+		for k, f := range r.Frames {
+			if i < len(f.Lag) {
+				ys[k] = float64(f.Lag[i])
+			}
+			ymax = max(ymax, ys[k])
+		}
+		ex, ey := extend(append([]float64{}, xs...), ys)
+		col := partitionColors[partIdx[name]%len(partitionColors)]
+		l := stepLine(ex, ey, col, 1.8, branchDash(topicIdx[t]))
+		p.Add(l)
+		c.add(name, l)
+	}
+	m := &marks{bands: rebalanceMarks(r, branchColor(0), ""), lines: crashMarks(r)}
+	if len(m.bands) > 0 {
+		c.add("rebalance", band{col: branchColor(0)})
+	}
+	p.Add(m)
+	p.X.Max = lastTick(r)
+	m.rows = m.labelRows(p.X.Max, chartW-160)
+	headroom(p, ymax, m.rows, chartH)
+	return c
+}
+
+// clientThumb is a client's legend swatch.
+func clientThumb(client string) box { return box{fill: kdraw.ClientColor(client)} }

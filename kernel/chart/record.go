@@ -1,0 +1,191 @@
+// Package chart builds kgrepl's charts over time (the pause meter,
+// duplicates and lost records, lag, and who owns which partition) as
+// gonum/plot values. Building reads a recorded Run; rendering to SVG or PNG
+// bytes is separate, and nothing here writes a file.
+package chart
+
+import (
+	"strings"
+
+	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// Need says what a Recorder samples at each tick; sampling only what a
+// chart reads keeps long runs cheap.
+type Need uint8
+
+const (
+	NeedPause Need = 1 << iota
+	NeedDelivery
+	NeedLag
+	NeedOwners
+	NeedAll = NeedPause | NeedDelivery | NeedLag | NeedOwners
+)
+
+// Frame is what the charts read from the world at one tick.
+type Frame struct {
+	Tick       int
+	Generation int
+	State      sim.GroupState
+	Pause      int // the pause meter's total so far
+	// Delivery counters, by isolation level.
+	Duplicates map[string]int
+	Lost       map[string]int
+	HeldBack   int   // read_committed: committed invoices past the LSO
+	Lag        []int // per input partition
+	Owners     []Ownership
+}
+
+// Ownership is who works on one input partition at one tick.
+type Ownership struct {
+	Owner  string // the client consuming it ("" = nobody)
+	Paused bool   // a rebalance holds it: subscribed, and nobody consumes it
+	Zombie string // a client processing one of its records without a place in the group
+}
+
+// Mark is a point in time worth a line on a chart: a crash, a poll timeout.
+type Mark struct {
+	Tick   int
+	Client string
+	Text   string
+}
+
+// Run is one branch's history as the charts read it.
+type Run struct {
+	Name          string // the branch
+	Assignor      string
+	Isolation     string
+	Transactional bool
+	Partitions    []string // short names (o0, p2), in the world's order
+	Clients       []string
+	Frames        []Frame
+	Rebalances    []sim.PauseEntry
+	Marks         []Mark
+	FinalPause    int
+}
+
+// Isolations are the levels the delivery counters are kept for.
+var Isolations = []string{"read_committed", "read_uncommitted"}
+
+// Recorder samples a world tick by tick (pass Visit to Session.Replay).
+type Recorder struct {
+	need Need
+	run  Run
+	last *sim.World
+}
+
+// NewRecorder starts recording a branch.
+func NewRecorder(branch string, need Need) *Recorder {
+	return &Recorder{need: need, run: Run{Name: branch}}
+}
+
+// Visit samples the world as it is now.
+func (r *Recorder) Visit(w *sim.World) {
+	r.last = w
+	f := sample(w, r.need)
+	if n := len(r.run.Frames); n > 0 && r.run.Frames[n-1].Tick == f.Tick {
+		r.run.Frames[n-1] = f // commands between ticks change what the tick ends with
+		return
+	}
+	r.run.Frames = append(r.run.Frames, f)
+}
+
+// Finish samples the branch's world as it is now (commands after the last
+// tick change it too) and returns the run.
+func (r *Recorder) Finish(now *sim.World) *Run {
+	if now == nil {
+		now = r.last
+	}
+	if now == nil {
+		return &r.run
+	}
+	r.Visit(now)
+	w := now
+	r.run.Assignor = w.Group.Protocol
+	if r.run.Assignor == "" {
+		r.run.Assignor = w.Cfg.Client.Assignor
+	}
+	r.run.Isolation = w.Cfg.Isolation
+	r.run.Transactional = len(w.Txn.Entries()) > 0
+	r.run.Partitions = nil
+	for _, tp := range w.InputPartitions() {
+		r.run.Partitions = append(r.run.Partitions, w.ShortName(tp))
+	}
+	r.run.Clients = append([]string{}, w.Clients()...)
+	r.run.Rebalances = nil
+	for _, e := range w.Meter.Entries {
+		e.Partitions = append([]sim.TopicPartition{}, e.Partitions...)
+		r.run.Rebalances = append(r.run.Rebalances, e)
+	}
+	r.run.FinalPause = w.Meter.Total
+	r.run.Marks = nil
+	for _, e := range w.Events {
+		switch e.Kind {
+		case sim.EvCrash:
+			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " crashes"})
+		case sim.EvPollTimeout:
+			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " poll timeout"})
+		case sim.EvTxnState:
+			// "tx-C2: Ongoing -> PrepareAbort (...)": the transaction is aborted from here on.
+			if id, rest, ok := strings.Cut(e.Text, ":"); ok && strings.Contains(rest, "-> PrepareAbort") {
+				client := strings.TrimPrefix(id, "tx-")
+				r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: client, Text: id + " aborts"})
+			}
+		}
+	}
+	return &r.run
+}
+
+func sample(w *sim.World, need Need) Frame {
+	f := Frame{Tick: w.Tick, Generation: w.Group.Generation, State: w.Group.State, Pause: w.Meter.Total}
+	if need&NeedDelivery != 0 {
+		f.Duplicates, f.Lost = map[string]int{}, map[string]int{}
+		for _, iso := range Isolations {
+			c := w.Delivery(iso)
+			f.Duplicates[iso], f.Lost[iso] = c.Duplicates, c.Lost
+			if iso == "read_committed" {
+				f.HeldBack = c.HeldBack
+			}
+		}
+	}
+	tps := w.InputPartitions()
+	if need&NeedLag != 0 {
+		f.Lag = make([]int, len(tps))
+		for i, tp := range tps {
+			f.Lag[i] = w.Lag(tp)
+		}
+	}
+	if need&NeedOwners != 0 {
+		index := map[sim.TopicPartition]int{}
+		for i, tp := range tps {
+			index[tp] = i
+		}
+		f.Owners = make([]Ownership, len(tps))
+		for _, tp := range w.PausedPartitions() {
+			f.Owners[index[tp]].Paused = true
+		}
+		for _, c := range w.Clients() {
+			m := w.Member(c)
+			if m == nil || !m.Alive || draw.IsZombie(w, m) {
+				continue
+			}
+			for _, tp := range m.Owned {
+				if i, ok := index[tp]; ok && f.Owners[i].Owner == "" {
+					f.Owners[i].Owner = c
+				}
+			}
+		}
+		for _, m := range w.Processes() {
+			if !draw.IsZombie(w, m) {
+				continue
+			}
+			if _, tp, ok := draw.RecordInHand(w, m); ok {
+				if i, ok := index[tp]; ok {
+					f.Owners[i].Zombie = m.Client
+				}
+			}
+		}
+	}
+	return f
+}

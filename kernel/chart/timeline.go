@@ -1,0 +1,122 @@
+package chart
+
+import (
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
+)
+
+// Timeline is a partition × tick chart of who consumes each partition:
+// a bar in the owner's colour, grey while a rebalance holds it, and a thin
+// red-edged bar under it while a zombie processes one of its records.
+func Timeline(r *Run) *Chart {
+	p := newPlot("Who consumes which partition ("+r.Name+", "+r.Assignor+")", "tick", "")
+	n := len(r.Partitions)
+	h := vg.Length(130 + 26*n)
+	if h < 240 {
+		h = 240
+	}
+	c := newChart(p, chartW, h)
+	// The first partition on top.
+	names := make([]string, n)
+	for i, name := range r.Partitions {
+		names[n-1-i] = name
+	}
+	if n > 0 {
+		p.NominalY(names...)
+	}
+	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	// The rebalance bands go under the bars, the bars show through them.
+	m := &marks{bands: rebalanceMarks(r, kdraw.Broker, ""), lines: crashMarks(r)}
+	p.Add(m, &timeline{run: r})
+	p.X.Min, p.X.Max = 0, lastTick(r)
+	m.rows = m.labelRows(p.X.Max, chartW-160)
+	p.Y.Min = -0.6
+	// Room above the first partition for the labels of the marks.
+	data := float64(h) - 80
+	rowPt := data / (float64(n) + 1.2)
+	p.Y.Max = float64(n) - 0.4 + float64(m.rows*labelRowH+6)/rowPt
+	for _, cl := range r.Clients {
+		c.add(cl, clientThumb(cl))
+	}
+	c.add("paused (rebalance)", box{fill: kdraw.Paused})
+	c.add("zombie processing", box{fill: kdraw.Zombie, low: true})
+	if len(m.bands) > 0 {
+		c.add("rebalance", band{col: kdraw.Broker})
+	}
+	return c
+}
+
+type timeline struct{ run *Run }
+
+// span is one stretch of ticks with the same state on one partition.
+type span struct {
+	from, to float64
+	owner    string
+	paused   bool
+}
+
+func (t *timeline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	r := t.run
+	n := len(r.Partitions)
+	end := lastTick(r)
+	rect := func(x0, x1, y0, y1 vg.Length, col color.Color) {
+		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+		c.FillPolygon(col, c.ClipPolygonXY(pts))
+	}
+	for i := 0; i < n; i++ {
+		row := float64(n - 1 - i)
+		y0, y1 := trY(row-0.32), trY(row+0.32)
+		for _, s := range spans(r, i, end, func(o Ownership) (string, bool) { return o.Owner, o.Paused }) {
+			switch {
+			case s.paused:
+				rect(trX(s.from), trX(s.to), y0, y1, kdraw.Paused)
+			case s.owner != "":
+				rect(trX(s.from), trX(s.to), y0, y1, kdraw.ClientColor(s.owner))
+			}
+		}
+		zy0, zy1 := trY(row-0.45), trY(row-0.34)
+		for _, s := range spans(r, i, end, func(o Ownership) (string, bool) { return o.Zombie, false }) {
+			if s.owner == "" {
+				continue
+			}
+			rect(trX(s.from), trX(s.to), zy0, zy1, kdraw.ClientColor(s.owner))
+			c.StrokeLine2(draw.LineStyle{Color: kdraw.Zombie, Width: vg.Points(1.5)}, trX(s.from), zy0, trX(s.to), zy0)
+		}
+	}
+}
+
+// spans runs partition i's frames together while the key stays the same.
+func spans(r *Run, i int, end float64, key func(Ownership) (string, bool)) []span {
+	var out []span
+	for k, f := range r.Frames {
+		if i >= len(f.Owners) {
+			continue
+		}
+		owner, paused := key(f.Owners[i])
+		if paused {
+			owner = "" // a paused stretch is one grey bar, whoever owned it
+		}
+		from := float64(f.Tick)
+		to := end
+		if k+1 < len(r.Frames) {
+			to = float64(r.Frames[k+1].Tick)
+		}
+		if l := len(out); l > 0 && out[l-1].owner == owner && out[l-1].paused == paused && out[l-1].to == from {
+			out[l-1].to = to
+			continue
+		}
+		out = append(out, span{from: from, to: to, owner: owner, paused: paused})
+	}
+	return out
+}
+
+// DataRange makes the plot span every partition and every tick.
+func (t *timeline) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, lastTick(t.run), -0.5, float64(len(t.run.Partitions)) - 0.5
+}

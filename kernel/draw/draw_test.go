@@ -1,0 +1,369 @@
+package draw_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/kernel"
+	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+var rewrite = flag.Bool("rewrite", false, "write the golden pictures in testdata/ anew")
+
+// demoWorld runs demo n in a fresh session and returns it.
+func demoWorld(t *testing.T, n int) *kernel.Session {
+	t.Helper()
+	s := kernel.NewSession()
+	if _, err := s.Exec("demo " + strconv.Itoa(n)); err != nil {
+		t.Fatalf("demo %d: %v", n, err)
+	}
+	return s
+}
+
+// golden compares got with testdata/name, or writes it with -rewrite.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *rewrite {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./kernel/draw -rewrite to make it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (%d bytes, want %d); if the change is meant, run go test ./kernel/draw -rewrite and read the diff",
+			name, len(got), len(want))
+	}
+}
+
+// element is a parsed SVG element with its attributes and text.
+type element struct {
+	name  string
+	attrs map[string]string
+	text  string
+	path  []string // the classes of the enclosing <g> elements, outermost first
+	group map[string]string
+}
+
+// parseSVG checks that s is well-formed XML with an <svg> root and returns
+// its elements in document order.
+func parseSVG(t *testing.T, s string) []element {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(s))
+	var out []element
+	var stack []element
+	root := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v", err)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			e := element{name: tk.Name.Local, attrs: map[string]string{}}
+			for _, a := range tk.Attr {
+				e.attrs[a.Name.Local] = a.Value
+			}
+			if root == "" {
+				root = e.name
+			}
+			for _, p := range stack {
+				if p.name == "g" {
+					e.path = append(e.path, p.attrs["class"])
+					e.group = p.attrs
+				}
+			}
+			stack = append(stack, e)
+		case xml.CharData:
+			if len(stack) > 0 {
+				stack[len(stack)-1].text += string(tk)
+			}
+		case xml.EndElement:
+			e := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			out = append(out, e)
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("root element is %q, want svg", root)
+	}
+	return out
+}
+
+func inGroup(e element, class string) bool {
+	for _, c := range e.path {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWorldDiagramGolden(t *testing.T) {
+	for _, n := range []int{2, 3, 11} {
+		s := demoWorld(t, n)
+		got := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()})
+		golden(t, fmt.Sprintf("diagram-demo%02d.svg", n), []byte(got))
+		if again := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()}); again != got {
+			t.Errorf("demo %d: the diagram differs between two drawings of the same world", n)
+		}
+	}
+}
+
+// TestWorldDiagramContent reads the diagram back: one cell per record of
+// every log, the HW and committed offset of each, a box per member process,
+// and the coordinator's state and generation.
+func TestWorldDiagramContent(t *testing.T) {
+	for _, n := range []int{2, 3, 11, 12} {
+		s := demoWorld(t, n)
+		w := s.World()
+		els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+		cells := map[string][]int{}
+		logs := map[string]map[string]string{}
+		var texts []string
+		members := map[string]bool{}
+		for _, e := range els {
+			if e.name == "text" {
+				texts = append(texts, e.text)
+			}
+			if e.name == "g" && e.attrs["class"] == "log" {
+				logs[e.attrs["data-partition"]] = e.attrs
+			}
+			if e.name == "g" && e.attrs["class"] == "member" {
+				members[e.attrs["data-client"]+"/"+e.attrs["data-process"]] = true
+			}
+			if e.name == "rect" && strings.HasPrefix(e.attrs["class"], "cell ") {
+				off, err := strconv.Atoi(e.attrs["data-offset"])
+				if err != nil {
+					t.Fatalf("cell without data-offset: %v", e.attrs)
+				}
+				cells[e.group["data-partition"]] = append(cells[e.group["data-partition"]], off)
+			}
+		}
+		all := append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...)
+		for _, tp := range all {
+			l := w.Log(tp)
+			got := cells[tp.String()]
+			if len(got) != l.HW() {
+				t.Errorf("demo %d: %s has %d cells in the diagram, the log has %d records", n, tp, len(got), l.HW())
+			}
+			for i, off := range got {
+				if off != i {
+					t.Errorf("demo %d: %s cell %d says offset %d", n, tp, i, off)
+					break
+				}
+			}
+			a := logs[tp.String()]
+			if a == nil {
+				t.Errorf("demo %d: no log for %s", n, tp)
+				continue
+			}
+			if a["data-hw"] != strconv.Itoa(l.HW()) || a["data-lso"] != strconv.Itoa(l.LSO()) {
+				t.Errorf("demo %d: %s drawn with HW %s LSO %s, want %d %d", n, tp, a["data-hw"], a["data-lso"], l.HW(), l.LSO())
+			}
+			if rec, ok := w.Group.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
+				t.Errorf("demo %d: %s committed pointer %q, want %d", n, tp, a["data-committed"], rec.Offset)
+			}
+		}
+		for _, c := range w.Clients() {
+			m := w.Member(c)
+			if !members[c+"/"+strconv.Itoa(m.Inc)] {
+				t.Errorf("demo %d: no box for %s process %d", n, c, m.Inc)
+			}
+		}
+		joined := strings.Join(texts, "\n")
+		want := fmt.Sprintf("state %s · generation %d", w.Group.State, w.Group.Generation)
+		if !strings.Contains(joined, want) {
+			t.Errorf("demo %d: the diagram does not say %q", n, want)
+		}
+		// Aborted invoices are marked ✗, markers C / A.
+		for _, tp := range w.OutputPartitions() {
+			for _, c := range w.Log(tp).Cells {
+				if c.Txn == sim.TxnAborted && c.IsData() && !strings.Contains(joined, c.Source+"✗") {
+					t.Errorf("demo %d: aborted %s not drawn with ✗", n, c.Value)
+				}
+			}
+		}
+	}
+}
+
+func TestWorldDiagramPackets(t *testing.T) {
+	s := kernel.NewSession()
+	if _, err := s.Exec("join C2; step 2"); err != nil {
+		t.Fatal(err)
+	}
+	w := s.World()
+	els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+	n := 0
+	for _, e := range els {
+		if e.name == "g" && e.attrs["class"] == "packet" {
+			n++
+		}
+	}
+	if n != len(w.InFlight()) || n == 0 {
+		t.Errorf("%d packets drawn, %d in flight", n, len(w.InFlight()))
+	}
+}
+
+func TestSequenceGolden(t *testing.T) {
+	cases := []struct {
+		demo     int
+		from, to int
+	}{{2, 0, 20}, {3, 0, 20}, {11, 30, 60}}
+	for _, c := range cases {
+		s := demoWorld(t, c.demo)
+		opt := draw.SeqOptions{From: c.from, To: c.to, Branch: s.Branch()}
+		svg := draw.Sequence(s.World(), opt)
+		golden(t, fmt.Sprintf("sequence-demo%02d.svg", c.demo), []byte(svg))
+		mm := draw.Mermaid(s.World(), opt)
+		golden(t, fmt.Sprintf("sequence-demo%02d.mmd", c.demo), []byte(mm))
+		if draw.Sequence(s.World(), opt) != svg || draw.Mermaid(s.World(), opt) != mm {
+			t.Errorf("demo %d: the sequence diagram differs between two drawings", c.demo)
+		}
+	}
+}
+
+// TestSequenceContent checks a lane per participant and an arrow per
+// message in range, from the right lane to the right lane.
+func TestSequenceContent(t *testing.T) {
+	s := demoWorld(t, 1)
+	w := s.World()
+	opts := []draw.SeqOptions{
+		{To: -1},
+		{From: 8, To: 12},
+		{From: 0, To: 14, Types: []sim.API{sim.JoinGroup, sim.SyncGroup}},
+		{To: -1, Member: "C2"},
+	}
+	for _, opt := range opts {
+		els := parseSVG(t, draw.Sequence(w, opt))
+		laneX := map[string]string{}
+		var arrows []element
+		for _, e := range els {
+			if e.name == "line" && e.attrs["class"] == "lifeline" {
+				laneX[e.group["data-lane"]] = e.attrs["x1"]
+			}
+			if e.name == "line" && e.attrs["class"] == "arrow" {
+				arrows = append(arrows, e)
+			}
+		}
+		for _, p := range []string{"C1", "B1", "C2"} {
+			if laneX[p] == "" {
+				t.Errorf("%+v: no lane for %s", opt, p)
+			}
+		}
+		if len(laneX) != 3 {
+			t.Errorf("%+v: %d lanes, want 3 (C1 B1 C2)", opt, len(laneX))
+		}
+		want := 0
+		for _, p := range w.Packets {
+			if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
+				continue
+			}
+			if len(opt.Types) > 0 && p.Type != opt.Types[0] && p.Type != opt.Types[1] {
+				continue
+			}
+			if opt.Member != "" && p.From != opt.Member && p.To != opt.Member {
+				continue
+			}
+			want++
+		}
+		msgs := draw.Messages(w, opt)
+		if len(msgs) != want || len(arrows) != want {
+			t.Errorf("%+v: %d messages, %d arrows, want %d", opt, len(msgs), len(arrows), want)
+			continue
+		}
+		for i, a := range arrows {
+			p := msgs[i]
+			if a.group["data-type"] != string(p.Type) || a.group["data-from"] != p.From || a.group["data-to"] != p.To {
+				t.Errorf("%+v: arrow %d is %v, want %s %s->%s", opt, i, a.group, p.Type, p.From, p.To)
+			}
+			if a.attrs["x1"] != laneX[p.From] {
+				t.Errorf("%+v: arrow %d starts at x=%s, %s's lane is at %s", opt, i, a.attrs["x1"], p.From, laneX[p.From])
+			}
+			if !p.Lost && a.attrs["x2"] != laneX[p.To] {
+				t.Errorf("%+v: arrow %d ends at x=%s, %s's lane is at %s", opt, i, a.attrs["x2"], p.To, laneX[p.To])
+			}
+			if (a.attrs["stroke-dasharray"] != "") != (p.Response || (p.Delivered < 0 && !p.Lost)) {
+				t.Errorf("%+v: arrow %d (%s response=%v) dashed=%q", opt, i, p.Type, p.Response, a.attrs["stroke-dasharray"])
+			}
+		}
+	}
+}
+
+func TestSequenceLaneOrder(t *testing.T) {
+	s := demoWorld(t, 2)
+	got := draw.Lanes(s.World(), nil)
+	if strings.Join(got, " ") != "C1 B1 C2 C3 C4" {
+		t.Errorf("lanes %v, want C1 B1 C2 C3 C4 (the seed draws C1, the coordinator, then C2)", got)
+	}
+}
+
+func TestMermaid(t *testing.T) {
+	s := demoWorld(t, 1)
+	w := s.World()
+	opt := draw.SeqOptions{From: 0, To: 14}
+	mm := draw.Mermaid(w, opt)
+	lines := strings.Split(strings.TrimRight(mm, "\n"), "\n")
+	if lines[0] != "sequenceDiagram" {
+		t.Fatalf("first line %q", lines[0])
+	}
+	arrows := 0
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "participant "), strings.HasPrefix(l, "Note over "), strings.HasPrefix(l, "%%"):
+		case strings.Contains(l, "->>") || strings.Contains(l, "-->>") || strings.Contains(l, "-x") || strings.Contains(l, "-)"):
+			arrows++
+			if strings.ContainsAny(strings.SplitN(l, ":", 2)[1], ";#") && !strings.Contains(l, "#59;") && !strings.Contains(l, "#35;") {
+				t.Errorf("unescaped ; or # in %q", l)
+			}
+		default:
+			t.Errorf("line %q is neither a participant, a note nor a message", l)
+		}
+	}
+	if want := len(draw.Messages(w, opt)); arrows != want {
+		t.Errorf("%d Mermaid messages, want %d", arrows, want)
+	}
+	for _, p := range []string{"participant C1", "participant B1 as B1 (coordinator)", "participant C2"} {
+		if !strings.Contains(mm, p) {
+			t.Errorf("no %q", p)
+		}
+	}
+	if !strings.Contains(mm, "C2->>B1: t=2 JoinGroup") {
+		t.Errorf("C2's JoinGroup at tick 2 is missing:\n%s", mm)
+	}
+}
+
+func TestClientColors(t *testing.T) {
+	seen := map[string]string{}
+	for i := 1; i <= 16; i++ {
+		c := "C" + strconv.Itoa(i)
+		h := draw.ClientHex(c)
+		if h != draw.ClientHex(c) {
+			t.Fatal("colour not stable")
+		}
+		if other, ok := seen[h]; ok {
+			t.Errorf("%s and %s share colour %s", c, other, h)
+		}
+		seen[h] = c
+	}
+	if draw.ClientHex("C1") != "#0072b2" {
+		t.Errorf("C1 is %s; C1 is blue in every picture", draw.ClientHex("C1"))
+	}
+}

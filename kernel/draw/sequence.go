@@ -1,0 +1,368 @@
+package draw
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// SeqOptions choose what a sequence diagram shows.
+type SeqOptions struct {
+	From, To int       // ticks, inclusive; To < 0 means up to now
+	Types    []sim.API // message types to keep; none keeps every type
+	Member   string    // keep only messages to or from this client ("" = all)
+	Branch   string    // named in the title when not "" or "main"
+}
+
+// noteKinds are the events drawn as notes between the messages: what the
+// protocol decided, not the per-record work (that is in the messages).
+var noteKinds = map[sim.EventKind]bool{
+	sim.EvGroupState: true, sim.EvGeneration: true, sim.EvAssigned: true, sim.EvRevoked: true,
+	sim.EvRemoved: true, sim.EvPollTimeout: true, sim.EvCrash: true, sim.EvSlowStart: true,
+	sim.EvCommitFailed: true, sim.EvClosed: true, sim.EvStarted: true, sim.EvStaticRejoin: true,
+	sim.EvTxnState: true, sim.EvFenced: true, sim.EvZombie: true, sim.EvUnstableOffset: true,
+	sim.EvRetry: true,
+}
+
+// seqRow is one row of a sequence diagram: a message or a note.
+type seqRow struct {
+	tick int
+	pkt  *sim.Packet
+	ev   *sim.Event
+}
+
+// seqModel is what both renderings (SVG and Mermaid) draw.
+type seqModel struct {
+	lanes []string
+	rows  []seqRow
+	msgs  int
+	title string
+}
+
+// Messages lists the packets a sequence diagram with these options draws,
+// in trace order.
+func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
+	want := map[sim.API]bool{}
+	for _, t := range opt.Types {
+		want[t] = true
+	}
+	var out []*sim.Packet
+	for _, p := range w.Packets {
+		if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
+			continue
+		}
+		if len(want) > 0 && !want[p.Type] {
+			continue
+		}
+		if opt.Member != "" && p.From != opt.Member && p.To != opt.Member {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Lanes lists the participants of a sequence diagram, left to right: the
+// first client, B1, then the other clients (the seed draws C1, B1, C2),
+// then anyone else a message names.
+func Lanes(w *sim.World, pkts []*sim.Packet) []string {
+	clients := w.Clients()
+	var lanes []string
+	if len(clients) > 0 {
+		lanes = append(lanes, clients[0])
+	}
+	lanes = append(lanes, sim.Broker)
+	if len(clients) > 1 {
+		lanes = append(lanes, clients[1:]...)
+	}
+	seen := map[string]bool{}
+	for _, l := range lanes {
+		seen[l] = true
+	}
+	for _, p := range pkts {
+		for _, n := range []string{p.From, p.To} {
+			if !seen[n] {
+				seen[n] = true
+				lanes = append(lanes, n)
+			}
+		}
+	}
+	return lanes
+}
+
+func buildSeq(w *sim.World, opt SeqOptions) seqModel {
+	pkts := Messages(w, opt)
+	m := seqModel{lanes: Lanes(w, pkts), msgs: len(pkts)}
+	var evs []*sim.Event
+	for i := range w.Events {
+		e := &w.Events[i]
+		if !noteKinds[e.Kind] || e.Tick < opt.From || (opt.To >= 0 && e.Tick > opt.To) {
+			continue
+		}
+		if opt.Member != "" && e.Member != opt.Member {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	// Merge by tick: a tick's events come before the messages it sent.
+	i, j := 0, 0
+	for i < len(evs) || j < len(pkts) {
+		if j >= len(pkts) || (i < len(evs) && evs[i].Tick <= pkts[j].Sent) {
+			m.rows = append(m.rows, seqRow{tick: evs[i].Tick, ev: evs[i]})
+			i++
+			continue
+		}
+		m.rows = append(m.rows, seqRow{tick: pkts[j].Sent, pkt: pkts[j]})
+		j++
+	}
+	to := "now"
+	if opt.To >= 0 {
+		to = strconv.Itoa(opt.To)
+	}
+	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID, opt.From, to, len(pkts))
+	if opt.Branch != "" && opt.Branch != "main" {
+		m.title = "branch " + opt.Branch + " · " + m.title
+	}
+	return m
+}
+
+// messageText is a message's label: its API, its error, and the summary.
+func messageText(p *sim.Packet) string {
+	t := string(p.Type)
+	if p.Error != sim.None {
+		t += " " + p.Error.String()
+	}
+	if p.Summary != "" {
+		t += " · " + p.Summary
+	}
+	return t
+}
+
+func noteLane(e *sim.Event) string {
+	if e.Member == "" {
+		return sim.Broker
+	}
+	return e.Member
+}
+
+// Geometry of the sequence diagram.
+const (
+	seqGutter = 58.0
+	seqLaneW  = 270.0
+	seqHeadH  = 34.0
+	seqRowH   = 22.0
+	seqTop    = 44.0
+)
+
+// Sequence draws the trace as a sequence diagram: one lane per
+// participant, one arrow per message from its sender to its receiver,
+// requests solid and answers dashed, and the protocol's events as notes.
+func Sequence(w *sim.World, opt SeqOptions) string {
+	m := buildSeq(w, opt)
+	laneX := map[string]float64{}
+	for i, l := range m.lanes {
+		laneX[l] = seqGutter + seqLaneW/2 + float64(i)*seqLaneW
+	}
+	width := seqGutter + float64(len(m.lanes))*seqLaneW + margin
+	bodyTop := seqTop + seqHeadH + 12
+	height := bodyTop + float64(len(m.rows))*seqRowH + 16 + seqHeadH + margin
+	if len(m.rows) == 0 {
+		height += seqRowH
+	}
+	var s svg
+	s.open(width, height, "kgrepl-sequence", m.title)
+	s.text(margin, margin+14, m.title, textStyle{size: 15, bold: true, color: Hex(Ink)})
+	bottomHead := height - margin - seqHeadH
+	for _, l := range m.lanes {
+		x := laneX[l]
+		col, label := laneStyle(l)
+		s.group("class", "lane", "data-lane", l)
+		s.line(x, seqTop+seqHeadH, x, bottomHead, "#b0b0b0", 1, "4 4", "lifeline")
+		for _, y := range []float64{seqTop, bottomHead} {
+			s.b.WriteString("<rect")
+			s.attrs("x", num(x-70), "y", num(y), "width", "140", "height", num(seqHeadH), "rx", "5",
+				"fill", Hex(Tint(col, 0.85)), "stroke", Hex(col), "stroke-width", "1.5")
+			s.b.WriteString("/>\n")
+			s.text(x, y+22, label, textStyle{size: 13, bold: true, anchor: "middle", color: Hex(col)})
+		}
+		s.end()
+	}
+	if len(m.rows) == 0 {
+		s.text(width/2, bodyTop+14, "no messages in this range", textStyle{size: 12, italic: true, anchor: "middle", color: Hex(Faint)})
+	}
+	lastTick := -1
+	for i, r := range m.rows {
+		y := bodyTop + float64(i)*seqRowH
+		if r.tick != lastTick {
+			lastTick = r.tick
+			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "", "tick")
+			s.text(seqGutter-46, y+14, "t="+strconv.Itoa(r.tick), textStyle{size: 10.5, mono: true, color: Hex(Faint)})
+		}
+		if r.ev != nil {
+			drawNote(&s, r.ev, laneX[noteLane(r.ev)], y, width)
+			continue
+		}
+		drawMessage(&s, r.pkt, laneX[r.pkt.From], laneX[r.pkt.To], y)
+	}
+	return s.close()
+}
+
+func laneStyle(l string) (c color.RGBA, label string) {
+	if l == sim.Broker {
+		return Broker, "B1 coordinator"
+	}
+	if _, ok := clientNumber(l); ok {
+		return ClientColor(l), l
+	}
+	return Faint, l
+}
+
+func drawNote(s *svg, e *sim.Event, x, y, width float64) {
+	t := truncate(e.Text, 96)
+	tw := textWidth(t, 10, false) + 14
+	left := x - tw/2
+	if left < seqGutter {
+		left = seqGutter
+	}
+	if left+tw > width-margin {
+		left = width - margin - tw
+	}
+	fill, stroke, tc := "#fffbe6", "#e0c860", Hex(Ink)
+	switch e.Kind {
+	case sim.EvCrash, sim.EvCommitFailed, sim.EvFenced, sim.EvZombie, sim.EvPollTimeout, sim.EvRemoved:
+		fill, stroke, tc = "#fdeaea", Hex(Zombie), Hex(Zombie)
+	}
+	s.group("class", "note", "data-kind", string(e.Kind), "data-tick", strconv.Itoa(e.Tick))
+	s.b.WriteString("<rect")
+	s.attrs("x", num(left), "y", num(y+3), "width", num(tw), "height", num(seqRowH-5), "rx", "3", "fill", fill, "stroke", stroke, "stroke-width", "1")
+	s.b.WriteString("/>\n")
+	s.text(left+7, y+15, t, textStyle{size: 10, color: tc})
+	s.end()
+}
+
+func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
+	col := Hex(Broker)
+	if p.From != sim.Broker {
+		col = ClientHex(p.From)
+	}
+	if p.Error != sim.None {
+		col = Hex(Zombie)
+	}
+	dash := ""
+	if p.Response {
+		dash = "6 3"
+	}
+	inFlight := p.Delivered < 0 && !p.Lost
+	if inFlight {
+		dash = "2 3"
+	}
+	s.group("class", "message", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To,
+		"data-sent", strconv.Itoa(p.Sent), "data-response", strconv.FormatBool(p.Response))
+	ly := y + 16
+	label := messageText(p)
+	if p.Lost {
+		label += " (lost)"
+	} else if inFlight {
+		label += " (in flight)"
+	}
+	if x1 == x2 {
+		// A message to itself (B1 writing transaction markers): a loop.
+		d := fmt.Sprintf("M%s,%s h26 v8 h-24", num(x1), num(y+8))
+		s.path(d, col, 1.3, dash, "", "arrow")
+		s.arrowHead(x1+26, y+16, x1+2, y+16, col)
+		s.text(x1+32, y+15, truncate(label, 58), textStyle{size: 10, color: col})
+		s.end()
+		return
+	}
+	end := x2
+	if p.Lost {
+		end = x1 + (x2-x1)*0.6
+	}
+	s.line(x1, ly, end, ly, col, 1.4, dash, "arrow")
+	if p.Lost {
+		s.text(end, ly+4, "✗", textStyle{size: 13, bold: true, anchor: "middle", color: Hex(Zombie)})
+	} else {
+		s.arrowHead(x1, ly, x2, ly, col)
+	}
+	span := x2 - x1
+	if span < 0 {
+		span = -span
+	}
+	maxChars := int((span - 16) / (10 * sansWidth))
+	if maxChars < 12 {
+		maxChars = 12
+	}
+	s.text((x1+x2)/2, ly-4, truncate(label, maxChars), textStyle{size: 10, anchor: "middle", color: col})
+	s.end()
+}
+
+// Mermaid writes the same diagram as Mermaid sequenceDiagram text.
+func Mermaid(w *sim.World, opt SeqOptions) string {
+	m := buildSeq(w, opt)
+	var b strings.Builder
+	b.WriteString("sequenceDiagram\n")
+	b.WriteString("    %% " + m.title + "\n")
+	for _, l := range m.lanes {
+		if l == sim.Broker {
+			b.WriteString("    participant B1 as B1 (coordinator)\n")
+			continue
+		}
+		b.WriteString("    participant " + mermaidID(l) + "\n")
+	}
+	lastTick := -1
+	for _, r := range m.rows {
+		prefix := ""
+		if r.tick != lastTick {
+			lastTick = r.tick
+			prefix = "t=" + strconv.Itoa(r.tick) + " "
+		}
+		if r.ev != nil {
+			fmt.Fprintf(&b, "    Note over %s: %s%s\n", mermaidID(noteLane(r.ev)), prefix, mermaidText(r.ev.Text))
+			continue
+		}
+		p := r.pkt
+		arrow := "->>"
+		if p.Response {
+			arrow = "-->>"
+		}
+		label := messageText(p)
+		switch {
+		case p.Lost:
+			arrow = "-x"
+			if p.Response {
+				arrow = "--x"
+			}
+			label += " (lost)"
+		case p.Delivered < 0:
+			arrow = "-)"
+			if p.Response {
+				arrow = "--)"
+			}
+			label += " (in flight)"
+		}
+		fmt.Fprintf(&b, "    %s%s%s: %s%s\n", mermaidID(p.From), arrow, mermaidID(p.To), prefix, mermaidText(label))
+	}
+	return b.String()
+}
+
+func mermaidID(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}
+
+// mermaidText escapes what Mermaid reads as syntax in a message: ';' ends
+// a statement and '#' starts an entity code.
+func mermaidText(s string) string {
+	r := strings.NewReplacer("#", "#35;", ";", "#59;", "\n", " ", "%%", "#37;#37;")
+	return r.Replace(s)
+}

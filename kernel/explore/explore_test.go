@@ -1,0 +1,176 @@
+package explore_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/kernel"
+	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// base makes the default world with C2 joined and the group stable, under
+// the given setup lines, in a session (so scripts can be rebuilt from it).
+func base(t testing.TB, setup ...string) *kernel.Session {
+	t.Helper()
+	s := kernel.NewSession()
+	for _, l := range append(setup, "join C2", "run until stable") {
+		if _, err := s.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	return s
+}
+
+func explore20(t testing.TB, w *sim.World, iso string, parallel int) *explore.Report {
+	t.Helper()
+	r, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 20, Parallel: parallel, Isolation: iso})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Outcomes) != 21*2*len(explore.FaultKinds) {
+		t.Fatalf("%d branches, want %d (21 ticks x 2 members x %d kinds)", len(r.Outcomes), 21*2*len(explore.FaultKinds), len(explore.FaultKinds))
+	}
+	return r
+}
+
+func TestCommitAfterDuplicatesNeverLoses(t *testing.T) {
+	w := base(t, "set commit after").World()
+	r := explore20(t, w, "read_uncommitted", 2)
+	if r.Guarantee != explore.AtLeastOnce {
+		t.Fatalf("guarantee %s", r.Guarantee)
+	}
+	if r.Counts[explore.Duplicate] == 0 {
+		t.Error("commit after processing: no branch shows a duplicate")
+	}
+	if r.Counts[explore.LostWrite] != 0 || r.Violations != 0 {
+		t.Errorf("commit after processing: %d branches lose a record", r.Counts[explore.LostWrite])
+	}
+}
+
+func TestCommitBeforeLosesNeverDuplicates(t *testing.T) {
+	w := base(t, "set commit before").World()
+	r := explore20(t, w, "read_uncommitted", 2)
+	if r.Counts[explore.LostWrite] == 0 {
+		t.Error("commit before processing: no branch shows a lost record")
+	}
+	if r.Counts[explore.Duplicate] != 0 || r.Violations != 0 {
+		t.Errorf("commit before processing: %d branches duplicate", r.Counts[explore.Duplicate])
+	}
+}
+
+func TestTransactionsReadCommittedNeither(t *testing.T) {
+	for _, assignor := range []string{"range", "cooperative-sticky"} {
+		s := base(t, "set producer transactional", "set isolation.level read_committed", "set partition.assignment.strategy "+assignor)
+		w := s.World()
+		r, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 30, Parallel: 2, Isolation: "read_committed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Guarantee != explore.ExactlyOnce {
+			t.Fatalf("guarantee %s", r.Guarantee)
+		}
+		for _, c := range []string{explore.LostWrite, explore.Duplicate, explore.AbortedRead, explore.NonMonotonicRead, explore.Stalled} {
+			if r.Counts[c] != 0 {
+				i := r.Shortest[c]
+				t.Errorf("%s: transactions with read_committed: %d branches show %s, e.g. %s at tick %d: %s",
+					assignor, r.Counts[c], c, r.Outcomes[i].Fault.Command(), r.Outcomes[i].Tick, r.Outcomes[i].Summary())
+			}
+		}
+		// The same worlds with the offsets committed before the marker: the
+		// explorer must catch it.
+		bad := w.Clone()
+		bad.Mutations.CommitOffsetsBeforeMarker = true
+		rb, err := explore.Run(bad, explore.Options{From: w.Tick, To: w.Tick + 30, Parallel: 2, Isolation: "read_committed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rb.Counts[explore.LostWrite] == 0 || rb.Violations == 0 {
+			t.Errorf("%s: with offsets committed before the COMMIT marker, the explorer found no lost write", assignor)
+		}
+	}
+}
+
+func TestParallelEqualsSequential(t *testing.T) {
+	w := base(t, "set commit after", "set partition.assignment.strategy cooperative-sticky").World()
+	seq := explore20(t, w, "read_uncommitted", 1)
+	par := explore20(t, w, "read_uncommitted", 4)
+	if !reflect.DeepEqual(seq, par) {
+		t.Fatal("parallel and sequential explores gave different reports")
+	}
+}
+
+func TestCounterexampleScriptsReproduce(t *testing.T) {
+	for _, setup := range [][]string{{"set commit after"}, {"set commit before"}} {
+		s := base(t, setup...)
+		dir := t.TempDir()
+		if _, err := s.Exec("explore --ticks " + fmt.Sprint(s.World().Tick) + ".." + fmt.Sprint(s.World().Tick+20) + " --save " + dir); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.kg"))
+		if len(files) == 0 {
+			t.Fatalf("%v: no counterexample saved", setup)
+		}
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			text := string(data)
+			// The script names its outcome on its "# explore:" line.
+			var want string
+			for _, l := range strings.Split(text, "\n") {
+				if strings.HasPrefix(l, "# explore: ") {
+					want = l[strings.Index(l, "-> ")+3:]
+				}
+			}
+			r := kernel.NewSession()
+			for i, l := range strings.Split(text, "\n") {
+				if _, err := r.Exec(l); err != nil {
+					t.Fatalf("%s line %d: %v", f, i+1, err)
+				}
+			}
+			w := r.World()
+			d := w.Delivery("read_uncommitted")
+			if strings.Contains(want, "duplicate ") && !strings.Contains(want, fmt.Sprintf("duplicate %d (%s)", d.Duplicates, strings.Join(d.DuplicateNames, " "))) {
+				t.Errorf("%s: the script ends with duplicates %v; the explorer saw %q", filepath.Base(f), d.DuplicateNames, want)
+			}
+			if strings.Contains(want, "lost-write ") && !strings.Contains(want, fmt.Sprintf("lost-write %d (%s)", d.Lost, strings.Join(d.LostNames, " "))) {
+				t.Errorf("%s: the script ends with lost %v; the explorer saw %q", filepath.Base(f), d.LostNames, want)
+			}
+			if !strings.Contains(want, "duplicate") && d.Duplicates > 0 || !strings.Contains(want, "lost-write") && d.Lost > 0 {
+				t.Errorf("%s: the script shows duplicates %v lost %v that the explorer did not see (%q)", filepath.Base(f), d.DuplicateNames, d.LostNames, want)
+			}
+		}
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	w := base(t).World()
+	if _, err := explore.Run(w, explore.Options{From: w.Tick - 1, To: w.Tick}); err == nil {
+		t.Error("a window before the current tick was accepted")
+	}
+	if _, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick, Faults: []string{"meteor"}}); err == nil || !strings.Contains(err.Error(), "meteor") {
+		t.Errorf("an unknown fault kind: %v", err)
+	}
+}
+
+// BenchmarkBranches: branches per second on the default world with two
+// members (commit after), sequential and on every core.
+func BenchmarkBranches(b *testing.B) {
+	w := base(b, "set commit after").World()
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallel%d", p), func(b *testing.B) {
+			n := 0
+			for i := 0; i < b.N; i++ {
+				r, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 20, Parallel: p})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(r.Outcomes)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "branches/s")
+		})
+	}
+}

@@ -1,0 +1,343 @@
+package kernel
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+func init() {
+	cmds := []*command{
+		{name: "explore", usage: "explore [--ticks A..B] [--faults K,...] [--members Cn,...] [--bound N] [--parallel N] [--isolation L] [--save DIR] [--json]",
+			summary: "branch at every tick x member x fault kind; find duplicates and losses",
+			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
+				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
+				"configured guarantee. Fault kinds: " + strings.Join(explore.FaultKinds, " ") + ".\n" +
+				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).",
+			run: cmdExplore, words: func(*Session, []string) []string {
+				return append([]string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json"}, explore.FaultKinds...)
+			}},
+		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--json]",
+			summary: "rerun this branch's history under each combination of settings and tabulate the results",
+			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
+				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.",
+			run: cmdCompare, words: func(s *Session, a []string) []string {
+				if len(a)%2 == 0 {
+					return wordsSet(s, nil)
+				}
+				return nil
+			}},
+	}
+	// Listed before demo, with the other analyses.
+	at := indexOfCommand("demo")
+	commands = append(commands[:at], append(cmds, commands[at:]...)...)
+}
+
+func indexOfCommand(name string) int {
+	for i, c := range commands {
+		if c.name == name {
+			return i
+		}
+	}
+	return len(commands)
+}
+
+func parseExploreTicks(s string, now int) (int, int, error) {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		return 0, 0, usageErr("explore", "--ticks %q: want A..B, e.g. %d..%d", s, now, now+20)
+	}
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return 0, 0, usageErr("explore", "--ticks %q: A and B are tick numbers", s)
+	}
+	return from, to, nil
+}
+
+func cmdExplore(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("explore", args, []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save"}, []string{"--json"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("explore", pos, 0, 0); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	opts := explore.Options{From: w.Tick, To: w.Tick + 20, Parallel: runtime.NumCPU(), Isolation: w.Cfg.Isolation}
+	if v, ok := fl["--ticks"]; ok {
+		if opts.From, opts.To, err = parseExploreTicks(v, w.Tick); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := fl["--faults"]; ok {
+		opts.Faults = strings.Split(v, ",")
+	}
+	if v, ok := fl["--members"]; ok {
+		for _, m := range strings.Split(v, ",") {
+			if w.Member(m) == nil {
+				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(w.Clients(), " "))
+			}
+			opts.Members = append(opts.Members, m)
+		}
+	}
+	if v, ok := fl["--bound"]; ok {
+		if opts.Bound, err = parseCount("explore", "--bound", v, 1, 1_000_000); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := fl["--parallel"]; ok {
+		if opts.Parallel, err = parseCount("explore", "--parallel", v, 1, 256); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := fl["--isolation"]; ok {
+		if v != "read_committed" && v != "read_uncommitted" {
+			return nil, usageErr("explore", "--isolation %q is not read_committed or read_uncommitted", v)
+		}
+		opts.Isolation = v
+	}
+	rep, err := explore.Run(w, opts)
+	if err != nil {
+		return nil, fmt.Errorf("explore: %v", err)
+	}
+	if dir, ok := fl["--save"]; ok {
+		if err := saveCounterexamples(s, rep, s.path(dir)); err != nil {
+			return nil, fmt.Errorf("explore --save %s: %v", dir, err)
+		}
+	}
+	if fl["--json"] == "true" {
+		line := jsonLine(exploreJSON(rep))
+		return &Result{Text: line, JSON: line}, nil
+	}
+	return &Result{Text: exploreText(s, rep, opts)}, nil
+}
+
+func classFile(class string) string { return strings.ReplaceAll(class, ":", "_") + ".kg" }
+
+func saveCounterexamples(s *Session, rep *explore.Report, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	prefix := s.cur.script()
+	for class, i := range rep.Shortest {
+		if err := writeAtomic(filepath.Join(dir, classFile(class)), []byte(rep.Script(prefix, i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func exploreText(s *Session, rep *explore.Report, opts explore.Options) string {
+	var b strings.Builder
+	members := map[string]bool{}
+	kinds := map[string]bool{}
+	for _, o := range rep.Outcomes {
+		members[o.Fault.Member] = true
+		kinds[o.Fault.Kind] = true
+	}
+	fmt.Fprintf(&b, "explore: ticks %d..%d, %d member(s) x %d fault kind(s): %d branches; guarantee %s (reader %s)\n",
+		opts.From, opts.To, len(members), len(kinds), len(rep.Outcomes), rep.Guarantee, rep.Isolation)
+	fmt.Fprintf(&b, "violations of %s: %d of %d branches\n\n", rep.Guarantee, rep.Violations, len(rep.Outcomes))
+	classes := make([]string, 0, len(rep.Counts))
+	for c := range rep.Counts {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	if len(classes) > 0 {
+		t := &Table{Header: []string{"CLASS", "BRANCHES", "SHORTEST", "TICKS", "OUTCOME"}}
+		for _, c := range classes {
+			o := rep.Outcomes[rep.Shortest[c]]
+			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran), o.Summary())
+		}
+		b.WriteString(t.Text())
+	} else {
+		b.WriteString("every branch: ok\n")
+	}
+	// The matrix: one row per fault and member, one column per tick.
+	b.WriteString("\n. ok  D duplicate  L lost  B both  R read anomaly  S stalled  - fault not possible\n")
+	type key struct{ kind, member string }
+	rows := map[key][]string{}
+	var order []key
+	for _, o := range rep.Outcomes {
+		k := key{o.Fault.Kind, o.Fault.Member}
+		if _, ok := rows[k]; !ok {
+			order = append(order, k)
+		}
+		rows[k] = append(rows[k], o.Code())
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].member != order[j].member {
+			return order[i].member < order[j].member
+		}
+		return indexOf(explore.FaultKinds, order[i].kind) < indexOf(explore.FaultKinds, order[j].kind)
+	})
+	t := &Table{Header: []string{"MEMBER", "FAULT", fmt.Sprintf("TICKS %d..%d", opts.From, opts.To)}}
+	for _, k := range order {
+		t.Add(k.member, k.kind, strings.Join(rows[k], ""))
+	}
+	b.WriteString(t.Text())
+	return b.String()
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return len(xs)
+}
+
+type exploreOutcomeJSON struct {
+	Tick    int            `json:"tick"`
+	Fault   string         `json:"fault"`
+	Member  string         `json:"member"`
+	Classes map[string]int `json:"classes"`
+	Ran     int            `json:"ticks"`
+}
+
+func exploreJSON(rep *explore.Report) map[string]any {
+	var outs []exploreOutcomeJSON
+	for _, o := range rep.Outcomes {
+		outs = append(outs, exploreOutcomeJSON{Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes, Ran: o.Ran})
+	}
+	return map[string]any{"guarantee": rep.Guarantee, "isolation": rep.Isolation, "violations": rep.Violations,
+		"counts": rep.Counts, "branches": len(rep.Outcomes), "outcomes": outs}
+}
+
+// --- compare ---
+
+type compareRow struct {
+	Settings   string `json:"settings"`
+	Tick       int    `json:"tick"`
+	Generation int    `json:"generation"`
+	Rebalances int    `json:"rebalances"`
+	Pause      int    `json:"pause_partition_ticks"`
+	Processed  int    `json:"processed"`
+	Duplicates int    `json:"duplicates"`
+	Lost       int    `json:"lost"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Compare reruns the current branch's history under each combination of
+// the given settings (key -> values) and returns one row per combination.
+func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error) {
+	combos := [][]string{{}}
+	for _, vs := range values {
+		var next [][]string
+		for _, c := range combos {
+			for _, v := range vs {
+				next = append(next, append(append([]string{}, c...), v))
+			}
+		}
+		combos = next
+	}
+	if len(combos) > 256 {
+		return nil, fmt.Errorf("compare: %d combinations (at most 256)", len(combos))
+	}
+	script := strings.Split(strings.TrimRight(s.cur.script(), "\n"), "\n")
+	rows := make([]compareRow, len(combos))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i, combo := range combos {
+		wg.Add(1)
+		go func(i int, combo []string) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i] = runCombo(script, keys, combo)
+		}(i, combo)
+	}
+	wg.Wait()
+	return rows, nil
+}
+
+func settingLine(key, val string) string {
+	return "set " + key + " " + val
+}
+
+// runCombo runs the script with the settings put right after its `new`;
+// the history's own changes of those keys are dropped, so the comparison
+// is of the settings asked for.
+func runCombo(script []string, keys, vals []string) compareRow {
+	var names []string
+	for i := range keys {
+		names = append(names, keys[i]+"="+vals[i])
+	}
+	row := compareRow{Settings: strings.Join(names, " ")}
+	sess := NewSession()
+	for _, line := range script {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "set" && indexOf(keys, f[1]) < len(keys) {
+			continue
+		}
+		if _, err := sess.Exec(line); err != nil {
+			row.Error = err.Error()
+			return row
+		}
+		if len(f) > 0 && f[0] == "new" {
+			for i := range keys {
+				if _, err := sess.Exec(settingLine(keys[i], vals[i])); err != nil {
+					row.Error = err.Error()
+					return row
+				}
+			}
+		}
+	}
+	w := sess.World()
+	d := w.Delivery(w.Cfg.Isolation)
+	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, w.Group.Generation, w.Rebalances(), w.Meter.Total, w.Processed()
+	row.Duplicates, row.Lost = d.Duplicates, d.Lost
+	return row
+}
+
+func cmdCompare(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("compare", args, nil, []string{"--json"})
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) == 0 || len(pos)%2 != 0 {
+		return nil, usageErr("compare", "want pairs of KEY and comma-separated values")
+	}
+	var keys []string
+	var values [][]string
+	for i := 0; i < len(pos); i += 2 {
+		key := pos[i]
+		if key != "commit" && key != "producer" {
+			if _, ok := sim.LookupSetting(key); !ok {
+				return nil, fmt.Errorf("compare: unknown setting %q (see show config)", key)
+			}
+		}
+		vs := strings.Split(pos[i+1], ",")
+		for _, v := range vs {
+			probe := NewSession()
+			if _, err := probe.Exec(settingLine(key, v)); err != nil {
+				return nil, fmt.Errorf("compare %s: %v", key, err)
+			}
+		}
+		keys, values = append(keys, key), append(values, vs)
+	}
+	rows, err := s.Compare(keys, values)
+	if err != nil {
+		return nil, err
+	}
+	if fl["--json"] == "true" {
+		line := jsonLine(map[string]any{"rows": rows})
+		return &Result{Text: line, JSON: line}, nil
+	}
+	t := &Table{Header: []string{"SETTINGS", "TICK", "GENERATION", "REBALANCES", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "NOTE"}}
+	for _, r := range rows {
+		t.Add(r.Settings, strconv.Itoa(r.Tick), strconv.Itoa(r.Generation), strconv.Itoa(r.Rebalances), strconv.Itoa(r.Pause),
+			strconv.Itoa(r.Processed), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Lost), r.Error)
+	}
+	return &Result{Text: fmt.Sprintf("this branch's history (%d commands) rerun under %d setting(s):\n", len(s.cur.log), len(rows)) + t.Text(), Table: t, HTML: t.HTML()}, nil
+}

@@ -1,0 +1,277 @@
+package main
+
+// The words of the notebooks. Each demo's notebook is its script (the
+// comments are the narration) with these introductions and extra cells.
+
+func tourCells() []cell {
+	cells := []cell{
+		md(`# A tour of kgrepl
+
+kgrepl simulates an Apache Kafka consumer group tick by tick: the group coordinator on broker B1, members C1, C2, ...
+that join, rebalance, poll, process and commit, producers that write invoices (plain, idempotent or transactional),
+and an audit reader that reads them at an isolation level. The same inputs give the same trace, byte for byte, so
+everything below comes out the same on every run.
+
+The world is the seed page's: group **billing** reads **orders** (o0, o1, o2) and **payments** (p0, p1, p2) and
+writes one invoice per record to **invoices**. Record ` + "`o2.3`" + ` is offset 3 of orders-2; its invoice is ` + "`inv(o2.3)`" + `.
+A tick is the unit of time, and every message takes one tick.
+
+In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print, ` + "`s.Show`" + ` shows one view,
+` + "`s.Diagram`" + `, ` + "`s.Plot`" + ` and ` + "`s.Sequence`" + ` draw pictures, and ` + "`s.Step`" + ` animates the diagram tick by tick.`),
+	}
+	cells = append(cells, setup()...)
+	cells = append(cells,
+		md("## The world at tick 0\n\nC1 is the only member, Stable in generation 1, owning all six partitions; nothing is consumed or committed yet. "+
+			"`describe group` prints the columns of `kafka-consumer-groups.sh --describe`."),
+		goCell("s.Reset()", show("describe group")),
+		md("The diagram is the world now, drawn like the seed's page: the members on the left, B1 on the right with the coordinator's state, "+
+			"generation and members, and every partition's log as cells. The green triangle under a log is the group's committed offset "+
+			"(where a new owner starts); the bar at the end is the high watermark."),
+		goCell("s.Diagram()"),
+		md("## A member joins\n\n`join C2` starts a second member. It finds the coordinator, sends JoinGroup, and the coordinator starts a rebalance. "+
+			"`s.Step(n)` advances tick by tick and redraws one diagram in place: watch the packets in flight between the members and B1."),
+		goCell(run("join C2"), "s.Step(4)"),
+		md("`run until stable` goes on until the group is Stable and every member holds its final assignment."),
+		goCell(run("run until stable"), show("describe group --members --verbose")),
+		md("The rebalance as a sequence diagram: one lane per participant, one arrow per message (answers dashed), the coordinator's decisions as notes. "+
+			"`--type` keeps the group protocol and leaves out the fetches and produces."),
+		goCell(sequence("--ticks 0..14", "--type FindCoordinator,JoinGroup,SyncGroup,OffsetFetch,RebalanceNotification")),
+		md("The same as Mermaid text, for a blog post or a README:"),
+		goCell(show("sequence --mermaid --ticks 8..12 --type JoinGroup,SyncGroup")),
+		md("## Over time\n\nCharts replay the branch from its start. The pause meter adds up paused partitions × ticks; the bands are the rebalances, "+
+			"labelled with the generation they formed and how many partitions they paused."),
+		goCell(plot("pause")),
+		md("Who consumes which partition, tick by tick: each client has its colour in every picture (C1 is always blue), grey is paused."),
+		goCell(plot("timeline")),
+		md("## Time travel and what-if branches\n\n`back N` is exactly the state N ticks earlier; `fork NAME` copies the branch. "+
+			"Here a branch where C2 crashes right after the rebalance: the coordinator notices only after `session.timeout.ms` (6 ticks)."),
+		goCell(run("fork crash; crash C2 now; run until stable"), show("describe group --state")),
+		md("Two branches in one chart: `--branches` overlays them."),
+		goCell(plot("pause", "--branches main,crash")),
+		goCell(run("switch main; back 5"), "s.Diagram()"),
+		md("## Numbers for your own code\n\n`--json` gives one JSON object on one line; `s.Text` returns it without showing it."),
+		code(`import "encoding/json"
+
+%%
+out, _ := s.Text("metrics --json")
+var m struct {
+	Tick       int `+"`json:\"tick\"`"+`
+	Rebalances int `+"`json:\"rebalances\"`"+`
+	Pause      int `+"`json:\"pause_partition_ticks\"`"+`
+}
+if err := json.Unmarshal([]byte(out), &m); err != nil {
+	panic(err)
+}
+fmt.Printf("tick %d: %d rebalance(s), pause meter %d\n", m.Tick, m.Rebalances, m.Pause)`),
+		md("A chart can also be a PNG (`--out FILE.png`); without `--out` the REPL writes `KIND.svg` in its folder."),
+		goCell(plot("lag", "--out lag.png")),
+		md(`## The demos
+
+Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` in the REPL, a step per cell:
+
+1. [A rebalance](01-rebalance.ipynb): JoinGroup, generation 2, the leader's plan in SyncGroup.
+2. [Range, eager](02-range-eager.ipynb): C2, C3, C4 join; every rebalance stops the world.
+3. [Cooperative-sticky](03-cooperative-sticky.ipynb): two short rebalances per join, only moving partitions pause.
+4. [Commit after processing](04-commit-after.ipynb): a crash before the commit, duplicates (at-least-once).
+5. [Commit before processing](05-commit-before.ipynb): a crash after the commit, lost records (at-most-once).
+6. [Leaving](06-leaving.ipynb): close(), a crash, and a static member that comes back without a rebalance.
+7. [Zombie](07-zombie.ipynb): a slow record past max.poll.interval.ms; its commit is rejected.
+8. [The idempotent producer](08-idempotent-producer.ipynb): a retry the broker does not write twice.
+9. [Idempotence is not enough](09-idempotence-not-enough.ipynb): re-processing writes a second invoice.
+10. [Transactions](10-transactions.ipynb): invoices and offsets commit together.
+11. [read_committed and the LSO](11-read-committed-lso.ipynb): one open transaction holds every reader back.
+12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.`),
+	)
+	return cells
+}
+
+var demos = []demoNotebook{
+	// 1
+	{intro: `C1 alone reads all six partitions. C2 joins: both send JoinGroup, the coordinator forms generation 2, C1 leads and
+alone gets the member list, runs the range assignor on its own machine and sends the plan in SyncGroup; C2 sends an empty
+SyncGroup. C1 gets o0 o1 p0 p1 and C2 o2 p2, both fetch their committed offsets, and the group is Stable.`,
+		replace: map[string][]string{"trace --json": {sequence("--ticks 0..14", "--type FindCoordinator,JoinGroup,SyncGroup,OffsetFetch,RebalanceNotification")}},
+		extras: []extra{
+			{after: "describe group --members --verbose", cells: []cell{md("The world before C2 joins:"), goCell("s.Diagram()")}},
+			{after: "", cells: []cell{
+				md("What to look at: B1 says generation 2 and leader C1-1; C1 owns o0 o1 p0 p1 and C2 o2 p2 (range gives each topic's extra partition to the first member). " +
+					"The committed offsets are where each new owner started."),
+				goCell("s.Diagram()"),
+				md("The rebalance over time: all six partitions paused while it ran (eager), then C1 and C2 share them."),
+				goCell(plot("timeline"), plot("pause")),
+			}},
+		}},
+	// 2
+	{intro: `Range is the old default and eager: before JoinGroup every member revokes everything it owns, so during a rebalance
+nobody consumes anything. C2, C3 and C4 join one after another. Range works per topic, so with 4 members each topic still
+has only 3 partitions to hand out and C4 gets nothing.`,
+		extras: []extra{
+			{after: "", cells: []cell{
+				md("Three rebalances, each pausing all six partitions: the pause meter climbs during every band."),
+				goCell(plot("pause")),
+				md("Who consumes what: after the third join C4 owns nothing (its colour never appears)."),
+				goCell(plot("timeline")),
+				goCell("s.Diagram()"),
+			}},
+		}},
+	// 3
+	{intro: `The same three joins with cooperative-sticky (KIP-429). Members keep consuming during a rebalance; JoinGroup tells the
+leader what each member owns, and a partition still owned elsewhere is not handed out. After SyncGroup each member revokes
+only what it lost and rejoins at once: a second rebalance hands those partitions over. Two short rebalances per join, and
+only the moving partitions stop: 3, then 2, then 1.`,
+		extras: []extra{
+			{after: "", cells: []cell{
+				md("Only the partitions that move turn grey, and each join is two rebalances (two generations)."),
+				goCell(plot("timeline")),
+				md("Demo 2 against demo 3 in one chart: run demo 2 in a branch of its own (`demo` starts that branch from a fresh world) and overlay the pause meters."),
+				goCell(quiet("fork eager; demo 2; switch main"), plot("pause", "--branches eager,main")),
+				goCell("s.Diagram()"),
+			}},
+		}},
+	// 4
+	{intro: `Commit after processing (commitSync() after the batch) is at-least-once: the next owner of a partition starts at the
+committed offset, not where the last owner stopped. C2 polls p2.3..p2.5, processes two of them (their invoices are written)
+and crashes before it commits 6, so the new owner starts at 3 and inv(p2.3) and inv(p2.4) appear twice.`,
+		extras: []extra{
+			{after: "log p2", cells: []cell{
+				md("The moment after the crash: C2 is not running, its invoices for p2.3 and p2.4 are in the log, and payments-2's committed offset is still 3."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("Duplicates appear once C1 processes p2.3 and p2.4 again; nothing is lost."),
+				goCell(plot("duplicates")),
+				md("The crash, the session timeout and the rebalance that hands o2 and p2 to C1:"),
+				goCell(plot("timeline"), plot("lag")),
+			}},
+		}},
+	// 5
+	{intro: `Commit before processing is at-most-once: C2 polls p2.3..p2.5, commits 6 at once, and crashes before processing any of
+them. The commit was already on the wire, so it lands; the new owner starts at 6 and p2.3, p2.4 and p2.5 never get an invoice.`,
+		extras: []extra{
+			{after: "log p2", cells: []cell{
+				md("payments-2's committed offset is 6 although nothing past 2 was processed: those three records are behind the pointer with no invoice."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("Lost records, no duplicates:"),
+				goCell(plot("duplicates"), plot("timeline")),
+			}},
+		}},
+	// 6
+	{intro: `Three ways to leave. close() sends LeaveGroup and the group rebalances at once. A crash sends nothing: the coordinator
+waits session.timeout.ms (6 ticks) of silence first. A static member (group.instance.id) sends no LeaveGroup; restarted within
+the session timeout it gets a new member id swapped in, the same assignment, no rebalance and the same generation.`,
+		extras: []extra{
+			{after: "", cells: []cell{
+				md("The timeline shows the three departures: the close rebalances right away, the crash only after the session timeout, " +
+					"and the static restart causes no band at all."),
+				goCell(plot("timeline"), plot("pause")),
+				goCell("s.Diagram()"),
+			}},
+		}},
+	// 7
+	{intro: `A zombie is a member thrown out of the group while it is still working. C2's slow record takes 40 ticks, far past
+max.poll.interval.ms (12): its heartbeat thread sends LeaveGroup, the group moves o2 and p2 to C1, which starts at the committed
+offset and processes o2.3..o2.5 again. When C2 finally commits, the coordinator no longer knows it (UNKNOWN_MEMBER_ID) and the
+client throws CommitFailedException.`,
+		extras: []extra{
+			{after: "run until processed o2.5 by C1", cells: []cell{
+				md("Two processes work on orders-2 now: C1, its owner, and C2, the zombie, still in its slow record (red in the diagram)."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("The red-edged bar under orders-2 is C2 processing as a zombie while C1 owns the partition."),
+				goCell(plot("timeline")),
+				goCell(plot("duplicates")),
+				md("The rejected commit in the sequence of the group protocol:"),
+				goCell(sequence("--ticks 36..91", "--type OffsetCommit,LeaveGroup,JoinGroup,SyncGroup,RebalanceNotification")),
+			}},
+		}},
+	// 8
+	{intro: `With enable.idempotence (the default since Kafka 3.0) the producer has a producer id and numbers its records per
+partition. The broker keeps the last 5 sequence numbers of each PID: when the answer to C1's first Produce is lost and C1
+retries, the broker sees a sequence it already has, does not write it again, and answers the original offset. The branch
+` + "`plain`" + ` does the same with a plain producer, and the invoice appears twice.`,
+		extras: []extra{
+			{after: "trace 12", cells: []cell{
+				md("The lost answer and the retry (the ✗ is the lost packet):"),
+				goCell(sequence("--ticks 0..12", "--type Produce")),
+			}},
+			{after: "", cells: []cell{
+				md("The two branches side by side: no duplicate with idempotence (main), one without (plain)."),
+				goCell(plot("duplicates", "--branches main,plain")),
+				md("The plain branch's invoices: inv(o0.0) twice, both from C1."),
+				goCell("s.Diagram()"),
+			}},
+		}},
+	// 9
+	{intro: `Sequence numbers protect one producer session only. C2 writes inv(o2.3) and crashes before its commit; C1 takes over
+orders-2 at the committed offset and processes o2.3 again with its own PID and a new sequence number. For the broker that is a
+new record: a second inv(o2.3).`,
+		extras: []extra{
+			{after: "", cells: []cell{
+				md("In invoices-0 the two inv(o2.3) cells have different colours: C2 wrote one, C1 the other."),
+				goCell("s.Diagram()"),
+				goCell(plot("duplicates"), plot("timeline")),
+			}},
+		}},
+	// 10
+	{intro: `A consume-process-produce loop is exactly-once when the output and the consumer's offsets commit atomically. With a
+transactional.id (tx-C1) each poll batch is a transaction: AddPartitionsToTxn, the writes (white cells: open), AddOffsetsToTxn
+and TxnOffsetCommit (pending offsets nobody sees yet), then EndTxn: PrepareCommit, WriteTxnMarkers, CompleteCommit. The COMMIT
+markers make the invoices and the offsets visible in one step.`,
+		extras: []extra{
+			{after: "offsets", cells: []cell{
+				md("Before the commit: the three invoices are open (white, dashed), tx-C1 is Ongoing, and no offset is committed yet."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("The full exchange of one transaction:"),
+				goCell(sequence("--ticks 0..15", "--type InitProducerId,AddPartitionsToTxn,Produce,AddOffsetsToTxn,TxnOffsetCommit,EndTxn,WriteTxnMarkers")),
+				md("After the markers: COMMIT cells in invoices-0, and the committed offsets moved."),
+				goCell("s.Diagram()", plot("duplicates")),
+			}},
+		}},
+	// 11
+	{intro: `A read_committed reader reads only up to the last stable offset (LSO): the first offset of the oldest open transaction.
+C2 writes inv(o2.3)..inv(o2.5) in a transaction and crashes before committing it, so the LSO stays on inv(o2.3) and the audit
+reader sees nothing past it, not even C1's committed invoices, until the transaction times out (transaction.timeout.ms, 30
+ticks). Then ABORT markers, aborted cells skipped, and C1's own invoice for o2.3 seen once. The branch ` + "`restart`" + `
+restarts C2 right after the crash: InitProducerId bumps the epoch and aborts at once.`,
+		extras: []extra{
+			{after: "run until tick 62", cells: []cell{
+				md("The LSO (red) sits on C2's open inv(o2.3) while C1 keeps committing transactions after it: the read_committed reader waits."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "consume invoices --isolation read_uncommitted", cells: []cell{
+				md("Over time, at both isolation levels: invoices held back by the LSO until the abort, and the duplicates read_uncommitted sees."),
+				goCell(plot("duplicates")),
+			}},
+			{after: "", cells: []cell{
+				md("In the restart branch the abort comes at once: ABORT marker, LSO = HW."),
+				goCell("s.Diagram()"),
+				goCell(plot("duplicates", "--branches main,restart")),
+			}},
+		}},
+	// 12
+	{intro: `Two fences stop a zombie from committing after its replacement took over. Part 1, the group generation (KIP-447):
+TxnOffsetCommit carries the member id and generation, so a member the coordinator removed is refused (UNKNOWN_MEMBER_ID) and
+aborts. Part 2, the producer epoch: a restarted instance with the same transactional.id bumps the epoch in InitProducerId; the
+old instance is refused with PRODUCER_FENCED and its open transaction is aborted.`,
+		extras: []extra{
+			{after: "txn tx-C2", cells: []cell{
+				md("Part 1 in pictures: C2's TxnOffsetCommit refused, then its abort."),
+				goCell(sequence("--ticks 45..68", "--member C2", "--type TxnOffsetCommit,EndTxn,AddOffsetsToTxn,LeaveGroup,JoinGroup")),
+				goCell(plot("timeline")),
+			}},
+			{after: "restart C2", cells: []cell{
+				md("Two processes of C2: the old one (a zombie, stuck in p2.4) and the new one about to fence it."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("After the fence: the aborted cells are red, tx-C2 has epoch 1 and more."),
+				goCell("s.Diagram()"),
+				goCell(plot("timeline")),
+			}},
+		}},
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/kernel"
+)
+
+// TestCommittedNotebooksAreGenerated: the notebooks in notebooks/ are what
+// this program writes (run `go run ./notebooks/gen` after changing a demo).
+func TestCommittedNotebooksAreGenerated(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 13 {
+		t.Errorf("%d notebooks, want the tour and 12 demos", len(files))
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Errorf("%v (run go run ./notebooks/gen)", err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("notebooks/%s is not what gen writes; run go run ./notebooks/gen", name)
+		}
+	}
+	committed, _ := filepath.Glob(filepath.Join("..", "*.ipynb"))
+	for _, path := range committed {
+		if _, ok := files[filepath.Base(path)]; !ok {
+			t.Errorf("%s is not made by gen", path)
+		}
+	}
+}
+
+type nbFile struct {
+	Cells []struct {
+		CellType string   `json:"cell_type"`
+		Source   []string `json:"source"`
+		Outputs  []any    `json:"outputs"`
+		ID       string   `json:"id"`
+	} `json:"cells"`
+	Metadata struct {
+		Kernelspec struct {
+			Name string `json:"name"`
+		} `json:"kernelspec"`
+	} `json:"metadata"`
+	NBFormat int `json:"nbformat"`
+}
+
+func TestNotebookShape(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		var nb nbFile
+		if err := json.Unmarshal(data, &nb); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if nb.Metadata.Kernelspec.Name != "gonb" || nb.NBFormat != 4 {
+			t.Errorf("%s: kernel %q, nbformat %d", name, nb.Metadata.Kernelspec.Name, nb.NBFormat)
+		}
+		var codes []string
+		ids := map[string]bool{}
+		all := ""
+		for _, c := range nb.Cells {
+			src := strings.Join(c.Source, "")
+			if ids[c.ID] {
+				t.Errorf("%s: cell id %s twice", name, c.ID)
+			}
+			ids[c.ID] = true
+			if c.CellType == "code" {
+				codes = append(codes, src)
+				if len(c.Outputs) != 0 {
+					t.Errorf("%s: a cell has outputs; the committed notebooks are stripped", name)
+				}
+				if !strings.HasPrefix(src, "!*") && !strings.HasPrefix(src, "import") && !strings.HasPrefix(src, "%%") {
+					t.Errorf("%s: code cell %q is neither a shell line, declarations nor %%%%", name, src)
+				}
+			}
+			all += src + "\n"
+		}
+		if len(codes) == 0 || codes[0] != "!*go mod edit -require=github.com/kgrepl/kgrepl@v0.0.0 -replace=github.com/kgrepl/kgrepl=$GONB_JUPYTER_ROOT/.." {
+			t.Errorf("%s: the first code cell does not pin the module", name)
+		}
+		for _, want := range []string{"var s = nb.Resume()", "s.Diagram()", "s.Plot(", "s.Show("} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: no %s", name, want)
+			}
+		}
+	}
+}
+
+// TestDemoNotebooksRunTheirScript: a demo's notebook runs every command of
+// the demo's script, in order, so it shows what `demo N` shows.
+func TestDemoNotebooksRunTheirScript(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 12; n++ {
+		var nb nbFile
+		name := ""
+		for f := range files {
+			if strings.HasPrefix(f, pad(n)+"-") {
+				name = f
+			}
+		}
+		if err := json.Unmarshal(files[name], &nb); err != nil {
+			t.Fatal(err)
+		}
+		code := ""
+		for _, c := range nb.Cells {
+			if c.CellType == "code" {
+				code += strings.Join(c.Source, "") + "\n"
+			}
+		}
+		script, _ := kernel.DemoScript(n)
+		at := 0
+		for _, line := range strings.Split(script, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if _, replaced := demos[n-1].replace[line]; replaced {
+				continue
+			}
+			i := strings.Index(code[at:], strconv.Quote(line))
+			if i < 0 {
+				t.Errorf("%s: does not run %q (in order)", name, line)
+				continue
+			}
+			at += i
+		}
+	}
+}
+
+func pad(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) < 2 {
+		s = "0" + s
+	}
+	return s
+}
+
+func TestFromScriptRejectsMissingAnchors(t *testing.T) {
+	_, _, err := fromScript(1, demoNotebook{extras: []extra{{after: "no such line", cells: []cell{md("x")}}}})
+	if err == nil || !strings.Contains(err.Error(), "no such line") {
+		t.Errorf("a missing anchor: %v", err)
+	}
+}
