@@ -291,7 +291,7 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	if len(args) > 0 {
 		line = "new " + strings.Join(filterOut(args, "--defaults"), " ")
 	}
-	s.cur.newLine, s.cur.cfg, s.cur.log, s.cur.world = line, w.Cfg, nil, w
+	s.cur.newLine, s.cur.cfg, s.cur.log, s.cur.typed, s.cur.world = line, w.Cfg, nil, nil, w
 	var ins []string
 	for _, t := range topo.Inputs {
 		ins = append(ins, fmt.Sprintf("%s (%d)", t.Name, t.Partitions))
@@ -622,7 +622,8 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("fork %s: a branch %s exists already (branches: %s)", name, name, strings.Join(s.branchNames(), " "))
 	}
 	// A copy of the world, not a replay: the same state, at once.
-	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...), world: s.cur.world.Clone()}
+	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...),
+		typed: append([]string{}, s.cur.typed...), world: s.cur.world.Clone()}
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/explore"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -25,7 +26,7 @@ func init() {
 			run: cmdExplore, words: func(*Session, []string) []string {
 				return append([]string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json"}, explore.FaultKinds...)
 			}},
-		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--json]",
+		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
 				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.",
@@ -244,7 +245,7 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	if len(combos) > 256 {
 		return nil, fmt.Errorf("compare: %d combinations (at most 256)", len(combos))
 	}
-	script := strings.Split(strings.TrimRight(s.cur.script(), "\n"), "\n")
+	script := s.cur.typedScript()
 	rows := make([]compareRow, len(combos))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.NumCPU())
@@ -259,6 +260,18 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	}
 	wg.Wait()
 	return rows, nil
+}
+
+// typedScript is the branch as commands: its settings at `new`, the `new`,
+// then what the user typed since.
+func (b *branch) typedScript() []string {
+	lines := strings.Split(strings.TrimRight(b.script(), "\n"), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "new") {
+			return append(lines[:i+1], b.typed...)
+		}
+	}
+	return lines
 }
 
 func settingLine(key, val string) string {
@@ -301,7 +314,7 @@ func runCombo(script []string, keys, vals []string) compareRow {
 }
 
 func cmdCompare(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("compare", args, nil, []string{"--json"})
+	pos, fl, err := flags("compare", args, []string{"--out"}, []string{"--json"})
 	if err != nil {
 		return nil, err
 	}
@@ -335,9 +348,45 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"SETTINGS", "TICK", "GENERATION", "REBALANCES", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "NOTE"}}
+	var names []string
+	var vals [][]float64
 	for _, r := range rows {
 		t.Add(r.Settings, strconv.Itoa(r.Tick), strconv.Itoa(r.Generation), strconv.Itoa(r.Rebalances), strconv.Itoa(r.Pause),
 			strconv.Itoa(r.Processed), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Lost), r.Error)
+		name := r.Settings
+		if len(keys) == 1 {
+			name = strings.TrimPrefix(name, keys[0]+"=")
+		}
+		names = append(names, name)
+		vals = append(vals, []float64{float64(r.Rebalances), float64(r.Pause), float64(r.Duplicates), float64(r.Lost)})
 	}
-	return &Result{Text: fmt.Sprintf("this branch's history (%d commands) rerun under %d setting(s):\n", len(s.cur.log), len(rows)) + t.Text(), Table: t, HTML: t.HTML()}, nil
+	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d setting(s):\n", len(s.cur.log), len(rows)) + t.Text()
+	res := &Result{Text: text, Table: t, HTML: t.HTML()}
+	// The grouped bars, inline in a notebook and written with --out.
+	c, err := chart.Compare(names, []string{"rebalances", "pause meter", "duplicates", "lost"}, vals)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %v", err)
+	}
+	svg, err := c.SVG()
+	if err != nil {
+		return nil, fmt.Errorf("compare: %v", err)
+	}
+	res.SVG = string(svg)
+	res.HTML = t.HTML() + "<div>" + res.SVG + "</div>"
+	res.Table = nil
+	if out, ok := fl["--out"]; ok {
+		data := svg
+		if strings.HasSuffix(out, ".png") {
+			if data, err = c.PNG(); err != nil {
+				return nil, fmt.Errorf("compare: %v", err)
+			}
+		} else if !strings.HasSuffix(out, ".svg") {
+			return nil, usageErr("compare", "--out %q: the chart is .svg or .png", out)
+		}
+		if err := writeAtomic(s.path(out), data); err != nil {
+			return nil, fmt.Errorf("compare --out %s: %v", out, err)
+		}
+		res.Text += fmt.Sprintf("compare: wrote %s\n", out)
+	}
+	return res, nil
 }

@@ -7,6 +7,7 @@ package kernel
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -38,7 +39,13 @@ type branch struct {
 	newLine string     // the `new` command that made the world ("" = default world)
 	cfg     sim.Config // the settings at that `new`
 	log     []entry
-	world   *sim.World
+	// typed is the branch's history as the user typed it (step and run
+	// included, views left out): what compare reruns under other settings,
+	// where `run until stable` must mean the same intent, not the same ticks.
+	// back cuts history in the middle of a command, so it rewrites typed
+	// from the tick log.
+	typed []string
+	world *sim.World
 }
 
 // Session is one kgrepl session: its branches and the one in use.
@@ -165,6 +172,9 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	if c.mutates && !s.replaying {
 		s.cur.log = append(s.cur.log, entry{line: strings.Join(words, " ")})
 	}
+	if (c.mutates || c.name == "step" || c.name == "run") && !s.replaying {
+		s.cur.typed = append(s.cur.typed, strings.Join(words, " "))
+	}
 	if r == nil {
 		r = &Result{}
 	}
@@ -277,6 +287,14 @@ func (s *Session) rebuild(b *branch, limit int) error {
 		kept = append(kept, e)
 	}
 	b.world, b.log = tmp.world, kept
+	b.typed = nil
+	for _, e := range kept {
+		if e.ticks > 0 {
+			b.typed = append(b.typed, "step "+strconv.Itoa(e.ticks))
+		} else {
+			b.typed = append(b.typed, e.line)
+		}
+	}
 	return nil
 }
 

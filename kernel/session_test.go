@@ -55,3 +55,30 @@ func TestLoadRefusesBadFilesAndKeepsTheSession(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// compare reruns what was typed, so `run until stable` keeps its meaning
+// under a protocol that needs two rebalances per join.
+func TestCompareRerunsTheTypedHistory(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable\njoin C3\nrun until stable")
+	rows, err := s.Compare([]string{"partition.assignment.strategy"}, [][]string{{"range", "cooperative-sticky"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Error != "" || rows[1].Error != "" {
+		t.Fatalf("rows %+v", rows)
+	}
+	if rows[0].Generation != 3 || rows[1].Generation != 5 {
+		t.Errorf("generations range %d, cooperative-sticky %d: want 3 and 5 (one and two rebalances per join)", rows[0].Generation, rows[1].Generation)
+	}
+	if rows[1].Pause >= rows[0].Pause {
+		t.Errorf("pause meter cooperative %d, range %d: want cooperative lower", rows[1].Pause, rows[0].Pause)
+	}
+	out, err := s.Exec("compare commit after,before producer idempotent,transactional --json")
+	if err != nil || !strings.Contains(out, `"settings":"commit=before producer=transactional"`) {
+		t.Errorf("compare of two keys: %v %s", err, out)
+	}
+	if _, err := s.Exec("compare commit sometimes"); err == nil || !strings.Contains(err.Error(), "sometimes") {
+		t.Errorf("a bad value: %v", err)
+	}
+}
