@@ -49,6 +49,12 @@ In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would pri
 		md("Two branches in one chart: `--branches` overlays them."),
 		goCell(plot("pause", "--branches main,crash")),
 		goCell(run("switch main; back 5"), "s.Diagram()"),
+		md("## Where can a failure cost me a record?\n\n`explore` branches the world at every tick of a window, for every member and every fault kind "+
+			"(crash, restart, slow record, lost answers, close), runs each branch until the group is stable and caught up, and classifies it "+
+			"against the configured guarantee. Commit after processing is at-least-once: crashes cost duplicates (D), never a lost record (L)."),
+		goCell(quiet("new --defaults; set commit after; join C2; run until stable"), show("explore --ticks 16..30")),
+		md("`compare` reruns this branch's history, as typed, under other settings, and draws the results as grouped bars."),
+		goCell(show("compare partition.assignment.strategy range,cooperative-sticky")),
 		md("## Numbers for your own code\n\n`--json` gives one JSON object on one line; `s.Text` returns it without showing it."),
 		code(`import "encoding/json"
 
