@@ -250,8 +250,9 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 	case PreparingRebalance:
 		g.markJoined(gm, p)
 	case CompletingRebalance, Stable:
-		if !changed && gm.MemberID != g.Leader {
-			// Nothing new: answer with the generation in force (Kafka does the same).
+		// Nothing new: answer with the generation in force, as Kafka does;
+		// only a leader's JoinGroup in Stable forces a rebalance.
+		if !changed && (gm.MemberID != g.Leader || g.State == CompletingRebalance) {
 			g.answerJoin(w, gm, p)
 			return
 		}
@@ -281,7 +282,8 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	delete(g.members, oldID)
 	g.fenced[oldID] = true
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
-		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, // the new instance's metadata, as Kafka stores it RebalanceTimeout: r.RebalanceTimeout,
+		// The new instance's metadata, as Kafka stores it.
+		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
 		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
 	g.members[gm.MemberID] = gm
 	g.heardLast(w, gm)
@@ -312,7 +314,22 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 // answerJoin answers one member's JoinGroup with the generation in force.
 func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
 	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
-	w.reply(p, None, fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader)), resp)
+	summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader))
+	if gm.MemberID == g.Leader && g.State == CompletingRebalance {
+		resp.Members = g.memberList()
+		summary += ", members " + memberIDs(g.Members())
+	}
+	w.reply(p, None, summary, resp)
+}
+
+// memberList is what the leader is sent: every member's subscription and claims.
+func (g *Group) memberList() []assign.Member {
+	var list []assign.Member
+	for _, gm := range g.Members() {
+		list = append(list, assign.Member{MemberID: gm.MemberID, InstanceID: gm.InstanceID, Topics: gm.Topics,
+			Owned: gm.Owned, Generation: gm.OwnedGen})
+	}
+	return list
 }
 
 // prepareRebalance moves the group to PreparingRebalance and tells every
@@ -409,11 +426,7 @@ func (g *Group) completeJoin(w *World) {
 	g.Protocol = g.chooseProtocol()
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
 	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Protocol, memberIDs(g.Members()))
-	var list []assign.Member
-	for _, gm := range g.Members() {
-		list = append(list, assign.Member{MemberID: gm.MemberID, InstanceID: gm.InstanceID, Topics: gm.Topics,
-			Owned: gm.Owned, Generation: gm.OwnedGen})
-	}
+	list := g.memberList()
 	for _, gm := range joined {
 		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
@@ -480,10 +493,9 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 			gm.syncPkt = p
 			return
 		}
-		for id, tps := range r.Plan {
-			if m := g.members[id]; m != nil {
-				m.Assignment = append([]TopicPartition{}, tps...)
-			}
+		// Members the plan leaves out get an empty assignment, as in Kafka.
+		for id, m := range g.members {
+			m.Assignment = append([]TopicPartition{}, r.Plan[id]...)
 		}
 		g.transition(w, Stable, fmt.Sprintf("leader %s sent the plan", r.MemberID))
 		g.answerSync(w, gm, p)
@@ -551,6 +563,12 @@ func (g *Group) processStopped(w *World, m *Member) {
 func (g *Group) sessionExpiry(w *World, id string, since int) {
 	cur := g.members[id]
 	if cur == nil || cur.silentSince != since {
+		return
+	}
+	if (g.State == PreparingRebalance && cur.joinPkt != nil) || cur.syncPkt != nil {
+		// A member whose JoinGroup or SyncGroup is waiting at the coordinator
+		// counts as heard (Kafka's hasSatisfiedHeartbeat); look again later.
+		w.after(timer{at: w.Tick + cur.SessionTimeout, kind: tmSessionExpiry, id: id, n: since})
 		return
 	}
 	g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))

@@ -212,7 +212,9 @@ func (m *Member) receive(w *World, p *Packet) {
 			}
 			return
 		}
-		if m.InGroup() {
+		// Kafka's heartbeat handler acts on REBALANCE_IN_PROGRESS only in
+		// a stable member; one already joining ignores it.
+		if m.InGroup() && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
 			m.rejoin = true
 		}
 	case JoinGroup:
@@ -449,12 +451,14 @@ func (m *Member) poll(w *World) bool {
 			}
 			m.Phase = PhaseStable
 		}
+		// onJoinPrepare: the auto-commit of what was consumed (both
+		// protocols); under eager also the application's onPartitionsRevoked
+		// commit, and then everything is revoked.
+		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.protocol() == assign.Eager) {
+			m.commitSync(w, offs, contIdle)
+			return false
+		}
 		if m.protocol() == assign.Eager {
-			// onJoinPrepare: commit what was consumed, revoke everything.
-			if m.commitNeeded(m.commitPositions()) {
-				m.commitSync(w, m.commitPositions(), contIdle)
-				return false
-			}
 			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
 			m.Owned = nil
 			m.positions = map[TopicPartition]int{}
@@ -491,7 +495,7 @@ func (m *Member) poll(w *World) bool {
 // a long poll still calls poll() again each time it returns empty, so a
 // timer stands for those calls while there is something to commit.
 func (m *Member) maybeAutoCommit(w *World) {
-	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() {
+	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() || m.rebalancing() {
 		return
 	}
 	if w.Tick >= m.nextAuto {
@@ -600,11 +604,15 @@ func (m *Member) pollTimeout(w *World, since int) {
 			return
 		}
 		if m.Static() {
-			// A static member sends no LeaveGroup (KIP-345): it stays in the group
-			// until it rejoins or its session times out, and rejoins at its next poll.
-			w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; it must rejoin at its next poll",
+			// A static member sends no LeaveGroup (KIP-345), but its client
+			// resets the generation and its heartbeat thread stops: the
+			// coordinator removes it after session.timeout.ms unless it comes
+			// back first, at its next poll, as the same static member.
+			w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 				m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-			m.rejoin, m.lost = true, true
+			w.Group.memberIDDropped(w, m.MemberID)
+			m.Generation = -1
+			m.Phase = PhaseOut
 			return
 		}
 		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
@@ -737,6 +745,16 @@ func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
 		m.resume(w, then)
 		return
 	}
+	if m.rebalancing() {
+		// Kafka's client refuses at once: the generation is not stable, so no
+		// request goes out (RebalanceInProgressException).
+		w.event(EvCommitFailed, m.Client, "%s: commitSync during its own rebalance: RebalanceInProgressException, nothing sent", m.label(w))
+		m.afterCommit = then
+		m.commitThrew()
+		then, m.afterCommit = m.afterCommit, contNone
+		m.resume(w, then)
+		return
+	}
 	m.loop = LoopCommitting
 	m.afterCommit = then
 	m.pendingCommit = offs
@@ -775,19 +793,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	} else {
 		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
 		m.onFenced(w, p.Error, p.Req.Body.(*commitReq).Generation)
-		if m.afterCommit == contProcess {
-			// commitSync threw before the batch was processed: the loop skips
-			// it and seeks back, so the records are read (and committed
-			// first) again by whoever owns them next.
-			for i := len(m.batch) - 1; i >= 0; i-- {
-				f := m.batch[i]
-				if _, ok := m.positions[f.TP]; ok {
-					m.positions[f.TP] = f.Offset
-				}
-			}
-			m.batch, m.batchIdx = nil, 0
-			m.afterCommit = contBackToPoll
-		}
+		m.commitThrew()
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
@@ -795,6 +801,27 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		m.commitSeq++ // no retry of an answered commit
 		m.resume(w, then)
 	}
+}
+
+// rebalancing reports whether the member is between its JoinGroup and its
+// SyncGroup answer: its generation is not stable, and commits fail.
+func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase == PhaseSyncing }
+
+// commitThrew is commitSync throwing. Before the batch was processed
+// (commit before), the loop skips the batch and seeks back, so the records
+// are read (and committed first) again by whoever owns them next.
+func (m *Member) commitThrew() {
+	if m.afterCommit != contProcess {
+		return
+	}
+	for i := len(m.batch) - 1; i >= 0; i-- {
+		f := m.batch[i]
+		if _, ok := m.positions[f.TP]; ok {
+			m.positions[f.TP] = f.Offset
+		}
+	}
+	m.batch, m.batchIdx = nil, 0
+	m.afterCommit = contBackToPoll
 }
 
 // onFenced reacts to the group refusing a request sent in generation gen:
@@ -850,7 +877,9 @@ func (m *Member) revokeCooperative(w *World) bool {
 			offs[tp] = o
 		}
 	}
-	if m.commitNeeded(offs) {
+	// onPartitionsRevoked: an application that commits after processing
+	// commits what it processed there; auto-commit does nothing here.
+	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
 		m.revokeOffs = offs
 		m.commitSync(w, offs, contRevokeDone)
 		return false
@@ -963,10 +992,7 @@ func (m *Member) resume(w *World, c cont) {
 	case contBackToPoll:
 		m.backToPoll(w)
 	case contRevokeDone:
-		for tp, o := range m.revokeOffs {
-			m.committed[tp] = o
-		}
-		m.revokeOffs = nil
+		m.revokeOffs = nil // onCommitResponse recorded what was committed
 		m.loop = LoopIdle
 		w.wakeUp(m)
 	case contCloseDone:

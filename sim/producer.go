@@ -305,7 +305,10 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	} else {
 		// Aborted: rewind to what is committed, so the records are read again.
 		for tp := range m.txn.offs {
-			if c, ok := m.committed[tp]; ok && c >= 0 {
+			if c, ok := m.committed[tp]; ok {
+				if c < 0 {
+					c = 0 // no committed offset: auto.offset.reset=earliest
+				}
 				m.positions[tp], m.processed[tp] = c, c
 			}
 		}
