@@ -9,25 +9,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/kernel"
 	"github.com/kgrepl/kgrepl/kernel/chart"
+	"github.com/kgrepl/kgrepl/kernel/kerneltest"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
 var rewrite = flag.Bool("rewrite", false, "write the golden charts in testdata/ anew")
 
-func demoSession(t *testing.T, n int) *kernel.Session {
-	t.Helper()
-	s := kernel.NewSession()
-	if _, err := s.Exec("demo " + strconv.Itoa(n)); err != nil {
-		t.Fatalf("demo %d: %v", n, err)
-	}
-	return s
-}
+func demoSession(t *testing.T, n int) *kernel.Session { return kerneltest.Demo(t, n) }
 
 func record(t *testing.T, s *kernel.Session, need chart.Need) *chart.Run {
 	t.Helper()

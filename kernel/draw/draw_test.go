@@ -14,20 +14,14 @@ import (
 
 	"github.com/kgrepl/kgrepl/kernel"
 	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/kernel/kerneltest"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
 var rewrite = flag.Bool("rewrite", false, "write the golden pictures in testdata/ anew")
 
 // demoWorld runs demo n in a fresh session and returns it.
-func demoWorld(t *testing.T, n int) *kernel.Session {
-	t.Helper()
-	s := kernel.NewSession()
-	if _, err := s.Exec("demo " + strconv.Itoa(n)); err != nil {
-		t.Fatalf("demo %d: %v", n, err)
-	}
-	return s
-}
+func demoWorld(t *testing.T, n int) *kernel.Session { return kerneltest.Demo(t, n) }
 
 // golden compares got with testdata/name, or writes it with -rewrite.
 func golden(t *testing.T, name string, got []byte) {

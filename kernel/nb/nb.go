@@ -188,14 +188,7 @@ func (s *Session) Run(cmds string) error {
 			rs, err := s.exec(cmd)
 			b.WriteString(`<div class="kgrepl-cmd"><code>` + html.EscapeString(prompt+cmd) + "</code></div>")
 			t.WriteString(prompt + cmd + "\n")
-			for _, r := range rs {
-				b.WriteString(resultHTML(r))
-				t.WriteString(resultText(r))
-			}
-			if err != nil {
-				s.err = err
-				b.WriteString(errorHTML(err))
-				t.WriteString("error: " + err.Error() + "\n")
+			if s.render(&b, &t, rs, err) != nil {
 				s.show(b.String(), t.String())
 				return err
 			}
@@ -228,6 +221,14 @@ func (s *Session) Show(view string) error {
 	s.err = nil
 	rs, err := s.exec(view)
 	var b, t strings.Builder
+	s.render(&b, &t, rs, err)
+	s.show(b.String(), t.String())
+	return err
+}
+
+// render writes results as HTML and as text, then the error if there is
+// one (remembered as the session's), and returns that error.
+func (s *Session) render(b, t *strings.Builder, rs []*kernel.Result, err error) error {
 	for _, r := range rs {
 		b.WriteString(resultHTML(r))
 		t.WriteString(resultText(r))
@@ -237,7 +238,6 @@ func (s *Session) Show(view string) error {
 		b.WriteString(errorHTML(err))
 		t.WriteString("error: " + err.Error() + "\n")
 	}
-	s.show(b.String(), t.String())
 	return err
 }
 
