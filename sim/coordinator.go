@@ -300,6 +300,15 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 			g.prepareRebalance(w, "static member "+r.InstanceID+" changed its subscription")
 			return
 		}
+		if g.withheld(w) {
+			// A cooperative round withheld partitions for their owner to
+			// revoke; a new instance owns nothing and will not rejoin to
+			// hand them over, so the group rebalances (kgrepl's rule: Kafka
+			// would leave them unassigned until the next rebalance).
+			g.markJoined(gm, p)
+			g.prepareRebalance(w, "static member "+r.InstanceID+" returns while partitions are withheld")
+			return
+		}
 		g.answerJoin(w, gm, p)
 	case PreparingRebalance:
 		g.markJoined(gm, p)
@@ -440,6 +449,27 @@ func (g *Group) completeJoin(w *World) {
 		gm.joinPkt = nil
 		gm.Joined = false
 	}
+}
+
+// withheld reports whether a subscribed partition has no owner in the
+// generation (the cooperative protocol's first round holds some back).
+func (g *Group) withheld(w *World) bool {
+	subscribed := map[string]bool{}
+	owned := map[TopicPartition]bool{}
+	for _, gm := range g.members {
+		for _, t := range gm.Topics {
+			subscribed[t] = true
+		}
+		for _, tp := range gm.Assignment {
+			owned[tp] = true
+		}
+	}
+	for _, tp := range w.inputTPs {
+		if subscribed[tp.Topic] && !owned[tp] {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Group) anyJoined() bool {
