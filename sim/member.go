@@ -244,7 +244,12 @@ func (m *Member) receive(w *World, p *Packet) {
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
 	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
-		return // the answer to a JoinGroup this member has since replaced
+		// The answer to a JoinGroup this member has since replaced: a member
+		// id it hands out is never used, so the coordinator stops hearing it.
+		if r, ok := p.Body.(*joinResp); ok && p.Error == None && r.MemberID != m.MemberID {
+			w.Group.memberIDDropped(w, r.MemberID)
+		}
+		return
 	}
 	switch p.Error {
 	case None:
@@ -414,7 +419,7 @@ func (m *Member) poll(w *World) bool {
 		m.abandonFetch()
 		m.setMemberID(w, "")
 		m.Generation = -1
-		m.Owned = nil
+		m.Owned, m.revoke = nil, nil
 		m.positions = map[TopicPartition]int{}
 		m.processed = map[TopicPartition]int{}
 		m.sendJoin(w)
@@ -895,7 +900,9 @@ func (m *Member) revokeCooperative(w *World) bool {
 		}
 	}
 	m.Owned, m.revoke = keep, nil
-	m.sendJoin(w)
+	if m.Phase != PhaseJoining {
+		m.sendJoin(w) // unless a JoinGroup is already out
+	}
 	return true
 }
 
