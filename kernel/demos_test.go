@@ -63,6 +63,16 @@ func packets(w *sim.World, typ sim.API, response bool) []*sim.Packet {
 	return out
 }
 
+func countEvents(w *sim.World, kind sim.EventKind) int {
+	n := 0
+	for _, e := range w.Events {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 func sources(w *sim.World, iso string) map[string]int {
 	out := map[string]int{}
 	for _, r := range w.ReadTopic("invoices", iso) {
@@ -224,13 +234,7 @@ func TestDemo4CommitAfterDuplicates(t *testing.T) {
 	if first {
 		t.Error("C1 never polled p2.3")
 	}
-	crashes := 0
-	for _, e := range w.Events {
-		if e.Kind == sim.EvCrash {
-			crashes++
-		}
-	}
-	if crashes != 1 {
+	if crashes := countEvents(w, sim.EvCrash); crashes != 1 {
 		t.Errorf("%d crashes, want 1", crashes)
 	}
 }
@@ -377,13 +381,7 @@ func TestDemo8Idempotence(t *testing.T) {
 	if n := sources(plain, "read_uncommitted")["o0.0"]; n != 2 {
 		t.Errorf("plain: inv(o0.0) %d times, want 2", n)
 	}
-	retries := 0
-	for _, e := range main.Events {
-		if e.Kind == sim.EvRetry {
-			retries++
-		}
-	}
-	if retries != 1 {
+	if retries := countEvents(main, sim.EvRetry); retries != 1 {
 		t.Errorf("%d retries, want 1", retries)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,22 +30,7 @@ func record(t *testing.T, s *kernel.Session, need chart.Need) *chart.Run {
 }
 
 func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./kernel/chart -rewrite to make it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (%d bytes, want %d); if the change is meant, run go test ./kernel/chart -rewrite and read the diff",
-			name, len(got), len(want))
-	}
+	kerneltest.Golden(t, "kernel/chart", name, got, *rewrite)
 }
 
 // svgTexts parses an SVG (it must be well-formed) and returns its text.

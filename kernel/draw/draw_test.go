@@ -1,13 +1,10 @@
 package draw_test
 
 import (
-	"bytes"
 	"encoding/xml"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,22 +22,7 @@ func demoWorld(t *testing.T, n int) *kernel.Session { return kerneltest.Demo(t, 
 
 // golden compares got with testdata/name, or writes it with -rewrite.
 func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./kernel/draw -rewrite to make it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (%d bytes, want %d); if the change is meant, run go test ./kernel/draw -rewrite and read the diff",
-			name, len(got), len(want))
-	}
+	kerneltest.Golden(t, "kernel/draw", name, got, *rewrite)
 }
 
 // element is a parsed SVG element with its attributes and text.
