@@ -217,8 +217,12 @@ func (w *World) newProcess(client string) *Member {
 	m := newMember(client, inc, cc, w.topicNames())
 	w.procs = append(w.procs, m)
 	if w.current[client] == nil {
-		w.clients = append(w.clients, client)
-		sort.Strings(w.clients)
+		// Insert in place: sorting the whole list for every new client made
+		// `new --members 100000` quadratic in sorts (21 s).
+		i := sort.SearchStrings(w.clients, client)
+		w.clients = append(w.clients, "")
+		copy(w.clients[i+1:], w.clients[i:])
+		w.clients[i] = client
 	}
 	w.current[client] = m
 	return m
