@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -217,6 +219,20 @@ func needArgs(cmd string, pos []string, min, max int) error {
 	return nil
 }
 
+// parseAtLeast reads a whole number >= min with no upper end of its own: a
+// limit (limits.go) checks it next, naming its bound. A number too large for
+// an int reads as the largest int, so that check refuses it too.
+func parseAtLeast(cmd, what, s string, min int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+		return math.MaxInt, nil
+	}
+	if err != nil || n < min {
+		return 0, usageErr(cmd, "%s %q is not a whole number >= %d", what, s, min)
+	}
+	return n, nil
+}
+
 func parseCount(cmd, what, s string, min, max int) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < min || n > max {
@@ -253,7 +269,7 @@ func parseNew(args []string) (sim.Topology, bool, error) {
 		topo.Output = t
 	}
 	if v, ok := fl["--members"]; ok {
-		n, err := parseCount("new", "--members", v, 0, 100000)
+		n, err := parseAtLeast("new", "--members", v, 0)
 		if err != nil {
 			return topo, false, err
 		}
@@ -282,6 +298,9 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	cfg := s.cur.world.Cfg
 	if defaults {
 		cfg = sim.DefaultConfig()
+	}
+	if err := checkTopology("new", topo, cfg.RecordsPerPartition); err != nil {
+		return nil, err
 	}
 	w, err := sim.New(topo, cfg)
 	if err != nil {
@@ -320,8 +339,12 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
-	n, err := parseCount("produce", "N", args[1], 1, 1_000_000)
+	n, err := parseAtLeast("produce", "N", args[1], 1)
 	if err != nil {
+		return nil, err
+	}
+	have := inputRecords(w)
+	if err := limitRecords.checkSum("produce", fmt.Sprintf("%d records held + %d", have, n), have, n); err != nil {
 		return nil, err
 	}
 	from := len(w.Events)
@@ -349,6 +372,16 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 		return nil, w.Set("", "commit.mode", val)
 	case "producer":
 		return nil, w.SetProducer(val)
+	}
+	if key == "records.per.partition" {
+		// It takes effect at the next `new`: check it against this world's shape now,
+		// and `new` checks it again against the shape it is given.
+		if n, err := strconv.Atoi(val); err == nil && n >= 0 {
+			ins := len(w.InputPartitions())
+			if err := limitRecords.checkProduct("set records.per.partition", fmt.Sprintf("%d input partitions x %d", ins, n), ins, n); err != nil {
+				return nil, err
+			}
+		}
 	}
 	client := ""
 	if c, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(c, "C") && len(c) > 1 && c[1] >= '0' && c[1] <= '9' {
@@ -384,6 +417,11 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 		topics = strings.Split(v, ",")
 	}
 	w := s.World()
+	if w.Member(pos[0]) == nil {
+		if err := limitMembers.checkSum("join "+pos[0], fmt.Sprintf("%d clients + %s", len(w.Clients()), pos[0]), len(w.Clients()), 1); err != nil {
+			return nil, err
+		}
+	}
 	from := len(w.Events)
 	if err := w.Join(pos[0], fl["--static"] == "true", topics); err != nil {
 		return nil, err
@@ -506,11 +544,17 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	n := 1
 	if len(args) == 1 {
 		var err error
-		if n, err = parseCount("step", "N", args[0], 1, 1_000_000); err != nil {
+		if n, err = parseAtLeast("step", "N", args[0], 1); err != nil {
 			return nil, err
 		}
 	}
+	if err := checkSteps("step", s.World(), n); err != nil {
+		return nil, err
+	}
 	ran, why := s.step(n, nil)
+	if why == "interrupted" {
+		return nil, interrupted("step")
+	}
 	return s.afterRun(ran, why), nil
 }
 
@@ -532,17 +576,28 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(maxRun, func(w *sim.World) bool { return w.GroupSettled() })
+		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
 		if why == "" && !s.World().GroupSettled() {
 			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks", ran)
 		}
 		return s.afterRun(ran, why), nil
 	case args[1] == "tick" && len(args) == 3:
-		n, err := parseCount("run", "tick", args[2], 0, 10_000_000)
+		n, err := parseAtLeast("run", "tick", args[2], 0)
 		if err != nil {
 			return nil, err
 		}
-		ran, why := s.step(maxRun*100, func(w *sim.World) bool { return w.Tick >= n })
+		if n > s.World().Tick {
+			if err := checkSteps("run until tick "+args[2], s.World(), n-s.World().Tick); err != nil {
+				return nil, err
+			}
+		}
+		ran, why := s.step(limitStep.max, func(w *sim.World) bool { return w.Tick >= n })
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
 		return s.afterRun(ran, why), nil
 	case (args[1] == "polled" || args[1] == "processed") && (len(args) == 3 || len(args) == 5 && args[3] == "by"):
 		kind := sim.EvPolled
@@ -561,7 +616,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		seen := len(s.World().Events)
 		found := false
-		ran, why := s.step(maxRun, func(w *sim.World) bool {
+		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool {
 			for _, e := range w.Events[seen:] {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
@@ -574,6 +629,9 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			seen = len(w.Events)
 			return found
 		})
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
 		if why == "" && !found {
 			return nil, fmt.Errorf("run until %s %s: not %s within %d ticks", args[1], rec, args[1], maxRun)
 		}
@@ -598,6 +656,9 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back %d: the clock is at tick %d; back goes at most to tick 0 of this world (back %d)", n, w.Tick, w.Tick)
 	}
 	if err := s.rebuild(s.cur, w.Tick-n); err != nil {
+		if errors.Is(err, ErrInterrupted) {
+			return nil, interrupted("back")
+		}
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", s.World().Tick, s.World().Group.State, s.World().Group.Generation)}, nil
@@ -747,8 +808,13 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	// Replay into a scratch session, so a damaged file leaves this one as it was.
 	scratch := NewSession()
 	scratch.replaying = false
+	scratch.parent = s
 	for i, line := range strings.Split(text, "\n") {
-		if _, err := scratch.Exec(line); err != nil {
+		_, err := scratch.Exec(line)
+		if s.stopRequested() || errors.Is(err, ErrInterrupted) {
+			return nil, interrupted("load " + args[0])
+		}
+		if err != nil {
 			return nil, fmt.Errorf("load %s: line %d: %v", args[0], i+1, err)
 		}
 	}
@@ -776,6 +842,9 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	text := c.usage + "\n  " + c.summary
 	if c.help != "" {
 		text += "\n\n" + c.help
+	}
+	if ls := commandLimits[c.name]; len(ls) > 0 {
+		text += "\n\n" + limitsHelp(ls...)
 	}
 	if c.name == "set" {
 		t := &Table{Header: []string{"KEY", "ALLOWED", "WHAT IT DOES"}}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,42 @@ func parseExploreTicks(s string, now int) (int, int, error) {
 	return from, to, nil
 }
 
+// checkExplore bounds an exploration before it starts: how far ahead its
+// window starts, the window, the branches and the ticks they may run.
+func checkExplore(w *sim.World, opts explore.Options) error {
+	if opts.From < w.Tick || opts.To < opts.From {
+		return fmt.Errorf("explore --ticks %d..%d: the window must start at or after the current tick %d and end at or after it starts", opts.From, opts.To, w.Tick)
+	}
+	// Subtractions, not sums: From and To may be near the largest int.
+	if err := limitStep.checkSum("explore --ticks", fmt.Sprintf("window start %d - now %d", opts.From, w.Tick), opts.From, -w.Tick); err != nil {
+		return err
+	}
+	if err := limitExploreWindow.checkSum("explore --ticks", fmt.Sprintf("ticks %d..%d", opts.From, opts.To), opts.To, -opts.From, 1); err != nil {
+		return err
+	}
+	if err := limitClock.checkf("explore --ticks", opts.To, fmt.Sprintf("the window's end %d", opts.To)); err != nil {
+		return err
+	}
+	members := len(opts.Members)
+	if members == 0 {
+		members = len(w.Clients()) // every member live in the window is one of these
+	}
+	kinds := len(opts.Faults)
+	if kinds == 0 {
+		kinds = len(explore.FaultKinds)
+	}
+	ticks := opts.To - opts.From + 1
+	if err := limitExploreBranches.checkProduct("explore", fmt.Sprintf("%d ticks x %d members x %d fault kinds", ticks, members, kinds), ticks, members, kinds); err != nil {
+		return err
+	}
+	bound := opts.Bound
+	if bound <= 0 {
+		bound = 3000
+	}
+	branches := ticks * members * kinds
+	return limitExploreWork.checkProduct("explore", fmt.Sprintf("%d branches x --bound %d", branches, bound), branches, bound)
+}
+
 func cmdExplore(s *Session, args []string) (*Result, error) {
 	pos, fl, err := flags("explore", args, []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save"}, []string{"--json"})
 	if err != nil {
@@ -91,12 +128,12 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 		}
 	}
 	if v, ok := fl["--bound"]; ok {
-		if opts.Bound, err = parseCount("explore", "--bound", v, 1, 1_000_000); err != nil {
+		if opts.Bound, err = parseCount("explore", "--bound", v, 1, limitStep.max); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := fl["--parallel"]; ok {
-		if opts.Parallel, err = parseCount("explore", "--parallel", v, 1, 256); err != nil {
+		if opts.Parallel, err = parseCount("explore", "--parallel", v, 1, limitExploreParallel.max); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +143,14 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 		}
 		opts.Isolation = v
 	}
+	if err := checkExplore(w, opts); err != nil {
+		return nil, err
+	}
+	opts.Stop = s.stopRequested
 	rep, err := explore.Run(w, opts)
+	if errors.Is(err, explore.ErrStopped) {
+		return nil, interrupted("explore")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("explore: %v", err)
 	}
@@ -232,6 +276,24 @@ type compareRow struct {
 // Compare reruns the current branch's history under each combination of
 // the given settings (key -> values) and returns one row per combination.
 func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error) {
+	// Counted before any is built: 20 values of 7 keys are 20^7 combinations.
+	var how []string
+	var sizes []int
+	for _, vs := range values {
+		how = append(how, strconv.Itoa(len(vs)))
+		sizes = append(sizes, len(vs))
+	}
+	if err := limitCompareCombos.checkProduct("compare", strings.Join(how, " x ")+" values", sizes...); err != nil {
+		return nil, err
+	}
+	n := 1
+	for _, k := range sizes {
+		n *= k
+	}
+	ticks := s.World().Tick + 1
+	if err := limitCompareWork.checkProduct("compare", fmt.Sprintf("%d combinations x %d ticks of history", n, ticks), n, ticks); err != nil {
+		return nil, err
+	}
 	combos := [][]string{{}}
 	for _, vs := range values {
 		var next [][]string
@@ -241,9 +303,6 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 			}
 		}
 		combos = next
-	}
-	if len(combos) > 256 {
-		return nil, fmt.Errorf("compare: %d combinations (at most 256)", len(combos))
 	}
 	script := s.cur.typedScript()
 	rows := make([]compareRow, len(combos))
@@ -255,10 +314,13 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rows[i] = runCombo(script, keys, combo)
+			rows[i] = runCombo(s, script, keys, combo)
 		}(i, combo)
 	}
 	wg.Wait()
+	if s.stopRequested() {
+		return nil, interrupted("compare")
+	}
 	return rows, nil
 }
 
@@ -281,14 +343,19 @@ func settingLine(key, val string) string {
 // runCombo runs the script with the settings put right after its `new`;
 // the history's own changes of those keys are dropped, so the comparison
 // is of the settings asked for.
-func runCombo(script []string, keys, vals []string) compareRow {
+func runCombo(parent *Session, script []string, keys, vals []string) compareRow {
 	var names []string
 	for i := range keys {
 		names = append(names, keys[i]+"="+vals[i])
 	}
 	row := compareRow{Settings: strings.Join(names, " ")}
 	sess := NewSession()
+	sess.parent = parent // a Ctrl-C stops every combination
 	for _, line := range script {
+		if parent.stopRequested() {
+			row.Error = ErrInterrupted.Error()
+			return row
+		}
 		f := strings.Fields(line)
 		if len(f) >= 2 && f[0] == "set" && indexOf(keys, f[1]) < len(keys) {
 			continue
@@ -323,6 +390,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	}
 	var keys []string
 	var values [][]string
+	combos := 1
 	for i := 0; i < len(pos); i += 2 {
 		key := pos[i]
 		if key != "commit" && key != "producer" {
@@ -331,6 +399,12 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 			}
 		}
 		vs := strings.Split(pos[i+1], ",")
+		combos = mulCap(combos, len(vs), limitCompareCombos.max)
+		if combos > limitCompareCombos.max {
+			// Compare names the bound, before any value is tried.
+			values = append(values, vs)
+			break
+		}
 		for _, v := range vs {
 			probe := NewSession()
 			if _, err := probe.Exec(settingLine(key, v)); err != nil {

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,8 +188,14 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	}
 	var runs []*chart.Run
 	for _, n := range names {
+		if err := s.checkPlot(kind, n); err != nil {
+			return nil, err
+		}
 		r, err := s.recordBranch(n, chart.NeedOf(kind))
 		if err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return nil, interrupted("plot " + kind)
+			}
 			return nil, fmt.Errorf("plot: %v", err)
 		}
 		runs = append(runs, r)
@@ -219,7 +226,7 @@ func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error)
 	defer func() { s.cur = saved }()
 	rec := chart.NewRecorder(name, need)
 	if err := s.Replay(rec.Visit); err != nil {
-		return nil, fmt.Errorf("replaying branch %s: %v", name, err)
+		return nil, fmt.Errorf("replaying branch %s: %w", name, err)
 	}
 	return rec.Finish(b.world), nil
 }
@@ -234,6 +241,13 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	file, err := outFile("diagram", fl["--out"], "diagram.svg", ".svg")
 	if err != nil {
+		return nil, err
+	}
+	cells := 0
+	for _, tp := range append(s.World().InputPartitions(), s.World().OutputPartitions()...) {
+		cells += s.World().Log(tp).HW()
+	}
+	if err := limitDiagramCells.checkf("diagram", cells, fmt.Sprintf("%d cells in the logs", cells)); err != nil {
 		return nil, err
 	}
 	svg := draw.World(s.World(), draw.WorldOptions{Branch: s.cur.name})
@@ -307,6 +321,9 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 		opt.Member = v
 	}
 	n := len(draw.Messages(w, opt))
+	if err := limitSequenceLanes.checkf("sequence", n, fmt.Sprintf("%d messages in the range (narrow it with --ticks, --type or --member)", n)); err != nil {
+		return nil, err
+	}
 	note := fmt.Sprintf("%d message(s)", n)
 	if fl["--mermaid"] == "true" {
 		file, err := outFile("sequence --mermaid", fl["--out"], "sequence.mmd", ".mmd", ".md", ".txt")
@@ -323,4 +340,15 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	return s.pictureResult("sequence", file, draw.Sequence(w, opt), nil, "", note)
+}
+
+// checkPlot refuses a chart whose samples (one per tick of the branch's
+// life, each with a value per series) would pass limitPlotSamples.
+func (s *Session) checkPlot(kind, branch string) error {
+	w := s.branches[branch].world
+	series := 4
+	if kind == "lag" || kind == "timeline" {
+		series = len(w.InputPartitions()) + 1
+	}
+	return limitPlotSamples.checkProduct("plot "+kind, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, branch, series), w.Tick+1, series)
 }

@@ -53,6 +53,9 @@ type Session struct {
 	branches  map[string]*branch
 	cur       *branch
 	interrupt atomic.Bool
+	// parent is the session a scratch session works for (load, compare):
+	// a Ctrl-C there stops the scratch session too.
+	parent *Session
 	done      bool
 	// out collects the narration of the command running now.
 	out strings.Builder
@@ -95,6 +98,12 @@ func (s *Session) Prompt() string {
 
 // Interrupt asks a running command to stop at the next tick.
 func (s *Session) Interrupt() { s.interrupt.Store(true) }
+
+// stopRequested reports a Ctrl-C for this session or the one it works for.
+// Every long loop polls it and returns an "interrupted" error.
+func (s *Session) stopRequested() bool {
+	return s.interrupt.Load() || s.parent != nil && s.parent.stopRequested()
+}
 
 // Done reports that `exit` was run.
 func (s *Session) Done() bool { return s.done }
@@ -200,7 +209,7 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		if until != nil && until(w) {
 			break
 		}
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			why = "interrupted"
 			break
 		}
@@ -271,6 +280,9 @@ func (s *Session) rebuild(b *branch, limit int) error {
 				n = limit - w.Tick
 			}
 			for i := 0; i < n; i++ {
+				if s.stopRequested() {
+					return ErrInterrupted
+				}
 				w.Step()
 			}
 			if n > 0 {
@@ -336,6 +348,9 @@ func (s *Session) Replay(visit func(w *sim.World)) error {
 	for _, e := range b.log {
 		if e.ticks > 0 {
 			for i := 0; i < e.ticks; i++ {
+				if s.stopRequested() {
+					return ErrInterrupted
+				}
 				w.Step()
 				visit(w)
 			}

@@ -8,6 +8,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -89,7 +90,13 @@ type Options struct {
 	Bound     int      // ticks a branch may run before it counts as stalled
 	Parallel  int      // workers; <= 1 runs sequentially
 	Isolation string   // the audit reader's isolation level
+	// Stop, when set, is polled before every tick any branch or the base
+	// runs; once it reports true, Run returns ErrStopped.
+	Stop func() bool
 }
+
+// ErrStopped is Run's error when Options.Stop asked it to stop.
+var ErrStopped = errors.New("stopped")
 
 // Outcome is what one branch did.
 type Outcome struct {
@@ -181,6 +188,7 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 	// with a stop event are remembered: a script's step halts there.
 	cursors := map[int]*sim.World{}
 	var stops []int
+	stop := func() bool { return opts.Stop != nil && opts.Stop() }
 	cur := base.Clone()
 	advance := func() {
 		if cur.Step() {
@@ -188,11 +196,17 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 		}
 	}
 	for cur.Tick < opts.From {
+		if stop() {
+			return nil, ErrStopped
+		}
 		advance()
 	}
 	var jobs []job
 	for t := opts.From; t <= opts.To; t++ {
 		for cur.Tick < t {
+			if stop() {
+				return nil, ErrStopped
+			}
 			advance()
 		}
 		cursors[t] = cur.Clone()
@@ -208,6 +222,9 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 	}
 	outcomes := make([]Outcome, len(jobs))
 	work := func(i int) {
+		if stop() {
+			return
+		}
 		outcomes[i] = runBranch(cursors[jobs[i].tick].Clone(), jobs[i], opts)
 	}
 	if opts.Parallel <= 1 {
@@ -231,6 +248,9 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 		}
 		close(next)
 		wg.Wait()
+	}
+	if stop() {
+		return nil, ErrStopped
 	}
 	r := &Report{Base: base.Tick, Guarantee: GuaranteeOf(base, opts.Isolation), Isolation: opts.Isolation,
 		Outcomes: outcomes, Counts: map[string]int{}, Shortest: map[string]int{}, stops: stops, output: base.Topo.Output.Name}
@@ -268,6 +288,9 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		}
 	}
 	for o.Ran < opts.Bound {
+		if opts.Stop != nil && opts.Stop() {
+			return o // Run drops every outcome once stopped
+		}
 		if w.GroupSettled() && w.CaughtUp() && len(w.LiveMembers()) > 0 {
 			break
 		}

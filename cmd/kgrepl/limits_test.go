@@ -1,0 +1,135 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// TestHostileInputsRefusedQuickly runs each hostile input of issue 9 through
+// the binary: each is refused before any work starts, with an error naming
+// the bound and the value given, in well under a second of work (the
+// deadline is generous for a loaded machine; before the limits, several of
+// these ran until memory ran out).
+func TestHostileInputsRefusedQuickly(t *testing.T) {
+	seven := "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+	cases := []struct {
+		script string
+		want   []string
+	}{
+		{"new --topics t:1000000", []string{"t:1000000 + invoices:1 = 1,000,001", "at most 1,000 partitions in a world"}},
+		{"set records.per.partition 1000000", []string{"6 input partitions x 1000000 = 6,000,000", "at most 1,000,000 input records"}},
+		{"new --topics t:20; set records.per.partition 1000000", []string{"20 input partitions x 1000000 = 20,000,000", "at most 1,000,000 input records"}},
+		{"set records.per.partition 100000; new --topics t:20", []string{"20 input partitions x records.per.partition 100000 = 2,000,000"}},
+		{"produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000", []string{"produce: 60 records held + 1000000 = 1,000,060", "at most 1,000,000 input records"}},
+		{"new --members 100000", []string{"new --members: 100,000 is over the limit", "at most 1,000 members"}},
+		{"step 99999999999", []string{"step: 99,999,999,999 is over the limit", "at most 1,000,000 ticks in one step or run"}},
+		{"run until tick 9223372036854775807", []string{"9,223,372,036,854,775,807 is over the limit", "ticks in one step or run"}},
+		{"explore --ticks 9223372036854775800..9223372036854775807", []string{"window start 9223372036854775800 - now 0 = 9,223,372,036,854,775,800", "at most 1,000,000 ticks in one step or run"}},
+		{"explore --ticks 0..9223372036854775807", []string{"ticks 0..9223372036854775807 = 9,223,372,036,854,775,808", "at most 1,000 ticks in an explore window"}},
+		{"new --members 1000; explore", []string{"21 ticks x 1000 members x 7 fault kinds = 147,000", "at most 10,000 explore branches"}},
+		{"explore --ticks 0..999 --members C1 --bound 1000000", []string{"7000 branches x --bound 1000000 = 7,000,000,000", "ticks of explore work"}},
+		{"compare max.poll.records " + seven + " session.timeout.ms " + seven + " max.poll.interval.ms " + seven + " auto.commit.interval.ms " + seven +
+			" retry.backoff.ms " + seven + " processing.ticks " + seven + " transaction.timeout.ms " + seven, []string{"20 x 20 values = 400", "at most 256 compare combinations"}},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		_, errs, code := kgrepl(t, "", "-c", c.script)
+		took := time.Since(start)
+		if code != 1 {
+			t.Errorf("%s: exit %d (%s), want 1", c.script, code, errs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: error %q does not say %q", c.script, strings.TrimSpace(errs), w)
+			}
+		}
+		if took > 10*time.Second {
+			t.Errorf("%s: refused after %v; a limit is checked before the work starts", c.script, took)
+		}
+	}
+}
+
+// TestREPLCtrlCInterruptsExplore starts a long explore in the REPL (pty, the
+// real binary), presses Ctrl-C, and checks that the prompt comes back with
+// an "interrupted" error and the session as it was before the command.
+func TestREPLCtrlCInterruptsExplore(t *testing.T) {
+	cmd := exec.Command(bin, "--no-history")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer cmd.Process.Kill()
+	out := &transcript{}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			out.add(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	expect := func(what string, after int) int {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			s := out.get()
+			if i := strings.Index(s[after:], what); i >= 0 {
+				return after + i + len(what)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 30 s for %q; the screen so far:\n%s", what, s)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	at := expect("billing t=0 Stable> ", 0)
+	ptmx.Write([]byte("join C2; step 5; metrics --json\r"))
+	at = expect(`"tick":5`, at)
+	before := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
+	at = expect("billing t=5 PreparingRebalance> ", at)
+	// 1000 ticks x 2 members x 7 faults: 14,000 branches is past the limit; 1 member is 7,000, tens of seconds.
+	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
+	time.Sleep(1500 * time.Millisecond)
+	if strings.Contains(out.get()[at:], "violations") {
+		t.Fatal("the explore finished before Ctrl-C; make it longer")
+	}
+	start := time.Now()
+	ptmx.Write([]byte{3}) // Ctrl-C
+	at = expect("explore: interrupted", at)
+	at = expect("billing t=5 PreparingRebalance> ", at)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the prompt came back %v after Ctrl-C", took)
+	}
+	ptmx.Write([]byte("metrics --json\r"))
+	at = expect(`"tick":5`, at)
+	after := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
+	if before != after {
+		t.Errorf("metrics changed across an interrupted explore:\nbefore %s\nafter  %s", before, after)
+	}
+	ptmx.Write([]byte("exit\r"))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("kgrepl did not exit")
+	}
+}
+
+// jsonAfter is the JSON object s starts with, up to its line's end.
+func jsonAfter(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// Limits (SPEC §10). Every command's work is bounded, and checked before
+// the command starts: a request past a bound is refused with an error that
+// names the bound and the value given. The bounds are chosen so that any
+// value a user may type inside them stays far from exhausting memory on the
+// project's 24 GiB machine: the largest world they allow (1,000 members,
+// 1,000 partitions, 1,000,000 input records, all of them processed) peaks
+// at about 1.5 GB (BenchmarkLargestWorld measures it).
+//
+// Each limit is declared once, here; the commands' help texts quote them
+// from this table.
+type limit struct {
+	name string // how errors and help name it
+	max  int
+}
+
+var (
+	// A world's shape: `new --members`, `join` of a new client.
+	limitMembers = limit{"members in a world", 1_000}
+	// Input and output partitions of a world together (`new --topics/--output`).
+	limitPartitions = limit{"partitions in a world, input and output together", 1_000}
+	// Input records in a world: records.per.partition x input partitions at
+	// `new`, plus every `produce`.
+	limitRecords = limit{"input records in a world: input partitions x records.per.partition, plus produce", 1_000_000}
+	// Ticks one `step` or `run` may advance.
+	limitStep = limit{"ticks in one step or run", 1_000_000}
+	// A world's clock.
+	limitClock = limit{"ticks in a world's life", 10_000_000}
+	// explore: the window, the branches (window x members x fault kinds),
+	// the work (branches x --bound) and the workers.
+	limitExploreWindow   = limit{"ticks in an explore window", 1_000}
+	limitExploreBranches = limit{"explore branches: window ticks x members x fault kinds", 10_000}
+	limitExploreWork     = limit{"ticks of explore work: branches x --bound", 30_000_000}
+	limitExploreParallel = limit{"explore workers, --parallel", 64}
+	// compare: combinations, counted before any is built, and the ticks
+	// rerun (combinations x the branch's ticks).
+	limitCompareCombos = limit{"compare combinations", 256}
+	limitCompareWork   = limit{"ticks of compare work: combinations x the branch's ticks", 50_000_000}
+	// Pictures: samples a chart keeps (ticks x series), cells a diagram
+	// draws, messages a sequence diagram draws.
+	limitPlotSamples   = limit{"chart samples: ticks x series", 5_000_000}
+	limitDiagramCells  = limit{"log cells in a diagram", 50_000}
+	limitSequenceLanes = limit{"messages in a sequence diagram", 20_000}
+)
+
+// check refuses v past the limit, naming the bound and the value.
+func (l limit) check(cmd string, v int) error {
+	return l.checkf(cmd, v, "")
+}
+
+// checkf is check with the value spelled out as the user gave it (e.g.
+// "20 input partitions x 1000000"); the error then shows both.
+func (l limit) checkf(cmd string, v int, how string) error {
+	if v >= 0 && v <= l.max {
+		return nil
+	}
+	return l.refuse(cmd, how, big.NewInt(int64(v)))
+}
+
+// checkProduct checks a product of factors, computed exactly (no overflow),
+// before anything of that size is built.
+func (l limit) checkProduct(cmd, how string, factors ...int) error {
+	p := big.NewInt(1)
+	for _, f := range factors {
+		p.Mul(p, big.NewInt(int64(f)))
+	}
+	if p.Sign() >= 0 && p.Cmp(big.NewInt(int64(l.max))) <= 0 {
+		return nil
+	}
+	return l.refuse(cmd, how, p)
+}
+
+// checkSum is checkProduct for a sum.
+func (l limit) checkSum(cmd, how string, terms ...int) error {
+	p := big.NewInt(0)
+	for _, t := range terms {
+		p.Add(p, big.NewInt(int64(t)))
+	}
+	if p.Sign() >= 0 && p.Cmp(big.NewInt(int64(l.max))) <= 0 {
+		return nil
+	}
+	return l.refuse(cmd, how, p)
+}
+
+func (l limit) refuse(cmd, how string, v *big.Int) error {
+	val := groupDigits(v.String())
+	if how == "" || how == v.String() {
+		return fmt.Errorf("%s: %s is over the limit (at most %s %s)", cmd, val, group(l.max), l.name)
+	}
+	return fmt.Errorf("%s: %s = %s is over the limit (at most %s %s)", cmd, how, val, group(l.max), l.name)
+}
+
+// helpLine is the limit as help states it.
+func (l limit) helpLine() string { return "at most " + group(l.max) + " " + l.name }
+
+// group writes 1000000 as 1,000,000.
+func group(n int) string { return groupDigits(strconv.Itoa(n)) }
+
+func groupDigits(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// mulCap multiplies without overflow: past max it returns max+1, which every
+// check refuses.
+func mulCap(a, b, max int) int {
+	if a < 0 || b < 0 {
+		return max + 1
+	}
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > (max+1)/b+1 {
+		return max + 1
+	}
+	if p := a * b; p <= max {
+		return p
+	}
+	return max + 1
+}
+
+// checkTopology checks a world's shape and its input records before it is built.
+func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error {
+	if err := limitMembers.check(cmd+" --members", topo.Members); err != nil {
+		return err
+	}
+	inputs := 0
+	var how []string
+	for _, t := range topo.Inputs {
+		inputs += min(t.Partitions, limitPartitions.max+1) // no overflow; the sum below is exact
+		how = append(how, fmt.Sprintf("%s:%d", t.Name, t.Partitions))
+	}
+	how = append(how, fmt.Sprintf("%s:%d", topo.Output.Name, topo.Output.Partitions))
+	if err := limitPartitions.checkSum(cmd, strings.Join(how, " + "), partsOf(topo)...); err != nil {
+		return err
+	}
+	return limitRecords.checkProduct(cmd, fmt.Sprintf("%d input partitions x records.per.partition %d", inputs, recordsPerPartition), inputs, recordsPerPartition)
+}
+
+// inputRecords counts the input records a world holds.
+func inputRecords(w *sim.World) int {
+	n := 0
+	for _, tp := range w.InputPartitions() {
+		n += w.Log(tp).HW()
+	}
+	return n
+}
+
+// checkSteps refuses a step or run of n ticks that is past a bound.
+func checkSteps(cmd string, w *sim.World, n int) error {
+	if err := limitStep.check(cmd, n); err != nil {
+		return err
+	}
+	return limitClock.checkSum(cmd, fmt.Sprintf("tick %d + %d ticks", w.Tick, n), w.Tick, n)
+}
+
+// ErrInterrupted is what a command stopped by Ctrl-C (Session.Interrupt)
+// returns; like any error, it leaves the session as it was before the command.
+var ErrInterrupted = errors.New("interrupted")
+
+// interrupted is the error for a command stopped by Ctrl-C.
+func interrupted(cmd string) error { return fmt.Errorf("%s: %w (the session is as it was before it)", cmd, ErrInterrupted) }
+
+// limitsHelp lists the limits for `help limits`-style texts.
+func limitsHelp(ls ...limit) string {
+	var lines []string
+	for _, l := range ls {
+		lines = append(lines, "Limit: "+l.helpLine()+".")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// commandLimits says which limits `help CMD` states.
+var commandLimits = map[string][]limit{
+	"new":      {limitMembers, limitPartitions, limitRecords},
+	"join":     {limitMembers},
+	"produce":  {limitRecords},
+	"set":      {limitRecords},
+	"step":     {limitStep, limitClock},
+	"run":      {limitStep, limitClock},
+	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitStep},
+	"compare":  {limitCompareCombos, limitCompareWork},
+	"plot":     {limitPlotSamples},
+	"diagram":  {limitDiagramCells},
+	"sequence": {limitSequenceLanes},
+}
+
+func partsOf(topo sim.Topology) []int {
+	var out []int
+	for _, t := range topo.Inputs {
+		out = append(out, t.Partitions)
+	}
+	return append(out, topo.Output.Partitions)
+}

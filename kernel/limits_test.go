@@ -1,0 +1,100 @@
+package kernel
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// snapshot is what a user sees of the session: the views as JSON, and the branches.
+func snapshot(t *testing.T, s *Session) string {
+	t.Helper()
+	out, err := s.Exec("describe group --json; metrics --json; trace --json; branches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Branch() + "\n" + out
+}
+
+// TestEveryLongCommandPollsTheInterrupt sets the Ctrl-C flag and runs each
+// long command: each stops with an "interrupted" error and leaves the
+// session as it was. The flag is set before the command starts (Exec clears
+// it, so the command is run below Exec), which makes the test exact: every
+// long loop must poll it before doing any work.
+func TestEveryLongCommandPollsTheInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	s := NewSession()
+	s.Dir = dir
+	if _, err := s.Exec("join C2; step 30; save s.kg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"step 100", "run until tick 200", "run until processed o1.9", "back 20", "load s.kg",
+		"explore --ticks 30..40", "compare max.poll.records 1,2,3", "plot pause", "plot lag",
+	} {
+		before := snapshot(t, s)
+		s.interrupt.Store(true)
+		_, err := s.run(strings.Fields(line))
+		s.interrupt.Store(false)
+		if !errors.Is(err, ErrInterrupted) {
+			t.Errorf("%s with Ctrl-C pressed: error %v, want interrupted", line, err)
+		}
+		if after := snapshot(t, s); after != before {
+			t.Errorf("%s: an interrupted command changed the session", line)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pause.svg")); err == nil {
+		t.Error("an interrupted plot wrote its file")
+	}
+}
+
+// TestLimitsAreCheckedBeforeTheWork: errors name the bound and the value.
+func TestLimitsAreCheckedBeforeTheWork(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"new --topics a:500,b:500", "a:500 + b:500 + invoices:1 = 1,001 is over the limit (at most 1,000 partitions in a world, input and output together)"},
+		{"new --output inv:5000", "at most 1,000 partitions"},
+		{"new --topics t:10 --members 1001", "new --members: 1,001 is over the limit (at most 1,000 members in a world)"},
+		{"step 1000001", "step: 1,000,001 is over the limit (at most 1,000,000 ticks in one step or run)"},
+		{"step 99999999999999999999999", "is over the limit (at most 1,000,000 ticks in one step or run)"},
+		{"compare max.poll.records 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 session.timeout.ms 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "17 x 16 values = 272 is over the limit (at most 256 compare combinations)"},
+		{"explore --ticks 0..1000", "ticks 0..1000 = 1,001 is over the limit (at most 1,000 ticks in an explore window)"},
+		{"explore --parallel 65", "from 1 to 64"},
+	} {
+		s := NewSession()
+		_, err := s.Exec(c.line)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.line, err, c.want)
+		}
+	}
+	// At the limits themselves, the commands run.
+	s := NewSession()
+	if _, err := s.Exec("set records.per.partition 1000; new --topics t:999 --members 1000; produce t-0 1000"); err != nil {
+		t.Fatalf("the largest world the limits allow: %v", err)
+	}
+	if _, err := s.Exec("produce t-1 1"); err == nil || !strings.Contains(err.Error(), "1000000 records held + 1 = 1,000,001 is over the limit") {
+		t.Errorf("produce past 1,000,000 records: %v", err)
+	}
+	if _, err := s.Exec("join C1001"); err == nil || !strings.Contains(err.Error(), "1000 clients + C1001 = 1,001 is over the limit") {
+		t.Errorf("join of a 1001st client: %v", err)
+	}
+	if _, err := s.Exec("join C500"); err == nil || strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("join of a running client is not a new member: %v", err)
+	}
+}
+
+func TestHelpStatesTheLimits(t *testing.T) {
+	s := NewSession()
+	for name, ls := range commandLimits {
+		out, err := s.Exec("help " + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			if !strings.Contains(out, l.helpLine()) {
+				t.Errorf("help %s does not state %q", name, l.helpLine())
+			}
+		}
+	}
+}
