@@ -181,7 +181,9 @@ func checkSteps(cmd string, w *sim.World, n int) error {
 var ErrInterrupted = errors.New("interrupted")
 
 // interrupted is the error for a command stopped by Ctrl-C.
-func interrupted(cmd string) error { return fmt.Errorf("%s: %w (the session is as it was before it)", cmd, ErrInterrupted) }
+func interrupted(cmd string) error {
+	return fmt.Errorf("%s: %w (the session is as it was before it)", cmd, ErrInterrupted)
+}
 
 // limitsHelp lists the limits for `help limits`-style texts.
 func limitsHelp(ls ...limit) string {

@@ -56,7 +56,7 @@ type Session struct {
 	// parent is the session a scratch session works for (load, compare):
 	// a Ctrl-C there stops the scratch session too.
 	parent *Session
-	done      bool
+	done   bool
 	// out collects the narration of the command running now.
 	out strings.Builder
 	// replaying is set while history is replayed: nothing is recorded or printed.
