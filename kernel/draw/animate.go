@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -16,6 +17,7 @@ var (
 	attrW   = regexp.MustCompile(`\swidth="([0-9.]+)"`)
 	attrH   = regexp.MustCompile(`\sheight="([0-9.]+)"`)
 	attrRun = regexp.MustCompile(`\sdata-packet-run="([0-9.]+)"`)
+	defsRe  = regexp.MustCompile(`(?s)<defs class="glyphs">\n(.*?)</defs>\n`)
 )
 
 // size reads the width and height of an SVG document's root element.
@@ -76,7 +78,19 @@ func Animate(frames []string, title string) string {
 		w, h, run  float64
 	}
 	var fs []frame
+	// The frames share one set of glyph outlines (ids must be unique).
+	glyphs := map[string]bool{}
+	var glyphOrder []string
 	for _, f := range frames {
+		for _, m := range defsRe.FindAllStringSubmatch(f, -1) {
+			for _, l := range strings.SplitAfter(m[1], "\n") {
+				if l != "" && !glyphs[l] {
+					glyphs[l] = true
+					glyphOrder = append(glyphOrder, l)
+				}
+			}
+		}
+		f = defsRe.ReplaceAllString(f, "")
 		w, h, open, ok := size(f)
 		if !ok {
 			continue
@@ -127,6 +141,10 @@ func Animate(frames []string, title string) string {
 		fmt.Fprintf(&b, "#kf%d{animation-name:kf%d}#kf%d .pkt-dot.r{animation-name:km%dr}#kf%d .pkt-dot.l{animation-name:km%dl}\n", k, k, k, k, k, k)
 	}
 	b.WriteString("</style>\n")
+	sort.Strings(glyphOrder)
+	if len(glyphOrder) > 0 {
+		b.WriteString(`<defs class="glyphs">` + "\n" + strings.Join(glyphOrder, "") + "</defs>\n")
+	}
 	b.WriteString(`<rect x="0" y="0" width="` + num(maxW) + `" height="` + num(maxH) + `" fill="#ffffff"/>` + "\n")
 	for k, f := range fs {
 		fmt.Fprintf(&b, "<g id=\"kf%d\" class=\"kf\" data-frame=\"%d\">\n", k, k)

@@ -439,8 +439,8 @@ func TestPacketLabelsFit(t *testing.T) {
 				continue
 			}
 			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
-			// The diagram's own generous width estimate (0.56 em a letter).
-			if right := x + float64(len([]rune(e.text)))*9.5*0.56; right > b1 {
+			// Measured in the font the letters are drawn in.
+			if right := x + draw.TextWidth(e.text, 9.5); right > b1 {
 				t.Errorf("tick %d: %q ends at %.0f, B1's box starts at %.0f", s.World().Tick, e.text, right, b1)
 			}
 		}
@@ -527,4 +527,40 @@ func TestResize(t *testing.T) {
 	if draw.Resize(doc, 0, 0) != doc {
 		t.Error("Resize(0, 0) changed the document")
 	}
+}
+
+// TestTextIsOutlined: the diagrams draw letters as glyph outlines defined
+// once each, keep the text transparent, and every <use> finds its glyph;
+// an animation defines each glyph once for all its frames.
+func TestTextIsOutlined(t *testing.T) {
+	s := demoWorld(t, 3)
+	check := func(what, doc string) {
+		ids := map[string]int{}
+		uses := 0
+		for _, e := range parseSVG(t, doc) {
+			switch {
+			case e.name == "path" && e.group["class"] == "" && e.attrs["id"] != "":
+				ids[e.attrs["id"]]++
+			case e.name == "use":
+				uses++
+				if _, ok := ids[strings.TrimPrefix(e.attrs["href"], "#")]; !ok && !strings.Contains(doc, `id="`+strings.TrimPrefix(e.attrs["href"], "#")+`"`) {
+					t.Errorf("%s: <use> of an undefined glyph %s", what, e.attrs["href"])
+				}
+			case e.name == "text" && e.attrs["fill-opacity"] != "0":
+				t.Errorf("%s: visible text %q", what, e.text)
+			}
+		}
+		for id, n := range ids {
+			if n > 1 {
+				t.Errorf("%s: glyph %s defined %d times", what, id, n)
+			}
+		}
+		if uses < 100 || len(ids) < 20 {
+			t.Errorf("%s: %d glyphs placed, %d defined", what, uses, len(ids))
+		}
+	}
+	w := draw.World(s.World(), draw.WorldOptions{})
+	check("diagram", w)
+	check("sequence", draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
+	check("animation", draw.Animate([]string{w, w, w}, "three"))
 }

@@ -295,11 +295,7 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	if span < 0 {
 		span = -span
 	}
-	maxChars := int((span - 16) / (10 * sansWidth))
-	if maxChars < 12 {
-		maxChars = 12
-	}
-	s.text((x1+x2)/2, ly-4, truncate(label, maxChars), textStyle{size: 10, anchor: "middle", color: col})
+	s.text((x1+x2)/2, ly-4, fitWidth(label, 10, max(span-16, 80)), textStyle{size: 10, anchor: "middle", color: col})
 	s.end()
 }
 
