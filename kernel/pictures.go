@@ -412,6 +412,15 @@ func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]string, er
 	if frames[0] == "" {
 		return nil, fmt.Errorf("the branch has no tick %d", from)
 	}
+	// Draw them again with the widest wire, so B1 stays in place.
+	wire := 0.0
+	for _, f := range frames {
+		wire = max(wire, draw.WireOf(f))
+	}
+	if len(frames) > 1 && opt.Wire < wire {
+		opt.Wire = wire
+		return s.worldFrames(from, to, opt)
+	}
 	return frames, nil
 }
 

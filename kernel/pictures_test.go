@@ -315,3 +315,22 @@ func TestConsumeMarksDuplicates(t *testing.T) {
 		t.Errorf("--json marks %d second invoices, want %d", strings.Count(j, `"invoice":2`), n)
 	}
 }
+
+// TestAnimationKeepsB1InPlace: every frame of an animation puts B1's box
+// at the same x, whatever the packets of its tick.
+func TestAnimationKeepsB1InPlace(t *testing.T) {
+	s := pictureSession(t)
+	if _, err := s.Exec("demo 3"); err != nil {
+		t.Fatal(err)
+	}
+	svg := one(t, s, "diagram --ticks 0..30").SVG
+	xs := map[string]bool{}
+	for _, part := range strings.Split(svg, `<g class="broker"`)[1:] {
+		i := strings.Index(part, `<rect x="`)
+		j := strings.Index(part[i+9:], `"`)
+		xs[part[i+9:i+9+j]] = true
+	}
+	if len(xs) != 1 {
+		t.Errorf("B1's box at x = %v across the frames, want one x", xs)
+	}
+}

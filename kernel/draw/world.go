@@ -16,6 +16,9 @@ type WorldOptions struct {
 	Branch string
 	// Title replaces the title when not "".
 	Title string
+	// Wire is the least width between the members and B1 (0: wireW); the
+	// frames of an animation share one, so B1 stays in place.
+	Wire float64
 }
 
 // The world diagram's geometry, in SVG pixels.
@@ -76,13 +79,13 @@ func World(w *sim.World, opt WorldOptions) string {
 	membersBottom := y
 
 	b := newBrokerLayout(w, self)
-	wire := wireW
+	wire := math.Max(wireW, opt.Wire)
 	for _, r := range rows {
 		for _, p := range r.packets {
 			wire = math.Max(wire, textWidth(fullPacketLabel(p), 9.5, false)+28)
 		}
 	}
-	wire = math.Min(wire, maxWireW)
+	wire = math.Min(wire, math.Max(maxWireW, opt.Wire))
 	bx := margin + memberW + wire
 	width := bx + b.width + margin
 	height := margin + headerH + b.height
@@ -366,6 +369,16 @@ func fullPacketLabel(p *sim.Packet) string {
 		l += " · " + p.Summary
 	}
 	return l
+}
+
+// WireOf is the width a diagram gave the wire between the members and B1
+// (0 when doc is not a world diagram); see WorldOptions.Wire.
+func WireOf(doc string) float64 {
+	if m := attrRun.FindStringSubmatch(doc); m != nil {
+		run, _ := strconv.ParseFloat(m[1], 64)
+		return run + 16
+	}
+	return 0
 }
 
 // packetRun is how far a packet's dot travels: from its sender's end of
