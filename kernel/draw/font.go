@@ -102,7 +102,9 @@ func (f *face) layout(t string) ([]placed, int) {
 				continue
 			}
 		}
-		id := f.key + strconv.Itoa(int(idx))
+		// Ids are the same in every document (a notebook page holds many
+		// diagrams: one id is one glyph's outline wherever it is defined).
+		id := "kg-" + f.key + strconv.Itoa(int(idx))
 		if f.glyph(&buf, idx, id) {
 			out = append(out, placed{id: id, x: x})
 		}
