@@ -347,11 +347,11 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err := limitRecords.checkSum("produce", fmt.Sprintf("%d records held + %d", have, n), have, n); err != nil {
 		return nil, err
 	}
-	from := len(w.Events)
+	from := w.Events.Len()
 	if err := w.ProduceInput(tp, n); err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events[from:])
+	s.narrate(w.Events.Slice(from, w.Events.Len()))
 	return nil, nil
 }
 
@@ -422,11 +422,11 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	from := len(w.Events)
+	from := w.Events.Len()
 	if err := w.Join(pos[0], fl["--static"] == "true", topics); err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events[from:])
+	s.narrate(w.Events.Slice(from, w.Events.Len()))
 	return nil, nil
 }
 
@@ -436,11 +436,11 @@ func memberCmd(name string, f func(*sim.World, string) error) func(*Session, []s
 		if len(args) != 1 {
 			return nil, usageErr(name, "want exactly one member (running: %s)", strings.Join(liveClients(s), " "))
 		}
-		from := len(w.Events)
+		from := w.Events.Len()
 		if err := f(w, args[0]); err != nil {
 			return nil, err
 		}
-		s.narrate(w.Events[from:])
+		s.narrate(w.Events.Slice(from, w.Events.Len()))
 		return nil, nil
 	}
 }
@@ -450,7 +450,7 @@ func cmdCrash(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	from := len(w.Events)
+	from := w.Events.Len()
 	var err error
 	switch {
 	case len(args) == 1:
@@ -469,7 +469,7 @@ func cmdCrash(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events[from:])
+	s.narrate(w.Events.Slice(from, w.Events.Len()))
 	if len(args) == 1 || args[1] == "after" {
 		n := "2"
 		if len(args) == 3 {
@@ -614,10 +614,10 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		if !s.World().IsRecord(rec) {
 			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().RecordName(s.World().InputPartitions()[0], 3))
 		}
-		seen := len(s.World().Events)
+		seen := s.World().Events.Len()
 		found := false
 		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool {
-			for _, e := range w.Events[seen:] {
+			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
 						if r == rec {
@@ -626,7 +626,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 					}
 				}
 			}
-			seen = len(w.Events)
+			seen = w.Events.Len()
 			return found
 		})
 		if why == "interrupted" {

@@ -55,7 +55,7 @@ func wantAssignment(t *testing.T, w *sim.World, want map[string]string) {
 
 func packets(w *sim.World, typ sim.API, response bool) []*sim.Packet {
 	var out []*sim.Packet
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if p.Type == typ && p.Response == response {
 			out = append(out, p)
 		}
@@ -65,7 +65,7 @@ func packets(w *sim.World, typ sim.API, response bool) []*sim.Packet {
 
 func countEvents(w *sim.World, kind sim.EventKind) int {
 	n := 0
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == kind {
 			n++
 		}
@@ -223,7 +223,7 @@ func TestDemo4CommitAfterDuplicates(t *testing.T) {
 	}
 	// The crash left the committed offset at 3; the new owner started there.
 	first := true
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvPolled && e.Member == "C1" && strings.Contains(e.Text, "p2.3") && first {
 			first = false
 			if !strings.HasSuffix(e.Text, "p2.3 p2.4 p2.5") {
@@ -268,7 +268,7 @@ func TestDemo6Leaving(t *testing.T) {
 		t.Fatal("close C3 sent no LeaveGroup")
 	}
 	started := map[int]string{}
-	for _, tr := range w.Group.Transitions {
+	for _, tr := range w.Group.Transitions.All() {
 		if tr.To == sim.PreparingRebalance {
 			started[tr.Tick] = tr.Reason
 		}
@@ -278,7 +278,7 @@ func TestDemo6Leaving(t *testing.T) {
 	}
 	// crash: the rebalance waits session.timeout.ms.
 	var crashAt int
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvCrash && e.Member == "C2" {
 			crashAt = e.Tick
 		}
@@ -288,9 +288,9 @@ func TestDemo6Leaving(t *testing.T) {
 	}
 	// static restart: no rebalance, same generation, same partitions, new member id.
 	var rejoin *sim.Event
-	for i, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvStaticRejoin {
-			rejoin = &w.Events[i]
+			rejoin = &e
 		}
 	}
 	if rejoin == nil {
@@ -322,7 +322,7 @@ func TestDemo6Leaving(t *testing.T) {
 func TestDemo7Zombie(t *testing.T) {
 	w := runDemo(t, 7).World()
 	var leftAt, refused int
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvPollTimeout && e.Member == "C2" {
 			leftAt = e.Tick
 		}
@@ -348,7 +348,7 @@ func TestDemo7Zombie(t *testing.T) {
 	}
 	// The new owner (C1) processed them, and before the zombie finished.
 	c1, c2 := 0, 0
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvProcessed && len(e.Records) == 1 && e.Records[0] == "o2.4" {
 			if e.Member == "C1" {
 				c1 = e.Tick
@@ -390,7 +390,7 @@ func TestDemo9IdempotenceNotEnough(t *testing.T) {
 	w := runDemo(t, 9).World()
 	var pids []int64
 	l := w.Log(sim.TopicPartition{Topic: "invoices", Partition: 0})
-	for _, c := range l.Cells {
+	for _, c := range l.Cells.All() {
 		if c.Value == "inv(o2.3)" {
 			pids = append(pids, c.PID)
 		}
@@ -404,7 +404,7 @@ func TestDemo10Transactions(t *testing.T) {
 	w := runDemo(t, 10).World()
 	order := []sim.API{sim.InitProducerID, sim.AddPartitionsToTxn, sim.Produce, sim.AddOffsetsToTxn, sim.TxnOffsetCommit, sim.EndTxn, sim.WriteTxnMarkers}
 	at := 0
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if !p.Response && at < len(order) && p.Type == order[at] {
 			at++
 		}
@@ -418,7 +418,7 @@ func TestDemo10Transactions(t *testing.T) {
 	}
 	// Invoices and offsets became visible at the same tick: the markers'.
 	var invVisible, offVisible int
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if p.Type == sim.WriteTxnMarkers && !p.Response {
 			if strings.Contains(p.Summary, "invoices-0") && invVisible == 0 {
 				invVisible = p.Delivered
@@ -479,7 +479,7 @@ func TestDemo12Fencing(t *testing.T) {
 		t.Errorf("part 1: TxnOffsetCommit refused with %s, want UNKNOWN_MEMBER_ID", refused)
 	}
 	aborted := false
-	for _, p := range main.Packets {
+	for _, p := range main.Packets.All() {
 		if p.Type == sim.EndTxn && !p.Response && p.From == "C2" && strings.HasSuffix(p.Summary, "ABORT") {
 			aborted = true
 		}
@@ -489,7 +489,7 @@ func TestDemo12Fencing(t *testing.T) {
 	}
 	ep := s.branches["epoch"].world
 	var fenced []string
-	for _, p := range ep.Packets {
+	for _, p := range ep.Packets.All() {
 		if p.To == "C2" && p.ToInc == 1 && p.Error == sim.ProducerFenced {
 			fenced = append(fenced, string(p.Type))
 		}
@@ -499,7 +499,7 @@ func TestDemo12Fencing(t *testing.T) {
 	}
 	l := ep.Log(sim.TopicPartition{Topic: "invoices", Partition: 0})
 	abortedCells := 0
-	for _, c := range l.Cells {
+	for _, c := range l.Cells.All() {
 		if c.IsData() && c.Txn == sim.TxnAborted && c.Value == "inv(p2.3)" {
 			abortedCells++
 		}

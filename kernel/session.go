@@ -217,11 +217,11 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 			why = "interrupted"
 			break
 		}
-		from := len(w.Events)
+		from := w.Events.Len()
 		stop := w.Step()
 		ran++
 		s.recordTicks(1)
-		s.narrate(w.Events[from:])
+		s.narrate(w.Events.Slice(from, w.Events.Len()))
 		if s.AfterTick != nil {
 			if err := s.AfterTick(w); err != nil {
 				s.tickErr = err
@@ -230,7 +230,7 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 			}
 		}
 		if stop {
-			for _, e := range w.Events[from:] {
+			for _, e := range w.Events.Slice(from, w.Events.Len()) {
 				if e.Stop {
 					why = "stop event: " + e.Text
 				}

@@ -201,7 +201,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"TICK", "KEY", "VALUE", "STATE"}}
-	for _, r := range w.Group.OffsetsLog {
+	for _, r := range w.Group.OffsetsLog.All() {
 		if r.Marker {
 			t.Add(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State)
 			continue
@@ -232,7 +232,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	}
 	l := w.Log(tp)
 	t := &Table{Header: []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}}
-	for i, c := range l.Cells {
+	for i, c := range l.Cells.All() {
 		pid, epoch, seq := "-", "-", "-"
 		if c.PID >= 0 {
 			pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
@@ -478,7 +478,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 	text := t.Text()
 	if fl["--events"] == "true" {
 		var b strings.Builder
-		for _, e := range w.Events {
+		for _, e := range w.Events.All() {
 			fmt.Fprintf(&b, "t=%-4d %s\n", e.Tick, e.Text)
 		}
 		text += "\nevents:\n" + b.String()
@@ -511,10 +511,10 @@ func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
 		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
 	}
 	if len(want) == 0 && member == "" {
-		return w.Packets, nil
+		return w.Packets.Slice(0, w.Packets.Len()), nil
 	}
 	var out []*sim.Packet
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if len(want) > 0 && !want[p.Type] {
 			continue
 		}
@@ -567,12 +567,12 @@ func buildMetrics(w *sim.World) metricsJSON {
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
 			m.Fenced++
 		}
 	}
-	for _, n := range w.Sink {
+	for _, n := range w.Sink.All() {
 		if n > 1 {
 			m.SinkDuplicates += n - 1
 		}

@@ -115,3 +115,34 @@ func BenchmarkClone(b *testing.B) {
 		_ = w.Clone()
 	}
 }
+
+// agedWorld is the default world after ticks of steady traffic: C1 and C2
+// consuming, and 6 records produced every 10 ticks, so the trace, the logs
+// and __consumer_offsets grow all the time.
+func agedWorld(ticks int) *World {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	w.Join("C2", false, nil)
+	for w.Tick < ticks {
+		if w.Tick%10 == 0 {
+			for _, tp := range w.InputPartitions() {
+				w.ProduceInput(tp, 1)
+			}
+		}
+		w.Step()
+	}
+	return w
+}
+
+// BenchmarkCloneByAge: World.Clone of the default world with steady
+// traffic after 200 / 2,000 / 20,000 / 200,000 ticks. The history is shared
+// chunk by chunk, so the cost should not grow with the age.
+func BenchmarkCloneByAge(b *testing.B) {
+	for _, ticks := range []int{200, 2_000, 20_000, 200_000} {
+		w := agedWorld(ticks)
+		b.Run(fmt.Sprint(ticks), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_ = w.Clone()
+			}
+		})
+	}
+}

@@ -4,29 +4,40 @@ package sim
 // never shows in the other, and both go on exactly as the original would.
 // It is what snapshots are made of (the explorer forks thousands of
 // branches from one prefix). Request and response bodies are shared: they
-// are never changed once sent.
+// are never changed once sent. What grows with the world's age (trace,
+// events, log cells, pause series) is shared chunk by chunk (see Seq), so a
+// clone costs the live state, not the history.
 func (w *World) Clone() *World {
 	n := *w
 	n.Cfg = w.Cfg.clone()
 	n.clients = cp(w.clients)
 	n.memberSeq = cpMap(w.memberSeq)
-	n.Events = cp(w.Events)
+	n.Events = w.Events.clone()
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
-	n.Sink = cpMap(w.Sink)
+	n.Sink = w.Sink.clone()
 
-	// Packets first: everything else points into them.
-	pk := make(map[*Packet]*Packet, len(w.Packets))
-	n.Packets = make([]*Packet, len(w.Packets))
-	for i, p := range w.Packets {
-		c := *p
-		n.Packets[i] = &c
-		pk[p] = &c
-	}
-	for _, p := range n.Packets {
-		if p.Req != nil {
-			p.Req = pk[p.Req]
+	// The trace is shared: a packet is never changed once delivered. The
+	// packets still on the wire get their Delivered tick at the next Step,
+	// so the copy gets its own of each (and of the chunk that holds it), and
+	// every pointer to one is turned to the copy.
+	n.Packets = w.Packets.clone()
+	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
+	for _, ps := range [][]*Packet{w.sending, w.inflight} {
+		for _, p := range ps {
+			c := *p
+			pk[p] = &c
+			n.Packets.Set(p.ID, &c)
 		}
+	}
+	re := func(p *Packet) *Packet {
+		if c, ok := pk[p]; ok {
+			return c
+		}
+		return p
+	}
+	for _, c := range pk {
+		c.Req = re(c.Req)
 	}
 	remap := func(ps []*Packet) []*Packet {
 		if ps == nil {
@@ -34,30 +45,28 @@ func (w *World) Clone() *World {
 		}
 		out := make([]*Packet, len(ps))
 		for i, p := range ps {
-			out[i] = pk[p]
+			out[i] = re(p)
 		}
 		return out
 	}
 	n.inflight, n.sending = remap(w.inflight), remap(w.sending)
 	n.parked = make([]parkedFetch, len(w.parked))
 	for i, pf := range w.parked {
-		n.parked[i] = parkedFetch{pkt: pk[pf.pkt]}
+		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
 	}
 
 	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
 	for tp, l := range w.logs {
 		n.logs[tp] = l.clone()
 	}
-	n.Group = w.Group.clone(pk)
+	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 
 	mm := make(map[*Member]*Member, len(w.procs))
 	n.procs = make([]*Member, len(w.procs))
 	for i, m := range w.procs {
 		n.procs[i] = m.clone()
-		if m.lastJoin != nil {
-			n.procs[i].lastJoin = pk[m.lastJoin]
-		}
+		n.procs[i].lastJoin = re(m.lastJoin)
 		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))
@@ -96,7 +105,7 @@ func cpMap[K comparable, V any](m map[K]V) map[K]V {
 
 func (l *PartitionLog) clone() *PartitionLog {
 	n := *l
-	n.Cells = cp(l.Cells)
+	n.Cells = l.Cells.clone()
 	n.openTxn = cpMap(l.openTxn)
 	n.Aborted = cp(l.Aborted)
 	n.producers = make(map[int64]*producerEntry, len(l.producers))
@@ -106,18 +115,13 @@ func (l *PartitionLog) clone() *PartitionLog {
 	return &n
 }
 
-func (g *Group) clone(pk map[*Packet]*Packet) *Group {
+func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n := *g
 	n.members = make(map[string]*GroupMember, len(g.members))
 	for id, gm := range g.members {
 		c := *gm
 		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
-		if gm.joinPkt != nil {
-			c.joinPkt = pk[gm.joinPkt]
-		}
-		if gm.syncPkt != nil {
-			c.syncPkt = pk[gm.syncPkt]
-		}
+		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = &c
 	}
 	n.static = cpMap(g.static)
@@ -127,8 +131,8 @@ func (g *Group) clone(pk map[*Packet]*Packet) *Group {
 	for pid, m := range g.pending {
 		n.pending[pid] = cpMap(m)
 	}
-	n.OffsetsLog = cp(g.OffsetsLog)
-	n.Transitions = cp(g.Transitions)
+	n.OffsetsLog = g.OffsetsLog.clone()
+	n.Transitions = g.Transitions.clone()
 	return &n
 }
 
@@ -146,8 +150,8 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	for pid, e := range t.byPID {
 		n.byPID[pid] = old[e]
 	}
-	n.Log = cp(t.Log)
-	n.Transitions = cp(t.Transitions)
+	n.Log = t.Log.clone()
+	n.Transitions = t.Transitions.clone()
 	return &n
 }
 
@@ -175,6 +179,6 @@ func (pm PauseMeter) clone() PauseMeter {
 	for g, s := range pm.seen {
 		n.seen[g] = cpMap(s)
 	}
-	n.Series = cp(pm.Series)
+	n.Series = pm.Series.clone()
 	return n
 }

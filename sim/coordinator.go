@@ -88,9 +88,9 @@ type Group struct {
 	// Committed offsets; pending transactional offsets by PID.
 	offsets    map[TopicPartition]OffsetRecord
 	pending    map[int64]map[TopicPartition]OffsetRecord
-	OffsetsLog []OffsetRecord
+	OffsetsLog Seq[OffsetRecord]
 	// Transitions lists every state change, for the invariant checks.
-	Transitions []GroupTransition
+	Transitions Seq[GroupTransition]
 	// RebalanceStarts counts how many times the group entered PreparingRebalance.
 	RebalanceStarts int
 }
@@ -113,7 +113,7 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 	if g.State == s {
 		return
 	}
-	g.Transitions = append(g.Transitions, GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
+	g.Transitions.Append(GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
 	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
 	if reason != "" {
 		msg += " (" + reason + ")"
@@ -620,7 +620,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	for i, tp := range r.Partitions {
 		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
 			MemberID: r.MemberID, PID: -1, State: "committed"}
-		g.OffsetsLog = append(g.OffsetsLog, rec)
+		g.OffsetsLog.Append(rec)
 		g.offsets[tp] = rec
 	}
 	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, offsetSummary(w, r.Partitions, r.Offsets))

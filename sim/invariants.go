@@ -25,12 +25,12 @@ func (c *Checker) Check(w *World) error {
 	}
 	c.lastGen = g.Generation
 	// Every coordinator transition is one Kafka allows.
-	for _, t := range g.Transitions[c.groupSeen:] {
+	for _, t := range g.Transitions.Slice(c.groupSeen, g.Transitions.Len()) {
 		if !LegalGroupTransition(t.From, t.To) {
 			return fmt.Errorf("tick %d: illegal group transition %s -> %s", t.Tick, t.From, t.To)
 		}
 	}
-	c.groupSeen = len(g.Transitions)
+	c.groupSeen = g.Transitions.Len()
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
 	for _, gm := range g.Members() {
@@ -62,13 +62,13 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	// No pending offset becomes committed without its COMMIT marker.
-	for i := c.offsetsSeen; i < len(g.OffsetsLog); i++ {
-		r := g.OffsetsLog[i]
+	for i := c.offsetsSeen; i < g.OffsetsLog.Len(); i++ {
+		r := g.OffsetsLog.At(i)
 		if r.Marker || r.PID < 0 || r.State != "committed" {
 			continue
 		}
 		marked := false
-		for _, later := range g.OffsetsLog[i:] {
+		for _, later := range g.OffsetsLog.Slice(i, g.OffsetsLog.Len()) {
 			if later.Marker && later.PID == r.PID && later.State == "COMMIT" {
 				marked = true
 				break
@@ -88,7 +88,7 @@ func (c *Checker) Check(w *World) error {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
 		}
 		first := hw
-		for i, cell := range l.Cells {
+		for i, cell := range l.Cells.All() {
 			if cell.IsData() && cell.Txn == TxnOpen {
 				first = i
 				break
@@ -97,7 +97,7 @@ func (c *Checker) Check(w *World) error {
 		if first != lso {
 			return fmt.Errorf("tick %d: %s has LSO %d, but its oldest open transaction starts at %d", w.Tick, tp, lso, first)
 		}
-		for i, cell := range l.Cells {
+		for i, cell := range l.Cells.All() {
 			if l.ReadCommitted(i) && (cell.Txn == TxnAborted || cell.Txn == TxnOpen) {
 				return fmt.Errorf("tick %d: read_committed would return %s at %s offset %d (%s)", w.Tick, cell.Value, tp, i, cell.Txn)
 			}
@@ -111,11 +111,11 @@ func (c *Checker) Check(w *World) error {
 		}
 		c.epochs[e.TransactionalID] = e.Epoch
 	}
-	for _, t := range w.Txn.Transitions[c.txnSeen:] {
+	for _, t := range w.Txn.Transitions.Slice(c.txnSeen, w.Txn.Transitions.Len()) {
 		if t.From != t.To && !LegalTxnTransition(t.From, t.To) {
 			return fmt.Errorf("tick %d: illegal transaction transition of %s: %s -> %s", t.Tick, t.TransactionalID, t.From, t.To)
 		}
 	}
-	c.txnSeen = len(w.Txn.Transitions)
+	c.txnSeen = w.Txn.Transitions.Len()
 	return nil
 }

@@ -63,7 +63,7 @@ type AbortedTxn struct {
 // watermark is the log end).
 type PartitionLog struct {
 	TP        TopicPartition
-	Cells     []Cell
+	Cells     Seq[Cell]
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
 	Aborted   []AbortedTxn
@@ -74,7 +74,7 @@ func newLog(tp TopicPartition) *PartitionLog {
 }
 
 // HW is the high watermark: with one replica, the log end offset.
-func (l *PartitionLog) HW() int { return len(l.Cells) }
+func (l *PartitionLog) HW() int { return l.Cells.Len() }
 
 // LSO is the last stable offset: the first offset of the oldest open
 // transaction, or the high watermark when none is open.
@@ -95,13 +95,13 @@ func (l *PartitionLog) OpenTxnFirst(pid int64) (int, bool) {
 }
 
 func (l *PartitionLog) append(c Cell) int {
-	c.Offset = len(l.Cells)
+	c.Offset = l.Cells.Len()
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {
 			l.openTxn[c.PID] = c.Offset
 		}
 	}
-	l.Cells = append(l.Cells, c)
+	l.Cells.Append(c)
 	return c.Offset
 }
 
@@ -116,11 +116,8 @@ func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) 
 	if !commit {
 		mark, name = TxnAborted, "ABORT"
 	}
-	for i := first; i < len(l.Cells); i++ {
-		if l.Cells[i].PID == pid && l.Cells[i].Txn == TxnOpen {
-			l.Cells[i].Txn = mark
-		}
-	}
+	l.Cells.Update(first, l.Cells.Len(), func(c *Cell) bool { return c.PID == pid && c.Txn == TxnOpen },
+		func(c *Cell) { c.Txn = mark })
 	delete(l.openTxn, pid)
 	off := l.append(Cell{Value: name, Control: name, PID: pid, Epoch: epoch, Seq: -1, Txn: mark, Tick: tick})
 	if !commit {
@@ -131,6 +128,6 @@ func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) 
 // ReadCommitted reports whether a read_committed reader returns cell i:
 // below the LSO, a data record, and not part of an aborted transaction.
 func (l *PartitionLog) ReadCommitted(i int) bool {
-	c := l.Cells[i]
+	c := l.Cells.At(i)
 	return i < l.LSO() && c.IsData() && c.Txn != TxnAborted && c.Txn != TxnOpen
 }

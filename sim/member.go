@@ -582,7 +582,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 		names[i] = f.Value
 	}
 	w.event(EvPolled, m.Client, "%s poll() returned %s", m.label(w), strings.Join(names, " "))
-	w.Events[len(w.Events)-1].Records = names
+	w.Events.Last().Records = names
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.Cfg.Producer() == ProducerTransactional {
@@ -654,7 +654,7 @@ func (m *Member) work(w *World) {
 	m.batchIdx++
 	w.processed++
 	w.event(EvProcessed, m.Client, "%s processed %s", m.label(w), f.Value)
-	w.Events[len(w.Events)-1].Records = []string{f.Value}
+	w.Events.Last().Records = []string{f.Value}
 	w.sideEffect(m, f.Value)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {

@@ -19,19 +19,20 @@ type PauseMeter struct {
 	active  bool
 	seen    map[int]map[TopicPartition]bool
 	// Series is the running total after each tick (index = tick), for charts.
-	Series []int
+	Series Seq[int]
 }
 
 func (pm *PauseMeter) init() {
 	pm.seen = map[int]map[TopicPartition]bool{}
-	pm.Series = []int{0}
+	pm.Series = Seq[int]{}
+	pm.Series.Append(0)
 }
 
 // Active reports whether a rebalance is under way.
 func (pm *PauseMeter) Active() bool { return pm.active }
 
 func (pm *PauseMeter) account(w *World) {
-	defer func() { pm.Series = append(pm.Series, pm.Total) }()
+	defer func() { pm.Series.Append(pm.Total) }()
 	g := w.Group
 	if !pm.active {
 		if g.State != PreparingRebalance && g.State != CompletingRebalance {
@@ -155,7 +156,7 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 			continue
 		}
 		l := w.logs[tp]
-		for i, c := range l.Cells {
+		for i, c := range l.Cells.All() {
 			if !c.IsData() {
 				continue
 			}
@@ -207,7 +208,7 @@ func (w *World) Delivery(isolation string) Counts {
 		for _, tp := range w.outputTPs {
 			l := w.logs[tp]
 			for i := l.LSO(); i < l.HW(); i++ {
-				if cell := l.Cells[i]; cell.IsData() && (cell.Txn == TxnCommitted || cell.Txn == NotTransactional) {
+				if cell := l.Cells.At(i); cell.IsData() && (cell.Txn == TxnCommitted || cell.Txn == NotTransactional) {
 					held[cell.Source] = true
 				}
 			}

@@ -19,17 +19,17 @@ func fingerprint(w *World) string {
 	for _, gm := range w.Group.Members() {
 		fmt.Fprintf(&b, "member %s %s %v joined=%v\n", gm.MemberID, gm.InstanceID, gm.Assignment, gm.Joined)
 	}
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		fmt.Fprintf(&b, "p%d %d>%d %s>%s %s %v %s %s lost=%v\n", p.ID, p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary, p.Lost)
 	}
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		fmt.Fprintf(&b, "e%d %s %s %s\n", e.Tick, e.Kind, e.Member, e.Text)
 	}
 	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
 		l := w.logs[tp]
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v\n", tp, l.HW(), l.LSO(), l.Cells)
 	}
-	for _, r := range w.Group.OffsetsLog {
+	for _, r := range w.Group.OffsetsLog.All() {
 		fmt.Fprintf(&b, "off %+v\n", r)
 	}
 	for _, e := range w.Txn.Entries() {

@@ -79,8 +79,8 @@ type TxnTransition struct {
 type TxnCoordinator struct {
 	entries     map[string]*TxnEntry
 	byPID       map[int64]*TxnEntry
-	Log         []TxnLogRecord
-	Transitions []TxnTransition
+	Log         Seq[TxnLogRecord]
+	Transitions Seq[TxnTransition]
 	Aborted     int // transactions aborted
 	TimedOut    int // of them, by transaction.timeout.ms
 }
@@ -114,13 +114,13 @@ func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 }
 
 func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
-	t.Transitions = append(t.Transitions, TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
+	t.Transitions.Append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
 	if e.State != s {
 		w.event(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
 	}
 	e.State = s
 	e.LastUpdate = w.Tick
-	t.Log = append(t.Log, TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
+	t.Log.Append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
 		State: s, Partitions: append([]TopicPartition{}, e.Partitions...), Group: e.Group})
 }
 
@@ -359,11 +359,11 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 			MemberID: r.MemberID, PID: r.PID, State: "pending"}
 		if w.Mutations.CommitOffsetsBeforeMarker {
 			rec.State, rec.PID = "committed", -1 // the bug: visible before the marker
-			g.OffsetsLog = append(g.OffsetsLog, rec)
+			g.OffsetsLog.Append(rec)
 			g.offsets[tp] = rec
 			continue
 		}
-		g.OffsetsLog = append(g.OffsetsLog, rec)
+		g.OffsetsLog.Append(rec)
 		g.pending[r.PID][tp] = rec
 	}
 	w.reply(p, None, "pending "+offsetSummary(w, r.Partitions, r.Offsets), nil)
@@ -376,11 +376,8 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 	if commit {
 		state, marker = "committed", "COMMIT"
 	}
-	for i := range g.OffsetsLog {
-		if r := &g.OffsetsLog[i]; r.PID == pid && r.State == "pending" {
-			r.State = state
-		}
-	}
+	g.OffsetsLog.Update(0, g.OffsetsLog.Len(), func(r *OffsetRecord) bool { return r.PID == pid && r.State == "pending" },
+		func(r *OffsetRecord) { r.State = state })
 	for _, tp := range sortedTPKeys(g.pending[pid]) {
 		rec := g.pending[pid][tp]
 		if commit {
@@ -398,7 +395,7 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 		w.event(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", offsetSummary(w, tps, offs), pid)
 	}
 	delete(g.pending, pid)
-	g.OffsetsLog = append(g.OffsetsLog, OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
+	g.OffsetsLog.Append(OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
 }
 
 func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {

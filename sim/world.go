@@ -56,10 +56,10 @@ type World struct {
 	clients   []string           // client ids in Kafka's string order
 	memberSeq map[string]int     // client id -> member ids issued so far
 
-	inflight []*Packet // sent last tick, delivered this tick
-	sending  []*Packet // sent this tick
-	Packets  []*Packet // the whole trace, in send order
-	Events   []Event
+	inflight []*Packet    // sent last tick, delivered this tick
+	sending  []*Packet    // sent this tick
+	Packets  Seq[*Packet] // the whole trace, in send order (p.ID is the index)
+	Events   Seq[Event]
 	drops    []DropRule
 	timers   timerQueue
 	wake     map[*Member]bool // members to act this tick
@@ -70,7 +70,7 @@ type World struct {
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
-	Sink map[string]int
+	Sink CountMap
 	// stopped is set when a stop event happens during the current tick.
 	stopped   bool
 	processed int
@@ -104,7 +104,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		Cfg: cfg.clone(), Topo: topo,
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
 		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
-		nextPID: 1000, Sink: map[string]int{},
+		nextPID: 1000,
 	}
 	w.short = true
 	for _, t := range topo.Inputs {
@@ -204,7 +204,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events = nil // the initial state is given, not something that happened
+	w.Events = Seq[Event]{} // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -357,19 +357,19 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 }
 
 func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.Events = append(w.Events, Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
+	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
 }
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
-	w.Events[len(w.Events)-1].Stop = true
+	w.Events.Last().Stop = true
 	w.stopped = true
 }
 
 // send puts a packet on the wire; it is delivered next tick unless a drop
 // rule loses it.
 func (w *World) send(p *Packet) {
-	p.ID = len(w.Packets)
+	p.ID = w.Packets.Len()
 	p.Sent = w.Tick
 	p.Delivered = -1
 	for i := range w.drops {
@@ -379,7 +379,7 @@ func (w *World) send(p *Packet) {
 			break
 		}
 	}
-	w.Packets = append(w.Packets, p)
+	w.Packets.Append(p)
 	if !p.Lost {
 		w.sending = append(w.sending, p)
 	}
@@ -527,8 +527,7 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 
 // Invoke marks the external side effect for an input record.
 func (w *World) sideEffect(m *Member, source string) {
-	w.Sink[source]++
-	if w.Sink[source] > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, w.Sink[source])
+	if n := w.Sink.Inc(source); n > 1 {
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, n)
 	}
 }

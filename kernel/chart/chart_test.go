@@ -163,8 +163,8 @@ func TestPauseMatchesMeter(t *testing.T) {
 			t.Errorf("demo %d: last frame tick %d pause %d, world tick %d meter %d", n, last.Tick, last.Pause, w.Tick, w.Meter.Total)
 		}
 		for _, f := range run.Frames {
-			if f.Tick < len(w.Meter.Series) && w.Meter.Series[f.Tick] != f.Pause {
-				t.Errorf("demo %d tick %d: frame says %d, the meter's series %d", n, f.Tick, f.Pause, w.Meter.Series[f.Tick])
+			if f.Tick < w.Meter.Series.Len() && w.Meter.Series.At(f.Tick) != f.Pause {
+				t.Errorf("demo %d tick %d: frame says %d, the meter's series %d", n, f.Tick, f.Pause, w.Meter.Series.At(f.Tick))
 				break
 			}
 		}

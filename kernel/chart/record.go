@@ -120,7 +120,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	}
 	r.run.FinalPause = w.Meter.Total
 	r.run.Marks = nil
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		switch e.Kind {
 		case sim.EvCrash:
 			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " crashes"})

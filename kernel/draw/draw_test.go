@@ -170,7 +170,7 @@ func TestWorldDiagramContent(t *testing.T) {
 		}
 		// Aborted invoices are marked ✗, markers C / A.
 		for _, tp := range w.OutputPartitions() {
-			for _, c := range w.Log(tp).Cells {
+			for _, c := range w.Log(tp).Cells.All() {
 				if c.Txn == sim.TxnAborted && c.IsData() && !strings.Contains(joined, c.Source+"✗") {
 					t.Errorf("demo %d: aborted %s not drawn with ✗", n, c.Value)
 				}
@@ -247,7 +247,7 @@ func TestSequenceContent(t *testing.T) {
 			t.Errorf("%+v: %d lanes, want 3 (C1 B1 C2)", opt, len(laneX))
 		}
 		want := 0
-		for _, p := range w.Packets {
+		for _, p := range w.Packets.All() {
 			if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
 				continue
 			}

@@ -51,7 +51,7 @@ func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 		want[t] = true
 	}
 	var out []*sim.Packet
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
 			continue
 		}
@@ -98,8 +98,8 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	pkts := Messages(w, opt)
 	m := seqModel{lanes: Lanes(w, pkts), msgs: len(pkts)}
 	var evs []*sim.Event
-	for i := range w.Events {
-		e := &w.Events[i]
+	for _, ev := range w.Events.All() {
+		e := &ev
 		if !noteKinds[e.Kind] || e.Tick < opt.From || (opt.To >= 0 && e.Tick > opt.To) {
 			continue
 		}

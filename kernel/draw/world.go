@@ -224,7 +224,7 @@ func IsZombie(w *sim.World, m *sim.Member) bool {
 // "closed", or "stopped for the restart", from its client's last such event.
 func stopped(w *sim.World, m *sim.Member) string {
 	how := "closed"
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Member != m.Client {
 			continue
 		}
@@ -527,7 +527,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 			l.perRow = outPerRow
 		}
 		l.nth = nth[tp]
-		for i, c := range w.Log(tp).Cells {
+		for i, c := range w.Log(tp).Cells.All() {
 			if cw := textWidth(cellText(c, l.nth[i]), 9.5, true) + 10; cw > l.cellW {
 				l.cellW = cw
 			}
@@ -691,7 +691,7 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 		}
 		return cx + float64(col)*(l.cellW+cellGap), y + float64(row)*(cellH+logRowGap)
 	}
-	for i, c := range lg.Cells {
+	for i, c := range lg.Cells.All() {
 		cxx, cy := at(i)
 		fill, stroke, dash, tc := "#ffffff", "#9a9a9a", "", Hex(Faint)
 		kind := "record"

@@ -278,7 +278,7 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		o.Classes["fault-refused"]++
 		return o
 	}
-	pkts, zombies := len(w.Packets), w.ZombieWrites
+	pkts, zombies := w.Packets.Len(), w.ZombieWrites
 	prev := read(w, opts.Isolation)
 	steps, restarted := 0, false
 	flush := func() {
@@ -333,7 +333,7 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, p := range w.Packets[pkts:] {
+	for _, p := range w.Packets.From(pkts) {
 		if p.Response && (p.Type == sim.OffsetCommit || p.Type == sim.TxnOffsetCommit) && p.Error != sim.None {
 			o.Classes[CommitRefused+":"+p.Error.String()]++
 		}

@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"iter"
+	"sync/atomic"
+)
+
+// seqChunk is the number of items in one chunk of a Seq.
+const seqChunk = 128
+
+// Seq is an append-only list kept in fixed-size chunks, for what grows with
+// a world's age (the trace, the events, the log cells, the pause series). A
+// full chunk is never written in place again: World.Clone shares full chunks
+// between the copies by pointer and copies only the open one, so a clone
+// costs the same at tick 200 and at tick 200,000. The rare change to an old
+// item (a transaction marker marks its cells) copies that chunk first
+// (copy-on-write), since another world may hold it.
+//
+// The zero Seq is empty and ready to use.
+type Seq[T any] struct {
+	// full holds the full chunks, each exactly seqChunk long. Its backing
+	// array may be shared with clones, so an index below len(full) is never
+	// assigned without copying full first; clones get it with its capacity
+	// cut to its length, so appends on either side never meet.
+	full [][]T
+	// open is the chunk being filled: private to this Seq (Clone copies it).
+	// It moves to full when an append finds it full, so the newest item is
+	// always in open and may be changed in place right after it is appended.
+	open []T
+}
+
+// Len is the number of items.
+func (s *Seq[T]) Len() int { return len(s.full)*seqChunk + len(s.open) }
+
+// At returns item i.
+func (s *Seq[T]) At(i int) T {
+	if c := i / seqChunk; c < len(s.full) {
+		return s.full[c][i%seqChunk]
+	}
+	return s.open[i-len(s.full)*seqChunk]
+}
+
+// Append adds an item at the end.
+func (s *Seq[T]) Append(v T) {
+	if len(s.open) == seqChunk {
+		s.full = append(s.full, s.open)
+		s.open = nil
+	}
+	s.open = append(s.open, v)
+}
+
+// Last points at the newest item, to finish it right after Append (it is in
+// the open chunk, which no other world shares). Nil when empty.
+func (s *Seq[T]) Last() *T {
+	if len(s.open) == 0 {
+		return nil
+	}
+	return &s.open[len(s.open)-1]
+}
+
+// Update calls f on every item of [from, to) that match accepts, in place:
+// a full chunk (which another world may share) holding such an item is
+// copied first, once (copy-on-write); chunks with none are left shared.
+func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
+	from, to = max(from, 0), min(to, s.Len())
+	spineCopied := false
+	for c := from / seqChunk; c < len(s.full) && c*seqChunk < to; c++ {
+		lo, hi := max(from-c*seqChunk, 0), min(to-c*seqChunk, seqChunk)
+		chunk := s.full[c]
+		hit := false
+		for i := lo; i < hi && !hit; i++ {
+			hit = match(&chunk[i])
+		}
+		if !hit {
+			continue
+		}
+		if !spineCopied {
+			full := make([][]T, len(s.full), cap(s.full))
+			copy(full, s.full)
+			s.full, spineCopied = full, true
+		}
+		chunk = append(make([]T, 0, seqChunk), chunk...)
+		s.full[c] = chunk
+		for i := lo; i < hi; i++ {
+			if match(&chunk[i]) {
+				f(&chunk[i])
+			}
+		}
+	}
+	base := len(s.full) * seqChunk
+	for i := max(from, base); i < to; i++ {
+		if v := &s.open[i-base]; match(v) {
+			f(v)
+		}
+	}
+}
+
+// Set replaces item i (copy-on-write, as Update).
+func (s *Seq[T]) Set(i int, v T) {
+	s.Update(i, i+1, func(*T) bool { return true }, func(p *T) { *p = v })
+}
+
+// All ranges over the items with their indexes, oldest first.
+func (s *Seq[T]) All() iter.Seq2[int, T] {
+	return s.From(0)
+}
+
+// From ranges over the items from index i on, with their indexes.
+func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		n := s.Len()
+		for ; i < n; i++ {
+			if !yield(i, s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Slice copies items [from, to) into a new slice.
+func (s *Seq[T]) Slice(from, to int) []T {
+	if to <= from {
+		return nil
+	}
+	out := make([]T, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, s.At(i))
+	}
+	return out
+}
+
+// clone shares the full chunks and copies the open one.
+func (s *Seq[T]) clone() Seq[T] {
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)]}
+	if len(s.open) > 0 {
+		n.open = append(make([]T, 0, len(s.open)), s.open...) // grows as it fills, up to seqChunk
+	}
+	return n
+}
+
+// CountMap counts per name (the external sink's calls per input record). It
+// grows with the records processed, so clones share it shard by shard: a
+// world writes a shard in place only if it made that shard after its last
+// Clone; otherwise it copies the shard first (copy-on-write).
+type CountMap struct {
+	shards [countShards]*countShard
+	own    *owner
+}
+
+const countShards = 256
+
+type countShard struct {
+	m     map[string]int
+	owner *owner
+	epoch int64
+}
+
+// owner identifies one world's CountMap; Clone bumps the epoch of the
+// source's (atomically: the explorer clones one world from many goroutines),
+// so the source no longer writes in place what the clone now shares.
+type owner struct{ epoch atomic.Int64 }
+
+func shardOf(name string) int {
+	h := uint32(2166136261) // FNV-1a: fixed, so the same on every run
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return int(h % countShards)
+}
+
+// Get returns the count for name.
+func (c *CountMap) Get(name string) int {
+	if sh := c.shards[shardOf(name)]; sh != nil {
+		return sh.m[name]
+	}
+	return 0
+}
+
+// Inc adds one to name's count and returns the new count.
+func (c *CountMap) Inc(name string) int {
+	if c.own == nil {
+		c.own = &owner{}
+	}
+	i := shardOf(name)
+	sh, epoch := c.shards[i], c.own.epoch.Load()
+	if sh == nil || sh.owner != c.own || sh.epoch != epoch {
+		n := &countShard{m: map[string]int{}, owner: c.own, epoch: epoch}
+		if sh != nil {
+			n.m = cpMap(sh.m)
+		}
+		c.shards[i], sh = n, n
+	}
+	sh.m[name]++
+	return sh.m[name]
+}
+
+// All ranges over every name and its count, in no set order.
+func (c *CountMap) All() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		for _, sh := range c.shards {
+			if sh == nil {
+				continue
+			}
+			for k, v := range sh.m {
+				if !yield(k, v) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (c *CountMap) clone() CountMap {
+	if c.own != nil {
+		c.own.epoch.Add(1) // the source's shards are shared from now on
+	}
+	return CountMap{shards: c.shards, own: &owner{}}
+}
