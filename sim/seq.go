@@ -6,7 +6,7 @@ import (
 )
 
 // seqChunk is the number of items in one chunk of a Seq.
-const seqChunk = 128
+var seqChunk = 128 // a var only so that tests can make chunks tiny; never changed while a world exists
 
 // Seq is an append-only list kept in fixed-size chunks, for what grows with
 // a world's age (the trace, the events, the log cells, the pause series). A

@@ -27,7 +27,7 @@ func fingerprint(w *World) string {
 	}
 	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
 		l := w.logs[tp]
-		fmt.Fprintf(&b, "log %s hw %d lso %d %v\n", tp, l.HW(), l.LSO(), l.Cells)
+		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
 	for _, r := range w.Group.OffsetsLog.All() {
 		fmt.Fprintf(&b, "off %+v\n", r)
@@ -39,7 +39,15 @@ func fingerprint(w *World) string {
 		recs, done := m.Batch()
 		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.loop, m.Owned, m.positions, recs, done)
 	}
-	fmt.Fprintf(&b, "meter %d %v\n", w.Meter.Total, w.Meter.Entries)
+	fmt.Fprintf(&b, "meter %d %v %v\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Slice(0, w.Meter.Series.Len()))
+	fmt.Fprintf(&b, "group transitions %v\n", w.Group.Transitions.Slice(0, w.Group.Transitions.Len()))
+	fmt.Fprintf(&b, "txn log %+v\ntxn transitions %v\n", w.Txn.Log.Slice(0, w.Txn.Log.Len()), w.Txn.Transitions.Slice(0, w.Txn.Transitions.Len()))
+	var sink []string
+	for k, n := range w.Sink.All() {
+		sink = append(sink, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(sink)
+	fmt.Fprintf(&b, "sink %v\n", sink)
 	return b.String()
 }
 

@@ -1,0 +1,229 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// tinyChunks makes Seq chunks 3 items long for one test, so that every
+// path (full chunks shared, copy-on-write of a full chunk, the spine's
+// capacity) is taken many times even in small worlds.
+func tinyChunks(t *testing.T) {
+	old := seqChunk
+	seqChunk = 3
+	t.Cleanup(func() { seqChunk = old })
+}
+
+func seqSlice(s *Seq[int]) []int { return s.Slice(0, s.Len()) }
+
+// TestSeqClonesNeverAlias: a family of Seqs cloned from each other at
+// random points, each appended to and updated at random (including items in
+// shared full chunks), always equals its own plain-slice model.
+func TestSeqClonesNeverAlias(t *testing.T) {
+	tinyChunks(t)
+	r := rand.New(rand.NewSource(1))
+	type pair struct {
+		s     Seq[int]
+		model []int
+	}
+	fam := []*pair{{}}
+	for step := 0; step < 20000; step++ {
+		p := fam[r.Intn(len(fam))]
+		switch k := r.Intn(10); {
+		case k < 6:
+			v := r.Intn(1000)
+			p.s.Append(v)
+			p.model = append(p.model, v)
+		case k < 8 && len(p.model) > 0:
+			from := r.Intn(len(p.model))
+			to := from + r.Intn(len(p.model)-from+1)
+			mod := r.Intn(7)
+			p.s.Update(from, to, func(v *int) bool { return *v%7 == mod }, func(v *int) { *v += 1000 })
+			for i := from; i < to; i++ {
+				if p.model[i]%7 == mod {
+					p.model[i] += 1000
+				}
+			}
+		case k == 8 && len(fam) < 40:
+			fam = append(fam, &pair{s: p.s.clone(), model: append([]int{}, p.model...)})
+		default:
+			if n := len(p.model); n > 0 {
+				i := r.Intn(n)
+				p.s.Set(i, -i)
+				p.model[i] = -i
+			}
+		}
+		if step%97 == 0 {
+			for j, q := range fam {
+				if got := seqSlice(&q.s); fmt.Sprint(got) != fmt.Sprint(q.model) {
+					t.Fatalf("step %d: member %d of the family holds %v, want %v", step, j, got, q.model)
+				}
+			}
+		}
+	}
+	for j, q := range fam {
+		if q.s.Len() != len(q.model) {
+			t.Fatalf("member %d: length %d, want %d", j, q.s.Len(), len(q.model))
+		}
+		for i := range q.model {
+			if q.s.At(i) != q.model[i] {
+				t.Fatalf("member %d: item %d is %d, want %d", j, i, q.s.At(i), q.model[i])
+			}
+		}
+		if l := q.s.Last(); len(q.model) > 0 && *l != q.model[len(q.model)-1] {
+			t.Fatalf("member %d: Last %d", j, *l)
+		}
+	}
+}
+
+func TestCountMapClonesNeverAlias(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	type pair struct {
+		c     CountMap
+		model map[string]int
+	}
+	fam := []*pair{{model: map[string]int{}}}
+	for step := 0; step < 20000; step++ {
+		p := fam[r.Intn(len(fam))]
+		if r.Intn(20) == 0 && len(fam) < 30 {
+			fam = append(fam, &pair{c: p.c.clone(), model: cpMap(p.model)})
+			continue
+		}
+		k := fmt.Sprintf("o%d.%d", r.Intn(3), r.Intn(300))
+		p.model[k]++
+		if got := p.c.Inc(k); got != p.model[k] {
+			t.Fatalf("step %d: Inc(%s) = %d, want %d", step, k, got, p.model[k])
+		}
+	}
+	for j, q := range fam {
+		n := 0
+		for k, v := range q.c.All() {
+			n++
+			if q.model[k] != v {
+				t.Fatalf("member %d: %s counts %d, want %d", j, k, v, q.model[k])
+			}
+		}
+		if n != len(q.model) {
+			t.Fatalf("member %d: %d names, want %d", j, n, len(q.model))
+		}
+	}
+}
+
+// stepper drives a world through a schedule one tick at a time, so that
+// several worlds can be interleaved tick by tick.
+type stepper struct {
+	w     *World
+	sched []action
+	i     int
+}
+
+func (s *stepper) tick() {
+	for s.i < len(s.sched) && s.sched[s.i].tick <= s.w.Tick {
+		s.sched[s.i].do(s.w)
+		s.i++
+	}
+	s.w.Step()
+}
+
+func after(sched []action, tick int) []action {
+	var out []action
+	for _, a := range sched {
+		if a.tick >= tick {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func before(sched []action, tick int) []action {
+	var out []action
+	for _, a := range sched {
+		if a.tick < tick {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// TestPropertyCloneFamilies: over random topologies, settings (transactions
+// included, so markers rewrite cells and offsets in shared chunks) and
+// schedules, a world is cloned at random ticks, clones of clones too; every
+// member of the family then runs its own random continuation, all of them
+// interleaved tick by tick. Each must end byte for byte as a world that ran
+// its inputs from scratch, never cloned; and a frozen clone of each, never
+// stepped, must still show what it showed when it was made.
+func TestPropertyCloneFamilies(t *testing.T) {
+	tinyChunks(t)
+	seeds := 24
+	if testing.Short() {
+		seeds = 6
+	}
+	for seed := 0; seed < seeds; seed++ {
+		r := rand.New(rand.NewSource(int64(seed)))
+		topo := randomTopology(r)
+		cfg := DefaultConfig()
+		cfg.RecordsPerPartition = 2 + r.Intn(8)
+		if seed%2 == 0 {
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+			cfg.Isolation = "read_committed"
+		}
+		cfg.Client.Commit = []CommitMode{CommitAfter, CommitBefore, CommitAuto}[seed%3]
+		type member struct {
+			st          *stepper
+			inputs      []action // every input from tick 0, for the replay
+			end         int
+			frozen      *World
+			frozenPrint string
+		}
+		w, _ := New(topo, cfg)
+		const length = 160
+		base := randomSchedule(r, length, 5, true)
+		fam := []*member{{st: &stepper{w: w, sched: base}, inputs: base, end: length}}
+		// Grow the family: at random ticks, a random member is cloned and the
+		// clone gets its own continuation from there.
+		for tick := 0; tick < length; tick++ {
+			for _, m := range fam {
+				if m.st.w.Tick < m.end {
+					m.st.tick()
+				}
+			}
+			if r.Intn(12) == 0 && len(fam) < 12 {
+				src := fam[r.Intn(len(fam))]
+				c := src.st.w.Clone()
+				at := c.Tick
+				cont := after(randomSchedule(rand.New(rand.NewSource(r.Int63())), at+length/2, 6, false), at)
+				frozen := c.Clone()
+				fam = append(fam, &member{
+					st:     &stepper{w: c, sched: cont},
+					inputs: append(before(src.inputs, at), cont...),
+					end:    at + length/2, frozen: frozen, frozenPrint: fingerprint(frozen),
+				})
+			}
+		}
+		for more := true; more; {
+			more = false
+			for _, m := range fam {
+				if m.st.w.Tick < m.end {
+					m.st.tick()
+					more = true
+				}
+			}
+		}
+		for j, m := range fam {
+			ref, _ := New(topo, cfg)
+			rs := &stepper{w: ref, sched: m.inputs}
+			for ref.Tick < m.end {
+				rs.tick()
+			}
+			if a, b := fingerprint(m.st.w), fingerprint(ref); a != b {
+				t.Fatalf("seed %d, member %d: the cloned world differs from its replay from scratch:\n%s", seed, j, firstDiff(a, b))
+			}
+			if m.frozen != nil {
+				if a := fingerprint(m.frozen); a != m.frozenPrint {
+					t.Fatalf("seed %d, member %d: a clone nobody stepped changed:\n%s", seed, j, firstDiff(a, m.frozenPrint))
+				}
+			}
+		}
+	}
+}
