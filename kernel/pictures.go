@@ -388,7 +388,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	frames, err := s.worldFrames(from, to, wo)
 	if err != nil {
-		return nil, fmt.Errorf("diagram: %v", err)
+		return nil, fmt.Errorf("diagram: %w", err)
 	}
 	if from == to {
 		return s.pictureResult("diagram", po.out, "diagram.svg", draw.Resize(frames[0], po.width, po.height), nil, fmt.Sprintf("tick %d", from))
