@@ -750,23 +750,45 @@ func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
 		m.resume(w, then)
 		return
 	}
-	if m.rebalancing() {
-		// Kafka's client refuses at once: the generation is not stable, so no
-		// request goes out (RebalanceInProgressException).
-		w.event(EvCommitFailed, m.Client, "%s: commitSync during its own rebalance: RebalanceInProgressException, nothing sent", m.label(w))
-		m.afterCommit = then
-		m.commitThrew()
-		then, m.afterCommit = m.afterCommit, contNone
-		m.resume(w, then)
-		return
-	}
 	m.loop = LoopCommitting
 	m.afterCommit = then
 	m.pendingCommit = offs
 	m.sendSyncCommit(w)
 }
 
+// commitRefusedLocally is ConsumerCoordinator.sendOffsetCommitRequest
+// finding no stable generation (AbstractCoordinator.generationIfStable is
+// null): the commit fails in the client and no request goes out. During
+// the member's own rebalance it is RebalanceInProgressException; after the
+// generation was reset (AbstractCoordinator.maybeLeaveGroup ->
+// resetGenerationOnLeaveGroup on a poll timeout, or
+// resetGenerationOnResponseError after UNKNOWN_MEMBER_ID or
+// ILLEGAL_GENERATION) it is CommitFailedException. It reports whether the
+// commit was refused (the loop has then moved on).
+func (m *Member) commitRefusedLocally(w *World, then cont) bool {
+	var why string
+	switch {
+	case m.rebalancing():
+		why = "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
+	case m.Phase == PhaseOut || m.lost:
+		why = "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
+	default:
+		return false
+	}
+	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
+	m.afterCommit = then
+	m.pendingCommit = nil
+	m.commitSeq++ // no retry
+	m.commitThrew()
+	then, m.afterCommit = m.afterCommit, contNone
+	m.resume(w, then)
+	return true
+}
+
 func (m *Member) sendSyncCommit(w *World) {
+	if m.commitRefusedLocally(w, m.afterCommit) {
+		return
+	}
 	m.commitSeq++
 	m.sendCommit(w, m.pendingCommit, true)
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})

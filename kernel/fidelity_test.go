@@ -1,0 +1,57 @@
+package kernel
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// Scenario tests for the engine's fidelity to Kafka 4.x (issue 10), each
+// run with the invariant checker on every tick.
+
+func execAll(t *testing.T, s *Session, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := s.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+}
+
+func eventsOf(w *sim.World, kind sim.EventKind, member, text string) []sim.Event {
+	var out []sim.Event
+	for _, e := range w.Events {
+		if e.Kind == kind && (member == "" || e.Member == member) && strings.Contains(e.Text, text) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A heartbeat answered UNKNOWN_MEMBER_ID resets the generation
+// (AbstractCoordinator.resetGenerationOnResponseError): the commitSync
+// that follows fails in the client with CommitFailedException and sends
+// nothing (ConsumerCoordinator.sendOffsetCommitRequest).
+func TestCommitAfterHeartbeatUnknownMemberFailsLocally(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "set commit after", "join C2", "run until stable",
+		// C2 told the coordinator a rebalance timeout of 12; its own poll
+		// timer now waits 40, so the coordinator removes it first.
+		"set C2.max.poll.interval.ms 40", "set C2.slow.processing.ticks 20",
+		"run until polled o2.3", "slow C2", "join C3", "step", "run until tick 80")
+	w := s.World()
+	learnt := eventsOf(w, sim.EvRemoved, "C2", "learns it is out of the group")
+	if len(learnt) == 0 {
+		t.Fatal("C2 never learned it was removed")
+	}
+	failed := eventsOf(w, sim.EvCommitFailed, "C2", "CommitFailedException, nothing sent")
+	if len(failed) != 1 {
+		t.Fatalf("%d local commit failures of C2, want 1", len(failed))
+	}
+	for _, p := range packets(w, sim.OffsetCommit, false) {
+		if p.From == "C2" && p.Sent >= learnt[0].Tick && p.Sent <= failed[0].Tick {
+			t.Errorf("C2 sent OffsetCommit at %d between learning at %d and failing at %d", p.Sent, learnt[0].Tick, failed[0].Tick)
+		}
+	}
+}
