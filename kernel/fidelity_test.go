@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,6 +53,39 @@ func TestCommitAfterHeartbeatUnknownMemberFailsLocally(t *testing.T) {
 	for _, p := range packets(w, sim.OffsetCommit, false) {
 		if p.From == "C2" && p.Sent >= learnt[0].Tick && p.Sent <= failed[0].Tick {
 			t.Errorf("C2 sent OffsetCommit at %d between learning at %d and failing at %d", p.Sent, learnt[0].Tick, failed[0].Tick)
+		}
+	}
+}
+
+// close is the graceful shutdown (wakeup(), the batch finished and
+// committed, then close()): nothing is lost under auto-commit. close --now
+// breaks out after the record in hand, and close() auto-commits the
+// positions poll() returned: the rest of the batch is lost (SPEC §3).
+func TestCloseGracefulAndNow(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, lost string
+	}{
+		{"close C1", "[]"},
+		{"close C1 --now", "[o0.2]"},
+	} {
+		s := checkedSession(t)
+		execAll(t, s, "run until polled o0.0", "step", tc.cmd, "run until tick 20")
+		w := s.World()
+		c := w.Delivery("read_uncommitted")
+		if got := fmt.Sprint(c.LostNames); got != tc.lost {
+			t.Errorf("%s: lost %s, want %s", tc.cmd, got, tc.lost)
+		}
+		if len(eventsOf(w, sim.EvClosed, "C1", "closed")) != 1 {
+			t.Errorf("%s: C1 did not close", tc.cmd)
+		}
+		leave := 0
+		for _, p := range packets(w, sim.LeaveGroup, false) {
+			if p.From == "C1" {
+				leave++
+			}
+		}
+		if leave != 1 {
+			t.Errorf("%s: %d LeaveGroup, want 1", tc.cmd, leave)
 		}
 	}
 }

@@ -94,6 +94,7 @@ type Member struct {
 	autoArmed     int // the nextAuto a timer is set for
 	crashAfter    int // crash once this many more records are done; -1 = never
 	closing       bool
+	closeNow      bool // close --now: break out after the record in hand
 	afterCommit   cont // what the loop does when commitSync returns
 	afterFlush    cont // what it does once every produce is answered
 	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
@@ -664,7 +665,7 @@ func (m *Member) work(w *World) {
 			return
 		}
 	}
-	if m.closing {
+	if m.closing && m.closeNow {
 		m.batch = m.batch[:m.batchIdx] // the rest of the batch is left unprocessed
 		m.finishClose(w)
 		return
