@@ -206,6 +206,31 @@ func TestDemo2And3SeedTable(t *testing.T) {
 	if g := s.World().Group.Generation; g != 7 {
 		t.Errorf("cooperative demo ends in generation %d, want 7 (two rebalances per join)", g)
 	}
+	// Demo 3's duplicates are real Kafka: under the classic cooperative
+	// protocol C1 revokes o2 after processing o2.3..o2.5 without committing
+	// them (ConsumerCoordinator.onJoinComplete -> invokePartitionsRevoked
+	// commits nothing, and the next onJoinPrepare auto-commits only what is
+	// still assigned), so C3 starts o2 at 3 and does them again.
+	w3 := s.World()
+	if c := w3.Delivery("read_uncommitted"); fmt.Sprint(c.DuplicateNames) != "[o2.3 o2.4 o2.5]" || c.Lost != 0 {
+		t.Errorf("demo 3: duplicates %v lost %v, want o2.3..o2.5 twice and nothing lost", c.DuplicateNames, c.LostNames)
+	}
+	revokedAt := -1
+	for _, e := range w3.Events {
+		if e.Kind == sim.EvRevoked && e.Member == "C1" && strings.Contains(e.Text, "{o2}") {
+			revokedAt = e.Tick
+		}
+	}
+	o2 := sim.TopicPartition{Topic: "orders", Partition: 2}
+	last := -1
+	for _, r := range w3.Group.OffsetsLog {
+		if r.TP == o2 && r.Tick <= revokedAt && strings.HasPrefix(r.MemberID, "C1-") {
+			last = r.Offset
+		}
+	}
+	if revokedAt < 0 || last != 3 {
+		t.Errorf("demo 3: C1 revoked o2 at %d with o2 last committed at %d, want a revocation with o2@3 (o2.3..o2.5 processed, not committed)", revokedAt, last)
+	}
 	s = runDemo(t, 2)
 	if g := s.World().Group.Generation; g != 4 {
 		t.Errorf("range demo ends in generation %d, want 4 (one rebalance per join)", g)
@@ -310,6 +335,9 @@ func TestDemo6Leaving(t *testing.T) {
 	}
 	if c2 == nil || c2.MemberID != "C2-3" || c2.InstanceID != "C2" {
 		t.Fatalf("C2 after the restart: %+v, want member C2-3 with group.instance.id C2", c2)
+	}
+	if !strings.Contains(rejoin.Text, "returns as C2-3, swapped in for C2-2") {
+		t.Errorf("static rejoin event %q: want it to name the new id C2-3 and the id swapped out, C2-2", rejoin.Text)
 	}
 	if got := w.PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
 		t.Errorf("static C2 has %s, want its old {o0 o1 p0 p1} back (static members sort first in range)", got)

@@ -291,7 +291,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}
-	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s: %s swapped in, same assignment, generation stays %d",
+	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
 	case Stable:
