@@ -89,3 +89,29 @@ func TestCloseGracefulAndNow(t *testing.T) {
 		}
 	}
 }
+
+// Auto-commit commits subscriptions.allConsumed() every interval, whether
+// or not a position moved (ConsumerCoordinator.maybeAutoCommitOffsetsAsync).
+func TestAutoCommitEveryInterval(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "run until tick 160")
+	w := s.World()
+	var ticks []int
+	for _, p := range packets(w, sim.OffsetCommit, false) {
+		if p.From == "C1" && p.Sent > 130 {
+			ticks = append(ticks, p.Sent)
+		}
+	}
+	// C1 has read all 60 records by tick 130; its positions no longer move.
+	if w.Lag(sim.TopicPartition{Topic: "orders", Partition: 0}) != 0 {
+		t.Fatal("C1 has not caught up by tick 130")
+	}
+	if len(ticks) < 3 {
+		t.Fatalf("auto-commits by C1 after tick 130 at %v, want one every 5 ticks", ticks)
+	}
+	for i := 1; i < len(ticks); i++ {
+		if ticks[i]-ticks[i-1] != 5 {
+			t.Errorf("auto-commits at %v, want every auto.commit.interval.ms (5)", ticks)
+		}
+	}
+}

@@ -497,20 +497,23 @@ func (m *Member) poll(w *World) bool {
 }
 
 // maybeAutoCommit is the auto-commit inside poll(): when the interval has
-// passed, commit the positions of earlier polls (async). A member waiting in
-// a long poll still calls poll() again each time it returns empty, so a
-// timer stands for those calls while there is something to commit.
+// passed, commit the positions of every positioned partition (async),
+// changed or not, as ConsumerCoordinator.maybeAutoCommitOffsetsAsync does
+// with subscriptions.allConsumed(); with nothing positioned no request goes
+// out (sendOffsetCommitRequest returns at once on empty offsets). A member
+// waiting in a long poll wakes for the auto-commit deadline
+// (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
 func (m *Member) maybeAutoCommit(w *World) {
 	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() || m.rebalancing() {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		if offs := m.fetchPositions(); m.commitNeeded(offs) {
+		if offs := m.fetchPositions(); len(offs) > 0 {
 			m.sendCommit(w, offs, false)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
-	if m.autoArmed != m.nextAuto && m.commitNeeded(m.fetchPositions()) {
+	if m.autoArmed != m.nextAuto && len(m.fetchPositions()) > 0 {
 		m.autoArmed = m.nextAuto
 		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
 	}
