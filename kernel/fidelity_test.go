@@ -115,3 +115,30 @@ func TestAutoCommitEveryInterval(t *testing.T) {
 		}
 	}
 }
+
+// A member with no assignor in common with the group is refused with
+// INCONSISTENT_GROUP_PROTOCOL (ClassicGroup.supportsProtocols); a switch
+// of every member's assignor still works (SPEC §4 skips the rolling upgrade).
+func TestInconsistentGroupProtocol(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "set C2.partition.assignment.strategy cooperative-sticky", "join C2", "run until tick 20")
+	w := s.World()
+	var refused *sim.Packet
+	for _, p := range packets(w, sim.JoinGroup, true) {
+		if p.To == "C2" {
+			refused = p
+		}
+	}
+	if refused == nil || refused.Error != sim.InconsistentGroupProtocol {
+		t.Fatalf("C2's JoinGroup answer: %+v, want INCONSISTENT_GROUP_PROTOCOL", refused)
+	}
+	if w.Member("C2").Alive || w.Group.Generation != 1 || len(w.Group.Members()) != 1 {
+		t.Errorf("C2 alive %v, generation %d, %d members: want C2 stopped and the group untouched",
+			w.Member("C2").Alive, w.Group.Generation, len(w.Group.Members()))
+	}
+	s = checkedSession(t)
+	execAll(t, s, "set partition.assignment.strategy cooperative-sticky", "join C2", "run until stable")
+	if g := s.World().Group; g.Protocol != "cooperative-sticky" || len(g.Members()) != 2 {
+		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Protocol, len(g.Members()))
+	}
+}

@@ -216,6 +216,9 @@ func (w *World) Set(client, key, value string) error {
 		inst := m.Cfg.InstanceID
 		m.Cfg = w.Cfg.ForClient(c)
 		m.Cfg.InstanceID = inst
+		if key == "partition.assignment.strategy" && m.MemberID != "" {
+			w.Group.allowProtocol(m.MemberID, m.Cfg.Assignor)
+		}
 		w.wakeUp(m)
 	}
 	return nil

@@ -46,9 +46,13 @@ type GroupMember struct {
 	Owned                          []TopicPartition
 	OwnedGen                       int
 	Strategy                       string
-	RebalanceTimeout               int
-	SessionTimeout                 int
-	Assignment                     []TopicPartition
+	// Protocols are the assignors the member supports, as the coordinator
+	// counts them (ClassicGroup.supportedProtocols). Never changed in
+	// place: a new slice replaces it, so clones may share it.
+	Protocols        []string
+	RebalanceTimeout int
+	SessionTimeout   int
+	Assignment       []TopicPartition
 	// Joined is true once the member sent JoinGroup in the current round.
 	Joined    bool
 	joinOrder int
@@ -158,7 +162,7 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 	g.joinSeq++
 	gm := &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy,
+		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
 		RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: r.SessionTimeout, Joined: true,
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.members[gm.MemberID] = gm
@@ -222,7 +226,53 @@ func (g *Group) checkMember(memberID, instanceID string, generation int) ErrorCo
 	return None
 }
 
+// supportsProtocol is ClassicGroup.supportsProtocols for a member naming
+// one assignor: an empty group takes any; otherwise every member must
+// support it (the joining member's own record included, as Kafka counts).
+func (g *Group) supportsProtocol(strategy string) bool {
+	if g.State == Empty || len(g.members) == 0 {
+		return true
+	}
+	for _, gm := range g.members {
+		found := false
+		for _, s := range gm.Protocols {
+			if s == strategy {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// allowProtocol records that a member now also supports strategy. kgrepl's
+// stand-in for the first bounce of the rolling upgrade Kafka needs to
+// switch assignors (SPEC §4 skips it): a live member whose
+// partition.assignment.strategy is set is counted as supporting both the
+// assignor it joined with and the new one until it rejoins.
+func (g *Group) allowProtocol(memberID, strategy string) {
+	gm := g.members[memberID]
+	if gm == nil {
+		return
+	}
+	for _, s := range gm.Protocols {
+		if s == strategy {
+			return
+		}
+	}
+	gm.Protocols = append(append([]string{}, gm.Protocols...), strategy)
+}
+
 func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+	// GroupMetadataManager.classicGroupJoinNewMember and
+	// classicGroupJoinExistingMember: a member with no assignor in common
+	// with the group is refused with INCONSISTENT_GROUP_PROTOCOL.
+	if !g.supportsProtocol(r.Strategy) {
+		w.reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
+		return
+	}
 	if r.MemberID == "" {
 		if r.InstanceID != "" {
 			if old, ok := g.static[r.InstanceID]; ok {
@@ -245,6 +295,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 	gm := g.members[r.MemberID]
 	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
+	gm.Protocols = []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.State {
 	case PreparingRebalance:
@@ -283,7 +334,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	g.fenced[oldID] = true
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
-		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
+		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
 		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
 	g.members[gm.MemberID] = gm
 	g.heardLast(w, gm)
