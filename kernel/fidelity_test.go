@@ -142,3 +142,40 @@ func TestInconsistentGroupProtocol(t *testing.T) {
 		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Protocol, len(g.Members()))
 	}
 }
+
+// group.initial.rebalance.delay.ms: the first rebalance of an empty group
+// waits the delay, waits again when a member joined during it (within the
+// rebalance timeout), and never completes early
+// (GroupMetadataManager.prepareRebalance,
+// tryCompleteInitialRebalanceElseSchedule, maybeCompleteJoinPhase).
+func TestInitialRebalanceDelay(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "new --members 0", "set group.initial.rebalance.delay.ms 3", "join C1", "step", "join C2", "run until stable")
+	w := s.World()
+	var completed []int
+	var started int
+	for _, tr := range w.Group.Transitions {
+		if tr.To == sim.CompletingRebalance {
+			completed = append(completed, tr.Tick)
+		}
+		if tr.From == sim.Empty && tr.To == sim.PreparingRebalance {
+			started = tr.Tick
+		}
+	}
+	// C1's JoinGroup starts the round; C2's arrives a tick later, during the
+	// delay, so the round waits a second delay: 3 + 3 ticks.
+	if len(completed) != 1 || completed[0] != started+6 || w.Group.Generation != 1 || len(w.Group.Members()) != 2 {
+		t.Errorf("round started %d, completed at %v, generation %d, %d members: want one generation with both at %d",
+			started, completed, w.Group.Generation, len(w.Group.Members()), started+6)
+	}
+	// Without the delay (kgrepl's default) C2 arrives a tick late: two rounds.
+	s = checkedSession(t)
+	execAll(t, s, "new --members 0", "join C1", "step", "join C2", "run until stable")
+	if g := s.World().Group.Generation; g != 2 {
+		t.Errorf("without the delay: generation %d, want 2", g)
+	}
+	out, err := s.Exec("show config")
+	if err != nil || !strings.Contains(out, "group.initial.rebalance.delay.ms") {
+		t.Errorf("show config does not list group.initial.rebalance.delay.ms: %v", err)
+	}
+}

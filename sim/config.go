@@ -66,6 +66,10 @@ type Config struct {
 	// World-level settings.
 	RecordsPerPartition int    // records.per.partition
 	Isolation           string // isolation.level of the audit reader
+	// InitialRebalanceDelay is the broker's group.initial.rebalance.delay.ms
+	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
+	// reach an empty group in one tick are answered in one generation.
+	InitialRebalanceDelay int
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -234,6 +238,17 @@ func buildSettings() []Setting {
 					return fmt.Errorf("isolation.level: %q is not read_uncommitted or read_committed", v)
 				}
 				w.Isolation = v
+				return nil
+			}},
+		{Key: "group.initial.rebalance.delay.ms", Allowed: "a whole number of ticks >= 0",
+			Doc: "broker: how long the first rebalance of an empty group waits for more members (extended per new member)",
+			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.InitialRebalanceDelay) },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000 {
+					return fmt.Errorf("group.initial.rebalance.delay.ms: %q is not a whole number from 0 to 1000000", v)
+				}
+				w.InitialRebalanceDelay = n
 				return nil
 			}},
 		{Key: "records.per.partition", Allowed: "a whole number >= 0",

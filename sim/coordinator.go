@@ -88,6 +88,13 @@ type Group struct {
 	fenced     map[string]bool   // member ids replaced by a static rejoin
 	roundStart int
 	deadline   int
+	// The initial rebalance of an empty group, delayed by
+	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
+	// with the group Empty): it never completes early; each delay that saw a
+	// new member is followed by another, within the rebalance timeout.
+	initialRound     bool
+	newMemberAdded   bool
+	initialRemaining int
 	joinSeq    int
 	// Committed offsets; pending transactional offsets by PID.
 	offsets    map[TopicPartition]OffsetRecord
@@ -285,6 +292,10 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		gm := g.addMember(&nr, w.Tick)
 		gm.joinPkt = p
 		g.heardLast(w, gm)
+		if g.State == PreparingRebalance && g.initialRound {
+			// GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin.
+			g.newMemberAdded = true
+		}
 		g.prepareRebalance(w, gm.ClientID+" joins as "+gm.MemberID)
 		return
 	}
@@ -406,6 +417,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			}
 		}
 	}
+	initial := g.State == Empty && w.Cfg.InitialRebalanceDelay > 0
 	g.transition(w, PreparingRebalance, reason)
 	g.RebalanceStarts++
 	g.roundStart = w.Tick
@@ -416,7 +428,19 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 		}
 	}
 	g.deadline = w.Tick + timeout
-	w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+	g.initialRound, g.newMemberAdded = initial, false
+	if initial {
+		// GroupMetadataManager.prepareRebalance: the group is new; give the
+		// members more time to join. No rebalance-timeout deadline here.
+		d := w.Cfg.InitialRebalanceDelay
+		g.initialRemaining = timeout - d
+		if g.initialRemaining < 0 {
+			g.initialRemaining = 0
+		}
+		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: g.roundStart, m: d})
+	} else {
+		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+	}
 	for _, gm := range g.Members() {
 		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
 			gm.Joined = false
@@ -433,8 +457,8 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 // have all joined completes here, so JoinGroups that arrive in one tick are
 // answered in one generation.
 func (g *Group) tick(w *World) {
-	if g.State != PreparingRebalance {
-		return
+	if g.State != PreparingRebalance || g.initialRound {
+		return // an initial rebalance never completes early (maybeCompleteJoinPhase)
 	}
 	for _, gm := range g.members {
 		if !gm.Joined {
@@ -500,6 +524,31 @@ func (g *Group) completeJoin(w *World) {
 		gm.joinPkt = nil
 		gm.Joined = false
 	}
+}
+
+// initialDelayOver is GroupMetadataManager.tryCompleteInitialRebalanceElseSchedule:
+// if a member joined during the delay and time remains, wait again (the
+// configured delay, at most what remains); otherwise complete the join.
+func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
+	if g.State != PreparingRebalance || !g.initialRound || g.roundStart != roundStart {
+		return
+	}
+	if g.newMemberAdded && g.initialRemaining != 0 {
+		g.newMemberAdded = false
+		d := w.Cfg.InitialRebalanceDelay
+		if d > g.initialRemaining {
+			d = g.initialRemaining
+		}
+		g.initialRemaining -= delay
+		if g.initialRemaining < 0 {
+			g.initialRemaining = 0
+		}
+		w.event(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
+		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: roundStart, m: d})
+		return
+	}
+	g.initialRound = false
+	g.completeJoin(w)
 }
 
 // withheld reports whether a subscribed partition has no owner in the

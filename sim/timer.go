@@ -16,6 +16,7 @@ const (
 	tmTxnTimeout                          // transactional id's transaction number n times out
 	tmCommitRetry                         // client/inc resends commitSync attempt n
 	tmAutoCommit                          // client/inc: poll() returns empty and is called again at n
+	tmInitialRebalance                    // the initial join round that began at n: its delay of m ticks is over
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -77,6 +78,8 @@ func (w *World) fire(t timer) {
 		w.Group.sessionExpiry(w, t.id, t.n)
 	case tmTxnTimeout:
 		w.Txn.txnTimeout(w, t.id, t.n)
+	case tmInitialRebalance:
+		w.Group.initialDelayOver(w, t.n, t.m)
 	default:
 		m := w.process(t.client, t.inc)
 		if m == nil || !m.Alive {
