@@ -179,3 +179,55 @@ func TestInitialRebalanceDelay(t *testing.T) {
 		t.Errorf("show config does not list group.initial.rebalance.delay.ms: %v", err)
 	}
 }
+
+// Markers go to every partition added to the transaction, also one whose
+// records never landed (TransactionCoordinator -> WriteTxnMarkers per
+// partition of the transaction).
+func TestMarkersToEveryAddedPartition(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "set producer transactional", "drop Produce request C1 10", "run until processed o0.0",
+		"step 3", "crash C1 now", "run until tick 60")
+	w := s.World()
+	l := w.Log(sim.TopicPartition{Topic: "invoices", Partition: 0})
+	markers, data := 0, 0
+	for _, c := range l.Cells {
+		if c.Control == "ABORT" {
+			markers++
+		} else if c.IsData() {
+			data++
+		}
+	}
+	if markers != 1 || data != 0 {
+		t.Errorf("invoices-0: %d ABORT markers, %d records; want the marker of the timed-out transaction and no record", markers, data)
+	}
+}
+
+// PrepareEpochFence is a pending state in Kafka
+// (TransactionMetadata.prepareFenceProducerEpoch): a new instance's
+// InitProducerId takes the open transaction from Ongoing straight to
+// PrepareAbort with the bumped epoch; nothing logs PrepareEpochFence.
+func TestEpochFenceIsNotLogged(t *testing.T) {
+	w := runDemo(t, 12).World()
+	fencedAbort := false
+	for _, tr := range w.Txn.Transitions {
+		if tr.To == sim.TxnPrepareEpochFence || tr.From == sim.TxnPrepareEpochFence {
+			t.Errorf("transition %+v: PrepareEpochFence is never a logged state", tr)
+		}
+	}
+	for _, r := range w.Txn.Log {
+		if r.State == sim.TxnPrepareEpochFence {
+			t.Errorf("__transaction_state record %+v holds PrepareEpochFence", r)
+		}
+	}
+	last := map[string]sim.TxnLogRecord{}
+	for _, r := range w.Txn.Log {
+		prev, ok := last[r.TransactionalID]
+		if ok && r.State == sim.TxnPrepareAbort && prev.State == sim.TxnOngoing && r.Epoch == prev.Epoch+1 {
+			fencedAbort = true
+		}
+		last[r.TransactionalID] = r
+	}
+	if !fencedAbort {
+		t.Error("no Ongoing -> PrepareAbort with the bumped epoch in __transaction_state")
+	}
+}

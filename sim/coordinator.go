@@ -95,7 +95,7 @@ type Group struct {
 	initialRound     bool
 	newMemberAdded   bool
 	initialRemaining int
-	joinSeq    int
+	joinSeq          int
 	// Committed offsets; pending transactional offsets by PID.
 	offsets    map[TopicPartition]OffsetRecord
 	pending    map[int64]map[TopicPartition]OffsetRecord

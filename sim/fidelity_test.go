@@ -70,3 +70,45 @@ func TestCommitInFlightRefusedByCoordinator(t *testing.T) {
 		t.Error("no CommitFailedException for the refused commit")
 	}
 }
+
+// TransactionCoordinator.endTransaction: EndTxn with nothing open, or
+// with the opposite result of a transaction already preparing or complete,
+// answers INVALID_TXN_STATE; the same result while preparing answers
+// CONCURRENT_TRANSACTIONS (the client retries).
+func TestEndTxnStates(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := w.Txn.Entry("tx-C1")
+	if e == nil {
+		t.Fatal("tx-C1 not registered")
+	}
+	for _, tc := range []struct {
+		state  TxnState
+		commit bool
+		want   ErrorCode
+	}{
+		{TxnEmpty, true, InvalidTxnState},
+		{TxnEmpty, false, InvalidTxnState},
+		{TxnPrepareCommit, false, InvalidTxnState},
+		{TxnPrepareCommit, true, ConcurrentTransactions},
+		{TxnPrepareAbort, true, InvalidTxnState},
+		{TxnPrepareAbort, false, ConcurrentTransactions},
+		{TxnCompleteCommit, true, None},
+		{TxnCompleteCommit, false, InvalidTxnState},
+		{TxnCompleteAbort, false, None},
+		{TxnCompleteAbort, true, InvalidTxnState},
+	} {
+		e.State = tc.state
+		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
+			Body: &endTxnReq{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
+		w.Txn.receive(w, req)
+		got := w.sending[len(w.sending)-1]
+		if got.Req != req || got.Error != tc.want {
+			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ const (
 	tmTxnTimeout                          // transactional id's transaction number n times out
 	tmCommitRetry                         // client/inc resends commitSync attempt n
 	tmAutoCommit                          // client/inc: poll() returns empty and is called again at n
+	tmEndTxnRetry                         // client/inc sends EndTxn again (n: 1 = COMMIT)
 	tmInitialRebalance                    // the initial join round that began at n: its delay of m ticks is over
 )
 
@@ -100,6 +101,10 @@ func (w *World) fire(t timer) {
 			m.addPartitionsRetry(w)
 		case tmCommitRetry:
 			m.commitRetry(w, t.n)
+		case tmEndTxnRetry:
+			if m.loop == LoopTxnEnd {
+				m.endTxn(w, t.n == 1)
+			}
 		case tmAutoCommit:
 			if m.nextAuto == t.n && m.inPoll() {
 				m.maybeAutoCommit(w)
