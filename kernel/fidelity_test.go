@@ -231,3 +231,40 @@ func TestEpochFenceIsNotLogged(t *testing.T) {
 		t.Error("no Ongoing -> PrepareAbort with the bumped epoch in __transaction_state")
 	}
 }
+
+// A static member returning in Stable with a changed subscription is not
+// rebalanced at once (updateStaticMemberThenRebalanceOrCompleteJoin: only a
+// change of the group's protocol does); it gets its old assignment, which
+// does not match its subscription (checkAssignmentMatchedSubscription), and
+// rejoins: that JoinGroup carries new metadata and starts the rebalance.
+func TestStaticReturnWithChangedSubscription(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "join C2 --static", "run until stable", "crash C2 now", "step 2",
+		"join C2 --static --topics orders", "run until stable")
+	w := s.World()
+	rejoin := eventsOf(w, sim.EvStaticRejoin, "C2", "swapped in")
+	if len(rejoin) != 1 {
+		t.Fatalf("%d static rejoins, want 1", len(rejoin))
+	}
+	mismatch := eventsOf(w, sim.EvAssigned, "C2", "outside its subscription")
+	if len(mismatch) != 1 {
+		t.Fatalf("C2 did not find its old assignment outside its subscription")
+	}
+	for _, tr := range w.Group.Transitions {
+		if tr.To == sim.PreparingRebalance && tr.Tick >= rejoin[0].Tick && tr.Tick <= mismatch[0].Tick {
+			t.Errorf("rebalance at %d (%s) before C2 saw its old assignment at %d", tr.Tick, tr.Reason, mismatch[0].Tick)
+		}
+	}
+	for _, gm := range w.Group.Members() {
+		if gm.ClientID == "C2" {
+			for _, tp := range gm.Assignment {
+				if tp.Topic != "orders" {
+					t.Errorf("C2 ends with %s, outside its subscription", w.PartList(gm.Assignment))
+				}
+			}
+			if len(gm.Assignment) == 0 {
+				t.Error("C2 ends with nothing")
+			}
+		}
+	}
+}

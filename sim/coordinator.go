@@ -304,7 +304,9 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		return
 	}
 	gm := g.members[r.MemberID]
-	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy
+	// ClassicGroupMember.matches: the subscription as a whole (topics,
+	// owned partitions, the generation it carries) and the protocol.
+	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
 	gm.Protocols = []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
@@ -357,9 +359,14 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
 	case Stable:
-		if !sameTopics(old.Topics, r.Topics) {
+		// GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin:
+		// in Stable only a change of the group's protocol rebalances; a
+		// changed subscription alone gets the old assignment back, and the
+		// client, finding it does not match (checkAssignmentMatchedSubscription),
+		// rejoins with its new subscription.
+		if g.chooseProtocol() != g.Protocol {
 			g.markJoined(gm, p)
-			g.prepareRebalance(w, "static member "+r.InstanceID+" changed its subscription")
+			g.prepareRebalance(w, "static member "+r.InstanceID+" joined with a change of protocol")
 			return
 		}
 		if g.withheld(w) {

@@ -302,6 +302,16 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	}
 	got := p.Body.(*syncResp).Assignment
 	m.joinedGen = m.Generation
+	if tp, ok := m.unsubscribed(got); ok {
+		// ConsumerCoordinator.onJoinComplete: an assignment that does not
+		// match the subscription is not taken; the member rejoins with its
+		// current subscription.
+		w.event(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, partList(w, got), tp, strings.Join(m.Topics, ","))
+		m.Phase = PhaseStable
+		m.rejoin = true
+		return
+	}
 	var added []TopicPartition
 	if m.protocol() == assign.Eager {
 		m.Owned = append([]TopicPartition{}, got...)
@@ -335,6 +345,22 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	}
 	m.Phase = PhaseFetchingOffsets
 	m.sendOffsetFetch(w, added)
+}
+
+// unsubscribed finds a partition of a topic the member does not subscribe to.
+func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
+	for _, tp := range tps {
+		found := false
+		for _, t := range m.Topics {
+			if t == tp.Topic {
+				found = true
+			}
+		}
+		if !found {
+			return tp, true
+		}
+	}
+	return TopicPartition{}, false
 }
 
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
