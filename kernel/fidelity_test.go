@@ -268,3 +268,16 @@ func TestStaticReturnWithChangedSubscription(t *testing.T) {
 		}
 	}
 }
+
+// The eager StickyAssignor remembers its last assignment and generation
+// (StickyAssignor.onAssignment) and sends them as subscription user data
+// after revoking everything, so the leader's second run is sticky. The
+// expected answer is real Kafka's (issue 10's fixture).
+func TestEagerStickyKeepsPreviousAssignment(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "new --topics t1:3,t2:4 --members 0", "set partition.assignment.strategy sticky", "set sticky.rules kafka",
+		"join C1", "join C2", "run until stable", "join C3", "join C4", "run until stable")
+	wantAssignment(t, s.World(), map[string]string{
+		"C1": "{t1-0 t2-1}", "C2": "{t1-1 t2-0}", "C3": "{t1-2 t2-3}", "C4": "{t2-2}",
+	})
+}

@@ -77,6 +77,14 @@ type Member struct {
 	lost       bool             // its generation is gone: drop every partition at the next poll
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	joinedGen  int              // generation of Owned, sent as sticky user data
+	groupProto string           // the group's assignor, from the last JoinGroup answer
+	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
+	// last assignment and its generation, sent as subscription user data
+	// even after an eager revocation emptied Owned. Replaced, never changed
+	// in place.
+	stickyPrev []TopicPartition
+	stickyGen  int
+	hasSticky  bool
 
 	// The application thread.
 	loop          Loop
@@ -184,6 +192,12 @@ func (m *Member) joinRequest() *joinReq {
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
 	r.Owned = append([]TopicPartition{}, m.Owned...)
+	if m.Cfg.Assignor == "sticky" && m.hasSticky {
+		// StickyAssignor.subscriptionUserData: the previous assignment and
+		// generation, which memberData reads instead of ownedPartitions.
+		r.Owned = append([]TopicPartition{}, m.stickyPrev...)
+		r.OwnedGen = m.stickyGen
+	}
 	return r
 }
 
@@ -267,7 +281,7 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 	}
 	r := p.Body.(*joinResp)
 	m.setMemberID(w, r.MemberID)
-	m.Generation, m.Leader = r.Generation, r.Leader
+	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
 	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
@@ -311,6 +325,9 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		m.Phase = PhaseStable
 		m.rejoin = true
 		return
+	}
+	if m.groupProto == "sticky" {
+		m.stickyPrev, m.stickyGen, m.hasSticky = append([]TopicPartition{}, got...), m.Generation, true
 	}
 	var added []TopicPartition
 	if m.protocol() == assign.Eager {
