@@ -281,3 +281,59 @@ func TestEagerStickyKeepsPreviousAssignment(t *testing.T) {
 		"C1": "{t1-0 t2-1}", "C2": "{t1-1 t2-0}", "C3": "{t1-2 t2-3}", "C4": "{t2-2}",
 	})
 }
+
+// A JoinGroup answer is read only inside poll() (or a commitSync): the
+// heartbeat thread is disabled while the join is in flight
+// (AbstractCoordinator.HeartbeatThread, state.hasNotJoinedGroup()). A
+// cooperative leader busy with its batch sends the plan only at its next
+// poll(), and the followers' SyncGroup answers wait for it.
+func TestJoinAnswerWaitsForPoll(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "set partition.assignment.strategy cooperative-sticky", "join C2", "run until stable")
+	w := s.World()
+	checked := 0
+	for _, jr := range packets(w, sim.JoinGroup, true) {
+		if jr.To != "C1" || jr.Error != sim.None || jr.Delivered < 0 {
+			continue
+		}
+		var sync *sim.Packet
+		for _, p := range packets(w, sim.SyncGroup, false) {
+			if p.From == "C1" && p.Sent >= jr.Delivered {
+				sync = p
+				break
+			}
+		}
+		if sync == nil {
+			t.Fatalf("C1 sent no SyncGroup after its JoinGroup answer at %d", jr.Delivered)
+		}
+		busy := 0
+		for _, e := range w.Events {
+			if e.Kind == sim.EvProcessed && e.Member == "C1" && e.Tick >= jr.Delivered && e.Tick <= sync.Sent {
+				busy++
+			}
+		}
+		polled := false
+		for _, e := range w.Events {
+			if e.Kind == sim.EvPolled && e.Member == "C1" && e.Tick > jr.Delivered && e.Tick < sync.Sent {
+				polled = true
+			}
+		}
+		if polled {
+			t.Errorf("C1 returned from poll() between its JoinGroup answer (%d) and its SyncGroup (%d)", jr.Delivered, sync.Sent)
+		}
+		if busy > 0 {
+			checked++
+			if sync.Sent == jr.Delivered {
+				t.Errorf("C1 was processing when its JoinGroup answer came at %d but sent SyncGroup the same tick", jr.Delivered)
+			}
+			for _, sr := range packets(w, sim.SyncGroup, true) {
+				if sr.To == "C2" && sr.Error == sim.None && sr.Sent > jr.Delivered && sr.Sent < sync.Delivered {
+					t.Errorf("C2's SyncGroup answered at %d, before the leader's plan arrived at %d", sr.Sent, sync.Delivered)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no round where the leader C1 was busy when its JoinGroup answer came: the test shows nothing")
+	}
+}

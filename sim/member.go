@@ -76,8 +76,13 @@ type Member struct {
 	rejoin     bool             // send JoinGroup at the next poll
 	lost       bool             // its generation is gone: drop every partition at the next poll
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
-	joinedGen  int              // generation of Owned, sent as sticky user data
-	groupProto string           // the group's assignor, from the last JoinGroup answer
+	// A JoinGroup answer that arrived outside poll(), handled at the next
+	// one (the body is never changed, so clones may share it).
+	joinAnswer    *joinResp
+	joinAnswerErr ErrorCode
+	hasJoinAnswer bool
+	joinedGen     int    // generation of Owned, sent as sticky user data
+	groupProto    string // the group's assignor, from the last JoinGroup answer
 	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
 	// last assignment and its generation, sent as subscription user data
 	// even after an eager revocation emptied Owned. Replaced, never changed
@@ -258,28 +263,60 @@ func (m *Member) receive(w *World, p *Packet) {
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
+	r, _ := p.Body.(*joinResp)
 	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
-		// The answer to a JoinGroup this member has since replaced: a member
-		// id it hands out is never used, so the coordinator stops hearing it.
-		if r, ok := p.Body.(*joinResp); ok && p.Error == None && r.MemberID != m.MemberID {
-			w.Group.memberIDDropped(w, r.MemberID)
-		}
+		m.staleJoinAnswer(w, p.Error, r)
 		return
 	}
-	switch p.Error {
+	if !m.inPoll() && m.loop != LoopCommitting {
+		// The heartbeat thread is disabled while a JoinGroup is in flight
+		// (AbstractCoordinator.HeartbeatThread: state.hasNotJoinedGroup()),
+		// so only the application thread reads the answer, inside poll() or
+		// a commitSync; a member busy with its batch handles it at its next
+		// poll(), and a busy leader delays everyone's SyncGroup.
+		m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = r, p.Error, true
+		return
+	}
+	m.handleJoinAnswer(w, p.Error, r)
+}
+
+// staleJoinAnswer drops the answer to a JoinGroup this member has since
+// replaced: a member id it hands out is never used, so the coordinator
+// stops hearing it.
+func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	if r != nil && code == None && r.MemberID != m.MemberID {
+		w.Group.memberIDDropped(w, r.MemberID)
+	}
+}
+
+// takeJoinAnswer handles a JoinGroup answer that waited for poll().
+func (m *Member) takeJoinAnswer(w *World) {
+	if !m.hasJoinAnswer {
+		return
+	}
+	r, code := m.joinAnswer, m.joinAnswerErr
+	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, None, false
+	if m.Phase != PhaseJoining {
+		m.staleJoinAnswer(w, code, r)
+		return
+	}
+	m.handleJoinAnswer(w, code, r)
+}
+
+func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	switch code {
 	case None:
 	case UnknownMemberID:
 		m.setMemberID(w, "")
 		m.sendJoin(w)
 		return
 	case FencedInstanceID, InconsistentGroupProtocol:
-		m.fatal(w, p.Error.String()+" on JoinGroup")
+		m.fatal(w, code.String()+" on JoinGroup")
 		return
 	default:
 		m.rejoin = true
 		return
 	}
-	r := p.Body.(*joinResp)
 	m.setMemberID(w, r.MemberID)
 	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
@@ -458,6 +495,7 @@ func (m *Member) poll(w *World) bool {
 		m.stopZombie(w) // it finished what it had in hand
 		return false
 	}
+	m.takeJoinAnswer(w)
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
 		m.abandonFetch()
