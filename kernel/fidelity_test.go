@@ -337,3 +337,93 @@ func TestJoinAnswerWaitsForPoll(t *testing.T) {
 		t.Fatal("no round where the leader C1 was busy when its JoinGroup answer came: the test shows nothing")
 	}
 }
+
+// processedBy counts the records a client processed after tick from.
+func processedBy(w *sim.World, client string, from int) int {
+	n := 0
+	for _, e := range w.Events {
+		if e.Kind == sim.EvProcessed && e.Member == client && e.Tick > from {
+			n++
+		}
+	}
+	return n
+}
+
+// A lost JoinGroup answer no longer hangs the member: the coordinator hears
+// no heartbeat with the member id it handed out (the client never took it;
+// ClassicGroupMember.hasSatisfiedHeartbeat) and removes it after the session
+// timeout, and the client joins again when its JoinGroup times out
+// (rebalance timeout + a margin).
+func TestLostJoinGroupAnswer(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "join C2", "drop JoinGroup response C2", "run until tick 80")
+	w := s.World()
+	if len(eventsOf(w, sim.EvRemoved, "C2", "never took that member id")) != 1 {
+		t.Error("the coordinator did not remove C2-1, whose id the client never took")
+	}
+	if len(eventsOf(w, sim.EvRetry, "C2", "no answer to JoinGroup")) != 1 {
+		t.Error("C2 did not join again after its JoinGroup timed out")
+	}
+	wantAssignment(t, w, map[string]string{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"})
+	if m := w.Member("C2"); m.MemberID != "C2-2" || processedBy(w, "C2", 0) == 0 {
+		t.Errorf("C2 goes by %q and processed %d records: want C2-2, consuming", m.MemberID, processedBy(w, "C2", 0))
+	}
+}
+
+// Every other lost answer (or request) on the way into the group is
+// retried after request.timeout.ms, and the member ends up consuming.
+func TestLostAnswersAreRetried(t *testing.T) {
+	for _, tc := range []struct{ drop, retry string }{
+		{"JoinGroup request", "no answer to JoinGroup"},
+		{"SyncGroup request", "no answer to SyncGroup"},
+		{"SyncGroup response", "no answer to SyncGroup"},
+		{"OffsetFetch request", "no answer to OffsetFetch"},
+		{"OffsetFetch response", "no answer to OffsetFetch"},
+		{"Fetch request", "no answer to Fetch"},
+		{"Fetch response", "no answer to Fetch"},
+	} {
+		s := checkedSession(t)
+		execAll(t, s, "join C2", "drop "+tc.drop+" C2", "run until tick 80")
+		w := s.World()
+		retries := eventsOf(w, sim.EvRetry, "C2", tc.retry)
+		if len(retries) != 1 {
+			t.Errorf("drop %s: %d retries %q, want 1", tc.drop, len(retries), tc.retry)
+			continue
+		}
+		wantAssignment(t, w, map[string]string{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"})
+		if processedBy(w, "C2", retries[0].Tick) == 0 {
+			t.Errorf("drop %s: C2 processed nothing after retrying", tc.drop)
+		}
+	}
+}
+
+// The coordinator removes members that send no SyncGroup within the
+// rebalance timeout (GroupMetadataManager.expirePendingSync).
+func TestPendingSyncExpires(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "join C2", "drop SyncGroup request C2 2", "run until tick 60")
+	w := s.World()
+	if len(eventsOf(w, sim.EvRemoved, "C2", "no SyncGroup within the rebalance timeout")) != 1 {
+		t.Fatal("C2-1 was not removed for its missing SyncGroup")
+	}
+	wantAssignment(t, w, map[string]string{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"})
+}
+
+// A lost EndTxn answer: the producer sends EndTxn again after
+// request.timeout.ms; the coordinator, already CompleteCommit, answers it
+// as done, and the loop goes on.
+func TestLostEndTxnAnswer(t *testing.T) {
+	s := checkedSession(t)
+	execAll(t, s, "set producer transactional", "drop EndTxn response C1", "run until tick 60")
+	w := s.World()
+	retries := eventsOf(w, sim.EvRetry, "C1", "no answer to EndTxn")
+	if len(retries) != 1 {
+		t.Fatalf("%d EndTxn retries, want 1", len(retries))
+	}
+	if !w.Member("C1").Alive || processedBy(w, "C1", retries[0].Tick) == 0 {
+		t.Error("C1 did not go on after the retried EndTxn")
+	}
+	if c := w.Delivery("read_committed"); c.Duplicates != 0 || c.Lost != 0 {
+		t.Errorf("duplicates %v lost %v, want none", c.DuplicateNames, c.LostNames)
+	}
+}

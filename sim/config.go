@@ -42,6 +42,7 @@ type ClientConfig struct {
 	TransactionalID    string // transactional.id ("" = none)
 	TransactionTimeout int    // transaction.timeout.ms
 	RetryBackoff       int    // retry.backoff.ms
+	RequestTimeout     int    // request.timeout.ms
 	InstanceID         string // group.instance.id ("" = dynamic)
 	ProcessTicks       int    // ticks to process one record
 	SlowTicks          int    // ticks to process a record marked slow
@@ -86,8 +87,13 @@ func DefaultConfig() Config {
 			Idempotence:        true,
 			TransactionTimeout: 30,
 			RetryBackoff:       3,
-			ProcessTicks:       1,
-			SlowTicks:          15,
+			// Kafka's 30 s sits below its 45 s session timeout; 30/45 of
+			// our 6 is 4, and one more tick lets a follower's SyncGroup
+			// outlast a leader that finishes a full batch (3 records)
+			// before it sends the plan.
+			RequestTimeout: 5,
+			ProcessTicks:   1,
+			SlowTicks:      15,
 		},
 		Overrides:           map[string]map[string]string{},
 		RecordsPerPartition: 10,
@@ -162,6 +168,7 @@ func buildSettings() []Setting {
 		intSetting("max.poll.records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
 		intSetting("auto.commit.interval.ms", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),
 		intSetting("transaction.timeout.ms", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
+		intSetting("request.timeout.ms", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
 		intSetting("retry.backoff.ms", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
 		intSetting("processing.ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
 		intSetting("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),

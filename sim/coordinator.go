@@ -61,6 +61,9 @@ type GroupMember struct {
 	// silentSince is the tick the member was last heard, or -1 while its
 	// heartbeat thread is alive (heartbeats are implicit).
 	silentSince int
+	// pendingSync: answered in the current generation's join round, no
+	// SyncGroup received yet (ClassicGroup.pendingSyncMembers).
+	pendingSync bool
 }
 
 // OffsetRecord is one record of __consumer_offsets.
@@ -348,7 +351,8 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
-		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
+		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
+		pendingSync: old.pendingSync}
 	g.members[gm.MemberID] = gm
 	g.heardLast(w, gm)
 	g.static[r.InstanceID] = gm.MemberID
@@ -518,6 +522,20 @@ func (g *Group) completeJoin(w *World) {
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
 	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Protocol, memberIDs(g.Members()))
 	list := g.memberList()
+	// GroupMetadataManager.completeClassicGroupJoin: every member must now
+	// heartbeat with the member id it was given, and send SyncGroup within
+	// the rebalance timeout (schedulePendingSync).
+	timeout := 0
+	for _, gm := range g.Members() {
+		gm.pendingSync = true
+		if gm.RebalanceTimeout > timeout {
+			timeout = gm.RebalanceTimeout
+		}
+	}
+	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation})
+	for _, gm := range joined {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
+	}
 	for _, gm := range joined {
 		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
@@ -556,6 +574,50 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 	}
 	g.initialRound = false
 	g.completeJoin(w)
+}
+
+// heartbeatCheck is ClassicGroupMember.hasSatisfiedHeartbeat for a member
+// answered in generation gen: heartbeats count only for a member id the
+// client holds (kgrepl's heartbeats are implicit: a live process is heard
+// with the member id it goes by). One whose client never took the id (the
+// JoinGroup answer was lost) is removed after session.timeout.ms; one
+// waiting at the coordinator in JoinGroup or SyncGroup counts as heard.
+func (g *Group) heartbeatCheck(w *World, id string, gen int) {
+	gm := g.members[id]
+	if gm == nil || gm.silentSince >= 0 {
+		return // gone, or its silence is already being timed
+	}
+	m := w.process(gm.ClientID, gm.Inc)
+	if m == nil || !m.Alive || m.MemberID == id {
+		return // a dead process is timed by processStopped
+	}
+	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})
+		return
+	}
+	g.removeMember(w, id, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
+	if g.State != Empty {
+		g.prepareRebalance(w, id+" timed out")
+	}
+}
+
+// expirePendingSync is GroupMetadataManager.expirePendingSync: members of
+// generation gen that sent no SyncGroup within the rebalance timeout are
+// removed, and the group rebalances.
+func (g *Group) expirePendingSync(w *World, gen int) {
+	if g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
+		return
+	}
+	removed := false
+	for _, gm := range g.Members() {
+		if gm.pendingSync {
+			g.removeMember(w, gm.MemberID, "no SyncGroup within the rebalance timeout")
+			removed = true
+		}
+	}
+	if removed {
+		g.prepareRebalance(w, "members removed on pending sync expiration")
+	}
 }
 
 // withheld reports whether a subscribed partition has no owner in the
@@ -620,6 +682,7 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 		return
 	}
 	gm := g.members[r.MemberID]
+	gm.pendingSync = false
 	switch g.State {
 	case PreparingRebalance:
 		w.reply(p, RebalanceInProgress, "", nil)

@@ -81,8 +81,12 @@ type Member struct {
 	joinAnswer    *joinResp
 	joinAnswerErr ErrorCode
 	hasJoinAnswer bool
-	joinedGen     int    // generation of Owned, sent as sticky user data
-	groupProto    string // the group's assignor, from the last JoinGroup answer
+	// Requests counted so that a timeout knows whether its request is
+	// still the one outstanding (request.timeout.ms).
+	joinSeq, syncSeq, offsetFetchSeq, endTxnSeq int
+	joinRetry                                   bool   // send JoinGroup again at the next poll
+	joinedGen                                   int    // generation of Owned, sent as sticky user data
+	groupProto                                  string // the group's assignor, from the last JoinGroup answer
 	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
 	// last assignment and its generation, sent as subscription user data
 	// even after an eager revocation emptied Owned. Replaced, never changed
@@ -208,13 +212,63 @@ func (m *Member) joinRequest() *joinReq {
 
 func (m *Member) sendJoin(w *World) {
 	m.Phase = PhaseJoining
-	m.rejoin = false
+	m.rejoin, m.joinRetry = false, false
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
 	if m.protocol() == assign.Cooperative {
 		s += ", owns " + partList(w, m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.joinSeq++
+	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
+}
+
+// joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
+// max(request.timeout.ms, rebalance timeout + JOIN_GROUP_TIMEOUT_LAPSE).
+// Kafka's lapse is 5 s; kgrepl counts it as 1 tick plus the 2-tick round
+// trip a tick model adds.
+func (m *Member) joinTimeoutTicks() int {
+	t := m.Cfg.MaxPollInterval + 3
+	if m.Cfg.RequestTimeout > t {
+		t = m.Cfg.RequestTimeout
+	}
+	return t
+}
+
+// joinTimeout: the JoinGroup got no answer in time (the request or the
+// answer was lost). Kafka's joinGroupIfNeeded treats the timeout as
+// retriable and joins again, with the member id it holds (none for a new
+// member), from inside poll().
+func (m *Member) joinTimeout(w *World, seq int) {
+	if m.Phase != PhaseJoining || m.joinSeq != seq || m.hasJoinAnswer {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+// syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
+// client fails the join and joins again with its member id.
+func (m *Member) syncTimeout(w *World, seq int) {
+	if m.Phase != PhaseSyncing || m.syncSeq != seq {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+// fetchTimeout: a Fetch neither answered nor held at the broker (a long
+// poll the broker holds stands for empty answers to fetches sent again) was
+// lost on the way: the fetcher gives up on it and fetches again.
+func (m *Member) fetchTimeout(w *World, id int) {
+	if m.loop != LoopFetching || m.fetchID != id || w.fetchOutstanding(m, id) {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
+	m.abandonFetch()
+	w.wakeUp(m)
 }
 
 // receive handles an answer (or a notification) from B1.
@@ -332,6 +386,8 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
 	m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req})
+	m.syncSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {
@@ -420,6 +476,9 @@ func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
 	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}})
+	m.offsetFetchSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
+		tps: append([]TopicPartition{}, tps...)})
 }
 
 func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
@@ -496,6 +555,14 @@ func (m *Member) poll(w *World) bool {
 		return false
 	}
 	m.takeJoinAnswer(w)
+	if m.joinRetry {
+		m.joinRetry = false
+		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
+			m.abandonFetch()
+			m.sendJoin(w)
+			return false
+		}
+	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
 		m.abandonFetch()
@@ -574,6 +641,7 @@ func (m *Member) poll(w *World) bool {
 	}
 	m.loop = LoopFetching
 	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
 }
 

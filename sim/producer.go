@@ -289,6 +289,8 @@ func (m *Member) endTxn(w *World, commit bool) {
 	}
 	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
 		Body: &endTxnReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
+	m.endTxnSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmEndTxnTimeout, client: m.Client, inc: m.Inc, n: m.endTxnSeq, m: boolInt(commit)})
 }
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
