@@ -1,0 +1,133 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The expected values in this file are what Java 17 printed for the same
+// operations (java.util.HashMap/HashSet, String.hashCode,
+// UUID.nameUUIDFromBytes and Kafka's Uuid from the mirrored sources).
+
+func TestTopicIDIsJavasNameUUID(t *testing.T) {
+	for _, c := range []struct {
+		name, canonical, kafka string
+		hash                   int32
+	}{
+		{"orders", "12c500ed-0b78-3910-9fb4-6af0f246be87", "EsUA7Qt4ORCftGrw8ka-hw", 1951395210},
+		{"payments", "84d5eaf7-13c9-3eec-b3d2-c4a83e64dc9a", "hNXq9xPJPuyz0sSoPmTcmg", 447401001},
+		{"invoices", "56deca22-a707-3148-a5f7-ea3ae6391d67", "Vt7KIqcHMUil9-o65jkdZw", -1307112393},
+		{"topic-ü", "3869ff48-cc4b-3295-9b18-3b9d8892fb2b", "OGn_SMxLMpWbGDudiJL7Kw", -408416917},
+	} {
+		id := TopicID(c.name)
+		if id.Canonical() != c.canonical || id.String() != c.kafka || id.HashCode() != c.hash {
+			t.Errorf("TopicID(%q) = %s %s hash %d; Java: %s %s hash %d",
+				c.name, id.Canonical(), id, id.HashCode(), c.canonical, c.kafka, c.hash)
+		}
+		back, err := ParseUuid(c.kafka)
+		if err != nil || back != id {
+			t.Errorf("ParseUuid(%q) = %v, %v; want %v", c.kafka, back, err, id)
+		}
+	}
+}
+
+func TestUuidHashAndCompareAsKafka(t *testing.T) {
+	t1, err1 := ParseUuid("T1-A4s3VTwiI5CTbEp6POw")
+	t2, err2 := ParseUuid("T2-B4s3VTwiI5YHbPp6YUe")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if t1.HashCode() != 418407434 || t2.HashCode() != 885118816 {
+		t.Errorf("hash codes %d %d; Kafka: 418407434 885118816", t1.HashCode(), t2.HashCode())
+	}
+	if t1.MostSignificantBits != 5719431763388092168 {
+		t.Errorf("most significant bits %d; Kafka: 5719431763388092168", t1.MostSignificantBits)
+	}
+	if t1.Compare(t2) != -1 || t2.Compare(t1) != 1 || t1.Compare(t1) != 0 {
+		t.Errorf("Compare disagrees with Uuid.compareTo (t1 < t2)")
+	}
+	for _, bad := range []string{"", "short", "T1-A4s3VTwiI5CTbEp6POw==", "!!!!!!!!!!!!!!!!!!!!!!"} {
+		if _, err := ParseUuid(bad); err == nil {
+			t.Errorf("ParseUuid(%q) accepted", bad)
+		}
+	}
+}
+
+func TestStringHashAsJava(t *testing.T) {
+	if h := StringHash("C1-1"); h != 2044530 {
+		t.Errorf(`StringHash("C1-1") = %d; Java: 2044530`, h)
+	}
+	// é is one UTF-16 unit, 𝄞 (U+1D11E) a surrogate pair.
+	if h := StringHash("héllo𝄞"); h != 291563960 {
+		t.Errorf(`StringHash("héllo𝄞") = %d; Java: 291563960`, h)
+	}
+}
+
+func ints(xs []int) string { return strings.Trim(fmt.Sprint(xs), "[]") }
+
+func TestOrderAsJavaHashMap(t *testing.T) {
+	// new HashMap<>() with "C1-1" .. "C20-1" put in order: one resize (at 13).
+	var ids []string
+	for i := 1; i <= 20; i++ {
+		ids = append(ids, fmt.Sprintf("C%d-1", i))
+	}
+	got, ok := Order(ids, StringHash, defaultCapacity)
+	if want := "C11-1 C10-1 C20-1 C9-1 C8-1 C7-1 C6-1 C19-1 C5-1 C18-1 C4-1 C17-1 C3-1 C16-1 C2-1 C15-1 C1-1 C14-1 C13-1 C12-1"; strings.Join(got, " ") != want || !ok {
+		t.Errorf("member ids: got %v\nJava: %s", got, want)
+	}
+
+	// new HashSet<>(List.of(...)): 16 buckets, values past 65535 spread.
+	l := []int{0, 16, 32, 5, 21, 1000, 65536, 70000, 3, 19}
+	gotI, _ := Order(l, IntegerHash, collectionCapacity(len(l)))
+	if want := "0 16 32 65536 70000 3 19 5 21 1000"; ints(gotI) != want {
+		t.Errorf("HashSet(list): got %v, Java: %s", gotI, want)
+	}
+
+	// Nine keys in one bucket of a 16-table: Java doubles the table instead of
+	// building a tree, so 33 lands after 1 and 17 in its own bucket.
+	var keys []int
+	for i := 1; i <= 9; i++ {
+		keys = append(keys, i*32)
+	}
+	keys = append(keys, 1, 33, 17, 2, 50)
+	gotI, ok = Order(keys, IntegerHash, defaultCapacity)
+	if want := "32 64 96 128 160 192 224 256 288 1 33 2 17 50"; ints(gotI) != want || !ok {
+		t.Errorf("collisions: got %v (ok %v), Java: %s", gotI, ok, want)
+	}
+
+	// Removals keep the table; later puts go to their buckets' ends.
+	m := newHashMap[int](defaultCapacity)
+	for i := 0; i < 40; i++ {
+		k := (i * 7919) % 1000
+		m.put(k, IntegerHash(k))
+	}
+	m.remove(919, 919)
+	m.remove(838, 838)
+	for i := 0; i < 5; i++ {
+		m.put(2000+i*64, IntegerHash(2000+i*64))
+	}
+	if want := "0 704 514 3 327 137 841 651 461 271 975 2000 2064 2128 2192 2256 785 595 84 408 218 922 28 732 542 352 866 676 165 489 299 109 813 623 433 947 757 246 56 570 380 190 894"; ints(m.keys()) != want {
+		t.Errorf("after removals: got %v\nJava: %s", m.keys(), want)
+	}
+
+	// new HashMap<>(3): a 4-bucket table, threshold 3, then 8 and 16.
+	got, _ = Order([]string{"orders", "payments", "invoices", "Aa", "BB", "clicks"}, StringHash, 3)
+	if want := "Aa BB clicks orders invoices payments"; strings.Join(got, " ") != want {
+		t.Errorf("small initial capacity: got %v, Java: %s", got, want)
+	}
+}
+
+func TestOrderReportsTreeBins(t *testing.T) {
+	// 64 buckets and nine keys in bucket 0: Java builds a tree bin.
+	keys := make([]int, 0, 60)
+	for i := 1; i <= 50; i++ {
+		keys = append(keys, i)
+	}
+	for i := 1; i <= 9; i++ {
+		keys = append(keys, i*1024)
+	}
+	if _, ok := Order(keys, IntegerHash, defaultCapacity); ok {
+		t.Errorf("a tree bin went unreported")
+	}
+}
