@@ -1,6 +1,10 @@
 package server
 
-import "unicode/utf16"
+import (
+	"cmp"
+	"slices"
+	"unicode/utf16"
+)
 
 // This file reproduces the iteration order of java.util.HashMap and HashSet
 // (OpenJDK 8 and later), so that where Kafka's assignors walk a hashed
@@ -162,12 +166,93 @@ func (m *hashMap[K]) keys() []K {
 // into which keys were put in the given order; hash gives each key's Java
 // hashCode. Duplicates keep their first place. ok is false when Java would
 // have turned a bucket into a tree, whose order Order does not reproduce.
+//
+// Java keeps each bucket in insertion order through every resize, so the
+// order is the keys stably sorted by their bucket in the final table; Order
+// only replays the table's growth (thresholds, and the resizes a crowded
+// bucket of a small table causes) to learn the final size. hashMap is the
+// bucket-by-bucket model it is tested against.
 func Order[K comparable](keys []K, hash func(K) int32, initialCapacity int) (order []K, ok bool) {
-	m := newHashMap[K](initialCapacity)
-	for _, k := range keys {
-		m.put(k, hash(k))
+	if len(keys) <= 1 {
+		return slices.Clone(keys), true
 	}
-	return m.keys(), !m.treeified
+	type entry struct {
+		key    K
+		hash   int32
+		bucket uint32
+	}
+	entries := make([]entry, 0, len(keys))
+	var seen map[K]bool
+	if len(keys) > 16 {
+		seen = make(map[K]bool, len(keys))
+	}
+	for _, k := range keys {
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		} else if slices.ContainsFunc(entries, func(e entry) bool { return e.key == k }) {
+			continue
+		}
+		entries = append(entries, entry{key: k, hash: hash(k)})
+	}
+
+	// Replay HashMap.putVal's growth.
+	table, threshold := 0, 0
+	if initialCapacity >= 0 {
+		threshold = tableSizeFor(initialCapacity)
+	}
+	var counts []int32
+	resize := func(inserted int) { // HashMap.resize, then recount the buckets
+		newCap, newThr := 0, 0
+		switch {
+		case table > 0:
+			newCap = table << 1
+			if table >= 16 {
+				newThr = threshold << 1
+			}
+		case threshold > 0:
+			newCap = threshold
+		default:
+			newCap, newThr = 16, 12
+		}
+		if newThr == 0 {
+			newThr = int(float32(newCap) * float32(0.75))
+		}
+		table, threshold = newCap, newThr
+		counts = make([]int32, table)
+		for _, e := range entries[:inserted] {
+			counts[spread(e.hash)&uint32(table-1)]++
+		}
+	}
+	ok = true
+	for i, e := range entries {
+		if table == 0 {
+			resize(0)
+		}
+		b := spread(e.hash) & uint32(table-1)
+		counts[b]++
+		if counts[b] >= 9 { // treeifyBin
+			if table < 64 {
+				resize(i + 1)
+			} else {
+				ok = false
+			}
+		}
+		if i+1 > threshold {
+			resize(i + 1)
+		}
+	}
+	for i := range entries {
+		entries[i].bucket = spread(entries[i].hash) & uint32(table-1)
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.bucket, b.bucket) })
+	order = make([]K, len(entries))
+	for i, e := range entries {
+		order[i] = e.key
+	}
+	return order, ok
 }
 
 // StringHash is java.lang.String.hashCode over the string's UTF-16 code units.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,33 @@ func TestOrderReportsTreeBins(t *testing.T) {
 	}
 	if _, ok := Order(keys, IntegerHash, defaultCapacity); ok {
 		t.Errorf("a tree bin went unreported")
+	}
+}
+
+func TestOrderMatchesBucketModel(t *testing.T) {
+	// Order's replay of the table's growth against the bucket-by-bucket
+	// model, on random key sets: small and large, sparse and crowded (keys
+	// that share low bits, so that buckets of small tables fill up and make
+	// Java resize, and buckets of large ones become tree bins).
+	r := rand.New(rand.NewSource(16))
+	for i := 0; i < 3000; i++ {
+		n := 1 + r.Intn(200)
+		stride := []int{1, 16, 32, 64, 1024, 65536}[r.Intn(6)]
+		keys := make([]int, n)
+		for j := range keys {
+			keys[j] = r.Intn(n*2) * stride
+			if r.Intn(4) == 0 {
+				keys[j] = r.Intn(1 << 30)
+			}
+		}
+		capacity := []int{defaultCapacity, 0, 1, 3, collectionCapacity(n), n}[r.Intn(6)]
+		got, ok := Order(keys, IntegerHash, capacity)
+		m := newHashMap[int](capacity)
+		for _, k := range keys {
+			m.put(k, IntegerHash(k))
+		}
+		if ok != !m.treeified || (ok && ints(got) != ints(m.keys())) {
+			t.Fatalf("keys %v capacity %d:\nOrder %v (ok %v)\nmodel %v (ok %v)", keys, capacity, got, ok, m.keys(), !m.treeified)
+		}
 	}
 }

@@ -17,6 +17,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -91,12 +92,17 @@ type memberSpec struct {
 	// topics in Java's iteration order of TopicIds over the member's
 	// HashSet of topic names.
 	subscribed []int
-	subSet     map[int]bool
-	// topicOrder lists the topics of the current assignment in Java's
-	// iteration order of its HashMap; partitions[t] gives each topic's
-	// partitions in Java's iteration order of its HashSet.
-	topicOrder []int
-	partitions map[int][]int
+	subSet     []bool // by topic index; shared by members with the same subscription
+	// assigned is the current assignment: topics in Java's iteration order
+	// of its HashMap, each with its partitions in Java's iteration order of
+	// its HashSet.
+	assigned []assignedTopic
+}
+
+// assignedTopic is one topic of a member's current assignment.
+type assignedTopic struct {
+	t  int
+	ps []int
 }
 
 // groupSpec is GroupSpecImpl plus the topic metadata.
@@ -177,15 +183,22 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	order, ok := Order(ids, StringHash, defaultCapacity)
 	g.treeified = g.treeified || !ok
 
-	// ModernGroup.subscriptionType counts subscribers per topic name.
+	// Members usually share their subscription: resolve each distinct one
+	// once. ModernGroup.subscriptionType counts subscribers per topic name.
+	subs := map[subKey]*subscription{}
 	subscribers := map[string]int{}
-	for _, m := range in.Members {
-		seen := map[string]bool{}
-		for _, name := range m.Topics {
-			if !seen[name] {
-				seen[name] = true
-				subscribers[name]++
-			}
+	for i := range in.Members {
+		k := keyOf(in.Members[i].Topics)
+		sub, ok := subs[k]
+		if !ok {
+			sub = g.resolve(in.Members[i].Topics, byName)
+			subs[k] = sub
+		}
+		sub.members++
+	}
+	for _, sub := range subs {
+		for _, name := range sub.names {
+			subscribers[name] += sub.members
 		}
 	}
 	g.homogeneous = true
@@ -200,25 +213,18 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 
 	for mi, id := range order {
 		m := byMember[id]
-		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, subSet: map[int]bool{}, partitions: map[int][]int{}}
-		// ConsumerGroupMember keeps new HashSet<>(subscribedTopicNames);
-		// TopicIds iterates it, resolving names and skipping unknown ones.
-		names, ok := Order(m.Topics, StringHash, collectionCapacity(len(m.Topics)))
-		g.treeified = g.treeified || !ok
-		ms.names = len(names)
-		for _, name := range names {
-			if t, known := byName[name]; known {
-				ms.subscribed = append(ms.subscribed, t)
-				ms.subSet[t] = true
-			}
-		}
+		sub := subs[keyOf(m.Topics)]
+		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
+			subscribed: sub.topics, subSet: sub.set}
+		var ok bool
 		// The current target assignment as the coordinator holds it after
 		// replaying its record (Assignment.fromRecord): a HashMap of topic
 		// id → new HashSet<>(partitions). kgrepl puts topics in order of
 		// their ids and partitions in ascending order; Kafka puts them in
 		// the order of the record, which only matters for keys sharing a
 		// bucket (partition numbers below the set's table size never do).
-		var topics []int
+		own := make([]tp, 0, len(m.Assigned))
+		var givenTopics []int // first appearance order, for specOptions.givenOrder
 		for _, a := range m.Assigned {
 			t, known := byName[a.Topic]
 			if !known {
@@ -235,33 +241,109 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 				return nil, fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
 			}
 			g.owner[t][a.Partition] = int32(mi)
-			if _, seen := ms.partitions[t]; !seen {
-				topics = append(topics, t)
+			if opt.givenOrder && !slices.Contains(givenTopics, t) {
+				givenTopics = append(givenTopics, t)
 			}
-			ms.partitions[t] = append(ms.partitions[t], a.Partition)
+			own = append(own, tp{int32(t), int32(a.Partition)})
+		}
+		// Group by topic, partitions ascending (the record order kgrepl assumes).
+		slices.SortFunc(own, func(a, b tp) int {
+			if a.t != b.t {
+				return int(a.t - b.t)
+			}
+			return int(a.p - b.p)
+		})
+		groups := map[int][]int{}
+		var topics []int
+		all := make([]int, len(own)) // one backing array for the member's partitions
+		for i := 0; i < len(own); {
+			j := i
+			for ; j < len(own) && own[j].t == own[i].t; j++ {
+				all[j] = int(own[j].p)
+			}
+			t := int(own[i].t)
+			groups[t] = all[i:j:j]
+			topics = append(topics, t)
+			i = j
 		}
 		if opt.givenOrder {
-			ms.topicOrder = topics
+			topics = givenTopics
 		} else {
 			sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
-			ms.topicOrder, ok = Order(topics, idHash, defaultCapacity)
+			topics, ok = Order(topics, idHash, defaultCapacity)
 			g.treeified = g.treeified || !ok
 		}
-		for t, ps := range ms.partitions {
-			sort.Ints(ps)
-			ms.partitions[t], ok = Order(ps, IntegerHash, collectionCapacity(len(ps)))
+		for _, t := range topics {
+			ps, ok := Order(groups[t], IntegerHash, collectionCapacity(len(groups[t])))
 			g.treeified = g.treeified || !ok
+			ms.assigned = append(ms.assigned, assignedTopic{t, ps})
 		}
 		g.members = append(g.members, ms)
 	}
 	return g, nil
 }
 
+// subKey identifies a subscription list by its backing array and length, so
+// that members sharing one slice are resolved once; equal lists in different
+// arrays are merely resolved again.
+type subKey struct {
+	first *string
+	n     int
+}
+
+func keyOf(topics []string) subKey {
+	if len(topics) == 0 {
+		return subKey{}
+	}
+	return subKey{&topics[0], len(topics)}
+}
+
+// subscription is one member subscription resolved against the metadata.
+type subscription struct {
+	names   []string // distinct names in Java's HashSet order
+	topics  []int    // the known ones as topic indices, in that order (TopicIds)
+	set     []bool   // by topic index
+	members int      // how many members subscribe so
+}
+
+// resolve is ConsumerGroupMember's new HashSet<>(subscribedTopicNames)
+// walked by TopicIds, which resolves names and skips unknown ones.
+func (g *groupSpec) resolve(topics []string, byName map[string]int) *subscription {
+	names, ok := Order(topics, StringHash, collectionCapacity(len(topics)))
+	g.treeified = g.treeified || !ok
+	sub := &subscription{names: names, set: make([]bool, len(g.topics))}
+	for _, name := range names {
+		if t, known := byName[name]; known {
+			sub.topics = append(sub.topics, t)
+			sub.set[t] = true
+		}
+	}
+	return sub
+}
+
 // result reads a target assignment off owner arrays, one per topic (nil
 // for a topic nobody is assigned).
 func (g *groupSpec) result(owner [][]int32) assign.Assignment {
 	lists := make([][]assign.TopicPartition, len(g.members))
-	for t, owners := range owner {
+	// Walking topics by name and partitions upwards fills each list sorted.
+	byName := make([]int, len(g.topics))
+	for t := range byName {
+		byName[t] = t
+	}
+	sort.Slice(byName, func(i, j int) bool { return g.topics[byName[i]].Name < g.topics[byName[j]].Name })
+	count := make([]int, len(g.members))
+	for _, owners := range owner {
+		for _, m := range owners {
+			if m >= 0 {
+				count[m]++
+			}
+		}
+	}
+	for i, n := range count {
+		lists[i] = make([]assign.TopicPartition, 0, n)
+	}
+	for _, t := range byName {
+		owners := owner[t]
 		for p, m := range owners {
 			if m >= 0 {
 				lists[m] = append(lists[m], assign.TopicPartition{Topic: g.topics[t].Name, Partition: p})
@@ -270,7 +352,6 @@ func (g *groupSpec) result(owner [][]int32) assign.Assignment {
 	}
 	out := assign.Assignment{}
 	for i, m := range g.members {
-		assign.SortPartitions(lists[i])
 		out[m.id] = lists[i]
 	}
 	return out

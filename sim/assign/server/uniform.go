@@ -78,11 +78,11 @@ func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 			quota++
 			extra--
 		}
-		for _, t := range m.topicOrder {
+		for _, a := range m.assigned {
+			t, ps := a.t, a.ps
 			if !isSubscribed[t] {
 				continue // the whole topic goes
 			}
-			ps := m.partitions[t]
 			if len(ps) <= quota {
 				quota -= len(ps)
 				for _, p := range ps {
@@ -161,11 +161,11 @@ func (g *groupSpec) uniformHeterogeneous() [][]int32 {
 
 	// maybeRevokePartitions: keep what each member still subscribes to.
 	for mi, m := range g.members {
-		for _, t := range m.topicOrder {
-			if m.subSet[t] {
-				h.sizes[mi] += len(m.partitions[t])
-				for _, p := range m.partitions[t] {
-					h.owner[t][p] = int32(mi)
+		for _, a := range m.assigned {
+			if m.subSet[a.t] {
+				h.sizes[mi] += len(a.ps)
+				for _, p := range a.ps {
+					h.owner[a.t][p] = int32(mi)
 				}
 			}
 		}
