@@ -9,6 +9,13 @@
 // another member has not released yet are withheld (UNRELEASED_PARTITIONS)
 // and handed over at a later heartbeat. Next is a pure function: the
 // coordinator calls it on each heartbeat, each member at its own pace.
+//
+// This is Kafka 4.0's builder (the mirrored sources, October 2024). Later
+// Kafka changed it: KAFKA-19431 (a member that unsubscribes from a topic
+// revokes its partitions at once, even at the target epoch), KAFKA-19449 (a
+// partition the member itself still has pending revocation is not withheld
+// as unreleased) and KAFKA-19974 (4.2: leaving UNREVOKED_PARTITIONS no longer
+// bumps the epoch by one); kgrepl does not follow those.
 package reconcile
 
 import (

@@ -12,7 +12,10 @@
 // what Kafka's own assignor computes for those ids. The algorithms are those
 // of the Kafka sources mirrored for this project (4.0.0-SNAPSHOT of October
 // 2024, after KAFKA-17710 reworked the heterogeneous builder and
-// KAFKA-16944 rewrote the range assignor).
+// KAFKA-16944 rewrote the range assignor), which is what Kafka 4.0 runs.
+// Kafka 4.1 changed the homogeneous builder (KAFKA-18688: any member may keep
+// the extra partition of an uneven split, so a balanced group no longer
+// reshuffles on a join); kgrepl follows 4.0 and its tests pin that.
 package server
 
 import (
@@ -274,8 +277,13 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 			g.treeified = g.treeified || !ok
 		}
 		for _, t := range topics {
-			ps, ok := Order(groups[t], IntegerHash, collectionCapacity(len(groups[t])))
-			g.treeified = g.treeified || !ok
+			ps := groups[t]
+			// Partition numbers below the set's table size each have their
+			// own bucket: Java's order is then ascending.
+			if n := tableSizeFor(collectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
+				ps, ok = Order(ps, IntegerHash, collectionCapacity(len(ps)))
+				g.treeified = g.treeified || !ok
+			}
 			ms.assigned = append(ms.assigned, assignedTopic{t, ps})
 		}
 		g.members = append(g.members, ms)

@@ -39,9 +39,11 @@ func (Uniform) assign(in Input, opt specOptions) (assign.Assignment, error) {
 	return g.result(owner), nil
 }
 
-// uniformHomogeneous is UniformHomogeneousAssignmentBuilder.build. Every
-// member gets the minimum quota (partitions / members) and the first
-// (partitions % members) members in the member map's order one more; each
+// uniformHomogeneous is UniformHomogeneousAssignmentBuilder.build (Kafka
+// 4.0). Every member gets the minimum quota (partitions / members) and the
+// first (partitions % members) members in the member map's order one more
+// (so a member can gain a partition on a join while another gives one up;
+// KAFKA-18688 in Kafka 4.1 lets any member keep the extra one); each
 // member keeps its current partitions up to its quota, walking its assignment
 // in Java's order, and the partitions nobody holds, then those taken away, go
 // in that order to the members still below quota, in member order.
