@@ -20,8 +20,10 @@ func (Range) Name() string { return "range" }
 // Assign computes the target assignment (assignHomogeneousGroup and
 // assignHeterogeneousGroup give the same answer for a homogeneous group;
 // kgrepl runs the one general walk).
-func (Range) Assign(in Input) (assign.Assignment, error) {
-	g, err := newGroupSpec(in)
+func (r Range) Assign(in Input) (assign.Assignment, error) { return r.assign(in, specOptions{}) }
+
+func (Range) assign(in Input, opt specOptions) (assign.Assignment, error) {
+	g, err := buildGroupSpec(in, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,7 @@ type Assignor interface {
 	// Assign computes the target assignment: every member of the input gets
 	// an entry, possibly empty, sorted by (topic, partition).
 	Assign(in Input) (assign.Assignment, error)
+	assign(in Input, opt specOptions) (assign.Assignment, error)
 }
 
 // Names lists the assignor names New accepts; the first is Kafka's default.
@@ -127,6 +128,9 @@ type specOptions struct {
 	// Member.Assigned, as a test's LinkedHashMap (mkOrderedAssignment) does,
 	// instead of the HashMap order of a replayed record.
 	givenOrder bool
+	// javaOrder says in.Members already are in the member map's iteration
+	// order (TargetAssignment computed it, removals included).
+	javaOrder bool
 	// subscriptionType, when not "", is the SubscriptionType the test passes
 	// ("homogeneous" or "heterogeneous") instead of the one computed from the
 	// subscriptions.
@@ -183,7 +187,10 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		byMember[m.MemberID] = m
 		ids[i] = m.MemberID
 	}
-	order, ok := Order(ids, StringHash, defaultCapacity)
+	order, ok := ids, true
+	if !opt.javaOrder {
+		order, ok = Order(ids, StringHash, defaultCapacity)
+	}
 	g.treeified = g.treeified || !ok
 
 	// Members usually share their subscription: resolve each distinct one
