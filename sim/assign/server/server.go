@@ -97,10 +97,12 @@ type memberSpec struct {
 	// HashSet of topic names.
 	subscribed []int
 	subSet     []bool // by topic index; shared by members with the same subscription
-	// assigned is the current assignment: topics in Java's iteration order
-	// of its HashMap, each with its partitions in Java's iteration order of
-	// its HashSet.
-	assigned []assignedTopic
+	// assigned is the current assignment by topic, topics and partitions
+	// ascending, until javaOrder puts it in Java's iteration order (only the
+	// homogeneous uniform builder depends on that order).
+	assigned    []assignedTopic
+	javaOrdered bool
+	givenTopics []int // specOptions.givenOrder: topics in the order listed
 }
 
 // assignedTopic is one topic of a member's current assignment.
@@ -171,7 +173,6 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		}
 		g.owner = append(g.owner, owners)
 	}
-	idHash := func(i int) int32 { return g.ids[i].HashCode() }
 
 	// TargetAssignmentBuilder.build: memberSpecs = new HashMap<>(), members put in order.
 	ids := make([]string, len(in.Members))
@@ -226,13 +227,8 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		sub := subs[keyOf(m.Topics)]
 		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
 			subscribed: sub.topics, subSet: sub.set}
-		var ok bool
-		// The current target assignment as the coordinator holds it after
-		// replaying its record (Assignment.fromRecord): a HashMap of topic
-		// id → new HashSet<>(partitions). kgrepl puts topics in order of
-		// their ids and partitions in ascending order; Kafka puts them in
-		// the order of the record, which only matters for keys sharing a
-		// bucket (partition numbers below the set's table size never do).
+		// The current target assignment, checked; javaOrder orders it as
+		// Java iterates it when an assignor needs that.
 		own := make([]tp, 0, len(m.Assigned))
 		var givenTopics []int // first appearance order, for specOptions.givenOrder
 		for _, a := range m.Assigned {
@@ -263,39 +259,59 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 			}
 			return int(a.p - b.p)
 		})
-		groups := map[int][]int{}
-		var topics []int
 		all := make([]int, len(own)) // one backing array for the member's partitions
 		for i := 0; i < len(own); {
 			j := i
 			for ; j < len(own) && own[j].t == own[i].t; j++ {
 				all[j] = int(own[j].p)
 			}
-			t := int(own[i].t)
-			groups[t] = all[i:j:j]
-			topics = append(topics, t)
+			ms.assigned = append(ms.assigned, assignedTopic{int(own[i].t), all[i:j:j]})
 			i = j
 		}
 		if opt.givenOrder {
-			topics = givenTopics
-		} else {
-			sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
-			topics, ok = Order(topics, idHash, defaultCapacity)
-			g.treeified = g.treeified || !ok
-		}
-		for _, t := range topics {
-			ps := groups[t]
-			// Partition numbers below the set's table size each have their
-			// own bucket: Java's order is then ascending.
-			if n := tableSizeFor(collectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
-				ps, ok = Order(ps, IntegerHash, collectionCapacity(len(ps)))
-				g.treeified = g.treeified || !ok
-			}
-			ms.assigned = append(ms.assigned, assignedTopic{t, ps})
+			ms.givenTopics = givenTopics
 		}
 		g.members = append(g.members, ms)
 	}
 	return g, nil
+}
+
+// javaOrder puts a member's current assignment in the order Java iterates
+// it as the coordinator holds it after replaying its record
+// (Assignment.fromRecord): a HashMap of topic id → new HashSet<>(partitions).
+// kgrepl puts topics in order of their ids and partitions in ascending order;
+// Kafka puts them in the order of the record, which only matters for keys
+// sharing a bucket (partition numbers below the set's table size never do).
+func (g *groupSpec) javaOrder(ms *memberSpec) {
+	if ms.javaOrdered {
+		return
+	}
+	ms.javaOrdered = true
+	byTopic := make(map[int][]int, len(ms.assigned))
+	topics := make([]int, len(ms.assigned))
+	for i, a := range ms.assigned {
+		byTopic[a.t] = a.ps
+		topics[i] = a.t
+	}
+	ok := true
+	if ms.givenTopics != nil {
+		topics = ms.givenTopics
+	} else {
+		sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
+		topics, ok = Order(topics, func(t int) int32 { return g.ids[t].HashCode() }, defaultCapacity)
+		g.treeified = g.treeified || !ok
+	}
+	ms.assigned = ms.assigned[:0]
+	for _, t := range topics {
+		ps := byTopic[t]
+		// Partition numbers below the set's table size each have their own
+		// bucket: Java's order is then ascending.
+		if n := tableSizeFor(collectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
+			ps, ok = Order(ps, IntegerHash, collectionCapacity(len(ps)))
+			g.treeified = g.treeified || !ok
+		}
+		ms.assigned = append(ms.assigned, assignedTopic{t, ps})
+	}
 }
 
 // subKey identifies a subscription list by its backing array and length, so

@@ -80,6 +80,7 @@ func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 			quota++
 			extra--
 		}
+		g.javaOrder(m)
 		for _, a := range m.assigned {
 			t, ps := a.t, a.ps
 			if !isSubscribed[t] {
