@@ -76,7 +76,7 @@ func (Range) assign(in Input, opt specOptions) (assign.Assignment, error) {
 			next[t] = end
 		}
 	}
-	return g.result(owner), nil
+	return g.result(owner, opt), nil
 }
 
 // javaStringLess is String.compareTo < 0: UTF-16 code units compared in

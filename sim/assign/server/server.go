@@ -123,9 +123,14 @@ type groupSpec struct {
 	treeified bool // a Java collection would have been a tree bin
 }
 
-// specOptions bend newGroupSpec to reproduce Kafka's unit tests, which build
-// the assignor's input by hand; the coordinator never passes them.
+// specOptions bend buildGroupSpec: givenOrder and subscriptionType reproduce
+// Kafka's unit tests, which build the assignor's input by hand (the
+// coordinator never does); javaOrder and inexact serve TargetAssignment.
 type specOptions struct {
+	// inexact, when not nil, is set to whether a hashed collection Kafka
+	// iterates would have had a tree bin, so that the answer may differ from
+	// Kafka's.
+	inexact *bool
 	// givenOrder keeps each member's assigned topics in the order of
 	// Member.Assigned, as a test's LinkedHashMap (mkOrderedAssignment) does,
 	// instead of the HashMap order of a replayed record.
@@ -354,7 +359,10 @@ func (g *groupSpec) resolve(topics []string, byName map[string]int) *subscriptio
 
 // result reads a target assignment off owner arrays, one per topic (nil
 // for a topic nobody is assigned).
-func (g *groupSpec) result(owner [][]int32) assign.Assignment {
+func (g *groupSpec) result(owner [][]int32, opt specOptions) assign.Assignment {
+	if opt.inexact != nil {
+		*opt.inexact = g.treeified
+	}
 	lists := make([][]assign.TopicPartition, len(g.members))
 	// Walking topics by name and partitions upwards fills each list sorted.
 	byName := make([]int, len(g.topics))

@@ -39,8 +39,13 @@ type TargetResult struct {
 	// order Kafka writes them.
 	Changed []string
 	// Replaced is the member id of a static member that Updated replaces
-	// (same group.instance.id, new member id), or "".
+	// (same group.instance.id, new member id), or "". The caller removes it
+	// from the group.
 	Replaced string
+	// Inexact reports that a hashed collection Kafka iterates would have
+	// turned a bucket into a tree (nine colliding keys in a table of 64 or
+	// more), whose order kgrepl does not follow: Kafka's answer may differ.
+	Inexact bool
 }
 
 // TargetAssignment is TargetAssignmentBuilder.build as updateTargetAssignment
@@ -84,7 +89,7 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 		}
 		members[i] = Member{MemberID: id, InstanceID: gm.InstanceID, Topics: gm.Topics, Assigned: assigned}
 	}
-	out, err := as.assign(Input{Members: members, Topics: in.Topics}, specOptions{javaOrder: true})
+	out, err := as.assign(Input{Members: members, Topics: in.Topics}, specOptions{javaOrder: true, inexact: &res.Inexact})
 	if err != nil {
 		return TargetResult{}, err
 	}

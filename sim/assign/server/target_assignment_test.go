@@ -115,3 +115,34 @@ func genGroupForTarget() TargetInput {
 	in.Updated = GroupMember{MemberID: "C3-1", Topics: subs}
 	return in
 }
+
+func TestTargetAssignmentReportsTreeBins(t *testing.T) {
+	// A member holding 48 partitions of one topic, 0..38 and 128·k for k up
+	// to 9: ten of them (0 and the 128·k) share bucket 0 of its HashSet's
+	// 128 buckets, so Java would build a tree bin there, and the result
+	// says so.
+	var held []assign.TopicPartition
+	for p := 0; p < 39; p++ {
+		held = append(held, assign.TopicPartition{Topic: "t", Partition: p})
+	}
+	for k := 1; k <= 9; k++ {
+		held = append(held, assign.TopicPartition{Topic: "t", Partition: 128 * k})
+	}
+	in := TargetInput{
+		Members: []GroupMember{{MemberID: "A", Topics: []string{"t"}}},
+		Target:  map[string][]assign.TopicPartition{"A": held},
+		Updated: GroupMember{MemberID: "B", Topics: []string{"t"}},
+		Topics:  topics("t:1200"),
+	}
+	res, err := TargetAssignment(Uniform{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Inexact {
+		t.Errorf("tree bin not reported")
+	}
+	in.Target["A"] = held[:39]
+	if res, _ := TargetAssignment(Uniform{}, in); res.Inexact {
+		t.Errorf("tree bin reported without one")
+	}
+}

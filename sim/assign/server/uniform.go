@@ -36,7 +36,7 @@ func (Uniform) assign(in Input, opt specOptions) (assign.Assignment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return g.result(owner), nil
+	return g.result(owner, opt), nil
 }
 
 // uniformHomogeneous is UniformHomogeneousAssignmentBuilder.build (Kafka
