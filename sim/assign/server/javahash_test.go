@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -73,14 +74,14 @@ func TestOrderAsJavaHashMap(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		ids = append(ids, fmt.Sprintf("C%d-1", i))
 	}
-	got, ok := Order(ids, StringHash, defaultCapacity)
+	got, ok := Order(ids, StringHash, StringCompare, defaultCapacity)
 	if want := "C11-1 C10-1 C20-1 C9-1 C8-1 C7-1 C6-1 C19-1 C5-1 C18-1 C4-1 C17-1 C3-1 C16-1 C2-1 C15-1 C1-1 C14-1 C13-1 C12-1"; strings.Join(got, " ") != want || !ok {
 		t.Errorf("member ids: got %v\nJava: %s", got, want)
 	}
 
 	// new HashSet<>(List.of(...)): 16 buckets, values past 65535 spread.
 	l := []int{0, 16, 32, 5, 21, 1000, 65536, 70000, 3, 19}
-	gotI, _ := Order(l, IntegerHash, collectionCapacity(len(l)))
+	gotI, _ := Order(l, IntegerHash, cmp.Compare[int], collectionCapacity(len(l)))
 	if want := "0 16 32 65536 70000 3 19 5 21 1000"; ints(gotI) != want {
 		t.Errorf("HashSet(list): got %v, Java: %s", gotI, want)
 	}
@@ -92,13 +93,13 @@ func TestOrderAsJavaHashMap(t *testing.T) {
 		keys = append(keys, i*32)
 	}
 	keys = append(keys, 1, 33, 17, 2, 50)
-	gotI, ok = Order(keys, IntegerHash, defaultCapacity)
+	gotI, ok = Order(keys, IntegerHash, cmp.Compare[int], defaultCapacity)
 	if want := "32 64 96 128 160 192 224 256 288 1 33 2 17 50"; ints(gotI) != want || !ok {
 		t.Errorf("collisions: got %v (ok %v), Java: %s", gotI, ok, want)
 	}
 
 	// Removals keep the table; later puts go to their buckets' ends.
-	m := newHashMap[int](defaultCapacity)
+	m := newHashMap[int](defaultCapacity, cmp.Compare[int])
 	for i := 0; i < 40; i++ {
 		k := (i * 7919) % 1000
 		m.put(k, IntegerHash(k))
@@ -113,23 +114,56 @@ func TestOrderAsJavaHashMap(t *testing.T) {
 	}
 
 	// new HashMap<>(3): a 4-bucket table, threshold 3, then 8 and 16.
-	got, _ = Order([]string{"orders", "payments", "invoices", "Aa", "BB", "clicks"}, StringHash, 3)
+	got, _ = Order([]string{"orders", "payments", "invoices", "Aa", "BB", "clicks"}, StringHash, StringCompare, 3)
 	if want := "Aa BB clicks orders invoices payments"; strings.Join(got, " ") != want {
 		t.Errorf("small initial capacity: got %v, Java: %s", got, want)
 	}
 }
 
-func TestOrderReportsTreeBins(t *testing.T) {
-	// 64 buckets and nine keys in bucket 0: Java builds a tree bin.
-	keys := make([]int, 0, 60)
-	for i := 1; i <= 50; i++ {
-		keys = append(keys, i)
+func TestOrderFollowsTreeBins(t *testing.T) {
+	seq := func(from, to, step int) []int {
+		var out []int
+		for k := from; k <= to; k += step {
+			out = append(out, k)
+		}
+		return out
 	}
-	for i := 1; i <= 9; i++ {
-		keys = append(keys, i*1024)
+	// 1..50, then nine keys in bucket 0 of a 128-bucket table: Java builds a
+	// red-black tree there and moves its root (4096) to the front.
+	keys := append(seq(1, 50, 1), seq(1024, 9216, 1024)...)
+	got, ok := Order(keys, IntegerHash, cmp.Compare[int], defaultCapacity)
+	if want := "4096 1024 2048 3072 5120 6144 7168 8192 9216 " + ints(seq(1, 50, 1)); ints(got) != want || !ok {
+		t.Errorf("tree bin: got %v (ok %v)\nJava: %s", got, ok, want)
 	}
-	if _, ok := Order(keys, IntegerHash, defaultCapacity); ok {
-		t.Errorf("a tree bin went unreported")
+
+	// Sixteen keys in bucket 0 (128·k), then growth to 256 buckets splits
+	// the tree into two trees of eight; each is built again from its list.
+	keys = append(append(seq(1, 50, 1), seq(128, 2048, 128)...), seq(51, 120, 1)...)
+	got, ok = Order(keys, IntegerHash, cmp.Compare[int], defaultCapacity)
+	if want := "1024 512 256 768 1280 1536 1792 2048 " + ints(seq(1, 120, 1)) + " 896 128 384 640 1152 1408 1664 1920"; ints(got) != want || !ok {
+		t.Errorf("split tree bins: got %v (ok %v)\nJava: %s", got, ok, want)
+	}
+
+	// Strings of equal hash codes ("Aa" and "BB" hash alike) fill one
+	// bucket: inside the tree Java orders them by compareTo.
+	var names []string
+	for i := 0; i < 50; i++ {
+		names = append(names, fmt.Sprintf("k%d", i))
+	}
+	names = append(names, "AaAaAaAa", "AaAaAaBB", "AaAaBBAa", "AaAaBBBB", "AaBBAaAa", "AaBBAaBB", "AaBBBBAa", "AaBBBBBB", "BBAaAaAa", "BBAaAaBB", "BBAaBBAa")
+	gotS, ok := Order(names, StringHash, StringCompare, defaultCapacity)
+	if want := "k31 k30 k33 k32 k35 k34 k37 k36 k39 k38 k0 k1 k40 k2 k3 k42 k4 k41 k5 k44 k6 k43 k7 k46 k8 k45 k9 k48 k47 k49 AaAaBBBB AaAaAaAa AaAaAaBB AaAaBBAa AaBBAaAa AaBBAaBB AaBBBBAa AaBBBBBB BBAaAaAa BBAaAaBB BBAaBBAa k11 k10 k13 k12 k15 k14 k17 k16 k19 k18 k20 k22 k21 k24 k23 k26 k25 k28 k27 k29"; strings.Join(gotS, " ") != want || !ok {
+		t.Errorf("equal hash codes: got %v (ok %v)\nJava: %s", gotS, ok, want)
+	}
+
+	// Removing a key from a tree bin is not modelled: the map says so.
+	m := newHashMap[int](defaultCapacity, cmp.Compare[int])
+	for _, k := range append(seq(1, 50, 1), seq(1024, 9216, 1024)...) {
+		m.put(k, IntegerHash(k))
+	}
+	m.remove(3072, IntegerHash(3072))
+	if !m.inexact || len(m.keys()) != 58 {
+		t.Errorf("removal from a tree bin: inexact %v, %d keys", m.inexact, len(m.keys()))
 	}
 }
 
@@ -150,13 +184,13 @@ func TestOrderMatchesBucketModel(t *testing.T) {
 			}
 		}
 		capacity := []int{defaultCapacity, 0, 1, 3, collectionCapacity(n), n}[r.Intn(6)]
-		got, ok := Order(keys, IntegerHash, capacity)
-		m := newHashMap[int](capacity)
+		got, ok := Order(keys, IntegerHash, cmp.Compare[int], capacity)
+		m := newHashMap[int](capacity, cmp.Compare[int])
 		for _, k := range keys {
 			m.put(k, IntegerHash(k))
 		}
-		if ok != !m.treeified || (ok && ints(got) != ints(m.keys())) {
-			t.Fatalf("keys %v capacity %d:\nOrder %v (ok %v)\nmodel %v (ok %v)", keys, capacity, got, ok, m.keys(), !m.treeified)
+		if ok != !m.inexact || (ok && ints(got) != ints(m.keys())) {
+			t.Fatalf("keys %v capacity %d:\nOrder %v (ok %v)\nmodel %v (ok %v)", keys, capacity, got, ok, m.keys(), !m.inexact)
 		}
 	}
 }

@@ -40,13 +40,13 @@ func (Range) assign(in Input, opt specOptions) (assign.Assignment, error) {
 		a, b := g.members[order[i]], g.members[order[j]]
 		switch {
 		case a.instanceID != "" && b.instanceID != "":
-			return javaStringLess(a.instanceID, b.instanceID)
+			return StringCompare(a.instanceID, b.instanceID) < 0
 		case a.instanceID != "":
 			return true
 		case b.instanceID != "":
 			return false
 		}
-		return javaStringLess(a.id, b.id)
+		return StringCompare(a.id, b.id) < 0
 	})
 	subscribers := make([]int, len(g.topics))
 	for _, m := range g.members {
@@ -77,17 +77,4 @@ func (Range) assign(in Input, opt specOptions) (assign.Assignment, error) {
 		}
 	}
 	return g.result(owner, opt), nil
-}
-
-// javaStringLess is String.compareTo < 0: UTF-16 code units compared in
-// order. It differs from Go's byte order only for characters above U+FFFF
-// against characters from U+E000 to U+FFFF.
-func javaStringLess(a, b string) bool {
-	ua, ub := utf16Units(a), utf16Units(b)
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return ua[i] < ub[i]
-		}
-	}
-	return len(ua) < len(ub)
 }

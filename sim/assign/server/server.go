@@ -19,6 +19,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -119,17 +120,17 @@ type groupSpec struct {
 	homogeneous bool
 	// owner[t][p] is the index in members of the member whose current
 	// target assignment holds partition p of topic t, or -1.
-	owner     [][]int32
-	treeified bool // a Java collection would have been a tree bin
+	owner   [][]int32
+	inexact bool // a hashed collection's order is one Order does not follow
 }
 
 // specOptions bend buildGroupSpec: givenOrder and subscriptionType reproduce
 // Kafka's unit tests, which build the assignor's input by hand (the
 // coordinator never does); javaOrder and inexact serve TargetAssignment.
 type specOptions struct {
-	// inexact, when not nil, is set to whether a hashed collection Kafka
-	// iterates would have had a tree bin, so that the answer may differ from
-	// Kafka's.
+	// inexact, when not nil, is set to whether the order of a hashed
+	// collection Kafka iterates is one Order does not follow, so that the
+	// answer may differ from Kafka's.
 	inexact *bool
 	// givenOrder keeps each member's assigned topics in the order of
 	// Member.Assigned, as a test's LinkedHashMap (mkOrderedAssignment) does,
@@ -195,9 +196,9 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	}
 	order, ok := ids, true
 	if !opt.javaOrder {
-		order, ok = Order(ids, StringHash, defaultCapacity)
+		order, ok = Order(ids, StringHash, StringCompare, defaultCapacity)
 	}
-	g.treeified = g.treeified || !ok
+	g.inexact = g.inexact || !ok
 
 	// Members usually share their subscription: resolve each distinct one
 	// once. ModernGroup.subscriptionType counts subscribers per topic name.
@@ -303,8 +304,8 @@ func (g *groupSpec) javaOrder(ms *memberSpec) {
 		topics = ms.givenTopics
 	} else {
 		sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
-		topics, ok = Order(topics, func(t int) int32 { return g.ids[t].HashCode() }, defaultCapacity)
-		g.treeified = g.treeified || !ok
+		topics, ok = Order(topics, g.idHash, g.idCompare, defaultCapacity)
+		g.inexact = g.inexact || !ok
 	}
 	ms.assigned = ms.assigned[:0]
 	for _, t := range topics {
@@ -312,8 +313,8 @@ func (g *groupSpec) javaOrder(ms *memberSpec) {
 		// Partition numbers below the set's table size each have their own
 		// bucket: Java's order is then ascending.
 		if n := tableSizeFor(collectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
-			ps, ok = Order(ps, IntegerHash, collectionCapacity(len(ps)))
-			g.treeified = g.treeified || !ok
+			ps, ok = Order(ps, IntegerHash, cmp.Compare[int], collectionCapacity(len(ps)))
+			g.inexact = g.inexact || !ok
 		}
 		ms.assigned = append(ms.assigned, assignedTopic{t, ps})
 	}
@@ -345,8 +346,8 @@ type subscription struct {
 // resolve is ConsumerGroupMember's new HashSet<>(subscribedTopicNames)
 // walked by TopicIds, which resolves names and skips unknown ones.
 func (g *groupSpec) resolve(topics []string, byName map[string]int) *subscription {
-	names, ok := Order(topics, StringHash, collectionCapacity(len(topics)))
-	g.treeified = g.treeified || !ok
+	names, ok := Order(topics, StringHash, StringCompare, collectionCapacity(len(topics)))
+	g.inexact = g.inexact || !ok
 	sub := &subscription{names: names, set: make([]bool, len(g.topics))}
 	for _, name := range names {
 		if t, known := byName[name]; known {
@@ -361,7 +362,7 @@ func (g *groupSpec) resolve(topics []string, byName map[string]int) *subscriptio
 // for a topic nobody is assigned).
 func (g *groupSpec) result(owner [][]int32, opt specOptions) assign.Assignment {
 	if opt.inexact != nil {
-		*opt.inexact = g.treeified
+		*opt.inexact = g.inexact
 	}
 	lists := make([][]assign.TopicPartition, len(g.members))
 	// Walking topics by name and partitions upwards fills each list sorted.
@@ -395,6 +396,10 @@ func (g *groupSpec) result(owner [][]int32, opt specOptions) assign.Assignment {
 	}
 	return out
 }
+
+// idHash and idCompare are Uuid.hashCode and Uuid.compareTo of topic indices.
+func (g *groupSpec) idHash(t int) int32     { return g.ids[t].HashCode() }
+func (g *groupSpec) idCompare(a, b int) int { return g.ids[a].Compare(g.ids[b]) }
 
 // newOwners gives an owner array per topic with every partition unassigned.
 func (g *groupSpec) newOwners() [][]int32 {

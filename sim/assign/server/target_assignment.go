@@ -42,9 +42,10 @@ type TargetResult struct {
 	// (same group.instance.id, new member id), or "". The caller removes it
 	// from the group.
 	Replaced string
-	// Inexact reports that a hashed collection Kafka iterates would have
-	// turned a bucket into a tree (nine colliding keys in a table of 64 or
-	// more), whose order kgrepl does not follow: Kafka's answer may differ.
+	// Inexact reports that a hashed collection Kafka iterates is in an
+	// order kgrepl does not follow (a member id removed from a tree bin of
+	// the member map, or keys Java tells apart only by identity hash code):
+	// Kafka's answer may differ.
 	Inexact bool
 }
 
@@ -62,7 +63,7 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 	}
 	var res TargetResult
 	byID := map[string]GroupMember{}
-	m := newHashMap[string](defaultCapacity)
+	m := newHashMap[string](defaultCapacity, StringCompare)
 	for _, gm := range in.Members {
 		if gm.MemberID == "" {
 			return TargetResult{}, fmt.Errorf("a group member has no member id")
@@ -79,7 +80,9 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 		m.remove(res.Replaced, StringHash(res.Replaced))
 	}
 
+	var inexact bool
 	order := m.keys()
+	res.Inexact = m.inexact
 	members := make([]Member, len(order))
 	for i, id := range order {
 		gm := byID[id]
@@ -89,10 +92,11 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 		}
 		members[i] = Member{MemberID: id, InstanceID: gm.InstanceID, Topics: gm.Topics, Assigned: assigned}
 	}
-	out, err := as.assign(Input{Members: members, Topics: in.Topics}, specOptions{javaOrder: true, inexact: &res.Inexact})
+	out, err := as.assign(Input{Members: members, Topics: in.Topics}, specOptions{javaOrder: true, inexact: &inexact})
 	if err != nil {
 		return TargetResult{}, err
 	}
+	res.Inexact = res.Inexact || inexact
 	res.Target = out
 	for _, id := range order {
 		old, had := in.Target[id]

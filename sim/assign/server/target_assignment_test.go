@@ -68,7 +68,7 @@ func TestTargetAssignmentMemberOrderCountsTheReplacedMember(t *testing.T) {
 	if _, ok := res.Target["consumer-1-1"]; ok {
 		t.Fatalf("the replaced member still has a target")
 	}
-	m := newHashMap[string](defaultCapacity)
+	m := newHashMap[string](defaultCapacity, StringCompare)
 	for _, gm := range members {
 		m.put(gm.MemberID, StringHash(gm.MemberID))
 	}
@@ -116,11 +116,12 @@ func genGroupForTarget() TargetInput {
 	return in
 }
 
-func TestTargetAssignmentReportsTreeBins(t *testing.T) {
-	// A member holding 48 partitions of one topic, 0..38 and 128·k for k up
-	// to 9: ten of them (0 and the 128·k) share bucket 0 of its HashSet's
-	// 128 buckets, so Java would build a tree bin there, and the result
-	// says so.
+func TestUniformFollowsTreeBins(t *testing.T) {
+	// A holds 48 partitions of t (1,200 partitions): 0..38 and 128·k for k
+	// up to 9. Ten of them share bucket 0 of its HashSet's 128 buckets, a
+	// tree bin in Java. 399 members join; A's quota is 3, and Kafka's own
+	// classes (run with Java 17) keep t-0 t-128 t-384: the tree's order, not
+	// the insertion order (which would keep t-256).
 	var held []assign.TopicPartition
 	for p := 0; p < 39; p++ {
 		held = append(held, assign.TopicPartition{Topic: "t", Partition: p})
@@ -128,21 +129,17 @@ func TestTargetAssignmentReportsTreeBins(t *testing.T) {
 	for k := 1; k <= 9; k++ {
 		held = append(held, assign.TopicPartition{Topic: "t", Partition: 128 * k})
 	}
-	in := TargetInput{
-		Members: []GroupMember{{MemberID: "A", Topics: []string{"t"}}},
-		Target:  map[string][]assign.TopicPartition{"A": held},
-		Updated: GroupMember{MemberID: "B", Topics: []string{"t"}},
-		Topics:  topics("t:1200"),
+	in := Input{Topics: topics("t:1200"), Members: []Member{{MemberID: "A", Topics: []string{"t"}, Assigned: held}}}
+	for i := 2; i <= 400; i++ {
+		in.Members = append(in.Members, Member{MemberID: fmt.Sprintf("M%d", i), Topics: []string{"t"}})
 	}
-	res, err := TargetAssignment(Uniform{}, in)
+	var inexact bool
+	out, err := Uniform{}.assign(in, specOptions{inexact: &inexact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Inexact {
-		t.Errorf("tree bin not reported")
+	if got := fmt.Sprint(out["A"]); got != "[t-0 t-128 t-384]" || inexact {
+		t.Errorf("A keeps %s (inexact %v); Kafka: [t-0 t-128 t-384]", got, inexact)
 	}
-	in.Target["A"] = held[:39]
-	if res, _ := TargetAssignment(Uniform{}, in); res.Inexact {
-		t.Errorf("tree bin reported without one")
-	}
+	checkValid(t, in, out)
 }

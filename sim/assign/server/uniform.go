@@ -50,8 +50,8 @@ func (Uniform) assign(in Input, opt specOptions) (assign.Assignment, error) {
 func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 	first := g.members[0]
 	// new HashSet<>(TopicIds of the first member).
-	subscribed, ok := Order(first.subscribed, func(t int) int32 { return g.ids[t].HashCode() }, collectionCapacity(first.names))
-	g.treeified = g.treeified || !ok
+	subscribed, ok := Order(first.subscribed, g.idHash, g.idCompare, collectionCapacity(first.names))
+	g.inexact = g.inexact || !ok
 	owner := g.newOwners()
 	if len(subscribed) == 0 {
 		return owner, nil
