@@ -1,14 +1,27 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/kgrepl/kgrepl/kernel/explore"
 )
+
+// group writes 1000000 as 1,000,000, as the limit errors do.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 // TestHostileInputsRefusedQuickly runs each hostile input of issue 9 through
 // the binary: each is refused before any work starts, with an error naming
@@ -16,6 +29,7 @@ import (
 // deadline is generous for a loaded machine; before the limits, several of
 // these ran until memory ran out).
 func TestHostileInputsRefusedQuickly(t *testing.T) {
+	kinds := len(explore.FaultKinds)
 	seven := "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
 	cases := []struct {
 		script string
@@ -31,8 +45,8 @@ func TestHostileInputsRefusedQuickly(t *testing.T) {
 		{"run until tick 9223372036854775807", []string{"9,223,372,036,854,775,807 is over the limit", "ticks in one step or run"}},
 		{"explore --ticks 9223372036854775800..9223372036854775807", []string{"window start 9223372036854775800 - now 0 = 9,223,372,036,854,775,800", "at most 1,000,000 ticks in one step or run"}},
 		{"explore --ticks 0..9223372036854775807", []string{"ticks 0..9223372036854775807 = 9,223,372,036,854,775,808", "at most 1,000 ticks in an explore window"}},
-		{"new --members 1000; explore", []string{"21 ticks x 1000 members x 7 fault kinds = 147,000", "at most 10,000 explore branches"}},
-		{"explore --ticks 0..999 --members C1 --bound 1000000", []string{"7000 branches x --bound 1000000 = 7,000,000,000", "ticks of explore work"}},
+		{"new --members 1000; explore", []string{fmt.Sprintf("21 ticks x 1000 members x %d fault kinds = %s", kinds, group(21*1000*kinds)), "at most 10,000 explore branches"}},
+		{"explore --ticks 0..999 --members C1 --bound 1000000", []string{fmt.Sprintf("%d branches x --bound 1000000 = %s", 1000*kinds, group(1000*kinds*1000000)), "ticks of explore work"}},
 		{"compare max.poll.records " + seven + " session.timeout.ms " + seven + " max.poll.interval.ms " + seven + " auto.commit.interval.ms " + seven +
 			" retry.backoff.ms " + seven + " processing.ticks " + seven + " transaction.timeout.ms " + seven, []string{"20 x 20 values = 400", "at most 256 compare combinations"}},
 	}
@@ -97,7 +111,7 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 	at = expect(`"tick":5`, at)
 	before := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
 	at = expect("billing t=5 PreparingRebalance> ", at)
-	// 1000 ticks x 2 members x 7 faults: 14,000 branches is past the limit; 1 member is 7,000, tens of seconds.
+	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is some thousands, tens of seconds.
 	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
 	time.Sleep(1500 * time.Millisecond)
 	if strings.Contains(out.get()[at:], "violations") {
