@@ -70,17 +70,21 @@ func init() {
 			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
 				"e.g. `drop Produce response C2` loses the next produce answer to C2.",
 			mutates: true, run: cmdDrop, words: wordsDrop},
-		{name: "step", usage: "step [N]", summary: "advance N ticks (default 1); stops at stop events",
-			run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn]",
+		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
+			run: cmdStep, words: func(*Session, []string) []string { return []string{"--quiet", "--verbose"} }},
+		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
 			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
-				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.",
+				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
+				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
+				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
 			run: cmdRun, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"until"}
 				}
-				return []string{"stable", "tick", "polled", "processed"}
+				return []string{"stable", "tick", "polled", "processed", "--quiet", "--verbose"}
 			}},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
 		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
@@ -119,8 +123,15 @@ func init() {
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N", summary: "run demo N (1..12) from a fresh world", run: cmdDemo,
-			words: func(*Session, []string) []string {
+		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..12) from a fresh world",
+			help: "A demo prints its narration, the protocol's events, errors and the views it asks for, with the\n" +
+				"per-record lines summarised (t=12..20 C1 processed o0.3..o0.5); --verbose prints every line.\n" +
+				"--step, in the REPL, pauses at each narration line until Enter.",
+			run: cmdDemo,
+			words: func(_ *Session, a []string) []string {
+				if len(a) > 0 {
+					return []string{"--verbose", "--step"}
+				}
 				var out []string
 				for i := 1; i <= len(demoTitles); i++ {
 					out = append(out, strconv.Itoa(i))
@@ -499,7 +510,25 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
+// outputLevel takes --quiet and --verbose out of a step or run line and
+// sets the level of the command; the last one given wins.
+func (s *Session) outputLevel(args []string) []string {
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "--quiet":
+			s.quietNow = true
+		case "--verbose":
+			s.quietNow = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}
+
 func cmdStep(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
@@ -527,6 +556,7 @@ func (s *Session) afterRun(ran int, why string) *Result {
 const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if len(args) < 2 || args[0] != "until" {
 		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
 	}

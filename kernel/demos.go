@@ -42,10 +42,14 @@ func DemoScript(n int) (string, error) {
 }
 
 func cmdDemo(s *Session, args []string) (*Result, error) {
-	if err := needArgs("demo", args, 1, 1); err != nil {
+	pos, fl, err := flags("demo", args, nil, []string{"--verbose", "--step"})
+	if err != nil {
 		return nil, err
 	}
-	n, err := parseCount("demo", "N", args[0], 1, len(demoTitles))
+	if err := needArgs("demo", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	n, err := parseCount("demo", "N", pos[0], 1, len(demoTitles))
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +57,18 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "=== demo %d: %s\n", n, demoTitles[n-1])
 	if _, err := s.run([]string{"new", "--defaults"}); err != nil {
 		return nil, err
 	}
+	// Demos print the quiet level unless asked for every line.
+	level := s.Quiet
+	s.Quiet = fl["--verbose"] != "true"
+	defer func() { s.Quiet = level }()
+	// pages are cut before each narration line, where `demo N --step` pauses.
+	var pages []string
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== demo %d: %s\n", n, demoTitles[n-1])
+	narrated := false
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
@@ -65,10 +76,16 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 		}
 		if strings.HasPrefix(trimmed, "#") {
 			if i > 0 {
+				if !narrated && b.Len() > 0 {
+					pages = append(pages, b.String())
+					b.Reset()
+				}
+				narrated = true
 				b.WriteString(trimmed + "\n") // narration: what to look at
 			}
 			continue
 		}
+		narrated = false
 		b.WriteString(s.Prompt() + trimmed + "\n")
 		out, err := s.Exec(trimmed)
 		if out != "" {
@@ -78,5 +95,11 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			return nil, fmt.Errorf("demo %d, line %s: %v", n, strconv.Itoa(i+1), err)
 		}
 	}
-	return &Result{Text: b.String()}, nil
+	pages = append(pages, b.String())
+	s.out.Reset() // the last command's narration is in the pages already
+	r := &Result{Text: strings.Join(pages, "")}
+	if fl["--step"] == "true" {
+		r.Pages = pages
+	}
+	return r, nil
 }

@@ -24,6 +24,9 @@ type Result struct {
 	PNG   []byte
 	// HTML is a rich rendering for notebooks (a table or a picture).
 	HTML string
+	// Pages, when set, is Text cut where a front end should pause and wait
+	// for the reader (`demo N --step`: before each narration line).
+	Pages []string
 }
 
 // entry is one input of a branch's history: a mutating command line, or a
@@ -64,6 +67,13 @@ type Session struct {
 	// AfterTick, when set, runs after every tick the session steps (tests
 	// check invariants here); an error stops the command and is returned.
 	AfterTick func(*sim.World) error
+	// Quiet is the output level of this session's commands: with it, the
+	// routine per-record lines are summarised (see quiet.go). Demos turn it
+	// on unless run with --verbose; step and run take --quiet and --verbose.
+	Quiet bool
+	// quietNow is the level of the command running now; quiet gathers its summaries.
+	quietNow bool
+	quiet    quietLog
 }
 
 // NewSession starts a session on the default world.
@@ -116,6 +126,39 @@ func (s *Session) Exec(line string) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), err
 }
 
+// ExecPaged is Exec with the output cut where the front end should wait for
+// the reader before going on (`demo N --step` pauses at each narration
+// line); a line with nothing to pause at gives one page.
+func (s *Session) ExecPaged(line string) ([]string, error) {
+	results, err := s.ExecResults(line)
+	pages := []string{""}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		pages[len(pages)-1] += text
+	}
+	for _, r := range results {
+		if len(r.Pages) == 0 {
+			add(r.Text)
+			continue
+		}
+		for i, p := range r.Pages {
+			if i > 0 && pages[len(pages)-1] != "" {
+				pages = append(pages, "")
+			}
+			add(p)
+		}
+	}
+	for i := range pages {
+		pages[i] = strings.TrimRight(pages[i], "\n")
+	}
+	return pages, err
+}
+
 // ExecResults is Exec keeping each command's full result.
 func (s *Session) ExecResults(line string) ([]*Result, error) {
 	s.interrupt.Store(false)
@@ -162,7 +205,10 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	}
 	s.out.Reset()
 	s.tickErr = nil
+	s.quiet = quietLog{}
+	s.quietNow = s.Quiet
 	r, err := c.run(s, words[1:])
+	s.quietFlush()
 	if err == nil && s.tickErr != nil {
 		err = fmt.Errorf("%s: %v", words[0], s.tickErr)
 	}
@@ -240,11 +286,19 @@ func (s *Session) recordTicks(n int) {
 	*l = append(*l, entry{ticks: n})
 }
 
-// narrate prints the events of a tick, one line each.
+// narrate prints the events of a tick, one line each; at the quiet level
+// the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
 	for _, e := range evs {
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
+		}
+		if s.quietNow && !s.replaying {
+			if key, ok := s.quietKey(e); ok {
+				s.quietAdd(key, e)
+				continue
+			}
+			s.quietFlush(quietFlushes(e)...)
 		}
 		s.say("t=%-4d %s", e.Tick, e.Text)
 	}

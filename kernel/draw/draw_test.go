@@ -343,3 +343,28 @@ func TestClientColors(t *testing.T) {
 		t.Errorf("C1 is %s; C1 is blue in every picture", draw.ClientHex("C1"))
 	}
 }
+
+// TestSequenceLabelsWrap checks that a message label too long for the space
+// between its lanes wraps instead of being cut: C1's JoinGroup answer in
+// demo 1 shows the whole member list, and each line fits between the lanes.
+func TestSequenceLabelsWrap(t *testing.T) {
+	s := demoWorld(t, 1)
+	els := parseSVG(t, draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
+	var lines []string
+	for _, e := range els {
+		if e.name == "text" && inGroup(e, "message") && e.group["data-type"] == "JoinGroup" &&
+			e.group["data-response"] == "true" && e.group["data-to"] == "C1" {
+			lines = append(lines, e.text)
+		}
+	}
+	label := strings.Join(lines, " ")
+	if len(lines) < 2 || !strings.Contains(label, "members [C1-1 C2-1]") || strings.Contains(label, "…") {
+		t.Errorf("C1's JoinGroup answer reads %q, want the member list whole, on more than one line", lines)
+	}
+	for _, l := range lines {
+		// C1's lane and B1's are 270 px apart; 10 px text must fit in it.
+		if w := float64(len([]rune(l))) * 10 * 0.56; w > 270 {
+			t.Errorf("line %q is about %.0f px wide, more than the 270 px between the lanes", l, w)
+		}
+	}
+}

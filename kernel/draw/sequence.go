@@ -150,11 +150,13 @@ func noteLane(e *sim.Event) string {
 
 // Geometry of the sequence diagram.
 const (
-	seqGutter = 58.0
-	seqLaneW  = 270.0
-	seqHeadH  = 34.0
-	seqRowH   = 22.0
-	seqTop    = 44.0
+	seqGutter   = 58.0
+	seqLaneW    = 270.0
+	seqHeadH    = 34.0
+	seqRowH     = 22.0
+	seqLineH    = 12.0 // each further line of a wrapped message label
+	seqTop      = 44.0
+	seqMaxLines = 4
 )
 
 // Sequence draws the trace as a sequence diagram: one lane per
@@ -168,7 +170,18 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 	}
 	width := seqGutter + float64(len(m.lanes))*seqLaneW + margin
 	bodyTop := seqTop + seqHeadH + 12
-	height := bodyTop + float64(len(m.rows))*seqRowH + 16 + seqHeadH + margin
+	// A message whose label does not fit between its lanes wraps onto more
+	// lines (C1's JoinGroup answer lists every member), and its row grows.
+	rowY := make([]float64, len(m.rows)+1)
+	rowY[0] = bodyTop
+	for i, r := range m.rows {
+		h := seqRowH
+		if r.pkt != nil {
+			h += float64(len(messageLines(r.pkt, laneX[r.pkt.From], laneX[r.pkt.To]))-1) * seqLineH
+		}
+		rowY[i+1] = rowY[i] + h
+	}
+	height := rowY[len(m.rows)] + 16 + seqHeadH + margin
 	if len(m.rows) == 0 {
 		height += seqRowH
 	}
@@ -195,7 +208,7 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 	}
 	lastTick := -1
 	for i, r := range m.rows {
-		y := bodyTop + float64(i)*seqRowH
+		y := rowY[i]
 		if r.tick != lastTick {
 			lastTick = r.tick
 			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "", "tick")
@@ -261,22 +274,17 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	}
 	s.group("class", "message", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To,
 		"data-sent", strconv.Itoa(p.Sent), "data-response", strconv.FormatBool(p.Response))
-	ly := y + 16
-	label := messageText(p)
-	if p.Lost {
-		label += " (lost)"
-	} else if inFlight {
-		label += " (in flight)"
-	}
 	if x1 == x2 {
 		// A message to itself (B1 writing transaction markers): a loop.
 		d := fmt.Sprintf("M%s,%s h26 v8 h-24", num(x1), num(y+8))
 		s.path(d, col, 1.3, dash, "", "arrow")
 		s.arrowHead(x1+26, y+16, x1+2, y+16, col)
-		s.text(x1+32, y+15, truncate(label, 58), textStyle{size: 10, color: col})
+		s.text(x1+32, y+15, truncate(arrowLabel(p), 58), textStyle{size: 10, color: col})
 		s.end()
 		return
 	}
+	lines := messageLines(p, x1, x2)
+	ly := y + 16 + float64(len(lines)-1)*seqLineH
 	end := x2
 	if p.Lost {
 		end = x1 + (x2-x1)*0.6
@@ -287,6 +295,28 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	} else {
 		s.arrowHead(x1, ly, x2, ly, col)
 	}
+	for k, l := range lines {
+		s.text((x1+x2)/2, ly-4-float64(len(lines)-1-k)*seqLineH, l, textStyle{size: 10, anchor: "middle", color: col})
+	}
+	s.end()
+}
+
+// arrowLabel is the text over a message's arrow.
+func arrowLabel(p *sim.Packet) string {
+	label := messageText(p)
+	if p.Lost {
+		label += " (lost)"
+	} else if p.Delivered < 0 {
+		label += " (in flight)"
+	}
+	return label
+}
+
+// messageLines is the arrow's label cut into the lines that fit between
+// the two lanes, at spaces, at most seqMaxLines of them (the last one
+// truncated if even those are not enough).
+func messageLines(p *sim.Packet, x1, x2 float64) []string {
+	label := arrowLabel(p)
 	span := x2 - x1
 	if span < 0 {
 		span = -span
@@ -295,8 +325,18 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	if maxChars < 12 {
 		maxChars = 12
 	}
-	s.text((x1+x2)/2, ly-4, truncate(label, maxChars), textStyle{size: 10, anchor: "middle", color: col})
-	s.end()
+	var lines []string
+	rest := label
+	for len([]rune(rest)) > maxChars && len(lines) < seqMaxLines-1 {
+		r := []rune(rest)
+		cut := strings.LastIndexByte(string(r[:maxChars+1]), ' ')
+		if cut <= 0 {
+			break
+		}
+		lines = append(lines, strings.TrimSpace(string(r[:maxChars+1])[:cut]))
+		rest = strings.TrimSpace(string(r[:maxChars+1])[cut:] + string(r[maxChars+1:]))
+	}
+	return append(lines, truncate(rest, maxChars))
 }
 
 // Mermaid writes the same diagram as Mermaid sequenceDiagram text.
