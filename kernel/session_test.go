@@ -82,3 +82,23 @@ func TestCompareRerunsTheTypedHistory(t *testing.T) {
 		t.Errorf("a bad value: %v", err)
 	}
 }
+
+// TestTableHTMLAlignment: text columns (ASSIGNMENT) left, number columns right.
+func TestTableHTMLAlignment(t *testing.T) {
+	s := NewSession()
+	rs, err := s.ExecResults("describe group --members --verbose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rs[0].HTML
+	for _, want := range []string{
+		`<th style="text-align:left">ASSIGNMENT</th>`,
+		`<td style="text-align:left">orders(0,1,2),payments(0,1,2)</td>`,
+		`<th style="text-align:right">#PARTITIONS</th>`,
+		`<td style="text-align:right">6</td>`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("describe --members --verbose HTML lacks %s:\n%s", want, h)
+		}
+	}
+}
