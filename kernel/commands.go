@@ -159,6 +159,58 @@ func lookup(name string) *command {
 	return nil
 }
 
+// unknownCommand is the error for a word that is no command: the closest
+// commands when the word looks like a typo of some (jion -> join), the
+// whole list otherwise.
+func unknownCommand(word, prefix string) error {
+	best, close := 3, []string(nil)
+	for _, c := range commandNames() {
+		d := editDistance(strings.ToLower(word), c)
+		// A typo changes at most two letters, and fewer than the word has.
+		if d > 2 || d >= len(word) {
+			continue
+		}
+		if d < best {
+			best, close = d, nil
+		}
+		if d == best {
+			close = append(close, c)
+		}
+	}
+	if len(close) > 0 {
+		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
+	}
+	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, word, strings.Join(commandNames(), " "))
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of two neighbouring letters that turn a into b (the optimal string
+// alignment distance: jion -> join is one swap).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
+}
+
 func commandNames() []string {
 	var out []string
 	for _, c := range commands {
@@ -375,11 +427,22 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	if len(args) != 1 || args[0] != "config" {
 		return nil, usageErr("show", "show what? (only: config)")
 	}
-	t := &Table{Header: []string{"KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	// The first column marks a value that differs from its default.
+	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	changed := 0
 	for _, r := range s.World().Cfg.Rows() {
-		t.Add(r.Key, r.Value, r.Default, r.Scope)
+		mark := ""
+		if r.Value != r.Default {
+			mark = "*"
+			changed++
+		}
+		t.Add(mark, r.Key, r.Value, r.Default, r.Scope)
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	note := "* differs from the default: none"
+	if changed > 0 {
+		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
 
 func cmdJoin(s *Session, args []string) (*Result, error) {
@@ -801,7 +864,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return nil, fmt.Errorf("help %s: no command %s (commands: %s)", args[0], args[0], strings.Join(commandNames(), " "))
+		return nil, unknownCommand(args[0], "help ")
 	}
 	text := c.usage + "\n  " + c.summary
 	if c.help != "" {

@@ -201,7 +201,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	}()
 	c := lookup(words[0])
 	if c == nil {
-		return nil, fmt.Errorf("%s: unknown command (commands: %s; help CMD explains one)", words[0], strings.Join(commandNames(), " "))
+		return nil, unknownCommand(words[0], "")
 	}
 	s.out.Reset()
 	s.tickErr = nil

@@ -55,6 +55,46 @@ func (t *Table) Text() string {
 	return b.String()
 }
 
+// textWidth is the width a view's text should fit: a terminal or a blog
+// post's code block.
+const textWidth = 100
+
+// Fit renders the table as Text does when its lines fit in width columns,
+// and otherwise one record per row, a field per line (as psql's \x does):
+// a wide table wrapped by the terminal is unreadable.
+func (t *Table) Fit(width int) string {
+	text := t.Text()
+	widest := 0
+	for _, l := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(l); n > widest {
+			widest = n
+		}
+	}
+	if widest <= width {
+		return text
+	}
+	keyW := 0
+	for _, h := range t.Header {
+		if n := utf8.RuneCountInString(h); n > keyW {
+			keyW = n
+		}
+	}
+	var b strings.Builder
+	for i, r := range t.Rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j, h := range t.Header {
+			c := ""
+			if j < len(r) {
+				c = r[j]
+			}
+			b.WriteString(h + strings.Repeat(" ", keyW-utf8.RuneCountInString(h)) + " " + c + "\n")
+		}
+	}
+	return b.String()
+}
+
 // HTML renders the table for a notebook. Columns of numbers are aligned
 // right and every other column left (notebook styles right-align every
 // cell, which makes a column of partition lists unreadable).
