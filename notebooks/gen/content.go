@@ -16,7 +16,8 @@ The world is the seed page's: group **billing** reads **orders** (o0, o1, o2) an
 writes one invoice per record to **invoices**. Record ` + "`o2.3`" + ` is offset 3 of orders-2; its invoice is ` + "`inv(o2.3)`" + `.
 A tick is the unit of time, and every message takes one tick.
 
-In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print, ` + "`s.Show`" + ` shows one view,
+In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print at the quiet level demos use (the
+per-record lines summarised one line per member; ` + "`run ... --verbose`" + ` shows every line), ` + "`s.Show`" + ` shows one view,
 ` + "`s.Diagram`" + `, ` + "`s.Plot`" + ` and ` + "`s.Sequence`" + ` draw pictures, and ` + "`s.Step`" + ` animates the diagram tick by tick.`),
 	}
 	cells = append(cells, setup()...)
