@@ -20,7 +20,7 @@ func Compare(settings, metrics []string, values [][]float64) (*Chart, error) {
 	}
 	p := newPlot("One history, other settings", "", "")
 	p.NominalX(metrics...)
-	c := newChart(p, 9*vg.Inch, 3.5*vg.Inch)
+	c := newChart(p, Options{}, 864, 336) // 9 × 3.5 inches
 	// Each metric gets about (plot width / metrics) points; the bars of a
 	// group fill 80% of it.
 	n := float64(len(settings))
@@ -58,7 +58,7 @@ func CompareMembers(settings, members []string, counts [][]float64) (*Chart, err
 	}
 	p := newPlot("Partitions each member holds at the end (no bar: idle)", "", "partitions")
 	p.NominalX(members...)
-	c := newChart(p, 9*vg.Inch, 3*vg.Inch)
+	c := newChart(p, Options{}, 864, 288) // 9 × 3 inches
 	n := float64(len(settings))
 	w := vg.Points(0.8 * 380 / float64(len(members)) / n)
 	if w > vg.Points(28) {
@@ -123,12 +123,12 @@ func (f *Figure) Draw(dc draw.Canvas) {
 // SVG renders the figure as SVG.
 func (f *Figure) SVG() ([]byte, error) {
 	cv := vgsvg.New(f.Width, f.Height)
-	f.Draw(draw.New(cv))
+	f.Draw(draw.New(outlines(cv)))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return unhide(b.Bytes()), nil
 }
 
 // PNG renders the figure as PNG at PNGDPI.

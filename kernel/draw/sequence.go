@@ -15,6 +15,7 @@ type SeqOptions struct {
 	Types    []sim.API // message types to keep; none keeps every type
 	Member   string    // keep only messages to or from this client ("" = all)
 	Branch   string    // named in the title when not "" or "main"
+	Title    string    // replaces the title when not ""
 }
 
 // noteKinds are the events drawn as notes between the messages: what the
@@ -125,6 +126,9 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID, opt.From, to, len(pkts))
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
+	}
+	if opt.Title != "" {
+		m.title = opt.Title
 	}
 	return m
 }
@@ -321,22 +325,25 @@ func messageLines(p *sim.Packet, x1, x2 float64) []string {
 	if span < 0 {
 		span = -span
 	}
-	maxChars := int((span - 16) / (10 * sansWidth))
-	if maxChars < 12 {
-		maxChars = 12
-	}
+	width := max(span-16, 80)
+	words := strings.Fields(label)
 	var lines []string
-	rest := label
-	for len([]rune(rest)) > maxChars && len(lines) < seqMaxLines-1 {
-		r := []rune(rest)
-		cut := strings.LastIndexByte(string(r[:maxChars+1]), ' ')
-		if cut <= 0 {
+	line := ""
+	for i, w := range words {
+		next := strings.TrimSpace(line + " " + w)
+		if line == "" || textWidth(next, 10, false) <= width {
+			line = next
+			continue
+		}
+		if len(lines) == seqMaxLines-1 {
+			// No room for more lines: the rest goes on the last one, cut to fit.
+			line = strings.Join(append([]string{line}, words[i:]...), " ")
 			break
 		}
-		lines = append(lines, strings.TrimSpace(string(r[:maxChars+1])[:cut]))
-		rest = strings.TrimSpace(string(r[:maxChars+1])[cut:] + string(r[maxChars+1:]))
+		lines = append(lines, fitWidth(line, 10, width))
+		line = w
 	}
-	return append(lines, truncate(rest, maxChars))
+	return append(lines, fitWidth(line, 10, width))
 }
 
 // Mermaid writes the same diagram as Mermaid sequenceDiagram text.

@@ -74,6 +74,7 @@ func newSession() *Session {
 	s.k.Quiet = true
 	// Pictures the commands write (plot, diagram, sequence) go here, not into the notebook's folder.
 	s.k.Dir = filepath.Join(dir, "kgrepl-pictures")
+	s.k.PictureDir = s.k.Dir
 	_ = os.MkdirAll(s.k.Dir, 0o755)
 	return s
 }
