@@ -72,7 +72,7 @@ var (
 	commitMarker  = regexp.MustCompile(`^COMMIT marker: offsets (.*) of pid (\d+) committed$`)
 )
 
-// quietKind reports whether e is a routine line, and which summary it goes to.
+// quietKey reports whether e is a routine line, and which summary it goes to.
 func (s *Session) quietKey(e sim.Event) (key string, ok bool) {
 	switch e.Kind {
 	case sim.EvPolled, sim.EvProcessed, sim.EvSideEffect:

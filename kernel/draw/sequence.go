@@ -326,24 +326,54 @@ func messageLines(p *sim.Packet, x1, x2 float64) []string {
 		span = -span
 	}
 	width := max(span-16, 80)
-	words := strings.Fields(label)
+	// Break between a label's clauses ("gen 2, member C1-1, ..., members
+	// [C1-1 C2-1]") where they fit, between words where one clause does not.
+	var chunks []string
+	for _, clause := range splitClauses(label) {
+		if textWidth(clause, 10, false) <= width {
+			chunks = append(chunks, clause)
+			continue
+		}
+		for _, w := range strings.Fields(clause) {
+			chunks = append(chunks, w+" ")
+		}
+	}
 	var lines []string
 	line := ""
-	for i, w := range words {
-		next := strings.TrimSpace(line + " " + w)
-		if line == "" || textWidth(next, 10, false) <= width {
+	for i, c := range chunks {
+		next := line + c
+		if line == "" || textWidth(strings.TrimSpace(next), 10, false) <= width {
 			line = next
 			continue
 		}
 		if len(lines) == seqMaxLines-1 {
 			// No room for more lines: the rest goes on the last one, cut to fit.
-			line = strings.Join(append([]string{line}, words[i:]...), " ")
+			line += strings.Join(chunks[i:], "")
 			break
 		}
-		lines = append(lines, fitWidth(line, 10, width))
-		line = w
+		lines = append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+		line = c
 	}
-	return append(lines, fitWidth(line, 10, width))
+	return append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+}
+
+// splitClauses cuts a label after each ", " and " · ", keeping them.
+func splitClauses(label string) []string {
+	var out []string
+	for label != "" {
+		cut := -1
+		for _, sep := range []string{", ", " · "} {
+			if i := strings.Index(label, sep); i >= 0 && (cut < 0 || i+len(sep) < cut) {
+				cut = i + len(sep)
+			}
+		}
+		if cut < 0 {
+			return append(out, label)
+		}
+		out = append(out, label[:cut])
+		label = label[cut:]
+	}
+	return out
 }
 
 // Mermaid writes the same diagram as Mermaid sequenceDiagram text.
