@@ -55,9 +55,11 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== demo %d: %s\n", n, demoTitles[n-1])
-	if _, err := s.run([]string{"new", "--defaults"}); err != nil {
-		return nil, err
-	}
+	// A demo runs in a fresh session (SPEC §6): every branch dropped, every
+	// setting at its default, so it prints the same from anywhere, any
+	// number of times. The user's session is replaced only when the demo
+	// has run to its end; a failing demo leaves it as it was.
+	d := s.fresh()
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
@@ -69,8 +71,8 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			}
 			continue
 		}
-		b.WriteString(s.Prompt() + trimmed + "\n")
-		out, err := s.Exec(trimmed)
+		b.WriteString(d.Prompt() + trimmed + "\n")
+		out, err := d.Exec(trimmed)
 		if out != "" {
 			b.WriteString(out + "\n")
 		}
@@ -78,5 +80,13 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			return nil, fmt.Errorf("demo %d, line %s: %v", n, strconv.Itoa(i+1), err)
 		}
 	}
+	s.branches, s.cur = d.branches, d.cur
 	return &Result{Text: b.String()}, nil
+}
+
+// fresh is a new session with this one's settings for files and checks.
+func (s *Session) fresh() *Session {
+	d := NewSession()
+	d.Dir, d.AfterTick, d.CheckpointEvery = s.Dir, s.AfterTick, s.CheckpointEvery
+	return d
 }

@@ -3,7 +3,6 @@ package kernel
 import (
 	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,9 +91,8 @@ func (s *Session) pictureResult(cmd, file string, svg string, png []byte, text s
 		data = []byte(text)
 	}
 	if err := writeAtomic(path, data); err != nil {
-		return nil, fmt.Errorf("%s: %v", cmd, err)
+		return nil, fmt.Errorf("%s --out %s: %v", cmd, file, err)
 	}
-	_ = os.Chmod(path, 0o644) // a picture is for sharing; the temporary file was private
 	msg := fmt.Sprintf("%s: wrote %s", cmd, path)
 	if note != "" {
 		msg += " (" + note + ")"

@@ -23,7 +23,7 @@ func TestLoadRefusesBadFilesAndKeepsTheSession(t *testing.T) {
 	wants := map[string]string{
 		"foreign.kg":  "not a kgrepl session file",
 		"future.kg":   "a session format this kgrepl does not read",
-		"damaged.kg":  "line 5: frobnicate: unknown command",
+		"damaged.kg":  `line 5: "frobnicate" is not a world input`,
 		"badvalue.kg": "line 2: set: session.timeout.ms",
 	}
 	for name, body := range cases {
