@@ -220,23 +220,30 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 	default:
 		return nil, false, 0, fmt.Errorf("not a kgrepl session file (its first line should be %q)", sessionHeader)
 	}
+	// Every line is checked first, so a line that is not an input is named
+	// even in a file whose end line is missing; then the end line.
+	var endErr error
 	if !v1 {
 		body := strings.TrimSuffix(text, "\n")
 		i := strings.LastIndexByte(body, '\n')
-		end := body[i+1:]
 		var count int
 		var sum string
-		if _, err := fmt.Sscanf(end, "# end: %d lines, tick %d, sha256 %s", &count, &tick, &sum); err != nil || i < 0 {
-			return nil, false, 0, fmt.Errorf("no end line: the file is truncated (a session file ends with \"# end: N lines, tick T, sha256 ...\")")
+		if _, err := fmt.Sscanf(body[i+1:], "# end: %d lines, tick %d, sha256 %s", &count, &tick, &sum); err != nil || i < 0 {
+			endErr = fmt.Errorf("no end line: the file is truncated (a session file ends with \"# end: N lines, tick T, sha256 ...\")")
+		} else {
+			all = strings.Split(body[:i], "\n")
+			got := sha256.Sum256([]byte(body[:i+1]))
+			if hex.EncodeToString(got[:]) != sum {
+				endErr = fmt.Errorf("the checksum in the end line (line %d) does not match: the file was changed or damaged after it was saved", len(all)+1)
+			}
 		}
-		got := sha256.Sum256([]byte(body[:i+1]))
-		if hex.EncodeToString(got[:]) != sum {
-			return nil, false, 0, fmt.Errorf("the checksum in the end line (line %d) does not match: the file was changed or damaged after it was saved", i+1+1-strings.Count(body[i+1:], "\n"))
-		}
-		all = strings.Split(body[:i], "\n")
 		defer func() {
-			if err == nil && len(lines) != count {
-				err = fmt.Errorf("the end line counts %d lines, the file holds %d", count, len(lines))
+			switch {
+			case err != nil:
+			case endErr != nil:
+				lines, err = nil, endErr
+			case len(lines) != count:
+				lines, err = nil, fmt.Errorf("the end line counts %d lines, the file holds %d", count, len(lines))
 			}
 		}()
 	}
