@@ -23,7 +23,7 @@ type command struct {
 	mutates bool
 	// time marks step and run: recorded as the ticks they advanced.
 	time bool
-	run     func(s *Session, args []string) (*Result, error)
+	run  func(s *Session, args []string) (*Result, error)
 	// words lists what may follow the command, for completion.
 	words func(s *Session, args []string) []string
 }

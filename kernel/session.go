@@ -473,7 +473,6 @@ func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
 	s.pendingCPs = append(s.pendingCPs, cp)
 }
 
-
 func (s *Session) branchNames() []string {
 	var names []string
 	for n := range s.branches {
