@@ -394,7 +394,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			out.inputs = append(out.inputs, in)
 			continue
 		}
-		if w.Tick >= limit && in.ticks > done {
+		if in.at > limit {
 			break
 		}
 		n := in.ticks - done
@@ -405,7 +405,11 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			w.Step()
 		}
 		if done+n < in.ticks {
-			out.inputs = append(out.inputs, input{at: in.at, step: true, ticks: done + n, typed: "step " + strconv.Itoa(done+n)})
+			// The step is cut at the limit (a checkpoint may have cut it
+			// before: done of its ticks are in the world already).
+			if done+n > 0 {
+				out.inputs = append(out.inputs, input{at: in.at, step: true, ticks: done + n, typed: "step " + strconv.Itoa(done+n)})
+			}
 			break
 		}
 		out.inputs = append(out.inputs, in)
