@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,3 +162,112 @@ func checkBranch(t *testing.T, s *Session, where string) {
 		t.Fatalf("%s: step 1; back 1 differs", where)
 	}
 }
+
+// A per-client set never changes the past, on this branch or another, and
+// save writes the settings a branch started from, not later ones.
+func TestSettingsAreInputsInTheOrderTyped(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	runLines(t, s, "new\njoin C2\nstep 20")
+	live := threeViews(t, s)
+	runLines(t, s, "set C2.max.poll.records 1\nstep 10\nback 10")
+	if got := threeViews(t, s); got != live {
+		t.Error("back 10 after set C2.max.poll.records 1 differs from what was seen at tick 20")
+	}
+	// A set on main does not show in another branch, before or after back there.
+	runLines(t, s, "fork other\nswitch main\nset C2.max.poll.records 2\nset session.timeout.ms 20\nswitch other\nstep 5\nback 5")
+	for _, r := range s.World().Cfg.Rows() {
+		if r.Key == "C2.max.poll.records" && r.Value != "1" || r.Key == "session.timeout.ms" && r.Value != "6" {
+			t.Errorf("branch other sees main's setting %s = %s", r.Key, r.Value)
+		}
+	}
+	// The file's origin has no setting made after new.
+	runLines(t, s, "switch main\nsave m.kg")
+	data, _ := os.ReadFile(filepath.Join(s.Dir, "m.kg"))
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "set C2.") {
+			if i < 3 || !strings.HasPrefix(strings.Join(lines[:i], "\n"), "# kgrepl session v2\n# branch main") || !strings.Contains(strings.Join(lines[:i], "\n"), "\nnew") {
+				t.Errorf("save wrote %q before new:\n%s", l, data)
+			}
+		}
+	}
+	// Overrides in the order typed: C1 runs commit-before, as show config says.
+	runLines(t, s, "new\nset C1.enable.auto.commit true\nset C1.commit.mode before")
+	if c := s.World().Member("C1").Cfg.Commit; c != sim.CommitBefore {
+		t.Errorf("C1 runs commit %s, want before", c)
+	}
+	out := runLines(t, s, "show config")
+	if !strings.Contains(out, "C1.commit.mode") || !regexpLine(out, `C1\.enable\.auto\.commit\s+false`) {
+		t.Errorf("show config:\n%s", out)
+	}
+	// new resets every setting; --keep-settings keeps them, per-client ones too.
+	runLines(t, s, "set commit before\nnew --keep-settings")
+	if c := s.World().Member("C1").Cfg.Commit; c != sim.CommitBefore {
+		t.Errorf("after new --keep-settings C1 runs commit %s, want before", c)
+	}
+	runLines(t, s, "new")
+	if got, want := s.World().Cfg, sim.DefaultConfig(); len(got.Overrides) != 0 || got.Client != want.Client {
+		t.Errorf("plain new kept settings: %+v", got)
+	}
+}
+
+func regexpLine(text, pattern string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if ok, _ := regexpMatch(pattern, l); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// A demo that fails leaves the user's session as it was; one that
+// succeeds replaces it, and prints the same from anywhere.
+func TestDemoLeavesTheSessionWhenItFails(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "join C2\nstep 7\nfork mine\nstep 2")
+	before := sessionSnapshot(t, s)
+	s.AfterTick = func(w *sim.World) error {
+		if w.Tick == 9 {
+			return fmt.Errorf("a check failed at tick 9")
+		}
+		return nil
+	}
+	if _, err := s.Exec("demo 11"); err == nil {
+		t.Fatal("demo 11 did not fail")
+	}
+	if sessionSnapshot(t, s) != before {
+		t.Error("a failed demo changed the session")
+	}
+	s.AfterTick = nil
+	alone, err := NewSession().Exec("demo 12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if out, err := s.Exec("demo 12"); err != nil || out != alone {
+			t.Fatalf("demo 12 from a session with branches (run %d): %v", i+1, err)
+		}
+	}
+	if _, ok := s.branches["mine"]; ok {
+		t.Error("the demo kept the user's branch mine")
+	}
+}
+
+// A failed command's world is put back even when its checkpoint is far.
+func TestFailedRunRollsBackFromACheckpoint(t *testing.T) {
+	s := NewSession()
+	s.CheckpointEvery = 50
+	runLines(t, s, "join C2\nstep 120\ncrash C1 now\ncrash C2 now\nstep 30")
+	before := sessionSnapshot(t, s)
+	// Nobody is left to process it: the run fails after its bound, far past
+	// the last checkpoint, and the world is made again from that one.
+	if _, err := s.Exec("run until processed o0.9"); err == nil {
+		t.Fatal("run until processed o0.9 was met")
+	}
+	if sessionSnapshot(t, s) != before {
+		t.Error("a failed run until processed changed the session")
+	}
+}
+
+func regexpMatch(pattern, s string) (bool, error) { return regexp.MatchString(pattern, s) }
