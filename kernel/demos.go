@@ -72,7 +72,7 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			continue
 		}
 		b.WriteString(d.Prompt() + trimmed + "\n")
-		out, err := d.Exec(trimmed)
+		out, err := d.execLine(trimmed)
 		if out != "" {
 			b.WriteString(out + "\n")
 		}
@@ -87,6 +87,6 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 // fresh is a new session with this one's settings for files and checks.
 func (s *Session) fresh() *Session {
 	d := NewSession()
-	d.Dir, d.AfterTick, d.CheckpointEvery = s.Dir, s.AfterTick, s.CheckpointEvery
+	d.Dir, d.AfterTick, d.CheckpointEvery, d.interrupt = s.Dir, s.AfterTick, s.CheckpointEvery, s.interrupt
 	return d
 }

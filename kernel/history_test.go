@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -28,7 +29,7 @@ func threeViews(t *testing.T, s *Session) string {
 // worldViews shows a world that belongs to no session.
 func worldViews(t *testing.T, w *sim.World) string {
 	t.Helper()
-	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}})
+	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}, interrupt: new(atomic.Bool)})
 }
 
 // sessionState renders everything a command could change: the branches,

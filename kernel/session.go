@@ -89,7 +89,9 @@ type branch struct {
 type Session struct {
 	branches  map[string]*branch
 	cur       *branch
-	interrupt atomic.Bool
+	// interrupt is shared with the sessions a command runs inside this one
+	// (a demo's, a load's), so Ctrl-C reaches them.
+	interrupt *atomic.Bool
 	done      bool
 	// out collects the narration of the command running now.
 	out strings.Builder
@@ -115,7 +117,7 @@ type Session struct {
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
-	s := &Session{branches: map[string]*branch{}}
+	s := &Session{branches: map[string]*branch{}, interrupt: new(atomic.Bool)}
 	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
 	w, _ := sim.New(o.topo, o.cfg)
 	b := &branch{name: "main", hist: history{origin: o}, world: w}
@@ -150,7 +152,20 @@ func (s *Session) Done() bool { return s.done }
 // returns the text of every command that ran; the error is the first
 // failure, after which the rest of the line does not run.
 func (s *Session) Exec(line string) (string, error) {
-	results, err := s.ExecResults(line)
+	s.interrupt.Store(false)
+	return s.execLine(line)
+}
+
+// ExecResults is Exec keeping each command's full result.
+func (s *Session) ExecResults(line string) ([]*Result, error) {
+	s.interrupt.Store(false)
+	return s.execResults(line)
+}
+
+// execLine is Exec without clearing an interrupt already asked for: a
+// demo's session runs its lines with it.
+func (s *Session) execLine(line string) (string, error) {
+	results, err := s.execResults(line)
 	var b strings.Builder
 	for _, r := range results {
 		if r.Text != "" {
@@ -163,9 +178,7 @@ func (s *Session) Exec(line string) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), err
 }
 
-// ExecResults is Exec keeping each command's full result.
-func (s *Session) ExecResults(line string) ([]*Result, error) {
-	s.interrupt.Store(false)
+func (s *Session) execResults(line string) ([]*Result, error) {
 	var out []*Result
 	for _, cmd := range splitCommands(line) {
 		r, err := s.run(cmd)
@@ -380,7 +393,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			return nil, h, err
 		}
 	}
-	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}}
+	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: s.interrupt}
 	out := history{origin: h.origin, inputs: h.inputs[:next:next], cps: h.cps[:cpKeep:cpKeep]}
 	for i := next; i < len(h.inputs); i++ {
 		in := h.inputs[i]
@@ -496,7 +509,7 @@ func (s *Session) Replay(visit func(w *sim.World)) error {
 	if err != nil {
 		return err
 	}
-	scratch := &Session{replaying: true, cur: &branch{name: s.cur.name, world: w}}
+	scratch := &Session{replaying: true, cur: &branch{name: s.cur.name, world: w}, interrupt: s.interrupt}
 	visit(w)
 	for _, in := range h.inputs {
 		if in.step {

@@ -308,7 +308,6 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	}
 	// Replay into a scratch session, so a damaged file leaves this one as it was.
 	d := s.fresh()
-	d.interrupt.Store(s.interrupt.Load())
 	for _, l := range lines {
 		if l.words[0] == "step" {
 			n, perr := parseCount("step", "N", l.words[1], 1, 1_000_000)
