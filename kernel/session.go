@@ -87,8 +87,8 @@ type branch struct {
 
 // Session is one kgrepl session: its branches and the one in use.
 type Session struct {
-	branches  map[string]*branch
-	cur       *branch
+	branches map[string]*branch
+	cur      *branch
 	// interrupt is shared with the sessions a command runs inside this one
 	// (a demo's, a load's), so Ctrl-C reaches them.
 	interrupt *atomic.Bool
@@ -100,6 +100,10 @@ type Session struct {
 	tickErr   error
 	// Dir is the folder relative file names (save, load, --out) are taken from; "" = the process's.
 	Dir string
+	// PictureDir is where a picture command without --out writes; "" (scripts,
+	// notebooks, tests) draws the picture without writing it. The REPL sets it
+	// and names it at start.
+	PictureDir string
 	// AfterTick, when set, runs after every tick the session steps (tests
 	// check invariants here); an error stops the command and is returned.
 	AfterTick func(*sim.World) error
