@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,20 +50,24 @@ func TestSaveLoadKeepsTheTicksAfterAStopEvent(t *testing.T) {
 	}
 }
 
+var long = flag.Bool("long", false, "also run the slow cases (a run that fails after its 100,000-tick bound)")
+
 func TestAFailedCommandLeavesTheWorld(t *testing.T) {
 	dir := t.TempDir()
-	out, _, _ := kgrepl(t, "", "--keep-going", script(t, dir,
-		"run until processed o0.0\nrun until processed o0.0\nmetrics --json\n"+
-			"new\nset max.poll.interval.ms 1\njoin C2\nrun until stable\ndescribe group --json\nmetrics --json\n"))
+	out, _, _ := kgrepl(t, "", "--keep-going", script(t, dir, "run until processed o0.0\nrun until processed o0.0\nmetrics --json\n"))
+	if js := jsonLines(out); len(js) != 1 || js[0]["tick"] != float64(4) {
+		t.Errorf("after a failed run until: %v, want tick 4 (where the first left it)\n%s", js, out)
+	}
+	if !*long {
+		// The group below never settles: the run steps its whole bound
+		// (100,000 ticks of rebalancing, about a minute) before it fails.
+		t.Log("skipping run until stable that never settles; -long runs it")
+		return
+	}
+	out, _, _ = kgrepl(t, "", "--keep-going", script(t, dir, "set max.poll.interval.ms 1\njoin C2\nrun until stable\ndescribe group --json\nmetrics --json\n"))
 	js := jsonLines(out)
-	if len(js) != 3 {
-		t.Fatalf("output:\n%s", out)
-	}
-	if js[0]["tick"] != float64(4) {
-		t.Errorf("after a failed run until: tick %v, want 4 (where the first left it)", js[0]["tick"])
-	}
-	if js[1]["generation"] != float64(1) || js[2]["tick"] != float64(0) {
-		t.Errorf("after a failed run until stable: generation %v at tick %v, want 1 at tick 0", js[1]["generation"], js[2]["tick"])
+	if len(js) != 2 || js[0]["generation"] != float64(1) || js[1]["tick"] != float64(0) {
+		t.Errorf("after a failed run until stable: %v, want generation 1 at tick 0", js)
 	}
 }
 
