@@ -273,3 +273,21 @@ func TestFailedRunRollsBackFromACheckpoint(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) (bool, error) { return regexp.MatchString(pattern, s) }
+
+// Every demo survives save and load, every branch of it, stop events and
+// all (demos 4, 7, 9 and 12 did not).
+func TestDemosSurviveSaveAndLoad(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		s := NewSession()
+		s.Dir = t.TempDir()
+		if _, err := s.Exec(fmt.Sprintf("demo %d", n)); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range s.branchNames() {
+			if _, err := s.Exec("switch " + name); err != nil {
+				t.Fatal(err)
+			}
+			checkBranch(t, s, fmt.Sprintf("demo %d, branch %s", n, name))
+		}
+	}
+}
