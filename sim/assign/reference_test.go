@@ -14,6 +14,12 @@ import (
 // histogram, cached balance answer) against.
 func refKafkaGeneral(in Input) Assignment {
 	ms := permute(in.Members, idOrder(in.Members))
+	// Kafka walks the leader's HashMap of members: filled in JoinGroup order.
+	hashes := make([]int32, len(in.Members))
+	for i, m := range in.Members {
+		hashes[i] = javaStringHash(m.MemberID)
+	}
+	walk := permute(in.Members, javaHashOrder(hashes, 16))
 	exists := func(p TopicPartition) bool {
 		n, ok := in.Partitions[p.Topic]
 		if !ok || p.Partition < 0 || p.Partition >= n {
@@ -36,7 +42,7 @@ func refKafkaGeneral(in Input) Assignment {
 	}
 
 	holder, last := map[TopicPartition]string{}, map[TopicPartition]string{}
-	for _, m := range ms {
+	for _, m := range walk {
 		seen := map[TopicPartition]bool{}
 		for _, p := range m.Owned {
 			if !exists(p) || seen[p] {
@@ -60,7 +66,7 @@ func refKafkaGeneral(in Input) Assignment {
 		maxGen = max(maxGen, m.Generation)
 	}
 	prev, prevGen := map[TopicPartition]string{}, map[TopicPartition]int{}
-	for _, m := range ms {
+	for _, m := range walk {
 		if m.Generation >= maxGen {
 			continue
 		}
@@ -199,28 +205,45 @@ func refKafkaGeneral(in Input) Assignment {
 	}
 	moveSrc := map[TopicPartition]string{}
 	moveDst := map[TopicPartition]string{}
-	moved := map[pair][]TopicPartition{}
+	// Kafka's HashSet per (topic, src, dst) of moved partitions, dropped when empty.
+	moved := map[pair]*javaHashSet{}
+	var byKey []TopicPartition
+	keyOf := map[TopicPartition]int32{}
 	hasTopic := func(t string) bool {
 		for k, v := range moved {
-			if k.topic == t && len(v) > 0 {
+			if k.topic == t && v.len() > 0 {
 				return true
 			}
 		}
 		return false
 	}
+	put := func(k pair, p TopicPartition) {
+		if moved[k] == nil {
+			moved[k] = &javaHashSet{}
+			moved[k].init(16)
+		}
+		if _, ok := keyOf[p]; !ok {
+			keyOf[p] = int32(len(byKey))
+			byKey = append(byKey, p)
+		}
+		moved[k].add(keyOf[p], javaTopicPartitionHash(p.Topic, p.Partition))
+	}
 	doMove := func(p TopicPartition, to string) {
 		if s, ok := moveSrc[p]; ok {
 			key := pair{p.Topic, s, moveDst[p]}
-			moved[key] = slices.DeleteFunc(moved[key], func(q TopicPartition) bool { return q == p })
+			moved[key].remove(keyOf[p])
+			if moved[key].len() == 0 {
+				delete(moved, key)
+			}
 			delete(moveSrc, p)
 			delete(moveDst, p)
 			if s != to {
 				moveSrc[p], moveDst[p] = s, to
-				moved[pair{p.Topic, s, to}] = append(moved[pair{p.Topic, s, to}], p)
+				put(pair{p.Topic, s, to}, p)
 			}
 		} else {
 			moveSrc[p], moveDst[p] = owner[p], to
-			moved[pair{p.Topic, owner[p], to}] = append(moved[pair{p.Topic, owner[p], to}], p)
+			put(pair{p.Topic, owner[p], to}, p)
 		}
 		size[owner[p]]--
 		owner[p] = to
@@ -233,8 +256,8 @@ func refKafkaGeneral(in Input) Assignment {
 			if s, ok := moveSrc[p]; ok {
 				from = s
 			}
-			if set := moved[pair{p.Topic, to, from}]; len(set) > 0 {
-				q = slices.MinFunc(set, comparePartitions)
+			if set := moved[pair{p.Topic, to, from}]; set != nil && set.len() > 0 {
+				q = byKey[set.first()]
 			}
 		}
 		doMove(q, to)

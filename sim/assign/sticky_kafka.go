@@ -12,11 +12,17 @@ import (
 // first (counts differ by at most one where subscriptions allow), then
 // stickiness (members keep as much of what they own as balance permits).
 //
-// Determinism: wherever Kafka walks a Java HashMap or HashSet of members
-// (the subscriptions, the current assignment), whose order is an accident of
-// hashing, we walk members in member-id order (plain string order). Where
-// Kafka takes "any" partition out of a HashSet (the stickiness bookkeeping of
-// the general case), we take the lowest in (topic, partition) order.
+// Order: Kafka walks several Java HashMaps of members (the leader's member
+// id -> subscription map, and maps filled from it), and this order decides
+// which member keeps a contested claim, which members re-keep maxQuota
+// partitions, and which previous owner counts. We walk members in the
+// iteration order of a java.util.HashMap filled in JoinGroup order (the order
+// of in.Members), as ConsumerCoordinator.onLeaderElected fills it (see
+// javahash.go). Where Kafka takes the first partition of a HashSet (the
+// partition-movement bookkeeping of the general case) we take the same one.
+// TreeSets and sorts use Kafka's comparators (member ids as strings; ties by
+// id). Kafka keeps the highest generation it has seen in the assignor object
+// across calls; a pure function uses the highest in its input.
 //
 // Steps:
 //
@@ -31,27 +37,12 @@ import (
 //   - If every member has the same subscription (as a set of topic names,
 //     known or not), the constrained assignment runs; otherwise the general
 //     one.
-func kafkaSticky(in Input) Assignment { return kafkaStickyWalk(in, nil) }
-
-// kafkaStickyWalk is kafkaSticky with the order of the walks Kafka does over
-// a HashMap of members (claims, re-keeping owned partitions, previous
-// owners) given by walk, which maps the member ids in ascending order to the
-// order of the walk (a permutation of their indices). nil means id order.
-// Only the tests pass anything else, to replay Java's hash order against
-// Kafka's published expectations.
-func kafkaStickyWalk(in Input, walk func(ids []string) []int) Assignment {
-	ms := permute(in.Members, idOrder(in.Members))
+func kafkaSticky(in Input) Assignment {
+	byID := idOrder(in.Members)
+	ms := permute(in.Members, byID)
 	tp := newTopology(ms, in.Partitions)
-	n, P := len(ms), tp.total()
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	if walk != nil {
-		for i, j := range walk(memberIDs(ms)) {
-			order[i] = int32(j)
-		}
-	}
+	P := tp.total()
+	order := kafkaMemberWalk(in.Members, byID)
 
 	holder := make([]int32, P) // who keeps the claim; -1 none
 	last := make([]int32, P)   // last member seen claiming it
@@ -88,6 +79,28 @@ func kafkaStickyWalk(in Input, walk func(ids []string) []int) Assignment {
 		lists = kafkaGeneral(tp, ms, order, holder)
 	}
 	return tp.assignment(memberIDs(ms), lists)
+}
+
+// kafkaMemberWalk is the iteration order of the leader's HashMap<String,
+// Subscription> (ConsumerCoordinator.onLeaderElected: new HashMap<>(), filled
+// in JoinGroup order) as indices into the members sorted by id (byID maps
+// those to indices of members). Kafka's consumerToOwnedPartitions and
+// currentAssignment are HashMaps of the same keys filled in this order, so
+// they iterate the same way.
+func kafkaMemberWalk(members []Member, byID []int) []int32 {
+	hashes := make([]int32, len(members))
+	for i, m := range members {
+		hashes[i] = javaStringHash(m.MemberID)
+	}
+	dense := make([]int32, len(members))
+	for d, i := range byID {
+		dense[i] = int32(d)
+	}
+	order := make([]int32, 0, len(members))
+	for _, i := range javaHashOrder(hashes, 16) {
+		order = append(order, dense[i])
+	}
+	return order
 }
 
 // kafkaSubscriptionsEqual compares subscriptions as sets of topic names.
@@ -365,7 +378,7 @@ func newKafkaGeneral(tp *topology, ms []Member) *kafkaGeneralState {
 		cur: make([]int32, P), lists: make([][]int32, n), at: make([]int32, P),
 		in: make([]bool, n), group: make([]int32, n), topicGroups: make([][]int32, T),
 		hist: make([]int32, P+2),
-		mov:  newMovements(P, T),
+		mov:  newMovements(tp),
 	}
 	for g := range k.cur {
 		k.cur[g], k.prev[g] = -1, -1
@@ -588,14 +601,17 @@ func (k *kafkaGeneralState) move(g, to int32) {
 // per topic and (from, to) pair, the partitions so moved.
 type movements struct {
 	src, dst []int32 // partition -> original holder / current holder; src -1: not moved
-	sets     map[movKey][]int32
+	sets     map[movKey]*javaHashSet
 	perTopic []int32
+	hash     func(g int32) int32 // TopicPartition.hashCode of partition g
 }
 
 type movKey struct{ t, src, dst int32 }
 
-func newMovements(P, T int) movements {
-	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[movKey][]int32{}, perTopic: make([]int32, T)}
+func newMovements(tp *topology) movements {
+	P, T := tp.total(), len(tp.names)
+	hash := func(g int32) int32 { p := tp.partition(g); return javaTopicPartitionHash(p.Topic, p.Partition) }
+	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[movKey]*javaHashSet{}, perTopic: make([]int32, T), hash: hash}
 	for g := range mv.src {
 		mv.src[g] = -1
 	}
@@ -604,7 +620,8 @@ func newMovements(P, T int) movements {
 
 // pick is getTheActualPartitionToBeMoved: moving g from `from` to `to`, if
 // some partition of the same topic earlier moved from `to` to g's original
-// holder, move that one back instead (the lowest such partition).
+// holder, move that one back instead: the first of Kafka's HashSet of such
+// partitions in Java's iteration order.
 func (mv *movements) pick(g, from, to, t int32) int32 {
 	if mv.perTopic[t] == 0 {
 		return g
@@ -612,8 +629,8 @@ func (mv *movements) pick(g, from, to, t int32) int32 {
 	if s := mv.src[g]; s >= 0 {
 		from = s
 	}
-	if set := mv.sets[movKey{t, to, from}]; len(set) > 0 {
-		return set[0]
+	if set := mv.sets[movKey{t, to, from}]; set != nil && set.len() > 0 {
+		return set.first()
 	}
 	return g
 }
@@ -633,20 +650,22 @@ func (mv *movements) record(g, from, to, t int32) {
 func (mv *movements) add(g, from, to, t int32) {
 	mv.src[g], mv.dst[g] = from, to
 	key := movKey{t, from, to}
-	mv.sets[key] = insertSorted(mv.sets[key], g)
+	set := mv.sets[key]
+	if set == nil { // Kafka: new HashSet<>() for a pair with no moved partition
+		set = &javaHashSet{}
+		set.init(16)
+		mv.sets[key] = set
+	}
+	set.add(g, mv.hash(g))
 	mv.perTopic[t]++
 }
 
 func (mv *movements) drop(g, t int32) {
 	key := movKey{t, mv.src[g], mv.dst[g]}
 	set := mv.sets[key]
-	if i, ok := slices.BinarySearch(set, g); ok {
-		set = slices.Delete(set, i, i+1)
-	}
-	if len(set) == 0 {
+	set.remove(g)
+	if set.len() == 0 { // Kafka drops the empty set from its map
 		delete(mv.sets, key)
-	} else {
-		mv.sets[key] = set
 	}
 	mv.src[g], mv.dst[g] = -1, -1
 	mv.perTopic[t]--
