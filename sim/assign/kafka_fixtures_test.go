@@ -616,3 +616,38 @@ func TestKafkaFixtureValidityAndBalance(t *testing.T) {
 		})
 	}
 }
+
+// Issue 10's example, real Kafka's answer: sticky, t1 of 5 partitions,
+// generation 2, JoinGroup order C1-1 C2-1 C3-1 C4-1. Java's HashMap walks
+// C4-1 C3-1 C2-1 C1-1: C3-1 re-keeps maxQuota (2) first, so C2-1 keeps one
+// and C4-1 gets t1-1. (In member-id order C2-1 re-kept two and C3-1 one.)
+func TestKafkaIssueExampleHashOrder(t *testing.T) {
+	in := Input{Partitions: map[string]int{"t1": 5}, Members: []Member{
+		owning(mem("C1-1", "t1"), 2, "t1-3"), owning(mem("C2-1", "t1"), 2, "t1-0 t1-1"),
+		owning(mem("C3-1", "t1"), 2, "t1-2 t1-4"), mem("C4-1", "t1")}}
+	got := kafkaEager.Assign(in)
+	checkValid(t, in, got)
+	expect(t, got, map[string]string{"C1-1": "t1-3", "C2-1": "t1-0", "C3-1": "t1-2 t1-4", "C4-1": "t1-1"})
+}
+
+// Issue 10 item 1's fixture at the assignor level (real Kafka's answer):
+// topics t1:3 t2:4, sticky with Kafka's rules; C1 and C2 join generation 1,
+// then C3 and C4 join and the eager members send their generation-1
+// assignment in the user data even though they have revoked it.
+func TestKafkaIssueItem1TwoJoinTwoMore(t *testing.T) {
+	t12 := []string{"t1", "t2"}
+	in := Input{Partitions: map[string]int{"t1": 3, "t2": 4}, Members: []Member{mem("C1-1", t12...), mem("C2-1", t12...)}}
+	first := kafkaEager.Assign(in)
+	expect(t, first, map[string]string{"C1-1": "t1-0 t1-2 t2-1 t2-3", "C2-1": "t1-1 t2-0 t2-2"})
+	in = nextRound(in, first, 1)
+	in.Members = append(in.Members, mem("C3-1", t12...), mem("C4-1", t12...))
+	got := kafkaEager.Assign(in)
+	checkValid(t, in, got)
+	expect(t, got, map[string]string{"C1-1": "t1-0 t2-1", "C2-1": "t1-1 t2-0", "C3-1": "t1-2 t2-3", "C4-1": "t2-2"})
+	// Without the previous assignment (what kgrepl's eager member sent before the
+	// fix of item 1) the same assignor starts from scratch and C2, C4 differ.
+	for i := range in.Members {
+		in.Members[i].Owned, in.Members[i].Generation = nil, -1
+	}
+	expect(t, kafkaEager.Assign(in), map[string]string{"C1-1": "t1-0 t2-1", "C2-1": "t1-1 t2-2", "C3-1": "t1-2 t2-3", "C4-1": "t2-0"})
+}
