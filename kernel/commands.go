@@ -52,8 +52,17 @@ func init() {
 				}
 				return []string{"--static", "--topics"}
 			}},
-		{name: "close", usage: "close Cn", summary: "graceful close(): finish the record, commit, LeaveGroup",
-			mutates: true, run: memberCmd("close", (*sim.World).Close), words: wordsMembers},
+		{name: "close", usage: "close Cn [--now]", summary: "graceful shutdown: finish the batch, commit, close(), LeaveGroup",
+			help: "close Cn is consumer.wakeup() from a shutdown hook: the batch in hand is finished and committed\n" +
+				"as the commit mode says, then close() commits and sends LeaveGroup (none for a static member).\n" +
+				"close Cn --now breaks out after the record in hand: under auto-commit close() commits the\n" +
+				"positions poll() returned, so the rest of the batch is skipped (a real Kafka pitfall).",
+			mutates: true, run: cmdClose, words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return liveClients(s)
+				}
+				return []string{"--now"}
+			}},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
 			mutates: true, run: cmdCrash, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
@@ -405,6 +414,16 @@ func memberCmd(name string, f func(*sim.World, string) error) func(*Session, []s
 		s.narrate(w.Events[from:])
 		return nil, nil
 	}
+}
+
+func cmdClose(s *Session, args []string) (*Result, error) {
+	switch {
+	case len(args) == 1:
+		return memberCmd("close", (*sim.World).Close)(s, args)
+	case len(args) == 2 && args[1] == "--now":
+		return memberCmd("close", (*sim.World).CloseNow)(s, args[:1])
+	}
+	return nil, usageErr("close", "want `close Cn` or `close Cn --now` (running: %s)", strings.Join(liveClients(s), " "))
 }
 
 func cmdCrash(s *Session, args []string) (*Result, error) {

@@ -13,35 +13,47 @@ import (
 	"github.com/kgrepl/kgrepl/sim"
 )
 
+// pictureFlags are the options every picture command takes (SPEC §6),
+// declared once here; pictureHelp says what they do.
+var pictureFlags = []string{"--out", "--width", "--height", "--title", "--ticks"}
+
+const pictureHelp = "\n\nEvery picture command takes --out FILE, --width W and --height H (pixels, " +
+	"480..4000 wide, 300..4000 high), --title TEXT and --ticks A..B (A.., ..B, or one tick N).\n" +
+	"Without --out a picture goes to the picture folder the REPL names when it starts; a script or\n" +
+	"a notebook without a picture folder draws it without writing a file (notebooks show it)."
+
 // addPictureCommands registers plot, diagram and sequence in the command
 // table, before demo, so help lists them with the views.
 func addPictureCommands() {
 	pics := []*command{
-		{name: "plot", usage: "plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B]",
+		{name: "plot", usage: "plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "chart the pause meter, duplicates and lost, lag, or who consumes which partition, over ticks",
 			help: "pause       the pause meter (paused partitions × ticks) as a step line, each rebalance a band\n" +
-				"            labelled with the generation it formed; --branches main,coop overlays branches\n" +
+				"            labelled with the generation it formed; --branches main,coop overlays branches,\n" +
+				"            each with its own rows of rebalance labels in its colour\n" +
 				"duplicates  duplicates and lost records as the audit reader sees invoices (both isolation\n" +
 				"            levels when transactions are on); --branches overlays branches\n" +
 				"lag         each input partition's lag (log end minus committed offset)\n" +
 				"timeline    partitions × ticks: the consuming client's colour, grey while paused, a red-edged\n" +
 				"            bar while a zombie processes a record, rebalances as bands\n\n" +
-				"Without --out the picture goes to KIND.svg in the session's folder. Charts are replayed from\n" +
-				"the branch's start, so they show every tick of its history.",
+				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
+				"(--ticks A..B shows a window of it)." + pictureHelp,
 			run: cmdPlot, words: wordsPlot},
-		{name: "diagram", usage: "diagram [--out FILE.svg]",
-			summary: "draw the world now: members, packets in flight, B1 and every partition log",
+		{name: "diagram", usage: "diagram [--out FILE.svg] [--width W] [--height H] [--title T] [--ticks A..B]",
+			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",
 			help: "Members with their state and partitions; B1 with the coordinator's state, generation and\n" +
 				"members and the transaction coordinator; each log as cells (invoices in their producer's\n" +
-				"colour, open transactions white, aborted red ✗, COMMIT/ABORT markers), the committed offset,\n" +
-				"HW and LSO. Without --out it goes to diagram.svg in the session's folder.",
-			run: cmdDiagram, words: func(*Session, []string) []string { return []string{"--out"} }},
-		{name: "sequence", usage: "sequence [--mermaid] [--out FILE] [--ticks A..B] [--type T1,T2] [--member Cn]",
+				"colour, open transactions white, aborted red ✗, a second invoice of one input record\n" +
+				"marked o2.3², COMMIT/ABORT markers), the committed offset, HW and LSO.\n" +
+				"--ticks N draws the world as it was at tick N; --ticks A..B draws one animated SVG, a frame\n" +
+				fmt.Sprintf("per tick (at most %d), that plays by itself in a browser (no script)."+pictureHelp, maxFrames),
+			run: cmdDiagram, words: func(*Session, []string) []string { return pictureFlags }},
+		{name: "sequence", usage: "sequence [--mermaid] [--type T1,T2] [--member Cn] [--out FILE] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the trace as a sequence diagram: a lane per participant, an arrow per message",
 			help: "--ticks A..B keeps the messages sent from tick A to tick B (A.. and ..B leave an end open);\n" +
 				"--type and --member filter as trace does. Notes between the arrows are the protocol's events.\n" +
-				"--mermaid writes Mermaid sequenceDiagram text instead of SVG. Without --out it goes to\n" +
-				"sequence.svg (sequence.mmd with --mermaid) in the session's folder.",
+				"--mermaid prints Mermaid sequenceDiagram text instead of drawing (with --out FILE.mmd it\n" +
+				"writes the text to that file instead)." + pictureHelp,
 			run: cmdSequence, words: wordsSequence},
 	}
 	at := len(commands)
@@ -54,6 +66,82 @@ func addPictureCommands() {
 	commands = append(commands[:at], append(pics, commands[at:]...)...)
 }
 
+// joinQuoted puts a quoted value back together: the command line is cut
+// at spaces, so --title "Two runs" arrives as two words. A word opening
+// with " or ' runs to the word that closes it (spaces inside become one).
+func joinQuoted(cmd string, args []string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		q := ""
+		if v, ok := strings.CutPrefix(a, "--title="); ok {
+			a = v
+			out = append(out, "--title")
+		}
+		if len(a) > 0 && (a[0] == '"' || a[0] == '\'') {
+			q = a[:1]
+		}
+		if q == "" {
+			out = append(out, a)
+			continue
+		}
+		words := []string{a[1:]}
+		for !strings.HasSuffix(words[len(words)-1], q) || (len(words) == 1 && len(a) == 1) {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("%s: %s opens a quote that does not close", cmd, a)
+			}
+			i++
+			words = append(words, args[i])
+		}
+		joined := strings.Join(words, " ")
+		out = append(out, joined[:len(joined)-1])
+	}
+	return out, nil
+}
+
+// picOpts are the picture options every picture command took.
+type picOpts struct {
+	out           string
+	width, height int
+	title         string
+	ticks         bool // --ticks was given
+	from, to      int  // to < 0: open
+}
+
+// pictureOptions reads and checks the shared picture options.
+func pictureOptions(cmd string, fl map[string]string) (picOpts, error) {
+	o := picOpts{out: fl["--out"], title: fl["--title"], to: -1}
+	size := func(name string, lo, hi int) (int, error) {
+		v, ok := fl[name]
+		if !ok {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s %s %q: want a whole number of pixels (%d..%d)", cmd, name, v, lo, hi)
+		}
+		if n < lo || n > hi {
+			return 0, fmt.Errorf("%s %s %d: out of bounds, a picture is %d..%d pixels %s", cmd, name, n, lo, hi,
+				map[string]string{"--width": "wide", "--height": "high"}[name])
+		}
+		return n, nil
+	}
+	var err error
+	if o.width, err = size("--width", chart.MinWidth, chart.MaxWidth); err != nil {
+		return o, err
+	}
+	if o.height, err = size("--height", chart.MinHeight, chart.MaxHeight); err != nil {
+		return o, err
+	}
+	if v, ok := fl["--ticks"]; ok {
+		o.ticks = true
+		if o.from, o.to, err = parseTicks(cmd, v); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
 func wordsPlot(s *Session, a []string) []string {
 	if len(a) == 0 {
 		return chart.Kinds
@@ -61,7 +149,7 @@ func wordsPlot(s *Session, a []string) []string {
 	if a[len(a)-1] == "--branches" {
 		return s.branchNames()
 	}
-	return []string{"--out", "--branches"}
+	return append([]string{"--branches"}, pictureFlags...)
 }
 
 func wordsSequence(s *Session, a []string) []string {
@@ -77,38 +165,45 @@ func wordsSequence(s *Session, a []string) []string {
 			return s.World().Clients()
 		}
 	}
-	return []string{"--mermaid", "--out", "--ticks", "--type", "--member"}
+	return append([]string{"--mermaid", "--type", "--member"}, pictureFlags...)
 }
 
-// pictureResult writes a picture to its file and returns it for every
-// front end: the path for the terminal, the bytes and HTML for notebooks.
-func (s *Session) pictureResult(cmd, file string, svg string, png []byte, text string, note string) (*Result, error) {
-	path := s.path(file)
+// pictureResult writes a picture where the user said (--out, relative
+// to the session's folder) or, without --out, to def in the picture folder
+// (none: the picture is not written), and returns it for every front end:
+// the path for the terminal, the bytes and HTML for notebooks.
+func (s *Session) pictureResult(cmd, out, def string, svg string, png []byte, note string) (*Result, error) {
 	data := []byte(svg)
 	if png != nil {
 		data = png
 	}
-	if text != "" {
-		data = []byte(text)
+	var msg string
+	switch {
+	case out != "" || s.PictureDir != "":
+		path := s.path(out)
+		if out == "" {
+			path = filepath.Join(s.PictureDir, def)
+			if err := os.MkdirAll(s.PictureDir, 0o755); err != nil {
+				return nil, fmt.Errorf("%s: the picture folder: %v", cmd, err)
+			}
+		}
+		if err := writeAtomic(path, data); err != nil {
+			return nil, fmt.Errorf("%s: %v", cmd, err)
+		}
+		_ = os.Chmod(path, 0o644) // a picture is for sharing; the temporary file was private
+		msg = fmt.Sprintf("%s: wrote %s", cmd, path)
+	default:
+		msg = fmt.Sprintf("%s: drawn, not written (no picture folder here: --out FILE writes it)", cmd)
 	}
-	if err := writeAtomic(path, data); err != nil {
-		return nil, fmt.Errorf("%s: %v", cmd, err)
-	}
-	_ = os.Chmod(path, 0o644) // a picture is for sharing; the temporary file was private
-	msg := fmt.Sprintf("%s: wrote %s", cmd, path)
 	if note != "" {
 		msg += " (" + note + ")"
 	}
 	r := &Result{Text: msg}
-	switch {
-	case text != "":
-		r.Text += "\n" + strings.TrimRight(text, "\n")
-		r.HTML = `<pre class="kgrepl-mermaid">` + htmlEscape(text) + `</pre>`
-	case png != nil:
+	if png != nil {
 		r.PNG = png
 		r.HTML = `<div class="kgrepl-picture"><img style="max-width:100%" alt="` + htmlEscape(cmd) + `" src="data:image/png;base64,` +
 			base64.StdEncoding.EncodeToString(png) + `"/></div>`
-	default:
+	} else {
 		r.SVG = svg
 		r.HTML = InlineSVG(svg)
 	}
@@ -144,7 +239,13 @@ func outFile(cmd, out, def string, exts ...string) (string, error) {
 }
 
 func cmdPlot(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("plot", args, []string{"--out", "--branches"}, nil)
+	var pos []string
+	var fl map[string]string
+	args, err := joinQuoted("plot", args)
+	if err != nil {
+		return nil, err
+	}
+	pos, fl, err = flags("plot", args, append([]string{"--branches"}, pictureFlags...), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +263,11 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if !known {
 		return nil, fmt.Errorf("plot %s: no chart %s (charts: %s)", kind, kind, strings.Join(chart.Kinds, " "))
 	}
-	file, err := outFile("plot", fl["--out"], kind+".svg", ".svg", ".png")
+	po, err := pictureOptions("plot "+kind, fl)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := outFile("plot", po.out, "", ".svg", ".png"); err != nil {
 		return nil, err
 	}
 	names := []string{s.cur.name}
@@ -193,22 +297,26 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 		}
 		runs = append(runs, r)
 	}
-	c, err := chart.Build(kind, runs...)
+	if po.ticks && po.to >= 0 && po.to <= po.from {
+		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
+	}
+	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to}
+	c, err := chart.Build(kind, opt, runs...)
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %v", kind, err)
 	}
-	if strings.ToLower(filepath.Ext(file)) == ".png" {
+	if strings.ToLower(filepath.Ext(po.out)) == ".png" {
 		png, err := c.PNG()
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %v", kind, err)
 		}
-		return s.pictureResult("plot "+kind, file, "", png, "", "")
+		return s.pictureResult("plot "+kind, po.out, kind+".png", "", png, "")
 	}
 	svg, err := c.SVG()
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %v", kind, err)
 	}
-	return s.pictureResult("plot "+kind, file, string(svg), nil, "", "")
+	return s.pictureResult("plot "+kind, po.out, kind+".svg", string(svg), nil, "")
 }
 
 // recordBranch replays a branch from its start and samples what a chart needs.
@@ -224,25 +332,101 @@ func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error)
 	return rec.Finish(b.world), nil
 }
 
+// maxFrames bounds an animated diagram: each frame is a whole diagram.
+const maxFrames = 120
+
 func cmdDiagram(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("diagram", args, []string{"--out"}, nil)
+	var pos []string
+	var fl map[string]string
+	args, err := joinQuoted("diagram", args)
+	if err != nil {
+		return nil, err
+	}
+	pos, fl, err = flags("diagram", args, pictureFlags, nil)
 	if err != nil {
 		return nil, err
 	}
 	if err := needArgs("diagram", pos, 0, 0); err != nil {
 		return nil, err
 	}
-	file, err := outFile("diagram", fl["--out"], "diagram.svg", ".svg")
+	po, err := pictureOptions("diagram", fl)
 	if err != nil {
 		return nil, err
 	}
-	svg := draw.World(s.World(), draw.WorldOptions{Branch: s.cur.name})
-	return s.pictureResult("diagram", file, svg, nil, "", fmt.Sprintf("tick %d", s.World().Tick))
+	if _, err := outFile("diagram", po.out, "", ".svg"); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	wo := draw.WorldOptions{Branch: s.cur.name, Title: po.title}
+	if !po.ticks {
+		svg := draw.Resize(draw.World(w, wo), po.width, po.height)
+		return s.pictureResult("diagram", po.out, "diagram.svg", svg, nil, fmt.Sprintf("tick %d", w.Tick))
+	}
+	from, to := po.from, po.to
+	if to < 0 {
+		to = w.Tick
+	}
+	if to > w.Tick {
+		return nil, fmt.Errorf("diagram --ticks %s: the branch is at tick %d (step or run to reach tick %d)", fl["--ticks"], w.Tick, to)
+	}
+	if n := to - from + 1; n > maxFrames {
+		return nil, fmt.Errorf("diagram --ticks %s: %d ticks, and an animation holds at most %d (a frame per tick)", fl["--ticks"], n, maxFrames)
+	}
+	frames, err := s.worldFrames(from, to, wo)
+	if err != nil {
+		return nil, fmt.Errorf("diagram: %v", err)
+	}
+	if from == to {
+		return s.pictureResult("diagram", po.out, "diagram.svg", draw.Resize(frames[0], po.width, po.height), nil, fmt.Sprintf("tick %d", from))
+	}
+	title := po.title
+	if title == "" {
+		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID, from, to)
+		if s.cur.name != "main" {
+			title = "branch " + s.cur.name + " · " + title
+		}
+	}
+	svg := draw.Resize(draw.Animate(frames, title), po.width, po.height)
+	return s.pictureResult("diagram", po.out, "diagram.svg", svg, nil, fmt.Sprintf("ticks %d..%d, %d frames", from, to, len(frames)))
+}
+
+// worldFrames replays the branch and draws the world at each tick from
+// from to to (the last drawing of a tick wins: commands between ticks change
+// what the tick ends with).
+func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]string, error) {
+	frames := make([]string, to-from+1)
+	visit := func(w *sim.World) {
+		if w.Tick >= from && w.Tick <= to {
+			frames[w.Tick-from] = draw.World(w, opt)
+		}
+	}
+	if err := s.Replay(visit); err != nil {
+		return nil, err
+	}
+	visit(s.World())
+	for i, f := range frames {
+		if f == "" && i > 0 {
+			frames[i] = frames[i-1] // not stepped through (a branch made by new at a later tick)
+		}
+	}
+	if frames[0] == "" {
+		return nil, fmt.Errorf("the branch has no tick %d", from)
+	}
+	// Draw them again with the widest wire, so B1 stays in place.
+	wire := 0.0
+	for _, f := range frames {
+		wire = max(wire, draw.WireOf(f))
+	}
+	if len(frames) > 1 && opt.Wire < wire {
+		opt.Wire = wire
+		return s.worldFrames(from, to, opt)
+	}
+	return frames, nil
 }
 
 // parseTicks reads A..B, A.., ..B or N; to is -1 when open.
-func parseTicks(v string) (from, to int, err error) {
-	bad := fmt.Errorf("sequence --ticks %q: want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N", v)
+func parseTicks(cmd, v string) (from, to int, err error) {
+	bad := fmt.Errorf("%s --ticks %q: want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N", cmd, v)
 	a, b, ranged := strings.Cut(v, "..")
 	if !ranged {
 		n, err := strconv.Atoi(v)
@@ -262,27 +446,32 @@ func parseTicks(v string) (from, to int, err error) {
 			return 0, 0, bad
 		}
 		if to < from {
-			return 0, 0, fmt.Errorf("sequence --ticks %s: the range ends (%d) before it starts (%d)", v, to, from)
+			return 0, 0, fmt.Errorf("%s --ticks %s: the range ends (%d) before it starts (%d)", cmd, v, to, from)
 		}
 	}
 	return from, to, nil
 }
 
 func cmdSequence(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("sequence", args, []string{"--out", "--ticks", "--type", "--member"}, []string{"--mermaid"})
+	var pos []string
+	var fl map[string]string
+	args, err := joinQuoted("sequence", args)
+	if err != nil {
+		return nil, err
+	}
+	pos, fl, err = flags("sequence", args, append([]string{"--type", "--member"}, pictureFlags...), []string{"--mermaid"})
 	if err != nil {
 		return nil, err
 	}
 	if err := needArgs("sequence", pos, 0, 0); err != nil {
 		return nil, err
 	}
-	w := s.World()
-	opt := draw.SeqOptions{To: -1, Branch: s.cur.name}
-	if v, ok := fl["--ticks"]; ok {
-		if opt.From, opt.To, err = parseTicks(v); err != nil {
-			return nil, err
-		}
+	po, err := pictureOptions("sequence", fl)
+	if err != nil {
+		return nil, err
 	}
+	w := s.World()
+	opt := draw.SeqOptions{From: po.from, To: po.to, Branch: s.cur.name, Title: po.title}
 	if v, ok := fl["--type"]; ok {
 		var names []string
 		for _, a := range sim.APIs {
@@ -309,18 +498,34 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 	n := len(draw.Messages(w, opt))
 	note := fmt.Sprintf("%d message(s)", n)
 	if fl["--mermaid"] == "true" {
-		file, err := outFile("sequence --mermaid", fl["--out"], "sequence.mmd", ".mmd", ".md", ".txt")
-		if err != nil {
-			return nil, err
+		// Mermaid is text: printed, and written only where --out says.
+		if _, ok := fl["--width"]; ok {
+			return nil, fmt.Errorf("sequence --mermaid --width: Mermaid text has no size (the viewer lays it out)")
 		}
-		return s.pictureResult("sequence", file, "", nil, draw.Mermaid(w, opt), note)
+		if _, ok := fl["--height"]; ok {
+			return nil, fmt.Errorf("sequence --mermaid --height: Mermaid text has no size (the viewer lays it out)")
+		}
+		text := draw.Mermaid(w, opt)
+		r := &Result{Text: strings.TrimRight(text, "\n"), HTML: `<pre class="kgrepl-mermaid">` + htmlEscape(text) + `</pre>`}
+		if po.out != "" {
+			file, err := outFile("sequence --mermaid", po.out, "", ".mmd", ".md", ".txt")
+			if err != nil {
+				return nil, err
+			}
+			path := s.path(file)
+			if err := writeAtomic(path, []byte(text)); err != nil {
+				return nil, fmt.Errorf("sequence: %v", err)
+			}
+			_ = os.Chmod(path, 0o644)
+			r.Text += fmt.Sprintf("\nsequence: wrote %s (%s)", path, note)
+		}
+		return r, nil
 	}
-	file, err := outFile("sequence", fl["--out"], "sequence.svg", ".svg")
-	if err != nil {
-		if strings.HasSuffix(strings.ToLower(fl["--out"]), ".mmd") {
+	if _, err := outFile("sequence", po.out, "", ".svg"); err != nil {
+		if strings.HasSuffix(strings.ToLower(po.out), ".mmd") {
 			return nil, fmt.Errorf("%v (Mermaid text needs --mermaid)", err)
 		}
 		return nil, err
 	}
-	return s.pictureResult("sequence", file, draw.Sequence(w, opt), nil, "", note)
+	return s.pictureResult("sequence", po.out, "sequence.svg", draw.Resize(draw.Sequence(w, opt), po.width, po.height), nil, note)
 }

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ func pictureSession(t *testing.T) *Session {
 	t.Helper()
 	s := NewSession()
 	s.Dir = t.TempDir()
+	s.PictureDir = filepath.Join(s.Dir, "pictures")
 	return s
 }
 
@@ -42,7 +44,8 @@ func wellFormed(t *testing.T, what, doc string) {
 }
 
 // TestPictureCommands: each picture command writes its default file in the
-// session's folder, says where, and carries the picture for notebooks.
+// session's picture folder (or where --out says, from the session's
+// folder), says where, and carries the picture for notebooks.
 func TestPictureCommands(t *testing.T) {
 	s := pictureSession(t)
 	if _, err := s.Exec("join C2; run until stable"); err != nil {
@@ -59,7 +62,10 @@ func TestPictureCommands(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := one(t, s, c.line)
-		path := filepath.Join(s.Dir, c.file)
+		path := filepath.Join(s.PictureDir, c.file)
+		if strings.Contains(c.line, "--out") {
+			path = filepath.Join(s.Dir, c.file)
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatalf("%s: %v", c.line, err)
@@ -105,10 +111,43 @@ func TestPlotPNG(t *testing.T) {
 	}
 }
 
+// TestNoPictureFolder: without a picture folder (scripts, tests) a picture
+// without --out is drawn and returned, and no file is written anywhere.
+func TestNoPictureFolder(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	wd, _ := os.Getwd()
+	before, _ := os.ReadDir(wd)
+	for _, line := range []string{"plot pause", "diagram", "sequence", "sequence --mermaid"} {
+		r := one(t, s, line)
+		if r.SVG == "" && !strings.HasPrefix(r.Text, "sequenceDiagram") {
+			t.Errorf("%s: no picture in the result", line)
+		}
+		if strings.Contains(r.Text, "wrote") {
+			t.Errorf("%s: %q", line, r.Text)
+		}
+	}
+	if got, _ := os.ReadDir(s.Dir); len(got) != 0 {
+		t.Errorf("files written into the session's folder: %v", got)
+	}
+	if after, _ := os.ReadDir(wd); len(after) != len(before) {
+		t.Errorf("files written into the working folder: %d entries, were %d", len(after), len(before))
+	}
+}
+
+// TestSequenceMermaidCommand: Mermaid text is printed, not written, unless
+// --out names a file.
 func TestSequenceMermaidCommand(t *testing.T) {
 	s := pictureSession(t)
 	r := one(t, s, "join C2; run until stable; sequence --mermaid --ticks 0..3 --type JoinGroup")
-	data, err := os.ReadFile(filepath.Join(s.Dir, "sequence.mmd"))
+	if _, err := os.Stat(filepath.Join(s.PictureDir, "sequence.mmd")); err == nil {
+		t.Error("sequence --mermaid wrote sequence.mmd")
+	}
+	if strings.Contains(r.Text, "wrote") {
+		t.Errorf("sequence --mermaid: %q", r.Text)
+	}
+	r = one(t, s, "sequence --mermaid --ticks 0..3 --type JoinGroup --out seq.mmd")
+	data, err := os.ReadFile(filepath.Join(s.Dir, "seq.mmd"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,16 +185,16 @@ func TestPlotBranches(t *testing.T) {
 func TestPictureErrors(t *testing.T) {
 	s := pictureSession(t)
 	cases := []struct{ line, want string }{
-		{"plot", "plot: which chart? (charts: pause duplicates lag timeline) (usage: plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B])"},
+		{"plot", "plot: which chart? (charts: pause duplicates lag timeline) (usage: plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B])"},
 		{"plot pie", "plot pie: no chart pie (charts: pause duplicates lag timeline)"},
-		{"plot pause extra", `plot: unexpected "extra" (usage: plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B])`},
+		{"plot pause extra", `plot: unexpected "extra" (usage: plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"plot pause --out x.gif", "plot --out x.gif: want a file ending in .svg or .png"},
 		{"plot pause --branches main,nope", "plot --branches main,nope: no branch nope (branches: main)"},
-		{"plot pause --branches ,", `plot: --branches "," names no branch (branches: main) (usage: plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B])`},
+		{"plot pause --branches ,", `plot: --branches "," names no branch (branches: main) (usage: plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"plot lag --branches main,main", "plot lag --branches main,main: a lag chart shows one branch (overlays: pause duplicates)"},
-		{"plot pause --colour red", "plot: unknown option --colour (options: --out --branches) (usage: plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B])"},
-		{"plot pause --out", "plot: --out needs a value (usage: plot pause|duplicates|lag|timeline [--out FILE.svg|FILE.png] [--branches A,B])"},
-		{"diagram now", `diagram: unexpected "now" (usage: diagram [--out FILE.svg])`},
+		{"plot pause --colour red", "plot: unknown option --colour (options: --branches --out --width --height --title --ticks) (usage: plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B])"},
+		{"plot pause --out", "plot: --out needs a value (usage: plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B])"},
+		{"diagram now", `diagram: unexpected "now" (usage: diagram [--out FILE.svg] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"diagram --out d.png", "diagram --out d.png: want a file ending in .svg"},
 		{"sequence --ticks x", `sequence --ticks "x": want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N`},
 		{"sequence --ticks 9..3", "sequence --ticks 9..3: the range ends (3) before it starts (9)"},
@@ -164,6 +203,13 @@ func TestPictureErrors(t *testing.T) {
 		{"sequence --member C9", "sequence --member: no member C9 (members: C1)"},
 		{"sequence --out s.mmd", "sequence --out s.mmd: want a file ending in .svg (Mermaid text needs --mermaid)"},
 		{"sequence --mermaid --out s.svg", "sequence --mermaid --out s.svg: want a file ending in .mmd or .md or .txt"},
+		{"plot pause --width 100", "plot pause --width 100: out of bounds, a picture is 480..4000 pixels wide"},
+		{"diagram --height 9000", "diagram --height 9000: out of bounds, a picture is 300..4000 pixels high"},
+		{"sequence --width wide", `sequence --width "wide": want a whole number of pixels (480..4000)`},
+		{"plot lag --ticks 5..5", "plot lag --ticks 5..5: a chart needs a range of ticks (A..B with B > A)"},
+		{"diagram --ticks 0..500", "diagram --ticks 0..500: the branch is at tick 0 (step or run to reach tick 500)"},
+		{"plot pause --title \"open", `plot: "open opens a quote that does not close`},
+		{"sequence --mermaid --width 600", "sequence --mermaid --width: Mermaid text has no size (the viewer lays it out)"},
 	}
 	for _, c := range cases {
 		_, err := s.Exec(c.line)
@@ -177,7 +223,7 @@ func TestPictureErrors(t *testing.T) {
 	}
 	// A folder that is not there is an error naming the command.
 	s.Dir = filepath.Join(t.TempDir(), "missing")
-	if _, err := s.Exec("diagram"); err == nil || !strings.HasPrefix(err.Error(), "diagram: ") {
+	if _, err := s.Exec("diagram --out d.svg"); err == nil || !strings.HasPrefix(err.Error(), "diagram: ") {
 		t.Errorf("diagram into a missing folder: %v", err)
 	}
 }
@@ -201,5 +247,90 @@ func TestPictureCompletion(t *testing.T) {
 		if c == nil || c.usage == "" || c.summary == "" || c.help == "" || c.words == nil || c.mutates {
 			t.Errorf("%s: not in the command table with usage, summary, help and completion", name)
 		}
+	}
+}
+
+// TestAnimatedDiagram: diagram --ticks A..B is one SVG with a frame per
+// tick, byte for byte the same each time, and bounded in length.
+func TestAnimatedDiagram(t *testing.T) {
+	s := pictureSession(t)
+	if _, err := s.Exec("join C2; run until stable"); err != nil {
+		t.Fatal(err)
+	}
+	end := s.World().Tick
+	r := one(t, s, "diagram --ticks 0.. --out a.svg --width 1200")
+	wellFormed(t, "animation", r.SVG)
+	if got := strings.Count(r.SVG, `class="kf"`); got != end+1 {
+		t.Errorf("%d frames for ticks 0..%d", got, end)
+	}
+	if strings.Contains(r.SVG, "<script") {
+		t.Error("the animation has a script")
+	}
+	if !strings.Contains(r.SVG, `class="kgrepl-animation" width="1200"`) {
+		t.Errorf("--width 1200 not applied: %.200s", r.SVG)
+	}
+	if again := one(t, s, "diagram --ticks 0.. --out a.svg --width 1200"); again.SVG != r.SVG {
+		t.Error("two animations of the same ticks differ")
+	}
+	// Frame k is the world at tick k: the last frame is the diagram now.
+	if !strings.Contains(r.SVG, fmt.Sprintf("tick %d · Stable", end)) || !strings.Contains(r.SVG, "tick 1 · ") {
+		t.Error("the frames do not say their ticks")
+	}
+	// One tick is a still picture of that tick.
+	still := one(t, s, "diagram --ticks 1")
+	if strings.Contains(still.SVG, "kgrepl-animation") || !strings.Contains(still.SVG, "tick 1 · ") {
+		t.Error("diagram --ticks 1 is not the still picture of tick 1")
+	}
+	if _, err := s.Exec("step 200"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec("diagram --ticks 0.."); err == nil || !strings.Contains(err.Error(), "at most 120") {
+		t.Errorf("an animation of %d ticks: %v", s.World().Tick+1, err)
+	}
+}
+
+// TestConsumeMarksDuplicates: demo 7 writes o2.3..o2.5 twice; consume marks
+// the second invoice of each (text and --json), beside the aborted mark.
+func TestConsumeMarksDuplicates(t *testing.T) {
+	s := NewSession()
+	if _, err := s.Exec("demo 7"); err != nil {
+		t.Fatal(err)
+	}
+	r := one(t, s, "consume invoices")
+	n := 0
+	for _, row := range r.Table.Rows {
+		note := row[len(row)-1]
+		if strings.Contains(note, "duplicate") {
+			n++
+			if want := "duplicate ×2 (invoice 2 of o2."; !strings.HasPrefix(note, want) {
+				t.Errorf("note %q, want it to start %q", note, want)
+			}
+		}
+	}
+	if d := s.World().Delivery("read_uncommitted").Duplicates; n != d || n == 0 {
+		t.Errorf("%d rows marked duplicate, the reader counts %d", n, d)
+	}
+	j := one(t, s, "consume invoices --json").JSON
+	if strings.Count(j, `"invoice":2`) != n {
+		t.Errorf("--json marks %d second invoices, want %d", strings.Count(j, `"invoice":2`), n)
+	}
+}
+
+// TestAnimationKeepsB1InPlace: every frame of an animation puts B1's box
+// at the same x, whatever the packets of its tick.
+func TestAnimationKeepsB1InPlace(t *testing.T) {
+	s := pictureSession(t)
+	if _, err := s.Exec("demo 3"); err != nil {
+		t.Fatal(err)
+	}
+	svg := one(t, s, "diagram --ticks 0..30").SVG
+	xs := map[string]bool{}
+	for _, part := range strings.Split(svg, `<g class="broker"`)[1:] {
+		i := strings.Index(part, `<rect x="`)
+		j := strings.Index(part[i+9:], `"`)
+		xs[part[i+9:i+9+j]] = true
+	}
+	if len(xs) != 1 {
+		t.Errorf("B1's box at x = %v across the frames, want one x", xs)
 	}
 }

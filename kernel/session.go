@@ -61,6 +61,10 @@ type Session struct {
 	tickErr   error
 	// Dir is the folder relative file names (save, load, --out) are taken from; "" = the process's.
 	Dir string
+	// PictureDir is where a picture command without --out writes; "" (scripts,
+	// notebooks, tests) draws the picture without writing it. The REPL sets it
+	// and names it at start.
+	PictureDir string
 	// AfterTick, when set, runs after every tick the session steps (tests
 	// check invariants here); an error stops the command and is returned.
 	AfterTick func(*sim.World) error

@@ -317,6 +317,9 @@ type recordJSON struct {
 	Value     string `json:"value"`
 	Aborted   bool   `json:"aborted"`
 	Open      bool   `json:"open"`
+	// Invoice numbers the invoices of one input record as this reader
+	// meets them (output topic only): 2 and up are duplicates.
+	Invoice int `json:"invoice,omitempty"`
 }
 
 func cmdConsume(s *Session, args []string) (*Result, error) {
@@ -339,23 +342,37 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		iso = v
 	}
 	recs := w.ReadTopic(pos[0], iso)
+	// The n-th invoice of an input record, as this reader meets them (as
+	// sim.World.Delivery counts duplicates).
+	nth := make([]int, len(recs))
+	seen := map[string]int{}
+	for i, r := range recs {
+		if r.Source != "" {
+			seen[r.Source]++
+			nth[i] = seen[r.Source]
+		}
+	}
 	if fl["--json"] == "true" {
 		out := consumeJSON{Topic: pos[0], Isolation: iso, Records: []recordJSON{}}
-		for _, r := range recs {
-			out.Records = append(out.Records, recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open})
+		for i, r := range recs {
+			out.Records = append(out.Records, recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open, Invoice: nth[i]})
 		}
 		line := jsonLine(out)
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"PARTITION", "OFFSET", "VALUE", "NOTE"}}
-	for _, r := range recs {
-		note := ""
+	for i, r := range recs {
+		var notes []string
 		switch {
 		case r.Aborted:
-			note = "aborted ✗"
+			notes = append(notes, "aborted ✗")
 		case r.Open:
-			note = "open transaction"
+			notes = append(notes, "open transaction")
 		}
+		if nth[i] > 1 {
+			notes = append(notes, fmt.Sprintf("duplicate ×%d (invoice %d of %s)", nth[i], nth[i], r.Source))
+		}
+		note := strings.Join(notes, " · ")
 		t.Add(r.Partition.String(), strconv.Itoa(r.Offset), r.Value, note)
 	}
 	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, len(recs))

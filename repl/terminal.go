@@ -27,6 +27,9 @@ type TerminalOptions struct {
 	Stdin, Stdout *os.File
 	// Color prints errors in red. Decide it with ColorEnabled(os.Stdout).
 	Color bool
+	// PictureDir, when set, is the folder where pictures without --out go
+	// (the caller gives it to the session); the REPL names it when it starts.
+	PictureDir string
 }
 
 // ErrNotTerminal is returned by RunTerminal when its stdin is not a terminal:
@@ -49,6 +52,18 @@ func ColorEnabled(stdout *os.File) bool {
 		return false
 	}
 	return IsTerminal(stdout)
+}
+
+// DefaultPictureDir is the folder the REPL's pictures go to when a picture
+// command has no --out: $XDG_STATE_HOME/kgrepl/pictures (or
+// ~/.local/state/kgrepl/pictures), next to the history, and never the
+// folder kgrepl runs in (a repository, say).
+func DefaultPictureDir() (string, error) {
+	h, err := DefaultHistoryFile()
+	if err != nil {
+		return "", fmt.Errorf("no place for pictures: %w", err)
+	}
+	return filepath.Join(filepath.Dir(h), "pictures"), nil
 }
 
 // DefaultHistoryFile is where the REPL keeps its history, following the XDG
@@ -157,6 +172,9 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	// Enter. Output from a fast command then got the old prompt drawn after
 	// it (seen in the pty test).
 	var w io.Writer = out
+	if opts.PictureDir != "" {
+		fmt.Fprintf(w, "pictures without --out go to %s\n", opts.PictureDir)
+	}
 	if histErr != nil {
 		fmt.Fprintf(w, "warning: history will not be saved: %v\n", histErr)
 	}

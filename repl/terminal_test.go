@@ -45,6 +45,9 @@ func childMain(mode string) int {
 		NoHistory:   mode == "nohistory",
 		HistoryFile: os.Getenv(histEnv),
 	}
+	if mode == "pictures" {
+		opts.PictureDir = "/somewhere/kgrepl/pictures"
+	}
 	if err := RunTerminal(eng, opts); err != nil {
 		fmt.Fprintln(os.Stdout, "RunTerminal:", err)
 		return 2
@@ -520,5 +523,28 @@ func TestRawModeRestoresCookedMode(t *testing.T) {
 		}
 	case <-time.After(timeout):
 		t.Fatalf("no echo: the terminal was left in raw mode")
+	}
+}
+
+// TestTerminalNamesThePictureFolder: the REPL says at start where pictures
+// without --out go.
+func TestTerminalNamesThePictureFolder(t *testing.T) {
+	s := startREPL(t, "pictures", "XDG_STATE_HOME="+t.TempDir())
+	s.expect("pictures without --out go to /somewhere/kgrepl/pictures")
+	s.expect("fake 0> ")
+	s.send(keyCtrlD)
+	s.expect(childBye)
+	s.waitSuccess()
+}
+
+func TestDefaultPictureDir(t *testing.T) {
+	t.Setenv("HOME", "/home/someone")
+	t.Setenv("XDG_STATE_HOME", "/var/state")
+	if got, err := DefaultPictureDir(); err != nil || got != "/var/state/kgrepl/pictures" {
+		t.Errorf("with XDG_STATE_HOME: %q, %v", got, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	if got, err := DefaultPictureDir(); err != nil || got != "/home/someone/.local/state/kgrepl/pictures" {
+		t.Errorf("without XDG_STATE_HOME: %q, %v", got, err)
 	}
 }

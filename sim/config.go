@@ -42,6 +42,7 @@ type ClientConfig struct {
 	TransactionalID    string // transactional.id ("" = none)
 	TransactionTimeout int    // transaction.timeout.ms
 	RetryBackoff       int    // retry.backoff.ms
+	RequestTimeout     int    // request.timeout.ms
 	InstanceID         string // group.instance.id ("" = dynamic)
 	ProcessTicks       int    // ticks to process one record
 	SlowTicks          int    // ticks to process a record marked slow
@@ -66,6 +67,10 @@ type Config struct {
 	// World-level settings.
 	RecordsPerPartition int    // records.per.partition
 	Isolation           string // isolation.level of the audit reader
+	// InitialRebalanceDelay is the broker's group.initial.rebalance.delay.ms
+	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
+	// reach an empty group in one tick are answered in one generation.
+	InitialRebalanceDelay int
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -82,8 +87,13 @@ func DefaultConfig() Config {
 			Idempotence:        true,
 			TransactionTimeout: 30,
 			RetryBackoff:       3,
-			ProcessTicks:       1,
-			SlowTicks:          15,
+			// Kafka's 30 s sits below its 45 s session timeout; 30/45 of
+			// our 6 is 4, and one more tick lets a follower's SyncGroup
+			// outlast a leader that finishes a full batch (3 records)
+			// before it sends the plan.
+			RequestTimeout: 5,
+			ProcessTicks:   1,
+			SlowTicks:      15,
 		},
 		Overrides:           map[string]map[string]string{},
 		RecordsPerPartition: 10,
@@ -158,6 +168,7 @@ func buildSettings() []Setting {
 		intSetting("max.poll.records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
 		intSetting("auto.commit.interval.ms", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),
 		intSetting("transaction.timeout.ms", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
+		intSetting("request.timeout.ms", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
 		intSetting("retry.backoff.ms", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
 		intSetting("processing.ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
 		intSetting("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),
@@ -234,6 +245,17 @@ func buildSettings() []Setting {
 					return fmt.Errorf("isolation.level: %q is not read_uncommitted or read_committed", v)
 				}
 				w.Isolation = v
+				return nil
+			}},
+		{Key: "group.initial.rebalance.delay.ms", Allowed: "a whole number of ticks >= 0",
+			Doc: "broker: how long the first rebalance of an empty group waits for more members (extended per new member)",
+			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.InitialRebalanceDelay) },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000 {
+					return fmt.Errorf("group.initial.rebalance.delay.ms: %q is not a whole number from 0 to 1000000", v)
+				}
+				w.InitialRebalanceDelay = n
 				return nil
 			}},
 		{Key: "records.per.partition", Allowed: "a whole number >= 0",

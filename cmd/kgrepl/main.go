@@ -83,7 +83,11 @@ options:
 	if out == nil {
 		out = os.Stdout
 	}
-	err := repl.RunTerminal(sess, repl.TerminalOptions{Stdin: stdin, Stdout: out, Color: repl.ColorEnabled(out), NoHistory: *noHistory})
+	// Pictures without --out go to one folder the REPL names, not into the current one.
+	picDir, _ := repl.DefaultPictureDir()
+	sess.PictureDir = picDir
+	err := repl.RunTerminal(sess, repl.TerminalOptions{Stdin: stdin, Stdout: out, Color: repl.ColorEnabled(out), NoHistory: *noHistory,
+		PictureDir: picDir})
 	if err != nil {
 		fmt.Fprintf(stderr, "kgrepl: %v\n", err)
 		return 1

@@ -20,25 +20,79 @@ import (
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
 )
 
-// Chart is a plot and its legend, which is drawn to the right of the plot
-// so it never covers the data.
+// Chart is a plot and its legend. The legend sits in rows under the plot,
+// so it never covers the data and takes no width from it.
 type Chart struct {
 	Plot          *plot.Plot
-	Legend        plot.Legend
 	Width, Height vg.Length
 	// Names lists the legend's entries, in order (for tests and captions).
-	Names []string
+	Names   []string
+	legend  []legendEntry
+	marks   *marks  // rebalance bands and crash lines, if any
+	yLo     float64 // the data's extent on the y axis, before room is made
+	yHi     float64 // above it for the marks' labels
+	nominal bool    // the y axis names rows (timeline): no room under the data
 }
 
-// The charts' fonts: Liberation Sans, embedded in gonum/plot, so PNGs look
-// the same everywhere (an SVG names the family and the viewer picks it).
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// Options are what every chart takes from the picture commands.
+type Options struct {
+	// Width and Height in CSS pixels (0 = the kind's own size); an SVG is
+	// this size in a browser and a PNG this many pixels.
+	Width, Height int
+	Title         string // replaces the chart's own title when not ""
+	// From and To bound the ticks shown; To <= 0 leaves the end open (a
+	// chart of one tick has nothing to show).
+	From, To int
+}
+
+// The bounds of a chart's size, in pixels.
+const (
+	MinWidth, MaxWidth   = 480, 4000
+	MinHeight, MaxHeight = 300, 4000
+)
+
+// px is one CSS pixel in points.
+const px = vg.Length(0.75)
+
+// size applies the options' size, or the kind's default in pixels.
+func (o Options) size(defW, defH int) (vg.Length, vg.Length) {
+	w, h := defW, defH
+	if o.Width > 0 {
+		w = o.Width
+	}
+	if o.Height > 0 {
+		h = o.Height
+	}
+	return vg.Length(w) * px, vg.Length(h) * px
+}
+
+// Check says what is wrong with the options' size, if anything.
+func (o Options) Check() error {
+	if o.Width != 0 && (o.Width < MinWidth || o.Width > MaxWidth) {
+		return fmt.Errorf("--width %d is out of bounds (%d..%d pixels)", o.Width, MinWidth, MaxWidth)
+	}
+	if o.Height != 0 && (o.Height < MinHeight || o.Height > MaxHeight) {
+		return fmt.Errorf("--height %d is out of bounds (%d..%d pixels)", o.Height, MinHeight, MaxHeight)
+	}
+	return nil
+}
+
+// The charts' fonts: Liberation Sans, embedded in gonum/plot. PNGs draw it
+// directly; SVGs draw its glyphs as paths (see outlines), so every viewer
+// shows the same letters at the same widths.
 var (
 	sans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	sansBold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 )
 
-// PNGDPI is the resolution of PNG renderings.
-const PNGDPI = 144
+// PNGDPI is the resolution of PNG renderings: one pixel per CSS pixel, so
+// a PNG has the size its SVG has in a browser.
+const PNGDPI = 96
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
@@ -52,60 +106,178 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 		a.Tick.Label.Font = font.From(sans, 9.5)
 		a.Tick.Marker = intTicks{}
 	}
+	p.X.Label.Padding = vg.Points(4)
 	p.X.Min = 0
 	p.Y.Min = 0
 	return p
 }
 
-func newChart(p *plot.Plot, w, h vg.Length) *Chart {
-	c := &Chart{Plot: p, Legend: plot.NewLegend(), Width: w, Height: h}
-	c.Legend.TextStyle.Font = font.From(sans, 10)
-	c.Legend.Top, c.Legend.Left = true, true
-	c.Legend.Padding = vg.Points(3)
-	c.Legend.ThumbnailWidth = vg.Points(18)
+func newChart(p *plot.Plot, opt Options, defW, defH int) *Chart {
+	c := &Chart{Plot: p}
+	c.Width, c.Height = opt.size(defW, defH)
+	if opt.Title != "" {
+		p.Title.Text = opt.Title
+	}
 	return c
 }
 
 func (c *Chart) add(name string, thumbs ...plot.Thumbnailer) {
-	c.Legend.Add(name, thumbs...)
+	c.legend = append(c.legend, legendEntry{name, thumbs})
 	c.Names = append(c.Names, name)
 }
 
-// Draw draws the chart on a canvas: the plot on the left, the legend in a
-// column on the right.
-func (c *Chart) Draw(dc draw.Canvas) {
-	lw := c.legendWidth()
-	c.Plot.Draw(draw.Crop(dc, 0, -lw, 0, 0))
-	if len(c.Names) == 0 {
-		return
+var legendStyle = text.Style{Font: font.From(sans, 10), Handler: plot.DefaultTextHandler, XAlign: draw.XLeft, YAlign: draw.YCenter}
+
+const (
+	legendThumbW = 18 // points
+	legendRowH   = 14
+	legendGap    = 14
+)
+
+// legendRows lays the legend's entries out in rows across a width: the x
+// of each entry and its row.
+func (c *Chart) legendRows(width vg.Length) (xs []vg.Length, rows []int, n int) {
+	x, row := vg.Length(0), 0
+	for i, e := range c.legend {
+		w := vg.Points(legendThumbW+4) + legendStyle.Width(cut(e.name, legendStyle, width-vg.Points(legendThumbW+4)))
+		if i > 0 && x+w > width {
+			x, row = 0, row+1
+		}
+		xs, rows = append(xs, x), append(rows, row)
+		x += w + vg.Points(legendGap)
 	}
-	top := c.Plot.Title.TextStyle.Rectangle(c.Plot.Title.Text).Max.Y + c.Plot.Title.Padding + vg.Points(10)
-	area := draw.Crop(dc, dc.Max.X-dc.Min.X-lw+vg.Points(12), 0, 0, -top)
-	c.Legend.Draw(area)
+	if len(c.legend) > 0 {
+		n = row + 1
+	}
+	return xs, rows, n
 }
 
-func (c *Chart) legendWidth() vg.Length {
-	if len(c.Names) == 0 {
-		return 0
+// Draw draws the chart on a canvas: the plot, and the legend in rows under it.
+func (c *Chart) Draw(dc draw.Canvas) {
+	pad := vg.Points(8)
+	xs, rows, n := c.legendRows(dc.Max.X - dc.Min.X - 2*pad)
+	legendH := vg.Length(0)
+	if n > 0 {
+		legendH = vg.Points(float64(n*legendRowH) + 6)
 	}
-	var w vg.Length
-	for _, n := range c.Names {
-		if tw := c.Legend.TextStyle.Width(" " + n); tw > w {
-			w = tw
+	// A margin of 2 points: a font's ascent and descent reach past its letters.
+	area := draw.Crop(dc, vg.Points(2), -vg.Points(2), legendH+vg.Points(2), -vg.Points(2))
+	if c.yHi > c.yLo {
+		// The data's range; measuring the plot below would otherwise widen
+		// an empty range (gonum's Axis.sanitizeRange) for good.
+		c.Plot.Y.Min, c.Plot.Y.Max = c.yLo, c.yHi
+	}
+	c.fitTitle(area.Max.X - area.Min.X)
+	c.fitTicks(area)
+	if da := c.Plot.DataCanvas(area); c.Plot.Y.Label.Text != "" {
+		fit(&c.Plot.Y.Label.Text, &c.Plot.Y.Label.TextStyle, da.Max.Y-da.Min.Y)
+	}
+	c.makeRoom(area)
+	c.Plot.Draw(area)
+	for i, e := range c.legend {
+		y := dc.Min.Y + legendH - vg.Points(float64(rows[i]*legendRowH)+legendRowH/2+2)
+		x := dc.Min.X + pad + xs[i]
+		tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x, Y: y - vg.Points(4.5)}, Max: vg.Point{X: x + vg.Points(legendThumbW), Y: y + vg.Points(4.5)}}}
+		for _, t := range e.thumbs {
+			t.Thumbnail(&tc)
+		}
+		name := cut(e.name, legendStyle, dc.Max.X-dc.Min.X-2*pad-vg.Points(legendThumbW+4))
+		dc.FillText(legendStyle, vg.Point{X: x + vg.Points(legendThumbW+4), Y: y}, name)
+	}
+}
+
+// fitTitle makes the title fit the width: a smaller size down to 9
+// points, then cut with an ellipsis.
+func (c *Chart) fitTitle(width vg.Length) {
+	fit(&c.Plot.Title.Text, &c.Plot.Title.TextStyle, width)
+}
+
+// fit makes a text fit a length: a smaller font down to 8 points, then
+// cut with an ellipsis.
+func fit(t *string, sty *text.Style, width vg.Length) {
+	for sty.Font.Size > vg.Points(8) && sty.Width(*t) > width {
+		sty.Font.Size -= vg.Points(0.5)
+	}
+	*t = cut(*t, *sty, width)
+}
+
+// cut shortens t with an ellipsis until it is at most width wide.
+func cut(t string, sty text.Style, width vg.Length) string {
+	r := []rune(t)
+	for len(r) > 1 && sty.Width(t) > width {
+		r = r[:len(r)-1]
+		t = string(r) + "…"
+	}
+	return t
+}
+
+// fitTicks gives each axis as many marks as its length has room for.
+func (c *Chart) fitTicks(area draw.Canvas) {
+	da := c.Plot.DataCanvas(area)
+	if _, ok := c.Plot.X.Tick.Marker.(intTicks); ok {
+		lw := c.Plot.X.Tick.Label.Width("0000") + vg.Points(6)
+		c.Plot.X.Tick.Marker = intTicks{max: max(1, int((da.Max.X-da.Min.X)/lw))}
+	}
+	if _, ok := c.Plot.Y.Tick.Marker.(intTicks); ok {
+		lh := c.Plot.Y.Tick.Label.Height("0") + vg.Points(6)
+		c.Plot.Y.Tick.Marker = intTicks{max: max(1, int((da.Max.Y-da.Min.Y)/lh))}
+	}
+	if c.nominal {
+		// One label per row: a font no taller than a row.
+		rows := c.Plot.Y.Max - c.Plot.Y.Min
+		if c.marks != nil {
+			rows = c.yHi - c.yLo + 1 // makeRoom has not raised the axis yet; leave room for its labels
+		}
+		pitch := (da.Max.Y - da.Min.Y) / vg.Length(rows)
+		l := &c.Plot.Y.Tick.Label
+		for l.Font.Size > vg.Points(5) && l.Height("0") > pitch-vg.Points(1) {
+			l.Font.Size -= vg.Points(0.5)
 		}
 	}
-	return w + c.Legend.ThumbnailWidth + vg.Points(24)
 }
 
-// SVG renders the chart as SVG.
+// makeRoom raises the y axis so that the marks' label rows fit above the
+// data; it lays the labels out on the real data area, twice, because the
+// y axis's tick labels change that area's width a little.
+func (c *Chart) makeRoom(area draw.Canvas) {
+	if c.marks == nil {
+		return
+	}
+	for i := 0; i < 3; i++ {
+		da := c.Plot.DataCanvas(area)
+		trX, _ := c.Plot.Transforms(&da)
+		rows := c.marks.layout(trX, da.Min.X, da.Max.X)
+		h := float64(da.Max.Y - da.Min.Y)
+		need := float64(rows)*c.marks.rowHeight() + 6
+		if need > 0.5*h && !c.marks.bare {
+			// No room for the labels: thin strips and lines only (the
+			// legend still says what they are).
+			c.marks.bare = true
+			rows = c.marks.layout(trX, da.Min.X, da.Max.X)
+			need = float64(rows)*c.marks.rowHeight() + 6
+		}
+		need = min(need, 0.6*h)
+		span := c.yHi - c.yLo
+		if span <= 0 {
+			span = 1
+		}
+		c.Plot.Y.Max = c.yHi + span*need/(h-need)
+		if rows == 0 {
+			c.Plot.Y.Max = c.yHi
+		}
+	}
+}
+
+// SVG renders the chart as SVG, its text drawn as glyph outlines.
 func (c *Chart) SVG() ([]byte, error) {
 	cv := vgsvg.New(c.Width, c.Height)
-	c.Draw(draw.New(cv))
+	c.Draw(draw.New(outlines(cv)))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return unhide(b.Bytes()), nil
 }
 
 // PNG renders the chart as PNG at PNGDPI.
@@ -120,10 +292,18 @@ func (c *Chart) PNG() ([]byte, error) {
 }
 
 // intTicks marks whole numbers only (ticks and counts are whole), at a
-// step of 1, 2 or 5 times a power of ten giving at most about 10 marks.
-type intTicks struct{}
+// step of 1, 2 or 5 times a power of ten giving at most max marks (10
+// when max is 0; the chart sets it from the axis's length).
+type intTicks struct{ max int }
 
-func (intTicks) Ticks(min, max float64) []plot.Tick {
+func (it intTicks) Ticks(min, max float64) []plot.Tick {
+	most := 10.0
+	if it.max > 0 {
+		most = float64(it.max)
+	}
+	if most < 2 {
+		most = 2
+	}
 	lo, hi := math.Ceil(min), math.Floor(max)
 	if hi < lo {
 		return nil
@@ -133,7 +313,7 @@ func (intTicks) Ticks(min, max float64) []plot.Tick {
 	for p := 1.0; ; p *= 10 {
 		found := false
 		for _, m := range []float64{1, 2, 5} {
-			if span/(m*p) <= 10 {
+			if span/(m*p) <= most {
 				step, found = m*p, true
 				break
 			}
@@ -212,6 +392,16 @@ func (b band) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(draw.LineStyle{Color: b.col, Width: vg.Points(1)}, x, c.Min.Y, x, c.Max.Y)
 }
 
+// strip is the legend thumbnail of an overlaid branch's rebalance: a strip
+// in its colour with the dashed line its start draws through the data.
+type strip struct{ col color.Color }
+
+func (b strip) Thumbnail(c *draw.Canvas) {
+	box{fill: fade(b.col, 0x30)}.Thumbnail(c)
+	x := c.Min.X + vg.Points(1)
+	c.StrokeLine2(draw.LineStyle{Color: fade(b.col, 0x90), Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}}, x, c.Min.Y, x, c.Max.Y)
+}
+
 func fade(c color.Color, alpha uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), alpha}
@@ -219,134 +409,189 @@ func fade(c color.Color, alpha uint8) color.Color {
 
 // marks draws the rebalances as bands with their generation on top, and
 // crashes as dotted lines, with labels placed in rows so they never overlap.
+// With several branches (lanes), each branch has rows of its own, and a
+// rebalance is a strip in its branch's colour in those rows with a dashed
+// line down through the data: full-height bands of two colours would mix.
 type marks struct {
 	bands []bandMark
 	lines []lineMark
-	rows  int // label rows reserved at the top
+	lanes bool
+	bare  bool // no labels, thin rows: the chart is too small for them
+	// The layout, made by layout before the plot is drawn.
+	placed []placedLabel
+}
+
+// rowHeight is the height of a row of labels (or of bare strips), in points.
+func (m *marks) rowHeight() float64 {
+	if m.bare {
+		return 5
+	}
+	return labelRowH
 }
 
 type bandMark struct {
 	from, to float64
 	label    string
 	col      color.Color
+	lane     int
 }
 
 type lineMark struct {
 	at    float64
 	label string
 	col   color.Color
+	lane  int
+}
+
+type placedLabel struct {
+	x   vg.Length // where the text starts
+	row int
 }
 
 var labelStyle = text.Style{Font: font.From(sans, 9), Handler: plot.DefaultTextHandler, XAlign: draw.XLeft, YAlign: draw.YTop}
 
 const labelRowH = 12 // points per label row
 
-func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	type placed struct {
-		x0, x1 vg.Length
-		row    int
+// layout places every label (bands first, then lines) in the first row of
+// its lane where it fits, and returns the number of rows.
+func (m *marks) layout(trX func(float64) vg.Length, left, right vg.Length) int {
+	type item struct {
+		x0, x1 vg.Length // the strip or line
+		w      vg.Length // the label's width
+		lane   int
 	}
-	var rowsEnd []vg.Length
-	place := func(x vg.Length, label string) int {
-		w := labelStyle.Width(label)
-		for r := 0; ; r++ {
-			if r == len(rowsEnd) {
-				rowsEnd = append(rowsEnd, x+w+vg.Points(4))
-				return r
-			}
-			if rowsEnd[r] <= x {
-				rowsEnd[r] = x + w + vg.Points(4)
-				return r
-			}
+	var items []item
+	width := func(s string) vg.Length {
+		if m.bare {
+			return 0
 		}
-	}
-	top := c.Max.Y - vg.Points(2)
-	for _, b := range m.bands {
-		x0, x1 := trX(b.from), trX(b.to)
-		pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
-		c.FillPolygon(fade(b.col, 0x22), c.ClipPolygonXY(pts))
-		c.StrokeLine2(draw.LineStyle{Color: fade(b.col, 0xaa), Width: vg.Points(0.8)}, x0, c.Min.Y, x0, c.Max.Y)
+		return labelStyle.Width(s)
 	}
 	for _, b := range m.bands {
-		x0 := trX(b.from) + vg.Points(2)
-		row := place(x0, b.label)
-		sty := labelStyle
-		sty.Color = b.col
-		c.FillText(sty, vg.Point{X: x0, Y: top - vg.Length(row*labelRowH)}, b.label)
+		items = append(items, item{x0: trX(b.from), x1: trX(b.to), w: width(b.label), lane: b.lane})
 	}
 	for _, l := range m.lines {
-		x := trX(l.at)
-		c.StrokeLine2(draw.LineStyle{Color: l.col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
-		row := place(x+vg.Points(2), l.label)
-		sty := labelStyle
-		sty.Color = l.col
-		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: top - vg.Length(row*labelRowH)}, l.label)
+		items = append(items, item{x0: trX(l.at), x1: trX(l.at), w: width(l.label), lane: l.lane})
 	}
+	lanes := 0
+	for _, it := range items {
+		lanes = max(lanes, it.lane+1)
+	}
+	m.placed = make([]placedLabel, len(items))
+	row0 := 0
+	for lane := 0; lane < lanes; lane++ {
+		var ends []vg.Length
+		for i, it := range items {
+			if it.lane != lane {
+				continue
+			}
+			x := max(it.x0, left) + vg.Points(2)
+			if x+it.w > right {
+				x = right - it.w - vg.Points(1)
+			}
+			end := x + it.w + vg.Points(4)
+			if m.lanes {
+				end = max(end, it.x1)
+			}
+			// A row is free from where the last label (or strip) in it ended;
+			// strips may touch end to start.
+			from := x - vg.Points(2)
+			if m.lanes {
+				from = min(from, it.x0)
+			}
+			r := 0
+			for ; r < len(ends) && ends[r] > from; r++ {
+			}
+			if r == len(ends) {
+				ends = append(ends, 0)
+			}
+			ends[r] = end
+			m.placed[i] = placedLabel{x: x, row: row0 + r}
+		}
+		row0 += len(ends)
+	}
+	return row0
 }
 
-// labelRows estimates how many label rows the marks need, so the plot can
-// leave room for them above the data.
-func (m *marks) labelRows(xmax float64, widthPt float64) int {
-	type lab struct {
-		x float64
-		w float64
+func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	if len(m.placed) != len(m.bands)+len(m.lines) {
+		m.layout(trX, c.Min.X, c.Max.X)
 	}
-	var labs []lab
-	scale := widthPt / math.Max(xmax, 1)
-	for _, b := range m.bands {
-		labs = append(labs, lab{b.from * scale, float64(labelStyle.Width(b.label)) + 4})
+	top := c.Max.Y - vg.Points(2)
+	rowH := vg.Points(m.rowHeight())
+	rowTop := func(r int) vg.Length { return top - vg.Length(r)*rowH }
+	for i, b := range m.bands {
+		x0, x1 := trX(b.from), trX(b.to)
+		if m.lanes {
+			r := m.placed[i].row
+			y1 := rowTop(r) + vg.Points(1)
+			y0 := y1 - rowH + vg.Points(1)
+			pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+			c.FillPolygon(fade(b.col, 0x30), c.ClipPolygonXY(pts))
+			if x0 >= c.Min.X {
+				c.StrokeLine2(draw.LineStyle{Color: fade(b.col, 0x90), Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}},
+					x0, c.Min.Y, x0, y1)
+			}
+			continue
+		}
+		pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
+		c.FillPolygon(fade(b.col, 0x22), c.ClipPolygonXY(pts))
+		if x0 >= c.Min.X {
+			c.StrokeLine2(draw.LineStyle{Color: fade(b.col, 0xaa), Width: vg.Points(0.8)}, x0, c.Min.Y, x0, c.Max.Y)
+		}
 	}
-	for _, l := range m.lines {
-		labs = append(labs, lab{l.at * scale, float64(labelStyle.Width(l.label)) + 4})
-	}
-	var rows []float64
-	for _, l := range labs {
-		placed := false
-		for r := range rows {
-			if rows[r] <= l.x {
-				rows[r] = l.x + l.w
-				placed = true
-				break
+	if m.bare {
+		for _, l := range m.lines {
+			if x := trX(l.at); x >= c.Min.X && x <= c.Max.X {
+				c.StrokeLine2(draw.LineStyle{Color: l.col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
 			}
 		}
-		if !placed {
-			rows = append(rows, l.x+l.w)
-		}
+		return
 	}
-	return len(rows)
+	for i, b := range m.bands {
+		sty := labelStyle
+		sty.Color = b.col
+		c.FillText(sty, vg.Point{X: m.placed[i].x, Y: rowTop(m.placed[i].row)}, b.label)
+	}
+	for j, l := range m.lines {
+		x := trX(l.at)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(draw.LineStyle{Color: l.col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
+		pl := m.placed[len(m.bands)+j]
+		sty := labelStyle
+		sty.Color = l.col
+		c.FillText(sty, vg.Point{X: pl.x, Y: rowTop(pl.row)}, l.label)
+	}
 }
 
 // rebalanceMarks turns a run's rebalances into bands labelled by generation.
-func rebalanceMarks(r *Run, col color.Color, prefix string) []bandMark {
+func rebalanceMarks(r *Run, col color.Color, lane int) []bandMark {
 	var out []bandMark
 	for _, e := range r.Rebalances {
 		out = append(out, bandMark{from: float64(e.FirstTick), to: float64(e.LastTick + 1),
-			label: fmt.Sprintf("%sgen %d: %d paused", prefix, e.Generation, len(e.Partitions)), col: col})
+			label: fmt.Sprintf("gen %d: %d paused", e.Generation, len(e.Partitions)), col: col, lane: lane})
 	}
 	return out
 }
 
-func crashMarks(r *Run) []lineMark {
+func crashMarks(r *Run, lane int) []lineMark {
 	var out []lineMark
 	for _, m := range r.Marks {
-		out = append(out, lineMark{at: float64(m.Tick), label: m.Text, col: kdraw.ClientColor(m.Client)})
+		out = append(out, lineMark{at: float64(m.Tick), label: m.Text, col: kdraw.ClientColor(m.Client), lane: lane})
 	}
 	return out
 }
 
-// headroom raises the y axis so that rows of labels fit above the data.
-func headroom(p *plot.Plot, ymax float64, rows int, height vg.Length) {
-	if ymax < 1 {
-		ymax = 1
+// firstTick and lastTick bound a run's ticks: the x axis runs from the
+// first frame to one tick past the last.
+func firstTick(r *Run) float64 {
+	if len(r.Frames) == 0 {
+		return 0
 	}
-	data := float64(height) - 80 // the title and the x axis take about this much
-	need := float64(rows*labelRowH) + 8
-	frac := need / data
-	if frac > 0.6 {
-		frac = 0.6
-	}
-	p.Y.Max = ymax / (1 - frac)
+	return float64(r.Frames[0].Tick)
 }
 
 func lastTick(r *Run) float64 {
@@ -354,4 +599,36 @@ func lastTick(r *Run) float64 {
 		return 1
 	}
 	return float64(r.Frames[len(r.Frames)-1].Tick) + 1
+}
+
+// Window keeps the part of a run from tick from to tick to (to <= 0: to
+// the end): the frames in it, and the rebalances and marks that touch it.
+func Window(r *Run, from, to int) *Run {
+	if to <= 0 {
+		to = -1
+	}
+	if from <= 0 && to < 0 {
+		return r
+	}
+	in := func(t int) bool { return t >= from && (to < 0 || t <= to) }
+	out := *r
+	out.Frames = nil
+	for _, f := range r.Frames {
+		if in(f.Tick) {
+			out.Frames = append(out.Frames, f)
+		}
+	}
+	out.Rebalances = nil
+	for _, e := range r.Rebalances {
+		if e.LastTick >= from && (to < 0 || e.FirstTick <= to) {
+			out.Rebalances = append(out.Rebalances, e)
+		}
+	}
+	out.Marks = nil
+	for _, m := range r.Marks {
+		if in(m.Tick) {
+			out.Marks = append(out.Marks, m)
+		}
+	}
+	return &out
 }

@@ -88,7 +88,7 @@ func TestChartsGolden(t *testing.T) {
 		}
 		run := record(t, s, chart.NeedAll)
 		for _, kind := range chart.Kinds {
-			c, err := chart.Build(kind, run)
+			c, err := chart.Build(kind, chart.Options{}, run)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestChartsGolden(t *testing.T) {
 				}
 			}
 			// The same run charted again gives the same bytes.
-			c2, _ := chart.Build(kind, run)
+			c2, _ := chart.Build(kind, chart.Options{}, run)
 			svg2, _ := c2.SVG()
 			if !bytes.Equal(svg, svg2) {
 				t.Errorf("demo %d %s: two renderings differ", n, kind)
@@ -118,8 +118,8 @@ func TestReplayDeterministic(t *testing.T) {
 	s := demoSession(t, 7)
 	a, b := record(t, s, chart.NeedAll), record(t, s, chart.NeedAll)
 	for _, kind := range chart.Kinds {
-		ca, _ := chart.Build(kind, a)
-		cb, _ := chart.Build(kind, b)
+		ca, _ := chart.Build(kind, chart.Options{}, a)
+		cb, _ := chart.Build(kind, chart.Options{}, b)
 		sa, _ := ca.SVG()
 		sb, _ := cb.SVG()
 		if !bytes.Equal(sa, sb) {
@@ -132,7 +132,7 @@ func TestTimelineLegendNamesEveryClient(t *testing.T) {
 	for _, n := range []int{2, 3, 6, 7, 11} {
 		s := demoSession(t, n)
 		run := record(t, s, chart.NeedOwners)
-		c := chart.Timeline(run)
+		c := chart.Timeline(chart.Options{}, run)
 		svg, err := c.SVG()
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +168,7 @@ func TestPauseMatchesMeter(t *testing.T) {
 				break
 			}
 		}
-		c := chart.Pause(run)
+		c := chart.Pause(chart.Options{}, run)
 		svg, _ := c.SVG()
 		texts := svgTexts(t, svg)
 		for _, e := range w.Meter.Entries {
@@ -186,7 +186,7 @@ func TestPauseOverlay(t *testing.T) {
 	coop := demoSession(t, 3)
 	a, b := record(t, eager, chart.NeedPause), record(t, coop, chart.NeedPause)
 	a.Name, b.Name = "eager", "coop"
-	c := chart.Pause(a, b)
+	c := chart.Pause(chart.Options{}, a, b)
 	svg, _ := c.SVG()
 	texts := svgTexts(t, svg)
 	for _, want := range []string{
@@ -260,7 +260,7 @@ func TestDuplicatesPerIsolation(t *testing.T) {
 	if !held {
 		t.Error("demo 11: the LSO never held a committed invoice back")
 	}
-	c := chart.Duplicates(run)
+	c := chart.Duplicates(chart.Options{}, run)
 	for _, want := range []string{"duplicates (read_committed)", "duplicates (read_uncommitted)", "lost (read_committed)",
 		"lost (read_uncommitted)", "held back by the LSO (read_committed)"} {
 		if !contains(c.Names, want) {
@@ -273,7 +273,7 @@ func TestPNGDecodes(t *testing.T) {
 	s := demoSession(t, 4)
 	run := record(t, s, chart.NeedAll)
 	for _, kind := range chart.Kinds {
-		c, err := chart.Build(kind, run)
+		c, err := chart.Build(kind, chart.Options{}, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,13 +299,70 @@ func TestPNGDecodes(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	s := demoSession(t, 1)
 	run := record(t, s, chart.NeedAll)
-	if _, err := chart.Build("pie", run); err == nil || !strings.Contains(err.Error(), "pause duplicates lag timeline") {
+	if _, err := chart.Build("pie", chart.Options{}, run); err == nil || !strings.Contains(err.Error(), "pause duplicates lag timeline") {
 		t.Errorf("Build(pie): %v", err)
 	}
-	if _, err := chart.Build("timeline", run, run); err == nil || !strings.Contains(err.Error(), "one branch") {
+	if _, err := chart.Build("timeline", chart.Options{}, run, run); err == nil || !strings.Contains(err.Error(), "one branch") {
 		t.Errorf("Build(timeline, two runs): %v", err)
 	}
-	if _, err := chart.Build("pause"); err == nil {
+	if _, err := chart.Build("pause", chart.Options{}); err == nil {
 		t.Error("Build with no run: no error")
+	}
+}
+
+// TestZombieLegendOnlyWithZombies: the timeline explains zombie processing
+// when there is some (demo 7), and not otherwise (demo 2).
+func TestZombieLegendOnlyWithZombies(t *testing.T) {
+	for n, want := range map[int]bool{2: false, 3: false, 7: true} {
+		c := chart.Timeline(chart.Options{}, record(t, demoSession(t, n), chart.NeedOwners))
+		if got := contains(c.Names, "zombie processing"); got != want {
+			t.Errorf("demo %d: zombie processing in the legend %v, want %v (legend %q)", n, got, want, c.Names)
+		}
+	}
+}
+
+// TestOptions: the size, title and window of a chart follow the options,
+// SVG and PNG have one size, and a size out of bounds is an error naming the bound.
+func TestOptions(t *testing.T) {
+	run := record(t, demoSession(t, 3), chart.NeedAll)
+	c, err := chart.Build("pause", chart.Options{Width: 800, Height: 500, Title: "My pause", From: 10, To: 30}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := c.SVG()
+	if !bytes.Contains(svg, []byte(`width="600pt" height="375pt"`)) {
+		t.Errorf("SVG is not 800x500 px (600x375 pt): %s", svg[:200])
+	}
+	if texts := svgTexts(t, svg); !contains(texts, "My pause") {
+		t.Errorf("no title My pause in %q", texts)
+	}
+	b, _ := c.PNG()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 800 || img.Bounds().Dy() != 500 {
+		t.Errorf("PNG is %v, want 800x500", img.Bounds())
+	}
+	if c.Plot.X.Min != 10 || c.Plot.X.Max != 31 {
+		t.Errorf("x axis %v..%v, want 10..31", c.Plot.X.Min, c.Plot.X.Max)
+	}
+	for _, o := range []chart.Options{{Width: 100}, {Width: 5000}, {Height: 10}, {Height: 4001}} {
+		if _, err := chart.Build("lag", o, run); err == nil || !strings.Contains(err.Error(), "4000") {
+			t.Errorf("%+v: %v, want an error naming the bounds", o, err)
+		}
+	}
+}
+
+// TestSVGTextIsOutlined: an SVG chart draws its letters as paths (so no
+// viewer substitutes a font) and keeps the text, transparent, for search.
+func TestSVGTextIsOutlined(t *testing.T) {
+	c, _ := chart.Build("timeline", chart.Options{}, record(t, demoSession(t, 2), chart.NeedAll))
+	svg, _ := c.SVG()
+	if n := bytes.Count(svg, []byte("<text")); n != bytes.Count(svg, []byte("fill-opacity:0\">")) {
+		t.Errorf("%d text elements, not all of them transparent", n)
+	}
+	if n := bytes.Count(svg, []byte("<path")); n < 40 {
+		t.Errorf("%d paths: the letters are not drawn as outlines", n)
 	}
 }

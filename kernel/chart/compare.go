@@ -16,7 +16,7 @@ func Compare(settings, metrics []string, values [][]float64) (*Chart, error) {
 	}
 	p := newPlot("One history, other settings", "", "")
 	p.NominalX(metrics...)
-	c := newChart(p, 9*vg.Inch, 3.5*vg.Inch)
+	c := newChart(p, Options{}, 864, 336) // 9 × 3.5 inches
 	// Each metric gets about (plot width / metrics) points; the bars of a
 	// group fill 80% of it.
 	n := float64(len(settings))

@@ -30,23 +30,30 @@ func NeedOf(kind string) Need {
 
 // Build makes a chart of a kind from one run, or from several branches'
 // runs for the kinds that overlay them (pause, duplicates).
-func Build(kind string, runs ...*Run) (*Chart, error) {
+func Build(kind string, opt Options, runs ...*Run) (*Chart, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("no run to chart")
 	}
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	var win []*Run
+	for _, r := range runs {
+		win = append(win, Window(r, opt.From, opt.To))
+	}
 	switch kind {
 	case "pause":
-		return Pause(runs...), nil
+		return Pause(opt, win...), nil
 	case "duplicates":
-		return Duplicates(runs...), nil
+		return Duplicates(opt, win...), nil
 	case "lag", "timeline":
 		if len(runs) > 1 {
 			return nil, fmt.Errorf("a %s chart shows one branch (overlays: pause duplicates)", kind)
 		}
 		if kind == "lag" {
-			return Lag(runs[0]), nil
+			return Lag(opt, win[0]), nil
 		}
-		return Timeline(runs[0]), nil
+		return Timeline(opt, win[0]), nil
 	}
 	return nil, fmt.Errorf("no chart %q (charts: %s)", kind, strings.Join(Kinds, " "))
 }
@@ -66,9 +73,10 @@ var branchDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2
 
 func branchDash(i int) []vg.Length { return branchDashes[i%len(branchDashes)] }
 
+// The charts' default size, in pixels.
 const (
-	chartW = 720
-	chartH = 340
+	chartW = 960
+	chartH = 460
 )
 
 func ticks(r *Run) []float64 {
@@ -81,59 +89,67 @@ func ticks(r *Run) []float64 {
 
 // Pause is the pause meter over ticks as a step line, one per branch, with
 // each rebalance drawn as a band labelled with the generation it formed.
-func Pause(runs ...*Run) *Chart {
+// Overlaid branches get a lane of label rows each, in their colour.
+func Pause(opt Options, runs ...*Run) *Chart {
 	title := "Pause meter: paused partitions × ticks"
 	if len(runs) == 1 {
 		title += " (" + runs[0].Name + ", " + runs[0].Assignor + ")"
 	}
-	p := newPlot(title, "tick", "partition × ticks paused (running total)")
-	c := newChart(p, chartW, chartH)
-	m := &marks{}
-	ymax, xmax := 0.0, 1.0
+	p := newPlot(title, "tick", "partition × ticks paused (total)")
+	c := newChart(p, opt, chartW, chartH)
+	m := &marks{lanes: len(runs) > 1}
+	ymax, xmin, xmax := 0.0, -1.0, 1.0
 	for i, r := range runs {
 		xs := ticks(r)
 		ys := make([]float64, len(r.Frames))
 		for k, f := range r.Frames {
 			ys[k] = float64(f.Pause)
-			if ys[k] > ymax {
-				ymax = ys[k]
-			}
+			ymax = max(ymax, ys[k])
 		}
 		xs, ys = extend(xs, ys)
 		col := branchColor(i)
 		l := stepLine(xs, ys, col, 2, branchDash(i))
 		p.Add(l)
-		prefix := ""
-		if len(runs) > 1 {
-			prefix = r.Name + " "
-		}
-		m.bands = append(m.bands, rebalanceMarks(r, col, prefix)...)
+		m.bands = append(m.bands, rebalanceMarks(r, col, i)...)
 		c.add(fmt.Sprintf("%s · %s: %d in %d rebalance(s)", r.Name, r.Assignor, r.FinalPause, len(r.Rebalances)), l)
-		if t := lastTick(r); t > xmax {
-			xmax = t
+		xmax = max(xmax, lastTick(r))
+		if xmin < 0 || firstTick(r) < xmin {
+			xmin = firstTick(r)
 		}
 	}
-	if len(m.bands) > 0 {
-		c.add("rebalance (generation formed)", band{col: branchColor(0)})
-	}
-	p.X.Max = xmax
+	addBandLegend(c, runs, "rebalance (generation formed)")
+	p.X.Min, p.X.Max = max(xmin, 0), xmax
 	p.Add(m)
-	m.rows = m.labelRows(xmax, chartW-200)
-	headroom(p, ymax, m.rows, chartH)
+	c.marks, c.yLo, c.yHi = m, 0, max(ymax, 1)
 	return c
+}
+
+// addBandLegend explains the rebalance bands: one entry, or one per
+// overlaid branch in its colour.
+func addBandLegend(c *Chart, runs []*Run, what string) {
+	for i, r := range runs {
+		if len(r.Rebalances) == 0 {
+			continue
+		}
+		if len(runs) == 1 {
+			c.add(what, band{col: branchColor(0)})
+			return
+		}
+		c.add(r.Name+": "+what, strip{col: branchColor(i)})
+	}
 }
 
 // Duplicates is the duplicates and lost counters over ticks, as the audit
 // reader sees invoices; with transactions, at both isolation levels.
-func Duplicates(runs ...*Run) *Chart {
+func Duplicates(opt Options, runs ...*Run) *Chart {
 	title := "Duplicates and lost records"
 	if len(runs) == 1 {
 		title += " (" + runs[0].Name + ")"
 	}
 	p := newPlot(title, "tick", "input records")
-	c := newChart(p, chartW, chartH)
-	m := &marks{}
-	ymax, xmax := 0.0, 1.0
+	c := newChart(p, opt, chartW, chartH)
+	m := &marks{lanes: len(runs) > 1}
+	ymax, xmin, xmax := 0.0, -1.0, 1.0
 	dupCol := color.RGBA{0xC0, 0x1C, 0x28, 0xff}
 	lostCol := color.RGBA{0x22, 0x22, 0x22, 0xff}
 	heldCol := color.RGBA{0x88, 0x88, 0x88, 0xff}
@@ -178,35 +194,40 @@ func Duplicates(runs ...*Run) *Chart {
 			p.Add(lh)
 			c.add(name+"held back by the LSO (read_committed)", lh)
 		}
-		m.bands = append(m.bands, rebalanceMarks(r, branchColor(i), "")...)
-		m.lines = append(m.lines, crashMarks(r)...)
+		m.bands = append(m.bands, rebalanceMarks(r, branchColor(i), i)...)
+		m.lines = append(m.lines, crashMarks(r, i)...)
 		xmax = max(xmax, lastTick(r))
+		if xmin < 0 || firstTick(r) < xmin {
+			xmin = firstTick(r)
+		}
 	}
-	if len(m.bands) > 0 {
-		c.add("rebalance", band{col: branchColor(0)})
-	}
-	p.X.Max = xmax
+	addBandLegend(c, runs, "rebalance")
+	p.X.Min, p.X.Max = max(xmin, 0), xmax
 	p.Add(m)
-	m.rows = m.labelRows(xmax, chartW-220)
-	headroom(p, max(ymax, 3), m.rows, chartH)
+	c.marks, c.yLo, c.yHi = m, 0, max(ymax, 3)
 	return c
 }
 
-// partitionColors tell partitions apart on the lag chart; the topic is told
-// by the dash pattern.
+// partitionColors give every partition on the lag chart a colour of its
+// own (Tableau 10, which stays apart for most colour-blind readers too);
+// the topic is also told by the dash pattern.
 var partitionColors = []color.RGBA{
-	{0x1B, 0x9E, 0x77, 0xff},
-	{0x75, 0x70, 0xB3, 0xff},
-	{0xD9, 0x5F, 0x02, 0xff},
-	{0x66, 0x66, 0x66, 0xff},
-	{0xE7, 0x29, 0x8A, 0xff},
-	{0x1F, 0x5F, 0xA8, 0xff},
+	{0x4E, 0x79, 0xA7, 0xff},
+	{0xF2, 0x8E, 0x2B, 0xff},
+	{0xE1, 0x57, 0x59, 0xff},
+	{0x76, 0xB7, 0xB2, 0xff},
+	{0x59, 0xA1, 0x4F, 0xff},
+	{0xED, 0xC9, 0x48, 0xff},
+	{0xB0, 0x7A, 0xA1, 0xff},
+	{0xFF, 0x9D, 0xA7, 0xff},
+	{0x9C, 0x75, 0x5F, 0xff},
+	{0xBA, 0xB0, 0xAC, 0xff},
 }
 
 // Lag is each input partition's lag (log end minus committed offset) over ticks.
-func Lag(r *Run) *Chart {
+func Lag(opt Options, r *Run) *Chart {
 	p := newPlot("Consumer lag per partition ("+r.Name+")", "tick", "lag (records)")
-	c := newChart(p, chartW, chartH)
+	c := newChart(p, opt, chartW, chartH)
 	xs := ticks(r)
 	ymax := 0.0
 	topicOf := func(name string) string {
@@ -216,14 +237,11 @@ func Lag(r *Run) *Chart {
 		return name[:1]
 	}
 	topicIdx := map[string]int{}
-	partIdx := map[string]int{}
 	for i, name := range r.Partitions {
 		t := topicOf(name)
 		if _, ok := topicIdx[t]; !ok {
 			topicIdx[t] = len(topicIdx)
 		}
-		partIdx[name] = partIdx[t+"#"]
-		partIdx[t+"#"]++
 		ys := make([]float64, len(r.Frames))
 		for k, f := range r.Frames {
 			if i < len(f.Lag) {
@@ -232,19 +250,16 @@ func Lag(r *Run) *Chart {
 			ymax = max(ymax, ys[k])
 		}
 		ex, ey := extend(append([]float64{}, xs...), ys)
-		col := partitionColors[partIdx[name]%len(partitionColors)]
+		col := partitionColors[i%len(partitionColors)]
 		l := stepLine(ex, ey, col, 1.8, branchDash(topicIdx[t]))
 		p.Add(l)
 		c.add(name, l)
 	}
-	m := &marks{bands: rebalanceMarks(r, branchColor(0), ""), lines: crashMarks(r)}
-	if len(m.bands) > 0 {
-		c.add("rebalance", band{col: branchColor(0)})
-	}
+	m := &marks{bands: rebalanceMarks(r, branchColor(0), 0), lines: crashMarks(r, 0)}
+	addBandLegend(c, []*Run{r}, "rebalance")
 	p.Add(m)
-	p.X.Max = lastTick(r)
-	m.rows = m.labelRows(p.X.Max, chartW-160)
-	headroom(p, ymax, m.rows, chartH)
+	p.X.Min, p.X.Max = firstTick(r), lastTick(r)
+	c.marks, c.yLo, c.yHi = m, 0, max(ymax, 1)
 	return c
 }
 

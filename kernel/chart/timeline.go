@@ -13,14 +13,10 @@ import (
 // Timeline is a partition × tick chart of who consumes each partition:
 // a bar in the owner's colour, grey while a rebalance holds it, and a thin
 // red-edged bar under it while a zombie processes one of its records.
-func Timeline(r *Run) *Chart {
-	p := newPlot("Who consumes which partition ("+r.Name+", "+r.Assignor+")", "tick", "")
+func Timeline(opt Options, r *Run) *Chart {
+	p := newPlot("Who consumes which partition ("+r.Name+", "+r.Assignor+")", "tick", "partition")
 	n := len(r.Partitions)
-	h := vg.Length(130 + 26*n)
-	if h < 240 {
-		h = 240
-	}
-	c := newChart(p, chartW, h)
+	c := newChart(p, opt, chartW, max(300, 150+34*n))
 	// The first partition on top.
 	names := make([]string, n)
 	for i, name := range r.Partitions {
@@ -30,21 +26,31 @@ func Timeline(r *Run) *Chart {
 		p.NominalY(names...)
 	}
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	// gonum draws nominal tick labels with no gap to the axis's line; a
+	// left margin keeps the first letter on the canvas.
+	p.Y.Padding = vg.Points(4)
 	// The rebalance bands go under the bars, the bars show through them.
-	m := &marks{bands: rebalanceMarks(r, kdraw.Broker, ""), lines: crashMarks(r)}
+	m := &marks{bands: rebalanceMarks(r, kdraw.Broker, 0), lines: crashMarks(r, 0)}
 	p.Add(m, &timeline{run: r})
-	p.X.Min, p.X.Max = 0, lastTick(r)
-	m.rows = m.labelRows(p.X.Max, chartW-160)
+	p.X.Min, p.X.Max = firstTick(r), lastTick(r)
 	p.Y.Min = -0.6
-	// Room above the first partition for the labels of the marks.
-	data := float64(h) - 80
-	rowPt := data / (float64(n) + 1.2)
-	p.Y.Max = float64(n) - 0.4 + float64(m.rows*labelRowH+6)/rowPt
+	c.marks, c.yLo, c.yHi, c.nominal = m, -0.6, float64(n)-0.4, true
 	for _, cl := range r.Clients {
 		c.add(cl, clientThumb(cl))
 	}
-	c.add("paused (rebalance)", box{fill: kdraw.Paused})
-	c.add("zombie processing", box{fill: kdraw.Zombie, low: true})
+	paused, zombie := false, false
+	for _, f := range r.Frames {
+		for _, o := range f.Owners {
+			paused = paused || o.Paused
+			zombie = zombie || o.Zombie != ""
+		}
+	}
+	if paused {
+		c.add("paused (rebalance)", box{fill: kdraw.Paused})
+	}
+	if zombie {
+		c.add("zombie processing", box{fill: kdraw.Zombie, low: true})
+	}
 	if len(m.bands) > 0 {
 		c.add("rebalance", band{col: kdraw.Broker})
 	}
@@ -118,5 +124,5 @@ func spans(r *Run, i int, end float64, key func(Ownership) (string, bool)) []spa
 
 // DataRange makes the plot span every partition and every tick.
 func (t *timeline) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return 0, lastTick(t.run), -0.5, float64(len(t.run.Partitions)) - 0.5
+	return firstTick(t.run), lastTick(t.run), -0.5, float64(len(t.run.Partitions)) - 0.5
 }

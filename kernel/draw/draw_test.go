@@ -343,3 +343,224 @@ func TestClientColors(t *testing.T) {
 		t.Errorf("C1 is %s; C1 is blue in every picture", draw.ClientHex("C1"))
 	}
 }
+
+// memberStates is each member box's state line, by client and process.
+func memberStates(t *testing.T, w *sim.World) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{})) {
+		if e.name == "text" && e.attrs["class"] == "member-state" {
+			out[e.group["data-client"]+"/"+e.group["data-process"]] = e.text
+		}
+	}
+	return out
+}
+
+// TestMemberStateWords: a member whose JoinGroup is in flight is joining,
+// a crashed one crashed, and ZOMBIE is kept for a process that runs on
+// after it was replaced or left (demo 7's C2 past max.poll.interval.ms).
+func TestMemberStateWords(t *testing.T) {
+	s := kernel.NewSession()
+	sawJoining := false
+	if _, err := s.Exec("join C2"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		if _, err := s.Exec("step"); err != nil {
+			t.Fatal(err)
+		}
+		m := s.World().Member("C2")
+		st := memberStates(t, s.World())["C2/1"]
+		if strings.Contains(st, "ZOMBIE") {
+			t.Errorf("tick %d: C2 in phase %s drawn as %q", s.World().Tick, m.Phase, st)
+		}
+		if m.Phase == sim.PhaseJoining {
+			sawJoining = true
+			if !strings.HasPrefix(st, "joining") {
+				t.Errorf("tick %d: C2's JoinGroup is in flight, drawn as %q", s.World().Tick, st)
+			}
+		}
+	}
+	if !sawJoining {
+		t.Fatal("C2 was never seen joining")
+	}
+	if _, err := s.Exec("crash C2 now; step"); err != nil {
+		t.Fatal(err)
+	}
+	if st := memberStates(t, s.World())["C2/1"]; st != "crashed" {
+		t.Errorf("crashed C2 drawn as %q", st)
+	}
+	if _, err := s.Exec("close C1; step 10"); err != nil {
+		t.Fatal(err)
+	}
+	if st := memberStates(t, s.World())["C1/1"]; st != "closed" {
+		t.Errorf("closed C1 drawn as %q", st)
+	}
+
+	z := demoWorld(t, 7)
+	if _, err := z.Exec("back 20"); err != nil {
+		t.Fatal(err)
+	}
+	st := memberStates(t, z.World())
+	zombies := 0
+	for k, v := range st {
+		if strings.HasPrefix(v, "ZOMBIE") {
+			zombies++
+			if k[:2] != "C2" {
+				t.Errorf("%s drawn as a zombie: %q", k, v)
+			}
+		}
+	}
+	if zombies != 1 {
+		t.Errorf("demo 7 at tick %d: %d zombies drawn (%v), want C2", z.World().Tick, zombies, st)
+	}
+}
+
+// TestPacketLabelsFit: no packet's label reaches B1's box, however long
+// (JoinGroup answers list the members).
+func TestPacketLabelsFit(t *testing.T) {
+	s := kernel.NewSession()
+	if _, err := s.Exec("join C2; join C3; join C4; set transactional.id tx"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		if _, err := s.Exec("step"); err != nil {
+			t.Fatal(err)
+		}
+		els := parseSVG(t, draw.World(s.World(), draw.WorldOptions{}))
+		b1 := -1.0
+		for _, e := range els {
+			if e.name == "rect" && e.group["class"] == "broker" && b1 < 0 {
+				b1, _ = strconv.ParseFloat(e.attrs["x"], 64)
+			}
+		}
+		for _, e := range els {
+			if e.name != "text" || e.group["class"] != "packet" {
+				continue
+			}
+			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
+			// Measured in the font the letters are drawn in.
+			if right := x + draw.TextWidth(e.text, 9.5); right > b1 {
+				t.Errorf("tick %d: %q ends at %.0f, B1's box starts at %.0f", s.World().Tick, e.text, right, b1)
+			}
+		}
+	}
+}
+
+// TestDuplicateInvoicesMarked: demo 7 writes o2.3..o2.5 twice; the second
+// invoices are marked (superscript 2, a red bar), the first ones are not.
+func TestDuplicateInvoicesMarked(t *testing.T) {
+	w := demoWorld(t, 7).World()
+	els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+	var texts []string
+	bars := 0
+	for _, e := range els {
+		if e.name == "text" {
+			texts = append(texts, e.text)
+		}
+		if e.name == "rect" && e.attrs["class"] == "duplicate" {
+			bars++
+		}
+	}
+	joined := "\n" + strings.Join(texts, "\n") + "\n"
+	for _, r := range []string{"o2.3", "o2.4", "o2.5"} {
+		if !strings.Contains(joined, "\n"+r+"²\n") || !strings.Contains(joined, "\n"+r+"\n") {
+			t.Errorf("%s: want one plain invoice and one marked %s²", r, r)
+		}
+	}
+	if d := w.Delivery("read_uncommitted").Duplicates; bars != d {
+		t.Errorf("%d duplicate bars, the reader counts %d duplicates", bars, d)
+	}
+}
+
+// TestAnimate: frames become one SVG that shows one frame at a time with
+// CSS keyframes only, the last frame visible without animation.
+func TestAnimate(t *testing.T) {
+	s := kernel.NewSession()
+	if _, err := s.Exec("join C2"); err != nil {
+		t.Fatal(err)
+	}
+	var frames []string
+	for i := 0; i < 5; i++ {
+		if _, err := s.Exec("step"); err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, draw.World(s.World(), draw.WorldOptions{}))
+	}
+	a := draw.Animate(frames, "five ticks")
+	els := parseSVG(t, a)
+	n := 0
+	for _, e := range els {
+		if e.name == "g" && e.attrs["class"] == "kf" {
+			n++
+		}
+		if e.name == "script" {
+			t.Error("an animation with a script")
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d frames, want 5", n)
+	}
+	for k := 0; k < 5; k++ {
+		if !strings.Contains(a, fmt.Sprintf("@keyframes kf%d{", k)) || !strings.Contains(a, fmt.Sprintf("#kf%d{animation-name:kf%d}", k, k)) {
+			t.Errorf("frame %d has no keyframes", k)
+		}
+	}
+	if !strings.Contains(a, "#kf4{visibility:visible}") {
+		t.Error("the last frame is not the still picture")
+	}
+	if a != draw.Animate(frames, "five ticks") {
+		t.Error("two animations of the same frames differ")
+	}
+}
+
+func TestResize(t *testing.T) {
+	doc := `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="500" viewBox="0 0 1000 500"><rect/></svg>`
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{{800, 0, `width="800" height="400"`}, {0, 250, `width="500" height="250"`}, {600, 600, `width="600" height="600"`}} {
+		if got := draw.Resize(doc, c.w, c.h); !strings.Contains(got, c.want) || !strings.Contains(got, `viewBox="0 0 1000 500"`) {
+			t.Errorf("Resize(%d, %d) = %s", c.w, c.h, got)
+		}
+	}
+	if draw.Resize(doc, 0, 0) != doc {
+		t.Error("Resize(0, 0) changed the document")
+	}
+}
+
+// TestTextIsOutlined: the diagrams draw letters as glyph outlines defined
+// once each, keep the text transparent, and every <use> finds its glyph;
+// an animation defines each glyph once for all its frames.
+func TestTextIsOutlined(t *testing.T) {
+	s := demoWorld(t, 3)
+	check := func(what, doc string) {
+		ids := map[string]int{}
+		uses := 0
+		for _, e := range parseSVG(t, doc) {
+			switch {
+			case e.name == "path" && e.group["class"] == "" && e.attrs["id"] != "":
+				ids[e.attrs["id"]]++
+			case e.name == "use":
+				uses++
+				if _, ok := ids[strings.TrimPrefix(e.attrs["href"], "#")]; !ok && !strings.Contains(doc, `id="`+strings.TrimPrefix(e.attrs["href"], "#")+`"`) {
+					t.Errorf("%s: <use> of an undefined glyph %s", what, e.attrs["href"])
+				}
+			case e.name == "text" && e.attrs["fill-opacity"] != "0":
+				t.Errorf("%s: visible text %q", what, e.text)
+			}
+		}
+		for id, n := range ids {
+			if n > 1 {
+				t.Errorf("%s: glyph %s defined %d times", what, id, n)
+			}
+		}
+		if uses < 100 || len(ids) < 20 {
+			t.Errorf("%s: %d glyphs placed, %d defined", what, uses, len(ids))
+		}
+	}
+	w := draw.World(s.World(), draw.WorldOptions{})
+	check("diagram", w)
+	check("sequence", draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
+	check("animation", draw.Animate([]string{w, w, w}, "three"))
+}

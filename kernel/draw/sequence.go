@@ -15,6 +15,7 @@ type SeqOptions struct {
 	Types    []sim.API // message types to keep; none keeps every type
 	Member   string    // keep only messages to or from this client ("" = all)
 	Branch   string    // named in the title when not "" or "main"
+	Title    string    // replaces the title when not ""
 }
 
 // noteKinds are the events drawn as notes between the messages: what the
@@ -125,6 +126,9 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID, opt.From, to, len(pkts))
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
+	}
+	if opt.Title != "" {
+		m.title = opt.Title
 	}
 	return m
 }
@@ -291,11 +295,7 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	if span < 0 {
 		span = -span
 	}
-	maxChars := int((span - 16) / (10 * sansWidth))
-	if maxChars < 12 {
-		maxChars = 12
-	}
-	s.text((x1+x2)/2, ly-4, truncate(label, maxChars), textStyle{size: 10, anchor: "middle", color: col})
+	s.text((x1+x2)/2, ly-4, fitWidth(label, 10, max(span-16, 80)), textStyle{size: 10, anchor: "middle", color: col})
 	s.end()
 }
 

@@ -8,29 +8,24 @@ import (
 	"unicode/utf8"
 )
 
-// The pictures name a font family only (no embedded fonts), so widths are
-// estimates: sansWidth and monoWidth are generous averages per character
-// as a fraction of the font size, and layouts leave room for the difference.
+// The font families the hidden text names (the visible letters are
+// Liberation outlines, see font.go).
 const (
-	sansFont  = "Liberation Sans, Arial, Helvetica, sans-serif"
-	monoFont  = "Liberation Mono, DejaVu Sans Mono, Menlo, Consolas, monospace"
-	sansWidth = 0.56
-	monoWidth = 0.61
+	sansFont = "Liberation Sans, Arial, Helvetica, sans-serif"
+	monoFont = "Liberation Mono, DejaVu Sans Mono, Menlo, Consolas, monospace"
 )
 
-// textWidth estimates the width of s at a font size.
+// textWidth is the width of s at a font size, regular or mono, measured
+// with the font the diagram draws.
 func textWidth(s string, size float64, mono bool) float64 {
-	f := sansWidth
-	if mono {
-		f = monoWidth
-	}
-	return float64(utf8.RuneCountInString(s)) * size * f
+	return measure(s, size, textStyle{mono: mono})
 }
 
 // svg builds an SVG document by hand. Numbers are written with at most
 // one decimal, so the output is the same on every machine.
 type svg struct {
-	b strings.Builder
+	b      strings.Builder
+	glyphs map[string]bool // the glyph outlines used, for <defs>
 }
 
 func num(v float64) string {
@@ -68,6 +63,7 @@ func (s *svg) open(w, h float64, class, title string) {
 }
 
 func (s *svg) close() string {
+	s.b.WriteString(glyphDefs(s.glyphs))
 	s.b.WriteString("</svg>\n")
 	return s.b.String()
 }
@@ -132,12 +128,24 @@ type textStyle struct {
 	class  string
 }
 
+// text draws t with its baseline at y: the glyph outlines in the style's
+// colour, and the text itself, transparent, under them.
 func (s *svg) text(x, y float64, t string, st textStyle) {
 	if st.size == 0 {
 		st.size = 12
 	}
+	f := faceOf(st)
+	glyphs, adv := f.layout(t)
+	w := float64(adv) * st.size / f.upem
+	x0 := x
+	switch st.anchor {
+	case "middle":
+		x0 = x - w/2
+	case "end":
+		x0 = x - w
+	}
 	s.b.WriteString("<text")
-	s.attrs("class", st.class, "x", num(x), "y", num(y), "font-size", num(st.size), "fill", st.color)
+	s.attrs("class", st.class, "x", num(x), "y", num(y), "font-size", num(st.size), "fill", st.color, "fill-opacity", "0")
 	if st.anchor != "" && st.anchor != "start" {
 		s.attrs("text-anchor", st.anchor)
 	}
@@ -151,6 +159,27 @@ func (s *svg) text(x, y float64, t string, st textStyle) {
 		s.attrs("font-family", monoFont)
 	}
 	s.b.WriteString(">" + esc(t) + "</text>\n")
+	if len(glyphs) == 0 {
+		return
+	}
+	if s.glyphs == nil {
+		s.glyphs = map[string]bool{}
+	}
+	fill := st.color
+	if fill == "" {
+		fill = "#000000"
+	}
+	s.b.WriteString(`<g class="t" aria-hidden="true" fill="` + esc(fill) + `" transform="translate(` + num(x0) + " " + num(y) +
+		") scale(" + strconv.FormatFloat(st.size/f.upem, 'g', 6, 64) + `)">`)
+	for _, g := range glyphs {
+		s.glyphs[g.id] = true
+		s.b.WriteString(`<use href="#` + g.id + `"`)
+		if g.x != 0 {
+			s.b.WriteString(` x="` + strconv.Itoa(g.x) + `"`)
+		}
+		s.b.WriteString("/>")
+	}
+	s.b.WriteString("</g>\n")
 }
 
 // arrowHead draws a filled triangle pointing from (x0,y0) to (x,y).

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,11 @@ import (
 type WorldOptions struct {
 	// Branch is named in the title when it is not "" or "main".
 	Branch string
+	// Title replaces the title when not "".
+	Title string
+	// Wire is the least width between the members and B1 (0: wireW); the
+	// frames of an animation share one, so B1 stays in place.
+	Wire float64
 }
 
 // The world diagram's geometry, in SVG pixels.
@@ -20,7 +26,8 @@ const (
 	margin      = 16.0
 	headerH     = 46.0
 	memberW     = 290.0
-	wireW       = 230.0
+	wireW       = 230.0 // the least room between the members and B1; long packet labels widen it
+	maxWireW    = 440.0
 	memberMinH  = 80.0
 	memberGap   = 10.0
 	packetStep  = 17.0
@@ -72,7 +79,14 @@ func World(w *sim.World, opt WorldOptions) string {
 	membersBottom := y
 
 	b := newBrokerLayout(w, self)
-	bx := margin + memberW + wireW
+	wire := math.Max(wireW, opt.Wire)
+	for _, r := range rows {
+		for _, p := range r.packets {
+			wire = math.Max(wire, textWidth(fullPacketLabel(p), 9.5, false)+28)
+		}
+	}
+	wire = math.Min(wire, math.Max(maxWireW, opt.Wire))
+	bx := margin + memberW + wire
 	width := bx + b.width + margin
 	height := margin + headerH + b.height
 	if membersBottom+float64(len(orphans))*packetStep > height {
@@ -89,6 +103,9 @@ func World(w *sim.World, opt WorldOptions) string {
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
 	}
+	if opt.Title != "" {
+		title = opt.Title
+	}
 	s.open(width, height, "kgrepl-diagram", title)
 	s.text(margin, margin+16, title, textStyle{size: 17, bold: true, color: Hex(Ink)})
 	s.text(margin, margin+34, subtitle(w), textStyle{size: 11.5, color: Hex(Faint)})
@@ -103,7 +120,9 @@ func World(w *sim.World, opt WorldOptions) string {
 	}
 	b.draw(&s, w, bx, margin+headerH)
 	drawWorldLegend(&s, margin, legendY)
-	return s.close()
+	// Animate reads how far a packet's dot travels in this frame.
+	return strings.Replace(s.close(), `class="kgrepl-diagram"`,
+		`class="kgrepl-diagram" data-packet-run="`+num(packetRun(margin+memberW, bx))+`"`, 1)
 }
 
 // subtitle sums up the settings that shape what the picture shows.
@@ -183,17 +202,43 @@ func RecordInHand(w *sim.World, m *sim.Member) (string, sim.TopicPartition, bool
 	return recordInHand(w, m)
 }
 
-// IsZombie reports whether m works without a place in the group: a process
-// replaced by a restart, one out of the group after a poll timeout, or one
-// the coordinator has removed without it knowing yet.
+// IsZombie reports whether m runs on without a place in the group: a
+// process replaced by a restart or fenced (sim.Member.Zombie), one out of
+// the group after a poll timeout, or one the coordinator has removed while
+// it still believes it is a member. A process on its way in (finding the
+// coordinator, JoinGroup in flight) is joining, not a zombie.
 func IsZombie(w *sim.World, m *sim.Member) bool {
 	if !m.Alive {
 		return false
 	}
-	if m.Zombie || !m.InGroup() {
+	switch {
+	case m.Zombie, m.Phase == sim.PhaseOut:
 		return true
+	case m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining:
+		return false
 	}
-	return w.Group.MemberByID(m.MemberID) == nil
+	return m.MemberID == "" || w.Group.MemberByID(m.MemberID) == nil
+}
+
+// stopped says how a process that no longer runs ended: "crashed",
+// "closed", or "stopped for the restart", from its client's last such event.
+func stopped(w *sim.World, m *sim.Member) string {
+	how := "closed"
+	for _, e := range w.Events {
+		if e.Member != m.Client {
+			continue
+		}
+		switch e.Kind {
+		case sim.EvCrash:
+			how = "crashed"
+		case sim.EvClosed:
+			how = "closed"
+			if strings.Contains(e.Text, "for the restart") {
+				how = "stopped for the restart"
+			}
+		}
+	}
+	return how
 }
 
 func drawMember(s *svg, w *sim.World, r *memberRow) {
@@ -239,7 +284,15 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 	var state string
 	switch {
 	case !m.Alive:
-		state = "not running (" + m.Phase.String() + ")"
+		state = stopped(w, m)
+	case !zombie && (m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining):
+		state = "joining · JoinGroup in flight"
+		if m.Phase == sim.PhaseFinding {
+			state = "joining · finding the coordinator"
+		}
+		if m.Generation >= 0 {
+			state = "re" + state + fmt.Sprintf(" · had gen %d · %s", m.Generation, m.LoopState())
+		}
 	default:
 		state = fmt.Sprintf("gen %d · %s · %s", m.Generation, m.Phase, m.LoopState())
 		if rec, _, ok := recordInHand(w, m); ok {
@@ -309,6 +362,32 @@ func packetLabel(p *sim.Packet) string {
 	return l
 }
 
+// fullPacketLabel is an arrow's label with the packet's summary.
+func fullPacketLabel(p *sim.Packet) string {
+	l := packetLabel(p)
+	if p.Summary != "" {
+		l += " · " + p.Summary
+	}
+	return l
+}
+
+// WireOf is the width a diagram gave the wire between the members and B1
+// (0 when doc is not a world diagram); see WorldOptions.Wire.
+func WireOf(doc string) float64 {
+	if m := attrRun.FindStringSubmatch(doc); m != nil {
+		run, _ := strconv.ParseFloat(m[1], 64)
+		return run + 16
+	}
+	return 0
+}
+
+// packetRun is how far a packet's dot travels: from its sender's end of
+// the arrow to the other (the animation moves it by this much).
+func packetRun(x0, x1 float64) float64 { return x1 - x0 - 16 }
+
+// drawPackets draws a member's packets in flight as arrows between x0 and
+// x1 with their labels, cut to fit before B1's box, and a dot at the
+// sender's end (an animated diagram moves it to the receiver).
 func drawPackets(s *svg, r *memberRow, x0, x1 float64) {
 	for i, p := range r.packets {
 		y := r.y + 18 + float64(i)*packetStep
@@ -320,19 +399,31 @@ func drawPackets(s *svg, r *memberRow, x0, x1 float64) {
 			col = Hex(Zombie)
 		}
 		a, b := x0+8, x1-8
+		dir := "r"
 		if p.From == sim.Broker {
-			a, b = b, a
+			a, b, dir = b, a, "l"
 		}
 		s.group("class", "packet", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To)
 		s.line(a, y+3, b, y+3, col, 1.4, "", "")
 		s.arrowHead(a, y+3, b, y+3, col)
-		l := packetLabel(p)
-		if p.Summary != "" {
-			l += " · " + p.Summary
-		}
-		s.text(x0+12, y, truncate(l, 40), textStyle{size: 9.5, color: col})
+		s.b.WriteString("<circle")
+		s.attrs("class", "pkt-dot "+dir, "cx", num(a), "cy", num(y+3), "r", "3.5", "fill", col, "stroke", "#ffffff", "stroke-width", "1")
+		s.b.WriteString("/>\n")
+		s.text(x0+12, y, fitWidth(fullPacketLabel(p), 9.5, x1-x0-24), textStyle{size: 9.5, color: col})
 		s.end()
 	}
+}
+
+// fitWidth cuts s with an ellipsis so it is at most width wide at a font size.
+func fitWidth(s string, size, width float64) string {
+	if textWidth(s, size, false) <= width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 1 && textWidth(string(r)+"…", size, false) > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
 }
 
 // brokerLayout measures B1's box before drawing it.
@@ -356,7 +447,8 @@ type logLayout struct {
 	cellW  float64
 	perRow int
 	rows   int
-	y      float64 // top of the first row, relative to logsTop
+	y      float64     // top of the first row, relative to logsTop
+	nth    map[int]int // offset → the invoice's number for its input record, from 2 (duplicates)
 }
 
 func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
@@ -427,14 +519,16 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	b.logsTop = 14 + 18*float64(len(b.lines)) + 12
 	y := 0.0
 	cellsW := 0.0
+	nth := InvoiceNumbers(w)
 	for i, tp := range append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...) {
 		l := logLayout{tp: tp, output: i >= len(w.InputPartitions())}
 		l.cellW, l.perRow = 24, inputPerRow
 		if l.output {
 			l.perRow = outPerRow
 		}
-		for _, c := range w.Log(tp).Cells {
-			if cw := textWidth(cellText(c), 9.5, true) + 10; cw > l.cellW {
+		l.nth = nth[tp]
+		for i, c := range w.Log(tp).Cells {
+			if cw := textWidth(cellText(c, l.nth[i]), 9.5, true) + 10; cw > l.cellW {
 				l.cellW = cw
 			}
 		}
@@ -466,21 +560,55 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	return b
 }
 
+// superscript writes n in superscript digits (o2.3² is the second invoice of o2.3).
+func superscript(n int) string {
+	digits := []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+	var out []rune
+	for _, d := range strconv.Itoa(n) {
+		out = append(out, digits[d-'0'])
+	}
+	return string(out)
+}
+
 // cellText is what a log cell says: an input cell its offset, an invoice
-// its input record, a marker C or A.
-func cellText(c sim.Cell) string {
+// its input record (with ✗ when aborted, a superscript n when it is the
+// n-th invoice of that record: a duplicate), a marker C or A.
+func cellText(c sim.Cell, nth int) string {
 	switch {
 	case c.Control == "COMMIT":
 		return "C"
 	case c.Control != "":
 		return "A"
 	case c.Source != "":
+		t := c.Source
 		if c.Txn == sim.TxnAborted {
-			return c.Source + "✗"
+			t += "✗"
 		}
-		return c.Source
+		if nth > 1 {
+			t += superscript(nth)
+		}
+		return t
 	}
 	return strconv.Itoa(c.Offset)
+}
+
+// InvoiceNumbers numbers the invoices of each input record in the order a
+// read_uncommitted reader meets them (partition by partition, by offset, as
+// sim.World.Delivery counts duplicates): the value at an output cell is 2
+// for the second invoice of its record, and so on. First invoices are left out.
+func InvoiceNumbers(w *sim.World) map[sim.TopicPartition]map[int]int {
+	out := map[sim.TopicPartition]map[int]int{}
+	seen := map[string]int{}
+	for _, r := range w.ReadTopic(w.Topo.Output.Name, "read_uncommitted") {
+		seen[r.Source]++
+		if n := seen[r.Source]; n > 1 {
+			if out[r.Partition] == nil {
+				out[r.Partition] = map[int]int{}
+			}
+			out[r.Partition][r.Offset] = n
+		}
+	}
+	return out
 }
 
 func (b *brokerLayout) draw(s *svg, w *sim.World, x, y float64) {
@@ -595,7 +723,11 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 		if l.output && c.IsData() && c.Producer != "" {
 			s.rect(cxx+1, cy+cellH-4, l.cellW-2, 3, ClientHex(c.Producer), "", 0, "")
 		}
-		s.text(cxx+l.cellW/2, cy+14.5, cellText(c), textStyle{size: 9.5, mono: true, color: tc, anchor: "middle", bold: !c.IsData()})
+		if l.nth[i] > 1 {
+			// A duplicate: a red bar along the top, as the ✗ marks an aborted one.
+			s.rect(cxx+1, cy+1, l.cellW-2, 3, Hex(Zombie), "", 0, "duplicate")
+		}
+		s.text(cxx+l.cellW/2, cy+14.5, cellText(c, l.nth[i]), textStyle{size: 9.5, mono: true, color: tc, anchor: "middle", bold: !c.IsData()})
 	}
 	if hw == 0 {
 		s.text(cx+6, y+15, "empty", textStyle{size: 10.5, italic: true, color: Hex(Faint)})
@@ -666,6 +798,7 @@ func drawWorldLegend(s *svg, x, y float64) {
 		{Hex(Tint(ClientColor("C1"), 0.72)), ClientHex("C1"), "", "o0.1", "invoice (colour of its producer)", Hex(Ink)},
 		{"#ffffff", ClientHex("C2"), "3 2", "o2.3", "open transaction", Hex(Ink)},
 		{"#f7d4d4", Hex(Zombie), "", "o2.3✗", "aborted: read_committed skips it", Hex(Zombie)},
+		{Hex(Tint(ClientColor("C2"), 0.72)), ClientHex("C2"), "", "o2.3²", "second invoice of o2.3: a duplicate", Hex(Ink)},
 		{Hex(Committed), Hex(Committed), "", "C", "COMMIT marker", "#ffffff"},
 		{Hex(Zombie), Hex(Zombie), "", "A", "ABORT marker", "#ffffff"},
 	}

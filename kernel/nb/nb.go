@@ -72,6 +72,7 @@ func newSession() *Session {
 	}
 	// Pictures the commands write (plot, diagram, sequence) go here, not into the notebook's folder.
 	s.k.Dir = filepath.Join(dir, "kgrepl-pictures")
+	s.k.PictureDir = s.k.Dir
 	_ = os.MkdirAll(s.k.Dir, 0o755)
 	return s
 }

@@ -1,0 +1,662 @@
+package server
+
+import (
+	"cmp"
+	"slices"
+	"unicode/utf16"
+)
+
+// This file reproduces the iteration order of java.util.HashMap and HashSet
+// (OpenJDK 8 and later; the code below follows OpenJDK's HashMap), so that
+// where Kafka's assignors walk a hashed collection kgrepl walks it in the
+// same order (SPEC §4's rule for hashed collections). Java keeps a table of
+// 2^k buckets; a key goes to bucket (h ^ (h >>> 16)) & (2^k - 1) with h its
+// hashCode; keys in one bucket are kept in insertion order; the table starts
+// at 16 buckets (or at the power of two at or above a requested initial
+// capacity) and doubles whenever the count passes 0.75 of it, and a resize
+// keeps the relative order of the keys in each bucket. A bucket reaching 9
+// keys makes a table of fewer than 64 buckets double; in a larger table Java
+// turns the bucket into a red-black tree (TreeNode) whose linked order
+// changes as keys go in (the root moves to the front, a new key follows its
+// tree parent), and a resize splits it and turns halves of 6 keys or fewer
+// back into lists. hashMap models all of that. What it does not follow (and
+// reports as inexact): ties Java breaks by System.identityHashCode (keys
+// with equal hash codes that compareTo calls equal), and removing a key from
+// a tree bin.
+
+// hashNode is HashMap.Node, and TreeNode when tree is set.
+type hashNode[K comparable] struct {
+	key  K
+	hash int32 // HashMap.hash(key): the spread hash code, as Java stores it
+	next *hashNode[K]
+
+	tree                      bool
+	parent, left, right, prev *hashNode[K]
+	red                       bool
+}
+
+// hashMap is one java.util.HashMap (or the HashMap inside a HashSet): only
+// keys, as only their order matters here.
+type hashMap[K comparable] struct {
+	table     []*hashNode[K]
+	size      int
+	threshold int
+	// compare is the keys' compareTo, which orders keys with equal hash
+	// codes inside a tree bin; nil when the keys are not Comparable.
+	compare func(a, b K) int
+	// inexact is set when Java would break a tie by identity hash code or a
+	// key left a tree bin: keys then may not be Java's order.
+	inexact bool
+}
+
+// defaultCapacity asks for `new HashMap<>()`: 16 buckets on the first put.
+const defaultCapacity = -1
+
+// newHashMap is `new HashMap<>(initialCapacity)`, or `new HashMap<>()` for
+// defaultCapacity.
+func newHashMap[K comparable](initialCapacity int, compare func(a, b K) int) *hashMap[K] {
+	m := &hashMap[K]{compare: compare}
+	if initialCapacity >= 0 {
+		m.threshold = tableSizeFor(initialCapacity)
+	}
+	return m
+}
+
+// collectionCapacity is the initial capacity `new HashSet<>(c)` and
+// `new HashMap<>(m)`-style copies ask for: max((int) (n / .75f) + 1, 16).
+func collectionCapacity(n int) int {
+	c := int(float32(n)/float32(0.75)) + 1
+	if c < 16 {
+		c = 16
+	}
+	return c
+}
+
+// tableSizeFor is HashMap.tableSizeFor: the power of two at or above c.
+func tableSizeFor(c int) int {
+	n := 1
+	for n < c && n < 1<<30 {
+		n <<= 1
+	}
+	return n
+}
+
+// spread is HashMap.hash: h ^ (h >>> 16).
+func spread(h int32) uint32 {
+	u := uint32(h)
+	return u ^ u>>16
+}
+
+// nextSize is the table size and threshold HashMap.resize moves to.
+func nextSize(table, threshold int) (newCap, newThr int) {
+	switch {
+	case table > 0:
+		newCap = table << 1
+		if table >= 16 {
+			newThr = threshold << 1
+		}
+	case threshold > 0:
+		newCap = threshold
+	default:
+		newCap, newThr = 16, 12
+	}
+	if newThr == 0 {
+		newThr = int(float32(newCap) * float32(0.75))
+	}
+	return newCap, newThr
+}
+
+func (m *hashMap[K]) index(hash int32) int { return int(uint32(hash) & uint32(len(m.table)-1)) }
+
+// resize is HashMap.resize.
+func (m *hashMap[K]) resize() {
+	old := m.table
+	newCap, newThr := nextSize(len(old), m.threshold)
+	m.threshold = newThr
+	m.table = make([]*hashNode[K], newCap)
+	for j, e := range old {
+		switch {
+		case e == nil:
+		case e.next == nil:
+			m.table[m.index(e.hash)] = e
+		case e.tree:
+			m.split(e, j, len(old))
+		default:
+			var loHead, loTail, hiHead, hiTail *hashNode[K]
+			for ; e != nil; e = e.next {
+				if uint32(e.hash)&uint32(len(old)) == 0 {
+					if loTail == nil {
+						loHead = e
+					} else {
+						loTail.next = e
+					}
+					loTail = e
+				} else {
+					if hiTail == nil {
+						hiHead = e
+					} else {
+						hiTail.next = e
+					}
+					hiTail = e
+				}
+			}
+			if loTail != nil {
+				loTail.next = nil
+				m.table[j] = loHead
+			}
+			if hiTail != nil {
+				hiTail.next = nil
+				m.table[j+len(old)] = hiHead
+			}
+		}
+	}
+}
+
+// put is HashMap.putVal for a key with hash code h; a key already present
+// keeps its place.
+func (m *hashMap[K]) put(key K, h int32) {
+	hash := int32(spread(h))
+	if m.table == nil {
+		m.resize()
+	}
+	i := m.index(hash)
+	p := m.table[i]
+	switch {
+	case p == nil:
+		m.table[i] = &hashNode[K]{key: key, hash: hash}
+	case p.hash == hash && p.key == key:
+		return
+	case p.tree:
+		if !m.putTreeVal(p, hash, key) {
+			return
+		}
+	default:
+		for binCount := 0; ; binCount++ {
+			e := p.next
+			if e == nil {
+				p.next = &hashNode[K]{key: key, hash: hash}
+				if binCount >= 7 { // TREEIFY_THRESHOLD - 1
+					m.treeifyBin(hash)
+				}
+				break
+			}
+			if e.hash == hash && e.key == key {
+				return
+			}
+			p = e
+		}
+	}
+	m.size++
+	if m.size > m.threshold {
+		m.resize()
+	}
+}
+
+// treeifyBin is HashMap.treeifyBin.
+func (m *hashMap[K]) treeifyBin(hash int32) {
+	if len(m.table) < 64 { // MIN_TREEIFY_CAPACITY
+		m.resize()
+		return
+	}
+	first := m.table[m.index(hash)]
+	var prev *hashNode[K]
+	for e := first; e != nil; e = e.next {
+		e.tree, e.prev = true, prev
+		prev = e
+	}
+	m.treeify(first)
+}
+
+// dir orders key k (hash h) against tree node p: -1 left, 1 right.
+func (m *hashMap[K]) dir(h int32, k K, p *hashNode[K]) int {
+	switch {
+	case p.hash > h:
+		return -1
+	case p.hash < h:
+		return 1
+	}
+	if m.compare != nil {
+		if c := m.compare(k, p.key); c != 0 {
+			return c
+		}
+	}
+	m.inexact = true // tieBreakOrder: class names, then identity hash codes
+	return -1
+}
+
+// treeify is TreeNode.treeify of the bin starting at first.
+func (m *hashMap[K]) treeify(first *hashNode[K]) {
+	var root *hashNode[K]
+	for x := first; x != nil; {
+		next := x.next
+		x.left, x.right = nil, nil
+		if root == nil {
+			x.parent, x.red, root = nil, false, x
+		} else {
+			for p := root; ; {
+				d := m.dir(x.hash, x.key, p)
+				xp := p
+				if d <= 0 {
+					p = p.left
+				} else {
+					p = p.right
+				}
+				if p == nil {
+					x.parent = xp
+					if d <= 0 {
+						xp.left = x
+					} else {
+						xp.right = x
+					}
+					root = balanceInsertion(root, x)
+					break
+				}
+			}
+		}
+		x = next
+	}
+	m.moveRootToFront(root)
+}
+
+// putTreeVal is TreeNode.putTreeVal; it reports whether the key was new.
+func (m *hashMap[K]) putTreeVal(first *hashNode[K], h int32, k K) bool {
+	root := first
+	for root.parent != nil {
+		root = root.parent
+	}
+	for p := root; ; {
+		if p.hash == h && p.key == k {
+			return false
+		}
+		var d int
+		if p.hash == h {
+			if found := findInTree(p, h, k); found {
+				return false
+			}
+		}
+		d = m.dir(h, k, p)
+		xp := p
+		if d <= 0 {
+			p = p.left
+		} else {
+			p = p.right
+		}
+		if p == nil {
+			xpn := xp.next
+			x := &hashNode[K]{key: k, hash: h, next: xpn, tree: true, parent: xp, prev: xp}
+			if d <= 0 {
+				xp.left = x
+			} else {
+				xp.right = x
+			}
+			xp.next = x
+			if xpn != nil {
+				xpn.prev = x
+			}
+			m.moveRootToFront(balanceInsertion(root, x))
+			return true
+		}
+	}
+}
+
+// findInTree reports whether key k with hash h is in the subtree at p.
+func findInTree[K comparable](p *hashNode[K], h int32, k K) bool {
+	if p == nil {
+		return false
+	}
+	if p.hash == h && p.key == k {
+		return true
+	}
+	return findInTree(p.left, h, k) || findInTree(p.right, h, k)
+}
+
+// moveRootToFront is TreeNode.moveRootToFront.
+func (m *hashMap[K]) moveRootToFront(root *hashNode[K]) {
+	if root == nil {
+		return
+	}
+	i := m.index(root.hash)
+	first := m.table[i]
+	if root == first {
+		return
+	}
+	m.table[i] = root
+	rp, rn := root.prev, root.next
+	if rn != nil {
+		rn.prev = rp
+	}
+	if rp != nil {
+		rp.next = rn
+	}
+	if first != nil {
+		first.prev = root
+	}
+	root.next, root.prev = first, nil
+}
+
+// split is TreeNode.split: the tree bin at old index j goes to j and
+// j+bit, each half a list again when it has 6 keys or fewer.
+func (m *hashMap[K]) split(b *hashNode[K], j, bit int) {
+	var loHead, loTail, hiHead, hiTail *hashNode[K]
+	lc, hc := 0, 0
+	for e := b; e != nil; {
+		next := e.next
+		e.next = nil
+		if uint32(e.hash)&uint32(bit) == 0 {
+			if e.prev = loTail; loTail == nil {
+				loHead = e
+			} else {
+				loTail.next = e
+			}
+			loTail = e
+			lc++
+		} else {
+			if e.prev = hiTail; hiTail == nil {
+				hiHead = e
+			} else {
+				hiTail.next = e
+			}
+			hiTail = e
+			hc++
+		}
+		e = next
+	}
+	if loHead != nil {
+		m.table[j] = loHead
+		if lc <= 6 { // UNTREEIFY_THRESHOLD
+			untreeify(loHead)
+		} else if hiHead != nil {
+			m.treeify(loHead)
+		}
+	}
+	if hiHead != nil {
+		m.table[j+bit] = hiHead
+		if hc <= 6 {
+			untreeify(hiHead)
+		} else if loHead != nil {
+			m.treeify(hiHead)
+		}
+	}
+}
+
+// untreeify turns a tree bin back into a list, keeping its linked order.
+func untreeify[K comparable](first *hashNode[K]) {
+	for e := first; e != nil; e = e.next {
+		e.tree, e.parent, e.left, e.right, e.prev, e.red = false, nil, nil, nil, nil, false
+	}
+}
+
+// rotateLeft is TreeNode.rotateLeft.
+func rotateLeft[K comparable](root, p *hashNode[K]) *hashNode[K] {
+	if p == nil || p.right == nil {
+		return root
+	}
+	r := p.right
+	p.right = r.left
+	if p.right != nil {
+		p.right.parent = p
+	}
+	r.parent = p.parent
+	switch pp := r.parent; {
+	case pp == nil:
+		root = r
+		r.red = false
+	case pp.left == p:
+		pp.left = r
+	default:
+		pp.right = r
+	}
+	r.left, p.parent = p, r
+	return root
+}
+
+// rotateRight is TreeNode.rotateRight.
+func rotateRight[K comparable](root, p *hashNode[K]) *hashNode[K] {
+	if p == nil || p.left == nil {
+		return root
+	}
+	l := p.left
+	p.left = l.right
+	if p.left != nil {
+		p.left.parent = p
+	}
+	l.parent = p.parent
+	switch pp := l.parent; {
+	case pp == nil:
+		root = l
+		l.red = false
+	case pp.right == p:
+		pp.right = l
+	default:
+		pp.left = l
+	}
+	l.right, p.parent = p, l
+	return root
+}
+
+// balanceInsertion is TreeNode.balanceInsertion.
+func balanceInsertion[K comparable](root, x *hashNode[K]) *hashNode[K] {
+	x.red = true
+	for {
+		xp := x.parent
+		if xp == nil {
+			x.red = false
+			return x
+		}
+		xpp := xp.parent
+		if !xp.red || xpp == nil {
+			return root
+		}
+		if xppl := xpp.left; xp == xppl {
+			if xppr := xpp.right; xppr != nil && xppr.red {
+				xppr.red, xp.red, xpp.red = false, false, true
+				x = xpp
+				continue
+			}
+			if x == xp.right {
+				x = xp
+				root = rotateLeft(root, x)
+				if xp = x.parent; xp == nil {
+					xpp = nil
+				} else {
+					xpp = xp.parent
+				}
+			}
+			if xp != nil {
+				xp.red = false
+				if xpp != nil {
+					xpp.red = true
+					root = rotateRight(root, xpp)
+				}
+			}
+		} else {
+			if xppl != nil && xppl.red {
+				xppl.red, xp.red, xpp.red = false, false, true
+				x = xpp
+				continue
+			}
+			if x == xp.left {
+				x = xp
+				root = rotateRight(root, x)
+				if xp = x.parent; xp == nil {
+					xpp = nil
+				} else {
+					xpp = xp.parent
+				}
+			}
+			if xp != nil {
+				xp.red = false
+				if xpp != nil {
+					xpp.red = true
+					root = rotateLeft(root, xpp)
+				}
+			}
+		}
+	}
+}
+
+// remove is HashMap.remove; the table never shrinks. Removing from a tree
+// bin (removeTreeNode, which may also turn the bin back into a list) is not
+// modelled: the key leaves the linked order, the bin becomes a list and the
+// map turns inexact.
+func (m *hashMap[K]) remove(key K, h int32) {
+	if m.table == nil {
+		return
+	}
+	hash := int32(spread(h))
+	i := m.index(hash)
+	var prev *hashNode[K]
+	for e := m.table[i]; e != nil; prev, e = e, e.next {
+		if e.hash != hash || e.key != key {
+			continue
+		}
+		if prev == nil {
+			m.table[i] = e.next
+		} else {
+			prev.next = e.next
+		}
+		if e.tree {
+			// Keep the linked order, as a list from now on.
+			m.inexact = true
+			untreeify(m.table[i])
+		}
+		m.size--
+		return
+	}
+}
+
+// keys lists the keys in Java's iteration order.
+func (m *hashMap[K]) keys() []K {
+	out := make([]K, 0, m.size)
+	for _, e := range m.table {
+		for ; e != nil; e = e.next {
+			out = append(out, e.key)
+		}
+	}
+	return out
+}
+
+// Order returns keys in the order Java iterates a HashMap or HashSet built
+// with the given initial capacity (defaultCapacity for `new HashMap<>()`)
+// into which keys were put in the given order; hash gives each key's Java
+// hashCode and compare the keys' compareTo (nil if they are not
+// Comparable), which Java consults only inside tree bins. Duplicates keep
+// their first place. ok is false where hashMap is inexact.
+//
+// Without tree bins Java keeps each bucket in insertion order through every
+// resize, so the order is the keys stably sorted by their bucket in the
+// final table: Order replays only the table's growth (thresholds, and the
+// resizes a crowded bucket of a small table causes) to learn the final size,
+// and runs the full hashMap model only when a tree bin forms.
+func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int, initialCapacity int) (order []K, ok bool) {
+	if len(keys) <= 1 {
+		return slices.Clone(keys), true
+	}
+	type entry struct {
+		key    K
+		hash   int32
+		bucket uint32
+	}
+	entries := make([]entry, 0, len(keys))
+	var seen map[K]bool
+	if len(keys) > 16 {
+		seen = make(map[K]bool, len(keys))
+	}
+	for _, k := range keys {
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		} else if slices.ContainsFunc(entries, func(e entry) bool { return e.key == k }) {
+			continue
+		}
+		entries = append(entries, entry{key: k, hash: hash(k)})
+	}
+
+	// Replay HashMap.putVal's growth.
+	table, threshold := 0, 0
+	if initialCapacity >= 0 {
+		threshold = tableSizeFor(initialCapacity)
+	}
+	var counts []int32
+	resize := func(inserted int) { // HashMap.resize, then recount the buckets
+		table, threshold = nextSize(table, threshold)
+		counts = make([]int32, table)
+		for _, e := range entries[:inserted] {
+			counts[spread(e.hash)&uint32(table-1)]++
+		}
+	}
+	ok = true
+	for i, e := range entries {
+		if table == 0 {
+			resize(0)
+		}
+		b := spread(e.hash) & uint32(table-1)
+		counts[b]++
+		if counts[b] >= 9 { // treeifyBin
+			if table < 64 {
+				resize(i + 1)
+			} else {
+				ok = false
+			}
+		}
+		if i+1 > threshold {
+			resize(i + 1)
+		}
+	}
+	if !ok {
+		m := newHashMap(initialCapacity, compare)
+		for _, e := range entries {
+			m.put(e.key, e.hash)
+		}
+		return m.keys(), !m.inexact
+	}
+	for i := range entries {
+		entries[i].bucket = spread(entries[i].hash) & uint32(table-1)
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.bucket, b.bucket) })
+	order = make([]K, len(entries))
+	for i, e := range entries {
+		order[i] = e.key
+	}
+	return order, true
+}
+
+// StringHash is java.lang.String.hashCode over the string's UTF-16 code units.
+func StringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r < 0x10000 {
+			h = 31*h + int32(r)
+			continue
+		}
+		r1, r2 := utf16.EncodeRune(r)
+		h = 31*h + int32(r1)
+		h = 31*h + int32(r2)
+	}
+	return h
+}
+
+// IntegerHash is java.lang.Integer.hashCode: the value itself.
+func IntegerHash(i int) int32 { return int32(i) }
+
+// UuidHash is Uuid.hashCode as a function value for Order.
+func UuidHash(u Uuid) int32 { return u.HashCode() }
+
+// StringCompare is String.compareTo: UTF-16 code units in order, then length.
+func StringCompare(a, b string) int {
+	ua, ub := utf16Units(a), utf16Units(b)
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return int(ua[i]) - int(ub[i])
+		}
+	}
+	return len(ua) - len(ub)
+}
+
+// UuidCompare is Uuid.compareTo as a function value for Order.
+func UuidCompare(a, b Uuid) int { return a.Compare(b) }
+
+// utf16Units is the string as Java holds it.
+func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }

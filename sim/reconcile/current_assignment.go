@@ -1,0 +1,238 @@
+// Package reconcile is the consumer group protocol's (KIP-848) reconciliation
+// of one member, as Kafka's group coordinator does it in
+// org.apache.kafka.coordinator.group.modern.consumer.CurrentAssignmentBuilder:
+// given the member's state, epochs and current assignment, the group's target
+// assignment and its epoch, what the member's last heartbeat said it owns, and
+// which partitions another member still holds, Next computes the member's next
+// state. A member moves to the target epoch only after it revoked what it must
+// give up (UNREVOKED_PARTITIONS keeps it at its epoch until then); partitions
+// another member has not released yet are withheld (UNRELEASED_PARTITIONS)
+// and handed over at a later heartbeat. Next is a pure function: the
+// coordinator calls it on each heartbeat, each member at its own pace.
+//
+// This is Kafka 4.0's builder (the mirrored sources, October 2024). Later
+// Kafka changed it: KAFKA-19431 (a member that unsubscribes from a topic
+// revokes its partitions at once, even at the target epoch), KAFKA-19449 (a
+// partition the member itself still has pending revocation is not withheld
+// as unreleased) and KAFKA-19974 (4.2: leaving UNREVOKED_PARTITIONS no longer
+// bumps the epoch by one); kgrepl does not follow those.
+package reconcile
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// MemberState is Kafka's MemberState.
+type MemberState int
+
+const (
+	// Stable: the member has its whole target assignment at the target epoch
+	// (or is at an older epoch and has not been reconciled yet).
+	Stable MemberState = iota
+	// UnrevokedPartitions: the member must revoke PendingRevocation before it
+	// can move to a newer epoch.
+	UnrevokedPartitions
+	// UnreleasedPartitions: the member is at the target epoch but some of its
+	// target partitions are still held by other members.
+	UnreleasedPartitions
+	// Unknown: a state from a newer coordinator; Kafka fences such a member
+	// unless it reports owning nothing.
+	Unknown
+)
+
+// String gives Kafka's name of the state (MemberState's enum constants).
+func (s MemberState) String() string {
+	switch s {
+	case Stable:
+		return "STABLE"
+	case UnrevokedPartitions:
+		return "UNREVOKED_PARTITIONS"
+	case UnreleasedPartitions:
+		return "UNRELEASED_PARTITIONS"
+	}
+	return "UNKNOWN"
+}
+
+// Member is the reconciliation half of a ConsumerGroupMember.
+type Member struct {
+	State               MemberState
+	MemberEpoch         int
+	PreviousMemberEpoch int
+	// Assigned is the member's current assignment (assignedPartitions).
+	Assigned []assign.TopicPartition
+	// PendingRevocation are the partitions the member was asked to revoke
+	// (partitionsPendingRevocation).
+	PendingRevocation []assign.TopicPartition
+}
+
+// Input is what CurrentAssignmentBuilder is built with.
+type Input struct {
+	Member      Member
+	TargetEpoch int                     // the group's assignment epoch
+	Target      []assign.TopicPartition // the member's target assignment
+	// Owned is what the member's ConsumerGroupHeartbeat said it owns;
+	// OwnedSent says whether the heartbeat carried the field at all. Kafka's
+	// client leaves it out (null) when nothing changed, and an absent field
+	// counts as still owning everything it was asked to revoke.
+	Owned     []assign.TopicPartition
+	OwnedSent bool
+	// HeldByOther reports whether a partition is still in another member's
+	// current assignment or pending revocation (Kafka's currentPartitionEpoch
+	// is not -1). Nil means no partition is held.
+	HeldByOther func(assign.TopicPartition) bool
+}
+
+// FencedMemberEpochError is FENCED_MEMBER_EPOCH (110), returned for a member
+// in the Unknown state that does not report owning nothing: it must give up
+// all its partitions and rejoin with epoch 0.
+type FencedMemberEpochError struct{}
+
+func (FencedMemberEpochError) Error() string {
+	return "FENCED_MEMBER_EPOCH (110): the consumer group member is in an unknown state; it must abandon all its partitions and rejoin"
+}
+
+// Code is the Kafka error code.
+func (FencedMemberEpochError) Code() int { return 110 }
+
+// Next is CurrentAssignmentBuilder.build: the member's next state, or the
+// member unchanged when it cannot move yet; changed reports whether the
+// result differs from in.Member (Kafka then writes the member's new current
+// assignment). Partition lists in the result are sorted by (topic, partition).
+func Next(in Input) (next Member, changed bool, err error) {
+	next, err = build(in)
+	return next, err == nil && !next.Equal(in.Member), err
+}
+
+// Equal reports whether two members have the same state, epochs and
+// partitions (in any order).
+func (m Member) Equal(o Member) bool {
+	return m.State == o.State && m.MemberEpoch == o.MemberEpoch && m.PreviousMemberEpoch == o.PreviousMemberEpoch &&
+		sameSet(m.Assigned, o.Assigned) && sameSet(m.PendingRevocation, o.PendingRevocation)
+}
+
+func sameSet(a, b []assign.TopicPartition) bool {
+	sa, sb := set(a), set(b)
+	if len(sa) != len(sb) {
+		return false
+	}
+	for p := range sa {
+		if !sb[p] {
+			return false
+		}
+	}
+	return true
+}
+
+func build(in Input) (Member, error) {
+	m := in.Member
+	switch m.State {
+	case Stable:
+		// A newer target (epoch) to reconcile towards?
+		if m.MemberEpoch != in.TargetEpoch {
+			return computeNext(in, m.MemberEpoch), nil
+		}
+		return m, nil
+	case UnrevokedPartitions:
+		// Still owns some of what it must revoke: wait.
+		if ownsAny(in, m.PendingRevocation) {
+			return m, nil
+		}
+		// Revoked everything: move to the next epoch and reconcile again.
+		return computeNext(in, m.MemberEpoch+1), nil
+	case UnreleasedPartitions:
+		return computeNext(in, m.MemberEpoch), nil
+	case Unknown:
+		if !in.OwnedSent || len(in.Owned) > 0 {
+			return m, FencedMemberEpochError{}
+		}
+		return computeNext(in, in.TargetEpoch), nil
+	}
+	return m, fmt.Errorf("member state %d is not one of STABLE, UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS, UNKNOWN", int(m.State))
+}
+
+// ownsAny is ownsRevokedPartitions: whether the heartbeat reports owning any
+// of ps (true when it reported nothing).
+func ownsAny(in Input, ps []assign.TopicPartition) bool {
+	if !in.OwnedSent {
+		return true
+	}
+	pending := set(ps)
+	for _, p := range in.Owned {
+		if pending[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// computeNext is computeNextAssignment: keep what is still targeted, revoke
+// the rest first, then add the targeted partitions nobody else holds.
+func computeNext(in Input, memberEpoch int) Member {
+	target := set(in.Target)
+	current := set(in.Member.Assigned)
+	var kept, revoke, add []assign.TopicPartition
+	unreleased := false
+	for _, p := range in.Member.Assigned {
+		if target[p] {
+			kept = append(kept, p)
+		} else {
+			revoke = append(revoke, p)
+		}
+	}
+	for _, p := range in.Target {
+		if current[p] {
+			continue
+		}
+		if in.HeldByOther != nil && in.HeldByOther(p) {
+			unreleased = true
+			continue
+		}
+		add = append(add, p)
+	}
+	next := in.Member
+	next.PreviousMemberEpoch = in.Member.MemberEpoch // Builder.updateMemberEpoch
+	if len(revoke) > 0 && ownsAny(in, revoke) {
+		// Revoke first, at the current epoch.
+		next.State = UnrevokedPartitions
+		next.MemberEpoch = memberEpoch
+		next.Assigned = sorted(kept)
+		next.PendingRevocation = sorted(revoke)
+		return next
+	}
+	next.MemberEpoch = in.TargetEpoch
+	next.Assigned = sorted(append(kept, add...))
+	next.PendingRevocation = nil
+	next.State = Stable
+	if unreleased {
+		next.State = UnreleasedPartitions
+	}
+	return next
+}
+
+func set(ps []assign.TopicPartition) map[assign.TopicPartition]bool {
+	s := make(map[assign.TopicPartition]bool, len(ps))
+	for _, p := range ps {
+		s[p] = true
+	}
+	return s
+}
+
+// sorted returns a sorted copy without duplicates (nil when empty).
+func sorted(ps []assign.TopicPartition) []assign.TopicPartition {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := append([]assign.TopicPartition(nil), ps...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	w := 1
+	for i := 1; i < len(out); i++ {
+		if out[i] != out[w-1] {
+			out[w] = out[i]
+			w++
+		}
+	}
+	return out[:w]
+}
