@@ -26,7 +26,7 @@ import (
 //
 // Steps:
 //
-//   - Claims. Members are walked in id order; each claimed partition that
+//   - Claims. Members are walked in the HashMap order; each claimed partition that
 //     exists (of a topic someone subscribes to) is checked against the last
 //     member seen claiming it: a higher generation takes it over, a lower one
 //     is ignored, an equal one voids it (neither keeps it; Kafka logs an
@@ -125,7 +125,7 @@ func kafkaSubscriptionsEqual(ms []Member) bool {
 // subscriptions. With P partitions and N members, minQuota = P/N, maxQuota =
 // ceil(P/N), and exactly P%N members end with maxQuota.
 //
-//   - Members, in id order, re-keep their valid claims sorted by partition
+//   - Members, in the HashMap order, re-keep their valid claims sorted by partition
 //     number, then topic (KAFKA-16277): all of them if fewer than minQuota
 //     (the member is then "under"); maxQuota of them if they have that many
 //     and fewer than P%N members have been granted maxQuota so far; else
@@ -227,8 +227,9 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //     revocation is required).
 //   - Claims of members whose generation is below the highest in the input
 //     are remembered per partition as the "previous owner" (the highest such
-//     generation wins, ties to the lower id). (Kafka's assignor object keeps
-//     the highest generation it has ever seen; a pure function cannot.)
+//     generation wins, ties to the first in the HashMap order). (Kafka's
+//     assignor object keeps the highest generation it has ever seen; a pure
+//     function cannot.)
 //   - Partitions are ordered by topic, topics by how many members subscribe
 //     (fewest first) then name. Each unowned partition goes to the member with
 //     the fewest partitions (ties: lower id) among its topic's subscribers.
@@ -238,7 +239,11 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //   - Balancing walks the partitions (first only the just-assigned ones,
 //     unless a revocation is required; then all) while the assignment is not
 //     balanced: a partition moves back to its previous owner if its holder has
-//     at least two more than that owner, or else to the least loaded
+//     at least two more than that owner (only if that owner still takes part
+//     in balancing and subscribes to the topic: Kafka does not check either,
+//     and so can hand a partition to a member not subscribed to its topic,
+//     an invalid answer, or fail with a NullPointerException; we stay valid
+//     and go on to the next rule), or else to the least loaded
 //     subscriber when some subscriber has at least two fewer than its holder;
 //     Kafka's partition-movement bookkeeping may swap in another partition of
 //     the same topic to avoid moving partitions back and forth. The walk
@@ -729,6 +734,11 @@ func (k *kafkaGeneralState) reassign(partitions []int32) bool {
 			}
 			t := k.tp.topicOf[g]
 			lc := len(k.lists[c])
+			// Kafka (performReassignments) moves a partition back to its
+			// previous owner without checking that the owner still subscribes
+			// to the topic: its answer is then invalid. We stay valid and
+			// require it (and that the owner takes part in balancing, without
+			// which Kafka throws a NullPointerException).
 			if p := k.prev[g]; p >= 0 && p != c && k.in[p] && k.can.has(int(p)*k.T+int(t)) && lc > len(k.lists[p])+1 {
 				k.move(g, p)
 				moved, modified = true, true
