@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"cmp"
 	"slices"
 	"unicode/utf16"
 )
@@ -71,13 +72,41 @@ func javaTableSizeFor(c int) int {
 // with the given initial capacity (16 for new HashMap<>()) into which keys
 // with the given hashCode values were put in index order, none removed. It
 // returns the indices in iteration order.
+// Each key is a distinct entry (equal hash codes are not taken for equal
+// keys). It takes O(k log k) for k keys.
 func javaHashOrder(hashes []int32, capacity int) []int {
-	var s javaHashSet
-	s.init(capacity)
+	n := javaTableSizeFor(max(capacity, 1))
+	spread := make([]uint32, len(hashes))
 	for i, h := range hashes {
-		s.add(int32(i), h)
+		spread[i] = javaSpread(h)
 	}
-	return s.order()
+	bins := make([]int32, n) // keys per bucket at the current table size
+	grow := func(count int) {
+		n <<= 1
+		bins = make([]int32, n)
+		for _, h := range spread[:count] {
+			bins[h&uint32(n-1)]++
+		}
+	}
+	for i, h := range spread {
+		b := h & uint32(n-1)
+		bins[b]++
+		if bins[b] > 8 && n < 64 { // treeifyBin on a small table resizes instead
+			grow(i + 1)
+		}
+		if i+1 > n*3/4 {
+			grow(i + 1)
+		}
+	}
+	order := make([]int, len(hashes))
+	for i := range order {
+		order[i] = i
+	}
+	mask := uint32(n - 1)
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(spread[a]&mask, spread[b]&mask)
+	})
+	return order
 }
 
 // javaHashSet follows the iteration order of one java.util.HashSet (or a

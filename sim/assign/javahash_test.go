@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,5 +103,31 @@ func TestJavaHashSetTopicPartitions(t *testing.T) {
 	}
 	if strings.Join(got, " ") != final {
 		t.Errorf("final order\n got %s\nwant %s", strings.Join(got, " "), final)
+	}
+}
+
+// javaHashOrder (the fast path for maps filled once) and javaHashSet (puts
+// and removes) model the same table; they agree on random keys, many of them
+// crowding a few buckets so that small tables grow early.
+func TestJavaHashOrderAgreesWithSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 500 {
+		k := r.IntN(200)
+		hashes := make([]int32, k)
+		for j := range hashes {
+			if i%2 == 0 {
+				hashes[j] = int32(r.IntN(8) * 1024) // few buckets
+			} else {
+				hashes[j] = int32(r.Uint32())
+			}
+		}
+		var s javaHashSet
+		s.init(16)
+		for j, h := range hashes {
+			s.add(int32(j), h)
+		}
+		if got, want := javaHashOrder(hashes, 16), s.order(); !slices.Equal(got, want) {
+			t.Fatalf("case %d: javaHashOrder %v, javaHashSet %v", i, got, want)
+		}
 	}
 }
