@@ -57,17 +57,17 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.run([]string{"new", "--defaults"}); err != nil {
-		return nil, err
-	}
-	// Demos print the quiet level unless asked for every line.
-	level := s.Quiet
-	s.Quiet = fl["--verbose"] != "true"
-	defer func() { s.Quiet = level }()
-	// pages are cut before each narration line, where `demo N --step` pauses.
-	var pages []string
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== demo %d: %s\n", n, demoTitles[n-1])
+	// A demo runs in a fresh session (SPEC §6): every branch dropped, every
+	// setting at its default, so it prints the same from anywhere, any
+	// number of times. The user's session is replaced only when the demo
+	// has run to its end; a failing demo leaves it as it was.
+	d := s.fresh()
+	// Demos print the quiet level unless asked for every line.
+	d.Quiet = fl["--verbose"] != "true"
+	// pages are cut before each narration line, where `demo N --step` pauses.
+	var pages []string
 	narrated := false
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -86,8 +86,8 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			continue
 		}
 		narrated = false
-		b.WriteString(s.Prompt() + trimmed + "\n")
-		out, err := s.Exec(trimmed)
+		b.WriteString(d.Prompt() + trimmed + "\n")
+		out, err := d.execLine(trimmed)
 		if out != "" {
 			b.WriteString(out + "\n")
 		}
@@ -96,10 +96,17 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 		}
 	}
 	pages = append(pages, b.String())
-	s.out.Reset() // the last command's narration is in the pages already
+	s.branches, s.cur = d.branches, d.cur
 	r := &Result{Text: strings.Join(pages, "")}
 	if fl["--step"] == "true" {
 		r.Pages = pages
 	}
 	return r, nil
+}
+
+// fresh is a new session with this one's settings for files and checks.
+func (s *Session) fresh() *Session {
+	d := NewSession()
+	d.Dir, d.AfterTick, d.CheckpointEvery, d.interrupt = s.Dir, s.AfterTick, s.CheckpointEvery, s.interrupt
+	return d
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -202,12 +203,58 @@ func TestDemo2And3SeedTable(t *testing.T) {
 	if fmt.Sprint(coopPaused) != "[3 2 1]" {
 		t.Errorf("cooperative-sticky paused %v per join, want [3 2 1]", coopPaused)
 	}
-	if coopMeter*10 > rangeMeter*6 {
-		t.Errorf("pause meter cooperative %d vs range %d: want well below (under 60%%)", coopMeter, rangeMeter)
+	// Well below: under two thirds. (It was under 60% until a JoinGroup
+	// answer waited for the member's next poll(), as in Kafka: the busy
+	// leader now delays each cooperative round by the rest of its batch.)
+	if coopMeter*3 >= rangeMeter*2 {
+		t.Errorf("pause meter cooperative %d vs range %d: want well below (under two thirds)", coopMeter, rangeMeter)
 	}
 	s := runDemo(t, 3)
 	if g := s.World().Group.Generation; g != 7 {
 		t.Errorf("cooperative demo ends in generation %d, want 7 (two rebalances per join)", g)
+	}
+	// Demo 3's duplicates are real Kafka: under the classic cooperative
+	// protocol a member revokes a partition after processing records of it
+	// without committing them (ConsumerCoordinator.onJoinComplete ->
+	// invokePartitionsRevoked commits nothing, and the next onJoinPrepare
+	// auto-commits only what is still assigned), so the next owner starts
+	// at the last commit and does them again.
+	w3 := s.World()
+	c3 := w3.Delivery("read_uncommitted")
+	if c3.Duplicates == 0 || c3.Lost != 0 {
+		t.Errorf("demo 3: duplicates %v lost %v, want duplicates (revoked without a commit) and nothing lost", c3.DuplicateNames, c3.LostNames)
+	}
+	for _, name := range c3.DuplicateNames {
+		var first sim.Event
+		for _, e := range w3.Events {
+			if e.Kind == sim.EvProcessed && len(e.Records) == 1 && e.Records[0] == name {
+				first = e
+				break
+			}
+		}
+		dot := strings.LastIndexByte(name, '.')
+		tp, err := w3.ParsePartition(name[:dot])
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, _ := strconv.Atoi(name[dot+1:])
+		revokedAt := -1
+		for _, e := range w3.Events {
+			if e.Kind == sim.EvRevoked && e.Member == first.Member && e.Tick >= first.Tick && strings.Contains(e.Text, "cooperative") &&
+				strings.Contains(e.Text, w3.ShortName(tp)) && revokedAt < 0 {
+				revokedAt = e.Tick
+			}
+		}
+		last := -1
+		for _, r := range w3.Group.OffsetsLog {
+			if r.TP == tp && r.Tick <= revokedAt && strings.HasPrefix(r.MemberID, first.Member+"-") {
+				last = r.Offset
+			}
+		}
+		if revokedAt < 0 || last > off {
+			t.Errorf("demo 3: %s processed by %s at %d, revoked at %d with %s last committed at %d: want a revocation with no commit past it",
+				name, first.Member, first.Tick, revokedAt, tp, last)
+		}
 	}
 	s = runDemo(t, 2)
 	if g := s.World().Group.Generation; g != 4 {
@@ -314,6 +361,9 @@ func TestDemo6Leaving(t *testing.T) {
 	if c2 == nil || c2.MemberID != "C2-3" || c2.InstanceID != "C2" {
 		t.Fatalf("C2 after the restart: %+v, want member C2-3 with group.instance.id C2", c2)
 	}
+	if !strings.Contains(rejoin.Text, "returns as C2-3, swapped in for C2-2") {
+		t.Errorf("static rejoin event %q: want it to name the new id C2-3 and the id swapped out, C2-2", rejoin.Text)
+	}
 	if got := w.PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
 		t.Errorf("static C2 has %s, want its old {o0 o1 p0 p1} back (static members sort first in range)", got)
 	}
@@ -336,14 +386,21 @@ func TestDemo7Zombie(t *testing.T) {
 	if leftAt == 0 {
 		t.Fatal("C2's heartbeat thread never left")
 	}
-	var refusal *sim.Packet
-	for _, p := range packets(w, sim.OffsetCommit, true) {
-		if p.To == "C2" && p.Error != sim.None {
-			refusal = p
+	// Leaving reset C2's generation (AbstractCoordinator.maybeLeaveGroup):
+	// its commitSync fails in the client, and no OffsetCommit goes out.
+	for _, p := range packets(w, sim.OffsetCommit, false) {
+		if p.From == "C2" && p.Sent >= leftAt {
+			t.Errorf("C2 sent OffsetCommit at tick %d after leaving at %d: %s", p.Sent, leftAt, p.Summary)
 		}
 	}
-	if refusal == nil || (refusal.Error != sim.UnknownMemberID && refusal.Error != sim.IllegalGeneration) || refused != 1 {
-		t.Fatalf("C2's commit after the stall: %+v, want one refusal with UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION", refusal)
+	local := 0
+	for _, e := range w.Events {
+		if e.Kind == sim.EvCommitFailed && e.Member == "C2" && strings.Contains(e.Text, "CommitFailedException, nothing sent") {
+			local++
+		}
+	}
+	if refused != 1 || local != 1 {
+		t.Fatalf("C2's commit after the stall: %d failures, %d of them local; want one CommitFailedException with nothing sent", refused, local)
 	}
 	c := w.Delivery("read_uncommitted")
 	if fmt.Sprint(c.DuplicateNames) != "[o2.3 o2.4 o2.5]" {

@@ -131,7 +131,7 @@ func saveCounterexamples(s *Session, rep *explore.Report, dir string) error {
 	prefix := s.cur.script()
 	for class, i := range rep.Shortest {
 		if err := writeAtomic(filepath.Join(dir, classFile(class)), []byte(rep.Script(prefix, i))); err != nil {
-			return err
+			return fmt.Errorf("%s: %v", classFile(class), err)
 		}
 	}
 	return nil
@@ -325,13 +325,26 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	return rows, nil
 }
 
-// typedScript is the branch as commands: its settings at `new`, the `new`,
-// then what the user typed since.
+// typedScript is the branch as commands, from the one history: its
+// origin's settings, its new, then its inputs, each step as the command
+// that was typed (`run until stable`), so the rerun keeps its intent under
+// other settings.
 func (b *branch) typedScript() []string {
-	lines := strings.Split(strings.TrimRight(b.script(), "\n"), "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "new") {
-			return append(lines[:i+1], b.typed...)
+	o := b.hist.origin
+	lines := o.cfg.SetLines()
+	nl := o.newLine
+	if len(lines) > 0 {
+		nl += " --keep-settings"
+	}
+	lines = append(lines, nl)
+	for _, in := range b.hist.inputs {
+		switch {
+		case !in.step:
+			lines = append(lines, in.line)
+		case in.typed != "":
+			lines = append(lines, in.typed)
+		case in.ticks > 0:
+			lines = append(lines, "step "+strconv.Itoa(in.ticks))
 		}
 	}
 	return lines
@@ -464,7 +477,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 			counts[i] = append(counts[i], float64(r.parts[c]))
 		}
 	}
-	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d combination(s) of %s:\n", len(s.cur.log), len(rows), strings.Join(keys, ", ")) + t.Fit(textWidth)
+	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d combination(s) of %s:\n", len(s.cur.hist.inputs), len(rows), strings.Join(keys, ", ")) + t.Fit(textWidth)
 	if len(clients) > 0 {
 		text += "\nfinal assignment ({} = idle, - = not in the group):\n" + at.Fit(textWidth)
 	}

@@ -188,9 +188,12 @@ func (s *Session) pictureResult(cmd, out, def string, svg string, png []byte, no
 			}
 		}
 		if err := writeAtomic(path, data); err != nil {
-			return nil, fmt.Errorf("%s: %v", cmd, err)
+			where := out
+			if out == "" {
+				where = path
+			}
+			return nil, fmt.Errorf("%s --out %s: %v", cmd, where, err)
 		}
-		_ = os.Chmod(path, 0o644) // a picture is for sharing; the temporary file was private
 		msg = fmt.Sprintf("%s: wrote %s", cmd, path)
 	default:
 		msg = fmt.Sprintf("%s: drawn, not written (no picture folder here: --out FILE writes it)", cmd)

@@ -132,3 +132,29 @@ func (w *World) handleProduce(p *Packet) {
 	w.event(EvProduced, r.Producer, "%s written to %s at offset %d", r.Value, r.TP, resp.Offset)
 	w.reply(p, None, fmt.Sprintf("%s at offset %d", r.Value, resp.Offset), resp)
 }
+
+// fetchOutstanding reports whether fetch id of m is held at the broker (a
+// long poll) or its answer is on the wire.
+func (w *World) fetchOutstanding(m *Member, id int) bool {
+	for _, pf := range w.parked {
+		if r, ok := pf.pkt.Body.(*fetchReq); ok && pf.pkt.From == m.Client && pf.pkt.FromInc == m.Inc && r.ID == id {
+			return true
+		}
+	}
+	for _, p := range w.sending {
+		if p.Type != Fetch {
+			continue
+		}
+		switch b := p.Body.(type) {
+		case *fetchReq:
+			if p.From == m.Client && p.FromInc == m.Inc && b.ID == id {
+				return true
+			}
+		case *fetchResp:
+			if p.To == m.Client && p.ToInc == m.Inc && b.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}

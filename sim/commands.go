@@ -57,10 +57,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 		}
 	}
 	if static && w.Cfg.ForClient(client).InstanceID == "" {
-		if w.Cfg.Overrides[client] == nil {
-			w.Cfg.Overrides[client] = map[string]string{}
-		}
-		w.Cfg.Overrides[client]["group.instance.id"] = client
+		w.Cfg.Overrides = append(w.Cfg.Overrides, Override{Client: client, Key: "group.instance.id", Value: client})
 	}
 	m := w.newProcess(client)
 	if len(topics) > 0 {
@@ -70,22 +67,43 @@ func (w *World) Join(client string, static bool, topics []string) error {
 	return nil
 }
 
-// Close is a graceful close(): finish the record in hand, commit as the
-// commit mode says, LeaveGroup (none for a static member).
-func (w *World) Close(client string) error {
-	m, err := w.live("close", client)
+// Close is the graceful shutdown real applications use: consumer.wakeup()
+// from a shutdown hook, so the poll loop finishes the batch in hand (and
+// commits it, as the commit mode says), its next poll() throws
+// WakeupException, and close() commits (auto-commit: the positions, now all
+// processed; KafkaConsumer.close -> ConsumerCoordinator.close ->
+// maybeAutoCommitOffsetsSync) and sends LeaveGroup (none for a static
+// member; AbstractCoordinator.maybeLeaveGroup).
+func (w *World) Close(client string) error { return w.close(client, false) }
+
+// CloseNow breaks out of the batch after the record in hand and closes:
+// under auto-commit close() commits the positions poll() returned, so the
+// rest of the batch is skipped (a real Kafka pitfall).
+func (w *World) CloseNow(client string) error { return w.close(client, true) }
+
+func (w *World) close(client string, now bool) error {
+	verb := "close"
+	if now {
+		verb = "close --now"
+	}
+	m, err := w.live(verb, client)
 	if err != nil {
 		return err
 	}
-	if m.closing {
-		return fmt.Errorf("close %s: %s is already closing", client, client)
+	if m.closing && (m.closeNow || !now) {
+		return fmt.Errorf("%s %s: %s is already closing", verb, client, client)
 	}
-	m.closing = true
-	if m.loop != LoopProcessing {
-		// Blocked in poll() or in a commit: close() runs once that returns.
-		if m.inPoll() {
-			m.finishClose(w)
-		}
+	if m.closing {
+		// A second signal during a graceful close: break out now.
+		m.closeNow = true
+		return nil
+	}
+	m.closing, m.closeNow = true, now
+	// Blocked in poll(): wakeup() makes it throw at once. Processing, or in a
+	// blocking call (commitSync, flush, commitTransaction): close() runs once
+	// the loop is back in poll(), or (--now) after the record in hand.
+	if m.inPoll() {
+		m.finishClose(w)
 	}
 	return nil
 }
@@ -195,6 +213,9 @@ func (w *World) Set(client, key, value string) error {
 		inst := m.Cfg.InstanceID
 		m.Cfg = w.Cfg.ForClient(c)
 		m.Cfg.InstanceID = inst
+		if key == "partition.assignment.strategy" && m.MemberID != "" {
+			w.Group.allowProtocol(m.MemberID, m.Cfg.Assignor)
+		}
 		w.wakeUp(m)
 	}
 	return nil

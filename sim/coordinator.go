@@ -46,9 +46,13 @@ type GroupMember struct {
 	Owned                          []TopicPartition
 	OwnedGen                       int
 	Strategy                       string
-	RebalanceTimeout               int
-	SessionTimeout                 int
-	Assignment                     []TopicPartition
+	// Protocols are the assignors the member supports, as the coordinator
+	// counts them (ClassicGroup.supportedProtocols). Never changed in
+	// place: a new slice replaces it, so clones may share it.
+	Protocols        []string
+	RebalanceTimeout int
+	SessionTimeout   int
+	Assignment       []TopicPartition
 	// Joined is true once the member sent JoinGroup in the current round.
 	Joined    bool
 	joinOrder int
@@ -57,6 +61,9 @@ type GroupMember struct {
 	// silentSince is the tick the member was last heard, or -1 while its
 	// heartbeat thread is alive (heartbeats are implicit).
 	silentSince int
+	// pendingSync: answered in the current generation's join round, no
+	// SyncGroup received yet (ClassicGroup.pendingSyncMembers).
+	pendingSync bool
 }
 
 // OffsetRecord is one record of __consumer_offsets.
@@ -84,7 +91,14 @@ type Group struct {
 	fenced     map[string]bool   // member ids replaced by a static rejoin
 	roundStart int
 	deadline   int
-	joinSeq    int
+	// The initial rebalance of an empty group, delayed by
+	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
+	// with the group Empty): it never completes early; each delay that saw a
+	// new member is followed by another, within the rebalance timeout.
+	initialRound     bool
+	newMemberAdded   bool
+	initialRemaining int
+	joinSeq          int
 	// Committed offsets; pending transactional offsets by PID.
 	offsets    map[TopicPartition]OffsetRecord
 	pending    map[int64]map[TopicPartition]OffsetRecord
@@ -158,7 +172,7 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 	g.joinSeq++
 	gm := &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy,
+		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
 		RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: r.SessionTimeout, Joined: true,
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.members[gm.MemberID] = gm
@@ -222,7 +236,53 @@ func (g *Group) checkMember(memberID, instanceID string, generation int) ErrorCo
 	return None
 }
 
+// supportsProtocol is ClassicGroup.supportsProtocols for a member naming
+// one assignor: an empty group takes any; otherwise every member must
+// support it (the joining member's own record included, as Kafka counts).
+func (g *Group) supportsProtocol(strategy string) bool {
+	if g.State == Empty || len(g.members) == 0 {
+		return true
+	}
+	for _, gm := range g.members {
+		found := false
+		for _, s := range gm.Protocols {
+			if s == strategy {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// allowProtocol records that a member now also supports strategy. kgrepl's
+// stand-in for the first bounce of the rolling upgrade Kafka needs to
+// switch assignors (SPEC §4 skips it): a live member whose
+// partition.assignment.strategy is set is counted as supporting both the
+// assignor it joined with and the new one until it rejoins.
+func (g *Group) allowProtocol(memberID, strategy string) {
+	gm := g.members[memberID]
+	if gm == nil {
+		return
+	}
+	for _, s := range gm.Protocols {
+		if s == strategy {
+			return
+		}
+	}
+	gm.Protocols = append(append([]string{}, gm.Protocols...), strategy)
+}
+
 func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+	// GroupMetadataManager.classicGroupJoinNewMember and
+	// classicGroupJoinExistingMember: a member with no assignor in common
+	// with the group is refused with INCONSISTENT_GROUP_PROTOCOL.
+	if !g.supportsProtocol(r.Strategy) {
+		w.reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
+		return
+	}
 	if r.MemberID == "" {
 		if r.InstanceID != "" {
 			if old, ok := g.static[r.InstanceID]; ok {
@@ -235,6 +295,10 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		gm := g.addMember(&nr, w.Tick)
 		gm.joinPkt = p
 		g.heardLast(w, gm)
+		if g.State == PreparingRebalance && g.initialRound {
+			// GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin.
+			g.newMemberAdded = true
+		}
 		g.prepareRebalance(w, gm.ClientID+" joins as "+gm.MemberID)
 		return
 	}
@@ -243,8 +307,11 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		return
 	}
 	gm := g.members[r.MemberID]
-	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy
+	// ClassicGroupMember.matches: the subscription as a whole (topics,
+	// owned partitions, the generation it carries) and the protocol.
+	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
+	gm.Protocols = []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.State {
 	case PreparingRebalance:
@@ -283,21 +350,27 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	g.fenced[oldID] = true
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
-		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
-		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1}
+		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
+		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
+		pendingSync: old.pendingSync}
 	g.members[gm.MemberID] = gm
 	g.heardLast(w, gm)
 	g.static[r.InstanceID] = gm.MemberID
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}
-	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s: %s swapped in, same assignment, generation stays %d",
+	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
 	case Stable:
-		if !sameTopics(old.Topics, r.Topics) {
+		// GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin:
+		// in Stable only a change of the group's protocol rebalances; a
+		// changed subscription alone gets the old assignment back, and the
+		// client, finding it does not match (checkAssignmentMatchedSubscription),
+		// rejoins with its new subscription.
+		if g.chooseProtocol() != g.Protocol {
 			g.markJoined(gm, p)
-			g.prepareRebalance(w, "static member "+r.InstanceID+" changed its subscription")
+			g.prepareRebalance(w, "static member "+r.InstanceID+" joined with a change of protocol")
 			return
 		}
 		if g.withheld(w) {
@@ -355,6 +428,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			}
 		}
 	}
+	initial := g.State == Empty && w.Cfg.InitialRebalanceDelay > 0
 	g.transition(w, PreparingRebalance, reason)
 	g.RebalanceStarts++
 	g.roundStart = w.Tick
@@ -365,7 +439,19 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 		}
 	}
 	g.deadline = w.Tick + timeout
-	w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+	g.initialRound, g.newMemberAdded = initial, false
+	if initial {
+		// GroupMetadataManager.prepareRebalance: the group is new; give the
+		// members more time to join. No rebalance-timeout deadline here.
+		d := w.Cfg.InitialRebalanceDelay
+		g.initialRemaining = timeout - d
+		if g.initialRemaining < 0 {
+			g.initialRemaining = 0
+		}
+		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: g.roundStart, m: d})
+	} else {
+		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+	}
 	for _, gm := range g.Members() {
 		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
 			gm.Joined = false
@@ -382,8 +468,8 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 // have all joined completes here, so JoinGroups that arrive in one tick are
 // answered in one generation.
 func (g *Group) tick(w *World) {
-	if g.State != PreparingRebalance {
-		return
+	if g.State != PreparingRebalance || g.initialRound {
+		return // an initial rebalance never completes early (maybeCompleteJoinPhase)
 	}
 	for _, gm := range g.members {
 		if !gm.Joined {
@@ -436,6 +522,20 @@ func (g *Group) completeJoin(w *World) {
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
 	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Protocol, memberIDs(g.Members()))
 	list := g.memberList()
+	// GroupMetadataManager.completeClassicGroupJoin: every member must now
+	// heartbeat with the member id it was given, and send SyncGroup within
+	// the rebalance timeout (schedulePendingSync).
+	timeout := 0
+	for _, gm := range g.Members() {
+		gm.pendingSync = true
+		if gm.RebalanceTimeout > timeout {
+			timeout = gm.RebalanceTimeout
+		}
+	}
+	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation})
+	for _, gm := range joined {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
+	}
 	for _, gm := range joined {
 		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
@@ -448,6 +548,75 @@ func (g *Group) completeJoin(w *World) {
 		}
 		gm.joinPkt = nil
 		gm.Joined = false
+	}
+}
+
+// initialDelayOver is GroupMetadataManager.tryCompleteInitialRebalanceElseSchedule:
+// if a member joined during the delay and time remains, wait again (the
+// configured delay, at most what remains); otherwise complete the join.
+func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
+	if g.State != PreparingRebalance || !g.initialRound || g.roundStart != roundStart {
+		return
+	}
+	if g.newMemberAdded && g.initialRemaining != 0 {
+		g.newMemberAdded = false
+		d := w.Cfg.InitialRebalanceDelay
+		if d > g.initialRemaining {
+			d = g.initialRemaining
+		}
+		g.initialRemaining -= delay
+		if g.initialRemaining < 0 {
+			g.initialRemaining = 0
+		}
+		w.event(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
+		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: roundStart, m: d})
+		return
+	}
+	g.initialRound = false
+	g.completeJoin(w)
+}
+
+// heartbeatCheck is ClassicGroupMember.hasSatisfiedHeartbeat for a member
+// answered in generation gen: heartbeats count only for a member id the
+// client holds (kgrepl's heartbeats are implicit: a live process is heard
+// with the member id it goes by). One whose client never took the id (the
+// JoinGroup answer was lost) is removed after session.timeout.ms; one
+// waiting at the coordinator in JoinGroup or SyncGroup counts as heard.
+func (g *Group) heartbeatCheck(w *World, id string, gen int) {
+	gm := g.members[id]
+	if gm == nil || gm.silentSince >= 0 {
+		return // gone, or its silence is already being timed
+	}
+	m := w.process(gm.ClientID, gm.Inc)
+	if m == nil || !m.Alive || m.MemberID == id {
+		return // a dead process is timed by processStopped
+	}
+	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})
+		return
+	}
+	g.removeMember(w, id, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
+	if g.State != Empty {
+		g.prepareRebalance(w, id+" timed out")
+	}
+}
+
+// expirePendingSync is GroupMetadataManager.expirePendingSync: members of
+// generation gen that sent no SyncGroup within the rebalance timeout are
+// removed, and the group rebalances.
+func (g *Group) expirePendingSync(w *World, gen int) {
+	if g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
+		return
+	}
+	removed := false
+	for _, gm := range g.Members() {
+		if gm.pendingSync {
+			g.removeMember(w, gm.MemberID, "no SyncGroup within the rebalance timeout")
+			removed = true
+		}
+	}
+	if removed {
+		g.prepareRebalance(w, "members removed on pending sync expiration")
 	}
 }
 
@@ -513,6 +682,7 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 		return
 	}
 	gm := g.members[r.MemberID]
+	gm.pendingSync = false
 	switch g.State {
 	case PreparingRebalance:
 		w.reply(p, RebalanceInProgress, "", nil)

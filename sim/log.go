@@ -108,13 +108,18 @@ func (l *PartitionLog) append(c Cell) int {
 // writeMarker ends pid's open transaction here with a COMMIT or ABORT
 // control record and marks its cells.
 func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) {
-	first, ok := l.openTxn[pid]
-	if !ok {
-		return // nothing of this transaction reached this partition
-	}
 	mark, name := TxnCommitted, "COMMIT"
 	if !commit {
 		mark, name = TxnAborted, "ABORT"
+	}
+	first, ok := l.openTxn[pid]
+	if !ok {
+		// Nothing of this transaction reached this partition, but it was
+		// added to it: the leader writes the marker all the same
+		// (TransactionMarkerChannelManager sends one to every partition
+		// of the transaction); with no data there is no aborted range.
+		l.append(Cell{Value: name, Control: name, PID: pid, Epoch: epoch, Seq: -1, Txn: mark, Tick: tick})
+		return
 	}
 	for i := first; i < len(l.Cells); i++ {
 		if l.Cells[i].PID == pid && l.Cells[i].Txn == TxnOpen {

@@ -76,7 +76,24 @@ type Member struct {
 	rejoin     bool             // send JoinGroup at the next poll
 	lost       bool             // its generation is gone: drop every partition at the next poll
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
-	joinedGen  int              // generation of Owned, sent as sticky user data
+	// A JoinGroup answer that arrived outside poll(), handled at the next
+	// one (the body is never changed, so clones may share it).
+	joinAnswer    *joinResp
+	joinAnswerErr ErrorCode
+	hasJoinAnswer bool
+	// Requests counted so that a timeout knows whether its request is
+	// still the one outstanding (request.timeout.ms).
+	joinSeq, syncSeq, offsetFetchSeq, endTxnSeq int
+	joinRetry                                   bool   // send JoinGroup again at the next poll
+	joinedGen                                   int    // generation of Owned, sent as sticky user data
+	groupProto                                  string // the group's assignor, from the last JoinGroup answer
+	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
+	// last assignment and its generation, sent as subscription user data
+	// even after an eager revocation emptied Owned. Replaced, never changed
+	// in place.
+	stickyPrev []TopicPartition
+	stickyGen  int
+	hasSticky  bool
 
 	// The application thread.
 	loop          Loop
@@ -94,6 +111,7 @@ type Member struct {
 	autoArmed     int // the nextAuto a timer is set for
 	crashAfter    int // crash once this many more records are done; -1 = never
 	closing       bool
+	closeNow      bool // close --now: break out after the record in hand
 	afterCommit   cont // what the loop does when commitSync returns
 	afterFlush    cont // what it does once every produce is answered
 	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
@@ -183,18 +201,74 @@ func (m *Member) joinRequest() *joinReq {
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
 	r.Owned = append([]TopicPartition{}, m.Owned...)
+	if m.Cfg.Assignor == "sticky" && m.hasSticky {
+		// StickyAssignor.subscriptionUserData: the previous assignment and
+		// generation, which memberData reads instead of ownedPartitions.
+		r.Owned = append([]TopicPartition{}, m.stickyPrev...)
+		r.OwnedGen = m.stickyGen
+	}
 	return r
 }
 
 func (m *Member) sendJoin(w *World) {
 	m.Phase = PhaseJoining
-	m.rejoin = false
+	m.rejoin, m.joinRetry = false, false
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
 	if m.protocol() == assign.Cooperative {
 		s += ", owns " + partList(w, m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.joinSeq++
+	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
+}
+
+// joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
+// max(request.timeout.ms, rebalance timeout + JOIN_GROUP_TIMEOUT_LAPSE).
+// Kafka's lapse is 5 s; kgrepl counts it as 1 tick plus the 2-tick round
+// trip a tick model adds.
+func (m *Member) joinTimeoutTicks() int {
+	t := m.Cfg.MaxPollInterval + 3
+	if m.Cfg.RequestTimeout > t {
+		t = m.Cfg.RequestTimeout
+	}
+	return t
+}
+
+// joinTimeout: the JoinGroup got no answer in time (the request or the
+// answer was lost). Kafka's joinGroupIfNeeded treats the timeout as
+// retriable and joins again, with the member id it holds (none for a new
+// member), from inside poll().
+func (m *Member) joinTimeout(w *World, seq int) {
+	if m.Phase != PhaseJoining || m.joinSeq != seq || m.hasJoinAnswer {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+// syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
+// client fails the join and joins again with its member id.
+func (m *Member) syncTimeout(w *World, seq int) {
+	if m.Phase != PhaseSyncing || m.syncSeq != seq {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+// fetchTimeout: a Fetch neither answered nor held at the broker (a long
+// poll the broker holds stands for empty answers to fetches sent again) was
+// lost on the way: the fetcher gives up on it and fetches again.
+func (m *Member) fetchTimeout(w *World, id int) {
+	if m.loop != LoopFetching || m.fetchID != id || w.fetchOutstanding(m, id) {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
+	m.abandonFetch()
+	w.wakeUp(m)
 }
 
 // receive handles an answer (or a notification) from B1.
@@ -243,30 +317,62 @@ func (m *Member) receive(w *World, p *Packet) {
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
+	r, _ := p.Body.(*joinResp)
 	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
-		// The answer to a JoinGroup this member has since replaced: a member
-		// id it hands out is never used, so the coordinator stops hearing it.
-		if r, ok := p.Body.(*joinResp); ok && p.Error == None && r.MemberID != m.MemberID {
-			w.Group.memberIDDropped(w, r.MemberID)
-		}
+		m.staleJoinAnswer(w, p.Error, r)
 		return
 	}
-	switch p.Error {
+	if !m.inPoll() && m.loop != LoopCommitting {
+		// The heartbeat thread is disabled while a JoinGroup is in flight
+		// (AbstractCoordinator.HeartbeatThread: state.hasNotJoinedGroup()),
+		// so only the application thread reads the answer, inside poll() or
+		// a commitSync; a member busy with its batch handles it at its next
+		// poll(), and a busy leader delays everyone's SyncGroup.
+		m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = r, p.Error, true
+		return
+	}
+	m.handleJoinAnswer(w, p.Error, r)
+}
+
+// staleJoinAnswer drops the answer to a JoinGroup this member has since
+// replaced: a member id it hands out is never used, so the coordinator
+// stops hearing it.
+func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	if r != nil && code == None && r.MemberID != m.MemberID {
+		w.Group.memberIDDropped(w, r.MemberID)
+	}
+}
+
+// takeJoinAnswer handles a JoinGroup answer that waited for poll().
+func (m *Member) takeJoinAnswer(w *World) {
+	if !m.hasJoinAnswer {
+		return
+	}
+	r, code := m.joinAnswer, m.joinAnswerErr
+	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, None, false
+	if m.Phase != PhaseJoining {
+		m.staleJoinAnswer(w, code, r)
+		return
+	}
+	m.handleJoinAnswer(w, code, r)
+}
+
+func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	switch code {
 	case None:
 	case UnknownMemberID:
 		m.setMemberID(w, "")
 		m.sendJoin(w)
 		return
 	case FencedInstanceID, InconsistentGroupProtocol:
-		m.fatal(w, p.Error.String()+" on JoinGroup")
+		m.fatal(w, code.String()+" on JoinGroup")
 		return
 	default:
 		m.rejoin = true
 		return
 	}
-	r := p.Body.(*joinResp)
 	m.setMemberID(w, r.MemberID)
-	m.Generation, m.Leader = r.Generation, r.Leader
+	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
 	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
@@ -280,6 +386,8 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
 	m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req})
+	m.syncSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {
@@ -301,6 +409,19 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	}
 	got := p.Body.(*syncResp).Assignment
 	m.joinedGen = m.Generation
+	if tp, ok := m.unsubscribed(got); ok {
+		// ConsumerCoordinator.onJoinComplete: an assignment that does not
+		// match the subscription is not taken; the member rejoins with its
+		// current subscription.
+		w.event(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, partList(w, got), tp, strings.Join(m.Topics, ","))
+		m.Phase = PhaseStable
+		m.rejoin = true
+		return
+	}
+	if m.groupProto == "sticky" {
+		m.stickyPrev, m.stickyGen, m.hasSticky = append([]TopicPartition{}, got...), m.Generation, true
+	}
 	var added []TopicPartition
 	if m.protocol() == assign.Eager {
 		m.Owned = append([]TopicPartition{}, got...)
@@ -336,9 +457,28 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	m.sendOffsetFetch(w, added)
 }
 
+// unsubscribed finds a partition of a topic the member does not subscribe to.
+func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
+	for _, tp := range tps {
+		found := false
+		for _, t := range m.Topics {
+			if t == tp.Topic {
+				found = true
+			}
+		}
+		if !found {
+			return tp, true
+		}
+	}
+	return TopicPartition{}, false
+}
+
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
 	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}})
+	m.offsetFetchSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
+		tps: append([]TopicPartition{}, tps...)})
 }
 
 func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
@@ -413,6 +553,15 @@ func (m *Member) poll(w *World) bool {
 	if m.Zombie {
 		m.stopZombie(w) // it finished what it had in hand
 		return false
+	}
+	m.takeJoinAnswer(w)
+	if m.joinRetry {
+		m.joinRetry = false
+		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
+			m.abandonFetch()
+			m.sendJoin(w)
+			return false
+		}
 	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
@@ -492,24 +641,28 @@ func (m *Member) poll(w *World) bool {
 	}
 	m.loop = LoopFetching
 	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
 }
 
 // maybeAutoCommit is the auto-commit inside poll(): when the interval has
-// passed, commit the positions of earlier polls (async). A member waiting in
-// a long poll still calls poll() again each time it returns empty, so a
-// timer stands for those calls while there is something to commit.
+// passed, commit the positions of every positioned partition (async),
+// changed or not, as ConsumerCoordinator.maybeAutoCommitOffsetsAsync does
+// with subscriptions.allConsumed(); with nothing positioned no request goes
+// out (sendOffsetCommitRequest returns at once on empty offsets). A member
+// waiting in a long poll wakes for the auto-commit deadline
+// (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
 func (m *Member) maybeAutoCommit(w *World) {
 	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() || m.rebalancing() {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		if offs := m.fetchPositions(); m.commitNeeded(offs) {
+		if offs := m.fetchPositions(); len(offs) > 0 {
 			m.sendCommit(w, offs, false)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
-	if m.autoArmed != m.nextAuto && m.commitNeeded(m.fetchPositions()) {
+	if m.autoArmed != m.nextAuto && len(m.fetchPositions()) > 0 {
 		m.autoArmed = m.nextAuto
 		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
 	}
@@ -664,7 +817,7 @@ func (m *Member) work(w *World) {
 			return
 		}
 	}
-	if m.closing {
+	if m.closing && m.closeNow {
 		m.batch = m.batch[:m.batchIdx] // the rest of the batch is left unprocessed
 		m.finishClose(w)
 		return
@@ -750,23 +903,45 @@ func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
 		m.resume(w, then)
 		return
 	}
-	if m.rebalancing() {
-		// Kafka's client refuses at once: the generation is not stable, so no
-		// request goes out (RebalanceInProgressException).
-		w.event(EvCommitFailed, m.Client, "%s: commitSync during its own rebalance: RebalanceInProgressException, nothing sent", m.label(w))
-		m.afterCommit = then
-		m.commitThrew()
-		then, m.afterCommit = m.afterCommit, contNone
-		m.resume(w, then)
-		return
-	}
 	m.loop = LoopCommitting
 	m.afterCommit = then
 	m.pendingCommit = offs
 	m.sendSyncCommit(w)
 }
 
+// commitRefusedLocally is ConsumerCoordinator.sendOffsetCommitRequest
+// finding no stable generation (AbstractCoordinator.generationIfStable is
+// null): the commit fails in the client and no request goes out. During
+// the member's own rebalance it is RebalanceInProgressException; after the
+// generation was reset (AbstractCoordinator.maybeLeaveGroup ->
+// resetGenerationOnLeaveGroup on a poll timeout, or
+// resetGenerationOnResponseError after UNKNOWN_MEMBER_ID or
+// ILLEGAL_GENERATION) it is CommitFailedException. It reports whether the
+// commit was refused (the loop has then moved on).
+func (m *Member) commitRefusedLocally(w *World, then cont) bool {
+	var why string
+	switch {
+	case m.rebalancing():
+		why = "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
+	case m.Phase == PhaseOut || m.lost:
+		why = "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
+	default:
+		return false
+	}
+	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
+	m.afterCommit = then
+	m.pendingCommit = nil
+	m.commitSeq++ // no retry
+	m.commitThrew()
+	then, m.afterCommit = m.afterCommit, contNone
+	m.resume(w, then)
+	return true
+}
+
 func (m *Member) sendSyncCommit(w *World) {
+	if m.commitRefusedLocally(w, m.afterCommit) {
+		return
+	}
 	m.commitSeq++
 	m.sendCommit(w, m.pendingCommit, true)
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})

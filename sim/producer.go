@@ -289,15 +289,30 @@ func (m *Member) endTxn(w *World, commit bool) {
 	}
 	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
 		Body: &endTxnReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
+	m.endTxnSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmEndTxnTimeout, client: m.Client, inc: m.Inc, n: m.endTxnSeq, m: boolInt(commit)})
 }
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
-	if p.Error != None {
+	req := p.Req.Body.(*endTxnReq)
+	if m.loop != LoopTxnEnd {
+		return // an answer to an EndTxn this producer has stopped waiting for
+	}
+	switch p.Error {
+	case None:
+	case ConcurrentTransactions:
+		// TransactionManager.EndTxnHandler: retriable; ask again after the backoff.
+		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmEndTxnRetry, client: m.Client, inc: m.Inc, n: boolInt(req.Commit)})
+		return
+	case InvalidTxnState:
+		w.event(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
+		m.fatal(w, "INVALID_TXN_STATE on EndTxn")
+		return
+	default:
 		w.event(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
-	req := p.Req.Body.(*endTxnReq)
 	if req.Commit {
 		for tp, o := range m.txn.offs {
 			m.committed[tp] = o
@@ -317,4 +332,11 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	m.txn = clientTxn{}
 	m.loop = LoopIdle
 	m.resume(w, then)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -16,6 +16,15 @@ const (
 	tmTxnTimeout                          // transactional id's transaction number n times out
 	tmCommitRetry                         // client/inc resends commitSync attempt n
 	tmAutoCommit                          // client/inc: poll() returns empty and is called again at n
+	tmEndTxnRetry                         // client/inc sends EndTxn again (n: 1 = COMMIT)
+	tmInitialRebalance                    // the initial join round that began at n: its delay of m ticks is over
+	tmJoinTimeout                         // client/inc: JoinGroup number n unanswered
+	tmSyncTimeout                         // client/inc: SyncGroup number n unanswered
+	tmFetchTimeout                        // client/inc: Fetch n unanswered
+	tmOffsetFetchTimeout                  // client/inc: OffsetFetch number n unanswered (tps)
+	tmEndTxnTimeout                       // client/inc: EndTxn number n unanswered
+	tmHeartbeatCheck                      // member id answered in generation n: heard with it since?
+	tmPendingSync                         // generation n: members that sent no SyncGroup are removed
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -77,6 +86,12 @@ func (w *World) fire(t timer) {
 		w.Group.sessionExpiry(w, t.id, t.n)
 	case tmTxnTimeout:
 		w.Txn.txnTimeout(w, t.id, t.n)
+	case tmInitialRebalance:
+		w.Group.initialDelayOver(w, t.n, t.m)
+	case tmHeartbeatCheck:
+		w.Group.heartbeatCheck(w, t.id, t.n)
+	case tmPendingSync:
+		w.Group.expirePendingSync(w, t.n)
 	default:
 		m := w.process(t.client, t.inc)
 		if m == nil || !m.Alive {
@@ -97,6 +112,26 @@ func (w *World) fire(t timer) {
 			m.addPartitionsRetry(w)
 		case tmCommitRetry:
 			m.commitRetry(w, t.n)
+		case tmJoinTimeout:
+			m.joinTimeout(w, t.n)
+		case tmSyncTimeout:
+			m.syncTimeout(w, t.n)
+		case tmFetchTimeout:
+			m.fetchTimeout(w, t.n)
+		case tmOffsetFetchTimeout:
+			if m.Phase == PhaseFetchingOffsets && !m.pendingFetch && m.offsetFetchSeq == t.n {
+				w.event(EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(w), m.Cfg.RequestTimeout)
+				m.sendOffsetFetch(w, t.tps)
+			}
+		case tmEndTxnTimeout:
+			if m.loop == LoopTxnEnd && m.endTxnSeq == t.n {
+				w.event(EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(w), m.Cfg.RequestTimeout)
+				m.endTxn(w, t.m == 1)
+			}
+		case tmEndTxnRetry:
+			if m.loop == LoopTxnEnd {
+				m.endTxn(w, t.n == 1)
+			}
 		case tmAutoCommit:
 			if m.nextAuto == t.n && m.inPoll() {
 				m.maybeAutoCommit(w)

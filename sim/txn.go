@@ -225,8 +225,11 @@ func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
 	switch e.State {
 	case TxnOngoing:
 		// A new instance: fence the old epoch and abort what it left open.
+		// PrepareEpochFence is only a pending state in Kafka
+		// (TransactionMetadata.prepareFenceProducerEpoch, cleared in
+		// TransactionCoordinator.endTransaction): the log goes from
+		// Ongoing straight to PrepareAbort with the bumped epoch.
 		w.event(EvFenced, "", "%s: InitProducerId from a new instance fences epoch %d and aborts its open transaction", e.TransactionalID, e.Epoch)
-		t.setState(w, e, TxnPrepareEpochFence)
 		e.Epoch++
 		t.prepareEnd(w, e, false)
 		w.reply(p, ConcurrentTransactions, "", nil)
@@ -251,25 +254,36 @@ func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *endTxnReq) {
 		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
 		return
 	}
+	// TransactionCoordinator.endTransaction, state by state.
+	same := func(commitState TxnState) bool {
+		return r.Commit == (commitState == TxnCompleteCommit || commitState == TxnPrepareCommit)
+	}
 	switch e.State {
 	case TxnOngoing:
 		t.prepareEnd(w, e, r.Commit)
 		w.reply(p, None, string(e.State), nil)
-	case TxnEmpty, TxnCompleteAbort:
-		if r.Commit && e.State == TxnCompleteAbort {
-			w.reply(p, InvalidTxnState, "", nil)
+	case TxnCompleteCommit, TxnCompleteAbort:
+		if !same(e.State) {
+			w.reply(p, InvalidTxnState, fmt.Sprintf("%s in %s", endWord(r.Commit), e.State), nil)
 			return
 		}
-		w.reply(p, None, "nothing open", nil)
-	case TxnCompleteCommit:
-		if !r.Commit {
-			w.reply(p, InvalidTxnState, "", nil)
+		w.reply(p, None, "already "+string(e.State), nil)
+	case TxnPrepareCommit, TxnPrepareAbort:
+		if !same(e.State) {
+			w.reply(p, InvalidTxnState, fmt.Sprintf("%s in %s", endWord(r.Commit), e.State), nil)
 			return
 		}
-		w.reply(p, None, "already committed", nil)
-	default:
 		w.reply(p, ConcurrentTransactions, "", nil)
+	default: // Empty: no transaction to end
+		w.reply(p, InvalidTxnState, fmt.Sprintf("%s in %s", endWord(r.Commit), e.State), nil)
 	}
+}
+
+func endWord(commit bool) string {
+	if commit {
+		return "COMMIT"
+	}
+	return "ABORT"
 }
 
 // prepareEnd logs PrepareCommit or PrepareAbort (the outcome is decided

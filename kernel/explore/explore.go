@@ -18,7 +18,7 @@ import (
 )
 
 // Fault kinds, by the names `explore --faults` takes.
-var FaultKinds = []string{"crash-now", "crash-after", "restart", "slow", "drop-produce", "drop-commit", "close"}
+var FaultKinds = []string{"crash-now", "crash-after", "restart", "slow", "drop-produce", "drop-commit", "close", "close-now"}
 
 // Fault is one injected failure.
 type Fault struct {
@@ -43,6 +43,8 @@ func (f Fault) Command() string {
 		return "drop OffsetCommit response " + f.Member
 	case "close":
 		return "close " + f.Member
+	case "close-now":
+		return "close " + f.Member + " --now"
 	}
 	return ""
 }
@@ -65,6 +67,8 @@ func (f Fault) apply(w *sim.World) error {
 		return nil
 	case "close":
 		return w.Close(f.Member)
+	case "close-now":
+		return w.CloseNow(f.Member)
 	}
 	return fmt.Errorf("no fault kind %q (kinds: %s)", f.Kind, strings.Join(FaultKinds, " "))
 }

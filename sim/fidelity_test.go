@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// stepChecked advances the world n ticks, checking invariants every tick.
+func stepChecked(t *testing.T, w *World, c *Checker, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		w.Step()
+		if err := c.Check(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// stepUntil advances until cond holds (at most bound ticks).
+func stepUntil(t *testing.T, w *World, c *Checker, bound int, cond func() bool) {
+	t.Helper()
+	for i := 0; i < bound && !cond(); i++ {
+		stepChecked(t, w, c, 1)
+	}
+	if !cond() {
+		t.Fatalf("tick %d: condition not reached in %d ticks", w.Tick, bound)
+	}
+}
+
+// A commit already on the wire when the coordinator removes the member is
+// refused by the coordinator (GroupMetadataManager's classic offset commit
+// validation: UNKNOWN_MEMBER_ID); only a commit made after the client knows
+// its generation is gone fails without a request.
+func TestCommitInFlightRefusedByCoordinator(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Set("", "commit.mode", "after"); err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	inFlight := func() bool {
+		for _, p := range w.InFlight() {
+			if p.Type == OffsetCommit && !p.Response {
+				return true
+			}
+		}
+		return false
+	}
+	stepUntil(t, w, c, 20, inFlight)
+	w.Group.removeMember(w, "C1-1", "removed by the test")
+	stepChecked(t, w, c, 3)
+	var refused *Packet
+	for _, p := range w.Packets {
+		if p.Type == OffsetCommit && p.Response && p.To == "C1" {
+			refused = p
+		}
+	}
+	if refused == nil || refused.Error != UnknownMemberID {
+		t.Fatalf("the commit in flight: %+v, want refused with UNKNOWN_MEMBER_ID", refused)
+	}
+	found := false
+	for _, e := range w.Events {
+		if e.Kind == EvCommitFailed && strings.Contains(e.Text, "refused with UNKNOWN_MEMBER_ID") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no CommitFailedException for the refused commit")
+	}
+}
+
+// TransactionCoordinator.endTransaction: EndTxn with nothing open, or
+// with the opposite result of a transaction already preparing or complete,
+// answers INVALID_TXN_STATE; the same result while preparing answers
+// CONCURRENT_TRANSACTIONS (the client retries).
+func TestEndTxnStates(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := w.Txn.Entry("tx-C1")
+	if e == nil {
+		t.Fatal("tx-C1 not registered")
+	}
+	for _, tc := range []struct {
+		state  TxnState
+		commit bool
+		want   ErrorCode
+	}{
+		{TxnEmpty, true, InvalidTxnState},
+		{TxnEmpty, false, InvalidTxnState},
+		{TxnPrepareCommit, false, InvalidTxnState},
+		{TxnPrepareCommit, true, ConcurrentTransactions},
+		{TxnPrepareAbort, true, InvalidTxnState},
+		{TxnPrepareAbort, false, ConcurrentTransactions},
+		{TxnCompleteCommit, true, None},
+		{TxnCompleteCommit, false, InvalidTxnState},
+		{TxnCompleteAbort, false, None},
+		{TxnCompleteAbort, true, InvalidTxnState},
+	} {
+		e.State = tc.state
+		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
+			Body: &endTxnReq{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
+		w.Txn.receive(w, req)
+		got := w.sending[len(w.sending)-1]
+		if got.Req != req || got.Error != tc.want {
+			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)
+		}
+	}
+}
