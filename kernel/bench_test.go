@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -39,7 +40,7 @@ func BenchmarkLargestWorld(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := NewSession()
 		if _, err := s.Exec("set records.per.partition 1000; set producer transactional; set isolation.level read_committed; " +
-			"new --topics t:999 --members 1000"); err != nil {
+			"new --topics t:999 --members 1000 --keep-settings"); err != nil {
 			b.Fatal(err)
 		}
 		var peak uint64
@@ -59,5 +60,75 @@ func BenchmarkLargestWorld(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
 		b.ReportMetric(float64(s.World().Tick), "ticks")
+	}
+}
+
+// sessionAt is the default world with C2 joined, run for n ticks (the
+// members read their 60 records and then poll, heartbeat and commit), with
+// checkpoints as the REPL keeps them. (A world of 40,000 records a
+// partition costs far more per clone, as Clone copies every log: see
+// README.)
+func sessionAt(b *testing.B, n int) *Session {
+	b.Helper()
+	s := NewSession()
+	if _, err := s.Exec("join C2; run until stable"); err != nil {
+		b.Fatal(err)
+	}
+	for s.World().Tick < n {
+		step := n - s.World().Tick
+		if step > 1_000_000 {
+			step = 1_000_000
+		}
+		if _, err := s.Exec("step " + strconv.Itoa(step)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
+}
+
+// BenchmarkBack1 is `back 1` at 1,000, 20,000 and 200,000 ticks: a clone
+// of the nearest checkpoint and a replay of at most the ticks since it.
+// Target: flat, under 50 ms at 200,000.
+func BenchmarkBack1(b *testing.B) {
+	for _, n := range []int{1_000, 20_000, 200_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			s := sessionAt(b, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				if _, err := s.Exec("step 1"); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := s.Exec("back 1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(s.cur.hist.cps)), "checkpoints")
+		})
+	}
+}
+
+// BenchmarkFork50 is the memory of 50 forks of a 20,000-tick session, each
+// stepped 10 ticks on its own, against the one branch alone. Target: under 2x.
+func BenchmarkFork50(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var m0, m1, m2 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		s := sessionAt(b, 20_000)
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		for f := 0; f < 50; f++ {
+			if _, err := s.Exec("switch main; fork f" + strconv.Itoa(f) + "; step 10"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m2)
+		one := float64(m1.HeapAlloc - m0.HeapAlloc)
+		b.ReportMetric(one/1e6, "MB-one-branch")
+		b.ReportMetric(float64(m2.HeapAlloc-m0.HeapAlloc)/one, "x-with-50-forks")
+		runtime.KeepAlive(s)
 	}
 }

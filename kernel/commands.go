@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -20,10 +19,13 @@ type command struct {
 	usage   string
 	summary string
 	help    string
-	// mutates marks commands that change the world: they are recorded in
-	// the branch's history, which back, fork and save replay.
+	// mutates marks the world inputs: commands that change the world and
+	// are recorded, as typed, in the branch's history, which back, fork,
+	// save, load and compare replay.
 	mutates bool
-	run     func(s *Session, args []string) (*Result, error)
+	// time marks step and run: recorded as the ticks they advanced.
+	time bool
+	run  func(s *Session, args []string) (*Result, error)
 	// words lists what may follow the command, for completion.
 	words func(s *Session, args []string) []string
 }
@@ -32,12 +34,13 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--defaults]",
-			summary: "make a fresh world (the default world with no options)",
-			help: "Settings carry over from the world before unless --defaults is given.\n" +
-				"--members 0 starts with an empty group (generation 0).",
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--keep-settings]",
+			summary: "make a fresh world on this branch (the default world with no options)",
+			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
+				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
+				"(generation 0). new replaces the current branch's world and history; other branches stay.",
 			run: cmdNew, words: func(*Session, []string) []string {
-				return []string{"--topics", "--output", "--members", "--defaults"}
+				return []string{"--topics", "--output", "--members", "--keep-settings"}
 			}},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, words: wordsPartitions},
@@ -81,17 +84,21 @@ func init() {
 			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
 				"e.g. `drop Produce response C2` loses the next produce answer to C2.",
 			mutates: true, run: cmdDrop, words: wordsDrop},
-		{name: "step", usage: "step [N]", summary: "advance N ticks (default 1); stops at stop events",
-			run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn]",
+		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
+			time: true, run: cmdStep, words: func(*Session, []string) []string { return []string{"--quiet", "--verbose"} }},
+		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
 			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
-				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.",
-			run: cmdRun, words: func(s *Session, a []string) []string {
+				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
+				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
+				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
+			time: true, run: cmdRun, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"until"}
 				}
-				return []string{"stable", "tick", "polled", "processed"}
+				return []string{"stable", "tick", "polled", "processed", "--quiet", "--verbose"}
 			}},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
 		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
@@ -130,8 +137,19 @@ func init() {
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N", summary: "run demo N (1..12) from a fresh world", run: cmdDemo,
-			words: func(*Session, []string) []string {
+		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..12) in a fresh session",
+			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
+				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
+				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
+				"this session as it was.\n\n" +
+				"A demo prints its narration, the protocol's events, errors and the views it asks for, with the\n" +
+				"per-record lines summarised (t=12..20 C1 processed o0.3..o0.5); --verbose prints every line.\n" +
+				"--step, in the REPL, pauses at each narration line until Enter.",
+			run: cmdDemo,
+			words: func(_ *Session, a []string) []string {
+				if len(a) > 0 {
+					return []string{"--verbose", "--step"}
+				}
 				var out []string
 				for i := 1; i <= len(demoTitles); i++ {
 					out = append(out, strconv.Itoa(i))
@@ -157,6 +175,58 @@ func lookup(name string) *command {
 		}
 	}
 	return nil
+}
+
+// unknownCommand is the error for a word that is no command: the closest
+// commands when the word looks like a typo of some (jion -> join), the
+// whole list otherwise.
+func unknownCommand(word, prefix string) error {
+	best, close := 3, []string(nil)
+	for _, c := range commandNames() {
+		d := editDistance(strings.ToLower(word), c)
+		// A typo changes at most two letters, and fewer than the word has.
+		if d > 2 || d >= len(word) {
+			continue
+		}
+		if d < best {
+			best, close = d, nil
+		}
+		if d == best {
+			close = append(close, c)
+		}
+	}
+	if len(close) > 0 {
+		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
+	}
+	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, word, strings.Join(commandNames(), " "))
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of two neighbouring letters that turn a into b (the optimal string
+// alignment distance: jion -> join is one swap).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 func commandNames() []string {
@@ -252,7 +322,9 @@ func parseCount(cmd, what, s string, min, max int) (int, error) {
 
 // parseNew reads new's options into a topology.
 func parseNew(args []string) (sim.Topology, bool, error) {
-	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--defaults"})
+	// --defaults was the old spelling of what plain new now does; it is
+	// still accepted, and changes nothing.
+	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--keep-settings", "--defaults"})
 	if err != nil {
 		return sim.Topology{}, false, err
 	}
@@ -284,7 +356,10 @@ func parseNew(args []string) (sim.Topology, bool, error) {
 		}
 		topo.Members = n
 	}
-	return topo, fl["--defaults"] == "true", nil
+	if fl["--keep-settings"] == "true" && fl["--defaults"] == "true" {
+		return topo, false, usageErr("new", "--keep-settings and --defaults contradict each other")
+	}
+	return topo, fl["--keep-settings"] == "true", nil
 }
 
 func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
@@ -300,13 +375,13 @@ func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
 }
 
 func cmdNew(s *Session, args []string) (*Result, error) {
-	topo, defaults, err := parseNew(args)
+	topo, keep, err := parseNew(args)
 	if err != nil {
 		return nil, err
 	}
-	cfg := s.cur.world.Cfg
-	if defaults {
-		cfg = sim.DefaultConfig()
+	cfg := sim.DefaultConfig()
+	if keep {
+		cfg = s.cur.world.Cfg.Clone()
 	}
 	if err := checkTopology("new", topo, cfg.RecordsPerPartition); err != nil {
 		return nil, err
@@ -315,11 +390,11 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new: %v", err)
 	}
-	line := ""
-	if len(args) > 0 {
-		line = "new " + strings.Join(filterOut(args, "--defaults"), " ")
-	}
-	s.cur.newLine, s.cur.cfg, s.cur.log, s.cur.typed, s.cur.world = line, w.Cfg, nil, nil, w
+	line := strings.Join(append([]string{"new"}, filterOut(filterOut(args, "--defaults"), "--keep-settings")...), " ")
+	// The origin holds its own copy of the settings: the world's change
+	// as it runs, the origin's never.
+	s.cur.hist = history{origin: &origin{newLine: line, topo: topo, cfg: cfg.Clone()}}
+	s.cur.world, s.cur.frozen = w, false
 	var ins []string
 	for _, t := range topo.Inputs {
 		ins = append(ins, fmt.Sprintf("%s (%d)", t.Name, t.Partitions))
@@ -406,11 +481,22 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	if len(args) != 1 || args[0] != "config" {
 		return nil, usageErr("show", "show what? (only: config)")
 	}
-	t := &Table{Header: []string{"KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	// The first column marks a value that differs from its default.
+	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	changed := 0
 	for _, r := range s.World().Cfg.Rows() {
-		t.Add(r.Key, r.Value, r.Default, r.Scope)
+		mark := ""
+		if r.Value != r.Default {
+			mark = "*"
+			changed++
+		}
+		t.Add(mark, r.Key, r.Value, r.Default, r.Scope)
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	note := "* differs from the default: none"
+	if changed > 0 {
+		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
 
 func cmdJoin(s *Session, args []string) (*Result, error) {
@@ -556,7 +642,25 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
+// outputLevel takes --quiet and --verbose out of a step or run line and
+// sets the level of the command; the last one given wins.
+func (s *Session) outputLevel(args []string) []string {
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "--quiet":
+			s.quietNow = true
+		case "--verbose":
+			s.quietNow = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}
+
 func cmdStep(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
@@ -590,6 +694,7 @@ func (s *Session) afterRun(ran int, why string) *Result {
 const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if len(args) < 2 || args[0] != "until" {
 		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
 	}
@@ -674,13 +779,17 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 	if n > w.Tick {
 		return nil, fmt.Errorf("back %d: the clock is at tick %d; back goes at most to tick 0 of this world (back %d)", n, w.Tick, w.Tick)
 	}
-	if err := s.rebuild(s.cur, w.Tick-n); err != nil {
-		if errors.Is(err, ErrInterrupted) {
-			return nil, interrupted("back")
-		}
+	// From the nearest checkpoint: at most the ticks between two of them
+	// are replayed, however long the branch.
+	nw, h, err := s.replay(s.cur.hist, w.Tick-n)
+	if errors.Is(err, ErrInterrupted) {
+		return nil, interrupted("back")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("back: %v", err)
 	}
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", s.World().Tick, s.World().Group.State, s.World().Group.Generation)}, nil
+	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", nw.Tick, nw.Group.State, nw.Group.Generation)}, nil
 }
 
 func validBranch(cmd, name string) error {
@@ -701,9 +810,15 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 	if _, ok := s.branches[name]; ok {
 		return nil, fmt.Errorf("fork %s: a branch %s exists already (branches: %s)", name, name, strings.Join(s.branchNames(), " "))
 	}
-	// A copy of the world, not a replay: the same state, at once.
-	nb := &branch{name: name, newLine: s.cur.newLine, cfg: s.cur.cfg, log: append([]entry{}, s.cur.log...),
-		typed: append([]string{}, s.cur.typed...), world: s.cur.world.Clone()}
+	// Neither a copy nor a replay: the world now becomes a checkpoint both
+	// branches share, with the history before it; the first command that
+	// changes either world works on a clone of it.
+	b := s.cur
+	if !b.frozen {
+		b.hist.cps = append(b.hist.cps, &checkpoint{tick: b.world.Tick, next: len(b.hist.inputs), world: b.world})
+		b.frozen = true
+	}
+	nb := &branch{name: name, hist: b.hist.shared(), world: b.world, frozen: true}
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb
@@ -745,105 +860,6 @@ func (s *Session) path(file string) string {
 	return filepath.Join(s.Dir, file)
 }
 
-// sessionHeader starts every session file; the number is the format version.
-const sessionHeader = "# kgrepl session v1"
-
-// script renders a branch as commands that make it again.
-func (b *branch) script() string {
-	var lines []string
-	lines = append(lines, sessionHeader)
-	def := sim.DefaultConfig()
-	for _, r := range b.cfg.Rows() {
-		if r.Scope == "world" || r.Scope == "client" {
-			if r.Value != r.Default {
-				lines = append(lines, "set "+r.Key+" "+r.Value)
-			}
-		} else {
-			lines = append(lines, "set "+r.Key+" "+r.Value)
-		}
-	}
-	_ = def
-	if b.newLine != "" {
-		lines = append(lines, b.newLine)
-	} else {
-		lines = append(lines, "new")
-	}
-	for _, e := range b.log {
-		if e.ticks > 0 {
-			lines = append(lines, "step "+strconv.Itoa(e.ticks))
-		} else {
-			lines = append(lines, e.line)
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func cmdSave(s *Session, args []string) (*Result, error) {
-	if err := needArgs("save", args, 1, 1); err != nil {
-		return nil, err
-	}
-	path := s.path(args[0])
-	if err := writeAtomic(path, []byte(s.cur.script())); err != nil {
-		return nil, fmt.Errorf("save %s: %v", args[0], err)
-	}
-	return &Result{Text: fmt.Sprintf("saved branch %s at tick %d to %s", s.cur.name, s.World().Tick, args[0])}, nil
-}
-
-// writeAtomic writes a file through a temporary one and a rename, so a
-// crash never leaves half a file.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kgrepl-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func cmdLoad(s *Session, args []string) (*Result, error) {
-	if err := needArgs("load", args, 1, 1); err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(s.path(args[0]))
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %v", args[0], err)
-	}
-	text := string(data)
-	first, _, _ := strings.Cut(text, "\n")
-	if strings.TrimSpace(first) != sessionHeader {
-		if strings.HasPrefix(first, "# kgrepl session v") {
-			return nil, fmt.Errorf("load %s: %q is a session format this kgrepl does not read (it reads %q)", args[0], strings.TrimSpace(first), sessionHeader)
-		}
-		return nil, fmt.Errorf("load %s: not a kgrepl session file (its first line should be %q)", args[0], sessionHeader)
-	}
-	// Replay into a scratch session, so a damaged file leaves this one as it was.
-	scratch := NewSession()
-	scratch.replaying = false
-	scratch.parent = s
-	for i, line := range strings.Split(text, "\n") {
-		_, err := scratch.Exec(line)
-		if s.stopRequested() || errors.Is(err, ErrInterrupted) {
-			return nil, interrupted("load " + args[0])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load %s: line %d: %v", args[0], i+1, err)
-		}
-	}
-	b := scratch.cur
-	b.name = s.cur.name
-	s.branches[b.name] = b
-	s.cur = b
-	return &Result{Text: fmt.Sprintf("loaded %s into branch %s: tick %d, group %s, generation %d", args[0], b.name, b.world.Tick, b.world.Group.State, b.world.Group.Generation)}, nil
-}
-
 func cmdHelp(s *Session, args []string) (*Result, error) {
 	if len(args) == 0 {
 		var b strings.Builder
@@ -856,7 +872,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return nil, fmt.Errorf("help %s: no command %s (commands: %s)", args[0], args[0], strings.Join(commandNames(), " "))
+		return nil, unknownCommand(args[0], "help ")
 	}
 	text := c.usage + "\n  " + c.summary
 	if c.help != "" {

@@ -70,7 +70,7 @@ func TestLimitsAreCheckedBeforeTheWork(t *testing.T) {
 	}
 	// At the limits themselves, the commands run.
 	s := NewSession()
-	if _, err := s.Exec("set records.per.partition 1000; new --topics t:999 --members 1000; produce t-0 1000"); err != nil {
+	if _, err := s.Exec("set records.per.partition 1000; new --topics t:999 --members 1000 --keep-settings; produce t-0 1000"); err != nil {
 		t.Fatalf("the largest world the limits allow: %v", err)
 	}
 	if _, err := s.Exec("produce t-1 1"); err == nil || !strings.Contains(err.Error(), "1000000 records held + 1 = 1,000,001 is over the limit") {

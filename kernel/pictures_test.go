@@ -77,7 +77,8 @@ func TestPictureCommands(t *testing.T) {
 			t.Errorf("%s: the result's SVG is not what the file holds", c.line)
 		}
 		wellFormed(t, c.line, r.SVG)
-		if !strings.HasPrefix(r.HTML, `<div class="kgrepl-picture"><svg style="max-width:100%;height:auto" `) {
+		// Drawn at its own size (readable text), scrolling sideways when wider than the cell.
+		if !strings.HasPrefix(r.HTML, `<div class="kgrepl-picture" style="overflow-x:auto;max-width:100%"><svg style="max-width:none;height:auto;flex:none" `) {
 			t.Errorf("%s: HTML starts %q", c.line, r.HTML[:min(80, len(r.HTML))])
 		}
 		wellFormed(t, c.line+" (HTML)", r.HTML)
@@ -162,7 +163,9 @@ func TestSequenceMermaidCommand(t *testing.T) {
 // TestPlotBranches is demo 2 against demo 3 in one chart.
 func TestPlotBranches(t *testing.T) {
 	s := pictureSession(t)
-	if _, err := s.Exec("demo 2; fork coop; demo 3"); err != nil {
+	// A demo starts a fresh session: demo 3 is kept in a file and loaded
+	// into a branch beside demo 2.
+	if _, err := s.Exec("demo 3; save coop.kg; demo 2; fork coop; load coop.kg"); err != nil {
 		t.Fatal(err)
 	}
 	r := one(t, s, "plot pause --branches main,coop")
@@ -221,9 +224,9 @@ func TestPictureErrors(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.line, err, c.want)
 		}
 	}
-	// A folder that is not there is an error naming the command.
+	// A folder that is not there is an error naming the command and the file.
 	s.Dir = filepath.Join(t.TempDir(), "missing")
-	if _, err := s.Exec("diagram --out d.svg"); err == nil || !strings.HasPrefix(err.Error(), "diagram: ") {
+	if _, err := s.Exec("diagram --out d.svg"); err == nil || !strings.HasPrefix(err.Error(), "diagram --out d.svg: ") {
 		t.Errorf("diagram into a missing folder: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -24,39 +25,77 @@ type Result struct {
 	PNG   []byte
 	// HTML is a rich rendering for notebooks (a table or a picture).
 	HTML string
+	// Pages, when set, is Text cut where a front end should pause and wait
+	// for the reader (`demo N --step`: before each narration line).
+	Pages []string
 }
 
-// entry is one input of a branch's history: a mutating command line, or a
-// number of ticks stepped.
-type entry struct {
-	line  string
+// input is one world input of a branch's history, stamped with the tick
+// it applied at: a command that changes the world (set, join, crash, ...),
+// or a step, recorded as the ticks it really advanced.
+type input struct {
+	at   int
+	line string // the command, words joined by one space; "" for a step
+	// A step: the ticks it advanced, and the command as typed (`run until
+	// stable`), which compare reruns where intent matters. A step never
+	// spans a stop event (a step or run halts there), so replaying it as
+	// `step N` halts where it did.
+	step  bool
 	ticks int
+	typed string
 }
 
-// branch is one line of history: the world, and how to make it again.
-type branch struct {
-	name    string
-	newLine string     // the `new` command that made the world ("" = default world)
-	cfg     sim.Config // the settings at that `new`
-	log     []entry
-	// typed is the branch's history as the user typed it (step and run
-	// included, views left out): what compare reruns under other settings,
-	// where `run until stable` must mean the same intent, not the same ticks.
-	// back cuts history in the middle of a command, so it rewrites typed
-	// from the tick log.
-	typed []string
+// origin is what a branch's world started from: the topology of its `new`
+// and the settings then, deep-copied, never changed afterwards and shared
+// by every branch forked from it.
+type origin struct {
+	newLine string // "new" and its topology options, as save writes it
+	topo    sim.Topology
+	cfg     sim.Config
+}
+
+// checkpoint is a frozen world on a branch's history: it is only ever
+// cloned, never stepped or changed, so forks share it by pointer.
+type checkpoint struct {
+	tick  int
+	next  int // inputs[:next] are in it ...
+	done  int // ... and done ticks of inputs[next], a step it cut
 	world *sim.World
+}
+
+// history is a branch's past: its origin, its inputs in order, and
+// checkpoints to replay from. Forks share the arrays of its slices (their
+// capacity is cut at the fork, so an append on one side copies and never
+// writes into the other's), and nothing in them is ever changed in place.
+type history struct {
+	origin *origin
+	inputs []input
+	cps    []*checkpoint
+}
+
+// shared returns a copy that can grow without touching h's arrays.
+func (h history) shared() history {
+	return history{origin: h.origin, inputs: h.inputs[:len(h.inputs):len(h.inputs)], cps: h.cps[:len(h.cps):len(h.cps)]}
+}
+
+// branch is one line of history: the world now, and how to make it again.
+type branch struct {
+	name string
+	hist history
+	// world is the branch's world now. When frozen it is also a checkpoint
+	// (after a fork), and the first command that changes it works on a clone.
+	world  *sim.World
+	frozen bool
 }
 
 // Session is one kgrepl session: its branches and the one in use.
 type Session struct {
-	branches  map[string]*branch
-	cur       *branch
-	interrupt atomic.Bool
-	// parent is the session a scratch session works for (load, compare):
-	// a Ctrl-C there stops the scratch session too.
-	parent *Session
-	done   bool
+	branches map[string]*branch
+	cur      *branch
+	// interrupt is shared with the sessions a command runs inside this one
+	// (a demo's, a load's), so Ctrl-C reaches them.
+	interrupt *atomic.Bool
+	done      bool
 	// out collects the narration of the command running now.
 	out strings.Builder
 	// replaying is set while history is replayed: nothing is recorded or printed.
@@ -71,14 +110,32 @@ type Session struct {
 	// AfterTick, when set, runs after every tick the session steps (tests
 	// check invariants here); an error stops the command and is returned.
 	AfterTick func(*sim.World) error
+	// Quiet is the output level of this session's commands: with it, the
+	// routine per-record lines are summarised (see quiet.go). Demos turn it
+	// on unless run with --verbose; step and run take --quiet and --verbose.
+	Quiet bool
+	// quietNow is the level of the command running now; quiet gathers its summaries.
+	quietNow bool
+	quiet    quietLog
+
+	// CheckpointEvery fixes the ticks between checkpoints (tests and
+	// benchmarks); 0 chooses by measurement (see checkpointDue).
+	CheckpointEvery int
+
+	// What the command running now adds to the history, kept apart until
+	// it succeeds: the step it ran and the checkpoints taken during it.
+	words      []string
+	stepped    *input
+	pendingCPs []*checkpoint
+	cpClock    cpClock
 }
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
-	s := &Session{branches: map[string]*branch{}}
-	cfg := sim.DefaultConfig()
-	w, _ := sim.New(sim.DefaultTopology(), cfg)
-	b := &branch{name: "main", cfg: cfg, world: w}
+	s := &Session{branches: map[string]*branch{}, interrupt: new(atomic.Bool)}
+	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
+	w, _ := sim.New(o.topo, o.cfg)
+	b := &branch{name: "main", hist: history{origin: o}, world: w}
 	s.branches["main"] = b
 	s.cur = b
 	return s
@@ -103,11 +160,9 @@ func (s *Session) Prompt() string {
 // Interrupt asks a running command to stop at the next tick.
 func (s *Session) Interrupt() { s.interrupt.Store(true) }
 
-// stopRequested reports a Ctrl-C for this session or the one it works for.
-// Every long loop polls it and returns an "interrupted" error.
-func (s *Session) stopRequested() bool {
-	return s.interrupt.Load() || s.parent != nil && s.parent.stopRequested()
-}
+// stopRequested reports a Ctrl-C. Every long loop polls it and returns an
+// "interrupted" error (ErrInterrupted), which rolls the command back.
+func (s *Session) stopRequested() bool { return s.interrupt.Load() }
 
 // Done reports that `exit` was run.
 func (s *Session) Done() bool { return s.done }
@@ -116,7 +171,53 @@ func (s *Session) Done() bool { return s.done }
 // returns the text of every command that ran; the error is the first
 // failure, after which the rest of the line does not run.
 func (s *Session) Exec(line string) (string, error) {
+	s.interrupt.Store(false)
+	return s.execLine(line)
+}
+
+// ExecResults is Exec keeping each command's full result.
+func (s *Session) ExecResults(line string) ([]*Result, error) {
+	s.interrupt.Store(false)
+	return s.execResults(line)
+}
+
+// ExecPaged is Exec with the output cut where the front end should wait for
+// the reader before going on (`demo N --step` pauses at each narration
+// line); a line with nothing to pause at gives one page.
+func (s *Session) ExecPaged(line string) ([]string, error) {
 	results, err := s.ExecResults(line)
+	pages := []string{""}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		pages[len(pages)-1] += text
+	}
+	for _, r := range results {
+		if len(r.Pages) == 0 {
+			add(r.Text)
+			continue
+		}
+		for i, p := range r.Pages {
+			if i > 0 && pages[len(pages)-1] != "" {
+				pages = append(pages, "")
+			}
+			add(p)
+		}
+	}
+	for i := range pages {
+		pages[i] = strings.TrimRight(pages[i], "\n")
+	}
+	return pages, err
+}
+
+// execLine is Exec without clearing an interrupt already asked for: a
+// demo's session runs its lines with it.
+func (s *Session) execLine(line string) (string, error) {
+	results, err := s.execResults(line)
 	var b strings.Builder
 	for _, r := range results {
 		if r.Text != "" {
@@ -129,9 +230,7 @@ func (s *Session) Exec(line string) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), err
 }
 
-// ExecResults is Exec keeping each command's full result.
-func (s *Session) ExecResults(line string) ([]*Result, error) {
-	s.interrupt.Store(false)
+func (s *Session) execResults(line string) ([]*Result, error) {
 	var out []*Result
 	for _, cmd := range splitCommands(line) {
 		r, err := s.run(cmd)
@@ -162,31 +261,68 @@ func splitCommands(line string) [][]string {
 	return out
 }
 
+// sessionState is what a command may change, kept to put back when it fails.
+type sessionState struct {
+	cur      *branch
+	curVal   branch
+	branches map[string]*branch
+}
+
+func (s *Session) saveState() sessionState {
+	st := sessionState{cur: s.cur, curVal: *s.cur, branches: make(map[string]*branch, len(s.branches))}
+	for k, v := range s.branches {
+		st.branches[k] = v
+	}
+	return st
+}
+
 func (s *Session) run(words []string) (res *Result, err error) {
+	c := lookup(words[0])
+	if c == nil {
+		return nil, unknownCommand(words[0], "")
+	}
+	// A command that fails leaves the session exactly as it was: the
+	// history only grows on success, and the world is put back from it.
+	before := s.saveState()
+	changes := c.mutates || c.time
 	defer func() {
 		// No input may crash the session: a panic is a bug, reported as an error.
 		if p := recover(); p != nil {
 			res, err = nil, fmt.Errorf("%s: internal error: %v (please report this with the script that caused it)", words[0], p)
 		}
+		s.stepped, s.pendingCPs = nil, nil
+		if err != nil {
+			s.rollback(before, changes)
+		}
 	}()
-	c := lookup(words[0])
-	if c == nil {
-		return nil, fmt.Errorf("%s: unknown command (commands: %s; help CMD explains one)", words[0], strings.Join(commandNames(), " "))
-	}
 	s.out.Reset()
 	s.tickErr = nil
+	s.stepped, s.pendingCPs = nil, nil
+	if changes && s.cur.frozen {
+		// The world is a checkpoint too (after a fork): change a copy.
+		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
+	}
+	at := s.cur.world.Tick
+	s.words = words
+	s.quiet = quietLog{}
+	s.quietNow = s.Quiet
 	r, err := c.run(s, words[1:])
+	s.quietFlush()
 	if err == nil && s.tickErr != nil {
 		err = fmt.Errorf("%s: %v", words[0], s.tickErr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if c.mutates && !s.replaying {
-		s.cur.log = append(s.cur.log, entry{line: strings.Join(words, " ")})
-	}
-	if (c.mutates || c.name == "step" || c.name == "run") && !s.replaying {
-		s.cur.typed = append(s.cur.typed, strings.Join(words, " "))
+	if !s.replaying {
+		h := &s.cur.hist
+		switch {
+		case c.mutates:
+			h.inputs = append(h.inputs, input{at: at, line: strings.Join(words, " ")})
+		case s.stepped != nil:
+			h.inputs = append(h.inputs, *s.stepped)
+			h.cps = append(h.cps, s.pendingCPs...)
+		}
 	}
 	if r == nil {
 		r = &Result{}
@@ -195,6 +331,29 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		r.Text = s.out.String() + r.Text
 	}
 	return r, nil
+}
+
+// rollback puts the session back as it was before a failed command. The
+// world of the branch in use may have been changed in place; it is made
+// again from the history (which a failed command never extends), from the
+// nearest checkpoint, unless it was frozen, and so untouched.
+func (s *Session) rollback(st sessionState, worldTouched bool) {
+	s.branches = st.branches
+	s.cur = st.cur
+	touched := worldTouched && s.cur.world == st.curVal.world && !st.curVal.frozen
+	*s.cur = st.curVal
+	if touched {
+		// Not interruptible: this replay is what undoes an interrupted
+		// command (bounded by the checkpoint interval). The request stays
+		// for any loop around this command.
+		was := s.interrupt.Swap(false)
+		w, h, err := s.replay(s.cur.hist, -1)
+		s.interrupt.Store(was || s.interrupt.Load())
+		if err != nil {
+			panic(fmt.Sprintf("rollback: the history does not replay: %v", err))
+		}
+		s.cur.world, s.cur.hist = w, h
+	}
 }
 
 func (s *Session) say(format string, args ...any) {
@@ -209,18 +368,29 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 	w := s.cur.world
 	ran := 0
 	why := ""
+	at := w.Tick
+	defer func() {
+		typed := strings.Join(s.words, " ")
+		if why == "interrupted" {
+			typed = "step " + strconv.Itoa(ran)
+		}
+		s.recordStep(at, ran, typed)
+	}()
 	for ran < n {
 		if until != nil && until(w) {
 			break
 		}
-		if s.stopRequested() {
+		if s.interrupt.Load() {
 			why = "interrupted"
 			break
 		}
 		from := w.Events.Len()
+		t0 := time.Now()
 		stop := w.Step()
 		ran++
-		s.recordTicks(1)
+		s.cpClock.stepping += time.Since(t0)
+		s.cpClock.ticks++
+		s.maybeCheckpoint(w, ran)
 		s.narrate(w.Events.Slice(from, w.Events.Len()))
 		if s.AfterTick != nil {
 			if err := s.AfterTick(w); err != nil {
@@ -241,90 +411,154 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 	return ran, why
 }
 
-func (s *Session) recordTicks(n int) {
-	if s.replaying {
-		return
-	}
-	l := &s.cur.log
-	if k := len(*l); k > 0 && (*l)[k-1].ticks > 0 {
-		(*l)[k-1].ticks += n
-		return
-	}
-	*l = append(*l, entry{ticks: n})
+// stepped records what a step or run command advanced, for run to add to
+// the history when the command succeeds. typed is the command as typed;
+// one that did not run its course (interrupted) is kept as the ticks it ran.
+func (s *Session) recordStep(at, ran int, typed string) {
+	s.stepped = &input{at: at, step: true, ticks: ran, typed: typed}
 }
 
-// narrate prints the events of a tick, one line each.
+// narrate prints the events of a tick, one line each; at the quiet level
+// the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
 	for _, e := range evs {
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
+		if s.quietNow && !s.replaying {
+			if key, ok := s.quietKey(e); ok {
+				s.quietAdd(key, e)
+				continue
+			}
+			s.quietFlush(quietFlushes(e)...)
+		}
 		s.say("t=%-4d %s", e.Tick, e.Text)
 	}
 }
 
-// rebuild makes the branch's world again from its history, up to tick
-// limit (-1 = all of it), and cuts the history there. Determinism makes the
-// replayed world the same, byte for byte, as the one first run.
-func (s *Session) rebuild(b *branch, limit int) error {
-	w, err := makeWorld(b.newLine, b.cfg)
-	if err != nil {
-		return err
+// replay makes a history's world again, from its nearest checkpoint at or
+// before tick limit (-1 = the end), up to the last state at tick limit:
+// steps are cut there, later inputs dropped. It returns the world and the
+// history cut to it; h itself is not changed (its arrays may be shared).
+func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
+	end := h.endTick()
+	if limit < 0 || limit > end {
+		limit = end
 	}
-	saved := s.cur
-	tmp := &branch{name: b.name, newLine: b.newLine, cfg: b.cfg, world: w}
-	s.cur = tmp
-	s.replaying = true
-	defer func() { s.cur = saved; s.replaying = false }()
-	var kept []entry
-	for _, e := range b.log {
-		if e.ticks > 0 {
-			n := e.ticks
-			if limit >= 0 && w.Tick+n > limit {
-				n = limit - w.Tick
-			}
-			for i := 0; i < n; i++ {
-				if s.stopRequested() {
-					return ErrInterrupted
-				}
-				w.Step()
-			}
-			if n > 0 {
-				kept = append(kept, entry{ticks: n})
-			}
-			if n < e.ticks {
+	var w *sim.World
+	next, done := 0, 0
+	cpKeep := 0
+	for i := len(h.cps) - 1; i >= 0; i-- {
+		if h.cps[i].tick <= limit {
+			cp := h.cps[i]
+			w, next, done, cpKeep = cp.world.Clone(), cp.next, cp.done, i+1
+			break
+		}
+	}
+	if w == nil {
+		var err error
+		if w, err = sim.New(h.origin.topo, h.origin.cfg); err != nil {
+			return nil, h, err
+		}
+	}
+	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: s.interrupt}
+	out := history{origin: h.origin, inputs: h.inputs[:next:next], cps: h.cps[:cpKeep:cpKeep]}
+	for i := next; i < len(h.inputs); i++ {
+		in := h.inputs[i]
+		if !in.step {
+			if in.at > limit {
 				break
 			}
+			if err := scratch.apply(in.line); err != nil {
+				return nil, h, fmt.Errorf("replaying %q at tick %d: %v", in.line, in.at, err)
+			}
+			out.inputs = append(out.inputs, in)
 			continue
 		}
-		if _, err := s.run(strings.Fields(e.line)); err != nil {
-			return fmt.Errorf("replaying %q: %v", e.line, err)
+		if in.at > limit {
+			break
 		}
-		kept = append(kept, e)
-	}
-	b.world, b.log = tmp.world, kept
-	b.typed = nil
-	for _, e := range kept {
-		if e.ticks > 0 {
-			b.typed = append(b.typed, "step "+strconv.Itoa(e.ticks))
-		} else {
-			b.typed = append(b.typed, e.line)
+		n := in.ticks - done
+		if w.Tick+n > limit {
+			n = limit - w.Tick
 		}
+		for k := 0; k < n; k++ {
+			if s.stopRequested() {
+				return nil, h, ErrInterrupted
+			}
+			w.Step()
+		}
+		if done+n < in.ticks {
+			// The step is cut at the limit (a checkpoint may have cut it
+			// before: done of its ticks are in the world already).
+			if done+n > 0 {
+				out.inputs = append(out.inputs, input{at: in.at, step: true, ticks: done + n, typed: "step " + strconv.Itoa(done+n)})
+			}
+			break
+		}
+		out.inputs = append(out.inputs, in)
+		done = 0
 	}
-	return nil
+	return w, out, nil
 }
 
-// makeWorld runs a `new` line (or the default world for "").
-func makeWorld(newLine string, cfg sim.Config) (*sim.World, error) {
-	topo := sim.DefaultTopology()
-	if newLine != "" {
-		t, _, err := parseNew(strings.Fields(newLine)[1:])
-		if err != nil {
-			return nil, err
-		}
-		topo = t
+// apply runs one recorded input against the scratch session's world.
+func (s *Session) apply(line string) error {
+	words := strings.Fields(line)
+	c := lookup(words[0])
+	if c == nil || !c.mutates {
+		return fmt.Errorf("%s is not a world input", words[0])
 	}
-	return sim.New(topo, cfg)
+	_, err := c.run(s, words[1:])
+	return err
+}
+
+// endTick is the tick at the end of the history.
+func (h history) endTick() int {
+	t := 0
+	for _, in := range h.inputs {
+		if in.step {
+			t = in.at + in.ticks
+		}
+	}
+	return t
+}
+
+// cpClock measures what stepping and cloning cost, for checkpointDue.
+type cpClock struct {
+	stepping  time.Duration // spent stepping since the last checkpoint
+	ticks     int           // ticks stepped since the last checkpoint
+	lastClone time.Duration // what the last checkpoint's clone took
+}
+
+// minCheckpointTicks is the least spacing of checkpoints: back N replays at
+// most this many ticks when cloning is cheap (measured: a tick of the busy
+// default world costs about 10 µs, so 1,000 ticks replay in about 10 ms).
+const minCheckpointTicks = 1000
+
+// checkpointDue says whether to keep a checkpoint now. With CheckpointEvery
+// unset, one is kept every minCheckpointTicks ticks, but never before the
+// ticks stepped since the last one took as long as its clone did: while a
+// clone costs more than stepping (a clone copies the world's whole trace
+// until clones share it), checkpoints thin out so that keeping them at most
+// doubles the time a run takes, and back replays at most about as long as
+// the run took since the last one.
+func (s *Session) checkpointDue() bool {
+	c := &s.cpClock
+	if s.CheckpointEvery > 0 {
+		return c.ticks >= s.CheckpointEvery
+	}
+	return c.ticks >= minCheckpointTicks && c.stepping >= c.lastClone
+}
+
+func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
+	if s.replaying || !s.checkpointDue() {
+		return
+	}
+	t0 := time.Now()
+	cp := &checkpoint{tick: w.Tick, next: len(s.cur.hist.inputs), done: ran, world: w.Clone()}
+	s.cpClock = cpClock{lastClone: time.Since(t0)}
+	s.pendingCPs = append(s.pendingCPs, cp)
 }
 
 func (s *Session) branchNames() []string {
@@ -341,17 +575,16 @@ func (s *Session) branchNames() []string {
 // branch itself is not touched; determinism makes the replayed worlds the
 // ones the branch went through.
 func (s *Session) Replay(visit func(w *sim.World)) error {
-	b := s.cur
-	w, err := makeWorld(b.newLine, b.cfg)
+	h := s.cur.hist
+	w, err := sim.New(h.origin.topo, h.origin.cfg)
 	if err != nil {
 		return err
 	}
-	scratch := &Session{branches: map[string]*branch{}, replaying: true}
-	scratch.cur = &branch{name: b.name, newLine: b.newLine, cfg: b.cfg, world: w}
+	scratch := &Session{replaying: true, cur: &branch{name: s.cur.name, world: w}, interrupt: s.interrupt}
 	visit(w)
-	for _, e := range b.log {
-		if e.ticks > 0 {
-			for i := 0; i < e.ticks; i++ {
+	for _, in := range h.inputs {
+		if in.step {
+			for i := 0; i < in.ticks; i++ {
 				if s.stopRequested() {
 					return ErrInterrupted
 				}
@@ -360,8 +593,8 @@ func (s *Session) Replay(visit func(w *sim.World)) error {
 			}
 			continue
 		}
-		if _, err := scratch.run(strings.Fields(e.line)); err != nil {
-			return fmt.Errorf("replaying %q: %v", e.line, err)
+		if err := scratch.apply(in.line); err != nil {
+			return fmt.Errorf("replaying %q: %v", in.line, err)
 		}
 	}
 	return nil

@@ -75,7 +75,7 @@ func BenchmarkRollingRestart100x1000(b *testing.B) {
 				cfg.RecordsPerPartition = 5
 				if static {
 					for c := 1; c <= 100; c++ {
-						cfg.Overrides[fmt.Sprintf("C%d", c)] = map[string]string{"group.instance.id": fmt.Sprintf("C%d", c)}
+						cfg.Overrides = append(cfg.Overrides, Override{Client: fmt.Sprintf("C%d", c), Key: "group.instance.id", Value: fmt.Sprintf("C%d", c)})
 					}
 				}
 				w, _ := New(bigTopology(100, 10, 100), cfg)

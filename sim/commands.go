@@ -57,10 +57,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 		}
 	}
 	if static && w.Cfg.ForClient(client).InstanceID == "" {
-		if w.Cfg.Overrides[client] == nil {
-			w.Cfg.Overrides[client] = map[string]string{}
-		}
-		w.Cfg.Overrides[client]["group.instance.id"] = client
+		w.Cfg.Overrides = append(w.Cfg.Overrides, Override{Client: client, Key: "group.instance.id", Value: client})
 	}
 	m := w.newProcess(client)
 	if len(topics) > 0 {

@@ -59,11 +59,18 @@ func (c ClientConfig) Producer() ProducerMode {
 	return ProducerPlain
 }
 
+// Override is one per-client setting (set Cn.KEY VALUE).
+type Override struct{ Client, Key, Value string }
+
 // Config is the whole world's configuration: client defaults, per-client
 // overrides and the world-level settings.
 type Config struct {
-	Client    ClientConfig
-	Overrides map[string]map[string]string // client id -> key -> value
+	Client ClientConfig
+	// Overrides are applied over the defaults in the order they were set,
+	// as typed: a later one wins, and one that reads another setting
+	// (enable.auto.commit false keeps a commit mode other than auto) sees
+	// the ones before it.
+	Overrides []Override
 	// World-level settings.
 	RecordsPerPartition int    // records.per.partition
 	Isolation           string // isolation.level of the audit reader
@@ -95,7 +102,6 @@ func DefaultConfig() Config {
 			ProcessTicks:   1,
 			SlowTicks:      15,
 		},
-		Overrides:           map[string]map[string]string{},
 		RecordsPerPartition: 10,
 		Isolation:           "read_uncommitted",
 	}
@@ -314,18 +320,14 @@ type ConfigRow struct {
 }
 
 // ForClient gives the effective configuration of one client: the defaults
-// with that client's overrides applied in key order.
+// with that client's overrides applied in the order they were set.
 func (c *Config) ForClient(client string) ClientConfig {
 	cc := c.Client
-	ov := c.Overrides[client]
-	keys := make([]string, 0, len(ov))
-	for k := range ov {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		s, _ := LookupSetting(k)
-		_ = s.set(c, &cc, ov[k]) // validated when it was set
+	for _, o := range c.Overrides {
+		if o.Client == client {
+			s, _ := LookupSetting(o.Key)
+			_ = s.set(c, &cc, o.Value) // validated when it was set
+		}
 	}
 	cc.TransactionalID = strings.ReplaceAll(cc.TransactionalID, ClientPlaceholder, client)
 	return cc
@@ -369,10 +371,7 @@ func (c *Config) Set(client, key, value string) error {
 	if err := s.set(c, &cc, value); err != nil {
 		return err
 	}
-	if c.Overrides[client] == nil {
-		c.Overrides[client] = map[string]string{}
-	}
-	c.Overrides[client][key] = value
+	c.Overrides = append(c.Overrides, Override{Client: client, Key: key, Value: value})
 	return nil
 }
 
@@ -387,34 +386,73 @@ func (c *Config) Rows() []ConfigRow {
 		}
 		rows = append(rows, ConfigRow{Key: s.Key, Value: s.get(c, &c.Client), Default: s.get(&def, &def.Client), Scope: scope})
 	}
-	clients := make([]string, 0, len(c.Overrides))
-	for k := range c.Overrides {
-		clients = append(clients, k)
-	}
-	sort.Strings(clients)
-	for _, cl := range clients {
-		keys := make([]string, 0, len(c.Overrides[cl]))
-		for k := range c.Overrides[cl] {
+	// One row per client and key set for it, showing the value that client
+	// runs with (the overrides applied in order), so the table agrees with
+	// what runs.
+	type ck struct{ client, key string }
+	seen := map[ck]bool{}
+	var keys []ck
+	for _, o := range c.Overrides {
+		if k := (ck{o.Client, o.Key}); !seen[k] {
+			seen[k] = true
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s, _ := LookupSetting(k)
-			rows = append(rows, ConfigRow{Key: cl + "." + k, Value: c.Overrides[cl][k], Default: s.get(&def, &def.Client), Scope: cl})
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].client != keys[j].client {
+			return keys[i].client < keys[j].client
 		}
+		return keys[i].key < keys[j].key
+	})
+	for _, k := range keys {
+		s, _ := LookupSetting(k.key)
+		cc := c.ForClient(k.client)
+		if k.key == "transactional.id" {
+			cc = c.Client // show the typed form ({client}), not the client's own id
+			for _, o := range c.Overrides {
+				if o.Client == k.client {
+					st, _ := LookupSetting(o.Key)
+					_ = st.set(c, &cc, o.Value)
+				}
+			}
+		}
+		rows = append(rows, ConfigRow{Key: k.client + "." + k.key, Value: s.get(c, &cc), Default: s.get(&def, &def.Client), Scope: k.client})
 	}
 	return rows
 }
 
+// Clone is a deep copy: changing one never shows in the other.
+func (c Config) Clone() Config { return c.clone() }
+
+// SetLines are `set` commands that make this configuration from the
+// defaults, exactly: world and client-wide settings first (transactional.id
+// before enable.idempotence, which it implies; enable.auto.commit is left to
+// commit.mode, which holds all of it), then the per-client overrides in the
+// order they were set.
+func (c *Config) SetLines() []string {
+	def := DefaultConfig()
+	var lines []string
+	add := func(s Setting) {
+		if v := s.get(c, &c.Client); v != s.get(&def, &def.Client) {
+			lines = append(lines, "set "+s.Key+" "+v)
+		}
+	}
+	if s, ok := LookupSetting("transactional.id"); ok {
+		add(s)
+	}
+	for _, s := range Settings {
+		if s.Key != "transactional.id" && s.Key != "enable.auto.commit" {
+			add(s)
+		}
+	}
+	for _, o := range c.Overrides {
+		lines = append(lines, "set "+o.Client+"."+o.Key+" "+o.Value)
+	}
+	return lines
+}
+
 func (c *Config) clone() Config {
 	n := *c
-	n.Overrides = map[string]map[string]string{}
-	for k, v := range c.Overrides {
-		m := map[string]string{}
-		for kk, vv := range v {
-			m[kk] = vv
-		}
-		n.Overrides[k] = m
-	}
+	n.Overrides = append([]Override(nil), c.Overrides...)
 	return n
 }

@@ -38,7 +38,7 @@ func TestHostileInputsRefusedQuickly(t *testing.T) {
 		{"new --topics t:1000000", []string{"t:1000000 + invoices:1 = 1,000,001", "at most 1,000 partitions in a world"}},
 		{"set records.per.partition 1000000", []string{"6 input partitions x 1000000 = 6,000,000", "at most 1,000,000 input records"}},
 		{"new --topics t:20; set records.per.partition 1000000", []string{"20 input partitions x 1000000 = 20,000,000", "at most 1,000,000 input records"}},
-		{"set records.per.partition 100000; new --topics t:20", []string{"20 input partitions x records.per.partition 100000 = 2,000,000"}},
+		{"set records.per.partition 100000; new --topics t:20 --keep-settings", []string{"20 input partitions x records.per.partition 100000 = 2,000,000"}},
 		{"produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000", []string{"produce: 60 records held + 1000000 = 1,000,060", "at most 1,000,000 input records"}},
 		{"new --members 100000", []string{"new --members: 100,000 is over the limit", "at most 1,000 members"}},
 		{"step 99999999999", []string{"step: 99,999,999,999 is over the limit", "at most 1,000,000 ticks in one step or run"}},

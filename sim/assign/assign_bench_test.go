@@ -1,7 +1,9 @@
 package assign
 
 import (
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -70,4 +72,70 @@ func BenchmarkRange(b *testing.B) { runBench(b, rangeAssignor{}, benchGroup(benc
 
 func BenchmarkRoundRobin(b *testing.B) {
 	runBench(b, roundRobinAssignor{}, benchGroup(benchMembers), "")
+}
+
+// The general (unequal subscriptions) path of the Kafka rules: odd members
+// subscribe to the first half of the topics, even members to all; members
+// 1..n-1 own an uneven prior (each partition to a random subscriber, so
+// counts scatter and the even members, who share the second half of the
+// topics among fewer, hold more), generation 1, and member n joins with
+// nothing. By default a CI-sized group (200 members, 10,000 partitions); with
+// -assign.huge the size of issue 10 (2,000 members, 500 topics of 2,000
+// partitions), which took 95 s when computeBalanced rescanned every partition
+// of every under-loaded member after each move.
+var hugeBench = flag.Bool("assign.huge", false, "run the general-path benchmark at 2,000 members x 1,000,000 partitions")
+
+func generalGroup(members, topics, parts int) Input {
+	r := rand.New(rand.NewPCG(10, 10))
+	names := make([]string, topics)
+	in := Input{Partitions: make(map[string]int, topics)}
+	for i := range names {
+		names[i] = fmt.Sprintf("t%03d", i)
+		in.Partitions[names[i]] = parts
+	}
+	owned := make([][]TopicPartition, members)
+	for ti, t := range names {
+		for p := 0; p < parts; p++ {
+			// subscribers among members 1..n-1 (index 0..n-2): odd ids (even
+			// index) only take the first half of the topics
+			var j int
+			for {
+				j = r.IntN(members - 1)
+				if ti < topics/2 || j%2 == 1 {
+					break
+				}
+			}
+			owned[j] = append(owned[j], TopicPartition{t, p})
+		}
+	}
+	for i := 0; i < members; i++ {
+		m := Member{MemberID: fmt.Sprintf("C%d-1", i+1), Topics: names, Generation: -1}
+		if i%2 == 0 {
+			m.Topics = names[:topics/2]
+		}
+		if i < members-1 {
+			m.Owned, m.Generation = owned[i], 1
+		}
+		in.Members = append(in.Members, m)
+	}
+	return in
+}
+
+func BenchmarkStickyKafkaGeneralJoin(b *testing.B) {
+	members, topics, parts := 200, 50, 200
+	if *hugeBench {
+		members, topics, parts = 2000, 500, 2000
+	}
+	in := generalGroup(members, topics, parts)
+	b.ResetTimer()
+	var got Assignment
+	for b.Loop() {
+		got = kafkaEager.Assign(in)
+	}
+	b.StopTimer()
+	if len(got) != members {
+		b.Fatalf("%d entries for %d members", len(got), members)
+	}
+	lo, hi := counts(got)
+	b.ReportMetric(float64(hi-lo), "spread")
 }

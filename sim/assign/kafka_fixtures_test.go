@@ -3,7 +3,6 @@ package assign
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"testing"
 )
 
@@ -177,16 +176,15 @@ func TestKafkaStickyFixtures(t *testing.T) {
 			kafka:           map[string]string{"consumer1": "topic1-0 topic2-1 topic2-0", "consumer2": "topic1-1 topic2-2"},
 			seed:            map[string]string{"consumer1": "topic1-0 topic2-1 topic2-0", "consumer2": "topic1-1 topic2-2"},
 			coopSameAsEager: true},
-		// Kafka publishes consumer1 {topic1-0}, consumer2 {topic1-1 topic2-1}, consumer3
-		// {topic2-0}: that comes from Java's HashMap walking consumer3, consumer2, consumer1
-		// (see TestKafkaFixtureJavaHashOrder). In member-id order consumer1 re-keeps its two
-		// first and consumer2 keeps one. Seed: consumer1 (2, lower id) gives topic2-0 to consumer3.
+		// Kafka's published answer: its HashMap walks consumer3, consumer2, consumer1
+		// (TestKafkaFixtureJavaHashOrder), so consumer2 re-keeps maxQuota and consumer1
+		// minQuota. Seed: consumer1 (2, lower id) gives topic2-0 to consumer3.
 		{name: "testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers", in: Input{Partitions: map[string]int{"topic1": 2, "topic2": 2}, Members: []Member{
 			owning(mem("consumer1", t12...), g, "topic1-0 topic2-0"), owning(mem("consumer2", t12...), g, "topic1-1 topic2-1"),
 			owning(mem("consumer3", t12...), g, "")}},
-			kafka:     map[string]string{"consumer1": "topic1-0 topic2-0", "consumer2": "topic1-1", "consumer3": "topic2-1"},
+			kafka:     map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": "topic2-0"},
 			seed:      map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": "topic2-0"},
-			kafkaCoop: map[string]string{"consumer1": "topic1-0 topic2-0", "consumer2": "topic1-1", "consumer3": ""},
+			kafkaCoop: map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": ""},
 			seedCoop:  map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": ""}},
 		{name: "testAllConsumersAreUnderMinQuota", in: Input{Partitions: map[string]int{"topic1": 2, "topic2": 3}, Members: []Member{
 			owning(mem("consumer1", t12...), g, "topic1-0"), owning(mem("consumer2", t12...), g, "topic1-1"), owning(mem("consumer3", t12...), g, "")}},
@@ -320,43 +318,13 @@ func TestKafkaStickyFixtures(t *testing.T) {
 	}
 }
 
-// javaHashOrder replays the iteration order of a java.util.HashMap with
-// default capacity (16 buckets, fewer than 13 keys) into which ids were put in
-// ascending order: String.hashCode, spread by HashMap.hash, bucket = hash &
-// 15, buckets ascending, insertion order within a bucket.
-func javaHashOrder(ids []string) []int {
-	bucket := func(s string) uint32 {
-		var h uint32
-		for _, r := range s {
-			h = 31*h + uint32(r)
-		}
-		return (h ^ h>>16) & 15
-	}
-	order := make([]int, len(ids))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool { return bucket(ids[order[i]]) < bucket(ids[order[j]]) })
-	return order
-}
-
-// With Java's hash order (consumer3, consumer2, consumer1) instead of member-id
-// order, the algorithm reproduces Kafka's published result for
-// testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers; the member-id
-// order used everywhere else gives the result in TestKafkaStickyFixtures.
+// Kafka's published answer for testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers
+// comes from its HashMap walking consumer3, consumer2, consumer1; this checks that walk.
 func TestKafkaFixtureJavaHashOrder(t *testing.T) {
-	if got := javaHashOrder([]string{"consumer1", "consumer2", "consumer3"}); !slices.Equal(got, []int{2, 1, 0}) {
-		t.Fatalf("javaHashOrder = %v, want [2 1 0] (HashMap iterates consumer3, consumer2, consumer1)", got)
+	ms := []Member{mem("consumer1"), mem("consumer2"), mem("consumer3")}
+	if got := kafkaMemberWalk(ms, idOrder(ms)); !slices.Equal(got, []int32{2, 1, 0}) {
+		t.Fatalf("kafkaMemberWalk = %v, want [2 1 0] (HashMap iterates consumer3, consumer2, consumer1)", got)
 	}
-	t12 := []string{"topic1", "topic2"}
-	in := Input{Partitions: map[string]int{"topic1": 2, "topic2": 2}, Members: []Member{
-		owning(mem("consumer1", t12...), 1, "topic1-0 topic2-0"), owning(mem("consumer2", t12...), 1, "topic1-1 topic2-1"),
-		owning(mem("consumer3", t12...), 1, "")}}
-	got := kafkaStickyWalk(in, javaHashOrder)
-	checkValid(t, in, got)
-	expect(t, got, map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": "topic2-0"})
-	// Kafka: partitionsTransferringOwnership = {topic2-0: consumer3}, so the cooperative round withholds it.
-	expect(t, CooperativeAdjust(in, got), map[string]string{"consumer1": "topic1-0", "consumer2": "topic1-1 topic2-1", "consumer3": ""})
 }
 
 // testRackAwareAssignmentWithNonEqualSubscription, cooperative, all racks
@@ -647,4 +615,39 @@ func TestKafkaFixtureValidityAndBalance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 10's example, real Kafka's answer: sticky, t1 of 5 partitions,
+// generation 2, JoinGroup order C1-1 C2-1 C3-1 C4-1. Java's HashMap walks
+// C4-1 C3-1 C2-1 C1-1: C3-1 re-keeps maxQuota (2) first, so C2-1 keeps one
+// and C4-1 gets t1-1. (In member-id order C2-1 re-kept two and C3-1 one.)
+func TestKafkaIssueExampleHashOrder(t *testing.T) {
+	in := Input{Partitions: map[string]int{"t1": 5}, Members: []Member{
+		owning(mem("C1-1", "t1"), 2, "t1-3"), owning(mem("C2-1", "t1"), 2, "t1-0 t1-1"),
+		owning(mem("C3-1", "t1"), 2, "t1-2 t1-4"), mem("C4-1", "t1")}}
+	got := kafkaEager.Assign(in)
+	checkValid(t, in, got)
+	expect(t, got, map[string]string{"C1-1": "t1-3", "C2-1": "t1-0", "C3-1": "t1-2 t1-4", "C4-1": "t1-1"})
+}
+
+// Issue 10 item 1's fixture at the assignor level (real Kafka's answer):
+// topics t1:3 t2:4, sticky with Kafka's rules; C1 and C2 join generation 1,
+// then C3 and C4 join and the eager members send their generation-1
+// assignment in the user data even though they have revoked it.
+func TestKafkaIssueItem1TwoJoinTwoMore(t *testing.T) {
+	t12 := []string{"t1", "t2"}
+	in := Input{Partitions: map[string]int{"t1": 3, "t2": 4}, Members: []Member{mem("C1-1", t12...), mem("C2-1", t12...)}}
+	first := kafkaEager.Assign(in)
+	expect(t, first, map[string]string{"C1-1": "t1-0 t1-2 t2-1 t2-3", "C2-1": "t1-1 t2-0 t2-2"})
+	in = nextRound(in, first, 1)
+	in.Members = append(in.Members, mem("C3-1", t12...), mem("C4-1", t12...))
+	got := kafkaEager.Assign(in)
+	checkValid(t, in, got)
+	expect(t, got, map[string]string{"C1-1": "t1-0 t2-1", "C2-1": "t1-1 t2-0", "C3-1": "t1-2 t2-3", "C4-1": "t2-2"})
+	// Without the previous assignment (what kgrepl's eager member sent before the
+	// fix of item 1) the same assignor starts from scratch and C2, C4 differ.
+	for i := range in.Members {
+		in.Members[i].Owned, in.Members[i].Generation = nil, -1
+	}
+	expect(t, kafkaEager.Assign(in), map[string]string{"C1-1": "t1-0 t2-1", "C2-1": "t1-1 t2-2", "C3-1": "t1-2 t2-3", "C4-1": "t2-0"})
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -222,7 +223,10 @@ func validOwned(in Input, m Member) (out []TopicPartition) {
 
 // Assign is a pure function of its input: the same input twice gives the
 // same Assignment, and so does the input with its members permuted and each
-// member's Topics and Owned shuffled.
+// member's Topics and Owned shuffled. Kafka's sticky rules depend on the
+// JoinGroup order as Kafka does, through the iteration order of a Java
+// HashMap filled in that order (SPEC §4): for them the members are put in
+// that iteration order instead of shuffled, which leaves it unchanged.
 func TestPropertyDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	for name, a := range allAssignors(t) {
@@ -230,9 +234,17 @@ func TestPropertyDeterministic(t *testing.T) {
 			in := randomInput(r, i%2 == 0, ownMode(i%3))
 			first, again := a.Assign(in), a.Assign(in)
 			shuffled := Input{Partitions: in.Partitions, Members: slices.Clone(in.Members)}
-			r.Shuffle(len(shuffled.Members), func(i, j int) {
-				shuffled.Members[i], shuffled.Members[j] = shuffled.Members[j], shuffled.Members[i]
-			})
+			if strings.HasSuffix(name, "/kafka") {
+				hashes := make([]int32, len(in.Members))
+				for j, m := range in.Members {
+					hashes[j] = javaStringHash(m.MemberID)
+				}
+				shuffled.Members = permute(in.Members, javaHashOrder(hashes, 16))
+			} else {
+				r.Shuffle(len(shuffled.Members), func(i, j int) {
+					shuffled.Members[i], shuffled.Members[j] = shuffled.Members[j], shuffled.Members[i]
+				})
+			}
 			for j := range shuffled.Members {
 				m := &shuffled.Members[j]
 				m.Topics, m.Owned = slices.Clone(m.Topics), slices.Clone(m.Owned)
@@ -358,5 +370,94 @@ func TestEdgeCases(t *testing.T) {
 			}
 			checkComplete(t, in, got)
 		}
+	}
+}
+
+// largerInput is a random group larger than randomInput's: up to 40 members
+// over up to 6 topics of up to 40 partitions, equal or unequal
+// subscriptions, claims of a random earlier assignment (biased towards the
+// first members) over up to three generations, some of them stale.
+func largerInput(r *rand.Rand, equal bool) Input {
+	in := Input{Partitions: map[string]int{}}
+	var topics []string
+	for j := range 1 + r.IntN(6) {
+		name := fmt.Sprintf("t%d", j)
+		topics = append(topics, name)
+		in.Partitions[name] = r.IntN(41)
+	}
+	pick := func() []string {
+		var s []string
+		for _, tn := range topics {
+			if r.IntN(2) == 0 {
+				s = append(s, tn)
+			}
+		}
+		if len(s) == 0 {
+			s = append(s, topics[r.IntN(len(topics))])
+		}
+		return s
+	}
+	shared := pick()
+	for j := range 1 + r.IntN(40) {
+		m := Member{MemberID: fmt.Sprintf("C%d-%d", j+1, 1+r.IntN(3)), Generation: -1, Topics: shared}
+		if !equal {
+			m.Topics = pick()
+		}
+		if r.IntN(5) > 0 {
+			m.Generation = 1 + r.IntN(3)
+		}
+		in.Members = append(in.Members, m)
+	}
+	for tn, n := range in.Partitions {
+		for p := range n {
+			if r.IntN(4) > 0 {
+				k := r.IntN(len(in.Members)) * r.IntN(len(in.Members)) / len(in.Members)
+				in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{tn, p})
+			}
+		}
+	}
+	r.Shuffle(len(in.Members), func(a, b int) { in.Members[a], in.Members[b] = in.Members[b], in.Members[a] })
+	return in
+}
+
+// The validity and balance properties over larger groups, and over the
+// inputs of the Java fixture (Kafka's own answers, checked for equality in
+// TestKafkaJavaCases): every assignor gives each partition of a subscribed
+// topic exactly once (the cooperative ones once no round revokes anything),
+// only to a subscriber; the sticky ones are balanced (equal subscriptions:
+// counts differ by at most one; otherwise no partition could move to a
+// subscriber with two fewer).
+func TestPropertyValidAndBalancedLarger(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	var inputs []Input
+	for i := range 300 {
+		inputs = append(inputs, largerInput(r, i%2 == 0))
+	}
+	for _, c := range readJavaCases(t, "testdata/kafka_java_cases.txt") {
+		inputs = append(inputs, c.in)
+	}
+	for name, a := range allAssignors(t) {
+		t.Run(name, func(t *testing.T) {
+			for i, in := range inputs {
+				var got Assignment
+				if a.Protocol() == Cooperative {
+					in, got = cooperativeRounds(t, a, in, 10, 4)
+				} else {
+					got = a.Assign(in)
+				}
+				checkValid(t, in, got)
+				checkComplete(t, in, got)
+				if strings.HasPrefix(name, "sticky") || strings.HasPrefix(name, "cooperative-sticky") {
+					if kafkaSubscriptionsEqual(in.Members) {
+						checkBalanced(t, got)
+					} else {
+						checkNoBetterMove(t, in, got)
+					}
+				}
+				if t.Failed() {
+					t.Fatalf("input %d: %+v", i, in)
+				}
+			}
+		})
 	}
 }

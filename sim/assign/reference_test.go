@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"testing"
 )
 
@@ -14,6 +15,12 @@ import (
 // histogram, cached balance answer) against.
 func refKafkaGeneral(in Input) Assignment {
 	ms := permute(in.Members, idOrder(in.Members))
+	// Kafka walks the leader's HashMap of members: filled in JoinGroup order.
+	hashes := make([]int32, len(in.Members))
+	for i, m := range in.Members {
+		hashes[i] = javaStringHash(m.MemberID)
+	}
+	walk := permute(in.Members, javaHashOrder(hashes, 16))
 	exists := func(p TopicPartition) bool {
 		n, ok := in.Partitions[p.Topic]
 		if !ok || p.Partition < 0 || p.Partition >= n {
@@ -36,7 +43,7 @@ func refKafkaGeneral(in Input) Assignment {
 	}
 
 	holder, last := map[TopicPartition]string{}, map[TopicPartition]string{}
-	for _, m := range ms {
+	for _, m := range walk {
 		seen := map[TopicPartition]bool{}
 		for _, p := range m.Owned {
 			if !exists(p) || seen[p] {
@@ -60,7 +67,7 @@ func refKafkaGeneral(in Input) Assignment {
 		maxGen = max(maxGen, m.Generation)
 	}
 	prev, prevGen := map[TopicPartition]string{}, map[TopicPartition]int{}
-	for _, m := range ms {
+	for _, m := range walk {
 		if m.Generation >= maxGen {
 			continue
 		}
@@ -199,28 +206,45 @@ func refKafkaGeneral(in Input) Assignment {
 	}
 	moveSrc := map[TopicPartition]string{}
 	moveDst := map[TopicPartition]string{}
-	moved := map[pair][]TopicPartition{}
+	// Kafka's HashSet per (topic, src, dst) of moved partitions, dropped when empty.
+	moved := map[pair]*javaHashSet{}
+	var byKey []TopicPartition
+	keyOf := map[TopicPartition]int32{}
 	hasTopic := func(t string) bool {
 		for k, v := range moved {
-			if k.topic == t && len(v) > 0 {
+			if k.topic == t && v.len() > 0 {
 				return true
 			}
 		}
 		return false
 	}
+	put := func(k pair, p TopicPartition) {
+		if moved[k] == nil {
+			moved[k] = &javaHashSet{}
+			moved[k].init(16)
+		}
+		if _, ok := keyOf[p]; !ok {
+			keyOf[p] = int32(len(byKey))
+			byKey = append(byKey, p)
+		}
+		moved[k].add(keyOf[p], javaTopicPartitionHash(p.Topic, p.Partition))
+	}
 	doMove := func(p TopicPartition, to string) {
 		if s, ok := moveSrc[p]; ok {
 			key := pair{p.Topic, s, moveDst[p]}
-			moved[key] = slices.DeleteFunc(moved[key], func(q TopicPartition) bool { return q == p })
+			moved[key].remove(keyOf[p])
+			if moved[key].len() == 0 {
+				delete(moved, key)
+			}
 			delete(moveSrc, p)
 			delete(moveDst, p)
 			if s != to {
 				moveSrc[p], moveDst[p] = s, to
-				moved[pair{p.Topic, s, to}] = append(moved[pair{p.Topic, s, to}], p)
+				put(pair{p.Topic, s, to}, p)
 			}
 		} else {
 			moveSrc[p], moveDst[p] = owner[p], to
-			moved[pair{p.Topic, owner[p], to}] = append(moved[pair{p.Topic, owner[p], to}], p)
+			put(pair{p.Topic, owner[p], to}, p)
 		}
 		size[owner[p]]--
 		owner[p] = to
@@ -233,8 +257,8 @@ func refKafkaGeneral(in Input) Assignment {
 			if s, ok := moveSrc[p]; ok {
 				from = s
 			}
-			if set := moved[pair{p.Topic, to, from}]; len(set) > 0 {
-				q = slices.MinFunc(set, comparePartitions)
+			if set := moved[pair{p.Topic, to, from}]; set != nil && set.len() > 0 {
+				q = byKey[set.first()]
 			}
 		}
 		doMove(q, to)
@@ -411,4 +435,105 @@ func TestSeedBalanceMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Larger groups than randomInput makes (up to 40 members, many subscription
+// groups, uneven claims over several generations), so the balance
+// bookkeeping of kafkaGeneral sees long runs of moves; once with its dense
+// arrays and once with the maps it falls back to for huge groups.
+//
+// Every answer of the incremental balance check is compared with the
+// definition (Kafka's GeneralAssignmentBuilder.isBalanced), scanning every
+// partition.
+func TestKafkaGeneralMatchesReferenceLarger(t *testing.T) {
+	defer func(l int) { trackDenseLimit = l }(trackDenseLimit)
+	checks, unbalanced := 0, 0
+	balanceCheck = func(k *kafkaGeneralState, got bool) {
+		checks++
+		if !got {
+			unbalanced++
+		}
+		if want := naiveBalanced(k); got != want {
+			t.Fatalf("computeBalanced = %v, the definition gives %v", got, want)
+		}
+	}
+	defer func() { balanceCheck = nil }()
+	defer func() {
+		if unbalanced < 100 || checks-unbalanced < 100 {
+			t.Errorf("only %d unbalanced and %d balanced answers checked", unbalanced, checks-unbalanced)
+		}
+	}()
+	for _, limit := range []int{1 << 23, 0} {
+		trackDenseLimit = limit
+		r := rand.New(rand.NewPCG(8, 12))
+		for i := 0; i < 60; i++ {
+			in := Input{Partitions: map[string]int{}}
+			var topics []string
+			for j := range 2 + r.IntN(5) {
+				name := "t" + strconv.Itoa(j)
+				topics = append(topics, name)
+				in.Partitions[name] = 1 + r.IntN(40)
+			}
+			for j := range 5 + r.IntN(36) {
+				m := Member{MemberID: "C" + strconv.Itoa(j+1) + "-1", Generation: 1 + r.IntN(3)}
+				for _, tn := range topics {
+					if r.IntN(2) == 0 {
+						m.Topics = append(m.Topics, tn)
+					}
+				}
+				if len(m.Topics) == 0 {
+					m.Topics = topics[:1]
+				}
+				in.Members = append(in.Members, m)
+			}
+			// Uneven claims: each partition to a random member, biased to the first ones.
+			for tn, n := range in.Partitions {
+				for p := range n {
+					k := r.IntN(len(in.Members)) * r.IntN(len(in.Members)) / len(in.Members)
+					in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{tn, p})
+				}
+			}
+			r.Shuffle(len(in.Members), func(a, b int) { in.Members[a], in.Members[b] = in.Members[b], in.Members[a] })
+			if kafkaSubscriptionsEqual(permute(in.Members, idOrder(in.Members))) {
+				continue
+			}
+			got, want := kafkaEager.Assign(in), refKafkaGeneral(in)
+			if spellAll(got) != spellAll(want) {
+				t.Fatalf("limit %d case %d: %+v\n got: %s\nwant: %s", limit, i, in, spellAll(got), spellAll(want))
+			}
+			checkValid(t, in, got)
+		}
+	}
+}
+
+// naiveBalanced is Kafka's isBalanced over the working state: min and max
+// count over the balancing members differ by at most one, or no balancing
+// member c short of all its partitions sees a partition of its topics held
+// by a balancing member with at least two more.
+func naiveBalanced(k *kafkaGeneralState) bool {
+	lo, hi := -1, -1
+	for m, in := range k.in {
+		if in {
+			if lo < 0 || len(k.lists[m]) < lo {
+				lo = len(k.lists[m])
+			}
+			hi = max(hi, len(k.lists[m]))
+		}
+	}
+	if lo >= hi-1 {
+		return true
+	}
+	for c, in := range k.in {
+		if !in || len(k.lists[c]) >= k.maxSize[c] {
+			continue
+		}
+		for _, t := range k.subs[c] {
+			for g := k.tp.base[t]; g < k.tp.base[t+1]; g++ {
+				if o := k.cur[g]; o >= 0 && k.in[o] && len(k.lists[c])+1 < len(k.lists[o]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -12,15 +12,21 @@ import (
 // first (counts differ by at most one where subscriptions allow), then
 // stickiness (members keep as much of what they own as balance permits).
 //
-// Determinism: wherever Kafka walks a Java HashMap or HashSet of members
-// (the subscriptions, the current assignment), whose order is an accident of
-// hashing, we walk members in member-id order (plain string order). Where
-// Kafka takes "any" partition out of a HashSet (the stickiness bookkeeping of
-// the general case), we take the lowest in (topic, partition) order.
+// Order: Kafka walks several Java HashMaps of members (the leader's member
+// id -> subscription map, and maps filled from it), and this order decides
+// which member keeps a contested claim, which members re-keep maxQuota
+// partitions, and which previous owner counts. We walk members in the
+// iteration order of a java.util.HashMap filled in JoinGroup order (the order
+// of in.Members), as ConsumerCoordinator.onLeaderElected fills it (see
+// javahash.go). Where Kafka takes the first partition of a HashSet (the
+// partition-movement bookkeeping of the general case) we take the same one.
+// TreeSets and sorts use Kafka's comparators (member ids as strings; ties by
+// id). Kafka keeps the highest generation it has seen in the assignor object
+// across calls; a pure function uses the highest in its input.
 //
 // Steps:
 //
-//   - Claims. Members are walked in id order; each claimed partition that
+//   - Claims. Members are walked in the HashMap order; each claimed partition that
 //     exists (of a topic someone subscribes to) is checked against the last
 //     member seen claiming it: a higher generation takes it over, a lower one
 //     is ignored, an equal one voids it (neither keeps it; Kafka logs an
@@ -31,27 +37,12 @@ import (
 //   - If every member has the same subscription (as a set of topic names,
 //     known or not), the constrained assignment runs; otherwise the general
 //     one.
-func kafkaSticky(in Input) Assignment { return kafkaStickyWalk(in, nil) }
-
-// kafkaStickyWalk is kafkaSticky with the order of the walks Kafka does over
-// a HashMap of members (claims, re-keeping owned partitions, previous
-// owners) given by walk, which maps the member ids in ascending order to the
-// order of the walk (a permutation of their indices). nil means id order.
-// Only the tests pass anything else, to replay Java's hash order against
-// Kafka's published expectations.
-func kafkaStickyWalk(in Input, walk func(ids []string) []int) Assignment {
-	ms := permute(in.Members, idOrder(in.Members))
+func kafkaSticky(in Input) Assignment {
+	byID := idOrder(in.Members)
+	ms := permute(in.Members, byID)
 	tp := newTopology(ms, in.Partitions)
-	n, P := len(ms), tp.total()
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	if walk != nil {
-		for i, j := range walk(memberIDs(ms)) {
-			order[i] = int32(j)
-		}
-	}
+	P := tp.total()
+	order := kafkaMemberWalk(in.Members, byID)
 
 	holder := make([]int32, P) // who keeps the claim; -1 none
 	last := make([]int32, P)   // last member seen claiming it
@@ -90,6 +81,28 @@ func kafkaStickyWalk(in Input, walk func(ids []string) []int) Assignment {
 	return tp.assignment(memberIDs(ms), lists)
 }
 
+// kafkaMemberWalk is the iteration order of the leader's HashMap<String,
+// Subscription> (ConsumerCoordinator.onLeaderElected: new HashMap<>(), filled
+// in JoinGroup order) as indices into the members sorted by id (byID maps
+// those to indices of members). Kafka's consumerToOwnedPartitions and
+// currentAssignment are HashMaps of the same keys filled in this order, so
+// they iterate the same way.
+func kafkaMemberWalk(members []Member, byID []int) []int32 {
+	hashes := make([]int32, len(members))
+	for i, m := range members {
+		hashes[i] = javaStringHash(m.MemberID)
+	}
+	dense := make([]int32, len(members))
+	for d, i := range byID {
+		dense[i] = int32(d)
+	}
+	order := make([]int32, 0, len(members))
+	for _, i := range javaHashOrder(hashes, 16) {
+		order = append(order, dense[i])
+	}
+	return order
+}
+
 // kafkaSubscriptionsEqual compares subscriptions as sets of topic names.
 // (Kafka's own check lets a member with an empty subscription through when it
 // comes first; we compare the sets exactly.)
@@ -112,7 +125,7 @@ func kafkaSubscriptionsEqual(ms []Member) bool {
 // subscriptions. With P partitions and N members, minQuota = P/N, maxQuota =
 // ceil(P/N), and exactly P%N members end with maxQuota.
 //
-//   - Members, in id order, re-keep their valid claims sorted by partition
+//   - Members, in the HashMap order, re-keep their valid claims sorted by partition
 //     number, then topic (KAFKA-16277): all of them if fewer than minQuota
 //     (the member is then "under"); maxQuota of them if they have that many
 //     and fewer than P%N members have been granted maxQuota so far; else
@@ -214,8 +227,9 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //     revocation is required).
 //   - Claims of members whose generation is below the highest in the input
 //     are remembered per partition as the "previous owner" (the highest such
-//     generation wins, ties to the lower id). (Kafka's assignor object keeps
-//     the highest generation it has ever seen; a pure function cannot.)
+//     generation wins, ties to the first in the HashMap order). (Kafka's
+//     assignor object keeps the highest generation it has ever seen; a pure
+//     function cannot.)
 //   - Partitions are ordered by topic, topics by how many members subscribe
 //     (fewest first) then name. Each unowned partition goes to the member with
 //     the fewest partitions (ties: lower id) among its topic's subscribers.
@@ -225,7 +239,11 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //   - Balancing walks the partitions (first only the just-assigned ones,
 //     unless a revocation is required; then all) while the assignment is not
 //     balanced: a partition moves back to its previous owner if its holder has
-//     at least two more than that owner, or else to the least loaded
+//     at least two more than that owner (only if that owner still takes part
+//     in balancing and subscribes to the topic: Kafka does not check either,
+//     and so can hand a partition to a member not subscribed to its topic,
+//     an invalid answer, or fail with a NullPointerException; we stay valid
+//     and go on to the next rule), or else to the least loaded
 //     subscriber when some subscriber has at least two fewer than its holder;
 //     Kafka's partition-movement bookkeeping may swap in another partition of
 //     the same topic to avoid moving partitions back and forth. The walk
@@ -353,6 +371,20 @@ type kafkaGeneralState struct {
 	balanced     bool    // cached isBalanced answer...
 	balancedKnow bool    // ...valid until the next move
 
+	// Kept up to date move by move once balancing starts (tracking), so the
+	// balance check needs no scan over partitions. For each subscription
+	// group G and balancing member o, overlap(o, G) is how many partitions of
+	// G's topics o holds; per group, how many balancing members with a
+	// non-zero overlap have each total count, and the largest such count
+	// (-1: none). Dense arrays where small, maps otherwise.
+	tracking   bool
+	ng         int32
+	overDense  []int32           // o*ng+G
+	overSparse map[int64]int32   // used when overDense would be too large
+	histDense  []int32           // G*(P+2)+count
+	histSparse []map[int32]int32 // G -> count -> members
+	maxHeld    []int32           // G -> largest count of an overlapping member
+
 	mov movements
 }
 
@@ -365,7 +397,7 @@ func newKafkaGeneral(tp *topology, ms []Member) *kafkaGeneralState {
 		cur: make([]int32, P), lists: make([][]int32, n), at: make([]int32, P),
 		in: make([]bool, n), group: make([]int32, n), topicGroups: make([][]int32, T),
 		hist: make([]int32, P+2),
-		mov:  newMovements(P, T),
+		mov:  newMovements(tp, n),
 	}
 	for g := range k.cur {
 		k.cur[g], k.prev[g] = -1, -1
@@ -494,33 +526,181 @@ func (k *kafkaGeneralState) retire(m int32) {
 
 // isBalanced: counts differ by at most one, or no member could take a
 // partition from a member with at least two more.
+//
+// The answer only saves work: when it is false some partition can still
+// move (to the least loaded subscriber of its topic), and when it is true
+// none can, so the walk over the partitions would move nothing more.
 func (k *kafkaGeneralState) isBalanced() bool {
 	if !k.balancedKnow {
 		k.balanced = k.computeBalanced()
 		k.balancedKnow = true
+		if balanceCheck != nil {
+			balanceCheck(k, k.balanced)
+		}
 	}
 	return k.balanced
 }
 
+// balanceCheck, set by tests only, sees every answer of computeBalanced.
+var balanceCheck func(k *kafkaGeneralState, balanced bool)
+
+// computeBalanced is GeneralAssignmentBuilder.isBalanced: false when some
+// balancing member c that could hold more (fewer than its subscribed
+// partitions) could take a partition of one of its topics from a balancing
+// member with at least two more than c. Members with the same subscription
+// share maxSize and topics, and the test is easiest for the one with the
+// fewest, the top of the group's heap; "a member with at least lc+2 holding
+// a partition of the group's topics" is maxHeld[G] > lc+1 (c itself never
+// counts, having lc).
 func (k *kafkaGeneralState) computeBalanced() bool {
 	if k.members == 0 || k.lo >= k.hi-1 {
 		return true
 	}
-	for c, in := range k.in {
-		lc := len(k.lists[c])
-		// Only a member with at most hi-2 can find one with two more.
-		if !in || lc > k.hi-2 || lc >= k.maxSize[c] {
+	if !k.tracking {
+		k.track()
+	}
+	for gi := range k.heaps {
+		c := k.heaps[gi].top()
+		if c < 0 {
 			continue
 		}
-		for _, t := range k.subs[c] {
-			for g := k.tp.base[t]; g < k.tp.base[t+1]; g++ {
-				if o := k.cur[g]; o >= 0 && o != int32(c) && k.in[o] && lc+1 < len(k.lists[o]) {
-					return false
-				}
-			}
+		lc := len(k.lists[c])
+		// Only a member with at most hi-2 can find one with two more.
+		if lc > k.hi-2 || lc >= k.maxSize[c] {
+			continue
+		}
+		if k.maxHeld[gi] > int32(lc+1) {
+			return false
 		}
 	}
 	return true
+}
+
+// trackDenseLimit bounds the dense arrays of the balance bookkeeping (in
+// int32 entries); past it they are maps.
+var trackDenseLimit = 1 << 23
+
+// track starts the move-by-move bookkeeping of computeBalanced, once the
+// members taking part in balancing are known.
+func (k *kafkaGeneralState) track() {
+	n, ng, P := len(k.lists), len(k.heaps), k.tp.total()
+	k.tracking, k.ng = true, int32(ng)
+	if n*ng <= trackDenseLimit {
+		k.overDense = make([]int32, n*ng)
+	} else {
+		k.overSparse = map[int64]int32{}
+	}
+	if ng*(P+2) <= trackDenseLimit {
+		k.histDense = make([]int32, ng*(P+2))
+	} else {
+		k.histSparse = make([]map[int32]int32, ng)
+		for gi := range k.histSparse {
+			k.histSparse[gi] = map[int32]int32{}
+		}
+	}
+	k.maxHeld = make([]int32, ng)
+	for gi := range k.maxHeld {
+		k.maxHeld[gi] = -1
+	}
+	for c := range n {
+		if !k.in[c] {
+			continue
+		}
+		for _, g := range k.lists[c] {
+			for _, gi := range k.topicGroups[k.tp.topicOf[g]] {
+				k.overAdd(int32(c), gi, 1)
+			}
+		}
+		for gi := range ng {
+			if k.over(int32(c), int32(gi)) > 0 {
+				k.histAdd(int32(gi), int32(len(k.lists[c])), 1)
+			}
+		}
+	}
+}
+
+func (k *kafkaGeneralState) over(o, gi int32) int32 {
+	if k.overDense != nil {
+		return k.overDense[o*k.ng+gi]
+	}
+	return k.overSparse[int64(o)*int64(k.ng)+int64(gi)]
+}
+
+func (k *kafkaGeneralState) overAdd(o, gi, d int32) {
+	if k.overDense != nil {
+		k.overDense[o*k.ng+gi] += d
+		return
+	}
+	key := int64(o)*int64(k.ng) + int64(gi)
+	if v := k.overSparse[key] + d; v != 0 {
+		k.overSparse[key] = v
+	} else {
+		delete(k.overSparse, key)
+	}
+}
+
+func (k *kafkaGeneralState) groupHist(gi, count int32) int32 {
+	if k.histDense != nil {
+		return k.histDense[int(gi)*(k.tp.total()+2)+int(count)]
+	}
+	return k.histSparse[gi][count]
+}
+
+// histAdd changes by d the number of members of count `count` overlapping
+// group gi, and keeps maxHeld[gi].
+func (k *kafkaGeneralState) histAdd(gi, count, d int32) {
+	var now int32
+	if k.histDense != nil {
+		i := int(gi)*(k.tp.total()+2) + int(count)
+		k.histDense[i] += d
+		now = k.histDense[i]
+	} else {
+		h := k.histSparse[gi]
+		now = h[count] + d
+		if now != 0 {
+			h[count] = now
+		} else {
+			delete(h, count)
+		}
+	}
+	switch {
+	case d > 0 && count > k.maxHeld[gi]:
+		k.maxHeld[gi] = count
+	case d < 0 && now == 0 && count == k.maxHeld[gi]:
+		m := count - 1
+		for m >= 0 && k.groupHist(gi, m) == 0 {
+			m--
+		}
+		k.maxHeld[gi] = m
+	}
+}
+
+// trackMove: partition g of topic t goes from balancing member a to
+// balancing member b (both counts still the ones before the move).
+func (k *kafkaGeneralState) trackMove(t, a, b int32) {
+	ca, cb := int32(len(k.lists[a])), int32(len(k.lists[b]))
+	// Take both members out of the histograms of the groups they overlap,
+	// change the overlaps of t's groups, put them back with the new counts.
+	for gi := range k.ng {
+		if k.over(a, gi) > 0 {
+			k.histAdd(gi, ca, -1)
+		}
+		if k.over(b, gi) > 0 {
+			k.histAdd(gi, cb, -1)
+		}
+	}
+	for _, gi := range k.topicGroups[t] {
+		k.overAdd(a, gi, -1)
+		k.overAdd(b, gi, 1)
+	}
+	for gi := range k.ng {
+		if k.over(a, gi) > 0 {
+			k.histAdd(gi, ca-1, 1)
+		}
+		if k.over(b, gi) > 0 {
+			k.histAdd(gi, cb+1, 1)
+		}
+	}
 }
 
 // score is the sum of count differences over all pairs of balancing members.
@@ -554,17 +734,21 @@ func (k *kafkaGeneralState) reassign(partitions []int32) bool {
 			}
 			t := k.tp.topicOf[g]
 			lc := len(k.lists[c])
+			// Kafka (performReassignments) moves a partition back to its
+			// previous owner without checking that the owner still subscribes
+			// to the topic: its answer is then invalid. We stay valid and
+			// require it (and that the owner takes part in balancing, without
+			// which Kafka throws a NullPointerException).
 			if p := k.prev[g]; p >= 0 && p != c && k.in[p] && k.can.has(int(p)*k.T+int(t)) && lc > len(k.lists[p])+1 {
 				k.move(g, p)
 				moved, modified = true, true
 				continue
 			}
-			for _, o := range k.potential[t] {
-				if k.in[o] && lc > len(k.lists[o])+1 {
-					k.move(g, k.leastLoaded(t))
-					moved, modified = true, true
-					break
-				}
+			// Kafka: some subscriber of t has fewer than lc-1, i.e. the least
+			// loaded one has; it is the one Kafka then moves the partition to.
+			if o := k.leastLoaded(t); o >= 0 && lc > len(k.lists[o])+1 {
+				k.move(g, o)
+				moved, modified = true, true
 			}
 		}
 		if !modified {
@@ -579,6 +763,9 @@ func (k *kafkaGeneralState) move(g, to int32) {
 	t := k.tp.topicOf[g]
 	g = k.mov.pick(g, k.cur[g], to, t)
 	k.mov.record(g, k.cur[g], to, t)
+	if k.tracking {
+		k.trackMove(t, k.cur[g], to)
+	}
 	k.remove(g)
 	k.add(g, to)
 }
@@ -587,15 +774,23 @@ func (k *kafkaGeneralState) move(g, to int32) {
 // this assignment, where it originally came from and where it is now; and
 // per topic and (from, to) pair, the partitions so moved.
 type movements struct {
-	src, dst []int32 // partition -> original holder / current holder; src -1: not moved
-	sets     map[movKey][]int32
+	src, dst []int32                 // partition -> original holder / current holder; src -1: not moved
+	sets     map[uint64]*javaHashSet // by key(t, src, dst)
+	n, T     uint64
 	perTopic []int32
+	hash     func(g int32) int32 // TopicPartition.hashCode of partition g
 }
 
-type movKey struct{ t, src, dst int32 }
+// key packs (topic, source member, destination member) into one integer.
+func (mv *movements) key(t, src, dst int32) uint64 {
+	return (uint64(src)*mv.n+uint64(dst))*mv.T + uint64(t)
+}
 
-func newMovements(P, T int) movements {
-	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[movKey][]int32{}, perTopic: make([]int32, T)}
+func newMovements(tp *topology, n int) movements {
+	P, T := tp.total(), len(tp.names)
+	hash := func(g int32) int32 { p := tp.partition(g); return javaTopicPartitionHash(p.Topic, p.Partition) }
+	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[uint64]*javaHashSet{}, perTopic: make([]int32, T), hash: hash,
+		n: uint64(n), T: uint64(T)}
 	for g := range mv.src {
 		mv.src[g] = -1
 	}
@@ -604,7 +799,8 @@ func newMovements(P, T int) movements {
 
 // pick is getTheActualPartitionToBeMoved: moving g from `from` to `to`, if
 // some partition of the same topic earlier moved from `to` to g's original
-// holder, move that one back instead (the lowest such partition).
+// holder, move that one back instead: the first of Kafka's HashSet of such
+// partitions in Java's iteration order.
 func (mv *movements) pick(g, from, to, t int32) int32 {
 	if mv.perTopic[t] == 0 {
 		return g
@@ -612,8 +808,8 @@ func (mv *movements) pick(g, from, to, t int32) int32 {
 	if s := mv.src[g]; s >= 0 {
 		from = s
 	}
-	if set := mv.sets[movKey{t, to, from}]; len(set) > 0 {
-		return set[0]
+	if set := mv.sets[mv.key(t, to, from)]; set != nil && set.len() > 0 {
+		return set.first()
 	}
 	return g
 }
@@ -632,21 +828,23 @@ func (mv *movements) record(g, from, to, t int32) {
 
 func (mv *movements) add(g, from, to, t int32) {
 	mv.src[g], mv.dst[g] = from, to
-	key := movKey{t, from, to}
-	mv.sets[key] = insertSorted(mv.sets[key], g)
+	key := mv.key(t, from, to)
+	set := mv.sets[key]
+	if set == nil { // Kafka: new HashSet<>() for a pair with no moved partition
+		set = &javaHashSet{}
+		set.init(16)
+		mv.sets[key] = set
+	}
+	set.add(g, mv.hash(g))
 	mv.perTopic[t]++
 }
 
 func (mv *movements) drop(g, t int32) {
-	key := movKey{t, mv.src[g], mv.dst[g]}
+	key := mv.key(t, mv.src[g], mv.dst[g])
 	set := mv.sets[key]
-	if i, ok := slices.BinarySearch(set, g); ok {
-		set = slices.Delete(set, i, i+1)
-	}
-	if len(set) == 0 {
+	set.remove(g)
+	if set.len() == 0 { // Kafka drops the empty set from its map
 		delete(mv.sets, key)
-	} else {
-		mv.sets[key] = set
 	}
 	mv.src[g], mv.dst[g] = -1, -1
 	mv.perTopic[t]--

@@ -1,0 +1,369 @@
+package kernel
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A session file is data, not a program (SPEC §9): the branch's origin (its
+// settings as `set` lines, then its `new`) and its world inputs, one a line,
+// each step as the ticks it really advanced; then an end line with the
+// count, the tick and a SHA-256 of everything before it, so a truncated or
+// altered file is refused. Version 1 files (no end line; `new` kept the
+// settings before it) still load, with their steps replayed as exact tick
+// counts; save always writes version 2.
+const (
+	sessionHeader   = "# kgrepl session v2"
+	sessionHeaderV1 = "# kgrepl session v1"
+	// maxSessionFile bounds what load reads: far more than any session
+	// typed by hand (a line is a few dozen bytes).
+	maxSessionFile = 8 << 20
+)
+
+// scriptLines renders the branch as commands that make it again: the
+// origin's settings, its new, then every input. A step whose command as
+// typed was not `step N` keeps it in a comment, for compare.
+func (b *branch) scriptLines() []string {
+	o := b.hist.origin
+	lines := o.cfg.SetLines()
+	nl := o.newLine
+	if len(lines) > 0 {
+		nl += " --keep-settings"
+	}
+	lines = append(lines, nl)
+	for _, in := range b.hist.inputs {
+		if !in.step {
+			lines = append(lines, in.line)
+			continue
+		}
+		if in.ticks == 0 {
+			continue // a run that was already done: nothing to replay
+		}
+		l := "step " + strconv.Itoa(in.ticks)
+		if in.typed != "" && in.typed != l {
+			l += "  # " + in.typed
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// script is the branch as a kgrepl script (the explorer's counterexamples
+// start with it).
+func (b *branch) script() string {
+	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + strings.Join(b.scriptLines(), "\n") + "\n"
+}
+
+// sessionFile is the branch as a session file.
+func (b *branch) sessionFile() []byte {
+	lines := b.scriptLines()
+	body := sessionHeader + "\n" +
+		fmt.Sprintf("# branch %s at tick %d: load replays these inputs exactly; a step line is the ticks that ran\n", b.name, b.world.Tick) +
+		strings.Join(lines, "\n") + "\n"
+	sum := sha256.Sum256([]byte(body))
+	return []byte(body + fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", len(lines), b.world.Tick, hex.EncodeToString(sum[:])))
+}
+
+func cmdSave(s *Session, args []string) (*Result, error) {
+	if err := needArgs("save", args, 1, 1); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(s.path(args[0]), s.cur.sessionFile()); err != nil {
+		return nil, fmt.Errorf("save %s: %v", args[0], err)
+	}
+	return &Result{Text: fmt.Sprintf("saved branch %s at tick %d to %s", s.cur.name, s.World().Tick, args[0])}, nil
+}
+
+// bare drops the path from an os error: the caller names the user's path.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// writeAtomic writes a file (mode 0644) through a temporary file in the
+// same folder and a rename, so nothing ever sees half a file; it replaces
+// only a regular file (through a symbolic link, the file it names), never
+// a folder or a device, and leaves no temporary file behind. Its errors do
+// not name the path: the caller names the one the user typed.
+func writeAtomic(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("it is %s; only a regular file is written or replaced", fileKind(st.Mode()))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return bare(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kgrepl-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in its folder: %v", bare(err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o644); err != nil {
+		return bare(err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return bare(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return bare(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return bare(err)
+	}
+	done = true
+	return nil
+}
+
+// readSessionFile reads at most maxSessionFile bytes of a regular file. It
+// looks before it reads: a FIFO or a device is refused without being
+// opened for reading in a way that could block, and the size is checked
+// on the file actually opened.
+func readSessionFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, bare(err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is %s; load reads only session files", fileKind(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, bare(err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, bare(err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is %s; load reads only session files", fileKind(st.Mode()))
+	}
+	if st.Size() > maxSessionFile {
+		return nil, fmt.Errorf("%d bytes, over the limit of a session file (%d bytes)", st.Size(), maxSessionFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSessionFile+1))
+	if err != nil {
+		return nil, bare(err)
+	}
+	if len(data) > maxSessionFile {
+		return nil, fmt.Errorf("over the limit of a session file (%d bytes)", maxSessionFile)
+	}
+	return data, nil
+}
+
+// sessionLine is one input line of a session file.
+type sessionLine struct {
+	n     int // line number in the file
+	words []string
+	typed string // a step's command as typed, from its comment
+}
+
+func inputNames() string {
+	var names []string
+	for _, c := range commands {
+		if c.mutates {
+			names = append(names, c.name)
+		}
+	}
+	return strings.Join(append([]string{"new"}, append(names, "step")...), ", ")
+}
+
+// parseSessionFile checks a session file and returns its lines: the
+// header, the end line and its checksum (version 2), and that every line is
+// a world input. Nothing runs here.
+func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err error) {
+	all := strings.Split(text, "\n")
+	first := strings.TrimSpace(all[0])
+	switch {
+	case first == sessionHeaderV1:
+		v1 = true
+	case first == sessionHeader:
+	case strings.HasPrefix(first, "# kgrepl session v"):
+		return nil, false, 0, fmt.Errorf("%q is a session format this kgrepl does not read (it reads %q and v1)", first, sessionHeader)
+	default:
+		return nil, false, 0, fmt.Errorf("not a kgrepl session file (its first line should be %q)", sessionHeader)
+	}
+	// Every line is checked first, so a line that is not an input is named
+	// even in a file whose end line is missing; then the end line.
+	var endErr error
+	if !v1 {
+		body := strings.TrimSuffix(text, "\n")
+		i := strings.LastIndexByte(body, '\n')
+		var count int
+		var sum string
+		if _, err := fmt.Sscanf(body[i+1:], "# end: %d lines, tick %d, sha256 %s", &count, &tick, &sum); err != nil || i < 0 {
+			endErr = fmt.Errorf("no end line: the file is truncated (a session file ends with \"# end: N lines, tick T, sha256 ...\")")
+		} else {
+			all = strings.Split(body[:i], "\n")
+			got := sha256.Sum256([]byte(body[:i+1]))
+			if hex.EncodeToString(got[:]) != sum {
+				endErr = fmt.Errorf("the checksum in the end line (line %d) does not match: the file was changed or damaged after it was saved", len(all)+1)
+			}
+		}
+		defer func() {
+			switch {
+			case err != nil:
+			case endErr != nil:
+				lines, err = nil, endErr
+			case len(lines) != count:
+				lines, err = nil, fmt.Errorf("the end line counts %d lines, the file holds %d", count, len(lines))
+			}
+		}()
+	}
+	sawNew := false
+	for i, raw := range all {
+		n := i + 1
+		code, comment, _ := strings.Cut(raw, "#")
+		words := strings.Fields(code)
+		if len(words) == 0 {
+			continue
+		}
+		if strings.Contains(code, ";") {
+			return nil, v1, 0, fmt.Errorf("line %d: one input a line (no ';' in a session file)", n)
+		}
+		c := lookup(words[0])
+		switch {
+		case words[0] == "new":
+			if sawNew {
+				return nil, v1, 0, fmt.Errorf("line %d: a second new (a session file has one, after its settings)", n)
+			}
+			sawNew = true
+			if v1 {
+				words = append(words, "--keep-settings") // v1's new kept the settings before it
+			}
+		case words[0] == "step":
+			if !sawNew {
+				return nil, v1, 0, fmt.Errorf("line %d: step before the file's new line", n)
+			}
+			if len(words) != 2 {
+				return nil, v1, 0, fmt.Errorf("line %d: want step N", n)
+			}
+		case c != nil && c.mutates:
+			if !sawNew && words[0] != "set" {
+				return nil, v1, 0, fmt.Errorf("line %d: %s before the file's new line (only set may come first)", n, words[0])
+			}
+		default:
+			return nil, v1, 0, fmt.Errorf("line %d: %q is not a world input; a session file holds only %s lines", n, words[0], inputNames())
+		}
+		l := sessionLine{n: n, words: words}
+		if words[0] == "step" {
+			l.typed = strings.TrimSpace(comment)
+		}
+		lines = append(lines, l)
+	}
+	if !sawNew {
+		return nil, v1, 0, fmt.Errorf("no new line: the file holds no world")
+	}
+	return lines, v1, tick, nil
+}
+
+func cmdLoad(s *Session, args []string) (*Result, error) {
+	if err := needArgs("load", args, 1, 1); err != nil {
+		return nil, err
+	}
+	data, err := readSessionFile(s.path(args[0]))
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %v", args[0], err)
+	}
+	lines, v1, tick, err := parseSessionFile(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %v", args[0], err)
+	}
+	// Replay into a scratch session, so a damaged file leaves this one as it was.
+	d := s.fresh()
+	for _, l := range lines {
+		if l.words[0] == "step" {
+			n, perr := parseCount("step", "N", l.words[1], 1, 1_000_000)
+			if perr == nil {
+				typed := l.typed
+				if typed == "" {
+					typed = "step " + l.words[1]
+				}
+				perr = d.stepExact(n, typed)
+			}
+			if perr != nil {
+				return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, perr)
+			}
+			continue
+		}
+		if _, err := d.run(l.words); err != nil {
+			return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, err)
+		}
+	}
+	if !v1 && d.World().Tick != tick {
+		return nil, fmt.Errorf("load %s: the inputs replay to tick %d, the end line says tick %d", args[0], d.World().Tick, tick)
+	}
+	b := d.cur
+	b.name = s.cur.name
+	s.branches[b.name] = b
+	s.cur = b
+	note := ""
+	if v1 {
+		note = " (a version 1 file: no checksum, so truncation cannot be detected; save writes version 2)"
+	}
+	return &Result{Text: fmt.Sprintf("loaded %s into branch %s: tick %d, group %s, generation %d%s", args[0], b.name, b.world.Tick, b.world.Group.State, b.world.Group.Generation, note)}, nil
+}
+
+// stepExact advances exactly n ticks, stop events or not, and records them
+// as one step: how load replays a recorded step.
+func (s *Session) stepExact(n int, typed string) error {
+	w := s.cur.world
+	at := w.Tick
+	s.pendingCPs = nil
+	for i := 1; i <= n; i++ {
+		if s.interrupt.Load() {
+			return ErrInterrupted
+		}
+		t0 := time.Now()
+		w.Step()
+		s.cpClock.stepping += time.Since(t0)
+		s.cpClock.ticks++
+		s.maybeCheckpoint(w, i)
+		if s.AfterTick != nil {
+			if err := s.AfterTick(w); err != nil {
+				return err
+			}
+		}
+	}
+	s.cur.hist.inputs = append(s.cur.hist.inputs, input{at: at, step: true, ticks: n, typed: typed})
+	s.cur.hist.cps = append(s.cur.hist.cps, s.pendingCPs...)
+	s.pendingCPs = nil
+	return nil
+}

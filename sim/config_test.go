@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Per-client overrides apply in the order they were set, and show config
+// shows what the client runs with.
+func TestOverridesApplyInTheOrderSet(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Set("C1", "enable.auto.commit", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("C1", "commit.mode", "before"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ForClient("C1").Commit; got != CommitBefore {
+		t.Errorf("C1 runs commit mode %s, want before (the last one set)", got)
+	}
+	for _, r := range c.Rows() {
+		if r.Key == "C1.enable.auto.commit" && r.Value != "false" || r.Key == "C1.commit.mode" && r.Value != "before" {
+			t.Errorf("show config row %s = %s disagrees with what C1 runs", r.Key, r.Value)
+		}
+	}
+	// A later override of a key reads the ones before it.
+	c = DefaultConfig()
+	_ = c.Set("", "commit.mode", "before")
+	_ = c.Set("C1", "enable.auto.commit", "true")
+	_ = c.Set("C1", "enable.auto.commit", "false")
+	if got := c.ForClient("C1").Commit; got != CommitAfter {
+		t.Errorf("C1 runs commit mode %s, want after (auto, then auto turned off)", got)
+	}
+}
+
+// SetLines remake any configuration exactly from the defaults, and a clone
+// shares nothing with the original.
+func TestSetLinesRemakeTheConfig(t *testing.T) {
+	values := map[string][]string{}
+	for _, s := range Settings {
+		switch s.Key {
+		case "partition.assignment.strategy":
+			values[s.Key] = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
+		case "sticky.rules":
+			values[s.Key] = []string{"seed", "kafka"}
+		case "commit.mode":
+			values[s.Key] = []string{"auto", "after", "before"}
+		case "enable.auto.commit", "enable.idempotence":
+			values[s.Key] = []string{"true", "false"}
+		case "transactional.id":
+			values[s.Key] = []string{"none", "tx-" + ClientPlaceholder, "fixed"}
+		case "group.instance.id":
+			values[s.Key] = []string{"none", "inst"}
+		case "isolation.level":
+			values[s.Key] = []string{"read_committed", "read_uncommitted"}
+		default:
+			values[s.Key] = []string{"1", "7", "30"}
+		}
+	}
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 500; round++ {
+		c := DefaultConfig()
+		for i := rng.Intn(12); i > 0; i-- {
+			s := Settings[rng.Intn(len(Settings))]
+			client := ""
+			if s.Client && rng.Intn(2) == 0 {
+				client = []string{"C1", "C2"}[rng.Intn(2)]
+			}
+			vs := values[s.Key]
+			if err := c.Set(client, s.Key, vs[rng.Intn(len(vs))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := DefaultConfig()
+		for _, l := range c.SetLines() {
+			f := strings.Fields(l)
+			client, key := "", f[1]
+			if cl, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(cl, "C") && len(cl) > 1 && cl[1] >= '0' && cl[1] <= '9' {
+				client, key = cl, k
+			}
+			if err := n.Set(client, key, f[2]); err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+		}
+		if !reflect.DeepEqual(c, n) {
+			t.Fatalf("round %d: %v remade %+v, want %+v", round, c.SetLines(), n, c)
+		}
+		k := c.Clone()
+		_ = k.Set("C3", "max.poll.records", "9")
+		if len(k.Overrides) == len(c.Overrides) {
+			t.Fatal("a clone shares its overrides with the original")
+		}
+	}
+}
