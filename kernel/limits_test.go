@@ -2,10 +2,12 @@ package kernel
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // snapshot is what a user sees of the session: the views as JSON, and the branches.
@@ -97,4 +99,40 @@ func TestHelpStatesTheLimits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCtrlCDuringALongStepRollsBack presses Ctrl-C (Session.Interrupt, from
+// another goroutine as the REPL does) while a long step runs: the step fails
+// with "interrupted" and the session is as it was before it.
+func TestCtrlCDuringALongStepRollsBack(t *testing.T) {
+	s := NewSession()
+	if _, err := s.Exec("set records.per.partition 200; new --topics t:100 --members 100 --keep-settings; step 3"); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, s)
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		s.Interrupt()
+		close(done)
+	}()
+	start := time.Now()
+	_, err := s.Exec("step 100000")
+	<-done
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("step 100000 with Ctrl-C after 0.3 s: %v (after %v), want interrupted", err, time.Since(start))
+	}
+	if after := snapshot(t, s); after != before {
+		t.Errorf("an interrupted step changed the session:\n%s", firstLineDiff(before, after))
+	}
+}
+
+func firstLineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  %.300s\n  %.300s", i, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
 }
