@@ -65,9 +65,8 @@ func BenchmarkLargestWorld(b *testing.B) {
 
 // sessionAt is the default world with C2 joined, run for n ticks (the
 // members read their 60 records and then poll, heartbeat and commit), with
-// checkpoints as the REPL keeps them. (A world of 40,000 records a
-// partition costs far more per clone, as Clone copies every log: see
-// README.)
+// checkpoints as the REPL keeps them. (World.Clone shares the history chunk
+// by chunk, so a checkpoint of an old world costs its live state only.)
 func sessionAt(b *testing.B, n int) *Session {
 	b.Helper()
 	s := NewSession()
