@@ -147,6 +147,9 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	opts.Stop = s.stopRequested
+	// More workers than cores run no faster, and each holds a branch that
+	// grows with its ticks: memory stays at cores x one branch.
+	opts.Parallel = min(opts.Parallel, runtime.NumCPU())
 	rep, err := explore.Run(w, opts)
 	if errors.Is(err, explore.ErrStopped) {
 		return nil, interrupted("explore")
