@@ -1,28 +1,43 @@
-package server
+// Package javaorder reproduces the iteration order of java.util.HashMap and
+// HashSet (a HashSet is a HashMap of keys), OpenJDK 8 and later, so that
+// where Kafka walks a hashed collection kgrepl walks it in the same order
+// (SPEC §4's rule for hashed collections). The classic sticky assignor (its
+// member map, its sets of moved partitions) and the consumer protocol's
+// server-side assignors (their topic and partition sets, the target
+// assignment's member map) both use it. The code follows OpenJDK's HashMap;
+// the expected orders in its tests were printed by OpenJDK 17.
+//
+// These are the facts it models:
+//
+//   - hash(key) = h ^ (h >>> 16), h = key.hashCode(); a key goes to bucket
+//     hash & (n-1) of a table of n = 2^k buckets.
+//   - The table is allocated at the first put: 16 buckets for
+//     `new HashMap<>()`, else the power of two at or above the requested
+//     initial capacity; it doubles whenever the count passes 0.75 n and
+//     never shrinks (removals leave n as it is).
+//   - A new key goes to the tail of its bucket's list; a resize splits each
+//     bucket in two, each half keeping the relative order, so a list bucket
+//     holds its keys in insertion order (a key removed and put again counts
+//     as new).
+//   - A put that makes a bucket longer than 8 (TREEIFY_THRESHOLD) doubles a
+//     table of fewer than 64 buckets (MIN_TREEIFY_CAPACITY); in a larger
+//     table Java turns the bucket into a red-black tree (TreeNode) whose
+//     linked order changes as keys go in (the root moves to the front, a new
+//     key follows its tree parent), ordered by hash and then compareTo; a
+//     resize splits a tree bin and turns halves of 6 keys or fewer back into
+//     lists.
+//   - Iteration visits buckets in ascending index, each front to back.
+//
+// What it does not follow (and reports as inexact): ties Java breaks by
+// System.identityHashCode (keys with equal hash codes that compareTo calls
+// equal, or that are not Comparable), and removing a key from a tree bin.
+package javaorder
 
 import (
 	"cmp"
 	"slices"
 	"unicode/utf16"
 )
-
-// This file reproduces the iteration order of java.util.HashMap and HashSet
-// (OpenJDK 8 and later; the code below follows OpenJDK's HashMap), so that
-// where Kafka's assignors walk a hashed collection kgrepl walks it in the
-// same order (SPEC §4's rule for hashed collections). Java keeps a table of
-// 2^k buckets; a key goes to bucket (h ^ (h >>> 16)) & (2^k - 1) with h its
-// hashCode; keys in one bucket are kept in insertion order; the table starts
-// at 16 buckets (or at the power of two at or above a requested initial
-// capacity) and doubles whenever the count passes 0.75 of it, and a resize
-// keeps the relative order of the keys in each bucket. A bucket reaching 9
-// keys makes a table of fewer than 64 buckets double; in a larger table Java
-// turns the bucket into a red-black tree (TreeNode) whose linked order
-// changes as keys go in (the root moves to the front, a new key follows its
-// tree parent), and a resize splits it and turns halves of 6 keys or fewer
-// back into lists. hashMap models all of that. What it does not follow (and
-// reports as inexact): ties Java breaks by System.identityHashCode (keys
-// with equal hash codes that compareTo calls equal), and removing a key from
-// a tree bin.
 
 // hashNode is HashMap.Node, and TreeNode when tree is set.
 type hashNode[K comparable] struct {
@@ -35,9 +50,10 @@ type hashNode[K comparable] struct {
 	red                       bool
 }
 
-// hashMap is one java.util.HashMap (or the HashMap inside a HashSet): only
-// keys, as only their order matters here.
-type hashMap[K comparable] struct {
+// Map is one java.util.HashMap (or the HashMap inside a HashSet) under puts
+// and removals: only keys, as only their order matters here. The caller
+// gives each key's Java hashCode with every put and remove.
+type Map[K comparable] struct {
 	table     []*hashNode[K]
 	size      int
 	threshold int
@@ -49,22 +65,22 @@ type hashMap[K comparable] struct {
 	inexact bool
 }
 
-// defaultCapacity asks for `new HashMap<>()`: 16 buckets on the first put.
-const defaultCapacity = -1
+// DefaultCapacity asks for `new HashMap<>()`: 16 buckets on the first put.
+const DefaultCapacity = -1
 
-// newHashMap is `new HashMap<>(initialCapacity)`, or `new HashMap<>()` for
-// defaultCapacity.
-func newHashMap[K comparable](initialCapacity int, compare func(a, b K) int) *hashMap[K] {
-	m := &hashMap[K]{compare: compare}
+// NewMap is `new HashMap<>(initialCapacity)`, or `new HashMap<>()` for
+// DefaultCapacity.
+func NewMap[K comparable](initialCapacity int, compare func(a, b K) int) *Map[K] {
+	m := &Map[K]{compare: compare}
 	if initialCapacity >= 0 {
-		m.threshold = tableSizeFor(initialCapacity)
+		m.threshold = TableSizeFor(initialCapacity)
 	}
 	return m
 }
 
-// collectionCapacity is the initial capacity `new HashSet<>(c)` and
+// CollectionCapacity is the initial capacity `new HashSet<>(c)` and
 // `new HashMap<>(m)`-style copies ask for: max((int) (n / .75f) + 1, 16).
-func collectionCapacity(n int) int {
+func CollectionCapacity(n int) int {
 	c := int(float32(n)/float32(0.75)) + 1
 	if c < 16 {
 		c = 16
@@ -72,8 +88,8 @@ func collectionCapacity(n int) int {
 	return c
 }
 
-// tableSizeFor is HashMap.tableSizeFor: the power of two at or above c.
-func tableSizeFor(c int) int {
+// TableSizeFor is HashMap.TableSizeFor: the power of two at or above c.
+func TableSizeFor(c int) int {
 	n := 1
 	for n < c && n < 1<<30 {
 		n <<= 1
@@ -106,10 +122,10 @@ func nextSize(table, threshold int) (newCap, newThr int) {
 	return newCap, newThr
 }
 
-func (m *hashMap[K]) index(hash int32) int { return int(uint32(hash) & uint32(len(m.table)-1)) }
+func (m *Map[K]) index(hash int32) int { return int(uint32(hash) & uint32(len(m.table)-1)) }
 
 // resize is HashMap.resize.
-func (m *hashMap[K]) resize() {
+func (m *Map[K]) resize() {
 	old := m.table
 	newCap, newThr := nextSize(len(old), m.threshold)
 	m.threshold = newThr
@@ -152,9 +168,9 @@ func (m *hashMap[K]) resize() {
 	}
 }
 
-// put is HashMap.putVal for a key with hash code h; a key already present
+// Put is HashMap.putVal for a key with hash code h; a key already present
 // keeps its place.
-func (m *hashMap[K]) put(key K, h int32) {
+func (m *Map[K]) Put(key K, h int32) {
 	hash := int32(spread(h))
 	if m.table == nil {
 		m.resize()
@@ -193,7 +209,7 @@ func (m *hashMap[K]) put(key K, h int32) {
 }
 
 // treeifyBin is HashMap.treeifyBin.
-func (m *hashMap[K]) treeifyBin(hash int32) {
+func (m *Map[K]) treeifyBin(hash int32) {
 	if len(m.table) < 64 { // MIN_TREEIFY_CAPACITY
 		m.resize()
 		return
@@ -208,7 +224,7 @@ func (m *hashMap[K]) treeifyBin(hash int32) {
 }
 
 // dir orders key k (hash h) against tree node p: -1 left, 1 right.
-func (m *hashMap[K]) dir(h int32, k K, p *hashNode[K]) int {
+func (m *Map[K]) dir(h int32, k K, p *hashNode[K]) int {
 	switch {
 	case p.hash > h:
 		return -1
@@ -225,7 +241,7 @@ func (m *hashMap[K]) dir(h int32, k K, p *hashNode[K]) int {
 }
 
 // treeify is TreeNode.treeify of the bin starting at first.
-func (m *hashMap[K]) treeify(first *hashNode[K]) {
+func (m *Map[K]) treeify(first *hashNode[K]) {
 	var root *hashNode[K]
 	for x := first; x != nil; {
 		next := x.next
@@ -259,7 +275,7 @@ func (m *hashMap[K]) treeify(first *hashNode[K]) {
 }
 
 // putTreeVal is TreeNode.putTreeVal; it reports whether the key was new.
-func (m *hashMap[K]) putTreeVal(first *hashNode[K], h int32, k K) bool {
+func (m *Map[K]) putTreeVal(first *hashNode[K], h int32, k K) bool {
 	root := first
 	for root.parent != nil {
 		root = root.parent
@@ -311,7 +327,7 @@ func findInTree[K comparable](p *hashNode[K], h int32, k K) bool {
 }
 
 // moveRootToFront is TreeNode.moveRootToFront.
-func (m *hashMap[K]) moveRootToFront(root *hashNode[K]) {
+func (m *Map[K]) moveRootToFront(root *hashNode[K]) {
 	if root == nil {
 		return
 	}
@@ -336,7 +352,7 @@ func (m *hashMap[K]) moveRootToFront(root *hashNode[K]) {
 
 // split is TreeNode.split: the tree bin at old index j goes to j and
 // j+bit, each half a list again when it has 6 keys or fewer.
-func (m *hashMap[K]) split(b *hashNode[K], j, bit int) {
+func (m *Map[K]) split(b *hashNode[K], j, bit int) {
 	var loHead, loTail, hiHead, hiTail *hashNode[K]
 	lc, hc := 0, 0
 	for e := b; e != nil; {
@@ -495,11 +511,11 @@ func balanceInsertion[K comparable](root, x *hashNode[K]) *hashNode[K] {
 	}
 }
 
-// remove is HashMap.remove; the table never shrinks. Removing from a tree
+// Remove is HashMap.remove of key (hash code h); the table never shrinks. Removing from a tree
 // bin (removeTreeNode, which may also turn the bin back into a list) is not
 // modelled: the key leaves the linked order, the bin becomes a list and the
 // map turns inexact.
-func (m *hashMap[K]) remove(key K, h int32) {
+func (m *Map[K]) Remove(key K, h int32) {
 	if m.table == nil {
 		return
 	}
@@ -525,8 +541,29 @@ func (m *hashMap[K]) remove(key K, h int32) {
 	}
 }
 
-// keys lists the keys in Java's iteration order.
-func (m *hashMap[K]) keys() []K {
+// Len is the number of keys.
+func (m *Map[K]) Len() int { return m.size }
+
+// Exact reports whether Keys and First are Java's order: false once Java
+// would have broken a tie by identity hash code or a key left a tree bin.
+func (m *Map[K]) Exact() bool { return !m.inexact }
+
+// First is what iterator().next() returns; ok is false when the map is
+// empty.
+func (m *Map[K]) First() (key K, ok bool) {
+	if m.size == 0 {
+		return key, false
+	}
+	for _, e := range m.table {
+		if e != nil {
+			return e.key, true
+		}
+	}
+	return key, false
+}
+
+// Keys lists the keys in Java's iteration order.
+func (m *Map[K]) Keys() []K {
 	out := make([]K, 0, m.size)
 	for _, e := range m.table {
 		for ; e != nil; e = e.next {
@@ -537,27 +574,17 @@ func (m *hashMap[K]) keys() []K {
 }
 
 // Order returns keys in the order Java iterates a HashMap or HashSet built
-// with the given initial capacity (defaultCapacity for `new HashMap<>()`)
+// with the given initial capacity (DefaultCapacity for `new HashMap<>()`)
 // into which keys were put in the given order; hash gives each key's Java
 // hashCode and compare the keys' compareTo (nil if they are not
 // Comparable), which Java consults only inside tree bins. Duplicates keep
-// their first place. ok is false where hashMap is inexact.
-//
-// Without tree bins Java keeps each bucket in insertion order through every
-// resize, so the order is the keys stably sorted by their bucket in the
-// final table: Order replays only the table's growth (thresholds, and the
-// resizes a crowded bucket of a small table causes) to learn the final size,
-// and runs the full hashMap model only when a tree bin forms.
+// their first place. ok is false where the order may not be Java's (see
+// Map.Exact).
 func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int, initialCapacity int) (order []K, ok bool) {
 	if len(keys) <= 1 {
 		return slices.Clone(keys), true
 	}
-	type entry struct {
-		key    K
-		hash   int32
-		bucket uint32
-	}
-	entries := make([]entry, 0, len(keys))
+	distinct := make([]K, 0, len(keys))
 	var seen map[K]bool
 	if len(keys) > 16 {
 		seen = make(map[K]bool, len(keys))
@@ -568,62 +595,100 @@ func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int,
 				continue
 			}
 			seen[k] = true
-		} else if slices.ContainsFunc(entries, func(e entry) bool { return e.key == k }) {
+		} else if slices.Contains(distinct, k) {
 			continue
 		}
-		entries = append(entries, entry{key: k, hash: hash(k)})
+		distinct = append(distinct, k)
 	}
+	hashes := make([]int32, len(distinct))
+	for i, k := range distinct {
+		hashes[i] = hash(k)
+	}
+	perm, tree := listOrder(hashes, initialCapacity)
+	if tree {
+		m := NewMap(initialCapacity, compare)
+		for i, k := range distinct {
+			m.Put(k, hashes[i])
+		}
+		return m.Keys(), m.Exact()
+	}
+	order = make([]K, len(perm))
+	for i, j := range perm {
+		order[i] = distinct[j]
+	}
+	return order, true
+}
 
+// Indices is Order for keys known only by their hash codes: distinct keys
+// 0..len(hashes)-1 put in index order, key i with hashCode hashes[i];
+// compare orders two keys by their compareTo (nil if they are not
+// Comparable). It returns the indices in iteration order.
+func Indices(hashes []int32, compare func(i, j int) int, initialCapacity int) (order []int, ok bool) {
+	perm, tree := listOrder(hashes, initialCapacity)
+	if !tree {
+		return perm, true
+	}
+	m := NewMap(initialCapacity, compare)
+	for i, h := range hashes {
+		m.Put(i, h)
+	}
+	return m.Keys(), m.Exact()
+}
+
+// listOrder is the iteration order of distinct keys with the given hash
+// codes put in index order, as long as no bucket becomes a tree bin; tree
+// reports that one would, and perm is then nil.
+//
+// Without tree bins Java keeps each bucket in insertion order through every
+// resize, so the order is the keys stably sorted by their bucket in the
+// final table: listOrder replays only the table's growth (thresholds, and
+// the resizes a crowded bucket of a small table causes) to learn the final
+// size, in O(k log k) for k keys.
+func listOrder(hashes []int32, initialCapacity int) (perm []int, tree bool) {
+	spreads := make([]uint32, len(hashes))
+	for i, h := range hashes {
+		spreads[i] = spread(h)
+	}
 	// Replay HashMap.putVal's growth.
 	table, threshold := 0, 0
 	if initialCapacity >= 0 {
-		threshold = tableSizeFor(initialCapacity)
+		threshold = TableSizeFor(initialCapacity)
 	}
 	var counts []int32
 	resize := func(inserted int) { // HashMap.resize, then recount the buckets
 		table, threshold = nextSize(table, threshold)
 		counts = make([]int32, table)
-		for _, e := range entries[:inserted] {
-			counts[spread(e.hash)&uint32(table-1)]++
+		for _, h := range spreads[:inserted] {
+			counts[h&uint32(table-1)]++
 		}
 	}
-	ok = true
-	for i, e := range entries {
+	for i, h := range spreads {
 		if table == 0 {
 			resize(0)
 		}
-		b := spread(e.hash) & uint32(table-1)
+		b := h & uint32(table-1)
 		counts[b]++
 		if counts[b] >= 9 { // treeifyBin
-			if table < 64 {
-				resize(i + 1)
-			} else {
-				ok = false
+			if table >= 64 {
+				return nil, true
 			}
+			resize(i + 1)
 		}
 		if i+1 > threshold {
 			resize(i + 1)
 		}
 	}
-	if !ok {
-		m := newHashMap(initialCapacity, compare)
-		for _, e := range entries {
-			m.put(e.key, e.hash)
-		}
-		return m.keys(), !m.inexact
+	perm = make([]int, len(hashes))
+	for i := range perm {
+		perm[i] = i
 	}
-	for i := range entries {
-		entries[i].bucket = spread(entries[i].hash) & uint32(table-1)
-	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.bucket, b.bucket) })
-	order = make([]K, len(entries))
-	for i, e := range entries {
-		order[i] = e.key
-	}
-	return order, true
+	mask := uint32(table - 1)
+	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(spreads[a]&mask, spreads[b]&mask) })
+	return perm, false
 }
 
-// StringHash is java.lang.String.hashCode over the string's UTF-16 code units.
+// StringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
+// over the string's UTF-16 code units, in 32-bit arithmetic.
 func StringHash(s string) int32 {
 	var h int32
 	for _, r := range s {
@@ -638,15 +703,9 @@ func StringHash(s string) int32 {
 	return h
 }
 
-// IntegerHash is java.lang.Integer.hashCode: the value itself.
-func IntegerHash(i int) int32 { return int32(i) }
-
-// UuidHash is Uuid.hashCode as a function value for Order.
-func UuidHash(u Uuid) int32 { return u.HashCode() }
-
 // StringCompare is String.compareTo: UTF-16 code units in order, then length.
 func StringCompare(a, b string) int {
-	ua, ub := utf16Units(a), utf16Units(b)
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	for i := 0; i < len(ua) && i < len(ub); i++ {
 		if ua[i] != ub[i] {
 			return int(ua[i]) - int(ub[i])
@@ -655,8 +714,11 @@ func StringCompare(a, b string) int {
 	return len(ua) - len(ub)
 }
 
-// UuidCompare is Uuid.compareTo as a function value for Order.
-func UuidCompare(a, b Uuid) int { return a.Compare(b) }
+// IntegerHash is java.lang.Integer.hashCode: the value itself.
+func IntegerHash(i int) int32 { return int32(i) }
 
-// utf16Units is the string as Java holds it.
-func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
+// TopicPartitionHash is org.apache.kafka.common.TopicPartition.hashCode:
+// 31 * (31 + partition) + topic.hashCode().
+func TopicPartitionHash(topic string, partition int) int32 {
+	return 31*(31+int32(partition)) + StringHash(topic)
+}
