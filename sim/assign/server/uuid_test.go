@@ -49,4 +49,3 @@ func TestUuidHashAndCompareAsKafka(t *testing.T) {
 		}
 	}
 }
-
