@@ -235,11 +235,7 @@ func TestPropertyDeterministic(t *testing.T) {
 			first, again := a.Assign(in), a.Assign(in)
 			shuffled := Input{Partitions: in.Partitions, Members: slices.Clone(in.Members)}
 			if strings.HasSuffix(name, "/kafka") {
-				hashes := make([]int32, len(in.Members))
-				for j, m := range in.Members {
-					hashes[j] = javaStringHash(m.MemberID)
-				}
-				shuffled.Members = permute(in.Members, javaHashOrder(hashes, 16))
+				shuffled.Members = permute(in.Members, memberMapOrder(in.Members))
 			} else {
 				r.Shuffle(len(shuffled.Members), func(i, j int) {
 					shuffled.Members[i], shuffled.Members[j] = shuffled.Members[j], shuffled.Members[i]

@@ -39,13 +39,17 @@ import (
 	"unicode/utf16"
 )
 
-// hashNode is HashMap.Node, and TreeNode when tree is set.
+// hashNode is HashMap.Node, and TreeNode when t is set.
 type hashNode[K comparable] struct {
 	key  K
 	hash int32 // HashMap.hash(key): the spread hash code, as Java stores it
 	next *hashNode[K]
+	t    *treeLinks[K] // nil in a list bin
+}
 
-	tree                      bool
+// treeLinks are TreeNode's fields beyond Node's, kept apart so that list
+// nodes (nearly all of them) stay small.
+type treeLinks[K comparable] struct {
 	parent, left, right, prev *hashNode[K]
 	red                       bool
 }
@@ -63,6 +67,25 @@ type Map[K comparable] struct {
 	// inexact is set when Java would break a tie by identity hash code or a
 	// key left a tree bin: keys then may not be Java's order.
 	inexact bool
+
+	// A small map keeps its keys in flat, in insertion order, instead of in
+	// table, which stays nil; flatLen is then the table's size (0 before
+	// the first put). As each bucket lists its keys in insertion order, the
+	// iteration order is flat stably sorted by bucket. A map moves its keys
+	// to the table when it outgrows flatMax keys, before any bucket could
+	// become crowded enough to resize or to turn into a tree. (This keeps
+	// the many small sets the sticky assignor builds and drops cheap.)
+	flat    []flatEntry[K]
+	flatLen int
+}
+
+// flatMax is the most keys a map keeps flat: fewer than the 9 keys of one
+// bucket that make Java resize a small table or build a tree bin.
+const flatMax = 8
+
+type flatEntry[K comparable] struct {
+	key  K
+	hash int32 // spread, as hashNode.hash
 }
 
 // DefaultCapacity asks for `new HashMap<>()`: 16 buckets on the first put.
@@ -135,7 +158,7 @@ func (m *Map[K]) resize() {
 		case e == nil:
 		case e.next == nil:
 			m.table[m.index(e.hash)] = e
-		case e.tree:
+		case e.t != nil:
 			m.split(e, j, len(old))
 		default:
 			var loHead, loTail, hiHead, hiTail *hashNode[K]
@@ -173,16 +196,19 @@ func (m *Map[K]) resize() {
 func (m *Map[K]) Put(key K, h int32) {
 	hash := int32(spread(h))
 	if m.table == nil {
-		m.resize()
+		if m.putFlat(key, hash) {
+			return
+		}
+		m.toTable()
 	}
 	i := m.index(hash)
 	p := m.table[i]
 	switch {
 	case p == nil:
-		m.table[i] = &hashNode[K]{key: key, hash: hash}
+		m.table[i] = m.node(key, hash, nil)
 	case p.hash == hash && p.key == key:
 		return
-	case p.tree:
+	case p.t != nil:
 		if !m.putTreeVal(p, hash, key) {
 			return
 		}
@@ -190,7 +216,7 @@ func (m *Map[K]) Put(key K, h int32) {
 		for binCount := 0; ; binCount++ {
 			e := p.next
 			if e == nil {
-				p.next = &hashNode[K]{key: key, hash: hash}
+				p.next = m.node(key, hash, nil)
 				if binCount >= 7 { // TREEIFY_THRESHOLD - 1
 					m.treeifyBin(hash)
 				}
@@ -208,6 +234,59 @@ func (m *Map[K]) Put(key K, h int32) {
 	}
 }
 
+// putFlat is Put while the map is flat; it reports false, having done
+// nothing, when the key needs the table.
+func (m *Map[K]) putFlat(key K, hash int32) bool {
+	for _, e := range m.flat {
+		if e.hash == hash && e.key == key {
+			return true
+		}
+	}
+	if len(m.flat) == flatMax {
+		return false
+	}
+	if m.flatLen == 0 { // the first put's resize
+		m.flatLen, m.threshold = nextSize(0, m.threshold)
+	}
+	m.flat = append(m.flat, flatEntry[K]{key, hash})
+	m.size++
+	if m.size > m.threshold {
+		m.flatLen, m.threshold = nextSize(m.flatLen, m.threshold)
+	}
+	return true
+}
+
+// toTable moves a flat map's keys into a table of its size, each to the
+// tail of its bucket in insertion order: the lists putVal would have built.
+func (m *Map[K]) toTable() {
+	if m.flatLen == 0 {
+		m.resize()
+		return
+	}
+	m.table = make([]*hashNode[K], m.flatLen)
+	for _, e := range m.flat {
+		n := m.node(e.key, e.hash, nil)
+		i := m.index(e.hash)
+		if p := m.table[i]; p == nil {
+			m.table[i] = n
+		} else {
+			for p.next != nil {
+				p = p.next
+			}
+			p.next = n
+		}
+	}
+	m.flat = nil
+}
+
+// flatBucket is a flat map key's bucket.
+func (m *Map[K]) flatBucket(e flatEntry[K]) uint32 { return uint32(e.hash) & uint32(m.flatLen-1) }
+
+// node makes a list node.
+func (m *Map[K]) node(key K, hash int32, next *hashNode[K]) *hashNode[K] {
+	return &hashNode[K]{key: key, hash: hash, next: next}
+}
+
 // treeifyBin is HashMap.treeifyBin.
 func (m *Map[K]) treeifyBin(hash int32) {
 	if len(m.table) < 64 { // MIN_TREEIFY_CAPACITY
@@ -217,7 +296,7 @@ func (m *Map[K]) treeifyBin(hash int32) {
 	first := m.table[m.index(hash)]
 	var prev *hashNode[K]
 	for e := first; e != nil; e = e.next {
-		e.tree, e.prev = true, prev
+		e.t = &treeLinks[K]{prev: prev}
 		prev = e
 	}
 	m.treeify(first)
@@ -245,24 +324,24 @@ func (m *Map[K]) treeify(first *hashNode[K]) {
 	var root *hashNode[K]
 	for x := first; x != nil; {
 		next := x.next
-		x.left, x.right = nil, nil
+		x.t.left, x.t.right = nil, nil
 		if root == nil {
-			x.parent, x.red, root = nil, false, x
+			x.t.parent, x.t.red, root = nil, false, x
 		} else {
 			for p := root; ; {
 				d := m.dir(x.hash, x.key, p)
 				xp := p
 				if d <= 0 {
-					p = p.left
+					p = p.t.left
 				} else {
-					p = p.right
+					p = p.t.right
 				}
 				if p == nil {
-					x.parent = xp
+					x.t.parent = xp
 					if d <= 0 {
-						xp.left = x
+						xp.t.left = x
 					} else {
-						xp.right = x
+						xp.t.right = x
 					}
 					root = balanceInsertion(root, x)
 					break
@@ -277,8 +356,8 @@ func (m *Map[K]) treeify(first *hashNode[K]) {
 // putTreeVal is TreeNode.putTreeVal; it reports whether the key was new.
 func (m *Map[K]) putTreeVal(first *hashNode[K], h int32, k K) bool {
 	root := first
-	for root.parent != nil {
-		root = root.parent
+	for root.t.parent != nil {
+		root = root.t.parent
 	}
 	for p := root; ; {
 		if p.hash == h && p.key == k {
@@ -293,21 +372,22 @@ func (m *Map[K]) putTreeVal(first *hashNode[K], h int32, k K) bool {
 		d = m.dir(h, k, p)
 		xp := p
 		if d <= 0 {
-			p = p.left
+			p = p.t.left
 		} else {
-			p = p.right
+			p = p.t.right
 		}
 		if p == nil {
 			xpn := xp.next
-			x := &hashNode[K]{key: k, hash: h, next: xpn, tree: true, parent: xp, prev: xp}
+			x := m.node(k, h, xpn)
+			x.t = &treeLinks[K]{parent: xp, prev: xp}
 			if d <= 0 {
-				xp.left = x
+				xp.t.left = x
 			} else {
-				xp.right = x
+				xp.t.right = x
 			}
 			xp.next = x
 			if xpn != nil {
-				xpn.prev = x
+				xpn.t.prev = x
 			}
 			m.moveRootToFront(balanceInsertion(root, x))
 			return true
@@ -323,7 +403,7 @@ func findInTree[K comparable](p *hashNode[K], h int32, k K) bool {
 	if p.hash == h && p.key == k {
 		return true
 	}
-	return findInTree(p.left, h, k) || findInTree(p.right, h, k)
+	return findInTree(p.t.left, h, k) || findInTree(p.t.right, h, k)
 }
 
 // moveRootToFront is TreeNode.moveRootToFront.
@@ -337,17 +417,17 @@ func (m *Map[K]) moveRootToFront(root *hashNode[K]) {
 		return
 	}
 	m.table[i] = root
-	rp, rn := root.prev, root.next
+	rp, rn := root.t.prev, root.next
 	if rn != nil {
-		rn.prev = rp
+		rn.t.prev = rp
 	}
 	if rp != nil {
 		rp.next = rn
 	}
 	if first != nil {
-		first.prev = root
+		first.t.prev = root
 	}
-	root.next, root.prev = first, nil
+	root.next, root.t.prev = first, nil
 }
 
 // split is TreeNode.split: the tree bin at old index j goes to j and
@@ -359,7 +439,7 @@ func (m *Map[K]) split(b *hashNode[K], j, bit int) {
 		next := e.next
 		e.next = nil
 		if uint32(e.hash)&uint32(bit) == 0 {
-			if e.prev = loTail; loTail == nil {
+			if e.t.prev = loTail; loTail == nil {
 				loHead = e
 			} else {
 				loTail.next = e
@@ -367,7 +447,7 @@ func (m *Map[K]) split(b *hashNode[K], j, bit int) {
 			loTail = e
 			lc++
 		} else {
-			if e.prev = hiTail; hiTail == nil {
+			if e.t.prev = hiTail; hiTail == nil {
 				hiHead = e
 			} else {
 				hiTail.next = e
@@ -398,112 +478,112 @@ func (m *Map[K]) split(b *hashNode[K], j, bit int) {
 // untreeify turns a tree bin back into a list, keeping its linked order.
 func untreeify[K comparable](first *hashNode[K]) {
 	for e := first; e != nil; e = e.next {
-		e.tree, e.parent, e.left, e.right, e.prev, e.red = false, nil, nil, nil, nil, false
+		e.t = nil
 	}
 }
 
 // rotateLeft is TreeNode.rotateLeft.
 func rotateLeft[K comparable](root, p *hashNode[K]) *hashNode[K] {
-	if p == nil || p.right == nil {
+	if p == nil || p.t.right == nil {
 		return root
 	}
-	r := p.right
-	p.right = r.left
-	if p.right != nil {
-		p.right.parent = p
+	r := p.t.right
+	p.t.right = r.t.left
+	if p.t.right != nil {
+		p.t.right.t.parent = p
 	}
-	r.parent = p.parent
-	switch pp := r.parent; {
+	r.t.parent = p.t.parent
+	switch pp := r.t.parent; {
 	case pp == nil:
 		root = r
-		r.red = false
-	case pp.left == p:
-		pp.left = r
+		r.t.red = false
+	case pp.t.left == p:
+		pp.t.left = r
 	default:
-		pp.right = r
+		pp.t.right = r
 	}
-	r.left, p.parent = p, r
+	r.t.left, p.t.parent = p, r
 	return root
 }
 
 // rotateRight is TreeNode.rotateRight.
 func rotateRight[K comparable](root, p *hashNode[K]) *hashNode[K] {
-	if p == nil || p.left == nil {
+	if p == nil || p.t.left == nil {
 		return root
 	}
-	l := p.left
-	p.left = l.right
-	if p.left != nil {
-		p.left.parent = p
+	l := p.t.left
+	p.t.left = l.t.right
+	if p.t.left != nil {
+		p.t.left.t.parent = p
 	}
-	l.parent = p.parent
-	switch pp := l.parent; {
+	l.t.parent = p.t.parent
+	switch pp := l.t.parent; {
 	case pp == nil:
 		root = l
-		l.red = false
-	case pp.right == p:
-		pp.right = l
+		l.t.red = false
+	case pp.t.right == p:
+		pp.t.right = l
 	default:
-		pp.left = l
+		pp.t.left = l
 	}
-	l.right, p.parent = p, l
+	l.t.right, p.t.parent = p, l
 	return root
 }
 
 // balanceInsertion is TreeNode.balanceInsertion.
 func balanceInsertion[K comparable](root, x *hashNode[K]) *hashNode[K] {
-	x.red = true
+	x.t.red = true
 	for {
-		xp := x.parent
+		xp := x.t.parent
 		if xp == nil {
-			x.red = false
+			x.t.red = false
 			return x
 		}
-		xpp := xp.parent
-		if !xp.red || xpp == nil {
+		xpp := xp.t.parent
+		if !xp.t.red || xpp == nil {
 			return root
 		}
-		if xppl := xpp.left; xp == xppl {
-			if xppr := xpp.right; xppr != nil && xppr.red {
-				xppr.red, xp.red, xpp.red = false, false, true
+		if xppl := xpp.t.left; xp == xppl {
+			if xppr := xpp.t.right; xppr != nil && xppr.t.red {
+				xppr.t.red, xp.t.red, xpp.t.red = false, false, true
 				x = xpp
 				continue
 			}
-			if x == xp.right {
+			if x == xp.t.right {
 				x = xp
 				root = rotateLeft(root, x)
-				if xp = x.parent; xp == nil {
+				if xp = x.t.parent; xp == nil {
 					xpp = nil
 				} else {
-					xpp = xp.parent
+					xpp = xp.t.parent
 				}
 			}
 			if xp != nil {
-				xp.red = false
+				xp.t.red = false
 				if xpp != nil {
-					xpp.red = true
+					xpp.t.red = true
 					root = rotateRight(root, xpp)
 				}
 			}
 		} else {
-			if xppl != nil && xppl.red {
-				xppl.red, xp.red, xpp.red = false, false, true
+			if xppl != nil && xppl.t.red {
+				xppl.t.red, xp.t.red, xpp.t.red = false, false, true
 				x = xpp
 				continue
 			}
-			if x == xp.left {
+			if x == xp.t.left {
 				x = xp
 				root = rotateRight(root, x)
-				if xp = x.parent; xp == nil {
+				if xp = x.t.parent; xp == nil {
 					xpp = nil
 				} else {
-					xpp = xp.parent
+					xpp = xp.t.parent
 				}
 			}
 			if xp != nil {
-				xp.red = false
+				xp.t.red = false
 				if xpp != nil {
-					xpp.red = true
+					xpp.t.red = true
 					root = rotateLeft(root, xpp)
 				}
 			}
@@ -516,10 +596,17 @@ func balanceInsertion[K comparable](root, x *hashNode[K]) *hashNode[K] {
 // modelled: the key leaves the linked order, the bin becomes a list and the
 // map turns inexact.
 func (m *Map[K]) Remove(key K, h int32) {
+	hash := int32(spread(h))
 	if m.table == nil {
+		for i, e := range m.flat {
+			if e.hash == hash && e.key == key {
+				m.flat = slices.Delete(m.flat, i, i+1)
+				m.size--
+				return
+			}
+		}
 		return
 	}
-	hash := int32(spread(h))
 	i := m.index(hash)
 	var prev *hashNode[K]
 	for e := m.table[i]; e != nil; prev, e = e, e.next {
@@ -531,7 +618,7 @@ func (m *Map[K]) Remove(key K, h int32) {
 		} else {
 			prev.next = e.next
 		}
-		if e.tree {
+		if e.t != nil {
 			// Keep the linked order, as a list from now on.
 			m.inexact = true
 			untreeify(m.table[i])
@@ -554,6 +641,15 @@ func (m *Map[K]) First() (key K, ok bool) {
 	if m.size == 0 {
 		return key, false
 	}
+	if m.table == nil {
+		first := m.flat[0]
+		for _, e := range m.flat[1:] {
+			if m.flatBucket(e) < m.flatBucket(first) {
+				first = e
+			}
+		}
+		return first.key, true
+	}
 	for _, e := range m.table {
 		if e != nil {
 			return e.key, true
@@ -565,6 +661,14 @@ func (m *Map[K]) First() (key K, ok bool) {
 // Keys lists the keys in Java's iteration order.
 func (m *Map[K]) Keys() []K {
 	out := make([]K, 0, m.size)
+	if m.table == nil {
+		flat := slices.Clone(m.flat)
+		slices.SortStableFunc(flat, func(a, b flatEntry[K]) int { return cmp.Compare(m.flatBucket(a), m.flatBucket(b)) })
+		for _, e := range flat {
+			out = append(out, e.key)
+		}
+		return out
+	}
 	for _, e := range m.table {
 		for ; e != nil; e = e.next {
 			out = append(out, e.key)

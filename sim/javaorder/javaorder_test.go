@@ -151,3 +151,36 @@ func TestOrderMatchesBucketModel(t *testing.T) {
 		}
 	}
 }
+
+func TestFlatMapAgreesWithTable(t *testing.T) {
+	// A map keeps up to flatMax keys in insertion order rather than in its
+	// table; under random puts and removals (and the move to the table
+	// when it outgrows flatMax) it must behave as a map that used its table
+	// from the start.
+	r := rand.New(rand.NewSource(7))
+	for i := 0; i < 2000; i++ {
+		capacity := []int{DefaultCapacity, 0, 1, 3, 16}[r.Intn(5)]
+		stride := []int{1, 16, 1024}[i%3]
+		flat, table := NewMap[int](capacity, cmp.Compare[int]), NewMap[int](capacity, cmp.Compare[int])
+		table.toTable()
+		var ops []string
+		for op := 0; op < 30; op++ {
+			k := r.Intn(12) * stride
+			if r.Intn(3) == 0 {
+				ops = append(ops, fmt.Sprint("-", k))
+				flat.Remove(k, IntegerHash(k))
+				table.Remove(k, IntegerHash(k))
+			} else {
+				ops = append(ops, fmt.Sprint("+", k))
+				flat.Put(k, IntegerHash(k))
+				table.Put(k, IntegerHash(k))
+			}
+			f1, ok1 := flat.First()
+			f2, ok2 := table.First()
+			if ints(flat.Keys()) != ints(table.Keys()) || f1 != f2 || ok1 != ok2 || flat.Len() != table.Len() {
+				t.Fatalf("capacity %d after %v:\nflat  %v first %d %v len %d\ntable %v first %d %v len %d",
+					capacity, ops, flat.Keys(), f1, ok1, flat.Len(), table.Keys(), f2, ok2, table.Len())
+			}
+		}
+	}
+}
