@@ -82,17 +82,21 @@ func init() {
 			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
 				"e.g. `drop Produce response C2` loses the next produce answer to C2.",
 			mutates: true, run: cmdDrop, words: wordsDrop},
-		{name: "step", usage: "step [N]", summary: "advance N ticks (default 1); stops at stop events",
-			time: true, run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn]",
+		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
+			time: true, run: cmdStep, words: func(*Session, []string) []string { return []string{"--quiet", "--verbose"} }},
+		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
 			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
-				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.",
+				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
+				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
+				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
 			time: true, run: cmdRun, words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"until"}
 				}
-				return []string{"stable", "tick", "polled", "processed"}
+				return []string{"stable", "tick", "polled", "processed", "--quiet", "--verbose"}
 			}},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
 		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
@@ -131,13 +135,19 @@ func init() {
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N", summary: "run demo N (1..12) in a fresh session",
+		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..12) in a fresh session",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
-				"this session as it was.",
+				"this session as it was.\n\n" +
+				"A demo prints its narration, the protocol's events, errors and the views it asks for, with the\n" +
+				"per-record lines summarised (t=12..20 C1 processed o0.3..o0.5); --verbose prints every line.\n" +
+				"--step, in the REPL, pauses at each narration line until Enter.",
 			run: cmdDemo,
-			words: func(*Session, []string) []string {
+			words: func(_ *Session, a []string) []string {
+				if len(a) > 0 {
+					return []string{"--verbose", "--step"}
+				}
 				var out []string
 				for i := 1; i <= len(demoTitles); i++ {
 					out = append(out, strconv.Itoa(i))
@@ -163,6 +173,58 @@ func lookup(name string) *command {
 		}
 	}
 	return nil
+}
+
+// unknownCommand is the error for a word that is no command: the closest
+// commands when the word looks like a typo of some (jion -> join), the
+// whole list otherwise.
+func unknownCommand(word, prefix string) error {
+	best, close := 3, []string(nil)
+	for _, c := range commandNames() {
+		d := editDistance(strings.ToLower(word), c)
+		// A typo changes at most two letters, and fewer than the word has.
+		if d > 2 || d >= len(word) {
+			continue
+		}
+		if d < best {
+			best, close = d, nil
+		}
+		if d == best {
+			close = append(close, c)
+		}
+	}
+	if len(close) > 0 {
+		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
+	}
+	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, word, strings.Join(commandNames(), " "))
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of two neighbouring letters that turn a into b (the optimal string
+// alignment distance: jion -> join is one swap).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 func commandNames() []string {
@@ -386,11 +448,22 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	if len(args) != 1 || args[0] != "config" {
 		return nil, usageErr("show", "show what? (only: config)")
 	}
-	t := &Table{Header: []string{"KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	// The first column marks a value that differs from its default.
+	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
+	changed := 0
 	for _, r := range s.World().Cfg.Rows() {
-		t.Add(r.Key, r.Value, r.Default, r.Scope)
+		mark := ""
+		if r.Value != r.Default {
+			mark = "*"
+			changed++
+		}
+		t.Add(mark, r.Key, r.Value, r.Default, r.Scope)
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	note := "* differs from the default: none"
+	if changed > 0 {
+		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
 
 func cmdJoin(s *Session, args []string) (*Result, error) {
@@ -531,7 +604,25 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
+// outputLevel takes --quiet and --verbose out of a step or run line and
+// sets the level of the command; the last one given wins.
+func (s *Session) outputLevel(args []string) []string {
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "--quiet":
+			s.quietNow = true
+		case "--verbose":
+			s.quietNow = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}
+
 func cmdStep(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
@@ -559,6 +650,7 @@ func (s *Session) afterRun(ran int, why string) *Result {
 const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
+	args = s.outputLevel(args)
 	if len(args) < 2 || args[0] != "until" {
 		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
 	}
@@ -719,7 +811,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		return nil, fmt.Errorf("help %s: no command %s (commands: %s)", args[0], args[0], strings.Join(commandNames(), " "))
+		return nil, unknownCommand(args[0], "help ")
 	}
 	text := c.usage + "\n  " + c.summary
 	if c.help != "" {

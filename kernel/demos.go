@@ -42,10 +42,14 @@ func DemoScript(n int) (string, error) {
 }
 
 func cmdDemo(s *Session, args []string) (*Result, error) {
-	if err := needArgs("demo", args, 1, 1); err != nil {
+	pos, fl, err := flags("demo", args, nil, []string{"--verbose", "--step"})
+	if err != nil {
 		return nil, err
 	}
-	n, err := parseCount("demo", "N", args[0], 1, len(demoTitles))
+	if err := needArgs("demo", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	n, err := parseCount("demo", "N", pos[0], 1, len(demoTitles))
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +64,11 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 	// number of times. The user's session is replaced only when the demo
 	// has run to its end; a failing demo leaves it as it was.
 	d := s.fresh()
+	// Demos print the quiet level unless asked for every line.
+	d.Quiet = fl["--verbose"] != "true"
+	// pages are cut before each narration line, where `demo N --step` pauses.
+	var pages []string
+	narrated := false
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
@@ -67,10 +76,16 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 		}
 		if strings.HasPrefix(trimmed, "#") {
 			if i > 0 {
+				if !narrated && b.Len() > 0 {
+					pages = append(pages, b.String())
+					b.Reset()
+				}
+				narrated = true
 				b.WriteString(trimmed + "\n") // narration: what to look at
 			}
 			continue
 		}
+		narrated = false
 		b.WriteString(d.Prompt() + trimmed + "\n")
 		out, err := d.execLine(trimmed)
 		if out != "" {
@@ -80,8 +95,13 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			return nil, fmt.Errorf("demo %d, line %s: %v", n, strconv.Itoa(i+1), err)
 		}
 	}
+	pages = append(pages, b.String())
 	s.branches, s.cur = d.branches, d.cur
-	return &Result{Text: b.String()}, nil
+	r := &Result{Text: strings.Join(pages, "")}
+	if fl["--step"] == "true" {
+		r.Pages = pages
+	}
+	return r, nil
 }
 
 // fresh is a new session with this one's settings for files and checks.

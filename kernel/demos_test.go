@@ -2,6 +2,9 @@ package kernel
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -582,4 +585,98 @@ func TestDemoTitles(t *testing.T) {
 	}
 	names := append([]string{}, demoTitles...)
 	sort.Strings(names)
+}
+
+// TestDemoGolden keeps each demo's printed output, at the quiet level demos
+// print by default, in testdata/demos/NN.txt: what a learner reads. Run
+// `go test ./kernel -run DemoGolden -rewrite` and read the diff.
+func TestDemoGolden(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		s := checkedSession(t)
+		got, err := s.Exec(fmt.Sprintf("demo %d", n))
+		if err != nil {
+			t.Fatalf("demo %d: %v", n, err)
+		}
+		got += "\n"
+		path := filepath.Join("testdata", "demos", fmt.Sprintf("%02d.txt", n))
+		if *rewrite {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./kernel -run DemoGolden -rewrite to make it)", err)
+		}
+		if got != string(want) {
+			g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+			for i := 0; i < len(g) || i < len(w); i++ {
+				var gl, wl string
+				if i < len(g) {
+					gl = g[i]
+				}
+				if i < len(w) {
+					wl = w[i]
+				}
+				if gl != wl {
+					t.Errorf("%s:%d: got\n%s\nwant\n%s\n(if the change is meant, run go test ./kernel -run DemoGolden -rewrite and read the diff)", path, i+1, gl, wl)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestDemoQuiet checks what the quiet level keeps and what it summarises:
+// no per-record line is left, every protocol line of the verbose output is
+// still there, and every record processed is named in a summary.
+func TestDemoQuiet(t *testing.T) {
+	for _, n := range []int{3, 4, 7, 11} {
+		quiet, err := NewSession().Exec(fmt.Sprintf("demo %d", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		verbose, err := NewSession().Exec(fmt.Sprintf("demo %d --verbose", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(quiet) >= len(verbose) {
+			t.Errorf("demo %d: quiet output %d bytes, verbose %d: want it shorter", n, len(quiet), len(verbose))
+		}
+		perRecord := regexp.MustCompile(`(?m)^t=\d+ +C\d processed [op]\d\.\d+$`)
+		if q, v := len(perRecord.FindAllString(quiet, -1)), len(perRecord.FindAllString(verbose, -1)); q*5 > v {
+			t.Errorf("demo %d: %d one-record lines at the quiet level against %d verbose: want them summarised", n, q, v)
+		}
+		if strings.Contains(quiet, "poll() returned") {
+			t.Errorf("demo %d: poll() lines at the quiet level", n)
+		}
+		for _, l := range strings.Split(verbose, "\n") {
+			if strings.Contains(l, "generation ") || strings.Contains(l, "revokes") || strings.Contains(l, "crashes") ||
+				strings.Contains(l, "PreparingRebalance") || strings.Contains(l, "refused") {
+				if !strings.Contains(quiet, l) {
+					t.Errorf("demo %d: the quiet output lost %q", n, l)
+				}
+			}
+		}
+	}
+}
+
+func TestRecordRanges(t *testing.T) {
+	cases := map[string]string{
+		"o0.3 o0.4 o0.5 p0.3 p0.4 p0.5":      "o0.3..o0.5, p0.3..p0.5",
+		"o0.3 p0.3 o0.4 p0.4":                "o0.3..o0.4, p0.3..p0.4",
+		"o2.3 o2.4 o2.5 o2.3 o2.4":           "o2.3..o2.5 o2.3..o2.4",
+		"orders-1.7":                         "orders-1.7",
+		"o1.2 o1.4":                          "o1.2 o1.4",
+		"orders-10.1 orders-10.2 orders-1.3": "orders-10.1..orders-10.2, orders-1.3",
+	}
+	for in, want := range cases {
+		if got := recordRanges(strings.Fields(in)); got != want {
+			t.Errorf("recordRanges(%s) = %q, want %q", in, got, want)
+		}
+	}
 }

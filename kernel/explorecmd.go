@@ -217,16 +217,79 @@ func exploreJSON(rep *explore.Report) map[string]any {
 
 // --- compare ---
 
+// columnName heads a compare column for a setting: the key, or when it is
+// long its last word (partition.assignment.strategy -> strategy,
+// session.timeout.ms -> timeout); the line above the table names the keys.
+func columnName(key string) string {
+	if len(key) <= 12 {
+		return key
+	}
+	words := strings.Split(strings.TrimSuffix(key, ".ms"), ".")
+	return words[len(words)-1]
+}
+
+// clientLess orders client ids by number: C2 before C10.
+func clientLess(a, b string) bool {
+	na, errA := strconv.Atoi(strings.TrimPrefix(a, "C"))
+	nb, errB := strconv.Atoi(strings.TrimPrefix(b, "C"))
+	if errA == nil && errB == nil {
+		return na < nb
+	}
+	return a < b
+}
+
 type compareRow struct {
 	Settings   string `json:"settings"`
 	Tick       int    `json:"tick"`
 	Generation int    `json:"generation"`
 	Rebalances int    `json:"rebalances"`
 	Pause      int    `json:"pause_partition_ticks"`
-	Processed  int    `json:"processed"`
-	Duplicates int    `json:"duplicates"`
-	Lost       int    `json:"lost"`
-	Error      string `json:"error,omitempty"`
+	// PausedPerRebalance counts the partitions each rebalance paused, and
+	// PausePerRebalance its partition x ticks, in generation order.
+	PausedPerRebalance []int `json:"paused_per_rebalance"`
+	PausePerRebalance  []int `json:"pause_per_rebalance"`
+	Processed          int   `json:"processed"`
+	Duplicates         int   `json:"duplicates"`
+	Lost               int   `json:"lost"`
+	// Assignment is each member's partitions at the end, by client id
+	// (seed short names, e.g. {o0 p0}); Idle lists the members with none.
+	Assignment map[string]string `json:"assignment"`
+	Idle       []string          `json:"idle"`
+	// parts counts each member's partitions, for the chart.
+	parts map[string]int
+	Error string `json:"error,omitempty"`
+}
+
+// fillRow reads a combination's results off the world it ended in.
+func fillRow(row *compareRow, w *sim.World) {
+	d := w.Delivery(w.Cfg.Isolation)
+	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, w.Group.Generation, w.Rebalances(), w.Meter.Total, w.Processed()
+	row.Duplicates, row.Lost = d.Duplicates, d.Lost
+	row.PausedPerRebalance, row.PausePerRebalance = []int{}, []int{}
+	for _, e := range w.Meter.Entries {
+		row.PausedPerRebalance = append(row.PausedPerRebalance, len(e.Partitions))
+		row.PausePerRebalance = append(row.PausePerRebalance, e.PartitionTicks)
+	}
+	row.Assignment, row.Idle, row.parts = map[string]string{}, []string{}, map[string]int{}
+	for _, gm := range w.Group.Members() {
+		row.Assignment[gm.ClientID] = w.PartList(gm.Assignment)
+		row.parts[gm.ClientID] = len(gm.Assignment)
+		if len(gm.Assignment) == 0 {
+			row.Idle = append(row.Idle, gm.ClientID)
+		}
+	}
+	sort.Strings(row.Idle)
+}
+
+func joinInts(xs []int) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	var out []string
+	for _, x := range xs {
+		out = append(out, strconv.Itoa(x))
+	}
+	return strings.Join(out, " ")
 }
 
 // Compare reruns the current branch's history under each combination of
@@ -319,10 +382,7 @@ func runCombo(script []string, keys, vals []string) compareRow {
 			}
 		}
 	}
-	w := sess.World()
-	d := w.Delivery(w.Cfg.Isolation)
-	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, w.Group.Generation, w.Rebalances(), w.Meter.Total, w.Processed()
-	row.Duplicates, row.Lost = d.Duplicates, d.Lost
+	fillRow(&row, sess.World())
 	return row
 }
 
@@ -360,23 +420,73 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 		line := jsonLine(map[string]any{"rows": rows})
 		return &Result{Text: line, JSON: line}, nil
 	}
-	t := &Table{Header: []string{"SETTINGS", "TICK", "GENERATION", "REBALANCES", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "NOTE"}}
+	// A column per key, with the values of the row's combination; the
+	// combination's name (values joined by /) heads its assignment column.
+	var header []string
+	for _, k := range keys {
+		header = append(header, columnName(k))
+	}
+	header = append(header, "TICK", "GEN", "REBALANCES", "PAUSED/REBALANCE", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "IDLE")
+	t := &Table{Header: header}
 	var names []string
 	var vals [][]float64
+	var notes []string
+	members := map[string]bool{}
 	for _, r := range rows {
-		t.Add(r.Settings, strconv.Itoa(r.Tick), strconv.Itoa(r.Generation), strconv.Itoa(r.Rebalances), strconv.Itoa(r.Pause),
-			strconv.Itoa(r.Processed), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Lost), r.Error)
-		name := r.Settings
-		if len(keys) == 1 {
-			name = strings.TrimPrefix(name, keys[0]+"=")
+		var combo []string
+		for _, kv := range strings.Split(r.Settings, " ") {
+			_, v, _ := strings.Cut(kv, "=")
+			combo = append(combo, v)
 		}
+		name := strings.Join(combo, "/")
 		names = append(names, name)
-		vals = append(vals, []float64{float64(r.Rebalances), float64(r.Pause), float64(r.Duplicates), float64(r.Lost)})
+		if r.Error != "" {
+			t.Add(append(combo, "-", "-", "-", "-", "-", "-", "-", "-", "-")...)
+			notes = append(notes, fmt.Sprintf("%s: %s", name, r.Error))
+			vals = append(vals, []float64{0, 0, 0, 0, 0})
+			continue
+		}
+		t.Add(append(combo, strconv.Itoa(r.Tick), strconv.Itoa(r.Generation), strconv.Itoa(r.Rebalances), joinInts(r.PausedPerRebalance),
+			strconv.Itoa(r.Pause), strconv.Itoa(r.Processed), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Lost), dash(strings.Join(r.Idle, " ")))...)
+		vals = append(vals, []float64{float64(r.Rebalances), float64(r.Pause), float64(r.Duplicates), float64(r.Lost), float64(len(r.Idle))})
+		for m := range r.Assignment {
+			members[m] = true
+		}
 	}
-	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d setting(s):\n", len(s.cur.hist.inputs), len(rows)) + t.Text()
-	res := &Result{Text: text, Table: t, HTML: t.HTML()}
+	var clients []string
+	for m := range members {
+		clients = append(clients, m)
+	}
+	sort.Slice(clients, func(i, j int) bool { return clientLess(clients[i], clients[j]) })
+	// The final assignment: a row per member, a column per combination.
+	at := &Table{Header: append([]string{"MEMBER"}, names...)}
+	counts := make([][]float64, len(rows))
+	for _, c := range clients {
+		cells := []string{c}
+		for _, r := range rows {
+			a, ok := r.Assignment[c]
+			if !ok {
+				a = "-" // not in the group at the end
+			}
+			cells = append(cells, a)
+		}
+		at.Add(cells...)
+	}
+	for i, r := range rows {
+		for _, c := range clients {
+			counts[i] = append(counts[i], float64(r.parts[c]))
+		}
+	}
+	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d combination(s) of %s:\n", len(s.cur.hist.inputs), len(rows), strings.Join(keys, ", ")) + t.Fit(textWidth)
+	if len(clients) > 0 {
+		text += "\nfinal assignment ({} = idle, - = not in the group):\n" + at.Fit(textWidth)
+	}
+	for _, n := range notes {
+		text += "error: " + n + "\n"
+	}
+	res := &Result{Text: text}
 	// The grouped bars, inline in a notebook and written with --out.
-	c, err := chart.Compare(names, []string{"rebalances", "pause meter", "duplicates", "lost"}, vals)
+	c, err := chart.CompareFigure(names, []string{"rebalances", "pause meter", "duplicates", "lost", "idle members"}, vals, clients, counts)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %v", err)
 	}
@@ -385,8 +495,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("compare: %v", err)
 	}
 	res.SVG = string(svg)
-	res.HTML = t.HTML() + "<div>" + res.SVG + "</div>"
-	res.Table = nil
+	res.HTML = t.HTML() + at.HTML() + InlineSVG(res.SVG)
 	if out, ok := fl["--out"]; ok {
 		data := svg
 		if strings.HasSuffix(out, ".png") {

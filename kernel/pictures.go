@@ -214,13 +214,17 @@ func (s *Session) pictureResult(cmd, out, def string, svg string, png []byte, no
 }
 
 // InlineSVG makes an SVG document fit for an HTML page: no XML
-// declaration, and scaled down to the width of the page.
+// declaration, and drawn at its own size, so its text reads as it does in
+// the file; a picture wider than the page scrolls sideways in its cell
+// rather than shrinking (a 1,458 px world diagram scaled to a notebook's
+// width had 7 px text). Notebook styles cap an svg at 100% of the cell, so
+// the size is set explicitly.
 func InlineSVG(svg string) string {
 	if i := strings.Index(svg, "<svg"); i > 0 {
 		svg = svg[i:]
 	}
-	svg = strings.Replace(svg, "<svg ", `<svg style="max-width:100%;height:auto" `, 1)
-	return `<div class="kgrepl-picture">` + svg + `</div>`
+	svg = strings.Replace(svg, "<svg ", `<svg style="max-width:none;height:auto;flex:none" `, 1)
+	return `<div class="kgrepl-picture" style="overflow-x:auto;max-width:100%">` + svg + `</div>`
 }
 
 func htmlEscape(s string) string {

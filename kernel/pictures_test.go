@@ -77,7 +77,8 @@ func TestPictureCommands(t *testing.T) {
 			t.Errorf("%s: the result's SVG is not what the file holds", c.line)
 		}
 		wellFormed(t, c.line, r.SVG)
-		if !strings.HasPrefix(r.HTML, `<div class="kgrepl-picture"><svg style="max-width:100%;height:auto" `) {
+		// Drawn at its own size (readable text), scrolling sideways when wider than the cell.
+		if !strings.HasPrefix(r.HTML, `<div class="kgrepl-picture" style="overflow-x:auto;max-width:100%"><svg style="max-width:none;height:auto;flex:none" `) {
 			t.Errorf("%s: HTML starts %q", c.line, r.HTML[:min(80, len(r.HTML))])
 		}
 		wellFormed(t, c.line+" (HTML)", r.HTML)

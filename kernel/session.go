@@ -25,6 +25,9 @@ type Result struct {
 	PNG   []byte
 	// HTML is a rich rendering for notebooks (a table or a picture).
 	HTML string
+	// Pages, when set, is Text cut where a front end should pause and wait
+	// for the reader (`demo N --step`: before each narration line).
+	Pages []string
 }
 
 // input is one world input of a branch's history, stamped with the tick
@@ -107,6 +110,14 @@ type Session struct {
 	// AfterTick, when set, runs after every tick the session steps (tests
 	// check invariants here); an error stops the command and is returned.
 	AfterTick func(*sim.World) error
+	// Quiet is the output level of this session's commands: with it, the
+	// routine per-record lines are summarised (see quiet.go). Demos turn it
+	// on unless run with --verbose; step and run take --quiet and --verbose.
+	Quiet bool
+	// quietNow is the level of the command running now; quiet gathers its summaries.
+	quietNow bool
+	quiet    quietLog
+
 	// CheckpointEvery fixes the ticks between checkpoints (tests and
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
 	CheckpointEvery int
@@ -164,6 +175,39 @@ func (s *Session) Exec(line string) (string, error) {
 func (s *Session) ExecResults(line string) ([]*Result, error) {
 	s.interrupt.Store(false)
 	return s.execResults(line)
+}
+
+// ExecPaged is Exec with the output cut where the front end should wait for
+// the reader before going on (`demo N --step` pauses at each narration
+// line); a line with nothing to pause at gives one page.
+func (s *Session) ExecPaged(line string) ([]string, error) {
+	results, err := s.ExecResults(line)
+	pages := []string{""}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		pages[len(pages)-1] += text
+	}
+	for _, r := range results {
+		if len(r.Pages) == 0 {
+			add(r.Text)
+			continue
+		}
+		for i, p := range r.Pages {
+			if i > 0 && pages[len(pages)-1] != "" {
+				pages = append(pages, "")
+			}
+			add(p)
+		}
+	}
+	for i := range pages {
+		pages[i] = strings.TrimRight(pages[i], "\n")
+	}
+	return pages, err
 }
 
 // execLine is Exec without clearing an interrupt already asked for: a
@@ -231,7 +275,7 @@ func (s *Session) saveState() sessionState {
 func (s *Session) run(words []string) (res *Result, err error) {
 	c := lookup(words[0])
 	if c == nil {
-		return nil, fmt.Errorf("%s: unknown command (commands: %s; help CMD explains one)", words[0], strings.Join(commandNames(), " "))
+		return nil, unknownCommand(words[0], "")
 	}
 	// A command that fails leaves the session exactly as it was: the
 	// history only grows on success, and the world is put back from it.
@@ -256,7 +300,10 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	}
 	at := s.cur.world.Tick
 	s.words = words
+	s.quiet = quietLog{}
+	s.quietNow = s.Quiet
 	r, err := c.run(s, words[1:])
+	s.quietFlush()
 	if err == nil && s.tickErr != nil {
 		err = fmt.Errorf("%s: %v", words[0], s.tickErr)
 	}
@@ -362,11 +409,19 @@ func (s *Session) recordStep(at, ran int, typed string) {
 	s.stepped = &input{at: at, step: true, ticks: ran, typed: typed}
 }
 
-// narrate prints the events of a tick, one line each.
+// narrate prints the events of a tick, one line each; at the quiet level
+// the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
 	for _, e := range evs {
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
+		}
+		if s.quietNow && !s.replaying {
+			if key, ok := s.quietKey(e); ok {
+				s.quietAdd(key, e)
+				continue
+			}
+			s.quietFlush(quietFlushes(e)...)
 		}
 		s.say("t=%-4d %s", e.Tick, e.Text)
 	}

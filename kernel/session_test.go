@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,76 @@ func TestCompareRerunsTheTypedHistory(t *testing.T) {
 	}
 	if _, err := s.Exec("compare commit sometimes"); err == nil || !strings.Contains(err.Error(), "sometimes") {
 		t.Errorf("a bad value: %v", err)
+	}
+}
+
+// TestTableHTMLAlignment: text columns (ASSIGNMENT) left, number columns right.
+func TestTableHTMLAlignment(t *testing.T) {
+	s := NewSession()
+	rs, err := s.ExecResults("describe group --members --verbose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rs[0].HTML
+	for _, want := range []string{
+		`<th style="text-align:left">ASSIGNMENT</th>`,
+		`<td style="text-align:left">orders(0,1,2),payments(0,1,2)</td>`,
+		`<th style="text-align:right">#PARTITIONS</th>`,
+		`<td style="text-align:right">6</td>`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("describe --members --verbose HTML lacks %s:\n%s", want, h)
+		}
+	}
+}
+
+// TestCompareShowsAssignments: after four joins, range, roundrobin and
+// sticky pause alike, and what tells them apart is where the partitions
+// end up: compare shows each one's final assignment, its idle members and
+// the partitions each rebalance paused.
+func TestCompareShowsAssignments(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable\njoin C3\nrun until stable\njoin C4\nrun until stable")
+	rows, err := s.Compare([]string{"partition.assignment.strategy"}, [][]string{{"range", "roundrobin", "cooperative-sticky"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows[0].Idle, rows[1].Idle); got != "[C4] []" {
+		t.Errorf("idle members range, roundrobin: %s, want [C4] []", got)
+	}
+	if rows[0].Assignment["C4"] != "{}" || rows[1].Assignment["C4"] != "{p0}" || rows[2].Assignment["C4"] != "{o1}" {
+		t.Errorf("C4's partitions: range %s, roundrobin %s, cooperative-sticky %s", rows[0].Assignment["C4"], rows[1].Assignment["C4"], rows[2].Assignment["C4"])
+	}
+	if got := fmt.Sprint(rows[0].PausedPerRebalance, rows[2].PausedPerRebalance); got != "[6 6 6] [3 3 2 2 1 1]" {
+		t.Errorf("paused per rebalance: %s", got)
+	}
+	out, err := s.Exec("compare partition.assignment.strategy range,roundrobin,sticky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"strategy   TICK GEN REBALANCES PAUSED/REBALANCE PAUSE PROCESSED DUPLICATES LOST IDLE",
+		"range      40   4   3          6 6 6            108   18        0          0    C4",
+		"MEMBER range   roundrobin sticky",
+		"C4     {}      {p0}",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 100 {
+			t.Errorf("a line over 100 columns: %q", l)
+		}
+	}
+	rs, err := s.ExecResults("compare partition.assignment.strategy range,roundrobin,sticky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The picture has the members' chart under the metrics'.
+	for _, want := range []string{"Partitions each member holds at the end", "idle members", ">C4<"} {
+		if !strings.Contains(rs[0].SVG, want) {
+			t.Errorf("the compare chart lacks %q", want)
+		}
 	}
 }

@@ -55,21 +55,91 @@ func (t *Table) Text() string {
 	return b.String()
 }
 
-// HTML renders the table for a notebook.
+// textWidth is the width a view's text should fit: a terminal or a blog
+// post's code block.
+const textWidth = 100
+
+// Fit renders the table as Text does when its lines fit in width columns,
+// and otherwise one record per row, a field per line (as psql's \x does):
+// a wide table wrapped by the terminal is unreadable.
+func (t *Table) Fit(width int) string {
+	text := t.Text()
+	widest := 0
+	for _, l := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(l); n > widest {
+			widest = n
+		}
+	}
+	if widest <= width {
+		return text
+	}
+	keyW := 0
+	for _, h := range t.Header {
+		if n := utf8.RuneCountInString(h); n > keyW {
+			keyW = n
+		}
+	}
+	var b strings.Builder
+	for i, r := range t.Rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j, h := range t.Header {
+			c := ""
+			if j < len(r) {
+				c = r[j]
+			}
+			b.WriteString(h + strings.Repeat(" ", keyW-utf8.RuneCountInString(h)) + " " + c + "\n")
+		}
+	}
+	return b.String()
+}
+
+// HTML renders the table for a notebook. Columns of numbers are aligned
+// right and every other column left (notebook styles right-align every
+// cell, which makes a column of partition lists unreadable).
 func (t *Table) HTML() string {
+	right := make([]bool, len(t.Header))
+	for i := range t.Header {
+		right[i] = len(t.Rows) > 0
+		for _, r := range t.Rows {
+			if i < len(r) && !numeric(r[i]) {
+				right[i] = false
+			}
+		}
+	}
+	align := func(i int) string {
+		if i < len(right) && right[i] {
+			return ` style="text-align:right"`
+		}
+		return ` style="text-align:left"`
+	}
 	var b strings.Builder
 	b.WriteString(`<table class="kgrepl"><thead><tr>`)
-	for _, h := range t.Header {
-		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
+	for i, h := range t.Header {
+		b.WriteString("<th" + align(i) + ">" + html.EscapeString(h) + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>")
 	for _, r := range t.Rows {
 		b.WriteString("<tr>")
-		for _, c := range r {
-			b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+		for i, c := range r {
+			b.WriteString("<td" + align(i) + ">" + html.EscapeString(c) + "</td>")
 		}
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</tbody></table>")
 	return b.String()
+}
+
+// numeric reports whether a cell is a number (or "-", Kafka's tools' empty value).
+func numeric(c string) bool {
+	if c == "-" || c == "" {
+		return true
+	}
+	for _, r := range c {
+		if (r < '0' || r > '9') && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return true
 }

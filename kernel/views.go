@@ -302,7 +302,13 @@ func cmdTxn(s *Session, args []string) (*Result, error) {
 	if len(entries) == 0 {
 		return &Result{Text: "no transactional producers yet (set producer transactional)"}, nil
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	// kafka-transactions.sh's columns make a 190-column line: a field per
+	// line when it does not fit; notebooks get the table.
+	text := t.Fit(textWidth)
+	if text != t.Text() {
+		return &Result{Text: text, HTML: t.HTML()}, nil
+	}
+	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
 type consumeJSON struct {

@@ -29,3 +29,13 @@ type Engine interface {
 	// Done reports that the user asked to leave (the `exit` command).
 	Done() bool
 }
+
+// PagedEngine is an Engine that can cut a command's output where the reader
+// should be asked before it goes on (`demo N --step` pauses at each
+// narration line). RunTerminal uses it when the engine has it; scripts print
+// every page at once.
+type PagedEngine interface {
+	// ExecPaged is Exec with the output cut into pages; a command with
+	// nothing to pause at gives one page.
+	ExecPaged(line string) ([]string, error)
+}

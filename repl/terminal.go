@@ -196,8 +196,13 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 		// With no history file this keeps it in memory only. An error means
 		// only that the file could not be written.
 		rl.SaveHistory(line)
-		res, execErr := execInterruptible(eng, line, sigs, w)
-		writeResult(w, res)
+		pages, execErr := execInterruptible(eng, line, sigs, w)
+		for i, page := range pages {
+			if i > 0 && !waitForReader(rl, i, len(pages)) {
+				break
+			}
+			writeResult(w, page)
+		}
 		if execErr != nil {
 			printError(w, execErr, opts.Color)
 		}
@@ -207,8 +212,22 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	}
 }
 
+// morePrompt is the prompt between two pages of a paged command.
+const morePrompt = "-- %d/%d · Enter: go on · q: stop here -- "
+
+// waitForReader shows where a paged command's output is and waits for the
+// reader: Enter goes on, q (or Ctrl-C, Ctrl-D) stops showing the rest.
+func waitForReader(rl *readline.Instance, page, pages int) bool {
+	rl.SetPrompt(fmt.Sprintf(morePrompt, page, pages-1))
+	line, err := rl.Readline()
+	if err != nil {
+		return false
+	}
+	return strings.TrimSpace(line) != "q"
+}
+
 type execResult struct {
-	out string
+	out []string
 	err error
 }
 
@@ -217,7 +236,7 @@ type execResult struct {
 // runs, readline having restored it) and pass it on as eng.Interrupt. Each
 // Ctrl-C asks again; the command's own output, up to where it stopped, is
 // what gets printed.
-func execInterruptible(eng Engine, line string, sigs <-chan os.Signal, w io.Writer) (string, error) {
+func execInterruptible(eng Engine, line string, sigs <-chan os.Signal, w io.Writer) ([]string, error) {
 	drainSignals(sigs) // a Ctrl-C from before this command is not meant for it
 	done := make(chan execResult, 1)
 	go func() {
@@ -231,7 +250,13 @@ func execInterruptible(eng Engine, line string, sigs <-chan os.Signal, w io.Writ
 			}
 			done <- r
 		}()
-		r.out, r.err = eng.Exec(line)
+		if pe, ok := eng.(PagedEngine); ok {
+			r.out, r.err = pe.ExecPaged(line)
+			return
+		}
+		var out string
+		out, r.err = eng.Exec(line)
+		r.out = []string{out}
 	}()
 	for {
 		select {

@@ -2,16 +2,23 @@
 # Runs every notebook in notebooks/ under a real Jupyter with the GoNB
 # kernel, as CI does, and fails if a cell errored, a cell showed a kgrepl
 # error, or a notebook has no picture (image/svg+xml, image/png, or SVG in
-# HTML). On a fresh Debian machine, as root, it first installs what is
-# missing: Jupyter from Debian's packages, gonb and goimports built at the
-# versions go.mod pins, and the gonb kernel. When all that is there it goes
-# straight to running the notebooks.
+# HTML). Then it exports each executed notebook to HTML (jupyter nbconvert
+# --to html), opens it in headless Chromium and checks the rendered page:
+# every picture the notebook holds is drawn with a non-zero size, no error
+# output shows, and no text box cuts its text off; it keeps a screenshot of
+# each. On a fresh Debian machine, as root, it first installs what is
+# missing: Jupyter and Chromium from Debian's packages, gonb and goimports
+# built at the versions go.mod pins, and the gonb kernel. When all that is
+# there it goes straight to running the notebooks, as many at once as there
+# are cores (KGREPL_NOTEBOOK_JOBS sets it).
 #
 #   scripts/notebooks.sh            # every notebook
 #   scripts/notebooks.sh 03 11      # the notebooks whose names start so
 #
-# The executed notebooks go to $KGREPL_NOTEBOOK_OUT (a temporary folder by
-# default); the committed ones stay stripped.
+# The executed notebooks, their HTML and the Chromium logs go to
+# $KGREPL_NOTEBOOK_OUT (a temporary folder by default); the screenshots to
+# $KGREPL_SCREENSHOTS (build/notebook-screenshots/NN-name.png by default, the
+# folder CI keeps as an artifact). The committed notebooks stay stripped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,7 +30,7 @@ mkdir -p "$gobin"
 export PATH="$gobin:$PATH"
 
 # --- Jupyter (Debian's packages) ---
-packages=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
+packages=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -39,6 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 jupyter=/usr/bin/jupyter
 python=/usr/bin/python3
+chromium=/usr/bin/chromium
 
 # --- gonb and goimports, at the versions go.mod pins (its tool directive) ---
 # `go install github.com/janpfeifer/gonb@v0.11.1` is refused by the module
@@ -62,7 +70,10 @@ fi
 
 # --- run the notebooks ---
 out=${KGREPL_NOTEBOOK_OUT:-$(mktemp -d)}
-mkdir -p "$out"
+shots=${KGREPL_SCREENSHOTS:-$root/build/notebook-screenshots}
+mkdir -p "$out" "$shots"
+out=$(cd "$out" && pwd)
+shots=$(cd "$shots" && pwd)
 export KGREPL_NB_DELAY=0 # Step's animation without pauses
 cd "$root/notebooks"     # GoNB takes the Jupyter root from nbconvert's folder: `..` is the module
 notebooks=()
@@ -78,23 +89,15 @@ if [ ${#notebooks[@]} -eq 0 ]; then
   exit 1
 fi
 
-failed=0
-total_start=$(date +%s%N)
-for nb in "${notebooks[@]}"; do
-  start=$(date +%s%N)
-  if ! "$jupyter" nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
-      --output-dir "$out" "$nb" >"$out/${nb%.ipynb}.log" 2>&1; then
-    echo "FAIL $nb: nbconvert failed; the end of its log:"
-    grep -v '^[IW][0-9]\{4\} ' "$out/${nb%.ipynb}.log" | tail -30
-    failed=$((failed + 1))
-    continue
-  fi
-  ms=$((($(date +%s%N) - start) / 1000000))
-  if ! "$python" - "$out/$nb" <<'EOF'; then
+# check_outputs reads an executed notebook: no error, no kgrepl error, a
+# picture somewhere. It prints how many pictures (kgrepl-picture blocks)
+# the outputs hold, for the browser check.
+check_outputs() {
+  "$python" - "$1" <<'EOF'
 import json, sys
 path = sys.argv[1]
 nb = json.load(open(path))
-problems, pictures = [], 0
+problems, pictures, blocks = [], 0, 0
 for i, c in enumerate(nb["cells"]):
     if c["cell_type"] != "code":
         continue
@@ -107,18 +110,150 @@ for i, c in enumerate(nb["cells"]):
             problems.append("cell %d shows a kgrepl error: %s" % (i, html[:300]))
         if "image/svg+xml" in data or "image/png" in data or "<svg" in html or "data:image/png" in html:
             pictures += 1
+        blocks += html.count('class="kgrepl-picture"')
 if pictures == 0:
     problems.append("no picture (image/svg+xml, image/png or SVG in HTML) in any output")
 for p in problems:
-    print("  " + p)
+    print("  " + p, file=sys.stderr)
+print(blocks)
 sys.exit(1 if problems else 0)
 EOF
-    echo "FAIL $nb (executed copy: $out/$nb)"
+}
+
+# The script the browser check adds to a page: once the page has loaded
+# and been laid out, it writes what it measured into the DOM, which
+# Chromium's --dump-dom prints.
+read -r -d '' measure <<'EOF' || true
+<script>
+window.addEventListener("load", function () {
+  var r = {pictures: [], errors: 0, stderr: 0, cut: []};
+  document.querySelectorAll(".kgrepl-picture").forEach(function (d) {
+    var el = d.querySelector("svg, img");
+    var b = el ? el.getBoundingClientRect() : {width: 0, height: 0};
+    r.pictures.push([Math.round(b.width), Math.round(b.height)]);
+  });
+  r.errors = document.querySelectorAll(".kgrepl-error").length;
+  r.stderr = document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]').length;
+  document.querySelectorAll(".jp-OutputArea-output pre").forEach(function (p) {
+    if (p.scrollHeight > p.clientHeight + 2) r.cut.push(p.textContent.slice(0, 60));
+  });
+  var out = document.createElement("pre");
+  out.id = "kgrepl-browser-check";
+  out.textContent = "KGREPL-CHECK " + JSON.stringify(r) + " END";
+  document.body.appendChild(out);
+});
+</script>
+EOF
+
+# Chromium as CI runs it: headless, no sandbox (CI runs as root), no GPU, no
+# network (the page's CDN scripts fail at once; kgrepl's output needs
+# none), a fresh profile each time.
+chromium_run() {
+  local profile rc=0
+  profile=$(mktemp -d)
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir="$profile" \
+    --window-size=1280,3000 --hide-scrollbars --virtual-time-budget=10000 "$@" || rc=$?
+  rm -rf "$profile"
+  return $rc
+}
+
+# browser_check exports an executed notebook to HTML, renders it in
+# Chromium, checks the page, and keeps a screenshot of its top.
+browser_check() {
+  local nb=$1 want=$2 base=${1%.ipynb}
+  if ! "$jupyter" nbconvert --to html --output-dir "$out" "$out/$nb" >"$out/$base.html.log" 2>&1; then
+    echo "  nbconvert --to html failed:" >&2
+    tail -5 "$out/$base.html.log" >&2
+    return 1
+  fi
+  "$python" - "$out/$base.html" "$out/$base.check.html" "$measure" <<'EOF'
+import sys
+page = open(sys.argv[1]).read()
+i = page.rfind("</body>")
+open(sys.argv[2], "w").write(page[:i] + sys.argv[3] + page[i:] if i >= 0 else page + sys.argv[3])
+EOF
+  chromium_run --dump-dom "file://$out/$base.check.html" >"$out/$base.dom" 2>"$out/$base.chromium.log" || true
+  chromium_run --screenshot="$shots/$base.png" "file://$out/$base.html" >/dev/null 2>>"$out/$base.chromium.log" || true
+  "$python" - "$out/$base.dom" "$want" "$shots/$base.png" <<'EOF'
+import html, json, os, re, sys
+dom, want, shot = open(sys.argv[1]).read(), int(sys.argv[2]), sys.argv[3]
+# The last match: the first is the measuring script's own source.
+m = ([None] + list(re.finditer(r"KGREPL-CHECK (\{.*?\}) END", dom)))[-1]
+if not m:
+    print("  the page never finished its check in Chromium (see its .chromium.log)", file=sys.stderr)
+    sys.exit(1)
+r = json.loads(html.unescape(m.group(1)))
+problems = []
+if len(r["pictures"]) != want:
+    problems.append("%d picture(s) in the page, %d in the notebook's outputs" % (len(r["pictures"]), want))
+for i, (w, h) in enumerate(r["pictures"]):
+    if w <= 0 or h <= 0:
+        problems.append("picture %d drawn %dx%d" % (i + 1, w, h))
+if r["errors"] or r["stderr"]:
+    problems.append("%d kgrepl error(s), %d stderr output(s) shown" % (r["errors"], r["stderr"]))
+for t in r["cut"]:
+    problems.append("a text box cuts its text off: %r" % t)
+if not os.path.exists(shot) or os.path.getsize(shot) == 0:
+    problems.append("no screenshot")
+for p in problems:
+    print("  " + p, file=sys.stderr)
+print("%d pictures drawn" % len(r["pictures"]))
+sys.exit(1 if problems else 0)
+EOF
+}
+
+# run_one executes one notebook, checks its outputs and its page, and
+# writes its result to $out/NAME.status.
+run_one() {
+  local nb=$1 base=${1%.ipynb} start ms pics rendered
+  start=$(date +%s%N)
+  if ! "$jupyter" nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
+      --output-dir "$out" "$nb" >"$out/$base.log" 2>&1; then
+    {
+      echo "FAIL $nb: nbconvert failed; the end of its log:"
+      grep -v '^[IW][0-9]\{4\} ' "$out/$base.log" | tail -30  || true
+    } >"$out/$base.status"
+    return
+  fi
+  if ! pics=$(check_outputs "$out/$nb" 2>"$out/$base.problems"); then
+    { echo "FAIL $nb (executed copy: $out/$nb)"; cat "$out/$base.problems"; } >"$out/$base.status"
+    return
+  fi
+  if ! rendered=$(browser_check "$nb" "$pics" 2>"$out/$base.problems"); then
+    { echo "FAIL $nb in Chromium (page: $out/$base.html)"; cat "$out/$base.problems"; } >"$out/$base.status"
+    return
+  fi
+  ms=$((($(date +%s%N) - start) / 1000000))
+  printf 'ok   %4d.%01ds  %s (%s)\n' $((ms / 1000)) $((ms % 1000 / 100)) "$nb" "$rendered" >"$out/$base.status"
+}
+
+jobs=${KGREPL_NOTEBOOK_JOBS:-$(nproc)}
+total_start=$(date +%s%N)
+running=0
+for nb in "${notebooks[@]}"; do
+  rm -f "$out/${nb%.ipynb}.status"
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_one "$nb" &
+  running=$((running + 1))
+done
+wait
+failed=0
+for nb in "${notebooks[@]}"; do
+  status="$out/${nb%.ipynb}.status"
+  if [ ! -s "$status" ]; then
+    echo "FAIL $nb: no result (see $out/${nb%.ipynb}.log)"
     failed=$((failed + 1))
     continue
   fi
-  printf 'ok   %4d.%01ds  %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$nb"
+  cat "$status"
+  grep -q '^ok ' "$status" || failed=$((failed + 1))
 done
 ms=$((($(date +%s%N) - total_start) / 1000000))
-printf '%d notebook(s) in %d.%01ds, %d failed; executed copies in %s\n' "${#notebooks[@]}" $((ms / 1000)) $((ms % 1000 / 100)) "$failed" "$out"
+printf '%d notebook(s) in %d.%01ds on %d job(s), %d failed\nexecuted notebooks and pages: %s\nscreenshots: %s\n' \
+  "${#notebooks[@]}" $((ms / 1000)) $((ms % 1000 / 100)) "$jobs" "$failed" "$out" "$shots"
 [ "$failed" -eq 0 ]

@@ -205,3 +205,74 @@ type transcript struct {
 
 func (t *transcript) add(b []byte) { t.mu.Lock(); t.buf = append(t.buf, b...); t.mu.Unlock() }
 func (t *transcript) get() string  { t.mu.Lock(); defer t.mu.Unlock(); return string(t.buf) }
+
+// TestDemoStepPausesAtNarration drives `demo 4 --step` in a pty: the output
+// stops before each narration line until Enter, and q stops it.
+func TestDemoStepPausesAtNarration(t *testing.T) {
+	cmd := exec.Command(bin, "--no-history")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	out := &transcript{}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			out.add(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	expect := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(out.get(), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 10 s for %q; the screen so far:\n%s", what, out.get())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	const first = "# C2 owns o2 and p2."
+	const second = "# C2 processes p2.3 and p2.4"
+	expect("billing t=0 Stable> ")
+	ptmx.Write([]byte("demo 4 --step\r"))
+	expect("=== demo 4")
+	expect("-- 1/")
+	// Waiting: the first narration line is not shown until Enter.
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(out.get(), first) {
+		t.Fatalf("the demo went past its first narration line without Enter:\n%s", out.get())
+	}
+	ptmx.Write([]byte("\r"))
+	expect(first)
+	expect("-- 2/")
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(out.get(), second) {
+		t.Fatalf("the demo went past its second narration line without Enter:\n%s", out.get())
+	}
+	ptmx.Write([]byte("\r"))
+	expect(second)
+	expect("-- 3/")
+	ptmx.Write([]byte("q\r"))
+	expect("billing t=101 Stable> ")
+	if strings.Contains(out.get(), "duplicates (read_uncommitted)") {
+		t.Errorf("q did not stop the demo's output")
+	}
+	ptmx.Write([]byte("exit\r"))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kgrepl exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kgrepl did not exit")
+	}
+}

@@ -1,10 +1,14 @@
 package chart
 
 import (
+	"bytes"
 	"fmt"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Compare is the grouped bar chart of `compare`: one group per metric
@@ -43,4 +47,97 @@ func Compare(settings, metrics []string, values [][]float64) (*Chart, error) {
 	}
 	p.Y.Label.Text = "count (pause: partition x ticks)"
 	return c, nil
+}
+
+// CompareMembers is the lower half of compare's picture: for each member,
+// one bar per combination of settings, as high as the partitions it holds
+// at the end (no bar: idle). counts[i][j] is member j under setting i.
+func CompareMembers(settings, members []string, counts [][]float64) (*Chart, error) {
+	if len(settings) == 0 || len(members) == 0 {
+		return nil, fmt.Errorf("compare chart: no members to draw")
+	}
+	p := newPlot("Partitions each member holds at the end (no bar: idle)", "", "partitions")
+	p.NominalX(members...)
+	c := newChart(p, Options{}, 864, 288) // 9 × 3 inches
+	n := float64(len(settings))
+	w := vg.Points(0.8 * 380 / float64(len(members)) / n)
+	if w > vg.Points(28) {
+		w = vg.Points(28)
+	}
+	for i, s := range settings {
+		vals := make(plotter.Values, len(members))
+		for j := range members {
+			if i < len(counts) && j < len(counts[i]) {
+				vals[j] = counts[i][j]
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = branchColor(i)
+		bars.LineStyle.Width = 0
+		bars.Offset = vg.Length(float64(i)-(n-1)/2) * w
+		p.Add(bars)
+		c.add(s, bars)
+	}
+	return c, nil
+}
+
+// Figure is charts stacked top to bottom in one picture.
+type Figure struct {
+	Charts        []*Chart
+	Width, Height vg.Length
+}
+
+// CompareFigure is compare's picture: the metrics' grouped bars (Compare)
+// above, each member's partitions at the end (CompareMembers) below when
+// there are members.
+func CompareFigure(settings, metrics []string, values [][]float64, members []string, counts [][]float64) (*Figure, error) {
+	top, err := Compare(settings, metrics, values)
+	if err != nil {
+		return nil, err
+	}
+	f := &Figure{Charts: []*Chart{top}, Width: top.Width, Height: top.Height}
+	if len(members) > 0 {
+		low, err := CompareMembers(settings, members, counts)
+		if err != nil {
+			return nil, err
+		}
+		f.Charts = append(f.Charts, low)
+		f.Height += low.Height
+	}
+	return f, nil
+}
+
+// Draw draws each chart in its share of the height, in order from the top.
+func (f *Figure) Draw(dc draw.Canvas) {
+	top := dc.Max.Y
+	for _, c := range f.Charts {
+		h := (dc.Max.Y - dc.Min.Y) * c.Height / f.Height
+		c.Draw(draw.Crop(dc, 0, 0, top-h-dc.Min.Y, top-dc.Max.Y))
+		top -= h
+	}
+}
+
+// SVG renders the figure as SVG.
+func (f *Figure) SVG() ([]byte, error) {
+	cv := vgsvg.New(f.Width, f.Height)
+	f.Draw(draw.New(outlines(cv)))
+	var b bytes.Buffer
+	if _, err := cv.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return unhide(b.Bytes()), nil
+}
+
+// PNG renders the figure as PNG at PNGDPI.
+func (f *Figure) PNG() ([]byte, error) {
+	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI))}
+	f.Draw(draw.New(cv))
+	var b bytes.Buffer
+	if _, err := cv.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -344,6 +344,36 @@ func TestClientColors(t *testing.T) {
 	}
 }
 
+// TestSequenceLabelsWrap checks that a message label too long for the space
+// between its lanes wraps instead of being cut: C1's JoinGroup answer in
+// demo 1 shows the whole member list, and each line fits between the lanes.
+func TestSequenceLabelsWrap(t *testing.T) {
+	s := demoWorld(t, 1)
+	els := parseSVG(t, draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
+	var lines []string
+	for _, e := range els {
+		if e.name == "text" && inGroup(e, "message") && e.group["data-type"] == "JoinGroup" &&
+			e.group["data-response"] == "true" && e.group["data-to"] == "C1" {
+			lines = append(lines, e.text)
+		}
+	}
+	label := strings.Join(lines, " ")
+	whole := false
+	for _, l := range lines {
+		// Lines break between clauses: the member list stays on one line.
+		whole = whole || strings.Contains(l, "members [C1-1 C2-1]")
+	}
+	if len(lines) < 2 || !whole || strings.Contains(label, "…") {
+		t.Errorf("C1's JoinGroup answer reads %q, want the member list whole on one line, the label on more than one", lines)
+	}
+	for _, l := range lines {
+		// C1's lane and B1's are 270 px apart; each line of 10 px text must fit in it.
+		if w := draw.TextWidth(l, 10); w > 270 {
+			t.Errorf("line %q is %.0f px wide, more than the 270 px between the lanes", l, w)
+		}
+	}
+}
+
 // memberStates is each member box's state line, by client and process.
 func memberStates(t *testing.T, w *sim.World) map[string]string {
 	t.Helper()

@@ -154,11 +154,13 @@ func noteLane(e *sim.Event) string {
 
 // Geometry of the sequence diagram.
 const (
-	seqGutter = 58.0
-	seqLaneW  = 270.0
-	seqHeadH  = 34.0
-	seqRowH   = 22.0
-	seqTop    = 44.0
+	seqGutter   = 58.0
+	seqLaneW    = 270.0
+	seqHeadH    = 34.0
+	seqRowH     = 22.0
+	seqLineH    = 12.0 // each further line of a wrapped message label
+	seqTop      = 44.0
+	seqMaxLines = 4
 )
 
 // Sequence draws the trace as a sequence diagram: one lane per
@@ -172,7 +174,18 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 	}
 	width := seqGutter + float64(len(m.lanes))*seqLaneW + margin
 	bodyTop := seqTop + seqHeadH + 12
-	height := bodyTop + float64(len(m.rows))*seqRowH + 16 + seqHeadH + margin
+	// A message whose label does not fit between its lanes wraps onto more
+	// lines (C1's JoinGroup answer lists every member), and its row grows.
+	rowY := make([]float64, len(m.rows)+1)
+	rowY[0] = bodyTop
+	for i, r := range m.rows {
+		h := seqRowH
+		if r.pkt != nil {
+			h += float64(len(messageLines(r.pkt, laneX[r.pkt.From], laneX[r.pkt.To]))-1) * seqLineH
+		}
+		rowY[i+1] = rowY[i] + h
+	}
+	height := rowY[len(m.rows)] + 16 + seqHeadH + margin
 	if len(m.rows) == 0 {
 		height += seqRowH
 	}
@@ -199,7 +212,7 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 	}
 	lastTick := -1
 	for i, r := range m.rows {
-		y := bodyTop + float64(i)*seqRowH
+		y := rowY[i]
 		if r.tick != lastTick {
 			lastTick = r.tick
 			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "", "tick")
@@ -265,22 +278,17 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	}
 	s.group("class", "message", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To,
 		"data-sent", strconv.Itoa(p.Sent), "data-response", strconv.FormatBool(p.Response))
-	ly := y + 16
-	label := messageText(p)
-	if p.Lost {
-		label += " (lost)"
-	} else if inFlight {
-		label += " (in flight)"
-	}
 	if x1 == x2 {
 		// A message to itself (B1 writing transaction markers): a loop.
 		d := fmt.Sprintf("M%s,%s h26 v8 h-24", num(x1), num(y+8))
 		s.path(d, col, 1.3, dash, "", "arrow")
 		s.arrowHead(x1+26, y+16, x1+2, y+16, col)
-		s.text(x1+32, y+15, truncate(label, 58), textStyle{size: 10, color: col})
+		s.text(x1+32, y+15, truncate(arrowLabel(p), 58), textStyle{size: 10, color: col})
 		s.end()
 		return
 	}
+	lines := messageLines(p, x1, x2)
+	ly := y + 16 + float64(len(lines)-1)*seqLineH
 	end := x2
 	if p.Lost {
 		end = x1 + (x2-x1)*0.6
@@ -291,12 +299,81 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	} else {
 		s.arrowHead(x1, ly, x2, ly, col)
 	}
+	for k, l := range lines {
+		s.text((x1+x2)/2, ly-4-float64(len(lines)-1-k)*seqLineH, l, textStyle{size: 10, anchor: "middle", color: col})
+	}
+	s.end()
+}
+
+// arrowLabel is the text over a message's arrow.
+func arrowLabel(p *sim.Packet) string {
+	label := messageText(p)
+	if p.Lost {
+		label += " (lost)"
+	} else if p.Delivered < 0 {
+		label += " (in flight)"
+	}
+	return label
+}
+
+// messageLines is the arrow's label cut into the lines that fit between
+// the two lanes, at spaces, at most seqMaxLines of them (the last one
+// truncated if even those are not enough).
+func messageLines(p *sim.Packet, x1, x2 float64) []string {
+	label := arrowLabel(p)
 	span := x2 - x1
 	if span < 0 {
 		span = -span
 	}
-	s.text((x1+x2)/2, ly-4, fitWidth(label, 10, max(span-16, 80)), textStyle{size: 10, anchor: "middle", color: col})
-	s.end()
+	width := max(span-16, 80)
+	// Break between a label's clauses ("gen 2, member C1-1, ..., members
+	// [C1-1 C2-1]") where they fit, between words where one clause does not.
+	var chunks []string
+	for _, clause := range splitClauses(label) {
+		if textWidth(clause, 10, false) <= width {
+			chunks = append(chunks, clause)
+			continue
+		}
+		for _, w := range strings.Fields(clause) {
+			chunks = append(chunks, w+" ")
+		}
+	}
+	var lines []string
+	line := ""
+	for i, c := range chunks {
+		next := line + c
+		if line == "" || textWidth(strings.TrimSpace(next), 10, false) <= width {
+			line = next
+			continue
+		}
+		if len(lines) == seqMaxLines-1 {
+			// No room for more lines: the rest goes on the last one, cut to fit.
+			line += strings.Join(chunks[i:], "")
+			break
+		}
+		lines = append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+		line = c
+	}
+	return append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+}
+
+// splitClauses cuts a label after each ", " and " · ", keeping them.
+func splitClauses(label string) []string {
+	var out []string
+	for label != "" {
+		cut := -1
+		for _, sep := range []string{", ", " · "} {
+			if i := strings.Index(label, sep); i >= 0 && (cut < 0 || i+len(sep) < cut) {
+				cut = i + len(sep)
+			}
+		}
+		if cut < 0 {
+			return append(out, label)
+		}
+		out = append(out, label[:cut])
+		label = label[cut:]
+	}
+	return out
 }
 
 // Mermaid writes the same diagram as Mermaid sequenceDiagram text.

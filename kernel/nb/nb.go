@@ -70,6 +70,8 @@ func newSession() *Session {
 	if dir == "" {
 		dir = os.TempDir()
 	}
+	// A notebook prints what a demo prints: per-record lines summarised (--verbose shows them).
+	s.k.Quiet = true
 	// Pictures the commands write (plot, diagram, sequence) go here, not into the notebook's folder.
 	s.k.Dir = filepath.Join(dir, "kgrepl-pictures")
 	s.k.PictureDir = s.k.Dir
@@ -386,25 +388,40 @@ func splitLine(line string) []string {
 	return out
 }
 
-func resultHTML(r *kernel.Result) string {
-	pre := func(t string) string {
-		t = strings.Trim(t, "\n")
-		if t == "" {
-			return ""
-		}
-		return `<pre class="kgrepl-text" style="max-height:24em;overflow:auto">` + html.EscapeString(t) + "</pre>"
+// logLines is how many lines of a long text a cell shows before the rest
+// is folded under "N more lines": no fixed-height box that cuts a log off.
+const logLines = 40
+
+// preHTML shows text as it is printed, the lines past logLines folded away
+// behind a visible count.
+func preHTML(t string) string {
+	t = strings.Trim(t, "\n")
+	if t == "" {
+		return ""
 	}
+	lines := strings.Split(t, "\n")
+	if len(lines) <= logLines+5 {
+		return `<pre class="kgrepl-text">` + html.EscapeString(t) + "</pre>"
+	}
+	head := strings.Join(lines[:logLines], "\n")
+	rest := strings.Join(lines[logLines:], "\n")
+	return `<pre class="kgrepl-text">` + html.EscapeString(head) + "</pre>" +
+		`<details class="kgrepl-more"><summary>` + strconv.Itoa(len(lines)-logLines) + ` more lines</summary><pre class="kgrepl-text">` +
+		html.EscapeString(rest) + "</pre></details>"
+}
+
+func resultHTML(r *kernel.Result) string {
 	switch {
 	case r.HTML != "" && r.Table != nil:
 		// A table view: the lines around the table as text, the table as HTML.
 		if i := strings.Index(r.Text, r.Table.Text()); i >= 0 {
-			return pre(r.Text[:i]) + r.HTML + pre(r.Text[i+len(r.Table.Text()):])
+			return preHTML(r.Text[:i]) + r.HTML + preHTML(r.Text[i+len(r.Table.Text()):])
 		}
-		return pre(r.Text) // the text says more than the table
+		return preHTML(r.Text) // the text says more than the table
 	case r.HTML != "":
 		return r.HTML
 	}
-	return pre(r.Text)
+	return preHTML(r.Text)
 }
 
 func resultText(r *kernel.Result) string {

@@ -2,6 +2,7 @@ package nb
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -186,7 +187,7 @@ func TestFrameAndHTML(t *testing.T) {
 	}
 	rs, _ := s.Kernel().ExecResults("metrics")
 	got := resultHTML(rs[0])
-	if strings.Count(got, "<table") != 1 || !strings.Contains(got, "<td>tick</td>") {
+	if strings.Count(got, "<table") != 1 || !strings.Contains(got, `<td style="text-align:left">tick</td>`) {
 		t.Errorf("metrics HTML: %.300s", got)
 	}
 	rs, _ = s.Kernel().ExecResults("consume invoices")
@@ -202,3 +203,26 @@ func TestFrameAndHTML(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+// TestLongTextFolds checks that a long log is not put in a fixed-height box:
+// the first lines show, the rest is folded behind a visible count.
+func TestLongTextFolds(t *testing.T) {
+	var lines []string
+	for i := 0; i < 100; i++ {
+		lines = append(lines, fmt.Sprintf("t=%d line", i))
+	}
+	got := preHTML(strings.Join(lines, "\n"))
+	if strings.Contains(got, "max-height") || strings.Contains(got, "overflow") {
+		t.Errorf("a fixed-height box: %.200s", got)
+	}
+	if !strings.Contains(got, "<summary>60 more lines</summary>") || !strings.Contains(got, "t=39 line\n") && !strings.Contains(got, "t=39 line</pre>") {
+		t.Errorf("want 40 lines shown and 60 folded: %.300s", got)
+	}
+	if !strings.Contains(got, "t=99 line") {
+		t.Error("the folded lines are not in the page")
+	}
+	short := preHTML("a\nb")
+	if strings.Contains(short, "details") {
+		t.Errorf("a short text folded: %s", short)
+	}
+}

@@ -16,7 +16,8 @@ The world is the seed page's: group **billing** reads **orders** (o0, o1, o2) an
 writes one invoice per record to **invoices**. Record ` + "`o2.3`" + ` is offset 3 of orders-2; its invoice is ` + "`inv(o2.3)`" + `.
 A tick is the unit of time, and every message takes one tick.
 
-In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print, ` + "`s.Show`" + ` shows one view,
+In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print at the quiet level demos use (the
+per-record lines summarised one line per member; ` + "`run ... --verbose`" + ` shows every line), ` + "`s.Show`" + ` shows one view,
 ` + "`s.Diagram`" + `, ` + "`s.Plot`" + ` and ` + "`s.Sequence`" + ` draw pictures, and ` + "`s.Step`" + ` animates the diagram tick by tick.`),
 	}
 	cells = append(cells, setup()...)
@@ -96,9 +97,13 @@ var demos = []demoNotebook{
 	{intro: `C1 alone reads all six partitions. C2 joins: both send JoinGroup, the coordinator forms generation 2, C1 leads and
 alone gets the member list, runs the range assignor on its own machine and sends the plan in SyncGroup; C2 sends an empty
 SyncGroup. C1 gets o0 o1 p0 p1 and C2 o2 p2, both fetch their committed offsets, and the group is Stable.`,
-		replace: map[string][]string{"trace --json": {sequence("--ticks 0..14", "--type FindCoordinator,JoinGroup,SyncGroup,OffsetFetch,RebalanceNotification")}},
 		extras: []extra{
 			{after: "describe group --members --verbose", cells: []cell{md("The world before C2 joins:"), goCell("s.Diagram()")}},
+			{after: "trace --type JoinGroup,SyncGroup,OffsetFetch", cells: []cell{
+				md("The same exchange as a sequence diagram, with the heartbeat's rebalance notification that makes C1 rejoin: " +
+					"C1's JoinGroup answer carries the member list, C2's does not."),
+				goCell(sequence("--ticks 0..14", "--type FindCoordinator,JoinGroup,SyncGroup,OffsetFetch,RebalanceNotification")),
+			}},
 			{after: "", cells: []cell{
 				md("What to look at: B1 says generation 2 and leader C1-1; C1 owns o0 o1 p0 p1 and C2 o2 p2 (range gives each topic's extra partition to the first member). " +
 					"The committed offsets are where each new owner started."),
@@ -129,8 +134,11 @@ only the moving partitions stop: 3, then 2, then 1.`,
 			{after: "", cells: []cell{
 				md("Only the partitions that move turn grey, and each join is two rebalances (two generations)."),
 				goCell(plot("timeline")),
-				md("Demo 2 against demo 3 in one chart: run demo 2 in a branch of its own (`demo` starts that branch from a fresh world) and overlay the pause meters."),
-				goCell(quiet("fork eager; demo 2; switch main"), plot("pause", "--branches eager,main")),
+				md("Demo 2 against demo 3 in one chart. The run above is copied to a branch named `cooperative`; a branch `eager` starts a new " +
+					"world with range (eager, demo 2's strategy) and makes the same three joins. `--branches` overlays their pause meters."),
+				goCell(quiet("fork cooperative"),
+					quiet("fork eager; new; set partition.assignment.strategy range; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
+					quiet("switch cooperative"), plot("pause", "--branches eager,cooperative")),
 				goCell("s.Diagram()"),
 			}},
 		}},

@@ -1,0 +1,297 @@
+package kernel
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// The quiet output level. Demos print it by default, and `run`/`step` do
+// with --quiet: narration, protocol events, errors and the views the script
+// asks for stay as they are, while the routine per-record lines (poll()
+// returned, processed, a successful commit, a committed transaction's state
+// changes and COMMIT markers) are summarised, one line per member:
+//
+//	t=12..20 C1 processed o0.3..o0.5, p0.3..p0.5; last commit o0@6 p0@6
+//
+// The summaries are printed before a line that changes what happens to
+// records (a revocation, a crash, a removal, a zombie, a refused commit,
+// the external sink called again, a stop event: so "C1 processed o2.3..o2.5"
+// comes before "C1 revokes {o2}"), and at the end of the command. The
+// group's own protocol lines (state changes, generations, assignments) do
+// not cut them, so a summary's tick range can reach back before the
+// protocol lines just above it.
+
+// quietFlushes names the summaries a shown event prints first: none for
+// the protocol's lines, its member's (and that member's transactional
+// id's) for a line about a member, all of them for a stop event or a line
+// about no member in particular.
+func quietFlushes(e sim.Event) []string {
+	switch {
+	case e.Stop:
+		return nil
+	case e.Kind == sim.EvGroupState || e.Kind == sim.EvGeneration || e.Kind == sim.EvAssigned ||
+		e.Kind == sim.EvStarted || e.Kind == sim.EvInput:
+		return []string{""} // no summary has the key ""
+	case e.Member != "":
+		return []string{e.Member, "tx-" + e.Member}
+	}
+	if id, _, ok := strings.Cut(e.Text, ":"); ok && !strings.Contains(id, " ") {
+		return []string{id} // a transactional id's line: tx-C2: ...
+	}
+	return nil
+}
+
+// quietSummary gathers one member's (or one transactional id's) routine lines.
+type quietSummary struct {
+	key      string
+	from, to int
+	label    string   // how the member is named in its lines: C2, or C2 (process 1) for an old instance
+	polled   []string // records poll() returned, in order
+	done     []string // records processed, in order
+	commits  int
+	commit   string   // the last successful commit: "o0@6 p0@6"
+	txnDone  int      // transactions that reached CompleteCommit
+	txnState string   // the state the last transition reached
+	markers  string   // the offsets of the last COMMIT marker
+	again    []string // records the external sink was called for again
+}
+
+type quietLog struct {
+	order []string
+	sums  map[string]*quietSummary
+}
+
+var (
+	txnTransition = regexp.MustCompile(`^(\S+): (\w+) -> (\w+) \(pid (\d+) epoch \d+\)$`)
+	sinkAgain     = regexp.MustCompile(`^external sink called again for (\S+) `)
+	commitMarker  = regexp.MustCompile(`^COMMIT marker: offsets (.*) of pid (\d+) committed$`)
+)
+
+// quietKey reports whether e is a routine line, and which summary it goes to.
+func (s *Session) quietKey(e sim.Event) (key string, ok bool) {
+	switch e.Kind {
+	case sim.EvPolled, sim.EvProcessed, sim.EvSideEffect:
+		return e.Member, e.Member != ""
+	case sim.EvCommitted:
+		if e.Member != "" {
+			return e.Member, true
+		}
+		if m := commitMarker.FindStringSubmatch(e.Text); m != nil {
+			pid, _ := strconv.ParseInt(m[2], 10, 64)
+			for _, t := range s.World().Txn.Entries() {
+				if t.PID == pid {
+					return t.TransactionalID, true
+				}
+			}
+		}
+	case sim.EvTxnState:
+		// Only the happy path is routine; aborts, fencing and timeouts are shown.
+		if m := txnTransition.FindStringSubmatch(e.Text); m != nil {
+			switch sim.TxnState(m[3]) {
+			case sim.TxnOngoing, sim.TxnPrepareCommit, sim.TxnCompleteCommit:
+				return m[1], true
+			}
+		}
+	}
+	return "", false
+}
+
+// quietAdd takes a routine event into its summary.
+func (s *Session) quietAdd(key string, e sim.Event) {
+	q := &s.quiet
+	if q.sums == nil {
+		q.sums = map[string]*quietSummary{}
+	}
+	sum := q.sums[key]
+	label := ""
+	if e.Kind == sim.EvPolled || e.Kind == sim.EvProcessed {
+		label, _, _ = strings.Cut(e.Text, " poll() returned")
+		label, _, _ = strings.Cut(label, " processed")
+		// An old instance (a zombie) and the new one get separate lines.
+		if sum != nil && sum.label != "" && sum.label != label {
+			s.quietFlush(key)
+			sum = nil
+		}
+	}
+	if sum == nil {
+		sum = &quietSummary{key: key, from: e.Tick}
+		q.sums[key] = sum
+		q.order = append(q.order, key)
+	}
+	sum.to = e.Tick
+	if label != "" {
+		sum.label = label
+	}
+	switch e.Kind {
+	case sim.EvPolled:
+		sum.polled = append(sum.polled, e.Records...)
+	case sim.EvProcessed:
+		sum.done = append(sum.done, e.Records...)
+	case sim.EvSideEffect:
+		if m := sinkAgain.FindStringSubmatch(e.Text); m != nil {
+			sum.again = append(sum.again, m[1])
+		}
+	case sim.EvCommitted:
+		if m := commitMarker.FindStringSubmatch(e.Text); m != nil && e.Member == "" {
+			sum.markers = m[1]
+		} else {
+			sum.commits++
+			_, sum.commit, _ = strings.Cut(e.Text, " committed ")
+		}
+	case sim.EvTxnState:
+		m := txnTransition.FindStringSubmatch(e.Text)
+		sum.txnState = m[3]
+		if sim.TxnState(m[3]) == sim.TxnCompleteCommit {
+			sum.txnDone++
+		}
+	}
+}
+
+// quietFlush prints and forgets the summaries of the given keys (all of
+// them when none is given), oldest first.
+func (s *Session) quietFlush(keys ...string) {
+	q := &s.quiet
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	var keep []string
+	var out []*quietSummary
+	for _, k := range q.order {
+		if len(keys) > 0 && !want[k] {
+			keep = append(keep, k)
+			continue
+		}
+		out = append(out, q.sums[k])
+		delete(q.sums, k)
+	}
+	q.order = keep
+	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
+	for _, sum := range out {
+		ticks := strconv.Itoa(sum.from)
+		if sum.to != sum.from {
+			ticks += ".." + strconv.Itoa(sum.to)
+		}
+		s.say("t=%-4s %s", ticks, sum.text())
+	}
+}
+
+func (sum *quietSummary) text() string {
+	var parts []string
+	if sum.txnState != "" || sum.markers != "" {
+		// A transactional id: tx-C1.
+		var p string
+		switch sum.txnDone {
+		case 0:
+			p = sum.key + ":"
+		case 1:
+			p = sum.key + ": 1 transaction committed,"
+		default:
+			p = fmt.Sprintf("%s: %d transactions committed,", sum.key, sum.txnDone)
+		}
+		if sum.txnState != "" {
+			p += " now " + sum.txnState
+		}
+		if sum.markers != "" {
+			p += "; COMMIT marker offsets " + sum.markers
+		}
+		return strings.TrimSuffix(p, ",")
+	}
+	name := sum.label
+	if name == "" {
+		name = sum.key
+	}
+	if len(sum.done) > 0 {
+		parts = append(parts, "processed "+recordRanges(sum.done))
+	}
+	// Records polled and not yet processed are the batch in hand.
+	inHand := notIn(sum.polled, sum.done)
+	if len(inHand) > 0 {
+		parts = append(parts, "polled "+recordRanges(inHand))
+	}
+	line := name + " " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		line = name
+	}
+	if len(sum.again) > 0 {
+		line += "; the external sink called again for " + recordRanges(sum.again) + " (a duplicate side effect)"
+	}
+	switch {
+	case sum.commits == 1 && len(parts) == 0:
+		line += " committed " + sum.commit
+	case sum.commits == 1:
+		line += "; committed " + sum.commit
+	case sum.commits > 1:
+		line += fmt.Sprintf("; %d commits, the last %s", sum.commits, sum.commit)
+	}
+	return line
+}
+
+// notIn is polled minus done, each processed record cancelling one poll of it.
+func notIn(polled, done []string) []string {
+	left := map[string]int{}
+	for _, r := range done {
+		left[r]++
+	}
+	var out []string
+	for _, r := range polled {
+		if left[r] > 0 {
+			left[r]--
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// recordRanges writes record names as runs per partition, partitions in the
+// order they first appear: o0.3 o0.4 o0.5 p0.3 → "o0.3..o0.5, p0.3". A
+// record done again starts a new run (o2.3..o2.5 o2.3..o2.5).
+func recordRanges(names []string) string {
+	type run struct{ first, last int }
+	var parts []string
+	runs := map[string][]run{}
+	for _, n := range names {
+		i := strings.LastIndexByte(n, '.')
+		off, err := strconv.Atoi(n[i+1:])
+		if i <= 0 || err != nil {
+			parts = append(parts, n) // not a record name: kept as it is
+			runs[n] = nil
+			continue
+		}
+		p := n[:i]
+		rs, seen := runs[p]
+		if !seen {
+			parts = append(parts, p)
+		}
+		if k := len(rs); k > 0 && rs[k-1].last+1 == off {
+			rs[k-1].last = off
+		} else {
+			rs = append(rs, run{off, off})
+		}
+		runs[p] = rs
+	}
+	var out []string
+	for _, p := range parts {
+		rs := runs[p]
+		if rs == nil {
+			out = append(out, p)
+			continue
+		}
+		var words []string
+		for _, r := range rs {
+			w := p + "." + strconv.Itoa(r.first)
+			if r.last != r.first {
+				w += ".." + p + "." + strconv.Itoa(r.last)
+			}
+			words = append(words, w)
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return strings.Join(out, ", ")
+}
