@@ -248,7 +248,16 @@ func (m *Map[K]) putFlat(key K, hash int32) bool {
 	if m.flatLen == 0 { // the first put's resize
 		m.flatLen, m.threshold = nextSize(0, m.threshold)
 	}
-	m.flat = append(m.flat, flatEntry[K]{key, hash})
+	n := len(m.flat)
+	// Grown by hand: with append, escape analysis would let all that m
+	// holds (compare too) escape, costing callers an allocation.
+	if n == cap(m.flat) {
+		flat := make([]flatEntry[K], n, max(2*n, 1))
+		copy(flat, m.flat)
+		m.flat = flat
+	}
+	m.flat = m.flat[:n+1]
+	m.flat[n] = flatEntry[K]{key, hash}
 	m.size++
 	if m.size > m.threshold {
 		m.flatLen, m.threshold = nextSize(m.flatLen, m.threshold)
@@ -600,7 +609,8 @@ func (m *Map[K]) Remove(key K, h int32) {
 	if m.table == nil {
 		for i, e := range m.flat {
 			if e.hash == hash && e.key == key {
-				m.flat = slices.Delete(m.flat, i, i+1)
+				copy(m.flat[i:], m.flat[i+1:])
+				m.flat = m.flat[:len(m.flat)-1]
 				m.size--
 				return
 			}
@@ -688,7 +698,11 @@ func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int,
 	if len(keys) <= 1 {
 		return slices.Clone(keys), true
 	}
-	distinct := make([]K, 0, len(keys))
+	type entry struct {
+		key  K
+		hash int32
+	}
+	entries := make([]entry, 0, len(keys))
 	var seen map[K]bool
 	if len(keys) > 16 {
 		seen = make(map[K]bool, len(keys))
@@ -699,26 +713,21 @@ func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int,
 				continue
 			}
 			seen[k] = true
-		} else if slices.Contains(distinct, k) {
+		} else if slices.ContainsFunc(entries, func(e entry) bool { return e.key == k }) {
 			continue
 		}
-		distinct = append(distinct, k)
+		entries = append(entries, entry{key: k, hash: hash(k)})
 	}
-	hashes := make([]int32, len(distinct))
-	for i, k := range distinct {
-		hashes[i] = hash(k)
-	}
-	perm, tree := listOrder(hashes, initialCapacity)
-	if tree {
+	if !listOrder(entries, func(e entry) int32 { return e.hash }, initialCapacity) {
 		m := NewMap(initialCapacity, compare)
-		for i, k := range distinct {
-			m.Put(k, hashes[i])
+		for _, e := range entries {
+			m.Put(e.key, e.hash)
 		}
 		return m.Keys(), m.Exact()
 	}
-	order = make([]K, len(perm))
-	for i, j := range perm {
-		order[i] = distinct[j]
+	order = make([]K, len(entries))
+	for i, e := range entries {
+		order[i] = e.key
 	}
 	return order, true
 }
@@ -728,9 +737,12 @@ func Order[K comparable](keys []K, hash func(K) int32, compare func(a, b K) int,
 // compare orders two keys by their compareTo (nil if they are not
 // Comparable). It returns the indices in iteration order.
 func Indices(hashes []int32, compare func(i, j int) int, initialCapacity int) (order []int, ok bool) {
-	perm, tree := listOrder(hashes, initialCapacity)
-	if !tree {
-		return perm, true
+	order = make([]int, len(hashes))
+	for i := range order {
+		order[i] = i
+	}
+	if listOrder(order, func(i int) int32 { return hashes[i] }, initialCapacity) {
+		return order, true
 	}
 	m := NewMap(initialCapacity, compare)
 	for i, h := range hashes {
@@ -739,20 +751,17 @@ func Indices(hashes []int32, compare func(i, j int) int, initialCapacity int) (o
 	return m.Keys(), m.Exact()
 }
 
-// listOrder is the iteration order of distinct keys with the given hash
-// codes put in index order, as long as no bucket becomes a tree bin; tree
-// reports that one would, and perm is then nil.
+// listOrder sorts keys, distinct and in the order they were put, into
+// Java's iteration order and reports true, as long as no bucket becomes a
+// tree bin; when one would, it reports false and leaves keys as they are.
+// hash gives a key's hashCode.
 //
 // Without tree bins Java keeps each bucket in insertion order through every
 // resize, so the order is the keys stably sorted by their bucket in the
 // final table: listOrder replays only the table's growth (thresholds, and
 // the resizes a crowded bucket of a small table causes) to learn the final
 // size, in O(k log k) for k keys.
-func listOrder(hashes []int32, initialCapacity int) (perm []int, tree bool) {
-	spreads := make([]uint32, len(hashes))
-	for i, h := range hashes {
-		spreads[i] = spread(h)
-	}
+func listOrder[E any](keys []E, hash func(E) int32, initialCapacity int) bool {
 	// Replay HashMap.putVal's growth.
 	table, threshold := 0, 0
 	if initialCapacity >= 0 {
@@ -762,19 +771,19 @@ func listOrder(hashes []int32, initialCapacity int) (perm []int, tree bool) {
 	resize := func(inserted int) { // HashMap.resize, then recount the buckets
 		table, threshold = nextSize(table, threshold)
 		counts = make([]int32, table)
-		for _, h := range spreads[:inserted] {
-			counts[h&uint32(table-1)]++
+		for _, k := range keys[:inserted] {
+			counts[spread(hash(k))&uint32(table-1)]++
 		}
 	}
-	for i, h := range spreads {
+	for i, k := range keys {
 		if table == 0 {
 			resize(0)
 		}
-		b := h & uint32(table-1)
+		b := spread(hash(k)) & uint32(table-1)
 		counts[b]++
 		if counts[b] >= 9 { // treeifyBin
 			if table >= 64 {
-				return nil, true
+				return false
 			}
 			resize(i + 1)
 		}
@@ -782,13 +791,9 @@ func listOrder(hashes []int32, initialCapacity int) (perm []int, tree bool) {
 			resize(i + 1)
 		}
 	}
-	perm = make([]int, len(hashes))
-	for i := range perm {
-		perm[i] = i
-	}
 	mask := uint32(table - 1)
-	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(spreads[a]&mask, spreads[b]&mask) })
-	return perm, false
+	slices.SortStableFunc(keys, func(a, b E) int { return cmp.Compare(spread(hash(a))&mask, spread(hash(b))&mask) })
+	return true
 }
 
 // StringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
