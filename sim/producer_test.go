@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"fmt"
+	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -189,5 +192,51 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 		if l := w.logs[tp]; l.LSO() != l.HW() {
 			t.Errorf("%s: LSO %d < HW %d", tp, l.LSO(), l.HW())
 		}
+	}
+}
+
+// Random schedules with the producer settings changed at random ticks, for
+// every client or one: invariants hold every tick, no producer ever uses a
+// PID the coordinator does not map to its transactional.id, and the group
+// settles with every record processed.
+func TestPropertyProducerSwitches(t *testing.T) {
+	seeds := 40
+	if testing.Short() {
+		seeds = 10
+	}
+	modes := []string{"plain", "idempotent", "transactional"}
+	for seed := 0; seed < seeds; seed++ {
+		r := rand.New(rand.NewSource(int64(1000 + seed)))
+		topo := randomTopology(r)
+		cfg := DefaultConfig()
+		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[seed%3]
+		cfg.RecordsPerPartition = 3 + r.Intn(10)
+		w, err := New(topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sched := randomSchedule(r, 200, 4, seed%2 == 0)
+		for i := 0; i < 6; i++ {
+			tick, mode := r.Intn(200), modes[r.Intn(len(modes))]
+			a := action{tick: tick, do: func(w *World) error { return w.SetProducer(mode) }, name: "set producer " + mode}
+			if r.Intn(3) == 0 {
+				c, id := fmt.Sprintf("C%d", 1+r.Intn(4)), fmt.Sprintf("t%d", r.Intn(3))
+				a = action{tick: tick, do: func(w *World) error { return w.Set(c, "transactional.id", id) }, name: "set " + c + ".transactional.id " + id}
+			}
+			sched = append(sched, a)
+		}
+		sort.SliceStable(sched, func(i, j int) bool { return sched[i].tick < sched[j].tick })
+		t.Run(fmt.Sprintf("seed%d-%s", seed, cfg.Client.Commit), func(t *testing.T) {
+			runSchedule(t, w, sched, 200)
+			ensureMember(t, w)
+			if !settle(t, w, 5000) {
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State, names(sched))
+			}
+			for _, e := range w.Events {
+				if strings.Contains(e.Text, InvalidProducerIDMapping.String()) {
+					t.Fatalf("t=%d %s (schedule: %s)", e.Tick, e.Text, names(sched))
+				}
+			}
+		})
 	}
 }
