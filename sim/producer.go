@@ -83,8 +83,8 @@ func (m *Member) producerReady(w *World) bool {
 // KafkaProducer. producerReady calls it only between batches, once the old
 // producer has flushed. The new producer starts over: a fresh PID from
 // InitProducerId (TransactionManager.initializeTransactions, with the
-// transactional.id for a transactional one: the coordinator bumps that
-// id's epoch) before its first record, then AddPartitionsToTxn per
+// transactional.id for a transactional one: a new id starts at epoch 0, a
+// known one has its epoch bumped) before its first record, then AddPartitionsToTxn per
 // transaction; sequence numbers restart at 0 under the new PID.
 //
 // No transaction is open here: the loop ends each batch with
