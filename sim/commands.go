@@ -194,7 +194,9 @@ func (w *World) inputNames() []string {
 
 // Set changes a setting for every client (client "") or one client. Live
 // members take it at once, except group.instance.id, which a process reads
-// when it starts.
+// when it starts, and the producer settings (enable.idempotence,
+// transactional.id), which a member takes at its next batch boundary by
+// closing its producer and creating a new one (replaceProducer).
 func (w *World) Set(client, key, value string) error {
 	if client != "" && !clientIDPattern.MatchString(client) {
 		return fmt.Errorf("set %s.%s: %q is not a client id (C1, C2, ...)", client, key, client)

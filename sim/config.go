@@ -205,7 +205,7 @@ func buildSettings() []Setting {
 				return fmt.Errorf("commit.mode: %q is not auto, after or before", v)
 			}},
 		{Key: "enable.idempotence", Allowed: "true | false", Client: true,
-			Doc: "PID and sequence numbers, so the broker writes a retried produce once",
+			Doc: "PID and sequence numbers, so the broker writes a retried produce once; a running member takes it after its batch, with a new producer",
 			get: func(_ *Config, c *ClientConfig) string { return strconv.FormatBool(c.Idempotence) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				b, err := boolValue("enable.idempotence", v)
@@ -215,7 +215,7 @@ func buildSettings() []Setting {
 				return err
 			}},
 		{Key: "transactional.id", Allowed: "a name, or none", Client: true,
-			Doc: "makes the producer transactional (none turns it off)",
+			Doc: "makes the producer transactional (none turns it off); a running member takes it after its batch, with a new producer",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.TransactionalID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				if v == "none" || v == "" {

@@ -129,7 +129,7 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
 		Generation: -1, positions: map[TopicPartition]int{}, processed: map[TopicPartition]int{},
 		committed: map[TopicPartition]int{}, crashAfter: -1, leftPollAt: -1, workedAt: -1,
-		prod: newProducer(),
+		prod: newProducer(cc),
 	}
 }
 
@@ -189,7 +189,7 @@ func (m *Member) start(w *World) {
 	m.Phase = PhaseFinding
 	m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	m.send(w, &Packet{Type: FindCoordinator, Summary: "group " + w.Group.ID})
-	if m.Cfg.Producer() != ProducerPlain {
+	if m.prod.mode != ProducerPlain {
 		m.initProducer(w)
 	}
 	w.event(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
@@ -653,7 +653,7 @@ func (m *Member) poll(w *World) bool {
 // waiting in a long poll wakes for the auto-commit deadline
 // (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
 func (m *Member) maybeAutoCommit(w *World) {
-	if m.Cfg.Commit != CommitAuto || m.Cfg.Producer() == ProducerTransactional || !m.InGroup() || m.rebalancing() {
+	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.InGroup() || m.rebalancing() {
 		return
 	}
 	if w.Tick >= m.nextAuto {
@@ -738,10 +738,10 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	w.Events.Last().Records = names
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
-	if m.Cfg.Producer() == ProducerTransactional {
+	if m.prod.mode == ProducerTransactional {
 		m.beginTxn(w)
 	}
-	if m.Cfg.Commit == CommitBefore && m.Cfg.Producer() != ProducerTransactional {
+	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
 		m.commitSync(w, m.fetchPositions(), contProcess)
 		return
 	}
@@ -834,7 +834,7 @@ func (m *Member) work(w *World) {
 func (m *Member) batchDone(w *World) {
 	m.batch, m.batchIdx = nil, 0
 	switch {
-	case m.Cfg.Producer() == ProducerTransactional:
+	case m.prod.mode == ProducerTransactional:
 		m.commitTxn(w, m.processedPositions(), contBackToPoll)
 	case m.Cfg.Commit == CommitAfter:
 		m.flush(w, contCommitBatch)
@@ -884,7 +884,7 @@ func (m *Member) processedPositions() map[TopicPartition]int {
 }
 
 func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
-	if m.Cfg.Commit == CommitBefore || m.Cfg.Producer() == ProducerTransactional {
+	if m.Cfg.Commit == CommitBefore || m.prod.mode == ProducerTransactional {
 		return false
 	}
 	for tp, o := range offs {
@@ -1127,7 +1127,7 @@ func (m *Member) label(w *World) string {
 func (m *Member) finishClose(w *World) {
 	m.abandonFetch()
 	switch {
-	case m.Cfg.Producer() == ProducerTransactional && m.txn.open:
+	case m.prod.mode == ProducerTransactional && m.txn.open:
 		m.commitTxn(w, m.processedPositions(), contCloseDone)
 	case m.InGroup() && m.commitNeeded(m.commitPositions()):
 		m.closeOffs = m.commitPositions()

@@ -86,6 +86,7 @@ const (
 	EvSideEffect     EventKind = "side-effect"     // the external sink was called
 	EvZombie         EventKind = "zombie"          // a process kept running after it lost its place
 	EvUnstableOffset EventKind = "unstable-offset" // OffsetFetch answered UNSTABLE_OFFSET_COMMIT
+	EvProducer       EventKind = "producer"        // a member closed its producer and created one with new settings
 )
 
 // Event is one thing that happened, for the trace and the views.

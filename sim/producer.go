@@ -4,24 +4,31 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strings"
 )
 
 // producer is a member's producer client: plain, idempotent (PID and
-// sequence numbers) or transactional.
+// sequence numbers) or transactional. Its settings are fixed when it is
+// created, as a KafkaProducer's are: when the member's settings change,
+// replaceProducer closes it and creates another.
 type producer struct {
 	pid          int64 // -1 until InitProducerId answers (or for a plain producer)
 	epoch        int
-	mode         ProducerMode
+	mode         ProducerMode // enable.idempotence and transactional.id, as created
 	txnID        string
 	seq          map[TopicPartition]int
-	nextID       int
+	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
+	sent         int // records this producer has sent
 	unacked      map[int]*produceReq
 	queued       []*produceReq // waiting for AddPartitionsToTxn
 	initInFlight bool
 }
 
-func newProducer() producer {
-	return producer{pid: -1, seq: map[TopicPartition]int{}, unacked: map[int]*produceReq{}, mode: ProducerPlain}
+// newProducer is a producer created with cc's producer settings. A
+// non-plain one has no PID until initProducer's InitProducerId answers.
+func newProducer(cc ClientConfig) producer {
+	return producer{pid: -1, seq: map[TopicPartition]int{}, unacked: map[int]*produceReq{},
+		mode: cc.Producer(), txnID: cc.TransactionalID}
 }
 
 // clientTxn is the transactional producer's view of its transaction.
@@ -33,20 +40,33 @@ type clientTxn struct {
 	offs       map[TopicPartition]int
 }
 
-// producerReady reports whether the producer can send with the mode the
-// config asks for; it starts InitProducerId when it cannot.
+// producerStale reports whether the member's settings ask for a producer
+// other than the one it holds (set producer, enable.idempotence,
+// transactional.id changed while it runs).
+func (m *Member) producerStale() bool {
+	return m.Cfg.Producer() != m.prod.mode || m.Cfg.TransactionalID != m.prod.txnID
+}
+
+// producerReady is called inside poll(), between batches, before a Fetch
+// goes out. It reports whether the producer can send; it replaces a stale
+// producer and starts InitProducerId for one that has no PID yet.
 func (m *Member) producerReady(w *World) bool {
-	want := m.Cfg.Producer()
-	if (want != m.prod.mode || m.prod.txnID != m.Cfg.TransactionalID) && len(m.prod.unacked) > 0 {
-		return false // the old producer is closed only once it has flushed (retries included)
-	}
-	if want == ProducerPlain {
-		if m.prod.mode != ProducerPlain {
-			m.prod = newProducer()
+	if m.producerStale() {
+		// The application leaves poll() to close its producer: a Fetch
+		// still out would bring a batch for a producer that cannot
+		// send it yet, so its answer is dropped and asked for again
+		// once the new producer is ready.
+		m.abandonFetch()
+		if len(m.prod.unacked) > 0 || m.prod.initInFlight {
+			// KafkaProducer.close() returns only once Sender.run's
+			// shutdown loop has had every request in flight answered
+			// (retries included), InitProducerId too. A produce answer
+			// wakes the member, which then comes back here.
+			return false
 		}
-		return true
+		m.replaceProducer(w)
 	}
-	if m.prod.pid >= 0 && m.prod.mode == want && m.prod.txnID == m.Cfg.TransactionalID {
+	if m.prod.mode == ProducerPlain || m.prod.pid >= 0 {
 		return true
 	}
 	if !m.prod.initInFlight {
@@ -55,9 +75,57 @@ func (m *Member) producerReady(w *World) bool {
 	return false
 }
 
+// replaceProducer closes the member's producer and creates one with the
+// settings the member has now. It is kgrepl's stand-in for "the
+// application was redeployed with a new producer config": a
+// KafkaProducer's config is fixed when it is constructed, so changing
+// enable.idempotence or transactional.id means close() and a new
+// KafkaProducer. producerReady calls it only between batches, once the old
+// producer has flushed. The new producer starts over: a fresh PID from
+// InitProducerId (TransactionManager.initializeTransactions, with the
+// transactional.id for a transactional one: a new id starts at epoch 0, a
+// known one has its epoch bumped) before its first record, then AddPartitionsToTxn per
+// transaction; sequence numbers restart at 0 under the new PID.
+//
+// No transaction is open here: the loop ends each batch with
+// commitTransaction (batchDone) and is back in poll() only after EndTxn
+// was answered. Had one been open, close() would abort it (Sender.run,
+// "Aborting incomplete transaction due to shutdown": EndTxn(ABORT) once
+// in-flight requests are done), and a producer that vanished without
+// close() would leave it to the transaction coordinator, which aborts it
+// after transaction.timeout.ms (TransactionCoordinator.
+// abortTimedOutTransactions; kgrepl's txnTimeout), as it does for a crash.
+func (m *Member) replaceProducer(w *World) {
+	old := m.prod
+	m.prod = newProducer(m.Cfg)
+	m.prod.nextID = old.nextID
+	if old.sent == 0 {
+		return // never sent anything: as if it had been created with these settings
+	}
+	w.event(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
+		m.label(w), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(m.prod.mode, -1, 0, m.prod.txnID))
+}
+
+// describeProducer names a producer in narration: "idempotent producer
+// (pid 1000 epoch 0)".
+func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) string {
+	var parts []string
+	if txnID != "" {
+		parts = append(parts, "transactional.id "+txnID)
+	}
+	if pid >= 0 {
+		parts = append(parts, fmt.Sprintf("pid %d epoch %d", pid, epoch))
+	}
+	s := string(mode) + " producer"
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
 func (m *Member) initProducer(w *World) {
 	m.prod.initInFlight = true
-	req := &initPIDReq{TransactionalID: m.Cfg.TransactionalID, Timeout: m.Cfg.TransactionTimeout}
+	req := &initPIDReq{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
@@ -78,7 +146,6 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	}
 	r := p.Body.(*initPIDResp)
 	m.prod.pid, m.prod.epoch = r.PID, r.Epoch
-	m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
 	m.prod.seq = map[TopicPartition]int{}
 }
 
@@ -95,12 +162,13 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	tp := w.outputPartition(f.Value)
 	pr := &m.prod
 	pr.nextID++
+	pr.sent++
 	req := &produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client}
-	if pr.pid >= 0 && m.Cfg.Producer() != ProducerPlain {
+	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		req.Seq = pr.seq[tp]
 		pr.seq[tp]++
-		req.Txn = m.Cfg.Producer() == ProducerTransactional
+		req.Txn = pr.mode == ProducerTransactional
 	}
 	pr.unacked[req.ID] = req
 	if req.Txn && !m.txn.partitions[tp] {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // TopicPartition names one partition of one topic.
@@ -21,6 +22,26 @@ type TopicPartition struct {
 
 // String gives Kafka's spelling, e.g. "orders-2".
 func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
+
+// ParsePartitions reads a list of partitions spelled as String spells them,
+// separated by spaces or commas ("orders-0 orders-1" or "t1-0, t1-1", as
+// Kafka's tests print lists); nil for an empty list. The tests of the
+// assignors and of reconciliation write their partitions this way.
+func ParsePartitions(spec string) ([]TopicPartition, error) {
+	var out []TopicPartition
+	for _, f := range strings.Fields(strings.ReplaceAll(spec, ",", " ")) {
+		i := strings.LastIndexByte(f, '-')
+		if i <= 0 {
+			return nil, fmt.Errorf("partition %q: want a topic name, '-' and a partition number, e.g. orders-2", f)
+		}
+		p, err := strconv.Atoi(f[i+1:])
+		if err != nil {
+			return nil, fmt.Errorf("partition %q: %q after the last '-' is not a partition number", f, f[i+1:])
+		}
+		out = append(out, TopicPartition{Topic: f[:i], Partition: p})
+	}
+	return out, nil
+}
 
 // Less orders partitions by topic name, then partition number: the order in
 // which the seed names them (o0 o1 o2 p0 p1 p2).

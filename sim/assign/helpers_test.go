@@ -27,18 +27,17 @@ func owning(m Member, gen int, spec string) Member {
 	return m
 }
 
-// tps parses "t1-0 t1-1 orders-2" (or with commas, as Kafka's tests print).
+// tps parses "t1-0 t1-1 orders-2" (or with commas, as Kafka's tests print);
+// an empty spec gives an empty, non-nil list.
 func tps(spec string) []TopicPartition {
-	out := []TopicPartition{}
-	for _, f := range strings.Fields(strings.ReplaceAll(spec, ",", " ")) {
-		i := strings.LastIndexByte(f, '-')
-		p, err := strconv.Atoi(f[i+1:])
-		if i <= 0 || err != nil {
-			panic("bad partition " + f)
-		}
-		out = append(out, TopicPartition{Topic: f[:i], Partition: p})
+	ps, err := ParsePartitions(spec)
+	if err != nil {
+		panic(err)
 	}
-	return out
+	if ps == nil {
+		ps = []TopicPartition{}
+	}
+	return ps
 }
 
 func spell(ps []TopicPartition) string {

@@ -21,6 +21,21 @@ const (
 
 var topicPool = []string{"orders", "payments", "t1", "t10", "t2", "x", "a-b"}
 
+// someTopics picks each of topics with probability 1/2, or one of them
+// when that picks none: a random subscription.
+func someTopics(r *rand.Rand, topics []string) []string {
+	var s []string
+	for _, t := range topics {
+		if r.IntN(2) == 0 {
+			s = append(s, t)
+		}
+	}
+	if len(s) == 0 {
+		s = append(s, topics[r.IntN(len(topics))])
+	}
+	return s
+}
+
 // randomInput makes a random group. With equal, every member has the same
 // subscription (which may include a topic missing from Partitions).
 func randomInput(r *rand.Rand, equal bool, own ownMode) Input {
@@ -32,18 +47,7 @@ func randomInput(r *rand.Rand, equal bool, own ownMode) Input {
 		in.Partitions[t] = r.IntN(9)
 	}
 	candidates := append(slices.Clone(pool[:nt]), "ghost") // ghost: subscribed, never in Partitions
-	pick := func() []string {
-		var s []string
-		for _, t := range candidates {
-			if r.IntN(2) == 0 {
-				s = append(s, t)
-			}
-		}
-		if len(s) == 0 {
-			s = append(s, candidates[r.IntN(len(candidates))])
-		}
-		return s
-	}
+	pick := func() []string { return someTopics(r, candidates) }
 	shared := pick()
 	seen := map[string]bool{}
 	nm := 1 + r.IntN(8)
@@ -235,11 +239,7 @@ func TestPropertyDeterministic(t *testing.T) {
 			first, again := a.Assign(in), a.Assign(in)
 			shuffled := Input{Partitions: in.Partitions, Members: slices.Clone(in.Members)}
 			if strings.HasSuffix(name, "/kafka") {
-				hashes := make([]int32, len(in.Members))
-				for j, m := range in.Members {
-					hashes[j] = javaStringHash(m.MemberID)
-				}
-				shuffled.Members = permute(in.Members, javaHashOrder(hashes, 16))
+				shuffled.Members = permute(in.Members, memberMapOrder(in.Members))
 			} else {
 				r.Shuffle(len(shuffled.Members), func(i, j int) {
 					shuffled.Members[i], shuffled.Members[j] = shuffled.Members[j], shuffled.Members[i]
@@ -385,18 +385,7 @@ func largerInput(r *rand.Rand, equal bool) Input {
 		topics = append(topics, name)
 		in.Partitions[name] = r.IntN(41)
 	}
-	pick := func() []string {
-		var s []string
-		for _, tn := range topics {
-			if r.IntN(2) == 0 {
-				s = append(s, tn)
-			}
-		}
-		if len(s) == 0 {
-			s = append(s, topics[r.IntN(len(topics))])
-		}
-		return s
-	}
+	pick := func() []string { return someTopics(r, topics) }
 	shared := pick()
 	for j := range 1 + r.IntN(40) {
 		m := Member{MemberID: fmt.Sprintf("C%d-%d", j+1, 1+r.IntN(3)), Generation: -1, Topics: shared}

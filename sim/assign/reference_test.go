@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // refKafkaGeneral is a second, deliberately naive rendering of KafkaRules for
@@ -16,11 +18,7 @@ import (
 func refKafkaGeneral(in Input) Assignment {
 	ms := permute(in.Members, idOrder(in.Members))
 	// Kafka walks the leader's HashMap of members: filled in JoinGroup order.
-	hashes := make([]int32, len(in.Members))
-	for i, m := range in.Members {
-		hashes[i] = javaStringHash(m.MemberID)
-	}
-	walk := permute(in.Members, javaHashOrder(hashes, 16))
+	walk := permute(in.Members, memberMapOrder(in.Members))
 	exists := func(p TopicPartition) bool {
 		n, ok := in.Partitions[p.Topic]
 		if !ok || p.Partition < 0 || p.Partition >= n {
@@ -207,12 +205,11 @@ func refKafkaGeneral(in Input) Assignment {
 	moveSrc := map[TopicPartition]string{}
 	moveDst := map[TopicPartition]string{}
 	// Kafka's HashSet per (topic, src, dst) of moved partitions, dropped when empty.
-	moved := map[pair]*javaHashSet{}
-	var byKey []TopicPartition
-	keyOf := map[TopicPartition]int32{}
+	moved := map[pair]*javaorder.Map[TopicPartition]{}
+	hash := func(p TopicPartition) int32 { return javaorder.TopicPartitionHash(p.Topic, p.Partition) }
 	hasTopic := func(t string) bool {
 		for k, v := range moved {
-			if k.topic == t && v.len() > 0 {
+			if k.topic == t && v.Len() > 0 {
 				return true
 			}
 		}
@@ -220,20 +217,15 @@ func refKafkaGeneral(in Input) Assignment {
 	}
 	put := func(k pair, p TopicPartition) {
 		if moved[k] == nil {
-			moved[k] = &javaHashSet{}
-			moved[k].init(16)
+			moved[k] = javaorder.NewMap[TopicPartition](javaorder.DefaultCapacity, nil)
 		}
-		if _, ok := keyOf[p]; !ok {
-			keyOf[p] = int32(len(byKey))
-			byKey = append(byKey, p)
-		}
-		moved[k].add(keyOf[p], javaTopicPartitionHash(p.Topic, p.Partition))
+		moved[k].Put(p, hash(p))
 	}
 	doMove := func(p TopicPartition, to string) {
 		if s, ok := moveSrc[p]; ok {
 			key := pair{p.Topic, s, moveDst[p]}
-			moved[key].remove(keyOf[p])
-			if moved[key].len() == 0 {
+			moved[key].Remove(p, hash(p))
+			if moved[key].Len() == 0 {
 				delete(moved, key)
 			}
 			delete(moveSrc, p)
@@ -257,8 +249,10 @@ func refKafkaGeneral(in Input) Assignment {
 			if s, ok := moveSrc[p]; ok {
 				from = s
 			}
-			if set := moved[pair{p.Topic, to, from}]; set != nil && set.len() > 0 {
-				q = byKey[set.first()]
+			if set := moved[pair{p.Topic, to, from}]; set != nil {
+				if first, ok := set.First(); ok {
+					q = first
+				}
 			}
 		}
 		doMove(q, to)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // kafkaSticky is KafkaRules: the algorithm of Apache Kafka 4.x's
@@ -18,7 +20,7 @@ import (
 // partitions, and which previous owner counts. We walk members in the
 // iteration order of a java.util.HashMap filled in JoinGroup order (the order
 // of in.Members), as ConsumerCoordinator.onLeaderElected fills it (see
-// javahash.go). Where Kafka takes the first partition of a HashSet (the
+// sim/javaorder). Where Kafka takes the first partition of a HashSet (the
 // partition-movement bookkeeping of the general case) we take the same one.
 // TreeSets and sorts use Kafka's comparators (member ids as strings; ties by
 // id). Kafka keeps the highest generation it has seen in the assignor object
@@ -88,18 +90,29 @@ func kafkaSticky(in Input) Assignment {
 // currentAssignment are HashMaps of the same keys filled in this order, so
 // they iterate the same way.
 func kafkaMemberWalk(members []Member, byID []int) []int32 {
-	hashes := make([]int32, len(members))
-	for i, m := range members {
-		hashes[i] = javaStringHash(m.MemberID)
-	}
 	dense := make([]int32, len(members))
 	for d, i := range byID {
 		dense[i] = int32(d)
 	}
 	order := make([]int32, 0, len(members))
-	for _, i := range javaHashOrder(hashes, 16) {
+	for _, i := range memberMapOrder(members) {
 		order = append(order, dense[i])
 	}
+	return order
+}
+
+// memberMapOrder is the iteration order of a `new HashMap<>()` keyed by
+// member id into which members were put in the given order, as indices
+// into members. Member ids are distinct, so String.compareTo orders any
+// tree bin fully and the order is always Java's.
+func memberMapOrder(members []Member) []int {
+	hashes := make([]int32, len(members))
+	for i, m := range members {
+		hashes[i] = javaorder.StringHash(m.MemberID)
+	}
+	order, _ := javaorder.Indices(hashes, func(i, j int) int {
+		return javaorder.StringCompare(members[i].MemberID, members[j].MemberID)
+	}, javaorder.DefaultCapacity)
 	return order
 }
 
@@ -774,8 +787,8 @@ func (k *kafkaGeneralState) move(g, to int32) {
 // this assignment, where it originally came from and where it is now; and
 // per topic and (from, to) pair, the partitions so moved.
 type movements struct {
-	src, dst []int32                 // partition -> original holder / current holder; src -1: not moved
-	sets     map[uint64]*javaHashSet // by key(t, src, dst)
+	src, dst []int32                          // partition -> original holder / current holder; src -1: not moved
+	sets     map[uint64]*javaorder.Map[int32] // by key(t, src, dst)
 	n, T     uint64
 	perTopic []int32
 	hash     func(g int32) int32 // TopicPartition.hashCode of partition g
@@ -788,8 +801,8 @@ func (mv *movements) key(t, src, dst int32) uint64 {
 
 func newMovements(tp *topology, n int) movements {
 	P, T := tp.total(), len(tp.names)
-	hash := func(g int32) int32 { p := tp.partition(g); return javaTopicPartitionHash(p.Topic, p.Partition) }
-	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[uint64]*javaHashSet{}, perTopic: make([]int32, T), hash: hash,
+	hash := func(g int32) int32 { p := tp.partition(g); return javaorder.TopicPartitionHash(p.Topic, p.Partition) }
+	mv := movements{src: make([]int32, P), dst: make([]int32, P), sets: map[uint64]*javaorder.Map[int32]{}, perTopic: make([]int32, T), hash: hash,
 		n: uint64(n), T: uint64(T)}
 	for g := range mv.src {
 		mv.src[g] = -1
@@ -808,8 +821,10 @@ func (mv *movements) pick(g, from, to, t int32) int32 {
 	if s := mv.src[g]; s >= 0 {
 		from = s
 	}
-	if set := mv.sets[mv.key(t, to, from)]; set != nil && set.len() > 0 {
-		return set.first()
+	if set := mv.sets[mv.key(t, to, from)]; set != nil {
+		if first, ok := set.First(); ok {
+			return first
+		}
 	}
 	return g
 }
@@ -831,19 +846,20 @@ func (mv *movements) add(g, from, to, t int32) {
 	key := mv.key(t, from, to)
 	set := mv.sets[key]
 	if set == nil { // Kafka: new HashSet<>() for a pair with no moved partition
-		set = &javaHashSet{}
-		set.init(16)
+		// TopicPartition is not Comparable: a tree bin orders by hash code
+		// alone (a topic's partitions never share one).
+		set = javaorder.NewMap[int32](javaorder.DefaultCapacity, nil)
 		mv.sets[key] = set
 	}
-	set.add(g, mv.hash(g))
+	set.Put(g, mv.hash(g))
 	mv.perTopic[t]++
 }
 
 func (mv *movements) drop(g, t int32) {
 	key := mv.key(t, mv.src[g], mv.dst[g])
 	set := mv.sets[key]
-	set.remove(g)
-	if set.len() == 0 { // Kafka drops the empty set from its map
+	set.Remove(g, mv.hash(g))
+	if set.Len() == 0 { // Kafka drops the empty set from its map
 		delete(mv.sets, key)
 	}
 	mv.src[g], mv.dst[g] = -1, -1

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 	"testing/quick"
 
@@ -15,16 +13,11 @@ import (
 
 // tps parses "a-1 a-2 b-4" (topicId1 and topicId2 of Kafka's tests are a and b).
 func tps(spec string) []assign.TopicPartition {
-	var out []assign.TopicPartition
-	for _, f := range strings.Fields(spec) {
-		i := strings.LastIndexByte(f, '-')
-		p, err := strconv.Atoi(f[i+1:])
-		if i < 0 || err != nil {
-			panic("bad partition " + f)
-		}
-		out = append(out, assign.TopicPartition{Topic: f[:i], Partition: p})
+	ps, err := assign.ParsePartitions(spec)
+	if err != nil {
+		panic(err)
 	}
-	return out
+	return ps
 }
 
 func heldBy(all bool, topic string) func(assign.TopicPartition) bool {

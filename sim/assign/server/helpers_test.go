@@ -27,16 +27,11 @@ func topics(spec string) []Topic {
 
 // tps parses "t-0 t-1 u-3" into partitions.
 func tps(spec string) []assign.TopicPartition {
-	var out []assign.TopicPartition
-	for _, f := range strings.Fields(spec) {
-		i := strings.LastIndexByte(f, '-')
-		p, err := strconv.Atoi(f[i+1:])
-		if i < 0 || err != nil {
-			panic(fmt.Sprintf("bad partition %q", f))
-		}
-		out = append(out, assign.TopicPartition{Topic: f[:i], Partition: p})
+	ps, err := assign.ParsePartitions(spec)
+	if err != nil {
+		panic(err)
 	}
-	return out
+	return ps
 }
 
 // member builds a member: id, instance id, subscribed names, current assignment.

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // Range is Kafka's server-side RangeAssignor ("range"), as rewritten by
@@ -40,13 +41,13 @@ func (Range) assign(in Input, opt specOptions) (assign.Assignment, error) {
 		a, b := g.members[order[i]], g.members[order[j]]
 		switch {
 		case a.instanceID != "" && b.instanceID != "":
-			return StringCompare(a.instanceID, b.instanceID) < 0
+			return javaorder.StringCompare(a.instanceID, b.instanceID) < 0
 		case a.instanceID != "":
 			return true
 		case b.instanceID != "":
 			return false
 		}
-		return StringCompare(a.id, b.id) < 0
+		return javaorder.StringCompare(a.id, b.id) < 0
 	})
 	subscribers := make([]int, len(g.topics))
 	for _, m := range g.members {

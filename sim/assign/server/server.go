@@ -25,6 +25,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // Topic is one topic of the metadata the assignor sees
@@ -196,7 +197,7 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	}
 	order, ok := ids, true
 	if !opt.javaOrder {
-		order, ok = Order(ids, StringHash, StringCompare, defaultCapacity)
+		order, ok = javaorder.Order(ids, javaorder.StringHash, javaorder.StringCompare, javaorder.DefaultCapacity)
 	}
 	g.inexact = g.inexact || !ok
 
@@ -304,7 +305,7 @@ func (g *groupSpec) javaOrder(ms *memberSpec) {
 		topics = ms.givenTopics
 	} else {
 		sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
-		topics, ok = Order(topics, g.idHash, g.idCompare, defaultCapacity)
+		topics, ok = javaorder.Order(topics, g.idHash, g.idCompare, javaorder.DefaultCapacity)
 		g.inexact = g.inexact || !ok
 	}
 	ms.assigned = ms.assigned[:0]
@@ -312,8 +313,8 @@ func (g *groupSpec) javaOrder(ms *memberSpec) {
 		ps := byTopic[t]
 		// Partition numbers below the set's table size each have their own
 		// bucket: Java's order is then ascending.
-		if n := tableSizeFor(collectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
-			ps, ok = Order(ps, IntegerHash, cmp.Compare[int], collectionCapacity(len(ps)))
+		if n := javaorder.TableSizeFor(javaorder.CollectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
+			ps, ok = javaorder.Order(ps, javaorder.IntegerHash, cmp.Compare[int], javaorder.CollectionCapacity(len(ps)))
 			g.inexact = g.inexact || !ok
 		}
 		ms.assigned = append(ms.assigned, assignedTopic{t, ps})
@@ -346,7 +347,7 @@ type subscription struct {
 // resolve is ConsumerGroupMember's new HashSet<>(subscribedTopicNames)
 // walked by TopicIds, which resolves names and skips unknown ones.
 func (g *groupSpec) resolve(topics []string, byName map[string]int) *subscription {
-	names, ok := Order(topics, StringHash, StringCompare, collectionCapacity(len(topics)))
+	names, ok := javaorder.Order(topics, javaorder.StringHash, javaorder.StringCompare, javaorder.CollectionCapacity(len(topics)))
 	g.inexact = g.inexact || !ok
 	sub := &subscription{names: names, set: make([]bool, len(g.topics))}
 	for _, name := range names {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // GroupMember is one member of a consumer group as the coordinator keeps it
@@ -63,26 +64,26 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 	}
 	var res TargetResult
 	byID := map[string]GroupMember{}
-	m := newHashMap[string](defaultCapacity, StringCompare)
+	m := javaorder.NewMap[string](javaorder.DefaultCapacity, javaorder.StringCompare)
 	for _, gm := range in.Members {
 		if gm.MemberID == "" {
 			return TargetResult{}, fmt.Errorf("a group member has no member id")
 		}
 		byID[gm.MemberID] = gm
-		m.put(gm.MemberID, StringHash(gm.MemberID))
+		m.Put(gm.MemberID, javaorder.StringHash(gm.MemberID))
 		if in.Updated.InstanceID != "" && gm.InstanceID == in.Updated.InstanceID && gm.MemberID != in.Updated.MemberID {
 			res.Replaced = gm.MemberID
 		}
 	}
 	byID[in.Updated.MemberID] = in.Updated
-	m.put(in.Updated.MemberID, StringHash(in.Updated.MemberID))
+	m.Put(in.Updated.MemberID, javaorder.StringHash(in.Updated.MemberID))
 	if res.Replaced != "" {
-		m.remove(res.Replaced, StringHash(res.Replaced))
+		m.Remove(res.Replaced, javaorder.StringHash(res.Replaced))
 	}
 
 	var inexact bool
-	order := m.keys()
-	res.Inexact = m.inexact
+	order := m.Keys()
+	res.Inexact = !m.Exact()
 	members := make([]Member, len(order))
 	for i, id := range order {
 		gm := byID[id]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 func TestTargetAssignmentStaticMemberInheritsItsTarget(t *testing.T) {
@@ -68,14 +69,14 @@ func TestTargetAssignmentMemberOrderCountsTheReplacedMember(t *testing.T) {
 	if _, ok := res.Target["consumer-1-1"]; ok {
 		t.Fatalf("the replaced member still has a target")
 	}
-	m := newHashMap[string](defaultCapacity, StringCompare)
+	m := javaorder.NewMap[string](javaorder.DefaultCapacity, javaorder.StringCompare)
 	for _, gm := range members {
-		m.put(gm.MemberID, StringHash(gm.MemberID))
+		m.Put(gm.MemberID, javaorder.StringHash(gm.MemberID))
 	}
-	m.put("consumer-1-2", StringHash("consumer-1-2"))
-	m.remove("consumer-1-1", StringHash("consumer-1-1"))
+	m.Put("consumer-1-2", javaorder.StringHash("consumer-1-2"))
+	m.Remove("consumer-1-1", javaorder.StringHash("consumer-1-1"))
 	want := "consumer-9-1 consumer-7-1 consumer-8-1 consumer-5-1 consumer-6-1 consumer-3-1 consumer-4-1 consumer-10-1 consumer-2-1 consumer-11-1 consumer-1-2 consumer-12-1"
-	if got := fmt.Sprint(m.keys()); got != "["+want+"]" {
+	if got := fmt.Sprint(m.Keys()); got != "["+want+"]" {
 		t.Fatalf("member map order %s\nJava: %s", got, want)
 	}
 }

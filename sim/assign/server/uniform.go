@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/javaorder"
 )
 
 // Uniform is Kafka's UniformAssignor ("uniform", the default of
@@ -50,7 +51,7 @@ func (Uniform) assign(in Input, opt specOptions) (assign.Assignment, error) {
 func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 	first := g.members[0]
 	// new HashSet<>(TopicIds of the first member).
-	subscribed, ok := Order(first.subscribed, g.idHash, g.idCompare, collectionCapacity(first.names))
+	subscribed, ok := javaorder.Order(first.subscribed, g.idHash, g.idCompare, javaorder.CollectionCapacity(first.names))
 	g.inexact = g.inexact || !ok
 	owner := g.newOwners()
 	if len(subscribed) == 0 {
