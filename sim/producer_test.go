@@ -11,7 +11,7 @@ import (
 // producerEvents lists a client's EvProducer events.
 func producerEvents(w *World, client string) []Event {
 	var out []Event
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == EvProducer && e.Member == client {
 			out = append(out, e)
 		}
@@ -22,7 +22,7 @@ func producerEvents(w *World, client string) []Event {
 // noFenced fails the test on any fenced or stopped producer.
 func noFenced(t *testing.T, w *World) {
 	t.Helper()
-	for _, e := range w.Events {
+	for _, e := range w.Events.All() {
 		if e.Kind == EvFenced {
 			t.Errorf("t=%d %s", e.Tick, e.Text)
 		}
@@ -72,7 +72,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 		// none before its InitProducerId was answered.
 		initAnswered, firstAdd := -1, -1
 		oldPID := int64(-1)
-		for _, p := range w.Packets {
+		for _, p := range w.Packets.All() {
 			switch {
 			case p.From == client && p.Type == Produce && !p.Response:
 				r := p.Body.(*produceReq)
@@ -107,7 +107,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 			t.Fatalf("%s not registered with the transaction coordinator", txnID)
 		}
 		committed := false
-		for _, tr := range w.Txn.Transitions {
+		for _, tr := range w.Txn.Transitions.All() {
 			if tr.TransactionalID == txnID && tr.To == TxnCompleteCommit {
 				committed = true
 			}
@@ -161,7 +161,7 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	closed := evs[0].Tick
 	endTxnAnswered, idempotentInit := -1, -1
 	var newPIDs []int64
-	for _, p := range w.Packets {
+	for _, p := range w.Packets.All() {
 		switch {
 		case p.To == "C1" && p.Type == EndTxn && p.Response && p.Sent >= switchTick:
 			if r := p.Req.Body.(*endTxnReq); !r.Commit || p.Error != None {
@@ -232,7 +232,7 @@ func TestPropertyProducerSwitches(t *testing.T) {
 			if !settle(t, w, 5000) {
 				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State, names(sched))
 			}
-			for _, e := range w.Events {
+			for _, e := range w.Events.All() {
 				if strings.Contains(e.Text, InvalidProducerIDMapping.String()) {
 					t.Fatalf("t=%d %s (schedule: %s)", e.Tick, e.Text, names(sched))
 				}
