@@ -370,7 +370,7 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 		}
 		combos = next
 	}
-	script := s.cur.typedScript()
+	script := s.cur.scriptLines(true)
 	rows := make([]compareRow, len(combos))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.NumCPU())
@@ -388,31 +388,6 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 		return nil, interrupted("compare")
 	}
 	return rows, nil
-}
-
-// typedScript is the branch as commands, from the one history: its
-// origin's settings, its new, then its inputs, each step as the command
-// that was typed (`run until stable`), so the rerun keeps its intent under
-// other settings.
-func (b *branch) typedScript() []string {
-	o := b.hist.origin
-	lines := o.cfg.SetLines()
-	nl := o.newLine
-	if len(lines) > 0 {
-		nl += " --keep-settings"
-	}
-	lines = append(lines, nl)
-	for _, in := range b.hist.inputs {
-		switch {
-		case !in.step:
-			lines = append(lines, in.line)
-		case in.typed != "":
-			lines = append(lines, in.typed)
-		case in.ticks > 0:
-			lines = append(lines, "step "+strconv.Itoa(in.ticks))
-		}
-	}
-	return lines
 }
 
 func settingLine(key, val string) string {

@@ -32,8 +32,10 @@ const (
 
 // scriptLines renders the branch as commands that make it again: the
 // origin's settings, its new, then every input. A step whose command as
-// typed was not `step N` keeps it in a comment, for compare.
-func (b *branch) scriptLines() []string {
+// typed was not `step N` keeps it in a comment, for compare. With asTyped,
+// each step is the command as typed instead (`run until stable`), so that
+// compare's rerun keeps its intent under other settings.
+func (b *branch) scriptLines(asTyped bool) []string {
 	o := b.hist.origin
 	lines := o.cfg.SetLines()
 	nl := o.newLine
@@ -42,18 +44,20 @@ func (b *branch) scriptLines() []string {
 	}
 	lines = append(lines, nl)
 	for _, in := range b.hist.inputs {
-		if !in.step {
+		switch {
+		case !in.step:
 			lines = append(lines, in.line)
-			continue
+		case asTyped && in.typed != "":
+			lines = append(lines, in.typed)
+		case in.ticks == 0:
+			// a run that was already done: nothing to replay
+		default:
+			l := "step " + strconv.Itoa(in.ticks)
+			if !asTyped && in.typed != "" && in.typed != l {
+				l += "  # " + in.typed
+			}
+			lines = append(lines, l)
 		}
-		if in.ticks == 0 {
-			continue // a run that was already done: nothing to replay
-		}
-		l := "step " + strconv.Itoa(in.ticks)
-		if in.typed != "" && in.typed != l {
-			l += "  # " + in.typed
-		}
-		lines = append(lines, l)
 	}
 	return lines
 }
@@ -61,12 +65,12 @@ func (b *branch) scriptLines() []string {
 // script is the branch as a kgrepl script (the explorer's counterexamples
 // start with it).
 func (b *branch) script() string {
-	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + strings.Join(b.scriptLines(), "\n") + "\n"
+	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + strings.Join(b.scriptLines(false), "\n") + "\n"
 }
 
 // sessionFile is the branch as a session file.
 func (b *branch) sessionFile() []byte {
-	lines := b.scriptLines()
+	lines := b.scriptLines(false)
 	body := sessionHeader + "\n" +
 		fmt.Sprintf("# branch %s at tick %d: load replays these inputs exactly; a step line is the ticks that ran\n", b.name, b.world.Tick) +
 		strings.Join(lines, "\n") + "\n"
