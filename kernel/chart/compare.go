@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,29 +22,8 @@ func Compare(settings, metrics []string, values [][]float64) (*Chart, error) {
 	p := newPlot("One history, other settings", "", "")
 	p.NominalX(metrics...)
 	c := newChart(p, Options{}, 864, 336) // 9 × 3.5 inches
-	// Each metric gets about (plot width / metrics) points; the bars of a
-	// group fill 80% of it.
-	n := float64(len(settings))
-	w := vg.Points(0.8 * 380 / float64(len(metrics)) / n)
-	if w > vg.Points(28) {
-		w = vg.Points(28)
-	}
-	for i, s := range settings {
-		vals := make(plotter.Values, len(metrics))
-		for j := range metrics {
-			if i < len(values) && j < len(values[i]) {
-				vals[j] = values[i][j]
-			}
-		}
-		bars, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return nil, err
-		}
-		bars.Color = branchColor(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(float64(i)-(n-1)/2) * w
-		p.Add(bars)
-		c.add(s, bars)
+	if err := groupedBars(p, c, settings, len(metrics), values); err != nil {
+		return nil, err
 	}
 	p.Y.Label.Text = "count (pause: partition x ticks)"
 	return c, nil
@@ -59,21 +39,32 @@ func CompareMembers(settings, members []string, counts [][]float64) (*Chart, err
 	p := newPlot("Partitions each member holds at the end (no bar: idle)", "", "partitions")
 	p.NominalX(members...)
 	c := newChart(p, Options{}, 864, 288) // 9 × 3 inches
+	if err := groupedBars(p, c, settings, len(members), counts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// groupedBars adds one bar series per combination of settings, in its
+// colour, to a plot of groups nominal x positions: values[i][j] is the bar
+// of setting i in group j (missing values are 0). Each group gets about
+// (plot width / groups) points; the bars of a group fill 80% of it.
+func groupedBars(p *plot.Plot, c *Chart, settings []string, groups int, values [][]float64) error {
 	n := float64(len(settings))
-	w := vg.Points(0.8 * 380 / float64(len(members)) / n)
+	w := vg.Points(0.8 * 380 / float64(groups) / n)
 	if w > vg.Points(28) {
 		w = vg.Points(28)
 	}
 	for i, s := range settings {
-		vals := make(plotter.Values, len(members))
-		for j := range members {
-			if i < len(counts) && j < len(counts[i]) {
-				vals[j] = counts[i][j]
+		vals := make(plotter.Values, groups)
+		for j := range vals {
+			if i < len(values) && j < len(values[i]) {
+				vals[j] = values[i][j]
 			}
 		}
 		bars, err := plotter.NewBarChart(vals, w)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		bars.Color = branchColor(i)
 		bars.LineStyle.Width = 0
@@ -81,7 +72,7 @@ func CompareMembers(settings, members []string, counts [][]float64) (*Chart, err
 		p.Add(bars)
 		c.add(s, bars)
 	}
-	return c, nil
+	return nil
 }
 
 // Figure is charts stacked top to bottom in one picture.
