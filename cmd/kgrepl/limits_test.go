@@ -81,30 +81,10 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer cmd.Process.Kill()
-	out := &transcript{}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			out.add(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	out := readPTY(ptmx)
 	expect := func(what string, after int) int {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			s := out.get()
-			if i := strings.Index(s[after:], what); i >= 0 {
-				return after + i + len(what)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 30 s for %q; the screen so far:\n%s", what, s)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		return out.waitFor(t, what, after, 30*time.Second)
 	}
 	at := expect("billing t=0 Stable> ", 0)
 	ptmx.Write([]byte("join C2; step 5; metrics --json\r"))

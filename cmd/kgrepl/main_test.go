@@ -149,26 +149,10 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ptmx.Close()
-	out := &transcript{}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			out.add(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	out := readPTY(ptmx)
 	expect := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(out.get(), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 10 s for %q; the screen so far:\n%s", what, out.get())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		out.waitFor(t, what, 0, 10*time.Second)
 	}
 	expect("billing t=0 Stable> ")
 	ptmx.Write([]byte("join C2\r"))
@@ -206,16 +190,8 @@ type transcript struct {
 func (t *transcript) add(b []byte) { t.mu.Lock(); t.buf = append(t.buf, b...); t.mu.Unlock() }
 func (t *transcript) get() string  { t.mu.Lock(); defer t.mu.Unlock(); return string(t.buf) }
 
-// TestDemoStepPausesAtNarration drives `demo 4 --step` in a pty: the output
-// stops before each narration line until Enter, and q stops it.
-func TestDemoStepPausesAtNarration(t *testing.T) {
-	cmd := exec.Command(bin, "--no-history")
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
+// readPTY keeps reading the terminal into a transcript until it closes.
+func readPTY(ptmx *os.File) *transcript {
 	out := &transcript{}
 	go func() {
 		buf := make([]byte, 4096)
@@ -227,15 +203,40 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 			}
 		}
 	}()
+	return out
+}
+
+// waitFor waits up to d for what to appear on the screen past byte offset
+// after, and returns the offset just past it; the test fails on timeout.
+func (tr *transcript) waitFor(t *testing.T, what string, after int, d time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := tr.get()
+		if i := strings.Index(s[after:], what); i >= 0 {
+			return after + i + len(what)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %q; the screen so far:\n%s", d, what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDemoStepPausesAtNarration drives `demo 4 --step` in a pty: the output
+// stops before each narration line until Enter, and q stops it.
+func TestDemoStepPausesAtNarration(t *testing.T) {
+	cmd := exec.Command(bin, "--no-history")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	out := readPTY(ptmx)
 	expect := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(out.get(), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waited 10 s for %q; the screen so far:\n%s", what, out.get())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		out.waitFor(t, what, 0, 10*time.Second)
 	}
 	const first = "# C2 owns o2 and p2."
 	const second = "# C2 processes p2.3 and p2.4"
