@@ -43,6 +43,40 @@ type memberJSON struct {
 	Partitions []string `json:"partitions"`
 }
 
+// consumerDescribeJSON is describeJSON for a consumer group (SPEC §11):
+// protocol "consumer", the group and target assignment epochs, and per
+// member its epoch and target. A consumer group has no generation and no
+// leader: both are null, as SPEC §6 writes a missing value. A classic
+// group's line keeps describeJSON's shape, field for field.
+type consumerDescribeJSON struct {
+	Group           string               `json:"group"`
+	State           string               `json:"state"`
+	Generation      *int                 `json:"generation"`
+	Protocol        string               `json:"protocol"`
+	Assignor        *string              `json:"assignor"`
+	Leader          *string              `json:"leader"`
+	GroupEpoch      int                  `json:"group_epoch"`
+	AssignmentEpoch int                  `json:"assignment_epoch"`
+	Members         []consumerMemberJSON `json:"members"`
+	Offsets         []offsetJSON         `json:"offsets"`
+	Rebalance       bool                 `json:"rebalancing"`
+	Paused          []string             `json:"paused_partitions"`
+	Extra           map[string]any       `json:"coordinator"`
+}
+
+type consumerMemberJSON struct {
+	memberJSON
+	MemberEpoch int      `json:"member_epoch"`
+	Target      []string `json:"target"`
+	// MemberState is the reconciliation state (STABLE,
+	// UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS).
+	MemberState string   `json:"member_state"`
+	Revoking    []string `json:"revoking"`
+	// Upgraded is Kafka's MemberDescription.upgraded: false for a
+	// classic-protocol member inside the consumer group.
+	Upgraded bool `json:"upgraded"`
+}
+
 type offsetJSON struct {
 	Partition     string  `json:"partition"`
 	CurrentOffset *int    `json:"current_offset"`
@@ -88,6 +122,9 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	g := w.Group
+	if g.Type == sim.ConsumerGroup {
+		return describeConsumerGroup(w, fl)
+	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
 		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
