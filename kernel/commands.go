@@ -135,6 +135,13 @@ func init() {
 			summary: "the packets so far (the last N, of some types, to or from a member)", run: cmdTrace,
 			words: func(*Session, []string) []string { return []string{"--json", "--events", "--type", "--member"} }},
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
+				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
+				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
+				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
+				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
+				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
+				"be consuming but is not, under either protocol.",
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..12) in a fresh session",
@@ -683,7 +690,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, generation %d", w.Tick, w.Group.State, w.Group.Generation)
+	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, EpochText(w.Group))
 	if why != "" {
 		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
 	}
@@ -789,7 +796,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", nw.Tick, nw.Group.State, nw.Group.Generation)}, nil
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
 }
 
 func validBranch(cmd, name string) error {
@@ -848,7 +855,7 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(b.world.Group.Generation))
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

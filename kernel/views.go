@@ -593,6 +593,11 @@ type metricsJSON struct {
 	Fenced              int         `json:"fenced_requests"`
 	SinkDuplicates      int         `json:"external_sink_duplicates"`
 	Lag                 int         `json:"lag"`
+	// A consumer group (KIP-848) has no generation: generation, rebalances
+	// and each pause's generation are counted by group epoch, and these
+	// two say so. A classic group's line does not have them.
+	Protocol   string `json:"protocol,omitempty"`
+	GroupEpoch *int   `json:"group_epoch,omitempty"`
 }
 
 type pauseJSON struct {
@@ -605,11 +610,16 @@ func buildMetrics(w *sim.World) metricsJSON {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: w.Group.Generation, Rebalances: w.Rebalances(),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: rebalancesOf(w),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
+	if w.Group.Type == sim.ConsumerGroup {
+		m.Protocol = string(sim.ConsumerGroup)
+		e := w.Group.GroupEpoch
+		m.GroupEpoch = &e
+	}
 	for _, p := range w.Packets.All() {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
 			m.Fenced++
@@ -652,7 +662,12 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
 	t.Add("tick", strconv.Itoa(m.Tick))
-	t.Add("generation", strconv.Itoa(m.Generation))
+	consumer := w.Group.Type == sim.ConsumerGroup
+	if consumer {
+		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
+	} else {
+		t.Add("generation", strconv.Itoa(m.Generation))
+	}
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
 	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
 	t.Add("records processed", strconv.Itoa(m.Processed))
@@ -669,10 +684,15 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	text := t.Text()
 	if len(m.Pauses) > 0 {
 		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
+		title := "pauses per rebalance"
+		if consumer {
+			pt.Header[0] = "GROUP-EPOCH"
+			title = "pauses per rebalance (group epoch)"
+		}
 		for _, p := range w.Meter.Entries {
 			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
 		}
-		text += "\npauses per rebalance:\n" + pt.Text()
+		text += "\n" + title + ":\n" + pt.Text()
 	}
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }

@@ -148,3 +148,37 @@ func assignmentText4(tps []sim.TopicPartition) string {
 	sort.Strings(parts)
 	return strings.Join(parts, ";")
 }
+
+// EpochText names where the group is in its rebalances: "generation N" for
+// a classic group, "group epoch N" for a consumer group (KIP-848 has no
+// generation; the group epoch is what a change of membership or
+// subscriptions bumps).
+func EpochText(g *sim.Group) string {
+	if g.Type == sim.ConsumerGroup {
+		return "group epoch " + strconv.Itoa(g.GroupEpoch)
+	}
+	return "generation " + strconv.Itoa(g.Generation)
+}
+
+// generationOf is the number metrics, compare and explore report as the
+// group's generation: the classic generation, or a consumer group's group
+// epoch (the pause meter keys a consumer group's pauses by group epoch too).
+func generationOf(g *sim.Group) int {
+	if g.Type == sim.ConsumerGroup {
+		return g.GroupEpoch
+	}
+	return g.Generation
+}
+
+// rebalancesOf counts rebalances in Kafka's vocabulary for either
+// protocol: a classic group's rounds (each entry into PreparingRebalance)
+// plus a consumer group's group epoch bumps, which Kafka's coordinator
+// counts as its rebalances (GroupMetadataManager records the
+// ConsumerGroupRebalances sensor at each bump). A consumer group's epoch
+// starts at 0, so the epoch is the number of bumps.
+func rebalancesOf(w *sim.World) int {
+	if w.Group.Type == sim.ConsumerGroup {
+		return w.Rebalances() + w.Group.GroupEpoch
+	}
+	return w.Rebalances()
+}

@@ -176,3 +176,45 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// Under consumer, metrics count by group epoch: generation is the group
+// epoch, a rebalance is an epoch bump (added to the classic rounds the
+// group had before it became a consumer group), and the line says so.
+func TestMetricsConsumerGroup(t *testing.T) {
+	s := handBuiltConsumerGroup(t)
+	before := s.World().Rebalances()
+	got, err := s.Exec("metrics --json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(got), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["generation"] != 4.0 || m["group_epoch"] != 4.0 || m["protocol"] != "consumer" || m["rebalances"] != float64(before+4) {
+		t.Errorf("metrics --json under consumer: %s (classic rounds before: %d)", got, before)
+	}
+	text, _ := s.Exec("metrics")
+	if !strings.Contains(strings.Join(strings.Fields(text), " "), "group epoch (group.protocol=consumer) 4 rebalances 4") {
+		t.Errorf("metrics text:\n%s", text)
+	}
+	// The classic line has neither field.
+	c := NewSession()
+	got, _ = c.Exec("metrics --json")
+	if strings.Contains(got, `"protocol"`) || strings.Contains(got, `"group_epoch"`) {
+		t.Errorf("classic metrics --json gained consumer fields: %s", got)
+	}
+}
+
+// Status lines name the group epoch of a consumer group where they name
+// a classic group's generation.
+func TestStatusLinesConsumerGroup(t *testing.T) {
+	s := handBuiltConsumerGroup(t)
+	if got := EpochText(s.World().Group); got != "group epoch 4" {
+		t.Errorf("EpochText = %q", got)
+	}
+	c := NewSession()
+	if got := EpochText(c.World().Group); got != "generation 1" {
+		t.Errorf("classic EpochText = %q", got)
+	}
+}

@@ -100,6 +100,9 @@ func World(w *sim.World, opt WorldOptions) string {
 
 	var s svg
 	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID, w.Tick, w.Group.State, w.Group.Generation)
+	if w.Group.Type == sim.ConsumerGroup {
+		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID, w.Tick, w.Group.State, w.Group.GroupEpoch)
+	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
 	}
@@ -465,11 +468,24 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	b.lines = append(b.lines,
 		brokerLine{text: "B1 · group coordinator of " + g.ID + " · transaction coordinator", bold: true, size: 13, color: Hex(Ink)},
 		brokerLine{text: fmt.Sprintf("state %s · generation %d · leader %s · protocol %s", g.State, g.Generation, leader, proto), size: 12, color: Hex(Ink), bold: true})
+	consumer := g.Type == sim.ConsumerGroup
+	if consumer {
+		// A consumer group (KIP-848): no generation and no leader; the
+		// coordinator's epochs and its server-side assignor instead.
+		b.lines[1].text = fmt.Sprintf("state %s · group epoch %d · target assignment epoch %d · assignor %s", g.State, g.GroupEpoch, g.AssignmentEpoch, proto)
+	}
 	var ms []string
 	for _, gm := range g.Members() {
 		t := gm.MemberID + " " + w.PartList(gm.Assignment)
 		if (g.State == sim.PreparingRebalance) && gm.Joined {
 			t += " (joined)"
+		}
+		if consumer {
+			// Each member's epoch, and where it is going while it reconciles.
+			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, w.PartList(gm.Assignment))
+			if !sameTPs(gm.Assignment, gm.Target) {
+				t += " → " + w.PartList(gm.Target)
+			}
 		}
 		ms = append(ms, t)
 	}
@@ -843,4 +859,21 @@ func sortedClients(cs []string) []string {
 	out := append([]string{}, cs...)
 	sort.Strings(out)
 	return out
+}
+
+// sameTPs reports whether two assignments hold the same partitions.
+func sameTPs(a, b []sim.TopicPartition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[sim.TopicPartition]bool{}
+	for _, tp := range a {
+		in[tp] = true
+	}
+	for _, tp := range b {
+		if !in[tp] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,99 @@
+package draw_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/kernel"
+	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// heartbeatWorld is the default world with a hand-built exchange of
+// ConsumerGroupHeartbeat packets (KIP-848) appended to its trace, with the
+// summaries the consumer protocol writes: a join, its answer with the
+// assignment and the target, a fenced member, a static member whose
+// instance id is still held (C2, the lane after B1's) and a leave.
+func heartbeatWorld(t *testing.T) *sim.World {
+	t.Helper()
+	s := kernel.NewSession()
+	if _, err := s.Exec("new --members 2"); err != nil {
+		t.Fatal(err)
+	}
+	w := s.World()
+	add := func(from, to string, resp bool, code sim.ErrorCode, summary string) {
+		w.Packets.Append(&sim.Packet{Sent: w.Tick, Delivered: w.Tick + 1, From: from, To: to,
+			Type: sim.ConsumerGroupHeartbeat, Response: resp, Error: code, Summary: summary})
+	}
+	add("C1", sim.Broker, false, sim.None, "epoch 0, join, subscribe orders,payments, owns -")
+	add(sim.Broker, "C1", true, sim.None, "epoch 3, assigned o0 o1 o2 p0 p1, target o0 o1 o2 p0 p1 p2")
+	add("C1", sim.Broker, false, sim.None, "epoch 2, owns o0 o1 o2 p0 p1 p2")
+	add(sim.Broker, "C1", true, sim.FencedMemberEpoch, "C1-1 epoch 2")
+	add("C2", sim.Broker, false, sim.None, "epoch 0, join, subscribe orders,payments, owns -")
+	add(sim.Broker, "C2", true, sim.UnreleasedInstanceID, "instance i-2 is still held by C2-1")
+	add("C2", sim.Broker, false, sim.None, "leave, epoch -2 (close)")
+	return w
+}
+
+// TestSequenceConsumerHeartbeats: every ConsumerGroupHeartbeat arrow says
+// its API, its error and its summary whole (wrapped between clauses, never
+// cut with an ellipsis), each line fits between the two lanes, and the
+// Mermaid text carries the same labels.
+func TestSequenceConsumerHeartbeats(t *testing.T) {
+	w := heartbeatWorld(t)
+	els := parseSVG(t, draw.Sequence(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}))
+	// An arrow's lines are consecutive text elements of one message group;
+	// the hand-built messages alternate ends, so a change of ends starts
+	// the next arrow.
+	var arrows [][]string
+	prev := ""
+	for _, e := range els {
+		if e.name != "text" || !inGroup(e, "message") || e.group["data-type"] != "ConsumerGroupHeartbeat" {
+			continue
+		}
+		if w := draw.TextWidth(e.text, 10); w > 270 {
+			t.Errorf("line %q is %.0f px wide, more than the 270 px between the lanes", e.text, w)
+		}
+		if strings.Contains(e.text, "…") {
+			t.Errorf("line %q is cut", e.text)
+		}
+		k := e.group["data-from"] + ">" + e.group["data-to"]
+		if k != prev {
+			arrows = append(arrows, nil)
+			prev = k
+		}
+		arrows[len(arrows)-1] = append(arrows[len(arrows)-1], e.text)
+	}
+	if len(arrows) != 7 {
+		t.Fatalf("want 7 arrows, got %d: %q", len(arrows), arrows)
+	}
+	var whole []string
+	for _, a := range arrows {
+		whole = append(whole, strings.Join(a, " "))
+		// The API name is never broken across lines.
+		if !strings.HasPrefix(a[0], "ConsumerGroupHeartbeat") {
+			t.Errorf("first line %q does not start with the whole API name", a[0])
+		}
+	}
+	all := strings.Join(whole, "\n")
+	for _, want := range []string{
+		"ConsumerGroupHeartbeat · epoch 0, join, subscribe orders,payments, owns -",
+		"ConsumerGroupHeartbeat · epoch 3, assigned o0 o1 o2 p0 p1, target o0 o1 o2 p0 p1 p2",
+		"ConsumerGroupHeartbeat FENCED_MEMBER_EPOCH · C1-1 epoch 2",
+		"ConsumerGroupHeartbeat UNRELEASED_INSTANCE_ID · instance i-2 is still held by C2-1",
+		"ConsumerGroupHeartbeat · leave, epoch -2 (close)",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no arrow reads %q; the arrows read:\n%s", want, all)
+		}
+	}
+	mm := draw.Mermaid(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}})
+	for _, want := range []string{
+		"B1-->>C1: ConsumerGroupHeartbeat FENCED_MEMBER_EPOCH · C1-1 epoch 2",
+		"C2->>B1: ConsumerGroupHeartbeat · leave, epoch -2 (close)",
+	} {
+		if !strings.Contains(mm, want) {
+			t.Errorf("Mermaid has no line %q:\n%s", want, mm)
+		}
+	}
+}
