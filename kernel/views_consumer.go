@@ -174,11 +174,19 @@ func generationOf(g *sim.Group) int {
 // protocol: a classic group's rounds (each entry into PreparingRebalance)
 // plus a consumer group's group epoch bumps, which Kafka's coordinator
 // counts as its rebalances (GroupMetadataManager records the
-// ConsumerGroupRebalances sensor at each bump). A consumer group's epoch
-// starts at 0, so the epoch is the number of bumps.
+// ConsumerGroupRebalances sensor at each bump). The bumps are the
+// coordinator's "group epoch N: ..." events: a world that starts with a
+// stable consumer group starts at epoch 1 without one, as a classic world
+// starts in generation 1 without a round.
 func rebalancesOf(w *sim.World) int {
-	if w.Group.Type == sim.ConsumerGroup {
-		return w.Rebalances() + w.Group.GroupEpoch
+	n := w.Rebalances()
+	if w.Group.Type != sim.ConsumerGroup {
+		return n
 	}
-	return w.Rebalances()
+	for _, e := range w.Events.All() {
+		if e.Kind == sim.EvGeneration && strings.HasPrefix(e.Text, "group epoch ") {
+			n++
+		}
+	}
+	return n
 }
