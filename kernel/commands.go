@@ -107,6 +107,18 @@ func init() {
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
 		{name: "describe", usage: "describe group [--members [--verbose]] [--state] [--json]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
+			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
+				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
+				"(assignor, state, generation, member count).\n\n" +
+				"A consumer group (group.protocol=consumer, KIP-848) is shown as Kafka 4.x shows one: --state\n" +
+				"has GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH (kgrepl shows them without --verbose) and the\n" +
+				"server-side assignor as ASSIGNMENT-STRATEGY; --members --verbose has CURRENT-EPOCH,\n" +
+				"CURRENT-ASSIGNMENT (what the member owns and acknowledged), TARGET-EPOCH and TARGET-ASSIGNMENT\n" +
+				"(where the coordinator wants it), and UPGRADED when classic and consumer members share the\n" +
+				"group; GROUP-INSTANCE-ID appears when a member is static. While the group is Assigning or\n" +
+				"Reconciling the owners stay visible: there is no stop-the-world. --json adds\n" +
+				"\"protocol\":\"consumer\", \"group_epoch\", \"assignment_epoch\" and per member \"member_epoch\",\n" +
+				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).",
 			words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"group"}

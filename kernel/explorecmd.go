@@ -31,12 +31,13 @@ func init() {
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
 				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.\n" +
-				"`compare group.protocol classic,consumer` answers \"what would migrating to KIP-848 do to my group?\": the\n" +
-				"history is rerun with every member on each protocol (group.protocol and group.remote.assignor are in force\n" +
-				"when `new` starts the members). Combine it with the assignors, e.g. `compare group.protocol classic,consumer\n" +
-				"partition.assignment.strategy range,cooperative-sticky` (a consumer group ignores the client-side strategy;\n" +
-				"group.remote.assignor uniform,range picks its server-side one). Under consumer GEN is the group epoch and a\n" +
-				"rebalance is a group epoch bump (see help metrics).",
+				"`compare group.protocol classic,consumer` answers \"what would migrating to KIP-848 do to my\n" +
+				"group?\": the history is rerun with every member on each protocol (group.protocol and\n" +
+				"group.remote.assignor are put in force before `new` starts the members). Combine it with the\n" +
+				"assignors: `compare group.protocol classic,consumer partition.assignment.strategy\n" +
+				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
+				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
+				"group epoch and a rebalance is a group epoch bump (see help metrics).",
 			run: cmdCompare, words: func(s *Session, a []string) []string {
 				if len(a)%2 == 0 {
 					return wordsSet(s, nil)

@@ -97,3 +97,45 @@ func TestSequenceConsumerHeartbeats(t *testing.T) {
 		}
 	}
 }
+
+// TestWorldDiagramConsumerGroup: the world diagram of a consumer group
+// names its group epoch in the title, the coordinator's epochs and
+// server-side assignor, each member's epoch and, while it reconciles, its
+// target; member boxes say epoch where a classic member says gen.
+func TestWorldDiagramConsumerGroup(t *testing.T) {
+	s := kernel.NewSession()
+	if _, err := s.Exec("new --members 2"); err != nil {
+		t.Fatal(err)
+	}
+	w := s.World()
+	g := w.Group
+	g.Type, g.State, g.GroupEpoch, g.AssignmentEpoch, g.Assignor, g.Leader = sim.ConsumerGroup, sim.Reconciling, 3, 3, "uniform", ""
+	ms := g.Members()
+	ms[0].MemberEpoch, ms[1].MemberEpoch = 2, 3
+	ms[0].Target = ms[0].Assignment[:1]
+	ms[1].Target = ms[1].Assignment
+	var texts []string
+	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{})) {
+		if e.name == "text" {
+			texts = append(texts, e.text)
+		}
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{
+		"group billing · tick 0 · Reconciling · group epoch 3",
+		"state Reconciling · group epoch 3 · target assignment epoch 3 · assignor uniform",
+		"C1-1 e2 " + w.PartList(ms[0].Assignment) + " → " + w.PartList(ms[0].Target),
+		"C2-1 e3 " + w.PartList(ms[1].Assignment),
+		"epoch 1 · ",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no text %q in the diagram:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "C2-1 e3 "+w.PartList(ms[1].Assignment)+" →") {
+		t.Errorf("C2-1 has reached its target; no arrow wanted")
+	}
+	if strings.Contains(all, "generation") || strings.Contains(all, "gen 1") {
+		t.Errorf("a consumer group's diagram speaks of generations:\n%s", all)
+	}
+}

@@ -284,20 +284,26 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 	}
 	s.text(x+14+textWidth(m.Client, 16, false)+8, y+18, info, textStyle{size: 11, color: Hex(Ink)})
 
+	// A consumer group's members (KIP-848) carry a member epoch where a
+	// classic member has a generation, and join with a heartbeat.
+	gen, joinReq := "gen", "JoinGroup"
+	if w.Group.Type == sim.ConsumerGroup {
+		gen, joinReq = "epoch", "heartbeat"
+	}
 	var state string
 	switch {
 	case !m.Alive:
 		state = stopped(w, m)
 	case !zombie && (m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining):
-		state = "joining · JoinGroup in flight"
+		state = "joining · " + joinReq + " in flight"
 		if m.Phase == sim.PhaseFinding {
 			state = "joining · finding the coordinator"
 		}
 		if m.Generation >= 0 {
-			state = "re" + state + fmt.Sprintf(" · had gen %d · %s", m.Generation, m.LoopState())
+			state = "re" + state + fmt.Sprintf(" · had %s %d · %s", gen, m.Generation, m.LoopState())
 		}
 	default:
-		state = fmt.Sprintf("gen %d · %s · %s", m.Generation, m.Phase, m.LoopState())
+		state = fmt.Sprintf("%s %d · %s · %s", gen, m.Generation, m.Phase, m.LoopState())
 		if rec, _, ok := recordInHand(w, m); ok {
 			_, slow := m.Processing()
 			state += " " + rec
