@@ -44,8 +44,15 @@ type ClientConfig struct {
 	RetryBackoff       int    // retry.backoff.ms
 	RequestTimeout     int    // request.timeout.ms
 	InstanceID         string // group.instance.id ("" = dynamic)
-	ProcessTicks       int    // ticks to process one record
-	SlowTicks          int    // ticks to process a record marked slow
+	// GroupProtocol is group.protocol: classic (JoinGroup/SyncGroup) or
+	// consumer (KIP-848's ConsumerGroupHeartbeat). A process keeps the
+	// protocol it started with.
+	GroupProtocol string
+	// RemoteAssignor is group.remote.assignor: the server-side assignor a
+	// consumer-protocol member asks for (uniform or range).
+	RemoteAssignor string
+	ProcessTicks   int // ticks to process one record
+	SlowTicks      int // ticks to process a record marked slow
 }
 
 // Producer is the producer mode the config amounts to.
@@ -78,6 +85,15 @@ type Config struct {
 	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
 	// reach an empty group in one tick are answered in one generation.
 	InitialRebalanceDelay int
+	// The broker's group.consumer.heartbeat.interval.ms and
+	// group.consumer.session.timeout.ms, in ticks. Kafka's defaults are 5 s
+	// and 45 s, where the classic client's session.timeout.ms is also 45 s:
+	// the session keeps the classic 6 ticks. The interval, 5/45 of that,
+	// would be under one tick; 2 is the smallest interval at which a
+	// heartbeat is answered (a 2-tick round trip) before the next is due,
+	// and still gives three heartbeats per session.
+	ConsumerHeartbeatInterval int
+	ConsumerSessionTimeout    int
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -101,9 +117,13 @@ func DefaultConfig() Config {
 			RequestTimeout: 5,
 			ProcessTicks:   1,
 			SlowTicks:      15,
+			GroupProtocol:  "classic",
+			RemoteAssignor: "uniform",
 		},
-		RecordsPerPartition: 10,
-		Isolation:           "read_uncommitted",
+		ConsumerHeartbeatInterval: 2,
+		ConsumerSessionTimeout:    6,
+		RecordsPerPartition:       10,
+		Isolation:                 "read_uncommitted",
 	}
 }
 
