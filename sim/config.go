@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/assign/server"
 )
 
 // CommitMode is when a member commits its offsets.
@@ -150,6 +151,20 @@ func intSetting(key, doc string, field func(*ClientConfig) *int) Setting {
 		}}
 }
 
+// worldInt is a world-level (broker) setting counted in ticks, at least min.
+func worldInt(key string, min int, doc string, field func(*Config) *int) Setting {
+	return Setting{Key: key, Allowed: fmt.Sprintf("a whole number of ticks >= %d", min), Doc: doc,
+		get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(*field(w)) },
+		set: func(w *Config, _ *ClientConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < min || n > 1_000_000 {
+				return fmt.Errorf("%s: %q is not a whole number from %d to 1000000", key, v, min)
+			}
+			*field(w) = n
+			return nil
+		}}
+}
+
 func boolValue(key, v string) (bool, error) {
 	switch v {
 	case "true":
@@ -263,6 +278,30 @@ func buildSettings() []Setting {
 				c.InstanceID = v
 				return nil
 			}},
+		{Key: "group.protocol", Allowed: "classic | consumer", Client: true,
+			Doc: "the group protocol: classic (JoinGroup/SyncGroup, client-side assignor) or consumer (KIP-848: ConsumerGroupHeartbeat, server-side assignor); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return c.GroupProtocol },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if v != string(ClassicGroup) && v != string(ConsumerGroup) {
+					return fmt.Errorf("group.protocol: %q is not classic or consumer", v)
+				}
+				c.GroupProtocol = v
+				return nil
+			}},
+		{Key: "group.remote.assignor", Allowed: "uniform | range", Client: true,
+			Doc: "group.protocol=consumer: the server-side assignor the member asks for (the group uses the one most members ask for); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return c.RemoteAssignor },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if _, err := server.New(v); err != nil {
+					return fmt.Errorf("group.remote.assignor: %q is not uniform or range", v)
+				}
+				c.RemoteAssignor = v
+				return nil
+			}},
+		worldInt("group.consumer.heartbeat.interval.ms", 1, "broker, group.protocol=consumer: ticks between a member's heartbeats",
+			func(w *Config) *int { return &w.ConsumerHeartbeatInterval }),
+		worldInt("group.consumer.session.timeout.ms", 1, "broker, group.protocol=consumer: ticks without a heartbeat before the coordinator fences a member",
+			func(w *Config) *int { return &w.ConsumerSessionTimeout }),
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },
