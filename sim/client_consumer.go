@@ -26,6 +26,7 @@ const (
 	cgStable        = "STABLE"
 	cgLeaving       = "LEAVING"
 	cgStale         = "STALE"
+	cgFencedState   = "FENCED"
 	cgUnsubscribed  = "UNSUBSCRIBED"
 )
 
@@ -209,14 +210,30 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 }
 
 // cgFenced is AbstractMembershipManager.transitionToFenced: the partitions
-// are lost (onPartitionsLost, nothing committed) and the member rejoins at
-// once with epoch 0 and the same member id. (Kafka runs a user's
-// onPartitionsLost on the application thread first; kgrepl's applications
-// have no such callback.)
+// are lost (onPartitionsLost, nothing committed) and then the member
+// rejoins with epoch 0 and the same member id. The user's onPartitionsLost
+// runs on the application thread, so an application with a rebalance
+// listener (commit-after, transactional: see cgRevokeStep) loses its
+// partitions and rejoins at its next poll(); a transaction it finishes
+// before then still names them and is refused. Without a listener it all
+// happens at once in the background thread.
 func (m *Member) cgFenced(w *World, code ErrorCode) {
 	w.event(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
+	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
+	if m.cgHasListener() {
+		m.cg.state = cgFencedState
+		m.cg.hbSeq++ // no heartbeats until it rejoins
+		w.wakeUp(m)
+		return
+	}
 	m.cgLoseAll(w, "fenced: onPartitionsLost, nothing committed")
 	m.cgJoin(w)
+}
+
+// cgHasListener: the application has a rebalance listener whose callbacks
+// run on its thread, inside poll() (see cgRevokeStep).
+func (m *Member) cgHasListener() bool {
+	return m.Cfg.Commit == CommitAfter || m.prod.mode == ProducerTransactional
 }
 
 // cgLoseAll drops every partition without committing.
@@ -280,10 +297,13 @@ func (m *Member) cgReconcile(w *World) {
 // revocation waits for the application's next poll(); with no listener it
 // completes at once in the background thread. kgrepl's commit-after
 // application commits in its listener (as it does under the classic
-// protocol), so it waits for poll(); auto-commit, commit-before and
-// transactional applications have no listener.
+// protocol), and its transactional application has one too (the EOS
+// pattern: the transaction in hand is finished before partitions go; else a
+// new owner could fetch the offsets before the TxnOffsetCommit arrives), so
+// both wait for poll(); auto-commit and commit-before applications have no
+// listener.
 func (m *Member) cgRevokeStep(w *World) {
-	if m.Cfg.Commit == CommitAfter && m.prod.mode != ProducerTransactional {
+	if m.cgHasListener() {
 		m.cg.listenerWait = true
 		w.wakeUp(m)
 		return
@@ -364,8 +384,12 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 // that left after a poll timeout rejoins (maybeRejoinStaleMember), and a
 // revocation waiting for the application's listener runs it.
 func (consumerClient) poll(w *World, m *Member) (handled, again bool) {
-	if m.Phase == PhaseOut {
-		m.abandonFetch()
+	if m.Phase == PhaseOut || m.cg.state == cgFencedState {
+		why := "stale after the poll timeout: onPartitionsLost, nothing committed"
+		if m.cg.state == cgFencedState {
+			why = "fenced: onPartitionsLost, nothing committed"
+		}
+		m.cgLoseAll(w, why)
 		m.cgJoin(w)
 		return true, false
 	}
@@ -409,7 +433,10 @@ func (consumerClient) pollTimeout(w *World, m *Member, since int) {
 	m.sendLeave(w, "poll timeout")
 	m.cg.state = cgStale
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
-	m.cgLoseAll(w, "stale after the poll timeout: onPartitionsLost, nothing committed")
+	if !m.cgHasListener() {
+		// onPartitionsLost at once; with a listener, at the next poll().
+		m.cgLoseAll(w, "stale after the poll timeout: onPartitionsLost, nothing committed")
+	}
 	m.Phase = PhaseOut
 }
 
