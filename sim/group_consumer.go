@@ -377,19 +377,30 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
 // in some member's current assignment or pending revocation (Kafka 4.0
 // counts the member's own pending revocation too; KAFKA-19449 later
 // stopped that).
+// The set is built on the first question only: most reconciliations ask
+// none (a member waiting to revoke, one already holding its target).
 func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
-	held := map[TopicPartition]bool{}
-	for _, gm := range g.members {
-		if gm != self {
-			for _, tp := range gm.Assignment {
-				held[tp] = true
+	var held map[TopicPartition]bool
+	return func(tp assign.TopicPartition) bool {
+		if held == nil {
+			n := 0
+			for _, gm := range g.members {
+				n += len(gm.Assignment) + len(gm.Revoking)
+			}
+			held = make(map[TopicPartition]bool, n)
+			for _, gm := range g.members {
+				if gm != self {
+					for _, p := range gm.Assignment {
+						held[p] = true
+					}
+				}
+				for _, p := range gm.Revoking {
+					held[p] = true
+				}
 			}
 		}
-		for _, tp := range gm.Revoking {
-			held[tp] = true
-		}
+		return held[tp]
 	}
-	return func(tp assign.TopicPartition) bool { return held[tp] }
 }
 
 func memberState(s string) reconcile.MemberState {
