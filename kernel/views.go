@@ -703,6 +703,9 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"CLIENT", "PROCESS", "MEMBER-ID", "GEN", "PHASE", "LOOP", "OWNS", "BATCH", "NOTE"}}
+	if w.Group.Type == sim.ConsumerGroup {
+		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
+	}
 	for _, m := range w.Processes() {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue
