@@ -139,3 +139,39 @@ func TestWorldDiagramConsumerGroup(t *testing.T) {
 		t.Errorf("a consumer group's diagram speaks of generations:\n%s", all)
 	}
 }
+
+// TestSequenceConsumerRun: a real consumer-protocol run (a join, a static
+// restart, a crash) draws every heartbeat's label whole within its lanes.
+func TestSequenceConsumerRun(t *testing.T) {
+	s := kernel.NewSession()
+	for _, c := range []string{"set group.protocol consumer", "new --members 2 --keep-settings", "join C3 --static",
+		"run until stable", "restart C3", "run until stable", "crash C1 now", "run until stable"} {
+		if _, err := s.Exec(c); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
+	w := s.World()
+	opt := draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}
+	lane := map[string]int{}
+	for i, l := range draw.Lanes(w, draw.Messages(w, opt)) {
+		lane[l] = i
+	}
+	n := 0
+	for _, e := range parseSVG(t, draw.Sequence(w, opt)) {
+		if e.name != "text" || !inGroup(e, "message") {
+			continue
+		}
+		n++
+		// Lanes are 270 px apart; a label has the span between its two.
+		d := lane[e.group["data-from"]] - lane[e.group["data-to"]]
+		if d < 0 {
+			d = -d
+		}
+		if tw := draw.TextWidth(e.text, 10); tw > float64(270*d) || strings.Contains(e.text, "…") {
+			t.Errorf("heartbeat label line %q (%.0f px) is cut or wider than its %d px between the lanes", e.text, tw, 270*d)
+		}
+	}
+	if n < len(draw.Messages(w, opt)) {
+		t.Errorf("%d label lines for %d heartbeats", n, len(draw.Messages(w, opt)))
+	}
+}
