@@ -128,7 +128,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
 		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
-			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
+			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
 		if gm := g.MemberByID(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
@@ -137,18 +137,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
-		for _, tp := range w.InputPartitions() {
-			o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW()}
-			o.Lag = w.Lag(tp)
-			if rec, ok := g.Committed(tp); ok {
-				off := rec.Offset
-				o.CurrentOffset = &off
-			}
-			if gm := owner(g, tp); gm != nil && !rebalancing {
-				o.ClientID = strPtr(gm.ClientID)
-			}
-			d.Offsets = append(d.Offsets, o)
-		}
+		d.Offsets = offsetRows(w, !rebalancing)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
 		line := jsonLine(d)
 		return &Result{Text: line, JSON: line}, nil
@@ -179,20 +168,47 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			t.Add(row...)
 		}
 	default:
-		t = &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-		for _, tp := range w.InputPartitions() {
-			cur := "-"
-			if rec, ok := g.Committed(tp); ok {
-				cur = strconv.Itoa(rec.Offset)
-			}
-			cid, host, client := "-", "-", "-"
-			if gm := owner(g, tp); gm != nil && !rebalancing {
-				cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
-			}
-			t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
-		}
+		t = offsetsTable(w, !rebalancing)
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+// offsetsTable is describe group's default view: each input partition's
+// committed offset, log end, lag and, when owners is set, the member whose
+// current assignment holds it.
+func offsetsTable(w *sim.World, owners bool) *Table {
+	g := w.Group
+	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
+	for _, tp := range w.InputPartitions() {
+		cur := "-"
+		if rec, ok := g.Committed(tp); ok {
+			cur = strconv.Itoa(rec.Offset)
+		}
+		cid, host, client := "-", "-", "-"
+		if gm := owner(g, tp); gm != nil && owners {
+			cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
+		}
+		t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
+	}
+	return t
+}
+
+// offsetRows is offsetsTable for describe group --json.
+func offsetRows(w *sim.World, owners bool) []offsetJSON {
+	g := w.Group
+	out := []offsetJSON{}
+	for _, tp := range w.InputPartitions() {
+		o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
+		if rec, ok := g.Committed(tp); ok {
+			off := rec.Offset
+			o.CurrentOffset = &off
+		}
+		if gm := owner(g, tp); gm != nil && owners {
+			o.ClientID = strPtr(gm.ClientID)
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // assignmentText is Kafka's --verbose spelling: orders(0,1),payments(0).

@@ -32,7 +32,7 @@ func describeConsumerGroup(w *sim.World, fl map[string]string) (*Result, error) 
 	if fl["--json"] == "true" {
 		d := consumerDescribeJSON{Group: g.ID, State: string(g.State), Protocol: string(sim.ConsumerGroup),
 			Assignor: strPtr(g.Assignor), GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch,
-			Members: []consumerMemberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
+			Members: []consumerMemberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
 		for _, gm := range members {
 			d.Members = append(d.Members, consumerMemberJSON{
@@ -41,17 +41,7 @@ func describeConsumerGroup(w *sim.World, fl map[string]string) (*Result, error) 
 				MemberEpoch: gm.MemberEpoch, Target: tpNames(gm.Target), MemberState: dash(gm.MemberState),
 				Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember})
 		}
-		for _, tp := range w.InputPartitions() {
-			o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
-			if rec, ok := g.Committed(tp); ok {
-				off := rec.Offset
-				o.CurrentOffset = &off
-			}
-			if gm := owner(g, tp); gm != nil {
-				o.ClientID = strPtr(gm.ClientID)
-			}
-			d.Offsets = append(d.Offsets, o)
-		}
+		d.Offsets = offsetRows(w, true)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
 		line := jsonLine(d)
 		return &Result{Text: line, JSON: line}, nil
@@ -108,18 +98,7 @@ func describeConsumerGroup(w *sim.World, fl map[string]string) (*Result, error) 
 			t.Add(row...)
 		}
 	default:
-		t = &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-		for _, tp := range w.InputPartitions() {
-			cur := "-"
-			if rec, ok := g.Committed(tp); ok {
-				cur = strconv.Itoa(rec.Offset)
-			}
-			cid, host, client := "-", "-", "-"
-			if gm := owner(g, tp); gm != nil {
-				cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
-			}
-			t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
-		}
+		t = offsetsTable(w, true)
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
 }

@@ -488,9 +488,10 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 		}
 		if consumer {
 			// Each member's epoch, and where it is going while it reconciles.
-			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, w.PartList(gm.Assignment))
-			if !sameTPs(gm.Assignment, gm.Target) {
-				t += " → " + w.PartList(gm.Target)
+			cur, target := w.PartList(gm.Assignment), w.PartList(gm.Target) // sorted: equal sets, equal text
+			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, cur)
+			if cur != target {
+				t += " → " + target
 			}
 		}
 		ms = append(ms, t)
@@ -865,21 +866,4 @@ func sortedClients(cs []string) []string {
 	out := append([]string{}, cs...)
 	sort.Strings(out)
 	return out
-}
-
-// sameTPs reports whether two assignments hold the same partitions.
-func sameTPs(a, b []sim.TopicPartition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := map[sim.TopicPartition]bool{}
-	for _, tp := range a {
-		in[tp] = true
-	}
-	for _, tp := range b {
-		if !in[tp] {
-			return false
-		}
-	}
-	return true
 }
