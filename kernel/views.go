@@ -21,19 +21,29 @@ func jsonLine(v any) string {
 	return string(b)
 }
 
-// describeJSON is the shape SPEC §6 fixes for `describe group --json`.
+// describeJSON is the shape SPEC §6 fixes for `describe group --json`. A
+// consumer group (SPEC §11) adds its epochs after leader and each member's
+// epoch and target after its partitions; its generation and leader are
+// null, as SPEC §6 writes a missing value. A classic group's line has none
+// of the added fields (nil embedded pointers are left out).
 type describeJSON struct {
-	Group      string         `json:"group"`
-	State      string         `json:"state"`
-	Generation int            `json:"generation"`
-	Protocol   string         `json:"protocol"`
-	Assignor   *string        `json:"assignor"`
-	Leader     *string        `json:"leader"`
-	Members    []memberJSON   `json:"members"`
-	Offsets    []offsetJSON   `json:"offsets"`
-	Rebalance  bool           `json:"rebalancing"`
-	Paused     []string       `json:"paused_partitions"`
-	Extra      map[string]any `json:"coordinator"`
+	Group      string  `json:"group"`
+	State      string  `json:"state"`
+	Generation *int    `json:"generation"`
+	Protocol   string  `json:"protocol"`
+	Assignor   *string `json:"assignor"`
+	Leader     *string `json:"leader"`
+	*groupEpochsJSON
+	Members   []memberJSON   `json:"members"`
+	Offsets   []offsetJSON   `json:"offsets"`
+	Rebalance bool           `json:"rebalancing"`
+	Paused    []string       `json:"paused_partitions"`
+	Extra     map[string]any `json:"coordinator"`
+}
+
+type groupEpochsJSON struct {
+	GroupEpoch      int `json:"group_epoch"`
+	AssignmentEpoch int `json:"assignment_epoch"`
 }
 
 type memberJSON struct {
@@ -41,31 +51,11 @@ type memberJSON struct {
 	ClientID   string   `json:"client_id"`
 	InstanceID *string  `json:"instance_id"`
 	Partitions []string `json:"partitions"`
+	*memberEpochJSON
 }
 
-// consumerDescribeJSON is describeJSON for a consumer group (SPEC §11):
-// protocol "consumer", the group and target assignment epochs, and per
-// member its epoch and target. A consumer group has no generation and no
-// leader: both are null, as SPEC §6 writes a missing value. A classic
-// group's line keeps describeJSON's shape, field for field.
-type consumerDescribeJSON struct {
-	Group           string               `json:"group"`
-	State           string               `json:"state"`
-	Generation      *int                 `json:"generation"`
-	Protocol        string               `json:"protocol"`
-	Assignor        *string              `json:"assignor"`
-	Leader          *string              `json:"leader"`
-	GroupEpoch      int                  `json:"group_epoch"`
-	AssignmentEpoch int                  `json:"assignment_epoch"`
-	Members         []consumerMemberJSON `json:"members"`
-	Offsets         []offsetJSON         `json:"offsets"`
-	Rebalance       bool                 `json:"rebalancing"`
-	Paused          []string             `json:"paused_partitions"`
-	Extra           map[string]any       `json:"coordinator"`
-}
-
-type consumerMemberJSON struct {
-	memberJSON
+// memberEpochJSON is what a consumer group's member adds.
+type memberEpochJSON struct {
 	MemberEpoch int      `json:"member_epoch"`
 	Target      []string `json:"target"`
 	// MemberState is the reconciliation state (STABLE,
@@ -127,7 +117,8 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
-		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
+		gen := g.Generation
+		d := describeJSON{Group: g.ID, State: string(g.State), Generation: &gen, Protocol: "classic",
 			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
 		if gm := g.MemberByID(g.Leader); gm != nil {

@@ -30,16 +30,14 @@ func describeConsumerGroup(w *sim.World, fl map[string]string) (*Result, error) 
 	rebalancing := g.State == sim.Assigning || g.State == sim.Reconciling
 	members := g.Members()
 	if fl["--json"] == "true" {
-		d := consumerDescribeJSON{Group: g.ID, State: string(g.State), Protocol: string(sim.ConsumerGroup),
-			Assignor: strPtr(g.Assignor), GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch,
-			Members: []consumerMemberJSON{}, Rebalance: rebalancing,
-			Paused: tpNames(w.PausedPartitions())}
+		d := describeJSON{Group: g.ID, State: string(g.State), Protocol: string(sim.ConsumerGroup),
+			Assignor: strPtr(g.Assignor), groupEpochsJSON: &groupEpochsJSON{GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch},
+			Members: []memberJSON{}, Rebalance: rebalancing, Paused: tpNames(w.PausedPartitions())}
 		for _, gm := range members {
-			d.Members = append(d.Members, consumerMemberJSON{
-				memberJSON: memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
-					InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)},
-				MemberEpoch: gm.MemberEpoch, Target: tpNames(gm.Target), MemberState: dash(gm.MemberState),
-				Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember})
+			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
+				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment),
+				memberEpochJSON: &memberEpochJSON{MemberEpoch: gm.MemberEpoch, Target: tpNames(gm.Target),
+					MemberState: dash(gm.MemberState), Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember}})
 		}
 		d.Offsets = offsetRows(w, true)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
