@@ -71,6 +71,18 @@ func packetsOf(w *World, typ API, from string, response bool) []*Packet {
 	return out
 }
 
+// summariesWith counts the requests of a type (from a client, or anyone)
+// whose summary contains s.
+func summariesWith(w *World, typ API, from, s string) int {
+	n := 0
+	for _, p := range packetsOf(w, typ, from, false) {
+		if strings.Contains(p.Summary, s) {
+			n++
+		}
+	}
+	return n
+}
+
 // Three members join one by one: no JoinGroup or SyncGroup, no moment where
 // C1 consumes nothing, a group epoch per join, C1 revokes (after
 // committing what it consumed) before the newcomer gets what C1 gave up,
@@ -148,13 +160,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 		}
 	}
-	before := 0
-	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
-		if strings.Contains(p.Summary, "before revoking") {
-			before++
-		}
-	}
-	if before == 0 {
+	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
 		t.Error("C1 sent no auto-commit before revoking")
 	}
 }
@@ -384,13 +390,7 @@ func TestConsumerTransactions(t *testing.T) {
 	if d.Lost > 0 || d.Duplicates > 0 {
 		t.Errorf("read_committed: lost %v, duplicates %v", d.LostNames, d.DuplicateNames)
 	}
-	epochs := 0
-	for _, p := range packetsOf(w, TxnOffsetCommit, "", false) {
-		if strings.Contains(p.Summary, ", epoch ") {
-			epochs++
-		}
-	}
-	if epochs == 0 {
+	if summariesWith(w, TxnOffsetCommit, "", ", epoch ") == 0 {
 		t.Error("no TxnOffsetCommit carried a member epoch")
 	}
 }

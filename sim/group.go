@@ -154,7 +154,9 @@ type Group struct {
 	OffsetsLog Seq[OffsetRecord]
 	// Transitions lists every state change, for the invariant checks.
 	Transitions Seq[GroupTransition]
-	// RebalanceStarts counts how many times the group entered PreparingRebalance.
+	// RebalanceStarts counts the rebalances: a classic group's entries into
+	// PreparingRebalance, a consumer group's group epoch bumps (Kafka's
+	// consumer-group-rebalances sensor counts those).
 	RebalanceStarts int
 	timerSeq        int // numbers the consumer group's member timers
 }

@@ -145,6 +145,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	}
 	if bump {
 		g.GroupEpoch++
+		g.RebalanceStarts++
 		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	}
 	// 2. The target assignment, when the group epoch moved on.
@@ -489,6 +490,7 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	gm.sessionTimer, gm.rebalanceTimer = 0, 0
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
+	g.RebalanceStarts++
 	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	g.updateConsumerState(w)
 }
