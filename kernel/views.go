@@ -617,7 +617,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: rebalancesOf(w),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,

@@ -146,24 +146,3 @@ func generationOf(g *sim.Group) int {
 	}
 	return g.Generation
 }
-
-// rebalancesOf counts rebalances in Kafka's vocabulary for either
-// protocol: a classic group's rounds (each entry into PreparingRebalance)
-// plus a consumer group's group epoch bumps, which Kafka's coordinator
-// counts as its rebalances (GroupMetadataManager records the
-// ConsumerGroupRebalances sensor at each bump). The bumps are the
-// coordinator's "group epoch N: ..." events: a world that starts with a
-// stable consumer group starts at epoch 1 without one, as a classic world
-// starts in generation 1 without a round.
-func rebalancesOf(w *sim.World) int {
-	n := w.Rebalances()
-	if w.Group.Type != sim.ConsumerGroup {
-		return n
-	}
-	for _, e := range w.Events.All() {
-		if e.Kind == sim.EvGeneration && strings.HasPrefix(e.Text, "group epoch ") {
-			n++
-		}
-	}
-	return n
-}
