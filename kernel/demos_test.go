@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -572,9 +573,104 @@ func TestDemo12Fencing(t *testing.T) {
 	}
 }
 
+// TestDemo13ConsumerJoins: under group.protocol=consumer the three joins of
+// demos 2 and 3 are one group epoch bump each, every member reconciles to
+// its target, and no tick stops the world: at most the partitions that move
+// are paused at once, never all six.
+func TestDemo13ConsumerJoins(t *testing.T) {
+	s := runDemo(t, 13)
+	w := s.World()
+	if w.Group.Type != sim.ConsumerGroup {
+		t.Fatalf("demo 13 runs a %v group, want a consumer group", w.Group.Type)
+	}
+	if w.Group.GroupEpoch != 4 || w.Rebalances() != 3 {
+		t.Errorf("group epoch %d, %d rebalances; want epoch 4 and 3 (one bump per join)", w.Group.GroupEpoch, w.Rebalances())
+	}
+	for _, gm := range w.Group.Members() {
+		if gm.MemberEpoch != 4 || w.PartList(gm.Target) != w.PartList(gm.Assignment) {
+			t.Errorf("%s: epoch %d owns %s, target %s: want epoch 4 holding its target", gm.MemberID, gm.MemberEpoch,
+				w.PartList(gm.Assignment), w.PartList(gm.Target))
+		}
+	}
+	var paused []int
+	for _, e := range w.Meter.Entries {
+		paused = append(paused, len(e.Partitions))
+	}
+	if fmt.Sprint(paused) != "[3 2 2]" {
+		t.Errorf("paused %v per group epoch, want [3 2 2] (only the partitions that move)", paused)
+	}
+	for i := 1; i < w.Meter.Series.Len(); i++ {
+		if d := w.Meter.Series.At(i) - w.Meter.Series.At(i-1); d > 3 {
+			t.Errorf("tick %d: %d partitions paused at once, want at most 3 (no stop-the-world)", i, d)
+		}
+	}
+	coop := runDemo(t, 3).World()
+	eager := runDemo(t, 2).World()
+	if w.Meter.Total >= coop.Meter.Total || w.Tick >= coop.Tick || coop.Meter.Total >= eager.Meter.Total {
+		t.Errorf("pause meter consumer %d (tick %d), cooperative %d (tick %d), eager %d: want consumer < cooperative < eager, and sooner",
+			w.Meter.Total, w.Tick, coop.Meter.Total, coop.Tick, eager.Meter.Total)
+	}
+}
+
+// TestDemo14RollingRestart: the rolling restart stops every partition at
+// each restart under eager, only moving ones under cooperative-sticky and
+// the consumer protocol; a consumer group ignores the client-side strategy.
+func TestDemo14RollingRestart(t *testing.T) {
+	s := runDemo(t, 14)
+	w := s.World()
+	var paused []int
+	for _, e := range w.Meter.Entries {
+		paused = append(paused, len(e.Partitions))
+	}
+	if fmt.Sprint(paused) != "[6 6 6 6]" {
+		t.Errorf("eager paused %v per rebalance, want [6 6 6 6]", paused)
+	}
+	out, err := s.Exec("compare group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky --json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Rows []struct {
+			Settings   string `json:"settings"`
+			Rebalances int    `json:"rebalances"`
+			Pause      int    `json:"pause_partition_ticks"`
+			Paused     []int  `json:"paused_per_rebalance"`
+			Processed  int    `json:"processed"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != 4 {
+		t.Fatalf("compare --json: %v, %d rows: %s", err, len(res.Rows), out)
+	}
+	eager, coop, cons, cons2 := res.Rows[0], res.Rows[1], res.Rows[2], res.Rows[3]
+	if eager.Pause != w.Meter.Total {
+		t.Errorf("compare's classic/range row pauses %d, the demo's branch %d", eager.Pause, w.Meter.Total)
+	}
+	if fmt.Sprint(cons.Paused, cons.Pause, cons.Processed) != fmt.Sprint(cons2.Paused, cons2.Pause, cons2.Processed) {
+		t.Errorf("consumer rows differ by client strategy: %+v vs %+v", cons, cons2)
+	}
+	if cons.Rebalances != 8 {
+		t.Errorf("consumer: %d rebalances, want 8 (a bump for the new member, one for the old one's removal, per restart)", cons.Rebalances)
+	}
+	for _, r := range []int{coop.Rebalances, eager.Rebalances} {
+		if r != 4 {
+			t.Errorf("classic: %d rebalances, want 4 (one per restart)", r)
+		}
+	}
+	for _, row := range res.Rows[1:] {
+		for _, p := range row.Paused {
+			if p >= 6 {
+				t.Errorf("%s: a rebalance paused %d partitions, want only the moving ones", row.Settings, p)
+			}
+		}
+		if row.Pause*2 > eager.Pause {
+			t.Errorf("%s: pause meter %d, want under half of eager's %d", row.Settings, row.Pause, eager.Pause)
+		}
+	}
+}
+
 func TestDemoTitles(t *testing.T) {
-	if len(demoTitles) != 12 {
-		t.Fatalf("%d demos, want 12", len(demoTitles))
+	if len(demoTitles) != 14 {
+		t.Fatalf("%d demos, want 14", len(demoTitles))
 	}
 	seen := map[string]bool{}
 	for _, title := range demoTitles {
