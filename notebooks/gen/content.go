@@ -87,7 +87,9 @@ Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` i
 9. [Idempotence is not enough](09-idempotence-not-enough.ipynb): re-processing writes a second invoice.
 10. [Transactions](10-transactions.ipynb): invoices and offsets commit together.
 11. [read_committed and the LSO](11-read-committed-lso.ipynb): one open transaction holds every reader back.
-12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.`),
+12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.
+13. [The consumer protocol](13-consumer-protocol.ipynb): KIP-848, members join one by one, no stop-the-world.
+14. [A rolling restart](14-rolling-restart.ipynb): classic eager, classic cooperative and the consumer protocol, overlaid.`),
 	)
 	return cells
 }
@@ -286,6 +288,58 @@ old instance is refused with PRODUCER_FENCED and its open transaction is aborted
 				md("After the fence: the aborted cells are red, tx-C2 has epoch 1 and more."),
 				goCell("s.Diagram()"),
 				goCell(plot("timeline")),
+			}},
+		}},
+	// 13
+	{intro: `Kafka 4.0's consumer group protocol (KIP-848, group.protocol=consumer) has no JoinGroup or SyncGroup. Each member sends
+ConsumerGroupHeartbeat; a join bumps the group epoch, the coordinator computes the target assignment itself (the uniform
+assignor) and reconciles each member on its own: a member gives up a partition after committing and finishing its batch, and
+only then does the new owner get it. The other partitions never stop. The same three joins as demos 2 and 3.`,
+		extras: []extra{
+			{after: "run until stable", cells: []cell{
+				md("The first join message by message: C1's commit before revoking, its heartbeat that says it owns only payments, " +
+					"C2's heartbeat answer that hands it orders, and the commit refused with STALE_MEMBER_EPOCH."),
+				goCell(sequence("--ticks 0..9", "--type ConsumerGroupHeartbeat,OffsetCommit")),
+			}},
+			{after: "step 5", cells: []cell{
+				md("The world mid-reconciliation: B1 is at group epoch 3 with C3's target {o2 p2}; C1 and C2 are still at epoch 2, " +
+					"each finishing the batch of a partition it gives up."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "", cells: []cell{
+				md("Who consumes what: one or two partitions turn grey at a time, the others keep their colour through every join."),
+				goCell(plot("timeline"), plot("pause")),
+				md("Demos 2, 3 and 13 in one chart. The run above is copied to a branch `consumer`; a branch `eager` starts a new world " +
+					"(classic, range) and makes the same three joins, and a branch `cooperative` the same with cooperative-sticky."),
+				goCell(quiet("fork consumer"),
+					quiet("fork eager; new; set partition.assignment.strategy range; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
+					quiet("fork cooperative; new; set partition.assignment.strategy cooperative-sticky; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
+					quiet("switch consumer"), plot("pause", "--branches eager,cooperative,consumer")),
+			}},
+		}},
+	// 14
+	{intro: `A deployment restarts its consumers one at a time. Here four members are restarted in turn; each old process stops without
+a LeaveGroup and the coordinator drops it after the session timeout. Under classic eager every restart stops all six
+partitions; under cooperative-sticky only the restarted member's partitions stop; under the consumer protocol each restart is
+two group epoch bumps that each move a few partitions while the rest keep going.`,
+		extras: []extra{
+			{after: "metrics", cells: []cell{
+				md("The eager run: four bands, all six partitions grey in each."),
+				goCell(plot("timeline")),
+			}},
+			{after: "", cells: []cell{
+				md("The same comparison as grouped bars:"),
+				goCell(show("compare group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky")),
+				md("And over time: the run above is copied to a branch `eager`, then the same rolling restart runs in a branch `cooperative` " +
+					"(cooperative-sticky) and in a branch `consumer` (group.protocol=consumer). `--branches` overlays their pause meters."),
+				goCell(quiet("fork eager"),
+					quiet("fork cooperative; set partition.assignment.strategy cooperative-sticky; new --members 4 --keep-settings; "+
+						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
+					quiet("fork consumer; set group.protocol consumer; new --members 4 --keep-settings; "+
+						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
+					plot("pause", "--branches eager,cooperative,consumer")),
+				md("The consumer branch: each restart moves a partition or two at a time, twice (when the new member joins and when the old one is removed)."),
+				goCell(plot("timeline"), "s.Diagram()"),
 			}},
 		}},
 }

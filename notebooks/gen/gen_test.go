@@ -19,8 +19,8 @@ func TestCommittedNotebooksAreGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 13 {
-		t.Errorf("%d notebooks, want the tour and 12 demos", len(files))
+	if len(files) != 15 {
+		t.Errorf("%d notebooks, want the tour and 14 demos", len(files))
 	}
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", name))
@@ -106,7 +106,7 @@ func TestDemoNotebooksRunTheirScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n := 1; n <= 12; n++ {
+	for n := 1; n <= len(demos); n++ {
 		var nb nbFile
 		name := ""
 		for f := range files {
