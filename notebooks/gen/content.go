@@ -94,6 +94,13 @@ Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` i
 	return cells
 }
 
+// threeJoins are demos 2, 3 and 13's joins, rollingRestart demo 14's
+// restarts, for the branches a notebook adds to compare against.
+const (
+	threeJoins     = "join C2; run until stable; join C3; run until stable; join C4; run until stable"
+	rollingRestart = "restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"
+)
+
 var demos = []demoNotebook{
 	// 1
 	{intro: `C1 alone reads all six partitions. C2 joins: both send JoinGroup, the coordinator forms generation 2, C1 leads and
@@ -139,7 +146,7 @@ only the moving partitions stop: 3, then 2, then 1.`,
 				md("Demo 2 against demo 3 in one chart. The run above is copied to a branch named `cooperative`; a branch `eager` starts a new " +
 					"world with range (eager, demo 2's strategy) and makes the same three joins. `--branches` overlays their pause meters."),
 				goCell(quiet("fork cooperative"),
-					quiet("fork eager; new; set partition.assignment.strategy range; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
+					quiet("fork eager; new; set partition.assignment.strategy range; "+threeJoins),
 					quiet("switch cooperative"), plot("pause", "--branches eager,cooperative")),
 				goCell("s.Diagram()"),
 			}},
@@ -312,8 +319,8 @@ only then does the new owner get it. The other partitions never stop. The same t
 				md("Demos 2, 3 and 13 in one chart. The run above is copied to a branch `consumer`; a branch `eager` starts a new world " +
 					"(classic, range) and makes the same three joins, and a branch `cooperative` the same with cooperative-sticky."),
 				goCell(quiet("fork consumer"),
-					quiet("fork eager; new; set partition.assignment.strategy range; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
-					quiet("fork cooperative; new; set partition.assignment.strategy cooperative-sticky; join C2; run until stable; join C3; run until stable; join C4; run until stable"),
+					quiet("fork eager; new; set partition.assignment.strategy range; "+threeJoins),
+					quiet("fork cooperative; new; set partition.assignment.strategy cooperative-sticky; "+threeJoins),
 					quiet("switch consumer"), plot("pause", "--branches eager,cooperative,consumer")),
 			}},
 		}},
@@ -333,10 +340,8 @@ two group epoch bumps that each move a few partitions while the rest keep going.
 				md("And over time: the run above is copied to a branch `eager`, then the same rolling restart runs in a branch `cooperative` " +
 					"(cooperative-sticky) and in a branch `consumer` (group.protocol=consumer). `--branches` overlays their pause meters."),
 				goCell(quiet("fork eager"),
-					quiet("fork cooperative; set partition.assignment.strategy cooperative-sticky; new --members 4 --keep-settings; "+
-						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
-					quiet("fork consumer; set group.protocol consumer; new --members 4 --keep-settings; "+
-						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
+					quiet("fork cooperative; set partition.assignment.strategy cooperative-sticky; new --members 4 --keep-settings; "+rollingRestart),
+					quiet("fork consumer; set group.protocol consumer; new --members 4 --keep-settings; "+rollingRestart),
 					plot("pause", "--branches eager,cooperative,consumer")),
 				md("The consumer branch: each restart moves a partition or two at a time, twice (when the new member joins and when the old one is removed)."),
 				goCell(plot("timeline"), "s.Diagram()"),
