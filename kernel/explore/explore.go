@@ -178,6 +178,16 @@ type plan struct {
 	cursors []*sim.World // cursors[t-From]: the world at tick t
 	stops   []int
 	base    *sim.World
+	// newReader makes a branch's audit reader (a test swaps in one that
+	// re-reads the whole topic every tick).
+	newReader func(w *sim.World, isolation string) lossReader
+}
+
+// lossReader is the audit reader a branch asks after every tick.
+type lossReader interface {
+	// lostSince reads again and reports whether a record the last read
+	// returned is missing now.
+	lostSince(w *sim.World) bool
 }
 
 func newPlan(base *sim.World, opts Options) (*plan, error) {
@@ -202,7 +212,8 @@ func newPlan(base *sim.World, opts Options) (*plan, error) {
 	if opts.Isolation == "" {
 		opts.Isolation = base.Cfg.Isolation
 	}
-	p := &plan{opts: opts, kinds: kinds, base: base}
+	p := &plan{opts: opts, kinds: kinds, base: base,
+		newReader: func(w *sim.World, iso string) lossReader { return newAuditReader(w, iso) }}
 	// One copy of the world per tick of the window, made in order. Ticks
 	// with a stop event are remembered: a script's step halts there.
 	cur := base.Clone()
@@ -251,7 +262,7 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 			return
 		}
 		jb := p.jobs[idx[j]]
-		outcomes[j] = runBranch(p.cursors[jb.tick-p.opts.From].Clone(), jb, p.opts)
+		outcomes[j] = p.runBranch(p.cursors[jb.tick-p.opts.From].Clone(), jb)
 	}
 	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
 		for j := range idx {
@@ -316,14 +327,15 @@ func newReport(sw Sweep, outcomes []Outcome) *Report {
 // runBranch injects the fault and runs the branch until the group is
 // stable and caught up. When no member is left running, the faulted
 // client is restarted, as an orchestrator would.
-func runBranch(w *sim.World, j job, opts Options) Outcome {
+func (p *plan) runBranch(w *sim.World, j job) Outcome {
+	opts := p.opts
 	o := Outcome{Tick: j.tick, Fault: j.fault, Classes: map[string]int{}}
 	if err := j.fault.apply(w); err != nil {
 		o.Classes["fault-refused"]++
 		return o
 	}
 	pkts, zombies := w.Packets.Len(), w.ZombieWrites
-	reader := newAuditReader(w, opts.Isolation)
+	reader := p.newReader(w, opts.Isolation)
 	steps, restarted := 0, false
 	flush := func() {
 		if steps > 0 {
@@ -369,11 +381,11 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, p := range w.Packets.From(pkts) {
-		if p.Response && (p.Type == sim.OffsetCommit || p.Type == sim.TxnOffsetCommit) && p.Error != sim.None {
-			o.Classes[CommitRefused+":"+p.Error.String()]++
+	for _, pk := range w.Packets.From(pkts) {
+		if pk.Response && (pk.Type == sim.OffsetCommit || pk.Type == sim.TxnOffsetCommit) && pk.Error != sim.None {
+			o.Classes[CommitRefused+":"+pk.Error.String()]++
 		}
-		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch {
+		if pk.Error == sim.ProducerFenced || pk.Error == sim.InvalidProducerEpoch {
 			o.Classes[FencedProducer]++
 		}
 	}
@@ -427,8 +439,6 @@ func newAuditReader(w *sim.World, isolation string) *auditReader {
 	return a
 }
 
-// lostSince reads again and reports whether a record the last read
-// returned is missing now.
 func (a *auditReader) lostSince(w *sim.World) bool {
 	lost := false
 	for p, tp := range a.tps {

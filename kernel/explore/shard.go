@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -134,7 +134,7 @@ func Merge(parts []*Part, names []string) (*Report, Sweep, error) {
 			return nil, Sweep{}, fmt.Errorf("%s is shard %d/%d and %s is shard %d/%d: the sweep was split two ways", names[0], first.K, first.N, names[i], p.K, p.N)
 		}
 		if field, a, b := sweepDiff(first.Sweep, p.Sweep); field != "" {
-			return nil, Sweep{}, fmt.Errorf("%s and %s are shards of different sweeps: their %s differ (%s vs %s)", names[0], names[i], field, a, b)
+			return nil, Sweep{}, fmt.Errorf("%s and %s are shards of different sweeps: they differ in %s (%s vs %s)", names[0], names[i], field, a, b)
 		}
 		if j, ok := byK[p.K]; ok {
 			return nil, Sweep{}, fmt.Errorf("shard %d/%d given twice (%s and %s)", p.K, p.N, names[j], names[i])
@@ -165,20 +165,17 @@ func Merge(parts []*Part, names []string) (*Report, Sweep, error) {
 	return newReport(first.Sweep, outcomes), first.Sweep, nil
 }
 
-// sweepDiff names the first field (by its JSON name) where two sweeps
-// differ, with both values; "" when they are the same.
+// sweepDiff names the first field (by its JSON name, in Sweep's order)
+// where two sweeps differ, with both values; "" when they are the same.
 func sweepDiff(a, b Sweep) (field, va, vb string) {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	var ma, mb map[string]json.RawMessage
 	json.Unmarshal(ja, &ma)
 	json.Unmarshal(jb, &mb)
-	keys := make([]string, 0, len(ma))
-	for k := range ma {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	t := reflect.TypeFor[Sweep]()
+	for i := range t.NumField() {
+		k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		if string(ma[k]) != string(mb[k]) {
 			return k, short(string(ma[k])), short(string(mb[k]))
 		}
