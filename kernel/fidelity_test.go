@@ -138,8 +138,8 @@ func TestInconsistentGroupProtocol(t *testing.T) {
 	}
 	s = checkedSession(t)
 	execAll(t, s, "set partition.assignment.strategy cooperative-sticky", "join C2", "run until stable")
-	if g := s.World().Group; g.Protocol != "cooperative-sticky" || len(g.Members()) != 2 {
-		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Protocol, len(g.Members()))
+	if g := s.World().Group; g.Assignor != "cooperative-sticky" || len(g.Members()) != 2 {
+		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Assignor, len(g.Members()))
 	}
 }
 

@@ -91,7 +91,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
 		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
-			Assignor: strPtr(g.Protocol), Members: []memberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
+			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
 		if gm := g.MemberByID(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
@@ -127,7 +127,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	switch {
 	case fl["--state"] == "true":
 		t = &Table{Header: []string{"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GENERATION", "#MEMBERS"}}
-		t.Add(g.ID, sim.Broker+" (1)", dash(g.Protocol), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members())))
+		t.Add(g.ID, sim.Broker+" (1)", dash(g.Assignor), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members())))
 	case fl["--members"] == "true":
 		h := []string{"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS"}
 		if fl["--verbose"] == "true" {

@@ -20,7 +20,12 @@ const (
 	FencedInstanceID          ErrorCode = 82
 	UnstableOffsetCommit      ErrorCode = 88
 	ProducerFenced            ErrorCode = 90
-	TransactionAbortable      ErrorCode = 120
+	// The consumer protocol's (KIP-848) errors.
+	FencedMemberEpoch    ErrorCode = 110 // the member's epoch is behind: it must rejoin with epoch 0
+	UnreleasedInstanceID ErrorCode = 111 // a static member's instance id is still held by another member
+	UnsupportedAssignor  ErrorCode = 112 // group.remote.assignor names no assignor the broker has
+	StaleMemberEpoch     ErrorCode = 113 // a commit carries an epoch the member has since left behind
+	TransactionAbortable ErrorCode = 120
 )
 
 var errorNames = map[ErrorCode]string{
@@ -38,6 +43,10 @@ var errorNames = map[ErrorCode]string{
 	FencedInstanceID:          "FENCED_INSTANCE_ID",
 	UnstableOffsetCommit:      "UNSTABLE_OFFSET_COMMIT",
 	ProducerFenced:            "PRODUCER_FENCED",
+	FencedMemberEpoch:         "FENCED_MEMBER_EPOCH",
+	UnreleasedInstanceID:      "UNRELEASED_INSTANCE_ID",
+	UnsupportedAssignor:       "UNSUPPORTED_ASSIGNOR",
+	StaleMemberEpoch:          "STALE_MEMBER_EPOCH",
 	TransactionAbortable:      "TRANSACTION_ABORTABLE",
 }
 

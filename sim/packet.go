@@ -19,9 +19,13 @@ const (
 	TxnOffsetCommit       API = "TxnOffsetCommit"
 	EndTxn                API = "EndTxn"
 	WriteTxnMarkers       API = "WriteTxnMarkers"
+	// ConsumerGroupHeartbeat is the consumer protocol's one group request
+	// (KIP-848): join, heartbeat, acknowledge an assignment, leave.
+	ConsumerGroupHeartbeat API = "ConsumerGroupHeartbeat"
 )
 
-// APIs lists every packet type, for help and completion.
+// APIs lists every packet type, for help and completion (ConsumerGroupHeartbeat
+// joins it when group.protocol=consumer can be set).
 var APIs = []API{FindCoordinator, JoinGroup, SyncGroup, RebalanceNotification, LeaveGroup, OffsetCommit,
 	OffsetFetch, Fetch, Produce, InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers}
 

@@ -341,7 +341,7 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 		m.flush(w, contEndTxnCommit)
 	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
 		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
-		m.onFenced(w, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
+		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
 		m.flush(w, contEndTxnAbort)
 	default:
 		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)

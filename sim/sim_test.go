@@ -15,7 +15,7 @@ import (
 // can be compared byte for byte.
 func fingerprint(w *World) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Protocol)
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Assignor)
 	for _, gm := range w.Group.Members() {
 		fmt.Fprintf(&b, "member %s %s %v joined=%v\n", gm.MemberID, gm.InstanceID, gm.Assignment, gm.Joined)
 	}

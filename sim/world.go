@@ -188,7 +188,7 @@ func (w *World) startStableGroup(n int) {
 	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
 	plan := a.Assign(assign.Input{Members: ins, Partitions: w.topicSize})
 	g.Generation = 1
-	g.Protocol = a.Name()
+	g.Assignor = a.Name()
 	g.State = Stable // the world starts here; no transition happened
 
 	g.Leader = ms[0].MemberID

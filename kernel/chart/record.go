@@ -102,7 +102,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	}
 	r.Visit(now)
 	w := now
-	r.run.Assignor = w.Group.Protocol
+	r.run.Assignor = w.Group.Assignor
 	if r.run.Assignor == "" {
 		r.run.Assignor = w.Cfg.Client.Assignor
 	}

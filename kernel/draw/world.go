@@ -458,7 +458,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	if g.Leader != "" {
 		leader = g.Leader
 	}
-	proto := g.Protocol
+	proto := g.Assignor
 	if proto == "" {
 		proto = "-"
 	}

@@ -1,173 +1,16 @@
 package sim
 
+// The classic group protocol on the coordinator (Kafka's
+// group/classic/ClassicGroup and the classic half of GroupMetadataManager):
+// JoinGroup, SyncGroup, LeaveGroup, the implicit heartbeats and the
+// session, rebalance and pending-sync timeouts.
+
 import (
 	"fmt"
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 )
-
-// GroupState is the group coordinator's state of the group (classic protocol).
-type GroupState string
-
-const (
-	Empty               GroupState = "Empty"
-	PreparingRebalance  GroupState = "PreparingRebalance"
-	CompletingRebalance GroupState = "CompletingRebalance"
-	Stable              GroupState = "Stable"
-	Dead                GroupState = "Dead"
-)
-
-// groupTransitions lists, for each state, the states Kafka lets it move to
-// (GroupMetadata's validPreviousStates, read the other way round).
-var groupTransitions = map[GroupState][]GroupState{
-	Empty:               {PreparingRebalance, Dead},
-	PreparingRebalance:  {CompletingRebalance, Empty, Dead},
-	CompletingRebalance: {PreparingRebalance, Stable, Dead},
-	Stable:              {PreparingRebalance, Dead},
-	Dead:                {},
-}
-
-// LegalGroupTransition reports whether Kafka allows from -> to.
-func LegalGroupTransition(from, to GroupState) bool {
-	for _, s := range groupTransitions[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
-}
-
-// GroupMember is the coordinator's record of one member.
-type GroupMember struct {
-	MemberID, ClientID, InstanceID string
-	Inc                            int
-	Topics                         []string
-	Owned                          []TopicPartition
-	OwnedGen                       int
-	Strategy                       string
-	// Protocols are the assignors the member supports, as the coordinator
-	// counts them (ClassicGroup.supportedProtocols). Never changed in
-	// place: a new slice replaces it, so clones may share it.
-	Protocols        []string
-	RebalanceTimeout int
-	SessionTimeout   int
-	Assignment       []TopicPartition
-	// Joined is true once the member sent JoinGroup in the current round.
-	Joined    bool
-	joinOrder int
-	joinPkt   *Packet // the JoinGroup to answer when the round completes
-	syncPkt   *Packet // a follower's SyncGroup waiting for the leader's plan
-	// silentSince is the tick the member was last heard, or -1 while its
-	// heartbeat thread is alive (heartbeats are implicit).
-	silentSince int
-	// pendingSync: answered in the current generation's join round, no
-	// SyncGroup received yet (ClassicGroup.pendingSyncMembers).
-	pendingSync bool
-}
-
-// OffsetRecord is one record of __consumer_offsets.
-type OffsetRecord struct {
-	Tick       int
-	Group      string
-	TP         TopicPartition
-	Offset     int
-	Generation int
-	MemberID   string
-	PID        int64  // -1 for a plain OffsetCommit
-	State      string // committed, pending, aborted; or COMMIT/ABORT for a marker
-	Marker     bool
-}
-
-// Group is the group coordinator's state for one group on B1.
-type Group struct {
-	ID         string
-	State      GroupState
-	Generation int
-	Protocol   string // the assignor chosen for the generation
-	Leader     string // member id
-	members    map[string]*GroupMember
-	static     map[string]string // group.instance.id -> member id
-	fenced     map[string]bool   // member ids replaced by a static rejoin
-	roundStart int
-	deadline   int
-	// The initial rebalance of an empty group, delayed by
-	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
-	// with the group Empty): it never completes early; each delay that saw a
-	// new member is followed by another, within the rebalance timeout.
-	initialRound     bool
-	newMemberAdded   bool
-	initialRemaining int
-	joinSeq          int
-	// Committed offsets; pending transactional offsets by PID.
-	offsets    map[TopicPartition]OffsetRecord
-	pending    map[int64]map[TopicPartition]OffsetRecord
-	OffsetsLog Seq[OffsetRecord]
-	// Transitions lists every state change, for the invariant checks.
-	Transitions Seq[GroupTransition]
-	// RebalanceStarts counts how many times the group entered PreparingRebalance.
-	RebalanceStarts int
-}
-
-// GroupTransition is one coordinator state change.
-type GroupTransition struct {
-	Tick     int
-	From, To GroupState
-	Reason   string
-}
-
-func newGroup(id string) *Group {
-	return &Group{ID: id, State: Empty, members: map[string]*GroupMember{}, static: map[string]string{},
-		fenced: map[string]bool{}, offsets: map[TopicPartition]OffsetRecord{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
-}
-
-func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }
-
-func (g *Group) transition(w *World, s GroupState, reason string) {
-	if g.State == s {
-		return
-	}
-	g.Transitions.Append(GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
-	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
-	if reason != "" {
-		msg += " (" + reason + ")"
-	}
-	w.event(EvGroupState, "", "%s", msg)
-	g.State = s
-}
-
-// Members lists the coordinator's members in member-id order.
-func (g *Group) Members() []*GroupMember {
-	ids := make([]string, 0, len(g.members))
-	for id := range g.members {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make([]*GroupMember, len(ids))
-	for i, id := range ids {
-		out[i] = g.members[id]
-	}
-	return out
-}
-
-// MemberByID looks a member up.
-func (g *Group) MemberByID(id string) *GroupMember { return g.members[id] }
-
-// Committed gives the committed offset of tp (false when none).
-func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
-	r, ok := g.offsets[tp]
-	return r, ok
-}
-
-// HasPending reports whether a transaction holds pending offsets for tp.
-func (g *Group) HasPending(tp TopicPartition) bool {
-	for _, m := range g.pending {
-		if _, ok := m[tp]; ok {
-			return true
-		}
-	}
-	return false
-}
 
 func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 	g.joinSeq++
@@ -197,22 +40,6 @@ func (g *Group) removeMember(w *World, id, why string) {
 	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id && m.InGroup() {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &leaveReq{MemberID: id}})
-	}
-}
-
-// receive handles a group request.
-func (g *Group) receive(w *World, p *Packet) {
-	switch p.Type {
-	case JoinGroup:
-		g.onJoin(w, p, p.Body.(*joinReq))
-	case SyncGroup:
-		g.onSync(w, p, p.Body.(*syncReq))
-	case LeaveGroup:
-		g.onLeave(w, p, p.Body.(*leaveReq))
-	case OffsetCommit:
-		g.onCommit(w, p, p.Body.(*commitReq))
-	case OffsetFetch:
-		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
 	}
 }
 
@@ -368,7 +195,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 		// changed subscription alone gets the old assignment back, and the
 		// client, finding it does not match (checkAssignmentMatchedSubscription),
 		// rejoins with its new subscription.
-		if g.chooseProtocol() != g.Protocol {
+		if g.chooseProtocol() != g.Assignor {
 			g.markJoined(gm, p)
 			g.prepareRebalance(w, "static member "+r.InstanceID+" joined with a change of protocol")
 			return
@@ -395,7 +222,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 
 // answerJoin answers one member's JoinGroup with the generation in force.
 func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
-	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
+	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 	summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader))
 	if gm.MemberID == g.Leader && g.State == CompletingRebalance {
 		resp.Members = g.memberList()
@@ -467,7 +294,23 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 // tick ends the coordinator's part of a tick: a join round whose members
 // have all joined completes here, so JoinGroups that arrive in one tick are
 // answered in one generation.
-func (g *Group) tick(w *World) {
+func (g *Group) tick(w *World) { g.kind().tick(w, g) }
+
+// classicKind is the classic group's groupKind.
+type classicKind struct{}
+
+// validateOffsetCommit is ClassicGroup.validateOffsetCommit: the member,
+// then the generation; a plain commit while the group is
+// CompletingRebalance is refused with REBALANCE_IN_PROGRESS.
+func (classicKind) validateOffsetCommit(g *Group, memberID, instanceID string, gen int, txn bool) ErrorCode {
+	code := g.checkMember(memberID, instanceID, gen)
+	if code == None && !txn && g.State == CompletingRebalance {
+		code = RebalanceInProgress
+	}
+	return code
+}
+
+func (classicKind) tick(w *World, g *Group) {
 	if g.State != PreparingRebalance || g.initialRound {
 		return // an initial rebalance never completes early (maybeCompleteJoinPhase)
 	}
@@ -518,9 +361,9 @@ func (g *Group) completeJoin(w *World) {
 	if _, ok := g.members[g.Leader]; !ok || !g.members[g.Leader].Joined {
 		g.Leader = joined[0].MemberID
 	}
-	g.Protocol = g.chooseProtocol()
+	g.Assignor = g.chooseProtocol()
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
-	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Protocol, memberIDs(g.Members()))
+	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Assignor, memberIDs(g.Members()))
 	list := g.memberList()
 	// GroupMetadataManager.completeClassicGroupJoin: every member must now
 	// heartbeat with the member id it was given, and send SyncGroup within
@@ -537,7 +380,7 @@ func (g *Group) completeJoin(w *World) {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
 	}
 	for _, gm := range joined {
-		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Protocol}
+		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
 		if gm.MemberID == g.Leader {
 			resp.Members = list
@@ -665,17 +508,6 @@ func (g *Group) chooseProtocol() string {
 	return best
 }
 
-func memberIDs(ms []*GroupMember) string {
-	s := "["
-	for i, m := range ms {
-		if i > 0 {
-			s += " "
-		}
-		s += m.MemberID
-	}
-	return s + "]"
-}
-
 func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
 		w.reply(p, code, "", nil)
@@ -775,64 +607,4 @@ func (g *Group) sessionExpiry(w *World, id string, since int) {
 	if g.State != Empty {
 		g.prepareRebalance(w, id+" timed out")
 	}
-}
-
-func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
-	resp := &commitResp{Partitions: r.Partitions, Offsets: r.Offsets, Sync: r.Sync}
-	code := g.checkMember(r.MemberID, r.InstanceID, r.Generation)
-	if code == None && g.State == CompletingRebalance {
-		code = RebalanceInProgress
-	}
-	if code != None {
-		w.reply(p, code, "", resp)
-		return
-	}
-	for i, tp := range r.Partitions {
-		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
-			MemberID: r.MemberID, PID: -1, State: "committed"}
-		g.OffsetsLog.Append(rec)
-		g.offsets[tp] = rec
-	}
-	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, offsetSummary(w, r.Partitions, r.Offsets))
-	w.reply(p, None, offsetSummary(w, r.Partitions, r.Offsets), resp)
-}
-
-func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
-	resp := &offsetFetchResp{Partitions: r.Partitions}
-	code := None
-	for _, tp := range r.Partitions {
-		off := -1
-		if rec, ok := g.offsets[tp]; ok {
-			off = rec.Offset
-		}
-		if g.HasPending(tp) {
-			code = UnstableOffsetCommit
-		}
-		resp.Offsets = append(resp.Offsets, off)
-	}
-	w.reply(p, code, offsetSummary(w, resp.Partitions, resp.Offsets), resp)
-}
-
-func sameTopics(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func samePartitions(a, b []TopicPartition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,464 @@
+package sim
+
+// The classic group protocol, client side (Kafka's ConsumerCoordinator and
+// AbstractCoordinator): FindCoordinator, then JoinGroup and SyncGroup with
+// a client-side leader running the assignor, the implicit heartbeat
+// thread, rejoining, eager and cooperative revocation, LeaveGroup.
+
+import (
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
+
+// classicClient is the classic protocol's groupClient. It has no state of
+// its own: the member's fields (Generation, Leader, rejoin, revoke, ...)
+// are the protocol's state, so a World copies as before.
+type classicClient struct{}
+
+// join starts membership once the coordinator is found: the first JoinGroup.
+func (classicClient) join(w *World, m *Member) { m.sendJoin(w) }
+
+// receive handles the classic protocol's answers and notifications.
+func (classicClient) receive(w *World, m *Member, p *Packet) {
+	switch p.Type {
+	case RebalanceNotification:
+		if p.Error == UnknownMemberID {
+			// Only news about the member id this process still goes by.
+			if r, ok := p.Body.(*leaveReq); ok && r.MemberID == m.MemberID {
+				m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
+			}
+			return
+		}
+		// Kafka's heartbeat handler acts on REBALANCE_IN_PROGRESS only in
+		// a stable member; one already joining ignores it.
+		if m.InGroup() && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
+			m.rejoin = true
+		}
+	case JoinGroup:
+		m.onJoinResponse(w, p)
+	case SyncGroup:
+		m.onSyncResponse(w, p)
+	}
+}
+
+// poll is the rebalance work at the start of poll() (ensureActiveGroup and
+// onJoinPrepare). handled reports that poll() stops here, again whether
+// the loop moves on this tick.
+func (classicClient) poll(w *World, m *Member) (handled, again bool) {
+	m.takeJoinAnswer(w)
+	if m.joinRetry {
+		m.joinRetry = false
+		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
+			m.abandonFetch()
+			m.sendJoin(w)
+			return true, false
+		}
+	}
+	if m.Phase == PhaseOut {
+		// Back in poll() after leaving or being removed: join as a new member.
+		m.abandonFetch()
+		m.setMemberID(w, "")
+		m.Generation = -1
+		m.Owned, m.revoke = nil, nil
+		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
+		m.sendJoin(w)
+		return true, false
+	}
+	if m.lost {
+		m.abandonFetch()
+		m.lost = false
+		if len(m.Owned) > 0 {
+			w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+		}
+		m.Owned, m.revoke = nil, nil
+		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
+		m.pendingFetch = false
+		if m.Phase == PhaseFetchingOffsets {
+			m.Phase = PhaseStable
+		}
+	}
+	if len(m.revoke) > 0 {
+		m.abandonFetch()
+		return true, m.revokeCooperative(w)
+	}
+	if m.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
+		// A rebalance comes before fetching offsets: poll() runs
+		// ensureActiveGroup first.
+		m.abandonFetch()
+		if m.Phase == PhaseFetchingOffsets {
+			m.pendingFetch = false
+			for _, tp := range m.Owned {
+				if _, ok := m.positions[tp]; !ok {
+					m.dropOwned(tp)
+				}
+			}
+			m.Phase = PhaseStable
+		}
+		// onJoinPrepare: the auto-commit of what was consumed (both
+		// protocols); under eager also the application's onPartitionsRevoked
+		// commit, and then everything is revoked.
+		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.protocol() == assign.Eager) {
+			m.commitSync(w, offs, contIdle)
+			return true, false
+		}
+		if m.protocol() == assign.Eager {
+			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
+			m.Owned = nil
+			m.positions = map[TopicPartition]int{}
+			m.processed = map[TopicPartition]int{}
+		}
+		m.sendJoin(w)
+		if m.protocol() == assign.Eager {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
+// outside poll() (the member is in the group and still outside poll()).
+func (classicClient) pollTimeout(w *World, m *Member, since int) {
+	if m.Static() {
+		// A static member sends no LeaveGroup (KIP-345), but its client
+		// resets the generation and its heartbeat thread stops: the
+		// coordinator removes it after session.timeout.ms unless it comes
+		// back first, at its next poll, as the same static member.
+		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
+			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
+		w.Group.memberIDDropped(w, m.MemberID)
+		m.Generation = -1
+		m.Phase = PhaseOut
+		return
+	}
+	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
+		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
+	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	m.Phase = PhaseOut
+}
+
+// leave is close() leaving the group: LeaveGroup, none for a static member
+// (AbstractCoordinator.maybeLeaveGroup).
+func (classicClient) leave(w *World, m *Member) {
+	if !m.Static() {
+		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	}
+}
+
+func (classicClient) requestFailed(w *World, m *Member, code ErrorCode, gen int) {
+	m.onFenced(w, code, gen)
+}
+
+func (classicClient) rebalancing(m *Member) bool { return m.rebalancing() }
+
+func (m *Member) protocol() assign.Protocol {
+	a, err := assign.New(m.Cfg.Assignor, m.Cfg.StickyRules)
+	if err != nil {
+		return assign.Eager
+	}
+	return a.Protocol()
+}
+
+// joinRequest is what this member sends in JoinGroup.
+func (m *Member) joinRequest() *joinReq {
+	r := &joinReq{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
+		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
+	r.Owned = append([]TopicPartition{}, m.Owned...)
+	if m.Cfg.Assignor == "sticky" && m.hasSticky {
+		// StickyAssignor.subscriptionUserData: the previous assignment and
+		// generation, which memberData reads instead of ownedPartitions.
+		r.Owned = append([]TopicPartition{}, m.stickyPrev...)
+		r.OwnedGen = m.stickyGen
+	}
+	return r
+}
+
+func (m *Member) sendJoin(w *World) {
+	m.Phase = PhaseJoining
+	m.rejoin, m.joinRetry = false, false
+	req := m.joinRequest()
+	s := "subscribe " + strings.Join(m.Topics, ",")
+	if m.protocol() == assign.Cooperative {
+		s += ", owns " + partList(w, m.Owned)
+	}
+	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.joinSeq++
+	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
+}
+
+// joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
+// max(request.timeout.ms, rebalance timeout + JOIN_GROUP_TIMEOUT_LAPSE).
+// Kafka's lapse is 5 s; kgrepl counts it as 1 tick plus the 2-tick round
+// trip a tick model adds.
+func (m *Member) joinTimeoutTicks() int {
+	t := m.Cfg.MaxPollInterval + 3
+	if m.Cfg.RequestTimeout > t {
+		t = m.Cfg.RequestTimeout
+	}
+	return t
+}
+
+// joinTimeout: the JoinGroup got no answer in time (the request or the
+// answer was lost). Kafka's joinGroupIfNeeded treats the timeout as
+// retriable and joins again, with the member id it holds (none for a new
+// member), from inside poll().
+func (m *Member) joinTimeout(w *World, seq int) {
+	if m.Phase != PhaseJoining || m.joinSeq != seq || m.hasJoinAnswer {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+// syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
+// client fails the join and joins again with its member id.
+func (m *Member) syncTimeout(w *World, seq int) {
+	if m.Phase != PhaseSyncing || m.syncSeq != seq {
+		return
+	}
+	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	m.joinRetry = true
+	w.wakeUp(m)
+}
+
+func (m *Member) onJoinResponse(w *World, p *Packet) {
+	r, _ := p.Body.(*joinResp)
+	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
+		m.staleJoinAnswer(w, p.Error, r)
+		return
+	}
+	if !m.inPoll() && m.loop != LoopCommitting {
+		// The heartbeat thread is disabled while a JoinGroup is in flight
+		// (AbstractCoordinator.HeartbeatThread: state.hasNotJoinedGroup()),
+		// so only the application thread reads the answer, inside poll() or
+		// a commitSync; a member busy with its batch handles it at its next
+		// poll(), and a busy leader delays everyone's SyncGroup.
+		m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = r, p.Error, true
+		return
+	}
+	m.handleJoinAnswer(w, p.Error, r)
+}
+
+// staleJoinAnswer drops the answer to a JoinGroup this member has since
+// replaced: a member id it hands out is never used, so the coordinator
+// stops hearing it.
+func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	if r != nil && code == None && r.MemberID != m.MemberID {
+		w.Group.memberIDDropped(w, r.MemberID)
+	}
+}
+
+// takeJoinAnswer handles a JoinGroup answer that waited for poll().
+func (m *Member) takeJoinAnswer(w *World) {
+	if !m.hasJoinAnswer {
+		return
+	}
+	r, code := m.joinAnswer, m.joinAnswerErr
+	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, None, false
+	if m.Phase != PhaseJoining {
+		m.staleJoinAnswer(w, code, r)
+		return
+	}
+	m.handleJoinAnswer(w, code, r)
+}
+
+func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	switch code {
+	case None:
+	case UnknownMemberID:
+		m.setMemberID(w, "")
+		m.sendJoin(w)
+		return
+	case FencedInstanceID, InconsistentGroupProtocol:
+		m.fatal(w, code.String()+" on JoinGroup")
+		return
+	default:
+		m.rejoin = true
+		return
+	}
+	m.setMemberID(w, r.MemberID)
+	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
+	m.Phase = PhaseSyncing
+	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
+	summary := "empty"
+	if r.Leader == m.MemberID && len(r.Members) > 0 {
+		a, err := assign.New(r.Protocol, m.Cfg.StickyRules)
+		if err != nil {
+			a, _ = assign.New("range", m.Cfg.StickyRules)
+		}
+		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.topicSize})
+		summary = "plan " + planSummary(w, req.Plan, r.Members)
+		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
+	}
+	m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req})
+	m.syncSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
+}
+
+func (m *Member) onSyncResponse(w *World, p *Packet) {
+	if m.Phase != PhaseSyncing {
+		return
+	}
+	switch p.Error {
+	case None:
+	case UnknownMemberID:
+		m.setMemberID(w, "")
+		m.sendJoin(w)
+		return
+	case FencedInstanceID:
+		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
+		return
+	default: // REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION: join again
+		m.sendJoin(w)
+		return
+	}
+	got := p.Body.(*syncResp).Assignment
+	m.joinedGen = m.Generation
+	if tp, ok := m.unsubscribed(got); ok {
+		// ConsumerCoordinator.onJoinComplete: an assignment that does not
+		// match the subscription is not taken; the member rejoins with its
+		// current subscription.
+		w.event(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, partList(w, got), tp, strings.Join(m.Topics, ","))
+		m.Phase = PhaseStable
+		m.rejoin = true
+		return
+	}
+	if m.groupProto == "sticky" {
+		m.stickyPrev, m.stickyGen, m.hasSticky = append([]TopicPartition{}, got...), m.Generation, true
+	}
+	var added []TopicPartition
+	if m.protocol() == assign.Eager {
+		m.Owned = append([]TopicPartition{}, got...)
+		added = m.Owned
+		m.positions = map[TopicPartition]int{}
+		m.processed = map[TopicPartition]int{}
+	} else {
+		keep := map[TopicPartition]bool{}
+		for _, tp := range got {
+			keep[tp] = true
+		}
+		own := map[TopicPartition]bool{}
+		for _, tp := range m.Owned {
+			own[tp] = true
+			if !keep[tp] {
+				m.revoke = append(m.revoke, tp)
+			}
+		}
+		for _, tp := range got {
+			if !own[tp] {
+				added = append(added, tp)
+				m.Owned = append(m.Owned, tp)
+			}
+		}
+		assign.SortPartitions(m.Owned)
+	}
+	w.event(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, partList(w, got))
+	if len(added) == 0 {
+		m.Phase = PhaseStable
+		return
+	}
+	m.Phase = PhaseFetchingOffsets
+	m.sendOffsetFetch(w, added)
+}
+
+// unsubscribed finds a partition of a topic the member does not subscribe to.
+func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
+	for _, tp := range tps {
+		found := false
+		for _, t := range m.Topics {
+			if t == tp.Topic {
+				found = true
+			}
+		}
+		if !found {
+			return tp, true
+		}
+	}
+	return TopicPartition{}, false
+}
+
+// rebalancing reports whether the member is between its JoinGroup and its
+// SyncGroup answer: its generation is not stable, and commits fail.
+func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase == PhaseSyncing }
+
+// onFenced reacts to the group refusing a request sent in generation gen:
+// an unknown member starts over as a new one, a stale generation rejoins
+// (unless the member has joined a newer one since), a fenced static
+// instance stops.
+func (m *Member) onFenced(w *World, code ErrorCode, gen int) {
+	switch code {
+	case UnknownMemberID, FencedInstanceID:
+		if m.Phase != PhaseOut && m.Phase != PhaseClosed {
+			m.Phase = PhaseOut
+		}
+		if code == FencedInstanceID {
+			m.Zombie = true
+		}
+	case IllegalGeneration:
+		if gen >= m.Generation && m.Phase != PhaseOut && m.Phase != PhaseClosed {
+			// The generation was reset: the partitions are lost, not revoked
+			// (onPartitionsLost), and the member rejoins owning nothing.
+			m.rejoin, m.lost = true, true
+		}
+	case RebalanceInProgress:
+		m.rejoin = true
+	}
+}
+
+// setMemberID changes the member id this process goes by. The one it drops
+// is heard no more (heartbeats carry the new one), so if the coordinator
+// still has it, its session timeout starts now.
+func (m *Member) setMemberID(w *World, id string) {
+	if m.MemberID != "" && m.MemberID != id {
+		w.Group.memberIDDropped(w, m.MemberID)
+	}
+	m.MemberID = id
+}
+
+// leaveGroupState marks the member out of the group; it rejoins at its next poll.
+func (m *Member) leaveGroupState(w *World, why string) {
+	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
+		return
+	}
+	w.event(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	m.Phase = PhaseOut
+}
+
+// revokeCooperative gives up the partitions the new assignment dropped
+// (onPartitionsRevoked, committing them first), then rejoins at once.
+func (m *Member) revokeCooperative(w *World) bool {
+	offs := map[TopicPartition]int{}
+	all := m.commitPositions()
+	for _, tp := range m.revoke {
+		if o, ok := all[tp]; ok {
+			offs[tp] = o
+		}
+	}
+	// onPartitionsRevoked: an application that commits after processing
+	// commits what it processed there; auto-commit does nothing here.
+	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
+		m.revokeOffs = offs
+		m.commitSync(w, offs, contRevokeDone)
+		return false
+	}
+	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
+	var keep []TopicPartition
+	for _, tp := range m.Owned {
+		if !m.revoking(tp) {
+			keep = append(keep, tp)
+		} else {
+			delete(m.positions, tp)
+			delete(m.processed, tp)
+		}
+	}
+	m.Owned, m.revoke = keep, nil
+	if m.Phase != PhaseJoining {
+		m.sendJoin(w) // unless a JoinGroup is already out
+	}
+	return true
+}

@@ -1,0 +1,260 @@
+package sim
+
+// The group coordinator's shared group types. Kafka's group coordinator
+// keeps two group types side by side (group/classic and group/modern/consumer);
+// kgrepl's Group carries what both need, and groupKind is what differs.
+
+import (
+	"fmt"
+	"sort"
+)
+
+// GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
+type GroupType string
+
+const (
+	// ClassicGroup: JoinGroup/SyncGroup with a client-side leader.
+	ClassicGroup GroupType = "classic"
+	// ConsumerGroup: KIP-848's ConsumerGroupHeartbeat, server-side assignor.
+	ConsumerGroup GroupType = "consumer"
+)
+
+// GroupState is the group coordinator's state of the group, with Kafka's
+// names: a classic group is Empty, PreparingRebalance, CompletingRebalance,
+// Stable or Dead (ClassicGroupState); a consumer group is Empty, Assigning,
+// Reconciling, Stable or Dead (ConsumerGroup.ConsumerGroupState).
+type GroupState string
+
+const (
+	Empty               GroupState = "Empty"
+	PreparingRebalance  GroupState = "PreparingRebalance"
+	CompletingRebalance GroupState = "CompletingRebalance"
+	Stable              GroupState = "Stable"
+	Dead                GroupState = "Dead"
+	// Assigning: a consumer group whose target assignment is behind its
+	// group epoch (ConsumerGroupState.ASSIGNING).
+	Assigning GroupState = "Assigning"
+	// Reconciling: a consumer group whose target is computed but some
+	// member has not reached it (ConsumerGroupState.RECONCILING).
+	Reconciling GroupState = "Reconciling"
+)
+
+// groupTransitions lists, for each state, the states Kafka lets it move to
+// (GroupMetadata's validPreviousStates, read the other way round).
+var groupTransitions = map[GroupState][]GroupState{
+	Empty:               {PreparingRebalance, Dead},
+	PreparingRebalance:  {CompletingRebalance, Empty, Dead},
+	CompletingRebalance: {PreparingRebalance, Stable, Dead},
+	Stable:              {PreparingRebalance, Dead},
+	Dead:                {},
+}
+
+// LegalGroupTransition reports whether Kafka allows from -> to.
+func LegalGroupTransition(from, to GroupState) bool {
+	for _, s := range groupTransitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupMember is the coordinator's record of one member.
+type GroupMember struct {
+	MemberID, ClientID, InstanceID string
+	Inc                            int
+	Topics                         []string
+	Owned                          []TopicPartition
+	OwnedGen                       int
+	Strategy                       string
+	// Protocols are the assignors the member supports, as the coordinator
+	// counts them (ClassicGroup.supportedProtocols). Never changed in
+	// place: a new slice replaces it, so clones may share it.
+	Protocols        []string
+	RebalanceTimeout int
+	SessionTimeout   int
+	Assignment       []TopicPartition
+	// Joined is true once the member sent JoinGroup in the current round.
+	Joined    bool
+	joinOrder int
+	joinPkt   *Packet // the JoinGroup to answer when the round completes
+	syncPkt   *Packet // a follower's SyncGroup waiting for the leader's plan
+	// silentSince is the tick the member was last heard, or -1 while its
+	// heartbeat thread is alive (heartbeats are implicit).
+	silentSince int
+	// pendingSync: answered in the current generation's join round, no
+	// SyncGroup received yet (ClassicGroup.pendingSyncMembers).
+	pendingSync bool
+
+	// Consumer groups (ConsumerGroupMember). Assignment above is the
+	// member's current assignment (assigned and acknowledged).
+
+	// MemberEpoch is the epoch of the member's current assignment;
+	// PreviousMemberEpoch the one before (a heartbeat carrying it is still
+	// accepted when it owns what the current assignment says:
+	// GroupMetadataManager.throwIfMemberEpochIsInvalid).
+	MemberEpoch, PreviousMemberEpoch int
+	// MemberState is sim/reconcile's state: STABLE, UNREVOKED_PARTITIONS,
+	// UNRELEASED_PARTITIONS or UNKNOWN (Kafka's MemberState).
+	MemberState string
+	// Target is the member's share of the group's target assignment.
+	Target []TopicPartition
+	// Revoking lists what the member must still revoke before it moves to
+	// the next epoch (ConsumerGroupMember.partitionsPendingRevocation).
+	Revoking []TopicPartition
+	// ClassicMember: a classic-protocol member inside a consumer group
+	// (online migration; ConsumerGroupMember.useClassicProtocol).
+	ClassicMember bool
+}
+
+// Group is the group coordinator's state for one group on B1.
+type Group struct {
+	ID    string
+	Type  GroupType // classic or consumer
+	State GroupState
+	// Generation is the classic group's generation id.
+	Generation int
+	// GroupEpoch is the consumer group's epoch: bumped on every change of
+	// membership or subscriptions (ConsumerGroup.groupEpoch).
+	GroupEpoch int
+	// AssignmentEpoch is the epoch of the target assignment
+	// (ConsumerGroup.assignmentEpoch); below GroupEpoch while Assigning.
+	AssignmentEpoch int
+	Assignor        string // the assignor chosen for the generation (classic: the JoinGroup protocol name)
+	Leader          string // member id
+	members         map[string]*GroupMember
+	static          map[string]string // group.instance.id -> member id
+	fenced          map[string]bool   // member ids replaced by a static rejoin
+	roundStart      int
+	deadline        int
+	// The initial rebalance of an empty group, delayed by
+	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
+	// with the group Empty): it never completes early; each delay that saw a
+	// new member is followed by another, within the rebalance timeout.
+	initialRound     bool
+	newMemberAdded   bool
+	initialRemaining int
+	joinSeq          int
+	// Committed offsets; pending transactional offsets by PID.
+	offsets    map[TopicPartition]OffsetRecord
+	pending    map[int64]map[TopicPartition]OffsetRecord
+	OffsetsLog Seq[OffsetRecord]
+	// Transitions lists every state change, for the invariant checks.
+	Transitions Seq[GroupTransition]
+	// RebalanceStarts counts how many times the group entered PreparingRebalance.
+	RebalanceStarts int
+}
+
+// GroupTransition is one coordinator state change.
+type GroupTransition struct {
+	Tick     int
+	From, To GroupState
+	Reason   string
+}
+
+func newGroup(id string) *Group {
+	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}, static: map[string]string{},
+		fenced: map[string]bool{}, offsets: map[TopicPartition]OffsetRecord{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
+}
+
+func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }
+
+func (g *Group) transition(w *World, s GroupState, reason string) {
+	if g.State == s {
+		return
+	}
+	g.Transitions.Append(GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
+	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
+	if reason != "" {
+		msg += " (" + reason + ")"
+	}
+	w.event(EvGroupState, "", "%s", msg)
+	g.State = s
+}
+
+// Members lists the coordinator's members in member-id order.
+func (g *Group) Members() []*GroupMember {
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*GroupMember, len(ids))
+	for i, id := range ids {
+		out[i] = g.members[id]
+	}
+	return out
+}
+
+// MemberByID looks a member up.
+func (g *Group) MemberByID(id string) *GroupMember { return g.members[id] }
+
+// groupKind is what differs between the two group types. Everything else
+// (members, states, the offset store) is shared.
+type groupKind interface {
+	// validateOffsetCommit answers whether memberID may commit offsets:
+	// classic by generation (ClassicGroup.validateOffsetCommit), consumer
+	// by member epoch (ConsumerGroup.validateOffsetCommit). epoch is the
+	// generation or member epoch the request carries; txn marks a
+	// TxnOffsetCommit.
+	validateOffsetCommit(g *Group, memberID, instanceID string, epoch int, txn bool) ErrorCode
+	// tick ends the coordinator's part of a tick.
+	tick(w *World, g *Group)
+}
+
+// kind is the group's groupKind, from its Type (stateless, so a World
+// copies without it).
+func (g *Group) kind() groupKind {
+	return classicKind{}
+}
+
+// receive handles a group request.
+func (g *Group) receive(w *World, p *Packet) {
+	switch p.Type {
+	case JoinGroup:
+		g.onJoin(w, p, p.Body.(*joinReq))
+	case SyncGroup:
+		g.onSync(w, p, p.Body.(*syncReq))
+	case LeaveGroup:
+		g.onLeave(w, p, p.Body.(*leaveReq))
+	case OffsetCommit:
+		g.onCommit(w, p, p.Body.(*commitReq))
+	case OffsetFetch:
+		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
+	}
+}
+
+func memberIDs(ms []*GroupMember) string {
+	s := "["
+	for i, m := range ms {
+		if i > 0 {
+			s += " "
+		}
+		s += m.MemberID
+	}
+	return s + "]"
+}
+
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func samePartitions(a, b []TopicPartition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,142 @@
+package sim
+
+// The offset store both group types share: OffsetCommit, OffsetFetch,
+// TxnOffsetCommit's pending offsets and their markers, and the
+// __consumer_offsets log (Kafka's OffsetMetadataManager). What differs per
+// group type is only who may commit: groupKind.validateOffsetCommit.
+
+import "fmt"
+
+// OffsetRecord is one record of __consumer_offsets.
+type OffsetRecord struct {
+	Tick       int
+	Group      string
+	TP         TopicPartition
+	Offset     int
+	Generation int
+	MemberID   string
+	PID        int64  // -1 for a plain OffsetCommit
+	State      string // committed, pending, aborted; or COMMIT/ABORT for a marker
+	Marker     bool
+}
+
+// Committed gives the committed offset of tp (false when none).
+func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
+	r, ok := g.offsets[tp]
+	return r, ok
+}
+
+// HasPending reports whether a transaction holds pending offsets for tp.
+func (g *Group) HasPending(tp TopicPartition) bool {
+	for _, m := range g.pending {
+		if _, ok := m[tp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
+	resp := &commitResp{Partitions: r.Partitions, Offsets: r.Offsets, Sync: r.Sync}
+	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
+		w.reply(p, code, "", resp)
+		return
+	}
+	for i, tp := range r.Partitions {
+		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
+			MemberID: r.MemberID, PID: -1, State: "committed"}
+		g.OffsetsLog.Append(rec)
+		g.offsets[tp] = rec
+	}
+	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, offsetSummary(w, r.Partitions, r.Offsets))
+	w.reply(p, None, offsetSummary(w, r.Partitions, r.Offsets), resp)
+}
+
+func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
+	resp := &offsetFetchResp{Partitions: r.Partitions}
+	code := None
+	for _, tp := range r.Partitions {
+		off := -1
+		if rec, ok := g.offsets[tp]; ok {
+			off = rec.Offset
+		}
+		if g.HasPending(tp) {
+			code = UnstableOffsetCommit
+		}
+		resp.Offsets = append(resp.Offsets, off)
+	}
+	w.reply(p, code, offsetSummary(w, resp.Partitions, resp.Offsets), resp)
+}
+
+// receiveTxnOffsetCommit stores a transaction's offsets as pending, after
+// the producer-epoch fence and KIP-447's group fence.
+func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
+	r := p.Body.(*txnOffsetCommitReq)
+	e := w.Txn.entries[r.TransactionalID]
+	if e == nil || e.PID != r.PID {
+		w.reply(p, InvalidProducerIDMapping, "", nil)
+		return
+	}
+	if r.Epoch < e.Epoch {
+		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
+		return
+	}
+	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != None {
+		w.reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
+		return
+	}
+	if g.pending[r.PID] == nil {
+		g.pending[r.PID] = map[TopicPartition]OffsetRecord{}
+	}
+	for i, tp := range r.Partitions {
+		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
+			MemberID: r.MemberID, PID: r.PID, State: "pending"}
+		if w.Mutations.CommitOffsetsBeforeMarker {
+			rec.State, rec.PID = "committed", -1 // the bug: visible before the marker
+			g.OffsetsLog.Append(rec)
+			g.offsets[tp] = rec
+			continue
+		}
+		g.OffsetsLog.Append(rec)
+		g.pending[r.PID][tp] = rec
+	}
+	w.reply(p, None, "pending "+offsetSummary(w, r.Partitions, r.Offsets), nil)
+}
+
+// completeTxnOffsets is the marker in __consumer_offsets: pending offsets
+// of pid become committed (COMMIT) or are dropped (ABORT).
+func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
+	state, marker := "aborted", "ABORT"
+	if commit {
+		state, marker = "committed", "COMMIT"
+	}
+	g.OffsetsLog.Update(0, g.OffsetsLog.Len(), func(r *OffsetRecord) bool { return r.PID == pid && r.State == "pending" },
+		func(r *OffsetRecord) { r.State = state })
+	for _, tp := range sortedTPKeys(g.pending[pid]) {
+		rec := g.pending[pid][tp]
+		if commit {
+			rec.State = "committed"
+			g.offsets[tp] = rec
+		}
+	}
+	if commit && len(g.pending[pid]) > 0 {
+		var tps []TopicPartition
+		var offs []int
+		for _, tp := range sortedTPKeys(g.pending[pid]) {
+			tps = append(tps, tp)
+			offs = append(offs, g.pending[pid][tp].Offset)
+		}
+		w.event(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", offsetSummary(w, tps, offs), pid)
+	}
+	delete(g.pending, pid)
+	g.OffsetsLog.Append(OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
+}
+
+func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {
+	ks := make([]TopicPartition, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortTPs(ks)
+	return ks
+}
