@@ -151,7 +151,7 @@ func TestReaderMatchesRereads(t *testing.T) {
 			w = w.Clone()
 			w.Mutations.CommitOffsetsBeforeMarker = true
 		}
-		opts := explore.Options{From: w.Tick, To: w.Tick + 12, Isolation: c.iso, Parallel: 2}
+		opts := explore.Options{From: w.Tick, To: w.Tick + 8, Isolation: c.iso, Parallel: 2}
 		got, err := explore.Run(w, opts)
 		if err != nil {
 			t.Fatal(err)
