@@ -256,6 +256,7 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 // counter and write only their own slot, so the result is the same as a
 // sequential run's.
 func (p *plan) run(idx []int) ([]Outcome, error) {
+	defer raiseGC()()
 	outcomes := make([]Outcome, len(idx))
 	work := func(j int) {
 		if p.stopped() {

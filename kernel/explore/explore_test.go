@@ -5,7 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -273,4 +277,41 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestSweepGCPercentRestored: a sweep raises the collector's percentage
+// while it runs (gc.go) and puts back the one in force before, also when
+// two sweeps overlap.
+func TestSweepGCPercentRestored(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: sweeps leave the collector alone")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	w := base(t, "set commit after").World()
+	var most atomic.Int64
+	watch := func() bool { // called before every tick: note the percentage in force
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		if v := int64(s[0].Value.Uint64()); v > most.Load() {
+			most.Store(v)
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 2, Parallel: 2, Stop: watch}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() <= 150 {
+		t.Errorf("GOGC during the sweeps was at most %d, want it raised above 150", most.Load())
+	}
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("after two sweeps GOGC is %d, want the 150 in force before", got)
+	}
 }
