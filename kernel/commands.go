@@ -107,6 +107,18 @@ func init() {
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
 		{name: "describe", usage: "describe group [--members [--verbose]] [--state] [--json]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
+			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
+				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
+				"(assignor, state, generation, member count).\n\n" +
+				"A consumer group (group.protocol=consumer, KIP-848) is shown as Kafka 4.x shows one: --state\n" +
+				"has GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH (kgrepl shows them without --verbose) and the\n" +
+				"server-side assignor as ASSIGNMENT-STRATEGY; --members --verbose has CURRENT-EPOCH,\n" +
+				"CURRENT-ASSIGNMENT (what the member owns and acknowledged), TARGET-EPOCH and TARGET-ASSIGNMENT\n" +
+				"(where the coordinator wants it), and UPGRADED when classic and consumer members share the\n" +
+				"group; GROUP-INSTANCE-ID appears when a member is static. While the group is Assigning or\n" +
+				"Reconciling the owners stay visible: there is no stop-the-world. --json adds\n" +
+				"\"protocol\":\"consumer\", \"group_epoch\", \"assignment_epoch\" and per member \"member_epoch\",\n" +
+				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).",
 			words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{"group"}
@@ -135,6 +147,13 @@ func init() {
 			summary: "the packets so far (the last N, of some types, to or from a member)", run: cmdTrace,
 			words: func(*Session, []string) []string { return []string{"--json", "--events", "--type", "--member"} }},
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
+				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
+				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
+				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
+				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
+				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
+				"be consuming but is not, under either protocol.",
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..12) in a fresh session",
@@ -683,7 +702,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, generation %d", w.Tick, w.Group.State, w.Group.Generation)
+	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, EpochText(w.Group))
 	if why != "" {
 		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
 	}
@@ -789,7 +808,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, generation %d", nw.Tick, nw.Group.State, nw.Group.Generation)}, nil
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
 }
 
 func validBranch(cmd, name string) error {
@@ -848,7 +867,7 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(b.world.Group.Generation))
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

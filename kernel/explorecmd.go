@@ -38,7 +38,14 @@ func init() {
 		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
-				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.",
+				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.\n" +
+				"`compare group.protocol classic,consumer` answers \"what would migrating to KIP-848 do to my\n" +
+				"group?\": the history is rerun with every member on each protocol (group.protocol and\n" +
+				"group.remote.assignor are put in force before `new` starts the members). Combine it with the\n" +
+				"assignors: `compare group.protocol classic,consumer partition.assignment.strategy\n" +
+				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
+				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
+				"group epoch and a rebalance is a group epoch bump (see help metrics).",
 			run: cmdCompare, words: func(s *Session, a []string) []string {
 				if len(a)%2 == 0 {
 					return wordsSet(s, nil)
@@ -409,7 +416,11 @@ func clientLess(a, b string) bool {
 }
 
 type compareRow struct {
-	Settings   string `json:"settings"`
+	Settings string `json:"settings"`
+	// Protocol is the group's type at the end (classic or consumer); a
+	// consumer group's Generation is its group epoch and its Rebalances
+	// its epoch bumps (see metrics).
+	Protocol   string `json:"protocol,omitempty"`
 	Tick       int    `json:"tick"`
 	Generation int    `json:"generation"`
 	Rebalances int    `json:"rebalances"`
@@ -433,7 +444,10 @@ type compareRow struct {
 // fillRow reads a combination's results off the world it ended in.
 func fillRow(row *compareRow, w *sim.World) {
 	d := w.Delivery(w.Cfg.Isolation)
-	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, w.Group.Generation, w.Rebalances(), w.Meter.Total, w.Processed()
+	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Rebalances(), w.Meter.Total, w.Processed()
+	if w.Group.Type == sim.ConsumerGroup {
+		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was
+	}
 	row.Duplicates, row.Lost = d.Duplicates, d.Lost
 	row.PausedPerRebalance, row.PausePerRebalance = []int{}, []int{}
 	for _, e := range w.Meter.Entries {
@@ -513,6 +527,21 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	return rows, nil
 }
 
+// startSettings reports whether keys hold a setting a member reads only
+// when it starts (group.protocol, group.remote.assignor): compared, it
+// must be in force when `new` starts the world's members, or those would
+// keep the default (a classic group that consumer-protocol joiners cannot
+// enter). Other settings keep compare's rule (set right after `new`), so
+// their comparisons are what they were.
+func startSettings(keys []string) bool {
+	for _, k := range keys {
+		if k == "group.protocol" || k == "group.remote.assignor" {
+			return true
+		}
+	}
+	return false
+}
+
 func settingLine(key, val string) string {
 	return "set " + key + " " + val
 }
@@ -544,6 +573,18 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 		if len(f) > 0 && f[0] == "new" {
 			for i := range keys {
 				if _, err := sess.execLine(settingLine(keys[i], vals[i])); err != nil {
+					row.Error = err.Error()
+					return row
+				}
+			}
+			if startSettings(keys) {
+				// The members `new` starts were built before the settings:
+				// build the world again with them in force.
+				renew := line
+				if indexOf(f, "--keep-settings") == len(f) {
+					renew += " --keep-settings"
+				}
+				if _, err := sess.execLine(renew); err != nil {
 					row.Error = err.Error()
 					return row
 				}
@@ -601,7 +642,13 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	for _, k := range keys {
 		header = append(header, columnName(k))
 	}
-	header = append(header, "TICK", "GEN", "REBALANCES", "PAUSED/REBALANCE", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "IDLE")
+	gen := "GEN"
+	for _, r := range rows {
+		if r.Protocol == string(sim.ConsumerGroup) {
+			gen = "GEN/EPOCH" // a consumer group's row counts group epochs
+		}
+	}
+	header = append(header, "TICK", gen, "REBALANCES", "PAUSED/REBALANCE", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "IDLE")
 	t := &Table{Header: header}
 	var names []string
 	var vals [][]float64

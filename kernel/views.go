@@ -21,19 +21,29 @@ func jsonLine(v any) string {
 	return string(b)
 }
 
-// describeJSON is the shape SPEC §6 fixes for `describe group --json`.
+// describeJSON is the shape SPEC §6 fixes for `describe group --json`. A
+// consumer group (SPEC §11) adds its epochs after leader and each member's
+// epoch and target after its partitions; its generation and leader are
+// null, as SPEC §6 writes a missing value. A classic group's line has none
+// of the added fields (nil embedded pointers are left out).
 type describeJSON struct {
-	Group      string         `json:"group"`
-	State      string         `json:"state"`
-	Generation int            `json:"generation"`
-	Protocol   string         `json:"protocol"`
-	Assignor   *string        `json:"assignor"`
-	Leader     *string        `json:"leader"`
-	Members    []memberJSON   `json:"members"`
-	Offsets    []offsetJSON   `json:"offsets"`
-	Rebalance  bool           `json:"rebalancing"`
-	Paused     []string       `json:"paused_partitions"`
-	Extra      map[string]any `json:"coordinator"`
+	Group      string  `json:"group"`
+	State      string  `json:"state"`
+	Generation *int    `json:"generation"`
+	Protocol   string  `json:"protocol"`
+	Assignor   *string `json:"assignor"`
+	Leader     *string `json:"leader"`
+	*groupEpochsJSON
+	Members   []memberJSON   `json:"members"`
+	Offsets   []offsetJSON   `json:"offsets"`
+	Rebalance bool           `json:"rebalancing"`
+	Paused    []string       `json:"paused_partitions"`
+	Extra     map[string]any `json:"coordinator"`
+}
+
+type groupEpochsJSON struct {
+	GroupEpoch      int `json:"group_epoch"`
+	AssignmentEpoch int `json:"assignment_epoch"`
 }
 
 type memberJSON struct {
@@ -41,6 +51,20 @@ type memberJSON struct {
 	ClientID   string   `json:"client_id"`
 	InstanceID *string  `json:"instance_id"`
 	Partitions []string `json:"partitions"`
+	*memberEpochJSON
+}
+
+// memberEpochJSON is what a consumer group's member adds.
+type memberEpochJSON struct {
+	MemberEpoch int      `json:"member_epoch"`
+	Target      []string `json:"target"`
+	// MemberState is the reconciliation state (STABLE,
+	// UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS).
+	MemberState string   `json:"member_state"`
+	Revoking    []string `json:"revoking"`
+	// Upgraded is Kafka's MemberDescription.upgraded: false for a
+	// classic-protocol member inside the consumer group.
+	Upgraded bool `json:"upgraded"`
 }
 
 type offsetJSON struct {
@@ -88,10 +112,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	g := w.Group
+	if g.Type == sim.ConsumerGroup {
+		return describeConsumerGroup(w, fl)
+	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
-		d := describeJSON{Group: g.ID, State: string(g.State), Generation: g.Generation, Protocol: "classic",
-			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Offsets: []offsetJSON{}, Rebalance: rebalancing,
+		gen := g.Generation
+		d := describeJSON{Group: g.ID, State: string(g.State), Generation: &gen, Protocol: "classic",
+			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
 		if gm := g.MemberByID(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
@@ -100,18 +128,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
-		for _, tp := range w.InputPartitions() {
-			o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW()}
-			o.Lag = w.Lag(tp)
-			if rec, ok := g.Committed(tp); ok {
-				off := rec.Offset
-				o.CurrentOffset = &off
-			}
-			if gm := owner(g, tp); gm != nil && !rebalancing {
-				o.ClientID = strPtr(gm.ClientID)
-			}
-			d.Offsets = append(d.Offsets, o)
-		}
+		d.Offsets = offsetRows(w, !rebalancing)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
 		line := jsonLine(d)
 		return &Result{Text: line, JSON: line}, nil
@@ -142,20 +159,47 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			t.Add(row...)
 		}
 	default:
-		t = &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-		for _, tp := range w.InputPartitions() {
-			cur := "-"
-			if rec, ok := g.Committed(tp); ok {
-				cur = strconv.Itoa(rec.Offset)
-			}
-			cid, host, client := "-", "-", "-"
-			if gm := owner(g, tp); gm != nil && !rebalancing {
-				cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
-			}
-			t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
-		}
+		t = offsetsTable(w, !rebalancing)
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+// offsetsTable is describe group's default view: each input partition's
+// committed offset, log end, lag and, when owners is set, the member whose
+// current assignment holds it.
+func offsetsTable(w *sim.World, owners bool) *Table {
+	g := w.Group
+	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
+	for _, tp := range w.InputPartitions() {
+		cur := "-"
+		if rec, ok := g.Committed(tp); ok {
+			cur = strconv.Itoa(rec.Offset)
+		}
+		cid, host, client := "-", "-", "-"
+		if gm := owner(g, tp); gm != nil && owners {
+			cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
+		}
+		t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
+	}
+	return t
+}
+
+// offsetRows is offsetsTable for describe group --json.
+func offsetRows(w *sim.World, owners bool) []offsetJSON {
+	g := w.Group
+	out := []offsetJSON{}
+	for _, tp := range w.InputPartitions() {
+		o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
+		if rec, ok := g.Committed(tp); ok {
+			off := rec.Offset
+			o.CurrentOffset = &off
+		}
+		if gm := owner(g, tp); gm != nil && owners {
+			o.ClientID = strPtr(gm.ClientID)
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // assignmentText is Kafka's --verbose spelling: orders(0,1),payments(0).
@@ -556,6 +600,11 @@ type metricsJSON struct {
 	Fenced              int         `json:"fenced_requests"`
 	SinkDuplicates      int         `json:"external_sink_duplicates"`
 	Lag                 int         `json:"lag"`
+	// A consumer group (KIP-848) has no generation: generation, rebalances
+	// and each pause's generation are counted by group epoch, and these
+	// two say so. A classic group's line does not have them.
+	Protocol   string `json:"protocol,omitempty"`
+	GroupEpoch *int   `json:"group_epoch,omitempty"`
 }
 
 type pauseJSON struct {
@@ -568,11 +617,16 @@ func buildMetrics(w *sim.World) metricsJSON {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: w.Group.Generation, Rebalances: w.Rebalances(),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
+	if w.Group.Type == sim.ConsumerGroup {
+		m.Protocol = string(sim.ConsumerGroup)
+		e := w.Group.GroupEpoch
+		m.GroupEpoch = &e
+	}
 	for _, p := range w.Packets.All() {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
 			m.Fenced++
@@ -615,7 +669,12 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
 	t.Add("tick", strconv.Itoa(m.Tick))
-	t.Add("generation", strconv.Itoa(m.Generation))
+	consumer := w.Group.Type == sim.ConsumerGroup
+	if consumer {
+		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
+	} else {
+		t.Add("generation", strconv.Itoa(m.Generation))
+	}
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
 	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
 	t.Add("records processed", strconv.Itoa(m.Processed))
@@ -632,10 +691,15 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	text := t.Text()
 	if len(m.Pauses) > 0 {
 		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
+		title := "pauses per rebalance"
+		if consumer {
+			pt.Header[0] = "GROUP-EPOCH"
+			title = "pauses per rebalance (group epoch)"
+		}
 		for _, p := range w.Meter.Entries {
 			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
 		}
-		text += "\npauses per rebalance:\n" + pt.Text()
+		text += "\n" + title + ":\n" + pt.Text()
 	}
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
@@ -646,6 +710,9 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"CLIENT", "PROCESS", "MEMBER-ID", "GEN", "PHASE", "LOOP", "OWNS", "BATCH", "NOTE"}}
+	if w.Group.Type == sim.ConsumerGroup {
+		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
+	}
 	for _, m := range w.Processes() {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue

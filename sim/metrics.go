@@ -35,7 +35,10 @@ func (pm *PauseMeter) account(w *World) {
 	defer func() { pm.Series.Append(pm.Total) }()
 	g := w.Group
 	if !pm.active {
-		if g.State != PreparingRebalance && g.State != CompletingRebalance {
+		// A classic rebalance starts with PreparingRebalance; a consumer
+		// group's with a group epoch bump, which moves it to Assigning or
+		// Reconciling until every member reached its target.
+		if g.State != PreparingRebalance && g.State != CompletingRebalance && g.State != Assigning && g.State != Reconciling {
 			return
 		}
 		pm.active = true

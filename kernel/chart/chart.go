@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/kgrepl/kgrepl/sim"
+
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
 )
 
@@ -570,9 +572,13 @@ func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
 // rebalanceMarks turns a run's rebalances into bands labelled by generation.
 func rebalanceMarks(r *Run, col color.Color, lane int) []bandMark {
 	var out []bandMark
+	word := "gen"
+	if r.Protocol == sim.ConsumerGroup {
+		word = "epoch" // a consumer group's pauses are keyed by group epoch
+	}
 	for _, e := range r.Rebalances {
 		out = append(out, bandMark{from: float64(e.FirstTick), to: float64(e.LastTick + 1),
-			label: fmt.Sprintf("gen %d: %d paused", e.Generation, len(e.Partitions)), col: col, lane: lane})
+			label: fmt.Sprintf("%s %d: %d paused", word, e.Generation, len(e.Partitions)), col: col, lane: lane})
 	}
 	return out
 }

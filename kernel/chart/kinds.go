@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // Kinds names the charts, for commands and errors.
@@ -117,7 +118,7 @@ func Pause(opt Options, runs ...*Run) *Chart {
 			xmin = firstTick(r)
 		}
 	}
-	addBandLegend(c, runs, "rebalance (generation formed)")
+	addBandLegend(c, runs, pauseBands)
 	p.X.Min, p.X.Max = max(xmin, 0), xmax
 	p.Add(m)
 	c.marks, c.yLo, c.yHi = m, 0, max(ymax, 1)
@@ -126,16 +127,23 @@ func Pause(opt Options, runs ...*Run) *Chart {
 
 // addBandLegend explains the rebalance bands: one entry, or one per
 // overlaid branch in its colour.
+// pauseBands is the pause chart's legend for its bands, for a classic run.
+const pauseBands = "rebalance (generation formed)"
+
 func addBandLegend(c *Chart, runs []*Run, what string) {
 	for i, r := range runs {
 		if len(r.Rebalances) == 0 {
 			continue
 		}
+		w := what
+		if r.Protocol == sim.ConsumerGroup && what == pauseBands {
+			w = "rebalance (group epoch bumped)" // KIP-848 has no generations
+		}
 		if len(runs) == 1 {
-			c.add(what, band{col: branchColor(0)})
+			c.add(w, band{col: branchColor(0)})
 			return
 		}
-		c.add(r.Name+": "+what, strip{col: branchColor(i)})
+		c.add(r.Name+": "+w, strip{col: branchColor(i)})
 	}
 }
 

@@ -53,8 +53,11 @@ type Mark struct {
 
 // Run is one branch's history as the charts read it.
 type Run struct {
-	Name          string // the branch
-	Assignor      string
+	Name     string // the branch
+	Assignor string
+	// Protocol is the group's type at the end of the run: classic, or
+	// consumer (KIP-848), whose rebalances are numbered by group epoch.
+	Protocol      sim.GroupType
 	Isolation     string
 	Transactional bool
 	Partitions    []string // short names (o0, p2), in the world's order
@@ -106,6 +109,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	if r.run.Assignor == "" {
 		r.run.Assignor = w.Cfg.Client.Assignor
 	}
+	r.run.Protocol = w.Group.Type
 	r.run.Isolation = w.Cfg.Isolation
 	r.run.Transactional = len(w.Txn.Entries()) > 0
 	r.run.Partitions = nil
@@ -139,6 +143,9 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 
 func sample(w *sim.World, need Need) Frame {
 	f := Frame{Tick: w.Tick, Generation: w.Group.Generation, State: w.Group.State, Pause: w.Meter.Total}
+	if w.Group.Type == sim.ConsumerGroup {
+		f.Generation = w.Group.GroupEpoch // a consumer group's rebalances are its group epochs
+	}
 	if need&NeedDelivery != 0 {
 		f.Duplicates, f.Lost = map[string]int{}, map[string]int{}
 		for _, iso := range Isolations {

@@ -100,6 +100,9 @@ func World(w *sim.World, opt WorldOptions) string {
 
 	var s svg
 	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID, w.Tick, w.Group.State, w.Group.Generation)
+	if w.Group.Type == sim.ConsumerGroup {
+		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID, w.Tick, w.Group.State, w.Group.GroupEpoch)
+	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
 	}
@@ -281,20 +284,26 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 	}
 	s.text(x+14+textWidth(m.Client, 16, false)+8, y+18, info, textStyle{size: 11, color: Hex(Ink)})
 
+	// A consumer group's members (KIP-848) carry a member epoch where a
+	// classic member has a generation, and join with a heartbeat.
+	gen, joinReq := "gen", "JoinGroup"
+	if w.Group.Type == sim.ConsumerGroup {
+		gen, joinReq = "epoch", "heartbeat"
+	}
 	var state string
 	switch {
 	case !m.Alive:
 		state = stopped(w, m)
 	case !zombie && (m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining):
-		state = "joining · JoinGroup in flight"
+		state = "joining · " + joinReq + " in flight"
 		if m.Phase == sim.PhaseFinding {
 			state = "joining · finding the coordinator"
 		}
 		if m.Generation >= 0 {
-			state = "re" + state + fmt.Sprintf(" · had gen %d · %s", m.Generation, m.LoopState())
+			state = "re" + state + fmt.Sprintf(" · had %s %d · %s", gen, m.Generation, m.LoopState())
 		}
 	default:
-		state = fmt.Sprintf("gen %d · %s · %s", m.Generation, m.Phase, m.LoopState())
+		state = fmt.Sprintf("%s %d · %s · %s", gen, m.Generation, m.Phase, m.LoopState())
 		if rec, _, ok := recordInHand(w, m); ok {
 			_, slow := m.Processing()
 			state += " " + rec
@@ -465,11 +474,25 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	b.lines = append(b.lines,
 		brokerLine{text: "B1 · group coordinator of " + g.ID + " · transaction coordinator", bold: true, size: 13, color: Hex(Ink)},
 		brokerLine{text: fmt.Sprintf("state %s · generation %d · leader %s · protocol %s", g.State, g.Generation, leader, proto), size: 12, color: Hex(Ink), bold: true})
+	consumer := g.Type == sim.ConsumerGroup
+	if consumer {
+		// A consumer group (KIP-848): no generation and no leader; the
+		// coordinator's epochs and its server-side assignor instead.
+		b.lines[1].text = fmt.Sprintf("state %s · group epoch %d · target assignment epoch %d · assignor %s", g.State, g.GroupEpoch, g.AssignmentEpoch, proto)
+	}
 	var ms []string
 	for _, gm := range g.Members() {
 		t := gm.MemberID + " " + w.PartList(gm.Assignment)
 		if (g.State == sim.PreparingRebalance) && gm.Joined {
 			t += " (joined)"
+		}
+		if consumer {
+			// Each member's epoch, and where it is going while it reconciles.
+			cur, target := w.PartList(gm.Assignment), w.PartList(gm.Target) // sorted: equal sets, equal text
+			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, cur)
+			if cur != target {
+				t += " → " + target
+			}
 		}
 		ms = append(ms, t)
 	}

@@ -438,7 +438,7 @@ func errorHTML(err error) string {
 
 func statusText(k *kernel.Session) string {
 	w := k.World()
-	t := fmt.Sprintf("tick %d: group %s, generation %d", w.Tick, w.Group.State, w.Group.Generation)
+	t := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, kernel.EpochText(w.Group))
 	if k.Branch() != "main" {
 		t = "branch " + k.Branch() + ", " + t
 	}
