@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -23,9 +24,16 @@ func init() {
 			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
 				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
 				"configured guarantee. Fault kinds: " + strings.Join(explore.FaultKinds, " ") + ".\n" +
-				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).",
+				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n\n" +
+				"A sweep too big for one machine splits into shards. Every machine runs the same script, then\n" +
+				"  explore [options] --shard K/N --out FILE\n" +
+				"which runs only the branches whose index i (in the order of the full sweep: tick, member, fault kind)\n" +
+				"has i mod N = K-1, and writes their rows to FILE. Then, anywhere,\n" +
+				"  explore --merge FILE... [--save DIR] [--json]\n" +
+				"checks that the files are shards 1..N of one sweep and prints what the sweep run on one machine\n" +
+				"prints, byte for byte (the shortest branch of a class is the first in the sweep's order among equals).",
 			run: cmdExplore, words: func(*Session, []string) []string {
-				return append([]string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json"}, explore.FaultKinds...)
+				return append([]string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}, explore.FaultKinds...)
 			}},
 		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
@@ -108,10 +116,18 @@ func checkExplore(w *sim.World, opts explore.Options) error {
 	return limitExploreWork.checkProduct("explore", fmt.Sprintf("%d branches x --bound %d", branches, bound), branches, bound)
 }
 
+// maxShardFile bounds what explore --merge reads, per file and for all
+// the files together: a row is a few hundred bytes, and a sweep has at
+// most limitExploreBranches rows.
+const maxShardFile = 256 << 20
+
 func cmdExplore(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("explore", args, []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save"}, []string{"--json"})
+	pos, fl, err := flags("explore", args, []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--shard", "--out"}, []string{"--json", "--merge"})
 	if err != nil {
 		return nil, err
+	}
+	if fl["--merge"] == "true" {
+		return exploreMerge(s, pos, fl)
 	}
 	if err := needArgs("explore", pos, 0, 0); err != nil {
 		return nil, err
@@ -150,6 +166,23 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 		}
 		opts.Isolation = v
 	}
+	shard, sharded := fl["--shard"]
+	out, hasOut := fl["--out"]
+	var k, n int
+	switch {
+	case sharded:
+		if k, n, err = parseShard(shard); err != nil {
+			return nil, err
+		}
+		if !hasOut {
+			return nil, usageErr("explore", "--shard %s writes its rows to a file: add --out FILE", shard)
+		}
+		if _, ok := fl["--save"]; ok || fl["--json"] == "true" {
+			return nil, usageErr("explore", "--shard runs part of a sweep; --save and --json show the whole sweep: give them to explore --merge")
+		}
+	case hasOut:
+		return nil, usageErr("explore", "--out FILE holds the rows of a shard: add --shard K/N (--shard 1/1 writes the whole sweep)")
+	}
 	if err := checkExplore(w, opts); err != nil {
 		return nil, err
 	}
@@ -157,6 +190,9 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 	// More workers than cores run no faster, and each holds a branch that
 	// grows with its ticks: memory stays at cores x one branch.
 	opts.Parallel = min(opts.Parallel, runtime.NumCPU())
+	if sharded {
+		return exploreShard(s, w, opts, k, n, out)
+	}
 	rep, err := explore.Run(w, opts)
 	if errors.Is(err, explore.ErrStopped) {
 		return nil, interrupted("explore")
@@ -164,8 +200,96 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %v", err)
 	}
+	return exploreResult(s, rep, s.cur.script(), fl)
+}
+
+// parseShard reads --shard K/N: 1 <= K <= N, and no more shards than a
+// sweep may have branches.
+func parseShard(v string) (k, n int, err error) {
+	a, b, ok := strings.Cut(v, "/")
+	k, errK := strconv.Atoi(a)
+	n, errN := strconv.Atoi(b)
+	if !ok || errK != nil || errN != nil {
+		return 0, 0, usageErr("explore", "--shard %q: want K/N, shard K of N (1 <= K <= N), e.g. 2/4", v)
+	}
+	if err := explore.CheckShard(k, n); err != nil {
+		return 0, 0, fmt.Errorf("explore --%v", err)
+	}
+	if err := limitExploreBranches.checkf("explore --shard", n, fmt.Sprintf("%d shards", n)); err != nil {
+		return 0, 0, err
+	}
+	return k, n, nil
+}
+
+// exploreShard runs shard K of N and writes its rows, with the sweep they
+// belong to, to out.
+func exploreShard(s *Session, w *sim.World, opts explore.Options, k, n int, out string) (*Result, error) {
+	part, err := explore.RunShard(w, opts, k, n)
+	if errors.Is(err, explore.ErrStopped) {
+		return nil, interrupted("explore")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("explore: %v", err)
+	}
+	part.Sweep.Prefix = s.cur.script()
+	var buf bytes.Buffer
+	if err := part.Write(&buf); err != nil {
+		return nil, fmt.Errorf("explore --out %s: %v", out, err)
+	}
+	if err := writeAtomic(s.path(out), buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("explore --out %s: %v", out, err)
+	}
+	return &Result{Text: fmt.Sprintf("explore: shard %d/%d: %d of %d branches (ticks %d..%d) written to %s; explore --merge puts the shards' files together",
+		k, n, len(part.Outcomes), part.Sweep.Branches, opts.From, opts.To, out)}, nil
+}
+
+// exploreMerge puts shard files together and shows the sweep as explore
+// run on one machine shows it.
+func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, error) {
+	for _, f := range []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--shard", "--out"} {
+		if _, ok := fl[f]; ok {
+			return nil, usageErr("explore", "--merge reads the sweep from its files: %s belongs to the runs of the shards", f)
+		}
+	}
+	if len(files) == 0 {
+		return nil, usageErr("explore", "--merge needs the shards' files (explore --shard K/N --out FILE writes one)")
+	}
+	if err := limitExploreBranches.checkf("explore --merge", len(files), fmt.Sprintf("%d files", len(files))); err != nil {
+		return nil, err
+	}
+	var parts []*explore.Part
+	total := 0
+	for _, f := range files {
+		data, err := readRegularFile(s.path(f), maxShardFile, "explore --merge", "shard file")
+		if err == nil && total+len(data) > maxShardFile {
+			err = fmt.Errorf("the shard files together are over the limit of a shard file (%d bytes)", maxShardFile)
+		}
+		var p *explore.Part
+		if err == nil {
+			p, err = explore.ReadPart(bytes.NewReader(data))
+		}
+		if err == nil {
+			err = limitExploreBranches.checkf("explore --merge", p.Sweep.Branches, fmt.Sprintf("a sweep of %d branches", p.Sweep.Branches))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("explore --merge %s: %v", f, err)
+		}
+		total += len(data)
+		parts = append(parts, p)
+	}
+	rep, sweep, err := explore.Merge(parts, files)
+	if err != nil {
+		return nil, fmt.Errorf("explore --merge: %v", err)
+	}
+	return exploreResult(s, rep, sweep.Prefix, fl)
+}
+
+// exploreResult shows a whole sweep (--json or the text), after writing
+// its counterexamples with --save; prefix is the script that makes the
+// world the sweep started from.
+func exploreResult(s *Session, rep *explore.Report, prefix string, fl map[string]string) (*Result, error) {
 	if dir, ok := fl["--save"]; ok {
-		if err := saveCounterexamples(s, rep, s.path(dir)); err != nil {
+		if err := saveCounterexamples(rep, prefix, s.path(dir)); err != nil {
 			return nil, fmt.Errorf("explore --save %s: %v", dir, err)
 		}
 	}
@@ -173,16 +297,15 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 		line := jsonLine(exploreJSON(rep))
 		return &Result{Text: line, JSON: line}, nil
 	}
-	return &Result{Text: exploreText(s, rep, opts)}, nil
+	return &Result{Text: exploreText(rep)}, nil
 }
 
 func classFile(class string) string { return strings.ReplaceAll(class, ":", "_") + ".kg" }
 
-func saveCounterexamples(s *Session, rep *explore.Report, dir string) error {
+func saveCounterexamples(rep *explore.Report, prefix, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	prefix := s.cur.script()
 	for class, i := range rep.Shortest {
 		if err := writeAtomic(filepath.Join(dir, classFile(class)), []byte(rep.Script(prefix, i))); err != nil {
 			return fmt.Errorf("%s: %v", classFile(class), err)
@@ -191,7 +314,7 @@ func saveCounterexamples(s *Session, rep *explore.Report, dir string) error {
 	return nil
 }
 
-func exploreText(s *Session, rep *explore.Report, opts explore.Options) string {
+func exploreText(rep *explore.Report) string {
 	var b strings.Builder
 	members := map[string]bool{}
 	kinds := map[string]bool{}
@@ -200,7 +323,7 @@ func exploreText(s *Session, rep *explore.Report, opts explore.Options) string {
 		kinds[o.Fault.Kind] = true
 	}
 	fmt.Fprintf(&b, "explore: ticks %d..%d, %d member(s) x %d fault kind(s): %d branches; guarantee %s (reader %s)\n",
-		opts.From, opts.To, len(members), len(kinds), len(rep.Outcomes), rep.Guarantee, rep.Isolation)
+		rep.From, rep.To, len(members), len(kinds), len(rep.Outcomes), rep.Guarantee, rep.Isolation)
 	fmt.Fprintf(&b, "violations of %s: %d of %d branches\n\n", rep.Guarantee, rep.Violations, len(rep.Outcomes))
 	classes := make([]string, 0, len(rep.Counts))
 	for c := range rep.Counts {
@@ -235,7 +358,7 @@ func exploreText(s *Session, rep *explore.Report, opts explore.Options) string {
 		}
 		return indexOf(explore.FaultKinds, order[i].kind) < indexOf(explore.FaultKinds, order[j].kind)
 	})
-	t := &Table{Header: []string{"MEMBER", "FAULT", fmt.Sprintf("TICKS %d..%d", opts.From, opts.To)}}
+	t := &Table{Header: []string{"MEMBER", "FAULT", fmt.Sprintf("TICKS %d..%d", rep.From, rep.To)}}
 	for _, k := range order {
 		t.Add(k.member, k.kind, strings.Join(rows[k], ""))
 	}

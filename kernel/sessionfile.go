@@ -156,17 +156,22 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// readSessionFile reads at most maxSessionFile bytes of a regular file. It
-// looks before it reads: a FIFO or a device is refused without being
-// opened for reading in a way that could block, and the size is checked
-// on the file actually opened.
+// readSessionFile reads at most maxSessionFile bytes of a regular file.
 func readSessionFile(path string) ([]byte, error) {
+	return readRegularFile(path, maxSessionFile, "load", "session file")
+}
+
+// readRegularFile reads at most max bytes of a regular file, for cmd,
+// which reads only files of that kind. It looks before it reads: a FIFO or
+// a device is refused without being opened for reading in a way that
+// could block, and the size is checked on the file actually opened.
+func readRegularFile(path string, max int64, cmd, kind string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, bare(err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("it is %s; load reads only session files", fileKind(st.Mode()))
+		return nil, fmt.Errorf("it is %s; %s reads only %ss", fileKind(st.Mode()), cmd, kind)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -177,17 +182,17 @@ func readSessionFile(path string) ([]byte, error) {
 		return nil, bare(err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("it is %s; load reads only session files", fileKind(st.Mode()))
+		return nil, fmt.Errorf("it is %s; %s reads only %ss", fileKind(st.Mode()), cmd, kind)
 	}
-	if st.Size() > maxSessionFile {
-		return nil, fmt.Errorf("%d bytes, over the limit of a session file (%d bytes)", st.Size(), maxSessionFile)
+	if st.Size() > max {
+		return nil, fmt.Errorf("%d bytes, over the limit of a %s (%d bytes)", st.Size(), kind, max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSessionFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, bare(err)
 	}
-	if len(data) > maxSessionFile {
-		return nil, fmt.Errorf("over the limit of a session file (%d bytes)", maxSessionFile)
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("over the limit of a %s (%d bytes)", kind, max)
 	}
 	return data, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -148,12 +149,13 @@ func GuaranteeOf(w *sim.World, isolation string) Guarantee {
 // Report is the whole exploration.
 type Report struct {
 	Base      int
+	From, To  int // the window
 	Guarantee Guarantee
 	Isolation string
 	Outcomes  []Outcome      // in (tick, member, fault) order
 	Counts    map[string]int // class -> branches that show it
 	// Shortest holds, per class, the index in Outcomes of the shortest
-	// branch that shows it.
+	// branch that shows it (the first in Outcomes' order among equals).
 	Shortest   map[string]int
 	Violations int
 	stops      []int // ticks between Base and To where a stop event happened
@@ -165,8 +167,30 @@ type job struct {
 	fault Fault
 }
 
-// Run explores from base, which is not changed.
-func Run(base *sim.World, opts Options) (*Report, error) {
+// plan is a sweep before it runs: its branches in order and, for each tick
+// of the window, a copy of the base world at that tick to branch from. The
+// copies are made by stepping one world through the window, so the prefix
+// 0..t is simulated once for every branch at t (and once for all ticks).
+type plan struct {
+	opts    Options
+	kinds   []string
+	jobs    []job
+	cursors []*sim.World // cursors[t-From]: the world at tick t
+	stops   []int
+	base    *sim.World
+	// newReader makes a branch's audit reader (a test swaps in one that
+	// re-reads the whole topic every tick).
+	newReader func(w *sim.World, isolation string) lossReader
+}
+
+// lossReader is the audit reader a branch asks after every tick.
+type lossReader interface {
+	// lostSince reads again and reports whether a record the last read
+	// returned is missing now.
+	lostSince(w *sim.World) bool
+}
+
+func newPlan(base *sim.World, opts Options) (*plan, error) {
 	if opts.From < base.Tick || opts.To < opts.From {
 		return nil, fmt.Errorf("--ticks %d..%d: the window must start at or after the current tick %d and end after it starts", opts.From, opts.To, base.Tick)
 	}
@@ -188,76 +212,104 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 	if opts.Isolation == "" {
 		opts.Isolation = base.Cfg.Isolation
 	}
+	p := &plan{opts: opts, kinds: kinds, base: base,
+		newReader: func(w *sim.World, iso string) lossReader { return newAuditReader(w, iso) }}
 	// One copy of the world per tick of the window, made in order. Ticks
 	// with a stop event are remembered: a script's step halts there.
-	cursors := map[int]*sim.World{}
-	var stops []int
-	stop := func() bool { return opts.Stop != nil && opts.Stop() }
 	cur := base.Clone()
 	advance := func() {
 		if cur.Step() {
-			stops = append(stops, cur.Tick)
+			p.stops = append(p.stops, cur.Tick)
 		}
 	}
 	for cur.Tick < opts.From {
-		if stop() {
+		if p.stopped() {
 			return nil, ErrStopped
 		}
 		advance()
 	}
-	var jobs []job
 	for t := opts.From; t <= opts.To; t++ {
 		for cur.Tick < t {
-			if stop() {
+			if p.stopped() {
 				return nil, ErrStopped
 			}
 			advance()
 		}
-		cursors[t] = cur.Clone()
+		p.cursors = append(p.cursors, cur.Clone())
 		members := opts.Members
 		if members == nil {
 			members = cur.LiveMembers()
 		}
 		for _, m := range members {
 			for _, k := range kinds {
-				jobs = append(jobs, job{tick: t, fault: Fault{Kind: k, Member: m}})
+				p.jobs = append(p.jobs, job{tick: t, fault: Fault{Kind: k, Member: m}})
 			}
 		}
 	}
-	outcomes := make([]Outcome, len(jobs))
-	work := func(i int) {
-		if stop() {
+	return p, nil
+}
+
+func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
+
+// run runs the branches at the given indexes of p.jobs and returns their
+// outcomes in that order. Workers take the next index from a shared
+// counter and write only their own slot, so the result is the same as a
+// sequential run's.
+func (p *plan) run(idx []int) ([]Outcome, error) {
+	defer raiseGC()()
+	outcomes := make([]Outcome, len(idx))
+	work := func(j int) {
+		if p.stopped() {
 			return
 		}
-		outcomes[i] = runBranch(cursors[jobs[i].tick].Clone(), jobs[i], opts)
+		jb := p.jobs[idx[j]]
+		outcomes[j] = p.runBranch(p.cursors[jb.tick-p.opts.From].Clone(), jb)
 	}
-	if opts.Parallel <= 1 {
-		for i := range jobs {
-			work(i)
+	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
+		for j := range idx {
+			work(j)
 		}
 	} else {
+		var next atomic.Int64
 		var wg sync.WaitGroup
-		next := make(chan int)
-		for p := 0; p < opts.Parallel; p++ {
+		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := range next {
-					work(i)
+				for j := int(next.Add(1)) - 1; j < len(idx); j = int(next.Add(1)) - 1 {
+					work(j)
 				}
 			}()
 		}
-		for i := range jobs {
-			next <- i
-		}
-		close(next)
 		wg.Wait()
 	}
-	if stop() {
+	if p.stopped() {
 		return nil, ErrStopped
 	}
-	r := &Report{Base: base.Tick, Guarantee: GuaranteeOf(base, opts.Isolation), Isolation: opts.Isolation,
-		Outcomes: outcomes, Counts: map[string]int{}, Shortest: map[string]int{}, stops: stops, output: base.Topo.Output.Name}
+	return outcomes, nil
+}
+
+// Run explores from base, which is not changed.
+func Run(base *sim.World, opts Options) (*Report, error) {
+	p, err := newPlan(base, opts)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(p.jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	outcomes, err := p.run(idx)
+	if err != nil {
+		return nil, err
+	}
+	return newReport(p.sweep(), outcomes), nil
+}
+
+// newReport tallies the outcomes of a whole sweep, in its order.
+func newReport(sw Sweep, outcomes []Outcome) *Report {
+	r := &Report{Base: sw.Base, From: sw.From, To: sw.To, Guarantee: sw.Guarantee, Isolation: sw.Isolation,
+		Outcomes: outcomes, Counts: map[string]int{}, Shortest: map[string]int{}, stops: sw.Stops, output: sw.Output}
 	for i := range outcomes {
 		o := &outcomes[i]
 		if o.Violates(r.Guarantee) {
@@ -270,20 +322,21 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 			}
 		}
 	}
-	return r, nil
+	return r
 }
 
 // runBranch injects the fault and runs the branch until the group is
 // stable and caught up. When no member is left running, the faulted
 // client is restarted, as an orchestrator would.
-func runBranch(w *sim.World, j job, opts Options) Outcome {
+func (p *plan) runBranch(w *sim.World, j job) Outcome {
+	opts := p.opts
 	o := Outcome{Tick: j.tick, Fault: j.fault, Classes: map[string]int{}}
 	if err := j.fault.apply(w); err != nil {
 		o.Classes["fault-refused"]++
 		return o
 	}
 	pkts, zombies := w.Packets.Len(), w.ZombieWrites
-	prev := read(w, opts.Isolation)
+	reader := p.newReader(w, opts.Isolation)
 	steps, restarted := 0, false
 	flush := func() {
 		if steps > 0 {
@@ -295,10 +348,11 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		if opts.Stop != nil && opts.Stop() {
 			return o // Run drops every outcome once stopped
 		}
-		if w.GroupSettled() && w.CaughtUp() && len(w.LiveMembers()) > 0 {
+		live := len(w.LiveMembers())
+		if live > 0 && w.GroupSettled() && w.CaughtUp() {
 			break
 		}
-		if len(w.LiveMembers()) == 0 && !restarted && w.Member(j.fault.Member) != nil && !w.Member(j.fault.Member).Alive {
+		if live == 0 && !restarted && w.Member(j.fault.Member) != nil && !w.Member(j.fault.Member).Alive {
 			flush()
 			if err := w.Restart(j.fault.Member); err == nil {
 				o.Log = append(o.Log, "restart "+j.fault.Member)
@@ -311,17 +365,8 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		if stop {
 			flush() // a script's step halts here too: the next ticks are a new step
 		}
-		now := read(w, opts.Isolation)
-		if !extends(prev, now) {
+		if reader.lostSince(w) {
 			o.Classes[NonMonotonicRead]++
-		}
-		prev = now
-		if opts.Isolation == "read_committed" {
-			for _, r := range now {
-				if r.aborted || r.open {
-					o.Classes[AbortedRead]++
-				}
-			}
 		}
 	}
 	flush()
@@ -337,11 +382,11 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, p := range w.Packets.From(pkts) {
-		if p.Response && (p.Type == sim.OffsetCommit || p.Type == sim.TxnOffsetCommit) && p.Error != sim.None {
-			o.Classes[CommitRefused+":"+p.Error.String()]++
+	for _, pk := range w.Packets.From(pkts) {
+		if pk.Response && (pk.Type == sim.OffsetCommit || pk.Type == sim.TxnOffsetCommit) && pk.Error != sim.None {
+			o.Classes[CommitRefused+":"+pk.Error.String()]++
 		}
-		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch {
+		if pk.Error == sim.ProducerFenced || pk.Error == sim.InvalidProducerEpoch {
 			o.Classes[FencedProducer]++
 		}
 	}
@@ -351,33 +396,69 @@ func runBranch(w *sim.World, j job, opts Options) Outcome {
 	return o
 }
 
-type seen struct {
-	part          string
-	offset        int
-	aborted, open bool
+// auditReader is the audit reader of one branch (`consume OUTPUT`, which
+// reads the output topic from offset 0 at every call), asked after every
+// tick whether it lost a record it had returned before: a
+// nonmonotonic-read. Re-reading the topic each tick costs the whole log;
+// this keeps, per output partition, how far the reader got, and looks only
+// at what changed. It starts from the world at the fork point, so a branch
+// never re-reads the prefix it shares with the others.
+//
+// What a read returns only grows, except as follows, which is what it
+// checks (the engine guarantees the rest: a log is append-only, sim.Seq
+// has no way to shorten one, and the only change to an old cell is a
+// transaction marker turning its open records committed or aborted):
+//   - read_uncommitted returns every data record, so a record is lost only
+//     if a log got shorter;
+//   - read_committed returns the data records below the LSO that are not
+//     aborted (sim.PartitionLog.ReadCommitted). Records below the LSO are
+//     never open (the LSO is the first offset of the oldest open
+//     transaction, an invariant sim.CheckInvariants checks), and committed
+//     or non-transactional records stay so: the reader loses one exactly
+//     when the LSO moves back over it.
+//
+// The same definition means a read_committed read never returns an open
+// or aborted record, so aborted-read (kept as a class, for readers that
+// would) is never found by this reader. TestReaderMatchesRereads checks
+// the reader against reading the whole topic every tick.
+type auditReader struct {
+	committed bool
+	tps       []sim.TopicPartition
+	pos       []readPos
 }
 
-func read(w *sim.World, iso string) []seen {
-	var out []seen
-	for _, r := range w.ReadTopic(w.Topo.Output.Name, iso) {
-		out = append(out, seen{part: r.Partition.String(), offset: r.Offset, aborted: r.Aborted, open: r.Open})
+type readPos struct{ end, lso int }
+
+func newAuditReader(w *sim.World, isolation string) *auditReader {
+	out := w.Topo.Output
+	a := &auditReader{committed: isolation == "read_committed", tps: make([]sim.TopicPartition, out.Partitions), pos: make([]readPos, out.Partitions)}
+	for p := range a.tps {
+		a.tps[p] = sim.TopicPartition{Topic: out.Name, Partition: p}
+		l := w.Log(a.tps[p])
+		a.pos[p] = readPos{end: l.HW(), lso: l.LSO()}
 	}
-	return out
+	return a
 }
 
-// extends reports whether every record the reader returned before it
-// returns again (reads from offset 0 only grow).
-func extends(prev, now []seen) bool {
-	have := make(map[[2]string]bool, len(now))
-	for _, r := range now {
-		have[[2]string{r.part, strconv.Itoa(r.offset)}] = true
-	}
-	for _, r := range prev {
-		if !have[[2]string{r.part, strconv.Itoa(r.offset)}] {
-			return false
+func (a *auditReader) lostSince(w *sim.World) bool {
+	lost := false
+	for p, tp := range a.tps {
+		l := w.Log(tp)
+		end := l.HW()
+		if end < a.pos[p].end {
+			lost = true // a log got shorter: its last records are gone
 		}
+		if a.committed {
+			lso := l.LSO()
+			for i := lso; i < min(a.pos[p].lso, end) && !lost; i++ {
+				c := l.Cells.At(i)
+				lost = c.IsData() && c.Txn != sim.TxnAborted && c.Txn != sim.TxnOpen
+			}
+			a.pos[p].lso = lso
+		}
+		a.pos[p].end = end
 	}
-	return true
+	return lost
 }
 
 // Summary is one line per outcome's classes, e.g. "duplicate 2 (p2.3 p2.4)".

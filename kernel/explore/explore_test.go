@@ -5,8 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kgrepl/kgrepl/kernel"
 	"github.com/kgrepl/kgrepl/kernel/explore"
@@ -95,12 +101,81 @@ func TestTransactionsReadCommittedNeither(t *testing.T) {
 	}
 }
 
+// TestParallelEqualsSequential: any number of workers gives the report a
+// sequential run gives, and each branch's outcome is what the branch gives
+// when run alone from a copy of the base world stepped to its tick (so the
+// copies of the world at each tick, shared by the branches there, leak
+// nothing from one branch to another).
 func TestParallelEqualsSequential(t *testing.T) {
-	w := base(t, "set commit after", "set partition.assignment.strategy cooperative-sticky").World()
-	seq := explore20(t, w, "read_uncommitted", 1)
-	par := explore20(t, w, "read_uncommitted", 4)
-	if !reflect.DeepEqual(seq, par) {
-		t.Fatal("parallel and sequential explores gave different reports")
+	for _, c := range []struct {
+		iso   string
+		setup []string
+	}{
+		{"read_uncommitted", []string{"set commit after", "set partition.assignment.strategy cooperative-sticky"}},
+		{"read_committed", []string{"set producer transactional", "set isolation.level read_committed"}},
+	} {
+		w := base(t, c.setup...).World()
+		seq := explore20(t, w, c.iso, 1)
+		for _, p := range []int{2, 3, 4} {
+			if par := explore20(t, w, c.iso, p); !reflect.DeepEqual(seq, par) {
+				t.Fatalf("%v: %d workers and a sequential explore gave different reports", c.setup, p)
+			}
+		}
+		opts := explore.Options{From: w.Tick, To: w.Tick + 20, Isolation: c.iso}
+		for i := 0; i < len(seq.Outcomes); i += 5 {
+			alone, err := explore.BranchAlone(w, opts, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(alone, seq.Outcomes[i]) {
+				t.Fatalf("%v: branch %d (%s at tick %d) alone: %s; in the sweep: %s", c.setup, i, alone.Fault.Command(), alone.Tick, alone.Summary(), seq.Outcomes[i].Summary())
+			}
+		}
+	}
+}
+
+// TestReaderMatchesRereads: the incremental audit reader finds what
+// re-reading the whole output topic after every tick finds (the explorer's
+// reader before issue 13), branch by branch, and those re-reads never
+// return an open or aborted record at read_committed.
+func TestReaderMatchesRereads(t *testing.T) {
+	for _, c := range []struct {
+		iso    string
+		mutate bool
+		setup  []string
+	}{
+		{"read_uncommitted", false, nil},
+		{"read_uncommitted", false, []string{"set commit before"}},
+		{"read_committed", false, []string{"set producer transactional", "set isolation.level read_committed", "set partition.assignment.strategy cooperative-sticky"}},
+		{"read_committed", true, []string{"set producer transactional", "set isolation.level read_committed"}},
+		{"read_uncommitted", false, []string{"set producer transactional"}},
+	} {
+		w := base(t, c.setup...).World()
+		if c.mutate {
+			w = w.Clone()
+			w.Mutations.CommitOffsetsBeforeMarker = true
+		}
+		opts := explore.Options{From: w.Tick, To: w.Tick + 8, Isolation: c.iso, Parallel: 2}
+		got, err := explore.Run(w, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, aborted, err := explore.RunRereading(w, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if aborted != 0 {
+			t.Errorf("%v: re-reads at %s returned %d open or aborted records", c.setup, c.iso, aborted)
+		}
+		for i := range want.Outcomes {
+			if !reflect.DeepEqual(got.Outcomes[i], want.Outcomes[i]) {
+				t.Errorf("%v: branch %d (%s at tick %d): incremental reader %s; re-reading %s", c.setup, i,
+					want.Outcomes[i].Fault.Command(), want.Outcomes[i].Tick, got.Outcomes[i].Summary(), want.Outcomes[i].Summary())
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: the reports differ", c.setup)
+		}
 	}
 }
 
@@ -157,20 +232,86 @@ func TestBadOptions(t *testing.T) {
 }
 
 // BenchmarkBranches: branches per second on the default world with two
-// members (commit after), sequential and on every core.
+// members (commit after), sequential and on every core. Besides the wall
+// clock it reports the process's CPU time per branch (user + system, every
+// thread, the garbage collector's too): on a shared machine the wall-clock
+// ratio of 2 workers to 1 says as much about the neighbours as about the
+// explorer; equal CPU time per branch on 1 and 2 workers means the work
+// itself scales.
 func BenchmarkBranches(b *testing.B) {
 	w := base(b, "set commit after").World()
+	benchBranches(b, w, w.Tick, w.Tick+20)
+}
+
+// BenchmarkBranchesREADME is the README's example: the default world
+// (auto-commit), C2 joined, the group stable, at tick 16, explored over
+// ticks 16..40 (25 ticks x 2 members x 8 fault kinds = 400 branches).
+func BenchmarkBranchesREADME(b *testing.B) {
+	s := base(b)
+	if _, err := s.Exec("run until tick 16"); err != nil {
+		b.Fatal(err)
+	}
+	benchBranches(b, s.World(), 16, 40)
+}
+
+func benchBranches(b *testing.B, w *sim.World, from, to int) {
 	for _, p := range []int{1, 2} {
 		b.Run(fmt.Sprintf("parallel%d", p), func(b *testing.B) {
 			n := 0
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				r, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 20, Parallel: p})
+				r, err := explore.Run(w, explore.Options{From: from, To: to, Parallel: p})
 				if err != nil {
 					b.Fatal(err)
 				}
 				n += len(r.Outcomes)
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "branches/s")
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1e6/float64(n), "cpu-µs/branch")
 		})
+	}
+}
+
+// cpuTime is the CPU time the process has used, every thread together.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestSweepGCPercentRestored: a sweep raises the collector's percentage
+// while it runs (gc.go) and puts back the one in force before, also when
+// two sweeps overlap.
+func TestSweepGCPercentRestored(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: sweeps leave the collector alone")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	w := base(t, "set commit after").World()
+	var most atomic.Int64
+	watch := func() bool { // called before every tick: note the percentage in force
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		if v := int64(s[0].Value.Uint64()); v > most.Load() {
+			most.Store(v)
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := explore.Run(w, explore.Options{From: w.Tick, To: w.Tick + 2, Parallel: 2, Stop: watch}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() <= 150 {
+		t.Errorf("GOGC during the sweeps was at most %d, want it raised above 150", most.Load())
+	}
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("after two sweeps GOGC is %d, want the 150 in force before", got)
 	}
 }
