@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,6 +287,17 @@ func (w *World) ShortName(tp TopicPartition) string {
 	return tp.String()
 }
 
+// appendShortName appends ShortName(tp) to b.
+func (w *World) appendShortName(b []byte, tp TopicPartition) []byte {
+	if w.short {
+		b = append(b, tp.Topic[0])
+	} else {
+		b = append(b, tp.Topic...)
+		b = append(b, '-')
+	}
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
+}
+
 // ParsePartition reads "orders-2", or "o2" in the default world.
 func (w *World) ParsePartition(s string) (TopicPartition, error) {
 	if w.short && len(s) >= 2 && (s[0] == 'o' || s[0] == 'p') {
@@ -432,7 +444,7 @@ func (w *World) Step() (stop bool) {
 	for m := range w.busy {
 		w.wake[m] = true
 	}
-	w.busy = map[*Member]bool{}
+	clear(w.busy) // in place: a clone has its own maps (World.Clone)
 	for _, p := range w.inflight {
 		p.Delivered = w.Tick
 		w.deliver(p)
@@ -480,12 +492,14 @@ func (w *World) actMembers() {
 		for m := range w.wake {
 			ms = append(ms, m)
 		}
-		w.wake = map[*Member]bool{}
-		sort.Slice(ms, func(i, j int) bool {
-			if ms[i].Client != ms[j].Client {
-				return ms[i].Client < ms[j].Client
+		clear(w.wake)
+		// (client, incarnation) names one process: a total order, so the
+		// map's random order never shows.
+		slices.SortFunc(ms, func(a, b *Member) int {
+			if c := strings.Compare(a.Client, b.Client); c != 0 {
+				return c
 			}
-			return ms[i].Inc < ms[j].Inc
+			return a.Inc - b.Inc
 		})
 		for _, m := range ms {
 			if m.Alive {
