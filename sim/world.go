@@ -372,6 +372,22 @@ func (w *World) event(kind EventKind, member, format string, args ...any) {
 	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
 }
 
+// eventText records an event whose text is already built (the hot paths
+// build it with a strings.Builder: Sprintf boxes every argument).
+func (w *World) eventText(kind EventKind, member, text string) {
+	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: text})
+}
+
+// appendPartition appends tp as TopicPartition.String spells it (orders-2).
+// The hot paths build their texts with appends into a buffer on the stack,
+// so that the string is the one allocation, of exactly its size (Sprintf
+// boxes every argument).
+func appendPartition(b []byte, tp TopicPartition) []byte {
+	b = append(b, tp.Topic...)
+	b = append(b, '-')
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
+}
+
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
 	w.Events.Last().Stop = true
