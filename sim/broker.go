@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -22,7 +23,10 @@ func (w *World) handleFetch(p *Packet) {
 // partition has a record.
 func (w *World) answerFetch(p *Packet) bool {
 	r := p.Body.(*fetchReq)
-	var recs []fetched
+	// Gathered on the stack, then copied once at its exact size: the
+	// answer keeps it for good (the trace), so no spare capacity.
+	var small [8]fetched
+	recs := small[:0]
 	for i, tp := range r.Partitions {
 		l := w.logs[tp]
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
@@ -38,14 +42,15 @@ func (w *World) answerFetch(p *Packet) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	names := ""
+	var buf [128]byte
+	names := buf[:0]
 	for i, f := range recs {
 		if i > 0 {
-			names += " "
+			names = append(names, ' ')
 		}
-		names += f.Value
+		names = append(names, f.Value...)
 	}
-	w.reply(p, None, names, &fetchResp{ID: r.ID, Records: recs})
+	w.reply(p, None, string(names), &fetchResp{ID: r.ID, Records: slices.Clone(recs)})
 	return true
 }
 
