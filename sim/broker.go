@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
 
 // parkedFetch is a Fetch the broker holds until data arrives (a long poll,
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
@@ -19,7 +23,10 @@ func (w *World) handleFetch(p *Packet) {
 // partition has a record.
 func (w *World) answerFetch(p *Packet) bool {
 	r := p.Body.(*fetchReq)
-	var recs []fetched
+	// Gathered on the stack, then copied once at its exact size: the
+	// answer keeps it for good (the trace), so no spare capacity.
+	var small [8]fetched
+	recs := small[:0]
 	for i, tp := range r.Partitions {
 		l := w.logs[tp]
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
@@ -35,14 +42,15 @@ func (w *World) answerFetch(p *Packet) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	names := ""
+	var buf [128]byte
+	names := buf[:0]
 	for i, f := range recs {
 		if i > 0 {
-			names += " "
+			names = append(names, ' ')
 		}
-		names += f.Value
+		names = append(names, f.Value...)
 	}
-	w.reply(p, None, names, &fetchResp{ID: r.ID, Records: recs})
+	w.reply(p, None, string(names), &fetchResp{ID: r.ID, Records: slices.Clone(recs)})
 	return true
 }
 
@@ -129,8 +137,18 @@ func (w *World) handleProduce(p *Packet) {
 	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
 		w.ZombieWrites++
 	}
-	w.event(EvProduced, r.Producer, "%s written to %s at offset %d", r.Value, r.TP, resp.Offset)
-	w.reply(p, None, fmt.Sprintf("%s at offset %d", r.Value, resp.Offset), resp)
+	// "%s written to %s at offset %d" and "%s at offset %d", built by hand:
+	// every produce writes both.
+	var buf [128]byte
+	b := append(buf[:0], r.Value...)
+	b = append(b, " written to "...)
+	b = appendPartition(b, r.TP)
+	at := len(b)
+	b = append(b, " at offset "...)
+	b = strconv.AppendInt(b, int64(resp.Offset), 10)
+	text := string(b)
+	w.eventText(EvProduced, r.Producer, text)
+	w.reply(p, None, r.Value+text[at:], resp)
 }
 
 // fetchOutstanding reports whether fetch id of m is held at the broker (a

@@ -61,14 +61,26 @@ func clientOf(memberID string) string {
 	return memberID
 }
 
+// offsetSummary is "o0@3 o1@5": built in one buffer, as it is written for
+// every commit and fetch.
 func offsetSummary(w *World, tps []TopicPartition, offs []int) string {
-	parts := make([]string, len(tps))
+	return string(appendOffsets(w, make([]byte, 0, 8*len(tps)), tps, offs))
+}
+
+func appendOffsets(w *World, b []byte, tps []TopicPartition, offs []int) []byte {
 	for i, tp := range tps {
-		parts[i] = w.ShortName(tp) + "@" + strconv.Itoa(offs[i])
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = w.appendShortName(b, tp)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, int64(offs[i]), 10)
 	}
-	return strings.Join(parts, " ")
+	return b
 }
 
 func fetchSummary(w *World, r *fetchReq) string {
-	return offsetSummary(w, r.Partitions, r.Offsets) + " max " + strconv.Itoa(r.Max)
+	b := appendOffsets(w, make([]byte, 0, 8*len(r.Partitions)+12), r.Partitions, r.Offsets)
+	b = append(b, " max "...)
+	return string(strconv.AppendInt(b, int64(r.Max), 10))
 }
