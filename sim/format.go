@@ -61,12 +61,36 @@ func clientOf(memberID string) string {
 	return memberID
 }
 
+// offsetSummary spells offsets as "o0@3 o1@5" (ShortName@offset).
 func offsetSummary(w *World, tps []TopicPartition, offs []int) string {
-	parts := make([]string, len(tps))
-	for i, tp := range tps {
-		parts[i] = w.ShortName(tp) + "@" + strconv.Itoa(offs[i])
+	var b strings.Builder
+	writeOffsetSummary(&b, w, tps, offs)
+	return b.String()
+}
+
+// writeOffsetSummary writes offsetSummary into b, with one allocation for
+// the whole text however many partitions (commits of thousands of them).
+func writeOffsetSummary(b *strings.Builder, w *World, tps []TopicPartition, offs []int) {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.Topic) + 12
 	}
-	return strings.Join(parts, " ")
+	b.Grow(n + 40)
+	var num [20]byte
+	for i, tp := range tps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w.short {
+			b.WriteString(tp.Topic[:1])
+		} else {
+			b.WriteString(tp.Topic)
+			b.WriteByte('-')
+		}
+		b.Write(strconv.AppendInt(num[:0], int64(tp.Partition), 10))
+		b.WriteByte('@')
+		b.Write(strconv.AppendInt(num[:0], int64(offs[i]), 10))
+	}
 }
 
 func fetchSummary(w *World, r *fetchReq) string {

@@ -48,8 +48,9 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 		g.OffsetsLog.Append(rec)
 		g.offsets[tp] = rec
 	}
-	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, offsetSummary(w, r.Partitions, r.Offsets))
-	w.reply(p, None, offsetSummary(w, r.Partitions, r.Offsets), resp)
+	summary := offsetSummary(w, r.Partitions, r.Offsets)
+	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, summary)
+	w.reply(p, None, summary, resp)
 }
 
 func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
