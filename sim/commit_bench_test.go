@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // BenchmarkTickAutoCommit100x10000: 100 idle members over 10,000 partitions
 // (100 topics x 100), each auto-committing its 100 positions every
@@ -17,12 +20,20 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 		w.Step()
 	}
 	o0 := w.Group.OffsetsLog.Len()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
+	b.StopTimer()
 	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B-kept/tick")
+	runtime.KeepAlive(w)
 }
 
 // TestFetchPositionList: the auto-commit's ordered position list is what

@@ -138,7 +138,7 @@ type Group struct {
 	// Committed offsets; pending transactional offsets by PID.
 	offsets    map[TopicPartition]OffsetRecord
 	pending    map[int64]map[TopicPartition]OffsetRecord
-	OffsetsLog Seq[OffsetRecord]
+	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
 	Transitions Seq[GroupTransition]
 	// RebalanceStarts counts how many times the group entered PreparingRebalance.

@@ -111,8 +111,7 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 	if commit {
 		state, marker = "committed", "COMMIT"
 	}
-	g.OffsetsLog.Update(0, g.OffsetsLog.Len(), func(r *OffsetRecord) bool { return r.PID == pid && r.State == "pending" },
-		func(r *OffsetRecord) { r.State = state })
+	g.OffsetsLog.setPendingState(pid, state)
 	for _, tp := range sortedTPKeys(g.pending[pid]) {
 		rec := g.pending[pid][tp]
 		if commit {

@@ -1,0 +1,52 @@
+package sim
+
+import "testing"
+
+// TestOffsetsLogRoundTrip: the compact log gives back every record as it
+// was appended, and a marker's state change in one world leaves a clone's
+// copy of the shared chunks alone.
+func TestOffsetsLogRoundTrip(t *testing.T) {
+	defer func(n int) { seqChunk = n }(seqChunk)
+	seqChunk = 4
+	var l OffsetsLog
+	var want []OffsetRecord
+	for i := 0; i < 11; i++ {
+		r := OffsetRecord{Tick: 1000 + i, Group: "g", TP: TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
+			Generation: i / 2, MemberID: "C1-" + itoa(i), PID: -1, State: "committed"}
+		switch i % 4 {
+		case 1:
+			r.PID, r.State = 5, "pending"
+		case 2:
+			r.PID, r.State = 6, "aborted"
+		case 3:
+			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
+		}
+		l.Append(r)
+		want = append(want, r)
+	}
+	check := func(l *OffsetsLog, want []OffsetRecord) {
+		t.Helper()
+		if l.Len() != len(want) {
+			t.Fatalf("Len %d, want %d", l.Len(), len(want))
+		}
+		for i, r := range l.All() {
+			if r != want[i] || l.At(i) != want[i] {
+				t.Fatalf("record %d: %+v, want %+v", i, r, want[i])
+			}
+		}
+		if got := l.Slice(2, 5); len(got) != 3 || got[0] != want[2] || got[2] != want[4] {
+			t.Fatalf("Slice(2, 5) = %+v", got)
+		}
+	}
+	check(&l, want)
+	c := l.clone()
+	l.setPendingState(5, "committed")
+	after := append([]OffsetRecord{}, want...)
+	for i := range after {
+		if after[i].PID == 5 && after[i].State == "pending" {
+			after[i].State = "committed"
+		}
+	}
+	check(&l, after)
+	check(&c, want)
+}
