@@ -1,28 +1,39 @@
 package sim
 
-import "iter"
+import (
+	"iter"
+	"sort"
+)
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
-// order (kgrepl keeps them all, as a log not yet compacted). Records are
-// stored compactly, 72 bytes instead of OffsetRecord's 112: the group id,
-// the same in every record of the log, is kept once, the state (one of five
-// words) is a byte, and the tick and generation are 32-bit. At, All and
-// Slice give back full OffsetRecords, equal to what was appended. Chunks are
-// shared between clones as for any Seq.
+// order (kgrepl keeps them all, as a log not yet compacted). It is stored
+// compactly: what the records of one OffsetCommit share (tick, member,
+// generation, producer id, state) is kept once per run of such records, and
+// each record adds only its partition and offset (32 bytes, against 112 for
+// an OffsetRecord); the group id is kept once for the log. At, All and Slice
+// give back OffsetRecords equal to what was appended. Chunks are shared
+// between clones as for any Seq.
 type OffsetsLog struct {
-	group string
-	recs  Seq[offsetCell]
+	group   string
+	runs    Seq[offsetRun]
+	entries Seq[offsetEntry]
 }
 
-type offsetCell struct {
-	TP         TopicPartition
+// offsetRun is what consecutive records of the log have in common; the
+// run's records are entries[first:] up to the next run's first.
+type offsetRun struct {
+	first      int
 	MemberID   string
-	Offset     int
 	PID        int64
 	Tick       int32
 	Generation int32
 	state      uint8 // index in offsetStates
 	marker     bool
+}
+
+type offsetEntry struct {
+	TP     TopicPartition
+	Offset int
 }
 
 // offsetStates are the states a record of __consumer_offsets can show.
@@ -38,21 +49,29 @@ func offsetStateOf(s string) uint8 {
 }
 
 // Len is the number of records.
-func (l *OffsetsLog) Len() int { return l.recs.Len() }
+func (l *OffsetsLog) Len() int { return l.entries.Len() }
 
 // At returns record i.
-func (l *OffsetsLog) At(i int) OffsetRecord { return l.record(l.recs.At(i)) }
+func (l *OffsetsLog) At(i int) OffsetRecord {
+	n := l.runs.Len()
+	r := sort.Search(n, func(k int) bool { return l.runs.At(k).first > i }) - 1
+	return l.record(l.runs.At(r), l.entries.At(i))
+}
 
-func (l *OffsetsLog) record(c offsetCell) OffsetRecord {
-	return OffsetRecord{Tick: int(c.Tick), Group: l.group, TP: c.TP, Offset: c.Offset, Generation: int(c.Generation),
-		MemberID: c.MemberID, PID: c.PID, State: offsetStates[c.state], Marker: c.marker}
+func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
+	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: e.TP, Offset: e.Offset, Generation: int(r.Generation),
+		MemberID: r.MemberID, PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
 
 // All ranges over the records with their indexes, oldest first.
 func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 	return func(yield func(int, OffsetRecord) bool) {
-		for i, c := range l.recs.All() {
-			if !yield(i, l.record(c)) {
+		k, n := 0, l.runs.Len()
+		for i, e := range l.entries.All() {
+			for k+1 < n && l.runs.At(k+1).first <= i {
+				k++
+			}
+			if !yield(i, l.record(l.runs.At(k), e)) {
 				return
 			}
 		}
@@ -72,22 +91,34 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
 }
 
 // Append adds a record; every record of a log belongs to the same group.
-func (l *OffsetsLog) Append(r OffsetRecord) {
-	if l.recs.Len() == 0 && l.group == "" {
-		l.group = r.Group
-	} else if r.Group != l.group {
-		panic("sim: record of group " + r.Group + " in the offsets log of " + l.group)
+func (l *OffsetsLog) Append(rec OffsetRecord) {
+	if l.entries.Len() == 0 && l.group == "" {
+		l.group = rec.Group
+	} else if rec.Group != l.group {
+		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	l.recs.Append(offsetCell{TP: r.TP, MemberID: r.MemberID, Offset: r.Offset, PID: r.PID, Tick: int32(r.Tick),
-		Generation: int32(r.Generation), state: offsetStateOf(r.State), marker: r.Marker})
+	run := offsetRun{first: l.entries.Len(), MemberID: rec.MemberID, PID: rec.PID, Tick: int32(rec.Tick),
+		Generation: int32(rec.Generation), state: offsetStateOf(rec.State), marker: rec.Marker}
+	if last := l.runs.Last(); last == nil || !last.same(run) {
+		l.runs.Append(run)
+	}
+	l.entries.Append(offsetEntry{TP: rec.TP, Offset: rec.Offset})
+}
+
+func (r *offsetRun) same(o offsetRun) bool {
+	return r.MemberID == o.MemberID && r.PID == o.PID && r.Tick == o.Tick && r.Generation == o.Generation &&
+		r.state == o.state && r.marker == o.marker
 }
 
 // setPendingState gives every pending record of pid the state (the
 // transaction's marker: committed or aborted), copying shared chunks first.
+// A run's records share their state, so the change is per run.
 func (l *OffsetsLog) setPendingState(pid int64, state string) {
 	pending, to := offsetStateOf("pending"), offsetStateOf(state)
-	l.recs.Update(0, l.recs.Len(), func(c *offsetCell) bool { return c.PID == pid && c.state == pending },
-		func(c *offsetCell) { c.state = to })
+	l.runs.Update(0, l.runs.Len(), func(r *offsetRun) bool { return r.PID == pid && r.state == pending },
+		func(r *offsetRun) { r.state = to })
 }
 
-func (l *OffsetsLog) clone() OffsetsLog { return OffsetsLog{group: l.group, recs: l.recs.clone()} }
+func (l *OffsetsLog) clone() OffsetsLog {
+	return OffsetsLog{group: l.group, runs: l.runs.clone(), entries: l.entries.clone()}
+}

@@ -10,16 +10,20 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 	seqChunk = 4
 	var l OffsetsLog
 	var want []OffsetRecord
-	for i := 0; i < 11; i++ {
-		r := OffsetRecord{Tick: 1000 + i, Group: "g", TP: TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
-			Generation: i / 2, MemberID: "C1-" + itoa(i), PID: -1, State: "committed"}
-		switch i % 4 {
+	for i := 0; i < 40; i++ {
+		// Records in threes share tick, member and generation, as the
+		// records of one OffsetCommit do; the state varies per record.
+		r := OffsetRecord{Tick: 1000 + i/3, Group: "g", TP: TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
+			Generation: i / 6, MemberID: "C1-" + itoa(i/3), PID: -1, State: "committed"}
+		switch i / 3 % 5 {
 		case 1:
 			r.PID, r.State = 5, "pending"
 		case 2:
 			r.PID, r.State = 6, "aborted"
 		case 3:
 			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
+		case 4:
+			r.PID, r.State = 5, []string{"pending", "committed"}[i%2]
 		}
 		l.Append(r)
 		want = append(want, r)
@@ -39,6 +43,9 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 		}
 	}
 	check(&l, want)
+	if l.runs.Len() >= l.Len() || l.runs.Len() < 14 {
+		t.Fatalf("%d records in %d runs: want a run per stretch of equal headers", l.Len(), l.runs.Len())
+	}
 	c := l.clone()
 	l.setPendingState(5, "committed")
 	after := append([]OffsetRecord{}, want...)
