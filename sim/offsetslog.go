@@ -92,6 +92,25 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
+	l.startRun(rec)
+	l.entries.Append(offsetEntry{TP: rec.TP, Offset: rec.Offset})
+}
+
+// appendCommit adds one record per partition of tps at offs, each like
+// rec (whose TP and Offset are not used): the records of one OffsetCommit.
+func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs []int) {
+	if len(tps) == 0 {
+		return
+	}
+	l.startRun(rec)
+	for i, tp := range tps {
+		l.entries.Append(offsetEntry{TP: tp, Offset: offs[i]})
+	}
+}
+
+// startRun opens a run for records like rec, unless the last run already
+// holds such records.
+func (l *OffsetsLog) startRun(rec OffsetRecord) {
 	if l.entries.Len() == 0 && l.group == "" {
 		l.group = rec.Group
 	} else if rec.Group != l.group {
@@ -102,7 +121,6 @@ func (l *OffsetsLog) Append(rec OffsetRecord) {
 	if last := l.runs.Last(); last == nil || !last.same(run) {
 		l.runs.Append(run)
 	}
-	l.entries.Append(offsetEntry{TP: rec.TP, Offset: rec.Offset})
 }
 
 func (r *offsetRun) same(o offsetRun) bool {

@@ -56,4 +56,34 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 	}
 	check(&l, after)
 	check(&c, want)
+
+	// appendCommit writes the records of one OffsetCommit, as Append would one by one.
+	head := OffsetRecord{Tick: 5000, Group: "g", Generation: 9, MemberID: "C2-1", PID: -1, State: "committed"}
+	tps, offs := []TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}}, []int{3, 4}
+	c.appendCommit(head, tps, offs)
+	c.appendCommit(head, nil, nil)
+	for i := range tps {
+		r := head
+		r.TP, r.Offset = tps[i], offs[i]
+		want = append(want, r)
+	}
+	check(&c, want)
+}
+
+// TestCommittedRoundTrip: the group's offsets cache gives back the record
+// it was given, for a plain and a transactional commit.
+func TestCommittedRoundTrip(t *testing.T) {
+	g := newGroup("g")
+	for _, rec := range []OffsetRecord{
+		{Tick: 12, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 1}, Offset: 40, Generation: 3, MemberID: "C1-2", PID: -1, State: "committed"},
+		{Tick: 15, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 2}, Offset: 7, Generation: 4, MemberID: "C2-1", PID: 9, State: "committed"},
+	} {
+		g.setCommitted(rec)
+		if got, ok := g.Committed(rec.TP); !ok || got != rec {
+			t.Fatalf("Committed(%v) = %+v, %v; want %+v", rec.TP, got, ok, rec)
+		}
+	}
+	if _, ok := g.Committed(TopicPartition{Topic: "orders", Partition: 0}); ok {
+		t.Fatal("Committed of a partition never committed")
+	}
 }
