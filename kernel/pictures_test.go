@@ -202,7 +202,7 @@ func TestPictureErrors(t *testing.T) {
 		{"sequence --ticks x", `sequence --ticks "x": want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N`},
 		{"sequence --ticks 9..3", "sequence --ticks 9..3: the range ends (3) before it starts (9)"},
 		{"sequence --ticks -1..3", `sequence --ticks "-1..3": want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N`},
-		{"sequence --type Join", `sequence --type: no message type "Join" (types: FindCoordinator JoinGroup SyncGroup RebalanceNotification LeaveGroup OffsetCommit OffsetFetch Fetch Produce InitProducerId AddPartitionsToTxn AddOffsetsToTxn TxnOffsetCommit EndTxn WriteTxnMarkers)`},
+		{"sequence --type Join", `sequence --type: no message type "Join" (types: FindCoordinator JoinGroup SyncGroup RebalanceNotification LeaveGroup OffsetCommit OffsetFetch Fetch Produce InitProducerId AddPartitionsToTxn AddOffsetsToTxn TxnOffsetCommit EndTxn WriteTxnMarkers ConsumerGroupHeartbeat)`},
 		{"sequence --member C9", "sequence --member: no member C9 (members: C1)"},
 		{"sequence --out s.mmd", "sequence --out s.mmd: want a file ending in .svg (Mermaid text needs --mermaid)"},
 		{"sequence --mermaid --out s.svg", "sequence --mermaid --out s.svg: want a file ending in .mmd or .md or .txt"},

@@ -61,18 +61,21 @@ func BenchmarkTickIdle(b *testing.B) {
 // topics x 100), each restarted in turn and the group run until it settles;
 // one op is the whole rolling restart. Dynamic members cost a rebalance per
 // restart (two, counting the session timeout); static ones none.
+// consumer-dynamic is the dynamic case under group.protocol=consumer (no
+// static variant there: a restart without close() leaves the instance id
+// held, and Kafka answers the new instance UNRELEASED_INSTANCE_ID).
 func BenchmarkRollingRestart100x1000(b *testing.B) {
-	for _, static := range []bool{false, true} {
-		name := "dynamic"
-		if static {
-			name = "static"
-		}
+	for _, name := range []string{"dynamic", "static", "consumer-dynamic"} {
+		static := name == "static"
 		b.Run(name, func(b *testing.B) {
 			ticks := 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				cfg := DefaultConfig()
 				cfg.RecordsPerPartition = 5
+				if name == "consumer-dynamic" {
+					cfg.Client.GroupProtocol = string(ConsumerGroup)
+				}
 				if static {
 					for c := 1; c <= 100; c++ {
 						cfg.Overrides = append(cfg.Overrides, Override{Client: fmt.Sprintf("C%d", c), Key: "group.instance.id", Value: fmt.Sprintf("C%d", c)})

@@ -67,6 +67,7 @@ func (w *World) Clone() *World {
 	for i, m := range w.procs {
 		n.procs[i] = m.clone()
 		n.procs[i].lastJoin = re(m.lastJoin)
+		n.procs[i].cg.inFlight = re(m.cg.inFlight)
 		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))
@@ -121,6 +122,7 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	for id, gm := range g.members {
 		c := *gm
 		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
+		c.Target, c.Revoking = cp(gm.Target), cp(gm.Revoking)
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = &c
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/assign/server"
 )
 
 // CommitMode is when a member commits its offsets.
@@ -44,8 +45,15 @@ type ClientConfig struct {
 	RetryBackoff       int    // retry.backoff.ms
 	RequestTimeout     int    // request.timeout.ms
 	InstanceID         string // group.instance.id ("" = dynamic)
-	ProcessTicks       int    // ticks to process one record
-	SlowTicks          int    // ticks to process a record marked slow
+	// GroupProtocol is group.protocol: classic (JoinGroup/SyncGroup) or
+	// consumer (KIP-848's ConsumerGroupHeartbeat). A process keeps the
+	// protocol it started with.
+	GroupProtocol string
+	// RemoteAssignor is group.remote.assignor: the server-side assignor a
+	// consumer-protocol member asks for (uniform or range).
+	RemoteAssignor string
+	ProcessTicks   int // ticks to process one record
+	SlowTicks      int // ticks to process a record marked slow
 }
 
 // Producer is the producer mode the config amounts to.
@@ -78,6 +86,15 @@ type Config struct {
 	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
 	// reach an empty group in one tick are answered in one generation.
 	InitialRebalanceDelay int
+	// The broker's group.consumer.heartbeat.interval.ms and
+	// group.consumer.session.timeout.ms, in ticks. Kafka's defaults are 5 s
+	// and 45 s, where the classic client's session.timeout.ms is also 45 s:
+	// the session keeps the classic 6 ticks. The interval, 5/45 of that,
+	// would be under one tick; 2 is the smallest interval at which a
+	// heartbeat is answered (a 2-tick round trip) before the next is due,
+	// and still gives three heartbeats per session.
+	ConsumerHeartbeatInterval int
+	ConsumerSessionTimeout    int
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -101,9 +118,13 @@ func DefaultConfig() Config {
 			RequestTimeout: 5,
 			ProcessTicks:   1,
 			SlowTicks:      15,
+			GroupProtocol:  "classic",
+			RemoteAssignor: "uniform",
 		},
-		RecordsPerPartition: 10,
-		Isolation:           "read_uncommitted",
+		ConsumerHeartbeatInterval: 2,
+		ConsumerSessionTimeout:    6,
+		RecordsPerPartition:       10,
+		Isolation:                 "read_uncommitted",
 	}
 }
 
@@ -126,6 +147,20 @@ func intSetting(key, doc string, field func(*ClientConfig) *int) Setting {
 				return fmt.Errorf("%s: %q is not a whole number from 1 to 1000000", key, v)
 			}
 			*field(c) = n
+			return nil
+		}}
+}
+
+// worldInt is a world-level (broker) setting counted in ticks, at least min.
+func worldInt(key string, min int, doc string, field func(*Config) *int) Setting {
+	return Setting{Key: key, Allowed: fmt.Sprintf("a whole number of ticks >= %d", min), Doc: doc,
+		get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(*field(w)) },
+		set: func(w *Config, _ *ClientConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < min || n > 1_000_000 {
+				return fmt.Errorf("%s: %q is not a whole number from %d to 1000000", key, v, min)
+			}
+			*field(w) = n
 			return nil
 		}}
 }
@@ -243,6 +278,30 @@ func buildSettings() []Setting {
 				c.InstanceID = v
 				return nil
 			}},
+		{Key: "group.protocol", Allowed: "classic | consumer", Client: true,
+			Doc: "the group protocol: classic (JoinGroup/SyncGroup, client-side assignor) or consumer (KIP-848: ConsumerGroupHeartbeat, server-side assignor); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return c.GroupProtocol },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if v != string(ClassicGroup) && v != string(ConsumerGroup) {
+					return fmt.Errorf("group.protocol: %q is not classic or consumer", v)
+				}
+				c.GroupProtocol = v
+				return nil
+			}},
+		{Key: "group.remote.assignor", Allowed: "uniform | range", Client: true,
+			Doc: "group.protocol=consumer: the server-side assignor the member asks for (the group uses the one most members ask for); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return c.RemoteAssignor },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if _, err := server.New(v); err != nil {
+					return fmt.Errorf("group.remote.assignor: %q is not uniform or range", v)
+				}
+				c.RemoteAssignor = v
+				return nil
+			}},
+		worldInt("group.consumer.heartbeat.interval.ms", 1, "broker, group.protocol=consumer: ticks between a member's heartbeats",
+			func(w *Config) *int { return &w.ConsumerHeartbeatInterval }),
+		worldInt("group.consumer.session.timeout.ms", 1, "broker, group.protocol=consumer: ticks without a heartbeat before the coordinator fences a member",
+			func(w *Config) *int { return &w.ConsumerSessionTimeout }),
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },

@@ -55,6 +55,10 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 			values[s.Key] = []string{"none", "inst"}
 		case "isolation.level":
 			values[s.Key] = []string{"read_committed", "read_uncommitted"}
+		case "group.protocol":
+			values[s.Key] = []string{"classic", "consumer"}
+		case "group.remote.assignor":
+			values[s.Key] = []string{"uniform", "range"}
 		default:
 			values[s.Key] = []string{"1", "7", "30"}
 		}

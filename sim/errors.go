@@ -18,6 +18,7 @@ const (
 	InvalidProducerIDMapping  ErrorCode = 49
 	ConcurrentTransactions    ErrorCode = 51
 	FencedInstanceID          ErrorCode = 82
+	GroupIDNotFound           ErrorCode = 69
 	UnstableOffsetCommit      ErrorCode = 88
 	ProducerFenced            ErrorCode = 90
 	// The consumer protocol's (KIP-848) errors.
@@ -41,6 +42,7 @@ var errorNames = map[ErrorCode]string{
 	InvalidProducerIDMapping:  "INVALID_PRODUCER_ID_MAPPING",
 	ConcurrentTransactions:    "CONCURRENT_TRANSACTIONS",
 	FencedInstanceID:          "FENCED_INSTANCE_ID",
+	GroupIDNotFound:           "GROUP_ID_NOT_FOUND",
 	UnstableOffsetCommit:      "UNSTABLE_OFFSET_COMMIT",
 	ProducerFenced:            "PRODUCER_FENCED",
 	FencedMemberEpoch:         "FENCED_MEMBER_EPOCH",

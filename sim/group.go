@@ -49,7 +49,17 @@ var groupTransitions = map[GroupState][]GroupState{
 	Dead:                {},
 }
 
-// LegalGroupTransition reports whether Kafka allows from -> to.
+// LegalTransition reports whether Kafka allows a group of type t to move
+// from -> to.
+func LegalTransition(t GroupType, from, to GroupState) bool {
+	if t == ConsumerGroup {
+		return consumerStates[from] && consumerStates[to] && from != Dead
+	}
+	return LegalGroupTransition(from, to)
+}
+
+// LegalGroupTransition reports whether Kafka allows a classic group to move
+// from -> to.
 func LegalGroupTransition(from, to GroupState) bool {
 	for _, s := range groupTransitions[from] {
 		if s == to {
@@ -105,6 +115,9 @@ type GroupMember struct {
 	// ClassicMember: a classic-protocol member inside a consumer group
 	// (online migration; ConsumerGroupMember.useClassicProtocol).
 	ClassicMember bool
+	// The session and rebalance timers in force (Group.timerSeq numbers;
+	// a timer that fires with another number was cancelled).
+	sessionTimer, rebalanceTimer int
 }
 
 // Group is the group coordinator's state for one group on B1.
@@ -141,13 +154,17 @@ type Group struct {
 	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
 	Transitions Seq[GroupTransition]
-	// RebalanceStarts counts how many times the group entered PreparingRebalance.
+	// RebalanceStarts counts the rebalances: a classic group's entries into
+	// PreparingRebalance, a consumer group's group epoch bumps (Kafka's
+	// consumer-group-rebalances sensor counts those).
 	RebalanceStarts int
+	timerSeq        int // numbers the consumer group's member timers
 }
 
 // GroupTransition is one coordinator state change.
 type GroupTransition struct {
 	Tick     int
+	Type     GroupType // the group's type when it moved
 	From, To GroupState
 	Reason   string
 }
@@ -163,7 +180,7 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 	if g.State == s {
 		return
 	}
-	g.Transitions.Append(GroupTransition{Tick: w.Tick, From: g.State, To: s, Reason: reason})
+	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
 	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
 	if reason != "" {
 		msg += " (" + reason + ")"
@@ -205,11 +222,20 @@ type groupKind interface {
 // kind is the group's groupKind, from its Type (stateless, so a World
 // copies without it).
 func (g *Group) kind() groupKind {
+	if g.Type == ConsumerGroup {
+		return consumerKind{}
+	}
 	return classicKind{}
 }
 
 // receive handles a group request.
 func (g *Group) receive(w *World, p *Packet) {
+	if g.Type == ConsumerGroup && (p.Type == SyncGroup || p.Type == LeaveGroup) {
+		// Classic members inside a consumer group need online migration
+		// (not modelled): a consumer group knows no classic member.
+		w.reply(p, UnknownMemberID, "", nil)
+		return
+	}
 	switch p.Type {
 	case JoinGroup:
 		g.onJoin(w, p, p.Body.(*joinReq))
@@ -221,6 +247,8 @@ func (g *Group) receive(w *World, p *Packet) {
 		g.onCommit(w, p, p.Body.(*commitReq))
 	case OffsetFetch:
 		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
+	case ConsumerGroupHeartbeat:
+		g.onConsumerHeartbeat(w, p, p.Body.(*cghbReq))
 	}
 }
 

@@ -103,6 +103,20 @@ func (g *Group) allowProtocol(memberID, strategy string) {
 }
 
 func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+	if g.Type == ConsumerGroup {
+		if len(g.members) > 0 {
+			// A classic member joining a consumer group needs online
+			// migration (group.consumer.migration.policy), which kgrepl does
+			// not model yet: refused as Kafka refuses a member with no
+			// protocol in common.
+			w.reply(p, InconsistentGroupProtocol, "group "+g.ID+" is a consumer group", nil)
+			return
+		}
+		// An empty consumer group becomes a classic group when a classic
+		// member joins (GroupMetadataManager.getOrMaybeCreateClassicGroup).
+		g.Type, g.State = ClassicGroup, Empty
+		w.event(EvGroupState, "", "group %s is now a classic group (group.protocol=classic)", g.ID)
+	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
 	// classicGroupJoinExistingMember: a member with no assignor in common
 	// with the group is refused with INCONSISTENT_GROUP_PROTOCOL.
@@ -565,6 +579,9 @@ func (g *Group) onLeave(w *World, p *Packet, r *leaveReq) {
 // already sent are still delivered): the coordinator hears it this once,
 // and then nothing, so the session timeout runs from now.
 func (g *Group) heardLast(w *World, gm *GroupMember) {
+	if g.Type == ConsumerGroup {
+		return
+	}
 	if m := w.process(gm.ClientID, gm.Inc); (m == nil || !m.Alive) && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
@@ -573,6 +590,9 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 
 // memberIDDropped: a live process goes by another member id now.
 func (g *Group) memberIDDropped(w *World, id string) {
+	if g.Type == ConsumerGroup {
+		return // its heartbeats are real packets: it just stops sending them
+	}
 	if gm := g.members[id]; gm != nil && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: id, n: w.Tick})
@@ -582,6 +602,9 @@ func (g *Group) memberIDDropped(w *World, id string) {
 // The member is found by its process, not by the member id the process
 // knows: one that died with its JoinGroup unanswered never learned its id.
 func (g *Group) processStopped(w *World, m *Member) {
+	if g.Type == ConsumerGroup {
+		return // the session timeout runs from its last heartbeat
+	}
 	for _, gm := range g.Members() {
 		if gm.ClientID != m.Client || gm.Inc != m.Inc || gm.silentSince >= 0 {
 			continue

@@ -7,6 +7,8 @@ import "fmt"
 // one Checker follows one world.
 type Checker struct {
 	lastGen     int
+	groupEpoch  int
+	memberEpoch map[string]int
 	groupSeen   int
 	txnSeen     int
 	epochs      map[string]int
@@ -14,7 +16,9 @@ type Checker struct {
 }
 
 // NewChecker starts checking a world from its current state.
-func NewChecker() *Checker { return &Checker{lastGen: -1, epochs: map[string]int{}} }
+func NewChecker() *Checker {
+	return &Checker{lastGen: -1, epochs: map[string]int{}, memberEpoch: map[string]int{}}
+}
 
 // Check returns the first invariant the world breaks, or nil.
 func (c *Checker) Check(w *World) error {
@@ -26,7 +30,7 @@ func (c *Checker) Check(w *World) error {
 	c.lastGen = g.Generation
 	// Every coordinator transition is one Kafka allows.
 	for _, t := range g.Transitions.Slice(c.groupSeen, g.Transitions.Len()) {
-		if !LegalGroupTransition(t.From, t.To) {
+		if !LegalTransition(t.Type, t.From, t.To) {
 			return fmt.Errorf("tick %d: illegal group transition %s -> %s", t.Tick, t.From, t.To)
 		}
 	}
@@ -41,11 +45,14 @@ func (c *Checker) Check(w *World) error {
 			owner[tp] = gm.MemberID
 		}
 	}
+	if err := c.checkConsumerGroup(w); err != nil {
+		return err
+	}
 	// No partition is consumed by two members of the current generation.
 	// Members of an older one are zombies: fencing is what stops them.
 	fetching := map[TopicPartition]string{}
 	for _, m := range w.current {
-		if !m.Alive || !m.InGroup() || m.Zombie || m.Generation != g.Generation {
+		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
 			continue
 		}
 		for _, tp := range m.fetchable() {
@@ -117,5 +124,79 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.txnSeen = w.Txn.Transitions.Len()
+	return nil
+}
+
+// current reports whether a process belongs to the group as the
+// coordinator sees it now: classic, a member of the current generation;
+// consumer, a member the coordinator has under that id at the epoch the
+// process holds (or the previous one, whose answer may be on the way).
+func (c *Checker) current(w *World, m *Member) bool {
+	g := w.Group
+	if !m.consumer {
+		return g.Type == ClassicGroup && m.Generation == g.Generation
+	}
+	gm := g.members[m.MemberID]
+	return g.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
+		(m.Generation == gm.MemberEpoch || m.Generation == gm.PreviousMemberEpoch)
+}
+
+// checkConsumerGroup: within one assignment epoch no partition is owned
+// (assigned or pending revocation) by two members; the group epoch and
+// every member's epoch only grow (a member's epoch starts again only when
+// it joins anew after leaving or being fenced, or leaves for now with -2);
+// the assignment epoch never passes the group epoch; a live process owns
+// only what the coordinator has it own.
+func (c *Checker) checkConsumerGroup(w *World) error {
+	g := w.Group
+	if g.GroupEpoch < c.groupEpoch {
+		return fmt.Errorf("tick %d: group epoch went from %d back to %d", w.Tick, c.groupEpoch, g.GroupEpoch)
+	}
+	c.groupEpoch = g.GroupEpoch
+	if g.AssignmentEpoch > g.GroupEpoch {
+		return fmt.Errorf("tick %d: assignment epoch %d passes group epoch %d", w.Tick, g.AssignmentEpoch, g.GroupEpoch)
+	}
+	if g.Type != ConsumerGroup {
+		c.memberEpoch = map[string]int{}
+		return nil
+	}
+	owner := map[TopicPartition]string{}
+	seen := map[string]bool{}
+	for _, gm := range g.Members() {
+		seen[gm.MemberID] = true
+		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+			if o, ok := owner[tp]; ok && o != gm.MemberID {
+				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, g.AssignmentEpoch, tp, o, gm.MemberID)
+			}
+			owner[tp] = gm.MemberID
+		}
+		if prev, ok := c.memberEpoch[gm.MemberID]; ok && gm.MemberEpoch < prev && gm.MemberEpoch != 0 && gm.MemberEpoch != LeaveGroupStaticMemberEpoch {
+			return fmt.Errorf("tick %d: member %s epoch went from %d back to %d", w.Tick, gm.MemberID, prev, gm.MemberEpoch)
+		}
+		if gm.MemberEpoch > g.AssignmentEpoch {
+			return fmt.Errorf("tick %d: member %s epoch %d passes the assignment epoch %d", w.Tick, gm.MemberID, gm.MemberEpoch, g.AssignmentEpoch)
+		}
+		c.memberEpoch[gm.MemberID] = gm.MemberEpoch
+	}
+	for id := range c.memberEpoch {
+		if !seen[id] {
+			delete(c.memberEpoch, id) // left or fenced: it joins anew at epoch 0
+		}
+	}
+	for _, m := range w.current {
+		if !m.Alive || m.Zombie || !m.consumer || !m.InGroup() || !c.current(w, m) {
+			continue
+		}
+		gm := g.members[m.MemberID]
+		mine := map[TopicPartition]bool{}
+		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+			mine[tp] = true
+		}
+		for _, tp := range m.Owned {
+			if !mine[tp] {
+				return fmt.Errorf("tick %d: %s owns %s, which the coordinator gives it neither as assigned nor as pending revocation", w.Tick, m.MemberID, tp)
+			}
+		}
+	}
 	return nil
 }

@@ -120,6 +120,11 @@ type Member struct {
 
 	prod producer
 	txn  clientTxn
+
+	// consumer: the process speaks the consumer group protocol
+	// (group.protocol=consumer when it started); cg is that protocol's state.
+	consumer bool
+	cg       consumerMember
 }
 
 // groupClient is the group-protocol half of a member, as the poll loop,
@@ -146,14 +151,31 @@ type groupClient interface {
 }
 
 // group is the member's group-protocol client.
-func (m *Member) group() groupClient { return classicClient{} }
+func (m *Member) group() groupClient {
+	if m.consumer {
+		return consumerClient{}
+	}
+	return classicClient{}
+}
+
+// GroupProtocol is the group protocol this process speaks.
+func (m *Member) GroupProtocol() GroupType {
+	if m.consumer {
+		return ConsumerGroup
+	}
+	return ClassicGroup
+}
+
+// ConsumerState is the client's member state under the consumer protocol
+// (JOINING, RECONCILING, ACKNOWLEDGING, STABLE, STALE, ...), "" under classic.
+func (m *Member) ConsumerState() string { return m.cg.state }
 
 func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
 	return &Member{
 		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
 		Generation: -1, positions: map[TopicPartition]int{}, processed: map[TopicPartition]int{},
 		committed: map[TopicPartition]int{}, crashAfter: -1, leftPollAt: -1, workedAt: -1,
-		prod: newProducer(cc),
+		prod: newProducer(cc), consumer: cc.GroupProtocol == string(ConsumerGroup),
 	}
 }
 
@@ -188,6 +210,9 @@ func (m *Member) InGroup() bool {
 // Settled reports whether the member holds its final assignment: stable,
 // nothing to revoke, no rejoin pending, offsets fetched.
 func (m *Member) Settled() bool {
+	if m.consumer {
+		return m.cgSettled()
+	}
 	return m.Phase == PhaseStable && !m.rejoin && len(m.revoke) == 0 && !m.pendingFetch
 }
 
@@ -710,7 +735,9 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 		Partitions: tps, Offsets: offs}
 	var b strings.Builder
 	writeOffsetSummary(&b, w, tps, offs)
-	b.WriteString(", gen ")
+	b.WriteString(", ")
+	b.WriteString(m.epochWord())
+	b.WriteByte(' ')
 	b.WriteString(itoa(m.Generation))
 	b.WriteString(", ")
 	b.WriteString(orDash(m.MemberID))
@@ -719,6 +746,15 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
 	r := p.Body.(*commitResp)
+	if p.Req.Body.(*commitReq).BeforeRevoke {
+		if p.Error == None {
+			for i, tp := range r.Partitions {
+				m.committed[tp] = r.Offsets[i]
+			}
+		}
+		m.onCommitBeforeRevoke(w, p)
+		return
+	}
 	if p.Error == None {
 		for i, tp := range r.Partitions {
 			m.committed[tp] = r.Offsets[i]
@@ -833,6 +869,8 @@ const (
 	contCommitClose       // flushed: commitSync what close() commits, then stop
 	contEndTxnCommit      // flushed: EndTxn(COMMIT)
 	contEndTxnAbort       // flushed: EndTxn(ABORT)
+	// consumer protocol: onPartitionsRevoked committed; the reconciliation goes on
+	contConsumerRevokeDone
 )
 
 func (m *Member) resume(w *World, c cont) {
@@ -861,5 +899,19 @@ func (m *Member) resume(w *World, c cont) {
 		m.endTxn(w, true)
 	case contEndTxnAbort:
 		m.endTxn(w, false)
+	case contConsumerRevokeDone:
+		m.revokeOffs = nil
+		m.loop = LoopIdle
+		m.cgListenerDone(w)
+		w.wakeUp(m)
 	}
+}
+
+// epochWord names what commits carry: the generation (classic) or the
+// member epoch (consumer).
+func (m *Member) epochWord() string {
+	if m.consumer {
+		return "epoch"
+	}
+	return "gen"
 }

@@ -47,6 +47,8 @@ type commitReq struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Sync       bool
+	// BeforeRevoke: the consumer protocol's auto-commit before revocation.
+	BeforeRevoke bool
 }
 
 type commitResp struct {

@@ -48,6 +48,9 @@ func (pm *PauseMeter) account(w *World) {
 	if g.State == PreparingRebalance {
 		gen++
 	}
+	if g.Type == ConsumerGroup {
+		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
+	}
 	paused := w.PausedPartitions()
 	e := pm.entry(gen, w.Tick)
 	added := false
@@ -114,6 +117,9 @@ func (w *World) PausedPartitions() []TopicPartition {
 // assignment with its offsets fetched.
 func (w *World) GroupSettled() bool {
 	g := w.Group
+	if g.Type == ConsumerGroup {
+		return w.consumerGroupSettled()
+	}
 	if g.State != Stable && g.State != Empty {
 		return false
 	}
@@ -281,4 +287,36 @@ func (w *World) LiveMembers() []string {
 		}
 	}
 	return out
+}
+
+// consumerGroupSettled is `run until stable` for a consumer group: every
+// member STABLE at the group epoch with current == target and nothing
+// pending revocation, every live process of the group settled with exactly
+// what the coordinator says it owns, no coordinator lookup or OffsetFetch
+// in flight.
+func (w *World) consumerGroupSettled() bool {
+	g := w.Group
+	if (g.State != Stable && g.State != Empty) || !g.consumerSettled() {
+		return false
+	}
+	for _, p := range w.sending {
+		if p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == JoinGroup || p.Type == SyncGroup {
+			return false
+		}
+	}
+	for _, m := range w.current {
+		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseOut || (m.consumer && !m.cgSettled())) {
+			return false
+		}
+	}
+	for _, gm := range g.members {
+		if gm.MemberEpoch < 0 {
+			continue // a static member away (epoch -2) holds its partitions until it returns
+		}
+		m := w.process(gm.ClientID, gm.Inc)
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, sortedTPs(gm.Assignment)) {
+			return false
+		}
+	}
+	return true
 }

@@ -75,6 +75,9 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	w.reply(p, None, summary, resp)
 }
 
+// onOffsetFetch answers the committed offsets. (A consumer-protocol client
+// sends its member id and epoch in OffsetFetch v9+ and Kafka checks them,
+// ConsumerGroup.validateOffsetFetch; kgrepl's fetches carry neither.)
 func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 	resp := &offsetFetchResp{Partitions: r.Partitions}
 	code := None

@@ -24,10 +24,9 @@ const (
 	ConsumerGroupHeartbeat API = "ConsumerGroupHeartbeat"
 )
 
-// APIs lists every packet type, for help and completion (ConsumerGroupHeartbeat
-// joins it when group.protocol=consumer can be set).
+// APIs lists every packet type, for help and completion.
 var APIs = []API{FindCoordinator, JoinGroup, SyncGroup, RebalanceNotification, LeaveGroup, OffsetCommit,
-	OffsetFetch, Fetch, Produce, InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers}
+	OffsetFetch, Fetch, Produce, InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers, ConsumerGroupHeartbeat}
 
 // Broker is the one broker: group coordinator, transaction coordinator and
 // leader of every partition.

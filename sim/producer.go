@@ -331,7 +331,7 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, m.txn.offs[tp])
 	}
-	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", gen " + itoa(req.Generation) + ", " + orDash(req.MemberID),
+	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
 		Body: req})
 }
 
@@ -339,7 +339,7 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
 		m.flush(w, contEndTxnCommit)
-	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+	case UnknownMemberID, IllegalGeneration, FencedInstanceID, StaleMemberEpoch:
 		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
 		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
 		m.flush(w, contEndTxnAbort)

@@ -239,7 +239,18 @@ func TestPropertyRandomSchedules(t *testing.T) {
 	}
 	strategies := []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
 	modes := []CommitMode{CommitAuto, CommitAfter, CommitBefore}
-	for seed := 0; seed < seeds; seed++ {
+	for _, proto := range protocols {
+		for seed := 0; seed < seeds; seed++ {
+			randomScheduleCase(t, proto, seed, strategies, modes)
+		}
+	}
+}
+
+// protocols are the group protocols the property tests run under.
+var protocols = []GroupType{ClassicGroup, ConsumerGroup}
+
+func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []string, modes []CommitMode) {
+	{
 		r := rand.New(rand.NewSource(int64(seed)))
 		topo := randomTopology(r)
 		cfg := DefaultConfig()
@@ -252,17 +263,23 @@ func TestPropertyRandomSchedules(t *testing.T) {
 			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
 		}
 		cfg.RecordsPerPartition = r.Intn(12)
+		cfg.Client.GroupProtocol = string(proto)
+		if seed%3 == 1 {
+			cfg.Client.RemoteAssignor = "range"
+		}
 		w, err := New(topo, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(fmt.Sprintf("seed%d-%s-%s", seed, cfg.Client.Assignor, cfg.Client.Commit), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-seed%d-%s-%s", proto, seed, cfg.Client.Assignor, cfg.Client.Commit), func(t *testing.T) {
 			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
 				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State)
 			}
-			if strings.Contains(cfg.Client.Assignor, "sticky") {
+			// The sticky assignors and the uniform one balance equal
+			// subscriptions within one partition.
+			if proto == ClassicGroup && strings.Contains(cfg.Client.Assignor, "sticky") || proto == ConsumerGroup && w.Group.Assignor == "uniform" {
 				counts := []int{}
 				for _, gm := range w.Group.Members() {
 					counts = append(counts, len(gm.Assignment))
@@ -292,7 +309,8 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 		idem   bool
 	}
 	for _, md := range []mode{{"after", CommitAfter, false, false}, {"before", CommitBefore, false, true}, {"transactions", CommitAfter, true, true}} {
-		for seed := 0; seed < seeds; seed++ {
+		for i := 0; i < 2*seeds; i++ {
+			seed, proto := i%seeds, protocols[i/seeds]
 			r := rand.New(rand.NewSource(int64(1000 + seed)))
 			cfg := DefaultConfig()
 			cfg.Client.Commit = md.commit
@@ -301,8 +319,9 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 				cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
 			}
 			cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
+			cfg.Client.GroupProtocol = string(proto)
 			w, _ := New(DefaultTopology(), cfg)
-			t.Run(fmt.Sprintf("%s-%d", md.name, seed), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s-%s-%d", proto, md.name, seed), func(t *testing.T) {
 				sched := randomSchedule(r, 200, 4, seed%3 == 0)
 				if md.commit == CommitBefore {
 					// A lost produce answer with a plain producer duplicates by
@@ -403,6 +422,7 @@ func FuzzSchedules(f *testing.F) {
 			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
 		}
 		cfg.RecordsPerPartition = r.Intn(10)
+		cfg.Client.GroupProtocol = string(protocols[r.Intn(2)])
 		w, err := New(topo, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -429,6 +449,7 @@ func TestLongProperty(t *testing.T) {
 		if r.Intn(3) == 0 {
 			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
 		}
+		cfg.Client.GroupProtocol = string(protocols[seed%2])
 		w, _ := New(topo, cfg)
 		runSchedule(t, w, randomSchedule(r, 300, 6, r.Intn(2) == 0), 300)
 		ensureMember(t, w)

@@ -6,25 +6,28 @@ import "container/heap"
 type timerKind int
 
 const (
-	tmRebalanceDeadline  timerKind = iota // the join round that began at n ends
-	tmSessionExpiry                       // member id silent since n
-	tmPollTimeout                         // client/inc outside poll() since n
-	tmOffsetFetchRetry                    // client/inc asks for tps again
-	tmInitPIDRetry                        // client/inc sends InitProducerId again
-	tmProduceRetry                        // client/inc resends produce n at attempt m
-	tmAddPartitionsRetry                  // client/inc asks AddPartitionsToTxn again
-	tmTxnTimeout                          // transactional id's transaction number n times out
-	tmCommitRetry                         // client/inc resends commitSync attempt n
-	tmAutoCommit                          // client/inc: poll() returns empty and is called again at n
-	tmEndTxnRetry                         // client/inc sends EndTxn again (n: 1 = COMMIT)
-	tmInitialRebalance                    // the initial join round that began at n: its delay of m ticks is over
-	tmJoinTimeout                         // client/inc: JoinGroup number n unanswered
-	tmSyncTimeout                         // client/inc: SyncGroup number n unanswered
-	tmFetchTimeout                        // client/inc: Fetch n unanswered
-	tmOffsetFetchTimeout                  // client/inc: OffsetFetch number n unanswered (tps)
-	tmEndTxnTimeout                       // client/inc: EndTxn number n unanswered
-	tmHeartbeatCheck                      // member id answered in generation n: heard with it since?
-	tmPendingSync                         // generation n: members that sent no SyncGroup are removed
+	tmRebalanceDeadline        timerKind = iota // the join round that began at n ends
+	tmSessionExpiry                             // member id silent since n
+	tmPollTimeout                               // client/inc outside poll() since n
+	tmOffsetFetchRetry                          // client/inc asks for tps again
+	tmInitPIDRetry                              // client/inc sends InitProducerId again
+	tmProduceRetry                              // client/inc resends produce n at attempt m
+	tmAddPartitionsRetry                        // client/inc asks AddPartitionsToTxn again
+	tmTxnTimeout                                // transactional id's transaction number n times out
+	tmCommitRetry                               // client/inc resends commitSync attempt n
+	tmAutoCommit                                // client/inc: poll() returns empty and is called again at n
+	tmEndTxnRetry                               // client/inc sends EndTxn again (n: 1 = COMMIT)
+	tmInitialRebalance                          // the initial join round that began at n: its delay of m ticks is over
+	tmJoinTimeout                               // client/inc: JoinGroup number n unanswered
+	tmSyncTimeout                               // client/inc: SyncGroup number n unanswered
+	tmFetchTimeout                              // client/inc: Fetch n unanswered
+	tmOffsetFetchTimeout                        // client/inc: OffsetFetch number n unanswered (tps)
+	tmEndTxnTimeout                             // client/inc: EndTxn number n unanswered
+	tmHeartbeatCheck                            // member id answered in generation n: heard with it since?
+	tmPendingSync                               // generation n: members that sent no SyncGroup are removed
+	tmConsumerSessionTimeout                    // consumer group member id: session timer number n
+	tmConsumerRebalanceTimeout                  // consumer group member id: rebalance timer number n, at member epoch m
+	tmHeartbeat                                 // client/inc: ConsumerGroupHeartbeat timer number n (m: 1 = request timeout)
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -92,6 +95,10 @@ func (w *World) fire(t timer) {
 		w.Group.heartbeatCheck(w, t.id, t.n)
 	case tmPendingSync:
 		w.Group.expirePendingSync(w, t.n)
+	case tmConsumerSessionTimeout:
+		w.Group.consumerSessionTimeout(w, t.id, t.n)
+	case tmConsumerRebalanceTimeout:
+		w.Group.consumerRebalanceTimeout(w, t.id, t.n, t.m)
 	default:
 		m := w.process(t.client, t.inc)
 		if m == nil || !m.Alive {
@@ -100,6 +107,8 @@ func (w *World) fire(t timer) {
 		switch t.kind {
 		case tmPollTimeout:
 			m.pollTimeout(w, t.n)
+		case tmHeartbeat:
+			m.heartbeatTimer(w, t.n, t.m == 1)
 		case tmOffsetFetchRetry:
 			if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
 				m.sendOffsetFetch(w, t.tps)

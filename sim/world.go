@@ -166,6 +166,10 @@ func (t Topology) validate() error {
 // startStableGroup builds the default world's group: members C1..Cn, Stable
 // in generation 1, every producer initialised, nothing consumed yet.
 func (w *World) startStableGroup(n int) {
+	if w.Cfg.Client.GroupProtocol == string(ConsumerGroup) {
+		w.startStableConsumerGroup(n)
+		return
+	}
 	g := w.Group
 	var ins []assign.Member
 	var ms []*Member
@@ -500,7 +504,7 @@ func (w *World) brokerReceive(p *Packet) {
 	switch p.Type {
 	case FindCoordinator:
 		w.reply(p, None, "coordinator B1", nil)
-	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch:
+	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat:
 		w.Group.receive(w, p)
 	case Fetch:
 		w.handleFetch(p)
@@ -530,4 +534,56 @@ func (w *World) sideEffect(m *Member, source string) {
 	if n := w.Sink.Inc(source); n > 1 {
 		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, n)
 	}
+}
+
+// startStableConsumerGroup builds the default world's group under
+// group.protocol=consumer: members C1..Cn at group epoch 1, each STABLE at
+// epoch 1 with its share of the target the server-side assignor computes,
+// heartbeats and sessions running, nothing consumed yet.
+func (w *World) startStableConsumerGroup(n int) {
+	g := w.Group
+	g.Type = ConsumerGroup
+	var ms []*Member
+	for i := 1; i <= n; i++ {
+		m := w.newProcess("C" + strconv.Itoa(i))
+		m.MemberID = w.issueMemberID(m.Client)
+		ms = append(ms, m)
+		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
+			Topics: cp(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+			SessionTimeout: w.Cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
+		g.members[gm.MemberID] = gm
+		if gm.InstanceID != "" {
+			g.static[gm.InstanceID] = gm.MemberID
+		}
+		if m.Cfg.Producer() != ProducerPlain {
+			m.prod.pid, m.prod.epoch = w.newPID(), 0
+			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
+			if m.Cfg.TransactionalID != "" {
+				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+			}
+		}
+	}
+	g.GroupEpoch = 1
+	last := g.members[ms[len(ms)-1].MemberID]
+	g.updateTargetAssignment(w, last)
+	g.State = Stable // the world starts here; no transition happened
+	for _, m := range ms {
+		gm := g.members[m.MemberID]
+		gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
+		gm.Assignment = cp(gm.Target)
+		m.Generation = 1
+		m.Phase = PhaseStable
+		m.cg.state = cgStable
+		m.nextAuto = m.Cfg.AutoCommitInterval
+		m.Owned = sortedTPs(gm.Assignment)
+		m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
+		for _, tp := range m.Owned {
+			m.positions[tp] = 0
+			m.processed[tp] = 0
+		}
+		g.scheduleConsumerSessionTimeout(w, gm)
+		m.nextHeartbeat(w, w.Cfg.ConsumerHeartbeatInterval)
+		w.wakeUp(m)
+	}
+	w.Events = Seq[Event]{} // the initial state is given, not something that happened
 }

@@ -1,0 +1,462 @@
+package sim
+
+// The consumer group protocol (KIP-848), client side: Kafka's
+// ConsumerMembershipManager / AbstractMembershipManager (member states,
+// reconciliation: revoke first, then assign, acknowledge with a heartbeat;
+// fencing; leaving), ConsumerHeartbeatRequestManager (a heartbeat every
+// interval, one at a time, and at once when joining, acknowledging or
+// leaving; full or partial requests) and the revocation half of
+// CommitRequestManager (the auto-commit before revoking). The heartbeats
+// run on the client's background thread: they go on while the application
+// processes a batch.
+//
+// Member id: Kafka 4.x's client picks its own member id (a random Uuid,
+// KIP-1082) when the consumer is created and keeps it for the life of the
+// process, across fencing and rejoining. kgrepl keeps its readable ids: a
+// process takes the next id of its client (C2-1, then C2-2 for the next
+// process after a restart) when it first joins and keeps it.
+
+import "strings"
+
+// The client's member states (Kafka's MemberState, consumer side).
+const (
+	cgJoining       = "JOINING"
+	cgReconciling   = "RECONCILING"
+	cgAcknowledging = "ACKNOWLEDGING"
+	cgStable        = "STABLE"
+	cgLeaving       = "LEAVING"
+	cgStale         = "STALE"
+	cgFencedState   = "FENCED"
+	cgUnsubscribed  = "UNSUBSCRIBED"
+)
+
+// consumerMember is the consumer protocol's state on a member. Slices are
+// replaced, never changed in place, so a copy of the struct is a clone.
+type consumerMember struct {
+	state    string
+	hbSeq    int     // numbers the heartbeat timers; another number is stale
+	inFlight *Packet // the heartbeat waiting for its answer (one at a time)
+	interval int     // heartbeat interval from the last answer
+	now      bool    // send a heartbeat as soon as none is in flight
+	// target is the assignment of the last answer that carried one, not
+	// reconciled yet (hasTarget).
+	target    []TopicPartition
+	hasTarget bool
+	// A reconciliation in progress: revoked waits for the auto-commit
+	// before revocation (commitWait) or for the application's
+	// onPartitionsRevoked at its next poll (listenerWait).
+	revoked      []TopicPartition
+	commitWait   bool
+	listenerWait bool
+	// What the last heartbeat sent (ConsumerHeartbeatRequestManager.SentFields).
+	sentOwned []TopicPartition
+	ownedSent bool
+}
+
+// consumerClient is the consumer protocol's groupClient (stateless; the
+// state is Member.cg).
+type consumerClient struct{}
+
+// join is transitionToJoining: epoch 0, a full heartbeat at once.
+func (consumerClient) join(w *World, m *Member) {
+	if m.MemberID == "" {
+		m.MemberID = w.issueMemberID(m.Client)
+	}
+	m.cgJoin(w)
+}
+
+func (m *Member) cgJoin(w *World) {
+	m.Generation = 0
+	m.Phase = PhaseJoining
+	m.cg.state = cgJoining
+	m.cg.ownedSent = false
+	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
+	m.cg.inFlight = nil // an answer to an earlier heartbeat no longer counts
+	m.sendHeartbeat(w)
+}
+
+// sendHeartbeat is ConsumerHeartbeatRequestManager.makeHeartbeatRequest:
+// member id, epoch and instance id always; when joining every field;
+// otherwise the owned partitions only when they changed since the last
+// heartbeat (the acknowledgement of a reconciliation). The subscription
+// and rebalance timeout never change in kgrepl after joining.
+func (m *Member) sendHeartbeat(w *World) {
+	full := m.cg.state == cgJoining
+	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
+		MemberEpoch: m.Generation, RebalanceTimeout: -1}
+	var s []string
+	if full {
+		r.RebalanceTimeout = m.Cfg.MaxPollInterval
+		r.Topics, r.TopicsSent = cp(m.Topics), true
+		r.Assignor = m.Cfg.RemoteAssignor
+		s = append(s, "join", "subscribe "+strings.Join(m.Topics, ","))
+	}
+	if full || !m.cg.ownedSent || !samePartitions(m.cg.sentOwned, m.Owned) {
+		r.Owned, r.OwnedSent = cp(m.Owned), true
+		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
+		s = append(s, "owns "+partList(w, m.Owned))
+	}
+	summary := "epoch " + itoa(m.Generation)
+	if len(s) > 0 {
+		summary += ", " + strings.Join(s, ", ")
+	}
+	m.cg.now = false
+	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
+	m.cg.hbSeq++
+	// No answer within request.timeout.ms: send it again.
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
+}
+
+// heartbeatNow sends a heartbeat at once, or as soon as the one in flight
+// is answered (shouldHeartbeatNow && !requestInFlight).
+func (m *Member) heartbeatNow(w *World) {
+	if m.cg.inFlight != nil {
+		m.cg.now = true
+		return
+	}
+	m.sendHeartbeat(w)
+}
+
+// sendLeave is the leave heartbeat: epoch -1, or -2 for a static member
+// (AbstractMembershipManager.leaveGroupEpoch). Its answer is not waited for.
+func (m *Member) sendLeave(w *World, why string) {
+	epoch := LeaveGroupMemberEpoch
+	if m.Static() {
+		epoch = LeaveGroupStaticMemberEpoch
+	}
+	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
+	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: "leave, epoch " + itoa(epoch) + " (" + why + ")", Body: r})
+	m.cg.inFlight = nil
+	m.cg.hbSeq++ // no more heartbeats until it joins again
+}
+
+// heartbeatTimer: the interval passed (send the next heartbeat), or the one
+// in flight got no answer within request.timeout.ms (send it again).
+func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
+	if seq != m.cg.hbSeq || !m.cgActive() {
+		return
+	}
+	if timeout {
+		if m.cg.inFlight == nil {
+			return
+		}
+		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): sending it again", m.label(w), m.Cfg.RequestTimeout)
+		m.cg.inFlight = nil
+	}
+	if m.cg.inFlight == nil {
+		m.sendHeartbeat(w)
+	}
+}
+
+// cgActive: the member heartbeats (it is joining or in the group).
+func (m *Member) cgActive() bool {
+	switch m.cg.state {
+	case cgJoining, cgReconciling, cgAcknowledging, cgStable:
+		return m.Alive
+	}
+	return false
+}
+
+// nextHeartbeat schedules the heartbeat after the interval.
+func (m *Member) nextHeartbeat(w *World, after int) {
+	m.cg.hbSeq++
+	w.after(timer{at: w.Tick + after, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq})
+}
+
+// receive handles the heartbeat's answers.
+func (consumerClient) receive(w *World, m *Member, p *Packet) {
+	if p.Type != ConsumerGroupHeartbeat || p.Req != m.cg.inFlight || !m.cgActive() {
+		return // a leave's answer, or one to a heartbeat since replaced
+	}
+	m.cg.inFlight = nil
+	switch p.Error {
+	case None:
+	case FencedMemberEpoch, UnknownMemberID:
+		m.cgFenced(w, p.Error)
+		return
+	case UnreleasedInstanceID, FencedInstanceID, GroupIDNotFound, UnsupportedAssignor:
+		// AbstractHeartbeatRequestManager / ConsumerHeartbeatRequestManager.handleSpecificError:
+		// fatal; poll() throws and the application stops.
+		m.fatal(w, p.Error.String()+" on ConsumerGroupHeartbeat")
+		return
+	default:
+		m.nextHeartbeat(w, m.Cfg.RetryBackoff)
+		return
+	}
+	r := p.Body.(*cghbResp)
+	m.Generation = r.MemberEpoch
+	if m.cg.state == cgJoining {
+		m.cg.state = cgStable
+		if m.Phase == PhaseJoining {
+			m.Phase = PhaseStable
+		}
+	} else if m.cg.state == cgAcknowledging {
+		m.cg.state = cgStable
+	}
+	interval := r.Interval
+	if interval < 1 {
+		interval = 1
+	}
+	m.cg.interval = interval
+	m.nextHeartbeat(w, interval)
+	if r.HasAssignment {
+		m.cg.target, m.cg.hasTarget = cp(r.Assignment), true
+		sortTPs(m.cg.target)
+	}
+	m.cgReconcile(w)
+	if m.cg.now && m.cg.inFlight == nil {
+		m.sendHeartbeat(w)
+	}
+}
+
+// cgFenced is AbstractMembershipManager.transitionToFenced: the partitions
+// are lost (onPartitionsLost, nothing committed) and then the member
+// rejoins with epoch 0 and the same member id. The user's onPartitionsLost
+// runs on the application thread, so an application with a rebalance
+// listener (commit-after, transactional: see cgRevokeStep) loses its
+// partitions and rejoins at its next poll(); a transaction it finishes
+// before then still names them and is refused. Without a listener it all
+// happens at once in the background thread.
+func (m *Member) cgFenced(w *World, code ErrorCode) {
+	w.event(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
+	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
+	if m.cgHasListener() {
+		m.cg.state = cgFencedState
+		m.cg.hbSeq++ // no heartbeats until it rejoins
+		w.wakeUp(m)
+		return
+	}
+	m.cgLoseAll(w, "fenced: onPartitionsLost, nothing committed")
+	m.cgJoin(w)
+}
+
+// cgHasListener: the application has a rebalance listener whose callbacks
+// run on its thread, inside poll() (see cgRevokeStep).
+func (m *Member) cgHasListener() bool {
+	return m.Cfg.Commit == CommitAfter || m.prod.mode == ProducerTransactional
+}
+
+// cgLoseAll drops every partition without committing.
+func (m *Member) cgLoseAll(w *World, why string) {
+	m.abandonFetch()
+	if len(m.Owned) > 0 {
+		w.event(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), partList(w, m.Owned), why)
+	}
+	m.Owned = nil
+	m.positions = map[TopicPartition]int{}
+	m.processed = map[TopicPartition]int{}
+	m.pendingFetch = false
+	if m.Phase == PhaseFetchingOffsets {
+		m.Phase = PhaseStable
+	}
+}
+
+// cgReconcile is AbstractMembershipManager.maybeReconcile: one
+// reconciliation at a time; revoke what the new assignment drops first,
+// then assign what it adds, then acknowledge with a heartbeat.
+func (m *Member) cgReconcile(w *World) {
+	if !m.cg.hasTarget || m.cg.commitWait || m.cg.listenerWait || !m.cgActive() {
+		return
+	}
+	keep := map[TopicPartition]bool{}
+	for _, tp := range m.cg.target {
+		keep[tp] = true
+	}
+	var revoked []TopicPartition
+	for _, tp := range m.Owned {
+		if !keep[tp] {
+			revoked = append(revoked, tp)
+		}
+	}
+	if len(revoked) == 0 && samePartitions(m.Owned, m.cg.target) {
+		m.cg.hasTarget = false
+		return // nothing to do: the answer repeats the assignment in force
+	}
+	m.cg.state = cgReconciling
+	m.cg.revoked = revoked
+	if len(revoked) == 0 {
+		m.cgAssign(w)
+		return
+	}
+	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
+	// auto-commit, the positions consumed so far are committed before
+	// anything is revoked (kgrepl sends it once; the revocation goes on
+	// whatever the answer, as Kafka's does after a failed attempt).
+	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
+		if offs := m.fetchPositions(); len(offs) > 0 {
+			m.cg.commitWait = true
+			m.sendCommitBeforeRevoke(w, offs)
+			return
+		}
+	}
+	m.cgRevokeStep(w)
+}
+
+// cgRevokeStep runs onPartitionsRevoked. ConsumerMembershipManager.invokeOnPartitionsRevokedCallback
+// runs the user's rebalance listener on the application thread, so
+// revocation waits for the application's next poll(); with no listener it
+// completes at once in the background thread. kgrepl's commit-after
+// application commits in its listener (as it does under the classic
+// protocol), and its transactional application has one too (the EOS
+// pattern: the transaction in hand is finished before partitions go; else a
+// new owner could fetch the offsets before the TxnOffsetCommit arrives), so
+// both wait for poll(); auto-commit and commit-before applications have no
+// listener.
+func (m *Member) cgRevokeStep(w *World) {
+	if m.cgHasListener() {
+		m.cg.listenerWait = true
+		w.wakeUp(m)
+		return
+	}
+	m.cgRevoke(w)
+	m.cgAssign(w)
+}
+
+// cgRevoke gives the revoked partitions up.
+func (m *Member) cgRevoke(w *World) {
+	drop := map[TopicPartition]bool{}
+	for _, tp := range m.cg.revoked {
+		drop[tp] = true
+		delete(m.positions, tp)
+		delete(m.processed, tp)
+	}
+	var keep []TopicPartition
+	for _, tp := range m.Owned {
+		if !drop[tp] {
+			keep = append(keep, tp)
+		}
+	}
+	w.event(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), partList(w, m.cg.revoked), m.Generation)
+	m.Owned, m.cg.revoked = keep, nil
+	m.abandonFetch()
+}
+
+// cgAssign takes the target's new partitions and acknowledges: their
+// offsets are fetched, and a heartbeat reports what the member owns now.
+func (m *Member) cgAssign(w *World) {
+	own := map[TopicPartition]bool{}
+	for _, tp := range m.Owned {
+		own[tp] = true
+	}
+	var added []TopicPartition
+	for _, tp := range m.cg.target {
+		if !own[tp] {
+			added = append(added, tp)
+			m.Owned = append(m.Owned, tp)
+		}
+	}
+	sortTPs(m.Owned)
+	m.cg.hasTarget = false
+	if len(added) > 0 {
+		w.event(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, partList(w, m.Owned))
+		m.abandonFetch()
+		m.Phase = PhaseFetchingOffsets
+		m.sendOffsetFetch(w, added)
+	}
+	m.cg.state = cgAcknowledging
+	m.heartbeatNow(w)
+}
+
+// sendCommitBeforeRevoke is the auto-commit before revocation.
+func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
+	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
+	for _, tp := range sortedKeys(offs) {
+		req.Partitions = append(req.Partitions, tp)
+		req.Offsets = append(req.Offsets, offs[tp])
+	}
+	m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+}
+
+// onCommitBeforeRevoke: the auto-commit before revocation is answered;
+// the revocation goes on.
+func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
+	if !m.cg.commitWait {
+		return
+	}
+	m.cg.commitWait = false
+	if p.Error != None {
+		w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
+	}
+	m.cgRevokeStep(w)
+}
+
+// poll is the consumer protocol's work at the start of poll(): a member
+// that left after a poll timeout rejoins (maybeRejoinStaleMember), and a
+// revocation waiting for the application's listener runs it.
+func (consumerClient) poll(w *World, m *Member) (handled, again bool) {
+	if m.Phase == PhaseOut || m.cg.state == cgFencedState {
+		why := "stale after the poll timeout: onPartitionsLost, nothing committed"
+		if m.cg.state == cgFencedState {
+			why = "fenced: onPartitionsLost, nothing committed"
+		}
+		m.cgLoseAll(w, why)
+		m.cgJoin(w)
+		return true, false
+	}
+	if m.cg.listenerWait {
+		m.abandonFetch()
+		offs := map[TopicPartition]int{}
+		all := m.processedPositions()
+		for _, tp := range m.cg.revoked {
+			if o, ok := all[tp]; ok {
+				offs[tp] = o
+			}
+		}
+		if m.commitNeeded(offs) {
+			m.revokeOffs = offs
+			m.commitSync(w, offs, contConsumerRevokeDone)
+			return true, false
+		}
+		m.cgListenerDone(w)
+		return true, true
+	}
+	return false, false
+}
+
+// cgListenerDone: onPartitionsRevoked returned; the reconciliation goes on.
+func (m *Member) cgListenerDone(w *World) {
+	m.cg.listenerWait = false
+	if !m.cgActive() || m.cg.state != cgReconciling {
+		return
+	}
+	m.cgRevoke(w)
+	m.cgAssign(w)
+}
+
+// pollTimeout is ConsumerHeartbeatRequestManager.poll finding the poll
+// timer expired: the member leaves (epoch -1, -2 if static) without
+// revoking anything first, becomes STALE and loses its partitions
+// (onPartitionsLost); it rejoins with epoch 0 at its next poll().
+func (consumerClient) pollTimeout(w *World, m *Member, since int) {
+	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
+		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
+	m.sendLeave(w, "poll timeout")
+	m.cg.state = cgStale
+	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
+	if !m.cgHasListener() {
+		// onPartitionsLost at once; with a listener, at the next poll().
+		m.cgLoseAll(w, "stale after the poll timeout: onPartitionsLost, nothing committed")
+	}
+	m.Phase = PhaseOut
+}
+
+// leave is close(): the leave heartbeat.
+func (consumerClient) leave(w *World, m *Member) {
+	m.sendLeave(w, "close")
+	m.cg.state = cgUnsubscribed
+}
+
+// requestFailed: a refused commit changes nothing in the membership; the
+// heartbeat learns of fencing (CommitRequestManager fails the commit with
+// STALE_MEMBER_EPOCH or UNKNOWN_MEMBER_ID and leaves the member alone).
+func (consumerClient) requestFailed(*World, *Member, ErrorCode, int) {}
+
+// rebalancing: commits are refused in the client only before the member
+// has an epoch (it is joining).
+func (consumerClient) rebalancing(m *Member) bool { return m.cg.state == cgJoining }
+
+// cgSettled: nothing left to reconcile or acknowledge.
+func (m *Member) cgSettled() bool {
+	return m.Phase == PhaseStable && !m.pendingFetch && !m.cg.hasTarget && !m.cg.commitWait && !m.cg.listenerWait &&
+		m.cg.state == cgStable && !m.cg.now
+}

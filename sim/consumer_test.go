@@ -1,0 +1,396 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// consumerWorld is the default topology with n members under
+// group.protocol=consumer.
+func consumerWorld(t *testing.T, n int, tweak func(*Config)) *World {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Client.GroupProtocol = string(ConsumerGroup)
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	topo := DefaultTopology()
+	topo.Members = n
+	w, err := New(topo, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// stepDisjoint runs n ticks with the invariant checker on every tick and
+// every client's owned partitions disjoint (no partition owned by two live,
+// non-zombie processes at once), calling each (if not nil) after every tick.
+func stepDisjoint(t *testing.T, w *World, c *Checker, n int, each func()) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		w.Step()
+		if err := c.Check(w); err != nil {
+			t.Fatal(err)
+		}
+		owner := map[TopicPartition]string{}
+		for _, m := range w.current {
+			if !m.Alive || m.Zombie || !m.InGroup() {
+				continue
+			}
+			for _, tp := range m.fetchable() {
+				if o, ok := owner[tp]; ok {
+					t.Fatalf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.Client)
+				}
+				owner[tp] = m.Client
+			}
+		}
+		if each != nil {
+			each()
+		}
+	}
+}
+
+func eventsOf(w *World, kind EventKind, member string) []Event {
+	var out []Event
+	for _, e := range w.Events.All() {
+		if e.Kind == kind && (member == "" || e.Member == member) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func packetsOf(w *World, typ API, from string, response bool) []*Packet {
+	var out []*Packet
+	for _, p := range w.Packets.All() {
+		if p.Type == typ && p.Response == response && (from == "" || p.From == from || (response && p.To == from)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// summariesWith counts the requests of a type (from a client, or anyone)
+// whose summary contains s.
+func summariesWith(w *World, typ API, from, s string) int {
+	n := 0
+	for _, p := range packetsOf(w, typ, from, false) {
+		if strings.Contains(p.Summary, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// Three members join one by one: no JoinGroup or SyncGroup, no moment where
+// C1 consumes nothing, a group epoch per join, C1 revokes (after
+// committing what it consumed) before the newcomer gets what C1 gave up,
+// and the newcomers wait in UNRELEASED_PARTITIONS meanwhile.
+func TestConsumerMembersJoinOneByOne(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	states := map[string]map[string]bool{}
+	c1 := w.current["C1"]
+	each := func() {
+		for _, gm := range w.Group.Members() {
+			if states[gm.ClientID] == nil {
+				states[gm.ClientID] = map[string]bool{}
+			}
+			states[gm.ClientID][gm.MemberState] = true
+		}
+		if len(c1.fetchable()) == 0 {
+			t.Fatalf("tick %d: C1 consumes nothing (a stop-the-world)", w.Tick)
+		}
+	}
+	stepDisjoint(t, w, c, 3, each)
+	for i, cl := range []string{"C2", "C3"} {
+		if err := w.Join(cl, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 60 && !(w.GroupSettled() && w.Group.GroupEpoch == 2+i); k++ {
+			stepDisjoint(t, w, c, 1, each)
+		}
+		if !w.GroupSettled() || w.Group.GroupEpoch != 2+i {
+			t.Fatalf("after %s joined: settled %v, group epoch %d, want settled at %d", cl, w.GroupSettled(), w.Group.GroupEpoch, 2+i)
+		}
+	}
+	if n := len(packetsOf(w, JoinGroup, "", false)) + len(packetsOf(w, SyncGroup, "", false)); n != 0 {
+		t.Errorf("%d JoinGroup/SyncGroup packets under the consumer protocol", n)
+	}
+	for _, gm := range w.Group.Members() {
+		if len(gm.Assignment) != 2 || gm.MemberEpoch != 3 || gm.MemberState != "STABLE" {
+			t.Errorf("%s: %v at epoch %d in %s, want 2 partitions, STABLE at epoch 3", gm.MemberID, gm.Assignment, gm.MemberEpoch, gm.MemberState)
+		}
+	}
+	if !states["C1"]["UNREVOKED_PARTITIONS"] || !states["C2"]["UNRELEASED_PARTITIONS"] || !states["C3"]["UNRELEASED_PARTITIONS"] {
+		t.Errorf("member states seen: %v; want C1 UNREVOKED_PARTITIONS, C2 and C3 UNRELEASED_PARTITIONS", states)
+	}
+	// Revocation first: every partition C1 gave up is in C1's revoke
+	// event before the newcomer's assignment names it, and C1 committed it
+	// before revoking (the auto-commit before revocation).
+	revokedAt := map[TopicPartition]int{}
+	for _, e := range eventsOf(w, EvRevoked, "C1") {
+		for _, tp := range w.inputTPs {
+			if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) {
+				revokedAt[tp] = e.Tick
+			}
+		}
+	}
+	for _, cl := range []string{"C2", "C3"} {
+		for _, tp := range w.current[cl].Owned {
+			at, ok := revokedAt[tp]
+			if !ok {
+				t.Errorf("%s owns %s, which C1 never revoked", cl, tp)
+				continue
+			}
+			for _, e := range eventsOf(w, EvAssigned, cl) {
+				if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) && e.Tick <= at {
+					t.Errorf("%s was assigned %s at tick %d, C1 revoked it at %d", cl, tp, e.Tick, at)
+				}
+			}
+			committed := false
+			for _, r := range w.Group.OffsetsLog.All() {
+				if r.TP == tp && r.MemberID == "C1-1" && r.Tick <= at {
+					committed = true
+				}
+			}
+			if !committed {
+				t.Errorf("C1 revoked %s at tick %d without committing it first", tp, at)
+			}
+		}
+	}
+	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
+		t.Error("C1 sent no auto-commit before revoking")
+	}
+}
+
+// A crashed member is fenced group.consumer.session.timeout.ms after its
+// last heartbeat; the survivor takes its partitions at a new epoch.
+func TestConsumerSessionTimeout(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepDisjoint(t, w, c, 4, nil)
+	if err := w.CrashNow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 20, nil)
+	last := -1
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		last = p.Delivered
+	}
+	removed := eventsOf(w, EvRemoved, "C2")
+	if len(removed) != 1 || removed[0].Tick != last+w.Cfg.ConsumerSessionTimeout || !strings.Contains(removed[0].Text, "session timeout") {
+		t.Fatalf("removals of C2 %v; want one, %d ticks after its last heartbeat at %d", removed, w.Cfg.ConsumerSessionTimeout, last)
+	}
+	if g := w.Group; g.GroupEpoch != 2 || len(g.Members()) != 1 || len(g.Members()[0].Assignment) != 6 || !w.GroupSettled() {
+		t.Fatalf("group epoch %d, members %v, settled %v; want epoch 2, C1-1 with all six", g.GroupEpoch, memberIDs(g.Members()), w.GroupSettled())
+	}
+}
+
+// A member that spends longer than max.poll.interval.ms outside poll()
+// leaves with epoch -1, loses its partitions, and rejoins at its next
+// poll() with epoch 0 and the same member id.
+func TestConsumerPollTimeoutLeavesAndRejoins(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	if err := w.Slow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 60, nil)
+	var leave, rejoin *Packet
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		r := p.Body.(*cghbReq)
+		if r.MemberEpoch == LeaveGroupMemberEpoch && leave == nil {
+			leave = p
+		}
+		if leave != nil && r.MemberEpoch == 0 && rejoin == nil {
+			rejoin = p
+		}
+	}
+	if leave == nil || rejoin == nil {
+		t.Fatal("C2 sent no leave heartbeat (epoch -1) followed by a rejoin (epoch 0)")
+	}
+	if leave.Body.(*cghbReq).MemberID != "C2-1" || rejoin.Body.(*cghbReq).MemberID != "C2-1" {
+		t.Errorf("member ids %s then %s; the consumer protocol's client keeps its own (C2-1)", leave.Body.(*cghbReq).MemberID, rejoin.Body.(*cghbReq).MemberID)
+	}
+	if len(eventsOf(w, EvPollTimeout, "C2")) != 1 {
+		t.Error("no poll-timeout event for C2")
+	}
+	if !w.GroupSettled() || w.Group.MemberByID("C2-1") == nil || len(w.Group.MemberByID("C2-1").Assignment) != 3 {
+		t.Errorf("after the rejoin: settled %v, members %s", w.GroupSettled(), memberIDs(w.Group.Members()))
+	}
+}
+
+// A static member that closes leaves with epoch -2 and keeps its
+// partitions; its next instance (same group.instance.id, new member id)
+// takes its place and its assignment without a new group epoch. A new
+// instance while the old one still holds the instance id (it crashed, sent
+// no leave) is refused with UNRELEASED_INSTANCE_ID and stops.
+func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
+	// A session long enough for close() and the next instance's start.
+	w := consumerWorld(t, 1, func(cfg *Config) { cfg.ConsumerSessionTimeout = 20 })
+	c := NewChecker()
+	if err := w.Join("C2", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 40, nil)
+	old := w.Group.MemberByID("C2-1")
+	if old == nil || !w.GroupSettled() {
+		t.Fatal("C2 did not settle as C2-1")
+	}
+	held, epoch := cp(old.Assignment), w.Group.GroupEpoch
+	if err := w.Close("C2"); err != nil {
+		t.Fatal(err)
+	}
+	// close() commits, then leaves with epoch -2: the member stays until
+	// its session times out.
+	for k := 0; k < 8; k++ {
+		if gm := w.Group.MemberByID("C2-1"); gm != nil && gm.MemberEpoch < 0 {
+			break
+		}
+		stepDisjoint(t, w, c, 1, nil)
+	}
+	if gm := w.Group.MemberByID("C2-1"); gm == nil || gm.MemberEpoch != LeaveGroupStaticMemberEpoch || !samePartitions(gm.Assignment, held) {
+		t.Fatalf("after close: C2-1 %+v; want it kept at epoch -2 with %v", gm, held)
+	}
+	if err := w.Join("C2", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 20, nil)
+	gm := w.Group.MemberByID("C2-2")
+	if gm == nil || w.Group.MemberByID("C2-1") != nil || !samePartitions(gm.Assignment, held) || w.Group.GroupEpoch != epoch {
+		t.Fatalf("C2-2 %+v, group epoch %d (was %d); want C2-2 in C2-1's place with %v, same group epoch", gm, w.Group.GroupEpoch, epoch, held)
+	}
+	if len(eventsOf(w, EvStaticRejoin, "C2")) != 1 {
+		t.Error("no static-rejoin event")
+	}
+	// A crash sends no leave: the instance id stays held.
+	if err := w.CrashNow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C2", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 4, nil)
+	refused := false
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", true) {
+		if p.Error == UnreleasedInstanceID {
+			refused = true
+		}
+	}
+	if !refused || w.current["C2"].Alive {
+		t.Fatalf("a new C2 while C2-2 holds the instance id: refused %v, alive %v; want UNRELEASED_INSTANCE_ID and a stop", refused, w.current["C2"].Alive)
+	}
+}
+
+// Commits carry the member epoch: the current one is taken, a stale one is
+// answered STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID; a
+// heartbeat with an epoch ahead of the coordinator's FENCED_MEMBER_EPOCH.
+func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepDisjoint(t, w, c, 2, nil)
+	g := w.Group
+	gm := g.MemberByID("C1-1")
+	tp := gm.Assignment[0]
+	send := func(typ API, body any) *Packet {
+		p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: typ, Summary: "by hand", Body: body}
+		w.send(p)
+		stepDisjoint(t, w, c, 1, nil)
+		for _, q := range w.Packets.All() {
+			if q.Req == p {
+				return q
+			}
+		}
+		t.Fatalf("%s not answered", typ)
+		return nil
+	}
+	cases := []struct {
+		member string
+		epoch  int
+		want   ErrorCode
+	}{{"C1-1", gm.MemberEpoch, None}, {"C1-1", gm.MemberEpoch - 1, StaleMemberEpoch}, {"C1-1", gm.MemberEpoch + 1, StaleMemberEpoch}, {"C9-1", gm.MemberEpoch, UnknownMemberID}}
+	for _, cs := range cases {
+		resp := send(OffsetCommit, &commitReq{MemberID: cs.member, Generation: cs.epoch, Partitions: []TopicPartition{tp}, Offsets: []int{0}})
+		if resp.Error != cs.want {
+			t.Errorf("OffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, resp.Error, cs.want)
+		}
+		if code := g.kind().validateOffsetCommit(g, cs.member, "", cs.epoch, true); code != cs.want {
+			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, cs.want)
+		}
+	}
+	resp := send(ConsumerGroupHeartbeat, &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})
+	if resp.Error != FencedMemberEpoch {
+		t.Errorf("heartbeat with an epoch ahead: %s, want FENCED_MEMBER_EPOCH", resp.Error)
+	}
+}
+
+// A member the coordinator fenced while its heartbeats were lost learns it
+// from UNKNOWN_MEMBER_ID, drops every partition and rejoins with epoch 0
+// under the same member id.
+func TestConsumerFencedMemberRejoins(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 3)
+	w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: "C2", Count: 3})
+	// Its partitions go to C1 while C2, not knowing, still fetches them:
+	// only the invariant checker applies (fencing is what stops a zombie).
+	stepChecked(t, w, c, 60)
+	fenced := eventsOf(w, EvFenced, "C2")
+	if len(fenced) != 1 || !strings.Contains(fenced[0].Text, "UNKNOWN_MEMBER_ID") {
+		t.Fatalf("fenced events %v; want one, UNKNOWN_MEMBER_ID", fenced)
+	}
+	lost := false
+	for _, e := range eventsOf(w, EvRevoked, "C2") {
+		if e.Tick == fenced[0].Tick && strings.Contains(e.Text, "loses") {
+			lost = true
+		}
+	}
+	if !lost {
+		t.Error("C2 did not lose its partitions when fenced")
+	}
+	rejoined := false
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		if r := p.Body.(*cghbReq); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
+			rejoined = true
+		}
+	}
+	if !rejoined || !w.GroupSettled() || w.Group.MemberByID("C2-1") == nil {
+		t.Errorf("rejoined with epoch 0 as C2-1 owning nothing: %v; settled %v, members %s", rejoined, w.GroupSettled(), memberIDs(w.Group.Members()))
+	}
+}
+
+// Transactions under the consumer protocol: members join and leave, every
+// input record has exactly one visible invoice, and TxnOffsetCommit
+// carries the member epoch.
+func TestConsumerTransactions(t *testing.T) {
+	w := consumerWorld(t, 1, func(cfg *Config) {
+		cfg.Client.Commit = CommitAfter
+		cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+		cfg.Client.Idempotence = true
+	})
+	c := NewChecker()
+	stepDisjoint(t, w, c, 5, nil)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 15, nil)
+	if err := w.Join("C3", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepDisjoint(t, w, c, 15, nil)
+	if err := w.Close("C1"); err != nil {
+		t.Fatal(err)
+	}
+	if !settle(t, w, 3000) {
+		t.Fatal("not settled")
+	}
+	d := w.Delivery("read_committed")
+	if d.Lost > 0 || d.Duplicates > 0 {
+		t.Errorf("read_committed: lost %v, duplicates %v", d.LostNames, d.DuplicateNames)
+	}
+	if summariesWith(w, TxnOffsetCommit, "", ", epoch ") == 0 {
+		t.Error("no TxnOffsetCommit carried a member epoch")
+	}
+}

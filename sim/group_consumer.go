@@ -1,0 +1,536 @@
+package sim
+
+// What the coordinator does with a ConsumerGroupHeartbeat: the consumer
+// group protocol (KIP-848) on the broker, as Kafka's group coordinator runs
+// it in GroupMetadataManager.consumerGroupHeartbeat and
+// modern/consumer/ConsumerGroup. There is no JoinGroup, SyncGroup, leader
+// or global barrier: each heartbeat (1) creates or updates its member,
+// bumping the group epoch when membership or subscriptions change, (2)
+// recomputes the target assignment with the server-side assignor when the
+// group epoch is ahead of the assignment epoch (sim/assign/server), and (3)
+// moves that one member towards its target (sim/reconcile: revoke first,
+// withhold what another member still holds). Every member reconciles at its
+// own pace.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/reconcile"
+)
+
+// The member epochs a leaving member sends (ConsumerGroupHeartbeatRequest).
+const (
+	LeaveGroupMemberEpoch       = -1 // leave the group
+	LeaveGroupStaticMemberEpoch = -2 // a static member leaves for now and will come back
+)
+
+// cghbReq is a ConsumerGroupHeartbeat request. Optional fields are absent
+// when unchanged since the previous heartbeat (ConsumerHeartbeatRequestManager's
+// SentFields): RebalanceTimeout -1, Topics nil with TopicsSent false,
+// Owned with OwnedSent false, Assignor "".
+type cghbReq struct {
+	MemberID, InstanceID string
+	Client               string
+	Inc                  int
+	MemberEpoch          int
+	RebalanceTimeout     int
+	Topics               []string
+	TopicsSent           bool
+	Owned                []TopicPartition
+	OwnedSent            bool
+	Assignor             string // group.remote.assignor
+}
+
+// cghbResp is its answer. Assignment is set (HasAssignment) only when
+// Kafka sends it: on a full request or when the member's assignment changed.
+type cghbResp struct {
+	MemberID      string
+	MemberEpoch   int
+	Interval      int
+	Assignment    []TopicPartition
+	HasAssignment bool
+}
+
+// consumerKind is the consumer group's groupKind.
+type consumerKind struct{}
+
+// validateOffsetCommit is ConsumerGroup.validateOffsetCommit (also for
+// TxnOffsetCommit): a commit with a negative epoch is accepted while the
+// group is empty (an admin client or a consumer without group management);
+// otherwise the member must exist (UNKNOWN_MEMBER_ID) and carry its current
+// epoch exactly (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member
+// inside a consumer group). Kafka answers FENCED_MEMBER_EPOCH only to
+// heartbeats.
+func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, _ bool) ErrorCode {
+	if epoch < 0 && len(g.members) == 0 {
+		return None
+	}
+	gm := g.members[memberID]
+	if gm == nil {
+		return UnknownMemberID
+	}
+	if epoch != gm.MemberEpoch {
+		if gm.ClassicMember {
+			return IllegalGeneration
+		}
+		return StaleMemberEpoch
+	}
+	return None
+}
+
+// tick: a consumer group has no join round to complete.
+func (consumerKind) tick(*World, *Group) {}
+
+// consumerTransitions: Kafka does not restrict a consumer group's state
+// changes (ConsumerGroup.maybeUpdateGroupState computes the state afresh),
+// so any change among its states is legal.
+var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconciling: true, Stable: true, Dead: true}
+
+// onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
+func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
+	if g.Type == ClassicGroup {
+		if len(g.members) > 0 {
+			// getOrMaybeCreateConsumerGroup: a non-empty classic group is
+			// converted only under a migration policy (kgrepl: not yet).
+			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a non-empty classic group", nil)
+			return
+		}
+		if r.MemberEpoch != 0 {
+			w.reply(p, UnknownMemberID, "", nil)
+			return
+		}
+		// An empty classic group becomes a consumer group when its first
+		// consumer-protocol member joins.
+		g.becomeConsumerGroup(w)
+	}
+	if r.MemberEpoch == LeaveGroupMemberEpoch || r.MemberEpoch == LeaveGroupStaticMemberEpoch {
+		g.consumerGroupLeave(w, p, r)
+		return
+	}
+	gm, replaced, code := g.heartbeatMember(w, r)
+	if code != None {
+		w.reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
+		return
+	}
+	before := cp(gm.Assignment)
+	newMember := g.members[gm.MemberID] != gm
+	// 1. Update the member; a new member or a changed subscription bumps
+	// the group epoch (hasMemberSubscriptionChanged).
+	bump := newMember && replaced == nil
+	if r.TopicsSent && !sameTopics(gm.Topics, r.Topics) {
+		gm.Topics = cp(r.Topics)
+		bump = true
+	}
+	if r.Assignor != "" && r.Assignor != gm.Strategy {
+		gm.Strategy = r.Assignor
+		bump = true
+	}
+	if r.RebalanceTimeout >= 0 {
+		gm.RebalanceTimeout = r.RebalanceTimeout
+	}
+	if newMember {
+		if replaced != nil {
+			g.replaceStatic(w, replaced, gm)
+		} else {
+			g.members[gm.MemberID] = gm
+			if gm.InstanceID != "" {
+				g.static[gm.InstanceID] = gm.MemberID
+			}
+			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s", gm.MemberID, g.ID)
+		}
+	}
+	if bump {
+		g.GroupEpoch++
+		g.RebalanceStarts++
+		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	}
+	// 2. The target assignment, when the group epoch moved on.
+	if g.GroupEpoch > g.AssignmentEpoch {
+		g.updateTargetAssignment(w, gm)
+	}
+	// 3. Reconcile this member towards its target.
+	if err := g.maybeReconcile(w, gm, r); err != nil {
+		w.reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
+		return
+	}
+	g.scheduleConsumerSessionTimeout(w, gm)
+	g.updateConsumerState(w)
+	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
+	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
+	if full || !samePartitions(before, gm.Assignment) {
+		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
+	}
+	summary := fmt.Sprintf("epoch %d", gm.MemberEpoch)
+	if resp.HasAssignment {
+		summary += ", assigned " + partList(w, resp.Assignment)
+	}
+	if !samePartitions(gm.Target, gm.Assignment) {
+		summary += ", target " + partList(w, gm.Target)
+	}
+	w.reply(p, None, summary, resp)
+}
+
+// becomeConsumerGroup turns an empty classic group into a consumer group
+// (Kafka deletes the empty classic group and creates a consumer group with
+// the same id). The offsets stay.
+func (g *Group) becomeConsumerGroup(w *World) {
+	g.Type = ConsumerGroup
+	g.Leader = ""
+	g.Assignor = ""
+	w.event(EvGroupState, "", "group %s is now a consumer group (group.protocol=consumer)", g.ID)
+}
+
+// heartbeatMember is getOrMaybeSubscribeDynamicConsumerGroupMember and
+// getOrMaybeSubscribeStaticConsumerGroupMember: the member the heartbeat is
+// from, a new one for epoch 0. For a static member that comes back under a
+// new member id, replaced is the member it replaces.
+func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember, code ErrorCode) {
+	create := r.MemberEpoch == 0
+	fresh := func() *GroupMember {
+		return &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+			MemberState: reconcile.Stable.String(), RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: w.Cfg.ConsumerSessionTimeout,
+			Strategy: r.Assignor, silentSince: -1}
+	}
+	if r.InstanceID == "" {
+		gm = g.members[r.MemberID]
+		if gm == nil {
+			if !create {
+				return nil, nil, UnknownMemberID
+			}
+			return fresh(), nil, None
+		}
+		return gm, nil, throwIfMemberEpochIsInvalid(gm, r)
+	}
+	var existing *GroupMember
+	if id, ok := g.static[r.InstanceID]; ok {
+		existing = g.members[id]
+	}
+	if create {
+		if existing == nil {
+			return fresh(), nil, None
+		}
+		if existing.MemberEpoch != LeaveGroupStaticMemberEpoch {
+			// throwIfInstanceIdIsUnreleased.
+			return nil, nil, UnreleasedInstanceID
+		}
+		// Copy the member under its new id, at epoch 0.
+		n := *existing
+		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
+		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
+		n.Topics, n.Assignment, n.Target, n.Revoking = cp(existing.Topics), cp(existing.Assignment), cp(existing.Target), nil
+		return &n, existing, None
+	}
+	if existing == nil {
+		return nil, nil, UnknownMemberID // throwIfStaticMemberIsUnknown
+	}
+	if existing.MemberID != r.MemberID {
+		return nil, nil, FencedInstanceID // throwIfInstanceIdIsFenced
+	}
+	return existing, nil, throwIfMemberEpochIsInvalid(existing, r)
+}
+
+// throwIfMemberEpochIsInvalid is GroupMetadataManager.throwIfConsumerGroupMemberEpochIsInvalid:
+// an epoch ahead of the coordinator's is fenced; one behind is accepted
+// only if it is the previous epoch and the member owns a subset of its
+// current assignment (the answer with the new epoch may have been lost).
+func throwIfMemberEpochIsInvalid(gm *GroupMember, r *cghbReq) ErrorCode {
+	if r.MemberEpoch > gm.MemberEpoch {
+		return FencedMemberEpoch
+	}
+	if r.MemberEpoch < gm.MemberEpoch {
+		if r.MemberEpoch != gm.PreviousMemberEpoch || !r.OwnedSent || !subsetOf(r.Owned, gm.Assignment) {
+			return FencedMemberEpoch
+		}
+	}
+	return None
+}
+
+func subsetOf(a, b []TopicPartition) bool {
+	in := map[TopicPartition]bool{}
+	for _, tp := range b {
+		in[tp] = true
+	}
+	for _, tp := range a {
+		if !in[tp] {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceStatic swaps a returning static member in for the one that left
+// with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
+// assignment, no group epoch bump.
+func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
+	delete(g.members, old.MemberID)
+	g.members[gm.MemberID] = gm
+	g.static[gm.InstanceID] = gm.MemberID
+	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
+		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
+}
+
+// updateTargetAssignment is GroupMetadataManager.updateTargetAssignment:
+// the server-side assignor the members prefer computes the target for the
+// group epoch, with the heartbeating member as the updated one.
+func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
+	name := g.preferredAssignor()
+	as, err := server.New(name)
+	if err != nil {
+		as, _ = server.New(server.Names[0])
+	}
+	in := server.TargetInput{Target: map[string][]assign.TopicPartition{},
+		Updated: server.GroupMember{MemberID: updated.MemberID, InstanceID: updated.InstanceID, Topics: updated.Topics}}
+	// kgrepl passes the members in member-id order; Kafka iterates its
+	// member map, which matters only for member ids in one hash bucket.
+	for _, gm := range g.Members() {
+		if gm.MemberID == updated.MemberID {
+			continue
+		}
+		in.Members = append(in.Members, server.GroupMember{MemberID: gm.MemberID, InstanceID: gm.InstanceID, Topics: gm.Topics})
+		in.Target[gm.MemberID] = gm.Target
+	}
+	in.Target[updated.MemberID] = updated.Target
+	for _, t := range w.topicNames() {
+		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.topicSize[t]})
+	}
+	res, err := server.TargetAssignment(as, in)
+	if err != nil {
+		w.event(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
+		return
+	}
+	g.AssignmentEpoch = g.GroupEpoch
+	g.Assignor = as.Name()
+	for _, gm := range g.Members() {
+		gm.Target = res.Target[gm.MemberID]
+	}
+	updated.Target = res.Target[updated.MemberID]
+	var parts []string
+	ids := make([]string, 0, len(res.Target))
+	for id := range res.Target {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		parts = append(parts, id+"="+partList(w, res.Target[id]))
+	}
+	w.event(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
+}
+
+// preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
+// assignor most members name, else the broker's default (uniform). kgrepl
+// breaks a tie by name; Kafka by its map's order.
+func (g *Group) preferredAssignor() string {
+	count := map[string]int{}
+	for _, gm := range g.members {
+		if gm.Strategy != "" {
+			count[gm.Strategy]++
+		}
+	}
+	best := ""
+	for _, n := range server.Names {
+		if count[n] > count[best] || (best == "" && count[n] > 0) {
+			best = n
+		}
+	}
+	if best == "" {
+		return server.Names[0]
+	}
+	return best
+}
+
+// maybeReconcile is GroupMetadataManager.maybeReconcile: unless the member
+// is already reconciled to the assignment epoch, CurrentAssignmentBuilder
+// computes its next state; a member left with partitions to revoke gets the
+// rebalance timeout, any other the timeout cancelled.
+func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
+	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.AssignmentEpoch {
+		return nil
+	}
+	in := reconcile.Input{
+		Member: reconcile.Member{State: memberState(gm.MemberState), MemberEpoch: gm.MemberEpoch,
+			PreviousMemberEpoch: gm.PreviousMemberEpoch, Assigned: gm.Assignment, PendingRevocation: gm.Revoking},
+		TargetEpoch: g.AssignmentEpoch, Target: gm.Target, Owned: r.Owned, OwnedSent: r.OwnedSent,
+		HeldByOther: g.heldBy(gm),
+	}
+	next, changed, err := reconcile.Next(in)
+	if err != nil {
+		return err
+	}
+	if !changed {
+		return nil
+	}
+	gm.MemberState = next.State.String()
+	gm.MemberEpoch, gm.PreviousMemberEpoch = next.MemberEpoch, next.PreviousMemberEpoch
+	gm.Assignment, gm.Revoking = cp(next.Assigned), cp(next.PendingRevocation)
+	g.timerSeq++
+	gm.rebalanceTimer = g.timerSeq
+	if next.State == reconcile.UnrevokedPartitions {
+		w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmConsumerRebalanceTimeout, id: gm.MemberID, n: gm.rebalanceTimer, m: gm.MemberEpoch})
+	}
+	return nil
+}
+
+// heldBy is ModernGroup.currentPartitionEpoch != -1: whether a partition is
+// in some member's current assignment or pending revocation (Kafka 4.0
+// counts the member's own pending revocation too; KAFKA-19449 later
+// stopped that).
+// The set is built on the first question only: most reconciliations ask
+// none (a member waiting to revoke, one already holding its target).
+func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
+	var held map[TopicPartition]bool
+	return func(tp assign.TopicPartition) bool {
+		if held == nil {
+			n := 0
+			for _, gm := range g.members {
+				n += len(gm.Assignment) + len(gm.Revoking)
+			}
+			held = make(map[TopicPartition]bool, n)
+			for _, gm := range g.members {
+				if gm != self {
+					for _, p := range gm.Assignment {
+						held[p] = true
+					}
+				}
+				for _, p := range gm.Revoking {
+					held[p] = true
+				}
+			}
+		}
+		return held[tp]
+	}
+}
+
+func memberState(s string) reconcile.MemberState {
+	for _, st := range []reconcile.MemberState{reconcile.Stable, reconcile.UnrevokedPartitions, reconcile.UnreleasedPartitions} {
+		if st.String() == s {
+			return st
+		}
+	}
+	return reconcile.Unknown
+}
+
+// scheduleConsumerSessionTimeout restarts the member's session timeout
+// (group.consumer.session.timeout.ms): every heartbeat resets it.
+func (g *Group) scheduleConsumerSessionTimeout(w *World, gm *GroupMember) {
+	g.timerSeq++
+	gm.sessionTimer = g.timerSeq
+	w.after(timer{at: w.Tick + w.Cfg.ConsumerSessionTimeout, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+}
+
+// consumerSessionTimeout fences a member that sent no heartbeat within the
+// session timeout (scheduleConsumerGroupSessionTimeout).
+func (g *Group) consumerSessionTimeout(w *World, id string, seq int) {
+	gm := g.members[id]
+	if g.Type != ConsumerGroup || gm == nil || gm.sessionTimer != seq {
+		return
+	}
+	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", w.Cfg.ConsumerSessionTimeout))
+}
+
+// consumerRebalanceTimeout fences a member still at the epoch where it was
+// asked to revoke (scheduleConsumerGroupRebalanceTimeout).
+func (g *Group) consumerRebalanceTimeout(w *World, id string, seq, epoch int) {
+	gm := g.members[id]
+	if g.Type != ConsumerGroup || gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
+		return
+	}
+	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", partList(w, gm.Revoking), gm.RebalanceTimeout))
+}
+
+// consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
+// removes the member; -2 from a static member keeps it, with its
+// assignment, at epoch -2 until it comes back or its session times out.
+func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
+	var gm *GroupMember
+	if r.InstanceID == "" {
+		gm = g.members[r.MemberID]
+		if gm == nil {
+			w.reply(p, UnknownMemberID, "", nil)
+			return
+		}
+	} else {
+		if id, ok := g.static[r.InstanceID]; ok {
+			gm = g.members[id]
+		}
+		if gm == nil {
+			w.reply(p, UnknownMemberID, "", nil)
+			return
+		}
+		if gm.MemberID != r.MemberID {
+			w.reply(p, FencedInstanceID, "", nil)
+			return
+		}
+		if r.MemberEpoch == LeaveGroupStaticMemberEpoch {
+			// consumerGroupStaticMemberGroupLeave.
+			gm.MemberEpoch = LeaveGroupStaticMemberEpoch
+			gm.Revoking = nil
+			w.event(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
+				gm.InstanceID, gm.MemberID, partList(w, gm.Assignment))
+			g.updateConsumerState(w)
+			w.reply(p, None, "epoch -2", &cghbResp{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
+			return
+		}
+	}
+	g.fenceMember(w, gm, "left the group (epoch -1)")
+	w.reply(p, None, "epoch -1", &cghbResp{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
+}
+
+// fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member
+// and its target are removed and the group epoch is bumped; the others get
+// the new target at their next heartbeats.
+func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
+	delete(g.members, gm.MemberID)
+	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
+		delete(g.static, gm.InstanceID)
+	}
+	gm.sessionTimer, gm.rebalanceTimer = 0, 0
+	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
+	g.GroupEpoch++
+	g.RebalanceStarts++
+	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	g.updateConsumerState(w)
+}
+
+// updateConsumerState is ConsumerGroup.maybeUpdateGroupState.
+func (g *Group) updateConsumerState(w *World) {
+	s := Stable
+	switch {
+	case len(g.members) == 0:
+		s = Empty
+	case g.GroupEpoch > g.AssignmentEpoch:
+		s = Assigning
+	default:
+		for _, gm := range g.members {
+			if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.AssignmentEpoch {
+				s = Reconciling
+				break
+			}
+		}
+	}
+	g.transition(w, s, fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+}
+
+// consumerSettled: every member is STABLE at the group epoch with its
+// whole target, nothing pending revocation.
+func (g *Group) consumerSettled() bool {
+	if g.GroupEpoch != g.AssignmentEpoch && len(g.members) > 0 {
+		return false
+	}
+	for _, gm := range g.members {
+		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
+			!samePartitions(sortedTPs(gm.Assignment), sortedTPs(gm.Target)) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedTPs(tps []TopicPartition) []TopicPartition {
+	out := cp(tps)
+	sortTPs(out)
+	return out
+}
