@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -17,7 +18,8 @@ func bigTopology(members, topics, parts int) Topology {
 }
 
 // BenchmarkTickDefaultWorld: the default world consuming (C1 and C2 process
-// records every tick), in ticks per second.
+// records every tick), in ticks per second and in packets+events recorded
+// per second (the fair measure when a tick carries more or less work).
 func BenchmarkTickDefaultWorld(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.RecordsPerPartition = 1_000_000
@@ -26,11 +28,42 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 	for i := 0; i < 30; i++ {
 		w.Step()
 	}
+	p0, e0 := w.Packets.Len(), w.Events.Len()
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+	b.ReportMetric(float64(w.Packets.Len()-p0+w.Events.Len()-e0)/b.Elapsed().Seconds(), "pkts+evs/s")
+}
+
+// BenchmarkHeapKeptPerTick: the heap the default world keeps for good per
+// tick of steady traffic (C1 and C2 consuming, 6 records produced every 10
+// ticks): the trace, the events, the logs and __consumer_offsets, measured
+// after a full GC before and after b.N ticks. Run it with -benchtime 100000x
+// or more: short runs are dominated by the chunk being filled.
+func BenchmarkHeapKeptPerTick(b *testing.B) {
+	w := agedWorld(1_000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for end := w.Tick + b.N; w.Tick < end; {
+		if w.Tick%10 == 0 {
+			for _, tp := range w.InputPartitions() {
+				w.ProduceInput(tp, 1)
+			}
+		}
+		w.Step()
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/float64(b.N), "heap-B-kept/tick")
+	b.ReportMetric(float64(w.Packets.Len()+w.Events.Len())/float64(w.Tick), "pkts+evs/tick")
+	runtime.KeepAlive(w)
 }
 
 // BenchmarkTickIdle compares the cost of an idle tick (every member parked

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // parkedFetch is a Fetch the broker holds until data arrives (a long poll,
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
@@ -129,8 +132,18 @@ func (w *World) handleProduce(p *Packet) {
 	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
 		w.ZombieWrites++
 	}
-	w.event(EvProduced, r.Producer, "%s written to %s at offset %d", r.Value, r.TP, resp.Offset)
-	w.reply(p, None, fmt.Sprintf("%s at offset %d", r.Value, resp.Offset), resp)
+	// "%s written to %s at offset %d" and "%s at offset %d", built by hand:
+	// every produce writes both.
+	var buf [128]byte
+	b := append(buf[:0], r.Value...)
+	b = append(b, " written to "...)
+	b = appendPartition(b, r.TP)
+	at := len(b)
+	b = append(b, " at offset "...)
+	b = strconv.AppendInt(b, int64(resp.Offset), 10)
+	text := string(b)
+	w.eventText(EvProduced, r.Producer, text)
+	w.reply(p, None, r.Value+text[at:], resp)
 }
 
 // fetchOutstanding reports whether fetch id of m is held at the broker (a

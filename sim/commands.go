@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -180,7 +181,18 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	}
 	first := w.logs[tp].HW()
 	w.appendInput(tp, n, true)
-	w.event(EvInput, "", "%d records appended to %s (%s..%s)", n, tp, w.RecordName(tp, first), w.RecordName(tp, first+n-1))
+	// "%d records appended to %s (%s..%s)", built by hand (a steady
+	// producer sends this every few ticks).
+	var buf [128]byte
+	b := strconv.AppendInt(buf[:0], int64(n), 10)
+	b = append(b, " records appended to "...)
+	b = appendPartition(b, tp)
+	b = append(b, " ("...)
+	b = append(b, w.Log(tp).Cells.At(first).Value...)
+	b = append(b, ".."...)
+	b = append(b, w.Log(tp).Cells.At(first+n-1).Value...)
+	b = append(b, ')')
+	w.eventText(EvInput, "", string(b))
 	return nil
 }
 

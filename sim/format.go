@@ -61,38 +61,26 @@ func clientOf(memberID string) string {
 	return memberID
 }
 
-// offsetSummary spells offsets as "o0@3 o1@5" (ShortName@offset).
+// offsetSummary is "o0@3 o1@5": built in one buffer, as it is written for
+// every commit and fetch.
 func offsetSummary(w *World, tps []TopicPartition, offs []int) string {
-	var b strings.Builder
-	writeOffsetSummary(&b, w, tps, offs)
-	return b.String()
+	return string(appendOffsets(w, make([]byte, 0, 8*len(tps)), tps, offs))
 }
 
-// writeOffsetSummary writes offsetSummary into b, with one allocation for
-// the whole text however many partitions (commits of thousands of them).
-func writeOffsetSummary(b *strings.Builder, w *World, tps []TopicPartition, offs []int) {
-	n := 0
-	for _, tp := range tps {
-		n += len(tp.Topic) + 12
-	}
-	b.Grow(n + 40)
-	var num [20]byte
+func appendOffsets(w *World, b []byte, tps []TopicPartition, offs []int) []byte {
 	for i, tp := range tps {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		if w.short {
-			b.WriteString(tp.Topic[:1])
-		} else {
-			b.WriteString(tp.Topic)
-			b.WriteByte('-')
-		}
-		b.Write(strconv.AppendInt(num[:0], int64(tp.Partition), 10))
-		b.WriteByte('@')
-		b.Write(strconv.AppendInt(num[:0], int64(offs[i]), 10))
+		b = w.appendShortName(b, tp)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, int64(offs[i]), 10)
 	}
+	return b
 }
 
 func fetchSummary(w *World, r *fetchReq) string {
-	return offsetSummary(w, r.Partitions, r.Offsets) + " max " + strconv.Itoa(r.Max)
+	b := appendOffsets(w, make([]byte, 0, 8*len(r.Partitions)+12), r.Partitions, r.Offsets)
+	b = append(b, " max "...)
+	return string(strconv.AppendInt(b, int64(r.Max), 10))
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -733,15 +734,14 @@ func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
 func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
 	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
 		Partitions: tps, Offsets: offs}
-	var b strings.Builder
-	writeOffsetSummary(&b, w, tps, offs)
-	b.WriteString(", ")
-	b.WriteString(m.epochWord())
-	b.WriteByte(' ')
-	b.WriteString(itoa(m.Generation))
-	b.WriteString(", ")
-	b.WriteString(orDash(m.MemberID))
-	m.send(w, &Packet{Type: OffsetCommit, Summary: b.String(), Body: req})
+	b := appendOffsets(w, make([]byte, 0, 10*len(tps)+40), tps, offs)
+	b = append(b, ", "...)
+	b = append(b, m.epochWord()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(m.Generation), 10)
+	b = append(b, ", "...)
+	b = append(b, orDash(m.MemberID)...)
+	m.send(w, &Packet{Type: OffsetCommit, Summary: string(b), Body: req})
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {

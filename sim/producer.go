@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -184,14 +185,22 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 }
 
 func (m *Member) sendProduce(w *World, req *produceReq) {
-	s := req.Value
+	// "value pid %d epoch %d seq %d (retry)", built in one buffer: every
+	// produce writes it.
+	var buf [96]byte
+	b := append(buf[:0], req.Value...)
 	if req.PID >= 0 {
-		s += fmt.Sprintf(" pid %d epoch %d seq %d", req.PID, req.Epoch, req.Seq)
+		b = append(b, " pid "...)
+		b = strconv.AppendInt(b, req.PID, 10)
+		b = append(b, " epoch "...)
+		b = strconv.AppendInt(b, int64(req.Epoch), 10)
+		b = append(b, " seq "...)
+		b = strconv.AppendInt(b, int64(req.Seq), 10)
 	}
 	if req.Attempt > 0 {
-		s += " (retry)"
+		b = append(b, " (retry)"...)
 	}
-	m.send(w, &Packet{Type: Produce, Summary: s, Body: req})
+	m.send(w, &Packet{Type: Produce, Summary: string(b), Body: req})
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})
 }

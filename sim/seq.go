@@ -44,10 +44,10 @@ func (s *Seq[T]) At(i int) T {
 func (s *Seq[T]) Append(v T) {
 	if len(s.open) == seqChunk {
 		s.full = append(s.full, s.open)
-		// A Seq that filled a chunk is a busy one: give the next chunk its
-		// whole size at once instead of growing it by doubling (eight
-		// copies per chunk). The first chunk still grows, so the many small
-		// Seqs (a quiet partition's cells) stay small.
+		// A Seq that filled one chunk will fill the next: make it whole at
+		// once rather than growing it by doubling (eight copies of up to
+		// 127 items, thrown away). A first chunk grows, so that the many
+		// short Seqs (a log of a few records) stay small.
 		s.open = make([]T, 0, seqChunk)
 	}
 	s.open = append(s.open, v)

@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // timerKind says what a timer does when it fires.
 type timerKind int
 
@@ -49,17 +47,52 @@ type timerQueue struct {
 }
 
 func (q *timerQueue) Len() int { return len(q.items) }
-func (q *timerQueue) Less(i, j int) bool {
+
+// less orders timers by due tick, then by the order they were set: a total
+// order (seq is unique), so the firing order does not depend on how the
+// heap is laid out.
+func (q *timerQueue) less(i, j int) bool {
 	if q.items[i].at != q.items[j].at {
 		return q.items[i].at < q.items[j].at
 	}
 	return q.items[i].seq < q.items[j].seq
 }
-func (q *timerQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *timerQueue) Push(x any)    { q.items = append(q.items, x.(timer)) }
-func (q *timerQueue) Pop() any {
-	t := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
+
+// push and pop keep q.items a binary min-heap. They are written out rather
+// than taken from container/heap, whose interface boxes every timer in an
+// interface value (two allocations per timer set and fired).
+func (q *timerQueue) push(t timer) {
+	q.items = append(q.items, t)
+	for i := len(q.items) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		i = parent
+	}
+}
+
+func (q *timerQueue) pop() timer {
+	t := q.items[0]
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items[last] = timer{} // let the GC have its strings and slices
+	q.items = q.items[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < last && q.less(l, small) {
+			small = l
+		}
+		if r < last && q.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		q.items[i], q.items[small] = q.items[small], q.items[i]
+		i = small
+	}
 	return t
 }
 
@@ -70,12 +103,12 @@ func (w *World) after(t timer) {
 	}
 	w.timers.seq++
 	t.seq = w.timers.seq
-	heap.Push(&w.timers, t)
+	w.timers.push(t)
 }
 
 func (w *World) fireTimers() {
 	for w.timers.Len() > 0 && w.timers.items[0].at <= w.Tick {
-		w.fire(heap.Pop(&w.timers).(timer))
+		w.fire(w.timers.pop())
 	}
 }
 

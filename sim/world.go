@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,6 +291,17 @@ func (w *World) ShortName(tp TopicPartition) string {
 	return tp.String()
 }
 
+// appendShortName appends ShortName(tp) to b.
+func (w *World) appendShortName(b []byte, tp TopicPartition) []byte {
+	if w.short {
+		b = append(b, tp.Topic[0])
+	} else {
+		b = append(b, tp.Topic...)
+		b = append(b, '-')
+	}
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
+}
+
 // ParsePartition reads "orders-2", or "o2" in the default world.
 func (w *World) ParsePartition(s string) (TopicPartition, error) {
 	if w.short && len(s) >= 2 && (s[0] == 'o' || s[0] == 'p') {
@@ -364,6 +376,22 @@ func (w *World) event(kind EventKind, member, format string, args ...any) {
 	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
 }
 
+// eventText records an event whose text is already built (the hot paths
+// build it with a strings.Builder: Sprintf boxes every argument).
+func (w *World) eventText(kind EventKind, member, text string) {
+	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: text})
+}
+
+// appendPartition appends tp as TopicPartition.String spells it (orders-2).
+// The hot paths build their texts with appends into a buffer on the stack,
+// so that the string is the one allocation, of exactly its size (Sprintf
+// boxes every argument).
+func appendPartition(b []byte, tp TopicPartition) []byte {
+	b = append(b, tp.Topic...)
+	b = append(b, '-')
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
+}
+
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
 	w.Events.Last().Stop = true
@@ -436,7 +464,7 @@ func (w *World) Step() (stop bool) {
 	for m := range w.busy {
 		w.wake[m] = true
 	}
-	w.busy = map[*Member]bool{}
+	clear(w.busy) // in place: a clone has its own maps (World.Clone)
 	for _, p := range w.inflight {
 		p.Delivered = w.Tick
 		w.deliver(p)
@@ -484,12 +512,14 @@ func (w *World) actMembers() {
 		for m := range w.wake {
 			ms = append(ms, m)
 		}
-		w.wake = map[*Member]bool{}
-		sort.Slice(ms, func(i, j int) bool {
-			if ms[i].Client != ms[j].Client {
-				return ms[i].Client < ms[j].Client
+		clear(w.wake)
+		// (client, incarnation) names one process: a total order, so the
+		// map's random order never shows.
+		slices.SortFunc(ms, func(a, b *Member) int {
+			if c := strings.Compare(a.Client, b.Client); c != 0 {
+				return c
 			}
-			return ms[i].Inc < ms[j].Inc
+			return a.Inc - b.Inc
 		})
 		for _, m := range ms {
 			if m.Alive {

@@ -9,7 +9,7 @@ package assign
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,8 +53,15 @@ func (tp TopicPartition) Less(o TopicPartition) bool {
 }
 
 // SortPartitions sorts in place by (topic, partition).
+// (topic, partition) is a total order, so the result does not depend on
+// the sort; slices.SortFunc, unlike sort.Slice, allocates nothing.
 func SortPartitions(ps []TopicPartition) {
-	sort.Slice(ps, func(i, j int) bool { return ps[i].Less(ps[j]) })
+	slices.SortFunc(ps, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return a.Partition - b.Partition
+	})
 }
 
 // Protocol is the rebalance protocol an assignor runs under.
