@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -398,12 +399,12 @@ func (m *Member) maybeAutoCommit(w *World) {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		if offs := m.fetchPositions(); len(offs) > 0 {
-			m.sendCommit(w, offs, false)
+		if tps, offs := m.fetchPositionList(); len(tps) > 0 {
+			m.sendCommitList(w, tps, offs, false)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
-	if m.autoArmed != m.nextAuto && len(m.fetchPositions()) > 0 {
+	if m.autoArmed != m.nextAuto && m.anyPositioned() {
 		m.autoArmed = m.nextAuto
 		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
 	}
@@ -581,6 +582,42 @@ func (m *Member) commitPositions() map[TopicPartition]int {
 	return m.processedPositions()
 }
 
+// anyPositioned reports whether fetchPositions would be non-empty.
+func (m *Member) anyPositioned() bool {
+	for _, tp := range m.Owned {
+		if _, ok := m.positions[tp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchPositionList is fetchPositions as two parallel slices in partition
+// order (what sendCommit builds from the map), without the map: Owned is
+// usually sorted already, so the sort is only a fallback.
+func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
+	tps := make([]TopicPartition, 0, len(m.Owned))
+	offs := make([]int, 0, len(m.Owned))
+	inOrder := true
+	for _, tp := range m.Owned {
+		if p, ok := m.positions[tp]; ok {
+			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
+				inOrder = false // unsorted or repeated
+			}
+			tps = append(tps, tp)
+			offs = append(offs, p)
+		}
+	}
+	if !inOrder {
+		tps = sortedKeys(m.fetchPositions())
+		offs = offs[:len(tps)]
+		for i, tp := range tps {
+			offs[i] = m.positions[tp]
+		}
+	}
+	return tps, offs
+}
+
 func (m *Member) fetchPositions() map[TopicPartition]int {
 	out := map[TopicPartition]int{}
 	for _, tp := range m.Owned {
@@ -680,12 +717,31 @@ func (m *Member) commitRetry(w *World, seq int) {
 }
 
 func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
-	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync}
-	for _, tp := range sortedKeys(offs) {
-		req.Partitions = append(req.Partitions, tp)
-		req.Offsets = append(req.Offsets, offs[tp])
+	if len(offs) == 0 {
+		m.sendCommitList(w, nil, nil, sync)
+		return
 	}
-	m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(m.Generation) + ", " + orDash(m.MemberID), Body: req})
+	tps := sortedKeys(offs)
+	list := make([]int, len(tps))
+	for i, tp := range tps {
+		list[i] = offs[tp]
+	}
+	m.sendCommitList(w, tps, list, sync)
+}
+
+// sendCommitList sends an OffsetCommit of tps (in partition order) at offs;
+// the request keeps both slices.
+func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
+	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
+		Partitions: tps, Offsets: offs}
+	b := appendOffsets(w, make([]byte, 0, 10*len(tps)+40), tps, offs)
+	b = append(b, ", "...)
+	b = append(b, m.epochWord()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(m.Generation), 10)
+	b = append(b, ", "...)
+	b = append(b, orDash(m.MemberID)...)
+	m.send(w, &Packet{Type: OffsetCommit, Summary: string(b), Body: req})
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {

@@ -1,0 +1,63 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+)
+
+// BenchmarkTickAutoCommit100x10000: 100 idle members over 10,000 partitions
+// (100 topics x 100), each auto-committing its 100 positions every
+// auto.commit.interval.ms as Kafka's ConsumerCoordinator does (changed or
+// not): about 2,000 offsets committed per tick, the commit path at scale.
+func BenchmarkTickAutoCommit100x10000(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	w, _ := New(bigTopology(100, 100, 100), cfg)
+	for i := 0; i < 50 && !w.GroupSettled(); i++ {
+		w.Step()
+	}
+	for i := 0; i < 20; i++ {
+		w.Step()
+	}
+	o0 := w.Group.OffsetsLog.Len()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B-kept/tick")
+	runtime.KeepAlive(w)
+}
+
+// TestFetchPositionList: the auto-commit's ordered position list is what
+// sorting the fetchPositions map gives, whether Owned is sorted, unsorted,
+// repeats a partition, or has partitions not yet positioned.
+func TestFetchPositionList(t *testing.T) {
+	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+	for _, owned := range [][]TopicPartition{
+		nil,
+		{tp("a", 0), tp("a", 1), tp("b", 0)},
+		{tp("b", 0), tp("a", 1), tp("a", 0)},
+		{tp("a", 1), tp("a", 1), tp("a", 0)},
+		{tp("a", 0), tp("x", 9), tp("b", 2)},
+	} {
+		m := &Member{Owned: owned, positions: map[TopicPartition]int{tp("a", 0): 4, tp("a", 1): 7, tp("b", 0): 1, tp("b", 2): 3}}
+		want := sortedKeys(m.fetchPositions())
+		tps, offs := m.fetchPositionList()
+		if len(tps) != len(want) || len(offs) != len(want) || m.anyPositioned() != (len(want) > 0) {
+			t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
+		}
+		for i := range want {
+			if tps[i] != want[i] || offs[i] != m.positions[want[i]] {
+				t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
+			}
+		}
+	}
+}

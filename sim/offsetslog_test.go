@@ -1,0 +1,89 @@
+package sim
+
+import "testing"
+
+// TestOffsetsLogRoundTrip: the compact log gives back every record as it
+// was appended, and a marker's state change in one world leaves a clone's
+// copy of the shared chunks alone.
+func TestOffsetsLogRoundTrip(t *testing.T) {
+	defer func(n int) { seqChunk = n }(seqChunk)
+	seqChunk = 4
+	var l OffsetsLog
+	var want []OffsetRecord
+	for i := 0; i < 40; i++ {
+		// Records in threes share tick, member and generation, as the
+		// records of one OffsetCommit do; the state varies per record.
+		r := OffsetRecord{Tick: 1000 + i/3, Group: "g", TP: TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
+			Generation: i / 6, MemberID: "C1-" + itoa(i/3), PID: -1, State: "committed"}
+		switch i / 3 % 5 {
+		case 1:
+			r.PID, r.State = 5, "pending"
+		case 2:
+			r.PID, r.State = 6, "aborted"
+		case 3:
+			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
+		case 4:
+			r.PID, r.State = 5, []string{"pending", "committed"}[i%2]
+		}
+		l.Append(r)
+		want = append(want, r)
+	}
+	check := func(l *OffsetsLog, want []OffsetRecord) {
+		t.Helper()
+		if l.Len() != len(want) {
+			t.Fatalf("Len %d, want %d", l.Len(), len(want))
+		}
+		for i, r := range l.All() {
+			if r != want[i] || l.At(i) != want[i] {
+				t.Fatalf("record %d: %+v, want %+v", i, r, want[i])
+			}
+		}
+		if got := l.Slice(2, 5); len(got) != 3 || got[0] != want[2] || got[2] != want[4] {
+			t.Fatalf("Slice(2, 5) = %+v", got)
+		}
+	}
+	check(&l, want)
+	if l.runs.Len() >= l.Len() || l.runs.Len() < 14 {
+		t.Fatalf("%d records in %d runs: want a run per stretch of equal headers", l.Len(), l.runs.Len())
+	}
+	c := l.clone()
+	l.setPendingState(5, "committed")
+	after := append([]OffsetRecord{}, want...)
+	for i := range after {
+		if after[i].PID == 5 && after[i].State == "pending" {
+			after[i].State = "committed"
+		}
+	}
+	check(&l, after)
+	check(&c, want)
+
+	// appendCommit writes the records of one OffsetCommit, as Append would one by one.
+	head := OffsetRecord{Tick: 5000, Group: "g", Generation: 9, MemberID: "C2-1", PID: -1, State: "committed"}
+	tps, offs := []TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}}, []int{3, 4}
+	c.appendCommit(head, tps, offs)
+	c.appendCommit(head, nil, nil)
+	for i := range tps {
+		r := head
+		r.TP, r.Offset = tps[i], offs[i]
+		want = append(want, r)
+	}
+	check(&c, want)
+}
+
+// TestCommittedRoundTrip: the group's offsets cache gives back the record
+// it was given, for a plain and a transactional commit.
+func TestCommittedRoundTrip(t *testing.T) {
+	g := newGroup("g")
+	for _, rec := range []OffsetRecord{
+		{Tick: 12, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 1}, Offset: 40, Generation: 3, MemberID: "C1-2", PID: -1, State: "committed"},
+		{Tick: 15, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 2}, Offset: 7, Generation: 4, MemberID: "C2-1", PID: 9, State: "committed"},
+	} {
+		g.setCommitted(rec)
+		if got, ok := g.Committed(rec.TP); !ok || got != rec {
+			t.Fatalf("Committed(%v) = %+v, %v; want %+v", rec.TP, got, ok, rec)
+		}
+	}
+	if _, ok := g.Committed(TopicPartition{Topic: "orders", Partition: 0}); ok {
+		t.Fatal("Committed of a partition never committed")
+	}
+}
