@@ -93,19 +93,22 @@ var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconcili
 // onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
 func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if g.Type == ClassicGroup {
-		if len(g.members) > 0 {
-			// getOrMaybeCreateConsumerGroup: a non-empty classic group is
-			// converted only under a migration policy (kgrepl: not yet).
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a non-empty classic group", nil)
+		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
+		// converts; an empty classic group is replaced by a consumer group, a
+		// non-empty one converted if group.consumer.migration.policy allows
+		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
+		switch {
+		case r.MemberEpoch != 0:
+			w.reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
+			return
+		case len(g.members) == 0:
+			g.becomeConsumerGroup(w)
+		case upgradeEnabled(w):
+			g.convertToConsumerGroup(w)
+		default:
+			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
 			return
 		}
-		if r.MemberEpoch != 0 {
-			w.reply(p, UnknownMemberID, "", nil)
-			return
-		}
-		// An empty classic group becomes a consumer group when its first
-		// consumer-protocol member joins.
-		g.becomeConsumerGroup(w)
 	}
 	if r.MemberEpoch == LeaveGroupMemberEpoch || r.MemberEpoch == LeaveGroupStaticMemberEpoch {
 		g.consumerGroupLeave(w, p, r)
@@ -159,6 +162,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	}
 	g.scheduleConsumerSessionTimeout(w, gm)
 	g.updateConsumerState(w)
+	g.notifyClassicMembers(w)
 	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !samePartitions(before, gm.Assignment) {
@@ -428,7 +432,11 @@ func (g *Group) consumerSessionTimeout(w *World, id string, seq int) {
 	if g.Type != ConsumerGroup || gm == nil || gm.sessionTimer != seq {
 		return
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", w.Cfg.ConsumerSessionTimeout))
+	timeout := w.Cfg.ConsumerSessionTimeout
+	if gm.ClassicMember {
+		timeout = gm.SessionTimeout // its classic session.timeout.ms
+	}
+	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", timeout))
 }
 
 // consumerRebalanceTimeout fences a member still at the epoch where it was
@@ -483,6 +491,14 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
 // and its target are removed and the group epoch is bumped; the others get
 // the new target at their next heartbeats.
 func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
+	if g.maybeDowngrade(w, gm, why) {
+		return
+	}
+	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
+		// A classic member learns it from its next heartbeat.
+		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
+	}
 	delete(g.members, gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
@@ -493,10 +509,16 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	g.RebalanceStarts++
 	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	g.updateConsumerState(w)
+	g.notifyClassicMembers(w)
 }
 
 // updateConsumerState is ConsumerGroup.maybeUpdateGroupState.
 func (g *Group) updateConsumerState(w *World) {
+	g.transition(w, g.consumerState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+}
+
+// consumerState is the state ConsumerGroup.maybeUpdateGroupState computes.
+func (g *Group) consumerState() GroupState {
 	s := Stable
 	switch {
 	case len(g.members) == 0:
@@ -511,7 +533,7 @@ func (g *Group) updateConsumerState(w *World) {
 			}
 		}
 	}
-	g.transition(w, s, fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+	return s
 }
 
 // consumerSettled: every member is STABLE at the group epoch with its
