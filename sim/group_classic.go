@@ -113,6 +113,9 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		// An empty consumer group becomes a classic group when a classic
 		// member joins (GroupMetadataManager.getOrMaybeCreateClassicGroup).
 		g.Type, g.State = ClassicGroup, Empty
+		if g.GroupEpoch > g.Generation {
+			g.Generation = g.GroupEpoch // numbers carry on (see becomeConsumerGroup)
+		}
 		w.event(EvGroupState, "", "group %s is now a classic group (group.protocol=classic)", g.ID)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
@@ -439,12 +442,18 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 // waiting at the coordinator in JoinGroup or SyncGroup counts as heard.
 func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 	gm := g.members[id]
-	if g.Type != ClassicGroup || gm == nil || gm.silentSince >= 0 {
+	if gm == nil || gm.silentSince >= 0 || (g.Type == ConsumerGroup && !gm.ClassicMember) {
 		return // gone, or its silence is already being timed
 	}
 	m := w.process(gm.ClientID, gm.Inc)
 	if m == nil || !m.Alive || m.MemberID == id {
 		return // a dead process is timed by processStopped
+	}
+	if g.Type == ConsumerGroup {
+		// A classic member inside a consumer group: its session runs out
+		// (scheduleConsumerGroupSessionTimeout at its JoinGroup answer).
+		g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
+		return
 	}
 	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})

@@ -82,8 +82,26 @@ func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int
 	return None
 }
 
-// tick: a consumer group has no join round to complete.
-func (consumerKind) tick(*World, *Group) {}
+// tick: a consumer group has no join round to complete. Classic members
+// inside it are heard implicitly (kgrepl's heartbeat shortcut): one whose
+// process is gone or goes by another member id falls silent now, and is
+// fenced once silent for its session timeout.
+func (consumerKind) tick(w *World, g *Group) {
+	for _, gm := range g.Members() {
+		if !gm.ClassicMember {
+			continue
+		}
+		if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == gm.MemberID {
+			continue
+		}
+		if gm.silentSince < 0 {
+			gm.silentSince = w.Tick
+		}
+		if w.Tick-gm.silentSince >= gm.SessionTimeout {
+			g.fenceMember(w, gm, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-gm.silentSince))
+		}
+	}
+}
 
 // consumerTransitions: Kafka does not restrict a consumer group's state
 // changes (ConsumerGroup.maybeUpdateGroupState computes the state afresh),
@@ -181,8 +199,16 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 // becomeConsumerGroup turns an empty classic group into a consumer group
 // (Kafka deletes the empty classic group and creates a consumer group with
 // the same id). The offsets stay.
+//
+// Kafka's new group starts again at epoch 0; kgrepl carries the numbers on
+// (the group epoch starts at the classic generation) so that epochs and
+// generations only grow over the group's life.
 func (g *Group) becomeConsumerGroup(w *World) {
 	g.Type = ConsumerGroup
+	if g.Generation > g.GroupEpoch {
+		g.GroupEpoch = g.Generation
+	}
+	g.AssignmentEpoch = g.GroupEpoch
 	g.Leader = ""
 	g.Assignor = ""
 	w.event(EvGroupState, "", "group %s is now a consumer group (group.protocol=consumer)", g.ID)
@@ -226,6 +252,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
 		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 		n.Topics, n.Assignment, n.Target, n.Revoking = cp(existing.Topics), cp(existing.Assignment), cp(existing.Target), nil
+		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
 		return &n, existing, None
 	}
 	if existing == nil {

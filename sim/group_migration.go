@@ -102,6 +102,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 			n.MemberID, n.ClientID, n.Inc = w.issueMemberID(r.Client), r.Client, r.Inc
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
+			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
 			gm, replaced = &n, old
 		}
 	case r.MemberID == "":
@@ -153,6 +154,15 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		return
 	}
 	gm.notified = ""
+	if m := w.process(gm.ClientID, gm.Inc); m == nil || !m.Alive {
+		// Sent before its process died: heard this once (heardLast).
+		if gm.silentSince < 0 {
+			gm.silentSince = w.Tick
+			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+		}
+	} else {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
+	}
 	g.updateConsumerState(w)
 	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
@@ -172,6 +182,10 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
 		return
 	}
 	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
+	// Its heartbeats start again after the SyncGroup answer: one that
+	// came while it was joining was ignored, so it is told again.
+	gm.notified = ""
+	g.notifyClassicMembers(w)
 }
 
 // classicMember is validateConsumerGroupMember with the classic checks
