@@ -160,6 +160,17 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 		}
 	}
+	// The pause meter counts only what moved: never a partition C1 kept.
+	if w.Meter.Total == 0 {
+		t.Error("the pause meter counted nothing, though partitions moved")
+	}
+	for _, e := range w.Meter.Entries {
+		for _, tp := range e.Partitions {
+			if c1.owns(tp) {
+				t.Errorf("group epoch %d paused %s, which C1 kept throughout", e.Generation, tp)
+			}
+		}
+	}
 	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
 		t.Error("C1 sent no auto-commit before revoking")
 	}

@@ -35,7 +35,9 @@ func (pm *PauseMeter) account(w *World) {
 	defer func() { pm.Series.Append(pm.Total) }()
 	g := w.Group
 	if !pm.active {
-		if g.State != PreparingRebalance && g.State != CompletingRebalance {
+		// A classic group's rebalance, or a consumer group's (a new target
+		// being assigned or reconciled).
+		if g.State != PreparingRebalance && g.State != CompletingRebalance && g.State != Assigning && g.State != Reconciling {
 			return
 		}
 		pm.active = true
