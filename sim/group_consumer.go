@@ -87,6 +87,9 @@ func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int
 // process is gone or goes by another member id falls silent now, and is
 // fenced once silent for its session timeout.
 func (consumerKind) tick(w *World, g *Group) {
+	if !g.hasClassicMembers() {
+		return
+	}
 	for _, gm := range g.Members() {
 		if !gm.ClassicMember {
 			continue
@@ -153,26 +156,8 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if r.RebalanceTimeout >= 0 {
 		gm.RebalanceTimeout = r.RebalanceTimeout
 	}
-	if newMember {
-		if replaced != nil {
-			g.replaceStatic(w, replaced, gm)
-		} else {
-			g.members[gm.MemberID] = gm
-			if gm.InstanceID != "" {
-				g.static[gm.InstanceID] = gm.MemberID
-			}
-			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s", gm.MemberID, g.ID)
-		}
-	}
-	if bump {
-		g.GroupEpoch++
-		g.RebalanceStarts++
-		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
-	}
 	// 2. The target assignment, when the group epoch moved on.
-	if g.GroupEpoch > g.AssignmentEpoch {
-		g.updateTargetAssignment(w, gm)
-	}
+	g.admitAndAssign(w, gm, replaced, newMember, bump, "")
 	// 3. Reconcile this member towards its target.
 	if err := g.maybeReconcile(w, gm, r); err != nil {
 		w.reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
@@ -194,6 +179,32 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 		summary += ", target " + partList(w, gm.Target)
 	}
 	w.reply(p, None, summary, resp)
+}
+
+// admitAndAssign puts a new member in (or in place of the static member it
+// replaces), bumps the group epoch if asked, and recomputes the target
+// assignment when the group epoch is ahead of it: steps 1 and 2 of a
+// heartbeat, and of a classic member's JoinGroup. how says how it joined.
+func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, bump bool, how string) {
+	if newMember {
+		if replaced != nil {
+			g.replaceStatic(w, replaced, gm)
+		} else {
+			g.members[gm.MemberID] = gm
+			if gm.InstanceID != "" {
+				g.static[gm.InstanceID] = gm.MemberID
+			}
+			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+		}
+	}
+	if bump {
+		g.GroupEpoch++
+		g.RebalanceStarts++
+		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	}
+	if g.GroupEpoch > g.AssignmentEpoch {
+		g.updateTargetAssignment(w, gm)
+	}
 }
 
 // becomeConsumerGroup turns an empty classic group into a consumer group

@@ -124,25 +124,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	gm.ClassicMember = true
 	gm.Strategy, gm.Protocols = r.Strategy, []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
-	if newMember {
-		if replaced != nil {
-			g.replaceStatic(w, replaced, gm)
-		} else {
-			g.members[gm.MemberID] = gm
-			if gm.InstanceID != "" {
-				g.static[gm.InstanceID] = gm.MemberID
-			}
-			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s with the classic protocol", gm.MemberID, g.ID)
-		}
-	}
-	if bump {
-		g.GroupEpoch++
-		g.RebalanceStarts++
-		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
-	}
-	if g.GroupEpoch > g.AssignmentEpoch {
-		g.updateTargetAssignment(w, gm)
-	}
+	g.admitAndAssign(w, gm, replaced, newMember, bump, " with the classic protocol")
 	// The owned partitions a classic member reports: a cooperative member's
 	// subscription carries them; an eager one revoked everything first.
 	owned := []TopicPartition{}
@@ -225,7 +207,7 @@ func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *leaveReq) {
 // group epoch moved past it, when it must revoke, or when partitions it
 // waits for were released.
 func (g *Group) notifyClassicMembers(w *World) {
-	if g.Type != ConsumerGroup {
+	if g.Type != ConsumerGroup || !g.hasClassicMembers() {
 		return
 	}
 	for _, gm := range g.Members() {
@@ -246,6 +228,17 @@ func (g *Group) notifyClassicMembers(w *World) {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
+}
+
+// hasClassicMembers: some member speaks the classic protocol (the usual
+// consumer group has none, and is spared the ordered walks over members).
+func (g *Group) hasClassicMembers() bool {
+	for _, gm := range g.members {
+		if gm.ClassicMember {
+			return true
+		}
+	}
+	return false
 }
 
 // waitingOnUnreleased is ConsumerGroup.waitingOnUnreleasedPartition: a
