@@ -95,6 +95,9 @@ type Config struct {
 	// and still gives three heartbeats per session.
 	ConsumerHeartbeatInterval int
 	ConsumerSessionTimeout    int
+	// MigrationPolicy is the broker's group.consumer.migration.policy:
+	// disabled, upgrade, downgrade or bidirectional (Kafka's default).
+	MigrationPolicy string
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -123,6 +126,7 @@ func DefaultConfig() Config {
 		},
 		ConsumerHeartbeatInterval: 2,
 		ConsumerSessionTimeout:    6,
+		MigrationPolicy:           "bidirectional",
 		RecordsPerPartition:       10,
 		Isolation:                 "read_uncommitted",
 	}
@@ -302,6 +306,18 @@ func buildSettings() []Setting {
 			func(w *Config) *int { return &w.ConsumerHeartbeatInterval }),
 		worldInt("group.consumer.session.timeout.ms", 1, "broker, group.protocol=consumer: ticks without a heartbeat before the coordinator fences a member",
 			func(w *Config) *int { return &w.ConsumerSessionTimeout }),
+		{Key: "group.consumer.migration.policy", Allowed: "disabled | upgrade | downgrade | bidirectional",
+			Doc: "broker: whether a classic group converts to a consumer group when a consumer-protocol member joins (upgrade), and back when the last one leaves (downgrade)",
+			get: func(w *Config, _ *ClientConfig) string { return w.MigrationPolicy },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				for _, p := range MigrationPolicies {
+					if p == v {
+						w.MigrationPolicy = v
+						return nil
+					}
+				}
+				return fmt.Errorf("group.consumer.migration.policy: %q is not disabled, upgrade, downgrade or bidirectional", v)
+			}},
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },

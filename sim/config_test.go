@@ -57,6 +57,8 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 			values[s.Key] = []string{"read_committed", "read_uncommitted"}
 		case "group.protocol":
 			values[s.Key] = []string{"classic", "consumer"}
+		case "group.consumer.migration.policy":
+			values[s.Key] = []string{"disabled", "upgrade", "downgrade", "bidirectional"}
 		case "group.remote.assignor":
 			values[s.Key] = []string{"uniform", "range"}
 		default:

@@ -160,6 +160,17 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 		}
 	}
+	// The pause meter counts only what moved: never a partition C1 kept.
+	if w.Meter.Total == 0 {
+		t.Error("the pause meter counted nothing, though partitions moved")
+	}
+	for _, e := range w.Meter.Entries {
+		for _, tp := range e.Partitions {
+			if c1.owns(tp) {
+				t.Errorf("group epoch %d paused %s, which C1 kept throughout", e.Generation, tp)
+			}
+		}
+	}
 	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
 		t.Error("C1 sent no auto-commit before revoking")
 	}
@@ -392,5 +403,130 @@ func TestConsumerTransactions(t *testing.T) {
 	}
 	if summariesWith(w, TxnOffsetCommit, "", ", epoch ") == 0 {
 		t.Error("no TxnOffsetCommit carried a member epoch")
+	}
+}
+
+// A rolling upgrade of four classic members: each restarts with
+// group.protocol=consumer. The first consumer-protocol member converts the
+// classic group to a consumer group (group.consumer.migration.policy
+// bidirectional); the classic members stay in it, rejoining with JoinGroup
+// and SyncGroup, until their own restart; the group ends a consumer group
+// of four consumer-protocol members, settled, every record consumed.
+func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
+	for _, strategy := range []string{"range", "cooperative-sticky"} {
+		t.Run(strategy, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Client.Assignor = strategy
+			cfg.Client.Commit = CommitAfter
+			topo := DefaultTopology()
+			topo.Members = 4
+			w, err := New(topo, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := NewChecker()
+			stepChecked(t, w, c, 5)
+			if err := w.Set("", "group.protocol", "consumer"); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i <= 4; i++ {
+				cl := "C" + itoa(i)
+				if err := w.Restart(cl); err != nil {
+					t.Fatal(err)
+				}
+				stepUntil(t, w, c, 400, func() bool { return w.Tick > 0 && w.GroupSettled() })
+				if !w.GroupSettled() {
+					t.Fatalf("after restarting %s: not settled (group %s %s)", cl, w.Group.Type, w.Group.State)
+				}
+				g := w.Group
+				if g.Type != ConsumerGroup {
+					t.Fatalf("after restarting %s: group type %s, want consumer", cl, g.Type)
+				}
+				classic := 0
+				for _, gm := range g.Members() {
+					if gm.ClassicMember {
+						classic++
+					}
+				}
+				if len(g.Members()) != 4 || classic != 4-i {
+					t.Fatalf("after restarting %s: members %s, %d classic; want 4 members, %d classic", cl, memberIDs(g.Members()), classic, 4-i)
+				}
+			}
+			if n := len(eventsOf(w, EvGroupState, "")); n == 0 {
+				t.Error("no group-state events")
+			}
+			converted := 0
+			for _, e := range eventsOf(w, EvGroupState, "") {
+				if strings.Contains(e.Text, "converted to a consumer group") {
+					converted++
+				}
+			}
+			if converted != 1 {
+				t.Errorf("%d conversions to a consumer group, want 1", converted)
+			}
+			for _, tp := range w.inputTPs {
+				if err := w.ProduceInput(tp, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !settle(t, w, 2000) {
+				t.Fatal("not settled and caught up after the upgrade")
+			}
+			if d := w.Delivery("read_uncommitted"); d.Lost > 0 {
+				t.Errorf("commit after processing lost %v during the upgrade", d.LostNames)
+			}
+		})
+	}
+}
+
+// The last consumer-protocol member leaving a group of classic members
+// turns it back into a classic group, which rebalances (downgrade).
+func TestConsumerDowngradeWhenLastConsumerMemberLeaves(t *testing.T) {
+	cfg := DefaultConfig()
+	topo := DefaultTopology()
+	topo.Members = 2
+	w, _ := New(topo, cfg)
+	c := NewChecker()
+	stepChecked(t, w, c, 3)
+	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C3", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() })
+	if w.Group.Type != ConsumerGroup || len(w.Group.Members()) != 3 {
+		t.Fatalf("group %s with %s, want a consumer group of three", w.Group.Type, memberIDs(w.Group.Members()))
+	}
+	if err := w.Close("C3"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 300, func() bool { return w.Group.Type == ClassicGroup && w.GroupSettled() })
+	if g := w.Group; g.Type != ClassicGroup || len(g.Members()) != 2 || !w.GroupSettled() {
+		t.Fatalf("group %s %s with %s, settled %v; want a settled classic group of two", g.Type, g.State, memberIDs(g.Members()), w.GroupSettled())
+	}
+}
+
+// With group.consumer.migration.policy disabled, a consumer-protocol member
+// cannot join a classic group: GROUP_ID_NOT_FOUND, and it stops.
+func TestConsumerMigrationDisabled(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MigrationPolicy = "disabled"
+	topo := DefaultTopology()
+	topo.Members = 2
+	w, _ := New(topo, cfg)
+	c := NewChecker()
+	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C3", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepChecked(t, w, c, 10)
+	if w.Group.Type != ClassicGroup || w.current["C3"].Alive {
+		t.Fatalf("group %s, C3 alive %v; want the classic group kept and C3 stopped", w.Group.Type, w.current["C3"].Alive)
+	}
+	if len(eventsOf(w, EvFenced, "C3")) != 1 || !strings.Contains(eventsOf(w, EvFenced, "C3")[0].Text, "GROUP_ID_NOT_FOUND") {
+		t.Errorf("C3's stop: %v", eventsOf(w, EvFenced, "C3"))
 	}
 }

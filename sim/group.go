@@ -118,6 +118,9 @@ type GroupMember struct {
 	// The session and rebalance timers in force (Group.timerSeq numbers;
 	// a timer that fires with another number was cancelled).
 	sessionTimer, rebalanceTimer int
+	// notified: the change a classic member inside a consumer group was
+	// last told to rejoin for.
+	notified string
 }
 
 // Group is the group coordinator's state for one group on B1.
@@ -230,11 +233,15 @@ func (g *Group) kind() groupKind {
 
 // receive handles a group request.
 func (g *Group) receive(w *World, p *Packet) {
-	if g.Type == ConsumerGroup && (p.Type == SyncGroup || p.Type == LeaveGroup) {
-		// Classic members inside a consumer group need online migration
-		// (not modelled): a consumer group knows no classic member.
-		w.reply(p, UnknownMemberID, "", nil)
-		return
+	if g.Type == ConsumerGroup {
+		switch p.Type {
+		case SyncGroup:
+			g.classicSyncToConsumerGroup(w, p, p.Body.(*syncReq))
+			return
+		case LeaveGroup:
+			g.classicLeaveToConsumerGroup(w, p, p.Body.(*leaveReq))
+			return
+		}
 	}
 	switch p.Type {
 	case JoinGroup:

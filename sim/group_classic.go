@@ -105,16 +105,17 @@ func (g *Group) allowProtocol(memberID, strategy string) {
 func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 	if g.Type == ConsumerGroup {
 		if len(g.members) > 0 {
-			// A classic member joining a consumer group needs online
-			// migration (group.consumer.migration.policy), which kgrepl does
-			// not model yet: refused as Kafka refuses a member with no
-			// protocol in common.
-			w.reply(p, InconsistentGroupProtocol, "group "+g.ID+" is a consumer group", nil)
+			// A classic member joins the consumer group as a classic member
+			// (GroupMetadataManager.classicGroupJoinToConsumerGroup).
+			g.classicJoinToConsumerGroup(w, p, r)
 			return
 		}
 		// An empty consumer group becomes a classic group when a classic
 		// member joins (GroupMetadataManager.getOrMaybeCreateClassicGroup).
 		g.Type, g.State = ClassicGroup, Empty
+		if g.GroupEpoch > g.Generation {
+			g.Generation = g.GroupEpoch // numbers carry on (see becomeConsumerGroup)
+		}
 		w.event(EvGroupState, "", "group %s is now a classic group (group.protocol=classic)", g.ID)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
@@ -412,7 +413,7 @@ func (g *Group) completeJoin(w *World) {
 // if a member joined during the delay and time remains, wait again (the
 // configured delay, at most what remains); otherwise complete the join.
 func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
-	if g.State != PreparingRebalance || !g.initialRound || g.roundStart != roundStart {
+	if g.Type != ClassicGroup || g.State != PreparingRebalance || !g.initialRound || g.roundStart != roundStart {
 		return
 	}
 	if g.newMemberAdded && g.initialRemaining != 0 {
@@ -441,12 +442,18 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 // waiting at the coordinator in JoinGroup or SyncGroup counts as heard.
 func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 	gm := g.members[id]
-	if gm == nil || gm.silentSince >= 0 {
+	if gm == nil || gm.silentSince >= 0 || (g.Type == ConsumerGroup && !gm.ClassicMember) {
 		return // gone, or its silence is already being timed
 	}
 	m := w.process(gm.ClientID, gm.Inc)
 	if m == nil || !m.Alive || m.MemberID == id {
 		return // a dead process is timed by processStopped
+	}
+	if g.Type == ConsumerGroup {
+		// A classic member inside a consumer group: its session runs out
+		// (scheduleConsumerGroupSessionTimeout at its JoinGroup answer).
+		g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
+		return
 	}
 	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})
@@ -462,7 +469,7 @@ func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 // generation gen that sent no SyncGroup within the rebalance timeout are
 // removed, and the group rebalances.
 func (g *Group) expirePendingSync(w *World, gen int) {
-	if g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
+	if g.Type != ClassicGroup || g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
 		return
 	}
 	removed := false
@@ -591,7 +598,13 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 // memberIDDropped: a live process goes by another member id now.
 func (g *Group) memberIDDropped(w *World, id string) {
 	if g.Type == ConsumerGroup {
-		return // its heartbeats are real packets: it just stops sending them
+		// A consumer-protocol member's heartbeats are real packets: it just
+		// stops sending them. A classic member is heard no more.
+		if gm := g.members[id]; gm != nil && gm.ClassicMember && gm.silentSince < 0 {
+			gm.silentSince = w.Tick
+			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+		}
+		return
 	}
 	if gm := g.members[id]; gm != nil && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
@@ -603,7 +616,15 @@ func (g *Group) memberIDDropped(w *World, id string) {
 // knows: one that died with its JoinGroup unanswered never learned its id.
 func (g *Group) processStopped(w *World, m *Member) {
 	if g.Type == ConsumerGroup {
-		return // the session timeout runs from its last heartbeat
+		// A consumer-protocol member's session runs from its last
+		// heartbeat; a classic member's heartbeat thread goes quiet now.
+		for _, gm := range g.Members() {
+			if gm.ClassicMember && gm.ClientID == m.Client && gm.Inc == m.Inc && gm.silentSince < 0 {
+				gm.silentSince = w.Tick
+				g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+			}
+		}
+		return
 	}
 	for _, gm := range g.Members() {
 		if gm.ClientID != m.Client || gm.Inc != m.Inc || gm.silentSince >= 0 {
@@ -617,7 +638,7 @@ func (g *Group) processStopped(w *World, m *Member) {
 // sessionExpiry removes a member still silent since the tick it went quiet.
 func (g *Group) sessionExpiry(w *World, id string, since int) {
 	cur := g.members[id]
-	if cur == nil || cur.silentSince != since {
+	if g.Type != ClassicGroup || cur == nil || cur.silentSince != since {
 		return
 	}
 	if (g.State == PreparingRebalance && cur.joinPkt != nil) || cur.syncPkt != nil {

@@ -82,8 +82,29 @@ func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int
 	return None
 }
 
-// tick: a consumer group has no join round to complete.
-func (consumerKind) tick(*World, *Group) {}
+// tick: a consumer group has no join round to complete. Classic members
+// inside it are heard implicitly (kgrepl's heartbeat shortcut): one whose
+// process is gone or goes by another member id falls silent now, and is
+// fenced once silent for its session timeout.
+func (consumerKind) tick(w *World, g *Group) {
+	if !g.hasClassicMembers() {
+		return
+	}
+	for _, gm := range g.Members() {
+		if !gm.ClassicMember {
+			continue
+		}
+		if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == gm.MemberID {
+			continue
+		}
+		if gm.silentSince < 0 {
+			gm.silentSince = w.Tick
+		}
+		if w.Tick-gm.silentSince >= gm.SessionTimeout {
+			g.fenceMember(w, gm, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-gm.silentSince))
+		}
+	}
+}
 
 // consumerTransitions: Kafka does not restrict a consumer group's state
 // changes (ConsumerGroup.maybeUpdateGroupState computes the state afresh),
@@ -93,19 +114,22 @@ var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconcili
 // onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
 func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if g.Type == ClassicGroup {
-		if len(g.members) > 0 {
-			// getOrMaybeCreateConsumerGroup: a non-empty classic group is
-			// converted only under a migration policy (kgrepl: not yet).
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a non-empty classic group", nil)
+		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
+		// converts; an empty classic group is replaced by a consumer group, a
+		// non-empty one converted if group.consumer.migration.policy allows
+		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
+		switch {
+		case r.MemberEpoch != 0:
+			w.reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
+			return
+		case len(g.members) == 0:
+			g.becomeConsumerGroup(w)
+		case upgradeEnabled(w):
+			g.convertToConsumerGroup(w)
+		default:
+			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
 			return
 		}
-		if r.MemberEpoch != 0 {
-			w.reply(p, UnknownMemberID, "", nil)
-			return
-		}
-		// An empty classic group becomes a consumer group when its first
-		// consumer-protocol member joins.
-		g.becomeConsumerGroup(w)
 	}
 	if r.MemberEpoch == LeaveGroupMemberEpoch || r.MemberEpoch == LeaveGroupStaticMemberEpoch {
 		g.consumerGroupLeave(w, p, r)
@@ -132,26 +156,8 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if r.RebalanceTimeout >= 0 {
 		gm.RebalanceTimeout = r.RebalanceTimeout
 	}
-	if newMember {
-		if replaced != nil {
-			g.replaceStatic(w, replaced, gm)
-		} else {
-			g.members[gm.MemberID] = gm
-			if gm.InstanceID != "" {
-				g.static[gm.InstanceID] = gm.MemberID
-			}
-			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s", gm.MemberID, g.ID)
-		}
-	}
-	if bump {
-		g.GroupEpoch++
-		g.RebalanceStarts++
-		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
-	}
 	// 2. The target assignment, when the group epoch moved on.
-	if g.GroupEpoch > g.AssignmentEpoch {
-		g.updateTargetAssignment(w, gm)
-	}
+	g.admitAndAssign(w, gm, replaced, newMember, bump, "")
 	// 3. Reconcile this member towards its target.
 	if err := g.maybeReconcile(w, gm, r); err != nil {
 		w.reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
@@ -159,6 +165,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	}
 	g.scheduleConsumerSessionTimeout(w, gm)
 	g.updateConsumerState(w)
+	g.notifyClassicMembers(w)
 	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !samePartitions(before, gm.Assignment) {
@@ -174,11 +181,45 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	w.reply(p, None, summary, resp)
 }
 
+// admitAndAssign puts a new member in (or in place of the static member it
+// replaces), bumps the group epoch if asked, and recomputes the target
+// assignment when the group epoch is ahead of it: steps 1 and 2 of a
+// heartbeat, and of a classic member's JoinGroup. how says how it joined.
+func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, bump bool, how string) {
+	if newMember {
+		if replaced != nil {
+			g.replaceStatic(w, replaced, gm)
+		} else {
+			g.members[gm.MemberID] = gm
+			if gm.InstanceID != "" {
+				g.static[gm.InstanceID] = gm.MemberID
+			}
+			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+		}
+	}
+	if bump {
+		g.GroupEpoch++
+		g.RebalanceStarts++
+		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	}
+	if g.GroupEpoch > g.AssignmentEpoch {
+		g.updateTargetAssignment(w, gm)
+	}
+}
+
 // becomeConsumerGroup turns an empty classic group into a consumer group
 // (Kafka deletes the empty classic group and creates a consumer group with
 // the same id). The offsets stay.
+//
+// Kafka's new group starts again at epoch 0; kgrepl carries the numbers on
+// (the group epoch starts at the classic generation) so that epochs and
+// generations only grow over the group's life.
 func (g *Group) becomeConsumerGroup(w *World) {
 	g.Type = ConsumerGroup
+	if g.Generation > g.GroupEpoch {
+		g.GroupEpoch = g.Generation
+	}
+	g.AssignmentEpoch = g.GroupEpoch
 	g.Leader = ""
 	g.Assignor = ""
 	w.event(EvGroupState, "", "group %s is now a consumer group (group.protocol=consumer)", g.ID)
@@ -222,6 +263,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
 		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 		n.Topics, n.Assignment, n.Target, n.Revoking = cp(existing.Topics), cp(existing.Assignment), cp(existing.Target), nil
+		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
 		return &n, existing, None
 	}
 	if existing == nil {
@@ -428,7 +470,11 @@ func (g *Group) consumerSessionTimeout(w *World, id string, seq int) {
 	if g.Type != ConsumerGroup || gm == nil || gm.sessionTimer != seq {
 		return
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", w.Cfg.ConsumerSessionTimeout))
+	timeout := w.Cfg.ConsumerSessionTimeout
+	if gm.ClassicMember {
+		timeout = gm.SessionTimeout // its classic session.timeout.ms
+	}
+	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", timeout))
 }
 
 // consumerRebalanceTimeout fences a member still at the epoch where it was
@@ -483,6 +529,14 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
 // and its target are removed and the group epoch is bumped; the others get
 // the new target at their next heartbeats.
 func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
+	if g.maybeDowngrade(w, gm, why) {
+		return
+	}
+	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
+		// A classic member learns it from its next heartbeat.
+		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
+	}
 	delete(g.members, gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
@@ -493,10 +547,16 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	g.RebalanceStarts++
 	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	g.updateConsumerState(w)
+	g.notifyClassicMembers(w)
 }
 
 // updateConsumerState is ConsumerGroup.maybeUpdateGroupState.
 func (g *Group) updateConsumerState(w *World) {
+	g.transition(w, g.consumerState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+}
+
+// consumerState is the state ConsumerGroup.maybeUpdateGroupState computes.
+func (g *Group) consumerState() GroupState {
 	s := Stable
 	switch {
 	case len(g.members) == 0:
@@ -511,7 +571,7 @@ func (g *Group) updateConsumerState(w *World) {
 			}
 		}
 	}
-	g.transition(w, s, fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+	return s
 }
 
 // consumerSettled: every member is STABLE at the group epoch with its

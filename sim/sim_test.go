@@ -267,6 +267,15 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 		if seed%3 == 1 {
 			cfg.Client.RemoteAssignor = "range"
 		}
+		if seed%4 == 2 {
+			// Mixed protocols: C2 speaks the other one, so groups convert
+			// back and forth (online migration) under the faults.
+			other := ConsumerGroup
+			if proto == ConsumerGroup {
+				other = ClassicGroup
+			}
+			cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
+		}
 		w, err := New(topo, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -279,7 +288,7 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 			}
 			// The sticky assignors and the uniform one balance equal
 			// subscriptions within one partition.
-			if proto == ClassicGroup && strings.Contains(cfg.Client.Assignor, "sticky") || proto == ConsumerGroup && w.Group.Assignor == "uniform" {
+			if w.Group.Type == ClassicGroup && strings.Contains(w.Group.Assignor, "sticky") || w.Group.Type == ConsumerGroup && w.Group.Assignor == "uniform" {
 				counts := []int{}
 				for _, gm := range w.Group.Members() {
 					counts = append(counts, len(gm.Assignment))
@@ -320,6 +329,9 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 			}
 			cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
 			cfg.Client.GroupProtocol = string(proto)
+			if seed%4 == 2 {
+				cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(protocols[1-i/seeds])})
+			}
 			w, _ := New(DefaultTopology(), cfg)
 			t.Run(fmt.Sprintf("%s-%s-%d", proto, md.name, seed), func(t *testing.T) {
 				sched := randomSchedule(r, 200, 4, seed%3 == 0)

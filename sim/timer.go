@@ -115,7 +115,7 @@ func (w *World) fireTimers() {
 func (w *World) fire(t timer) {
 	switch t.kind {
 	case tmRebalanceDeadline:
-		if g := w.Group; g.State == PreparingRebalance && g.roundStart == t.n {
+		if g := w.Group; g.Type == ClassicGroup && g.State == PreparingRebalance && g.roundStart == t.n {
 			g.completeJoin(w)
 		}
 	case tmSessionExpiry:

@@ -1,0 +1,301 @@
+package sim
+
+// Online migration between the two group types (KIP-848's upgrade and
+// downgrade paths, group.consumer.migration.policy), as Kafka's
+// GroupMetadataManager does it: a classic group whose first
+// consumer-protocol member joins becomes a consumer group
+// (convertToConsumerGroup, ConsumerGroup.fromClassicGroup); its classic
+// members stay, as classic members inside the consumer group, and speak
+// JoinGroup/SyncGroup/heartbeat to it (classicGroupJoinToConsumerGroup,
+// classicGroupSyncToConsumerGroup, classicGroupHeartbeatToConsumerGroup,
+// classicGroupLeaveToConsumerGroup) until they leave; when the last
+// consumer-protocol member leaves a group of classic members, it becomes a
+// classic group again (validateOnlineDowngradeWithFencedMember,
+// convertToClassicGroup) and rebalances.
+//
+// kgrepl simplifies: classic heartbeats are implicit (a live process is
+// heard), so the REBALANCE_IN_PROGRESS a classic member's heartbeat would
+// get is pushed as a RebalanceNotification the moment it applies; Kafka's
+// join and sync timeouts for classic members inside a consumer group are
+// not modelled (their session timeout is).
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/reconcile"
+)
+
+// MigrationPolicies are group.consumer.migration.policy's values.
+var MigrationPolicies = []string{"disabled", "upgrade", "downgrade", "bidirectional"}
+
+func upgradeEnabled(w *World) bool {
+	return w.Cfg.MigrationPolicy == "upgrade" || w.Cfg.MigrationPolicy == "bidirectional"
+}
+
+func downgradeEnabled(w *World) bool {
+	return w.Cfg.MigrationPolicy == "downgrade" || w.Cfg.MigrationPolicy == "bidirectional"
+}
+
+// convertToConsumerGroup is GroupMetadataManager.convertToConsumerGroup:
+// JoinGroups and SyncGroups waiting at the classic group are answered
+// REBALANCE_IN_PROGRESS; every classic member becomes a classic member of
+// a consumer group at the generation as its epoch, STABLE, owning its
+// classic assignment, which is also the target (fromClassicGroup).
+func (g *Group) convertToConsumerGroup(w *World) {
+	for _, gm := range g.Members() {
+		if gm.joinPkt != nil {
+			w.reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+		}
+		if gm.syncPkt != nil {
+			w.reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+		}
+		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
+		gm.ClassicMember = true
+		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
+		gm.MemberState = reconcile.Stable.String()
+		gm.Target, gm.Revoking = cp(gm.Assignment), nil
+		if gm.silentSince >= 0 {
+			// Its process is gone: the session runs from when it went quiet.
+			g.classicSession(w, gm, gm.silentSince+gm.SessionTimeout)
+		}
+	}
+	from := g.State
+	g.Type = ConsumerGroup
+	g.GroupEpoch, g.AssignmentEpoch = g.Generation, g.Generation
+	g.Leader = ""
+	// A new group object in Kafka: it starts in the state it computes, no
+	// transition of the old one.
+	g.State = g.consumerState()
+	w.event(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
+		g.ID, from, g.Generation, g.GroupEpoch, g.State, len(g.members))
+}
+
+// classicSession schedules a classic member's session timeout inside a
+// consumer group (scheduleConsumerGroupSessionTimeout with the member's
+// classic session.timeout.ms).
+func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
+	g.timerSeq++
+	gm.sessionTimer = g.timerSeq
+	w.after(timer{at: at, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+}
+
+// classicJoinToConsumerGroup is classicGroupJoinToConsumerGroup: the
+// member is created or updated like a heartbeat's, the target is
+// recomputed if the group epoch moved, the member is reconciled with the
+// partitions its JoinGroup says it owns, and the JoinGroup is answered at
+// once with the member epoch as the generation (no leader, no barrier).
+func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
+	var gm, replaced *GroupMember
+	switch {
+	case r.InstanceID != "" && g.static[r.InstanceID] != "":
+		old := g.members[g.static[r.InstanceID]]
+		if r.MemberID != "" && r.MemberID != old.MemberID {
+			w.reply(p, FencedInstanceID, "", nil)
+			return
+		}
+		gm = old
+		if r.MemberID == "" {
+			// A new instance replaces the static member (a classic member
+			// needs no released instance id).
+			n := *old
+			n.MemberID, n.ClientID, n.Inc = w.issueMemberID(r.Client), r.Client, r.Inc
+			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
+			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
+			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
+			gm, replaced = &n, old
+		}
+	case r.MemberID == "":
+		gm = &GroupMember{MemberID: w.issueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+			MemberState: reconcile.Stable.String(), silentSince: -1}
+	default:
+		gm = g.members[r.MemberID]
+		if gm == nil {
+			w.reply(p, UnknownMemberID, "", nil)
+			return
+		}
+	}
+	newMember := g.members[gm.MemberID] != gm
+	bump := newMember && replaced == nil
+	if !sameTopics(gm.Topics, r.Topics) {
+		gm.Topics = cp(r.Topics)
+		bump = true
+	}
+	gm.ClassicMember = true
+	gm.Strategy, gm.Protocols = r.Strategy, []string{r.Strategy}
+	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
+	g.admitAndAssign(w, gm, replaced, newMember, bump, " with the classic protocol")
+	// The owned partitions a classic member reports: a cooperative member's
+	// subscription carries them; an eager one revoked everything first.
+	owned := []TopicPartition{}
+	if r.Strategy == "cooperative-sticky" {
+		owned = cp(r.Owned)
+	}
+	if err := g.maybeReconcile(w, gm, &cghbReq{Owned: owned, OwnedSent: true}); err != nil {
+		w.reply(p, FencedMemberEpoch, "", nil)
+		return
+	}
+	gm.notified = ""
+	if m := w.process(gm.ClientID, gm.Inc); m == nil || !m.Alive {
+		// Sent before its process died: heard this once (heardLast).
+		if gm.silentSince < 0 {
+			gm.silentSince = w.Tick
+			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+		}
+	} else {
+		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
+	}
+	g.updateConsumerState(w)
+	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
+		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+	g.notifyClassicMembers(w)
+}
+
+// classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
+// member's current assignment, unless a newer epoch waits for its rejoin.
+func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
+	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, r.Generation)
+	if gm == nil {
+		return
+	}
+	// throwIfRebalanceInProgress.
+	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
+		w.reply(p, RebalanceInProgress, "", nil)
+		return
+	}
+	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
+	// Its heartbeats start again after the SyncGroup answer: one that
+	// came while it was joining was ignored, so it is told again.
+	gm.notified = ""
+	g.notifyClassicMembers(w)
+}
+
+// classicMember is validateConsumerGroupMember with the classic checks
+// (throwIfMemberDoesNotUseClassicProtocol, throwIfGenerationIdUnmatched);
+// it answers the request itself when the member does not pass.
+func (g *Group) classicMember(w *World, p *Packet, memberID, instanceID string, gen int) *GroupMember {
+	gm := g.members[memberID]
+	if instanceID != "" {
+		if id, ok := g.static[instanceID]; ok && id != memberID {
+			w.reply(p, FencedInstanceID, "", nil)
+			return nil
+		}
+	}
+	switch {
+	case gm == nil || !gm.ClassicMember:
+		w.reply(p, UnknownMemberID, "", nil)
+		return nil
+	case gen >= 0 && gen != gm.MemberEpoch:
+		w.reply(p, IllegalGeneration, "", nil)
+		return nil
+	}
+	return gm
+}
+
+// classicLeaveToConsumerGroup is classicGroupLeaveToConsumerGroup.
+func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *leaveReq) {
+	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, -1)
+	if gm == nil {
+		return
+	}
+	w.reply(p, None, "", nil)
+	g.fenceMember(w, gm, "LeaveGroup")
+}
+
+// notifyClassicMembers is classicGroupHeartbeatToConsumerGroup's answer
+// REBALANCE_IN_PROGRESS, once per change: a classic member rejoins when the
+// group epoch moved past it, when it must revoke, or when partitions it
+// waits for were released.
+func (g *Group) notifyClassicMembers(w *World) {
+	if g.Type != ConsumerGroup || !g.hasClassicMembers() {
+		return
+	}
+	for _, gm := range g.Members() {
+		if !gm.ClassicMember {
+			continue
+		}
+		rejoin := gm.MemberEpoch < g.GroupEpoch || gm.MemberState == reconcile.UnrevokedPartitions.String() ||
+			(gm.MemberState == reconcile.UnreleasedPartitions.String() && !g.waitingOnUnreleased(gm))
+		key := fmt.Sprintf("%d/%d/%s", g.GroupEpoch, gm.MemberEpoch, gm.MemberState)
+		if !rejoin || gm.notified == key {
+			continue
+		}
+		m := w.process(gm.ClientID, gm.Inc)
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID {
+			continue
+		}
+		gm.notified = key
+		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
+	}
+}
+
+// hasClassicMembers: some member speaks the classic protocol (the usual
+// consumer group has none, and is spared the ordered walks over members).
+func (g *Group) hasClassicMembers() bool {
+	for _, gm := range g.members {
+		if gm.ClassicMember {
+			return true
+		}
+	}
+	return false
+}
+
+// waitingOnUnreleased is ConsumerGroup.waitingOnUnreleasedPartition: a
+// partition of the member's target it does not have yet is still held.
+func (g *Group) waitingOnUnreleased(gm *GroupMember) bool {
+	has := map[TopicPartition]bool{}
+	for _, tp := range gm.Assignment {
+		has[tp] = true
+	}
+	held := g.heldBy(gm)
+	for _, tp := range gm.Target {
+		if !has[tp] && held(tp) {
+			return true
+		}
+	}
+	return false
+}
+
+// maybeDowngrade is validateOnlineDowngradeWithFencedMember and
+// convertToClassicGroup: when the member leaving is the last one speaking
+// the consumer protocol, the others classic, the group becomes a classic
+// group at the group epoch as its generation, each member with its target
+// assignment, and rebalances. It reports whether it converted the group
+// (the leaving member is then gone).
+func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool {
+	if !downgradeEnabled(w) || len(g.members) <= 1 {
+		return false
+	}
+	for _, gm := range g.members {
+		if gm != leaving && !gm.ClassicMember {
+			return false
+		}
+	}
+	delete(g.members, leaving.MemberID)
+	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
+		delete(g.static, leaving.InstanceID)
+	}
+	w.event(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, gm := range g.members {
+		gm.ClassicMember = false
+		gm.Assignment, gm.Revoking = cp(gm.Target), nil
+		gm.sessionTimer, gm.rebalanceTimer = 0, 0
+		if gm.silentSince >= 0 {
+			w.after(timer{at: gm.silentSince + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: gm.silentSince})
+		}
+	}
+	g.Type = ClassicGroup
+	g.Generation = g.GroupEpoch
+	g.Leader = ids[0]
+	g.Assignor = g.chooseProtocol()
+	w.event(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
+	g.State = Stable // ClassicGroup.fromConsumerGroup starts Stable
+	g.prepareRebalance(w, "downgrade from consumer to classic")
+	return true
+}
