@@ -394,3 +394,63 @@ func TestConsumerTransactions(t *testing.T) {
 		t.Error("no TxnOffsetCommit carried a member epoch")
 	}
 }
+
+// A heartbeat that gets no answer within request.timeout.ms is followed
+// by a full one (rebalance timeout, subscription,
+// assignor, owned partitions), as AbstractHeartbeatRequestManager.onFailure
+// forgets the sent fields; the coordinator answers it with the assignment.
+func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
+	// A session timeout longer than request.timeout.ms, as Kafka's
+	// defaults have it (45 s against 30 s), so the retry is in time.
+	w := consumerWorld(t, 2, func(c *Config) { c.ConsumerSessionTimeout = 20 })
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	if !w.GroupSettled() {
+		t.Fatal("group not settled")
+	}
+	w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: "C2", Count: 1})
+	start := w.Tick
+	stepChecked(t, w, c, 30)
+	var dropped, retry *Packet
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		if p.Sent <= start {
+			continue
+		}
+		if dropped == nil {
+			dropped = p
+			continue
+		}
+		retry = p
+		break
+	}
+	if dropped == nil || retry == nil {
+		t.Fatal("no heartbeats after the drop")
+	}
+	r := retry.Body.(*cghbReq)
+	if want := dropped.Sent + w.Cfg.Client.RequestTimeout; retry.Sent != want {
+		t.Errorf("retry sent at tick %d, want %d (request timeout after %d)", retry.Sent, want, dropped.Sent)
+	}
+	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
+		t.Errorf("retry is not a full heartbeat: %+v", r)
+	}
+	d := dropped.Body.(*cghbReq)
+	if d.TopicsSent || d.RebalanceTimeout >= 0 {
+		t.Errorf("the dropped heartbeat was already full: %+v", d)
+	}
+	for _, p := range w.Packets.All() {
+		if p.Req == retry {
+			if resp, ok := p.Body.(*cghbResp); !ok || !resp.HasAssignment {
+				t.Errorf("the answer to a full heartbeat carries no assignment: %+v", p.Body)
+			}
+		}
+	}
+	// The next one is partial again.
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		if p.Sent > retry.Sent {
+			if q := p.Body.(*cghbReq); q.TopicsSent || q.RebalanceTimeout >= 0 {
+				t.Errorf("heartbeat at %d after the full retry is full again: %+v", p.Sent, q)
+			}
+			break
+		}
+	}
+}
