@@ -454,3 +454,30 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 		}
 	}
 }
+
+// A member naming another server assignor does not bump the group epoch
+// (GroupMetadataManager.hasMemberSubscriptionChanged looks at the
+// subscription only); the coordinator stores the name for the next target
+// computation.
+func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	g := w.Group
+	gm := g.MemberByID("C1-1")
+	if !w.GroupSettled() || gm == nil || gm.Strategy != "uniform" {
+		t.Fatalf("not settled with C1-1 on uniform: %v %+v", w.GroupSettled(), gm)
+	}
+	epoch, target := g.GroupEpoch, cp(gm.Target)
+	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
+		Body: &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
+			Topics: cp(gm.Topics), TopicsSent: true, Owned: cp(gm.Assignment), OwnedSent: true, Assignor: "range"}}
+	w.send(p)
+	stepChecked(t, w, c, 1)
+	if g.GroupEpoch != epoch {
+		t.Errorf("group epoch %d after an assignor change, want %d", g.GroupEpoch, epoch)
+	}
+	if gm.Strategy != "range" || !samePartitions(gm.Target, target) {
+		t.Errorf("C1-1 assignor %q target %v; want range, target unchanged %v", gm.Strategy, gm.Target, target)
+	}
+}
