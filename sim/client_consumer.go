@@ -130,13 +130,29 @@ func (m *Member) heartbeatNow(w *World) {
 
 // sendLeave is the leave heartbeat: epoch -1, or -2 for a static member
 // (AbstractMembershipManager.leaveGroupEpoch). Its answer is not waited for.
-func (m *Member) sendLeave(w *World, why string) {
+// transitionToSendingLeaveGroup clears the local assignment first, so the
+// request carries the owned partitions as an empty list (they changed since
+// the last heartbeat; kgrepl compares partitions, as in sendHeartbeat);
+// close() also unsubscribed (leaveGroup: subscriptions.unsubscribe), so its
+// leave carries an empty subscription too. A leave after the poll timeout
+// keeps the subscription, which goes unsent.
+func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 	epoch := LeaveGroupMemberEpoch
 	if m.Static() {
 		epoch = LeaveGroupStaticMemberEpoch
 	}
 	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
-	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: "leave, epoch " + itoa(epoch) + " (" + why + ")", Body: r})
+	summary := "leave, epoch " + itoa(epoch) + " (" + why + ")"
+	if unsubscribe {
+		r.Topics, r.TopicsSent = []string{}, true
+		summary += ", subscribe nothing"
+	}
+	if !m.cg.ownedSent || len(m.cg.sentOwned) > 0 {
+		r.Owned, r.OwnedSent = []TopicPartition{}, true
+		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
+		summary += ", owns {}"
+	}
+	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.inFlight = nil
 	m.cg.hbSeq++ // no more heartbeats until it joins again
 }
@@ -451,7 +467,7 @@ func (m *Member) cgListenerDone(w *World) {
 func (consumerClient) pollTimeout(w *World, m *Member, since int) {
 	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.sendLeave(w, "poll timeout")
+	m.sendLeave(w, "poll timeout", false)
 	m.cg.state = cgStale
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if !m.cgHasListener() {
@@ -463,7 +479,7 @@ func (consumerClient) pollTimeout(w *World, m *Member, since int) {
 
 // leave is close(): the leave heartbeat.
 func (consumerClient) leave(w *World, m *Member) {
-	m.sendLeave(w, "close")
+	m.sendLeave(w, "close", true)
 	m.cg.state = cgUnsubscribed
 }
 

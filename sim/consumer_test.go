@@ -481,3 +481,38 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 		t.Errorf("C1-1 assignor %q target %v; want range, target unchanged %v", gm.Strategy, gm.Target, target)
 	}
 }
+
+// The leave heartbeat carries the owned partitions as an empty list
+// (transitionToSendingLeaveGroup clears the local assignment); after
+// close() also an empty subscription (leaveGroup unsubscribes), after a
+// poll timeout no subscription (unchanged, so unsent).
+func TestConsumerLeaveHeartbeatFields(t *testing.T) {
+	leaveOf := func(w *World, client string) *cghbReq {
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, client, false) {
+			if r := p.Body.(*cghbReq); r.MemberEpoch == LeaveGroupMemberEpoch {
+				return r
+			}
+		}
+		t.Fatalf("%s sent no leave heartbeat", client)
+		return nil
+	}
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	if err := w.Close("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepChecked(t, w, c, 20)
+	if r := leaveOf(w, "C2"); !r.TopicsSent || len(r.Topics) != 0 || !r.OwnedSent || len(r.Owned) != 0 {
+		t.Errorf("close() leave: %+v; want an empty subscription and empty owned partitions", r)
+	}
+	w = consumerWorld(t, 2, nil)
+	c = NewChecker()
+	if err := w.Slow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepChecked(t, w, c, 60)
+	if r := leaveOf(w, "C2"); r.TopicsSent || !r.OwnedSent || len(r.Owned) != 0 {
+		t.Errorf("poll-timeout leave: %+v; want no subscription and empty owned partitions", r)
+	}
+}
