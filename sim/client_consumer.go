@@ -112,6 +112,14 @@ func (m *Member) sendHeartbeat(w *World) {
 		summary += ", " + strings.Join(s, ", ")
 	}
 	m.cg.now = false
+	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
+	// acknowledgement is made when the heartbeat goes, not when answered.
+	if m.cg.state == cgAcknowledging {
+		m.cg.state = cgStable
+		if m.cg.hasTarget && !samePartitions(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
+			m.cg.state = cgReconciling
+		}
+	}
 	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: send it again.
@@ -227,8 +235,6 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		if m.Phase == PhaseJoining {
 			m.Phase = PhaseStable
 		}
-	} else if m.cg.state == cgAcknowledging {
-		m.cg.state = cgStable
 	}
 	interval := r.Interval
 	if interval < 1 {

@@ -516,3 +516,35 @@ func TestConsumerLeaveHeartbeatFields(t *testing.T) {
 		t.Errorf("poll-timeout leave: %+v; want no subscription and empty owned partitions", r)
 	}
 }
+
+// A member leaves ACKNOWLEDGING when its acknowledging heartbeat is sent
+// (AbstractMembershipManager.onHeartbeatRequestGenerated), not when it is
+// answered.
+func TestConsumerAcknowledgedWhenSent(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 3)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	acks := 0
+	seen := map[*Packet]bool{}
+	for i := 0; i < 40; i++ {
+		stepChecked(t, w, c, 1)
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
+			r := p.Body.(*cghbReq)
+			if seen[p] || !r.OwnedSent || r.MemberEpoch <= 0 {
+				continue
+			}
+			seen[p] = true
+			acks++
+			m := w.current["C1"]
+			if m.cg.inFlight == p && m.ConsumerState() == cgAcknowledging {
+				t.Errorf("tick %d: C1 still ACKNOWLEDGING with its acknowledgement in flight", w.Tick)
+			}
+		}
+	}
+	if acks == 0 {
+		t.Fatal("C1 sent no acknowledging heartbeat")
+	}
+}
