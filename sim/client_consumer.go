@@ -51,6 +51,10 @@ type consumerMember struct {
 	// What the last heartbeat sent (ConsumerHeartbeatRequestManager.SentFields).
 	sentOwned []TopicPartition
 	ownedSent bool
+	// sentReset: a heartbeat failed (no answer in time, or an error), so
+	// the sent fields were forgotten (AbstractHeartbeatRequestManager's
+	// resetHeartbeatState) and the next request is a full one.
+	sentReset bool
 }
 
 // consumerClient is the consumer protocol's groupClient (stateless; the
@@ -69,19 +73,22 @@ func (m *Member) cgJoin(w *World) {
 	m.Generation = 0
 	m.Phase = PhaseJoining
 	m.cg.state = cgJoining
-	m.cg.ownedSent = false
+	m.cg.ownedSent, m.cg.sentReset = false, false
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	m.cg.inFlight = nil // an answer to an earlier heartbeat no longer counts
 	m.sendHeartbeat(w)
 }
 
 // sendHeartbeat is ConsumerHeartbeatRequestManager.makeHeartbeatRequest:
-// member id, epoch and instance id always; when joining every field;
-// otherwise the owned partitions only when they changed since the last
-// heartbeat (the acknowledgement of a reconciliation). The subscription
-// and rebalance timeout never change in kgrepl after joining.
+// member id, epoch and instance id always; when joining, or after a failed
+// heartbeat forgot the sent fields, every field; otherwise the owned
+// partitions only when they changed since the last heartbeat (the
+// acknowledgement of a reconciliation). The subscription and rebalance
+// timeout never change in kgrepl after joining.
 func (m *Member) sendHeartbeat(w *World) {
-	full := m.cg.state == cgJoining
+	full := m.cg.state == cgJoining || m.cg.sentReset
+	retry := m.cg.state != cgJoining && m.cg.sentReset
+	m.cg.sentReset = false
 	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
 		MemberEpoch: m.Generation, RebalanceTimeout: -1}
 	var s []string
@@ -89,7 +96,11 @@ func (m *Member) sendHeartbeat(w *World) {
 		r.RebalanceTimeout = m.Cfg.MaxPollInterval
 		r.Topics, r.TopicsSent = cp(m.Topics), true
 		r.Assignor = m.Cfg.RemoteAssignor
-		s = append(s, "join", "subscribe "+strings.Join(m.Topics, ","))
+		if retry {
+			s = append(s, "full (after a failed heartbeat)", "subscribe "+strings.Join(m.Topics, ","))
+		} else {
+			s = append(s, "join", "subscribe "+strings.Join(m.Topics, ","))
+		}
 	}
 	if full || !m.cg.ownedSent || !samePartitions(m.cg.sentOwned, m.Owned) {
 		r.Owned, r.OwnedSent = cp(m.Owned), true
@@ -101,6 +112,14 @@ func (m *Member) sendHeartbeat(w *World) {
 		summary += ", " + strings.Join(s, ", ")
 	}
 	m.cg.now = false
+	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
+	// acknowledgement is made when the heartbeat goes, not when answered.
+	if m.cg.state == cgAcknowledging {
+		m.cg.state = cgStable
+		if m.cg.hasTarget && !samePartitions(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
+			m.cg.state = cgReconciling
+		}
+	}
 	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: send it again.
@@ -119,19 +138,41 @@ func (m *Member) heartbeatNow(w *World) {
 
 // sendLeave is the leave heartbeat: epoch -1, or -2 for a static member
 // (AbstractMembershipManager.leaveGroupEpoch). Its answer is not waited for.
-func (m *Member) sendLeave(w *World, why string) {
+// transitionToSendingLeaveGroup clears the local assignment first, so the
+// request carries the owned partitions as an empty list (they changed since
+// the last heartbeat; kgrepl compares partitions, as in sendHeartbeat);
+// close() also unsubscribed (leaveGroup: subscriptions.unsubscribe), so its
+// leave carries an empty subscription too. A leave after the poll timeout
+// keeps the subscription, which goes unsent.
+func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 	epoch := LeaveGroupMemberEpoch
 	if m.Static() {
 		epoch = LeaveGroupStaticMemberEpoch
 	}
 	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
-	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: "leave, epoch " + itoa(epoch) + " (" + why + ")", Body: r})
+	summary := "leave, epoch " + itoa(epoch) + " (" + why + ")"
+	if unsubscribe {
+		r.Topics, r.TopicsSent = []string{}, true
+		summary += ", subscribe nothing"
+	}
+	if !m.cg.ownedSent || len(m.cg.sentOwned) > 0 {
+		r.Owned, r.OwnedSent = []TopicPartition{}, true
+		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
+		summary += ", owns {}"
+	}
+	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.inFlight = nil
 	m.cg.hbSeq++ // no more heartbeats until it joins again
 }
 
 // heartbeatTimer: the interval passed (send the next heartbeat), or the one
-// in flight got no answer within request.timeout.ms (send it again).
+// in flight got no answer within request.timeout.ms: as
+// AbstractHeartbeatRequestManager.onFailure does, the sent fields are
+// forgotten and the next heartbeat is a full one. Kafka sends it after
+// retry.backoff.ms (100 ms against a 5 s interval and a 45 s session);
+// kgrepl sends it at once, as that backoff is far below a tick here (its
+// retry.backoff.ms setting is the producer's, 3 ticks, more than half the
+// consumer session timeout).
 func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 	if seq != m.cg.hbSeq || !m.cgActive() {
 		return
@@ -140,8 +181,9 @@ func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 		if m.cg.inFlight == nil {
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): sending it again", m.label(w), m.Cfg.RequestTimeout)
+		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): sending a full one", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.inFlight = nil
+		m.cg.sentReset = true
 	}
 	if m.cg.inFlight == nil {
 		m.sendHeartbeat(w)
@@ -180,6 +222,9 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		m.fatal(w, p.Error.String()+" on ConsumerGroupHeartbeat")
 		return
 	default:
+		// AbstractHeartbeatRequestManager.onErrorResponse: retriable; the
+		// sent fields are forgotten, a full heartbeat after the backoff.
+		m.cg.sentReset = true
 		m.nextHeartbeat(w, m.Cfg.RetryBackoff)
 		return
 	}
@@ -190,8 +235,6 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		if m.Phase == PhaseJoining {
 			m.Phase = PhaseStable
 		}
-	} else if m.cg.state == cgAcknowledging {
-		m.cg.state = cgStable
 	}
 	interval := r.Interval
 	if interval < 1 {
@@ -430,7 +473,7 @@ func (m *Member) cgListenerDone(w *World) {
 func (consumerClient) pollTimeout(w *World, m *Member, since int) {
 	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.sendLeave(w, "poll timeout")
+	m.sendLeave(w, "poll timeout", false)
 	m.cg.state = cgStale
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if !m.cgHasListener() {
@@ -442,7 +485,7 @@ func (consumerClient) pollTimeout(w *World, m *Member, since int) {
 
 // leave is close(): the leave heartbeat.
 func (consumerClient) leave(w *World, m *Member) {
-	m.sendLeave(w, "close")
+	m.sendLeave(w, "close", true)
 	m.cg.state = cgUnsubscribed
 }
 

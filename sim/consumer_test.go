@@ -530,3 +530,157 @@ func TestConsumerMigrationDisabled(t *testing.T) {
 		t.Errorf("C3's stop: %v", eventsOf(w, EvFenced, "C3"))
 	}
 }
+
+// A heartbeat that gets no answer within request.timeout.ms is followed
+// by a full one (rebalance timeout, subscription,
+// assignor, owned partitions), as AbstractHeartbeatRequestManager.onFailure
+// forgets the sent fields; the coordinator answers it with the assignment.
+func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
+	// A session timeout longer than request.timeout.ms, as Kafka's
+	// defaults have it (45 s against 30 s), so the retry is in time.
+	w := consumerWorld(t, 2, func(c *Config) { c.ConsumerSessionTimeout = 20 })
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	if !w.GroupSettled() {
+		t.Fatal("group not settled")
+	}
+	w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: "C2", Count: 1})
+	start := w.Tick
+	stepChecked(t, w, c, 30)
+	var dropped, retry *Packet
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		if p.Sent <= start {
+			continue
+		}
+		if dropped == nil {
+			dropped = p
+			continue
+		}
+		retry = p
+		break
+	}
+	if dropped == nil || retry == nil {
+		t.Fatal("no heartbeats after the drop")
+	}
+	r := retry.Body.(*cghbReq)
+	if want := dropped.Sent + w.Cfg.Client.RequestTimeout; retry.Sent != want {
+		t.Errorf("retry sent at tick %d, want %d (request timeout after %d)", retry.Sent, want, dropped.Sent)
+	}
+	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
+		t.Errorf("retry is not a full heartbeat: %+v", r)
+	}
+	d := dropped.Body.(*cghbReq)
+	if d.TopicsSent || d.RebalanceTimeout >= 0 {
+		t.Errorf("the dropped heartbeat was already full: %+v", d)
+	}
+	for _, p := range w.Packets.All() {
+		if p.Req == retry {
+			if resp, ok := p.Body.(*cghbResp); !ok || !resp.HasAssignment {
+				t.Errorf("the answer to a full heartbeat carries no assignment: %+v", p.Body)
+			}
+		}
+	}
+	// The next one is partial again.
+	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
+		if p.Sent > retry.Sent {
+			if q := p.Body.(*cghbReq); q.TopicsSent || q.RebalanceTimeout >= 0 {
+				t.Errorf("heartbeat at %d after the full retry is full again: %+v", p.Sent, q)
+			}
+			break
+		}
+	}
+}
+
+// A member naming another server assignor does not bump the group epoch
+// (GroupMetadataManager.hasMemberSubscriptionChanged looks at the
+// subscription only); the coordinator stores the name for the next target
+// computation.
+func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	g := w.Group
+	gm := g.MemberByID("C1-1")
+	if !w.GroupSettled() || gm == nil || gm.Strategy != "uniform" {
+		t.Fatalf("not settled with C1-1 on uniform: %v %+v", w.GroupSettled(), gm)
+	}
+	epoch, target := g.GroupEpoch, cp(gm.Target)
+	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
+		Body: &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
+			Topics: cp(gm.Topics), TopicsSent: true, Owned: cp(gm.Assignment), OwnedSent: true, Assignor: "range"}}
+	w.send(p)
+	stepChecked(t, w, c, 1)
+	if g.GroupEpoch != epoch {
+		t.Errorf("group epoch %d after an assignor change, want %d", g.GroupEpoch, epoch)
+	}
+	if gm.Strategy != "range" || !samePartitions(gm.Target, target) {
+		t.Errorf("C1-1 assignor %q target %v; want range, target unchanged %v", gm.Strategy, gm.Target, target)
+	}
+}
+
+// The leave heartbeat carries the owned partitions as an empty list
+// (transitionToSendingLeaveGroup clears the local assignment); after
+// close() also an empty subscription (leaveGroup unsubscribes), after a
+// poll timeout no subscription (unchanged, so unsent).
+func TestConsumerLeaveHeartbeatFields(t *testing.T) {
+	leaveOf := func(w *World, client string) *cghbReq {
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, client, false) {
+			if r := p.Body.(*cghbReq); r.MemberEpoch == LeaveGroupMemberEpoch {
+				return r
+			}
+		}
+		t.Fatalf("%s sent no leave heartbeat", client)
+		return nil
+	}
+	w := consumerWorld(t, 2, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 40)
+	if err := w.Close("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepChecked(t, w, c, 20)
+	if r := leaveOf(w, "C2"); !r.TopicsSent || len(r.Topics) != 0 || !r.OwnedSent || len(r.Owned) != 0 {
+		t.Errorf("close() leave: %+v; want an empty subscription and empty owned partitions", r)
+	}
+	w = consumerWorld(t, 2, nil)
+	c = NewChecker()
+	if err := w.Slow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepChecked(t, w, c, 60)
+	if r := leaveOf(w, "C2"); r.TopicsSent || !r.OwnedSent || len(r.Owned) != 0 {
+		t.Errorf("poll-timeout leave: %+v; want no subscription and empty owned partitions", r)
+	}
+}
+
+// A member leaves ACKNOWLEDGING when its acknowledging heartbeat is sent
+// (AbstractMembershipManager.onHeartbeatRequestGenerated), not when it is
+// answered.
+func TestConsumerAcknowledgedWhenSent(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 3)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	acks := 0
+	seen := map[*Packet]bool{}
+	for i := 0; i < 40; i++ {
+		stepChecked(t, w, c, 1)
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
+			r := p.Body.(*cghbReq)
+			if seen[p] || !r.OwnedSent || r.MemberEpoch <= 0 {
+				continue
+			}
+			seen[p] = true
+			acks++
+			m := w.current["C1"]
+			if m.cg.inFlight == p && m.ConsumerState() == cgAcknowledging {
+				t.Errorf("tick %d: C1 still ACKNOWLEDGING with its acknowledgement in flight", w.Tick)
+			}
+		}
+	}
+	if acks == 0 {
+		t.Fatal("C1 sent no acknowledging heartbeat")
+	}
+}

@@ -143,15 +143,16 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	before := cp(gm.Assignment)
 	newMember := g.members[gm.MemberID] != gm
 	// 1. Update the member; a new member or a changed subscription bumps
-	// the group epoch (hasMemberSubscriptionChanged).
+	// the group epoch (hasMemberSubscriptionChanged). A changed server
+	// assignor is stored without a bump: it counts at the next target
+	// computation (computePreferredServerAssignor).
 	bump := newMember && replaced == nil
 	if r.TopicsSent && !sameTopics(gm.Topics, r.Topics) {
 		gm.Topics = cp(r.Topics)
 		bump = true
 	}
-	if r.Assignor != "" && r.Assignor != gm.Strategy {
+	if r.Assignor != "" {
 		gm.Strategy = r.Assignor
-		bump = true
 	}
 	if r.RebalanceTimeout >= 0 {
 		gm.RebalanceTimeout = r.RebalanceTimeout
