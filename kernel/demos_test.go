@@ -573,6 +573,22 @@ func TestDemo12Fencing(t *testing.T) {
 	}
 }
 
+// compareRows runs compare ARGS --json on s and returns its rows, want of them.
+func compareRows(t *testing.T, s *Session, args string, want int) []compareRow {
+	t.Helper()
+	out, err := s.Exec("compare " + args + " --json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Rows []compareRow `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != want {
+		t.Fatalf("compare %s --json: %v, %d rows, want %d: %s", args, err, len(res.Rows), want, out)
+	}
+	return res.Rows
+}
+
 // TestDemo13ConsumerJoins: under group.protocol=consumer the three joins of
 // demos 2 and 3 are one group epoch bump each, every member reconciles to
 // its target, and no tick stops the world: at most the partitions that move
@@ -625,27 +641,12 @@ func TestDemo14RollingRestart(t *testing.T) {
 	if fmt.Sprint(paused) != "[6 6 6 6]" {
 		t.Errorf("eager paused %v per rebalance, want [6 6 6 6]", paused)
 	}
-	out, err := s.Exec("compare group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky --json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res struct {
-		Rows []struct {
-			Settings   string `json:"settings"`
-			Rebalances int    `json:"rebalances"`
-			Pause      int    `json:"pause_partition_ticks"`
-			Paused     []int  `json:"paused_per_rebalance"`
-			Processed  int    `json:"processed"`
-		} `json:"rows"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != 4 {
-		t.Fatalf("compare --json: %v, %d rows: %s", err, len(res.Rows), out)
-	}
-	eager, coop, cons, cons2 := res.Rows[0], res.Rows[1], res.Rows[2], res.Rows[3]
+	rows := compareRows(t, s, "group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky", 4)
+	eager, coop, cons, cons2 := rows[0], rows[1], rows[2], rows[3]
 	if eager.Pause != w.Meter.Total {
 		t.Errorf("compare's classic/range row pauses %d, the demo's branch %d", eager.Pause, w.Meter.Total)
 	}
-	if fmt.Sprint(cons.Paused, cons.Pause, cons.Processed) != fmt.Sprint(cons2.Paused, cons2.Pause, cons2.Processed) {
+	if fmt.Sprint(cons.PausedPerRebalance, cons.Pause, cons.Processed) != fmt.Sprint(cons2.PausedPerRebalance, cons2.Pause, cons2.Processed) {
 		t.Errorf("consumer rows differ by client strategy: %+v vs %+v", cons, cons2)
 	}
 	if cons.Rebalances != 8 {
@@ -656,8 +657,8 @@ func TestDemo14RollingRestart(t *testing.T) {
 			t.Errorf("classic: %d rebalances, want 4 (one per restart)", r)
 		}
 	}
-	for _, row := range res.Rows[1:] {
-		for _, p := range row.Paused {
+	for _, row := range rows[1:] {
+		for _, p := range row.PausedPerRebalance {
 			if p >= 6 {
 				t.Errorf("%s: a rebalance paused %d partitions, want only the moving ones", row.Settings, p)
 			}
@@ -785,23 +786,8 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 			t.Errorf("%v: lag %d after the upgrade, want every record consumed and committed", tp, lag)
 		}
 	}
-	out, err := s.Exec("compare group.consumer.migration.policy bidirectional,disabled --json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res struct {
-		Rows []struct {
-			Rebalances int               `json:"rebalances"`
-			Pause      int               `json:"pause_partition_ticks"`
-			Processed  int               `json:"processed"`
-			Lost       int               `json:"lost"`
-			Assignment map[string]string `json:"assignment"`
-		} `json:"rows"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != 2 {
-		t.Fatalf("compare --json: %v, %d rows: %s", err, len(res.Rows), out)
-	}
-	bi, off := res.Rows[0], res.Rows[1]
+	rows := compareRows(t, s, "group.consumer.migration.policy bidirectional,disabled", 2)
+	bi, off := rows[0], rows[1]
 	if bi.Pause != w.Meter.Total || bi.Rebalances != 8 {
 		t.Errorf("bidirectional row: pause %d, %d rebalances; the demo's branch %d, 8", bi.Pause, bi.Rebalances, w.Meter.Total)
 	}
