@@ -355,12 +355,14 @@ group.protocol=consumer. The first consumer-protocol member's heartbeat converts
 keep speaking JoinGroup and SyncGroup to a coordinator that now computes every assignment itself.`,
 		extras: []extra{
 			{after: "step 3", cells: []cell{
+				md("The world at the conversion point: one consumer-protocol member, four classic ones, one of them the stopped C1-1."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "run until stable", cells: []cell{
 				md("The conversion message by message: C1-2's first ConsumerGroupHeartbeat converts the group at t=3; the classic " +
 					"members are told REBALANCE_IN_PROGRESS, finish their batch, rejoin, and get from SyncGroup what the uniform " +
 					"assignor decided; C2 first gets its assignment minus o1, which it must revoke."),
-				goCell(sequence("--ticks 0..13", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification")),
-				md("The world at the conversion point: one consumer-protocol member, four classic ones, one of them the stopped C1-1."),
-				goCell("s.Diagram()"),
+				goCell(sequence("--ticks 0..13", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification", "--width 1100")),
 			}},
 			{after: "", cells: []cell{
 				md("Who consumes what during the upgrade: a partition or three turn grey at each group epoch bump, never all six."),
