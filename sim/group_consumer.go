@@ -365,11 +365,13 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
 // assignor most members name, else the broker's default (uniform). kgrepl
-// breaks a tie by name; Kafka by its map's order.
+// breaks a tie by name; Kafka by its map's order. A classic member names
+// no server assignor (classicGroupJoinToConsumerGroup sets none): its
+// Strategy is its client-side assignor, which does not vote.
 func (g *Group) preferredAssignor() string {
 	count := map[string]int{}
 	for _, gm := range g.members {
-		if gm.Strategy != "" {
+		if gm.Strategy != "" && !gm.ClassicMember {
 			count[gm.Strategy]++
 		}
 	}

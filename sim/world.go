@@ -166,8 +166,14 @@ func (t Topology) validate() error {
 
 // startStableGroup builds the default world's group: members C1..Cn, Stable
 // in generation 1, every producer initialised, nothing consumed yet.
+//
+// The group's type follows the protocols the members' own configs give
+// them (group.protocol, per client), since a Kafka client's protocol is
+// fixed when it starts: all classic, a classic group; otherwise a consumer
+// group (see startStableConsumerGroup), whose classic-protocol members, if
+// any, are classic members inside it.
 func (w *World) startStableGroup(n int) {
-	if w.Cfg.Client.GroupProtocol == string(ConsumerGroup) {
+	if w.consumerMembers(n) > 0 {
 		w.startStableConsumerGroup(n)
 		return
 	}
@@ -566,10 +572,56 @@ func (w *World) sideEffect(m *Member, source string) {
 	}
 }
 
-// startStableConsumerGroup builds the default world's group under
-// group.protocol=consumer: members C1..Cn at group epoch 1, each STABLE at
-// epoch 1 with its share of the target the server-side assignor computes,
-// heartbeats and sessions running, nothing consumed yet.
+// consumerMembers counts the members C1..Cn whose own config gives them
+// group.protocol=consumer. Only clients named in a per-client setting can
+// differ from the defaults, so a world of 100000 members reads n configs
+// only when it has that many settings.
+func (w *World) consumerMembers(n int) int {
+	count := 0
+	if w.Cfg.Client.GroupProtocol == string(ConsumerGroup) {
+		count = n
+	}
+	seen := map[string]bool{}
+	for _, o := range w.Cfg.Overrides {
+		if seen[o.Client] || !isMemberClient(o.Client, n) {
+			continue
+		}
+		seen[o.Client] = true
+		own := w.Cfg.ForClient(o.Client).GroupProtocol == string(ConsumerGroup)
+		switch {
+		case own && w.Cfg.Client.GroupProtocol != string(ConsumerGroup):
+			count++
+		case !own && w.Cfg.Client.GroupProtocol == string(ConsumerGroup):
+			count--
+		}
+	}
+	return count
+}
+
+// isMemberClient: client is one of C1..Cn.
+func isMemberClient(client string, n int) bool {
+	i, err := strconv.Atoi(strings.TrimPrefix(client, "C"))
+	return err == nil && i >= 1 && i <= n && client == "C"+strconv.Itoa(i)
+}
+
+// startStableConsumerGroup builds the default world's group when some
+// member speaks group.protocol=consumer: members C1..Cn at group epoch 1,
+// each STABLE at epoch 1 with its share of the target the server-side
+// assignor computes, heartbeats and sessions running, nothing consumed yet.
+//
+// A member whose own config says classic is a classic member of the
+// consumer group (GroupMember.ClassicMember), as classicJoinToConsumerGroup
+// leaves one: its classic assignor, rebalance and session timeouts; its
+// process in the classic protocol at generation 1 (its member epoch), no
+// leader. Kafka reaches this state under every
+// group.consumer.migration.policy: GroupMetadataManager.classicGroupJoin
+// sends a JoinGroup to a non-empty consumer group to
+// classicGroupJoinToConsumerGroup without consulting the policy, so the
+// group is a consumer group with classic members once the consumer members
+// joined first. (The policy decides only the other order, a classic group
+// that a consumer member joins: validateOnlineUpgrade.) The policy keeps
+// its say afterwards: whether the group goes back to classic when its last
+// consumer member leaves (maybeDowngrade).
 func (w *World) startStableConsumerGroup(n int) {
 	g := w.Group
 	g.Type = ConsumerGroup
@@ -581,6 +633,11 @@ func (w *World) startStableConsumerGroup(n int) {
 		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: cp(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 			SessionTimeout: w.Cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
+		if !m.consumer {
+			gm.ClassicMember = true
+			gm.Strategy, gm.Protocols = m.Cfg.Assignor, []string{m.Cfg.Assignor}
+			gm.SessionTimeout = m.Cfg.SessionTimeout
+		}
 		g.members[gm.MemberID] = gm
 		if gm.InstanceID != "" {
 			g.static[gm.InstanceID] = gm.MemberID
@@ -603,16 +660,21 @@ func (w *World) startStableConsumerGroup(n int) {
 		gm.Assignment = cp(gm.Target)
 		m.Generation = 1
 		m.Phase = PhaseStable
-		m.cg.state = cgStable
 		m.nextAuto = m.Cfg.AutoCommitInterval
 		m.Owned = sortedTPs(gm.Assignment)
-		m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
 		for _, tp := range m.Owned {
 			m.positions[tp] = 0
 			m.processed[tp] = 0
 		}
-		g.scheduleConsumerSessionTimeout(w, gm)
-		m.nextHeartbeat(w, w.Cfg.ConsumerHeartbeatInterval)
+		if m.consumer {
+			m.cg.state = cgStable
+			m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
+			g.scheduleConsumerSessionTimeout(w, gm)
+			m.nextHeartbeat(w, w.Cfg.ConsumerHeartbeatInterval)
+		}
+		// A live classic member needs no timer: its heartbeats are
+		// implicit (see group_migration.go) and a dead process is timed
+		// from when it stopped.
 		w.wakeUp(m)
 	}
 	w.Events = Seq[Event]{} // the initial state is given, not something that happened
