@@ -44,7 +44,8 @@ type World struct {
 	Topo Topology
 
 	logs      map[TopicPartition]*PartitionLog
-	inputTPs  []TopicPartition // sorted
+	inputTPs  []TopicPartition       // sorted
+	inputIdx  map[TopicPartition]int // index in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
 	topicSize map[string]int
 	short     bool // the default topics: records are named o2.3, p0.1
@@ -122,6 +123,10 @@ func New(topo Topology, cfg Config) (*World, error) {
 		}
 	}
 	assign.SortPartitions(w.inputTPs)
+	w.inputIdx = make(map[TopicPartition]int, len(w.inputTPs))
+	for i, tp := range w.inputTPs {
+		w.inputIdx[tp] = i
+	}
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
