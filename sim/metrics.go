@@ -102,7 +102,7 @@ members:
 		for _, t := range gm.Topics {
 			if !subscribed[t] {
 				subscribed[t] = true
-				if _, ok := w.topicSize[t]; ok && t != w.Topo.Output.Name {
+				if _, ok := w.inputAt[t]; ok {
 					if inputs++; inputs == len(w.Topo.Inputs) {
 						break members
 					}
@@ -116,8 +116,12 @@ members:
 	consumed := make([]bool, len(w.inputTPs))
 	for _, m := range w.current {
 		if m.Alive && m.InGroup() && !m.Zombie {
+			topic, in := "", span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
-				if i, ok := w.inputIdx[tp]; ok && !consumed[i] && m.fetches(tp) {
+				if tp.Topic != topic {
+					topic, in = tp.Topic, w.inputAt[tp.Topic]
+				}
+				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetches(tp) {
 					consumed[i] = true
 				}
 			}
