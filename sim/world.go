@@ -509,6 +509,11 @@ func (w *World) deliver(p *Packet) {
 }
 
 func (w *World) process(client string, inc int) *Member {
+	// Usually the client's current process: incarnations count up per
+	// client (newProcess), so it is the only one with that number.
+	if m := w.current[client]; m != nil && m.Inc == inc {
+		return m
+	}
 	for i := len(w.procs) - 1; i >= 0; i-- {
 		if w.procs[i].Client == client && w.procs[i].Inc == inc {
 			return w.procs[i]
