@@ -21,7 +21,6 @@ package reconcile
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 )
@@ -187,7 +186,9 @@ func ownsAny(in Input, ps []assign.TopicPartition) bool {
 func computeNext(in Input, memberEpoch int) Member {
 	target := lookup(in.Target)
 	current := lookup(in.Member.Assigned)
-	var kept, revoke, add []assign.TopicPartition
+	// kept has room for what is added: the new assignment is built in it.
+	kept := make([]assign.TopicPartition, 0, len(in.Member.Assigned)+len(in.Target))
+	var revoke, add []assign.TopicPartition
 	unreleased := false
 	for _, p := range in.Member.Assigned {
 		if target(p) {
@@ -254,7 +255,7 @@ func sorted(ps []assign.TopicPartition) []assign.TopicPartition {
 		return nil
 	}
 	out := append([]assign.TopicPartition(nil), ps...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	assign.SortPartitions(out) // a total order: the same result as any sort
 	w := 1
 	for i := 1; i < len(out); i++ {
 		if out[i] != out[w-1] {
