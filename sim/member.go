@@ -415,7 +415,7 @@ func (m *Member) maybeAutoCommit(w *World) {
 func (m *Member) fetchable() []TopicPartition {
 	var tps []TopicPartition
 	for _, tp := range m.Owned {
-		if _, ok := m.positions[tp]; ok && !m.revoking(tp) {
+		if m.fetches(tp) {
 			tps = append(tps, tp)
 		}
 	}
@@ -424,6 +424,13 @@ func (m *Member) fetchable() []TopicPartition {
 		tps = append(tps[i:], tps[:i]...)
 	}
 	return tps
+}
+
+// fetches reports whether fetchable includes an owned partition: it has a
+// position and is not being revoked.
+func (m *Member) fetches(tp TopicPartition) bool {
+	_, ok := m.positions[tp]
+	return ok && !m.revoking(tp)
 }
 
 // dropOwned forgets a partition that was assigned but never positioned.
