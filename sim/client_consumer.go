@@ -53,6 +53,11 @@ type consumerMember struct {
 	revoked      []TopicPartition
 	commitWait   bool
 	listenerWait bool
+	// The auto-commit before revocation in flight (commitPkt, attempt
+	// commitSeq), retried until commitDeadline (the rebalance timeout).
+	commitPkt      *Packet
+	commitSeq      int
+	commitDeadline int
 	// What the last heartbeat sent (ConsumerHeartbeatRequestManager.SentFields).
 	sentOwned []TopicPartition
 	ownedSent bool
@@ -376,11 +381,14 @@ func (m *Member) cgReconcile(w *World) {
 	}
 	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
 	// auto-commit, the positions consumed so far are committed before
-	// anything is revoked (kgrepl sends it once; the revocation goes on
-	// whatever the answer, as Kafka's does after a failed attempt).
+	// anything is revoked, retried until the rebalance timeout
+	// (ConsumerMembershipManager passes rebalanceTimeoutMs as the deadline;
+	// see onCommitBeforeRevoke); the revocation goes on whatever the
+	// outcome.
 	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
 		if offs := m.fetchPositions(); len(offs) > 0 {
 			m.cg.commitWait = true
+			m.cg.commitDeadline = w.Tick + m.Cfg.MaxPollInterval
 			m.sendCommitBeforeRevoke(w, offs)
 			return
 		}
@@ -460,13 +468,26 @@ func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq, m: 1})
 }
 
-// onCommitBeforeRevoke: the auto-commit before revocation is answered;
-// the revocation goes on.
+// onCommitBeforeRevoke: the auto-commit before revocation is answered.
+// CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries retries
+// a retriable error, and STALE_MEMBER_EPOCH while the member has an epoch,
+// with the latest positions and epoch, after the retry backoff
+// (cgRetryBackoff, as for heartbeats), until the deadline; any other error,
+// or the deadline, ends it, and the revocation goes on.
 func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
-	if !m.cg.commitWait {
+	if !m.cg.commitWait || p.Req != m.cg.commitPkt {
+		return
+	}
+	m.cg.commitPkt = nil
+	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
+		w.event(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
+		m.cg.commitSeq++
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
@@ -474,6 +495,29 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 		w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
 	}
 	m.cgRevokeStep(w)
+}
+
+// revokeCommitTimer: the auto-commit before revocation got no answer within
+// request.timeout.ms (a retriable failure), or its retry backoff passed.
+func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
+	if !m.cg.commitWait || seq != m.cg.commitSeq || !m.cgActive() {
+		return
+	}
+	if timeout {
+		m.cg.commitPkt = nil
+		if w.Tick >= m.cg.commitDeadline {
+			m.cg.commitWait = false
+			w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
+			m.cgRevokeStep(w)
+			return
+		}
+		w.event(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
+		m.cg.commitSeq++
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		return
+	}
+	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
+	m.sendCommitBeforeRevoke(w, m.fetchPositions())
 }
 
 // poll is the consumer protocol's work at the start of poll(): a member

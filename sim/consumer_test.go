@@ -763,3 +763,48 @@ func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
 		}
 	}
 }
+
+// The auto-commit before revocation is retried when unanswered within
+// request.timeout.ms (CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries
+// retries retriable errors until the rebalance timeout), then the member
+// revokes; it is not left waiting for an answer that never comes.
+func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 6)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	c1 := w.current["C1"]
+	for k := 0; k < 20 && !c1.cg.commitWait; k++ {
+		stepChecked(t, w, c, 1)
+	}
+	if !c1.cg.commitWait {
+		t.Fatal("C1 never committed before revoking")
+	}
+	first := c1.cg.commitPkt
+	w.Drop(DropRule{Type: OffsetCommit, Response: true, To: "C1", Count: 1})
+	stepChecked(t, w, c, 30)
+	var retry *Packet
+	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
+		if p.Sent > first.Sent && p.Body.(*commitReq).BeforeRevoke {
+			retry = p
+			break
+		}
+	}
+	if retry == nil {
+		t.Fatal("the auto-commit before revoking was not retried")
+	}
+	if want := first.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+		t.Errorf("retry sent at %d, want %d", retry.Sent, want)
+	}
+	revoked := false
+	for _, e := range eventsOf(w, EvRevoked, "C1") {
+		if e.Tick > retry.Sent {
+			revoked = true
+		}
+	}
+	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.GroupEpoch != 2 {
+		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.GroupEpoch)
+	}
+}
