@@ -808,3 +808,58 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.GroupEpoch)
 	}
 }
+
+// A consumer-protocol OffsetFetch carries the member id and epoch, and a
+// consumer group checks them as ConsumerGroup.validateOffsetFetch does.
+func TestConsumerOffsetFetchValidated(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 4)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 40 && !w.GroupSettled(); k++ {
+		stepChecked(t, w, c, 1)
+	}
+	fetches := packetsOf(w, OffsetFetch, "C2", false)
+	if len(fetches) == 0 {
+		t.Fatal("C2 fetched no offsets")
+	}
+	for _, p := range fetches {
+		if r := p.Body.(*offsetFetchReq); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
+			t.Errorf("OffsetFetch at %d without the member id and epoch: %+v", p.Sent, r)
+		}
+	}
+	m := w.current["C2"]
+	tp := m.Owned[0]
+	epoch := w.Group.MemberByID("C2-1").MemberEpoch
+	cases := []struct {
+		r    *offsetFetchReq
+		want ErrorCode
+	}{
+		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
+		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
+		{&offsetFetchReq{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
+		{&offsetFetchReq{MemberEpoch: -1}, None}, // an admin client or a classic client
+	}
+	var sent []*Packet
+	for _, tc := range cases {
+		tc.r.Partitions = []TopicPartition{tp}
+		sent = append(sent, m.send(w, &Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
+	}
+	stepChecked(t, w, c, 2)
+	for i, tc := range cases {
+		found := false
+		for _, p := range packetsOf(w, OffsetFetch, "C2", true) {
+			if p.Req == sent[i] {
+				found = true
+				if p.Error != tc.want {
+					t.Errorf("%+v answered %s, want %s", tc.r, p.Error, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%+v not answered", tc.r)
+		}
+	}
+}
