@@ -156,7 +156,7 @@ func init() {
 				"be consuming but is not, under either protocol.",
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..14) in a fresh session",
+		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..15) in a fresh session",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +

@@ -573,6 +573,22 @@ func TestDemo12Fencing(t *testing.T) {
 	}
 }
 
+// compareRows runs compare ARGS --json on s and returns its rows, want of them.
+func compareRows(t *testing.T, s *Session, args string, want int) []compareRow {
+	t.Helper()
+	out, err := s.Exec("compare " + args + " --json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Rows []compareRow `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != want {
+		t.Fatalf("compare %s --json: %v, %d rows, want %d: %s", args, err, len(res.Rows), want, out)
+	}
+	return res.Rows
+}
+
 // TestDemo13ConsumerJoins: under group.protocol=consumer the three joins of
 // demos 2 and 3 are one group epoch bump each, every member reconciles to
 // its target, and no tick stops the world: at most the partitions that move
@@ -625,27 +641,12 @@ func TestDemo14RollingRestart(t *testing.T) {
 	if fmt.Sprint(paused) != "[6 6 6 6]" {
 		t.Errorf("eager paused %v per rebalance, want [6 6 6 6]", paused)
 	}
-	out, err := s.Exec("compare group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky --json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res struct {
-		Rows []struct {
-			Settings   string `json:"settings"`
-			Rebalances int    `json:"rebalances"`
-			Pause      int    `json:"pause_partition_ticks"`
-			Paused     []int  `json:"paused_per_rebalance"`
-			Processed  int    `json:"processed"`
-		} `json:"rows"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != 4 {
-		t.Fatalf("compare --json: %v, %d rows: %s", err, len(res.Rows), out)
-	}
-	eager, coop, cons, cons2 := res.Rows[0], res.Rows[1], res.Rows[2], res.Rows[3]
+	rows := compareRows(t, s, "group.protocol classic,consumer partition.assignment.strategy range,cooperative-sticky", 4)
+	eager, coop, cons, cons2 := rows[0], rows[1], rows[2], rows[3]
 	if eager.Pause != w.Meter.Total {
 		t.Errorf("compare's classic/range row pauses %d, the demo's branch %d", eager.Pause, w.Meter.Total)
 	}
-	if fmt.Sprint(cons.Paused, cons.Pause, cons.Processed) != fmt.Sprint(cons2.Paused, cons2.Pause, cons2.Processed) {
+	if fmt.Sprint(cons.PausedPerRebalance, cons.Pause, cons.Processed) != fmt.Sprint(cons2.PausedPerRebalance, cons2.Pause, cons2.Processed) {
 		t.Errorf("consumer rows differ by client strategy: %+v vs %+v", cons, cons2)
 	}
 	if cons.Rebalances != 8 {
@@ -656,8 +657,8 @@ func TestDemo14RollingRestart(t *testing.T) {
 			t.Errorf("classic: %d rebalances, want 4 (one per restart)", r)
 		}
 	}
-	for _, row := range res.Rows[1:] {
-		for _, p := range row.Paused {
+	for _, row := range rows[1:] {
+		for _, p := range row.PausedPerRebalance {
 			if p >= 6 {
 				t.Errorf("%s: a rebalance paused %d partitions, want only the moving ones", row.Settings, p)
 			}
@@ -668,9 +669,137 @@ func TestDemo14RollingRestart(t *testing.T) {
 	}
 }
 
+// TestDemo15RollingUpgrade replays demo 15 command by command: the classic
+// group converts at the first consumer-protocol member's heartbeat, keeps
+// its classic members (UPGRADED false) until each restarts, its group epoch
+// only grows (two bumps per restart), no tick stops all six partitions and
+// no record is lost; with the broker's migration policy disabled the
+// upgraded members are refused and the group ends empty.
+func TestDemo15RollingUpgrade(t *testing.T) {
+	script, err := DemoScript(15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := checkedSession(t)
+	restarts, lastEpoch := 0, 0
+	classicOf := func(w *sim.World) (classic, all int) {
+		for _, gm := range w.Group.Members() {
+			all++
+			if gm.ClassicMember {
+				classic++
+			}
+		}
+		return classic, all
+	}
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "compare") {
+			continue
+		}
+		out, err := s.Exec(line)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		w := s.World()
+		if w.Group.GroupEpoch < lastEpoch {
+			t.Errorf("after %q: group epoch %d fell from %d", line, w.Group.GroupEpoch, lastEpoch)
+		}
+		lastEpoch = w.Group.GroupEpoch
+		switch {
+		case strings.HasPrefix(line, "restart"):
+			restarts++
+			if restarts == 1 && w.Group.Type != sim.ClassicGroup {
+				t.Errorf("before C1's new process heartbeats the group is %v, want classic", w.Group.Type)
+			}
+		case line == "step 3":
+			// The conversion point: four classic members at epoch 1 (the
+			// classic generation) and C1-2, the first consumer member.
+			classic, all := classicOf(w)
+			if w.Group.Type != sim.ConsumerGroup || classic != 4 || all != 5 || w.Group.GroupEpoch != 2 {
+				t.Errorf("at t=3: %v group, %d of %d members classic, group epoch %d; want consumer, 4 of 5, epoch 2",
+					w.Group.Type, classic, all, w.Group.GroupEpoch)
+			}
+			for _, gm := range w.Group.Members() {
+				if gm.ClassicMember != (gm.MemberID != "C1-2") || (gm.ClassicMember && gm.MemberEpoch != 1) {
+					t.Errorf("at t=3: %s classic %v at epoch %d; want the four old members classic at epoch 1",
+						gm.MemberID, gm.ClassicMember, gm.MemberEpoch)
+				}
+			}
+		case line == "run until stable" && restarts > 0:
+			classic, all := classicOf(w)
+			if w.Group.Type != sim.ConsumerGroup || classic != 4-restarts || all != 4 || w.Group.GroupEpoch != 1+2*restarts {
+				t.Errorf("after restart %d: %v group, %d of %d members classic, group epoch %d; want consumer, %d of 4, epoch %d",
+					restarts, w.Group.Type, classic, all, w.Group.GroupEpoch, 4-restarts, 1+2*restarts)
+			}
+		case line == "describe group --members --verbose":
+			classic, _ := classicOf(w)
+			if strings.Contains(out, "UPGRADED") != (classic > 0) {
+				t.Errorf("with %d classic members the UPGRADED column shown: %v\n%s", classic, strings.Contains(out, "UPGRADED"), out)
+			}
+			for _, gm := range w.Group.Members() {
+				if classic > 0 && !strings.Contains(out, gm.MemberID) {
+					t.Errorf("%s missing from\n%s", gm.MemberID, out)
+				}
+			}
+		}
+	}
+	w := s.World()
+	conversions := 0
+	for _, e := range w.Events.All() {
+		if e.Kind == sim.EvGroupState && strings.Contains(e.Text, "converted to a consumer group") {
+			conversions++
+			if e.Tick != 3 {
+				t.Errorf("converted at t=%d, want t=3 (C1-2's first heartbeat)", e.Tick)
+			}
+		}
+		if e.Kind == sim.EvGroupState && strings.Contains(e.Text, "back to a classic group") {
+			t.Errorf("t=%d: %s", e.Tick, e.Text)
+		}
+	}
+	if conversions != 1 {
+		t.Errorf("%d conversions, want 1", conversions)
+	}
+	// The pause meter: one entry per group epoch bump, each the partitions
+	// that moved, adding up to the total; never all six at once.
+	sum := 0
+	for _, e := range w.Meter.Entries {
+		sum += e.PartitionTicks
+		if len(e.Partitions) == 0 || len(e.Partitions) > 3 {
+			t.Errorf("group epoch %d paused %d partitions, want 1 to 3", e.Generation, len(e.Partitions))
+		}
+	}
+	if len(w.Meter.Entries) != 8 || w.Rebalances() != 8 || sum != w.Meter.Total {
+		t.Errorf("%d meter entries, %d rebalances, entries add to %d of %d; want 8, 8, equal",
+			len(w.Meter.Entries), w.Rebalances(), sum, w.Meter.Total)
+	}
+	for i := 1; i < w.Meter.Series.Len(); i++ {
+		if d := w.Meter.Series.At(i) - w.Meter.Series.At(i-1); d >= 6 {
+			t.Errorf("tick %d: %d partitions paused at once", i, d)
+		}
+	}
+	d := w.Delivery("read_uncommitted")
+	if d.Lost != 0 || d.Duplicates != 2 {
+		t.Errorf("lost %d, duplicates %d; want none lost and 2 duplicates (o2.9, p2.9)", d.Lost, d.Duplicates)
+	}
+	for _, tp := range w.InputPartitions() {
+		if lag := w.Lag(tp); lag != 0 {
+			t.Errorf("%v: lag %d after the upgrade, want every record consumed and committed", tp, lag)
+		}
+	}
+	rows := compareRows(t, s, "group.consumer.migration.policy bidirectional,disabled", 2)
+	bi, off := rows[0], rows[1]
+	if bi.Pause != w.Meter.Total || bi.Rebalances != 8 {
+		t.Errorf("bidirectional row: pause %d, %d rebalances; the demo's branch %d, 8", bi.Pause, bi.Rebalances, w.Meter.Total)
+	}
+	if len(off.Assignment) != 0 || off.Processed >= bi.Processed || off.Lost != 0 {
+		t.Errorf("disabled: members %v, processed %d (bidirectional %d), lost %d; want an empty group that processed less, nothing lost",
+			off.Assignment, off.Processed, bi.Processed, off.Lost)
+	}
+}
+
 func TestDemoTitles(t *testing.T) {
-	if len(demoTitles) != 14 {
-		t.Fatalf("%d demos, want 14", len(demoTitles))
+	if len(demoTitles) != 15 {
+		t.Fatalf("%d demos, want 15", len(demoTitles))
 	}
 	seen := map[string]bool{}
 	for _, title := range demoTitles {

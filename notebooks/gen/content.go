@@ -89,7 +89,8 @@ Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` i
 11. [read_committed and the LSO](11-read-committed-lso.ipynb): one open transaction holds every reader back.
 12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.
 13. [The consumer protocol](13-consumer-protocol.ipynb): KIP-848, members join one by one, no stop-the-world.
-14. [A rolling restart](14-rolling-restart.ipynb): classic eager, classic cooperative and the consumer protocol, overlaid.`),
+14. [A rolling restart](14-rolling-restart.ipynb): classic eager, classic cooperative and the consumer protocol, overlaid.
+15. [A rolling upgrade](15-rolling-upgrade.ipynb): classic to the consumer protocol, one member at a time, the group converting under it.`),
 	)
 	return cells
 }
@@ -345,6 +346,40 @@ two group epoch bumps that each move a few partitions while the rest keep going.
 					plot("pause", "--branches eager,cooperative,consumer")),
 				md("The consumer branch: each restart moves a partition or two at a time, twice (when the new member joins and when the old one is removed)."),
 				goCell(plot("timeline"), "s.Diagram()"),
+			}},
+		}},
+	// 15
+	{intro: `The upgrade users fear most: four classic members (cooperative-sticky) are restarted one at a time with
+group.protocol=consumer. The first consumer-protocol member's heartbeat converts the classic group into a consumer group
+(Kafka's ConsumerGroup.fromClassicGroup); the members still on the classic protocol stay in it, marked UPGRADED false, and
+keep speaking JoinGroup and SyncGroup to a coordinator that now computes every assignment itself.`,
+		extras: []extra{
+			{after: "step 3", cells: []cell{
+				md("The world at the conversion point: one consumer-protocol member, four classic ones, one of them the stopped C1-1."),
+				goCell("s.Diagram()"),
+			}},
+			{after: "run until stable", cells: []cell{
+				md("The conversion message by message: C1-2's first ConsumerGroupHeartbeat converts the group at t=3; the classic " +
+					"members are told REBALANCE_IN_PROGRESS, finish their batch, rejoin, and get from SyncGroup what the uniform " +
+					"assignor decided; C2 first gets its assignment minus o1, which it must revoke."),
+				goCell(sequence("--ticks 0..13", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification", "--width 1100")),
+			}},
+			{after: "", cells: []cell{
+				md("Who consumes what during the upgrade: a partition or three turn grey at each group epoch bump, never all six."),
+				goCell(plot("timeline")),
+				md("Against staying classic and against a group that is consumer from the start. The run above is copied to a branch " +
+					"`upgrade`; a branch `classic` makes the same four restarts with every client left on the classic protocol " +
+					"(cooperative-sticky), and a branch `consumer` with every client on the consumer protocol (demo 14's consumer run). " +
+					"The upgrade pauses about as much as staying classic (88 against 82 partition x ticks) in twice as many, smaller, " +
+					"rebalances; once every member is upgraded a restart costs what the consumer branch shows."),
+				goCell(quiet("fork upgrade"),
+					quiet("fork classic; set C1.group.protocol classic; set C2.group.protocol classic; set C3.group.protocol classic; "+
+						"set C4.group.protocol classic; new --members 4 --keep-settings; "+
+						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
+					quiet("switch upgrade"),
+					quiet("fork consumer; set group.protocol consumer; new --members 4 --keep-settings; "+
+						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
+					quiet("switch upgrade"), plot("pause", "--branches classic,upgrade,consumer")),
 			}},
 		}},
 }
