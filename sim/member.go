@@ -281,7 +281,13 @@ func (m *Member) receive(w *World, p *Packet) {
 
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
-	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}})
+	r := &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}
+	if m.consumer {
+		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
+		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
+		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
+	}
+	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: r})
 	m.offsetFetchSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
 		tps: append([]TopicPartition{}, tps...)})
@@ -297,6 +303,18 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		m.pendingFetch = true
 		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		return
+	}
+	if p.Error == StaleMemberEpoch || p.Error == UnknownMemberID {
+		// CommitRequestManager.OffsetFetchRequestState fails the fetch
+		// without a retry; OffsetsRequestManager keeps the error for the
+		// next poll() to throw (cachedUpdatePositionsException), and the
+		// partitions, still initializing, are fetched again after that.
+		// kgrepl asks again after the retry backoff (cgRetryBackoff), by
+		// when the member normally knows its new epoch from its heartbeat.
+		m.pendingFetch = true
+		w.event(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {

@@ -630,7 +630,8 @@ func (w *World) startStableConsumerGroup(n int) {
 			m.processed[tp] = 0
 		}
 		g.scheduleConsumerSessionTimeout(w, gm)
-		m.nextHeartbeat(w, w.Cfg.ConsumerHeartbeatInterval)
+		m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
+		m.armHeartbeat(w, m.cg.interval)
 		w.wakeUp(m)
 	}
 	w.Events = Seq[Event]{} // the initial state is given, not something that happened
