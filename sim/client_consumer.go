@@ -34,10 +34,15 @@ const (
 // replaced, never changed in place, so a copy of the struct is a clone.
 type consumerMember struct {
 	state    string
-	hbSeq    int     // numbers the heartbeat timers; another number is stale
+	hbSeq    int     // numbers the request-timeout timers; another number is stale
+	ivSeq    int     // numbers the interval (and retry backoff) timers
 	inFlight *Packet // the heartbeat waiting for its answer (one at a time)
-	interval int     // heartbeat interval from the last answer
+	interval int     // heartbeat interval from the last answer (0: none yet)
 	now      bool    // send a heartbeat as soon as none is in flight
+	// due: the interval passed while a heartbeat was in flight; the next
+	// goes when it is answered (HeartbeatRequestState.canSendRequest:
+	// timer expired, no request in flight).
+	due bool
 	// target is the assignment of the last answer that carried one, not
 	// reconciled yet (hasTarget).
 	target    []TopicPartition
@@ -48,6 +53,11 @@ type consumerMember struct {
 	revoked      []TopicPartition
 	commitWait   bool
 	listenerWait bool
+	// The auto-commit before revocation in flight (commitPkt, attempt
+	// commitSeq), retried until commitDeadline (the rebalance timeout).
+	commitPkt      *Packet
+	commitSeq      int
+	commitDeadline int
 	// What the last heartbeat sent (ConsumerHeartbeatRequestManager.SentFields).
 	sentOwned []TopicPartition
 	ownedSent bool
@@ -122,9 +132,40 @@ func (m *Member) sendHeartbeat(w *World) {
 	}
 	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.hbSeq++
-	// No answer within request.timeout.ms: send it again.
+	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
+	// AbstractHeartbeatRequestManager.makeHeartbeatRequest: the interval
+	// timer restarts when a heartbeat is sent (HeartbeatRequestState.resetTimer),
+	// not when it is answered, so heartbeats go every interval, not every
+	// interval plus the round trip. Before the first answer the client has
+	// no interval from the coordinator: Kafka runs its own default until
+	// the answer's interval replaces it (updateHeartbeatIntervalMs resets
+	// the timer then); kgrepl arms the timer at that answer.
+	m.cg.due = false
+	if m.cg.interval > 0 {
+		m.armHeartbeat(w, m.cg.interval)
+	}
 }
+
+// armHeartbeat (re)starts the interval timer: the next heartbeat is due
+// after the given ticks.
+func (m *Member) armHeartbeat(w *World, after int) {
+	m.cg.ivSeq++
+	w.after(timer{at: w.Tick + after, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.ivSeq})
+}
+
+// cgRetryBackoff is the wait before a heartbeat is retried after a failed
+// attempt, in ticks. Kafka: HeartbeatRequestState.onFailedAttempt sets the
+// interval timer to 0 and waits the request's backoff, retry.backoff.ms
+// (100 ms) doubling per failed attempt up to retry.backoff.max.ms (1 s),
+// the same after a request timeout (AbstractHeartbeatRequestManager.onFailure)
+// as after a retriable error answer (onErrorResponse). At kgrepl's
+// heartbeat scale (Kafka's 5 s interval is 2 ticks, 2.5 s a tick) every
+// one of those waits is under a tick, so the retry goes at the next tick,
+// kgrepl's smallest delay, whatever the attempt. kgrepl's RetryBackoff
+// setting (3 ticks) is sized for the producer's and classic client's
+// retries; here it would be a third of the session timeout.
+const cgRetryBackoff = 1
 
 // heartbeatNow sends a heartbeat at once, or as soon as the one in flight
 // is answered (shouldHeartbeatNow && !requestInFlight).
@@ -161,33 +202,48 @@ func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 		summary += ", owns {}"
 	}
 	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
-	m.cg.inFlight = nil
+	m.cg.inFlight, m.cg.due = nil, false
 	m.cg.hbSeq++ // no more heartbeats until it joins again
+	m.cg.ivSeq++
 }
 
-// heartbeatTimer: the interval passed (send the next heartbeat), or the one
-// in flight got no answer within request.timeout.ms: as
-// AbstractHeartbeatRequestManager.onFailure does, the sent fields are
-// forgotten and the next heartbeat is a full one. Kafka sends it after
-// retry.backoff.ms (100 ms against a 5 s interval and a 45 s session);
-// kgrepl sends it at once, as that backoff is far below a tick here (its
-// retry.backoff.ms setting is the producer's, 3 ticks, more than half the
-// consumer session timeout).
+// heartbeatTimer: the interval passed, or the backoff after a failed
+// attempt (send the next heartbeat, or, with one in flight, send it when
+// that one is answered), or the one in flight got no answer within
+// request.timeout.ms: as AbstractHeartbeatRequestManager.onFailure does,
+// the sent fields are forgotten, the next heartbeat is a full one, and it
+// goes after the retry backoff (cgRetryBackoff), as after a retriable
+// error answer.
 func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
-	if seq != m.cg.hbSeq || !m.cgActive() {
+	if !m.cgActive() {
 		return
 	}
 	if timeout {
-		if m.cg.inFlight == nil {
+		if seq != m.cg.hbSeq || m.cg.inFlight == nil {
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): sending a full one", m.label(w), m.Cfg.RequestTimeout)
+		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.inFlight = nil
-		m.cg.sentReset = true
+		m.cgFailedAttempt(w)
+		return
 	}
-	if m.cg.inFlight == nil {
-		m.sendHeartbeat(w)
+	if seq != m.cg.ivSeq {
+		return
 	}
+	if m.cg.inFlight != nil {
+		m.cg.due = true
+		return
+	}
+	m.sendHeartbeat(w)
+}
+
+// cgFailedAttempt is HeartbeatRequestState.onFailedAttempt with
+// resetHeartbeatState: the sent fields are forgotten (the next request is
+// full) and the next heartbeat goes after the retry backoff.
+func (m *Member) cgFailedAttempt(w *World) {
+	m.cg.sentReset = true
+	m.cg.due = false
+	m.armHeartbeat(w, cgRetryBackoff)
 }
 
 // cgActive: the member heartbeats (it is joining or in the group).
@@ -197,12 +253,6 @@ func (m *Member) cgActive() bool {
 		return m.Alive
 	}
 	return false
-}
-
-// nextHeartbeat schedules the heartbeat after the interval.
-func (m *Member) nextHeartbeat(w *World, after int) {
-	m.cg.hbSeq++
-	w.after(timer{at: w.Tick + after, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq})
 }
 
 // receive handles the heartbeat's answers.
@@ -224,8 +274,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 	default:
 		// AbstractHeartbeatRequestManager.onErrorResponse: retriable; the
 		// sent fields are forgotten, a full heartbeat after the backoff.
-		m.cg.sentReset = true
-		m.nextHeartbeat(w, m.Cfg.RetryBackoff)
+		m.cgFailedAttempt(w)
 		return
 	}
 	r := p.Body.(*cghbResp)
@@ -240,14 +289,21 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 	if interval < 1 {
 		interval = 1
 	}
-	m.cg.interval = interval
-	m.nextHeartbeat(w, interval)
+	// HeartbeatRequestState.updateHeartbeatIntervalMs: the timer restarts
+	// from the answer only when the interval changed (the first answer);
+	// otherwise it keeps running from the send, and if it expired while
+	// this heartbeat was in flight, the next goes now.
+	if interval != m.cg.interval {
+		m.cg.interval = interval
+		m.cg.due = false
+		m.armHeartbeat(w, interval)
+	}
 	if r.HasAssignment {
 		m.cg.target, m.cg.hasTarget = cp(r.Assignment), true
 		sortTPs(m.cg.target)
 	}
 	m.cgReconcile(w)
-	if m.cg.now && m.cg.inFlight == nil {
+	if (m.cg.now || m.cg.due) && m.cg.inFlight == nil {
 		m.sendHeartbeat(w)
 	}
 }
@@ -266,6 +322,8 @@ func (m *Member) cgFenced(w *World, code ErrorCode) {
 	if m.cgHasListener() {
 		m.cg.state = cgFencedState
 		m.cg.hbSeq++ // no heartbeats until it rejoins
+		m.cg.ivSeq++
+		m.cg.due = false
 		w.wakeUp(m)
 		return
 	}
@@ -323,11 +381,14 @@ func (m *Member) cgReconcile(w *World) {
 	}
 	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
 	// auto-commit, the positions consumed so far are committed before
-	// anything is revoked (kgrepl sends it once; the revocation goes on
-	// whatever the answer, as Kafka's does after a failed attempt).
+	// anything is revoked, retried until the rebalance timeout
+	// (ConsumerMembershipManager passes rebalanceTimeoutMs as the deadline;
+	// see onCommitBeforeRevoke); the revocation goes on whatever the
+	// outcome.
 	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
 		if offs := m.fetchPositions(); len(offs) > 0 {
 			m.cg.commitWait = true
+			m.cg.commitDeadline = w.Tick + m.Cfg.MaxPollInterval
 			m.sendCommitBeforeRevoke(w, offs)
 			return
 		}
@@ -407,13 +468,26 @@ func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitSeq++
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq, m: 1})
 }
 
-// onCommitBeforeRevoke: the auto-commit before revocation is answered;
-// the revocation goes on.
+// onCommitBeforeRevoke: the auto-commit before revocation is answered.
+// CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries retries
+// a retriable error, and STALE_MEMBER_EPOCH while the member has an epoch,
+// with the latest positions and epoch, after the retry backoff
+// (cgRetryBackoff, as for heartbeats), until the deadline; any other error,
+// or the deadline, ends it, and the revocation goes on.
 func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
-	if !m.cg.commitWait {
+	if !m.cg.commitWait || p.Req != m.cg.commitPkt {
+		return
+	}
+	m.cg.commitPkt = nil
+	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
+		w.event(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
+		m.cg.commitSeq++
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
@@ -421,6 +495,29 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 		w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
 	}
 	m.cgRevokeStep(w)
+}
+
+// revokeCommitTimer: the auto-commit before revocation got no answer within
+// request.timeout.ms (a retriable failure), or its retry backoff passed.
+func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
+	if !m.cg.commitWait || seq != m.cg.commitSeq || !m.cgActive() {
+		return
+	}
+	if timeout {
+		m.cg.commitPkt = nil
+		if w.Tick >= m.cg.commitDeadline {
+			m.cg.commitWait = false
+			w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
+			m.cgRevokeStep(w)
+			return
+		}
+		w.event(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
+		m.cg.commitSeq++
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		return
+	}
+	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
+	m.sendCommitBeforeRevoke(w, m.fetchPositions())
 }
 
 // poll is the consumer protocol's work at the start of poll(): a member

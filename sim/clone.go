@@ -68,6 +68,7 @@ func (w *World) Clone() *World {
 		n.procs[i] = m.clone()
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
+		n.procs[i].cg.commitPkt = re(m.cg.commitPkt)
 		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))

@@ -88,11 +88,17 @@ type Config struct {
 	InitialRebalanceDelay int
 	// The broker's group.consumer.heartbeat.interval.ms and
 	// group.consumer.session.timeout.ms, in ticks. Kafka's defaults are 5 s
-	// and 45 s, where the classic client's session.timeout.ms is also 45 s:
-	// the session keeps the classic 6 ticks. The interval, 5/45 of that,
-	// would be under one tick; 2 is the smallest interval at which a
-	// heartbeat is answered (a 2-tick round trip) before the next is due,
-	// and still gives three heartbeats per session.
+	// and 45 s. The interval, 5/45 of a session, is 2 ticks: the smallest
+	// interval at which a heartbeat is answered (a 2-tick round trip)
+	// before the next is due. The session is 9 ticks, not the classic 6,
+	// so that, as with Kafka's defaults, one lost heartbeat does not fence
+	// a member: the client waits request.timeout.ms (5) for the answer,
+	// then resends after the retry backoff (1 tick, client_consumer.go's
+	// cgRetryBackoff), so the coordinator hears the resend interval +
+	// request timeout + backoff = 8 ticks after the heartbeat before the
+	// lost one; the session must outlast that. Kafka: 5 + 30 + 0.1 s of
+	// 45 s; 9 ticks also keeps Kafka's (interval + request timeout) /
+	// session = 35/45 = 7/9. With 6 a lost heartbeat always fenced.
 	ConsumerHeartbeatInterval int
 	ConsumerSessionTimeout    int
 	// MigrationPolicy is the broker's group.consumer.migration.policy:
@@ -125,7 +131,7 @@ func DefaultConfig() Config {
 			RemoteAssignor: "uniform",
 		},
 		ConsumerHeartbeatInterval: 2,
-		ConsumerSessionTimeout:    6,
+		ConsumerSessionTimeout:    9,
 		MigrationPolicy:           "bidirectional",
 		RecordsPerPartition:       10,
 		Isolation:                 "read_uncommitted",

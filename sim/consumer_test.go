@@ -563,8 +563,8 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 		t.Fatal("no heartbeats after the drop")
 	}
 	r := retry.Body.(*cghbReq)
-	if want := dropped.Sent + w.Cfg.Client.RequestTimeout; retry.Sent != want {
-		t.Errorf("retry sent at tick %d, want %d (request timeout after %d)", retry.Sent, want, dropped.Sent)
+	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+		t.Errorf("retry sent at tick %d, want %d (request timeout and retry backoff after %d)", retry.Sent, want, dropped.Sent)
 	}
 	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
 		t.Errorf("retry is not a full heartbeat: %+v", r)
@@ -682,5 +682,184 @@ func TestConsumerAcknowledgedWhenSent(t *testing.T) {
 	}
 	if acks == 0 {
 		t.Fatal("C1 sent no acknowledging heartbeat")
+	}
+}
+
+// The heartbeat interval runs from the send (AbstractHeartbeatRequestManager.makeHeartbeatRequest
+// resets the timer), not from the answer: a settled member heartbeats every
+// interval. With an interval shorter than the round trip, one heartbeat is
+// in flight at a time and the next goes when it is answered.
+func TestConsumerHeartbeatIntervalFromSend(t *testing.T) {
+	for _, tc := range []struct{ interval, period int }{{2, 2}, {3, 3}, {1, 2}} {
+		w := consumerWorld(t, 2, func(c *Config) { c.ConsumerHeartbeatInterval = tc.interval })
+		c := NewChecker()
+		stepChecked(t, w, c, 30)
+		if !w.GroupSettled() {
+			t.Fatalf("interval %d: group not settled", tc.interval)
+		}
+		start := w.Tick
+		stepChecked(t, w, c, 30)
+		var sent []int
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
+			if p.Sent > start {
+				sent = append(sent, p.Sent)
+			}
+		}
+		if len(sent) < 5 {
+			t.Fatalf("interval %d: heartbeats sent at %v", tc.interval, sent)
+		}
+		for i := 1; i < len(sent); i++ {
+			if sent[i]-sent[i-1] != tc.period {
+				t.Fatalf("interval %d: heartbeats sent at %v, want one every %d ticks", tc.interval, sent, tc.period)
+			}
+		}
+		// Never two in flight: each is sent no earlier than the answer to the one before.
+		answered := map[*Packet]int{}
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", true) {
+			answered[p.Req] = p.Delivered
+		}
+		var prev *Packet
+		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
+			if prev != nil {
+				if at, ok := answered[prev]; !ok || p.Sent < at {
+					t.Fatalf("interval %d: heartbeat at %d sent before the one at %d was answered (%d, %v)", tc.interval, p.Sent, prev.Sent, at, ok)
+				}
+			}
+			prev = p
+		}
+	}
+}
+
+// Under the default settings one lost heartbeat does not fence a member
+// (as with Kafka's defaults: the resend after request.timeout.ms and the
+// retry backoff arrives within the session timeout).
+func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
+	for _, member := range []string{"C1", "C2"} {
+		for skip := 0; skip < 2; skip++ {
+			w := consumerWorld(t, 2, nil)
+			c := NewChecker()
+			stepChecked(t, w, c, 30+skip)
+			if !w.GroupSettled() {
+				t.Fatal("group not settled")
+			}
+			epoch := w.Group.GroupEpoch
+			w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: member, Count: 1})
+			stepChecked(t, w, c, 40)
+			if len(w.PendingDrops()) != 0 {
+				t.Fatalf("%s: no heartbeat was dropped", member)
+			}
+			if f := eventsOf(w, EvFenced, member); len(f) != 0 {
+				t.Errorf("%s (after %d ticks): one lost heartbeat fenced it: %v", member, 30+skip, f)
+			}
+			if r := eventsOf(w, EvRemoved, member); len(r) != 0 {
+				t.Errorf("%s: removed: %v", member, r)
+			}
+			if len(eventsOf(w, EvRetry, member)) != 1 {
+				t.Errorf("%s: retries %v, want one", member, eventsOf(w, EvRetry, member))
+			}
+			if w.Group.GroupEpoch != epoch || !w.GroupSettled() {
+				t.Errorf("%s: group epoch %d -> %d, settled %v", member, epoch, w.Group.GroupEpoch, w.GroupSettled())
+			}
+		}
+	}
+}
+
+// The auto-commit before revocation is retried when unanswered within
+// request.timeout.ms (CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries
+// retries retriable errors until the rebalance timeout), then the member
+// revokes; it is not left waiting for an answer that never comes.
+func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 6)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	c1 := w.current["C1"]
+	for k := 0; k < 20 && !c1.cg.commitWait; k++ {
+		stepChecked(t, w, c, 1)
+	}
+	if !c1.cg.commitWait {
+		t.Fatal("C1 never committed before revoking")
+	}
+	first := c1.cg.commitPkt
+	w.Drop(DropRule{Type: OffsetCommit, Response: true, To: "C1", Count: 1})
+	stepChecked(t, w, c, 30)
+	var retry *Packet
+	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
+		if p.Sent > first.Sent && p.Body.(*commitReq).BeforeRevoke {
+			retry = p
+			break
+		}
+	}
+	if retry == nil {
+		t.Fatal("the auto-commit before revoking was not retried")
+	}
+	if want := first.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+		t.Errorf("retry sent at %d, want %d", retry.Sent, want)
+	}
+	revoked := false
+	for _, e := range eventsOf(w, EvRevoked, "C1") {
+		if e.Tick > retry.Sent {
+			revoked = true
+		}
+	}
+	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.GroupEpoch != 2 {
+		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.GroupEpoch)
+	}
+}
+
+// A consumer-protocol OffsetFetch carries the member id and epoch, and a
+// consumer group checks them as ConsumerGroup.validateOffsetFetch does.
+func TestConsumerOffsetFetchValidated(t *testing.T) {
+	w := consumerWorld(t, 1, nil)
+	c := NewChecker()
+	stepChecked(t, w, c, 4)
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 40 && !w.GroupSettled(); k++ {
+		stepChecked(t, w, c, 1)
+	}
+	fetches := packetsOf(w, OffsetFetch, "C2", false)
+	if len(fetches) == 0 {
+		t.Fatal("C2 fetched no offsets")
+	}
+	for _, p := range fetches {
+		if r := p.Body.(*offsetFetchReq); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
+			t.Errorf("OffsetFetch at %d without the member id and epoch: %+v", p.Sent, r)
+		}
+	}
+	m := w.current["C2"]
+	tp := m.Owned[0]
+	epoch := w.Group.MemberByID("C2-1").MemberEpoch
+	cases := []struct {
+		r    *offsetFetchReq
+		want ErrorCode
+	}{
+		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
+		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
+		{&offsetFetchReq{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
+		{&offsetFetchReq{MemberEpoch: -1}, None}, // an admin client or a classic client
+	}
+	var sent []*Packet
+	for _, tc := range cases {
+		tc.r.Partitions = []TopicPartition{tp}
+		sent = append(sent, m.send(w, &Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
+	}
+	stepChecked(t, w, c, 2)
+	for i, tc := range cases {
+		found := false
+		for _, p := range packetsOf(w, OffsetFetch, "C2", true) {
+			if p.Req == sent[i] {
+				found = true
+				if p.Error != tc.want {
+					t.Errorf("%+v answered %s, want %s", tc.r, p.Error, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%+v not answered", tc.r)
+		}
 	}
 }

@@ -28,13 +28,20 @@ func sortedKeys(m map[TopicPartition]int) []TopicPartition {
 
 // partList names partitions the seed's way: {o0 o1 p0}.
 func partList(w *World, tps []TopicPartition) string {
-	s := append([]TopicPartition{}, tps...)
-	assign.SortPartitions(s)
-	names := make([]string, len(s))
-	for i, tp := range s {
-		names[i] = w.ShortName(tp)
+	return string(appendPartList(w, make([]byte, 0, 6*len(tps)+2), tps))
+}
+
+// appendPartList appends partList(w, tps) to b, sorting a copy only when
+// tps is not sorted already.
+func appendPartList(w *World, b []byte, tps []TopicPartition) []byte {
+	b = append(b, '{')
+	for i, tp := range sortedView(tps) {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = w.appendShortName(b, tp)
 	}
-	return "{" + strings.Join(names, " ") + "}"
+	return append(b, '}')
 }
 
 // PartList is partList for the views.

@@ -14,7 +14,9 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -172,14 +174,15 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if full || !samePartitions(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
 	}
-	summary := fmt.Sprintf("epoch %d", gm.MemberEpoch)
+	b := make([]byte, 0, 32+6*(len(gm.Assignment)+len(gm.Target)))
+	b = strconv.AppendInt(append(b, "epoch "...), int64(gm.MemberEpoch), 10)
 	if resp.HasAssignment {
-		summary += ", assigned " + partList(w, resp.Assignment)
+		b = appendPartList(w, append(b, ", assigned "...), resp.Assignment)
 	}
 	if !samePartitions(gm.Target, gm.Assignment) {
-		summary += ", target " + partList(w, gm.Target)
+		b = appendPartList(w, append(b, ", target "...), gm.Target)
 	}
-	w.reply(p, None, summary, resp)
+	w.reply(p, None, string(b), resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -423,11 +426,23 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
 // in some member's current assignment or pending revocation (Kafka 4.0
 // counts the member's own pending revocation too; KAFKA-19449 later
 // stopped that).
-// The set is built on the first question only: most reconciliations ask
-// none (a member waiting to revoke, one already holding its target).
+// The first few questions scan the members' lists, later ones a set built
+// once: most reconciliations ask none (a member waiting to revoke, one
+// already holding its target) or a handful (the partitions it gains), and
+// the set costs as much as thousands of comparisons.
 func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
 	var held map[TopicPartition]bool
+	asked := 0
 	return func(tp assign.TopicPartition) bool {
+		if held == nil && asked < heldByScans {
+			asked++
+			for _, gm := range g.members {
+				if gm != self && slices.Contains(gm.Assignment, tp) || slices.Contains(gm.Revoking, tp) {
+					return true
+				}
+			}
+			return false
+		}
 		if held == nil {
 			n := 0
 			for _, gm := range g.members {
@@ -448,6 +463,10 @@ func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
 		return held[tp]
 	}
 }
+
+// heldByScans is how many questions heldBy answers by scanning before it
+// builds its set.
+const heldByScans = 16
 
 func memberState(s string) reconcile.MemberState {
 	for _, st := range []reconcile.MemberState{reconcile.Stable, reconcile.UnrevokedPartitions, reconcile.UnreleasedPartitions} {
@@ -585,7 +604,7 @@ func (g *Group) consumerSettled() bool {
 	}
 	for _, gm := range g.members {
 		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
-			!samePartitions(sortedTPs(gm.Assignment), sortedTPs(gm.Target)) {
+			!samePartitions(sortedView(gm.Assignment), sortedView(gm.Target)) {
 			return false
 		}
 	}
@@ -596,4 +615,16 @@ func sortedTPs(tps []TopicPartition) []TopicPartition {
 	out := cp(tps)
 	sortTPs(out)
 	return out
+}
+
+// sortedView is sortedTPs for reading only: tps itself when it is sorted
+// already (the usual case), so the settle checks run every tick allocate
+// nothing.
+func sortedView(tps []TopicPartition) []TopicPartition {
+	for i := 1; i < len(tps); i++ {
+		if tps[i].Less(tps[i-1]) {
+			return sortedTPs(tps)
+		}
+	}
+	return tps
 }

@@ -281,7 +281,13 @@ func (m *Member) receive(w *World, p *Packet) {
 
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
-	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}})
+	r := &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}
+	if m.consumer {
+		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
+		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
+		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
+	}
+	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: r})
 	m.offsetFetchSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
 		tps: append([]TopicPartition{}, tps...)})
@@ -297,6 +303,18 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		m.pendingFetch = true
 		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		return
+	}
+	if p.Error == StaleMemberEpoch || p.Error == UnknownMemberID {
+		// CommitRequestManager.OffsetFetchRequestState fails the fetch
+		// without a retry; OffsetsRequestManager keeps the error for the
+		// next poll() to throw (cachedUpdatePositionsException), and the
+		// partitions, still initializing, are fetched again after that.
+		// kgrepl asks again after the retry backoff (cgRetryBackoff), by
+		// when the member normally knows its new epoch from its heartbeat.
+		m.pendingFetch = true
+		w.event(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
+		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -415,7 +433,7 @@ func (m *Member) maybeAutoCommit(w *World) {
 func (m *Member) fetchable() []TopicPartition {
 	var tps []TopicPartition
 	for _, tp := range m.Owned {
-		if _, ok := m.positions[tp]; ok && !m.revoking(tp) {
+		if m.fetches(tp) {
 			tps = append(tps, tp)
 		}
 	}
@@ -424,6 +442,13 @@ func (m *Member) fetchable() []TopicPartition {
 		tps = append(tps[i:], tps[:i]...)
 	}
 	return tps
+}
+
+// fetches reports whether fetchable includes an owned partition: it has a
+// position and is not being revoked.
+func (m *Member) fetches(tp TopicPartition) bool {
+	_, ok := m.positions[tp]
+	return ok && !m.revoking(tp)
 }
 
 // dropOwned forgets a partition that was assigned but never positioned.

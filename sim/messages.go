@@ -59,6 +59,11 @@ type commitResp struct {
 
 type offsetFetchReq struct {
 	Partitions []TopicPartition
+	// A consumer-protocol client's member id and epoch (OffsetFetch v9+);
+	// HasMember false: not sent (null and -1 in Kafka), as a classic client.
+	MemberID    string
+	MemberEpoch int
+	HasMember   bool
 }
 
 type offsetFetchResp struct {

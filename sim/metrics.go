@@ -91,24 +91,49 @@ func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
 
 // PausedPartitions lists the subscribed partitions no live member of the
 // group is consuming now.
+// It runs every tick while a rebalance is under way (PauseMeter.account), so
+// it marks consumed partitions in a slice indexed like inputTPs instead of
+// building sets, and asks fetchable's question without its list.
 func (w *World) PausedPartitions() []TopicPartition {
 	subscribed := map[string]bool{}
+	inputs := 0 // distinct input topics subscribed: all of them ends the scan
+members:
 	for _, gm := range w.Group.members {
 		for _, t := range gm.Topics {
-			subscribed[t] = true
+			if !subscribed[t] {
+				subscribed[t] = true
+				if _, ok := w.inputAt[t]; ok {
+					if inputs++; inputs == len(w.Topo.Inputs) {
+						break members
+					}
+				}
+			}
 		}
 	}
-	consumed := map[TopicPartition]bool{}
+	if len(subscribed) == 0 {
+		return nil
+	}
+	consumed := make([]bool, len(w.inputTPs))
 	for _, m := range w.current {
 		if m.Alive && m.InGroup() && !m.Zombie {
-			for _, tp := range m.fetchable() {
-				consumed[tp] = true
+			topic, in := "", span{} // Owned is sorted: look each topic up once
+			for _, tp := range m.Owned {
+				if tp.Topic != topic {
+					topic, in = tp.Topic, w.inputAt[tp.Topic]
+				}
+				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetches(tp) {
+					consumed[i] = true
+				}
 			}
 		}
 	}
 	var out []TopicPartition
-	for _, tp := range w.inputTPs {
-		if subscribed[tp.Topic] && !consumed[tp] {
+	topic, sub := "", false
+	for i, tp := range w.inputTPs {
+		if tp.Topic != topic {
+			topic, sub = tp.Topic, subscribed[tp.Topic]
+		}
+		if sub && !consumed[i] {
 			out = append(out, tp)
 		}
 	}
@@ -317,7 +342,7 @@ func (w *World) consumerGroupSettled() bool {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, sortedTPs(gm.Assignment)) {
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, sortedView(gm.Assignment)) {
 			return false
 		}
 	}

@@ -75,11 +75,28 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	w.reply(p, None, summary, resp)
 }
 
-// onOffsetFetch answers the committed offsets. (A consumer-protocol client
-// sends its member id and epoch in OffsetFetch v9+ and Kafka checks them,
-// ConsumerGroup.validateOffsetFetch; kgrepl's fetches carry neither.)
+// onOffsetFetch answers the committed offsets. A consumer-protocol client
+// sends its member id and epoch (OffsetFetch v9+), which a consumer group
+// checks (ConsumerGroup.validateOffsetFetch): an unknown member is
+// UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION
+// for a classic member). Classic clients send neither and are not checked.
 func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 	resp := &offsetFetchResp{Partitions: r.Partitions}
+	if r.HasMember && g.Type == ConsumerGroup {
+		code := None
+		if gm := g.members[r.MemberID]; gm == nil {
+			code = UnknownMemberID
+		} else if r.MemberEpoch != gm.MemberEpoch {
+			code = StaleMemberEpoch
+			if gm.ClassicMember {
+				code = IllegalGeneration
+			}
+		}
+		if code != None {
+			w.reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
+			return
+		}
+	}
 	code := None
 	for _, tp := range r.Partitions {
 		off := -1

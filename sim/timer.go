@@ -26,6 +26,7 @@ const (
 	tmConsumerSessionTimeout                    // consumer group member id: session timer number n
 	tmConsumerRebalanceTimeout                  // consumer group member id: rebalance timer number n, at member epoch m
 	tmHeartbeat                                 // client/inc: ConsumerGroupHeartbeat timer number n (m: 1 = request timeout)
+	tmRevokeCommit                              // client/inc: auto-commit before revocation attempt n (m: 1 = request timeout, 0 = retry)
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -142,6 +143,8 @@ func (w *World) fire(t timer) {
 			m.pollTimeout(w, t.n)
 		case tmHeartbeat:
 			m.heartbeatTimer(w, t.n, t.m == 1)
+		case tmRevokeCommit:
+			m.revokeCommitTimer(w, t.n, t.m == 1)
 		case tmOffsetFetchRetry:
 			if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
 				m.sendOffsetFetch(w, t.tps)

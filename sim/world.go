@@ -45,6 +45,7 @@ type World struct {
 
 	logs      map[TopicPartition]*PartitionLog
 	inputTPs  []TopicPartition // sorted
+	inputAt   map[string]span  // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
 	topicSize map[string]int
 	short     bool // the default topics: records are named o2.3, p0.1
@@ -122,6 +123,10 @@ func New(topo Topology, cfg Config) (*World, error) {
 		}
 	}
 	assign.SortPartitions(w.inputTPs)
+	w.inputAt = make(map[string]span, len(topo.Inputs))
+	for i := len(w.inputTPs) - 1; i >= 0; i-- {
+		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
+	}
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
@@ -296,6 +301,14 @@ func (w *World) ShortName(tp TopicPartition) string {
 	}
 	return tp.String()
 }
+
+// span is where a topic's partitions 0..n-1 lie in inputTPs, one after
+// another from index at.
+type span struct{ at, n int }
+
+// index is partition p's index in inputTPs (ok false when the topic has no
+// partition p).
+func (s span) index(p int) (int, bool) { return s.at + p, p >= 0 && p < s.n }
 
 // appendShortName appends ShortName(tp) to b.
 func (w *World) appendShortName(b []byte, tp TopicPartition) []byte {
@@ -502,6 +515,11 @@ func (w *World) deliver(p *Packet) {
 }
 
 func (w *World) process(client string, inc int) *Member {
+	// Usually the client's current process: incarnations count up per
+	// client (newProcess), so it is the only one with that number.
+	if m := w.current[client]; m != nil && m.Inc == inc {
+		return m
+	}
 	for i := len(w.procs) - 1; i >= 0; i-- {
 		if w.procs[i].Client == client && w.procs[i].Inc == inc {
 			return w.procs[i]
@@ -670,7 +688,8 @@ func (w *World) startStableConsumerGroup(n int) {
 			m.cg.state = cgStable
 			m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
 			g.scheduleConsumerSessionTimeout(w, gm)
-			m.nextHeartbeat(w, w.Cfg.ConsumerHeartbeatInterval)
+			m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
+			m.armHeartbeat(w, m.cg.interval)
 		}
 		// A live classic member needs no timer: its heartbeats are
 		// implicit (see group_migration.go) and a dead process is timed

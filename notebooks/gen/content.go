@@ -370,7 +370,7 @@ keep speaking JoinGroup and SyncGroup to a coordinator that now computes every a
 				md("Against staying classic and against a group that is consumer from the start. The run above is copied to a branch " +
 					"`upgrade`; a branch `classic` makes the same four restarts with every client left on the classic protocol " +
 					"(cooperative-sticky), and a branch `consumer` with every client on the consumer protocol (demo 14's consumer run). " +
-					"The upgrade pauses about as much as staying classic (88 against 82 partition x ticks) in twice as many, smaller, " +
+					"The upgrade pauses about as much as staying classic (84 against 82 partition x ticks) in twice as many, smaller, " +
 					"rebalances; once every member is upgraded a restart costs what the consumer branch shows."),
 				goCell(quiet("fork upgrade"),
 					quiet("fork classic; set C1.group.protocol classic; set C2.group.protocol classic; set C3.group.protocol classic; "+

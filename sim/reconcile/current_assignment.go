@@ -20,7 +20,7 @@ package reconcile
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 )
@@ -114,6 +114,19 @@ func (m Member) Equal(o Member) bool {
 }
 
 func sameSet(a, b []assign.TopicPartition) bool {
+	if len(a) <= smallSet && len(b) <= smallSet {
+		for _, p := range a {
+			if !slices.Contains(b, p) {
+				return false
+			}
+		}
+		for _, p := range b {
+			if !slices.Contains(a, p) {
+				return false
+			}
+		}
+		return true
+	}
 	sa, sb := set(a), set(b)
 	if len(sa) != len(sb) {
 		return false
@@ -171,19 +184,21 @@ func ownsAny(in Input, ps []assign.TopicPartition) bool {
 // computeNext is computeNextAssignment: keep what is still targeted, revoke
 // the rest first, then add the targeted partitions nobody else holds.
 func computeNext(in Input, memberEpoch int) Member {
-	target := set(in.Target)
-	current := set(in.Member.Assigned)
-	var kept, revoke, add []assign.TopicPartition
+	target := lookup(in.Target)
+	current := lookup(in.Member.Assigned)
+	// kept has room for what is added: the new assignment is built in it.
+	kept := make([]assign.TopicPartition, 0, len(in.Member.Assigned)+len(in.Target))
+	var revoke, add []assign.TopicPartition
 	unreleased := false
 	for _, p := range in.Member.Assigned {
-		if target[p] {
+		if target(p) {
 			kept = append(kept, p)
 		} else {
 			revoke = append(revoke, p)
 		}
 	}
 	for _, p := range in.Target {
-		if current[p] {
+		if current(p) {
 			continue
 		}
 		if in.HeldByOther != nil && in.HeldByOther(p) {
@@ -212,6 +227,20 @@ func computeNext(in Input, memberEpoch int) Member {
 	return next
 }
 
+// smallSet is the size up to which a list is searched as it is rather than
+// made a set: a member's assignment is usually a handful of partitions.
+const smallSet = 16
+
+// lookup answers whether a partition is in ps: by searching ps when it is
+// small, else from a set.
+func lookup(ps []assign.TopicPartition) func(assign.TopicPartition) bool {
+	if len(ps) <= smallSet {
+		return func(p assign.TopicPartition) bool { return slices.Contains(ps, p) }
+	}
+	s := set(ps)
+	return func(p assign.TopicPartition) bool { return s[p] }
+}
+
 func set(ps []assign.TopicPartition) map[assign.TopicPartition]bool {
 	s := make(map[assign.TopicPartition]bool, len(ps))
 	for _, p := range ps {
@@ -226,7 +255,7 @@ func sorted(ps []assign.TopicPartition) []assign.TopicPartition {
 		return nil
 	}
 	out := append([]assign.TopicPartition(nil), ps...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	assign.SortPartitions(out) // a total order: the same result as any sort
 	w := 1
 	for i := 1; i < len(out); i++ {
 		if out[i] != out[w-1] {
