@@ -16,7 +16,10 @@ package sim
 // process takes the next id of its client (C2-1, then C2-2 for the next
 // process after a restart) when it first joins and keeps it.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The client's member states (Kafka's MemberState, consumer side).
 const (
@@ -112,7 +115,7 @@ func (m *Member) sendHeartbeat(w *World) {
 			s = append(s, "join", "subscribe "+strings.Join(m.Topics, ","))
 		}
 	}
-	if full || !m.cg.ownedSent || !samePartitions(m.cg.sentOwned, m.Owned) {
+	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
 		r.Owned, r.OwnedSent = cp(m.Owned), true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
 		s = append(s, "owns "+partList(w, m.Owned))
@@ -126,7 +129,7 @@ func (m *Member) sendHeartbeat(w *World) {
 	// acknowledgement is made when the heartbeat goes, not when answered.
 	if m.cg.state == cgAcknowledging {
 		m.cg.state = cgStable
-		if m.cg.hasTarget && !samePartitions(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
+		if m.cg.hasTarget && !slices.Equal(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
 			m.cg.state = cgReconciling
 		}
 	}
@@ -369,7 +372,7 @@ func (m *Member) cgReconcile(w *World) {
 			revoked = append(revoked, tp)
 		}
 	}
-	if len(revoked) == 0 && samePartitions(m.Owned, m.cg.target) {
+	if len(revoked) == 0 && slices.Equal(m.Owned, m.cg.target) {
 		m.cg.hasTarget = false
 		return // nothing to do: the answer repeats the assignment in force
 	}

@@ -193,15 +193,19 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 }
 
 // Members lists the coordinator's members in member-id order.
-func (g *Group) Members() []*GroupMember {
-	ids := make([]string, 0, len(g.members))
-	for id := range g.members {
-		ids = append(ids, id)
+func (g *Group) Members() []*GroupMember { return valuesByKey(g.members) }
+
+// valuesByKey lists a map's values in key order: the coordinators' views
+// never depend on Go's map order.
+func valuesByKey[V any](m map[string]V) []V {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Strings(ids)
-	out := make([]*GroupMember, len(ids))
-	for i, id := range ids {
-		out[i] = g.members[id]
+	sort.Strings(keys)
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
 	}
 	return out
 }
@@ -268,28 +272,4 @@ func memberIDs(ms []*GroupMember) string {
 		s += m.MemberID
 	}
 	return s + "]"
-}
-
-func sameTopics(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func samePartitions(a, b []TopicPartition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -151,7 +152,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 	gm := g.members[r.MemberID]
 	// ClassicGroupMember.matches: the subscription as a whole (topics,
 	// owned partitions, the generation it carries) and the protocol.
-	changed := !sameTopics(gm.Topics, r.Topics) || !samePartitions(gm.Owned, r.Owned) || gm.Strategy != r.Strategy || gm.OwnedGen != r.OwnedGen
+	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || gm.Strategy != r.Strategy || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
 	gm.Protocols = []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout

@@ -149,7 +149,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	// assignor is stored without a bump: it counts at the next target
 	// computation (computePreferredServerAssignor).
 	bump := newMember && replaced == nil
-	if r.TopicsSent && !sameTopics(gm.Topics, r.Topics) {
+	if r.TopicsSent && !slices.Equal(gm.Topics, r.Topics) {
 		gm.Topics = cp(r.Topics)
 		bump = true
 	}
@@ -171,7 +171,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	g.notifyClassicMembers(w)
 	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
-	if full || !samePartitions(before, gm.Assignment) {
+	if full || !slices.Equal(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
 	}
 	b := make([]byte, 0, 32+6*(len(gm.Assignment)+len(gm.Target)))
@@ -179,7 +179,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if resp.HasAssignment {
 		b = appendPartList(w, append(b, ", assigned "...), resp.Assignment)
 	}
-	if !samePartitions(gm.Target, gm.Assignment) {
+	if !slices.Equal(gm.Target, gm.Assignment) {
 		b = appendPartList(w, append(b, ", target "...), gm.Target)
 	}
 	w.reply(p, None, string(b), resp)
@@ -604,7 +604,7 @@ func (g *Group) consumerSettled() bool {
 	}
 	for _, gm := range g.members {
 		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
-			!samePartitions(sortedView(gm.Assignment), sortedView(gm.Target)) {
+			!slices.Equal(sortedView(gm.Assignment), sortedView(gm.Target)) {
 			return false
 		}
 	}

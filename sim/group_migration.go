@@ -21,6 +21,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/reconcile"
@@ -117,7 +118,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	}
 	newMember := g.members[gm.MemberID] != gm
 	bump := newMember && replaced == nil
-	if !sameTopics(gm.Topics, r.Topics) {
+	if !slices.Equal(gm.Topics, r.Topics) {
 		gm.Topics = cp(r.Topics)
 		bump = true
 	}

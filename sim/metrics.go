@@ -1,6 +1,9 @@
 package sim
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // PauseEntry is what one rebalance (the one that formed Generation) paused.
 type PauseEntry struct {
@@ -163,7 +166,7 @@ func (w *World) GroupSettled() bool {
 	}
 	for _, gm := range g.members {
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, gm.Assignment) {
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, gm.Assignment) {
 			return false
 		}
 	}
@@ -342,7 +345,7 @@ func (w *World) consumerGroupSettled() bool {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !samePartitions(m.Owned, sortedView(gm.Assignment)) {
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, sortedView(gm.Assignment)) {
 			return false
 		}
 	}

@@ -115,13 +115,8 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 // the producer-epoch fence and KIP-447's group fence.
 func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 	r := p.Body.(*txnOffsetCommitReq)
-	e := w.Txn.entries[r.TransactionalID]
-	if e == nil || e.PID != r.PID {
-		w.reply(p, InvalidProducerIDMapping, "", nil)
-		return
-	}
-	if r.Epoch < e.Epoch {
-		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
+	e := w.Txn.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
+	if e == nil {
 		return
 	}
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != None {

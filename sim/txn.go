@@ -90,18 +90,7 @@ func newTxnCoordinator() *TxnCoordinator {
 }
 
 // Entries lists the transactional ids in name order.
-func (t *TxnCoordinator) Entries() []*TxnEntry {
-	ids := make([]string, 0, len(t.entries))
-	for id := range t.entries {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make([]*TxnEntry, len(ids))
-	for i, id := range ids {
-		out[i] = t.entries[id]
-	}
-	return out
-}
+func (t *TxnCoordinator) Entries() []*TxnEntry { return valuesByKey(t.entries) }
 
 // Entry looks a transactional id up.
 func (t *TxnCoordinator) Entry(id string) *TxnEntry { return t.entries[id] }
@@ -244,14 +233,25 @@ func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
 	w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &initPIDResp{PID: e.PID, Epoch: e.Epoch})
 }
 
-func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *endTxnReq) {
-	e := t.entries[r.TransactionalID]
-	if e == nil || e.PID != r.PID {
+// producerEntry finds the transactional id a request names and checks its
+// producer id and epoch, answering INVALID_PRODUCER_ID_MAPPING or
+// PRODUCER_FENCED itself when they do not match (nil then).
+func (t *TxnCoordinator) producerEntry(w *World, p *Packet, tid string, pid int64, epoch int) *TxnEntry {
+	e := t.entries[tid]
+	if e == nil || e.PID != pid {
 		w.reply(p, InvalidProducerIDMapping, "", nil)
-		return
+		return nil
 	}
-	if r.Epoch < e.Epoch {
-		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", r.Epoch, e.Epoch), nil)
+	if epoch < e.Epoch {
+		w.reply(p, ProducerFenced, fmt.Sprintf("epoch %d < %d", epoch, e.Epoch), nil)
+		return nil
+	}
+	return e
+}
+
+func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *endTxnReq) {
+	e := t.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
+	if e == nil {
 		return
 	}
 	// TransactionCoordinator.endTransaction, state by state.
