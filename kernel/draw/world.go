@@ -131,12 +131,20 @@ func World(w *sim.World, opt WorldOptions) string {
 // subtitle sums up the settings that shape what the picture shows.
 func subtitle(w *sim.World) string {
 	c := w.Cfg.Client
+	// A consumer group's assignor runs on the coordinator and its session
+	// timeout is the broker's: the client-side settings would name what
+	// does not apply.
+	assignor, session := "assignor "+c.Assignor, fmt.Sprintf("session.timeout %d", c.SessionTimeout)
+	if w.Group.Type == sim.ConsumerGroup {
+		assignor = "group.protocol consumer · assignor " + w.Group.Assignor
+		session = fmt.Sprintf("group.consumer.session.timeout %d", w.Cfg.ConsumerSessionTimeout)
+	}
 	parts := []string{
-		"assignor " + c.Assignor,
+		assignor,
 		"commit " + string(c.Commit),
 		"producer " + string(c.Producer()),
 		"reader " + w.Cfg.Isolation,
-		fmt.Sprintf("session.timeout %d · max.poll.interval %d", c.SessionTimeout, c.MaxPollInterval),
+		fmt.Sprintf("%s · max.poll.interval %d", session, c.MaxPollInterval),
 		fmt.Sprintf("pause meter %d", w.Meter.Total),
 	}
 	return strings.Join(parts, " · ")
