@@ -446,13 +446,20 @@ func (m *Member) cgAssign(w *World) {
 		own[tp] = true
 	}
 	var added []TopicPartition
+	owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
 	for _, tp := range m.cg.target {
 		if !own[tp] {
 			added = append(added, tp)
-			m.Owned = append(m.Owned, tp)
+			owned = append(owned, tp)
 		}
 	}
-	sortTPs(m.Owned)
+	if !tpsSorted(owned) {
+		if len(added) == 0 {
+			owned = slices.Clone(owned)
+		}
+		sortTPs(owned)
+	}
+	m.Owned = owned
 	m.cg.hasTarget = false
 	if len(added) > 0 {
 		w.event(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, partList(w, m.Owned))

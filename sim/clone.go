@@ -75,14 +75,8 @@ func (w *World) Clone() *World {
 	for c, m := range w.current {
 		n.current[c] = mm[m]
 	}
-	n.wake = make(map[*Member]bool, len(w.wake))
-	for m, v := range w.wake {
-		n.wake[mm[m]] = v
-	}
-	n.busy = make(map[*Member]bool, len(w.busy))
-	for m, v := range w.busy {
-		n.busy[mm[m]] = v
-	}
+	n.wake, n.busy = w.wake.clone(), w.busy.clone()
+	n.actBuf, n.tpBuf = nil, nil
 	n.Meter = w.Meter.clone()
 	return &n
 }

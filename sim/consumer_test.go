@@ -39,7 +39,7 @@ func stepDisjoint(t *testing.T, w *World, c *Checker, n int, each func()) {
 			if !m.Alive || m.Zombie || !m.InGroup() {
 				continue
 			}
-			for _, tp := range m.fetchable() {
+			for _, tp := range m.fetchable(w) {
 				if o, ok := owner[tp]; ok {
 					t.Fatalf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.Client)
 				}
@@ -100,7 +100,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 			states[gm.ClientID][gm.MemberState] = true
 		}
-		if len(c1.fetchable()) == 0 {
+		if len(c1.fetchable(w)) == 0 {
 			t.Fatalf("tick %d: C1 consumes nothing (a stop-the-world)", w.Tick)
 		}
 	}

@@ -621,10 +621,18 @@ func sortedTPs(tps []TopicPartition) []TopicPartition {
 // already (the usual case), so the settle checks run every tick allocate
 // nothing.
 func sortedView(tps []TopicPartition) []TopicPartition {
-	for i := 1; i < len(tps); i++ {
-		if tps[i].Less(tps[i-1]) {
-			return sortedTPs(tps)
-		}
+	if !tpsSorted(tps) {
+		return sortedTPs(tps)
 	}
 	return tps
+}
+
+// tpsSorted reports whether tps is in (topic, partition) order.
+func tpsSorted(tps []TopicPartition) bool {
+	for i := 1; i < len(tps); i++ {
+		if tps[i].Less(tps[i-1]) {
+			return false
+		}
+	}
+	return true
 }

@@ -55,7 +55,7 @@ func (c *Checker) Check(w *World) error {
 		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
 			continue
 		}
-		for _, tp := range m.fetchable() {
+		for _, tp := range m.fetchable(w) {
 			if o, ok := fetching[tp]; ok {
 				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
 			}

@@ -54,6 +54,7 @@ type fetched struct {
 type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
+	proc   int    // process number: its index in World.procs
 	Cfg    ClientConfig
 	Topics []string
 	Alive  bool
@@ -390,14 +391,14 @@ func (m *Member) poll(w *World) bool {
 		return false // a Fetch is already out
 	}
 	m.maybeAutoCommit(w)
-	tps := m.fetchable()
+	tps := m.fetchable(w)
 	if len(tps) == 0 {
 		return false
 	}
 	m.fetchID++
-	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords}
-	for _, tp := range tps {
-		req.Offsets = append(req.Offsets, m.positions[tp])
+	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords, Offsets: make([]int, len(tps))}
+	for i, tp := range tps {
+		req.Offsets[i] = m.positions[tp]
 	}
 	m.loop = LoopFetching
 	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
@@ -429,18 +430,26 @@ func (m *Member) maybeAutoCommit(w *World) {
 }
 
 // fetchable lists owned, positioned partitions, starting after the last
-// partition the previous poll read from (the fetcher's rotation).
-func (m *Member) fetchable() []TopicPartition {
-	var tps []TopicPartition
+// partition the previous poll read from (the fetcher's rotation). The list
+// is gathered in the world's scratch buffer and copied once, rotated, at
+// its exact size (the Fetch request keeps it).
+func (m *Member) fetchable(w *World) []TopicPartition {
+	all := w.tpBuf[:0]
 	for _, tp := range m.Owned {
 		if m.fetches(tp) {
-			tps = append(tps, tp)
+			all = append(all, tp)
 		}
 	}
-	if m.hasRotate && len(tps) > 1 {
-		i := sort.Search(len(tps), func(i int) bool { return m.rotate.Less(tps[i]) })
-		tps = append(tps[i:], tps[:i]...)
+	w.tpBuf = all
+	if len(all) == 0 {
+		return nil
 	}
+	i := 0
+	if m.hasRotate && len(all) > 1 {
+		i = sort.Search(len(all), func(i int) bool { return m.rotate.Less(all[i]) })
+	}
+	tps := make([]TopicPartition, len(all))
+	copy(tps[copy(tps, all[i:]):], all[:i])
 	return tps
 }
 
@@ -483,7 +492,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	if m.loop != LoopFetching || r.ID != m.fetchID {
 		return
 	}
-	var batch []fetched
+	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
 		if pos, ok := m.positions[f.TP]; ok && pos == f.Offset && m.owns(f.TP) {
 			batch = append(batch, f)
@@ -582,7 +591,7 @@ func (m *Member) work(w *World) {
 // batchDone runs the end of one loop iteration: commit as the mode says,
 // then back to poll().
 func (m *Member) batchDone(w *World) {
-	m.batch, m.batchIdx = nil, 0
+	m.batch, m.batchIdx = m.batch[:0], 0
 	switch {
 	case m.prod.mode == ProducerTransactional:
 		m.commitTxn(w, m.processedPositions(), contBackToPoll)
@@ -619,18 +628,35 @@ func (m *Member) anyPositioned() bool {
 
 // fetchPositionList is fetchPositions as two parallel slices in partition
 // order (what sendCommit builds from the map), without the map: Owned is
-// usually sorted already, so the sort is only a fallback.
+// usually sorted already, so the sort is only a fallback. When every owned
+// partition is positioned and Owned is strictly in order (the steady
+// state), the partition list is Owned itself, capped: Owned is replaced,
+// never changed in place, so the request may keep it.
 func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
-	tps := make([]TopicPartition, 0, len(m.Owned))
 	offs := make([]int, 0, len(m.Owned))
-	inOrder := true
+	inOrder, all := true, true
+	for i, tp := range m.Owned {
+		p, ok := m.positions[tp]
+		if !ok {
+			all = false
+			continue
+		}
+		if i > 0 && !m.Owned[i-1].Less(tp) {
+			inOrder = false // unsorted or repeated
+		}
+		offs = append(offs, p)
+	}
+	if all && inOrder {
+		return m.Owned[:len(m.Owned):len(m.Owned)], offs
+	}
+	tps := make([]TopicPartition, 0, len(offs))
+	inOrder = true
 	for _, tp := range m.Owned {
-		if p, ok := m.positions[tp]; ok {
+		if _, ok := m.positions[tp]; ok {
 			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
-				inOrder = false // unsorted or repeated
+				inOrder = false
 			}
 			tps = append(tps, tp)
-			offs = append(offs, p)
 		}
 	}
 	if !inOrder {
@@ -832,7 +858,7 @@ func (m *Member) die(w *World) {
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
-	delete(w.wake, m)
+	w.wake.remove(m.proc)
 	w.Group.processStopped(w, m)
 }
 

@@ -64,10 +64,14 @@ type World struct {
 	Events   Seq[Event]
 	drops    []DropRule
 	timers   timerQueue
-	wake     map[*Member]bool // members to act this tick
-	busy     map[*Member]bool // members with work for the next tick
+	wake     procSet // members to act this tick
+	busy     procSet // members with work for the next tick
 	parked   []parkedFetch
 	nextPID  int64
+	// Scratch buffers of the tick loop, reused from tick to tick; never
+	// shared with a clone (Clone leaves them nil) and never kept.
+	actBuf []*Member
+	tpBuf  []TopicPartition
 
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
@@ -105,7 +109,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 	w := &World{
 		Cfg: cfg.clone(), Topo: topo,
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
-		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
+		current: map[string]*Member{}, memberSeq: map[string]int{},
 		nextPID: 1000,
 	}
 	w.short = true
@@ -231,6 +235,7 @@ func (w *World) newProcess(client string) *Member {
 		inc = old.Inc + 1
 	}
 	m := newMember(client, inc, cc, w.topicNames())
+	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	if w.current[client] == nil {
 		// Insert in place: sorting the whole list for every new client made
@@ -437,7 +442,8 @@ func (w *World) send(p *Packet) {
 }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
-// command since), delivered next tick.
+// command since), delivered next tick. The list is valid until the next
+// Step, which reuses it.
 func (w *World) InFlight() []*Packet { return w.sending }
 
 // Drop adds a rule that loses the next matching packet(s).
@@ -462,14 +468,14 @@ func (w *World) PendingDrops() []DropRule {
 // wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
 func (w *World) wakeUp(m *Member) {
 	if m.Alive {
-		w.wake[m] = true
+		w.wake.add(m.proc)
 	}
 }
 
 // wakeNext lets a member act next tick (it is in the middle of a record).
 func (w *World) wakeNext(m *Member) {
 	if m.Alive {
-		w.busy[m] = true
+		w.busy.add(m.proc)
 	}
 }
 
@@ -479,16 +485,16 @@ func (w *World) wakeNext(m *Member) {
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.stopped = false
-	w.inflight, w.sending = w.sending, nil
-	for m := range w.busy {
-		w.wake[m] = true
-	}
-	clear(w.busy) // in place: a clone has its own maps (World.Clone)
+	// The two packet lists take turns, so neither is made anew each tick.
+	w.inflight, w.sending = w.sending, w.inflight[:0]
+	w.wake.addAll(&w.busy)
+	w.busy.clear() // in place: a clone has its own sets (World.Clone)
 	for _, p := range w.inflight {
 		p.Delivered = w.Tick
 		w.deliver(p)
 	}
-	w.inflight = nil
+	clear(w.inflight)
+	w.inflight = w.inflight[:0]
 	w.fireTimers()
 	w.Group.tick(w)
 	w.actMembers()
@@ -531,14 +537,12 @@ func (w *World) process(client string, inc int) *Member {
 func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
-	for pass := 0; pass < 8 && len(w.wake) > 0; pass++ {
-		ms := make([]*Member, 0, len(w.wake))
-		for m := range w.wake {
-			ms = append(ms, m)
-		}
-		clear(w.wake)
-		// (client, incarnation) names one process: a total order, so the
-		// map's random order never shows.
+	for pass := 0; pass < 8 && w.wake.len() > 0; pass++ {
+		ms := w.wake.appendMembers(w.actBuf[:0], w.procs)
+		w.actBuf = ms
+		w.wake.clear()
+		// (client, incarnation) names one process: members act in that
+		// order (a total order), not in process-number order.
 		slices.SortFunc(ms, func(a, b *Member) int {
 			if c := strings.Compare(a.Client, b.Client); c != 0 {
 				return c
