@@ -271,10 +271,20 @@ func (w *World) topicNames() []string {
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
 func (w *World) RecordName(tp TopicPartition, off int) string {
+	var buf [48]byte
+	return string(w.appendRecordName(buf[:0], tp, off))
+}
+
+// appendRecordName appends RecordName(tp, off) to b.
+func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
 	if w.short {
-		return tp.Topic[:1] + strconv.Itoa(tp.Partition) + "." + strconv.Itoa(off)
+		b = append(b, tp.Topic[0])
+		b = strconv.AppendInt(b, int64(tp.Partition), 10)
+	} else {
+		b = appendPartition(b, tp)
 	}
-	return tp.String() + "." + strconv.Itoa(off)
+	b = append(b, '.')
+	return strconv.AppendInt(b, int64(off), 10)
 }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
