@@ -126,10 +126,12 @@ func (w *World) handleProduce(p *Packet) {
 			mark = TxnOpen
 		}
 		off := l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: w.Tick})
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
-		if len(e.batches) > idempotenceWindow {
-			e.batches = e.batches[1:]
+		if len(e.batches) == idempotenceWindow {
+			// Slide the window in place (a clone has its own batches), so
+			// that a full window never grows its array again.
+			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
 		}
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
 		resp.Offset = off
 	} else {
 		resp.Offset = l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})

@@ -123,7 +123,7 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	}
 	n.static = cpMap(g.static)
 	n.fenced = cpMap(g.fenced)
-	n.offsets = cpMap(g.offsets)
+	n.offsets = g.offsets.clone()
 	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
 	for pid, m := range g.pending {
 		n.pending[pid] = cpMap(m)

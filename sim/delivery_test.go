@@ -39,7 +39,7 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 		}
 	}
 	for _, tp := range w.inputTPs {
-		rec, ok := w.Group.offsets[tp]
+		rec, ok := w.Group.offsets.get(tp)
 		if !ok {
 			continue
 		}

@@ -259,7 +259,7 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 	}
 	for _, tp := range w.inputTPs {
-		rec, ok := w.Group.offsets[tp]
+		rec, ok := w.Group.offsets.get(tp)
 		if !ok {
 			continue
 		}
@@ -289,7 +289,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
 	hw := w.logs[tp].HW()
-	if rec, ok := w.Group.offsets[tp]; ok {
+	if rec, ok := w.Group.offsets.get(tp); ok {
 		return hw - rec.Offset
 	}
 	return hw

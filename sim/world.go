@@ -141,6 +141,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
 	w.Group = newGroup(topo.Group)
+	w.Group.offsets = newOffsetTable(w.inputAt, w.inputTPs)
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
 	if topo.Members > 0 {
