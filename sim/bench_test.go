@@ -32,9 +32,11 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 	p0, e0 := w.Packets.Len(), w.Events.Len()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 	b.ReportMetric(float64(w.Packets.Len()-p0+w.Events.Len()-e0)/b.Elapsed().Seconds(), "pkts+evs/s")
 }
@@ -83,9 +85,11 @@ func BenchmarkTickIdle(b *testing.B) {
 				w.Step()
 			}
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				w.Step()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 		})
 	}

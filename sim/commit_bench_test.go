@@ -25,10 +25,12 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -9,14 +9,22 @@ import (
 // order (kgrepl keeps them all, as a log not yet compacted). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
 // generation, producer id, state) is kept once per run of such records, and
-// each record adds only its partition and offset (32 bytes, against 112 for
-// an OffsetRecord); the group id is kept once for the log. At, All and Slice
-// give back OffsetRecords equal to what was appended. Chunks are shared
-// between clones as for any Seq.
+// each record adds only its partition's number and its offset (16 bytes
+// without pointers, against 112 for an OffsetRecord: the garbage collector
+// never scans them); the group id is kept once for the log. At, All and
+// Slice give back OffsetRecords equal to what was appended. Chunks are
+// shared between clones as for any Seq.
+//
+// A partition's number is its place among the world's input partitions
+// (index), or, for any other (a marker's empty partition, a test's log
+// without a world), len(index.tps) plus its place in extra.
 type OffsetsLog struct {
 	group   string
 	runs    Seq[offsetRun]
 	entries Seq[offsetEntry]
+	index   inputIndex
+	extra   []TopicPartition // append-only; clones get it capped, so appends never meet
+	extraAt map[TopicPartition]int32
 }
 
 // offsetRun is what consecutive records of the log have in common; the
@@ -32,8 +40,33 @@ type offsetRun struct {
 }
 
 type offsetEntry struct {
-	TP     TopicPartition
 	Offset int
+	part   int32 // the partition's number (see OffsetsLog)
+}
+
+// part numbers tp for an entry.
+func (l *OffsetsLog) part(tp TopicPartition, c *topicCache) int32 {
+	if i, ok := l.index.slot(tp, c); ok {
+		return int32(i)
+	}
+	k, ok := l.extraAt[tp]
+	if !ok {
+		if l.extraAt == nil {
+			l.extraAt = map[TopicPartition]int32{}
+		}
+		k = int32(len(l.extra))
+		l.extra = append(l.extra, tp)
+		l.extraAt[tp] = k
+	}
+	return int32(len(l.index.tps)) + k
+}
+
+// partition is the partition numbered p.
+func (l *OffsetsLog) partition(p int32) TopicPartition {
+	if int(p) < len(l.index.tps) {
+		return l.index.tps[p]
+	}
+	return l.extra[int(p)-len(l.index.tps)]
 }
 
 // offsetStates are the states a record of __consumer_offsets can show.
@@ -59,7 +92,7 @@ func (l *OffsetsLog) At(i int) OffsetRecord {
 }
 
 func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
-	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: e.TP, Offset: e.Offset, Generation: int(r.Generation),
+	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: l.partition(e.part), Offset: e.Offset, Generation: int(r.Generation),
 		MemberID: r.MemberID, PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
 
@@ -93,7 +126,7 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
 	l.startRun(rec)
-	l.entries.Append(offsetEntry{TP: rec.TP, Offset: rec.Offset})
+	l.entries.Append(offsetEntry{part: l.part(rec.TP, nil), Offset: rec.Offset})
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
@@ -103,8 +136,9 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs [
 		return
 	}
 	l.startRun(rec)
+	var tc topicCache
 	for i, tp := range tps {
-		l.entries.Append(offsetEntry{TP: tp, Offset: offs[i]})
+		l.entries.Append(offsetEntry{part: l.part(tp, &tc), Offset: offs[i]})
 	}
 }
 
@@ -138,5 +172,6 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, runs: l.runs.clone(), entries: l.entries.clone()}
+	return OffsetsLog{group: l.group, runs: l.runs.clone(), entries: l.entries.clone(), index: l.index,
+		extra: l.extra[:len(l.extra):len(l.extra)], extraAt: cpMap(l.extraAt)}
 }

@@ -8,28 +8,14 @@ package sim
 // map. Any other partition (a test's group without a world) is kept in a
 // map. The zero table keeps everything in the map.
 type offsetTable struct {
-	at    map[string]span  // the world's inputAt: read-only, shared by clones
-	tps   []TopicPartition // the world's inputTPs: read-only, shared by clones
+	index inputIndex
 	slots []committedOffset
 	n     int // slots in use
 	other map[TopicPartition]committedOffset
 }
 
-func newOffsetTable(at map[string]span, tps []TopicPartition) offsetTable {
-	return offsetTable{at: at, tps: tps}
-}
-
-// slot is tp's index in slots (false when tp has none).
-func (t *offsetTable) slot(tp TopicPartition) (int, bool) {
-	in, ok := t.at[tp.Topic]
-	if !ok {
-		return 0, false
-	}
-	return in.index(tp.Partition)
-}
-
 func (t *offsetTable) get(tp TopicPartition) (committedOffset, bool) {
-	if i, ok := t.slot(tp); ok {
+	if i, ok := t.index.slot(tp, nil); ok {
 		if i < len(t.slots) && t.slots[i].has {
 			return t.slots[i], true
 		}
@@ -40,7 +26,7 @@ func (t *offsetTable) get(tp TopicPartition) (committedOffset, bool) {
 }
 
 func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
-	if i, ok := t.slot(tp); ok {
+	if i, ok := t.index.slot(tp, nil); ok {
 		t.setSlot(i, c)
 		return
 	}
@@ -52,7 +38,7 @@ func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
 
 func (t *offsetTable) setSlot(i int, c committedOffset) {
 	if t.slots == nil {
-		t.slots = make([]committedOffset, len(t.tps))
+		t.slots = make([]committedOffset, len(t.index.tps))
 	}
 	if !t.slots[i].has {
 		t.n++
@@ -65,14 +51,10 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 // Its partitions come in (topic, partition) order, so each topic is looked
 // up once per run of its partitions.
 func (t *offsetTable) setCommit(tps []TopicPartition, offs []int, c committedOffset) {
-	topic, in, known := "", span{}, false
+	var tc topicCache
 	for i, tp := range tps {
 		c.Offset = offs[i]
-		if i == 0 || tp.Topic != topic {
-			topic = tp.Topic
-			in, known = t.at[topic]
-		}
-		if s, ok := in.index(tp.Partition); known && ok {
+		if s, ok := t.index.slot(tp, &tc); ok {
 			t.setSlot(s, c)
 		} else {
 			t.set(tp, c)
@@ -87,7 +69,7 @@ func (t *offsetTable) len() int { return t.n + len(t.other) }
 // in their order, then any other in (topic, partition) order.
 func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 	for i := range t.slots {
-		if t.slots[i].has && !yield(t.tps[i], t.slots[i]) {
+		if t.slots[i].has && !yield(t.index.tps[i], t.slots[i]) {
 			return
 		}
 	}

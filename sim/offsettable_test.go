@@ -23,7 +23,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 	}
 	for seed := int64(0); seed < 50; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		tab := newOffsetTable(w.inputAt, w.inputTPs)
+		tab := offsetTable{index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
 		ref := map[TopicPartition]committedOffset{}
 		for op := 0; op < 200; op++ {
 			c := committedOffset{Offset: r.Intn(100), MemberID: "C1-1", PID: int64(r.Intn(3)) - 1, Tick: int32(op), Generation: int32(seed)}
@@ -84,7 +84,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 		}
 		var rest []TopicPartition
 		for tp := range ref {
-			if _, ok := tab.slot(tp); !ok {
+			if _, ok := tab.index.slot(tp, nil); !ok {
 				rest = append(rest, tp)
 			}
 		}

@@ -141,7 +141,8 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
 	w.Group = newGroup(topo.Group)
-	w.Group.offsets = newOffsetTable(w.inputAt, w.inputTPs)
+	w.Group.offsets.index = inputIndex{at: w.inputAt, tps: w.inputTPs}
+	w.Group.OffsetsLog.index = w.Group.offsets.index
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
 	if topo.Members > 0 {
