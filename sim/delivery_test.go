@@ -8,8 +8,9 @@ import (
 )
 
 // deliveryByReadTopic is Delivery as it was written before it read the
-// logs in place: the output topic through ReadTopic, and each record name
-// built as a string. TestDeliveryMatchesReadTopic holds Delivery to it.
+// logs in place: the output topic through ReadTopic (also for what the LSO
+// holds back), and each record name built as a string.
+// TestDeliveryMatchesReadTopic holds Delivery to it.
 func deliveryByReadTopic(w *World, isolation string) Counts {
 	seen := map[string]int{}
 	for _, r := range w.ReadTopic(w.Topo.Output.Name, isolation) {
@@ -27,14 +28,11 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
-	held := map[string]bool{}
+	held := map[string]bool{} // committed invoices at or past the LSO
 	if isolation == "read_committed" {
-		for _, tp := range w.outputTPs {
-			l := w.logs[tp]
-			for i := l.LSO(); i < l.HW(); i++ {
-				if cell := l.Cells.At(i); cell.IsData() && (cell.Txn == TxnCommitted || cell.Txn == NotTransactional) {
-					held[cell.Source] = true
-				}
+		for _, r := range w.ReadTopic(w.Topo.Output.Name, "read_uncommitted") {
+			if r.Offset >= w.Log(r.Partition).LSO() && !r.Aborted && !r.Open {
+				held[r.Source] = true
 			}
 		}
 	}
