@@ -62,18 +62,16 @@ func (w *World) Clone() *World {
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 
-	mm := make(map[*Member]*Member, len(w.procs))
 	n.procs = make([]*Member, len(w.procs))
 	for i, m := range w.procs {
 		n.procs[i] = m.clone()
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
 		n.procs[i].cg.commitPkt = re(m.cg.commitPkt)
-		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))
 	for c, m := range w.current {
-		n.current[c] = mm[m]
+		n.current[c] = n.procs[m.proc] // a process's copy has its process number
 	}
 	n.wake, n.busy = w.wake.clone(), w.busy.clone()
 	n.actBuf, n.tpBuf = nil, nil
