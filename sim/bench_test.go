@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -160,6 +161,45 @@ func BenchmarkClone(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = w.Clone()
+	}
+}
+
+// BenchmarkCloneStepParallel is the explorer's unit of work without the
+// explorer: copy the default world at tick 200 (BenchmarkClone's) and step
+// the copy 20 ticks, on 1 and on 2 goroutines sharing the source. It
+// reports CPU time per op (every thread, the collector's too): if it rises
+// from 1 to 2 goroutines, the engine's own work scales less than linearly
+// (the runtime's allocator and collector, shared caches), whatever the
+// explorer's worker pool does.
+func BenchmarkCloneStepParallel(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 100
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for i := 0; i < 200; i++ {
+		w.Step()
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprint(workers), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			var wg sync.WaitGroup
+			per := (b.N + workers - 1) / workers
+			for g := 0; g < workers; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < per; i++ {
+						c := w.Clone()
+						for k := 0; k < 20; k++ {
+							c.Step()
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(per*workers), "cpu-ns/op")
+		})
 	}
 }
 
