@@ -151,13 +151,7 @@ func BenchmarkRollingRestart100x1000(b *testing.B) {
 // BenchmarkClone: a snapshot of the default world after 200 busy ticks,
 // the explorer's unit of work.
 func BenchmarkClone(b *testing.B) {
-	cfg := DefaultConfig()
-	cfg.RecordsPerPartition = 100
-	w, _ := New(DefaultTopology(), cfg)
-	w.Join("C2", false, nil)
-	for i := 0; i < 200; i++ {
-		w.Step()
-	}
+	w := busyWorld()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = w.Clone()
@@ -172,13 +166,7 @@ func BenchmarkClone(b *testing.B) {
 // (the runtime's allocator and collector, shared caches), whatever the
 // explorer's worker pool does.
 func BenchmarkCloneStepParallel(b *testing.B) {
-	cfg := DefaultConfig()
-	cfg.RecordsPerPartition = 100
-	w, _ := New(DefaultTopology(), cfg)
-	w.Join("C2", false, nil)
-	for i := 0; i < 200; i++ {
-		w.Step()
-	}
+	w := busyWorld()
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprint(workers), func(b *testing.B) {
 			b.ReportAllocs()
@@ -201,6 +189,19 @@ func BenchmarkCloneStepParallel(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(per*workers), "cpu-ns/op")
 		})
 	}
+}
+
+// busyWorld is the default world with C2 joined after 200 busy ticks (100
+// records per partition), what BenchmarkClone copies.
+func busyWorld() *World {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 100
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for i := 0; i < 200; i++ {
+		w.Step()
+	}
+	return w
 }
 
 // agedWorld is the default world after ticks of steady traffic: C1 and C2
