@@ -12,22 +12,24 @@ func (w *World) Clone() *World {
 	n.Cfg = w.Cfg.clone()
 	n.clients = cp(w.clients)
 	n.memberSeq = cpMap(w.memberSeq)
-	n.Events = w.Events.clone()
+	n.Events = EventLog{recs: w.Events.recs.clone(), w: &n}
+	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: &n}
+	n.texts = w.texts.clone()
+	n.parties = w.parties.clone()
+	n.scratch = nil
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
 	n.Sink = w.Sink.clone()
 
-	// The trace is shared: a packet is never changed once delivered. The
-	// packets still on the wire get their Delivered tick at the next Step,
-	// so the copy gets its own of each (and of the chunk that holds it), and
-	// every pointer to one is turned to the copy.
-	n.Packets = w.Packets.clone()
+	// The trace is shared chunk by chunk (its records never change). The
+	// live packets still on the wire get their Delivered tick at the next
+	// Step, so the copy gets its own of each, and every pointer to one is
+	// turned to the copy.
 	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
 	for _, ps := range [][]*Packet{w.sending, w.inflight} {
 		for _, p := range ps {
 			c := *p
 			pk[p] = &c
-			n.Packets.Set(p.ID, &c)
 		}
 	}
 	re := func(p *Packet) *Packet {

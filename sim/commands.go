@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -181,18 +180,12 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	}
 	first := w.logs[tp].HW()
 	w.appendInput(tp, n, true)
-	// "%d records appended to %s (%s..%s)", built by hand (a steady
-	// producer sends this every few ticks).
-	var buf [128]byte
-	b := strconv.AppendInt(buf[:0], int64(n), 10)
-	b = append(b, " records appended to "...)
-	b = appendPartition(b, tp)
-	b = append(b, " ("...)
-	b = append(b, w.Log(tp).Cells.At(first).Value...)
-	b = append(b, ".."...)
-	b = append(b, w.Log(tp).Cells.At(first+n-1).Value...)
-	b = append(b, ')')
-	w.eventText(EvInput, "", string(b))
+	// "%d records appended to %s (%s..%s)", encoded (a steady producer
+	// sends this every few ticks).
+	b := w.encPart(append(encInt(w.scratch[:0], int64(n)), phAppendedTo), tp)
+	b = w.encRecord(append(b, phOpenParen), tp, first, w.Log(tp).Cells.At(first).Value)
+	b = w.encRecord(append(b, phDotDot), tp, first+n-1, w.Log(tp).Cells.At(first+n-1).Value)
+	w.eventEnc(EvInput, "", append(b, phCloseParen), 0)
 	return nil
 }
 

@@ -60,8 +60,14 @@ type World struct {
 
 	inflight []*Packet    // sent last tick, delivered this tick
 	sending  []*Packet    // sent this tick
-	Packets  Seq[*Packet] // the whole trace, in send order (p.ID is the index)
-	Events   Seq[Event]
+	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
+	Events   EventLog
+	texts    textArena // the trace's and the events' texts (text.go)
+	parties  parties   // the names packets and events refer to by number
+	scratch  []byte    // where the next text is encoded; private to this world
+	// keep, when a test sets it, keeps every packet sent by ID, body
+	// included: the trace keeps no bodies.
+	keep map[int]*Packet
 	drops    []DropRule
 	timers   timerQueue
 	wake     map[*Member]bool // members to act this tick
@@ -108,6 +114,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
 		nextPID: 1000,
 	}
+	w.Packets.w, w.Events.w = w, w
 	w.short = true
 	for _, t := range topo.Inputs {
 		if t.Name != "orders" && t.Name != "payments" {
@@ -220,7 +227,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -391,14 +398,29 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 	}
 }
 
+// event records a rare event, its text formatted now and kept as it is.
+// The frequent ones encode their arguments (eventEnc).
 func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
+	w.eventText(kind, member, fmt.Sprintf(format, args...))
 }
 
-// eventText records an event whose text is already built (the hot paths
-// build it with a strings.Builder: Sprintf boxes every argument).
+// eventText records an event whose text is already built.
 func (w *World) eventText(kind EventKind, member, text string) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: text})
+	w.Events.add(kind, member, w.addText(encLit(w.scratch[:0], text)), 0)
+}
+
+// eventEnc records an event whose text is encoded in b (text.go; usually
+// w.scratch, without its tEnd); records, if at > 0, are the record tokens
+// from b[at:] on (Event.Records).
+func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) textRef {
+	if at <= 0 {
+		ref := w.addText(b)
+		w.Events.add(kind, member, ref, 0)
+		return ref
+	}
+	ref, recs := w.addTextTail(b, at)
+	w.Events.add(kind, member, ref, recs)
+	return ref
 }
 
 // appendPartition appends tp as TopicPartition.String spells it (orders-2).
@@ -413,7 +435,7 @@ func appendPartition(b []byte, tp TopicPartition) []byte {
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
-	w.Events.Last().Stop = true
+	w.Events.recs.Last().stop = true
 	w.stopped = true
 }
 
@@ -430,15 +452,24 @@ func (w *World) send(p *Packet) {
 			break
 		}
 	}
-	w.Packets.Append(p)
+	w.Packets.record(p)
+	if w.keep != nil {
+		w.keep[p.ID] = p
+	}
 	if !p.Lost {
 		w.sending = append(w.sending, p)
 	}
 }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
-// command since), delivered next tick.
-func (w *World) InFlight() []*Packet { return w.sending }
+// command since), delivered next tick; copies, as the trace gives them.
+func (w *World) InFlight() []*Packet {
+	out := make([]*Packet, len(w.sending))
+	for i, p := range w.sending {
+		out[i] = w.Packets.At(p.ID)
+	}
+	return out
+}
 
 // Drop adds a rule that loses the next matching packet(s).
 func (w *World) Drop(r DropRule) {
@@ -583,6 +614,12 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 		Error: code, Summary: summary, Body: body, Req: req})
 }
 
+// replyText answers a request with a summary encoded in the arena.
+func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
+	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
+		Error: code, text: text, Body: body, Req: req})
+}
+
 // Invoke marks the external side effect for an input record.
 func (w *World) sideEffect(m *Member, source string) {
 	if n := w.Sink.Inc(source); n > 1 {
@@ -696,5 +733,5 @@ func (w *World) startStableConsumerGroup(n int) {
 		// from when it stopped.
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }

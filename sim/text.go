@@ -1,0 +1,379 @@
+package sim
+
+import (
+	"encoding/binary"
+	"strconv"
+)
+
+// The trace's texts (packet summaries, event texts, the record names an
+// event is about) are kept as a small encoding in a byte arena and formatted
+// only when a view reads them: a world keeps millions, a view shows a few
+// hundred. The frequent ones (fetches, produces, commits, polled, processed)
+// store their arguments (a record as topic, partition and offset; a number
+// as a varint) and cost a few bytes; rare ones store their text as a string.
+//
+// A text is a run of tokens ended by tEnd. Each token formats one piece:
+//
+//	tLit n bytes          the bytes as they are
+//	tInt zigzag           a decimal number
+//	tShort topic part     a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
+//	tPart topic part      a partition as Kafka's tools print it: orders-2
+//	tRecord topic part off an input record: o2.3 (World.RecordName)
+//	tOffsets n (topic part off)*  committed positions: o0@3 o1@5
+//	tPhrase+k             phrases[k], a fixed piece of a frequent text
+//
+// topic is an index into the world's topics (its input topics in topology
+// order, then the output topic); every number is a varint. A reference into
+// the arena (textRef) may point at any token of a text, not only its first:
+// a polled event's Records point at the record tokens of its own text, and a
+// commit's answer at the offsets token of its committed event, so what two
+// views show of one fact is stored once.
+const (
+	tEnd byte = iota
+	tLit
+	tInt
+	tShort
+	tPart
+	tRecord
+	tOffsets
+	tPhrase = 16
+)
+
+// phrases are the fixed pieces of the frequent texts, one byte each.
+var phrases = [...]string{
+	" ", " processed ", " poll() returned ", " committed ", " written to ", " at offset ",
+	" max ", ", ", " records appended to ", " (", "..", ")", " pid ", " epoch ", " seq ",
+	" (retry)", "inv(", "epoch ", "gen ",
+}
+
+const (
+	phSpace = tPhrase + iota
+	phProcessed
+	phPolled
+	phCommitted
+	phWrittenTo
+	phAtOffset
+	phMax
+	phComma
+	phAppendedTo
+	phOpenParen
+	phDotDot
+	phCloseParen
+	phPID
+	phEpoch
+	phSeq
+	phRetry
+	phInv
+	phEpochWord
+	phGenWord
+)
+
+// textRef is where a text (or a token inside one) starts in the arena:
+// chunk<<arenaShift | offset. 0 is the empty text (every arena begins with a
+// lone tEnd).
+type textRef uint32
+
+const arenaShift = 14 // 16 KB chunks: 4 GB of text in all
+
+// textArena is append-only bytes in chunks: a chunk's bytes never change
+// once written, so World.Clone shares every chunk, the open one too (with
+// its capacity cut to its length: an append on either side then writes
+// where the other never reads, and the clone's first append copies it).
+type textArena struct {
+	full [][]byte // full chunks; the spine is shared with clones, cut to its length
+	open []byte   // the chunk being filled
+}
+
+// add copies an encoded text (its tEnd included) into the arena and returns
+// its reference. A text never spans chunks; one longer than a chunk (a
+// rebalance plan of thousands of partitions) gets a chunk of its own.
+func (a *textArena) add(b []byte) textRef {
+	if a.open == nil && len(a.full) == 0 {
+		a.open = append(make([]byte, 0, 256), tEnd)
+	}
+	if len(a.open)+len(b) > 1<<arenaShift {
+		a.full = append(a.full, a.open)
+		a.open = make([]byte, 0, max(1<<arenaShift, len(b))) // an arena that filled one chunk fills the next
+
+	}
+	ref := textRef(len(a.full)<<arenaShift | len(a.open))
+	// append grows a young chunk by doubling, and copies one shared with a
+	// clone (cut to its length) before writing.
+	a.open = append(a.open, b...)
+	return ref
+}
+
+// addWithTail adds b and also returns a reference to b[at:] (the tail of
+// the text: its records, its offsets), the same bytes when the offset fits
+// in a reference, else a copy of the tail.
+func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef) {
+	ref := a.add(b)
+	if int(ref&(1<<arenaShift-1))+at < 1<<arenaShift {
+		return ref, ref + textRef(at)
+	}
+	return ref, a.add(b[at:])
+}
+
+// bytes returns the arena from ref to the end of its chunk.
+func (a *textArena) bytes(ref textRef) []byte {
+	c, off := int(ref>>arenaShift), int(ref&(1<<arenaShift-1))
+	chunk := a.open
+	if c < len(a.full) {
+		chunk = a.full[c]
+	} else if c > len(a.full) {
+		return nil
+	}
+	if off >= len(chunk) {
+		return nil
+	}
+	return chunk[off:]
+}
+
+func (a *textArena) clone() textArena {
+	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)]}
+}
+
+// Encoding. Each function appends one token to b.
+
+func encLit(b []byte, s string) []byte {
+	b = append(b, tLit)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encLitBytes(b []byte, s []byte) []byte {
+	b = append(b, tLit)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encInt(b []byte, n int64) []byte {
+	return binary.AppendVarint(append(b, tInt), n)
+}
+
+// topicIndex numbers the world's topics: the inputs in topology order, then
+// the output. False for a topic the world does not have.
+func (w *World) topicIndex(topic string) (int, bool) {
+	for i := range w.Topo.Inputs {
+		if w.Topo.Inputs[i].Name == topic {
+			return i, true
+		}
+	}
+	if w.Topo.Output.Name == topic {
+		return len(w.Topo.Inputs), true
+	}
+	return 0, false
+}
+
+func (w *World) topicAt(i uint64) (string, bool) {
+	if i < uint64(len(w.Topo.Inputs)) {
+		return w.Topo.Inputs[i].Name, true
+	}
+	if i == uint64(len(w.Topo.Inputs)) {
+		return w.Topo.Output.Name, true
+	}
+	return "", false
+}
+
+func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
+	t, ok := w.topicIndex(tp.Topic)
+	if !ok {
+		var buf [64]byte
+		if tok == tShort {
+			return encLitBytes(b, w.appendShortName(buf[:0], tp))
+		}
+		return encLitBytes(b, appendPartition(buf[:0], tp))
+	}
+	b = binary.AppendUvarint(append(b, tok), uint64(t))
+	return binary.AppendUvarint(b, uint64(tp.Partition))
+}
+
+// encShort is appendShortName as a token (o2).
+func (w *World) encShort(b []byte, tp TopicPartition) []byte { return w.encTP(b, tShort, tp) }
+
+// encPart is appendPartition as a token (orders-2).
+func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, tPart, tp) }
+
+// encRecord is the input record at off of tp, named as World.RecordName
+// names it; value is its name, kept as it is when tp is not an input
+// partition (the record then has no name to rebuild).
+func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
+	if t, ok := w.topicIndex(tp.Topic); ok && t < len(w.Topo.Inputs) && off >= 0 {
+		b = binary.AppendUvarint(append(b, tRecord), uint64(t))
+		b = binary.AppendUvarint(b, uint64(tp.Partition))
+		return binary.AppendUvarint(b, uint64(off))
+	}
+	return encLit(b, value)
+}
+
+// encOffsets is appendOffsets as a token (o0@3 o1@5).
+func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	for _, tp := range tps {
+		if _, ok := w.topicIndex(tp.Topic); !ok {
+			return encLitBytes(b, appendOffsets(w, nil, tps, offs))
+		}
+	}
+	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
+	for i, tp := range tps {
+		t, _ := w.topicIndex(tp.Topic)
+		b = binary.AppendUvarint(b, uint64(t))
+		b = binary.AppendUvarint(b, uint64(tp.Partition))
+		b = binary.AppendVarint(b, int64(offs[i]))
+	}
+	return b
+}
+
+// Decoding. The arena holds only what the encoders above wrote; still, a
+// token that does not parse ends the text rather than panicking.
+
+// textReader walks the tokens of one text.
+type textReader struct {
+	w *World
+	b []byte
+}
+
+func (r *textReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *textReader) tp() (TopicPartition, bool) {
+	t, ok1 := r.uvarint()
+	p, ok2 := r.uvarint()
+	topic, ok3 := r.w.topicAt(t)
+	if !ok1 || !ok2 || !ok3 || p > 1<<31 {
+		return TopicPartition{}, false
+	}
+	return TopicPartition{Topic: topic, Partition: int(p)}, true
+}
+
+// next appends the next token's text to out; false at tEnd or on bytes
+// that do not parse.
+func (r *textReader) next(out []byte) ([]byte, byte, bool) {
+	if len(r.b) == 0 {
+		return out, tEnd, false
+	}
+	tok := r.b[0]
+	r.b = r.b[1:]
+	switch {
+	case tok == tEnd:
+		return out, tEnd, false
+	case tok == tLit:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		out = append(out, r.b[:n]...)
+		r.b = r.b[n:]
+	case tok == tInt:
+		v, n := binary.Varint(r.b)
+		if n <= 0 {
+			return out, tEnd, false
+		}
+		r.b = r.b[n:]
+		out = strconv.AppendInt(out, v, 10)
+	case tok == tShort, tok == tPart:
+		tp, ok := r.tp()
+		if !ok {
+			return out, tEnd, false
+		}
+		if tok == tShort {
+			out = r.w.appendShortName(out, tp)
+		} else {
+			out = appendPartition(out, tp)
+		}
+	case tok == tRecord:
+		tp, ok := r.tp()
+		off, ok2 := r.uvarint()
+		if !ok || !ok2 || off > 1<<62 {
+			return out, tEnd, false
+		}
+		out = r.w.appendRecordName(out, tp, int(off))
+	case tok == tOffsets:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		for i := uint64(0); i < n; i++ {
+			tp, ok := r.tp()
+			v, m := binary.Varint(r.b)
+			if !ok || m <= 0 {
+				return out, tEnd, false
+			}
+			r.b = r.b[m:]
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+			out = append(out, '@')
+			out = strconv.AppendInt(out, v, 10)
+		}
+	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
+		out = append(out, phrases[tok-tPhrase]...)
+	default:
+		return out, tEnd, false
+	}
+	return out, tok, true
+}
+
+// appendText formats the text at ref.
+func (w *World) appendText(out []byte, ref textRef) []byte {
+	r := textReader{w: w, b: w.texts.bytes(ref)}
+	for ok := true; ok; {
+		out, _, ok = r.next(out)
+	}
+	return out
+}
+
+func (w *World) text(ref textRef) string {
+	if ref == 0 {
+		return ""
+	}
+	var buf [128]byte
+	return string(w.appendText(buf[:0], ref))
+}
+
+// names formats a list of records (an event's Records): one name per
+// token, the spaces between them (phSpace) skipped. Nil for ref 0.
+func (w *World) names(ref textRef) []string {
+	if ref == 0 {
+		return nil
+	}
+	var out []string
+	r := textReader{w: w, b: w.texts.bytes(ref)}
+	var buf [64]byte
+	for {
+		b, tok, ok := r.next(buf[:0])
+		if !ok {
+			return out
+		}
+		if tok != phSpace {
+			out = append(out, string(b))
+		}
+	}
+}
+
+// appendRecordName is RecordName appending to b.
+func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
+	if w.short {
+		b = append(b, tp.Topic[0])
+		b = strconv.AppendInt(b, int64(tp.Partition), 10)
+	} else {
+		b = appendPartition(b, tp)
+	}
+	b = append(b, '.')
+	return strconv.AppendInt(b, int64(off), 10)
+}
+
+// encValue is a produced record's value: inv(o2.3) as tokens when the
+// request names its input record, else the value as it is.
+func (w *World) encValue(b []byte, r *produceReq) []byte {
+	if r.hasSrc {
+		return append(w.encRecord(append(b, phInv), r.src, r.srcOff, r.Source), phCloseParen)
+	}
+	return encLit(b, r.Value)
+}
