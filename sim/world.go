@@ -58,8 +58,8 @@ type World struct {
 	clients   []string           // client ids in Kafka's string order
 	memberSeq map[string]int     // client id -> member ids issued so far
 
-	inflight []*Packet    // sent last tick, delivered this tick
-	sending  []*Packet    // sent this tick
+	inflight []*Packet // sent last tick, delivered this tick
+	sending  []*Packet // sent this tick
 	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
 	Events   EventLog
 	texts    textArena // the trace's and the events' texts (text.go)
@@ -67,13 +67,13 @@ type World struct {
 	scratch  []byte    // where the next text is encoded; private to this world
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
-	keep map[int]*Packet
-	drops    []DropRule
-	timers   timerQueue
-	wake     map[*Member]bool // members to act this tick
-	busy     map[*Member]bool // members with work for the next tick
-	parked   []parkedFetch
-	nextPID  int64
+	keep    map[int]*Packet
+	drops   []DropRule
+	timers  timerQueue
+	wake    map[*Member]bool // members to act this tick
+	busy    map[*Member]bool // members with work for the next tick
+	parked  []parkedFetch
+	nextPID int64
 
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
