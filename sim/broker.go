@@ -138,8 +138,8 @@ func (w *World) handleProduce(p *Packet) {
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both.
 	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
-	w.eventEnc(EvProduced, r.Producer, encInt(append(b, phAtOffset), int64(resp.Offset)), 0)
-	b = encInt(append(w.encValue(w.scratch[:0], r), phAtOffset), int64(resp.Offset))
+	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
+	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))
 	w.replyText(p, None, w.addText(b), resp)
 }
 

@@ -399,7 +399,7 @@ func (m *Member) poll(w *World) bool {
 	}
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3", encoded: every fetch writes it
-	b := encInt(append(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax), int64(req.Max))
+	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
 	m.send(w, &Packet{Type: Fetch, text: w.addText(b), Body: req})
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
@@ -498,7 +498,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
 	m.workedAt = w.Tick // processing starts next tick
 	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
-	b := append(encLit(w.scratch[:0], m.label(w)), phPolled)
+	b := append(w.encLabel(w.scratch[:0], m), phPolled)
 	at := len(b)
 	for i, f := range batch {
 		if i > 0 {
@@ -561,7 +561,7 @@ func (m *Member) work(w *World) {
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record token
-	b := append(encLit(w.scratch[:0], m.label(w)), phProcessed)
+	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
 	at := len(b)
 	w.eventEnc(EvProcessed, m.Client, w.encRecord(b, f.TP, f.Offset, f.Value), at)
 	w.sideEffect(m, f.Value)
@@ -768,11 +768,11 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
 	b := append(w.encOffsets(w.scratch[:0], tps, offs), phComma)
 	if m.consumer {
-		b = append(b, phEpochWord)
+		b = encNum(b, phEpochWord, int64(m.Generation))
 	} else {
-		b = append(b, phGenWord)
+		b = encNum(b, phGenWord, int64(m.Generation))
 	}
-	b = encLit(append(encInt(b, int64(m.Generation)), phComma), orDash(m.MemberID))
+	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
 	m.send(w, &Packet{Type: OffsetCommit, text: w.addText(b), Body: req})
 }
 

@@ -72,7 +72,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	}
 	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
 	// points at the event's offsets token.
-	b := append(encLit(w.scratch[:0], r.MemberID), phCommitted)
+	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
 	ref, offsets := w.addTextTail(w.encOffsets(b, r.Partitions, r.Offsets), at)
 	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)

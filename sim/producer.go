@@ -188,9 +188,9 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	b := w.encValue(w.scratch[:0], req)
 	if req.PID >= 0 {
-		b = encInt(append(b, phPID), req.PID)
-		b = encInt(append(b, phEpoch), int64(req.Epoch))
-		b = encInt(append(b, phSeq), int64(req.Seq))
+		b = encNum(b, phPID, req.PID)
+		b = encNum(b, phEpoch, int64(req.Epoch))
+		b = encNum(b, phSeq, int64(req.Seq))
 	}
 	if req.Attempt > 0 {
 		b = append(b, phRetry)

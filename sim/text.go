@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"strconv"
+	"strings"
 )
 
 // The trace's texts (packet summaries, event texts, the record names an
@@ -16,14 +17,18 @@ import (
 //
 //	tLit n bytes          the bytes as they are
 //	tInt zigzag           a decimal number
-//	tShort topic part     a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
-//	tPart topic part      a partition as Kafka's tools print it: orders-2
-//	tRecord topic part off an input record: o2.3 (World.RecordName)
-//	tOffsets n (topic part off)*  committed positions: o0@3 o1@5
+//	tShort tp             a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
+//	tPart tp              a partition as Kafka's tools print it: orders-2
+//	tRecord tp off        an input record: o2.3 (World.RecordName)
+//	tOffsets n (tp off)*  committed positions: o0@3 o1@5
+//	tParty party          a client id (World.parties): C1
+//	tMember party n       a member id, client-n: C1-4
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
+//	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
-// topic is an index into the world's topics (its input topics in topology
-// order, then the output topic); every number is a varint. A reference into
+// tp numbers the world's partitions: its input topics' in topology order,
+// then the output topic's (one byte up to 128 partitions); every number is
+// a varint. A reference into
 // the arena (textRef) may point at any token of a text, not only its first:
 // a polled event's Records point at the record tokens of its own text, and a
 // commit's answer at the offsets token of its committed event, so what two
@@ -36,7 +41,10 @@ const (
 	tPart
 	tRecord
 	tOffsets
+	tParty
+	tMember
 	tPhrase = 16
+	tNum    = 128
 )
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
@@ -151,32 +159,71 @@ func encInt(b []byte, n int64) []byte {
 	return binary.AppendVarint(append(b, tInt), n)
 }
 
-// topicIndex numbers the world's topics: the inputs in topology order, then
-// the output. False for a topic the world does not have.
-func (w *World) topicIndex(topic string) (int, bool) {
-	for i := range w.Topo.Inputs {
-		if w.Topo.Inputs[i].Name == topic {
-			return i, true
-		}
-	}
-	if w.Topo.Output.Name == topic {
-		return len(w.Topo.Inputs), true
-	}
-	return 0, false
+// encNum is phrase ph and then the number n (" pid 1004").
+func encNum(b []byte, ph byte, n int64) []byte {
+	return binary.AppendVarint(append(b, ph-tPhrase+tNum), n)
 }
 
-func (w *World) topicAt(i uint64) (string, bool) {
-	if i < uint64(len(w.Topo.Inputs)) {
-		return w.Topo.Inputs[i].Name, true
+// encParty is a client id, as a number.
+func (w *World) encParty(b []byte, client string) []byte {
+	return binary.AppendUvarint(append(b, tParty), uint64(w.parties.id(client, 0)))
+}
+
+// encLabel is Member.label: the client id, or "C1 (process 3)" for a
+// process that is not the client's newest.
+func (w *World) encLabel(b []byte, m *Member) []byte {
+	if cur := w.current[m.Client]; cur != nil && cur != m {
+		return encLit(b, m.label(w))
 	}
-	if i == uint64(len(w.Topo.Inputs)) {
-		return w.Topo.Output.Name, true
+	return w.encParty(b, m.Client)
+}
+
+// encMemberID is a member id C1-4 as its client and number; any other
+// spelling as it is.
+func (w *World) encMemberID(b []byte, id string) []byte {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 {
+		return encLit(b, id)
 	}
-	return "", false
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 0 || strconv.Itoa(n) != id[i+1:] {
+		return encLit(b, id)
+	}
+	b = binary.AppendUvarint(append(b, tMember), uint64(w.parties.id(id[:i], 0)))
+	return binary.AppendUvarint(b, uint64(n))
+}
+
+// tpIndex numbers the world's partitions: the input topics' partitions in
+// topology order, then the output topic's. False for a partition the
+// world does not have.
+func (w *World) tpIndex(tp TopicPartition) (int, bool) {
+	base := 0
+	for i := range w.Topo.Inputs {
+		if t := &w.Topo.Inputs[i]; t.Name == tp.Topic {
+			return base + tp.Partition, tp.Partition >= 0 && tp.Partition < t.Partitions
+		}
+		base += w.Topo.Inputs[i].Partitions
+	}
+	o := w.Topo.Output
+	return base + tp.Partition, o.Name == tp.Topic && tp.Partition >= 0 && tp.Partition < o.Partitions
+}
+
+// tpAt is the partition numbered i (tpIndex), and whether it is an input one.
+func (w *World) tpAt(i uint64) (TopicPartition, bool, bool) {
+	for _, t := range w.Topo.Inputs {
+		if i < uint64(t.Partitions) {
+			return TopicPartition{Topic: t.Name, Partition: int(i)}, true, true
+		}
+		i -= uint64(t.Partitions)
+	}
+	if i < uint64(w.Topo.Output.Partitions) {
+		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i)}, false, true
+	}
+	return TopicPartition{}, false, false
 }
 
 func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
-	t, ok := w.topicIndex(tp.Topic)
+	i, ok := w.tpIndex(tp)
 	if !ok {
 		var buf [64]byte
 		if tok == tShort {
@@ -184,8 +231,7 @@ func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
 		}
 		return encLitBytes(b, appendPartition(buf[:0], tp))
 	}
-	b = binary.AppendUvarint(append(b, tok), uint64(t))
-	return binary.AppendUvarint(b, uint64(tp.Partition))
+	return binary.AppendUvarint(append(b, tok), uint64(i))
 }
 
 // encShort is appendShortName as a token (o2).
@@ -198,9 +244,8 @@ func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, 
 // names it; value is its name, kept as it is when tp is not an input
 // partition (the record then has no name to rebuild).
 func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
-	if t, ok := w.topicIndex(tp.Topic); ok && t < len(w.Topo.Inputs) && off >= 0 {
-		b = binary.AppendUvarint(append(b, tRecord), uint64(t))
-		b = binary.AppendUvarint(b, uint64(tp.Partition))
+	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
+		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
 		return binary.AppendUvarint(b, uint64(off))
 	}
 	return encLit(b, value)
@@ -208,16 +253,14 @@ func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5).
 func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
-	for _, tp := range tps {
-		if _, ok := w.topicIndex(tp.Topic); !ok {
-			return encLitBytes(b, appendOffsets(w, nil, tps, offs))
-		}
-	}
+	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	for i, tp := range tps {
-		t, _ := w.topicIndex(tp.Topic)
+		t, ok := w.tpIndex(tp)
+		if !ok {
+			return encLitBytes(b[:start], appendOffsets(w, nil, tps, offs))
+		}
 		b = binary.AppendUvarint(b, uint64(t))
-		b = binary.AppendUvarint(b, uint64(tp.Partition))
 		b = binary.AppendVarint(b, int64(offs[i]))
 	}
 	return b
@@ -242,13 +285,12 @@ func (r *textReader) uvarint() (uint64, bool) {
 }
 
 func (r *textReader) tp() (TopicPartition, bool) {
-	t, ok1 := r.uvarint()
-	p, ok2 := r.uvarint()
-	topic, ok3 := r.w.topicAt(t)
-	if !ok1 || !ok2 || !ok3 || p > 1<<31 {
+	i, ok := r.uvarint()
+	if !ok {
 		return TopicPartition{}, false
 	}
-	return TopicPartition{Topic: topic, Partition: int(p)}, true
+	tp, _, ok := r.w.tpAt(i)
+	return tp, ok
 }
 
 // next appends the next token's text to out; false at tEnd or on bytes
@@ -312,8 +354,28 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
 		}
+	case tok == tParty, tok == tMember:
+		i, ok := r.uvarint()
+		if !ok || i >= uint64(len(r.w.parties.names)) {
+			return out, tEnd, false
+		}
+		out = append(out, r.w.parties.names[i].name...)
+		if tok == tMember {
+			n, ok := r.uvarint()
+			if !ok {
+				return out, tEnd, false
+			}
+			out = strconv.AppendUint(append(out, '-'), n, 10)
+		}
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
+	case tok >= tNum && int(tok-tNum) < len(phrases):
+		v, n := binary.Varint(r.b)
+		if n <= 0 {
+			return out, tEnd, false
+		}
+		r.b = r.b[n:]
+		out = strconv.AppendInt(append(out, phrases[tok-tNum]...), v, 10)
 	default:
 		return out, tEnd, false
 	}
@@ -338,13 +400,10 @@ func (w *World) text(ref textRef) string {
 }
 
 // names formats a list of records (an event's Records): one name per
-// token, the spaces between them (phSpace) skipped. Nil for ref 0.
-func (w *World) names(ref textRef) []string {
-	if ref == 0 {
-		return nil
-	}
+// token, the spaces between them (phSpace) skipped.
+func (w *World) names(b []byte) []string {
 	var out []string
-	r := textReader{w: w, b: w.texts.bytes(ref)}
+	r := textReader{w: w, b: b}
 	var buf [64]byte
 	for {
 		b, tok, ok := r.next(buf[:0])

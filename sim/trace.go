@@ -15,18 +15,17 @@ import (
 
 // packetRec is one packet of the trace. Every packet has the broker at one
 // end (a member talks only to B1; WriteTxnMarkers goes B1 to B1), so it
-// keeps the other end: peer and its incarnation. It keeps no Delivered
+// keeps the other end: peer, a process (client and incarnation). It keeps no Delivered
 // tick: every packet not lost is delivered at the first Step after it was
 // sent, Sent+1 (World.Step), so a record is never changed once written.
 type packetRec struct {
-	sent    int32
-	req     int32 // for an answer, the ID of the request; else -1
-	peer    uint32
-	peerInc int32
-	text    textRef
-	api     uint8
-	err     uint8
-	flags   uint8
+	sent  int32
+	req   int32  // for an answer, the ID of the request; else -1
+	peer  uint32 // a party
+	text  textRef
+	api   uint8
+	err   uint8
+	flags uint8
 }
 
 const (
@@ -38,13 +37,14 @@ const (
 	pkDelivered
 )
 
-// eventRec is one event: its text, and the record names it is about
-// (Event.Records) as a reference into the arena too.
+// eventRec is one event. The record names it is about (Event.Records)
+// are the tokens of its own text from byte records on (0: none): "C1
+// processed o2.3" names o2.3.
 type eventRec struct {
 	tick    int32
 	member  uint32 // a party
 	text    textRef
-	records textRef // 0: none
+	records uint16
 	kind    uint8
 	stop    bool
 }
@@ -71,48 +71,56 @@ var kindIndex = func() map[EventKind]uint8 {
 }()
 
 // parties names the ends of packets and the members of events by a small
-// number: "" is 0, B1 is 1, client ids follow in first-seen order.
+// number: a process (client id and incarnation; 0 for a client id alone,
+// as events and texts name it). ("", 0) is 0, (B1, 0) is 1, the others
+// follow in first-seen order.
 type parties struct {
-	names []string
-	index map[string]uint32
+	names []party
+	index map[party]uint32
 }
 
-func (ps *parties) id(name string) uint32 {
-	if name == "" {
-		return 0
+type party struct {
+	name string
+	inc  int
+}
+
+func (ps *parties) id(name string, inc int) uint32 {
+	if inc == 0 {
+		if name == "" {
+			return 0
+		}
+		if name == Broker {
+			return 1
+		}
 	}
-	if name == Broker {
-		return 1
-	}
-	if i, ok := ps.index[name]; ok {
+	k := party{name, inc}
+	if i, ok := ps.index[k]; ok {
 		return i
 	}
 	if ps.index == nil {
-		ps.index = map[string]uint32{}
+		ps.index = map[party]uint32{}
 	}
 	if len(ps.names) < 2 {
-		ps.names = append(ps.names[:0:0], "", Broker)
+		ps.names = append(ps.names[:0:0], party{}, party{name: Broker})
 	}
 	i := uint32(len(ps.names))
-	ps.names = append(ps.names, name)
-	ps.index[name] = i
+	ps.names = append(ps.names, k)
+	ps.index[k] = i
 	return i
 }
 
-func (ps *parties) name(i uint32) string {
+func (ps *parties) at(i uint32) party {
 	switch {
-	case i == 0:
-		return ""
 	case i == 1:
-		return Broker
+		return party{name: Broker}
 	case int(i) < len(ps.names):
 		return ps.names[i]
 	}
-	return "?"
+	return party{}
 }
 
 // clone shares the names (append-only, cut to their length) and copies the
-// index: as many entries as clients, which Clone copies anyway.
+// index: about as many entries as processes, which Clone copies anyway.
 func (ps *parties) clone() parties {
 	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index)}
 }
@@ -144,11 +152,11 @@ func (l *PacketLog) materialize(i int) *Packet {
 	if !p.Lost && (r.flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
-	peer := w.parties.name(r.peer)
+	peer := w.parties.at(r.peer)
 	if r.flags&pkToBroker != 0 {
-		p.From, p.FromInc, p.To = peer, int(r.peerInc), Broker
+		p.From, p.FromInc, p.To = peer.name, peer.inc, Broker
 	} else {
-		p.From, p.To, p.ToInc = Broker, peer, int(r.peerInc)
+		p.From, p.To, p.ToInc = Broker, peer.name, peer.inc
 	}
 	return p
 }
@@ -213,9 +221,9 @@ func (l *PacketLog) record(p *Packet) {
 	switch {
 	case p.To == Broker:
 		r.flags |= pkToBroker
-		r.peer, r.peerInc = w.parties.id(p.From), int32(p.FromInc)
+		r.peer = w.parties.id(p.From, p.FromInc)
 	case p.From == Broker:
-		r.peer, r.peerInc = w.parties.id(p.To), int32(p.ToInc)
+		r.peer = w.parties.id(p.To, p.ToInc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
@@ -234,8 +242,12 @@ func (l *EventLog) Len() int { return l.recs.Len() }
 // At returns event i with its Text and Records formatted.
 func (l *EventLog) At(i int) Event {
 	r := l.recs.At(i)
-	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.name(r.member), Text: l.w.text(r.text),
-		Stop: r.stop, Records: l.w.names(r.records)}
+	e := Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.at(r.member).name, Text: l.w.text(r.text),
+		Stop: r.stop}
+	if r.records > 0 {
+		e.Records = l.w.names(l.w.texts.bytes(r.text)[r.records:])
+	}
+	return e
 }
 
 // All ranges over the events with their indexes.
@@ -264,8 +276,8 @@ func (l *EventLog) Slice(from, to int) []Event {
 	return out
 }
 
-func (l *EventLog) add(kind EventKind, member string, text, records textRef) {
-	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member), text: text, records: records, kind: kindIndex[kind]})
+func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
+	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: kindIndex[kind]})
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is

@@ -411,16 +411,13 @@ func (w *World) eventText(kind EventKind, member, text string) {
 
 // eventEnc records an event whose text is encoded in b (text.go; usually
 // w.scratch, without its tEnd); records, if at > 0, are the record tokens
-// from b[at:] on (Event.Records).
-func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) textRef {
-	if at <= 0 {
-		ref := w.addText(b)
-		w.Events.add(kind, member, ref, 0)
-		return ref
+// from b[at:] on (Event.Records): a label and a phrase come first, so at is
+// a few bytes.
+func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
+	if at >= 1<<16 {
+		panic("sim: an event's records start past its first 64 KB")
 	}
-	ref, recs := w.addTextTail(b, at)
-	w.Events.add(kind, member, ref, recs)
-	return ref
+	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
 }
 
 // appendPartition appends tp as TopicPartition.String spells it (orders-2).
