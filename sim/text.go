@@ -83,6 +83,10 @@ type textRef uint32
 
 const arenaShift = 14 // 16 KB chunks: 4 GB of text in all
 
+// arenaChunk is the size of a full chunk: at most 1<<arenaShift (a var only
+// so that tests can make chunks tiny; never changed while a world exists).
+var arenaChunk = 1 << arenaShift
+
 // textArena is append-only bytes in chunks: a chunk's bytes never change
 // once written, so World.Clone shares every chunk, the open one too (with
 // its capacity cut to its length: an append on either side then writes
@@ -99,9 +103,9 @@ func (a *textArena) add(b []byte) textRef {
 	if a.open == nil && len(a.full) == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
 	}
-	if len(a.open)+len(b) > 1<<arenaShift {
+	if len(a.open)+len(b) > arenaChunk {
 		a.full = append(a.full, a.open)
-		a.open = make([]byte, 0, max(1<<arenaShift, len(b))) // an arena that filled one chunk fills the next
+		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
 
 	}
 	ref := textRef(len(a.full)<<arenaShift | len(a.open))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,12 @@ func traceDump(w *World) string {
 // protocols, every assignor and commit mode, transactions, idempotence,
 // mixed protocols) with lost packets of every steady type, and returns it.
 func traceCase(t *testing.T, proto GroupType, seed int) *World {
+	return traceCaseWith(t, proto, seed, func(w *World) *World { return w })
+}
+
+// traceCaseWith is traceCase, with each called before every tick: the
+// world it returns goes on.
+func traceCaseWith(t *testing.T, proto GroupType, seed int, each func(*World) *World) *World {
 	r := rand.New(rand.NewSource(int64(seed)))
 	topo := randomTopology(r)
 	cfg := DefaultConfig()
@@ -74,6 +81,7 @@ func traceCase(t *testing.T, proto GroupType, seed int) *World {
 			tps := w.InputPartitions()
 			w.ProduceInput(tps[r.Intn(len(tps))], 1+r.Intn(3))
 		}
+		w = each(w)
 		w.Step()
 	}
 	return w
@@ -110,4 +118,158 @@ func TestTraceMaterializedAsBefore(t *testing.T) {
 	if got.String() != string(want) {
 		t.Errorf("the materialized trace differs from the old engine's:\n%s", firstDiff(string(want), got.String()))
 	}
+}
+
+// TestTraceSharedBetweenClones: the same random worlds with tiny chunks
+// (Seq and text arena), each replaced every few ticks by a clone of itself
+// while the original goes on a few ticks with other inputs, writing where
+// the two still share: the clone's trace must come out as the digests say,
+// and each original's must not change as the clones go on.
+func TestTraceSharedBetweenClones(t *testing.T) {
+	defer func(n, a int) { seqChunk, arenaChunk = n, a }(seqChunk, arenaChunk)
+	seqChunk, arenaChunk = 3, 40
+	want, err := os.ReadFile("testdata/trace_digests.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digests := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		f := strings.Fields(line)
+		digests[f[0]] = line
+	}
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	for _, proto := range protocols {
+		for seed := 0; seed < seeds; seed++ {
+			r := rand.New(rand.NewSource(int64(seed)))
+			type left struct {
+				w    *World
+				dump string
+			}
+			var originals []left
+			w := traceCaseWith(t, proto, seed, func(w *World) *World {
+				if r.Intn(23) != 0 {
+					return w
+				}
+				c := w.Clone()
+				w.Join(fmt.Sprintf("X%d", r.Intn(3)), false, nil)
+				w.Drop(DropRule{Type: Fetch, Response: true, Count: 1})
+				for i := 0; i < 1+r.Intn(4); i++ {
+					w.ProduceInput(w.InputPartitions()[0], 2)
+					w.Step()
+				}
+				originals = append(originals, left{w, traceDump(w)})
+				return c
+			})
+			for i, o := range originals {
+				if d := traceDump(o.w); d != o.dump {
+					t.Fatalf("%s-%d: original %d changed after it was cloned:\n%s", proto, seed, i, firstDiff(o.dump, d))
+				}
+			}
+			name := fmt.Sprintf("%s-%d", proto, seed)
+			got := fmt.Sprintf("%s %d %d %x", name, w.Packets.Len(), w.Events.Len(), sha256.Sum256([]byte(traceDump(w))))
+			if got != digests[name] {
+				t.Errorf("%s: the clones' trace differs from the digest:\n got %s\nwant %s", name, got, digests[name])
+			}
+		}
+	}
+}
+
+// TestTextEncodingRoundTrip: every encoder, formatted back, gives what the
+// direct formatting gives, for random arguments in the default world (o2,
+// o2.3) and in one with other topics (orders-2 style names), partitions the
+// world does not have and member ids of any spelling included.
+func TestTextEncodingRoundTrip(t *testing.T) {
+	other := Topology{Group: "g", Inputs: []TopicSpec{{"a", 3}, {"bb", 200}}, Output: TopicSpec{"out", 2}}
+	for _, topo := range []Topology{DefaultTopology(), other} {
+		w, err := New(topo, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(1))
+		topics := []string{topo.Output.Name, "nope"}
+		for _, in := range topo.Inputs {
+			topics = append(topics, in.Name)
+		}
+		randTP := func() TopicPartition {
+			return TopicPartition{Topic: topics[r.Intn(len(topics))], Partition: r.Intn(220) - 5}
+		}
+		ids := []string{"", "-", "C1-1", "C12-345", "C1-01", "a-b", "x", "C1--2", "C1-", "-3", "C1-99999999999999999999"}
+		for i := 0; i < 3000; i++ {
+			var b, want []byte
+			var recAt int
+			for k := 0; k < 1+r.Intn(5); k++ {
+				switch r.Intn(8) {
+				case 0:
+					tp := randTP()
+					b, want = w.encShort(b, tp), w.appendShortName(want, tp)
+				case 1:
+					tp := randTP()
+					b, want = w.encPart(b, tp), appendPartition(want, tp)
+				case 2:
+					tp, off := w.InputPartitions()[r.Intn(len(w.InputPartitions()))], r.Intn(1<<20)
+					if r.Intn(4) == 0 {
+						tp = randTP()
+					}
+					name := w.RecordName(tp, off)
+					b, want = w.encRecord(b, tp, off, name), append(want, name...)
+				case 3:
+					var tps []TopicPartition
+					var offs []int
+					for j := 0; j < r.Intn(6); j++ {
+						tps, offs = append(tps, randTP()), append(offs, r.Intn(1<<30)-5)
+					}
+					b, want = w.encOffsets(b, tps, offs), appendOffsets(w, want, tps, offs)
+				case 4:
+					ph, n := byte(tPhrase+r.Intn(len(phrases))), r.Int63()-r.Int63()
+					b, want = encNum(b, ph, n), strconv.AppendInt(append(want, phrases[ph-tPhrase]...), n, 10)
+				case 5:
+					id := ids[r.Intn(len(ids))]
+					b, want = w.encMemberID(b, id), append(want, id...)
+				case 6:
+					s := fmt.Sprint(r.Int63())[:r.Intn(10)]
+					b, want = encLit(b, s), append(want, s...)
+				case 7:
+					ph := byte(tPhrase + r.Intn(len(phrases)))
+					b, want = append(b, ph), append(want, phrases[ph-tPhrase]...)
+				}
+				if k == 0 {
+					recAt = len(b)
+				}
+			}
+			ref, tail := w.addTextTail(b, recAt)
+			if got := w.text(ref); got != string(want) {
+				t.Fatalf("%s: encoded %x formats as %q, want %q", topo.Output.Name, b, got, want)
+			}
+			if w.text(tail) != w.text(ref)[len(w.text(ref))-len(w.text(tail)):] {
+				t.Fatalf("the tail of %q formats as %q", w.text(ref), w.text(tail))
+			}
+		}
+	}
+}
+
+// FuzzTextDecode: the decoder only ever reads what the encoders wrote, but
+// on any bytes at all it stops rather than panics.
+func FuzzTextDecode(f *testing.F) {
+	w := traceCase(&testing.T{}, ClassicGroup, 3)
+	for i := 0; i+200 < len(w.texts.open) && i < 4000; i += 200 {
+		f.Add(append([]byte{}, w.texts.open[i:i+200]...))
+	}
+	f.Add([]byte{tLit, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{tOffsets, 0x80})
+	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1024 {
+			return
+		}
+		saved := w.texts
+		defer func() { w.texts = saved }()
+		w.texts = textArena{open: data}
+		for i := range data {
+			_ = w.text(textRef(i))
+			_ = w.names(data[i:])
+		}
+	})
 }
