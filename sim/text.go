@@ -21,6 +21,7 @@ import (
 //	tPart tp              a partition as Kafka's tools print it: orders-2
 //	tRecord tp off        an input record: o2.3 (World.RecordName)
 //	tOffsets n (tp off)*  committed positions: o0@3 o1@5
+//	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
 //	tParty party          a client id (World.parties): C1
 //	tMember party n       a member id, client-n: C1-4
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
@@ -43,6 +44,7 @@ const (
 	tOffsets
 	tParty
 	tMember
+	tPartList
 	tPhrase = 16
 	tNum    = 128
 )
@@ -51,7 +53,7 @@ const (
 var phrases = [...]string{
 	" ", " processed ", " poll() returned ", " committed ", " written to ", " at offset ",
 	" max ", ", ", " records appended to ", " (", "..", ")", " pid ", " epoch ", " seq ",
-	" (retry)", "inv(", "epoch ", "gen ",
+	" (retry)", "inv(", "epoch ", "gen ", ", assigned ", ", target ",
 }
 
 const (
@@ -74,6 +76,8 @@ const (
 	phInv
 	phEpochWord
 	phGenWord
+	phAssigned
+	phTarget
 )
 
 // textRef is where a text (or a token inside one) starts in the arena:
@@ -270,6 +274,21 @@ func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
 	return b
 }
 
+// encPartList is partList as a token ({o0 o1 p0}, sorted).
+func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
+	start := len(b)
+	tps = sortedView(tps)
+	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
+	for _, tp := range tps {
+		i, ok := w.tpIndex(tp)
+		if !ok {
+			return encLitBytes(b[:start], appendPartList(w, nil, tps))
+		}
+		b = binary.AppendUvarint(b, uint64(i))
+	}
+	return b
+}
+
 // Decoding. The arena holds only what the encoders above wrote; still, a
 // token that does not parse ends the text rather than panicking.
 
@@ -358,6 +377,23 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
 		}
+	case tok == tPartList:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		out = append(out, '{')
+		for i := uint64(0); i < n; i++ {
+			tp, ok := r.tp()
+			if !ok {
+				return out, tEnd, false
+			}
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+		}
+		out = append(out, '}')
 	case tok == tParty, tok == tMember:
 		i, ok := r.uvarint()
 		if !ok || i >= uint64(len(r.w.parties.names)) {

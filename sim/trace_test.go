@@ -201,7 +201,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			var b, want []byte
 			var recAt int
 			for k := 0; k < 1+r.Intn(5); k++ {
-				switch r.Intn(8) {
+				switch r.Intn(9) {
 				case 0:
 					tp := randTP()
 					b, want = w.encShort(b, tp), w.appendShortName(want, tp)
@@ -234,6 +234,12 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 				case 7:
 					ph := byte(tPhrase + r.Intn(len(phrases)))
 					b, want = append(b, ph), append(want, phrases[ph-tPhrase]...)
+				case 8:
+					var tps []TopicPartition
+					for j := 0; j < r.Intn(6); j++ {
+						tps = append(tps, randTP())
+					}
+					b, want = w.encPartList(b, tps), appendPartList(w, want, tps)
 				}
 				if k == 0 {
 					recAt = len(b)
