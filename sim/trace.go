@@ -165,21 +165,30 @@ func (l *PacketLog) materialize(i int) *Packet {
 func (l *PacketLog) All() iter.Seq2[int, *Packet] { return l.From(0) }
 
 // From ranges over the packets from ID i on.
-func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] {
-	return func(yield func(int, *Packet) bool) {
-		for n := l.Len(); i < n; i++ {
-			if !yield(i, l.At(i)) {
+func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] { return rangeFrom(i, l.Len(), l.At) }
+
+// Slice returns packets [from, to).
+func (l *PacketLog) Slice(from, to int) []*Packet { return sliceOf(from, to, l.At) }
+
+// rangeFrom and sliceOf read items [from, n) or [from, to) through at:
+// PacketLog and EventLog materialize each item as it is read.
+func rangeFrom[T any](from, n int, at func(int) T) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := from; i < n; i++ {
+			if !yield(i, at(i)) {
 				return
 			}
 		}
 	}
 }
 
-// Slice returns packets [from, to).
-func (l *PacketLog) Slice(from, to int) []*Packet {
-	var out []*Packet
+func sliceOf[T any](from, to int, at func(int) T) []T {
+	if to <= from {
+		return nil
+	}
+	out := make([]T, 0, to-from)
 	for i := from; i < to; i++ {
-		out = append(out, l.At(i))
+		out = append(out, at(i))
 	}
 	return out
 }
@@ -254,27 +263,10 @@ func (l *EventLog) At(i int) Event {
 func (l *EventLog) All() iter.Seq2[int, Event] { return l.From(0) }
 
 // From ranges over the events from index i on.
-func (l *EventLog) From(i int) iter.Seq2[int, Event] {
-	return func(yield func(int, Event) bool) {
-		for n := l.Len(); i < n; i++ {
-			if !yield(i, l.At(i)) {
-				return
-			}
-		}
-	}
-}
+func (l *EventLog) From(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.At) }
 
 // Slice returns events [from, to).
-func (l *EventLog) Slice(from, to int) []Event {
-	if to <= from {
-		return nil
-	}
-	out := make([]Event, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, l.At(i))
-	}
-	return out
-}
+func (l *EventLog) Slice(from, to int) []Event { return sliceOf(from, to, l.At) }
 
 func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
 	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: kindIndex[kind]})

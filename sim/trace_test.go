@@ -32,9 +32,9 @@ func traceDump(w *World) string {
 	return b.String()
 }
 
-// traceCase runs one random world of the property tests' kind (both group
-// protocols, every assignor and commit mode, transactions, idempotence,
-// mixed protocols) with lost packets of every steady type, and returns it.
+// traceCase runs one random world of the property tests' kind
+// (randomCaseConfig, and idempotence) with lost packets of every steady
+// type, and returns it.
 func traceCase(t *testing.T, proto GroupType, seed int) *World {
 	return traceCaseWith(t, proto, seed, func(w *World) *World { return w })
 }
@@ -43,24 +43,10 @@ func traceCase(t *testing.T, proto GroupType, seed int) *World {
 // world it returns goes on.
 func traceCaseWith(t *testing.T, proto GroupType, seed int, each func(*World) *World) *World {
 	r := rand.New(rand.NewSource(int64(seed)))
-	topo := randomTopology(r)
-	cfg := DefaultConfig()
-	cfg.Client.Assignor = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}[seed%4]
-	cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[(seed/4)%3]
-	if seed%7 == 3 {
-		cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-	}
+	topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "roundrobin", "sticky", "cooperative-sticky"},
+		[]CommitMode{CommitAuto, CommitAfter, CommitBefore})
 	if seed%5 == 1 {
 		cfg.Client.Idempotence = true
-	}
-	cfg.RecordsPerPartition = r.Intn(12)
-	cfg.Client.GroupProtocol = string(proto)
-	if seed%4 == 2 {
-		other := ConsumerGroup
-		if proto == ConsumerGroup {
-			other = ClassicGroup
-		}
-		cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
 	}
 	w, err := New(topo, cfg)
 	if err != nil {
