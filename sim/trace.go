@@ -145,10 +145,22 @@ func (l *PacketLog) At(i int) *Packet {
 }
 
 func (l *PacketLog) materialize(i int) *Packet {
+	p := l.header(i)
+	p.Summary = l.w.text(l.recs.At(i).text)
+	return &p
+}
+
+// Headers ranges over the packets from ID i on as values without their
+// summaries and requests (Summary "", Req nil): for a reader that looks
+// only at types, ends and errors, as the explorer does after every branch,
+// it formats and allocates nothing.
+func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, l.Len(), l.header) }
+
+func (l *PacketLog) header(i int) Packet {
 	r := l.recs.At(i)
 	w := l.w
-	p := &Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: r.flags&pkLost != 0,
-		Type: APIs[r.api], Response: r.flags&pkResponse != 0, Error: ErrorCode(r.err), Summary: w.text(r.text)}
+	p := Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: r.flags&pkLost != 0,
+		Type: APIs[r.api], Response: r.flags&pkResponse != 0, Error: ErrorCode(r.err)}
 	if !p.Lost && (r.flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}

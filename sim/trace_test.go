@@ -85,6 +85,13 @@ func TestTraceMaterializedAsBefore(t *testing.T) {
 		for seed := 0; seed < 24; seed++ {
 			w := traceCase(t, proto, seed)
 			dump := traceDump(w)
+			for i, h := range w.Packets.Headers(0) {
+				p := *w.Packets.At(i)
+				p.Summary, p.Req = "", nil
+				if h != p {
+					t.Fatalf("%s-%d: packet %d's header %+v, want %+v", proto, seed, i, h, p)
+				}
+			}
 			fmt.Fprintf(&got, "%s-%d %d %d %x\n", proto, seed, w.Packets.Len(), w.Events.Len(), sha256.Sum256([]byte(dump)))
 			if dir := os.Getenv("KGREPL_TRACE_DUMP"); dir != "" { // to find a difference: dump before and after, then diff
 				os.WriteFile(fmt.Sprintf("%s/%s-%d.txt", dir, proto, seed), []byte(dump), 0o644)
