@@ -262,13 +262,23 @@ func (l *EventLog) Len() int { return l.recs.Len() }
 
 // At returns event i with its Text and Records formatted.
 func (l *EventLog) At(i int) Event {
+	e := l.header(i)
 	r := l.recs.At(i)
-	e := Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.at(r.member).name, Text: l.w.text(r.text),
-		Stop: r.stop}
+	e.Text = l.w.text(r.text)
 	if r.records > 0 {
 		e.Records = l.w.names(l.w.texts.bytes(r.text)[r.records:])
 	}
 	return e
+}
+
+// Headers ranges over the events from index i on without their Text and
+// Records: for a reader that looks only at ticks, kinds and members (and
+// reads At(i) for the few it keeps), it formats and allocates nothing.
+func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.header) }
+
+func (l *EventLog) header(i int) Event {
+	r := l.recs.At(i)
+	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.at(r.member).name, Stop: r.stop}
 }
 
 // All ranges over the events with their indexes.

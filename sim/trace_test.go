@@ -92,6 +92,12 @@ func TestTraceMaterializedAsBefore(t *testing.T) {
 					t.Fatalf("%s-%d: packet %d's header %+v, want %+v", proto, seed, i, h, p)
 				}
 			}
+			for i, h := range w.Events.Headers(0) {
+				e := w.Events.At(i)
+				if h.Tick != e.Tick || h.Kind != e.Kind || h.Member != e.Member || h.Stop != e.Stop || h.Text != "" || h.Records != nil {
+					t.Fatalf("%s-%d: event %d's header %+v, want %+v without text and records", proto, seed, i, h, e)
+				}
+			}
 			fmt.Fprintf(&got, "%s-%d %d %d %x\n", proto, seed, w.Packets.Len(), w.Events.Len(), sha256.Sum256([]byte(dump)))
 			if dir := os.Getenv("KGREPL_TRACE_DUMP"); dir != "" { // to find a difference: dump before and after, then diff
 				os.WriteFile(fmt.Sprintf("%s/%s-%d.txt", dir, proto, seed), []byte(dump), 0o644)
