@@ -43,7 +43,9 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 // tick of steady traffic (C1 and C2 consuming, 6 records produced every 10
 // ticks): the trace, the events, the logs and __consumer_offsets, measured
 // after a full GC before and after b.N ticks. Run it with -benchtime 100000x
-// or more: short runs are dominated by the chunk being filled.
+// or more: short runs are dominated by the chunk being filled. The trace's
+// share is reported apart: its packet records (pkt-rec-B), event records
+// (ev-rec-B) and their encoded texts (text-B), per tick.
 func BenchmarkHeapKeptPerTick(b *testing.B) {
 	w := agedWorld(1_000)
 	p0, e0, t0 := w.traceBytes()
