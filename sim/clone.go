@@ -5,8 +5,8 @@ package sim
 // It is what snapshots are made of (the explorer forks thousands of
 // branches from one prefix). Request and response bodies are shared: they
 // are never changed once sent. What grows with the world's age (trace,
-// events, log cells, pause series) is shared chunk by chunk (see Seq), so a
-// clone costs the live state, not the history.
+// events and their texts, log cells, pause series) is shared chunk by chunk
+// (see Seq and textArena), so a clone costs the live state, not the history.
 func (w *World) Clone() *World {
 	n := *w
 	n.Cfg = w.Cfg.clone()
@@ -16,7 +16,7 @@ func (w *World) Clone() *World {
 	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: &n}
 	n.texts = w.texts.clone()
 	n.parties = w.parties.clone()
-	n.scratch = nil
+	n.scratch, n.keep = nil, nil
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
 	n.Sink = w.Sink.clone()
