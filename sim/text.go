@@ -13,6 +13,10 @@ import (
 // store their arguments (a record as topic, partition and offset; a number
 // as a varint) and cost a few bytes; rare ones store their text as a string.
 //
+// The texts are kgrepl's own trace formats (the `trace` view, the event
+// lines); partitions are spelled as Kafka's tools print a TopicPartition
+// (orders-2) or the seed's short way (o2).
+//
 // A text is a run of tokens ended by tEnd. Each token formats one piece:
 //
 //	tLit n bytes          the bytes as they are
@@ -29,8 +33,8 @@ import (
 //
 // tp numbers the world's partitions: its input topics' in topology order,
 // then the output topic's (one byte up to 128 partitions); every number is
-// a varint. A reference into
-// the arena (textRef) may point at any token of a text, not only its first:
+// a varint. A reference into the arena (textRef) may point at any token of
+// a text, not only its first:
 // a polled event's Records point at the record tokens of its own text, and a
 // commit's answer at the offsets token of its committed event, so what two
 // views show of one fact is stored once.
@@ -108,9 +112,11 @@ func (a *textArena) add(b []byte) textRef {
 		a.open = append(make([]byte, 0, 256), tEnd)
 	}
 	if len(a.open)+len(b) > arenaChunk {
+		if len(a.full)+1 >= 1<<(32-arenaShift) {
+			panic("sim: the trace's text arena is full (4 GB of encoded text)")
+		}
 		a.full = append(a.full, a.open)
 		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
-
 	}
 	ref := textRef(len(a.full)<<arenaShift | len(a.open))
 	// append grows a young chunk by doubling, and copies one shared with a

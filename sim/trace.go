@@ -15,16 +15,17 @@ import (
 
 // packetRec is one packet of the trace. Every packet has the broker at one
 // end (a member talks only to B1; WriteTxnMarkers goes B1 to B1), so it
-// keeps the other end: peer, a process (client and incarnation). It keeps no Delivered
-// tick: every packet not lost is delivered at the first Step after it was
-// sent, Sent+1 (World.Step), so a record is never changed once written.
+// keeps the other end: peer, a process (client and incarnation). It keeps
+// no Delivered tick: every packet not lost is delivered at the first Step
+// after it was sent, Sent+1 (World.Step), so a record is never changed
+// once written.
 type packetRec struct {
 	sent  int32
 	req   int32  // for an answer, the ID of the request; else -1
 	peer  uint32 // a party
 	text  textRef
-	api   uint8
-	err   uint8
+	api   uint8 // index in APIs
+	err   uint8 // the ErrorCode: every code the simulation answers is below 256 (errors.go)
 	flags uint8
 }
 
