@@ -137,6 +137,13 @@ func (w *World) handleProduce(p *Packet) {
 	}
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both.
+	src, ok1 := w.argTP(encTemplate(w.scratch[:0], tplProduced), r.src)
+	if to, ok2 := w.argTP(argOffset(src, r.srcOff), r.TP); ok1 && ok2 && r.hasSrc {
+		w.eventEnc(EvProduced, r.Producer, argNum(to, int64(resp.Offset)), 0)
+		src, _ = w.argTP(encTemplate(w.scratch[:0], tplProduceAck), r.src)
+		w.replyText(p, None, w.addText(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
+		return
+	}
 	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
 	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
 	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))

@@ -182,10 +182,8 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	w.appendInput(tp, n, true)
 	// "%d records appended to %s (%s..%s)", encoded (a steady producer
 	// sends this every few ticks).
-	b := w.encPart(append(encInt(w.scratch[:0], int64(n)), phAppendedTo), tp)
-	b = w.encRecord(append(b, phOpenParen), tp, first, w.Log(tp).Cells.At(first).Value)
-	b = w.encRecord(append(b, phDotDot), tp, first+n-1, w.Log(tp).Cells.At(first+n-1).Value)
-	w.eventEnc(EvInput, "", append(b, phCloseParen), 0)
+	b, _ := w.argTP(argNum(encTemplate(w.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
+	w.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
 	return nil
 }
 

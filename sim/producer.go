@@ -186,11 +186,16 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 
 func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
-	b := w.encValue(w.scratch[:0], req)
-	if req.PID >= 0 {
-		b = encNum(b, phPID, req.PID)
-		b = encNum(b, phEpoch, int64(req.Epoch))
-		b = encNum(b, phSeq, int64(req.Seq))
+	var b []byte
+	if src, ok := w.argTP(encTemplate(w.scratch[:0], tplProduce), req.src); ok && req.hasSrc && req.PID >= 0 {
+		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
+	} else {
+		b = w.encValue(w.scratch[:0], req)
+		if req.PID >= 0 {
+			b = encNum(b, phPID, req.PID)
+			b = encNum(b, phEpoch, int64(req.Epoch))
+			b = encNum(b, phSeq, int64(req.Seq))
+		}
 	}
 	if req.Attempt > 0 {
 		b = append(b, phRetry)

@@ -29,6 +29,8 @@ import (
 //	tParty party          a client id (World.parties): C1
 //	tMember party n       a member id, client-n: C1-4
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
+//	tTemplate+k args      templates[k] filled with its arguments (the
+//	                      most frequent texts, whole: a produce, its answer)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
 // tp numbers the world's partitions: its input topics' in topology order,
@@ -49,8 +51,28 @@ const (
 	tParty
 	tMember
 	tPartList
-	tPhrase = 16
-	tNum    = 128
+	tPhrase   = 16
+	tTemplate = 96
+	tNum      = 128
+)
+
+// templates are the most frequent texts whole, their arguments read in
+// order: %n a number (zigzag varint), %t a partition number (tp) that
+// prints nothing and becomes the current partition, %p the current
+// partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
+// printed as the current partition's input record (o2.3).
+var templates = [...]string{
+	tplProduce:    "inv(%t%r) pid %n epoch %n seq %n",
+	tplProduced:   "inv(%t%r) written to %t%p at offset %n",
+	tplProduceAck: "inv(%t%r) at offset %n",
+	tplInput:      "%n records appended to %t%p (%r..%r)",
+}
+
+const (
+	tplProduce    = iota // an idempotent or transactional produce
+	tplProduced          // the produced event
+	tplProduceAck        // a produce's answer
+	tplInput             // the input event
 )
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
@@ -176,6 +198,24 @@ func encInt(b []byte, n int64) []byte {
 // encNum is phrase ph and then the number n (" pid 1004").
 func encNum(b []byte, ph byte, n int64) []byte {
 	return binary.AppendVarint(append(b, ph-tPhrase+tNum), n)
+}
+
+// encTemplate starts templates[k]: its arguments follow, appended with
+// argNum, argTP, argOffset in the template's order.
+func encTemplate(b []byte, k int) []byte { return append(b, tTemplate+byte(k)) }
+
+func argNum(b []byte, n int64) []byte { return binary.AppendVarint(b, n) }
+
+func argOffset(b []byte, off int) []byte { return binary.AppendUvarint(b, uint64(off)) }
+
+// argTP appends tp's number; false (and b unchanged) for a partition the
+// world does not have, which a template cannot hold.
+func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
+	i, ok := w.tpIndex(tp)
+	if !ok {
+		return b, false
+	}
+	return binary.AppendUvarint(b, uint64(i)), true
 }
 
 // encParty is a client id, as a number.
@@ -415,6 +455,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		}
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
+	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
+		return r.template(out, templates[tok-tTemplate], tok)
 	case tok >= tNum && int(tok-tNum) < len(phrases):
 		v, n := binary.Varint(r.b)
 		if n <= 0 {
@@ -424,6 +466,41 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out = strconv.AppendInt(append(out, phrases[tok-tNum]...), v, 10)
 	default:
 		return out, tEnd, false
+	}
+	return out, tok, true
+}
+
+// template formats one template token's text from its arguments.
+func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
+	var tp TopicPartition
+	for i := 0; i < len(tpl); i++ {
+		if tpl[i] != '%' || i+1 == len(tpl) {
+			out = append(out, tpl[i])
+			continue
+		}
+		i++
+		switch tpl[i] {
+		case 'n':
+			v, n := binary.Varint(r.b)
+			if n <= 0 {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			out = strconv.AppendInt(out, v, 10)
+		case 't':
+			var ok bool
+			if tp, ok = r.tp(); !ok {
+				return out, tEnd, false
+			}
+		case 'p':
+			out = appendPartition(out, tp)
+		case 'r':
+			off, ok := r.uvarint()
+			if !ok || off > 1<<62 || tp.Topic == "" {
+				return out, tEnd, false
+			}
+			out = r.w.appendRecordName(out, tp, int(off))
+		}
 	}
 	return out, tok, true
 }

@@ -200,7 +200,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			var b, want []byte
 			var recAt int
 			for k := 0; k < 1+r.Intn(5); k++ {
-				switch r.Intn(9) {
+				switch r.Intn(10) {
 				case 0:
 					tp := randTP()
 					b, want = w.encShort(b, tp), w.appendShortName(want, tp)
@@ -239,6 +239,29 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						tps = append(tps, randTP())
 					}
 					b, want = w.encPartList(b, tps), appendPartList(w, want, tps)
+				case 9:
+					in := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
+					out := w.outputTPs[r.Intn(len(w.outputTPs))]
+					off, n1, n2, n3 := r.Intn(1<<20), r.Int63n(1<<40), r.Int63n(100)-1, r.Int63n(1<<20)
+					switch k := r.Intn(len(templates)); k {
+					case tplProduce:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b = argNum(argNum(argNum(argOffset(b, off), n1), n2), n3)
+						want = fmt.Appendf(want, "inv(%s) pid %d epoch %d seq %d", w.RecordName(in, off), n1, n2, n3)
+					case tplProduced:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b, _ = w.argTP(argOffset(b, off), out)
+						b = argNum(b, n3)
+						want = fmt.Appendf(want, "inv(%s) written to %s at offset %d", w.RecordName(in, off), out, n3)
+					case tplProduceAck:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b = argNum(argOffset(b, off), n3)
+						want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), n3)
+					case tplInput:
+						b, _ = w.argTP(argNum(encTemplate(b, k), n2), in)
+						b = argOffset(argOffset(b, off), off+int(n3))
+						want = fmt.Appendf(want, "%d records appended to %s (%s..%s)", n2, in, w.RecordName(in, off), w.RecordName(in, off+int(n3)))
+					}
 				}
 				if k == 0 {
 					recAt = len(b)
