@@ -46,9 +46,12 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 // tick of steady traffic (C1 and C2 consuming, 6 records produced every 10
 // ticks): the trace, the events, the logs and __consumer_offsets, measured
 // after a full GC before and after b.N ticks. Run it with -benchtime 100000x
-// or more: short runs are dominated by the chunk being filled.
+// or more: short runs are dominated by the chunk being filled. The trace's
+// share is reported apart: its packet records (pkt-rec-B), event records
+// (ev-rec-B) and their encoded texts (text-B), per tick.
 func BenchmarkHeapKeptPerTick(b *testing.B) {
 	w := agedWorld(1_000)
+	p0, e0, t0 := w.traceBytes()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -67,6 +70,11 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/float64(b.N), "heap-B-kept/tick")
 	b.ReportMetric(float64(w.Packets.Len()+w.Events.Len())/float64(w.Tick), "pkts+evs/tick")
+	// What of it the trace keeps: packet and event records, their texts.
+	p1, e1, t1 := w.traceBytes()
+	b.ReportMetric(float64(p1-p0)/float64(b.N), "pkt-rec-B/tick")
+	b.ReportMetric(float64(e1-e0)/float64(b.N), "ev-rec-B/tick")
+	b.ReportMetric(float64(t1-t0)/float64(b.N), "text-B/tick")
 	runtime.KeepAlive(w)
 }
 

@@ -120,10 +120,12 @@ func (m *Member) sendHeartbeat(w *World) {
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
 		s = append(s, "owns "+partList(w, m.Owned))
 	}
-	summary := "epoch " + itoa(m.Generation)
+	// "epoch 2" (every heartbeat: encoded), then the fields sent, if any
+	b := encNum(w.scratch[:0], phEpochWord, int64(m.Generation))
 	if len(s) > 0 {
-		summary += ", " + strings.Join(s, ", ")
+		b = encLit(b, ", "+strings.Join(s, ", "))
 	}
+	summary := w.addText(b)
 	m.cg.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
@@ -133,7 +135,7 @@ func (m *Member) sendHeartbeat(w *World) {
 			m.cg.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
+	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})

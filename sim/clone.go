@@ -5,29 +5,31 @@ package sim
 // It is what snapshots are made of (the explorer forks thousands of
 // branches from one prefix). Request and response bodies are shared: they
 // are never changed once sent. What grows with the world's age (trace,
-// events, log cells, pause series) is shared chunk by chunk (see Seq), so a
-// clone costs the live state, not the history.
+// events and their texts, log cells, pause series) is shared chunk by chunk
+// (see Seq and textArena), so a clone costs the live state, not the history.
 func (w *World) Clone() *World {
 	n := *w
 	n.Cfg = w.Cfg.clone()
 	n.clients = cp(w.clients)
 	n.memberSeq = cpMap(w.memberSeq)
-	n.Events = w.Events.clone()
+	n.Events = EventLog{recs: w.Events.recs.clone(), w: &n}
+	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: &n}
+	n.texts = w.texts.clone()
+	n.parties = w.parties.clone()
+	n.scratch, n.keep = nil, nil
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
 	n.Sink = w.Sink.clone()
 
-	// The trace is shared: a packet is never changed once delivered. The
-	// packets still on the wire get their Delivered tick at the next Step,
-	// so the copy gets its own of each (and of the chunk that holds it), and
-	// every pointer to one is turned to the copy.
-	n.Packets = w.Packets.clone()
+	// The trace is shared chunk by chunk (its records never change). The
+	// live packets still on the wire get their Delivered tick at the next
+	// Step, so the copy gets its own of each, and every pointer to one is
+	// turned to the copy.
 	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
 	for _, ps := range [][]*Packet{w.sending, w.inflight} {
 		for _, p := range ps {
 			c := *p
 			pk[p] = &c
-			n.Packets.Set(p.ID, &c)
 		}
 	}
 	re := func(p *Packet) *Packet {

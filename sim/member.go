@@ -2,8 +2,6 @@ package sim
 
 import (
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Phase is where a member stands in the group protocol, as the client sees it.
@@ -401,7 +399,9 @@ func (m *Member) poll(w *World) bool {
 		req.Offsets[i] = m.positions[tp]
 	}
 	m.loop = LoopFetching
-	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
+	// "o0@3 o1@5 max 3", encoded: every fetch writes it
+	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
+	m.send(w, &Packet{Type: Fetch, text: w.addText(b), Body: req})
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
 }
@@ -506,12 +506,16 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
 	m.workedAt = w.Tick // processing starts next tick
-	names := make([]string, len(batch))
+	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
+	b := append(w.encLabel(w.scratch[:0], m), phPolled)
+	at := len(b)
 	for i, f := range batch {
-		names[i] = f.Value
+		if i > 0 {
+			b = append(b, phSpace)
+		}
+		b = w.encRecord(b, f.TP, f.Offset, f.Value)
 	}
-	w.event(EvPolled, m.Client, "%s poll() returned %s", m.label(w), strings.Join(names, " "))
-	w.Events.Last().Records = names
+	w.eventEnc(EvPolled, m.Client, b, at)
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.prod.mode == ProducerTransactional {
@@ -565,8 +569,10 @@ func (m *Member) work(w *World) {
 	m.processed[f.TP] = f.Offset + 1
 	m.batchIdx++
 	w.processed++
-	w.event(EvProcessed, m.Client, "%s processed %s", m.label(w), f.Value)
-	w.Events.Last().Records = []string{f.Value}
+	// "%s processed o2.3", its Records the record token
+	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
+	at := len(b)
+	w.eventEnc(EvProcessed, m.Client, w.encRecord(b, f.TP, f.Offset, f.Value), at)
 	w.sideEffect(m, f.Value)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
@@ -785,14 +791,15 @@ func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
 func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
 	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
 		Partitions: tps, Offsets: offs}
-	b := appendOffsets(w, make([]byte, 0, 10*len(tps)+40), tps, offs)
-	b = append(b, ", "...)
-	b = append(b, m.epochWord()...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(m.Generation), 10)
-	b = append(b, ", "...)
-	b = append(b, orDash(m.MemberID)...)
-	m.send(w, &Packet{Type: OffsetCommit, Summary: string(b), Body: req})
+	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
+	b := append(w.encOffsets(w.scratch[:0], tps, offs), phComma)
+	if m.consumer {
+		b = encNum(b, phEpochWord, int64(m.Generation))
+	} else {
+		b = encNum(b, phGenWord, int64(m.Generation))
+	}
+	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
+	m.send(w, &Packet{Type: OffsetCommit, text: w.addText(b), Body: req})
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {

@@ -68,9 +68,13 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Offsets)
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
 	g.offsets.setCommit(r.Partitions, r.Offsets, c)
-	summary := offsetSummary(w, r.Partitions, r.Offsets)
-	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, summary)
-	w.reply(p, None, summary, resp)
+	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
+	// points at the event's offsets token.
+	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
+	at := len(b)
+	ref, offsets := w.addTextTail(w.encOffsets(b, r.Partitions, r.Offsets), at)
+	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
+	w.replyText(p, None, offsets, resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client

@@ -58,16 +58,22 @@ type World struct {
 	clients   []string           // client ids in Kafka's string order
 	memberSeq map[string]int     // client id -> member ids issued so far
 
-	inflight []*Packet    // sent last tick, delivered this tick
-	sending  []*Packet    // sent this tick
-	Packets  Seq[*Packet] // the whole trace, in send order (p.ID is the index)
-	Events   Seq[Event]
-	drops    []DropRule
-	timers   timerQueue
-	wake     procSet // members to act this tick
-	busy     procSet // members with work for the next tick
-	parked   []parkedFetch
-	nextPID  int64
+	inflight []*Packet // sent last tick, delivered this tick
+	sending  []*Packet // sent this tick
+	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
+	Events   EventLog
+	texts    textArena // the trace's and the events' texts (text.go)
+	parties  parties   // the names packets and events refer to by number
+	scratch  []byte    // where the next text is encoded; private to this world
+	// keep, when a test sets it, keeps every packet sent by ID, body
+	// included: the trace keeps no bodies.
+	keep    map[int]*Packet
+	drops   []DropRule
+	timers  timerQueue
+	wake    procSet // members to act this tick
+	busy    procSet // members with work for the next tick
+	parked  []parkedFetch
+	nextPID int64
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
 	actBuf []*Member
@@ -112,6 +118,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		current: map[string]*Member{}, memberSeq: map[string]int{},
 		nextPID: 1000,
 	}
+	w.Packets.w, w.Events.w = w, w
 	w.short = true
 	for _, t := range topo.Inputs {
 		if t.Name != "orders" && t.Name != "payments" {
@@ -226,7 +233,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -275,18 +282,6 @@ func (w *World) topicNames() []string {
 func (w *World) RecordName(tp TopicPartition, off int) string {
 	var buf [48]byte
 	return string(w.appendRecordName(buf[:0], tp, off))
-}
-
-// appendRecordName appends RecordName(tp, off) to b.
-func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
-	if w.short {
-		b = append(b, tp.Topic[0])
-		b = strconv.AppendInt(b, int64(tp.Partition), 10)
-	} else {
-		b = appendPartition(b, tp)
-	}
-	b = append(b, '.')
-	return strconv.AppendInt(b, int64(off), 10)
 }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
@@ -408,14 +403,26 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 	}
 }
 
+// event records a rare event, its text formatted now and kept as it is.
+// The frequent ones encode their arguments (eventEnc).
 func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
+	w.eventText(kind, member, fmt.Sprintf(format, args...))
 }
 
-// eventText records an event whose text is already built (the hot paths
-// build it with a strings.Builder: Sprintf boxes every argument).
+// eventText records an event whose text is already built.
 func (w *World) eventText(kind EventKind, member, text string) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: text})
+	w.Events.add(kind, member, w.addText(encLit(w.scratch[:0], text)), 0)
+}
+
+// eventEnc records an event whose text is encoded in b (text.go; usually
+// w.scratch, without its tEnd); records, if at > 0, are the record tokens
+// from b[at:] on (Event.Records): a label and a phrase come first, so at is
+// a few bytes.
+func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
+	if at >= 1<<16 {
+		panic("sim: an event's records start past its first 64 KB")
+	}
+	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
 }
 
 // appendPartition appends tp as TopicPartition.String spells it (orders-2).
@@ -430,7 +437,7 @@ func appendPartition(b []byte, tp TopicPartition) []byte {
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
-	w.Events.Last().Stop = true
+	w.Events.recs.Last().stop = true
 	w.stopped = true
 }
 
@@ -447,16 +454,24 @@ func (w *World) send(p *Packet) {
 			break
 		}
 	}
-	w.Packets.Append(p)
+	w.Packets.record(p)
+	if w.keep != nil {
+		w.keep[p.ID] = p
+	}
 	if !p.Lost {
 		w.sending = append(w.sending, p)
 	}
 }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
-// command since), delivered next tick. The list is valid until the next
-// Step, which reuses it.
-func (w *World) InFlight() []*Packet { return w.sending }
+// command since), delivered next tick; copies, as the trace gives them.
+func (w *World) InFlight() []*Packet {
+	out := make([]*Packet, len(w.sending))
+	for i, p := range w.sending {
+		out[i] = w.Packets.At(p.ID)
+	}
+	return out
+}
 
 // Drop adds a rule that loses the next matching packet(s).
 func (w *World) Drop(r DropRule) {
@@ -497,7 +512,8 @@ func (w *World) wakeNext(m *Member) {
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.stopped = false
-	// The two packet lists take turns, so neither is made anew each tick.
+	// The two lists trade their arrays every tick (the one delivered last
+	// tick is empty): sending allocates nothing in steady traffic.
 	w.inflight, w.sending = w.sending, w.inflight[:0]
 	w.wake.addAll(&w.busy)
 	w.busy.clear() // in place: a clone has its own sets (World.Clone)
@@ -505,7 +521,7 @@ func (w *World) Step() (stop bool) {
 		p.Delivered = w.Tick
 		w.deliver(p)
 	}
-	clear(w.inflight)
+	clear(w.inflight) // the delivered packets are garbage unless someone holds them
 	w.inflight = w.inflight[:0]
 	w.fireTimers()
 	w.Group.tick(w)
@@ -597,6 +613,12 @@ func (w *World) brokerReceive(p *Packet) {
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
 		Error: code, Summary: summary, Body: body, Req: req})
+}
+
+// replyText answers a request with a summary encoded in the arena.
+func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
+	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
+		Error: code, text: text, Body: body, Req: req})
 }
 
 // Invoke marks the external side effect for an input record.
@@ -712,5 +734,5 @@ func (w *World) startStableConsumerGroup(n int) {
 		// from when it stopped.
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }

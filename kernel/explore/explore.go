@@ -382,7 +382,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, pk := range w.Packets.From(pkts) {
+	for _, pk := range w.Packets.Headers(pkts) {
 		if pk.Response && (pk.Type == sim.OffsetCommit || pk.Type == sim.TxnOffsetCommit) && pk.Error != sim.None {
 			o.Classes[CommitRefused+":"+pk.Error.String()]++
 		}
