@@ -76,8 +76,10 @@ type World struct {
 	nextPID int64
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
-	actBuf []*Member
-	tpBuf  []TopicPartition
+	actBuf    []*Member
+	tpBuf     []TopicPartition
+	pausedBuf []TopicPartition
+	markBuf   []bool
 
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
