@@ -140,6 +140,12 @@ func New(topo Topology, cfg Config) (*World, error) {
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
 		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
 	}
+	base := 0
+	for _, t := range topo.Inputs {
+		s := w.inputAt[t.Name]
+		s.topo, base = base, base+t.Partitions
+		w.inputAt[t.Name] = s
+	}
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
@@ -317,8 +323,9 @@ func (w *World) ShortName(tp TopicPartition) string {
 }
 
 // span is where a topic's partitions 0..n-1 lie in inputTPs, one after
-// another from index at.
-type span struct{ at, n int }
+// another from index at; topo is where they start when the input topics'
+// partitions are numbered in topology order instead (World.tpIndex).
+type span struct{ at, n, topo int }
 
 // index is partition p's index in inputTPs (ok false when the topic has no
 // partition p).
