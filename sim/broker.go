@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // parkedFetch is a Fetch the broker holds until data arrives (a long poll,
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
@@ -48,7 +45,9 @@ func (w *World) answerFetch(p *Packet) bool {
 		}
 		b = w.encRecord(b, f.TP, f.Offset, f.Value)
 	}
-	w.replyText(p, None, w.addText(b), &fetchResp{ID: r.ID, Records: slices.Clone(recs)})
+	resp := w.newFetchResp()
+	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
+	w.replyText(p, None, w.addText(b), resp)
 	return true
 }
 
@@ -81,7 +80,8 @@ func (w *World) answerParked(tp TopicPartition) {
 func (w *World) handleProduce(p *Packet) {
 	r := p.Body.(*produceReq)
 	l := w.logs[r.TP]
-	resp := &produceResp{ID: r.ID, Seq: r.Seq, Offset: -1}
+	resp := w.newProduceResp()
+	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
 	if r.PID >= 0 {
 		e := l.producers[r.PID]
 		if e != nil && r.Epoch < e.epoch {

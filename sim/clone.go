@@ -17,6 +17,10 @@ func (w *World) Clone() *World {
 	n.texts = w.texts.clone()
 	n.parties = w.parties.clone()
 	n.scratch, n.keep = nil, nil
+	// What is alive now may be shared from here on: neither world recycles
+	// it (freelist.go); the copy starts lists of its own.
+	w.free.renew()
+	n.free = newFreeLists()
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
 	n.Sink = w.Sink.clone()

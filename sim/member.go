@@ -389,19 +389,24 @@ func (m *Member) poll(w *World) bool {
 		return false // a Fetch is already out
 	}
 	m.maybeAutoCommit(w)
-	tps := m.fetchable(w)
+	req := w.newFetchReq()
+	tps := m.fetchableInto(w, req.Partitions)
 	if len(tps) == 0 {
+		req.Partitions = tps[:0]
+		w.unuseFetchReq(req)
 		return false
 	}
 	m.fetchID++
-	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords, Offsets: make([]int, len(tps))}
-	for i, tp := range tps {
-		req.Offsets[i] = m.positions[tp]
+	req.ID, req.Partitions, req.Max = m.fetchID, tps, m.Cfg.MaxPollRecords
+	for _, tp := range tps {
+		req.Offsets = append(req.Offsets, m.positions[tp])
 	}
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3", encoded: every fetch writes it
 	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
-	m.send(w, &Packet{Type: Fetch, text: w.addText(b), Body: req})
+	p := w.packet()
+	p.Type, p.text, p.Body = Fetch, w.addText(b), req
+	m.send(w, p)
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
 }
@@ -434,6 +439,11 @@ func (m *Member) maybeAutoCommit(w *World) {
 // is gathered in the world's scratch buffer and copied once, rotated, at
 // its exact size (the Fetch request keeps it).
 func (m *Member) fetchable(w *World) []TopicPartition {
+	return m.fetchableInto(w, nil)
+}
+
+// fetchableInto is fetchable appending to dst (a recycled request's array).
+func (m *Member) fetchableInto(w *World, dst []TopicPartition) []TopicPartition {
 	all := w.tpBuf[:0]
 	for _, tp := range m.Owned {
 		if m.fetches(tp) {
@@ -442,15 +452,13 @@ func (m *Member) fetchable(w *World) []TopicPartition {
 	}
 	w.tpBuf = all
 	if len(all) == 0 {
-		return nil
+		return dst[:0]
 	}
 	i := 0
 	if m.hasRotate && len(all) > 1 {
 		i = sort.Search(len(all), func(i int) bool { return m.rotate.Less(all[i]) })
 	}
-	tps := make([]TopicPartition, len(all))
-	copy(tps[copy(tps, all[i:]):], all[:i])
-	return tps
+	return append(append(dst[:0], all[i:]...), all[:i]...)
 }
 
 // fetches reports whether fetchable includes an owned partition: it has a

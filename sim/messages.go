@@ -76,11 +76,13 @@ type fetchReq struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Max        int
+	epoch      uint64 // freelist.go
 }
 
 type fetchResp struct {
 	ID      int
 	Records []fetched
+	epoch   uint64 // freelist.go
 }
 
 type produceReq struct {
@@ -105,7 +107,8 @@ type produceResp struct {
 	ID     int
 	Seq    int
 	Offset int
-	Dup    bool // the leader had this sequence already: not written again
+	Dup    bool   // the leader had this sequence already: not written again
+	epoch  uint64 // freelist.go
 }
 
 type initPIDReq struct {

@@ -50,6 +50,9 @@ type Packet struct {
 	// text is the summary as the trace keeps it (text.go), set by a sender
 	// that encodes it; 0 while Summary holds it as a string.
 	text textRef
+	// epoch: the free lists' epoch it was handed out under, 0 if not from
+	// them (freelist.go).
+	epoch uint64
 }
 
 // DropRule loses the next Count packets that match (a `drop` command).

@@ -200,7 +200,9 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	if req.Attempt > 0 {
 		b = append(b, phRetry)
 	}
-	m.send(w, &Packet{Type: Produce, text: w.addText(b), Body: req})
+	p := w.packet()
+	p.Type, p.text, p.Body = Produce, w.addText(b), req
+	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})
 }

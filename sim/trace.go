@@ -78,6 +78,16 @@ var kindIndex = func() map[EventKind]uint8 {
 type parties struct {
 	names []party
 	index map[party]uint32
+	// recent caches the last few looked up (a party's number never
+	// changes): a tick names the same two or three members over and over,
+	// and a string compare is cheaper than hashing the key.
+	recent [4]partyID
+	next   uint8
+}
+
+type partyID struct {
+	k  party
+	id uint32
 }
 
 type party struct {
@@ -95,7 +105,13 @@ func (ps *parties) id(name string, inc int) uint32 {
 		}
 	}
 	k := party{name, inc}
+	for _, r := range &ps.recent {
+		if r.id != 0 && r.k == k {
+			return r.id
+		}
+	}
 	if i, ok := ps.index[k]; ok {
+		ps.remember(k, i)
 		return i
 	}
 	if ps.index == nil {
@@ -107,7 +123,13 @@ func (ps *parties) id(name string, inc int) uint32 {
 	i := uint32(len(ps.names))
 	ps.names = append(ps.names, k)
 	ps.index[k] = i
+	ps.remember(k, i)
 	return i
+}
+
+func (ps *parties) remember(k party, i uint32) {
+	ps.recent[ps.next%uint8(len(ps.recent))] = partyID{k, i}
+	ps.next++
 }
 
 func (ps *parties) at(i uint32) party {
@@ -123,7 +145,7 @@ func (ps *parties) at(i uint32) party {
 // clone shares the names (append-only, cut to their length) and copies the
 // index: about as many entries as processes, which Clone copies anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index)}
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), recent: ps.recent, next: ps.next}
 }
 
 // PacketLog is the trace: every packet in send order (p.ID is the index).

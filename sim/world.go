@@ -68,6 +68,7 @@ type World struct {
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
 	keep    map[int]*Packet
+	free    *freeLists // delivered packets and bodies for reuse (freelist.go); never shared with a clone
 	drops   []DropRule
 	timers  timerQueue
 	wake    procSet // members to act this tick
@@ -118,6 +119,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		Cfg: cfg.clone(), Topo: topo,
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
 		current: map[string]*Member{}, memberSeq: map[string]int{},
+		free:    newFreeLists(),
 		nextPID: 1000,
 	}
 	w.Packets.w, w.Events.w = w, w
@@ -529,6 +531,7 @@ func (w *World) Step() (stop bool) {
 	for _, p := range w.inflight {
 		p.Delivered = w.Tick
 		w.deliver(p)
+		w.recycle(p)
 	}
 	clear(w.inflight) // the delivered packets are garbage unless someone holds them
 	w.inflight = w.inflight[:0]
@@ -620,14 +623,18 @@ func (w *World) brokerReceive(p *Packet) {
 
 // reply answers a request.
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
-	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
-		Error: code, Summary: summary, Body: body, Req: req})
+	p := w.packet()
+	p.From, p.To, p.ToInc, p.Type, p.Response = Broker, req.From, req.FromInc, req.Type, true
+	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
+	w.send(p)
 }
 
 // replyText answers a request with a summary encoded in the arena.
 func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
-	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
-		Error: code, text: text, Body: body, Req: req})
+	p := w.packet()
+	p.From, p.To, p.ToInc, p.Type, p.Response = Broker, req.From, req.FromInc, req.Type, true
+	p.Error, p.text, p.Body, p.Req = code, text, body, req
+	w.send(p)
 }
 
 // Invoke marks the external side effect for an input record.

@@ -1,0 +1,161 @@
+package sim
+
+import "sync/atomic"
+
+// freeLists recycles the live packets of the steady-traffic hot path and
+// their bodies once delivered: the Produce and Fetch round trips (the
+// request packet, the answer, the fetchReq, fetchResp and produceResp
+// bodies). The trace keeps none of them (it records a packet when it is
+// sent), so once the answer is delivered nothing reads them again:
+//
+//   - a Produce request is read by handleProduce when delivered and then
+//     only as the answer's Req; its produceReq body is the producer's (held
+//     in prod.unacked and prod.queued, and shared with clones) and is never
+//     recycled;
+//   - a Fetch request is held by w.parked until answered (answerParked and
+//     handleFetch drop it then) and read as the answer's Req; the member
+//     copies the answer's records into its own batch (onFetchResponse).
+//
+// Every other packet (the group protocol's, commits, transactions) is left
+// to the garbage collector: lastJoin, cg.inFlight, cg.commitPkt,
+// GroupMember.joinPkt/syncPkt and the commit answers' Req hold those.
+//
+// Clones share request and response bodies and the packets a live packet
+// refers to (Clone copies only the packets on the wire). So each world's
+// lists carry an epoch, unique over the process, that Clone renews on the
+// original (and gives the copy a fresh one): an object is stamped with the
+// epoch of the lists it came from and goes back only while that epoch is
+// still current. Anything alive when a world was cloned is thus never
+// recycled by either world; what either allocates afterwards is its own.
+// A world whose test keeps packets (World.keep) recycles nothing.
+type freeLists struct {
+	epoch        atomic.Uint64
+	packets      []*Packet
+	fetchReqs    []*fetchReq
+	fetchResps   []*fetchResp
+	produceResps []*produceResp
+}
+
+// freeEpochs issues the epochs; 0 is never issued (a zero stamp: not from
+// a free list).
+var freeEpochs atomic.Uint64
+
+func newFreeLists() *freeLists {
+	f := &freeLists{}
+	f.epoch.Store(freeEpochs.Add(1))
+	return f
+}
+
+// renew makes every object handed out so far unrecyclable (Clone: they may
+// be shared with the copy now). Safe while other goroutines clone the same
+// world.
+func (f *freeLists) renew() {
+	if f != nil {
+		f.epoch.Store(freeEpochs.Add(1))
+	}
+}
+
+func (f *freeLists) current() uint64 {
+	if f == nil {
+		return 0
+	}
+	return f.epoch.Load()
+}
+
+// packet returns a zeroed packet, from the list if it has one.
+func (w *World) packet() *Packet {
+	f := w.free
+	if f == nil {
+		return &Packet{}
+	}
+	if n := len(f.packets); n > 0 {
+		p := f.packets[n-1]
+		f.packets = f.packets[:n-1]
+		*p = Packet{epoch: f.current()}
+		return p
+	}
+	return &Packet{epoch: f.current()}
+}
+
+func (w *World) newFetchReq() *fetchReq {
+	f := w.free
+	if f == nil {
+		return &fetchReq{}
+	}
+	if n := len(f.fetchReqs); n > 0 {
+		r := f.fetchReqs[n-1]
+		f.fetchReqs = f.fetchReqs[:n-1]
+		*r = fetchReq{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], epoch: f.current()}
+		return r
+	}
+	return &fetchReq{epoch: f.current()}
+}
+
+func (w *World) newFetchResp() *fetchResp {
+	f := w.free
+	if f == nil {
+		return &fetchResp{}
+	}
+	if n := len(f.fetchResps); n > 0 {
+		r := f.fetchResps[n-1]
+		f.fetchResps = f.fetchResps[:n-1]
+		clear(r.Records) // drop the values' strings
+		*r = fetchResp{Records: r.Records[:0], epoch: f.current()}
+		return r
+	}
+	return &fetchResp{epoch: f.current()}
+}
+
+func (w *World) newProduceResp() *produceResp {
+	f := w.free
+	if f == nil {
+		return &produceResp{}
+	}
+	if n := len(f.produceResps); n > 0 {
+		r := f.produceResps[n-1]
+		f.produceResps = f.produceResps[:n-1]
+		*r = produceResp{epoch: f.current()}
+		return r
+	}
+	return &produceResp{epoch: f.current()}
+}
+
+// recycle takes back a delivered packet of the Produce and Fetch round
+// trips: an answer with its request and their bodies (see freeLists for
+// why nothing reads them again). Anything else, and anything stamped with
+// an older epoch, is left alone.
+func (w *World) recycle(p *Packet) {
+	f := w.free
+	if f == nil || w.keep != nil || !p.Response || (p.Type != Produce && p.Type != Fetch) {
+		return
+	}
+	e := f.current()
+	switch b := p.Body.(type) {
+	case *produceResp:
+		if b.epoch == e {
+			f.produceResps = append(f.produceResps, b)
+		}
+	case *fetchResp:
+		if b.epoch == e {
+			f.fetchResps = append(f.fetchResps, b)
+		}
+	}
+	if q := p.Req; q != nil && q.epoch == e {
+		if b, ok := q.Body.(*fetchReq); ok && b.epoch == e {
+			f.fetchReqs = append(f.fetchReqs, b)
+		}
+		*q = Packet{}
+		f.packets = append(f.packets, q)
+	}
+	if p.epoch == e {
+		*p = Packet{}
+		f.packets = append(f.packets, p)
+	}
+}
+
+// unuseFetchReq gives back a request poll took but did not send.
+func (w *World) unuseFetchReq(r *fetchReq) {
+	if f := w.free; f != nil && r.epoch == f.current() {
+		f.fetchReqs = append(f.fetchReqs, r)
+	}
+}
