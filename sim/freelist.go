@@ -9,9 +9,11 @@ import "sync/atomic"
 // sent), so once the answer is delivered nothing reads them again:
 //
 //   - a Produce request is read by handleProduce when delivered and then
-//     only as the answer's Req; its produceReq body is the producer's (held
-//     in prod.unacked and prod.queued, and shared with clones) and is never
-//     recycled;
+//     only as the answer's Req; its produceReq body is the producer's: held
+//     in prod.unacked until answered (and in prod.queued before it is sent),
+//     so it goes back only once the answer is delivered and unacked no
+//     longer holds it (an OutOfOrderSequenceNumber answer leaves it there,
+//     to be sent again); a retry sends a copy, a request of its own;
 //   - a Fetch request is held by w.parked until answered (answerParked and
 //     handleFetch drop it then) and read as the answer's Req; the member
 //     copies the answer's records into its own batch (onFetchResponse).
@@ -34,6 +36,7 @@ type freeLists struct {
 	fetchReqs    []*fetchReq
 	fetchResps   []*fetchResp
 	produceResps []*produceResp
+	produceReqs  []*produceReq
 }
 
 // freeEpochs issues the epochs; 0 is never issued (a zero stamp: not from
@@ -106,6 +109,22 @@ func (w *World) newFetchResp() *fetchResp {
 	return &fetchResp{epoch: f.current()}
 }
 
+// newProduceReq returns a request for the caller to fill in whole,
+// keeping its epoch.
+func (w *World) newProduceReq() *produceReq {
+	f := w.free
+	if f == nil {
+		return &produceReq{}
+	}
+	if n := len(f.produceReqs); n > 0 {
+		r := f.produceReqs[n-1]
+		f.produceReqs = f.produceReqs[:n-1]
+		r.epoch = f.current()
+		return r
+	}
+	return &produceReq{epoch: f.current()}
+}
+
 func (w *World) newProduceResp() *produceResp {
 	f := w.free
 	if f == nil {
@@ -141,8 +160,16 @@ func (w *World) recycle(p *Packet) {
 		}
 	}
 	if q := p.Req; q != nil && q.epoch == e {
-		if b, ok := q.Body.(*fetchReq); ok && b.epoch == e {
-			f.fetchReqs = append(f.fetchReqs, b)
+		switch b := q.Body.(type) {
+		case *fetchReq:
+			if b.epoch == e {
+				f.fetchReqs = append(f.fetchReqs, b)
+			}
+		case *produceReq:
+			if m := w.process(q.From, q.FromInc); b.epoch == e && m != nil && m.prod.unacked[b.ID] != b {
+				*b = produceReq{}
+				f.produceReqs = append(f.produceReqs, b)
+			}
 		}
 		*q = Packet{}
 		f.packets = append(f.packets, q)

@@ -101,6 +101,7 @@ type produceReq struct {
 	src    TopicPartition
 	srcOff int
 	hasSrc bool
+	epoch  uint64 // freelist.go
 }
 
 type produceResp struct {

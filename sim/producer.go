@@ -163,8 +163,9 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
-	req := &produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client,
-		src: f.TP, srcOff: f.Offset, hasSrc: true}
+	req := w.newProduceReq()
+	*req = produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client,
+		src: f.TP, srcOff: f.Offset, hasSrc: true, epoch: req.epoch}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		req.Seq = pr.seq[tp]
@@ -218,6 +219,7 @@ func (m *Member) produceRetry(w *World, id, attempt int) {
 func (m *Member) retryProduce(w *World, req *produceReq) {
 	nr := *req
 	nr.Attempt++
+	nr.epoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked[nr.ID] = &nr
 	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.Value)
 	m.sendProduce(w, &nr)
