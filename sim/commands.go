@@ -188,9 +188,9 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	b = append(b, " records appended to "...)
 	b = appendPartition(b, tp)
 	b = append(b, " ("...)
-	b = append(b, w.Log(tp).Cells.At(first).Value...)
+	b = w.names.appendName(b, tp, first)
 	b = append(b, ".."...)
-	b = append(b, w.Log(tp).Cells.At(first+n-1).Value...)
+	b = w.names.appendName(b, tp, first+n-1)
 	b = append(b, ')')
 	w.eventText(EvInput, "", string(b))
 	return nil

@@ -558,7 +558,7 @@ func (m *Member) work(w *World) {
 	w.processed++
 	w.event(EvProcessed, m.Client, "%s processed %s", m.label(w), f.Value)
 	w.Events.Last().Records = []string{f.Value}
-	w.sideEffect(m, f.Value)
+	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
 		m.crashAfter--

@@ -48,7 +48,8 @@ type World struct {
 	inputAt   map[string]span  // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
 	topicSize map[string]int
-	short     bool // the default topics: records are named o2.3, p0.1
+	short     bool         // the default topics: records are named o2.3, p0.1
+	names     *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
 
 	Group *Group
 	Txn   *TxnCoordinator
@@ -72,7 +73,7 @@ type World struct {
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
-	Sink CountMap
+	Sink SinkCounts
 	// stopped is set when a stop event happens during the current tick.
 	stopped   bool
 	processed int
@@ -106,7 +107,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		Cfg: cfg.clone(), Topo: topo,
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
 		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
-		nextPID: 1000,
+		nextPID: 1000, names: &recordNames{},
 	}
 	w.short = true
 	for _, t := range topo.Inputs {
@@ -118,7 +119,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.topicSize[t.Name] = t.Partitions
 		for p := 0; p < t.Partitions; p++ {
 			tp := TopicPartition{Topic: t.Name, Partition: p}
-			w.logs[tp] = newLog(tp)
+			w.logs[tp] = newLog(tp, w.names)
 			w.inputTPs = append(w.inputTPs, tp)
 		}
 	}
@@ -127,10 +128,12 @@ func New(topo Topology, cfg Config) (*World, error) {
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
 		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
 	}
+	*w.names = recordNames{short: w.short, inputTPs: w.inputTPs, inputAt: w.inputAt}
+	w.Sink.names = w.names
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		w.logs[tp] = newLog(tp)
+		w.logs[tp] = newLog(tp, w.names)
 		w.outputTPs = append(w.outputTPs, tp)
 	}
 	for _, tp := range w.inputTPs {
@@ -265,12 +268,7 @@ func (w *World) topicNames() []string {
 
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
-func (w *World) RecordName(tp TopicPartition, off int) string {
-	if w.short {
-		return tp.Topic[:1] + strconv.Itoa(tp.Partition) + "." + strconv.Itoa(off)
-	}
-	return tp.String() + "." + strconv.Itoa(off)
-}
+func (w *World) RecordName(tp TopicPartition, off int) string { return w.names.name(tp, off) }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -381,11 +379,7 @@ func (w *World) Member(client string) *Member { return w.current[client] }
 func (w *World) Processes() []*Member { return w.procs }
 
 func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
-	l := w.logs[tp]
-	for i := 0; i < n; i++ {
-		off := l.HW()
-		l.append(Cell{Value: w.RecordName(tp, off), PID: -1, Seq: -1, Tick: w.Tick})
-	}
+	w.logs[tp].appendUpstream(n, w.Tick)
 	if wake && n > 0 {
 		w.answerParked(tp)
 	}
@@ -584,9 +578,9 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 }
 
 // Invoke marks the external side effect for an input record.
-func (w *World) sideEffect(m *Member, source string) {
-	if n := w.Sink.Inc(source); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, n)
+func (w *World) sideEffect(m *Member, f fetched) {
+	if n := w.Sink.inc(f.TP, f.Offset); n > 1 {
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.Value, n)
 	}
 }
 
