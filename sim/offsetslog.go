@@ -9,14 +9,17 @@ import (
 // order (kgrepl keeps them all, as a log not yet compacted). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
 // generation, producer id, state) is kept once per run of such records, and
-// each record adds only its partition and offset (32 bytes, against 112 for
-// an OffsetRecord); the group id is kept once for the log. At, All and Slice
-// give back OffsetRecords equal to what was appended. Chunks are shared
-// between clones as for any Seq.
+// each record adds only its partition, as its index among the world's input
+// partitions, and its offset (8 bytes, against 112 for an OffsetRecord and
+// 32 with the partition's name); the group id is kept once for the log. At,
+// All and Slice give back OffsetRecords equal to what was appended. Chunks
+// are shared between clones as for any Seq.
 type OffsetsLog struct {
 	group   string
+	names   *recordNames // the world's input partitions; nil in a log made without a world
 	runs    Seq[offsetRun]
 	entries Seq[offsetEntry]
+	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
 }
 
 // offsetRun is what consecutive records of the log have in common; the
@@ -31,9 +34,47 @@ type offsetRun struct {
 	marker     bool
 }
 
+// offsetEntry is one record's partition and offset. part is the
+// partition's index among the input partitions; entryNoTP stands for a
+// marker's empty partition (offset -1); below it, odd[entryNoTP-1-part]
+// holds the record's partition and offset.
 type offsetEntry struct {
+	part, offset int32
+}
+
+const entryNoTP = -1
+
+type offsetOdd struct {
 	TP     TopicPartition
 	Offset int
+}
+
+// entry encodes tp and offset.
+func (l *OffsetsLog) entry(tp TopicPartition, offset int) offsetEntry {
+	if offset >= -1 && offset <= 1<<31-1 {
+		if tp == (TopicPartition{}) {
+			return offsetEntry{part: entryNoTP, offset: int32(offset)}
+		}
+		if l.names != nil {
+			if p, ok := l.names.index(tp); ok {
+				return offsetEntry{part: int32(p), offset: int32(offset)}
+			}
+		}
+	}
+	l.odd.Append(offsetOdd{TP: tp, Offset: offset})
+	return offsetEntry{part: entryNoTP - int32Of(l.odd.Len(), "odd offset records")}
+}
+
+// tpOffset decodes an entry.
+func (l *OffsetsLog) tpOffset(e offsetEntry) (TopicPartition, int) {
+	switch {
+	case e.part >= 0:
+		return l.names.inputTPs[e.part], int(e.offset)
+	case e.part == entryNoTP:
+		return TopicPartition{}, int(e.offset)
+	}
+	o := l.odd.At(int(entryNoTP - 1 - e.part))
+	return o.TP, o.Offset
 }
 
 // offsetStates are the states a record of __consumer_offsets can show.
@@ -59,7 +100,8 @@ func (l *OffsetsLog) At(i int) OffsetRecord {
 }
 
 func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
-	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: e.TP, Offset: e.Offset, Generation: int(r.Generation),
+	tp, offset := l.tpOffset(e)
+	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
 		MemberID: r.MemberID, PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
 
@@ -93,7 +135,7 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
 	l.startRun(rec)
-	l.entries.Append(offsetEntry{TP: rec.TP, Offset: rec.Offset})
+	l.entries.Append(l.entry(rec.TP, rec.Offset))
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
@@ -104,7 +146,7 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs [
 	}
 	l.startRun(rec)
 	for i, tp := range tps {
-		l.entries.Append(offsetEntry{TP: tp, Offset: offs[i]})
+		l.entries.Append(l.entry(tp, offs[i]))
 	}
 }
 
@@ -116,8 +158,8 @@ func (l *OffsetsLog) startRun(rec OffsetRecord) {
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	run := offsetRun{first: l.entries.Len(), MemberID: rec.MemberID, PID: rec.PID, Tick: int32(rec.Tick),
-		Generation: int32(rec.Generation), state: offsetStateOf(rec.State), marker: rec.Marker}
+	run := offsetRun{first: l.entries.Len(), MemberID: rec.MemberID, PID: rec.PID, Tick: int32Of(rec.Tick, "tick"),
+		Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State), marker: rec.Marker}
 	if last := l.runs.Last(); last == nil || !last.same(run) {
 		l.runs.Append(run)
 	}
@@ -138,5 +180,5 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, runs: l.runs.clone(), entries: l.entries.clone()}
+	return OffsetsLog{group: l.group, names: l.names, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone()}
 }

@@ -103,9 +103,10 @@ const maxRefOffset = 1<<31 - 1
 
 // int32Of narrows v for a compact record, saying which bound makes it fit.
 // Ticks are at most 10,000,000 in a world's life (kernel/limits.go);
-// producer epochs and sequence numbers grow at most once per tick per
-// producer (Kafka itself keeps them in 16 and 32 bits); input offsets are at
-// most 1,000,000 (kernel/limits.go). A value past int32 means a world went
+// generations grow at most once per tick, producer epochs and sequence
+// numbers at most a few times per tick per producer (Kafka itself keeps
+// them in 16 and 32 bits); input offsets are at most 1,000,000
+// (kernel/limits.go). A value past int32 means a world went
 // past those bounds, which the kernel refuses before it starts: panic
 // rather than store a wrong number.
 func int32Of(v int, what string) int32 {

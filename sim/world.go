@@ -140,6 +140,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
 	w.Group = newGroup(topo.Group)
+	w.Group.OffsetsLog.names = w.names
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
 	if topo.Members > 0 {
