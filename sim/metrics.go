@@ -22,20 +22,20 @@ type PauseMeter struct {
 	active  bool
 	seen    map[int]map[TopicPartition]bool
 	// Series is the running total after each tick (index = tick), for charts.
-	Series Seq[int]
+	Series PauseSeries
 }
 
 func (pm *PauseMeter) init() {
 	pm.seen = map[int]map[TopicPartition]bool{}
-	pm.Series = Seq[int]{}
-	pm.Series.Append(0)
+	pm.Series = PauseSeries{}
+	pm.Series.add(0)
 }
 
 // Active reports whether a rebalance is under way.
 func (pm *PauseMeter) Active() bool { return pm.active }
 
 func (pm *PauseMeter) account(w *World) {
-	defer func() { pm.Series.Append(pm.Total) }()
+	defer func() { pm.Series.add(pm.Total) }()
 	g := w.Group
 	if !pm.active {
 		// A classic rebalance starts with PreparingRebalance; a consumer
