@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -55,6 +56,11 @@ type TxnEntry struct {
 	LastUpdate      int
 	markersLeft     int
 	txnSeq          int // counts transactions, so a stale timeout does nothing
+	// logged is the partition list of the newest __transaction_state
+	// record: records whose list is the same share it (a transaction
+	// writes three or four with one list). Never changed once logged, so
+	// the log's records and clones share it.
+	logged []TopicPartition
 }
 
 // TxnLogRecord is one record of __transaction_state.
@@ -109,8 +115,11 @@ func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
 	}
 	e.State = s
 	e.LastUpdate = w.Tick
+	if e.logged == nil || !slices.Equal(e.logged, e.Partitions) {
+		e.logged = append([]TopicPartition{}, e.Partitions...) // never nil, as a record's list always was
+	}
 	t.Log.Append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
-		State: s, Partitions: append([]TopicPartition{}, e.Partitions...), Group: e.Group})
+		State: s, Partitions: e.logged[:len(e.logged):len(e.logged)], Group: e.Group})
 }
 
 func (t *TxnCoordinator) receive(w *World, p *Packet) {
