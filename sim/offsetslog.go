@@ -20,12 +20,7 @@ type OffsetsLog struct {
 	runs    Seq[offsetRun]
 	entries Seq[offsetEntry]
 	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
-	// members are the member ids the log's records name, in first-seen
-	// order; a run keeps an index into it. Append-only: clones share it
-	// with its capacity cut. memberAt finds an id's index; it is never
-	// written once made (a new id makes a new map), so clones share it too.
-	members  []string
-	memberAt map[string]int32
+	members nameTable      // the member ids the runs name
 }
 
 // offsetRun (32 bytes) is what consecutive records of the log have in common; the
@@ -35,7 +30,7 @@ type offsetRun struct {
 	PID        int64
 	Tick       int32
 	Generation int32
-	member     int32 // index in members
+	member     int32 // number in members
 	state      uint8 // index in offsetStates
 	marker     bool
 }
@@ -108,7 +103,7 @@ func (l *OffsetsLog) At(i int) OffsetRecord {
 func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
 	tp, offset := l.tpOffset(e)
 	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
-		MemberID: l.members[r.member], PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
+		MemberID: l.members.name(r.member), PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
 
 // All ranges over the records with their indexes, oldest first.
@@ -164,7 +159,7 @@ func (l *OffsetsLog) startRun(rec OffsetRecord) {
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	run := offsetRun{first: l.entries.Len(), member: l.memberIndex(rec.MemberID), PID: rec.PID, Tick: int32Of(rec.Tick, "tick"),
+	run := offsetRun{first: l.entries.Len(), member: l.members.index(rec.MemberID), PID: rec.PID, Tick: int32Of(rec.Tick, "tick"),
 		Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State), marker: rec.Marker}
 	if last := l.runs.Last(); last == nil || !last.same(run) {
 		l.runs.Append(run)
@@ -187,21 +182,5 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 
 func (l *OffsetsLog) clone() OffsetsLog {
 	return OffsetsLog{group: l.group, names: l.names, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone(),
-		members: l.members[:len(l.members):len(l.members)], memberAt: l.memberAt}
-}
-
-// memberIndex is id's index in members, added if new. A new id copies
-// memberAt (shared with clones): ids are new only at a join or a restart.
-func (l *OffsetsLog) memberIndex(id string) int32 {
-	if i, ok := l.memberAt[id]; ok {
-		return i
-	}
-	i := int32Of(len(l.members), "member ids")
-	at := make(map[string]int32, len(l.memberAt)+1)
-	for k, v := range l.memberAt {
-		at[k] = v
-	}
-	at[id] = i
-	l.members, l.memberAt = append(l.members, id), at
-	return i
+		members: l.members.clone()}
 }

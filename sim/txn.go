@@ -85,8 +85,8 @@ type TxnTransition struct {
 type TxnCoordinator struct {
 	entries     map[string]*TxnEntry
 	byPID       map[int64]*TxnEntry
-	Log         Seq[TxnLogRecord]
-	Transitions Seq[TxnTransition]
+	Log         TxnLog
+	Transitions TxnTransitions
 	Aborted     int // transactions aborted
 	TimedOut    int // of them, by transaction.timeout.ms
 }
@@ -109,7 +109,7 @@ func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 }
 
 func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
-	t.Transitions.Append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
+	t.Transitions.append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
 	if e.State != s {
 		w.event(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
 	}
@@ -118,7 +118,7 @@ func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
 	if e.logged == nil || !slices.Equal(e.logged, e.Partitions) {
 		e.logged = append([]TopicPartition{}, e.Partitions...) // never nil, as a record's list always was
 	}
-	t.Log.Append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
+	t.Log.append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
 		State: s, Partitions: e.logged[:len(e.logged):len(e.logged)], Group: e.Group})
 }
 
