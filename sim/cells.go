@@ -119,27 +119,10 @@ func (c *CellLog) Txn(i int) TxnMark {
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 
 // From ranges over the cells from offset i on.
-func (c *CellLog) From(i int) iter.Seq2[int, Cell] {
-	return func(yield func(int, Cell) bool) {
-		for ; i < c.n; i++ {
-			if !yield(i, c.At(i)) {
-				return
-			}
-		}
-	}
-}
+func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return allAt(i, c.Len, c.At) }
 
 // Slice copies cells [from, to) into a new slice.
-func (c *CellLog) Slice(from, to int) []Cell {
-	if to <= from {
-		return nil
-	}
-	out := make([]Cell, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, c.At(i))
-	}
-	return out
-}
+func (c *CellLog) Slice(from, to int) []Cell { return sliceAt(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
 	out := Cell{Offset: i, PID: r.pid, Epoch: int(r.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}

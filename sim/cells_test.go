@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -64,12 +63,7 @@ func cellsText(w *World) string {
 			fmt.Fprintf(&b, "%d %+v rc=%v\n", i, c, l.ReadCommitted(i))
 		}
 	}
-	var sink []string
-	for k, n := range w.Sink.All() {
-		sink = append(sink, fmt.Sprintf("%s=%d", k, n))
-	}
-	sort.Strings(sink)
-	fmt.Fprintf(&b, "sink %v\n", sink)
+	fmt.Fprintf(&b, "sink %v\n", sinkText(w))
 	return b.String()
 }
 

@@ -122,16 +122,7 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 }
 
 // Slice copies records [from, to) into a new slice.
-func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
-	if to <= from {
-		return nil
-	}
-	out := make([]OffsetRecord, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, l.At(i))
-	}
-	return out
-}
+func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceAt(from, to, l.At) }
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {

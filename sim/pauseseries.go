@@ -36,16 +36,7 @@ func (s *PauseSeries) At(i int) int {
 }
 
 // Slice copies totals [from, to) into a new slice.
-func (s *PauseSeries) Slice(from, to int) []int {
-	if to <= from {
-		return nil
-	}
-	out := make([]int, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, s.At(i))
-	}
-	return out
-}
+func (s *PauseSeries) Slice(from, to int) []int { return sliceAt(from, to, s.At) }
 
 // add records the total after the next tick.
 func (s *PauseSeries) add(total int) {

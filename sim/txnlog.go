@@ -50,27 +50,10 @@ func (l *TxnLog) At(i int) TxnLogRecord {
 }
 
 // All ranges over the records with their indexes, oldest first.
-func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] {
-	return func(yield func(int, TxnLogRecord) bool) {
-		for i := 0; i < l.Len(); i++ {
-			if !yield(i, l.At(i)) {
-				return
-			}
-		}
-	}
-}
+func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return allAt(0, l.Len, l.At) }
 
 // Slice copies records [from, to) into a new slice.
-func (l *TxnLog) Slice(from, to int) []TxnLogRecord {
-	if to <= from {
-		return nil
-	}
-	out := make([]TxnLogRecord, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, l.At(i))
-	}
-	return out
-}
+func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return sliceAt(from, to, l.At) }
 
 // append adds a record. Its Partitions must never change afterwards; a
 // record whose list is the previous record's slice (same array, same
@@ -120,27 +103,10 @@ func (t *TxnTransitions) At(i int) TxnTransition {
 }
 
 // All ranges over the transitions with their indexes, oldest first.
-func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] {
-	return func(yield func(int, TxnTransition) bool) {
-		for i := 0; i < t.Len(); i++ {
-			if !yield(i, t.At(i)) {
-				return
-			}
-		}
-	}
-}
+func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] { return allAt(0, t.Len, t.At) }
 
 // Slice copies transitions [from, to) into a new slice.
-func (t *TxnTransitions) Slice(from, to int) []TxnTransition {
-	if to <= from {
-		return nil
-	}
-	out := make([]TxnTransition, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, t.At(i))
-	}
-	return out
-}
+func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return sliceAt(from, to, t.At) }
 
 func (t *TxnTransitions) append(tr TxnTransition) {
 	t.recs.Append(txnTransitionRec{tick: int32Of(tr.Tick, "tick"), id: t.names.index(tr.TransactionalID),
