@@ -564,14 +564,14 @@ func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
 		return w.Packets.Slice(0, w.Packets.Len()), nil
 	}
 	var out []*sim.Packet
-	for _, p := range w.Packets.All() {
+	for i, p := range w.Packets.Headers(0) {
 		if len(want) > 0 && !want[p.Type] {
 			continue
 		}
 		if member != "" && p.From != member && p.To != member {
 			continue
 		}
-		out = append(out, p)
+		out = append(out, w.Packets.At(i))
 	}
 	return out, nil
 }
@@ -627,7 +627,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 		e := w.Group.GroupEpoch
 		m.GroupEpoch = &e
 	}
-	for _, p := range w.Packets.All() {
+	for _, p := range w.Packets.Headers(0) {
 		if p.Error == sim.ProducerFenced || p.Error == sim.InvalidProducerEpoch || p.Error == sim.FencedInstanceID {
 			m.Fenced++
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -37,10 +38,12 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
 	b.ReportMetric(float64(ms.HeapAlloc)/1e6, "setup-heap-MB")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 	b.ReportMetric(float64(w.Packets.Len()-p0+w.Events.Len()-e0)/b.Elapsed().Seconds(), "pkts+evs/s")
 }
@@ -49,9 +52,12 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 // tick of steady traffic (C1 and C2 consuming, 6 records produced every 10
 // ticks): the trace, the events, the logs and __consumer_offsets, measured
 // after a full GC before and after b.N ticks. Run it with -benchtime 100000x
-// or more: short runs are dominated by the chunk being filled.
+// or more: short runs are dominated by the chunk being filled. The trace's
+// share is reported apart: its packet records (pkt-rec-B), event records
+// (ev-rec-B) and their encoded texts (text-B), per tick.
 func BenchmarkHeapKeptPerTick(b *testing.B) {
 	w := agedWorld(1_000)
+	p0, e0, t0 := w.traceBytes()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -70,6 +76,11 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/float64(b.N), "heap-B-kept/tick")
 	b.ReportMetric(float64(w.Packets.Len()+w.Events.Len())/float64(w.Tick), "pkts+evs/tick")
+	// What of it the trace keeps: packet and event records, their texts.
+	p1, e1, t1 := w.traceBytes()
+	b.ReportMetric(float64(p1-p0)/float64(b.N), "pkt-rec-B/tick")
+	b.ReportMetric(float64(e1-e0)/float64(b.N), "ev-rec-B/tick")
+	b.ReportMetric(float64(t1-t0)/float64(b.N), "text-B/tick")
 	runtime.KeepAlive(w)
 }
 
@@ -89,9 +100,11 @@ func BenchmarkTickIdle(b *testing.B) {
 				w.Step()
 			}
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				w.Step()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 		})
 	}
@@ -152,6 +165,49 @@ func BenchmarkRollingRestart100x1000(b *testing.B) {
 // BenchmarkClone: a snapshot of the default world after 200 busy ticks,
 // the explorer's unit of work.
 func BenchmarkClone(b *testing.B) {
+	w := busyWorld()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = w.Clone()
+	}
+}
+
+// BenchmarkCloneStepParallel is the explorer's unit of work without the
+// explorer: copy the default world at tick 200 (BenchmarkClone's) and step
+// the copy 20 ticks, on 1 and on 2 goroutines sharing the source. It
+// reports CPU time per op (every thread, the collector's too): if it rises
+// from 1 to 2 goroutines, the engine's own work scales less than linearly
+// (the runtime's allocator and collector, shared caches), whatever the
+// explorer's worker pool does.
+func BenchmarkCloneStepParallel(b *testing.B) {
+	w := busyWorld()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprint(workers), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			var wg sync.WaitGroup
+			per := (b.N + workers - 1) / workers
+			for g := 0; g < workers; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < per; i++ {
+						c := w.Clone()
+						for k := 0; k < 20; k++ {
+							c.Step()
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(per*workers), "cpu-ns/op")
+		})
+	}
+}
+
+// busyWorld is the default world with C2 joined after 200 busy ticks (100
+// records per partition), what BenchmarkClone copies.
+func busyWorld() *World {
 	cfg := DefaultConfig()
 	cfg.RecordsPerPartition = 100
 	w, _ := New(DefaultTopology(), cfg)
@@ -159,10 +215,7 @@ func BenchmarkClone(b *testing.B) {
 	for i := 0; i < 200; i++ {
 		w.Step()
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = w.Clone()
-	}
+	return w
 }
 
 // agedWorld is the default world after ticks of steady traffic: C1 and C2

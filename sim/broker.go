@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strconv"
 )
 
 // parkedFetch is a Fetch the broker holds until data arrives (a long poll,
@@ -41,15 +40,14 @@ func (w *World) answerFetch(p *Packet) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	var buf [128]byte
-	names := buf[:0]
+	b := w.scratch[:0] // "o2.3 o2.4", encoded
 	for i, f := range recs {
 		if i > 0 {
-			names = append(names, ' ')
+			b = append(b, phSpace)
 		}
-		names = append(names, f.Value...)
+		b = w.encRecord(b, f.TP, f.Offset, f.Value)
 	}
-	w.reply(p, None, string(names), &fetchResp{ID: r.ID, Records: slices.Clone(recs)})
+	w.replyText(p, None, w.addText(b), &fetchResp{ID: r.ID, Records: slices.Clone(recs)})
 	return true
 }
 
@@ -125,10 +123,12 @@ func (w *World) handleProduce(p *Packet) {
 			mark = TxnOpen
 		}
 		off := l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: w.Tick})
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
-		if len(e.batches) > idempotenceWindow {
-			e.batches = e.batches[1:]
+		if len(e.batches) == idempotenceWindow {
+			// Slide the window in place (a clone has its own batches), so
+			// that a full window never grows its array again.
+			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
 		}
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
 		resp.Offset = off
 	} else {
 		resp.Offset = l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
@@ -136,18 +136,19 @@ func (w *World) handleProduce(p *Packet) {
 	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
 		w.ZombieWrites++
 	}
-	// "%s written to %s at offset %d" and "%s at offset %d", built by hand:
+	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both.
-	var buf [128]byte
-	b := append(buf[:0], r.Value...)
-	b = append(b, " written to "...)
-	b = appendPartition(b, r.TP)
-	at := len(b)
-	b = append(b, " at offset "...)
-	b = strconv.AppendInt(b, int64(resp.Offset), 10)
-	text := string(b)
-	w.eventText(EvProduced, r.Producer, text)
-	w.reply(p, None, r.Value+text[at:], resp)
+	src, ok1 := w.argTP(encTemplate(w.scratch[:0], tplProduced), r.src)
+	if to, ok2 := w.argTP(argOffset(src, r.srcOff), r.TP); ok1 && ok2 && r.hasSrc {
+		w.eventEnc(EvProduced, r.Producer, argNum(to, int64(resp.Offset)), 0)
+		src, _ = w.argTP(encTemplate(w.scratch[:0], tplProduceAck), r.src)
+		w.replyText(p, None, w.addText(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
+		return
+	}
+	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
+	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
+	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))
+	w.replyText(p, None, w.addText(b), resp)
 }
 
 // fetchOutstanding reports whether fetch id of m is held at the broker (a

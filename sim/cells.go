@@ -136,7 +136,7 @@ func (c *CellLog) cell(i int, r cellRec) Cell {
 		var buf [80]byte
 		b := append(buf[:0], "inv("...)
 		at := len(b)
-		b = c.names.appendName(b, c.names.inputTPs[r.srcPart], int(r.srcOff))
+		b = c.names.appendName(b, c.names.index.tps[r.srcPart], int(r.srcOff))
 		b = append(b, ')')
 		out.Value = string(b)
 		out.Source = out.Value[at : len(out.Value)-1] // shares Value's bytes

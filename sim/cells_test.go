@@ -128,7 +128,7 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 				c     CellLog
 				model []Cell
 			}
-			fam := []*pair{{c: CellLog{tp: tp, names: w.names}}}
+			fam := []*pair{{c: CellLog{tp: tp, names: w.records}}}
 			for step := 0; step < 4000; step++ {
 				p := fam[r.Intn(len(fam))]
 				if r.Intn(25) == 0 && len(fam) < 20 {

@@ -6,6 +6,7 @@ package sim
 // thread, rejoining, eager and cooperative revocation, LeaveGroup.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -349,13 +350,20 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 				m.revoke = append(m.revoke, tp)
 			}
 		}
+		owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
 		for _, tp := range got {
 			if !own[tp] {
 				added = append(added, tp)
-				m.Owned = append(m.Owned, tp)
+				owned = append(owned, tp)
 			}
 		}
-		assign.SortPartitions(m.Owned)
+		if !tpsSorted(owned) {
+			if len(added) == 0 {
+				owned = slices.Clone(owned)
+			}
+			assign.SortPartitions(owned)
+		}
+		m.Owned = owned
 	}
 	w.event(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, partList(w, got))
 	if len(added) == 0 {

@@ -120,10 +120,12 @@ func (m *Member) sendHeartbeat(w *World) {
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
 		s = append(s, "owns "+partList(w, m.Owned))
 	}
-	summary := "epoch " + itoa(m.Generation)
+	// "epoch 2" (every heartbeat: encoded), then the fields sent, if any
+	b := encNum(w.scratch[:0], phEpochWord, int64(m.Generation))
 	if len(s) > 0 {
-		summary += ", " + strings.Join(s, ", ")
+		b = encLit(b, ", "+strings.Join(s, ", "))
 	}
+	summary := w.addText(b)
 	m.cg.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
@@ -133,7 +135,7 @@ func (m *Member) sendHeartbeat(w *World) {
 			m.cg.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
+	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
@@ -446,13 +448,20 @@ func (m *Member) cgAssign(w *World) {
 		own[tp] = true
 	}
 	var added []TopicPartition
+	owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
 	for _, tp := range m.cg.target {
 		if !own[tp] {
 			added = append(added, tp)
-			m.Owned = append(m.Owned, tp)
+			owned = append(owned, tp)
 		}
 	}
-	sortTPs(m.Owned)
+	if !tpsSorted(owned) {
+		if len(added) == 0 {
+			owned = slices.Clone(owned)
+		}
+		sortTPs(owned)
+	}
+	m.Owned = owned
 	m.cg.hasTarget = false
 	if len(added) > 0 {
 		w.event(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, partList(w, m.Owned))

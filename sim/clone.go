@@ -5,29 +5,31 @@ package sim
 // It is what snapshots are made of (the explorer forks thousands of
 // branches from one prefix). Request and response bodies are shared: they
 // are never changed once sent. What grows with the world's age (trace,
-// events, log cells, pause series) is shared chunk by chunk (see Seq), so a
-// clone costs the live state, not the history.
+// events and their texts, log cells, pause series) is shared chunk by chunk
+// (see Seq and textArena), so a clone costs the live state, not the history.
 func (w *World) Clone() *World {
 	n := *w
 	n.Cfg = w.Cfg.clone()
 	n.clients = cp(w.clients)
 	n.memberSeq = cpMap(w.memberSeq)
-	n.Events = w.Events.clone()
+	n.Events = EventLog{recs: w.Events.recs.clone(), w: &n}
+	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: &n}
+	n.texts = w.texts.clone()
+	n.parties = w.parties.clone()
+	n.scratch, n.keep = nil, nil
 	n.drops = cp(w.drops)
 	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
 	n.Sink = w.Sink.clone()
 
-	// The trace is shared: a packet is never changed once delivered. The
-	// packets still on the wire get their Delivered tick at the next Step,
-	// so the copy gets its own of each (and of the chunk that holds it), and
-	// every pointer to one is turned to the copy.
-	n.Packets = w.Packets.clone()
+	// The trace is shared chunk by chunk (its records never change). The
+	// live packets still on the wire get their Delivered tick at the next
+	// Step, so the copy gets its own of each, and every pointer to one is
+	// turned to the copy.
 	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
 	for _, ps := range [][]*Packet{w.sending, w.inflight} {
 		for _, p := range ps {
 			c := *p
 			pk[p] = &c
-			n.Packets.Set(p.ID, &c)
 		}
 	}
 	re := func(p *Packet) *Packet {
@@ -62,27 +64,19 @@ func (w *World) Clone() *World {
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 
-	mm := make(map[*Member]*Member, len(w.procs))
 	n.procs = make([]*Member, len(w.procs))
 	for i, m := range w.procs {
 		n.procs[i] = m.clone()
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
 		n.procs[i].cg.commitPkt = re(m.cg.commitPkt)
-		mm[m] = n.procs[i]
 	}
 	n.current = make(map[string]*Member, len(w.current))
 	for c, m := range w.current {
-		n.current[c] = mm[m]
+		n.current[c] = n.procs[m.proc] // a process's copy has its process number
 	}
-	n.wake = make(map[*Member]bool, len(w.wake))
-	for m, v := range w.wake {
-		n.wake[mm[m]] = v
-	}
-	n.busy = make(map[*Member]bool, len(w.busy))
-	for m, v := range w.busy {
-		n.busy[mm[m]] = v
-	}
+	n.wake, n.busy = w.wake.clone(), w.busy.clone()
+	n.actBuf, n.tpBuf = nil, nil
 	n.Meter = w.Meter.clone()
 	return &n
 }
@@ -129,7 +123,7 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	}
 	n.static = cpMap(g.static)
 	n.fenced = cpMap(g.fenced)
-	n.offsets = cpMap(g.offsets)
+	n.offsets = g.offsets.clone()
 	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
 	for pid, m := range g.pending {
 		n.pending[pid] = cpMap(m)

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -181,18 +180,10 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	}
 	first := w.logs[tp].HW()
 	w.appendInput(tp, n, true)
-	// "%d records appended to %s (%s..%s)", built by hand (a steady
-	// producer sends this every few ticks).
-	var buf [128]byte
-	b := strconv.AppendInt(buf[:0], int64(n), 10)
-	b = append(b, " records appended to "...)
-	b = appendPartition(b, tp)
-	b = append(b, " ("...)
-	b = w.names.appendName(b, tp, first)
-	b = append(b, ".."...)
-	b = w.names.appendName(b, tp, first+n-1)
-	b = append(b, ')')
-	w.eventText(EvInput, "", string(b))
+	// "%d records appended to %s (%s..%s)", encoded (a steady producer
+	// sends this every few ticks).
+	b, _ := w.argTP(argNum(encTemplate(w.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
+	w.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
 	return nil
 }
 

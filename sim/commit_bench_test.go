@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math/rand"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -25,10 +27,12 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		w.Step()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
 	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -59,5 +63,52 @@ func TestFetchPositionList(t *testing.T) {
 				t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
 			}
 		}
+	}
+}
+
+// TestCommitsKeepTheirPartitions: an auto-commit's request shares the
+// member's Owned list (fetchPositionList), and the request and its answer
+// are read a tick or more after it was sent, so Owned must be replaced,
+// never changed in place: after random joins, crashes and restarts under
+// cooperative and eager assignors and both group protocols, every
+// OffsetCommit request still names the partitions it named when sent.
+func TestCommitsKeepTheirPartitions(t *testing.T) {
+	shared := 0
+	for seed := 0; seed < 16; seed++ {
+		r := rand.New(rand.NewSource(int64(900 + seed)))
+		cfg := DefaultConfig()
+		cfg.Client.Assignor = []string{"cooperative-sticky", "range", "sticky", "roundrobin"}[seed%4]
+		if seed%3 == 2 {
+			cfg.Client.GroupProtocol = string(ConsumerGroup)
+		}
+		w, _ := New(bigTopology(2, 3, 4), cfg)
+		keepBodies(w) // the trace keeps no bodies
+		sched := randomSchedule(r, 300, 5, seed%2 == 0)
+		sent := map[*Packet][]TopicPartition{}
+		i, seen := 0, 0
+		for w.Tick < 300 {
+			for i < len(sched) && sched[i].tick <= w.Tick {
+				_ = sched[i].do(w)
+				i++
+			}
+			w.Step()
+			for ; seen < w.Packets.Len(); seen++ {
+				p := w.keep[seen]
+				if req, ok := p.Body.(*commitReq); ok && !p.Response && len(req.Partitions) > 0 {
+					sent[p] = slices.Clone(req.Partitions)
+					if m := w.process(p.From, p.FromInc); m != nil && len(m.Owned) > 0 && &m.Owned[0] == &req.Partitions[0] {
+						shared++
+					}
+				}
+			}
+		}
+		for p, tps := range sent {
+			if got := p.Body.(*commitReq).Partitions; !slices.Equal(got, tps) {
+				t.Fatalf("seed %d: OffsetCommit %d sent at tick %d named %v, names %v now", seed, p.ID, p.Sent, tps, got)
+			}
+		}
+	}
+	if shared == 0 {
+		t.Error("no request shared its member's Owned list: the test checks nothing")
 	}
 }

@@ -21,7 +21,26 @@ func consumerWorld(t *testing.T, n int, tweak func(*Config)) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keepBodies(w)
 	return w
+}
+
+// keepBodies makes w keep the packets it sends, bodies included, for
+// withBody: the trace keeps no bodies.
+func keepBodies(w *World) { w.keep = map[int]*Packet{} }
+
+// withBody gives a packet of the trace the body it was sent with, and its
+// request's, in a world that keeps them (keepBodies).
+func withBody(w *World, p *Packet) *Packet {
+	if live := w.keep[p.ID]; live != nil {
+		p.Body = live.Body
+	}
+	if p.Req != nil {
+		if live := w.keep[p.Req.ID]; live != nil {
+			p.Req.Body = live.Body
+		}
+	}
+	return p
 }
 
 // stepDisjoint runs n ticks with the invariant checker on every tick and
@@ -39,7 +58,7 @@ func stepDisjoint(t *testing.T, w *World, c *Checker, n int, each func()) {
 			if !m.Alive || m.Zombie || !m.InGroup() {
 				continue
 			}
-			for _, tp := range m.fetchable() {
+			for _, tp := range m.fetchable(w) {
 				if o, ok := owner[tp]; ok {
 					t.Fatalf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.Client)
 				}
@@ -66,7 +85,7 @@ func packetsOf(w *World, typ API, from string, response bool) []*Packet {
 	var out []*Packet
 	for _, p := range w.Packets.All() {
 		if p.Type == typ && p.Response == response && (from == "" || p.From == from || (response && p.To == from)) {
-			out = append(out, p)
+			out = append(out, withBody(w, p))
 		}
 	}
 	return out
@@ -100,7 +119,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 			states[gm.ClientID][gm.MemberState] = true
 		}
-		if len(c1.fetchable()) == 0 {
+		if len(c1.fetchable(w)) == 0 {
 			t.Fatalf("tick %d: C1 consumes nothing (a stop-the-world)", w.Tick)
 		}
 	}
@@ -311,7 +330,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		w.send(p)
 		stepDisjoint(t, w, c, 1, nil)
 		for _, q := range w.Packets.All() {
-			if q.Req == p {
+			if q.Req != nil && q.Req.ID == p.ID {
 				return q
 			}
 		}
@@ -575,7 +594,8 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 		t.Errorf("the dropped heartbeat was already full: %+v", d)
 	}
 	for _, p := range w.Packets.All() {
-		if p.Req == retry {
+		if p.Req != nil && p.Req.ID == retry.ID {
+			p = withBody(w, p)
 			if resp, ok := p.Body.(*cghbResp); !ok || !resp.HasAssignment {
 				t.Errorf("the answer to a full heartbeat carries no assignment: %+v", p.Body)
 			}
@@ -665,15 +685,15 @@ func TestConsumerAcknowledgedWhenSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	acks := 0
-	seen := map[*Packet]bool{}
+	seen := map[int]bool{}
 	for i := 0; i < 40; i++ {
 		stepChecked(t, w, c, 1)
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
 			r := p.Body.(*cghbReq)
-			if seen[p] || !r.OwnedSent || r.MemberEpoch <= 0 {
+			if seen[p.ID] || !r.OwnedSent || r.MemberEpoch <= 0 {
 				continue
 			}
-			seen[p] = true
+			seen[p.ID] = true
 			acks++
 			m := w.current["C1"]
 			if m.cg.inFlight == p && m.ConsumerState() == cgAcknowledging {
@@ -715,14 +735,14 @@ func TestConsumerHeartbeatIntervalFromSend(t *testing.T) {
 			}
 		}
 		// Never two in flight: each is sent no earlier than the answer to the one before.
-		answered := map[*Packet]int{}
+		answered := map[int]int{} // request ID -> the tick its answer arrived
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", true) {
-			answered[p.Req] = p.Delivered
+			answered[p.Req.ID] = p.Delivered
 		}
 		var prev *Packet
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
 			if prev != nil {
-				if at, ok := answered[prev]; !ok || p.Sent < at {
+				if at, ok := answered[prev.ID]; !ok || p.Sent < at {
 					t.Fatalf("interval %d: heartbeat at %d sent before the one at %d was answered (%d, %v)", tc.interval, p.Sent, prev.Sent, at, ok)
 				}
 			}
@@ -852,7 +872,7 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	for i, tc := range cases {
 		found := false
 		for _, p := range packetsOf(w, OffsetFetch, "C2", true) {
-			if p.Req == sent[i] {
+			if p.Req.ID == sent[i].ID {
 				found = true
 				if p.Error != tc.want {
 					t.Errorf("%+v answered %s, want %s", tc.r, p.Error, tc.want)

@@ -85,9 +85,3 @@ func appendOffsets(w *World, b []byte, tps []TopicPartition, offs []int) []byte 
 	}
 	return b
 }
-
-func fetchSummary(w *World, r *fetchReq) string {
-	b := appendOffsets(w, make([]byte, 0, 8*len(r.Partitions)+12), r.Partitions, r.Offsets)
-	b = append(b, " max "...)
-	return string(strconv.AppendInt(b, int64(r.Max), 10))
-}

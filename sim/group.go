@@ -152,7 +152,7 @@ type Group struct {
 	initialRemaining int
 	joinSeq          int
 	// Committed offsets; pending transactional offsets by PID.
-	offsets    map[TopicPartition]committedOffset
+	offsets    offsetTable
 	pending    map[int64]map[TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
@@ -174,7 +174,7 @@ type GroupTransition struct {
 
 func newGroup(id string) *Group {
 	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}, static: map[string]string{},
-		fenced: map[string]bool{}, offsets: map[TopicPartition]committedOffset{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
+		fenced: map[string]bool{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
 }
 
 func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }

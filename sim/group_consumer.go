@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -174,15 +173,16 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	if full || !slices.Equal(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
 	}
-	b := make([]byte, 0, 32+6*(len(gm.Assignment)+len(gm.Target)))
-	b = strconv.AppendInt(append(b, "epoch "...), int64(gm.MemberEpoch), 10)
+	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}", encoded: every
+	// heartbeat's answer writes it
+	b := encNum(w.scratch[:0], phEpochWord, int64(gm.MemberEpoch))
 	if resp.HasAssignment {
-		b = appendPartList(w, append(b, ", assigned "...), resp.Assignment)
+		b = w.encPartList(append(b, phAssigned), resp.Assignment)
 	}
 	if !slices.Equal(gm.Target, gm.Assignment) {
-		b = appendPartList(w, append(b, ", target "...), gm.Target)
+		b = w.encPartList(append(b, phTarget), gm.Target)
 	}
-	w.reply(p, None, string(b), resp)
+	w.replyText(p, None, w.addText(b), resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -621,10 +621,18 @@ func sortedTPs(tps []TopicPartition) []TopicPartition {
 // already (the usual case), so the settle checks run every tick allocate
 // nothing.
 func sortedView(tps []TopicPartition) []TopicPartition {
-	for i := 1; i < len(tps); i++ {
-		if tps[i].Less(tps[i-1]) {
-			return sortedTPs(tps)
-		}
+	if !tpsSorted(tps) {
+		return sortedTPs(tps)
 	}
 	return tps
+}
+
+// tpsSorted reports whether tps is in (topic, partition) order.
+func tpsSorted(tps []TopicPartition) bool {
+	for i := 1; i < len(tps); i++ {
+		if tps[i].Less(tps[i-1]) {
+			return false
+		}
+	}
+	return true
 }

@@ -283,7 +283,8 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	for _, gm := range g.members {
+	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
+		gm := g.members[id]
 		gm.ClassicMember = false
 		gm.Assignment, gm.Revoking = cp(gm.Target), nil
 		gm.sessionTimer, gm.rebalanceTimer = 0, 0

@@ -55,7 +55,7 @@ func (c *Checker) Check(w *World) error {
 		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
 			continue
 		}
-		for _, tp := range m.fetchable() {
+		for _, tp := range m.fetchable(w) {
 			if o, ok := fetching[tp]; ok {
 				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
 			}
@@ -63,7 +63,7 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	// A committed offset never passes the log end.
-	for tp, rec := range g.offsets {
+	for tp, rec := range g.offsets.all {
 		if rec.Offset > w.logs[tp].HW() {
 			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logs[tp].HW())
 		}

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Phase is where a member stands in the group protocol, as the client sees it.
@@ -54,6 +52,7 @@ type fetched struct {
 type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
+	proc   int    // process number: its index in World.procs
 	Cfg    ClientConfig
 	Topics []string
 	Alive  bool
@@ -390,17 +389,19 @@ func (m *Member) poll(w *World) bool {
 		return false // a Fetch is already out
 	}
 	m.maybeAutoCommit(w)
-	tps := m.fetchable()
+	tps := m.fetchable(w)
 	if len(tps) == 0 {
 		return false
 	}
 	m.fetchID++
-	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords}
-	for _, tp := range tps {
-		req.Offsets = append(req.Offsets, m.positions[tp])
+	req := &fetchReq{ID: m.fetchID, Partitions: tps, Max: m.Cfg.MaxPollRecords, Offsets: make([]int, len(tps))}
+	for i, tp := range tps {
+		req.Offsets[i] = m.positions[tp]
 	}
 	m.loop = LoopFetching
-	m.send(w, &Packet{Type: Fetch, Summary: fetchSummary(w, req), Body: req})
+	// "o0@3 o1@5 max 3", encoded: every fetch writes it
+	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
+	m.send(w, &Packet{Type: Fetch, text: w.addText(b), Body: req})
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
 	return false
 }
@@ -429,18 +430,26 @@ func (m *Member) maybeAutoCommit(w *World) {
 }
 
 // fetchable lists owned, positioned partitions, starting after the last
-// partition the previous poll read from (the fetcher's rotation).
-func (m *Member) fetchable() []TopicPartition {
-	var tps []TopicPartition
+// partition the previous poll read from (the fetcher's rotation). The list
+// is gathered in the world's scratch buffer and copied once, rotated, at
+// its exact size (the Fetch request keeps it).
+func (m *Member) fetchable(w *World) []TopicPartition {
+	all := w.tpBuf[:0]
 	for _, tp := range m.Owned {
 		if m.fetches(tp) {
-			tps = append(tps, tp)
+			all = append(all, tp)
 		}
 	}
-	if m.hasRotate && len(tps) > 1 {
-		i := sort.Search(len(tps), func(i int) bool { return m.rotate.Less(tps[i]) })
-		tps = append(tps[i:], tps[:i]...)
+	w.tpBuf = all
+	if len(all) == 0 {
+		return nil
 	}
+	i := 0
+	if m.hasRotate && len(all) > 1 {
+		i = sort.Search(len(all), func(i int) bool { return m.rotate.Less(all[i]) })
+	}
+	tps := make([]TopicPartition, len(all))
+	copy(tps[copy(tps, all[i:]):], all[:i])
 	return tps
 }
 
@@ -483,7 +492,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	if m.loop != LoopFetching || r.ID != m.fetchID {
 		return
 	}
-	var batch []fetched
+	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
 		if pos, ok := m.positions[f.TP]; ok && pos == f.Offset && m.owns(f.TP) {
 			batch = append(batch, f)
@@ -497,12 +506,16 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
 	m.workedAt = w.Tick // processing starts next tick
-	names := make([]string, len(batch))
+	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
+	b := append(w.encLabel(w.scratch[:0], m), phPolled)
+	at := len(b)
 	for i, f := range batch {
-		names[i] = f.Value
+		if i > 0 {
+			b = append(b, phSpace)
+		}
+		b = w.encRecord(b, f.TP, f.Offset, f.Value)
 	}
-	w.event(EvPolled, m.Client, "%s poll() returned %s", m.label(w), strings.Join(names, " "))
-	w.Events.Last().Records = names
+	w.eventEnc(EvPolled, m.Client, b, at)
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.prod.mode == ProducerTransactional {
@@ -556,8 +569,10 @@ func (m *Member) work(w *World) {
 	m.processed[f.TP] = f.Offset + 1
 	m.batchIdx++
 	w.processed++
-	w.event(EvProcessed, m.Client, "%s processed %s", m.label(w), f.Value)
-	w.Events.Last().Records = []string{f.Value}
+	// "%s processed o2.3", its Records the record token
+	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
+	at := len(b)
+	w.eventEnc(EvProcessed, m.Client, w.encRecord(b, f.TP, f.Offset, f.Value), at)
 	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
@@ -582,7 +597,7 @@ func (m *Member) work(w *World) {
 // batchDone runs the end of one loop iteration: commit as the mode says,
 // then back to poll().
 func (m *Member) batchDone(w *World) {
-	m.batch, m.batchIdx = nil, 0
+	m.batch, m.batchIdx = m.batch[:0], 0
 	switch {
 	case m.prod.mode == ProducerTransactional:
 		m.commitTxn(w, m.processedPositions(), contBackToPoll)
@@ -619,18 +634,35 @@ func (m *Member) anyPositioned() bool {
 
 // fetchPositionList is fetchPositions as two parallel slices in partition
 // order (what sendCommit builds from the map), without the map: Owned is
-// usually sorted already, so the sort is only a fallback.
+// usually sorted already, so the sort is only a fallback. When every owned
+// partition is positioned and Owned is strictly in order (the steady
+// state), the partition list is Owned itself, capped: Owned is replaced,
+// never changed in place, so the request may keep it.
 func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
-	tps := make([]TopicPartition, 0, len(m.Owned))
 	offs := make([]int, 0, len(m.Owned))
-	inOrder := true
+	inOrder, all := true, true
+	for i, tp := range m.Owned {
+		p, ok := m.positions[tp]
+		if !ok {
+			all = false
+			continue
+		}
+		if i > 0 && !m.Owned[i-1].Less(tp) {
+			inOrder = false // unsorted or repeated
+		}
+		offs = append(offs, p)
+	}
+	if all && inOrder {
+		return m.Owned[:len(m.Owned):len(m.Owned)], offs
+	}
+	tps := make([]TopicPartition, 0, len(offs))
+	inOrder = true
 	for _, tp := range m.Owned {
-		if p, ok := m.positions[tp]; ok {
+		if _, ok := m.positions[tp]; ok {
 			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
-				inOrder = false // unsorted or repeated
+				inOrder = false
 			}
 			tps = append(tps, tp)
-			offs = append(offs, p)
 		}
 	}
 	if !inOrder {
@@ -759,14 +791,15 @@ func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
 func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
 	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
 		Partitions: tps, Offsets: offs}
-	b := appendOffsets(w, make([]byte, 0, 10*len(tps)+40), tps, offs)
-	b = append(b, ", "...)
-	b = append(b, m.epochWord()...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(m.Generation), 10)
-	b = append(b, ", "...)
-	b = append(b, orDash(m.MemberID)...)
-	m.send(w, &Packet{Type: OffsetCommit, Summary: string(b), Body: req})
+	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
+	b := append(w.encOffsets(w.scratch[:0], tps, offs), phComma)
+	if m.consumer {
+		b = encNum(b, phEpochWord, int64(m.Generation))
+	} else {
+		b = encNum(b, phGenWord, int64(m.Generation))
+	}
+	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
+	m.send(w, &Packet{Type: OffsetCommit, text: w.addText(b), Body: req})
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
@@ -832,7 +865,7 @@ func (m *Member) die(w *World) {
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
-	delete(w.wake, m)
+	w.wake.remove(m.proc)
 	w.Group.processStopped(w, m)
 }
 

@@ -94,6 +94,11 @@ type produceReq struct {
 	Txn      bool
 	Producer string
 	Attempt  int
+	// src/srcOff: the input record Source names, so that the trace keeps
+	// the value as a record reference (encValue); hasSrc false for none.
+	src    TopicPartition
+	srcOff int
+	hasSrc bool
 }
 
 type produceResp struct {

@@ -223,23 +223,30 @@ type Counts struct {
 }
 
 // Delivery computes duplicates and lost records at an isolation level.
+// The explorer asks it at the end of every branch, so it reads the output
+// logs in place (what ReadTopic of the output topic returns) and looks
+// record names up from a buffer: it allocates for the names it reports,
+// not per record.
 func (w *World) Delivery(isolation string) Counts {
 	seen := map[string]int{}
-	for _, r := range w.ReadTopic(w.Topo.Output.Name, isolation) {
-		seen[r.Source]++
+	committed := isolation == "read_committed"
+	for _, tp := range w.outputTPs {
+		l := w.logs[tp]
+		lso := l.LSO()
+		for i, cell := range l.Cells.All() {
+			if cell.IsData() && (!committed || i < lso && cell.Txn != TxnAborted && cell.Txn != TxnOpen) {
+				seen[cell.Source]++
+			}
+		}
 	}
 	var c Counts
-	srcs := make([]string, 0, len(seen))
-	for s := range seen {
-		srcs = append(srcs, s)
-	}
-	sort.Strings(srcs)
-	for _, s := range srcs {
-		if seen[s] > 1 {
-			c.Duplicates += seen[s] - 1
+	for s, n := range seen {
+		if n > 1 {
+			c.Duplicates += n - 1
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
+	sort.Strings(c.DuplicateNames)
 	held := map[string]bool{}
 	if isolation == "read_committed" {
 		for _, tp := range w.outputTPs {
@@ -252,20 +259,21 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 	}
 	for _, tp := range w.inputTPs {
-		rec, ok := w.Group.offsets[tp]
+		rec, ok := w.Group.offsets.get(tp)
 		if !ok {
 			continue
 		}
+		var buf [64]byte
 		for off := 0; off < rec.Offset && off < w.logs[tp].HW(); off++ {
-			name := w.RecordName(tp, off)
+			name := w.appendRecordName(buf[:0], tp, off)
 			switch {
-			case seen[name] > 0:
-			case held[name]:
+			case seen[string(name)] > 0: // a lookup by string(bytes) does not allocate
+			case held[string(name)]:
 				c.HeldBack++
-				c.HeldBackNames = append(c.HeldBackNames, name)
+				c.HeldBackNames = append(c.HeldBackNames, string(name))
 			default:
 				c.Lost++
-				c.LostNames = append(c.LostNames, name)
+				c.LostNames = append(c.LostNames, string(name))
 			}
 		}
 	}
@@ -281,7 +289,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
 	hw := w.logs[tp].HW()
-	if rec, ok := w.Group.offsets[tp]; ok {
+	if rec, ok := w.Group.offsets.get(tp); ok {
 		return hw - rec.Offset
 	}
 	return hw
@@ -307,6 +315,16 @@ func (w *World) CaughtUp() bool {
 		}
 	}
 	return true
+}
+
+// HasLiveMember is len(LiveMembers()) > 0, without the list.
+func (w *World) HasLiveMember() bool {
+	for _, c := range w.clients {
+		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
+			return true
+		}
+	}
+	return false
 }
 
 // LiveMembers lists the client ids with a running process that is not a zombie.

@@ -30,16 +30,17 @@ type committedOffset struct {
 	Tick       int32
 	Generation int32
 	state      uint8 // index in offsetStates
+	has        bool  // offsetTable: the slot is in use
 }
 
 func (g *Group) setCommitted(rec OffsetRecord) {
-	g.offsets[rec.TP] = committedOffset{Offset: rec.Offset, MemberID: rec.MemberID, PID: rec.PID, Tick: int32(rec.Tick),
-		Generation: int32(rec.Generation), state: offsetStateOf(rec.State)}
+	g.offsets.set(rec.TP, committedOffset{Offset: rec.Offset, MemberID: rec.MemberID, PID: rec.PID, Tick: int32(rec.Tick),
+		Generation: int32(rec.Generation), state: offsetStateOf(rec.State)})
 }
 
 // Committed gives the committed offset of tp (false when none).
 func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
-	c, ok := g.offsets[tp]
+	c, ok := g.offsets.get(tp)
 	if !ok {
 		return OffsetRecord{}, false
 	}
@@ -66,13 +67,14 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	rec := OffsetRecord{Tick: w.Tick, Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
 	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Offsets)
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
-	for i, tp := range r.Partitions {
-		c.Offset = r.Offsets[i]
-		g.offsets[tp] = c
-	}
-	summary := offsetSummary(w, r.Partitions, r.Offsets)
-	w.event(EvCommitted, clientOf(r.MemberID), "%s committed %s", r.MemberID, summary)
-	w.reply(p, None, summary, resp)
+	g.offsets.setCommit(r.Partitions, r.Offsets, c)
+	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
+	// points at the event's offsets token.
+	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
+	at := len(b)
+	ref, offsets := w.addTextTail(w.encOffsets(b, r.Partitions, r.Offsets), at)
+	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
+	w.replyText(p, None, offsets, resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client
@@ -100,7 +102,7 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 	code := None
 	for _, tp := range r.Partitions {
 		off := -1
-		if rec, ok := g.offsets[tp]; ok {
+		if rec, ok := g.offsets.get(tp); ok {
 			off = rec.Offset
 		}
 		if g.HasPending(tp) {

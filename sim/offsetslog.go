@@ -16,7 +16,7 @@ import (
 // are shared between clones as for any Seq.
 type OffsetsLog struct {
 	group   string
-	names   *recordNames // the world's input partitions; nil in a log made without a world
+	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
 	runs    Seq[offsetRun]
 	entries Seq[offsetEntry]
 	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
@@ -50,16 +50,15 @@ type offsetOdd struct {
 	Offset int
 }
 
-// entry encodes tp and offset.
-func (l *OffsetsLog) entry(tp TopicPartition, offset int) offsetEntry {
+// entry encodes tp and offset; c (may be nil) remembers the last topic
+// looked up, for the lists of one commit.
+func (l *OffsetsLog) entry(tp TopicPartition, offset int, c *topicCache) offsetEntry {
 	if offset >= -1 && offset <= 1<<31-1 {
 		if tp == (TopicPartition{}) {
 			return offsetEntry{part: entryNoTP, offset: int32(offset)}
 		}
-		if l.names != nil {
-			if p, ok := l.names.index(tp); ok {
-				return offsetEntry{part: int32(p), offset: int32(offset)}
-			}
+		if p, ok := l.index.slot(tp, c); ok {
+			return offsetEntry{part: int32(p), offset: int32(offset)}
 		}
 	}
 	l.odd.Append(offsetOdd{TP: tp, Offset: offset})
@@ -70,7 +69,7 @@ func (l *OffsetsLog) entry(tp TopicPartition, offset int) offsetEntry {
 func (l *OffsetsLog) tpOffset(e offsetEntry) (TopicPartition, int) {
 	switch {
 	case e.part >= 0:
-		return l.names.inputTPs[e.part], int(e.offset)
+		return l.index.tps[e.part], int(e.offset)
 	case e.part == entryNoTP:
 		return TopicPartition{}, int(e.offset)
 	}
@@ -127,7 +126,7 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceAt(from, t
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
 	l.startRun(rec)
-	l.entries.Append(l.entry(rec.TP, rec.Offset))
+	l.entries.Append(l.entry(rec.TP, rec.Offset, nil))
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
@@ -137,8 +136,9 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs [
 		return
 	}
 	l.startRun(rec)
+	var tc topicCache
 	for i, tp := range tps {
-		l.entries.Append(l.entry(tp, offs[i]))
+		l.entries.Append(l.entry(tp, offs[i], &tc))
 	}
 }
 
@@ -172,6 +172,6 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, names: l.names, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone(),
+	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone(),
 		members: l.members.clone()}
 }

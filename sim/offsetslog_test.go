@@ -11,13 +11,13 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 	defer func(n int) { seqChunk = n }(seqChunk)
 	seqChunk = 4
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	for _, names := range []*recordNames{w.names, nil} {
-		offsetsLogRoundTrip(t, names)
+	for _, index := range []inputIndex{{at: w.inputAt, tps: w.inputTPs}, {}} {
+		offsetsLogRoundTrip(t, index)
 	}
 }
 
-func offsetsLogRoundTrip(t *testing.T, names *recordNames) {
-	l := OffsetsLog{names: names}
+func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
+	l := OffsetsLog{index: index}
 	var want []OffsetRecord
 	odd := 0
 	for i := 0; i < 40; i++ {
@@ -57,7 +57,7 @@ func offsetsLogRoundTrip(t *testing.T, names *recordNames) {
 		}
 	}
 	check(&l, want)
-	if names != nil && l.odd.Len() != odd {
+	if len(index.tps) > 0 && l.odd.Len() != odd {
 		t.Fatalf("%d records kept whole, want %d (the offsets past int32)", l.odd.Len(), odd)
 	}
 	if l.runs.Len() >= l.Len() || l.runs.Len() < 14 {
@@ -102,5 +102,47 @@ func TestCommittedRoundTrip(t *testing.T) {
 	}
 	if _, ok := g.Committed(TopicPartition{Topic: "orders", Partition: 0}); ok {
 		t.Fatal("Committed of a partition never committed")
+	}
+}
+
+// TestOffsetsLogPartitionNumbers: a log numbering the world's input
+// partitions by their place and any other partition in its own table
+// gives back every record's partition, also when a clone and its source
+// each meet partitions the other never saw.
+func TestOffsetsLogPartitionNumbers(t *testing.T) {
+	w, _ := New(bigTopology(1, 2, 3), DefaultConfig())
+	l := OffsetsLog{index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+	rec := func(topic string, p, off int) OffsetRecord {
+		return OffsetRecord{Tick: off, Group: "g", TP: TopicPartition{Topic: topic, Partition: p}, Offset: off, MemberID: "C1-1", PID: -1, State: "committed"}
+	}
+	var want []OffsetRecord
+	for i, r := range []OffsetRecord{rec("t1", 2, 1), rec("zz", 0, 2), rec("t0", 0, 3), rec("t0", 7, 4), rec("zz", 0, 5)} {
+		l.Append(r)
+		want = append(want, r)
+		if i == 2 {
+			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int{6, 7, 8})
+			for k, tp := range []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}} {
+				r := rec(tp.Topic, tp.Partition, 6)
+				r.Offset = 6 + k
+				want = append(want, r)
+			}
+		}
+	}
+	c := l.clone()
+	l.Append(rec("aa", 1, 9))
+	c.Append(rec("bb", 2, 9))
+	for _, x := range []struct {
+		l    *OffsetsLog
+		last OffsetRecord
+	}{{&l, rec("aa", 1, 9)}, {&c, rec("bb", 2, 9)}} {
+		all := append(append([]OffsetRecord{}, want...), x.last)
+		if x.l.Len() != len(all) {
+			t.Fatalf("Len %d, want %d", x.l.Len(), len(all))
+		}
+		for i, r := range x.l.All() {
+			if r != all[i] || x.l.At(i) != all[i] {
+				t.Fatalf("record %d: %+v, want %+v", i, r, all[i])
+			}
+		}
 	}
 }

@@ -45,8 +45,11 @@ type Packet struct {
 	Response       bool
 	Error          ErrorCode
 	Summary        string  // one line for the trace, e.g. "gen 2, leader C1-1"
-	Body           any     // the request or response body; never changed once sent
+	Body           any     // the request or response body; never changed once sent; live packets only (not in the trace)
 	Req            *Packet // for an answer, the request it answers
+	// text is the summary as the trace keeps it (text.go), set by a sender
+	// that encodes it; 0 while Summary holds it as a string.
+	text textRef
 }
 
 // DropRule loses the next Count packets that match (a `drop` command).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -164,7 +163,8 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
-	req := &produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client}
+	req := &produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client,
+		src: f.TP, srcOff: f.Offset, hasSrc: true}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		req.Seq = pr.seq[tp]
@@ -185,22 +185,22 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 }
 
 func (m *Member) sendProduce(w *World, req *produceReq) {
-	// "value pid %d epoch %d seq %d (retry)", built in one buffer: every
-	// produce writes it.
-	var buf [96]byte
-	b := append(buf[:0], req.Value...)
-	if req.PID >= 0 {
-		b = append(b, " pid "...)
-		b = strconv.AppendInt(b, req.PID, 10)
-		b = append(b, " epoch "...)
-		b = strconv.AppendInt(b, int64(req.Epoch), 10)
-		b = append(b, " seq "...)
-		b = strconv.AppendInt(b, int64(req.Seq), 10)
+	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
+	var b []byte
+	if src, ok := w.argTP(encTemplate(w.scratch[:0], tplProduce), req.src); ok && req.hasSrc && req.PID >= 0 {
+		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
+	} else {
+		b = w.encValue(w.scratch[:0], req)
+		if req.PID >= 0 {
+			b = encNum(b, phPID, req.PID)
+			b = encNum(b, phEpoch, int64(req.Epoch))
+			b = encNum(b, phSeq, int64(req.Seq))
+		}
 	}
 	if req.Attempt > 0 {
-		b = append(b, " (retry)"...)
+		b = append(b, phRetry)
 	}
-	m.send(w, &Packet{Type: Produce, Summary: string(b), Body: req})
+	m.send(w, &Packet{Type: Produce, text: w.addText(b), Body: req})
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})
 }

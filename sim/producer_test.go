@@ -40,6 +40,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keepBodies(w)
 	c := NewChecker()
 	if err := w.Join("C2", false, nil); err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 		initAnswered, firstAdd := -1, -1
 		oldPID := int64(-1)
 		for _, p := range w.Packets.All() {
+			p = withBody(w, p)
 			switch {
 			case p.From == client && p.Type == Produce && !p.Response:
 				r := p.Body.(*produceReq)
@@ -130,6 +132,7 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keepBodies(w)
 	c := NewChecker()
 	e := w.Txn.Entry("tx-C1")
 	stepUntil(t, w, c, 30, func() bool { return e.State == TxnOngoing })
@@ -162,6 +165,7 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	endTxnAnswered, idempotentInit := -1, -1
 	var newPIDs []int64
 	for _, p := range w.Packets.All() {
+		p = withBody(w, p)
 		switch {
 		case p.To == "C1" && p.Type == EndTxn && p.Response && p.Sent >= switchTick:
 			if r := p.Req.Body.(*endTxnReq); !r.Commit || p.Error != None {

@@ -15,9 +15,8 @@ import (
 // topology never changes, so one recordNames is made by New and shared,
 // read-only, by the world, its logs, its sink and every clone.
 type recordNames struct {
-	short    bool             // the default topics: o2.3, p0.1
-	inputTPs []TopicPartition // sorted, as World.inputTPs
-	inputAt  map[string]span  // as World.inputAt
+	short bool       // the default topics: o2.3, p0.1
+	index inputIndex // the world's input partitions
 }
 
 // name spells record off of tp.
@@ -44,15 +43,6 @@ func (n *recordNames) appendName(b []byte, tp TopicPartition, off int) []byte {
 func (n *recordNames) isName(s string, tp TopicPartition, off int) bool {
 	var buf [64]byte
 	return string(n.appendName(buf[:0], tp, off)) == s // compared, not kept: no allocation
-}
-
-// index is tp's index among the input partitions.
-func (n *recordNames) index(tp TopicPartition) (int, bool) {
-	s, ok := n.inputAt[tp.Topic]
-	if !ok {
-		return 0, false
-	}
-	return s.index(tp.Partition)
 }
 
 // ref reads an input record's name back: the index of its partition among
@@ -89,7 +79,7 @@ func (n *recordNames) ref(s string) (part, off int, ok bool) {
 		}
 		tp = TopicPartition{Topic: s[:dash], Partition: p}
 	}
-	part, ok = n.index(tp)
+	part, ok = n.index.slot(tp, nil)
 	if !ok || !n.isName(s, tp, off) { // "o02.3" or "o2.+3" parse, but are not names
 		return 0, 0, false
 	}

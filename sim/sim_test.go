@@ -257,30 +257,7 @@ var protocols = []GroupType{ClassicGroup, ConsumerGroup}
 func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []string, modes []CommitMode) {
 	{
 		r := rand.New(rand.NewSource(int64(seed)))
-		topo := randomTopology(r)
-		cfg := DefaultConfig()
-		cfg.Client.Assignor = strategies[seed%len(strategies)]
-		cfg.Client.Commit = modes[(seed/4)%len(modes)]
-		if seed%5 == 4 {
-			cfg.Client.StickyRules = assign.KafkaRules
-		}
-		if seed%7 == 3 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		}
-		cfg.RecordsPerPartition = r.Intn(12)
-		cfg.Client.GroupProtocol = string(proto)
-		if seed%3 == 1 {
-			cfg.Client.RemoteAssignor = "range"
-		}
-		if seed%4 == 2 {
-			// Mixed protocols: C2 speaks the other one, so groups convert
-			// back and forth (online migration) under the faults.
-			other := ConsumerGroup
-			if proto == ConsumerGroup {
-				other = ClassicGroup
-			}
-			cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
-		}
+		topo, cfg := randomCaseConfig(r, proto, seed, strategies, modes)
 		w, err := New(topo, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -305,6 +282,37 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 			}
 		})
 	}
+}
+
+// randomCaseConfig is the topology and configuration of random case seed:
+// every assignor, commit mode and sticky rule set, transactions, the
+// consumer protocol with a server-side assignor, and mixed protocols.
+func randomCaseConfig(r *rand.Rand, proto GroupType, seed int, strategies []string, modes []CommitMode) (Topology, Config) {
+	topo := randomTopology(r)
+	cfg := DefaultConfig()
+	cfg.Client.Assignor = strategies[seed%len(strategies)]
+	cfg.Client.Commit = modes[(seed/4)%len(modes)]
+	if seed%5 == 4 {
+		cfg.Client.StickyRules = assign.KafkaRules
+	}
+	if seed%7 == 3 {
+		cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+	}
+	cfg.RecordsPerPartition = r.Intn(12)
+	cfg.Client.GroupProtocol = string(proto)
+	if seed%3 == 1 {
+		cfg.Client.RemoteAssignor = "range"
+	}
+	if seed%4 == 2 {
+		// Mixed protocols: C2 speaks the other one, so groups convert
+		// back and forth (online migration) under the faults.
+		other := ConsumerGroup
+		if proto == ConsumerGroup {
+			other = ClassicGroup
+		}
+		cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
+	}
+	return topo, cfg
 }
 
 // TestPropertyDeliveryGuarantees: random crashes, restarts, slow records

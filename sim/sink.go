@@ -66,7 +66,7 @@ func (c *SinkCounts) count(p, off int) int {
 // inc adds one to the count of record off of input partition tp and
 // returns the new count.
 func (c *SinkCounts) inc(tp TopicPartition, off int) int {
-	p, ok := c.names.index(tp)
+	p, ok := c.names.index.slot(tp, nil)
 	if !ok || off < 0 {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
 	}
@@ -74,7 +74,7 @@ func (c *SinkCounts) inc(tp TopicPartition, off int) int {
 		c.own = &owner{}
 	}
 	if c.parts == nil {
-		c.parts = make([]sinkPart, len(c.names.inputTPs))
+		c.parts = make([]sinkPart, len(c.names.index.tps))
 	}
 	epoch := c.own.epoch.Load()
 	sp := &c.parts[p]
@@ -113,7 +113,7 @@ func (c *SinkCounts) All() iter.Seq2[string, int] {
 					continue
 				}
 				for i, v := range ch.n {
-					if v > 0 && !yield(c.names.name(c.names.inputTPs[p], k*sinkChunkLen+i), int(v)) {
+					if v > 0 && !yield(c.names.name(c.names.index.tps[p], k*sinkChunkLen+i), int(v)) {
 						return
 					}
 				}

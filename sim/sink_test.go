@@ -25,7 +25,7 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 			c     SinkCounts
 			model map[string]int
 		}
-		fam := []*pair{{c: SinkCounts{names: w.names}, model: map[string]int{}}}
+		fam := []*pair{{c: SinkCounts{names: w.records}, model: map[string]int{}}}
 		for step := 0; step < 20000; step++ {
 			p := fam[r.Intn(len(fam))]
 			if r.Intn(20) == 0 && len(fam) < 30 {
@@ -59,8 +59,8 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 			}
 			want := slices.Clone(names)
 			slices.SortFunc(want, func(a, b string) int {
-				pa, oa, _ := w.names.ref(a)
-				pb, ob, _ := w.names.ref(b)
+				pa, oa, _ := w.records.ref(a)
+				pb, ob, _ := w.records.ref(b)
 				if pa != pb {
 					return pa - pb
 				}

@@ -49,7 +49,7 @@ type World struct {
 	outputTPs []TopicPartition
 	topicSize map[string]int
 	short     bool         // the default topics: records are named o2.3, p0.1
-	names     *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
+	records   *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
 
 	Group *Group
 	Txn   *TxnCoordinator
@@ -59,16 +59,26 @@ type World struct {
 	clients   []string           // client ids in Kafka's string order
 	memberSeq map[string]int     // client id -> member ids issued so far
 
-	inflight []*Packet    // sent last tick, delivered this tick
-	sending  []*Packet    // sent this tick
-	Packets  Seq[*Packet] // the whole trace, in send order (p.ID is the index)
-	Events   Seq[Event]
-	drops    []DropRule
-	timers   timerQueue
-	wake     map[*Member]bool // members to act this tick
-	busy     map[*Member]bool // members with work for the next tick
-	parked   []parkedFetch
-	nextPID  int64
+	inflight []*Packet // sent last tick, delivered this tick
+	sending  []*Packet // sent this tick
+	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
+	Events   EventLog
+	texts    textArena // the trace's and the events' texts (text.go)
+	parties  parties   // the names packets and events refer to by number
+	scratch  []byte    // where the next text is encoded; private to this world
+	// keep, when a test sets it, keeps every packet sent by ID, body
+	// included: the trace keeps no bodies.
+	keep    map[int]*Packet
+	drops   []DropRule
+	timers  timerQueue
+	wake    procSet // members to act this tick
+	busy    procSet // members with work for the next tick
+	parked  []parkedFetch
+	nextPID int64
+	// Scratch buffers of the tick loop, reused from tick to tick; never
+	// shared with a clone (Clone leaves them nil) and never kept.
+	actBuf []*Member
+	tpBuf  []TopicPartition
 
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
@@ -106,9 +116,10 @@ func New(topo Topology, cfg Config) (*World, error) {
 	w := &World{
 		Cfg: cfg.clone(), Topo: topo,
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
-		current: map[string]*Member{}, memberSeq: map[string]int{}, wake: map[*Member]bool{}, busy: map[*Member]bool{},
-		nextPID: 1000, names: &recordNames{},
+		current: map[string]*Member{}, memberSeq: map[string]int{},
+		nextPID: 1000, records: &recordNames{},
 	}
+	w.Packets.w, w.Events.w = w, w
 	w.short = true
 	for _, t := range topo.Inputs {
 		if t.Name != "orders" && t.Name != "payments" {
@@ -119,7 +130,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.topicSize[t.Name] = t.Partitions
 		for p := 0; p < t.Partitions; p++ {
 			tp := TopicPartition{Topic: t.Name, Partition: p}
-			w.logs[tp] = newLog(tp, w.names)
+			w.logs[tp] = newLog(tp, w.records)
 			w.inputTPs = append(w.inputTPs, tp)
 		}
 	}
@@ -128,19 +139,20 @@ func New(topo Topology, cfg Config) (*World, error) {
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
 		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
 	}
-	*w.names = recordNames{short: w.short, inputTPs: w.inputTPs, inputAt: w.inputAt}
-	w.Sink.names = w.names
+	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+	w.Sink.names = w.records
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		w.logs[tp] = newLog(tp, w.names)
+		w.logs[tp] = newLog(tp, w.records)
 		w.outputTPs = append(w.outputTPs, tp)
 	}
 	for _, tp := range w.inputTPs {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
 	w.Group = newGroup(topo.Group)
-	w.Group.OffsetsLog.names = w.names
+	w.Group.offsets.index = w.records.index
+	w.Group.OffsetsLog.index = w.records.index
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
 	if topo.Members > 0 {
@@ -224,7 +236,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -235,6 +247,7 @@ func (w *World) newProcess(client string) *Member {
 		inc = old.Inc + 1
 	}
 	m := newMember(client, inc, cc, w.topicNames())
+	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	if w.current[client] == nil {
 		// Insert in place: sorting the whole list for every new client made
@@ -269,7 +282,7 @@ func (w *World) topicNames() []string {
 
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
-func (w *World) RecordName(tp TopicPartition, off int) string { return w.names.name(tp, off) }
+func (w *World) RecordName(tp TopicPartition, off int) string { return w.records.name(tp, off) }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -386,14 +399,26 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 	}
 }
 
+// event records a rare event, its text formatted now and kept as it is.
+// The frequent ones encode their arguments (eventEnc).
 func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: fmt.Sprintf(format, args...)})
+	w.eventText(kind, member, fmt.Sprintf(format, args...))
 }
 
-// eventText records an event whose text is already built (the hot paths
-// build it with a strings.Builder: Sprintf boxes every argument).
+// eventText records an event whose text is already built.
 func (w *World) eventText(kind EventKind, member, text string) {
-	w.Events.Append(Event{Tick: w.Tick, Kind: kind, Member: member, Text: text})
+	w.Events.add(kind, member, w.addText(encLit(w.scratch[:0], text)), 0)
+}
+
+// eventEnc records an event whose text is encoded in b (text.go; usually
+// w.scratch, without its tEnd); records, if at > 0, are the record tokens
+// from b[at:] on (Event.Records): a label and a phrase come first, so at is
+// a few bytes.
+func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
+	if at >= 1<<16 {
+		panic("sim: an event's records start past its first 64 KB")
+	}
+	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
 }
 
 // appendPartition appends tp as TopicPartition.String spells it (orders-2).
@@ -408,7 +433,7 @@ func appendPartition(b []byte, tp TopicPartition) []byte {
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
-	w.Events.Last().Stop = true
+	w.Events.recs.Last().stop = true
 	w.stopped = true
 }
 
@@ -425,15 +450,24 @@ func (w *World) send(p *Packet) {
 			break
 		}
 	}
-	w.Packets.Append(p)
+	w.Packets.record(p)
+	if w.keep != nil {
+		w.keep[p.ID] = p
+	}
 	if !p.Lost {
 		w.sending = append(w.sending, p)
 	}
 }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
-// command since), delivered next tick.
-func (w *World) InFlight() []*Packet { return w.sending }
+// command since), delivered next tick; copies, as the trace gives them.
+func (w *World) InFlight() []*Packet {
+	out := make([]*Packet, len(w.sending))
+	for i, p := range w.sending {
+		out[i] = w.Packets.At(p.ID)
+	}
+	return out
+}
 
 // Drop adds a rule that loses the next matching packet(s).
 func (w *World) Drop(r DropRule) {
@@ -457,14 +491,14 @@ func (w *World) PendingDrops() []DropRule {
 // wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
 func (w *World) wakeUp(m *Member) {
 	if m.Alive {
-		w.wake[m] = true
+		w.wake.add(m.proc)
 	}
 }
 
 // wakeNext lets a member act next tick (it is in the middle of a record).
 func (w *World) wakeNext(m *Member) {
 	if m.Alive {
-		w.busy[m] = true
+		w.busy.add(m.proc)
 	}
 }
 
@@ -474,16 +508,17 @@ func (w *World) wakeNext(m *Member) {
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.stopped = false
-	w.inflight, w.sending = w.sending, nil
-	for m := range w.busy {
-		w.wake[m] = true
-	}
-	clear(w.busy) // in place: a clone has its own maps (World.Clone)
+	// The two lists trade their arrays every tick (the one delivered last
+	// tick is empty): sending allocates nothing in steady traffic.
+	w.inflight, w.sending = w.sending, w.inflight[:0]
+	w.wake.addAll(&w.busy)
+	w.busy.clear() // in place: a clone has its own sets (World.Clone)
 	for _, p := range w.inflight {
 		p.Delivered = w.Tick
 		w.deliver(p)
 	}
-	w.inflight = nil
+	clear(w.inflight) // the delivered packets are garbage unless someone holds them
+	w.inflight = w.inflight[:0]
 	w.fireTimers()
 	w.Group.tick(w)
 	w.actMembers()
@@ -526,14 +561,12 @@ func (w *World) process(client string, inc int) *Member {
 func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
-	for pass := 0; pass < 8 && len(w.wake) > 0; pass++ {
-		ms := make([]*Member, 0, len(w.wake))
-		for m := range w.wake {
-			ms = append(ms, m)
-		}
-		clear(w.wake)
-		// (client, incarnation) names one process: a total order, so the
-		// map's random order never shows.
+	for pass := 0; pass < 8 && w.wake.len() > 0; pass++ {
+		ms := w.wake.appendMembers(w.actBuf[:0], w.procs)
+		w.actBuf = ms
+		w.wake.clear()
+		// (client, incarnation) names one process: members act in that
+		// order (a total order), not in process-number order.
 		slices.SortFunc(ms, func(a, b *Member) int {
 			if c := strings.Compare(a.Client, b.Client); c != 0 {
 				return c
@@ -576,6 +609,12 @@ func (w *World) brokerReceive(p *Packet) {
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
 		Error: code, Summary: summary, Body: body, Req: req})
+}
+
+// replyText answers a request with a summary encoded in the arena.
+func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
+	w.send(&Packet{From: Broker, To: req.From, ToInc: req.FromInc, Type: req.Type, Response: true,
+		Error: code, text: text, Body: body, Req: req})
 }
 
 // Invoke marks the external side effect for an input record.
@@ -691,5 +730,5 @@ func (w *World) startStableConsumerGroup(n int) {
 		// from when it stopped.
 		w.wakeUp(m)
 	}
-	w.Events = Seq[Event]{} // the initial state is given, not something that happened
+	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
 }

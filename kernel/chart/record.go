@@ -124,7 +124,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	}
 	r.run.FinalPause = w.Meter.Total
 	r.run.Marks = nil
-	for _, e := range w.Events.All() {
+	for i, e := range w.Events.Headers(0) {
 		switch e.Kind {
 		case sim.EvCrash:
 			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " crashes"})
@@ -132,7 +132,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " poll timeout"})
 		case sim.EvTxnState:
 			// "tx-C2: Ongoing -> PrepareAbort (...)": the transaction is aborted from here on.
-			if id, rest, ok := strings.Cut(e.Text, ":"); ok && strings.Contains(rest, "-> PrepareAbort") {
+			if id, rest, ok := strings.Cut(w.Events.At(i).Text, ":"); ok && strings.Contains(rest, "-> PrepareAbort") {
 				client := strings.TrimPrefix(id, "tx-")
 				r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: client, Text: id + " aborts"})
 			}

@@ -51,7 +51,7 @@ func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 		want[t] = true
 	}
 	var out []*sim.Packet
-	for _, p := range w.Packets.All() {
+	for i, p := range w.Packets.Headers(0) {
 		if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
 			continue
 		}
@@ -61,7 +61,7 @@ func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 		if opt.Member != "" && p.From != opt.Member && p.To != opt.Member {
 			continue
 		}
-		out = append(out, p)
+		out = append(out, w.Packets.At(i))
 	}
 	return out
 }
@@ -98,15 +98,15 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	pkts := Messages(w, opt)
 	m := seqModel{lanes: Lanes(w, pkts), msgs: len(pkts)}
 	var evs []*sim.Event
-	for _, ev := range w.Events.All() {
-		e := &ev
-		if !noteKinds[e.Kind] || e.Tick < opt.From || (opt.To >= 0 && e.Tick > opt.To) {
+	for i, h := range w.Events.Headers(0) {
+		if !noteKinds[h.Kind] || h.Tick < opt.From || (opt.To >= 0 && h.Tick > opt.To) {
 			continue
 		}
-		if opt.Member != "" && e.Member != opt.Member {
+		if opt.Member != "" && h.Member != opt.Member {
 			continue
 		}
-		evs = append(evs, e)
+		e := w.Events.At(i)
+		evs = append(evs, &e)
 	}
 	// Merge by tick: a tick's events come before the messages it sent.
 	i, j := 0, 0

@@ -235,7 +235,7 @@ func IsZombie(w *sim.World, m *sim.Member) bool {
 // "closed", or "stopped for the restart", from its client's last such event.
 func stopped(w *sim.World, m *sim.Member) string {
 	how := "closed"
-	for _, e := range w.Events.All() {
+	for i, e := range w.Events.Headers(0) {
 		if e.Member != m.Client {
 			continue
 		}
@@ -244,7 +244,7 @@ func stopped(w *sim.World, m *sim.Member) string {
 			how = "crashed"
 		case sim.EvClosed:
 			how = "closed"
-			if strings.Contains(e.Text, "for the restart") {
+			if strings.Contains(w.Events.At(i).Text, "for the restart") {
 				how = "stopped for the restart"
 			}
 		}

@@ -348,11 +348,11 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		if opts.Stop != nil && opts.Stop() {
 			return o // Run drops every outcome once stopped
 		}
-		live := len(w.LiveMembers())
-		if live > 0 && w.GroupSettled() && w.CaughtUp() {
+		live := w.HasLiveMember()
+		if live && w.GroupSettled() && w.CaughtUp() {
 			break
 		}
-		if live == 0 && !restarted && w.Member(j.fault.Member) != nil && !w.Member(j.fault.Member).Alive {
+		if !live && !restarted && w.Member(j.fault.Member) != nil && !w.Member(j.fault.Member).Alive {
 			flush()
 			if err := w.Restart(j.fault.Member); err == nil {
 				o.Log = append(o.Log, "restart "+j.fault.Member)
@@ -382,7 +382,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, pk := range w.Packets.From(pkts) {
+	for _, pk := range w.Packets.Headers(pkts) {
 		if pk.Response && (pk.Type == sim.OffsetCommit || pk.Type == sim.TxnOffsetCommit) && pk.Error != sim.None {
 			o.Classes[CommitRefused+":"+pk.Error.String()]++
 		}

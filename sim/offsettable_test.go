@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestOffsetTableMatchesMap: the group's offset table gives the same
+// answers as the map[TopicPartition]committedOffset it replaced, for the
+// world's input partitions (slots) and for others (its map), under random
+// single sets and whole commits; all ranges in (topic, partition) order
+// with the input partitions first; a clone is independent of its source.
+func TestOffsetTableMatchesMap(t *testing.T) {
+	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
+	known := w.inputTPs
+	unknown := []TopicPartition{{Topic: "t0", Partition: 9}, {Topic: "zz", Partition: 0}, {Topic: "a", Partition: 1}}
+	pick := func(r *rand.Rand) TopicPartition {
+		if r.Intn(5) == 0 {
+			return unknown[r.Intn(len(unknown))]
+		}
+		return known[r.Intn(len(known))]
+	}
+	for seed := int64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		tab := offsetTable{index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+		ref := map[TopicPartition]committedOffset{}
+		for op := 0; op < 200; op++ {
+			c := committedOffset{Offset: r.Intn(100), MemberID: "C1-1", PID: int64(r.Intn(3)) - 1, Tick: int32(op), Generation: int32(seed)}
+			if r.Intn(3) == 0 {
+				tp := pick(r)
+				tab.set(tp, c)
+				ref[tp] = c
+			} else {
+				var tps []TopicPartition
+				for _, tp := range append(slices.Clone(known), unknown...) {
+					if r.Intn(3) == 0 {
+						tps = append(tps, tp)
+					}
+				}
+				sortTPs(tps)
+				offs := make([]int, len(tps))
+				for i := range offs {
+					offs[i] = r.Intn(1000)
+				}
+				tab.setCommit(tps, offs, c)
+				for i, tp := range tps {
+					c.Offset = offs[i]
+					ref[tp] = c
+				}
+			}
+			if op%50 == 49 {
+				cl := tab.clone()
+				cl.set(known[0], committedOffset{Offset: -7})
+				if got, _ := tab.get(known[0]); got.Offset == -7 {
+					t.Fatalf("seed %d: setting a clone changed its source", seed)
+				}
+			}
+		}
+		if tab.len() != len(ref) {
+			t.Fatalf("seed %d: len %d, map %d", seed, tab.len(), len(ref))
+		}
+		for _, tp := range append(slices.Clone(known), unknown...) {
+			got, ok := tab.get(tp)
+			want, wok := ref[tp]
+			got.has = false
+			if ok != wok || got != want {
+				t.Fatalf("seed %d: get(%v) = %+v %v, map %+v %v", seed, tp, got, ok, want, wok)
+			}
+		}
+		var order []TopicPartition
+		for tp, c := range tab.all {
+			c.has = false
+			if c != ref[tp] {
+				t.Fatalf("seed %d: all gives %v %+v, map %+v", seed, tp, c, ref[tp])
+			}
+			order = append(order, tp)
+		}
+		var want []TopicPartition
+		for _, tp := range known {
+			if _, ok := ref[tp]; ok {
+				want = append(want, tp)
+			}
+		}
+		var rest []TopicPartition
+		for tp := range ref {
+			if _, ok := tab.index.slot(tp, nil); !ok {
+				rest = append(rest, tp)
+			}
+		}
+		sortTPs(rest)
+		if want = append(want, rest...); !slices.Equal(order, want) {
+			t.Fatalf("seed %d: all in order %v, want %v", seed, order, want)
+		}
+	}
+}

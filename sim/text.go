@@ -1,0 +1,554 @@
+package sim
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+)
+
+// The trace's texts (packet summaries, event texts, the record names an
+// event is about) are kept as a small encoding in a byte arena and formatted
+// only when a view reads them: a world keeps millions, a view shows a few
+// hundred. The frequent ones (fetches, produces, commits, polled, processed)
+// store their arguments (a record as topic, partition and offset; a number
+// as a varint) and cost a few bytes; rare ones store their text as a string.
+//
+// The texts are kgrepl's own trace formats (the `trace` view, the event
+// lines); partitions are spelled as Kafka's tools print a TopicPartition
+// (orders-2) or the seed's short way (o2).
+//
+// A text is a run of tokens ended by tEnd. Each token formats one piece:
+//
+//	tLit n bytes          the bytes as they are
+//	tInt zigzag           a decimal number
+//	tShort tp             a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
+//	tPart tp              a partition as Kafka's tools print it: orders-2
+//	tRecord tp off        an input record: o2.3 (World.RecordName)
+//	tOffsets n (tp off)*  committed positions: o0@3 o1@5
+//	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
+//	tParty party          a client id (World.parties): C1
+//	tMember party n       a member id, client-n: C1-4
+//	tPhrase+k             phrases[k], a fixed piece of a frequent text
+//	tTemplate+k args      templates[k] filled with its arguments (the
+//	                      most frequent texts, whole: a produce, its answer)
+//	tNum+k n              phrases[k] and then the number n: " pid 1004"
+//
+// tp numbers the world's partitions: its input topics' in topology order,
+// then the output topic's (one byte up to 128 partitions); every number is
+// a varint. A reference into the arena (textRef) may point at any token of
+// a text, not only its first:
+// a polled event's Records point at the record tokens of its own text, and a
+// commit's answer at the offsets token of its committed event, so what two
+// views show of one fact is stored once.
+const (
+	tEnd byte = iota
+	tLit
+	tInt
+	tShort
+	tPart
+	tRecord
+	tOffsets
+	tParty
+	tMember
+	tPartList
+	tPhrase   = 16
+	tTemplate = 96
+	tNum      = 128
+)
+
+// templates are the most frequent texts whole, their arguments read in
+// order: %n a number (zigzag varint), %t a partition number (tp) that
+// prints nothing and becomes the current partition, %p the current
+// partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
+// printed as the current partition's input record (o2.3).
+var templates = [...]string{
+	tplProduce:    "inv(%t%r) pid %n epoch %n seq %n",
+	tplProduced:   "inv(%t%r) written to %t%p at offset %n",
+	tplProduceAck: "inv(%t%r) at offset %n",
+	tplInput:      "%n records appended to %t%p (%r..%r)",
+}
+
+const (
+	tplProduce    = iota // an idempotent or transactional produce
+	tplProduced          // the produced event
+	tplProduceAck        // a produce's answer
+	tplInput             // the input event
+)
+
+// phrases are the fixed pieces of the frequent texts, one byte each.
+var phrases = [...]string{
+	" ", " processed ", " poll() returned ", " committed ", " written to ", " at offset ",
+	" max ", ", ", " records appended to ", " (", "..", ")", " pid ", " epoch ", " seq ",
+	" (retry)", "inv(", "epoch ", "gen ", ", assigned ", ", target ",
+}
+
+const (
+	phSpace = tPhrase + iota
+	phProcessed
+	phPolled
+	phCommitted
+	phWrittenTo
+	phAtOffset
+	phMax
+	phComma
+	phAppendedTo
+	phOpenParen
+	phDotDot
+	phCloseParen
+	phPID
+	phEpoch
+	phSeq
+	phRetry
+	phInv
+	phEpochWord
+	phGenWord
+	phAssigned
+	phTarget
+)
+
+// textRef is where a text (or a token inside one) starts in the arena:
+// chunk<<arenaShift | offset. 0 is the empty text (every arena begins with a
+// lone tEnd).
+type textRef uint32
+
+const arenaShift = 14 // 16 KB chunks: 4 GB of text in all
+
+// arenaChunk is the size of a full chunk: at most 1<<arenaShift (a var only
+// so that tests can make chunks tiny; never changed while a world exists).
+var arenaChunk = 1 << arenaShift
+
+// textArena is append-only bytes in chunks: a chunk's bytes never change
+// once written, so World.Clone shares every chunk, the open one too (with
+// its capacity cut to its length: an append on either side then writes
+// where the other never reads, and the clone's first append copies it).
+type textArena struct {
+	full [][]byte // full chunks; the spine is shared with clones, cut to its length
+	open []byte   // the chunk being filled
+}
+
+// add copies an encoded text (its tEnd included) into the arena and returns
+// its reference. A text never spans chunks; one longer than a chunk (a
+// rebalance plan of thousands of partitions) gets a chunk of its own.
+func (a *textArena) add(b []byte) textRef {
+	if a.open == nil && len(a.full) == 0 {
+		a.open = append(make([]byte, 0, 256), tEnd)
+	}
+	if len(a.open)+len(b) > arenaChunk {
+		if len(a.full)+1 >= 1<<(32-arenaShift) {
+			panic("sim: the trace's text arena is full (4 GB of encoded text)")
+		}
+		a.full = append(a.full, a.open)
+		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
+	}
+	ref := textRef(len(a.full)<<arenaShift | len(a.open))
+	// append grows a young chunk by doubling, and copies one shared with a
+	// clone (cut to its length) before writing.
+	a.open = append(a.open, b...)
+	return ref
+}
+
+// addWithTail adds b and also returns a reference to b[at:] (the tail of
+// the text: its records, its offsets), the same bytes when the offset fits
+// in a reference, else a copy of the tail.
+func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef) {
+	ref := a.add(b)
+	if int(ref&(1<<arenaShift-1))+at < 1<<arenaShift {
+		return ref, ref + textRef(at)
+	}
+	return ref, a.add(b[at:])
+}
+
+// bytes returns the arena from ref to the end of its chunk.
+func (a *textArena) bytes(ref textRef) []byte {
+	c, off := int(ref>>arenaShift), int(ref&(1<<arenaShift-1))
+	chunk := a.open
+	if c < len(a.full) {
+		chunk = a.full[c]
+	} else if c > len(a.full) {
+		return nil
+	}
+	if off >= len(chunk) {
+		return nil
+	}
+	return chunk[off:]
+}
+
+func (a *textArena) clone() textArena {
+	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)]}
+}
+
+// Encoding. Each function appends one token to b.
+
+func encLit(b []byte, s string) []byte {
+	b = append(b, tLit)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encLitBytes(b []byte, s []byte) []byte {
+	b = append(b, tLit)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encInt(b []byte, n int64) []byte {
+	return binary.AppendVarint(append(b, tInt), n)
+}
+
+// encNum is phrase ph and then the number n (" pid 1004").
+func encNum(b []byte, ph byte, n int64) []byte {
+	return binary.AppendVarint(append(b, ph-tPhrase+tNum), n)
+}
+
+// encTemplate starts templates[k]: its arguments follow, appended with
+// argNum, argTP, argOffset in the template's order.
+func encTemplate(b []byte, k int) []byte { return append(b, tTemplate+byte(k)) }
+
+func argNum(b []byte, n int64) []byte { return binary.AppendVarint(b, n) }
+
+func argOffset(b []byte, off int) []byte { return binary.AppendUvarint(b, uint64(off)) }
+
+// argTP appends tp's number; false (and b unchanged) for a partition the
+// world does not have, which a template cannot hold.
+func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
+	i, ok := w.tpIndex(tp)
+	if !ok {
+		return b, false
+	}
+	return binary.AppendUvarint(b, uint64(i)), true
+}
+
+// encParty is a client id, as a number.
+func (w *World) encParty(b []byte, client string) []byte {
+	return binary.AppendUvarint(append(b, tParty), uint64(w.parties.id(client, 0)))
+}
+
+// encLabel is Member.label: the client id, or "C1 (process 3)" for a
+// process that is not the client's newest.
+func (w *World) encLabel(b []byte, m *Member) []byte {
+	if cur := w.current[m.Client]; cur != nil && cur != m {
+		return encLit(b, m.label(w))
+	}
+	return w.encParty(b, m.Client)
+}
+
+// encMemberID is a member id C1-4 as its client and number; any other
+// spelling as it is.
+func (w *World) encMemberID(b []byte, id string) []byte {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 {
+		return encLit(b, id)
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 0 || strconv.Itoa(n) != id[i+1:] {
+		return encLit(b, id)
+	}
+	b = binary.AppendUvarint(append(b, tMember), uint64(w.parties.id(id[:i], 0)))
+	return binary.AppendUvarint(b, uint64(n))
+}
+
+// tpIndex numbers the world's partitions: the input topics' partitions in
+// topology order, then the output topic's. False for a partition the
+// world does not have.
+func (w *World) tpIndex(tp TopicPartition) (int, bool) {
+	base := 0
+	for i := range w.Topo.Inputs {
+		if t := &w.Topo.Inputs[i]; t.Name == tp.Topic {
+			return base + tp.Partition, tp.Partition >= 0 && tp.Partition < t.Partitions
+		}
+		base += w.Topo.Inputs[i].Partitions
+	}
+	o := w.Topo.Output
+	return base + tp.Partition, o.Name == tp.Topic && tp.Partition >= 0 && tp.Partition < o.Partitions
+}
+
+// tpAt is the partition numbered i (tpIndex), and whether it is an input one.
+func (w *World) tpAt(i uint64) (TopicPartition, bool, bool) {
+	for _, t := range w.Topo.Inputs {
+		if i < uint64(t.Partitions) {
+			return TopicPartition{Topic: t.Name, Partition: int(i)}, true, true
+		}
+		i -= uint64(t.Partitions)
+	}
+	if i < uint64(w.Topo.Output.Partitions) {
+		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i)}, false, true
+	}
+	return TopicPartition{}, false, false
+}
+
+func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
+	i, ok := w.tpIndex(tp)
+	if !ok {
+		var buf [64]byte
+		if tok == tShort {
+			return encLitBytes(b, w.appendShortName(buf[:0], tp))
+		}
+		return encLitBytes(b, appendPartition(buf[:0], tp))
+	}
+	return binary.AppendUvarint(append(b, tok), uint64(i))
+}
+
+// encShort is appendShortName as a token (o2).
+func (w *World) encShort(b []byte, tp TopicPartition) []byte { return w.encTP(b, tShort, tp) }
+
+// encPart is appendPartition as a token (orders-2).
+func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, tPart, tp) }
+
+// encRecord is the input record at off of tp, named as World.RecordName
+// names it; value is its name, kept as it is when tp is not an input
+// partition (the record then has no name to rebuild).
+func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
+	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
+		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
+		return binary.AppendUvarint(b, uint64(off))
+	}
+	return encLit(b, value)
+}
+
+// encOffsets is appendOffsets as a token (o0@3 o1@5).
+func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	start := len(b)
+	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
+	for i, tp := range tps {
+		t, ok := w.tpIndex(tp)
+		if !ok {
+			return encLitBytes(b[:start], appendOffsets(w, nil, tps, offs))
+		}
+		b = binary.AppendUvarint(b, uint64(t))
+		b = binary.AppendVarint(b, int64(offs[i]))
+	}
+	return b
+}
+
+// encPartList is partList as a token ({o0 o1 p0}, sorted).
+func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
+	start := len(b)
+	tps = sortedView(tps)
+	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
+	for _, tp := range tps {
+		i, ok := w.tpIndex(tp)
+		if !ok {
+			return encLitBytes(b[:start], appendPartList(w, nil, tps))
+		}
+		b = binary.AppendUvarint(b, uint64(i))
+	}
+	return b
+}
+
+// Decoding. The arena holds only what the encoders above wrote; still, a
+// token that does not parse ends the text rather than panicking.
+
+// textReader walks the tokens of one text.
+type textReader struct {
+	w *World
+	b []byte
+}
+
+func (r *textReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *textReader) tp() (TopicPartition, bool) {
+	i, ok := r.uvarint()
+	if !ok {
+		return TopicPartition{}, false
+	}
+	tp, _, ok := r.w.tpAt(i)
+	return tp, ok
+}
+
+// next appends the next token's text to out; false at tEnd or on bytes
+// that do not parse.
+func (r *textReader) next(out []byte) ([]byte, byte, bool) {
+	if len(r.b) == 0 {
+		return out, tEnd, false
+	}
+	tok := r.b[0]
+	r.b = r.b[1:]
+	switch {
+	case tok == tEnd:
+		return out, tEnd, false
+	case tok == tLit:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		out = append(out, r.b[:n]...)
+		r.b = r.b[n:]
+	case tok == tInt:
+		v, n := binary.Varint(r.b)
+		if n <= 0 {
+			return out, tEnd, false
+		}
+		r.b = r.b[n:]
+		out = strconv.AppendInt(out, v, 10)
+	case tok == tShort, tok == tPart:
+		tp, ok := r.tp()
+		if !ok {
+			return out, tEnd, false
+		}
+		if tok == tShort {
+			out = r.w.appendShortName(out, tp)
+		} else {
+			out = appendPartition(out, tp)
+		}
+	case tok == tRecord:
+		tp, ok := r.tp()
+		off, ok2 := r.uvarint()
+		if !ok || !ok2 || off > 1<<62 {
+			return out, tEnd, false
+		}
+		out = r.w.appendRecordName(out, tp, int(off))
+	case tok == tOffsets:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		for i := uint64(0); i < n; i++ {
+			tp, ok := r.tp()
+			v, m := binary.Varint(r.b)
+			if !ok || m <= 0 {
+				return out, tEnd, false
+			}
+			r.b = r.b[m:]
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+			out = append(out, '@')
+			out = strconv.AppendInt(out, v, 10)
+		}
+	case tok == tPartList:
+		n, ok := r.uvarint()
+		if !ok || n > uint64(len(r.b)) {
+			return out, tEnd, false
+		}
+		out = append(out, '{')
+		for i := uint64(0); i < n; i++ {
+			tp, ok := r.tp()
+			if !ok {
+				return out, tEnd, false
+			}
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+		}
+		out = append(out, '}')
+	case tok == tParty, tok == tMember:
+		i, ok := r.uvarint()
+		if !ok || i >= uint64(len(r.w.parties.names)) {
+			return out, tEnd, false
+		}
+		out = append(out, r.w.parties.names[i].name...)
+		if tok == tMember {
+			n, ok := r.uvarint()
+			if !ok {
+				return out, tEnd, false
+			}
+			out = strconv.AppendUint(append(out, '-'), n, 10)
+		}
+	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
+		out = append(out, phrases[tok-tPhrase]...)
+	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
+		return r.template(out, templates[tok-tTemplate], tok)
+	case tok >= tNum && int(tok-tNum) < len(phrases):
+		v, n := binary.Varint(r.b)
+		if n <= 0 {
+			return out, tEnd, false
+		}
+		r.b = r.b[n:]
+		out = strconv.AppendInt(append(out, phrases[tok-tNum]...), v, 10)
+	default:
+		return out, tEnd, false
+	}
+	return out, tok, true
+}
+
+// template formats one template token's text from its arguments.
+func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
+	var tp TopicPartition
+	for i := 0; i < len(tpl); i++ {
+		if tpl[i] != '%' || i+1 == len(tpl) {
+			out = append(out, tpl[i])
+			continue
+		}
+		i++
+		switch tpl[i] {
+		case 'n':
+			v, n := binary.Varint(r.b)
+			if n <= 0 {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			out = strconv.AppendInt(out, v, 10)
+		case 't':
+			var ok bool
+			if tp, ok = r.tp(); !ok {
+				return out, tEnd, false
+			}
+		case 'p':
+			out = appendPartition(out, tp)
+		case 'r':
+			off, ok := r.uvarint()
+			if !ok || off > 1<<62 || tp.Topic == "" {
+				return out, tEnd, false
+			}
+			out = r.w.appendRecordName(out, tp, int(off))
+		}
+	}
+	return out, tok, true
+}
+
+// appendText formats the text at ref.
+func (w *World) appendText(out []byte, ref textRef) []byte {
+	r := textReader{w: w, b: w.texts.bytes(ref)}
+	for ok := true; ok; {
+		out, _, ok = r.next(out)
+	}
+	return out
+}
+
+func (w *World) text(ref textRef) string {
+	if ref == 0 {
+		return ""
+	}
+	var buf [128]byte
+	return string(w.appendText(buf[:0], ref))
+}
+
+// names formats a list of records (an event's Records): one name per
+// token, the spaces between them (phSpace) skipped.
+func (w *World) names(b []byte) []string {
+	var out []string
+	r := textReader{w: w, b: b}
+	var buf [64]byte
+	for {
+		b, tok, ok := r.next(buf[:0])
+		if !ok {
+			return out
+		}
+		if tok != phSpace {
+			out = append(out, string(b))
+		}
+	}
+}
+
+// appendRecordName is RecordName appending to b.
+func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
+	return w.records.appendName(b, tp, off)
+}
+
+// encValue is a produced record's value: inv(o2.3) as tokens when the
+// request names its input record, else the value as it is.
+func (w *World) encValue(b []byte, r *produceReq) []byte {
+	if r.hasSrc {
+		return append(w.encRecord(append(b, phInv), r.src, r.srcOff, r.Source), phCloseParen)
+	}
+	return encLit(b, r.Value)
+}

@@ -1,0 +1,323 @@
+package sim
+
+import (
+	"iter"
+	"unsafe"
+)
+
+// The trace (every packet) and the events are kept for the world's whole
+// life, so each is a fixed-size record in a Seq (chunks shared between
+// clones) with its text in the world's textArena: no body, no pointer, no
+// string. The engine works on live *Packet objects (on the wire, parked,
+// the request of an answer being delivered) and drops them once delivered;
+// the views read materialized copies (PacketLog.At, EventLog.At), built
+// when asked for.
+
+// packetRec is one packet of the trace. Every packet has the broker at one
+// end (a member talks only to B1; WriteTxnMarkers goes B1 to B1), so it
+// keeps the other end: peer, a process (client and incarnation). It keeps
+// no Delivered tick: every packet not lost is delivered at the first Step
+// after it was sent, Sent+1 (World.Step), so a record is never changed
+// once written.
+type packetRec struct {
+	sent  int32
+	req   int32  // for an answer, the ID of the request; else -1
+	peer  uint32 // a party
+	text  textRef
+	api   uint8 // index in APIs
+	err   uint8 // the ErrorCode: every code the simulation answers is below 256 (errors.go)
+	flags uint8
+}
+
+const (
+	pkResponse = 1 << iota
+	pkLost
+	pkToBroker // peer is the sender
+	// A packet added by hand (PacketLog.Append) is delivered at Sent+1
+	// (pkDelivered) or never (pkLost), whatever the world's tick.
+	pkDelivered
+)
+
+// eventRec is one event. The record names it is about (Event.Records)
+// are the tokens of its own text from byte records on (0: none): "C1
+// processed o2.3" names o2.3.
+type eventRec struct {
+	tick    int32
+	member  uint32 // a party
+	text    textRef
+	records uint16
+	kind    uint8
+	stop    bool
+}
+
+var apiIndex = func() map[API]uint8 {
+	m := make(map[API]uint8, len(APIs))
+	for i, a := range APIs {
+		m[a] = uint8(i)
+	}
+	return m
+}()
+
+// eventKinds lists every EventKind, so an event keeps a byte for its kind.
+var eventKinds = []EventKind{EvGroupState, EvGeneration, EvAssigned, EvRevoked, EvRemoved, EvPollTimeout, EvCrash,
+	EvSlowStart, EvPolled, EvProcessed, EvCommitFailed, EvCommitted, EvClosed, EvStarted, EvStaticRejoin, EvProduced,
+	EvTxnState, EvFenced, EvRetry, EvInput, EvSideEffect, EvZombie, EvUnstableOffset, EvProducer}
+
+var kindIndex = func() map[EventKind]uint8 {
+	m := make(map[EventKind]uint8, len(eventKinds))
+	for i, k := range eventKinds {
+		m[k] = uint8(i)
+	}
+	return m
+}()
+
+// parties names the ends of packets and the members of events by a small
+// number: a process (client id and incarnation; 0 for a client id alone,
+// as events and texts name it). ("", 0) is 0, (B1, 0) is 1, the others
+// follow in first-seen order.
+type parties struct {
+	names []party
+	index map[party]uint32
+}
+
+type party struct {
+	name string
+	inc  int
+}
+
+func (ps *parties) id(name string, inc int) uint32 {
+	if inc == 0 {
+		if name == "" {
+			return 0
+		}
+		if name == Broker {
+			return 1
+		}
+	}
+	k := party{name, inc}
+	if i, ok := ps.index[k]; ok {
+		return i
+	}
+	if ps.index == nil {
+		ps.index = map[party]uint32{}
+	}
+	if len(ps.names) < 2 {
+		ps.names = append(ps.names[:0:0], party{}, party{name: Broker})
+	}
+	i := uint32(len(ps.names))
+	ps.names = append(ps.names, k)
+	ps.index[k] = i
+	return i
+}
+
+func (ps *parties) at(i uint32) party {
+	switch {
+	case i == 1:
+		return party{name: Broker}
+	case int(i) < len(ps.names):
+		return ps.names[i]
+	}
+	return party{}
+}
+
+// clone shares the names (append-only, cut to their length) and copies the
+// index: about as many entries as processes, which Clone copies anyway.
+func (ps *parties) clone() parties {
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index)}
+}
+
+// PacketLog is the trace: every packet in send order (p.ID is the index).
+type PacketLog struct {
+	recs Seq[packetRec]
+	w    *World
+}
+
+// Len is the number of packets sent.
+func (l *PacketLog) Len() int { return l.recs.Len() }
+
+// At returns packet i as a new *Packet, its Summary formatted, its Req the
+// request it answers (materialized too), no Body (the trace keeps none).
+func (l *PacketLog) At(i int) *Packet {
+	p := l.materialize(i)
+	if r := l.recs.At(i).req; r >= 0 {
+		p.Req = l.materialize(int(r))
+	}
+	return p
+}
+
+func (l *PacketLog) materialize(i int) *Packet {
+	p := l.header(i)
+	p.Summary = l.w.text(l.recs.At(i).text)
+	return &p
+}
+
+// Headers ranges over the packets from ID i on as values without their
+// summaries and requests (Summary "", Req nil): for a reader that looks
+// only at types, ends and errors, as the explorer does after every branch,
+// it formats and allocates nothing.
+func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, l.Len(), l.header) }
+
+func (l *PacketLog) header(i int) Packet {
+	r := l.recs.At(i)
+	w := l.w
+	p := Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: r.flags&pkLost != 0,
+		Type: APIs[r.api], Response: r.flags&pkResponse != 0, Error: ErrorCode(r.err)}
+	if !p.Lost && (r.flags&pkDelivered != 0 || w.Tick > p.Sent) {
+		p.Delivered = p.Sent + 1
+	}
+	peer := w.parties.at(r.peer)
+	if r.flags&pkToBroker != 0 {
+		p.From, p.FromInc, p.To = peer.name, peer.inc, Broker
+	} else {
+		p.From, p.To, p.ToInc = Broker, peer.name, peer.inc
+	}
+	return p
+}
+
+// All ranges over the packets with their IDs.
+func (l *PacketLog) All() iter.Seq2[int, *Packet] { return l.From(0) }
+
+// From ranges over the packets from ID i on.
+func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] { return rangeFrom(i, l.Len(), l.At) }
+
+// Slice returns packets [from, to).
+func (l *PacketLog) Slice(from, to int) []*Packet { return sliceOf(from, to, l.At) }
+
+// rangeFrom and sliceOf read items [from, n) or [from, to) through at:
+// PacketLog and EventLog materialize each item as it is read.
+func rangeFrom[T any](from, n int, at func(int) T) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := from; i < n; i++ {
+			if !yield(i, at(i)) {
+				return
+			}
+		}
+	}
+}
+
+func sliceOf[T any](from, to int, at func(int) T) []T {
+	if to <= from {
+		return nil
+	}
+	out := make([]T, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, at(i))
+	}
+	return out
+}
+
+// Append adds a packet built by hand to the trace as it is, for tests of
+// the views; it is delivered at Sent+1 (Delivered Sent+1) or never
+// (Delivered -1, kept as lost), as every packet is. The engine sends with
+// World.send.
+func (l *PacketLog) Append(p *Packet) {
+	if p.Delivered != -1 && p.Delivered != p.Sent+1 {
+		panic("sim: a packet is delivered the tick after it is sent, or never")
+	}
+	l.record(p)
+	if r := l.recs.Last(); p.Delivered == -1 {
+		r.flags |= pkLost
+	} else {
+		r.flags |= pkDelivered
+	}
+}
+
+// record appends p to the trace; p.text is its summary (0: p.Summary, kept
+// as it is).
+func (l *PacketLog) record(p *Packet) {
+	w := l.w
+	if p.text == 0 && p.Summary != "" {
+		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
+	}
+	r := packetRec{sent: int32(p.Sent), req: -1, text: p.text,
+		api: apiIndex[p.Type], err: uint8(p.Error)}
+	if p.Req != nil {
+		r.req = int32(p.Req.ID)
+	}
+	if p.Response {
+		r.flags |= pkResponse
+	}
+	if p.Lost {
+		r.flags |= pkLost
+	}
+	switch {
+	case p.To == Broker:
+		r.flags |= pkToBroker
+		r.peer = w.parties.id(p.From, p.FromInc)
+	case p.From == Broker:
+		r.peer = w.parties.id(p.To, p.ToInc)
+	default:
+		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
+	}
+	l.recs.Append(r)
+}
+
+// EventLog is every event, oldest first.
+type EventLog struct {
+	recs Seq[eventRec]
+	w    *World
+}
+
+// Len is the number of events.
+func (l *EventLog) Len() int { return l.recs.Len() }
+
+// At returns event i with its Text and Records formatted.
+func (l *EventLog) At(i int) Event {
+	e := l.header(i)
+	r := l.recs.At(i)
+	e.Text = l.w.text(r.text)
+	if r.records > 0 {
+		e.Records = l.w.names(l.w.texts.bytes(r.text)[r.records:])
+	}
+	return e
+}
+
+// Headers ranges over the events from index i on without their Text and
+// Records: for a reader that looks only at ticks, kinds and members (and
+// reads At(i) for the few it keeps), it formats and allocates nothing.
+func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.header) }
+
+func (l *EventLog) header(i int) Event {
+	r := l.recs.At(i)
+	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.at(r.member).name, Stop: r.stop}
+}
+
+// All ranges over the events with their indexes.
+func (l *EventLog) All() iter.Seq2[int, Event] { return l.From(0) }
+
+// From ranges over the events from index i on.
+func (l *EventLog) From(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.At) }
+
+// Slice returns events [from, to).
+func (l *EventLog) Slice(from, to int) []Event { return sliceOf(from, to, l.At) }
+
+func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
+	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: kindIndex[kind]})
+}
+
+// addText puts an encoded text (b, without its tEnd) in the arena. b is
+// usually w.scratch, which it keeps for the next text.
+func (w *World) addText(b []byte) textRef {
+	b = append(b, tEnd)
+	ref := w.texts.add(b)
+	w.scratch = b[:0]
+	return ref
+}
+
+// addTextTail is addText that also returns a reference to b[at:].
+func (w *World) addTextTail(b []byte, at int) (textRef, textRef) {
+	b = append(b, tEnd)
+	ref, tail := w.texts.addWithTail(b, at)
+	w.scratch = b[:0]
+	return ref, tail
+}
+
+// traceBytes is what the trace and the events keep: their records, and
+// their texts in the arena (for BenchmarkHeapKeptPerTick's breakdown).
+func (w *World) traceBytes() (packets, events, texts int) {
+	for _, c := range w.texts.full {
+		texts += len(c)
+	}
+	texts += len(w.texts.open)
+	return w.Packets.Len() * int(unsafe.Sizeof(packetRec{})), w.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
+}

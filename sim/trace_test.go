@@ -1,0 +1,303 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var updateTrace = flag.Bool("update-trace", false, "rewrite testdata/trace_digests.txt from the current engine")
+
+// traceDump renders every field of the trace that a view can read: the
+// packets as materialized (summaries, the request an answer answers) and the
+// events (texts, record names, stop marks).
+func traceDump(w *World) string {
+	var b strings.Builder
+	for _, p := range w.Packets.All() {
+		req := -1
+		if p.Req != nil {
+			req = p.Req.ID
+		}
+		fmt.Fprintf(&b, "p%d %d>%d %s/%d>%s/%d %s %v %s %q lost=%v req=%d\n", p.ID, p.Sent, p.Delivered, p.From, p.FromInc,
+			p.To, p.ToInc, p.Type, p.Response, p.Error, p.Summary, p.Lost, req)
+	}
+	for i, e := range w.Events.All() {
+		fmt.Fprintf(&b, "e%d t%d %s %s stop=%v %q %q\n", i, e.Tick, e.Kind, e.Member, e.Stop, e.Text, e.Records)
+	}
+	return b.String()
+}
+
+// traceCase runs one random world of the property tests' kind
+// (randomCaseConfig, and idempotence) with lost packets of every steady
+// type, and returns it.
+func traceCase(t *testing.T, proto GroupType, seed int) *World {
+	return traceCaseWith(t, proto, seed, func(w *World) *World { return w })
+}
+
+// traceCaseWith is traceCase, with each called before every tick: the
+// world it returns goes on.
+func traceCaseWith(t *testing.T, proto GroupType, seed int, each func(*World) *World) *World {
+	r := rand.New(rand.NewSource(int64(seed)))
+	topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "roundrobin", "sticky", "cooperative-sticky"},
+		[]CommitMode{CommitAuto, CommitAfter, CommitBefore})
+	if seed%5 == 1 {
+		cfg.Client.Idempotence = true
+	}
+	w, err := New(topo, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := randomSchedule(r, 300, 5, true)
+	types := []API{Fetch, OffsetCommit, Produce, JoinGroup, SyncGroup, ConsumerGroupHeartbeat, OffsetFetch, EndTxn, TxnOffsetCommit}
+	i := 0
+	for w.Tick < 400 {
+		for i < len(sched) && sched[i].tick <= w.Tick {
+			sched[i].do(w)
+			i++
+		}
+		if r.Intn(25) == 0 {
+			w.Drop(DropRule{Type: types[r.Intn(len(types))], Response: r.Intn(2) == 0, Count: 1})
+		}
+		if w.Tick%17 == 0 {
+			tps := w.InputPartitions()
+			w.ProduceInput(tps[r.Intn(len(tps))], 1+r.Intn(3))
+		}
+		w = each(w)
+		w.Step()
+	}
+	return w
+}
+
+// TestTraceMaterializedAsBefore: for random worlds, the trace as the views
+// read it (every packet field and summary, every event text and record
+// name) hashes to what the engine produced before the trace was kept as
+// compact records with text formatted on read (testdata/trace_digests.txt
+// was written by the engine that built every string when it happened).
+func TestTraceMaterializedAsBefore(t *testing.T) {
+	const path = "testdata/trace_digests.txt"
+	var got strings.Builder
+	for _, proto := range protocols {
+		for seed := 0; seed < 24; seed++ {
+			w := traceCase(t, proto, seed)
+			dump := traceDump(w)
+			for i, h := range w.Packets.Headers(0) {
+				p := *w.Packets.At(i)
+				p.Summary, p.Req = "", nil
+				if h != p {
+					t.Fatalf("%s-%d: packet %d's header %+v, want %+v", proto, seed, i, h, p)
+				}
+			}
+			for i, h := range w.Events.Headers(0) {
+				e := w.Events.At(i)
+				if h.Tick != e.Tick || h.Kind != e.Kind || h.Member != e.Member || h.Stop != e.Stop || h.Text != "" || h.Records != nil {
+					t.Fatalf("%s-%d: event %d's header %+v, want %+v without text and records", proto, seed, i, h, e)
+				}
+			}
+			fmt.Fprintf(&got, "%s-%d %d %d %x\n", proto, seed, w.Packets.Len(), w.Events.Len(), sha256.Sum256([]byte(dump)))
+			if dir := os.Getenv("KGREPL_TRACE_DUMP"); dir != "" { // to find a difference: dump before and after, then diff
+				os.WriteFile(fmt.Sprintf("%s/%s-%d.txt", dir, proto, seed), []byte(dump), 0o644)
+			}
+		}
+	}
+	if *updateTrace {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("the materialized trace differs from the old engine's:\n%s", firstDiff(string(want), got.String()))
+	}
+}
+
+// TestTraceSharedBetweenClones: the same random worlds with tiny chunks
+// (Seq and text arena), each replaced every few ticks by a clone of itself
+// while the original goes on a few ticks with other inputs, writing where
+// the two still share: the clone's trace must come out as the digests say,
+// and each original's must not change as the clones go on.
+func TestTraceSharedBetweenClones(t *testing.T) {
+	defer func(n, a int) { seqChunk, arenaChunk = n, a }(seqChunk, arenaChunk)
+	seqChunk, arenaChunk = 3, 40
+	want, err := os.ReadFile("testdata/trace_digests.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digests := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		f := strings.Fields(line)
+		digests[f[0]] = line
+	}
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	for _, proto := range protocols {
+		for seed := 0; seed < seeds; seed++ {
+			r := rand.New(rand.NewSource(int64(seed)))
+			type left struct {
+				w    *World
+				dump string
+			}
+			var originals []left
+			w := traceCaseWith(t, proto, seed, func(w *World) *World {
+				if r.Intn(23) != 0 {
+					return w
+				}
+				c := w.Clone()
+				w.Join(fmt.Sprintf("X%d", r.Intn(3)), false, nil)
+				w.Drop(DropRule{Type: Fetch, Response: true, Count: 1})
+				for i := 0; i < 1+r.Intn(4); i++ {
+					w.ProduceInput(w.InputPartitions()[0], 2)
+					w.Step()
+				}
+				originals = append(originals, left{w, traceDump(w)})
+				return c
+			})
+			for i, o := range originals {
+				if d := traceDump(o.w); d != o.dump {
+					t.Fatalf("%s-%d: original %d changed after it was cloned:\n%s", proto, seed, i, firstDiff(o.dump, d))
+				}
+			}
+			name := fmt.Sprintf("%s-%d", proto, seed)
+			got := fmt.Sprintf("%s %d %d %x", name, w.Packets.Len(), w.Events.Len(), sha256.Sum256([]byte(traceDump(w))))
+			if got != digests[name] {
+				t.Errorf("%s: the clones' trace differs from the digest:\n got %s\nwant %s", name, got, digests[name])
+			}
+		}
+	}
+}
+
+// TestTextEncodingRoundTrip: every encoder, formatted back, gives what the
+// direct formatting gives, for random arguments in the default world (o2,
+// o2.3) and in one with other topics (orders-2 style names), partitions the
+// world does not have and member ids of any spelling included.
+func TestTextEncodingRoundTrip(t *testing.T) {
+	other := Topology{Group: "g", Inputs: []TopicSpec{{"a", 3}, {"bb", 200}}, Output: TopicSpec{"out", 2}}
+	for _, topo := range []Topology{DefaultTopology(), other} {
+		w, err := New(topo, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(1))
+		topics := []string{topo.Output.Name, "nope"}
+		for _, in := range topo.Inputs {
+			topics = append(topics, in.Name)
+		}
+		randTP := func() TopicPartition {
+			return TopicPartition{Topic: topics[r.Intn(len(topics))], Partition: r.Intn(220) - 5}
+		}
+		ids := []string{"", "-", "C1-1", "C12-345", "C1-01", "a-b", "x", "C1--2", "C1-", "-3", "C1-99999999999999999999"}
+		for i := 0; i < 3000; i++ {
+			var b, want []byte
+			var recAt int
+			for k := 0; k < 1+r.Intn(5); k++ {
+				switch r.Intn(10) {
+				case 0:
+					tp := randTP()
+					b, want = w.encShort(b, tp), w.appendShortName(want, tp)
+				case 1:
+					tp := randTP()
+					b, want = w.encPart(b, tp), appendPartition(want, tp)
+				case 2:
+					tp, off := w.InputPartitions()[r.Intn(len(w.InputPartitions()))], r.Intn(1<<20)
+					if r.Intn(4) == 0 {
+						tp = randTP()
+					}
+					name := w.RecordName(tp, off)
+					b, want = w.encRecord(b, tp, off, name), append(want, name...)
+				case 3:
+					var tps []TopicPartition
+					var offs []int
+					for j := 0; j < r.Intn(6); j++ {
+						tps, offs = append(tps, randTP()), append(offs, r.Intn(1<<30)-5)
+					}
+					b, want = w.encOffsets(b, tps, offs), appendOffsets(w, want, tps, offs)
+				case 4:
+					ph, n := byte(tPhrase+r.Intn(len(phrases))), r.Int63()-r.Int63()
+					b, want = encNum(b, ph, n), strconv.AppendInt(append(want, phrases[ph-tPhrase]...), n, 10)
+				case 5:
+					id := ids[r.Intn(len(ids))]
+					b, want = w.encMemberID(b, id), append(want, id...)
+				case 6:
+					s := fmt.Sprint(r.Int63())[:r.Intn(10)]
+					b, want = encLit(b, s), append(want, s...)
+				case 7:
+					ph := byte(tPhrase + r.Intn(len(phrases)))
+					b, want = append(b, ph), append(want, phrases[ph-tPhrase]...)
+				case 8:
+					var tps []TopicPartition
+					for j := 0; j < r.Intn(6); j++ {
+						tps = append(tps, randTP())
+					}
+					b, want = w.encPartList(b, tps), appendPartList(w, want, tps)
+				case 9:
+					in := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
+					out := w.outputTPs[r.Intn(len(w.outputTPs))]
+					off, n1, n2, n3 := r.Intn(1<<20), r.Int63n(1<<40), r.Int63n(100)-1, r.Int63n(1<<20)
+					switch k := r.Intn(len(templates)); k {
+					case tplProduce:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b = argNum(argNum(argNum(argOffset(b, off), n1), n2), n3)
+						want = fmt.Appendf(want, "inv(%s) pid %d epoch %d seq %d", w.RecordName(in, off), n1, n2, n3)
+					case tplProduced:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b, _ = w.argTP(argOffset(b, off), out)
+						b = argNum(b, n3)
+						want = fmt.Appendf(want, "inv(%s) written to %s at offset %d", w.RecordName(in, off), out, n3)
+					case tplProduceAck:
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b = argNum(argOffset(b, off), n3)
+						want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), n3)
+					case tplInput:
+						b, _ = w.argTP(argNum(encTemplate(b, k), n2), in)
+						b = argOffset(argOffset(b, off), off+int(n3))
+						want = fmt.Appendf(want, "%d records appended to %s (%s..%s)", n2, in, w.RecordName(in, off), w.RecordName(in, off+int(n3)))
+					}
+				}
+				if k == 0 {
+					recAt = len(b)
+				}
+			}
+			ref, tail := w.addTextTail(b, recAt)
+			if got := w.text(ref); got != string(want) {
+				t.Fatalf("%s: encoded %x formats as %q, want %q", topo.Output.Name, b, got, want)
+			}
+			if w.text(tail) != w.text(ref)[len(w.text(ref))-len(w.text(tail)):] {
+				t.Fatalf("the tail of %q formats as %q", w.text(ref), w.text(tail))
+			}
+		}
+	}
+}
+
+// FuzzTextDecode: the decoder only ever reads what the encoders wrote, but
+// on any bytes at all it stops rather than panics.
+func FuzzTextDecode(f *testing.F) {
+	w := traceCase(&testing.T{}, ClassicGroup, 3)
+	for i := 0; i+200 < len(w.texts.open) && i < 4000; i += 200 {
+		f.Add(append([]byte{}, w.texts.open[i:i+200]...))
+	}
+	f.Add([]byte{tLit, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{tOffsets, 0x80})
+	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1024 {
+			return
+		}
+		saved := w.texts
+		defer func() { w.texts = saved }()
+		w.texts = textArena{open: data}
+		for i := range data {
+			_ = w.text(textRef(i))
+			_ = w.names(data[i:])
+		}
+	})
+}
