@@ -115,6 +115,24 @@ func (c *CellLog) Txn(i int) TxnMark {
 	return TxnMark(c.recs.At(i).txn)
 }
 
+// sourceRef is cell i's source as a reference to an input record: its
+// partition's number among the input partitions and its offset, without
+// spelling it. ok is false when the cell's source is not an input record's
+// name (none, for a record of the upstream producer or a marker).
+func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
+	if !c.inRecs {
+		return 0, 0, false
+	}
+	r := c.recs.At(i)
+	switch r.kind {
+	case cellInvoice:
+		return int(r.srcPart), int(r.srcOff), true
+	case cellOther:
+		return c.names.ref(c.others.At(int(r.srcOff)).Source)
+	}
+	return 0, 0, false
+}
+
 // All ranges over the cells with their offsets, oldest first.
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 

@@ -186,6 +186,11 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 					if q.c.IsData(i) != c.IsData() || q.c.Txn(i) != c.Txn {
 						t.Fatalf("%s log %d cell %d: IsData/Txn differ from %+v", tp, j, i, c)
 					}
+					p, off, ok := q.c.sourceRef(i)
+					wp, woff, wok := w.records.ref(c.Source)
+					if ok != wok || ok && (p != wp || off != woff) {
+						t.Fatalf("%s log %d cell %d: sourceRef %d %d %v, want %d %d %v (%+v)", tp, j, i, p, off, ok, wp, woff, wok, c)
+					}
 				}
 				if !slices.Equal(q.c.Slice(0, q.c.Len()), q.model) {
 					t.Fatalf("%s log %d: Slice differs", tp, j)
