@@ -137,10 +137,10 @@ func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 
 // From ranges over the cells from offset i on.
-func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return allAt(i, c.Len, c.At) }
+func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return rangeFrom(i, c.Len(), c.At) }
 
 // Slice copies cells [from, to) into a new slice.
-func (c *CellLog) Slice(from, to int) []Cell { return sliceAt(from, to, c.At) }
+func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
 	out := Cell{Offset: i, PID: r.pid, Epoch: int(r.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}

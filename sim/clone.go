@@ -76,7 +76,7 @@ func (w *World) Clone() *World {
 		n.current[c] = n.procs[m.proc] // a process's copy has its process number
 	}
 	n.wake, n.busy = w.wake.clone(), w.busy.clone()
-	n.actBuf, n.tpBuf = nil, nil
+	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = nil, nil, nil, nil
 	n.Meter = w.Meter.clone()
 	return &n
 }

@@ -57,7 +57,7 @@ func (pm *PauseMeter) account(w *World) {
 	if g.Type == ConsumerGroup {
 		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
 	}
-	paused := w.PausedPartitions()
+	paused := w.pausedPartitions()
 	e := pm.entry(gen, w.Tick)
 	added := false
 	for _, tp := range paused {
@@ -94,29 +94,44 @@ func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
 
 // PausedPartitions lists the subscribed partitions no live member of the
 // group is consuming now.
-// It runs every tick while a rebalance is under way (PauseMeter.account), so
-// it marks consumed partitions in a slice indexed like inputTPs instead of
-// building sets, and asks fetchable's question without its list.
 func (w *World) PausedPartitions() []TopicPartition {
-	subscribed := map[string]bool{}
-	inputs := 0 // distinct input topics subscribed: all of them ends the scan
+	if paused := w.pausedPartitions(); len(paused) > 0 {
+		return slices.Clone(paused)
+	}
+	return nil
+}
+
+// pausedPartitions is PausedPartitions in the world's scratch list, valid
+// until the next call. It runs every tick while a rebalance is under way
+// (PauseMeter.account), so it marks subscribed topics (at their first
+// partition's index) and consumed partitions in scratch slices indexed
+// like inputTPs instead of building sets, and asks fetchable's question
+// without its list.
+func (w *World) pausedPartitions() []TopicPartition {
+	n := len(w.inputTPs)
+	if cap(w.markBuf) < 2*n {
+		w.markBuf = make([]bool, 2*n)
+	}
+	subscribed, consumed := w.markBuf[:n], w.markBuf[n:2*n]
+	clear(subscribed)
+	clear(consumed)
+	anySub := false // a subscribed topic, input or not
+	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
 	for _, gm := range w.Group.members {
 		for _, t := range gm.Topics {
-			if !subscribed[t] {
-				subscribed[t] = true
-				if _, ok := w.inputAt[t]; ok {
-					if inputs++; inputs == len(w.Topo.Inputs) {
-						break members
-					}
+			anySub = true
+			if in, ok := w.inputAt[t]; ok && !subscribed[in.at] {
+				subscribed[in.at] = true
+				if inputs++; inputs == len(w.Topo.Inputs) {
+					break members
 				}
 			}
 		}
 	}
-	if len(subscribed) == 0 {
+	if !anySub {
 		return nil
 	}
-	consumed := make([]bool, len(w.inputTPs))
 	for _, m := range w.current {
 		if m.Alive && m.InGroup() && !m.Zombie {
 			topic, in := "", span{} // Owned is sorted: look each topic up once
@@ -130,16 +145,17 @@ members:
 			}
 		}
 	}
-	var out []TopicPartition
+	out := w.pausedBuf[:0]
 	topic, sub := "", false
 	for i, tp := range w.inputTPs {
 		if tp.Topic != topic {
-			topic, sub = tp.Topic, subscribed[tp.Topic]
+			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
 		}
 		if sub && !consumed[i] {
 			out = append(out, tp)
 		}
 	}
+	w.pausedBuf = out
 	return out
 }
 

@@ -121,7 +121,7 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 }
 
 // Slice copies records [from, to) into a new slice.
-func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceAt(from, to, l.At) }
+func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, to, l.At) }
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {

@@ -94,3 +94,36 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestTpIndexNumbersInTopologyOrder: World.tpIndex numbers the input
+// topics' partitions in topology order (not inputTPs' sorted order), then
+// the output topic's, as the scan over the topics it replaced did, and
+// says false for a partition the world does not have.
+func TestTpIndexNumbersInTopologyOrder(t *testing.T) {
+	topo := Topology{Group: "g", Inputs: []TopicSpec{{"zeta", 3}, {"alpha", 2}, {"mid", 4}}, Output: TopicSpec{"out", 2}}
+	w, err := New(topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[TopicPartition]int{}
+	n := 0
+	for _, ts := range append(slices.Clone(topo.Inputs), topo.Output) {
+		for p := 0; p < ts.Partitions; p++ {
+			want[TopicPartition{Topic: ts.Name, Partition: p}] = n
+			n++
+		}
+	}
+	for tp, i := range want {
+		if got, ok := w.tpIndex(tp); !ok || got != i {
+			t.Errorf("tpIndex(%v) = %d, %v; want %d", tp, got, ok, i)
+		}
+		if back, _, ok := w.tpAt(uint64(i)); !ok || back != tp {
+			t.Errorf("tpAt(%d) = %v, %v; want %v", i, back, ok, tp)
+		}
+	}
+	for _, tp := range []TopicPartition{{Topic: "zeta", Partition: 3}, {Topic: "alpha", Partition: -1}, {Topic: "out", Partition: 2}, {Topic: "nope", Partition: 0}} {
+		if _, ok := w.tpIndex(tp); ok {
+			t.Errorf("tpIndex(%v) says the world has it", tp)
+		}
+	}
+}

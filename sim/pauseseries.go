@@ -36,7 +36,7 @@ func (s *PauseSeries) At(i int) int {
 }
 
 // Slice copies totals [from, to) into a new slice.
-func (s *PauseSeries) Slice(from, to int) []int { return sliceAt(from, to, s.At) }
+func (s *PauseSeries) Slice(from, to int) []int { return sliceOf(from, to, s.At) }
 
 // add records the total after the next tick.
 func (s *PauseSeries) add(total int) {

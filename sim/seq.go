@@ -119,7 +119,7 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 }
 
 // Slice copies items [from, to) into a new slice.
-func (s *Seq[T]) Slice(from, to int) []T { return sliceAt(from, to, s.At) }
+func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 
 // clone shares the full chunks and copies the open one.
 func (s *Seq[T]) clone() Seq[T] {
@@ -128,30 +128,4 @@ func (s *Seq[T]) clone() Seq[T] {
 		n.open = append(make([]T, 0, len(s.open)), s.open...) // grows as it fills, up to seqChunk
 	}
 	return n
-}
-
-// sliceAt copies at(i) for i in [from, to) into a new slice (nil when
-// empty): the Slice of every log that stores items compactly and gives them
-// back one at a time.
-func sliceAt[T any](from, to int, at func(int) T) []T {
-	if to <= from {
-		return nil
-	}
-	out := make([]T, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, at(i))
-	}
-	return out
-}
-
-// allAt ranges over at(i) with i, for i from `from` while i < n(): the All
-// and From of those logs.
-func allAt[T any](from int, n func() int, at func(int) T) iter.Seq2[int, T] {
-	return func(yield func(int, T) bool) {
-		for i := from; i < n(); i++ {
-			if !yield(i, at(i)) {
-				return
-			}
-		}
-	}
 }

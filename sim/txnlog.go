@@ -50,10 +50,10 @@ func (l *TxnLog) At(i int) TxnLogRecord {
 }
 
 // All ranges over the records with their indexes, oldest first.
-func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return allAt(0, l.Len, l.At) }
+func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return rangeFrom(0, l.Len(), l.At) }
 
 // Slice copies records [from, to) into a new slice.
-func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return sliceAt(from, to, l.At) }
+func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return sliceOf(from, to, l.At) }
 
 // append adds a record. Its Partitions must never change afterwards; a
 // record whose list is the previous record's slice (same array, same
@@ -103,10 +103,10 @@ func (t *TxnTransitions) At(i int) TxnTransition {
 }
 
 // All ranges over the transitions with their indexes, oldest first.
-func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] { return allAt(0, t.Len, t.At) }
+func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] { return rangeFrom(0, t.Len(), t.At) }
 
 // Slice copies transitions [from, to) into a new slice.
-func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return sliceAt(from, to, t.At) }
+func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return sliceOf(from, to, t.At) }
 
 func (t *TxnTransitions) append(tr TxnTransition) {
 	t.recs.Append(txnTransitionRec{tick: int32Of(tr.Tick, "tick"), id: t.names.index(tr.TransactionalID),

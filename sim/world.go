@@ -77,8 +77,10 @@ type World struct {
 	nextPID int64
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
-	actBuf []*Member
-	tpBuf  []TopicPartition
+	actBuf    []*Member
+	tpBuf     []TopicPartition
+	pausedBuf []TopicPartition
+	markBuf   []bool
 
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
@@ -138,6 +140,12 @@ func New(topo Topology, cfg Config) (*World, error) {
 	w.inputAt = make(map[string]span, len(topo.Inputs))
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
 		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
+	}
+	base := 0
+	for _, t := range topo.Inputs {
+		s := w.inputAt[t.Name]
+		s.topo, base = base, base+t.Partitions
+		w.inputAt[t.Name] = s
 	}
 	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
 	w.Sink.names = w.records
@@ -315,8 +323,9 @@ func (w *World) ShortName(tp TopicPartition) string {
 }
 
 // span is where a topic's partitions 0..n-1 lie in inputTPs, one after
-// another from index at.
-type span struct{ at, n int }
+// another from index at; topo is where they start when the input topics'
+// partitions are numbered in topology order instead (World.tpIndex).
+type span struct{ at, n, topo int }
 
 // index is partition p's index in inputTPs (ok false when the topic has no
 // partition p).
