@@ -26,9 +26,8 @@ func (w *World) answerFetch(p *Packet) bool {
 	for i, tp := range r.Partitions {
 		l := w.logs[tp]
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
-			c := l.Cells.At(off)
-			if c.IsData() {
-				recs = append(recs, fetched{TP: tp, Offset: off, Value: c.Value})
+			if l.Cells.IsData(off) {
+				recs = append(recs, fetched{TP: tp, Offset: off, Value: l.Cells.At(off).Value})
 			}
 		}
 		if len(recs) >= r.Max {

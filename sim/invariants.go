@@ -94,9 +94,11 @@ func (c *Checker) Check(w *World) error {
 		if lso > hw {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
 		}
+		// IsData and Txn, not At: the checker runs every tick over whole
+		// logs, and At spells each cell's value.
 		first := hw
-		for i, cell := range l.Cells.All() {
-			if cell.IsData() && cell.Txn == TxnOpen {
+		for i := 0; i < hw; i++ {
+			if l.Cells.IsData(i) && l.Cells.Txn(i) == TxnOpen {
 				first = i
 				break
 			}
@@ -104,9 +106,9 @@ func (c *Checker) Check(w *World) error {
 		if first != lso {
 			return fmt.Errorf("tick %d: %s has LSO %d, but its oldest open transaction starts at %d", w.Tick, tp, lso, first)
 		}
-		for i, cell := range l.Cells.All() {
-			if l.ReadCommitted(i) && (cell.Txn == TxnAborted || cell.Txn == TxnOpen) {
-				return fmt.Errorf("tick %d: read_committed would return %s at %s offset %d (%s)", w.Tick, cell.Value, tp, i, cell.Txn)
+		for i := 0; i < hw; i++ {
+			if txn := l.Cells.Txn(i); l.ReadCommitted(i) && (txn == TxnAborted || txn == TxnOpen) {
+				return fmt.Errorf("tick %d: read_committed would return %s at %s offset %d (%s)", w.Tick, l.Cells.At(i).Value, tp, i, txn)
 			}
 		}
 	}

@@ -63,14 +63,14 @@ type AbortedTxn struct {
 // watermark is the log end).
 type PartitionLog struct {
 	TP        TopicPartition
-	Cells     Seq[Cell]
+	Cells     CellLog
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
 	Aborted   []AbortedTxn
 }
 
-func newLog(tp TopicPartition) *PartitionLog {
-	return &PartitionLog{TP: tp, openTxn: map[int64]int{}, producers: map[int64]*producerEntry{}}
+func newLog(tp TopicPartition, names *recordNames) *PartitionLog {
+	return &PartitionLog{TP: tp, Cells: CellLog{tp: tp, names: names}, openTxn: map[int64]int{}, producers: map[int64]*producerEntry{}}
 }
 
 // HW is the high watermark: with one replica, the log end offset.
@@ -101,8 +101,14 @@ func (l *PartitionLog) append(c Cell) int {
 			l.openTxn[c.PID] = c.Offset
 		}
 	}
-	l.Cells.Append(c)
+	l.Cells.append(c)
 	return c.Offset
+}
+
+// appendUpstream adds n records of the upstream producer (an input
+// partition's records) at tick; their values are their names.
+func (l *PartitionLog) appendUpstream(n, tick int) {
+	l.Cells.appendUpstream(n, tick)
 }
 
 // writeMarker ends pid's open transaction here with a COMMIT or ABORT
@@ -121,8 +127,7 @@ func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) 
 		l.append(Cell{Value: name, Control: name, PID: pid, Epoch: epoch, Seq: -1, Txn: mark, Tick: tick})
 		return
 	}
-	l.Cells.Update(first, l.Cells.Len(), func(c *Cell) bool { return c.PID == pid && c.Txn == TxnOpen },
-		func(c *Cell) { c.Txn = mark })
+	l.Cells.markTxn(first, pid, mark)
 	delete(l.openTxn, pid)
 	off := l.append(Cell{Value: name, Control: name, PID: pid, Epoch: epoch, Seq: -1, Txn: mark, Tick: tick})
 	if !commit {
@@ -133,6 +138,9 @@ func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) 
 // ReadCommitted reports whether a read_committed reader returns cell i:
 // below the LSO, a data record, and not part of an aborted transaction.
 func (l *PartitionLog) ReadCommitted(i int) bool {
-	c := l.Cells.At(i)
-	return i < l.LSO() && c.IsData() && c.Txn != TxnAborted && c.Txn != TxnOpen
+	if i >= l.LSO() || !l.Cells.IsData(i) {
+		return false
+	}
+	txn := l.Cells.Txn(i)
+	return txn != TxnAborted && txn != TxnOpen
 }

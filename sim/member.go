@@ -581,7 +581,7 @@ func (m *Member) work(w *World) {
 	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
 	at := len(b)
 	w.eventEnc(EvProcessed, m.Client, w.encRecord(b, f.TP, f.Offset, f.Value), at)
-	w.sideEffect(m, f.Value)
+	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
 		m.crashAfter--

@@ -22,20 +22,20 @@ type PauseMeter struct {
 	active  bool
 	seen    map[int]map[TopicPartition]bool
 	// Series is the running total after each tick (index = tick), for charts.
-	Series Seq[int]
+	Series PauseSeries
 }
 
 func (pm *PauseMeter) init() {
 	pm.seen = map[int]map[TopicPartition]bool{}
-	pm.Series = Seq[int]{}
-	pm.Series.Append(0)
+	pm.Series = PauseSeries{}
+	pm.Series.add(0)
 }
 
 // Active reports whether a rebalance is under way.
 func (pm *PauseMeter) Active() bool { return pm.active }
 
 func (pm *PauseMeter) account(w *World) {
-	defer func() { pm.Series.Append(pm.Total) }()
+	defer func() { pm.Series.add(pm.Total) }()
 	g := w.Group
 	if !pm.active {
 		// A classic rebalance starts with PreparingRebalance; a consumer
@@ -240,56 +240,69 @@ type Counts struct {
 
 // Delivery computes duplicates and lost records at an isolation level.
 // The explorer asks it at the end of every branch, so it reads the output
-// logs in place (what ReadTopic of the output topic returns) and looks
-// record names up from a buffer: it allocates for the names it reports,
-// not per record.
+// logs in place (what ReadTopic of the output topic returns) and counts
+// invoices by the input record their source references (CellLog.sourceRef),
+// without spelling a name: it allocates for the names it reports, not per
+// record.
 func (w *World) Delivery(isolation string) Counts {
-	seen := map[string]int{}
+	seen := map[int64]int{}  // by input record: its partition's number << 32 | its offset
+	odd := map[string]int{}  // sources that are no input record's name
+	held := map[int64]bool{} // committed invoices at or past the LSO (read_committed)
 	committed := isolation == "read_committed"
 	for _, tp := range w.outputTPs {
 		l := w.logs[tp]
-		lso := l.LSO()
-		for i, cell := range l.Cells.All() {
-			if cell.IsData() && (!committed || i < lso && cell.Txn != TxnAborted && cell.Txn != TxnOpen) {
-				seen[cell.Source]++
+		lso, hw := l.LSO(), l.HW()
+		for i := 0; i < hw; i++ {
+			if !l.Cells.IsData(i) {
+				continue
+			}
+			txn := l.Cells.Txn(i)
+			visible := !committed || i < lso && txn != TxnAborted && txn != TxnOpen
+			heldBack := committed && i >= lso && (txn == TxnCommitted || txn == NotTransactional)
+			if !visible && !heldBack {
+				continue
+			}
+			p, off, ok := l.Cells.sourceRef(i)
+			switch {
+			case !ok && visible:
+				odd[l.Cells.At(i).Source]++
+			case !ok: // held back, and no input record's: nothing is looked up by it
+			case visible:
+				seen[int64(p)<<32|int64(off)]++
+			default:
+				held[int64(p)<<32|int64(off)] = true
 			}
 		}
 	}
 	var c Counts
-	for s, n := range seen {
+	for k, n := range seen {
+		if n > 1 {
+			c.Duplicates += n - 1
+			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.inputTPs[k>>32], int(k&(1<<32-1))))
+		}
+	}
+	for s, n := range odd {
 		if n > 1 {
 			c.Duplicates += n - 1
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
 	sort.Strings(c.DuplicateNames)
-	held := map[string]bool{}
-	if isolation == "read_committed" {
-		for _, tp := range w.outputTPs {
-			l := w.logs[tp]
-			for i := l.LSO(); i < l.HW(); i++ {
-				if cell := l.Cells.At(i); cell.IsData() && (cell.Txn == TxnCommitted || cell.Txn == NotTransactional) {
-					held[cell.Source] = true
-				}
-			}
-		}
-	}
-	for _, tp := range w.inputTPs {
+	for p, tp := range w.inputTPs {
 		rec, ok := w.Group.offsets.get(tp)
 		if !ok {
 			continue
 		}
-		var buf [64]byte
 		for off := 0; off < rec.Offset && off < w.logs[tp].HW(); off++ {
-			name := w.appendRecordName(buf[:0], tp, off)
+			k := int64(p)<<32 | int64(off)
 			switch {
-			case seen[string(name)] > 0: // a lookup by string(bytes) does not allocate
-			case held[string(name)]:
+			case seen[k] > 0:
+			case held[k]:
 				c.HeldBack++
-				c.HeldBackNames = append(c.HeldBackNames, string(name))
+				c.HeldBackNames = append(c.HeldBackNames, w.RecordName(tp, off))
 			default:
 				c.Lost++
-				c.LostNames = append(c.LostNames, string(name))
+				c.LostNames = append(c.LostNames, w.RecordName(tp, off))
 			}
 		}
 	}

@@ -9,64 +9,72 @@ import (
 // order (kgrepl keeps them all, as a log not yet compacted). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
 // generation, producer id, state) is kept once per run of such records, and
-// each record adds only its partition's number and its offset (16 bytes
-// without pointers, against 112 for an OffsetRecord: the garbage collector
-// never scans them); the group id is kept once for the log. At, All and
-// Slice give back OffsetRecords equal to what was appended. Chunks are
-// shared between clones as for any Seq.
-//
-// A partition's number is its place among the world's input partitions
-// (index), or, for any other (a marker's empty partition, a test's log
-// without a world), len(index.tps) plus its place in extra.
+// each record adds only its partition, as its index among the world's input
+// partitions, and its offset (8 bytes, against 112 for an OffsetRecord and
+// 32 with the partition's name); the group id is kept once for the log. At,
+// All and Slice give back OffsetRecords equal to what was appended. Chunks
+// are shared between clones as for any Seq.
 type OffsetsLog struct {
 	group   string
+	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
 	runs    Seq[offsetRun]
 	entries Seq[offsetEntry]
-	index   inputIndex
-	extra   []TopicPartition // append-only; clones get it capped, so appends never meet
-	extraAt map[TopicPartition]int32
+	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
+	members nameTable      // the member ids the runs name
 }
 
-// offsetRun is what consecutive records of the log have in common; the
+// offsetRun (32 bytes) is what consecutive records of the log have in common; the
 // run's records are entries[first:] up to the next run's first.
 type offsetRun struct {
 	first      int
-	MemberID   string
 	PID        int64
 	Tick       int32
 	Generation int32
+	member     int32 // number in members
 	state      uint8 // index in offsetStates
 	marker     bool
 }
 
+// offsetEntry is one record's partition and offset. part is the
+// partition's index among the input partitions; entryNoTP stands for a
+// marker's empty partition (offset -1); below it, odd[entryNoTP-1-part]
+// holds the record's partition and offset.
 type offsetEntry struct {
+	part, offset int32
+}
+
+const entryNoTP = -1
+
+type offsetOdd struct {
+	TP     TopicPartition
 	Offset int
-	part   int32 // the partition's number (see OffsetsLog)
 }
 
-// part numbers tp for an entry.
-func (l *OffsetsLog) part(tp TopicPartition, c *topicCache) int32 {
-	if i, ok := l.index.slot(tp, c); ok {
-		return int32(i)
-	}
-	k, ok := l.extraAt[tp]
-	if !ok {
-		if l.extraAt == nil {
-			l.extraAt = map[TopicPartition]int32{}
+// entry encodes tp and offset; c (may be nil) remembers the last topic
+// looked up, for the lists of one commit.
+func (l *OffsetsLog) entry(tp TopicPartition, offset int, c *topicCache) offsetEntry {
+	if offset >= -1 && offset <= 1<<31-1 {
+		if tp == (TopicPartition{}) {
+			return offsetEntry{part: entryNoTP, offset: int32(offset)}
 		}
-		k = int32(len(l.extra))
-		l.extra = append(l.extra, tp)
-		l.extraAt[tp] = k
+		if p, ok := l.index.slot(tp, c); ok {
+			return offsetEntry{part: int32(p), offset: int32(offset)}
+		}
 	}
-	return int32(len(l.index.tps)) + k
+	l.odd.Append(offsetOdd{TP: tp, Offset: offset})
+	return offsetEntry{part: entryNoTP - int32Of(l.odd.Len(), "odd offset records")}
 }
 
-// partition is the partition numbered p.
-func (l *OffsetsLog) partition(p int32) TopicPartition {
-	if int(p) < len(l.index.tps) {
-		return l.index.tps[p]
+// tpOffset decodes an entry.
+func (l *OffsetsLog) tpOffset(e offsetEntry) (TopicPartition, int) {
+	switch {
+	case e.part >= 0:
+		return l.index.tps[e.part], int(e.offset)
+	case e.part == entryNoTP:
+		return TopicPartition{}, int(e.offset)
 	}
-	return l.extra[int(p)-len(l.index.tps)]
+	o := l.odd.At(int(entryNoTP - 1 - e.part))
+	return o.TP, o.Offset
 }
 
 // offsetStates are the states a record of __consumer_offsets can show.
@@ -92,8 +100,9 @@ func (l *OffsetsLog) At(i int) OffsetRecord {
 }
 
 func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
-	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: l.partition(e.part), Offset: e.Offset, Generation: int(r.Generation),
-		MemberID: r.MemberID, PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
+	tp, offset := l.tpOffset(e)
+	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
+		MemberID: l.members.name(r.member), PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
 
 // All ranges over the records with their indexes, oldest first.
@@ -112,21 +121,12 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 }
 
 // Slice copies records [from, to) into a new slice.
-func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
-	if to <= from {
-		return nil
-	}
-	out := make([]OffsetRecord, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, l.At(i))
-	}
-	return out
-}
+func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, to, l.At) }
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
 	l.startRun(rec)
-	l.entries.Append(offsetEntry{part: l.part(rec.TP, nil), Offset: rec.Offset})
+	l.entries.Append(l.entry(rec.TP, rec.Offset, nil))
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
@@ -138,7 +138,7 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs [
 	l.startRun(rec)
 	var tc topicCache
 	for i, tp := range tps {
-		l.entries.Append(offsetEntry{part: l.part(tp, &tc), Offset: offs[i]})
+		l.entries.Append(l.entry(tp, offs[i], &tc))
 	}
 }
 
@@ -150,15 +150,15 @@ func (l *OffsetsLog) startRun(rec OffsetRecord) {
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	run := offsetRun{first: l.entries.Len(), MemberID: rec.MemberID, PID: rec.PID, Tick: int32(rec.Tick),
-		Generation: int32(rec.Generation), state: offsetStateOf(rec.State), marker: rec.Marker}
+	run := offsetRun{first: l.entries.Len(), member: l.members.index(rec.MemberID), PID: rec.PID, Tick: int32Of(rec.Tick, "tick"),
+		Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State), marker: rec.Marker}
 	if last := l.runs.Last(); last == nil || !last.same(run) {
 		l.runs.Append(run)
 	}
 }
 
 func (r *offsetRun) same(o offsetRun) bool {
-	return r.MemberID == o.MemberID && r.PID == o.PID && r.Tick == o.Tick && r.Generation == o.Generation &&
+	return r.member == o.member && r.PID == o.PID && r.Tick == o.Tick && r.Generation == o.Generation &&
 		r.state == o.state && r.marker == o.marker
 }
 
@@ -172,6 +172,6 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, runs: l.runs.clone(), entries: l.entries.clone(), index: l.index,
-		extra: l.extra[:len(l.extra):len(l.extra)], extraAt: cpMap(l.extraAt)}
+	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone(),
+		members: l.members.clone()}
 }

@@ -4,12 +4,22 @@ import "testing"
 
 // TestOffsetsLogRoundTrip: the compact log gives back every record as it
 // was appended, and a marker's state change in one world leaves a clone's
-// copy of the shared chunks alone.
+// copy of the shared chunks alone; with the world's input partitions (an
+// entry of 8 bytes) and without (every partition kept whole), and with
+// partitions and offsets that fit no entry.
 func TestOffsetsLogRoundTrip(t *testing.T) {
 	defer func(n int) { seqChunk = n }(seqChunk)
 	seqChunk = 4
-	var l OffsetsLog
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	for _, index := range []inputIndex{{at: w.inputAt, tps: w.inputTPs}, {}} {
+		offsetsLogRoundTrip(t, index)
+	}
+}
+
+func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
+	l := OffsetsLog{index: index}
 	var want []OffsetRecord
+	odd := 0
 	for i := 0; i < 40; i++ {
 		// Records in threes share tick, member and generation, as the
 		// records of one OffsetCommit do; the state varies per record.
@@ -24,6 +34,10 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
 		case 4:
 			r.PID, r.State = 5, []string{"pending", "committed"}[i%2]
+		}
+		if i%7 == 5 {
+			r.Offset = 1 << 40 // past an entry's int32
+			odd++
 		}
 		l.Append(r)
 		want = append(want, r)
@@ -43,6 +57,9 @@ func TestOffsetsLogRoundTrip(t *testing.T) {
 		}
 	}
 	check(&l, want)
+	if len(index.tps) > 0 && l.odd.Len() != odd {
+		t.Fatalf("%d records kept whole, want %d (the offsets past int32)", l.odd.Len(), odd)
+	}
 	if l.runs.Len() >= l.Len() || l.runs.Len() < 14 {
 		t.Fatalf("%d records in %d runs: want a run per stretch of equal headers", l.Len(), l.runs.Len())
 	}

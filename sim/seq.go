@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"iter"
-	"sync/atomic"
-)
+import "iter"
 
 // seqChunk is the number of items in one chunk of a Seq.
 var seqChunk = 128 // a var only so that tests can make chunks tiny; never changed while a world exists
@@ -122,16 +119,7 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 }
 
 // Slice copies items [from, to) into a new slice.
-func (s *Seq[T]) Slice(from, to int) []T {
-	if to <= from {
-		return nil
-	}
-	out := make([]T, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, s.At(i))
-	}
-	return out
-}
+func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 
 // clone shares the full chunks and copies the open one.
 func (s *Seq[T]) clone() Seq[T] {
@@ -140,83 +128,4 @@ func (s *Seq[T]) clone() Seq[T] {
 		n.open = append(make([]T, 0, len(s.open)), s.open...) // grows as it fills, up to seqChunk
 	}
 	return n
-}
-
-// CountMap counts per name (the external sink's calls per input record). It
-// grows with the records processed, so clones share it shard by shard: a
-// world writes a shard in place only if it made that shard after its last
-// Clone; otherwise it copies the shard first (copy-on-write).
-type CountMap struct {
-	shards [countShards]*countShard
-	own    *owner
-}
-
-const countShards = 256
-
-type countShard struct {
-	m     map[string]int
-	owner *owner
-	epoch int64
-}
-
-// owner identifies one world's CountMap; Clone bumps the epoch of the
-// source's (atomically: the explorer clones one world from many goroutines),
-// so the source no longer writes in place what the clone now shares.
-type owner struct{ epoch atomic.Int64 }
-
-func shardOf(name string) int {
-	h := uint32(2166136261) // FNV-1a: fixed, so the same on every run
-	for i := 0; i < len(name); i++ {
-		h = (h ^ uint32(name[i])) * 16777619
-	}
-	return int(h % countShards)
-}
-
-// Get returns the count for name.
-func (c *CountMap) Get(name string) int {
-	if sh := c.shards[shardOf(name)]; sh != nil {
-		return sh.m[name]
-	}
-	return 0
-}
-
-// Inc adds one to name's count and returns the new count.
-func (c *CountMap) Inc(name string) int {
-	if c.own == nil {
-		c.own = &owner{}
-	}
-	i := shardOf(name)
-	sh, epoch := c.shards[i], c.own.epoch.Load()
-	if sh == nil || sh.owner != c.own || sh.epoch != epoch {
-		n := &countShard{m: map[string]int{}, owner: c.own, epoch: epoch}
-		if sh != nil {
-			n.m = cpMap(sh.m)
-		}
-		c.shards[i], sh = n, n
-	}
-	sh.m[name]++
-	return sh.m[name]
-}
-
-// All ranges over every name and its count, in no set order.
-func (c *CountMap) All() iter.Seq2[string, int] {
-	return func(yield func(string, int) bool) {
-		for _, sh := range c.shards {
-			if sh == nil {
-				continue
-			}
-			for k, v := range sh.m {
-				if !yield(k, v) {
-					return
-				}
-			}
-		}
-	}
-}
-
-func (c *CountMap) clone() CountMap {
-	if c.own != nil {
-		c.own.epoch.Add(1) // the source's shards are shared from now on
-	}
-	return CountMap{shards: c.shards, own: &owner{}}
 }

@@ -77,39 +77,6 @@ func TestSeqClonesNeverAlias(t *testing.T) {
 	}
 }
 
-func TestCountMapClonesNeverAlias(t *testing.T) {
-	r := rand.New(rand.NewSource(2))
-	type pair struct {
-		c     CountMap
-		model map[string]int
-	}
-	fam := []*pair{{model: map[string]int{}}}
-	for step := 0; step < 20000; step++ {
-		p := fam[r.Intn(len(fam))]
-		if r.Intn(20) == 0 && len(fam) < 30 {
-			fam = append(fam, &pair{c: p.c.clone(), model: cpMap(p.model)})
-			continue
-		}
-		k := fmt.Sprintf("o%d.%d", r.Intn(3), r.Intn(300))
-		p.model[k]++
-		if got := p.c.Inc(k); got != p.model[k] {
-			t.Fatalf("step %d: Inc(%s) = %d, want %d", step, k, got, p.model[k])
-		}
-	}
-	for j, q := range fam {
-		n := 0
-		for k, v := range q.c.All() {
-			n++
-			if q.model[k] != v {
-				t.Fatalf("member %d: %s counts %d, want %d", j, k, v, q.model[k])
-			}
-		}
-		if n != len(q.model) {
-			t.Fatalf("member %d: %d names, want %d", j, n, len(q.model))
-		}
-	}
-}
-
 // stepper drives a world through a schedule one tick at a time, so that
 // several worlds can be interleaved tick by tick.
 type stepper struct {

@@ -42,13 +42,18 @@ func fingerprint(w *World) string {
 	fmt.Fprintf(&b, "meter %d %v %v\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Slice(0, w.Meter.Series.Len()))
 	fmt.Fprintf(&b, "group transitions %v\n", w.Group.Transitions.Slice(0, w.Group.Transitions.Len()))
 	fmt.Fprintf(&b, "txn log %+v\ntxn transitions %v\n", w.Txn.Log.Slice(0, w.Txn.Log.Len()), w.Txn.Transitions.Slice(0, w.Txn.Transitions.Len()))
+	fmt.Fprintf(&b, "sink %v\n", sinkText(w))
+	return b.String()
+}
+
+// sinkText lists the sink's counts as name=count, sorted by name.
+func sinkText(w *World) []string {
 	var sink []string
 	for k, n := range w.Sink.All() {
 		sink = append(sink, fmt.Sprintf("%s=%d", k, n))
 	}
 	sort.Strings(sink)
-	fmt.Fprintf(&b, "sink %v\n", sink)
-	return b.String()
+	return sink
 }
 
 // action is one input to a world at a tick.

@@ -540,14 +540,7 @@ func (w *World) names(b []byte) []string {
 
 // appendRecordName is RecordName appending to b.
 func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
-	if w.short {
-		b = append(b, tp.Topic[0])
-		b = strconv.AppendInt(b, int64(tp.Partition), 10)
-	} else {
-		b = appendPartition(b, tp)
-	}
-	b = append(b, '.')
-	return strconv.AppendInt(b, int64(off), 10)
+	return w.records.appendName(b, tp, off)
 }
 
 // encValue is a produced record's value: inv(o2.3) as tokens when the

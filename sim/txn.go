@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -55,6 +56,11 @@ type TxnEntry struct {
 	LastUpdate      int
 	markersLeft     int
 	txnSeq          int // counts transactions, so a stale timeout does nothing
+	// logged is the partition list of the newest __transaction_state
+	// record: records whose list is the same share it (a transaction
+	// writes three or four with one list). Never changed once logged, so
+	// the log's records and clones share it.
+	logged []TopicPartition
 }
 
 // TxnLogRecord is one record of __transaction_state.
@@ -79,8 +85,8 @@ type TxnTransition struct {
 type TxnCoordinator struct {
 	entries     map[string]*TxnEntry
 	byPID       map[int64]*TxnEntry
-	Log         Seq[TxnLogRecord]
-	Transitions Seq[TxnTransition]
+	Log         TxnLog
+	Transitions TxnTransitions
 	Aborted     int // transactions aborted
 	TimedOut    int // of them, by transaction.timeout.ms
 }
@@ -103,14 +109,17 @@ func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 }
 
 func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
-	t.Transitions.Append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
+	t.Transitions.append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
 	if e.State != s {
 		w.event(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
 	}
 	e.State = s
 	e.LastUpdate = w.Tick
-	t.Log.Append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
-		State: s, Partitions: append([]TopicPartition{}, e.Partitions...), Group: e.Group})
+	if e.logged == nil || !slices.Equal(e.logged, e.Partitions) {
+		e.logged = append([]TopicPartition{}, e.Partitions...) // never nil, as a record's list always was
+	}
+	t.Log.append(TxnLogRecord{Tick: w.Tick, TransactionalID: e.TransactionalID, PID: e.PID, Epoch: e.Epoch,
+		State: s, Partitions: e.logged[:len(e.logged):len(e.logged)], Group: e.Group})
 }
 
 func (t *TxnCoordinator) receive(w *World, p *Packet) {

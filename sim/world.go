@@ -48,7 +48,8 @@ type World struct {
 	inputAt   map[string]span  // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
 	topicSize map[string]int
-	short     bool // the default topics: records are named o2.3, p0.1
+	short     bool         // the default topics: records are named o2.3, p0.1
+	records   *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
 
 	Group *Group
 	Txn   *TxnCoordinator
@@ -85,7 +86,7 @@ type World struct {
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
-	Sink CountMap
+	Sink SinkCounts
 	// stopped is set when a stop event happens during the current tick.
 	stopped   bool
 	processed int
@@ -120,7 +121,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
 		current: map[string]*Member{}, memberSeq: map[string]int{},
 		free:    newFreeLists(),
-		nextPID: 1000,
+		nextPID: 1000, records: &recordNames{},
 	}
 	w.Packets.w, w.Events.w = w, w
 	w.short = true
@@ -133,7 +134,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.topicSize[t.Name] = t.Partitions
 		for p := 0; p < t.Partitions; p++ {
 			tp := TopicPartition{Topic: t.Name, Partition: p}
-			w.logs[tp] = newLog(tp)
+			w.logs[tp] = newLog(tp, w.records)
 			w.inputTPs = append(w.inputTPs, tp)
 		}
 	}
@@ -148,18 +149,20 @@ func New(topo Topology, cfg Config) (*World, error) {
 		s.topo, base = base, base+t.Partitions
 		w.inputAt[t.Name] = s
 	}
+	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+	w.Sink.names = w.records
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		w.logs[tp] = newLog(tp)
+		w.logs[tp] = newLog(tp, w.records)
 		w.outputTPs = append(w.outputTPs, tp)
 	}
 	for _, tp := range w.inputTPs {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
 	w.Group = newGroup(topo.Group)
-	w.Group.offsets.index = inputIndex{at: w.inputAt, tps: w.inputTPs}
-	w.Group.OffsetsLog.index = w.Group.offsets.index
+	w.Group.offsets.index = w.records.index
+	w.Group.OffsetsLog.index = w.records.index
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
 	if topo.Members > 0 {
@@ -289,10 +292,7 @@ func (w *World) topicNames() []string {
 
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
-func (w *World) RecordName(tp TopicPartition, off int) string {
-	var buf [48]byte
-	return string(w.appendRecordName(buf[:0], tp, off))
-}
+func (w *World) RecordName(tp TopicPartition, off int) string { return w.records.name(tp, off) }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -404,11 +404,7 @@ func (w *World) Member(client string) *Member { return w.current[client] }
 func (w *World) Processes() []*Member { return w.procs }
 
 func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
-	l := w.logs[tp]
-	for i := 0; i < n; i++ {
-		off := l.HW()
-		l.append(Cell{Value: w.RecordName(tp, off), PID: -1, Seq: -1, Tick: w.Tick})
-	}
+	w.logs[tp].appendUpstream(n, w.Tick)
 	if wake && n > 0 {
 		w.answerParked(tp)
 	}
@@ -638,9 +634,9 @@ func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
 }
 
 // Invoke marks the external side effect for an input record.
-func (w *World) sideEffect(m *Member, source string) {
-	if n := w.Sink.Inc(source); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", source, n)
+func (w *World) sideEffect(m *Member, f fetched) {
+	if n := w.Sink.inc(f.TP, f.Offset); n > 1 {
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.Value, n)
 	}
 }
 

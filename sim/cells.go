@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"iter"
+	"sort"
+)
+
+// CellLog is a partition's cells, stored compactly; At and All give back
+// the Cell that was appended, field for field.
+//
+// The cells are the bulk of a world's memory (an input partition of
+// 1,000,000 records, a cell per invoice for every tick of traffic), and most
+// of a Cell is derivable: an input record's value is its name, which its
+// partition and offset spell (World.RecordName); an invoice's value is
+// "inv(" + its source + ")", and its source is an input record, kept as a
+// reference (partition index and offset); a marker's value is its control
+// type. So a log keeps:
+//   - while it holds only records of the upstream producer (an input
+//     partition), just the ticks they were appended at, one run per append
+//     (8 bytes a run, not a cell: 1,000,000 records at tick 0 are one run);
+//   - otherwise a 32-byte cellRec per cell, its producer as an index into
+//     the log's own list of producer names;
+//   - and, for a cell that does not fit those shapes (a value or source that
+//     is not a record's name), its strings in a side list, so that nothing
+//     is ever lost, only the usual cells are small.
+//
+// Every list is a Seq: full chunks are shared between clones and copied
+// before a transaction marker changes a cell in one (copy-on-write).
+type CellLog struct {
+	tp    TopicPartition
+	names *recordNames // shared, read-only
+	n     int          // cells
+
+	// inRecs is false while every cell is an upstream record with no
+	// producer id: then runs holds them and recs is empty. The first other
+	// cell moves them all to recs.
+	inRecs bool
+	runs   Seq[tickRun]
+	recs   Seq[cellRec]
+	others Seq[otherCell]
+	// producers are the client ids that wrote here; cellRec.producer is an
+	// index into it plus one (0: the upstream producer, ""). Append-only:
+	// clones share it with its capacity cut, so an append on either side
+	// copies it (it is as long as the number of clients that ever wrote).
+	producers []string
+}
+
+// tickRun is a run of upstream records appended at one tick, from offset
+// first to the next run's first.
+type tickRun struct {
+	first, tick int32
+}
+
+// cellRec is one cell, without its strings (32 bytes against a Cell's 112
+// plus its strings). The offset is the index.
+type cellRec struct {
+	pid      int64
+	tick     int32
+	seq      int32
+	epoch    int32
+	srcOff   int32  // cellInvoice: the source record's offset; cellOther: index in others
+	srcPart  uint16 // cellInvoice: the source partition's index among the input partitions
+	producer uint16 // index in producers plus one; 0 for ""
+	kind     cellKind
+	txn      uint8 // a TxnMark
+}
+
+type cellKind uint8
+
+const (
+	cellUpstream cellKind = iota // Value is this cell's own record name
+	cellInvoice                  // Value inv(Source), Source an input record
+	cellCommit                   // a COMMIT marker (Value and Control "COMMIT")
+	cellAbort                    // an ABORT marker
+	cellOther                    // any other strings, kept in others
+)
+
+// otherCell holds the strings of a cell that fits no compact shape.
+type otherCell struct {
+	Value, Source, Control string
+}
+
+// Len is the number of cells.
+func (c *CellLog) Len() int { return c.n }
+
+// At returns cell i.
+func (c *CellLog) At(i int) Cell {
+	if !c.inRecs {
+		return Cell{Offset: i, Value: c.names.name(c.tp, i), PID: -1, Seq: -1, Tick: int(c.tickOf(i))}
+	}
+	return c.cell(i, c.recs.At(i))
+}
+
+// IsData reports whether cell i is a data record (not a marker), without
+// spelling its value.
+func (c *CellLog) IsData(i int) bool {
+	if !c.inRecs {
+		return true
+	}
+	r := c.recs.At(i)
+	switch r.kind {
+	case cellCommit, cellAbort:
+		return false
+	case cellOther:
+		return c.others.At(int(r.srcOff)).Control == ""
+	}
+	return true
+}
+
+// Txn is cell i's transactional state, without spelling its value.
+func (c *CellLog) Txn(i int) TxnMark {
+	if !c.inRecs {
+		return NotTransactional
+	}
+	return TxnMark(c.recs.At(i).txn)
+}
+
+// sourceRef is cell i's source as a reference to an input record: its
+// partition's number among the input partitions and its offset, without
+// spelling it. ok is false when the cell's source is not an input record's
+// name (none, for a record of the upstream producer or a marker).
+func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
+	if !c.inRecs {
+		return 0, 0, false
+	}
+	r := c.recs.At(i)
+	switch r.kind {
+	case cellInvoice:
+		return int(r.srcPart), int(r.srcOff), true
+	case cellOther:
+		return c.names.ref(c.others.At(int(r.srcOff)).Source)
+	}
+	return 0, 0, false
+}
+
+// All ranges over the cells with their offsets, oldest first.
+func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
+
+// From ranges over the cells from offset i on.
+func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return rangeFrom(i, c.Len(), c.At) }
+
+// Slice copies cells [from, to) into a new slice.
+func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
+
+func (c *CellLog) cell(i int, r cellRec) Cell {
+	out := Cell{Offset: i, PID: r.pid, Epoch: int(r.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}
+	if r.producer > 0 {
+		out.Producer = c.producers[r.producer-1]
+	}
+	switch r.kind {
+	case cellUpstream:
+		out.Value = c.names.name(c.tp, i)
+	case cellInvoice:
+		var buf [80]byte
+		b := append(buf[:0], "inv("...)
+		at := len(b)
+		b = c.names.appendName(b, c.names.index.tps[r.srcPart], int(r.srcOff))
+		b = append(b, ')')
+		out.Value = string(b)
+		out.Source = out.Value[at : len(out.Value)-1] // shares Value's bytes
+	case cellCommit:
+		out.Value, out.Control = "COMMIT", "COMMIT"
+	case cellAbort:
+		out.Value, out.Control = "ABORT", "ABORT"
+	case cellOther:
+		o := c.others.At(int(r.srcOff))
+		out.Value, out.Source, out.Control = o.Value, o.Source, o.Control
+	}
+	return out
+}
+
+// tickOf finds the tick of upstream record i in runs.
+func (c *CellLog) tickOf(i int) int32 {
+	n := c.runs.Len()
+	if last := c.runs.Last(); last != nil && int(last.first) <= i {
+		return last.tick
+	}
+	k := sort.Search(n, func(k int) bool { return int(c.runs.At(k).first) > i }) - 1
+	return c.runs.At(k).tick
+}
+
+// appendUpstream adds n records of the upstream producer at tick (an input
+// partition's records: no producer id, values their own names).
+func (c *CellLog) appendUpstream(n, tick int) {
+	if n <= 0 {
+		return
+	}
+	if c.inRecs {
+		for ; n > 0; n-- {
+			c.recs.Append(cellRec{pid: -1, seq: -1, tick: int32Of(tick, "tick"), kind: cellUpstream})
+			c.n++
+		}
+		return
+	}
+	t := int32Of(tick, "tick")
+	if last := c.runs.Last(); last == nil || last.tick != t {
+		c.runs.Append(tickRun{first: int32Of(c.n, "input offset"), tick: t})
+	}
+	c.n += n
+	int32Of(c.n, "input offset")
+}
+
+// append adds cell v (its Offset is not read) at offset Len().
+func (c *CellLog) append(v Cell) {
+	if !c.inRecs && v.Control == "" && v.Source == "" && v.Producer == "" && v.PID == -1 && v.Seq == -1 &&
+		v.Epoch == 0 && v.Txn == NotTransactional && c.names.isName(v.Value, c.tp, c.n) {
+		c.appendUpstream(1, v.Tick)
+		return
+	}
+	c.toRecs()
+	r := cellRec{pid: v.PID, tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"),
+		epoch: int32Of(v.Epoch, "producer epoch"), txn: uint8(v.Txn), producer: c.producerID(v.Producer)}
+	switch {
+	case v.Control == "" && v.Source == "" && c.names.isName(v.Value, c.tp, c.n):
+		r.kind = cellUpstream
+	case v.Control == "COMMIT" && v.Value == "COMMIT" && v.Source == "":
+		r.kind = cellCommit
+	case v.Control == "ABORT" && v.Value == "ABORT" && v.Source == "":
+		r.kind = cellAbort
+	case v.Control == "" && isInvoiceOf(v.Value, v.Source):
+		if part, off, ok := c.names.ref(v.Source); ok && part <= 0xffff {
+			r.kind, r.srcPart, r.srcOff = cellInvoice, uint16(part), int32(off)
+			break
+		}
+		fallthrough
+	default:
+		r.kind, r.srcOff = cellOther, int32Of(c.others.Len(), "odd cells")
+		c.others.Append(otherCell{Value: v.Value, Source: v.Source, Control: v.Control})
+	}
+	c.recs.Append(r)
+	c.n++
+}
+
+// isInvoiceOf reports whether value is "inv(" + source + ")".
+func isInvoiceOf(value, source string) bool {
+	return len(value) == len(source)+5 && value[:4] == "inv(" && value[4:len(value)-1] == source && value[len(value)-1] == ')'
+}
+
+// toRecs moves the upstream runs to one cellRec per cell, once, when the
+// first cell of another shape arrives.
+func (c *CellLog) toRecs() {
+	if c.inRecs {
+		return
+	}
+	c.inRecs = true
+	for k := 0; k < c.runs.Len(); k++ {
+		run, end := c.runs.At(k), c.n
+		if k+1 < c.runs.Len() {
+			end = int(c.runs.At(k + 1).first)
+		}
+		for i := int(run.first); i < end; i++ {
+			c.recs.Append(cellRec{pid: -1, seq: -1, tick: run.tick, kind: cellUpstream})
+		}
+	}
+	c.runs = Seq[tickRun]{}
+}
+
+// producerID is the index of a producer's name plus one, added if new.
+func (c *CellLog) producerID(name string) uint16 {
+	if name == "" {
+		return 0
+	}
+	for i := len(c.producers) - 1; i >= 0; i-- {
+		if c.producers[i] == name {
+			return uint16(i + 1)
+		}
+	}
+	if len(c.producers) >= 0xffff {
+		panic("sim: more than 65,535 producers wrote to " + c.tp.String() + " (a world has at most 1,000 members, kernel/limits.go)")
+	}
+	c.producers = append(c.producers, name)
+	return uint16(len(c.producers))
+}
+
+// markTxn gives every open cell of pid from offset first on the mark (the
+// transaction's marker), copying shared chunks first.
+func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
+	if !c.inRecs {
+		return // upstream records are never transactional
+	}
+	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.pid == pid && TxnMark(r.txn) == TxnOpen },
+		func(r *cellRec) { r.txn = uint8(mark) })
+}
+
+func (c *CellLog) clone() CellLog {
+	n := *c
+	n.runs, n.recs, n.others = c.runs.clone(), c.recs.clone(), c.others.clone()
+	n.producers = c.producers[:len(c.producers):len(c.producers)]
+	return n
+}

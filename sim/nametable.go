@@ -1,0 +1,35 @@
+package sim
+
+// nameTable numbers the strings a compact log repeats in every record
+// (member ids in __consumer_offsets, transactional ids and groups in
+// __transaction_state), so a record keeps an int32 instead of a 16-byte
+// string header. Append-only: a clone shares names with its capacity cut,
+// so an append on either side copies it; at is never written once made (a
+// new name makes a new map), so clones share it too. Names are new only at
+// a join, a restart or a new transactional id: rare, and the copies small.
+type nameTable struct {
+	names []string
+	at    map[string]int32
+}
+
+// index is name's number, added if new.
+func (t *nameTable) index(name string) int32 {
+	if i, ok := t.at[name]; ok {
+		return i
+	}
+	i := int32Of(len(t.names), "names in a log")
+	at := make(map[string]int32, len(t.at)+1)
+	for k, v := range t.at {
+		at[k] = v
+	}
+	at[name] = i
+	t.names, t.at = append(t.names, name), at
+	return i
+}
+
+// name is the string numbered i.
+func (t *nameTable) name(i int32) string { return t.names[i] }
+
+func (t *nameTable) clone() nameTable {
+	return nameTable{names: t.names[:len(t.names):len(t.names)], at: t.at}
+}

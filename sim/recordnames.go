@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// recordNames spells input records (o2.3 in the default world, t1-0.3
+// elsewhere) and reads them back as references: an input partition's index
+// in the world's sorted input partitions and an offset. Log cells and the
+// sink keep references, not names, and spell a name only when one is read
+// (an input record's name is a function of where it is, so storing it for
+// every record, as a string, cost more than the record itself). A world's
+// topology never changes, so one recordNames is made by New and shared,
+// read-only, by the world, its logs, its sink and every clone.
+type recordNames struct {
+	short bool       // the default topics: o2.3, p0.1
+	index inputIndex // the world's input partitions
+}
+
+// name spells record off of tp.
+func (n *recordNames) name(tp TopicPartition, off int) string {
+	var buf [64]byte
+	return string(n.appendName(buf[:0], tp, off))
+}
+
+// appendName appends the name of record off of tp to b.
+func (n *recordNames) appendName(b []byte, tp TopicPartition, off int) []byte {
+	if n.short {
+		b = append(b, tp.Topic[0])
+	} else {
+		b = append(b, tp.Topic...)
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, int64(tp.Partition), 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, int64(off), 10)
+}
+
+// isName reports whether s is exactly the name of record off of tp, without
+// building the name on the heap.
+func (n *recordNames) isName(s string, tp TopicPartition, off int) bool {
+	var buf [64]byte
+	return string(n.appendName(buf[:0], tp, off)) == s // compared, not kept: no allocation
+}
+
+// ref reads an input record's name back: the index of its partition among
+// the input partitions, and its offset. ok is false for anything that is
+// not spelled exactly as name spells an input record (an offset past
+// maxRefOffset included), so that name(ref(s)) == s whenever ok.
+func (n *recordNames) ref(s string) (part, off int, ok bool) {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 {
+		return 0, 0, false
+	}
+	off, err := strconv.Atoi(s[dot+1:])
+	if err != nil || off < 0 || off > maxRefOffset {
+		return 0, 0, false
+	}
+	var tp TopicPartition
+	if n.short {
+		p, err := strconv.Atoi(s[1:dot])
+		if err != nil || (s[0] != 'o' && s[0] != 'p') {
+			return 0, 0, false
+		}
+		tp = TopicPartition{Topic: "orders", Partition: p}
+		if s[0] == 'p' {
+			tp.Topic = "payments"
+		}
+	} else {
+		dash := strings.LastIndexByte(s[:dot], '-')
+		if dash <= 0 {
+			return 0, 0, false
+		}
+		p, err := strconv.Atoi(s[dash+1 : dot])
+		if err != nil {
+			return 0, 0, false
+		}
+		tp = TopicPartition{Topic: s[:dash], Partition: p}
+	}
+	part, ok = n.index.slot(tp, nil)
+	if !ok || !n.isName(s, tp, off) { // "o02.3" or "o2.+3" parse, but are not names
+		return 0, 0, false
+	}
+	return part, off, true
+}
+
+// maxRefOffset is the largest offset a reference holds (an int32). Input
+// records are at most 1,000,000 in a world (kernel/limits.go), so every
+// input record fits; a name past it is simply not taken as a reference.
+const maxRefOffset = 1<<31 - 1
+
+// int32Of narrows v for a compact record, saying which bound makes it fit.
+// Ticks are at most 10,000,000 in a world's life (kernel/limits.go);
+// generations grow at most once per tick, producer epochs and sequence
+// numbers at most a few times per tick per producer (Kafka itself keeps
+// them in 16 and 32 bits); input offsets are at most 1,000,000
+// (kernel/limits.go). A value past int32 means a world went
+// past those bounds, which the kernel refuses before it starts: panic
+// rather than store a wrong number.
+func int32Of(v int, what string) int32 {
+	if v < -1<<31 || v > 1<<31-1 {
+		panic(fmt.Sprintf("sim: %s %d does not fit in 32 bits (a world lives at most 10,000,000 ticks, kernel/limits.go)", what, v))
+	}
+	return int32(v)
+}

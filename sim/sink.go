@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"iter"
+	"sync/atomic"
+)
+
+// SinkCounts counts the external sink's calls per input record (how many
+// times a record's side effect ran). It grows with the records processed,
+// so it is kept dense, per input partition and by offset, four bytes a
+// record (a map keyed by record name cost about 30), in chunks of
+// sinkChunkLen offsets made only where records were processed.
+//
+// Clones share the chunks: a world writes in place only a chunk (and a
+// partition's list of chunks) it made after its last Clone; otherwise it
+// copies it first (copy-on-write), so neither world sees the other's calls.
+type SinkCounts struct {
+	names *recordNames // shared, read-only
+	parts []sinkPart   // per input partition, in the world's input order; copied by clone
+	own   *owner
+}
+
+// sinkChunkLen is the number of offsets one chunk counts.
+const sinkChunkLen = 256
+
+type sinkPart struct {
+	chunks []*sinkChunk // chunk k counts offsets k*sinkChunkLen on; nil where nothing was counted
+	owner  *owner
+	epoch  int64
+}
+
+type sinkChunk struct {
+	n     [sinkChunkLen]int32
+	owner *owner
+	epoch int64
+}
+
+// owner identifies one world's sink; Clone bumps the epoch of the source's
+// (atomically: the explorer clones one world from many goroutines), so the
+// source no longer writes in place what the clone now shares.
+type owner struct{ epoch atomic.Int64 }
+
+// Get returns the count for an input record's name (0 for any other name).
+func (c *SinkCounts) Get(name string) int {
+	if c.names == nil {
+		return 0
+	}
+	p, off, ok := c.names.ref(name)
+	if !ok {
+		return 0
+	}
+	return c.count(p, off)
+}
+
+func (c *SinkCounts) count(p, off int) int {
+	if p >= len(c.parts) {
+		return 0
+	}
+	chunks := c.parts[p].chunks
+	if k := off / sinkChunkLen; k < len(chunks) && chunks[k] != nil {
+		return int(chunks[k].n[off%sinkChunkLen])
+	}
+	return 0
+}
+
+// inc adds one to the count of record off of input partition tp and
+// returns the new count.
+func (c *SinkCounts) inc(tp TopicPartition, off int) int {
+	p, ok := c.names.index.slot(tp, nil)
+	if !ok || off < 0 {
+		panic("sim: the external sink is called for input records only, not " + tp.String())
+	}
+	if c.own == nil {
+		c.own = &owner{}
+	}
+	if c.parts == nil {
+		c.parts = make([]sinkPart, len(c.names.index.tps))
+	}
+	epoch := c.own.epoch.Load()
+	sp := &c.parts[p]
+	if sp.owner != c.own || sp.epoch != epoch {
+		sp.chunks = cp(sp.chunks)
+		sp.owner, sp.epoch = c.own, epoch
+	}
+	k := off / sinkChunkLen
+	for len(sp.chunks) <= k {
+		sp.chunks = append(sp.chunks, nil)
+	}
+	ch := sp.chunks[k]
+	switch {
+	case ch == nil:
+		ch = &sinkChunk{owner: c.own, epoch: epoch}
+		sp.chunks[k] = ch
+	case ch.owner != c.own || ch.epoch != epoch:
+		n := &sinkChunk{n: ch.n, owner: c.own, epoch: epoch}
+		sp.chunks[k], ch = n, n
+	}
+	v := &ch.n[off%sinkChunkLen]
+	if *v == 1<<31-1 {
+		panic("sim: a record's side effect ran 2^31 times") // needs more ticks than a world lives (kernel/limits.go)
+	}
+	*v++
+	return int(*v)
+}
+
+// All ranges over every record the sink was called for and its count, by
+// input partition (in the world's sorted order), then by offset.
+func (c *SinkCounts) All() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		for p, sp := range c.parts {
+			for k, ch := range sp.chunks {
+				if ch == nil {
+					continue
+				}
+				for i, v := range ch.n {
+					if v > 0 && !yield(c.names.name(c.names.index.tps[p], k*sinkChunkLen+i), int(v)) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+func (c *SinkCounts) clone() SinkCounts {
+	if c.own != nil {
+		c.own.epoch.Add(1) // the source's chunks are shared from now on
+	}
+	return SinkCounts{names: c.names, parts: cp(c.parts), own: &owner{}}
+}
