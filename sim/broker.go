@@ -19,8 +19,8 @@ func (w *World) handleFetch(p *Packet) {
 // partition has a record.
 func (w *World) answerFetch(p *Packet) bool {
 	r := p.Body.(*fetchReq)
-	// Gathered on the stack, then copied once at its exact size: the
-	// answer keeps it for good (the trace), so no spare capacity.
+	// Gathered on the stack, then copied into the answer's array (from
+	// the free lists: the trace keeps no bodies, the member copies them).
 	var small [8]fetched
 	recs := small[:0]
 	for i, tp := range r.Partitions {
