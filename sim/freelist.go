@@ -18,9 +18,17 @@ import "sync/atomic"
 //     handleFetch drop it then) and read as the answer's Req; the member
 //     copies the answer's records into its own batch (onFetchResponse).
 //
-// Every other packet (the group protocol's, commits, transactions) is left
-// to the garbage collector: lastJoin, cg.inFlight, cg.commitPkt,
-// GroupMember.joinPkt/syncPkt and the commit answers' Req hold those.
+// The OffsetCommit round trip of sendCommitList (auto-commit, commitSync,
+// commitAsync) gives back its two packets, not their bodies: onCommit
+// answers at once (nothing parks a commit), onCommitResponse reads the
+// answer and its Req and keeps neither; the bodies share their partition
+// and offset slices with the caller, so they stay with the garbage
+// collector. The consumer's commit before revoking, which cg.commitPkt
+// holds, is a packet of its own (epoch 0), never recycled.
+//
+// Every other packet (the group protocol's, transactions) is left to the
+// garbage collector: lastJoin, cg.inFlight, GroupMember.joinPkt/syncPkt
+// hold those.
 //
 // Clones share request and response bodies and the packets a live packet
 // refers to (Clone copies only the packets on the wire). So each world's
@@ -145,7 +153,7 @@ func (w *World) newProduceResp() *produceResp {
 // an older epoch, is left alone.
 func (w *World) recycle(p *Packet) {
 	f := w.free
-	if f == nil || w.keep != nil || !p.Response || (p.Type != Produce && p.Type != Fetch) {
+	if f == nil || w.keep != nil || !p.Response || (p.Type != Produce && p.Type != Fetch && p.Type != OffsetCommit) {
 		return
 	}
 	e := f.current()

@@ -807,7 +807,9 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 		b = encNum(b, phGenWord, int64(m.Generation))
 	}
 	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
-	m.send(w, &Packet{Type: OffsetCommit, text: w.addText(b), Body: req})
+	p := w.packet()
+	p.Type, p.text, p.Body = OffsetCommit, w.addText(b), req
+	m.send(w, p)
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
