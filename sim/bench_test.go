@@ -19,17 +19,24 @@ func bigTopology(members, topics, parts int) Topology {
 	return t
 }
 
+// consumingWorld is the default world with C2 joined and records records
+// per input partition, after ticks ticks: C1 and C2 consume every tick.
+func consumingWorld(records, ticks int) *World {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = records
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for i := 0; i < ticks; i++ {
+		w.Step()
+	}
+	return w
+}
+
 // BenchmarkTickDefaultWorld: the default world consuming (C1 and C2 process
 // records every tick), in ticks per second and in packets+events recorded
 // per second (the fair measure when a tick carries more or less work).
 func BenchmarkTickDefaultWorld(b *testing.B) {
-	cfg := DefaultConfig()
-	cfg.RecordsPerPartition = 1_000_000
-	w, _ := New(DefaultTopology(), cfg)
-	w.Join("C2", false, nil)
-	for i := 0; i < 30; i++ {
-		w.Step()
-	}
+	w := consumingWorld(1_000_000, 30)
 	p0, e0 := w.Packets.Len(), w.Events.Len()
 	// The setup's heap (6,000,000 input records), collected before the
 	// timer starts so that its GC does not land in the timed loop.

@@ -73,19 +73,28 @@ func (f *freeLists) current() uint64 {
 	return f.epoch.Load()
 }
 
+// take pops the last object of a list, or returns a new one (the caller
+// resets it).
+func take[T any](list *[]*T) *T {
+	n := len(*list)
+	if n == 0 {
+		return new(T)
+	}
+	x := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
+	return x
+}
+
 // packet returns a zeroed packet, from the list if it has one.
 func (w *World) packet() *Packet {
 	f := w.free
 	if f == nil {
 		return &Packet{}
 	}
-	if n := len(f.packets); n > 0 {
-		p := f.packets[n-1]
-		f.packets = f.packets[:n-1]
-		*p = Packet{epoch: f.current()}
-		return p
-	}
-	return &Packet{epoch: f.current()}
+	p := take(&f.packets)
+	*p = Packet{epoch: f.current()}
+	return p
 }
 
 func (w *World) newFetchReq() *fetchReq {
@@ -93,13 +102,9 @@ func (w *World) newFetchReq() *fetchReq {
 	if f == nil {
 		return &fetchReq{}
 	}
-	if n := len(f.fetchReqs); n > 0 {
-		r := f.fetchReqs[n-1]
-		f.fetchReqs = f.fetchReqs[:n-1]
-		*r = fetchReq{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], epoch: f.current()}
-		return r
-	}
-	return &fetchReq{epoch: f.current()}
+	r := take(&f.fetchReqs)
+	*r = fetchReq{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], epoch: f.current()}
+	return r
 }
 
 func (w *World) newFetchResp() *fetchResp {
@@ -107,14 +112,10 @@ func (w *World) newFetchResp() *fetchResp {
 	if f == nil {
 		return &fetchResp{}
 	}
-	if n := len(f.fetchResps); n > 0 {
-		r := f.fetchResps[n-1]
-		f.fetchResps = f.fetchResps[:n-1]
-		clear(r.Records) // drop the values' strings
-		*r = fetchResp{Records: r.Records[:0], epoch: f.current()}
-		return r
-	}
-	return &fetchResp{epoch: f.current()}
+	r := take(&f.fetchResps)
+	clear(r.Records) // drop the values' strings
+	*r = fetchResp{Records: r.Records[:0], epoch: f.current()}
+	return r
 }
 
 // newProduceReq returns a request for the caller to fill in whole,
@@ -124,13 +125,9 @@ func (w *World) newProduceReq() *produceReq {
 	if f == nil {
 		return &produceReq{}
 	}
-	if n := len(f.produceReqs); n > 0 {
-		r := f.produceReqs[n-1]
-		f.produceReqs = f.produceReqs[:n-1]
-		r.epoch = f.current()
-		return r
-	}
-	return &produceReq{epoch: f.current()}
+	r := take(&f.produceReqs)
+	r.epoch = f.current()
+	return r
 }
 
 func (w *World) newProduceResp() *produceResp {
@@ -138,13 +135,9 @@ func (w *World) newProduceResp() *produceResp {
 	if f == nil {
 		return &produceResp{}
 	}
-	if n := len(f.produceResps); n > 0 {
-		r := f.produceResps[n-1]
-		f.produceResps = f.produceResps[:n-1]
-		*r = produceResp{epoch: f.current()}
-		return r
-	}
-	return &produceResp{epoch: f.current()}
+	r := take(&f.produceResps)
+	*r = produceResp{epoch: f.current()}
+	return r
 }
 
 // recycle takes back a delivered packet of the Produce and Fetch round

@@ -11,13 +11,7 @@ import (
 // logs' and the trace's chunks), and the lists stay small (everything that
 // goes back comes out again).
 func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.RecordsPerPartition = 100_000
-	w, _ := New(DefaultTopology(), cfg)
-	w.Join("C2", false, nil)
-	for i := 0; i < 200; i++ {
-		w.Step()
-	}
+	w := consumingWorld(100_000, 200)
 	p0 := w.Packets.Len()
 	allocs := testing.AllocsPerRun(2000, func() { w.Step() })
 	if got := w.Packets.Len() - p0; got < 2000 {
