@@ -5,7 +5,7 @@ package sim
 // of maps keyed by TopicPartition. Both fields are the world's own,
 // read-only and shared by clones. The zero inputIndex numbers nothing.
 type inputIndex struct {
-	at  map[string]span  // World.inputAt
+	at  topicSpans       // World.inputAt
 	tps []TopicPartition // World.inputTPs
 }
 
@@ -21,14 +21,14 @@ type topicCache struct {
 // world). c may be nil.
 func (x inputIndex) slot(tp TopicPartition, c *topicCache) (int, bool) {
 	if c == nil {
-		in, ok := x.at[tp.Topic]
+		in, ok := x.at.get(tp.Topic)
 		if !ok {
 			return 0, false
 		}
 		return in.index(tp.Partition)
 	}
 	if !c.valid || c.topic != tp.Topic {
-		in, known := x.at[tp.Topic]
+		in, known := x.at.get(tp.Topic)
 		*c = topicCache{topic: tp.Topic, in: in, known: known, valid: true}
 	}
 	if !c.known {

@@ -121,7 +121,7 @@ members:
 	for _, gm := range w.Group.members {
 		for _, t := range gm.Topics {
 			anySub = true
-			if in, ok := w.inputAt[t]; ok && !subscribed[in.at] {
+			if in, ok := w.inputAt.get(t); ok && !subscribed[in.at] {
 				subscribed[in.at] = true
 				if inputs++; inputs == len(w.Topo.Inputs) {
 					break members
@@ -137,7 +137,8 @@ members:
 			topic, in := "", span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
 				if tp.Topic != topic {
-					topic, in = tp.Topic, w.inputAt[tp.Topic]
+					topic = tp.Topic
+					in, _ = w.inputAt.get(topic)
 				}
 				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetches(tp) {
 					consumed[i] = true

@@ -254,7 +254,7 @@ func (w *World) encMemberID(b []byte, id string) []byte {
 // every partition of every commit's text is numbered here, and a scan of
 // the topics was most of a tick at 100 topics.
 func (w *World) tpIndex(tp TopicPartition) (int, bool) {
-	if s, ok := w.inputAt[tp.Topic]; ok {
+	if s, ok := w.inputAt.get(tp.Topic); ok {
 		return s.topo + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
 	}
 	o := w.Topo.Output

@@ -45,7 +45,7 @@ type World struct {
 
 	logs      map[TopicPartition]*PartitionLog
 	inputTPs  []TopicPartition // sorted
-	inputAt   map[string]span  // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
+	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
 	topicSize map[string]int
 	short     bool         // the default topics: records are named o2.3, p0.1
@@ -139,16 +139,17 @@ func New(topo Topology, cfg Config) (*World, error) {
 		}
 	}
 	assign.SortPartitions(w.inputTPs)
-	w.inputAt = make(map[string]span, len(topo.Inputs))
+	inputAt := make(map[string]span, len(topo.Inputs))
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
-		w.inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
+		inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
 	}
 	base := 0
 	for _, t := range topo.Inputs {
-		s := w.inputAt[t.Name]
+		s := inputAt[t.Name]
 		s.topo, base = base, base+t.Partitions
-		w.inputAt[t.Name] = s
+		inputAt[t.Name] = s
 	}
+	w.inputAt = newTopicSpans(topo.Inputs, inputAt)
 	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
 	w.Sink.names = w.records
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
@@ -328,6 +329,54 @@ func (w *World) ShortName(tp TopicPartition) string {
 // another from index at; topo is where they start when the input topics'
 // partitions are numbered in topology order instead (World.tpIndex).
 type span struct{ at, n, topo int }
+
+// topicSpans finds an input topic's span: by a scan of a short list when
+// the world has a few input topics (the default world has two; a string
+// compare, usually of different lengths, is cheaper than hashing the
+// name), by the map when it has more.
+type topicSpans struct {
+	few []namedSpan
+	m   map[string]span
+}
+
+type namedSpan struct {
+	name string
+	s    span
+}
+
+// fewTopics is the most input topics scanned rather than hashed.
+const fewTopics = 8
+
+func newTopicSpans(inputs []TopicSpec, m map[string]span) topicSpans {
+	if len(m) > fewTopics {
+		return topicSpans{m: m}
+	}
+	t := topicSpans{few: make([]namedSpan, 0, len(m))}
+	for _, in := range inputs {
+		if s, ok := m[in.Name]; ok && !t.has(in.Name) {
+			t.few = append(t.few, namedSpan{in.Name, s})
+		}
+	}
+	return t
+}
+
+func (t topicSpans) has(topic string) bool {
+	_, ok := t.get(topic)
+	return ok
+}
+
+func (t topicSpans) get(topic string) (span, bool) {
+	if t.m != nil {
+		s, ok := t.m[topic]
+		return s, ok
+	}
+	for _, n := range t.few {
+		if n.name == topic {
+			return n.s, true
+		}
+	}
+	return span{}, false
+}
 
 // index is partition p's index in inputTPs (ok false when the topic has no
 // partition p).
