@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand"
+	"sort"
 	"strconv"
 	"testing"
 )
@@ -111,6 +112,35 @@ func TestPropertyTopicSpansAsMap(t *testing.T) {
 			got, ok := ts.get(name)
 			if ok != wok || got != want {
 				t.Fatalf("seed %d: get(%q) = %v %v, want %v %v", seed, name, got, ok, want, wok)
+			}
+		}
+	}
+}
+
+// The timer heap (moving a hole, not swapping) pops in (at, seq) order over
+// random interleavings of pushes and pops, with many timers due at the
+// same tick.
+func TestPropertyTimerQueueOrder(t *testing.T) {
+	for seed := int64(0); seed < 100; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var q timerQueue
+		var ref []timer // what is in q, kept sorted by (at, seq)
+		for i := 0; i < 400; i++ {
+			if r.Intn(3) > 0 || len(ref) == 0 {
+				q.seq++
+				tm := timer{at: r.Intn(20), seq: q.seq, id: strconv.Itoa(i)}
+				q.push(tm)
+				j := sort.Search(len(ref), func(j int) bool { return timerLess(&tm, &ref[j]) })
+				ref = append(ref[:j], append([]timer{tm}, ref[j:]...)...)
+				continue
+			}
+			got := q.pop()
+			if got.seq != ref[0].seq || got.id != ref[0].id {
+				t.Fatalf("seed %d, step %d: popped (at %d, seq %d), want (at %d, seq %d)", seed, i, got.at, got.seq, ref[0].at, ref[0].seq)
+			}
+			ref = ref[1:]
+			if q.Len() != len(ref) {
+				t.Fatalf("seed %d: %d timers queued, want %d", seed, q.Len(), len(ref))
 			}
 		}
 	}

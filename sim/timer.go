@@ -49,52 +49,64 @@ type timerQueue struct {
 
 func (q *timerQueue) Len() int { return len(q.items) }
 
-// less orders timers by due tick, then by the order they were set: a total
-// order (seq is unique), so the firing order does not depend on how the
-// heap is laid out.
-func (q *timerQueue) less(i, j int) bool {
-	if q.items[i].at != q.items[j].at {
-		return q.items[i].at < q.items[j].at
-	}
-	return q.items[i].seq < q.items[j].seq
-}
-
 // push and pop keep q.items a binary min-heap. They are written out rather
 // than taken from container/heap, whose interface boxes every timer in an
 // interface value (two allocations per timer set and fired).
+//
+// Both move a hole rather than swap (a timer is about 100 bytes, with
+// strings and a slice): the parents or children move one step each and
+// the timer is written once, where the swaps would have left it, so the
+// heap is laid out exactly as swapping lays it out.
 func (q *timerQueue) push(t timer) {
 	q.items = append(q.items, t)
-	for i := len(q.items) - 1; i > 0; {
+	i := len(q.items) - 1
+	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.less(i, parent) {
+		if !timerLess(&t, &q.items[parent]) {
 			break
 		}
-		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		q.items[i] = q.items[parent]
 		i = parent
 	}
+	q.items[i] = t
 }
 
 func (q *timerQueue) pop() timer {
 	t := q.items[0]
 	last := len(q.items) - 1
-	q.items[0] = q.items[last]
+	moving := q.items[last]
 	q.items[last] = timer{} // let the GC have its strings and slices
 	q.items = q.items[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < last && q.less(l, small) {
+	if last == 0 {
+		return t
+	}
+	i := 0
+	for {
+		small, l, r := -1, 2*i+1, 2*i+2
+		if l < last && timerLess(&q.items[l], &moving) {
 			small = l
 		}
-		if r < last && q.less(r, small) {
+		if r < last && timerLess(&q.items[r], &moving) && (small < 0 || timerLess(&q.items[r], &q.items[l])) {
 			small = r
 		}
-		if small == i {
+		if small < 0 {
 			break
 		}
-		q.items[i], q.items[small] = q.items[small], q.items[i]
+		q.items[i] = q.items[small]
 		i = small
 	}
+	q.items[i] = moving
 	return t
+}
+
+// timerLess orders timers by due tick, then by the order they were set: a
+// total order (seq is unique), so the firing order does not depend on how
+// the heap is laid out.
+func timerLess(a, b *timer) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
 }
 
 // after sets a timer (no earlier than the next tick).
