@@ -145,3 +145,29 @@ func TestPropertyTimerQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// recent never answers what was not put for that key, and keeps the last
+// four keys put.
+func TestPropertyRecentCache(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var c recent[string, int]
+	truth := map[string]int{}
+	var order []string
+	for i := 0; i < 5000; i++ {
+		k := strconv.Itoa(r.Intn(10))
+		if v, ok := c.get(k); ok {
+			if v != truth[k] {
+				t.Fatalf("step %d: get(%q) = %d, want %d", i, k, v, truth[k])
+			}
+			continue
+		}
+		truth[k] = r.Intn(1000) // a new answer: the old one was dropped
+		c.put(k, truth[k])
+		order = append(order, k)
+		for j := max(0, len(order)-4); j < len(order); j++ {
+			if _, ok := c.get(order[j]); !ok {
+				t.Fatalf("step %d: %q, put %d puts ago, forgotten", i, order[j], len(order)-1-j)
+			}
+		}
+	}
+}

@@ -78,16 +78,36 @@ var kindIndex = func() map[EventKind]uint8 {
 type parties struct {
 	names []party
 	index map[party]uint32
-	// recent caches the last few looked up (a party's number never
-	// changes): a tick names the same two or three members over and over,
-	// and a string compare is cheaper than hashing the key.
-	recent [4]partyID
-	next   uint8
+	// recent: a tick names the same two or three members over and over.
+	recent recent[party, uint32]
 }
 
-type partyID struct {
-	k  party
-	id uint32
+// recent remembers the last few answers of a lookup whose answer for a key
+// never changes (a party's number, an event kind's or an API's index): a
+// few compares, where the strings usually differ in length or share their
+// bytes, instead of hashing the key.
+type recent[K comparable, V any] struct {
+	keys [4]K
+	vals [4]V
+	n    uint8 // entries filled
+	next uint8 // the entry to replace next
+}
+
+func (c *recent[K, V]) get(k K) (V, bool) {
+	for i := 0; i < int(c.n); i++ {
+		if c.keys[i] == k {
+			return c.vals[i], true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *recent[K, V]) put(k K, v V) {
+	i := c.next % uint8(len(c.keys))
+	c.keys[i], c.vals[i] = k, v
+	c.next++
+	c.n = max(c.n, i+1)
 }
 
 type party struct {
@@ -105,13 +125,11 @@ func (ps *parties) id(name string, inc int) uint32 {
 		}
 	}
 	k := party{name, inc}
-	for _, r := range &ps.recent {
-		if r.id != 0 && r.k == k {
-			return r.id
-		}
+	if i, ok := ps.recent.get(k); ok {
+		return i
 	}
 	if i, ok := ps.index[k]; ok {
-		ps.remember(k, i)
+		ps.recent.put(k, i)
 		return i
 	}
 	if ps.index == nil {
@@ -123,13 +141,8 @@ func (ps *parties) id(name string, inc int) uint32 {
 	i := uint32(len(ps.names))
 	ps.names = append(ps.names, k)
 	ps.index[k] = i
-	ps.remember(k, i)
+	ps.recent.put(k, i)
 	return i
-}
-
-func (ps *parties) remember(k party, i uint32) {
-	ps.recent[ps.next%uint8(len(ps.recent))] = partyID{k, i}
-	ps.next++
 }
 
 func (ps *parties) at(i uint32) party {
@@ -145,13 +158,14 @@ func (ps *parties) at(i uint32) party {
 // clone shares the names (append-only, cut to their length) and copies the
 // index: about as many entries as processes, which Clone copies anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), recent: ps.recent, next: ps.next}
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), recent: ps.recent}
 }
 
 // PacketLog is the trace: every packet in send order (p.ID is the index).
 type PacketLog struct {
 	recs Seq[packetRec]
 	w    *World
+	apis recent[API, uint8] // apiIndex's last answers
 }
 
 // Len is the number of packets sent.
@@ -244,6 +258,15 @@ func (l *PacketLog) Append(p *Packet) {
 	}
 }
 
+func (l *PacketLog) api(t API) uint8 {
+	a, ok := l.apis.get(t)
+	if !ok {
+		a = apiIndex[t]
+		l.apis.put(t, a)
+	}
+	return a
+}
+
 // record appends p to the trace; p.text is its summary (0: p.Summary, kept
 // as it is).
 func (l *PacketLog) record(p *Packet) {
@@ -252,7 +275,7 @@ func (l *PacketLog) record(p *Packet) {
 		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
 	r := packetRec{sent: int32(p.Sent), req: -1, text: p.text,
-		api: apiIndex[p.Type], err: uint8(p.Error)}
+		api: l.api(p.Type), err: uint8(p.Error)}
 	if p.Req != nil {
 		r.req = int32(p.Req.ID)
 	}
@@ -276,8 +299,9 @@ func (l *PacketLog) record(p *Packet) {
 
 // EventLog is every event, oldest first.
 type EventLog struct {
-	recs Seq[eventRec]
-	w    *World
+	recs  Seq[eventRec]
+	w     *World
+	kinds recent[EventKind, uint8] // kindIndex's last answers
 }
 
 // Len is the number of events.
@@ -314,7 +338,12 @@ func (l *EventLog) From(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len
 func (l *EventLog) Slice(from, to int) []Event { return sliceOf(from, to, l.At) }
 
 func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
-	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: kindIndex[kind]})
+	k, ok := l.kinds.get(kind)
+	if !ok {
+		k = kindIndex[kind]
+		l.kinds.put(kind, k)
+	}
+	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: k})
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is
