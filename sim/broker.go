@@ -24,7 +24,7 @@ func (w *World) answerFetch(p *Packet) bool {
 	var small [8]fetched
 	recs := small[:0]
 	for i, tp := range r.Partitions {
-		l := w.logs[tp]
+		l := w.logOf(tp)
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
 			if l.Cells.IsData(off) {
 				recs = append(recs, fetched{TP: tp, Offset: off, Value: l.Cells.At(off).Value})
@@ -78,7 +78,7 @@ func (w *World) answerParked(tp TopicPartition) {
 // checks the epoch and the sequence against the last five batches.
 func (w *World) handleProduce(p *Packet) {
 	r := p.Body.(*produceReq)
-	l := w.logs[r.TP]
+	l := w.logOf(r.TP)
 	resp := w.newProduceResp()
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
 	if r.PID >= 0 {

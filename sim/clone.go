@@ -65,6 +65,7 @@ func (w *World) Clone() *World {
 	for tp, l := range w.logs {
 		n.logs[tp] = l.clone()
 	}
+	n.indexLogs()
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 

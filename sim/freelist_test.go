@@ -171,3 +171,27 @@ func TestPropertyRecentCache(t *testing.T) {
 		}
 	}
 }
+
+// logOf finds the log w.logs holds, for every partition of random
+// topologies, in the world and in a clone (whose logs are its own).
+func TestLogOfAsLogsMap(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		topo := randomTopology(rand.New(rand.NewSource(seed)))
+		w, _ := New(topo, DefaultConfig())
+		for _, x := range []*World{w, w.Clone()} {
+			for tp, l := range x.logs {
+				if got := x.logOf(tp); got != l {
+					t.Fatalf("seed %d: logOf(%s) is not the world's log", seed, tp)
+				}
+			}
+			for _, tp := range []TopicPartition{{Topic: "nope", Partition: 0}, {Topic: topo.Output.Name, Partition: topo.Output.Partitions}, {Topic: topo.Inputs[0].Name, Partition: -1}} {
+				if got := x.logOf(tp); got != nil {
+					t.Fatalf("seed %d: logOf(%s) found a log", seed, tp)
+				}
+			}
+			if len(x.logAt) != len(x.logs) {
+				t.Fatalf("seed %d: %d logs by index, %d in the map", seed, len(x.logAt), len(x.logs))
+			}
+		}
+	}
+}

@@ -328,7 +328,7 @@ func (t *TxnCoordinator) prepareEnd(w *World, e *TxnEntry, commit bool) {
 func (w *World) writeMarkers(p *Packet) {
 	r := p.Body.(*markerReq)
 	for _, tp := range r.Partitions {
-		w.logs[tp].writeMarker(r.PID, r.Epoch, r.Commit, w.Tick)
+		w.logOf(tp).writeMarker(r.PID, r.Epoch, r.Commit, w.Tick)
 	}
 	if r.Offsets {
 		w.Group.completeTxnOffsets(w, r.PID, r.Commit)

@@ -44,6 +44,7 @@ type World struct {
 	Topo Topology
 
 	logs      map[TopicPartition]*PartitionLog
+	logAt     []*PartitionLog  // the logs by tpIndex (indexLogs); a clone has its own
 	inputTPs  []TopicPartition // sorted
 	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
@@ -158,6 +159,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.logs[tp] = newLog(tp, w.records)
 		w.outputTPs = append(w.outputTPs, tp)
 	}
+	w.indexLogs()
 	for _, tp := range w.inputTPs {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
@@ -438,7 +440,28 @@ func (w *World) InputPartitions() []TopicPartition { return w.inputTPs }
 func (w *World) OutputPartitions() []TopicPartition { return w.outputTPs }
 
 // Log returns a partition's log.
-func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logs[tp] }
+func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
+
+// logOf is w.logs[tp], found through logAt for the world's partitions:
+// the hot paths (fetch, produce, every tick's LSO check) find a log
+// without hashing its TopicPartition.
+func (w *World) logOf(tp TopicPartition) *PartitionLog {
+	if i, ok := w.tpIndex(tp); ok && i < len(w.logAt) {
+		return w.logAt[i]
+	}
+	return w.logs[tp]
+}
+
+// indexLogs fills logAt: the logs by tpIndex, the input partitions in
+// topology order, then the output's (New, and Clone for the copies).
+func (w *World) indexLogs() {
+	w.logAt = make([]*PartitionLog, len(w.inputTPs)+len(w.outputTPs))
+	for tp, l := range w.logs {
+		if i, ok := w.tpIndex(tp); ok {
+			w.logAt[i] = l
+		}
+	}
+}
 
 // Short reports whether records have the seed's short names.
 func (w *World) Short() bool { return w.short }
@@ -453,7 +476,7 @@ func (w *World) Member(client string) *Member { return w.current[client] }
 func (w *World) Processes() []*Member { return w.procs }
 
 func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
-	w.logs[tp].appendUpstream(n, w.Tick)
+	w.logOf(tp).appendUpstream(n, w.Tick)
 	if wake && n > 0 {
 		w.answerParked(tp)
 	}
@@ -584,8 +607,8 @@ func (w *World) Step() (stop bool) {
 	w.Group.tick(w)
 	w.actMembers()
 	w.Meter.account(w)
-	for _, tp := range w.outputTPs {
-		if l := w.logs[tp]; len(l.openTxn) > 0 {
+	for _, l := range w.logAt[len(w.inputTPs):] { // the output partitions'
+		if len(l.openTxn) > 0 {
 			w.LSOHeldTicks++
 		}
 	}
