@@ -61,11 +61,14 @@ func (w *World) Clone() *World {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
 	}
 
+	// Every log is in logAt (the input partitions and the output's): one
+	// pass copies both.
 	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
-	for tp, l := range w.logs {
-		n.logs[tp] = l.clone()
+	n.logAt = make([]*PartitionLog, len(w.logAt))
+	for i, l := range w.logAt {
+		c := l.clone()
+		n.logAt[i], n.logs[l.TP] = c, c
 	}
-	n.indexLogs()
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 
