@@ -62,8 +62,8 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		m.setMemberID(w, "")
 		m.Generation = -1
 		m.Owned, m.revoke = nil, nil
-		m.positions = map[TopicPartition]int{}
-		m.processed = map[TopicPartition]int{}
+		m.positions.reset()
+		m.processed.reset()
 		m.sendJoin(w)
 		return true, false
 	}
@@ -74,8 +74,8 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 			w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
 		}
 		m.Owned, m.revoke = nil, nil
-		m.positions = map[TopicPartition]int{}
-		m.processed = map[TopicPartition]int{}
+		m.positions.reset()
+		m.processed.reset()
 		m.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
@@ -92,7 +92,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		if m.Phase == PhaseFetchingOffsets {
 			m.pendingFetch = false
 			for _, tp := range m.Owned {
-				if _, ok := m.positions[tp]; !ok {
+				if _, ok := m.positions.get(tp); !ok {
 					m.dropOwned(tp)
 				}
 			}
@@ -108,8 +108,8 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		if m.protocol() == assign.Eager {
 			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
 			m.Owned = nil
-			m.positions = map[TopicPartition]int{}
-			m.processed = map[TopicPartition]int{}
+			m.positions.reset()
+			m.processed.reset()
 		}
 		m.sendJoin(w)
 		if m.protocol() == assign.Eager {
@@ -336,8 +336,8 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	if m.protocol() == assign.Eager {
 		m.Owned = append([]TopicPartition{}, got...)
 		added = m.Owned
-		m.positions = map[TopicPartition]int{}
-		m.processed = map[TopicPartition]int{}
+		m.positions.reset()
+		m.processed.reset()
 	} else {
 		keep := map[TopicPartition]bool{}
 		for _, tp := range got {
@@ -460,8 +460,8 @@ func (m *Member) revokeCooperative(w *World) bool {
 		if !m.revoking(tp) {
 			keep = append(keep, tp)
 		} else {
-			delete(m.positions, tp)
-			delete(m.processed, tp)
+			m.positions.del(tp)
+			m.processed.del(tp)
 		}
 	}
 	m.Owned, m.revoke = keep, nil

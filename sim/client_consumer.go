@@ -349,8 +349,8 @@ func (m *Member) cgLoseAll(w *World, why string) {
 		w.event(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), partList(w, m.Owned), why)
 	}
 	m.Owned = nil
-	m.positions = map[TopicPartition]int{}
-	m.processed = map[TopicPartition]int{}
+	m.positions.reset()
+	m.processed.reset()
 	m.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
 		m.Phase = PhaseStable
@@ -426,8 +426,8 @@ func (m *Member) cgRevoke(w *World) {
 	drop := map[TopicPartition]bool{}
 	for _, tp := range m.cg.revoked {
 		drop[tp] = true
-		delete(m.positions, tp)
-		delete(m.processed, tp)
+		m.positions.del(tp)
+		m.processed.del(tp)
 	}
 	var keep []TopicPartition
 	for _, tp := range m.Owned {

@@ -52,14 +52,17 @@ func TestFetchPositionList(t *testing.T) {
 		{tp("a", 1), tp("a", 1), tp("a", 0)},
 		{tp("a", 0), tp("x", 9), tp("b", 2)},
 	} {
-		m := &Member{Owned: owned, positions: map[TopicPartition]int{tp("a", 0): 4, tp("a", 1): 7, tp("b", 0): 1, tp("b", 2): 3}}
+		m := &Member{Owned: owned}
+		for _, e := range []partInt{{tp("a", 0), 4}, {tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 2), 3}} {
+			m.positions.set(e.tp, e.v)
+		}
 		want := sortedKeys(m.fetchPositions())
 		tps, offs := m.fetchPositionList()
 		if len(tps) != len(want) || len(offs) != len(want) || m.anyPositioned() != (len(want) > 0) {
 			t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
 		}
 		for i := range want {
-			if tps[i] != want[i] || offs[i] != m.positions[want[i]] {
+			if tps[i] != want[i] || offs[i] != m.positions.at(want[i]) {
 				t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
 			}
 		}

@@ -67,9 +67,9 @@ type Member struct {
 	Leader     string
 	Phase      Phase
 	Owned      []TopicPartition // the assignment in force, sorted
-	positions  map[TopicPartition]int
-	processed  map[TopicPartition]int
-	committed  map[TopicPartition]int
+	positions  partInts
+	processed  partInts
+	committed  partInts
 	lastJoin   *Packet          // the JoinGroup whose answer counts
 	rejoin     bool             // send JoinGroup at the next poll
 	lost       bool             // its generation is gone: drop every partition at the next poll
@@ -173,8 +173,7 @@ func (m *Member) ConsumerState() string { return m.cg.state }
 func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
 	return &Member{
 		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
-		Generation: -1, positions: map[TopicPartition]int{}, processed: map[TopicPartition]int{},
-		committed: map[TopicPartition]int{}, crashAfter: -1, leftPollAt: -1, workedAt: -1,
+		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
 		prod: newProducer(cc), consumer: cc.GroupProtocol == string(ConsumerGroup),
 	}
 }
@@ -195,7 +194,7 @@ func (m *Member) Batch() (records []string, done int) {
 
 // Position is the fetch position on tp (false when not positioned).
 func (m *Member) Position(tp TopicPartition) (int, bool) {
-	p, ok := m.positions[tp]
+	p, ok := m.positions.get(tp)
 	return p, ok
 }
 
@@ -324,9 +323,9 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		if !m.owns(tp) {
 			continue
 		}
-		m.positions[tp] = off
-		m.processed[tp] = off
-		m.committed[tp] = r.Offsets[i]
+		m.positions.set(tp, off)
+		m.processed.set(tp, off)
+		m.committed.set(tp, r.Offsets[i])
 	}
 	m.Phase = PhaseStable
 	// A long poll already waiting at the broker does not name the new
@@ -399,7 +398,7 @@ func (m *Member) poll(w *World) bool {
 	m.fetchID++
 	req.ID, req.Partitions, req.Max = m.fetchID, tps, m.Cfg.MaxPollRecords
 	for _, tp := range tps {
-		req.Offsets = append(req.Offsets, m.positions[tp])
+		req.Offsets = append(req.Offsets, m.positions.at(tp))
 	}
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3", encoded: every fetch writes it
@@ -464,7 +463,7 @@ func (m *Member) fetchableInto(w *World, dst []TopicPartition) []TopicPartition 
 // fetches reports whether fetchable includes an owned partition: it has a
 // position and is not being revoked.
 func (m *Member) fetches(tp TopicPartition) bool {
-	_, ok := m.positions[tp]
+	_, ok := m.positions.get(tp)
 	return ok && !m.revoking(tp)
 }
 
@@ -502,9 +501,9 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	}
 	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
-		if pos, ok := m.positions[f.TP]; ok && pos == f.Offset && m.owns(f.TP) {
+		if pos, ok := m.positions.get(f.TP); ok && pos == f.Offset && m.owns(f.TP) {
 			batch = append(batch, f)
-			m.positions[f.TP] = f.Offset + 1
+			m.positions.set(f.TP, f.Offset+1)
 		}
 	}
 	if len(batch) == 0 {
@@ -574,7 +573,7 @@ func (m *Member) work(w *World) {
 		return
 	}
 	m.slowNow = false
-	m.processed[f.TP] = f.Offset + 1
+	m.processed.set(f.TP, f.Offset+1)
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record token
@@ -633,7 +632,7 @@ func (m *Member) commitPositions() map[TopicPartition]int {
 // anyPositioned reports whether fetchPositions would be non-empty.
 func (m *Member) anyPositioned() bool {
 	for _, tp := range m.Owned {
-		if _, ok := m.positions[tp]; ok {
+		if _, ok := m.positions.get(tp); ok {
 			return true
 		}
 	}
@@ -650,7 +649,7 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 	offs := make([]int, 0, len(m.Owned))
 	inOrder, all := true, true
 	for i, tp := range m.Owned {
-		p, ok := m.positions[tp]
+		p, ok := m.positions.get(tp)
 		if !ok {
 			all = false
 			continue
@@ -666,7 +665,7 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 	tps := make([]TopicPartition, 0, len(offs))
 	inOrder = true
 	for _, tp := range m.Owned {
-		if _, ok := m.positions[tp]; ok {
+		if _, ok := m.positions.get(tp); ok {
 			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
 				inOrder = false
 			}
@@ -677,7 +676,7 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 		tps = sortedKeys(m.fetchPositions())
 		offs = offs[:len(tps)]
 		for i, tp := range tps {
-			offs[i] = m.positions[tp]
+			offs[i] = m.positions.at(tp)
 		}
 	}
 	return tps, offs
@@ -686,7 +685,7 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 func (m *Member) fetchPositions() map[TopicPartition]int {
 	out := map[TopicPartition]int{}
 	for _, tp := range m.Owned {
-		if p, ok := m.positions[tp]; ok {
+		if p, ok := m.positions.get(tp); ok {
 			out[tp] = p
 		}
 	}
@@ -699,10 +698,10 @@ func (m *Member) fetchPositions() map[TopicPartition]int {
 func (m *Member) processedPositions() map[TopicPartition]int {
 	out := map[TopicPartition]int{}
 	for _, tp := range m.Owned {
-		if _, positioned := m.positions[tp]; !positioned {
+		if _, positioned := m.positions.get(tp); !positioned {
 			continue
 		}
-		if p, ok := m.processed[tp]; ok {
+		if p, ok := m.processed.get(tp); ok {
 			out[tp] = p
 		}
 	}
@@ -714,7 +713,7 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 		return false
 	}
 	for tp, o := range offs {
-		if c, ok := m.committed[tp]; !ok || c != o {
+		if c, ok := m.committed.get(tp); !ok || c != o {
 			return true
 		}
 	}
@@ -817,7 +816,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	if p.Req.Body.(*commitReq).BeforeRevoke {
 		if p.Error == None {
 			for i, tp := range r.Partitions {
-				m.committed[tp] = r.Offsets[i]
+				m.committed.set(tp, r.Offsets[i])
 			}
 		}
 		m.onCommitBeforeRevoke(w, p)
@@ -825,7 +824,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 	if p.Error == None {
 		for i, tp := range r.Partitions {
-			m.committed[tp] = r.Offsets[i]
+			m.committed.set(tp, r.Offsets[i])
 		}
 	} else {
 		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
@@ -849,8 +848,8 @@ func (m *Member) commitThrew() {
 	}
 	for i := len(m.batch) - 1; i >= 0; i-- {
 		f := m.batch[i]
-		if _, ok := m.positions[f.TP]; ok {
-			m.positions[f.TP] = f.Offset
+		if _, ok := m.positions.get(f.TP); ok {
+			m.positions.set(f.TP, f.Offset)
 		}
 	}
 	m.batch, m.batchIdx = nil, 0

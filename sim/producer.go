@@ -396,16 +396,17 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	}
 	if req.Commit {
 		for tp, o := range m.txn.offs {
-			m.committed[tp] = o
+			m.committed.set(tp, o)
 		}
 	} else {
 		// Aborted: rewind to what is committed, so the records are read again.
 		for tp := range m.txn.offs {
-			if c, ok := m.committed[tp]; ok {
+			if c, ok := m.committed.get(tp); ok {
 				if c < 0 {
 					c = 0 // no committed offset: auto.offset.reset=earliest
 				}
-				m.positions[tp], m.processed[tp] = c, c
+				m.positions.set(tp, c)
+				m.processed.set(tp, c)
 			}
 		}
 	}

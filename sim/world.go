@@ -244,8 +244,8 @@ func (w *World) startStableGroup(n int) {
 		m.Owned = append([]TopicPartition{}, plan[m.MemberID]...)
 		g.members[m.MemberID].Assignment = m.Owned
 		for _, tp := range m.Owned {
-			m.positions[tp] = 0
-			m.processed[tp] = 0
+			m.positions.set(tp, 0)
+			m.processed.set(tp, 0)
 		}
 		w.wakeUp(m)
 	}
@@ -803,8 +803,8 @@ func (w *World) startStableConsumerGroup(n int) {
 		m.nextAuto = m.Cfg.AutoCommitInterval
 		m.Owned = sortedTPs(gm.Assignment)
 		for _, tp := range m.Owned {
-			m.positions[tp] = 0
-			m.processed[tp] = 0
+			m.positions.set(tp, 0)
+			m.processed.set(tp, 0)
 		}
 		if m.consumer {
 			m.cg.state = cgStable
