@@ -116,6 +116,9 @@ func (w *World) handleProduce(p *Packet) {
 		}
 		if e == nil || r.Epoch > e.epoch {
 			e = &producerEntry{epoch: r.Epoch}
+			if l.producers == nil {
+				l.producers = map[int64]*producerEntry{}
+			}
 			l.producers[r.PID] = e
 		}
 		mark := NotTransactional

@@ -110,9 +110,16 @@ func cpMap[K comparable, V any](m map[K]V) map[K]V {
 func (l *PartitionLog) clone() *PartitionLog {
 	n := *l
 	n.Cells = l.Cells.clone()
-	n.openTxn = cpMap(l.openTxn)
+	// Most logs never see an idempotent or transactional producer: their
+	// maps stay nil (made at the first write), so a copy makes none.
+	n.openTxn, n.producers = nil, nil
+	if len(l.openTxn) > 0 {
+		n.openTxn = cpMap(l.openTxn)
+	}
 	n.Aborted = cp(l.Aborted)
-	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	if len(l.producers) > 0 {
+		n.producers = make(map[int64]*producerEntry, len(l.producers))
+	}
 	for pid, e := range l.producers {
 		n.producers[pid] = &producerEntry{epoch: e.epoch, batches: cp(e.batches)}
 	}

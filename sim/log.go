@@ -70,7 +70,9 @@ type PartitionLog struct {
 }
 
 func newLog(tp TopicPartition, names *recordNames) *PartitionLog {
-	return &PartitionLog{TP: tp, Cells: CellLog{tp: tp, names: names}, openTxn: map[int64]int{}, producers: map[int64]*producerEntry{}}
+	// openTxn and producers stay nil until a transactional or idempotent
+	// producer writes (most logs never see one), so a Clone copies no maps.
+	return &PartitionLog{TP: tp, Cells: CellLog{tp: tp, names: names}}
 }
 
 // HW is the high watermark: with one replica, the log end offset.
@@ -98,6 +100,9 @@ func (l *PartitionLog) append(c Cell) int {
 	c.Offset = l.Cells.Len()
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {
+			if l.openTxn == nil {
+				l.openTxn = map[int64]int{}
+			}
 			l.openTxn[c.PID] = c.Offset
 		}
 	}
