@@ -20,7 +20,6 @@ import (
 // A text is a run of tokens ended by tEnd. Each token formats one piece:
 //
 //	tLit n bytes          the bytes as they are
-//	tInt zigzag           a decimal number
 //	tShort tp             a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
 //	tPart tp              a partition as Kafka's tools print it: orders-2
 //	tRecord tp off        an input record: o2.3 (World.RecordName)
@@ -43,7 +42,6 @@ import (
 const (
 	tEnd byte = iota
 	tLit
-	tInt
 	tShort
 	tPart
 	tRecord
@@ -179,20 +177,11 @@ func (a *textArena) clone() textArena {
 
 // Encoding. Each function appends one token to b.
 
-func encLit(b []byte, s string) []byte {
+// encLit appends s as it is (a string, or bytes just spelled in a buffer).
+func encLit[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, tLit)
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-func encLitBytes(b []byte, s []byte) []byte {
-	b = append(b, tLit)
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func encInt(b []byte, n int64) []byte {
-	return binary.AppendVarint(append(b, tInt), n)
 }
 
 // encNum is phrase ph and then the number n (" pid 1004").
@@ -280,9 +269,9 @@ func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
 	if !ok {
 		var buf [64]byte
 		if tok == tShort {
-			return encLitBytes(b, w.appendShortName(buf[:0], tp))
+			return encLit(b, w.appendShortName(buf[:0], tp))
 		}
-		return encLitBytes(b, appendPartition(buf[:0], tp))
+		return encLit(b, appendPartition(buf[:0], tp))
 	}
 	return binary.AppendUvarint(append(b, tok), uint64(i))
 }
@@ -311,7 +300,7 @@ func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
 	for i, tp := range tps {
 		t, ok := w.tpIndex(tp)
 		if !ok {
-			return encLitBytes(b[:start], appendOffsets(w, nil, tps, offs))
+			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
 		}
 		b = binary.AppendUvarint(b, uint64(t))
 		b = binary.AppendVarint(b, int64(offs[i]))
@@ -327,7 +316,7 @@ func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
 	for _, tp := range tps {
 		i, ok := w.tpIndex(tp)
 		if !ok {
-			return encLitBytes(b[:start], appendPartList(w, nil, tps))
+			return encLit(b[:start], appendPartList(w, nil, tps))
 		}
 		b = binary.AppendUvarint(b, uint64(i))
 	}
@@ -379,13 +368,6 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		}
 		out = append(out, r.b[:n]...)
 		r.b = r.b[n:]
-	case tok == tInt:
-		v, n := binary.Varint(r.b)
-		if n <= 0 {
-			return out, tEnd, false
-		}
-		r.b = r.b[n:]
-		out = strconv.AppendInt(out, v, 10)
 	case tok == tShort, tok == tPart:
 		tp, ok := r.tp()
 		if !ok {
