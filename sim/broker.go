@@ -27,7 +27,11 @@ func (w *World) answerFetch(p *Packet) bool {
 		l := w.logOf(tp)
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
 			if l.Cells.IsData(off) {
-				recs = append(recs, fetched{TP: tp, Offset: off, Value: l.Cells.At(off).Value})
+				f := fetched{TP: tp, Offset: off, names: w.records}
+				if !l.Cells.named(off) {
+					f.Value, f.names = l.Cells.At(off).Value, nil
+				}
+				recs = append(recs, f)
 			}
 		}
 		if len(recs) >= r.Max {
@@ -38,11 +42,11 @@ func (w *World) answerFetch(p *Packet) bool {
 		return false
 	}
 	b := w.scratch[:0] // "o2.3 o2.4", encoded
-	for i, f := range recs {
+	for i := range recs {
 		if i > 0 {
 			b = append(b, phSpace)
 		}
-		b = w.encRecord(b, f.TP, f.Offset, f.Value)
+		b = w.encFetched(b, &recs[i])
 	}
 	resp := w.newFetchResp()
 	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
@@ -98,7 +102,7 @@ func (w *World) handleProduce(p *Packet) {
 			for _, b := range e.batches {
 				if b.seq == r.Seq {
 					resp.Offset, resp.Dup = b.offset, true
-					w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.Value, r.Seq, b.offset), resp)
+					w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.value(), r.Seq, b.offset), resp)
 					return
 				}
 			}
@@ -125,7 +129,7 @@ func (w *World) handleProduce(p *Packet) {
 		if r.Txn {
 			mark = TxnOpen
 		}
-		off := l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: w.Tick})
+		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: w.Tick})
 		if len(e.batches) == idempotenceWindow {
 			// Slide the window in place (a clone has its own batches), so
 			// that a full window never grows its array again.
@@ -134,7 +138,7 @@ func (w *World) handleProduce(p *Packet) {
 		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
 		resp.Offset = off
 	} else {
-		resp.Offset = l.append(Cell{Value: r.Value, Source: r.Source, Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
+		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
 	}
 	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
 		w.ZombieWrites++
@@ -152,6 +156,16 @@ func (w *World) handleProduce(p *Packet) {
 	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
 	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))
 	w.replyText(p, None, w.addText(b), resp)
+}
+
+// appendProduced writes r's record to l as cell c (its value and source
+// r's).
+func (l *PartitionLog) appendProduced(r *produceReq, c Cell) int {
+	if r.names != nil {
+		return l.appendInvoice(c, r.src, r.srcOff)
+	}
+	c.Value, c.Source = r.Value, r.Source
+	return l.append(c)
 }
 
 // fetchOutstanding reports whether fetch id of m is held at the broker (a

@@ -107,6 +107,12 @@ func (c *CellLog) IsData(i int) bool {
 	return true
 }
 
+// named reports whether cell i's value is its own record name (an
+// upstream record: World.RecordName spells it), without spelling it.
+func (c *CellLog) named(i int) bool {
+	return !c.inRecs || c.recs.At(i).kind == cellUpstream
+}
+
 // Txn is cell i's transactional state, without spelling its value.
 func (c *CellLog) Txn(i int) TxnMark {
 	if !c.inRecs {
@@ -208,8 +214,7 @@ func (c *CellLog) append(v Cell) {
 		return
 	}
 	c.toRecs()
-	r := cellRec{pid: v.PID, tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"),
-		epoch: int32Of(v.Epoch, "producer epoch"), txn: uint8(v.Txn), producer: c.producerID(v.Producer)}
+	r := c.rec(v)
 	switch {
 	case v.Control == "" && v.Source == "" && c.names.isName(v.Value, c.tp, c.n):
 		r.kind = cellUpstream
@@ -227,6 +232,31 @@ func (c *CellLog) append(v Cell) {
 		r.kind, r.srcOff = cellOther, int32Of(c.others.Len(), "odd cells")
 		c.others.Append(otherCell{Value: v.Value, Source: v.Source, Control: v.Control})
 	}
+	c.recs.Append(r)
+	c.n++
+}
+
+// rec is v's fields that every kind of cell keeps.
+func (c *CellLog) rec(v Cell) cellRec {
+	return cellRec{pid: v.PID, tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"),
+		epoch: int32Of(v.Epoch, "producer epoch"), txn: uint8(v.Txn), producer: c.producerID(v.Producer)}
+}
+
+// appendInvoice is append for an invoice whose Value and Source (v's are
+// not read) are inv(x) and x, x the name of record srcOff of input
+// partition src: the cell append would keep, without spelling x and
+// reading it back.
+func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff int) {
+	part, ok := c.names.index.slot(src, nil)
+	if !ok || part > 0xffff || srcOff < 0 || srcOff > maxRefOffset {
+		v.Source = c.names.name(src, srcOff)
+		v.Value = "inv(" + v.Source + ")"
+		c.append(v)
+		return
+	}
+	c.toRecs()
+	r := c.rec(v)
+	r.kind, r.srcPart, r.srcOff = cellInvoice, uint16(part), int32(srcOff)
 	c.recs.Append(r)
 	c.n++
 }

@@ -97,17 +97,32 @@ func (l *PartitionLog) OpenTxnFirst(pid int64) (int, bool) {
 }
 
 func (l *PartitionLog) append(c Cell) int {
-	c.Offset = l.Cells.Len()
+	off := l.opening(c)
+	l.Cells.append(c)
+	return off
+}
+
+// appendInvoice appends c, an invoice for record srcOff of input partition
+// src, whose Value and Source are left unspelled (CellLog.appendInvoice).
+func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff int) int {
+	off := l.opening(c)
+	l.Cells.appendInvoice(c, src, srcOff)
+	return off
+}
+
+// opening notes the first offset of c's transaction, when c opens one
+// here, and returns the offset c is about to take.
+func (l *PartitionLog) opening(c Cell) int {
+	off := l.Cells.Len()
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {
 			if l.openTxn == nil {
 				l.openTxn = map[int64]int{}
 			}
-			l.openTxn[c.PID] = c.Offset
+			l.openTxn[c.PID] = off
 		}
 	}
-	l.Cells.append(c)
-	return c.Offset
+	return off
 }
 
 // appendUpstream adds n records of the upstream producer (an input

@@ -40,11 +40,31 @@ func (l Loop) String() string {
 	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
 }
 
-// fetched is one record a poll returned.
+// fetched is one record a poll returned. A record whose value is its own
+// name (every input record: World.RecordName spells it from TP and Offset)
+// keeps names instead of Value, so that the hot path (fetch, process,
+// produce its invoice) never spells it; value gives it.
 type fetched struct {
 	TP     TopicPartition
 	Offset int
-	Value  string
+	Value  string       // when names is nil
+	names  *recordNames // the world's, when the value is the record's name
+}
+
+// value is the record's value, spelled when it is its name.
+func (f *fetched) value() string {
+	if f.names != nil {
+		return f.names.name(f.TP, f.Offset)
+	}
+	return f.Value
+}
+
+// appendValue appends the record's value to b.
+func (f *fetched) appendValue(b []byte) []byte {
+	if f.names != nil {
+		return f.names.appendName(b, f.TP, f.Offset)
+	}
+	return append(b, f.Value...)
 }
 
 // Member is one client process: a consumer with its heartbeat thread, and
@@ -187,7 +207,7 @@ func (m *Member) LoopState() Loop { return m.loop }
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
 	for _, f := range m.batch {
-		records = append(records, f.Value)
+		records = append(records, f.value())
 	}
 	return records, m.batchIdx
 }
@@ -520,7 +540,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 		if i > 0 {
 			b = append(b, phSpace)
 		}
-		b = w.encRecord(b, f.TP, f.Offset, f.Value)
+		b = w.encFetched(b, &f)
 	}
 	w.eventEnc(EvPolled, m.Client, b, at)
 	m.leftPollAt = w.Tick
@@ -564,7 +584,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.Value, m.Cfg.SlowTicks)
+			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.value(), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -579,7 +599,7 @@ func (m *Member) work(w *World) {
 	// "%s processed o2.3", its Records the record token
 	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
 	at := len(b)
-	w.eventEnc(EvProcessed, m.Client, w.encRecord(b, f.TP, f.Offset, f.Value), at)
+	w.eventEnc(EvProcessed, m.Client, w.encFetched(b, &f), at)
 	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {

@@ -88,8 +88,8 @@ type fetchResp struct {
 type produceReq struct {
 	ID       int // the producer's own number for the record, to match answers
 	TP       TopicPartition
-	Value    string
-	Source   string
+	Value    string // "" when names is set: value() spells it
+	Source   string // "" when names is set: source() spells it
 	PID      int64
 	Epoch    int
 	Seq      int
@@ -101,7 +101,26 @@ type produceReq struct {
 	src    TopicPartition
 	srcOff int
 	hasSrc bool
-	epoch  uint64 // freelist.go
+	// names, when set, says Source is the name of input record srcOff of
+	// src and Value is inv(Source): neither is spelled on the hot path.
+	names *recordNames
+	epoch uint64 // freelist.go
+}
+
+// source is the record the invoice is for.
+func (r *produceReq) source() string {
+	if r.names != nil {
+		return r.names.name(r.src, r.srcOff)
+	}
+	return r.Source
+}
+
+// value is the record's value, inv(source).
+func (r *produceReq) value() string {
+	if r.names != nil {
+		return "inv(" + r.source() + ")"
+	}
+	return r.Value
 }
 
 type produceResp struct {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
 )
@@ -150,22 +149,28 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 }
 
 // outputPartition picks the invoice partition for an input record: a hash
-// of the key, as the default partitioner does.
-func (w *World) outputPartition(source string) TopicPartition {
-	h := fnv.New32a()
-	h.Write([]byte(source))
-	return w.outputTPs[int(h.Sum32()%uint32(len(w.outputTPs)))]
+// of the key (its value), as the default partitioner does (FNV-1a, 32 bits).
+func (w *World) outputPartition(source []byte) TopicPartition {
+	h := uint32(2166136261)
+	for _, c := range source {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return w.outputTPs[int(h%uint32(len(w.outputTPs)))]
 }
 
 // produceInvoice sends inv(x) for a processed record.
 func (m *Member) produceInvoice(w *World, f fetched) {
-	tp := w.outputPartition(f.Value)
+	var buf [64]byte
+	tp := w.outputPartition(f.appendValue(buf[:0]))
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
 	req := w.newProduceReq()
-	*req = produceReq{ID: pr.nextID, TP: tp, Value: "inv(" + f.Value + ")", Source: f.Value, PID: -1, Seq: -1, Producer: m.Client,
-		src: f.TP, srcOff: f.Offset, hasSrc: true, epoch: req.epoch}
+	*req = produceReq{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
+		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, epoch: req.epoch}
+	if f.names == nil {
+		req.Value, req.Source = "inv("+f.Value+")", f.Value
+	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		req.Seq = pr.seq[tp]
@@ -221,7 +226,7 @@ func (m *Member) retryProduce(w *World, req *produceReq) {
 	nr.Attempt++
 	nr.epoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked[nr.ID] = &nr
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.Value)
+	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.value())
 	m.sendProduce(w, &nr)
 }
 
@@ -243,7 +248,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.Value, p.Error)
+		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.value(), p.Error)
 		delete(m.prod.unacked, r.ID)
 	default:
 		delete(m.prod.unacked, r.ID)

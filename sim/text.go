@@ -286,11 +286,29 @@ func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, 
 // names it; value is its name, kept as it is when tp is not an input
 // partition (the record then has no name to rebuild).
 func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
-	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
-		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
-		return binary.AppendUvarint(b, uint64(off))
+	if b, ok := w.encRecordRef(b, tp, off); ok {
+		return b
 	}
 	return encLit(b, value)
+}
+
+// encFetched is encRecord for a fetched record, its value spelled only
+// when it is not an input record's.
+func (w *World) encFetched(b []byte, f *fetched) []byte {
+	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
+		return b
+	}
+	return encLit(b, f.value())
+}
+
+// encRecordRef is the tRecord token of record off of input partition tp;
+// false (b unchanged) when tp is not an input partition.
+func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool) {
+	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
+		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
+		return binary.AppendUvarint(b, uint64(off)), true
+	}
+	return b, false
 }
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5).
@@ -529,7 +547,11 @@ func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
 // request names its input record, else the value as it is.
 func (w *World) encValue(b []byte, r *produceReq) []byte {
 	if r.hasSrc {
-		return append(w.encRecord(append(b, phInv), r.src, r.srcOff, r.Source), phCloseParen)
+		b = append(b, phInv)
+		if rb, ok := w.encRecordRef(b, r.src, r.srcOff); ok {
+			return append(rb, phCloseParen)
+		}
+		return append(encLit(b, r.source()), phCloseParen)
 	}
-	return encLit(b, r.Value)
+	return encLit(b, r.value())
 }
