@@ -24,10 +24,16 @@ func (w *World) answerFetch(p *Packet) bool {
 	var small [8]fetched
 	recs := small[:0]
 	for i, tp := range r.Partitions {
-		l := w.logOf(tp)
+		var l *PartitionLog
+		tpi, ok := w.tpIndex(tp)
+		if ok && tpi < len(w.logAt) {
+			l = w.logAt[tpi]
+		} else {
+			l, tpi = w.logOf(tp), -1
+		}
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
 			if l.Cells.IsData(off) {
-				f := fetched{TP: tp, Offset: off, names: w.records}
+				f := fetched{TP: tp, Offset: off, names: w.records, tpi: int32(tpi + 1)}
 				if !l.Cells.named(off) {
 					f.Value, f.names = l.Cells.At(off).Value, nil
 				}
@@ -82,7 +88,12 @@ func (w *World) answerParked(tp TopicPartition) {
 // checks the epoch and the sequence against the last five batches.
 func (w *World) handleProduce(p *Packet) {
 	r := p.Body.(*produceReq)
-	l := w.logOf(r.TP)
+	var l *PartitionLog
+	if i := int(r.tpi) - 1; i >= 0 && i < len(w.logAt) {
+		l = w.logAt[i]
+	} else {
+		l = w.logOf(r.TP)
+	}
 	resp := w.newProduceResp()
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
 	if r.PID >= 0 {
@@ -140,15 +151,15 @@ func (w *World) handleProduce(p *Packet) {
 	} else {
 		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
 	}
-	if m := w.process(p.From, p.FromInc); m != nil && (m.Zombie || m.Phase == PhaseOut || w.current[m.Client] != m) {
+	if m := w.procOf(p.From, p.FromInc, p.proc); m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded) {
 		w.ZombieWrites++
 	}
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both.
-	src, ok1 := w.argTP(encTemplate(w.scratch[:0], tplProduced), r.src)
-	if to, ok2 := w.argTP(argOffset(src, r.srcOff), r.TP); ok1 && ok2 && r.hasSrc {
+	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.srcTPI, r.src)
+	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
 		w.eventEnc(EvProduced, r.Producer, argNum(to, int64(resp.Offset)), 0)
-		src, _ = w.argTP(encTemplate(w.scratch[:0], tplProduceAck), r.src)
+		src, _ = w.argTPI(encTemplate(w.scratch[:0], tplProduceAck), r.srcTPI, r.src)
 		w.replyText(p, None, w.addText(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
 		return
 	}

@@ -167,7 +167,7 @@ func (w *World) recycle(p *Packet) {
 				f.fetchReqs = append(f.fetchReqs, b)
 			}
 		case *produceReq:
-			if m := w.process(q.From, q.FromInc); b.epoch == e && m != nil && m.prod.unacked[b.ID] != b {
+			if m := w.procOf(q.From, q.FromInc, q.proc); b.epoch == e && m != nil && m.prod.unacked[b.ID] != b {
 				*b = produceReq{}
 				f.produceReqs = append(f.produceReqs, b)
 			}

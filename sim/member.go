@@ -49,6 +49,7 @@ type fetched struct {
 	Offset int
 	Value  string       // when names is nil
 	names  *recordNames // the world's, when the value is the record's name
+	tpi    int32        // World.tpIndex(TP) plus one, 0 when not known
 }
 
 // value is the record's value, spelled when it is its name.
@@ -73,9 +74,12 @@ type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
 	proc   int    // process number: its index in World.procs
-	Cfg    ClientConfig
-	Topics []string
-	Alive  bool
+	// superseded: a newer process of the same client exists (World.current
+	// holds that one), so this one is a zombie or dead.
+	superseded bool
+	Cfg        ClientConfig
+	Topics     []string
+	Alive      bool
 	// Zombie marks a process that runs on after its client was replaced: the
 	// old process of a restart caught in a slow record, or a fenced static
 	// instance. It finishes what it has in hand and stops at its next poll.
@@ -236,7 +240,7 @@ func (m *Member) Settled() bool {
 }
 
 func (m *Member) send(w *World, p *Packet) *Packet {
-	p.From, p.FromInc = m.Client, m.Inc
+	p.From, p.FromInc, p.proc = m.Client, m.Inc, int32(m.proc+1)
 	if p.To == "" {
 		p.To = Broker
 	}
@@ -911,7 +915,7 @@ func (m *Member) stopZombie(w *World) {
 // label names the member in narration: the client id, with the process
 // number when a newer process of the same client exists (a zombie).
 func (m *Member) label(w *World) string {
-	if cur := w.current[m.Client]; cur != nil && cur != m {
+	if m.superseded {
 		return m.Client + " (process " + itoa(m.Inc) + ")"
 	}
 	return m.Client

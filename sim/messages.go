@@ -104,7 +104,11 @@ type produceReq struct {
 	// names, when set, says Source is the name of input record srcOff of
 	// src and Value is inv(Source): neither is spelled on the hot path.
 	names *recordNames
-	epoch uint64 // freelist.go
+	// srcTPI and tpi are World.tpIndex of src and of TP plus one (0: not
+	// known), so that the trace's texts and the leader's log lookup do not
+	// look them up again.
+	srcTPI, tpi int32
+	epoch       uint64 // freelist.go
 }
 
 // source is the record the invoice is for.

@@ -53,6 +53,10 @@ type Packet struct {
 	// epoch: the free lists' epoch it was handed out under, 0 if not from
 	// them (freelist.go).
 	epoch uint64
+	// proc is the process number (Member.proc) of the member at the other
+	// end plus one, 0 when not known: World.procOf finds it without a
+	// lookup by client id. A clone's processes keep their numbers.
+	proc int32
 }
 
 // DropRule loses the next Count packets that match (a `drop` command).

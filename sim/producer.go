@@ -151,23 +151,32 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 // outputPartition picks the invoice partition for an input record: a hash
 // of the key (its value), as the default partitioner does (FNV-1a, 32 bits).
 func (w *World) outputPartition(source []byte) TopicPartition {
+	return w.outputTPs[w.outputSlot(source)]
+}
+
+// outputSlot is outputPartition's index in outputTPs.
+func (w *World) outputSlot(source []byte) int {
 	h := uint32(2166136261)
 	for _, c := range source {
 		h = (h ^ uint32(c)) * 16777619
 	}
-	return w.outputTPs[int(h%uint32(len(w.outputTPs)))]
+	return int(h % uint32(len(w.outputTPs)))
 }
 
 // produceInvoice sends inv(x) for a processed record.
 func (m *Member) produceInvoice(w *World, f fetched) {
 	var buf [64]byte
-	tp := w.outputPartition(f.appendValue(buf[:0]))
+	out := w.outputSlot(f.appendValue(buf[:0]))
+	tp := w.outputTPs[out]
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
 	req := w.newProduceReq()
 	*req = produceReq{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
-		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, epoch: req.epoch}
+		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, srcTPI: f.tpi, epoch: req.epoch}
+	if tpi, ok := w.tpIndex(tp); ok {
+		req.tpi = int32(tpi + 1)
+	}
 	if f.names == nil {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
@@ -193,7 +202,7 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
-	if src, ok := w.argTP(encTemplate(w.scratch[:0], tplProduce), req.src); ok && req.hasSrc && req.PID >= 0 {
+	if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
 		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
 	} else {
 		b = w.encValue(w.scratch[:0], req)

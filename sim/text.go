@@ -207,6 +207,15 @@ func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
 	return binary.AppendUvarint(b, uint64(i)), true
 }
 
+// argTPI is argTP for a partition whose number is known: tpi is
+// tpIndex(tp) plus one, 0 when not known (then it is looked up).
+func (w *World) argTPI(b []byte, tpi int32, tp TopicPartition) ([]byte, bool) {
+	if tpi > 0 {
+		return binary.AppendUvarint(b, uint64(tpi-1)), true
+	}
+	return w.argTP(b, tp)
+}
+
 // encParty is a client id, as a number.
 func (w *World) encParty(b []byte, client string) []byte {
 	return binary.AppendUvarint(append(b, tParty), uint64(w.parties.id(client, 0)))
@@ -215,7 +224,7 @@ func (w *World) encParty(b []byte, client string) []byte {
 // encLabel is Member.label: the client id, or "C1 (process 3)" for a
 // process that is not the client's newest.
 func (w *World) encLabel(b []byte, m *Member) []byte {
-	if cur := w.current[m.Client]; cur != nil && cur != m {
+	if m.superseded {
 		return encLit(b, m.label(w))
 	}
 	return w.encParty(b, m.Client)
@@ -295,6 +304,10 @@ func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []
 // encFetched is encRecord for a fetched record, its value spelled only
 // when it is not an input record's.
 func (w *World) encFetched(b []byte, f *fetched) []byte {
+	if i := int(f.tpi) - 1; i >= 0 && i < len(w.inputTPs) && f.Offset >= 0 {
+		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
+		return binary.AppendUvarint(b, uint64(f.Offset))
+	}
 	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
 		return b
 	}

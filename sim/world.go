@@ -258,6 +258,7 @@ func (w *World) newProcess(client string) *Member {
 	inc := 1
 	if old := w.current[client]; old != nil {
 		inc = old.Inc + 1
+		old.superseded = true
 	}
 	m := newMember(client, inc, cc, w.topicNames())
 	m.proc = len(w.procs)
@@ -620,7 +621,7 @@ func (w *World) deliver(p *Packet) {
 		w.brokerReceive(p)
 		return
 	}
-	m := w.process(p.To, p.ToInc)
+	m := w.procOf(p.To, p.ToInc, p.proc)
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
@@ -640,6 +641,18 @@ func (w *World) process(client string, inc int) *Member {
 		}
 	}
 	return nil
+}
+
+// procOf is process(client, inc), found by its process number proc (plus
+// one; 0 when not known) when that is the one: a packet knows the process
+// at its member end.
+func (w *World) procOf(client string, inc int, proc int32) *Member {
+	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
+		if m := w.procs[i]; m.Inc == inc && m.Client == client {
+			return m
+		}
+	}
+	return w.process(client, inc)
 }
 
 func (w *World) actMembers() {
@@ -692,7 +705,7 @@ func (w *World) brokerReceive(p *Packet) {
 // reply answers a request.
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response = Broker, req.From, req.FromInc, req.Type, true
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
 	w.send(p)
 }
@@ -700,7 +713,7 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 // replyText answers a request with a summary encoded in the arena.
 func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
 	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response = Broker, req.From, req.FromInc, req.Type, true
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.text, p.Body, p.Req = code, text, body, req
 	w.send(p)
 }
