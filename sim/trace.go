@@ -2,6 +2,7 @@ package sim
 
 import (
 	"iter"
+	"sort"
 	"unsafe"
 )
 
@@ -19,15 +20,24 @@ import (
 // no Delivered tick: every packet not lost is delivered at the first Step
 // after it was sent, Sent+1 (World.Step), so a record is never changed
 // once written.
+//
+// 16 bytes: an answer keeps how far back its request is (back), which is
+// almost always a few packets; one whose request is 65,535 or more packets
+// back (or which was added by hand with an odd ID) keeps farBack, and its
+// request's ID in packetRecs.far.
 type packetRec struct {
-	sent  int32
-	req   int32  // for an answer, the ID of the request; else -1
-	peer  uint32 // a party
-	text  textRef
-	api   uint8 // index in APIs
-	err   uint8 // the ErrorCode: every code the simulation answers is below 256 (errors.go)
-	flags uint8
+	sent int32
+	peer uint32 // a party
+	text textRef
+	back uint16 // for an answer, its ID minus its request's; 0 for a request; farBack: in far
+	err  uint8  // the ErrorCode: every code the simulation answers is below 256 (errors.go)
+	// apiFlags: the index in APIs (low 4 bits: APIs has 16 entries) and
+	// the pk flags (high 4 bits).
+	apiFlags uint8
 }
+
+func (r packetRec) api() uint8   { return r.apiFlags & 0x0f }
+func (r packetRec) flags() uint8 { return r.apiFlags >> 4 }
 
 const (
 	pkResponse = 1 << iota
@@ -38,19 +48,98 @@ const (
 	pkDelivered
 )
 
+const farBack = 0xffff
+
+// packetRecs is the trace's records, and the requests of the few answers
+// whose back does not fit (farBack), by the answer's ID in ID order.
+type packetRecs struct {
+	Seq[packetRec]
+	far Seq[farReq]
+}
+
+type farReq struct{ id, req int32 }
+
+func (s *packetRecs) clone() packetRecs { return packetRecs{Seq: s.Seq.clone(), far: s.far.clone()} }
+
+// req is the ID of the request packet i answers, -1 for a request.
+func (s *packetRecs) req(i int) int {
+	r := s.At(i)
+	switch r.back {
+	case 0:
+		return -1
+	case farBack:
+		n := s.far.Len()
+		k := sort.Search(n, func(k int) bool { return int(s.far.At(k).id) >= i })
+		if k < n && int(s.far.At(k).id) == i {
+			return int(s.far.At(k).req)
+		}
+		return -1
+	}
+	return i - int(r.back)
+}
+
 // eventRec is one event. The record names it is about (Event.Records)
 // are the tokens of its own text from byte records on (0: none): "C1
 // processed o2.3" names o2.3.
+//
+// 12 bytes: an event whose member's party number or records offset does
+// not fit (farMember) keeps both in eventRecs.far.
 type eventRec struct {
 	tick    int32
-	member  uint32 // a party
 	text    textRef
+	member  uint16 // a party; farMember: in far
+	records uint8
+	kind    uint8 // index in eventKinds, evStop set for a stop event
+}
+
+const (
+	farMember = 0xffff
+	evStop    = 0x80
+)
+
+// eventRecs is the events' records, and the member and records offset of
+// the few that do not fit (farMember), by index in index order.
+type eventRecs struct {
+	Seq[eventRec]
+	far Seq[farEvent]
+}
+
+type farEvent struct {
+	i       int32
+	member  uint32
 	records uint16
-	kind    uint8
-	stop    bool
+}
+
+func (s *eventRecs) clone() eventRecs { return eventRecs{Seq: s.Seq.clone(), far: s.far.clone()} }
+
+// add appends an event's record.
+func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8) {
+	r := eventRec{tick: tick, text: text, member: uint16(member), records: uint8(records), kind: kind}
+	if member >= farMember || records >= 0xff {
+		r.member = farMember
+		s.far.Append(farEvent{i: int32(s.Len()), member: member, records: records})
+	}
+	s.Append(r)
+}
+
+// who is event i's member and records offset.
+func (s *eventRecs) who(i int, r eventRec) (member uint32, records uint16) {
+	if r.member != farMember {
+		return uint32(r.member), uint16(r.records)
+	}
+	n := s.far.Len()
+	k := sort.Search(n, func(k int) bool { return int(s.far.At(k).i) >= i })
+	if k < n && int(s.far.At(k).i) == i {
+		f := s.far.At(k)
+		return f.member, f.records
+	}
+	return 0, 0
 }
 
 var apiIndex = func() map[API]uint8 {
+	if len(APIs) > 16 || len(eventKinds) >= evStop {
+		panic("sim: packetRec keeps an API in 4 bits and eventRec an event kind in 7")
+	}
 	m := make(map[API]uint8, len(APIs))
 	for i, a := range APIs {
 		m[a] = uint8(i)
@@ -163,7 +252,7 @@ func (ps *parties) clone() parties {
 
 // PacketLog is the trace: every packet in send order (p.ID is the index).
 type PacketLog struct {
-	recs Seq[packetRec]
+	recs packetRecs
 	w    *World
 	apis recent[API, uint8] // apiIndex's last answers
 }
@@ -175,8 +264,8 @@ func (l *PacketLog) Len() int { return l.recs.Len() }
 // request it answers (materialized too), no Body (the trace keeps none).
 func (l *PacketLog) At(i int) *Packet {
 	p := l.materialize(i)
-	if r := l.recs.At(i).req; r >= 0 {
-		p.Req = l.materialize(int(r))
+	if r := l.recs.req(i); r >= 0 {
+		p.Req = l.materialize(r)
 	}
 	return p
 }
@@ -196,13 +285,14 @@ func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, 
 func (l *PacketLog) header(i int) Packet {
 	r := l.recs.At(i)
 	w := l.w
-	p := Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: r.flags&pkLost != 0,
-		Type: APIs[r.api], Response: r.flags&pkResponse != 0, Error: ErrorCode(r.err)}
-	if !p.Lost && (r.flags&pkDelivered != 0 || w.Tick > p.Sent) {
+	flags := r.flags()
+	p := Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: flags&pkLost != 0,
+		Type: APIs[r.api()], Response: flags&pkResponse != 0, Error: ErrorCode(r.err)}
+	if !p.Lost && (flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
 	peer := w.parties.at(r.peer)
-	if r.flags&pkToBroker != 0 {
+	if flags&pkToBroker != 0 {
 		p.From, p.FromInc, p.To = peer.name, peer.inc, Broker
 	} else {
 		p.From, p.To, p.ToInc = Broker, peer.name, peer.inc
@@ -252,9 +342,9 @@ func (l *PacketLog) Append(p *Packet) {
 	}
 	l.record(p)
 	if r := l.recs.Last(); p.Delivered == -1 {
-		r.flags |= pkLost
+		r.apiFlags |= pkLost << 4
 	} else {
-		r.flags |= pkDelivered
+		r.apiFlags |= pkDelivered << 4
 	}
 }
 
@@ -274,32 +364,39 @@ func (l *PacketLog) record(p *Packet) {
 	if p.text == 0 && p.Summary != "" {
 		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
-	r := packetRec{sent: int32(p.Sent), req: -1, text: p.text,
-		api: l.api(p.Type), err: uint8(p.Error)}
+	var flags uint8
+	r := packetRec{sent: int32(p.Sent), text: p.text, err: uint8(p.Error)}
 	if p.Req != nil {
-		r.req = int32(p.Req.ID)
+		i := l.recs.Len()
+		if back := i - p.Req.ID; back > 0 && back < farBack {
+			r.back = uint16(back)
+		} else {
+			r.back = farBack
+			l.recs.far.Append(farReq{id: int32(i), req: int32(p.Req.ID)})
+		}
 	}
 	if p.Response {
-		r.flags |= pkResponse
+		flags |= pkResponse
 	}
 	if p.Lost {
-		r.flags |= pkLost
+		flags |= pkLost
 	}
 	switch {
 	case p.To == Broker:
-		r.flags |= pkToBroker
+		flags |= pkToBroker
 		r.peer = w.parties.id(p.From, p.FromInc)
 	case p.From == Broker:
 		r.peer = w.parties.id(p.To, p.ToInc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
+	r.apiFlags = l.api(p.Type) | flags<<4
 	l.recs.Append(r)
 }
 
 // EventLog is every event, oldest first.
 type EventLog struct {
-	recs  Seq[eventRec]
+	recs  eventRecs
 	w     *World
 	kinds recent[EventKind, uint8] // kindIndex's last answers
 }
@@ -312,8 +409,8 @@ func (l *EventLog) At(i int) Event {
 	e := l.header(i)
 	r := l.recs.At(i)
 	e.Text = l.w.text(r.text)
-	if r.records > 0 {
-		e.Records = l.w.names(l.w.texts.bytes(r.text)[r.records:])
+	if _, records := l.recs.who(i, r); records > 0 {
+		e.Records = l.w.names(l.w.texts.bytes(r.text)[records:])
 	}
 	return e
 }
@@ -325,7 +422,8 @@ func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.
 
 func (l *EventLog) header(i int) Event {
 	r := l.recs.At(i)
-	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind], Member: l.w.parties.at(r.member).name, Stop: r.stop}
+	member, _ := l.recs.who(i, r)
+	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind&^evStop], Member: l.w.parties.at(member).name, Stop: r.kind&evStop != 0}
 }
 
 // All ranges over the events with their indexes.
@@ -343,7 +441,7 @@ func (l *EventLog) add(kind EventKind, member string, text textRef, records uint
 		k = kindIndex[kind]
 		l.kinds.put(kind, k)
 	}
-	l.recs.Append(eventRec{tick: int32(l.w.Tick), member: l.w.parties.id(member, 0), text: text, records: records, kind: k})
+	l.recs.add(int32(l.w.Tick), text, l.w.parties.id(member, 0), records, k)
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is

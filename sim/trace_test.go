@@ -301,3 +301,73 @@ func FuzzTextDecode(f *testing.F) {
 		}
 	})
 }
+
+// The trace's records keep an answer's request as a distance back and an
+// event's member and records offset in narrow fields; what does not fit
+// (a request 65,535 or more packets back or not before its answer, a member
+// past party 65,534, records from byte 255 on) is kept apart and read back
+// exactly, in the world and in its clones.
+func TestTraceRecordsThatDoNotFit(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	base := w.Packets.Len()
+	send := func(p *Packet) *Packet {
+		p.ID, p.Sent, p.Delivered = w.Packets.Len(), w.Tick, w.Tick+1
+		w.Packets.Append(p)
+		return p
+	}
+	first := send(&Packet{From: "C1", FromInc: 1, To: Broker, Type: Fetch, Summary: "first"})
+	for i := 0; i < farBack+10; i++ {
+		send(&Packet{From: "C1", FromInc: 1, To: Broker, Type: OffsetFetch})
+	}
+	near := send(&Packet{From: "C2", FromInc: 1, To: Broker, Type: Produce, Summary: "near"})
+	answers := []struct {
+		p   *Packet
+		req int
+	}{
+		{send(&Packet{From: Broker, To: "C1", ToInc: 1, Type: Fetch, Response: true, Req: first, Summary: "far"}), first.ID},
+		{send(&Packet{From: Broker, To: "C2", ToInc: 1, Type: Produce, Response: true, Req: near, Summary: "near"}), near.ID},
+	}
+	self := w.Packets.Len()
+	answers = append(answers, struct {
+		p   *Packet
+		req int
+	}{send(&Packet{From: Broker, To: "C2", ToInc: 1, Type: Produce, Response: true, Req: &Packet{ID: self}, Summary: "itself"}), self})
+	if w.Packets.recs.far.Len() != 2 {
+		t.Fatalf("%d answers kept apart, want 2 (far back, itself)", w.Packets.recs.far.Len())
+	}
+	// events: one whose member is past 65,534, one whose records start at byte 300
+	for i := w.parties.id("C2", 0); i < farMember+1; i = w.parties.id("P"+strconv.Itoa(int(i)), 0) {
+	}
+	far := w.parties.names[len(w.parties.names)-1].name
+	e0 := w.Events.Len()
+	w.eventEnc(EvProcessed, far, w.encRecord(append(w.encParty(w.scratch[:0], far), phProcessed), w.InputPartitions()[0], 7, ""), 0)
+	b := encLit(w.scratch[:0], strings.Repeat("x", 300))
+	at := len(b)
+	w.eventEnc(EvPolled, "C1", w.encRecord(b, w.InputPartitions()[1], 9, ""), at)
+	w.stopEvent(EvCrash, far, "%s stops", far)
+	check := func(w *World, what string) {
+		for _, a := range answers {
+			if got := w.Packets.At(a.p.ID); got.Req == nil || got.Req.ID != a.req || got.Summary != a.p.Summary {
+				t.Fatalf("%s: packet %d answers %v (%q), want %d", what, a.p.ID, got.Req, got.Summary, a.req)
+			}
+		}
+		if got := w.Packets.At(base + 5); got.Req != nil || got.Type != OffsetFetch || got.Response || got.From != "C1" || got.FromInc != 1 {
+			t.Fatalf("%s: request %d reads as %+v", what, base+5, got)
+		}
+		evs := w.Events.Slice(e0, w.Events.Len())
+		if evs[0].Member != far || evs[0].Text != far+" processed "+w.RecordName(w.InputPartitions()[0], 7) || len(evs[0].Records) != 0 {
+			t.Fatalf("%s: event for party %s reads as %+v", what, far, evs[0])
+		}
+		if evs[1].Member != "C1" || len(evs[1].Records) != 1 || evs[1].Records[0] != w.RecordName(w.InputPartitions()[1], 9) {
+			t.Fatalf("%s: event with records at byte %d reads as %+v", what, at, evs[1])
+		}
+		if evs[2].Member != far || !evs[2].Stop || evs[2].Kind != EvCrash || evs[2].Text != far+" stops" {
+			t.Fatalf("%s: stop event reads as %+v", what, evs[2])
+		}
+	}
+	check(w, "world")
+	c := w.Clone()
+	w.Step()
+	check(c, "clone")
+	check(w, "world after a step")
+}

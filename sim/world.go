@@ -249,7 +249,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
+	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -517,7 +517,7 @@ func appendPartition(b []byte, tp TopicPartition) []byte {
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
 	w.event(kind, member, format, args...)
-	w.Events.recs.Last().stop = true
+	w.Events.recs.Last().kind |= evStop
 	w.stopped = true
 }
 
@@ -831,5 +831,5 @@ func (w *World) startStableConsumerGroup(n int) {
 		// from when it stopped.
 		w.wakeUp(m)
 	}
-	w.Events.recs = Seq[eventRec]{} // the initial state is given, not something that happened
+	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
 }
