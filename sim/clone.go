@@ -22,7 +22,7 @@ func (w *World) Clone() *World {
 	w.free.renew()
 	n.free = newFreeLists()
 	n.drops = cp(w.drops)
-	n.timers = timerQueue{items: cp(w.timers.items), seq: w.timers.seq}
+	n.timers = w.timers.clone()
 	n.Sink = w.Sink.clone()
 
 	// The trace is shared chunk by chunk (its records never change). The

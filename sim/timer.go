@@ -43,70 +43,107 @@ type timer struct {
 }
 
 type timerQueue struct {
-	items []timer
+	// heap is a binary min-heap of the timers' keys; slots holds the
+	// timers themselves (about 100 bytes each, with strings and a slice),
+	// which never move while queued; free lists the empty slots.
+	heap  []timerKey
+	slots []timer
+	free  []int32
 	seq   int
 }
 
-func (q *timerQueue) Len() int { return len(q.items) }
+// timerKey is what the heap orders and moves: a timer's due tick and
+// sequence number, and its slot.
+type timerKey struct {
+	at, seq int
+	slot    int32
+}
 
-// push and pop keep q.items a binary min-heap. They are written out rather
-// than taken from container/heap, whose interface boxes every timer in an
-// interface value (two allocations per timer set and fired).
+func (q *timerQueue) Len() int { return len(q.heap) }
+
+// next is the due tick of the first timer (Len() > 0).
+func (q *timerQueue) next() int { return q.heap[0].at }
+
+func (q *timerQueue) clone() timerQueue {
+	return timerQueue{heap: cp(q.heap), slots: cp(q.slots), free: cp(q.free), seq: q.seq}
+}
+
+// push and pop keep q.heap a binary min-heap. They are written out rather
+// than taken from container/heap, whose interface boxes every key in an
+// interface value.
 //
-// Both move a hole rather than swap (a timer is about 100 bytes, with
-// strings and a slice): the parents or children move one step each and
-// the timer is written once, where the swaps would have left it, so the
-// heap is laid out exactly as swapping lays it out.
+// Both move a hole rather than swap: the parents or children move one step
+// each and the key is written once, where the swaps would have left it.
+// The order is total (seq is unique), so the timers fire in the same order
+// whatever the heap's layout.
 func (q *timerQueue) push(t timer) {
-	q.items = append(q.items, t)
-	i := len(q.items) - 1
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[slot] = t
+	} else {
+		slot = int32(len(q.slots))
+		q.slots = append(q.slots, t)
+	}
+	k := timerKey{at: t.at, seq: t.seq, slot: slot}
+	q.heap = append(q.heap, k)
+	i := len(q.heap) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !timerLess(&t, &q.items[parent]) {
+		if !keyLess(&k, &q.heap[parent]) {
 			break
 		}
-		q.items[i] = q.items[parent]
+		q.heap[i] = q.heap[parent]
 		i = parent
 	}
-	q.items[i] = t
+	q.heap[i] = k
 }
 
 func (q *timerQueue) pop() timer {
-	t := q.items[0]
-	last := len(q.items) - 1
-	moving := q.items[last]
-	q.items[last] = timer{} // let the GC have its strings and slices
-	q.items = q.items[:last]
+	top := q.heap[0]
+	t := q.slots[top.slot]
+	q.slots[top.slot] = timer{} // let the GC have its strings and slices
+	q.free = append(q.free, top.slot)
+	last := len(q.heap) - 1
+	moving := q.heap[last]
+	q.heap = q.heap[:last]
 	if last == 0 {
 		return t
 	}
 	i := 0
 	for {
 		small, l, r := -1, 2*i+1, 2*i+2
-		if l < last && timerLess(&q.items[l], &moving) {
+		if l < last && keyLess(&q.heap[l], &moving) {
 			small = l
 		}
-		if r < last && timerLess(&q.items[r], &moving) && (small < 0 || timerLess(&q.items[r], &q.items[l])) {
+		if r < last && keyLess(&q.heap[r], &moving) && (small < 0 || keyLess(&q.heap[r], &q.heap[l])) {
 			small = r
 		}
 		if small < 0 {
 			break
 		}
-		q.items[i] = q.items[small]
+		q.heap[i] = q.heap[small]
 		i = small
 	}
-	q.items[i] = moving
+	q.heap[i] = moving
 	return t
 }
 
-// timerLess orders timers by due tick, then by the order they were set: a
-// total order (seq is unique), so the firing order does not depend on how
-// the heap is laid out.
-func timerLess(a, b *timer) bool {
+// keyLess orders keys by due tick, then by the order their timers were
+// set: a total order (seq is unique), so the firing order does not depend
+// on how the heap is laid out.
+func keyLess(a, b *timerKey) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// timerLess orders timers as the queue does: by due tick, then by the
+// order they were set.
+func timerLess(a, b *timer) bool {
+	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
 }
 
 // after sets a timer (no earlier than the next tick).
@@ -120,7 +157,7 @@ func (w *World) after(t timer) {
 }
 
 func (w *World) fireTimers() {
-	for w.timers.Len() > 0 && w.timers.items[0].at <= w.Tick {
+	for w.timers.Len() > 0 && w.timers.next() <= w.Tick {
 		w.fire(w.timers.pop())
 	}
 }
