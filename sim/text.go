@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The trace's texts (packet summaries, event texts, the record names an
@@ -128,6 +129,12 @@ type textArena struct {
 // its reference. A text never spans chunks; one longer than a chunk (a
 // rebalance plan of thousands of partitions) gets a chunk of its own.
 func (a *textArena) add(b []byte) textRef {
+	if n := len(a.open); len(b) > 0 && n < cap(a.open) && n+len(b) <= arenaChunk &&
+		unsafe.SliceData(b) == unsafe.SliceData(a.open[n:n+1]) {
+		// Encoded in the spare room: it is in place already.
+		a.open = a.open[:n+len(b)]
+		return textRef(len(a.full)<<arenaShift | n)
+	}
 	if a.open == nil && len(a.full) == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
 	}
@@ -143,6 +150,15 @@ func (a *textArena) add(b []byte) textRef {
 	// clone (cut to its length) before writing.
 	a.open = append(a.open, b...)
 	return ref
+}
+
+// spare is the open chunk's room past its last text, empty: a text
+// encoded there (appended to it) and then added is kept where it was
+// written, not copied. Only the world that owns the chunk writes there: a
+// clone gets the chunk with its capacity cut (clone), so it has no spare
+// room in a shared chunk.
+func (a *textArena) spare() []byte {
+	return a.open[len(a.open):len(a.open)]
 }
 
 // addWithTail adds b and also returns a reference to b[at:] (the tail of

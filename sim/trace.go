@@ -445,19 +445,19 @@ func (l *EventLog) add(kind EventKind, member string, text textRef, records uint
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is
-// usually w.scratch, which it keeps for the next text.
+// usually w.scratch, which is the arena's spare room (textArena.spare): a
+// text encoded there is kept where it was written. So a text is encoded
+// into w.scratch[:0] and added before anything else adds a text.
 func (w *World) addText(b []byte) textRef {
-	b = append(b, tEnd)
-	ref := w.texts.add(b)
-	w.scratch = b[:0]
+	ref := w.texts.add(append(b, tEnd))
+	w.scratch = w.texts.spare()
 	return ref
 }
 
 // addTextTail is addText that also returns a reference to b[at:].
 func (w *World) addTextTail(b []byte, at int) (textRef, textRef) {
-	b = append(b, tEnd)
-	ref, tail := w.texts.addWithTail(b, at)
-	w.scratch = b[:0]
+	ref, tail := w.texts.addWithTail(append(b, tEnd), at)
+	w.scratch = w.texts.spare()
 	return ref, tail
 }
 
