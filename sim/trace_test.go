@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 var updateTrace = flag.Bool("update-trace", false, "rewrite testdata/trace_digests.txt from the current engine")
@@ -370,4 +371,54 @@ func TestTraceRecordsThatDoNotFit(t *testing.T) {
 	w.Step()
 	check(c, "clone")
 	check(w, "world after a step")
+}
+
+// A text encoded in the arena's spare room is kept in place; a clone, whose
+// copy of the open chunk has no spare room, encodes elsewhere, so neither
+// world's texts change when the other adds its own, in place or not.
+func TestArenaTextsInPlaceAndClones(t *testing.T) {
+	defer func(a int) { arenaChunk = a }(arenaChunk)
+	for _, chunk := range []int{40, 1 << arenaShift} {
+		arenaChunk = chunk
+		w, _ := New(DefaultTopology(), DefaultConfig())
+		var refs []textRef
+		var want []string
+		add := func(w *World, s string) (textRef, bool) {
+			b := encLit(w.scratch[:0], s)
+			inPlace := len(w.scratch) == 0 && cap(w.scratch) > len(b) && unsafe.SliceData(b) == unsafe.SliceData(w.scratch[:1])
+			return w.addText(b), inPlace
+		}
+		placed := 0
+		for i := 0; i < 50; i++ {
+			s := strings.Repeat(string(rune('a'+i%26)), 1+i%7)
+			ref, in := add(w, s)
+			if in {
+				placed++
+			}
+			refs, want = append(refs, ref), append(want, s)
+		}
+		if placed == 0 {
+			t.Fatalf("chunk %d: no text was kept in place", chunk)
+		}
+		c := w.Clone()
+		if len(c.texts.spare()) != 0 || cap(c.texts.spare()) != 0 {
+			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.texts.spare()))
+		}
+		var cw, ww []textRef
+		for i := 0; i < 30; i++ {
+			r1, _ := add(w, "orig"+strconv.Itoa(i))
+			r2, _ := add(c, "clone"+strconv.Itoa(i))
+			ww, cw = append(ww, r1), append(cw, r2)
+		}
+		for i, ref := range refs {
+			if w.text(ref) != want[i] || c.text(ref) != want[i] {
+				t.Fatalf("chunk %d: shared text %d reads %q / %q, want %q", chunk, i, w.text(ref), c.text(ref), want[i])
+			}
+		}
+		for i := range ww {
+			if w.text(ww[i]) != "orig"+strconv.Itoa(i) || c.text(cw[i]) != "clone"+strconv.Itoa(i) {
+				t.Fatalf("chunk %d: text %d reads %q / %q", chunk, i, w.text(ww[i]), c.text(cw[i]))
+			}
+		}
+	}
 }
