@@ -43,7 +43,33 @@ type CellLog struct {
 	// clones share it with its capacity cut, so an append on either side
 	// copies it (it is as long as the number of clients that ever wrote).
 	producers []string
+	// writers are who wrote the cells (producer id, epoch, producer name),
+	// each once: cellRec.writer is an index into it. Append-only, shared
+	// with clones as producers is. A cell whose writer does not fit in 16
+	// bits (65,535 writers before it) keeps farWriter, and its writer in
+	// far, by offset in offset order.
+	writers []cellWriter
+	far     Seq[farCell]
 }
+
+// cellWriter is who wrote a cell: its producer id and epoch, and its
+// producer's name as an index into producers plus one (0 for "").
+type cellWriter struct {
+	pid      int64
+	epoch    int32
+	producer uint16
+}
+
+type farCell struct {
+	off int32
+	w   cellWriter
+}
+
+const farWriter = 0xffff
+
+// maxWriters is how many writers a log lists before it keeps the next in
+// far: farWriter (a var only so that tests can make it tiny).
+var maxWriters = farWriter
 
 // tickRun is a run of upstream records appended at one tick, from offset
 // first to the next run's first.
@@ -51,18 +77,16 @@ type tickRun struct {
 	first, tick int32
 }
 
-// cellRec is one cell, without its strings (32 bytes against a Cell's 112
-// plus its strings). The offset is the index.
+// cellRec is one cell, without its strings and its writer (20 bytes
+// against a Cell's 112 plus its strings). The offset is the index.
 type cellRec struct {
-	pid      int64
-	tick     int32
-	seq      int32
-	epoch    int32
-	srcOff   int32  // cellInvoice: the source record's offset; cellOther: index in others
-	srcPart  uint16 // cellInvoice: the source partition's index among the input partitions
-	producer uint16 // index in producers plus one; 0 for ""
-	kind     cellKind
-	txn      uint8 // a TxnMark
+	tick    int32
+	seq     int32
+	srcOff  int32  // cellInvoice: the source record's offset; cellOther: index in others
+	srcPart uint16 // cellInvoice: the source partition's index among the input partitions
+	writer  uint16 // index in writers; farWriter: in far
+	kind    cellKind
+	txn     uint8 // a TxnMark
 }
 
 type cellKind uint8
@@ -149,9 +173,10 @@ func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return rangeFrom(i, c.Len()
 func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
-	out := Cell{Offset: i, PID: r.pid, Epoch: int(r.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}
-	if r.producer > 0 {
-		out.Producer = c.producers[r.producer-1]
+	wr := c.writerOf(i, r)
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}
+	if wr.producer > 0 {
+		out.Producer = c.producers[wr.producer-1]
 	}
 	switch r.kind {
 	case cellUpstream:
@@ -193,7 +218,7 @@ func (c *CellLog) appendUpstream(n, tick int) {
 	}
 	if c.inRecs {
 		for ; n > 0; n-- {
-			c.recs.Append(cellRec{pid: -1, seq: -1, tick: int32Of(tick, "tick"), kind: cellUpstream})
+			c.recs.Append(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, tick: int32Of(tick, "tick"), kind: cellUpstream})
 			c.n++
 		}
 		return
@@ -236,10 +261,43 @@ func (c *CellLog) append(v Cell) {
 	c.n++
 }
 
-// rec is v's fields that every kind of cell keeps.
+// rec is v's fields that every kind of cell keeps, for the cell about to
+// be appended at offset c.n.
 func (c *CellLog) rec(v Cell) cellRec {
-	return cellRec{pid: v.PID, tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"),
-		epoch: int32Of(v.Epoch, "producer epoch"), txn: uint8(v.Txn), producer: c.producerID(v.Producer)}
+	return cellRec{writer: c.writerID(cellWriter{pid: v.PID, epoch: int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}),
+		tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"), txn: uint8(v.Txn)}
+}
+
+// writerID is wr's index in writers, for the cell about to be appended at
+// offset c.n: one of the last eight, else added (a writer seen long ago may
+// be added again: an index is only a value's place, and the scan stays
+// short however many producers ever wrote); farWriter (and wr kept in far)
+// past 65,534 writers.
+func (c *CellLog) writerID(wr cellWriter) uint16 {
+	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		if c.writers[i] == wr {
+			return uint16(i)
+		}
+	}
+	if len(c.writers) >= maxWriters {
+		c.far.Append(farCell{off: int32(c.n), w: wr})
+		return farWriter
+	}
+	c.writers = append(c.writers, wr)
+	return uint16(len(c.writers) - 1)
+}
+
+// writerOf is the writer of cell i, whose record is r.
+func (c *CellLog) writerOf(i int, r cellRec) cellWriter {
+	if r.writer != farWriter {
+		return c.writers[r.writer]
+	}
+	n := c.far.Len()
+	k := sort.Search(n, func(k int) bool { return int(c.far.At(k).off) >= i })
+	if k < n && int(c.far.At(k).off) == i {
+		return c.far.At(k).w
+	}
+	return cellWriter{}
 }
 
 // appendInvoice is append for an invoice whose Value and Source (v's are
@@ -279,7 +337,7 @@ func (c *CellLog) toRecs() {
 			end = int(c.runs.At(k + 1).first)
 		}
 		for i := int(run.first); i < end; i++ {
-			c.recs.Append(cellRec{pid: -1, seq: -1, tick: run.tick, kind: cellUpstream})
+			c.recs.Append(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, tick: run.tick, kind: cellUpstream})
 		}
 	}
 	c.runs = Seq[tickRun]{}
@@ -308,13 +366,30 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 	if !c.inRecs {
 		return // upstream records are never transactional
 	}
-	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.pid == pid && TxnMark(r.txn) == TxnOpen },
+	// The writers with that producer id (a few), then the cells.
+	var buf [64]bool
+	of := buf[:0]
+	for _, wr := range c.writers {
+		of = append(of, wr.pid == pid)
+	}
+	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.writer != farWriter && of[r.writer] && TxnMark(r.txn) == TxnOpen },
 		func(r *cellRec) { r.txn = uint8(mark) })
+	for k := 0; k < c.far.Len(); k++ {
+		f := c.far.At(k)
+		if i := int(f.off); i >= first && i < c.n && f.w.pid == pid {
+			if r := c.recs.At(i); TxnMark(r.txn) == TxnOpen {
+				r.txn = uint8(mark)
+				c.recs.Set(i, r)
+			}
+		}
+	}
 }
 
 func (c *CellLog) clone() CellLog {
 	n := *c
 	n.runs, n.recs, n.others = c.runs.clone(), c.recs.clone(), c.others.clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
+	n.writers = c.writers[:len(c.writers):len(c.writers)]
+	n.far = c.far.clone()
 	return n
 }

@@ -112,8 +112,15 @@ func TestCellsOfRandomWorldsAsBefore(t *testing.T) {
 // old cells, against a plain []Cell per log that does what the old Seq[Cell]
 // did. Tiny chunks make the copy-on-write paths run often.
 func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
+	defer func(n, m int) { seqChunk, maxWriters = n, m }(seqChunk, maxWriters)
 	seqChunk = 4
+	for _, mw := range []int{farWriter, 3} { // 3: most writers are kept apart (CellLog.far)
+		maxWriters = mw
+		testCellLogMatchesModel(t)
+	}
+}
+
+func testCellLogMatchesModel(t *testing.T) {
 	for _, topo := range []Topology{DefaultTopology(), {Inputs: []TopicSpec{{"a.long-topic_name", 2}, {"b", 2}}, Output: TopicSpec{"out", 1}, Group: "g"}} {
 		cfg := DefaultConfig()
 		cfg.RecordsPerPartition = 0
@@ -137,11 +144,16 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 				}
 				off, tick := len(p.model), step/3
 				var v Cell
+				invoice := false // appended as CellLog.appendInvoice, from a reference
+				var srcTP TopicPartition
+				var srcOff int
 				switch k := r.Intn(10); {
 				case k < 3 || tp == in && step < 2000: // upstream, runs first on the input partition
 					v = Cell{Value: w.RecordName(tp, off), PID: -1, Seq: -1, Tick: tick}
 				case k < 6:
-					src := w.RecordName(w.inputTPs[r.Intn(len(w.inputTPs))], r.Intn(50))
+					srcTP, srcOff = w.inputTPs[r.Intn(len(w.inputTPs))], r.Intn(50)
+					src := w.RecordName(srcTP, srcOff)
+					invoice = r.Intn(2) == 0
 					v = Cell{Value: "inv(" + src + ")", Source: src, Producer: fmt.Sprintf("C%d", 1+r.Intn(3)),
 						PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
 					if v.Txn == NotTransactional && r.Intn(2) == 0 {
@@ -171,9 +183,22 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 						{Value: "", Source: "", PID: -1, Seq: -1, Tick: tick},
 					}[r.Intn(6)]
 				}
-				p.c.append(v)
+				if invoice {
+					bare := v
+					bare.Value, bare.Source = "", ""
+					p.c.appendInvoice(bare, srcTP, srcOff)
+				} else {
+					p.c.append(v)
+				}
 				v.Offset = off
 				p.model = append(p.model, v)
+			}
+			far := 0
+			for _, q := range fam {
+				far += q.c.far.Len()
+			}
+			if (far > 0) != (maxWriters < farWriter) {
+				t.Fatalf("%s: %d cells keep their writer apart with at most %d writers listed", tp, far, maxWriters)
 			}
 			for j, q := range fam {
 				if q.c.Len() != len(q.model) {
