@@ -158,9 +158,9 @@ func (w *World) handleProduce(p *Packet) {
 	// every produce writes both.
 	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.srcTPI, r.src)
 	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
-		w.eventEnc(EvProduced, r.Producer, argNum(to, int64(resp.Offset)), 0)
+		w.Events.add(EvProduced, r.Producer, w.addWhole(argNum(to, int64(resp.Offset))), 0)
 		src, _ = w.argTPI(encTemplate(w.scratch[:0], tplProduceAck), r.srcTPI, r.src)
-		w.replyText(p, None, w.addText(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
+		w.replyText(p, None, w.addWhole(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
 		return
 	}
 	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)

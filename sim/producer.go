@@ -202,8 +202,10 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
+	whole := false // b is the template alone
 	if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
 		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
+		whole = req.Attempt == 0
 	} else {
 		b = w.encValue(w.scratch[:0], req)
 		if req.PID >= 0 {
@@ -216,7 +218,12 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		b = append(b, phRetry)
 	}
 	p := w.packet()
-	p.Type, p.text, p.Body = Produce, w.addText(b), req
+	if whole {
+		p.text = w.addWhole(b)
+	} else {
+		p.text = w.addText(b)
+	}
+	p.Type, p.Body = Produce, req
 	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})

@@ -31,6 +31,8 @@ import (
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
 //	tTemplate+k args      templates[k] filled with its arguments (the
 //	                      most frequent texts, whole: a produce, its answer)
+//	tWhole+k args         the same, and the text ends there (no tEnd):
+//	                      a text that is one template (World.addWhole)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
 // tp numbers the world's partitions: its input topics' in topology order,
@@ -53,6 +55,7 @@ const (
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
+	tWhole    = 160
 )
 
 // templates are the most frequent texts whole, their arguments read in
@@ -485,6 +488,9 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
 		return r.template(out, templates[tok-tTemplate], tok)
+	case tok >= tWhole && int(tok-tWhole) < len(templates):
+		out, _, _ = r.template(out, templates[tok-tWhole], tok)
+		return out, tEnd, false
 	case tok >= tNum && int(tok-tNum) < len(phrases):
 		v, n := binary.Varint(r.b)
 		if n <= 0 {

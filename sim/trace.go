@@ -454,6 +454,19 @@ func (w *World) addText(b []byte) textRef {
 	return ref
 }
 
+// addWhole is addText for a text that is one template token and its
+// arguments (b[0] is tTemplate+k, from encTemplate): the token becomes
+// tWhole+k, which ends the text, so it needs no tEnd.
+func (w *World) addWhole(b []byte) textRef {
+	if len(b) == 0 || b[0] < tTemplate || int(b[0]-tTemplate) >= len(templates) {
+		panic("sim: addWhole is for a text that is one template")
+	}
+	b[0] += tWhole - tTemplate
+	ref := w.texts.add(b)
+	w.scratch = w.texts.spare()
+	return ref
+}
+
 // addTextTail is addText that also returns a reference to b[at:].
 func (w *World) addTextTail(b []byte, at int) (textRef, textRef) {
 	ref, tail := w.texts.addWithTail(append(b, tEnd), at)

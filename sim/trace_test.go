@@ -276,6 +276,36 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 				t.Fatalf("the tail of %q formats as %q", w.text(ref), w.text(tail))
 			}
 		}
+		// A text that is one template, kept without its tEnd (addWhole),
+		// formats the same and ends where its arguments end: the text
+		// written right after it is not read into it.
+		for i := 0; i < 200; i++ {
+			in := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
+			out := w.outputTPs[r.Intn(len(w.outputTPs))]
+			off, n := r.Intn(1<<20), r.Int63n(1<<20)
+			var b []byte
+			var want string
+			switch r.Intn(3) {
+			case 0:
+				b, _ = w.argTP(encTemplate(w.scratch[:0], tplProduce), in)
+				b = argNum(argNum(argNum(argOffset(b, off), n), 0), n+1)
+				want = fmt.Sprintf("inv(%s) pid %d epoch 0 seq %d", w.RecordName(in, off), n, n+1)
+			case 1:
+				b, _ = w.argTP(encTemplate(w.scratch[:0], tplProduced), in)
+				b, _ = w.argTP(argOffset(b, off), out)
+				b = argNum(b, n)
+				want = fmt.Sprintf("inv(%s) written to %s at offset %d", w.RecordName(in, off), out, n)
+			default:
+				b, _ = w.argTP(encTemplate(w.scratch[:0], tplProduceAck), in)
+				b = argNum(argOffset(b, off), n)
+				want = fmt.Sprintf("inv(%s) at offset %d", w.RecordName(in, off), n)
+			}
+			ref := w.addWhole(b)
+			next := w.addText(encLit(w.scratch[:0], "next"))
+			if got := w.text(ref); got != want || w.text(next) != "next" {
+				t.Fatalf("whole template formats as %q then %q, want %q then \"next\"", got, w.text(next), want)
+			}
+		}
 	}
 }
 
