@@ -47,13 +47,7 @@ func (w *World) answerFetch(p *Packet) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	b := w.scratch[:0] // "o2.3 o2.4", encoded
-	for i := range recs {
-		if i > 0 {
-			b = append(b, phSpace)
-		}
-		b = w.encFetched(b, &recs[i])
-	}
+	b := w.encFetchedList(w.scratch[:0], recs) // "o2.3 o2.4", encoded
 	resp := w.newFetchResp()
 	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
 	w.replyText(p, None, w.addText(b), resp)

@@ -540,12 +540,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
 	b := append(w.encLabel(w.scratch[:0], m), phPolled)
 	at := len(b)
-	for i, f := range batch {
-		if i > 0 {
-			b = append(b, phSpace)
-		}
-		b = w.encFetched(b, &f)
-	}
+	b = w.encFetchedList(b, batch)
 	w.eventEnc(EvPolled, m.Client, b, at)
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)

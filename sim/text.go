@@ -24,6 +24,7 @@ import (
 //	tShort tp             a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
 //	tPart tp              a partition as Kafka's tools print it: orders-2
 //	tRecord tp off        an input record: o2.3 (World.RecordName)
+//	tRecords tp off n     n input records from off on, spaced: o2.3 o2.4 o2.5
 //	tOffsets n (tp off)*  committed positions: o0@3 o1@5
 //	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
 //	tParty party          a client id (World.parties): C1
@@ -52,6 +53,7 @@ const (
 	tParty
 	tMember
 	tPartList
+	tRecords
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
@@ -333,6 +335,33 @@ func (w *World) encFetched(b []byte, f *fetched) []byte {
 	return encLit(b, f.value())
 }
 
+// encFetchedList is the records of a fetch, spaced (o2.3 o2.4 p0.1): a
+// run of records that follow each other in one input partition is one
+// tRecords token.
+func (w *World) encFetchedList(b []byte, recs []fetched) []byte {
+	for i := 0; i < len(recs); {
+		if i > 0 {
+			b = append(b, phSpace)
+		}
+		f := &recs[i]
+		j := i + 1
+		if t := int(f.tpi) - 1; t >= 0 && t < len(w.inputTPs) && f.Offset >= 0 {
+			for j < len(recs) && j-i < maxRun && recs[j].tpi == f.tpi && recs[j].Offset == f.Offset+(j-i) {
+				j++
+			}
+		}
+		if j-i == 1 {
+			b = w.encFetched(b, f)
+		} else {
+			b = binary.AppendUvarint(append(b, tRecords), uint64(f.tpi-1))
+			b = binary.AppendUvarint(b, uint64(f.Offset))
+			b = binary.AppendUvarint(b, uint64(j-i))
+		}
+		i = j
+	}
+	return b
+}
+
 // encRecordRef is the tRecord token of record off of input partition tp;
 // false (b unchanged) when tp is not an input partition.
 func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool) {
@@ -400,6 +429,20 @@ func (r *textReader) tp() (TopicPartition, bool) {
 	return tp, ok
 }
 
+// recordRun reads a tRecords token's arguments.
+func (r *textReader) recordRun() (TopicPartition, int, int, bool) {
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	n, ok3 := r.uvarint()
+	if !ok || !ok2 || !ok3 || off > 1<<62 || n > maxRun {
+		return TopicPartition{}, 0, 0, false
+	}
+	return tp, int(off), int(n), true
+}
+
+// maxRun is the most records one tRecords token holds.
+const maxRun = 255
+
 // next appends the next token's text to out; false at tEnd or on bytes
 // that do not parse.
 func (r *textReader) next(out []byte) ([]byte, byte, bool) {
@@ -435,6 +478,17 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			return out, tEnd, false
 		}
 		out = r.w.appendRecordName(out, tp, int(off))
+	case tok == tRecords:
+		tp, off, n, ok := r.recordRun()
+		if !ok {
+			return out, tEnd, false
+		}
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendRecordName(out, tp, off+i)
+		}
 	case tok == tOffsets:
 		n, ok := r.uvarint()
 		if !ok || n > uint64(len(r.b)) {
@@ -563,6 +617,17 @@ func (w *World) names(b []byte) []string {
 	r := textReader{w: w, b: b}
 	var buf [64]byte
 	for {
+		if len(r.b) > 0 && r.b[0] == tRecords { // a run: one name per record
+			r.b = r.b[1:]
+			tp, off, n, ok := r.recordRun()
+			if !ok {
+				return out
+			}
+			for i := 0; i < n; i++ {
+				out = append(out, string(w.appendRecordName(buf[:0], tp, off+i)))
+			}
+			continue
+		}
 		b, tok, ok := r.next(buf[:0])
 		if !ok {
 			return out

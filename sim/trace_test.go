@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +275,35 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			}
 			if w.text(tail) != w.text(ref)[len(w.text(ref))-len(w.text(tail)):] {
 				t.Fatalf("the tail of %q formats as %q", w.text(ref), w.text(tail))
+			}
+		}
+		// A fetch's records, runs in one partition as one token: formatted
+		// spaced, and read back one name per record (Event.Records).
+		for i := 0; i < 300; i++ {
+			var recs []fetched
+			var want []string
+			for len(recs) < r.Intn(12) {
+				tp := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
+				off := r.Intn(1 << 20)
+				for k := 0; k < 1+r.Intn(300) && len(recs) < 400; k++ {
+					f := fetched{TP: tp, Offset: off + k, names: w.records}
+					if tpi, ok := w.tpIndex(tp); ok && r.Intn(8) > 0 {
+						f.tpi = int32(tpi + 1)
+					}
+					if r.Intn(40) == 0 { // a value of its own: an input record is still shown by its name
+						f.names, f.Value = nil, "v"+strconv.Itoa(k)
+					}
+					recs, want = append(recs, f), append(want, w.RecordName(tp, off+k))
+				}
+			}
+			b := append(encLit(w.scratch[:0], "C1"), phPolled)
+			at := len(b)
+			ref, tail := w.addTextTail(w.encFetchedList(b, recs), at)
+			if got := w.text(ref); got != "C1 poll() returned "+strings.Join(want, " ") {
+				t.Fatalf("records %v format as %q", want, got)
+			}
+			if got := w.names(w.texts.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
+				t.Fatalf("records %v read back as %v", want, got)
 			}
 		}
 		// A text that is one template, kept without its tEnd (addWhole),
