@@ -128,17 +128,31 @@ var arenaChunk = 1 << arenaShift
 type textArena struct {
 	full [][]byte // full chunks; the spine is shared with clones, cut to its length
 	open []byte   // the chunk being filled
+	// spill is where the next text is encoded when the open chunk has
+	// less than spillMin bytes of room (scratch); never shared (a clone
+	// starts without one).
+	spill []byte
 }
+
+// spillMin is the room the open chunk must have for the next text to be
+// encoded in it (scratch): a text rarely needs more.
+const spillMin = 1024
 
 // add copies an encoded text (its tEnd included) into the arena and returns
 // its reference. A text never spans chunks; one longer than a chunk (a
 // rebalance plan of thousands of partitions) gets a chunk of its own.
 func (a *textArena) add(b []byte) textRef {
-	if n := len(a.open); len(b) > 0 && n < cap(a.open) && n+len(b) <= arenaChunk &&
-		unsafe.SliceData(b) == unsafe.SliceData(a.open[n:n+1]) {
+	ref, _ := a.put(b)
+	return ref
+}
+
+// put is add, and reports whether b was kept where it was written (it was
+// encoded in the spare room), not copied.
+func (a *textArena) put(b []byte) (textRef, bool) {
+	if n := len(a.open); n+len(b) <= arenaChunk && a.inSpare(b) {
 		// Encoded in the spare room: it is in place already.
 		a.open = a.open[:n+len(b)]
-		return textRef(len(a.full)<<arenaShift | n)
+		return textRef(len(a.full)<<arenaShift | n), true
 	}
 	if a.open == nil && len(a.full) == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
@@ -154,7 +168,7 @@ func (a *textArena) add(b []byte) textRef {
 	// append grows a young chunk by doubling, and copies one shared with a
 	// clone (cut to its length) before writing.
 	a.open = append(a.open, b...)
-	return ref
+	return ref, false
 }
 
 // spare is the open chunk's room past its last text, empty: a text
@@ -166,15 +180,40 @@ func (a *textArena) spare() []byte {
 	return a.open[len(a.open):len(a.open)]
 }
 
+// inSpare reports whether b starts the open chunk's spare room.
+func (a *textArena) inSpare(b []byte) bool {
+	n := len(a.open)
+	return len(b) > 0 && n < cap(a.open) && unsafe.SliceData(b) == unsafe.SliceData(a.open[n:n+1])
+}
+
+// scratch is the buffer to encode the next text in (World.scratch): the
+// spare room while it has spillMin bytes or more, else spill. b is the
+// text just added and inPlace whether it was kept where it was written:
+// one that was not, and is larger than spill, becomes spill (as a world's
+// scratch buffer always kept the largest text's room for the next).
+func (a *textArena) scratch(b []byte, inPlace bool) []byte {
+	if !inPlace && cap(b) > cap(a.spill) {
+		a.spill = b[:0]
+	}
+	if cap(a.open)-len(a.open) >= spillMin {
+		return a.spare()
+	}
+	if a.spill == nil {
+		a.spill = make([]byte, 0, spillMin)
+	}
+	return a.spill[:0]
+}
+
 // addWithTail adds b and also returns a reference to b[at:] (the tail of
 // the text: its records, its offsets), the same bytes when the offset fits
-// in a reference, else a copy of the tail.
-func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef) {
-	ref := a.add(b)
+// in a reference, else a copy of the tail; and, as put, whether b was kept
+// in place.
+func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef, bool) {
+	ref, in := a.put(b)
 	if int(ref&(1<<arenaShift-1))+at < 1<<arenaShift {
-		return ref, ref + textRef(at)
+		return ref, ref + textRef(at), in
 	}
-	return ref, a.add(b[at:])
+	return ref, a.add(b[at:]), in
 }
 
 // bytes returns the arena from ref to the end of its chunk.

@@ -445,12 +445,14 @@ func (l *EventLog) add(kind EventKind, member string, text textRef, records uint
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is
-// usually w.scratch, which is the arena's spare room (textArena.spare): a
-// text encoded there is kept where it was written. So a text is encoded
-// into w.scratch[:0] and added before anything else adds a text.
+// usually w.scratch, which is mostly the arena's spare room
+// (textArena.scratch): a text encoded there is kept where it was written.
+// So a text is encoded into w.scratch[:0] and added before anything else
+// adds a text.
 func (w *World) addText(b []byte) textRef {
-	ref := w.texts.add(append(b, tEnd))
-	w.scratch = w.texts.spare()
+	b = append(b, tEnd)
+	ref, in := w.texts.put(b)
+	w.scratch = w.texts.scratch(b, in)
 	return ref
 }
 
@@ -462,15 +464,16 @@ func (w *World) addWhole(b []byte) textRef {
 		panic("sim: addWhole is for a text that is one template")
 	}
 	b[0] += tWhole - tTemplate
-	ref := w.texts.add(b)
-	w.scratch = w.texts.spare()
+	ref, in := w.texts.put(b)
+	w.scratch = w.texts.scratch(b, in)
 	return ref
 }
 
 // addTextTail is addText that also returns a reference to b[at:].
 func (w *World) addTextTail(b []byte, at int) (textRef, textRef) {
-	ref, tail := w.texts.addWithTail(append(b, tEnd), at)
-	w.scratch = w.texts.spare()
+	b = append(b, tEnd)
+	ref, tail, in := w.texts.addWithTail(b, at)
+	w.scratch = w.texts.scratch(b, in)
 	return ref, tail
 }
 
