@@ -119,13 +119,22 @@ func TestPropertyTopicSpansAsMap(t *testing.T) {
 
 // The timer heap (moving a hole, not swapping) pops in (at, seq) order over
 // random interleavings of pushes and pops, with many timers due at the
-// same tick.
+// same tick, and so does a clone of it, the original left as it was.
 func TestPropertyTimerQueueOrder(t *testing.T) {
 	for seed := int64(0); seed < 100; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		var q timerQueue
 		var ref []timer // what is in q, kept sorted by (at, seq)
 		for i := 0; i < 400; i++ {
+			if r.Intn(30) == 0 { // go on with a clone; the original still pops the same
+				c := q.clone()
+				for k := range ref {
+					if got := q.pop(); got.seq != ref[k].seq || got.id != ref[k].id {
+						t.Fatalf("seed %d, step %d: the cloned queue popped seq %d, want %d", seed, i, got.seq, ref[k].seq)
+					}
+				}
+				q = c
+			}
 			if r.Intn(3) > 0 || len(ref) == 0 {
 				q.seq++
 				tm := timer{at: r.Intn(20), seq: q.seq, id: strconv.Itoa(i)}

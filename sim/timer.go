@@ -64,8 +64,19 @@ func (q *timerQueue) Len() int { return len(q.heap) }
 // next is the due tick of the first timer (Len() > 0).
 func (q *timerQueue) next() int { return q.heap[0].at }
 
+// clone copies the queued timers only, each into the slot of its place in
+// the heap (the same heap, so the same order), with no free slots.
 func (q *timerQueue) clone() timerQueue {
-	return timerQueue{heap: cp(q.heap), slots: cp(q.slots), free: cp(q.free), seq: q.seq}
+	n := timerQueue{seq: q.seq}
+	if len(q.heap) == 0 {
+		return n
+	}
+	n.heap, n.slots = make([]timerKey, len(q.heap)), make([]timer, len(q.heap))
+	for i, k := range q.heap {
+		n.slots[i] = q.slots[k.slot]
+		n.heap[i] = timerKey{at: k.at, seq: k.seq, slot: int32(i)}
+	}
+	return n
 }
 
 // push and pop keep q.heap a binary min-heap. They are written out rather
