@@ -430,7 +430,7 @@ func (m *Member) poll(w *World) bool {
 	p := w.packet()
 	p.Type, p.text, p.Body = Fetch, w.addText(b), req
 	m.send(w, p)
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, n: m.fetchID})
+	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.fetchID})
 	return false
 }
 
@@ -557,7 +557,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 // armPollTimer starts the heartbeat thread's max.poll.interval check for the
 // stretch outside poll() that began at leftPollAt.
 func (m *Member) armPollTimer(w *World) {
-	w.after(timer{at: m.leftPollAt + m.Cfg.MaxPollInterval, kind: tmPollTimeout, client: m.Client, inc: m.Inc, n: m.leftPollAt})
+	w.after(timer{at: m.leftPollAt + m.Cfg.MaxPollInterval, kind: tmPollTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.leftPollAt})
 }
 
 // pollTimeout is the heartbeat thread's check: still outside poll() since

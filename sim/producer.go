@@ -226,7 +226,7 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
-	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: req.ID, m: req.Attempt})
+	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: req.ID, m: req.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.

@@ -37,6 +37,7 @@ type timer struct {
 	kind    timerKind
 	client  string
 	inc     int
+	proc    int32 // client/inc's process number plus one, when known (World.procOf); 0 when not
 	id      string
 	n, m    int
 	tps     []TopicPartition
@@ -194,7 +195,7 @@ func (w *World) fire(t timer) {
 	case tmConsumerRebalanceTimeout:
 		w.Group.consumerRebalanceTimeout(w, t.id, t.n, t.m)
 	default:
-		m := w.process(t.client, t.inc)
+		m := w.procOf(t.client, t.inc, t.proc)
 		if m == nil || !m.Alive {
 			return
 		}
