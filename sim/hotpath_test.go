@@ -95,7 +95,7 @@ func TestPropertyTopicSpansAsMap(t *testing.T) {
 		for i := 0; i < n; i++ {
 			name := string(rune('a'+r.Intn(26))) + strconv.Itoa(i)
 			inputs = append(inputs, TopicSpec{Name: name, Partitions: 1 + r.Intn(5)})
-			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5), topo: r.Intn(100)}
+			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5)}
 		}
 		ts := newTopicSpans(inputs, m)
 		if (ts.m != nil) != (n > fewTopics) {

@@ -32,8 +32,8 @@ import (
 //	                      most frequent texts, whole: a produce, its answer)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
-// tp numbers the world's partitions: its input topics' in topology order,
-// then the output topic's (one byte up to 128 partitions); every number is
+// tp numbers the world's partitions: its input partitions in inputTPs'
+// (sorted) order, then the output topic's (one byte up to 128 partitions); every number is
 // a varint. A reference into the arena (textRef) may point at any token of
 // a text, not only its first:
 // a polled event's Records point at the record tokens of its own text, and a
@@ -236,15 +236,16 @@ func (w *World) encMemberID(b []byte, id string) []byte {
 	return binary.AppendUvarint(b, uint64(n))
 }
 
-// tpIndex numbers the world's partitions: the input topics' partitions in
-// topology order, then the output topic's. False for a partition the
-// world does not have.
-// One map lookup (inputAt keeps each input topic's topology-order start):
-// every partition of every commit's text is numbered here, and a scan of
-// the topics was most of a tick at 100 topics.
+// tpIndex numbers the world's partitions: the input partitions by their
+// place in inputTPs (inputIndex.slot: the same number the offset table,
+// the offsets log and the log cells use), then the output topic's. False
+// for a partition the world does not have.
+// One lookup of the topic (inputAt keeps where each input topic's
+// partitions start): every partition of every commit's text is numbered
+// here.
 func (w *World) tpIndex(tp TopicPartition) (int, bool) {
 	if s, ok := w.inputAt.get(tp.Topic); ok {
-		return s.topo + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
+		return s.at + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
 	}
 	o := w.Topo.Output
 	return len(w.inputTPs) + tp.Partition, o.Name == tp.Topic && tp.Partition >= 0 && tp.Partition < o.Partitions
@@ -252,14 +253,10 @@ func (w *World) tpIndex(tp TopicPartition) (int, bool) {
 
 // tpAt is the partition numbered i (tpIndex), and whether it is an input one.
 func (w *World) tpAt(i uint64) (TopicPartition, bool, bool) {
-	for _, t := range w.Topo.Inputs {
-		if i < uint64(t.Partitions) {
-			return TopicPartition{Topic: t.Name, Partition: int(i)}, true, true
-		}
-		i -= uint64(t.Partitions)
-	}
-	if i < uint64(w.Topo.Output.Partitions) {
-		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i)}, false, true
+	if n := uint64(len(w.inputTPs)); i < n {
+		return w.inputTPs[i], true, true
+	} else if i-n < uint64(w.Topo.Output.Partitions) {
+		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i - n)}, false, true
 	}
 	return TopicPartition{}, false, false
 }
