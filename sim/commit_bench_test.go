@@ -42,28 +42,47 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 
 // TestFetchPositionList: the auto-commit's ordered position list is what
 // sorting the fetchPositions map gives, whether Owned is sorted, unsorted,
-// repeats a partition, or has partitions not yet positioned.
+// repeats a partition, or has partitions not yet positioned or not of the
+// world; with and without the world's numbering. Its slots, when given,
+// are the partitions' own.
 func TestFetchPositionList(t *testing.T) {
 	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	for _, owned := range [][]TopicPartition{
-		nil,
-		{tp("a", 0), tp("a", 1), tp("b", 0)},
-		{tp("b", 0), tp("a", 1), tp("a", 0)},
-		{tp("a", 1), tp("a", 1), tp("a", 0)},
-		{tp("a", 0), tp("x", 9), tp("b", 2)},
-	} {
-		m := &Member{Owned: owned}
-		for _, e := range []partInt{{tp("a", 0), 4}, {tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 2), 3}} {
-			m.positions.set(e.tp, e.v)
-		}
-		want := sortedKeys(m.fetchPositions())
-		tps, offs := m.fetchPositionList()
-		if len(tps) != len(want) || len(offs) != len(want) || m.anyPositioned() != (len(want) > 0) {
-			t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
-		}
-		for i := range want {
-			if tps[i] != want[i] || offs[i] != m.positions.at(want[i]) {
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"b", 3}, {"a", 2}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, idx := range []*inputIndex{nil, &w.records.index} {
+		for _, owned := range [][]TopicPartition{
+			nil,
+			{tp("a", 0), tp("a", 1), tp("b", 0)},
+			{tp("b", 0), tp("a", 1), tp("a", 0)},
+			{tp("a", 1), tp("a", 1), tp("a", 0)},
+			{tp("a", 0), tp("x", 9), tp("b", 2)},
+			{tp("a", 0), tp("b", 2), tp("x", 9)},
+		} {
+			m := &Member{Owned: owned}
+			if idx != nil {
+				m.useIndex(idx)
+			}
+			for _, e := range []struct {
+				tp TopicPartition
+				v  int
+			}{{tp("a", 0), 4}, {tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 2), 3}, {tp("x", 9), 5}} {
+				m.positions.set(e.tp, e.v)
+			}
+			m.positions.del(tp("x", 9))
+			want := sortedKeys(m.fetchPositions())
+			tps, slots, offs := m.fetchPositionList([]int{99, 98})
+			if len(tps) != len(want) || len(offs) != len(want) || m.anyPositioned() != (len(want) > 0) {
 				t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
+			}
+			for i := range want {
+				if tps[i] != want[i] || offs[i] != m.positions.at(want[i]) {
+					t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
+				}
+				if s := slotAt(slots, i); s >= 0 && (idx == nil || idx.tps[s] != tps[i]) {
+					t.Fatalf("Owned %v: slot %d of %v is not its own", owned, s, tps[i])
+				}
 			}
 		}
 	}

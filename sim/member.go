@@ -70,10 +70,15 @@ type Member struct {
 	positions  partInts
 	processed  partInts
 	committed  partInts
-	lastJoin   *Packet          // the JoinGroup whose answer counts
-	rejoin     bool             // send JoinGroup at the next poll
-	lost       bool             // its generation is gone: drop every partition at the next poll
-	revoke     []TopicPartition // cooperative: revoke these at the next poll
+	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
+	// (Owned is replaced, never changed in place; a stale entry would only
+	// cost lookups, as every slot is checked where it is used).
+	slotsFor *TopicPartition
+	slots    []int32
+	lastJoin *Packet          // the JoinGroup whose answer counts
+	rejoin   bool             // send JoinGroup at the next poll
+	lost     bool             // its generation is gone: drop every partition at the next poll
+	revoke   []TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
 	joinAnswer    *joinResp
@@ -176,6 +181,29 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
 		prod: newProducer(cc), consumer: cc.GroupProtocol == string(ConsumerGroup),
 	}
+}
+
+// useIndex gives a new process the world's numbering of its input
+// partitions, which its positions, processed and committed offsets are
+// kept by.
+func (m *Member) useIndex(x *inputIndex) {
+	m.positions.useIndex(x)
+	m.processed.useIndex(x)
+	m.committed.useIndex(x)
+}
+
+// ownedSlots is the slot of each partition of Owned (-1 for one the world
+// does not number), computed once per Owned list: the auto-commit reads
+// its positions and commits its partitions by these numbers.
+func (m *Member) ownedSlots() []int32 {
+	if len(m.Owned) == 0 {
+		return nil
+	}
+	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
+		m.slots = m.positions.idx.slotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
+		m.slotsFor = &m.Owned[0]
+	}
+	return m.slots
 }
 
 // Static reports whether the member has a group.instance.id.
@@ -422,8 +450,11 @@ func (m *Member) maybeAutoCommit(w *World) {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		if tps, offs := m.fetchPositionList(); len(tps) > 0 {
-			m.sendCommitList(w, tps, offs, false)
+		req := w.newCommitReq()
+		if req.Partitions, req.Slots, req.Offsets = m.fetchPositionList(req.Offsets); len(req.Partitions) > 0 {
+			m.sendCommitReq(w, req)
+		} else {
+			w.unuseCommitReq(req)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
@@ -639,17 +670,20 @@ func (m *Member) anyPositioned() bool {
 	return false
 }
 
-// fetchPositionList is fetchPositions as two parallel slices in partition
-// order (what sendCommit builds from the map), without the map: Owned is
-// usually sorted already, so the sort is only a fallback. When every owned
-// partition is positioned and Owned is strictly in order (the steady
-// state), the partition list is Owned itself, capped: Owned is replaced,
-// never changed in place, so the request may keep it.
-func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
-	offs := make([]int, 0, len(m.Owned))
+// fetchPositionList is fetchPositions as parallel slices in partition
+// order (what sendCommit builds from the map), without the map: the
+// partitions, their slots (hints, -1 for none) and the positions, appended
+// to offs[:0]. Owned is usually sorted already, so the sort is only a
+// fallback. When every owned partition is positioned and Owned is strictly
+// in order (the steady state), the partition list is Owned itself and the
+// slots ownedSlots, capped: both are replaced, never changed in place, so
+// the request may keep them.
+func (m *Member) fetchPositionList(offs []int) ([]TopicPartition, []int32, []int) {
+	offs = offs[:0]
+	slots := m.ownedSlots()
 	inOrder, all := true, true
 	for i, tp := range m.Owned {
-		p, ok := m.positions.get(tp)
+		p, ok := m.positions.getHint(tp, slots[i])
 		if !ok {
 			all = false
 			continue
@@ -660,7 +694,8 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 		offs = append(offs, p)
 	}
 	if all && inOrder {
-		return m.Owned[:len(m.Owned):len(m.Owned)], offs
+		n := len(m.Owned)
+		return m.Owned[:n:n], slots[:n:n], offs
 	}
 	tps := make([]TopicPartition, 0, len(offs))
 	inOrder = true
@@ -679,7 +714,7 @@ func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
 			offs[i] = m.positions.at(tp)
 		}
 	}
-	return tps, offs
+	return tps, nil, offs
 }
 
 func (m *Member) fetchPositions() map[TopicPartition]int {
@@ -781,25 +816,24 @@ func (m *Member) commitRetry(w *World, seq int) {
 }
 
 func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
-	if len(offs) == 0 {
-		m.sendCommitList(w, nil, nil, sync)
-		return
+	req := w.newCommitReq()
+	req.Sync = sync
+	if len(offs) > 0 {
+		req.Partitions = sortedKeys(offs)
+		for _, tp := range req.Partitions {
+			req.Offsets = append(req.Offsets, offs[tp])
+		}
 	}
-	tps := sortedKeys(offs)
-	list := make([]int, len(tps))
-	for i, tp := range tps {
-		list[i] = offs[tp]
-	}
-	m.sendCommitList(w, tps, list, sync)
+	m.sendCommitReq(w, req)
 }
 
-// sendCommitList sends an OffsetCommit of tps (in partition order) at offs;
-// the request keeps both slices.
-func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
-	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
-		Partitions: tps, Offsets: offs}
+// sendCommitReq fills in the member's side of an OffsetCommit whose
+// partitions (in partition order), slots (hints, or nil) and offsets are
+// set, and sends it; the request keeps its slices.
+func (m *Member) sendCommitReq(w *World, req *commitReq) {
+	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
-	b := append(w.encOffsets(w.scratch[:0], tps, offs), phComma)
+	b := append(w.encOffsetsAt(w.scratch[:0], req.Partitions, req.Slots, req.Offsets), phComma)
 	if m.consumer {
 		b = encNum(b, phEpochWord, int64(m.Generation))
 	} else {
@@ -813,20 +847,16 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
 	r := p.Body.(*commitResp)
-	if p.Req.Body.(*commitReq).BeforeRevoke {
-		if p.Error == None {
-			for i, tp := range r.Partitions {
-				m.committed.set(tp, r.Offsets[i])
-			}
+	if p.Error == None {
+		for i, tp := range r.Partitions {
+			m.committed.setHint(tp, slotAt(r.Slots, i), r.Offsets[i])
 		}
+	}
+	if p.Req.Body.(*commitReq).BeforeRevoke {
 		m.onCommitBeforeRevoke(w, p)
 		return
 	}
-	if p.Error == None {
-		for i, tp := range r.Partitions {
-			m.committed.set(tp, r.Offsets[i])
-		}
-	} else {
+	if p.Error != None {
 		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
 		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*commitReq).Generation)
 		m.commitThrew()

@@ -50,14 +50,15 @@ type offsetOdd struct {
 	Offset int
 }
 
-// entry encodes tp and offset; c (may be nil) remembers the last topic
-// looked up, for the lists of one commit.
-func (l *OffsetsLog) entry(tp TopicPartition, offset int, c *topicCache) offsetEntry {
+// entry encodes tp and offset; hint is tp's slot if known (-1: not), and
+// c (may be nil) remembers the last topic looked up, for the lists of one
+// commit.
+func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topicCache) offsetEntry {
 	if offset >= -1 && offset <= 1<<31-1 {
 		if tp == (TopicPartition{}) {
 			return offsetEntry{part: entryNoTP, offset: int32(offset)}
 		}
-		if p, ok := l.index.slot(tp, c); ok {
+		if p, ok := l.index.slotCached(tp, hint, c); ok {
 			return offsetEntry{part: int32(p), offset: int32(offset)}
 		}
 	}
@@ -126,19 +127,20 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, t
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
 	l.startRun(rec)
-	l.entries.Append(l.entry(rec.TP, rec.Offset, nil))
+	l.entries.Append(l.entry(rec.TP, -1, rec.Offset, nil))
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
 // rec (whose TP and Offset are not used): the records of one OffsetCommit.
-func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs []int) {
+// slots, when not nil, are the partitions' slots as the member knew them.
+func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots []int32, offs []int) {
 	if len(tps) == 0 {
 		return
 	}
 	l.startRun(rec)
 	var tc topicCache
 	for i, tp := range tps {
-		l.entries.Append(l.entry(tp, offs[i], &tc))
+		l.entries.Append(l.entry(tp, slotAt(slots, i), offs[i], &tc))
 	}
 }
 

@@ -76,9 +76,23 @@ func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
 
 	// appendCommit writes the records of one OffsetCommit, as Append would one by one.
 	head := OffsetRecord{Tick: 5000, Group: "g", Generation: 9, MemberID: "C2-1", PID: -1, State: "committed"}
-	tps, offs := []TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}}, []int{3, 4}
-	c.appendCommit(head, tps, offs)
-	c.appendCommit(head, nil, nil)
+	tps, offs := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}, []int{3, 4}
+	c.appendCommit(head, tps, []int32{-1, 1 << 20}, offs) // hints that are no slot: looked up
+	c.appendCommit(head, nil, nil, nil)
+	c.appendCommit(head, tps, index.slotsOf(nil, tps), offs) // the slots, when the index numbers them
+	for i := range tps {
+		r := head
+		r.TP, r.Offset = tps[i], offs[i]
+		want = append(want, r)
+	}
+	if len(index.tps) > 0 {
+		c.appendCommit(head, tps, []int32{1, 0}, offs) // each the other's slot: looked up
+		for i := range tps {
+			r := head
+			r.TP, r.Offset = tps[i], offs[i]
+			want = append(want, r)
+		}
+	}
 	for i := range tps {
 		r := head
 		r.TP, r.Offset = tps[i], offs[i]
@@ -120,7 +134,7 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 		l.Append(r)
 		want = append(want, r)
 		if i == 2 {
-			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int{6, 7, 8})
+			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int32{2, 0, 3}, []int{6, 7, 8})
 			for k, tp := range []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}} {
 				r := rec(tp.Topic, tp.Partition, 6)
 				r.Offset = 6 + k

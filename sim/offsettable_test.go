@@ -43,7 +43,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 				for i := range offs {
 					offs[i] = r.Intn(1000)
 				}
-				tab.setCommit(tps, offs, c)
+				tab.setCommit(tps, randomHints(r, &tab.index, tps), offs, c)
 				for i, tp := range tps {
 					c.Offset = offs[i]
 					ref[tp] = c
@@ -132,4 +132,25 @@ func TestTpIndexIsTheInputSlot(t *testing.T) {
 			t.Errorf("tpIndex(%v) says the world has it", tp)
 		}
 	}
+}
+
+// randomHints is a slot list for tps as a commit might carry it: nil, or
+// each entry the partition's slot, another partition's, -1, or past the
+// end. Whatever the hints, the answers must be the same.
+func randomHints(r *rand.Rand, x *inputIndex, tps []TopicPartition) []int32 {
+	if r.Intn(4) == 0 {
+		return nil
+	}
+	hints := x.slotsOf(nil, tps)
+	for i := range hints {
+		switch r.Intn(5) {
+		case 0:
+			hints[i] = -1
+		case 1:
+			hints[i] = int32(r.Intn(len(x.tps) + 1))
+		case 2:
+			hints[i] = int32(len(x.tps) + r.Intn(3))
+		}
+	}
+	return hints
 }

@@ -292,10 +292,19 @@ func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5).
 func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	return w.encOffsetsAt(b, tps, nil, offs)
+}
+
+// encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a
+// hint (an input partition's tpIndex is its slot; the hint is checked).
+func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	for i, tp := range tps {
-		t, ok := w.tpIndex(tp)
+		t, ok := int(slotAt(slots, i)), true
+		if !w.records.index.is(tp, int32(t)) {
+			t, ok = w.tpIndex(tp)
+		}
 		if !ok {
 			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
 		}

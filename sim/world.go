@@ -254,6 +254,7 @@ func (w *World) newProcess(client string) *Member {
 		inc = old.Inc + 1
 	}
 	m := newMember(client, inc, cc, w.topicNames())
+	m.useIndex(&w.records.index)
 	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	if w.current[client] == nil {
