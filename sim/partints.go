@@ -9,14 +9,17 @@ import (
 // partInts is a member's map from its partitions to an offset (positions,
 // processed, committed), as map[TopicPartition]int was. A partition the
 // world numbers (inputIndex.slot, the number tpIndex gives it) is kept by
-// that number in a slice sorted by it, found by binary search: no hashing
-// of the topic name, and a clone copies one array. The hot paths carry the
-// numbers with their partitions (Member.ownedSlots, commitReq.Slots) and
-// use the *Hint methods, which check a number against the partition
-// before trusting it. Any other partition (a member without a world, a
-// topic the world does not have) is kept in a map. Nothing ranges over it:
-// get, set, del and reset are the whole interface. The zero value is empty
-// and ready, and numbers nothing (useIndex gives it the world's numbering).
+// that number in a slice sorted by it: no hashing of the topic name, and a
+// clone copies one array. The hot paths carry the numbers with their
+// partitions (Member.ownedSlots, commitReq.Slots) and use the *Hint
+// methods, which check a number against the partition before trusting it
+// and then search by number. Without a number, a member of a few
+// partitions (up to partIntsScan) is scanned comparing partitions, as
+// cheap as finding the number; past that, the number is looked up. Any
+// other partition (a member without a world, a topic the world does not
+// have) is kept in a map. Nothing ranges over it: get, set, del and reset
+// are the whole interface. The zero value is empty and ready, and numbers
+// nothing (useIndex gives it the world's numbering).
 type partInts struct {
 	idx   *inputIndex            // the world's numbering, shared; nil: none
 	es    []partInt              // by k, ascending
@@ -24,24 +27,20 @@ type partInts struct {
 }
 
 type partInt struct {
-	k int32 // the partition's slot
-	v int
+	tp TopicPartition
+	k  int32 // tp's slot
+	v  int
 }
+
+// partIntsScan is the most entries scanned for a partition whose number
+// is not known.
+const partIntsScan = 16
 
 // useIndex gives p the world's numbering of its input partitions; p must
 // be empty.
 func (p *partInts) useIndex(x *inputIndex) { p.idx = x }
 
-// slot is tp's number, checking hint first (-1: none).
-func (p *partInts) slot(tp TopicPartition, hint int32) (int32, bool) {
-	if p.idx == nil {
-		return 0, false
-	}
-	s, ok := p.idx.slotHint(tp, hint)
-	return int32(s), ok
-}
-
-// find is where k is in es, or where it would go.
+// find is where slot k is in es, or where it would go.
 func (p *partInts) find(k int32) (int, bool) {
 	lo, hi := 0, len(p.es)
 	for lo < hi {
@@ -55,17 +54,58 @@ func (p *partInts) find(k int32) (int, bool) {
 	return lo, lo < len(p.es) && p.es[lo].k == k
 }
 
+// scan is where tp is in a short es (false: not there, or es is long).
+func (p *partInts) scan(tp TopicPartition) (int, bool) {
+	if len(p.es) > partIntsScan {
+		return 0, false
+	}
+	for i := range p.es {
+		if p.es[i].tp.Partition == tp.Partition && p.es[i].tp.Topic == tp.Topic {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// lookup is where tp is in es (found), or where it would go; numbered
+// false: the world does not number tp (it belongs in other). hint is tp's
+// slot if known (-1: not). A short es that does not hold tp, with other
+// empty, answers absent without looking tp's number up (i and k are then
+// not set: lookup with insert set for a place to insert).
+func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k int32, found, numbered bool) {
+	if p.idx == nil {
+		return 0, 0, false, false
+	}
+	if p.idx.is(tp, hint) {
+		i, found = p.find(hint)
+		return i, hint, found, true
+	}
+	if i, ok := p.scan(tp); ok {
+		return i, p.es[i].k, true, true
+	}
+	if !insert && len(p.es) <= partIntsScan && len(p.other) == 0 {
+		return 0, 0, false, true
+	}
+	s, ok := p.idx.slot(tp, nil)
+	if !ok {
+		return 0, 0, false, false
+	}
+	k = int32(s)
+	i, found = p.find(k)
+	return i, k, found, true
+}
+
 // get is v, ok := m[tp].
 func (p *partInts) get(tp TopicPartition) (int, bool) { return p.getHint(tp, -1) }
 
 // getHint is get with tp's slot, if known, as hint.
 func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
-	k, ok := p.slot(tp, hint)
-	if !ok {
+	i, _, found, numbered := p.lookup(tp, hint, false)
+	if !numbered {
 		v, ok := p.other[tp]
 		return v, ok
 	}
-	if i, ok := p.find(k); ok {
+	if found {
 		return p.es[i].v, true
 	}
 	return 0, false
@@ -80,37 +120,28 @@ func (p *partInts) at(tp TopicPartition) int {
 // set is m[tp] = v.
 func (p *partInts) set(tp TopicPartition, v int) { p.setHint(tp, -1, v) }
 
-// setHint is set with tp's slot, if known, as hint. A member's partitions
-// usually arrive in order, so a new one is usually appended.
+// setHint is set with tp's slot, if known, as hint.
 func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
-	k, ok := p.slot(tp, hint)
-	if !ok {
+	i, k, found, numbered := p.lookup(tp, hint, true)
+	switch {
+	case !numbered:
 		if p.other == nil {
 			p.other = map[TopicPartition]int{}
 		}
 		p.other[tp] = v
-		return
-	}
-	if n := len(p.es); n == 0 || p.es[n-1].k < k {
-		p.es = append(p.es, partInt{k, v})
-		return
-	}
-	i, found := p.find(k)
-	if found {
+	case found:
 		p.es[i].v = v
-		return
+	default:
+		p.es = slices.Insert(p.es, i, partInt{tp, k, v})
 	}
-	p.es = slices.Insert(p.es, i, partInt{k, v})
 }
 
 // del is delete(m, tp).
 func (p *partInts) del(tp TopicPartition) {
-	k, ok := p.slot(tp, -1)
-	if !ok {
+	i, _, found, numbered := p.lookup(tp, -1, false)
+	if !numbered {
 		delete(p.other, tp)
-		return
-	}
-	if i, found := p.find(k); found {
+	} else if found {
 		p.es = slices.Delete(p.es, i, i+1)
 	}
 }
@@ -136,7 +167,7 @@ func (p partInts) String() string {
 	}
 	es := make([]entry, 0, p.len())
 	for _, e := range p.es {
-		es = append(es, entry{p.idx.tps[e.k], e.v})
+		es = append(es, entry{e.tp, e.v})
 	}
 	for tp, v := range p.other {
 		es = append(es, entry{tp, v})
