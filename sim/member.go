@@ -682,14 +682,21 @@ func (m *Member) fetchPositionList(offs []int) ([]TopicPartition, []int32, []int
 	offs = offs[:0]
 	slots := m.ownedSlots()
 	inOrder, all := true, true
+	at, prev := 0, int32(-1) // the cursor in positions; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
-		p, ok := m.positions.getHint(tp, slots[i])
+		k := m.positions.slotOf(tp, slots[i])
+		p, ok := m.positions.getSlot(tp, k, &at)
+		if ok && i > 0 {
+			if k >= 0 && prev >= 0 {
+				inOrder = inOrder && prev < k // slots are in (topic, partition) order
+			} else if !m.Owned[i-1].Less(tp) {
+				inOrder = false // unsorted or repeated
+			}
+		}
+		prev = k
 		if !ok {
 			all = false
 			continue
-		}
-		if i > 0 && !m.Owned[i-1].Less(tp) {
-			inOrder = false // unsorted or repeated
 		}
 		offs = append(offs, p)
 	}
@@ -848,8 +855,9 @@ func (m *Member) sendCommitReq(w *World, req *commitReq) {
 func (m *Member) onCommitResponse(w *World, p *Packet) {
 	r := p.Body.(*commitResp)
 	if p.Error == None {
+		at := 0
 		for i, tp := range r.Partitions {
-			m.committed.setHint(tp, slotAt(r.Slots, i), r.Offsets[i])
+			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
 	}
 	if p.Req.Body.(*commitReq).BeforeRevoke {

@@ -54,6 +54,56 @@ func (p *partInts) find(k int32) (int, bool) {
 	return lo, lo < len(p.es) && p.es[lo].k == k
 }
 
+// seek is find for a list of slots in ascending order: *at is where the
+// previous one was found, plus one, so the next is usually right there;
+// *at moves past what is found.
+func (p *partInts) seek(k int32, at *int) (int, bool) {
+	i, found := *at, false
+	if i < len(p.es) && p.es[i].k == k {
+		found = true
+	} else {
+		i, found = p.find(k)
+	}
+	if found {
+		*at = i + 1
+	}
+	return i, found
+}
+
+// getSlot is getHint for a partition whose slot k is already checked
+// (inputIndex.is), or -1, in a list in slot order: at is seek's cursor.
+func (p *partInts) getSlot(tp TopicPartition, k int32, at *int) (int, bool) {
+	if k < 0 {
+		return p.get(tp)
+	}
+	if i, ok := p.seek(k, at); ok {
+		return p.es[i].v, true
+	}
+	return 0, false
+}
+
+// setSlot is setHint for a partition whose slot k is already checked, or
+// -1, in a list in slot order: at is seek's cursor.
+func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
+	if k < 0 {
+		p.set(tp, v)
+		return
+	}
+	if i, ok := p.seek(k, at); ok {
+		p.es[i].v = v
+		return
+	}
+	p.setHint(tp, k, v)
+}
+
+// slotOf is hint when it is tp's slot, else -1.
+func (p *partInts) slotOf(tp TopicPartition, hint int32) int32 {
+	if p.idx != nil && p.idx.is(tp, hint) {
+		return hint
+	}
+	return -1
+}
+
 // scan is where tp is in a short es (false: not there, or es is long).
 func (p *partInts) scan(tp TopicPartition) (int, bool) {
 	if len(p.es) > partIntsScan {

@@ -54,6 +54,31 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 			case op == 13:
 				frozen = append(frozen, p.clone())
 				frozenRef = append(frozenRef, cpMap(ref))
+			case op == 14:
+				// a list in (topic, partition) order, read and then written
+				// with seek's cursor, as the auto-commit does
+				var list []TopicPartition
+				for _, topic := range []string{"orders", "payments", "x"} {
+					for q := 0; q < n+2; q++ {
+						if r.Intn(3) == 0 {
+							list = append(list, TopicPartition{Topic: topic, Partition: q})
+						}
+					}
+				}
+				hints := randomHints(r, x, list)
+				at := 0
+				for j, lt := range list {
+					got, ok := p.getSlot(lt, p.slotOf(lt, slotAt(hints, j)), &at)
+					if want, wok := ref[lt]; got != want || ok != wok {
+						t.Fatalf("seed %d, op %d: getSlot(%v) = %d %v, want %d %v", seed, i, lt, got, ok, want, wok)
+					}
+				}
+				at = 0
+				for j, lt := range list {
+					v := r.Intn(1000)
+					p.setSlot(lt, p.slotOf(lt, slotAt(hints, j)), v, &at)
+					ref[lt] = v
+				}
 			}
 			got, ok := p.get(tp)
 			hgot, hok := p.getHint(tp, hint)
