@@ -171,7 +171,7 @@ func (m *Member) clone() *Member {
 	n := *m
 	n.Topics, n.Owned, n.revoke, n.batch = cp(m.Topics), cp(m.Owned), cp(m.revoke), cp(m.batch)
 	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
-	n.pendingCommit, n.closeOffs, n.revokeOffs = cpMap(m.pendingCommit), cpMap(m.closeOffs), cpMap(m.revokeOffs)
+	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = cpMap(m.prod.seq)
 	n.prod.unacked = cpMap(m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = cp(m.prod.queued)

@@ -118,7 +118,7 @@ type Member struct {
 	afterCommit   cont // what the loop does when commitSync returns
 	afterFlush    cont // what it does once every produce is answered
 	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
-	pendingCommit map[TopicPartition]int
+	pendingCommit commitList
 	closeOffs     map[TopicPartition]int
 	revokeOffs    map[TopicPartition]int
 	pendingFetch  bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
@@ -451,7 +451,8 @@ func (m *Member) maybeAutoCommit(w *World) {
 	}
 	if w.Tick >= m.nextAuto {
 		req := w.newCommitReq()
-		if req.Partitions, req.Slots, req.Offsets = m.fetchPositionList(req.Offsets); len(req.Partitions) > 0 {
+		l := m.fetchPositionList(req.Offsets)
+		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
 			m.sendCommitReq(w, req)
 		} else {
 			w.unuseCommitReq(req)
@@ -560,7 +561,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 		m.beginTxn(w)
 	}
 	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
-		m.commitSync(w, m.fetchPositions(), contProcess)
+		m.commitSync(w, m.fetchPositionList(nil), contProcess)
 		return
 	}
 	m.loop = LoopProcessing
@@ -670,22 +671,51 @@ func (m *Member) anyPositioned() bool {
 	return false
 }
 
-// fetchPositionList is fetchPositions as parallel slices in partition
-// order (what sendCommit builds from the map), without the map: the
-// partitions, their slots (hints, -1 for none) and the positions, appended
-// to offs[:0]. Owned is usually sorted already, so the sort is only a
-// fallback. When every owned partition is positioned and Owned is strictly
-// in order (the steady state), the partition list is Owned itself and the
-// slots ownedSlots, capped: both are replaced, never changed in place, so
-// the request may keep them.
-func (m *Member) fetchPositionList(offs []int) ([]TopicPartition, []int32, []int) {
+// commitList is what one OffsetCommit commits: parallel lists in
+// partition order, the partitions' slots hints (or nil). Never changed once
+// built: a request and a clone may share it.
+type commitList struct {
+	tps   []TopicPartition
+	slots []int32
+	offs  []int
+}
+
+// listOf is offs as a commitList (the order sendCommit gave a map).
+func listOf(offs map[TopicPartition]int) commitList {
+	l := commitList{tps: sortedKeys(offs)}
+	for _, tp := range l.tps {
+		l.offs = append(l.offs, offs[tp])
+	}
+	return l
+}
+
+// fetchPositionList is fetchPositions as a commitList (what listOf makes
+// of the map), without the map; the positions are appended to offs[:0].
+func (m *Member) fetchPositionList(offs []int) commitList {
+	return m.positionList(&m.positions, offs)
+}
+
+// processedPositionList is processedPositions as a commitList, without the
+// map.
+func (m *Member) processedPositionList() commitList {
+	return m.positionList(&m.processed, nil)
+}
+
+// positionList lists every owned partition with a position, in partition
+// order, with its value in from (positions or processed; one without a
+// value there is left out), appended to offs[:0]. Owned is usually sorted
+// already, so the map and sort are only a fallback. When Owned is strictly
+// in order and every owned partition is listed (the steady state), the
+// partition list is Owned itself and the slots ownedSlots, capped: both
+// are replaced, never changed in place, so the request may keep them.
+func (m *Member) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
 	slots := m.ownedSlots()
 	inOrder, all := true, true
-	at, prev := 0, int32(-1) // the cursor in positions; the slot of Owned[i-1] if checked
+	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
 		k := m.positions.slotOf(tp, slots[i])
-		p, ok := m.positions.getSlot(tp, k, &at)
+		v, ok := m.positions.getSlot(tp, k, &at)
 		if ok && i > 0 {
 			if k >= 0 && prev >= 0 {
 				inOrder = inOrder && prev < k // slots are in (topic, partition) order
@@ -694,34 +724,44 @@ func (m *Member) fetchPositionList(offs []int) ([]TopicPartition, []int32, []int
 			}
 		}
 		prev = k
+		if ok && from != &m.positions {
+			v, ok = from.getSlot(tp, k, &atFrom)
+		}
 		if !ok {
 			all = false
 			continue
 		}
-		offs = append(offs, p)
+		offs = append(offs, v)
 	}
-	if all && inOrder {
+	if inOrder && all {
 		n := len(m.Owned)
-		return m.Owned[:n:n], slots[:n:n], offs
+		return commitList{m.Owned[:n:n], slots[:n:n], offs}
 	}
-	tps := make([]TopicPartition, 0, len(offs))
-	inOrder = true
-	for _, tp := range m.Owned {
-		if _, ok := m.positions.get(tp); ok {
-			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
-				inOrder = false
+	if inOrder {
+		// The check above compared neighbours in Owned; those listed
+		// must be in order among themselves.
+		tps := make([]TopicPartition, 0, len(offs))
+		for _, tp := range m.Owned {
+			if _, ok := m.positions.get(tp); ok {
+				if _, ok := from.get(tp); ok {
+					if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
+						inOrder = false
+					}
+					tps = append(tps, tp)
+				}
 			}
-			tps = append(tps, tp)
+		}
+		if inOrder {
+			return commitList{tps: tps, offs: offs}
 		}
 	}
-	if !inOrder {
-		tps = sortedKeys(m.fetchPositions())
-		offs = offs[:len(tps)]
-		for i, tp := range tps {
-			offs[i] = m.positions.at(tp)
-		}
+	mp := m.fetchPositions()
+	if from != &m.positions {
+		mp = m.processedPositions()
 	}
-	return tps, nil, offs
+	l := listOf(mp)
+	l.offs = append(offs[:0], l.offs...)
+	return l
 }
 
 func (m *Member) fetchPositions() map[TopicPartition]int {
@@ -762,11 +802,11 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 	return false
 }
 
-// commitSync sends an OffsetCommit and blocks the loop until it is
-// answered. An attempt with no answer by the round trip plus
+// commitSync sends an OffsetCommit of offs (kept in pendingCommit) and
+// blocks the loop until it is answered. An attempt with no answer by the round trip plus
 // retry.backoff.ms is sent again (the coordinator applies it idempotently).
-func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
-	if len(offs) == 0 {
+func (m *Member) commitSync(w *World, offs commitList, then cont) {
+	if len(offs.tps) == 0 {
 		m.resume(w, then)
 		return
 	}
@@ -797,7 +837,7 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	}
 	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
 	m.afterCommit = then
-	m.pendingCommit = nil
+	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
 	m.commitThrew()
 	then, m.afterCommit = m.afterCommit, contNone
@@ -810,7 +850,7 @@ func (m *Member) sendSyncCommit(w *World) {
 		return
 	}
 	m.commitSeq++
-	m.sendCommit(w, m.pendingCommit, true)
+	m.sendCommitList(w, m.pendingCommit, true)
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
 }
 
@@ -822,15 +862,13 @@ func (m *Member) commitRetry(w *World, seq int) {
 	}
 }
 
-func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
+// sendCommitList sends an OffsetCommit of l; the request keeps its
+// partitions and slots, and copies the offsets into its own array (from
+// the free list).
+func (m *Member) sendCommitList(w *World, l commitList, sync bool) {
 	req := w.newCommitReq()
-	req.Sync = sync
-	if len(offs) > 0 {
-		req.Partitions = sortedKeys(offs)
-		for _, tp := range req.Partitions {
-			req.Offsets = append(req.Offsets, offs[tp])
-		}
-	}
+	req.Sync, req.Partitions, req.Slots = sync, l.tps, l.slots
+	req.Offsets = append(req.Offsets, l.offs...)
 	m.sendCommitReq(w, req)
 }
 
@@ -871,7 +909,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
-		m.afterCommit, m.pendingCommit = contNone, nil
+		m.afterCommit, m.pendingCommit = contNone, commitList{}
 		m.commitSeq++ // no retry of an answered commit
 		m.resume(w, then)
 	}
@@ -995,11 +1033,11 @@ func (m *Member) resume(w *World, c cont) {
 	case contCloseDone:
 		m.closeDone(w)
 	case contCommitBatch:
-		m.commitSync(w, m.processedPositions(), contBackToPoll)
+		m.commitSync(w, m.processedPositionList(), contBackToPoll)
 	case contCommitClose:
 		offs := m.closeOffs
 		m.closeOffs = nil
-		m.commitSync(w, offs, contCloseDone)
+		m.commitSync(w, listOf(offs), contCloseDone)
 	case contEndTxnCommit:
 		m.endTxn(w, true)
 	case contEndTxnAbort:
