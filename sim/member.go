@@ -70,15 +70,10 @@ type Member struct {
 	positions  partInts
 	processed  partInts
 	committed  partInts
-	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
-	// (Owned is replaced, never changed in place; a stale entry would only
-	// cost lookups, as every slot is checked where it is used).
-	slotsFor *TopicPartition
-	slots    []int32
-	lastJoin *Packet          // the JoinGroup whose answer counts
-	rejoin   bool             // send JoinGroup at the next poll
-	lost     bool             // its generation is gone: drop every partition at the next poll
-	revoke   []TopicPartition // cooperative: revoke these at the next poll
+	lastJoin   *Packet          // the JoinGroup whose answer counts
+	rejoin     bool             // send JoinGroup at the next poll
+	lost       bool             // its generation is gone: drop every partition at the next poll
+	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
 	joinAnswer    *joinResp
@@ -130,6 +125,12 @@ type Member struct {
 	// (group.protocol=consumer when it started); cg is that protocol's state.
 	consumer bool
 	cg       consumerMember
+
+	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
+	// (Owned is replaced, never changed in place; a stale entry would only
+	// cost lookups, as every slot is checked where it is used).
+	slotsFor *TopicPartition
+	slots    []int32
 }
 
 // groupClient is the group-protocol half of a member, as the poll loop,
@@ -803,8 +804,9 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 }
 
 // commitSync sends an OffsetCommit of offs (kept in pendingCommit) and
-// blocks the loop until it is answered. An attempt with no answer by the round trip plus
-// retry.backoff.ms is sent again (the coordinator applies it idempotently).
+// blocks the loop until it is answered. An attempt with no answer by the
+// round trip plus retry.backoff.ms is sent again (the coordinator applies
+// it idempotently).
 func (m *Member) commitSync(w *World, offs commitList, then cont) {
 	if len(offs.tps) == 0 {
 		m.resume(w, then)

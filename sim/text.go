@@ -33,8 +33,8 @@ import (
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
-// (sorted) order, then the output topic's (one byte up to 128 partitions); every number is
-// a varint. A reference into the arena (textRef) may point at any token of
+// (sorted) order, then the output topic's (one byte up to 128
+// partitions); every number is a varint. A reference into the arena (textRef) may point at any token of
 // a text, not only its first:
 // a polled event's Records point at the record tokens of its own text, and a
 // commit's answer at the offsets token of its committed event, so what two
