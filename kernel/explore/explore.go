@@ -382,14 +382,14 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		o.Classes[Duplicate] = c.Duplicates
 		o.Duplicates = c.DuplicateNames
 	}
-	for _, pk := range w.Packets.Headers(pkts) {
-		if pk.Response && (pk.Type == sim.OffsetCommit || pk.Type == sim.TxnOffsetCommit) && pk.Error != sim.None {
-			o.Classes[CommitRefused+":"+pk.Error.String()]++
+	w.Packets.ErrorsFrom(pkts, func(t sim.API, response bool, e sim.ErrorCode) {
+		if response && (t == sim.OffsetCommit || t == sim.TxnOffsetCommit) {
+			o.Classes[CommitRefused+":"+e.String()]++
 		}
-		if pk.Error == sim.ProducerFenced || pk.Error == sim.InvalidProducerEpoch {
+		if e == sim.ProducerFenced || e == sim.InvalidProducerEpoch {
 			o.Classes[FencedProducer]++
 		}
-	}
+	})
 	if n := w.ZombieWrites - zombies; n > 0 {
 		o.Classes[ZombieWrite] = n
 	}
