@@ -171,13 +171,26 @@ type job struct {
 // of the window, a copy of the base world at that tick to branch from. The
 // copies are made by stepping one world through the window, so the prefix
 // 0..t is simulated once for every branch at t (and once for all ticks).
+//
+// The branch list is made first, by stepping a world through the window
+// (which members are live at each tick, where the stops are); the copies
+// are made when a branch first needs one (cursor), by stepping a second
+// world through the window again. Workers make them between branches, so
+// a sweep runs on every core from its start: making them all first was
+// about 1.5% of a sequential sweep spent on one core, while the others
+// waited. A shard makes only the copies its branches need.
 type plan struct {
-	opts    Options
-	kinds   []string
-	jobs    []job
-	cursors []*sim.World // cursors[t-From]: the world at tick t
-	stops   []int
-	base    *sim.World
+	opts  Options
+	kinds []string
+	jobs  []job
+	stops []int
+	base  *sim.World
+	// cursors[t-From] is the world at tick t once made (nil before); maker,
+	// the world at the next tick to make, and the making are under mu.
+	cursors []atomic.Pointer[sim.World]
+	mu      sync.Mutex
+	maker   *sim.World
+	made    int // cursors made, in order
 	// newReader makes a branch's audit reader (a test swaps in one that
 	// re-reads the whole topic every tick).
 	newReader func(w *sim.World, isolation string) lossReader
@@ -214,8 +227,8 @@ func newPlan(base *sim.World, opts Options) (*plan, error) {
 	}
 	p := &plan{opts: opts, kinds: kinds, base: base,
 		newReader: func(w *sim.World, iso string) lossReader { return newAuditReader(w, iso) }}
-	// One copy of the world per tick of the window, made in order. Ticks
-	// with a stop event are remembered: a script's step halts there.
+	// The branches, tick by tick. Ticks with a stop event are remembered:
+	// a script's step halts there.
 	cur := base.Clone()
 	advance := func() {
 		if cur.Step() {
@@ -235,7 +248,9 @@ func newPlan(base *sim.World, opts Options) (*plan, error) {
 			}
 			advance()
 		}
-		p.cursors = append(p.cursors, cur.Clone())
+		if t == opts.From {
+			p.maker = cur.Clone()
+		}
 		members := opts.Members
 		if members == nil {
 			members = cur.LiveMembers()
@@ -246,7 +261,30 @@ func newPlan(base *sim.World, opts Options) (*plan, error) {
 			}
 		}
 	}
+	p.cursors = make([]atomic.Pointer[sim.World], opts.To-opts.From+1)
 	return p, nil
+}
+
+// cursor returns the world at tick t of the window (to clone, never to
+// step), making it and those before it first if they are not made yet;
+// nil once the sweep is stopped.
+func (p *plan) cursor(t int) *sim.World {
+	i := t - p.opts.From
+	if c := p.cursors[i].Load(); c != nil {
+		return c
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ; p.made <= i; p.made++ {
+		for p.maker.Tick < p.opts.From+p.made {
+			if p.stopped() {
+				return nil
+			}
+			p.maker.Step()
+		}
+		p.cursors[p.made].Store(p.maker.Clone())
+	}
+	return p.cursors[i].Load()
 }
 
 func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
@@ -263,7 +301,9 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 			return
 		}
 		jb := p.jobs[idx[j]]
-		outcomes[j] = p.runBranch(p.cursors[jb.tick-p.opts.From].Clone(), jb)
+		if c := p.cursor(jb.tick); c != nil {
+			outcomes[j] = p.runBranch(c.Clone(), jb)
+		}
 	}
 	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
 		for j := range idx {
