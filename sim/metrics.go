@@ -353,7 +353,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
-	hw := w.logs[tp].HW()
+	hw := w.logOf(tp).HW()
 	if rec, ok := w.Group.offsets.get(tp); ok {
 		return hw - rec.Offset
 	}
@@ -369,7 +369,7 @@ func (w *World) CaughtUp() bool {
 			return false
 		}
 	}
-	for _, l := range w.logs {
+	for _, l := range w.logAt { // every log (Clone copies them from there)
 		if len(l.openTxn) > 0 {
 			return false
 		}
