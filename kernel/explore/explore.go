@@ -466,7 +466,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 // the reader against reading the whole topic every tick.
 type auditReader struct {
 	committed bool
-	tps       []sim.TopicPartition
+	logs      []*sim.PartitionLog // the output partitions' (a world keeps its log objects for life)
 	pos       []readPos
 }
 
@@ -474,19 +474,17 @@ type readPos struct{ end, lso int }
 
 func newAuditReader(w *sim.World, isolation string) *auditReader {
 	out := w.Topo.Output
-	a := &auditReader{committed: isolation == "read_committed", tps: make([]sim.TopicPartition, out.Partitions), pos: make([]readPos, out.Partitions)}
-	for p := range a.tps {
-		a.tps[p] = sim.TopicPartition{Topic: out.Name, Partition: p}
-		l := w.Log(a.tps[p])
-		a.pos[p] = readPos{end: l.HW(), lso: l.LSO()}
+	a := &auditReader{committed: isolation == "read_committed", logs: make([]*sim.PartitionLog, out.Partitions), pos: make([]readPos, out.Partitions)}
+	for p := range a.logs {
+		l := w.Log(sim.TopicPartition{Topic: out.Name, Partition: p})
+		a.logs[p], a.pos[p] = l, readPos{end: l.HW(), lso: l.LSO()}
 	}
 	return a
 }
 
-func (a *auditReader) lostSince(w *sim.World) bool {
+func (a *auditReader) lostSince(*sim.World) bool {
 	lost := false
-	for p, tp := range a.tps {
-		l := w.Log(tp)
+	for p, l := range a.logs {
 		end := l.HW()
 		if end < a.pos[p].end {
 			lost = true // a log got shorter: its last records are gone
