@@ -296,18 +296,25 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 func (p *plan) run(idx []int) ([]Outcome, error) {
 	defer raiseGC()()
 	outcomes := make([]Outcome, len(idx))
-	work := func(j int) {
+	// work runs branch j; last is the worker's previous branch world,
+	// finished: the new one takes its free lists (sim.World.ReuseFreeLists)
+	// rather than allocating its round trips anew.
+	work := func(j int, last **sim.World) {
 		if p.stopped() {
 			return
 		}
 		jb := p.jobs[idx[j]]
 		if c := p.cursor(jb.tick); c != nil {
-			outcomes[j] = p.runBranch(c.Clone(), jb)
+			w := c.Clone()
+			w.ReuseFreeLists(*last)
+			outcomes[j] = p.runBranch(w, jb)
+			*last = w
 		}
 	}
 	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
+		var last *sim.World
 		for j := range idx {
-			work(j)
+			work(j, &last)
 		}
 	} else {
 		var next atomic.Int64
@@ -316,8 +323,9 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				var last *sim.World
 				for j := int(next.Add(1)) - 1; j < len(idx); j = int(next.Add(1)) - 1 {
-					work(j)
+					work(j, &last)
 				}
 			}()
 		}
