@@ -197,10 +197,6 @@ func (pm PauseMeter) clone() PauseMeter {
 		e.Partitions = cp(e.Partitions)
 		n.Entries[i] = e
 	}
-	n.seen = make(map[int]map[TopicPartition]bool, len(pm.seen))
-	for g, s := range pm.seen {
-		n.seen[g] = cpMap(s)
-	}
 	n.Series = pm.Series.clone()
 	return n
 }

@@ -20,13 +20,11 @@ type PauseMeter struct {
 	Total   int
 	Entries []PauseEntry // one per rebalance, in generation order
 	active  bool
-	seen    map[int]map[TopicPartition]bool
 	// Series is the running total after each tick (index = tick), for charts.
 	Series PauseSeries
 }
 
 func (pm *PauseMeter) init() {
-	pm.seen = map[int]map[TopicPartition]bool{}
 	pm.Series = PauseSeries{}
 	pm.Series.add(0)
 }
@@ -59,15 +57,17 @@ func (pm *PauseMeter) account(w *World) {
 	}
 	paused := w.pausedPartitions()
 	e := pm.entry(gen, w.Tick)
-	added := false
+	// e.Partitions is the set of partitions the rebalance paused so far,
+	// sorted: look each one up there (the few added now, unsorted yet, by
+	// scanning them).
+	known := len(e.Partitions)
 	for _, tp := range paused {
-		if !pm.seen[gen][tp] {
-			pm.seen[gen][tp] = true
+		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
+		if (i == known || e.Partitions[i] != tp) && !containsTP(e.Partitions[known:], tp) {
 			e.Partitions = append(e.Partitions, tp)
-			added = true
 		}
 	}
-	if added {
+	if len(e.Partitions) > known {
 		sortTPs(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
@@ -82,7 +82,6 @@ func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
 		}
 	}
 	pm.Entries = append(pm.Entries, PauseEntry{Generation: gen, FirstTick: tick, LastTick: tick, Partitions: []TopicPartition{}})
-	pm.seen[gen] = map[TopicPartition]bool{}
 	sort.Slice(pm.Entries, func(i, j int) bool { return pm.Entries[i].Generation < pm.Entries[j].Generation })
 	for i := range pm.Entries {
 		if pm.Entries[i].Generation == gen {
