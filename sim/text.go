@@ -139,8 +139,18 @@ func (a *textArena) add(b []byte) textRef {
 		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
 	}
 	ref := textRef(len(a.full)<<arenaShift | len(a.open))
-	// append grows a young chunk by doubling, and copies one shared with a
-	// clone (cut to its length) before writing.
+	if need := len(a.open) + len(b); need > cap(a.open) {
+		// A young chunk, or one shared with a clone (cut to its length):
+		// copy it to twice its size while under 4 KB (append would grow
+		// one past 256 bytes by a quarter at a time, copying it each
+		// time), then by a quarter (a copy that is kept, a fork, holds
+		// little room it does not use), up to a whole chunk.
+		grow := cap(a.open) / 4
+		if cap(a.open) < 4<<10 {
+			grow = cap(a.open)
+		}
+		a.open = append(make([]byte, 0, max(min(cap(a.open)+grow, arenaChunk), need)), a.open...)
+	}
 	a.open = append(a.open, b...)
 	return ref
 }
