@@ -102,7 +102,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
 		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.protocol() == assign.Eager) {
-			m.commitSync(w, offs, contIdle)
+			m.commitSync(w, listOf(offs), contIdle)
 			return true, false
 		}
 		if m.protocol() == assign.Eager {
@@ -451,7 +451,7 @@ func (m *Member) revokeCooperative(w *World) bool {
 	// commits what it processed there; auto-commit does nothing here.
 	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
 		m.revokeOffs = offs
-		m.commitSync(w, offs, contRevokeDone)
+		m.commitSync(w, listOf(offs), contRevokeDone)
 		return false
 	}
 	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))

@@ -556,7 +556,7 @@ func (consumerClient) poll(w *World, m *Member) (handled, again bool) {
 		}
 		if m.commitNeeded(offs) {
 			m.revokeOffs = offs
-			m.commitSync(w, offs, contConsumerRevokeDone)
+			m.commitSync(w, listOf(offs), contConsumerRevokeDone)
 			return true, false
 		}
 		m.cgListenerDone(w)

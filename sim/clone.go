@@ -22,6 +22,7 @@ func (w *World) Clone() *World {
 	w.free.renew()
 	n.free = newFreeLists()
 	n.drops = cp(w.drops)
+	// The timer heap with room to grow (timerQueue.clone).
 	n.timers = w.timers.clone()
 	n.Sink = w.Sink.clone()
 
@@ -29,11 +30,15 @@ func (w *World) Clone() *World {
 	// live packets still on the wire get their Delivered tick at the next
 	// Step, so the copy gets its own of each, and every pointer to one is
 	// turned to the copy.
+	// The copies, of packets and of the other objects below that a world
+	// has a few of, are made in one array per kind: one allocation each
+	// rather than one per object.
 	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
+	wire := make([]Packet, 0, len(w.sending)+len(w.inflight))
 	for _, ps := range [][]*Packet{w.sending, w.inflight} {
 		for _, p := range ps {
-			c := *p
-			pk[p] = &c
+			wire = append(wire, *p)
+			pk[p] = &wire[len(wire)-1]
 		}
 	}
 	re := func(p *Packet) *Packet {
@@ -65,16 +70,20 @@ func (w *World) Clone() *World {
 	// pass copies both.
 	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
 	n.logAt = make([]*PartitionLog, len(w.logAt))
+	logs := make([]PartitionLog, len(w.logAt))
 	for i, l := range w.logAt {
-		c := l.clone()
+		c := &logs[i]
+		l.cloneInto(c)
 		n.logAt[i], n.logs[l.TP] = c, c
 	}
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
 
 	n.procs = make([]*Member, len(w.procs))
+	procs := make([]Member, len(w.procs))
 	for i, m := range w.procs {
-		n.procs[i] = m.clone()
+		m.cloneInto(&procs[i])
+		n.procs[i] = &procs[i]
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
 		n.procs[i].cg.commitPkt = re(m.cg.commitPkt)
@@ -107,8 +116,8 @@ func cpMap[K comparable, V any](m map[K]V) map[K]V {
 	return out
 }
 
-func (l *PartitionLog) clone() *PartitionLog {
-	n := *l
+func (l *PartitionLog) cloneInto(n *PartitionLog) {
+	*n = *l
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
 	// maps stay nil (made at the first write), so a copy makes none.
@@ -123,18 +132,19 @@ func (l *PartitionLog) clone() *PartitionLog {
 	for pid, e := range l.producers {
 		n.producers[pid] = &producerEntry{epoch: e.epoch, batches: cp(e.batches)}
 	}
-	return &n
 }
 
 func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n := *g
 	n.members = make(map[string]*GroupMember, len(g.members))
+	gms := make([]GroupMember, 0, len(g.members))
 	for id, gm := range g.members {
-		c := *gm
+		gms = append(gms, *gm)
+		c := &gms[len(gms)-1]
 		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
 		c.Target, c.Revoking = cp(gm.Target), cp(gm.Revoking)
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
-		n.members[id] = &c
+		n.members[id] = c
 	}
 	n.static = cpMap(g.static)
 	n.fenced = cpMap(g.fenced)
@@ -167,17 +177,16 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	return &n
 }
 
-func (m *Member) clone() *Member {
-	n := *m
+func (m *Member) cloneInto(n *Member) {
+	*n = *m
 	n.Topics, n.Owned, n.revoke, n.batch = cp(m.Topics), cp(m.Owned), cp(m.revoke), cp(m.batch)
 	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
-	n.pendingCommit, n.closeOffs, n.revokeOffs = cpMap(m.pendingCommit), cpMap(m.closeOffs), cpMap(m.revokeOffs)
+	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = cpMap(m.prod.seq)
 	n.prod.unacked = cpMap(m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = cp(m.prod.queued)
 	n.txn.partitions = cpMap(m.txn.partitions)
 	n.txn.offs = cpMap(m.txn.offs)
-	return &n
 }
 
 func (pm PauseMeter) clone() PauseMeter {
@@ -186,10 +195,6 @@ func (pm PauseMeter) clone() PauseMeter {
 	for i, e := range pm.Entries {
 		e.Partitions = cp(e.Partitions)
 		n.Entries[i] = e
-	}
-	n.seen = make(map[int]map[TopicPartition]bool, len(pm.seen))
-	for g, s := range pm.seen {
-		n.seen[g] = cpMap(s)
 	}
 	n.Series = pm.Series.clone()
 	return n

@@ -40,30 +40,62 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	runtime.KeepAlive(w)
 }
 
-// TestFetchPositionList: the auto-commit's ordered position list is what
-// sorting the fetchPositions map gives, whether Owned is sorted, unsorted,
-// repeats a partition, or has partitions not yet positioned.
+// TestFetchPositionList: the ordered position lists of the auto-commit
+// and of commitSync are what sorting the fetchPositions and
+// processedPositions maps gives, whether Owned is sorted, unsorted,
+// repeats a partition, or has partitions not yet positioned (also between
+// two that are out of order), without a processed offset, or not of the
+// world; with and without the world's numbering. Their slots, when given,
+// are the partitions' own.
 func TestFetchPositionList(t *testing.T) {
 	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	for _, owned := range [][]TopicPartition{
-		nil,
-		{tp("a", 0), tp("a", 1), tp("b", 0)},
-		{tp("b", 0), tp("a", 1), tp("a", 0)},
-		{tp("a", 1), tp("a", 1), tp("a", 0)},
-		{tp("a", 0), tp("x", 9), tp("b", 2)},
-	} {
-		m := &Member{Owned: owned}
-		for _, e := range []partInt{{tp("a", 0), 4}, {tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 2), 3}} {
-			m.positions.set(e.tp, e.v)
-		}
-		want := sortedKeys(m.fetchPositions())
-		tps, offs := m.fetchPositionList()
-		if len(tps) != len(want) || len(offs) != len(want) || m.anyPositioned() != (len(want) > 0) {
-			t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
-		}
-		for i := range want {
-			if tps[i] != want[i] || offs[i] != m.positions.at(want[i]) {
-				t.Fatalf("Owned %v: got %v %v, want %v", owned, tps, offs, want)
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"b", 3}, {"a", 2}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, idx := range []*inputIndex{nil, &w.records.index} {
+		for _, owned := range [][]TopicPartition{
+			nil,
+			{tp("a", 0), tp("a", 1), tp("b", 0)},
+			{tp("a", 1), tp("b", 0), tp("b", 2)},
+			{tp("b", 0), tp("a", 1), tp("a", 0)},
+			{tp("a", 1), tp("a", 1), tp("a", 0)},
+			{tp("a", 1), tp("x", 9), tp("b", 2)},
+			{tp("a", 1), tp("b", 2), tp("x", 9)},
+			{tp("b", 0), tp("a", 0), tp("a", 1)}, // a-0 not positioned: b-0 and a-1 are listed out of order
+			{tp("b", 1), tp("b", 2)},             // b-1 positioned, not processed
+		} {
+			m := &Member{Owned: owned}
+			if idx != nil {
+				m.useIndex(idx)
+			}
+			for _, e := range []struct {
+				tp TopicPartition
+				v  int
+			}{{tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 1), 2}, {tp("b", 2), 3}, {tp("x", 9), 5}} {
+				m.positions.set(e.tp, e.v)
+				if e.tp != tp("b", 1) {
+					m.processed.set(e.tp, e.v+10)
+				}
+			}
+			m.positions.del(tp("x", 9))
+			for _, c := range []struct {
+				name string
+				got  commitList
+				want map[TopicPartition]int
+			}{{"fetch", m.fetchPositionList([]int{99, 98}), m.fetchPositions()}, {"processed", m.processedPositionList(), m.processedPositions()}} {
+				want := listOf(c.want)
+				if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
+					t.Fatalf("Owned %v, %s: got %v %v, want %v %v", owned, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
+				}
+				for i, tp := range c.got.tps {
+					if s := slotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.tps[s] != tp) {
+						t.Fatalf("Owned %v, %s: slot %d of %v is not its own", owned, c.name, s, tp)
+					}
+				}
+			}
+			if m.anyPositioned() != (len(m.fetchPositions()) > 0) {
+				t.Fatalf("Owned %v: anyPositioned %v", owned, m.anyPositioned())
 			}
 		}
 	}

@@ -18,13 +18,16 @@ import "sync/atomic"
 //     handleFetch drop it then) and read as the answer's Req; the member
 //     copies the answer's records into its own batch (onFetchResponse).
 //
-// The OffsetCommit round trip of sendCommitList (auto-commit, commitSync,
-// commitAsync) gives back its two packets, not their bodies: onCommit
-// answers at once (nothing parks a commit), onCommitResponse reads the
-// answer and its Req and keeps neither; the bodies share their partition
-// and offset slices with the caller, so they stay with the garbage
-// collector. The consumer's commit before revoking, which cg.commitPkt
-// holds, is a packet of its own (epoch 0), never recycled.
+// The OffsetCommit round trip of sendCommitReq (auto-commit, commitSync,
+// commitAsync) gives back its two packets and their bodies: onCommit
+// answers at once (nothing parks a commit) and keeps nothing of the
+// request, and onCommitResponse reads the answer and its Req and keeps
+// neither. The commitResp shares the request's slices. Of those, only the
+// Offsets array is reused (the next commit's positions are gathered into
+// it): Partitions and Slots may be the member's Owned and ownedSlots,
+// which are replaced, never changed in place, and so are dropped. The
+// consumer's commit before revoking, which cg.commitPkt holds, is a packet
+// and body of its own (epoch 0), never recycled.
 //
 // Every other packet (the group protocol's, transactions) is left to the
 // garbage collector: lastJoin, cg.inFlight, GroupMember.joinPkt/syncPkt
@@ -45,6 +48,8 @@ type freeLists struct {
 	fetchResps   []*fetchResp
 	produceResps []*produceResp
 	produceReqs  []*produceReq
+	commitReqs   []*commitReq
+	commitResps  []*commitResp
 }
 
 // freeEpochs issues the epochs; 0 is never issued (a zero stamp: not from
@@ -140,9 +145,40 @@ func (w *World) newProduceResp() *produceResp {
 	return r
 }
 
-// recycle takes back a delivered packet of the Produce and Fetch round
-// trips: an answer with its request and their bodies (see freeLists for
-// why nothing reads them again). Anything else, and anything stamped with
+// newCommitReq returns an empty request whose Offsets has the array of a
+// recycled one, if any, to append to.
+func (w *World) newCommitReq() *commitReq {
+	f := w.free
+	if f == nil {
+		return &commitReq{}
+	}
+	r := take(&f.commitReqs)
+	*r = commitReq{Offsets: r.Offsets[:0], epoch: f.current()}
+	return r
+}
+
+func (w *World) newCommitResp() *commitResp {
+	f := w.free
+	if f == nil {
+		return &commitResp{}
+	}
+	r := take(&f.commitResps)
+	*r = commitResp{epoch: f.current()}
+	return r
+}
+
+// unuseCommitReq gives back a request the auto-commit took but did not
+// send (nothing positioned).
+func (w *World) unuseCommitReq(r *commitReq) {
+	if f := w.free; f != nil && r.epoch == f.current() {
+		*r = commitReq{Offsets: r.Offsets[:0], epoch: r.epoch}
+		f.commitReqs = append(f.commitReqs, r)
+	}
+}
+
+// recycle takes back a delivered packet of the Produce, Fetch and
+// OffsetCommit round trips: an answer with its request and their bodies
+// (see freeLists for why nothing reads them again). Anything else, and anything stamped with
 // an older epoch, is left alone.
 func (w *World) recycle(p *Packet) {
 	f := w.free
@@ -159,12 +195,22 @@ func (w *World) recycle(p *Packet) {
 		if b.epoch == e {
 			f.fetchResps = append(f.fetchResps, b)
 		}
+	case *commitResp:
+		if b.epoch == e {
+			*b = commitResp{}
+			f.commitResps = append(f.commitResps, b)
+		}
 	}
 	if q := p.Req; q != nil && q.epoch == e {
 		switch b := q.Body.(type) {
 		case *fetchReq:
 			if b.epoch == e {
 				f.fetchReqs = append(f.fetchReqs, b)
+			}
+		case *commitReq:
+			if b.epoch == e {
+				*b = commitReq{Offsets: b.Offsets[:0]}
+				f.commitReqs = append(f.commitReqs, b)
 			}
 		case *produceReq:
 			if m := w.procOf(q.From, q.FromInc, q.proc); b.epoch == e && m != nil && m.prod.unacked[b.ID] != b {

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The default world in steady traffic takes its Produce and Fetch round
-// trips from the free lists: a tick allocates no packet or body of those
-// (what is left: the produce request's value string, the commits, the
+// The default world in steady traffic takes its Produce, Fetch and
+// OffsetCommit round trips from the free lists: a tick allocates no packet
+// or body of those (what is left: the produce request's value string, the
 // logs' and the trace's chunks), and the lists stay small (everything that
 // goes back comes out again).
 func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
@@ -25,11 +25,14 @@ func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
 		t.Errorf("%.1f allocations a tick, want at most 4", allocs)
 	}
 	f := w.free
-	if n := len(f.packets) + len(f.fetchReqs) + len(f.fetchResps) + len(f.produceResps) + len(f.produceReqs); n > 64 {
+	if n := len(f.packets) + len(f.fetchReqs) + len(f.fetchResps) + len(f.produceResps) + len(f.produceReqs) + len(f.commitReqs) + len(f.commitResps); n > 64 {
 		t.Errorf("the free lists hold %d objects after 2000 ticks: something goes back that never comes out", n)
 	}
 	if len(f.fetchResps) == 0 && len(f.produceResps) == 0 && len(f.produceReqs) == 0 {
 		t.Error("no body ever went back to the free lists")
+	}
+	if len(f.commitReqs) == 0 || len(f.commitResps) == 0 {
+		t.Error("no OffsetCommit body ever went back to the free lists")
 	}
 }
 
@@ -42,7 +45,7 @@ func TestFreeListsIdleWhenPacketsKept(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		w.Step()
 	}
-	if f := w.free; len(f.packets)+len(f.fetchReqs)+len(f.fetchResps)+len(f.produceResps)+len(f.produceReqs) > 0 {
+	if f := w.free; len(f.packets)+len(f.fetchReqs)+len(f.fetchResps)+len(f.produceResps)+len(f.produceReqs)+len(f.commitReqs)+len(f.commitResps) > 0 {
 		t.Fatal("a world that keeps its packets recycled some")
 	}
 	for id, p := range w.keep {
@@ -95,7 +98,7 @@ func TestPropertyTopicSpansAsMap(t *testing.T) {
 		for i := 0; i < n; i++ {
 			name := string(rune('a'+r.Intn(26))) + strconv.Itoa(i)
 			inputs = append(inputs, TopicSpec{Name: name, Partitions: 1 + r.Intn(5)})
-			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5), topo: r.Intn(100)}
+			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5)}
 		}
 		ts := newTopicSpans(inputs, m)
 		if (ts.m != nil) != (n > fewTopics) {

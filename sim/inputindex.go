@@ -36,3 +36,52 @@ func (x inputIndex) slot(tp TopicPartition, c *topicCache) (int, bool) {
 	}
 	return c.in.index(tp.Partition)
 }
+
+// slotHint is slot, trying hint first: a number carried with tp (Member's
+// ownedSlots, a commit's Slots) is used only if it is tp's, so a stale or
+// missing hint (-1) costs a lookup, never a wrong answer. The check is one
+// TopicPartition compare, whose topic strings are usually the same string.
+func (x *inputIndex) slotHint(tp TopicPartition, hint int32) (int, bool) {
+	return x.slotCached(tp, hint, nil)
+}
+
+// slotCached is slotHint, with c (may be nil) remembering the last topic
+// looked up when the hint is not tp's.
+func (x *inputIndex) slotCached(tp TopicPartition, hint int32, c *topicCache) (int, bool) {
+	if x.is(tp, hint) {
+		return int(hint), true
+	}
+	return x.slot(tp, c)
+}
+
+// is reports whether hint is tp's slot.
+func (x *inputIndex) is(tp TopicPartition, hint int32) bool {
+	return hint >= 0 && int(hint) < len(x.tps) && x.tps[hint] == tp
+}
+
+// slotsOf appends the slot of each of tps to dst, -1 for a partition the
+// world does not number (each topic looked up once per run of its
+// partitions).
+func (x *inputIndex) slotsOf(dst []int32, tps []TopicPartition) []int32 {
+	var c topicCache
+	for _, tp := range tps {
+		s, ok := -1, false
+		if x != nil {
+			s, ok = x.slot(tp, &c)
+		}
+		if !ok {
+			s = -1
+		}
+		dst = append(dst, int32(s))
+	}
+	return dst
+}
+
+// slotAt is slots[i], or -1 (no hint) past the end of slots (nil when a
+// list came without its slots).
+func slotAt(slots []int32, i int) int32 {
+	if i < len(slots) {
+		return slots[i]
+	}
+	return -1
+}

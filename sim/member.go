@@ -137,7 +137,7 @@ type Member struct {
 	afterCommit   cont // what the loop does when commitSync returns
 	afterFlush    cont // what it does once every produce is answered
 	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
-	pendingCommit map[TopicPartition]int
+	pendingCommit commitList
 	closeOffs     map[TopicPartition]int
 	revokeOffs    map[TopicPartition]int
 	pendingFetch  bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
@@ -149,6 +149,12 @@ type Member struct {
 	// (group.protocol=consumer when it started); cg is that protocol's state.
 	consumer bool
 	cg       consumerMember
+
+	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
+	// (Owned is replaced, never changed in place; a stale entry would only
+	// cost lookups, as every slot is checked where it is used).
+	slotsFor *TopicPartition
+	slots    []int32
 }
 
 // groupClient is the group-protocol half of a member, as the poll loop,
@@ -200,6 +206,29 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
 		prod: newProducer(cc), consumer: cc.GroupProtocol == string(ConsumerGroup),
 	}
+}
+
+// useIndex gives a new process the world's numbering of its input
+// partitions, which its positions, processed and committed offsets are
+// kept by.
+func (m *Member) useIndex(x *inputIndex) {
+	m.positions.useIndex(x)
+	m.processed.useIndex(x)
+	m.committed.useIndex(x)
+}
+
+// ownedSlots is the slot of each partition of Owned (-1 for one the world
+// does not number), computed once per Owned list: the auto-commit reads
+// its positions and commits its partitions by these numbers.
+func (m *Member) ownedSlots() []int32 {
+	if len(m.Owned) == 0 {
+		return nil
+	}
+	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
+		m.slots = m.positions.idx.slotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
+		m.slotsFor = &m.Owned[0]
+	}
+	return m.slots
 }
 
 // Static reports whether the member has a group.instance.id.
@@ -446,8 +475,12 @@ func (m *Member) maybeAutoCommit(w *World) {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		if tps, offs := m.fetchPositionList(); len(tps) > 0 {
-			m.sendCommitList(w, tps, offs, false)
+		req := w.newCommitReq()
+		l := m.fetchPositionList(req.Offsets)
+		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
+			m.sendCommitReq(w, req)
+		} else {
+			w.unuseCommitReq(req)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
@@ -548,7 +581,7 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 		m.beginTxn(w)
 	}
 	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
-		m.commitSync(w, m.fetchPositions(), contProcess)
+		m.commitSync(w, m.fetchPositionList(nil), contProcess)
 		return
 	}
 	m.loop = LoopProcessing
@@ -658,47 +691,97 @@ func (m *Member) anyPositioned() bool {
 	return false
 }
 
-// fetchPositionList is fetchPositions as two parallel slices in partition
-// order (what sendCommit builds from the map), without the map: Owned is
-// usually sorted already, so the sort is only a fallback. When every owned
-// partition is positioned and Owned is strictly in order (the steady
-// state), the partition list is Owned itself, capped: Owned is replaced,
-// never changed in place, so the request may keep it.
-func (m *Member) fetchPositionList() ([]TopicPartition, []int) {
-	offs := make([]int, 0, len(m.Owned))
+// commitList is what one OffsetCommit commits: parallel lists in
+// partition order, the partitions' slots hints (or nil). Never changed once
+// built: a request and a clone may share it.
+type commitList struct {
+	tps   []TopicPartition
+	slots []int32
+	offs  []int
+}
+
+// listOf is offs as a commitList (the order sendCommit gave a map).
+func listOf(offs map[TopicPartition]int) commitList {
+	l := commitList{tps: sortedKeys(offs)}
+	for _, tp := range l.tps {
+		l.offs = append(l.offs, offs[tp])
+	}
+	return l
+}
+
+// fetchPositionList is fetchPositions as a commitList (what listOf makes
+// of the map), without the map; the positions are appended to offs[:0].
+func (m *Member) fetchPositionList(offs []int) commitList {
+	return m.positionList(&m.positions, offs)
+}
+
+// processedPositionList is processedPositions as a commitList, without the
+// map.
+func (m *Member) processedPositionList() commitList {
+	return m.positionList(&m.processed, nil)
+}
+
+// positionList lists every owned partition with a position, in partition
+// order, with its value in from (positions or processed; one without a
+// value there is left out), appended to offs[:0]. Owned is usually sorted
+// already, so the map and sort are only a fallback. When Owned is strictly
+// in order and every owned partition is listed (the steady state), the
+// partition list is Owned itself and the slots ownedSlots, capped: both
+// are replaced, never changed in place, so the request may keep them.
+func (m *Member) positionList(from *partInts, offs []int) commitList {
+	offs = offs[:0]
+	slots := m.ownedSlots()
 	inOrder, all := true, true
+	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
-		p, ok := m.positions.get(tp)
+		k := m.positions.slotOf(tp, slots[i])
+		v, ok := m.positions.getSlot(tp, k, &at)
+		if ok && i > 0 {
+			if k >= 0 && prev >= 0 {
+				inOrder = inOrder && prev < k // slots are in (topic, partition) order
+			} else if !m.Owned[i-1].Less(tp) {
+				inOrder = false // unsorted or repeated
+			}
+		}
+		prev = k
+		if ok && from != &m.positions {
+			v, ok = from.getSlot(tp, k, &atFrom)
+		}
 		if !ok {
 			all = false
 			continue
 		}
-		if i > 0 && !m.Owned[i-1].Less(tp) {
-			inOrder = false // unsorted or repeated
-		}
-		offs = append(offs, p)
+		offs = append(offs, v)
 	}
-	if all && inOrder {
-		return m.Owned[:len(m.Owned):len(m.Owned)], offs
+	if inOrder && all {
+		n := len(m.Owned)
+		return commitList{m.Owned[:n:n], slots[:n:n], offs}
 	}
-	tps := make([]TopicPartition, 0, len(offs))
-	inOrder = true
-	for _, tp := range m.Owned {
-		if _, ok := m.positions.get(tp); ok {
-			if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
-				inOrder = false
+	if inOrder {
+		// The check above compared neighbours in Owned; those listed
+		// must be in order among themselves.
+		tps := make([]TopicPartition, 0, len(offs))
+		for _, tp := range m.Owned {
+			if _, ok := m.positions.get(tp); ok {
+				if _, ok := from.get(tp); ok {
+					if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
+						inOrder = false
+					}
+					tps = append(tps, tp)
+				}
 			}
-			tps = append(tps, tp)
+		}
+		if inOrder {
+			return commitList{tps: tps, offs: offs}
 		}
 	}
-	if !inOrder {
-		tps = sortedKeys(m.fetchPositions())
-		offs = offs[:len(tps)]
-		for i, tp := range tps {
-			offs[i] = m.positions.at(tp)
-		}
+	mp := m.fetchPositions()
+	if from != &m.positions {
+		mp = m.processedPositions()
 	}
-	return tps, offs
+	l := listOf(mp)
+	l.offs = append(offs[:0], l.offs...)
+	return l
 }
 
 func (m *Member) fetchPositions() map[TopicPartition]int {
@@ -739,11 +822,12 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 	return false
 }
 
-// commitSync sends an OffsetCommit and blocks the loop until it is
-// answered. An attempt with no answer by the round trip plus
-// retry.backoff.ms is sent again (the coordinator applies it idempotently).
-func (m *Member) commitSync(w *World, offs map[TopicPartition]int, then cont) {
-	if len(offs) == 0 {
+// commitSync sends an OffsetCommit of offs (kept in pendingCommit) and
+// blocks the loop until it is answered. An attempt with no answer by the
+// round trip plus retry.backoff.ms is sent again (the coordinator applies
+// it idempotently).
+func (m *Member) commitSync(w *World, offs commitList, then cont) {
+	if len(offs.tps) == 0 {
 		m.resume(w, then)
 		return
 	}
@@ -774,7 +858,7 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	}
 	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
 	m.afterCommit = then
-	m.pendingCommit = nil
+	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
 	m.commitThrew()
 	then, m.afterCommit = m.afterCommit, contNone
@@ -787,7 +871,7 @@ func (m *Member) sendSyncCommit(w *World) {
 		return
 	}
 	m.commitSeq++
-	m.sendCommit(w, m.pendingCommit, true)
+	m.sendCommitList(w, m.pendingCommit, true)
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
 }
 
@@ -799,26 +883,23 @@ func (m *Member) commitRetry(w *World, seq int) {
 	}
 }
 
-func (m *Member) sendCommit(w *World, offs map[TopicPartition]int, sync bool) {
-	if len(offs) == 0 {
-		m.sendCommitList(w, nil, nil, sync)
-		return
-	}
-	tps := sortedKeys(offs)
-	list := make([]int, len(tps))
-	for i, tp := range tps {
-		list[i] = offs[tp]
-	}
-	m.sendCommitList(w, tps, list, sync)
+// sendCommitList sends an OffsetCommit of l; the request keeps its
+// partitions and slots, and copies the offsets into its own array (from
+// the free list).
+func (m *Member) sendCommitList(w *World, l commitList, sync bool) {
+	req := w.newCommitReq()
+	req.Sync, req.Partitions, req.Slots = sync, l.tps, l.slots
+	req.Offsets = append(req.Offsets, l.offs...)
+	m.sendCommitReq(w, req)
 }
 
-// sendCommitList sends an OffsetCommit of tps (in partition order) at offs;
-// the request keeps both slices.
-func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync bool) {
-	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Sync: sync,
-		Partitions: tps, Offsets: offs}
+// sendCommitReq fills in the member's side of an OffsetCommit whose
+// partitions (in partition order), slots (hints, or nil) and offsets are
+// set, and sends it; the request keeps its slices.
+func (m *Member) sendCommitReq(w *World, req *commitReq) {
+	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
-	b := append(w.encOffsets(w.scratch[:0], tps, offs), phComma)
+	b := append(w.encOffsetsAt(w.scratch[:0], req.Partitions, req.Slots, req.Offsets), phComma)
 	if m.consumer {
 		b = encNum(b, phEpochWord, int64(m.Generation))
 	} else {
@@ -832,27 +913,24 @@ func (m *Member) sendCommitList(w *World, tps []TopicPartition, offs []int, sync
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
 	r := p.Body.(*commitResp)
-	if p.Req.Body.(*commitReq).BeforeRevoke {
-		if p.Error == None {
-			for i, tp := range r.Partitions {
-				m.committed.set(tp, r.Offsets[i])
-			}
+	if p.Error == None {
+		at := 0
+		for i, tp := range r.Partitions {
+			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
+	}
+	if p.Req.Body.(*commitReq).BeforeRevoke {
 		m.onCommitBeforeRevoke(w, p)
 		return
 	}
-	if p.Error == None {
-		for i, tp := range r.Partitions {
-			m.committed.set(tp, r.Offsets[i])
-		}
-	} else {
+	if p.Error != None {
 		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
 		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*commitReq).Generation)
 		m.commitThrew()
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
-		m.afterCommit, m.pendingCommit = contNone, nil
+		m.afterCommit, m.pendingCommit = contNone, commitList{}
 		m.commitSeq++ // no retry of an answered commit
 		m.resume(w, then)
 	}
@@ -976,11 +1054,11 @@ func (m *Member) resume(w *World, c cont) {
 	case contCloseDone:
 		m.closeDone(w)
 	case contCommitBatch:
-		m.commitSync(w, m.processedPositions(), contBackToPoll)
+		m.commitSync(w, m.processedPositionList(), contBackToPoll)
 	case contCommitClose:
 		offs := m.closeOffs
 		m.closeOffs = nil
-		m.commitSync(w, offs, contCloseDone)
+		m.commitSync(w, listOf(offs), contCloseDone)
 	case contEndTxnCommit:
 		m.endTxn(w, true)
 	case contEndTxnAbort:

@@ -49,12 +49,19 @@ type commitReq struct {
 	Sync       bool
 	// BeforeRevoke: the consumer protocol's auto-commit before revocation.
 	BeforeRevoke bool
+	// Slots: each partition's number in the world (inputIndex.slot), as
+	// the member knows it, or nil; only hints, checked where used. Kafka's
+	// request has no such field: it spares the coordinator a lookup.
+	Slots []int32
+	epoch uint64 // freelist.go
 }
 
 type commitResp struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Sync       bool
+	Slots      []int32 // the request's
+	epoch      uint64  // freelist.go
 }
 
 type offsetFetchReq struct {

@@ -20,13 +20,11 @@ type PauseMeter struct {
 	Total   int
 	Entries []PauseEntry // one per rebalance, in generation order
 	active  bool
-	seen    map[int]map[TopicPartition]bool
 	// Series is the running total after each tick (index = tick), for charts.
 	Series PauseSeries
 }
 
 func (pm *PauseMeter) init() {
-	pm.seen = map[int]map[TopicPartition]bool{}
 	pm.Series = PauseSeries{}
 	pm.Series.add(0)
 }
@@ -59,15 +57,17 @@ func (pm *PauseMeter) account(w *World) {
 	}
 	paused := w.pausedPartitions()
 	e := pm.entry(gen, w.Tick)
-	added := false
+	// e.Partitions is the set of partitions the rebalance paused so far,
+	// sorted: look each one up there (the few added now, unsorted yet, by
+	// scanning them).
+	known := len(e.Partitions)
 	for _, tp := range paused {
-		if !pm.seen[gen][tp] {
-			pm.seen[gen][tp] = true
+		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
+		if (i == known || e.Partitions[i] != tp) && !containsTP(e.Partitions[known:], tp) {
 			e.Partitions = append(e.Partitions, tp)
-			added = true
 		}
 	}
-	if added {
+	if len(e.Partitions) > known {
 		sortTPs(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
@@ -82,7 +82,6 @@ func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
 		}
 	}
 	pm.Entries = append(pm.Entries, PauseEntry{Generation: gen, FirstTick: tick, LastTick: tick, Partitions: []TopicPartition{}})
-	pm.seen[gen] = map[TopicPartition]bool{}
 	sort.Slice(pm.Entries, func(i, j int) bool { return pm.Entries[i].Generation < pm.Entries[j].Generation })
 	for i := range pm.Entries {
 		if pm.Entries[i].Generation == gen {
@@ -243,12 +242,38 @@ type Counts struct {
 // The explorer asks it at the end of every branch, so it reads the output
 // logs in place (what ReadTopic of the output topic returns) and counts
 // invoices by the input record their source references (CellLog.sourceRef),
-// without spelling a name: it allocates for the names it reports, not per
-// record.
+// without spelling a name, in one dense count per input record (input
+// offsets are dense from 0): it allocates that array and the names it
+// reports, not per record, and hashes nothing.
 func (w *World) Delivery(isolation string) Counts {
-	seen := map[int64]int{}  // by input record: its partition's number << 32 | its offset
-	odd := map[string]int{}  // sources that are no input record's name
-	held := map[int64]bool{} // committed invoices at or past the LSO (read_committed)
+	// Input record (p, off) is slot base[p]+off, for off below its log's
+	// end; a source past it (never written by the engine: an invoice
+	// names a record that was read) is counted in extra.
+	base := make([]int, len(w.inputTPs)+1)
+	for p, tp := range w.inputTPs {
+		base[p+1] = base[p] + w.logs[tp].HW()
+	}
+	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
+	slots := make([]uint32, base[len(w.inputTPs)])
+	var extra map[int64]uint32 // by p<<32 | off, as slots
+	var odd map[string]int     // sources that are no input record's name
+	bump := func(s uint32, held bool) uint32 {
+		if held {
+			return s | heldBit
+		}
+		return s + 1
+	}
+	mark := func(p, off int, held bool) {
+		if off < base[p+1]-base[p] {
+			slots[base[p]+off] = bump(slots[base[p]+off], held)
+			return
+		}
+		if extra == nil {
+			extra = map[int64]uint32{}
+		}
+		k := int64(p)<<32 | int64(off)
+		extra[k] = bump(extra[k], held)
+	}
 	committed := isolation == "read_committed"
 	for _, tp := range w.outputTPs {
 		l := w.logs[tp]
@@ -266,21 +291,30 @@ func (w *World) Delivery(isolation string) Counts {
 			p, off, ok := l.Cells.sourceRef(i)
 			switch {
 			case !ok && visible:
+				if odd == nil {
+					odd = map[string]int{}
+				}
 				odd[l.Cells.At(i).Source]++
 			case !ok: // held back, and no input record's: nothing is looked up by it
-			case visible:
-				seen[int64(p)<<32|int64(off)]++
 			default:
-				held[int64(p)<<32|int64(off)] = true
+				mark(p, off, !visible)
 			}
 		}
 	}
 	var c Counts
-	for k, n := range seen {
-		if n > 1 {
+	dup := func(p, off int, s uint32) {
+		if n := int(s &^ heldBit); n > 1 {
 			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.inputTPs[k>>32], int(k&(1<<32-1))))
+			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.inputTPs[p], off))
 		}
+	}
+	for p := range w.inputTPs {
+		for off, s := range slots[base[p]:base[p+1]] {
+			dup(p, off, s)
+		}
+	}
+	for k, s := range extra {
+		dup(int(k>>32), int(k&(1<<32-1)), s)
 	}
 	for s, n := range odd {
 		if n > 1 {
@@ -294,11 +328,11 @@ func (w *World) Delivery(isolation string) Counts {
 		if !ok {
 			continue
 		}
-		for off := 0; off < rec.Offset && off < w.logs[tp].HW(); off++ {
-			k := int64(p)<<32 | int64(off)
-			switch {
-			case seen[k] > 0:
-			case held[k]:
+		// Offsets below the committed one and the log's end: all in slots.
+		for off := 0; off < rec.Offset && off < base[p+1]-base[p]; off++ {
+			switch s := slots[base[p]+off]; {
+			case s&^heldBit > 0:
+			case s&heldBit != 0:
 				c.HeldBack++
 				c.HeldBackNames = append(c.HeldBackNames, w.RecordName(tp, off))
 			default:
@@ -318,7 +352,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
-	hw := w.logs[tp].HW()
+	hw := w.logOf(tp).HW()
 	if rec, ok := w.Group.offsets.get(tp); ok {
 		return hw - rec.Offset
 	}
@@ -334,7 +368,7 @@ func (w *World) CaughtUp() bool {
 			return false
 		}
 	}
-	for _, l := range w.logs {
+	for _, l := range w.logAt { // every log (Clone copies them from there)
 		if len(l.openTxn) > 0 {
 			return false
 		}

@@ -59,20 +59,21 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 }
 
 func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
-	resp := &commitResp{Partitions: r.Partitions, Offsets: r.Offsets, Sync: r.Sync}
+	resp := w.newCommitResp()
+	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
 		w.reply(p, code, "", resp)
 		return
 	}
 	rec := OffsetRecord{Tick: w.Tick, Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
-	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Offsets)
+	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Slots, r.Offsets)
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
-	g.offsets.setCommit(r.Partitions, r.Offsets, c)
+	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
 	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
 	// points at the event's offsets token.
 	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
-	ref, offsets := w.addTextTail(w.encOffsets(b, r.Partitions, r.Offsets), at)
+	ref, offsets := w.addTextTail(w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets), at)
 	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
 	w.replyText(p, None, offsets, resp)
 }

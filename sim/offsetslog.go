@@ -2,31 +2,49 @@ package sim
 
 import (
 	"iter"
+	"slices"
 	"sort"
 )
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
 // order (kgrepl keeps them all, as a log not yet compacted). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
-// generation, producer id, state) is kept once per run of such records, and
-// each record adds only its partition, as its index among the world's input
-// partitions, and its offset (8 bytes, against 112 for an OffsetRecord and
-// 32 with the partition's name); the group id is kept once for the log. At,
-// All and Slice give back OffsetRecords equal to what was appended. Chunks
-// are shared between clones as for any Seq.
+// generation, producer id, state) is kept once per run of such records;
+// each record adds its offset (4 bytes) and its partition, as a code: its
+// index among the world's input partitions. A run's codes are a list in
+// parts, and a commit naming the same partitions in the same order as its
+// member's previous one (the auto-commit of an unchanged assignment) shares
+// that list: its records then cost 4 bytes each, against 8 with their
+// codes, 32 with the partition's name and 112 for an OffsetRecord. The
+// group id is kept once for the log. At, All and Slice give back
+// OffsetRecords equal to what was appended. Chunks are shared between
+// clones as for any Seq.
 type OffsetsLog struct {
 	group   string
 	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
 	runs    Seq[offsetRun]
-	entries Seq[offsetEntry]
+	offs    Seq[int32]     // each record's offset (0 for one kept in odd)
+	parts   Seq[int32]     // partition codes: run r's records' are parts[r.parts:], one per record
 	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
 	members nameTable      // the member ids the runs name
+	// lists[m] is member m's last commit's list of codes, and where it
+	// is in parts. The codes are never changed in place: clones share them.
+	lists   []codeList
+	scratch []int32 // appendCommit's codes; not shared with clones
 }
 
-// offsetRun (32 bytes) is what consecutive records of the log have in common; the
-// run's records are entries[first:] up to the next run's first.
+// codeList is a list of partition codes stored in parts from at.
+type codeList struct {
+	at    int
+	codes []int32
+}
+
+// offsetRun (40 bytes) is what consecutive records of the log have in
+// common; the run's records are offs[first:] up to the next run's first,
+// and their partition codes parts[parts:] as many.
 type offsetRun struct {
 	first      int
+	parts      int
 	PID        int64
 	Tick       int32
 	Generation int32
@@ -35,14 +53,9 @@ type offsetRun struct {
 	marker     bool
 }
 
-// offsetEntry is one record's partition and offset. part is the
-// partition's index among the input partitions; entryNoTP stands for a
-// marker's empty partition (offset -1); below it, odd[entryNoTP-1-part]
-// holds the record's partition and offset.
-type offsetEntry struct {
-	part, offset int32
-}
-
+// A partition code is the partition's index among the input partitions;
+// entryNoTP stands for a marker's empty partition (offset -1); below it,
+// odd[entryNoTP-1-code] holds the record's partition and offset.
 const entryNoTP = -1
 
 type offsetOdd struct {
@@ -50,30 +63,31 @@ type offsetOdd struct {
 	Offset int
 }
 
-// entry encodes tp and offset; c (may be nil) remembers the last topic
-// looked up, for the lists of one commit.
-func (l *OffsetsLog) entry(tp TopicPartition, offset int, c *topicCache) offsetEntry {
+// entry encodes tp and offset as a code and the offset to store; hint is
+// tp's slot if known (-1: not), and c (may be nil) remembers the last
+// topic looked up, for the lists of one commit.
+func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topicCache) (code, off int32) {
 	if offset >= -1 && offset <= 1<<31-1 {
 		if tp == (TopicPartition{}) {
-			return offsetEntry{part: entryNoTP, offset: int32(offset)}
+			return entryNoTP, int32(offset)
 		}
-		if p, ok := l.index.slot(tp, c); ok {
-			return offsetEntry{part: int32(p), offset: int32(offset)}
+		if p, ok := l.index.slotCached(tp, hint, c); ok {
+			return int32(p), int32(offset)
 		}
 	}
 	l.odd.Append(offsetOdd{TP: tp, Offset: offset})
-	return offsetEntry{part: entryNoTP - int32Of(l.odd.Len(), "odd offset records")}
+	return entryNoTP - int32Of(l.odd.Len(), "odd offset records"), 0
 }
 
-// tpOffset decodes an entry.
-func (l *OffsetsLog) tpOffset(e offsetEntry) (TopicPartition, int) {
+// tpOffset decodes a record's code and stored offset.
+func (l *OffsetsLog) tpOffset(code, off int32) (TopicPartition, int) {
 	switch {
-	case e.part >= 0:
-		return l.index.tps[e.part], int(e.offset)
-	case e.part == entryNoTP:
-		return TopicPartition{}, int(e.offset)
+	case code >= 0:
+		return l.index.tps[code], int(off)
+	case code == entryNoTP:
+		return TopicPartition{}, int(off)
 	}
-	o := l.odd.At(int(entryNoTP - 1 - e.part))
+	o := l.odd.At(int(entryNoTP - 1 - code))
 	return o.TP, o.Offset
 }
 
@@ -90,17 +104,18 @@ func offsetStateOf(s string) uint8 {
 }
 
 // Len is the number of records.
-func (l *OffsetsLog) Len() int { return l.entries.Len() }
+func (l *OffsetsLog) Len() int { return l.offs.Len() }
 
 // At returns record i.
 func (l *OffsetsLog) At(i int) OffsetRecord {
 	n := l.runs.Len()
-	r := sort.Search(n, func(k int) bool { return l.runs.At(k).first > i }) - 1
-	return l.record(l.runs.At(r), l.entries.At(i))
+	r := l.runs.At(sort.Search(n, func(k int) bool { return l.runs.At(k).first > i }) - 1)
+	return l.record(r, i)
 }
 
-func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
-	tp, offset := l.tpOffset(e)
+// record is record i, of run r.
+func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
+	tp, offset := l.tpOffset(l.parts.At(r.parts+i-r.first), l.offs.At(i))
 	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
 		MemberID: l.members.name(r.member), PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
@@ -109,11 +124,11 @@ func (l *OffsetsLog) record(r offsetRun, e offsetEntry) OffsetRecord {
 func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 	return func(yield func(int, OffsetRecord) bool) {
 		k, n := 0, l.runs.Len()
-		for i, e := range l.entries.All() {
+		for i := 0; i < l.Len(); i++ {
 			for k+1 < n && l.runs.At(k+1).first <= i {
 				k++
 			}
-			if !yield(i, l.record(l.runs.At(k), e)) {
+			if !yield(i, l.record(l.runs.At(k), i)) {
 				return
 			}
 		}
@@ -125,36 +140,61 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, t
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
-	l.startRun(rec)
-	l.entries.Append(l.entry(rec.TP, rec.Offset, nil))
+	run := l.header(rec)
+	// The last run takes it if it holds such records and its codes end
+	// parts (a run sharing an earlier list does not).
+	if last := l.runs.Last(); last == nil || !last.same(run) || last.parts+l.Len()-last.first != l.parts.Len() {
+		l.runs.Append(run)
+	}
+	code, off := l.entry(rec.TP, -1, rec.Offset, nil)
+	l.parts.Append(code)
+	l.offs.Append(off)
 }
 
 // appendCommit adds one record per partition of tps at offs, each like
-// rec (whose TP and Offset are not used): the records of one OffsetCommit.
-func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, offs []int) {
+// rec (whose TP and Offset are not used): the records of one OffsetCommit,
+// a run of their own. slots, when not nil, are the partitions' slots as
+// the member knew them. The partitions' codes are shared with the member's
+// previous commit when they are the same list.
+func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots []int32, offs []int) {
 	if len(tps) == 0 {
 		return
 	}
-	l.startRun(rec)
+	run := l.header(rec)
+	codes := l.scratch[:0]
 	var tc topicCache
 	for i, tp := range tps {
-		l.entries.Append(l.entry(tp, offs[i], &tc))
+		code, off := l.entry(tp, slotAt(slots, i), offs[i], &tc)
+		codes = append(codes, code)
+		l.offs.Append(off)
 	}
+	l.scratch = codes
+	m := int(run.member)
+	if m < len(l.lists) && slices.Equal(l.lists[m].codes, codes) {
+		run.parts = l.lists[m].at
+	} else {
+		for m >= len(l.lists) {
+			l.lists = append(l.lists, codeList{at: -1})
+		}
+		l.lists[m] = codeList{at: run.parts, codes: slices.Clone(codes)}
+		for _, c := range codes {
+			l.parts.Append(c)
+		}
+	}
+	l.runs.Append(run)
 }
 
-// startRun opens a run for records like rec, unless the last run already
-// holds such records.
-func (l *OffsetsLog) startRun(rec OffsetRecord) {
-	if l.entries.Len() == 0 && l.group == "" {
+// header is the run for records like rec, starting at the end of the log
+// (its records' codes at the end of parts).
+func (l *OffsetsLog) header(rec OffsetRecord) offsetRun {
+	if l.Len() == 0 && l.group == "" {
 		l.group = rec.Group
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	run := offsetRun{first: l.entries.Len(), member: l.members.index(rec.MemberID), PID: rec.PID, Tick: int32Of(rec.Tick, "tick"),
-		Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State), marker: rec.Marker}
-	if last := l.runs.Last(); last == nil || !last.same(run) {
-		l.runs.Append(run)
-	}
+	return offsetRun{first: l.Len(), parts: l.parts.Len(), member: l.members.index(rec.MemberID), PID: rec.PID,
+		Tick: int32Of(rec.Tick, "tick"), Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State),
+		marker: rec.Marker}
 }
 
 func (r *offsetRun) same(o offsetRun) bool {
@@ -172,6 +212,6 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), entries: l.entries.clone(), odd: l.odd.clone(),
-		members: l.members.clone()}
+	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), offs: l.offs.clone(), parts: l.parts.clone(),
+		odd: l.odd.clone(), members: l.members.clone(), lists: cp(l.lists)}
 }

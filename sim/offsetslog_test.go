@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
 
 // TestOffsetsLogRoundTrip: the compact log gives back every record as it
 // was appended, and a marker's state change in one world leaves a clone's
@@ -76,9 +80,23 @@ func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
 
 	// appendCommit writes the records of one OffsetCommit, as Append would one by one.
 	head := OffsetRecord{Tick: 5000, Group: "g", Generation: 9, MemberID: "C2-1", PID: -1, State: "committed"}
-	tps, offs := []TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}}, []int{3, 4}
-	c.appendCommit(head, tps, offs)
-	c.appendCommit(head, nil, nil)
+	tps, offs := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}, []int{3, 4}
+	c.appendCommit(head, tps, []int32{-1, 1 << 20}, offs) // hints that are no slot: looked up
+	c.appendCommit(head, nil, nil, nil)
+	c.appendCommit(head, tps, index.slotsOf(nil, tps), offs) // the slots, when the index numbers them
+	for i := range tps {
+		r := head
+		r.TP, r.Offset = tps[i], offs[i]
+		want = append(want, r)
+	}
+	if len(index.tps) > 0 {
+		c.appendCommit(head, tps, []int32{1, 0}, offs) // each the other's slot: looked up
+		for i := range tps {
+			r := head
+			r.TP, r.Offset = tps[i], offs[i]
+			want = append(want, r)
+		}
+	}
 	for i := range tps {
 		r := head
 		r.TP, r.Offset = tps[i], offs[i]
@@ -120,7 +138,7 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 		l.Append(r)
 		want = append(want, r)
 		if i == 2 {
-			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int{6, 7, 8})
+			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int32{2, 0, 3}, []int{6, 7, 8})
 			for k, tp := range []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}} {
 				r := rec(tp.Topic, tp.Partition, 6)
 				r.Offset = 6 + k
@@ -143,6 +161,90 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 			if r != all[i] || x.l.At(i) != all[i] {
 				t.Fatalf("record %d: %+v, want %+v", i, r, all[i])
 			}
+		}
+	}
+}
+
+// TestPropertyOffsetsLogSharesLists: random OffsetCommits from a few
+// members, each often naming the same partitions as its previous one (so
+// the log shares the list), interleaved with single records of the same
+// header or not (which may extend a run), markers, odd records, state
+// changes and clones, give back exactly the records appended, in every
+// member of a clone family; and a member's unchanged commits do share.
+func TestPropertyOffsetsLogSharesLists(t *testing.T) {
+	defer func(n int) { seqChunk = n }(seqChunk)
+	seqChunk = 4
+	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
+	index := inputIndex{at: w.inputAt, tps: w.inputTPs}
+	for seed := int64(0); seed < 40; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		type copyOf struct {
+			l    OffsetsLog
+			want []OffsetRecord
+		}
+		fam := []*copyOf{{l: OffsetsLog{index: index}}}
+		lists := map[string][]TopicPartition{} // each member's last list
+		shared := 0
+		for op := 0; op < 300; op++ {
+			c := fam[r.Intn(len(fam))]
+			member := []string{"C1-1", "C2-1", "C3-2"}[r.Intn(3)]
+			rec := OffsetRecord{Tick: op / 4, Group: "g", Generation: r.Intn(2), MemberID: member, PID: -1, State: "committed"}
+			switch k := r.Intn(10); {
+			case k < 6:
+				tps := lists[member]
+				if tps == nil || r.Intn(3) == 0 {
+					tps = nil
+					for _, tp := range append(slices.Clone(w.inputTPs), TopicPartition{Topic: "zz", Partition: 1}) {
+						if r.Intn(3) == 0 {
+							tps = append(tps, tp)
+						}
+					}
+					lists[member] = tps
+				}
+				offs := make([]int, len(tps))
+				for i := range offs {
+					offs[i] = r.Intn(50)
+					if r.Intn(40) == 0 {
+						offs[i] = 1 << 40 // past int32: kept whole
+					}
+				}
+				before := c.l.parts.Len()
+				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
+				if len(tps) > 0 && c.l.parts.Len() == before {
+					shared++
+				}
+				for i, tp := range tps {
+					x := rec
+					x.TP, x.Offset = tp, offs[i]
+					c.want = append(c.want, x)
+				}
+			case k < 8:
+				rec.TP, rec.Offset = w.inputTPs[r.Intn(len(w.inputTPs))], r.Intn(50)
+				if r.Intn(5) == 0 {
+					rec.TP = TopicPartition{Topic: "yy", Partition: 2}
+				}
+				c.l.Append(rec)
+				c.want = append(c.want, rec)
+			case k == 8:
+				rec = OffsetRecord{Tick: op / 4, Group: "g", PID: 7, State: "COMMIT", Marker: true, Offset: -1}
+				c.l.Append(rec)
+				c.want = append(c.want, rec)
+			default:
+				fam = append(fam, &copyOf{l: c.l.clone(), want: slices.Clone(c.want)})
+			}
+		}
+		for j, c := range fam {
+			if c.l.Len() != len(c.want) {
+				t.Fatalf("seed %d, copy %d: Len %d, want %d", seed, j, c.l.Len(), len(c.want))
+			}
+			for i, got := range c.l.All() {
+				if got != c.want[i] || c.l.At(i) != c.want[i] {
+					t.Fatalf("seed %d, copy %d, record %d: %+v (At %+v), want %+v", seed, j, i, got, c.l.At(i), c.want[i])
+				}
+			}
+		}
+		if shared == 0 {
+			t.Fatalf("seed %d: no commit shared its member's list", seed)
 		}
 	}
 }

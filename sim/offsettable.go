@@ -48,13 +48,14 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 }
 
 // setCommit records one OffsetCommit: tps[i] at offs[i], the rest as c.
-// Its partitions come in (topic, partition) order, so each topic is looked
-// up once per run of its partitions.
-func (t *offsetTable) setCommit(tps []TopicPartition, offs []int, c committedOffset) {
+// slots[i], when given, is tps[i]'s slot as the member knew it (checked);
+// otherwise its partitions come in (topic, partition) order, so each topic
+// is looked up once per run of its partitions.
+func (t *offsetTable) setCommit(tps []TopicPartition, slots []int32, offs []int, c committedOffset) {
 	var tc topicCache
 	for i, tp := range tps {
 		c.Offset = offs[i]
-		if s, ok := t.index.slot(tp, &tc); ok {
+		if s, ok := t.index.slotCached(tp, slotAt(slots, i), &tc); ok {
 			t.setSlot(s, c)
 		} else {
 			t.set(tp, c)

@@ -43,7 +43,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 				for i := range offs {
 					offs[i] = r.Intn(1000)
 				}
-				tab.setCommit(tps, offs, c)
+				tab.setCommit(tps, randomHints(r, &tab.index, tps), offs, c)
 				for i, tp := range tps {
 					c.Offset = offs[i]
 					ref[tp] = c
@@ -95,35 +95,62 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 	}
 }
 
-// TestTpIndexNumbersInTopologyOrder: World.tpIndex numbers the input
-// topics' partitions in topology order (not inputTPs' sorted order), then
-// the output topic's, as the scan over the topics it replaced did, and
-// says false for a partition the world does not have.
-func TestTpIndexNumbersInTopologyOrder(t *testing.T) {
+// TestTpIndexIsTheInputSlot: World.tpIndex numbers the input partitions
+// by their place in inputTPs, the sorted order (so it is inputIndex.slot:
+// one numbering for the trace's texts, logAt, the offset table, the
+// offsets log and the cells), then the output topic's partitions; tpAt
+// inverts it, and tpIndex says false for a partition the world does not
+// have. (Until the numberings were unified it numbered the input topics in
+// topology order; the trace's materialized texts did not change, as
+// TestTraceMaterializedAsBefore checks.)
+func TestTpIndexIsTheInputSlot(t *testing.T) {
 	topo := Topology{Group: "g", Inputs: []TopicSpec{{"zeta", 3}, {"alpha", 2}, {"mid", 4}}, Output: TopicSpec{"out", 2}}
 	w, err := New(topo, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[TopicPartition]int{}
-	n := 0
-	for _, ts := range append(slices.Clone(topo.Inputs), topo.Output) {
-		for p := 0; p < ts.Partitions; p++ {
-			want[TopicPartition{Topic: ts.Name, Partition: p}] = n
-			n++
-		}
-	}
-	for tp, i := range want {
+	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+	want := []TopicPartition{tp("alpha", 0), tp("alpha", 1), tp("mid", 0), tp("mid", 1), tp("mid", 2), tp("mid", 3),
+		tp("zeta", 0), tp("zeta", 1), tp("zeta", 2), tp("out", 0), tp("out", 1)}
+	idx := w.records.index
+	for i, tp := range want {
 		if got, ok := w.tpIndex(tp); !ok || got != i {
 			t.Errorf("tpIndex(%v) = %d, %v; want %d", tp, got, ok, i)
 		}
-		if back, _, ok := w.tpAt(uint64(i)); !ok || back != tp {
-			t.Errorf("tpAt(%d) = %v, %v; want %v", i, back, ok, tp)
+		if back, input, ok := w.tpAt(uint64(i)); !ok || back != tp || input != (tp.Topic != "out") {
+			t.Errorf("tpAt(%d) = %v, %v, %v; want %v", i, back, input, ok, tp)
 		}
+		if s, ok := idx.slot(tp, nil); ok != (tp.Topic != "out") || ok && s != i {
+			t.Errorf("slot(%v) = %d, %v; tpIndex says %d", tp, s, ok, i)
+		}
+	}
+	if _, _, ok := w.tpAt(uint64(len(want))); ok {
+		t.Errorf("tpAt(%d) names a partition past the last", len(want))
 	}
 	for _, tp := range []TopicPartition{{Topic: "zeta", Partition: 3}, {Topic: "alpha", Partition: -1}, {Topic: "out", Partition: 2}, {Topic: "nope", Partition: 0}} {
 		if _, ok := w.tpIndex(tp); ok {
 			t.Errorf("tpIndex(%v) says the world has it", tp)
 		}
 	}
+}
+
+// randomHints is a slot list for tps as a commit might carry it: nil, or
+// each entry the partition's slot, another partition's, -1, or past the
+// end. Whatever the hints, the answers must be the same.
+func randomHints(r *rand.Rand, x *inputIndex, tps []TopicPartition) []int32 {
+	if r.Intn(4) == 0 {
+		return nil
+	}
+	hints := x.slotsOf(nil, tps)
+	for i := range hints {
+		switch r.Intn(5) {
+		case 0:
+			hints[i] = -1
+		case 1:
+			hints[i] = int32(r.Intn(len(x.tps) + 1))
+		case 2:
+			hints[i] = int32(len(x.tps) + r.Intn(3))
+		}
+	}
+	return hints
 }

@@ -7,41 +7,156 @@ import (
 )
 
 // partInts is a member's map from its partitions to an offset (positions,
-// processed, committed), as map[TopicPartition]int was: a member holds a
-// few partitions, so up to partIntsFew of them sit in a slice scanned with
-// TopicPartition compares (no hashing of the topic name); past that, a map.
-// Nothing ranges over it: get, set, del and reset are the whole interface.
-// The zero value is empty and ready.
+// processed, committed), as map[TopicPartition]int was. A partition the
+// world numbers (inputIndex.slot, the number tpIndex gives it) is kept by
+// that number in a slice sorted by it: no hashing of the topic name, and a
+// clone copies one array. The hot paths carry the numbers with their
+// partitions (Member.ownedSlots, commitReq.Slots) and use the *Hint
+// methods, which check a number against the partition before trusting it
+// and then search by number. Without a number, a member of a few
+// partitions (up to partIntsScan) is scanned comparing partitions, as
+// cheap as finding the number; past that, the number is looked up. Any
+// other partition (a member without a world, a topic the world does not
+// have) is kept in a map. Nothing ranges over it: get, set, del and reset
+// are the whole interface. The zero value is empty and ready, and numbers
+// nothing (useIndex gives it the world's numbering).
 type partInts struct {
-	few  []partInt              // insertion order; nil once many is in use
-	many map[TopicPartition]int // past partIntsFew entries
+	idx   *inputIndex            // the world's numbering, shared; nil: none
+	es    []partInt              // by k, ascending
+	other map[TopicPartition]int // partitions idx does not number
 }
 
 type partInt struct {
 	tp TopicPartition
+	k  int32 // tp's slot
 	v  int
 }
 
-// partIntsFew is the most entries kept in the slice.
-const partIntsFew = 16
+// partIntsScan is the most entries scanned for a partition whose number
+// is not known.
+const partIntsScan = 16
 
-func (p *partInts) find(tp TopicPartition) int {
-	for i := range p.few {
-		if p.few[i].tp == tp {
-			return i
+// useIndex gives p the world's numbering of its input partitions; p must
+// be empty.
+func (p *partInts) useIndex(x *inputIndex) { p.idx = x }
+
+// find is where slot k is in es, or where it would go.
+func (p *partInts) find(k int32) (int, bool) {
+	lo, hi := 0, len(p.es)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if p.es[h].k < k {
+			lo = h + 1
+		} else {
+			hi = h
 		}
+	}
+	return lo, lo < len(p.es) && p.es[lo].k == k
+}
+
+// seek is find for a list of slots in ascending order: *at is where the
+// previous one was found, plus one, so the next is usually right there;
+// *at moves past what is found.
+func (p *partInts) seek(k int32, at *int) (int, bool) {
+	i, found := *at, false
+	if i < len(p.es) && p.es[i].k == k {
+		found = true
+	} else {
+		i, found = p.find(k)
+	}
+	if found {
+		*at = i + 1
+	}
+	return i, found
+}
+
+// getSlot is getHint for a partition whose slot k is already checked
+// (inputIndex.is), or -1, in a list in slot order: at is seek's cursor.
+func (p *partInts) getSlot(tp TopicPartition, k int32, at *int) (int, bool) {
+	if k < 0 {
+		return p.get(tp)
+	}
+	if i, ok := p.seek(k, at); ok {
+		return p.es[i].v, true
+	}
+	return 0, false
+}
+
+// setSlot is setHint for a partition whose slot k is already checked, or
+// -1, in a list in slot order: at is seek's cursor.
+func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
+	if k < 0 {
+		p.set(tp, v)
+		return
+	}
+	if i, ok := p.seek(k, at); ok {
+		p.es[i].v = v
+		return
+	}
+	p.setHint(tp, k, v)
+}
+
+// slotOf is hint when it is tp's slot, else -1.
+func (p *partInts) slotOf(tp TopicPartition, hint int32) int32 {
+	if p.idx != nil && p.idx.is(tp, hint) {
+		return hint
 	}
 	return -1
 }
 
+// scan is where tp is in a short es (false: not there, or es is long).
+func (p *partInts) scan(tp TopicPartition) (int, bool) {
+	if len(p.es) > partIntsScan {
+		return 0, false
+	}
+	for i := range p.es {
+		if p.es[i].tp.Partition == tp.Partition && p.es[i].tp.Topic == tp.Topic {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// lookup is where tp is in es (found), or where it would go; numbered
+// false: the world does not number tp (it belongs in other). hint is tp's
+// slot if known (-1: not). A short es that does not hold tp, with other
+// empty, answers absent without looking tp's number up (i and k are then
+// not set: lookup with insert set for a place to insert).
+func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k int32, found, numbered bool) {
+	if p.idx == nil {
+		return 0, 0, false, false
+	}
+	if p.idx.is(tp, hint) {
+		i, found = p.find(hint)
+		return i, hint, found, true
+	}
+	if i, ok := p.scan(tp); ok {
+		return i, p.es[i].k, true, true
+	}
+	if !insert && len(p.es) <= partIntsScan && len(p.other) == 0 {
+		return 0, 0, false, true
+	}
+	s, ok := p.idx.slot(tp, nil)
+	if !ok {
+		return 0, 0, false, false
+	}
+	k = int32(s)
+	i, found = p.find(k)
+	return i, k, found, true
+}
+
 // get is v, ok := m[tp].
-func (p *partInts) get(tp TopicPartition) (int, bool) {
-	if p.many != nil {
-		v, ok := p.many[tp]
+func (p *partInts) get(tp TopicPartition) (int, bool) { return p.getHint(tp, -1) }
+
+// getHint is get with tp's slot, if known, as hint.
+func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
+	i, _, found, numbered := p.lookup(tp, hint, false)
+	if !numbered {
+		v, ok := p.other[tp]
 		return v, ok
 	}
-	if i := p.find(tp); i >= 0 {
-		return p.few[i].v, true
+	if found {
+		return p.es[i].v, true
 	}
 	return 0, false
 }
@@ -53,67 +168,61 @@ func (p *partInts) at(tp TopicPartition) int {
 }
 
 // set is m[tp] = v.
-func (p *partInts) set(tp TopicPartition, v int) {
-	if p.many != nil {
-		p.many[tp] = v
-		return
+func (p *partInts) set(tp TopicPartition, v int) { p.setHint(tp, -1, v) }
+
+// setHint is set with tp's slot, if known, as hint.
+func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
+	i, k, found, numbered := p.lookup(tp, hint, true)
+	switch {
+	case !numbered:
+		if p.other == nil {
+			p.other = map[TopicPartition]int{}
+		}
+		p.other[tp] = v
+	case found:
+		p.es[i].v = v
+	default:
+		p.es = slices.Insert(p.es, i, partInt{tp, k, v})
 	}
-	if i := p.find(tp); i >= 0 {
-		p.few[i].v = v
-		return
-	}
-	if len(p.few) < partIntsFew {
-		p.few = append(p.few, partInt{tp, v})
-		return
-	}
-	p.many = make(map[TopicPartition]int, 2*partIntsFew)
-	for _, e := range p.few {
-		p.many[e.tp] = e.v
-	}
-	p.many[tp] = v
-	p.few = nil
 }
 
 // del is delete(m, tp).
 func (p *partInts) del(tp TopicPartition) {
-	if p.many != nil {
-		delete(p.many, tp)
-		return
-	}
-	if i := p.find(tp); i >= 0 {
-		p.few = slices.Delete(p.few, i, i+1)
+	i, _, found, numbered := p.lookup(tp, -1, false)
+	if !numbered {
+		delete(p.other, tp)
+	} else if found {
+		p.es = slices.Delete(p.es, i, i+1)
 	}
 }
 
 // reset empties it, as m = map[TopicPartition]int{} did. The slice's array
 // is kept: a clone has its own (clone).
 func (p *partInts) reset() {
-	p.few, p.many = p.few[:0], nil
+	p.es, p.other = p.es[:0], nil
 }
 
 // len is len(m).
-func (p *partInts) len() int {
-	if p.many != nil {
-		return len(p.many)
-	}
-	return len(p.few)
-}
+func (p *partInts) len() int { return len(p.es) + len(p.other) }
 
 func (p partInts) clone() partInts {
-	return partInts{few: cp(p.few), many: cpMap(p.many)}
+	return partInts{idx: p.idx, es: cp(p.es), other: cpMap(p.other)}
 }
 
 // String spells it as fmt spells the map: entries in key order.
 func (p partInts) String() string {
-	var es []partInt
-	if p.many != nil {
-		for tp, v := range p.many {
-			es = append(es, partInt{tp, v})
-		}
-	} else {
-		es = cp(p.few)
+	type entry struct {
+		tp TopicPartition
+		v  int
 	}
-	slices.SortFunc(es, func(a, b partInt) int {
+	es := make([]entry, 0, p.len())
+	for _, e := range p.es {
+		es = append(es, entry{e.tp, e.v})
+	}
+	for tp, v := range p.other {
+		es = append(es, entry{tp, v})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
 		if c := strings.Compare(a.tp.Topic, b.tp.Topic); c != 0 {
 			return c
 		}

@@ -7,22 +7,43 @@ import (
 )
 
 // partInts answers as map[TopicPartition]int over random gets, sets,
-// deletes, resets and clones, across the slice and the map (more than
-// partIntsFew partitions), and spells itself as fmt spells the map.
+// deletes, resets and clones, with right, wrong and no slot hints, for
+// partitions the world numbers and others (a topic it does not have, a
+// partition past its topic's), with the world's numbering and without,
+// and spells itself as fmt spells the map.
 func TestPropertyPartIntsAsMap(t *testing.T) {
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		parts := 3 + r.Intn(2*partIntsFew)
+		n := 1 + r.Intn(40)
+		w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"payments", n}, {"orders", n}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
 		var p partInts
+		if seed%3 != 0 {
+			p.useIndex(&w.records.index)
+		}
+		x := &w.records.index
 		ref := map[TopicPartition]int{}
 		var frozen []partInts // clones, each with the map it must still be
 		var frozenRef []map[TopicPartition]int
-		for i := 0; i < 600; i++ {
-			tp := TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(parts)}
+		for i := 0; i < 800; i++ {
+			tp := TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)}
+			hint := int32(-1)
+			switch r.Intn(3) {
+			case 0:
+				hint = x.slotsOf(nil, []TopicPartition{tp})[0]
+			case 1:
+				hint = int32(r.Intn(2*n+3) - 1)
+			}
 			switch op := r.Intn(20); {
-			case op < 8:
+			case op < 5:
 				v := r.Intn(1000)
 				p.set(tp, v)
+				ref[tp] = v
+			case op < 9:
+				v := r.Intn(1000)
+				p.setHint(tp, hint, v)
 				ref[tp] = v
 			case op < 12:
 				p.del(tp)
@@ -33,11 +54,38 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 			case op == 13:
 				frozen = append(frozen, p.clone())
 				frozenRef = append(frozenRef, cpMap(ref))
+			case op == 14:
+				// a list in (topic, partition) order, read and then written
+				// with seek's cursor, as the auto-commit does
+				var list []TopicPartition
+				for _, topic := range []string{"orders", "payments", "x"} {
+					for q := 0; q < n+2; q++ {
+						if r.Intn(3) == 0 {
+							list = append(list, TopicPartition{Topic: topic, Partition: q})
+						}
+					}
+				}
+				hints := randomHints(r, x, list)
+				at := 0
+				for j, lt := range list {
+					got, ok := p.getSlot(lt, p.slotOf(lt, slotAt(hints, j)), &at)
+					if want, wok := ref[lt]; got != want || ok != wok {
+						t.Fatalf("seed %d, op %d: getSlot(%v) = %d %v, want %d %v", seed, i, lt, got, ok, want, wok)
+					}
+				}
+				at = 0
+				for j, lt := range list {
+					v := r.Intn(1000)
+					p.setSlot(lt, p.slotOf(lt, slotAt(hints, j)), v, &at)
+					ref[lt] = v
+				}
 			}
 			got, ok := p.get(tp)
+			hgot, hok := p.getHint(tp, hint)
 			want, wok := ref[tp]
-			if got != want || ok != wok || p.at(tp) != want || p.len() != len(ref) {
-				t.Fatalf("seed %d, op %d: get(%v) = %d %v (len %d), want %d %v (len %d)", seed, i, tp, got, ok, p.len(), want, wok, len(ref))
+			if got != want || ok != wok || hgot != want || hok != wok || p.at(tp) != want || p.len() != len(ref) {
+				t.Fatalf("seed %d, op %d: get(%v) = %d %v, getHint(%d) = %d %v (len %d), want %d %v (len %d)",
+					seed, i, tp, got, ok, hint, hgot, hok, p.len(), want, wok, len(ref))
 			}
 			if i%50 == 0 {
 				if a, b := p.String(), fmt.Sprint(ref); a != b {

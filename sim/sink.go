@@ -20,8 +20,11 @@ type SinkCounts struct {
 	own   *owner
 }
 
-// sinkChunkLen is the number of offsets one chunk counts.
-const sinkChunkLen = 256
+// sinkChunkLen is the number of offsets one chunk counts: 256 bytes, so
+// that the copy a world makes of the chunk it writes after a Clone (every
+// explorer branch, in every input partition it processes) stays small; a
+// chunk's header and its pointer add under a byte a record.
+const sinkChunkLen = 64
 
 type sinkPart struct {
 	chunks []*sinkChunk // chunk k counts offsets k*sinkChunkLen on; nil where nothing was counted

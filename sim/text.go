@@ -36,9 +36,9 @@ import (
 //	                      a text that is one template (World.addWhole)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //
-// tp numbers the world's partitions: its input topics' in topology order,
-// then the output topic's (one byte up to 128 partitions); every number is
-// a varint. A reference into the arena (textRef) may point at any token of
+// tp numbers the world's partitions: its input partitions in inputTPs'
+// (sorted) order, then the output topic's (one byte up to 128
+// partitions); every number is a varint. A reference into the arena (textRef) may point at any token of
 // a text, not only its first:
 // a polled event's Records point at the record tokens of its own text, and a
 // commit's answer at the offsets token of its committed event, so what two
@@ -165,8 +165,18 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
 	}
 	ref := textRef(len(a.full)<<arenaShift | len(a.open))
-	// append grows a young chunk by doubling, and copies one shared with a
-	// clone (cut to its length) before writing.
+	if need := len(a.open) + len(b); need > cap(a.open) {
+		// A young chunk, or one shared with a clone (cut to its length):
+		// copy it to twice its size while under 4 KB (append would grow
+		// one past 256 bytes by a quarter at a time, copying it each
+		// time), then by a quarter (a copy that is kept, a fork, holds
+		// little room it does not use), up to a whole chunk.
+		grow := cap(a.open) / 4
+		if cap(a.open) < 4<<10 {
+			grow = cap(a.open)
+		}
+		a.open = append(make([]byte, 0, max(min(cap(a.open)+grow, arenaChunk), need)), a.open...)
+	}
 	a.open = append(a.open, b...)
 	return ref, false
 }
@@ -305,15 +315,16 @@ func (w *World) encMemberID(b []byte, id string) []byte {
 	return binary.AppendUvarint(b, uint64(n))
 }
 
-// tpIndex numbers the world's partitions: the input topics' partitions in
-// topology order, then the output topic's. False for a partition the
-// world does not have.
-// One map lookup (inputAt keeps each input topic's topology-order start):
-// every partition of every commit's text is numbered here, and a scan of
-// the topics was most of a tick at 100 topics.
+// tpIndex numbers the world's partitions: the input partitions by their
+// place in inputTPs (inputIndex.slot: the same number the offset table,
+// the offsets log and the log cells use), then the output topic's. False
+// for a partition the world does not have.
+// One lookup of the topic (inputAt keeps where each input topic's
+// partitions start): every partition of every commit's text is numbered
+// here.
 func (w *World) tpIndex(tp TopicPartition) (int, bool) {
 	if s, ok := w.inputAt.get(tp.Topic); ok {
-		return s.topo + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
+		return s.at + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
 	}
 	o := w.Topo.Output
 	return len(w.inputTPs) + tp.Partition, o.Name == tp.Topic && tp.Partition >= 0 && tp.Partition < o.Partitions
@@ -321,14 +332,10 @@ func (w *World) tpIndex(tp TopicPartition) (int, bool) {
 
 // tpAt is the partition numbered i (tpIndex), and whether it is an input one.
 func (w *World) tpAt(i uint64) (TopicPartition, bool, bool) {
-	for _, t := range w.Topo.Inputs {
-		if i < uint64(t.Partitions) {
-			return TopicPartition{Topic: t.Name, Partition: int(i)}, true, true
-		}
-		i -= uint64(t.Partitions)
-	}
-	if i < uint64(w.Topo.Output.Partitions) {
-		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i)}, false, true
+	if n := uint64(len(w.inputTPs)); i < n {
+		return w.inputTPs[i], true, true
+	} else if i-n < uint64(w.Topo.Output.Partitions) {
+		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i - n)}, false, true
 	}
 	return TopicPartition{}, false, false
 }
@@ -413,10 +420,19 @@ func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5).
 func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	return w.encOffsetsAt(b, tps, nil, offs)
+}
+
+// encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a
+// hint (an input partition's tpIndex is its slot; the hint is checked).
+func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	for i, tp := range tps {
-		t, ok := w.tpIndex(tp)
+		t, ok := int(slotAt(slots, i)), true
+		if !w.records.index.is(tp, int32(t)) {
+			t, ok = w.tpIndex(tp)
+		}
 		if !ok {
 			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
 		}

@@ -66,13 +66,15 @@ func (q *timerQueue) Len() int { return len(q.heap) }
 func (q *timerQueue) next() int { return q.heap[0].at }
 
 // clone copies the queued timers only, each into the slot of its place in
-// the heap (the same heap, so the same order), with no free slots.
+// the heap (the same heap, so the same order), with no free slots, and
+// with room to grow: a world that steps sets timers at once, and the first
+// one would copy arrays cut to their length again.
 func (q *timerQueue) clone() timerQueue {
 	n := timerQueue{seq: q.seq}
 	if len(q.heap) == 0 {
 		return n
 	}
-	n.heap, n.slots = make([]timerKey, len(q.heap)), make([]timer, len(q.heap))
+	n.heap, n.slots = make([]timerKey, len(q.heap), 2*len(q.heap)), make([]timer, len(q.heap), 2*len(q.heap))
 	for i, k := range q.heap {
 		n.slots[i] = q.slots[k.slot]
 		n.heap[i] = timerKey{at: k.at, seq: k.seq, slot: int32(i)}

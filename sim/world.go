@@ -144,12 +144,6 @@ func New(topo Topology, cfg Config) (*World, error) {
 	for i := len(w.inputTPs) - 1; i >= 0; i-- {
 		inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
 	}
-	base := 0
-	for _, t := range topo.Inputs {
-		s := inputAt[t.Name]
-		s.topo, base = base, base+t.Partitions
-		inputAt[t.Name] = s
-	}
 	w.inputAt = newTopicSpans(topo.Inputs, inputAt)
 	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
 	w.Sink.names = w.records
@@ -261,6 +255,7 @@ func (w *World) newProcess(client string) *Member {
 		old.superseded = true
 	}
 	m := newMember(client, inc, cc, w.topicNames())
+	m.useIndex(&w.records.index)
 	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	if w.current[client] == nil {
@@ -329,9 +324,8 @@ func (w *World) ShortName(tp TopicPartition) string {
 }
 
 // span is where a topic's partitions 0..n-1 lie in inputTPs, one after
-// another from index at; topo is where they start when the input topics'
-// partitions are numbered in topology order instead (World.tpIndex).
-type span struct{ at, n, topo int }
+// another from index at.
+type span struct{ at, n int }
 
 // topicSpans finds an input topic's span: by a scan of a short list when
 // the world has a few input topics (the default world has two; a string
@@ -454,7 +448,7 @@ func (w *World) logOf(tp TopicPartition) *PartitionLog {
 }
 
 // indexLogs fills logAt: the logs by tpIndex, the input partitions in
-// topology order, then the output's (New, and Clone for the copies).
+// inputTPs order, then the output's (New, and Clone for the copies).
 func (w *World) indexLogs() {
 	w.logAt = make([]*PartitionLog, len(w.inputTPs)+len(w.outputTPs))
 	for tp, l := range w.logs {

@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -313,5 +314,30 @@ func TestSweepGCPercentRestored(t *testing.T) {
 	}
 	if got := debug.SetGCPercent(150); got != 150 {
 		t.Errorf("after two sweeps GOGC is %d, want the 150 in force before", got)
+	}
+}
+
+// TestStopMidSweep: a sweep asked to stop returns ErrStopped, whether the
+// request comes while the branch list is made, while a worker makes the
+// copy of the world a branch starts from, or while branches run, on one
+// worker or several.
+func TestStopMidSweep(t *testing.T) {
+	w := base(t, "set commit after").World()
+	opts := explore.Options{From: w.Tick, To: w.Tick + 10}
+	var polls atomic.Int64
+	opts.Stop = func() bool { polls.Add(1); return false }
+	if _, err := explore.Run(w, opts); err != nil {
+		t.Fatal(err)
+	}
+	total := polls.Load()
+	for _, p := range []int{1, 2} {
+		for _, after := range []int64{3, 12, 40, total / 2, total - 5} {
+			var n atomic.Int64
+			opts.Parallel = p
+			opts.Stop = func() bool { return n.Add(1) > after }
+			if r, err := explore.Run(w, opts); !errors.Is(err, explore.ErrStopped) || r != nil {
+				t.Errorf("%d workers, stop after %d of %d polls: %v, %v; want ErrStopped", p, after, total, r, err)
+			}
+		}
 	}
 }

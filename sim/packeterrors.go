@@ -1,0 +1,14 @@
+package sim
+
+// ErrorsFrom calls f, oldest first, for every packet from ID i on that
+// carries an error code, with its type and whether it is an answer. It is
+// PacketLog.Headers for a reader that looks only at errors (the explorer,
+// after every branch, over the packets the branch sent): it reads the
+// compact records and builds no Packet for the others.
+func (l *PacketLog) ErrorsFrom(i int, f func(t API, response bool, e ErrorCode)) {
+	for n := l.recs.Len(); i < n; i++ {
+		if r := l.recs.At(i); r.err != uint8(None) {
+			f(APIs[r.api()], r.flags()&pkResponse != 0, ErrorCode(r.err))
+		}
+	}
+}
