@@ -167,7 +167,13 @@ func (w *World) handleProduce(p *Packet) {
 // r's).
 func (l *PartitionLog) appendProduced(r *produceReq, c Cell) int {
 	if r.names != nil {
-		return l.appendInvoice(c, r.src, r.srcOff)
+		// srcTPI is src's tpIndex, which numbers the input partitions as
+		// inputIndex.slot does.
+		slot := int(r.srcTPI) - 1
+		if slot >= len(r.names.index.tps) {
+			slot = -1
+		}
+		return l.appendInvoice(c, r.src, r.srcOff, slot)
 	}
 	c.Value, c.Source = r.Value, r.Source
 	return l.append(c)

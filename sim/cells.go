@@ -303,9 +303,13 @@ func (c *CellLog) writerOf(i int, r cellRec) cellWriter {
 // appendInvoice is append for an invoice whose Value and Source (v's are
 // not read) are inv(x) and x, x the name of record srcOff of input
 // partition src: the cell append would keep, without spelling x and
-// reading it back.
-func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff int) {
-	part, ok := c.names.index.slot(src, nil)
+// reading it back. slot is src's number among the input partitions
+// (inputIndex.slot), or -1 to look it up.
+func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
+	part, ok := slot, slot >= 0
+	if !ok {
+		part, ok = c.names.index.slot(src, nil)
+	}
 	if !ok || part > 0xffff || srcOff < 0 || srcOff > maxRefOffset {
 		v.Source = c.names.name(src, srcOff)
 		v.Value = "inv(" + v.Source + ")"

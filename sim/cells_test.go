@@ -186,7 +186,11 @@ func testCellLogMatchesModel(t *testing.T) {
 				if invoice {
 					bare := v
 					bare.Value, bare.Source = "", ""
-					p.c.appendInvoice(bare, srcTP, srcOff)
+					slot := -1 // looked up, or given as the engine gives it
+					if s, ok := w.records.index.slot(srcTP, nil); ok && r.Intn(2) == 0 {
+						slot = s
+					}
+					p.c.appendInvoice(bare, srcTP, srcOff, slot)
 				} else {
 					p.c.append(v)
 				}

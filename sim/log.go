@@ -103,10 +103,11 @@ func (l *PartitionLog) append(c Cell) int {
 }
 
 // appendInvoice appends c, an invoice for record srcOff of input partition
-// src, whose Value and Source are left unspelled (CellLog.appendInvoice).
-func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff int) int {
+// src (slot among the input partitions, -1 if not known), whose Value and
+// Source are left unspelled (CellLog.appendInvoice).
+func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff, slot int) int {
 	off := l.opening(c)
-	l.Cells.appendInvoice(c, src, srcOff)
+	l.Cells.appendInvoice(c, src, srcOff, slot)
 	return off
 }
 
