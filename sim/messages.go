@@ -115,7 +115,11 @@ type produceReq struct {
 	// known), so that the trace's texts and the leader's log lookup do not
 	// look them up again.
 	srcTPI, tpi int32
-	epoch       uint64 // freelist.go
+	// retryAt and retrySeq are the retry timer sendProduce reserved
+	// (World.reserve): set only when the answer cannot settle the request
+	// (armRetry).
+	retryAt, retrySeq int
+	epoch             uint64 // freelist.go
 }
 
 // source is the record the invoice is for.

@@ -226,7 +226,25 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
-	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: req.ID, m: req.Attempt})
+	// The timer is reserved (its tick and its place among the timers) and
+	// set only when the answer will not settle the request (armRetry): in
+	// steady traffic it would fire after the answer and do nothing.
+	req.retryAt, req.retrySeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	if p.Lost {
+		w.armRetry(p)
+	}
+}
+
+// armRetry sets the retry timer sendProduce reserved for Produce request
+// p, when its answer will not settle it: the request or its answer is
+// lost, or the answer is OUT_OF_ORDER_SEQUENCE_NUMBER (the producer keeps
+// the request, onProduceResponse). Any other answer is delivered the tick
+// after the request was (before the timer's tick: deliveries come before
+// timers in a Step) and removes the request from unacked, so the timer
+// would find nothing to resend; so does a process that is gone.
+func (w *World) armRetry(p *Packet) {
+	r := p.Body.(*produceReq)
+	w.timers.push(timer{at: r.retryAt, seq: r.retrySeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID, m: r.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.

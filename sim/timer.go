@@ -160,6 +160,18 @@ func timerLess(a, b *timer) bool {
 	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
 }
 
+// reserve is after without the timer: the tick it would be due at and its
+// sequence number, for a timer set later, if at all, that fires as if it
+// had been set now (armRetry). Timers that are never set leave gaps in the
+// sequence, which only orders them.
+func (w *World) reserve(at int) (int, int) {
+	if at <= w.Tick {
+		at = w.Tick + 1
+	}
+	w.timers.seq++
+	return at, w.timers.seq
+}
+
 // after sets a timer (no earlier than the next tick).
 func (w *World) after(t timer) {
 	if t.at <= w.Tick {

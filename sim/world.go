@@ -67,6 +67,9 @@ type World struct {
 	texts    textArena // the trace's and the events' texts (text.go)
 	parties  parties   // the names packets and events refer to by number
 	scratch  []byte    // where the next text is encoded; private to this world
+	// lastReply is the answer reply or replyText sent last: brokerReceive
+	// reads it right after handleProduce (which answers once), and clears it.
+	lastReply *Packet
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
 	keep    map[int]*Packet
@@ -682,7 +685,12 @@ func (w *World) brokerReceive(p *Packet) {
 	case Fetch:
 		w.handleFetch(p)
 	case Produce:
+		w.lastReply = nil
 		w.handleProduce(p)
+		if a := w.lastReply; a == nil || a.Lost || a.Error == OutOfOrderSequenceNumber {
+			w.armRetry(p)
+		}
+		w.lastReply = nil
 	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
 		w.Txn.receive(w, p)
 	case TxnOffsetCommit:
@@ -702,6 +710,7 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
 	w.send(p)
+	w.lastReply = p
 }
 
 // replyText answers a request with a summary encoded in the arena.
@@ -710,6 +719,7 @@ func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.text, p.Body, p.Req = code, text, body, req
 	w.send(p)
+	w.lastReply = p
 }
 
 // Invoke marks the external side effect for an input record.
