@@ -77,6 +77,7 @@ type Member struct {
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
+	party      uint32 // its number in World.parties, 0 until a packet names it (World.partyOf)
 	Cfg        ClientConfig
 	Topics     []string
 	Alive      bool

@@ -234,6 +234,20 @@ func (ps *parties) id(name string, inc int) uint32 {
 	return i
 }
 
+// partyOf is parties.id(name, inc) for a packet's member end, kept on the
+// process when the packet knows it (proc: its number plus one).
+func (w *World) partyOf(name string, inc int, proc int32) uint32 {
+	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
+		if m := w.procs[i]; m.Inc == inc && m.Client == name {
+			if m.party == 0 {
+				m.party = w.parties.id(name, inc)
+			}
+			return m.party
+		}
+	}
+	return w.parties.id(name, inc)
+}
+
 func (ps *parties) at(i uint32) party {
 	switch {
 	case i == 1:
@@ -384,9 +398,9 @@ func (l *PacketLog) record(p *Packet) {
 	switch {
 	case p.To == Broker:
 		flags |= pkToBroker
-		r.peer = w.parties.id(p.From, p.FromInc)
+		r.peer = w.partyOf(p.From, p.FromInc, p.proc)
 	case p.From == Broker:
-		r.peer = w.parties.id(p.To, p.ToInc)
+		r.peer = w.partyOf(p.To, p.ToInc, p.proc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
