@@ -9,9 +9,27 @@ type parkedFetch struct {
 }
 
 func (w *World) handleFetch(p *Packet) {
-	if !w.answerFetch(p) {
+	w.lastReply = nil
+	switch {
+	case !w.answerFetch(p):
 		w.parked = append(w.parked, parkedFetch{pkt: p})
+		w.armFetchTimeout(p)
+	case w.lastReply == nil || w.lastReply.Lost:
+		w.armFetchTimeout(p)
 	}
+	w.lastReply = nil
+}
+
+// armFetchTimeout sets the request timeout poll reserved for Fetch request
+// p, when the fetch may go unanswered: the request or its answer is lost,
+// or the broker holds it (a long poll). An answer sent at once is
+// delivered the tick after the request was (before the timeout's tick:
+// deliveries come before timers in a Step), and once the member has read
+// it (or dropped it as stale) it is never fetching that fetch again (only
+// poll starts a fetch, with a new number): the timeout would do nothing.
+func (w *World) armFetchTimeout(p *Packet) {
+	r := p.Body.(*fetchReq)
+	w.timers.push(timer{at: r.timeoutAt, seq: r.timeoutSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID})
 }
 
 // answerFetch reads up to Max records, partition by partition in the order

@@ -460,7 +460,12 @@ func (m *Member) poll(w *World) bool {
 	p := w.packet()
 	p.Type, p.text, p.Body = Fetch, w.addText(b), req
 	m.send(w, p)
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmFetchTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.fetchID})
+	// The request timeout is reserved and set only when the fetch may go
+	// unanswered (armFetchTimeout).
+	req.timeoutAt, req.timeoutSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
+	if p.Lost {
+		w.armFetchTimeout(p)
+	}
 	return false
 }
 

@@ -83,7 +83,11 @@ type fetchReq struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Max        int
-	epoch      uint64 // freelist.go
+	// timeoutAt and timeoutSeq are the request timeout poll reserved
+	// (World.reserve): set only when the fetch may go unanswered
+	// (armFetchTimeout).
+	timeoutAt, timeoutSeq int
+	epoch                 uint64 // freelist.go
 }
 
 type fetchResp struct {
