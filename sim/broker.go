@@ -29,7 +29,7 @@ func (w *World) handleFetch(p *Packet) {
 // poll starts a fetch, with a new number): the timeout would do nothing.
 func (w *World) armFetchTimeout(p *Packet) {
 	r := p.Body.(*fetchReq)
-	w.timers.push(timer{at: r.timeoutAt, seq: r.timeoutSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID})
+	w.timers.push(timer{at: p.timerAt, seq: p.timerSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID})
 }
 
 // answerFetch reads up to Max records, partition by partition in the order

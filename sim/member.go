@@ -462,7 +462,7 @@ func (m *Member) poll(w *World) bool {
 	m.send(w, p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
-	req.timeoutAt, req.timeoutSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
+	p.timerAt, p.timerSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
 	if p.Lost {
 		w.armFetchTimeout(p)
 	}

@@ -83,11 +83,7 @@ type fetchReq struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Max        int
-	// timeoutAt and timeoutSeq are the request timeout poll reserved
-	// (World.reserve): set only when the fetch may go unanswered
-	// (armFetchTimeout).
-	timeoutAt, timeoutSeq int
-	epoch                 uint64 // freelist.go
+	epoch      uint64 // freelist.go
 }
 
 type fetchResp struct {
@@ -119,11 +115,7 @@ type produceReq struct {
 	// known), so that the trace's texts and the leader's log lookup do not
 	// look them up again.
 	srcTPI, tpi int32
-	// retryAt and retrySeq are the retry timer sendProduce reserved
-	// (World.reserve): set only when the answer cannot settle the request
-	// (armRetry).
-	retryAt, retrySeq int
-	epoch             uint64 // freelist.go
+	epoch       uint64 // freelist.go
 }
 
 // source is the record the invoice is for.

@@ -57,6 +57,12 @@ type Packet struct {
 	// end plus one, 0 when not known: World.procOf finds it without a
 	// lookup by client id. A clone's processes keep their numbers.
 	proc int32
+	// timerAt and timerSeq: the timer a Produce or Fetch request's sender
+	// reserved for it (World.reserve), set only if the request may go
+	// unanswered (armRetry, armFetchTimeout). Kept on the packet, which is
+	// the world's own (Clone copies those on the wire), not on the body,
+	// which clones share.
+	timerAt, timerSeq int
 }
 
 // DropRule loses the next Count packets that match (a `drop` command).

@@ -229,7 +229,7 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// The timer is reserved (its tick and its place among the timers) and
 	// set only when the answer will not settle the request (armRetry): in
 	// steady traffic it would fire after the answer and do nothing.
-	req.retryAt, req.retrySeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	p.timerAt, p.timerSeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
 	if p.Lost {
 		w.armRetry(p)
 	}
@@ -244,7 +244,7 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 // would find nothing to resend; so does a process that is gone.
 func (w *World) armRetry(p *Packet) {
 	r := p.Body.(*produceReq)
-	w.timers.push(timer{at: r.retryAt, seq: r.retrySeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID, m: r.Attempt})
+	w.timers.push(timer{at: p.timerAt, seq: p.timerSeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID, m: r.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.
