@@ -70,10 +70,18 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
 	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
 	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
-	// points at the event's offsets token.
+	// points at the event's offsets token, which refers to the offsets
+	// token the request's text begins with ("o0@3 o1@5, gen 2, C1-1",
+	// Member.sendCommitReq: the request and its body never change once
+	// sent), so the offsets are encoded once for the three texts.
 	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
-	ref, offsets := w.addTextTail(w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets), at)
+	if req := w.texts.bytes(p.text); p.text != 0 && len(req) > 0 && req[0] == tOffsets {
+		b = encSame(b, p.text)
+	} else {
+		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)
+	}
+	ref, offsets := w.addTextTail(b, at)
 	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
 	w.replyText(p, None, offsets, resp)
 }

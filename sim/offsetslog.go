@@ -39,12 +39,13 @@ type codeList struct {
 	codes []int32
 }
 
-// offsetRun (40 bytes) is what consecutive records of the log have in
+// offsetRun (32 bytes) is what consecutive records of the log have in
 // common; the run's records are offs[first:] up to the next run's first,
-// and their partition codes parts[parts:] as many.
+// and their partition codes parts[parts:] as many. A log holds at most
+// 2^31-1 records (header panics past it).
 type offsetRun struct {
-	first      int
-	parts      int
+	first      int32
+	parts      int32
 	PID        int64
 	Tick       int32
 	Generation int32
@@ -109,13 +110,13 @@ func (l *OffsetsLog) Len() int { return l.offs.Len() }
 // At returns record i.
 func (l *OffsetsLog) At(i int) OffsetRecord {
 	n := l.runs.Len()
-	r := l.runs.At(sort.Search(n, func(k int) bool { return l.runs.At(k).first > i }) - 1)
+	r := l.runs.At(sort.Search(n, func(k int) bool { return int(l.runs.At(k).first) > i }) - 1)
 	return l.record(r, i)
 }
 
 // record is record i, of run r.
 func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
-	tp, offset := l.tpOffset(l.parts.At(r.parts+i-r.first), l.offs.At(i))
+	tp, offset := l.tpOffset(l.parts.At(int(r.parts)+i-int(r.first)), l.offs.At(i))
 	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
 		MemberID: l.members.name(r.member), PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
 }
@@ -125,7 +126,7 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 	return func(yield func(int, OffsetRecord) bool) {
 		k, n := 0, l.runs.Len()
 		for i := 0; i < l.Len(); i++ {
-			for k+1 < n && l.runs.At(k+1).first <= i {
+			for k+1 < n && int(l.runs.At(k+1).first) <= i {
 				k++
 			}
 			if !yield(i, l.record(l.runs.At(k), i)) {
@@ -143,7 +144,7 @@ func (l *OffsetsLog) Append(rec OffsetRecord) {
 	run := l.header(rec)
 	// The last run takes it if it holds such records and its codes end
 	// parts (a run sharing an earlier list does not).
-	if last := l.runs.Last(); last == nil || !last.same(run) || last.parts+l.Len()-last.first != l.parts.Len() {
+	if last := l.runs.Last(); last == nil || !last.same(run) || int(last.parts)+l.Len()-int(last.first) != l.parts.Len() {
 		l.runs.Append(run)
 	}
 	code, off := l.entry(rec.TP, -1, rec.Offset, nil)
@@ -171,12 +172,12 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 	l.scratch = codes
 	m := int(run.member)
 	if m < len(l.lists) && slices.Equal(l.lists[m].codes, codes) {
-		run.parts = l.lists[m].at
+		run.parts = int32(l.lists[m].at)
 	} else {
 		for m >= len(l.lists) {
 			l.lists = append(l.lists, codeList{at: -1})
 		}
-		l.lists[m] = codeList{at: run.parts, codes: slices.Clone(codes)}
+		l.lists[m] = codeList{at: int(run.parts), codes: slices.Clone(codes)}
 		for _, c := range codes {
 			l.parts.Append(c)
 		}
@@ -192,7 +193,7 @@ func (l *OffsetsLog) header(rec OffsetRecord) offsetRun {
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	return offsetRun{first: l.Len(), parts: l.parts.Len(), member: l.members.index(rec.MemberID), PID: rec.PID,
+	return offsetRun{first: int32Of(l.Len(), "__consumer_offsets record"), parts: int32Of(l.parts.Len(), "__consumer_offsets partition code"), member: l.members.index(rec.MemberID), PID: rec.PID,
 		Tick: int32Of(rec.Tick, "tick"), Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State),
 		marker: rec.Marker}
 }

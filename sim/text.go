@@ -35,6 +35,9 @@ import (
 //	tWhole+k args         the same, and the text ends there (no tEnd):
 //	                      a text that is one template (World.addWhole)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
+//	tSame ref             the one token at ref (an absolute textRef) as
+//	                      it reads there: a committed event's offsets are
+//	                      its OffsetCommit request's (never a tSame itself)
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
 // (sorted) order, then the output topic's (one byte up to 128
@@ -54,6 +57,7 @@ const (
 	tMember
 	tPartList
 	tRecords
+	tSame
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
@@ -442,6 +446,12 @@ func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs
 	return b
 }
 
+// encSame is the token at ref, referred to (tSame): ref must be a token
+// other than tSame.
+func encSame(b []byte, ref textRef) []byte {
+	return binary.AppendUvarint(append(b, tSame), uint64(ref))
+}
+
 // encPartList is partList as a token ({o0 o1 p0}, sorted).
 func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
 	start := len(b)
@@ -592,6 +602,18 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 				return out, tEnd, false
 			}
 			out = strconv.AppendUint(append(out, '-'), n, 10)
+		}
+	case tok == tSame:
+		ref, ok := r.uvarint()
+		if !ok || ref > 1<<32-1 {
+			return out, tEnd, false
+		}
+		at := textReader{w: r.w, b: r.w.texts.bytes(textRef(ref))}
+		if len(at.b) == 0 || at.b[0] == tSame {
+			return out, tEnd, false // a reference to a reference could loop
+		}
+		if out, _, ok = at.next(out); !ok {
+			return out, tEnd, false
 		}
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -338,6 +340,67 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCommitOffsetsStoredOnce: a committed event's offsets are its
+// OffsetCommit request's offsets token, referred to (tSame), not encoded
+// again, and they read as the request's: the event is "<member> committed
+// <offsets>" and the answer "<offsets>", where the request is "<offsets>,
+// gen N, <member>". A reference to a reference, or to nothing, ends the text.
+func TestCommitOffsetsStoredOnce(t *testing.T) {
+	shared := 0
+	for seed := 1; seed <= 8; seed++ {
+		w := traceCase(t, []GroupType{ClassicGroup, ConsumerGroup}[seed%2], seed)
+		reqText := map[textRef]string{} // an OffsetCommit request's text ref: its offsets
+		for i := 0; i < w.Packets.Len(); i++ {
+			p := w.Packets.At(i)
+			if p.Type != OffsetCommit {
+				continue
+			}
+			if p.Req == nil {
+				offs, _, _ := strings.Cut(p.Summary, ", ")
+				reqText[w.Packets.recs.At(i).text] = offs
+				continue
+			}
+			if p.Error == None {
+				if want, _, _ := strings.Cut(p.Req.Summary, ", "); p.Summary != want {
+					t.Fatalf("seed %d: OffsetCommit %q answered %q, want %q", seed, p.Req.Summary, p.Summary, want)
+				}
+			}
+		}
+		for i := 0; i < w.Events.Len(); i++ {
+			e, r := w.Events.At(i), w.Events.recs.At(i)
+			if e.Kind != EvCommitted {
+				continue
+			}
+			b := w.texts.bytes(r.text)
+			k := bytes.IndexByte(b, phCommitted) + 1 // onCommit's text: member, phrase, offsets (a rare one is a literal)
+			if k == 0 || k >= len(b) || b[k] != tSame {
+				continue
+			}
+			ref, n := binary.Uvarint(b[k+1:])
+			offs, ok := reqText[textRef(ref)]
+			if n <= 0 || !ok {
+				t.Fatalf("seed %d: event %q refers to %d, not an OffsetCommit's text", seed, e.Text, ref)
+			}
+			if !strings.HasSuffix(e.Text, " committed "+offs) {
+				t.Fatalf("seed %d: event %q, its request's offsets %q", seed, e.Text, offs)
+			}
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no committed event refers to its request's offsets")
+	}
+	w := traceCase(t, ClassicGroup, 1)
+	saved := w.texts
+	defer func() { w.texts = saved }()
+	w.texts = textArena{open: []byte{tEnd, tLit, 1, 'a', tSame, 4, tEnd, tSame, 1, tEnd, tSame, 99, tEnd}}
+	for ref, want := range map[textRef]string{1: "a", 4: "", 7: "a", 10: ""} {
+		if got := w.text(ref); got != want {
+			t.Fatalf("text at %d is %q, want %q", ref, got, want)
+		}
+	}
+}
+
 // FuzzTextDecode: the decoder only ever reads what the encoders wrote, but
 // on any bytes at all it stops rather than panics.
 func FuzzTextDecode(f *testing.F) {
@@ -347,6 +410,7 @@ func FuzzTextDecode(f *testing.F) {
 	}
 	f.Add([]byte{tLit, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{tOffsets, 0x80})
+	f.Add([]byte{tSame, 0, tSame, 2})
 	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1024 {
