@@ -66,15 +66,14 @@ func (w *World) Clone() *World {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
 	}
 
-	// Every log is in logAt (the input partitions and the output's): one
-	// pass copies both.
-	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
+	// Every log is in logAt (the input partitions and the output's), found
+	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
 	n.logAt = make([]*PartitionLog, len(w.logAt))
 	logs := make([]PartitionLog, len(w.logAt))
 	for i, l := range w.logAt {
 		c := &logs[i]
 		l.cloneInto(c)
-		n.logAt[i], n.logs[l.TP] = c, c
+		n.logAt[i] = c
 	}
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
