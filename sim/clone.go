@@ -115,6 +115,25 @@ func cpMap[K comparable, V any](m map[K]V) map[K]V {
 	return out
 }
 
+// cpLazy copies a map that is made at its first write (putMap): an empty
+// one is copied as nil, no allocation.
+func cpLazy[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return nil
+	}
+	return cpMap(m)
+}
+
+// putMap sets (*m)[k], making the map first if it is nil: for the maps most
+// worlds never write (static members, fenced ids, the transaction
+// coordinator's), which World.Clone then copies as nil (cpLazy).
+func putMap[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
+}
+
 func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	*n = *l
 	n.Cells = l.Cells.clone()
@@ -145,8 +164,8 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = c
 	}
-	n.static = cpMap(g.static)
-	n.fenced = cpMap(g.fenced)
+	n.static = cpLazy(g.static)
+	n.fenced = cpLazy(g.fenced)
 	n.offsets = g.offsets.clone()
 	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
 	for pid, m := range g.pending {
@@ -159,17 +178,22 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 
 func (t *TxnCoordinator) clone() *TxnCoordinator {
 	n := *t
-	n.entries = make(map[string]*TxnEntry, len(t.entries))
-	n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
-	old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
-	for id, e := range t.entries {
-		c := *e
-		c.Partitions = cp(e.Partitions)
-		n.entries[id] = &c
-		old[e] = &c
-	}
-	for pid, e := range t.byPID {
-		n.byPID[pid] = old[e]
+	// Most worlds have no transactional producer: the maps stay nil
+	// (putMap makes them at the first register).
+	n.entries, n.byPID = nil, nil
+	if len(t.entries) > 0 {
+		n.entries = make(map[string]*TxnEntry, len(t.entries))
+		n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
+		old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
+		for id, e := range t.entries {
+			c := *e
+			c.Partitions = cp(e.Partitions)
+			n.entries[id] = &c
+			old[e] = &c
+		}
+		for pid, e := range t.byPID {
+			n.byPID[pid] = old[e]
+		}
 	}
 	n.Log = t.Log.clone()
 	n.Transitions = t.Transitions.clone()

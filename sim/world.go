@@ -797,7 +797,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		}
 		g.members[gm.MemberID] = gm
 		if gm.InstanceID != "" {
-			g.static[gm.InstanceID] = gm.MemberID
+			putMap(&g.static, gm.InstanceID, gm.MemberID)
 		}
 		if m.Cfg.Producer() != ProducerPlain {
 			m.prod.pid, m.prod.epoch = w.newPID(), 0
