@@ -202,7 +202,9 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 
 func (m *Member) cloneInto(n *Member) {
 	*n = *m
-	n.Topics, n.Owned, n.revoke, n.batch = cp(m.Topics), cp(m.Owned), cp(m.revoke), cp(m.batch)
+	// Owned is replaced, never changed in place (commits share it too):
+	// shared, and with it the slots computed for it (ownedSlots).
+	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
 	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = cpMap(m.prod.seq)
