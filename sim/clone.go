@@ -144,11 +144,24 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 		n.openTxn = cpMap(l.openTxn)
 	}
 	n.Aborted = cp(l.Aborted)
-	if len(l.producers) > 0 {
-		n.producers = make(map[int64]*producerEntry, len(l.producers))
+	if len(l.producers) == 0 {
+		return
 	}
+	// The entries in one array and their batches in another, each entry's
+	// cut to its length (appends past it reallocate; the window slides
+	// within it): three allocations a log, not two an entry.
+	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	total := 0
+	for _, e := range l.producers {
+		total += len(e.batches)
+	}
+	ents := make([]producerEntry, 0, len(l.producers))
+	batches := make([]batchRecord, 0, total)
 	for pid, e := range l.producers {
-		n.producers[pid] = &producerEntry{epoch: e.epoch, batches: cp(e.batches)}
+		at := len(batches)
+		batches = append(batches, e.batches...)
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: batches[at:len(batches):len(batches)]})
+		n.producers[pid] = &ents[len(ents)-1]
 	}
 }
 
