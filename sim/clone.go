@@ -66,15 +66,14 @@ func (w *World) Clone() *World {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
 	}
 
-	// Every log is in logAt (the input partitions and the output's): one
-	// pass copies both.
-	n.logs = make(map[TopicPartition]*PartitionLog, len(w.logs))
+	// Every log is in logAt (the input partitions and the output's), found
+	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
 	n.logAt = make([]*PartitionLog, len(w.logAt))
 	logs := make([]PartitionLog, len(w.logAt))
 	for i, l := range w.logAt {
 		c := &logs[i]
 		l.cloneInto(c)
-		n.logAt[i], n.logs[l.TP] = c, c
+		n.logAt[i] = c
 	}
 	n.Group = w.Group.clone(re)
 	n.Txn = w.Txn.clone()
@@ -116,6 +115,25 @@ func cpMap[K comparable, V any](m map[K]V) map[K]V {
 	return out
 }
 
+// cpLazy copies a map that is made at its first write (putMap): an empty
+// one is copied as nil, no allocation.
+func cpLazy[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return nil
+	}
+	return cpMap(m)
+}
+
+// putMap sets (*m)[k], making the map first if it is nil: for the maps most
+// worlds never write (static members, fenced ids, the transaction
+// coordinator's), which World.Clone then copies as nil (cpLazy).
+func putMap[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
+}
+
 func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	*n = *l
 	n.Cells = l.Cells.clone()
@@ -126,11 +144,24 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 		n.openTxn = cpMap(l.openTxn)
 	}
 	n.Aborted = cp(l.Aborted)
-	if len(l.producers) > 0 {
-		n.producers = make(map[int64]*producerEntry, len(l.producers))
+	if len(l.producers) == 0 {
+		return
 	}
+	// The entries in one array and their batches in another, each entry's
+	// cut to its length (appends past it reallocate; the window slides
+	// within it): three allocations a log, not two an entry.
+	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	total := 0
+	for _, e := range l.producers {
+		total += len(e.batches)
+	}
+	ents := make([]producerEntry, 0, len(l.producers))
+	batches := make([]batchRecord, 0, total)
 	for pid, e := range l.producers {
-		n.producers[pid] = &producerEntry{epoch: e.epoch, batches: cp(e.batches)}
+		at := len(batches)
+		batches = append(batches, e.batches...)
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: batches[at:len(batches):len(batches)]})
+		n.producers[pid] = &ents[len(ents)-1]
 	}
 }
 
@@ -146,8 +177,8 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = c
 	}
-	n.static = cpMap(g.static)
-	n.fenced = cpMap(g.fenced)
+	n.static = cpLazy(g.static)
+	n.fenced = cpLazy(g.fenced)
 	n.offsets = g.offsets.clone()
 	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
 	for pid, m := range g.pending {
@@ -160,17 +191,22 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 
 func (t *TxnCoordinator) clone() *TxnCoordinator {
 	n := *t
-	n.entries = make(map[string]*TxnEntry, len(t.entries))
-	n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
-	old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
-	for id, e := range t.entries {
-		c := *e
-		c.Partitions = cp(e.Partitions)
-		n.entries[id] = &c
-		old[e] = &c
-	}
-	for pid, e := range t.byPID {
-		n.byPID[pid] = old[e]
+	// Most worlds have no transactional producer: the maps stay nil
+	// (putMap makes them at the first register).
+	n.entries, n.byPID = nil, nil
+	if len(t.entries) > 0 {
+		n.entries = make(map[string]*TxnEntry, len(t.entries))
+		n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
+		old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
+		for id, e := range t.entries {
+			c := *e
+			c.Partitions = cp(e.Partitions)
+			n.entries[id] = &c
+			old[e] = &c
+		}
+		for pid, e := range t.byPID {
+			n.byPID[pid] = old[e]
+		}
 	}
 	n.Log = t.Log.clone()
 	n.Transitions = t.Transitions.clone()
@@ -179,7 +215,9 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 
 func (m *Member) cloneInto(n *Member) {
 	*n = *m
-	n.Topics, n.Owned, n.revoke, n.batch = cp(m.Topics), cp(m.Owned), cp(m.revoke), cp(m.batch)
+	// Owned is replaced, never changed in place (commits share it too):
+	// shared, and with it the slots computed for it (ownedSlots).
+	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
 	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = cpMap(m.prod.seq)

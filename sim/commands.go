@@ -178,7 +178,7 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	if n < 1 || n > 1_000_000 {
 		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
 	}
-	first := w.logs[tp].HW()
+	first := w.logOf(tp).HW()
 	w.appendInput(tp, n, true)
 	// "%d records appended to %s (%s..%s)", encoded (a steady producer
 	// sends this every few ticks).

@@ -139,8 +139,8 @@ type Group struct {
 	Assignor        string // the assignor chosen for the generation (classic: the JoinGroup protocol name)
 	Leader          string // member id
 	members         map[string]*GroupMember
-	static          map[string]string // group.instance.id -> member id
-	fenced          map[string]bool   // member ids replaced by a static rejoin
+	static          map[string]string // group.instance.id -> member id; nil until the first (putMap)
+	fenced          map[string]bool   // member ids replaced by a static rejoin; nil until the first (putMap)
 	roundStart      int
 	deadline        int
 	// The initial rebalance of an empty group, delayed by
@@ -173,8 +173,8 @@ type GroupTransition struct {
 }
 
 func newGroup(id string) *Group {
-	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}, static: map[string]string{},
-		fenced: map[string]bool{}, pending: map[int64]map[TopicPartition]OffsetRecord{}}
+	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{},
+		pending: map[int64]map[TopicPartition]OffsetRecord{}}
 }
 
 func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }

@@ -21,7 +21,7 @@ func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.members[gm.MemberID] = gm
 	if gm.InstanceID != "" {
-		g.static[gm.InstanceID] = gm.MemberID
+		putMap(&g.static, gm.InstanceID, gm.MemberID)
 	}
 	return gm
 }
@@ -190,7 +190,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
 	delete(g.members, oldID)
-	g.fenced[oldID] = true
+	putMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
@@ -198,7 +198,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 		pendingSync: old.pendingSync}
 	g.members[gm.MemberID] = gm
 	g.heardLast(w, gm)
-	g.static[r.InstanceID] = gm.MemberID
+	putMap(&g.static, r.InstanceID, gm.MemberID)
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}

@@ -196,7 +196,7 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 		} else {
 			g.members[gm.MemberID] = gm
 			if gm.InstanceID != "" {
-				g.static[gm.InstanceID] = gm.MemberID
+				putMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
 			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
 		}
@@ -314,7 +314,7 @@ func subsetOf(a, b []TopicPartition) bool {
 func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
 	delete(g.members, old.MemberID)
 	g.members[gm.MemberID] = gm
-	g.static[gm.InstanceID] = gm.MemberID
+	putMap(&g.static, gm.InstanceID, gm.MemberID)
 	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
 		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
 }

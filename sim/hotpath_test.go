@@ -184,16 +184,25 @@ func TestPropertyRecentCache(t *testing.T) {
 	}
 }
 
-// logOf finds the log w.logs holds, for every partition of random
-// topologies, in the world and in a clone (whose logs are its own).
+// logOf finds every partition's own log (the log of that partition, one
+// per partition, a clone's distinct from the original's), for random
+// topologies, and nil for a partition the world has not.
 func TestLogOfAsLogsMap(t *testing.T) {
 	for seed := int64(0); seed < 20; seed++ {
 		topo := randomTopology(rand.New(rand.NewSource(seed)))
 		w, _ := New(topo, DefaultConfig())
-		for _, x := range []*World{w, w.Clone()} {
-			for tp, l := range x.logs {
-				if got := x.logOf(tp); got != l {
-					t.Fatalf("seed %d: logOf(%s) is not the world's log", seed, tp)
+		c := w.Clone()
+		for _, x := range []*World{w, c} {
+			tps := append(append([]TopicPartition{}, x.InputPartitions()...), x.OutputPartitions()...)
+			seen := map[*PartitionLog]bool{}
+			for _, tp := range tps {
+				l := x.logOf(tp)
+				if l == nil || l.TP != tp || seen[l] {
+					t.Fatalf("seed %d: logOf(%s) is not the partition's own log", seed, tp)
+				}
+				seen[l] = true
+				if x == c && l == w.logOf(tp) {
+					t.Fatalf("seed %d: the clone shares the log of %s", seed, tp)
 				}
 			}
 			for _, tp := range []TopicPartition{{Topic: "nope", Partition: 0}, {Topic: topo.Output.Name, Partition: topo.Output.Partitions}, {Topic: topo.Inputs[0].Name, Partition: -1}} {
@@ -201,8 +210,8 @@ func TestLogOfAsLogsMap(t *testing.T) {
 					t.Fatalf("seed %d: logOf(%s) found a log", seed, tp)
 				}
 			}
-			if len(x.logAt) != len(x.logs) {
-				t.Fatalf("seed %d: %d logs by index, %d in the map", seed, len(x.logAt), len(x.logs))
+			if len(x.logAt) != len(tps) {
+				t.Fatalf("seed %d: %d logs by index, %d partitions", seed, len(x.logAt), len(tps))
 			}
 		}
 	}

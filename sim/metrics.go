@@ -208,7 +208,7 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 		if tp.Topic != topic {
 			continue
 		}
-		l := w.logs[tp]
+		l := w.logOf(tp)
 		for i, c := range l.Cells.All() {
 			if !c.IsData() {
 				continue
@@ -251,7 +251,7 @@ func (w *World) Delivery(isolation string) Counts {
 	// names a record that was read) is counted in extra.
 	base := make([]int, len(w.inputTPs)+1)
 	for p, tp := range w.inputTPs {
-		base[p+1] = base[p] + w.logs[tp].HW()
+		base[p+1] = base[p] + w.logOf(tp).HW()
 	}
 	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
 	slots := make([]uint32, base[len(w.inputTPs)])
@@ -276,7 +276,7 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	committed := isolation == "read_committed"
 	for _, tp := range w.outputTPs {
-		l := w.logs[tp]
+		l := w.logOf(tp)
 		lso, hw := l.LSO(), l.HW()
 		for i := 0; i < hw; i++ {
 			if !l.Cells.IsData(i) {

@@ -193,7 +193,7 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	}
 	// Every invoice is committed or plain: nothing holds the LSO back.
 	for _, tp := range w.outputTPs {
-		if l := w.logs[tp]; l.LSO() != l.HW() {
+		if l := w.logOf(tp); l.LSO() != l.HW() {
 			t.Errorf("%s: LSO %d < HW %d", tp, l.LSO(), l.HW())
 		}
 	}

@@ -46,6 +46,14 @@ func (s *Seq[T]) Append(v T) {
 		// 127 items, thrown away). A first chunk grows, so that the many
 		// short Seqs (a log of a few records) stay small.
 		s.open = make([]T, 0, seqChunk)
+	} else if len(s.open) == cap(s.open) && (len(s.full) > 0 || 2*len(s.open) >= seqChunk) {
+		// Full below seqChunk items: a clone's copy (cut to its length) or
+		// a young chunk. Grown straight to a whole chunk when the Seq has
+		// filled one before (a branch of an old world appends to its trace
+		// from the first tick: not eight doublings, each a copy) or when
+		// doubling would pass seqChunk (room that the chunk, moved to full
+		// at seqChunk items, would never use).
+		s.open = append(make([]T, 0, seqChunk), s.open...)
 	}
 	s.open = append(s.open, v)
 }

@@ -26,7 +26,7 @@ func fingerprint(w *World) string {
 		fmt.Fprintf(&b, "e%d %s %s %s\n", e.Tick, e.Kind, e.Member, e.Text)
 	}
 	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
-		l := w.logs[tp]
+		l := w.logOf(tp)
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
 	for _, r := range w.Group.OffsetsLog.All() {
@@ -382,7 +382,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 						seen[rec.Source]++
 					}
 					for _, tp := range w.inputTPs {
-						for off := 0; off < w.logs[tp].HW(); off++ {
+						for off := 0; off < w.logOf(tp).HW(); off++ {
 							if n := seen[w.RecordName(tp, off)]; n != 1 {
 								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
 							}

@@ -83,8 +83,8 @@ type TxnTransition struct {
 
 // TxnCoordinator is B1's transaction coordinator.
 type TxnCoordinator struct {
-	entries     map[string]*TxnEntry
-	byPID       map[int64]*TxnEntry
+	entries     map[string]*TxnEntry // nil until the first register (putMap)
+	byPID       map[int64]*TxnEntry  // the same entries by producer id; nil until the first register
 	Log         TxnLog
 	Transitions TxnTransitions
 	Aborted     int // transactions aborted
@@ -92,7 +92,7 @@ type TxnCoordinator struct {
 }
 
 func newTxnCoordinator() *TxnCoordinator {
-	return &TxnCoordinator{entries: map[string]*TxnEntry{}, byPID: map[int64]*TxnEntry{}}
+	return &TxnCoordinator{}
 }
 
 // Entries lists the transactional ids in name order.
@@ -103,8 +103,8 @@ func (t *TxnCoordinator) Entry(id string) *TxnEntry { return t.entries[id] }
 
 func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 	e := &TxnEntry{TransactionalID: id, PID: pid, State: TxnEmpty, Start: -1, LastUpdate: tick}
-	t.entries[id] = e
-	t.byPID[pid] = e
+	putMap(&t.entries, id, e)
+	putMap(&t.byPID, pid, e)
 	return e
 }
 

@@ -43,8 +43,7 @@ type World struct {
 	Cfg  Config
 	Topo Topology
 
-	logs      map[TopicPartition]*PartitionLog
-	logAt     []*PartitionLog  // the logs by tpIndex (indexLogs); a clone has its own
+	logAt     []*PartitionLog  // every log, by tpIndex (indexLogs); a clone has its own
 	inputTPs  []TopicPartition // sorted
 	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
 	outputTPs []TopicPartition
@@ -122,12 +121,13 @@ func New(topo Topology, cfg Config) (*World, error) {
 	}
 	w := &World{
 		Cfg: cfg.clone(), Topo: topo,
-		logs: map[TopicPartition]*PartitionLog{}, topicSize: map[string]int{},
-		current: map[string]*Member{}, memberSeq: map[string]int{},
+		topicSize: map[string]int{},
+		current:   map[string]*Member{}, memberSeq: map[string]int{},
 		free:    newFreeLists(),
 		nextPID: 1000, records: &recordNames{},
 	}
 	w.Packets.w, w.Events.w = w, w
+	logs := map[TopicPartition]*PartitionLog{}
 	w.short = true
 	for _, t := range topo.Inputs {
 		if t.Name != "orders" && t.Name != "payments" {
@@ -138,7 +138,7 @@ func New(topo Topology, cfg Config) (*World, error) {
 		w.topicSize[t.Name] = t.Partitions
 		for p := 0; p < t.Partitions; p++ {
 			tp := TopicPartition{Topic: t.Name, Partition: p}
-			w.logs[tp] = newLog(tp, w.records)
+			logs[tp] = newLog(tp, w.records)
 			w.inputTPs = append(w.inputTPs, tp)
 		}
 	}
@@ -153,10 +153,10 @@ func New(topo Topology, cfg Config) (*World, error) {
 	w.topicSize[topo.Output.Name] = topo.Output.Partitions
 	for p := 0; p < topo.Output.Partitions; p++ {
 		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		w.logs[tp] = newLog(tp, w.records)
+		logs[tp] = newLog(tp, w.records)
 		w.outputTPs = append(w.outputTPs, tp)
 	}
-	w.indexLogs()
+	w.indexLogs(logs)
 	for _, tp := range w.inputTPs {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
@@ -312,7 +312,7 @@ func (w *World) IsRecord(name string) bool {
 	}
 	for _, t := range w.inputTPs {
 		if t == tp {
-			return off < w.logs[tp].HW()
+			return off < w.logOf(tp).HW()
 		}
 	}
 	return false
@@ -402,7 +402,7 @@ func (w *World) ParsePartition(s string) (TopicPartition, error) {
 				topic = "payments"
 			}
 			tp := TopicPartition{Topic: topic, Partition: n}
-			if _, ok := w.logs[tp]; ok {
+			if _, ok := w.tpIndex(tp); ok {
 				return tp, nil
 			}
 		}
@@ -411,7 +411,7 @@ func (w *World) ParsePartition(s string) (TopicPartition, error) {
 	if i > 0 {
 		if n, err := strconv.Atoi(s[i+1:]); err == nil {
 			tp := TopicPartition{Topic: s[:i], Partition: n}
-			if _, ok := w.logs[tp]; ok {
+			if _, ok := w.tpIndex(tp); ok {
 				return tp, nil
 			}
 		}
@@ -440,21 +440,21 @@ func (w *World) OutputPartitions() []TopicPartition { return w.outputTPs }
 // Log returns a partition's log.
 func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
 
-// logOf is w.logs[tp], found through logAt for the world's partitions:
-// the hot paths (fetch, produce, every tick's LSO check) find a log
-// without hashing its TopicPartition.
+// logOf is partition tp's log, nil if the world has no such partition.
+// Every log is in logAt, by tpIndex: no map to hash a TopicPartition into,
+// and none for Clone to rebuild.
 func (w *World) logOf(tp TopicPartition) *PartitionLog {
 	if i, ok := w.tpIndex(tp); ok && i < len(w.logAt) {
 		return w.logAt[i]
 	}
-	return w.logs[tp]
+	return nil
 }
 
-// indexLogs fills logAt: the logs by tpIndex, the input partitions in
-// inputTPs order, then the output's (New, and Clone for the copies).
-func (w *World) indexLogs() {
+// indexLogs fills logAt from New's logs: by tpIndex, the input partitions
+// in inputTPs order, then the output's.
+func (w *World) indexLogs(logs map[TopicPartition]*PartitionLog) {
 	w.logAt = make([]*PartitionLog, len(w.inputTPs)+len(w.outputTPs))
-	for tp, l := range w.logs {
+	for tp, l := range logs {
 		if i, ok := w.tpIndex(tp); ok {
 			w.logAt[i] = l
 		}
@@ -797,7 +797,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		}
 		g.members[gm.MemberID] = gm
 		if gm.InstanceID != "" {
-			g.static[gm.InstanceID] = gm.MemberID
+			putMap(&g.static, gm.InstanceID, gm.MemberID)
 		}
 		if m.Cfg.Producer() != ProducerPlain {
 			m.prod.pid, m.prod.epoch = w.newPID(), 0
