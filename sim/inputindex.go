@@ -37,16 +37,12 @@ func (x inputIndex) slot(tp TopicPartition, c *topicCache) (int, bool) {
 	return c.in.index(tp.Partition)
 }
 
-// slotHint is slot, trying hint first: a number carried with tp (Member's
-// ownedSlots, a commit's Slots) is used only if it is tp's, so a stale or
-// missing hint (-1) costs a lookup, never a wrong answer. The check is one
-// TopicPartition compare, whose topic strings are usually the same string.
-func (x *inputIndex) slotHint(tp TopicPartition, hint int32) (int, bool) {
-	return x.slotCached(tp, hint, nil)
-}
-
-// slotCached is slotHint, with c (may be nil) remembering the last topic
-// looked up when the hint is not tp's.
+// slotCached is slot, trying hint first: a number carried with tp
+// (Member's ownedSlots, a commit's Slots) is used only if it is tp's, so a
+// stale or missing hint (-1) costs a lookup, never a wrong answer (the
+// check is one TopicPartition compare, whose topic strings are usually the
+// same string). c (may be nil) remembers the last topic looked up when the
+// hint is not tp's.
 func (x *inputIndex) slotCached(tp TopicPartition, hint int32, c *topicCache) (int, bool) {
 	if x.is(tp, hint) {
 		return int(hint), true

@@ -148,13 +148,9 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	m.prod.seq = map[TopicPartition]int{}
 }
 
-// outputPartition picks the invoice partition for an input record: a hash
-// of the key (its value), as the default partitioner does (FNV-1a, 32 bits).
-func (w *World) outputPartition(source []byte) TopicPartition {
-	return w.outputTPs[w.outputSlot(source)]
-}
-
-// outputSlot is outputPartition's index in outputTPs.
+// outputSlot picks the invoice partition for an input record, as its
+// index in outputTPs: a hash of the key (its value), as the default
+// partitioner does (FNV-1a, 32 bits).
 func (w *World) outputSlot(source []byte) int {
 	h := uint32(2166136261)
 	for _, c := range source {
@@ -174,9 +170,7 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	req := w.newProduceReq()
 	*req = produceReq{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
 		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, srcTPI: f.tpi, epoch: req.epoch}
-	if tpi, ok := w.tpIndex(tp); ok {
-		req.tpi = int32(tpi + 1)
-	}
+	req.tpi = int32(len(w.inputTPs) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
 	if f.names == nil {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
