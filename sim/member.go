@@ -781,8 +781,10 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 			return commitList{tps: tps, offs: offs}
 		}
 	}
-	mp := m.fetchPositions()
-	if from != &m.positions {
+	var mp map[TopicPartition]int
+	if from == &m.positions {
+		mp = m.fetchPositions()
+	} else {
 		mp = m.processedPositions()
 	}
 	l := listOf(mp)

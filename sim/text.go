@@ -375,9 +375,8 @@ func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []
 // encFetched is encRecord for a fetched record, its value spelled only
 // when it is not an input record's.
 func (w *World) encFetched(b []byte, f *fetched) []byte {
-	if i := int(f.tpi) - 1; i >= 0 && i < len(w.inputTPs) && f.Offset >= 0 {
-		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
-		return binary.AppendUvarint(b, uint64(f.Offset))
+	if i, ok := w.fetchedInput(f); ok {
+		return encRecordAt(b, i, f.Offset)
 	}
 	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
 		return b
@@ -395,7 +394,7 @@ func (w *World) encFetchedList(b []byte, recs []fetched) []byte {
 		}
 		f := &recs[i]
 		j := i + 1
-		if t := int(f.tpi) - 1; t >= 0 && t < len(w.inputTPs) && f.Offset >= 0 {
+		if _, ok := w.fetchedInput(f); ok {
 			for j < len(recs) && j-i < maxRun && recs[j].tpi == f.tpi && recs[j].Offset == f.Offset+(j-i) {
 				j++
 			}
@@ -416,10 +415,23 @@ func (w *World) encFetchedList(b []byte, recs []fetched) []byte {
 // false (b unchanged) when tp is not an input partition.
 func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool) {
 	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
-		b = binary.AppendUvarint(append(b, tRecord), uint64(i))
-		return binary.AppendUvarint(b, uint64(off)), true
+		return encRecordAt(b, i, off), true
 	}
 	return b, false
+}
+
+// encRecordAt is the tRecord token of record off of input partition i
+// (tpIndex).
+func encRecordAt(b []byte, i, off int) []byte {
+	b = binary.AppendUvarint(append(b, tRecord), uint64(i))
+	return binary.AppendUvarint(b, uint64(off))
+}
+
+// fetchedInput is the tpIndex of f's partition when f carries it (tpi)
+// and f is a record of an input partition (a tRecord can name it).
+func (w *World) fetchedInput(f *fetched) (int, bool) {
+	i := int(f.tpi) - 1
+	return i, i >= 0 && i < len(w.inputTPs) && f.Offset >= 0
 }
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5).
