@@ -9,15 +9,13 @@ type parkedFetch struct {
 }
 
 func (w *World) handleFetch(p *Packet) {
-	w.lastReply = nil
-	switch {
-	case !w.answerFetch(p):
+	switch a := w.answerFetch(p); {
+	case a == nil:
 		w.parked = append(w.parked, parkedFetch{pkt: p})
 		w.armFetchTimeout(p)
-	case w.lastReply == nil || w.lastReply.Lost:
+	case a.Lost:
 		w.armFetchTimeout(p)
 	}
-	w.lastReply = nil
 }
 
 // armFetchTimeout sets the request timeout poll reserved for Fetch request
@@ -33,22 +31,16 @@ func (w *World) armFetchTimeout(p *Packet) {
 }
 
 // answerFetch reads up to Max records, partition by partition in the order
-// asked, and answers; it reports false (and sends nothing) when no asked
-// partition has a record.
-func (w *World) answerFetch(p *Packet) bool {
+// asked, and answers; it returns the answer, or nil (and sends nothing)
+// when no asked partition has a record.
+func (w *World) answerFetch(p *Packet) *Packet {
 	r := p.Body.(*fetchReq)
 	// Gathered on the stack, then copied into the answer's array (from
 	// the free lists: the trace keeps no bodies, the member copies them).
 	var small [8]fetched
 	recs := small[:0]
 	for i, tp := range r.Partitions {
-		var l *PartitionLog
-		tpi, ok := w.tpIndex(tp)
-		if ok && tpi < len(w.logAt) {
-			l = w.logAt[tpi]
-		} else {
-			l, tpi = w.logOf(tp), -1
-		}
+		l, tpi := w.logIndexed(tp)
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
 			if l.Cells.IsData(off) {
 				f := fetched{TP: tp, Offset: off, names: w.records, tpi: int32(tpi + 1)}
@@ -63,13 +55,12 @@ func (w *World) answerFetch(p *Packet) bool {
 		}
 	}
 	if len(recs) == 0 {
-		return false
+		return nil
 	}
 	b := w.encFetchedList(w.scratch[:0], recs) // "o2.3 o2.4", encoded
 	resp := w.newFetchResp()
 	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
-	w.replyText(p, None, w.addText(b), resp)
-	return true
+	return w.replyText(p, None, w.addText(b), resp)
 }
 
 // answerParked retries parked fetches that wait on tp; fetches whose
@@ -88,7 +79,7 @@ func (w *World) answerParked(tp TopicPartition) {
 				wants = true
 			}
 		}
-		if wants && w.answerFetch(pf.pkt) {
+		if wants && w.answerFetch(pf.pkt) != nil {
 			continue
 		}
 		keep = append(keep, pf)
@@ -97,8 +88,9 @@ func (w *World) answerParked(tp TopicPartition) {
 }
 
 // handleProduce is the partition leader writing one record: with a PID it
-// checks the epoch and the sequence against the last five batches.
-func (w *World) handleProduce(p *Packet) {
+// checks the epoch and the sequence against the last five batches. It
+// answers once, and returns the answer.
+func (w *World) handleProduce(p *Packet) *Packet {
 	r := p.Body.(*produceReq)
 	var l *PartitionLog
 	if i := int(r.tpi) - 1; i >= 0 && i < len(w.logAt) {
@@ -111,13 +103,11 @@ func (w *World) handleProduce(p *Packet) {
 	if r.PID >= 0 {
 		e := l.producers[r.PID]
 		if e != nil && r.Epoch < e.epoch {
-			w.reply(p, InvalidProducerEpoch, fmt.Sprintf("epoch %d < %d", r.Epoch, e.epoch), resp)
-			return
+			return w.reply(p, InvalidProducerEpoch, fmt.Sprintf("epoch %d < %d", r.Epoch, e.epoch), resp)
 		}
 		if r.Txn {
 			if code := w.Txn.checkProduce(r); code != None {
-				w.reply(p, code, "", resp)
-				return
+				return w.reply(p, code, "", resp)
 			}
 		}
 		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
@@ -125,21 +115,17 @@ func (w *World) handleProduce(p *Packet) {
 			for _, b := range e.batches {
 				if b.seq == r.Seq {
 					resp.Offset, resp.Dup = b.offset, true
-					w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.value(), r.Seq, b.offset), resp)
-					return
+					return w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.value(), r.Seq, b.offset), resp)
 				}
 			}
 			if r.Seq <= last {
-				w.reply(p, DuplicateSequenceNumber, fmt.Sprintf("seq %d older than the last %d kept", r.Seq, idempotenceWindow), resp)
-				return
+				return w.reply(p, DuplicateSequenceNumber, fmt.Sprintf("seq %d older than the last %d kept", r.Seq, idempotenceWindow), resp)
 			}
 			if r.Seq != last+1 {
-				w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected %d", r.Seq, last+1), resp)
-				return
+				return w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected %d", r.Seq, last+1), resp)
 			}
 		} else if r.Seq != 0 && (e == nil || r.Epoch > e.epoch) {
-			w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected 0", r.Seq), resp)
-			return
+			return w.reply(p, OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected 0", r.Seq), resp)
 		}
 		if e == nil || r.Epoch > e.epoch {
 			e = &producerEntry{epoch: r.Epoch}
@@ -172,13 +158,12 @@ func (w *World) handleProduce(p *Packet) {
 	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
 		w.Events.add(EvProduced, r.Producer, w.addWhole(argNum(to, int64(resp.Offset))), 0)
 		src, _ = w.argTPI(encTemplate(w.scratch[:0], tplProduceAck), r.srcTPI, r.src)
-		w.replyText(p, None, w.addWhole(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
-		return
+		return w.replyText(p, None, w.addWhole(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
 	}
 	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
 	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
 	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))
-	w.replyText(p, None, w.addText(b), resp)
+	return w.replyText(p, None, w.addText(b), resp)
 }
 
 // appendProduced writes r's record to l as cell c (its value and source

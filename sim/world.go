@@ -66,9 +66,6 @@ type World struct {
 	texts    textArena // the trace's and the events' texts (text.go)
 	parties  parties   // the names packets and events refer to by number
 	scratch  []byte    // where the next text is encoded; private to this world
-	// lastReply is the answer reply or replyText sent last: brokerReceive
-	// reads it right after handleProduce (which answers once), and clears it.
-	lastReply *Packet
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
 	keep    map[int]*Packet
@@ -444,10 +441,16 @@ func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
 // Every log is in logAt, by tpIndex: no map to hash a TopicPartition into,
 // and none for Clone to rebuild.
 func (w *World) logOf(tp TopicPartition) *PartitionLog {
+	l, _ := w.logIndexed(tp)
+	return l
+}
+
+// logIndexed is logOf with the log's number (tpIndex), -1 with no log.
+func (w *World) logIndexed(tp TopicPartition) (*PartitionLog, int) {
 	if i, ok := w.tpIndex(tp); ok && i < len(w.logAt) {
-		return w.logAt[i]
+		return w.logAt[i], i
 	}
-	return nil
+	return nil, -1
 }
 
 // indexLogs fills logAt from New's logs: by tpIndex, the input partitions
@@ -685,12 +688,9 @@ func (w *World) brokerReceive(p *Packet) {
 	case Fetch:
 		w.handleFetch(p)
 	case Produce:
-		w.lastReply = nil
-		w.handleProduce(p)
-		if a := w.lastReply; a == nil || a.Lost || a.Error == OutOfOrderSequenceNumber {
+		if a := w.handleProduce(p); a.Lost || a.Error == OutOfOrderSequenceNumber {
 			w.armRetry(p)
 		}
-		w.lastReply = nil
 	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
 		w.Txn.receive(w, p)
 	case TxnOffsetCommit:
@@ -704,22 +704,23 @@ func (w *World) brokerReceive(p *Packet) {
 	}
 }
 
-// reply answers a request.
-func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) {
+// reply answers a request, and returns the answer.
+func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Packet {
 	p := w.packet()
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
 	w.send(p)
-	w.lastReply = p
+	return p
 }
 
-// replyText answers a request with a summary encoded in the arena.
-func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) {
+// replyText answers a request with a summary encoded in the arena, and
+// returns the answer.
+func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *Packet {
 	p := w.packet()
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
 	p.Error, p.text, p.Body, p.Req = code, text, body, req
 	w.send(p)
-	w.lastReply = p
+	return p
 }
 
 // Invoke marks the external side effect for an input record.
