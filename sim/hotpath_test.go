@@ -216,3 +216,9 @@ func TestLogOfAsLogsMap(t *testing.T) {
 		}
 	}
 }
+
+// timerLess orders timers as the queue does (keyLess): by due tick, then
+// by the order they were set; the model queue above keeps this order.
+func timerLess(a, b *timer) bool {
+	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
+}

@@ -154,12 +154,6 @@ func keyLess(a, b *timerKey) bool {
 	return a.seq < b.seq
 }
 
-// timerLess orders timers as the queue does: by due tick, then by the
-// order they were set.
-func timerLess(a, b *timer) bool {
-	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
-}
-
 // reserve is after without the timer: the tick it would be due at and its
 // sequence number, for a timer set later, if at all, that fires as if it
 // had been set now (armRetry). Timers that are never set leave gaps in the
@@ -174,11 +168,7 @@ func (w *World) reserve(at int) (int, int) {
 
 // after sets a timer (no earlier than the next tick).
 func (w *World) after(t timer) {
-	if t.at <= w.Tick {
-		t.at = w.Tick + 1
-	}
-	w.timers.seq++
-	t.seq = w.timers.seq
+	t.at, t.seq = w.reserve(t.at)
 	w.timers.push(t)
 }
 
