@@ -68,10 +68,8 @@ func (s *packetRecs) req(i int) int {
 	case 0:
 		return -1
 	case farBack:
-		n := s.far.Len()
-		k := sort.Search(n, func(k int) bool { return int(s.far.At(k).id) >= i })
-		if k < n && int(s.far.At(k).id) == i {
-			return int(s.far.At(k).req)
+		if f, ok := farAt(&s.far, i, func(f farReq) int32 { return f.id }); ok {
+			return int(f.req)
 		}
 		return -1
 	}
@@ -127,13 +125,22 @@ func (s *eventRecs) who(i int, r eventRec) (member uint32, records uint16) {
 	if r.member != farMember {
 		return uint32(r.member), uint16(r.records)
 	}
-	n := s.far.Len()
-	k := sort.Search(n, func(k int) bool { return int(s.far.At(k).i) >= i })
-	if k < n && int(s.far.At(k).i) == i {
-		f := s.far.At(k)
+	if f, ok := farAt(&s.far, i, func(f farEvent) int32 { return f.i }); ok {
 		return f.member, f.records
 	}
 	return 0, 0
+}
+
+// farAt finds record i's entry among the fields kept apart (far: in the
+// order of the records they are for, id giving that record's index).
+func farAt[T any](far *Seq[T], i int, id func(T) int32) (T, bool) {
+	n := far.Len()
+	k := sort.Search(n, func(k int) bool { return int(id(far.At(k))) >= i })
+	if k < n && int(id(far.At(k))) == i {
+		return far.At(k), true
+	}
+	var zero T
+	return zero, false
 }
 
 var apiIndex = func() map[API]uint8 {
