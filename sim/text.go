@@ -230,6 +230,10 @@ func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef, bool) {
 	return ref, a.add(b[at:]), in
 }
 
+// end is the reference the next text added would get if it fits in the
+// open chunk.
+func (a *textArena) end() textRef { return textRef(len(a.full)<<arenaShift | len(a.open)) }
+
 // bytes returns the arena from ref to the end of its chunk.
 func (a *textArena) bytes(ref textRef) []byte {
 	c, off := int(ref>>arenaShift), int(ref&(1<<arenaShift-1))

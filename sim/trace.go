@@ -21,15 +21,20 @@ import (
 // after it was sent, Sent+1 (World.Step), so a record is never changed
 // once written.
 //
-// 16 bytes: an answer keeps how far back its request is (back), which is
-// almost always a few packets; one whose request is 65,535 or more packets
-// back (or which was added by hand with an odd ID) keeps farBack, and its
-// request's ID in packetRecs.far.
+// 10 bytes, since the trace is most of what a world keeps: its sent tick
+// and its text are kept as their distance from its chunk's first (a chunk
+// of seqChunk packets spans a few dozen ticks and a few KB of text: base),
+// an answer keeps how far back its request is (back), which is almost
+// always a few packets. A packet with a field that does not fit (its
+// request 65,535 or more packets back or not before it, its text before its
+// chunk's first or far past it, a party past 65,534, a hand-made packet
+// sent before its chunk's first) keeps farField there and all its fields
+// whole in packetRecs.far.
 type packetRec struct {
-	sent int32
-	peer uint32 // a party
-	text textRef
-	back uint16 // for an answer, its ID minus its request's; 0 for a request; farBack: in far
+	sent uint16 // Sent minus its chunk's base tick
+	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
+	peer uint16 // a party
+	back uint16 // for an answer, its ID minus its request's; 0 for a request
 	err  uint8  // the ErrorCode: every code the simulation answers is below 256 (errors.go)
 	// apiFlags: the index in APIs (low 4 bits: APIs has 16 entries) and
 	// the pk flags (high 4 bits).
@@ -48,87 +53,194 @@ const (
 	pkDelivered
 )
 
-const farBack = 0xffff
+// farField in a narrow field of a packet or event record: the record's
+// fields are kept whole apart (packetRecs.far, eventRecs.far).
+const farField = 0xffff
 
-// packetRecs is the trace's records, and the requests of the few answers
-// whose back does not fit (farBack), by the answer's ID in ID order.
-type packetRecs struct {
-	Seq[packetRec]
-	far Seq[farReq]
+// recBase is what the narrow fields of one chunk of packet or event
+// records count from: the tick and the text of the chunk's first record
+// (the arena's end when that one has no text). Ticks only grow, and texts
+// are added in the order their records are (a textRef is nearly the
+// arena's byte position: arenaChunk is 1<<arenaShift), so the others are a
+// little past them.
+type recBase struct {
+	tick int32
+	text textRef
 }
 
-type farReq struct{ id, req int32 }
+// narrow is v minus base as a narrow field (text: plus one, 0 being the
+// empty text), or farField when it does not fit.
+func narrow(v, base int64) uint16 {
+	if d := v - base; d >= 0 && d < farField {
+		return uint16(d)
+	}
+	return farField
+}
 
-func (s *packetRecs) clone() packetRecs { return packetRecs{Seq: s.Seq.clone(), far: s.far.clone()} }
+func narrowText(ref, base textRef) uint16 {
+	if ref == 0 {
+		return 0
+	}
+	if d := int64(ref) - int64(base) + 1; d > 0 && d < farField {
+		return uint16(d)
+	}
+	return farField
+}
+
+func wideText(v uint16, base textRef) textRef {
+	if v == 0 {
+		return 0
+	}
+	return base + textRef(v) - 1
+}
+
+// packetRecs is the trace's records, their chunks' bases (one per
+// seqChunk records, in step with the Seq's chunks), and the packets whose
+// fields do not all fit, whole, by ID in ID order.
+type packetRecs struct {
+	Seq[packetRec]
+	bases Seq[recBase]
+	far   Seq[farPacket]
+}
+
+// farPacket is a packet record's fields, whole.
+type farPacket struct {
+	id, sent int32
+	text     textRef
+	peer     uint32
+	req      int32 // -1 for a request
+}
+
+func (s *packetRecs) clone() packetRecs {
+	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+}
+
+// add appends a packet's record: r with its narrow fields filled from the
+// whole ones in f (f.id is ignored: it is the next index).
+func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
+	i := s.Len()
+	if i%seqChunk == 0 {
+		b := recBase{tick: f.sent, text: f.text}
+		if b.text == 0 {
+			b.text = textEnd
+		}
+		s.bases.Append(b)
+	}
+	b := s.bases.At(i / seqChunk)
+	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
+	if d := i - int(f.req); f.req >= 0 {
+		r.back = farField
+		if d > 0 && d < farField {
+			r.back = uint16(d)
+		}
+	}
+	if r.sent == farField || r.text == farField || r.peer == farField || r.back == farField {
+		r.sent, r.text, r.peer, r.back = farField, farField, farField, farField
+		f.id = int32(i)
+		s.far.Append(f)
+	}
+	s.Append(r)
+}
+
+// whole is packet i's fields, whole, and its record.
+func (s *packetRecs) whole(i int) (farPacket, packetRec) {
+	r := s.At(i)
+	if r.sent == farField {
+		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
+		return f, r
+	}
+	b := s.bases.At(i / seqChunk)
+	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: uint32(r.peer), req: -1}
+	if r.back != 0 {
+		f.req = int32(i) - int32(r.back)
+	}
+	return f, r
+}
 
 // req is the ID of the request packet i answers, -1 for a request.
 func (s *packetRecs) req(i int) int {
-	r := s.At(i)
-	switch r.back {
-	case 0:
-		return -1
-	case farBack:
-		if f, ok := farAt(&s.far, i, func(f farReq) int32 { return f.id }); ok {
-			return int(f.req)
-		}
-		return -1
-	}
-	return i - int(r.back)
+	f, _ := s.whole(i)
+	return int(f.req)
+}
+
+// text is packet i's text.
+func (s *packetRecs) text(i int) textRef {
+	f, _ := s.whole(i)
+	return f.text
 }
 
 // eventRec is one event. The record names it is about (Event.Records)
 // are the tokens of its own text from byte records on (0: none): "C1
 // processed o2.3" names o2.3.
 //
-// 12 bytes: an event whose member's party number or records offset does
-// not fit (farMember) keeps both in eventRecs.far.
+// 8 bytes: its tick and its text are kept as packetRec keeps a packet's
+// (from its chunk's base). An event whose tick or text does not fit that
+// way, or whose member's party number or records offset does not fit
+// (farField in tick), keeps its fields whole in eventRecs.far.
 type eventRec struct {
-	tick    int32
-	text    textRef
-	member  uint16 // a party; farMember: in far
+	tick    uint16 // the tick minus its chunk's base tick
+	text    uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
+	member  uint16 // a party
 	records uint8
 	kind    uint8 // index in eventKinds, evStop set for a stop event
 }
 
-const (
-	farMember = 0xffff
-	evStop    = 0x80
-)
+const evStop = 0x80
 
-// eventRecs is the events' records, and the member and records offset of
-// the few that do not fit (farMember), by index in index order.
+// eventRecs is the events' records, their chunks' bases, and the events
+// whose fields do not all fit, whole, by index in index order.
 type eventRecs struct {
 	Seq[eventRec]
-	far Seq[farEvent]
+	bases Seq[recBase]
+	far   Seq[farEvent]
 }
 
 type farEvent struct {
-	i       int32
+	i, tick int32
+	text    textRef
 	member  uint32
 	records uint16
 }
 
-func (s *eventRecs) clone() eventRecs { return eventRecs{Seq: s.Seq.clone(), far: s.far.clone()} }
+func (s *eventRecs) clone() eventRecs {
+	return eventRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+}
 
 // add appends an event's record.
-func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8) {
-	r := eventRec{tick: tick, text: text, member: uint16(member), records: uint8(records), kind: kind}
-	if member >= farMember || records >= 0xff {
-		r.member = farMember
-		s.far.Append(farEvent{i: int32(s.Len()), member: member, records: records})
+func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
+	i := s.Len()
+	if i%seqChunk == 0 {
+		b := recBase{tick: tick, text: text}
+		if b.text == 0 {
+			b.text = textEnd
+		}
+		s.bases.Append(b)
+	}
+	b := s.bases.At(i / seqChunk)
+	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
+		records: uint8(records), kind: kind}
+	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
+		r.tick, r.text, r.member = farField, farField, farField
+		s.far.Append(farEvent{i: int32(i), tick: tick, text: text, member: member, records: records})
 	}
 	s.Append(r)
 }
 
-// who is event i's member and records offset.
-func (s *eventRecs) who(i int, r eventRec) (member uint32, records uint16) {
-	if r.member != farMember {
-		return uint32(r.member), uint16(r.records)
+// whole is event i's tick, text, member and records offset, and its record.
+func (s *eventRecs) whole(i int) (farEvent, eventRec) {
+	r := s.At(i)
+	if r.tick == farField {
+		f, _ := farAt(&s.far, i, func(f farEvent) int32 { return f.i })
+		return f, r
 	}
-	if f, ok := farAt(&s.far, i, func(f farEvent) int32 { return f.i }); ok {
-		return f.member, f.records
-	}
-	return 0, 0
+	b := s.bases.At(i / seqChunk)
+	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text), member: uint32(r.member), records: uint16(r.records)}, r
+}
+
+// text is event i's text.
+func (s *eventRecs) text(i int) textRef {
+	f, _ := s.whole(i)
+	return f.text
 }
 
 // farAt finds record i's entry among the fields kept apart (far: in the
@@ -284,17 +396,19 @@ func (l *PacketLog) Len() int { return l.recs.Len() }
 // At returns packet i as a new *Packet, its Summary formatted, its Req the
 // request it answers (materialized too), no Body (the trace keeps none).
 func (l *PacketLog) At(i int) *Packet {
-	p := l.materialize(i)
-	if r := l.recs.req(i); r >= 0 {
-		p.Req = l.materialize(r)
+	p, req := l.materialize(i)
+	if req >= 0 {
+		p.Req, _ = l.materialize(int(req))
 	}
 	return p
 }
 
-func (l *PacketLog) materialize(i int) *Packet {
-	p := l.header(i)
-	p.Summary = l.w.text(l.recs.At(i).text)
-	return &p
+// materialize is packet i without its Req, and its request's ID (-1: none).
+func (l *PacketLog) materialize(i int) (*Packet, int32) {
+	f, r := l.recs.whole(i)
+	p := l.packet(f, r)
+	p.Summary = l.w.text(f.text)
+	return &p, f.req
 }
 
 // Headers ranges over the packets from ID i on as values without their
@@ -303,16 +417,18 @@ func (l *PacketLog) materialize(i int) *Packet {
 // it formats and allocates nothing.
 func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, l.Len(), l.header) }
 
-func (l *PacketLog) header(i int) Packet {
-	r := l.recs.At(i)
+func (l *PacketLog) header(i int) Packet { return l.packet(l.recs.whole(i)) }
+
+// packet is a packet's header from its record and its fields, whole.
+func (l *PacketLog) packet(f farPacket, r packetRec) Packet {
 	w := l.w
 	flags := r.flags()
-	p := Packet{ID: i, Sent: int(r.sent), Delivered: -1, Lost: flags&pkLost != 0,
+	p := Packet{ID: int(f.id), Sent: int(f.sent), Delivered: -1, Lost: flags&pkLost != 0,
 		Type: APIs[r.api()], Response: flags&pkResponse != 0, Error: ErrorCode(r.err)}
 	if !p.Lost && (flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
-	peer := w.parties.at(r.peer)
+	peer := w.parties.at(f.peer)
 	if flags&pkToBroker != 0 {
 		p.From, p.FromInc, p.To = peer.name, peer.inc, Broker
 	} else {
@@ -386,15 +502,10 @@ func (l *PacketLog) record(p *Packet) {
 		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
 	var flags uint8
-	r := packetRec{sent: int32(p.Sent), text: p.text, err: uint8(p.Error)}
+	r := packetRec{err: uint8(p.Error)}
+	f := farPacket{sent: int32(p.Sent), text: p.text, req: -1}
 	if p.Req != nil {
-		i := l.recs.Len()
-		if back := i - p.Req.ID; back > 0 && back < farBack {
-			r.back = uint16(back)
-		} else {
-			r.back = farBack
-			l.recs.far.Append(farReq{id: int32(i), req: int32(p.Req.ID)})
-		}
+		f.req = int32(p.Req.ID)
 	}
 	if p.Response {
 		flags |= pkResponse
@@ -405,14 +516,14 @@ func (l *PacketLog) record(p *Packet) {
 	switch {
 	case p.To == Broker:
 		flags |= pkToBroker
-		r.peer = w.partyOf(p.From, p.FromInc, p.proc)
+		f.peer = w.partyOf(p.From, p.FromInc, p.proc)
 	case p.From == Broker:
-		r.peer = w.partyOf(p.To, p.ToInc, p.proc)
+		f.peer = w.partyOf(p.To, p.ToInc, p.proc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
 	r.apiFlags = l.api(p.Type) | flags<<4
-	l.recs.Append(r)
+	l.recs.add(r, f, w.texts.end())
 }
 
 // EventLog is every event, oldest first.
@@ -427,11 +538,11 @@ func (l *EventLog) Len() int { return l.recs.Len() }
 
 // At returns event i with its Text and Records formatted.
 func (l *EventLog) At(i int) Event {
-	e := l.header(i)
-	r := l.recs.At(i)
-	e.Text = l.w.text(r.text)
-	if _, records := l.recs.who(i, r); records > 0 {
-		e.Records = l.w.names(l.w.texts.bytes(r.text)[records:])
+	f, r := l.recs.whole(i)
+	e := l.event(f, r)
+	e.Text = l.w.text(f.text)
+	if f.records > 0 {
+		e.Records = l.w.names(l.w.texts.bytes(f.text)[f.records:])
 	}
 	return e
 }
@@ -441,10 +552,11 @@ func (l *EventLog) At(i int) Event {
 // reads At(i) for the few it keeps), it formats and allocates nothing.
 func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.header) }
 
-func (l *EventLog) header(i int) Event {
-	r := l.recs.At(i)
-	member, _ := l.recs.who(i, r)
-	return Event{Tick: int(r.tick), Kind: eventKinds[r.kind&^evStop], Member: l.w.parties.at(member).name, Stop: r.kind&evStop != 0}
+func (l *EventLog) header(i int) Event { return l.event(l.recs.whole(i)) }
+
+// event is an event's header from its record and its fields, whole.
+func (l *EventLog) event(f farEvent, r eventRec) Event {
+	return Event{Tick: int(f.tick), Kind: eventKinds[r.kind&^evStop], Member: l.w.parties.at(f.member).name, Stop: r.kind&evStop != 0}
 }
 
 // All ranges over the events with their indexes.
@@ -462,7 +574,7 @@ func (l *EventLog) add(kind EventKind, member string, text textRef, records uint
 		k = kindIndex[kind]
 		l.kinds.put(kind, k)
 	}
-	l.recs.add(int32(l.w.Tick), text, l.w.parties.id(member, 0), records, k)
+	l.recs.add(int32(l.w.Tick), text, l.w.parties.id(member, 0), records, k, l.w.texts.end())
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is

@@ -357,7 +357,7 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			}
 			if p.Req == nil {
 				offs, _, _ := strings.Cut(p.Summary, ", ")
-				reqText[w.Packets.recs.At(i).text] = offs
+				reqText[w.Packets.recs.text(i)] = offs
 				continue
 			}
 			if p.Error == None {
@@ -367,7 +367,8 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			}
 		}
 		for i := 0; i < w.Events.Len(); i++ {
-			e, r := w.Events.At(i), w.Events.recs.At(i)
+			e := w.Events.At(i)
+			r, _ := w.Events.recs.whole(i)
 			if e.Kind != EvCommitted {
 				continue
 			}
@@ -440,7 +441,7 @@ func TestTraceRecordsThatDoNotFit(t *testing.T) {
 		return p
 	}
 	first := send(&Packet{From: "C1", FromInc: 1, To: Broker, Type: Fetch, Summary: "first"})
-	for i := 0; i < farBack+10; i++ {
+	for i := 0; i < farField+10; i++ {
 		send(&Packet{From: "C1", FromInc: 1, To: Broker, Type: OffsetFetch})
 	}
 	near := send(&Packet{From: "C2", FromInc: 1, To: Broker, Type: Produce, Summary: "near"})
@@ -460,7 +461,7 @@ func TestTraceRecordsThatDoNotFit(t *testing.T) {
 		t.Fatalf("%d answers kept apart, want 2 (far back, itself)", w.Packets.recs.far.Len())
 	}
 	// events: one whose member is past 65,534, one whose records start at byte 300
-	for i := w.parties.id("C2", 0); i < farMember+1; i = w.parties.id("P"+strconv.Itoa(int(i)), 0) {
+	for i := w.parties.id("C2", 0); i < farField+1; i = w.parties.id("P"+strconv.Itoa(int(i)), 0) {
 	}
 	far := w.parties.names[len(w.parties.names)-1].name
 	e0 := w.Events.Len()
@@ -544,4 +545,84 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTraceFieldsFromChunkBase: packet and event records keep their tick
+// and text as distances from their chunk's first record's; what does not
+// fit (a tick 65,535 or more past the chunk's first, a hand-made packet
+// sent before it, a text before the chunk's first or 64 KB past it, no
+// text at the chunk's start) is kept whole apart and reads back exactly,
+// in the world and in a clone, on either side of chunk boundaries.
+func TestTraceFieldsFromChunkBase(t *testing.T) {
+	defer func(n int) { seqChunk = n }(seqChunk)
+	seqChunk = 4
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	type pkt struct {
+		id, sent int
+		summary  string
+	}
+	type ev struct {
+		i, tick int
+		text    string
+	}
+	var pkts []pkt
+	var evs []ev
+	old := w.addText(encLit(w.scratch[:0], "an old text"))
+	send := func(sent int, summary string, text textRef) {
+		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: "C1", FromInc: 1, To: Broker, Type: Fetch, Summary: summary, text: text}
+		w.Packets.Append(p)
+		if text == old {
+			summary = "an old text"
+		}
+		pkts = append(pkts, pkt{p.ID, sent, summary})
+	}
+	event := func(text string) {
+		evs = append(evs, ev{w.Events.Len(), w.Tick, text})
+		w.event(EvCrash, "C1", "%s", text)
+	}
+	big := strings.Repeat("y", 70_000) // past a text's 64 KB reach from its chunk's base
+	for i := 0; i < 40; i++ {
+		switch i % 8 {
+		case 0:
+			send(w.Tick, "", 0) // no text: the chunk counts from the arena's end
+			event("")
+		case 1:
+			send(w.Tick-5, "before", 0) // sent before the chunk's first
+			event("a")
+		case 2:
+			w.Tick += farField + 3 // far past the chunk's first
+			send(w.Tick, "far tick", 0)
+			event("far tick")
+		case 3:
+			send(w.Tick, "", old) // a text before the chunk's first
+			event(big)
+		case 4:
+			send(w.Tick, big, 0)
+			event("after big")
+		default:
+			w.Tick++
+			send(w.Tick, fmt.Sprint("near ", i), 0)
+			event(fmt.Sprint("near ", i))
+		}
+	}
+	if w.Packets.recs.far.Len() == 0 || w.Events.recs.far.Len() == 0 || w.Packets.recs.far.Len() == w.Packets.Len() {
+		t.Fatalf("%d of %d packets and %d events kept whole: want some, not all", w.Packets.recs.far.Len(), w.Packets.Len(), w.Events.recs.far.Len())
+	}
+	check := func(w *World, what string) {
+		for _, want := range pkts {
+			if p := w.Packets.At(want.id); p.Sent != want.sent || p.Summary != want.summary || p.From != "C1" || p.Type != Fetch {
+				t.Fatalf("%s: packet %d reads sent %d %.20q, want %d %.20q", what, want.id, p.Sent, p.Summary, want.sent, want.summary)
+			}
+		}
+		for _, want := range evs {
+			if e := w.Events.At(want.i); e.Tick != want.tick || e.Text != want.text || e.Member != "C1" || e.Kind != EvCrash {
+				t.Fatalf("%s: event %d reads tick %d %.20q, want %d %.20q", what, want.i, e.Tick, e.Text, want.tick, want.text)
+			}
+		}
+	}
+	check(w, "world")
+	c := w.Clone()
+	c.Step()
+	check(c, "clone")
+	check(w, "world")
 }
