@@ -153,12 +153,13 @@ func (w *World) handleProduce(p *Packet) *Packet {
 		w.ZombieWrites++
 	}
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
-	// every produce writes both.
+	// every produce writes both, so the answer keeps the event's text and
+	// reads it as its own (World.packetText).
 	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.srcTPI, r.src)
 	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
-		w.Events.add(EvProduced, r.Producer, w.addWhole(argNum(to, int64(resp.Offset))), 0)
-		src, _ = w.argTPI(encTemplate(w.scratch[:0], tplProduceAck), r.srcTPI, r.src)
-		return w.replyText(p, None, w.addWhole(argNum(argOffset(src, r.srcOff), int64(resp.Offset))), resp)
+		text := w.addWhole(argNum(to, int64(resp.Offset)))
+		w.Events.add(EvProduced, r.Producer, text, 0)
+		return w.replyText(p, None, text, resp)
 	}
 	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
 	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)

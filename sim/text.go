@@ -72,14 +72,14 @@ const (
 var templates = [...]string{
 	tplProduce:    "inv(%t%r) pid %n epoch %n seq %n",
 	tplProduced:   "inv(%t%r) written to %t%p at offset %n",
-	tplProduceAck: "inv(%t%r) at offset %n",
+	tplProduceAck: "inv(%t%r)%t at offset %n",
 	tplInput:      "%n records appended to %t%p (%r..%r)",
 }
 
 const (
 	tplProduce    = iota // an idempotent or transactional produce
 	tplProduced          // the produced event
-	tplProduceAck        // a produce's answer
+	tplProduceAck        // a produce's answer, from its produced event's arguments (World.packetText)
 	tplInput             // the input event
 )
 
@@ -684,6 +684,22 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		}
 	}
 	return out, tok, true
+}
+
+// packetText is a packet's summary: the text at ref, except that a
+// Produce answer whose record was written keeps no text of its own but its
+// produced event's (handleProduce), read as tplProduceAck, which takes the
+// same arguments.
+func (w *World) packetText(t API, response bool, ref textRef) string {
+	if t == Produce && response {
+		if b := w.texts.bytes(ref); len(b) > 0 && b[0] == tWhole+tplProduced {
+			r := textReader{w: w, b: b[1:]}
+			var buf [64]byte
+			out, _, _ := r.template(buf[:0], templates[tplProduceAck], 0)
+			return string(out)
+		}
+	}
+	return w.text(ref)
 }
 
 // appendText formats the text at ref.

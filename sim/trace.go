@@ -407,7 +407,7 @@ func (l *PacketLog) At(i int) *Packet {
 func (l *PacketLog) materialize(i int) (*Packet, int32) {
 	f, r := l.recs.whole(i)
 	p := l.packet(f, r)
-	p.Summary = l.w.text(f.text)
+	p.Summary = l.w.packetText(p.Type, p.Response, f.text)
 	return &p, f.req
 }
 

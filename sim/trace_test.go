@@ -258,7 +258,8 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						want = fmt.Appendf(want, "inv(%s) written to %s at offset %d", w.RecordName(in, off), out, n3)
 					case tplProduceAck:
 						b, _ = w.argTP(encTemplate(b, k), in)
-						b = argNum(argOffset(b, off), n3)
+						b, _ = w.argTP(argOffset(b, off), out)
+						b = argNum(b, n3)
 						want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), n3)
 					case tplInput:
 						b, _ = w.argTP(argNum(encTemplate(b, k), n2), in)
@@ -328,7 +329,8 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 				want = fmt.Sprintf("inv(%s) written to %s at offset %d", w.RecordName(in, off), out, n)
 			default:
 				b, _ = w.argTP(encTemplate(w.scratch[:0], tplProduceAck), in)
-				b = argNum(argOffset(b, off), n)
+				b, _ = w.argTP(argOffset(b, off), out)
+				b = argNum(b, n)
 				want = fmt.Sprintf("inv(%s) at offset %d", w.RecordName(in, off), n)
 			}
 			ref := w.addWhole(b)
@@ -625,4 +627,38 @@ func TestTraceFieldsFromChunkBase(t *testing.T) {
 	c.Step()
 	check(c, "clone")
 	check(w, "world")
+}
+
+// TestProduceAnswerKeepsEventText: a written produce's answer keeps no
+// text of its own but its produced event's, and reads as the answer:
+// "inv(o0.3) at offset 21" beside "inv(o0.3) written to invoices-0 at
+// offset 21".
+func TestProduceAnswerKeepsEventText(t *testing.T) {
+	w := consumingWorld(100, 60)
+	events := map[textRef]string{}
+	for i := 0; i < w.Events.Len(); i++ {
+		if e := w.Events.At(i); e.Kind == EvProduced {
+			events[w.Events.recs.text(i)] = e.Text
+		}
+	}
+	shared := 0
+	for i := 0; i < w.Packets.Len(); i++ {
+		p := w.Packets.At(i)
+		if p.Type != Produce || !p.Response {
+			continue
+		}
+		ev, ok := events[w.Packets.recs.text(i)]
+		if !ok {
+			continue
+		}
+		shared++
+		value, rest, _ := strings.Cut(ev, " written to ")
+		_, off, _ := strings.Cut(rest, " at offset ")
+		if want := value + " at offset " + off; p.Summary != want {
+			t.Fatalf("produce answer %d reads %q, want %q (its event: %q)", i, p.Summary, want, ev)
+		}
+	}
+	if shared < 20 {
+		t.Fatalf("%d produce answers keep their event's text, want every written one (20 or more)", shared)
+	}
 }
