@@ -18,8 +18,9 @@ import (
 //   - while it holds only records of the upstream producer (an input
 //     partition), just the ticks they were appended at, one run per append
 //     (8 bytes a run, not a cell: 1,000,000 records at tick 0 are one run);
-//   - otherwise a 32-byte cellRec per cell, its producer as an index into
-//     the log's own list of producer names;
+//   - otherwise a 16-byte cellRec per cell, its producer as an index into
+//     the log's own list of producer names, its tick as a distance from its
+//     chunk's first cell's;
 //   - and, for a cell that does not fit those shapes (a value or source that
 //     is not a record's name), its strings in a side list, so that nothing
 //     is ever lost, only the usual cells are small.
@@ -37,7 +38,13 @@ type CellLog struct {
 	inRecs bool
 	runs   Seq[tickRun]
 	recs   Seq[cellRec]
-	others Seq[otherCell]
+	// bases is the tick of each chunk of recs' first cell (one per
+	// seqChunk cells): a cellRec keeps its tick as the distance from it.
+	// A cell whose tick does not fit (farField) keeps it in farTicks, by
+	// offset in offset order.
+	bases    Seq[int32]
+	farTicks Seq[tickRun]
+	others   Seq[otherCell]
 	// producers are the client ids that wrote here; cellRec.producer is an
 	// index into it plus one (0: the upstream producer, ""). Append-only:
 	// clones share it with its capacity cut, so an append on either side
@@ -77,12 +84,12 @@ type tickRun struct {
 	first, tick int32
 }
 
-// cellRec is one cell, without its strings and its writer (20 bytes
+// cellRec is one cell, without its strings and its writer (16 bytes
 // against a Cell's 112 plus its strings). The offset is the index.
 type cellRec struct {
-	tick    int32
 	seq     int32
 	srcOff  int32  // cellInvoice: the source record's offset; cellOther: index in others
+	tick    uint16 // the tick minus its chunk's base tick (CellLog.bases); farField: in farTicks
 	srcPart uint16 // cellInvoice: the source partition's index among the input partitions
 	writer  uint16 // index in writers; farWriter: in far
 	kind    cellKind
@@ -174,7 +181,7 @@ func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
 	wr := c.writerOf(i, r)
-	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(r.tick)}
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(c.recTick(i, r))}
 	if wr.producer > 0 {
 		out.Producer = c.producers[wr.producer-1]
 	}
@@ -200,6 +207,27 @@ func (c *CellLog) cell(i int, r cellRec) Cell {
 	return out
 }
 
+// addRec appends cell record r (its tick not set yet), written at tick.
+func (c *CellLog) addRec(r cellRec, tick int32) {
+	i := c.recs.Len()
+	if i%seqChunk == 0 {
+		c.bases.Append(tick)
+	}
+	if r.tick = narrow(int64(tick), int64(c.bases.At(i/seqChunk))); r.tick == farField {
+		c.farTicks.Append(tickRun{first: int32(i), tick: tick})
+	}
+	c.recs.Append(r)
+}
+
+// recTick is the tick of cell i, whose record is r.
+func (c *CellLog) recTick(i int, r cellRec) int32 {
+	if r.tick != farField {
+		return c.bases.At(i/seqChunk) + int32(r.tick)
+	}
+	f, _ := farAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
+	return f.tick
+}
+
 // tickOf finds the tick of upstream record i in runs.
 func (c *CellLog) tickOf(i int) int32 {
 	n := c.runs.Len()
@@ -218,7 +246,7 @@ func (c *CellLog) appendUpstream(n, tick int) {
 	}
 	if c.inRecs {
 		for ; n > 0; n-- {
-			c.recs.Append(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, tick: int32Of(tick, "tick"), kind: cellUpstream})
+			c.addRec(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, kind: cellUpstream}, int32Of(tick, "tick"))
 			c.n++
 		}
 		return
@@ -257,15 +285,15 @@ func (c *CellLog) append(v Cell) {
 		r.kind, r.srcOff = cellOther, int32Of(c.others.Len(), "odd cells")
 		c.others.Append(otherCell{Value: v.Value, Source: v.Source, Control: v.Control})
 	}
-	c.recs.Append(r)
+	c.addRec(r, int32Of(v.Tick, "tick"))
 	c.n++
 }
 
-// rec is v's fields that every kind of cell keeps, for the cell about to
-// be appended at offset c.n.
+// rec is v's fields that every kind of cell keeps but its tick (addRec),
+// for the cell about to be appended at offset c.n.
 func (c *CellLog) rec(v Cell) cellRec {
 	return cellRec{writer: c.writerID(cellWriter{pid: v.PID, epoch: int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}),
-		tick: int32Of(v.Tick, "tick"), seq: int32Of(v.Seq, "producer sequence"), txn: uint8(v.Txn)}
+		seq: int32Of(v.Seq, "producer sequence"), txn: uint8(v.Txn)}
 }
 
 // writerID is wr's index in writers, for the cell about to be appended at
@@ -319,7 +347,7 @@ func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
 	c.toRecs()
 	r := c.rec(v)
 	r.kind, r.srcPart, r.srcOff = cellInvoice, uint16(part), int32(srcOff)
-	c.recs.Append(r)
+	c.addRec(r, int32Of(v.Tick, "tick"))
 	c.n++
 }
 
@@ -341,7 +369,7 @@ func (c *CellLog) toRecs() {
 			end = int(c.runs.At(k + 1).first)
 		}
 		for i := int(run.first); i < end; i++ {
-			c.recs.Append(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, tick: run.tick, kind: cellUpstream})
+			c.addRec(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, kind: cellUpstream}, run.tick)
 		}
 	}
 	c.runs = Seq[tickRun]{}
@@ -392,6 +420,7 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 func (c *CellLog) clone() CellLog {
 	n := *c
 	n.runs, n.recs, n.others = c.runs.clone(), c.recs.clone(), c.others.clone()
+	n.bases, n.farTicks = c.bases.clone(), c.farTicks.clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.clone()

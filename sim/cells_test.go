@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 var rewriteCells = flag.Bool("rewrite-cells", false, "write testdata/cells.txt anew (run it on a commit whose logs are the reference)")
@@ -143,6 +144,9 @@ func testCellLogMatchesModel(t *testing.T) {
 					continue
 				}
 				off, tick := len(p.model), step/3
+				if step%50 == 7 { // a tick too far from its chunk's first (CellLog.farTicks), or its chunk's first far from the next
+					tick += 70_000
+				}
 				var v Cell
 				invoice := false // appended as CellLog.appendInvoice, from a reference
 				var srcTP TopicPartition
@@ -197,9 +201,12 @@ func testCellLogMatchesModel(t *testing.T) {
 				v.Offset = off
 				p.model = append(p.model, v)
 			}
-			far := 0
+			far, farTicks := 0, 0
 			for _, q := range fam {
-				far += q.c.far.Len()
+				far, farTicks = far+q.c.far.Len(), farTicks+q.c.farTicks.Len()
+			}
+			if farTicks == 0 {
+				t.Fatalf("%s: no cell keeps its tick apart", tp)
 			}
 			if (far > 0) != (maxWriters < farWriter) {
 				t.Fatalf("%s: %d cells keep their writer apart with at most %d writers listed", tp, far, maxWriters)
@@ -246,6 +253,19 @@ func TestInputRecordsAreRuns(t *testing.T) {
 		want := Cell{Offset: c.off, Value: w.RecordName(tp, c.off), PID: -1, Seq: -1, Tick: c.tick}
 		if got := l.Cells.At(c.off); got != want {
 			t.Errorf("cell %d: %+v, want %+v", c.off, got, want)
+		}
+	}
+}
+
+// The records the trace and the logs keep for every packet, event and
+// cell: their sizes are what a world's memory grows by, tick after tick.
+func TestRecordSizes(t *testing.T) {
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{{"packetRec", unsafe.Sizeof(packetRec{}), 10}, {"eventRec", unsafe.Sizeof(eventRec{}), 8}, {"cellRec", unsafe.Sizeof(cellRec{}), 16}} {
+		if c.got != c.want {
+			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}
 	}
 }
