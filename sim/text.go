@@ -25,7 +25,9 @@ import (
 //	tPart tp              a partition as Kafka's tools print it: orders-2
 //	tRecord tp off        an input record: o2.3 (World.RecordName)
 //	tRecords tp off n     n input records from off on, spaced: o2.3 o2.4 o2.5
-//	tOffsets n (tp off)*  committed positions: o0@3 o1@5
+//	tOffsets n (tp off)*  committed positions: o0@3 o1@5, each off the
+//	                      difference from the one before (the first's from
+//	                      0): a member's positions are usually close
 //	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
 //	tParty party          a client id (World.parties): C1
 //	tMember party n       a member id, client-n: C1-4
@@ -448,6 +450,7 @@ func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
 func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
+	prev := int64(0)
 	for i, tp := range tps {
 		t, ok := int(slotAt(slots, i)), true
 		if !w.records.index.is(tp, int32(t)) {
@@ -457,7 +460,8 @@ func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs
 			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
 		}
 		b = binary.AppendUvarint(b, uint64(t))
-		b = binary.AppendVarint(b, int64(offs[i]))
+		b = binary.AppendVarint(b, int64(offs[i])-prev)
+		prev = int64(offs[i])
 	}
 	return b
 }
@@ -575,13 +579,14 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		if !ok || n > uint64(len(r.b)) {
 			return out, tEnd, false
 		}
+		v := int64(0)
 		for i := uint64(0); i < n; i++ {
 			tp, ok := r.tp()
-			v, m := binary.Varint(r.b)
+			d, m := binary.Varint(r.b)
 			if !ok || m <= 0 {
 				return out, tEnd, false
 			}
-			r.b = r.b[m:]
+			r.b, v = r.b[m:], v+d
 			if i > 0 {
 				out = append(out, ' ')
 			}
