@@ -154,7 +154,16 @@ func (w *World) handleProduce(p *Packet) *Packet {
 	}
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both, so the answer keeps the event's text and
-	// reads it as its own (World.packetText).
+	// reads it as its own (World.packetText). An invoice's cell names its
+	// source: the text is the cell's place.
+	if i := int(r.tpi) - 1; r.hasSrc && i >= 0 && i < len(w.logAt) && w.logAt[i] == l {
+		if part, off, ok := l.Cells.sourceRef(resp.Offset); ok && part == int(r.srcTPI)-1 && off == r.srcOff {
+			b, _ := w.argTPI(encTemplate(w.scratch[:0], tplProducedCell), r.tpi, r.TP)
+			text := w.addWhole(argOffset(b, resp.Offset))
+			w.Events.add(EvProduced, r.Producer, text, 0)
+			return w.replyText(p, None, text, resp)
+		}
+	}
 	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.srcTPI, r.src)
 	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
 		text := w.addWhole(argNum(to, int64(resp.Offset)))

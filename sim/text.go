@@ -70,12 +70,17 @@ const (
 // order: %n a number (zigzag varint), %t a partition number (tp) that
 // prints nothing and becomes the current partition, %p the current
 // partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
-// printed as the current partition's input record (o2.3).
+// printed as the current partition's input record (o2.3), %c a partition
+// number and an offset (uvarint) that become the current partition and
+// offset, printed as the source of the invoice its log holds there
+// (CellLog.sourceRef), %o the current offset.
 var templates = [...]string{
-	tplProduce:    "inv(%t%r) pid %n epoch %n seq %n",
-	tplProduced:   "inv(%t%r) written to %t%p at offset %n",
-	tplProduceAck: "inv(%t%r)%t at offset %n",
-	tplInput:      "%n records appended to %t%p (%r..%r)",
+	tplProduce:        "inv(%t%r) pid %n epoch %n seq %n",
+	tplProduced:       "inv(%t%r) written to %t%p at offset %n",
+	tplProduceAck:     "inv(%t%r)%t at offset %n",
+	tplInput:          "%n records appended to %t%p (%r..%r)",
+	tplProducedCell:   "inv(%c) written to %p at offset %o",
+	tplProduceAckCell: "inv(%c) at offset %o",
 }
 
 const (
@@ -83,7 +88,16 @@ const (
 	tplProduced          // the produced event
 	tplProduceAck        // a produce's answer, from its produced event's arguments (World.packetText)
 	tplInput             // the input event
+	// tplProducedCell is the produced event of an invoice whose cell
+	// names its source: the cell's place alone (its log and offset), the
+	// source read from the cell.
+	tplProducedCell
+	tplProduceAckCell // the answer from tplProducedCell's arguments
 )
+
+// ackTemplate is the template a Produce answer that keeps its produced
+// event's text reads it with (World.packetText).
+var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{
@@ -656,9 +670,17 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	return out, tok, true
 }
 
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return tEnd
+	}
+	return b[0]
+}
+
 // template formats one template token's text from its arguments.
 func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
 	var tp TopicPartition
+	var cur uint64 // %c's offset
 	for i := 0; i < len(tpl); i++ {
 		if tpl[i] != '%' || i+1 == len(tpl) {
 			out = append(out, tpl[i])
@@ -680,6 +702,18 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			}
 		case 'p':
 			out = appendPartition(out, tp)
+		case 'c':
+			i, ok := r.uvarint()
+			off, ok2 := r.uvarint()
+			src, srcOff, ok3 := r.w.invoiceSource(i, off)
+			if !ok || !ok2 || !ok3 {
+				return out, tEnd, false
+			}
+			tp, _, _ = r.w.tpAt(i)
+			cur = off
+			out = r.w.appendRecordName(out, src, srcOff)
+		case 'o':
+			out = strconv.AppendUint(out, cur, 10)
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
@@ -697,14 +731,28 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 // same arguments.
 func (w *World) packetText(t API, response bool, ref textRef) string {
 	if t == Produce && response {
-		if b := w.texts.bytes(ref); len(b) > 0 && b[0] == tWhole+tplProduced {
+		b := w.texts.bytes(ref)
+		if k, ok := ackTemplate[firstByte(b)]; ok {
 			r := textReader{w: w, b: b[1:]}
 			var buf [64]byte
-			out, _, _ := r.template(buf[:0], templates[tplProduceAck], 0)
+			out, _, _ := r.template(buf[:0], templates[k], 0)
 			return string(out)
 		}
 	}
 	return w.text(ref)
+}
+
+// invoiceSource is the source of the invoice at offset off of the log
+// numbered i (tpIndex), an input record; false for any other cell.
+func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
+	if i >= uint64(len(w.logAt)) || w.logAt[i] == nil || off >= uint64(w.logAt[i].Cells.Len()) {
+		return TopicPartition{}, 0, false
+	}
+	part, srcOff, ok := w.logAt[i].Cells.sourceRef(int(off))
+	if !ok || part < 0 || part >= len(w.inputTPs) {
+		return TopicPartition{}, 0, false
+	}
+	return w.inputTPs[part], srcOff, true
 }
 
 // appendText formats the text at ref.

@@ -266,6 +266,17 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						b, _ = w.argTP(argOffset(b, off), out)
 						b = argNum(b, n3)
 						want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), n3)
+					case tplProducedCell, tplProduceAckCell: // the source read from the invoice's cell
+						l, li := w.logIndexed(out)
+						slot, _ := w.tpIndex(in)
+						l.Cells.appendInvoice(Cell{PID: -1, Seq: -1}, in, off, slot)
+						at := l.Cells.Len() - 1
+						b = argOffset(argOffset(encTemplate(b, k), li), at)
+						if k == tplProducedCell {
+							want = fmt.Appendf(want, "inv(%s) written to %s at offset %d", w.RecordName(in, off), out, at)
+						} else {
+							want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), at)
+						}
 					case tplInput:
 						b, _ = w.argTP(argNum(encTemplate(b, k), n2), in)
 						b = argOffset(argOffset(b, off), off+int(n3))
