@@ -634,10 +634,12 @@ func (m *Member) work(w *World) {
 	m.processed.set(f.TP, f.Offset+1)
 	m.batchIdx++
 	w.processed++
-	// "%s processed o2.3", its Records the record token
-	b := append(w.encLabel(w.scratch[:0], m), phProcessed)
-	at := len(b)
-	w.eventEnc(EvProcessed, m.Client, w.encFetched(b, &f), at)
+	// "%s processed o2.3", its Records the record
+	if b, whole, at := w.encProcessed(m, &f); whole {
+		w.Events.add(EvProcessed, m.Client, w.addWhole(b), 0)
+	} else {
+		w.eventEnc(EvProcessed, m.Client, b, at)
+	}
 	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {

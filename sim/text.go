@@ -73,7 +73,8 @@ const (
 // printed as the current partition's input record (o2.3), %c a partition
 // number and an offset (uvarint) that become the current partition and
 // offset, printed as the source of the invoice its log holds there
-// (CellLog.sourceRef), %o the current offset.
+// (CellLog.sourceRef), %o the current offset, %m the event's member (a
+// text of an event only: EventLog.At reads it with its member).
 var templates = [...]string{
 	tplProduce:        "inv(%t%r) pid %n epoch %n seq %n",
 	tplProduced:       "inv(%t%r) written to %t%p at offset %n",
@@ -81,6 +82,7 @@ var templates = [...]string{
 	tplInput:          "%n records appended to %t%p (%r..%r)",
 	tplProducedCell:   "inv(%c) written to %p at offset %o",
 	tplProduceAckCell: "inv(%c) at offset %o",
+	tplProcessed:      "%m processed %t%r",
 }
 
 const (
@@ -93,6 +95,9 @@ const (
 	// source read from the cell.
 	tplProducedCell
 	tplProduceAckCell // the answer from tplProducedCell's arguments
+	// tplProcessed is a processed event: its member the event's, its
+	// record (Event.Records) the template's (World.eventRecords).
+	tplProcessed
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
@@ -506,8 +511,9 @@ func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
 
 // textReader walks the tokens of one text.
 type textReader struct {
-	w *World
-	b []byte
+	w      *World
+	b      []byte
+	member string // the event's member, for %m ("" in a packet's text)
 }
 
 func (r *textReader) uvarint() (uint64, bool) {
@@ -714,6 +720,8 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			out = r.w.appendRecordName(out, src, srcOff)
 		case 'o':
 			out = strconv.AppendUint(out, cur, 10)
+		case 'm':
+			out = append(out, r.member...)
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
@@ -755,21 +763,55 @@ func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
 	return w.inputTPs[part], srcOff, true
 }
 
-// appendText formats the text at ref.
-func (w *World) appendText(out []byte, ref textRef) []byte {
-	r := textReader{w: w, b: w.texts.bytes(ref)}
+// appendText formats the text at ref; member is its event's (for %m).
+func (w *World) appendText(out []byte, ref textRef, member string) []byte {
+	r := textReader{w: w, b: w.texts.bytes(ref), member: member}
 	for ok := true; ok; {
 		out, _, ok = r.next(out)
 	}
 	return out
 }
 
-func (w *World) text(ref textRef) string {
+func (w *World) text(ref textRef) string { return w.memberText(ref, "") }
+
+// memberText is the text at ref of an event whose member is member.
+func (w *World) memberText(ref textRef, member string) string {
 	if ref == 0 {
 		return ""
 	}
 	var buf [128]byte
-	return string(w.appendText(buf[:0], ref))
+	return string(w.appendText(buf[:0], ref, member))
+}
+
+// eventRecords is an event's Records: the record tokens of its text at ref
+// from byte at on, or a tplProcessed text's record.
+func (w *World) eventRecords(ref textRef, at uint16) []string {
+	b := w.texts.bytes(ref)
+	if at > 0 && int(at) <= len(b) {
+		return w.names(b[at:])
+	}
+	if firstByte(b) != tWhole+tplProcessed {
+		return nil
+	}
+	r := textReader{w: w, b: b[1:]}
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	if !ok || !ok2 || off > 1<<62 {
+		return nil
+	}
+	return []string{w.RecordName(tp, int(off))}
+}
+
+// encProcessed is a processed event's text for m's record f: a
+// tplProcessed when m is its client's newest process (its label is the
+// event's member) and f an input record, else its spelled-out tokens.
+// records is where the record tokens start (0: in the template).
+func (w *World) encProcessed(m *Member, f *fetched) (b []byte, whole bool, records int) {
+	if i, ok := w.fetchedInput(f); ok && !m.superseded {
+		return argOffset(argOffset(encTemplate(w.scratch[:0], tplProcessed), i), f.Offset), true, 0
+	}
+	b = append(w.encLabel(w.scratch[:0], m), phProcessed)
+	return w.encFetched(b, f), false, len(b)
 }
 
 // names formats a list of records (an event's Records): one name per

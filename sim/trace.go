@@ -540,10 +540,8 @@ func (l *EventLog) Len() int { return l.recs.Len() }
 func (l *EventLog) At(i int) Event {
 	f, r := l.recs.whole(i)
 	e := l.event(f, r)
-	e.Text = l.w.text(f.text)
-	if f.records > 0 {
-		e.Records = l.w.names(l.w.texts.bytes(f.text)[f.records:])
-	}
+	e.Text = l.w.memberText(f.text, e.Member)
+	e.Records = l.w.eventRecords(f.text, f.records)
 	return e
 }
 

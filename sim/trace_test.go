@@ -277,6 +277,10 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						} else {
 							want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), at)
 						}
+					case tplProcessed: // a text read with no event: %m is ""
+						b, _ = w.argTP(encTemplate(b, k), in)
+						b = argOffset(b, off)
+						want = fmt.Appendf(want, " processed %s", w.RecordName(in, off))
 					case tplInput:
 						b, _ = w.argTP(argNum(encTemplate(b, k), n2), in)
 						b = argOffset(argOffset(b, off), off+int(n3))
@@ -677,4 +681,38 @@ func TestProduceAnswerKeepsEventText(t *testing.T) {
 	if shared < 20 {
 		t.Fatalf("%d produce answers keep their event's text, want every written one (20 or more)", shared)
 	}
+}
+
+// TestProcessedEventTemplate: a processed event of an input record is one
+// template, its member read from the event and its record (Event.Records)
+// from the template; one of a process that is not its client's newest
+// spells its label ("C2 (process 1)") and keeps its record token.
+func TestProcessedEventTemplate(t *testing.T) {
+	w := consumingWorld(100, 40)
+	check := func(from int, member string, wantWhole bool) {
+		n := 0
+		for i := from; i < w.Events.Len(); i++ {
+			e := w.Events.At(i)
+			if e.Kind != EvProcessed || e.Member != member {
+				continue
+			}
+			n++
+			whole := firstByte(w.texts.bytes(w.Events.recs.text(i))) == tWhole+tplProcessed
+			label, _, _ := strings.Cut(e.Text, " processed ")
+			if whole != wantWhole || len(e.Records) != 1 || e.Text != label+" processed "+e.Records[0] || (label == e.Member) != wantWhole {
+				t.Fatalf("event %d: %+v (one template: %v, want %v)", i, e, whole, wantWhole)
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no processed event of %s from %d", member, from)
+		}
+	}
+	check(0, "C1", true)
+	check(0, "C2", true)
+	w.current["C2"].superseded = true // as when C2 restarts while this process still runs
+	e0 := w.Events.Len()
+	for i := 0; i < 10; i++ {
+		w.Step()
+	}
+	check(e0, "C2", false)
 }
