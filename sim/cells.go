@@ -43,6 +43,7 @@ type CellLog struct {
 	// A cell whose tick does not fit (farField) keeps it in farTicks, by
 	// offset in offset order.
 	bases    Seq[int32]
+	base     int32 // the open chunk's, the last of bases
 	farTicks Seq[tickRun]
 	others   Seq[otherCell]
 	// producers are the client ids that wrote here; cellRec.producer is an
@@ -209,12 +210,12 @@ func (c *CellLog) cell(i int, r cellRec) Cell {
 
 // addRec appends cell record r (its tick not set yet), written at tick.
 func (c *CellLog) addRec(r cellRec, tick int32) {
-	i := c.recs.Len()
-	if i%seqChunk == 0 {
+	if c.recs.startsChunk() {
+		c.base = tick
 		c.bases.Append(tick)
 	}
-	if r.tick = narrow(int64(tick), int64(c.bases.At(i/seqChunk))); r.tick == farField {
-		c.farTicks.Append(tickRun{first: int32(i), tick: tick})
+	if r.tick = narrow(int64(tick), int64(c.base)); r.tick == farField {
+		c.farTicks.Append(tickRun{first: int32(c.recs.Len()), tick: tick})
 	}
 	c.recs.Append(r)
 }

@@ -58,6 +58,12 @@ func (s *Seq[T]) Append(v T) {
 	s.open = append(s.open, v)
 }
 
+// startsChunk reports whether the next item appended starts a chunk (its
+// index is a multiple of seqChunk), without dividing: the open chunk is
+// empty only in an empty Seq, and moves to full when an append finds it
+// full.
+func (s *Seq[T]) startsChunk() bool { return len(s.open) == 0 || len(s.open) == seqChunk }
+
 // Last points at the newest item, to finish it right after Append (it is in
 // the open chunk, which no other world shares). Nil when empty.
 func (s *Seq[T]) Last() *T {

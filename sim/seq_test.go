@@ -33,6 +33,9 @@ func TestSeqClonesNeverAlias(t *testing.T) {
 		switch k := r.Intn(10); {
 		case k < 6:
 			v := r.Intn(1000)
+			if p.s.startsChunk() != (p.s.Len()%seqChunk == 0) {
+				t.Fatalf("step %d: startsChunk %v at %d items", step, p.s.startsChunk(), p.s.Len())
+			}
 			p.s.Append(v)
 			p.model = append(p.model, v)
 		case k < 8 && len(p.model) > 0:

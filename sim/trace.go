@@ -100,6 +100,7 @@ func wideText(v uint16, base textRef) textRef {
 type packetRecs struct {
 	Seq[packetRec]
 	bases Seq[recBase]
+	base  recBase // the open chunk's, the last of bases
 	far   Seq[farPacket]
 }
 
@@ -112,21 +113,23 @@ type farPacket struct {
 }
 
 func (s *packetRecs) clone() packetRecs {
-	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+	n := *s
+	n.Seq, n.bases, n.far = s.Seq.clone(), s.bases.clone(), s.far.clone()
+	return n
 }
 
 // add appends a packet's record: r with its narrow fields filled from the
 // whole ones in f (f.id is ignored: it is the next index).
 func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
 	i := s.Len()
-	if i%seqChunk == 0 {
-		b := recBase{tick: f.sent, text: f.text}
-		if b.text == 0 {
-			b.text = textEnd
+	if s.startsChunk() {
+		s.base = recBase{tick: f.sent, text: f.text}
+		if s.base.text == 0 {
+			s.base.text = textEnd
 		}
-		s.bases.Append(b)
+		s.bases.Append(s.base)
 	}
-	b := s.bases.At(i / seqChunk)
+	b := s.base
 	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
 	if d := i - int(f.req); f.req >= 0 {
 		r.back = farField
@@ -192,6 +195,7 @@ const evStop = 0x80
 type eventRecs struct {
 	Seq[eventRec]
 	bases Seq[recBase]
+	base  recBase // the open chunk's, the last of bases
 	far   Seq[farEvent]
 }
 
@@ -203,20 +207,22 @@ type farEvent struct {
 }
 
 func (s *eventRecs) clone() eventRecs {
-	return eventRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+	n := *s
+	n.Seq, n.bases, n.far = s.Seq.clone(), s.bases.clone(), s.far.clone()
+	return n
 }
 
 // add appends an event's record.
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
-	if i%seqChunk == 0 {
-		b := recBase{tick: tick, text: text}
-		if b.text == 0 {
-			b.text = textEnd
+	if s.startsChunk() {
+		s.base = recBase{tick: tick, text: text}
+		if s.base.text == 0 {
+			s.base.text = textEnd
 		}
-		s.bases.Append(b)
+		s.bases.Append(s.base)
 	}
-	b := s.bases.At(i / seqChunk)
+	b := s.base
 	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
 		records: uint8(records), kind: kind}
 	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
