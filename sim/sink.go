@@ -7,9 +7,10 @@ import (
 
 // SinkCounts counts the external sink's calls per input record (how many
 // times a record's side effect ran). It grows with the records processed,
-// so it is kept dense, per input partition and by offset, four bytes a
-// record (a map keyed by record name cost about 30), in chunks of
-// sinkChunkLen offsets made only where records were processed.
+// so it is kept dense, per input partition and by offset, a byte a record
+// (a map keyed by record name cost about 30), in chunks of sinkChunkLen
+// offsets made only where records were processed; a chunk where a record
+// ran 255 times keeps its counts in four bytes each from then on.
 //
 // Clones share the chunks: a world writes in place only a chunk (and a
 // partition's list of chunks) it made after its last Clone; otherwise it
@@ -23,8 +24,8 @@ type SinkCounts struct {
 // sinkChunkLen is the number of offsets one chunk counts: 256 bytes, so
 // that the copy a world makes of the chunk it writes after a Clone (every
 // explorer branch, in every input partition it processes) stays small; a
-// chunk's header and its pointer add under a byte a record.
-const sinkChunkLen = 64
+// chunk's header and its pointer add a tenth of a byte a record.
+const sinkChunkLen = 256
 
 type sinkPart struct {
 	chunks []*sinkChunk // chunk k counts offsets k*sinkChunkLen on; nil where nothing was counted
@@ -33,9 +34,19 @@ type sinkPart struct {
 }
 
 type sinkChunk struct {
-	n     [sinkChunkLen]int32
+	n [sinkChunkLen]uint8
+	// wide holds the chunk's counts once one of them passed 255 (then n
+	// is not read): a record run that often is rare.
+	wide  *[sinkChunkLen]int32
 	owner *owner
 	epoch int64
+}
+
+func (ch *sinkChunk) count(i int) int {
+	if ch.wide != nil {
+		return int(ch.wide[i])
+	}
+	return int(ch.n[i])
 }
 
 // owner identifies one world's sink; Clone bumps the epoch of the source's
@@ -61,7 +72,7 @@ func (c *SinkCounts) count(p, off int) int {
 	}
 	chunks := c.parts[p].chunks
 	if k := off / sinkChunkLen; k < len(chunks) && chunks[k] != nil {
-		return int(chunks[k].n[off%sinkChunkLen])
+		return chunks[k].count(off % sinkChunkLen)
 	}
 	return 0
 }
@@ -96,9 +107,24 @@ func (c *SinkCounts) inc(tp TopicPartition, off int) int {
 		sp.chunks[k] = ch
 	case ch.owner != c.own || ch.epoch != epoch:
 		n := &sinkChunk{n: ch.n, owner: c.own, epoch: epoch}
+		if ch.wide != nil {
+			wide := *ch.wide
+			n.wide = &wide
+		}
 		sp.chunks[k], ch = n, n
 	}
-	v := &ch.n[off%sinkChunkLen]
+	i := off % sinkChunkLen
+	if ch.wide == nil {
+		if ch.n[i] < 255 {
+			ch.n[i]++
+			return int(ch.n[i])
+		}
+		ch.wide = new([sinkChunkLen]int32)
+		for j, v := range ch.n {
+			ch.wide[j] = int32(v)
+		}
+	}
+	v := &ch.wide[i]
 	if *v == 1<<31-1 {
 		panic("sim: a record's side effect ran 2^31 times") // needs more ticks than a world lives (kernel/limits.go)
 	}
@@ -115,8 +141,8 @@ func (c *SinkCounts) All() iter.Seq2[string, int] {
 				if ch == nil {
 					continue
 				}
-				for i, v := range ch.n {
-					if v > 0 && !yield(c.names.name(c.names.index.tps[p], k*sinkChunkLen+i), int(v)) {
+				for i := range sinkChunkLen {
+					if v := ch.count(i); v > 0 && !yield(c.names.name(c.names.index.tps[p], k*sinkChunkLen+i), v) {
 						return
 					}
 				}

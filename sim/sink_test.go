@@ -77,3 +77,55 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkCountsPast255: a record run 255 times and more moves its
+// chunk's counts to four bytes each; the others in the chunk keep theirs,
+// and a clone taken before, at or after the move sees only its own calls.
+func TestSinkCountsPast255(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := w.inputTPs[0]
+	c := SinkCounts{names: w.records}
+	for i := 0; i < 3; i++ {
+		c.inc(tp, 7) // a neighbour in the same chunk
+	}
+	var clones []SinkCounts
+	var at []int
+	for n := 1; n <= 600; n++ {
+		if got := c.inc(tp, 5); got != n {
+			t.Fatalf("inc %d returned %d", n, got)
+		}
+		if n == 254 || n == 255 || n == 256 || n == 400 {
+			clones, at = append(clones, c.clone()), append(at, n)
+		}
+	}
+	for k := range clones {
+		clones[k].inc(tp, 7)
+		if got := clones[k].count(0, 5); got != at[k] {
+			t.Errorf("clone at %d counts %d", at[k], got)
+		}
+		if got := clones[k].count(0, 7); got != 4 {
+			t.Errorf("clone at %d: neighbour counts %d, want 4", at[k], got)
+		}
+		if got := clones[k].inc(tp, 5); got != at[k]+1 {
+			t.Errorf("clone at %d: inc returned %d, want %d", at[k], got, at[k]+1)
+		}
+	}
+	if c.count(0, 5) != 600 || c.count(0, 7) != 3 || c.count(0, 6) != 0 {
+		t.Fatalf("counts %d %d %d, want 600 3 0", c.count(0, 5), c.count(0, 7), c.count(0, 6))
+	}
+	n := 0
+	for name, v := range c.All() {
+		n++
+		if want := map[string]int{w.RecordName(tp, 5): 600, w.RecordName(tp, 7): 3}[name]; v != want {
+			t.Fatalf("All: %s %d, want %d", name, v, want)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("All: %d records, want 2", n)
+	}
+}
