@@ -68,6 +68,32 @@ type recBase struct {
 	text textRef
 }
 
+// recBases is the bases of the chunks of a Seq of packet or event records,
+// one per chunk, and the open chunk's at hand.
+type recBases struct {
+	Seq[recBase]
+	open recBase // the last of Seq
+}
+
+// next is the base of the record about to be appended to recs, made from
+// its tick and text (the arena's end, textEnd, when it has none) when it
+// starts a chunk.
+func (b *recBases) next(recs interface{ startsChunk() bool }, tick int32, text, textEnd textRef) recBase {
+	if recs.startsChunk() {
+		b.open = recBase{tick: tick, text: text}
+		if text == 0 {
+			b.open.text = textEnd
+		}
+		b.Append(b.open)
+	}
+	return b.open
+}
+
+// of is the base of record i's chunk.
+func (b *recBases) of(i int) recBase { return b.At(i / seqChunk) }
+
+func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
+
 // narrow is v minus base as a narrow field (text: plus one, 0 being the
 // empty text), or farField when it does not fit.
 func narrow(v, base int64) uint16 {
@@ -99,8 +125,7 @@ func wideText(v uint16, base textRef) textRef {
 // fields do not all fit, whole, by ID in ID order.
 type packetRecs struct {
 	Seq[packetRec]
-	bases Seq[recBase]
-	base  recBase // the open chunk's, the last of bases
+	bases recBases
 	far   Seq[farPacket]
 }
 
@@ -113,23 +138,14 @@ type farPacket struct {
 }
 
 func (s *packetRecs) clone() packetRecs {
-	n := *s
-	n.Seq, n.bases, n.far = s.Seq.clone(), s.bases.clone(), s.far.clone()
-	return n
+	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
 }
 
 // add appends a packet's record: r with its narrow fields filled from the
 // whole ones in f (f.id is ignored: it is the next index).
 func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
 	i := s.Len()
-	if s.startsChunk() {
-		s.base = recBase{tick: f.sent, text: f.text}
-		if s.base.text == 0 {
-			s.base.text = textEnd
-		}
-		s.bases.Append(s.base)
-	}
-	b := s.base
+	b := s.bases.next(&s.Seq, f.sent, f.text, textEnd)
 	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
 	if d := i - int(f.req); f.req >= 0 {
 		r.back = farField
@@ -152,7 +168,7 @@ func (s *packetRecs) whole(i int) (farPacket, packetRec) {
 		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
 		return f, r
 	}
-	b := s.bases.At(i / seqChunk)
+	b := s.bases.of(i)
 	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: uint32(r.peer), req: -1}
 	if r.back != 0 {
 		f.req = int32(i) - int32(r.back)
@@ -194,8 +210,7 @@ const evStop = 0x80
 // whose fields do not all fit, whole, by index in index order.
 type eventRecs struct {
 	Seq[eventRec]
-	bases Seq[recBase]
-	base  recBase // the open chunk's, the last of bases
+	bases recBases
 	far   Seq[farEvent]
 }
 
@@ -207,22 +222,13 @@ type farEvent struct {
 }
 
 func (s *eventRecs) clone() eventRecs {
-	n := *s
-	n.Seq, n.bases, n.far = s.Seq.clone(), s.bases.clone(), s.far.clone()
-	return n
+	return eventRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
 }
 
 // add appends an event's record.
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
-	if s.startsChunk() {
-		s.base = recBase{tick: tick, text: text}
-		if s.base.text == 0 {
-			s.base.text = textEnd
-		}
-		s.bases.Append(s.base)
-	}
-	b := s.base
+	b := s.bases.next(&s.Seq, tick, text, textEnd)
 	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
 		records: uint8(records), kind: kind}
 	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
@@ -239,7 +245,7 @@ func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 		f, _ := farAt(&s.far, i, func(f farEvent) int32 { return f.i })
 		return f, r
 	}
-	b := s.bases.At(i / seqChunk)
+	b := s.bases.of(i)
 	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text), member: uint32(r.member), records: uint16(r.records)}, r
 }
 
