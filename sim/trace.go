@@ -75,11 +75,11 @@ type recBases struct {
 	open recBase // the last of Seq
 }
 
-// next is the base of the record about to be appended to recs, made from
-// its tick and text (the arena's end, textEnd, when it has none) when it
-// starts a chunk.
-func (b *recBases) next(recs interface{ startsChunk() bool }, tick int32, text, textEnd textRef) recBase {
-	if recs.startsChunk() {
+// next is the base of the record about to be appended, made from its tick
+// and text (the arena's end, textEnd, when it has none) when it starts a
+// chunk (starts: Seq.startsChunk).
+func (b *recBases) next(starts bool, tick int32, text, textEnd textRef) recBase {
+	if starts {
 		b.open = recBase{tick: tick, text: text}
 		if text == 0 {
 			b.open.text = textEnd
@@ -145,7 +145,7 @@ func (s *packetRecs) clone() packetRecs {
 // whole ones in f (f.id is ignored: it is the next index).
 func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(&s.Seq, f.sent, f.text, textEnd)
+	b := s.bases.next(s.startsChunk(), f.sent, f.text, textEnd)
 	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
 	if d := i - int(f.req); f.req >= 0 {
 		r.back = farField
@@ -228,7 +228,7 @@ func (s *eventRecs) clone() eventRecs {
 // add appends an event's record.
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(&s.Seq, tick, text, textEnd)
+	b := s.bases.next(s.startsChunk(), tick, text, textEnd)
 	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
 		records: uint8(records), kind: kind}
 	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
