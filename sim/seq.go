@@ -135,6 +135,16 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 // Slice copies items [from, to) into a new slice.
 func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 
+// cloneAppendOnly is clone for a Seq that is only ever appended to (never
+// Update, Set, or a write through Last): it shares the open chunk too, with
+// its capacity cut to its length, as textArena.clone does, so that the
+// first append on either side copies it and neither writes where the
+// other reads. It saves a copy per clone for the small side lists (the
+// trace's chunk bases) that a clone may never append to.
+func (s *Seq[T]) cloneAppendOnly() Seq[T] {
+	return Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+}
+
 // clone shares the full chunks and copies the open one.
 func (s *Seq[T]) clone() Seq[T] {
 	n := Seq[T]{full: s.full[:len(s.full):len(s.full)]}
