@@ -112,3 +112,78 @@ func TestEndTxnStates(t *testing.T) {
 		}
 	}
 }
+
+// A refused OffsetCommit throws only from the application's commitSync.
+// The client's own auto-commits log the failure and go on
+// (ConsumerCoordinator.autoCommitOffsetsAsync's callback and
+// maybeAutoCommitOffsetsSync in close(); CommitRequestManager's
+// autoCommitCallback and AsyncKafkaConsumer's close under the consumer
+// protocol). Each case puts a commit of one kind on the wire, has the
+// coordinator drop the member, and reads what the client says.
+func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
+	for _, proto := range []GroupType{ClassicGroup, ConsumerGroup} {
+		for _, tc := range []struct {
+			name, mode string
+			close      bool
+			want       string
+		}{
+			{"auto-commit in poll", "auto", false, "asynchronous auto-commit refused with UNKNOWN_MEMBER_ID: logged as a warning, nothing thrown"},
+			{"commitSync", "after", false, "OffsetCommit refused with UNKNOWN_MEMBER_ID: CommitFailedException"},
+			{"auto-commit in close", "auto", true, "auto-commit in close() refused with UNKNOWN_MEMBER_ID: logged as a warning, close() goes on"},
+		} {
+			t.Run(string(proto)+"/"+tc.name, func(t *testing.T) {
+				cfg := DefaultConfig()
+				cfg.Client.GroupProtocol = string(proto)
+				w, err := New(DefaultTopology(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Set("", "commit.mode", tc.mode); err != nil {
+					t.Fatal(err)
+				}
+				c := NewChecker()
+				// Consuming first, so that there is a position to commit.
+				stepUntil(t, w, c, 40, func() bool { return w.Member("C1").anyPositioned() && w.Member("C1").loop == LoopProcessing })
+				if tc.close {
+					if err := w.Close("C1"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sent := -1
+				stepUntil(t, w, c, 40, func() bool {
+					for _, p := range w.InFlight() {
+						if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+							sent = p.ID
+							return true
+						}
+					}
+					return false
+				})
+				if gm := w.Group.MemberByID("C1-1"); proto == ConsumerGroup {
+					w.Group.fenceMember(w, gm, "removed by the test")
+				} else {
+					w.Group.removeMember(w, "C1-1", "removed by the test")
+				}
+				stepChecked(t, w, c, 3)
+				answered := false
+				for _, p := range w.Packets.All() {
+					if p.Response && p.Req != nil && p.Req.ID == sent {
+						answered = p.Error == UnknownMemberID
+					}
+				}
+				if !answered {
+					t.Fatalf("the commit on the wire was not refused with UNKNOWN_MEMBER_ID")
+				}
+				var got []string
+				for _, e := range w.Events.All() {
+					if e.Kind == EvCommitFailed && e.Member == "C1" {
+						got = append(got, e.Text)
+					}
+				}
+				if len(got) != 1 || got[0] != "C1: "+tc.want {
+					t.Errorf("commit-failed events %q, want [%q]", got, "C1: "+tc.want)
+				}
+			})
+		}
+	}
+}

@@ -64,9 +64,11 @@ type consumerKind struct{}
 // group is empty (an admin client or a consumer without group management);
 // otherwise the member must exist (UNKNOWN_MEMBER_ID) and carry its current
 // epoch exactly (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member
-// inside a consumer group). Kafka answers FENCED_MEMBER_EPOCH only to
-// heartbeats.
-func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, _ bool) ErrorCode {
+// inside a consumer group, and for any member's TxnOffsetCommit:
+// OffsetMetadataManager.validateTransactionalOffsetCommit turns
+// StaleMemberEpochException into ILLEGAL_GENERATION). Kafka answers
+// FENCED_MEMBER_EPOCH only to heartbeats.
+func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, txn bool) ErrorCode {
 	if epoch < 0 && len(g.members) == 0 {
 		return None
 	}
@@ -75,7 +77,7 @@ func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int
 		return UnknownMemberID
 	}
 	if epoch != gm.MemberEpoch {
-		if gm.ClassicMember {
+		if gm.ClassicMember || txn {
 			return IllegalGeneration
 		}
 		return StaleMemberEpoch
