@@ -162,6 +162,11 @@ type Group struct {
 	// consumer-group-rebalances sensor counts those).
 	RebalanceStarts int
 	timerSeq        int // numbers the consumer group's member timers
+	// Incarnation counts how many times the group id's empty group was
+	// deleted and made anew with the other type (recreate): each new group
+	// starts at generation and epoch 0, so those numbers only grow within
+	// one incarnation. Clone copies it with the struct.
+	Incarnation int
 }
 
 // GroupTransition is one coordinator state change.

@@ -112,12 +112,14 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 			return
 		}
 		// An empty consumer group becomes a classic group when a classic
-		// member joins (GroupMetadataManager.getOrMaybeCreateClassicGroup).
-		g.Type, g.State = ClassicGroup, Empty
-		if g.GroupEpoch > g.Generation {
-			g.Generation = g.GroupEpoch // numbers carry on (see becomeConsumerGroup)
-		}
-		w.event(EvGroupState, "", "group %s is now a classic group (group.protocol=classic)", g.ID)
+		// member joins: GroupMetadataManager.classicGroupJoinToClassicGroup
+		// deletes it (maybeDeleteEmptyConsumerGroup: tombstones for its
+		// epoch, assignments and subscriptions) and
+		// getOrMaybeCreateClassicGroup makes a new ClassicGroup at
+		// generation 0. The committed offsets stay.
+		from := g.GroupEpoch
+		g.recreate(ClassicGroup)
+		w.event(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
 	// classicGroupJoinExistingMember: a member with no assignor in common
@@ -391,7 +393,7 @@ func (g *Group) completeJoin(w *World) {
 			timeout = gm.RebalanceTimeout
 		}
 	}
-	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation})
+	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
 	for _, gm := range joined {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
 	}
@@ -469,8 +471,13 @@ func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 // expirePendingSync is GroupMetadataManager.expirePendingSync: members of
 // generation gen that sent no SyncGroup within the rebalance timeout are
 // removed, and the group rebalances.
-func (g *Group) expirePendingSync(w *World, gen int) {
-	if g.Type != ClassicGroup || g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
+//
+// Kafka keys the timer by group id (classicGroupSyncKey), so the next
+// rebalance's timer replaces it; kgrepl's timers are never replaced, so one
+// set by an earlier incarnation of the group, whose generation numbers the
+// new group may reach again, must not fire in the new one.
+func (g *Group) expirePendingSync(w *World, gen, incarnation int) {
+	if g.Type != ClassicGroup || g.Generation != gen || g.Incarnation != incarnation || (g.State != CompletingRebalance && g.State != Stable) {
 		return
 	}
 	removed := false

@@ -213,22 +213,34 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 	}
 }
 
-// becomeConsumerGroup turns an empty classic group into a consumer group
-// (Kafka deletes the empty classic group and creates a consumer group with
-// the same id). The offsets stay.
-//
-// Kafka's new group starts again at epoch 0; kgrepl carries the numbers on
-// (the group epoch starts at the classic generation) so that epochs and
-// generations only grow over the group's life.
+// becomeConsumerGroup turns an empty classic group into a consumer group:
+// GroupMetadataManager.getOrMaybeCreateConsumerGroup deletes the empty
+// classic group (maybeDeleteEmptyClassicGroup: a GroupMetadata tombstone)
+// and creates a new ConsumerGroup with the same id, at group epoch 0 (the
+// joining member then bumps it to 1). Committed offsets are records of
+// their own, which the tombstone leaves alone: they stay.
 func (g *Group) becomeConsumerGroup(w *World) {
-	g.Type = ConsumerGroup
-	if g.Generation > g.GroupEpoch {
-		g.GroupEpoch = g.Generation
+	from := g.Generation
+	g.recreate(ConsumerGroup)
+	if from == 0 {
+		// No generation ever formed: in Kafka there is no group yet to
+		// delete (kgrepl's world starts with an empty classic group).
+		w.event(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
+		return
 	}
-	g.AssignmentEpoch = g.GroupEpoch
-	g.Leader = ""
-	g.Assignor = ""
-	w.event(EvGroupState, "", "group %s is now a consumer group (group.protocol=consumer)", g.ID)
+	w.event(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
+}
+
+// recreate is Kafka deleting the group id's empty group and creating a new
+// one of type t in its place (ConsumerGroup's and ClassicGroup's
+// constructors): generation, epochs, leader and assignor start again; the
+// offsets (committed and pending) stay. The group is empty, so it has no
+// members, static or fenced ids to carry.
+func (g *Group) recreate(t GroupType) {
+	g.Type, g.State = t, Empty
+	g.Generation, g.GroupEpoch, g.AssignmentEpoch = 0, 0, 0
+	g.Leader, g.Assignor = "", ""
+	g.Incarnation++
 }
 
 // heartbeatMember is getOrMaybeSubscribeDynamicConsumerGroupMember and

@@ -22,7 +22,7 @@ const (
 	tmOffsetFetchTimeout                        // client/inc: OffsetFetch number n unanswered (tps)
 	tmEndTxnTimeout                             // client/inc: EndTxn number n unanswered
 	tmHeartbeatCheck                            // member id answered in generation n: heard with it since?
-	tmPendingSync                               // generation n: members that sent no SyncGroup are removed
+	tmPendingSync                               // generation n of the group's incarnation m: members that sent no SyncGroup are removed
 	tmConsumerSessionTimeout                    // consumer group member id: session timer number n
 	tmConsumerRebalanceTimeout                  // consumer group member id: rebalance timer number n, at member epoch m
 	tmHeartbeat                                 // client/inc: ConsumerGroupHeartbeat timer number n (m: 1 = request timeout)
@@ -193,7 +193,7 @@ func (w *World) fire(t timer) {
 	case tmHeartbeatCheck:
 		w.Group.heartbeatCheck(w, t.id, t.n)
 	case tmPendingSync:
-		w.Group.expirePendingSync(w, t.n)
+		w.Group.expirePendingSync(w, t.n, t.m)
 	case tmConsumerSessionTimeout:
 		w.Group.consumerSessionTimeout(w, t.id, t.n)
 	case tmConsumerRebalanceTimeout:

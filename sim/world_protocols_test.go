@@ -133,3 +133,88 @@ func TestNewMixedWorldServerAssignor(t *testing.T) {
 		t.Errorf("assignor %s with one uniform consumer member and three range classic members, want uniform", w.Group.Assignor)
 	}
 }
+
+// An empty group whose next member speaks the other protocol is deleted and
+// made anew (GroupMetadataManager.getOrMaybeCreateConsumerGroup with
+// maybeDeleteEmptyClassicGroup; classicGroupJoinToClassicGroup with
+// maybeDeleteEmptyConsumerGroup): the new ConsumerGroup starts at group
+// epoch 0 and the new ClassicGroup at generation 0, so the first member's
+// join makes them 1. Committed offsets are not part of the group's records
+// and stay. The checker runs on every tick, so numbers only grow within one
+// incarnation, and the pause meter keeps each incarnation's rebalances
+// apart.
+func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
+	topo := DefaultTopology()
+	topo.Members = 0
+	w, err := New(topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	join := func(client, protocol string) {
+		t.Helper()
+		if err := w.Set(client, "group.protocol", protocol); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Join(client, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join("C1", "classic")
+	stepChecked(t, w, c, 20)
+	empty := func() bool { return w.Group.State == Empty && len(w.Group.Members()) == 0 && w.GroupSettled() }
+	if err := w.Close("C1"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 100, empty)
+	classicGen := w.Group.Generation
+	committed := map[TopicPartition]int{}
+	for _, tp := range w.InputPartitions() {
+		if rec, ok := w.Group.Committed(tp); ok {
+			committed[tp] = rec.Offset
+		}
+	}
+	if classicGen < 2 || len(committed) == 0 {
+		t.Fatalf("the classic group ends at generation %d with offsets %v; want a rebalance behind it and commits", classicGen, committed)
+	}
+	keptOffsets := func(when string) {
+		for tp, o := range committed {
+			if rec, ok := w.Group.Committed(tp); !ok || rec.Offset < o {
+				t.Errorf("%s: %s committed %v (%v), want at least %d (offsets stay)", when, tp, rec.Offset, ok, o)
+			}
+		}
+	}
+
+	join("C2", "consumer")
+	stepUntil(t, w, c, 100, func() bool { return w.Group.Type == ConsumerGroup && len(w.Group.Members()) == 1 && w.GroupSettled() })
+	g := w.Group
+	gm := g.Members()[0]
+	if g.GroupEpoch != 1 || g.AssignmentEpoch != 1 || gm.MemberEpoch != 1 || g.Incarnation != 1 {
+		t.Errorf("the new consumer group: group epoch %d, assignment epoch %d, %s epoch %d, incarnation %d; want 1, 1, 1, 1",
+			g.GroupEpoch, g.AssignmentEpoch, gm.MemberID, gm.MemberEpoch, g.Incarnation)
+	}
+	keptOffsets("consumer group")
+
+	if err := w.Close("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 100, empty)
+	join("C3", "classic")
+	stepUntil(t, w, c, 100, func() bool { return w.Group.Type == ClassicGroup && w.Group.State == Stable && w.GroupSettled() })
+	if g := w.Group; g.Generation != 1 || g.Incarnation != 2 {
+		t.Errorf("the new classic group: generation %d, incarnation %d; want 1, 2", g.Generation, g.Incarnation)
+	}
+	keptOffsets("classic group again")
+
+	// One pause entry per rebalance: the third group's generation 1 is not
+	// folded into the first group's.
+	seen := map[[2]int]bool{}
+	for _, e := range w.Meter.Entries {
+		seen[[2]int{e.Incarnation, e.Generation}] = true
+	}
+	for _, want := range [][2]int{{0, 1}, {2, 1}} {
+		if !seen[want] {
+			t.Errorf("no pause entry for incarnation %d generation %d: %+v", want[0], want[1], w.Meter.Entries)
+		}
+	}
+}
