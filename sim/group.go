@@ -121,6 +121,11 @@ type GroupMember struct {
 	// notified: the change a classic member inside a consumer group was
 	// last told to rejoin for.
 	notified string
+	// A classic member inside a consumer group: its join and sync timers
+	// in force (Group.timerSeq numbers; 0 when none), as Kafka's
+	// consumerGroupJoinKey and consumerGroupSyncKey timers. Clone copies
+	// them with the struct.
+	joinTimer, syncTimer int
 }
 
 // Group is the group coordinator's state for one group on B1.

@@ -577,7 +577,7 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}
-	gm.sessionTimer, gm.rebalanceTimer = 0, 0
+	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
 	g.RebalanceStarts++

@@ -15,9 +15,11 @@ package sim
 //
 // kgrepl simplifies: classic heartbeats are implicit (a live process is
 // heard), so the REBALANCE_IN_PROGRESS a classic member's heartbeat would
-// get is pushed as a RebalanceNotification the moment it applies; Kafka's
-// join and sync timeouts for classic members inside a consumer group are
-// not modelled (their session timeout is).
+// get is pushed as a RebalanceNotification the moment it applies. Kafka's
+// timers for classic members inside a consumer group are kept: the
+// session timeout, the join timeout (a member told to rejoin that does not
+// within its rebalance timeout is fenced) and the sync timeout (one
+// answered JoinGroup that sends no SyncGroup within it is fenced).
 
 import (
 	"fmt"
@@ -104,6 +106,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
+			n.joinTimer, n.syncTimer = 0, 0
 			gm, replaced = &n, old
 		}
 	case r.MemberID == "":
@@ -147,9 +150,43 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
 	}
 	g.updateConsumerState(w)
+	// The answer's append completes: cancelConsumerGroupJoinTimeout, and
+	// scheduleConsumerGroupSyncTimeout with the request's rebalance
+	// timeout (it replaces any earlier sync timer of the member).
+	gm.joinTimer = 0
+	g.timerSeq++
+	gm.syncTimer = g.timerSeq
+	w.after(timer{at: w.Tick + r.RebalanceTimeout, kind: tmClassicSyncTimeout, id: gm.MemberID, n: gm.syncTimer})
 	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
+}
+
+// scheduleClassicJoinTimeout is scheduleConsumerGroupJoinTimeoutIfAbsent:
+// a classic member told to rejoin (its heartbeat or SyncGroup answered
+// REBALANCE_IN_PROGRESS) is fenced unless its JoinGroup comes within its
+// rebalance timeout; a timer already running is kept.
+func (g *Group) scheduleClassicJoinTimeout(w *World, gm *GroupMember) {
+	if gm.joinTimer != 0 {
+		return
+	}
+	g.timerSeq++
+	gm.joinTimer = g.timerSeq
+	w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmClassicJoinTimeout, id: gm.MemberID, n: gm.joinTimer})
+}
+
+// classicMemberTimeout: a classic member's join or sync timer fired
+// without being cancelled (consumerGroupFenceMemberOperation).
+func (g *Group) classicMemberTimeout(w *World, id string, seq int, sync bool) {
+	gm := g.members[id]
+	if g.Type != ConsumerGroup || gm == nil || !gm.ClassicMember {
+		return
+	}
+	if sync && gm.syncTimer == seq {
+		g.fenceMember(w, gm, fmt.Sprintf("the classic member sent no SyncGroup within its rebalance timeout (%d)", gm.RebalanceTimeout))
+	} else if !sync && gm.joinTimer == seq {
+		g.fenceMember(w, gm, fmt.Sprintf("the classic member did not rejoin within its rebalance timeout (%d)", gm.RebalanceTimeout))
+	}
 }
 
 // classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
@@ -159,11 +196,13 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
 	if gm == nil {
 		return
 	}
-	// throwIfRebalanceInProgress.
+	// throwIfRebalanceInProgress: the sync timer stays; a join timer starts.
 	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
+		g.scheduleClassicJoinTimeout(w, gm)
 		w.reply(p, RebalanceInProgress, "", nil)
 		return
 	}
+	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
 	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
@@ -226,6 +265,12 @@ func (g *Group) notifyClassicMembers(w *World) {
 			continue
 		}
 		gm.notified = key
+		if !m.rebalancing() {
+			// A heartbeat answered REBALANCE_IN_PROGRESS starts the join
+			// timer; Kafka's client sends no heartbeats while it is
+			// joining or syncing (its heartbeat thread waits).
+			g.scheduleClassicJoinTimeout(w, gm)
+		}
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
@@ -287,7 +332,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 		gm := g.members[id]
 		gm.ClassicMember = false
 		gm.Assignment, gm.Revoking = cp(gm.Target), nil
-		gm.sessionTimer, gm.rebalanceTimer = 0, 0
+		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 		if gm.silentSince >= 0 {
 			w.after(timer{at: gm.silentSince + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: gm.silentSince})
 		}

@@ -27,6 +27,8 @@ const (
 	tmConsumerRebalanceTimeout                  // consumer group member id: rebalance timer number n, at member epoch m
 	tmHeartbeat                                 // client/inc: ConsumerGroupHeartbeat timer number n (m: 1 = request timeout)
 	tmRevokeCommit                              // client/inc: auto-commit before revocation attempt n (m: 1 = request timeout, 0 = retry)
+	tmClassicJoinTimeout                        // consumer group classic member id: join timer number n (told to rejoin)
+	tmClassicSyncTimeout                        // consumer group classic member id: sync timer number n (JoinGroup answered)
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -198,6 +200,8 @@ func (w *World) fire(t timer) {
 		w.Group.consumerSessionTimeout(w, t.id, t.n)
 	case tmConsumerRebalanceTimeout:
 		w.Group.consumerRebalanceTimeout(w, t.id, t.n, t.m)
+	case tmClassicJoinTimeout, tmClassicSyncTimeout:
+		w.Group.classicMemberTimeout(w, t.id, t.n, t.kind == tmClassicSyncTimeout)
 	default:
 		m := w.procOf(t.client, t.inc, t.proc)
 		if m == nil || !m.Alive {

@@ -218,3 +218,119 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 		}
 	}
 }
+
+// classicMembersWorld is a consumer group holding classic members C2..C4
+// beside the consumer-protocol member C1, settled.
+func classicMembersWorld(t *testing.T, c *Checker) *World {
+	t.Helper()
+	w := protocolWorld(t, string(ClassicGroup), "bidirectional", "C1")
+	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() && w.Group.Type == ConsumerGroup && len(w.Group.Members()) == 4 })
+	if n := len(protocolsAgree(t, w, ConsumerGroup)); n != 3 {
+		t.Fatalf("%d classic members, want 3", n)
+	}
+	return w
+}
+
+// removals lists the coordinator's removals of client's members.
+func removals(w *World, client string) []Event {
+	var out []Event
+	for _, e := range w.Events.All() {
+		if e.Kind == EvRemoved && e.Member == client && strings.HasPrefix(e.Text, "coordinator removes") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A classic member inside a consumer group is fenced when it answers no
+// call within its rebalance timeout (GroupMetadataManager): told to rejoin
+// (a heartbeat answered REBALANCE_IN_PROGRESS,
+// scheduleConsumerGroupJoinTimeoutIfAbsent) and no JoinGroup follows; or
+// its JoinGroup answered (scheduleConsumerGroupSyncTimeout) and no
+// SyncGroup follows. Each case loses the one message that would have
+// prompted the member, so it stays alive and heard but silent in the
+// protocol; the timer is the only thing that can remove it.
+func TestClassicMemberJoinAndSyncTimeouts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose DropRule
+		why  string
+	}{
+		{"no SyncGroup after its JoinGroup answer", DropRule{Type: JoinGroup, Response: true, To: "C2", Count: 1},
+			"the classic member sent no SyncGroup within its rebalance timeout (12)"},
+		{"no JoinGroup after told to rejoin", DropRule{Type: RebalanceNotification, Response: true, To: "C2", Count: 1},
+			"the classic member did not rejoin within its rebalance timeout (12)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewChecker()
+			w := classicMembersWorld(t, c)
+			keepBodies(w)
+			w.Drop(tc.lose)
+			from := w.Packets.Len()
+			if err := w.Join("C5", false, nil); err != nil { // a new member: the group epoch moves, C2 must rejoin
+				t.Fatal(err)
+			}
+			stepUntil(t, w, c, 100, func() bool { return len(removals(w, "C2")) > 0 })
+			var lost *Packet
+			for i, p := range w.Packets.All() {
+				if i >= from && p.Lost && p.Type == tc.lose.Type && p.To == "C2" {
+					lost = p
+				}
+			}
+			if lost == nil {
+				t.Fatalf("no %s to C2 was lost", tc.lose.Type)
+			}
+			gm := w.Group.MemberByID("C2-1")
+			r := removals(w, "C2")
+			if gm != nil || len(r) != 1 || r[0].Text != "coordinator removes C2-1: "+tc.why {
+				t.Fatalf("C2-1 still a member: %v; removals %+v, want one: %s", gm != nil, r, tc.why)
+			}
+			// The timer starts when the coordinator sends what was lost and
+			// runs the member's rebalance timeout (max.poll.interval.ms).
+			if want := lost.Sent + w.Member("C2").Cfg.MaxPollInterval; r[0].Tick != want {
+				t.Errorf("removed at tick %d, want %d (%s sent at %d + rebalance timeout)", r[0].Tick, want, tc.lose.Type, lost.Sent)
+			}
+		})
+	}
+}
+
+// Classic members that answer every call in time are never fenced by the
+// join and sync timers: members join, leave and restart for a while, each
+// classic member rejoining and syncing through several group epochs.
+func TestClassicMembersThatBehaveAreNotTimedOut(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c)
+	from := w.Packets.Len()
+	for _, step := range []func() error{
+		func() error { return w.Join("C5", false, nil) },
+		func() error { return w.Restart("C3") },
+		func() error { return w.Close("C4") },
+		func() error { return w.Restart("C2") },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		stepChecked(t, w, c, 5)
+		stepUntil(t, w, c, 300, w.GroupSettled)
+	}
+	for _, e := range w.Events.All() {
+		if e.Kind == EvRemoved && strings.Contains(e.Text, "within its rebalance timeout") {
+			t.Errorf("tick %d: %s", e.Tick, e.Text)
+		}
+	}
+	if n := len(protocolsAgree(t, w, ConsumerGroup)); n != 3 {
+		t.Errorf("%d classic members at the end, want 3 (C2, C3, C5)", n)
+	}
+	joins, syncs := 0, 0
+	for i, p := range w.Packets.All() {
+		if i >= from && !p.Response && p.Type == JoinGroup {
+			joins++
+		}
+		if i >= from && !p.Response && p.Type == SyncGroup {
+			syncs++
+		}
+	}
+	if joins < 8 || syncs < 8 {
+		t.Errorf("%d JoinGroups and %d SyncGroups: the classic members hardly rejoined", joins, syncs)
+	}
+}
