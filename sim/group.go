@@ -172,6 +172,11 @@ type Group struct {
 	// starts at generation and epoch 0, so those numbers only grow within
 	// one incarnation. Clone copies it with the struct.
 	Incarnation int
+	// numClassic counts the members with ClassicMember set
+	// (ConsumerGroup.numClassicProtocolMembers): every change of the
+	// members map goes through putMember and dropMember, every change of
+	// the flag through setClassicMember. Clone copies it with the struct.
+	numClassic int
 }
 
 // GroupTransition is one coordinator state change.

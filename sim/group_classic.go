@@ -19,7 +19,7 @@ func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
 		RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: r.SessionTimeout, Joined: true,
 		joinOrder: g.joinSeq, silentSince: -1}
-	g.members[gm.MemberID] = gm
+	g.putMember(gm)
 	if gm.InstanceID != "" {
 		putMap(&g.static, gm.InstanceID, gm.MemberID)
 	}
@@ -31,7 +31,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	if gm == nil {
 		return
 	}
-	delete(g.members, id)
+	g.dropMember(id)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == id {
 		delete(g.static, gm.InstanceID)
 	}
@@ -191,14 +191,14 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	old := g.members[oldID]
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
-	delete(g.members, oldID)
+	g.dropMember(oldID)
 	putMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
 		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
 		pendingSync: old.pendingSync}
-	g.members[gm.MemberID] = gm
+	g.putMember(gm)
 	g.heardLast(w, gm)
 	putMap(&g.static, r.InstanceID, gm.MemberID)
 	if g.Leader == oldID {

@@ -196,7 +196,7 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 		if replaced != nil {
 			g.replaceStatic(w, replaced, gm)
 		} else {
-			g.members[gm.MemberID] = gm
+			g.putMember(gm)
 			if gm.InstanceID != "" {
 				putMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
@@ -326,8 +326,8 @@ func subsetOf(a, b []TopicPartition) bool {
 // with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
 // assignment, no group epoch bump.
 func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
-	delete(g.members, old.MemberID)
-	g.members[gm.MemberID] = gm
+	g.dropMember(old.MemberID)
+	g.putMember(gm)
 	putMap(&g.static, gm.InstanceID, gm.MemberID)
 	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
 		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
@@ -573,7 +573,7 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
 	}
-	delete(g.members, gm.MemberID)
+	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}

@@ -54,7 +54,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 			w.reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
-		gm.ClassicMember = true
+		g.setClassicMember(gm, true)
 		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
 		gm.MemberState = reconcile.Stable.String()
 		gm.Target, gm.Revoking = cp(gm.Assignment), nil
@@ -125,7 +125,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		gm.Topics = cp(r.Topics)
 		bump = true
 	}
-	gm.ClassicMember = true
+	g.setClassicMember(gm, true)
 	gm.Strategy, gm.Protocols = r.Strategy, []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	g.admitAndAssign(w, gm, replaced, newMember, bump, " with the classic protocol")
@@ -278,13 +278,45 @@ func (g *Group) notifyClassicMembers(w *World) {
 
 // hasClassicMembers: some member speaks the classic protocol (the usual
 // consumer group has none, and is spared the ordered walks over members).
-func (g *Group) hasClassicMembers() bool {
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			return true
+// ConsumerGroup keeps the count as members change
+// (numClassicProtocolMembers, updated in updateMember and removeMember);
+// so does kgrepl (numClassic), instead of walking the members on every
+// heartbeat.
+func (g *Group) hasClassicMembers() bool { return g.numClassic > 0 }
+
+// putMember puts gm in the members map, new or in place of the member
+// with its id, keeping numClassic.
+func (g *Group) putMember(gm *GroupMember) {
+	if old := g.members[gm.MemberID]; old != nil && old.ClassicMember {
+		g.numClassic--
+	}
+	if gm.ClassicMember {
+		g.numClassic++
+	}
+	g.members[gm.MemberID] = gm
+}
+
+// dropMember removes the member with id from the members map, keeping
+// numClassic.
+func (g *Group) dropMember(id string) {
+	if old := g.members[id]; old != nil && old.ClassicMember {
+		g.numClassic--
+	}
+	delete(g.members, id)
+}
+
+// setClassicMember sets gm's ClassicMember flag, keeping numClassic when
+// gm is in the members map (a member not in it yet is counted by
+// putMember).
+func (g *Group) setClassicMember(gm *GroupMember, classic bool) {
+	if gm.ClassicMember != classic && g.members[gm.MemberID] == gm {
+		if classic {
+			g.numClassic++
+		} else {
+			g.numClassic--
 		}
 	}
-	return false
+	gm.ClassicMember = classic
 }
 
 // waitingOnUnreleased is ConsumerGroup.waitingOnUnreleasedPartition: a
@@ -318,7 +350,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 			return false
 		}
 	}
-	delete(g.members, leaving.MemberID)
+	g.dropMember(leaving.MemberID)
 	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
 		delete(g.static, leaving.InstanceID)
 	}
@@ -330,7 +362,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	sort.Strings(ids)
 	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
 		gm := g.members[id]
-		gm.ClassicMember = false
+		g.setClassicMember(gm, false)
 		gm.Assignment, gm.Revoking = cp(gm.Target), nil
 		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 		if gm.silentSince >= 0 {

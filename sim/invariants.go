@@ -42,6 +42,16 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.groupSeen = g.Transitions.Len()
+	// The count of classic members is what a walk over the members finds.
+	classic := 0
+	for _, gm := range g.members {
+		if gm.ClassicMember {
+			classic++
+		}
+	}
+	if classic != g.numClassic {
+		return fmt.Errorf("tick %d: %d classic members counted, %d in the group", w.Tick, g.numClassic, classic)
+	}
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
 	for _, gm := range g.Members() {

@@ -334,3 +334,43 @@ func TestClassicMembersThatBehaveAreNotTimedOut(t *testing.T) {
 		t.Errorf("%d JoinGroups and %d SyncGroups: the classic members hardly rejoined", joins, syncs)
 	}
 }
+
+// The group counts its classic members as ConsumerGroup does
+// (numClassicProtocolMembers) through every way a member comes, goes or
+// changes protocol: the conversion of a classic group, classic and
+// consumer joins, a static member replaced, fencing and leaving, the
+// downgrade back to classic, and a copy of the world. The checker compares
+// the count with a walk on every tick, and catches a count that is off.
+func TestClassicMemberCount(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c) // converted: C2..C4 classic
+	if w.Group.numClassic != 3 {
+		t.Fatalf("after the conversion: %d classic members counted, want 3", w.Group.numClassic)
+	}
+	if err := w.Set("C3", "group.instance.id", "i3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() error{
+		func() error { return w.Join("C5", false, nil) }, // a classic member joins
+		func() error { return w.Restart("C3") },          // a new member id
+		func() error { return w.Restart("C3") },          // static now: replaces itself
+		func() error { return w.CrashNow("C4") },         // fenced at its session timeout
+		func() error { return w.Close("C1") },            // the last consumer member: downgrade
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		stepChecked(t, w, c, 5)
+		stepUntil(t, w, c, 300, w.GroupSettled)
+		if cl := w.Clone(); cl.Group.numClassic != w.Group.numClassic {
+			t.Fatalf("tick %d: the clone counts %d classic members, the world %d", w.Tick, cl.Group.numClassic, w.Group.numClassic)
+		}
+	}
+	if w.Group.Type != ClassicGroup || w.Group.numClassic != 0 || w.Group.hasClassicMembers() {
+		t.Fatalf("after the downgrade: %s group, %d classic members counted, want a classic group and 0", w.Group.Type, w.Group.numClassic)
+	}
+	w.Group.numClassic++
+	if err := c.Check(w); err == nil || !strings.Contains(err.Error(), "classic members counted") {
+		t.Errorf("a count off by one: the checker says %v", err)
+	}
+}
