@@ -235,11 +235,13 @@ func (g *Group) becomeConsumerGroup(w *World) {
 // one of type t in its place (ConsumerGroup's and ClassicGroup's
 // constructors): generation, epochs, leader and assignor start again; the
 // offsets (committed and pending) stay. The group is empty, so it has no
-// members, static or fenced ids to carry.
+// members and no static ones; the member ids a static rejoin fenced are
+// forgotten too (a new group answers them UNKNOWN_MEMBER_ID).
 func (g *Group) recreate(t GroupType) {
 	g.Type, g.State = t, Empty
 	g.Generation, g.GroupEpoch, g.AssignmentEpoch = 0, 0, 0
 	g.Leader, g.Assignor = "", ""
+	g.static, g.fenced = nil, nil
 	g.Incarnation++
 }
 
