@@ -187,3 +187,53 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 		}
 	}
 }
+
+// The classic client's auto-commit before it rejoins (onJoinPrepare) waits
+// for its answer, but a refusal is only logged ("Asynchronous auto-commit
+// of offsets failed: ... Will continue to join group") and the rejoin goes
+// on: the client sends its JoinGroup.
+func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	m := w.Member("C1")
+	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	sent := -1
+	stepUntil(t, w, c, 60, func() bool {
+		if m.loop != LoopCommitting || m.afterCommit != contIdle {
+			return false
+		}
+		for _, p := range w.InFlight() {
+			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+				sent = p.ID
+				return true
+			}
+		}
+		return false
+	})
+	w.Group.removeMember(w, "C1-1", "removed by the test")
+	stepChecked(t, w, c, 3)
+	var got []string
+	for _, e := range w.Events.All() {
+		if e.Kind == EvCommitFailed && e.Member == "C1" {
+			got = append(got, e.Text)
+		}
+	}
+	if want := "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on"; len(got) != 1 || got[0] != want {
+		t.Errorf("commit-failed events %q, want [%q]", got, want)
+	}
+	rejoined := false
+	for _, p := range w.Packets.All() {
+		if p.ID > sent && p.Type == JoinGroup && !p.Response && p.From == "C1" {
+			rejoined = true
+		}
+	}
+	if !rejoined {
+		t.Error("C1 sent no JoinGroup after its refused auto-commit")
+	}
+}
