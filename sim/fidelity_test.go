@@ -237,3 +237,44 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 		t.Error("C1 sent no JoinGroup after its refused auto-commit")
 	}
 }
+
+// A classic client whose asynchronous auto-commit is refused with
+// FENCED_INSTANCE_ID in the generation it sent is the one case where an
+// auto-commit's failure reaches the application
+// (ConsumerCoordinator.doCommitOffsetsAsync: asyncCommitFenced, thrown by
+// the next poll()); the member stops.
+func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Set("C1", "group.instance.id", "i1"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	m := w.Member("C1")
+	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool {
+		for _, p := range w.InFlight() {
+			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+				return true
+			}
+		}
+		return false
+	})
+	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	stepChecked(t, w, c, 3)
+	var got []string
+	for _, e := range w.Events.All() {
+		if e.Kind == EvCommitFailed && e.Member == "C1" {
+			got = append(got, e.Text)
+		}
+	}
+	if want := "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException"; len(got) != 1 || got[0] != want {
+		t.Errorf("commit-failed events %q, want [%q]", got, want)
+	}
+	if !m.Zombie {
+		t.Error("C1 goes on after FENCED_INSTANCE_ID")
+	}
+}

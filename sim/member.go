@@ -992,7 +992,16 @@ func (m *Member) syncAutoCommit() autoCommit {
 // (requestFailed). kgrepl's errors here are all non-retriable, so no
 // auto-commit is retried after the backoff. kgrepl has no application
 // commitAsync (whose callback gets the same exceptions commitSync throws).
+//
+// One refusal of an asynchronous auto-commit reaches the application: a
+// classic client fenced by FENCED_INSTANCE_ID in the generation it sent
+// (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
+// the next poll() throws FencedInstanceIdException from
+// invokeCompletedOffsetCommitCallbacks).
 func (m *Member) commitRefusal(req *commitReq, code ErrorCode) (string, bool) {
+	if (req.Auto == autoInterval || req.Auto == autoRejoin) && !m.consumer && code == FencedInstanceID && m.sentInGeneration(req) {
+		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
+	}
 	switch req.Auto {
 	case autoInterval:
 		return "asynchronous auto-commit refused with " + code.String() + ": logged as a warning, nothing thrown", false
@@ -1018,7 +1027,7 @@ func (m *Member) commitSyncException(req *commitReq, code ErrorCode) string {
 	if m.consumer {
 		return "CommitFailedException"
 	}
-	unchanged := req.Generation == m.Generation && req.MemberID == m.MemberID
+	unchanged := m.sentInGeneration(req)
 	switch {
 	case code == RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
 		return "RebalanceInProgressException"
@@ -1026,6 +1035,12 @@ func (m *Member) commitSyncException(req *commitReq, code ErrorCode) string {
 		return "FencedInstanceIdException"
 	}
 	return "CommitFailedException"
+}
+
+// sentInGeneration: the member's generation and member id are still the
+// ones the commit carried (CoordinatorResponseHandler.generationUnchanged).
+func (m *Member) sentInGeneration(req *commitReq) bool {
+	return req.Generation == m.Generation && req.MemberID == m.MemberID
 }
 
 // commitThrew is commitSync throwing. Before the batch was processed
