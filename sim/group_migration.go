@@ -265,12 +265,14 @@ func (g *Group) notifyClassicMembers(w *World) {
 			continue
 		}
 		gm.notified = key
-		if !m.rebalancing() {
-			// A heartbeat answered REBALANCE_IN_PROGRESS starts the join
-			// timer; Kafka's client sends no heartbeats while it is
-			// joining or syncing (its heartbeat thread waits).
-			g.scheduleClassicJoinTimeout(w, gm)
-		}
+		// A heartbeat answered REBALANCE_IN_PROGRESS starts the join timer.
+		// Kafka's client sends no heartbeats while it is joining or
+		// syncing, but a JoinGroup on its way cancels the timer, and a
+		// syncing member gets REBALANCE_IN_PROGRESS on its SyncGroup or on
+		// its first heartbeat after it, which starts the timer then;
+		// kgrepl tells a member once per change, so the timer starts here
+		// whatever the client is doing (a few ticks early at most).
+		g.scheduleClassicJoinTimeout(w, gm)
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
