@@ -174,15 +174,7 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 				if !answered {
 					t.Fatalf("the commit on the wire was not refused with UNKNOWN_MEMBER_ID")
 				}
-				var got []string
-				for _, e := range w.Events.All() {
-					if e.Kind == EvCommitFailed && e.Member == "C1" {
-						got = append(got, e.Text)
-					}
-				}
-				if len(got) != 1 || got[0] != "C1: "+tc.want {
-					t.Errorf("commit-failed events %q, want [%q]", got, "C1: "+tc.want)
-				}
+				onlyCommitFailed(t, w, "C1: "+tc.want)
 			})
 		}
 	}
@@ -218,15 +210,7 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 	})
 	w.Group.removeMember(w, "C1-1", "removed by the test")
 	stepChecked(t, w, c, 3)
-	var got []string
-	for _, e := range w.Events.All() {
-		if e.Kind == EvCommitFailed && e.Member == "C1" {
-			got = append(got, e.Text)
-		}
-	}
-	if want := "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on"; len(got) != 1 || got[0] != want {
-		t.Errorf("commit-failed events %q, want [%q]", got, want)
-	}
+	onlyCommitFailed(t, w, "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on")
 	rejoined := false
 	for _, p := range w.Packets.All() {
 		if p.ID > sent && p.Type == JoinGroup && !p.Response && p.From == "C1" {
@@ -265,16 +249,22 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 	})
 	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
 	stepChecked(t, w, c, 3)
+	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
+	if !m.Zombie {
+		t.Error("C1 goes on after FENCED_INSTANCE_ID")
+	}
+}
+
+// onlyCommitFailed checks that C1's one commit-failed event reads want.
+func onlyCommitFailed(t *testing.T, w *World, want string) {
+	t.Helper()
 	var got []string
 	for _, e := range w.Events.All() {
 		if e.Kind == EvCommitFailed && e.Member == "C1" {
 			got = append(got, e.Text)
 		}
 	}
-	if want := "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException"; len(got) != 1 || got[0] != want {
+	if len(got) != 1 || got[0] != want {
 		t.Errorf("commit-failed events %q, want [%q]", got, want)
-	}
-	if !m.Zombie {
-		t.Error("C1 goes on after FENCED_INSTANCE_ID")
 	}
 }
