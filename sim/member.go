@@ -174,9 +174,10 @@ type groupClient interface {
 	pollTimeout(w *World, m *Member, since int)
 	// leave is close() leaving the group.
 	leave(w *World, m *Member)
-	// requestFailed reacts to a commit or TxnOffsetCommit refused by the
-	// group; epoch is the generation or member epoch the request carried.
-	requestFailed(w *World, m *Member, code ErrorCode, epoch int)
+	// requestFailed reacts to an OffsetCommit refused by the group;
+	// unchanged says the member's generation (or member epoch) and member
+	// id are still those the request carried.
+	requestFailed(w *World, m *Member, code ErrorCode, unchanged bool)
 	// rebalancing reports whether commits are refused in the client now.
 	rebalancing(m *Member) bool
 }
@@ -939,7 +940,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		// member's at the time the answer arrives.
 		what, thrown := m.commitRefusal(req, p.Error)
 		w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
-		m.group().requestFailed(w, m, p.Error, req.Generation)
+		m.group().requestFailed(w, m, p.Error, m.sentInGeneration(req))
 		if thrown {
 			m.commitThrew()
 		}

@@ -399,7 +399,8 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 			ex = "FencedInstanceIdException"
 		}
 		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
-		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
+		req := p.Req.Body.(*txnOffsetCommitReq)
+		m.group().requestFailed(w, m, p.Error, req.Generation == m.Generation && req.MemberID == m.MemberID)
 		m.flush(w, contEndTxnAbort)
 	default:
 		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
