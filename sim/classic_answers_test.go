@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// answerCase puts C1 of answerWorld (generation 1, member C1-1, owning
+// partitions) into a state, hands it one crafted
+// answer, lets it run its next poll(), and reads what it did. The rules
+// are the table beside onCommitRefused (Kafka's AbstractCoordinator and
+// ConsumerCoordinator response handlers).
+type answerCase struct {
+	name  string
+	phase Phase // the member's state when the answer comes
+	gen   int   // the member's generation then (the requests were sent in 1)
+	api   API
+	code  ErrorCode
+
+	wantGen  int    // the member's generation after the answer
+	wantJoin string // the member id its next JoinGroup carries; "none": no JoinGroup
+	wantLost bool   // its partitions are gone (given up as lost)
+	wantText string // in its commit-failed event ("" for none)
+	wantStop bool   // the process stops (FencedInstanceIdException)
+}
+
+const noJoin = "none"
+
+func TestClassicAnswersFollowKafka(t *testing.T) {
+	cases := []answerCase{
+		// ConsumerCoordinator.OffsetCommitResponseHandler.handle.
+		{name: "commit ILLEGAL_GENERATION, stable, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, syncing a newer generation", phase: PhaseSyncing, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit ILLEGAL_GENERATION, joining in the same generation", phase: PhaseJoining, gen: 1, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, stable, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit FENCED_INSTANCE_ID, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 1, wantJoin: noJoin, wantText: "FencedInstanceIdException", wantStop: true},
+		{name: "commit FENCED_INSTANCE_ID, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 2, wantJoin: noJoin, wantText: "CommitFailedException"},
+		{name: "commit FENCED_INSTANCE_ID, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit REBALANCE_IN_PROGRESS, stable", phase: PhaseStable, gen: 1, api: OffsetCommit, code: RebalanceInProgress,
+			wantGen: 1, wantJoin: "C1-1", wantText: "RebalanceInProgressException"},
+		// AbstractCoordinator.JoinGroupResponseHandler and joinGroupIfNeeded.
+		{name: "JoinGroup UNKNOWN_MEMBER_ID", phase: PhaseJoining, gen: 1, api: JoinGroup, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true},
+		{name: "JoinGroup REBALANCE_IN_PROGRESS", phase: PhaseJoining, gen: 1, api: JoinGroup, code: RebalanceInProgress,
+			wantGen: 1, wantJoin: "C1-1"},
+		// AbstractCoordinator.SyncGroupResponseHandler.
+		{name: "SyncGroup ILLEGAL_GENERATION", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true},
+		{name: "SyncGroup UNKNOWN_MEMBER_ID", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true},
+		{name: "SyncGroup REBALANCE_IN_PROGRESS", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: RebalanceInProgress,
+			wantGen: 2, wantJoin: "C1-1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, m := answerWorld(t)
+			owned := m.Owned
+			m.Generation, m.Phase = tc.gen, tc.phase
+			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: tc.api, Response: true, Error: tc.code}
+			switch tc.api {
+			case OffsetCommit:
+				// The application's commitSync, sent in generation 1.
+				req := &commitReq{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
+				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: OffsetCommit, Body: req}
+				answer.Body = &commitResp{Partitions: owned, Offsets: req.Offsets, Sync: true}
+				m.loop, m.afterCommit = LoopCommitting, contIdle
+			case JoinGroup:
+				m.lastJoin = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
+				answer.Req = m.lastJoin
+			case SyncGroup:
+				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup,
+					Body: &syncReq{MemberID: "C1-1", Generation: tc.gen}}
+			}
+			seq, events := m.joinSeq, w.Events.Len()
+			m.receive(w, answer)
+			m.act(w) // its next poll()
+
+			if m.Generation != tc.wantGen {
+				t.Errorf("generation %d, want %d", m.Generation, tc.wantGen)
+			}
+			if m.Alive == tc.wantStop {
+				t.Errorf("alive %v, want %v", m.Alive, !tc.wantStop)
+			}
+			switch {
+			case tc.wantJoin == noJoin && m.joinSeq != seq:
+				t.Errorf("sent a JoinGroup (member id %q), want none", m.lastJoin.Body.(*joinReq).MemberID)
+			case tc.wantJoin != noJoin && m.joinSeq == seq:
+				t.Errorf("sent no JoinGroup, want one with member id %q", tc.wantJoin)
+			case tc.wantJoin != noJoin:
+				r := m.lastJoin.Body.(*joinReq)
+				if r.MemberID != tc.wantJoin || m.MemberID != tc.wantJoin {
+					t.Errorf("JoinGroup with member id %q (the member goes by %q), want %q", r.MemberID, m.MemberID, tc.wantJoin)
+				}
+				// onJoinPrepare with no generation: nothing is owned any
+				// more, so the JoinGroup says it owns nothing.
+				if lost := len(r.Owned) == 0; lost != tc.wantLost {
+					t.Errorf("JoinGroup owns %s, want lost %v", partList(w, r.Owned), tc.wantLost)
+				}
+			}
+			if lost := len(m.Owned) == 0; lost != tc.wantLost {
+				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
+			}
+			var failed []string
+			for _, e := range w.Events.Slice(events, w.Events.Len()) {
+				if e.Kind == EvCommitFailed {
+					failed = append(failed, e.Text)
+				}
+			}
+			switch {
+			case tc.wantText == "" && len(failed) > 0:
+				t.Errorf("commit-failed events %q, want none", failed)
+			case tc.wantText != "" && (len(failed) != 1 || !strings.HasSuffix(failed[0], ": "+tc.wantText)):
+				t.Errorf("commit-failed events %q, want one ending in %s", failed, tc.wantText)
+			}
+		})
+	}
+}
+
+// answerWorld is the default world with C1 on cooperative-sticky,
+// committing after processing (so a rejoin does not wait for onJoinPrepare's
+// auto-commit), stable in generation 1 as C1-1 and owning partitions.
+func answerWorld(t *testing.T) (*World, *Member) {
+	t.Helper()
+	cfg := DefaultConfig()
+	for _, kv := range [][2]string{{"partition.assignment.strategy", "cooperative-sticky"}, {"commit.mode", "after"}} {
+		if err := cfg.Set("", kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := w.Member("C1")
+	if m.MemberID != "C1-1" || m.Generation != 1 || m.Phase != PhaseStable || len(m.Owned) == 0 {
+		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, partList(w, m.Owned))
+	}
+	return w, m
+}
+
+// A successful SyncGroup ends the rebalance: a rejoin asked for while it
+// was under way (an OffsetCommit answered REBALANCE_IN_PROGRESS during
+// the sync) is done with (SyncGroupResponseHandler: rejoinNeeded = false).
+func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
+	w, m := answerWorld(t)
+	owned := m.Owned
+	m.Generation, m.Phase = 2, PhaseSyncing
+	m.onCommitRefused(w, RebalanceInProgress, true)
+	if !m.rejoin {
+		t.Fatal("REBALANCE_IN_PROGRESS on a commit asks for no rejoin")
+	}
+	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
+		Body: &syncResp{Assignment: owned}})
+	if m.Phase != PhaseStable || m.rejoin {
+		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.rejoin)
+	}
+}
