@@ -171,3 +171,44 @@ func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
 		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.rejoin)
 	}
 }
+
+// A TxnOffsetCommit refused by the group makes the producer's transaction
+// abortable (TransactionManager.TxnOffsetCommitHandler: abortableError);
+// the consumer half is not told: its generation, member id and partitions
+// stay, and it asks for no rejoin. The application aborts and rewinds to
+// the committed offsets: earliest for a partition with none committed.
+func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
+	for _, code := range []ErrorCode{IllegalGeneration, UnknownMemberID, FencedInstanceID} {
+		t.Run(code.String(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+			w, err := New(DefaultTopology(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := w.Member("C1")
+			owned := m.Owned
+			tp := owned[0]
+			m.positions.set(tp, 3)
+			m.processed.set(tp, 3)
+			m.txn = clientTxn{open: true, partitions: map[TopicPartition]bool{}, offs: map[TopicPartition]int{tp: 3}, then: contIdle}
+			m.loop = LoopTxnOffsets
+			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit,
+				Body: &txnOffsetCommitReq{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
+			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
+			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.rejoin || m.lost || m.Zombie ||
+				partList(w, m.Owned) != partList(w, owned) {
+				t.Errorf("the consumer changed: %s gen %d %s rejoin %v lost %v zombie %v owning %s",
+					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, partList(w, m.Owned))
+			}
+			if m.loop != LoopTxnEnd {
+				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.loop)
+			}
+			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &endTxnReq{TransactionalID: "tx-C1", Commit: false}}
+			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: EndTxn, Response: true, Req: end})
+			if pos, _ := m.positions.get(tp); pos != 0 {
+				t.Errorf("after the abort %s is at %d, want 0 (nothing committed: earliest)", tp, pos)
+			}
+		})
+	}
+}
