@@ -427,9 +427,9 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	                       backoff                                     not produced: one broker, always the
 //	                                                                   coordinator (the same for every row)
 //	SyncGroup (SyncGroupResponseHandler)
-//	 UNKNOWN_MEMBER_ID     unchanged: reset (member id too)            resetGeneration(drop id)
-//	 ILLEGAL_GENERATION    unchanged: reset, member id kept            resetGeneration(keep id)
-//	                       changed: no reset; rejoin either way        (an answer after a reset is ignored)
+//	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        resetGeneration (the same ids); an
+//	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset is ignored, so
+//	                       rejoin either way                           the answer kgrepl reads is unchanged
 //	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
 //	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same
 //	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        ignored (no longer Syncing), rejoin
@@ -437,8 +437,9 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit)
 //	 REBALANCE_IN_PROGRESS STABLE: requestRejoin; else ignored         the same (Stable, FetchingOffsets)
 //	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        UNKNOWN_MEMBER_ID only, for the member
-//	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored       id it still goes by: leaveGroupState;
-//	 FENCED_INSTANCE_ID                                                the others are not produced
+//	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored.      id it still goes by: leaveGroupState;
+//	 FENCED_INSTANCE_ID    FENCED_INSTANCE_ID also fails the heartbeat the others are not produced
+//	                       thread: the next poll() throws it (fatal)
 //	LeaveGroup (LeaveGroupResponseHandler)
 //	 any                   logged; maybeLeaveGroup reset already       answers not read
 //	OffsetCommit (ConsumerCoordinator.OffsetCommitResponseHandler)
@@ -490,7 +491,9 @@ func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
 // UNJOINED (UnjoinedGroupException, or a SyncGroup success raised as
 // ILLEGAL_GENERATION); kgrepl drops their answers as stale. Kafka waits
 // for such a JoinGroup's answer before it sends the next one; kgrepl
-// sends the next one at the next poll.
+// sends the next one at the next poll. Kafka's heartbeats stop until the
+// JoinGroup (UNJOINED); kgrepl's member that keeps its id is still heard,
+// so a long batch before that poll does not end its session.
 func (m *Member) resetGeneration(keepID bool) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
