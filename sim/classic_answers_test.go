@@ -19,7 +19,7 @@ type answerCase struct {
 
 	wantGen  int    // the member's generation after the answer
 	wantJoin string // the member id its next JoinGroup carries; "none": no JoinGroup
-	wantLost bool   // its partitions are gone (given up as lost)
+	wantLost bool   // its partitions are given up as lost (onPartitionsLost)
 	wantText string // in its commit-failed event ("" for none)
 	wantStop bool   // the process stops (FencedInstanceIdException)
 }
@@ -116,10 +116,17 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
 			}
 			var failed []string
+			lostSaid := false
 			for _, e := range w.Events.Slice(events, w.Events.Len()) {
-				if e.Kind == EvCommitFailed {
+				switch {
+				case e.Kind == EvCommitFailed:
 					failed = append(failed, e.Text)
+				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+partList(w, owned)+" "):
+					lostSaid = true
 				}
+			}
+			if lostSaid != tc.wantLost {
+				t.Errorf("onPartitionsLost said %v, want %v", lostSaid, tc.wantLost)
 			}
 			switch {
 			case tc.wantText == "" && len(failed) > 0:

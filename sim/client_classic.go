@@ -58,25 +58,15 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
-		m.abandonFetch()
 		m.setMemberID(w, "")
 		m.Generation = -1
-		m.Owned, m.revoke = nil, nil
-		m.positions.reset()
-		m.processed.reset()
+		m.giveUpLost(w)
 		m.sendJoin(w)
 		return true, false
 	}
 	lost := m.lost
 	if lost {
-		m.abandonFetch()
-		m.lost = false
-		if len(m.Owned) > 0 {
-			w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
-		}
-		m.Owned, m.revoke = nil, nil
-		m.positions.reset()
-		m.processed.reset()
+		m.giveUpLost(w)
 		m.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
@@ -120,6 +110,20 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		}
 	}
 	return false, false
+}
+
+// giveUpLost is onJoinPrepare finding no generation (NO_GENERATION after
+// resetStateOnResponseError or resetGenerationOnLeaveGroup): every
+// partition is given up as lost (onPartitionsLost), nothing committed.
+func (m *Member) giveUpLost(w *World) {
+	m.abandonFetch()
+	m.lost = false
+	if len(m.Owned) > 0 {
+		w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+	}
+	m.Owned, m.revoke = nil, nil
+	m.positions.reset()
+	m.processed.reset()
 }
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
