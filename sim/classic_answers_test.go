@@ -219,3 +219,27 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 		})
 	}
 }
+
+// SyncGroup answered REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again
+// from poll(). A cooperative member busy with its batch sends the JoinGroup
+// at its next poll(), not when the answer comes; it keeps its generation,
+// member id and partitions.
+func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
+	w, m := answerWorld(t)
+	owned := m.Owned
+	m.Generation, m.Phase, m.loop = 2, PhaseSyncing, LoopProcessing
+	seq := m.joinSeq
+	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Error: RebalanceInProgress, Req: req})
+	if m.joinSeq != seq {
+		t.Fatal("a member busy with its batch sent its JoinGroup when the answer came")
+	}
+	m.loop = LoopIdle // the batch is done: back in poll()
+	m.act(w)
+	if m.joinSeq == seq {
+		t.Fatal("no JoinGroup at the next poll()")
+	}
+	if r := m.lastJoin.Body.(*joinReq); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
+		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	}
+}

@@ -323,8 +323,16 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	case FencedInstanceID:
 		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
 		return
-	default: // REBALANCE_IN_PROGRESS: join again at once
-		m.sendJoin(w)
+	default:
+		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
+		// poll(); a member busy with its batch (cooperative: it consumes
+		// through the rebalance) sends the JoinGroup at its next poll().
+		if m.inPoll() {
+			m.sendJoin(w)
+		} else {
+			m.syncSeq++ // answered: no sync timeout
+			m.joinRetry = true
+		}
 		return
 	}
 	m.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
@@ -434,7 +442,8 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        resetGeneration (the same ids); an
 //	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset is ignored, so
 //	                       rejoin either way                           the answer kgrepl reads is unchanged
-//	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
+//	 REBALANCE_IN_PROGRESS rejoin at once (from poll()), no reset      the same; a member busy with its batch
+//	                                                                   rejoins at its next poll()
 //	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same
 //	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        ignored (no longer Syncing), rejoin
 //	                       (a success clears rejoinNeeded)             pending; a success clears m.rejoin
