@@ -58,24 +58,15 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
-		m.abandonFetch()
 		m.setMemberID(w, "")
 		m.Generation = -1
-		m.Owned, m.revoke = nil, nil
-		m.positions.reset()
-		m.processed.reset()
+		m.giveUpLost(w)
 		m.sendJoin(w)
 		return true, false
 	}
-	if m.lost {
-		m.abandonFetch()
-		m.lost = false
-		if len(m.Owned) > 0 {
-			w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
-		}
-		m.Owned, m.revoke = nil, nil
-		m.positions.reset()
-		m.processed.reset()
+	lost := m.lost
+	if lost {
+		m.giveUpLost(w)
 		m.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
@@ -105,7 +96,9 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 			m.commitSync(w, listOf(offs), contIdle)
 			return true, false
 		}
-		if m.protocol() == assign.Eager {
+		if m.protocol() == assign.Eager && !lost {
+			// onJoinPrepare: with no generation the partitions were lost
+			// above, and nothing is revoked.
 			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
 			m.Owned = nil
 			m.positions.reset()
@@ -117,6 +110,20 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		}
 	}
 	return false, false
+}
+
+// giveUpLost is onJoinPrepare finding no generation (NO_GENERATION after
+// resetStateOnResponseError or resetGenerationOnLeaveGroup): every
+// partition is given up as lost (onPartitionsLost), nothing committed.
+func (m *Member) giveUpLost(w *World) {
+	m.abandonFetch()
+	m.lost = false
+	if len(m.Owned) > 0 {
+		w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+	}
+	m.Owned, m.revoke = nil, nil
+	m.positions.reset()
+	m.processed.reset()
 }
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
@@ -148,8 +155,8 @@ func (classicClient) leave(w *World, m *Member) {
 	}
 }
 
-func (classicClient) requestFailed(w *World, m *Member, code ErrorCode, gen int) {
-	m.onFenced(w, code, gen)
+func (classicClient) requestFailed(w *World, m *Member, code ErrorCode, unchanged bool) {
+	m.onCommitRefused(w, code, unchanged)
 }
 
 func (classicClient) rebalancing(m *Member) bool { return m.rebalancing() }
@@ -268,10 +275,13 @@ func (m *Member) takeJoinAnswer(w *World) {
 }
 
 func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	// The JoinGroup rows of the table above onCommitRefused.
 	switch code {
 	case None:
 	case UnknownMemberID:
-		m.setMemberID(w, "")
+		m.resetGeneration(false)
+		return
+	case RebalanceInProgress:
 		m.sendJoin(w)
 		return
 	case FencedInstanceID, InconsistentGroupProtocol:
@@ -304,19 +314,28 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	if m.Phase != PhaseSyncing {
 		return
 	}
+	// The SyncGroup rows of the table above onCommitRefused.
 	switch p.Error {
 	case None:
-	case UnknownMemberID:
-		m.setMemberID(w, "")
-		m.sendJoin(w)
+	case UnknownMemberID, IllegalGeneration:
+		m.resetGeneration(p.Error == IllegalGeneration)
 		return
 	case FencedInstanceID:
 		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
 		return
-	default: // REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION: join again
-		m.sendJoin(w)
+	default:
+		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
+		// poll(); a member busy with its batch (cooperative: it consumes
+		// through the rebalance) sends the JoinGroup at its next poll().
+		if m.inPoll() {
+			m.sendJoin(w)
+		} else {
+			m.syncSeq++ // answered: no sync timeout
+			m.joinRetry = true
+		}
 		return
 	}
+	m.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
 	got := p.Body.(*syncResp).Assignment
 	m.joinedGen = m.Generation
 	if tp, ok := m.unsubscribed(got); ok {
@@ -394,28 +413,114 @@ func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
 // SyncGroup answer: its generation is not stable, and commits fail.
 func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase == PhaseSyncing }
 
-// onFenced reacts to the group refusing a request sent in generation gen:
-// an unknown member starts over as a new one, a stale generation rejoins
-// (unless the member has joined a newer one since), a fenced static
-// instance stops.
-func (m *Member) onFenced(w *World, code ErrorCode, gen int) {
+// The classic client's answer handlers, error by error (Kafka's
+// AbstractCoordinator and ConsumerCoordinator). "unchanged" is
+// CoordinatorResponseHandler.generationUnchanged: the client's generation
+// (generation id, member id, protocol) is still the one the request was
+// sent in. "reset" is resetStateOnResponseError -> resetStateAndRejoin ->
+// resetStateAndGeneration: state UNJOINED (heartbeats stop), generation
+// NO_GENERATION with the member id kept only where the table says so,
+// rejoinNeeded and needsJoinPrepare, so the next poll()'s onJoinPrepare
+// finds no generation and gives every partition up as lost
+// (onPartitionsLost) before it sends the JoinGroup. "rejoin at once" is
+// joinGroupIfNeeded's continue: the next JoinGroup goes out with no
+// onJoinPrepare and no backoff. kgrepl's rule is resetGeneration.
+//
+//	API / error            Kafka                                       kgrepl
+//	JoinGroup (JoinGroupResponseHandler)
+//	 UNKNOWN_MEMBER_ID     unchanged: reset (member id too); changed:  resetGeneration(drop id); a JoinGroup
+//	                       no reset; rejoin at once either way         answered after a reset is stale, so
+//	                                                                   the answer kgrepl reads is unchanged
+//	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
+//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same (fatal)
+//	 MEMBER_ID_REQUIRED    take the member id given, rejoin at once    not produced: the first answer gives
+//	                                                                   the member id (KIP-394's trip skipped)
+//	 COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: markCoordinatorUnknown, find it again, retry after the
+//	                       backoff                                     not produced: one broker, always the
+//	                                                                   coordinator (the same for every row)
+//	SyncGroup (SyncGroupResponseHandler)
+//	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        resetGeneration (the same ids); an
+//	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset is ignored, so
+//	                       rejoin either way                           the answer kgrepl reads is unchanged
+//	 REBALANCE_IN_PROGRESS rejoin at once (from poll()), no reset      the same; a member busy with its batch
+//	                                                                   rejoins at its next poll()
+//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same
+//	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        ignored (no longer Syncing), rejoin
+//	                       (a success clears rejoinNeeded)             pending; a success clears m.rejoin
+//	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit)
+//	 REBALANCE_IN_PROGRESS STABLE: requestRejoin; else ignored         the same (Stable, FetchingOffsets)
+//	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        UNKNOWN_MEMBER_ID only, for the member
+//	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored.      id it still goes by: leaveGroupState;
+//	 FENCED_INSTANCE_ID    FENCED_INSTANCE_ID also fails the heartbeat the others are not produced
+//	                       thread: the next poll() throws it (fatal)
+//	LeaveGroup (LeaveGroupResponseHandler)
+//	 any                   logged; maybeLeaveGroup reset already       answers not read
+//	OffsetCommit (ConsumerCoordinator.OffsetCommitResponseHandler)
+//	 UNKNOWN_MEMBER_ID,    changed and PREPARING_REBALANCE (a JoinGroup onCommitRefused; the exception is
+//	 ILLEGAL_GENERATION    out): RebalanceInProgressException, no      commitSyncException's
+//	                       reset; otherwise reset (member id kept for
+//	                       ILLEGAL_GENERATION), CommitFailedException
+//	 FENCED_INSTANCE_ID    unchanged: FencedInstanceIdException        unchanged: the process stops at its next
+//	                       (fatal); changed: RebalanceInProgress-      poll (Zombie); changed: nothing
+//	                       Exception while PREPARING_REBALANCE, else
+//	                       CommitFailedException; never a reset
+//	 REBALANCE_IN_PROGRESS requestRejoin, RebalanceInProgressException the same
+//	OffsetFetch (OffsetFetchResponseHandler: no member id or generation in the classic request)
+//	 UNKNOWN_MEMBER_ID,    not retriable: "Unexpected error in fetch   not produced for a classic member
+//	 ILLEGAL_GENERATION,   offset response", thrown from poll(); no
+//	 REBALANCE_IN_PROGRESS reset
+//	TxnOffsetCommit (TransactionManager.TxnOffsetCommitHandler)
+//	 UNKNOWN_MEMBER_ID,    the transaction becomes abortable; the      the same (onTxnOffsetCommitResponse)
+//	 ILLEGAL_GENERATION,   consumer's coordinator is not told: it
+//	 FENCED_INSTANCE_ID    learns from its own next answer
+//
+// onCommitRefused is the OffsetCommit rows: unchanged says the member's
+// generation and member id are those the commit carried.
+func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
 	switch code {
-	case UnknownMemberID, FencedInstanceID:
-		if m.Phase != PhaseOut && m.Phase != PhaseClosed {
+	case UnknownMemberID, IllegalGeneration:
+		if !unchanged && m.Phase == PhaseJoining {
+			return // RebalanceInProgressException: the member is rejoining already
+		}
+		m.resetGeneration(code == IllegalGeneration)
+	case FencedInstanceID:
+		if unchanged && m.Phase != PhaseOut && m.Phase != PhaseClosed {
+			// FencedInstanceIdException: another instance took the static
+			// member's place; this process stops at its next poll().
 			m.Phase = PhaseOut
-		}
-		if code == FencedInstanceID {
 			m.Zombie = true
-		}
-	case IllegalGeneration:
-		if gen >= m.Generation && m.Phase != PhaseOut && m.Phase != PhaseClosed {
-			// The generation was reset: the partitions are lost, not revoked
-			// (onPartitionsLost), and the member rejoins owning nothing.
-			m.rejoin, m.lost = true, true
 		}
 	case RebalanceInProgress:
 		m.rejoin = true
 	}
+}
+
+// resetGeneration is resetStateAndRejoin after an error answer: the
+// generation is gone, and the member rejoins at its next poll(). Without
+// its member id it is out of the group (PhaseOut: the next poll joins as
+// a new member); keeping it (ILLEGAL_GENERATION), it gives its partitions
+// up as lost at the next poll and rejoins with that id. A JoinGroup or
+// SyncGroup still out no longer counts: Kafka's handlers find the member
+// UNJOINED (UnjoinedGroupException, or a SyncGroup success raised as
+// ILLEGAL_GENERATION); kgrepl drops their answers as stale. Kafka waits
+// for such a JoinGroup's answer before it sends the next one; kgrepl
+// sends the next one at the next poll. Kafka's heartbeats stop until the
+// JoinGroup (UNJOINED); kgrepl's member that keeps its id is still heard,
+// so a long batch before that poll does not end its session.
+func (m *Member) resetGeneration(keepID bool) {
+	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
+		return
+	}
+	m.Generation = -1
+	if !keepID {
+		m.Phase = PhaseOut
+		return
+	}
+	if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
+		m.Phase = PhaseStable
+		m.lastJoin = nil
+	}
+	m.rejoin, m.lost = true, true
 }
 
 // setMemberID changes the member id this process goes by. The one it drops

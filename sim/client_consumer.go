@@ -601,7 +601,7 @@ func (consumerClient) leave(w *World, m *Member) {
 // requestFailed: a refused commit changes nothing in the membership; the
 // heartbeat learns of fencing (CommitRequestManager fails the commit with
 // STALE_MEMBER_EPOCH or UNKNOWN_MEMBER_ID and leaves the member alone).
-func (consumerClient) requestFailed(*World, *Member, ErrorCode, int) {}
+func (consumerClient) requestFailed(*World, *Member, ErrorCode, bool) {}
 
 // rebalancing: commits are refused in the client only before the member
 // has an epoch (it is joining).

@@ -385,9 +385,21 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
 		m.flush(w, contEndTxnCommit)
-	case UnknownMemberID, IllegalGeneration, FencedInstanceID, StaleMemberEpoch:
-		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
-		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
+	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+		// TransactionManager.TxnOffsetCommitHandler.handleResponse: an
+		// abortable error (abortableError): sendOffsetsToTransaction throws
+		// it, and the application, not the client, aborts the transaction
+		// (the consume-process-produce loop's abortTransaction). A consumer
+		// group answers a stale member epoch with ILLEGAL_GENERATION here
+		// (OffsetMetadataManager.validateTransactionalOffsetCommit).
+		// The producer's error does not reach the consumer: its
+		// coordinator keeps its generation, and it learns of the new one
+		// from its own next answer (a heartbeat's, or a commit's).
+		ex := "CommitFailedException"
+		if p.Error == FencedInstanceID {
+			ex = "FencedInstanceIdException"
+		}
+		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
 		m.flush(w, contEndTxnAbort)
 	default:
 		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
@@ -432,15 +444,22 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 			m.committed.set(tp, o)
 		}
 	} else {
-		// Aborted: rewind to what is committed, so the records are read again.
+		// Aborted: the application rewinds to what is committed, so the
+		// records are read again. A partition it never fetched an offset
+		// for (a world that starts stable) has none committed: it rewinds
+		// as auto.offset.reset=earliest says, as it does for a committed
+		// offset of -1. Only partitions it still owns: Kafka's seek
+		// refuses others.
 		for tp := range m.txn.offs {
-			if c, ok := m.committed.get(tp); ok {
-				if c < 0 {
-					c = 0 // no committed offset: auto.offset.reset=earliest
-				}
-				m.positions.set(tp, c)
-				m.processed.set(tp, c)
+			if !m.owns(tp) {
+				continue
 			}
+			c, ok := m.committed.get(tp)
+			if !ok || c < 0 {
+				c = 0
+			}
+			m.positions.set(tp, c)
+			m.processed.set(tp, c)
 		}
 	}
 	then := m.txn.then

@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// answerCase puts C1 of answerWorld (generation 1, member C1-1, owning
+// partitions) into a state, hands it one crafted
+// answer, lets it run its next poll(), and reads what it did. The rules
+// are the table beside onCommitRefused (Kafka's AbstractCoordinator and
+// ConsumerCoordinator response handlers).
+type answerCase struct {
+	name  string
+	phase Phase // the member's state when the answer comes
+	gen   int   // the member's generation then (the requests were sent in 1)
+	api   API
+	code  ErrorCode
+
+	wantGen  int    // the member's generation after the answer
+	wantJoin string // the member id its next JoinGroup carries; "none": no JoinGroup
+	wantLost bool   // its partitions are given up as lost (onPartitionsLost)
+	wantText string // in its commit-failed event ("" for none)
+	wantStop bool   // the process stops (FencedInstanceIdException)
+}
+
+const noJoin = "none"
+
+func TestClassicAnswersFollowKafka(t *testing.T) {
+	cases := []answerCase{
+		// ConsumerCoordinator.OffsetCommitResponseHandler.handle.
+		{name: "commit ILLEGAL_GENERATION, stable, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, syncing a newer generation", phase: PhaseSyncing, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit ILLEGAL_GENERATION, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit ILLEGAL_GENERATION, joining in the same generation", phase: PhaseJoining, gen: 1, api: OffsetCommit, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, stable, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true, wantText: "CommitFailedException"},
+		{name: "commit UNKNOWN_MEMBER_ID, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: UnknownMemberID,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit FENCED_INSTANCE_ID, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 1, wantJoin: noJoin, wantText: "FencedInstanceIdException", wantStop: true},
+		{name: "commit FENCED_INSTANCE_ID, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 2, wantJoin: noJoin, wantText: "CommitFailedException"},
+		{name: "commit FENCED_INSTANCE_ID, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: FencedInstanceID,
+			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
+		{name: "commit REBALANCE_IN_PROGRESS, stable", phase: PhaseStable, gen: 1, api: OffsetCommit, code: RebalanceInProgress,
+			wantGen: 1, wantJoin: "C1-1", wantText: "RebalanceInProgressException"},
+		// AbstractCoordinator.JoinGroupResponseHandler and joinGroupIfNeeded.
+		{name: "JoinGroup UNKNOWN_MEMBER_ID", phase: PhaseJoining, gen: 1, api: JoinGroup, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true},
+		{name: "JoinGroup REBALANCE_IN_PROGRESS", phase: PhaseJoining, gen: 1, api: JoinGroup, code: RebalanceInProgress,
+			wantGen: 1, wantJoin: "C1-1"},
+		// AbstractCoordinator.SyncGroupResponseHandler.
+		{name: "SyncGroup ILLEGAL_GENERATION", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: IllegalGeneration,
+			wantGen: -1, wantJoin: "C1-1", wantLost: true},
+		{name: "SyncGroup UNKNOWN_MEMBER_ID", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: UnknownMemberID,
+			wantGen: -1, wantJoin: "", wantLost: true},
+		{name: "SyncGroup REBALANCE_IN_PROGRESS", phase: PhaseSyncing, gen: 2, api: SyncGroup, code: RebalanceInProgress,
+			wantGen: 2, wantJoin: "C1-1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, m := answerWorld(t)
+			owned := m.Owned
+			m.Generation, m.Phase = tc.gen, tc.phase
+			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: tc.api, Response: true, Error: tc.code}
+			switch tc.api {
+			case OffsetCommit:
+				// The application's commitSync, sent in generation 1.
+				req := &commitReq{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
+				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: OffsetCommit, Body: req}
+				answer.Body = &commitResp{Partitions: owned, Offsets: req.Offsets, Sync: true}
+				m.loop, m.afterCommit = LoopCommitting, contIdle
+			case JoinGroup:
+				m.lastJoin = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
+				answer.Req = m.lastJoin
+			case SyncGroup:
+				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup,
+					Body: &syncReq{MemberID: "C1-1", Generation: tc.gen}}
+			}
+			seq, events := m.joinSeq, w.Events.Len()
+			m.receive(w, answer)
+			m.act(w) // its next poll()
+
+			if m.Generation != tc.wantGen {
+				t.Errorf("generation %d, want %d", m.Generation, tc.wantGen)
+			}
+			if m.Alive == tc.wantStop {
+				t.Errorf("alive %v, want %v", m.Alive, !tc.wantStop)
+			}
+			switch {
+			case tc.wantJoin == noJoin && m.joinSeq != seq:
+				t.Errorf("sent a JoinGroup (member id %q), want none", m.lastJoin.Body.(*joinReq).MemberID)
+			case tc.wantJoin != noJoin && m.joinSeq == seq:
+				t.Errorf("sent no JoinGroup, want one with member id %q", tc.wantJoin)
+			case tc.wantJoin != noJoin:
+				r := m.lastJoin.Body.(*joinReq)
+				if r.MemberID != tc.wantJoin || m.MemberID != tc.wantJoin {
+					t.Errorf("JoinGroup with member id %q (the member goes by %q), want %q", r.MemberID, m.MemberID, tc.wantJoin)
+				}
+				// onJoinPrepare with no generation: nothing is owned any
+				// more, so the JoinGroup says it owns nothing.
+				if lost := len(r.Owned) == 0; lost != tc.wantLost {
+					t.Errorf("JoinGroup owns %s, want lost %v", partList(w, r.Owned), tc.wantLost)
+				}
+			}
+			if lost := len(m.Owned) == 0; lost != tc.wantLost {
+				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
+			}
+			var failed []string
+			lostSaid := false
+			for _, e := range w.Events.Slice(events, w.Events.Len()) {
+				switch {
+				case e.Kind == EvCommitFailed:
+					failed = append(failed, e.Text)
+				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+partList(w, owned)+" "):
+					lostSaid = true
+				}
+			}
+			if lostSaid != tc.wantLost {
+				t.Errorf("onPartitionsLost said %v, want %v", lostSaid, tc.wantLost)
+			}
+			switch {
+			case tc.wantText == "" && len(failed) > 0:
+				t.Errorf("commit-failed events %q, want none", failed)
+			case tc.wantText != "" && (len(failed) != 1 || !strings.HasSuffix(failed[0], ": "+tc.wantText)):
+				t.Errorf("commit-failed events %q, want one ending in %s", failed, tc.wantText)
+			}
+		})
+	}
+}
+
+// answerWorld is the default world with C1 on cooperative-sticky,
+// committing after processing (so a rejoin does not wait for onJoinPrepare's
+// auto-commit), stable in generation 1 as C1-1 and owning partitions.
+func answerWorld(t *testing.T) (*World, *Member) {
+	t.Helper()
+	cfg := DefaultConfig()
+	for _, kv := range [][2]string{{"partition.assignment.strategy", "cooperative-sticky"}, {"commit.mode", "after"}} {
+		if err := cfg.Set("", kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := w.Member("C1")
+	if m.MemberID != "C1-1" || m.Generation != 1 || m.Phase != PhaseStable || len(m.Owned) == 0 {
+		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, partList(w, m.Owned))
+	}
+	return w, m
+}
+
+// A successful SyncGroup ends the rebalance: a rejoin asked for while it
+// was under way (an OffsetCommit answered REBALANCE_IN_PROGRESS during
+// the sync) is done with (SyncGroupResponseHandler: rejoinNeeded = false).
+func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
+	w, m := answerWorld(t)
+	owned := m.Owned
+	m.Generation, m.Phase = 2, PhaseSyncing
+	m.onCommitRefused(w, RebalanceInProgress, true)
+	if !m.rejoin {
+		t.Fatal("REBALANCE_IN_PROGRESS on a commit asks for no rejoin")
+	}
+	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
+		Body: &syncResp{Assignment: owned}})
+	if m.Phase != PhaseStable || m.rejoin {
+		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.rejoin)
+	}
+}
+
+// A TxnOffsetCommit refused by the group makes the producer's transaction
+// abortable (TransactionManager.TxnOffsetCommitHandler: abortableError);
+// the consumer half is not told: its generation, member id and partitions
+// stay, and it asks for no rejoin. The application aborts and rewinds to
+// the committed offsets: earliest for a partition with none committed.
+func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
+	for _, code := range []ErrorCode{IllegalGeneration, UnknownMemberID, FencedInstanceID} {
+		t.Run(code.String(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+			w, err := New(DefaultTopology(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := w.Member("C1")
+			owned := m.Owned
+			tp := owned[0]
+			m.positions.set(tp, 3)
+			m.processed.set(tp, 3)
+			m.txn = clientTxn{open: true, partitions: map[TopicPartition]bool{}, offs: map[TopicPartition]int{tp: 3}, then: contIdle}
+			m.loop = LoopTxnOffsets
+			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit,
+				Body: &txnOffsetCommitReq{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
+			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
+			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.rejoin || m.lost || m.Zombie ||
+				partList(w, m.Owned) != partList(w, owned) {
+				t.Errorf("the consumer changed: %s gen %d %s rejoin %v lost %v zombie %v owning %s",
+					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, partList(w, m.Owned))
+			}
+			if m.loop != LoopTxnEnd {
+				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.loop)
+			}
+			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &endTxnReq{TransactionalID: "tx-C1", Commit: false}}
+			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: EndTxn, Response: true, Req: end})
+			if pos, _ := m.positions.get(tp); pos != 0 {
+				t.Errorf("after the abort %s is at %d, want 0 (nothing committed: earliest)", tp, pos)
+			}
+		})
+	}
+}
+
+// SyncGroup answered REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again
+// from poll(). A cooperative member busy with its batch sends the JoinGroup
+// at its next poll(), not when the answer comes; it keeps its generation,
+// member id and partitions.
+func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
+	w, m := answerWorld(t)
+	owned := m.Owned
+	m.Generation, m.Phase, m.loop = 2, PhaseSyncing, LoopProcessing
+	seq := m.joinSeq
+	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Error: RebalanceInProgress, Req: req})
+	if m.joinSeq != seq {
+		t.Fatal("a member busy with its batch sent its JoinGroup when the answer came")
+	}
+	m.loop = LoopIdle // the batch is done: back in poll()
+	m.act(w)
+	if m.joinSeq == seq {
+		t.Fatal("no JoinGroup at the next poll()")
+	}
+	if r := m.lastJoin.Body.(*joinReq); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
+		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	}
+}
