@@ -80,8 +80,15 @@ func (w *World) Clone() *World {
 
 	n.procs = make([]*Member, len(w.procs))
 	procs := make([]Member, len(w.procs))
+	// Every member's positions, processed and committed offsets in one
+	// array (partInts.cloneIn).
+	entries := 0
+	for _, m := range w.procs {
+		entries += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
+	}
+	ints := make([]partInt, 0, entries)
 	for i, m := range w.procs {
-		m.cloneInto(&procs[i])
+		m.cloneInto(&procs[i], &ints)
 		n.procs[i] = &procs[i]
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
@@ -180,9 +187,12 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n.static = cpLazy(g.static)
 	n.fenced = cpLazy(g.fenced)
 	n.offsets = g.offsets.clone()
-	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
-	for pid, m := range g.pending {
-		n.pending[pid] = cpMap(m)
+	n.pending = nil // made at its first write (putMap), so nil while empty
+	if len(g.pending) > 0 {
+		n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
+		for pid, m := range g.pending {
+			n.pending[pid] = cpMap(m)
+		}
 	}
 	n.OffsetsLog = g.OffsetsLog.clone()
 	n.Transitions = g.Transitions.clone()
@@ -213,15 +223,15 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	return &n
 }
 
-func (m *Member) cloneInto(n *Member) {
+func (m *Member) cloneInto(n *Member, ints *[]partInt) {
 	*n = *m
 	// Owned is replaced, never changed in place (commits share it too):
 	// shared, and with it the slots computed for it (ownedSlots).
 	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
-	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
+	n.positions, n.processed, n.committed = m.positions.cloneIn(ints), m.processed.cloneIn(ints), m.committed.cloneIn(ints)
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = cpMap(m.prod.seq)
-	n.prod.unacked = cpMap(m.prod.unacked) // the requests themselves are never changed
+	n.prod.seq = cpLazy(m.prod.seq)
+	n.prod.unacked = cpLazy(m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = cp(m.prod.queued)
 	n.txn.partitions = cpMap(m.txn.partitions)
 	n.txn.offs = cpMap(m.txn.offs)

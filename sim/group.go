@@ -151,7 +151,8 @@ type Group struct {
 	newMemberAdded   bool
 	initialRemaining int
 	joinSeq          int
-	// Committed offsets; pending transactional offsets by PID.
+	// Committed offsets; pending transactional offsets by PID (made at
+	// the first TxnOffsetCommit, putMap).
 	offsets    offsetTable
 	pending    map[int64]map[TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
@@ -173,8 +174,7 @@ type GroupTransition struct {
 }
 
 func newGroup(id string) *Group {
-	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{},
-		pending: map[int64]map[TopicPartition]OffsetRecord{}}
+	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}}
 }
 
 func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }

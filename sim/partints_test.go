@@ -52,8 +52,14 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				p.reset()
 				ref = map[TopicPartition]int{}
 			case op == 13:
-				frozen = append(frozen, p.clone())
+				// Copied as World.Clone copies, into one array: p goes on as
+				// the first copy, right before a frozen one, which its sets,
+				// inserts and deletes must leave alone.
+				buf := make([]partInt, 0, 2*len(p.es))
+				live := p.cloneIn(&buf)
+				frozen = append(frozen, p.cloneIn(&buf))
 				frozenRef = append(frozenRef, cpMap(ref))
+				p = live
 			case op == 14:
 				// a list in (topic, partition) order, read and then written
 				// with seek's cursor, as the auto-commit does

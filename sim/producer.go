@@ -11,10 +11,12 @@ import (
 // created, as a KafkaProducer's are: when the member's settings change,
 // replaceProducer closes it and creates another.
 type producer struct {
-	pid          int64 // -1 until InitProducerId answers (or for a plain producer)
-	epoch        int
-	mode         ProducerMode // enable.idempotence and transactional.id, as created
-	txnID        string
+	pid   int64 // -1 until InitProducerId answers (or for a plain producer)
+	epoch int
+	mode  ProducerMode // enable.idempotence and transactional.id, as created
+	txnID string
+	// seq and unacked are made at their first write (putMap): a plain
+	// producer numbers nothing, and World.Clone copies an empty one as nil.
 	seq          map[TopicPartition]int
 	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
 	sent         int // records this producer has sent
@@ -26,8 +28,7 @@ type producer struct {
 // newProducer is a producer created with cc's producer settings. A
 // non-plain one has no PID until initProducer's InitProducerId answers.
 func newProducer(cc ClientConfig) producer {
-	return producer{pid: -1, seq: map[TopicPartition]int{}, unacked: map[int]*produceReq{},
-		mode: cc.Producer(), txnID: cc.TransactionalID}
+	return producer{pid: -1, mode: cc.Producer(), txnID: cc.TransactionalID}
 }
 
 // clientTxn is the transactional producer's view of its transaction.
@@ -145,7 +146,7 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	}
 	r := p.Body.(*initPIDResp)
 	m.prod.pid, m.prod.epoch = r.PID, r.Epoch
-	m.prod.seq = map[TopicPartition]int{}
+	m.prod.seq = nil // sequence numbers start at 0 under the new PID
 }
 
 // outputSlot picks the invoice partition for an input record, as its
@@ -177,10 +178,10 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		req.Seq = pr.seq[tp]
-		pr.seq[tp]++
+		putMap(&pr.seq, tp, req.Seq+1)
 		req.Txn = pr.mode == ProducerTransactional
 	}
-	pr.unacked[req.ID] = req
+	putMap(&pr.unacked, req.ID, req)
 	if req.Txn && !m.txn.partitions[tp] {
 		pr.queued = append(pr.queued, req)
 		if !m.txn.adding {
@@ -253,7 +254,7 @@ func (m *Member) retryProduce(w *World, req *produceReq) {
 	nr := *req
 	nr.Attempt++
 	nr.epoch = 0 // a heap object of its own, not from the free lists
-	m.prod.unacked[nr.ID] = &nr
+	putMap(&m.prod.unacked, nr.ID, &nr)
 	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.value())
 	m.sendProduce(w, &nr)
 }
