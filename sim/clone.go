@@ -177,10 +177,10 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n.members = make(map[string]*GroupMember, len(g.members))
 	gms := make([]GroupMember, 0, len(g.members))
 	for id, gm := range g.members {
+		// Topics, Owned, Protocols, Assignment, Target and Revoking are
+		// shared: each is replaced, never changed in place (see GroupMember).
 		gms = append(gms, *gm)
 		c := &gms[len(gms)-1]
-		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
-		c.Target, c.Revoking = cp(gm.Target), cp(gm.Revoking)
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = c
 	}

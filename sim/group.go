@@ -69,7 +69,12 @@ func LegalGroupTransition(from, to GroupState) bool {
 	return false
 }
 
-// GroupMember is the coordinator's record of one member.
+// GroupMember is the coordinator's record of one member. Its slices
+// (Topics, Owned, Protocols, Assignment, Target, Revoking) are replaced,
+// never changed in place (no element write, no sort, no append to one):
+// they may be a request's (JoinGroup's topics and owned partitions), the
+// member's Owned, an assignor's answer, and World.Clone shares them
+// between the copies.
 type GroupMember struct {
 	MemberID, ClientID, InstanceID string
 	Inc                            int
@@ -78,8 +83,7 @@ type GroupMember struct {
 	OwnedGen                       int
 	Strategy                       string
 	// Protocols are the assignors the member supports, as the coordinator
-	// counts them (ClassicGroup.supportedProtocols). Never changed in
-	// place: a new slice replaces it, so clones may share it.
+	// counts them (ClassicGroup.supportedProtocols).
 	Protocols        []string
 	RebalanceTimeout int
 	SessionTimeout   int

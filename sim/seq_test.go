@@ -136,6 +136,11 @@ func TestPropertyCloneFamilies(t *testing.T) {
 			cfg.Isolation = "read_committed"
 		}
 		cfg.Client.Commit = []CommitMode{CommitAfter, CommitBefore, CommitAuto}[seed%3]
+		if seed%4 == 3 {
+			// The consumer protocol: the coordinator's targets and
+			// revocations, which clones share (GroupMember), change too.
+			cfg.Client.GroupProtocol = "consumer"
+		}
 		type member struct {
 			st          *stepper
 			inputs      []action // every input from tick 0, for the replay
