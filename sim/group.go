@@ -4,10 +4,7 @@ package sim
 // keeps two group types side by side (group/classic and group/modern/consumer);
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
-import (
-	"fmt"
-	"sort"
-)
+import "sort"
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
 type GroupType string
@@ -188,11 +185,16 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 		return
 	}
 	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
-	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
+	// "group G: FROM -> TO (reason)", spelled on the stack and encoded as
+	// the event's text (eventText's encoding, without building a string:
+	// a branch of the explorer makes a few of these).
+	var buf [128]byte
+	b := append(append(append(append(append(buf[:0], "group "...), g.ID...), ": "...), g.State...), " -> "...)
+	b = append(b, s...)
 	if reason != "" {
-		msg += " (" + reason + ")"
+		b = append(append(append(b, " ("...), reason...), ')')
 	}
-	w.event(EvGroupState, "", "%s", msg)
+	w.eventEnc(EvGroupState, "", encLit(w.scratch[:0], b), 0)
 	g.State = s
 }
 
