@@ -81,14 +81,17 @@ func (w *World) Clone() *World {
 	n.procs = make([]*Member, len(w.procs))
 	procs := make([]Member, len(w.procs))
 	// Every member's positions, processed and committed offsets in one
-	// array (partInts.cloneIn).
-	entries := 0
+	// array, their producers' sequence numbers in another and their
+	// requests in flight in a third (cutInto).
+	var ints, seqs, unacked int
 	for _, m := range w.procs {
-		entries += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
+		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
+		seqs += len(m.prod.seq)
+		unacked += len(m.prod.unacked)
 	}
-	ints := make([]partInt, 0, entries)
+	bufs := memberBufs{ints: make([]partInt, 0, ints), seqs: make([]int, 0, seqs), unacked: make([]*produceReq, 0, unacked)}
 	for i, m := range w.procs {
-		m.cloneInto(&procs[i], &ints)
+		m.cloneInto(&procs[i], &bufs)
 		n.procs[i] = &procs[i]
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
@@ -102,6 +105,26 @@ func (w *World) Clone() *World {
 	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = nil, nil, nil, nil
 	n.Meter = w.Meter.clone()
 	return &n
+}
+
+// memberBufs are the arrays World.Clone copies its members' small slices
+// into, one per kind, rather than one allocation per slice (cutInto).
+type memberBufs struct {
+	ints    []partInt
+	seqs    []int
+	unacked []*produceReq
+}
+
+// cutInto appends s to *buf and returns its copy there, cut to its length,
+// so that an append or insert to it reallocates and an element write or a
+// delete stays within it; nil for nil.
+func cutInto[T any](buf *[]T, s []T) []T {
+	if s == nil {
+		return nil
+	}
+	at := len(*buf)
+	*buf = append(*buf, s...)
+	return (*buf)[at:len(*buf):len(*buf)]
 }
 
 func cp[T any](s []T) []T {
@@ -223,15 +246,15 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	return &n
 }
 
-func (m *Member) cloneInto(n *Member, ints *[]partInt) {
+func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	*n = *m
 	// Owned is replaced, never changed in place (commits share it too):
 	// shared, and with it the slots computed for it (ownedSlots).
 	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
-	n.positions, n.processed, n.committed = m.positions.cloneIn(ints), m.processed.cloneIn(ints), m.committed.cloneIn(ints)
+	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = cpLazy(m.prod.seq)
-	n.prod.unacked = cpLazy(m.prod.unacked) // the requests themselves are never changed
+	n.prod.seq = cutInto(&bufs.seqs, m.prod.seq)
+	n.prod.unacked = cutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = cp(m.prod.queued)
 	n.txn.partitions = cpMap(m.txn.partitions)
 	n.txn.offs = cpMap(m.txn.offs)

@@ -205,14 +205,11 @@ func (p *partInts) reset() {
 // len is len(m).
 func (p *partInts) len() int { return len(p.es) + len(p.other) }
 
-// cloneIn copies p, its entries appended to *buf: World.Clone puts every
-// member's in one array. Each copy's slice is cut to its length, so an
-// insert reallocates it and a set, delete or reset stays within its own
-// entries.
+// cloneIn copies p, its entries appended to *buf (cutInto): World.Clone
+// puts every member's in one array. An insert reallocates the copy's; a
+// set, delete or reset stays within its own entries.
 func (p *partInts) cloneIn(buf *[]partInt) partInts {
-	at := len(*buf)
-	*buf = append(*buf, p.es...)
-	return partInts{idx: p.idx, es: (*buf)[at:len(*buf):len(*buf)], other: cpMap(p.other)}
+	return partInts{idx: p.idx, es: cutInto(buf, p.es), other: cpMap(p.other)}
 }
 
 // String spells it as fmt spells the map: entries in key order.
