@@ -81,15 +81,17 @@ func (w *World) Clone() *World {
 	n.procs = make([]*Member, len(w.procs))
 	procs := make([]Member, len(w.procs))
 	// Every member's positions, processed and committed offsets in one
-	// array, their producers' sequence numbers in another and their
-	// requests in flight in a third (cutInto).
-	var ints, seqs, unacked int
+	// array, their batches in another, their producers' sequence numbers
+	// and requests in flight in two more (cutInto).
+	var ints, batch, seqs, unacked int
 	for _, m := range w.procs {
 		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
+		batch += len(m.batch)
 		seqs += len(m.prod.seq)
 		unacked += len(m.prod.unacked)
 	}
-	bufs := memberBufs{ints: make([]partInt, 0, ints), seqs: make([]int, 0, seqs), unacked: make([]*produceReq, 0, unacked)}
+	bufs := memberBufs{ints: make([]partInt, 0, ints), batch: make([]fetched, 0, batch),
+		seqs: make([]int, 0, seqs), unacked: make([]*produceReq, 0, unacked)}
 	for i, m := range w.procs {
 		m.cloneInto(&procs[i], &bufs)
 		n.procs[i] = &procs[i]
@@ -111,6 +113,7 @@ func (w *World) Clone() *World {
 // into, one per kind, rather than one allocation per slice (cutInto).
 type memberBufs struct {
 	ints    []partInt
+	batch   []fetched
 	seqs    []int
 	unacked []*produceReq
 }
@@ -249,8 +252,10 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	*n = *m
 	// Owned is replaced, never changed in place (commits share it too):
-	// shared, and with it the slots computed for it (ownedSlots).
-	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
+	// shared, and with it the slots computed for it (ownedSlots). So is
+	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
+	// array is reused for the next batch: copied.
+	n.revoke, n.batch = cp(m.revoke), cutInto(&bufs.batch, m.batch)
 	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = cutInto(&bufs.seqs, m.prod.seq)
