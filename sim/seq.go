@@ -25,6 +25,12 @@ type Seq[T any] struct {
 	// when an append finds it full, so the newest item is always in open
 	// and may be changed in place right after it is appended.
 	open []T
+	// ownOpen: the open chunk is this Seq's alone and stays so. The first
+	// Update that changes an item in a shared one copies it and sets
+	// ownOpen, since a Seq Update changed once (a log's cells, marked by
+	// transactions; offsets' runs) is changed again: its clones then copy
+	// the open chunk rather than share it, and Update changes it in place.
+	ownOpen bool
 }
 
 // Len is the number of items.
@@ -98,14 +104,13 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 		}
 	}
 	base := len(s.full) * seqChunk
-	copied := false
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
-			if !copied {
+			if !s.ownOpen {
 				// The open chunk may be shared with a clone too (clone):
-				// copied first, once, as a full one is.
+				// copied first, as a full one is, and kept to itself.
 				s.open = append(make([]T, 0, cap(s.open)), s.open...)
-				v, copied = &s.open[i-base], true
+				v, s.ownOpen = &s.open[i-base], true
 			}
 			f(v)
 		}
@@ -142,9 +147,14 @@ func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 // the Seq has filled one, Append), the original appends past what the copy
 // sees, and neither changes a shared item in place (Update copies the open
 // chunk first, as it does a full one; Last is for the item just appended).
-// Nothing is written to s, so goroutines may clone one Seq at once (the
-// explorer's workers clone one world at each tick of its window) while
-// its owner appends.
+// The open chunk of a Seq that keeps its own (ownOpen) is copied. Nothing
+// is written to s, so goroutines may clone one Seq at once (the explorer's
+// workers clone one world at each tick of its window) while its owner
+// appends.
 func (s *Seq[T]) clone() Seq[T] {
-	return Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+	if s.ownOpen {
+		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
+	}
+	return n
 }
