@@ -347,8 +347,14 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		if resp.Error != cs.want {
 			t.Errorf("OffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, resp.Error, cs.want)
 		}
-		if code := g.kind().validateOffsetCommit(g, cs.member, "", cs.epoch, true); code != cs.want {
-			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, cs.want)
+		// OffsetMetadataManager.validateTransactionalOffsetCommit answers a
+		// stale epoch with ILLEGAL_GENERATION.
+		txnWant := cs.want
+		if txnWant == StaleMemberEpoch {
+			txnWant = IllegalGeneration
+		}
+		if code := g.kind().validateOffsetCommit(g, cs.member, "", cs.epoch, true); code != txnWant {
+			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, txnWant)
 		}
 	}
 	resp := send(ConsumerGroupHeartbeat, &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})

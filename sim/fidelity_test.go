@@ -112,3 +112,159 @@ func TestEndTxnStates(t *testing.T) {
 		}
 	}
 }
+
+// A refused OffsetCommit throws only from the application's commitSync.
+// The client's own auto-commits log the failure and go on
+// (ConsumerCoordinator.autoCommitOffsetsAsync's callback and
+// maybeAutoCommitOffsetsSync in close(); CommitRequestManager's
+// autoCommitCallback and AsyncKafkaConsumer's close under the consumer
+// protocol). Each case puts a commit of one kind on the wire, has the
+// coordinator drop the member, and reads what the client says.
+func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
+	for _, proto := range []GroupType{ClassicGroup, ConsumerGroup} {
+		for _, tc := range []struct {
+			name, mode string
+			close      bool
+			want       string
+		}{
+			{"auto-commit in poll", "auto", false, "asynchronous auto-commit refused with UNKNOWN_MEMBER_ID: logged as a warning, nothing thrown"},
+			{"commitSync", "after", false, "OffsetCommit refused with UNKNOWN_MEMBER_ID: CommitFailedException"},
+			{"auto-commit in close", "auto", true, "auto-commit in close() refused with UNKNOWN_MEMBER_ID: logged as a warning, close() goes on"},
+		} {
+			t.Run(string(proto)+"/"+tc.name, func(t *testing.T) {
+				cfg := DefaultConfig()
+				cfg.Client.GroupProtocol = string(proto)
+				w, err := New(DefaultTopology(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Set("", "commit.mode", tc.mode); err != nil {
+					t.Fatal(err)
+				}
+				c := NewChecker()
+				// Consuming first, so that there is a position to commit.
+				stepUntil(t, w, c, 40, func() bool { return w.Member("C1").anyPositioned() && w.Member("C1").loop == LoopProcessing })
+				if tc.close {
+					if err := w.Close("C1"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sent := -1
+				stepUntil(t, w, c, 40, func() bool {
+					for _, p := range w.InFlight() {
+						if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+							sent = p.ID
+							return true
+						}
+					}
+					return false
+				})
+				if gm := w.Group.MemberByID("C1-1"); proto == ConsumerGroup {
+					w.Group.fenceMember(w, gm, "removed by the test")
+				} else {
+					w.Group.removeMember(w, "C1-1", "removed by the test")
+				}
+				stepChecked(t, w, c, 3)
+				answered := false
+				for _, p := range w.Packets.All() {
+					if p.Response && p.Req != nil && p.Req.ID == sent {
+						answered = p.Error == UnknownMemberID
+					}
+				}
+				if !answered {
+					t.Fatalf("the commit on the wire was not refused with UNKNOWN_MEMBER_ID")
+				}
+				onlyCommitFailed(t, w, "C1: "+tc.want)
+			})
+		}
+	}
+}
+
+// The classic client's auto-commit before it rejoins (onJoinPrepare) waits
+// for its answer, but a refusal is only logged ("Asynchronous auto-commit
+// of offsets failed: ... Will continue to join group") and the rejoin goes
+// on: the client sends its JoinGroup.
+func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	m := w.Member("C1")
+	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	sent := -1
+	stepUntil(t, w, c, 60, func() bool {
+		if m.loop != LoopCommitting || m.afterCommit != contIdle {
+			return false
+		}
+		for _, p := range w.InFlight() {
+			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+				sent = p.ID
+				return true
+			}
+		}
+		return false
+	})
+	w.Group.removeMember(w, "C1-1", "removed by the test")
+	stepChecked(t, w, c, 3)
+	onlyCommitFailed(t, w, "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on")
+	rejoined := false
+	for _, p := range w.Packets.All() {
+		if p.ID > sent && p.Type == JoinGroup && !p.Response && p.From == "C1" {
+			rejoined = true
+		}
+	}
+	if !rejoined {
+		t.Error("C1 sent no JoinGroup after its refused auto-commit")
+	}
+}
+
+// A classic client whose asynchronous auto-commit is refused with
+// FENCED_INSTANCE_ID in the generation it sent is the one case where an
+// auto-commit's failure reaches the application
+// (ConsumerCoordinator.doCommitOffsetsAsync: asyncCommitFenced, thrown by
+// the next poll()); the member stops.
+func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Set("C1", "group.instance.id", "i1"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	m := w.Member("C1")
+	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool {
+		for _, p := range w.InFlight() {
+			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
+				return true
+			}
+		}
+		return false
+	})
+	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	stepChecked(t, w, c, 3)
+	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
+	if !m.Zombie {
+		t.Error("C1 goes on after FENCED_INSTANCE_ID")
+	}
+}
+
+// onlyCommitFailed checks that C1's one commit-failed event reads want.
+func onlyCommitFailed(t *testing.T, w *World, want string) {
+	t.Helper()
+	var got []string
+	for _, e := range w.Events.All() {
+		if e.Kind == EvCommitFailed && e.Member == "C1" {
+			got = append(got, e.Text)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("commit-failed events %q, want [%q]", got, want)
+	}
+}

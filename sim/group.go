@@ -122,6 +122,11 @@ type GroupMember struct {
 	// notified: the change a classic member inside a consumer group was
 	// last told to rejoin for.
 	notified string
+	// A classic member inside a consumer group: its join and sync timers
+	// in force (Group.timerSeq numbers; 0 when none), as Kafka's
+	// consumerGroupJoinKey and consumerGroupSyncKey timers. Clone copies
+	// them with the struct.
+	joinTimer, syncTimer int
 }
 
 // Group is the group coordinator's state for one group on B1.
@@ -164,6 +169,16 @@ type Group struct {
 	// consumer-group-rebalances sensor counts those).
 	RebalanceStarts int
 	timerSeq        int // numbers the consumer group's member timers
+	// Incarnation counts how many times the group id's empty group was
+	// deleted and made anew with the other type (recreate): each new group
+	// starts at generation and epoch 0, so those numbers only grow within
+	// one incarnation. Clone copies it with the struct.
+	Incarnation int
+	// numClassic counts the members with ClassicMember set
+	// (ConsumerGroup.numClassicProtocolMembers): every change of the
+	// members map goes through putMember and dropMember, every change of
+	// the flag through setClassicMember. Clone copies it with the struct.
+	numClassic int
 }
 
 // GroupTransition is one coordinator state change.

@@ -19,7 +19,7 @@ func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
 		RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: r.SessionTimeout, Joined: true,
 		joinOrder: g.joinSeq, silentSince: -1}
-	g.members[gm.MemberID] = gm
+	g.putMember(gm)
 	if gm.InstanceID != "" {
 		putMap(&g.static, gm.InstanceID, gm.MemberID)
 	}
@@ -31,7 +31,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	if gm == nil {
 		return
 	}
-	delete(g.members, id)
+	g.dropMember(id)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == id {
 		delete(g.static, gm.InstanceID)
 	}
@@ -112,12 +112,14 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 			return
 		}
 		// An empty consumer group becomes a classic group when a classic
-		// member joins (GroupMetadataManager.getOrMaybeCreateClassicGroup).
-		g.Type, g.State = ClassicGroup, Empty
-		if g.GroupEpoch > g.Generation {
-			g.Generation = g.GroupEpoch // numbers carry on (see becomeConsumerGroup)
-		}
-		w.event(EvGroupState, "", "group %s is now a classic group (group.protocol=classic)", g.ID)
+		// member joins: GroupMetadataManager.classicGroupJoinToClassicGroup
+		// deletes it (maybeDeleteEmptyConsumerGroup: tombstones for its
+		// epoch, assignments and subscriptions) and
+		// getOrMaybeCreateClassicGroup makes a new ClassicGroup at
+		// generation 0. The committed offsets stay.
+		from := g.GroupEpoch
+		g.recreate(ClassicGroup)
+		w.event(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
 	// classicGroupJoinExistingMember: a member with no assignor in common
@@ -189,14 +191,14 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	old := g.members[oldID]
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
-	delete(g.members, oldID)
+	g.dropMember(oldID)
 	putMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
 		SessionTimeout: r.SessionTimeout, Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
 		pendingSync: old.pendingSync}
-	g.members[gm.MemberID] = gm
+	g.putMember(gm)
 	g.heardLast(w, gm)
 	putMap(&g.static, r.InstanceID, gm.MemberID)
 	if g.Leader == oldID {
@@ -391,7 +393,7 @@ func (g *Group) completeJoin(w *World) {
 			timeout = gm.RebalanceTimeout
 		}
 	}
-	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation})
+	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
 	for _, gm := range joined {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
 	}
@@ -469,8 +471,13 @@ func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 // expirePendingSync is GroupMetadataManager.expirePendingSync: members of
 // generation gen that sent no SyncGroup within the rebalance timeout are
 // removed, and the group rebalances.
-func (g *Group) expirePendingSync(w *World, gen int) {
-	if g.Type != ClassicGroup || g.Generation != gen || (g.State != CompletingRebalance && g.State != Stable) {
+//
+// Kafka keys the timer by group id (classicGroupSyncKey), so the next
+// rebalance's timer replaces it; kgrepl's timers are never replaced, so one
+// set by an earlier incarnation of the group, whose generation numbers the
+// new group may reach again, must not fire in the new one.
+func (g *Group) expirePendingSync(w *World, gen, incarnation int) {
+	if g.Type != ClassicGroup || g.Generation != gen || g.Incarnation != incarnation || (g.State != CompletingRebalance && g.State != Stable) {
 		return
 	}
 	removed := false

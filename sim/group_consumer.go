@@ -64,9 +64,11 @@ type consumerKind struct{}
 // group is empty (an admin client or a consumer without group management);
 // otherwise the member must exist (UNKNOWN_MEMBER_ID) and carry its current
 // epoch exactly (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member
-// inside a consumer group). Kafka answers FENCED_MEMBER_EPOCH only to
-// heartbeats.
-func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, _ bool) ErrorCode {
+// inside a consumer group, and for any member's TxnOffsetCommit:
+// OffsetMetadataManager.validateTransactionalOffsetCommit turns
+// StaleMemberEpochException into ILLEGAL_GENERATION). Kafka answers
+// FENCED_MEMBER_EPOCH only to heartbeats.
+func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, txn bool) ErrorCode {
 	if epoch < 0 && len(g.members) == 0 {
 		return None
 	}
@@ -75,7 +77,7 @@ func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int
 		return UnknownMemberID
 	}
 	if epoch != gm.MemberEpoch {
-		if gm.ClassicMember {
+		if gm.ClassicMember || txn {
 			return IllegalGeneration
 		}
 		return StaleMemberEpoch
@@ -194,7 +196,7 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 		if replaced != nil {
 			g.replaceStatic(w, replaced, gm)
 		} else {
-			g.members[gm.MemberID] = gm
+			g.putMember(gm)
 			if gm.InstanceID != "" {
 				putMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
@@ -211,22 +213,36 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 	}
 }
 
-// becomeConsumerGroup turns an empty classic group into a consumer group
-// (Kafka deletes the empty classic group and creates a consumer group with
-// the same id). The offsets stay.
-//
-// Kafka's new group starts again at epoch 0; kgrepl carries the numbers on
-// (the group epoch starts at the classic generation) so that epochs and
-// generations only grow over the group's life.
+// becomeConsumerGroup turns an empty classic group into a consumer group:
+// GroupMetadataManager.getOrMaybeCreateConsumerGroup deletes the empty
+// classic group (maybeDeleteEmptyClassicGroup: a GroupMetadata tombstone)
+// and creates a new ConsumerGroup with the same id, at group epoch 0 (the
+// joining member then bumps it to 1). Committed offsets are records of
+// their own, which the tombstone leaves alone: they stay.
 func (g *Group) becomeConsumerGroup(w *World) {
-	g.Type = ConsumerGroup
-	if g.Generation > g.GroupEpoch {
-		g.GroupEpoch = g.Generation
+	from := g.Generation
+	g.recreate(ConsumerGroup)
+	if from == 0 {
+		// No generation ever formed: in Kafka there is no group yet to
+		// delete (kgrepl's world starts with an empty classic group).
+		w.event(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
+		return
 	}
-	g.AssignmentEpoch = g.GroupEpoch
-	g.Leader = ""
-	g.Assignor = ""
-	w.event(EvGroupState, "", "group %s is now a consumer group (group.protocol=consumer)", g.ID)
+	w.event(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
+}
+
+// recreate is Kafka deleting the group id's empty group and creating a new
+// one of type t in its place (ConsumerGroup's and ClassicGroup's
+// constructors): generation, epochs, leader and assignor start again; the
+// offsets (committed and pending) stay. The group is empty, so it has no
+// members and no static ones; the member ids a static rejoin fenced are
+// forgotten too (a new group answers them UNKNOWN_MEMBER_ID).
+func (g *Group) recreate(t GroupType) {
+	g.Type, g.State = t, Empty
+	g.Generation, g.GroupEpoch, g.AssignmentEpoch = 0, 0, 0
+	g.Leader, g.Assignor = "", ""
+	g.static, g.fenced = nil, nil
+	g.Incarnation++
 }
 
 // heartbeatMember is getOrMaybeSubscribeDynamicConsumerGroupMember and
@@ -312,8 +328,8 @@ func subsetOf(a, b []TopicPartition) bool {
 // with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
 // assignment, no group epoch bump.
 func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
-	delete(g.members, old.MemberID)
-	g.members[gm.MemberID] = gm
+	g.dropMember(old.MemberID)
+	g.putMember(gm)
 	putMap(&g.static, gm.InstanceID, gm.MemberID)
 	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
 		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
@@ -559,11 +575,11 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
 	}
-	delete(g.members, gm.MemberID)
+	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}
-	gm.sessionTimer, gm.rebalanceTimer = 0, 0
+	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
 	g.RebalanceStarts++

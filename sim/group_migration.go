@@ -15,9 +15,11 @@ package sim
 //
 // kgrepl simplifies: classic heartbeats are implicit (a live process is
 // heard), so the REBALANCE_IN_PROGRESS a classic member's heartbeat would
-// get is pushed as a RebalanceNotification the moment it applies; Kafka's
-// join and sync timeouts for classic members inside a consumer group are
-// not modelled (their session timeout is).
+// get is pushed as a RebalanceNotification the moment it applies. Kafka's
+// timers for classic members inside a consumer group are kept: the
+// session timeout, the join timeout (a member told to rejoin that does not
+// within its rebalance timeout is fenced) and the sync timeout (one
+// answered JoinGroup that sends no SyncGroup within it is fenced).
 
 import (
 	"fmt"
@@ -52,7 +54,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 			w.reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
-		gm.ClassicMember = true
+		g.setClassicMember(gm, true)
 		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
 		gm.MemberState = reconcile.Stable.String()
 		gm.Target, gm.Revoking = cp(gm.Assignment), nil
@@ -104,6 +106,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
+			n.joinTimer, n.syncTimer = 0, 0
 			gm, replaced = &n, old
 		}
 	case r.MemberID == "":
@@ -122,7 +125,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		gm.Topics = cp(r.Topics)
 		bump = true
 	}
-	gm.ClassicMember = true
+	g.setClassicMember(gm, true)
 	gm.Strategy, gm.Protocols = r.Strategy, []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	g.admitAndAssign(w, gm, replaced, newMember, bump, " with the classic protocol")
@@ -147,9 +150,43 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
 	}
 	g.updateConsumerState(w)
+	// The answer's append completes: cancelConsumerGroupJoinTimeout, and
+	// scheduleConsumerGroupSyncTimeout with the request's rebalance
+	// timeout (it replaces any earlier sync timer of the member).
+	gm.joinTimer = 0
+	g.timerSeq++
+	gm.syncTimer = g.timerSeq
+	w.after(timer{at: w.Tick + r.RebalanceTimeout, kind: tmClassicSyncTimeout, id: gm.MemberID, n: gm.syncTimer})
 	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
+}
+
+// scheduleClassicJoinTimeout is scheduleConsumerGroupJoinTimeoutIfAbsent:
+// a classic member told to rejoin (its heartbeat or SyncGroup answered
+// REBALANCE_IN_PROGRESS) is fenced unless its JoinGroup comes within its
+// rebalance timeout; a timer already running is kept.
+func (g *Group) scheduleClassicJoinTimeout(w *World, gm *GroupMember) {
+	if gm.joinTimer != 0 {
+		return
+	}
+	g.timerSeq++
+	gm.joinTimer = g.timerSeq
+	w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmClassicJoinTimeout, id: gm.MemberID, n: gm.joinTimer})
+}
+
+// classicMemberTimeout: a classic member's join or sync timer fired
+// without being cancelled (consumerGroupFenceMemberOperation).
+func (g *Group) classicMemberTimeout(w *World, id string, seq int, sync bool) {
+	gm := g.members[id]
+	if g.Type != ConsumerGroup || gm == nil || !gm.ClassicMember {
+		return
+	}
+	if sync && gm.syncTimer == seq {
+		g.fenceMember(w, gm, fmt.Sprintf("the classic member sent no SyncGroup within its rebalance timeout (%d)", gm.RebalanceTimeout))
+	} else if !sync && gm.joinTimer == seq {
+		g.fenceMember(w, gm, fmt.Sprintf("the classic member did not rejoin within its rebalance timeout (%d)", gm.RebalanceTimeout))
+	}
 }
 
 // classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
@@ -159,11 +196,13 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
 	if gm == nil {
 		return
 	}
-	// throwIfRebalanceInProgress.
+	// throwIfRebalanceInProgress: the sync timer stays; a join timer starts.
 	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
+		g.scheduleClassicJoinTimeout(w, gm)
 		w.reply(p, RebalanceInProgress, "", nil)
 		return
 	}
+	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
 	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
@@ -226,6 +265,14 @@ func (g *Group) notifyClassicMembers(w *World) {
 			continue
 		}
 		gm.notified = key
+		// A heartbeat answered REBALANCE_IN_PROGRESS starts the join timer.
+		// Kafka's client sends no heartbeats while it is joining or
+		// syncing, but a JoinGroup on its way cancels the timer, and a
+		// syncing member gets REBALANCE_IN_PROGRESS on its SyncGroup or on
+		// its first heartbeat after it, which starts the timer then;
+		// kgrepl tells a member once per change, so the timer starts here
+		// whatever the client is doing (a few ticks early at most).
+		g.scheduleClassicJoinTimeout(w, gm)
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
@@ -233,13 +280,45 @@ func (g *Group) notifyClassicMembers(w *World) {
 
 // hasClassicMembers: some member speaks the classic protocol (the usual
 // consumer group has none, and is spared the ordered walks over members).
-func (g *Group) hasClassicMembers() bool {
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			return true
+// ConsumerGroup keeps the count as members change
+// (numClassicProtocolMembers, updated in updateMember and removeMember);
+// so does kgrepl (numClassic), instead of walking the members on every
+// heartbeat.
+func (g *Group) hasClassicMembers() bool { return g.numClassic > 0 }
+
+// putMember puts gm in the members map, new or in place of the member
+// with its id, keeping numClassic.
+func (g *Group) putMember(gm *GroupMember) {
+	if old := g.members[gm.MemberID]; old != nil && old.ClassicMember {
+		g.numClassic--
+	}
+	if gm.ClassicMember {
+		g.numClassic++
+	}
+	g.members[gm.MemberID] = gm
+}
+
+// dropMember removes the member with id from the members map, keeping
+// numClassic.
+func (g *Group) dropMember(id string) {
+	if old := g.members[id]; old != nil && old.ClassicMember {
+		g.numClassic--
+	}
+	delete(g.members, id)
+}
+
+// setClassicMember sets gm's ClassicMember flag, keeping numClassic when
+// gm is in the members map (a member not in it yet is counted by
+// putMember).
+func (g *Group) setClassicMember(gm *GroupMember, classic bool) {
+	if gm.ClassicMember != classic && g.members[gm.MemberID] == gm {
+		if classic {
+			g.numClassic++
+		} else {
+			g.numClassic--
 		}
 	}
-	return false
+	gm.ClassicMember = classic
 }
 
 // waitingOnUnreleased is ConsumerGroup.waitingOnUnreleasedPartition: a
@@ -273,7 +352,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 			return false
 		}
 	}
-	delete(g.members, leaving.MemberID)
+	g.dropMember(leaving.MemberID)
 	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
 		delete(g.static, leaving.InstanceID)
 	}
@@ -285,9 +364,9 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	sort.Strings(ids)
 	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
 		gm := g.members[id]
-		gm.ClassicMember = false
+		g.setClassicMember(gm, false)
 		gm.Assignment, gm.Revoking = cp(gm.Target), nil
-		gm.sessionTimer, gm.rebalanceTimer = 0, 0
+		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 		if gm.silentSince >= 0 {
 			w.after(timer{at: gm.silentSince + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: gm.silentSince})
 		}

@@ -13,6 +13,7 @@ type Checker struct {
 	txnSeen     int
 	epochs      map[string]int
 	offsetsSeen int
+	incarnation int // the group's Incarnation the numbers above belong to
 }
 
 // NewChecker starts checking a world from its current state.
@@ -23,7 +24,13 @@ func NewChecker() *Checker {
 // Check returns the first invariant the world breaks, or nil.
 func (c *Checker) Check(w *World) error {
 	g := w.Group
-	// Generations only grow.
+	if g.Incarnation != c.incarnation {
+		// The empty group was deleted and made anew (Group.recreate): its
+		// numbers start again at 0 and only grow from there.
+		c.incarnation, c.lastGen, c.groupEpoch = g.Incarnation, -1, 0
+		clear(c.memberEpoch)
+	}
+	// Generations only grow (within one incarnation of the group).
 	if g.Generation < c.lastGen {
 		return fmt.Errorf("tick %d: generation went from %d back to %d", w.Tick, c.lastGen, g.Generation)
 	}
@@ -35,6 +42,16 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.groupSeen = g.Transitions.Len()
+	// The count of classic members is what a walk over the members finds.
+	classic := 0
+	for _, gm := range g.members {
+		if gm.ClassicMember {
+			classic++
+		}
+	}
+	if classic != g.numClassic {
+		return fmt.Errorf("tick %d: %d classic members counted, %d in the group", w.Tick, g.numClassic, classic)
+	}
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
 	for _, gm := range g.Members() {
@@ -136,7 +153,9 @@ func (c *Checker) Check(w *World) error {
 func (c *Checker) current(w *World, m *Member) bool {
 	g := w.Group
 	if !m.consumer {
-		return g.Type == ClassicGroup && m.Generation == g.Generation
+		// A process of an earlier incarnation may hold the same number: the
+		// coordinator must also have its member id (Group.recreate).
+		return g.Type == ClassicGroup && m.Generation == g.Generation && g.members[m.MemberID] != nil
 	}
 	gm := g.members[m.MemberID]
 	return g.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
@@ -144,7 +163,8 @@ func (c *Checker) current(w *World, m *Member) bool {
 }
 
 // checkConsumerGroup: within one assignment epoch no partition is owned
-// (assigned or pending revocation) by two members; the group epoch and
+// (assigned or pending revocation) by two members; within one incarnation
+// of the group (Group.recreate starts it again at 0) the group epoch and
 // every member's epoch only grow (a member's epoch starts again only when
 // it joins anew after leaving or being fenced, or leaves for now with -2);
 // the assignment epoch never passes the group epoch; a live process owns

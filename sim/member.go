@@ -484,6 +484,7 @@ func (m *Member) maybeAutoCommit(w *World) {
 		req := w.newCommitReq()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
+			req.Auto = autoInterval
 			m.sendCommitReq(w, req)
 		} else {
 			w.unuseCommitReq(req)
@@ -879,7 +880,7 @@ func (m *Member) sendSyncCommit(w *World) {
 		return
 	}
 	m.commitSeq++
-	m.sendCommitList(w, m.pendingCommit, true)
+	m.sendCommitList(w, m.pendingCommit, true, m.syncAutoCommit())
 	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
 }
 
@@ -894,9 +895,9 @@ func (m *Member) commitRetry(w *World, seq int) {
 // sendCommitList sends an OffsetCommit of l; the request keeps its
 // partitions and slots, and copies the offsets into its own array (from
 // the free list).
-func (m *Member) sendCommitList(w *World, l commitList, sync bool) {
+func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto autoCommit) {
 	req := w.newCommitReq()
-	req.Sync, req.Partitions, req.Slots = sync, l.tps, l.slots
+	req.Sync, req.Auto, req.Partitions, req.Slots = sync, auto, l.tps, l.slots
 	req.Offsets = append(req.Offsets, l.offs...)
 	m.sendCommitReq(w, req)
 }
@@ -932,9 +933,16 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		return
 	}
 	if p.Error != None {
-		w.event(EvCommitFailed, m.Client, "%s: OffsetCommit refused with %s: CommitFailedException", m.label(w), p.Error)
-		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*commitReq).Generation)
-		m.commitThrew()
+		req := p.Req.Body.(*commitReq)
+		// The exception is named before requestFailed resets the generation:
+		// the response handler compares the generation it sent with the
+		// member's at the time the answer arrives.
+		what, thrown := m.commitRefusal(req, p.Error)
+		w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
+		m.group().requestFailed(w, m, p.Error, req.Generation)
+		if thrown {
+			m.commitThrew()
+		}
 	}
 	if r.Sync && m.loop == LoopCommitting {
 		then := m.afterCommit
@@ -942,6 +950,97 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		m.commitSeq++ // no retry of an answered commit
 		m.resume(w, then)
 	}
+}
+
+// autoCommit says which of the client's own auto-commits an OffsetCommit
+// is; autoNone is the application's commitSync.
+type autoCommit uint8
+
+const (
+	autoNone     autoCommit = iota
+	autoInterval            // inside poll(), every auto.commit.interval.ms (async)
+	autoRejoin              // classic onJoinPrepare: before rejoining
+	autoClose               // close(): maybeAutoCommitOffsetsSync
+)
+
+// syncAutoCommit: a blocking commit under auto-commit is the client's own
+// (onJoinPrepare before a rejoin, or close()), not the application's.
+func (m *Member) syncAutoCommit() autoCommit {
+	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional {
+		return autoNone
+	}
+	switch m.afterCommit {
+	case contIdle:
+		return autoRejoin
+	case contCloseDone:
+		return autoClose
+	}
+	return autoNone
+}
+
+// commitRefusal says what the client does with an OffsetCommit the
+// coordinator refused with code, and whether the application sees an
+// exception. Only the application's commitSync throws. The client's own
+// auto-commits log the failure and go on: ConsumerCoordinator's
+// autoCommitOffsetsAsync callback ("Asynchronous auto-commit of offsets ...
+// failed", a warning; the consumer protocol's CommitRequestManager
+// autoCommitCallback alike), onJoinPrepare ("... Will continue to join
+// group", an error) and maybeAutoCommitOffsetsSync in close() ("consistent
+// with async auto-commit failures, we do not propagate the exception"; the
+// consumer protocol's AsyncKafkaConsumer close alike). Either way the
+// response handler has already reset the generation or asked for a rejoin
+// (requestFailed). kgrepl's errors here are all non-retriable, so no
+// auto-commit is retried after the backoff. kgrepl has no application
+// commitAsync (whose callback gets the same exceptions commitSync throws).
+//
+// One refusal of an asynchronous auto-commit reaches the application: a
+// classic client fenced by FENCED_INSTANCE_ID in the generation it sent
+// (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
+// the next poll() throws FencedInstanceIdException from
+// invokeCompletedOffsetCommitCallbacks).
+func (m *Member) commitRefusal(req *commitReq, code ErrorCode) (string, bool) {
+	if (req.Auto == autoInterval || req.Auto == autoRejoin) && !m.consumer && code == FencedInstanceID && m.sentInGeneration(req) {
+		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
+	}
+	switch req.Auto {
+	case autoInterval:
+		return "asynchronous auto-commit refused with " + code.String() + ": logged as a warning, nothing thrown", false
+	case autoRejoin:
+		return "auto-commit before rejoining refused with " + code.String() + ": logged, the rejoin goes on", false
+	case autoClose:
+		return "auto-commit in close() refused with " + code.String() + ": logged as a warning, close() goes on", false
+	}
+	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(req, code), true
+}
+
+// commitSyncException is what commitSync throws for a refused commit. The
+// classic client (ConsumerCoordinator.OffsetCommitResponseHandler.handle):
+// REBALANCE_IN_PROGRESS is RebalanceInProgressException (and a rejoin);
+// UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION and FENCED_INSTANCE_ID are
+// RebalanceInProgressException when the member has moved to another
+// generation since it sent the commit and is rejoining, else
+// FENCED_INSTANCE_ID is FencedInstanceIdException (fatal) and the other two
+// CommitFailedException. The consumer protocol's client
+// (CommitRequestManager.commitSyncExceptionForError) throws
+// CommitFailedException for all of them (STALE_MEMBER_EPOCH included).
+func (m *Member) commitSyncException(req *commitReq, code ErrorCode) string {
+	if m.consumer {
+		return "CommitFailedException"
+	}
+	unchanged := m.sentInGeneration(req)
+	switch {
+	case code == RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
+		return "RebalanceInProgressException"
+	case code == FencedInstanceID && unchanged:
+		return "FencedInstanceIdException"
+	}
+	return "CommitFailedException"
+}
+
+// sentInGeneration: the member's generation and member id are still the
+// ones the commit carried (CoordinatorResponseHandler.generationUnchanged).
+func (m *Member) sentInGeneration(req *commitReq) bool {
+	return req.Generation == m.Generation && req.MemberID == m.MemberID
 }
 
 // commitThrew is commitSync throwing. Before the batch was processed

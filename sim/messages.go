@@ -49,6 +49,9 @@ type commitReq struct {
 	Sync       bool
 	// BeforeRevoke: the consumer protocol's auto-commit before revocation.
 	BeforeRevoke bool
+	// Auto: which of the client's own auto-commits this is (autoNone: the
+	// application's commitSync); a refused auto-commit is logged, not thrown.
+	Auto autoCommit
 	// Slots: each partition's number in the world (inputIndex.slot), as
 	// the member knows it, or nil; only hints, checked where used. Kafka's
 	// request has no such field: it spares the coordinator a lookup.

@@ -7,7 +7,10 @@ import (
 
 // PauseEntry is what one rebalance (the one that formed Generation) paused.
 type PauseEntry struct {
-	Generation     int
+	Generation int
+	// Incarnation is the group's (Group.Incarnation): a group made anew
+	// numbers its rebalances from 1 again.
+	Incarnation    int
 	Partitions     []TopicPartition // sorted
 	PartitionTicks int
 	FirstTick      int
@@ -18,7 +21,7 @@ type PauseEntry struct {
 // subscribed partition that no member is consuming counts one per tick.
 type PauseMeter struct {
 	Total   int
-	Entries []PauseEntry // one per rebalance, in generation order
+	Entries []PauseEntry // one per rebalance, in (incarnation, generation) order
 	active  bool
 	// Series is the running total after each tick (index = tick), for charts.
 	Series PauseSeries
@@ -56,7 +59,7 @@ func (pm *PauseMeter) account(w *World) {
 		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
 	}
 	paused := w.pausedPartitions()
-	e := pm.entry(gen, w.Tick)
+	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: look each one up there (the few added now, unsorted yet, by
 	// scanning them).
@@ -75,16 +78,19 @@ func (pm *PauseMeter) account(w *World) {
 	pm.Total += len(paused)
 }
 
-func (pm *PauseMeter) entry(gen, tick int) *PauseEntry {
+func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
 	for i := range pm.Entries {
-		if pm.Entries[i].Generation == gen {
+		if pm.Entries[i].Incarnation == inc && pm.Entries[i].Generation == gen {
 			return &pm.Entries[i]
 		}
 	}
-	pm.Entries = append(pm.Entries, PauseEntry{Generation: gen, FirstTick: tick, LastTick: tick, Partitions: []TopicPartition{}})
-	sort.Slice(pm.Entries, func(i, j int) bool { return pm.Entries[i].Generation < pm.Entries[j].Generation })
+	pm.Entries = append(pm.Entries, PauseEntry{Generation: gen, Incarnation: inc, FirstTick: tick, LastTick: tick, Partitions: []TopicPartition{}})
+	sort.Slice(pm.Entries, func(i, j int) bool {
+		a, b := pm.Entries[i], pm.Entries[j]
+		return a.Incarnation < b.Incarnation || (a.Incarnation == b.Incarnation && a.Generation < b.Generation)
+	})
 	for i := range pm.Entries {
-		if pm.Entries[i].Generation == gen {
+		if pm.Entries[i].Incarnation == inc && pm.Entries[i].Generation == gen {
 			return &pm.Entries[i]
 		}
 	}

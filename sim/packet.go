@@ -92,7 +92,7 @@ const (
 	EvSlowStart      EventKind = "slow-start"      // a slow record began
 	EvPolled         EventKind = "polled"          // poll() returned a batch
 	EvProcessed      EventKind = "processed"       // a record was processed
-	EvCommitFailed   EventKind = "commit-failed"   // CommitFailedException on the client
+	EvCommitFailed   EventKind = "commit-failed"   // a commit refused: thrown by commitSync, logged for an auto-commit
 	EvCommitted      EventKind = "committed"       // offsets committed
 	EvClosed         EventKind = "closed"          // a member closed
 	EvStarted        EventKind = "started"         // a member process started

@@ -427,8 +427,20 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 	switch p.Error {
 	case None:
 		m.flush(w, contEndTxnCommit)
-	case UnknownMemberID, IllegalGeneration, FencedInstanceID, StaleMemberEpoch:
-		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: CommitFailedException, aborting the transaction", m.label(w), p.Error)
+	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+		// TransactionManager.TxnOffsetCommitHandler.handleResponse: an
+		// abortable error (abortableError): sendOffsetsToTransaction throws
+		// it, and the application, not the client, aborts the transaction
+		// (the consume-process-produce loop's abortTransaction). A consumer
+		// group answers a stale member epoch with ILLEGAL_GENERATION here
+		// (OffsetMetadataManager.validateTransactionalOffsetCommit).
+		// requestFailed is a simplification: in Kafka the producer's error
+		// does not reach the consumer, whose next heartbeat learns the same.
+		ex := "CommitFailedException"
+		if p.Error == FencedInstanceID {
+			ex = "FencedInstanceIdException"
+		}
+		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
 		m.group().requestFailed(w, m, p.Error, p.Req.Body.(*txnOffsetCommitReq).Generation)
 		m.flush(w, contEndTxnAbort)
 	default:

@@ -22,11 +22,13 @@ const (
 	tmOffsetFetchTimeout                        // client/inc: OffsetFetch number n unanswered (tps)
 	tmEndTxnTimeout                             // client/inc: EndTxn number n unanswered
 	tmHeartbeatCheck                            // member id answered in generation n: heard with it since?
-	tmPendingSync                               // generation n: members that sent no SyncGroup are removed
+	tmPendingSync                               // generation n of the group's incarnation m: members that sent no SyncGroup are removed
 	tmConsumerSessionTimeout                    // consumer group member id: session timer number n
 	tmConsumerRebalanceTimeout                  // consumer group member id: rebalance timer number n, at member epoch m
 	tmHeartbeat                                 // client/inc: ConsumerGroupHeartbeat timer number n (m: 1 = request timeout)
 	tmRevokeCommit                              // client/inc: auto-commit before revocation attempt n (m: 1 = request timeout, 0 = retry)
+	tmClassicJoinTimeout                        // consumer group classic member id: join timer number n (told to rejoin)
+	tmClassicSyncTimeout                        // consumer group classic member id: sync timer number n (JoinGroup answered)
 )
 
 // timer is something due at a tick. Timers are data, not closures, so a
@@ -193,11 +195,13 @@ func (w *World) fire(t timer) {
 	case tmHeartbeatCheck:
 		w.Group.heartbeatCheck(w, t.id, t.n)
 	case tmPendingSync:
-		w.Group.expirePendingSync(w, t.n)
+		w.Group.expirePendingSync(w, t.n, t.m)
 	case tmConsumerSessionTimeout:
 		w.Group.consumerSessionTimeout(w, t.id, t.n)
 	case tmConsumerRebalanceTimeout:
 		w.Group.consumerRebalanceTimeout(w, t.id, t.n, t.m)
+	case tmClassicJoinTimeout, tmClassicSyncTimeout:
+		w.Group.classicMemberTimeout(w, t.id, t.n, t.kind == tmClassicSyncTimeout)
 	default:
 		m := w.procOf(t.client, t.inc, t.proc)
 		if m == nil || !m.Alive {

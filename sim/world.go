@@ -796,7 +796,7 @@ func (w *World) startStableConsumerGroup(n int) {
 			gm.Strategy, gm.Protocols = m.Cfg.Assignor, []string{m.Cfg.Assignor}
 			gm.SessionTimeout = m.Cfg.SessionTimeout
 		}
-		g.members[gm.MemberID] = gm
+		g.putMember(gm)
 		if gm.InstanceID != "" {
 			putMap(&g.static, gm.InstanceID, gm.MemberID)
 		}
