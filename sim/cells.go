@@ -421,7 +421,7 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 func (c *CellLog) clone() CellLog {
 	n := *c
 	n.runs, n.recs, n.others = c.runs.clone(), c.recs.clone(), c.others.clone()
-	n.bases, n.farTicks = c.bases.cloneAppendOnly(), c.farTicks.clone()
+	n.bases, n.farTicks = c.bases.clone(), c.farTicks.clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.clone()

@@ -560,15 +560,16 @@ func (m *Member) revokeCooperative(w *World) bool {
 		return false
 	}
 	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
-	var keep []TopicPartition
+	var keep, gone []TopicPartition
 	for _, tp := range m.Owned {
 		if !m.revoking(tp) {
 			keep = append(keep, tp)
 		} else {
-			m.positions.del(tp)
-			m.processed.del(tp)
+			gone = append(gone, tp)
 		}
 	}
+	m.positions.delAll(gone) // one pass each, however many go
+	m.processed.delAll(gone)
 	m.Owned, m.revoke = keep, nil
 	if m.Phase != PhaseJoining {
 		m.sendJoin(w) // unless a JoinGroup is already out

@@ -426,9 +426,9 @@ func (m *Member) cgRevoke(w *World) {
 	drop := map[TopicPartition]bool{}
 	for _, tp := range m.cg.revoked {
 		drop[tp] = true
-		m.positions.del(tp)
-		m.processed.del(tp)
 	}
+	m.positions.delAll(m.cg.revoked) // one pass each, however many go
+	m.processed.delAll(m.cg.revoked)
 	var keep []TopicPartition
 	for _, tp := range m.Owned {
 		if !drop[tp] {

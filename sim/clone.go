@@ -80,8 +80,20 @@ func (w *World) Clone() *World {
 
 	n.procs = make([]*Member, len(w.procs))
 	procs := make([]Member, len(w.procs))
+	// Every member's positions, processed and committed offsets in one
+	// array, their batches in another, their producers' sequence numbers
+	// and requests in flight in two more (cutInto).
+	var ints, batch, seqs, unacked int
+	for _, m := range w.procs {
+		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
+		batch += len(m.batch)
+		seqs += len(m.prod.seq)
+		unacked += len(m.prod.unacked)
+	}
+	bufs := memberBufs{ints: make([]partInt, 0, ints), batch: make([]fetched, 0, batch),
+		seqs: make([]int, 0, seqs), unacked: make([]*produceReq, 0, unacked)}
 	for i, m := range w.procs {
-		m.cloneInto(&procs[i])
+		m.cloneInto(&procs[i], &bufs)
 		n.procs[i] = &procs[i]
 		n.procs[i].lastJoin = re(m.lastJoin)
 		n.procs[i].cg.inFlight = re(m.cg.inFlight)
@@ -95,6 +107,27 @@ func (w *World) Clone() *World {
 	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = nil, nil, nil, nil
 	n.Meter = w.Meter.clone()
 	return &n
+}
+
+// memberBufs are the arrays World.Clone copies its members' small slices
+// into, one per kind, rather than one allocation per slice (cutInto).
+type memberBufs struct {
+	ints    []partInt
+	batch   []fetched
+	seqs    []int
+	unacked []*produceReq
+}
+
+// cutInto appends s to *buf and returns its copy there, cut to its length,
+// so that an append or insert to it reallocates and an element write or a
+// delete stays within it; nil for nil.
+func cutInto[T any](buf *[]T, s []T) []T {
+	if s == nil {
+		return nil
+	}
+	at := len(*buf)
+	*buf = append(*buf, s...)
+	return (*buf)[at:len(*buf):len(*buf)]
 }
 
 func cp[T any](s []T) []T {
@@ -170,19 +203,22 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n.members = make(map[string]*GroupMember, len(g.members))
 	gms := make([]GroupMember, 0, len(g.members))
 	for id, gm := range g.members {
+		// Topics, Owned, Protocols, Assignment, Target and Revoking are
+		// shared: each is replaced, never changed in place (see GroupMember).
 		gms = append(gms, *gm)
 		c := &gms[len(gms)-1]
-		c.Topics, c.Owned, c.Assignment = cp(gm.Topics), cp(gm.Owned), cp(gm.Assignment)
-		c.Target, c.Revoking = cp(gm.Target), cp(gm.Revoking)
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
 		n.members[id] = c
 	}
 	n.static = cpLazy(g.static)
 	n.fenced = cpLazy(g.fenced)
 	n.offsets = g.offsets.clone()
-	n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
-	for pid, m := range g.pending {
-		n.pending[pid] = cpMap(m)
+	n.pending = nil // made at its first write (putMap), so nil while empty
+	if len(g.pending) > 0 {
+		n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
+		for pid, m := range g.pending {
+			n.pending[pid] = cpMap(m)
+		}
 	}
 	n.OffsetsLog = g.OffsetsLog.clone()
 	n.Transitions = g.Transitions.clone()
@@ -213,15 +249,17 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	return &n
 }
 
-func (m *Member) cloneInto(n *Member) {
+func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	*n = *m
 	// Owned is replaced, never changed in place (commits share it too):
-	// shared, and with it the slots computed for it (ownedSlots).
-	n.Topics, n.revoke, n.batch = cp(m.Topics), cp(m.revoke), cp(m.batch)
-	n.positions, n.processed, n.committed = m.positions.clone(), m.processed.clone(), m.committed.clone()
+	// shared, and with it the slots computed for it (ownedSlots). So is
+	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
+	// array is reused for the next batch: copied.
+	n.revoke, n.batch = cp(m.revoke), cutInto(&bufs.batch, m.batch)
+	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
 	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = cpMap(m.prod.seq)
-	n.prod.unacked = cpMap(m.prod.unacked) // the requests themselves are never changed
+	n.prod.seq = cutInto(&bufs.seqs, m.prod.seq)
+	n.prod.unacked = cutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = cp(m.prod.queued)
 	n.txn.partitions = cpMap(m.txn.partitions)
 	n.txn.offs = cpMap(m.txn.offs)

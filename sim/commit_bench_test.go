@@ -78,7 +78,7 @@ func TestFetchPositionList(t *testing.T) {
 					m.processed.set(e.tp, e.v+10)
 				}
 			}
-			m.positions.del(tp("x", 9))
+			m.positions.delAll([]TopicPartition{tp("x", 9)})
 			for _, c := range []struct {
 				name string
 				got  commitList

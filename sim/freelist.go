@@ -213,7 +213,7 @@ func (w *World) recycle(p *Packet) {
 				f.commitReqs = append(f.commitReqs, b)
 			}
 		case *produceReq:
-			if m := w.procOf(q.From, q.FromInc, q.proc); b.epoch == e && m != nil && m.prod.unacked[b.ID] != b {
+			if m := w.procOf(q.From, q.FromInc, q.proc); b.epoch == e && m != nil && m.prod.unacked.get(b.ID) != b {
 				*b = produceReq{}
 				f.produceReqs = append(f.produceReqs, b)
 			}

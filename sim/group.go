@@ -4,10 +4,7 @@ package sim
 // keeps two group types side by side (group/classic and group/modern/consumer);
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
-import (
-	"fmt"
-	"sort"
-)
+import "sort"
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
 type GroupType string
@@ -69,7 +66,12 @@ func LegalGroupTransition(from, to GroupState) bool {
 	return false
 }
 
-// GroupMember is the coordinator's record of one member.
+// GroupMember is the coordinator's record of one member. Its slices
+// (Topics, Owned, Protocols, Assignment, Target, Revoking) are replaced,
+// never changed in place (no element write, no sort, no append to one):
+// they may be a request's (JoinGroup's topics and owned partitions), the
+// member's Owned, an assignor's answer, and World.Clone shares them
+// between the copies.
 type GroupMember struct {
 	MemberID, ClientID, InstanceID string
 	Inc                            int
@@ -78,8 +80,7 @@ type GroupMember struct {
 	OwnedGen                       int
 	Strategy                       string
 	// Protocols are the assignors the member supports, as the coordinator
-	// counts them (ClassicGroup.supportedProtocols). Never changed in
-	// place: a new slice replaces it, so clones may share it.
+	// counts them (ClassicGroup.supportedProtocols).
 	Protocols        []string
 	RebalanceTimeout int
 	SessionTimeout   int
@@ -156,7 +157,8 @@ type Group struct {
 	newMemberAdded   bool
 	initialRemaining int
 	joinSeq          int
-	// Committed offsets; pending transactional offsets by PID.
+	// Committed offsets; pending transactional offsets by PID (made at
+	// the first TxnOffsetCommit, putMap).
 	offsets    offsetTable
 	pending    map[int64]map[TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
@@ -188,8 +190,7 @@ type GroupTransition struct {
 }
 
 func newGroup(id string) *Group {
-	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{},
-		pending: map[int64]map[TopicPartition]OffsetRecord{}}
+	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}}
 }
 
 func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }
@@ -199,11 +200,16 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 		return
 	}
 	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
-	msg := fmt.Sprintf("group %s: %s -> %s", g.ID, g.State, s)
+	// "group G: FROM -> TO (reason)", spelled on the stack and encoded as
+	// the event's text (eventText's encoding, without building a string:
+	// a branch of the explorer makes a few of these).
+	var buf [128]byte
+	b := append(append(append(append(append(buf[:0], "group "...), g.ID...), ": "...), g.State...), " -> "...)
+	b = append(b, s...)
 	if reason != "" {
-		msg += " (" + reason + ")"
+		b = append(append(append(b, " ("...), reason...), ')')
 	}
-	w.event(EvGroupState, "", "%s", msg)
+	w.eventEnc(EvGroupState, "", encLit(w.scratch[:0], b), 0)
 	g.State = s
 }
 

@@ -135,7 +135,7 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		return
 	}
 	if g.pending[r.PID] == nil {
-		g.pending[r.PID] = map[TopicPartition]OffsetRecord{}
+		putMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
 	}
 	for i, tp := range r.Partitions {
 		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,

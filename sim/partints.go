@@ -17,9 +17,9 @@ import (
 // partitions (up to partIntsScan) is scanned comparing partitions, as
 // cheap as finding the number; past that, the number is looked up. Any
 // other partition (a member without a world, a topic the world does not
-// have) is kept in a map. Nothing ranges over it: get, set, del and reset
-// are the whole interface. The zero value is empty and ready, and numbers
-// nothing (useIndex gives it the world's numbering).
+// have) is kept in a map. Nothing ranges over it: get, set, delAll and
+// reset are the whole interface. The zero value is empty and ready, and
+// numbers nothing (useIndex gives it the world's numbering).
 type partInts struct {
 	idx   *inputIndex            // the world's numbering, shared; nil: none
 	es    []partInt              // by k, ascending
@@ -186,14 +186,40 @@ func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
 	}
 }
 
-// del is delete(m, tp).
-func (p *partInts) del(tp TopicPartition) {
-	i, _, found, numbered := p.lookup(tp, -1, false)
-	if !numbered {
-		delete(p.other, tp)
-	} else if found {
-		p.es = slices.Delete(p.es, i, i+1)
+// delAll is delete(m, tp) for every partition of tps, in one pass over the
+// entries (taking half of a 1,000-partition member's partitions away one
+// at a time, each moving the entries after it, moved about 250,000
+// entries: 10 MB).
+func (p *partInts) delAll(tps []TopicPartition) {
+	if len(tps) == 0 || p.len() == 0 {
+		return
 	}
+	if p.idx == nil {
+		for _, tp := range tps {
+			delete(p.other, tp)
+		}
+		return
+	}
+	ks := p.idx.slotsOf(make([]int32, 0, len(tps)), tps)
+	for i, k := range ks {
+		if k < 0 {
+			delete(p.other, tps[i]) // not numbered: kept in other
+		}
+	}
+	slices.Sort(ks) // es is in slot order too: one merge
+	kept, j := 0, 0
+	for _, e := range p.es {
+		for j < len(ks) && ks[j] < e.k {
+			j++
+		}
+		if j < len(ks) && ks[j] == e.k {
+			continue
+		}
+		p.es[kept] = e
+		kept++
+	}
+	clear(p.es[kept:]) // drop the partitions' topic strings
+	p.es = p.es[:kept]
 }
 
 // reset empties it, as m = map[TopicPartition]int{} did. The slice's array
@@ -205,8 +231,11 @@ func (p *partInts) reset() {
 // len is len(m).
 func (p *partInts) len() int { return len(p.es) + len(p.other) }
 
-func (p partInts) clone() partInts {
-	return partInts{idx: p.idx, es: cp(p.es), other: cpMap(p.other)}
+// cloneIn copies p, its entries appended to *buf (cutInto): World.Clone
+// puts every member's in one array. An insert reallocates the copy's; a
+// set, delete or reset stays within its own entries.
+func (p *partInts) cloneIn(buf *[]partInt) partInts {
+	return partInts{idx: p.idx, es: cutInto(buf, p.es), other: cpMap(p.other)}
 }
 
 // String spells it as fmt spells the map: entries in key order.

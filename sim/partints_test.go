@@ -3,14 +3,15 @@ package sim
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
 // partInts answers as map[TopicPartition]int over random gets, sets,
-// deletes, resets and clones, with right, wrong and no slot hints, for
-// partitions the world numbers and others (a topic it does not have, a
-// partition past its topic's), with the world's numbering and without,
-// and spells itself as fmt spells the map.
+// deletes (one, or many at once: delAll), resets and clones, with right,
+// wrong and no slot hints, for partitions the world numbers and others (a
+// topic it does not have, a partition past its topic's), with the world's
+// numbering and without, and spells itself as fmt spells the map.
 func TestPropertyPartIntsAsMap(t *testing.T) {
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
@@ -46,14 +47,31 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				p.setHint(tp, hint, v)
 				ref[tp] = v
 			case op < 12:
-				p.del(tp)
+				p.delAll([]TopicPartition{tp})
 				delete(ref, tp)
 			case op == 12:
 				p.reset()
 				ref = map[TopicPartition]int{}
 			case op == 13:
-				frozen = append(frozen, p.clone())
+				// Copied as World.Clone copies, into one array: p goes on as
+				// the first copy, right before a frozen one, which its sets,
+				// inserts and deletes must leave alone.
+				buf := make([]partInt, 0, 2*len(p.es))
+				live := p.cloneIn(&buf)
+				frozen = append(frozen, p.cloneIn(&buf))
 				frozenRef = append(frozenRef, cpMap(ref))
+				p = live
+			case op == 15 || op == 16:
+				// a revocation: any partitions, numbered or not, held or
+				// not, repeated, in any order
+				var list []TopicPartition
+				for k := r.Intn(2 * n); k > 0; k-- {
+					list = append(list, TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)})
+				}
+				p.delAll(list)
+				for _, lt := range list {
+					delete(ref, lt)
+				}
 			case op == 14:
 				// a list in (topic, partition) order, read and then written
 				// with seek's cursor, as the auto-commit does
@@ -98,5 +116,49 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				t.Fatalf("seed %d: clone %d changed: %s, want %s", seed, j, a, b)
 			}
 		}
+	}
+}
+
+// BenchmarkPartIntsRevokeHalf: a member of 1,000 partitions gives every
+// other one up, all at once (delAll, one pass) against one at a time (each
+// removal moving the entries after it, as before delAll).
+func BenchmarkPartIntsRevokeHalf(b *testing.B) {
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"in", 1000}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var full partInts
+	full.useIndex(&w.records.index)
+	var half []TopicPartition
+	for q := 0; q < 1000; q++ {
+		full.set(TopicPartition{Topic: "in", Partition: q}, q)
+		if q%2 == 1 {
+			half = append(half, TopicPartition{Topic: "in", Partition: q})
+		}
+	}
+	for _, c := range []struct {
+		name string
+		del  func(p *partInts)
+	}{
+		{"all-at-once", func(p *partInts) { p.delAll(half) }},
+		{"one-at-a-time", func(p *partInts) {
+			for _, tp := range half {
+				if i, _, found, _ := p.lookup(tp, -1, false); found {
+					p.es = slices.Delete(p.es, i, i+1)
+				}
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var buf []partInt
+				p := full.cloneIn(&buf)
+				c.del(&p)
+				if p.len() != 500 {
+					b.Fatalf("%d left, want 500", p.len())
+				}
+			}
+		})
 	}
 }

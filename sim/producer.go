@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,23 +13,60 @@ import (
 // created, as a KafkaProducer's are: when the member's settings change,
 // replaceProducer closes it and creates another.
 type producer struct {
-	pid          int64 // -1 until InitProducerId answers (or for a plain producer)
-	epoch        int
-	mode         ProducerMode // enable.idempotence and transactional.id, as created
-	txnID        string
-	seq          map[TopicPartition]int
+	pid   int64 // -1 until InitProducerId answers (or for a plain producer)
+	epoch int
+	mode  ProducerMode // enable.idempotence and transactional.id, as created
+	txnID string
+	// seq is the next sequence number per output partition, by its index
+	// in outputTPs; nil until the first (a plain producer numbers
+	// nothing).
+	seq          []int
 	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
 	sent         int // records this producer has sent
-	unacked      map[int]*produceReq
+	unacked      unackedReqs
 	queued       []*produceReq // waiting for AddPartitionsToTxn
 	initInFlight bool
+}
+
+// unackedReqs are a producer's produce requests sent and not answered
+// yet, in ID order: a few at a time, so a slice, which World.Clone copies
+// in one allocation for every member (a map cost two each). IDs only grow
+// (nextID), so a new one goes at the end; a retry replaces its request.
+type unackedReqs []*produceReq
+
+func (u unackedReqs) find(id int) (int, bool) {
+	return slices.BinarySearchFunc(u, id, func(r *produceReq, id int) int { return cmp.Compare(r.ID, id) })
+}
+
+// get is the request with that ID, or nil.
+func (u unackedReqs) get(id int) *produceReq {
+	if i, ok := u.find(id); ok {
+		return u[i]
+	}
+	return nil
+}
+
+// put adds r, or replaces the request with its ID.
+func (u *unackedReqs) put(r *produceReq) {
+	i, ok := u.find(r.ID)
+	if ok {
+		(*u)[i] = r
+		return
+	}
+	*u = slices.Insert(*u, i, r)
+}
+
+// del removes the request with that ID, if there is one.
+func (u *unackedReqs) del(id int) {
+	if i, ok := u.find(id); ok {
+		*u = slices.Delete(*u, i, i+1)
+	}
 }
 
 // newProducer is a producer created with cc's producer settings. A
 // non-plain one has no PID until initProducer's InitProducerId answers.
 func newProducer(cc ClientConfig) producer {
-	return producer{pid: -1, seq: map[TopicPartition]int{}, unacked: map[int]*produceReq{},
-		mode: cc.Producer(), txnID: cc.TransactionalID}
+	return producer{pid: -1, mode: cc.Producer(), txnID: cc.TransactionalID}
 }
 
 // clientTxn is the transactional producer's view of its transaction.
@@ -145,7 +184,7 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	}
 	r := p.Body.(*initPIDResp)
 	m.prod.pid, m.prod.epoch = r.PID, r.Epoch
-	m.prod.seq = map[TopicPartition]int{}
+	m.prod.seq = nil // sequence numbers start at 0 under the new PID (a slice of its own: clones share none)
 }
 
 // outputSlot picks the invoice partition for an input record, as its
@@ -176,11 +215,14 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
-		req.Seq = pr.seq[tp]
-		pr.seq[tp]++
+		if pr.seq == nil {
+			pr.seq = make([]int, len(w.outputTPs))
+		}
+		req.Seq = pr.seq[out]
+		pr.seq[out]++
 		req.Txn = pr.mode == ProducerTransactional
 	}
-	pr.unacked[req.ID] = req
+	pr.unacked.put(req)
 	if req.Txn && !m.txn.partitions[tp] {
 		pr.queued = append(pr.queued, req)
 		if !m.txn.adding {
@@ -243,7 +285,7 @@ func (w *World) armRetry(p *Packet) {
 
 // produceRetry resends a produce still unanswered at that attempt.
 func (m *Member) produceRetry(w *World, id, attempt int) {
-	cur := m.prod.unacked[id]
+	cur := m.prod.unacked.get(id)
 	if m.Alive && cur != nil && cur.Attempt == attempt {
 		m.retryProduce(w, cur)
 	}
@@ -253,33 +295,33 @@ func (m *Member) retryProduce(w *World, req *produceReq) {
 	nr := *req
 	nr.Attempt++
 	nr.epoch = 0 // a heap object of its own, not from the free lists
-	m.prod.unacked[nr.ID] = &nr
+	m.prod.unacked.put(&nr)
 	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.value())
 	m.sendProduce(w, &nr)
 }
 
 func (m *Member) onProduceResponse(w *World, p *Packet) {
 	r := p.Body.(*produceResp)
-	req := m.prod.unacked[r.ID]
+	req := m.prod.unacked.get(r.ID)
 	if req == nil {
 		return
 	}
 	switch p.Error {
 	case None:
-		delete(m.prod.unacked, r.ID)
+		m.prod.unacked.del(r.ID)
 	case OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: r.ID, m: req.Attempt})
 		return
 	case DuplicateSequenceNumber:
-		delete(m.prod.unacked, r.ID) // written before: nothing to do
+		m.prod.unacked.del(r.ID) // written before: nothing to do
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
 		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.value(), p.Error)
-		delete(m.prod.unacked, r.ID)
+		m.prod.unacked.del(r.ID)
 	default:
-		delete(m.prod.unacked, r.ID)
+		m.prod.unacked.del(r.ID)
 	}
 	m.checkFlushed(w)
 }

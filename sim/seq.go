@@ -7,11 +7,11 @@ var seqChunk = 128 // a var only so that tests can make chunks tiny; never chang
 
 // Seq is an append-only list kept in fixed-size chunks, for what grows with
 // a world's age (the trace, the events, the log cells, the pause series). A
-// full chunk is never written in place again: World.Clone shares full chunks
-// between the copies by pointer and copies only the open one, so a clone
-// costs the same at tick 200 and at tick 200,000. The rare change to an old
-// item (a transaction marker marks its cells) copies that chunk first
-// (copy-on-write), since another world may hold it.
+// chunk is never written in place once another Seq may see it: World.Clone
+// shares the chunks between the copies by pointer (the open one cut to its
+// length), so a clone costs the same at tick 200 and at tick 200,000. The
+// rare change to an old item (a transaction marker marks its cells) copies
+// that chunk first (copy-on-write), since another world may hold it.
 //
 // The zero Seq is empty and ready to use.
 type Seq[T any] struct {
@@ -20,10 +20,17 @@ type Seq[T any] struct {
 	// assigned without copying full first; clones get it with its capacity
 	// cut to its length, so appends on either side never meet.
 	full [][]T
-	// open is the chunk being filled: private to this Seq (Clone copies it).
-	// It moves to full when an append finds it full, so the newest item is
-	// always in open and may be changed in place right after it is appended.
+	// open is the chunk being filled. Its items may be shared with clones
+	// (clone), its room past them is this Seq's alone. It moves to full
+	// when an append finds it full, so the newest item is always in open
+	// and may be changed in place right after it is appended.
 	open []T
+	// ownOpen: the open chunk is this Seq's alone and stays so. The first
+	// Update that changes an item in a shared one copies it and sets
+	// ownOpen, since a Seq Update changed once (a log's cells, marked by
+	// transactions; offsets' runs) is changed again: its clones then copy
+	// the open chunk rather than share it, and Update changes it in place.
+	ownOpen bool
 }
 
 // Len is the number of items.
@@ -105,6 +112,12 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 	base := len(s.full) * seqChunk
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
+			if !s.ownOpen {
+				// The open chunk may be shared with a clone too (clone):
+				// copied first, as a full one is, and kept to itself.
+				s.open = append(make([]T, 0, cap(s.open)), s.open...)
+				v, s.ownOpen = &s.open[i-base], true
+			}
 			f(v)
 		}
 	}
@@ -135,21 +148,19 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 // Slice copies items [from, to) into a new slice.
 func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 
-// cloneAppendOnly is clone for a Seq that is only ever appended to (never
-// Update, Set, or a write through Last): it shares the open chunk too, with
-// its capacity cut to its length, as textArena.clone does, so that the
-// first append on either side copies it and neither writes where the
-// other reads. It saves a copy per clone for the small side lists (the
-// trace's chunk bases) that a clone may never append to.
-func (s *Seq[T]) cloneAppendOnly() Seq[T] {
-	return Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
-}
-
-// clone shares the full chunks and copies the open one.
+// clone shares the full chunks and the open one, each cut to its length:
+// the copy's first append reallocates its open chunk (to a whole chunk once
+// the Seq has filled one, Append), the original appends past what the copy
+// sees, and neither changes a shared item in place (Update copies the open
+// chunk first, as it does a full one; Last is for the item just appended).
+// The open chunk of a Seq that keeps its own (ownOpen) is copied. Nothing
+// is written to s, so goroutines may clone one Seq at once (the explorer's
+// workers clone one world at each tick of its window) while its owner
+// appends.
 func (s *Seq[T]) clone() Seq[T] {
-	n := Seq[T]{full: s.full[:len(s.full):len(s.full)]}
-	if len(s.open) > 0 {
-		n.open = append(make([]T, 0, len(s.open)), s.open...) // grows as it fills, up to seqChunk
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+	if s.ownOpen {
+		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
 	}
 	return n
 }

@@ -17,7 +17,8 @@ func fingerprint(w *World) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Assignor)
 	for _, gm := range w.Group.Members() {
-		fmt.Fprintf(&b, "member %s %s %v joined=%v\n", gm.MemberID, gm.InstanceID, gm.Assignment, gm.Joined)
+		fmt.Fprintf(&b, "member %s %s %v joined=%v topics %v owned %v protocols %v target %v revoking %v epoch %d\n", gm.MemberID, gm.InstanceID,
+			gm.Assignment, gm.Joined, gm.Topics, gm.Owned, gm.Protocols, gm.Target, gm.Revoking, gm.MemberEpoch)
 	}
 	for _, p := range w.Packets.All() {
 		fmt.Fprintf(&b, "p%d %d>%d %s>%s %s %v %s %s lost=%v\n", p.ID, p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary, p.Lost)

@@ -92,7 +92,7 @@ func (b *recBases) next(starts bool, tick int32, text, textEnd textRef) recBase 
 // of is the base of record i's chunk.
 func (b *recBases) of(i int) recBase { return b.At(i / seqChunk) }
 
-func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.cloneAppendOnly(), open: b.open} }
+func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
 
 // narrow is v minus base as a narrow field (text: plus one, 0 being the
 // empty text), or farField when it does not fit.
