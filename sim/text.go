@@ -157,6 +157,12 @@ type textArena struct {
 	// less than spillMin bytes of room (scratch); never shared (a clone
 	// starts without one).
 	spill []byte
+	// openShared: open is the chunk of the world this one was cloned from,
+	// cut to its length. The first text added closes it as it is (a short
+	// full chunk, still shared) and starts a chunk of this world's own,
+	// instead of copying the shared one (half a chunk on average): an
+	// explorer branch writes a few KB of text in all.
+	openShared bool
 }
 
 // spillMin is the room the open chunk must have for the next text to be
@@ -182,12 +188,14 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 	if a.open == nil && len(a.full) == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
 	}
-	if len(a.open)+len(b) > arenaChunk {
-		if len(a.full)+1 >= 1<<(32-arenaShift) {
-			panic("sim: the trace's text arena is full (4 GB of encoded text)")
+	if a.openShared {
+		a.openShared = false
+		if len(a.open) > 0 && len(a.open)+len(b) <= arenaChunk {
+			a.closeOpen(make([]byte, 0, max(cloneChunk, len(b))))
 		}
-		a.full = append(a.full, a.open)
-		a.open = make([]byte, 0, max(arenaChunk, len(b))) // an arena that filled one chunk fills the next
+	}
+	if len(a.open)+len(b) > arenaChunk {
+		a.closeOpen(make([]byte, 0, max(arenaChunk, len(b)))) // an arena that filled one chunk fills the next
 	}
 	ref := textRef(len(a.full)<<arenaShift | len(a.open))
 	if need := len(a.open) + len(b); need > cap(a.open) {
@@ -205,6 +213,21 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 	a.open = append(a.open, b...)
 	return ref, false
 }
+
+// closeOpen moves the open chunk to the full ones and makes next the open
+// one. A full chunk may be shorter than arenaChunk: a reference names its
+// chunk and its offset in it.
+func (a *textArena) closeOpen(next []byte) {
+	if len(a.full)+1 >= 1<<(32-arenaShift) {
+		panic("sim: the trace's text arena is full (4 GB of encoded text)")
+	}
+	a.full = append(a.full, a.open)
+	a.open = next
+}
+
+// cloneChunk is the room a clone's own first chunk starts with: about what
+// an explorer branch writes before it ends (it grows as put says).
+const cloneChunk = 4 << 10
 
 // spare is the open chunk's room past its last text, empty: a text
 // encoded there (appended to it) and then added is kept where it was
@@ -271,7 +294,7 @@ func (a *textArena) bytes(ref textRef) []byte {
 }
 
 func (a *textArena) clone() textArena {
-	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)]}
+	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0}
 }
 
 // Encoding. Each function appends one token to b.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 var updateTrace = flag.Bool("update-trace", false, "rewrite testdata/trace_digests.txt from the current engine")
@@ -557,11 +558,25 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 		if len(c.texts.spare()) != 0 || cap(c.texts.spare()) != 0 {
 			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.texts.spare()))
 		}
+		// The clone's first text closes the shared open chunk as it is (a
+		// short full chunk, not copied) and goes to a chunk of its own.
+		shared, nFull := w.texts.open, len(c.texts.full)
+		first, _ := add(c, "clone-first")
+		if last := c.texts.full[nFull]; len(c.texts.full) != nFull+1 || len(last) != len(shared) ||
+			unsafe.SliceData(last) != unsafe.SliceData(shared) {
+			t.Fatalf("chunk %d: the clone's first text did not close the shared open chunk uncopied", chunk)
+		}
+		if unsafe.SliceData(c.texts.open) == unsafe.SliceData(shared) || int(first>>arenaShift) != nFull+1 {
+			t.Fatalf("chunk %d: the clone's first text is not in a chunk of its own", chunk)
+		}
 		var cw, ww []textRef
 		for i := 0; i < 30; i++ {
 			r1, _ := add(w, "orig"+strconv.Itoa(i))
 			r2, _ := add(c, "clone"+strconv.Itoa(i))
 			ww, cw = append(ww, r1), append(cw, r2)
+		}
+		if c.text(first) != "clone-first" {
+			t.Fatalf("chunk %d: the clone's first text reads %q", chunk, c.text(first))
 		}
 		for i, ref := range refs {
 			if w.text(ref) != want[i] || c.text(ref) != want[i] {
