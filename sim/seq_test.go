@@ -203,29 +203,3 @@ func TestPropertyCloneFamilies(t *testing.T) {
 	}
 }
 
-// TestSeqClonesAppendApart: Seqs only appended to, cloned at random points
-// (the open chunk shared, cut to its length), each equal their own model:
-// an append on one side never shows in another.
-func TestSeqClonesAppendApart(t *testing.T) {
-	tinyChunks(t)
-	r := rand.New(rand.NewSource(3))
-	type pair struct {
-		s     Seq[int]
-		model []int
-	}
-	fam := []*pair{{}}
-	for step := 0; step < 20000; step++ {
-		p := fam[r.Intn(len(fam))]
-		if r.Intn(8) == 0 && len(fam) < 40 {
-			fam = append(fam, &pair{s: p.s.clone(), model: append([]int{}, p.model...)})
-			continue
-		}
-		p.s.Append(step)
-		p.model = append(p.model, step)
-	}
-	for j, p := range fam {
-		if got := seqSlice(&p.s); fmt.Sprint(got) != fmt.Sprint(p.model) {
-			t.Fatalf("seq %d: %v, want %v", j, got, p.model)
-		}
-	}
-}
