@@ -202,4 +202,3 @@ func TestPropertyCloneFamilies(t *testing.T) {
 		}
 	}
 }
-
