@@ -193,8 +193,6 @@ func newGroup(id string) *Group {
 	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}}
 }
 
-func (g *Group) setState(w *World, s GroupState) { g.transition(w, s, "") }
-
 func (g *Group) transition(w *World, s GroupState, reason string) {
 	if g.State == s {
 		return

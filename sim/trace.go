@@ -176,12 +176,6 @@ func (s *packetRecs) whole(i int) (farPacket, packetRec) {
 	return f, r
 }
 
-// req is the ID of the request packet i answers, -1 for a request.
-func (s *packetRecs) req(i int) int {
-	f, _ := s.whole(i)
-	return int(f.req)
-}
-
 // text is packet i's text.
 func (s *packetRecs) text(i int) textRef {
 	f, _ := s.whole(i)

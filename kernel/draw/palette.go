@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
-	"strings"
 )
 
 // clientPalette gives C1, C2, ... their colours: the Okabe–Ito palette
@@ -83,11 +82,3 @@ func Tint(c color.RGBA, f float64) color.RGBA {
 
 // ClientHex is ClientColor as #rrggbb.
 func ClientHex(client string) string { return Hex(ClientColor(client)) }
-
-// clientOf turns a member id C2-3 into its client id C2.
-func clientOf(memberID string) string {
-	if i := strings.LastIndexByte(memberID, '-'); i > 0 {
-		return memberID[:i]
-	}
-	return memberID
-}

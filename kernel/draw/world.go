@@ -3,7 +3,6 @@ package draw
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -867,11 +866,4 @@ func drawWorldLegend(s *svg, x, y float64) {
 	s.rect(cx, cy+1, 26, 13, Hex(Paused), "", 0, "", "rx", "3")
 	s.text(cx+32, cy+12, "paused partition", textStyle{size: 10.5, color: Hex(Ink)})
 	s.end()
-}
-
-// sortedClients is the client ids in a stable order, for legends.
-func sortedClients(cs []string) []string {
-	out := append([]string{}, cs...)
-	sort.Strings(out)
-	return out
 }

@@ -76,12 +76,3 @@ func BranchAlone(base *sim.World, opts Options, i int) (Outcome, error) {
 	}
 	return p.runBranch(w, jb), nil
 }
-
-// Branches is the size of the sweep Run(base, opts) would run.
-func Branches(base *sim.World, opts Options) (int, error) {
-	p, err := newPlan(base, opts)
-	if err != nil {
-		return 0, err
-	}
-	return len(p.jobs), nil
-}

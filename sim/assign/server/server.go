@@ -146,11 +146,8 @@ type specOptions struct {
 	subscriptionType string
 }
 
-// newGroupSpec validates the input and lays it out as Kafka's coordinator
-// would hand it to the assignor.
-func newGroupSpec(in Input) (*groupSpec, error) { return buildGroupSpec(in, specOptions{}) }
-
-// buildGroupSpec is newGroupSpec with options.
+// buildGroupSpec validates the input and lays it out as Kafka's coordinator
+// would hand it to the assignor, bent by opt.
 func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	g := &groupSpec{topics: in.Topics}
 	byName := map[string]int{}
