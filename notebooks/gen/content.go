@@ -196,8 +196,8 @@ the session timeout it gets a new member id swapped in, the same assignment, no 
 	// 7
 	{intro: `A zombie is a member thrown out of the group while it is still working. C2's slow record takes 40 ticks, far past
 max.poll.interval.ms (12): its heartbeat thread sends LeaveGroup, the group moves o2 and p2 to C1, which starts at the committed
-offset and processes o2.3..o2.5 again. When C2 finally commits, the coordinator no longer knows it (UNKNOWN_MEMBER_ID) and the
-client throws CommitFailedException.`,
+offset and processes o2.3..o2.5 again. When C2 finally calls commitSync, leaving has reset its generation, so the client throws
+CommitFailedException without sending anything, and gives o2 and p2 up as lost (onPartitionsLost).`,
 		extras: []extra{
 			{after: "run until processed o2.5 by C1", cells: []cell{
 				md("Two processes work on orders-2 now: C1, its owner, and C2, the zombie, still in its slow record (red in the diagram)."),
