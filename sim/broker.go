@@ -93,8 +93,10 @@ func (w *World) answerParked(tp TopicPartition) {
 func (w *World) handleProduce(p *Packet) *Packet {
 	r := p.Body.(*produceReq)
 	var l *PartitionLog
-	if i := int(r.tpi) - 1; i >= 0 && i < len(w.logAt) {
-		l = w.logAt[i]
+	li := int(r.tpi) - 1 // the request's partition number, when it carries one
+	byNumber := li >= 0 && li < len(w.logAt)
+	if byNumber {
+		l = w.logAt[li]
 	} else {
 		l = w.logOf(r.TP)
 	}
@@ -156,7 +158,7 @@ func (w *World) handleProduce(p *Packet) *Packet {
 	// every produce writes both, so the answer keeps the event's text and
 	// reads it as its own (World.packetText). An invoice's cell names its
 	// source: the text is the cell's place.
-	if i := int(r.tpi) - 1; r.hasSrc && i >= 0 && i < len(w.logAt) && w.logAt[i] == l {
+	if r.hasSrc && byNumber {
 		if part, off, ok := l.Cells.sourceRef(resp.Offset); ok && part == int(r.srcTPI)-1 && off == r.srcOff {
 			b, _ := w.argTPI(encTemplate(w.scratch[:0], tplProducedCell), r.tpi, r.TP)
 			text := w.addWhole(argOffset(b, resp.Offset))
@@ -181,12 +183,8 @@ func (w *World) handleProduce(p *Packet) *Packet {
 func (l *PartitionLog) appendProduced(r *produceReq, c Cell) int {
 	if r.names != nil {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
-		// inputIndex.slot does.
-		slot := int(r.srcTPI) - 1
-		if slot >= len(r.names.index.tps) {
-			slot = -1
-		}
-		return l.appendInvoice(c, r.src, r.srcOff, slot)
+		// inputIndex.slot does: a hint appendInvoice checks.
+		return l.appendInvoice(c, r.src, r.srcOff, int(r.srcTPI)-1)
 	}
 	c.Value, c.Source = r.Value, r.Source
 	return l.append(c)

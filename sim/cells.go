@@ -321,24 +321,17 @@ func (c *CellLog) writerOf(i int, r cellRec) cellWriter {
 	if r.writer != farWriter {
 		return c.writers[r.writer]
 	}
-	n := c.far.Len()
-	k := sort.Search(n, func(k int) bool { return int(c.far.At(k).off) >= i })
-	if k < n && int(c.far.At(k).off) == i {
-		return c.far.At(k).w
-	}
-	return cellWriter{}
+	f, _ := farAt(&c.far, i, func(f farCell) int32 { return f.off })
+	return f.w
 }
 
 // appendInvoice is append for an invoice whose Value and Source (v's are
 // not read) are inv(x) and x, x the name of record srcOff of input
 // partition src: the cell append would keep, without spelling x and
-// reading it back. slot is src's number among the input partitions
-// (inputIndex.slot), or -1 to look it up.
+// reading it back. slot is a hint: src's number among the input
+// partitions (inputIndex.slot), checked before use; -1 to look it up.
 func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
-	part, ok := slot, slot >= 0
-	if !ok {
-		part, ok = c.names.index.slot(src, nil)
-	}
+	part, ok := c.names.index.slotCached(src, int32(slot), nil)
 	if !ok || part > 0xffff || srcOff < 0 || srcOff > maxRefOffset {
 		v.Source = c.names.name(src, srcOff)
 		v.Value = "inv(" + v.Source + ")"

@@ -103,7 +103,7 @@ func (l *PartitionLog) append(c Cell) int {
 }
 
 // appendInvoice appends c, an invoice for record srcOff of input partition
-// src (slot among the input partitions, -1 if not known), whose Value and
+// src (slot a hint: its number among the input partitions, or -1), whose Value and
 // Source are left unspelled (CellLog.appendInvoice).
 func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff, slot int) int {
 	off := l.opening(c)
