@@ -76,7 +76,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	// sent), so the offsets are encoded once for the three texts.
 	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
-	if req := w.texts.bytes(p.text); p.text != 0 && len(req) > 0 && req[0] == tOffsets {
+	if p.text != 0 && firstByte(w.texts.bytes(p.text)) == tOffsets {
 		b = encSame(b, p.text)
 	} else {
 		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)

@@ -182,8 +182,9 @@ func (a *textArena) add(b []byte) textRef {
 func (a *textArena) put(b []byte) (textRef, bool) {
 	if n := len(a.open); n+len(b) <= arenaChunk && a.inSpare(b) {
 		// Encoded in the spare room: it is in place already.
+		ref := a.end()
 		a.open = a.open[:n+len(b)]
-		return textRef(len(a.full)<<arenaShift | n), true
+		return ref, true
 	}
 	if a.open == nil && len(a.full) == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
@@ -197,7 +198,7 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 	if len(a.open)+len(b) > arenaChunk {
 		a.closeOpen(make([]byte, 0, max(arenaChunk, len(b)))) // an arena that filled one chunk fills the next
 	}
-	ref := textRef(len(a.full)<<arenaShift | len(a.open))
+	ref := a.end()
 	if need := len(a.open) + len(b); need > cap(a.open) {
 		// A young chunk, or one shared with a clone (cut to its length):
 		// copy it to twice its size while under 4 KB (append would grow
@@ -410,18 +411,8 @@ func (w *World) encShort(b []byte, tp TopicPartition) []byte { return w.encTP(b,
 // encPart is appendPartition as a token (orders-2).
 func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, tPart, tp) }
 
-// encRecord is the input record at off of tp, named as World.RecordName
-// names it; value is its name, kept as it is when tp is not an input
-// partition (the record then has no name to rebuild).
-func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
-	if b, ok := w.encRecordRef(b, tp, off); ok {
-		return b
-	}
-	return encLit(b, value)
-}
-
-// encFetched is encRecord for a fetched record, its value spelled only
-// when it is not an input record's.
+// encFetched is a fetched record named as World.RecordName names it, its
+// value spelled only when it is not an input record's.
 func (w *World) encFetched(b []byte, f *fetched) []byte {
 	if i, ok := w.fetchedInput(f); ok {
 		return encRecordAt(b, i, f.Offset)

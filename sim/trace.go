@@ -176,12 +176,6 @@ func (s *packetRecs) whole(i int) (farPacket, packetRec) {
 	return f, r
 }
 
-// text is packet i's text.
-func (s *packetRecs) text(i int) textRef {
-	f, _ := s.whole(i)
-	return f.text
-}
-
 // eventRec is one event. The record names it is about (Event.Records)
 // are the tokens of its own text from byte records on (0: none): "C1
 // processed o2.3" names o2.3.
@@ -241,12 +235,6 @@ func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 	}
 	b := s.bases.of(i)
 	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text), member: uint32(r.member), records: uint16(r.records)}, r
-}
-
-// text is event i's text.
-func (s *eventRecs) text(i int) textRef {
-	f, _ := s.whole(i)
-	return f.text
 }
 
 // farAt finds record i's entry among the fields kept apart (far: in the
@@ -362,13 +350,11 @@ func (ps *parties) id(name string, inc int) uint32 {
 // partyOf is parties.id(name, inc) for a packet's member end, kept on the
 // process when the packet knows it (proc: its number plus one).
 func (w *World) partyOf(name string, inc int, proc int32) uint32 {
-	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
-		if m := w.procs[i]; m.Inc == inc && m.Client == name {
-			if m.party == 0 {
-				m.party = w.parties.id(name, inc)
-			}
-			return m.party
+	if m := w.procHint(name, inc, proc); m != nil {
+		if m.party == 0 {
+			m.party = w.parties.id(name, inc)
 		}
+		return m.party
 	}
 	return w.parties.id(name, inc)
 }

@@ -734,3 +734,28 @@ func TestProcessedEventTemplate(t *testing.T) {
 	}
 	check(e0, "C2", false)
 }
+
+// Used by the tests only: the engine encodes fetched records with
+// encFetched and reads records whole.
+
+// encRecord is the input record at off of tp, named as World.RecordName
+// names it; value is its name, kept as it is when tp is not an input
+// partition (the record then has no name to rebuild).
+func (w *World) encRecord(b []byte, tp TopicPartition, off int, value string) []byte {
+	if b, ok := w.encRecordRef(b, tp, off); ok {
+		return b
+	}
+	return encLit(b, value)
+}
+
+// text is packet i's text.
+func (s *packetRecs) text(i int) textRef {
+	f, _ := s.whole(i)
+	return f.text
+}
+
+// text is event i's text.
+func (s *eventRecs) text(i int) textRef {
+	f, _ := s.whole(i)
+	return f.text
+}

@@ -647,12 +647,22 @@ func (w *World) process(client string, inc int) *Member {
 // one; 0 when not known) when that is the one: a packet knows the process
 // at its member end.
 func (w *World) procOf(client string, inc int, proc int32) *Member {
+	if m := w.procHint(client, inc, proc); m != nil {
+		return m
+	}
+	return w.process(client, inc)
+}
+
+// procHint is the process numbered proc (its index plus one) if that is
+// client's incarnation inc, else nil: a number carried is checked before
+// it is trusted.
+func (w *World) procHint(client string, inc int, proc int32) *Member {
 	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
 		if m := w.procs[i]; m.Inc == inc && m.Client == client {
 			return m
 		}
 	}
-	return w.process(client, inc)
+	return nil
 }
 
 func (w *World) actMembers() {
