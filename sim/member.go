@@ -931,18 +931,19 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
 	}
-	if p.Req.Body.(*commitReq).BeforeRevoke {
+	req := p.Req.Body.(*commitReq)
+	if req.BeforeRevoke {
 		m.onCommitBeforeRevoke(w, p)
 		return
 	}
 	if p.Error != None {
-		req := p.Req.Body.(*commitReq)
-		// The exception is named before requestFailed resets the generation:
-		// the response handler compares the generation it sent with the
-		// member's at the time the answer arrives.
-		what, thrown := m.commitRefusal(req, p.Error)
+		// Taken before requestFailed resets the generation: the response
+		// handler compares the generation it sent with the member's at the
+		// time the answer arrives.
+		unchanged := m.sentInGeneration(req)
+		what, thrown := m.commitRefusal(req.Auto, p.Error, unchanged)
 		w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
-		m.group().requestFailed(w, m, p.Error, m.sentInGeneration(req))
+		m.group().requestFailed(w, m, p.Error, unchanged)
 		if thrown {
 			m.commitThrew()
 		}
@@ -982,8 +983,8 @@ func (m *Member) syncAutoCommit() autoCommit {
 }
 
 // commitRefusal says what the client does with an OffsetCommit the
-// coordinator refused with code, and whether the application sees an
-// exception. Only the application's commitSync throws. The client's own
+// coordinator refused with code (auto says which commit it was; unchanged
+// is sentInGeneration), and whether the application sees an exception. Only the application's commitSync throws. The client's own
 // auto-commits log the failure and go on: ConsumerCoordinator's
 // autoCommitOffsetsAsync callback ("Asynchronous auto-commit of offsets ...
 // failed", a warning; the consumer protocol's CommitRequestManager
@@ -1001,11 +1002,11 @@ func (m *Member) syncAutoCommit() autoCommit {
 // (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
 // the next poll() throws FencedInstanceIdException from
 // invokeCompletedOffsetCommitCallbacks).
-func (m *Member) commitRefusal(req *commitReq, code ErrorCode) (string, bool) {
-	if (req.Auto == autoInterval || req.Auto == autoRejoin) && !m.consumer && code == FencedInstanceID && m.sentInGeneration(req) {
+func (m *Member) commitRefusal(auto autoCommit, code ErrorCode, unchanged bool) (string, bool) {
+	if (auto == autoInterval || auto == autoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
 		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
 	}
-	switch req.Auto {
+	switch auto {
 	case autoInterval:
 		return "asynchronous auto-commit refused with " + code.String() + ": logged as a warning, nothing thrown", false
 	case autoRejoin:
@@ -1013,7 +1014,7 @@ func (m *Member) commitRefusal(req *commitReq, code ErrorCode) (string, bool) {
 	case autoClose:
 		return "auto-commit in close() refused with " + code.String() + ": logged as a warning, close() goes on", false
 	}
-	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(req, code), true
+	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(code, unchanged), true
 }
 
 // commitSyncException is what commitSync throws for a refused commit. The
@@ -1026,11 +1027,10 @@ func (m *Member) commitRefusal(req *commitReq, code ErrorCode) (string, bool) {
 // CommitFailedException. The consumer protocol's client
 // (CommitRequestManager.commitSyncExceptionForError) throws
 // CommitFailedException for all of them (STALE_MEMBER_EPOCH included).
-func (m *Member) commitSyncException(req *commitReq, code ErrorCode) string {
+func (m *Member) commitSyncException(code ErrorCode, unchanged bool) string {
 	if m.consumer {
 		return "CommitFailedException"
 	}
-	unchanged := m.sentInGeneration(req)
 	switch {
 	case code == RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
 		return "RebalanceInProgressException"
