@@ -172,10 +172,7 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
 	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers = nil, nil
-	if len(l.openTxn) > 0 {
-		n.openTxn = cpMap(l.openTxn)
-	}
+	n.openTxn, n.producers = cpLazy(l.openTxn), nil
 	n.Aborted = cp(l.Aborted)
 	if len(l.producers) == 0 {
 		return
@@ -191,9 +188,7 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	ents := make([]producerEntry, 0, len(l.producers))
 	batches := make([]batchRecord, 0, total)
 	for pid, e := range l.producers {
-		at := len(batches)
-		batches = append(batches, e.batches...)
-		ents = append(ents, producerEntry{epoch: e.epoch, batches: batches[at:len(batches):len(batches)]})
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: cutInto(&batches, e.batches)})
 		n.producers[pid] = &ents[len(ents)-1]
 	}
 }
