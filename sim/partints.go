@@ -11,9 +11,9 @@ import (
 // world numbers (inputIndex.slot, the number tpIndex gives it) is kept by
 // that number in a slice sorted by it: no hashing of the topic name, and a
 // clone copies one array. The hot paths carry the numbers with their
-// partitions (Member.ownedSlots, commitReq.Slots) and use the *Hint
-// methods, which check a number against the partition before trusting it
-// and then search by number. Without a number, a member of a few
+// partitions (Member.ownedSlots, commitReq.Slots) and use slotOf, which
+// checks a number against the partition before trusting it, and the *Slot
+// methods, which search by number from a cursor. Without a number, a member of a few
 // partitions (up to partIntsScan) is scanned comparing partitions, as
 // cheap as finding the number; past that, the number is looked up. Any
 // other partition (a member without a world, a topic the world does not
@@ -89,11 +89,12 @@ func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
 		p.set(tp, v)
 		return
 	}
-	if i, ok := p.seek(k, at); ok {
+	i, ok := p.seek(k, at)
+	if ok {
 		p.es[i].v = v
 		return
 	}
-	p.setHint(tp, k, v)
+	p.es = slices.Insert(p.es, i, partInt{tp, k, v}) // seek's miss is find's place for k
 }
 
 // slotOf is hint when it is tp's slot, else -1.
