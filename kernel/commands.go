@@ -109,7 +109,7 @@ func init() {
 		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
 			words: func(s *Session, _ []string) []string { return s.branchNames() }},
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
-		{name: "describe", usage: "describe group [--members [--verbose]] [--state] [--json]",
+		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
 			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
 				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
@@ -724,7 +724,7 @@ const maxRun = 100_000
 func cmdRun(s *Session, args []string) (*Result, error) {
 	args = s.outputLevel(args)
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
