@@ -95,9 +95,9 @@ type Member struct {
 	positions  partInts
 	processed  partInts
 	committed  partInts
-	lastJoin   *Packet          // the JoinGroup whose answer counts
-	rejoin     bool             // send JoinGroup at the next poll
-	lost       bool             // its generation is gone: drop every partition at the next poll
+	lastJoin   *Packet // the JoinGroup whose answer counts
+	rejoin     bool    // send JoinGroup at the next poll
+	lost       bool    // its generation is gone: drop every partition at the next poll
 	// unjoined: the generation was reset keeping the member id
 	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
 	// Stable); no heartbeats until the next JoinGroup is answered.
