@@ -53,7 +53,10 @@ func (g *Group) removeMember(w *World, id, why string) {
 }
 
 // hearsFrom reports whether gm's process sends heartbeats with gm's member
-// id now (Member.heartbeats): only those get a heartbeat's answer.
+// id now (Member.heartbeats): only those get a heartbeat's answer. kgrepl
+// sends that answer once, at the change, as its own packet (the seed's
+// simplification: heard every tick); Kafka's member gets it with its next
+// heartbeat, up to heartbeat.interval.ms later, and again with each one.
 func (g *Group) hearsFrom(w *World, gm *GroupMember) bool {
 	m := w.process(gm.ClientID, gm.Inc)
 	return m != nil && m.MemberID == gm.MemberID && m.heartbeats()
@@ -713,6 +716,9 @@ func (g *Group) sessionExpiry(w *World, id string, since int) {
 	if (g.State == PreparingRebalance && cur.joinPkt != nil) || cur.syncPkt != nil {
 		// A member whose JoinGroup or SyncGroup is waiting at the coordinator
 		// counts as heard (Kafka's hasSatisfiedHeartbeat); look again later.
+		// kgrepl counts a new member's waiting JoinGroup too: Kafka times
+		// those out after group.classic.new.member.join.timeout.ms (5
+		// minutes), which kgrepl leaves out.
 		w.after(timer{at: w.Tick + cur.SessionTimeout, kind: tmSessionExpiry, id: id, n: since})
 		return
 	}
