@@ -90,8 +90,10 @@ type GroupMember struct {
 	joinOrder int
 	joinPkt   *Packet // the JoinGroup to answer when the round completes
 	syncPkt   *Packet // a follower's SyncGroup waiting for the leader's plan
-	// silentSince is the tick the member was last heard, or -1 while its
-	// heartbeat thread is alive (heartbeats are implicit).
+	// silentSince is the tick the member's session was last started (it
+	// was last heard, or the coordinator rescheduled it), or -1 while it
+	// is heard every tick (heartbeats are implicit). It does not mean the
+	// process is gone: a live member that sent a JoinGroup is silent too.
 	silentSince int
 	// pendingSync: answered in the current generation's join round, no
 	// SyncGroup received yet (ClassicGroup.pendingSyncMembers).

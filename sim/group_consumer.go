@@ -97,7 +97,12 @@ func (consumerKind) tick(w *World, g *Group) {
 		if !gm.ClassicMember {
 			continue
 		}
-		if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == gm.MemberID {
+		if g.heardClassic(w, gm) {
+			// Its heartbeat restarts the session
+			// (classicGroupHeartbeatToConsumerGroup:
+			// scheduleConsumerGroupSessionTimeout); heard every tick, the
+			// session in force is no longer timed.
+			gm.silentSince, gm.sessionTimer = -1, 0
 			continue
 		}
 		if gm.silentSince < 0 {

@@ -58,9 +58,24 @@ func (g *Group) convertToConsumerGroup(w *World) {
 		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
 		gm.MemberState = reconcile.Stable.String()
 		gm.Target, gm.Revoking = cp(gm.Assignment), nil
-		if gm.silentSince >= 0 {
-			// Its process is gone: the session runs from when it went quiet.
+		// convertToConsumerGroup starts every member's session from now
+		// (scheduleConsumerGroupSessionTimeout with its classic
+		// session.timeout.ms), whatever its classic session was; each
+		// heartbeat restarts it (classicGroupHeartbeatToConsumerGroup). A
+		// member heard now heartbeats every tick, so its session never
+		// runs out while it is heard (consumerKind.tick); a live one not
+		// heard is fenced a session timeout from now. kgrepl simplifies
+		// for a process already gone: its session keeps running from
+		// when it went quiet (Kafka would restart it here; demo 15's
+		// restarted C1-1 would then go 3 ticks later).
+		switch m := w.process(gm.ClientID, gm.Inc); {
+		case g.heardClassic(w, gm):
+			gm.silentSince, gm.sessionTimer = -1, 0
+		case (m == nil || !m.Alive) && gm.silentSince >= 0:
 			g.classicSession(w, gm, gm.silentSince+gm.SessionTimeout)
+		default:
+			gm.silentSince = w.Tick
+			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
 		}
 	}
 	from := g.State
@@ -72,6 +87,14 @@ func (g *Group) convertToConsumerGroup(w *World) {
 	g.State = g.consumerState()
 	w.event(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
 		g.ID, from, g.Generation, g.GroupEpoch, g.State, len(g.members))
+}
+
+// heardClassic: a classic member inside a consumer group is heard while
+// its process is alive and goes by the member id (kgrepl's implicit
+// heartbeat inside a consumer group).
+func (g *Group) heardClassic(w *World, gm *GroupMember) bool {
+	m := w.process(gm.ClientID, gm.Inc)
+	return m != nil && m.Alive && m.MemberID == gm.MemberID
 }
 
 // classicSession schedules a classic member's session timeout inside a
@@ -141,11 +164,12 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	}
 	gm.notified = ""
 	if m := w.process(gm.ClientID, gm.Inc); m == nil || !m.Alive {
-		// Sent before its process died: heard this once (heardLast).
-		if gm.silentSince < 0 {
-			gm.silentSince = w.Tick
-			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
-		}
+		// Sent before its process died: heard this once (heardLast). The
+		// answer restarts its session from now
+		// (classicGroupJoinToConsumerGroup: scheduleConsumerGroupSessionTimeout),
+		// even if it was already running.
+		gm.silentSince = w.Tick
+		g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
 	} else {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
 	}

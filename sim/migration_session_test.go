@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// sessionRemovals lists the coordinator's session-timeout removals and
+// fencings ("coordinator removes ID: session timeout ...") by member id.
+func sessionRemovals(w *World) map[string]int {
+	out := map[string]int{}
+	for _, e := range w.Events.All() {
+		if e.Kind == EvRemoved && strings.Contains(e.Text, ": session timeout") {
+			id := strings.TrimPrefix(e.Text, "coordinator removes ")
+			if i := strings.IndexByte(id, ':'); i > 0 {
+				id = id[:i]
+			}
+			out[id] = e.Tick
+		}
+	}
+	return out
+}
+
+// GroupMetadataManager.convertToConsumerGroup schedules a session timeout
+// from the conversion for every member (scheduleConsumerGroupSessionTimeout
+// with its classic session.timeout.ms), and each heartbeat of a classic
+// member (classicGroupHeartbeatToConsumerGroup) restarts it. A classic
+// member heartbeating through the upgrade is not fenced, whatever its
+// session looked like in the classic group just before: here C2..C4 were
+// joining a rebalance (their sessions rescheduled by
+// completeClassicGroupJoin) when the consumer-protocol C6 arrived.
+func TestUpgradeKeepsHeartbeatingClassicMembers(t *testing.T) {
+	w := protocolWorld(t, string(ClassicGroup), "upgrade")
+	for i := 1; i <= 6; i++ {
+		if err := w.Set("C"+itoa(i), "partition.assignment.strategy", "cooperative-sticky"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewChecker()
+	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() && len(w.Group.Members()) == 4 })
+	if err := w.Slow("C1"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").slowNow })
+	if err := w.Join("C5", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	// C1 exceeds max.poll.interval.ms and leaves: the join round completes
+	// without it and C2..C4's sessions are rescheduled
+	// (completeClassicGroupJoin) while they have not read their answers.
+	stepUntil(t, w, c, 20, func() bool { return w.Member("C1").Phase == PhaseOut })
+	if err := w.Set("C6", "group.protocol", string(ConsumerGroup)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C6", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 20, func() bool { return w.Group.Type == ConsumerGroup })
+	converted := w.Tick
+	if gm := w.Group.MemberByID(w.Member("C2").MemberID); gm == nil || w.Member("C2").Phase != PhaseSyncing {
+		t.Fatalf("C2 is %s at the upgrade, want Syncing (heartbeating)", w.Member("C2").Phase)
+	}
+	ids, phases := map[string]string{}, map[string]Phase{}
+	for _, cl := range []string{"C2", "C3", "C4", "C5"} {
+		ids[cl], phases[cl] = w.Member(cl).MemberID, w.Member(cl).Phase
+	}
+	stepChecked(t, w, c, 3*w.Cfg.Client.SessionTimeout)
+	gone := sessionRemovals(w)
+	for _, cl := range []string{"C2", "C3", "C4", "C5"} {
+		if at, ok := gone[ids[cl]]; ok {
+			t.Errorf("%s (%s, %s at the upgrade) fenced for a session timeout at tick %d, after the upgrade at %d; it heartbeats", cl, ids[cl], phases[cl], at, converted)
+		}
+	}
+}
+
+// A classic member inside a consumer group is silent from its JoinGroup
+// answer until its client takes the member id; from then its heartbeats
+// restart the session (classicGroupHeartbeatToConsumerGroup:
+// scheduleConsumerGroupSessionTimeout), so when its process later dies it
+// is fenced a session timeout after its last heartbeat, not at once for
+// the ticks it spent joining long before.
+func TestClassicMemberSessionFromLastHeartbeat(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c)
+	if err := w.Restart("C2"); err != nil {
+		t.Fatal(err)
+	}
+	m := w.Member("C2")
+	stepUntil(t, w, c, 40, func() bool { return m.MemberID != "" && m.Phase == PhaseStable })
+	id := m.MemberID
+	if gm := w.Group.MemberByID(id); gm == nil || !gm.ClassicMember {
+		t.Fatalf("C2's new member %s is not a classic member of the consumer group", id)
+	}
+	stepChecked(t, w, c, 2*w.Cfg.Client.SessionTimeout)
+	if err := w.CrashNow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	crashed := w.Tick
+	stepChecked(t, w, c, 2*w.Cfg.Client.SessionTimeout)
+	if got, want := sessionRemovals(w)[id], crashed+w.Cfg.Client.SessionTimeout; got != want {
+		t.Errorf("%s, crashed at tick %d, fenced for a session timeout at tick %d, want %d", id, crashed, got, want)
+	}
+}
