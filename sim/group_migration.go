@@ -391,8 +391,17 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 		g.setClassicMember(gm, false)
 		gm.Assignment, gm.Revoking = cp(gm.Target), nil
 		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
-		if gm.silentSince >= 0 {
-			w.after(timer{at: gm.silentSince + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: gm.silentSince})
+		// convertToClassicGroup reschedules every member's heartbeat
+		// (rescheduleClassicGroupMemberHeartbeat): the session runs from
+		// now. One whose heartbeat thread runs (Member.heartbeats) keeps
+		// it going every tick; one that sends none (joining, reset, or
+		// gone) is removed a session timeout from now, unless a JoinGroup
+		// or SyncGroup of it waits (sessionExpiry).
+		if m := w.process(gm.ClientID, gm.Inc); m != nil && m.MemberID == gm.MemberID && m.heartbeats() {
+			gm.silentSince = -1
+		} else {
+			gm.silentSince = w.Tick
+			w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
 		}
 	}
 	g.Type = ClassicGroup

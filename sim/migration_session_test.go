@@ -101,3 +101,33 @@ func TestClassicMemberSessionFromLastHeartbeat(t *testing.T) {
 		t.Errorf("%s, crashed at tick %d, fenced for a session timeout at tick %d, want %d", id, crashed, got, want)
 	}
 }
+
+// GroupMetadataManager.convertToClassicGroup reschedules every member's
+// heartbeat at the downgrade (rescheduleClassicGroupMemberHeartbeat). A
+// classic member that sends no heartbeats then (here C2: reset by
+// ILLEGAL_GENERATION while busy with a slow record, so UNJOINED and its
+// HeartbeatThread disabled) is removed session.timeout.ms after the
+// downgrade.
+func TestDowngradeTimesSilentMembersFromThen(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c)
+	m := w.Member("C2")
+	id := m.MemberID
+	if err := w.Slow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 40, func() bool { return m.slowNow })
+	m.onCommitRefused(w, IllegalGeneration, true)
+	if m.heartbeats() || m.MemberID != id {
+		t.Fatalf("C2 after ILLEGAL_GENERATION: heartbeats %v, member id %q; want none, %s", m.heartbeats(), m.MemberID, id)
+	}
+	if err := w.Close("C1"); err != nil { // the last consumer-protocol member leaves
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 10, func() bool { return w.Group.Type == ClassicGroup })
+	down := w.Tick
+	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
+	if got, want := removedAt(w, id), down+w.Cfg.Client.SessionTimeout; got != want {
+		t.Errorf("%s, silent at the downgrade at %d, removed for a session timeout at %d, want %d", id, down, got, want)
+	}
+}
