@@ -326,3 +326,41 @@ func TestResetWaitsForTheJoinInFlight(t *testing.T) {
 		})
 	}
 }
+
+// FENCED_INSTANCE_ID answering the JoinGroup or SyncGroup a reset left in
+// flight is still fatal: AbstractCoordinator.JoinGroupResponseHandler and
+// SyncGroupResponseHandler raise it whatever the generation ("even if the
+// generation has changed we would not expect the instance id gets
+// fenced"), and joinGroupIfNeeded throws it as not retriable; so is
+// INCONSISTENT_GROUP_PROTOCOL on JoinGroup. The member stops instead of
+// rejoining.
+func TestFatalAnswerAfterResetStops(t *testing.T) {
+	for _, tc := range []struct {
+		phase Phase
+		code  ErrorCode
+	}{
+		{PhaseJoining, FencedInstanceID},
+		{PhaseJoining, InconsistentGroupProtocol},
+		{PhaseSyncing, FencedInstanceID},
+	} {
+		t.Run(tc.phase.String()+" "+tc.code.String(), func(t *testing.T) {
+			w, m := answerWorld(t)
+			join, sync := inFlightJoin(m, tc.phase)
+			m.Phase = tc.phase
+			m.onCommitRefused(w, IllegalGeneration, true) // the reset
+			m.act(w)                                      // its next poll() waits for the answer
+			seq := m.joinSeq
+			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Error: tc.code, Req: join}
+			if tc.phase == PhaseSyncing {
+				answer.Type, answer.Req = SyncGroup, sync
+			}
+			m.receive(w, answer)
+			if m.Alive {
+				m.act(w)
+			}
+			if m.Alive || m.joinSeq != seq {
+				t.Errorf("after %s on the %s in flight: alive %v, %d JoinGroups sent; want stopped, none", tc.code, answer.Type, m.Alive, m.joinSeq-seq)
+			}
+		})
+	}
+}

@@ -367,6 +367,14 @@ func (m *Member) takeJoinAnswer(w *World) {
 }
 
 func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	if code == FencedInstanceID || code == InconsistentGroupProtocol {
+		// JoinGroupResponseHandler raises these whatever the member's
+		// state and generation, and joinGroupIfNeeded throws them (not
+		// retriable): fatal even in an answer after a reset.
+		m.joinFuture = 0
+		m.fatal(w, code.String()+" on JoinGroup")
+		return
+	}
 	if m.Phase != PhaseJoining {
 		// The answer to a JoinGroup the member reset its generation under:
 		// JoinGroupResponseHandler raises UnjoinedGroupException on a
@@ -386,9 +394,6 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 		return
 	case RebalanceInProgress:
 		m.sendJoin(w)
-		return
-	case FencedInstanceID, InconsistentGroupProtocol:
-		m.fatal(w, code.String()+" on JoinGroup")
 		return
 	default:
 		m.rejoin = true
@@ -420,6 +425,13 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	if m.joinFuture != p.Req.ID+1 {
 		return // the answer to a SyncGroup no longer waited for
 	}
+	if p.Error == FencedInstanceID {
+		// SyncGroupResponseHandler: fatal whatever the generation, so
+		// also in an answer after a reset.
+		m.joinFuture = 0
+		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
+		return
+	}
 	if m.Phase != PhaseSyncing {
 		// A reset came while the SyncGroup was out: a success is raised
 		// as ILLEGAL_GENERATION, an error finds the generation changed;
@@ -433,9 +445,6 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 	case None:
 	case UnknownMemberID, IllegalGeneration:
 		m.resetGeneration(w, p.Error == IllegalGeneration)
-		return
-	case FencedInstanceID:
-		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
 		return
 	default:
 		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
@@ -549,7 +558,9 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	                                                                   future only: rejoin (joinFutureDone)
 //	 NONE after a reset    UnjoinedGroupException: rejoin              the same (the id handed out unused)
 //	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
-//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same (fatal)
+//	 FENCED_INSTANCE_ID,   fatal, whatever the state and generation    the same (fatal), also in an answer
+//	 INCONSISTENT_GROUP_   (joinGroupIfNeeded throws: not retriable)   after a reset (handleJoinAnswer
+//	 PROTOCOL                                                          checks them first)
 //	 MEMBER_ID_REQUIRED    take the member id given, rejoin at once    not produced: the first answer gives
 //	                                                                   the member id (KIP-394's trip skipped)
 //	 COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: markCoordinatorUnknown, find it again, retry after the
@@ -561,7 +572,8 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	                       rejoin either way                           the join future only: rejoin
 //	 REBALANCE_IN_PROGRESS rejoin at once (from poll()), no reset      the same; a member busy with its batch
 //	                                                                   rejoins at its next poll()
-//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same
+//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same, also in an answer after a
+//	                                                                   reset (checked before it)
 //	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        the same: the assignment is not taken
 //	                       (a success clears rejoinNeeded)             (joinFutureDone); a success clears
 //	                                                                   m.rejoin
