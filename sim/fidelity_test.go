@@ -390,3 +390,57 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 	}
 	t.Error("the waiting JoinGroup was not answered when its member was removed")
 }
+
+// ClassicGroup.replaceStaticMember (a new instance of a static member
+// joins) answers the old instance's waiting JoinGroup and SyncGroup with
+// FENCED_INSTANCE_ID before it swaps the member id; the old instance's
+// client, reading it, stops (fatal in JoinGroupResponseHandler and
+// SyncGroupResponseHandler).
+func TestStaticReplaceFencesOldInstance(t *testing.T) {
+	for _, phase := range []Phase{PhaseJoining, PhaseSyncing} {
+		t.Run(phase.String(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			if err := cfg.Set("C1", "group.instance.id", "i1"); err != nil {
+				t.Fatal(err)
+			}
+			w, err := New(DefaultTopology(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := NewChecker()
+			m := w.Member("C1")
+			stepUntil(t, w, c, 40, func() bool { return w.GroupSettled() && m.Phase == PhaseStable })
+			oldID := m.MemberID
+			gm := w.Group.members[oldID]
+			// The old instance's request waits at the coordinator.
+			join, sync := inFlightJoin(m, phase)
+			m.Phase = phase
+			waiting := join
+			if phase == PhaseJoining {
+				gm.joinPkt = join
+			} else {
+				gm.syncPkt, waiting = sync, sync
+			}
+			r := *m.joinRequest()
+			r.MemberID, r.Inc = "", m.Inc+1 // a new instance with the same group.instance.id
+			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
+			w.Group.staticRejoin(w, newJoin, &r, oldID)
+			var answer *Packet
+			for _, p := range w.sending {
+				if p.Req == waiting {
+					answer = p
+				}
+			}
+			if answer == nil || answer.Error != FencedInstanceID {
+				t.Fatalf("the old instance's waiting %s answered %v, want FENCED_INSTANCE_ID", waiting.Type, answer)
+			}
+			m.receive(w, answer)
+			if m.Alive {
+				m.act(w)
+			}
+			if m.Alive {
+				t.Errorf("the old instance read FENCED_INSTANCE_ID on its %s and goes on (%s)", waiting.Type, m.Phase)
+			}
+		})
+	}
+}

@@ -207,6 +207,17 @@ func (g *Group) markJoined(gm *GroupMember, p *Packet) {
 // assignment, no rebalance, no new generation (KIP-345).
 func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	old := g.members[oldID]
+	// ClassicGroup.replaceStaticMember fences the old instance at once: a
+	// JoinGroup or SyncGroup of it still waiting is answered
+	// FENCED_INSTANCE_ID, which its client treats as fatal
+	// (AbstractCoordinator's JoinGroupResponseHandler and
+	// SyncGroupResponseHandler). A process already gone never reads it.
+	if old.joinPkt != nil {
+		w.reply(old.joinPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+	}
+	if old.syncPkt != nil {
+		w.reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+	}
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
 	g.dropMember(oldID)
