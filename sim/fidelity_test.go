@@ -444,3 +444,79 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 		})
 	}
 }
+
+// GroupMetadataManager.propagateAssignment restarts the session of every
+// member whose SyncGroup it answers, the leader's own included
+// (rescheduleClassicGroupMemberHeartbeat). A leader that crashes with its
+// SyncGroup in flight is removed session.timeout.ms after that answer,
+// not after its crash.
+func TestLeaderSyncRestartsItsSession(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	stepUntil(t, w, c, 40, func() bool { return w.GroupSettled() })
+	if err := w.Join("C5", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	var leader string
+	stepUntil(t, w, c, 40, func() bool {
+		for _, p := range w.sending {
+			if r, ok := p.Body.(*syncReq); ok && !p.Response && len(r.Plan) > 0 {
+				leader = p.From
+				return true
+			}
+		}
+		return false
+	})
+	id := w.Member(leader).MemberID
+	if err := w.CrashNow(leader); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 5, func() bool { return w.Group.State == Stable })
+	answered := w.Tick
+	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
+	if got, want := removedAt(w, id), answered+w.Cfg.Client.SessionTimeout; got != want {
+		t.Errorf("leader %s, crashed with its SyncGroup in flight, answered at %d: removed at %d, want %d", id, answered, got, want)
+	}
+}
+
+// GroupMetadataManager.completeClassicGroupJoin restarts the session of
+// every member left in the group (rescheduleClassicGroupMemberHeartbeat
+// over allMembers), a static member that did not rejoin too: its session
+// runs from the join's completion, not from when it went quiet.
+func TestCompleteJoinRestartsStaticMemberSession(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Set("C1", "group.instance.id", "i1"); err != nil {
+		t.Fatal(err)
+	}
+	topo := DefaultTopology()
+	topo.Members = 3
+	w, err := New(topo, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	stepUntil(t, w, c, 40, func() bool { return w.GroupSettled() })
+	g := w.Group
+	id := w.Member("C1").MemberID
+	if err := w.CrashNow("C1"); err != nil { // silent from now, kept through the round as static
+		t.Fatal(err)
+	}
+	since := g.members[id].silentSince
+	stepChecked(t, w, c, 2)
+	g.prepareRebalance(w, "the test")
+	for _, gm := range g.Members() {
+		gm.Joined = gm.MemberID != id // every other member rejoined
+	}
+	g.completeJoin(w)
+	gm := g.members[id]
+	if gm == nil || gm.silentSince != w.Tick {
+		t.Fatalf("static %s after the join completed at %d: %+v, want in the group, its session from %d", id, w.Tick, gm, w.Tick)
+	}
+	g.sessionExpiry(w, id, since) // the timer of its old session
+	if g.members[id] == nil {
+		t.Errorf("static %s removed by the session that ran from %d, restarted at %d", id, since, w.Tick)
+	}
+}

@@ -427,12 +427,19 @@ func (g *Group) completeJoin(w *World) {
 		}
 	}
 	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
+	// rescheduleClassicGroupMemberHeartbeat for every member left, static
+	// ones that did not rejoin too (completeClassicGroupJoin walks
+	// allMembers): the session runs from now for a member whose client is
+	// not heartbeating (a JoinGroup counted as heard while it waited
+	// here).
 	for _, gm := range joined {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
-		// rescheduleClassicGroupMemberHeartbeat: the session runs from
-		// now for a member whose client is not heartbeating (its
-		// JoinGroup counted as heard while it waited here).
 		g.rescheduleHeartbeat(w, gm)
+	}
+	for _, gm := range g.Members() {
+		if !gm.Joined {
+			g.rescheduleHeartbeat(w, gm)
+		}
 	}
 	for _, gm := range joined {
 		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
@@ -597,6 +604,9 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 		}
 		g.transition(w, Stable, fmt.Sprintf("leader %s sent the plan", r.MemberID))
 		g.answerSync(w, gm, p)
+		// propagateAssignment completes the leader's own sync future as
+		// well, and restarts its session with the others'.
+		g.rescheduleHeartbeat(w, gm)
 		for _, m := range g.Members() {
 			if m.syncPkt != nil {
 				g.answerSync(w, m, m.syncPkt)
