@@ -364,3 +364,33 @@ func TestFatalAnswerAfterResetStops(t *testing.T) {
 		})
 	}
 }
+
+// AbstractCoordinator.maybeLeaveGroup sends LeaveGroup only when the
+// member is not UNJOINED: after a reset that kept the member id
+// (ILLEGAL_GENERATION) close() sends none, while the same close without
+// the reset does.
+func TestCloseWhileUnjoinedSendsNoLeaveGroup(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		w, m := answerWorld(t)
+		if reset {
+			m.onCommitRefused(w, IllegalGeneration, true)
+			if !m.unjoined || m.MemberID == "" {
+				t.Fatalf("after ILLEGAL_GENERATION: unjoined %v, member id %q; want unjoined keeping the id", m.unjoined, m.MemberID)
+			}
+		}
+		from := w.Packets.Len()
+		if err := w.Close("C1"); err != nil {
+			t.Fatal(err)
+		}
+		stepChecked(t, w, NewChecker(), 5)
+		sent := false
+		for i, p := range w.Packets.All() {
+			if i >= from && p.Type == LeaveGroup && p.From == "C1" {
+				sent = true
+			}
+		}
+		if sent == reset {
+			t.Errorf("reset %v: LeaveGroup sent %v, want %v", reset, sent, !reset)
+		}
+	}
+}

@@ -360,9 +360,11 @@ func TestHeartbeatsStopAfterResetKeepingID(t *testing.T) {
 	}
 }
 
-// GroupMetadataManager.removeMemberAndUpdateClassicGroup answers a
-// JoinGroup still waiting at the coordinator with UNKNOWN_MEMBER_ID before
-// it removes the member, so a client that is still there rejoins.
+// GroupMetadataManager answers a JoinGroup still waiting at the
+// coordinator with UNKNOWN_MEMBER_ID before it removes the member
+// (removeMemberAndUpdateClassicGroup when its session expires,
+// removeCurrentMemberFromClassicGroup for a LeaveGroup; kgrepl's
+// removeMember serves both), so a client that is still there rejoins.
 func TestRemovedMemberJoinAnswered(t *testing.T) {
 	w, err := New(DefaultTopology(), DefaultConfig())
 	if err != nil {

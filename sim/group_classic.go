@@ -37,9 +37,10 @@ func (g *Group) removeMember(w *World, id, why string) {
 	}
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
 	if gm.joinPkt != nil {
-		// GroupMetadataManager.removeMemberAndUpdateClassicGroup completes
-		// a JoinGroup still waiting at the coordinator with
-		// UNKNOWN_MEMBER_ID before it removes the member.
+		// GroupMetadataManager completes a JoinGroup still waiting at the
+		// coordinator with UNKNOWN_MEMBER_ID before it removes the member:
+		// removeMemberAndUpdateClassicGroup for an expired session,
+		// removeCurrentMemberFromClassicGroup for a LeaveGroup.
 		w.reply(gm.joinPkt, UnknownMemberID, "", nil)
 		gm.joinPkt = nil
 	}
