@@ -394,3 +394,24 @@ func TestCloseWhileUnjoinedSendsNoLeaveGroup(t *testing.T) {
 		}
 	}
 }
+
+// A JoinGroup lost after a reset left the join future waiting on it: the
+// request times out (joinGroupIfNeeded treats it as retriable, and
+// resetJoinGroupFuture), so the member joins again once the timeout
+// passes instead of waiting for ever.
+func TestLostJoinAfterResetTimesOut(t *testing.T) {
+	w, m := answerWorld(t)
+	c := NewChecker()
+	w.Drop(DropRule{Type: JoinGroup, From: "C1", Count: 1})
+	m.rejoin = true
+	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining && m.joinFuture != 0 })
+	sent, seq := w.Tick, m.joinSeq
+	m.onCommitRefused(w, IllegalGeneration, true) // the reset, with the JoinGroup out
+	if !m.waitJoinFuture() {
+		t.Fatal("the reset did not leave the join future waiting on the lost JoinGroup")
+	}
+	stepUntil(t, w, c, m.joinTimeoutTicks()+5, func() bool { return m.joinSeq > seq })
+	if w.Tick < sent+m.joinTimeoutTicks() {
+		t.Errorf("the next JoinGroup went out at tick %d, before the lost one's timeout at %d", w.Tick, sent+m.joinTimeoutTicks())
+	}
+}
