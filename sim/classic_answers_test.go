@@ -415,3 +415,27 @@ func TestLostJoinAfterResetTimesOut(t *testing.T) {
 		t.Errorf("the next JoinGroup went out at tick %d, before the lost one's timeout at %d", w.Tick, sent+m.joinTimeoutTicks())
 	}
 }
+
+// HeartbeatThread.enable, when a JoinGroup answer moves the member to
+// COMPLETING_REBALANCE, resets the heartbeat's timers, max.poll.interval.ms
+// among them: an answer read inside commitSync (outside poll()) starts the
+// poll interval anew.
+func TestJoinAnswerInCommitSyncRestartsPollTimer(t *testing.T) {
+	w, m := answerWorld(t)
+	stepChecked(t, w, NewChecker(), 5)
+	m.Phase = PhaseJoining
+	join, _ := inFlightJoin(m, PhaseJoining)
+	m.loop = LoopCommitting // inside commitSync, not poll()
+	if m.inPoll() {
+		t.Fatal("a member in commitSync counts as in poll()")
+	}
+	m.leftPollAt = w.Tick - 4
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
+		Body: &joinResp{MemberID: m.MemberID, Generation: 2, Leader: "C9-1", Protocol: m.Cfg.Assignor}})
+	if m.Phase != PhaseSyncing {
+		t.Fatalf("%s after the JoinGroup answer read in commitSync, want Syncing", m.Phase)
+	}
+	if m.leftPollAt != w.Tick {
+		t.Errorf("the poll interval runs from tick %d, want %d (the answer read in commitSync)", m.leftPollAt, w.Tick)
+	}
+}
