@@ -522,3 +522,39 @@ func TestCompleteJoinRestartsStaticMemberSession(t *testing.T) {
 		t.Errorf("static %s removed by the session that ran from %d, restarted at %d", id, since, w.Tick)
 	}
 }
+
+// A member whose SyncGroup waits at the coordinator for the leader's plan
+// counts as heard though its heartbeats stopped
+// (ClassicGroupMember.hasSatisfiedHeartbeat: isAwaitingSync), so its
+// session expiring then does not remove it; once the SyncGroup is
+// answered, the same silence does.
+func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
+	topo := DefaultTopology()
+	topo.Members = 2
+	w, err := New(topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	stepChecked(t, w, c, 3)
+	g := w.Group
+	id := w.Member("C2").MemberID
+	gm := g.members[id]
+	if err := w.CrashNow("C2"); err != nil { // its heartbeats stop
+		t.Fatal(err)
+	}
+	since := gm.silentSince
+	if since < 0 {
+		t.Fatalf("%s not silent after its process stopped", id)
+	}
+	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: id, Generation: g.Generation}}
+	g.sessionExpiry(w, id, since)
+	if g.members[id] == nil {
+		t.Fatalf("%s removed for its session while its SyncGroup waited", id)
+	}
+	gm.syncPkt = nil
+	g.sessionExpiry(w, id, since)
+	if g.members[id] != nil {
+		t.Errorf("%s, silent since %d with no request waiting, not removed when its session expired", id, since)
+	}
+}
