@@ -91,10 +91,12 @@ func (g *Group) convertToConsumerGroup(w *World) {
 
 // heardClassic: a classic member inside a consumer group is heard while
 // its process is alive and goes by the member id (kgrepl's implicit
-// heartbeat inside a consumer group).
+// heartbeat inside a consumer group), unless it is out of the group: a
+// static member past max.poll.interval.ms keeps its id but its heartbeat
+// thread stopped (classicClient.pollTimeout).
 func (g *Group) heardClassic(w *World, gm *GroupMember) bool {
 	m := w.process(gm.ClientID, gm.Inc)
-	return m != nil && m.Alive && m.MemberID == gm.MemberID
+	return m != nil && m.Alive && m.MemberID == gm.MemberID && m.Phase != PhaseOut
 }
 
 // classicSession schedules a classic member's session timeout inside a
