@@ -131,3 +131,43 @@ func TestDowngradeTimesSilentMembersFromThen(t *testing.T) {
 		t.Errorf("%s, silent at the downgrade at %d, removed for a session timeout at %d, want %d", id, down, got, want)
 	}
 }
+
+// A static classic member inside a consumer group that exceeds
+// max.poll.interval.ms sends no LeaveGroup (KIP-345) but its heartbeat
+// thread stops: the coordinator fences it session.timeout.ms later
+// (scheduleConsumerGroupSessionTimeout, no heartbeat restarting it).
+func TestStaticClassicMemberPollTimeoutInConsumerGroup(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c)
+	if err := w.Set("C2", "group.instance.id", "i2"); err != nil {
+		t.Fatal(err)
+	}
+	// A short max.poll.interval.ms: the poll timeout comes early in the
+	// slow record, which outlasts the session after it.
+	if err := w.Set("C2", "max.poll.interval.ms", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Restart("C2"); err != nil {
+		t.Fatal(err)
+	}
+	m := w.Member("C2")
+	stepUntil(t, w, c, 60, func() bool { return m.Phase == PhaseStable && m.MemberID != "" && m.loop == LoopFetching })
+	id := m.MemberID
+	if err := w.Slow("C2"); err != nil {
+		t.Fatal(err)
+	}
+	timedOut := -1
+	stepUntil(t, w, c, 60, func() bool {
+		for _, e := range w.Events.All() {
+			if e.Kind == EvPollTimeout && e.Member == "C2" {
+				timedOut = e.Tick
+				return true
+			}
+		}
+		return false
+	})
+	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
+	if got, want := sessionRemovals(w)[id], timedOut+w.Cfg.Client.SessionTimeout; got != want {
+		t.Errorf("static %s, poll timeout at %d: fenced for a session timeout at %d, want %d", id, timedOut, got, want)
+	}
+}
