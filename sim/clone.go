@@ -195,15 +195,22 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 
 func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	n := *g
-	n.members = make(map[string]*GroupMember, len(g.members))
-	gms := make([]GroupMember, 0, len(g.members))
-	for id, gm := range g.members {
+	n.members = make(map[string]*GroupMember, len(g.sorted))
+	// The copies in one array, in member-id order: the copy's sorted list
+	// points into it.
+	gms := make([]GroupMember, len(g.sorted))
+	n.sorted = nil
+	if len(g.sorted) > 0 {
+		n.sorted = make([]*GroupMember, len(g.sorted))
+	}
+	for i, gm := range g.sorted {
 		// Topics, Owned, Protocols, Assignment, Target and Revoking are
 		// shared: each is replaced, never changed in place (see GroupMember).
-		gms = append(gms, *gm)
-		c := &gms[len(gms)-1]
+		c := &gms[i]
+		*c = *gm
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
-		n.members[id] = c
+		n.members[gm.MemberID] = c
+		n.sorted[i] = c
 	}
 	n.static = cpLazy(g.static)
 	n.fenced = cpLazy(g.fenced)
