@@ -148,11 +148,11 @@ type Group struct {
 	// sorted is members' values in member-id order (Members), made anew
 	// by putMember and dropMember at every change of the map, never
 	// changed in place: a list handed out earlier stays as it was.
-	sorted []*GroupMember
-	static          map[string]string // group.instance.id -> member id; nil until the first (putMap)
-	fenced          map[string]bool   // member ids replaced by a static rejoin; nil until the first (putMap)
-	roundStart      int
-	deadline        int
+	sorted     []*GroupMember
+	static     map[string]string // group.instance.id -> member id; nil until the first (putMap)
+	fenced     map[string]bool   // member ids replaced by a static rejoin; nil until the first (putMap)
+	roundStart int
+	deadline   int
 	// The initial rebalance of an empty group, delayed by
 	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
 	// with the group Empty): it never completes early; each delay that saw a

@@ -296,25 +296,22 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 func (p *plan) run(idx []int) ([]Outcome, error) {
 	defer raiseGC()()
 	outcomes := make([]Outcome, len(idx))
-	// work runs branch j; last is the worker's previous branch world,
-	// finished: the new one takes its free lists (sim.World.ReuseFreeLists)
-	// rather than allocating its round trips anew.
-	work := func(j int, last **sim.World) {
+	// work runs branch j in a copy made by the worker's Reuser: in the
+	// storage of the worker's previous branch world, finished (its
+	// outcome holds nothing of it), rather than allocated anew.
+	work := func(j int, reuse *sim.Reuser) {
 		if p.stopped() {
 			return
 		}
 		jb := p.jobs[idx[j]]
 		if c := p.cursor(jb.tick); c != nil {
-			w := c.Clone()
-			w.ReuseFreeLists(*last)
-			outcomes[j] = p.runBranch(w, jb)
-			*last = w
+			outcomes[j] = p.runBranch(reuse.Clone(c), jb)
 		}
 	}
 	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
-		var last *sim.World
+		var reuse sim.Reuser
 		for j := range idx {
-			work(j, &last)
+			work(j, &reuse)
 		}
 	} else {
 		var next atomic.Int64
@@ -323,9 +320,9 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var last *sim.World
+				var reuse sim.Reuser
 				for j := int(next.Add(1)) - 1; j < len(idx); j = int(next.Add(1)) - 1 {
-					work(j, &last)
+					work(j, &reuse)
 				}
 			}()
 		}
