@@ -293,8 +293,8 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 // outcomes in that order. Workers take the next index from a shared
 // counter and write only their own slot, so the result is the same as a
 // sequential run's.
+// The caller raises the collector's percentage for the sweep (raiseGC).
 func (p *plan) run(idx []int) ([]Outcome, error) {
-	defer raiseGC()()
 	outcomes := make([]Outcome, len(idx))
 	// work runs branch j in a copy made by the worker's Reuser: in the
 	// storage of the worker's previous branch world, finished (its
@@ -336,6 +336,7 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 
 // Run explores from base, which is not changed.
 func Run(base *sim.World, opts Options) (*Report, error) {
+	defer raiseGC()()
 	p, err := newPlan(base, opts)
 	if err != nil {
 		return nil, err
