@@ -275,6 +275,27 @@ func (p *plan) cursor(t int) *sim.World {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.makeCursors(i)
+}
+
+// prefetch makes the world at tick t+1 of the window, if it is in the
+// window and not made yet, unless a worker is making one now. A worker
+// that starts a branch at tick t calls it: the copies are then made a tick
+// ahead, while the other workers still run branches at t, rather than
+// when a worker first needs one, which the next worker to reach that
+// tick, a branch later, often found still being made, and waited for.
+func (p *plan) prefetch(t int) {
+	i := t + 1 - p.opts.From
+	if i >= len(p.cursors) || p.cursors[i].Load() != nil || !p.mu.TryLock() {
+		return
+	}
+	defer p.mu.Unlock()
+	p.makeCursors(i)
+}
+
+// makeCursors makes the worlds up to index i of the window, under p.mu,
+// and returns the one at i; nil once the sweep is stopped.
+func (p *plan) makeCursors(i int) *sim.World {
 	for ; p.made <= i; p.made++ {
 		for p.maker.Tick < p.opts.From+p.made {
 			if p.stopped() {
@@ -296,6 +317,15 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 // The caller raises the collector's percentage for the sweep (raiseGC).
 func (p *plan) run(idx []int) ([]Outcome, error) {
 	outcomes := make([]Outcome, len(idx))
+	workers := min(p.opts.Parallel, len(idx))
+	// Copies are made a tick ahead (prefetch) when other workers may need
+	// them, and only as far as the last branch to run: the copies are made
+	// in order, so one for a tick before it is never made in vain.
+	parallel := workers > 1
+	last := 0
+	if len(idx) > 0 {
+		last = p.jobs[idx[len(idx)-1]].tick
+	}
 	// work runs branch j in a copy made by the worker's Reuser: in the
 	// storage of the worker's previous branch world, finished (its
 	// outcome holds nothing of it), rather than allocated anew.
@@ -305,10 +335,14 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 		}
 		jb := p.jobs[idx[j]]
 		if c := p.cursor(jb.tick); c != nil {
-			outcomes[j] = p.runBranch(reuse.Clone(c), jb)
+			w := reuse.Clone(c)
+			if parallel && jb.tick < last {
+				p.prefetch(jb.tick)
+			}
+			outcomes[j] = p.runBranch(w, jb)
 		}
 	}
-	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
+	if !parallel {
 		var reuse sim.Reuser
 		for j := range idx {
 			work(j, &reuse)
