@@ -16,8 +16,14 @@ func (w *World) Clone() *World { return w.clone(nil) }
 func (w *World) clone(r *Reuser) *World {
 	var sp spare
 	var n *World
+	plain := r == nil // Clone: no storage to keep for a next copy
 	if r != nil {
-		if old := r.last; old != nil && old != w {
+		if r.last == w {
+			// Copying its own last copy: that one is not finished, and its
+			// arrays are the ones about to be read.
+			*r = Reuser{}
+		}
+		if old := r.last; old != nil {
 			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
 				group: old.Group, txn: old.Txn, timers: old.timers, free: old.free, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
@@ -126,9 +132,17 @@ func (w *World) clone(r *Reuser) *World {
 	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
 	n.logAt = reuseBuf(sp.logAt, len(w.logAt))
 	r.logs = reuseBuf(r.logs, len(w.logAt))
+	if len(r.prods) < len(w.logAt) && !plain {
+		r.prods = make([]producerBufs, len(w.logAt))
+	}
 	for i, l := range w.logAt {
 		c := &r.logs[i]
-		l.cloneInto(c)
+		var none producerBufs
+		buf := &none
+		if i < len(r.prods) {
+			buf = &r.prods[i]
+		}
+		l.cloneInto(c, buf)
 		n.logAt[i] = c
 	}
 	n.Group = w.Group.clone(re, sp.group, r)
@@ -274,7 +288,11 @@ func putMap[K comparable, V any](m *map[K]V, k K, v V) {
 	(*m)[k] = v
 }
 
-func (l *PartitionLog) cloneInto(n *PartitionLog) {
+// cloneInto copies l into n, its producer entries into the arrays of buf
+// (the ones n's last contents used, when n is a finished copy's log: its
+// producers map is reused too), which it then holds.
+func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
+	producers := buf.producers
 	*n = *l
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
@@ -286,18 +304,32 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	}
 	// The entries in one array and their batches in another, each entry's
 	// cut to its length (appends past it reallocate; the window slides
-	// within it): three allocations a log, not two an entry.
-	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	// within it): three allocations a log, not two an entry, and none when
+	// buf has the room.
+	if producers == nil {
+		producers = make(map[int64]*producerEntry, len(l.producers))
+	}
+	clear(producers)
+	n.producers = producers
 	total := 0
 	for _, e := range l.producers {
 		total += len(e.batches)
 	}
-	ents := make([]producerEntry, 0, len(l.producers))
-	batches := make([]batchRecord, 0, total)
+	ents := reuseBuf(buf.ents, len(l.producers))[:0]
+	batches := reuseBuf(buf.batches, total)[:0]
 	for pid, e := range l.producers {
 		ents = append(ents, producerEntry{epoch: e.epoch, batches: cutInto(&batches, e.batches)})
 		n.producers[pid] = &ents[len(ents)-1]
 	}
+	*buf = producerBufs{producers: producers, ents: ents, batches: batches}
+}
+
+// producerBufs are where PartitionLog.cloneInto puts a log's producer
+// entries: its map, and the arrays of entries and of their batches.
+type producerBufs struct {
+	producers map[int64]*producerEntry
+	ents      []producerEntry
+	batches   []batchRecord
 }
 
 // clone copies the group into dst (a finished copy's group, with its

@@ -35,6 +35,7 @@ type Reuser struct {
 	last  *World // the copy made last; finished when the next is asked for
 	wire  []Packet
 	logs  []PartitionLog
+	prods []producerBufs // the logs' producer entries, by the logs' index
 	procs []Member
 	gms   []GroupMember
 	bufs  memberBufs

@@ -129,6 +129,21 @@ func TestReuserCopiesAreClones(t *testing.T) {
 				t.Fatalf("round %d, world %d: copying and stepping the copies changed the world copied", round, i)
 			}
 			prev = reused
+			if round == 2 {
+				// A copy of the Reuser's own last copy, which is not
+				// finished: made anew, and both go on alike.
+				fp := fingerprint(reused)
+				self := r.Clone(reused)
+				if self == reused || fingerprint(reused) != fp || fingerprint(self) != fp {
+					t.Fatalf("world %d: a Reuser's copy of its own last copy changed it or differs from it", i)
+				}
+				self.Step()
+				reused.Step()
+				if fingerprint(self) != fingerprint(reused) {
+					t.Fatalf("world %d: a Reuser's copy of its own last copy steps otherwise", i)
+				}
+				prev = self
+			}
 		}
 	}
 	if made == 0 {
