@@ -314,6 +314,7 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 // outcomes in that order. Workers take the next index from a shared
 // counter and write only their own slot, so the result is the same as a
 // sequential run's.
+//
 // The caller raises the collector's percentage for the sweep (raiseGC).
 func (p *plan) run(idx []int) ([]Outcome, error) {
 	outcomes := make([]Outcome, len(idx))
