@@ -214,7 +214,9 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 		c.base = tick
 		c.bases.Append(tick)
 	}
-	if r.tick = narrow(int64(tick), int64(c.base)); r.tick == farField {
+	t, ok := narrow(int64(tick), int64(c.base), farField)
+	if r.tick = t; !ok {
+		r.tick = farField
 		c.farTicks.Append(tickRun{first: int32(c.recs.Len()), tick: tick})
 	}
 	c.recs.Append(r)

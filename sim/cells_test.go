@@ -263,7 +263,7 @@ func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"packetRec", unsafe.Sizeof(packetRec{}), 10}, {"eventRec", unsafe.Sizeof(eventRec{}), 8}, {"cellRec", unsafe.Sizeof(cellRec{}), 16}} {
+	}{{"packetRec", unsafe.Sizeof(packetRec{}), 8}, {"eventRec", unsafe.Sizeof(eventRec{}), 6}, {"cellRec", unsafe.Sizeof(cellRec{}), 16}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

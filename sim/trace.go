@@ -21,25 +21,37 @@ import (
 // after it was sent, Sent+1 (World.Step), so a record is never changed
 // once written.
 //
-// 10 bytes, since the trace is most of what a world keeps: its sent tick
-// and its text are kept as their distance from its chunk's first (a chunk
-// of seqChunk packets spans a few dozen ticks and a few KB of text: base),
-// an answer keeps how far back its request is (back), which is almost
-// always a few packets. A packet with a field that does not fit (its
-// request 65,535 or more packets back or not before it, its text before its
-// chunk's first or far past it, a party past 65,534, a hand-made packet
-// sent before its chunk's first) keeps farField there and all its fields
-// whole in packetRecs.far.
+// 8 bytes, since the trace is most of what a world keeps and every byte of
+// it is a byte of fresh memory the kernel must fault in: its sent tick and
+// its text are kept as their distance from its chunk's first (a chunk of
+// seqChunk packets spans a few dozen ticks and a few KB of text: base), an
+// answer keeps how far back its request is (back), which is almost always a
+// few packets, and the peer and back share 24 bits (12 each: 4,095
+// processes, 4,095 packets back). A packet with a field that does not fit
+// (its request 4,096 or more packets back or not before it, its text before
+// its chunk's first or far past it, a party past 4,095, a packet sent 256 or
+// more ticks after its chunk's first or before it) keeps farField in text
+// and all its fields whole in packetRecs.far.
 type packetRec struct {
-	sent uint16 // Sent minus its chunk's base tick
-	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
-	peer uint16 // a party
-	back uint16 // for an answer, its ID minus its request's; 0 for a request
-	err  uint8  // the ErrorCode: every code the simulation answers is below 256 (errors.go)
+	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
+	// peerHi: the peer, a party (low 12 bits), and the high 4 bits of
+	// back (high 4 bits); backLo back's low 8 bits. back is, for an
+	// answer, its ID minus its request's; 0 for a request.
+	peerHi uint16
+	backLo uint8
+	sent   uint8 // Sent minus its chunk's base tick
+	err    uint8 // the ErrorCode: every code the simulation answers is below 256 (errors.go)
 	// apiFlags: the index in APIs (low 4 bits: APIs has 16 entries) and
 	// the pk flags (high 4 bits).
 	apiFlags uint8
 }
+
+// narrowBits is the reach of a 12-bit field of a record (a packet's peer
+// and back, an event's member): a value from it on is kept whole apart.
+const narrowBits = 1 << 12
+
+func (r packetRec) peer() uint32 { return uint32(r.peerHi & (narrowBits - 1)) }
+func (r packetRec) back() int32  { return int32(r.peerHi>>12)<<8 | int32(r.backLo) }
 
 func (r packetRec) api() uint8   { return r.apiFlags & 0x0f }
 func (r packetRec) flags() uint8 { return r.apiFlags >> 4 }
@@ -53,8 +65,8 @@ const (
 	pkDelivered
 )
 
-// farField in a narrow field of a packet or event record: the record's
-// fields are kept whole apart (packetRecs.far, eventRecs.far).
+// farField in a narrow field of a packet or event record (its text): the
+// record's fields are kept whole apart (packetRecs.far, eventRecs.far).
 const farField = 0xffff
 
 // recBase is what the narrow fields of one chunk of packet or event
@@ -94,15 +106,17 @@ func (b *recBases) of(i int) recBase { return b.At(i / seqChunk) }
 
 func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
 
-// narrow is v minus base as a narrow field (text: plus one, 0 being the
-// empty text), or farField when it does not fit.
-func narrow(v, base int64) uint16 {
-	if d := v - base; d >= 0 && d < farField {
-		return uint16(d)
+// narrow is v minus base when it is below limit (and not negative); false
+// when it does not fit.
+func narrow(v, base, limit int64) (uint16, bool) {
+	if d := v - base; d >= 0 && d < limit {
+		return uint16(d), true
 	}
-	return farField
+	return 0, false
 }
 
+// narrowText is ref as a record's text field: its distance from base plus
+// one (0 being the empty text), or farField when it does not fit.
 func narrowText(ref, base textRef) uint16 {
 	if ref == 0 {
 		return 0
@@ -146,15 +160,17 @@ func (s *packetRecs) clone() packetRecs {
 func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.startsChunk(), f.sent, f.text, textEnd)
-	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
-	if d := i - int(f.req); f.req >= 0 {
-		r.back = farField
-		if d > 0 && d < farField {
-			r.back = uint16(d)
-		}
+	sent, fits := narrow(int64(f.sent), int64(b.tick), 1<<8)
+	back := int64(0)
+	if f.req >= 0 {
+		back = int64(i) - int64(f.req)
+		fits = fits && back > 0
 	}
-	if r.sent == farField || r.text == farField || r.peer == farField || r.back == farField {
-		r.sent, r.text, r.peer, r.back = farField, farField, farField, farField
+	r.text = narrowText(f.text, b.text)
+	if fits && r.text != farField && f.peer < narrowBits && back < narrowBits {
+		r.sent, r.peerHi, r.backLo = uint8(sent), uint16(f.peer)|uint16(back>>8)<<12, uint8(back)
+	} else {
+		r.text, r.sent, r.peerHi, r.backLo = farField, 0, 0, 0
 		f.id = int32(i)
 		s.far.Append(f)
 	}
@@ -164,14 +180,14 @@ func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
 // whole is packet i's fields, whole, and its record.
 func (s *packetRecs) whole(i int) (farPacket, packetRec) {
 	r := s.At(i)
-	if r.sent == farField {
+	if r.text == farField {
 		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
 		return f, r
 	}
 	b := s.bases.of(i)
-	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: uint32(r.peer), req: -1}
-	if r.back != 0 {
-		f.req = int32(i) - int32(r.back)
+	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: r.peer(), req: -1}
+	if back := r.back(); back != 0 {
+		f.req = int32(i) - back
 	}
 	return f, r
 }
@@ -180,17 +196,24 @@ func (s *packetRecs) whole(i int) (farPacket, packetRec) {
 // are the tokens of its own text from byte records on (0: none): "C1
 // processed o2.3" names o2.3.
 //
-// 8 bytes: its tick and its text are kept as packetRec keeps a packet's
-// (from its chunk's base). An event whose tick or text does not fit that
-// way, or whose member's party number or records offset does not fit
-// (farField in tick), keeps its fields whole in eventRecs.far.
+// 6 bytes: its tick and its text are kept as packetRec keeps a packet's
+// (from its chunk's base), its member (a party, 12 bits) and its records
+// offset (4 bits: a polled event's records start at byte 3 or 4) share 16
+// bits. An event whose tick or text does not fit that way, or whose member
+// or records offset does not fit (farField in text), keeps its fields
+// whole in eventRecs.far.
 type eventRec struct {
-	tick    uint16 // the tick minus its chunk's base tick
-	text    uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
-	member  uint16 // a party
-	records uint8
-	kind    uint8 // index in eventKinds, evStop set for a stop event
+	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
+	// memberRecords: the member, a party (low 12 bits), and the records
+	// offset (high 4 bits).
+	memberRecords uint16
+	tick          uint8 // the tick minus its chunk's base tick
+	kind          uint8 // index in eventKinds, evStop set for a stop event
 }
+
+// maxEventRecords is where an event's records offset stops fitting its
+// record (4 bits).
+const maxEventRecords = 1 << 4
 
 const evStop = 0x80
 
@@ -217,10 +240,12 @@ func (s *eventRecs) clone() eventRecs {
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.startsChunk(), tick, text, textEnd)
-	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
-		records: uint8(records), kind: kind}
-	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
-		r.tick, r.text, r.member = farField, farField, farField
+	t, fits := narrow(int64(tick), int64(b.tick), 1<<8)
+	r := eventRec{text: narrowText(text, b.text), kind: kind}
+	if fits && r.text != farField && member < narrowBits && records < maxEventRecords {
+		r.tick, r.memberRecords = uint8(t), uint16(member)|records<<12
+	} else {
+		r.text = farField
 		s.far.Append(farEvent{i: int32(i), tick: tick, text: text, member: member, records: records})
 	}
 	s.Append(r)
@@ -229,12 +254,13 @@ func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16,
 // whole is event i's tick, text, member and records offset, and its record.
 func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 	r := s.At(i)
-	if r.tick == farField {
+	if r.text == farField {
 		f, _ := farAt(&s.far, i, func(f farEvent) int32 { return f.i })
 		return f, r
 	}
 	b := s.bases.of(i)
-	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text), member: uint32(r.member), records: uint16(r.records)}, r
+	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text),
+		member: uint32(r.memberRecords & (narrowBits - 1)), records: r.memberRecords >> 12}, r
 }
 
 // farAt finds record i's entry among the fields kept apart (far: in the

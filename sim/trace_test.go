@@ -759,3 +759,127 @@ func (s *eventRecs) text(i int) textRef {
 	f, _ := s.whole(i)
 	return f.text
 }
+
+// The narrow fields of a packet record (peer and back 12 bits each, sent 8
+// bits from its chunk's first) and of an event record (member 12 bits,
+// records 4 bits, tick 8 bits) hold every value up to their edge, and the
+// first value past it is kept apart (far) and read back exactly: a test of
+// each edge from both sides, in the world and in its clones.
+func TestTraceNarrowFieldEdges(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	farPackets, farEvents := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+	edge := func(what string, wantFar bool, add func()) {
+		t.Helper()
+		p0, e0 := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+		add()
+		p1, e1 := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+		if got := p1-p0+e1-e0 == 1; got != wantFar || p1-p0+e1-e0 > 1 {
+			t.Fatalf("%s: %d packets and %d events kept apart, want far %v", what, p1-p0, e1-e0, wantFar)
+		}
+	}
+	type pkt struct {
+		id, sent, req int
+		from          string
+		inc           int
+	}
+	var pkts []pkt
+	send := func(from string, inc, sent int, req *Packet) *Packet {
+		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: from, FromInc: inc, To: Broker, Type: Fetch, Summary: fmt.Sprint("p", w.Packets.Len())}
+		want := pkt{id: p.ID, sent: sent, req: -1, from: from, inc: inc}
+		if req != nil {
+			p.From, p.FromInc, p.To, p.ToInc, p.Response, p.Req = Broker, 0, from, inc, true, req
+			want.req = req.ID
+		}
+		w.Packets.Append(p)
+		pkts = append(pkts, want)
+		return p
+	}
+	// parties numbered 4,095 and 4,096 (client ids, incarnation 0: the
+	// packets' ends and the events' members), after the ones the other
+	// packets and events name
+	w.parties.id("C1", 1)
+	w.parties.id("C1", 0)
+	var m4095, m4096 string
+	for i := 0; m4096 == ""; i++ {
+		name := "M" + strconv.Itoa(i)
+		switch w.parties.id(name, 0) {
+		case narrowBits - 1:
+			m4095 = name
+		case narrowBits:
+			m4096 = name
+		}
+	}
+	edge("peer 4,095", false, func() { send(m4095, 0, w.Tick, nil) })
+	edge("peer 4,096", true, func() { send(m4096, 0, w.Tick, nil) })
+	for _, back := range []int{narrowBits - 1, narrowBits} {
+		req := send("C1", 1, w.Tick, nil)
+		for w.Packets.Len() < req.ID+back {
+			send("C1", 1, w.Tick, nil)
+		}
+		edge(fmt.Sprint("back ", back), back == narrowBits, func() { send("C1", 1, w.Tick, req) })
+	}
+	for _, d := range []int{255, 256} {
+		for w.Packets.Len()%seqChunk != 0 {
+			send("C1", 1, w.Tick, nil)
+		}
+		send("C1", 1, w.Tick, nil) // the chunk's first: its base tick
+		edge(fmt.Sprint("sent ", d, " ticks after the chunk's first"), d == 256, func() { send("C1", 1, w.Tick+d, nil) })
+	}
+
+	type ev struct {
+		i, tick int
+		member  string
+		text    string
+		records []string
+		kind    EventKind
+	}
+	var evs []ev
+	event := func(member string, at int) {
+		b := encLit(w.scratch[:0], strings.Repeat("x", max(at-2, 0)))
+		rec := w.RecordName(w.InputPartitions()[0], 7)
+		want := ev{i: w.Events.Len(), tick: w.Tick, member: member, text: strings.Repeat("x", max(at-2, 0)) + rec, kind: EvPolled}
+		if at > 0 {
+			want.records = []string{rec}
+		}
+		w.eventEnc(EvPolled, member, w.encRecord(b, w.InputPartitions()[0], 7, ""), at)
+		evs = append(evs, want)
+	}
+	edge("member 4,095", false, func() { event(m4095, 0) })
+	edge("member 4,096", true, func() { event(m4096, 0) })
+	edge("records at byte 15", false, func() { event("C1", 15) })
+	edge("records at byte 16", true, func() { event("C1", 16) })
+	for _, d := range []int{255, 256} {
+		for w.Events.Len()%seqChunk != 0 {
+			event("C1", 0)
+		}
+		event("C1", 0) // the chunk's first: its base tick
+		w.Tick += d
+		edge(fmt.Sprint("event ", d, " ticks after the chunk's first"), d == 256, func() { event("C1", 0) })
+		w.Tick -= d
+	}
+	if w.Packets.recs.far.Len()-farPackets != 3 || w.Events.recs.far.Len()-farEvents != 3 {
+		t.Fatalf("%d packets and %d events kept apart, want 3 and 3", w.Packets.recs.far.Len()-farPackets, w.Events.recs.far.Len()-farEvents)
+	}
+	checkWithClone(w, func(w *World, what string) {
+		for _, want := range pkts {
+			p := w.Packets.At(want.id)
+			from, inc := p.From, p.FromInc
+			if p.Response {
+				from, inc = p.To, p.ToInc
+			}
+			req := -1
+			if p.Req != nil {
+				req = p.Req.ID
+			}
+			if p.Sent != want.sent || req != want.req || from != want.from || inc != want.inc || p.Summary != fmt.Sprint("p", want.id) {
+				t.Fatalf("%s: packet %d reads %+v, want %+v", what, want.id, p, want)
+			}
+		}
+		for _, want := range evs {
+			e := w.Events.At(want.i)
+			if e.Tick != want.tick || e.Member != want.member || e.Text != want.text || e.Kind != want.kind || !slices.Equal(e.Records, want.records) {
+				t.Fatalf("%s: event %d reads %+v, want %+v", what, want.i, e, want)
+			}
+		}
+	})
+}
