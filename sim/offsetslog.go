@@ -26,10 +26,10 @@ type OffsetsLog struct {
 	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
 	runs    Seq[offsetRun]
 	heads   Seq[offsetHead] // the runs' heads (offsetRun.head)
-	offs    Seq[int32]     // each record's offset (0 for one kept in odd)
-	parts   Seq[int32]     // partition codes: run r's records' are parts[r.parts:], one per record
-	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
-	members nameTable      // the member ids the runs name
+	offs    Seq[int32]      // each record's offset (0 for one kept in odd)
+	parts   Seq[int32]      // partition codes: run r's records' are parts[r.parts:], one per record
+	odd     Seq[offsetOdd]  // records whose partition is not an input partition or whose offset is past int32
+	members nameTable       // the member ids the runs name
 	// lists[m] is member m's last commit's list of codes, and where it
 	// is in parts. The codes are never changed in place: clones share them.
 	lists   []codeList
