@@ -239,7 +239,11 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
 	whole := false // b is the template alone
-	if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
+	if d, ok := w.processedBack(req.srcTPI, req.srcOff); ok && req.hasSrc && req.PID >= 0 && req.Attempt == 0 {
+		// the record as the processed event just before names it
+		b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
+		whole = true
+	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
 		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
 		whole = req.Attempt == 0
 	} else {

@@ -68,7 +68,10 @@ const (
 
 // templates are the most frequent texts whole, their arguments read in
 // order: %n a number (zigzag varint), %t a partition number (tp) that
-// prints nothing and becomes the current partition, %p the current
+// prints nothing and becomes the current partition, %b a distance back
+// (uvarint) from the template's token to a tplProcessed text in the same
+// arena chunk, whose record it prints (as %t%r would: its partition
+// becomes the current one), %p the current
 // partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
 // printed as the current partition's input record (o2.3), %c a partition
 // number and an offset (uvarint) that become the current partition and
@@ -83,6 +86,7 @@ var templates = [...]string{
 	tplProducedCell:   "inv(%c) written to %p at offset %o",
 	tplProduceAckCell: "inv(%c) at offset %o",
 	tplProcessed:      "%m processed %t%r",
+	tplProduceAfter:   "inv(%b) pid %n epoch %n seq %n",
 }
 
 const (
@@ -98,6 +102,11 @@ const (
 	// tplProcessed is a processed event: its member the event's, its
 	// record (Event.Records) the template's (World.eventRecords).
 	tplProcessed
+	// tplProduceAfter is tplProduce whose record is named by the
+	// processed event just before it (World.processedBack): a member
+	// produces the invoice of the record it has just processed, so the
+	// record is stored once, and the produce is 7 to 9 bytes, not 9 to 11.
+	tplProduceAfter
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
@@ -163,6 +172,9 @@ type textArena struct {
 	// instead of copying the shared one (half a chunk on average): an
 	// explorer branch writes a few KB of text in all.
 	openShared bool
+	// processed is the last tplProcessed text added (World.addWhole), 0
+	// for none: a produce of its record refers back to it (tplProduceAfter).
+	processed textRef
 }
 
 // spillMin is the room the open chunk must have for the next text to be
@@ -295,7 +307,8 @@ func (a *textArena) bytes(ref textRef) []byte {
 }
 
 func (a *textArena) clone() textArena {
-	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0}
+	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
+		processed: a.processed}
 }
 
 // Encoding. Each function appends one token to b.
@@ -528,6 +541,26 @@ type textReader struct {
 	w      *World
 	b      []byte
 	member string // the event's member, for %m ("" in a packet's text)
+	// ref is b's first byte's place in the arena and n its length, so
+	// that a token's place is known (%b counts back from it); ref 0 when
+	// not known (a %b then does not parse).
+	ref textRef
+	n   int
+	tok textRef // the place of the token being read (next)
+}
+
+// readerAt is a reader of the text at ref.
+func (w *World) readerAt(ref textRef, member string) textReader {
+	b := w.texts.bytes(ref)
+	return textReader{w: w, b: b, member: member, ref: ref, n: len(b)}
+}
+
+// at is the place in the arena of the next byte to read (0: not known).
+func (r *textReader) at() textRef {
+	if r.ref == 0 {
+		return 0
+	}
+	return r.ref + textRef(r.n-len(r.b))
 }
 
 func (r *textReader) uvarint() (uint64, bool) {
@@ -568,6 +601,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	if len(r.b) == 0 {
 		return out, tEnd, false
 	}
+	r.tok = r.at()
 	tok := r.b[0]
 	r.b = r.b[1:]
 	switch {
@@ -663,7 +697,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		if !ok || ref > 1<<32-1 {
 			return out, tEnd, false
 		}
-		at := textReader{w: r.w, b: r.w.texts.bytes(textRef(ref))}
+		at := r.w.readerAt(textRef(ref), "")
 		if len(at.b) == 0 || at.b[0] == tSame {
 			return out, tEnd, false // a reference to a reference could loop
 		}
@@ -736,6 +770,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			out = strconv.AppendUint(out, cur, 10)
 		case 'm':
 			out = append(out, r.member...)
+		case 'b':
+			d, ok := r.uvarint()
+			var off uint64
+			if tp, off, ok = r.processedAt(d, ok); !ok {
+				return out, tEnd, false
+			}
+			out = r.w.appendRecordName(out, tp, int(off))
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
@@ -745,6 +786,50 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		}
 	}
 	return out, tok, true
+}
+
+// processedAt reads the record of the tplProcessed text d bytes back from
+// the token being read (%b): false unless it is one, in the same chunk.
+func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, bool) {
+	if !ok || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+		return TopicPartition{}, 0, false
+	}
+	b := r.w.texts.bytes(r.tok - textRef(d))
+	if firstByte(b) != tWhole+tplProcessed {
+		return TopicPartition{}, 0, false
+	}
+	at := textReader{w: r.w, b: b[1:]}
+	tp, ok := at.tp()
+	off, ok2 := at.uvarint()
+	if !ok || !ok2 || off > 1<<62 || tp.Topic == "" {
+		return TopicPartition{}, 0, false
+	}
+	return tp, off, true
+}
+
+// maxProduceText is the most bytes a produce's text takes
+// (tplProduceAfter: its token, four varints).
+const maxProduceText = 1 + 4*binary.MaxVarintLen64
+
+// processedBack is the distance back from the next text added to the
+// last processed event's (textArena.processed), when that event names
+// record off of input partition tpi-1 (tpi: tpIndex plus one) and a text
+// of maxProduceText bytes added now would be in its chunk (put adds it at
+// end: the open chunk is this world's and has room); false otherwise.
+func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
+	a := &w.texts
+	end := a.end()
+	if a.processed == 0 || tpi <= 0 || off < 0 || a.openShared || len(a.open)+maxProduceText > arenaChunk ||
+		a.processed>>arenaShift != end>>arenaShift || a.processed >= end {
+		return 0, false
+	}
+	r := textReader{w: w, b: a.bytes(a.processed + 1)}
+	tp, ok := r.uvarint()
+	o, ok2 := r.uvarint()
+	if !ok || !ok2 || tp != uint64(tpi-1) || o != uint64(off) {
+		return 0, false
+	}
+	return uint64(end - a.processed), true
 }
 
 // packetText is a packet's summary: the text at ref, except that a
@@ -779,7 +864,7 @@ func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
 
 // appendText formats the text at ref; member is its event's (for %m).
 func (w *World) appendText(out []byte, ref textRef, member string) []byte {
-	r := textReader{w: w, b: w.texts.bytes(ref), member: member}
+	r := w.readerAt(ref, member)
 	for ok := true; ok; {
 		out, _, ok = r.next(out)
 	}

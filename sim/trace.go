@@ -612,9 +612,13 @@ func (w *World) addWhole(b []byte) textRef {
 	if len(b) == 0 || b[0] < tTemplate || int(b[0]-tTemplate) >= len(templates) {
 		panic("sim: addWhole is for a text that is one template")
 	}
+	processed := b[0] == tTemplate+tplProcessed
 	b[0] += tWhole - tTemplate
 	ref, in := w.texts.put(b)
 	w.scratch = w.texts.scratch(b, in)
+	if processed {
+		w.texts.processed = ref
+	}
 	return ref
 }
 

@@ -436,6 +436,11 @@ func FuzzTextDecode(f *testing.F) {
 	f.Add([]byte{tOffsets, 0x80})
 	f.Add([]byte{tSame, 0, tSame, 2})
 	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
+	// a produce naming its record as the processed event 3 bytes before it
+	// does (tplProduceAfter), and ones whose distance back is 0, before
+	// the chunk, or at a text that is not a processed event
+	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8})
+	f.Add([]byte{tWhole + tplProduceAfter, 0, 2, 0, 2, tWhole + tplProduceAfter, 9, 2, 0, 2, tWhole + tplProduceAfter, 5, 2, 0, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1024 {
 			return
@@ -452,8 +457,8 @@ func FuzzTextDecode(f *testing.F) {
 
 // The trace's records keep an answer's request as a distance back and an
 // event's member and records offset in narrow fields; what does not fit
-// (a request 65,535 or more packets back or not before its answer, a member
-// past party 65,534, records from byte 255 on) is kept apart and read back
+// (a request 4,096 or more packets back or not before its answer, a member
+// past party 4,095, records from byte 16 on) is kept apart and read back
 // exactly, in the world and in its clones.
 func TestTraceRecordsThatDoNotFit(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
@@ -882,4 +887,57 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProduceNamesProcessedRecord: a produce's text names its record as
+// a reference back to the processed event just before it
+// (tplProduceAfter), so the record is stored once, in 9 bytes or fewer
+// for the produce; it names the record its member processed, in the world
+// and in a clone (whose first text starts a chunk of its own: a reference
+// never crosses chunks). TestTraceMaterializedAsBefore checks every text
+// reads as before.
+func TestProduceNamesProcessedRecord(t *testing.T) {
+	w := consumingWorld(100, 40)
+	c := w.Clone()
+	for _, w := range []*World{w, c} {
+		p0 := w.Packets.Len()
+		for i := 0; i < 40; i++ {
+			w.Step()
+		}
+		after, whole := 0, 0
+		for i := p0; i < w.Packets.Len(); i++ {
+			p := w.Packets.At(i)
+			if p.Type != Produce || p.Response {
+				continue
+			}
+			ref := w.Packets.recs.text(i)
+			switch firstByte(w.texts.bytes(ref)) {
+			case tWhole + tplProduceAfter:
+				after++
+				r := w.readerAt(ref, "")
+				r.next(nil)
+				if n := r.n - len(r.b); n > 9 {
+					t.Fatalf("produce %q takes %d bytes", p.Summary, n)
+				}
+			case tWhole + tplProduce:
+				whole++
+			}
+			if !strings.HasPrefix(p.Summary, "inv(") || !strings.Contains(p.Summary, ") pid ") {
+				t.Fatalf("produce reads %q", p.Summary)
+			}
+			src := p.Summary[len("inv("):strings.IndexByte(p.Summary, ')')]
+			// the processed event of that record, by the same member
+			found := false
+			for k := w.Events.Len() - 1; k >= 0 && !found; k-- {
+				e := w.Events.At(k)
+				found = e.Kind == EvProcessed && e.Member == p.From && len(e.Records) == 1 && e.Records[0] == src
+			}
+			if !found {
+				t.Fatalf("produce %q: no processed event of %s by %s", p.Summary, src, p.From)
+			}
+		}
+		if after < 20 || whole > 2 {
+			t.Fatalf("%d produces refer to their processed event, %d are whole", after, whole)
+		}
+	}
 }
