@@ -40,6 +40,11 @@ import (
 //	tSame ref             the one token at ref (an absolute textRef) as
 //	                      it reads there: a committed event's offsets are
 //	                      its OffsetCommit request's (never a tSame itself)
+//	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
+//	                      chunk, its positions read from the k-th on and
+//	                      then from the first: a fetch's positions are its
+//	                      commit's, just before, in the fetch's rotating
+//	                      order (World.encOffsets)
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
 // (sorted) order, then the output topic's (one byte up to 128
@@ -60,6 +65,7 @@ const (
 	tPartList
 	tRecords
 	tSame
+	tOffsetsRot
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
@@ -175,6 +181,10 @@ type textArena struct {
 	// processed is the last tplProcessed text added (World.addWhole), 0
 	// for none: a produce of its record refers back to it (tplProduceAfter).
 	processed textRef
+	// offsets is the last text added that begins with a tOffsets token
+	// (World.addText), 0 for none: a fetch's positions may refer back to
+	// it (tOffsetsRot).
+	offsets textRef
 }
 
 // spillMin is the room the open chunk must have for the next text to be
@@ -308,7 +318,7 @@ func (a *textArena) bytes(ref textRef) []byte {
 
 func (a *textArena) clone() textArena {
 	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
-		processed: a.processed}
+		processed: a.processed, offsets: a.offsets}
 }
 
 // Encoding. Each function appends one token to b.
@@ -486,9 +496,87 @@ func (w *World) fetchedInput(f *fetched) (int, bool) {
 	return i, i >= 0 && i < len(w.inputTPs) && f.Offset >= 0
 }
 
-// encOffsets is appendOffsets as a token (o0@3 o1@5).
+// encOffsets is appendOffsets as a token (o0@3 o1@5). When b starts the
+// next text (it is w.scratch, empty) and the positions are those of the
+// last text that began with a tOffsets token (an OffsetCommit request:
+// a member commits its positions and then fetches from them, in an order
+// that rotates), in the same order from some k on, the token refers back
+// to them (tOffsetsRot: 3 or 4 bytes, not 2 or more a partition).
 func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) {
+		if d, k, ok := w.offsetsRotation(tps, offs); ok {
+			return binary.AppendUvarint(binary.AppendUvarint(append(b, tOffsetsRot), d), uint64(k))
+		}
+	}
 	return w.encOffsetsAt(b, tps, nil, offs)
+}
+
+// maxRotation is the most positions a tOffsetsRot token is tried for: a
+// member's partitions, read on the stack.
+const maxRotation = 32
+
+// offsetsRotation is the distance back from the next text added to the
+// last tOffsets text's token, and k, when that token holds the positions
+// offs of tps read from its k-th on (then from its first), and a text
+// added now lands in its chunk; false otherwise.
+func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, bool) {
+	a := &w.texts
+	end, ref := a.end(), a.offsets
+	if ref == 0 || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) || a.openShared ||
+		len(a.open)+2*binary.MaxVarintLen64+1 > arenaChunk || ref>>arenaShift != end>>arenaShift || ref >= end {
+		return 0, 0, false
+	}
+	var buf [maxRotation]offsetEntry
+	ents, ok := w.offsetEntries(buf[:0], a.bytes(ref))
+	if !ok || len(ents) != len(tps) {
+		return 0, 0, false
+	}
+	first, ok := w.tpIndex(tps[0])
+	if !ok {
+		return 0, 0, false
+	}
+	k := 0
+	for k < len(ents) && ents[k].tp != uint64(first) {
+		k++
+	}
+	for i, tp := range tps {
+		e := ents[(k+i)%len(ents)]
+		if t, ok := w.tpIndex(tp); !ok || k == len(ents) || e.tp != uint64(t) || e.off != int64(offs[i]) {
+			return 0, 0, false
+		}
+	}
+	return uint64(end - ref), k, true
+}
+
+// offsetEntry is one position of a tOffsets token: its partition's number
+// (tpIndex) and its offset.
+type offsetEntry struct {
+	tp  uint64
+	off int64
+}
+
+// offsetEntries appends to ents the positions of the tOffsets token b
+// begins with; false when b is not one or does not parse.
+func (w *World) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
+	if firstByte(b) != tOffsets {
+		return ents, false
+	}
+	r := textReader{w: w, b: b[1:]}
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return ents, false
+	}
+	v := int64(0)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.uvarint()
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return ents, false
+		}
+		r.b, v = r.b[m:], v+d
+		ents = append(ents, offsetEntry{tp: tp, off: v})
+	}
+	return ents, true
 }
 
 // encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a
@@ -661,6 +749,30 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			out = r.w.appendShortName(out, tp)
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
+		}
+	case tok == tOffsetsRot:
+		d, ok := r.uvarint()
+		k, ok2 := r.uvarint()
+		if !ok || !ok2 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+			return out, tEnd, false
+		}
+		var buf [maxRotation]offsetEntry
+		ents, ok := r.w.offsetEntries(buf[:0], r.w.texts.bytes(r.tok-textRef(d)))
+		if !ok || k >= uint64(len(ents)) {
+			return out, tEnd, false
+		}
+		for i := range ents {
+			e := ents[(int(k)+i)%len(ents)]
+			tp, _, ok := r.w.tpAt(e.tp)
+			if !ok {
+				return out, tEnd, false
+			}
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+			out = append(out, '@')
+			out = strconv.AppendInt(out, e.off, 10)
 		}
 	case tok == tPartList:
 		n, ok := r.uvarint()

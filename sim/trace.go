@@ -602,6 +602,9 @@ func (w *World) addText(b []byte) textRef {
 	b = append(b, tEnd)
 	ref, in := w.texts.put(b)
 	w.scratch = w.texts.scratch(b, in)
+	if b[0] == tOffsets {
+		w.texts.offsets = ref
+	}
 	return ref
 }
 

@@ -441,6 +441,11 @@ func FuzzTextDecode(f *testing.F) {
 	// the chunk, or at a text that is not a processed event
 	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8})
 	f.Add([]byte{tWhole + tplProduceAfter, 0, 2, 0, 2, tWhole + tplProduceAfter, 9, 2, 0, 2, tWhole + tplProduceAfter, 5, 2, 0, 2})
+	// a fetch's positions as its commit's (tOffsetsRot) from the second
+	// on, and ones whose k is past the positions, or whose distance back is
+	// 0, before the chunk, or at a token that is not a tOffsets
+	f.Add([]byte{tEnd, tOffsets, 2, 0, 6, 1, 2, tEnd, tOffsetsRot, 7, 1, tEnd, tOffsetsRot, 11, 2, tEnd})
+	f.Add([]byte{tOffsetsRot, 0, 0, tEnd, tOffsetsRot, 9, 0, tEnd, tOffsetsRot, 1, 0, tEnd})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1024 {
 			return
@@ -939,5 +944,56 @@ func TestProduceNamesProcessedRecord(t *testing.T) {
 		if after < 20 || whole > 2 {
 			t.Fatalf("%d produces refer to their processed event, %d are whole", after, whole)
 		}
+	}
+}
+
+// TestFetchPositionsReferToCommit: a fetch sent right after its member's
+// commit names its positions as a reference back to the commit's offsets
+// token, rotated to the fetch's order (tOffsetsRot), in 4 bytes or fewer
+// where each position took 2 or more; it reads as the fetch always read.
+func TestFetchPositionsReferToCommit(t *testing.T) {
+	w := consumingWorld(1_000, 400)
+	rot, rotated := 0, 0
+	for i := 0; i < w.Packets.Len(); i++ {
+		p := w.Packets.At(i)
+		if p.Type != Fetch || p.Response {
+			continue
+		}
+		ref := w.Packets.recs.text(i)
+		if firstByte(w.texts.bytes(ref)) != tOffsetsRot {
+			continue
+		}
+		rot++
+		r := w.readerAt(ref, "")
+		out, _, ok := r.next(nil)
+		if n := r.n - len(r.b); !ok || n > 4 {
+			t.Fatalf("fetch %q: its positions take %d bytes", p.Summary, n)
+		}
+		// the same positions as the commit just before, maybe in another order
+		if !strings.HasPrefix(p.Summary, string(out)+" max ") {
+			t.Fatalf("fetch %q: positions read %q", p.Summary, out)
+		}
+		var c *Packet
+		for k := i - 1; k >= 0 && c == nil; k-- {
+			if q := w.Packets.At(k); q.Type == OffsetCommit && !q.Response && q.From == p.From {
+				c = q
+			}
+		}
+		if c == nil {
+			t.Fatalf("fetch %q: no commit before it", p.Summary)
+		}
+		offs, _, _ := strings.Cut(c.Summary, ", ")
+		got, want := strings.Fields(string(out)), strings.Fields(offs)
+		if !strings.HasPrefix(string(out), want[0]) {
+			rotated++
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("fetch %q: positions %v, its commit's %q", p.Summary, got, c.Summary)
+		}
+	}
+	if rot < 100 || rotated == 0 {
+		t.Fatalf("%d fetches refer to their commit's positions, %d of them rotated", rot, rotated)
 	}
 }
