@@ -270,7 +270,7 @@ func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"packetRec", unsafe.Sizeof(packetRec{}), 8}, {"eventRec", unsafe.Sizeof(eventRec{}), 6}, {"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
+	}{{"packetRec", unsafe.Sizeof(packetRec{}), 6}, {"eventRec", unsafe.Sizeof(eventRec{}), 6}, {"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

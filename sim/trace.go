@@ -21,40 +21,48 @@ import (
 // after it was sent, Sent+1 (World.Step), so a record is never changed
 // once written.
 //
-// 8 bytes, since the trace is most of what a world keeps and every byte of
+// 6 bytes, since the trace is most of what a world keeps and every byte of
 // it is a byte of fresh memory the kernel must fault in: its sent tick and
 // its text are kept as their distance from its chunk's first (a chunk of
-// seqChunk packets spans a few dozen ticks and a few KB of text: base), an
-// answer keeps how far back its request is (back), which is almost always a
-// few packets, and the peer and back share 24 bits (12 each: 4,095
-// processes, 4,095 packets back). A packet with a field that does not fit
-// (its request 4,096 or more packets back or not before it, its text before
-// its chunk's first or far past it, a party past 4,095, a packet sent 256 or
-// more ticks after its chunk's first or before it) keeps farField in text
-// and all its fields whole in packetRecs.far.
+// seqChunk packets spans a few dozen ticks and a few KB of text: base). A
+// request keeps its API and its peer (12 bits: 4,095 processes); an
+// answer keeps instead how far back its request is (back, 12 bits: 4,095
+// packets) and its error code (7 bits: every code the simulation answers
+// is below 128, errors.go), since it has its request's API and peer. A
+// packet with a field that does not fit (its request 4,096 or more packets
+// back or not before it, or an answer itself, or of another API or peer;
+// its text before its chunk's first or far past it; a party past 4,095; a
+// packet sent 256 or more ticks after its chunk's first or before it; an
+// error code on a request, or past 127) keeps farField in text, its API and
+// error code in x, and its other fields whole in packetRecs.far.
 type packetRec struct {
 	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
-	// peerHi: the peer, a party (low 12 bits), and the high 4 bits of
-	// back (high 4 bits); backLo back's low 8 bits. back is, for an
-	// answer, its ID minus its request's; 0 for a request.
-	peerHi uint16
-	backLo uint8
-	sent   uint8 // Sent minus its chunk's base tick
-	err    uint8 // the ErrorCode: every code the simulation answers is below 256 (errors.go)
-	// apiFlags: the index in APIs (low 4 bits: APIs has 16 entries) and
-	// the pk flags (high 4 bits).
-	apiFlags uint8
+	// x: a request's peer (low 12 bits) and API (its index in APIs,
+	// high 4 bits: APIs has 16 entries); an answer's back (its ID minus
+	// its request's, low 12 bits) and its error code's low 4 bits; a far
+	// packet's error code (low 8 bits) and API (next 4).
+	x    uint16
+	sent uint8 // Sent minus its chunk's base tick
+	// flagsErr: the pk flags (high 4 bits), pkAnswer (bit 3: x is an
+	// answer's) and an answer's error code's high 3 bits.
+	flagsErr uint8
 }
 
 // narrowBits is the reach of a 12-bit field of a record (a packet's peer
 // and back, an event's member): a value from it on is kept whole apart.
 const narrowBits = 1 << 12
 
-func (r packetRec) peer() uint32 { return uint32(r.peerHi & (narrowBits - 1)) }
-func (r packetRec) back() int32  { return int32(r.peerHi>>12)<<8 | int32(r.backLo) }
+// pkAnswer in packetRec.flagsErr: x holds back and the error code, the
+// API and the peer are the request's.
+const pkAnswer = 1 << 3
 
-func (r packetRec) api() uint8   { return r.apiFlags & 0x0f }
-func (r packetRec) flags() uint8 { return r.apiFlags >> 4 }
+func (r packetRec) flags() uint8 { return r.flagsErr >> 4 }
+
+// pktHead is what a packet's record says besides the fields farPacket
+// holds: its API (index in APIs), pk flags and error code.
+type pktHead struct {
+	api, flags, err uint8
+}
 
 const (
 	pkResponse = 1 << iota
@@ -155,41 +163,76 @@ func (s *packetRecs) clone() packetRecs {
 	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
 }
 
-// add appends a packet's record: r with its narrow fields filled from the
-// whole ones in f (f.id is ignored: it is the next index).
-func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
+// add appends a packet's record from its fields, whole (f.id is ignored:
+// it is the next index), and h.
+func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.startsChunk(), f.sent, f.text, textEnd)
 	sent, fits := narrow(int64(f.sent), int64(b.tick), 1<<8)
-	back := int64(0)
-	if f.req >= 0 {
-		back = int64(i) - int64(f.req)
-		fits = fits && back > 0
+	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
+	fits = fits && r.text != farField
+	switch back := int64(i) - int64(f.req); {
+	case f.req < 0:
+		if fits = fits && h.err == 0 && f.peer < narrowBits; fits {
+			r.x = uint16(f.peer) | uint16(h.api)<<12
+		}
+	case fits && back > 0 && back < narrowBits && h.err < 1<<7 && s.answerable(int(f.req), h.api, f.peer):
+		r.x = uint16(back) | uint16(h.err&0xf)<<12
+		r.flagsErr |= pkAnswer | h.err>>4
+	default:
+		fits = false
 	}
-	r.text = narrowText(f.text, b.text)
-	if fits && r.text != farField && f.peer < narrowBits && back < narrowBits {
-		r.sent, r.peerHi, r.backLo = uint8(sent), uint16(f.peer)|uint16(back>>8)<<12, uint8(back)
-	} else {
-		r.text, r.sent, r.peerHi, r.backLo = farField, 0, 0, 0
+	if !fits {
+		r = packetRec{text: farField, x: uint16(h.err) | uint16(h.api)<<8, flagsErr: h.flags << 4}
 		f.id = int32(i)
 		s.far.Append(f)
 	}
 	s.Append(r)
 }
 
-// whole is packet i's fields, whole, and its record.
-func (s *packetRecs) whole(i int) (farPacket, packetRec) {
+// answerable reports whether an answer of API api to peer may keep only
+// how far back its request req is: req is not itself kept as an answer,
+// and has that API and that peer.
+func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
+	r := s.At(req)
+	if r.text == farField {
+		f, _ := farAt(&s.far, req, func(f farPacket) int32 { return f.id })
+		return uint8(r.x>>8) == api && f.peer == peer
+	}
+	return r.flagsErr&pkAnswer == 0 && uint8(r.x>>12) == api && uint32(r.x&(narrowBits-1)) == peer
+}
+
+// whole is packet i's fields, whole, and its API, flags and error code.
+func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 	r := s.At(i)
+	h := pktHead{flags: r.flags()}
 	if r.text == farField {
 		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
-		return f, r
+		h.api, h.err = uint8(r.x>>8), uint8(r.x)
+		return f, h
 	}
 	b := s.bases.of(i)
-	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: r.peer(), req: -1}
-	if back := r.back(); back != 0 {
-		f.req = int32(i) - back
+	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), req: -1}
+	if r.flagsErr&pkAnswer == 0 {
+		f.peer, h.api = uint32(r.x&(narrowBits-1)), uint8(r.x>>12)
+		return f, h
 	}
-	return f, r
+	f.req = int32(i) - int32(r.x&(narrowBits-1))
+	h.err = uint8(r.x>>12) | (r.flagsErr&7)<<4
+	req, rh := s.whole(int(f.req)) // a request, never an answer (add): one level down
+	f.peer, h.api = req.peer, rh.api
+	return f, h
+}
+
+// errAt is packet i's API, flags and error code when it carries an error
+// code (ErrorsFrom): a request kept narrow has none, and is not read
+// further.
+func (s *packetRecs) errAt(i int) (pktHead, bool) {
+	if r := s.At(i); r.text != farField && r.flagsErr&pkAnswer == 0 {
+		return pktHead{}, false
+	}
+	_, h := s.whole(i)
+	return h, h.err != uint8(None)
 }
 
 // eventRec is one event. The record names it is about (Event.Records)
@@ -423,8 +466,8 @@ func (l *PacketLog) At(i int) *Packet {
 
 // materialize is packet i without its Req, and its request's ID (-1: none).
 func (l *PacketLog) materialize(i int) (*Packet, int32) {
-	f, r := l.recs.whole(i)
-	p := l.packet(f, r)
+	f, h := l.recs.whole(i)
+	p := l.packet(f, h)
 	p.Summary = l.w.packetText(p.Type, p.Response, f.text)
 	return &p, f.req
 }
@@ -437,12 +480,12 @@ func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, 
 
 func (l *PacketLog) header(i int) Packet { return l.packet(l.recs.whole(i)) }
 
-// packet is a packet's header from its record and its fields, whole.
-func (l *PacketLog) packet(f farPacket, r packetRec) Packet {
+// packet is a packet's header from its fields, whole, and its head.
+func (l *PacketLog) packet(f farPacket, h pktHead) Packet {
 	w := l.w
-	flags := r.flags()
+	flags := h.flags
 	p := Packet{ID: int(f.id), Sent: int(f.sent), Delivered: -1, Lost: flags&pkLost != 0,
-		Type: APIs[r.api()], Response: flags&pkResponse != 0, Error: ErrorCode(r.err)}
+		Type: APIs[h.api], Response: flags&pkResponse != 0, Error: ErrorCode(h.err)}
 	if !p.Lost && (flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
@@ -497,9 +540,9 @@ func (l *PacketLog) Append(p *Packet) {
 	}
 	l.record(p)
 	if r := l.recs.Last(); p.Delivered == -1 {
-		r.apiFlags |= pkLost << 4
+		r.flagsErr |= pkLost << 4
 	} else {
-		r.apiFlags |= pkDelivered << 4
+		r.flagsErr |= pkDelivered << 4
 	}
 }
 
@@ -520,7 +563,6 @@ func (l *PacketLog) record(p *Packet) {
 		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
 	var flags uint8
-	r := packetRec{err: uint8(p.Error)}
 	f := farPacket{sent: int32(p.Sent), text: p.text, req: -1}
 	if p.Req != nil {
 		f.req = int32(p.Req.ID)
@@ -540,8 +582,7 @@ func (l *PacketLog) record(p *Packet) {
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
-	r.apiFlags = l.api(p.Type) | flags<<4
-	l.recs.add(r, f, w.texts.end())
+	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, w.texts.end())
 }
 
 // EventLog is every event, oldest first.

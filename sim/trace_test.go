@@ -770,11 +770,14 @@ func (s *eventRecs) text(i int) textRef {
 	return f.text
 }
 
-// The narrow fields of a packet record (peer and back 12 bits each, sent 8
-// bits from its chunk's first) and of an event record (member 12 bits,
-// records 4 bits, tick 8 bits) hold every value up to their edge, and the
-// first value past it is kept apart (far) and read back exactly: a test of
-// each edge from both sides, in the world and in its clones.
+// The narrow fields of a packet record (a request's peer, an answer's back
+// 12 bits each and error code 7 bits, sent 8 bits from its chunk's first)
+// and of an event record (member 12 bits, records 4 bits, tick 8 bits) hold
+// every value up to their edge, and the first value past it is kept apart
+// (far) and read back exactly: a test of each edge from both sides, in the
+// world and in its clones. An answer keeps its request's API and peer, so
+// one of another API or peer, an answer to an answer and a request with
+// an error code are kept apart too.
 func TestTraceNarrowFieldEdges(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
 	farPackets, farEvents := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
@@ -791,11 +794,13 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		id, sent, req int
 		from          string
 		inc           int
+		typ           API
+		err           ErrorCode
 	}
 	var pkts []pkt
-	send := func(from string, inc, sent int, req *Packet) *Packet {
-		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: from, FromInc: inc, To: Broker, Type: Fetch, Summary: fmt.Sprint("p", w.Packets.Len())}
-		want := pkt{id: p.ID, sent: sent, req: -1, from: from, inc: inc}
+	sendAs := func(typ API, err ErrorCode, from string, inc, sent int, req *Packet) *Packet {
+		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: from, FromInc: inc, To: Broker, Type: typ, Error: err, Summary: fmt.Sprint("p", w.Packets.Len())}
+		want := pkt{id: p.ID, sent: sent, req: -1, from: from, inc: inc, typ: typ, err: err}
 		if req != nil {
 			p.From, p.FromInc, p.To, p.ToInc, p.Response, p.Req = Broker, 0, from, inc, true, req
 			want.req = req.ID
@@ -803,6 +808,9 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		w.Packets.Append(p)
 		pkts = append(pkts, want)
 		return p
+	}
+	send := func(from string, inc, sent int, req *Packet) *Packet {
+		return sendAs(Fetch, None, from, inc, sent, req)
 	}
 	// parties numbered 4,095 and 4,096 (client ids, incarnation 0: the
 	// packets' ends and the events' members), after the ones the other
@@ -828,6 +836,14 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		}
 		edge(fmt.Sprint("back ", back), back == narrowBits, func() { send("C1", 1, w.Tick, req) })
 	}
+	req := send("C1", 1, w.Tick, nil)
+	edge("an answer's error code 127", false, func() { sendAs(Fetch, 127, "C1", 1, w.Tick, req) })
+	edge("an answer's error code 128", true, func() { sendAs(Fetch, 128, "C1", 1, w.Tick, req) })
+	edge("a request's error code", true, func() { sendAs(Fetch, RebalanceInProgress, "C1", 1, w.Tick, nil) })
+	edge("an answer of another API", true, func() { sendAs(Produce, None, "C1", 1, w.Tick, req) })
+	edge("an answer to another process", true, func() { send("C1", 2, w.Tick, req) })
+	ans := send("C1", 1, w.Tick, req)
+	edge("an answer to an answer", true, func() { send("C1", 1, w.Tick, ans) })
 	for _, d := range []int{255, 256} {
 		for w.Packets.Len()%seqChunk != 0 {
 			send("C1", 1, w.Tick, nil)
@@ -867,8 +883,8 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		edge(fmt.Sprint("event ", d, " ticks after the chunk's first"), d == 256, func() { event("C1", 0) })
 		w.Tick -= d
 	}
-	if w.Packets.recs.far.Len()-farPackets != 3 || w.Events.recs.far.Len()-farEvents != 3 {
-		t.Fatalf("%d packets and %d events kept apart, want 3 and 3", w.Packets.recs.far.Len()-farPackets, w.Events.recs.far.Len()-farEvents)
+	if w.Packets.recs.far.Len()-farPackets != 8 || w.Events.recs.far.Len()-farEvents != 3 {
+		t.Fatalf("%d packets and %d events kept apart, want 8 and 3", w.Packets.recs.far.Len()-farPackets, w.Events.recs.far.Len()-farEvents)
 	}
 	checkWithClone(w, func(w *World, what string) {
 		for _, want := range pkts {
@@ -881,7 +897,8 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 			if p.Req != nil {
 				req = p.Req.ID
 			}
-			if p.Sent != want.sent || req != want.req || from != want.from || inc != want.inc || p.Summary != fmt.Sprint("p", want.id) {
+			if p.Sent != want.sent || req != want.req || from != want.from || inc != want.inc || p.Type != want.typ || p.Error != want.err ||
+				p.Response != (want.req >= 0) || p.Summary != fmt.Sprint("p", want.id) {
 				t.Fatalf("%s: packet %d reads %+v, want %+v", what, want.id, p, want)
 			}
 		}
