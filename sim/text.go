@@ -40,6 +40,10 @@ import (
 //	tSame ref             the one token at ref (an absolute textRef) as
 //	                      it reads there: a committed event's offsets are
 //	                      its OffsetCommit request's (never a tSame itself)
+//	tSameBack d           tSame for the token d bytes back in the same
+//	                      arena chunk (1 or 2 bytes where tSame's absolute
+//	                      ref takes 4 or 5): a committed event's offsets,
+//	                      its request's a tick before (World.encSameAt)
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -66,6 +70,7 @@ const (
 	tRecords
 	tSame
 	tOffsetsRot
+	tSameBack
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
@@ -601,9 +606,24 @@ func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs
 }
 
 // encSame is the token at ref, referred to (tSame): ref must be a token
-// other than tSame.
+// other than tSame or tSameBack.
 func encSame(b []byte, ref textRef) []byte {
 	return binary.AppendUvarint(append(b, tSame), uint64(ref))
+}
+
+// encSameAt is encSame for a text being encoded in w.scratch (b, its
+// bytes so far), to be added next: the token at ref is referred to as a
+// distance back (tSameBack) when both will be in the open chunk, else by
+// its absolute ref (tSame).
+func (w *World) encSameAt(b []byte, ref textRef) []byte {
+	a := &w.texts
+	end := a.end()
+	at := end + textRef(len(b)) // where the token will be
+	if len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) && !a.openShared && ref != 0 &&
+		len(a.open)+len(b)+2*binary.MaxVarintLen64 <= arenaChunk && ref>>arenaShift == end>>arenaShift && ref < end {
+		return binary.AppendUvarint(append(b, tSameBack), uint64(at-ref))
+	}
+	return encSame(b, ref)
 }
 
 // encPartList is partList as a token ({o0 o1 p0}, sorted).
@@ -804,13 +824,19 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			}
 			out = strconv.AppendUint(append(out, '-'), n, 10)
 		}
-	case tok == tSame:
+	case tok == tSame, tok == tSameBack:
 		ref, ok := r.uvarint()
+		if tok == tSameBack {
+			if !ok || r.tok == 0 || ref == 0 || ref > uint64(r.tok&(1<<arenaShift-1)) {
+				return out, tEnd, false
+			}
+			ref = uint64(r.tok) - ref
+		}
 		if !ok || ref > 1<<32-1 {
 			return out, tEnd, false
 		}
 		at := r.w.readerAt(textRef(ref), "")
-		if len(at.b) == 0 || at.b[0] == tSame {
+		if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
 			return out, tEnd, false // a reference to a reference could loop
 		}
 		if out, _, ok = at.next(out); !ok {

@@ -364,12 +364,13 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 }
 
 // TestCommitOffsetsStoredOnce: a committed event's offsets are its
-// OffsetCommit request's offsets token, referred to (tSame), not encoded
-// again, and they read as the request's: the event is "<member> committed
+// OffsetCommit request's offsets token, referred to (tSame, or tSameBack
+// as a distance back within the arena's chunk, which most are), not
+// encoded again, and they read as the request's: the event is "<member> committed
 // <offsets>" and the answer "<offsets>", where the request is "<offsets>,
 // gen N, <member>". A reference to a reference, or to nothing, ends the text.
 func TestCommitOffsetsStoredOnce(t *testing.T) {
-	shared := 0
+	shared, back := 0, 0
 	for seed := 1; seed <= 8; seed++ {
 		w := traceCase(t, []GroupType{ClassicGroup, ConsumerGroup}[seed%2], seed)
 		reqText := map[textRef]string{} // an OffsetCommit request's text ref: its offsets
@@ -397,10 +398,14 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			}
 			b := w.texts.bytes(r.text)
 			k := bytes.IndexByte(b, phCommitted) + 1 // onCommit's text: member, phrase, offsets (a rare one is a literal)
-			if k == 0 || k >= len(b) || b[k] != tSame {
+			if k == 0 || k >= len(b) || b[k] != tSame && b[k] != tSameBack {
 				continue
 			}
 			ref, n := binary.Uvarint(b[k+1:])
+			if b[k] == tSameBack { // a distance back from the token
+				ref = uint64(r.text) + uint64(k) - ref
+				back++
+			}
 			offs, ok := reqText[textRef(ref)]
 			if n <= 0 || !ok {
 				t.Fatalf("seed %d: event %q refers to %d, not an OffsetCommit's text", seed, e.Text, ref)
@@ -411,14 +416,14 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			shared++
 		}
 	}
-	if shared == 0 {
-		t.Fatal("no committed event refers to its request's offsets")
+	if shared == 0 || back == 0 {
+		t.Fatalf("%d committed events refer to their request's offsets, %d as a distance back (tSameBack)", shared, back)
 	}
 	w := traceCase(t, ClassicGroup, 1)
 	saved := w.texts
 	defer func() { w.texts = saved }()
-	w.texts = textArena{open: []byte{tEnd, tLit, 1, 'a', tSame, 4, tEnd, tSame, 1, tEnd, tSame, 99, tEnd}}
-	for ref, want := range map[textRef]string{1: "a", 4: "", 7: "a", 10: ""} {
+	w.texts = textArena{open: []byte{tEnd, tLit, 1, 'a', tSame, 4, tEnd, tSame, 1, tEnd, tSame, 99, tEnd, tSameBack, 12, tEnd, tSameBack, 3, tEnd}}
+	for ref, want := range map[textRef]string{1: "a", 4: "", 7: "a", 10: "", 13: "a", 16: ""} {
 		if got := w.text(ref); got != want {
 			t.Fatalf("text at %d is %q, want %q", ref, got, want)
 		}
@@ -435,6 +440,7 @@ func FuzzTextDecode(f *testing.F) {
 	f.Add([]byte{tLit, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{tOffsets, 0x80})
 	f.Add([]byte{tSame, 0, tSame, 2})
+	f.Add([]byte{tEnd, tOffsets, 1, 0, 6, tEnd, tSameBack, 5, tEnd, tSameBack, 3, tSameBack, 0, tSameBack, 80})
 	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
 	// a produce naming its record as the processed event 3 bytes before it
 	// does (tplProduceAfter), and ones whose distance back is 0, before
