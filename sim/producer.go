@@ -35,6 +35,18 @@ type producer struct {
 type unackedReqs []*produceReq
 
 func (u unackedReqs) find(id int) (int, bool) {
+	// Requests are answered, and sent, in ID order: the one asked for is
+	// almost always the oldest, or past the newest.
+	if n := len(u); n > 0 {
+		switch {
+		case u[0].ID == id:
+			return 0, true
+		case u[n-1].ID < id:
+			return n, false
+		}
+	} else {
+		return 0, false
+	}
 	return slices.BinarySearchFunc(u, id, func(r *produceReq, id int) int { return cmp.Compare(r.ID, id) })
 }
 

@@ -536,21 +536,29 @@ func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, 
 	if !ok || len(ents) != len(tps) {
 		return 0, 0, false
 	}
-	first, ok := w.tpIndex(tps[0])
-	if !ok {
-		return 0, 0, false
-	}
 	k := 0
-	for k < len(ents) && ents[k].tp != uint64(first) {
+	for k < len(ents) && !w.isTP(tps[0], ents[k].tp) {
 		k++
 	}
+	if k == len(ents) {
+		return 0, 0, false
+	}
 	for i, tp := range tps {
-		e := ents[(k+i)%len(ents)]
-		if t, ok := w.tpIndex(tp); !ok || k == len(ents) || e.tp != uint64(t) || e.off != int64(offs[i]) {
+		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || !w.isTP(tp, e.tp) {
 			return 0, 0, false
 		}
 	}
 	return uint64(end - ref), k, true
+}
+
+// isTP reports whether tp is the partition numbered i (tpIndex): for an
+// input partition a compare with the one in its slot, nothing hashed.
+func (w *World) isTP(tp TopicPartition, i uint64) bool {
+	if i < uint64(len(w.inputTPs)) {
+		return w.records.index.is(tp, int32(i))
+	}
+	t, ok := w.tpIndex(tp)
+	return ok && uint64(t) == i
 }
 
 // offsetEntry is one position of a tOffsets token: its partition's number
