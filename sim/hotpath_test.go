@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -221,4 +223,35 @@ func TestLogOfAsLogsMap(t *testing.T) {
 // by the order they were set; the model queue above keeps this order.
 func timerLess(a, b *timer) bool {
 	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
+}
+
+// TestPositionListLeavesOutMissing: positionList lists the owned
+// partitions that have a value, in partition order, with their values,
+// whether every owned partition has one (Owned itself is the list) or
+// some do not (the ones listed gathered in its one walk): the same list
+// as the map of positions sorted, and the processed positions likewise.
+func TestPositionListLeavesOutMissing(t *testing.T) {
+	w := consumingWorld(100, 60)
+	m := w.Member("C1")
+	if m == nil || len(m.Owned) < 3 {
+		t.Fatalf("C1 owns %v", m)
+	}
+	check := func(what string) {
+		t.Helper()
+		for _, c := range []struct {
+			name string
+			got  commitList
+			want map[TopicPartition]int
+		}{{"positions", m.positionList(&m.positions, nil), m.fetchPositions()}, {"processed", m.positionList(&m.processed, nil), m.processedPositions()}} {
+			want := listOf(c.want)
+			if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
+				t.Fatalf("%s: %s list %v %v, want %v %v", what, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
+			}
+		}
+	}
+	check("all positioned")
+	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
+		m.positions.delAll([]TopicPartition{m.Owned[i]})
+		check(fmt.Sprint("without ", m.Owned[i]))
+	}
 }
