@@ -742,7 +742,7 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
 	slots := m.ownedSlots()
 	inOrder, all := true, true
-	var tps []TopicPartition // the listed partitions, made at the first one left out
+	var tps []TopicPartition            // the listed partitions, made at the first one left out
 	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
 		k := m.positions.slotOf(tp, slots[i])
