@@ -26,6 +26,10 @@ type producer struct {
 	unacked      unackedReqs
 	queued       []*produceReq // waiting for AddPartitionsToTxn
 	initInFlight bool
+	// fullText is this producer's last produce text that spells its
+	// producer id, epoch and sequence number (0: none): the next ones in
+	// its arena chunk refer to it (tplProduceNext).
+	fullText textRef
 }
 
 // unackedReqs are a producer's produce requests sent and not answered
@@ -251,13 +255,22 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
 	whole := false // b is the template alone
+	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
 	if d, ok := w.processedBack(req.srcTPI, req.srcOff); ok && req.hasSrc && req.PID >= 0 && req.Attempt == 0 {
-		// the record as the processed event just before names it
-		b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
+		// the record as the processed event just before names it, the
+		// producer id and epoch as this producer's last produce spelled
+		// them (tplProduceNext), else spelled
+		if back, seq, ok := w.produceBack(m.prod.fullText, req.PID, req.Epoch); ok {
+			b = argNum(argOffset(argOffset(encTemplate(w.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
+		} else {
+			b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
+			full = true
+		}
 		whole = true
 	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
 		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
 		whole = req.Attempt == 0
+		full = whole
 	} else {
 		b = w.encValue(w.scratch[:0], req)
 		if req.PID >= 0 {
@@ -274,6 +287,9 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		p.text = w.addWhole(b)
 	} else {
 		p.text = w.addText(b)
+	}
+	if full {
+		m.prod.fullText = p.text
 	}
 	p.Type, p.Body = Produce, req
 	m.send(w, p)

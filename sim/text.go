@@ -82,7 +82,12 @@ const (
 // prints nothing and becomes the current partition, %b a distance back
 // (uvarint) from the template's token to a tplProcessed text in the same
 // arena chunk, whose record it prints (as %t%r would: its partition
-// becomes the current one), %p the current
+// becomes the current one), %q a distance back (uvarint) from the
+// template's token to a produce text with its producer id, epoch and
+// sequence number spelled (tplProduce, tplProduceAfter) in the same chunk
+// and a sequence number difference (zigzag varint), printed as " pid %n
+// epoch %n seq %n" with that producer id and epoch and that sequence
+// number plus the difference, %p the current
 // partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
 // printed as the current partition's input record (o2.3), %c a partition
 // number and an offset (uvarint) that become the current partition and
@@ -98,6 +103,7 @@ var templates = [...]string{
 	tplProduceAckCell: "inv(%c) at offset %o",
 	tplProcessed:      "%m processed %t%r",
 	tplProduceAfter:   "inv(%b) pid %n epoch %n seq %n",
+	tplProduceNext:    "inv(%b)%q",
 }
 
 const (
@@ -118,6 +124,11 @@ const (
 	// produces the invoice of the record it has just processed, so the
 	// record is stored once, and the produce is 7 to 9 bytes, not 9 to 11.
 	tplProduceAfter
+	// tplProduceNext is tplProduceAfter whose producer id and epoch are
+	// those of its producer's last produce that spells them (in the same
+	// arena chunk: producer.fullText), and its sequence number a
+	// difference from that one's: 4 or 5 bytes.
+	tplProduceNext
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
@@ -916,6 +927,20 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			out = strconv.AppendUint(out, cur, 10)
 		case 'm':
 			out = append(out, r.member...)
+		case 'q':
+			d, ok := r.uvarint()
+			dseq, n := binary.Varint(r.b)
+			if !ok || n <= 0 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			pid, epoch, seq, ok := r.w.produceHead(r.tok - textRef(d))
+			if !ok {
+				return out, tEnd, false
+			}
+			out = strconv.AppendInt(append(out, " pid "...), pid, 10)
+			out = strconv.AppendInt(append(out, " epoch "...), epoch, 10)
+			out = strconv.AppendInt(append(out, " seq "...), seq+dseq, 10)
 		case 'b':
 			d, ok := r.uvarint()
 			var off uint64
@@ -951,6 +976,48 @@ func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, boo
 		return TopicPartition{}, 0, false
 	}
 	return tp, off, true
+}
+
+// produceHead is the producer id, epoch and sequence number of the
+// produce text at ref, one that spells them (tplProduce, tplProduceAfter);
+// false for any other text.
+func (w *World) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
+	b := w.texts.bytes(ref)
+	r := textReader{w: w, b: b[min(len(b), 1):]}
+	switch firstByte(b) {
+	case tWhole + tplProduce:
+		_, ok1 := r.uvarint() // the record: partition and offset
+		_, ok2 := r.uvarint()
+		ok = ok1 && ok2
+	case tWhole + tplProduceAfter:
+		_, ok = r.uvarint() // the distance back to the processed event
+	}
+	for _, v := range []*int64{&pid, &epoch, &seq} {
+		var n int
+		if *v, n = binary.Varint(r.b); n <= 0 {
+			return 0, 0, 0, false
+		}
+		r.b = r.b[n:]
+	}
+	return pid, epoch, seq, ok
+}
+
+// produceBack is the distance back from the next text added to the
+// produce text at full (its producer's last that spells its producer id,
+// epoch and sequence number), and that sequence number, when it has
+// producer id pid and epoch epoch, and a text of maxProduceText bytes
+// added now lands in its chunk; false otherwise.
+func (w *World) produceBack(full textRef, pid int64, epoch int) (uint64, int64, bool) {
+	a := &w.texts
+	end := a.end()
+	if full == 0 || a.openShared || len(a.open)+maxProduceText > arenaChunk || full>>arenaShift != end>>arenaShift || full >= end {
+		return 0, 0, false
+	}
+	p, e, seq, ok := w.produceHead(full)
+	if !ok || p != pid || e != int64(epoch) {
+		return 0, 0, false
+	}
+	return uint64(end - full), seq, true
 }
 
 // maxProduceText is the most bytes a produce's text takes

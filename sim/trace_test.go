@@ -447,6 +447,11 @@ func FuzzTextDecode(f *testing.F) {
 	// the chunk, or at a text that is not a processed event
 	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8})
 	f.Add([]byte{tWhole + tplProduceAfter, 0, 2, 0, 2, tWhole + tplProduceAfter, 9, 2, 0, 2, tWhole + tplProduceAfter, 5, 2, 0, 2})
+	// a produce taking its producer id and epoch from the one 7 bytes
+	// back (tplProduceNext), and ones whose distance is 0 or reaches a
+	// text that is not a produce spelling them
+	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8, tWhole + tplProduceNext, 9, 6, 2,
+		tWhole + tplProduceNext, 13, 0, 2, tWhole + tplProduceNext, 17, 17, 2})
 	// a fetch's positions as its commit's (tOffsetsRot) from the second
 	// on, and ones whose k is past the positions, or whose distance back is
 	// 0, before the chunk, or at a token that is not a tOffsets
@@ -920,7 +925,8 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 // TestProduceNamesProcessedRecord: a produce's text names its record as
 // a reference back to the processed event just before it
 // (tplProduceAfter), so the record is stored once, in 9 bytes or fewer
-// for the produce; it names the record its member processed, in the world
+// for the produce, and most take their producer id and epoch from their
+// producer's last produce that spells them (tplProduceNext: 6 or fewer); it names the record its member processed, in the world
 // and in a clone (whose first text starts a chunk of its own: a reference
 // never crosses chunks). TestTraceMaterializedAsBefore checks every text
 // reads as before.
@@ -932,7 +938,7 @@ func TestProduceNamesProcessedRecord(t *testing.T) {
 		for i := 0; i < 40; i++ {
 			w.Step()
 		}
-		after, whole := 0, 0
+		after, next, whole := 0, 0, 0
 		for i := p0; i < w.Packets.Len(); i++ {
 			p := w.Packets.At(i)
 			if p.Type != Produce || p.Response {
@@ -940,11 +946,15 @@ func TestProduceNamesProcessedRecord(t *testing.T) {
 			}
 			ref := w.Packets.recs.text(i)
 			switch firstByte(w.texts.bytes(ref)) {
-			case tWhole + tplProduceAfter:
+			case tWhole + tplProduceAfter, tWhole + tplProduceNext:
 				after++
 				r := w.readerAt(ref, "")
 				r.next(nil)
-				if n := r.n - len(r.b); n > 9 {
+				n, most := r.n-len(r.b), 9
+				if w.texts.bytes(ref)[0] == tWhole+tplProduceNext {
+					next, most = next+1, 6
+				}
+				if n > most {
 					t.Fatalf("produce %q takes %d bytes", p.Summary, n)
 				}
 			case tWhole + tplProduce:
@@ -964,8 +974,8 @@ func TestProduceNamesProcessedRecord(t *testing.T) {
 				t.Fatalf("produce %q: no processed event of %s by %s", p.Summary, src, p.From)
 			}
 		}
-		if after < 20 || whole > 2 {
-			t.Fatalf("%d produces refer to their processed event, %d are whole", after, whole)
+		if after < 20 || whole > 2 || next < after-4 {
+			t.Fatalf("%d produces refer to their processed event, %d of them to their producer's last for its id and epoch; %d are whole", after, next, whole)
 		}
 	}
 }
