@@ -3,11 +3,13 @@ package kernel
 import (
 	"errors"
 	"fmt"
-	"math"
+	"math/big"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -101,11 +103,13 @@ func init() {
 				return []string{"stable", "tick", "polled", "processed", "--quiet", "--verbose"}
 			}},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
-		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork},
+		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork,
+			help: "NAME is 1 to 64 letters, digits, '-', '_' or '.' (it is listed after plot --branches, so no ',').\n" +
+				"The copy costs nothing until either branch changes: both share the world and its history."},
 		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
 			words: func(s *Session, _ []string) []string { return s.branchNames() }},
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
-		{name: "describe", usage: "describe group [--members [--verbose]] [--state] [--json]",
+		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
 			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
 				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
@@ -319,11 +323,16 @@ func needArgs(cmd string, pos []string, min, max int) error {
 
 // parseAtLeast reads a whole number >= min with no upper end of its own: a
 // limit (limits.go) checks it next, naming its bound. A number too large for
-// an int reads as the largest int, so that check refuses it too.
-func parseAtLeast(cmd, what, s string, min int) (int, error) {
+// an int is refused here by lim, with the digits as the user typed them.
+func parseAtLeast(cmd, what, s string, min int, lim limit) (int, error) {
 	n, err := strconv.Atoi(s)
 	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
-		return math.MaxInt, nil
+		if v, ok := new(big.Int).SetString(s, 10); ok {
+			if strings.HasPrefix(what, "--") { // as the option's own check says it
+				cmd += " " + what
+			}
+			return 0, lim.refuse(cmd, "", v)
+		}
 	}
 	if err != nil || n < min {
 		return 0, usageErr(cmd, "%s %q is not a whole number >= %d", what, s, min)
@@ -369,7 +378,7 @@ func parseNew(args []string) (sim.Topology, bool, error) {
 		topo.Output = t
 	}
 	if v, ok := fl["--members"]; ok {
-		n, err := parseAtLeast("new", "--members", v, 0)
+		n, err := parseAtLeast("new", "--members", v, 0, limitMembers)
 		if err != nil {
 			return topo, false, err
 		}
@@ -442,7 +451,7 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
-	n, err := parseAtLeast("produce", "N", args[1], 1)
+	n, err := parseAtLeast("produce", "N", args[1], 1, limitRecords)
 	if err != nil {
 		return nil, err
 	}
@@ -686,7 +695,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	n := 1
 	if len(args) == 1 {
 		var err error
-		if n, err = parseAtLeast("step", "N", args[0], 1); err != nil {
+		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
 	}
@@ -715,7 +724,7 @@ const maxRun = 100_000
 func cmdRun(s *Session, args []string) (*Result, error) {
 	args = s.outputLevel(args)
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable` or `run until tick N`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
@@ -728,7 +737,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		return s.afterRun(ran, why), nil
 	case args[1] == "tick" && len(args) == 3:
-		n, err := parseAtLeast("run", "tick", args[2], 0)
+		n, err := parseAtLeast("run", "tick", args[2], 0, limitClock)
 		if err != nil {
 			return nil, err
 		}
@@ -811,9 +820,23 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
 }
 
+// maxBranchName bounds a branch name: it is a word typed in commands,
+// printed in tables and lists, and written in a saved session's first line.
+const maxBranchName = 64
+
+// validBranch accepts a name of letters, digits, '-', '_' and '.': a name is
+// one word of the command language (no quoting, ';' and '#' end it), is
+// listed after `plot --branches` (',' separates names there), and is
+// printed back in tables and errors (no control characters).
 func validBranch(cmd, name string) error {
-	if name == "" || strings.ContainsAny(name, " \t;#") {
-		return usageErr(cmd, "%q is not a branch name", name)
+	ok := name != "" && utf8.RuneCountInString(name) <= maxBranchName
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			ok = false
+		}
+	}
+	if !ok {
+		return usageErr(cmd, "%q is not a branch name (1 to %d letters, digits, '-', '_' or '.')", name, maxBranchName)
 	}
 	return nil
 }

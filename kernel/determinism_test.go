@@ -97,3 +97,24 @@ func TestForkAndSwitchKeepTheBranch(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestBranchNames: a branch name is one word that `plot --branches` can
+// list and a table can print; anything else is refused, naming what is
+// allowed, and leaves the session on the branch it was on.
+func TestBranchNames(t *testing.T) {
+	s := NewSession()
+	for _, bad := range []string{`""`, "a,b", "x\x1b[31m", "bell\a", strings.Repeat("b", maxBranchName+1)} {
+		_, err := s.Exec("fork " + bad)
+		if err == nil || !strings.Contains(err.Error(), "is not a branch name (1 to 64 letters, digits, '-', '_' or '.')") {
+			t.Errorf("fork %q: error %v", bad, err)
+		}
+	}
+	for _, good := range []string{"what-if.2_b", "été", strings.Repeat("b", maxBranchName)} {
+		if _, err := s.Exec("switch main; fork " + good); err != nil {
+			t.Errorf("fork %q: %v", good, err)
+		}
+	}
+	if got := len(s.branchNames()); got != 4 {
+		t.Errorf("%d branches, want main and the three good ones", got)
+	}
+}

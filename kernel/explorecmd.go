@@ -620,10 +620,19 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 			values = append(values, vs)
 			break
 		}
+		seen := map[string]bool{}
 		for _, v := range vs {
+			if v == "" {
+				return nil, usageErr("compare", "%s: an empty value in %q (values are separated by single commas)", key, pos[i+1])
+			}
+			if seen[v] {
+				return nil, usageErr("compare", "%s: %s is listed twice in %q (each value is one row)", key, v, pos[i+1])
+			}
+			seen[v] = true
 			probe := NewSession()
 			if _, err := probe.Exec(settingLine(key, v)); err != nil {
-				return nil, fmt.Errorf("compare %s: %v", key, err)
+				// set's own words, which name the key and what it allows.
+				return nil, fmt.Errorf("compare: %s", strings.TrimPrefix(err.Error(), "set: "))
 			}
 		}
 		keys, values = append(keys, key), append(values, vs)

@@ -59,7 +59,11 @@ func TestLimitsAreCheckedBeforeTheWork(t *testing.T) {
 		{"new --output inv:5000", "at most 1,000 partitions"},
 		{"new --topics t:10 --members 1001", "new --members: 1,001 is over the limit (at most 1,000 members in a world)"},
 		{"step 1000001", "step: 1,000,001 is over the limit (at most 1,000,000 ticks in one step or run)"},
-		{"step 99999999999999999999999", "is over the limit (at most 1,000,000 ticks in one step or run)"},
+		// Past what an int holds: the digits as typed, not a clamped number.
+		{"step 99999999999999999999999", "step: 99,999,999,999,999,999,999,999 is over the limit (at most 1,000,000 ticks in one step or run)"},
+		{"produce orders-0 99999999999999999999", "produce: 99,999,999,999,999,999,999 is over the limit (at most 1,000,000 input records"},
+		{"run until tick 99999999999999999999", "run: 99,999,999,999,999,999,999 is over the limit (at most 10,000,000 ticks in a world's life)"},
+		{"new --members 99999999999999999999", "new --members: 99,999,999,999,999,999,999 is over the limit (at most 1,000 members in a world)"},
 		{"compare max.poll.records 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 session.timeout.ms 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "17 x 16 values = 272 is over the limit (at most 256 compare combinations)"},
 		{"explore --ticks 0..1000", "ticks 0..1000 = 1,001 is over the limit (at most 1,000 ticks in an explore window)"},
 		{"explore --parallel 65", "from 1 to 64"},

@@ -82,6 +82,16 @@ func TestCompareRerunsTheTypedHistory(t *testing.T) {
 	if _, err := s.Exec("compare commit sometimes"); err == nil || !strings.Contains(err.Error(), "sometimes") {
 		t.Errorf("a bad value: %v", err)
 	}
+	for line, want := range map[string]string{
+		"compare session.timeout.ms 1,,2":  `compare: session.timeout.ms: an empty value in "1,,2"`,
+		"compare session.timeout.ms 10,":   `compare: session.timeout.ms: an empty value in "10,"`,
+		"compare session.timeout.ms 10,10": `compare: session.timeout.ms: 10 is listed twice in "10,10"`,
+		"compare session.timeout.ms 10,x":  `compare: session.timeout.ms: "x" is not a whole number from 1 to 1000000`,
+	} {
+		if _, err := s.Exec(line); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to start %q", line, err, want)
+		}
+	}
 }
 
 // TestTableHTMLAlignment: text columns (ASSIGNMENT) left, number columns right.

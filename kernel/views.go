@@ -110,6 +110,12 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	if len(pos) != 1 || pos[0] != "group" {
 		return nil, usageErr("describe", "describe what? (only: group)")
 	}
+	// Two views at once are refused, as kafka-consumer-groups.sh does
+	// (ConsumerGroupCommandOptions.checkArgs: --describe takes at most one
+	// of --members, --offsets, --state); the offsets view is the default.
+	if fl["--members"] == "true" && fl["--state"] == "true" {
+		return nil, usageErr("describe", "describe takes at most one of --members, --state (the offsets view is the default)")
+	}
 	w := s.World()
 	g := w.Group
 	if g.Type == sim.ConsumerGroup {

@@ -53,6 +53,30 @@ func cellsWorld(t *testing.T, seed int) *World {
 	return w
 }
 
+// openTxnWorld is the default world with transactions, stopped while an
+// output partition holds records of an open transaction: the random worlds
+// of TestCellsOfRandomWorldsAsBefore seldom end inside one (2 of 400 did,
+// by chance, before the classic heartbeats followed Kafka's; none after).
+func openTxnWorld(t *testing.T) *World {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		w.Step()
+		for _, tp := range w.OutputPartitions() {
+			if len(w.Log(tp).openTxn) > 0 {
+				return w
+			}
+		}
+	}
+	t.Fatal("no open transaction in the default world within 100 ticks")
+	return nil
+}
+
 // cellsText renders every log's cells (Value, Source, Producer, PID,
 // Epoch, Seq, Txn, Control, Tick, as Cell's fields) and the sink's counts.
 func cellsText(w *World) string {
@@ -73,12 +97,19 @@ func cellsText(w *World) string {
 // produce answers, long topic names), as At and All give them, hash to what
 // the old representation (a Seq of whole Cells and a map of counts, commit
 // 5614e81) gave for the same worlds. testdata/cells.txt was written by this
-// test run at that commit with -rewrite-cells.
+// test run at that commit with -rewrite-cells, and rewritten (31 worlds
+// changed, one added: openTxnWorld) when the classic client's heartbeats
+// began to follow Kafka's (Member.heartbeats), which changes those worlds.
 func TestCellsOfRandomWorldsAsBefore(t *testing.T) {
 	var got strings.Builder
 	stats := map[string]int{}
-	for seed := 0; seed < 80; seed++ {
-		w := cellsWorld(t, seed)
+	for seed := 0; seed <= 80; seed++ {
+		var w *World
+		if seed < 80 {
+			w = cellsWorld(t, seed)
+		} else {
+			w = openTxnWorld(t)
+		}
 		text := cellsText(w)
 		fmt.Fprintf(&got, "seed %d %x\n", seed, sha256.Sum256([]byte(text)))
 		for _, kw := range []string{"Txn:aborted", "Txn:committed", "Txn:open", "Control:COMMIT", "Control:ABORT", "Source:o", "Source:orders.from-the-web_shop-"} {

@@ -33,12 +33,16 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
 		{name: "commit ILLEGAL_GENERATION, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: IllegalGeneration,
 			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+		// A reset with a JoinGroup or SyncGroup in flight: the next poll()
+		// runs onJoinPrepare (the partitions are lost) and then waits for
+		// that answer (AbstractCoordinator.initiateJoinGroup keeps
+		// joinFuture); TestResetWaitsForTheJoinInFlight follows it further.
 		{name: "commit ILLEGAL_GENERATION, syncing a newer generation", phase: PhaseSyncing, gen: 2, api: OffsetCommit, code: IllegalGeneration,
-			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+			wantGen: -1, wantJoin: noJoin, wantLost: true, wantText: "CommitFailedException"},
 		{name: "commit ILLEGAL_GENERATION, joining after a newer generation", phase: PhaseJoining, gen: 2, api: OffsetCommit, code: IllegalGeneration,
 			wantGen: 2, wantJoin: noJoin, wantText: "RebalanceInProgressException"},
 		{name: "commit ILLEGAL_GENERATION, joining in the same generation", phase: PhaseJoining, gen: 1, api: OffsetCommit, code: IllegalGeneration,
-			wantGen: -1, wantJoin: "C1-1", wantLost: true, wantText: "CommitFailedException"},
+			wantGen: -1, wantJoin: noJoin, wantLost: true, wantText: "CommitFailedException"},
 		{name: "commit UNKNOWN_MEMBER_ID, stable, same generation", phase: PhaseStable, gen: 1, api: OffsetCommit, code: UnknownMemberID,
 			wantGen: -1, wantJoin: "", wantLost: true, wantText: "CommitFailedException"},
 		{name: "commit UNKNOWN_MEMBER_ID, stable in a newer generation", phase: PhaseStable, gen: 2, api: OffsetCommit, code: UnknownMemberID,
@@ -71,6 +75,7 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 			w, m := answerWorld(t)
 			owned := m.Owned
 			m.Generation, m.Phase = tc.gen, tc.phase
+			joinReqPkt, syncReqPkt := inFlightJoin(m, tc.phase)
 			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: tc.api, Response: true, Error: tc.code}
 			switch tc.api {
 			case OffsetCommit:
@@ -80,11 +85,9 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				answer.Body = &commitResp{Partitions: owned, Offsets: req.Offsets, Sync: true}
 				m.loop, m.afterCommit = LoopCommitting, contIdle
 			case JoinGroup:
-				m.lastJoin = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
-				answer.Req = m.lastJoin
+				answer.Req = joinReqPkt
 			case SyncGroup:
-				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup,
-					Body: &syncReq{MemberID: "C1-1", Generation: tc.gen}}
+				answer.Req = syncReqPkt
 			}
 			seq, events := m.joinSeq, w.Events.Len()
 			m.receive(w, answer)
@@ -138,6 +141,22 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 	}
 }
 
+// inFlightJoin gives a member put by hand in PhaseJoining or PhaseSyncing
+// the request its join future waits on, as sendJoin and handleJoinAnswer
+// would have (IDs far from the world's own packets), and returns the
+// JoinGroup and SyncGroup requests.
+func inFlightJoin(m *Member, phase Phase) (join, sync *Packet) {
+	join = &Packet{ID: 900, From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
+	sync = &Packet{ID: 950, From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: m.MemberID, Generation: m.Generation}}
+	switch phase {
+	case PhaseJoining:
+		m.lastJoin, m.joinFuture = join, join.ID+1
+	case PhaseSyncing:
+		m.joinFuture = sync.ID + 1
+	}
+	return join, sync
+}
+
 // answerWorld is the default world with C1 on cooperative-sticky,
 // committing after processing (so a rejoin does not wait for onJoinPrepare's
 // auto-commit), stable in generation 1 as C1-1 and owning partitions.
@@ -167,11 +186,11 @@ func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
 	w, m := answerWorld(t)
 	owned := m.Owned
 	m.Generation, m.Phase = 2, PhaseSyncing
+	_, req := inFlightJoin(m, PhaseSyncing)
 	m.onCommitRefused(w, RebalanceInProgress, true)
 	if !m.rejoin {
 		t.Fatal("REBALANCE_IN_PROGRESS on a commit asks for no rejoin")
 	}
-	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
 	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
 		Body: &syncResp{Assignment: owned}})
 	if m.Phase != PhaseStable || m.rejoin {
@@ -229,7 +248,7 @@ func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
 	owned := m.Owned
 	m.Generation, m.Phase, m.loop = 2, PhaseSyncing, LoopProcessing
 	seq := m.joinSeq
-	req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: "C1-1", Generation: 2}}
+	_, req := inFlightJoin(m, PhaseSyncing)
 	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Error: RebalanceInProgress, Req: req})
 	if m.joinSeq != seq {
 		t.Fatal("a member busy with its batch sent its JoinGroup when the answer came")
@@ -241,5 +260,69 @@ func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
 	}
 	if r := m.lastJoin.Body.(*joinReq); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
 		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	}
+}
+
+// A reset of the generation while a JoinGroup, or the SyncGroup that
+// follows it, is in flight: Kafka's next poll() runs onJoinPrepare (the
+// partitions are lost) and then waits for that answer, because
+// AbstractCoordinator.initiateJoinGroup returns the joinFuture it keeps
+// rather than send another JoinGroup. The answer fails the future
+// (JoinGroupResponseHandler: UnjoinedGroupException when the member is no
+// longer PREPARING_REBALANCE; SyncGroupResponseHandler: a success after a
+// reset raised as ILLEGAL_GENERATION), joinGroupIfNeeded resets the future,
+// and the next JoinGroup goes out from that poll(), with the member id the
+// reset kept (none after UNKNOWN_MEMBER_ID). The answer's assignment is
+// never taken.
+func TestResetWaitsForTheJoinInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		phase  Phase
+		code   ErrorCode
+		wantID string
+	}{
+		{"JoinGroup in flight, ILLEGAL_GENERATION", PhaseJoining, IllegalGeneration, "C1-1"},
+		{"JoinGroup in flight, UNKNOWN_MEMBER_ID", PhaseJoining, UnknownMemberID, ""},
+		{"SyncGroup in flight, ILLEGAL_GENERATION", PhaseSyncing, IllegalGeneration, "C1-1"},
+		{"SyncGroup in flight, UNKNOWN_MEMBER_ID", PhaseSyncing, UnknownMemberID, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, m := answerWorld(t)
+			owned := m.Owned
+			join, sync := inFlightJoin(m, tc.phase)
+			m.Phase = tc.phase
+			// A commit of generation 1 refused in generation 1: the reset.
+			m.onCommitRefused(w, tc.code, true)
+			seq := m.joinSeq
+			m.act(w) // the next poll(): onJoinPrepare, then it waits
+			if m.joinSeq != seq {
+				t.Fatalf("a JoinGroup went out with the %s still unanswered", map[Phase]string{PhaseJoining: "JoinGroup", PhaseSyncing: "SyncGroup"}[tc.phase])
+			}
+			if len(m.Owned) != 0 {
+				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", partList(w, m.Owned))
+			}
+			// The answer comes: a success, as the coordinator still has the
+			// member in its rebalance.
+			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Response: true}
+			if tc.phase == PhaseJoining {
+				answer.Type, answer.Req = JoinGroup, join
+				answer.Body = &joinResp{MemberID: "C1-1", Generation: 2, Leader: "C9-1", Protocol: "cooperative-sticky"}
+			} else {
+				answer.Type, answer.Req = SyncGroup, sync
+				answer.Body = &syncResp{Assignment: owned}
+			}
+			m.receive(w, answer)
+			m.act(w)
+			if m.joinSeq == seq {
+				t.Fatal("no JoinGroup once the answer in flight came")
+			}
+			r := m.lastJoin.Body.(*joinReq)
+			if r.MemberID != tc.wantID || len(r.Owned) != 0 {
+				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, partList(w, r.Owned), tc.wantID)
+			}
+			if m.Generation != -1 || len(m.Owned) != 0 {
+				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, partList(w, m.Owned))
+			}
+		})
 	}
 }

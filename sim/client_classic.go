@@ -61,6 +61,9 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		m.setMemberID(w, "")
 		m.Generation = -1
 		m.giveUpLost(w)
+		if m.waitJoinFuture() {
+			return true, false
+		}
 		m.sendJoin(w)
 		return true, false
 	}
@@ -104,12 +107,71 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 			m.positions.reset()
 			m.processed.reset()
 		}
+		if m.waitJoinFuture() {
+			return true, false
+		}
 		m.sendJoin(w)
 		if m.protocol() == assign.Eager {
 			return true, false
 		}
 	}
 	return false, false
+}
+
+// waitJoinFuture: the generation was reset while a JoinGroup or its
+// SyncGroup was in flight. AbstractCoordinator.initiateJoinGroup hands
+// back the joinFuture it keeps instead of sending another JoinGroup, so
+// joinGroupIfNeeded (after onJoinPrepare) waits for that answer: the
+// JoinGroupResponseHandler then finds the member no longer
+// PREPARING_REBALANCE (UnjoinedGroupException), the SyncGroupResponseHandler
+// finds the generation reset (raised as ILLEGAL_GENERATION), an error
+// answer fails it; either way resetJoinGroupFuture, and the next pass of
+// the loop sends the next JoinGroup (joinFutureDone).
+func (m *Member) waitJoinFuture() bool { return m.joinFuture != 0 }
+
+// joinFutureDone is the answer to the request of a join future abandoned
+// by a reset: the future is done, and a member inside poll() sends its
+// next JoinGroup now (a busy one at its next poll()).
+func (m *Member) joinFutureDone(w *World) {
+	m.joinFuture = 0
+	if m.inPoll() {
+		w.wakeUp(m)
+	}
+}
+
+// heartbeats reports whether the classic heartbeat thread sends
+// heartbeats now (AbstractCoordinator.HeartbeatThread.run): it is enabled
+// when a JoinGroup answer moves the member to COMPLETING_REBALANCE and
+// disables itself while state.hasNotJoinedGroup(): UNJOINED (a reset
+// generation, a member that left or was found removed) and
+// PREPARING_REBALANCE (a JoinGroup in flight or its answer not yet read).
+// kgrepl's heartbeats are implicit: the coordinator hears the member id
+// every tick while this holds (SPEC: heard every tick), and not otherwise.
+func (m *Member) heartbeats() bool {
+	if m.consumer || !m.Alive || m.MemberID == "" || m.unjoined {
+		return false
+	}
+	return m.Phase == PhaseSyncing || m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets
+}
+
+// beatChange tells the coordinator when the heartbeats stop or start
+// (or go on under another member id): was and wasID are heartbeats() and
+// the member id before the change.
+func (m *Member) beatChange(w *World, was bool, wasID string) {
+	now := m.heartbeats()
+	if was && (!now || m.MemberID != wasID) {
+		w.Group.heartbeatStopped(w, wasID)
+	}
+	if now && (!was || m.MemberID != wasID) {
+		w.Group.heartbeatStarted(w, m.MemberID)
+		if !was && !m.inPoll() {
+			// HeartbeatThread.enable resets the heartbeat's timeouts, the
+			// max.poll.interval.ms timer among them: a JoinGroup answer
+			// read inside commitSync starts the stretch anew.
+			m.leftPollAt = w.Tick
+			m.armPollTimer(w)
+		}
+	}
 }
 
 // giveUpLost is onJoinPrepare finding no generation (NO_GENERATION after
@@ -129,6 +191,13 @@ func (m *Member) giveUpLost(w *World) {
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
 // outside poll() (the member is in the group and still outside poll()).
 func (classicClient) pollTimeout(w *World, m *Member, since int) {
+	if !m.heartbeats() {
+		// The heartbeat thread checks max.poll.interval.ms only while it
+		// runs (HeartbeatThread.run: pollTimeoutExpired comes after the
+		// hasNotJoinedGroup test): a member joining, or with its
+		// generation reset, is not timed out; its next poll() rejoins.
+		return
+	}
 	if m.Static() {
 		// A static member sends no LeaveGroup (KIP-345), but its client
 		// resets the generation and its heartbeat thread stops: the
@@ -136,21 +205,26 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		// back first, at its next poll, as the same static member.
 		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-		w.Group.memberIDDropped(w, m.MemberID)
+		w.Group.memberIDDropped(w, m.MemberID) // heard no more, in a consumer group too
+		was := m.heartbeats()
 		m.Generation = -1
 		m.Phase = PhaseOut
+		m.beatChange(w, was, m.MemberID)
 		return
 	}
 	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	was := m.heartbeats()
 	m.Phase = PhaseOut
+	m.beatChange(w, was, m.MemberID)
 }
 
 // leave is close() leaving the group: LeaveGroup, none for a static member
 // (AbstractCoordinator.maybeLeaveGroup).
 func (classicClient) leave(w *World, m *Member) {
-	if !m.Static() {
+	// maybeLeaveGroup sends none from UNJOINED either (a reset generation).
+	if !m.Static() && !m.unjoined {
 		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	}
 }
@@ -185,7 +259,11 @@ func (m *Member) joinRequest() *joinReq {
 }
 
 func (m *Member) sendJoin(w *World) {
+	// initiateJoinGroup: PREPARING_REBALANCE, so the heartbeats stop.
+	was := m.heartbeats()
 	m.Phase = PhaseJoining
+	m.unjoined = false
+	m.beatChange(w, was, m.MemberID)
 	m.rejoin, m.joinRetry = false, false
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
@@ -193,6 +271,7 @@ func (m *Member) sendJoin(w *World) {
 		s += ", owns " + partList(w, m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.joinFuture = m.lastJoin.ID + 1
 	m.joinSeq++
 	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
 }
@@ -214,10 +293,19 @@ func (m *Member) joinTimeoutTicks() int {
 // retriable and joins again, with the member id it holds (none for a new
 // member), from inside poll().
 func (m *Member) joinTimeout(w *World, seq int) {
-	if m.Phase != PhaseJoining || m.joinSeq != seq || m.hasJoinAnswer {
+	if m.joinSeq != seq || m.hasJoinAnswer || m.lastJoin == nil || m.joinFuture != m.lastJoin.ID+1 {
+		return
+	}
+	if m.Phase != PhaseJoining {
+		// A reset left the join future waiting for this answer: the
+		// request timeout fails it, and the member rejoins.
+		w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+		m.joinFuture = 0
+		w.wakeUp(m)
 		return
 	}
 	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	m.joinFuture = 0
 	m.joinRetry = true
 	w.wakeUp(m)
 }
@@ -225,17 +313,25 @@ func (m *Member) joinTimeout(w *World, seq int) {
 // syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
 // client fails the join and joins again with its member id.
 func (m *Member) syncTimeout(w *World, seq int) {
-	if m.Phase != PhaseSyncing || m.syncSeq != seq {
+	if m.syncSeq != seq || m.joinFuture == 0 || (m.lastJoin != nil && m.joinFuture == m.lastJoin.ID+1) {
+		return // answered, or the join future is a later JoinGroup
+	}
+	if m.Phase != PhaseSyncing {
+		// A reset left the join future waiting for this SyncGroup.
+		w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+		m.joinFuture = 0
+		w.wakeUp(m)
 		return
 	}
 	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	m.joinFuture = 0
 	m.joinRetry = true
 	w.wakeUp(m)
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
 	r, _ := p.Body.(*joinResp)
-	if m.Phase != PhaseJoining || p.Req != m.lastJoin {
+	if p.Req != m.lastJoin || m.joinFuture != p.Req.ID+1 {
 		m.staleJoinAnswer(w, p.Error, r)
 		return
 	}
@@ -267,19 +363,26 @@ func (m *Member) takeJoinAnswer(w *World) {
 	}
 	r, code := m.joinAnswer, m.joinAnswerErr
 	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, None, false
-	if m.Phase != PhaseJoining {
-		m.staleJoinAnswer(w, code, r)
-		return
-	}
 	m.handleJoinAnswer(w, code, r)
 }
 
 func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+	if m.Phase != PhaseJoining {
+		// The answer to a JoinGroup the member reset its generation under:
+		// JoinGroupResponseHandler raises UnjoinedGroupException on a
+		// success (the member id it hands out is never used); an error
+		// answer finds the generation changed and resets nothing. The
+		// join future is done either way.
+		m.staleJoinAnswer(w, code, r)
+		m.joinFutureDone(w)
+		return
+	}
+	m.joinFuture = 0 // done, or replaced by the SyncGroup's below
 	// The JoinGroup rows of the table above onCommitRefused.
 	switch code {
 	case None:
 	case UnknownMemberID:
-		m.resetGeneration(false)
+		m.resetGeneration(w, false)
 		return
 	case RebalanceInProgress:
 		m.sendJoin(w)
@@ -291,9 +394,12 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 		m.rejoin = true
 		return
 	}
+	// COMPLETING_REBALANCE: heartbeatThread.enable().
+	was, wasID := m.heartbeats(), m.MemberID
 	m.setMemberID(w, r.MemberID)
 	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
+	m.beatChange(w, was, wasID)
 	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
@@ -305,20 +411,28 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 		summary = "plan " + planSummary(w, req.Plan, r.Members)
 		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
-	m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req})
+	m.joinFuture = m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}).ID + 1
 	m.syncSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {
+	if m.joinFuture != p.Req.ID+1 {
+		return // the answer to a SyncGroup no longer waited for
+	}
 	if m.Phase != PhaseSyncing {
+		// A reset came while the SyncGroup was out: a success is raised
+		// as ILLEGAL_GENERATION, an error finds the generation changed;
+		// the join future is done and the member rejoins.
+		m.joinFutureDone(w)
 		return
 	}
+	m.joinFuture = 0
 	// The SyncGroup rows of the table above onCommitRefused.
 	switch p.Error {
 	case None:
 	case UnknownMemberID, IllegalGeneration:
-		m.resetGeneration(p.Error == IllegalGeneration)
+		m.resetGeneration(w, p.Error == IllegalGeneration)
 		return
 	case FencedInstanceID:
 		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
@@ -422,15 +536,18 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 // NO_GENERATION with the member id kept only where the table says so,
 // rejoinNeeded and needsJoinPrepare, so the next poll()'s onJoinPrepare
 // finds no generation and gives every partition up as lost
-// (onPartitionsLost) before it sends the JoinGroup. "rejoin at once" is
-// joinGroupIfNeeded's continue: the next JoinGroup goes out with no
-// onJoinPrepare and no backoff. kgrepl's rule is resetGeneration.
+// (onPartitionsLost) before it sends the JoinGroup; with a JoinGroup or
+// SyncGroup still out, it first waits for that answer (joinFuture; kgrepl:
+// waitJoinFuture). "rejoin at once" is joinGroupIfNeeded's continue: the
+// next JoinGroup goes out with no onJoinPrepare and no backoff. kgrepl's
+// rule is resetGeneration.
 //
 //	API / error            Kafka                                       kgrepl
 //	JoinGroup (JoinGroupResponseHandler)
-//	 UNKNOWN_MEMBER_ID     unchanged: reset (member id too); changed:  resetGeneration(drop id); a JoinGroup
-//	                       no reset; rejoin at once either way         answered after a reset is stale, so
-//	                                                                   the answer kgrepl reads is unchanged
+//	 UNKNOWN_MEMBER_ID     unchanged: reset (member id too); changed:  resetGeneration(drop id); an answer
+//	                       no reset; rejoin at once either way         after a reset (changed) ends the join
+//	                                                                   future only: rejoin (joinFutureDone)
+//	 NONE after a reset    UnjoinedGroupException: rejoin              the same (the id handed out unused)
 //	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
 //	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same (fatal)
 //	 MEMBER_ID_REQUIRED    take the member id given, rejoin at once    not produced: the first answer gives
@@ -440,14 +557,16 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //	                                                                   coordinator (the same for every row)
 //	SyncGroup (SyncGroupResponseHandler)
 //	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        resetGeneration (the same ids); an
-//	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset is ignored, so
-//	                       rejoin either way                           the answer kgrepl reads is unchanged
+//	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset (changed) ends
+//	                       rejoin either way                           the join future only: rejoin
 //	 REBALANCE_IN_PROGRESS rejoin at once (from poll()), no reset      the same; a member busy with its batch
 //	                                                                   rejoins at its next poll()
 //	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same
-//	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        ignored (no longer Syncing), rejoin
-//	                       (a success clears rejoinNeeded)             pending; a success clears m.rejoin
-//	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit)
+//	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        the same: the assignment is not taken
+//	                       (a success clears rejoinNeeded)             (joinFutureDone); a success clears
+//	                                                                   m.rejoin
+//	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit,
+//	sent while Member.heartbeats: COMPLETING_REBALANCE and STABLE)
 //	 REBALANCE_IN_PROGRESS STABLE: requestRejoin; else ignored         the same (Stable, FetchingOffsets)
 //	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        UNKNOWN_MEMBER_ID only, for the member
 //	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored.      id it still goes by: leaveGroupState;
@@ -482,7 +601,7 @@ func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
 		if !unchanged && m.Phase == PhaseJoining {
 			return // RebalanceInProgressException: the member is rejoining already
 		}
-		m.resetGeneration(code == IllegalGeneration)
+		m.resetGeneration(w, code == IllegalGeneration)
 	case FencedInstanceID:
 		if unchanged && m.Phase != PhaseOut && m.Phase != PhaseClosed {
 			// FencedInstanceIdException: another instance took the static
@@ -496,31 +615,30 @@ func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
 }
 
 // resetGeneration is resetStateAndRejoin after an error answer: the
-// generation is gone, and the member rejoins at its next poll(). Without
-// its member id it is out of the group (PhaseOut: the next poll joins as
-// a new member); keeping it (ILLEGAL_GENERATION), it gives its partitions
-// up as lost at the next poll and rejoins with that id. A JoinGroup or
-// SyncGroup still out no longer counts: Kafka's handlers find the member
-// UNJOINED (UnjoinedGroupException, or a SyncGroup success raised as
-// ILLEGAL_GENERATION); kgrepl drops their answers as stale. Kafka waits
-// for such a JoinGroup's answer before it sends the next one; kgrepl
-// sends the next one at the next poll. Kafka's heartbeats stop until the
-// JoinGroup (UNJOINED); kgrepl's member that keeps its id is still heard,
-// so a long batch before that poll does not end its session.
-func (m *Member) resetGeneration(keepID bool) {
+// generation is gone, the state UNJOINED (the heartbeats stop: see
+// heartbeats), and the member rejoins at its next poll(). Without its
+// member id it is out of the group (PhaseOut: the next poll joins as a new
+// member); keeping it (ILLEGAL_GENERATION), it gives its partitions up as
+// lost at the next poll and rejoins with that id. A JoinGroup or
+// SyncGroup still out no longer counts, but its join future stays:
+// Kafka's next poll runs onJoinPrepare and then waits for that answer
+// before it sends the next JoinGroup (waitJoinFuture).
+func (m *Member) resetGeneration(w *World, keepID bool) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
 	}
+	was := m.heartbeats()
 	m.Generation = -1
 	if !keepID {
 		m.Phase = PhaseOut
+		m.beatChange(w, was, m.MemberID)
 		return
 	}
 	if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
 		m.Phase = PhaseStable
-		m.lastJoin = nil
 	}
-	m.rejoin, m.lost = true, true
+	m.rejoin, m.lost, m.unjoined = true, true, true
+	m.beatChange(w, was, m.MemberID)
 }
 
 // setMemberID changes the member id this process goes by. The one it drops
@@ -539,7 +657,9 @@ func (m *Member) leaveGroupState(w *World, why string) {
 		return
 	}
 	w.event(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	was := m.heartbeats()
 	m.Phase = PhaseOut
+	m.beatChange(w, was, m.MemberID)
 }
 
 // revokeCooperative gives up the partitions the new assignment dropped

@@ -890,3 +890,53 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 		}
 	}
 }
+
+// A classic member inside a consumer group that must rejoin learns it from
+// a heartbeat answered REBALANCE_IN_PROGRESS, and that answer starts its
+// join timer (GroupMetadataManager.classicGroupHeartbeatToConsumerGroup:
+// scheduleConsumerGroupJoinTimeoutIfAbsent). A member whose JoinGroup
+// answer is still unread sends no heartbeats (AbstractCoordinator's
+// HeartbeatThread waits while PREPARING_REBALANCE), so it is not told and
+// no timer starts until it reads the answer and heartbeats again.
+func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
+	c := NewChecker()
+	w := classicMembersWorld(t, c)
+	m := w.Member("C2")
+	id := m.MemberID
+	// C2 has sent a JoinGroup and not read the answer yet.
+	join, _ := inFlightJoin(m, PhaseJoining)
+	m.Phase = PhaseJoining
+	epoch, from := w.Group.GroupEpoch, w.Packets.Len()
+	if err := w.Join("C5", false, nil); err != nil { // the group epoch moves: C2 must rejoin
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 20, func() bool { return w.Group.GroupEpoch > epoch })
+	stepChecked(t, w, c, 2)
+	told := func() int {
+		n := 0
+		for i, p := range w.Packets.All() {
+			if i >= from && p.Type == RebalanceNotification && p.To == "C2" {
+				n++
+			}
+		}
+		return n
+	}
+	gm := w.Group.MemberByID(id)
+	if gm == nil || gm.MemberEpoch >= w.Group.GroupEpoch {
+		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.GroupEpoch)
+	}
+	if n := told(); n != 0 || gm.joinTimer != 0 {
+		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, gm.joinTimer)
+	}
+	// It reads the answer: COMPLETING_REBALANCE, heartbeats again, and its
+	// first heartbeat is answered REBALANCE_IN_PROGRESS.
+	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
+		Body: &joinResp{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
+	m.takeJoinAnswer(w) // read at once, or by its next poll() if it is busy
+	if m.Phase != PhaseSyncing {
+		t.Fatalf("C2 %s after its JoinGroup answer, want Syncing", m.Phase)
+	}
+	if n := told(); n != 1 || gm.joinTimer == 0 {
+		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, gm.joinTimer)
+	}
+}

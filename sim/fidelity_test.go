@@ -268,3 +268,125 @@ func onlyCommitFailed(t *testing.T, w *World, want string) {
 		t.Errorf("commit-failed events %q, want [%q]", got, want)
 	}
 }
+
+// removedAt is the tick the coordinator removed member id for a session
+// timeout, -1 if it did not.
+func removedAt(w *World, id string) int {
+	for _, e := range w.Events.All() {
+		if e.Kind == EvRemoved && strings.HasPrefix(e.Text, "coordinator removes "+id+": session timeout") {
+			return e.Tick
+		}
+	}
+	return -1
+}
+
+// The classic heartbeat thread runs only while the member is
+// COMPLETING_REBALANCE or STABLE (AbstractCoordinator.HeartbeatThread.run
+// disables itself while state.hasNotJoinedGroup(): UNJOINED or
+// PREPARING_REBALANCE), and it is the thread that checks
+// max.poll.interval.ms. A cooperative member sends its JoinGroup from
+// poll() and goes on consuming; its answer waits in the socket while it
+// works through a slow record. The coordinator reschedules the member's
+// heartbeat when the join completes (GroupMetadataManager.completeClassicGroupJoin:
+// rescheduleClassicGroupMemberHeartbeat) and, hearing nothing, removes it
+// session.timeout.ms later (expireClassicGroupMemberHeartbeat: not awaiting
+// join or sync). The member sends no LeaveGroup for its long poll gap.
+func TestHeartbeatsStopWhileJoining(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Set("", "partition.assignment.strategy", "cooperative-sticky"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	m := w.Member("C1")
+	stepUntil(t, w, c, 200, func() bool { return w.CaughtUp() && m.loop == LoopFetching })
+	if err := w.Slow("C1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining })
+	if err := w.ProduceInput(w.InputPartitions()[0], 1); err != nil { // the record C1 gets stuck in
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 10, func() bool { return w.Group.State == CompletingRebalance })
+	completed := w.Tick
+	stepChecked(t, w, c, 25)
+	if got, want := removedAt(w, "C1-1"), completed+w.Cfg.Client.SessionTimeout; got != want {
+		t.Errorf("C1-1 removed for a session timeout at tick %d, want %d (session.timeout.ms after generation 2 completed at %d)", got, want, completed)
+	}
+	for _, p := range w.Packets.All() {
+		if p.Type == LeaveGroup && p.From == "C1" {
+			t.Errorf("tick %d: C1 sent LeaveGroup (%s); the heartbeat thread does not check max.poll.interval.ms while the member is joining", p.Sent, p.Summary)
+		}
+	}
+}
+
+// After a reset that keeps the member id (ILLEGAL_GENERATION:
+// resetStateAndGeneration with shouldResetMemberId false) the member is
+// UNJOINED and sends no heartbeats until its next JoinGroup is answered. A
+// member busy with a slow record when the reset comes is removed by the
+// coordinator session.timeout.ms later; the same member without the reset
+// keeps heartbeating (STABLE) and is still in the group then.
+func TestHeartbeatsStopAfterResetKeepingID(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		w, err := New(DefaultTopology(), DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewChecker()
+		m := w.Member("C1")
+		if err := w.Slow("C1"); err != nil {
+			t.Fatal(err)
+		}
+		stepUntil(t, w, c, 40, func() bool { return m.slowNow })
+		at := w.Tick
+		if reset {
+			// The answer to a commit of this generation: ILLEGAL_GENERATION.
+			m.onCommitRefused(w, IllegalGeneration, true)
+		}
+		stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
+		got := removedAt(w, "C1-1")
+		switch {
+		case reset && got != at+w.Cfg.Client.SessionTimeout:
+			t.Errorf("after the reset at %d: C1-1 removed for a session timeout at %d, want %d", at, got, at+w.Cfg.Client.SessionTimeout)
+		case !reset && got >= 0:
+			t.Errorf("without a reset C1-1 was removed at %d: a STABLE member heartbeats through its slow record", got)
+		}
+	}
+}
+
+// GroupMetadataManager.removeMemberAndUpdateClassicGroup answers a
+// JoinGroup still waiting at the coordinator with UNKNOWN_MEMBER_ID before
+// it removes the member, so a client that is still there rejoins.
+func TestRemovedMemberJoinAnswered(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker()
+	if err := w.Slow("C1"); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").slowNow })
+	if err := w.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	// C2's JoinGroup waits for C1, busy with its slow record.
+	stepUntil(t, w, c, 10, func() bool { gm := w.Group.members["C2-1"]; return gm != nil && gm.joinPkt != nil })
+	join := w.Group.members["C2-1"].joinPkt
+	w.Group.removeMember(w, "C2-1", "removed by the test")
+	for _, p := range w.sending {
+		if p.Req == join {
+			if p.Error != UnknownMemberID {
+				t.Errorf("the waiting JoinGroup answered %s, want UNKNOWN_MEMBER_ID", p.Error)
+			}
+			return
+		}
+	}
+	t.Error("the waiting JoinGroup was not answered when its member was removed")
+}

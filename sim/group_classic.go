@@ -36,12 +36,30 @@ func (g *Group) removeMember(w *World, id, why string) {
 		delete(g.static, gm.InstanceID)
 	}
 	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
+	if gm.joinPkt != nil {
+		// GroupMetadataManager.removeMemberAndUpdateClassicGroup completes
+		// a JoinGroup still waiting at the coordinator with
+		// UNKNOWN_MEMBER_ID before it removes the member.
+		w.reply(gm.joinPkt, UnknownMemberID, "", nil)
+		gm.joinPkt = nil
+	}
 	// A live process that was removed learns it from its next heartbeat
-	// (one that left knows already).
-	if m := w.process(gm.ClientID, gm.Inc); m != nil && m.Alive && m.MemberID == id && m.InGroup() {
+	// (one that left knows already); one that sends none now learns it
+	// from its next JoinGroup or SyncGroup answer.
+	if g.hearsFrom(w, gm) {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &leaveReq{MemberID: id}})
 	}
+}
+
+// hearsFrom reports whether gm's process sends heartbeats with gm's member
+// id now (Member.heartbeats): only those get a heartbeat's answer. kgrepl
+// sends that answer once, at the change, as its own packet (the seed's
+// simplification: heard every tick); Kafka's member gets it with its next
+// heartbeat, up to heartbeat.interval.ms later, and again with each one.
+func (g *Group) hearsFrom(w *World, gm *GroupMember) bool {
+	m := w.process(gm.ClientID, gm.Inc)
+	return m != nil && m.MemberID == gm.MemberID && m.heartbeats()
 }
 
 // checkMember validates member id, instance id and generation the way Kafka
@@ -270,6 +288,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			if gm.syncPkt != nil {
 				w.reply(gm.syncPkt, RebalanceInProgress, "", nil)
 				gm.syncPkt = nil
+				g.rescheduleHeartbeat(w, gm) // propagateAssignment
 			}
 		}
 	}
@@ -302,7 +321,10 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			gm.Joined = false
 			gm.joinPkt = nil
 		}
-		if !gm.Joined {
+		if !gm.Joined && g.hearsFrom(w, gm) {
+			// Told by its next heartbeat's answer; a member sending none
+			// (joining, its generation reset, dead) hears nothing: its next
+			// JoinGroup or SyncGroup comes anyway.
 			w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 				Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin"})
 		}
@@ -396,6 +418,10 @@ func (g *Group) completeJoin(w *World) {
 	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
 	for _, gm := range joined {
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
+		// rescheduleClassicGroupMemberHeartbeat: the session runs from
+		// now for a member whose client is not heartbeating (its
+		// JoinGroup counted as heard while it waited here).
+		g.rescheduleHeartbeat(w, gm)
 	}
 	for _, gm := range joined {
 		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
@@ -564,6 +590,7 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 			if m.syncPkt != nil {
 				g.answerSync(w, m, m.syncPkt)
 				m.syncPkt = nil
+				g.rescheduleHeartbeat(w, m) // propagateAssignment
 			}
 		}
 	default:
@@ -601,6 +628,43 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 		gm.silentSince = w.Tick
 		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
 	}
+}
+
+// heartbeatStopped: the process going by member id id stopped sending
+// heartbeats (Member.heartbeats): silent from now. Classic groups only: a
+// classic member inside a consumer group keeps kgrepl's older rule (heard
+// while its process goes by the id).
+func (g *Group) heartbeatStopped(w *World, id string) {
+	if g.Type != ClassicGroup {
+		return
+	}
+	g.memberIDDropped(w, id)
+}
+
+// heartbeatStarted: the process going by member id id sends heartbeats
+// again; the coordinator hears it every tick from now.
+func (g *Group) heartbeatStarted(w *World, id string) {
+	if g.Type == ConsumerGroup {
+		// A classic member inside a consumer group: its first heartbeat
+		// is answered REBALANCE_IN_PROGRESS if it must rejoin, which
+		// starts its join timer.
+		g.notifyClassicMembers(w)
+		return
+	}
+	if gm := g.members[id]; gm != nil {
+		gm.silentSince = -1
+	}
+}
+
+// rescheduleHeartbeat is rescheduleClassicGroupMemberHeartbeat for a member
+// not heard now (completeClassicGroupJoin, propagateAssignment): its
+// session timeout runs from now.
+func (g *Group) rescheduleHeartbeat(w *World, gm *GroupMember) {
+	if gm.silentSince < 0 {
+		return
+	}
+	gm.silentSince = w.Tick
+	w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
 }
 
 // memberIDDropped: a live process goes by another member id now.
@@ -652,6 +716,9 @@ func (g *Group) sessionExpiry(w *World, id string, since int) {
 	if (g.State == PreparingRebalance && cur.joinPkt != nil) || cur.syncPkt != nil {
 		// A member whose JoinGroup or SyncGroup is waiting at the coordinator
 		// counts as heard (Kafka's hasSatisfiedHeartbeat); look again later.
+		// kgrepl counts a new member's waiting JoinGroup too: Kafka times
+		// those out after group.classic.new.member.join.timeout.ms (5
+		// minutes), which kgrepl leaves out.
 		w.after(timer{at: w.Tick + cur.SessionTimeout, kind: tmSessionExpiry, id: id, n: since})
 		return
 	}

@@ -261,17 +261,17 @@ func (g *Group) notifyClassicMembers(w *World) {
 			continue
 		}
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID {
+		if m == nil || m.MemberID != gm.MemberID || !m.heartbeats() {
+			// No heartbeat to answer: a member joining (or reset, or dead)
+			// is told by its first heartbeat once it sends them again
+			// (heartbeatStarted calls this anew).
 			continue
 		}
 		gm.notified = key
-		// A heartbeat answered REBALANCE_IN_PROGRESS starts the join timer.
-		// Kafka's client sends no heartbeats while it is joining or
-		// syncing, but a JoinGroup on its way cancels the timer, and a
-		// syncing member gets REBALANCE_IN_PROGRESS on its SyncGroup or on
-		// its first heartbeat after it, which starts the timer then;
-		// kgrepl tells a member once per change, so the timer starts here
-		// whatever the client is doing (a few ticks early at most).
+		// A heartbeat answered REBALANCE_IN_PROGRESS starts the join timer
+		// (classicGroupHeartbeatToConsumerGroup:
+		// scheduleConsumerGroupJoinTimeoutIfAbsent); kgrepl tells a
+		// heartbeating member once per change, at the change.
 		g.scheduleClassicJoinTimeout(w, gm)
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})

@@ -95,9 +95,18 @@ type Member struct {
 	positions  partInts
 	processed  partInts
 	committed  partInts
-	lastJoin   *Packet          // the JoinGroup whose answer counts
-	rejoin     bool             // send JoinGroup at the next poll
-	lost       bool             // its generation is gone: drop every partition at the next poll
+	lastJoin   *Packet // the JoinGroup whose answer counts
+	rejoin     bool    // send JoinGroup at the next poll
+	lost       bool    // its generation is gone: drop every partition at the next poll
+	// unjoined: the generation was reset keeping the member id
+	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
+	// Stable); no heartbeats until the next JoinGroup is answered.
+	unjoined bool
+	// joinFuture is the ID plus one of the JoinGroup, then the SyncGroup,
+	// of the rebalance in flight (AbstractCoordinator.joinFuture), 0 when
+	// none: after a reset the client waits for its answer before it sends
+	// the next JoinGroup.
+	joinFuture int
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
@@ -862,7 +871,7 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	switch {
 	case m.group().rebalancing(m):
 		why = "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
-	case m.Phase == PhaseOut || m.lost:
+	case m.Phase == PhaseOut || m.lost || m.unjoined:
 		why = "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
 	default:
 		return false
