@@ -27,9 +27,26 @@ type producer struct {
 	queued       []*produceReq // waiting for AddPartitionsToTxn
 	initInFlight bool
 	// fullText is this producer's last produce text that spells its
-	// producer id, epoch and sequence number (0: none): the next ones in
-	// its arena chunk refer to it (tplProduceNext).
-	fullText textRef
+	// producer id, epoch and sequence number (0: none), and those: the
+	// next ones in its arena chunk refer to it (tplProduceNext).
+	fullText         textRef
+	fullPID, fullSeq int64
+	fullEpoch        int
+}
+
+// produceBack is the distance back from the next text added to pr's last
+// produce text that spells its producer id, epoch and sequence number
+// (fullText), and that sequence number, when it has req's producer id and
+// epoch and a text of maxProduceText bytes added now lands in its chunk;
+// false otherwise.
+func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool) {
+	a := &w.texts
+	end, full := a.end(), pr.fullText
+	if full == 0 || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch || a.openShared ||
+		len(a.open)+maxProduceText > arenaChunk || full>>arenaShift != end>>arenaShift || full >= end {
+		return 0, 0, false
+	}
+	return uint64(end - full), pr.fullSeq, true
 }
 
 // unackedReqs are a producer's produce requests sent and not answered
@@ -260,7 +277,7 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		// the record as the processed event just before names it, the
 		// producer id and epoch as this producer's last produce spelled
 		// them (tplProduceNext), else spelled
-		if back, seq, ok := w.produceBack(m.prod.fullText, req.PID, req.Epoch); ok {
+		if back, seq, ok := w.produceBack(&m.prod, req); ok {
 			b = argNum(argOffset(argOffset(encTemplate(w.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
 		} else {
 			b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
@@ -289,7 +306,8 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		p.text = w.addText(b)
 	}
 	if full {
-		m.prod.fullText = p.text
+		pr := &m.prod
+		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.text, req.PID, req.Epoch, int64(req.Seq)
 	}
 	p.Type, p.Body = Produce, req
 	m.send(w, p)

@@ -1002,24 +1002,6 @@ func (w *World) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
 	return pid, epoch, seq, ok
 }
 
-// produceBack is the distance back from the next text added to the
-// produce text at full (its producer's last that spells its producer id,
-// epoch and sequence number), and that sequence number, when it has
-// producer id pid and epoch epoch, and a text of maxProduceText bytes
-// added now lands in its chunk; false otherwise.
-func (w *World) produceBack(full textRef, pid int64, epoch int) (uint64, int64, bool) {
-	a := &w.texts
-	end := a.end()
-	if full == 0 || a.openShared || len(a.open)+maxProduceText > arenaChunk || full>>arenaShift != end>>arenaShift || full >= end {
-		return 0, 0, false
-	}
-	p, e, seq, ok := w.produceHead(full)
-	if !ok || p != pid || e != int64(epoch) {
-		return 0, 0, false
-	}
-	return uint64(end - full), seq, true
-}
-
 // maxProduceText is the most bytes a produce's text takes
 // (tplProduceAfter: its token, four varints).
 const maxProduceText = 1 + 4*binary.MaxVarintLen64
