@@ -163,23 +163,36 @@ func TestPropertyTimerQueueOrder(t *testing.T) {
 // recent never answers what was not put for that key, and keeps the last
 // four keys put.
 func TestPropertyRecentCache(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
 	var c recent[string, int]
+	testRecentCache(t, c.get, c.put)
+	// strRecent finds a key by its bytes' place first: keys spelled
+	// afresh each time (strconv.Itoa, bytes elsewhere) and keys that
+	// are the same string share the answers alike
+	var s strRecent[string, int]
+	testRecentCache(t, s.get, s.put)
+}
+
+func testRecentCache(t *testing.T, get func(string) (int, bool), put func(string, int)) {
+	r := rand.New(rand.NewSource(1))
 	truth := map[string]int{}
 	var order []string
+	consts := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
 	for i := 0; i < 5000; i++ {
-		k := strconv.Itoa(r.Intn(10))
-		if v, ok := c.get(k); ok {
+		k := strconv.Itoa(r.Intn(12))
+		if r.Intn(2) == 0 {
+			k = consts[r.Intn(12)]
+		}
+		if v, ok := get(k); ok {
 			if v != truth[k] {
 				t.Fatalf("step %d: get(%q) = %d, want %d", i, k, v, truth[k])
 			}
 			continue
 		}
 		truth[k] = r.Intn(1000) // a new answer: the old one was dropped
-		c.put(k, truth[k])
+		put(k, truth[k])
 		order = append(order, k)
 		for j := max(0, len(order)-4); j < len(order); j++ {
-			if _, ok := c.get(order[j]); !ok {
+			if _, ok := get(order[j]); !ok {
 				t.Fatalf("step %d: %q, put %d puts ago, forgotten", i, order[j], len(order)-1-j)
 			}
 		}

@@ -374,6 +374,24 @@ func (c *recent[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
+// strRecent is recent for string keys that are usually the same
+// constants (an API, an event kind): a key whose bytes are the very ones
+// put (the same pointer and length) is found by comparing two words each,
+// no bytes; any other spelling of it by comparing the strings.
+type strRecent[K ~string, V any] struct {
+	recent[K, V]
+}
+
+func (c *strRecent[K, V]) get(k K) (V, bool) {
+	p := unsafe.StringData(string(k))
+	for i := 0; i < int(c.n); i++ {
+		if len(c.keys[i]) == len(k) && unsafe.StringData(string(c.keys[i])) == p {
+			return c.vals[i], true
+		}
+	}
+	return c.recent.get(k)
+}
+
 func (c *recent[K, V]) put(k K, v V) {
 	i := c.next % uint8(len(c.keys))
 	c.keys[i], c.vals[i] = k, v
@@ -448,7 +466,7 @@ func (ps *parties) clone() parties {
 type PacketLog struct {
 	recs packetRecs
 	w    *World
-	apis recent[API, uint8] // apiIndex's last answers
+	apis strRecent[API, uint8] // apiIndex's last answers
 }
 
 // Len is the number of packets sent.
@@ -589,7 +607,7 @@ func (l *PacketLog) record(p *Packet) {
 type EventLog struct {
 	recs  eventRecs
 	w     *World
-	kinds recent[EventKind, uint8] // kindIndex's last answers
+	kinds strRecent[EventKind, uint8] // kindIndex's last answers
 }
 
 // Len is the number of events.
