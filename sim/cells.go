@@ -18,7 +18,7 @@ import (
 //   - while it holds only records of the upstream producer (an input
 //     partition), just the ticks they were appended at, one run per append
 //     (8 bytes a run, not a cell: 1,000,000 records at tick 0 are one run);
-//   - otherwise a 16-byte cellRec per cell, its producer as an index into
+//   - otherwise a 12-byte cellRec per cell, its producer as an index into
 //     the log's own list of producer names, its tick as a distance from its
 //     chunk's first cell's;
 //   - and, for a cell that does not fit those shapes (a value or source that
@@ -52,10 +52,11 @@ type CellLog struct {
 	// copies it (it is as long as the number of clients that ever wrote).
 	producers []string
 	// writers are who wrote the cells (producer id, epoch, producer name),
-	// each once: cellRec.writer is an index into it. Append-only, shared
-	// with clones as producers is. A cell whose writer does not fit in 16
-	// bits (65,535 writers before it) keeps farWriter, and its writer in
-	// far, by offset in offset order.
+	// each once: cellRec's writer is an index into it. Append-only, shared
+	// with clones as producers is. A cell whose writer does not fit in 12
+	// bits (4,095 writers before it) or whose sequence number does not fit
+	// in 24 keeps farWriter, and its writer and sequence number in far, by
+	// offset in offset order.
 	writers []cellWriter
 	far     Seq[farCell]
 }
@@ -70,10 +71,11 @@ type cellWriter struct {
 
 type farCell struct {
 	off int32
+	seq int32
 	w   cellWriter
 }
 
-const farWriter = 0xffff
+const farWriter = 1<<12 - 1
 
 // maxWriters is how many writers a log lists before it keeps the next in
 // far: farWriter (a var only so that tests can make it tiny).
@@ -85,17 +87,48 @@ type tickRun struct {
 	first, tick int32
 }
 
-// cellRec is one cell, without its strings and its writer (16 bytes
-// against a Cell's 112 plus its strings). The offset is the index.
+// cellRec is one cell, without its strings and its writer (12 bytes
+// against a Cell's 112 plus its strings). The offset is the index. A cell
+// is kept here whole when its sequence number is below 2^24-1 and its
+// source partition's number below 4,096 (else its sequence number is kept
+// with its writer in far, and its source in others); its tick is kept
+// apart (farTicks) when 255 or more ticks past its chunk's first.
 type cellRec struct {
-	seq     int32
-	srcOff  int32  // cellInvoice: the source record's offset; cellOther: index in others
-	tick    uint16 // the tick minus its chunk's base tick (CellLog.bases); farField: in farTicks
-	srcPart uint16 // cellInvoice: the source partition's index among the input partitions
-	writer  uint16 // index in writers; farWriter: in far
-	kind    cellKind
-	txn     uint8 // a TxnMark
+	srcOff int32 // cellInvoice: the source record's offset; cellOther: index in others
+	// seqTick: the producer sequence number plus one (low 24 bits: 0 for
+	// -1, 0 too for one kept in far) and the tick minus its chunk's base
+	// tick (CellLog.bases; high 8 bits: farTick for one kept in farTicks).
+	seqTick uint32
+	// bits: the source partition's index among the input partitions
+	// (cellInvoice; low 12 bits), the writer (index in writers, farWriter:
+	// in far; next 12 bits), the kind (3 bits) and the TxnMark (3 bits).
+	bits uint32
 }
+
+const (
+	farTick     = 0xff      // a cellRec's tick kept in farTicks
+	maxCellSeq  = 1<<24 - 2 // the largest sequence number a cellRec keeps
+	maxSrcPart  = 1<<12 - 1 // the largest source partition number a cellRec keeps
+	cellKindAt  = 24        // the kind's place in cellRec.bits
+	cellTxnAt   = 27        // the TxnMark's place in cellRec.bits
+	cellWriteAt = 12        // the writer's place in cellRec.bits
+)
+
+func (r cellRec) srcPart() int      { return int(r.bits & maxSrcPart) }
+func (r cellRec) writer() int       { return int(r.bits >> cellWriteAt & farWriter) }
+func (r cellRec) kind() cellKind    { return cellKind(r.bits >> cellKindAt & 7) }
+func (r cellRec) txn() TxnMark      { return TxnMark(r.bits >> cellTxnAt & 7) }
+func (r cellRec) tick() uint32      { return r.seqTick >> 24 }
+func (r cellRec) seq() int32        { return int32(r.seqTick&(1<<24-1)) - 1 }
+func (r *cellRec) setTxn(m TxnMark) { r.bits = r.bits&^(7<<cellTxnAt) | uint32(m)<<cellTxnAt }
+
+// invoice makes r an invoice of record off of input partition part.
+func (r *cellRec) invoice(part, off int) {
+	r.bits = r.bits&^(7<<cellKindAt|maxSrcPart) | uint32(cellInvoice)<<cellKindAt | uint32(part)
+	r.srcOff = int32(off)
+}
+
+func (r *cellRec) setKind(k cellKind) { r.bits = r.bits&^(7<<cellKindAt) | uint32(k)<<cellKindAt }
 
 type cellKind uint8
 
@@ -130,7 +163,7 @@ func (c *CellLog) IsData(i int) bool {
 		return true
 	}
 	r := c.recs.At(i)
-	switch r.kind {
+	switch r.kind() {
 	case cellCommit, cellAbort:
 		return false
 	case cellOther:
@@ -142,7 +175,7 @@ func (c *CellLog) IsData(i int) bool {
 // named reports whether cell i's value is its own record name (an
 // upstream record: World.RecordName spells it), without spelling it.
 func (c *CellLog) named(i int) bool {
-	return !c.inRecs || c.recs.At(i).kind == cellUpstream
+	return !c.inRecs || c.recs.At(i).kind() == cellUpstream
 }
 
 // Txn is cell i's transactional state, without spelling its value.
@@ -150,7 +183,7 @@ func (c *CellLog) Txn(i int) TxnMark {
 	if !c.inRecs {
 		return NotTransactional
 	}
-	return TxnMark(c.recs.At(i).txn)
+	return c.recs.At(i).txn()
 }
 
 // sourceRef is cell i's source as a reference to an input record: its
@@ -162,9 +195,9 @@ func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
 		return 0, 0, false
 	}
 	r := c.recs.At(i)
-	switch r.kind {
+	switch r.kind() {
 	case cellInvoice:
-		return int(r.srcPart), int(r.srcOff), true
+		return r.srcPart(), int(r.srcOff), true
 	case cellOther:
 		return c.names.ref(c.others.At(int(r.srcOff)).Source)
 	}
@@ -181,19 +214,19 @@ func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return rangeFrom(i, c.Len()
 func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
-	wr := c.writerOf(i, r)
-	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(r.seq), Txn: TxnMark(r.txn), Tick: int(c.recTick(i, r))}
+	wr, seq := c.writerOf(i, r)
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(seq), Txn: r.txn(), Tick: int(c.recTick(i, r))}
 	if wr.producer > 0 {
 		out.Producer = c.producers[wr.producer-1]
 	}
-	switch r.kind {
+	switch r.kind() {
 	case cellUpstream:
 		out.Value = c.names.name(c.tp, i)
 	case cellInvoice:
 		var buf [80]byte
 		b := append(buf[:0], "inv("...)
 		at := len(b)
-		b = c.names.appendName(b, c.names.index.tps[r.srcPart], int(r.srcOff))
+		b = c.names.appendName(b, c.names.index.tps[r.srcPart()], int(r.srcOff))
 		b = append(b, ')')
 		out.Value = string(b)
 		out.Source = out.Value[at : len(out.Value)-1] // shares Value's bytes
@@ -214,16 +247,19 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 		c.base = tick
 		c.bases.Append(tick)
 	}
-	if r.tick = narrow(int64(tick), int64(c.base)); r.tick == farField {
+	t, ok := narrow(int64(tick), int64(c.base), farTick)
+	if !ok {
+		t = farTick
 		c.farTicks.Append(tickRun{first: int32(c.recs.Len()), tick: tick})
 	}
+	r.seqTick = r.seqTick&(1<<24-1) | uint32(t)<<24
 	c.recs.Append(r)
 }
 
 // recTick is the tick of cell i, whose record is r.
 func (c *CellLog) recTick(i int, r cellRec) int32 {
-	if r.tick != farField {
-		return c.bases.At(i/seqChunk) + int32(r.tick)
+	if t := r.tick(); t != farTick {
+		return c.bases.At(i/seqChunk) + int32(t)
 	}
 	f, _ := farAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
 	return f.tick
@@ -246,8 +282,9 @@ func (c *CellLog) appendUpstream(n, tick int) {
 		return
 	}
 	if c.inRecs {
+		r := c.rec(cellWriter{pid: -1}, -1, NotTransactional) // the same for each: one writer, found once
 		for ; n > 0; n-- {
-			c.addRec(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, kind: cellUpstream}, int32Of(tick, "tick"))
+			c.addRec(r, int32Of(tick, "tick"))
 			c.n++
 		}
 		return
@@ -268,61 +305,73 @@ func (c *CellLog) append(v Cell) {
 		return
 	}
 	c.toRecs()
-	r := c.rec(v)
+	r := c.cellRecOf(v)
 	switch {
 	case v.Control == "" && v.Source == "" && c.names.isName(v.Value, c.tp, c.n):
-		r.kind = cellUpstream
+		r.setKind(cellUpstream)
 	case v.Control == "COMMIT" && v.Value == "COMMIT" && v.Source == "":
-		r.kind = cellCommit
+		r.setKind(cellCommit)
 	case v.Control == "ABORT" && v.Value == "ABORT" && v.Source == "":
-		r.kind = cellAbort
+		r.setKind(cellAbort)
 	case v.Control == "" && isInvoiceOf(v.Value, v.Source):
-		if part, off, ok := c.names.ref(v.Source); ok && part <= 0xffff {
-			r.kind, r.srcPart, r.srcOff = cellInvoice, uint16(part), int32(off)
+		if part, off, ok := c.names.ref(v.Source); ok && part <= maxSrcPart {
+			r.invoice(part, off)
 			break
 		}
 		fallthrough
 	default:
-		r.kind, r.srcOff = cellOther, int32Of(c.others.Len(), "odd cells")
+		r.setKind(cellOther)
+		r.srcOff = int32Of(c.others.Len(), "odd cells")
 		c.others.Append(otherCell{Value: v.Value, Source: v.Source, Control: v.Control})
 	}
 	c.addRec(r, int32Of(v.Tick, "tick"))
 	c.n++
 }
 
-// rec is v's fields that every kind of cell keeps but its tick (addRec),
-// for the cell about to be appended at offset c.n.
-func (c *CellLog) rec(v Cell) cellRec {
-	return cellRec{writer: c.writerID(cellWriter{pid: v.PID, epoch: int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}),
-		seq: int32Of(v.Seq, "producer sequence"), txn: uint8(v.Txn)}
+// cellRecOf is v's fields that every kind of cell keeps but its tick
+// (addRec), for the cell about to be appended at offset c.n.
+func (c *CellLog) cellRecOf(v Cell) cellRec {
+	return c.rec(cellWriter{pid: v.PID, epoch: int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)},
+		int32Of(v.Seq, "producer sequence"), v.Txn)
 }
 
-// writerID is wr's index in writers, for the cell about to be appended at
-// offset c.n: one of the last eight, else added (a writer seen long ago may
-// be added again: an index is only a value's place, and the scan stays
-// short however many producers ever wrote); farWriter (and wr kept in far)
-// past 65,534 writers.
-func (c *CellLog) writerID(wr cellWriter) uint16 {
-	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
-		if c.writers[i] == wr {
-			return uint16(i)
+// rec is the record (kind cellUpstream, its tick not set) of the cell
+// about to be appended at offset c.n, written by wr with sequence number
+// seq: wr's index in writers, one of the last eight, else added (a writer
+// seen long ago may be added again: an index is only a value's place, and
+// the scan stays short however many producers ever wrote); farWriter, and
+// wr and seq kept in far, past 4,094 writers or for a sequence number
+// that does not fit.
+func (c *CellLog) rec(wr cellWriter, seq int32, txn TxnMark) cellRec {
+	r := cellRec{bits: uint32(txn) << cellTxnAt}
+	if seq >= -1 && seq <= maxCellSeq {
+		for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+			if c.writers[i] == wr {
+				r.bits |= uint32(i) << cellWriteAt
+				r.seqTick = uint32(seq + 1)
+				return r
+			}
+		}
+		if len(c.writers) < maxWriters {
+			r.bits |= uint32(len(c.writers)) << cellWriteAt
+			r.seqTick = uint32(seq + 1)
+			c.writers = append(c.writers, wr)
+			return r
 		}
 	}
-	if len(c.writers) >= maxWriters {
-		c.far.Append(farCell{off: int32(c.n), w: wr})
-		return farWriter
-	}
-	c.writers = append(c.writers, wr)
-	return uint16(len(c.writers) - 1)
+	c.far.Append(farCell{off: int32(c.n), seq: seq, w: wr})
+	r.bits |= farWriter << cellWriteAt
+	return r
 }
 
-// writerOf is the writer of cell i, whose record is r.
-func (c *CellLog) writerOf(i int, r cellRec) cellWriter {
-	if r.writer != farWriter {
-		return c.writers[r.writer]
+// writerOf is the writer and the sequence number of cell i, whose record
+// is r.
+func (c *CellLog) writerOf(i int, r cellRec) (cellWriter, int32) {
+	if w := r.writer(); w != farWriter {
+		return c.writers[w], r.seq()
 	}
 	f, _ := farAt(&c.far, i, func(f farCell) int32 { return f.off })
-	return f.w
+	return f.w, f.seq
 }
 
 // appendInvoice is append for an invoice whose Value and Source (v's are
@@ -332,15 +381,15 @@ func (c *CellLog) writerOf(i int, r cellRec) cellWriter {
 // partitions (inputIndex.slot), checked before use; -1 to look it up.
 func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
 	part, ok := c.names.index.slotCached(src, int32(slot), nil)
-	if !ok || part > 0xffff || srcOff < 0 || srcOff > maxRefOffset {
+	if !ok || part > maxSrcPart || srcOff < 0 || srcOff > maxRefOffset {
 		v.Source = c.names.name(src, srcOff)
 		v.Value = "inv(" + v.Source + ")"
 		c.append(v)
 		return
 	}
 	c.toRecs()
-	r := c.rec(v)
-	r.kind, r.srcPart, r.srcOff = cellInvoice, uint16(part), int32(srcOff)
+	r := c.cellRecOf(v)
+	r.invoice(part, srcOff)
 	c.addRec(r, int32Of(v.Tick, "tick"))
 	c.n++
 }
@@ -357,13 +406,19 @@ func (c *CellLog) toRecs() {
 		return
 	}
 	c.inRecs = true
+	if c.runs.Len() == 0 {
+		return
+	}
+	// Every record of the runs has the upstream producer's writer, which
+	// writers lists first: found once (it fits, as writers is empty).
+	r := c.rec(cellWriter{pid: -1}, -1, NotTransactional)
 	for k := 0; k < c.runs.Len(); k++ {
 		run, end := c.runs.At(k), c.n
 		if k+1 < c.runs.Len() {
 			end = int(c.runs.At(k + 1).first)
 		}
 		for i := int(run.first); i < end; i++ {
-			c.addRec(cellRec{writer: c.writerID(cellWriter{pid: -1}), seq: -1, kind: cellUpstream}, run.tick)
+			c.addRec(r, run.tick)
 		}
 	}
 	c.runs = Seq[tickRun]{}
@@ -398,13 +453,13 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 	for _, wr := range c.writers {
 		of = append(of, wr.pid == pid)
 	}
-	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.writer != farWriter && of[r.writer] && TxnMark(r.txn) == TxnOpen },
-		func(r *cellRec) { r.txn = uint8(mark) })
+	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.writer() != farWriter && of[r.writer()] && r.txn() == TxnOpen },
+		func(r *cellRec) { r.setTxn(mark) })
 	for k := 0; k < c.far.Len(); k++ {
 		f := c.far.At(k)
 		if i := int(f.off); i >= first && i < c.n && f.w.pid == pid {
-			if r := c.recs.At(i); TxnMark(r.txn) == TxnOpen {
-				r.txn = uint8(mark)
+			if r := c.recs.At(i); r.txn() == TxnOpen {
+				r.setTxn(mark)
 				c.recs.Set(i, r)
 			}
 		}

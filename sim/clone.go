@@ -7,23 +7,57 @@ package sim
 // are never changed once sent. What grows with the world's age (trace,
 // events and their texts, log cells, pause series) is shared chunk by chunk
 // (see Seq and textArena), so a clone costs the live state, not the history.
-func (w *World) Clone() *World {
-	n := *w
+func (w *World) Clone() *World { return w.clone(nil) }
+
+// clone is Clone; with r, the copy is made in the storage of r's last copy,
+// finished (Reuser.Clone): its World, its arrays of logs, members, group
+// members, packets on the wire and member slices, its maps, its scratch
+// lists and its free lists. What the copy needs beyond them is allocated.
+func (w *World) clone(r *Reuser) *World {
+	var sp spare
+	var n *World
+	plain := r == nil // Clone: no storage to keep for a next copy
+	if r != nil {
+		if r.last == w {
+			// Copying its own last copy: that one is not finished, and its
+			// arrays are the ones about to be read.
+			*r = Reuser{}
+		}
+		if old := r.last; old != nil {
+			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
+				group: old.Group, txn: old.Txn, timers: old.timers, free: old.free, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
+			n = old
+			old.free = nil // the finished copy recycles nothing from here on (ReuseFreeLists)
+		}
+		r.last = nil
+	} else {
+		r = &Reuser{} // no storage: every array below is made
+	}
+	if n == nil {
+		n = new(World)
+	}
+	*n = *w
 	n.Cfg = w.Cfg.clone()
 	n.clients = cp(w.clients)
-	n.memberSeq = cpMap(w.memberSeq)
-	n.Events = EventLog{recs: w.Events.recs.clone(), w: &n}
-	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: &n}
+	n.memberSeq = cpMapInto(sp.memberSeq, w.memberSeq)
+	n.Events = EventLog{recs: w.Events.recs.clone(), w: n}
+	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: n}
 	n.texts = w.texts.clone()
 	n.parties = w.parties.clone()
 	n.scratch, n.keep = nil, nil
 	// What is alive now may be shared from here on: neither world recycles
-	// it (freelist.go); the copy starts lists of its own.
+	// it (freelist.go); the copy starts lists of its own, or takes the
+	// finished copy's, renewed (ReuseFreeLists).
 	w.free.renew()
-	n.free = newFreeLists()
+	if n.free = sp.free; n.free != nil {
+		n.free.renew()
+	} else {
+		n.free = newFreeLists()
+	}
 	n.drops = cp(w.drops)
-	// The timer heap with room to grow (timerQueue.clone).
-	n.timers = w.timers.clone()
+	// The timer heap with room to grow (timerQueue.clone), in the finished
+	// copy's arrays if they have it.
+	n.timers = w.timers.cloneOver(sp.timers)
 	n.Sink = w.Sink.clone()
 
 	// The trace is shared chunk by chunk (its records never change). The
@@ -33,34 +67,62 @@ func (w *World) Clone() *World {
 	// The copies, of packets and of the other objects below that a world
 	// has a few of, are made in one array per kind: one allocation each
 	// rather than one per object.
-	pk := make(map[*Packet]*Packet, len(w.sending)+len(w.inflight))
-	wire := make([]Packet, 0, len(w.sending)+len(w.inflight))
-	for _, ps := range [][]*Packet{w.sending, w.inflight} {
-		for _, p := range ps {
-			wire = append(wire, *p)
-			pk[p] = &wire[len(wire)-1]
+	r.wire = reuseBuf(r.wire, len(w.sending)+len(w.inflight))
+	wire := r.wire
+	for i, p := range w.sending {
+		wire[i] = *p
+	}
+	for i, p := range w.inflight {
+		wire[len(w.sending)+i] = *p
+	}
+	// re finds a live packet's copy: by a walk of the two lists while they
+	// are short (a few packets: no map to make), else in a map.
+	var pk map[*Packet]*Packet
+	if len(wire) > 32 {
+		pk = make(map[*Packet]*Packet, len(wire))
+		for i, p := range w.sending {
+			pk[p] = &wire[i]
+		}
+		for i, p := range w.inflight {
+			pk[p] = &wire[len(w.sending)+i]
 		}
 	}
 	re := func(p *Packet) *Packet {
-		if c, ok := pk[p]; ok {
-			return c
+		if p == nil {
+			return nil
+		}
+		if pk != nil {
+			if c, ok := pk[p]; ok {
+				return c
+			}
+			return p
+		}
+		for i, q := range w.sending {
+			if q == p {
+				return &wire[i]
+			}
+		}
+		for i, q := range w.inflight {
+			if q == p {
+				return &wire[len(w.sending)+i]
+			}
 		}
 		return p
 	}
-	for _, c := range pk {
-		c.Req = re(c.Req)
+	for i := range wire {
+		wire[i].Req = re(wire[i].Req)
 	}
-	remap := func(ps []*Packet) []*Packet {
+	onWire := func(ps []*Packet, at int) []*Packet {
 		if ps == nil {
 			return nil
 		}
 		out := make([]*Packet, len(ps))
-		for i, p := range ps {
-			out[i] = re(p)
+		for i := range ps {
+			out[i] = &wire[at+i]
 		}
 		return out
 	}
-	n.inflight, n.sending = remap(w.inflight), remap(w.sending)
+	n.sending, n.inflight = onWire(w.sending, 0), onWire(w.inflight, len(w.sending))
 	n.parked = make([]parkedFetch, len(w.parked))
 	for i, pf := range w.parked {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
@@ -68,18 +130,26 @@ func (w *World) Clone() *World {
 
 	// Every log is in logAt (the input partitions and the output's), found
 	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
-	n.logAt = make([]*PartitionLog, len(w.logAt))
-	logs := make([]PartitionLog, len(w.logAt))
+	n.logAt = reuseBuf(sp.logAt, len(w.logAt))
+	r.logs = reuseBuf(r.logs, len(w.logAt))
+	if len(r.prods) < len(w.logAt) && !plain {
+		r.prods = make([]producerBufs, len(w.logAt))
+	}
 	for i, l := range w.logAt {
-		c := &logs[i]
-		l.cloneInto(c)
+		c := &r.logs[i]
+		var none producerBufs
+		buf := &none
+		if i < len(r.prods) {
+			buf = &r.prods[i]
+		}
+		l.cloneInto(c, buf)
 		n.logAt[i] = c
 	}
-	n.Group = w.Group.clone(re)
-	n.Txn = w.Txn.clone()
+	n.Group = w.Group.clone(re, sp.group, r)
+	n.Txn = w.Txn.clone(sp.txn)
 
-	n.procs = make([]*Member, len(w.procs))
-	procs := make([]Member, len(w.procs))
+	n.procs = reuseBuf(sp.procs, len(w.procs))
+	r.procs = reuseBuf(r.procs, len(w.procs))
 	// Every member's positions, processed and committed offsets in one
 	// array, their batches in another, their producers' sequence numbers
 	// and requests in flight in two more (cutInto).
@@ -90,23 +160,74 @@ func (w *World) Clone() *World {
 		seqs += len(m.prod.seq)
 		unacked += len(m.prod.unacked)
 	}
-	bufs := memberBufs{ints: make([]partInt, 0, ints), batch: make([]fetched, 0, batch),
-		seqs: make([]int, 0, seqs), unacked: make([]*produceReq, 0, unacked)}
+	bufs := &r.bufs
+	*bufs = memberBufs{ints: reuseBuf(bufs.ints, ints)[:0], batch: reuseBuf(bufs.batch, batch)[:0],
+		seqs: reuseBuf(bufs.seqs, seqs)[:0], unacked: reuseBuf(bufs.unacked, unacked)[:0]}
 	for i, m := range w.procs {
-		m.cloneInto(&procs[i], &bufs)
-		n.procs[i] = &procs[i]
-		n.procs[i].lastJoin = re(m.lastJoin)
-		n.procs[i].cg.inFlight = re(m.cg.inFlight)
-		n.procs[i].cg.commitPkt = re(m.cg.commitPkt)
+		c := &r.procs[i]
+		m.cloneInto(c, bufs)
+		c.lastJoin, c.cg.inFlight, c.cg.commitPkt = re(m.lastJoin), re(m.cg.inFlight), re(m.cg.commitPkt)
+		n.procs[i] = c
 	}
-	n.current = make(map[string]*Member, len(w.current))
+	n.current = sp.current
+	if n.current == nil {
+		n.current = make(map[string]*Member, len(w.current))
+	}
+	clear(n.current)
 	for c, m := range w.current {
 		n.current[c] = n.procs[m.proc] // a process's copy has its process number
 	}
 	n.wake, n.busy = w.wake.clone(), w.busy.clone()
-	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = nil, nil, nil, nil
+	// The tick loop's scratch lists are private to a world and kept by
+	// nothing: a finished copy's serve the new one (nil for a plain copy).
+	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
 	n.Meter = w.Meter.clone()
-	return &n
+	r.last = n
+	return n
+}
+
+// spare is what a finished copy hands to the next (World.clone): its maps
+// and pointer lists, its group, its free lists and its scratch lists.
+type spare struct {
+	memberSeq map[string]int
+	current   map[string]*Member
+	logAt     []*PartitionLog
+	procs     []*Member
+	group     *Group
+	txn       *TxnCoordinator
+	timers    timerQueue
+	free      *freeLists
+	actBuf    []*Member
+	tpBuf     []TopicPartition
+	pausedBuf []TopicPartition
+	markBuf   []bool
+}
+
+// reuseBuf returns buf at length n when it has the room, else a new slice;
+// what is past n in it is cleared (the finished copy's leftovers, which
+// the collector would otherwise keep). The caller writes every element.
+func reuseBuf[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	clear(buf[n:cap(buf)])
+	return buf[:n]
+}
+
+// cpMapInto copies m into dst, cleared first, or into a new map when dst
+// is nil; nil for nil.
+func cpMapInto[K comparable, V any](dst, m map[K]V) map[K]V {
+	if m == nil {
+		return nil
+	}
+	if dst == nil {
+		return cpMap(m)
+	}
+	clear(dst)
+	for k, v := range m {
+		dst[k] = v
+	}
+	return dst
 }
 
 // memberBufs are the arrays World.Clone copies its members' small slices
@@ -167,7 +288,11 @@ func putMap[K comparable, V any](m *map[K]V, k K, v V) {
 	(*m)[k] = v
 }
 
-func (l *PartitionLog) cloneInto(n *PartitionLog) {
+// cloneInto copies l into n, its producer entries into the arrays of buf
+// (the ones n's last contents used, when n is a finished copy's log: its
+// producers map is reused too), which it then holds.
+func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
+	producers := buf.producers
 	*n = *l
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
@@ -179,31 +304,66 @@ func (l *PartitionLog) cloneInto(n *PartitionLog) {
 	}
 	// The entries in one array and their batches in another, each entry's
 	// cut to its length (appends past it reallocate; the window slides
-	// within it): three allocations a log, not two an entry.
-	n.producers = make(map[int64]*producerEntry, len(l.producers))
+	// within it): three allocations a log, not two an entry, and none when
+	// buf has the room.
+	if producers == nil {
+		producers = make(map[int64]*producerEntry, len(l.producers))
+	}
+	clear(producers)
+	n.producers = producers
 	total := 0
 	for _, e := range l.producers {
 		total += len(e.batches)
 	}
-	ents := make([]producerEntry, 0, len(l.producers))
-	batches := make([]batchRecord, 0, total)
+	ents := reuseBuf(buf.ents, len(l.producers))[:0]
+	batches := reuseBuf(buf.batches, total)[:0]
 	for pid, e := range l.producers {
 		ents = append(ents, producerEntry{epoch: e.epoch, batches: cutInto(&batches, e.batches)})
 		n.producers[pid] = &ents[len(ents)-1]
 	}
+	*buf = producerBufs{producers: producers, ents: ents, batches: batches}
 }
 
-func (g *Group) clone(re func(*Packet) *Packet) *Group {
-	n := *g
-	n.members = make(map[string]*GroupMember, len(g.members))
-	gms := make([]GroupMember, 0, len(g.members))
-	for id, gm := range g.members {
+// producerBufs are where PartitionLog.cloneInto puts a log's producer
+// entries: its map, and the arrays of entries and of their batches.
+type producerBufs struct {
+	producers map[int64]*producerEntry
+	ents      []producerEntry
+	batches   []batchRecord
+}
+
+// clone copies the group into dst (a finished copy's group, with its
+// members map; nil: a new one), its members into r's array.
+func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
+	var members map[string]*GroupMember
+	if dst == nil {
+		dst = new(Group)
+	} else {
+		members = dst.members
+	}
+	n := dst
+	*n = *g
+	if members == nil {
+		members = make(map[string]*GroupMember, len(g.sorted))
+	}
+	clear(members)
+	n.members = members
+	// The copies in one array, in member-id order: the copy's sorted list
+	// points into it.
+	r.gms = reuseBuf(r.gms, len(g.sorted))
+	gms := r.gms
+	n.sorted = nil
+	if len(g.sorted) > 0 {
+		n.sorted = make([]*GroupMember, len(g.sorted))
+	}
+	for i, gm := range g.sorted {
 		// Topics, Owned, Protocols, Assignment, Target and Revoking are
 		// shared: each is replaced, never changed in place (see GroupMember).
-		gms = append(gms, *gm)
-		c := &gms[len(gms)-1]
+		c := &gms[i]
+		*c = *gm
 		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
-		n.members[id] = c
+		n.members[gm.MemberID] = c
+		n.sorted[i] = c
 	}
 	n.static = cpLazy(g.static)
 	n.fenced = cpLazy(g.fenced)
@@ -217,11 +377,17 @@ func (g *Group) clone(re func(*Packet) *Packet) *Group {
 	}
 	n.OffsetsLog = g.OffsetsLog.clone()
 	n.Transitions = g.Transitions.clone()
-	return &n
+	return n
 }
 
-func (t *TxnCoordinator) clone() *TxnCoordinator {
-	n := *t
+// clone copies the coordinator into dst (a finished copy's; nil: a new
+// one).
+func (t *TxnCoordinator) clone(dst *TxnCoordinator) *TxnCoordinator {
+	if dst == nil {
+		dst = new(TxnCoordinator)
+	}
+	n := dst
+	*n = *t
 	// Most worlds have no transactional producer: the maps stay nil
 	// (putMap makes them at the first register).
 	n.entries, n.byPID = nil, nil
@@ -241,7 +407,7 @@ func (t *TxnCoordinator) clone() *TxnCoordinator {
 	}
 	n.Log = t.Log.clone()
 	n.Transitions = t.Transitions.clone()
-	return &n
+	return n
 }
 
 func (m *Member) cloneInto(n *Member, bufs *memberBufs) {

@@ -33,3 +33,75 @@ func TestCloneLazyMapsStayApart(t *testing.T) {
 		t.Fatal("a clone of a world with the maps did not copy them, each entry once under both keys")
 	}
 }
+
+// Group.Members is a list the group keeps (putMember and dropMember make it
+// anew): through joins, static rejoins, crashes, closes and a rolling
+// upgrade to group.protocol=consumer and back, it is at every tick the
+// members map's values in member-id order, in the world and in a clone made
+// at that tick (whose list points at the clone's own members); a list
+// handed out before a change keeps what it had.
+func TestGroupMembersListFollowsTheMap(t *testing.T) {
+	topo := DefaultTopology()
+	topo.Members = 3
+	w, err := New(topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(at string, w *World) {
+		t.Helper()
+		got, want := w.Group.Members(), valuesByKey(w.Group.members)
+		if len(got) != len(want) {
+			t.Fatalf("%s: Members has %d members, the map %d", at, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: Members[%d] is %s, want %s", at, i, got[i].MemberID, want[i].MemberID)
+			}
+		}
+	}
+	changes := 0
+	step := func(n int) {
+		t.Helper()
+		for range n {
+			before := w.Group.Members()
+			ids := memberIDs(before)
+			w.Step()
+			if memberIDs(before) != ids {
+				t.Fatalf("tick %d: a list handed out before the tick changed", w.Tick)
+			}
+			if memberIDs(w.Group.Members()) != ids {
+				changes++
+			}
+			check("world at tick "+itoa(w.Tick), w)
+			c := w.Clone()
+			check("clone at tick "+itoa(w.Tick), c)
+			for i, gm := range c.Group.Members() {
+				if gm == w.Group.Members()[i] {
+					t.Fatalf("tick %d: the clone's list points at the original's member %s", w.Tick, gm.MemberID)
+				}
+			}
+		}
+	}
+	step(30)
+	for _, cmd := range []func() error{
+		func() error { return w.Join("C4", true, nil) },
+		func() error { return w.CrashNow("C2") },
+		func() error { return w.Restart("C2") },
+		func() error { return w.Close("C1") },
+		func() error { return w.Set("", "group.protocol", "consumer") },
+		func() error { return w.Restart("C3") },
+		func() error { return w.Restart("C4") },
+		func() error { return w.CrashNow("C2") },
+		func() error { return w.Restart("C2") },
+		func() error { return w.Set("", "group.protocol", "classic") },
+		func() error { return w.Restart("C3") },
+	} {
+		if err := cmd(); err != nil {
+			t.Fatal(err)
+		}
+		step(60)
+	}
+	if changes < 8 {
+		t.Errorf("the membership changed on %d ticks only: the test did not churn the group", changes)
+	}
+}

@@ -147,10 +147,14 @@ type Group struct {
 	Assignor        string // the assignor chosen for the generation (classic: the JoinGroup protocol name)
 	Leader          string // member id
 	members         map[string]*GroupMember
-	static          map[string]string // group.instance.id -> member id; nil until the first (putMap)
-	fenced          map[string]bool   // member ids replaced by a static rejoin; nil until the first (putMap)
-	roundStart      int
-	deadline        int
+	// sorted is members' values in member-id order (Members), made anew
+	// by putMember and dropMember at every change of the map, never
+	// changed in place: a list handed out earlier stays as it was.
+	sorted     []*GroupMember
+	static     map[string]string // group.instance.id -> member id; nil until the first (putMap)
+	fenced     map[string]bool   // member ids replaced by a static rejoin; nil until the first (putMap)
+	roundStart int
+	deadline   int
 	// The initial rebalance of an empty group, delayed by
 	// group.initial.rebalance.delay.ms (GroupMetadataManager.prepareRebalance
 	// with the group Empty): it never completes early; each delay that saw a
@@ -213,8 +217,22 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 	g.State = s
 }
 
-// Members lists the coordinator's members in member-id order.
-func (g *Group) Members() []*GroupMember { return valuesByKey(g.members) }
+// Members lists the coordinator's members in member-id order. The list is
+// the group's (a heartbeat, a join or a sync asks for it several times a
+// tick, and membership changes far more rarely): callers read it and never
+// change it; it is replaced, not changed, when the members change, so
+// ranging over it while adding or removing members sees the list from
+// before.
+func (g *Group) Members() []*GroupMember { return g.sorted }
+
+// membersChanged makes the member-id-ordered list anew after a change of
+// the members map (putMember, dropMember).
+func (g *Group) membersChanged() {
+	g.sorted = nil
+	if len(g.members) > 0 {
+		g.sorted = valuesByKey(g.members)
+	}
+}
 
 // valuesByKey lists a map's values in key order: the coordinators' views
 // never depend on Go's map order.

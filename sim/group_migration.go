@@ -322,6 +322,7 @@ func (g *Group) putMember(gm *GroupMember) {
 		g.numClassic++
 	}
 	g.members[gm.MemberID] = gm
+	g.membersChanged()
 }
 
 // dropMember removes the member with id from the members map, keeping
@@ -331,6 +332,7 @@ func (g *Group) dropMember(id string) {
 		g.numClassic--
 	}
 	delete(g.members, id)
+	g.membersChanged()
 }
 
 // setClassicMember sets gm's ClassicMember flag, keeping numClassic when

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -161,23 +163,36 @@ func TestPropertyTimerQueueOrder(t *testing.T) {
 // recent never answers what was not put for that key, and keeps the last
 // four keys put.
 func TestPropertyRecentCache(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
 	var c recent[string, int]
+	testRecentCache(t, c.get, c.put)
+	// strRecent finds a key by its bytes' place first: keys spelled
+	// afresh each time (strconv.Itoa, bytes elsewhere) and keys that
+	// are the same string share the answers alike
+	var s strRecent[string, int]
+	testRecentCache(t, s.get, s.put)
+}
+
+func testRecentCache(t *testing.T, get func(string) (int, bool), put func(string, int)) {
+	r := rand.New(rand.NewSource(1))
 	truth := map[string]int{}
 	var order []string
+	consts := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
 	for i := 0; i < 5000; i++ {
-		k := strconv.Itoa(r.Intn(10))
-		if v, ok := c.get(k); ok {
+		k := strconv.Itoa(r.Intn(12))
+		if r.Intn(2) == 0 {
+			k = consts[r.Intn(12)]
+		}
+		if v, ok := get(k); ok {
 			if v != truth[k] {
 				t.Fatalf("step %d: get(%q) = %d, want %d", i, k, v, truth[k])
 			}
 			continue
 		}
 		truth[k] = r.Intn(1000) // a new answer: the old one was dropped
-		c.put(k, truth[k])
+		put(k, truth[k])
 		order = append(order, k)
 		for j := max(0, len(order)-4); j < len(order); j++ {
-			if _, ok := c.get(order[j]); !ok {
+			if _, ok := get(order[j]); !ok {
 				t.Fatalf("step %d: %q, put %d puts ago, forgotten", i, order[j], len(order)-1-j)
 			}
 		}
@@ -221,4 +236,35 @@ func TestLogOfAsLogsMap(t *testing.T) {
 // by the order they were set; the model queue above keeps this order.
 func timerLess(a, b *timer) bool {
 	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
+}
+
+// TestPositionListLeavesOutMissing: positionList lists the owned
+// partitions that have a value, in partition order, with their values,
+// whether every owned partition has one (Owned itself is the list) or
+// some do not (the ones listed gathered in its one walk): the same list
+// as the map of positions sorted, and the processed positions likewise.
+func TestPositionListLeavesOutMissing(t *testing.T) {
+	w := consumingWorld(100, 60)
+	m := w.Member("C1")
+	if m == nil || len(m.Owned) < 3 {
+		t.Fatalf("C1 owns %v", m)
+	}
+	check := func(what string) {
+		t.Helper()
+		for _, c := range []struct {
+			name string
+			got  commitList
+			want map[TopicPartition]int
+		}{{"positions", m.positionList(&m.positions, nil), m.fetchPositions()}, {"processed", m.positionList(&m.processed, nil), m.processedPositions()}} {
+			want := listOf(c.want)
+			if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
+				t.Fatalf("%s: %s list %v %v, want %v %v", what, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
+			}
+		}
+	}
+	check("all positioned")
+	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
+		m.positions.delAll([]TopicPartition{m.Owned[i]})
+		check(fmt.Sprint("without ", m.Owned[i]))
+	}
 }

@@ -751,6 +751,7 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
 	slots := m.ownedSlots()
 	inOrder, all := true, true
+	var tps []TopicPartition            // the listed partitions, made at the first one left out
 	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
 		k := m.positions.slotOf(tp, slots[i])
@@ -767,10 +768,15 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 			v, ok = from.getSlot(tp, k, &atFrom)
 		}
 		if !ok {
-			all = false
+			if all {
+				tps, all = append(make([]TopicPartition, 0, len(m.Owned)), m.Owned[:i]...), false
+			}
 			continue
 		}
 		offs = append(offs, v)
+		if !all {
+			tps = append(tps, tp)
+		}
 	}
 	if inOrder && all {
 		n := len(m.Owned)
@@ -778,17 +784,10 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 	}
 	if inOrder {
 		// The check above compared neighbours in Owned; those listed
-		// must be in order among themselves.
-		tps := make([]TopicPartition, 0, len(offs))
-		for _, tp := range m.Owned {
-			if _, ok := m.positions.get(tp); ok {
-				if _, ok := from.get(tp); ok {
-					if n := len(tps); n > 0 && !tps[n-1].Less(tp) {
-						inOrder = false
-					}
-					tps = append(tps, tp)
-				}
-			}
+		// (gathered in the one walk, not looked up again) must be in
+		// order among themselves.
+		for j := 1; j < len(tps) && inOrder; j++ {
+			inOrder = tps[j-1].Less(tps[j])
 		}
 		if inOrder {
 			return commitList{tps: tps, offs: offs}

@@ -77,7 +77,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
 	if p.text != 0 && firstByte(w.texts.bytes(p.text)) == tOffsets {
-		b = encSame(b, p.text)
+		b = w.encSameAt(b, p.text)
 	} else {
 		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)
 	}

@@ -9,8 +9,10 @@ import (
 // OffsetsLog is one group's __consumer_offsets: every record written, in
 // order (kgrepl keeps them all, as a log not yet compacted). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
-// generation, producer id, state) is kept once per run of such records;
-// each record adds its offset (4 bytes) and its partition, as a code: its
+// generation, producer id, state) is kept once per run of such records,
+// and of that what a member's commits of one generation share (member,
+// generation, producer id, state) once per such stretch (a head); each
+// record adds its offset (4 bytes) and its partition, as a code: its
 // index among the world's input partitions. A run's codes are a list in
 // parts, and a commit naming the same partitions in the same order as its
 // member's previous one (the auto-commit of an unchanged assignment) shares
@@ -23,10 +25,11 @@ type OffsetsLog struct {
 	group   string
 	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
 	runs    Seq[offsetRun]
-	offs    Seq[int32]     // each record's offset (0 for one kept in odd)
-	parts   Seq[int32]     // partition codes: run r's records' are parts[r.parts:], one per record
-	odd     Seq[offsetOdd] // records whose partition is not an input partition or whose offset is past int32
-	members nameTable      // the member ids the runs name
+	heads   Seq[offsetHead] // the runs' heads (offsetRun.head)
+	offs    Seq[int32]      // each record's offset (0 for one kept in odd)
+	parts   Seq[int32]      // partition codes: run r's records' are parts[r.parts:], one per record
+	odd     Seq[offsetOdd]  // records whose partition is not an input partition or whose offset is past int32
+	members nameTable       // the member ids the runs name
 	// lists[m] is member m's last commit's list of codes, and where it
 	// is in parts. The codes are never changed in place: clones share them.
 	lists   []codeList
@@ -39,15 +42,27 @@ type codeList struct {
 	codes []int32
 }
 
-// offsetRun (32 bytes) is what consecutive records of the log have in
+// offsetRun (16 bytes) is what consecutive records of the log have in
 // common; the run's records are offs[first:] up to the next run's first,
 // and their partition codes parts[parts:] as many. A log holds at most
-// 2^31-1 records (header panics past it).
+// 2^31-1 records (header panics past it). The rest of what they share is
+// its head, heads[head]: a member commits every few ticks under one
+// generation, member id and producer id, so its runs share one head (16
+// bytes a commit, not 32).
 type offsetRun struct {
-	first      int32
-	parts      int32
+	first int32
+	parts int32
+	Tick  int32
+	head  int32
+}
+
+// offsetHead is what the runs of a stretch of commits have in common
+// besides their tick. Heads are found by value among the last few
+// (OffsetsLog.headOf), so two runs may have equal heads at two indexes;
+// setPendingState changes every matching head, so runs change together as
+// they did when each kept its own.
+type offsetHead struct {
 	PID        int64
-	Tick       int32
 	Generation int32
 	member     int32 // number in members
 	state      uint8 // index in offsetStates
@@ -117,8 +132,9 @@ func (l *OffsetsLog) At(i int) OffsetRecord {
 // record is record i, of run r.
 func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
 	tp, offset := l.tpOffset(l.parts.At(int(r.parts)+i-int(r.first)), l.offs.At(i))
-	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(r.Generation),
-		MemberID: l.members.name(r.member), PID: r.PID, State: offsetStates[r.state], Marker: r.marker}
+	h := l.heads.At(int(r.head))
+	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(h.Generation),
+		MemberID: l.members.name(h.member), PID: h.PID, State: offsetStates[h.state], Marker: h.marker}
 }
 
 // All ranges over the records with their indexes, oldest first.
@@ -141,10 +157,10 @@ func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, t
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
-	run := l.header(rec)
+	run, _ := l.header(rec)
 	// The last run takes it if it holds such records and its codes end
 	// parts (a run sharing an earlier list does not).
-	if last := l.runs.Last(); last == nil || !last.same(run) || int(last.parts)+l.Len()-int(last.first) != l.parts.Len() {
+	if last := l.runs.Last(); last == nil || !l.same(last, run) || int(last.parts)+l.Len()-int(last.first) != l.parts.Len() {
 		l.runs.Append(run)
 	}
 	code, off := l.entry(rec.TP, -1, rec.Offset, nil)
@@ -161,7 +177,7 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 	if len(tps) == 0 {
 		return
 	}
-	run := l.header(rec)
+	run, m := l.header(rec)
 	codes := l.scratch[:0]
 	var tc topicCache
 	for i, tp := range tps {
@@ -170,7 +186,6 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 		l.offs.Append(off)
 	}
 	l.scratch = codes
-	m := int(run.member)
 	if m < len(l.lists) && slices.Equal(l.lists[m].codes, codes) {
 		run.parts = int32(l.lists[m].at)
 	} else {
@@ -186,33 +201,50 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 }
 
 // header is the run for records like rec, starting at the end of the log
-// (its records' codes at the end of parts).
-func (l *OffsetsLog) header(rec OffsetRecord) offsetRun {
+// (its records' codes at the end of parts), and its member's number.
+func (l *OffsetsLog) header(rec OffsetRecord) (offsetRun, int) {
 	if l.Len() == 0 && l.group == "" {
 		l.group = rec.Group
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	return offsetRun{first: int32Of(l.Len(), "__consumer_offsets record"), parts: int32Of(l.parts.Len(), "__consumer_offsets partition code"), member: l.members.index(rec.MemberID), PID: rec.PID,
-		Tick: int32Of(rec.Tick, "tick"), Generation: int32Of(rec.Generation, "generation"), state: offsetStateOf(rec.State),
-		marker: rec.Marker}
+	h := offsetHead{member: l.members.index(rec.MemberID), PID: rec.PID, Generation: int32Of(rec.Generation, "generation"),
+		state: offsetStateOf(rec.State), marker: rec.Marker}
+	return offsetRun{first: int32Of(l.Len(), "__consumer_offsets record"), parts: int32Of(l.parts.Len(), "__consumer_offsets partition code"),
+		Tick: int32Of(rec.Tick, "tick"), head: l.headOf(h)}, int(h.member)
 }
 
-func (r *offsetRun) same(o offsetRun) bool {
-	return r.member == o.member && r.PID == o.PID && r.Tick == o.Tick && r.Generation == o.Generation &&
-		r.state == o.state && r.marker == o.marker
+// headOf is h's index in heads: one of the last eight equal to it, else
+// added (the members of a group take turns: a few heads are live at a
+// time, and a head seen long ago may be added again).
+func (l *OffsetsLog) headOf(h offsetHead) int32 {
+	n := l.heads.Len()
+	for i := n - 1; i >= max(n-8, 0); i-- {
+		if l.heads.At(i) == h {
+			return int32(i)
+		}
+	}
+	l.heads.Append(h)
+	return int32Of(n, "__consumer_offsets heads")
+}
+
+// same reports whether runs r and o hold records alike but for their
+// partitions and offsets (the same tick and an equal head).
+func (l *OffsetsLog) same(r *offsetRun, o offsetRun) bool {
+	return r.Tick == o.Tick && (r.head == o.head || l.heads.At(int(r.head)) == l.heads.At(int(o.head)))
 }
 
 // setPendingState gives every pending record of pid the state (the
 // transaction's marker: committed or aborted), copying shared chunks first.
-// A run's records share their state, so the change is per run.
+// A run's records share their state, and a run its head's, so the change is
+// per head.
 func (l *OffsetsLog) setPendingState(pid int64, state string) {
 	pending, to := offsetStateOf("pending"), offsetStateOf(state)
-	l.runs.Update(0, l.runs.Len(), func(r *offsetRun) bool { return r.PID == pid && r.state == pending },
-		func(r *offsetRun) { r.state = to })
+	l.heads.Update(0, l.heads.Len(), func(h *offsetHead) bool { return h.PID == pid && h.state == pending },
+		func(h *offsetHead) { h.state = to })
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), offs: l.offs.clone(), parts: l.parts.clone(),
+	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), heads: l.heads.clone(), offs: l.offs.clone(), parts: l.parts.clone(),
 		odd: l.odd.clone(), members: l.members.clone(), lists: cp(l.lists)}
 }

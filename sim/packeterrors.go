@@ -7,8 +7,8 @@ package sim
 // compact records and builds no Packet for the others.
 func (l *PacketLog) ErrorsFrom(i int, f func(t API, response bool, e ErrorCode)) {
 	for n := l.recs.Len(); i < n; i++ {
-		if r := l.recs.At(i); r.err != uint8(None) {
-			f(APIs[r.api()], r.flags()&pkResponse != 0, ErrorCode(r.err))
+		if h, ok := l.recs.errAt(i); ok {
+			f(APIs[h.api], h.flags&pkResponse != 0, ErrorCode(h.err))
 		}
 	}
 }

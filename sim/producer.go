@@ -26,6 +26,27 @@ type producer struct {
 	unacked      unackedReqs
 	queued       []*produceReq // waiting for AddPartitionsToTxn
 	initInFlight bool
+	// fullText is this producer's last produce text that spells its
+	// producer id, epoch and sequence number (0: none), and those: the
+	// next ones in its arena chunk refer to it (tplProduceNext).
+	fullText         textRef
+	fullPID, fullSeq int64
+	fullEpoch        int
+}
+
+// produceBack is the distance back from the next text added to pr's last
+// produce text that spells its producer id, epoch and sequence number
+// (fullText), and that sequence number, when it has req's producer id and
+// epoch and a text of maxProduceText bytes added now lands in its chunk;
+// false otherwise.
+func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool) {
+	a := &w.texts
+	end, full := a.end(), pr.fullText
+	if full == 0 || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch || a.openShared ||
+		len(a.open)+maxProduceText > arenaChunk || full>>arenaShift != end>>arenaShift || full >= end {
+		return 0, 0, false
+	}
+	return uint64(end - full), pr.fullSeq, true
 }
 
 // unackedReqs are a producer's produce requests sent and not answered
@@ -35,6 +56,18 @@ type producer struct {
 type unackedReqs []*produceReq
 
 func (u unackedReqs) find(id int) (int, bool) {
+	// Requests are answered, and sent, in ID order: the one asked for is
+	// almost always the oldest, or past the newest.
+	if n := len(u); n > 0 {
+		switch {
+		case u[0].ID == id:
+			return 0, true
+		case u[n-1].ID < id:
+			return n, false
+		}
+	} else {
+		return 0, false
+	}
 	return slices.BinarySearchFunc(u, id, func(r *produceReq, id int) int { return cmp.Compare(r.ID, id) })
 }
 
@@ -239,9 +272,22 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
 	whole := false // b is the template alone
-	if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
+	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
+	if d, ok := w.processedBack(req.srcTPI, req.srcOff); ok && req.hasSrc && req.PID >= 0 && req.Attempt == 0 {
+		// the record as the processed event just before names it, the
+		// producer id and epoch as this producer's last produce spelled
+		// them (tplProduceNext), else spelled
+		if back, seq, ok := w.produceBack(&m.prod, req); ok {
+			b = argNum(argOffset(argOffset(encTemplate(w.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
+		} else {
+			b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
+			full = true
+		}
+		whole = true
+	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
 		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
 		whole = req.Attempt == 0
+		full = whole
 	} else {
 		b = w.encValue(w.scratch[:0], req)
 		if req.PID >= 0 {
@@ -258,6 +304,10 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 		p.text = w.addWhole(b)
 	} else {
 		p.text = w.addText(b)
+	}
+	if full {
+		pr := &m.prod
+		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.text, req.PID, req.Epoch, int64(req.Seq)
 	}
 	p.Type, p.Body = Produce, req
 	m.send(w, p)

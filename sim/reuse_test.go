@@ -51,3 +51,102 @@ func TestReuseFreeLists(t *testing.T) {
 		t.Error("no packet from a finished copy's lists was sent again")
 	}
 }
+
+// A Reuser's copies, each made in the storage of the one before once it is
+// finished, are Clone's copies: from worlds of other shapes in turn (more
+// processes after restarts, more partitions and members, transactions, the
+// consumer protocol, in flight and at rest), with a fault or without, each
+// steps exactly as a plain copy does, byte for byte, and keeps the
+// invariants; the worlds copied are left as they were. The storage is
+// reused: a copy is made in the finished one's World.
+func TestReuserCopiesAreClones(t *testing.T) {
+	mk := func(members, parts int, setup func(w *World)) *World {
+		topo := DefaultTopology()
+		topo.Members = members
+		for i := range topo.Inputs {
+			topo.Inputs[i].Partitions = parts
+		}
+		w, err := New(topo, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if setup != nil {
+			setup(w)
+		}
+		return w
+	}
+	srcs := []*World{
+		mk(2, 3, nil),
+		mk(4, 6, func(w *World) { w.Restart("C1"); w.Restart("C3") }),
+		mk(2, 3, func(w *World) { w.SetProducer("transactional") }),
+		mk(3, 4, func(w *World) { w.Set("", "group.protocol", "consumer") }),
+		mk(1, 2, nil),
+	}
+	var r Reuser
+	var prev *World
+	made := 0
+	for round := 0; round < 6; round++ {
+		for i, src := range srcs {
+			for range 3 + 5*i {
+				src.Step()
+			}
+			before := fingerprint(src)
+			plain, reused := src.Clone(), r.Clone(src)
+			if prev != nil && reused == prev {
+				made++
+			}
+			if round%2 == 1 {
+				client := src.Clients()[round%len(src.Clients())]
+				for _, w := range []*World{plain, reused} {
+					if m := w.Member(client); m != nil && m.Alive {
+						if err := w.CrashNow(client); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			c := NewChecker()
+			for k := 0; k < 30+10*i; k++ {
+				plain.Step()
+				reused.Step()
+				if err := c.Check(reused); err != nil {
+					t.Fatalf("round %d, world %d, tick %d: %v", round, i, reused.Tick, err)
+				}
+			}
+			if len(reused.current) != len(plain.current) || len(reused.Group.members) != len(plain.Group.members) {
+				t.Fatalf("round %d, world %d: the Reuser's copy has %d clients and %d group members, a plain copy %d and %d",
+					round, i, len(reused.current), len(reused.Group.members), len(plain.current), len(plain.Group.members))
+			}
+			for c, m := range plain.current {
+				if rm := reused.current[c]; rm == nil || rm.proc != m.proc || rm.Inc != m.Inc {
+					t.Fatalf("round %d, world %d: client %s's process differs in the Reuser's copy", round, i, c)
+				}
+			}
+			if got, want := fingerprint(reused), fingerprint(plain); got != want {
+				t.Fatalf("round %d, world %d: the Reuser's copy differs from a plain copy", round, i)
+			}
+			if fingerprint(src) != before {
+				t.Fatalf("round %d, world %d: copying and stepping the copies changed the world copied", round, i)
+			}
+			prev = reused
+			if round == 2 {
+				// A copy of the Reuser's own last copy, which is not
+				// finished: made anew, and both go on alike.
+				fp := fingerprint(reused)
+				self := r.Clone(reused)
+				if self == reused || fingerprint(reused) != fp || fingerprint(self) != fp {
+					t.Fatalf("world %d: a Reuser's copy of its own last copy changed it or differs from it", i)
+				}
+				self.Step()
+				reused.Step()
+				if fingerprint(self) != fingerprint(reused) {
+					t.Fatalf("world %d: a Reuser's copy of its own last copy steps otherwise", i)
+				}
+				prev = self
+			}
+		}
+	}
+	if made == 0 {
+		t.Error("no copy was made in the finished copy's World")
+	}
+}

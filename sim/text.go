@@ -40,6 +40,15 @@ import (
 //	tSame ref             the one token at ref (an absolute textRef) as
 //	                      it reads there: a committed event's offsets are
 //	                      its OffsetCommit request's (never a tSame itself)
+//	tSameBack d           tSame for the token d bytes back in the same
+//	                      arena chunk (1 or 2 bytes where tSame's absolute
+//	                      ref takes 4 or 5): a committed event's offsets,
+//	                      its request's a tick before (World.encSameAt)
+//	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
+//	                      chunk, its positions read from the k-th on and
+//	                      then from the first: a fetch's positions are its
+//	                      commit's, just before, in the fetch's rotating
+//	                      order (World.encOffsets)
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
 // (sorted) order, then the output topic's (one byte up to 128
@@ -60,6 +69,8 @@ const (
 	tPartList
 	tRecords
 	tSame
+	tOffsetsRot
+	tSameBack
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128
@@ -68,7 +79,15 @@ const (
 
 // templates are the most frequent texts whole, their arguments read in
 // order: %n a number (zigzag varint), %t a partition number (tp) that
-// prints nothing and becomes the current partition, %p the current
+// prints nothing and becomes the current partition, %b a distance back
+// (uvarint) from the template's token to a tplProcessed text in the same
+// arena chunk, whose record it prints (as %t%r would: its partition
+// becomes the current one), %q a distance back (uvarint) from the
+// template's token to a produce text with its producer id, epoch and
+// sequence number spelled (tplProduce, tplProduceAfter) in the same chunk
+// and a sequence number difference (zigzag varint), printed as " pid %n
+// epoch %n seq %n" with that producer id and epoch and that sequence
+// number plus the difference, %p the current
 // partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
 // printed as the current partition's input record (o2.3), %c a partition
 // number and an offset (uvarint) that become the current partition and
@@ -83,6 +102,8 @@ var templates = [...]string{
 	tplProducedCell:   "inv(%c) written to %p at offset %o",
 	tplProduceAckCell: "inv(%c) at offset %o",
 	tplProcessed:      "%m processed %t%r",
+	tplProduceAfter:   "inv(%b) pid %n epoch %n seq %n",
+	tplProduceNext:    "inv(%b)%q",
 }
 
 const (
@@ -98,6 +119,16 @@ const (
 	// tplProcessed is a processed event: its member the event's, its
 	// record (Event.Records) the template's (World.eventRecords).
 	tplProcessed
+	// tplProduceAfter is tplProduce whose record is named by the
+	// processed event just before it (World.processedBack): a member
+	// produces the invoice of the record it has just processed, so the
+	// record is stored once, and the produce is 7 to 9 bytes, not 9 to 11.
+	tplProduceAfter
+	// tplProduceNext is tplProduceAfter whose producer id and epoch are
+	// those of its producer's last produce that spells them (in the same
+	// arena chunk: producer.fullText), and its sequence number a
+	// difference from that one's: 4 or 5 bytes.
+	tplProduceNext
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
@@ -163,6 +194,13 @@ type textArena struct {
 	// instead of copying the shared one (half a chunk on average): an
 	// explorer branch writes a few KB of text in all.
 	openShared bool
+	// processed is the last tplProcessed text added (World.addWhole), 0
+	// for none: a produce of its record refers back to it (tplProduceAfter).
+	processed textRef
+	// offsets is the last text added that begins with a tOffsets token
+	// (World.addText), 0 for none: a fetch's positions may refer back to
+	// it (tOffsetsRot).
+	offsets textRef
 }
 
 // spillMin is the room the open chunk must have for the next text to be
@@ -295,7 +333,8 @@ func (a *textArena) bytes(ref textRef) []byte {
 }
 
 func (a *textArena) clone() textArena {
-	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0}
+	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
+		processed: a.processed, offsets: a.offsets}
 }
 
 // Encoding. Each function appends one token to b.
@@ -473,9 +512,95 @@ func (w *World) fetchedInput(f *fetched) (int, bool) {
 	return i, i >= 0 && i < len(w.inputTPs) && f.Offset >= 0
 }
 
-// encOffsets is appendOffsets as a token (o0@3 o1@5).
+// encOffsets is appendOffsets as a token (o0@3 o1@5). When b starts the
+// next text (it is w.scratch, empty) and the positions are those of the
+// last text that began with a tOffsets token (an OffsetCommit request:
+// a member commits its positions and then fetches from them, in an order
+// that rotates), in the same order from some k on, the token refers back
+// to them (tOffsetsRot: 3 or 4 bytes, not 2 or more a partition).
 func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
+	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) {
+		if d, k, ok := w.offsetsRotation(tps, offs); ok {
+			return binary.AppendUvarint(binary.AppendUvarint(append(b, tOffsetsRot), d), uint64(k))
+		}
+	}
 	return w.encOffsetsAt(b, tps, nil, offs)
+}
+
+// maxRotation is the most positions a tOffsetsRot token is tried for: a
+// member's partitions, read on the stack.
+const maxRotation = 32
+
+// offsetsRotation is the distance back from the next text added to the
+// last tOffsets text's token, and k, when that token holds the positions
+// offs of tps read from its k-th on (then from its first), and a text
+// added now lands in its chunk; false otherwise.
+func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, bool) {
+	a := &w.texts
+	end, ref := a.end(), a.offsets
+	if ref == 0 || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) || a.openShared ||
+		len(a.open)+2*binary.MaxVarintLen64+1 > arenaChunk || ref>>arenaShift != end>>arenaShift || ref >= end {
+		return 0, 0, false
+	}
+	var buf [maxRotation]offsetEntry
+	ents, ok := w.offsetEntries(buf[:0], a.bytes(ref))
+	if !ok || len(ents) != len(tps) {
+		return 0, 0, false
+	}
+	k := 0
+	for k < len(ents) && !w.isTP(tps[0], ents[k].tp) {
+		k++
+	}
+	if k == len(ents) {
+		return 0, 0, false
+	}
+	for i, tp := range tps {
+		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || !w.isTP(tp, e.tp) {
+			return 0, 0, false
+		}
+	}
+	return uint64(end - ref), k, true
+}
+
+// isTP reports whether tp is the partition numbered i (tpIndex): for an
+// input partition a compare with the one in its slot, nothing hashed.
+func (w *World) isTP(tp TopicPartition, i uint64) bool {
+	if i < uint64(len(w.inputTPs)) {
+		return w.records.index.is(tp, int32(i))
+	}
+	t, ok := w.tpIndex(tp)
+	return ok && uint64(t) == i
+}
+
+// offsetEntry is one position of a tOffsets token: its partition's number
+// (tpIndex) and its offset.
+type offsetEntry struct {
+	tp  uint64
+	off int64
+}
+
+// offsetEntries appends to ents the positions of the tOffsets token b
+// begins with; false when b is not one or does not parse.
+func (w *World) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
+	if firstByte(b) != tOffsets {
+		return ents, false
+	}
+	r := textReader{w: w, b: b[1:]}
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return ents, false
+	}
+	v := int64(0)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.uvarint()
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return ents, false
+		}
+		r.b, v = r.b[m:], v+d
+		ents = append(ents, offsetEntry{tp: tp, off: v})
+	}
+	return ents, true
 }
 
 // encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a
@@ -500,9 +625,24 @@ func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs
 }
 
 // encSame is the token at ref, referred to (tSame): ref must be a token
-// other than tSame.
+// other than tSame or tSameBack.
 func encSame(b []byte, ref textRef) []byte {
 	return binary.AppendUvarint(append(b, tSame), uint64(ref))
+}
+
+// encSameAt is encSame for a text being encoded in w.scratch (b, its
+// bytes so far), to be added next: the token at ref is referred to as a
+// distance back (tSameBack) when both will be in the open chunk, else by
+// its absolute ref (tSame).
+func (w *World) encSameAt(b []byte, ref textRef) []byte {
+	a := &w.texts
+	end := a.end()
+	at := end + textRef(len(b)) // where the token will be
+	if len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) && !a.openShared && ref != 0 &&
+		len(a.open)+len(b)+2*binary.MaxVarintLen64 <= arenaChunk && ref>>arenaShift == end>>arenaShift && ref < end {
+		return binary.AppendUvarint(append(b, tSameBack), uint64(at-ref))
+	}
+	return encSame(b, ref)
 }
 
 // encPartList is partList as a token ({o0 o1 p0}, sorted).
@@ -528,6 +668,26 @@ type textReader struct {
 	w      *World
 	b      []byte
 	member string // the event's member, for %m ("" in a packet's text)
+	// ref is b's first byte's place in the arena and n its length, so
+	// that a token's place is known (%b counts back from it); ref 0 when
+	// not known (a %b then does not parse).
+	ref textRef
+	n   int
+	tok textRef // the place of the token being read (next)
+}
+
+// readerAt is a reader of the text at ref.
+func (w *World) readerAt(ref textRef, member string) textReader {
+	b := w.texts.bytes(ref)
+	return textReader{w: w, b: b, member: member, ref: ref, n: len(b)}
+}
+
+// at is the place in the arena of the next byte to read (0: not known).
+func (r *textReader) at() textRef {
+	if r.ref == 0 {
+		return 0
+	}
+	return r.ref + textRef(r.n-len(r.b))
 }
 
 func (r *textReader) uvarint() (uint64, bool) {
@@ -568,6 +728,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	if len(r.b) == 0 {
 		return out, tEnd, false
 	}
+	r.tok = r.at()
 	tok := r.b[0]
 	r.b = r.b[1:]
 	switch {
@@ -628,6 +789,30 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
 		}
+	case tok == tOffsetsRot:
+		d, ok := r.uvarint()
+		k, ok2 := r.uvarint()
+		if !ok || !ok2 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+			return out, tEnd, false
+		}
+		var buf [maxRotation]offsetEntry
+		ents, ok := r.w.offsetEntries(buf[:0], r.w.texts.bytes(r.tok-textRef(d)))
+		if !ok || k >= uint64(len(ents)) {
+			return out, tEnd, false
+		}
+		for i := range ents {
+			e := ents[(int(k)+i)%len(ents)]
+			tp, _, ok := r.w.tpAt(e.tp)
+			if !ok {
+				return out, tEnd, false
+			}
+			if i > 0 {
+				out = append(out, ' ')
+			}
+			out = r.w.appendShortName(out, tp)
+			out = append(out, '@')
+			out = strconv.AppendInt(out, e.off, 10)
+		}
 	case tok == tPartList:
 		n, ok := r.uvarint()
 		if !ok || n > uint64(len(r.b)) {
@@ -658,13 +843,19 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			}
 			out = strconv.AppendUint(append(out, '-'), n, 10)
 		}
-	case tok == tSame:
+	case tok == tSame, tok == tSameBack:
 		ref, ok := r.uvarint()
+		if tok == tSameBack {
+			if !ok || r.tok == 0 || ref == 0 || ref > uint64(r.tok&(1<<arenaShift-1)) {
+				return out, tEnd, false
+			}
+			ref = uint64(r.tok) - ref
+		}
 		if !ok || ref > 1<<32-1 {
 			return out, tEnd, false
 		}
-		at := textReader{w: r.w, b: r.w.texts.bytes(textRef(ref))}
-		if len(at.b) == 0 || at.b[0] == tSame {
+		at := r.w.readerAt(textRef(ref), "")
+		if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
 			return out, tEnd, false // a reference to a reference could loop
 		}
 		if out, _, ok = at.next(out); !ok {
@@ -736,6 +927,27 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			out = strconv.AppendUint(out, cur, 10)
 		case 'm':
 			out = append(out, r.member...)
+		case 'q':
+			d, ok := r.uvarint()
+			dseq, n := binary.Varint(r.b)
+			if !ok || n <= 0 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			pid, epoch, seq, ok := r.w.produceHead(r.tok - textRef(d))
+			if !ok {
+				return out, tEnd, false
+			}
+			out = strconv.AppendInt(append(out, " pid "...), pid, 10)
+			out = strconv.AppendInt(append(out, " epoch "...), epoch, 10)
+			out = strconv.AppendInt(append(out, " seq "...), seq+dseq, 10)
+		case 'b':
+			d, ok := r.uvarint()
+			var off uint64
+			if tp, off, ok = r.processedAt(d, ok); !ok {
+				return out, tEnd, false
+			}
+			out = r.w.appendRecordName(out, tp, int(off))
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
@@ -745,6 +957,74 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		}
 	}
 	return out, tok, true
+}
+
+// processedAt reads the record of the tplProcessed text d bytes back from
+// the token being read (%b): false unless it is one, in the same chunk.
+func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, bool) {
+	if !ok || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+		return TopicPartition{}, 0, false
+	}
+	b := r.w.texts.bytes(r.tok - textRef(d))
+	if firstByte(b) != tWhole+tplProcessed {
+		return TopicPartition{}, 0, false
+	}
+	at := textReader{w: r.w, b: b[1:]}
+	tp, ok := at.tp()
+	off, ok2 := at.uvarint()
+	if !ok || !ok2 || off > 1<<62 || tp.Topic == "" {
+		return TopicPartition{}, 0, false
+	}
+	return tp, off, true
+}
+
+// produceHead is the producer id, epoch and sequence number of the
+// produce text at ref, one that spells them (tplProduce, tplProduceAfter);
+// false for any other text.
+func (w *World) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
+	b := w.texts.bytes(ref)
+	r := textReader{w: w, b: b[min(len(b), 1):]}
+	switch firstByte(b) {
+	case tWhole + tplProduce:
+		_, ok1 := r.uvarint() // the record: partition and offset
+		_, ok2 := r.uvarint()
+		ok = ok1 && ok2
+	case tWhole + tplProduceAfter:
+		_, ok = r.uvarint() // the distance back to the processed event
+	}
+	for _, v := range []*int64{&pid, &epoch, &seq} {
+		var n int
+		if *v, n = binary.Varint(r.b); n <= 0 {
+			return 0, 0, 0, false
+		}
+		r.b = r.b[n:]
+	}
+	return pid, epoch, seq, ok
+}
+
+// maxProduceText is the most bytes a produce's text takes
+// (tplProduceAfter: its token, four varints).
+const maxProduceText = 1 + 4*binary.MaxVarintLen64
+
+// processedBack is the distance back from the next text added to the
+// last processed event's (textArena.processed), when that event names
+// record off of input partition tpi-1 (tpi: tpIndex plus one) and a text
+// of maxProduceText bytes added now would be in its chunk (put adds it at
+// end: the open chunk is this world's and has room); false otherwise.
+func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
+	a := &w.texts
+	end := a.end()
+	if a.processed == 0 || tpi <= 0 || off < 0 || a.openShared || len(a.open)+maxProduceText > arenaChunk ||
+		a.processed>>arenaShift != end>>arenaShift || a.processed >= end {
+		return 0, false
+	}
+	r := textReader{w: w, b: a.bytes(a.processed + 1)}
+	tp, ok := r.uvarint()
+	o, ok2 := r.uvarint()
+	if !ok || !ok2 || tp != uint64(tpi-1) || o != uint64(off) {
+		return 0, false
+	}
+	return uint64(end - a.processed), true
 }
 
 // packetText is a packet's summary: the text at ref, except that a
@@ -779,7 +1059,7 @@ func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
 
 // appendText formats the text at ref; member is its event's (for %m).
 func (w *World) appendText(out []byte, ref textRef, member string) []byte {
-	r := textReader{w: w, b: w.texts.bytes(ref), member: member}
+	r := w.readerAt(ref, member)
 	for ok := true; ok; {
 		out, _, ok = r.next(out)
 	}

@@ -71,12 +71,21 @@ func (q *timerQueue) next() int { return q.heap[0].at }
 // the heap (the same heap, so the same order), with no free slots, and
 // with room to grow: a world that steps sets timers at once, and the first
 // one would copy arrays cut to their length again.
-func (q *timerQueue) clone() timerQueue {
+func (q *timerQueue) clone() timerQueue { return q.cloneOver(timerQueue{}) }
+
+// cloneOver is clone in the arrays of spare (a finished copy's queue,
+// World.clone) when they have that room.
+func (q *timerQueue) cloneOver(spare timerQueue) timerQueue {
 	n := timerQueue{seq: q.seq}
 	if len(q.heap) == 0 {
 		return n
 	}
-	n.heap, n.slots = make([]timerKey, len(q.heap), 2*len(q.heap)), make([]timer, len(q.heap), 2*len(q.heap))
+	if room := 2 * len(q.heap); cap(spare.heap) >= room && cap(spare.slots) >= room {
+		n.heap, n.slots = spare.heap[:len(q.heap)], spare.slots[:len(q.heap)]
+		clear(spare.slots[len(q.heap):cap(spare.slots)]) // the finished copy's timers: their strings and lists
+	} else {
+		n.heap, n.slots = make([]timerKey, len(q.heap), room), make([]timer, len(q.heap), room)
+	}
 	for i, k := range q.heap {
 		n.slots[i] = q.slots[k.slot]
 		n.heap[i] = timerKey{at: k.at, seq: k.seq, slot: int32(i)}

@@ -21,28 +21,48 @@ import (
 // after it was sent, Sent+1 (World.Step), so a record is never changed
 // once written.
 //
-// 10 bytes, since the trace is most of what a world keeps: its sent tick
-// and its text are kept as their distance from its chunk's first (a chunk
-// of seqChunk packets spans a few dozen ticks and a few KB of text: base),
-// an answer keeps how far back its request is (back), which is almost
-// always a few packets. A packet with a field that does not fit (its
-// request 65,535 or more packets back or not before it, its text before its
-// chunk's first or far past it, a party past 65,534, a hand-made packet
-// sent before its chunk's first) keeps farField there and all its fields
-// whole in packetRecs.far.
+// 6 bytes, since the trace is most of what a world keeps and every byte of
+// it is a byte of fresh memory the kernel must fault in: its sent tick and
+// its text are kept as their distance from its chunk's first (a chunk of
+// seqChunk packets spans a few dozen ticks and a few KB of text: base). A
+// request keeps its API and its peer (12 bits: 4,095 processes); an
+// answer keeps instead how far back its request is (back, 12 bits: 4,095
+// packets) and its error code (7 bits: every code the simulation answers
+// is below 128, errors.go), since it has its request's API and peer. A
+// packet with a field that does not fit (its request 4,096 or more packets
+// back or not before it, or an answer itself, or of another API or peer;
+// its text before its chunk's first or far past it; a party past 4,095; a
+// packet sent 256 or more ticks after its chunk's first or before it; an
+// error code on a request, or past 127) keeps farField in text, its API and
+// error code in x, and its other fields whole in packetRecs.far.
 type packetRec struct {
-	sent uint16 // Sent minus its chunk's base tick
-	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
-	peer uint16 // a party
-	back uint16 // for an answer, its ID minus its request's; 0 for a request
-	err  uint8  // the ErrorCode: every code the simulation answers is below 256 (errors.go)
-	// apiFlags: the index in APIs (low 4 bits: APIs has 16 entries) and
-	// the pk flags (high 4 bits).
-	apiFlags uint8
+	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
+	// x: a request's peer (low 12 bits) and API (its index in APIs,
+	// high 4 bits: APIs has 16 entries); an answer's back (its ID minus
+	// its request's, low 12 bits) and its error code's low 4 bits; a far
+	// packet's error code (low 8 bits) and API (next 4).
+	x    uint16
+	sent uint8 // Sent minus its chunk's base tick
+	// flagsErr: the pk flags (high 4 bits), pkAnswer (bit 3: x is an
+	// answer's) and an answer's error code's high 3 bits.
+	flagsErr uint8
 }
 
-func (r packetRec) api() uint8   { return r.apiFlags & 0x0f }
-func (r packetRec) flags() uint8 { return r.apiFlags >> 4 }
+// narrowBits is the reach of a 12-bit field of a record (a packet's peer
+// and back, an event's member): a value from it on is kept whole apart.
+const narrowBits = 1 << 12
+
+// pkAnswer in packetRec.flagsErr: x holds back and the error code, the
+// API and the peer are the request's.
+const pkAnswer = 1 << 3
+
+func (r packetRec) flags() uint8 { return r.flagsErr >> 4 }
+
+// pktHead is what a packet's record says besides the fields farPacket
+// holds: its API (index in APIs), pk flags and error code.
+type pktHead struct {
+	api, flags, err uint8
+}
 
 const (
 	pkResponse = 1 << iota
@@ -53,8 +73,8 @@ const (
 	pkDelivered
 )
 
-// farField in a narrow field of a packet or event record: the record's
-// fields are kept whole apart (packetRecs.far, eventRecs.far).
+// farField in a narrow field of a packet or event record (its text): the
+// record's fields are kept whole apart (packetRecs.far, eventRecs.far).
 const farField = 0xffff
 
 // recBase is what the narrow fields of one chunk of packet or event
@@ -94,15 +114,17 @@ func (b *recBases) of(i int) recBase { return b.At(i / seqChunk) }
 
 func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
 
-// narrow is v minus base as a narrow field (text: plus one, 0 being the
-// empty text), or farField when it does not fit.
-func narrow(v, base int64) uint16 {
-	if d := v - base; d >= 0 && d < farField {
-		return uint16(d)
+// narrow is v minus base when it is below limit (and not negative); false
+// when it does not fit.
+func narrow(v, base, limit int64) (uint16, bool) {
+	if d := v - base; d >= 0 && d < limit {
+		return uint16(d), true
 	}
-	return farField
+	return 0, false
 }
 
+// narrowText is ref as a record's text field: its distance from base plus
+// one (0 being the empty text), or farField when it does not fit.
 func narrowText(ref, base textRef) uint16 {
 	if ref == 0 {
 		return 0
@@ -141,56 +163,100 @@ func (s *packetRecs) clone() packetRecs {
 	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
 }
 
-// add appends a packet's record: r with its narrow fields filled from the
-// whole ones in f (f.id is ignored: it is the next index).
-func (s *packetRecs) add(r packetRec, f farPacket, textEnd textRef) {
+// add appends a packet's record from its fields, whole (f.id is ignored:
+// it is the next index), and h.
+func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.startsChunk(), f.sent, f.text, textEnd)
-	r.sent, r.text, r.peer, r.back = narrow(int64(f.sent), int64(b.tick)), narrowText(f.text, b.text), narrow(int64(f.peer), 0), 0
-	if d := i - int(f.req); f.req >= 0 {
-		r.back = farField
-		if d > 0 && d < farField {
-			r.back = uint16(d)
+	sent, fits := narrow(int64(f.sent), int64(b.tick), 1<<8)
+	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
+	fits = fits && r.text != farField
+	switch back := int64(i) - int64(f.req); {
+	case f.req < 0:
+		if fits = fits && h.err == 0 && f.peer < narrowBits; fits {
+			r.x = uint16(f.peer) | uint16(h.api)<<12
 		}
+	case fits && back > 0 && back < narrowBits && h.err < 1<<7 && s.answerable(int(f.req), h.api, f.peer):
+		r.x = uint16(back) | uint16(h.err&0xf)<<12
+		r.flagsErr |= pkAnswer | h.err>>4
+	default:
+		fits = false
 	}
-	if r.sent == farField || r.text == farField || r.peer == farField || r.back == farField {
-		r.sent, r.text, r.peer, r.back = farField, farField, farField, farField
+	if !fits {
+		r = packetRec{text: farField, x: uint16(h.err) | uint16(h.api)<<8, flagsErr: h.flags << 4}
 		f.id = int32(i)
 		s.far.Append(f)
 	}
 	s.Append(r)
 }
 
-// whole is packet i's fields, whole, and its record.
-func (s *packetRecs) whole(i int) (farPacket, packetRec) {
+// answerable reports whether an answer of API api to peer may keep only
+// how far back its request req is: req is not itself kept as an answer,
+// and has that API and that peer.
+func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
+	r := s.At(req)
+	if r.text == farField {
+		f, _ := farAt(&s.far, req, func(f farPacket) int32 { return f.id })
+		return uint8(r.x>>8) == api && f.peer == peer
+	}
+	return r.flagsErr&pkAnswer == 0 && uint8(r.x>>12) == api && uint32(r.x&(narrowBits-1)) == peer
+}
+
+// whole is packet i's fields, whole, and its API, flags and error code.
+func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 	r := s.At(i)
-	if r.sent == farField {
+	h := pktHead{flags: r.flags()}
+	if r.text == farField {
 		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
-		return f, r
+		h.api, h.err = uint8(r.x>>8), uint8(r.x)
+		return f, h
 	}
 	b := s.bases.of(i)
-	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), peer: uint32(r.peer), req: -1}
-	if r.back != 0 {
-		f.req = int32(i) - int32(r.back)
+	f := farPacket{id: int32(i), sent: b.tick + int32(r.sent), text: wideText(r.text, b.text), req: -1}
+	if r.flagsErr&pkAnswer == 0 {
+		f.peer, h.api = uint32(r.x&(narrowBits-1)), uint8(r.x>>12)
+		return f, h
 	}
-	return f, r
+	f.req = int32(i) - int32(r.x&(narrowBits-1))
+	h.err = uint8(r.x>>12) | (r.flagsErr&7)<<4
+	req, rh := s.whole(int(f.req)) // a request, never an answer (add): one level down
+	f.peer, h.api = req.peer, rh.api
+	return f, h
+}
+
+// errAt is packet i's API, flags and error code when it carries an error
+// code (ErrorsFrom): a request kept narrow has none, and is not read
+// further.
+func (s *packetRecs) errAt(i int) (pktHead, bool) {
+	if r := s.At(i); r.text != farField && r.flagsErr&pkAnswer == 0 {
+		return pktHead{}, false
+	}
+	_, h := s.whole(i)
+	return h, h.err != uint8(None)
 }
 
 // eventRec is one event. The record names it is about (Event.Records)
 // are the tokens of its own text from byte records on (0: none): "C1
 // processed o2.3" names o2.3.
 //
-// 8 bytes: its tick and its text are kept as packetRec keeps a packet's
-// (from its chunk's base). An event whose tick or text does not fit that
-// way, or whose member's party number or records offset does not fit
-// (farField in tick), keeps its fields whole in eventRecs.far.
+// 6 bytes: its tick and its text are kept as packetRec keeps a packet's
+// (from its chunk's base), its member (a party, 12 bits) and its records
+// offset (4 bits: a polled event's records start at byte 3 or 4) share 16
+// bits. An event whose tick or text does not fit that way, or whose member
+// or records offset does not fit (farField in text), keeps its fields
+// whole in eventRecs.far.
 type eventRec struct {
-	tick    uint16 // the tick minus its chunk's base tick
-	text    uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one
-	member  uint16 // a party
-	records uint8
-	kind    uint8 // index in eventKinds, evStop set for a stop event
+	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
+	// memberRecords: the member, a party (low 12 bits), and the records
+	// offset (high 4 bits).
+	memberRecords uint16
+	tick          uint8 // the tick minus its chunk's base tick
+	kind          uint8 // index in eventKinds, evStop set for a stop event
 }
+
+// maxEventRecords is where an event's records offset stops fitting its
+// record (4 bits).
+const maxEventRecords = 1 << 4
 
 const evStop = 0x80
 
@@ -217,10 +283,12 @@ func (s *eventRecs) clone() eventRecs {
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.startsChunk(), tick, text, textEnd)
-	r := eventRec{tick: narrow(int64(tick), int64(b.tick)), text: narrowText(text, b.text), member: narrow(int64(member), 0),
-		records: uint8(records), kind: kind}
-	if r.tick == farField || r.text == farField || r.member == farField || records >= 0xff {
-		r.tick, r.text, r.member = farField, farField, farField
+	t, fits := narrow(int64(tick), int64(b.tick), 1<<8)
+	r := eventRec{text: narrowText(text, b.text), kind: kind}
+	if fits && r.text != farField && member < narrowBits && records < maxEventRecords {
+		r.tick, r.memberRecords = uint8(t), uint16(member)|records<<12
+	} else {
+		r.text = farField
 		s.far.Append(farEvent{i: int32(i), tick: tick, text: text, member: member, records: records})
 	}
 	s.Append(r)
@@ -229,12 +297,13 @@ func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16,
 // whole is event i's tick, text, member and records offset, and its record.
 func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 	r := s.At(i)
-	if r.tick == farField {
+	if r.text == farField {
 		f, _ := farAt(&s.far, i, func(f farEvent) int32 { return f.i })
 		return f, r
 	}
 	b := s.bases.of(i)
-	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text), member: uint32(r.member), records: uint16(r.records)}, r
+	return farEvent{i: int32(i), tick: b.tick + int32(r.tick), text: wideText(r.text, b.text),
+		member: uint32(r.memberRecords & (narrowBits - 1)), records: r.memberRecords >> 12}, r
 }
 
 // farAt finds record i's entry among the fields kept apart (far: in the
@@ -303,6 +372,24 @@ func (c *recent[K, V]) get(k K) (V, bool) {
 	}
 	var zero V
 	return zero, false
+}
+
+// strRecent is recent for string keys that are usually the same
+// constants (an API, an event kind): a key whose bytes are the very ones
+// put (the same pointer and length) is found by comparing two words each,
+// no bytes; any other spelling of it by comparing the strings.
+type strRecent[K ~string, V any] struct {
+	recent[K, V]
+}
+
+func (c *strRecent[K, V]) get(k K) (V, bool) {
+	p := unsafe.StringData(string(k))
+	for i := 0; i < int(c.n); i++ {
+		if len(c.keys[i]) == len(k) && unsafe.StringData(string(c.keys[i])) == p {
+			return c.vals[i], true
+		}
+	}
+	return c.recent.get(k)
 }
 
 func (c *recent[K, V]) put(k K, v V) {
@@ -379,7 +466,7 @@ func (ps *parties) clone() parties {
 type PacketLog struct {
 	recs packetRecs
 	w    *World
-	apis recent[API, uint8] // apiIndex's last answers
+	apis strRecent[API, uint8] // apiIndex's last answers
 }
 
 // Len is the number of packets sent.
@@ -397,8 +484,8 @@ func (l *PacketLog) At(i int) *Packet {
 
 // materialize is packet i without its Req, and its request's ID (-1: none).
 func (l *PacketLog) materialize(i int) (*Packet, int32) {
-	f, r := l.recs.whole(i)
-	p := l.packet(f, r)
+	f, h := l.recs.whole(i)
+	p := l.packet(f, h)
 	p.Summary = l.w.packetText(p.Type, p.Response, f.text)
 	return &p, f.req
 }
@@ -411,12 +498,12 @@ func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, 
 
 func (l *PacketLog) header(i int) Packet { return l.packet(l.recs.whole(i)) }
 
-// packet is a packet's header from its record and its fields, whole.
-func (l *PacketLog) packet(f farPacket, r packetRec) Packet {
+// packet is a packet's header from its fields, whole, and its head.
+func (l *PacketLog) packet(f farPacket, h pktHead) Packet {
 	w := l.w
-	flags := r.flags()
+	flags := h.flags
 	p := Packet{ID: int(f.id), Sent: int(f.sent), Delivered: -1, Lost: flags&pkLost != 0,
-		Type: APIs[r.api()], Response: flags&pkResponse != 0, Error: ErrorCode(r.err)}
+		Type: APIs[h.api], Response: flags&pkResponse != 0, Error: ErrorCode(h.err)}
 	if !p.Lost && (flags&pkDelivered != 0 || w.Tick > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
@@ -471,9 +558,9 @@ func (l *PacketLog) Append(p *Packet) {
 	}
 	l.record(p)
 	if r := l.recs.Last(); p.Delivered == -1 {
-		r.apiFlags |= pkLost << 4
+		r.flagsErr |= pkLost << 4
 	} else {
-		r.apiFlags |= pkDelivered << 4
+		r.flagsErr |= pkDelivered << 4
 	}
 }
 
@@ -494,7 +581,6 @@ func (l *PacketLog) record(p *Packet) {
 		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
 	var flags uint8
-	r := packetRec{err: uint8(p.Error)}
 	f := farPacket{sent: int32(p.Sent), text: p.text, req: -1}
 	if p.Req != nil {
 		f.req = int32(p.Req.ID)
@@ -514,15 +600,14 @@ func (l *PacketLog) record(p *Packet) {
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
-	r.apiFlags = l.api(p.Type) | flags<<4
-	l.recs.add(r, f, w.texts.end())
+	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, w.texts.end())
 }
 
 // EventLog is every event, oldest first.
 type EventLog struct {
 	recs  eventRecs
 	w     *World
-	kinds recent[EventKind, uint8] // kindIndex's last answers
+	kinds strRecent[EventKind, uint8] // kindIndex's last answers
 }
 
 // Len is the number of events.
@@ -576,6 +661,9 @@ func (w *World) addText(b []byte) textRef {
 	b = append(b, tEnd)
 	ref, in := w.texts.put(b)
 	w.scratch = w.texts.scratch(b, in)
+	if b[0] == tOffsets {
+		w.texts.offsets = ref
+	}
 	return ref
 }
 
@@ -586,9 +674,13 @@ func (w *World) addWhole(b []byte) textRef {
 	if len(b) == 0 || b[0] < tTemplate || int(b[0]-tTemplate) >= len(templates) {
 		panic("sim: addWhole is for a text that is one template")
 	}
+	processed := b[0] == tTemplate+tplProcessed
 	b[0] += tWhole - tTemplate
 	ref, in := w.texts.put(b)
 	w.scratch = w.texts.scratch(b, in)
+	if processed {
+		w.texts.processed = ref
+	}
 	return ref
 }
 

@@ -364,12 +364,13 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 }
 
 // TestCommitOffsetsStoredOnce: a committed event's offsets are its
-// OffsetCommit request's offsets token, referred to (tSame), not encoded
-// again, and they read as the request's: the event is "<member> committed
+// OffsetCommit request's offsets token, referred to (tSame, or tSameBack
+// as a distance back within the arena's chunk, which most are), not
+// encoded again, and they read as the request's: the event is "<member> committed
 // <offsets>" and the answer "<offsets>", where the request is "<offsets>,
 // gen N, <member>". A reference to a reference, or to nothing, ends the text.
 func TestCommitOffsetsStoredOnce(t *testing.T) {
-	shared := 0
+	shared, back := 0, 0
 	for seed := 1; seed <= 8; seed++ {
 		w := traceCase(t, []GroupType{ClassicGroup, ConsumerGroup}[seed%2], seed)
 		reqText := map[textRef]string{} // an OffsetCommit request's text ref: its offsets
@@ -397,10 +398,14 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			}
 			b := w.texts.bytes(r.text)
 			k := bytes.IndexByte(b, phCommitted) + 1 // onCommit's text: member, phrase, offsets (a rare one is a literal)
-			if k == 0 || k >= len(b) || b[k] != tSame {
+			if k == 0 || k >= len(b) || b[k] != tSame && b[k] != tSameBack {
 				continue
 			}
 			ref, n := binary.Uvarint(b[k+1:])
+			if b[k] == tSameBack { // a distance back from the token
+				ref = uint64(r.text) + uint64(k) - ref
+				back++
+			}
 			offs, ok := reqText[textRef(ref)]
 			if n <= 0 || !ok {
 				t.Fatalf("seed %d: event %q refers to %d, not an OffsetCommit's text", seed, e.Text, ref)
@@ -411,14 +416,14 @@ func TestCommitOffsetsStoredOnce(t *testing.T) {
 			shared++
 		}
 	}
-	if shared == 0 {
-		t.Fatal("no committed event refers to its request's offsets")
+	if shared == 0 || back == 0 {
+		t.Fatalf("%d committed events refer to their request's offsets, %d as a distance back (tSameBack)", shared, back)
 	}
 	w := traceCase(t, ClassicGroup, 1)
 	saved := w.texts
 	defer func() { w.texts = saved }()
-	w.texts = textArena{open: []byte{tEnd, tLit, 1, 'a', tSame, 4, tEnd, tSame, 1, tEnd, tSame, 99, tEnd}}
-	for ref, want := range map[textRef]string{1: "a", 4: "", 7: "a", 10: ""} {
+	w.texts = textArena{open: []byte{tEnd, tLit, 1, 'a', tSame, 4, tEnd, tSame, 1, tEnd, tSame, 99, tEnd, tSameBack, 12, tEnd, tSameBack, 3, tEnd}}
+	for ref, want := range map[textRef]string{1: "a", 4: "", 7: "a", 10: "", 13: "a", 16: ""} {
 		if got := w.text(ref); got != want {
 			t.Fatalf("text at %d is %q, want %q", ref, got, want)
 		}
@@ -435,7 +440,23 @@ func FuzzTextDecode(f *testing.F) {
 	f.Add([]byte{tLit, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{tOffsets, 0x80})
 	f.Add([]byte{tSame, 0, tSame, 2})
+	f.Add([]byte{tEnd, tOffsets, 1, 0, 6, tEnd, tSameBack, 5, tEnd, tSameBack, 3, tSameBack, 0, tSameBack, 80})
 	f.Add([]byte{tRecord, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 3})
+	// a produce naming its record as the processed event 3 bytes before it
+	// does (tplProduceAfter), and ones whose distance back is 0, before
+	// the chunk, or at a text that is not a processed event
+	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8})
+	f.Add([]byte{tWhole + tplProduceAfter, 0, 2, 0, 2, tWhole + tplProduceAfter, 9, 2, 0, 2, tWhole + tplProduceAfter, 5, 2, 0, 2})
+	// a produce taking its producer id and epoch from the one 7 bytes
+	// back (tplProduceNext), and ones whose distance is 0 or reaches a
+	// text that is not a produce spelling them
+	f.Add([]byte{tEnd, tWhole + tplProcessed, 0, 5, tWhole + tplProduceAfter, 3, 0xd0, 0x0f, 0, 8, tWhole + tplProduceNext, 9, 6, 2,
+		tWhole + tplProduceNext, 13, 0, 2, tWhole + tplProduceNext, 17, 17, 2})
+	// a fetch's positions as its commit's (tOffsetsRot) from the second
+	// on, and ones whose k is past the positions, or whose distance back is
+	// 0, before the chunk, or at a token that is not a tOffsets
+	f.Add([]byte{tEnd, tOffsets, 2, 0, 6, 1, 2, tEnd, tOffsetsRot, 7, 1, tEnd, tOffsetsRot, 11, 2, tEnd})
+	f.Add([]byte{tOffsetsRot, 0, 0, tEnd, tOffsetsRot, 9, 0, tEnd, tOffsetsRot, 1, 0, tEnd})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1024 {
 			return
@@ -452,8 +473,8 @@ func FuzzTextDecode(f *testing.F) {
 
 // The trace's records keep an answer's request as a distance back and an
 // event's member and records offset in narrow fields; what does not fit
-// (a request 65,535 or more packets back or not before its answer, a member
-// past party 65,534, records from byte 255 on) is kept apart and read back
+// (a request 4,096 or more packets back or not before its answer, a member
+// past party 4,095, records from byte 16 on) is kept apart and read back
 // exactly, in the world and in its clones.
 func TestTraceRecordsThatDoNotFit(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
@@ -758,4 +779,254 @@ func (s *packetRecs) text(i int) textRef {
 func (s *eventRecs) text(i int) textRef {
 	f, _ := s.whole(i)
 	return f.text
+}
+
+// The narrow fields of a packet record (a request's peer, an answer's back
+// 12 bits each and error code 7 bits, sent 8 bits from its chunk's first)
+// and of an event record (member 12 bits, records 4 bits, tick 8 bits) hold
+// every value up to their edge, and the first value past it is kept apart
+// (far) and read back exactly: a test of each edge from both sides, in the
+// world and in its clones. An answer keeps its request's API and peer, so
+// one of another API or peer, an answer to an answer and a request with
+// an error code are kept apart too.
+func TestTraceNarrowFieldEdges(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	farPackets, farEvents := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+	edge := func(what string, wantFar bool, add func()) {
+		t.Helper()
+		p0, e0 := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+		add()
+		p1, e1 := w.Packets.recs.far.Len(), w.Events.recs.far.Len()
+		if got := p1-p0+e1-e0 == 1; got != wantFar || p1-p0+e1-e0 > 1 {
+			t.Fatalf("%s: %d packets and %d events kept apart, want far %v", what, p1-p0, e1-e0, wantFar)
+		}
+	}
+	type pkt struct {
+		id, sent, req int
+		from          string
+		inc           int
+		typ           API
+		err           ErrorCode
+	}
+	var pkts []pkt
+	sendAs := func(typ API, err ErrorCode, from string, inc, sent int, req *Packet) *Packet {
+		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: from, FromInc: inc, To: Broker, Type: typ, Error: err, Summary: fmt.Sprint("p", w.Packets.Len())}
+		want := pkt{id: p.ID, sent: sent, req: -1, from: from, inc: inc, typ: typ, err: err}
+		if req != nil {
+			p.From, p.FromInc, p.To, p.ToInc, p.Response, p.Req = Broker, 0, from, inc, true, req
+			want.req = req.ID
+		}
+		w.Packets.Append(p)
+		pkts = append(pkts, want)
+		return p
+	}
+	send := func(from string, inc, sent int, req *Packet) *Packet {
+		return sendAs(Fetch, None, from, inc, sent, req)
+	}
+	// parties numbered 4,095 and 4,096 (client ids, incarnation 0: the
+	// packets' ends and the events' members), after the ones the other
+	// packets and events name
+	w.parties.id("C1", 1)
+	w.parties.id("C1", 0)
+	var m4095, m4096 string
+	for i := 0; m4096 == ""; i++ {
+		name := "M" + strconv.Itoa(i)
+		switch w.parties.id(name, 0) {
+		case narrowBits - 1:
+			m4095 = name
+		case narrowBits:
+			m4096 = name
+		}
+	}
+	edge("peer 4,095", false, func() { send(m4095, 0, w.Tick, nil) })
+	edge("peer 4,096", true, func() { send(m4096, 0, w.Tick, nil) })
+	for _, back := range []int{narrowBits - 1, narrowBits} {
+		req := send("C1", 1, w.Tick, nil)
+		for w.Packets.Len() < req.ID+back {
+			send("C1", 1, w.Tick, nil)
+		}
+		edge(fmt.Sprint("back ", back), back == narrowBits, func() { send("C1", 1, w.Tick, req) })
+	}
+	req := send("C1", 1, w.Tick, nil)
+	edge("an answer's error code 127", false, func() { sendAs(Fetch, 127, "C1", 1, w.Tick, req) })
+	edge("an answer's error code 128", true, func() { sendAs(Fetch, 128, "C1", 1, w.Tick, req) })
+	edge("a request's error code", true, func() { sendAs(Fetch, RebalanceInProgress, "C1", 1, w.Tick, nil) })
+	edge("an answer of another API", true, func() { sendAs(Produce, None, "C1", 1, w.Tick, req) })
+	edge("an answer to another process", true, func() { send("C1", 2, w.Tick, req) })
+	ans := send("C1", 1, w.Tick, req)
+	edge("an answer to an answer", true, func() { send("C1", 1, w.Tick, ans) })
+	for _, d := range []int{255, 256} {
+		for w.Packets.Len()%seqChunk != 0 {
+			send("C1", 1, w.Tick, nil)
+		}
+		send("C1", 1, w.Tick, nil) // the chunk's first: its base tick
+		edge(fmt.Sprint("sent ", d, " ticks after the chunk's first"), d == 256, func() { send("C1", 1, w.Tick+d, nil) })
+	}
+
+	type ev struct {
+		i, tick int
+		member  string
+		text    string
+		records []string
+		kind    EventKind
+	}
+	var evs []ev
+	event := func(member string, at int) {
+		b := encLit(w.scratch[:0], strings.Repeat("x", max(at-2, 0)))
+		rec := w.RecordName(w.InputPartitions()[0], 7)
+		want := ev{i: w.Events.Len(), tick: w.Tick, member: member, text: strings.Repeat("x", max(at-2, 0)) + rec, kind: EvPolled}
+		if at > 0 {
+			want.records = []string{rec}
+		}
+		w.eventEnc(EvPolled, member, w.encRecord(b, w.InputPartitions()[0], 7, ""), at)
+		evs = append(evs, want)
+	}
+	edge("member 4,095", false, func() { event(m4095, 0) })
+	edge("member 4,096", true, func() { event(m4096, 0) })
+	edge("records at byte 15", false, func() { event("C1", 15) })
+	edge("records at byte 16", true, func() { event("C1", 16) })
+	for _, d := range []int{255, 256} {
+		for w.Events.Len()%seqChunk != 0 {
+			event("C1", 0)
+		}
+		event("C1", 0) // the chunk's first: its base tick
+		w.Tick += d
+		edge(fmt.Sprint("event ", d, " ticks after the chunk's first"), d == 256, func() { event("C1", 0) })
+		w.Tick -= d
+	}
+	if w.Packets.recs.far.Len()-farPackets != 8 || w.Events.recs.far.Len()-farEvents != 3 {
+		t.Fatalf("%d packets and %d events kept apart, want 8 and 3", w.Packets.recs.far.Len()-farPackets, w.Events.recs.far.Len()-farEvents)
+	}
+	checkWithClone(w, func(w *World, what string) {
+		for _, want := range pkts {
+			p := w.Packets.At(want.id)
+			from, inc := p.From, p.FromInc
+			if p.Response {
+				from, inc = p.To, p.ToInc
+			}
+			req := -1
+			if p.Req != nil {
+				req = p.Req.ID
+			}
+			if p.Sent != want.sent || req != want.req || from != want.from || inc != want.inc || p.Type != want.typ || p.Error != want.err ||
+				p.Response != (want.req >= 0) || p.Summary != fmt.Sprint("p", want.id) {
+				t.Fatalf("%s: packet %d reads %+v, want %+v", what, want.id, p, want)
+			}
+		}
+		for _, want := range evs {
+			e := w.Events.At(want.i)
+			if e.Tick != want.tick || e.Member != want.member || e.Text != want.text || e.Kind != want.kind || !slices.Equal(e.Records, want.records) {
+				t.Fatalf("%s: event %d reads %+v, want %+v", what, want.i, e, want)
+			}
+		}
+	})
+}
+
+// TestProduceNamesProcessedRecord: a produce's text names its record as
+// a reference back to the processed event just before it
+// (tplProduceAfter), so the record is stored once, in 9 bytes or fewer
+// for the produce, and most take their producer id and epoch from their
+// producer's last produce that spells them (tplProduceNext: 6 or fewer); it names the record its member processed, in the world
+// and in a clone (whose first text starts a chunk of its own: a reference
+// never crosses chunks). TestTraceMaterializedAsBefore checks every text
+// reads as before.
+func TestProduceNamesProcessedRecord(t *testing.T) {
+	w := consumingWorld(100, 40)
+	c := w.Clone()
+	for _, w := range []*World{w, c} {
+		p0 := w.Packets.Len()
+		for i := 0; i < 40; i++ {
+			w.Step()
+		}
+		after, next, whole := 0, 0, 0
+		for i := p0; i < w.Packets.Len(); i++ {
+			p := w.Packets.At(i)
+			if p.Type != Produce || p.Response {
+				continue
+			}
+			ref := w.Packets.recs.text(i)
+			switch firstByte(w.texts.bytes(ref)) {
+			case tWhole + tplProduceAfter, tWhole + tplProduceNext:
+				after++
+				r := w.readerAt(ref, "")
+				r.next(nil)
+				n, most := r.n-len(r.b), 9
+				if w.texts.bytes(ref)[0] == tWhole+tplProduceNext {
+					next, most = next+1, 6
+				}
+				if n > most {
+					t.Fatalf("produce %q takes %d bytes", p.Summary, n)
+				}
+			case tWhole + tplProduce:
+				whole++
+			}
+			if !strings.HasPrefix(p.Summary, "inv(") || !strings.Contains(p.Summary, ") pid ") {
+				t.Fatalf("produce reads %q", p.Summary)
+			}
+			src := p.Summary[len("inv("):strings.IndexByte(p.Summary, ')')]
+			// the processed event of that record, by the same member
+			found := false
+			for k := w.Events.Len() - 1; k >= 0 && !found; k-- {
+				e := w.Events.At(k)
+				found = e.Kind == EvProcessed && e.Member == p.From && len(e.Records) == 1 && e.Records[0] == src
+			}
+			if !found {
+				t.Fatalf("produce %q: no processed event of %s by %s", p.Summary, src, p.From)
+			}
+		}
+		if after < 20 || whole > 2 || next < after-4 {
+			t.Fatalf("%d produces refer to their processed event, %d of them to their producer's last for its id and epoch; %d are whole", after, next, whole)
+		}
+	}
+}
+
+// TestFetchPositionsReferToCommit: a fetch sent right after its member's
+// commit names its positions as a reference back to the commit's offsets
+// token, rotated to the fetch's order (tOffsetsRot), in 4 bytes or fewer
+// where each position took 2 or more; it reads as the fetch always read.
+func TestFetchPositionsReferToCommit(t *testing.T) {
+	w := consumingWorld(1_000, 400)
+	rot, rotated := 0, 0
+	for i := 0; i < w.Packets.Len(); i++ {
+		p := w.Packets.At(i)
+		if p.Type != Fetch || p.Response {
+			continue
+		}
+		ref := w.Packets.recs.text(i)
+		if firstByte(w.texts.bytes(ref)) != tOffsetsRot {
+			continue
+		}
+		rot++
+		r := w.readerAt(ref, "")
+		out, _, ok := r.next(nil)
+		if n := r.n - len(r.b); !ok || n > 4 {
+			t.Fatalf("fetch %q: its positions take %d bytes", p.Summary, n)
+		}
+		// the same positions as the commit just before, maybe in another order
+		if !strings.HasPrefix(p.Summary, string(out)+" max ") {
+			t.Fatalf("fetch %q: positions read %q", p.Summary, out)
+		}
+		var c *Packet
+		for k := i - 1; k >= 0 && c == nil; k-- {
+			if q := w.Packets.At(k); q.Type == OffsetCommit && !q.Response && q.From == p.From {
+				c = q
+			}
+		}
+		if c == nil {
+			t.Fatalf("fetch %q: no commit before it", p.Summary)
+		}
+		offs, _, _ := strings.Cut(c.Summary, ", ")
+		got, want := strings.Fields(string(out)), strings.Fields(offs)
+		if !strings.HasPrefix(string(out), want[0]) {
+			rotated++
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("fetch %q: positions %v, its commit's %q", p.Summary, got, c.Summary)
+		}
+	}
+	if rot < 100 || rotated == 0 {
+		t.Fatalf("%d fetches refer to their commit's positions, %d of them rotated", rot, rotated)
+	}
 }

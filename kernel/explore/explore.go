@@ -275,6 +275,27 @@ func (p *plan) cursor(t int) *sim.World {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.makeCursors(i)
+}
+
+// prefetch makes the world at tick t+1 of the window, if it is in the
+// window and not made yet, unless a worker is making one now. A worker
+// that starts a branch at tick t calls it: the copies are then made a tick
+// ahead, while the other workers still run branches at t, rather than
+// when a worker first needs one, which the next worker to reach that
+// tick, a branch later, often found still being made, and waited for.
+func (p *plan) prefetch(t int) {
+	i := t + 1 - p.opts.From
+	if i >= len(p.cursors) || p.cursors[i].Load() != nil || !p.mu.TryLock() {
+		return
+	}
+	defer p.mu.Unlock()
+	p.makeCursors(i)
+}
+
+// makeCursors makes the worlds up to index i of the window, under p.mu,
+// and returns the one at i; nil once the sweep is stopped.
+func (p *plan) makeCursors(i int) *sim.World {
 	for ; p.made <= i; p.made++ {
 		for p.maker.Tick < p.opts.From+p.made {
 			if p.stopped() {
@@ -293,28 +314,39 @@ func (p *plan) stopped() bool { return p.opts.Stop != nil && p.opts.Stop() }
 // outcomes in that order. Workers take the next index from a shared
 // counter and write only their own slot, so the result is the same as a
 // sequential run's.
+//
+// The caller raises the collector's percentage for the sweep (raiseGC).
 func (p *plan) run(idx []int) ([]Outcome, error) {
-	defer raiseGC()()
 	outcomes := make([]Outcome, len(idx))
-	// work runs branch j; last is the worker's previous branch world,
-	// finished: the new one takes its free lists (sim.World.ReuseFreeLists)
-	// rather than allocating its round trips anew.
-	work := func(j int, last **sim.World) {
+	workers := min(p.opts.Parallel, len(idx))
+	// Copies are made a tick ahead (prefetch) when other workers may need
+	// them, and only as far as the last branch to run: the copies are made
+	// in order, so one for a tick before it is never made in vain.
+	parallel := workers > 1
+	last := 0
+	if len(idx) > 0 {
+		last = p.jobs[idx[len(idx)-1]].tick
+	}
+	// work runs branch j in a copy made by the worker's Reuser: in the
+	// storage of the worker's previous branch world, finished (its
+	// outcome holds nothing of it), rather than allocated anew.
+	work := func(j int, reuse *sim.Reuser) {
 		if p.stopped() {
 			return
 		}
 		jb := p.jobs[idx[j]]
 		if c := p.cursor(jb.tick); c != nil {
-			w := c.Clone()
-			w.ReuseFreeLists(*last)
+			w := reuse.Clone(c)
+			if parallel && jb.tick < last {
+				p.prefetch(jb.tick)
+			}
 			outcomes[j] = p.runBranch(w, jb)
-			*last = w
 		}
 	}
-	if workers := min(p.opts.Parallel, len(idx)); workers <= 1 {
-		var last *sim.World
+	if !parallel {
+		var reuse sim.Reuser
 		for j := range idx {
-			work(j, &last)
+			work(j, &reuse)
 		}
 	} else {
 		var next atomic.Int64
@@ -323,9 +355,9 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var last *sim.World
+				var reuse sim.Reuser
 				for j := int(next.Add(1)) - 1; j < len(idx); j = int(next.Add(1)) - 1 {
-					work(j, &last)
+					work(j, &reuse)
 				}
 			}()
 		}
@@ -339,6 +371,7 @@ func (p *plan) run(idx []int) ([]Outcome, error) {
 
 // Run explores from base, which is not changed.
 func Run(base *sim.World, opts Options) (*Report, error) {
+	defer raiseGC()()
 	p, err := newPlan(base, opts)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 // returns how many open or aborted records those reads returned at
 // read_committed (the aborted-read class), over every branch and tick.
 func RunRereading(base *sim.World, opts Options) (*Report, int64, error) {
+	defer raiseGC()()
 	p, err := newPlan(base, opts)
 	if err != nil {
 		return nil, 0, err

@@ -106,6 +106,7 @@ func RunShard(base *sim.World, opts Options, k, n int) (*Part, error) {
 	if err := CheckShard(k, n); err != nil {
 		return nil, err
 	}
+	defer raiseGC()()
 	p, err := newPlan(base, opts)
 	if err != nil {
 		return nil, err
