@@ -27,7 +27,7 @@ func (w *World) clone(r *Reuser) *World {
 			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
 				group: old.Group, txn: old.Txn, timers: old.timers, free: old.free, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
-			old.free = nil // the finished copy recycles nothing from here on (ReuseFreeLists)
+			old.free = nil // the finished copy recycles nothing from here on
 		}
 		r.last = nil
 	} else {
@@ -47,7 +47,9 @@ func (w *World) clone(r *Reuser) *World {
 	n.scratch, n.keep = nil, nil
 	// What is alive now may be shared from here on: neither world recycles
 	// it (freelist.go); the copy starts lists of its own, or takes the
-	// finished copy's, renewed (ReuseFreeLists).
+	// finished copy's, renewed: what is in them is referenced by nothing
+	// else (recycle takes back only what no world reads again), and the
+	// renewed epoch keeps what the finished copy still holds out of them.
 	w.free.renew()
 	if n.free = sp.free; n.free != nil {
 		n.free.renew()

@@ -2,29 +2,30 @@ package sim
 
 import "testing"
 
-// Copies of a world that each take the free lists of the copy before
-// (finished) step exactly as plain copies do, byte for byte, with and
-// without a crash; they send the finished copies' packets again, and the
-// finished copy is left without lists.
+// Copies of a world that a Reuser makes, each in the storage of the copy
+// before (finished), take that copy's free lists and step exactly as plain
+// copies do, byte for byte, with and without a crash; they send the
+// finished copies' packets again.
 func TestReuseFreeLists(t *testing.T) {
 	base := consumingWorld(10_000, 100)
+	var r Reuser
 	var dead *World
 	reused := 0
 	for fork := 0; fork < 6; fork++ {
 		for i := 0; i < 7; i++ {
 			base.Step()
 		}
-		plain, reuse := base.Clone(), base.Clone()
 		pool := map[*Packet]bool{}
+		var f *freeLists
 		if dead != nil {
-			f := dead.free
+			f = dead.free
 			for _, p := range f.packets {
 				pool[p] = true
 			}
-			reuse.ReuseFreeLists(dead)
-			if reuse.free != f || dead.free != nil {
-				t.Fatal("the lists did not move to the new world")
-			}
+		}
+		plain, reuse := base.Clone(), r.Clone(base)
+		if dead != nil && reuse.free != f {
+			t.Fatal("the copy did not take the finished copy's lists")
 		}
 		if fork%2 == 1 {
 			for _, w := range []*World{plain, reuse} {
