@@ -17,6 +17,13 @@ func (w *World) clone(r *Reuser) *World {
 	var sp spare
 	var n *World
 	plain := r == nil // Clone: no storage to keep for a next copy
+	if o := w.reuser; o != nil && o.last == w && o != r {
+		// w is a Reuser's last copy, copied before it is finished: the
+		// copy may share w's storage (a delivered packet still referenced
+		// lives in the Reuser's wire array), so the Reuser must not make
+		// its next copy in it. It starts afresh; w keeps its storage.
+		*o = Reuser{}
+	}
 	if r != nil {
 		if r.last == w {
 			// Copying its own last copy: that one is not finished, and its
@@ -185,6 +192,11 @@ func (w *World) clone(r *Reuser) *World {
 	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
 	n.Meter = w.Meter.clone()
 	r.last = n
+	if plain {
+		n.reuser = nil
+	} else {
+		n.reuser = r
+	}
 	return n
 }
 

@@ -21,5 +21,8 @@ type Reuser struct {
 // Clone returns a copy of w, as w.Clone does, made in the storage of the
 // copy this Reuser returned before. That copy must be finished: it must
 // never be stepped or read again, nor anything taken from it (its logs,
-// members, packets, group members) that is not a string or a copy.
+// members, packets, group members) that is not a string or a copy. A copy
+// of that copy made before it is finished (World.Clone, a checkpoint) is
+// safe: it may share the copy's storage, so it detaches the Reuser, whose
+// next copy is then made anew (TestCopyOfReuserCopyKeepsItsStorage).
 func (r *Reuser) Clone(w *World) *World { return w.clone(r) }

@@ -151,3 +151,35 @@ func TestReuserCopiesAreClones(t *testing.T) {
 		t.Error("no copy was made in the finished copy's World")
 	}
 }
+
+// A copy of a Reuser's last copy, made before that one is finished (a
+// checkpoint of a branch world), may share its storage: delivered packets
+// still referenced (a parked fetch's, an answer's request) live in the
+// Reuser's wire array. The Reuser's next copy must not be made in it: the
+// checkpoint steps on exactly as a checkpoint of a plain copy does.
+func TestCopyOfReuserCopyKeepsItsStorage(t *testing.T) {
+	src, _ := New(DefaultTopology(), DefaultConfig())
+	other, _ := New(DefaultTopology(), DefaultConfig())
+	for range 40 {
+		src.Step()
+	}
+	for range 57 {
+		other.Step()
+	}
+	for k := 0; k < 30; k++ {
+		src.Step()
+		var r Reuser
+		b, ref := r.Clone(src), src.Clone()
+		b.Step()
+		ref.Step()
+		kept, refKept := b.Clone(), ref.Clone()
+		_ = r.Clone(other) // b is finished now; kept is not
+		for range 20 {
+			kept.Step()
+			refKept.Step()
+		}
+		if fingerprint(kept) != fingerprint(refKept) {
+			t.Fatalf("k=%d: the checkpoint of a Reuser's copy changed after the Reuser's next copy", k)
+		}
+	}
+}

@@ -43,6 +43,11 @@ type World struct {
 	Cfg  Config
 	Topo Topology
 
+	// reuser is the Reuser that made this world, nil for any other: a copy
+	// of this world (a checkpoint of an explorer branch, say) may share its
+	// storage, so copying it detaches the Reuser from it (World.clone).
+	reuser *Reuser
+
 	logAt     []*PartitionLog  // every log, by tpIndex (indexLogs); a clone has its own
 	inputTPs  []TopicPartition // sorted
 	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
