@@ -40,10 +40,9 @@ type producer struct {
 // epoch and a text of maxProduceText bytes added now lands in its chunk;
 // false otherwise.
 func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool) {
-	a := &w.texts
-	end, full := a.end(), pr.fullText
-	if full == 0 || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch || a.openShared ||
-		len(a.open)+maxProduceText > arenaChunk || full>>arenaShift != end>>arenaShift || full >= end {
+	full := pr.fullText
+	end, ok := w.texts.inChunk(full, maxProduceText)
+	if !ok || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch {
 		return 0, 0, false
 	}
 	return uint64(end - full), pr.fullSeq, true

@@ -315,6 +315,17 @@ func (a *textArena) addWithTail(b []byte, at int) (textRef, textRef, bool) {
 
 // end is the reference the next text added would get if it fits in the
 // open chunk.
+// inChunk reports whether a text of room bytes added now lands in the
+// open chunk of the earlier text at ref, after it: the one place a back
+// reference (a distance from the new text to ref) may point. It returns
+// where the new text will start. A clone's first chunk is shared, so a
+// text added there never lands in it (openShared).
+func (a *textArena) inChunk(ref textRef, room int) (textRef, bool) {
+	end := a.end()
+	return end, ref != 0 && !a.openShared && len(a.open)+room <= arenaChunk &&
+		ref>>arenaShift == end>>arenaShift && ref < end
+}
+
 func (a *textArena) end() textRef { return textRef(len(a.full)<<arenaShift | len(a.open)) }
 
 // bytes returns the arena from ref to the end of its chunk.
@@ -537,9 +548,9 @@ const maxRotation = 32
 // added now lands in its chunk; false otherwise.
 func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, bool) {
 	a := &w.texts
-	end, ref := a.end(), a.offsets
-	if ref == 0 || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) || a.openShared ||
-		len(a.open)+2*binary.MaxVarintLen64+1 > arenaChunk || ref>>arenaShift != end>>arenaShift || ref >= end {
+	ref := a.offsets
+	end, ok := a.inChunk(ref, 2*binary.MaxVarintLen64+1)
+	if !ok || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) {
 		return 0, 0, false
 	}
 	var buf [maxRotation]offsetEntry
@@ -635,11 +646,9 @@ func encSame(b []byte, ref textRef) []byte {
 // distance back (tSameBack) when both will be in the open chunk, else by
 // its absolute ref (tSame).
 func (w *World) encSameAt(b []byte, ref textRef) []byte {
-	a := &w.texts
-	end := a.end()
-	at := end + textRef(len(b)) // where the token will be
-	if len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) && !a.openShared && ref != 0 &&
-		len(a.open)+len(b)+2*binary.MaxVarintLen64 <= arenaChunk && ref>>arenaShift == end>>arenaShift && ref < end {
+	end, ok := w.texts.inChunk(ref, len(b)+2*binary.MaxVarintLen64)
+	if ok && len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) {
+		at := end + textRef(len(b)) // where the token will be
 		return binary.AppendUvarint(append(b, tSameBack), uint64(at-ref))
 	}
 	return encSame(b, ref)
@@ -1013,9 +1022,8 @@ const maxProduceText = 1 + 4*binary.MaxVarintLen64
 // end: the open chunk is this world's and has room); false otherwise.
 func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
 	a := &w.texts
-	end := a.end()
-	if a.processed == 0 || tpi <= 0 || off < 0 || a.openShared || len(a.open)+maxProduceText > arenaChunk ||
-		a.processed>>arenaShift != end>>arenaShift || a.processed >= end {
+	end, ok := a.inChunk(a.processed, maxProduceText)
+	if !ok || tpi <= 0 || off < 0 {
 		return 0, false
 	}
 	r := textReader{w: w, b: a.bytes(a.processed + 1)}
