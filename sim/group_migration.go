@@ -286,8 +286,7 @@ func (g *Group) notifyClassicMembers(w *World) {
 		if !rejoin || gm.notified == key {
 			continue
 		}
-		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || m.MemberID != gm.MemberID || !m.heartbeats() {
+		if !g.hearsFrom(w, gm) {
 			// No heartbeat to answer: a member joining (or reset, or dead)
 			// is told by its first heartbeat once it sends them again
 			// (heartbeatStarted calls this anew).
@@ -401,7 +400,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 		// it going every tick; one that sends none (joining, reset, or
 		// gone) is removed a session timeout from now, unless a JoinGroup
 		// or SyncGroup of it waits (sessionExpiry).
-		if m := w.process(gm.ClientID, gm.Inc); m != nil && m.MemberID == gm.MemberID && m.heartbeats() {
+		if g.hearsFrom(w, gm) {
 			gm.silentSince = -1
 		} else {
 			gm.silentSince = w.Tick
