@@ -349,14 +349,18 @@ var kindIndex = func() map[EventKind]uint8 {
 type parties struct {
 	names []party
 	index map[party]uint32
-	// recent: a tick names the same two or three members over and over.
+	// clients: the parties of client ids alone (inc 0), as events and texts
+	// name members: a tick names the same two or three over and over, by
+	// the very same strings (Member.Client, a member id's prefix).
+	clients strCache[string, uint32]
+	// recent: the same for processes (inc > 0), which packets name
+	// (World.partyOf keeps most of those on the process).
 	recent recent[party, uint32]
 }
 
 // recent remembers the last few answers of a lookup whose answer for a key
-// never changes (a party's number, an event kind's or an API's index): a
-// few compares, where the strings usually differ in length or share their
-// bytes, instead of hashing the key.
+// never changes (a process's party number): a few compares instead of
+// hashing the key.
 type recent[K comparable, V any] struct {
 	keys [4]K
 	vals [4]V
@@ -374,24 +378,6 @@ func (c *recent[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
-// strRecent is recent for string keys that are usually the same
-// constants (an API, an event kind): a key whose bytes are the very ones
-// put (the same pointer and length) is found by comparing two words each,
-// no bytes; any other spelling of it by comparing the strings.
-type strRecent[K ~string, V any] struct {
-	recent[K, V]
-}
-
-func (c *strRecent[K, V]) get(k K) (V, bool) {
-	p := unsafe.StringData(string(k))
-	for i := 0; i < int(c.n); i++ {
-		if len(c.keys[i]) == len(k) && unsafe.StringData(string(c.keys[i])) == p {
-			return c.vals[i], true
-		}
-	}
-	return c.recent.get(k)
-}
-
 func (c *recent[K, V]) put(k K, v V) {
 	i := c.next % uint8(len(c.keys))
 	c.keys[i], c.vals[i] = k, v
@@ -406,19 +392,31 @@ type party struct {
 
 func (ps *parties) id(name string, inc int) uint32 {
 	if inc == 0 {
+		if i, ok := ps.clients.get(name); ok {
+			return i
+		}
 		if name == "" {
 			return 0
 		}
 		if name == Broker {
 			return 1
 		}
+		i := ps.lookup(party{name, 0})
+		ps.clients.put(name, i)
+		return i
 	}
 	k := party{name, inc}
 	if i, ok := ps.recent.get(k); ok {
 		return i
 	}
+	i := ps.lookup(k)
+	ps.recent.put(k, i)
+	return i
+}
+
+// lookup is k's number, given it if new.
+func (ps *parties) lookup(k party) uint32 {
 	if i, ok := ps.index[k]; ok {
-		ps.recent.put(k, i)
 		return i
 	}
 	if ps.index == nil {
@@ -430,7 +428,6 @@ func (ps *parties) id(name string, inc int) uint32 {
 	i := uint32(len(ps.names))
 	ps.names = append(ps.names, k)
 	ps.index[k] = i
-	ps.recent.put(k, i)
 	return i
 }
 
@@ -459,14 +456,14 @@ func (ps *parties) at(i uint32) party {
 // clone shares the names (append-only, cut to their length) and copies the
 // index: about as many entries as processes, which Clone copies anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), recent: ps.recent}
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), clients: ps.clients, recent: ps.recent}
 }
 
 // PacketLog is the trace: every packet in send order (p.ID is the index).
 type PacketLog struct {
 	recs packetRecs
 	w    *World
-	apis strRecent[API, uint8] // apiIndex's last answers
+	apis strCache[API, uint8] // apiIndex's answers
 }
 
 // Len is the number of packets sent.
@@ -607,7 +604,7 @@ func (l *PacketLog) record(p *Packet) {
 type EventLog struct {
 	recs  eventRecs
 	w     *World
-	kinds strRecent[EventKind, uint8] // kindIndex's last answers
+	kinds strCache[EventKind, uint8] // kindIndex's answers
 }
 
 // Len is the number of events.
