@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -165,6 +166,10 @@ type Member struct {
 	// cost lookups, as every slot is checked where it is used).
 	slotsFor *TopicPartition
 	slots    []int32
+	// slotsAscend: slots ascend with Owned (and number every partition),
+	// as they do when the input topics are named in order; ownsHint can
+	// then search them as numbers.
+	slotsAscend bool
 }
 
 // groupClient is the group-protocol half of a member, as the poll loop,
@@ -238,6 +243,10 @@ func (m *Member) ownedSlots() []int32 {
 	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
 		m.slots = m.positions.idx.slotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
 		m.slotsFor = &m.Owned[0]
+		m.slotsAscend = m.slots[0] >= 0
+		for i := 1; i < len(m.slots) && m.slotsAscend; i++ {
+			m.slotsAscend = m.slots[i] > m.slots[i-1]
+		}
 	}
 	return m.slots
 }
@@ -402,6 +411,19 @@ func (m *Member) owns(tp TopicPartition) bool {
 	return i < len(m.Owned) && m.Owned[i] == tp
 }
 
+// ownsHint is owns for a partition whose slot may be known (hint; -1: not,
+// and a wrong one is not trusted): a binary search of Owned's slots when
+// they ascend with it, comparing numbers instead of topic names.
+func (m *Member) ownsHint(tp TopicPartition, hint int32) bool {
+	if k := m.positions.slotOf(tp, hint); k >= 0 && len(m.Owned) > 0 {
+		if slots := m.ownedSlots(); m.slotsAscend {
+			_, ok := slices.BinarySearch(slots, k)
+			return ok
+		}
+	}
+	return m.owns(tp)
+}
+
 // inPoll is true while the application thread is inside poll(), where the
 // consumer runs rebalances and callbacks.
 func (m *Member) inPoll() bool { return m.loop == LoopIdle || m.loop == LoopFetching }
@@ -453,17 +475,14 @@ func (m *Member) poll(w *World) bool {
 	}
 	m.maybeAutoCommit(w)
 	req := w.newFetchReq()
-	tps := m.fetchableInto(w, req.Partitions)
+	tps, offs := m.fetchableInto(w, req.Partitions, req.Offsets)
 	if len(tps) == 0 {
-		req.Partitions = tps[:0]
+		req.Partitions, req.Offsets = tps[:0], offs[:0]
 		w.unuseFetchReq(req)
 		return false
 	}
 	m.fetchID++
-	req.ID, req.Partitions, req.Max = m.fetchID, tps, m.Cfg.MaxPollRecords
-	for _, tp := range tps {
-		req.Offsets = append(req.Offsets, m.positions.at(tp))
-	}
+	req.ID, req.Partitions, req.Offsets, req.Max = m.fetchID, tps, offs, m.Cfg.MaxPollRecords
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3", encoded: every fetch writes it
 	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
@@ -512,26 +531,36 @@ func (m *Member) maybeAutoCommit(w *World) {
 // is gathered in the world's scratch buffer and copied once, rotated, at
 // its exact size (the Fetch request keeps it).
 func (m *Member) fetchable(w *World) []TopicPartition {
-	return m.fetchableInto(w, nil)
+	tps, _ := m.fetchableInto(w, nil, nil)
+	return tps
 }
 
-// fetchableInto is fetchable appending to dst (a recycled request's array).
-func (m *Member) fetchableInto(w *World, dst []TopicPartition) []TopicPartition {
-	all := w.tpBuf[:0]
-	for _, tp := range m.Owned {
-		if m.fetches(tp) {
-			all = append(all, tp)
+// fetchableInto is fetchable appending to dst[:0] (a recycled request's
+// array), with each partition's position appended to offs[:0] in the same
+// order: the positions are read in the one walk of Owned, by the slots
+// ownedSlots numbers them with.
+func (m *Member) fetchableInto(w *World, dst []TopicPartition, offs []int) ([]TopicPartition, []int) {
+	all, offs := w.tpBuf[:0], offs[:0]
+	slots, at := m.ownedSlots(), 0 // at: getSlot's cursor in positions
+	for i, tp := range m.Owned {
+		if pos, ok := m.positions.getSlot(tp, m.positions.slotOf(tp, slots[i]), &at); ok && !m.revoking(tp) {
+			all, offs = append(all, tp), append(offs, pos)
 		}
 	}
 	w.tpBuf = all
 	if len(all) == 0 {
-		return dst[:0]
+		return dst[:0], offs
 	}
 	i := 0
 	if m.hasRotate && len(all) > 1 {
 		i = sort.Search(len(all), func(i int) bool { return m.rotate.Less(all[i]) })
 	}
-	return append(append(dst[:0], all[i:]...), all[:i]...)
+	// both rotated to start after the last partition polled: the
+	// positions in place (three reversals), the partitions into dst
+	slices.Reverse(offs[:i])
+	slices.Reverse(offs[i:])
+	slices.Reverse(offs)
+	return append(append(dst[:0], all[i:]...), all[:i]...), offs
 }
 
 // fetches reports whether fetchable includes an owned partition: it has a
@@ -575,9 +604,10 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	}
 	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
-		if pos, ok := m.positions.get(f.TP); ok && pos == f.Offset && m.owns(f.TP) {
+		k := f.tpi - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
+		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
 			batch = append(batch, f)
-			m.positions.set(f.TP, f.Offset+1)
+			m.positions.setHint(f.TP, k, f.Offset+1)
 		}
 	}
 	if len(batch) == 0 {
@@ -642,7 +672,7 @@ func (m *Member) work(w *World) {
 		return
 	}
 	m.slowNow = false
-	m.processed.set(f.TP, f.Offset+1)
+	m.processed.setHint(f.TP, f.tpi-1, f.Offset+1)
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record

@@ -151,6 +151,12 @@ func (p *partInts) get(tp TopicPartition) (int, bool) { return p.getHint(tp, -1)
 
 // getHint is get with tp's slot, if known, as hint.
 func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
+	if p.idx != nil && p.idx.is(tp, hint) { // the hot path's: lookup's first case, without its four results
+		if i, found := p.find(hint); found {
+			return p.es[i].v, true
+		}
+		return 0, false
+	}
 	i, _, found, numbered := p.lookup(tp, hint, false)
 	if !numbered {
 		v, ok := p.other[tp]
@@ -173,6 +179,12 @@ func (p *partInts) set(tp TopicPartition, v int) { p.setHint(tp, -1, v) }
 
 // setHint is set with tp's slot, if known, as hint.
 func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
+	if p.idx != nil && p.idx.is(tp, hint) { // as in getHint
+		if i, found := p.find(hint); found {
+			p.es[i].v = v
+			return
+		}
+	}
 	i, k, found, numbered := p.lookup(tp, hint, true)
 	switch {
 	case !numbered:
