@@ -218,11 +218,9 @@ func (w *World) recycle(p *Packet) {
 				f.produceReqs = append(f.produceReqs, b)
 			}
 		}
-		*q = Packet{}
-		f.packets = append(f.packets, q)
+		f.packets = append(f.packets, q) // packet() zeroes it when it hands it out again
 	}
 	if p.epoch == e {
-		*p = Packet{}
 		f.packets = append(f.packets, p)
 	}
 }
