@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -323,5 +324,72 @@ func TestPositionListLeavesOutMissing(t *testing.T) {
 	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
 		m.positions.delAll([]TopicPartition{m.Owned[i]})
 		check(fmt.Sprint("without ", m.Owned[i]))
+	}
+}
+
+// TestPollTimersAsEager: the max.poll.interval checks kept on the member,
+// one timer standing in the queue for each (armPollTimer), give the very
+// trace that a timer per check gives, with max.poll.interval.ms raised
+// and lowered while members poll (low enough that checks act: members
+// leave, rejoin, are fenced), and the queue stays short.
+func TestPollTimersAsEager(t *testing.T) {
+	defer func() { eagerPollTimers = false }()
+	run := func(proto GroupType, seed int, eager bool) (string, int) {
+		eagerPollTimers = eager
+		most := 0
+		r := rand.New(rand.NewSource(int64(seed) * 7919))
+		w := traceCaseWith(t, proto, seed, func(w *World) *World {
+			if r.Intn(15) == 0 {
+				client := ""
+				if r.Intn(2) == 0 {
+					client = fmt.Sprintf("C%d", 1+r.Intn(3))
+				}
+				w.Set(client, "max.poll.interval.ms", strconv.Itoa(3+r.Intn(60)))
+			}
+			most = max(most, w.timers.Len())
+			return w
+		})
+		return traceDump(w), most
+	}
+	acted := 0
+	for _, proto := range protocols {
+		for seed := 0; seed < 16; seed++ {
+			want, eagerMost := run(proto, seed, true)
+			got, lazyMost := run(proto, seed, false)
+			if got != want {
+				t.Fatalf("%s seed %d: the trace differs from a timer per check at %s", proto, seed, firstDiff(got, want))
+			}
+			if lazyMost > eagerMost {
+				t.Errorf("%s seed %d: up to %d timers queued, more than the %d of a timer per check", proto, seed, lazyMost, eagerMost)
+			}
+			acted += strings.Count(want, "max.poll.interval")
+		}
+	}
+	if acted == 0 {
+		t.Error("no check acted in any world: the test shows nothing")
+	}
+}
+
+// TestPollTimerSameStretchTwice: two checks of one stretch (a JoinGroup
+// answer read in commitSync and poll() returning in the same tick) both
+// fire under the keys they were given, as a timer per check does: the
+// first, the one that may act, as the member's latest check (fired by the
+// standing timer), the second by a timer of its own.
+func TestPollTimerSameStretchTwice(t *testing.T) {
+	w := consumingWorld(10, 20)
+	m := w.current["C1"]
+	m.leftPollAt = w.Tick
+	first := w.timers.seq + 1
+	m.armPollTimer(w)
+	m.armPollTimer(w)
+	var own []int
+	for _, k := range w.timers.heap {
+		if tm := w.timers.slots[k.slot]; tm.kind == tmPollTimeout && tm.client == "C1" && tm.m == 0 {
+			own = append(own, k.seq)
+		}
+	}
+	if m.pollSeq != first || m.pollSince != w.Tick || !m.pollQueued || len(own) != 1 || own[0] != first+1 {
+		t.Errorf("C1's latest check has sequence number %d (stretch from %d, standing timer %v), timers of their own %v; want %d (from %d, standing) and [%d]",
+			m.pollSeq, m.pollSince, m.pollQueued, own, first, w.Tick, first+1)
 	}
 }

@@ -129,29 +129,36 @@ type Member struct {
 	hasSticky  bool
 
 	// The application thread.
-	loop          Loop
-	fetchID       int
-	batch         []fetched
-	batchIdx      int
-	workLeft      int
-	workedAt      int
-	slowNext      bool
-	slowNow       bool
-	leftPollAt    int // tick the application last returned from poll()
-	rotate        TopicPartition
-	hasRotate     bool
-	nextAuto      int
-	autoArmed     int // the nextAuto a timer is set for
-	crashAfter    int // crash once this many more records are done; -1 = never
-	closing       bool
-	closeNow      bool // close --now: break out after the record in hand
-	afterCommit   cont // what the loop does when commitSync returns
-	afterFlush    cont // what it does once every produce is answered
-	commitSeq     int  // numbers commitSync attempts, so a stale retry timer does nothing
-	pendingCommit commitList
-	closeOffs     map[TopicPartition]int
-	revokeOffs    map[TopicPartition]int
-	pendingFetch  bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
+	loop       Loop
+	fetchID    int
+	batch      []fetched
+	batchIdx   int
+	workLeft   int
+	workedAt   int
+	slowNext   bool
+	slowNow    bool
+	leftPollAt int // tick the application last returned from poll()
+	// The max.poll.interval check of the latest stretch outside poll()
+	// (armPollTimer): the due tick and sequence number its timer was
+	// given and the stretch's start; whether a timer of this process's
+	// stands in the queue for it (due no later), and that timer's key.
+	pollAt, pollSeq, pollSince int
+	pollQueued                 bool
+	pollQAt, pollQSeq          int
+	rotate                     TopicPartition
+	hasRotate                  bool
+	nextAuto                   int
+	autoArmed                  int // the nextAuto a timer is set for
+	crashAfter                 int // crash once this many more records are done; -1 = never
+	closing                    bool
+	closeNow                   bool // close --now: break out after the record in hand
+	afterCommit                cont // what the loop does when commitSync returns
+	afterFlush                 cont // what it does once every produce is answered
+	commitSeq                  int  // numbers commitSync attempts, so a stale retry timer does nothing
+	pendingCommit              commitList
+	closeOffs                  map[TopicPartition]int
+	revokeOffs                 map[TopicPartition]int
+	pendingFetch               bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
 
 	prod producer
 	txn  clientTxn
@@ -636,8 +643,62 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 
 // armPollTimer starts the heartbeat thread's max.poll.interval check for the
 // stretch outside poll() that began at leftPollAt.
+//
+// A member polls every few ticks and each check is due
+// max.poll.interval.ms later, so nearly every check finds a later stretch
+// begun and does nothing (pollTimeout). The check of the latest stretch is
+// therefore kept on the member, with the due tick and sequence number
+// reserved for it now, and one timer of the process's stands in the queue
+// for it, due no later (pollQueued): when it fires for a stretch that is
+// over, it is set again under the latest check's key (firePollTimer). So
+// the check that may act fires at the very tick and sequence number, among
+// the other timers, that a timer set now would, and the queue holds a
+// timer or two a member instead of one per poll() of the last
+// max.poll.interval.ms. A check due before the standing timer (the setting
+// lowered) gets a standing timer of its own, and the old one is dropped
+// when it fires; a second stretch begun in the same tick (the same
+// leftPollAt) is checked by a timer of its own, as before.
 func (m *Member) armPollTimer(w *World) {
-	w.after(timer{at: m.leftPollAt + m.Cfg.MaxPollInterval, kind: tmPollTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.leftPollAt})
+	at, seq := w.reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
+	t := timer{at: at, seq: seq, kind: tmPollTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.leftPollAt}
+	if m.pollQueued && m.pollSince == m.leftPollAt || eagerPollTimers {
+		w.timers.push(t) // a second check of the same stretch: a timer of its own (m 0)
+		return
+	}
+	m.pollAt, m.pollSeq, m.pollSince = at, seq, m.leftPollAt
+	if !m.pollQueued || keyLess(&timerKey{at: at, seq: seq}, &timerKey{at: m.pollQAt, seq: m.pollQSeq}) {
+		m.standPollTimer(w, t)
+	}
+}
+
+// eagerPollTimers: every check a timer of its own (a test's reference for
+// the standing timer, TestPollTimersAsEager); never set otherwise.
+var eagerPollTimers = false
+
+// standPollTimer queues t as the timer standing for the latest check (m 1).
+func (m *Member) standPollTimer(w *World, t timer) {
+	t.m = 1
+	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.at, t.seq
+	w.timers.push(t)
+}
+
+// firePollTimer is a max.poll.interval timer firing: a timer of its own
+// (m 0) checks its stretch; the one standing for the latest check (m 1)
+// checks it if it is that check's, and is otherwise set again for it. A
+// standing timer another replaced does nothing.
+func (m *Member) firePollTimer(w *World, t timer) {
+	if t.m == 1 {
+		if !m.pollQueued || t.at != m.pollQAt || t.seq != m.pollQSeq {
+			return
+		}
+		m.pollQueued = false
+		if t.at != m.pollAt || t.seq != m.pollSeq {
+			t.at, t.seq, t.n = m.pollAt, m.pollSeq, m.pollSince
+			m.standPollTimer(w, t)
+			return
+		}
+	}
+	m.pollTimeout(w, t.n)
 }
 
 // pollTimeout is the heartbeat thread's check: still outside poll() since

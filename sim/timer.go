@@ -6,7 +6,7 @@ type timerKind int
 const (
 	tmRebalanceDeadline        timerKind = iota // the join round that began at n ends
 	tmSessionExpiry                             // member id silent since n
-	tmPollTimeout                               // client/inc outside poll() since n
+	tmPollTimeout                               // client/inc outside poll() since n (m 1: the one standing for the process's latest check, armPollTimer)
 	tmOffsetFetchRetry                          // client/inc asks for tps again
 	tmInitPIDRetry                              // client/inc sends InitProducerId again
 	tmProduceRetry                              // client/inc resends produce n at attempt m
@@ -218,7 +218,7 @@ func (w *World) fire(t timer) {
 		}
 		switch t.kind {
 		case tmPollTimeout:
-			m.pollTimeout(w, t.n)
+			m.firePollTimer(w, t)
 		case tmHeartbeat:
 			m.heartbeatTimer(w, t.n, t.m == 1)
 		case tmRevokeCommit:
