@@ -78,9 +78,10 @@ func (c *SinkCounts) count(p, off int) int {
 }
 
 // inc adds one to the count of record off of input partition tp and
-// returns the new count.
-func (c *SinkCounts) inc(tp TopicPartition, off int) int {
-	p, ok := c.names.index.slot(tp, nil)
+// returns the new count. hint is tp's slot if known (-1: not; checked
+// before it is trusted).
+func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
+	p, ok := c.names.index.slotCached(tp, hint, nil)
 	if !ok || off < 0 {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
 	}

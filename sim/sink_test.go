@@ -32,14 +32,16 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 				fam = append(fam, &pair{c: p.c.clone(), model: cpMap(p.model)})
 				continue
 			}
-			tp := w.inputTPs[r.Intn(len(w.inputTPs))]
+			slot := r.Intn(len(w.inputTPs))
+			tp := w.inputTPs[slot]
+			hint := []int32{int32(slot), -1, int32(r.Intn(len(w.inputTPs)))}[r.Intn(3)] // right, none, any (checked)
 			off := r.Intn(700)
 			if r.Intn(10) == 0 {
 				off = r.Intn(5) // the same few records, many times
 			}
 			k := w.RecordName(tp, off)
 			p.model[k]++
-			if got := p.c.inc(tp, off); got != p.model[k] {
+			if got := p.c.inc(tp, hint, off); got != p.model[k] {
 				t.Fatalf("step %d: inc(%s) = %d, want %d", step, k, got, p.model[k])
 			}
 			if got := p.c.Get(k); got != p.model[k] {
@@ -91,12 +93,12 @@ func TestSinkCountsPast255(t *testing.T) {
 	tp := w.inputTPs[0]
 	c := SinkCounts{names: w.records}
 	for i := 0; i < 3; i++ {
-		c.inc(tp, 7) // a neighbour in the same chunk
+		c.inc(tp, -1, 7) // a neighbour in the same chunk
 	}
 	var clones []SinkCounts
 	var at []int
 	for n := 1; n <= 600; n++ {
-		if got := c.inc(tp, 5); got != n {
+		if got := c.inc(tp, -1, 5); got != n {
 			t.Fatalf("inc %d returned %d", n, got)
 		}
 		if n == 254 || n == 255 || n == 256 || n == 400 {
@@ -104,14 +106,14 @@ func TestSinkCountsPast255(t *testing.T) {
 		}
 	}
 	for k := range clones {
-		clones[k].inc(tp, 7)
+		clones[k].inc(tp, -1, 7)
 		if got := clones[k].count(0, 5); got != at[k] {
 			t.Errorf("clone at %d counts %d", at[k], got)
 		}
 		if got := clones[k].count(0, 7); got != 4 {
 			t.Errorf("clone at %d: neighbour counts %d, want 4", at[k], got)
 		}
-		if got := clones[k].inc(tp, 5); got != at[k]+1 {
+		if got := clones[k].inc(tp, -1, 5); got != at[k]+1 {
 			t.Errorf("clone at %d: inc returned %d, want %d", at[k], got, at[k]+1)
 		}
 	}

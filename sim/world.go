@@ -740,7 +740,7 @@ func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *
 
 // Invoke marks the external side effect for an input record.
 func (w *World) sideEffect(m *Member, f fetched) {
-	if n := w.Sink.inc(f.TP, f.Offset); n > 1 {
+	if n := w.Sink.inc(f.TP, f.tpi-1, f.Offset); n > 1 {
 		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.value(), n)
 	}
 }
