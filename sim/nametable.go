@@ -10,11 +10,18 @@ package sim
 type nameTable struct {
 	names []string
 	at    map[string]int32
+	// recent: the answers of at for the strings a tick passes again and
+	// again (a member's MemberID in each of its commits), a copy's own.
+	recent strCache[string, int32]
 }
 
 // index is name's number, added if new.
 func (t *nameTable) index(name string) int32 {
+	if i, ok := t.recent.get(name); ok {
+		return i
+	}
 	if i, ok := t.at[name]; ok {
+		t.recent.put(name, i)
 		return i
 	}
 	i := int32Of(len(t.names), "names in a log")
@@ -31,5 +38,5 @@ func (t *nameTable) index(name string) int32 {
 func (t *nameTable) name(i int32) string { return t.names[i] }
 
 func (t *nameTable) clone() nameTable {
-	return nameTable{names: t.names[:len(t.names):len(t.names)], at: t.at}
+	return nameTable{names: t.names[:len(t.names):len(t.names)], at: t.at, recent: t.recent}
 }

@@ -406,16 +406,38 @@ func (w *World) encLabel(b []byte, m *Member) []byte {
 // encMemberID is a member id C1-4 as its client and number; any other
 // spelling as it is.
 func (w *World) encMemberID(b []byte, id string) []byte {
+	ref, ok := w.memberIDs.get(id)
+	if !ok {
+		ref = w.readMemberID(id)
+		w.memberIDs.put(id, ref)
+	}
+	if !ref.ok {
+		return encLit(b, id)
+	}
+	b = binary.AppendUvarint(append(b, tMember), uint64(ref.party))
+	return binary.AppendUvarint(b, uint64(ref.n))
+}
+
+// memberIDRef is a member id as encMemberID encodes it: its client's party
+// and its number, if it is spelled C1-4 (ok).
+type memberIDRef struct {
+	party uint32
+	n     int
+	ok    bool
+}
+
+// readMemberID reads id as encMemberID encodes it, naming its client as a
+// party if it is spelled so (the parties only grow: the answer stays true).
+func (w *World) readMemberID(id string) memberIDRef {
 	i := strings.LastIndexByte(id, '-')
 	if i <= 0 {
-		return encLit(b, id)
+		return memberIDRef{}
 	}
 	n, err := strconv.Atoi(id[i+1:])
 	if err != nil || n < 0 || strconv.Itoa(n) != id[i+1:] {
-		return encLit(b, id)
+		return memberIDRef{}
 	}
-	b = binary.AppendUvarint(append(b, tMember), uint64(w.parties.id(id[:i], 0)))
-	return binary.AppendUvarint(b, uint64(n))
+	return memberIDRef{party: w.parties.id(id[:i], 0), n: n, ok: true}
 }
 
 // tpIndex numbers the world's partitions: the input partitions by their

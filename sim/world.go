@@ -70,7 +70,10 @@ type World struct {
 	Events   EventLog
 	texts    textArena // the trace's and the events' texts (text.go)
 	parties  parties   // the names packets and events refer to by number
-	scratch  []byte    // where the next text is encoded; private to this world
+	// memberIDs: member ids as encMemberID reads them, by the strings a
+	// tick passes it (a member's MemberID, a commit's) again and again.
+	memberIDs strCache[string, memberIDRef]
+	scratch   []byte // where the next text is encoded; private to this world
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
 	keep    map[int]*Packet
