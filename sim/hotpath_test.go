@@ -393,3 +393,44 @@ func TestPollTimerSameStretchTwice(t *testing.T) {
 			m.pollSeq, m.pollSince, m.pollQueued, own, first, w.Tick, first+1)
 	}
 }
+
+// TestActOrderAsSortedByClient: actOrder puts any list of processes in
+// (client, incarnation) order, as sorting by the strings does, in worlds
+// whose processes join, restart and are cloned while they run.
+func TestActOrderAsSortedByClient(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	checked := 0
+	for _, proto := range protocols {
+		for seed := 0; seed < 8; seed++ {
+			traceCaseWith(t, proto, seed, func(w *World) *World {
+				if r.Intn(40) == 0 {
+					w = w.Clone()
+				}
+				if r.Intn(4) != 0 || len(w.procs) < 2 {
+					return w
+				}
+				ms := slices.Clone(w.procs)
+				r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+				ms = ms[:1+r.Intn(len(ms))]
+				want := slices.Clone(ms)
+				slices.SortFunc(want, func(a, b *Member) int {
+					if a.Client != b.Client {
+						return strings.Compare(a.Client, b.Client)
+					}
+					return a.Inc - b.Inc
+				})
+				w.actOrder(ms)
+				for i := range ms {
+					if ms[i] != want[i] {
+						t.Fatalf("%s seed %d tick %d: act order %s-%d at %d, want %s-%d", proto, seed, w.Tick, ms[i].Client, ms[i].Inc, i, want[i].Client, want[i].Inc)
+					}
+				}
+				checked++
+				return w
+			})
+		}
+	}
+	if checked < 500 {
+		t.Errorf("only %d lists checked", checked)
+	}
+}

@@ -75,6 +75,7 @@ type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
 	proc   int    // process number: its index in World.procs
+	order  int32  // its place among World.procs in (client, incarnation) order, the order members act in (World.actOrder)
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
