@@ -52,7 +52,11 @@ func (x *inputIndex) slotCached(tp TopicPartition, hint int32, c *topicCache) (i
 
 // is reports whether hint is tp's slot.
 func (x *inputIndex) is(tp TopicPartition, hint int32) bool {
-	return hint >= 0 && int(hint) < len(x.tps) && x.tps[hint] == tp
+	if hint < 0 || int(hint) >= len(x.tps) {
+		return false
+	}
+	at := &x.tps[hint]
+	return at.Partition == tp.Partition && sameStr(at.Topic, tp.Topic)
 }
 
 // slotsOf appends the slot of each of tps to dst, -1 for a partition the

@@ -65,3 +65,11 @@ func (c *strCache[K, V]) put(k K, v V) {
 	c.keys[s][way], c.vals[s][way] = k, v
 	c.lru[s] = way ^ 1
 }
+
+// sameStr is a == b, answered without a call when a and b are the very same
+// bytes (the same place and length), as the hot path's strings usually are
+// (a partition's topic, a member's client id): Go's string compare calls
+// memequal whenever the lengths agree.
+func sameStr(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}

@@ -670,7 +670,7 @@ func (w *World) procOf(client string, inc int, proc int32) *Member {
 // it is trusted.
 func (w *World) procHint(client string, inc int, proc int32) *Member {
 	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
-		if m := w.procs[i]; m.Inc == inc && m.Client == client {
+		if m := w.procs[i]; m.Inc == inc && sameStr(m.Client, client) {
 			return m
 		}
 	}
