@@ -196,7 +196,14 @@ type textArena struct {
 	openShared bool
 	// processed is the last tplProcessed text added (World.addWhole), 0
 	// for none: a produce of its record refers back to it (tplProduceAfter).
-	processed textRef
+	// processedRec is the record it names, as its text spells it (the
+	// partition's tpIndex and the offset; ok false if unreadable), read
+	// when it is added, so that processedBack compares two numbers.
+	processed    textRef
+	processedRec struct {
+		tp, off uint64
+		ok      bool
+	}
 	// offsets is the last text added that begins with a tOffsets token
 	// (World.addText), 0 for none: a fetch's positions may refer back to
 	// it (tOffsetsRot).
@@ -345,7 +352,7 @@ func (a *textArena) bytes(ref textRef) []byte {
 
 func (a *textArena) clone() textArena {
 	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
-		processed: a.processed, offsets: a.offsets}
+		processed: a.processed, processedRec: a.processedRec, offsets: a.offsets}
 }
 
 // Encoding. Each function appends one token to b.
@@ -1048,10 +1055,7 @@ func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
 	if !ok || tpi <= 0 || off < 0 {
 		return 0, false
 	}
-	r := textReader{w: w, b: a.bytes(a.processed + 1)}
-	tp, ok := r.uvarint()
-	o, ok2 := r.uvarint()
-	if !ok || !ok2 || tp != uint64(tpi-1) || o != uint64(off) {
+	if rec := a.processedRec; !rec.ok || rec.tp != uint64(tpi-1) || rec.off != uint64(off) {
 		return 0, false
 	}
 	return uint64(end - a.processed), true

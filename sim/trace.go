@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"iter"
 	"sort"
 	"unsafe"
@@ -676,7 +677,14 @@ func (w *World) addWhole(b []byte) textRef {
 	ref, in := w.texts.put(b)
 	w.scratch = w.texts.scratch(b, in)
 	if processed {
-		w.texts.processed = ref
+		// its arguments, as processedBack would read them back from the arena
+		a := &w.texts
+		a.processed, a.processedRec.ok = ref, false
+		if tp, n := binary.Uvarint(b[1:]); n > 0 {
+			if off, m := binary.Uvarint(b[1+n:]); m > 0 {
+				a.processedRec.tp, a.processedRec.off, a.processedRec.ok = tp, off, true
+			}
+		}
 	}
 	return ref
 }
