@@ -434,3 +434,28 @@ func TestActOrderAsSortedByClient(t *testing.T) {
 		t.Errorf("only %d lists checked", checked)
 	}
 }
+
+// TestFnvNameAsSpelled: the partitioner's hash of a record's name, taken
+// without spelling it, is FNV-1a of the name as appendName spells it, for
+// the default topics' short names and any others, at edge offsets too.
+func TestFnvNameAsSpelled(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	offs := []int{0, 9, 10, 99, 100, 1<<31 - 1, 1 << 40, int(^uint(0) >> 1)}
+	for _, short := range []bool{true, false} {
+		n := recordNames{short: short}
+		for i := 0; i < 3000; i++ {
+			tp := TopicPartition{Topic: []string{"orders", "payments", "t0", "a-b"}[r.Intn(4)], Partition: r.Intn(1200)}
+			off := r.Intn(1_000_000)
+			if i < len(offs) {
+				off = offs[i]
+			}
+			want := uint32(fnvBasis)
+			for _, c := range n.appendName(nil, tp, off) {
+				want = (want ^ uint32(c)) * fnvPrime
+			}
+			if got := n.fnvName(fnvBasis, tp, off); got != want {
+				t.Fatalf("short %v: fnvName(%v, %d) = %d, FNV of %q is %d", short, tp, off, got, n.appendName(nil, tp, off), want)
+			}
+		}
+	}
+}

@@ -80,6 +80,10 @@ func (u unackedReqs) get(id int) *produceReq {
 
 // put adds r, or replaces the request with its ID.
 func (u *unackedReqs) put(r *produceReq) {
+	if n := len(*u); n == 0 || (*u)[n-1].ID < r.ID {
+		*u = append(*u, r) // a new request: the newest ID (the usual case)
+		return
+	}
 	i, ok := u.find(r.ID)
 	if ok {
 		(*u)[i] = r
@@ -222,18 +226,26 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 // outputSlot picks the invoice partition for an input record, as its
 // index in outputTPs: a hash of the key (its value), as the default
 // partitioner does (FNV-1a, 32 bits).
-func (w *World) outputSlot(source []byte) int {
-	h := uint32(2166136261)
-	for _, c := range source {
-		h = (h ^ uint32(c)) * 16777619
+func (w *World) outputSlot(source string) int {
+	h := uint32(fnvBasis)
+	for i := 0; i < len(source); i++ {
+		h = (h ^ uint32(source[i])) * fnvPrime
 	}
 	return int(h % uint32(len(w.outputTPs)))
 }
 
+// outputSlotOf is outputSlot of a fetched record's value, hashed without
+// spelling it when it is the record's name.
+func (w *World) outputSlotOf(f *fetched) int {
+	if f.names == nil {
+		return w.outputSlot(f.Value)
+	}
+	return int(f.names.fnvName(fnvBasis, f.TP, f.Offset) % uint32(len(w.outputTPs)))
+}
+
 // produceInvoice sends inv(x) for a processed record.
 func (m *Member) produceInvoice(w *World, f fetched) {
-	var buf [64]byte
-	out := w.outputSlot(f.appendValue(buf[:0]))
+	out := w.outputSlotOf(&f)
 	tp := w.outputTPs[out]
 	pr := &m.prod
 	pr.nextID++

@@ -38,6 +38,50 @@ func (n *recordNames) appendName(b []byte, tp TopicPartition, off int) []byte {
 	return strconv.AppendInt(b, int64(off), 10)
 }
 
+// fnvName is the FNV-1a hash (32 bits) of the name of record off of tp
+// continued from h: fnv(h, appendName(nil, tp, off)) without spelling the
+// name (the partitioner hashes every invoice's key, World.outputSlot).
+func (n *recordNames) fnvName(h uint32, tp TopicPartition, off int) uint32 {
+	if n.short {
+		h = (h ^ uint32(tp.Topic[0])) * fnvPrime
+	} else {
+		for i := 0; i < len(tp.Topic); i++ {
+			h = (h ^ uint32(tp.Topic[i])) * fnvPrime
+		}
+		h = (h ^ '-') * fnvPrime
+	}
+	h = fnvInt(h, tp.Partition)
+	h = (h ^ '.') * fnvPrime
+	return fnvInt(h, off)
+}
+
+// fnvInt continues an FNV-1a hash with the decimal digits of v, as
+// strconv.AppendInt spells it.
+func fnvInt(h uint32, v int) uint32 {
+	var buf [20]byte
+	u, i := uint64(v), len(buf)
+	if v < 0 {
+		h, u = (h^'-')*fnvPrime, uint64(-v)
+	}
+	for {
+		i--
+		buf[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	for ; i < len(buf); i++ {
+		h = (h ^ uint32(buf[i])) * fnvPrime
+	}
+	return h
+}
+
+// FNV-1a's 32-bit offset basis and prime.
+const (
+	fnvBasis = 2166136261
+	fnvPrime = 16777619
+)
+
 // isName reports whether s is exactly the name of record off of tp, without
 // building the name on the heap.
 func (n *recordNames) isName(s string, tp TopicPartition, off int) bool {
