@@ -459,3 +459,49 @@ func TestFnvNameAsSpelled(t *testing.T) {
 		}
 	}
 }
+
+// TestHasLiveMemberAsList: HasLiveMember, a walk of the processes, says
+// what LiveMembers' list does, on every tick of worlds whose members
+// join, crash, restart and turn zombie.
+func TestHasLiveMemberAsList(t *testing.T) {
+	seen := map[bool]int{}
+	for _, proto := range protocols {
+		for seed := 0; seed < 12; seed++ {
+			traceCaseWith(t, proto, seed, func(w *World) *World {
+				if got, want := w.HasLiveMember(), len(w.LiveMembers()) > 0; got != want {
+					t.Fatalf("%s seed %d tick %d: HasLiveMember %v, LiveMembers %v", proto, seed, w.Tick, got, w.LiveMembers())
+				}
+				seen[w.HasLiveMember()]++
+				return w
+			})
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("worlds with and without a live member: %v; the test needs both", seen)
+	}
+}
+
+// TestCaughtUpAsLag: inputsCommitted (CaughtUp's first condition), which
+// reads each input partition's log and commit by slot, says what every
+// partition's Lag says, on every tick of random worlds.
+func TestCaughtUpAsLag(t *testing.T) {
+	seen := map[bool]int{}
+	for _, proto := range protocols {
+		for seed := 0; seed < 12; seed++ {
+			traceCaseWith(t, proto, seed, func(w *World) *World {
+				lagless := true
+				for _, tp := range w.InputPartitions() {
+					lagless = lagless && w.Lag(tp) == 0
+				}
+				if got := w.inputsCommitted(); got != lagless {
+					t.Fatalf("%s seed %d tick %d: inputsCommitted %v, every Lag 0 %v", proto, seed, w.Tick, got, lagless)
+				}
+				seen[lagless]++
+				return w
+			})
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("worlds lagging and not: %v; the test needs both", seen)
+	}
+}

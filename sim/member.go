@@ -571,10 +571,11 @@ func (m *Member) fetchableInto(w *World, dst []TopicPartition, offs []int) ([]To
 	return append(append(dst[:0], all[i:]...), all[:i]...), offs
 }
 
-// fetches reports whether fetchable includes an owned partition: it has a
-// position and is not being revoked.
-func (m *Member) fetches(tp TopicPartition) bool {
-	_, ok := m.positions.get(tp)
+// fetchesHint reports whether fetchable includes an owned partition: it has
+// a position and is not being revoked. hint is tp's slot (-1: not known;
+// checked before it is trusted).
+func (m *Member) fetchesHint(tp TopicPartition, hint int32) bool {
+	_, ok := m.positions.getHint(tp, hint)
 	return ok && !m.revoking(tp)
 }
 

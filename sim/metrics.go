@@ -137,15 +137,15 @@ members:
 	if !anySub {
 		return nil
 	}
-	for _, m := range w.current {
-		if m.Alive && m.InGroup() && !m.Zombie {
+	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
+		if !m.superseded && m.Alive && m.InGroup() && !m.Zombie {
 			topic, in := "", span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
 				if tp.Topic != topic {
 					topic = tp.Topic
 					in, _ = w.inputAt.get(topic)
 				}
-				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetches(tp) {
+				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetchesHint(tp, int32(i)) {
 					consumed[i] = true
 				}
 			}
@@ -369,10 +369,8 @@ func (w *World) Lag(tp TopicPartition) int {
 // input record, no transaction is open, no produce is unanswered and every
 // live member is back in poll().
 func (w *World) CaughtUp() bool {
-	for _, tp := range w.inputTPs {
-		if w.Lag(tp) != 0 {
-			return false
-		}
+	if !w.inputsCommitted() {
+		return false
 	}
 	for _, l := range w.logAt { // every log (Clone copies them from there)
 		if len(l.openTxn) > 0 {
@@ -387,10 +385,28 @@ func (w *World) CaughtUp() bool {
 	return true
 }
 
-// HasLiveMember is len(LiveMembers()) > 0, without the list.
+// inputsCommitted reports whether no input partition lags (Lag is 0 for
+// each), reading each by its slot: its log is logAt[i], its commit the
+// offset table's slot i.
+func (w *World) inputsCommitted() bool {
+	for i := range w.inputTPs {
+		lag := w.logAt[i].HW()
+		if rec, ok := w.Group.offsets.atSlot(i); ok {
+			lag -= rec.Offset
+		}
+		if lag != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// HasLiveMember is len(LiveMembers()) > 0, without the list: a walk of
+// the processes (a client's current process is its one not superseded),
+// with no lookup by client id (the explorer asks it every tick).
 func (w *World) HasLiveMember() bool {
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
+	for _, m := range w.procs {
+		if !m.superseded && m.Alive && !m.Zombie {
 			return true
 		}
 	}

@@ -25,6 +25,14 @@ func (t *offsetTable) get(tp TopicPartition) (committedOffset, bool) {
 	return c, ok
 }
 
+// atSlot is get of the input partition in slot i.
+func (t *offsetTable) atSlot(i int) (committedOffset, bool) {
+	if i < len(t.slots) && t.slots[i].has {
+		return t.slots[i], true
+	}
+	return committedOffset{}, false
+}
+
 func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
 	if i, ok := t.index.slot(tp, nil); ok {
 		t.setSlot(i, c)

@@ -219,17 +219,22 @@ func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 		return f, h
 	}
 	f.req = int32(i) - int32(r.x&(narrowBits-1))
-	h.err = uint8(r.x>>12) | (r.flagsErr&7)<<4
+	h.err = r.answerErr()
 	req, rh := s.whole(int(f.req)) // a request, never an answer (add): one level down
 	f.peer, h.api = req.peer, rh.api
 	return f, h
 }
 
+// answerErr is a narrow answer's error code (its low 4 bits in x, the
+// rest in flagsErr).
+func (r packetRec) answerErr() uint8 { return uint8(r.x>>12) | (r.flagsErr&7)<<4 }
+
 // errAt is packet i's API, flags and error code when it carries an error
-// code (ErrorsFrom): a request kept narrow has none, and is not read
-// further.
+// code (ErrorsFrom): a request kept narrow has none, and a narrow answer
+// keeps its code in its record, so neither is read further (nor its
+// request, for its API) unless the code is an error.
 func (s *packetRecs) errAt(i int) (pktHead, bool) {
-	if r := s.At(i); r.text != farField && r.flagsErr&pkAnswer == 0 {
+	if r := s.At(i); r.text != farField && (r.flagsErr&pkAnswer == 0 || r.answerErr() == uint8(None)) {
 		return pktHead{}, false
 	}
 	_, h := s.whole(i)
