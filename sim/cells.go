@@ -259,7 +259,7 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 // recTick is the tick of cell i, whose record is r.
 func (c *CellLog) recTick(i int, r cellRec) int32 {
 	if t := r.tick(); t != farTick {
-		return c.bases.At(i/seqChunk) + int32(t)
+		return c.bases.At(i>>seqShift) + int32(t)
 	}
 	f, _ := farAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
 	return f.tick

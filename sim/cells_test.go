@@ -144,8 +144,8 @@ func TestCellsOfRandomWorldsAsBefore(t *testing.T) {
 // old cells, against a plain []Cell per log that does what the old Seq[Cell]
 // did. Tiny chunks make the copy-on-write paths run often.
 func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
-	defer func(n, m int) { seqChunk, maxWriters = n, m }(seqChunk, maxWriters)
-	seqChunk = 4
+	defer func(m int) { maxWriters = m }(maxWriters)
+	setSeqChunk(t, 4)
 	for _, mw := range []int{farWriter, 3} { // 3: most writers are kept apart (CellLog.far)
 		maxWriters = mw
 		testCellLogMatchesModel(t)

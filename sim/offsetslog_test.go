@@ -13,8 +13,7 @@ import (
 // entry of 8 bytes) and without (every partition kept whole), and with
 // partitions and offsets that fit no entry.
 func TestOffsetsLogRoundTrip(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
-	seqChunk = 4
+	setSeqChunk(t, 4)
 	w, _ := New(DefaultTopology(), DefaultConfig())
 	for _, index := range []inputIndex{{at: w.inputAt, tps: w.inputTPs}, {}} {
 		offsetsLogRoundTrip(t, index)
@@ -173,8 +172,7 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 // changes and clones, give back exactly the records appended, in every
 // member of a clone family; and a member's unchanged commits do share.
 func TestPropertyOffsetsLogSharesLists(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
-	seqChunk = 4
+	setSeqChunk(t, 4)
 	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
 	index := inputIndex{at: w.inputAt, tps: w.inputTPs}
 	for seed := int64(0); seed < 40; seed++ {

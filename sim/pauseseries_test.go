@@ -11,8 +11,7 @@ import (
 // climb (as during a rebalance), reads back as the plain list of totals,
 // and keeps a stretch per change, not a number per tick.
 func TestPauseSeriesMatchesAList(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
-	seqChunk = 4
+	setSeqChunk(t, 4)
 	r := rand.New(rand.NewSource(3))
 	type pair struct {
 		s     PauseSeries

@@ -2,8 +2,15 @@ package sim
 
 import "iter"
 
-// seqChunk is the number of items in one chunk of a Seq.
-var seqChunk = 128 // a var only so that tests can make chunks tiny; never changed while a world exists
+// seqChunk is the number of items in one chunk of a Seq, 1<<seqShift: a
+// power of two, so that finding an item's chunk is a shift and a mask, not
+// a division by a variable (At is on the hot path: an answer's request, a
+// fetched offset's cell). Vars only so that tests can make chunks tiny
+// (setSeqChunk); never changed while a world exists.
+var (
+	seqShift uint = 7
+	seqChunk      = 1 << seqShift
+)
 
 // Seq is an append-only list kept in fixed-size chunks, for what grows with
 // a world's age (the trace, the events, the log cells, the pause series). A
@@ -38,8 +45,8 @@ func (s *Seq[T]) Len() int { return len(s.full)*seqChunk + len(s.open) }
 
 // At returns item i.
 func (s *Seq[T]) At(i int) T {
-	if c := i / seqChunk; c < len(s.full) {
-		return s.full[c][i%seqChunk]
+	if c := i >> seqShift; c < len(s.full) {
+		return s.full[c][i&(seqChunk-1)]
 	}
 	return s.open[i-len(s.full)*seqChunk]
 }

@@ -6,13 +6,24 @@ import (
 	"testing"
 )
 
-// tinyChunks makes Seq chunks 3 items long for one test, so that every
+// tinyChunks makes Seq chunks 2 items long for one test, so that every
 // path (full chunks shared, copy-on-write of a full chunk, the spine's
 // capacity) is taken many times even in small worlds.
-func tinyChunks(t *testing.T) {
-	old := seqChunk
-	seqChunk = 3
-	t.Cleanup(func() { seqChunk = old })
+func tinyChunks(t *testing.T) { setSeqChunk(t, 2) }
+
+// setSeqChunk makes Seq chunks n items long (a power of two) until the
+// test ends.
+func setSeqChunk(t testing.TB, n int) {
+	if n <= 0 || n&(n-1) != 0 {
+		t.Fatalf("setSeqChunk(%d): a chunk is a power of two items long", n)
+	}
+	oldShift, oldChunk := seqShift, seqChunk
+	seqShift = 0
+	for 1<<seqShift < n {
+		seqShift++
+	}
+	seqChunk = n
+	t.Cleanup(func() { seqShift, seqChunk = oldShift, oldChunk })
 }
 
 func seqSlice(s *Seq[int]) []int { return s.Slice(0, s.Len()) }

@@ -111,7 +111,7 @@ func (b *recBases) next(starts bool, tick int32, text, textEnd textRef) recBase 
 }
 
 // of is the base of record i's chunk.
-func (b *recBases) of(i int) recBase { return b.At(i / seqChunk) }
+func (b *recBases) of(i int) recBase { return b.At(i >> seqShift) }
 
 func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
 

@@ -130,8 +130,9 @@ func TestTraceMaterializedAsBefore(t *testing.T) {
 // the two still share: the clone's trace must come out as the digests say,
 // and each original's must not change as the clones go on.
 func TestTraceSharedBetweenClones(t *testing.T) {
-	defer func(n, a int) { seqChunk, arenaChunk = n, a }(seqChunk, arenaChunk)
-	seqChunk, arenaChunk = 3, 40
+	defer func(a int) { arenaChunk = a }(arenaChunk)
+	setSeqChunk(t, 4)
+	arenaChunk = 40
 	want, err := os.ReadFile("testdata/trace_digests.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -619,8 +620,7 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 // text at the chunk's start) is kept whole apart and reads back exactly,
 // in the world and in a clone, on either side of chunk boundaries.
 func TestTraceFieldsFromChunkBase(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
-	seqChunk = 4
+	setSeqChunk(t, 4)
 	w, _ := New(DefaultTopology(), DefaultConfig())
 	type pkt struct {
 		id, sent int

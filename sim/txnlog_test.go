@@ -14,8 +14,7 @@ import (
 // transactional ids and groups appearing), read back as the plain lists
 // of records appended, and share a partition list between records.
 func TestTxnLogMatchesAList(t *testing.T) {
-	defer func(n int) { seqChunk = n }(seqChunk)
-	seqChunk = 4
+	setSeqChunk(t, 4)
 	r := rand.New(rand.NewSource(4))
 	type family struct {
 		log    TxnLog
