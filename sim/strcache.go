@@ -23,7 +23,7 @@ type strCache[K ~string, V any] struct {
 
 // strCacheSets is a power of two, 1<<strCacheBits.
 const (
-	strCacheBits = 4
+	strCacheBits = 3
 	strCacheSets = 1 << strCacheBits
 )
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -429,7 +430,7 @@ func (w *World) encMemberID(b []byte, id string) []byte {
 // and its number, if it is spelled C1-4 (ok).
 type memberIDRef struct {
 	party uint32
-	n     int
+	n     uint32
 	ok    bool
 }
 
@@ -441,10 +442,10 @@ func (w *World) readMemberID(id string) memberIDRef {
 		return memberIDRef{}
 	}
 	n, err := strconv.Atoi(id[i+1:])
-	if err != nil || n < 0 || strconv.Itoa(n) != id[i+1:] {
-		return memberIDRef{}
+	if err != nil || n < 0 || n > math.MaxUint32 || strconv.Itoa(n) != id[i+1:] {
+		return memberIDRef{} // spelled as it is (a number past 32 bits too: never a member's)
 	}
-	return memberIDRef{party: w.parties.id(id[:i], 0), n: n, ok: true}
+	return memberIDRef{party: w.parties.id(id[:i], 0), n: uint32(n), ok: true}
 }
 
 // tpIndex numbers the world's partitions: the input partitions by their
