@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"runtime/metrics"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -271,6 +272,37 @@ func benchBranches(b *testing.B, w *sim.World, from, to int) {
 			b.ReportMetric((cpuTime()-cpu0).Seconds()*1e6/float64(n), "cpu-µs/branch")
 		})
 	}
+	// scaling: the 2-worker speed-up measured in pairs. parallel1 and
+	// parallel2 above run one after the other, seconds apart, so a
+	// neighbour on the shared machine that comes or goes between them moves
+	// their ratio; here each op is one sweep on 1 worker and one on 2, their
+	// order alternating op by op, so both see the same machine. It reports
+	// the median of the per-pair ratios (speedup-2v1) and the ratio of the
+	// summed times (speedup-2v1-sum).
+	b.Run("scaling", func(b *testing.B) {
+		sweep := func(p int) time.Duration {
+			t0 := time.Now()
+			if _, err := explore.Run(w, explore.Options{From: from, To: to, Parallel: p}); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(t0)
+		}
+		var ratios []float64
+		var sum1, sum2 time.Duration
+		for i := 0; i < b.N; i++ {
+			var t1, t2 time.Duration
+			if i%2 == 0 {
+				t1, t2 = sweep(1), sweep(2)
+			} else {
+				t2, t1 = sweep(2), sweep(1)
+			}
+			sum1, sum2 = sum1+t1, sum2+t2
+			ratios = append(ratios, float64(t1)/float64(t2))
+		}
+		sort.Float64s(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "speedup-2v1")
+		b.ReportMetric(float64(sum1)/float64(sum2), "speedup-2v1-sum")
+	})
 }
 
 // cpuTime is the CPU time the process has used, every thread together.
