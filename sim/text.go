@@ -831,11 +831,12 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	case tok == tOffsetsRot:
 		d, ok := r.uvarint()
 		k, ok2 := r.uvarint()
-		if !ok || !ok2 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+		at, ok3 := r.back(d)
+		if !ok || !ok2 || !ok3 {
 			return out, tEnd, false
 		}
 		var buf [maxRotation]offsetEntry
-		ents, ok := r.w.offsetEntries(buf[:0], r.w.texts.bytes(r.tok-textRef(d)))
+		ents, ok := r.w.offsetEntries(buf[:0], r.w.texts.bytes(at))
 		if !ok || k >= uint64(len(ents)) {
 			return out, tEnd, false
 		}
@@ -885,10 +886,11 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	case tok == tSame, tok == tSameBack:
 		ref, ok := r.uvarint()
 		if tok == tSameBack {
-			if !ok || r.tok == 0 || ref == 0 || ref > uint64(r.tok&(1<<arenaShift-1)) {
+			at, ok2 := r.back(ref)
+			if !ok || !ok2 {
 				return out, tEnd, false
 			}
-			ref = uint64(r.tok) - ref
+			ref = uint64(at)
 		}
 		if !ok || ref > 1<<32-1 {
 			return out, tEnd, false
@@ -969,11 +971,12 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		case 'q':
 			d, ok := r.uvarint()
 			dseq, n := binary.Varint(r.b)
-			if !ok || n <= 0 || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+			at, ok2 := r.back(d)
+			if !ok || n <= 0 || !ok2 {
 				return out, tEnd, false
 			}
 			r.b = r.b[n:]
-			pid, epoch, seq, ok := r.w.produceHead(r.tok - textRef(d))
+			pid, epoch, seq, ok := r.w.produceHead(at)
 			if !ok {
 				return out, tEnd, false
 			}
@@ -998,13 +1001,25 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 	return out, tok, true
 }
 
+// back is the text d bytes before the token being read: the read side of
+// textArena.inChunk. A back reference is valid only when it points at an
+// earlier text of the same arena chunk (d from 1 to the token's place in
+// its chunk), which is what every writer of one checked.
+func (r *textReader) back(d uint64) (textRef, bool) {
+	if r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+		return 0, false
+	}
+	return r.tok - textRef(d), true
+}
+
 // processedAt reads the record of the tplProcessed text d bytes back from
 // the token being read (%b): false unless it is one, in the same chunk.
 func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, bool) {
-	if !ok || r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+	ref, ok2 := r.back(d)
+	if !ok || !ok2 {
 		return TopicPartition{}, 0, false
 	}
-	b := r.w.texts.bytes(r.tok - textRef(d))
+	b := r.w.texts.bytes(ref)
 	if firstByte(b) != tWhole+tplProcessed {
 		return TopicPartition{}, 0, false
 	}
