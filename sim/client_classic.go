@@ -129,6 +129,12 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 // the loop sends the next JoinGroup (joinFutureDone).
 func (m *Member) waitJoinFuture() bool { return m.joinFuture != 0 }
 
+// await makes req, a JoinGroup or SyncGroup just sent, the join future's
+// request; awaits reports whether req is it. (joinFuture keeps the packet's
+// ID plus one, so that 0 says none.)
+func (m *Member) await(req *Packet)       { m.joinFuture = req.ID + 1 }
+func (m *Member) awaits(req *Packet) bool { return req != nil && m.joinFuture == req.ID+1 }
+
 // joinFutureDone is the answer to the request of a join future abandoned
 // by a reset: the future is done, and a member inside poll() sends its
 // next JoinGroup now (a busy one at its next poll()).
@@ -271,7 +277,7 @@ func (m *Member) sendJoin(w *World) {
 		s += ", owns " + partList(w, m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
-	m.joinFuture = m.lastJoin.ID + 1
+	m.await(m.lastJoin)
 	m.joinSeq++
 	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
 }
@@ -293,45 +299,40 @@ func (m *Member) joinTimeoutTicks() int {
 // retriable and joins again, with the member id it holds (none for a new
 // member), from inside poll().
 func (m *Member) joinTimeout(w *World, seq int) {
-	if m.joinSeq != seq || m.hasJoinAnswer || m.lastJoin == nil || m.joinFuture != m.lastJoin.ID+1 {
-		return
-	}
-	if m.Phase != PhaseJoining {
-		// A reset left the join future waiting for this answer: the
-		// request timeout fails it, and the member rejoins.
-		w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
-		m.joinFuture = 0
-		w.wakeUp(m)
+	if m.joinSeq != seq || m.hasJoinAnswer || !m.awaits(m.lastJoin) {
 		return
 	}
 	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
 	m.joinFuture = 0
-	m.joinRetry = true
+	// Outside PhaseJoining a reset left the join future waiting for this
+	// answer: the timeout fails it, and the loop sends the next JoinGroup
+	// as after any reset. In PhaseJoining the join itself is retried.
+	if m.Phase == PhaseJoining {
+		m.joinRetry = true
+	}
 	w.wakeUp(m)
 }
 
 // syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
 // client fails the join and joins again with its member id.
 func (m *Member) syncTimeout(w *World, seq int) {
-	if m.syncSeq != seq || m.joinFuture == 0 || (m.lastJoin != nil && m.joinFuture == m.lastJoin.ID+1) {
+	if m.syncSeq != seq || m.joinFuture == 0 || m.awaits(m.lastJoin) {
 		return // answered, or the join future is a later JoinGroup
-	}
-	if m.Phase != PhaseSyncing {
-		// A reset left the join future waiting for this SyncGroup.
-		w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
-		m.joinFuture = 0
-		w.wakeUp(m)
-		return
 	}
 	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
 	m.joinFuture = 0
-	m.joinRetry = true
+	// Outside PhaseSyncing a reset left the join future waiting for this
+	// SyncGroup (the member rejoins as after any reset); in PhaseSyncing
+	// the join is retried with the member id.
+	if m.Phase == PhaseSyncing {
+		m.joinRetry = true
+	}
 	w.wakeUp(m)
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
 	r, _ := p.Body.(*joinResp)
-	if p.Req != m.lastJoin || m.joinFuture != p.Req.ID+1 {
+	if p.Req != m.lastJoin || !m.awaits(p.Req) {
 		m.staleJoinAnswer(w, p.Error, r)
 		return
 	}
@@ -416,13 +417,13 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 		summary = "plan " + planSummary(w, req.Plan, r.Members)
 		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
-	m.joinFuture = m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}).ID + 1
+	m.await(m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}))
 	m.syncSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {
-	if m.joinFuture != p.Req.ID+1 {
+	if !m.awaits(p.Req) {
 		return // the answer to a SyncGroup no longer waited for
 	}
 	if p.Error == FencedInstanceID {
