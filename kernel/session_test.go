@@ -164,3 +164,58 @@ func TestCompareShowsAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadAfterLineEndConversion: a saved file whose line ends became CRLF
+// or that gained a UTF-8 byte-order mark on the way (git's core.autocrlf,
+// an editor on Windows) loads to the saved state; one changed in any other
+// way is still refused by its checksum, and its error names the line ends
+// no more than a plain file's would.
+func TestLoadAfterLineEndConversion(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	runLines(t, s, "set commit after\njoin C2\nrun until stable\ncrash C2 after 1\nstep 9")
+	want := views(t, s)
+	if _, err := s.Exec("save saved.kg"); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(filepath.Join(s.Dir, "saved.kg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := strings.ReplaceAll(string(saved), "\n", "\r\n")
+	for name, body := range map[string]string{
+		"crlf.kg":     crlf,
+		"bom.kg":      "\ufeff" + string(saved),
+		"bom-crlf.kg": "\ufeff" + crlf,
+	} {
+		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := NewSession()
+		r.Dir = s.Dir
+		if _, err := r.Exec("load " + name); err != nil {
+			t.Errorf("load %s: %v", name, err)
+			continue
+		}
+		if got := views(t, r); got != want {
+			t.Errorf("load %s gives another state than the saved session", name)
+		}
+	}
+	// Converted and changed: the checksum still catches the change.
+	changed := strings.Replace(crlf, "join C2", "join C3", 1)
+	if changed == crlf {
+		t.Fatal("the saved file has no join C2 line to change")
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "changed.kg"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewSession()
+	r.Dir = s.Dir
+	before := views(t, r)
+	if _, err := r.Exec("load changed.kg"); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("a converted and changed file: %v, want the checksum refusal", err)
+	}
+	if views(t, r) != before {
+		t.Error("a refused load changed the session")
+	}
+}

@@ -303,6 +303,16 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 	return lines, v1, tick, nil
 }
 
+// asSaved undoes what a text transport may do to a saved session file:
+// a UTF-8 byte-order mark before it and CRLF line ends (save writes LF and
+// no mark). It reports false when there is nothing to undo.
+func asSaved(data []byte) (string, bool) {
+	text := string(data)
+	t := strings.TrimPrefix(text, "\ufeff")
+	t = strings.ReplaceAll(t, "\r\n", "\n")
+	return t, t != text
+}
+
 func cmdLoad(s *Session, args []string) (*Result, error) {
 	if err := needArgs("load", args, 1, 1); err != nil {
 		return nil, err
@@ -312,6 +322,13 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("load %s: %v", args[0], err)
 	}
 	lines, v1, tick, err := parseSessionFile(string(data))
+	if as, ok := asSaved(data); ok && err != nil {
+		// The saved file after a transport that only changed its line
+		// ends or added a byte-order mark (git's core.autocrlf, an editor
+		// on Windows) is still the saved file: its checksum, over the text
+		// as save wrote it, tells whether anything else changed.
+		lines, v1, tick, err = parseSessionFile(as)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %v", args[0], err)
 	}
