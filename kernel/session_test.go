@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,6 +218,39 @@ func TestLoadAfterLineEndConversion(t *testing.T) {
 		t.Errorf("a converted and changed file: %v, want the checksum refusal", err)
 	}
 	if views(t, r) != before {
+		t.Error("a refused load changed the session")
+	}
+}
+
+// TestLoadCountsTheFileStepsAgainstTheClock: a session file whose steps,
+// each within one step's limit, add up past a world's life is refused
+// before anything is replayed (typing them is refused at the step that
+// passes it), and the session is left as it was.
+func TestLoadCountsTheFileStepsAgainstTheClock(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, steps int) {
+		lines := []string{"new"}
+		for range steps {
+			lines = append(lines, "step 1000000")
+		}
+		body := sessionHeader + "\n" + strings.Join(lines, "\n") + "\n"
+		sum := sha256.Sum256([]byte(body))
+		body += fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", len(lines), steps*1_000_000, hex.EncodeToString(sum[:]))
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file("long.kg", 11)
+	s := NewSession()
+	s.Dir = dir
+	runLines(t, s, "join C2\nstep 3")
+	before := views(t, s)
+	_, err := s.Exec("load long.kg")
+	want := "load long.kg: the file's 11 steps = 11,000,000 is over the limit (at most 10,000,000 ticks in a world's life)"
+	if err == nil || err.Error() != want {
+		t.Errorf("load of 11 steps of 1,000,000: %v, want %q", err, want)
+	}
+	if views(t, s) != before {
 		t.Error("a refused load changed the session")
 	}
 }

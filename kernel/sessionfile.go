@@ -332,11 +332,31 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %v", args[0], err)
 	}
+	// The ticks the file's steps add up to are bounded like a typed
+	// session's (a world's life), counted before anything is replayed: a
+	// file of many large steps, each within one step's limit, would
+	// otherwise run far past it.
+	steps := []int{}
+	for _, l := range lines {
+		if l.words[0] == "step" {
+			n, perr := parseCount("step", "N", l.words[1], 1, limitStep.max)
+			if perr != nil {
+				return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, perr)
+			}
+			steps = append(steps, n)
+		}
+	}
+	if err := limitClock.checkSum("load "+args[0], fmt.Sprintf("the file's %d steps", len(steps)), steps...); err != nil {
+		return nil, err
+	}
 	// Replay into a scratch session, so a damaged file leaves this one as it was.
 	d := s.fresh()
 	for _, l := range lines {
 		if l.words[0] == "step" {
-			n, perr := parseCount("step", "N", l.words[1], 1, 1_000_000)
+			n, perr := parseCount("step", "N", l.words[1], 1, limitStep.max)
+			if perr == nil {
+				perr = limitClock.checkSum("step", fmt.Sprintf("tick %d + %d ticks", d.World().Tick, n), d.World().Tick, n)
+			}
 			if perr == nil {
 				typed := l.typed
 				if typed == "" {
