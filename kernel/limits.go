@@ -49,9 +49,12 @@ var (
 	limitCompareWork   = limit{"ticks of compare work: combinations x the branch's ticks", 50_000_000}
 	// Pictures: samples a chart keeps (ticks x series), cells a diagram
 	// draws, messages a sequence diagram draws.
-	limitPlotSamples   = limit{"chart samples: ticks x series", 5_000_000}
-	limitDiagramCells  = limit{"log cells in a diagram", 50_000}
-	limitSequenceLanes = limit{"messages in a sequence diagram", 20_000}
+	limitPlotSamples  = limit{"chart samples: ticks x series", 5_000_000}
+	limitDiagramCells = limit{"log cells in a diagram", 50_000}
+	// An animated diagram draws its cells once a frame: about 0.7 KB of
+	// SVG and 6 KB of memory a cell a frame while it is made.
+	limitAnimationCells = limit{"log cells drawn in an animated diagram: frames x cells", 200_000}
+	limitSequenceLanes  = limit{"messages in a sequence diagram", 20_000}
 )
 
 // check refuses v past the limit, naming the bound and the value.
@@ -205,7 +208,7 @@ var commandLimits = map[string][]limit{
 	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitStep},
 	"compare":  {limitCompareCombos, limitCompareWork},
 	"plot":     {limitPlotSamples},
-	"diagram":  {limitDiagramCells},
+	"diagram":  {limitDiagramCells, limitAnimationCells},
 	"sequence": {limitSequenceLanes},
 }
 

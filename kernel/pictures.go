@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -296,12 +298,17 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 		if len(names) > 1 && (kind == "lag" || kind == "timeline") {
 			return nil, fmt.Errorf("plot %s --branches %s: a %s chart shows one branch (overlays: pause duplicates)", kind, v, kind)
 		}
+		for i, n := range names {
+			if slices.Contains(names[:i], n) {
+				return nil, fmt.Errorf("plot --branches %s: branch %s is named twice", v, n)
+			}
+		}
+	}
+	if err := s.checkPlot(kind, names); err != nil {
+		return nil, err
 	}
 	var runs []*chart.Run
 	for _, n := range names {
-		if err := s.checkPlot(kind, n); err != nil {
-			return nil, err
-		}
 		r, err := s.recordBranch(n, chart.NeedOf(kind))
 		if err != nil {
 			if errors.Is(err, ErrInterrupted) {
@@ -392,6 +399,13 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	if n := to - from + 1; n > maxFrames {
 		return nil, fmt.Errorf("diagram --ticks %s: %d ticks, and an animation holds at most %d (a frame per tick)", fl["--ticks"], n, maxFrames)
+	}
+	// Each frame draws every cell the logs hold at its tick; logs only
+	// grow, so the cells now bound every frame's.
+	if to > from {
+		if err := limitAnimationCells.checkProduct("diagram --ticks "+fl["--ticks"], fmt.Sprintf("%d frames x %d cells in the logs", to-from+1, cells), to-from+1, cells); err != nil {
+			return nil, err
+		}
 	}
 	frames, err := s.worldFrames(from, to, wo)
 	if err != nil {
@@ -554,13 +568,24 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 	return s.pictureResult("sequence", po.out, "sequence.svg", draw.Resize(draw.Sequence(w, opt), po.width, po.height), nil, note)
 }
 
-// checkPlot refuses a chart whose samples (one per tick of the branch's
-// life, each with a value per series) would pass limitPlotSamples.
-func (s *Session) checkPlot(kind, branch string) error {
-	w := s.branches[branch].world
-	series := 4
-	if kind == "lag" || kind == "timeline" {
-		series = len(w.InputPartitions()) + 1
+// checkPlot refuses a chart whose samples (one per tick of each branch's
+// life, each with a value per series; an overlay records every branch it
+// names) would pass limitPlotSamples, before any branch is replayed.
+func (s *Session) checkPlot(kind string, branches []string) error {
+	var hows []string
+	var samples []int
+	for _, name := range branches {
+		w := s.branches[name].world
+		series := 4
+		if kind == "lag" || kind == "timeline" {
+			series = len(w.InputPartitions()) + 1
+		}
+		if series > 0 && w.Tick+1 > math.MaxInt/series {
+			samples = append(samples, math.MaxInt) // over any limit; checkSum says so
+		} else {
+			samples = append(samples, (w.Tick+1)*series)
+		}
+		hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, name, series))
 	}
-	return limitPlotSamples.checkProduct("plot "+kind, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, branch, series), w.Tick+1, series)
+	return limitPlotSamples.checkSum("plot "+kind, strings.Join(hows, " + "), samples...)
 }

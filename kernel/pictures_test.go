@@ -337,3 +337,36 @@ func TestAnimationKeepsB1InPlace(t *testing.T) {
 		t.Errorf("B1's box at x = %v across the frames, want one x", xs)
 	}
 }
+
+// TestPictureWorkBounds: what a picture draws is counted before it is
+// made, over everything it draws: an overlay counts the samples of every
+// branch it names, an animation the cells of every frame.
+func TestPictureWorkBounds(t *testing.T) {
+	// The chart limit, made small so a short session reaches it.
+	defer func(l limit) { limitPlotSamples = l }(limitPlotSamples)
+	limitPlotSamples.max = 1_000
+	s := NewSession()
+	runLines(t, s, "step 200\nfork b")
+	before := views(t, s)
+	for line, want := range map[string]string{
+		"plot pause --branches main,b":      "plot pause: 201 ticks of branch main x 4 series + 201 ticks of branch b x 4 series = 1,608 is over the limit (at most 1,000 chart samples: ticks x series)",
+		"plot pause --branches main,b,main": "plot --branches main,b,main: branch main is named twice",
+	} {
+		if _, err := s.Exec(line); err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", line, err, want)
+		}
+	}
+	if views(t, s) != before {
+		t.Error("a refused plot changed the session")
+	}
+	if _, err := s.Exec("plot pause --branches b"); err != nil {
+		t.Errorf("one branch of 201 ticks x 4 series is within the limit: %v", err)
+	}
+
+	a := NewSession()
+	runLines(t, a, "set records.per.partition 8000\nnew --keep-settings\nstep 5")
+	want := "diagram --ticks 0..4: 5 frames x 48001 cells in the logs = 240,005 is over the limit (at most 200,000 log cells drawn in an animated diagram: frames x cells)"
+	if _, err := a.Exec("diagram --ticks 0..4"); err == nil || err.Error() != want {
+		t.Errorf("an animation of 5 frames of 48,001 cells:\n got %v\nwant %s", err, want)
+	}
+}
