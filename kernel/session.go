@@ -86,6 +86,10 @@ type branch struct {
 	// (after a fork), and the first command that changes it works on a clone.
 	world  *sim.World
 	frozen bool
+	// cp counts toward the branch's next checkpoint. It is the branch's
+	// own: a session-wide count let stepping another branch take this
+	// one's checkpoint, so back here replayed from far further back.
+	cp cpClock
 }
 
 // Session is one kgrepl session: its branches and the one in use.
@@ -127,7 +131,6 @@ type Session struct {
 	words      []string
 	stepped    *input
 	pendingCPs []*checkpoint
-	cpClock    cpClock
 }
 
 // NewSession starts a session on the default world.
@@ -388,8 +391,8 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		t0 := time.Now()
 		stop := w.Step()
 		ran++
-		s.cpClock.stepping += time.Since(t0)
-		s.cpClock.ticks++
+		s.cur.cp.stepping += time.Since(t0)
+		s.cur.cp.ticks++
 		s.maybeCheckpoint(w, ran)
 		s.narrate(w.Events.Slice(from, w.Events.Len()))
 		if s.AfterTick != nil {
@@ -544,7 +547,7 @@ const minCheckpointTicks = 1000
 // doubles the time a run takes, and back replays at most about as long as
 // the run took since the last one.
 func (s *Session) checkpointDue() bool {
-	c := &s.cpClock
+	c := &s.cur.cp
 	if s.CheckpointEvery > 0 {
 		return c.ticks >= s.CheckpointEvery
 	}
@@ -557,7 +560,7 @@ func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
 	}
 	t0 := time.Now()
 	cp := &checkpoint{tick: w.Tick, next: len(s.cur.hist.inputs), done: ran, world: w.Clone()}
-	s.cpClock = cpClock{lastClone: time.Since(t0)}
+	s.cur.cp = cpClock{lastClone: time.Since(t0)}
 	s.pendingCPs = append(s.pendingCPs, cp)
 }
 

@@ -25,10 +25,12 @@ import (
 const (
 	sessionHeader   = "# kgrepl session v2"
 	sessionHeaderV1 = "# kgrepl session v1"
-	// maxSessionFile bounds what load reads: far more than any session
-	// typed by hand (a line is a few dozen bytes).
-	maxSessionFile = 8 << 20
 )
+
+// maxSessionFile bounds what load reads, and so what save writes: far more
+// than any session typed by hand (a line is a few dozen bytes). A variable
+// so that tests can reach it with a short session.
+var maxSessionFile = 8 << 20
 
 // scriptLines renders the branch as commands that make it again: the
 // origin's settings, its new, then every input. A step whose command as
@@ -82,7 +84,12 @@ func cmdSave(s *Session, args []string) (*Result, error) {
 	if err := needArgs("save", args, 1, 1); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(s.path(args[0]), s.cur.sessionFile()); err != nil {
+	data := s.cur.sessionFile()
+	if len(data) > maxSessionFile {
+		// load would refuse it: say so now, while the branch is still here.
+		return nil, fmt.Errorf("save %s: the session file would be %s bytes, over the limit of a session file (%s bytes, what load reads)", args[0], group(len(data)), group(maxSessionFile))
+	}
+	if err := writeAtomic(s.path(args[0]), data); err != nil {
 		return nil, fmt.Errorf("save %s: %v", args[0], err)
 	}
 	return &Result{Text: fmt.Sprintf("saved branch %s at tick %d to %s", s.cur.name, s.World().Tick, args[0])}, nil
@@ -158,7 +165,7 @@ func writeAtomic(path string, data []byte) error {
 
 // readSessionFile reads at most maxSessionFile bytes of a regular file.
 func readSessionFile(path string) ([]byte, error) {
-	return readRegularFile(path, maxSessionFile, "load", "session file")
+	return readRegularFile(path, int64(maxSessionFile), "load", "session file")
 }
 
 // readRegularFile reads at most max bytes of a regular file, for cmd,
@@ -399,8 +406,8 @@ func (s *Session) stepExact(n int, typed string) error {
 		}
 		t0 := time.Now()
 		w.Step()
-		s.cpClock.stepping += time.Since(t0)
-		s.cpClock.ticks++
+		s.cur.cp.stepping += time.Since(t0)
+		s.cur.cp.ticks++
 		s.maybeCheckpoint(w, i)
 		if s.AfterTick != nil {
 			if err := s.AfterTick(w); err != nil {
