@@ -55,6 +55,9 @@ var (
 	// SVG and 6 KB of memory a cell a frame while it is made.
 	limitAnimationCells = limit{"log cells drawn in an animated diagram: frames x cells", 200_000}
 	limitSequenceLanes  = limit{"messages in a sequence diagram", 20_000}
+	// trace: the messages (and with --events, the events) one view lists;
+	// each is built from the trace's compact records when shown.
+	limitTraceRows = limit{"messages or events in one trace view", 1_000_000}
 )
 
 // check refuses v past the limit, naming the bound and the value.
@@ -210,6 +213,7 @@ var commandLimits = map[string][]limit{
 	"plot":     {limitPlotSamples},
 	"diagram":  {limitDiagramCells, limitAnimationCells},
 	"sequence": {limitSequenceLanes},
+	"trace":    {limitTraceRows},
 }
 
 func partsOf(topo sim.Topology) []int {

@@ -140,3 +140,39 @@ func firstLineDiff(a, b string) string {
 	}
 	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
 }
+
+// TestTraceViewBound: a trace view counts the messages it would list,
+// after its filters and N, before it builds any; past the bound it says
+// how to narrow it, and a narrower view of the same trace still works.
+func TestTraceViewBound(t *testing.T) {
+	defer func(l limit) { limitTraceRows = l }(limitTraceRows)
+	limitTraceRows.max = 50
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable\nstep 30")
+	n := s.World().Packets.Len()
+	if n <= 50 {
+		t.Fatalf("only %d packets: the test needs more than the bound", n)
+	}
+	for line, want := range map[string]string{
+		"trace --json":   fmt.Sprintf("trace: %d messages (trace N shows the last N; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
+		"trace 5 --events": fmt.Sprintf("trace --events: %d events = %s is over the limit (at most 50 messages or events in one trace view)", s.World().Events.Len(), group(s.World().Events.Len())),
+	} {
+		if _, err := s.Exec(line); err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", line, err, want)
+		}
+	}
+	out, err := s.Exec("trace 50 --json")
+	if err != nil || strings.Count(out, `"sent"`) != 50 {
+		t.Errorf("trace 50 --json: %v, %d packets", err, strings.Count(out, `"sent"`))
+	}
+	// A filter counts what it keeps: the JoinGroups are few.
+	if out, err := s.Exec("trace --type JoinGroup --json"); err != nil || !strings.Contains(out, "JoinGroup") {
+		t.Errorf("trace --type JoinGroup: %v", err)
+	}
+	if _, err := s.Exec("trace --member C1 --json"); err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("trace --member C1 of more than 50 messages: %v", err)
+	}
+	if out, err := s.Exec("trace 3 --member C1 --json"); err != nil || strings.Count(out, `"sent"`) != 3 {
+		t.Errorf("trace 3 --member C1 --json: %v %s", err, out)
+	}
+}

@@ -481,17 +481,19 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	pkts, err := filterPackets(w, fl["--type"], fl["--member"])
+	last := 0
+	if len(pos) == 1 {
+		if last, err = parseCount("trace", "N", pos[0], 1, 100_000_000); err != nil {
+			return nil, err
+		}
+	}
+	pkts, err := filterPackets(w, fl["--type"], fl["--member"], last)
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) == 1 {
-		n, err := parseCount("trace", "N", pos[0], 1, 100_000_000)
-		if err != nil {
+	if fl["--events"] == "true" {
+		if err := limitTraceRows.checkf("trace --events", w.Events.Len(), fmt.Sprintf("%d events", w.Events.Len())); err != nil {
 			return nil, err
-		}
-		if n < len(pkts) {
-			pkts = pkts[len(pkts)-n:]
 		}
 	}
 	if fl["--json"] == "true" {
@@ -543,8 +545,11 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 }
 
 // filterPackets keeps the packets of the named types (comma-separated) to
-// or from a member; empty filters keep everything.
-func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
+// or from a member, the last `last` of them (0: all); empty filters keep
+// everything. What it keeps is counted against limitTraceRows before any
+// packet is made: a trace is kept as compact records, and a view of every
+// packet of a long run would build each one.
+func filterPackets(w *sim.World, types, member string, last int) ([]*sim.Packet, error) {
 	want := map[sim.API]bool{}
 	if types != "" {
 		for _, t := range strings.Split(types, ",") {
@@ -566,10 +571,20 @@ func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
 	if member != "" && w.Member(member) == nil {
 		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
 	}
-	if len(want) == 0 && member == "" {
-		return w.Packets.Slice(0, w.Packets.Len()), nil
+	keep := func(n int) error {
+		return limitTraceRows.checkf("trace", n, fmt.Sprintf("%d messages (trace N shows the last N; --type and --member narrow it)", n))
 	}
-	var out []*sim.Packet
+	if len(want) == 0 && member == "" {
+		from := 0
+		if n := w.Packets.Len(); last > 0 && last < n {
+			from = n - last
+		}
+		if err := keep(w.Packets.Len() - from); err != nil {
+			return nil, err
+		}
+		return w.Packets.Slice(from, w.Packets.Len()), nil
+	}
+	var idx []int
 	for i, p := range w.Packets.Headers(0) {
 		if len(want) > 0 && !want[p.Type] {
 			continue
@@ -577,7 +592,17 @@ func filterPackets(w *sim.World, types, member string) ([]*sim.Packet, error) {
 		if member != "" && p.From != member && p.To != member {
 			continue
 		}
-		out = append(out, w.Packets.At(i))
+		idx = append(idx, i)
+	}
+	if last > 0 && last < len(idx) {
+		idx = idx[len(idx)-last:]
+	}
+	if err := keep(len(idx)); err != nil {
+		return nil, err
+	}
+	out := make([]*sim.Packet, len(idx))
+	for j, i := range idx {
+		out[j] = w.Packets.At(i)
 	}
 	return out, nil
 }
