@@ -154,7 +154,7 @@ func TestTraceViewBound(t *testing.T) {
 		t.Fatalf("only %d packets: the test needs more than the bound", n)
 	}
 	for line, want := range map[string]string{
-		"trace --json":   fmt.Sprintf("trace: %d messages (trace N shows the last N; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
+		"trace --json":     fmt.Sprintf("trace: %d messages (trace N shows the last N; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
 		"trace 5 --events": fmt.Sprintf("trace --events: %d events = %s is over the limit (at most 50 messages or events in one trace view)", s.World().Events.Len(), group(s.World().Events.Len())),
 	} {
 		if _, err := s.Exec(line); err == nil || err.Error() != want {
@@ -174,5 +174,27 @@ func TestTraceViewBound(t *testing.T) {
 	}
 	if out, err := s.Exec("trace 3 --member C1 --json"); err != nil || strings.Count(out, `"sent"`) != 3 {
 		t.Errorf("trace 3 --member C1 --json: %v %s", err, out)
+	}
+}
+
+// TestHeapGuardStopsACommand: a command whose world grows the heap past
+// limitHeap is stopped like an interrupted one, says why, and leaves the
+// session as it was; the next command runs as usual.
+func TestHeapGuardStopsACommand(t *testing.T) {
+	defer func(l limit) { limitHeap = l }(limitHeap)
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable")
+	before := views(t, s)
+	limitHeap.max = 1 // any heap at all: the first look stops the step
+	_, err := s.Exec("step 1000000")
+	if err == nil || !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "step: interrupted (the session is as it was before it); it was stopped at the heap limit (at most 1 bytes of heap while a command runs)") {
+		t.Fatalf("step under a 1-byte heap limit: %v", err)
+	}
+	if views(t, s) != before {
+		t.Error("the stopped step changed the session")
+	}
+	limitHeap.max = 1 << 40
+	if _, err := s.Exec("step 10"); err != nil {
+		t.Errorf("the next step: %v", err)
 	}
 }

@@ -173,15 +173,22 @@ func (s *Session) Done() bool { return s.done }
 // Exec runs one line: commands separated by ';', '#' starting a comment. It
 // returns the text of every command that ran; the error is the first
 // failure, after which the rest of the line does not run.
+//
+// While the line runs, the heap guard (heapguard.go) stops it, as Ctrl-C
+// would, if the heap passes limitHeap.
 func (s *Session) Exec(line string) (string, error) {
 	s.interrupt.Store(false)
-	return s.execLine(line)
+	end := s.guardHeap()
+	out, err := s.execLine(line)
+	return out, end(err)
 }
 
 // ExecResults is Exec keeping each command's full result.
 func (s *Session) ExecResults(line string) ([]*Result, error) {
 	s.interrupt.Store(false)
-	return s.execResults(line)
+	end := s.guardHeap()
+	rs, err := s.execResults(line)
+	return rs, end(err)
 }
 
 // ExecPaged is Exec with the output cut where the front end should wait for
