@@ -202,10 +202,15 @@ func lookup(name string) *command {
 
 // unknownCommand is the error for a word that is no command: the closest
 // commands when the word looks like a typo of some (jion -> join), the
-// whole list otherwise.
+// whole list otherwise. Only words of about a command's length are compared
+// (a typo changes at most two letters), so a long word costs nothing, and
+// the error quotes at most the start of it.
 func unknownCommand(word, prefix string) error {
 	best, close := 3, []string(nil)
 	for _, c := range commandNames() {
+		if len(word) > len(c)+2*utf8.UTFMax {
+			continue // more than two letters longer: never within two edits
+		}
 		d := editDistance(strings.ToLower(word), c)
 		// A typo changes at most two letters, and fewer than the word has.
 		if d > 2 || d >= len(word) {
@@ -221,7 +226,23 @@ func unknownCommand(word, prefix string) error {
 	if len(close) > 0 {
 		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
 	}
-	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, word, strings.Join(commandNames(), " "))
+	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, shortWord(word), strings.Join(commandNames(), " "))
+}
+
+// maxQuoted is how much of a word an error message repeats.
+const maxQuoted = 40
+
+// shortWord is word for an error message: a long one cut after maxQuoted
+// bytes (at a letter's boundary), saying how long it was.
+func shortWord(word string) string {
+	if len(word) <= maxQuoted {
+		return word
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(word[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (a word of %s bytes)", word[:cut], group(len(word)))
 }
 
 // editDistance counts the insertions, deletions, substitutions and swaps
@@ -910,6 +931,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 			fmt.Fprintf(&b, "  %s\n      %s\n", c.usage, c.summary)
 		}
 		b.WriteString("\nhelp CMD explains one command; ';' separates commands on a line, '#' starts a comment.")
+		b.WriteString("\nLimit: " + limitLine.helpLine() + " (a script's line, -c's string, a notebook cell's line).")
 		return &Result{Text: b.String()}, nil
 	}
 	c := lookup(args[0])

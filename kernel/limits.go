@@ -54,6 +54,24 @@ var (
 	limitSequenceLanes = limit{"messages in a sequence diagram", 20_000}
 )
 
+// MaxLineBytes is the longest input line, in bytes (its line end not
+// counted), that Exec runs and a script may hold: far more than a person
+// types or a script needs, and small enough that a line's parsing and its
+// errors cost nothing. kgrepl's script reader holds no more than this of a
+// line; Exec refuses a longer one (from -c or a notebook) before parsing it.
+const MaxLineBytes = 64 * 1024
+
+// limitLine is MaxLineBytes as help and errors name it.
+var limitLine = limit{"bytes in a line", MaxLineBytes}
+
+// checkLine refuses a line longer than MaxLineBytes.
+func checkLine(line string) error {
+	if len(line) <= MaxLineBytes {
+		return nil
+	}
+	return fmt.Errorf("a line of %s bytes is over the limit (%s; the line was not run)", group(len(line)), limitLine.helpLine())
+}
+
 // check refuses v past the limit, naming the bound and the value.
 func (l limit) check(cmd string, v int) error {
 	return l.checkf(cmd, v, "")

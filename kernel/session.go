@@ -231,6 +231,9 @@ func (s *Session) execLine(line string) (string, error) {
 }
 
 func (s *Session) execResults(line string) ([]*Result, error) {
+	if err := checkLine(line); err != nil {
+		return nil, err
+	}
 	var out []*Result
 	for _, cmd := range splitCommands(line) {
 		r, err := s.run(cmd)
