@@ -250,6 +250,21 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 	return out, nil
 }
 
+// SplitLine cuts a line into its commands, each as Exec would run it
+// (repl.LineSplitter: with --keep-going a script runs each on its own, so
+// one failing does not drop the rest of its line). A line past
+// MaxLineBytes is returned whole, for Exec to refuse.
+func (s *Session) SplitLine(line string) []string {
+	if checkLine(line) != nil {
+		return []string{line}
+	}
+	var out []string
+	for _, words := range splitCommands(line) {
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
 // splitCommands cuts a line at ';' and drops a '#' comment.
 func splitCommands(line string) [][]string {
 	if i := strings.IndexByte(line, '#'); i >= 0 {

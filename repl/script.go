@@ -26,12 +26,21 @@ type ScriptOptions struct {
 // ScriptOptions.MaxLine is 0 (kgrepl passes kernel.MaxLineBytes, the same).
 const DefaultMaxLine = 64 * 1024
 
+// LineSplitter is an Engine that can cut a line into its commands (at ';',
+// without the '#' comment). With it, --keep-going runs the rest of a line
+// after one of its commands fails, as it runs the lines after a failing one.
+type LineSplitter interface {
+	SplitLine(line string) []string
+}
+
 // RunScript runs the commands read from r, one line at a time, printing each
 // result to stdout and each failure to stderr as "line N: MESSAGE" (N counts
 // the lines of r from 1, blank lines included, so the number points into the
 // file the user wrote). It returns the process exit code: 0 when every line
 // succeeded, 1 otherwise. It stops at the first failing line unless
-// opts.KeepGoing, and after any line that makes eng.Done() true (`exit`).
+// opts.KeepGoing (which also runs the rest of a line after a command on it
+// fails, when eng is a LineSplitter), and after any line that makes
+// eng.Done() true (`exit`).
 //
 // Input is read with bufio, never readline: readline v1.5.1 panics on a TAB
 // read from a pipe. Lines may be up to opts.MaxLine bytes long (never more is
@@ -74,7 +83,7 @@ func RunScript(r io.Reader, eng Engine, stdout, stderr io.Writer, opts ScriptOpt
 				return code
 			}
 		} else if strings.TrimSpace(line) != "" {
-			for _, cmd := range []string{line} {
+			for _, cmd := range commandsOf(eng, line, opts.KeepGoing) {
 				out, err := eng.Exec(cmd)
 				writeResult(stdout, out)
 				if err != nil {
@@ -93,6 +102,16 @@ func RunScript(r io.Reader, eng Engine, stdout, stderr io.Writer, opts ScriptOpt
 			return code
 		}
 	}
+}
+
+// commandsOf is what RunScript passes to Exec for one line: the whole line,
+// or, with keepGoing and an engine that can split it, each of its commands,
+// so that one failing does not drop the rest of the line.
+func commandsOf(eng Engine, line string, keepGoing bool) []string {
+	if ls, ok := eng.(LineSplitter); ok && keepGoing {
+		return ls.SplitLine(line)
+	}
+	return []string{line}
 }
 
 // groupDigits writes 65536 as 65,536.

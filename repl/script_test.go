@@ -82,6 +82,43 @@ func TestRunScriptKeepGoing(t *testing.T) {
 	}
 }
 
+// splitEngine is the fake engine with LineSplitter, as kernel.Session has it.
+type splitEngine struct{ *fakeEngine }
+
+func (splitEngine) SplitLine(line string) []string {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	var out []string
+	for _, c := range strings.Split(line, ";") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// With KeepGoing, the commands after a failing one on its line run too
+// (when the engine can split a line); each failure names its line.
+func TestRunScriptKeepGoingRunsTheRestOfALine(t *testing.T) {
+	eng := splitEngine{newFakeEngine()}
+	var out, errw bytes.Buffer
+	code := RunScript(strings.NewReader("count; bad; echo after # c\nbad; count\n"), eng, &out, &errw, ScriptOptions{KeepGoing: true})
+	if code != 1 || errw.String() != "line 1: bad command\nline 2: bad command\n" {
+		t.Errorf("code %d, stderr %q", code, errw.String())
+	}
+	if out.String() != "COUNT=1\nECHO[after]\nCOUNT=2\n" {
+		t.Errorf("stdout %q: the rest of each line must run", out.String())
+	}
+	// Without KeepGoing the line stops at its first failure, as before.
+	eng = splitEngine{newFakeEngine()}
+	out.Reset()
+	errw.Reset()
+	if code := RunScript(strings.NewReader("count; bad; echo after\n"), eng, &out, &errw, ScriptOptions{}); code != 1 || out.String() != "COUNT=1\n" {
+		t.Errorf("without KeepGoing: code %d, stdout %q", code, out.String())
+	}
+}
+
 // readline v1.5.1 panics on a TAB read from a pipe; RunScript must not.
 func TestRunScriptTabInPipedLine(t *testing.T) {
 	_, out, errOut, code := runScript(t, "echo a\tb\n\t\ncou\t\n", ScriptOptions{KeepGoing: true})

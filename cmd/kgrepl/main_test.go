@@ -320,3 +320,15 @@ func TestScriptLineLimit(t *testing.T) {
 		t.Errorf("an 8 MiB line took %v to refuse", took)
 	}
 }
+
+// --keep-going runs the rest of a ';' line after a failing command, as it
+// runs the lines after a failing one.
+func TestKeepGoingRunsTheRestOfALine(t *testing.T) {
+	out, errs, code := kgrepl(t, "", "--keep-going", "-c", "join C3 --bogus; help exit; step")
+	if code != 1 || !strings.HasPrefix(errs, "line 1: join: unknown option --bogus") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "leave kgrepl") || !strings.Contains(out, "tick 1:") {
+		t.Errorf("stdout %q: help exit and step must run after the failing join", out)
+	}
+}
