@@ -215,7 +215,7 @@ func parseShard(v string) (k, n int, err error) {
 	if err := explore.CheckShard(k, n); err != nil {
 		return 0, 0, fmt.Errorf("explore --%v", err)
 	}
-	if err := limitExploreBranches.checkf("explore --shard", n, fmt.Sprintf("%d shards", n)); err != nil {
+	if err := limitExploreShards.check("explore --shard", n); err != nil {
 		return 0, 0, err
 	}
 	return k, n, nil

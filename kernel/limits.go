@@ -43,6 +43,8 @@ var (
 	limitExploreBranches = limit{"explore branches: window ticks x members x fault kinds", 10_000}
 	limitExploreWork     = limit{"ticks of explore work: branches x --bound", 30_000_000}
 	limitExploreParallel = limit{"explore workers, --parallel", 64}
+	// explore --shard K/N: N, no more shards than a sweep may have branches.
+	limitExploreShards = limit{"shards of an explore sweep, the N of --shard K/N", 10_000}
 	// compare: combinations, counted before any is built, and the ticks
 	// rerun (combinations x the branch's ticks).
 	limitCompareCombos = limit{"compare combinations", 256}
@@ -220,7 +222,7 @@ var commandLimits = map[string][]limit{
 	"set":      {limitRecords},
 	"step":     {limitStep, limitClock},
 	"run":      {limitStep, limitClock},
-	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitStep},
+	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitExploreShards, limitStep},
 	"compare":  {limitCompareCombos, limitCompareWork},
 	"plot":     {limitPlotSamples},
 	"diagram":  {limitDiagramCells},
