@@ -312,7 +312,8 @@ func flags(cmd string, args []string, valued, bare []string) (pos []string, fl m
 		switch {
 		case isIn(name, valued):
 			if !hasVal {
-				if i+1 >= len(args) {
+				// A missing value before the next option is not that option.
+				if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
 					return nil, nil, usageErr(cmd, "%s needs a value", name)
 				}
 				i++

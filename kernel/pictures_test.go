@@ -337,3 +337,18 @@ func TestAnimationKeepsB1InPlace(t *testing.T) {
 		t.Errorf("B1's box at x = %v across the frames, want one x", xs)
 	}
 }
+
+// A title is a value even when it looks like an option, if it is quoted or
+// given with '='; a bare option after --title is a missing title.
+func TestTitleThatLooksLikeAnOption(t *testing.T) {
+	s := NewSession()
+	for line, want := range map[string]string{`plot pause --title "--x y"`: "--x y", "plot pause --title=--z": "--z"} {
+		rs, err := s.ExecResults(line)
+		if err != nil || len(rs) != 1 || !strings.Contains(rs[0].SVG, want) {
+			t.Errorf("%s: %v; want a chart titled %q", line, err, want)
+		}
+	}
+	if _, err := s.Exec("plot pause --title --width 600"); err == nil || !strings.Contains(err.Error(), "--title needs a value") {
+		t.Errorf("--title --width: %v", err)
+	}
+}
