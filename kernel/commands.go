@@ -807,7 +807,11 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			return nil, interrupted("run")
 		}
 		if why == "" && !found {
-			return nil, fmt.Errorf("run until %s %s: not %s within %d ticks", args[1], rec, args[1], maxRun)
+			cond := args[1] // polled or processed, and by whom if asked
+			if by != "" {
+				cond += " by " + by
+			}
+			return nil, fmt.Errorf("run until %s: not %s within %d ticks", strings.Join(args[1:], " "), cond, maxRun)
 		}
 		return s.afterRun(ran, why), nil
 	}
