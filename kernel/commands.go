@@ -309,6 +309,10 @@ func flags(cmd string, args []string, valued, bare []string) (pos []string, fl m
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
+		if _, twice := fl[name]; twice {
+			// Not "the last one wins": one of the two was a mistake.
+			return nil, nil, usageErr(cmd, "%s is given twice (give each option once)", name)
+		}
 		switch {
 		case isIn(name, valued):
 			if !hasVal {
@@ -321,6 +325,9 @@ func flags(cmd string, args []string, valued, bare []string) (pos []string, fl m
 			}
 			fl[name] = val
 		case isIn(name, bare):
+			if hasVal { // --json=false is not "no --json"
+				return nil, nil, usageErr(cmd, "%s takes no value (got %s)", name, a)
+			}
 			fl[name] = "true"
 		default:
 			allowed := append(append([]string{}, valued...), bare...)
@@ -692,31 +699,39 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
-// outputLevel takes --quiet and --verbose out of a step or run line and
-// sets the level of the command; the last one given wins.
-func (s *Session) outputLevel(args []string) []string {
+// outputLevel takes --quiet or --verbose out of a step or run line and
+// sets the level of the command; one of them, once.
+func (s *Session) outputLevel(cmd string, args []string) ([]string, error) {
 	var rest []string
+	given := ""
 	for _, a := range args {
 		switch a {
-		case "--quiet":
-			s.quietNow = true
-		case "--verbose":
-			s.quietNow = false
+		case "--quiet", "--verbose":
+			switch {
+			case given == a:
+				return nil, usageErr(cmd, "%s is given twice (give each option once)", a)
+			case given != "":
+				return nil, usageErr(cmd, "%s and %s contradict each other (give one)", given, a)
+			}
+			given = a
+			s.quietNow = a == "--quiet"
 		default:
 			rest = append(rest, a)
 		}
 	}
-	return rest
+	return rest, nil
 }
 
 func cmdStep(s *Session, args []string) (*Result, error) {
-	args = s.outputLevel(args)
+	args, err := s.outputLevel("step", args)
+	if err != nil {
+		return nil, err
+	}
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
 	n := 1
 	if len(args) == 1 {
-		var err error
 		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
@@ -744,7 +759,10 @@ func (s *Session) afterRun(ran int, why string) *Result {
 const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
-	args = s.outputLevel(args)
+	args, err := s.outputLevel("run", args)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) < 2 || args[0] != "until" {
 		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
 	}
