@@ -87,15 +87,15 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 		return out.waitFor(t, what, after, 30*time.Second)
 	}
 	at := expect("billing t=0 Stable> ", 0)
-	// 100 records per partition: each branch runs until the group has
-	// caught up on all of them, so the sweep below takes seconds, not the
-	// 2 s of the default world's 10 records (shorter than the wait below
-	// once the engine got faster).
-	ptmx.Write([]byte("set records.per.partition 100; new --keep-settings; join C2; step 5; metrics --json\r"))
+	// 1000 records per partition: each branch runs until the group has
+	// caught up on all of them, so the sweep below takes about 10 s here.
+	// With 100 it took 1.5 s once the engine got faster, no longer than
+	// the wait below, and the test failed as often as not.
+	ptmx.Write([]byte("set records.per.partition 1000; new --keep-settings; join C2; step 5; metrics --json\r"))
 	at = expect(`"tick":5`, at)
 	before := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
 	at = expect("billing t=5 PreparingRebalance> ", at)
-	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches, about 12 s.
+	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches.
 	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
 	time.Sleep(1500 * time.Millisecond)
 	if strings.Contains(out.get()[at:], "violations") {
