@@ -202,10 +202,15 @@ func lookup(name string) *command {
 
 // unknownCommand is the error for a word that is no command: the closest
 // commands when the word looks like a typo of some (jion -> join), the
-// whole list otherwise.
+// whole list otherwise. Only words of about a command's length are compared
+// (a typo changes at most two letters), so a long word costs nothing, and
+// the error quotes at most the start of it.
 func unknownCommand(word, prefix string) error {
 	best, close := 3, []string(nil)
 	for _, c := range commandNames() {
+		if len(word) > len(c)+2*utf8.UTFMax {
+			continue // more than two letters longer: never within two edits
+		}
 		d := editDistance(strings.ToLower(word), c)
 		// A typo changes at most two letters, and fewer than the word has.
 		if d > 2 || d >= len(word) {
@@ -221,7 +226,23 @@ func unknownCommand(word, prefix string) error {
 	if len(close) > 0 {
 		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
 	}
-	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, word, strings.Join(commandNames(), " "))
+	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, shortWord(word), strings.Join(commandNames(), " "))
+}
+
+// maxQuoted is how much of a word an error message repeats.
+const maxQuoted = 40
+
+// shortWord is word for an error message: a long one cut after maxQuoted
+// bytes (at a letter's boundary), saying how long it was.
+func shortWord(word string) string {
+	if len(word) <= maxQuoted {
+		return word
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(word[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (a word of %s bytes)", word[:cut], group(len(word)))
 }
 
 // editDistance counts the insertions, deletions, substitutions and swaps
@@ -288,10 +309,15 @@ func flags(cmd string, args []string, valued, bare []string) (pos []string, fl m
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
+		if _, twice := fl[name]; twice {
+			// Not "the last one wins": one of the two was a mistake.
+			return nil, nil, usageErr(cmd, "%s is given twice (give each option once)", name)
+		}
 		switch {
 		case isIn(name, valued):
 			if !hasVal {
-				if i+1 >= len(args) {
+				// A missing value before the next option is not that option.
+				if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
 					return nil, nil, usageErr(cmd, "%s needs a value", name)
 				}
 				i++
@@ -299,6 +325,9 @@ func flags(cmd string, args []string, valued, bare []string) (pos []string, fl m
 			}
 			fl[name] = val
 		case isIn(name, bare):
+			if hasVal { // --json=false is not "no --json"
+				return nil, nil, usageErr(cmd, "%s takes no value (got %s)", name, a)
+			}
 			fl[name] = "true"
 		default:
 			allowed := append(append([]string{}, valued...), bare...)
@@ -674,31 +703,39 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	return nil, nil
 }
 
-// outputLevel takes --quiet and --verbose out of a step or run line and
-// sets the level of the command; the last one given wins.
-func (s *Session) outputLevel(args []string) []string {
+// outputLevel takes --quiet or --verbose out of a step or run line and
+// sets the level of the command; one of them, once.
+func (s *Session) outputLevel(cmd string, args []string) ([]string, error) {
 	var rest []string
+	given := ""
 	for _, a := range args {
 		switch a {
-		case "--quiet":
-			s.quietNow = true
-		case "--verbose":
-			s.quietNow = false
+		case "--quiet", "--verbose":
+			switch {
+			case given == a:
+				return nil, usageErr(cmd, "%s is given twice (give each option once)", a)
+			case given != "":
+				return nil, usageErr(cmd, "%s and %s contradict each other (give one)", given, a)
+			}
+			given = a
+			s.quietNow = a == "--quiet"
 		default:
 			rest = append(rest, a)
 		}
 	}
-	return rest
+	return rest, nil
 }
 
 func cmdStep(s *Session, args []string) (*Result, error) {
-	args = s.outputLevel(args)
+	args, err := s.outputLevel("step", args)
+	if err != nil {
+		return nil, err
+	}
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
 	n := 1
 	if len(args) == 1 {
-		var err error
 		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
@@ -726,7 +763,10 @@ func (s *Session) afterRun(ran int, why string) *Result {
 const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
-	args = s.outputLevel(args)
+	args, err := s.outputLevel("run", args)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) < 2 || args[0] != "until" {
 		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
 	}
@@ -789,7 +829,11 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			return nil, interrupted("run")
 		}
 		if why == "" && !found {
-			return nil, fmt.Errorf("run until %s %s: not %s within %d ticks", args[1], rec, args[1], maxRun)
+			cond := args[1] // polled or processed, and by whom if asked
+			if by != "" {
+				cond += " by " + by
+			}
+			return nil, fmt.Errorf("run until %s: not %s within %d ticks", strings.Join(args[1:], " "), cond, maxRun)
 		}
 		return s.afterRun(ran, why), nil
 	}
@@ -916,6 +960,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 			fmt.Fprintf(&b, "  %s\n      %s\n", c.usage, c.summary)
 		}
 		b.WriteString("\nhelp CMD explains one command; ';' separates commands on a line, '#' starts a comment.")
+		b.WriteString("\nLimit: " + limitLine.helpLine() + " (a script's line, -c's string, a notebook cell's line).")
 		return &Result{Text: b.String()}, nil
 	}
 	c := lookup(args[0])

@@ -215,7 +215,7 @@ func parseShard(v string) (k, n int, err error) {
 	if err := explore.CheckShard(k, n); err != nil {
 		return 0, 0, fmt.Errorf("explore --%v", err)
 	}
-	if err := limitExploreBranches.checkf("explore --shard", n, fmt.Sprintf("%d shards", n)); err != nil {
+	if err := limitExploreShards.check("explore --shard", n); err != nil {
 		return 0, 0, err
 	}
 	return k, n, nil
@@ -595,6 +595,19 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 	return row
 }
 
+// compareSettings are the settings a compare KEY changes: a shortcut is
+// the keys it stands for (commit and enable.auto.commit both set
+// commit.mode; producer sets enable.idempotence and transactional.id).
+func compareSettings(key string) []string {
+	switch key {
+	case "commit", "enable.auto.commit":
+		return []string{"commit.mode"}
+	case "producer":
+		return []string{"enable.idempotence", "transactional.id"}
+	}
+	return []string{key}
+}
+
 func cmdCompare(s *Session, args []string) (*Result, error) {
 	pos, fl, err := flags("compare", args, []string{"--out"}, []string{"--json"})
 	if err != nil {
@@ -606,12 +619,25 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	var keys []string
 	var values [][]string
 	combos := 1
+	named := map[string]string{} // the setting a key changes -> the key that named it
 	for i := 0; i < len(pos); i += 2 {
 		key := pos[i]
 		if key != "commit" && key != "producer" {
 			if _, ok := sim.LookupSetting(key); !ok {
 				return nil, fmt.Errorf("compare: unknown setting %q (see show config)", key)
 			}
+		}
+		// A setting named twice would leave one list unused (the later
+		// value of each combination wins): refuse it, shortcuts included.
+		for _, st := range compareSettings(key) {
+			first, ok := named[st]
+			switch {
+			case ok && first == key:
+				return nil, usageErr("compare", "%s is named twice (name each setting once, with all its values in one list)", key)
+			case ok:
+				return nil, usageErr("compare", "%s and %s both change %s (name it once)", first, key, st)
+			}
+			named[st] = key
 		}
 		vs := strings.Split(pos[i+1], ",")
 		combos = mulCap(combos, len(vs), limitCompareCombos.max)
@@ -631,8 +657,11 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 			seen[v] = true
 			probe := NewSession()
 			if _, err := probe.Exec(settingLine(key, v)); err != nil {
-				// set's own words, which name the key and what it allows.
-				return nil, fmt.Errorf("compare: %s", strings.TrimPrefix(err.Error(), "set: "))
+				// set's own words, which name the key and what it allows,
+				// in compare's context (its usage, not set's).
+				msg := strings.TrimPrefix(err.Error(), "set: ")
+				msg = strings.TrimSuffix(msg, " (usage: "+lookup("set").usage+")")
+				return nil, usageErr("compare", "%s", msg)
 			}
 		}
 		keys, values = append(keys, key), append(values, vs)

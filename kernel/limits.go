@@ -43,6 +43,8 @@ var (
 	limitExploreBranches = limit{"explore branches: window ticks x members x fault kinds", 10_000}
 	limitExploreWork     = limit{"ticks of explore work: branches x --bound", 30_000_000}
 	limitExploreParallel = limit{"explore workers, --parallel", 64}
+	// explore --shard K/N: N, no more shards than a sweep may have branches.
+	limitExploreShards = limit{"shards of an explore sweep, the N of --shard K/N", 10_000}
 	// compare: combinations, counted before any is built, and the ticks
 	// rerun (combinations x the branch's ticks).
 	limitCompareCombos = limit{"compare combinations", 256}
@@ -59,6 +61,24 @@ var (
 	// each is built from the trace's compact records when shown.
 	limitTraceRows = limit{"messages or events in one trace view", 1_000_000}
 )
+
+// MaxLineBytes is the longest input line, in bytes (its line end not
+// counted), that Exec runs and a script may hold: far more than a person
+// types or a script needs, and small enough that a line's parsing and its
+// errors cost nothing. kgrepl's script reader holds no more than this of a
+// line; Exec refuses a longer one (from -c or a notebook) before parsing it.
+const MaxLineBytes = 64 * 1024
+
+// limitLine is MaxLineBytes as help and errors name it.
+var limitLine = limit{"bytes in a line", MaxLineBytes}
+
+// checkLine refuses a line longer than MaxLineBytes.
+func checkLine(line string) error {
+	if len(line) <= MaxLineBytes {
+		return nil
+	}
+	return fmt.Errorf("a line of %s bytes is over the limit (%s; the line was not run)", group(len(line)), limitLine.helpLine())
+}
 
 // check refuses v past the limit, naming the bound and the value.
 func (l limit) check(cmd string, v int) error {
@@ -208,7 +228,7 @@ var commandLimits = map[string][]limit{
 	"set":      {limitRecords},
 	"step":     {limitStep, limitClock, limitHeap},
 	"run":      {limitStep, limitClock, limitHeap},
-	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitStep},
+	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitExploreShards, limitStep},
 	"compare":  {limitCompareCombos, limitCompareWork},
 	"plot":     {limitPlotSamples},
 	"diagram":  {limitDiagramCells, limitAnimationCells},

@@ -198,3 +198,33 @@ func TestHeapGuardStopsACommand(t *testing.T) {
 		t.Errorf("the next step: %v", err)
 	}
 }
+
+// TestLongLines: Exec refuses a line past MaxLineBytes before parsing it
+// (a notebook or -c string may hold one), and leaves the session as it
+// was; an unknown long word costs no table of edits and is not echoed whole.
+func TestLongLines(t *testing.T) {
+	s := NewSession()
+	before := snapshot(t, s)
+	long := "step; " + strings.Repeat("x", 8<<20)
+	_, err := s.Exec(long)
+	if err == nil || err.Error() != "a line of 8,388,614 bytes is over the limit (at most 65,536 bytes in a line; the line was not run)" {
+		t.Errorf("8 MiB line: %v", err)
+	}
+	if snapshot(t, s) != before {
+		t.Error("a refused line changed the session")
+	}
+	word := strings.Repeat("é", (MaxLineBytes-2)/2)
+	start := time.Now()
+	_, err = s.Exec(word)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("an unknown word of %d bytes took %v", len(word), took)
+	}
+	want := strings.Repeat("é", 20) + "... (a word of 65,534 bytes): unknown command (commands: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || len(err.Error()) > 1000 {
+		t.Errorf("long unknown word: error of %d bytes, want it to start %q", len(fmt.Sprint(err)), want)
+	}
+	// Typos of a command's length are still suggested.
+	if _, err := s.Exec("jion C2"); err == nil || !strings.Contains(err.Error(), "did you mean join?") {
+		t.Errorf("jion: %v", err)
+	}
+}

@@ -85,6 +85,10 @@ func joinQuoted(cmd string, args []string) ([]string, error) {
 			q = a[:1]
 		}
 		if q == "" {
+			if len(out) > 0 && out[len(out)-1] == "--title" && a != args[i] {
+				out[len(out)-1] += "=" + a // --title=--x: a value, even one that looks like an option
+				continue
+			}
 			out = append(out, a)
 			continue
 		}
@@ -97,6 +101,10 @@ func joinQuoted(cmd string, args []string) ([]string, error) {
 			words = append(words, args[i])
 		}
 		joined := strings.Join(words, " ")
+		if len(out) > 0 && out[len(out)-1] == "--title" {
+			out[len(out)-1] += "=" + joined[:len(joined)-1] // quoted: a value, even "--x"
+			continue
+		}
 		out = append(out, joined[:len(joined)-1])
 	}
 	return out, nil

@@ -370,3 +370,18 @@ func TestPictureWorkBounds(t *testing.T) {
 		t.Errorf("an animation of 5 frames of 48,001 cells:\n got %v\nwant %s", err, want)
 	}
 }
+
+// A title is a value even when it looks like an option, if it is quoted or
+// given with '='; a bare option after --title is a missing title.
+func TestTitleThatLooksLikeAnOption(t *testing.T) {
+	s := NewSession()
+	for line, want := range map[string]string{`plot pause --title "--x y"`: "--x y", "plot pause --title=--z": "--z"} {
+		rs, err := s.ExecResults(line)
+		if err != nil || len(rs) != 1 || !strings.Contains(rs[0].SVG, want) {
+			t.Errorf("%s: %v; want a chart titled %q", line, err, want)
+		}
+	}
+	if _, err := s.Exec("plot pause --title --width 600"); err == nil || !strings.Contains(err.Error(), "--title needs a value") {
+		t.Errorf("--title --width: %v", err)
+	}
+}

@@ -241,6 +241,9 @@ func (s *Session) execLine(line string) (string, error) {
 }
 
 func (s *Session) execResults(line string) ([]*Result, error) {
+	if err := checkLine(line); err != nil {
+		return nil, err
+	}
 	var out []*Result
 	for _, cmd := range splitCommands(line) {
 		r, err := s.run(cmd)
@@ -255,6 +258,21 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// SplitLine cuts a line into its commands, each as Exec would run it
+// (repl.LineSplitter: with --keep-going a script runs each on its own, so
+// one failing does not drop the rest of its line). A line past
+// MaxLineBytes is returned whole, for Exec to refuse.
+func (s *Session) SplitLine(line string) []string {
+	if checkLine(line) != nil {
+		return []string{line}
+	}
+	var out []string
+	for _, words := range splitCommands(line) {
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
 }
 
 // splitCommands cuts a line at ';' and drops a '#' comment.

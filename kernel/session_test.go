@@ -342,3 +342,19 @@ func TestCheckpointsArePerBranch(t *testing.T) {
 		}
 	}
 }
+
+// A run until polled|processed RECORD by Cn that times out says by whom.
+func TestRunUntilPolledByTimeoutNamesTheMember(t *testing.T) {
+	s := NewSession()
+	if _, err := s.Exec("new --members 0; join C1; join C2; run until stable; crash C1 now"); err != nil {
+		t.Fatal(err)
+	}
+	tick := s.World().Tick
+	_, err := s.Exec("run until polled p2.9 by C1")
+	if want := "run until polled p2.9 by C1: not polled by C1 within 100000 ticks"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if s.World().Tick != tick {
+		t.Errorf("a failed run moved the clock from %d to %d", tick, s.World().Tick)
+	}
+}

@@ -2,7 +2,9 @@ package repl
 
 import (
 	"bytes"
+	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -80,6 +82,43 @@ func TestRunScriptKeepGoing(t *testing.T) {
 	}
 }
 
+// splitEngine is the fake engine with LineSplitter, as kernel.Session has it.
+type splitEngine struct{ *fakeEngine }
+
+func (splitEngine) SplitLine(line string) []string {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	var out []string
+	for _, c := range strings.Split(line, ";") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// With KeepGoing, the commands after a failing one on its line run too
+// (when the engine can split a line); each failure names its line.
+func TestRunScriptKeepGoingRunsTheRestOfALine(t *testing.T) {
+	eng := splitEngine{newFakeEngine()}
+	var out, errw bytes.Buffer
+	code := RunScript(strings.NewReader("count; bad; echo after # c\nbad; count\n"), eng, &out, &errw, ScriptOptions{KeepGoing: true})
+	if code != 1 || errw.String() != "line 1: bad command\nline 2: bad command\n" {
+		t.Errorf("code %d, stderr %q", code, errw.String())
+	}
+	if out.String() != "COUNT=1\nECHO[after]\nCOUNT=2\n" {
+		t.Errorf("stdout %q: the rest of each line must run", out.String())
+	}
+	// Without KeepGoing the line stops at its first failure, as before.
+	eng = splitEngine{newFakeEngine()}
+	out.Reset()
+	errw.Reset()
+	if code := RunScript(strings.NewReader("count; bad; echo after\n"), eng, &out, &errw, ScriptOptions{}); code != 1 || out.String() != "COUNT=1\n" {
+		t.Errorf("without KeepGoing: code %d, stdout %q", code, out.String())
+	}
+}
+
 // readline v1.5.1 panics on a TAB read from a pipe; RunScript must not.
 func TestRunScriptTabInPipedLine(t *testing.T) {
 	_, out, errOut, code := runScript(t, "echo a\tb\n\t\ncou\t\n", ScriptOptions{KeepGoing: true})
@@ -112,13 +151,60 @@ func TestRunScriptCRLFAndNoFinalNewline(t *testing.T) {
 }
 
 func TestRunScriptLongLine(t *testing.T) {
-	long := strings.Repeat("x", 1<<20) // far past bufio.Scanner's 64 KiB default
-	_, out, errOut, code := runScript(t, "echo "+long+"\ncount\n", ScriptOptions{})
+	// A line of exactly the limit runs (its CRLF not counted).
+	max := strings.Repeat("x", DefaultMaxLine-len("echo "))
+	_, out, errOut, code := runScript(t, "echo "+max+"\r\ncount\n", ScriptOptions{})
 	if code != 0 || errOut != "" {
 		t.Fatalf("code %d, stderr %q", code, errOut[:min(len(errOut), 200)])
 	}
-	if out != "ECHO["+long+"]\nCOUNT=1\n" {
-		t.Errorf("long line not passed whole (got %d bytes of output)", len(out))
+	if out != "ECHO["+max+"]\nCOUNT=1\n" {
+		t.Errorf("a line at the limit not passed whole (got %d bytes of output)", len(out))
+	}
+	// One byte more is refused, and not run.
+	eng, out, errOut, code := runScript(t, "echo "+max+"y\ncount\n", ScriptOptions{})
+	want := "line 1: a line of more than 65,536 bytes is over the limit (at most 65,536 bytes in a line; the line was not run)\n"
+	if code != 1 || errOut != want || out != "" || len(eng.commands()) != 0 {
+		t.Errorf("code %d, stdout %q, stderr %q, ran %d; want 1, nothing, %q, none", code, out, errOut, len(eng.commands()), want)
+	}
+	// ScriptOptions.MaxLine sets the limit.
+	if _, _, errOut, code := runScript(t, "count\necho 123456\n", ScriptOptions{MaxLine: 10}); code != 1 || !strings.HasPrefix(errOut, "line 2: a line of more than 10 bytes") {
+		t.Errorf("MaxLine 10: code %d, stderr %q", code, errOut)
+	}
+}
+
+// endless is an io.Reader of n bytes of 'x' (then a newline and "count"),
+// made as it is read: a line far longer than any buffer a test would hold.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n <= 0 {
+		return copy(p, "\ncount\n"), io.EOF
+	}
+	k := min(int64(len(p)), e.n)
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	e.n -= k
+	return int(k), nil
+}
+
+// A line of 256 MiB is read to its end without being held: the memory
+// allocated stays near the limit, and --keep-going runs the next line.
+func TestRunScriptOverlongLineIsNotHeld(t *testing.T) {
+	eng := newFakeEngine()
+	var out, errw bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code := RunScript(&endless{n: 256 << 20}, eng, &out, &errw, ScriptOptions{KeepGoing: true})
+	runtime.ReadMemStats(&after)
+	if code != 1 || !strings.HasPrefix(errw.String(), "line 1: a line of more than 65,536 bytes is over the limit") {
+		t.Errorf("code %d, stderr %q", code, errw.String())
+	}
+	if out.String() != "COUNT=1\n" {
+		t.Errorf("stdout %q: the line after the long one must run", out.String())
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("allocated %d bytes reading a 256 MiB line; the reader must keep at most the limit", got)
 	}
 }
 

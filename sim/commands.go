@@ -9,7 +9,17 @@ import (
 // The world's inputs: each is applied between ticks, checks its arguments
 // first, and leaves the world unchanged when it returns an error.
 
-var clientIDPattern = regexp.MustCompile(`^C[0-9]{1,6}$`)
+// clientIDPattern is a client id: C1, C2, ... C999999, with no leading zero
+// (C01 would be a client beside C1, and C0 comes before the first).
+var clientIDPattern = regexp.MustCompile(`^C[1-9][0-9]{0,5}$`)
+
+// checkClientID refuses what is not a client id, saying what one is.
+func checkClientID(client string) error {
+	if clientIDPattern.MatchString(client) {
+		return nil
+	}
+	return fmt.Errorf("%s is not a client id (client ids are C1 to C999999: C and a number from 1 to 999999, no leading zero)", client)
+}
 
 // running lists the clients with a live process, for error messages.
 func (w *World) running() string {
@@ -39,8 +49,8 @@ func (w *World) live(verb, client string) (*Member, error) {
 // Join starts a member process that joins the group. topics nil means
 // every input topic.
 func (w *World) Join(client string, static bool, topics []string) error {
-	if !clientIDPattern.MatchString(client) {
-		return fmt.Errorf("join %s: a client id is C followed by a number (C1, C2, ...)", client)
+	if err := checkClientID(client); err != nil {
+		return fmt.Errorf("join %s: %v", client, err)
 	}
 	if m := w.current[client]; m != nil && m.Alive {
 		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, orDash(m.MemberID), client)
@@ -201,8 +211,11 @@ func (w *World) inputNames() []string {
 // transactional.id), which a member takes at its next batch boundary by
 // closing its producer and creating a new one (replaceProducer).
 func (w *World) Set(client, key, value string) error {
-	if client != "" && !clientIDPattern.MatchString(client) {
-		return fmt.Errorf("set %s.%s: %q is not a client id (C1, C2, ...)", client, key, client)
+	if client != "" {
+		// The caller (kernel's set) names the command.
+		if err := checkClientID(client); err != nil {
+			return fmt.Errorf("%s.%s: %v", client, key, err)
+		}
 	}
 	if err := w.Cfg.Set(client, key, value); err != nil {
 		return err

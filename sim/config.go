@@ -148,8 +148,9 @@ type Setting struct {
 	set     func(*Config, *ClientConfig, string) error
 }
 
-func intSetting(key, doc string, field func(*ClientConfig) *int) Setting {
-	return Setting{Key: key, Allowed: "a whole number of ticks >= 1", Client: true, Doc: doc,
+// intSetting is a per-client setting counted in unit (ticks, records), from 1 to 1000000.
+func intSetting(key, unit, doc string, field func(*ClientConfig) *int) Setting {
+	return Setting{Key: key, Allowed: "a whole number of " + unit + " from 1 to 1000000", Client: true, Doc: doc,
 		get: func(_ *Config, c *ClientConfig) string { return strconv.Itoa(*field(c)) },
 		set: func(_ *Config, c *ClientConfig, v string) error {
 			n, err := strconv.Atoi(v)
@@ -163,7 +164,7 @@ func intSetting(key, doc string, field func(*ClientConfig) *int) Setting {
 
 // worldInt is a world-level (broker) setting counted in ticks, at least min.
 func worldInt(key string, min int, doc string, field func(*Config) *int) Setting {
-	return Setting{Key: key, Allowed: fmt.Sprintf("a whole number of ticks >= %d", min), Doc: doc,
+	return Setting{Key: key, Allowed: fmt.Sprintf("a whole number of ticks from %d to 1000000", min), Doc: doc,
 		get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(*field(w)) },
 		set: func(w *Config, _ *ClientConfig, v string) error {
 			n, err := strconv.Atoi(v)
@@ -214,15 +215,15 @@ func buildSettings() []Setting {
 				}
 				return nil
 			}},
-		intSetting("session.timeout.ms", "ticks of silence before the coordinator removes a member", func(c *ClientConfig) *int { return &c.SessionTimeout }),
-		intSetting("max.poll.interval.ms", "ticks between polls before the heartbeat thread leaves; also the rebalance timeout", func(c *ClientConfig) *int { return &c.MaxPollInterval }),
-		intSetting("max.poll.records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
-		intSetting("auto.commit.interval.ms", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),
-		intSetting("transaction.timeout.ms", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
-		intSetting("request.timeout.ms", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
-		intSetting("retry.backoff.ms", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
-		intSetting("processing.ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
-		intSetting("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),
+		intSetting("session.timeout.ms", "ticks", "ticks of silence before the coordinator removes a member", func(c *ClientConfig) *int { return &c.SessionTimeout }),
+		intSetting("max.poll.interval.ms", "ticks", "ticks between polls before the heartbeat thread leaves; also the rebalance timeout", func(c *ClientConfig) *int { return &c.MaxPollInterval }),
+		intSetting("max.poll.records", "records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
+		intSetting("auto.commit.interval.ms", "ticks", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),
+		intSetting("transaction.timeout.ms", "ticks", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
+		intSetting("request.timeout.ms", "ticks", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
+		intSetting("retry.backoff.ms", "ticks", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
+		intSetting("processing.ticks", "ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
+		intSetting("slow.processing.ticks", "ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),
 		{Key: "enable.auto.commit", Allowed: "true | false", Client: true,
 			Doc: "true is commit mode auto; false switches auto to commit after processing",
 			get: func(_ *Config, c *ClientConfig) string { return strconv.FormatBool(c.Commit == CommitAuto) },
@@ -334,7 +335,7 @@ func buildSettings() []Setting {
 				w.Isolation = v
 				return nil
 			}},
-		{Key: "group.initial.rebalance.delay.ms", Allowed: "a whole number of ticks >= 0",
+		{Key: "group.initial.rebalance.delay.ms", Allowed: "a whole number of ticks from 0 to 1000000",
 			Doc: "broker: how long the first rebalance of an empty group waits for more members (extended per new member)",
 			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.InitialRebalanceDelay) },
 			set: func(w *Config, _ *ClientConfig, v string) error {
@@ -345,7 +346,7 @@ func buildSettings() []Setting {
 				w.InitialRebalanceDelay = n
 				return nil
 			}},
-		{Key: "records.per.partition", Allowed: "a whole number >= 0",
+		{Key: "records.per.partition", Allowed: "a whole number of records from 0 to 1000000",
 			Doc: "records each input partition holds when the world is made (new)",
 			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.RecordsPerPartition) },
 			set: func(w *Config, _ *ClientConfig, v string) error {

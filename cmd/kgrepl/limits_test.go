@@ -36,8 +36,8 @@ func TestHostileInputsRefusedQuickly(t *testing.T) {
 		want   []string
 	}{
 		{"new --topics t:1000000", []string{"t:1000000 + invoices:1 = 1,000,001", "at most 1,000 partitions in a world"}},
-		{"set records.per.partition 1000000", []string{"6 input partitions x 1000000 = 6,000,000", "at most 1,000,000 input records"}},
-		{"new --topics t:20; set records.per.partition 1000000", []string{"20 input partitions x 1000000 = 20,000,000", "at most 1,000,000 input records"}},
+		{"set records.per.partition 1000001", []string{"set records.per.partition: 1,000,001 is over the limit", "at most 1,000,000 input records"}},
+		{"set records.per.partition 1000000; new --topics t:20 --keep-settings", []string{"20 input partitions x records.per.partition 1000000 = 20,000,000", "at most 1,000,000 input records"}},
 		{"set records.per.partition 100000; new --topics t:20 --keep-settings", []string{"20 input partitions x records.per.partition 100000 = 2,000,000"}},
 		{"produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000", []string{"produce: 60 records held + 1000000 = 1,000,060", "at most 1,000,000 input records"}},
 		{"new --members 100000", []string{"new --members: 100,000 is over the limit", "at most 1,000 members"}},
@@ -87,15 +87,15 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 		return out.waitFor(t, what, after, 30*time.Second)
 	}
 	at := expect("billing t=0 Stable> ", 0)
-	// 100 records per partition: each branch runs until the group has
-	// caught up on all of them, so the sweep below takes seconds, not the
-	// 2 s of the default world's 10 records (shorter than the wait below
-	// once the engine got faster).
-	ptmx.Write([]byte("set records.per.partition 100; new --keep-settings; join C2; step 5; metrics --json\r"))
+	// 1000 records per partition: each branch runs until the group has
+	// caught up on all of them, so the sweep below takes about 10 s here.
+	// With 100 it took 1.5 s once the engine got faster, no longer than
+	// the wait below, and the test failed as often as not.
+	ptmx.Write([]byte("set records.per.partition 1000; new --keep-settings; join C2; step 5; metrics --json\r"))
 	at = expect(`"tick":5`, at)
 	before := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
 	at = expect("billing t=5 PreparingRebalance> ", at)
-	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches, about 12 s.
+	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches.
 	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
 	time.Sleep(1500 * time.Millisecond)
 	if strings.Contains(out.get()[at:], "violations") {

@@ -56,7 +56,7 @@ options:
 		return 0
 	}
 	sess := kernel.NewSession()
-	opts := repl.ScriptOptions{KeepGoing: *keepGoing}
+	opts := repl.ScriptOptions{KeepGoing: *keepGoing, MaxLine: kernel.MaxLineBytes}
 	switch {
 	case *cmds != "":
 		if fs.NArg() > 0 {
@@ -65,7 +65,7 @@ options:
 		}
 		return repl.RunScript(strings.NewReader(*cmds), sess, stdout, stderr, opts)
 	case fs.NArg() == 1:
-		f, err := os.Open(fs.Arg(0))
+		f, err := openScript(fs.Arg(0))
 		if err != nil {
 			fmt.Fprintf(stderr, "kgrepl: %v\n", err)
 			return 2
@@ -93,4 +93,35 @@ options:
 		return 1
 	}
 	return 0
+}
+
+// openScript opens a script file argument: a regular file, or a pipe
+// (`kgrepl <(gen)`, a FIFO). A directory or a device (/dev/zero, a terminal)
+// is no script, and is refused before anything is read from it.
+func openScript(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	var why string
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		why = "a directory"
+	case m&os.ModeDevice != 0:
+		why = "a device"
+	case m&os.ModeSocket != 0:
+		why = "a socket"
+	case !m.IsRegular() && m&os.ModeNamedPipe == 0:
+		why = "not a regular file or a pipe"
+	}
+	if why != "" {
+		f.Close()
+		return nil, fmt.Errorf("%s is %s, not a script file (give a file of commands, or a pipe)", name, why)
+	}
+	return f, nil
 }

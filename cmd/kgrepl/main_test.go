@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -275,5 +276,59 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("kgrepl did not exit")
+	}
+}
+
+// A script file argument is a file or a pipe: a directory or a device is
+// refused by name before anything is read (/dev/zero would be read forever).
+func TestScriptFileMustBeAFileOrAPipe(t *testing.T) {
+	dir := t.TempDir()
+	for arg, want := range map[string]string{
+		dir:         "kgrepl: " + dir + " is a directory, not a script file",
+		"/dev/zero": "kgrepl: /dev/zero is a device, not a script file",
+	} {
+		_, errs, code := kgrepl(t, "", arg)
+		if code != 2 || !strings.HasPrefix(errs, want) || strings.Contains(errs, "line 1") {
+			t.Errorf("kgrepl %s: exit %d, stderr %q; want 2 and %q", arg, code, errs, want)
+		}
+	}
+	// A FIFO (as `kgrepl <(gen)` gives) still runs.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.WriteString("step\n")
+			f.Close()
+		}
+	}()
+	out, errs, code := kgrepl(t, "", fifo)
+	if code != 0 || !strings.Contains(out, "tick 1:") {
+		t.Errorf("kgrepl FIFO: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// A line past the limit is refused naming the limit, at no great cost.
+func TestScriptLineLimit(t *testing.T) {
+	start := time.Now()
+	_, errs, code := kgrepl(t, strings.Repeat("x", 8<<20)+"\n")
+	if code != 1 || errs != "line 1: a line of more than 65,536 bytes is over the limit (at most 65,536 bytes in a line; the line was not run)\n" {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an 8 MiB line took %v to refuse", took)
+	}
+}
+
+// --keep-going runs the rest of a ';' line after a failing command, as it
+// runs the lines after a failing one.
+func TestKeepGoingRunsTheRestOfALine(t *testing.T) {
+	out, errs, code := kgrepl(t, "", "--keep-going", "-c", "join C3 --bogus; help exit; step")
+	if code != 1 || !strings.HasPrefix(errs, "line 1: join: unknown option --bogus") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "leave kgrepl") || !strings.Contains(out, "tick 1:") {
+		t.Errorf("stdout %q: help exit and step must run after the failing join", out)
 	}
 }

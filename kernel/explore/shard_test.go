@@ -159,7 +159,7 @@ func TestShardErrors(t *testing.T) {
 		{sweep + " --shard 3 --out x", `explore: --shard "3": want K/N, shard K of N (1 <= K <= N), e.g. 2/4`},
 		{sweep + " --shard a/b --out x", `--shard "a/b": want K/N`},
 		{sweep + " --shard 1/2/3 --out x", `--shard "1/2/3": want K/N`},
-		{sweep + " --shard 1/10001 --out x", "at most 10,000 explore branches"},
+		{sweep + " --shard 1/10001 --out x", "at most 10,000 shards of an explore sweep, the N of --shard K/N"},
 		{sweep + " --shard 1/2", "--shard 1/2 writes its rows to a file: add --out FILE"},
 		{sweep + " --out x", "--out FILE holds the rows of a shard: add --shard K/N"},
 		{sweep + " --shard 1/2 --out x --save d", "--save and --json show the whole sweep: give them to explore --merge"},
