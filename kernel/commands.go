@@ -535,6 +535,14 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if err := w.Set(client, key, val); err != nil {
 		return nil, fmt.Errorf("set: %v", err)
 	}
+	// Every member's config is its overrides applied in order, at each
+	// start and each set: their number is bounded (a key set again for a
+	// client replaces its earlier override, so only clients x keys count,
+	// and the repeats of enable.auto.commit and transactional.id). A set
+	// past the bound fails, and the session is put back as it was.
+	if n := len(w.Cfg.Overrides); client != "" && n > limitOverrides.max {
+		return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+	}
 	return nil, nil
 }
 

@@ -35,6 +35,10 @@ var (
 	limitRecords = limit{"input records in a world: input partitions x records.per.partition, plus produce", 1_000_000}
 	// Ticks one `step` or `run` may advance.
 	limitStep = limit{"ticks in one step or run", 1_000_000}
+	// Per-client settings a world keeps (set Cn.KEY VALUE; a key set again
+	// for a client replaces its earlier value, except enable.auto.commit
+	// and transactional.id, whose earlier values can still matter).
+	limitOverrides = limit{"per-client settings in a world", 10_000}
 	// A world's clock.
 	limitClock = limit{"ticks in a world's life", 10_000_000}
 	// explore: the window, the branches (window x members x fault kinds),
@@ -225,7 +229,7 @@ var commandLimits = map[string][]limit{
 	"new":      {limitMembers, limitPartitions, limitRecords},
 	"join":     {limitMembers},
 	"produce":  {limitRecords},
-	"set":      {limitRecords},
+	"set":      {limitRecords, limitOverrides},
 	"step":     {limitStep, limitClock, limitHeap},
 	"run":      {limitStep, limitClock, limitHeap},
 	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitExploreShards, limitStep},

@@ -228,3 +228,33 @@ func TestLongLines(t *testing.T) {
 		t.Errorf("jion: %v", err)
 	}
 }
+
+// TestPerClientSettingsBound: setting a key again for a client keeps one
+// override, so a long script of repeated sets keeps the config small; the
+// distinct per-client settings a world keeps are bounded, and a set past
+// the bound fails and leaves the session as it was.
+func TestPerClientSettingsBound(t *testing.T) {
+	s := NewSession()
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "set C1.max.poll.records %d\n", 1+i%5)
+	}
+	runLines(t, s, b.String())
+	if n := len(s.World().Cfg.Overrides); n != 1 {
+		t.Errorf("2,000 sets of one key for C1 keep %d overrides, want 1", n)
+	}
+	defer func(l limit) { limitOverrides = l }(limitOverrides)
+	limitOverrides.max = 3
+	runLines(t, s, "set C2.max.poll.records 2\nset C3.max.poll.records 2")
+	before := views(t, s) + runLines(t, s, "show config")
+	_, err := s.Exec("set C4.max.poll.records 2")
+	if want := "set C4.max.poll.records: 4 per-client settings = 4 is over the limit (at most 3 per-client settings in a world)"; err == nil || err.Error() != want {
+		t.Errorf("a fourth per-client setting under a bound of 3:\n got %v\nwant %s", err, want)
+	}
+	if views(t, s)+runLines(t, s, "show config") != before {
+		t.Error("a refused set changed the session")
+	}
+	if _, err := s.Exec("set C3.max.poll.records 4"); err != nil {
+		t.Errorf("setting a kept key again at the bound: %v", err)
+	}
+}

@@ -100,3 +100,72 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedOverridesKeepTheirEffect: a key set again for a client
+// replaces its earlier override (so ForClient costs the settings a client
+// has, not the sets typed), and every client's effective config equals
+// the one got by applying every set in the order typed, over random
+// sequences of per-client and world-wide sets of every client setting.
+func TestRepeatedOverridesKeepTheirEffect(t *testing.T) {
+	values := map[string][]string{
+		"partition.assignment.strategy": {"range", "roundrobin", "sticky", "cooperative-sticky"},
+		"sticky.rules":                  {"seed", "kafka"},
+		"enable.auto.commit":            {"true", "false"},
+		"commit.mode":                   {"auto", "after", "before"},
+		"enable.idempotence":            {"true", "false"},
+		"transactional.id":              {"none", "tx-" + ClientPlaceholder, "t1"},
+		"group.instance.id":             {"none", "g1"},
+		"group.protocol":                {"classic", "consumer"},
+		"group.remote.assignor":         {"uniform", "range"},
+	}
+	var keys []string
+	for _, s := range Settings {
+		if !s.Client {
+			continue
+		}
+		if _, ok := values[s.Key]; !ok {
+			values[s.Key] = []string{"1", "5", "7"} // the whole-number settings
+		}
+		keys = append(keys, s.Key)
+	}
+	clients := []string{"C1", "C2", "C3"}
+	for seed := int64(1); seed <= 300; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		c := DefaultConfig()
+		ref := DefaultConfig() // every set kept, as typed
+		var typed []Override
+		for i := 0; i < 40; i++ {
+			key := keys[rng.Intn(len(keys))]
+			vals := values[key]
+			v := vals[rng.Intn(len(vals))]
+			client := ""
+			if rng.Intn(4) > 0 {
+				client = clients[rng.Intn(len(clients))]
+			}
+			if err := c.Set(client, key, v); err != nil {
+				t.Fatalf("seed %d: set %s.%s %s: %v", seed, client, key, v, err)
+			}
+			if client == "" {
+				if err := ref.Set("", key, v); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				typed = append(typed, Override{client, key, v})
+			}
+		}
+		ref.Overrides = typed
+		for _, cl := range clients {
+			if got, want := c.ForClient(cl), ref.ForClient(cl); got != want {
+				t.Fatalf("seed %d: %s runs with\n%+v\nwant (every set applied in order)\n%+v\noverrides %v\ntyped %v", seed, cl, got, want, c.Overrides, typed)
+			}
+		}
+		seen := map[Override]bool{}
+		for _, o := range c.Overrides {
+			k := Override{Client: o.Client, Key: o.Key}
+			if s, _ := LookupSetting(o.Key); seen[k] && !s.keepEarlier {
+				t.Fatalf("seed %d: %s.%s is kept twice: %v", seed, o.Client, o.Key, c.Overrides)
+			}
+			seen[k] = true
+		}
+	}
+}
