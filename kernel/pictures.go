@@ -562,7 +562,6 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 			if err := writeAtomic(path, []byte(text)); err != nil {
 				return nil, fmt.Errorf("sequence: %v", err)
 			}
-			_ = os.Chmod(path, 0o644)
 			r.Text += fmt.Sprintf("\nsequence: wrote %s (%s)", path, note)
 		}
 		return r, nil

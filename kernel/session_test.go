@@ -358,3 +358,40 @@ func TestRunUntilPolledByTimeoutNamesTheMember(t *testing.T) {
 		t.Errorf("a failed run moved the clock from %d to %d", tick, s.World().Tick)
 	}
 }
+
+// TestSaveThroughLinksAndModes: save writes through a symbolic link to the
+// file it names, refuses a link to nothing (the rename would replace the
+// link with a file), and a file it replaces keeps its permissions.
+func TestSaveThroughLinksAndModes(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	target := filepath.Join(s.Dir, "target.kg")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.kg", filepath.Join(s.Dir, "link.kg")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec("save link.kg"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(filepath.Join(s.Dir, "link.kg")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("save through a link replaced the link: %v %v", st.Mode(), err)
+	}
+	st, err := os.Stat(target)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the replaced file's mode: %v %v, want 0600 kept", st.Mode(), err)
+	}
+	if data, _ := os.ReadFile(target); !strings.HasPrefix(string(data), sessionHeader) {
+		t.Errorf("the link's file holds %q", data)
+	}
+	if err := os.Symlink("missing.kg", filepath.Join(s.Dir, "dangling.kg")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec("save dangling.kg"); err == nil || !strings.Contains(err.Error(), "save dangling.kg: it is a symbolic link to a file that is not there") {
+		t.Errorf("save onto a link to nothing: %v", err)
+	}
+	if st, err := os.Lstat(filepath.Join(s.Dir, "dangling.kg")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link to nothing was replaced")
+	}
+}

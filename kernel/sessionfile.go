@@ -122,18 +122,25 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-// writeAtomic writes a file (mode 0644) through a temporary file in the
-// same folder and a rename, so nothing ever sees half a file; it replaces
-// only a regular file (through a symbolic link, the file it names), never
+// writeAtomic writes a file (mode 0644, or the mode of the file it
+// replaces) through a temporary file in the same folder and a rename, so
+// nothing ever sees half a file; it replaces only a regular file (through
+// a symbolic link, the file it names; a link to nothing is refused), never
 // a folder or a device, and leaves no temporary file behind. Its errors do
 // not name the path: the caller names the one the user typed.
 func writeAtomic(path string, data []byte) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
+	} else if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// A link to nothing: the rename would replace the link itself.
+		return fmt.Errorf("it is a symbolic link to a file that is not there; save writes through a link only to an existing file")
 	}
+	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("it is %s; only a regular file is written or replaced", fileKind(st.Mode()))
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err == nil {
+		mode = st.Mode().Perm() // a file replaced keeps its permissions
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return bare(err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".kgrepl-*")
@@ -147,7 +154,7 @@ func writeAtomic(path string, data []byte) error {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		return bare(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
