@@ -148,7 +148,7 @@ func init() {
 				return []string{"--isolation", "read_committed", "read_uncommitted", "--json"}
 			}},
 		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
-			summary: "the packets so far (the last N, of some types, to or from a member)", run: cmdTrace,
+			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
 			words: func(*Session, []string) []string { return []string{"--json", "--events", "--type", "--member"} }},
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +

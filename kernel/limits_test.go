@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -256,5 +257,43 @@ func TestPerClientSettingsBound(t *testing.T) {
 	}
 	if _, err := s.Exec("set C3.max.poll.records 4"); err != nil {
 		t.Errorf("setting a kept key again at the bound: %v", err)
+	}
+}
+
+// TestTraceEventsJSON: trace --events --json adds the events to the
+// packets (it printed the packets alone); without --events the object has
+// the contract's one key.
+func TestTraceEventsJSON(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable")
+	var plain map[string]json.RawMessage
+	out, err := s.Exec("trace --json")
+	if err != nil || json.Unmarshal([]byte(out), &plain) != nil || len(plain) != 1 || plain["packets"] == nil {
+		t.Fatalf("trace --json: %v %.200s", err, out)
+	}
+	var withEvents struct {
+		Packets []map[string]any `json:"packets"`
+		Events  []struct {
+			Tick   int     `json:"tick"`
+			Kind   string  `json:"kind"`
+			Member *string `json:"member"`
+			Text   string  `json:"text"`
+		} `json:"events"`
+	}
+	out, err = s.Exec("trace --events --json")
+	if err != nil || json.Unmarshal([]byte(out), &withEvents) != nil {
+		t.Fatalf("trace --events --json: %v %.200s", err, out)
+	}
+	if len(withEvents.Events) != s.World().Events.Len() || len(withEvents.Packets) != s.World().Packets.Len() {
+		t.Errorf("%d events and %d packets, want %d and %d", len(withEvents.Events), len(withEvents.Packets), s.World().Events.Len(), s.World().Packets.Len())
+	}
+	found := false
+	for _, e := range withEvents.Events {
+		if e.Member == nil && strings.HasPrefix(e.Text, "generation 2") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no coordinator event (member null) announcing generation 2")
 	}
 }

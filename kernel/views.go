@@ -499,7 +499,21 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 	if fl["--json"] == "true" {
 		out := struct {
 			Packets []packetJSON `json:"packets"`
+			// With --events, the events too (absent without it, so the
+			// contract's shape is unchanged).
+			Events *[]eventJSON `json:"events,omitempty"`
 		}{Packets: []packetJSON{}}
+		if fl["--events"] == "true" {
+			evs := []eventJSON{}
+			for _, e := range w.Events.All() {
+				m := &e.Member
+				if e.Member == "" {
+					m = nil // the coordinator's
+				}
+				evs = append(evs, eventJSON{Tick: e.Tick, Kind: string(e.Kind), Member: m, Text: e.Text, Stop: e.Stop})
+			}
+			out.Events = &evs
+		}
 		for _, p := range pkts {
 			pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
 			if p.Delivered >= 0 {
@@ -542,6 +556,15 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		text += "\nevents:\n" + b.String()
 	}
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+}
+
+// eventJSON is one event in trace --events --json.
+type eventJSON struct {
+	Tick   int     `json:"tick"`
+	Kind   string  `json:"kind"`
+	Member *string `json:"member"` // a client id; null for the coordinator
+	Text   string  `json:"text"`
+	Stop   bool    `json:"stop"`
 }
 
 // filterPackets keeps the packets of the named types (comma-separated) to
