@@ -132,11 +132,31 @@ func TestCtrlCDuringALongStepRollsBack(t *testing.T) {
 	}
 }
 
+// firstLineDiff shows the first line where a and b differ, under the
+// nearest "== view" heading above it (as everyView writes them), each side
+// cut to a few hundred bytes around the first byte that differs (a JSON
+// view is one long line).
 func firstLineDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(al) && i < len(bl); i++ {
 		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n  %.300s\n  %.300s", i, al[i], bl[i])
+			heading := ""
+			for j := i; j >= 0; j-- {
+				if strings.HasPrefix(al[j], "== ") {
+					heading = " under " + al[j]
+					break
+				}
+			}
+			x, y := al[i], bl[i]
+			k := 0
+			for k < len(x) && k < len(y) && x[k] == y[k] {
+				k++
+			}
+			cut := func(s string) string {
+				lo, hi := max(0, k-150), min(len(s), k+150)
+				return s[lo:hi]
+			}
+			return fmt.Sprintf("line %d%s, byte %d:\n  %s\n  %s", i, heading, k, cut(x), cut(y))
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
