@@ -92,7 +92,7 @@ func cmdDemo(s *Session, args []string) (*Result, error) {
 			b.WriteString(out + "\n")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("demo %d, line %s: %v", n, strconv.Itoa(i+1), err)
+			return nil, fmt.Errorf("demo %d, line %s: %w", n, strconv.Itoa(i+1), err)
 		}
 	}
 	pages = append(pages, b.String())
