@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,11 +142,19 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 	}
 	if v, ok := fl["--faults"]; ok {
 		opts.Faults = strings.Split(v, ",")
+		for i, f := range opts.Faults {
+			if slices.Contains(opts.Faults[:i], f) {
+				return nil, fmt.Errorf("explore --faults %s: %s is listed twice (each branch would run twice)", v, f)
+			}
+		}
 	}
 	if v, ok := fl["--members"]; ok {
 		for _, m := range strings.Split(v, ",") {
 			if w.Member(m) == nil {
 				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(w.Clients(), " "))
+			}
+			if slices.Contains(opts.Members, m) {
+				return nil, fmt.Errorf("explore --members %s: %s is listed twice (each branch would run twice)", v, m)
 			}
 			opts.Members = append(opts.Members, m)
 		}
@@ -281,7 +290,31 @@ func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, er
 	if err != nil {
 		return nil, fmt.Errorf("explore --merge: %v", err)
 	}
+	// The script the shards carry starts every counterexample --save
+	// writes: like a session file, it may hold world inputs only.
+	if err := checkWorldInputs(sweep.Prefix); err != nil {
+		return nil, fmt.Errorf("explore --merge: the shards' script, %v", err)
+	}
 	return exploreResult(s, rep, sweep.Prefix, fl)
+}
+
+// checkWorldInputs refuses a script with a line that is not a world input
+// (or a comment), or with more than one input on a line, naming the line.
+func checkWorldInputs(script string) error {
+	for i, raw := range strings.Split(script, "\n") {
+		code, _, _ := strings.Cut(raw, "#")
+		words := strings.Fields(code)
+		if len(words) == 0 {
+			continue
+		}
+		if strings.Contains(code, ";") {
+			return fmt.Errorf("line %d: one input a line (no ';')", i+1)
+		}
+		if c := lookup(words[0]); words[0] != "new" && words[0] != "step" && (c == nil || !c.mutates) {
+			return fmt.Errorf("line %d: %.40q is not a world input; the script holds only %s lines", i+1, words[0], inputNames())
+		}
+	}
+	return nil
 }
 
 // exploreResult shows a whole sweep (--json or the text), after writing
@@ -305,6 +338,13 @@ func classFile(class string) string { return strings.ReplaceAll(class, ":", "_")
 func saveCounterexamples(rep *explore.Report, prefix, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	// Every file is checked before any is written, so a refused save
+	// writes nothing (one a folder or a device, another was written).
+	for class := range rep.Shortest {
+		if err := checkWritable(filepath.Join(dir, classFile(class))); err != nil {
+			return fmt.Errorf("%s: %v", classFile(class), err)
+		}
 	}
 	for class, i := range rep.Shortest {
 		if err := writeAtomic(filepath.Join(dir, classFile(class)), []byte(rep.Script(prefix, i))); err != nil {

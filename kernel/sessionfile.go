@@ -122,6 +122,35 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
+// writeTarget is the file writeAtomic would write for path (through a
+// symbolic link, the file it names) and the mode it gets (0644, or the
+// mode of the file it replaces), or why it would refuse.
+func writeTarget(path string) (string, fs.FileMode, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	} else if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// A link to nothing: the rename would replace the link itself.
+		return "", 0, fmt.Errorf("it is a symbolic link to a file that is not there; save writes through a link only to an existing file")
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return "", 0, fmt.Errorf("it is %s; only a regular file is written or replaced", fileKind(st.Mode()))
+	case err == nil:
+		return path, st.Mode().Perm(), nil // a file replaced keeps its permissions
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", 0, bare(err)
+	}
+	return path, 0o644, nil
+}
+
+// checkWritable reports what writeAtomic would refuse for path, writing
+// nothing: for commands that write several files and must write all or none.
+func checkWritable(path string) error {
+	_, _, err := writeTarget(path)
+	return err
+}
+
 // writeAtomic writes a file (mode 0644, or the mode of the file it
 // replaces) through a temporary file in the same folder and a rename, so
 // nothing ever sees half a file; it replaces only a regular file (through
@@ -129,19 +158,9 @@ func fileKind(m fs.FileMode) string {
 // a folder or a device, and leaves no temporary file behind. Its errors do
 // not name the path: the caller names the one the user typed.
 func writeAtomic(path string, data []byte) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	} else if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
-		// A link to nothing: the rename would replace the link itself.
-		return fmt.Errorf("it is a symbolic link to a file that is not there; save writes through a link only to an existing file")
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("it is %s; only a regular file is written or replaced", fileKind(st.Mode()))
-	} else if err == nil {
-		mode = st.Mode().Perm() // a file replaced keeps its permissions
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return bare(err)
+	path, mode, err := writeTarget(path)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".kgrepl-*")
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -267,6 +269,9 @@ func ReadPart(r io.Reader) (*Part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("line 1: %v", err)
 	}
+	if err := h.Sweep.check(); err != nil {
+		return nil, fmt.Errorf("line 1: %v", err)
+	}
 	p := &Part{K: k, N: n, Sweep: h.Sweep}
 	for {
 		if !sc.Scan() {
@@ -299,10 +304,141 @@ func ReadPart(r io.Reader) (*Part, error) {
 		if row.Classes == nil {
 			row.Classes = map[string]int{}
 		}
+		if err := row.check(h.Sweep); err != nil {
+			return nil, fmt.Errorf("line %d: %v", line, err)
+		}
 		p.Index = append(p.Index, row.Branch)
 		p.Outcomes = append(p.Outcomes, Outcome{Tick: row.Tick, Fault: Fault{Kind: row.Fault, Member: row.Member}, Classes: row.Classes,
 			Duplicates: row.Duplicates, Lost: row.Lost, Ran: row.Ran, Log: row.Log})
 	}
+}
+
+// A shard file is read by another machine, maybe edited on the way: what
+// Merge takes from it goes into the report (its verdict, its table) and,
+// with --save, into counterexample scripts someone will run. So every
+// field is checked against what a sweep can produce: the header's window,
+// faults, members, guarantee and isolation, and each row's fault, member
+// and tick as its branch index gives them (Run's order: tick, then member,
+// then fault kind), its classes, counts, ticks, record names and the
+// commands it logged (a branch logs only steps and a restart of its
+// faulted member). A file that passes is one a sweep could have written.
+
+var (
+	clientIDRe   = regexp.MustCompile(`^C[1-9][0-9]{0,5}$`)
+	nameRe       = regexp.MustCompile(`^[A-Za-z0-9._()-]{1,255}$`) // a topic or a record name
+	errorClassRe = regexp.MustCompile(`^` + CommitRefused + `:[A-Z_]{1,64}$`)
+)
+
+// check refuses a sweep header no sweep writes.
+func (sw Sweep) check() error {
+	if sw.From < sw.Base || sw.To < sw.From || sw.Bound < 1 || sw.Branches < 0 {
+		return fmt.Errorf("the sweep's window %d..%d from tick %d, bound %d, %d branches: not a sweep's", sw.From, sw.To, sw.Base, sw.Bound, sw.Branches)
+	}
+	if len(sw.Faults) == 0 {
+		return fmt.Errorf("the sweep names no fault kind")
+	}
+	for i, f := range sw.Faults {
+		if (Fault{Kind: f}).Command() == "" || slices.Contains(sw.Faults[:i], f) {
+			return fmt.Errorf("the sweep's fault kinds %q: each one of %s, once", sw.Faults, strings.Join(FaultKinds, " "))
+		}
+	}
+	for i, m := range sw.Members {
+		if !clientIDRe.MatchString(m) || slices.Contains(sw.Members[:i], m) {
+			return fmt.Errorf("the sweep's members %q: each a client id (C1 to C999999), once", sw.Members)
+		}
+	}
+	if sw.Members != nil && sw.Branches != (sw.To-sw.From+1)*len(sw.Members)*len(sw.Faults) {
+		return fmt.Errorf("the sweep counts %d branches; its window, members and fault kinds make %d", sw.Branches, (sw.To-sw.From+1)*len(sw.Members)*len(sw.Faults))
+	}
+	if sw.Branches%len(sw.Faults) != 0 {
+		return fmt.Errorf("the sweep counts %d branches, not a whole number for each of its %d fault kinds", sw.Branches, len(sw.Faults))
+	}
+	switch sw.Guarantee {
+	case AtLeastOnce, AtMostOnce, ExactlyOnce:
+	default:
+		return fmt.Errorf("the sweep's guarantee %q is not %s, %s or %s", sw.Guarantee, AtLeastOnce, AtMostOnce, ExactlyOnce)
+	}
+	if sw.Isolation != "read_committed" && sw.Isolation != "read_uncommitted" {
+		return fmt.Errorf("the sweep's isolation %q is not read_committed or read_uncommitted", sw.Isolation)
+	}
+	if !nameRe.MatchString(sw.Output) {
+		return fmt.Errorf("the sweep's output topic %q is not a topic name", sw.Output)
+	}
+	for i, t := range sw.Stops {
+		if t <= sw.Base || t > sw.To || i > 0 && t <= sw.Stops[i-1] {
+			return fmt.Errorf("the sweep's stop ticks %v: each after tick %d and up to %d, in order", sw.Stops, sw.Base, sw.To)
+		}
+	}
+	return nil
+}
+
+// knownClass reports whether a branch can be tallied in class c.
+func knownClass(c string) bool {
+	switch c {
+	case LostWrite, Duplicate, AbortedRead, NonMonotonicRead, FencedProducer, ZombieWrite, Stalled, "fault-refused":
+		return true
+	}
+	return errorClassRe.MatchString(c)
+}
+
+// check refuses a row the sweep sw cannot have written.
+func (row shardRow) check(sw Sweep) error {
+	i := row.Branch
+	if i < 0 || i >= sw.Branches {
+		return fmt.Errorf("branch %d: not a branch of a sweep of %d", i, sw.Branches)
+	}
+	if want := sw.Faults[i%len(sw.Faults)]; row.Fault != want {
+		return fmt.Errorf("branch %d: fault %q, where the sweep's order puts %q", i, row.Fault, want)
+	}
+	if row.Tick < sw.From || row.Tick > sw.To {
+		return fmt.Errorf("branch %d: tick %d outside the window %d..%d", i, row.Tick, sw.From, sw.To)
+	}
+	if !clientIDRe.MatchString(row.Member) {
+		return fmt.Errorf("branch %d: member %q is not a client id", i, row.Member)
+	}
+	if n := len(sw.Members); n > 0 {
+		per := n * len(sw.Faults)
+		if m, t := sw.Members[(i%per)/len(sw.Faults)], sw.From+i/per; row.Member != m || row.Tick != t {
+			return fmt.Errorf("branch %d: %s at tick %d, where the sweep's order puts %s at tick %d", i, row.Member, row.Tick, m, t)
+		}
+	}
+	if row.Ran < 0 || row.Ran > sw.Bound {
+		return fmt.Errorf("branch %d: ran %d ticks, outside 0..%d (the sweep's bound)", i, row.Ran, sw.Bound)
+	}
+	for c, n := range row.Classes {
+		if !knownClass(c) || n < 1 {
+			return fmt.Errorf("branch %d: class %.40q counted %d: not a class a branch is tallied in, at least once", i, c, n)
+		}
+	}
+	for _, names := range [][]string{row.Duplicates, row.Lost} {
+		if len(names) > sw.Bound*64 {
+			return fmt.Errorf("branch %d: %d record names for a branch of at most %d ticks", i, len(names), sw.Bound)
+		}
+		for _, name := range names {
+			if !nameRe.MatchString(name) {
+				return fmt.Errorf("branch %d: %.40q is not a record name", i, name)
+			}
+		}
+	}
+	steps, restarts := 0, 0
+	for _, l := range row.Log {
+		if n, ok := strings.CutPrefix(l, "step "); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 1 || strconv.Itoa(v) != n {
+				return fmt.Errorf("branch %d: logged %.40q, not step N", i, l)
+			}
+			steps += v
+			continue
+		}
+		if l != "restart "+row.Member || restarts > 0 {
+			return fmt.Errorf("branch %d: logged %.40q; a branch logs steps and at most one restart of its member", i, l)
+		}
+		restarts++
+	}
+	if steps != row.Ran {
+		return fmt.Errorf("branch %d: its logged steps add up to %d ticks, its row says it ran %d", i, steps, row.Ran)
+	}
+	return nil
 }
 
 // ParseShard reads "K/N".

@@ -184,3 +184,104 @@ func TestShardErrors(t *testing.T) {
 		t.Error("a refused explore --shard wrote its file")
 	}
 }
+
+// TestEditedShardsAreRefused: a shard file is read on another machine,
+// maybe edited on the way; what a sweep cannot have written is refused by
+// line, so it reaches neither the report nor the scripts --save writes
+// (a class name became a file name there, and a logged line a command).
+func TestEditedShardsAreRefused(t *testing.T) {
+	w := base(t, "set commit before").World()
+	opts := explore.Options{From: w.Tick, To: w.Tick + 4, Members: []string{"C1", "C2"}}
+	part, err := explore.RunShard(w, opts, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := part.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	if _, err := explore.ReadPart(strings.NewReader(good)); err != nil {
+		t.Fatalf("the shard as written: %v", err)
+	}
+	// Edit the first row that holds old (or the header, line 1).
+	edit := func(line int, old, new string) string {
+		lines := strings.Split(good, "\n")
+		for i := line; i < len(lines); i++ {
+			if strings.Contains(lines[i], old) {
+				lines[i] = strings.Replace(lines[i], old, new, 1)
+				return strings.Join(lines, "\n")
+			}
+		}
+		t.Fatalf("no line from %d holds %s", line+1, old)
+		return ""
+	}
+	for _, c := range []struct{ name, file, want string }{
+		{"a class that is a path", edit(1, `"classes":{"`, `"classes":{"../../x":1,"`), `class "../../x" counted 1`},
+		{"a negative count", edit(1, `"classes":{"`, `"classes":{"stalled":-3,"`), `class "stalled" counted -3`},
+		{"a fault kind out of order", edit(1, `"fault":"crash-now"`, `"fault":"nuke"`), `fault "nuke", where the sweep's order puts "crash-now"`},
+		{"a member out of order", edit(1, `"member":"C1"`, `"member":"C2"`), "where the sweep's order puts C1"},
+		{"a tick out of the window", edit(1, fmt.Sprintf(`"tick":%d`, w.Tick), `"tick":999999`), "outside the window"},
+		{"a logged command", edit(1, `"log":["step `, `"log":["save /tmp/x","step `), `logged "save /tmp/x"`},
+		{"ticks against the log", edit(1, `"ticks":`, `"ticks":1`), "its logged steps add up to"},
+		{"a guarantee", edit(0, `"guarantee":"at-most-once"`, `"guarantee":"never"`), `guarantee "never"`},
+		{"an output topic with a line end", edit(0, `"output":"invoices"`, `"output":"invoices\nsave x"`), "is not a topic name"},
+		{"a fault list", edit(0, `"faults":["crash-now",`, `"faults":["crash-now","crash-now",`), "each one of"},
+	} {
+		_, err := explore.ReadPart(strings.NewReader(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMergeAndSaveRefuseWhatTheyCannotTrust: the script a shard carries is
+// checked like a session file (world inputs only) before it starts any
+// counterexample; a --save that cannot write one of its files writes none;
+// a fault kind or member listed twice is refused rather than run twice.
+func TestMergeAndSaveRefuseWhatTheyCannotTrust(t *testing.T) {
+	s := base(t, "set commit before")
+	dir := t.TempDir()
+	s.Dir = dir
+	window := fmt.Sprintf("--ticks %d..%d", s.World().Tick, s.World().Tick+3)
+	exec(t, s, "explore "+window+" --shard 1/1 --out good.jsonl")
+	data, err := os.ReadFile(filepath.Join(dir, "good.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), `"prefix":"`, `"prefix":"save pwned.kg\n`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Exec("explore --merge bad.jsonl --save cex")
+	if err == nil || !strings.Contains(err.Error(), `the shards' script, line 1: "save" is not a world input`) {
+		t.Errorf("a shard whose script saves a file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cex")); err == nil {
+		t.Error("the refused merge made its --save folder")
+	}
+
+	// One of the files --save writes is a folder: none is written.
+	out := exec(t, s, "explore "+window)
+	if !strings.Contains(out, "lost-write") {
+		t.Fatalf("the sweep finds no lost write to save:\n%s", out)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "partial", "lost-write.kg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec("explore " + window + " --save partial"); err == nil || !strings.Contains(err.Error(), "lost-write.kg: it is a folder") {
+		t.Errorf("--save onto a folder: %v", err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "partial", "*.kg")); len(files) != 1 {
+		t.Errorf("a refused --save wrote %v", files)
+	}
+
+	for line, want := range map[string]string{
+		"explore --faults crash-after,crash-after": "explore --faults crash-after,crash-after: crash-after is listed twice",
+		"explore --members C1,C2,C1":               "explore --members C1,C2,C1: C1 is listed twice",
+	} {
+		if _, err := s.Exec(line); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", line, err, want)
+		}
+	}
+}
