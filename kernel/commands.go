@@ -885,14 +885,15 @@ const maxBranchName = 64
 // listed after `plot --branches` (',' separates names there), and is
 // printed back in tables and errors (no control characters).
 func validBranch(cmd, name string) error {
-	ok := name != "" && utf8.RuneCountInString(name) <= maxBranchName
+	// Not starting with '-': `switch --json` would read as an option.
+	ok := name != "" && utf8.RuneCountInString(name) <= maxBranchName && name[0] != '-'
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
 			ok = false
 		}
 	}
 	if !ok {
-		return usageErr(cmd, "%q is not a branch name (1 to %d letters, digits, '-', '_' or '.')", name, maxBranchName)
+		return usageErr(cmd, "%q is not a branch name (1 to %d letters, digits, '-', '_' or '.', not starting with '-')", name, maxBranchName)
 	}
 	return nil
 }

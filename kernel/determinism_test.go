@@ -103,9 +103,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // allowed, and leaves the session on the branch it was on.
 func TestBranchNames(t *testing.T) {
 	s := NewSession()
-	for _, bad := range []string{`""`, "a,b", "x\x1b[31m", "bell\a", strings.Repeat("b", maxBranchName+1)} {
+	for _, bad := range []string{`""`, "a,b", "x\x1b[31m", "bell\a", strings.Repeat("b", maxBranchName+1), "-x", "--json"} {
 		_, err := s.Exec("fork " + bad)
-		if err == nil || !strings.Contains(err.Error(), "is not a branch name (1 to 64 letters, digits, '-', '_' or '.')") {
+		if err == nil || !strings.Contains(err.Error(), "is not a branch name (1 to 64 letters, digits, '-', '_' or '.', not starting with '-')") {
 			t.Errorf("fork %q: error %v", bad, err)
 		}
 	}

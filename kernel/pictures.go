@@ -291,7 +291,11 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	names := []string{s.cur.name}
 	if v, ok := fl["--branches"]; ok {
 		names = nil
-		for _, n := range strings.Split(v, ",") {
+		listed := strings.Split(v, ",")
+		for _, n := range listed {
+			if n == "" && strings.Trim(v, ",") != "" {
+				return nil, usageErr("plot", "--branches %q has an empty name (names are separated by single commas)", v)
+			}
 			if n == "" {
 				continue
 			}

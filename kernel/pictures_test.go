@@ -356,6 +356,9 @@ func TestPictureWorkBounds(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", line, err, want)
 		}
 	}
+	if _, err := s.Exec("plot pause --branches main,,b"); err == nil || !strings.HasPrefix(err.Error(), `plot: --branches "main,,b" has an empty name`) {
+		t.Errorf("plot pause --branches main,,b: %v", err)
+	}
 	if views(t, s) != before {
 		t.Error("a refused plot changed the session")
 	}

@@ -107,8 +107,13 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) != 1 || pos[0] != "group" {
+	switch {
+	case len(pos) == 0:
 		return nil, usageErr("describe", "describe what? (only: group)")
+	case pos[0] != "group":
+		return nil, usageErr("describe", "describe %q: only group can be described", pos[0])
+	case len(pos) > 1:
+		return nil, usageErr("describe", "unexpected %q after group (kgrepl simulates one group)", pos[1])
 	}
 	// Two views at once are refused, as kafka-consumer-groups.sh does
 	// (ConsumerGroupCommandOptions.checkArgs: --describe takes at most one
