@@ -83,8 +83,11 @@ func init() {
 			mutates: true, run: memberCmd("slow", (*sim.World).Slow), words: wordsMembers},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
 			summary: "lose the next N packets of a type (to or from Cn)",
-			help: "For a request Cn is the sender, for a response the receiver. TYPE is a Kafka API name,\n" +
-				"e.g. `drop Produce response C2` loses the next produce answer to C2.",
+			help: "For a request Cn is the sender, for a response the receiver; without Cn any member's. TYPE is\n" +
+				"a Kafka API name, e.g. `drop Produce response C2` loses the next produce answer to C2. The\n" +
+				"direction (request by default), Cn and N are each given at most once, in any order.\n" +
+				"RebalanceNotification is only a response (from the coordinator to a member), and\n" +
+				"WriteTxnMarkers goes B1 to B1, so it takes no Cn.",
 			mutates: true, run: cmdDrop, words: wordsDrop},
 		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
 			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
@@ -655,7 +658,9 @@ func cmdCrash(s *Session, args []string) (*Result, error) {
 }
 
 func cmdDrop(s *Session, args []string) (*Result, error) {
-	if err := needArgs("drop", args, 1, 4); err != nil {
+	// No upper bound: past the type, a fifth word is one of a kind given
+	// before, and parseDropRule says which.
+	if err := needArgs("drop", args, 1, len(args)); err != nil {
 		return nil, err
 	}
 	var api sim.API
@@ -669,33 +674,9 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	if api == "" {
 		return nil, usageErr("drop", "no message type %q (types: %s)", args[0], strings.Join(names, " "))
 	}
-	r := sim.DropRule{Type: api, Count: 1}
-	for _, a := range args[1:] {
-		switch {
-		case a == "request":
-			r.Response = false
-		case a == "response":
-			r.Response = true
-		case strings.HasPrefix(a, "C"):
-			if s.World().Member(a) == nil {
-				return nil, fmt.Errorf("drop: no member %s (members: %s)", a, strings.Join(liveClients(s), " "))
-			}
-			if r.Response {
-				r.To = a
-			} else {
-				r.From = a
-			}
-		default:
-			n, err := parseCount("drop", "N", a, 1, 1000)
-			if err != nil {
-				return nil, err
-			}
-			r.Count = n
-		}
-	}
-	// A member named before "response" was read as a sender: fix it up.
-	if r.Response && r.From != "" {
-		r.To, r.From = r.From, ""
+	r, err := parseDropRule(s, api, args[1:])
+	if err != nil {
+		return nil, err
 	}
 	s.World().Drop(r)
 	kind, who := "request", ""
@@ -709,6 +690,68 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	}
 	s.say("the next %d %s %s(s)%s will be lost", r.Count, api, kind, who)
 	return nil, nil
+}
+
+// parseDropRule reads what follows drop's TYPE: a direction, a member and a
+// count, in any order, each at most once (two of a kind contradict each
+// other, or say one thing twice: either way a typo, and a session file
+// should not keep it). A combination the model can never match is refused
+// too, or the rule would wait for ever, silently: RebalanceNotification is
+// only sent by the coordinator, to a member (a heartbeat's answer drawn as
+// its own packet), and WriteTxnMarkers goes from the transaction coordinator
+// to the partition leaders, B1 to B1, never to or from a member.
+func parseDropRule(s *Session, api sim.API, args []string) (sim.DropRule, error) {
+	r := sim.DropRule{Type: api, Count: 1}
+	var dir, member, count string
+	for _, a := range args {
+		switch {
+		case a == "request" || a == "response":
+			switch {
+			case dir == a:
+				return r, usageErr("drop", "%s is given twice (give the direction once)", a)
+			case dir != "":
+				return r, usageErr("drop", "%s and %s contradict each other (give one direction: request or response)", dir, a)
+			}
+			dir = a
+			r.Response = a == "response"
+		case strings.HasPrefix(a, "C"):
+			switch {
+			case member == a:
+				return r, usageErr("drop", "%s is given twice (give the member once)", a)
+			case member != "":
+				return r, usageErr("drop", "%s and %s contradict each other (give one member, or none to match any)", member, a)
+			}
+			if s.World().Member(a) == nil {
+				return r, fmt.Errorf("drop: no member %s (members: %s)", a, strings.Join(liveClients(s), " "))
+			}
+			member = a
+		default:
+			n, err := parseCount("drop", "N", a, 1, 1000)
+			if err != nil {
+				return r, err
+			}
+			if count != "" {
+				return r, usageErr("drop", "N is given twice (%s and %s; give one count)", count, a)
+			}
+			count = a
+			r.Count = n
+		}
+	}
+	switch {
+	case api == sim.RebalanceNotification && dir != "response":
+		return r, usageErr("drop", "a RebalanceNotification is never a request: the coordinator sends it to a member, "+
+			"as the answer to a heartbeat (say drop RebalanceNotification response [Cn] [N])")
+	case api == sim.WriteTxnMarkers && member != "":
+		return r, usageErr("drop", "WriteTxnMarkers never goes to or from %s: the transaction coordinator sends the markers "+
+			"to the partition leaders, %s to %s (give no member)", member, sim.Broker, sim.Broker)
+	}
+	// For a request the member is the sender, for a response the receiver.
+	if r.Response {
+		r.To = member
+	} else {
+		r.From = member
+	}
+	return r, nil
 }
 
 // outputLevel takes --quiet or --verbose out of a step or run line and

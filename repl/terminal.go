@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/chzyer/readline"
 )
@@ -122,7 +124,7 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	cfg := &readline.Config{
 		Prompt:            eng.Prompt(),
 		HistoryFile:       histPath,
-		HistoryLimit:      1000,
+		HistoryLimit:      historyLimit,
 		HistorySearchFold: true,
 		// History is saved by the loop below rather than by readline's own
 		// goroutine: trimmed (completion leaves a trailing space), and on
@@ -301,11 +303,30 @@ func printError(w io.Writer, err error, color bool) {
 	io.WriteString(w, msg+"\n")
 }
 
-// prepareHistory makes sure the history file can be written: readline opens
+// What of the history file is kept. readline (v1.5.1) reads the whole file
+// into memory at start-up, as runes (four bytes a character), and only
+// rewrites it when it holds more than HistoryLimit lines; it appends
+// otherwise. So a file of a few hundred enormous lines was loaded whole, and
+// never trimmed. prepareHistory trims it first, to what readline would keep
+// and a little more cheaply: the last historyLimit lines, read from at most
+// the last historyMaxBytes of the file, without lines over historyMaxLine
+// (nobody types one; a paste gone wrong does).
+const (
+	historyLimit    = 1000
+	historyMaxBytes = 1 << 20
+	historyMaxLine  = 8 << 10
+)
+
+// prepareHistory makes sure the history file can be used: readline opens
 // it itself but silently keeps no history if that fails, so the directory is
 // created here (0700, as XDG asks for state) and the file opened once to
 // surface the error. Creating the file here also gives it mode 0600, like a
 // shell's history, instead of readline's 0666.
+//
+// Anything but a regular file is refused before readline sees it: readline
+// opens the file and reads it to the end, which never comes on a FIFO (the
+// REPL hung at start-up with no prompt) or a device. The file is also
+// trimmed (see historyLimit).
 func prepareHistory(override string) (string, error) {
 	path := override
 	if path == "" {
@@ -318,12 +339,119 @@ func prepareHistory(override string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	// Stat, not open, first: opening a FIFO blocks until someone opens its
+	// other end. O_NONBLOCK covers a FIFO put there between the two.
+	if fi, err := os.Stat(path); err == nil {
+		if err := regularHistoryFile(path, fi); err != nil {
+			return "", err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return "", err
 	}
-	f.Close()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if err := regularHistoryFile(path, fi); err != nil {
+		return "", err
+	}
+	if err := trimHistory(path, f, fi); err != nil {
+		return "", fmt.Errorf("trimming %s: %w", path, err)
+	}
 	return path, nil
+}
+
+// regularHistoryFile refuses a history file that is not a regular file,
+// saying what it is.
+func regularHistoryFile(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a folder"
+	case m&os.ModeNamedPipe != 0:
+		what = "a FIFO (named pipe)"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a regular file", path, what)
+}
+
+// trimHistory rewrites the history file f (at path, described by fi) with
+// only what readline should load: see historyLimit. A file that needs no
+// trimming is left alone. The new file replaces the old one by a rename, so
+// an error halfway leaves the old one whole; a symbolic link is followed, and
+// the file keeps its permissions.
+func trimHistory(path string, f *os.File, fi os.FileInfo) error {
+	size := fi.Size()
+	start := max(size-historyMaxBytes, 0)
+	buf := make([]byte, size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	changed := start > 0
+	if start > 0 {
+		// The first line read is most likely only the end of one.
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:]
+		} else {
+			buf = nil
+		}
+	}
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		// readline would ignore the last line and glue the next command
+		// to it.
+		changed = true
+	}
+	var keep [][]byte
+	for line := range bytes.SplitSeq(buf, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 || len(line) > historyMaxLine {
+			changed = changed || len(line) > 0
+			continue
+		}
+		keep = append(keep, line)
+	}
+	if len(keep) > historyLimit {
+		keep = keep[len(keep)-historyLimit:]
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(real), ".history-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
+	var out bytes.Buffer
+	for _, line := range keep {
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+	if _, err := tmp.Write(out.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), real)
 }
 
 // termWidth is the width readline lays the line out in. readline disables

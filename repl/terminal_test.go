@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -546,5 +547,164 @@ func TestDefaultPictureDir(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "")
 	if got, err := DefaultPictureDir(); err != nil || got != "/home/someone/.local/state/kgrepl/pictures" {
 		t.Errorf("without XDG_STATE_HOME: %q, %v", got, err)
+	}
+}
+
+// A history file that is a FIFO hung the REPL at start-up, before any
+// prompt: opening it blocks until someone opens the other end, and readline
+// reads it to an end that never comes. It is now a warning, said once, and
+// the session goes on without a history file (the FIFO is left alone).
+func TestTerminalHistoryFIFO(t *testing.T) {
+	state := t.TempDir()
+	hist := filepath.Join(state, "kgrepl", "history")
+	if err := os.MkdirAll(filepath.Dir(hist), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(hist, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	s := startREPL(t, "plain", "XDG_STATE_HOME="+state)
+	s.expect("warning: history will not be saved: " + hist + " is a FIFO (named pipe), not a regular file")
+	s.expect("fake 0> ")
+	s.send("count" + keyEnter)
+	s.expect("COUNT=1")
+	s.expect("fake 1> ")
+	s.send(keyUp + keyEnter) // history still works within the session
+	s.expect("COUNT=2")
+	s.expect("fake 2> ")
+	s.send(keyCtrlD)
+	s.expect(childBye)
+	s.waitSuccess()
+	if n := strings.Count(s.all(), "warning:"); n != 1 {
+		t.Errorf("%d warnings, want 1", n)
+	}
+	if fi, err := os.Lstat(hist); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO became %v (%v)", fi.Mode(), err)
+	}
+}
+
+// A history file of a few enormous lines (a paste gone wrong) was loaded
+// whole, and, holding fewer lines than the history limit, never trimmed.
+// Now the REPL reads only the end of the file, skips lines no one typed,
+// keeps the last historyLimit lines, and writes back only those, keeping the
+// file's permissions.
+func TestTerminalHistoryTrimmed(t *testing.T) {
+	state := t.TempDir()
+	hist := filepath.Join(state, "kgrepl", "history")
+	if err := os.MkdirAll(filepath.Dir(hist), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("x", 1<<20) + "\n"
+	var b strings.Builder
+	for i := range 3 {
+		b.WriteString(huge)
+		fmt.Fprintf(&b, "echo short-%d\n", i)
+	}
+	b.WriteString(huge)
+	b.WriteString("echo the-last\n")
+	if err := os.WriteFile(hist, []byte(b.String()), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	s := startREPL(t, "plain", "XDG_STATE_HOME="+state)
+	s.expect("fake 0> ")
+	s.send(keyUp)
+	s.expect("echo the-last")
+	s.send(keyEnter)
+	s.expect("ECHO[the-last]")
+	s.expect("fake 0> ")
+	s.send("count" + keyEnter)
+	s.expect("COUNT=1")
+	s.expect("fake 1> ")
+	s.send(keyCtrlD)
+	s.expect(childBye)
+	s.waitSuccess()
+	if strings.Contains(s.all(), "warning") {
+		t.Errorf("a warning for a history file that is only long")
+	}
+	// The last megabyte holds the end of the fourth huge line and the last
+	// command: everything before is gone.
+	data, err := os.ReadFile(hist)
+	if want := "echo the-last\ncount\n"; err != nil || string(data) != want {
+		t.Errorf("history file holds %d bytes (%.60q…), %v; want %q", len(data), data, err, want)
+	}
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("history file mode %v, %v; want 0640 kept", fi.Mode(), err)
+	}
+}
+
+// prepareHistory, the check and trim RunTerminal does before readline sees
+// the file, case by case.
+func TestPrepareHistory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	check := func(p, want string) {
+		t.Helper()
+		got, err := prepareHistory(p)
+		if err != nil || got != p {
+			t.Fatalf("prepareHistory(%s) = %q, %v", p, got, err)
+		}
+		if data, _ := os.ReadFile(p); string(data) != want {
+			t.Errorf("%s holds %q, want %q", filepath.Base(p), data, want)
+		}
+	}
+
+	// Short enough: left as it is, blank lines and all (readline skips them).
+	check(write("ok", "a\n\nb\n"), "a\n\nb\n")
+	// No newline at the end: readline ignored the last line and appended the
+	// next command to it.
+	check(write("unterminated", "a\nb"), "a\nb\n")
+	// More lines than the limit: the last historyLimit are kept.
+	var many strings.Builder
+	for i := range historyLimit + 5 {
+		fmt.Fprintf(&many, "c%d\n", i)
+	}
+	want := strings.Join(strings.Split(many.String(), "\n")[5:], "\n")
+	check(write("many", many.String()), want)
+	// A line too long to be typed is dropped.
+	check(write("long", "a\n"+strings.Repeat("y", historyMaxLine+1)+"\nb\n"), "a\nb\n")
+	// A symbolic link is followed, not replaced by a file.
+	target := write("target", "a\n   \nb\n")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	check(link, "a\nb\n")
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link became %v (%v)", fi.Mode(), err)
+	}
+	// A missing file is created, 0600.
+	check(filepath.Join(dir, "new"), "")
+	if fi, err := os.Stat(filepath.Join(dir, "new")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("new history file: %v, %v; want 0600", fi.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 7 {
+		t.Errorf("left behind in the folder: %v", entries)
+	}
+
+	// Not regular files: refused, saying what they are, without blocking.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifoLink := filepath.Join(dir, "fifo-link")
+	if err := os.Symlink(fifo, fifoLink); err != nil {
+		t.Fatal(err)
+	}
+	for p, what := range map[string]string{
+		fifo:       "a FIFO (named pipe)",
+		fifoLink:   "a FIFO (named pipe)",
+		dir:        "a folder",
+		os.DevNull: "a device",
+	} {
+		got, err := prepareHistory(p)
+		if want := p + " is " + what + ", not a regular file"; err == nil || err.Error() != want || got != "" {
+			t.Errorf("prepareHistory(%s) = %q, %v; want the error %q", p, got, err, want)
+		}
 	}
 }
