@@ -1167,6 +1167,13 @@ func (s *Session) Complete(line string) []string {
 	}
 	var out []string
 	seen := map[string]bool{}
+	// A word already on the line is not offered again: every option and
+	// argument is given once (options twice are refused).
+	if len(words) > 0 {
+		for _, w := range words[1:] {
+			seen[w] = true
+		}
+	}
 	for _, c := range cands {
 		if strings.HasPrefix(c, partial) && !seen[c] {
 			seen[c] = true

@@ -388,3 +388,22 @@ func TestTitleThatLooksLikeAnOption(t *testing.T) {
 		t.Errorf("--title --width: %v", err)
 	}
 }
+
+// TestCompletionOffersAWordOnce: a word already on the line is not offered
+// again (every option and argument is given once).
+func TestCompletionOffersAWordOnce(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "fork other\nswitch main")
+	for line, want := range map[string]string{
+		"switch ":            "main other",
+		"switch main ":       "other",
+		"close C1 --":        "--now",
+		"close C1 --now --":  "",
+		"trace --json --":    "--events --member --type",
+		"describe group --j": "--json",
+	} {
+		if got := strings.Join(s.Complete(line), " "); got != want {
+			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
