@@ -152,7 +152,12 @@ func init() {
 			}},
 		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
 			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
-			words: func(*Session, []string) []string { return []string{"--json", "--events", "--type", "--member"} }},
+			words: func(s *Session, a []string) []string {
+				if len(a) > 0 && (a[len(a)-1] == "--type" || a[len(a)-1] == "--member") {
+					return wordsSequence(s, a) // the same values as sequence's
+				}
+				return []string{"--json", "--events", "--type", "--member"}
+			}},
 		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +

@@ -401,6 +401,8 @@ func TestCompletionOffersAWordOnce(t *testing.T) {
 		"close C1 --now --":  "",
 		"trace --json --":    "--events --member --type",
 		"describe group --j": "--json",
+		"trace --member ":    "C1",
+		"trace --type Fe":    "Fetch",
 	} {
 		if got := strings.Join(s.Complete(line), " "); got != want {
 			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
