@@ -33,8 +33,18 @@ func init() {
 				"  explore --merge FILE... [--save DIR] [--json]\n" +
 				"checks that the files are shards 1..N of one sweep and prints what the sweep run on one machine\n" +
 				"prints, byte for byte (the shortest branch of a class is the first in the sweep's order among equals).",
-			run: cmdExplore, words: func(*Session, []string) []string {
-				return append([]string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}, explore.FaultKinds...)
+			run: cmdExplore, words: func(s *Session, a []string) []string {
+				if len(a) > 0 {
+					switch a[len(a)-1] {
+					case "--members":
+						return s.World().Clients()
+					case "--faults":
+						return explore.FaultKinds
+					case "--isolation":
+						return []string{"read_committed", "read_uncommitted"}
+					}
+				}
+				return []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}
 			}},
 		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",

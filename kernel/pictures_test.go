@@ -395,14 +395,17 @@ func TestCompletionOffersAWordOnce(t *testing.T) {
 	s := NewSession()
 	runLines(t, s, "fork other\nswitch main")
 	for line, want := range map[string]string{
-		"switch ":            "main other",
-		"switch main ":       "other",
-		"close C1 --":        "--now",
-		"close C1 --now --":  "",
-		"trace --json --":    "--events --member --type",
-		"describe group --j": "--json",
-		"trace --member ":    "C1",
-		"trace --type Fe":    "Fetch",
+		"switch ":                    "main other",
+		"switch main ":               "other",
+		"close C1 --":                "--now",
+		"close C1 --now --":          "",
+		"trace --json --":            "--events --member --type",
+		"describe group --j":         "--json",
+		"trace --member ":            "C1",
+		"trace --type Fe":            "Fetch",
+		"explore --members ":         "C1",
+		"explore --faults cr":        "crash-after crash-now",
+		"explore --isolation read_c": "read_committed",
 	} {
 		if got := strings.Join(s.Complete(line), " "); got != want {
 			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
