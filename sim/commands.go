@@ -13,9 +13,12 @@ import (
 // (C01 would be a client beside C1, and C0 comes before the first).
 var clientIDPattern = regexp.MustCompile(`^C[1-9][0-9]{0,5}$`)
 
+// IsClientID reports whether s is a client id (C1 to C999999).
+func IsClientID(s string) bool { return clientIDPattern.MatchString(s) }
+
 // checkClientID refuses what is not a client id, saying what one is.
 func checkClientID(client string) error {
-	if clientIDPattern.MatchString(client) {
+	if IsClientID(client) {
 		return nil
 	}
 	return fmt.Errorf("%s is not a client id (client ids are C1 to C999999: C and a number from 1 to 999999, no leading zero)", client)

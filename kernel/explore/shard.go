@@ -324,7 +324,6 @@ func ReadPart(r io.Reader) (*Part, error) {
 // faulted member). A file that passes is one a sweep could have written.
 
 var (
-	clientIDRe   = regexp.MustCompile(`^C[1-9][0-9]{0,5}$`)
 	nameRe       = regexp.MustCompile(`^[A-Za-z0-9._()-]{1,255}$`) // a topic or a record name
 	errorClassRe = regexp.MustCompile(`^` + CommitRefused + `:[A-Z_]{1,64}$`)
 )
@@ -343,7 +342,7 @@ func (sw Sweep) check() error {
 		}
 	}
 	for i, m := range sw.Members {
-		if !clientIDRe.MatchString(m) || slices.Contains(sw.Members[:i], m) {
+		if !sim.IsClientID(m) || slices.Contains(sw.Members[:i], m) {
 			return fmt.Errorf("the sweep's members %q: each a client id (C1 to C999999), once", sw.Members)
 		}
 	}
@@ -393,7 +392,7 @@ func (row shardRow) check(sw Sweep) error {
 	if row.Tick < sw.From || row.Tick > sw.To {
 		return fmt.Errorf("branch %d: tick %d outside the window %d..%d", i, row.Tick, sw.From, sw.To)
 	}
-	if !clientIDRe.MatchString(row.Member) {
+	if !sim.IsClientID(row.Member) {
 		return fmt.Errorf("branch %d: member %q is not a client id", i, row.Member)
 	}
 	if n := len(sw.Members); n > 0 {
