@@ -312,16 +312,8 @@ func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, er
 // (or a comment), or with more than one input on a line, naming the line.
 func checkWorldInputs(script string) error {
 	for i, raw := range strings.Split(script, "\n") {
-		code, _, _ := strings.Cut(raw, "#")
-		words := strings.Fields(code)
-		if len(words) == 0 {
-			continue
-		}
-		if strings.Contains(code, ";") {
-			return fmt.Errorf("line %d: one input a line (no ';')", i+1)
-		}
-		if c := lookup(words[0]); words[0] != "new" && words[0] != "step" && (c == nil || !c.mutates) {
-			return fmt.Errorf("line %d: %.40q is not a world input; the script holds only %s lines", i+1, words[0], inputNames())
+		if _, _, err := inputLine(raw, "the script"); err != nil {
+			return fmt.Errorf("line %d: %v", i+1, err)
 		}
 	}
 	return nil

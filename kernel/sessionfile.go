@@ -292,17 +292,15 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 	sawNew := false
 	for i, raw := range all {
 		n := i + 1
-		code, comment, _ := strings.Cut(raw, "#")
-		words := strings.Fields(code)
+		words, comment, err := inputLine(raw, "a session file")
+		if err != nil {
+			return nil, v1, 0, fmt.Errorf("line %d: %v", n, err)
+		}
 		if len(words) == 0 {
 			continue
 		}
-		if strings.Contains(code, ";") {
-			return nil, v1, 0, fmt.Errorf("line %d: one input a line (no ';' in a session file)", n)
-		}
-		c := lookup(words[0])
-		switch {
-		case words[0] == "new":
+		switch words[0] {
+		case "new":
 			if sawNew {
 				return nil, v1, 0, fmt.Errorf("line %d: a second new (a session file has one, after its settings)", n)
 			}
@@ -310,19 +308,17 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 			if v1 {
 				words = append(words, "--keep-settings") // v1's new kept the settings before it
 			}
-		case words[0] == "step":
+		case "step":
 			if !sawNew {
 				return nil, v1, 0, fmt.Errorf("line %d: step before the file's new line", n)
 			}
 			if len(words) != 2 {
 				return nil, v1, 0, fmt.Errorf("line %d: want step N", n)
 			}
-		case c != nil && c.mutates:
+		default:
 			if !sawNew && words[0] != "set" {
 				return nil, v1, 0, fmt.Errorf("line %d: %s before the file's new line (only set may come first)", n, words[0])
 			}
-		default:
-			return nil, v1, 0, fmt.Errorf("line %d: %q is not a world input; a session file holds only %s lines", n, words[0], inputNames())
 		}
 		l := sessionLine{n: n, words: words}
 		if words[0] == "step" {
@@ -334,6 +330,26 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 		return nil, v1, 0, fmt.Errorf("no new line: the file holds no world")
 	}
 	return lines, v1, tick, nil
+}
+
+// inputLine reads one line of a script that may hold world inputs only (a
+// session file, the script an explore shard carries): its words, nil for a
+// blank or comment line, and the comment. It refuses two inputs on one line
+// and a word that is not a world input (new, step, or a command that
+// changes the world); holder names the script in the error.
+func inputLine(raw, holder string) (words []string, comment string, err error) {
+	code, comment, _ := strings.Cut(raw, "#")
+	words = strings.Fields(code)
+	if len(words) == 0 {
+		return nil, comment, nil
+	}
+	if strings.Contains(code, ";") {
+		return nil, "", fmt.Errorf("one input a line (no ';' in %s)", holder)
+	}
+	if c := lookup(words[0]); words[0] != "new" && words[0] != "step" && (c == nil || !c.mutates) {
+		return nil, "", fmt.Errorf("%.40q is not a world input; %s holds only %s lines", words[0], holder, inputNames())
+	}
+	return words, comment, nil
 }
 
 // asSaved undoes what a text transport may do to a saved session file:
