@@ -235,6 +235,7 @@ type sessionLine struct {
 	n     int // line number in the file
 	words []string
 	typed string // a step's command as typed, from its comment
+	ticks int    // a step's N, read by load before it replays anything
 }
 
 func inputNames() string {
@@ -385,13 +386,16 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	// session's (a world's life), counted before anything is replayed: a
 	// file of many large steps, each within one step's limit, would
 	// otherwise run far past it.
+	// Only steps advance the clock, from tick 0 at the file's one new, so
+	// this sum bounds every tick the replay reaches.
 	steps := []int{}
-	for _, l := range lines {
+	for i, l := range lines {
 		if l.words[0] == "step" {
 			n, perr := parseCount("step", "N", l.words[1], 1, limitStep.max)
 			if perr != nil {
 				return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, perr)
 			}
+			lines[i].ticks = n
 			steps = append(steps, n)
 		}
 	}
@@ -402,18 +406,11 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	d := s.fresh()
 	for _, l := range lines {
 		if l.words[0] == "step" {
-			n, perr := parseCount("step", "N", l.words[1], 1, limitStep.max)
-			if perr == nil {
-				perr = limitClock.checkSum("step", fmt.Sprintf("tick %d + %d ticks", d.World().Tick, n), d.World().Tick, n)
+			typed := l.typed
+			if typed == "" {
+				typed = "step " + l.words[1]
 			}
-			if perr == nil {
-				typed := l.typed
-				if typed == "" {
-					typed = "step " + l.words[1]
-				}
-				perr = d.stepExact(n, typed)
-			}
-			if perr != nil {
+			if perr := d.stepExact(l.ticks, typed); perr != nil {
 				return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, perr)
 			}
 			continue
