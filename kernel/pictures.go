@@ -291,8 +291,7 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	names := []string{s.cur.name}
 	if v, ok := fl["--branches"]; ok {
 		names = nil
-		listed := strings.Split(v, ",")
-		for _, n := range listed {
+		for _, n := range strings.Split(v, ",") {
 			if n == "" && strings.Trim(v, ",") != "" {
 				return nil, usageErr("plot", "--branches %q has an empty name (names are separated by single commas)", v)
 			}
