@@ -3,6 +3,8 @@ package sim
 import (
 	"iter"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // CellLog is a partition's cells, stored compactly; At and All give back
@@ -36,16 +38,16 @@ type CellLog struct {
 	// producer id: then runs holds them and recs is empty. The first other
 	// cell moves them all to recs.
 	inRecs bool
-	runs   Seq[tickRun]
-	recs   Seq[cellRec]
+	runs   store.Seq[tickRun]
+	recs   store.Seq[cellRec]
 	// bases is the tick of each chunk of recs' first cell (one per
 	// seqChunk cells): a cellRec keeps its tick as the distance from it.
 	// A cell whose tick does not fit (farField) keeps it in farTicks, by
 	// offset in offset order.
-	bases    Seq[int32]
+	bases    store.Seq[int32]
 	base     int32 // the open chunk's, the last of bases
-	farTicks Seq[tickRun]
-	others   Seq[otherCell]
+	farTicks store.Seq[tickRun]
+	others   store.Seq[otherCell]
 	// producers are the client ids that wrote here; cellRec.producer is an
 	// index into it plus one (0: the upstream producer, ""). Append-only:
 	// clones share it with its capacity cut, so an append on either side
@@ -58,7 +60,7 @@ type CellLog struct {
 	// in 24 keeps farWriter, and its writer and sequence number in far, by
 	// offset in offset order.
 	writers []cellWriter
-	far     Seq[farCell]
+	far     store.Seq[farCell]
 }
 
 // cellWriter is who wrote a cell: its producer id and epoch, and its
@@ -208,10 +210,10 @@ func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 
 // From ranges over the cells from offset i on.
-func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return rangeFrom(i, c.Len(), c.At) }
+func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return store.RangeFrom(i, c.Len(), c.At) }
 
 // Slice copies cells [from, to) into a new slice.
-func (c *CellLog) Slice(from, to int) []Cell { return sliceOf(from, to, c.At) }
+func (c *CellLog) Slice(from, to int) []Cell { return store.SliceOf(from, to, c.At) }
 
 func (c *CellLog) cell(i int, r cellRec) Cell {
 	wr, seq := c.writerOf(i, r)
@@ -243,7 +245,7 @@ func (c *CellLog) cell(i int, r cellRec) Cell {
 
 // addRec appends cell record r (its tick not set yet), written at tick.
 func (c *CellLog) addRec(r cellRec, tick int32) {
-	if c.recs.startsChunk() {
+	if c.recs.StartsChunk() {
 		c.base = tick
 		c.bases.Append(tick)
 	}
@@ -259,7 +261,7 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 // recTick is the tick of cell i, whose record is r.
 func (c *CellLog) recTick(i int, r cellRec) int32 {
 	if t := r.tick(); t != farTick {
-		return c.bases.At(i>>seqShift) + int32(t)
+		return c.bases.At(store.ChunkOf(i)) + int32(t)
 	}
 	f, _ := farAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
 	return f.tick
@@ -284,17 +286,17 @@ func (c *CellLog) appendUpstream(n, tick int) {
 	if c.inRecs {
 		r := c.rec(cellWriter{pid: -1}, -1, NotTransactional) // the same for each: one writer, found once
 		for ; n > 0; n-- {
-			c.addRec(r, int32Of(tick, "tick"))
+			c.addRec(r, store.Int32Of(tick, "tick"))
 			c.n++
 		}
 		return
 	}
-	t := int32Of(tick, "tick")
+	t := store.Int32Of(tick, "tick")
 	if last := c.runs.Last(); last == nil || last.tick != t {
-		c.runs.Append(tickRun{first: int32Of(c.n, "input offset"), tick: t})
+		c.runs.Append(tickRun{first: store.Int32Of(c.n, "input offset"), tick: t})
 	}
 	c.n += n
-	int32Of(c.n, "input offset")
+	store.Int32Of(c.n, "input offset")
 }
 
 // append adds cell v (its Offset is not read) at offset Len().
@@ -321,18 +323,18 @@ func (c *CellLog) append(v Cell) {
 		fallthrough
 	default:
 		r.setKind(cellOther)
-		r.srcOff = int32Of(c.others.Len(), "odd cells")
+		r.srcOff = store.Int32Of(c.others.Len(), "odd cells")
 		c.others.Append(otherCell{Value: v.Value, Source: v.Source, Control: v.Control})
 	}
-	c.addRec(r, int32Of(v.Tick, "tick"))
+	c.addRec(r, store.Int32Of(v.Tick, "tick"))
 	c.n++
 }
 
 // cellRecOf is v's fields that every kind of cell keeps but its tick
 // (addRec), for the cell about to be appended at offset c.n.
 func (c *CellLog) cellRecOf(v Cell) cellRec {
-	return c.rec(cellWriter{pid: v.PID, epoch: int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)},
-		int32Of(v.Seq, "producer sequence"), v.Txn)
+	return c.rec(cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)},
+		store.Int32Of(v.Seq, "producer sequence"), v.Txn)
 }
 
 // rec is the record (kind cellUpstream, its tick not set) of the cell
@@ -390,7 +392,7 @@ func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
 	c.toRecs()
 	r := c.cellRecOf(v)
 	r.invoice(part, srcOff)
-	c.addRec(r, int32Of(v.Tick, "tick"))
+	c.addRec(r, store.Int32Of(v.Tick, "tick"))
 	c.n++
 }
 
@@ -421,7 +423,7 @@ func (c *CellLog) toRecs() {
 			c.addRec(r, run.tick)
 		}
 	}
-	c.runs = Seq[tickRun]{}
+	c.runs = store.Seq[tickRun]{}
 }
 
 // producerID is the index of a producer's name plus one, added if new.
@@ -468,10 +470,10 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 
 func (c *CellLog) clone() CellLog {
 	n := *c
-	n.runs, n.recs, n.others = c.runs.clone(), c.recs.clone(), c.others.clone()
-	n.bases, n.farTicks = c.bases.clone(), c.farTicks.clone()
+	n.runs, n.recs, n.others = c.runs.Clone(), c.recs.Clone(), c.others.Clone()
+	n.bases, n.farTicks = c.bases.Clone(), c.farTicks.Clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
-	n.far = c.far.clone()
+	n.far = c.far.Clone()
 	return n
 }

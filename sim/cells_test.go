@@ -141,7 +141,7 @@ func TestCellsOfRandomWorldsAsBefore(t *testing.T) {
 // each cloned from another at random moments, with random appends of every
 // shape (upstream records, invoices of short and long record names, markers,
 // cells whose strings fit no compact shape) and transaction markers marking
-// old cells, against a plain []Cell per log that does what the old Seq[Cell]
+// old cells, against a plain []Cell per log that does what the old store.Seq[Cell]
 // did. Tiny chunks make the copy-on-write paths run often.
 func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 	defer func(m int) { maxWriters = m }(maxWriters)

@@ -19,6 +19,8 @@ package sim
 import (
 	"slices"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // The client's member states (Kafka's MemberState, consumer side).
@@ -107,7 +109,7 @@ func (m *Member) sendHeartbeat(w *World) {
 	var s []string
 	if full {
 		r.RebalanceTimeout = m.Cfg.MaxPollInterval
-		r.Topics, r.TopicsSent = cp(m.Topics), true
+		r.Topics, r.TopicsSent = store.Copy(m.Topics), true
 		r.Assignor = m.Cfg.RemoteAssignor
 		if retry {
 			s = append(s, "full (after a failed heartbeat)", "subscribe "+strings.Join(m.Topics, ","))
@@ -116,7 +118,7 @@ func (m *Member) sendHeartbeat(w *World) {
 		}
 	}
 	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
-		r.Owned, r.OwnedSent = cp(m.Owned), true
+		r.Owned, r.OwnedSent = store.Copy(m.Owned), true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
 		s = append(s, "owns "+partList(w, m.Owned))
 	}
@@ -304,7 +306,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		m.armHeartbeat(w, interval)
 	}
 	if r.HasAssignment {
-		m.cg.target, m.cg.hasTarget = cp(r.Assignment), true
+		m.cg.target, m.cg.hasTarget = store.Copy(r.Assignment), true
 		sortTPs(m.cg.target)
 	}
 	m.cgReconcile(w)

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/kgrepl/kgrepl/sim/internal/store"
+
 // Clone returns an independent copy of the world: stepping or changing one
 // never shows in the other, and both go on exactly as the original would.
 // It is what snapshots are made of (the explorer forks thousands of
@@ -45,8 +47,8 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.clients = cp(w.clients)
-	n.memberSeq = cpMapInto(sp.memberSeq, w.memberSeq)
+	n.clients = store.Copy(w.clients)
+	n.memberSeq = store.CopyMapInto(sp.memberSeq, w.memberSeq)
 	n.Events = EventLog{recs: w.Events.recs.clone(), w: n}
 	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: n}
 	n.texts = w.texts.clone()
@@ -63,7 +65,7 @@ func (w *World) clone(r *Reuser) *World {
 	} else {
 		n.free = newFreeLists()
 	}
-	n.drops = cp(w.drops)
+	n.drops = store.Copy(w.drops)
 	// The timer heap with room to grow (timerQueue.clone), in the finished
 	// copy's arrays if they have it.
 	n.timers = w.timers.cloneOver(sp.timers)
@@ -76,7 +78,7 @@ func (w *World) clone(r *Reuser) *World {
 	// The copies, of packets and of the other objects below that a world
 	// has a few of, are made in one array per kind: one allocation each
 	// rather than one per object.
-	r.wire = reuseBuf(r.wire, len(w.sending)+len(w.inflight))
+	r.wire = store.ReuseBuf(r.wire, len(w.sending)+len(w.inflight))
 	wire := r.wire
 	for i, p := range w.sending {
 		wire[i] = *p
@@ -139,8 +141,8 @@ func (w *World) clone(r *Reuser) *World {
 
 	// Every log is in logAt (the input partitions and the output's), found
 	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
-	n.logAt = reuseBuf(sp.logAt, len(w.logAt))
-	r.logs = reuseBuf(r.logs, len(w.logAt))
+	n.logAt = store.ReuseBuf(sp.logAt, len(w.logAt))
+	r.logs = store.ReuseBuf(r.logs, len(w.logAt))
 	if len(r.prods) < len(w.logAt) && !plain {
 		r.prods = make([]producerBufs, len(w.logAt))
 	}
@@ -157,8 +159,8 @@ func (w *World) clone(r *Reuser) *World {
 	n.Group = w.Group.clone(re, sp.group, r)
 	n.Txn = w.Txn.clone(sp.txn)
 
-	n.procs = reuseBuf(sp.procs, len(w.procs))
-	r.procs = reuseBuf(r.procs, len(w.procs))
+	n.procs = store.ReuseBuf(sp.procs, len(w.procs))
+	r.procs = store.ReuseBuf(r.procs, len(w.procs))
 	// Every member's positions, processed and committed offsets in one
 	// array, their batches in another, their producers' sequence numbers
 	// and requests in flight in two more (cutInto).
@@ -170,8 +172,8 @@ func (w *World) clone(r *Reuser) *World {
 		unacked += len(m.prod.unacked)
 	}
 	bufs := &r.bufs
-	*bufs = memberBufs{ints: reuseBuf(bufs.ints, ints)[:0], batch: reuseBuf(bufs.batch, batch)[:0],
-		seqs: reuseBuf(bufs.seqs, seqs)[:0], unacked: reuseBuf(bufs.unacked, unacked)[:0]}
+	*bufs = memberBufs{ints: store.ReuseBuf(bufs.ints, ints)[:0], batch: store.ReuseBuf(bufs.batch, batch)[:0],
+		seqs: store.ReuseBuf(bufs.seqs, seqs)[:0], unacked: store.ReuseBuf(bufs.unacked, unacked)[:0]}
 	for i, m := range w.procs {
 		c := &r.procs[i]
 		m.cloneInto(c, bufs)
@@ -217,33 +219,6 @@ type spare struct {
 	markBuf   []bool
 }
 
-// reuseBuf returns buf at length n when it has the room, else a new slice;
-// what is past n in it is cleared (the finished copy's leftovers, which
-// the collector would otherwise keep). The caller writes every element.
-func reuseBuf[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n)
-	}
-	clear(buf[n:cap(buf)])
-	return buf[:n]
-}
-
-// cpMapInto copies m into dst, cleared first, or into a new map when dst
-// is nil; nil for nil.
-func cpMapInto[K comparable, V any](dst, m map[K]V) map[K]V {
-	if m == nil {
-		return nil
-	}
-	if dst == nil {
-		return cpMap(m)
-	}
-	clear(dst)
-	for k, v := range m {
-		dst[k] = v
-	}
-	return dst
-}
-
 // memberBufs are the arrays World.Clone copies its members' small slices
 // into, one per kind, rather than one allocation per slice (cutInto).
 type memberBufs struct {
@@ -251,55 +226,6 @@ type memberBufs struct {
 	batch   []fetched
 	seqs    []int
 	unacked []*produceReq
-}
-
-// cutInto appends s to *buf and returns its copy there, cut to its length,
-// so that an append or insert to it reallocates and an element write or a
-// delete stays within it; nil for nil.
-func cutInto[T any](buf *[]T, s []T) []T {
-	if s == nil {
-		return nil
-	}
-	at := len(*buf)
-	*buf = append(*buf, s...)
-	return (*buf)[at:len(*buf):len(*buf)]
-}
-
-func cp[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
-}
-
-func cpMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
-		return nil
-	}
-	out := make(map[K]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// cpLazy copies a map that is made at its first write (putMap): an empty
-// one is copied as nil, no allocation.
-func cpLazy[K comparable, V any](m map[K]V) map[K]V {
-	if len(m) == 0 {
-		return nil
-	}
-	return cpMap(m)
-}
-
-// putMap sets (*m)[k], making the map first if it is nil: for the maps most
-// worlds never write (static members, fenced ids, the transaction
-// coordinator's), which World.Clone then copies as nil (cpLazy).
-func putMap[K comparable, V any](m *map[K]V, k K, v V) {
-	if *m == nil {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
 }
 
 // cloneInto copies l into n, its producer entries into the arrays of buf
@@ -311,8 +237,8 @@ func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
 	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers = cpLazy(l.openTxn), nil
-	n.Aborted = cp(l.Aborted)
+	n.openTxn, n.producers = store.CopyLazy(l.openTxn), nil
+	n.Aborted = store.Copy(l.Aborted)
 	if len(l.producers) == 0 {
 		return
 	}
@@ -329,10 +255,10 @@ func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
 	for _, e := range l.producers {
 		total += len(e.batches)
 	}
-	ents := reuseBuf(buf.ents, len(l.producers))[:0]
-	batches := reuseBuf(buf.batches, total)[:0]
+	ents := store.ReuseBuf(buf.ents, len(l.producers))[:0]
+	batches := store.ReuseBuf(buf.batches, total)[:0]
 	for pid, e := range l.producers {
-		ents = append(ents, producerEntry{epoch: e.epoch, batches: cutInto(&batches, e.batches)})
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: store.CutInto(&batches, e.batches)})
 		n.producers[pid] = &ents[len(ents)-1]
 	}
 	*buf = producerBufs{producers: producers, ents: ents, batches: batches}
@@ -364,7 +290,7 @@ func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
 	n.members = members
 	// The copies in one array, in member-id order: the copy's sorted list
 	// points into it.
-	r.gms = reuseBuf(r.gms, len(g.sorted))
+	r.gms = store.ReuseBuf(r.gms, len(g.sorted))
 	gms := r.gms
 	n.sorted = nil
 	if len(g.sorted) > 0 {
@@ -379,18 +305,18 @@ func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
 		n.members[gm.MemberID] = c
 		n.sorted[i] = c
 	}
-	n.static = cpLazy(g.static)
-	n.fenced = cpLazy(g.fenced)
+	n.static = store.CopyLazy(g.static)
+	n.fenced = store.CopyLazy(g.fenced)
 	n.offsets = g.offsets.clone()
 	n.pending = nil // made at its first write (putMap), so nil while empty
 	if len(g.pending) > 0 {
 		n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
 		for pid, m := range g.pending {
-			n.pending[pid] = cpMap(m)
+			n.pending[pid] = store.CopyMap(m)
 		}
 	}
 	n.OffsetsLog = g.OffsetsLog.clone()
-	n.Transitions = g.Transitions.clone()
+	n.Transitions = g.Transitions.Clone()
 	return n
 }
 
@@ -411,7 +337,7 @@ func (t *TxnCoordinator) clone(dst *TxnCoordinator) *TxnCoordinator {
 		old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
 		for id, e := range t.entries {
 			c := *e
-			c.Partitions = cp(e.Partitions)
+			c.Partitions = store.Copy(e.Partitions)
 			n.entries[id] = &c
 			old[e] = &c
 		}
@@ -430,21 +356,21 @@ func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	// shared, and with it the slots computed for it (ownedSlots). So is
 	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
 	// array is reused for the next batch: copied.
-	n.revoke, n.batch = cp(m.revoke), cutInto(&bufs.batch, m.batch)
+	n.revoke, n.batch = store.Copy(m.revoke), store.CutInto(&bufs.batch, m.batch)
 	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = cutInto(&bufs.seqs, m.prod.seq)
-	n.prod.unacked = cutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
-	n.prod.queued = cp(m.prod.queued)
-	n.txn.partitions = cpMap(m.txn.partitions)
-	n.txn.offs = cpMap(m.txn.offs)
+	n.closeOffs, n.revokeOffs = store.CopyMap(m.closeOffs), store.CopyMap(m.revokeOffs) // pendingCommit is never changed in place: shared
+	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
+	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
+	n.prod.queued = store.Copy(m.prod.queued)
+	n.txn.partitions = store.CopyMap(m.txn.partitions)
+	n.txn.offs = store.CopyMap(m.txn.offs)
 }
 
 func (pm PauseMeter) clone() PauseMeter {
 	n := pm
 	n.Entries = make([]PauseEntry, len(pm.Entries))
 	for i, e := range pm.Entries {
-		e.Partitions = cp(e.Partitions)
+		e.Partitions = store.Copy(e.Partitions)
 		n.Entries[i] = e
 	}
 	n.Series = pm.Series.clone()

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // The maps made at their first write (putMap) are copied as nil while
 // empty (cpLazy), and a write to one in a clone, made there, or in the
@@ -14,8 +18,8 @@ func TestCloneLazyMapsStayApart(t *testing.T) {
 	if c.Group.static != nil || c.Group.fenced != nil || c.Txn.entries != nil || c.Txn.byPID != nil {
 		t.Fatal("a clone of a world without static members or transactions made a map")
 	}
-	putMap(&c.Group.static, "i1", "m1")
-	putMap(&c.Group.fenced, "m0", true)
+	store.PutMap(&c.Group.static, "i1", "m1")
+	store.PutMap(&c.Group.fenced, "m0", true)
 	e := c.Txn.register("tx-1", 7, 0)
 	if w.Group.static != nil || w.Group.fenced != nil || w.Txn.Entry("tx-1") != nil {
 		t.Fatal("a clone's write shows in the original")
@@ -24,7 +28,7 @@ func TestCloneLazyMapsStayApart(t *testing.T) {
 		t.Fatal("the clone lost its writes")
 	}
 	d := c.Clone()
-	putMap(&c.Group.static, "i2", "m2")
+	store.PutMap(&c.Group.static, "i2", "m2")
 	c.Txn.register("tx-2", 8, 0)
 	if d.Group.static["i2"] != "" || d.Txn.Entry("tx-2") != nil || len(d.Txn.byPID) != 1 {
 		t.Fatal("the original's write after a clone shows in the clone")

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // consumerWorld is the default topology with n members under
@@ -270,7 +272,7 @@ func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
 	if old == nil || !w.GroupSettled() {
 		t.Fatal("C2 did not settle as C2-1")
 	}
-	held, epoch := cp(old.Assignment), w.Group.GroupEpoch
+	held, epoch := store.Copy(old.Assignment), w.Group.GroupEpoch
 	if err := w.Close("C2"); err != nil {
 		t.Fatal(err)
 	}
@@ -631,10 +633,10 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 	if !w.GroupSettled() || gm == nil || gm.Strategy != "uniform" {
 		t.Fatalf("not settled with C1-1 on uniform: %v %+v", w.GroupSettled(), gm)
 	}
-	epoch, target := g.GroupEpoch, cp(gm.Target)
+	epoch, target := g.GroupEpoch, store.Copy(gm.Target)
 	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
 		Body: &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
-			Topics: cp(gm.Topics), TopicsSent: true, Owned: cp(gm.Assignment), OwnedSent: true, Assignor: "range"}}
+			Topics: store.Copy(gm.Topics), TopicsSent: true, Owned: store.Copy(gm.Assignment), OwnedSent: true, Assignor: "range"}}
 	w.send(p)
 	stepChecked(t, w, c, 1)
 	if g.GroupEpoch != epoch {

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // stepChecked advances the world n ticks, checking invariants every tick.
@@ -247,7 +249,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 		}
 		return false
 	})
-	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	store.PutMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
 	if !m.Zombie {

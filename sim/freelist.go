@@ -1,6 +1,10 @@
 package sim
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // freeLists recycles the live packets of the steady-traffic hot path and
 // their bodies once delivered: the Produce and Fetch round trips (the
@@ -52,13 +56,9 @@ type freeLists struct {
 	commitResps  []*commitResp
 }
 
-// freeEpochs issues the epochs; 0 is never issued (a zero stamp: not from
-// a free list).
-var freeEpochs atomic.Uint64
-
 func newFreeLists() *freeLists {
 	f := &freeLists{}
-	f.epoch.Store(freeEpochs.Add(1))
+	f.epoch.Store(store.NewEpoch())
 	return f
 }
 
@@ -67,7 +67,7 @@ func newFreeLists() *freeLists {
 // world.
 func (f *freeLists) renew() {
 	if f != nil {
-		f.epoch.Store(freeEpochs.Add(1))
+		f.epoch.Store(store.NewEpoch())
 	}
 }
 
@@ -78,26 +78,13 @@ func (f *freeLists) current() uint64 {
 	return f.epoch.Load()
 }
 
-// take pops the last object of a list, or returns a new one (the caller
-// resets it).
-func take[T any](list *[]*T) *T {
-	n := len(*list)
-	if n == 0 {
-		return new(T)
-	}
-	x := (*list)[n-1]
-	(*list)[n-1] = nil
-	*list = (*list)[:n-1]
-	return x
-}
-
 // packet returns a zeroed packet, from the list if it has one.
 func (w *World) packet() *Packet {
 	f := w.free
 	if f == nil {
 		return &Packet{}
 	}
-	p := take(&f.packets)
+	p := store.Take(&f.packets)
 	*p = Packet{epoch: f.current()}
 	return p
 }
@@ -107,7 +94,7 @@ func (w *World) newFetchReq() *fetchReq {
 	if f == nil {
 		return &fetchReq{}
 	}
-	r := take(&f.fetchReqs)
+	r := store.Take(&f.fetchReqs)
 	*r = fetchReq{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], epoch: f.current()}
 	return r
 }
@@ -117,7 +104,7 @@ func (w *World) newFetchResp() *fetchResp {
 	if f == nil {
 		return &fetchResp{}
 	}
-	r := take(&f.fetchResps)
+	r := store.Take(&f.fetchResps)
 	clear(r.Records) // drop the values' strings
 	*r = fetchResp{Records: r.Records[:0], epoch: f.current()}
 	return r
@@ -130,7 +117,7 @@ func (w *World) newProduceReq() *produceReq {
 	if f == nil {
 		return &produceReq{}
 	}
-	r := take(&f.produceReqs)
+	r := store.Take(&f.produceReqs)
 	r.epoch = f.current()
 	return r
 }
@@ -140,7 +127,7 @@ func (w *World) newProduceResp() *produceResp {
 	if f == nil {
 		return &produceResp{}
 	}
-	r := take(&f.produceResps)
+	r := store.Take(&f.produceResps)
 	*r = produceResp{epoch: f.current()}
 	return r
 }
@@ -152,7 +139,7 @@ func (w *World) newCommitReq() *commitReq {
 	if f == nil {
 		return &commitReq{}
 	}
-	r := take(&f.commitReqs)
+	r := store.Take(&f.commitReqs)
 	*r = commitReq{Offsets: r.Offsets[:0], epoch: f.current()}
 	return r
 }
@@ -162,7 +149,7 @@ func (w *World) newCommitResp() *commitResp {
 	if f == nil {
 		return &commitResp{}
 	}
-	r := take(&f.commitResps)
+	r := store.Take(&f.commitResps)
 	*r = commitResp{epoch: f.current()}
 	return r
 }

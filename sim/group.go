@@ -4,7 +4,11 @@ package sim
 // keeps two group types side by side (group/classic and group/modern/consumer);
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
 type GroupType string
@@ -169,7 +173,7 @@ type Group struct {
 	pending    map[int64]map[TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
-	Transitions Seq[GroupTransition]
+	Transitions store.Seq[GroupTransition]
 	// RebalanceStarts counts the rebalances: a classic group's entries into
 	// PreparingRebalance, a consumer group's group epoch bumps (Kafka's
 	// consumer-group-rebalances sensor counts those).

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
@@ -21,7 +22,7 @@ func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.putMember(gm)
 	if gm.InstanceID != "" {
-		putMap(&g.static, gm.InstanceID, gm.MemberID)
+		store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 	}
 	return gm
 }
@@ -222,7 +223,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
 	g.dropMember(oldID)
-	putMap(&g.fenced, oldID, true)
+	store.PutMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
@@ -230,7 +231,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 		pendingSync: old.pendingSync}
 	g.putMember(gm)
 	g.heardLast(w, gm)
-	putMap(&g.static, r.InstanceID, gm.MemberID)
+	store.PutMap(&g.static, r.InstanceID, gm.MemberID)
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
 )
 
@@ -148,7 +149,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 		w.reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
 		return
 	}
-	before := cp(gm.Assignment)
+	before := store.Copy(gm.Assignment)
 	newMember := g.members[gm.MemberID] != gm
 	// 1. Update the member; a new member or a changed subscription bumps
 	// the group epoch (hasMemberSubscriptionChanged). A changed server
@@ -156,7 +157,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	// computation (computePreferredServerAssignor).
 	bump := newMember && replaced == nil
 	if r.TopicsSent && !slices.Equal(gm.Topics, r.Topics) {
-		gm.Topics = cp(r.Topics)
+		gm.Topics = store.Copy(r.Topics)
 		bump = true
 	}
 	if r.Assignor != "" {
@@ -178,7 +179,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !slices.Equal(before, gm.Assignment) {
-		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
+		resp.Assignment, resp.HasAssignment = store.Copy(gm.Assignment), true
 	}
 	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}", encoded: every
 	// heartbeat's answer writes it
@@ -203,7 +204,7 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 		} else {
 			g.putMember(gm)
 			if gm.InstanceID != "" {
-				putMap(&g.static, gm.InstanceID, gm.MemberID)
+				store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
 			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
 		}
@@ -287,7 +288,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 		n := *existing
 		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
 		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-		n.Topics, n.Assignment, n.Target, n.Revoking = cp(existing.Topics), cp(existing.Assignment), cp(existing.Target), nil
+		n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(existing.Topics), store.Copy(existing.Assignment), store.Copy(existing.Target), nil
 		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
 		return &n, existing, None
 	}
@@ -335,7 +336,7 @@ func subsetOf(a, b []TopicPartition) bool {
 func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
-	putMap(&g.static, gm.InstanceID, gm.MemberID)
+	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
 		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
 }
@@ -434,7 +435,7 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
 	}
 	gm.MemberState = next.State.String()
 	gm.MemberEpoch, gm.PreviousMemberEpoch = next.MemberEpoch, next.PreviousMemberEpoch
-	gm.Assignment, gm.Revoking = cp(next.Assigned), cp(next.PendingRevocation)
+	gm.Assignment, gm.Revoking = store.Copy(next.Assigned), store.Copy(next.PendingRevocation)
 	g.timerSeq++
 	gm.rebalanceTimer = g.timerSeq
 	if next.State == reconcile.UnrevokedPartitions {
@@ -633,7 +634,7 @@ func (g *Group) consumerSettled() bool {
 }
 
 func sortedTPs(tps []TopicPartition) []TopicPartition {
-	out := cp(tps)
+	out := store.Copy(tps)
 	sortTPs(out)
 	return out
 }

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
 )
 
@@ -57,7 +58,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 		g.setClassicMember(gm, true)
 		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
 		gm.MemberState = reconcile.Stable.String()
-		gm.Target, gm.Revoking = cp(gm.Assignment), nil
+		gm.Target, gm.Revoking = store.Copy(gm.Assignment), nil
 		// convertToConsumerGroup starts every member's session from now
 		// (scheduleConsumerGroupSessionTimeout with its classic
 		// session.timeout.ms), whatever its classic session was; each
@@ -129,7 +130,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 			n := *old
 			n.MemberID, n.ClientID, n.Inc = w.issueMemberID(r.Client), r.Client, r.Inc
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
+			n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(old.Topics), store.Copy(old.Assignment), store.Copy(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
 			n.joinTimer, n.syncTimer = 0, 0
 			gm, replaced = &n, old
@@ -147,7 +148,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	newMember := g.members[gm.MemberID] != gm
 	bump := newMember && replaced == nil
 	if !slices.Equal(gm.Topics, r.Topics) {
-		gm.Topics = cp(r.Topics)
+		gm.Topics = store.Copy(r.Topics)
 		bump = true
 	}
 	g.setClassicMember(gm, true)
@@ -158,7 +159,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	// subscription carries them; an eager one revoked everything first.
 	owned := []TopicPartition{}
 	if r.Strategy == "cooperative-sticky" {
-		owned = cp(r.Owned)
+		owned = store.Copy(r.Owned)
 	}
 	if err := g.maybeReconcile(w, gm, &cghbReq{Owned: owned, OwnedSent: true}); err != nil {
 		w.reply(p, FencedMemberEpoch, "", nil)
@@ -392,7 +393,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
 		gm := g.members[id]
 		g.setClassicMember(gm, false)
-		gm.Assignment, gm.Revoking = cp(gm.Target), nil
+		gm.Assignment, gm.Revoking = store.Copy(gm.Target), nil
 		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 		// convertToClassicGroup reschedules every member's heartbeat
 		// (rescheduleClassicGroupMemberHeartbeat): the session runs from

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/kgrepl/kgrepl/sim/internal/store"
+
 // inputIndex numbers the world's input partitions by their place in
 // World.inputTPs, so that per-partition state can live in slices instead
 // of maps keyed by TopicPartition. Both fields are the world's own,
@@ -56,7 +58,7 @@ func (x *inputIndex) is(tp TopicPartition, hint int32) bool {
 		return false
 	}
 	at := &x.tps[hint]
-	return at.Partition == tp.Partition && sameStr(at.Topic, tp.Topic)
+	return at.Partition == tp.Partition && store.SameStr(at.Topic, tp.Topic)
 }
 
 // slotsOf appends the slot of each of tps to dst, -1 for a partition the

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // Checker verifies the world's invariants after every tick. It remembers
 // what it saw before (generations, epochs, transitions already checked), so
@@ -186,7 +190,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 	seen := map[string]bool{}
 	for _, gm := range g.Members() {
 		seen[gm.MemberID] = true
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			if o, ok := owner[tp]; ok && o != gm.MemberID {
 				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, g.AssignmentEpoch, tp, o, gm.MemberID)
 			}
@@ -211,7 +215,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 		gm := g.members[m.MemberID]
 		mine := map[TopicPartition]bool{}
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true
 		}
 		for _, tp := range m.Owned {

@@ -5,7 +5,11 @@ package sim
 // __consumer_offsets log (Kafka's OffsetMetadataManager). What differs per
 // group type is only who may commit: groupKind.validateOffsetCommit.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // OffsetRecord is one record of __consumer_offsets.
 type OffsetRecord struct {
@@ -135,7 +139,7 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		return
 	}
 	if g.pending[r.PID] == nil {
-		putMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
+		store.PutMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
 	}
 	for i, tp := range r.Partitions {
 		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,

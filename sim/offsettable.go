@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/kgrepl/kgrepl/sim/internal/store"
+
 // offsetTable is the group's offsets cache (OffsetMetadataManager.offsets):
 // each partition's latest committed offset. The world's input partitions
 // (all that members consume) have a slot each, in World.inputTPs order, so
@@ -99,7 +101,7 @@ func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 
 func (t *offsetTable) clone() offsetTable {
 	n := *t
-	n.slots = cp(t.slots)
-	n.other = cpMap(t.other)
+	n.slots = store.Copy(t.slots)
+	n.other = store.CopyMap(t.other)
 	return n
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // partInts is a member's map from its partitions to an offset (positions,
@@ -248,7 +250,7 @@ func (p *partInts) len() int { return len(p.es) + len(p.other) }
 // puts every member's in one array. An insert reallocates the copy's; a
 // set, delete or reset stays within its own entries.
 func (p *partInts) cloneIn(buf *[]partInt) partInts {
-	return partInts{idx: p.idx, es: cutInto(buf, p.es), other: cpMap(p.other)}
+	return partInts{idx: p.idx, es: store.CutInto(buf, p.es), other: store.CopyMap(p.other)}
 }
 
 // String spells it as fmt spells the map: entries in key order.

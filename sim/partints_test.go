@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // partInts answers as map[TopicPartition]int over random gets, sets,
@@ -59,7 +61,7 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				buf := make([]partInt, 0, 2*len(p.es))
 				live := p.cloneIn(&buf)
 				frozen = append(frozen, p.cloneIn(&buf))
-				frozenRef = append(frozenRef, cpMap(ref))
+				frozenRef = append(frozenRef, store.CopyMap(ref))
 				p = live
 			case op == 15 || op == 16:
 				// a revocation: any partitions, numbered or not, held or

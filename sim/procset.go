@@ -1,6 +1,10 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // procSet is a set of processes named by their process number (Member.proc,
 // the index in World.procs): a bitset. Adding costs no allocation once the
@@ -80,5 +84,5 @@ func (s *procSet) appendMembers(out []*Member, procs []*Member) []*Member {
 }
 
 func (s *procSet) clone() procSet {
-	return procSet{words: cp(s.words), n: s.n}
+	return procSet{words: store.Copy(s.words), n: s.n}
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -134,18 +133,3 @@ func (n *recordNames) ref(s string) (part, off int, ok bool) {
 // records are at most 1,000,000 in a world (kernel/limits.go), so every
 // input record fits; a name past it is simply not taken as a reference.
 const maxRefOffset = 1<<31 - 1
-
-// int32Of narrows v for a compact record, saying which bound makes it fit.
-// Ticks are at most 10,000,000 in a world's life (kernel/limits.go);
-// generations grow at most once per tick, producer epochs and sequence
-// numbers at most a few times per tick per producer (Kafka itself keeps
-// them in 16 and 32 bits); input offsets are at most 1,000,000
-// (kernel/limits.go). A value past int32 means a world went
-// past those bounds, which the kernel refuses before it starts: panic
-// rather than store a wrong number.
-func int32Of(v int, what string) int32 {
-	if v < -1<<31 || v > 1<<31-1 {
-		panic(fmt.Sprintf("sim: %s %d does not fit in 32 bits (a world lives at most 10,000,000 ticks, kernel/limits.go)", what, v))
-	}
-	return int32(v)
-}

@@ -3,6 +3,8 @@ package sim
 import (
 	"iter"
 	"sync/atomic"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // SinkCounts counts the external sink's calls per input record (how many
@@ -94,7 +96,7 @@ func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
 	epoch := c.own.epoch.Load()
 	sp := &c.parts[p]
 	if sp.owner != c.own || sp.epoch != epoch {
-		sp.chunks = cp(sp.chunks)
+		sp.chunks = store.Copy(sp.chunks)
 		sp.owner, sp.epoch = c.own, epoch
 	}
 	k := off / sinkChunkLen
@@ -156,5 +158,5 @@ func (c *SinkCounts) clone() SinkCounts {
 	if c.own != nil {
 		c.own.epoch.Add(1) // the source's chunks are shared from now on
 	}
-	return SinkCounts{names: c.names, parts: cp(c.parts), own: &owner{}}
+	return SinkCounts{names: c.names, parts: store.Copy(c.parts), own: &owner{}}
 }

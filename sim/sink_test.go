@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // TestSinkCountsMatchAMapAndClonesNeverAlias drives a family of sinks, each
@@ -29,7 +31,7 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 		for step := 0; step < 20000; step++ {
 			p := fam[r.Intn(len(fam))]
 			if r.Intn(20) == 0 && len(fam) < 30 {
-				fam = append(fam, &pair{c: p.c.clone(), model: cpMap(p.model)})
+				fam = append(fam, &pair{c: p.c.clone(), model: store.CopyMap(p.model)})
 				continue
 			}
 			slot := r.Intn(len(w.inputTPs))

@@ -414,10 +414,10 @@ func (w *World) encLabel(b []byte, m *Member) []byte {
 // encMemberID is a member id C1-4 as its client and number; any other
 // spelling as it is.
 func (w *World) encMemberID(b []byte, id string) []byte {
-	ref, ok := w.memberIDs.get(id)
+	ref, ok := w.memberIDs.Get(id)
 	if !ok {
 		ref = w.readMemberID(id)
-		w.memberIDs.put(id, ref)
+		w.memberIDs.Put(id, ref)
 	}
 	if !ref.ok {
 		return encLit(b, id)

@@ -5,6 +5,8 @@ import (
 	"iter"
 	"sort"
 	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // The trace (every packet) and the events are kept for the world's whole
@@ -92,7 +94,7 @@ type recBase struct {
 // recBases is the bases of the chunks of a Seq of packet or event records,
 // one per chunk, and the open chunk's at hand.
 type recBases struct {
-	Seq[recBase]
+	store.Seq[recBase]
 	open recBase // the last of Seq
 }
 
@@ -111,9 +113,9 @@ func (b *recBases) next(starts bool, tick int32, text, textEnd textRef) recBase 
 }
 
 // of is the base of record i's chunk.
-func (b *recBases) of(i int) recBase { return b.At(i >> seqShift) }
+func (b *recBases) of(i int) recBase { return b.At(store.ChunkOf(i)) }
 
-func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.clone(), open: b.open} }
+func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.Clone(), open: b.open} }
 
 // narrow is v minus base when it is below limit (and not negative); false
 // when it does not fit.
@@ -147,9 +149,9 @@ func wideText(v uint16, base textRef) textRef {
 // seqChunk records, in step with the Seq's chunks), and the packets whose
 // fields do not all fit, whole, by ID in ID order.
 type packetRecs struct {
-	Seq[packetRec]
+	store.Seq[packetRec]
 	bases recBases
-	far   Seq[farPacket]
+	far   store.Seq[farPacket]
 }
 
 // farPacket is a packet record's fields, whole.
@@ -161,14 +163,14 @@ type farPacket struct {
 }
 
 func (s *packetRecs) clone() packetRecs {
-	return packetRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+	return packetRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone()}
 }
 
 // add appends a packet's record from its fields, whole (f.id is ignored:
 // it is the next index), and h.
 func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(s.startsChunk(), f.sent, f.text, textEnd)
+	b := s.bases.next(s.StartsChunk(), f.sent, f.text, textEnd)
 	sent, fits := narrow(int64(f.sent), int64(b.tick), 1<<8)
 	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
 	fits = fits && r.text != farField
@@ -269,9 +271,9 @@ const evStop = 0x80
 // eventRecs is the events' records, their chunks' bases, and the events
 // whose fields do not all fit, whole, by index in index order.
 type eventRecs struct {
-	Seq[eventRec]
+	store.Seq[eventRec]
 	bases recBases
-	far   Seq[farEvent]
+	far   store.Seq[farEvent]
 }
 
 type farEvent struct {
@@ -282,13 +284,13 @@ type farEvent struct {
 }
 
 func (s *eventRecs) clone() eventRecs {
-	return eventRecs{Seq: s.Seq.clone(), bases: s.bases.clone(), far: s.far.clone()}
+	return eventRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone()}
 }
 
 // add appends an event's record.
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(s.startsChunk(), tick, text, textEnd)
+	b := s.bases.next(s.StartsChunk(), tick, text, textEnd)
 	t, fits := narrow(int64(tick), int64(b.tick), 1<<8)
 	r := eventRec{text: narrowText(text, b.text), kind: kind}
 	if fits && r.text != farField && member < narrowBits && records < maxEventRecords {
@@ -314,7 +316,7 @@ func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 
 // farAt finds record i's entry among the fields kept apart (far: in the
 // order of the records they are for, id giving that record's index).
-func farAt[T any](far *Seq[T], i int, id func(T) int32) (T, bool) {
+func farAt[T any](far *store.Seq[T], i int, id func(T) int32) (T, bool) {
 	n := far.Len()
 	k := sort.Search(n, func(k int) bool { return int(id(far.At(k))) >= i })
 	if k < n && int(id(far.At(k))) == i {
@@ -358,37 +360,10 @@ type parties struct {
 	// clients: the parties of client ids alone (inc 0), as events and texts
 	// name members: a tick names the same two or three over and over, by
 	// the very same strings (Member.Client, a member id's prefix).
-	clients strCache[string, uint32]
+	clients store.StrCache[string, uint32]
 	// recent: the same for processes (inc > 0), which packets name
 	// (World.partyOf keeps most of those on the process).
-	recent recent[party, uint32]
-}
-
-// recent remembers the last few answers of a lookup whose answer for a key
-// never changes (a process's party number): a few compares instead of
-// hashing the key.
-type recent[K comparable, V any] struct {
-	keys [4]K
-	vals [4]V
-	n    uint8 // entries filled
-	next uint8 // the entry to replace next
-}
-
-func (c *recent[K, V]) get(k K) (V, bool) {
-	for i := 0; i < int(c.n); i++ {
-		if c.keys[i] == k {
-			return c.vals[i], true
-		}
-	}
-	var zero V
-	return zero, false
-}
-
-func (c *recent[K, V]) put(k K, v V) {
-	i := c.next % uint8(len(c.keys))
-	c.keys[i], c.vals[i] = k, v
-	c.next++
-	c.n = max(c.n, i+1)
+	recent store.Recent[party, uint32]
 }
 
 type party struct {
@@ -398,7 +373,7 @@ type party struct {
 
 func (ps *parties) id(name string, inc int) uint32 {
 	if inc == 0 {
-		if i, ok := ps.clients.get(name); ok {
+		if i, ok := ps.clients.Get(name); ok {
 			return i
 		}
 		if name == "" {
@@ -408,15 +383,15 @@ func (ps *parties) id(name string, inc int) uint32 {
 			return 1
 		}
 		i := ps.lookup(party{name, 0})
-		ps.clients.put(name, i)
+		ps.clients.Put(name, i)
 		return i
 	}
 	k := party{name, inc}
-	if i, ok := ps.recent.get(k); ok {
+	if i, ok := ps.recent.Get(k); ok {
 		return i
 	}
 	i := ps.lookup(k)
-	ps.recent.put(k, i)
+	ps.recent.Put(k, i)
 	return i
 }
 
@@ -462,14 +437,14 @@ func (ps *parties) at(i uint32) party {
 // clone shares the names (append-only, cut to their length) and copies the
 // index: about as many entries as processes, which Clone copies anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: cpMap(ps.index), clients: ps.clients, recent: ps.recent}
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent}
 }
 
 // PacketLog is the trace: every packet in send order (p.ID is the index).
 type PacketLog struct {
 	recs packetRecs
 	w    *World
-	apis strCache[API, uint8] // apiIndex's answers
+	apis store.StrCache[API, uint8] // apiIndex's answers
 }
 
 // Len is the number of packets sent.
@@ -497,7 +472,9 @@ func (l *PacketLog) materialize(i int) (*Packet, int32) {
 // summaries and requests (Summary "", Req nil): for a reader that looks
 // only at types, ends and errors, as the explorer does after every branch,
 // it formats and allocates nothing.
-func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] { return rangeFrom(i, l.Len(), l.header) }
+func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] {
+	return store.RangeFrom(i, l.Len(), l.header)
+}
 
 func (l *PacketLog) header(i int) Packet { return l.packet(l.recs.whole(i)) }
 
@@ -523,33 +500,10 @@ func (l *PacketLog) packet(f farPacket, h pktHead) Packet {
 func (l *PacketLog) All() iter.Seq2[int, *Packet] { return l.From(0) }
 
 // From ranges over the packets from ID i on.
-func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] { return rangeFrom(i, l.Len(), l.At) }
+func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] { return store.RangeFrom(i, l.Len(), l.At) }
 
 // Slice returns packets [from, to).
-func (l *PacketLog) Slice(from, to int) []*Packet { return sliceOf(from, to, l.At) }
-
-// rangeFrom and sliceOf read items [from, n) or [from, to) through at:
-// PacketLog and EventLog materialize each item as it is read.
-func rangeFrom[T any](from, n int, at func(int) T) iter.Seq2[int, T] {
-	return func(yield func(int, T) bool) {
-		for i := from; i < n; i++ {
-			if !yield(i, at(i)) {
-				return
-			}
-		}
-	}
-}
-
-func sliceOf[T any](from, to int, at func(int) T) []T {
-	if to <= from {
-		return nil
-	}
-	out := make([]T, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, at(i))
-	}
-	return out
-}
+func (l *PacketLog) Slice(from, to int) []*Packet { return store.SliceOf(from, to, l.At) }
 
 // Append adds a packet built by hand to the trace as it is, for tests of
 // the views; it is delivered at Sent+1 (Delivered Sent+1) or never
@@ -568,10 +522,10 @@ func (l *PacketLog) Append(p *Packet) {
 }
 
 func (l *PacketLog) api(t API) uint8 {
-	a, ok := l.apis.get(t)
+	a, ok := l.apis.Get(t)
 	if !ok {
 		a = apiIndex[t]
-		l.apis.put(t, a)
+		l.apis.Put(t, a)
 	}
 	return a
 }
@@ -610,7 +564,7 @@ func (l *PacketLog) record(p *Packet) {
 type EventLog struct {
 	recs  eventRecs
 	w     *World
-	kinds strCache[EventKind, uint8] // kindIndex's answers
+	kinds store.StrCache[EventKind, uint8] // kindIndex's answers
 }
 
 // Len is the number of events.
@@ -628,7 +582,7 @@ func (l *EventLog) At(i int) Event {
 // Headers ranges over the events from index i on without their Text and
 // Records: for a reader that looks only at ticks, kinds and members (and
 // reads At(i) for the few it keeps), it formats and allocates nothing.
-func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.header) }
+func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return store.RangeFrom(i, l.Len(), l.header) }
 
 func (l *EventLog) header(i int) Event { return l.event(l.recs.whole(i)) }
 
@@ -641,16 +595,16 @@ func (l *EventLog) event(f farEvent, r eventRec) Event {
 func (l *EventLog) All() iter.Seq2[int, Event] { return l.From(0) }
 
 // From ranges over the events from index i on.
-func (l *EventLog) From(i int) iter.Seq2[int, Event] { return rangeFrom(i, l.Len(), l.At) }
+func (l *EventLog) From(i int) iter.Seq2[int, Event] { return store.RangeFrom(i, l.Len(), l.At) }
 
 // Slice returns events [from, to).
-func (l *EventLog) Slice(from, to int) []Event { return sliceOf(from, to, l.At) }
+func (l *EventLog) Slice(from, to int) []Event { return store.SliceOf(from, to, l.At) }
 
 func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
-	k, ok := l.kinds.get(kind)
+	k, ok := l.kinds.Get(kind)
 	if !ok {
 		k = kindIndex[kind]
-		l.kinds.put(kind, k)
+		l.kinds.Put(kind, k)
 	}
 	l.recs.add(int32(l.w.Tick), text, l.w.parties.id(member, 0), records, k, l.w.texts.end())
 }

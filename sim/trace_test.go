@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 var updateTrace = flag.Bool("update-trace", false, "rewrite testdata/trace_digests.txt from the current engine")
@@ -856,7 +858,7 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 	ans := send("C1", 1, w.Tick, req)
 	edge("an answer to an answer", true, func() { send("C1", 1, w.Tick, ans) })
 	for _, d := range []int{255, 256} {
-		for w.Packets.Len()%seqChunk != 0 {
+		for w.Packets.Len()%store.SeqChunk() != 0 {
 			send("C1", 1, w.Tick, nil)
 		}
 		send("C1", 1, w.Tick, nil) // the chunk's first: its base tick
@@ -886,7 +888,7 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 	edge("records at byte 15", false, func() { event("C1", 15) })
 	edge("records at byte 16", true, func() { event("C1", 16) })
 	for _, d := range []int{255, 256} {
-		for w.Events.Len()%seqChunk != 0 {
+		for w.Events.Len()%store.SeqChunk() != 0 {
 			event("C1", 0)
 		}
 		event("C1", 0) // the chunk's first: its base tick

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // TxnState is a transaction's state on the transaction coordinator.
@@ -103,8 +105,8 @@ func (t *TxnCoordinator) Entry(id string) *TxnEntry { return t.entries[id] }
 
 func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 	e := &TxnEntry{TransactionalID: id, PID: pid, State: TxnEmpty, Start: -1, LastUpdate: tick}
-	putMap(&t.entries, id, e)
-	putMap(&t.byPID, pid, e)
+	store.PutMap(&t.entries, id, e)
+	store.PutMap(&t.byPID, pid, e)
 	return e
 }
 

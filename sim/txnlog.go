@@ -1,19 +1,23 @@
 package sim
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // TxnLog is __transaction_state: every record the transaction coordinator
 // wrote, in order. A record is 32 bytes: its transactional id and group as
-// numbers in the log's nameTable, its state as a number, its tick and epoch
+// numbers in the log's store.NameTable, its state as a number, its tick and epoch
 // as int32 (int32Of names the bound), and its partition list as an index
 // into lists, which gets a new list only when a transaction's partitions
 // changed (its three or four records share one). At, All and Slice give
 // back the TxnLogRecords that were appended. Chunks are shared between
 // clones as for any Seq.
 type TxnLog struct {
-	recs  Seq[txnLogRec]
-	lists Seq[[]TopicPartition] // never changed once appended
-	names nameTable             // transactional ids and groups
+	recs  store.Seq[txnLogRec]
+	lists store.Seq[[]TopicPartition] // never changed once appended
+	names store.NameTable             // transactional ids and groups
 }
 
 type txnLogRec struct {
@@ -45,15 +49,15 @@ func (l *TxnLog) Len() int { return l.recs.Len() }
 // At returns record i.
 func (l *TxnLog) At(i int) TxnLogRecord {
 	r := l.recs.At(i)
-	return TxnLogRecord{Tick: int(r.tick), TransactionalID: l.names.name(r.id), PID: r.pid, Epoch: int(r.epoch),
-		State: txnStates[r.state], Partitions: l.lists.At(int(r.list)), Group: l.names.name(r.group)}
+	return TxnLogRecord{Tick: int(r.tick), TransactionalID: l.names.Name(r.id), PID: r.pid, Epoch: int(r.epoch),
+		State: txnStates[r.state], Partitions: l.lists.At(int(r.list)), Group: l.names.Name(r.group)}
 }
 
 // All ranges over the records with their indexes, oldest first.
-func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return rangeFrom(0, l.Len(), l.At) }
+func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return store.RangeFrom(0, l.Len(), l.At) }
 
 // Slice copies records [from, to) into a new slice.
-func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return sliceOf(from, to, l.At) }
+func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return store.SliceOf(from, to, l.At) }
 
 // append adds a record. Its Partitions must never change afterwards; a
 // record whose list is the previous record's slice (same array, same
@@ -64,8 +68,8 @@ func (l *TxnLog) append(rec TxnLogRecord) {
 		l.lists.Append(rec.Partitions)
 		list++
 	}
-	l.recs.Append(txnLogRec{pid: rec.PID, tick: int32Of(rec.Tick, "tick"), epoch: int32Of(rec.Epoch, "producer epoch"),
-		id: l.names.index(rec.TransactionalID), group: l.names.index(rec.Group), list: int32Of(list, "partition lists"),
+	l.recs.Append(txnLogRec{pid: rec.PID, tick: store.Int32Of(rec.Tick, "tick"), epoch: store.Int32Of(rec.Epoch, "producer epoch"),
+		id: l.names.Index(rec.TransactionalID), group: l.names.Index(rec.Group), list: store.Int32Of(list, "partition lists"),
 		state: txnStateOf(rec.State)})
 }
 
@@ -75,7 +79,7 @@ func sameSlice(a, b []TopicPartition) bool {
 }
 
 func (l *TxnLog) clone() TxnLog {
-	return TxnLog{recs: l.recs.clone(), lists: l.lists.clone(), names: l.names.clone()}
+	return TxnLog{recs: l.recs.Clone(), lists: l.lists.Clone(), names: l.names.Clone()}
 }
 
 // TxnTransitions lists every transaction state change, for the invariant
@@ -83,8 +87,8 @@ func (l *TxnLog) clone() TxnLog {
 // names, from and to as state numbers). At, All and Slice give back the
 // TxnTransitions that were appended.
 type TxnTransitions struct {
-	recs  Seq[txnTransitionRec]
-	names nameTable
+	recs  store.Seq[txnTransitionRec]
+	names store.NameTable
 }
 
 type txnTransitionRec struct {
@@ -99,20 +103,22 @@ func (t *TxnTransitions) Len() int { return t.recs.Len() }
 // At returns transition i.
 func (t *TxnTransitions) At(i int) TxnTransition {
 	r := t.recs.At(i)
-	return TxnTransition{Tick: int(r.tick), TransactionalID: t.names.name(r.id), From: txnStates[r.from], To: txnStates[r.to]}
+	return TxnTransition{Tick: int(r.tick), TransactionalID: t.names.Name(r.id), From: txnStates[r.from], To: txnStates[r.to]}
 }
 
 // All ranges over the transitions with their indexes, oldest first.
-func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] { return rangeFrom(0, t.Len(), t.At) }
+func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] {
+	return store.RangeFrom(0, t.Len(), t.At)
+}
 
 // Slice copies transitions [from, to) into a new slice.
-func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return sliceOf(from, to, t.At) }
+func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return store.SliceOf(from, to, t.At) }
 
 func (t *TxnTransitions) append(tr TxnTransition) {
-	t.recs.Append(txnTransitionRec{tick: int32Of(tr.Tick, "tick"), id: t.names.index(tr.TransactionalID),
+	t.recs.Append(txnTransitionRec{tick: store.Int32Of(tr.Tick, "tick"), id: t.names.Index(tr.TransactionalID),
 		from: txnStateOf(tr.From), to: txnStateOf(tr.To)})
 }
 
 func (t *TxnTransitions) clone() TxnTransitions {
-	return TxnTransitions{recs: t.recs.clone(), names: t.names.clone()}
+	return TxnTransitions{recs: t.recs.Clone(), names: t.names.Clone()}
 }

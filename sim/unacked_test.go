@@ -3,6 +3,8 @@ package sim
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // unackedReqs answers as the map[int]*produceReq it replaced over random
@@ -40,8 +42,8 @@ func TestPropertyUnackedAsMap(t *testing.T) {
 				delete(p.ref, id)
 			case op == 8 && len(fam) < 12:
 				buf := make([]*produceReq, 0, 2*len(p.u))
-				live := cutInto(&buf, p.u)
-				c := &pair{u: cutInto(&buf, p.u), ref: cpMap(p.ref), ids: append([]int(nil), p.ids...)}
+				live := store.CutInto(&buf, p.u)
+				c := &pair{u: store.CutInto(&buf, p.u), ref: store.CopyMap(p.ref), ids: append([]int(nil), p.ids...)}
 				p.u = live
 				fam = append(fam, c)
 			}

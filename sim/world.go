@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // TopicSpec is one topic and its partition count.
@@ -75,7 +76,7 @@ type World struct {
 	parties  parties   // the names packets and events refer to by number
 	// memberIDs: member ids as encMemberID reads them, by the strings a
 	// tick passes it (a member's MemberID, a commit's) again and again.
-	memberIDs strCache[string, memberIDRef]
+	memberIDs store.StrCache[string, memberIDRef]
 	scratch   []byte // where the next text is encoded; private to this world
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
@@ -670,7 +671,7 @@ func (w *World) procOf(client string, inc int, proc int32) *Member {
 // it is trusted.
 func (w *World) procHint(client string, inc int, proc int32) *Member {
 	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
-		if m := w.procs[i]; m.Inc == inc && sameStr(m.Client, client) {
+		if m := w.procs[i]; m.Inc == inc && store.SameStr(m.Client, client) {
 			return m
 		}
 	}
@@ -832,7 +833,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		m.MemberID = w.issueMemberID(m.Client)
 		ms = append(ms, m)
 		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
-			Topics: cp(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+			Topics: store.Copy(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 			SessionTimeout: w.Cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
 		if !m.consumer {
 			gm.ClassicMember = true
@@ -841,7 +842,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		}
 		g.putMember(gm)
 		if gm.InstanceID != "" {
-			putMap(&g.static, gm.InstanceID, gm.MemberID)
+			store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 		}
 		if m.Cfg.Producer() != ProducerPlain {
 			m.prod.pid, m.prod.epoch = w.newPID(), 0
@@ -858,7 +859,7 @@ func (w *World) startStableConsumerGroup(n int) {
 	for _, m := range ms {
 		gm := g.members[m.MemberID]
 		gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
-		gm.Assignment = cp(gm.Target)
+		gm.Assignment = store.Copy(gm.Target)
 		m.Generation = 1
 		m.Phase = PhaseStable
 		m.nextAuto = m.Cfg.AutoCommitInterval
@@ -869,7 +870,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		}
 		if m.consumer {
 			m.cg.state = cgStable
-			m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
+			m.cg.sentOwned, m.cg.ownedSent = store.Copy(m.Owned), true
 			g.scheduleConsumerSessionTimeout(w, gm)
 			m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
 			m.armHeartbeat(w, m.cg.interval)

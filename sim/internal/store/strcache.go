@@ -1,8 +1,8 @@
-package sim
+package store
 
 import "unsafe"
 
-// strCache remembers the answers of a lookup by a string key whose answer
+// StrCache remembers the answers of a lookup by a string key whose answer
 // never changes (an API's index, an event kind's, a client id's party
 // number), found by where the key's bytes are and how many: the hot path
 // passes the very same strings tick after tick (the API and event kind
@@ -15,7 +15,7 @@ import "unsafe"
 // place the cache remembers is never reused for other bytes while it does.
 // The zero value is empty and ready; a copy is a copy (Clone copies it with
 // the world): nothing in it is shared.
-type strCache[K ~string, V any] struct {
+type StrCache[K ~string, V any] struct {
 	keys [strCacheSets][2]K
 	vals [strCacheSets][2]V
 	lru  [strCacheSets]uint8 // per set, the way to replace next
@@ -35,9 +35,9 @@ func strCacheSet(p *byte, n int) int {
 	return int(h >> (64 - strCacheBits))
 }
 
-// get is k's answer if the cache holds k's very bytes. The empty key is
+// Get is k's answer if the cache holds k's very bytes. The empty key is
 // never held (its place means nothing).
-func (c *strCache[K, V]) get(k K) (V, bool) {
+func (c *StrCache[K, V]) Get(k K) (V, bool) {
 	if n := len(k); n > 0 {
 		p := unsafe.StringData(string(k))
 		s := strCacheSet(p, n)
@@ -55,8 +55,8 @@ func (c *strCache[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
-// put caches k's answer v (the empty key is not cached).
-func (c *strCache[K, V]) put(k K, v V) {
+// Put caches k's answer v (the empty key is not cached).
+func (c *StrCache[K, V]) Put(k K, v V) {
 	if len(k) == 0 {
 		return
 	}
@@ -66,10 +66,10 @@ func (c *strCache[K, V]) put(k K, v V) {
 	c.lru[s] = way ^ 1
 }
 
-// sameStr is a == b, answered without a call when a and b are the very same
+// SameStr is a == b, answered without a call when a and b are the very same
 // bytes (the same place and length), as the hot path's strings usually are
 // (a partition's topic, a member's client id): Go's string compare calls
 // memequal whenever the lengths agree.
-func sameStr(a, b string) bool {
+func SameStr(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }

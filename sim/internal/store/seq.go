@@ -1,4 +1,8 @@
-package sim
+// Package store holds the engine's storage helpers: append-only chunked
+// lists that clones share, caches keyed by a string's place, name tables,
+// free lists and copy helpers. Nothing here knows Kafka; the protocol
+// packages never need to learn how their history is kept.
+package store
 
 import "iter"
 
@@ -72,11 +76,11 @@ func (s *Seq[T]) Append(v T) {
 	s.open = append(s.open, v)
 }
 
-// startsChunk reports whether the next item appended starts a chunk (its
+// StartsChunk reports whether the next item appended starts a chunk (its
 // index is a multiple of seqChunk), without dividing: the open chunk is
 // empty only in an empty Seq, and moves to full when an append finds it
 // full.
-func (s *Seq[T]) startsChunk() bool { return len(s.open) == 0 || len(s.open) == seqChunk }
+func (s *Seq[T]) StartsChunk() bool { return len(s.open) == 0 || len(s.open) == seqChunk }
 
 // Last points at the newest item, to finish it right after Append (it is in
 // the open chunk, which no other world shares). Nil when empty.
@@ -153,9 +157,9 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 }
 
 // Slice copies items [from, to) into a new slice.
-func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
+func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
 
-// clone shares the full chunks and the open one, each cut to its length:
+// Clone shares the full chunks and the open one, each cut to its length:
 // the copy's first append reallocates its open chunk (to a whole chunk once
 // the Seq has filled one, Append), the original appends past what the copy
 // sees, and neither changes a shared item in place (Update copies the open
@@ -164,10 +168,29 @@ func (s *Seq[T]) Slice(from, to int) []T { return sliceOf(from, to, s.At) }
 // is written to s, so goroutines may clone one Seq at once (the explorer's
 // workers clone one world at each tick of its window) while its owner
 // appends.
-func (s *Seq[T]) clone() Seq[T] {
+func (s *Seq[T]) Clone() Seq[T] {
 	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
 	}
 	return n
 }
+
+// SetSeqChunkForTest makes Seq chunks n items long (a power of two) and
+// returns the function that restores them: tests only, never while a
+// world exists.
+func SetSeqChunkForTest(n int) (restore func()) {
+	oldShift, oldChunk := seqShift, seqChunk
+	seqShift = 0
+	for 1<<seqShift < n {
+		seqShift++
+	}
+	seqChunk = n
+	return func() { seqShift, seqChunk = oldShift, oldChunk }
+}
+
+// SeqChunk is the number of items in one chunk of a Seq.
+func SeqChunk() int { return seqChunk }
+
+// ChunkOf is the index of the chunk item i of a Seq is in.
+func ChunkOf(i int) int { return i >> seqShift }
