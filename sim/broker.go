@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 // parkedFetch is a Fetch the broker holds until data arrives (a long poll,
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
@@ -26,26 +30,26 @@ func (w *World) handleFetch(p *Packet) {
 // it (or dropped it as stale) it is never fetching that fetch again (only
 // poll starts a fetch, with a new number): the timeout would do nothing.
 func (w *World) armFetchTimeout(p *Packet) {
-	r := p.Body.(*fetchReq)
-	w.timers.push(timer{at: p.timerAt, seq: p.timerSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID})
+	r := p.Body.(*wire.FetchRequest)
+	w.timers.push(timer{at: p.TimerAt, seq: p.TimerSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.Proc, n: r.ID})
 }
 
 // answerFetch reads up to Max records, partition by partition in the order
 // asked, and answers; it returns the answer, or nil (and sends nothing)
 // when no asked partition has a record.
 func (w *World) answerFetch(p *Packet) *Packet {
-	r := p.Body.(*fetchReq)
+	r := p.Body.(*wire.FetchRequest)
 	// Gathered on the stack, then copied into the answer's array (from
 	// the free lists: the trace keeps no bodies, the member copies them).
-	var small [8]fetched
+	var small [8]wire.Record
 	recs := small[:0]
 	for i, tp := range r.Partitions {
 		l, tpi := w.logIndexed(tp)
 		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
 			if l.Cells.IsData(off) {
-				f := fetched{TP: tp, Offset: off, names: w.records, tpi: int32(tpi + 1)}
+				f := wire.Record{TP: tp, Offset: off, Named: true, TPI: int32(tpi + 1)}
 				if !l.Cells.named(off) {
-					f.Value, f.names = l.Cells.At(off).Value, nil
+					f.Value, f.Named = l.Cells.At(off).Value, false
 				}
 				recs = append(recs, f)
 			}
@@ -69,7 +73,7 @@ func (w *World) answerParked(tp TopicPartition) {
 	keep := w.parked[:0]
 	for _, pf := range w.parked {
 		m := w.process(pf.pkt.From, pf.pkt.FromInc)
-		r := pf.pkt.Body.(*fetchReq)
+		r := pf.pkt.Body.(*wire.FetchRequest)
 		if m == nil || !m.Alive || m.fetchID != r.ID || m.loop != LoopFetching {
 			continue
 		}
@@ -91,9 +95,9 @@ func (w *World) answerParked(tp TopicPartition) {
 // checks the epoch and the sequence against the last five batches. It
 // answers once, and returns the answer.
 func (w *World) handleProduce(p *Packet) *Packet {
-	r := p.Body.(*produceReq)
+	r := p.Body.(*wire.ProduceRequest)
 	var l *PartitionLog
-	li := int(r.tpi) - 1 // the request's partition number, when it carries one
+	li := int(r.TPI) - 1 // the request's partition number, when it carries one
 	byNumber := li >= 0 && li < len(w.logAt)
 	if byNumber {
 		l = w.logAt[li]
@@ -117,7 +121,7 @@ func (w *World) handleProduce(p *Packet) *Packet {
 			for _, b := range e.batches {
 				if b.seq == r.Seq {
 					resp.Offset, resp.Dup = b.offset, true
-					return w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.value(), r.Seq, b.offset), resp)
+					return w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(w.records), r.Seq, b.offset), resp)
 				}
 			}
 			if r.Seq <= last {
@@ -151,23 +155,23 @@ func (w *World) handleProduce(p *Packet) *Packet {
 	} else {
 		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: w.Tick})
 	}
-	if m := w.procOf(p.From, p.FromInc, p.proc); m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded) {
+	if m := w.procOf(p.From, p.FromInc, p.Proc); m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded) {
 		w.ZombieWrites++
 	}
 	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
 	// every produce writes both, so the answer keeps the event's text and
 	// reads it as its own (World.packetText). An invoice's cell names its
 	// source: the text is the cell's place.
-	if r.hasSrc && byNumber {
-		if part, off, ok := l.Cells.sourceRef(resp.Offset); ok && part == int(r.srcTPI)-1 && off == r.srcOff {
-			b, _ := w.argTPI(encTemplate(w.scratch[:0], tplProducedCell), r.tpi, r.TP)
+	if r.HasSrc && byNumber {
+		if part, off, ok := l.Cells.sourceRef(resp.Offset); ok && part == int(r.SrcTPI)-1 && off == r.SrcOffset {
+			b, _ := w.argTPI(encTemplate(w.scratch[:0], tplProducedCell), r.TPI, r.TP)
 			text := w.addWhole(argOffset(b, resp.Offset))
 			w.Events.add(EvProduced, r.Producer, text, 0)
 			return w.replyText(p, None, text, resp)
 		}
 	}
-	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.srcTPI, r.src)
-	if to, ok2 := w.argTPI(argOffset(src, r.srcOff), r.tpi, r.TP); ok1 && ok2 && r.hasSrc {
+	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.SrcTPI, r.Src)
+	if to, ok2 := w.argTPI(argOffset(src, r.SrcOffset), r.TPI, r.TP); ok1 && ok2 && r.HasSrc {
 		text := w.addWhole(argNum(to, int64(resp.Offset)))
 		w.Events.add(EvProduced, r.Producer, text, 0)
 		return w.replyText(p, None, text, resp)
@@ -180,11 +184,11 @@ func (w *World) handleProduce(p *Packet) *Packet {
 
 // appendProduced writes r's record to l as cell c (its value and source
 // r's).
-func (l *PartitionLog) appendProduced(r *produceReq, c Cell) int {
-	if r.names != nil {
+func (l *PartitionLog) appendProduced(r *wire.ProduceRequest, c Cell) int {
+	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
 		// inputIndex.slot does: a hint appendInvoice checks.
-		return l.appendInvoice(c, r.src, r.srcOff, int(r.srcTPI)-1)
+		return l.appendInvoice(c, r.Src, r.SrcOffset, int(r.SrcTPI)-1)
 	}
 	c.Value, c.Source = r.Value, r.Source
 	return l.append(c)
@@ -194,7 +198,7 @@ func (l *PartitionLog) appendProduced(r *produceReq, c Cell) int {
 // long poll) or its answer is on the wire.
 func (w *World) fetchOutstanding(m *Member, id int) bool {
 	for _, pf := range w.parked {
-		if r, ok := pf.pkt.Body.(*fetchReq); ok && pf.pkt.From == m.Client && pf.pkt.FromInc == m.Inc && r.ID == id {
+		if r, ok := pf.pkt.Body.(*wire.FetchRequest); ok && pf.pkt.From == m.Client && pf.pkt.FromInc == m.Inc && r.ID == id {
 			return true
 		}
 	}
@@ -203,11 +207,11 @@ func (w *World) fetchOutstanding(m *Member, id int) bool {
 			continue
 		}
 		switch b := p.Body.(type) {
-		case *fetchReq:
+		case *wire.FetchRequest:
 			if p.From == m.Client && p.FromInc == m.Inc && b.ID == id {
 				return true
 			}
-		case *fetchResp:
+		case *wire.FetchResponse:
 			if p.To == m.Client && p.ToInc == m.Inc && b.ID == id {
 				return true
 			}

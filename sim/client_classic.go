@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // classicClient is the classic protocol's groupClient. It has no state of
@@ -26,7 +27,7 @@ func (classicClient) receive(w *World, m *Member, p *Packet) {
 	case RebalanceNotification:
 		if p.Error == UnknownMemberID {
 			// Only news about the member id this process still goes by.
-			if r, ok := p.Body.(*leaveReq); ok && r.MemberID == m.MemberID {
+			if r, ok := p.Body.(*wire.LeaveGroupRequest); ok && r.MemberID == m.MemberID {
 				m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
 			}
 			return
@@ -220,7 +221,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 	}
 	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	was := m.heartbeats()
 	m.Phase = PhaseOut
 	m.beatChange(w, was, m.MemberID)
@@ -231,7 +232,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 func (classicClient) leave(w *World, m *Member) {
 	// maybeLeaveGroup sends none from UNJOINED either (a reset generation).
 	if !m.Static() && !m.unjoined {
-		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	}
 }
 
@@ -250,8 +251,8 @@ func (m *Member) protocol() assign.Protocol {
 }
 
 // joinRequest is what this member sends in JoinGroup.
-func (m *Member) joinRequest() *joinReq {
-	r := &joinReq{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
+func (m *Member) joinRequest() *wire.JoinGroupRequest {
+	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
 	r.Owned = append([]TopicPartition{}, m.Owned...)
@@ -331,7 +332,7 @@ func (m *Member) syncTimeout(w *World, seq int) {
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
-	r, _ := p.Body.(*joinResp)
+	r, _ := p.Body.(*wire.JoinGroupResponse)
 	if p.Req != m.lastJoin || !m.awaits(p.Req) {
 		m.staleJoinAnswer(w, p.Error, r)
 		return
@@ -351,7 +352,7 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 // staleJoinAnswer drops the answer to a JoinGroup this member has since
 // replaced: a member id it hands out is never used, so the coordinator
 // stops hearing it.
-func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
 	if r != nil && code == None && r.MemberID != m.MemberID {
 		w.Group.memberIDDropped(w, r.MemberID)
 	}
@@ -367,7 +368,7 @@ func (m *Member) takeJoinAnswer(w *World) {
 	m.handleJoinAnswer(w, code, r)
 }
 
-func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
 	if code == FencedInstanceID || code == InconsistentGroupProtocol {
 		// JoinGroupResponseHandler raises these whatever the member's
 		// state and generation, and joinGroupIfNeeded throws them (not
@@ -406,7 +407,7 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
 	m.beatChange(w, was, wasID)
-	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
+	req := &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
 		a, err := assign.New(r.Protocol, m.Cfg.StickyRules)
@@ -460,7 +461,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		return
 	}
 	m.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
-	got := p.Body.(*syncResp).Assignment
+	got := p.Body.(*wire.SyncGroupResponse).Assignment
 	m.joinedGen = m.Generation
 	if tp, ok := m.unsubscribed(got); ok {
 		// ConsumerCoordinator.onJoinComplete: an assignment that does not

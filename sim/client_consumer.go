@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The client's member states (Kafka's MemberState, consumer side).
@@ -104,7 +105,7 @@ func (m *Member) sendHeartbeat(w *World) {
 	full := m.cg.state == cgJoining || m.cg.sentReset
 	retry := m.cg.state != cgJoining && m.cg.sentReset
 	m.cg.sentReset = false
-	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
+	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
 		MemberEpoch: m.Generation, RebalanceTimeout: -1}
 	var s []string
 	if full {
@@ -137,7 +138,7 @@ func (m *Member) sendHeartbeat(w *World) {
 			m.cg.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, text: summary, Body: r})
+	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
@@ -197,7 +198,7 @@ func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 	if m.Static() {
 		epoch = LeaveGroupStaticMemberEpoch
 	}
-	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
+	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
 	summary := "leave, epoch " + itoa(epoch) + " (" + why + ")"
 	if unsubscribe {
 		r.Topics, r.TopicsSent = []string{}, true
@@ -284,7 +285,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		m.cgFailedAttempt(w)
 		return
 	}
-	r := p.Body.(*cghbResp)
+	r := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
 	m.Generation = r.MemberEpoch
 	if m.cg.state == cgJoining {
 		m.cg.state = cgStable
@@ -477,7 +478,7 @@ func (m *Member) cgAssign(w *World) {
 
 // sendCommitBeforeRevoke is the auto-commit before revocation.
 func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
-	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
+	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
 	for _, tp := range sortedKeys(offs) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/kgrepl/kgrepl/sim/internal/store"
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 // Clone returns an independent copy of the world: stepping or changing one
 // never shows in the other, and both go on exactly as the original would.
@@ -223,9 +226,9 @@ type spare struct {
 // into, one per kind, rather than one allocation per slice (cutInto).
 type memberBufs struct {
 	ints    []partInt
-	batch   []fetched
+	batch   []wire.Record
 	seqs    []int
-	unacked []*produceReq
+	unacked []*wire.ProduceRequest
 }
 
 // cloneInto copies l into n, its producer entries into the arrays of buf

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // BenchmarkTickAutoCommit100x10000: 100 idle members over 10,000 partitions
@@ -129,7 +131,7 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			w.Step()
 			for ; seen < w.Packets.Len(); seen++ {
 				p := w.keep[seen]
-				if req, ok := p.Body.(*commitReq); ok && !p.Response && len(req.Partitions) > 0 {
+				if req, ok := p.Body.(*wire.OffsetCommitRequest); ok && !p.Response && len(req.Partitions) > 0 {
 					sent[p] = slices.Clone(req.Partitions)
 					if m := w.process(p.From, p.FromInc); m != nil && len(m.Owned) > 0 && &m.Owned[0] == &req.Partitions[0] {
 						shared++
@@ -138,7 +140,7 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 		}
 		for p, tps := range sent {
-			if got := p.Body.(*commitReq).Partitions; !slices.Equal(got, tps) {
+			if got := p.Body.(*wire.OffsetCommitRequest).Partitions; !slices.Equal(got, tps) {
 				t.Fatalf("seed %d: OffsetCommit %d sent at tick %d named %v, names %v now", seed, p.ID, p.Sent, tps, got)
 			}
 		}

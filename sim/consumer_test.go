@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // consumerWorld is the default topology with n members under
@@ -233,7 +234,7 @@ func TestConsumerPollTimeoutLeavesAndRejoins(t *testing.T) {
 	stepDisjoint(t, w, c, 60, nil)
 	var leave, rejoin *Packet
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		r := p.Body.(*cghbReq)
+		r := p.Body.(*wire.ConsumerGroupHeartbeatRequest)
 		if r.MemberEpoch == LeaveGroupMemberEpoch && leave == nil {
 			leave = p
 		}
@@ -244,8 +245,8 @@ func TestConsumerPollTimeoutLeavesAndRejoins(t *testing.T) {
 	if leave == nil || rejoin == nil {
 		t.Fatal("C2 sent no leave heartbeat (epoch -1) followed by a rejoin (epoch 0)")
 	}
-	if leave.Body.(*cghbReq).MemberID != "C2-1" || rejoin.Body.(*cghbReq).MemberID != "C2-1" {
-		t.Errorf("member ids %s then %s; the consumer protocol's client keeps its own (C2-1)", leave.Body.(*cghbReq).MemberID, rejoin.Body.(*cghbReq).MemberID)
+	if leave.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID != "C2-1" || rejoin.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID != "C2-1" {
+		t.Errorf("member ids %s then %s; the consumer protocol's client keeps its own (C2-1)", leave.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID, rejoin.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID)
 	}
 	if len(eventsOf(w, EvPollTimeout, "C2")) != 1 {
 		t.Error("no poll-timeout event for C2")
@@ -345,7 +346,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		want   ErrorCode
 	}{{"C1-1", gm.MemberEpoch, None}, {"C1-1", gm.MemberEpoch - 1, StaleMemberEpoch}, {"C1-1", gm.MemberEpoch + 1, StaleMemberEpoch}, {"C9-1", gm.MemberEpoch, UnknownMemberID}}
 	for _, cs := range cases {
-		resp := send(OffsetCommit, &commitReq{MemberID: cs.member, Generation: cs.epoch, Partitions: []TopicPartition{tp}, Offsets: []int{0}})
+		resp := send(OffsetCommit, &wire.OffsetCommitRequest{MemberID: cs.member, Generation: cs.epoch, Partitions: []TopicPartition{tp}, Offsets: []int{0}})
 		if resp.Error != cs.want {
 			t.Errorf("OffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, resp.Error, cs.want)
 		}
@@ -359,7 +360,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, txnWant)
 		}
 	}
-	resp := send(ConsumerGroupHeartbeat, &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})
+	resp := send(ConsumerGroupHeartbeat, &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})
 	if resp.Error != FencedMemberEpoch {
 		t.Errorf("heartbeat with an epoch ahead: %s, want FENCED_MEMBER_EPOCH", resp.Error)
 	}
@@ -391,7 +392,7 @@ func TestConsumerFencedMemberRejoins(t *testing.T) {
 	}
 	rejoined := false
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		if r := p.Body.(*cghbReq); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
+		if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
 			rejoined = true
 		}
 	}
@@ -590,21 +591,21 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 	if dropped == nil || retry == nil {
 		t.Fatal("no heartbeats after the drop")
 	}
-	r := retry.Body.(*cghbReq)
+	r := retry.Body.(*wire.ConsumerGroupHeartbeatRequest)
 	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
 		t.Errorf("retry sent at tick %d, want %d (request timeout and retry backoff after %d)", retry.Sent, want, dropped.Sent)
 	}
 	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
 		t.Errorf("retry is not a full heartbeat: %+v", r)
 	}
-	d := dropped.Body.(*cghbReq)
+	d := dropped.Body.(*wire.ConsumerGroupHeartbeatRequest)
 	if d.TopicsSent || d.RebalanceTimeout >= 0 {
 		t.Errorf("the dropped heartbeat was already full: %+v", d)
 	}
 	for _, p := range w.Packets.All() {
 		if p.Req != nil && p.Req.ID == retry.ID {
 			p = withBody(w, p)
-			if resp, ok := p.Body.(*cghbResp); !ok || !resp.HasAssignment {
+			if resp, ok := p.Body.(*wire.ConsumerGroupHeartbeatResponse); !ok || !resp.HasAssignment {
 				t.Errorf("the answer to a full heartbeat carries no assignment: %+v", p.Body)
 			}
 		}
@@ -612,7 +613,7 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 	// The next one is partial again.
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
 		if p.Sent > retry.Sent {
-			if q := p.Body.(*cghbReq); q.TopicsSent || q.RebalanceTimeout >= 0 {
+			if q := p.Body.(*wire.ConsumerGroupHeartbeatRequest); q.TopicsSent || q.RebalanceTimeout >= 0 {
 				t.Errorf("heartbeat at %d after the full retry is full again: %+v", p.Sent, q)
 			}
 			break
@@ -635,7 +636,7 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 	}
 	epoch, target := g.GroupEpoch, store.Copy(gm.Target)
 	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
-		Body: &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
+		Body: &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
 			Topics: store.Copy(gm.Topics), TopicsSent: true, Owned: store.Copy(gm.Assignment), OwnedSent: true, Assignor: "range"}}
 	w.send(p)
 	stepChecked(t, w, c, 1)
@@ -652,9 +653,9 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 // close() also an empty subscription (leaveGroup unsubscribes), after a
 // poll timeout no subscription (unchanged, so unsent).
 func TestConsumerLeaveHeartbeatFields(t *testing.T) {
-	leaveOf := func(w *World, client string) *cghbReq {
+	leaveOf := func(w *World, client string) *wire.ConsumerGroupHeartbeatRequest {
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, client, false) {
-			if r := p.Body.(*cghbReq); r.MemberEpoch == LeaveGroupMemberEpoch {
+			if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); r.MemberEpoch == LeaveGroupMemberEpoch {
 				return r
 			}
 		}
@@ -697,7 +698,7 @@ func TestConsumerAcknowledgedWhenSent(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		stepChecked(t, w, c, 1)
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
-			r := p.Body.(*cghbReq)
+			r := p.Body.(*wire.ConsumerGroupHeartbeatRequest)
 			if seen[p.ID] || !r.OwnedSent || r.MemberEpoch <= 0 {
 				continue
 			}
@@ -816,7 +817,7 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 	stepChecked(t, w, c, 30)
 	var retry *Packet
 	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
-		if p.Sent > first.Sent && p.Body.(*commitReq).BeforeRevoke {
+		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeRevoke {
 			retry = p
 			break
 		}
@@ -852,10 +853,10 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	}
 	fetches := packetsOf(w, OffsetFetch, "C2", false)
 	if len(fetches) == 0 {
-		t.Fatal("C2 fetched no offsets")
+		t.Fatal("C2 wire.Record no offsets")
 	}
 	for _, p := range fetches {
-		if r := p.Body.(*offsetFetchReq); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
+		if r := p.Body.(*wire.OffsetFetchRequest); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
 			t.Errorf("OffsetFetch at %d without the member id and epoch: %+v", p.Sent, r)
 		}
 	}
@@ -863,13 +864,13 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	tp := m.Owned[0]
 	epoch := w.Group.MemberByID("C2-1").MemberEpoch
 	cases := []struct {
-		r    *offsetFetchReq
+		r    *wire.OffsetFetchRequest
 		want ErrorCode
 	}{
-		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
-		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
-		{&offsetFetchReq{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
-		{&offsetFetchReq{MemberEpoch: -1}, None}, // an admin client or a classic client
+		{&wire.OffsetFetchRequest{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
+		{&wire.OffsetFetchRequest{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
+		{&wire.OffsetFetchRequest{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
+		{&wire.OffsetFetchRequest{MemberEpoch: -1}, None}, // an admin client or a classic client
 	}
 	var sent []*Packet
 	for _, tc := range cases {
@@ -933,7 +934,7 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	// It reads the answer: COMPLETING_REBALANCE, heartbeats again, and its
 	// first heartbeat is answered REBALANCE_IN_PROGRESS.
 	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
-		Body: &joinResp{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
+		Body: &wire.JoinGroupResponse{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
 	m.takeJoinAnswer(w) // read at once, or by its next poll() if it is busy
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("C2 %s after its JoinGroup answer, want Syncing", m.Phase)

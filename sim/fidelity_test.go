@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // stepChecked advances the world n ticks, checking invariants every tick.
@@ -106,7 +107,7 @@ func TestEndTxnStates(t *testing.T) {
 	} {
 		e.State = tc.state
 		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
-			Body: &endTxnReq{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
+			Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
 		w.Txn.receive(w, req)
 		got := w.sending[len(w.sending)-1]
 		if got.Req != req || got.Error != tc.want {
@@ -467,7 +468,7 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	var leader string
 	stepUntil(t, w, c, 40, func() bool {
 		for _, p := range w.sending {
-			if r, ok := p.Body.(*syncReq); ok && !p.Response && len(r.Plan) > 0 {
+			if r, ok := p.Body.(*wire.SyncGroupRequest); ok && !p.Response && len(r.Plan) > 0 {
 				leader = p.From
 				return true
 			}
@@ -549,7 +550,7 @@ func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
 	if since < 0 {
 		t.Fatalf("%s not silent after its process stopped", id)
 	}
-	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: id, Generation: g.Generation}}
+	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Generation}}
 	g.sessionExpiry(w, id, since)
 	if g.members[id] == nil {
 		t.Fatalf("%s removed for its session while its SyncGroup waited", id)

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // freeLists recycles the live packets of the steady-traffic hot path and
@@ -48,12 +49,12 @@ import (
 type freeLists struct {
 	epoch        atomic.Uint64
 	packets      []*Packet
-	fetchReqs    []*fetchReq
-	fetchResps   []*fetchResp
-	produceResps []*produceResp
-	produceReqs  []*produceReq
-	commitReqs   []*commitReq
-	commitResps  []*commitResp
+	fetchReqs    []*wire.FetchRequest
+	fetchResps   []*wire.FetchResponse
+	produceResps []*wire.ProduceResponse
+	produceReqs  []*wire.ProduceRequest
+	commitReqs   []*wire.OffsetCommitRequest
+	commitResps  []*wire.OffsetCommitResponse
 }
 
 func newFreeLists() *freeLists {
@@ -85,80 +86,80 @@ func (w *World) packet() *Packet {
 		return &Packet{}
 	}
 	p := store.Take(&f.packets)
-	*p = Packet{epoch: f.current()}
+	*p = Packet{FreeEpoch: f.current()}
 	return p
 }
 
-func (w *World) newFetchReq() *fetchReq {
+func (w *World) newFetchReq() *wire.FetchRequest {
 	f := w.free
 	if f == nil {
-		return &fetchReq{}
+		return &wire.FetchRequest{}
 	}
 	r := store.Take(&f.fetchReqs)
-	*r = fetchReq{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], epoch: f.current()}
+	*r = wire.FetchRequest{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], FreeEpoch: f.current()}
 	return r
 }
 
-func (w *World) newFetchResp() *fetchResp {
+func (w *World) newFetchResp() *wire.FetchResponse {
 	f := w.free
 	if f == nil {
-		return &fetchResp{}
+		return &wire.FetchResponse{}
 	}
 	r := store.Take(&f.fetchResps)
 	clear(r.Records) // drop the values' strings
-	*r = fetchResp{Records: r.Records[:0], epoch: f.current()}
+	*r = wire.FetchResponse{Records: r.Records[:0], FreeEpoch: f.current()}
 	return r
 }
 
 // newProduceReq returns a request for the caller to fill in whole,
 // keeping its epoch.
-func (w *World) newProduceReq() *produceReq {
+func (w *World) newProduceReq() *wire.ProduceRequest {
 	f := w.free
 	if f == nil {
-		return &produceReq{}
+		return &wire.ProduceRequest{}
 	}
 	r := store.Take(&f.produceReqs)
-	r.epoch = f.current()
+	r.FreeEpoch = f.current()
 	return r
 }
 
-func (w *World) newProduceResp() *produceResp {
+func (w *World) newProduceResp() *wire.ProduceResponse {
 	f := w.free
 	if f == nil {
-		return &produceResp{}
+		return &wire.ProduceResponse{}
 	}
 	r := store.Take(&f.produceResps)
-	*r = produceResp{epoch: f.current()}
+	*r = wire.ProduceResponse{FreeEpoch: f.current()}
 	return r
 }
 
 // newCommitReq returns an empty request whose Offsets has the array of a
 // recycled one, if any, to append to.
-func (w *World) newCommitReq() *commitReq {
+func (w *World) newCommitReq() *wire.OffsetCommitRequest {
 	f := w.free
 	if f == nil {
-		return &commitReq{}
+		return &wire.OffsetCommitRequest{}
 	}
 	r := store.Take(&f.commitReqs)
-	*r = commitReq{Offsets: r.Offsets[:0], epoch: f.current()}
+	*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: f.current()}
 	return r
 }
 
-func (w *World) newCommitResp() *commitResp {
+func (w *World) newCommitResp() *wire.OffsetCommitResponse {
 	f := w.free
 	if f == nil {
-		return &commitResp{}
+		return &wire.OffsetCommitResponse{}
 	}
 	r := store.Take(&f.commitResps)
-	*r = commitResp{epoch: f.current()}
+	*r = wire.OffsetCommitResponse{FreeEpoch: f.current()}
 	return r
 }
 
 // unuseCommitReq gives back a request the auto-commit took but did not
 // send (nothing positioned).
-func (w *World) unuseCommitReq(r *commitReq) {
-	if f := w.free; f != nil && r.epoch == f.current() {
-		*r = commitReq{Offsets: r.Offsets[:0], epoch: r.epoch}
+func (w *World) unuseCommitReq(r *wire.OffsetCommitRequest) {
+	if f := w.free; f != nil && r.FreeEpoch == f.current() {
+		*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: r.FreeEpoch}
 		f.commitReqs = append(f.commitReqs, r)
 	}
 }
@@ -174,47 +175,47 @@ func (w *World) recycle(p *Packet) {
 	}
 	e := f.current()
 	switch b := p.Body.(type) {
-	case *produceResp:
-		if b.epoch == e {
+	case *wire.ProduceResponse:
+		if b.FreeEpoch == e {
 			f.produceResps = append(f.produceResps, b)
 		}
-	case *fetchResp:
-		if b.epoch == e {
+	case *wire.FetchResponse:
+		if b.FreeEpoch == e {
 			f.fetchResps = append(f.fetchResps, b)
 		}
-	case *commitResp:
-		if b.epoch == e {
-			*b = commitResp{}
+	case *wire.OffsetCommitResponse:
+		if b.FreeEpoch == e {
+			*b = wire.OffsetCommitResponse{}
 			f.commitResps = append(f.commitResps, b)
 		}
 	}
-	if q := p.Req; q != nil && q.epoch == e {
+	if q := p.Req; q != nil && q.FreeEpoch == e {
 		switch b := q.Body.(type) {
-		case *fetchReq:
-			if b.epoch == e {
+		case *wire.FetchRequest:
+			if b.FreeEpoch == e {
 				f.fetchReqs = append(f.fetchReqs, b)
 			}
-		case *commitReq:
-			if b.epoch == e {
-				*b = commitReq{Offsets: b.Offsets[:0]}
+		case *wire.OffsetCommitRequest:
+			if b.FreeEpoch == e {
+				*b = wire.OffsetCommitRequest{Offsets: b.Offsets[:0]}
 				f.commitReqs = append(f.commitReqs, b)
 			}
-		case *produceReq:
-			if m := w.procOf(q.From, q.FromInc, q.proc); b.epoch == e && m != nil && m.prod.unacked.get(b.ID) != b {
-				*b = produceReq{}
+		case *wire.ProduceRequest:
+			if m := w.procOf(q.From, q.FromInc, q.Proc); b.FreeEpoch == e && m != nil && m.prod.unacked.get(b.ID) != b {
+				*b = wire.ProduceRequest{}
 				f.produceReqs = append(f.produceReqs, b)
 			}
 		}
 		f.packets = append(f.packets, q) // packet() zeroes it when it hands it out again
 	}
-	if p.epoch == e {
+	if p.FreeEpoch == e {
 		f.packets = append(f.packets, p)
 	}
 }
 
 // unuseFetchReq gives back a request poll took but did not send.
-func (w *World) unuseFetchReq(r *fetchReq) {
-	if f := w.free; f != nil && r.epoch == f.current() {
+func (w *World) unuseFetchReq(r *wire.FetchRequest) {
+	if f := w.free; f != nil && r.FreeEpoch == f.current() {
 		f.fetchReqs = append(f.fetchReqs, r)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
@@ -283,26 +284,26 @@ func (g *Group) receive(w *World, p *Packet) {
 	if g.Type == ConsumerGroup {
 		switch p.Type {
 		case SyncGroup:
-			g.classicSyncToConsumerGroup(w, p, p.Body.(*syncReq))
+			g.classicSyncToConsumerGroup(w, p, p.Body.(*wire.SyncGroupRequest))
 			return
 		case LeaveGroup:
-			g.classicLeaveToConsumerGroup(w, p, p.Body.(*leaveReq))
+			g.classicLeaveToConsumerGroup(w, p, p.Body.(*wire.LeaveGroupRequest))
 			return
 		}
 	}
 	switch p.Type {
 	case JoinGroup:
-		g.onJoin(w, p, p.Body.(*joinReq))
+		g.onJoin(w, p, p.Body.(*wire.JoinGroupRequest))
 	case SyncGroup:
-		g.onSync(w, p, p.Body.(*syncReq))
+		g.onSync(w, p, p.Body.(*wire.SyncGroupRequest))
 	case LeaveGroup:
-		g.onLeave(w, p, p.Body.(*leaveReq))
+		g.onLeave(w, p, p.Body.(*wire.LeaveGroupRequest))
 	case OffsetCommit:
-		g.onCommit(w, p, p.Body.(*commitReq))
+		g.onCommit(w, p, p.Body.(*wire.OffsetCommitRequest))
 	case OffsetFetch:
-		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
+		g.onOffsetFetch(w, p, p.Body.(*wire.OffsetFetchRequest))
 	case ConsumerGroupHeartbeat:
-		g.onConsumerHeartbeat(w, p, p.Body.(*cghbReq))
+		g.onConsumerHeartbeat(w, p, p.Body.(*wire.ConsumerGroupHeartbeatRequest))
 	}
 }
 

@@ -12,9 +12,10 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
+func (g *Group) addMember(r *wire.JoinGroupRequest, tick int) *GroupMember {
 	g.joinSeq++
 	gm := &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
 		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
@@ -50,7 +51,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	// from its next JoinGroup or SyncGroup answer.
 	if g.hearsFrom(w, gm) {
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &leaveReq{MemberID: id}})
+			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: id}})
 	}
 }
 
@@ -123,7 +124,7 @@ func (g *Group) allowProtocol(memberID, strategy string) {
 	gm.Protocols = append(append([]string{}, gm.Protocols...), strategy)
 }
 
-func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 	if g.Type == ConsumerGroup {
 		if len(g.members) > 0 {
 			// A classic member joins the consumer group as a classic member
@@ -207,7 +208,7 @@ func (g *Group) markJoined(gm *GroupMember, p *Packet) {
 
 // staticRejoin swaps a new member id in for a returning static member: same
 // assignment, no rebalance, no new generation (KIP-345).
-func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
+func (g *Group) staticRejoin(w *World, p *Packet, r *wire.JoinGroupRequest, oldID string) {
 	old := g.members[oldID]
 	// ClassicGroup.replaceStaticMember fences the old instance at once: a
 	// JoinGroup or SyncGroup of it still waiting is answered
@@ -271,7 +272,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 
 // answerJoin answers one member's JoinGroup with the generation in force.
 func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
-	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
+	resp := &wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 	summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader))
 	if gm.MemberID == g.Leader && g.State == CompletingRebalance {
 		resp.Members = g.memberList()
@@ -444,7 +445,7 @@ func (g *Group) completeJoin(w *World) {
 		}
 	}
 	for _, gm := range joined {
-		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
+		resp := &wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
 		if gm.MemberID == g.Leader {
 			resp.Members = list
@@ -583,7 +584,7 @@ func (g *Group) chooseProtocol() string {
 	return best
 }
 
-func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
+func (g *Group) onSync(w *World, p *Packet, r *wire.SyncGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
 		w.reply(p, code, "", nil)
 		return
@@ -622,10 +623,10 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 }
 
 func (g *Group) answerSync(w *World, gm *GroupMember, p *Packet) {
-	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: append([]TopicPartition{}, gm.Assignment...)})
+	w.reply(p, None, partList(w, gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
 }
 
-func (g *Group) onLeave(w *World, p *Packet, r *leaveReq) {
+func (g *Group) onLeave(w *World, p *Packet, r *wire.LeaveGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
 		w.reply(p, code, "", nil)
 		return

@@ -22,40 +22,8 @@ import (
 	"github.com/kgrepl/kgrepl/sim/assign/server"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
-
-// The member epochs a leaving member sends (ConsumerGroupHeartbeatRequest).
-const (
-	LeaveGroupMemberEpoch       = -1 // leave the group
-	LeaveGroupStaticMemberEpoch = -2 // a static member leaves for now and will come back
-)
-
-// cghbReq is a ConsumerGroupHeartbeat request. Optional fields are absent
-// when unchanged since the previous heartbeat (ConsumerHeartbeatRequestManager's
-// SentFields): RebalanceTimeout -1, Topics nil with TopicsSent false,
-// Owned with OwnedSent false, Assignor "".
-type cghbReq struct {
-	MemberID, InstanceID string
-	Client               string
-	Inc                  int
-	MemberEpoch          int
-	RebalanceTimeout     int
-	Topics               []string
-	TopicsSent           bool
-	Owned                []TopicPartition
-	OwnedSent            bool
-	Assignor             string // group.remote.assignor
-}
-
-// cghbResp is its answer. Assignment is set (HasAssignment) only when
-// Kafka sends it: on a full request or when the member's assignment changed.
-type cghbResp struct {
-	MemberID      string
-	MemberEpoch   int
-	Interval      int
-	Assignment    []TopicPartition
-	HasAssignment bool
-}
 
 // consumerKind is the consumer group's groupKind.
 type consumerKind struct{}
@@ -121,7 +89,7 @@ func (consumerKind) tick(w *World, g *Group) {
 var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconciling: true, Stable: true, Dead: true}
 
 // onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
-func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
+func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	if g.Type == ClassicGroup {
 		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
 		// converts; an empty classic group is replaced by a consumer group, a
@@ -176,7 +144,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	g.scheduleConsumerSessionTimeout(w, gm)
 	g.updateConsumerState(w)
 	g.notifyClassicMembers(w)
-	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
+	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !slices.Equal(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = store.Copy(gm.Assignment), true
@@ -255,7 +223,7 @@ func (g *Group) recreate(t GroupType) {
 // getOrMaybeSubscribeStaticConsumerGroupMember: the member the heartbeat is
 // from, a new one for epoch 0. For a static member that comes back under a
 // new member id, replaced is the member it replaces.
-func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember, code ErrorCode) {
+func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *GroupMember, code ErrorCode) {
 	create := r.MemberEpoch == 0
 	fresh := func() *GroupMember {
 		return &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
@@ -305,7 +273,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 // an epoch ahead of the coordinator's is fenced; one behind is accepted
 // only if it is the previous epoch and the member owns a subset of its
 // current assignment (the answer with the new epoch may have been lost).
-func throwIfMemberEpochIsInvalid(gm *GroupMember, r *cghbReq) ErrorCode {
+func throwIfMemberEpochIsInvalid(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) ErrorCode {
 	if r.MemberEpoch > gm.MemberEpoch {
 		return FencedMemberEpoch
 	}
@@ -416,7 +384,7 @@ func (g *Group) preferredAssignor() string {
 // is already reconciled to the assignment epoch, CurrentAssignmentBuilder
 // computes its next state; a member left with partitions to revoke gets the
 // rebalance timeout, any other the timeout cancelled.
-func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
+func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) error {
 	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.AssignmentEpoch {
 		return nil
 	}
@@ -534,7 +502,7 @@ func (g *Group) consumerRebalanceTimeout(w *World, id string, seq, epoch int) {
 // consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
 // removes the member; -2 from a static member keeps it, with its
 // assignment, at epoch -2 until it comes back or its session times out.
-func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
+func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	var gm *GroupMember
 	if r.InstanceID == "" {
 		gm = g.members[r.MemberID]
@@ -561,12 +529,12 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
 			w.event(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
 				gm.InstanceID, gm.MemberID, partList(w, gm.Assignment))
 			g.updateConsumerState(w)
-			w.reply(p, None, "epoch -2", &cghbResp{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
+			w.reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
 			return
 		}
 	}
 	g.fenceMember(w, gm, "left the group (epoch -1)")
-	w.reply(p, None, "epoch -1", &cghbResp{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
+	w.reply(p, None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
 }
 
 // fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member
@@ -579,7 +547,7 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
 		// A classic member learns it from its next heartbeat.
 		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
+			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
 	}
 	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // MigrationPolicies are group.consumer.migration.policy's values.
@@ -114,7 +115,7 @@ func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
 // recomputed if the group epoch moved, the member is reconciled with the
 // partitions its JoinGroup says it owns, and the JoinGroup is answered at
 // once with the member epoch as the generation (no leader, no barrier).
-func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
+func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGroupRequest) {
 	var gm, replaced *GroupMember
 	switch {
 	case r.InstanceID != "" && g.static[r.InstanceID] != "":
@@ -161,7 +162,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	if r.Strategy == "cooperative-sticky" {
 		owned = store.Copy(r.Owned)
 	}
-	if err := g.maybeReconcile(w, gm, &cghbReq{Owned: owned, OwnedSent: true}); err != nil {
+	if err := g.maybeReconcile(w, gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
 		w.reply(p, FencedMemberEpoch, "", nil)
 		return
 	}
@@ -185,7 +186,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	gm.syncTimer = g.timerSeq
 	w.after(timer{at: w.Tick + r.RebalanceTimeout, kind: tmClassicSyncTimeout, id: gm.MemberID, n: gm.syncTimer})
 	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
-		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
 }
 
@@ -218,7 +219,7 @@ func (g *Group) classicMemberTimeout(w *World, id string, seq int, sync bool) {
 
 // classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
 // member's current assignment, unless a newer epoch waits for its rejoin.
-func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
+func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *wire.SyncGroupRequest) {
 	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, r.Generation)
 	if gm == nil {
 		return
@@ -230,7 +231,7 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
 		return
 	}
 	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
+	w.reply(p, None, partList(w, gm.Assignment), &wire.SyncGroupResponse{Assignment: sortedTPs(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.notified = ""
@@ -260,7 +261,7 @@ func (g *Group) classicMember(w *World, p *Packet, memberID, instanceID string, 
 }
 
 // classicLeaveToConsumerGroup is classicGroupLeaveToConsumerGroup.
-func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *leaveReq) {
+func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *wire.LeaveGroupRequest) {
 	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, -1)
 	if gm == nil {
 		return

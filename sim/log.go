@@ -1,11 +1,5 @@
 package sim
 
-import "github.com/kgrepl/kgrepl/sim/assign"
-
-// TopicPartition is re-exported from assign so the engine and the assignors
-// speak of partitions the same way.
-type TopicPartition = assign.TopicPartition
-
 // TxnMark is the transactional state of a data cell, as a reader sees it.
 type TxnMark int
 

@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // Phase is where a member stands in the group protocol, as the client sees it.
@@ -41,34 +43,6 @@ func (l Loop) String() string {
 	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
 }
 
-// fetched is one record a poll returned. A record whose value is its own
-// name (every input record: World.RecordName spells it from TP and Offset)
-// keeps names instead of Value, so that the hot path (fetch, process,
-// produce its invoice) never spells it; value gives it.
-type fetched struct {
-	TP     TopicPartition
-	Offset int
-	Value  string       // when names is nil
-	names  *recordNames // the world's, when the value is the record's name
-	tpi    int32        // World.tpIndex(TP) plus one, 0 when not known
-}
-
-// value is the record's value, spelled when it is its name.
-func (f *fetched) value() string {
-	if f.names != nil {
-		return f.names.name(f.TP, f.Offset)
-	}
-	return f.Value
-}
-
-// appendValue appends the record's value to b.
-func (f *fetched) appendValue(b []byte) []byte {
-	if f.names != nil {
-		return f.names.appendName(b, f.TP, f.Offset)
-	}
-	return append(b, f.Value...)
-}
-
 // Member is one client process: a consumer with its heartbeat thread, and
 // the producer that writes its invoices.
 type Member struct {
@@ -79,7 +53,8 @@ type Member struct {
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
-	party      uint32 // its number in World.parties, 0 until a packet names it (World.partyOf)
+	party      uint32       // its number in World.parties, 0 until a packet names it (World.partyOf)
+	names      *recordNames // the world's, to spell its records (read-only, shared by clones)
 	Cfg        ClientConfig
 	Topics     []string
 	Alive      bool
@@ -112,7 +87,7 @@ type Member struct {
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
-	joinAnswer    *joinResp
+	joinAnswer    *wire.JoinGroupResponse
 	joinAnswerErr ErrorCode
 	hasJoinAnswer bool
 	// Requests counted so that a timeout knows whether its request is
@@ -132,7 +107,7 @@ type Member struct {
 	// The application thread.
 	loop       Loop
 	fetchID    int
-	batch      []fetched
+	batch      []wire.Record
 	batchIdx   int
 	workLeft   int
 	workedAt   int
@@ -268,7 +243,7 @@ func (m *Member) LoopState() Loop { return m.loop }
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
 	for _, f := range m.batch {
-		records = append(records, f.value())
+		records = append(records, f.ValueIn(m.names))
 	}
 	return records, m.batchIdx
 }
@@ -297,7 +272,7 @@ func (m *Member) Settled() bool {
 }
 
 func (m *Member) send(w *World, p *Packet) *Packet {
-	p.From, p.FromInc, p.proc = m.Client, m.Inc, int32(m.proc+1)
+	p.From, p.FromInc, p.Proc = m.Client, m.Inc, int32(m.proc+1)
 	if p.To == "" {
 		p.To = Broker
 	}
@@ -360,7 +335,7 @@ func (m *Member) receive(w *World, p *Packet) {
 
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
-	r := &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}
+	r := &wire.OffsetFetchRequest{Partitions: append([]TopicPartition{}, tps...)}
 	if m.consumer {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
 		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
@@ -376,7 +351,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 	if m.Phase != PhaseFetchingOffsets {
 		return
 	}
-	r := p.Body.(*offsetFetchResp)
+	r := p.Body.(*wire.OffsetFetchResponse)
 	if p.Error == UnstableOffsetCommit {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
@@ -495,11 +470,11 @@ func (m *Member) poll(w *World) bool {
 	// "o0@3 o1@5 max 3", encoded: every fetch writes it
 	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
 	p := w.packet()
-	p.Type, p.text, p.Body = Fetch, w.addText(b), req
+	p.Type, p.Text, p.Body = Fetch, w.addText(b), req
 	m.send(w, p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
-	p.timerAt, p.timerSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
+	p.TimerAt, p.TimerSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
 	if p.Lost {
 		w.armFetchTimeout(p)
 	}
@@ -521,7 +496,7 @@ func (m *Member) maybeAutoCommit(w *World) {
 		req := w.newCommitReq()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
-			req.Auto = autoInterval
+			req.Auto = wire.AutoInterval
 			m.sendCommitReq(w, req)
 		} else {
 			w.unuseCommitReq(req)
@@ -607,13 +582,13 @@ func (m *Member) abandonFetch() {
 }
 
 func (m *Member) onFetchResponse(w *World, p *Packet) {
-	r := p.Body.(*fetchResp)
+	r := p.Body.(*wire.FetchResponse)
 	if m.loop != LoopFetching || r.ID != m.fetchID {
 		return
 	}
 	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
-		k := f.tpi - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
+		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
 		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
 			batch = append(batch, f)
 			m.positions.setHint(f.TP, k, f.Offset+1)
@@ -726,7 +701,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.value(), m.Cfg.SlowTicks)
+			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.records), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -735,7 +710,7 @@ func (m *Member) work(w *World) {
 		return
 	}
 	m.slowNow = false
-	m.processed.setHint(f.TP, f.tpi-1, f.Offset+1)
+	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record
@@ -999,7 +974,7 @@ func (m *Member) commitRetry(w *World, seq int) {
 // sendCommitList sends an OffsetCommit of l; the request keeps its
 // partitions and slots, and copies the offsets into its own array (from
 // the free list).
-func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto autoCommit) {
+func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.AutoCommit) {
 	req := w.newCommitReq()
 	req.Sync, req.Auto, req.Partitions, req.Slots = sync, auto, l.tps, l.slots
 	req.Offsets = append(req.Offsets, l.offs...)
@@ -1009,7 +984,7 @@ func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto autoComm
 // sendCommitReq fills in the member's side of an OffsetCommit whose
 // partitions (in partition order), slots (hints, or nil) and offsets are
 // set, and sends it; the request keeps its slices.
-func (m *Member) sendCommitReq(w *World, req *commitReq) {
+func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
 	b := append(w.encOffsetsAt(w.scratch[:0], req.Partitions, req.Slots, req.Offsets), phComma)
@@ -1020,19 +995,19 @@ func (m *Member) sendCommitReq(w *World, req *commitReq) {
 	}
 	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
 	p := w.packet()
-	p.Type, p.text, p.Body = OffsetCommit, w.addText(b), req
+	p.Type, p.Text, p.Body = OffsetCommit, w.addText(b), req
 	m.send(w, p)
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
-	r := p.Body.(*commitResp)
+	r := p.Body.(*wire.OffsetCommitResponse)
 	if p.Error == None {
 		at := 0
 		for i, tp := range r.Partitions {
 			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
 	}
-	req := p.Req.Body.(*commitReq)
+	req := p.Req.Body.(*wire.OffsetCommitRequest)
 	if req.BeforeRevoke {
 		m.onCommitBeforeRevoke(w, p)
 		return
@@ -1057,30 +1032,19 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 }
 
-// autoCommit says which of the client's own auto-commits an OffsetCommit
-// is; autoNone is the application's commitSync.
-type autoCommit uint8
-
-const (
-	autoNone     autoCommit = iota
-	autoInterval            // inside poll(), every auto.commit.interval.ms (async)
-	autoRejoin              // classic onJoinPrepare: before rejoining
-	autoClose               // close(): maybeAutoCommitOffsetsSync
-)
-
 // syncAutoCommit: a blocking commit under auto-commit is the client's own
 // (onJoinPrepare before a rejoin, or close()), not the application's.
-func (m *Member) syncAutoCommit() autoCommit {
+func (m *Member) syncAutoCommit() wire.AutoCommit {
 	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional {
-		return autoNone
+		return wire.AutoNone
 	}
 	switch m.afterCommit {
 	case contIdle:
-		return autoRejoin
+		return wire.AutoRejoin
 	case contCloseDone:
-		return autoClose
+		return wire.AutoClose
 	}
-	return autoNone
+	return wire.AutoNone
 }
 
 // commitRefusal says what the client does with an OffsetCommit the
@@ -1103,16 +1067,16 @@ func (m *Member) syncAutoCommit() autoCommit {
 // (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
 // the next poll() throws FencedInstanceIdException from
 // invokeCompletedOffsetCommitCallbacks).
-func (m *Member) commitRefusal(auto autoCommit, code ErrorCode, unchanged bool) (string, bool) {
-	if (auto == autoInterval || auto == autoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
+func (m *Member) commitRefusal(auto wire.AutoCommit, code ErrorCode, unchanged bool) (string, bool) {
+	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
 		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
 	}
 	switch auto {
-	case autoInterval:
+	case wire.AutoInterval:
 		return "asynchronous auto-commit refused with " + code.String() + ": logged as a warning, nothing thrown", false
-	case autoRejoin:
+	case wire.AutoRejoin:
 		return "auto-commit before rejoining refused with " + code.String() + ": logged, the rejoin goes on", false
-	case autoClose:
+	case wire.AutoClose:
 		return "auto-commit in close() refused with " + code.String() + ": logged as a warning, close() goes on", false
 	}
 	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(code, unchanged), true
@@ -1143,7 +1107,7 @@ func (m *Member) commitSyncException(code ErrorCode, unchanged bool) string {
 
 // sentInGeneration: the member's generation and member id are still the
 // ones the commit carried (CoordinatorResponseHandler.generationUnchanged).
-func (m *Member) sentInGeneration(req *commitReq) bool {
+func (m *Member) sentInGeneration(req *wire.OffsetCommitRequest) bool {
 	return req.Generation == m.Generation && req.MemberID == m.MemberID
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // OffsetRecord is one record of __consumer_offsets.
@@ -62,7 +63,7 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 	return false
 }
 
-func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
+func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
 	resp := w.newCommitResp()
 	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
@@ -80,8 +81,8 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 	// sent), so the offsets are encoded once for the three texts.
 	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
 	at := len(b)
-	if p.text != 0 && firstByte(w.texts.bytes(p.text)) == tOffsets {
-		b = w.encSameAt(b, p.text)
+	if p.Text != 0 && firstByte(w.texts.bytes(p.Text)) == tOffsets {
+		b = w.encSameAt(b, p.Text)
 	} else {
 		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)
 	}
@@ -95,8 +96,8 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 // checks (ConsumerGroup.validateOffsetFetch): an unknown member is
 // UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION
 // for a classic member). Classic clients send neither and are not checked.
-func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
-	resp := &offsetFetchResp{Partitions: r.Partitions}
+func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
+	resp := &wire.OffsetFetchResponse{Partitions: r.Partitions}
 	if r.HasMember && g.Type == ConsumerGroup {
 		code := None
 		if gm := g.members[r.MemberID]; gm == nil {
@@ -129,7 +130,7 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 // receiveTxnOffsetCommit stores a transaction's offsets as pending, after
 // the producer-epoch fence and KIP-447's group fence.
 func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
-	r := p.Body.(*txnOffsetCommitReq)
+	r := p.Body.(*wire.TxnOffsetCommitRequest)
 	e := w.Txn.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
 	if e == nil {
 		return

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // producer is a member's producer client: plain, idempotent (PID and
@@ -24,7 +26,7 @@ type producer struct {
 	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
 	sent         int // records this producer has sent
 	unacked      unackedReqs
-	queued       []*produceReq // waiting for AddPartitionsToTxn
+	queued       []*wire.ProduceRequest // waiting for AddPartitionsToTxn
 	initInFlight bool
 	// fullText is this producer's last produce text that spells its
 	// producer id, epoch and sequence number (0: none), and those: the
@@ -39,7 +41,7 @@ type producer struct {
 // (fullText), and that sequence number, when it has req's producer id and
 // epoch and a text of maxProduceText bytes added now lands in its chunk;
 // false otherwise.
-func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool) {
+func (w *World) produceBack(pr *producer, req *wire.ProduceRequest) (uint64, int64, bool) {
 	full := pr.fullText
 	end, ok := w.texts.inChunk(full, maxProduceText)
 	if !ok || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch {
@@ -52,7 +54,7 @@ func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool)
 // yet, in ID order: a few at a time, so a slice, which World.Clone copies
 // in one allocation for every member (a map cost two each). IDs only grow
 // (nextID), so a new one goes at the end; a retry replaces its request.
-type unackedReqs []*produceReq
+type unackedReqs []*wire.ProduceRequest
 
 func (u unackedReqs) find(id int) (int, bool) {
 	// Requests are answered, and sent, in ID order: the one asked for is
@@ -67,11 +69,11 @@ func (u unackedReqs) find(id int) (int, bool) {
 	} else {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(u, id, func(r *produceReq, id int) int { return cmp.Compare(r.ID, id) })
+	return slices.BinarySearchFunc(u, id, func(r *wire.ProduceRequest, id int) int { return cmp.Compare(r.ID, id) })
 }
 
 // get is the request with that ID, or nil.
-func (u unackedReqs) get(id int) *produceReq {
+func (u unackedReqs) get(id int) *wire.ProduceRequest {
 	if i, ok := u.find(id); ok {
 		return u[i]
 	}
@@ -79,7 +81,7 @@ func (u unackedReqs) get(id int) *produceReq {
 }
 
 // put adds r, or replaces the request with its ID.
-func (u *unackedReqs) put(r *produceReq) {
+func (u *unackedReqs) put(r *wire.ProduceRequest) {
 	if n := len(*u); n == 0 || (*u)[n-1].ID < r.ID {
 		*u = append(*u, r) // a new request: the newest ID (the usual case)
 		return
@@ -199,7 +201,7 @@ func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) str
 
 func (m *Member) initProducer(w *World) {
 	m.prod.initInFlight = true
-	req := &initPIDReq{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
+	req := &wire.InitProducerIDRequest{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
@@ -218,7 +220,7 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 		m.fatal(w, p.Error.String()+" on InitProducerId")
 		return
 	}
-	r := p.Body.(*initPIDResp)
+	r := p.Body.(*wire.InitProducerIDResponse)
 	m.prod.pid, m.prod.epoch = r.PID, r.Epoch
 	m.prod.seq = nil // sequence numbers start at 0 under the new PID (a slice of its own: clones share none)
 }
@@ -236,25 +238,25 @@ func (w *World) outputSlot(source string) int {
 
 // outputSlotOf is outputSlot of a fetched record's value, hashed without
 // spelling it when it is the record's name.
-func (w *World) outputSlotOf(f *fetched) int {
-	if f.names == nil {
+func (w *World) outputSlotOf(f *wire.Record) int {
+	if !f.Named {
 		return w.outputSlot(f.Value)
 	}
-	return int(f.names.fnvName(fnvBasis, f.TP, f.Offset) % uint32(len(w.outputTPs)))
+	return int(w.records.fnvName(fnvBasis, f.TP, f.Offset) % uint32(len(w.outputTPs)))
 }
 
 // produceInvoice sends inv(x) for a processed record.
-func (m *Member) produceInvoice(w *World, f fetched) {
+func (m *Member) produceInvoice(w *World, f wire.Record) {
 	out := w.outputSlotOf(&f)
 	tp := w.outputTPs[out]
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
 	req := w.newProduceReq()
-	*req = produceReq{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
-		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, srcTPI: f.tpi, epoch: req.epoch}
-	req.tpi = int32(len(w.inputTPs) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
-	if f.names == nil {
+	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
+		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
+	req.TPI = int32(len(w.inputTPs) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
@@ -272,19 +274,19 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 		if !m.txn.adding {
 			m.txn.adding = true
 			m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-				Body: &addPartitionsReq{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []TopicPartition{tp}}})
+				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []TopicPartition{tp}}})
 		}
 		return
 	}
 	m.sendProduce(w, req)
 }
 
-func (m *Member) sendProduce(w *World, req *produceReq) {
+func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
 	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
 	var b []byte
 	whole := false // b is the template alone
 	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
-	if d, ok := w.processedBack(req.srcTPI, req.srcOff); ok && req.hasSrc && req.PID >= 0 && req.Attempt == 0 {
+	if d, ok := w.processedBack(req.SrcTPI, req.SrcOffset); ok && req.HasSrc && req.PID >= 0 && req.Attempt == 0 {
 		// the record as the processed event just before names it, the
 		// producer id and epoch as this producer's last produce spelled
 		// them (tplProduceNext), else spelled
@@ -295,8 +297,8 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 			full = true
 		}
 		whole = true
-	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
-		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
+	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.SrcTPI, req.Src); ok && req.HasSrc && req.PID >= 0 {
+		b = argNum(argNum(argNum(argOffset(src, req.SrcOffset), req.PID), int64(req.Epoch)), int64(req.Seq))
 		whole = req.Attempt == 0
 		full = whole
 	} else {
@@ -312,13 +314,13 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	}
 	p := w.packet()
 	if whole {
-		p.text = w.addWhole(b)
+		p.Text = w.addWhole(b)
 	} else {
-		p.text = w.addText(b)
+		p.Text = w.addText(b)
 	}
 	if full {
 		pr := &m.prod
-		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.text, req.PID, req.Epoch, int64(req.Seq)
+		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.Text, req.PID, req.Epoch, int64(req.Seq)
 	}
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
@@ -326,7 +328,7 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 	// The timer is reserved (its tick and its place among the timers) and
 	// set only when the answer will not settle the request (armRetry): in
 	// steady traffic it would fire after the answer and do nothing.
-	p.timerAt, p.timerSeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	p.TimerAt, p.TimerSeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
 	if p.Lost {
 		w.armRetry(p)
 	}
@@ -340,8 +342,8 @@ func (m *Member) sendProduce(w *World, req *produceReq) {
 // timers in a Step) and removes the request from unacked, so the timer
 // would find nothing to resend; so does a process that is gone.
 func (w *World) armRetry(p *Packet) {
-	r := p.Body.(*produceReq)
-	w.timers.push(timer{at: p.timerAt, seq: p.timerSeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID, m: r.Attempt})
+	r := p.Body.(*wire.ProduceRequest)
+	w.timers.push(timer{at: p.TimerAt, seq: p.TimerSeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.Proc, n: r.ID, m: r.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.
@@ -352,17 +354,17 @@ func (m *Member) produceRetry(w *World, id, attempt int) {
 	}
 }
 
-func (m *Member) retryProduce(w *World, req *produceReq) {
+func (m *Member) retryProduce(w *World, req *wire.ProduceRequest) {
 	nr := *req
 	nr.Attempt++
-	nr.epoch = 0 // a heap object of its own, not from the free lists
+	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked.put(&nr)
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.value())
+	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.records))
 	m.sendProduce(w, &nr)
 }
 
 func (m *Member) onProduceResponse(w *World, p *Packet) {
-	r := p.Body.(*produceResp)
+	r := p.Body.(*wire.ProduceResponse)
 	req := m.prod.unacked.get(r.ID)
 	if req == nil {
 		return
@@ -379,7 +381,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.value(), p.Error)
+		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.records), p.Error)
 		m.prod.unacked.del(r.ID)
 	default:
 		m.prod.unacked.del(r.ID)
@@ -425,7 +427,7 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 		m.fatal(w, "producer fenced")
 		return
 	}
-	for _, tp := range p.Req.Body.(*addPartitionsReq).Partitions {
+	for _, tp := range p.Req.Body.(*wire.AddPartitionsToTxnRequest).Partitions {
 		m.txn.partitions[tp] = true
 	}
 	q := m.prod.queued
@@ -447,7 +449,7 @@ func (m *Member) addPartitionsRetry(w *World) {
 		m.txn.adding = true
 		tp := m.prod.queued[0].TP
 		m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-			Body: &addPartitionsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
+			Body: &wire.AddPartitionsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
 	}
 }
 
@@ -460,7 +462,7 @@ func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then cont) {
 	m.txn.then, m.txn.offs = then, offs
 	m.loop = LoopTxnOffsets
 	m.send(w, &Packet{Type: AddOffsetsToTxn, Summary: m.prod.txnID + " group " + w.Group.ID,
-		Body: &addOffsetsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: w.Group.ID}})
+		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: w.Group.ID}})
 }
 
 func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
@@ -469,7 +471,7 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		m.fatal(w, "producer fenced")
 		return
 	}
-	req := &txnOffsetCommitReq{TransactionalID: m.prod.txnID, Group: w.Group.ID, PID: m.prod.pid, Epoch: m.prod.epoch,
+	req := &wire.TxnOffsetCommitRequest{TransactionalID: m.prod.txnID, Group: w.Group.ID, PID: m.prod.pid, Epoch: m.prod.epoch,
 		MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	tps := make([]TopicPartition, 0, len(m.txn.offs))
 	for tp := range m.txn.offs {
@@ -517,13 +519,13 @@ func (m *Member) endTxn(w *World, commit bool) {
 		s = "ABORT"
 	}
 	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
-		Body: &endTxnReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
+		Body: &wire.EndTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
 	m.endTxnSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmEndTxnTimeout, client: m.Client, inc: m.Inc, n: m.endTxnSeq, m: boolInt(commit)})
 }
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
-	req := p.Req.Body.(*endTxnReq)
+	req := p.Req.Body.(*wire.EndTxnRequest)
 	if m.loop != LoopTxnEnd {
 		return // an answer to an EndTxn this producer has stopped waiting for
 	}

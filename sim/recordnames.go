@@ -19,6 +19,14 @@ type recordNames struct {
 }
 
 // name spells record off of tp.
+// Name is name, for wire.Namer.
+func (n *recordNames) Name(tp TopicPartition, off int) string { return n.name(tp, off) }
+
+// AppendName is appendName, for wire.Namer.
+func (n *recordNames) AppendName(b []byte, tp TopicPartition, off int) []byte {
+	return n.appendName(b, tp, off)
+}
+
 func (n *recordNames) name(tp TopicPartition, off int) string {
 	var buf [64]byte
 	return string(n.appendName(buf[:0], tp, off))

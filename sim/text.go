@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The trace's texts (packet summaries, event texts, the record names an
@@ -170,7 +172,7 @@ const (
 // textRef is where a text (or a token inside one) starts in the arena:
 // chunk<<arenaShift | offset. 0 is the empty text (every arena begins with a
 // lone tEnd).
-type textRef uint32
+type textRef = wire.TextRef
 
 const arenaShift = 14 // 16 KB chunks: 4 GB of text in all
 
@@ -493,20 +495,20 @@ func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, 
 
 // encFetched is a fetched record named as World.RecordName names it, its
 // value spelled only when it is not an input record's.
-func (w *World) encFetched(b []byte, f *fetched) []byte {
+func (w *World) encFetched(b []byte, f *wire.Record) []byte {
 	if i, ok := w.fetchedInput(f); ok {
 		return encRecordAt(b, i, f.Offset)
 	}
 	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
 		return b
 	}
-	return encLit(b, f.value())
+	return encLit(b, f.ValueIn(w.records))
 }
 
 // encFetchedList is the records of a fetch, spaced (o2.3 o2.4 p0.1): a
 // run of records that follow each other in one input partition is one
 // tRecords token.
-func (w *World) encFetchedList(b []byte, recs []fetched) []byte {
+func (w *World) encFetchedList(b []byte, recs []wire.Record) []byte {
 	for i := 0; i < len(recs); {
 		if i > 0 {
 			b = append(b, phSpace)
@@ -514,14 +516,14 @@ func (w *World) encFetchedList(b []byte, recs []fetched) []byte {
 		f := &recs[i]
 		j := i + 1
 		if _, ok := w.fetchedInput(f); ok {
-			for j < len(recs) && j-i < maxRun && recs[j].tpi == f.tpi && recs[j].Offset == f.Offset+(j-i) {
+			for j < len(recs) && j-i < maxRun && recs[j].TPI == f.TPI && recs[j].Offset == f.Offset+(j-i) {
 				j++
 			}
 		}
 		if j-i == 1 {
 			b = w.encFetched(b, f)
 		} else {
-			b = binary.AppendUvarint(append(b, tRecords), uint64(f.tpi-1))
+			b = binary.AppendUvarint(append(b, tRecords), uint64(f.TPI-1))
 			b = binary.AppendUvarint(b, uint64(f.Offset))
 			b = binary.AppendUvarint(b, uint64(j-i))
 		}
@@ -548,8 +550,8 @@ func encRecordAt(b []byte, i, off int) []byte {
 
 // fetchedInput is the tpIndex of f's partition when f carries it (tpi)
 // and f is a record of an input partition (a tRecord can name it).
-func (w *World) fetchedInput(f *fetched) (int, bool) {
-	i := int(f.tpi) - 1
+func (w *World) fetchedInput(f *wire.Record) (int, bool) {
+	i := int(f.TPI) - 1
 	return i, i >= 0 && i < len(w.inputTPs) && f.Offset >= 0
 }
 
@@ -1150,7 +1152,7 @@ func (w *World) eventRecords(ref textRef, at uint16) []string {
 // tplProcessed when m is its client's newest process (its label is the
 // event's member) and f an input record, else its spelled-out tokens.
 // records is where the record tokens start (0: in the template).
-func (w *World) encProcessed(m *Member, f *fetched) (b []byte, whole bool, records int) {
+func (w *World) encProcessed(m *Member, f *wire.Record) (b []byte, whole bool, records int) {
 	if i, ok := w.fetchedInput(f); ok && !m.superseded {
 		return argOffset(argOffset(encTemplate(w.scratch[:0], tplProcessed), i), f.Offset), true, 0
 	}
@@ -1193,13 +1195,13 @@ func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
 
 // encValue is a produced record's value: inv(o2.3) as tokens when the
 // request names its input record, else the value as it is.
-func (w *World) encValue(b []byte, r *produceReq) []byte {
-	if r.hasSrc {
+func (w *World) encValue(b []byte, r *wire.ProduceRequest) []byte {
+	if r.HasSrc {
 		b = append(b, phInv)
-		if rb, ok := w.encRecordRef(b, r.src, r.srcOff); ok {
+		if rb, ok := w.encRecordRef(b, r.Src, r.SrcOffset); ok {
 			return append(rb, phCloseParen)
 		}
-		return append(encLit(b, r.source()), phCloseParen)
+		return append(encLit(b, r.SourceIn(w.records)), phCloseParen)
 	}
-	return encLit(b, r.value())
+	return encLit(b, r.ValueIn(w.records))
 }

@@ -534,11 +534,11 @@ func (l *PacketLog) api(t API) uint8 {
 // as it is).
 func (l *PacketLog) record(p *Packet) {
 	w := l.w
-	if p.text == 0 && p.Summary != "" {
-		p.text = w.addText(encLit(w.scratch[:0], p.Summary))
+	if p.Text == 0 && p.Summary != "" {
+		p.Text = w.addText(encLit(w.scratch[:0], p.Summary))
 	}
 	var flags uint8
-	f := farPacket{sent: int32(p.Sent), text: p.text, req: -1}
+	f := farPacket{sent: int32(p.Sent), text: p.Text, req: -1}
 	if p.Req != nil {
 		f.req = int32(p.Req.ID)
 	}
@@ -551,9 +551,9 @@ func (l *PacketLog) record(p *Packet) {
 	switch {
 	case p.To == Broker:
 		flags |= pkToBroker
-		f.peer = w.partyOf(p.From, p.FromInc, p.proc)
+		f.peer = w.partyOf(p.From, p.FromInc, p.Proc)
 	case p.From == Broker:
-		f.peer = w.partyOf(p.To, p.ToInc, p.proc)
+		f.peer = w.partyOf(p.To, p.ToInc, p.Proc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 var updateTrace = flag.Bool("update-trace", false, "rewrite testdata/trace_digests.txt from the current engine")
@@ -306,18 +307,18 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 		// A fetch's records, runs in one partition as one token: formatted
 		// spaced, and read back one name per record (Event.Records).
 		for i := 0; i < 300; i++ {
-			var recs []fetched
+			var recs []wire.Record
 			var want []string
 			for len(recs) < r.Intn(12) {
 				tp := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
 				off := r.Intn(1 << 20)
 				for k := 0; k < 1+r.Intn(300) && len(recs) < 400; k++ {
-					f := fetched{TP: tp, Offset: off + k, names: w.records}
+					f := wire.Record{TP: tp, Offset: off + k, Named: true}
 					if tpi, ok := w.tpIndex(tp); ok && r.Intn(8) > 0 {
-						f.tpi = int32(tpi + 1)
+						f.TPI = int32(tpi + 1)
 					}
 					if r.Intn(40) == 0 { // a value of its own: an input record is still shown by its name
-						f.names, f.Value = nil, "v"+strconv.Itoa(k)
+						f.Named, f.Value = false, "v"+strconv.Itoa(k)
 					}
 					recs, want = append(recs, f), append(want, w.RecordName(tp, off+k))
 				}
@@ -636,7 +637,7 @@ func TestTraceFieldsFromChunkBase(t *testing.T) {
 	var evs []ev
 	old := w.addText(encLit(w.scratch[:0], "an old text"))
 	send := func(sent int, summary string, text textRef) {
-		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: "C1", FromInc: 1, To: Broker, Type: Fetch, Summary: summary, text: text}
+		p := &Packet{ID: w.Packets.Len(), Sent: sent, Delivered: sent + 1, From: "C1", FromInc: 1, To: Broker, Type: Fetch, Summary: summary, Text: text}
 		w.Packets.Append(p)
 		if text == old {
 			summary = "an old text"

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TxnState is a transaction's state on the transaction coordinator.
@@ -126,9 +127,9 @@ func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
 
 func (t *TxnCoordinator) receive(w *World, p *Packet) {
 	switch r := p.Body.(type) {
-	case *initPIDReq:
+	case *wire.InitProducerIDRequest:
 		t.onInitPID(w, p, r)
-	case *addPartitionsReq:
+	case *wire.AddPartitionsToTxnRequest:
 		e, code := t.check(r.TransactionalID, r.PID, r.Epoch)
 		if code == None {
 			t.begin(w, e)
@@ -141,7 +142,7 @@ func (t *TxnCoordinator) receive(w *World, p *Packet) {
 			t.setState(w, e, TxnOngoing)
 		}
 		w.reply(p, code, "", nil)
-	case *addOffsetsReq:
+	case *wire.AddOffsetsToTxnRequest:
 		e, code := t.check(r.TransactionalID, r.PID, r.Epoch)
 		if code == None {
 			t.begin(w, e)
@@ -149,7 +150,7 @@ func (t *TxnCoordinator) receive(w *World, p *Packet) {
 			t.setState(w, e, TxnOngoing)
 		}
 		w.reply(p, code, "", nil)
-	case *endTxnReq:
+	case *wire.EndTxnRequest:
 		t.onEndTxn(w, p, r)
 	}
 }
@@ -171,7 +172,7 @@ func (t *TxnCoordinator) check(id string, pid int64, epoch int) (*TxnEntry, Erro
 
 // checkProduce is the partition leader asking whether a transactional
 // write belongs to a transaction that added this partition.
-func (t *TxnCoordinator) checkProduce(r *produceReq) ErrorCode {
+func (t *TxnCoordinator) checkProduce(r *wire.ProduceRequest) ErrorCode {
 	e := t.byPID[r.PID]
 	if e == nil {
 		return InvalidProducerIDMapping
@@ -208,10 +209,10 @@ func (t *TxnCoordinator) txnTimeout(w *World, id string, seq int) {
 	t.prepareEnd(w, e, false)
 }
 
-func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
+func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *wire.InitProducerIDRequest) {
 	if r.TransactionalID == "" {
 		pid := w.newPID()
-		w.reply(p, None, fmt.Sprintf("pid %d epoch 0", pid), &initPIDResp{PID: pid})
+		w.reply(p, None, fmt.Sprintf("pid %d epoch 0", pid), &wire.InitProducerIDResponse{PID: pid})
 		return
 	}
 	e := t.entries[r.TransactionalID]
@@ -219,7 +220,7 @@ func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
 		e = t.register(r.TransactionalID, w.newPID(), w.Tick)
 		e.Timeout = r.Timeout
 		t.setState(w, e, TxnEmpty)
-		w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &initPIDResp{PID: e.PID, Epoch: e.Epoch})
+		w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &wire.InitProducerIDResponse{PID: e.PID, Epoch: e.Epoch})
 		return
 	}
 	switch e.State {
@@ -241,7 +242,7 @@ func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *initPIDReq) {
 	e.Epoch++
 	e.Timeout = r.Timeout
 	t.setState(w, e, TxnEmpty)
-	w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &initPIDResp{PID: e.PID, Epoch: e.Epoch})
+	w.reply(p, None, fmt.Sprintf("pid %d epoch %d", e.PID, e.Epoch), &wire.InitProducerIDResponse{PID: e.PID, Epoch: e.Epoch})
 }
 
 // producerEntry finds the transactional id a request names and checks its
@@ -260,7 +261,7 @@ func (t *TxnCoordinator) producerEntry(w *World, p *Packet, tid string, pid int6
 	return e
 }
 
-func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *endTxnReq) {
+func (t *TxnCoordinator) onEndTxn(w *World, p *Packet, r *wire.EndTxnRequest) {
 	e := t.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
 	if e == nil {
 		return
@@ -314,12 +315,12 @@ func (t *TxnCoordinator) prepareEnd(w *World, e *TxnEntry, commit bool) {
 	for _, tp := range e.Partitions {
 		e.markersLeft++
 		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " " + tp.String(),
-			Body: &markerReq{PID: e.PID, Epoch: e.Epoch, Commit: commit, Partitions: []TopicPartition{tp}, TxnID: e.TransactionalID}})
+			Body: &wire.WriteTxnMarkersRequest{PID: e.PID, Epoch: e.Epoch, Commit: commit, Partitions: []TopicPartition{tp}, TxnID: e.TransactionalID}})
 	}
 	if e.Group != "" {
 		e.markersLeft++
 		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " __consumer_offsets (" + e.Group + ")",
-			Body: &markerReq{PID: e.PID, Epoch: e.Epoch, Commit: commit, Offsets: true, TxnID: e.TransactionalID}})
+			Body: &wire.WriteTxnMarkersRequest{PID: e.PID, Epoch: e.Epoch, Commit: commit, Offsets: true, TxnID: e.TransactionalID}})
 	}
 	if e.markersLeft == 0 {
 		t.complete(w, e, commit)
@@ -328,7 +329,7 @@ func (t *TxnCoordinator) prepareEnd(w *World, e *TxnEntry, commit bool) {
 
 // writeMarkers is a partition leader writing a COMMIT or ABORT marker.
 func (w *World) writeMarkers(p *Packet) {
-	r := p.Body.(*markerReq)
+	r := p.Body.(*wire.WriteTxnMarkersRequest)
 	for _, tp := range r.Partitions {
 		w.logOf(tp).writeMarker(r.PID, r.Epoch, r.Commit, w.Tick)
 	}
@@ -339,7 +340,7 @@ func (w *World) writeMarkers(p *Packet) {
 }
 
 func (t *TxnCoordinator) onMarkersWritten(w *World, p *Packet) {
-	r := p.Body.(*markerReq)
+	r := p.Body.(*wire.WriteTxnMarkersRequest)
 	e := t.entries[r.TxnID]
 	if e == nil || (e.State != TxnPrepareCommit && e.State != TxnPrepareAbort) {
 		return

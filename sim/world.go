@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TopicSpec is one topic and its partition count.
@@ -268,6 +269,7 @@ func (w *World) newProcess(client string) *Member {
 	}
 	m := newMember(client, inc, cc, w.topicNames())
 	m.useIndex(&w.records.index)
+	m.names = w.records
 	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	w.orderStale = true
@@ -634,7 +636,7 @@ func (w *World) deliver(p *Packet) {
 		w.brokerReceive(p)
 		return
 	}
-	m := w.procOf(p.To, p.ToInc, p.proc)
+	m := w.procOf(p.To, p.ToInc, p.Proc)
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
@@ -751,7 +753,7 @@ func (w *World) brokerReceive(p *Packet) {
 // reply answers a request, and returns the answer.
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Packet {
 	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
 	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
 	w.send(p)
 	return p
@@ -761,16 +763,16 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Pa
 // returns the answer.
 func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *Packet {
 	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
-	p.Error, p.text, p.Body, p.Req = code, text, body, req
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
+	p.Error, p.Text, p.Body, p.Req = code, text, body, req
 	w.send(p)
 	return p
 }
 
 // Invoke marks the external side effect for an input record.
-func (w *World) sideEffect(m *Member, f fetched) {
-	if n := w.Sink.inc(f.TP, f.tpi-1, f.Offset); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.value(), n)
+func (w *World) sideEffect(m *Member, f wire.Record) {
+	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.records), n)
 	}
 }
 

@@ -1,4 +1,4 @@
-package sim
+package wire
 
 // ErrorCode is a Kafka protocol error, named and numbered as Kafka does.
 type ErrorCode int
