@@ -12,9 +12,9 @@ import (
 // these machines are shared.
 
 func bigTopology(members, topics, parts int) Topology {
-	t := Topology{Group: "g", Output: TopicSpec{"out", 4}, Members: members}
+	t := Topology{Group: "g", Output: TopicSpec{Name: "out", Partitions: 4}, Members: members}
 	for i := 0; i < topics; i++ {
-		t.Inputs = append(t.Inputs, TopicSpec{fmt.Sprintf("t%d", i), parts})
+		t.Inputs = append(t.Inputs, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: parts})
 	}
 	return t
 }

@@ -121,7 +121,7 @@ func (w *World) handleProduce(p *Packet) *Packet {
 			for _, b := range e.batches {
 				if b.seq == r.Seq {
 					resp.Offset, resp.Dup = b.offset, true
-					return w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(w.records), r.Seq, b.offset), resp)
+					return w.reply(p, None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(w.layout), r.Seq, b.offset), resp)
 				}
 			}
 			if r.Seq <= last {
@@ -187,7 +187,7 @@ func (w *World) handleProduce(p *Packet) *Packet {
 func (l *PartitionLog) appendProduced(r *wire.ProduceRequest, c Cell) int {
 	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
-		// inputIndex.slot does: a hint appendInvoice checks.
+		// topo.InputIndex.slot does: a hint appendInvoice checks.
 		return l.appendInvoice(c, r.Src, r.SrcOffset, int(r.SrcTPI)-1)
 	}
 	c.Value, c.Source = r.Value, r.Source

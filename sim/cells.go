@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // CellLog is a partition's cells, stored compactly; At and All give back
@@ -31,7 +32,7 @@ import (
 // before a transaction marker changes a cell in one (copy-on-write).
 type CellLog struct {
 	tp    TopicPartition
-	names *recordNames // shared, read-only
+	names *topo.Layout // shared, read-only
 	n     int          // cells
 
 	// inRecs is false while every cell is an upstream record with no
@@ -153,7 +154,7 @@ func (c *CellLog) Len() int { return c.n }
 // At returns cell i.
 func (c *CellLog) At(i int) Cell {
 	if !c.inRecs {
-		return Cell{Offset: i, Value: c.names.name(c.tp, i), PID: -1, Seq: -1, Tick: int(c.tickOf(i))}
+		return Cell{Offset: i, Value: c.names.Name(c.tp, i), PID: -1, Seq: -1, Tick: int(c.tickOf(i))}
 	}
 	return c.cell(i, c.recs.At(i))
 }
@@ -201,7 +202,7 @@ func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
 	case cellInvoice:
 		return r.srcPart(), int(r.srcOff), true
 	case cellOther:
-		return c.names.ref(c.others.At(int(r.srcOff)).Source)
+		return c.names.Ref(c.others.At(int(r.srcOff)).Source)
 	}
 	return 0, 0, false
 }
@@ -223,12 +224,12 @@ func (c *CellLog) cell(i int, r cellRec) Cell {
 	}
 	switch r.kind() {
 	case cellUpstream:
-		out.Value = c.names.name(c.tp, i)
+		out.Value = c.names.Name(c.tp, i)
 	case cellInvoice:
 		var buf [80]byte
 		b := append(buf[:0], "inv("...)
 		at := len(b)
-		b = c.names.appendName(b, c.names.index.tps[r.srcPart()], int(r.srcOff))
+		b = c.names.AppendName(b, c.names.Input().At(r.srcPart()), int(r.srcOff))
 		b = append(b, ')')
 		out.Value = string(b)
 		out.Source = out.Value[at : len(out.Value)-1] // shares Value's bytes
@@ -302,21 +303,21 @@ func (c *CellLog) appendUpstream(n, tick int) {
 // append adds cell v (its Offset is not read) at offset Len().
 func (c *CellLog) append(v Cell) {
 	if !c.inRecs && v.Control == "" && v.Source == "" && v.Producer == "" && v.PID == -1 && v.Seq == -1 &&
-		v.Epoch == 0 && v.Txn == NotTransactional && c.names.isName(v.Value, c.tp, c.n) {
+		v.Epoch == 0 && v.Txn == NotTransactional && c.names.IsName(v.Value, c.tp, c.n) {
 		c.appendUpstream(1, v.Tick)
 		return
 	}
 	c.toRecs()
 	r := c.cellRecOf(v)
 	switch {
-	case v.Control == "" && v.Source == "" && c.names.isName(v.Value, c.tp, c.n):
+	case v.Control == "" && v.Source == "" && c.names.IsName(v.Value, c.tp, c.n):
 		r.setKind(cellUpstream)
 	case v.Control == "COMMIT" && v.Value == "COMMIT" && v.Source == "":
 		r.setKind(cellCommit)
 	case v.Control == "ABORT" && v.Value == "ABORT" && v.Source == "":
 		r.setKind(cellAbort)
 	case v.Control == "" && isInvoiceOf(v.Value, v.Source):
-		if part, off, ok := c.names.ref(v.Source); ok && part <= maxSrcPart {
+		if part, off, ok := c.names.Ref(v.Source); ok && part <= maxSrcPart {
 			r.invoice(part, off)
 			break
 		}
@@ -380,11 +381,11 @@ func (c *CellLog) writerOf(i int, r cellRec) (cellWriter, int32) {
 // not read) are inv(x) and x, x the name of record srcOff of input
 // partition src: the cell append would keep, without spelling x and
 // reading it back. slot is a hint: src's number among the input
-// partitions (inputIndex.slot), checked before use; -1 to look it up.
+// partitions (topo.InputIndex.slot), checked before use; -1 to look it up.
 func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
-	part, ok := c.names.index.slotCached(src, int32(slot), nil)
-	if !ok || part > maxSrcPart || srcOff < 0 || srcOff > maxRefOffset {
-		v.Source = c.names.name(src, srcOff)
+	part, ok := c.names.Input().SlotCached(src, int32(slot), nil)
+	if !ok || part > maxSrcPart || srcOff < 0 || srcOff > topo.MaxRefOffset {
+		v.Source = c.names.Name(src, srcOff)
 		v.Value = "inv(" + v.Source + ")"
 		c.append(v)
 		return

@@ -23,8 +23,8 @@ func cellsWorld(t *testing.T, seed int) *World {
 	r := rand.New(rand.NewSource(int64(5000 + seed)))
 	topo := DefaultTopology()
 	if seed%2 == 1 {
-		topo = Topology{Group: "g", Output: TopicSpec{"the-invoices.topic", 1 + r.Intn(3)}, Members: 1 + r.Intn(2),
-			Inputs: []TopicSpec{{"orders.from-the-web_shop", 1 + r.Intn(4)}, {"p", 1 + r.Intn(3)}}}
+		topo = Topology{Group: "g", Output: TopicSpec{Name: "the-invoices.topic", Partitions: 1 + r.Intn(3)}, Members: 1 + r.Intn(2),
+			Inputs: []TopicSpec{{Name: "orders.from-the-web_shop", Partitions: 1 + r.Intn(4)}, {Name: "p", Partitions: 1 + r.Intn(3)}}}
 	}
 	cfg := DefaultConfig()
 	cfg.RecordsPerPartition = r.Intn(12)
@@ -153,21 +153,21 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 }
 
 func testCellLogMatchesModel(t *testing.T) {
-	for _, topo := range []Topology{DefaultTopology(), {Inputs: []TopicSpec{{"a.long-topic_name", 2}, {"b", 2}}, Output: TopicSpec{"out", 1}, Group: "g"}} {
+	for _, topo := range []Topology{DefaultTopology(), {Inputs: []TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
 		cfg := DefaultConfig()
 		cfg.RecordsPerPartition = 0
 		w, err := New(topo, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, out := w.inputTPs[1], w.outputTPs[0]
+		in, out := w.layout.Inputs()[1], w.layout.Outputs()[0]
 		for _, tp := range []TopicPartition{in, out} {
 			r := rand.New(rand.NewSource(7))
 			type pair struct {
 				c     CellLog
 				model []Cell
 			}
-			fam := []*pair{{c: CellLog{tp: tp, names: w.records}}}
+			fam := []*pair{{c: CellLog{tp: tp, names: w.layout}}}
 			for step := 0; step < 4000; step++ {
 				p := fam[r.Intn(len(fam))]
 				if r.Intn(25) == 0 && len(fam) < 20 {
@@ -186,7 +186,7 @@ func testCellLogMatchesModel(t *testing.T) {
 				case k < 3 || tp == in && step < 2000: // upstream, runs first on the input partition
 					v = Cell{Value: w.RecordName(tp, off), PID: -1, Seq: -1, Tick: tick}
 				case k < 6:
-					srcTP, srcOff = w.inputTPs[r.Intn(len(w.inputTPs))], r.Intn(50)
+					srcTP, srcOff = w.layout.Inputs()[r.Intn(len(w.layout.Inputs()))], r.Intn(50)
 					src := w.RecordName(srcTP, srcOff)
 					invoice = r.Intn(2) == 0
 					v = Cell{Value: "inv(" + src + ")", Source: src, Producer: fmt.Sprintf("C%d", 1+r.Intn(3)),
@@ -224,7 +224,7 @@ func testCellLogMatchesModel(t *testing.T) {
 					bare := v
 					bare.Value, bare.Source = "", ""
 					slot := -1 // looked up, or given as the engine gives it
-					if s, ok := w.records.index.slot(srcTP, nil); ok && r.Intn(2) == 0 {
+					if s, ok := w.layout.Input().Slot(srcTP, nil); ok && r.Intn(2) == 0 {
 						slot = s
 					}
 					p.c.appendInvoice(bare, srcTP, srcOff, slot)
@@ -261,7 +261,7 @@ func testCellLogMatchesModel(t *testing.T) {
 						t.Fatalf("%s log %d cell %d: IsData/Txn differ from %+v", tp, j, i, c)
 					}
 					p, off, ok := q.c.sourceRef(i)
-					wp, woff, wok := w.records.ref(c.Source)
+					wp, woff, wok := w.layout.Ref(c.Source)
 					if ok != wok || ok && (p != wp || off != woff) {
 						t.Fatalf("%s log %d cell %d: sourceRef %d %d %v, want %d %d %v (%+v)", tp, j, i, p, off, ok, wp, woff, wok, c)
 					}

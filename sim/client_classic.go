@@ -414,7 +414,7 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 		if err != nil {
 			a, _ = assign.New("range", m.Cfg.StickyRules)
 		}
-		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.topicSize})
+		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.layout.TopicSizes()})
 		summary = "plan " + planSummary(w, req.Plan, r.Members)
 		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}

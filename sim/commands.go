@@ -66,7 +66,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.topicNames(), ","))
+			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.layout.InputTopics(), ","))
 		}
 	}
 	if static && w.Cfg.ForClient(client).InstanceID == "" {
@@ -180,7 +180,7 @@ func (w *World) Slow(client string) error {
 // ProduceInput appends n upstream records to an input partition.
 func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	isInput := false
-	for _, t := range w.inputTPs {
+	for _, t := range w.layout.Inputs() {
 		if t == tp {
 			isInput = true
 		}
@@ -202,7 +202,7 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 
 func (w *World) inputNames() []string {
 	var out []string
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		out = append(out, tp.String())
 	}
 	return out

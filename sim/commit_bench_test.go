@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -51,11 +52,11 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 // are the partitions' own.
 func TestFetchPositionList(t *testing.T) {
 	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"b", 3}, {"a", 2}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "b", Partitions: 3}, {Name: "a", Partitions: 2}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, idx := range []*inputIndex{nil, &w.records.index} {
+	for _, idx := range []*topo.InputIndex{nil, w.layout.Input()} {
 		for _, owned := range [][]TopicPartition{
 			nil,
 			{tp("a", 0), tp("a", 1), tp("b", 0)},
@@ -91,7 +92,7 @@ func TestFetchPositionList(t *testing.T) {
 					t.Fatalf("Owned %v, %s: got %v %v, want %v %v", owned, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
 				}
 				for i, tp := range c.got.tps {
-					if s := slotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.tps[s] != tp) {
+					if s := topo.SlotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.At(int(s)) != tp) {
 						t.Fatalf("Owned %v, %s: slot %d of %v is not its own", owned, c.name, s, tp)
 					}
 				}

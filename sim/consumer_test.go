@@ -154,7 +154,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 	// before revoking (the auto-commit before revocation).
 	revokedAt := map[TopicPartition]int{}
 	for _, e := range eventsOf(w, EvRevoked, "C1") {
-		for _, tp := range w.inputTPs {
+		for _, tp := range w.layout.Inputs() {
 			if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) {
 				revokedAt[tp] = e.Tick
 			}
@@ -493,7 +493,7 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 			if converted != 1 {
 				t.Errorf("%d conversions to a consumer group, want 1", converted)
 			}
-			for _, tp := range w.inputTPs {
+			for _, tp := range w.layout.Inputs() {
 				if err := w.ProduceInput(tp, 1); err != nil {
 					t.Fatal(err)
 				}

@@ -39,7 +39,7 @@ func appendPartList(w *World, b []byte, tps []TopicPartition) []byte {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = w.appendShortName(b, tp)
+		b = w.layout.AppendShortName(b, tp)
 	}
 	return append(b, '}')
 }
@@ -79,7 +79,7 @@ func appendOffsets(w *World, b []byte, tps []TopicPartition, offs []int) []byte 
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = w.appendShortName(b, tp)
+		b = w.layout.AppendShortName(b, tp)
 		b = append(b, '@')
 		b = strconv.AppendInt(b, int64(offs[i]), 10)
 	}

@@ -552,7 +552,7 @@ func (g *Group) withheld(w *World) bool {
 			owned[tp] = true
 		}
 	}
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		if subscribed[tp.Topic] && !owned[tp] {
 			return true
 		}

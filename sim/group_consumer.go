@@ -330,8 +330,8 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 		in.Target[gm.MemberID] = gm.Target
 	}
 	in.Target[updated.MemberID] = updated.Target
-	for _, t := range w.topicNames() {
-		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.topicSize[t]})
+	for _, t := range w.layout.InputTopics() {
+		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.layout.Partitions(t)})
 	}
 	res, err := server.TargetAssignment(as, in)
 	if err != nil {

@@ -90,39 +90,6 @@ func TestPropertyPartiesCacheAsMap(t *testing.T) {
 	}
 }
 
-// topicSpans answers as the map it is built from, scanning a few topics
-// and hashing many: every input topic, and names that are none.
-func TestPropertyTopicSpansAsMap(t *testing.T) {
-	for seed := int64(0); seed < 40; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		n := 1 + r.Intn(2*fewTopics)
-		var inputs []TopicSpec
-		m := map[string]span{}
-		for i := 0; i < n; i++ {
-			name := string(rune('a'+r.Intn(26))) + strconv.Itoa(i)
-			inputs = append(inputs, TopicSpec{Name: name, Partitions: 1 + r.Intn(5)})
-			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5)}
-		}
-		ts := newTopicSpans(inputs, m)
-		if (ts.m != nil) != (n > fewTopics) {
-			t.Fatalf("seed %d: %d topics, map used %v", seed, n, ts.m != nil)
-		}
-		for _, name := range append([]string{"", "zz", "orders"}, func() []string {
-			var s []string
-			for _, in := range inputs {
-				s = append(s, in.Name, in.Name+"x", in.Name[:1])
-			}
-			return s
-		}()...) {
-			want, wok := m[name]
-			got, ok := ts.get(name)
-			if ok != wok || got != want {
-				t.Fatalf("seed %d: get(%q) = %v %v, want %v %v", seed, name, got, ok, want, wok)
-			}
-		}
-	}
-}
-
 // The timer heap (moving a hole, not swapping) pops in (at, seq) order over
 // random interleavings of pushes and pops, with many timers due at the
 // same tick, and so does a clone of it, the original left as it was.
@@ -336,31 +303,6 @@ func TestActOrderAsSortedByClient(t *testing.T) {
 	}
 	if checked < 500 {
 		t.Errorf("only %d lists checked", checked)
-	}
-}
-
-// TestFnvNameAsSpelled: the partitioner's hash of a record's name, taken
-// without spelling it, is FNV-1a of the name as appendName spells it, for
-// the default topics' short names and any others, at edge offsets too.
-func TestFnvNameAsSpelled(t *testing.T) {
-	r := rand.New(rand.NewSource(5))
-	offs := []int{0, 9, 10, 99, 100, 1<<31 - 1, 1 << 40, int(^uint(0) >> 1)}
-	for _, short := range []bool{true, false} {
-		n := recordNames{short: short}
-		for i := 0; i < 3000; i++ {
-			tp := TopicPartition{Topic: []string{"orders", "payments", "t0", "a-b"}[r.Intn(4)], Partition: r.Intn(1200)}
-			off := r.Intn(1_000_000)
-			if i < len(offs) {
-				off = offs[i]
-			}
-			want := uint32(fnvBasis)
-			for _, c := range n.appendName(nil, tp, off) {
-				want = (want ^ uint32(c)) * fnvPrime
-			}
-			if got := n.fnvName(fnvBasis, tp, off); got != want {
-				t.Fatalf("short %v: fnvName(%v, %d) = %d, FNV of %q is %d", short, tp, off, got, n.appendName(nil, tp, off), want)
-			}
-		}
 	}
 }
 

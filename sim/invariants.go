@@ -109,7 +109,7 @@ func (c *Checker) Check(w *World) error {
 	// Logs: LSO <= HW; the LSO is the first offset of the oldest open
 	// transaction (or the HW); read_committed never returns an open or
 	// aborted record.
-	for _, tp := range w.outputTPs {
+	for _, tp := range w.layout.Outputs() {
 		l := w.logOf(tp)
 		lso, hw := l.LSO(), l.HW()
 		if lso > hw {

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/kgrepl/kgrepl/sim/topo"
+
 // TxnMark is the transactional state of a data cell, as a reader sees it.
 type TxnMark int
 
@@ -63,7 +65,7 @@ type PartitionLog struct {
 	Aborted   []AbortedTxn
 }
 
-func newLog(tp TopicPartition, names *recordNames) *PartitionLog {
+func newLog(tp TopicPartition, names *topo.Layout) *PartitionLog {
 	// openTxn and producers stay nil until a transactional or idempotent
 	// producer writes (most logs never see one), so a Clone copies no maps.
 	return &PartitionLog{TP: tp, Cells: CellLog{tp: tp, names: names}}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -54,7 +55,7 @@ type Member struct {
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
 	party      uint32       // its number in World.parties, 0 until a packet names it (World.partyOf)
-	names      *recordNames // the world's, to spell its records (read-only, shared by clones)
+	names      *topo.Layout // the world's, to spell its records (read-only, shared by clones)
 	Cfg        ClientConfig
 	Topics     []string
 	Alive      bool
@@ -210,7 +211,7 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 // useIndex gives a new process the world's numbering of its input
 // partitions, which its positions, processed and committed offsets are
 // kept by.
-func (m *Member) useIndex(x *inputIndex) {
+func (m *Member) useIndex(x *topo.InputIndex) {
 	m.positions.useIndex(x)
 	m.processed.useIndex(x)
 	m.committed.useIndex(x)
@@ -224,7 +225,7 @@ func (m *Member) ownedSlots() []int32 {
 		return nil
 	}
 	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
-		m.slots = m.positions.idx.slotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
+		m.slots = m.positions.idx.SlotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
 		m.slotsFor = &m.Owned[0]
 		m.slotsAscend = m.slots[0] >= 0
 		for i := 1; i < len(m.slots) && m.slotsAscend; i++ {
@@ -701,7 +702,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.records), m.Cfg.SlowTicks)
+			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.layout), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -1004,7 +1005,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	if p.Error == None {
 		at := 0
 		for i, tp := range r.Partitions {
-			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
+			m.committed.setSlot(tp, m.committed.slotOf(tp, topo.SlotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
 	}
 	req := p.Req.Body.(*wire.OffsetCommitRequest)

@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // PauseEntry is what one rebalance (the one that formed Generation) paused.
@@ -113,7 +115,7 @@ func (w *World) PausedPartitions() []TopicPartition {
 // like inputTPs instead of building sets, and asks fetchable's question
 // without its list.
 func (w *World) pausedPartitions() []TopicPartition {
-	n := len(w.inputTPs)
+	n := len(w.layout.Inputs())
 	if cap(w.markBuf) < 2*n {
 		w.markBuf = make([]bool, 2*n)
 	}
@@ -126,8 +128,8 @@ members:
 	for _, gm := range w.Group.members {
 		for _, t := range gm.Topics {
 			anySub = true
-			if in, ok := w.inputAt.get(t); ok && !subscribed[in.at] {
-				subscribed[in.at] = true
+			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
+				subscribed[in.At] = true
 				if inputs++; inputs == len(w.Topo.Inputs) {
 					break members
 				}
@@ -139,13 +141,13 @@ members:
 	}
 	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
 		if !m.superseded && m.Alive && m.InGroup() && !m.Zombie {
-			topic, in := "", span{} // Owned is sorted: look each topic up once
+			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
 				if tp.Topic != topic {
 					topic = tp.Topic
-					in, _ = w.inputAt.get(topic)
+					in, _ = w.layout.Span(topic)
 				}
-				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetchesHint(tp, int32(i)) {
+				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.fetchesHint(tp, int32(i)) {
 					consumed[i] = true
 				}
 			}
@@ -153,7 +155,7 @@ members:
 	}
 	out := w.pausedBuf[:0]
 	topic, sub := "", false
-	for i, tp := range w.inputTPs {
+	for i, tp := range w.layout.Inputs() {
 		if tp.Topic != topic {
 			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
 		}
@@ -210,7 +212,7 @@ type ReadRecord struct {
 // read_uncommitted reads to the high watermark and sees them.
 func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 	var out []ReadRecord
-	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
+	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
 		if tp.Topic != topic {
 			continue
 		}
@@ -230,7 +232,7 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 }
 
 // HasTopic reports whether the world has a topic of that name.
-func (w *World) HasTopic(t string) bool { _, ok := w.topicSize[t]; return ok }
+func (w *World) HasTopic(t string) bool { return w.layout.HasTopic(t) }
 
 // Counts are the delivery counters as a reader at one isolation level sees invoices.
 type Counts struct {
@@ -255,12 +257,12 @@ func (w *World) Delivery(isolation string) Counts {
 	// Input record (p, off) is slot base[p]+off, for off below its log's
 	// end; a source past it (never written by the engine: an invoice
 	// names a record that was read) is counted in extra.
-	base := make([]int, len(w.inputTPs)+1)
-	for p, tp := range w.inputTPs {
+	base := make([]int, len(w.layout.Inputs())+1)
+	for p, tp := range w.layout.Inputs() {
 		base[p+1] = base[p] + w.logOf(tp).HW()
 	}
 	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
-	slots := make([]uint32, base[len(w.inputTPs)])
+	slots := make([]uint32, base[len(w.layout.Inputs())])
 	var extra map[int64]uint32 // by p<<32 | off, as slots
 	var odd map[string]int     // sources that are no input record's name
 	bump := func(s uint32, held bool) uint32 {
@@ -281,7 +283,7 @@ func (w *World) Delivery(isolation string) Counts {
 		extra[k] = bump(extra[k], held)
 	}
 	committed := isolation == "read_committed"
-	for _, tp := range w.outputTPs {
+	for _, tp := range w.layout.Outputs() {
 		l := w.logOf(tp)
 		lso, hw := l.LSO(), l.HW()
 		for i := 0; i < hw; i++ {
@@ -311,10 +313,10 @@ func (w *World) Delivery(isolation string) Counts {
 	dup := func(p, off int, s uint32) {
 		if n := int(s &^ heldBit); n > 1 {
 			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.inputTPs[p], off))
+			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.layout.Inputs()[p], off))
 		}
 	}
-	for p := range w.inputTPs {
+	for p := range w.layout.Inputs() {
 		for off, s := range slots[base[p]:base[p+1]] {
 			dup(p, off, s)
 		}
@@ -329,7 +331,7 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 	}
 	sort.Strings(c.DuplicateNames)
-	for p, tp := range w.inputTPs {
+	for p, tp := range w.layout.Inputs() {
 		rec, ok := w.Group.offsets.get(tp)
 		if !ok {
 			continue
@@ -389,7 +391,7 @@ func (w *World) CaughtUp() bool {
 // each), reading each by its slot: its log is logAt[i], its commit the
 // offset table's slot i.
 func (w *World) inputsCommitted() bool {
-	for i := range w.inputTPs {
+	for i := range w.layout.Inputs() {
 		lag := w.logAt[i].HW()
 		if rec, ok := w.Group.offsets.atSlot(i); ok {
 			lag -= rec.Offset

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
@@ -25,7 +26,7 @@ import (
 // clones as for any Seq.
 type OffsetsLog struct {
 	group   string
-	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
+	index   topo.InputIndex // the world's input partitions; the zero topo.InputIndex in a log made without a world
 	runs    store.Seq[offsetRun]
 	heads   store.Seq[offsetHead] // the runs' heads (offsetRun.head)
 	offs    store.Seq[int32]      // each record's offset (0 for one kept in odd)
@@ -84,12 +85,12 @@ type offsetOdd struct {
 // entry encodes tp and offset as a code and the offset to store; hint is
 // tp's slot if known (-1: not), and c (may be nil) remembers the last
 // topic looked up, for the lists of one commit.
-func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topicCache) (code, off int32) {
+func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topo.TopicCache) (code, off int32) {
 	if offset >= -1 && offset <= 1<<31-1 {
 		if tp == (TopicPartition{}) {
 			return entryNoTP, int32(offset)
 		}
-		if p, ok := l.index.slotCached(tp, hint, c); ok {
+		if p, ok := l.index.SlotCached(tp, hint, c); ok {
 			return int32(p), int32(offset)
 		}
 	}
@@ -101,7 +102,7 @@ func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topicCa
 func (l *OffsetsLog) tpOffset(code, off int32) (TopicPartition, int) {
 	switch {
 	case code >= 0:
-		return l.index.tps[code], int(off)
+		return l.index.At(int(code)), int(off)
 	case code == entryNoTP:
 		return TopicPartition{}, int(off)
 	}
@@ -181,9 +182,9 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 	}
 	run, m := l.header(rec)
 	codes := l.scratch[:0]
-	var tc topicCache
+	var tc topo.TopicCache
 	for i, tp := range tps {
-		code, off := l.entry(tp, slotAt(slots, i), offs[i], &tc)
+		code, off := l.entry(tp, topo.SlotAt(slots, i), offs[i], &tc)
 		codes = append(codes, code)
 		l.offs.Append(off)
 	}

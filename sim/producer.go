@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -229,11 +230,11 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 // index in outputTPs: a hash of the key (its value), as the default
 // partitioner does (FNV-1a, 32 bits).
 func (w *World) outputSlot(source string) int {
-	h := uint32(fnvBasis)
+	h := uint32(topo.FNVBasis)
 	for i := 0; i < len(source); i++ {
-		h = (h ^ uint32(source[i])) * fnvPrime
+		h = (h ^ uint32(source[i])) * topo.FNVPrime
 	}
-	return int(h % uint32(len(w.outputTPs)))
+	return int(h % uint32(len(w.layout.Outputs())))
 }
 
 // outputSlotOf is outputSlot of a fetched record's value, hashed without
@@ -242,27 +243,27 @@ func (w *World) outputSlotOf(f *wire.Record) int {
 	if !f.Named {
 		return w.outputSlot(f.Value)
 	}
-	return int(w.records.fnvName(fnvBasis, f.TP, f.Offset) % uint32(len(w.outputTPs)))
+	return int(w.layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(w.layout.Outputs())))
 }
 
 // produceInvoice sends inv(x) for a processed record.
 func (m *Member) produceInvoice(w *World, f wire.Record) {
 	out := w.outputSlotOf(&f)
-	tp := w.outputTPs[out]
+	tp := w.layout.Outputs()[out]
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
 	req := w.newProduceReq()
 	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
 		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
-	req.TPI = int32(len(w.inputTPs) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	req.TPI = int32(len(w.layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
 	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		if pr.seq == nil {
-			pr.seq = make([]int, len(w.outputTPs))
+			pr.seq = make([]int, len(w.layout.Outputs()))
 		}
 		req.Seq = pr.seq[out]
 		pr.seq[out]++
@@ -359,7 +360,7 @@ func (m *Member) retryProduce(w *World, req *wire.ProduceRequest) {
 	nr.Attempt++
 	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked.put(&nr)
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.records))
+	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.layout))
 	m.sendProduce(w, &nr)
 }
 
@@ -381,7 +382,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.records), p.Error)
+		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.layout), p.Error)
 		m.prod.unacked.del(r.ID)
 	default:
 		m.prod.unacked.del(r.ID)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -383,7 +384,7 @@ func argOffset(b []byte, off int) []byte { return binary.AppendUvarint(b, uint64
 // argTP appends tp's number; false (and b unchanged) for a partition the
 // world does not have, which a template cannot hold.
 func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
-	i, ok := w.tpIndex(tp)
+	i, ok := w.layout.Number(tp)
 	if !ok {
 		return b, false
 	}
@@ -450,39 +451,14 @@ func (w *World) readMemberID(id string) memberIDRef {
 	return memberIDRef{party: w.parties.id(id[:i], 0), n: uint32(n), ok: true}
 }
 
-// tpIndex numbers the world's partitions: the input partitions by their
-// place in inputTPs (inputIndex.slot: the same number the offset table,
-// the offsets log and the log cells use), then the output topic's. False
-// for a partition the world does not have.
-// One lookup of the topic (inputAt keeps where each input topic's
-// partitions start): every partition of every commit's text is numbered
-// here.
-func (w *World) tpIndex(tp TopicPartition) (int, bool) {
-	if s, ok := w.inputAt.get(tp.Topic); ok {
-		return s.at + tp.Partition, tp.Partition >= 0 && tp.Partition < s.n
-	}
-	o := w.Topo.Output
-	return len(w.inputTPs) + tp.Partition, o.Name == tp.Topic && tp.Partition >= 0 && tp.Partition < o.Partitions
-}
-
-// tpAt is the partition numbered i (tpIndex), and whether it is an input one.
-func (w *World) tpAt(i uint64) (TopicPartition, bool, bool) {
-	if n := uint64(len(w.inputTPs)); i < n {
-		return w.inputTPs[i], true, true
-	} else if i-n < uint64(w.Topo.Output.Partitions) {
-		return TopicPartition{Topic: w.Topo.Output.Name, Partition: int(i - n)}, false, true
-	}
-	return TopicPartition{}, false, false
-}
-
 func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
-	i, ok := w.tpIndex(tp)
+	i, ok := w.layout.Number(tp)
 	if !ok {
 		var buf [64]byte
 		if tok == tShort {
-			return encLit(b, w.appendShortName(buf[:0], tp))
+			return encLit(b, w.layout.AppendShortName(buf[:0], tp))
 		}
-		return encLit(b, appendPartition(buf[:0], tp))
+		return encLit(b, topo.AppendPartition(buf[:0], tp))
 	}
 	return binary.AppendUvarint(append(b, tok), uint64(i))
 }
@@ -502,7 +478,7 @@ func (w *World) encFetched(b []byte, f *wire.Record) []byte {
 	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
 		return b
 	}
-	return encLit(b, f.ValueIn(w.records))
+	return encLit(b, f.ValueIn(w.layout))
 }
 
 // encFetchedList is the records of a fetch, spaced (o2.3 o2.4 p0.1): a
@@ -535,7 +511,7 @@ func (w *World) encFetchedList(b []byte, recs []wire.Record) []byte {
 // encRecordRef is the tRecord token of record off of input partition tp;
 // false (b unchanged) when tp is not an input partition.
 func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool) {
-	if i, ok := w.tpIndex(tp); ok && i < len(w.inputTPs) && off >= 0 {
+	if i, ok := w.layout.Number(tp); ok && i < len(w.layout.Inputs()) && off >= 0 {
 		return encRecordAt(b, i, off), true
 	}
 	return b, false
@@ -552,7 +528,7 @@ func encRecordAt(b []byte, i, off int) []byte {
 // and f is a record of an input partition (a tRecord can name it).
 func (w *World) fetchedInput(f *wire.Record) (int, bool) {
 	i := int(f.TPI) - 1
-	return i, i >= 0 && i < len(w.inputTPs) && f.Offset >= 0
+	return i, i >= 0 && i < len(w.layout.Inputs()) && f.Offset >= 0
 }
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5). When b starts the
@@ -608,10 +584,10 @@ func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, 
 // isTP reports whether tp is the partition numbered i (tpIndex): for an
 // input partition a compare with the one in its slot, nothing hashed.
 func (w *World) isTP(tp TopicPartition, i uint64) bool {
-	if i < uint64(len(w.inputTPs)) {
-		return w.records.index.is(tp, int32(i))
+	if i < uint64(len(w.layout.Inputs())) {
+		return (*w.layout.Input()).Is(tp, int32(i))
 	}
-	t, ok := w.tpIndex(tp)
+	t, ok := w.layout.Number(tp)
 	return ok && uint64(t) == i
 }
 
@@ -653,9 +629,9 @@ func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	prev := int64(0)
 	for i, tp := range tps {
-		t, ok := int(slotAt(slots, i)), true
-		if !w.records.index.is(tp, int32(t)) {
-			t, ok = w.tpIndex(tp)
+		t, ok := int(topo.SlotAt(slots, i)), true
+		if !(*w.layout.Input()).Is(tp, int32(t)) {
+			t, ok = w.layout.Number(tp)
 		}
 		if !ok {
 			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
@@ -692,7 +668,7 @@ func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
 	tps = sortedView(tps)
 	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
 	for _, tp := range tps {
-		i, ok := w.tpIndex(tp)
+		i, ok := w.layout.Number(tp)
 		if !ok {
 			return encLit(b[:start], appendPartList(w, nil, tps))
 		}
@@ -745,7 +721,7 @@ func (r *textReader) tp() (TopicPartition, bool) {
 	if !ok {
 		return TopicPartition{}, false
 	}
-	tp, _, ok := r.w.tpAt(i)
+	tp, _, ok := r.w.layout.Numbered(i)
 	return tp, ok
 }
 
@@ -788,9 +764,9 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			return out, tEnd, false
 		}
 		if tok == tShort {
-			out = r.w.appendShortName(out, tp)
+			out = r.w.layout.AppendShortName(out, tp)
 		} else {
-			out = appendPartition(out, tp)
+			out = topo.AppendPartition(out, tp)
 		}
 	case tok == tRecord:
 		tp, ok := r.tp()
@@ -826,7 +802,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.appendShortName(out, tp)
+			out = r.w.layout.AppendShortName(out, tp)
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
 		}
@@ -844,14 +820,14 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		}
 		for i := range ents {
 			e := ents[(int(k)+i)%len(ents)]
-			tp, _, ok := r.w.tpAt(e.tp)
+			tp, _, ok := r.w.layout.Numbered(e.tp)
 			if !ok {
 				return out, tEnd, false
 			}
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.appendShortName(out, tp)
+			out = r.w.layout.AppendShortName(out, tp)
 			out = append(out, '@')
 			out = strconv.AppendInt(out, e.off, 10)
 		}
@@ -869,7 +845,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.appendShortName(out, tp)
+			out = r.w.layout.AppendShortName(out, tp)
 		}
 		out = append(out, '}')
 	case tok == tParty, tok == tMember:
@@ -955,7 +931,7 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 				return out, tEnd, false
 			}
 		case 'p':
-			out = appendPartition(out, tp)
+			out = topo.AppendPartition(out, tp)
 		case 'c':
 			i, ok := r.uvarint()
 			off, ok2 := r.uvarint()
@@ -963,7 +939,7 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			if !ok || !ok2 || !ok3 {
 				return out, tEnd, false
 			}
-			tp, _, _ = r.w.tpAt(i)
+			tp, _, _ = r.w.layout.Numbered(i)
 			cur = off
 			out = r.w.appendRecordName(out, src, srcOff)
 		case 'o':
@@ -1103,10 +1079,10 @@ func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
 		return TopicPartition{}, 0, false
 	}
 	part, srcOff, ok := w.logAt[i].Cells.sourceRef(int(off))
-	if !ok || part < 0 || part >= len(w.inputTPs) {
+	if !ok || part < 0 || part >= len(w.layout.Inputs()) {
 		return TopicPartition{}, 0, false
 	}
-	return w.inputTPs[part], srcOff, true
+	return w.layout.Inputs()[part], srcOff, true
 }
 
 // appendText formats the text at ref; member is its event's (for %m).
@@ -1190,7 +1166,7 @@ func (w *World) names(b []byte) []string {
 
 // appendRecordName is RecordName appending to b.
 func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
-	return w.records.appendName(b, tp, off)
+	return w.layout.AppendName(b, tp, off)
 }
 
 // encValue is a produced record's value: inv(o2.3) as tokens when the
@@ -1201,7 +1177,7 @@ func (w *World) encValue(b []byte, r *wire.ProduceRequest) []byte {
 		if rb, ok := w.encRecordRef(b, r.Src, r.SrcOffset); ok {
 			return append(rb, phCloseParen)
 		}
-		return append(encLit(b, r.SourceIn(w.records)), phCloseParen)
+		return append(encLit(b, r.SourceIn(w.layout)), phCloseParen)
 	}
-	return encLit(b, r.ValueIn(w.records))
+	return encLit(b, r.ValueIn(w.layout))
 }

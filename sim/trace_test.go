@@ -190,7 +190,7 @@ func TestTraceSharedBetweenClones(t *testing.T) {
 // o2.3) and in one with other topics (orders-2 style names), partitions the
 // world does not have and member ids of any spelling included.
 func TestTextEncodingRoundTrip(t *testing.T) {
-	other := Topology{Group: "g", Inputs: []TopicSpec{{"a", 3}, {"bb", 200}}, Output: TopicSpec{"out", 2}}
+	other := Topology{Group: "g", Inputs: []TopicSpec{{Name: "a", Partitions: 3}, {Name: "bb", Partitions: 200}}, Output: TopicSpec{Name: "out", Partitions: 2}}
 	for _, topo := range []Topology{DefaultTopology(), other} {
 		w, err := New(topo, DefaultConfig())
 		if err != nil {
@@ -212,10 +212,10 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 				switch r.Intn(10) {
 				case 0:
 					tp := randTP()
-					b, want = w.encShort(b, tp), w.appendShortName(want, tp)
+					b, want = w.encShort(b, tp), w.layout.AppendShortName(want, tp)
 				case 1:
 					tp := randTP()
-					b, want = w.encPart(b, tp), appendPartition(want, tp)
+					b, want = w.encPart(b, tp), append(want, tp.String()...)
 				case 2:
 					tp, off := w.InputPartitions()[r.Intn(len(w.InputPartitions()))], r.Intn(1<<20)
 					if r.Intn(4) == 0 {
@@ -254,7 +254,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 					b, want = w.encPartList(b, tps), appendPartList(w, want, tps)
 				case 9:
 					in := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
-					out := w.outputTPs[r.Intn(len(w.outputTPs))]
+					out := w.layout.Outputs()[r.Intn(len(w.layout.Outputs()))]
 					off, n1, n2, n3 := r.Intn(1<<20), r.Int63n(1<<40), r.Int63n(100)-1, r.Int63n(1<<20)
 					switch k := r.Intn(len(templates)); k {
 					case tplProduce:
@@ -273,7 +273,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						want = fmt.Appendf(want, "inv(%s) at offset %d", w.RecordName(in, off), n3)
 					case tplProducedCell, tplProduceAckCell: // the source read from the invoice's cell
 						l, li := w.logIndexed(out)
-						slot, _ := w.tpIndex(in)
+						slot, _ := w.layout.Number(in)
 						l.Cells.appendInvoice(Cell{PID: -1, Seq: -1}, in, off, slot)
 						at := l.Cells.Len() - 1
 						b = argOffset(argOffset(encTemplate(b, k), li), at)
@@ -314,7 +314,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 				off := r.Intn(1 << 20)
 				for k := 0; k < 1+r.Intn(300) && len(recs) < 400; k++ {
 					f := wire.Record{TP: tp, Offset: off + k, Named: true}
-					if tpi, ok := w.tpIndex(tp); ok && r.Intn(8) > 0 {
+					if tpi, ok := w.layout.Number(tp); ok && r.Intn(8) > 0 {
 						f.TPI = int32(tpi + 1)
 					}
 					if r.Intn(40) == 0 { // a value of its own: an input record is still shown by its name
@@ -338,7 +338,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 		// written right after it is not read into it.
 		for i := 0; i < 200; i++ {
 			in := w.InputPartitions()[r.Intn(len(w.InputPartitions()))]
-			out := w.outputTPs[r.Intn(len(w.outputTPs))]
+			out := w.layout.Outputs()[r.Intn(len(w.layout.Outputs()))]
 			off, n := r.Intn(1<<20), r.Int63n(1<<20)
 			var b []byte
 			var want string

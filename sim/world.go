@@ -9,32 +9,18 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TopicSpec is one topic and its partition count.
-type TopicSpec struct {
-	Name       string
-	Partitions int
-}
+type TopicSpec = topo.TopicSpec
 
 // Topology is the shape of a world.
-type Topology struct {
-	Inputs  []TopicSpec
-	Output  TopicSpec
-	Members int // members C1..Cn at tick 0, Stable in generation 1
-	Group   string
-}
+type Topology = topo.Topology
 
 // DefaultTopology is the seed's world (SPEC §2).
-func DefaultTopology() Topology {
-	return Topology{
-		Inputs:  []TopicSpec{{"orders", 3}, {"payments", 3}},
-		Output:  TopicSpec{"invoices", 1},
-		Members: 1,
-		Group:   "billing",
-	}
-}
+func DefaultTopology() Topology { return topo.Default() }
 
 // World is the whole simulation: one broker, one group, its members, the
 // logs and the packets between them. It is a pure state machine: Step
@@ -50,13 +36,10 @@ type World struct {
 	// storage, so copying it detaches the Reuser from it (World.clone).
 	reuser *Reuser
 
-	logAt     []*PartitionLog  // every log, by tpIndex (indexLogs); a clone has its own
-	inputTPs  []TopicPartition // sorted
-	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
-	outputTPs []TopicPartition
-	topicSize map[string]int
-	short     bool         // the default topics: records are named o2.3, p0.1
-	records   *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
+	logAt []*PartitionLog // every log, by its partition's number (topo.Layout.Number); a clone has its own
+	// layout numbers the partitions and spells input record names;
+	// read-only, shared by the nodes and by clones.
+	layout *topo.Layout
 
 	Group *Group
 	Txn   *TxnCoordinator
@@ -125,84 +108,38 @@ type Mutations struct {
 }
 
 // New makes a world at tick 0.
-func New(topo Topology, cfg Config) (*World, error) {
-	if err := topo.validate(); err != nil {
+func New(t Topology, cfg Config) (*World, error) {
+	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	w := &World{
-		Cfg: cfg.clone(), Topo: topo,
-		topicSize: map[string]int{},
-		current:   map[string]*Member{}, memberSeq: map[string]int{},
+		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
+		current: map[string]*Member{}, memberSeq: map[string]int{},
 		free:    newFreeLists(),
-		nextPID: 1000, records: &recordNames{},
+		nextPID: 1000,
 	}
 	w.Packets.w, w.Events.w = w, w
-	logs := map[TopicPartition]*PartitionLog{}
-	w.short = true
-	for _, t := range topo.Inputs {
-		if t.Name != "orders" && t.Name != "payments" {
-			w.short = false
-		}
+	ins, outs := w.layout.Inputs(), w.layout.Outputs()
+	w.logAt = make([]*PartitionLog, len(ins)+len(outs))
+	for i, tp := range ins {
+		w.logAt[i] = newLog(tp, w.layout)
 	}
-	for _, t := range topo.Inputs {
-		w.topicSize[t.Name] = t.Partitions
-		for p := 0; p < t.Partitions; p++ {
-			tp := TopicPartition{Topic: t.Name, Partition: p}
-			logs[tp] = newLog(tp, w.records)
-			w.inputTPs = append(w.inputTPs, tp)
-		}
+	for i, tp := range outs {
+		w.logAt[len(ins)+i] = newLog(tp, w.layout)
 	}
-	assign.SortPartitions(w.inputTPs)
-	inputAt := make(map[string]span, len(topo.Inputs))
-	for i := len(w.inputTPs) - 1; i >= 0; i-- {
-		inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
-	}
-	w.inputAt = newTopicSpans(topo.Inputs, inputAt)
-	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
-	w.Sink.names = w.records
-	w.topicSize[topo.Output.Name] = topo.Output.Partitions
-	for p := 0; p < topo.Output.Partitions; p++ {
-		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		logs[tp] = newLog(tp, w.records)
-		w.outputTPs = append(w.outputTPs, tp)
-	}
-	w.indexLogs(logs)
-	for _, tp := range w.inputTPs {
+	w.Sink.names = w.layout
+	for _, tp := range ins {
 		w.appendInput(tp, cfg.RecordsPerPartition, false)
 	}
-	w.Group = newGroup(topo.Group)
-	w.Group.offsets.index = w.records.index
-	w.Group.OffsetsLog.index = w.records.index
+	w.Group = newGroup(t.Group)
+	w.Group.offsets.index = *w.layout.Input()
+	w.Group.OffsetsLog.index = *w.layout.Input()
 	w.Txn = newTxnCoordinator()
 	w.Meter.init()
-	if topo.Members > 0 {
-		w.startStableGroup(topo.Members)
+	if t.Members > 0 {
+		w.startStableGroup(t.Members)
 	}
 	return w, nil
-}
-
-func (t Topology) validate() error {
-	if len(t.Inputs) == 0 {
-		return fmt.Errorf("a world needs at least one input topic")
-	}
-	seen := map[string]bool{}
-	all := append(append([]TopicSpec{}, t.Inputs...), t.Output)
-	for _, s := range all {
-		if !validName(s.Name) || strings.HasPrefix(s.Name, "__") {
-			return fmt.Errorf("topic %q: a name of letters, digits, '.', '_' and '-' (not starting with __)", s.Name)
-		}
-		if seen[s.Name] {
-			return fmt.Errorf("topic %q is named twice", s.Name)
-		}
-		seen[s.Name] = true
-		if s.Partitions < 1 || s.Partitions > 1_000_000 {
-			return fmt.Errorf("topic %s: %d partitions (allowed: 1 to 1000000)", s.Name, s.Partitions)
-		}
-	}
-	if t.Members < 0 || t.Members > 100_000 {
-		return fmt.Errorf("--members %d (allowed: 0 to 100000)", t.Members)
-	}
-	return nil
 }
 
 // startStableGroup builds the default world's group: members C1..Cn, Stable
@@ -238,7 +175,7 @@ func (w *World) startStableGroup(n int) {
 		}
 	}
 	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
-	plan := a.Assign(assign.Input{Members: ins, Partitions: w.topicSize})
+	plan := a.Assign(assign.Input{Members: ins, Partitions: w.layout.TopicSizes()})
 	g.Generation = 1
 	g.Assignor = a.Name()
 	g.State = Stable // the world starts here; no transition happened
@@ -267,9 +204,9 @@ func (w *World) newProcess(client string) *Member {
 		inc = old.Inc + 1
 		old.superseded = true
 	}
-	m := newMember(client, inc, cc, w.topicNames())
-	m.useIndex(&w.records.index)
-	m.names = w.records
+	m := newMember(client, inc, cc, w.layout.InputTopics())
+	m.useIndex(w.layout.Input())
+	m.names = w.layout
 	m.proc = len(w.procs)
 	w.procs = append(w.procs, m)
 	w.orderStale = true
@@ -296,17 +233,9 @@ func (w *World) newPID() int64 {
 	return p
 }
 
-func (w *World) topicNames() []string {
-	var ts []string
-	for _, t := range w.Topo.Inputs {
-		ts = append(ts, t.Name)
-	}
-	return ts
-}
-
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
-func (w *World) RecordName(tp TopicPartition, off int) string { return w.records.name(tp, off) }
+func (w *World) RecordName(tp TopicPartition, off int) string { return w.layout.Name(tp, off) }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -319,10 +248,10 @@ func (w *World) IsRecord(name string) bool {
 		return false
 	}
 	tp, err := w.ParsePartition(name[:i])
-	if err != nil || w.topicSize[tp.Topic] == 0 {
+	if err != nil || w.layout.Partitions(tp.Topic) == 0 {
 		return false
 	}
-	for _, t := range w.inputTPs {
+	for _, t := range w.layout.Inputs() {
 		if t == tp {
 			return off < w.logOf(tp).HW()
 		}
@@ -330,124 +259,11 @@ func (w *World) IsRecord(name string) bool {
 	return false
 }
 
-// ShortName is o2 for orders-2 in the default world, else the full name.
-func (w *World) ShortName(tp TopicPartition) string {
-	if w.short {
-		return tp.Topic[:1] + strconv.Itoa(tp.Partition)
-	}
-	return tp.String()
-}
-
-// span is where a topic's partitions 0..n-1 lie in inputTPs, one after
-// another from index at.
-type span struct{ at, n int }
-
-// topicSpans finds an input topic's span: by a scan of a short list when
-// the world has a few input topics (the default world has two; a string
-// compare, usually of different lengths, is cheaper than hashing the
-// name), by the map when it has more.
-type topicSpans struct {
-	few []namedSpan
-	m   map[string]span
-}
-
-type namedSpan struct {
-	name string
-	s    span
-}
-
-// fewTopics is the most input topics scanned rather than hashed.
-const fewTopics = 8
-
-func newTopicSpans(inputs []TopicSpec, m map[string]span) topicSpans {
-	if len(m) > fewTopics {
-		return topicSpans{m: m}
-	}
-	t := topicSpans{few: make([]namedSpan, 0, len(m))}
-	for _, in := range inputs {
-		if s, ok := m[in.Name]; ok && !t.has(in.Name) {
-			t.few = append(t.few, namedSpan{in.Name, s})
-		}
-	}
-	return t
-}
-
-func (t topicSpans) has(topic string) bool {
-	_, ok := t.get(topic)
-	return ok
-}
-
-func (t topicSpans) get(topic string) (span, bool) {
-	if t.m != nil {
-		s, ok := t.m[topic]
-		return s, ok
-	}
-	for _, n := range t.few {
-		if n.name == topic {
-			return n.s, true
-		}
-	}
-	return span{}, false
-}
-
-// index is partition p's index in inputTPs (ok false when the topic has no
-// partition p).
-func (s span) index(p int) (int, bool) { return s.at + p, p >= 0 && p < s.n }
-
-// appendShortName appends ShortName(tp) to b.
-func (w *World) appendShortName(b []byte, tp TopicPartition) []byte {
-	if w.short {
-		b = append(b, tp.Topic[0])
-	} else {
-		b = append(b, tp.Topic...)
-		b = append(b, '-')
-	}
-	return strconv.AppendInt(b, int64(tp.Partition), 10)
-}
-
-// ParsePartition reads "orders-2", or "o2" in the default world.
-func (w *World) ParsePartition(s string) (TopicPartition, error) {
-	if w.short && len(s) >= 2 && (s[0] == 'o' || s[0] == 'p') {
-		if n, err := strconv.Atoi(s[1:]); err == nil {
-			topic := "orders"
-			if s[0] == 'p' {
-				topic = "payments"
-			}
-			tp := TopicPartition{Topic: topic, Partition: n}
-			if _, ok := w.tpIndex(tp); ok {
-				return tp, nil
-			}
-		}
-	}
-	i := strings.LastIndexByte(s, '-')
-	if i > 0 {
-		if n, err := strconv.Atoi(s[i+1:]); err == nil {
-			tp := TopicPartition{Topic: s[:i], Partition: n}
-			if _, ok := w.tpIndex(tp); ok {
-				return tp, nil
-			}
-		}
-	}
-	return TopicPartition{}, fmt.Errorf("no partition %q (partitions: %s)", s, strings.Join(w.PartitionNames(), " "))
-}
-
-// PartitionNames lists every partition by its full name, inputs then outputs.
-func (w *World) PartitionNames() []string {
-	var out []string
-	for _, tp := range w.inputTPs {
-		out = append(out, tp.String())
-	}
-	for _, tp := range w.outputTPs {
-		out = append(out, tp.String())
-	}
-	return out
-}
-
 // InputPartitions lists the input partitions, sorted.
-func (w *World) InputPartitions() []TopicPartition { return w.inputTPs }
+func (w *World) InputPartitions() []TopicPartition { return w.layout.Inputs() }
 
 // OutputPartitions lists the output partitions.
-func (w *World) OutputPartitions() []TopicPartition { return w.outputTPs }
+func (w *World) OutputPartitions() []TopicPartition { return w.layout.Outputs() }
 
 // Log returns a partition's log.
 func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
@@ -462,25 +278,14 @@ func (w *World) logOf(tp TopicPartition) *PartitionLog {
 
 // logIndexed is logOf with the log's number (tpIndex), -1 with no log.
 func (w *World) logIndexed(tp TopicPartition) (*PartitionLog, int) {
-	if i, ok := w.tpIndex(tp); ok && i < len(w.logAt) {
+	if i, ok := w.layout.Number(tp); ok && i < len(w.logAt) {
 		return w.logAt[i], i
 	}
 	return nil, -1
 }
 
-// indexLogs fills logAt from New's logs: by tpIndex, the input partitions
-// in inputTPs order, then the output's.
-func (w *World) indexLogs(logs map[TopicPartition]*PartitionLog) {
-	w.logAt = make([]*PartitionLog, len(w.inputTPs)+len(w.outputTPs))
-	for tp, l := range logs {
-		if i, ok := w.tpIndex(tp); ok {
-			w.logAt[i] = l
-		}
-	}
-}
-
 // Short reports whether records have the seed's short names.
-func (w *World) Short() bool { return w.short }
+func (w *World) Short() bool { return w.layout.Short() }
 
 // Clients lists every client id that ever ran, in Kafka's string order.
 func (w *World) Clients() []string { return w.clients }
@@ -518,16 +323,6 @@ func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
 		panic("sim: an event's records start past its first 64 KB")
 	}
 	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
-}
-
-// appendPartition appends tp as TopicPartition.String spells it (orders-2).
-// The hot paths build their texts with appends into a buffer on the stack,
-// so that the string is the one allocation, of exactly its size (Sprintf
-// boxes every argument).
-func appendPartition(b []byte, tp TopicPartition) []byte {
-	b = append(b, tp.Topic...)
-	b = append(b, '-')
-	return strconv.AppendInt(b, int64(tp.Partition), 10)
 }
 
 func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
@@ -623,7 +418,7 @@ func (w *World) Step() (stop bool) {
 	w.Group.tick(w)
 	w.actMembers()
 	w.Meter.account(w)
-	for _, l := range w.logAt[len(w.inputTPs):] { // the output partitions'
+	for _, l := range w.logAt[len(w.layout.Inputs()):] { // the output partitions'
 		if len(l.openTxn) > 0 {
 			w.LSOHeldTicks++
 		}
@@ -772,7 +567,7 @@ func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *
 // Invoke marks the external side effect for an input record.
 func (w *World) sideEffect(m *Member, f wire.Record) {
 	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.records), n)
+		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
 	}
 }
 
@@ -884,3 +679,15 @@ func (w *World) startStableConsumerGroup(n int) {
 	}
 	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
 }
+
+// Layout is the world's partitions, numbered, and the names of its records.
+func (w *World) Layout() *topo.Layout { return w.layout }
+
+// ShortName is o2 for orders-2 in the default world, else the full name.
+func (w *World) ShortName(tp TopicPartition) string { return w.layout.ShortName(tp) }
+
+// ParsePartition reads "orders-2", or "o2" in the default world.
+func (w *World) ParsePartition(s string) (TopicPartition, error) { return w.layout.ParsePartition(s) }
+
+// PartitionNames lists every partition by its full name, inputs then outputs.
+func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
