@@ -4,7 +4,10 @@ package sim
 // tests) read through the World: the World is their one door into the
 // engine, and these are the words on it.
 
-import "github.com/kgrepl/kgrepl/sim/wire"
+import (
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 type (
 	// TopicPartition names one partition of one topic.
@@ -15,6 +18,14 @@ type (
 	ErrorCode = wire.ErrorCode
 	// Packet is one message on the wire.
 	Packet = wire.Packet
+	// EventKind says what happened.
+	EventKind = trace.EventKind
+	// Event is one thing that happened, for the trace and the views.
+	Event = trace.Event
+	// PacketLog is the trace: every packet in send order.
+	PacketLog = trace.PacketLog
+	// EventLog is every event, oldest first.
+	EventLog = trace.EventLog
 )
 
 // Broker is the one broker.
@@ -71,4 +82,32 @@ const (
 const (
 	LeaveGroupMemberEpoch       = wire.LeaveGroupMemberEpoch
 	LeaveGroupStaticMemberEpoch = wire.LeaveGroupStaticMemberEpoch
+)
+
+// The event kinds.
+const (
+	EvGroupState     = trace.EvGroupState
+	EvGeneration     = trace.EvGeneration
+	EvAssigned       = trace.EvAssigned
+	EvRevoked        = trace.EvRevoked
+	EvRemoved        = trace.EvRemoved
+	EvPollTimeout    = trace.EvPollTimeout
+	EvCrash          = trace.EvCrash
+	EvSlowStart      = trace.EvSlowStart
+	EvPolled         = trace.EvPolled
+	EvProcessed      = trace.EvProcessed
+	EvCommitFailed   = trace.EvCommitFailed
+	EvCommitted      = trace.EvCommitted
+	EvClosed         = trace.EvClosed
+	EvStarted        = trace.EvStarted
+	EvStaticRejoin   = trace.EvStaticRejoin
+	EvProduced       = trace.EvProduced
+	EvTxnState       = trace.EvTxnState
+	EvFenced         = trace.EvFenced
+	EvRetry          = trace.EvRetry
+	EvInput          = trace.EvInput
+	EvSideEffect     = trace.EvSideEffect
+	EvZombie         = trace.EvZombie
+	EvUnstableOffset = trace.EvUnstableOffset
+	EvProducer       = trace.EvProducer
 )

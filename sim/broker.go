@@ -61,10 +61,9 @@ func (w *World) answerFetch(p *Packet) *Packet {
 	if len(recs) == 0 {
 		return nil
 	}
-	b := w.encFetchedList(w.scratch[:0], recs) // "o2.3 o2.4", encoded
 	resp := w.newFetchResp()
 	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
-	return w.replyText(p, None, w.addText(b), resp)
+	return w.replyText(p, None, w.trace.FetchAnswer(recs), resp)
 }
 
 // answerParked retries parked fetches that wait on tp; fetches whose
@@ -158,28 +157,17 @@ func (w *World) handleProduce(p *Packet) *Packet {
 	if m := w.procOf(p.From, p.FromInc, p.Proc); m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded) {
 		w.ZombieWrites++
 	}
-	// "%s written to %s at offset %d" and "%s at offset %d", encoded:
-	// every produce writes both, so the answer keeps the event's text and
-	// reads it as its own (World.packetText). An invoice's cell names its
-	// source: the text is the cell's place.
+	// The produced event and the answer's text ("%s written to %s at
+	// offset %d", "%s at offset %d"), kept once when the answer can read
+	// the event's (World.packetText). An invoice's cell names its source
+	// when the log keeps it as a reference: the event is then the cell's
+	// place alone.
+	named := false
 	if r.HasSrc && byNumber {
-		if part, off, ok := l.Cells.sourceRef(resp.Offset); ok && part == int(r.SrcTPI)-1 && off == r.SrcOffset {
-			b, _ := w.argTPI(encTemplate(w.scratch[:0], tplProducedCell), r.TPI, r.TP)
-			text := w.addWhole(argOffset(b, resp.Offset))
-			w.Events.add(EvProduced, r.Producer, text, 0)
-			return w.replyText(p, None, text, resp)
-		}
+		part, off, ok := l.Cells.sourceRef(resp.Offset)
+		named = ok && part == int(r.SrcTPI)-1 && off == r.SrcOffset
 	}
-	src, ok1 := w.argTPI(encTemplate(w.scratch[:0], tplProduced), r.SrcTPI, r.Src)
-	if to, ok2 := w.argTPI(argOffset(src, r.SrcOffset), r.TPI, r.TP); ok1 && ok2 && r.HasSrc {
-		text := w.addWhole(argNum(to, int64(resp.Offset)))
-		w.Events.add(EvProduced, r.Producer, text, 0)
-		return w.replyText(p, None, text, resp)
-	}
-	b := w.encPart(append(w.encValue(w.scratch[:0], r), phWrittenTo), r.TP)
-	w.eventEnc(EvProduced, r.Producer, encNum(b, phAtOffset, int64(resp.Offset)), 0)
-	b = encNum(w.encValue(w.scratch[:0], r), phAtOffset, int64(resp.Offset))
-	return w.replyText(p, None, w.addText(b), resp)
+	return w.replyText(p, None, w.trace.Produced(r, resp.Offset, named), resp)
 }
 
 // appendProduced writes r's record to l as cell c (its value and source

@@ -250,7 +250,7 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 		c.base = tick
 		c.bases.Append(tick)
 	}
-	t, ok := narrow(int64(tick), int64(c.base), farTick)
+	t, ok := store.Narrow(int64(tick), int64(c.base), farTick)
 	if !ok {
 		t = farTick
 		c.farTicks.Append(tickRun{first: int32(c.recs.Len()), tick: tick})
@@ -264,7 +264,7 @@ func (c *CellLog) recTick(i int, r cellRec) int32 {
 	if t := r.tick(); t != farTick {
 		return c.bases.At(store.ChunkOf(i)) + int32(t)
 	}
-	f, _ := farAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
+	f, _ := store.FarAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
 	return f.tick
 }
 
@@ -373,7 +373,7 @@ func (c *CellLog) writerOf(i int, r cellRec) (cellWriter, int32) {
 	if w := r.writer(); w != farWriter {
 		return c.writers[w], r.seq()
 	}
-	f, _ := farAt(&c.far, i, func(f farCell) int32 { return f.off })
+	f, _ := store.FarAt(&c.far, i, func(f farCell) int32 { return f.off })
 	return f.w, f.seq
 }
 

@@ -295,13 +295,12 @@ func TestInputRecordsAreRuns(t *testing.T) {
 	}
 }
 
-// The records the trace and the logs keep for every packet, event and
-// cell: their sizes are what a world's memory grows by, tick after tick.
+// The record the logs keep for every cell: their sizes are what a world's memory grows by, tick after tick.
 func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"packetRec", unsafe.Sizeof(packetRec{}), 6}, {"eventRec", unsafe.Sizeof(eventRec{}), 6}, {"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

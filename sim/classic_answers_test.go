@@ -114,11 +114,11 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				// onJoinPrepare with no generation: nothing is owned any
 				// more, so the JoinGroup says it owns nothing.
 				if lost := len(r.Owned) == 0; lost != tc.wantLost {
-					t.Errorf("JoinGroup owns %s, want lost %v", partList(w, r.Owned), tc.wantLost)
+					t.Errorf("JoinGroup owns %s, want lost %v", w.layout.PartList(r.Owned), tc.wantLost)
 				}
 			}
 			if lost := len(m.Owned) == 0; lost != tc.wantLost {
-				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
+				t.Errorf("owns %s, want lost %v", w.layout.PartList(m.Owned), tc.wantLost)
 			}
 			var failed []string
 			lostSaid := false
@@ -126,7 +126,7 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				switch {
 				case e.Kind == EvCommitFailed:
 					failed = append(failed, e.Text)
-				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+partList(w, owned)+" "):
+				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+w.layout.PartList(owned)+" "):
 					lostSaid = true
 				}
 			}
@@ -176,7 +176,7 @@ func answerWorld(t *testing.T) (*World, *Member) {
 	}
 	m := w.Member("C1")
 	if m.MemberID != "C1-1" || m.Generation != 1 || m.Phase != PhaseStable || len(m.Owned) == 0 {
-		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, partList(w, m.Owned))
+		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, w.layout.PartList(m.Owned))
 	}
 	return w, m
 }
@@ -225,9 +225,9 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 				Body: &wire.TxnOffsetCommitRequest{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
 			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
 			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.rejoin || m.lost || m.Zombie ||
-				partList(w, m.Owned) != partList(w, owned) {
+				w.layout.PartList(m.Owned) != w.layout.PartList(owned) {
 				t.Errorf("the consumer changed: %s gen %d %s rejoin %v lost %v zombie %v owning %s",
-					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, partList(w, m.Owned))
+					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, w.layout.PartList(m.Owned))
 			}
 			if m.loop != LoopTxnEnd {
 				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.loop)
@@ -260,8 +260,8 @@ func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
 	if m.joinSeq == seq {
 		t.Fatal("no JoinGroup at the next poll()")
 	}
-	if r := m.lastJoin.Body.(*wire.JoinGroupRequest); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
-		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	if r := m.lastJoin.Body.(*wire.JoinGroupRequest); r.MemberID != "C1-1" || w.layout.PartList(r.Owned) != w.layout.PartList(owned) || m.Generation != 2 {
+		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, w.layout.PartList(r.Owned), m.Generation, w.layout.PartList(owned))
 	}
 }
 
@@ -301,7 +301,7 @@ func TestResetWaitsForTheJoinInFlight(t *testing.T) {
 				t.Fatalf("a JoinGroup went out with the %s still unanswered", map[Phase]string{PhaseJoining: "JoinGroup", PhaseSyncing: "SyncGroup"}[tc.phase])
 			}
 			if len(m.Owned) != 0 {
-				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", partList(w, m.Owned))
+				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", w.layout.PartList(m.Owned))
 			}
 			// The answer comes: a success, as the coordinator still has the
 			// member in its rebalance.
@@ -320,10 +320,10 @@ func TestResetWaitsForTheJoinInFlight(t *testing.T) {
 			}
 			r := m.lastJoin.Body.(*wire.JoinGroupRequest)
 			if r.MemberID != tc.wantID || len(r.Owned) != 0 {
-				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, partList(w, r.Owned), tc.wantID)
+				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, w.layout.PartList(r.Owned), tc.wantID)
 			}
 			if m.Generation != -1 || len(m.Owned) != 0 {
-				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, partList(w, m.Owned))
+				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, w.layout.PartList(m.Owned))
 			}
 		})
 	}

@@ -103,7 +103,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		if m.protocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
-			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
+			w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, w.layout.PartList(m.Owned))
 			m.Owned = nil
 			m.positions.reset()
 			m.processed.reset()
@@ -188,7 +188,7 @@ func (m *Member) giveUpLost(w *World) {
 	m.abandonFetch()
 	m.lost = false
 	if len(m.Owned) > 0 {
-		w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), w.layout.PartList(m.Owned))
 	}
 	m.Owned, m.revoke = nil, nil
 	m.positions.reset()
@@ -210,7 +210,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		// resets the generation and its heartbeat thread stops: the
 		// coordinator removes it after session.timeout.ms unless it comes
 		// back first, at its next poll, as the same static member.
-		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
+		w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 		w.Group.memberIDDropped(w, m.MemberID) // heard no more, in a consumer group too
 		was := m.heartbeats()
@@ -219,7 +219,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		m.beatChange(w, was, m.MemberID)
 		return
 	}
-	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
+	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	was := m.heartbeats()
@@ -275,7 +275,7 @@ func (m *Member) sendJoin(w *World) {
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
 	if m.protocol() == assign.Cooperative {
-		s += ", owns " + partList(w, m.Owned)
+		s += ", owns " + w.layout.PartList(m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
 	m.await(m.lastJoin)
@@ -303,7 +303,7 @@ func (m *Member) joinTimeout(w *World, seq int) {
 	if m.joinSeq != seq || m.hasJoinAnswer || !m.awaits(m.lastJoin) {
 		return
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
 	m.joinFuture = 0
 	// Outside PhaseJoining a reset left the join future waiting for this
 	// answer: the timeout fails it, and the loop sends the next JoinGroup
@@ -320,7 +320,7 @@ func (m *Member) syncTimeout(w *World, seq int) {
 	if m.syncSeq != seq || m.joinFuture == 0 || m.awaits(m.lastJoin) {
 		return // answered, or the join future is a later JoinGroup
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
 	m.joinFuture = 0
 	// Outside PhaseSyncing a reset left the join future waiting for this
 	// SyncGroup (the member rejoins as after any reset); in PhaseSyncing
@@ -416,7 +416,7 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 		}
 		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.layout.TopicSizes()})
 		summary = "plan " + planSummary(w, req.Plan, r.Members)
-		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
+		w.trace.Eventf(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
 	m.await(m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}))
 	m.syncSeq++
@@ -467,8 +467,8 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		// ConsumerCoordinator.onJoinComplete: an assignment that does not
 		// match the subscription is not taken; the member rejoins with its
 		// current subscription.
-		w.event(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
-			m.Client, m.Generation, partList(w, got), tp, strings.Join(m.Topics, ","))
+		w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, w.layout.PartList(got), tp, strings.Join(m.Topics, ","))
 		m.Phase = PhaseStable
 		m.rejoin = true
 		return
@@ -501,7 +501,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 				owned = append(owned, tp)
 			}
 		}
-		if !tpsSorted(owned) {
+		if !wire.Sorted(owned) {
 			if len(added) == 0 {
 				owned = slices.Clone(owned)
 			}
@@ -509,7 +509,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		}
 		m.Owned = owned
 	}
-	w.event(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, partList(w, got))
+	w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, w.layout.PartList(got))
 	if len(added) == 0 {
 		m.Phase = PhaseStable
 		return
@@ -670,7 +670,7 @@ func (m *Member) leaveGroupState(w *World, why string) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
 	}
-	w.event(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	w.trace.Eventf(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
 	was := m.heartbeats()
 	m.Phase = PhaseOut
 	m.beatChange(w, was, m.MemberID)
@@ -693,7 +693,7 @@ func (m *Member) revokeCooperative(w *World) bool {
 		m.commitSync(w, listOf(offs), contRevokeDone)
 		return false
 	}
-	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
+	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, w.layout.PartList(m.revoke))
 	var keep, gone []TopicPartition
 	for _, tp := range m.Owned {
 		if !m.revoking(tp) {

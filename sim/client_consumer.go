@@ -121,20 +121,16 @@ func (m *Member) sendHeartbeat(w *World) {
 	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
 		r.Owned, r.OwnedSent = store.Copy(m.Owned), true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
-		s = append(s, "owns "+partList(w, m.Owned))
+		s = append(s, "owns "+w.layout.PartList(m.Owned))
 	}
-	// "epoch 2" (every heartbeat: encoded), then the fields sent, if any
-	b := encNum(w.scratch[:0], phEpochWord, int64(m.Generation))
-	if len(s) > 0 {
-		b = encLit(b, ", "+strings.Join(s, ", "))
-	}
-	summary := w.addText(b)
+	// "epoch 2" (every heartbeat), then the fields sent, if any
+	summary := w.trace.HeartbeatRequest(m.Generation, strings.Join(s, ", "))
 	m.cg.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
 	if m.cg.state == cgAcknowledging {
 		m.cg.state = cgStable
-		if m.cg.hasTarget && !slices.Equal(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
+		if m.cg.hasTarget && !slices.Equal(wire.SortedCopy(m.cg.target), wire.SortedCopy(m.Owned)) {
 			m.cg.state = cgReconciling
 		}
 	}
@@ -230,7 +226,7 @@ func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 		if seq != m.cg.hbSeq || m.cg.inFlight == nil {
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.inFlight = nil
 		m.cgFailedAttempt(w)
 		return
@@ -308,7 +304,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 	}
 	if r.HasAssignment {
 		m.cg.target, m.cg.hasTarget = store.Copy(r.Assignment), true
-		sortTPs(m.cg.target)
+		wire.SortPartitions(m.cg.target)
 	}
 	m.cgReconcile(w)
 	if (m.cg.now || m.cg.due) && m.cg.inFlight == nil {
@@ -325,7 +321,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 // before then still names them and is refused. Without a listener it all
 // happens at once in the background thread.
 func (m *Member) cgFenced(w *World, code ErrorCode) {
-	w.event(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
+	w.trace.Eventf(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if m.cgHasListener() {
 		m.cg.state = cgFencedState
@@ -349,7 +345,7 @@ func (m *Member) cgHasListener() bool {
 func (m *Member) cgLoseAll(w *World, why string) {
 	m.abandonFetch()
 	if len(m.Owned) > 0 {
-		w.event(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), partList(w, m.Owned), why)
+		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), w.layout.PartList(m.Owned), why)
 	}
 	m.Owned = nil
 	m.positions.reset()
@@ -438,7 +434,7 @@ func (m *Member) cgRevoke(w *World) {
 			keep = append(keep, tp)
 		}
 	}
-	w.event(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), partList(w, m.cg.revoked), m.Generation)
+	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), w.layout.PartList(m.cg.revoked), m.Generation)
 	m.Owned, m.cg.revoked = keep, nil
 	m.abandonFetch()
 }
@@ -458,16 +454,16 @@ func (m *Member) cgAssign(w *World) {
 			owned = append(owned, tp)
 		}
 	}
-	if !tpsSorted(owned) {
+	if !wire.Sorted(owned) {
 		if len(added) == 0 {
 			owned = slices.Clone(owned)
 		}
-		sortTPs(owned)
+		wire.SortPartitions(owned)
 	}
 	m.Owned = owned
 	m.cg.hasTarget = false
 	if len(added) > 0 {
-		w.event(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, partList(w, m.Owned))
+		w.trace.Eventf(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, w.layout.PartList(m.Owned))
 		m.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
 		m.sendOffsetFetch(w, added)
@@ -483,7 +479,7 @@ func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
 	m.cg.commitSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq, m: 1})
 }
@@ -500,14 +496,14 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 	}
 	m.cg.commitPkt = nil
 	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
-		w.event(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
+		w.trace.Eventf(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
 		m.cg.commitSeq++
 		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
 	if p.Error != None {
-		w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
 	}
 	m.cgRevokeStep(w)
 }
@@ -522,11 +518,11 @@ func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
 		m.cg.commitPkt = nil
 		if w.Tick >= m.cg.commitDeadline {
 			m.cg.commitWait = false
-			w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
+			w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
 			m.cgRevokeStep(w)
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.commitSeq++
 		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
 		return
@@ -583,7 +579,7 @@ func (m *Member) cgListenerDone(w *World) {
 // revoking anything first, becomes STALE and loses its partitions
 // (onPartitionsLost); it rejoins with epoch 0 at its next poll().
 func (consumerClient) pollTimeout(w *World, m *Member, since int) {
-	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
+	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 	m.sendLeave(w, "poll timeout", false)
 	m.cg.state = cgStale

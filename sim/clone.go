@@ -52,11 +52,9 @@ func (w *World) clone(r *Reuser) *World {
 	n.Cfg = w.Cfg.clone()
 	n.clients = store.Copy(w.clients)
 	n.memberSeq = store.CopyMapInto(sp.memberSeq, w.memberSeq)
-	n.Events = EventLog{recs: w.Events.recs.clone(), w: n}
-	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: n}
-	n.texts = w.texts.clone()
-	n.parties = w.parties.clone()
-	n.scratch, n.keep = nil, nil
+	n.trace = w.trace.Clone(&n.Tick, n)
+	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
+	n.keep = nil
 	// What is alive now may be shared from here on: neither world recycles
 	// it (freelist.go); the copy starts lists of its own, or takes the
 	// finished copy's, renewed: what is in them is referenced by nothing

@@ -155,9 +155,9 @@ func (w *World) Restart(client string) error {
 	if old.Alive {
 		if busy, slow := old.Processing(); busy && slow {
 			old.Zombie = true
-			w.event(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
+			w.trace.Eventf(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
 		} else {
-			w.event(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
+			w.trace.Eventf(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
 			old.die(w)
 		}
 	}
@@ -193,10 +193,9 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	}
 	first := w.logOf(tp).HW()
 	w.appendInput(tp, n, true)
-	// "%d records appended to %s (%s..%s)", encoded (a steady producer
-	// sends this every few ticks).
-	b, _ := w.argTP(argNum(encTemplate(w.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
-	w.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
+	// "%d records appended to %s (%s..%s)" (a steady producer sends this
+	// every few ticks).
+	w.trace.Input(tp, n, first)
 	return nil
 }
 

@@ -155,7 +155,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 	revokedAt := map[TopicPartition]int{}
 	for _, e := range eventsOf(w, EvRevoked, "C1") {
 		for _, tp := range w.layout.Inputs() {
-			if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) {
+			if strings.Contains(e.Text, w.layout.PartList([]TopicPartition{tp})[1:len(w.layout.PartList([]TopicPartition{tp}))-1]) {
 				revokedAt[tp] = e.Tick
 			}
 		}
@@ -168,7 +168,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 				continue
 			}
 			for _, e := range eventsOf(w, EvAssigned, cl) {
-				if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) && e.Tick <= at {
+				if strings.Contains(e.Text, w.layout.PartList([]TopicPartition{tp})[1:len(w.layout.PartList([]TopicPartition{tp}))-1]) && e.Tick <= at {
 					t.Errorf("%s was assigned %s at tick %d, C1 revoked it at %d", cl, tp, e.Tick, at)
 				}
 			}

@@ -209,16 +209,7 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 		return
 	}
 	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
-	// "group G: FROM -> TO (reason)", spelled on the stack and encoded as
-	// the event's text (eventText's encoding, without building a string:
-	// a branch of the explorer makes a few of these).
-	var buf [128]byte
-	b := append(append(append(append(append(buf[:0], "group "...), g.ID...), ": "...), g.State...), " -> "...)
-	b = append(b, s...)
-	if reason != "" {
-		b = append(append(append(b, " ("...), reason...), ')')
-	}
-	w.eventEnc(EvGroupState, "", encLit(w.scratch[:0], b), 0)
+	w.trace.GroupState(g.ID, string(g.State), string(s), reason)
 	g.State = s
 }
 

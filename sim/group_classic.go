@@ -37,7 +37,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == id {
 		delete(g.static, gm.InstanceID)
 	}
-	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
+	w.trace.Eventf(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
 	if gm.joinPkt != nil {
 		// GroupMetadataManager completes a JoinGroup still waiting at the
 		// coordinator with UNKNOWN_MEMBER_ID before it removes the member:
@@ -140,7 +140,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 		// generation 0. The committed offsets stay.
 		from := g.GroupEpoch
 		g.recreate(ClassicGroup)
-		w.event(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
+		w.trace.Eventf(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
 	// classicGroupJoinExistingMember: a member with no assignor in common
@@ -236,7 +236,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *wire.JoinGroupRequest, oldI
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}
-	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
+	w.trace.Eventf(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
 	case Stable:
@@ -385,7 +385,7 @@ func (g *Group) completeJoin(w *World) {
 	if len(g.members) > 0 && !g.anyJoined() {
 		// Only static members that have not rejoined are left: Kafka keeps
 		// them and tries the round again rather than form an empty generation.
-		w.event(EvGeneration, "", "no member rejoined within the rebalance timeout; the round starts again")
+		w.trace.Eventf(EvGeneration, "", "no member rejoined within the rebalance timeout; the round starts again")
 		g.roundStart = w.Tick
 		g.deadline = w.Tick + (g.deadline - g.roundStart)
 		timeout := 0
@@ -402,7 +402,7 @@ func (g *Group) completeJoin(w *World) {
 	if len(g.members) == 0 {
 		g.Leader = ""
 		g.transition(w, Empty, "no members")
-		w.event(EvGeneration, "", "generation %d: no members", g.Generation)
+		w.trace.Eventf(EvGeneration, "", "generation %d: no members", g.Generation)
 		return
 	}
 	joined := []*GroupMember{}
@@ -417,7 +417,7 @@ func (g *Group) completeJoin(w *World) {
 	}
 	g.Assignor = g.chooseProtocol()
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
-	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Assignor, memberIDs(g.Members()))
+	w.trace.Eventf(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Assignor, memberIDs(g.Members()))
 	list := g.memberList()
 	// GroupMetadataManager.completeClassicGroupJoin: every member must now
 	// heartbeat with the member id it was given, and send SyncGroup within
@@ -476,7 +476,7 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 		if g.initialRemaining < 0 {
 			g.initialRemaining = 0
 		}
-		w.event(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
+		w.trace.Eventf(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
 		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: roundStart, m: d})
 		return
 	}
@@ -623,7 +623,7 @@ func (g *Group) onSync(w *World, p *Packet, r *wire.SyncGroupRequest) {
 }
 
 func (g *Group) answerSync(w *World, gm *GroupMember, p *Packet) {
-	w.reply(p, None, partList(w, gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
+	w.reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
 }
 
 func (g *Group) onLeave(w *World, p *Packet, r *wire.LeaveGroupRequest) {

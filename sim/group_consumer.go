@@ -149,16 +149,10 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 	if full || !slices.Equal(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = store.Copy(gm.Assignment), true
 	}
-	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}", encoded: every
-	// heartbeat's answer writes it
-	b := encNum(w.scratch[:0], phEpochWord, int64(gm.MemberEpoch))
-	if resp.HasAssignment {
-		b = w.encPartList(append(b, phAssigned), resp.Assignment)
-	}
-	if !slices.Equal(gm.Target, gm.Assignment) {
-		b = w.encPartList(append(b, phTarget), gm.Target)
-	}
-	w.replyText(p, None, w.addText(b), resp)
+	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}": every heartbeat's
+	// answer writes it
+	text := w.trace.HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
+	w.replyText(p, None, text, resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -174,13 +168,13 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 			if gm.InstanceID != "" {
 				store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
-			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+			w.trace.Eventf(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
 		}
 	}
 	if bump {
 		g.GroupEpoch++
 		g.RebalanceStarts++
-		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+		w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	}
 	if g.GroupEpoch > g.AssignmentEpoch {
 		g.updateTargetAssignment(w, gm)
@@ -199,10 +193,10 @@ func (g *Group) becomeConsumerGroup(w *World) {
 	if from == 0 {
 		// No generation ever formed: in Kafka there is no group yet to
 		// delete (kgrepl's world starts with an empty classic group).
-		w.event(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
+		w.trace.Eventf(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
 		return
 	}
-	w.event(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
+	w.trace.Eventf(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
 }
 
 // recreate is Kafka deleting the group id's empty group and creating a new
@@ -305,8 +299,8 @@ func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
 	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
-	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
-		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
+	w.trace.Eventf(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
+		gm.InstanceID, gm.MemberID, old.MemberID, w.layout.PartList(gm.Assignment))
 }
 
 // updateTargetAssignment is GroupMetadataManager.updateTargetAssignment:
@@ -335,7 +329,7 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 	}
 	res, err := server.TargetAssignment(as, in)
 	if err != nil {
-		w.event(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
+		w.trace.Eventf(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
 		return
 	}
 	g.AssignmentEpoch = g.GroupEpoch
@@ -351,9 +345,9 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		parts = append(parts, id+"="+partList(w, res.Target[id]))
+		parts = append(parts, id+"="+w.layout.PartList(res.Target[id]))
 	}
-	w.event(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
+	w.trace.Eventf(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
 }
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
@@ -496,7 +490,7 @@ func (g *Group) consumerRebalanceTimeout(w *World, id string, seq, epoch int) {
 	if g.Type != ConsumerGroup || gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
 		return
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", partList(w, gm.Revoking), gm.RebalanceTimeout))
+	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", w.layout.PartList(gm.Revoking), gm.RebalanceTimeout))
 }
 
 // consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
@@ -526,8 +520,8 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHea
 			// consumerGroupStaticMemberGroupLeave.
 			gm.MemberEpoch = LeaveGroupStaticMemberEpoch
 			gm.Revoking = nil
-			w.event(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
-				gm.InstanceID, gm.MemberID, partList(w, gm.Assignment))
+			w.trace.Eventf(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
+				gm.InstanceID, gm.MemberID, w.layout.PartList(gm.Assignment))
 			g.updateConsumerState(w)
 			w.reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
 			return
@@ -554,10 +548,10 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 		delete(g.static, gm.InstanceID)
 	}
 	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
-	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
+	w.trace.Eventf(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
 	g.RebalanceStarts++
-	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	g.updateConsumerState(w)
 	g.notifyClassicMembers(w)
 }
@@ -594,33 +588,7 @@ func (g *Group) consumerSettled() bool {
 	}
 	for _, gm := range g.members {
 		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
-			!slices.Equal(sortedView(gm.Assignment), sortedView(gm.Target)) {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedTPs(tps []TopicPartition) []TopicPartition {
-	out := store.Copy(tps)
-	sortTPs(out)
-	return out
-}
-
-// sortedView is sortedTPs for reading only: tps itself when it is sorted
-// already (the usual case), so the settle checks run every tick allocate
-// nothing.
-func sortedView(tps []TopicPartition) []TopicPartition {
-	if !tpsSorted(tps) {
-		return sortedTPs(tps)
-	}
-	return tps
-}
-
-// tpsSorted reports whether tps is in (topic, partition) order.
-func tpsSorted(tps []TopicPartition) bool {
-	for i := 1; i < len(tps); i++ {
-		if tps[i].Less(tps[i-1]) {
+			!slices.Equal(wire.SortedView(gm.Assignment), wire.SortedView(gm.Target)) {
 			return false
 		}
 	}

@@ -87,7 +87,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 	// A new group object in Kafka: it starts in the state it computes, no
 	// transition of the old one.
 	g.State = g.consumerState()
-	w.event(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
+	w.trace.Eventf(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
 		g.ID, from, g.Generation, g.GroupEpoch, g.State, len(g.members))
 }
 
@@ -231,7 +231,7 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *wire.SyncGrou
 		return
 	}
 	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	w.reply(p, None, partList(w, gm.Assignment), &wire.SyncGroupResponse{Assignment: sortedTPs(gm.Assignment)})
+	w.reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.notified = ""
@@ -385,7 +385,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
 		delete(g.static, leaving.InstanceID)
 	}
-	w.event(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
+	w.trace.Eventf(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
 	ids := make([]string, 0, len(g.members))
 	for id := range g.members {
 		ids = append(ids, id)
@@ -413,7 +413,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	g.Generation = g.GroupEpoch
 	g.Leader = ids[0]
 	g.Assignor = g.chooseProtocol()
-	w.event(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
+	w.trace.Eventf(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
 	g.State = Stable // ClassicGroup.fromConsumerGroup starts Stable
 	g.prepareRebalance(w, "downgrade from consumer to classic")
 	return true

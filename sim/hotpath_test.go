@@ -58,38 +58,6 @@ func TestFreeListsIdleWhenPacketsKept(t *testing.T) {
 	}
 }
 
-// The parties' cache of recent lookups gives the numbers the map alone
-// gives: first-seen order, ("", 0) 0 and (B1, 0) 1, over random lookups
-// with clones taken along the way.
-func TestPropertyPartiesCacheAsMap(t *testing.T) {
-	for seed := int64(0); seed < 50; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		var ps parties
-		ref := map[party]uint32{{"", 0}: 0, {Broker, 0}: 1}
-		next := uint32(2)
-		names := []string{"", Broker, "C1", "C2", "C3", "C10", "P1", "C1-1"}
-		for i := 0; i < 500; i++ {
-			k := party{names[r.Intn(len(names))], r.Intn(4)}
-			want, ok := ref[k]
-			if !ok {
-				want = next
-				ref[k] = next
-				next++
-			}
-			if got := ps.id(k.name, k.inc); got != want {
-				t.Fatalf("seed %d, lookup %d: id(%q, %d) = %d, want %d", seed, i, k.name, k.inc, got, want)
-			}
-			if got := ps.at(want); want > 1 && got != k {
-				t.Fatalf("seed %d: at(%d) = %v, want %v", seed, want, got, k)
-			}
-			if r.Intn(50) == 0 {
-				c := ps.clone()
-				ps = c
-			}
-		}
-	}
-}
-
 // The timer heap (moving a hole, not swapping) pops in (at, seq) order over
 // random interleavings of pushes and pops, with many timers due at the
 // same tick, and so does a clone of it, the original left as it was.

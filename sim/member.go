@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -54,7 +55,6 @@ type Member struct {
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
-	party      uint32       // its number in World.parties, 0 until a packet names it (World.partyOf)
 	names      *topo.Layout // the world's, to spell its records (read-only, shared by clones)
 	Cfg        ClientConfig
 	Topics     []string
@@ -289,7 +289,7 @@ func (m *Member) start(w *World) {
 	if m.prod.mode != ProducerPlain {
 		m.initProducer(w)
 	}
-	w.event(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
+	w.trace.Eventf(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
 }
 
 // fetchTimeout: a Fetch neither answered nor held at the broker (a long
@@ -299,7 +299,7 @@ func (m *Member) fetchTimeout(w *World, id int) {
 	if m.loop != LoopFetching || m.fetchID != id || w.fetchOutstanding(m, id) {
 		return
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
 	m.abandonFetch()
 	w.wakeUp(m)
 }
@@ -342,7 +342,7 @@ func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
 		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
 	}
-	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: r})
+	m.send(w, &Packet{Type: OffsetFetch, Summary: w.layout.PartList(tps), Body: r})
 	m.offsetFetchSeq++
 	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
 		tps: append([]TopicPartition{}, tps...)})
@@ -356,7 +356,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 	if p.Error == UnstableOffsetCommit {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
-		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
+		w.trace.Eventf(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
 		return
 	}
@@ -368,7 +368,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		// kgrepl asks again after the retry backoff (cgRetryBackoff), by
 		// when the member normally knows its new epoch from its heartbeat.
 		m.pendingFetch = true
-		w.event(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
+		w.trace.Eventf(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
 		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
 		return
 	}
@@ -468,10 +468,10 @@ func (m *Member) poll(w *World) bool {
 	m.fetchID++
 	req.ID, req.Partitions, req.Offsets, req.Max = m.fetchID, tps, offs, m.Cfg.MaxPollRecords
 	m.loop = LoopFetching
-	// "o0@3 o1@5 max 3", encoded: every fetch writes it
-	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
+	// "o0@3 o1@5 max 3": every fetch writes it
+	text := w.trace.FetchRequest(req.Partitions, req.Offsets, req.Max)
 	p := w.packet()
-	p.Type, p.Text, p.Body = Fetch, w.addText(b), req
+	p.Type, p.Text, p.Body = Fetch, text, req
 	m.send(w, p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
@@ -602,11 +602,8 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
 	m.workedAt = w.Tick // processing starts next tick
-	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
-	b := append(w.encLabel(w.scratch[:0], m), phPolled)
-	at := len(b)
-	b = w.encFetchedList(b, batch)
-	w.eventEnc(EvPolled, m.Client, b, at)
+	// "%s poll() returned o2.3 o2.4", its Records the batch
+	w.trace.Polled(m.who(), batch)
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.prod.mode == ProducerTransactional {
@@ -702,7 +699,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.layout), m.Cfg.SlowTicks)
+			w.trace.StopEventf(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.layout), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -715,11 +712,7 @@ func (m *Member) work(w *World) {
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record
-	if b, whole, at := w.encProcessed(m, &f); whole {
-		w.Events.add(EvProcessed, m.Client, w.addWhole(b), 0)
-	} else {
-		w.eventEnc(EvProcessed, m.Client, b, at)
-	}
+	w.trace.Processed(m.who(), &f)
 	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
@@ -945,7 +938,7 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	default:
 		return false
 	}
-	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
+	w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
 	m.afterCommit = then
 	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
@@ -967,7 +960,7 @@ func (m *Member) sendSyncCommit(w *World) {
 // commitRetry resends a commitSync that got no answer.
 func (m *Member) commitRetry(w *World, seq int) {
 	if m.Alive && m.loop == LoopCommitting && m.commitSeq == seq {
-		w.event(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
 		m.sendSyncCommit(w)
 	}
 }
@@ -987,16 +980,10 @@ func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.Aut
 // set, and sends it; the request keeps its slices.
 func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
-	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
-	b := append(w.encOffsetsAt(w.scratch[:0], req.Partitions, req.Slots, req.Offsets), phComma)
-	if m.consumer {
-		b = encNum(b, phEpochWord, int64(m.Generation))
-	} else {
-		b = encNum(b, phGenWord, int64(m.Generation))
-	}
-	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
+	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
+	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, orDash(m.MemberID))
 	p := w.packet()
-	p.Type, p.Text, p.Body = OffsetCommit, w.addText(b), req
+	p.Type, p.Text, p.Body = OffsetCommit, text, req
 	m.send(w, p)
 }
 
@@ -1019,7 +1006,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		// time the answer arrives.
 		unchanged := m.sentInGeneration(req)
 		what, thrown := m.commitRefusal(req.Auto, p.Error, unchanged)
-		w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
 		m.group().requestFailed(w, m, p.Error, unchanged)
 		if thrown {
 			m.commitThrew()
@@ -1136,9 +1123,9 @@ func (m *Member) crash(w *World, stop bool) {
 		return
 	}
 	if stop {
-		w.stopEvent(EvCrash, m.Client, "%s crashes", m.Client)
+		w.trace.StopEventf(EvCrash, m.Client, "%s crashes", m.Client)
 	} else {
-		w.event(EvCrash, m.Client, "%s crashes", m.Client)
+		w.trace.Eventf(EvCrash, m.Client, "%s crashes", m.Client)
 	}
 	m.die(w)
 }
@@ -1152,22 +1139,26 @@ func (m *Member) die(w *World) {
 }
 
 func (m *Member) fatal(w *World, why string) {
-	w.event(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
+	w.trace.Eventf(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
 	m.die(w)
 }
 
 func (m *Member) stopZombie(w *World) {
-	w.event(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
+	w.trace.Eventf(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
 	m.die(w)
 }
 
 // label names the member in narration: the client id, with the process
 // number when a newer process of the same client exists (a zombie).
-func (m *Member) label(w *World) string {
+func (m *Member) label(w *World) string { return m.who().String() }
+
+// who is the member as the trace names it: its client id, and its process
+// number when a newer process of the same client exists.
+func (m *Member) who() trace.Label {
 	if m.superseded {
-		return m.Client + " (process " + itoa(m.Inc) + ")"
+		return trace.Label{Client: m.Client, Process: m.Inc}
 	}
-	return m.Client
+	return trace.Label{Client: m.Client}
 }
 
 // finishClose is close(): the record in hand is done; commit as the mode
@@ -1189,7 +1180,7 @@ func (m *Member) closeDone(w *World) {
 	if m.InGroup() {
 		m.group().leave(w, m)
 	}
-	w.event(EvClosed, m.Client, "%s closed", m.Client)
+	w.trace.Eventf(EvClosed, m.Client, "%s closed", m.Client)
 	m.die(w)
 }
 

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // PauseEntry is what one rebalance (the one that formed Generation) paused.
@@ -68,12 +69,12 @@ func (pm *PauseMeter) account(w *World) {
 	known := len(e.Partitions)
 	for _, tp := range paused {
 		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
-		if (i == known || e.Partitions[i] != tp) && !containsTP(e.Partitions[known:], tp) {
+		if (i == known || e.Partitions[i] != tp) && !wire.ContainsPartition(e.Partitions[known:], tp) {
 			e.Partitions = append(e.Partitions, tp)
 		}
 	}
 	if len(e.Partitions) > known {
-		sortTPs(e.Partitions)
+		wire.SortPartitions(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
@@ -451,7 +452,7 @@ func (w *World) consumerGroupSettled() bool {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, sortedView(gm.Assignment)) {
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, wire.SortedView(gm.Assignment)) {
 			return false
 		}
 	}

@@ -74,21 +74,9 @@ func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
 	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Slots, r.Offsets)
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
 	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
-	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
-	// points at the event's offsets token, which refers to the offsets
-	// token the request's text begins with ("o0@3 o1@5, gen 2, C1-1",
-	// Member.sendCommitReq: the request and its body never change once
-	// sent), so the offsets are encoded once for the three texts.
-	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
-	at := len(b)
-	if p.Text != 0 && firstByte(w.texts.bytes(p.Text)) == tOffsets {
-		b = w.encSameAt(b, p.Text)
-	} else {
-		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)
-	}
-	ref, offsets := w.addTextTail(b, at)
-	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
-	w.replyText(p, None, offsets, resp)
+	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5", the offsets
+	// kept once for the request, the event and the answer.
+	w.replyText(p, None, w.trace.Committed(clientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client
@@ -124,7 +112,7 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
 		}
 		resp.Offsets = append(resp.Offsets, off)
 	}
-	w.reply(p, code, offsetSummary(w, resp.Partitions, resp.Offsets), resp)
+	w.reply(p, code, w.layout.Offsets(resp.Partitions, resp.Offsets), resp)
 }
 
 // receiveTxnOffsetCommit stores a transaction's offsets as pending, after
@@ -154,7 +142,7 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		g.OffsetsLog.Append(rec)
 		g.pending[r.PID][tp] = rec
 	}
-	w.reply(p, None, "pending "+offsetSummary(w, r.Partitions, r.Offsets), nil)
+	w.reply(p, None, "pending "+w.layout.Offsets(r.Partitions, r.Offsets), nil)
 }
 
 // completeTxnOffsets is the marker in __consumer_offsets: pending offsets
@@ -179,7 +167,7 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 			tps = append(tps, tp)
 			offs = append(offs, g.pending[pid][tp].Offset)
 		}
-		w.event(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", offsetSummary(w, tps, offs), pid)
+		w.trace.Eventf(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", w.layout.Offsets(tps, offs), pid)
 	}
 	delete(g.pending, pid)
 	g.OffsetsLog.Append(OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
@@ -190,6 +178,6 @@ func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	sortTPs(ks)
+	wire.SortPartitions(ks)
 	return ks
 }

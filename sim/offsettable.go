@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // offsetTable is the group's offsets cache (OffsetMetadataManager.offsets):
@@ -94,7 +95,7 @@ func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 	for tp := range t.other {
 		ks = append(ks, tp)
 	}
-	sortTPs(ks)
+	wire.SortPartitions(ks)
 	for _, tp := range ks {
 		if !yield(tp, t.other[tp]) {
 			return

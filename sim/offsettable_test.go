@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestOffsetTableMatchesMap: the group's offset table gives the same
@@ -40,7 +41,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 						tps = append(tps, tp)
 					}
 				}
-				sortTPs(tps)
+				wire.SortPartitions(tps)
 				offs := make([]int, len(tps))
 				for i := range offs {
 					offs[i] = r.Intn(1000)
@@ -90,7 +91,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 				rest = append(rest, tp)
 			}
 		}
-		sortTPs(rest)
+		wire.SortPartitions(rest)
 		if want = append(want, rest...); !slices.Equal(order, want) {
 			t.Fatalf("seed %d: all in order %v, want %v", seed, order, want)
 		}

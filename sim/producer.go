@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -29,26 +30,8 @@ type producer struct {
 	unacked      unackedReqs
 	queued       []*wire.ProduceRequest // waiting for AddPartitionsToTxn
 	initInFlight bool
-	// fullText is this producer's last produce text that spells its
-	// producer id, epoch and sequence number (0: none), and those: the
-	// next ones in its arena chunk refer to it (tplProduceNext).
-	fullText         textRef
-	fullPID, fullSeq int64
-	fullEpoch        int
-}
-
-// produceBack is the distance back from the next text added to pr's last
-// produce text that spells its producer id, epoch and sequence number
-// (fullText), and that sequence number, when it has req's producer id and
-// epoch and a text of maxProduceText bytes added now lands in its chunk;
-// false otherwise.
-func (w *World) produceBack(pr *producer, req *wire.ProduceRequest) (uint64, int64, bool) {
-	full := pr.fullText
-	end, ok := w.texts.inChunk(full, maxProduceText)
-	if !ok || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch {
-		return 0, 0, false
-	}
-	return uint64(end - full), pr.fullSeq, true
+	// text is what its next produce's text may refer back to (the trace's).
+	text trace.ProducerText
 }
 
 // unackedReqs are a producer's produce requests sent and not answered
@@ -179,7 +162,7 @@ func (m *Member) replaceProducer(w *World) {
 	if old.sent == 0 {
 		return // never sent anything: as if it had been created with these settings
 	}
-	w.event(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
+	w.trace.Eventf(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
 		m.label(w), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(m.prod.mode, -1, 0, m.prod.txnID))
 }
 
@@ -283,46 +266,9 @@ func (m *Member) produceInvoice(w *World, f wire.Record) {
 }
 
 func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
-	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
-	var b []byte
-	whole := false // b is the template alone
-	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
-	if d, ok := w.processedBack(req.SrcTPI, req.SrcOffset); ok && req.HasSrc && req.PID >= 0 && req.Attempt == 0 {
-		// the record as the processed event just before names it, the
-		// producer id and epoch as this producer's last produce spelled
-		// them (tplProduceNext), else spelled
-		if back, seq, ok := w.produceBack(&m.prod, req); ok {
-			b = argNum(argOffset(argOffset(encTemplate(w.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
-		} else {
-			b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
-			full = true
-		}
-		whole = true
-	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.SrcTPI, req.Src); ok && req.HasSrc && req.PID >= 0 {
-		b = argNum(argNum(argNum(argOffset(src, req.SrcOffset), req.PID), int64(req.Epoch)), int64(req.Seq))
-		whole = req.Attempt == 0
-		full = whole
-	} else {
-		b = w.encValue(w.scratch[:0], req)
-		if req.PID >= 0 {
-			b = encNum(b, phPID, req.PID)
-			b = encNum(b, phEpoch, int64(req.Epoch))
-			b = encNum(b, phSeq, int64(req.Seq))
-		}
-	}
-	if req.Attempt > 0 {
-		b = append(b, phRetry)
-	}
+	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
 	p := w.packet()
-	if whole {
-		p.Text = w.addWhole(b)
-	} else {
-		p.Text = w.addText(b)
-	}
-	if full {
-		pr := &m.prod
-		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.Text, req.PID, req.Epoch, int64(req.Seq)
-	}
+	p.Text = w.trace.ProduceRequest(req, &m.prod.text)
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
@@ -360,7 +306,7 @@ func (m *Member) retryProduce(w *World, req *wire.ProduceRequest) {
 	nr.Attempt++
 	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked.put(&nr)
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.layout))
+	w.trace.Eventf(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.layout))
 	m.sendProduce(w, &nr)
 }
 
@@ -382,7 +328,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.layout), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.layout), p.Error)
 		m.prod.unacked.del(r.ID)
 	default:
 		m.prod.unacked.del(r.ID)
@@ -424,7 +370,7 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmAddPartitionsRetry, client: m.Client, inc: m.Inc})
 		return
 	default:
-		w.event(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
@@ -468,7 +414,7 @@ func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then cont) {
 
 func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 	if p.Error != None {
-		w.event(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
@@ -483,7 +429,7 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, m.txn.offs[tp])
 	}
-	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
+	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
 		Body: req})
 }
 
@@ -505,10 +451,10 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 		if p.Error == FencedInstanceID {
 			ex = "FencedInstanceIdException"
 		}
-		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
 		m.flush(w, contEndTxnAbort)
 	default:
-		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 	}
 }
@@ -537,11 +483,11 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmEndTxnRetry, client: m.Client, inc: m.Inc, n: boolInt(req.Commit)})
 		return
 	case InvalidTxnState:
-		w.event(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
+		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
 		m.fatal(w, "INVALID_TXN_STATE on EndTxn")
 		return
 	default:
-		w.event(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}

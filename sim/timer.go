@@ -243,12 +243,12 @@ func (w *World) fire(t timer) {
 			m.fetchTimeout(w, t.n)
 		case tmOffsetFetchTimeout:
 			if m.Phase == PhaseFetchingOffsets && !m.pendingFetch && m.offsetFetchSeq == t.n {
-				w.event(EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(w), m.Cfg.RequestTimeout)
+				w.trace.Eventf(EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(w), m.Cfg.RequestTimeout)
 				m.sendOffsetFetch(w, t.tps)
 			}
 		case tmEndTxnTimeout:
 			if m.loop == LoopTxnEnd && m.endTxnSeq == t.n {
-				w.event(EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(w), m.Cfg.RequestTimeout)
+				w.trace.Eventf(EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(w), m.Cfg.RequestTimeout)
 				m.endTxn(w, t.m == 1)
 			}
 		case tmEndTxnRetry:

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -114,7 +113,7 @@ func (t *TxnCoordinator) register(id string, pid int64, tick int) *TxnEntry {
 func (t *TxnCoordinator) setState(w *World, e *TxnEntry, s TxnState) {
 	t.Transitions.append(TxnTransition{Tick: w.Tick, TransactionalID: e.TransactionalID, From: e.State, To: s})
 	if e.State != s {
-		w.event(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
+		w.trace.Eventf(EvTxnState, "", "%s: %s -> %s (pid %d epoch %d)", e.TransactionalID, e.State, s, e.PID, e.Epoch)
 	}
 	e.State = s
 	e.LastUpdate = w.Tick
@@ -134,11 +133,11 @@ func (t *TxnCoordinator) receive(w *World, p *Packet) {
 		if code == None {
 			t.begin(w, e)
 			for _, tp := range r.Partitions {
-				if !containsTP(e.Partitions, tp) {
+				if !wire.ContainsPartition(e.Partitions, tp) {
 					e.Partitions = append(e.Partitions, tp)
 				}
 			}
-			sortTPs(e.Partitions)
+			wire.SortPartitions(e.Partitions)
 			t.setState(w, e, TxnOngoing)
 		}
 		w.reply(p, code, "", nil)
@@ -180,7 +179,7 @@ func (t *TxnCoordinator) checkProduce(r *wire.ProduceRequest) ErrorCode {
 	if r.Epoch < e.Epoch {
 		return InvalidProducerEpoch
 	}
-	if e.State != TxnOngoing || !containsTP(e.Partitions, r.TP) {
+	if e.State != TxnOngoing || !wire.ContainsPartition(e.Partitions, r.TP) {
 		return InvalidTxnState
 	}
 	return None
@@ -203,7 +202,7 @@ func (t *TxnCoordinator) txnTimeout(w *World, id string, seq int) {
 		return
 	}
 	t.TimedOut++
-	w.event(EvTxnState, "", "%s: open for %d ticks (transaction.timeout.ms %d): the coordinator aborts it", e.TransactionalID, w.Tick-e.Start, e.Timeout)
+	w.trace.Eventf(EvTxnState, "", "%s: open for %d ticks (transaction.timeout.ms %d): the coordinator aborts it", e.TransactionalID, w.Tick-e.Start, e.Timeout)
 	// Kafka bumps the epoch when it aborts on timeout, fencing the old producer.
 	e.Epoch++
 	t.prepareEnd(w, e, false)
@@ -230,7 +229,7 @@ func (t *TxnCoordinator) onInitPID(w *World, p *Packet, r *wire.InitProducerIDRe
 		// (TransactionMetadata.prepareFenceProducerEpoch, cleared in
 		// TransactionCoordinator.endTransaction): the log goes from
 		// Ongoing straight to PrepareAbort with the bumped epoch.
-		w.event(EvFenced, "", "%s: InitProducerId from a new instance fences epoch %d and aborts its open transaction", e.TransactionalID, e.Epoch)
+		w.trace.Eventf(EvFenced, "", "%s: InitProducerId from a new instance fences epoch %d and aborts its open transaction", e.TransactionalID, e.Epoch)
 		e.Epoch++
 		t.prepareEnd(w, e, false)
 		w.reply(p, ConcurrentTransactions, "", nil)
@@ -358,17 +357,4 @@ func (t *TxnCoordinator) complete(w *World, e *TxnEntry, commit bool) {
 		t.setState(w, e, TxnCompleteAbort)
 	}
 	e.Partitions, e.Group, e.Start = nil, "", -1
-}
-
-func sortTPs(tps []TopicPartition) {
-	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-}
-
-func containsTP(tps []TopicPartition, tp TopicPartition) bool {
-	for _, t := range tps {
-		if t == tp {
-			return true
-		}
-	}
-	return false
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -54,14 +54,11 @@ type World struct {
 
 	inflight []*Packet // sent last tick, delivered this tick
 	sending  []*Packet // sent this tick
-	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
-	Events   EventLog
-	texts    textArena // the trace's and the events' texts (text.go)
-	parties  parties   // the names packets and events refer to by number
-	// memberIDs: member ids as encMemberID reads them, by the strings a
-	// tick passes it (a member's MemberID, a commit's) again and again.
-	memberIDs store.StrCache[string, memberIDRef]
-	scratch   []byte // where the next text is encoded; private to this world
+	// trace keeps every packet and every event (sim/trace); Packets and
+	// Events are its two logs, for the views.
+	trace   *trace.Trace
+	Packets *trace.PacketLog // the whole trace, in send order (p.ID is the index)
+	Events  *trace.EventLog
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
 	keep    map[int]*Packet
@@ -82,9 +79,7 @@ type World struct {
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
-	Sink SinkCounts
-	// stopped is set when a stop event happens during the current tick.
-	stopped   bool
+	Sink      SinkCounts
 	processed int
 	// LSOHeldTicks adds up, over output partitions, the ticks during which
 	// an open transaction held the LSO below the high watermark (a
@@ -118,7 +113,8 @@ func New(t Topology, cfg Config) (*World, error) {
 		free:    newFreeLists(),
 		nextPID: 1000,
 	}
-	w.Packets.w, w.Events.w = w, w
+	w.trace = trace.New(w.layout, &w.Tick, w)
+	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	ins, outs := w.layout.Inputs(), w.layout.Outputs()
 	w.logAt = make([]*PartitionLog, len(ins)+len(outs))
 	for i, tp := range ins {
@@ -193,7 +189,7 @@ func (w *World) startStableGroup(n int) {
 		}
 		w.wakeUp(m)
 	}
-	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
+	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -303,34 +299,6 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 	}
 }
 
-// event records a rare event, its text formatted now and kept as it is.
-// The frequent ones encode their arguments (eventEnc).
-func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.eventText(kind, member, fmt.Sprintf(format, args...))
-}
-
-// eventText records an event whose text is already built.
-func (w *World) eventText(kind EventKind, member, text string) {
-	w.Events.add(kind, member, w.addText(encLit(w.scratch[:0], text)), 0)
-}
-
-// eventEnc records an event whose text is encoded in b (text.go; usually
-// w.scratch, without its tEnd); records, if at > 0, are the record tokens
-// from b[at:] on (Event.Records): a label and a phrase come first, so at is
-// a few bytes.
-func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
-	if at >= 1<<16 {
-		panic("sim: an event's records start past its first 64 KB")
-	}
-	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
-}
-
-func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
-	w.event(kind, member, format, args...)
-	w.Events.recs.Last().kind |= evStop
-	w.stopped = true
-}
-
 // send puts a packet on the wire; it is delivered next tick unless a drop
 // rule loses it.
 func (w *World) send(p *Packet) {
@@ -344,7 +312,7 @@ func (w *World) send(p *Packet) {
 			break
 		}
 	}
-	w.Packets.record(p)
+	w.trace.Record(p)
 	if w.keep != nil {
 		w.keep[p.ID] = p
 	}
@@ -401,7 +369,7 @@ func (w *World) wakeNext(m *Member) {
 // and account the pause meter. It reports whether a stop event happened.
 func (w *World) Step() (stop bool) {
 	w.Tick++
-	w.stopped = false
+	w.trace.BeginTick()
 	// The two lists trade their arrays every tick (the one delivered last
 	// tick is empty): sending allocates nothing in steady traffic.
 	w.inflight, w.sending = w.sending, w.inflight[:0]
@@ -423,7 +391,7 @@ func (w *World) Step() (stop bool) {
 			w.LSOHeldTicks++
 		}
 	}
-	return w.stopped
+	return w.trace.Stopped()
 }
 
 func (w *World) deliver(p *Packet) {
@@ -556,7 +524,7 @@ func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Pa
 
 // replyText answers a request with a summary encoded in the arena, and
 // returns the answer.
-func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *Packet {
+func (w *World) replyText(req *Packet, code ErrorCode, text wire.TextRef, body any) *Packet {
 	p := w.packet()
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
 	p.Error, p.Text, p.Body, p.Req = code, text, body, req
@@ -567,7 +535,7 @@ func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *
 // Invoke marks the external side effect for an input record.
 func (w *World) sideEffect(m *Member, f wire.Record) {
 	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
+		w.trace.Eventf(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
 	}
 }
 
@@ -660,7 +628,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		m.Generation = 1
 		m.Phase = PhaseStable
 		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = sortedTPs(gm.Assignment)
+		m.Owned = wire.SortedCopy(gm.Assignment)
 		for _, tp := range m.Owned {
 			m.positions.set(tp, 0)
 			m.processed.set(tp, 0)
@@ -677,7 +645,7 @@ func (w *World) startStableConsumerGroup(n int) {
 		// from when it stopped.
 		w.wakeUp(m)
 	}
-	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
+	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
 
 // Layout is the world's partitions, numbered, and the names of its records.
@@ -691,3 +659,17 @@ func (w *World) ParsePartition(s string) (TopicPartition, error) { return w.layo
 
 // PartitionNames lists every partition by its full name, inputs then outputs.
 func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
+
+// InvoiceSource is the input record the invoice at offset off of the log
+// numbered part was made from (trace.Sources: the trace keeps a produced
+// event as the invoice's place).
+func (w *World) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
+	if part >= uint64(len(w.logAt)) || w.logAt[part] == nil || off >= uint64(w.logAt[part].Cells.Len()) {
+		return TopicPartition{}, 0, false
+	}
+	src, srcOff, ok := w.logAt[part].Cells.sourceRef(int(off))
+	if !ok || src < 0 || src >= len(w.layout.Inputs()) {
+		return TopicPartition{}, 0, false
+	}
+	return w.layout.Inputs()[src], srcOff, true
+}

@@ -174,3 +174,40 @@ func (l *Layout) PartitionNames() []string {
 // Span is where an input topic's partitions lie among the inputs (false
 // for a topic that is no input).
 func (l *Layout) Span(topic string) (Span, bool) { return l.input.at.get(topic) }
+
+// PartList spells partitions the seed's way, sorted: {o0 o1 p2}.
+func (l *Layout) PartList(tps []wire.TopicPartition) string {
+	return string(l.AppendPartList(make([]byte, 0, 4*len(tps)+2), tps))
+}
+
+// AppendPartList appends PartList(tps) to b; it sorts a copy when tps is
+// not sorted already.
+func (l *Layout) AppendPartList(b []byte, tps []wire.TopicPartition) []byte {
+	b = append(b, '{')
+	for i, tp := range wire.SortedView(tps) {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = l.AppendShortName(b, tp)
+	}
+	return append(b, '}')
+}
+
+// Offsets spells positions or commits, "o0@3 o1@5": built in one buffer,
+// as it is written for every commit and fetch.
+func (l *Layout) Offsets(tps []wire.TopicPartition, offs []int) string {
+	return string(l.AppendOffsets(make([]byte, 0, 8*len(tps)), tps, offs))
+}
+
+// AppendOffsets appends Offsets(tps, offs) to b.
+func (l *Layout) AppendOffsets(b []byte, tps []wire.TopicPartition, offs []int) []byte {
+	for i, tp := range tps {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = l.AppendShortName(b, tp)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, int64(offs[i]), 10)
+	}
+	return b
+}

@@ -36,3 +36,42 @@ func ComparePartitions(a, b TopicPartition) int {
 // so the result does not depend on the sort; slices.SortFunc, unlike
 // sort.Slice, allocates nothing.
 func SortPartitions(ps []TopicPartition) { slices.SortFunc(ps, ComparePartitions) }
+
+// Sorted reports whether tps is in (topic, partition) order.
+func Sorted(tps []TopicPartition) bool {
+	for i := 1; i < len(tps); i++ {
+		if tps[i].Less(tps[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SortedCopy is a sorted copy of tps (nil for nil).
+func SortedCopy(tps []TopicPartition) []TopicPartition {
+	if tps == nil {
+		return nil
+	}
+	out := append(make([]TopicPartition, 0, len(tps)), tps...)
+	SortPartitions(out)
+	return out
+}
+
+// SortedView is SortedCopy for reading only: tps itself when it is sorted
+// already (the usual case), so the checks run every tick allocate nothing.
+func SortedView(tps []TopicPartition) []TopicPartition {
+	if !Sorted(tps) {
+		return SortedCopy(tps)
+	}
+	return tps
+}
+
+// ContainsPartition reports whether tp is in tps.
+func ContainsPartition(tps []TopicPartition, tp TopicPartition) bool {
+	for _, t := range tps {
+		if t == tp {
+			return true
+		}
+	}
+	return false
+}

@@ -1,18 +1,17 @@
-package sim
+package trace
 
 import (
 	"encoding/binary"
 	"iter"
-	"sort"
-	"unsafe"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The trace (every packet) and the events are kept for the world's whole
 // life, so each is a fixed-size record in a Seq (chunks shared between
 // clones) with its text in the world's textArena: no body, no pointer, no
-// string. The engine works on live *Packet objects (on the wire, parked,
+// string. The engine works on live *wire.Packet objects (on the wire, parked,
 // the request of an answer being delivered) and drops them once delivered;
 // the views read materialized copies (PacketLog.At, EventLog.At), built
 // when asked for.
@@ -28,22 +27,22 @@ import (
 // it is a byte of fresh memory the kernel must fault in: its sent tick and
 // its text are kept as their distance from its chunk's first (a chunk of
 // seqChunk packets spans a few dozen ticks and a few KB of text: base). A
-// request keeps its API and its peer (12 bits: 4,095 processes); an
+// request keeps its wire.API and its peer (12 bits: 4,095 processes); an
 // answer keeps instead how far back its request is (back, 12 bits: 4,095
 // packets) and its error code (7 bits: every code the simulation answers
-// is below 128, errors.go), since it has its request's API and peer. A
+// is below 128, errors.go), since it has its request's wire.API and peer. A
 // packet with a field that does not fit (its request 4,096 or more packets
-// back or not before it, or an answer itself, or of another API or peer;
+// back or not before it, or an answer itself, or of another wire.API or peer;
 // its text before its chunk's first or far past it; a party past 4,095; a
 // packet sent 256 or more ticks after its chunk's first or before it; an
-// error code on a request, or past 127) keeps farField in text, its API and
+// error code on a request, or past 127) keeps farField in text, its wire.API and
 // error code in x, and its other fields whole in packetRecs.far.
 type packetRec struct {
 	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
-	// x: a request's peer (low 12 bits) and API (its index in APIs,
-	// high 4 bits: APIs has 16 entries); an answer's back (its ID minus
+	// x: a request's peer (low 12 bits) and wire.API (its index in wire.APIs,
+	// high 4 bits: wire.APIs has 16 entries); an answer's back (its ID minus
 	// its request's, low 12 bits) and its error code's low 4 bits; a far
-	// packet's error code (low 8 bits) and API (next 4).
+	// packet's error code (low 8 bits) and wire.API (next 4).
 	x    uint16
 	sent uint8 // Sent minus its chunk's base tick
 	// flagsErr: the pk flags (high 4 bits), pkAnswer (bit 3: x is an
@@ -56,13 +55,13 @@ type packetRec struct {
 const narrowBits = 1 << 12
 
 // pkAnswer in packetRec.flagsErr: x holds back and the error code, the
-// API and the peer are the request's.
+// wire.API and the peer are the request's.
 const pkAnswer = 1 << 3
 
 func (r packetRec) flags() uint8 { return r.flagsErr >> 4 }
 
 // pktHead is what a packet's record says besides the fields farPacket
-// holds: its API (index in APIs), pk flags and error code.
+// holds: its wire.API (index in wire.APIs), pk flags and error code.
 type pktHead struct {
 	api, flags, err uint8
 }
@@ -117,15 +116,6 @@ func (b *recBases) of(i int) recBase { return b.At(store.ChunkOf(i)) }
 
 func (b *recBases) clone() recBases { return recBases{Seq: b.Seq.Clone(), open: b.open} }
 
-// narrow is v minus base when it is below limit (and not negative); false
-// when it does not fit.
-func narrow(v, base, limit int64) (uint16, bool) {
-	if d := v - base; d >= 0 && d < limit {
-		return uint16(d), true
-	}
-	return 0, false
-}
-
 // narrowText is ref as a record's text field: its distance from base plus
 // one (0 being the empty text), or farField when it does not fit.
 func narrowText(ref, base textRef) uint16 {
@@ -171,7 +161,7 @@ func (s *packetRecs) clone() packetRecs {
 func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.StartsChunk(), f.sent, f.text, textEnd)
-	sent, fits := narrow(int64(f.sent), int64(b.tick), 1<<8)
+	sent, fits := store.Narrow(int64(f.sent), int64(b.tick), 1<<8)
 	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
 	fits = fits && r.text != farField
 	switch back := int64(i) - int64(f.req); {
@@ -193,24 +183,24 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	s.Append(r)
 }
 
-// answerable reports whether an answer of API api to peer may keep only
+// answerable reports whether an answer of wire.API api to peer may keep only
 // how far back its request req is: req is not itself kept as an answer,
-// and has that API and that peer.
+// and has that wire.API and that peer.
 func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
 	r := s.At(req)
 	if r.text == farField {
-		f, _ := farAt(&s.far, req, func(f farPacket) int32 { return f.id })
+		f, _ := store.FarAt(&s.far, req, func(f farPacket) int32 { return f.id })
 		return uint8(r.x>>8) == api && f.peer == peer
 	}
 	return r.flagsErr&pkAnswer == 0 && uint8(r.x>>12) == api && uint32(r.x&(narrowBits-1)) == peer
 }
 
-// whole is packet i's fields, whole, and its API, flags and error code.
+// whole is packet i's fields, whole, and its wire.API, flags and error code.
 func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 	r := s.At(i)
 	h := pktHead{flags: r.flags()}
 	if r.text == farField {
-		f, _ := farAt(&s.far, i, func(f farPacket) int32 { return f.id })
+		f, _ := store.FarAt(&s.far, i, func(f farPacket) int32 { return f.id })
 		h.api, h.err = uint8(r.x>>8), uint8(r.x)
 		return f, h
 	}
@@ -231,16 +221,16 @@ func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 // rest in flagsErr).
 func (r packetRec) answerErr() uint8 { return uint8(r.x>>12) | (r.flagsErr&7)<<4 }
 
-// errAt is packet i's API, flags and error code when it carries an error
+// errAt is packet i's wire.API, flags and error code when it carries an error
 // code (ErrorsFrom): a request kept narrow has none, and a narrow answer
 // keeps its code in its record, so neither is read further (nor its
-// request, for its API) unless the code is an error.
+// request, for its wire.API) unless the code is an error.
 func (s *packetRecs) errAt(i int) (pktHead, bool) {
-	if r := s.At(i); r.text != farField && (r.flagsErr&pkAnswer == 0 || r.answerErr() == uint8(None)) {
+	if r := s.At(i); r.text != farField && (r.flagsErr&pkAnswer == 0 || r.answerErr() == uint8(wire.None)) {
 		return pktHead{}, false
 	}
 	_, h := s.whole(i)
-	return h, h.err != uint8(None)
+	return h, h.err != uint8(wire.None)
 }
 
 // eventRec is one event. The record names it is about (Event.Records)
@@ -291,7 +281,7 @@ func (s *eventRecs) clone() eventRecs {
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
 	b := s.bases.next(s.StartsChunk(), tick, text, textEnd)
-	t, fits := narrow(int64(tick), int64(b.tick), 1<<8)
+	t, fits := store.Narrow(int64(tick), int64(b.tick), 1<<8)
 	r := eventRec{text: narrowText(text, b.text), kind: kind}
 	if fits && r.text != farField && member < narrowBits && records < maxEventRecords {
 		r.tick, r.memberRecords = uint8(t), uint16(member)|records<<12
@@ -306,7 +296,7 @@ func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16,
 func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 	r := s.At(i)
 	if r.text == farField {
-		f, _ := farAt(&s.far, i, func(f farEvent) int32 { return f.i })
+		f, _ := store.FarAt(&s.far, i, func(f farEvent) int32 { return f.i })
 		return f, r
 	}
 	b := s.bases.of(i)
@@ -314,24 +304,12 @@ func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 		member: uint32(r.memberRecords & (narrowBits - 1)), records: r.memberRecords >> 12}, r
 }
 
-// farAt finds record i's entry among the fields kept apart (far: in the
-// order of the records they are for, id giving that record's index).
-func farAt[T any](far *store.Seq[T], i int, id func(T) int32) (T, bool) {
-	n := far.Len()
-	k := sort.Search(n, func(k int) bool { return int(id(far.At(k))) >= i })
-	if k < n && int(id(far.At(k))) == i {
-		return far.At(k), true
+var apiIndex = func() map[wire.API]uint8 {
+	if len(wire.APIs) > 16 || len(eventKinds) >= evStop {
+		panic("sim: packetRec keeps an wire.API in 4 bits and eventRec an event kind in 7")
 	}
-	var zero T
-	return zero, false
-}
-
-var apiIndex = func() map[API]uint8 {
-	if len(APIs) > 16 || len(eventKinds) >= evStop {
-		panic("sim: packetRec keeps an API in 4 bits and eventRec an event kind in 7")
-	}
-	m := make(map[API]uint8, len(APIs))
-	for i, a := range APIs {
+	m := make(map[wire.API]uint8, len(wire.APIs))
+	for i, a := range wire.APIs {
 		m[a] = uint8(i)
 	}
 	return m
@@ -379,7 +357,7 @@ func (ps *parties) id(name string, inc int) uint32 {
 		if name == "" {
 			return 0
 		}
-		if name == Broker {
+		if name == wire.Broker {
 			return 1
 		}
 		i := ps.lookup(party{name, 0})
@@ -404,7 +382,7 @@ func (ps *parties) lookup(k party) uint32 {
 		ps.index = map[party]uint32{}
 	}
 	if len(ps.names) < 2 {
-		ps.names = append(ps.names[:0:0], party{}, party{name: Broker})
+		ps.names = append(ps.names[:0:0], party{}, party{name: wire.Broker})
 	}
 	i := uint32(len(ps.names))
 	ps.names = append(ps.names, k)
@@ -412,22 +390,34 @@ func (ps *parties) lookup(k party) uint32 {
 	return i
 }
 
-// partyOf is parties.id(name, inc) for a packet's member end, kept on the
+// partyOf is parties.id(name, inc) for a packet's member end, kept by
 // process when the packet knows it (proc: its number plus one).
-func (w *World) partyOf(name string, inc int, proc int32) uint32 {
-	if m := w.procHint(name, inc, proc); m != nil {
-		if m.party == 0 {
-			m.party = w.parties.id(name, inc)
+func (t *Trace) partyOf(name string, inc int, proc int32) uint32 {
+	i := int(proc) - 1
+	if i >= 0 && i < len(t.byProc) {
+		if id := t.byProc[i]; id != 0 {
+			if p := t.parties.at(id); p.inc == inc && store.SameStr(p.name, name) {
+				return id
+			}
 		}
-		return m.party
 	}
-	return w.parties.id(name, inc)
+	id := t.parties.id(name, inc)
+	if i >= 0 && i < maxProcCache {
+		if i >= len(t.byProc) {
+			t.byProc = append(t.byProc, make([]uint32, i+1-len(t.byProc))...)
+		}
+		t.byProc[i] = id
+	}
+	return id
 }
+
+// maxProcCache bounds byProc: processes past it are looked up by name.
+const maxProcCache = 1 << 20
 
 func (ps *parties) at(i uint32) party {
 	switch {
 	case i == 1:
-		return party{name: Broker}
+		return party{name: wire.Broker}
 	case int(i) < len(ps.names):
 		return ps.names[i]
 	}
@@ -443,16 +433,16 @@ func (ps *parties) clone() parties {
 // PacketLog is the trace: every packet in send order (p.ID is the index).
 type PacketLog struct {
 	recs packetRecs
-	w    *World
-	apis store.StrCache[API, uint8] // apiIndex's answers
+	t    *Trace
+	apis store.StrCache[wire.API, uint8] // apiIndex's answers
 }
 
 // Len is the number of packets sent.
 func (l *PacketLog) Len() int { return l.recs.Len() }
 
-// At returns packet i as a new *Packet, its Summary formatted, its Req the
+// At returns packet i as a new *wire.Packet, its Summary formatted, its Req the
 // request it answers (materialized too), no Body (the trace keeps none).
-func (l *PacketLog) At(i int) *Packet {
+func (l *PacketLog) At(i int) *wire.Packet {
 	p, req := l.materialize(i)
 	if req >= 0 {
 		p.Req, _ = l.materialize(int(req))
@@ -461,10 +451,10 @@ func (l *PacketLog) At(i int) *Packet {
 }
 
 // materialize is packet i without its Req, and its request's ID (-1: none).
-func (l *PacketLog) materialize(i int) (*Packet, int32) {
+func (l *PacketLog) materialize(i int) (*wire.Packet, int32) {
 	f, h := l.recs.whole(i)
 	p := l.packet(f, h)
-	p.Summary = l.w.packetText(p.Type, p.Response, f.text)
+	p.Summary = l.t.packetText(p.Type, p.Response, f.text)
 	return &p, f.req
 }
 
@@ -472,44 +462,46 @@ func (l *PacketLog) materialize(i int) (*Packet, int32) {
 // summaries and requests (Summary "", Req nil): for a reader that looks
 // only at types, ends and errors, as the explorer does after every branch,
 // it formats and allocates nothing.
-func (l *PacketLog) Headers(i int) iter.Seq2[int, Packet] {
+func (l *PacketLog) Headers(i int) iter.Seq2[int, wire.Packet] {
 	return store.RangeFrom(i, l.Len(), l.header)
 }
 
-func (l *PacketLog) header(i int) Packet { return l.packet(l.recs.whole(i)) }
+func (l *PacketLog) header(i int) wire.Packet { return l.packet(l.recs.whole(i)) }
 
 // packet is a packet's header from its fields, whole, and its head.
-func (l *PacketLog) packet(f farPacket, h pktHead) Packet {
-	w := l.w
+func (l *PacketLog) packet(f farPacket, h pktHead) wire.Packet {
+	t := l.t
 	flags := h.flags
-	p := Packet{ID: int(f.id), Sent: int(f.sent), Delivered: -1, Lost: flags&pkLost != 0,
-		Type: APIs[h.api], Response: flags&pkResponse != 0, Error: ErrorCode(h.err)}
-	if !p.Lost && (flags&pkDelivered != 0 || w.Tick > p.Sent) {
+	p := wire.Packet{ID: int(f.id), Sent: int(f.sent), Delivered: -1, Lost: flags&pkLost != 0,
+		Type: wire.APIs[h.api], Response: flags&pkResponse != 0, Error: wire.ErrorCode(h.err)}
+	if !p.Lost && (flags&pkDelivered != 0 || *t.now > p.Sent) {
 		p.Delivered = p.Sent + 1
 	}
-	peer := w.parties.at(f.peer)
+	peer := t.parties.at(f.peer)
 	if flags&pkToBroker != 0 {
-		p.From, p.FromInc, p.To = peer.name, peer.inc, Broker
+		p.From, p.FromInc, p.To = peer.name, peer.inc, wire.Broker
 	} else {
-		p.From, p.To, p.ToInc = Broker, peer.name, peer.inc
+		p.From, p.To, p.ToInc = wire.Broker, peer.name, peer.inc
 	}
 	return p
 }
 
 // All ranges over the packets with their IDs.
-func (l *PacketLog) All() iter.Seq2[int, *Packet] { return l.From(0) }
+func (l *PacketLog) All() iter.Seq2[int, *wire.Packet] { return l.From(0) }
 
 // From ranges over the packets from ID i on.
-func (l *PacketLog) From(i int) iter.Seq2[int, *Packet] { return store.RangeFrom(i, l.Len(), l.At) }
+func (l *PacketLog) From(i int) iter.Seq2[int, *wire.Packet] {
+	return store.RangeFrom(i, l.Len(), l.At)
+}
 
 // Slice returns packets [from, to).
-func (l *PacketLog) Slice(from, to int) []*Packet { return store.SliceOf(from, to, l.At) }
+func (l *PacketLog) Slice(from, to int) []*wire.Packet { return store.SliceOf(from, to, l.At) }
 
 // Append adds a packet built by hand to the trace as it is, for tests of
 // the views; it is delivered at Sent+1 (Delivered Sent+1) or never
 // (Delivered -1, kept as lost), as every packet is. The engine sends with
 // World.send.
-func (l *PacketLog) Append(p *Packet) {
+func (l *PacketLog) Append(p *wire.Packet) {
 	if p.Delivered != -1 && p.Delivered != p.Sent+1 {
 		panic("sim: a packet is delivered the tick after it is sent, or never")
 	}
@@ -521,7 +513,7 @@ func (l *PacketLog) Append(p *Packet) {
 	}
 }
 
-func (l *PacketLog) api(t API) uint8 {
+func (l *PacketLog) api(t wire.API) uint8 {
 	a, ok := l.apis.Get(t)
 	if !ok {
 		a = apiIndex[t]
@@ -532,10 +524,10 @@ func (l *PacketLog) api(t API) uint8 {
 
 // record appends p to the trace; p.text is its summary (0: p.Summary, kept
 // as it is).
-func (l *PacketLog) record(p *Packet) {
-	w := l.w
+func (l *PacketLog) record(p *wire.Packet) {
+	t := l.t
 	if p.Text == 0 && p.Summary != "" {
-		p.Text = w.addText(encLit(w.scratch[:0], p.Summary))
+		p.Text = t.addText(encLit(t.scratch[:0], p.Summary))
 	}
 	var flags uint8
 	f := farPacket{sent: int32(p.Sent), text: p.Text, req: -1}
@@ -549,21 +541,21 @@ func (l *PacketLog) record(p *Packet) {
 		flags |= pkLost
 	}
 	switch {
-	case p.To == Broker:
+	case p.To == wire.Broker:
 		flags |= pkToBroker
-		f.peer = w.partyOf(p.From, p.FromInc, p.Proc)
-	case p.From == Broker:
-		f.peer = w.partyOf(p.To, p.ToInc, p.Proc)
+		f.peer = t.partyOf(p.From, p.FromInc, p.Proc)
+	case p.From == wire.Broker:
+		f.peer = t.partyOf(p.To, p.ToInc, p.Proc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
-	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, w.texts.end())
+	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, t.texts.end())
 }
 
 // EventLog is every event, oldest first.
 type EventLog struct {
 	recs  eventRecs
-	w     *World
+	t     *Trace
 	kinds store.StrCache[EventKind, uint8] // kindIndex's answers
 }
 
@@ -574,8 +566,8 @@ func (l *EventLog) Len() int { return l.recs.Len() }
 func (l *EventLog) At(i int) Event {
 	f, r := l.recs.whole(i)
 	e := l.event(f, r)
-	e.Text = l.w.memberText(f.text, e.Member)
-	e.Records = l.w.eventRecords(f.text, f.records)
+	e.Text = l.t.memberText(f.text, e.Member)
+	e.Records = l.t.eventRecords(f.text, f.records)
 	return e
 }
 
@@ -588,7 +580,7 @@ func (l *EventLog) header(i int) Event { return l.event(l.recs.whole(i)) }
 
 // event is an event's header from its record and its fields, whole.
 func (l *EventLog) event(f farEvent, r eventRec) Event {
-	return Event{Tick: int(f.tick), Kind: eventKinds[r.kind&^evStop], Member: l.w.parties.at(f.member).name, Stop: r.kind&evStop != 0}
+	return Event{Tick: int(f.tick), Kind: eventKinds[r.kind&^evStop], Member: l.t.parties.at(f.member).name, Stop: r.kind&evStop != 0}
 }
 
 // All ranges over the events with their indexes.
@@ -606,20 +598,20 @@ func (l *EventLog) add(kind EventKind, member string, text textRef, records uint
 		k = kindIndex[kind]
 		l.kinds.Put(kind, k)
 	}
-	l.recs.add(int32(l.w.Tick), text, l.w.parties.id(member, 0), records, k, l.w.texts.end())
+	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, k, l.t.texts.end())
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is
-// usually w.scratch, which is mostly the arena's spare room
+// usually t.scratch, which is mostly the arena's spare room
 // (textArena.scratch): a text encoded there is kept where it was written.
-// So a text is encoded into w.scratch[:0] and added before anything else
+// So a text is encoded into t.scratch[:0] and added before anything else
 // adds a text.
-func (w *World) addText(b []byte) textRef {
+func (t *Trace) addText(b []byte) textRef {
 	b = append(b, tEnd)
-	ref, in := w.texts.put(b)
-	w.scratch = w.texts.scratch(b, in)
+	ref, in := t.texts.put(b)
+	t.scratch = t.texts.scratch(b, in)
 	if b[0] == tOffsets {
-		w.texts.offsets = ref
+		t.texts.offsets = ref
 	}
 	return ref
 }
@@ -627,17 +619,17 @@ func (w *World) addText(b []byte) textRef {
 // addWhole is addText for a text that is one template token and its
 // arguments (b[0] is tTemplate+k, from encTemplate): the token becomes
 // tWhole+k, which ends the text, so it needs no tEnd.
-func (w *World) addWhole(b []byte) textRef {
+func (t *Trace) addWhole(b []byte) textRef {
 	if len(b) == 0 || b[0] < tTemplate || int(b[0]-tTemplate) >= len(templates) {
 		panic("sim: addWhole is for a text that is one template")
 	}
 	processed := b[0] == tTemplate+tplProcessed
 	b[0] += tWhole - tTemplate
-	ref, in := w.texts.put(b)
-	w.scratch = w.texts.scratch(b, in)
+	ref, in := t.texts.put(b)
+	t.scratch = t.texts.scratch(b, in)
 	if processed {
 		// its arguments, as processedBack would read them back from the arena
-		a := &w.texts
+		a := &t.texts
 		a.processed, a.processedRec.ok = ref, false
 		if tp, n := binary.Uvarint(b[1:]); n > 0 {
 			if off, m := binary.Uvarint(b[1+n:]); m > 0 {
@@ -649,19 +641,9 @@ func (w *World) addWhole(b []byte) textRef {
 }
 
 // addTextTail is addText that also returns a reference to b[at:].
-func (w *World) addTextTail(b []byte, at int) (textRef, textRef) {
+func (t *Trace) addTextTail(b []byte, at int) (textRef, textRef) {
 	b = append(b, tEnd)
-	ref, tail, in := w.texts.addWithTail(b, at)
-	w.scratch = w.texts.scratch(b, in)
+	ref, tail, in := t.texts.addWithTail(b, at)
+	t.scratch = t.texts.scratch(b, in)
 	return ref, tail
-}
-
-// traceBytes is what the trace and the events keep: their records, and
-// their texts in the arena (for BenchmarkHeapKeptPerTick's breakdown).
-func (w *World) traceBytes() (packets, events, texts int) {
-	for _, c := range w.texts.full {
-		texts += len(c)
-	}
-	texts += len(w.texts.open)
-	return w.Packets.Len() * int(unsafe.Sizeof(packetRec{})), w.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
 }

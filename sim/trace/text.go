@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"encoding/binary"
@@ -19,7 +19,7 @@ import (
 // as a varint) and cost a few bytes; rare ones store their text as a string.
 //
 // The texts are kgrepl's own trace formats (the `trace` view, the event
-// lines); partitions are spelled as Kafka's tools print a TopicPartition
+// lines); partitions are spelled as Kafka's tools print a wire.TopicPartition
 // (orders-2) or the seed's short way (o2).
 //
 // A text is a run of tokens ended by tEnd. Each token formats one piece:
@@ -135,7 +135,7 @@ const (
 	tplProduceNext
 )
 
-// ackTemplate is the template a Produce answer that keeps its produced
+// ackTemplate is the template a wire.Produce answer that keeps its produced
 // event's text reads it with (World.packetText).
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
 
@@ -383,8 +383,8 @@ func argOffset(b []byte, off int) []byte { return binary.AppendUvarint(b, uint64
 
 // argTP appends tp's number; false (and b unchanged) for a partition the
 // world does not have, which a template cannot hold.
-func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
-	i, ok := w.layout.Number(tp)
+func (t *Trace) argTP(b []byte, tp wire.TopicPartition) ([]byte, bool) {
+	i, ok := t.layout.Number(tp)
 	if !ok {
 		return b, false
 	}
@@ -393,34 +393,34 @@ func (w *World) argTP(b []byte, tp TopicPartition) ([]byte, bool) {
 
 // argTPI is argTP for a partition whose number is known: tpi is
 // tpIndex(tp) plus one, 0 when not known (then it is looked up).
-func (w *World) argTPI(b []byte, tpi int32, tp TopicPartition) ([]byte, bool) {
+func (t *Trace) argTPI(b []byte, tpi int32, tp wire.TopicPartition) ([]byte, bool) {
 	if tpi > 0 {
 		return binary.AppendUvarint(b, uint64(tpi-1)), true
 	}
-	return w.argTP(b, tp)
+	return t.argTP(b, tp)
 }
 
 // encParty is a client id, as a number.
-func (w *World) encParty(b []byte, client string) []byte {
-	return binary.AppendUvarint(append(b, tParty), uint64(w.parties.id(client, 0)))
+func (t *Trace) encParty(b []byte, client string) []byte {
+	return binary.AppendUvarint(append(b, tParty), uint64(t.parties.id(client, 0)))
 }
 
-// encLabel is Member.label: the client id, or "C1 (process 3)" for a
-// process that is not the client's newest.
-func (w *World) encLabel(b []byte, m *Member) []byte {
-	if m.superseded {
-		return encLit(b, m.label(w))
+// encLabel names a member in narration (Label.String), its client id as a
+// party when it is the client's newest process.
+func (t *Trace) encLabel(b []byte, who Label) []byte {
+	if who.Process > 0 {
+		return encLit(b, who.String())
 	}
-	return w.encParty(b, m.Client)
+	return t.encParty(b, who.Client)
 }
 
 // encMemberID is a member id C1-4 as its client and number; any other
 // spelling as it is.
-func (w *World) encMemberID(b []byte, id string) []byte {
-	ref, ok := w.memberIDs.Get(id)
+func (t *Trace) encMemberID(b []byte, id string) []byte {
+	ref, ok := t.memberIDs.Get(id)
 	if !ok {
-		ref = w.readMemberID(id)
-		w.memberIDs.Put(id, ref)
+		ref = t.readMemberID(id)
+		t.memberIDs.Put(id, ref)
 	}
 	if !ref.ok {
 		return encLit(b, id)
@@ -439,7 +439,7 @@ type memberIDRef struct {
 
 // readMemberID reads id as encMemberID encodes it, naming its client as a
 // party if it is spelled so (the parties only grow: the answer stays true).
-func (w *World) readMemberID(id string) memberIDRef {
+func (t *Trace) readMemberID(id string) memberIDRef {
 	i := strings.LastIndexByte(id, '-')
 	if i <= 0 {
 		return memberIDRef{}
@@ -448,15 +448,15 @@ func (w *World) readMemberID(id string) memberIDRef {
 	if err != nil || n < 0 || n > math.MaxUint32 || strconv.Itoa(n) != id[i+1:] {
 		return memberIDRef{} // spelled as it is (a number past 32 bits too: never a member's)
 	}
-	return memberIDRef{party: w.parties.id(id[:i], 0), n: uint32(n), ok: true}
+	return memberIDRef{party: t.parties.id(id[:i], 0), n: uint32(n), ok: true}
 }
 
-func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
-	i, ok := w.layout.Number(tp)
+func (t *Trace) encTP(b []byte, tok byte, tp wire.TopicPartition) []byte {
+	i, ok := t.layout.Number(tp)
 	if !ok {
 		var buf [64]byte
 		if tok == tShort {
-			return encLit(b, w.layout.AppendShortName(buf[:0], tp))
+			return encLit(b, t.layout.AppendShortName(buf[:0], tp))
 		}
 		return encLit(b, topo.AppendPartition(buf[:0], tp))
 	}
@@ -464,40 +464,40 @@ func (w *World) encTP(b []byte, tok byte, tp TopicPartition) []byte {
 }
 
 // encShort is appendShortName as a token (o2).
-func (w *World) encShort(b []byte, tp TopicPartition) []byte { return w.encTP(b, tShort, tp) }
+func (t *Trace) encShort(b []byte, tp wire.TopicPartition) []byte { return t.encTP(b, tShort, tp) }
 
 // encPart is appendPartition as a token (orders-2).
-func (w *World) encPart(b []byte, tp TopicPartition) []byte { return w.encTP(b, tPart, tp) }
+func (t *Trace) encPart(b []byte, tp wire.TopicPartition) []byte { return t.encTP(b, tPart, tp) }
 
 // encFetched is a fetched record named as World.RecordName names it, its
 // value spelled only when it is not an input record's.
-func (w *World) encFetched(b []byte, f *wire.Record) []byte {
-	if i, ok := w.fetchedInput(f); ok {
+func (t *Trace) encFetched(b []byte, f *wire.Record) []byte {
+	if i, ok := t.fetchedInput(f); ok {
 		return encRecordAt(b, i, f.Offset)
 	}
-	if b, ok := w.encRecordRef(b, f.TP, f.Offset); ok {
+	if b, ok := t.encRecordRef(b, f.TP, f.Offset); ok {
 		return b
 	}
-	return encLit(b, f.ValueIn(w.layout))
+	return encLit(b, f.ValueIn(t.layout))
 }
 
 // encFetchedList is the records of a fetch, spaced (o2.3 o2.4 p0.1): a
 // run of records that follow each other in one input partition is one
 // tRecords token.
-func (w *World) encFetchedList(b []byte, recs []wire.Record) []byte {
+func (t *Trace) encFetchedList(b []byte, recs []wire.Record) []byte {
 	for i := 0; i < len(recs); {
 		if i > 0 {
 			b = append(b, phSpace)
 		}
 		f := &recs[i]
 		j := i + 1
-		if _, ok := w.fetchedInput(f); ok {
+		if _, ok := t.fetchedInput(f); ok {
 			for j < len(recs) && j-i < maxRun && recs[j].TPI == f.TPI && recs[j].Offset == f.Offset+(j-i) {
 				j++
 			}
 		}
 		if j-i == 1 {
-			b = w.encFetched(b, f)
+			b = t.encFetched(b, f)
 		} else {
 			b = binary.AppendUvarint(append(b, tRecords), uint64(f.TPI-1))
 			b = binary.AppendUvarint(b, uint64(f.Offset))
@@ -510,8 +510,8 @@ func (w *World) encFetchedList(b []byte, recs []wire.Record) []byte {
 
 // encRecordRef is the tRecord token of record off of input partition tp;
 // false (b unchanged) when tp is not an input partition.
-func (w *World) encRecordRef(b []byte, tp TopicPartition, off int) ([]byte, bool) {
-	if i, ok := w.layout.Number(tp); ok && i < len(w.layout.Inputs()) && off >= 0 {
+func (t *Trace) encRecordRef(b []byte, tp wire.TopicPartition, off int) ([]byte, bool) {
+	if i, ok := t.layout.Number(tp); ok && i < len(t.layout.Inputs()) && off >= 0 {
 		return encRecordAt(b, i, off), true
 	}
 	return b, false
@@ -526,24 +526,24 @@ func encRecordAt(b []byte, i, off int) []byte {
 
 // fetchedInput is the tpIndex of f's partition when f carries it (tpi)
 // and f is a record of an input partition (a tRecord can name it).
-func (w *World) fetchedInput(f *wire.Record) (int, bool) {
+func (t *Trace) fetchedInput(f *wire.Record) (int, bool) {
 	i := int(f.TPI) - 1
-	return i, i >= 0 && i < len(w.layout.Inputs()) && f.Offset >= 0
+	return i, i >= 0 && i < len(t.layout.Inputs()) && f.Offset >= 0
 }
 
 // encOffsets is appendOffsets as a token (o0@3 o1@5). When b starts the
-// next text (it is w.scratch, empty) and the positions are those of the
+// next text (it is t.scratch, empty) and the positions are those of the
 // last text that began with a tOffsets token (an OffsetCommit request:
 // a member commits its positions and then fetches from them, in an order
 // that rotates), in the same order from some k on, the token refers back
 // to them (tOffsetsRot: 3 or 4 bytes, not 2 or more a partition).
-func (w *World) encOffsets(b []byte, tps []TopicPartition, offs []int) []byte {
-	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) {
-		if d, k, ok := w.offsetsRotation(tps, offs); ok {
+func (t *Trace) encOffsets(b []byte, tps []wire.TopicPartition, offs []int) []byte {
+	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(t.scratch) {
+		if d, k, ok := t.offsetsRotation(tps, offs); ok {
 			return binary.AppendUvarint(binary.AppendUvarint(append(b, tOffsetsRot), d), uint64(k))
 		}
 	}
-	return w.encOffsetsAt(b, tps, nil, offs)
+	return t.encOffsetsAt(b, tps, nil, offs)
 }
 
 // maxRotation is the most positions a tOffsetsRot token is tried for: a
@@ -554,27 +554,27 @@ const maxRotation = 32
 // last tOffsets text's token, and k, when that token holds the positions
 // offs of tps read from its k-th on (then from its first), and a text
 // added now lands in its chunk; false otherwise.
-func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, bool) {
-	a := &w.texts
+func (t *Trace) offsetsRotation(tps []wire.TopicPartition, offs []int) (uint64, int, bool) {
+	a := &t.texts
 	ref := a.offsets
 	end, ok := a.inChunk(ref, 2*binary.MaxVarintLen64+1)
 	if !ok || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) {
 		return 0, 0, false
 	}
 	var buf [maxRotation]offsetEntry
-	ents, ok := w.offsetEntries(buf[:0], a.bytes(ref))
+	ents, ok := t.offsetEntries(buf[:0], a.bytes(ref))
 	if !ok || len(ents) != len(tps) {
 		return 0, 0, false
 	}
 	k := 0
-	for k < len(ents) && !w.isTP(tps[0], ents[k].tp) {
+	for k < len(ents) && !t.isTP(tps[0], ents[k].tp) {
 		k++
 	}
 	if k == len(ents) {
 		return 0, 0, false
 	}
 	for i, tp := range tps {
-		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || !w.isTP(tp, e.tp) {
+		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || !t.isTP(tp, e.tp) {
 			return 0, 0, false
 		}
 	}
@@ -583,12 +583,12 @@ func (w *World) offsetsRotation(tps []TopicPartition, offs []int) (uint64, int, 
 
 // isTP reports whether tp is the partition numbered i (tpIndex): for an
 // input partition a compare with the one in its slot, nothing hashed.
-func (w *World) isTP(tp TopicPartition, i uint64) bool {
-	if i < uint64(len(w.layout.Inputs())) {
-		return (*w.layout.Input()).Is(tp, int32(i))
+func (t *Trace) isTP(tp wire.TopicPartition, i uint64) bool {
+	if i < uint64(len(t.layout.Inputs())) {
+		return t.layout.Input().Is(tp, int32(i))
 	}
-	t, ok := w.layout.Number(tp)
-	return ok && uint64(t) == i
+	n, ok := t.layout.Number(tp)
+	return ok && uint64(n) == i
 }
 
 // offsetEntry is one position of a tOffsets token: its partition's number
@@ -600,11 +600,11 @@ type offsetEntry struct {
 
 // offsetEntries appends to ents the positions of the tOffsets token b
 // begins with; false when b is not one or does not parse.
-func (w *World) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
+func (t *Trace) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
 	if firstByte(b) != tOffsets {
 		return ents, false
 	}
-	r := textReader{w: w, b: b[1:]}
+	r := textReader{t: t, b: b[1:]}
 	n, ok := r.uvarint()
 	if !ok || n > uint64(len(r.b)) {
 		return ents, false
@@ -624,19 +624,19 @@ func (w *World) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool
 
 // encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a
 // hint (an input partition's tpIndex is its slot; the hint is checked).
-func (w *World) encOffsetsAt(b []byte, tps []TopicPartition, slots []int32, offs []int) []byte {
+func (t *Trace) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	prev := int64(0)
 	for i, tp := range tps {
-		t, ok := int(topo.SlotAt(slots, i)), true
-		if !(*w.layout.Input()).Is(tp, int32(t)) {
-			t, ok = w.layout.Number(tp)
+		n, ok := int(topo.SlotAt(slots, i)), true
+		if !t.layout.Input().Is(tp, int32(n)) {
+			n, ok = t.layout.Number(tp)
 		}
 		if !ok {
-			return encLit(b[:start], appendOffsets(w, nil, tps, offs))
+			return encLit(b[:start], t.layout.AppendOffsets(nil, tps, offs))
 		}
-		b = binary.AppendUvarint(b, uint64(t))
+		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendVarint(b, int64(offs[i])-prev)
 		prev = int64(offs[i])
 	}
@@ -649,13 +649,13 @@ func encSame(b []byte, ref textRef) []byte {
 	return binary.AppendUvarint(append(b, tSame), uint64(ref))
 }
 
-// encSameAt is encSame for a text being encoded in w.scratch (b, its
+// encSameAt is encSame for a text being encoded in t.scratch (b, its
 // bytes so far), to be added next: the token at ref is referred to as a
 // distance back (tSameBack) when both will be in the open chunk, else by
 // its absolute ref (tSame).
-func (w *World) encSameAt(b []byte, ref textRef) []byte {
-	end, ok := w.texts.inChunk(ref, len(b)+2*binary.MaxVarintLen64)
-	if ok && len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(w.scratch) {
+func (t *Trace) encSameAt(b []byte, ref textRef) []byte {
+	end, ok := t.texts.inChunk(ref, len(b)+2*binary.MaxVarintLen64)
+	if ok && len(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(t.scratch) {
 		at := end + textRef(len(b)) // where the token will be
 		return binary.AppendUvarint(append(b, tSameBack), uint64(at-ref))
 	}
@@ -663,14 +663,14 @@ func (w *World) encSameAt(b []byte, ref textRef) []byte {
 }
 
 // encPartList is partList as a token ({o0 o1 p0}, sorted).
-func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
+func (t *Trace) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 	start := len(b)
-	tps = sortedView(tps)
+	tps = wire.SortedView(tps)
 	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
 	for _, tp := range tps {
-		i, ok := w.layout.Number(tp)
+		i, ok := t.layout.Number(tp)
 		if !ok {
-			return encLit(b[:start], appendPartList(w, nil, tps))
+			return encLit(b[:start], t.layout.AppendPartList(nil, tps))
 		}
 		b = binary.AppendUvarint(b, uint64(i))
 	}
@@ -682,7 +682,7 @@ func (w *World) encPartList(b []byte, tps []TopicPartition) []byte {
 
 // textReader walks the tokens of one text.
 type textReader struct {
-	w      *World
+	t      *Trace
 	b      []byte
 	member string // the event's member, for %m ("" in a packet's text)
 	// ref is b's first byte's place in the arena and n its length, so
@@ -694,9 +694,9 @@ type textReader struct {
 }
 
 // readerAt is a reader of the text at ref.
-func (w *World) readerAt(ref textRef, member string) textReader {
-	b := w.texts.bytes(ref)
-	return textReader{w: w, b: b, member: member, ref: ref, n: len(b)}
+func (t *Trace) readerAt(ref textRef, member string) textReader {
+	b := t.texts.bytes(ref)
+	return textReader{t: t, b: b, member: member, ref: ref, n: len(b)}
 }
 
 // at is the place in the arena of the next byte to read (0: not known).
@@ -716,22 +716,22 @@ func (r *textReader) uvarint() (uint64, bool) {
 	return v, true
 }
 
-func (r *textReader) tp() (TopicPartition, bool) {
+func (r *textReader) tp() (wire.TopicPartition, bool) {
 	i, ok := r.uvarint()
 	if !ok {
-		return TopicPartition{}, false
+		return wire.TopicPartition{}, false
 	}
-	tp, _, ok := r.w.layout.Numbered(i)
+	tp, _, ok := r.t.layout.Numbered(i)
 	return tp, ok
 }
 
 // recordRun reads a tRecords token's arguments.
-func (r *textReader) recordRun() (TopicPartition, int, int, bool) {
+func (r *textReader) recordRun() (wire.TopicPartition, int, int, bool) {
 	tp, ok := r.tp()
 	off, ok2 := r.uvarint()
 	n, ok3 := r.uvarint()
 	if !ok || !ok2 || !ok3 || off > 1<<62 || n > maxRun {
-		return TopicPartition{}, 0, 0, false
+		return wire.TopicPartition{}, 0, 0, false
 	}
 	return tp, int(off), int(n), true
 }
@@ -764,7 +764,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			return out, tEnd, false
 		}
 		if tok == tShort {
-			out = r.w.layout.AppendShortName(out, tp)
+			out = r.t.layout.AppendShortName(out, tp)
 		} else {
 			out = topo.AppendPartition(out, tp)
 		}
@@ -774,7 +774,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		if !ok || !ok2 || off > 1<<62 {
 			return out, tEnd, false
 		}
-		out = r.w.appendRecordName(out, tp, int(off))
+		out = r.t.appendRecordName(out, tp, int(off))
 	case tok == tRecords:
 		tp, off, n, ok := r.recordRun()
 		if !ok {
@@ -784,7 +784,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.appendRecordName(out, tp, off+i)
+			out = r.t.appendRecordName(out, tp, off+i)
 		}
 	case tok == tOffsets:
 		n, ok := r.uvarint()
@@ -802,7 +802,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.layout.AppendShortName(out, tp)
+			out = r.t.layout.AppendShortName(out, tp)
 			out = append(out, '@')
 			out = strconv.AppendInt(out, v, 10)
 		}
@@ -814,20 +814,20 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			return out, tEnd, false
 		}
 		var buf [maxRotation]offsetEntry
-		ents, ok := r.w.offsetEntries(buf[:0], r.w.texts.bytes(at))
+		ents, ok := r.t.offsetEntries(buf[:0], r.t.texts.bytes(at))
 		if !ok || k >= uint64(len(ents)) {
 			return out, tEnd, false
 		}
 		for i := range ents {
 			e := ents[(int(k)+i)%len(ents)]
-			tp, _, ok := r.w.layout.Numbered(e.tp)
+			tp, _, ok := r.t.layout.Numbered(e.tp)
 			if !ok {
 				return out, tEnd, false
 			}
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.layout.AppendShortName(out, tp)
+			out = r.t.layout.AppendShortName(out, tp)
 			out = append(out, '@')
 			out = strconv.AppendInt(out, e.off, 10)
 		}
@@ -845,15 +845,15 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 			if i > 0 {
 				out = append(out, ' ')
 			}
-			out = r.w.layout.AppendShortName(out, tp)
+			out = r.t.layout.AppendShortName(out, tp)
 		}
 		out = append(out, '}')
 	case tok == tParty, tok == tMember:
 		i, ok := r.uvarint()
-		if !ok || i >= uint64(len(r.w.parties.names)) {
+		if !ok || i >= uint64(len(r.t.parties.names)) {
 			return out, tEnd, false
 		}
-		out = append(out, r.w.parties.names[i].name...)
+		out = append(out, r.t.parties.names[i].name...)
 		if tok == tMember {
 			n, ok := r.uvarint()
 			if !ok {
@@ -873,7 +873,7 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		if !ok || ref > 1<<32-1 {
 			return out, tEnd, false
 		}
-		at := r.w.readerAt(textRef(ref), "")
+		at := r.t.readerAt(textRef(ref), "")
 		if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
 			return out, tEnd, false // a reference to a reference could loop
 		}
@@ -909,7 +909,7 @@ func firstByte(b []byte) byte {
 
 // template formats one template token's text from its arguments.
 func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
-	var tp TopicPartition
+	var tp wire.TopicPartition
 	var cur uint64 // %c's offset
 	for i := 0; i < len(tpl); i++ {
 		if tpl[i] != '%' || i+1 == len(tpl) {
@@ -935,13 +935,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		case 'c':
 			i, ok := r.uvarint()
 			off, ok2 := r.uvarint()
-			src, srcOff, ok3 := r.w.invoiceSource(i, off)
+			src, srcOff, ok3 := r.t.invoiceSource(i, off)
 			if !ok || !ok2 || !ok3 {
 				return out, tEnd, false
 			}
-			tp, _, _ = r.w.layout.Numbered(i)
+			tp, _, _ = r.t.layout.Numbered(i)
 			cur = off
-			out = r.w.appendRecordName(out, src, srcOff)
+			out = r.t.appendRecordName(out, src, srcOff)
 		case 'o':
 			out = strconv.AppendUint(out, cur, 10)
 		case 'm':
@@ -954,7 +954,7 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 				return out, tEnd, false
 			}
 			r.b = r.b[n:]
-			pid, epoch, seq, ok := r.w.produceHead(at)
+			pid, epoch, seq, ok := r.t.produceHead(at)
 			if !ok {
 				return out, tEnd, false
 			}
@@ -967,13 +967,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			if tp, off, ok = r.processedAt(d, ok); !ok {
 				return out, tEnd, false
 			}
-			out = r.w.appendRecordName(out, tp, int(off))
+			out = r.t.appendRecordName(out, tp, int(off))
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
 				return out, tEnd, false
 			}
-			out = r.w.appendRecordName(out, tp, int(off))
+			out = r.t.appendRecordName(out, tp, int(off))
 		}
 	}
 	return out, tok, true
@@ -992,20 +992,20 @@ func (r *textReader) back(d uint64) (textRef, bool) {
 
 // processedAt reads the record of the tplProcessed text d bytes back from
 // the token being read (%b): false unless it is one, in the same chunk.
-func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, bool) {
+func (r *textReader) processedAt(d uint64, ok bool) (wire.TopicPartition, uint64, bool) {
 	ref, ok2 := r.back(d)
 	if !ok || !ok2 {
-		return TopicPartition{}, 0, false
+		return wire.TopicPartition{}, 0, false
 	}
-	b := r.w.texts.bytes(ref)
+	b := r.t.texts.bytes(ref)
 	if firstByte(b) != tWhole+tplProcessed {
-		return TopicPartition{}, 0, false
+		return wire.TopicPartition{}, 0, false
 	}
-	at := textReader{w: r.w, b: b[1:]}
+	at := textReader{t: r.t, b: b[1:]}
 	tp, ok := at.tp()
 	off, ok2 := at.uvarint()
 	if !ok || !ok2 || off > 1<<62 || tp.Topic == "" {
-		return TopicPartition{}, 0, false
+		return wire.TopicPartition{}, 0, false
 	}
 	return tp, off, true
 }
@@ -1013,9 +1013,9 @@ func (r *textReader) processedAt(d uint64, ok bool) (TopicPartition, uint64, boo
 // produceHead is the producer id, epoch and sequence number of the
 // produce text at ref, one that spells them (tplProduce, tplProduceAfter);
 // false for any other text.
-func (w *World) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
-	b := w.texts.bytes(ref)
-	r := textReader{w: w, b: b[min(len(b), 1):]}
+func (t *Trace) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
+	b := t.texts.bytes(ref)
+	r := textReader{t: t, b: b[min(len(b), 1):]}
 	switch firstByte(b) {
 	case tWhole + tplProduce:
 		_, ok1 := r.uvarint() // the record: partition and offset
@@ -1043,8 +1043,8 @@ const maxProduceText = 1 + 4*binary.MaxVarintLen64
 // record off of input partition tpi-1 (tpi: tpIndex plus one) and a text
 // of maxProduceText bytes added now would be in its chunk (put adds it at
 // end: the open chunk is this world's and has room); false otherwise.
-func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
-	a := &w.texts
+func (t *Trace) processedBack(tpi int32, off int) (uint64, bool) {
+	a := &t.texts
 	end, ok := a.inChunk(a.processed, maxProduceText)
 	if !ok || tpi <= 0 || off < 0 {
 		return 0, false
@@ -1056,91 +1056,88 @@ func (w *World) processedBack(tpi int32, off int) (uint64, bool) {
 }
 
 // packetText is a packet's summary: the text at ref, except that a
-// Produce answer whose record was written keeps no text of its own but its
+// wire.Produce answer whose record was written keeps no text of its own but its
 // produced event's (handleProduce), read as tplProduceAck, which takes the
 // same arguments.
-func (w *World) packetText(t API, response bool, ref textRef) string {
-	if t == Produce && response {
-		b := w.texts.bytes(ref)
+func (t *Trace) packetText(api wire.API, response bool, ref textRef) string {
+	if api == wire.Produce && response {
+		b := t.texts.bytes(ref)
 		if k, ok := ackTemplate[firstByte(b)]; ok {
-			r := textReader{w: w, b: b[1:]}
+			r := textReader{t: t, b: b[1:]}
 			var buf [64]byte
 			out, _, _ := r.template(buf[:0], templates[k], 0)
 			return string(out)
 		}
 	}
-	return w.text(ref)
+	return t.text(ref)
 }
 
 // invoiceSource is the source of the invoice at offset off of the log
-// numbered i (tpIndex), an input record; false for any other cell.
-func (w *World) invoiceSource(i, off uint64) (TopicPartition, int, bool) {
-	if i >= uint64(len(w.logAt)) || w.logAt[i] == nil || off >= uint64(w.logAt[i].Cells.Len()) {
-		return TopicPartition{}, 0, false
+// numbered i (topo.Layout.Number), an input record; false for any other
+// cell (or with no logs to read).
+func (t *Trace) invoiceSource(i, off uint64) (wire.TopicPartition, int, bool) {
+	if t.sources == nil {
+		return wire.TopicPartition{}, 0, false
 	}
-	part, srcOff, ok := w.logAt[i].Cells.sourceRef(int(off))
-	if !ok || part < 0 || part >= len(w.layout.Inputs()) {
-		return TopicPartition{}, 0, false
-	}
-	return w.layout.Inputs()[part], srcOff, true
+	return t.sources.InvoiceSource(i, off)
 }
 
 // appendText formats the text at ref; member is its event's (for %m).
-func (w *World) appendText(out []byte, ref textRef, member string) []byte {
-	r := w.readerAt(ref, member)
+func (t *Trace) appendText(out []byte, ref textRef, member string) []byte {
+	r := t.readerAt(ref, member)
 	for ok := true; ok; {
 		out, _, ok = r.next(out)
 	}
 	return out
 }
 
-func (w *World) text(ref textRef) string { return w.memberText(ref, "") }
+func (t *Trace) text(ref textRef) string { return t.memberText(ref, "") }
 
 // memberText is the text at ref of an event whose member is member.
-func (w *World) memberText(ref textRef, member string) string {
+func (t *Trace) memberText(ref textRef, member string) string {
 	if ref == 0 {
 		return ""
 	}
 	var buf [128]byte
-	return string(w.appendText(buf[:0], ref, member))
+	return string(t.appendText(buf[:0], ref, member))
 }
 
 // eventRecords is an event's Records: the record tokens of its text at ref
 // from byte at on, or a tplProcessed text's record.
-func (w *World) eventRecords(ref textRef, at uint16) []string {
-	b := w.texts.bytes(ref)
+func (t *Trace) eventRecords(ref textRef, at uint16) []string {
+	b := t.texts.bytes(ref)
 	if at > 0 && int(at) <= len(b) {
-		return w.names(b[at:])
+		return t.names(b[at:])
 	}
 	if firstByte(b) != tWhole+tplProcessed {
 		return nil
 	}
-	r := textReader{w: w, b: b[1:]}
+	r := textReader{t: t, b: b[1:]}
 	tp, ok := r.tp()
 	off, ok2 := r.uvarint()
 	if !ok || !ok2 || off > 1<<62 {
 		return nil
 	}
-	return []string{w.RecordName(tp, int(off))}
+	return []string{t.layout.Name(tp, int(off))}
 }
 
-// encProcessed is a processed event's text for m's record f: a
+// encProcessed is a processed event's text for who's record f: a
 // tplProcessed when m is its client's newest process (its label is the
 // event's member) and f an input record, else its spelled-out tokens.
 // records is where the record tokens start (0: in the template).
-func (w *World) encProcessed(m *Member, f *wire.Record) (b []byte, whole bool, records int) {
-	if i, ok := w.fetchedInput(f); ok && !m.superseded {
-		return argOffset(argOffset(encTemplate(w.scratch[:0], tplProcessed), i), f.Offset), true, 0
+func (t *Trace) encProcessed(who Label, f *wire.Record) (b []byte, whole bool, records int) {
+	if i, ok := t.fetchedInput(f); ok && who.Process == 0 {
+		return argOffset(argOffset(encTemplate(t.scratch[:0], tplProcessed), i), f.Offset), true, 0
 	}
-	b = append(w.encLabel(w.scratch[:0], m), phProcessed)
-	return w.encFetched(b, f), false, len(b)
+	b = append(t.encLabel(t.scratch[:0], who), phProcessed)
+	return t.encFetched(b, f), false, len(b)
 }
 
 // names formats a list of records (an event's Records): one name per
 // token, the spaces between them (phSpace) skipped.
-func (w *World) names(b []byte) []string {
+func (t *Trace) names(b []byte) []string {
 	var out []string
-	r := textReader{w: w, b: b}
+	r := textReader{t: t, b: b}
 	var buf [64]byte
 	for {
 		if len(r.b) > 0 && r.b[0] == tRecords { // a run: one name per record
@@ -1150,7 +1147,7 @@ func (w *World) names(b []byte) []string {
 				return out
 			}
 			for i := 0; i < n; i++ {
-				out = append(out, string(w.appendRecordName(buf[:0], tp, off+i)))
+				out = append(out, string(t.appendRecordName(buf[:0], tp, off+i)))
 			}
 			continue
 		}
@@ -1165,19 +1162,28 @@ func (w *World) names(b []byte) []string {
 }
 
 // appendRecordName is RecordName appending to b.
-func (w *World) appendRecordName(b []byte, tp TopicPartition, off int) []byte {
-	return w.layout.AppendName(b, tp, off)
+func (t *Trace) appendRecordName(b []byte, tp wire.TopicPartition, off int) []byte {
+	return t.layout.AppendName(b, tp, off)
 }
 
 // encValue is a produced record's value: inv(o2.3) as tokens when the
 // request names its input record, else the value as it is.
-func (w *World) encValue(b []byte, r *wire.ProduceRequest) []byte {
+func (t *Trace) encValue(b []byte, r *wire.ProduceRequest) []byte {
 	if r.HasSrc {
 		b = append(b, phInv)
-		if rb, ok := w.encRecordRef(b, r.Src, r.SrcOffset); ok {
+		if rb, ok := t.encRecordRef(b, r.Src, r.SrcOffset); ok {
 			return append(rb, phCloseParen)
 		}
-		return append(encLit(b, r.SourceIn(w.layout)), phCloseParen)
+		return append(encLit(b, r.SourceIn(t.layout)), phCloseParen)
 	}
-	return encLit(b, r.ValueIn(w.layout))
+	return encLit(b, r.ValueIn(t.layout))
+}
+
+// SetArenaChunkForTest makes the text arena's chunks n bytes long (at most
+// 1<<arenaShift) and returns the function that restores them: tests only,
+// never while a world exists.
+func SetArenaChunkForTest(n int) (restore func()) {
+	old := arenaChunk
+	arenaChunk = n
+	return func() { arenaChunk = old }
 }
