@@ -5,6 +5,7 @@ package sim
 // engine, and these are the words on it.
 
 import (
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -18,6 +19,8 @@ type (
 	ErrorCode = wire.ErrorCode
 	// Packet is one message on the wire.
 	Packet = wire.Packet
+	// DropRule loses the next packets that match (a `drop` command).
+	DropRule = env.DropRule
 	// EventKind says what happened.
 	EventKind = trace.EventKind
 	// Event is one thing that happened, for the trace and the views.

@@ -31,7 +31,7 @@ func (w *World) handleFetch(p *Packet) {
 // poll starts a fetch, with a new number): the timeout would do nothing.
 func (w *World) armFetchTimeout(p *Packet) {
 	r := p.Body.(*wire.FetchRequest)
-	w.timers.push(timer{at: p.TimerAt, seq: p.TimerSeq, kind: tmFetchTimeout, client: p.From, inc: p.FromInc, proc: p.Proc, n: r.ID})
+	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmFetchTimeout, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID})
 }
 
 // answerFetch reads up to Max records, partition by partition in the order
@@ -61,7 +61,7 @@ func (w *World) answerFetch(p *Packet) *Packet {
 	if len(recs) == 0 {
 		return nil
 	}
-	resp := w.newFetchResp()
+	resp := w.env.NewFetchResponse()
 	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
 	return w.replyText(p, None, w.trace.FetchAnswer(recs), resp)
 }
@@ -103,7 +103,7 @@ func (w *World) handleProduce(p *Packet) *Packet {
 	} else {
 		l = w.logOf(r.TP)
 	}
-	resp := w.newProduceResp()
+	resp := w.env.NewProduceResponse()
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
 	if r.PID >= 0 {
 		e := l.producers[r.PID]
@@ -190,7 +190,7 @@ func (w *World) fetchOutstanding(m *Member, id int) bool {
 			return true
 		}
 	}
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Type != Fetch {
 			continue
 		}

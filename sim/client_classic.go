@@ -280,7 +280,7 @@ func (m *Member) sendJoin(w *World) {
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
 	m.await(m.lastJoin)
 	m.joinSeq++
-	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: m.joinSeq})
 }
 
 // joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
@@ -420,7 +420,7 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 	}
 	m.await(m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}))
 	m.syncSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {

@@ -137,7 +137,7 @@ func (m *Member) sendHeartbeat(w *World) {
 	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.hbSeq, Arg: 1})
 	// AbstractHeartbeatRequestManager.makeHeartbeatRequest: the interval
 	// timer restarts when a heartbeat is sent (HeartbeatRequestState.resetTimer),
 	// not when it is answered, so heartbeats go every interval, not every
@@ -155,7 +155,7 @@ func (m *Member) sendHeartbeat(w *World) {
 // after the given ticks.
 func (m *Member) armHeartbeat(w *World, after int) {
 	m.cg.ivSeq++
-	w.after(timer{at: w.Tick + after, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.ivSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.ivSeq})
 }
 
 // cgRetryBackoff is the wait before a heartbeat is retried after a failed
@@ -481,7 +481,7 @@ func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
 	}
 	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
 	m.cg.commitSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq, m: 1})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq, Arg: 1})
 }
 
 // onCommitBeforeRevoke: the auto-commit before revocation is answered.
@@ -498,7 +498,7 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
 		w.trace.Eventf(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
 		m.cg.commitSeq++
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
@@ -524,7 +524,7 @@ func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
 		}
 		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.commitSeq++
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -37,9 +38,8 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
-				group: old.Group, txn: old.Txn, timers: old.timers, free: old.free, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
+				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, procBuf: old.procBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
-			old.free = nil // the finished copy recycles nothing from here on
 		}
 		r.last = nil
 	} else {
@@ -54,22 +54,11 @@ func (w *World) clone(r *Reuser) *World {
 	n.memberSeq = store.CopyMapInto(sp.memberSeq, w.memberSeq)
 	n.trace = w.trace.Clone(&n.Tick, n)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
-	n.keep = nil
-	// What is alive now may be shared from here on: neither world recycles
-	// it (freelist.go); the copy starts lists of its own, or takes the
-	// finished copy's, renewed: what is in them is referenced by nothing
-	// else (recycle takes back only what no world reads again), and the
-	// renewed epoch keeps what the finished copy still holds out of them.
-	w.free.renew()
-	if n.free = sp.free; n.free != nil {
-		n.free.renew()
-	} else {
-		n.free = newFreeLists()
-	}
-	n.drops = store.Copy(w.drops)
-	// The timer heap with room to grow (timerQueue.clone), in the finished
-	// copy's arrays if they have it.
-	n.timers = w.timers.cloneOver(sp.timers)
+	// The environment: drop rules, timers (in the finished copy's arrays
+	// if they have the room), process sets and free lists (env.Clone);
+	// its packets on the wire below.
+	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
+	sending, inflight := w.env.Wire()
 	n.Sink = w.Sink.clone()
 
 	// The trace is shared chunk by chunk (its records never change). The
@@ -79,24 +68,24 @@ func (w *World) clone(r *Reuser) *World {
 	// The copies, of packets and of the other objects below that a world
 	// has a few of, are made in one array per kind: one allocation each
 	// rather than one per object.
-	r.wire = store.ReuseBuf(r.wire, len(w.sending)+len(w.inflight))
+	r.wire = store.ReuseBuf(r.wire, len(sending)+len(inflight))
 	wire := r.wire
-	for i, p := range w.sending {
+	for i, p := range sending {
 		wire[i] = *p
 	}
-	for i, p := range w.inflight {
-		wire[len(w.sending)+i] = *p
+	for i, p := range inflight {
+		wire[len(sending)+i] = *p
 	}
 	// re finds a live packet's copy: by a walk of the two lists while they
 	// are short (a few packets: no map to make), else in a map.
 	var pk map[*Packet]*Packet
 	if len(wire) > 32 {
 		pk = make(map[*Packet]*Packet, len(wire))
-		for i, p := range w.sending {
+		for i, p := range sending {
 			pk[p] = &wire[i]
 		}
-		for i, p := range w.inflight {
-			pk[p] = &wire[len(w.sending)+i]
+		for i, p := range inflight {
+			pk[p] = &wire[len(sending)+i]
 		}
 	}
 	re := func(p *Packet) *Packet {
@@ -109,14 +98,14 @@ func (w *World) clone(r *Reuser) *World {
 			}
 			return p
 		}
-		for i, q := range w.sending {
+		for i, q := range sending {
 			if q == p {
 				return &wire[i]
 			}
 		}
-		for i, q := range w.inflight {
+		for i, q := range inflight {
 			if q == p {
-				return &wire[len(w.sending)+i]
+				return &wire[len(sending)+i]
 			}
 		}
 		return p
@@ -134,7 +123,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		return out
 	}
-	n.sending, n.inflight = onWire(w.sending, 0), onWire(w.inflight, len(w.sending))
+	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
 	n.parked = make([]parkedFetch, len(w.parked))
 	for i, pf := range w.parked {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
@@ -189,10 +178,9 @@ func (w *World) clone(r *Reuser) *World {
 	for c, m := range w.current {
 		n.current[c] = n.procs[m.proc] // a process's copy has its process number
 	}
-	n.wake, n.busy = w.wake.clone(), w.busy.clone()
 	// The tick loop's scratch lists are private to a world and kept by
 	// nothing: a finished copy's serve the new one (nil for a plain copy).
-	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
+	n.actBuf, n.procBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.procBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
 	n.Meter = w.Meter.clone()
 	r.last = n
 	if plain {
@@ -212,9 +200,9 @@ type spare struct {
 	procs     []*Member
 	group     *Group
 	txn       *TxnCoordinator
-	timers    timerQueue
-	free      *freeLists
+	env       *env.Env
 	actBuf    []*Member
+	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool

@@ -131,7 +131,7 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 			w.Step()
 			for ; seen < w.Packets.Len(); seen++ {
-				p := w.keep[seen]
+				p := w.env.KeepForTest()[seen]
 				if req, ok := p.Body.(*wire.OffsetCommitRequest); ok && !p.Response && len(req.Partitions) > 0 {
 					sent[p] = slices.Clone(req.Partitions)
 					if m := w.process(p.From, p.FromInc); m != nil && len(m.Owned) > 0 && &m.Owned[0] == &req.Partitions[0] {

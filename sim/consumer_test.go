@@ -30,16 +30,16 @@ func consumerWorld(t *testing.T, n int, tweak func(*Config)) *World {
 
 // keepBodies makes w keep the packets it sends, bodies included, for
 // withBody: the trace keeps no bodies.
-func keepBodies(w *World) { w.keep = map[int]*Packet{} }
+func keepBodies(w *World) { w.env.KeepForTest() }
 
 // withBody gives a packet of the trace the body it was sent with, and its
 // request's, in a world that keeps them (keepBodies).
 func withBody(w *World, p *Packet) *Packet {
-	if live := w.keep[p.ID]; live != nil {
+	if live := w.env.KeepForTest()[p.ID]; live != nil {
 		p.Body = live.Body
 	}
 	if p.Req != nil {
-		if live := w.keep[p.Req.ID]; live != nil {
+		if live := w.env.KeepForTest()[p.Req.ID]; live != nil {
 			p.Req.Body = live.Body
 		}
 	}
@@ -330,7 +330,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 	tp := gm.Assignment[0]
 	send := func(typ API, body any) *Packet {
 		p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: typ, Summary: "by hand", Body: body}
-		w.send(p)
+		w.env.Send(p)
 		stepDisjoint(t, w, c, 1, nil)
 		for _, q := range w.Packets.All() {
 			if q.Req != nil && q.Req.ID == p.ID {
@@ -638,7 +638,7 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
 		Body: &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
 			Topics: store.Copy(gm.Topics), TopicsSent: true, Owned: store.Copy(gm.Assignment), OwnedSent: true, Assignor: "range"}}
-	w.send(p)
+	w.env.Send(p)
 	stepChecked(t, w, c, 1)
 	if g.GroupEpoch != epoch {
 		t.Errorf("group epoch %d after an assignor change, want %d", g.GroupEpoch, epoch)

@@ -109,7 +109,7 @@ func TestEndTxnStates(t *testing.T) {
 		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
 			Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
 		w.Txn.receive(w, req)
-		got := w.sending[len(w.sending)-1]
+		got := w.env.Sending()[len(w.env.Sending())-1]
 		if got.Req != req || got.Error != tc.want {
 			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)
 		}
@@ -385,7 +385,7 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 	stepUntil(t, w, c, 10, func() bool { gm := w.Group.members["C2-1"]; return gm != nil && gm.joinPkt != nil })
 	join := w.Group.members["C2-1"].joinPkt
 	w.Group.removeMember(w, "C2-1", "removed by the test")
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Req == join {
 			if p.Error != UnknownMemberID {
 				t.Errorf("the waiting JoinGroup answered %s, want UNKNOWN_MEMBER_ID", p.Error)
@@ -431,7 +431,7 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
 			w.Group.staticRejoin(w, newJoin, &r, oldID)
 			var answer *Packet
-			for _, p := range w.sending {
+			for _, p := range w.env.Sending() {
 				if p.Req == waiting {
 					answer = p
 				}
@@ -467,7 +467,7 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	}
 	var leader string
 	stepUntil(t, w, c, 40, func() bool {
-		for _, p := range w.sending {
+		for _, p := range w.env.Sending() {
 			if r, ok := p.Body.(*wire.SyncGroupRequest); ok && !p.Response && len(r.Plan) > 0 {
 				leader = p.From
 				return true

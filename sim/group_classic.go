@@ -50,7 +50,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 	// (one that left knows already); one that sends none now learns it
 	// from its next JoinGroup or SyncGroup answer.
 	if g.hearsFrom(w, gm) {
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: id}})
 	}
 }
@@ -326,9 +326,9 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 		if g.initialRemaining < 0 {
 			g.initialRemaining = 0
 		}
-		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: g.roundStart, m: d})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + d, Kind: tmInitialRebalance, Key: g.roundStart, Arg: d})
 	} else {
-		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.deadline, Kind: tmRebalanceDeadline, Key: g.roundStart})
 	}
 	for _, gm := range g.Members() {
 		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
@@ -339,7 +339,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			// Told by its next heartbeat's answer; a member sending none
 			// (joining, its generation reset, dead) hears nothing: its next
 			// JoinGroup or SyncGroup comes anyway.
-			w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 				Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin"})
 		}
 	}
@@ -395,7 +395,7 @@ func (g *Group) completeJoin(w *World) {
 			}
 		}
 		g.deadline = w.Tick + timeout
-		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.deadline, Kind: tmRebalanceDeadline, Key: g.roundStart})
 		return
 	}
 	g.Generation++
@@ -429,14 +429,14 @@ func (g *Group) completeJoin(w *World) {
 			timeout = gm.RebalanceTimeout
 		}
 	}
-	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + timeout, Kind: tmPendingSync, Key: g.Generation, Arg: g.Incarnation})
 	// rescheduleClassicGroupMemberHeartbeat for every member left, static
 	// ones that did not rejoin too (completeClassicGroupJoin walks
 	// allMembers): the session runs from now for a member whose client is
 	// not heartbeating (a JoinGroup counted as heard while it waited
 	// here).
 	for _, gm := range joined {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: g.Generation})
 		g.rescheduleHeartbeat(w, gm)
 	}
 	for _, gm := range g.Members() {
@@ -477,7 +477,7 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 			g.initialRemaining = 0
 		}
 		w.trace.Eventf(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
-		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: roundStart, m: d})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + d, Kind: tmInitialRebalance, Key: roundStart, Arg: d})
 		return
 	}
 	g.initialRound = false
@@ -506,7 +506,7 @@ func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 		return
 	}
 	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: id, Key: gen})
 		return
 	}
 	g.removeMember(w, id, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
@@ -650,7 +650,7 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 	}
 	if m := w.process(gm.ClientID, gm.Inc); (m == nil || !m.Alive) && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 	}
 }
 
@@ -688,7 +688,7 @@ func (g *Group) rescheduleHeartbeat(w *World, gm *GroupMember) {
 		return
 	}
 	gm.silentSince = w.Tick
-	w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 }
 
 // memberIDDropped: a live process goes by another member id now.
@@ -704,7 +704,7 @@ func (g *Group) memberIDDropped(w *World, id string) {
 	}
 	if gm := g.members[id]; gm != nil && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: id, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: id, Key: w.Tick})
 	}
 }
 
@@ -727,7 +727,7 @@ func (g *Group) processStopped(w *World, m *Member) {
 			continue
 		}
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 	}
 }
 
@@ -743,7 +743,7 @@ func (g *Group) sessionExpiry(w *World, id string, since int) {
 		// kgrepl counts a new member's waiting JoinGroup too: Kafka times
 		// those out after group.classic.new.member.join.timeout.ms (5
 		// minutes), which kgrepl leaves out.
-		w.after(timer{at: w.Tick + cur.SessionTimeout, kind: tmSessionExpiry, id: id, n: since})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + cur.SessionTimeout, Kind: tmSessionExpiry, Member: id, Key: since})
 		return
 	}
 	g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))

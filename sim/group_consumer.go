@@ -401,7 +401,7 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupH
 	g.timerSeq++
 	gm.rebalanceTimer = g.timerSeq
 	if next.State == reconcile.UnrevokedPartitions {
-		w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmConsumerRebalanceTimeout, id: gm.MemberID, n: gm.rebalanceTimer, m: gm.MemberEpoch})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
 	}
 	return nil
 }
@@ -466,7 +466,7 @@ func memberState(s string) reconcile.MemberState {
 func (g *Group) scheduleConsumerSessionTimeout(w *World, gm *GroupMember) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.after(timer{at: w.Tick + w.Cfg.ConsumerSessionTimeout, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + w.Cfg.ConsumerSessionTimeout, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // consumerSessionTimeout fences a member that sent no heartbeat within the
@@ -540,7 +540,7 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	}
 	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
 		// A classic member learns it from its next heartbeat.
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
 	}
 	g.dropMember(gm.MemberID)

@@ -107,7 +107,7 @@ func (g *Group) heardClassic(w *World, gm *GroupMember) bool {
 func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.after(timer{at: at, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // classicJoinToConsumerGroup is classicGroupJoinToConsumerGroup: the
@@ -175,7 +175,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 		gm.silentSince = w.Tick
 		g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
 	} else {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: gm.MemberEpoch})
 	}
 	g.updateConsumerState(w)
 	// The answer's append completes: cancelConsumerGroupJoinTimeout, and
@@ -184,7 +184,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 	gm.joinTimer = 0
 	g.timerSeq++
 	gm.syncTimer = g.timerSeq
-	w.after(timer{at: w.Tick + r.RebalanceTimeout, kind: tmClassicSyncTimeout, id: gm.MemberID, n: gm.syncTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.syncTimer})
 	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
@@ -200,7 +200,7 @@ func (g *Group) scheduleClassicJoinTimeout(w *World, gm *GroupMember) {
 	}
 	g.timerSeq++
 	gm.joinTimer = g.timerSeq
-	w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmClassicJoinTimeout, id: gm.MemberID, n: gm.joinTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmClassicJoinTimeout, Member: gm.MemberID, Key: gm.joinTimer})
 }
 
 // classicMemberTimeout: a classic member's join or sync timer fired
@@ -300,7 +300,7 @@ func (g *Group) notifyClassicMembers(w *World) {
 		// scheduleConsumerGroupJoinTimeoutIfAbsent); kgrepl tells a
 		// heartbeating member once per change, at the change.
 		g.scheduleClassicJoinTimeout(w, gm)
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
 }
@@ -406,7 +406,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 			gm.silentSince = -1
 		} else {
 			gm.silentSince = w.Tick
-			w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+			w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 		}
 	}
 	g.Type = ClassicGroup

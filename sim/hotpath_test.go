@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The default world in steady traffic takes its Produce, Fetch and
@@ -27,14 +28,14 @@ func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
 	if allocs > 4 {
 		t.Errorf("%.1f allocations a tick, want at most 4", allocs)
 	}
-	f := w.free
-	if n := len(f.packets) + len(f.fetchReqs) + len(f.fetchResps) + len(f.produceResps) + len(f.produceReqs) + len(f.commitReqs) + len(f.commitResps); n > 64 {
+	f := w.env.FreeListsForTest() // packets, fetch reqs and resps, produce resps and reqs, commit reqs and resps
+	if n := f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6]; n > 64 {
 		t.Errorf("the free lists hold %d objects after 2000 ticks: something goes back that never comes out", n)
 	}
-	if len(f.fetchResps) == 0 && len(f.produceResps) == 0 && len(f.produceReqs) == 0 {
+	if f[2] == 0 && f[3] == 0 && f[4] == 0 {
 		t.Error("no body ever went back to the free lists")
 	}
-	if len(f.commitReqs) == 0 || len(f.commitResps) == 0 {
+	if f[5] == 0 || f[6] == 0 {
 		t.Error("no OffsetCommit body ever went back to the free lists")
 	}
 }
@@ -43,55 +44,17 @@ func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
 // their bodies stay as they were sent.
 func TestFreeListsIdleWhenPacketsKept(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	w.keep = map[int]*Packet{}
+	kept := w.env.KeepForTest()
 	w.Join("C2", false, nil)
 	for i := 0; i < 100; i++ {
 		w.Step()
 	}
-	if f := w.free; len(f.packets)+len(f.fetchReqs)+len(f.fetchResps)+len(f.produceResps)+len(f.produceReqs)+len(f.commitReqs)+len(f.commitResps) > 0 {
+	if w.env.FreeListsForTest() != [7]int{} {
 		t.Fatal("a world that keeps its packets recycled some")
 	}
-	for id, p := range w.keep {
+	for id, p := range kept {
 		if p.ID != id {
 			t.Fatalf("kept packet %d now says it is %d: it was reused", id, p.ID)
-		}
-	}
-}
-
-// The timer heap (moving a hole, not swapping) pops in (at, seq) order over
-// random interleavings of pushes and pops, with many timers due at the
-// same tick, and so does a clone of it, the original left as it was.
-func TestPropertyTimerQueueOrder(t *testing.T) {
-	for seed := int64(0); seed < 100; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		var q timerQueue
-		var ref []timer // what is in q, kept sorted by (at, seq)
-		for i := 0; i < 400; i++ {
-			if r.Intn(30) == 0 { // go on with a clone; the original still pops the same
-				c := q.clone()
-				for k := range ref {
-					if got := q.pop(); got.seq != ref[k].seq || got.id != ref[k].id {
-						t.Fatalf("seed %d, step %d: the cloned queue popped seq %d, want %d", seed, i, got.seq, ref[k].seq)
-					}
-				}
-				q = c
-			}
-			if r.Intn(3) > 0 || len(ref) == 0 {
-				q.seq++
-				tm := timer{at: r.Intn(20), seq: q.seq, id: strconv.Itoa(i)}
-				q.push(tm)
-				j := sort.Search(len(ref), func(j int) bool { return timerLess(&tm, &ref[j]) })
-				ref = append(ref[:j], append([]timer{tm}, ref[j:]...)...)
-				continue
-			}
-			got := q.pop()
-			if got.seq != ref[0].seq || got.id != ref[0].id {
-				t.Fatalf("seed %d, step %d: popped (at %d, seq %d), want (at %d, seq %d)", seed, i, got.at, got.seq, ref[0].at, ref[0].seq)
-			}
-			ref = ref[1:]
-			if q.Len() != len(ref) {
-				t.Fatalf("seed %d: %d timers queued, want %d", seed, q.Len(), len(ref))
-			}
 		}
 	}
 }
@@ -127,12 +90,6 @@ func TestLogOfAsLogsMap(t *testing.T) {
 			}
 		}
 	}
-}
-
-// timerLess orders timers as the queue does (keyLess): by due tick, then
-// by the order they were set; the model queue above keeps this order.
-func timerLess(a, b *timer) bool {
-	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
 }
 
 // TestPositionListLeavesOutMissing: positionList lists the owned
@@ -185,7 +142,7 @@ func TestPollTimersAsEager(t *testing.T) {
 				}
 				w.Set(client, "max.poll.interval.ms", strconv.Itoa(3+r.Intn(60)))
 			}
-			most = max(most, w.timers.Len())
+			most = max(most, w.env.Timers().Len())
 			return w
 		})
 		return traceDump(w), most
@@ -218,13 +175,14 @@ func TestPollTimerSameStretchTwice(t *testing.T) {
 	w := consumingWorld(10, 20)
 	m := w.current["C1"]
 	m.leftPollAt = w.Tick
-	first := w.timers.seq + 1
+	_, first := w.env.TimersForTest()
 	m.armPollTimer(w)
 	m.armPollTimer(w)
 	var own []int
-	for _, k := range w.timers.heap {
-		if tm := w.timers.slots[k.slot]; tm.kind == tmPollTimeout && tm.client == "C1" && tm.m == 0 {
-			own = append(own, k.seq)
+	timers, _ := w.env.TimersForTest()
+	for _, tm := range timers {
+		if tm.Owner == wire.OwnerClient && tm.Kind == tmPollTimeout && tm.Client == "C1" && tm.Arg == 0 {
+			own = append(own, tm.Seq)
 		}
 	}
 	if m.pollSeq != first || m.pollSince != w.Tick || !m.pollQueued || len(own) != 1 || own[0] != first+1 {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -277,7 +278,7 @@ func (m *Member) send(w *World, p *Packet) *Packet {
 	if p.To == "" {
 		p.To = Broker
 	}
-	w.send(p)
+	w.env.Send(p)
 	return p
 }
 
@@ -344,8 +345,7 @@ func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	}
 	m.send(w, &Packet{Type: OffsetFetch, Summary: w.layout.PartList(tps), Body: r})
 	m.offsetFetchSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
-		tps: append([]TopicPartition{}, tps...)})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: m.offsetFetchSeq, Partitions: append([]TopicPartition{}, tps...)})
 }
 
 func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
@@ -357,7 +357,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
 		w.trace.Eventf(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
 	if p.Error == StaleMemberEpoch || p.Error == UnknownMemberID {
@@ -369,7 +369,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		// when the member normally knows its new epoch from its heartbeat.
 		m.pendingFetch = true
 		w.trace.Eventf(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -458,11 +458,11 @@ func (m *Member) poll(w *World) bool {
 		return false // a Fetch is already out
 	}
 	m.maybeAutoCommit(w)
-	req := w.newFetchReq()
+	req := w.env.NewFetchRequest()
 	tps, offs := m.fetchableInto(w, req.Partitions, req.Offsets)
 	if len(tps) == 0 {
 		req.Partitions, req.Offsets = tps[:0], offs[:0]
-		w.unuseFetchReq(req)
+		w.env.UnuseFetchRequest(req)
 		return false
 	}
 	m.fetchID++
@@ -470,12 +470,12 @@ func (m *Member) poll(w *World) bool {
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3": every fetch writes it
 	text := w.trace.FetchRequest(req.Partitions, req.Offsets, req.Max)
-	p := w.packet()
+	p := w.env.Packet()
 	p.Type, p.Text, p.Body = Fetch, text, req
 	m.send(w, p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
-	p.TimerAt, p.TimerSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
+	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + m.Cfg.RequestTimeout)
 	if p.Lost {
 		w.armFetchTimeout(p)
 	}
@@ -494,19 +494,19 @@ func (m *Member) maybeAutoCommit(w *World) {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		req := w.newCommitReq()
+		req := w.env.NewCommitRequest()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
 			req.Auto = wire.AutoInterval
 			m.sendCommitReq(w, req)
 		} else {
-			w.unuseCommitReq(req)
+			w.env.UnuseCommitRequest(req)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
 	if m.autoArmed != m.nextAuto && m.anyPositioned() {
 		m.autoArmed = m.nextAuto
-		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: m.nextAuto})
 	}
 }
 
@@ -634,14 +634,14 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 // when it fires; a second stretch begun in the same tick (the same
 // leftPollAt) is checked by a timer of its own, as before.
 func (m *Member) armPollTimer(w *World) {
-	at, seq := w.reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
-	t := timer{at: at, seq: seq, kind: tmPollTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.leftPollAt}
+	at, seq := w.env.Reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
+	t := wire.Timer{Owner: wire.OwnerClient, At: at, Seq: seq, Kind: tmPollTimeout, Client: m.Client, Inc: m.Inc, Proc: int32(m.proc + 1), Key: m.leftPollAt}
 	if m.pollQueued && m.pollSince == m.leftPollAt || eagerPollTimers {
-		w.timers.push(t) // a second check of the same stretch: a timer of its own (m 0)
+		w.env.Push(t) // a second check of the same stretch: a timer of its own (m 0)
 		return
 	}
 	m.pollAt, m.pollSeq, m.pollSince = at, seq, m.leftPollAt
-	if !m.pollQueued || keyLess(&timerKey{at: at, seq: seq}, &timerKey{at: m.pollQAt, seq: m.pollQSeq}) {
+	if !m.pollQueued || env.KeyLess(at, seq, m.pollQAt, m.pollQSeq) {
 		m.standPollTimer(w, t)
 	}
 }
@@ -651,29 +651,29 @@ func (m *Member) armPollTimer(w *World) {
 var eagerPollTimers = false
 
 // standPollTimer queues t as the timer standing for the latest check (m 1).
-func (m *Member) standPollTimer(w *World, t timer) {
-	t.m = 1
-	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.at, t.seq
-	w.timers.push(t)
+func (m *Member) standPollTimer(w *World, t wire.Timer) {
+	t.Arg = 1
+	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.At, t.Seq
+	w.env.Push(t)
 }
 
 // firePollTimer is a max.poll.interval timer firing: a timer of its own
 // (m 0) checks its stretch; the one standing for the latest check (m 1)
 // checks it if it is that check's, and is otherwise set again for it. A
 // standing timer another replaced does nothing.
-func (m *Member) firePollTimer(w *World, t timer) {
-	if t.m == 1 {
-		if !m.pollQueued || t.at != m.pollQAt || t.seq != m.pollQSeq {
+func (m *Member) firePollTimer(w *World, t wire.Timer) {
+	if t.Arg == 1 {
+		if !m.pollQueued || t.At != m.pollQAt || t.Seq != m.pollQSeq {
 			return
 		}
 		m.pollQueued = false
-		if t.at != m.pollAt || t.seq != m.pollSeq {
-			t.at, t.seq, t.n = m.pollAt, m.pollSeq, m.pollSince
+		if t.At != m.pollAt || t.Seq != m.pollSeq {
+			t.At, t.Seq, t.Key = m.pollAt, m.pollSeq, m.pollSince
 			m.standPollTimer(w, t)
 			return
 		}
 	}
-	m.pollTimeout(w, t.n)
+	m.pollTimeout(w, t.Key)
 }
 
 // pollTimeout is the heartbeat thread's check: still outside poll() since
@@ -954,7 +954,7 @@ func (m *Member) sendSyncCommit(w *World) {
 	}
 	m.commitSeq++
 	m.sendCommitList(w, m.pendingCommit, true, m.syncAutoCommit())
-	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + 2 + m.Cfg.RetryBackoff, Kind: tmCommitRetry, Client: m.Client, Inc: m.Inc, Key: m.commitSeq})
 }
 
 // commitRetry resends a commitSync that got no answer.
@@ -969,7 +969,7 @@ func (m *Member) commitRetry(w *World, seq int) {
 // partitions and slots, and copies the offsets into its own array (from
 // the free list).
 func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.AutoCommit) {
-	req := w.newCommitReq()
+	req := w.env.NewCommitRequest()
 	req.Sync, req.Auto, req.Partitions, req.Slots = sync, auto, l.tps, l.slots
 	req.Offsets = append(req.Offsets, l.offs...)
 	m.sendCommitReq(w, req)
@@ -982,7 +982,7 @@ func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
 	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, orDash(m.MemberID))
-	p := w.packet()
+	p := w.env.Packet()
 	p.Type, p.Text, p.Body = OffsetCommit, text, req
 	m.send(w, p)
 }
@@ -1134,7 +1134,7 @@ func (m *Member) die(w *World) {
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
-	w.wake.remove(m.proc)
+	w.env.Unwake(m.proc)
 	w.Group.processStopped(w, m)
 }
 

@@ -179,7 +179,7 @@ func (w *World) GroupSettled() bool {
 	if g.State != Stable && g.State != Empty {
 		return false
 	}
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Type == JoinGroup || p.Type == SyncGroup || p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == RebalanceNotification {
 			return false
 		}
@@ -437,7 +437,7 @@ func (w *World) consumerGroupSettled() bool {
 	if (g.State != Stable && g.State != Empty) || !g.consumerSettled() {
 		return false
 	}
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == JoinGroup || p.Type == SyncGroup {
 			return false
 		}

@@ -64,7 +64,7 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 }
 
 func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
-	resp := w.newCommitResp()
+	resp := w.env.NewCommitResponse()
 	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
 		w.reply(p, code, "", resp)

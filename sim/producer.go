@@ -196,7 +196,7 @@ func (m *Member) initProducer(w *World) {
 func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	if p.Error == ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmInitPIDRetry, client: m.Client, inc: m.Inc})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})
 		return
 	}
 	m.prod.initInFlight = false
@@ -236,7 +236,7 @@ func (m *Member) produceInvoice(w *World, f wire.Record) {
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
-	req := w.newProduceReq()
+	req := w.env.NewProduceRequest()
 	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
 		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
 	req.TPI = int32(len(w.layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
@@ -267,7 +267,7 @@ func (m *Member) produceInvoice(w *World, f wire.Record) {
 
 func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
-	p := w.packet()
+	p := w.env.Packet()
 	p.Text = w.trace.ProduceRequest(req, &m.prod.text)
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
@@ -275,7 +275,7 @@ func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
 	// The timer is reserved (its tick and its place among the timers) and
 	// set only when the answer will not settle the request (armRetry): in
 	// steady traffic it would fire after the answer and do nothing.
-	p.TimerAt, p.TimerSeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
 	if p.Lost {
 		w.armRetry(p)
 	}
@@ -290,7 +290,7 @@ func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
 // would find nothing to resend; so does a process that is gone.
 func (w *World) armRetry(p *Packet) {
 	r := p.Body.(*wire.ProduceRequest)
-	w.timers.push(timer{at: p.TimerAt, seq: p.TimerSeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.Proc, n: r.ID, m: r.Attempt})
+	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmProduceRetry, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID, Arg: r.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.
@@ -321,7 +321,7 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 		m.prod.unacked.del(r.ID)
 	case OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: r.ID, m: req.Attempt})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmProduceRetry, Client: m.Client, Inc: m.Inc, Key: r.ID, Arg: req.Attempt})
 		return
 	case DuplicateSequenceNumber:
 		m.prod.unacked.del(r.ID) // written before: nothing to do
@@ -367,7 +367,7 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 	case None:
 	case ConcurrentTransactions:
 		// The previous transaction's markers are still being written.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmAddPartitionsRetry, client: m.Client, inc: m.Inc})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmAddPartitionsRetry, Client: m.Client, Inc: m.Inc})
 		return
 	default:
 		w.trace.Eventf(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
@@ -468,7 +468,7 @@ func (m *Member) endTxn(w *World, commit bool) {
 	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
 		Body: &wire.EndTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
 	m.endTxnSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmEndTxnTimeout, client: m.Client, inc: m.Inc, n: m.endTxnSeq, m: boolInt(commit)})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmEndTxnTimeout, Client: m.Client, Inc: m.Inc, Key: m.endTxnSeq, Arg: boolInt(commit)})
 }
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
@@ -480,7 +480,7 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	case None:
 	case ConcurrentTransactions:
 		// TransactionManager.EndTxnHandler: retriable; ask again after the backoff.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmEndTxnRetry, client: m.Client, inc: m.Inc, n: boolInt(req.Commit)})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmEndTxnRetry, Client: m.Client, Inc: m.Inc, Key: boolInt(req.Commit)})
 		return
 	case InvalidTxnState:
 		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))

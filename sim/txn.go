@@ -192,7 +192,7 @@ func (t *TxnCoordinator) begin(w *World, e *TxnEntry) {
 	}
 	e.Start = w.Tick
 	e.txnSeq++
-	w.after(timer{at: w.Tick + e.Timeout, kind: tmTxnTimeout, id: e.TransactionalID, n: e.txnSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerTxnCoordinator, At: w.Tick + e.Timeout, Kind: tmTxnTimeout, Member: e.TransactionalID, Key: e.txnSeq})
 }
 
 // txnTimeout aborts a transaction still open when transaction.timeout.ms ran out.
@@ -313,12 +313,12 @@ func (t *TxnCoordinator) prepareEnd(w *World, e *TxnEntry, commit bool) {
 	}
 	for _, tp := range e.Partitions {
 		e.markersLeft++
-		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " " + tp.String(),
+		w.env.Send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " " + tp.String(),
 			Body: &wire.WriteTxnMarkersRequest{PID: e.PID, Epoch: e.Epoch, Commit: commit, Partitions: []TopicPartition{tp}, TxnID: e.TransactionalID}})
 	}
 	if e.Group != "" {
 		e.markersLeft++
-		w.send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " __consumer_offsets (" + e.Group + ")",
+		w.env.Send(&Packet{From: Broker, To: Broker, Type: WriteTxnMarkers, Summary: what + " __consumer_offsets (" + e.Group + ")",
 			Body: &wire.WriteTxnMarkersRequest{PID: e.PID, Epoch: e.Epoch, Commit: commit, Offsets: true, TxnID: e.TransactionalID}})
 	}
 	if e.markersLeft == 0 {

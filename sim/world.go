@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
@@ -52,26 +53,20 @@ type World struct {
 	clients    []string           // client ids in Kafka's string order
 	memberSeq  map[string]int     // client id -> member ids issued so far
 
-	inflight []*Packet // sent last tick, delivered this tick
-	sending  []*Packet // sent this tick
+	// env is the nodes' environment: the wire, the timers, the free
+	// lists, and which processes act this tick (sim/env).
+	env *env.Env
 	// trace keeps every packet and every event (sim/trace); Packets and
 	// Events are its two logs, for the views.
 	trace   *trace.Trace
 	Packets *trace.PacketLog // the whole trace, in send order (p.ID is the index)
 	Events  *trace.EventLog
-	// keep, when a test sets it, keeps every packet sent by ID, body
-	// included: the trace keeps no bodies.
-	keep    map[int]*Packet
-	free    *freeLists // delivered packets and bodies for reuse (freelist.go); never shared with a clone
-	drops   []DropRule
-	timers  timerQueue
-	wake    procSet // members to act this tick
-	busy    procSet // members with work for the next tick
 	parked  []parkedFetch
 	nextPID int64
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
 	actBuf    []*Member
+	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
@@ -110,11 +105,11 @@ func New(t Topology, cfg Config) (*World, error) {
 	w := &World{
 		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
 		current: map[string]*Member{}, memberSeq: map[string]int{},
-		free:    newFreeLists(),
 		nextPID: 1000,
 	}
 	w.trace = trace.New(w.layout, &w.Tick, w)
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
+	w.env = env.New(&w.Tick, w.trace, w.layout)
 	ins, outs := w.layout.Inputs(), w.layout.Outputs()
 	w.logAt = make([]*PartitionLog, len(ins)+len(outs))
 	for i, tp := range ins {
@@ -299,68 +294,34 @@ func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
 	}
 }
 
-// send puts a packet on the wire; it is delivered next tick unless a drop
-// rule loses it.
-func (w *World) send(p *Packet) {
-	p.ID = w.Packets.Len()
-	p.Sent = w.Tick
-	p.Delivered = -1
-	for i := range w.drops {
-		if w.drops[i].matches(p) {
-			w.drops[i].Count--
-			p.Lost = true
-			break
-		}
-	}
-	w.trace.Record(p)
-	if w.keep != nil {
-		w.keep[p.ID] = p
-	}
-	if !p.Lost {
-		w.sending = append(w.sending, p)
-	}
-}
-
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.
 func (w *World) InFlight() []*Packet {
-	out := make([]*Packet, len(w.sending))
-	for i, p := range w.sending {
+	sending := w.env.Sending()
+	out := make([]*Packet, len(sending))
+	for i, p := range sending {
 		out[i] = w.Packets.At(p.ID)
 	}
 	return out
 }
 
 // Drop adds a rule that loses the next matching packet(s).
-func (w *World) Drop(r DropRule) {
-	if r.Count <= 0 {
-		r.Count = 1
-	}
-	w.drops = append(w.drops, r)
-}
+func (w *World) Drop(r DropRule) { w.env.Drop(r) }
 
 // PendingDrops lists the drop rules not yet used up.
-func (w *World) PendingDrops() []DropRule {
-	var out []DropRule
-	for _, r := range w.drops {
-		if r.Count > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (w *World) PendingDrops() []DropRule { return w.env.PendingDrops() }
 
 // wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
 func (w *World) wakeUp(m *Member) {
 	if m.Alive {
-		w.wake.add(m.proc)
+		w.env.Wake(m.proc)
 	}
 }
 
 // wakeNext lets a member act next tick (it is in the middle of a record).
 func (w *World) wakeNext(m *Member) {
 	if m.Alive {
-		w.busy.add(m.proc)
+		w.env.WakeNext(m.proc)
 	}
 }
 
@@ -370,19 +331,16 @@ func (w *World) wakeNext(m *Member) {
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.trace.BeginTick()
-	// The two lists trade their arrays every tick (the one delivered last
-	// tick is empty): sending allocates nothing in steady traffic.
-	w.inflight, w.sending = w.sending, w.inflight[:0]
-	w.wake.addAll(&w.busy)
-	w.busy.clear() // in place: a clone has its own sets (World.Clone)
-	for _, p := range w.inflight {
+	w.env.BeginTick()
+	for _, p := range w.env.Deliverable() {
 		p.Delivered = w.Tick
 		w.deliver(p)
-		w.recycle(p)
+		w.env.Recycle(p, w.produceHeld)
 	}
-	clear(w.inflight) // the delivered packets are garbage unless someone holds them
-	w.inflight = w.inflight[:0]
-	w.fireTimers()
+	w.env.Delivered()
+	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
+		w.fire(t)
+	}
 	w.Group.tick(w)
 	w.actMembers()
 	w.Meter.account(w)
@@ -446,10 +404,13 @@ func (w *World) procHint(client string, inc int, proc int32) *Member {
 func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
-	for pass := 0; pass < 8 && w.wake.len() > 0; pass++ {
-		ms := w.wake.appendMembers(w.actBuf[:0], w.procs)
+	for pass := 0; pass < 8 && w.env.Woken(); pass++ {
+		w.procBuf = w.env.TakeWoken(w.procBuf[:0])
+		ms := w.actBuf[:0]
+		for _, i := range w.procBuf {
+			ms = append(ms, w.procs[i])
+		}
 		w.actBuf = ms
-		w.wake.clear()
 		// (client, incarnation) names one process: members act in that
 		// order (a total order), not in process-number order.
 		w.actOrder(ms)
@@ -515,20 +476,20 @@ func (w *World) brokerReceive(p *Packet) {
 
 // reply answers a request, and returns the answer.
 func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Packet {
-	p := w.packet()
+	p := w.env.Packet()
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
 	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
-	w.send(p)
+	w.env.Send(p)
 	return p
 }
 
 // replyText answers a request with a summary encoded in the arena, and
 // returns the answer.
 func (w *World) replyText(req *Packet, code ErrorCode, text wire.TextRef, body any) *Packet {
-	p := w.packet()
+	p := w.env.Packet()
 	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
 	p.Error, p.Text, p.Body, p.Req = code, text, body, req
-	w.send(p)
+	w.env.Send(p)
 	return p
 }
 
@@ -672,4 +633,12 @@ func (w *World) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
 		return TopicPartition{}, 0, false
 	}
 	return w.layout.Inputs()[src], srcOff, true
+}
+
+// produceHeld reports whether the producer that sent Produce request q
+// still holds its body r (its unacked requests), so that it is not
+// recycled (env.Recycle).
+func (w *World) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
+	m := w.procOf(q.From, q.FromInc, q.Proc)
+	return m == nil || m.prod.unacked.get(r.ID) == r
 }

@@ -1,4 +1,4 @@
-package sim
+package env
 
 import (
 	"math/rand"
@@ -6,19 +6,20 @@ import (
 	"testing"
 )
 
-// TestProcSetMatchesMap: procSet gives the same answers as the
-// map[*Member]bool it replaced, under random adds, removes, unions and
+// TestProcSetMatchesMap: procSet gives the same answers as a
+// map[*process]bool, under random adds, removes, unions and
 // clears, and lists its members in process-number order; a clone is
 // independent of its source.
 func TestProcSetMatchesMap(t *testing.T) {
-	procs := make([]*Member, 300)
+	type proc struct{ proc int }
+	procs := make([]*proc, 300)
 	for i := range procs {
-		procs[i] = &Member{proc: i}
+		procs[i] = &proc{proc: i}
 	}
 	rng := rand.New(rand.NewSource(13))
 	for round := 0; round < 200; round++ {
 		var s, o procSet
-		ms, mo := map[*Member]bool{}, map[*Member]bool{}
+		ms, mo := map[*proc]bool{}, map[*proc]bool{}
 		n := 1 + rng.Intn(len(procs)) // how many processes exist in this round
 		for op := 0; op < 500; op++ {
 			m := procs[rng.Intn(n)]
@@ -54,26 +55,18 @@ func TestProcSetMatchesMap(t *testing.T) {
 				t.Fatalf("round %d op %d: has(%d) %v, map %v", round, op, x.proc, s.has(x.proc), ms[x])
 			}
 		}
-		got := s.appendMembers(nil, procs)
-		var want []*Member
+		got := s.appendTo(nil)
+		var want []int
 		for m := range ms {
-			want = append(want, m)
+			want = append(want, m.proc)
 		}
-		slices.SortFunc(want, func(a, b *Member) int { return a.proc - b.proc })
+		slices.Sort(want)
 		if !slices.Equal(got, want) {
-			t.Fatalf("round %d: members %v, map %v", round, procNums(got), procNums(want))
+			t.Fatalf("round %d: members %v, map %v", round, got, want)
 		}
 		s.clear()
-		if s.len() != 0 || len(s.appendMembers(nil, procs)) != 0 {
+		if s.len() != 0 || len(s.appendTo(nil)) != 0 {
 			t.Fatalf("round %d: not empty after clear", round)
 		}
 	}
-}
-
-func procNums(ms []*Member) []int {
-	out := make([]int, len(ms))
-	for i, m := range ms {
-		out[i] = m.proc
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package sim
+package env
 
 import (
 	"sync/atomic"
@@ -48,7 +48,7 @@ import (
 // A world whose test keeps packets (World.keep) recycles nothing.
 type freeLists struct {
 	epoch        atomic.Uint64
-	packets      []*Packet
+	packets      []*wire.Packet
 	fetchReqs    []*wire.FetchRequest
 	fetchResps   []*wire.FetchResponse
 	produceResps []*wire.ProduceResponse
@@ -79,19 +79,20 @@ func (f *freeLists) current() uint64 {
 	return f.epoch.Load()
 }
 
-// packet returns a zeroed packet, from the list if it has one.
-func (w *World) packet() *Packet {
-	f := w.free
+// Packet returns a zeroed packet, from the list if it has one.
+func (e *Env) Packet() *wire.Packet {
+	f := e.free
 	if f == nil {
-		return &Packet{}
+		return &wire.Packet{}
 	}
 	p := store.Take(&f.packets)
-	*p = Packet{FreeEpoch: f.current()}
+	*p = wire.Packet{FreeEpoch: f.current()}
 	return p
 }
 
-func (w *World) newFetchReq() *wire.FetchRequest {
-	f := w.free
+// NewFetchRequest returns an empty Fetch request, from the list if it has one.
+func (e *Env) NewFetchRequest() *wire.FetchRequest {
+	f := e.free
 	if f == nil {
 		return &wire.FetchRequest{}
 	}
@@ -100,8 +101,9 @@ func (w *World) newFetchReq() *wire.FetchRequest {
 	return r
 }
 
-func (w *World) newFetchResp() *wire.FetchResponse {
-	f := w.free
+// NewFetchResponse returns an empty Fetch answer, from the list if it has one.
+func (e *Env) NewFetchResponse() *wire.FetchResponse {
+	f := e.free
 	if f == nil {
 		return &wire.FetchResponse{}
 	}
@@ -111,10 +113,10 @@ func (w *World) newFetchResp() *wire.FetchResponse {
 	return r
 }
 
-// newProduceReq returns a request for the caller to fill in whole,
+// NewProduceRequest returns a request for the caller to fill in whole,
 // keeping its epoch.
-func (w *World) newProduceReq() *wire.ProduceRequest {
-	f := w.free
+func (e *Env) NewProduceRequest() *wire.ProduceRequest {
+	f := e.free
 	if f == nil {
 		return &wire.ProduceRequest{}
 	}
@@ -123,8 +125,9 @@ func (w *World) newProduceReq() *wire.ProduceRequest {
 	return r
 }
 
-func (w *World) newProduceResp() *wire.ProduceResponse {
-	f := w.free
+// NewProduceResponse returns an empty Produce answer, from the list if it has one.
+func (e *Env) NewProduceResponse() *wire.ProduceResponse {
+	f := e.free
 	if f == nil {
 		return &wire.ProduceResponse{}
 	}
@@ -133,10 +136,10 @@ func (w *World) newProduceResp() *wire.ProduceResponse {
 	return r
 }
 
-// newCommitReq returns an empty request whose Offsets has the array of a
+// NewCommitRequest returns an empty request whose Offsets has the array of a
 // recycled one, if any, to append to.
-func (w *World) newCommitReq() *wire.OffsetCommitRequest {
-	f := w.free
+func (e *Env) NewCommitRequest() *wire.OffsetCommitRequest {
+	f := e.free
 	if f == nil {
 		return &wire.OffsetCommitRequest{}
 	}
@@ -145,8 +148,9 @@ func (w *World) newCommitReq() *wire.OffsetCommitRequest {
 	return r
 }
 
-func (w *World) newCommitResp() *wire.OffsetCommitResponse {
-	f := w.free
+// NewCommitResponse returns an empty OffsetCommit answer, from the list if it has one.
+func (e *Env) NewCommitResponse() *wire.OffsetCommitResponse {
+	f := e.free
 	if f == nil {
 		return &wire.OffsetCommitResponse{}
 	}
@@ -155,67 +159,70 @@ func (w *World) newCommitResp() *wire.OffsetCommitResponse {
 	return r
 }
 
-// unuseCommitReq gives back a request the auto-commit took but did not
+// UnuseCommitRequest gives back a request the auto-commit took but did not
 // send (nothing positioned).
-func (w *World) unuseCommitReq(r *wire.OffsetCommitRequest) {
-	if f := w.free; f != nil && r.FreeEpoch == f.current() {
+func (e *Env) UnuseCommitRequest(r *wire.OffsetCommitRequest) {
+	if f := e.free; f != nil && r.FreeEpoch == f.current() {
 		*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: r.FreeEpoch}
 		f.commitReqs = append(f.commitReqs, r)
 	}
 }
 
-// recycle takes back a delivered packet of the Produce, Fetch and
+// Recycle takes back a delivered packet of the Produce, Fetch and
 // OffsetCommit round trips: an answer with its request and their bodies
-// (see freeLists for why nothing reads them again). Anything else, and anything stamped with
-// an older epoch, is left alone.
-func (w *World) recycle(p *Packet) {
-	f := w.free
-	if f == nil || w.keep != nil || !p.Response || (p.Type != Produce && p.Type != Fetch && p.Type != OffsetCommit) {
+// (see freeLists for why nothing reads them again). Anything else, and
+// anything stamped with an older epoch, is left alone. held reports
+// whether the producer that sent a Produce request still holds its body
+// (its unacked requests: an answer that does not settle it leaves it
+// there, to be sent again).
+func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceRequest) bool) {
+	f := e.free
+	if f == nil || e.keep != nil || !p.Response || (p.Type != wire.Produce && p.Type != wire.Fetch && p.Type != wire.OffsetCommit) {
 		return
 	}
-	e := f.current()
+	ep := f.current()
 	switch b := p.Body.(type) {
 	case *wire.ProduceResponse:
-		if b.FreeEpoch == e {
+		if b.FreeEpoch == ep {
 			f.produceResps = append(f.produceResps, b)
 		}
 	case *wire.FetchResponse:
-		if b.FreeEpoch == e {
+		if b.FreeEpoch == ep {
 			f.fetchResps = append(f.fetchResps, b)
 		}
 	case *wire.OffsetCommitResponse:
-		if b.FreeEpoch == e {
+		if b.FreeEpoch == ep {
 			*b = wire.OffsetCommitResponse{}
 			f.commitResps = append(f.commitResps, b)
 		}
 	}
-	if q := p.Req; q != nil && q.FreeEpoch == e {
+	if q := p.Req; q != nil && q.FreeEpoch == ep {
 		switch b := q.Body.(type) {
 		case *wire.FetchRequest:
-			if b.FreeEpoch == e {
+			if b.FreeEpoch == ep {
 				f.fetchReqs = append(f.fetchReqs, b)
 			}
 		case *wire.OffsetCommitRequest:
-			if b.FreeEpoch == e {
+			if b.FreeEpoch == ep {
 				*b = wire.OffsetCommitRequest{Offsets: b.Offsets[:0]}
 				f.commitReqs = append(f.commitReqs, b)
 			}
 		case *wire.ProduceRequest:
-			if m := w.procOf(q.From, q.FromInc, q.Proc); b.FreeEpoch == e && m != nil && m.prod.unacked.get(b.ID) != b {
+			if b.FreeEpoch == ep && !held(q, b) {
 				*b = wire.ProduceRequest{}
 				f.produceReqs = append(f.produceReqs, b)
 			}
 		}
 		f.packets = append(f.packets, q) // packet() zeroes it when it hands it out again
 	}
-	if p.FreeEpoch == e {
+	if p.FreeEpoch == ep {
 		f.packets = append(f.packets, p)
 	}
 }
 
-// unuseFetchReq gives back a request poll took but did not send.
-func (w *World) unuseFetchReq(r *wire.FetchRequest) {
-	if f := w.free; f != nil && r.FreeEpoch == f.current() {
+// UnuseFetchRequest gives back a request poll took but did not send.
+func (e *Env) UnuseFetchRequest(r *wire.FetchRequest) {
+	if f := e.free; f != nil && r.FreeEpoch == f.current() {
 		f.fetchReqs = append(f.fetchReqs, r)
 	}
 }

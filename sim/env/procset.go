@@ -1,4 +1,4 @@
-package sim
+package env
 
 import (
 	"math/bits"
@@ -6,8 +6,8 @@ import (
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
-// procSet is a set of processes named by their process number (Member.proc,
-// the index in World.procs): a bitset. Adding costs no allocation once the
+// procSet is a set of processes named by their process number (the index in the
+// World's list of processes): a bitset. Adding costs no allocation once the
 // words exist, a world copies it as plain data (no pointers to remap), and
 // it lists its members in process-number order, never in a map's random
 // order. It stands for the map[*Member]bool the tick loop used to keep.
@@ -70,13 +70,13 @@ func (s *procSet) addAll(o *procSet) {
 	s.n = n
 }
 
-// appendMembers appends the members' processes to out, in process-number
+// appendTo appends the processes' numbers to out, in process-number
 // order.
-func (s *procSet) appendMembers(out []*Member, procs []*Member) []*Member {
+func (s *procSet) appendTo(out []int) []int {
 	for i, w := range s.words {
 		for w != 0 {
 			b := bits.TrailingZeros64(w)
-			out = append(out, procs[i<<6+b])
+			out = append(out, i<<6+b)
 			w &= w - 1
 		}
 	}
