@@ -121,12 +121,12 @@ var kgreplSettings = map[string]string{
 // ignoredWhy says, for keys that change what a real group does, why
 // kgrepl's answer does not follow them.
 var ignoredWhy = map[string]string{
-	"heartbeat.interval.ms": "kgrepl's classic members are heard every tick (heartbeats are implicit, SPEC §3); a consumer-protocol member heartbeats every group.consumer.heartbeat.interval.ms, the broker's",
-	"auto.offset.reset":     "a kgrepl member without a committed offset starts at offset 0 (earliest)",
-	"group.id":              "a kgrepl world has one group; new --from-describe names it from the describe output",
-	"client.id":             "kgrepl names its members itself",
-	"acks":                  "kgrepl's producers write with acks=all",
-	"retries":               "kgrepl's producers retry until delivery",
+	"heartbeat.interval.ms":                 "kgrepl's classic members are heard every tick (heartbeats are implicit, SPEC §3); a consumer-protocol member heartbeats every group.consumer.heartbeat.interval.ms, the broker's",
+	"auto.offset.reset":                     "a kgrepl member without a committed offset starts at offset 0 (earliest)",
+	"group.id":                              "a kgrepl world has one group; new --from-describe names it from the describe output",
+	"client.id":                             "kgrepl names its members itself",
+	"acks":                                  "kgrepl's producers write with acks=all",
+	"retries":                               "kgrepl's producers retry until delivery",
 	"max.in.flight.requests.per.connection": "kgrepl's producers keep one request in flight per partition",
 	"fetch.max.wait.ms":                     "a kgrepl fetch takes one round trip",
 	"linger.ms":                             "a kgrepl producer sends at once",
@@ -170,11 +170,11 @@ func Classify(p *Properties) *Classification {
 type classifier struct {
 	p       *Properties
 	entries []Entry
-	byKey   map[string]int         // index in entries
-	parsed  map[string]any         // parsed values of valid keys
-	present map[string]bool        // keys set in the file
-	last    map[string]Property    // their last entries
-	earlier map[string][]int       // earlier lines
+	byKey   map[string]int      // index in entries
+	parsed  map[string]any      // parsed values of valid keys
+	present map[string]bool     // keys set in the file
+	last    map[string]Property // their last entries
+	earlier map[string][]int    // earlier lines
 }
 
 func (c *classifier) keys() {

@@ -177,6 +177,7 @@ type openTable struct {
 	// "topicless"; a table has one.
 	style, styleRow string
 	styleLine       int
+	vals            []string // a row's values, reused row to row
 }
 
 // parseHeader reads a table's header. ok is false for a line that is not
@@ -329,7 +330,11 @@ var coordinatorRE = regexp.MustCompile(`^\S+ {1,2}\(-?[0-9]+\)`)
 // the rest right by as much, as Java's %-Ns does.
 func (t *openTable) splitAligned(s string) ([]string, bool) {
 	l := newUnitLine(s)
-	vals := make([]string, len(t.cols))
+	if cap(t.vals) < len(t.cols) {
+		t.vals = make([]string, len(t.cols))
+	}
+	vals := t.vals[:len(t.cols)]
+	clear(vals)
 	pos := t.starts[0]
 	for i := 0; i < pos; i++ {
 		if !l.spaceAt(i) {
@@ -631,10 +636,12 @@ func (p *describeParser) offsetRow(n int, id string, c *cell) error {
 		CurrentOffset:  c.int64(colCurrentOffset, -1, "an offset"),
 		LogEndOffset:   c.int64(colLogEndOffset, 0, "an offset"),
 		Lag:            c.int64(colLag, -1<<63, "a number"),
-		ConsumerID:     c.dash(colConsumerID),
-		Host:           c.dash(colHost),
-		ClientID:       c.dash(colClientID),
-		Line:           n,
+		// Interned: a member's rows repeat them, and a row's line
+		// string is then not kept alive by its substrings.
+		ConsumerID: p.intern(c.dash(colConsumerID)),
+		Host:       p.intern(c.dash(colHost)),
+		ClientID:   p.intern(c.dash(colClientID)),
+		Line:       n,
 	}
 	if c.err != nil {
 		return c.err
