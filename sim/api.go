@@ -5,8 +5,10 @@ package sim
 // engine, and these are the words on it.
 
 import (
+	"github.com/kgrepl/kgrepl/sim/broker"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/txncoord"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -21,6 +23,22 @@ type (
 	Packet = wire.Packet
 	// DropRule loses the next packets that match (a `drop` command).
 	DropRule = env.DropRule
+	// TxnCoordinator is B1's transaction coordinator.
+	TxnCoordinator = txncoord.Coordinator
+	// TxnEntry is one transactional.id in __transaction_state.
+	TxnEntry = txncoord.Entry
+	// TxnState is a transaction's state on the transaction coordinator.
+	TxnState = txncoord.State
+	// TxnLogRecord is one record of __transaction_state.
+	TxnLogRecord = txncoord.LogRecord
+	// PartitionLog is one partition on B1.
+	PartitionLog = broker.Log
+	// Cell is one record of a partition log.
+	Cell = broker.Cell
+	// TxnMark is the transactional state of a data cell.
+	TxnMark = broker.TxnMark
+	// AbortedTxn is one entry of a partition's aborted transaction index.
+	AbortedTxn = broker.AbortedTxn
 	// EventKind says what happened.
 	EventKind = trace.EventKind
 	// Event is one thing that happened, for the trace and the views.
@@ -113,4 +131,28 @@ const (
 	EvZombie         = trace.EvZombie
 	EvUnstableOffset = trace.EvUnstableOffset
 	EvProducer       = trace.EvProducer
+)
+
+// The transactions' states.
+const (
+	TxnEmpty             = txncoord.Empty
+	TxnOngoing           = txncoord.Ongoing
+	TxnPrepareCommit     = txncoord.PrepareCommit
+	TxnPrepareAbort      = txncoord.PrepareAbort
+	TxnCompleteCommit    = txncoord.CompleteCommit
+	TxnCompleteAbort     = txncoord.CompleteAbort
+	TxnPrepareEpochFence = txncoord.PrepareEpochFence
+	TxnDead              = txncoord.Dead
+)
+
+// LegalTxnTransition reports whether Kafka allows a transaction to move
+// from -> to.
+func LegalTxnTransition(from, to TxnState) bool { return txncoord.LegalTransition(from, to) }
+
+// The transactional states of a data cell.
+const (
+	NotTransactional = broker.NotTransactional
+	TxnOpen          = broker.TxnOpen
+	TxnCommitted     = broker.TxnCommitted
+	TxnAborted       = broker.TxnAborted
 )

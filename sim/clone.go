@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"github.com/kgrepl/kgrepl/sim/broker"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/txncoord"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -37,7 +39,7 @@ func (w *World) clone(r *Reuser) *World {
 			*r = Reuser{}
 		}
 		if old := r.last; old != nil {
-			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
+			sp = spare{memberSeq: old.memberSeq, current: old.current, broker: old.broker, procs: old.procs,
 				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, procBuf: old.procBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
 		}
@@ -124,30 +126,9 @@ func (w *World) clone(r *Reuser) *World {
 		return out
 	}
 	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
-	n.parked = make([]parkedFetch, len(w.parked))
-	for i, pf := range w.parked {
-		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
-	}
-
-	// Every log is in logAt (the input partitions and the output's), found
-	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
-	n.logAt = store.ReuseBuf(sp.logAt, len(w.logAt))
-	r.logs = store.ReuseBuf(r.logs, len(w.logAt))
-	if len(r.prods) < len(w.logAt) && !plain {
-		r.prods = make([]producerBufs, len(w.logAt))
-	}
-	for i, l := range w.logAt {
-		c := &r.logs[i]
-		var none producerBufs
-		buf := &none
-		if i < len(r.prods) {
-			buf = &r.prods[i]
-		}
-		l.cloneInto(c, buf)
-		n.logAt[i] = c
-	}
 	n.Group = w.Group.clone(re, sp.group, r)
-	n.Txn = w.Txn.clone(sp.txn)
+	n.Txn = w.Txn.Clone(n.env, sp.txn)
+	n.broker = w.broker.Clone(n.env, re, n, n.Txn, sp.broker, &r.logs, !plain)
 
 	n.procs = store.ReuseBuf(sp.procs, len(w.procs))
 	r.procs = store.ReuseBuf(r.procs, len(w.procs))
@@ -196,10 +177,10 @@ func (w *World) clone(r *Reuser) *World {
 type spare struct {
 	memberSeq map[string]int
 	current   map[string]*Member
-	logAt     []*PartitionLog
+	broker    *broker.Broker
 	procs     []*Member
 	group     *Group
-	txn       *TxnCoordinator
+	txn       *txncoord.Coordinator
 	env       *env.Env
 	actBuf    []*Member
 	procBuf   []int
@@ -215,50 +196,6 @@ type memberBufs struct {
 	batch   []wire.Record
 	seqs    []int
 	unacked []*wire.ProduceRequest
-}
-
-// cloneInto copies l into n, its producer entries into the arrays of buf
-// (the ones n's last contents used, when n is a finished copy's log: its
-// producers map is reused too), which it then holds.
-func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
-	producers := buf.producers
-	*n = *l
-	n.Cells = l.Cells.clone()
-	// Most logs never see an idempotent or transactional producer: their
-	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers = store.CopyLazy(l.openTxn), nil
-	n.Aborted = store.Copy(l.Aborted)
-	if len(l.producers) == 0 {
-		return
-	}
-	// The entries in one array and their batches in another, each entry's
-	// cut to its length (appends past it reallocate; the window slides
-	// within it): three allocations a log, not two an entry, and none when
-	// buf has the room.
-	if producers == nil {
-		producers = make(map[int64]*producerEntry, len(l.producers))
-	}
-	clear(producers)
-	n.producers = producers
-	total := 0
-	for _, e := range l.producers {
-		total += len(e.batches)
-	}
-	ents := store.ReuseBuf(buf.ents, len(l.producers))[:0]
-	batches := store.ReuseBuf(buf.batches, total)[:0]
-	for pid, e := range l.producers {
-		ents = append(ents, producerEntry{epoch: e.epoch, batches: store.CutInto(&batches, e.batches)})
-		n.producers[pid] = &ents[len(ents)-1]
-	}
-	*buf = producerBufs{producers: producers, ents: ents, batches: batches}
-}
-
-// producerBufs are where PartitionLog.cloneInto puts a log's producer
-// entries: its map, and the arrays of entries and of their batches.
-type producerBufs struct {
-	producers map[int64]*producerEntry
-	ents      []producerEntry
-	batches   []batchRecord
 }
 
 // clone copies the group into dst (a finished copy's group, with its
@@ -306,36 +243,6 @@ func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
 	}
 	n.OffsetsLog = g.OffsetsLog.clone()
 	n.Transitions = g.Transitions.Clone()
-	return n
-}
-
-// clone copies the coordinator into dst (a finished copy's; nil: a new
-// one).
-func (t *TxnCoordinator) clone(dst *TxnCoordinator) *TxnCoordinator {
-	if dst == nil {
-		dst = new(TxnCoordinator)
-	}
-	n := dst
-	*n = *t
-	// Most worlds have no transactional producer: the maps stay nil
-	// (putMap makes them at the first register).
-	n.entries, n.byPID = nil, nil
-	if len(t.entries) > 0 {
-		n.entries = make(map[string]*TxnEntry, len(t.entries))
-		n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
-		old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
-		for id, e := range t.entries {
-			c := *e
-			c.Partitions = store.Copy(e.Partitions)
-			n.entries[id] = &c
-			old[e] = &c
-		}
-		for pid, e := range t.byPID {
-			n.byPID[pid] = old[e]
-		}
-	}
-	n.Log = t.Log.clone()
-	n.Transitions = t.Transitions.clone()
 	return n
 }
 

@@ -191,8 +191,8 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	if n < 1 || n > 1_000_000 {
 		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
 	}
-	first := w.logOf(tp).HW()
-	w.appendInput(tp, n, true)
+	first := w.broker.Log(tp).HW()
+	w.broker.Append(tp, n)
 	// "%d records appended to %s (%s..%s)" (a steady producer sends this
 	// every few ticks).
 	w.trace.Input(tp, n, first)

@@ -41,7 +41,7 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 		if !ok {
 			continue
 		}
-		for off := 0; off < rec.Offset && off < w.logOf(tp).HW(); off++ {
+		for off := 0; off < rec.Offset && off < w.broker.Log(tp).HW(); off++ {
 			name := w.RecordName(tp, off)
 			switch {
 			case seen[name] > 0:

@@ -108,7 +108,7 @@ func TestEndTxnStates(t *testing.T) {
 		e.State = tc.state
 		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
 			Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
-		w.Txn.receive(w, req)
+		w.Txn.Receive(req)
 		got := w.env.Sending()[len(w.env.Sending())-1]
 		if got.Req != req || got.Error != tc.want {
 			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)

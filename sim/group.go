@@ -5,8 +5,6 @@ package sim
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
 import (
-	"sort"
-
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -226,23 +224,8 @@ func (g *Group) Members() []*GroupMember { return g.sorted }
 func (g *Group) membersChanged() {
 	g.sorted = nil
 	if len(g.members) > 0 {
-		g.sorted = valuesByKey(g.members)
+		g.sorted = store.ValuesByKey(g.members)
 	}
-}
-
-// valuesByKey lists a map's values in key order: the coordinators' views
-// never depend on Go's map order.
-func valuesByKey[V any](m map[string]V) []V {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]V, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
-	}
-	return out
 }
 
 // MemberByID looks a member up.

@@ -43,7 +43,7 @@ func (g *Group) removeMember(w *World, id, why string) {
 		// coordinator with UNKNOWN_MEMBER_ID before it removes the member:
 		// removeMemberAndUpdateClassicGroup for an expired session,
 		// removeCurrentMemberFromClassicGroup for a LeaveGroup.
-		w.reply(gm.joinPkt, UnknownMemberID, "", nil)
+		w.env.Reply(gm.joinPkt, UnknownMemberID, "", nil)
 		gm.joinPkt = nil
 	}
 	// A live process that was removed learns it from its next heartbeat
@@ -146,7 +146,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 	// classicGroupJoinExistingMember: a member with no assignor in common
 	// with the group is refused with INCONSISTENT_GROUP_PROTOCOL.
 	if !g.supportsProtocol(r.Strategy) {
-		w.reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
+		w.env.Reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
 		return
 	}
 	if r.MemberID == "" {
@@ -169,7 +169,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 		return
 	}
 	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	gm := g.members[r.MemberID]
@@ -216,10 +216,10 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *wire.JoinGroupRequest, oldI
 	// (AbstractCoordinator's JoinGroupResponseHandler and
 	// SyncGroupResponseHandler). A process already gone never reads it.
 	if old.joinPkt != nil {
-		w.reply(old.joinPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+		w.env.Reply(old.joinPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
 	}
 	if old.syncPkt != nil {
-		w.reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+		w.env.Reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
 	}
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
@@ -278,7 +278,7 @@ func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
 		resp.Members = g.memberList()
 		summary += ", members " + memberIDs(g.Members())
 	}
-	w.reply(p, None, summary, resp)
+	w.env.Reply(p, None, summary, resp)
 }
 
 // memberList is what the leader is sent: every member's subscription and claims.
@@ -300,7 +300,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 	if g.State == CompletingRebalance {
 		for _, gm := range g.Members() {
 			if gm.syncPkt != nil {
-				w.reply(gm.syncPkt, RebalanceInProgress, "", nil)
+				w.env.Reply(gm.syncPkt, RebalanceInProgress, "", nil)
 				gm.syncPkt = nil
 				g.rescheduleHeartbeat(w, gm) // propagateAssignment
 			}
@@ -452,7 +452,7 @@ func (g *Group) completeJoin(w *World) {
 			summary += ", members " + memberIDs(g.Members())
 		}
 		if gm.joinPkt != nil {
-			w.reply(gm.joinPkt, None, summary, resp)
+			w.env.Reply(gm.joinPkt, None, summary, resp)
 		}
 		gm.joinPkt = nil
 		gm.Joined = false
@@ -586,14 +586,14 @@ func (g *Group) chooseProtocol() string {
 
 func (g *Group) onSync(w *World, p *Packet, r *wire.SyncGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	gm := g.members[r.MemberID]
 	gm.pendingSync = false
 	switch g.State {
 	case PreparingRebalance:
-		w.reply(p, RebalanceInProgress, "", nil)
+		w.env.Reply(p, RebalanceInProgress, "", nil)
 	case Stable:
 		g.answerSync(w, gm, p)
 	case CompletingRebalance:
@@ -618,21 +618,21 @@ func (g *Group) onSync(w *World, p *Packet, r *wire.SyncGroupRequest) {
 			}
 		}
 	default:
-		w.reply(p, UnknownMemberID, "", nil)
+		w.env.Reply(p, UnknownMemberID, "", nil)
 	}
 }
 
 func (g *Group) answerSync(w *World, gm *GroupMember, p *Packet) {
-	w.reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
+	w.env.Reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
 }
 
 func (g *Group) onLeave(w *World, p *Packet, r *wire.LeaveGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	g.removeMember(w, r.MemberID, "LeaveGroup")
-	w.reply(p, None, "", nil)
+	w.env.Reply(p, None, "", nil)
 	if g.State != Empty {
 		g.prepareRebalance(w, r.MemberID+" left")
 	}

@@ -97,14 +97,14 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
 		switch {
 		case r.MemberEpoch != 0:
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
+			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
 			return
 		case len(g.members) == 0:
 			g.becomeConsumerGroup(w)
 		case upgradeEnabled(w):
 			g.convertToConsumerGroup(w)
 		default:
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
+			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 	}
 	gm, replaced, code := g.heartbeatMember(w, r)
 	if code != None {
-		w.reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
+		w.env.Reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
 		return
 	}
 	before := store.Copy(gm.Assignment)
@@ -138,7 +138,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 	g.admitAndAssign(w, gm, replaced, newMember, bump, "")
 	// 3. Reconcile this member towards its target.
 	if err := g.maybeReconcile(w, gm, r); err != nil {
-		w.reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
+		w.env.Reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
 		return
 	}
 	g.scheduleConsumerSessionTimeout(w, gm)
@@ -152,7 +152,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}": every heartbeat's
 	// answer writes it
 	text := w.trace.HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
-	w.replyText(p, None, text, resp)
+	w.env.ReplyText(p, None, text, resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -501,7 +501,7 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHea
 	if r.InstanceID == "" {
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 	} else {
@@ -509,11 +509,11 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHea
 			gm = g.members[id]
 		}
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 		if gm.MemberID != r.MemberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return
 		}
 		if r.MemberEpoch == LeaveGroupStaticMemberEpoch {
@@ -523,12 +523,12 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHea
 			w.trace.Eventf(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
 				gm.InstanceID, gm.MemberID, w.layout.PartList(gm.Assignment))
 			g.updateConsumerState(w)
-			w.reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
+			w.env.Reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
 			return
 		}
 	}
 	g.fenceMember(w, gm, "left the group (epoch -1)")
-	w.reply(p, None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
+	w.env.Reply(p, None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
 }
 
 // fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member

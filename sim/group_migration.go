@@ -50,10 +50,10 @@ func downgradeEnabled(w *World) bool {
 func (g *Group) convertToConsumerGroup(w *World) {
 	for _, gm := range g.Members() {
 		if gm.joinPkt != nil {
-			w.reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			w.env.Reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		if gm.syncPkt != nil {
-			w.reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			w.env.Reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
 		g.setClassicMember(gm, true)
@@ -121,7 +121,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 	case r.InstanceID != "" && g.static[r.InstanceID] != "":
 		old := g.members[g.static[r.InstanceID]]
 		if r.MemberID != "" && r.MemberID != old.MemberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return
 		}
 		gm = old
@@ -142,7 +142,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 	default:
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 	}
@@ -163,7 +163,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 		owned = store.Copy(r.Owned)
 	}
 	if err := g.maybeReconcile(w, gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
-		w.reply(p, FencedMemberEpoch, "", nil)
+		w.env.Reply(p, FencedMemberEpoch, "", nil)
 		return
 	}
 	gm.notified = ""
@@ -185,7 +185,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 	g.timerSeq++
 	gm.syncTimer = g.timerSeq
 	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.syncTimer})
-	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
+	w.env.Reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
 }
@@ -227,11 +227,11 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *wire.SyncGrou
 	// throwIfRebalanceInProgress: the sync timer stays; a join timer starts.
 	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
 		g.scheduleClassicJoinTimeout(w, gm)
-		w.reply(p, RebalanceInProgress, "", nil)
+		w.env.Reply(p, RebalanceInProgress, "", nil)
 		return
 	}
 	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	w.reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
+	w.env.Reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.notified = ""
@@ -245,16 +245,16 @@ func (g *Group) classicMember(w *World, p *Packet, memberID, instanceID string, 
 	gm := g.members[memberID]
 	if instanceID != "" {
 		if id, ok := g.static[instanceID]; ok && id != memberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return nil
 		}
 	}
 	switch {
 	case gm == nil || !gm.ClassicMember:
-		w.reply(p, UnknownMemberID, "", nil)
+		w.env.Reply(p, UnknownMemberID, "", nil)
 		return nil
 	case gen >= 0 && gen != gm.MemberEpoch:
-		w.reply(p, IllegalGeneration, "", nil)
+		w.env.Reply(p, IllegalGeneration, "", nil)
 		return nil
 	}
 	return gm
@@ -266,7 +266,7 @@ func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *wire.LeaveGr
 	if gm == nil {
 		return
 	}
-	w.reply(p, None, "", nil)
+	w.env.Reply(p, None, "", nil)
 	g.fenceMember(w, gm, "LeaveGroup")
 }
 

@@ -71,22 +71,22 @@ func TestLogOfAsLogsMap(t *testing.T) {
 			tps := append(append([]TopicPartition{}, x.InputPartitions()...), x.OutputPartitions()...)
 			seen := map[*PartitionLog]bool{}
 			for _, tp := range tps {
-				l := x.logOf(tp)
+				l := x.broker.Log(tp)
 				if l == nil || l.TP != tp || seen[l] {
 					t.Fatalf("seed %d: logOf(%s) is not the partition's own log", seed, tp)
 				}
 				seen[l] = true
-				if x == c && l == w.logOf(tp) {
+				if x == c && l == w.broker.Log(tp) {
 					t.Fatalf("seed %d: the clone shares the log of %s", seed, tp)
 				}
 			}
 			for _, tp := range []TopicPartition{{Topic: "nope", Partition: 0}, {Topic: topo.Output.Name, Partition: topo.Output.Partitions}, {Topic: topo.Inputs[0].Name, Partition: -1}} {
-				if got := x.logOf(tp); got != nil {
+				if got := x.broker.Log(tp); got != nil {
 					t.Fatalf("seed %d: logOf(%s) found a log", seed, tp)
 				}
 			}
-			if len(x.logAt) != len(tps) {
-				t.Fatalf("seed %d: %d logs by index, %d partitions", seed, len(x.logAt), len(tps))
+			if len(x.broker.Logs()) != len(tps) {
+				t.Fatalf("seed %d: %d logs by index, %d partitions", seed, len(x.broker.Logs()), len(tps))
 			}
 		}
 	}

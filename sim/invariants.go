@@ -85,8 +85,8 @@ func (c *Checker) Check(w *World) error {
 	}
 	// A committed offset never passes the log end.
 	for tp, rec := range g.offsets.all {
-		if rec.Offset > w.logOf(tp).HW() {
-			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logOf(tp).HW())
+		if rec.Offset > w.broker.Log(tp).HW() {
+			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.broker.Log(tp).HW())
 		}
 	}
 	// No pending offset becomes committed without its COMMIT marker.
@@ -110,7 +110,7 @@ func (c *Checker) Check(w *World) error {
 	// transaction (or the HW); read_committed never returns an open or
 	// aborted record.
 	for _, tp := range w.layout.Outputs() {
-		l := w.logOf(tp)
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		if lso > hw {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)

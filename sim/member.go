@@ -297,7 +297,7 @@ func (m *Member) start(w *World) {
 // poll the broker holds stands for empty answers to fetches sent again) was
 // lost on the way: the fetcher gives up on it and fetches again.
 func (m *Member) fetchTimeout(w *World, id int) {
-	if m.loop != LoopFetching || m.fetchID != id || w.fetchOutstanding(m, id) {
+	if m.loop != LoopFetching || m.fetchID != id || w.broker.FetchOutstanding(m.Client, m.Inc, id) {
 		return
 	}
 	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)

@@ -217,7 +217,7 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 		if tp.Topic != topic {
 			continue
 		}
-		l := w.logOf(tp)
+		l := w.broker.Log(tp)
 		for i, c := range l.Cells.All() {
 			if !c.IsData() {
 				continue
@@ -260,7 +260,7 @@ func (w *World) Delivery(isolation string) Counts {
 	// names a record that was read) is counted in extra.
 	base := make([]int, len(w.layout.Inputs())+1)
 	for p, tp := range w.layout.Inputs() {
-		base[p+1] = base[p] + w.logOf(tp).HW()
+		base[p+1] = base[p] + w.broker.Log(tp).HW()
 	}
 	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
 	slots := make([]uint32, base[len(w.layout.Inputs())])
@@ -285,7 +285,7 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	committed := isolation == "read_committed"
 	for _, tp := range w.layout.Outputs() {
-		l := w.logOf(tp)
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		for i := 0; i < hw; i++ {
 			if !l.Cells.IsData(i) {
@@ -297,7 +297,7 @@ func (w *World) Delivery(isolation string) Counts {
 			if !visible && !heldBack {
 				continue
 			}
-			p, off, ok := l.Cells.sourceRef(i)
+			p, off, ok := l.Cells.SourceRef(i)
 			switch {
 			case !ok && visible:
 				if odd == nil {
@@ -361,7 +361,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
-	hw := w.logOf(tp).HW()
+	hw := w.broker.Log(tp).HW()
 	if rec, ok := w.Group.offsets.get(tp); ok {
 		return hw - rec.Offset
 	}
@@ -375,8 +375,8 @@ func (w *World) CaughtUp() bool {
 	if !w.inputsCommitted() {
 		return false
 	}
-	for _, l := range w.logAt { // every log (Clone copies them from there)
-		if len(l.openTxn) > 0 {
+	for _, l := range w.broker.Logs() { // every log (Clone copies them from there)
+		if l.HasOpenTxn() {
 			return false
 		}
 	}
@@ -393,7 +393,7 @@ func (w *World) CaughtUp() bool {
 // offset table's slot i.
 func (w *World) inputsCommitted() bool {
 	for i := range w.layout.Inputs() {
-		lag := w.logAt[i].HW()
+		lag := w.broker.Logs()[i].HW()
 		if rec, ok := w.Group.offsets.atSlot(i); ok {
 			lag -= rec.Offset
 		}

@@ -67,7 +67,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
 	resp := w.env.NewCommitResponse()
 	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
-		w.reply(p, code, "", resp)
+		w.env.Reply(p, code, "", resp)
 		return
 	}
 	rec := OffsetRecord{Tick: w.Tick, Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
@@ -76,7 +76,7 @@ func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
 	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
 	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5", the offsets
 	// kept once for the request, the event and the answer.
-	w.replyText(p, None, w.trace.Committed(clientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
+	w.env.ReplyText(p, None, w.trace.Committed(clientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client
@@ -97,7 +97,7 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
 			}
 		}
 		if code != None {
-			w.reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
+			w.env.Reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
 			return
 		}
 	}
@@ -112,19 +112,19 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
 		}
 		resp.Offsets = append(resp.Offsets, off)
 	}
-	w.reply(p, code, w.layout.Offsets(resp.Partitions, resp.Offsets), resp)
+	w.env.Reply(p, code, w.layout.Offsets(resp.Partitions, resp.Offsets), resp)
 }
 
 // receiveTxnOffsetCommit stores a transaction's offsets as pending, after
 // the producer-epoch fence and KIP-447's group fence.
 func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 	r := p.Body.(*wire.TxnOffsetCommitRequest)
-	e := w.Txn.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
+	e := w.Txn.ProducerEntry(p, r.TransactionalID, r.PID, r.Epoch)
 	if e == nil {
 		return
 	}
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != None {
-		w.reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
+		w.env.Reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
 		return
 	}
 	if g.pending[r.PID] == nil {
@@ -142,7 +142,7 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		g.OffsetsLog.Append(rec)
 		g.pending[r.PID][tp] = rec
 	}
-	w.reply(p, None, "pending "+w.layout.Offsets(r.Partitions, r.Offsets), nil)
+	w.env.Reply(p, None, "pending "+w.layout.Offsets(r.Partitions, r.Offsets), nil)
 }
 
 // completeTxnOffsets is the marker in __consumer_offsets: pending offsets

@@ -281,18 +281,6 @@ func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
 	}
 }
 
-// armRetry sets the retry timer sendProduce reserved for Produce request
-// p, when its answer will not settle it: the request or its answer is
-// lost, or the answer is OUT_OF_ORDER_SEQUENCE_NUMBER (the producer keeps
-// the request, onProduceResponse). Any other answer is delivered the tick
-// after the request was (before the timer's tick: deliveries come before
-// timers in a Step) and removes the request from unacked, so the timer
-// would find nothing to resend; so does a process that is gone.
-func (w *World) armRetry(p *Packet) {
-	r := p.Body.(*wire.ProduceRequest)
-	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmProduceRetry, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID, Arg: r.Attempt})
-}
-
 // produceRetry resends a produce still unanswered at that attempt.
 func (m *Member) produceRetry(w *World, id, attempt int) {
 	cur := m.prod.unacked.get(id)

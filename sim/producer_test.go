@@ -195,7 +195,7 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	}
 	// Every invoice is committed or plain: nothing holds the LSO back.
 	for _, tp := range w.layout.Outputs() {
-		if l := w.logOf(tp); l.LSO() != l.HW() {
+		if l := w.broker.Log(tp); l.LSO() != l.HW() {
 			t.Errorf("%s: LSO %d < HW %d", tp, l.LSO(), l.HW())
 		}
 	}

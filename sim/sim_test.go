@@ -27,7 +27,7 @@ func fingerprint(w *World) string {
 		fmt.Fprintf(&b, "e%d %s %s %s\n", e.Tick, e.Kind, e.Member, e.Text)
 	}
 	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
-		l := w.logOf(tp)
+		l := w.broker.Log(tp)
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
 	for _, r := range w.Group.OffsetsLog.All() {
@@ -383,7 +383,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 						seen[rec.Source]++
 					}
 					for _, tp := range w.layout.Inputs() {
-						for off := 0; off < w.logOf(tp).HW(); off++ {
+						for off := 0; off < w.broker.Log(tp).HW(); off++ {
 							if n := seen[w.RecordName(tp, off)]; n != 1 {
 								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
 							}

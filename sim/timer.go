@@ -18,11 +18,6 @@ const (
 	tmClassicSyncTimeout                    // consumer group classic Member: sync timer number Key (JoinGroup answered)
 )
 
-// The transaction coordinator's timers (wire.OwnerTxnCoordinator).
-const (
-	tmTxnTimeout uint8 = iota // transactional id Member's transaction number Key times out
-)
-
 // A client process's timers (wire.OwnerClient).
 const (
 	tmPollTimeout        uint8 = iota // outside poll() since Key (Arg 1: the one standing for the process's latest check, armPollTimer)
@@ -48,7 +43,7 @@ func (w *World) fire(t wire.Timer) {
 	case wire.OwnerGroupCoordinator:
 		w.Group.fire(w, t)
 	case wire.OwnerTxnCoordinator:
-		w.Txn.fire(w, t)
+		w.Txn.Fire(t)
 	case wire.OwnerClient:
 		if m := w.procOf(t.Client, t.Inc, t.Proc); m != nil && m.Alive {
 			m.fire(w, t)
@@ -77,13 +72,6 @@ func (g *Group) fire(w *World, t wire.Timer) {
 		g.consumerRebalanceTimeout(w, t.Member, t.Key, t.Arg)
 	case tmClassicJoinTimeout, tmClassicSyncTimeout:
 		g.classicMemberTimeout(w, t.Member, t.Key, t.Kind == tmClassicSyncTimeout)
-	}
-}
-
-// fire is one of the transaction coordinator's timers firing.
-func (tc *TxnCoordinator) fire(w *World, t wire.Timer) {
-	if t.Kind == tmTxnTimeout {
-		tc.txnTimeout(w, t.Member, t.Key)
 	}
 }
 

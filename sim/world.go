@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/txncoord"
+
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -37,13 +40,14 @@ type World struct {
 	// storage, so copying it detaches the Reuser from it (World.clone).
 	reuser *Reuser
 
-	logAt []*PartitionLog // every log, by its partition's number (topo.Layout.Number); a clone has its own
+	// broker is B1 as the leader of every partition: the logs (sim/broker).
+	broker *broker.Broker
 	// layout numbers the partitions and spells input record names;
 	// read-only, shared by the nodes and by clones.
 	layout *topo.Layout
 
 	Group *Group
-	Txn   *TxnCoordinator
+	Txn   *txncoord.Coordinator
 
 	procs []*Member // every process ever started, in start order
 	// orderStale: a process started since the processes' order fields
@@ -61,8 +65,6 @@ type World struct {
 	trace   *trace.Trace
 	Packets *trace.PacketLog // the whole trace, in send order (p.ID is the index)
 	Events  *trace.EventLog
-	parked  []parkedFetch
-	nextPID int64
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
 	actBuf    []*Member
@@ -80,10 +82,6 @@ type World struct {
 	// an open transaction held the LSO below the high watermark (a
 	// read_committed reader saw nothing past it).
 	LSOHeldTicks int
-	// ZombieWrites counts records written to an output partition by a
-	// process that had lost its place (replaced by a restart, or out of the
-	// group) when the write landed.
-	ZombieWrites int
 	// Mutations are deliberate engine bugs, off unless a test turns them on
 	// to prove that a checker (the invariants, the explorer) catches them.
 	Mutations Mutations
@@ -105,27 +103,16 @@ func New(t Topology, cfg Config) (*World, error) {
 	w := &World{
 		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
 		current: map[string]*Member{}, memberSeq: map[string]int{},
-		nextPID: 1000,
 	}
 	w.trace = trace.New(w.layout, &w.Tick, w)
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
-	ins, outs := w.layout.Inputs(), w.layout.Outputs()
-	w.logAt = make([]*PartitionLog, len(ins)+len(outs))
-	for i, tp := range ins {
-		w.logAt[i] = newLog(tp, w.layout)
-	}
-	for i, tp := range outs {
-		w.logAt[len(ins)+i] = newLog(tp, w.layout)
-	}
 	w.Sink.names = w.layout
-	for _, tp := range ins {
-		w.appendInput(tp, cfg.RecordsPerPartition, false)
-	}
 	w.Group = newGroup(t.Group)
 	w.Group.offsets.index = *w.layout.Input()
 	w.Group.OffsetsLog.index = *w.layout.Input()
-	w.Txn = newTxnCoordinator()
+	w.Txn = txncoord.New(w.env)
+	w.broker = broker.New(w.env, w.layout, cfg.RecordsPerPartition, w, w.Txn)
 	w.Meter.init()
 	if t.Members > 0 {
 		w.startStableGroup(t.Members)
@@ -158,10 +145,10 @@ func (w *World) startStableGroup(n int) {
 		gm.Joined = false
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
 		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.newPID(), 0
+			m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
 			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
 			if m.Cfg.TransactionalID != "" {
-				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+				w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
 			}
 		}
 	}
@@ -218,12 +205,6 @@ func (w *World) issueMemberID(client string) string {
 	return client + "-" + strconv.Itoa(w.memberSeq[client])
 }
 
-func (w *World) newPID() int64 {
-	p := w.nextPID
-	w.nextPID++
-	return p
-}
-
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
 func (w *World) RecordName(tp TopicPartition, off int) string { return w.layout.Name(tp, off) }
@@ -244,7 +225,7 @@ func (w *World) IsRecord(name string) bool {
 	}
 	for _, t := range w.layout.Inputs() {
 		if t == tp {
-			return off < w.logOf(tp).HW()
+			return off < w.broker.Log(tp).HW()
 		}
 	}
 	return false
@@ -257,23 +238,7 @@ func (w *World) InputPartitions() []TopicPartition { return w.layout.Inputs() }
 func (w *World) OutputPartitions() []TopicPartition { return w.layout.Outputs() }
 
 // Log returns a partition's log.
-func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
-
-// logOf is partition tp's log, nil if the world has no such partition.
-// Every log is in logAt, by tpIndex: no map to hash a TopicPartition into,
-// and none for Clone to rebuild.
-func (w *World) logOf(tp TopicPartition) *PartitionLog {
-	l, _ := w.logIndexed(tp)
-	return l
-}
-
-// logIndexed is logOf with the log's number (tpIndex), -1 with no log.
-func (w *World) logIndexed(tp TopicPartition) (*PartitionLog, int) {
-	if i, ok := w.layout.Number(tp); ok && i < len(w.logAt) {
-		return w.logAt[i], i
-	}
-	return nil, -1
-}
+func (w *World) Log(tp TopicPartition) *PartitionLog { return w.broker.Log(tp) }
 
 // Short reports whether records have the seed's short names.
 func (w *World) Short() bool { return w.layout.Short() }
@@ -286,13 +251,6 @@ func (w *World) Member(client string) *Member { return w.current[client] }
 
 // Processes lists every process ever started, in start order.
 func (w *World) Processes() []*Member { return w.procs }
-
-func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
-	w.logOf(tp).appendUpstream(n, w.Tick)
-	if wake && n > 0 {
-		w.answerParked(tp)
-	}
-}
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.
@@ -344,11 +302,7 @@ func (w *World) Step() (stop bool) {
 	w.Group.tick(w)
 	w.actMembers()
 	w.Meter.account(w)
-	for _, l := range w.logAt[len(w.layout.Inputs()):] { // the output partitions'
-		if len(l.openTxn) > 0 {
-			w.LSOHeldTicks++
-		}
-	}
+	w.LSOHeldTicks += w.broker.OpenTransactions()
 	return w.trace.Stopped()
 }
 
@@ -452,45 +406,28 @@ func (w *World) actOrder(ms []*Member) {
 func (w *World) brokerReceive(p *Packet) {
 	switch p.Type {
 	case FindCoordinator:
-		w.reply(p, None, "coordinator B1", nil)
+		w.env.Reply(p, None, "coordinator B1", nil)
 	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat:
 		w.Group.receive(w, p)
 	case Fetch:
-		w.handleFetch(p)
+		if a := w.broker.Fetch(p); a == nil || a.Lost {
+			w.armFetchTimeout(p)
+		}
 	case Produce:
-		if a := w.handleProduce(p); a.Lost || a.Error == OutOfOrderSequenceNumber {
+		if a := w.broker.Produce(p); a.Lost || a.Error == OutOfOrderSequenceNumber {
 			w.armRetry(p)
 		}
 	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
-		w.Txn.receive(w, p)
+		w.Txn.Receive(p)
 	case TxnOffsetCommit:
 		w.Group.receiveTxnOffsetCommit(w, p)
 	case WriteTxnMarkers:
 		if p.Response {
-			w.Txn.onMarkersWritten(w, p)
+			w.Txn.MarkersWritten(p)
 		} else {
 			w.writeMarkers(p)
 		}
 	}
-}
-
-// reply answers a request, and returns the answer.
-func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Packet {
-	p := w.env.Packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
-	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
-	w.env.Send(p)
-	return p
-}
-
-// replyText answers a request with a summary encoded in the arena, and
-// returns the answer.
-func (w *World) replyText(req *Packet, code ErrorCode, text wire.TextRef, body any) *Packet {
-	p := w.env.Packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = Broker, req.From, req.FromInc, req.Type, true, req.Proc
-	p.Error, p.Text, p.Body, p.Req = code, text, body, req
-	w.env.Send(p)
-	return p
 }
 
 // Invoke marks the external side effect for an input record.
@@ -571,10 +508,10 @@ func (w *World) startStableConsumerGroup(n int) {
 			store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 		}
 		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.newPID(), 0
+			m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
 			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
 			if m.Cfg.TransactionalID != "" {
-				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+				w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
 			}
 		}
 	}
@@ -621,24 +558,73 @@ func (w *World) ParsePartition(s string) (TopicPartition, error) { return w.layo
 // PartitionNames lists every partition by its full name, inputs then outputs.
 func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
 
-// InvoiceSource is the input record the invoice at offset off of the log
-// numbered part was made from (trace.Sources: the trace keeps a produced
-// event as the invoice's place).
-func (w *World) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
-	if part >= uint64(len(w.logAt)) || w.logAt[part] == nil || off >= uint64(w.logAt[part].Cells.Len()) {
-		return TopicPartition{}, 0, false
-	}
-	src, srcOff, ok := w.logAt[part].Cells.sourceRef(int(off))
-	if !ok || src < 0 || src >= len(w.layout.Inputs()) {
-		return TopicPartition{}, 0, false
-	}
-	return w.layout.Inputs()[src], srcOff, true
-}
-
 // produceHeld reports whether the producer that sent Produce request q
 // still holds its body r (its unacked requests), so that it is not
 // recycled (env.Recycle).
 func (w *World) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
 	m := w.procOf(q.From, q.FromInc, q.Proc)
 	return m == nil || m.prod.unacked.get(r.ID) == r
+}
+
+// writeMarkers is B1 as a partition leader writing a transaction's COMMIT
+// or ABORT markers, and as the group coordinator completing its offsets.
+func (w *World) writeMarkers(p *Packet) {
+	r := p.Body.(*wire.WriteTxnMarkersRequest)
+	w.broker.WriteMarkers(r)
+	if r.Offsets {
+		w.Group.completeTxnOffsets(w, r.PID, r.Commit)
+	}
+	w.env.Reply(p, None, "", r)
+}
+
+// InvoiceSource is the input record the invoice at offset off of the log
+// numbered part was made from (trace.Sources: the trace keeps a produced
+// event as the invoice's place).
+func (w *World) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
+	return w.broker.InvoiceSource(part, off)
+}
+
+// ZombieWrites counts records written to an output partition by a process
+// that had lost its place (replaced by a restart, or out of the group)
+// when the write landed.
+func (w *World) ZombieWrites() int { return w.broker.ZombieWrites }
+
+// FetchWaiting reports whether client's process inc still waits for its
+// fetch fetchID (broker.Senders: a fetch held for a process gone, or
+// past it, gets no answer).
+func (w *World) FetchWaiting(client string, inc int, fetchID int) bool {
+	m := w.process(client, inc)
+	return m != nil && m.Alive && m.fetchID == fetchID && m.loop == LoopFetching
+}
+
+// Displaced reports whether a producer's process has lost its place: a
+// zombie, out of the group, or replaced by a newer process of its client
+// (broker.Senders: its writes are counted as a zombie's).
+func (w *World) Displaced(client string, inc int, proc int32) bool {
+	m := w.procOf(client, inc, proc)
+	return m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded)
+}
+
+// armFetchTimeout sets the request timeout poll reserved for Fetch request
+// p, when the fetch may go unanswered: the request or its answer is lost,
+// or the broker holds it (a long poll). An answer sent at once is
+// delivered the tick after the request was (before the timeout's tick:
+// deliveries come before timers in a Step), and once the member has read
+// it (or dropped it as stale) it is never fetching that fetch again (only
+// poll starts a fetch, with a new number): the timeout would do nothing.
+func (w *World) armFetchTimeout(p *Packet) {
+	r := p.Body.(*wire.FetchRequest)
+	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmFetchTimeout, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID})
+}
+
+// armRetry sets the retry timer sendProduce reserved for Produce request
+// p, when its answer will not settle it: the request or its answer is
+// lost, or the answer is OUT_OF_ORDER_SEQUENCE_NUMBER (the producer keeps
+// the request, onProduceResponse). Any other answer is delivered the tick
+// after the request was (before the timer's tick: deliveries come before
+// timers in a Step) and removes the request from unacked, so the timer
+// would find nothing to resend; so does a process that is gone.
+func (w *World) armRetry(p *Packet) {
+	r := p.Body.(*wire.ProduceRequest)
+	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmProduceRetry, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID, Arg: r.Attempt})
 }

@@ -231,3 +231,22 @@ func (e *Env) FreePacketsForTest() ([]*wire.Packet, any) {
 	}
 	return e.free.packets, e.free
 }
+
+// Reply answers a request from the broker, and returns the answer.
+func (e *Env) Reply(req *wire.Packet, code wire.ErrorCode, summary string, body any) *wire.Packet {
+	p := e.Packet()
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = wire.Broker, req.From, req.FromInc, req.Type, true, req.Proc
+	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
+	e.Send(p)
+	return p
+}
+
+// ReplyText answers a request with a summary the trace encoded, and
+// returns the answer.
+func (e *Env) ReplyText(req *wire.Packet, code wire.ErrorCode, text wire.TextRef, body any) *wire.Packet {
+	p := e.Packet()
+	p.From, p.To, p.ToInc, p.Type, p.Response, p.Proc = wire.Broker, req.From, req.FromInc, req.Type, true, req.Proc
+	p.Error, p.Text, p.Body, p.Req = code, text, body, req
+	e.Send(p)
+	return p
+}

@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Copy is a copy of s with its own array, nil for nil.
 func Copy[T any](s []T) []T {
@@ -93,4 +96,19 @@ func Int32Of(v int, what string) int32 {
 		panic(fmt.Sprintf("sim: %s %d does not fit in 32 bits (a world lives at most 10,000,000 ticks, kernel/limits.go)", what, v))
 	}
 	return int32(v)
+}
+
+// ValuesByKey lists a map's values in key order: the coordinators' views
+// never depend on Go's map order.
+func ValuesByKey[V any](m map[string]V) []V {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
 }

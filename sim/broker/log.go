@@ -1,6 +1,10 @@
-package sim
+package broker
 
-import "github.com/kgrepl/kgrepl/sim/topo"
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 // TxnMark is the transactional state of a data cell, as a reader sees it.
 type TxnMark int
@@ -55,28 +59,28 @@ type AbortedTxn struct {
 	First, Last int // offsets of the first record and of the ABORT marker
 }
 
-// PartitionLog is one partition on B1 (replication factor 1, so the high
+// Log is one partition on B1 (replication factor 1, so the high
 // watermark is the log end).
-type PartitionLog struct {
-	TP        TopicPartition
+type Log struct {
+	TP        wire.TopicPartition
 	Cells     CellLog
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
 	Aborted   []AbortedTxn
 }
 
-func newLog(tp TopicPartition, names *topo.Layout) *PartitionLog {
+func NewLog(tp wire.TopicPartition, names *topo.Layout) *Log {
 	// openTxn and producers stay nil until a transactional or idempotent
 	// producer writes (most logs never see one), so a Clone copies no maps.
-	return &PartitionLog{TP: tp, Cells: CellLog{tp: tp, names: names}}
+	return &Log{TP: tp, Cells: CellLog{tp: tp, names: names}}
 }
 
 // HW is the high watermark: with one replica, the log end offset.
-func (l *PartitionLog) HW() int { return l.Cells.Len() }
+func (l *Log) HW() int { return l.Cells.Len() }
 
 // LSO is the last stable offset: the first offset of the oldest open
 // transaction, or the high watermark when none is open.
-func (l *PartitionLog) LSO() int {
+func (l *Log) LSO() int {
 	lso := l.HW()
 	for _, first := range l.openTxn {
 		if first < lso {
@@ -87,12 +91,12 @@ func (l *PartitionLog) LSO() int {
 }
 
 // OpenTxnFirst gives the first offset of pid's open transaction here.
-func (l *PartitionLog) OpenTxnFirst(pid int64) (int, bool) {
+func (l *Log) OpenTxnFirst(pid int64) (int, bool) {
 	o, ok := l.openTxn[pid]
 	return o, ok
 }
 
-func (l *PartitionLog) append(c Cell) int {
+func (l *Log) append(c Cell) int {
 	off := l.opening(c)
 	l.Cells.append(c)
 	return off
@@ -101,7 +105,7 @@ func (l *PartitionLog) append(c Cell) int {
 // appendInvoice appends c, an invoice for record srcOff of input partition
 // src (slot a hint: its number among the input partitions, or -1), whose Value and
 // Source are left unspelled (CellLog.appendInvoice).
-func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff, slot int) int {
+func (l *Log) appendInvoice(c Cell, src wire.TopicPartition, srcOff, slot int) int {
 	off := l.opening(c)
 	l.Cells.appendInvoice(c, src, srcOff, slot)
 	return off
@@ -109,7 +113,7 @@ func (l *PartitionLog) appendInvoice(c Cell, src TopicPartition, srcOff, slot in
 
 // opening notes the first offset of c's transaction, when c opens one
 // here, and returns the offset c is about to take.
-func (l *PartitionLog) opening(c Cell) int {
+func (l *Log) opening(c Cell) int {
 	off := l.Cells.Len()
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {
@@ -122,15 +126,15 @@ func (l *PartitionLog) opening(c Cell) int {
 	return off
 }
 
-// appendUpstream adds n records of the upstream producer (an input
+// AppendUpstream adds n records of the upstream producer (an input
 // partition's records) at tick; their values are their names.
-func (l *PartitionLog) appendUpstream(n, tick int) {
+func (l *Log) AppendUpstream(n, tick int) {
 	l.Cells.appendUpstream(n, tick)
 }
 
-// writeMarker ends pid's open transaction here with a COMMIT or ABORT
+// WriteMarker ends pid's open transaction here with a COMMIT or ABORT
 // control record and marks its cells.
-func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) {
+func (l *Log) WriteMarker(pid int64, epoch int, commit bool, tick int) {
 	mark, name := TxnCommitted, "COMMIT"
 	if !commit {
 		mark, name = TxnAborted, "ABORT"
@@ -154,10 +158,58 @@ func (l *PartitionLog) writeMarker(pid int64, epoch int, commit bool, tick int) 
 
 // ReadCommitted reports whether a read_committed reader returns cell i:
 // below the LSO, a data record, and not part of an aborted transaction.
-func (l *PartitionLog) ReadCommitted(i int) bool {
+func (l *Log) ReadCommitted(i int) bool {
 	if i >= l.LSO() || !l.Cells.IsData(i) {
 		return false
 	}
 	txn := l.Cells.Txn(i)
 	return txn != TxnAborted && txn != TxnOpen
 }
+
+// CloneInto copies l into n, its producer entries into the arrays of buf
+// (the ones n's last contents used, when n is a finished copy's log: its
+// producers map is reused too), which it then holds.
+func (l *Log) CloneInto(n *Log, buf *ProducerBufs) {
+	producers := buf.producers
+	*n = *l
+	n.Cells = l.Cells.clone()
+	// Most logs never see an idempotent or transactional producer: their
+	// maps stay nil (made at the first write), so a copy makes none.
+	n.openTxn, n.producers = store.CopyLazy(l.openTxn), nil
+	n.Aborted = store.Copy(l.Aborted)
+	if len(l.producers) == 0 {
+		return
+	}
+	// The entries in one array and their batches in another, each entry's
+	// cut to its length (appends past it reallocate; the window slides
+	// within it): three allocations a log, not two an entry, and none when
+	// buf has the room.
+	if producers == nil {
+		producers = make(map[int64]*producerEntry, len(l.producers))
+	}
+	clear(producers)
+	n.producers = producers
+	total := 0
+	for _, e := range l.producers {
+		total += len(e.batches)
+	}
+	ents := store.ReuseBuf(buf.ents, len(l.producers))[:0]
+	batches := store.ReuseBuf(buf.batches, total)[:0]
+	for pid, e := range l.producers {
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: store.CutInto(&batches, e.batches)})
+		n.producers[pid] = &ents[len(ents)-1]
+	}
+	*buf = ProducerBufs{producers: producers, ents: ents, batches: batches}
+}
+
+// ProducerBufs are where Log.cloneInto puts a log's producer
+// entries: its map, and the arrays of entries and of their batches.
+type ProducerBufs struct {
+	producers map[int64]*producerEntry
+	ents      []producerEntry
+	batches   []batchRecord
+}
+
+// HasOpenTxn reports whether a transaction is open here (the LSO is held
+// below the high watermark).
+func (l *Log) HasOpenTxn() bool { return len(l.openTxn) > 0 }

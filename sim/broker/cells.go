@@ -1,4 +1,4 @@
-package sim
+package broker
 
 import (
 	"iter"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // CellLog is a partition's cells, stored compactly; At and All give back
@@ -31,7 +32,7 @@ import (
 // Every list is a Seq: full chunks are shared between clones and copied
 // before a transaction marker changes a cell in one (copy-on-write).
 type CellLog struct {
-	tp    TopicPartition
+	tp    wire.TopicPartition
 	names *topo.Layout // shared, read-only
 	n     int          // cells
 
@@ -189,11 +190,11 @@ func (c *CellLog) Txn(i int) TxnMark {
 	return c.recs.At(i).txn()
 }
 
-// sourceRef is cell i's source as a reference to an input record: its
+// SourceRef is cell i's source as a reference to an input record: its
 // partition's number among the input partitions and its offset, without
 // spelling it. ok is false when the cell's source is not an input record's
 // name (none, for a record of the upstream producer or a marker).
-func (c *CellLog) sourceRef(i int) (part, off int, ok bool) {
+func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	if !c.inRecs {
 		return 0, 0, false
 	}
@@ -278,7 +279,7 @@ func (c *CellLog) tickOf(i int) int32 {
 	return c.runs.At(k).tick
 }
 
-// appendUpstream adds n records of the upstream producer at tick (an input
+// AppendUpstream adds n records of the upstream producer at tick (an input
 // partition's records: no producer id, values their own names).
 func (c *CellLog) appendUpstream(n, tick int) {
 	if n <= 0 {
@@ -382,7 +383,7 @@ func (c *CellLog) writerOf(i int, r cellRec) (cellWriter, int32) {
 // partition src: the cell append would keep, without spelling x and
 // reading it back. slot is a hint: src's number among the input
 // partitions (topo.InputIndex.slot), checked before use; -1 to look it up.
-func (c *CellLog) appendInvoice(v Cell, src TopicPartition, srcOff, slot int) {
+func (c *CellLog) appendInvoice(v Cell, src wire.TopicPartition, srcOff, slot int) {
 	part, ok := c.names.Input().SlotCached(src, int32(slot), nil)
 	if !ok || part > maxSrcPart || srcOff < 0 || srcOff > topo.MaxRefOffset {
 		v.Source = c.names.Name(src, srcOff)

@@ -1,4 +1,4 @@
-package sim
+package txncoord
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestTxnLogMatchesAList: a family of transaction logs and transition
@@ -14,14 +17,14 @@ import (
 // transactional ids and groups appearing), read back as the plain lists
 // of records appended, and share a partition list between records.
 func TestTxnLogMatchesAList(t *testing.T) {
-	setSeqChunk(t, 4)
+	t.Cleanup(store.SetSeqChunkForTest(4))
 	r := rand.New(rand.NewSource(4))
 	type family struct {
-		log    TxnLog
-		trans  TxnTransitions
-		recs   []TxnLogRecord
-		trs    []TxnTransition
-		logged []TopicPartition
+		log    Log
+		trans  Transitions
+		recs   []LogRecord
+		trs    []Transition
+		logged []wire.TopicPartition
 	}
 	fam := []*family{{}}
 	for step := 0; step < 3000; step++ {
@@ -31,15 +34,15 @@ func TestTxnLogMatchesAList(t *testing.T) {
 			continue
 		}
 		if f.logged == nil || r.Intn(4) == 0 {
-			var parts []TopicPartition
+			var parts []wire.TopicPartition
 			for i := 0; i < r.Intn(4); i++ {
-				parts = append(parts, TopicPartition{Topic: "out", Partition: i})
+				parts = append(parts, wire.TopicPartition{Topic: "out", Partition: i})
 			}
-			f.logged = append([]TopicPartition{}, parts...)
+			f.logged = append([]wire.TopicPartition{}, parts...)
 		}
-		rec := TxnLogRecord{Tick: step, TransactionalID: fmt.Sprintf("tx-C%d", r.Intn(5)), PID: int64(1000 + r.Intn(9)), Epoch: r.Intn(4),
-			State: txnStates[r.Intn(len(txnStates))], Partitions: f.logged[:len(f.logged):len(f.logged)], Group: []string{"", "billing", "g2"}[r.Intn(3)]}
-		tr := TxnTransition{Tick: step, TransactionalID: rec.TransactionalID, From: txnStates[r.Intn(len(txnStates))], To: rec.State}
+		rec := LogRecord{Tick: step, TransactionalID: fmt.Sprintf("tx-C%d", r.Intn(5)), PID: int64(1000 + r.Intn(9)), Epoch: r.Intn(4),
+			State: states[r.Intn(len(states))], Partitions: f.logged[:len(f.logged):len(f.logged)], Group: []string{"", "billing", "g2"}[r.Intn(3)]}
+		tr := Transition{Tick: step, TransactionalID: rec.TransactionalID, From: states[r.Intn(len(states))], To: rec.State}
 		f.log.append(rec)
 		f.trans.append(tr)
 		f.recs, f.trs = append(f.recs, rec), append(f.trs, tr)

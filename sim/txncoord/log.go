@@ -1,12 +1,13 @@
-package sim
+package txncoord
 
 import (
 	"iter"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// TxnLog is __transaction_state: every record the transaction coordinator
+// Log is __transaction_state: every record the transaction coordinator
 // wrote, in order. A record is 32 bytes: its transactional id and group as
 // numbers in the log's store.NameTable, its state as a number, its tick and epoch
 // as int32 (int32Of names the bound), and its partition list as an index
@@ -14,28 +15,28 @@ import (
 // changed (its three or four records share one). At, All and Slice give
 // back the TxnLogRecords that were appended. Chunks are shared between
 // clones as for any Seq.
-type TxnLog struct {
-	recs  store.Seq[txnLogRec]
-	lists store.Seq[[]TopicPartition] // never changed once appended
-	names store.NameTable             // transactional ids and groups
+type Log struct {
+	recs  store.Seq[logRec]
+	lists store.Seq[[]wire.TopicPartition] // never changed once appended
+	names store.NameTable                  // transactional ids and groups
 }
 
-type txnLogRec struct {
+type logRec struct {
 	pid   int64
 	tick  int32
 	epoch int32
 	id    int32 // transactional id, in names
 	group int32 // in names
 	list  int32 // in lists
-	state uint8 // in txnStates
+	state uint8 // in states
 }
 
-// txnStates numbers the states for compact records.
-var txnStates = [...]TxnState{TxnEmpty, TxnOngoing, TxnPrepareCommit, TxnPrepareAbort, TxnCompleteCommit,
-	TxnCompleteAbort, TxnPrepareEpochFence, TxnDead}
+// states numbers the states for compact records.
+var states = [...]State{Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit,
+	CompleteAbort, PrepareEpochFence, Dead}
 
-func txnStateOf(s TxnState) uint8 {
-	for i, v := range txnStates {
+func stateOf(s State) uint8 {
+	for i, v := range states {
 		if v == s {
 			return uint8(i)
 		}
@@ -44,49 +45,49 @@ func txnStateOf(s TxnState) uint8 {
 }
 
 // Len is the number of records.
-func (l *TxnLog) Len() int { return l.recs.Len() }
+func (l *Log) Len() int { return l.recs.Len() }
 
 // At returns record i.
-func (l *TxnLog) At(i int) TxnLogRecord {
+func (l *Log) At(i int) LogRecord {
 	r := l.recs.At(i)
-	return TxnLogRecord{Tick: int(r.tick), TransactionalID: l.names.Name(r.id), PID: r.pid, Epoch: int(r.epoch),
-		State: txnStates[r.state], Partitions: l.lists.At(int(r.list)), Group: l.names.Name(r.group)}
+	return LogRecord{Tick: int(r.tick), TransactionalID: l.names.Name(r.id), PID: r.pid, Epoch: int(r.epoch),
+		State: states[r.state], Partitions: l.lists.At(int(r.list)), Group: l.names.Name(r.group)}
 }
 
 // All ranges over the records with their indexes, oldest first.
-func (l *TxnLog) All() iter.Seq2[int, TxnLogRecord] { return store.RangeFrom(0, l.Len(), l.At) }
+func (l *Log) All() iter.Seq2[int, LogRecord] { return store.RangeFrom(0, l.Len(), l.At) }
 
 // Slice copies records [from, to) into a new slice.
-func (l *TxnLog) Slice(from, to int) []TxnLogRecord { return store.SliceOf(from, to, l.At) }
+func (l *Log) Slice(from, to int) []LogRecord { return store.SliceOf(from, to, l.At) }
 
 // append adds a record. Its Partitions must never change afterwards; a
 // record whose list is the previous record's slice (same array, same
 // length) shares its entry in lists.
-func (l *TxnLog) append(rec TxnLogRecord) {
+func (l *Log) append(rec LogRecord) {
 	list := l.lists.Len() - 1
 	if last := l.lists.Last(); last == nil || !sameSlice(*last, rec.Partitions) {
 		l.lists.Append(rec.Partitions)
 		list++
 	}
-	l.recs.Append(txnLogRec{pid: rec.PID, tick: store.Int32Of(rec.Tick, "tick"), epoch: store.Int32Of(rec.Epoch, "producer epoch"),
+	l.recs.Append(logRec{pid: rec.PID, tick: store.Int32Of(rec.Tick, "tick"), epoch: store.Int32Of(rec.Epoch, "producer epoch"),
 		id: l.names.Index(rec.TransactionalID), group: l.names.Index(rec.Group), list: store.Int32Of(list, "partition lists"),
-		state: txnStateOf(rec.State)})
+		state: stateOf(rec.State)})
 }
 
 // sameSlice reports whether a and b are the same slice of the same array.
-func sameSlice(a, b []TopicPartition) bool {
+func sameSlice(a, b []wire.TopicPartition) bool {
 	return len(a) == len(b) && cap(a) == cap(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-func (l *TxnLog) clone() TxnLog {
-	return TxnLog{recs: l.recs.Clone(), lists: l.lists.Clone(), names: l.names.Clone()}
+func (l *Log) clone() Log {
+	return Log{recs: l.recs.Clone(), lists: l.lists.Clone(), names: l.names.Clone()}
 }
 
-// TxnTransitions lists every transaction state change, for the invariant
+// Transitions lists every transaction state change, for the invariant
 // checks: 12 bytes each (tick, transactional id as a number in the log's
 // names, from and to as state numbers). At, All and Slice give back the
-// TxnTransitions that were appended.
-type TxnTransitions struct {
+// Transitions that were appended.
+type Transitions struct {
 	recs  store.Seq[txnTransitionRec]
 	names store.NameTable
 }
@@ -98,27 +99,27 @@ type txnTransitionRec struct {
 }
 
 // Len is the number of transitions.
-func (t *TxnTransitions) Len() int { return t.recs.Len() }
+func (t *Transitions) Len() int { return t.recs.Len() }
 
 // At returns transition i.
-func (t *TxnTransitions) At(i int) TxnTransition {
+func (t *Transitions) At(i int) Transition {
 	r := t.recs.At(i)
-	return TxnTransition{Tick: int(r.tick), TransactionalID: t.names.Name(r.id), From: txnStates[r.from], To: txnStates[r.to]}
+	return Transition{Tick: int(r.tick), TransactionalID: t.names.Name(r.id), From: states[r.from], To: states[r.to]}
 }
 
 // All ranges over the transitions with their indexes, oldest first.
-func (t *TxnTransitions) All() iter.Seq2[int, TxnTransition] {
+func (t *Transitions) All() iter.Seq2[int, Transition] {
 	return store.RangeFrom(0, t.Len(), t.At)
 }
 
 // Slice copies transitions [from, to) into a new slice.
-func (t *TxnTransitions) Slice(from, to int) []TxnTransition { return store.SliceOf(from, to, t.At) }
+func (t *Transitions) Slice(from, to int) []Transition { return store.SliceOf(from, to, t.At) }
 
-func (t *TxnTransitions) append(tr TxnTransition) {
+func (t *Transitions) append(tr Transition) {
 	t.recs.Append(txnTransitionRec{tick: store.Int32Of(tr.Tick, "tick"), id: t.names.Index(tr.TransactionalID),
-		from: txnStateOf(tr.From), to: txnStateOf(tr.To)})
+		from: stateOf(tr.From), to: stateOf(tr.To)})
 }
 
-func (t *TxnTransitions) clone() TxnTransitions {
-	return TxnTransitions{recs: t.recs.Clone(), names: t.names.Clone()}
+func (t *Transitions) clone() Transitions {
+	return Transitions{recs: t.recs.Clone(), names: t.names.Clone()}
 }
