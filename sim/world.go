@@ -549,6 +549,10 @@ func (w *World) startStableConsumerGroup(n int) {
 // Layout is the world's partitions, numbered, and the names of its records.
 func (w *World) Layout() *topo.Layout { return w.layout }
 
+// Trace is the world's trace: its packets, its events and the texts they
+// keep (sim/trace), for the trace package's own tests.
+func (w *World) Trace() *trace.Trace { return w.trace }
+
 // ShortName is o2 for orders-2 in the default world, else the full name.
 func (w *World) ShortName(tp TopicPartition) string { return w.layout.ShortName(tp) }
 
