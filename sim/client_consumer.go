@@ -80,7 +80,7 @@ type consumerClient struct{}
 // join is transitionToJoining: epoch 0, a full heartbeat at once.
 func (consumerClient) join(w *World, m *Member) {
 	if m.MemberID == "" {
-		m.MemberID = w.issueMemberID(m.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
 	}
 	m.cgJoin(w)
 }

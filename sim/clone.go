@@ -39,7 +39,7 @@ func (w *World) clone(r *Reuser) *World {
 			*r = Reuser{}
 		}
 		if old := r.last; old != nil {
-			sp = spare{memberSeq: old.memberSeq, current: old.current, broker: old.broker, procs: old.procs,
+			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
 				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, procBuf: old.procBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
 		}
@@ -53,7 +53,6 @@ func (w *World) clone(r *Reuser) *World {
 	*n = *w
 	n.Cfg = w.Cfg.clone()
 	n.clients = store.Copy(w.clients)
-	n.memberSeq = store.CopyMapInto(sp.memberSeq, w.memberSeq)
 	n.trace = w.trace.Clone(&n.Tick, n)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
 	// The environment: drop rules, timers (in the finished copy's arrays
@@ -175,7 +174,6 @@ func (w *World) clone(r *Reuser) *World {
 // spare is what a finished copy hands to the next (World.clone): its maps
 // and pointer lists, its group, its free lists and its scratch lists.
 type spare struct {
-	memberSeq map[string]int
 	current   map[string]*Member
 	broker    *broker.Broker
 	procs     []*Member

@@ -157,7 +157,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 			}
 		}
 		nr := *r
-		nr.MemberID = w.issueMemberID(r.Client)
+		nr.MemberID = w.env.IssueMemberID(r.Client)
 		gm := g.addMember(&nr, w.Tick)
 		gm.joinPkt = p
 		g.heardLast(w, gm)
@@ -222,7 +222,7 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *wire.JoinGroupRequest, oldI
 		w.env.Reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
 	}
 	nr := *r
-	nr.MemberID = w.issueMemberID(r.Client)
+	nr.MemberID = w.env.IssueMemberID(r.Client)
 	g.dropMember(oldID)
 	store.PutMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,

@@ -129,7 +129,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 			// A new instance replaces the static member (a classic member
 			// needs no released instance id).
 			n := *old
-			n.MemberID, n.ClientID, n.Inc = w.issueMemberID(r.Client), r.Client, r.Inc
+			n.MemberID, n.ClientID, n.Inc = w.env.IssueMemberID(r.Client), r.Client, r.Inc
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 			n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(old.Topics), store.Copy(old.Assignment), store.Copy(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
@@ -137,7 +137,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 			gm, replaced = &n, old
 		}
 	case r.MemberID == "":
-		gm = &GroupMember{MemberID: w.issueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+		gm = &GroupMember{MemberID: w.env.IssueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
 			MemberState: reconcile.Stable.String(), silentSince: -1}
 	default:
 		gm = g.members[r.MemberID]

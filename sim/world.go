@@ -55,7 +55,6 @@ type World struct {
 	orderStale bool
 	current    map[string]*Member // client id -> its newest process
 	clients    []string           // client ids in Kafka's string order
-	memberSeq  map[string]int     // client id -> member ids issued so far
 
 	// env is the nodes' environment: the wire, the timers, the free
 	// lists, and which processes act this tick (sim/env).
@@ -102,7 +101,7 @@ func New(t Topology, cfg Config) (*World, error) {
 	}
 	w := &World{
 		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
-		current: map[string]*Member{}, memberSeq: map[string]int{},
+		current: map[string]*Member{},
 	}
 	w.trace = trace.New(w.layout, &w.Tick, w)
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
@@ -138,7 +137,7 @@ func (w *World) startStableGroup(n int) {
 	var ms []*Member
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
-		m.MemberID = w.issueMemberID(m.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
 		m.Generation = 1
 		ms = append(ms, m)
 		gm := g.addMember(m.joinRequest(), 0)
@@ -198,11 +197,6 @@ func (w *World) newProcess(client string) *Member {
 	}
 	w.current[client] = m
 	return m
-}
-
-func (w *World) issueMemberID(client string) string {
-	w.memberSeq[client]++
-	return client + "-" + strconv.Itoa(w.memberSeq[client])
 }
 
 // RecordName names input record offset off of tp: o2.3 in the default
@@ -493,7 +487,7 @@ func (w *World) startStableConsumerGroup(n int) {
 	var ms []*Member
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
-		m.MemberID = w.issueMemberID(m.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
 		ms = append(ms, m)
 		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: store.Copy(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,

@@ -8,6 +8,8 @@
 package env
 
 import (
+	"strconv"
+
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
@@ -31,11 +33,13 @@ type Env struct {
 	// wake: the processes (by number) that act this tick; busy: those with
 	// work for the next tick.
 	wake, busy procSet
+	// memberSeq counts the member ids issued per client id (C2-1, C2-2).
+	memberSeq map[string]int
 }
 
 // New is the environment of a world whose clock is *now.
 func New(now *int, tr *trace.Trace, layout *topo.Layout) *Env {
-	return &Env{now: now, trace: tr, layout: layout, free: newFreeLists()}
+	return &Env{now: now, trace: tr, layout: layout, free: newFreeLists(), memberSeq: map[string]int{}}
 }
 
 // Now is the current tick.
@@ -199,7 +203,22 @@ func (e *Env) Clone(now *int, tr *trace.Trace, spare *Env) *Env {
 	// copy's arrays if they have it.
 	n.timers = e.timers.CloneOver(spareTimers)
 	n.wake, n.busy = e.wake.clone(), e.busy.clone()
+	var spareSeq map[string]int
+	if spare != nil {
+		spareSeq = spare.memberSeq
+	}
+	n.memberSeq = store.CopyMapInto(spareSeq, e.memberSeq)
 	return n
+}
+
+// IssueMemberID gives a client's process its next member id: C2-1, then
+// C2-2. kgrepl keeps member ids readable: Kafka's coordinator names a
+// classic member clientId-UUID, and a consumer-protocol client picks a
+// random Uuid of its own (KIP-1082); one counter per client id keeps
+// kgrepl's unique whoever asks.
+func (e *Env) IssueMemberID(client string) string {
+	e.memberSeq[client]++
+	return client + "-" + strconv.Itoa(e.memberSeq[client])
 }
 
 // FreeListsForTest is how many objects the free lists hold, each list in
