@@ -6,6 +6,7 @@ package sim
 
 import (
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
@@ -39,6 +40,22 @@ type (
 	TxnMark = broker.TxnMark
 	// AbortedTxn is one entry of a partition's aborted transaction index.
 	AbortedTxn = broker.AbortedTxn
+	// Group is the group coordinator's group.
+	Group = coord.Group
+	// GroupMember is the coordinator's record of one member.
+	GroupMember = coord.GroupMember
+	// GroupType is the group protocol a group speaks.
+	GroupType = coord.GroupType
+	// GroupState is the coordinator's state of the group.
+	GroupState = coord.GroupState
+	// GroupTransition is one coordinator state change.
+	GroupTransition = coord.GroupTransition
+	// OffsetRecord is one record of __consumer_offsets.
+	OffsetRecord = coord.OffsetRecord
+	// OffsetsLog is the group's __consumer_offsets.
+	OffsetsLog = coord.OffsetsLog
+	// Mutations lists the deliberate bugs a test can switch on.
+	Mutations = coord.Mutations
 	// EventKind says what happened.
 	EventKind = trace.EventKind
 	// Event is one thing that happened, for the trace and the views.
@@ -156,3 +173,29 @@ const (
 	TxnCommitted     = broker.TxnCommitted
 	TxnAborted       = broker.TxnAborted
 )
+
+// The group types and states.
+const (
+	ClassicGroup        = coord.ClassicGroup
+	ConsumerGroup       = coord.ConsumerGroup
+	Empty               = coord.Empty
+	PreparingRebalance  = coord.PreparingRebalance
+	CompletingRebalance = coord.CompletingRebalance
+	Stable              = coord.Stable
+	Dead                = coord.Dead
+	Assigning           = coord.Assigning
+	Reconciling         = coord.Reconciling
+)
+
+// MigrationPolicies are group.consumer.migration.policy's values.
+var MigrationPolicies = coord.MigrationPolicies
+
+// LegalTransition reports whether Kafka allows a group of type t to move
+// from -> to.
+func LegalTransition(t GroupType, from, to GroupState) bool {
+	return coord.LegalTransition(t, from, to)
+}
+
+// LegalGroupTransition reports whether Kafka allows a classic group to
+// move from -> to.
+func LegalGroupTransition(from, to GroupState) bool { return coord.LegalGroupTransition(from, to) }

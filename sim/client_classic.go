@@ -167,10 +167,10 @@ func (m *Member) heartbeats() bool {
 func (m *Member) beatChange(w *World, was bool, wasID string) {
 	now := m.heartbeats()
 	if was && (!now || m.MemberID != wasID) {
-		w.Group.heartbeatStopped(w, wasID)
+		w.Group.HeartbeatStopped(wasID)
 	}
 	if now && (!was || m.MemberID != wasID) {
-		w.Group.heartbeatStarted(w, m.MemberID)
+		w.Group.HeartbeatStarted(m.MemberID)
 		if !was && !m.inPoll() {
 			// HeartbeatThread.enable resets the heartbeat's timeouts, the
 			// max.poll.interval.ms timer among them: a JoinGroup answer
@@ -212,7 +212,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		// back first, at its next poll, as the same static member.
 		w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-		w.Group.memberIDDropped(w, m.MemberID) // heard no more, in a consumer group too
+		w.Group.MemberIDDropped(m.MemberID) // heard no more, in a consumer group too
 		was := m.heartbeats()
 		m.Generation = -1
 		m.Phase = PhaseOut
@@ -354,7 +354,7 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 // stops hearing it.
 func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
 	if r != nil && code == None && r.MemberID != m.MemberID {
-		w.Group.memberIDDropped(w, r.MemberID)
+		w.Group.MemberIDDropped(r.MemberID)
 	}
 }
 
@@ -660,7 +660,7 @@ func (m *Member) resetGeneration(w *World, keepID bool) {
 // still has it, its session timeout starts now.
 func (m *Member) setMemberID(w *World, id string) {
 	if m.MemberID != "" && m.MemberID != id {
-		w.Group.memberIDDropped(w, m.MemberID)
+		w.Group.MemberIDDropped(m.MemberID)
 	}
 	m.MemberID = id
 }

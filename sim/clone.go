@@ -125,7 +125,7 @@ func (w *World) clone(r *Reuser) *World {
 		return out
 	}
 	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
-	n.Group = w.Group.clone(re, sp.group, r)
+	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, n, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)
 	n.broker = w.broker.Clone(n.env, re, n, n.Txn, sp.broker, &r.logs, !plain)
 
@@ -194,54 +194,6 @@ type memberBufs struct {
 	batch   []wire.Record
 	seqs    []int
 	unacked []*wire.ProduceRequest
-}
-
-// clone copies the group into dst (a finished copy's group, with its
-// members map; nil: a new one), its members into r's array.
-func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
-	var members map[string]*GroupMember
-	if dst == nil {
-		dst = new(Group)
-	} else {
-		members = dst.members
-	}
-	n := dst
-	*n = *g
-	if members == nil {
-		members = make(map[string]*GroupMember, len(g.sorted))
-	}
-	clear(members)
-	n.members = members
-	// The copies in one array, in member-id order: the copy's sorted list
-	// points into it.
-	r.gms = store.ReuseBuf(r.gms, len(g.sorted))
-	gms := r.gms
-	n.sorted = nil
-	if len(g.sorted) > 0 {
-		n.sorted = make([]*GroupMember, len(g.sorted))
-	}
-	for i, gm := range g.sorted {
-		// Topics, Owned, Protocols, Assignment, Target and Revoking are
-		// shared: each is replaced, never changed in place (see GroupMember).
-		c := &gms[i]
-		*c = *gm
-		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
-		n.members[gm.MemberID] = c
-		n.sorted[i] = c
-	}
-	n.static = store.CopyLazy(g.static)
-	n.fenced = store.CopyLazy(g.fenced)
-	n.offsets = g.offsets.clone()
-	n.pending = nil // made at its first write (putMap), so nil while empty
-	if len(g.pending) > 0 {
-		n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
-		for pid, m := range g.pending {
-			n.pending[pid] = store.CopyMap(m)
-		}
-	}
-	n.OffsetsLog = g.OffsetsLog.clone()
-	n.Transitions = g.Transitions.Clone()
-	return n
 }
 
 func (m *Member) cloneInto(n *Member, bufs *memberBufs) {

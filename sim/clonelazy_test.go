@@ -2,8 +2,6 @@ package sim
 
 import (
 	"testing"
-
-	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // The group's maps made at their first write (PutMap) are copied as nil
@@ -12,27 +10,27 @@ import (
 // transaction coordinator's: sim/txncoord).
 func TestCloneLazyMapsStayApart(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	if w.Group.static != nil || w.Group.fenced != nil {
+	if static, fenced := w.Group.Hooks().Lazy(); static || fenced {
 		t.Fatal("a new world made a lazy map")
 	}
 	c := w.Clone()
-	if c.Group.static != nil || c.Group.fenced != nil {
+	if static, fenced := c.Group.Hooks().Lazy(); static || fenced {
 		t.Fatal("a clone of a world without static members made a map")
 	}
-	store.PutMap(&c.Group.static, "i1", "m1")
-	store.PutMap(&c.Group.fenced, "m0", true)
-	if w.Group.static != nil || w.Group.fenced != nil {
+	c.Group.Hooks().PutStatic("i1", "m1")
+	c.Group.Hooks().Fence("m0")
+	if static, fenced := w.Group.Hooks().Lazy(); static || fenced {
 		t.Fatal("a clone's write shows in the original")
 	}
-	if c.Group.static["i1"] != "m1" || !c.Group.fenced["m0"] {
+	if c.Group.Hooks().Static("i1") != "m1" || !c.Group.Hooks().Fenced("m0") {
 		t.Fatal("the clone lost its writes")
 	}
 	d := c.Clone()
-	store.PutMap(&c.Group.static, "i2", "m2")
-	if d.Group.static["i2"] != "" {
+	c.Group.Hooks().PutStatic("i2", "m2")
+	if d.Group.Hooks().Static("i2") != "" {
 		t.Fatal("the original's write after a clone shows in the clone")
 	}
-	if d.Group.static["i1"] != "m1" || !d.Group.fenced["m0"] {
+	if d.Group.Hooks().Static("i1") != "m1" || !d.Group.Hooks().Fenced("m0") {
 		t.Fatal("a clone of a world with the maps did not copy them")
 	}
 }
@@ -52,7 +50,7 @@ func TestGroupMembersListFollowsTheMap(t *testing.T) {
 	}
 	check := func(at string, w *World) {
 		t.Helper()
-		got, want := w.Group.Members(), store.ValuesByKey(w.Group.members)
+		got, want := w.Group.Members(), w.Group.Hooks().MembersByMap()
 		if len(got) != len(want) {
 			t.Fatalf("%s: Members has %d members, the map %d", at, len(got), len(want))
 		}
@@ -107,4 +105,16 @@ func TestGroupMembersListFollowsTheMap(t *testing.T) {
 	if changes < 8 {
 		t.Errorf("the membership changed on %d ticks only: the test did not churn the group", changes)
 	}
+}
+
+// memberIDs spells a member list as the coordinator's events do: [C1-1 C2-1].
+func memberIDs(ms []*GroupMember) string {
+	s := "["
+	for i, m := range ms {
+		if i > 0 {
+			s += " "
+		}
+		s += m.MemberID
+	}
+	return s + "]"
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The world's inputs: each is applied between ticks, checks its arguments
@@ -56,7 +58,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 		return fmt.Errorf("join %s: %v", client, err)
 	}
 	if m := w.current[client]; m != nil && m.Alive {
-		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, orDash(m.MemberID), client)
+		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, wire.OrDash(m.MemberID), client)
 	}
 	for _, t := range topics {
 		found := false
@@ -234,7 +236,7 @@ func (w *World) Set(client, key, value string) error {
 		m.Cfg = w.Cfg.ForClient(c)
 		m.Cfg.InstanceID = inst
 		if key == "partition.assignment.strategy" && m.MemberID != "" {
-			w.Group.allowProtocol(m.MemberID, m.Cfg.Assignor)
+			w.Group.AllowProtocol(m.MemberID, m.Cfg.Assignor)
 		}
 		w.wakeUp(m)
 	}

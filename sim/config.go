@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
@@ -83,28 +84,10 @@ type Config struct {
 	// World-level settings.
 	RecordsPerPartition int    // records.per.partition
 	Isolation           string // isolation.level of the audit reader
-	// InitialRebalanceDelay is the broker's group.initial.rebalance.delay.ms
-	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
-	// reach an empty group in one tick are answered in one generation.
-	InitialRebalanceDelay int
-	// The broker's group.consumer.heartbeat.interval.ms and
-	// group.consumer.session.timeout.ms, in ticks. Kafka's defaults are 5 s
-	// and 45 s. The interval, 5/45 of a session, is 2 ticks: the smallest
-	// interval at which a heartbeat is answered (a 2-tick round trip)
-	// before the next is due. The session is 9 ticks, not the classic 6,
-	// so that, as with Kafka's defaults, one lost heartbeat does not fence
-	// a member: the client waits request.timeout.ms (5) for the answer,
-	// then resends after the retry backoff (1 tick, client_consumer.go's
-	// cgRetryBackoff), so the coordinator hears the resend interval +
-	// request timeout + backoff = 8 ticks after the heartbeat before the
-	// lost one; the session must outlast that. Kafka: 5 + 30 + 0.1 s of
-	// 45 s; 9 ticks also keeps Kafka's (interval + request timeout) /
-	// session = 35/45 = 7/9. With 6 a lost heartbeat always fenced.
-	ConsumerHeartbeatInterval int
-	ConsumerSessionTimeout    int
-	// MigrationPolicy is the broker's group.consumer.migration.policy:
-	// disabled, upgrade, downgrade or bidirectional (Kafka's default).
-	MigrationPolicy string
+	// The broker's group settings (group.initial.rebalance.delay.ms,
+	// group.consumer.heartbeat.interval.ms and session.timeout.ms,
+	// group.consumer.migration.policy), which the group coordinator reads.
+	coord.Config
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -131,11 +114,9 @@ func DefaultConfig() Config {
 			GroupProtocol:  "classic",
 			RemoteAssignor: "uniform",
 		},
-		ConsumerHeartbeatInterval: 2,
-		ConsumerSessionTimeout:    9,
-		MigrationPolicy:           "bidirectional",
-		RecordsPerPartition:       10,
-		Isolation:                 "read_uncommitted",
+		Config:              coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional"},
+		RecordsPerPartition: 10,
+		Isolation:           "read_uncommitted",
 	}
 }
 

@@ -356,7 +356,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		if txnWant == StaleMemberEpoch {
 			txnWant = IllegalGeneration
 		}
-		if code := g.kind().validateOffsetCommit(g, cs.member, "", cs.epoch, true); code != txnWant {
+		if code := g.Hooks().ValidateOffsetCommit(cs.member, "", cs.epoch, true); code != txnWant {
 			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, txnWant)
 		}
 	}
@@ -928,8 +928,8 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	if gm == nil || gm.MemberEpoch >= w.Group.GroupEpoch {
 		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.GroupEpoch)
 	}
-	if n := told(); n != 0 || gm.joinTimer != 0 {
-		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, gm.joinTimer)
+	if n := told(); n != 0 || w.Group.Hooks().JoinTimer(gm.MemberID) != 0 {
+		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, w.Group.Hooks().JoinTimer(gm.MemberID))
 	}
 	// It reads the answer: COMPLETING_REBALANCE, heartbeats again, and its
 	// first heartbeat is answered REBALANCE_IN_PROGRESS.
@@ -939,7 +939,7 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("C2 %s after its JoinGroup answer, want Syncing", m.Phase)
 	}
-	if n := told(); n != 1 || gm.joinTimer == 0 {
-		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, gm.joinTimer)
+	if n := told(); n != 1 || w.Group.Hooks().JoinTimer(gm.MemberID) == 0 {
+		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, w.Group.Hooks().JoinTimer(gm.MemberID))
 	}
 }

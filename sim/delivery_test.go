@@ -37,11 +37,11 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 		}
 	}
 	for _, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.offsets.get(tp)
+		rec, ok := w.Group.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
-		for off := 0; off < rec.Offset && off < w.broker.Log(tp).HW(); off++ {
+		for off := 0; off < rec && off < w.broker.Log(tp).HW(); off++ {
 			name := w.RecordName(tp, off)
 			switch {
 			case seen[name] > 0:

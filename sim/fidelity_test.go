@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -52,7 +51,7 @@ func TestCommitInFlightRefusedByCoordinator(t *testing.T) {
 		return false
 	}
 	stepUntil(t, w, c, 20, inFlight)
-	w.Group.removeMember(w, "C1-1", "removed by the test")
+	w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 	stepChecked(t, w, c, 3)
 	var refused *Packet
 	for _, p := range w.Packets.All() {
@@ -163,9 +162,9 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 					return false
 				})
 				if gm := w.Group.MemberByID("C1-1"); proto == ConsumerGroup {
-					w.Group.fenceMember(w, gm, "removed by the test")
+					w.Group.Hooks().FenceMember(gm.MemberID, "removed by the test")
 				} else {
-					w.Group.removeMember(w, "C1-1", "removed by the test")
+					w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 				}
 				stepChecked(t, w, c, 3)
 				answered := false
@@ -211,7 +210,7 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 		}
 		return false
 	})
-	w.Group.removeMember(w, "C1-1", "removed by the test")
+	w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on")
 	rejoined := false
@@ -250,7 +249,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 		}
 		return false
 	})
-	store.PutMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	w.Group.Hooks().Fence(m.MemberID) // the coordinator fenced this member id
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
 	if !m.Zombie {
@@ -382,9 +381,9 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	// C2's JoinGroup waits for C1, busy with its slow record.
-	stepUntil(t, w, c, 10, func() bool { gm := w.Group.members["C2-1"]; return gm != nil && gm.joinPkt != nil })
-	join := w.Group.members["C2-1"].joinPkt
-	w.Group.removeMember(w, "C2-1", "removed by the test")
+	stepUntil(t, w, c, 10, func() bool { join, _ := w.Group.Hooks().Waiting("C2-1"); return join != nil })
+	join, _ := w.Group.Hooks().Waiting("C2-1")
+	w.Group.Hooks().RemoveMember("C2-1", "removed by the test")
 	for _, p := range w.env.Sending() {
 		if p.Req == join {
 			if p.Error != UnknownMemberID {
@@ -416,20 +415,20 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			m := w.Member("C1")
 			stepUntil(t, w, c, 40, func() bool { return w.GroupSettled() && m.Phase == PhaseStable })
 			oldID := m.MemberID
-			gm := w.Group.members[oldID]
 			// The old instance's request waits at the coordinator.
 			join, sync := inFlightJoin(m, phase)
 			m.Phase = phase
 			waiting := join
 			if phase == PhaseJoining {
-				gm.joinPkt = join
+				w.Group.Hooks().SetWaiting(oldID, join, nil)
 			} else {
-				gm.syncPkt, waiting = sync, sync
+				w.Group.Hooks().SetWaiting(oldID, nil, sync)
+				waiting = sync
 			}
 			r := *m.joinRequest()
 			r.MemberID, r.Inc = "", m.Inc+1 // a new instance with the same group.instance.id
 			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
-			w.Group.staticRejoin(w, newJoin, &r, oldID)
+			w.Group.Hooks().StaticRejoin(newJoin, &r, oldID)
 			var answer *Packet
 			for _, p := range w.env.Sending() {
 				if p.Req == waiting {
@@ -509,19 +508,19 @@ func TestCompleteJoinRestartsStaticMemberSession(t *testing.T) {
 	if err := w.CrashNow("C1"); err != nil { // silent from now, kept through the round as static
 		t.Fatal(err)
 	}
-	since := g.members[id].silentSince
+	since := g.Hooks().SilentSince(id)
 	stepChecked(t, w, c, 2)
-	g.prepareRebalance(w, "the test")
+	g.Hooks().PrepareRebalance("the test")
 	for _, gm := range g.Members() {
 		gm.Joined = gm.MemberID != id // every other member rejoined
 	}
-	g.completeJoin(w)
-	gm := g.members[id]
-	if gm == nil || gm.silentSince != w.Tick {
+	g.Hooks().CompleteJoin()
+	gm := g.MemberByID(id)
+	if gm == nil || g.Hooks().SilentSince(id) != w.Tick {
 		t.Fatalf("static %s after the join completed at %d: %+v, want in the group, its session from %d", id, w.Tick, gm, w.Tick)
 	}
-	g.sessionExpiry(w, id, since) // the timer of its old session
-	if g.members[id] == nil {
+	g.Hooks().SessionExpiry(id, since) // the timer of its old session
+	if g.MemberByID(id) == nil {
 		t.Errorf("static %s removed by the session that ran from %d, restarted at %d", id, since, w.Tick)
 	}
 }
@@ -542,22 +541,22 @@ func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
 	stepChecked(t, w, c, 3)
 	g := w.Group
 	id := w.Member("C2").MemberID
-	gm := g.members[id]
+	gm := g.MemberByID(id)
 	if err := w.CrashNow("C2"); err != nil { // its heartbeats stop
 		t.Fatal(err)
 	}
-	since := gm.silentSince
+	since := g.Hooks().SilentSince(id)
 	if since < 0 {
 		t.Fatalf("%s not silent after its process stopped", id)
 	}
-	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Generation}}
-	g.sessionExpiry(w, id, since)
-	if g.members[id] == nil {
+	g.Hooks().SetWaiting(id, nil, &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Generation}})
+	g.Hooks().SessionExpiry(id, since)
+	if g.MemberByID(id) == nil {
 		t.Fatalf("%s removed for its session while its SyncGroup waited", id)
 	}
-	gm.syncPkt = nil
-	g.sessionExpiry(w, id, since)
-	if g.members[id] != nil {
+	g.Hooks().SetWaiting(id, nil, nil)
+	g.Hooks().SessionExpiry(id, since)
+	if g.MemberByID(id) != nil {
 		t.Errorf("%s, silent since %d with no request waiting, not removed when its session expired", id, since)
 	}
 }

@@ -6,16 +6,10 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
 
 func sortedKeys(m map[TopicPartition]int) []TopicPartition {
 	ks := make([]TopicPartition, 0, len(m))
@@ -37,15 +31,7 @@ func planSummary(w *World, plan assign.Assignment, members []assign.Member) stri
 	sort.Strings(ids)
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = clientOf(id) + " " + w.layout.PartList(plan[id])
+		parts[i] = wire.ClientOf(id) + " " + w.layout.PartList(plan[id])
 	}
 	return strings.Join(parts, " · ")
-}
-
-// clientOf turns a member id C2-3 into its client id C2.
-func clientOf(memberID string) string {
-	if i := strings.LastIndexByte(memberID, '-'); i > 0 {
-		return memberID[:i]
-	}
-	return memberID
 }

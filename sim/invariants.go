@@ -46,15 +46,9 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.groupSeen = g.Transitions.Len()
-	// The count of classic members is what a walk over the members finds.
-	classic := 0
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			classic++
-		}
-	}
-	if classic != g.numClassic {
-		return fmt.Errorf("tick %d: %d classic members counted, %d in the group", w.Tick, g.numClassic, classic)
+	// The counts the group keeps are what a walk over the members finds.
+	if err := g.CheckCounts(); err != nil {
+		return fmt.Errorf("tick %d: %v", w.Tick, err)
 	}
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
@@ -84,10 +78,15 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	// A committed offset never passes the log end.
-	for tp, rec := range g.offsets.all {
-		if rec.Offset > w.broker.Log(tp).HW() {
-			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.broker.Log(tp).HW())
+	var past error
+	g.EachCommitted(func(tp TopicPartition, offset int) bool {
+		if offset > w.broker.Log(tp).HW() {
+			past = fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, offset, tp, w.broker.Log(tp).HW())
 		}
+		return past == nil
+	})
+	if past != nil {
+		return past
 	}
 	// No pending offset becomes committed without its COMMIT marker.
 	for i := c.offsetsSeen; i < g.OffsetsLog.Len(); i++ {
@@ -159,9 +158,9 @@ func (c *Checker) current(w *World, m *Member) bool {
 	if !m.consumer {
 		// A process of an earlier incarnation may hold the same number: the
 		// coordinator must also have its member id (Group.recreate).
-		return g.Type == ClassicGroup && m.Generation == g.Generation && g.members[m.MemberID] != nil
+		return g.Type == ClassicGroup && m.Generation == g.Generation && g.MemberByID(m.MemberID) != nil
 	}
-	gm := g.members[m.MemberID]
+	gm := g.MemberByID(m.MemberID)
 	return g.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
 		(m.Generation == gm.MemberEpoch || m.Generation == gm.PreviousMemberEpoch)
 }
@@ -213,7 +212,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		if !m.Alive || m.Zombie || !m.consumer || !m.InGroup() || !c.current(w, m) {
 			continue
 		}
-		gm := g.members[m.MemberID]
+		gm := g.MemberByID(m.MemberID)
 		mine := map[TopicPartition]bool{}
 		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true

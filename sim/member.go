@@ -981,7 +981,7 @@ func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.Aut
 func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
-	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, orDash(m.MemberID))
+	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, wire.OrDash(m.MemberID))
 	p := w.env.Packet()
 	p.Type, p.Text, p.Body = OffsetCommit, text, req
 	m.send(w, p)
@@ -1135,7 +1135,7 @@ func (m *Member) die(w *World) {
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
 	w.env.Unwake(m.proc)
-	w.Group.processStopped(w, m)
+	w.Group.ProcessStopped(m.Client, m.Inc)
 }
 
 func (m *Member) fatal(w *World, why string) {

@@ -126,7 +126,7 @@ func (w *World) pausedPartitions() []TopicPartition {
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
-	for _, gm := range w.Group.members {
+	for _, gm := range w.Group.Members() {
 		for _, t := range gm.Topics {
 			anySub = true
 			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
@@ -189,7 +189,7 @@ func (w *World) GroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.members {
+	for _, gm := range g.Members() {
 		m := w.process(gm.ClientID, gm.Inc)
 		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, gm.Assignment) {
 			return false
@@ -333,12 +333,12 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	sort.Strings(c.DuplicateNames)
 	for p, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.offsets.get(tp)
+		rec, ok := w.Group.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
 		// Offsets below the committed one and the log's end: all in slots.
-		for off := 0; off < rec.Offset && off < base[p+1]-base[p]; off++ {
+		for off := 0; off < rec && off < base[p+1]-base[p]; off++ {
 			switch s := slots[base[p]+off]; {
 			case s&^heldBit > 0:
 			case s&heldBit != 0:
@@ -362,8 +362,8 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
 	hw := w.broker.Log(tp).HW()
-	if rec, ok := w.Group.offsets.get(tp); ok {
-		return hw - rec.Offset
+	if rec, ok := w.Group.CommittedOffset(tp); ok {
+		return hw - rec
 	}
 	return hw
 }
@@ -394,8 +394,8 @@ func (w *World) CaughtUp() bool {
 func (w *World) inputsCommitted() bool {
 	for i := range w.layout.Inputs() {
 		lag := w.broker.Logs()[i].HW()
-		if rec, ok := w.Group.offsets.atSlot(i); ok {
-			lag -= rec.Offset
+		if rec, ok := w.Group.CommittedAt(i); ok {
+			lag -= rec
 		}
 		if lag != 0 {
 			return false
@@ -434,7 +434,7 @@ func (w *World) LiveMembers() []string {
 // in flight.
 func (w *World) consumerGroupSettled() bool {
 	g := w.Group
-	if (g.State != Stable && g.State != Empty) || !g.consumerSettled() {
+	if (g.State != Stable && g.State != Empty) || !g.Settled() {
 		return false
 	}
 	for _, p := range w.env.Sending() {
@@ -447,7 +447,7 @@ func (w *World) consumerGroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.members {
+	for _, gm := range g.Members() {
 		if gm.MemberEpoch < 0 {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}

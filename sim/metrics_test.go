@@ -10,7 +10,7 @@ import (
 // subscribed input partitions that no live member's fetchable list holds.
 func pausedByDefinition(w *World) []TopicPartition {
 	subscribed := map[string]bool{}
-	for _, gm := range w.Group.members {
+	for _, gm := range w.Group.Members() {
 		for _, t := range gm.Topics {
 			subscribed[t] = true
 		}

@@ -165,3 +165,24 @@ func BenchmarkPartIntsRevokeHalf(b *testing.B) {
 		})
 	}
 }
+
+// randomHints is a slot list for tps as a commit might carry it: nil, or
+// each entry the partition's slot, another partition's, -1, or past the
+// end. Whatever the hints, the answers must be the same.
+func randomHints(r *rand.Rand, x *topo.InputIndex, tps []TopicPartition) []int32 {
+	if r.Intn(4) == 0 {
+		return nil
+	}
+	hints := x.SlotsOf(nil, tps)
+	for i := range hints {
+		switch r.Intn(5) {
+		case 0:
+			hints[i] = -1
+		case 1:
+			hints[i] = int32(r.Intn(x.Len() + 1))
+		case 2:
+			hints[i] = int32(x.Len() + r.Intn(3))
+		}
+	}
+	return hints
+}

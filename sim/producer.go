@@ -417,7 +417,7 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, m.txn.offs[tp])
 	}
-	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
+	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + wire.OrDash(req.MemberID),
 		Body: req})
 }
 

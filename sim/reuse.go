@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/kgrepl/kgrepl/sim/broker"
+import (
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/coord"
+)
 
 // Reuser makes copies of worlds, each in the storage of the copy it made
 // before, once that one is finished: the explorer's worker runs branch
@@ -15,7 +18,7 @@ type Reuser struct {
 	wire  []Packet
 	logs  broker.Bufs // the logs and their producer entries
 	procs []Member
-	gms   []GroupMember
+	gms   coord.Bufs // the group's member records
 	bufs  memberBufs
 }
 

@@ -115,9 +115,9 @@ func TestReuserCopiesAreClones(t *testing.T) {
 					t.Fatalf("round %d, world %d, tick %d: %v", round, i, reused.Tick, err)
 				}
 			}
-			if len(reused.current) != len(plain.current) || len(reused.Group.members) != len(plain.Group.members) {
+			if len(reused.current) != len(plain.current) || len(reused.Group.Members()) != len(plain.Group.Members()) {
 				t.Fatalf("round %d, world %d: the Reuser's copy has %d clients and %d group members, a plain copy %d and %d",
-					round, i, len(reused.current), len(reused.Group.members), len(plain.current), len(plain.Group.members))
+					round, i, len(reused.current), len(reused.Group.Members()), len(plain.current), len(plain.Group.Members()))
 			}
 			for c, m := range plain.current {
 				if rm := reused.current[c]; rm == nil || rm.proc != m.proc || rm.Inc != m.Inc {

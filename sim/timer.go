@@ -5,19 +5,6 @@ import "github.com/kgrepl/kgrepl/sim/wire"
 // The timers' kinds, by owner (wire.Timer.Kind): each node numbers its
 // own. Key and Arg are the numbers each kind is set for.
 
-// The group coordinator's timers (wire.OwnerGroupCoordinator).
-const (
-	tmRebalanceDeadline        uint8 = iota // the join round that began at Key ends
-	tmSessionExpiry                         // Member silent since Key
-	tmInitialRebalance                      // the initial join round that began at Key: its delay of Arg ticks is over
-	tmHeartbeatCheck                        // Member answered in generation Key: heard with it since?
-	tmPendingSync                           // generation Key of the group's incarnation Arg: members that sent no SyncGroup are removed
-	tmConsumerSessionTimeout                // consumer group Member: session timer number Key
-	tmConsumerRebalanceTimeout              // consumer group Member: rebalance timer number Key, at member epoch Arg
-	tmClassicJoinTimeout                    // consumer group classic Member: join timer number Key (told to rejoin)
-	tmClassicSyncTimeout                    // consumer group classic Member: sync timer number Key (JoinGroup answered)
-)
-
 // A client process's timers (wire.OwnerClient).
 const (
 	tmPollTimeout        uint8 = iota // outside poll() since Key (Arg 1: the one standing for the process's latest check, armPollTimer)
@@ -41,37 +28,13 @@ const (
 func (w *World) fire(t wire.Timer) {
 	switch t.Owner {
 	case wire.OwnerGroupCoordinator:
-		w.Group.fire(w, t)
+		w.Group.Fire(t)
 	case wire.OwnerTxnCoordinator:
 		w.Txn.Fire(t)
 	case wire.OwnerClient:
 		if m := w.procOf(t.Client, t.Inc, t.Proc); m != nil && m.Alive {
 			m.fire(w, t)
 		}
-	}
-}
-
-// fire is one of the coordinator's timers firing.
-func (g *Group) fire(w *World, t wire.Timer) {
-	switch t.Kind {
-	case tmRebalanceDeadline:
-		if g.Type == ClassicGroup && g.State == PreparingRebalance && g.roundStart == t.Key {
-			g.completeJoin(w)
-		}
-	case tmSessionExpiry:
-		g.sessionExpiry(w, t.Member, t.Key)
-	case tmInitialRebalance:
-		g.initialDelayOver(w, t.Key, t.Arg)
-	case tmHeartbeatCheck:
-		g.heartbeatCheck(w, t.Member, t.Key)
-	case tmPendingSync:
-		g.expirePendingSync(w, t.Key, t.Arg)
-	case tmConsumerSessionTimeout:
-		g.consumerSessionTimeout(w, t.Member, t.Key)
-	case tmConsumerRebalanceTimeout:
-		g.consumerRebalanceTimeout(w, t.Member, t.Key, t.Arg)
-	case tmClassicJoinTimeout, tmClassicSyncTimeout:
-		g.classicMemberTimeout(w, t.Member, t.Key, t.Kind == tmClassicSyncTimeout)
 	}
 }
 

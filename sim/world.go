@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -86,14 +87,6 @@ type World struct {
 	Mutations Mutations
 }
 
-// Mutations lists the deliberate bugs a test can switch on.
-type Mutations struct {
-	// CommitOffsetsBeforeMarker makes TxnOffsetCommit commit the offsets at
-	// once instead of leaving them pending until the COMMIT marker: a crash
-	// before the marker then loses the batch.
-	CommitOffsetsBeforeMarker bool
-}
-
 // New makes a world at tick 0.
 func New(t Topology, cfg Config) (*World, error) {
 	if err := t.Validate(); err != nil {
@@ -107,9 +100,7 @@ func New(t Topology, cfg Config) (*World, error) {
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
 	w.Sink.names = w.layout
-	w.Group = newGroup(t.Group)
-	w.Group.offsets.index = *w.layout.Input()
-	w.Group.OffsetsLog.index = *w.layout.Input()
+	w.Group = coord.New(t.Group, w.env, &w.Cfg.Config, &w.Mutations, w)
 	w.Txn = txncoord.New(w.env)
 	w.broker = broker.New(w.env, w.layout, cfg.RecordsPerPartition, w, w.Txn)
 	w.Meter.init()
@@ -132,38 +123,30 @@ func (w *World) startStableGroup(n int) {
 		w.startStableConsumerGroup(n)
 		return
 	}
-	g := w.Group
 	var ins []assign.Member
 	var ms []*Member
+	var joins []*wire.JoinGroupRequest
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
 		m.MemberID = w.env.IssueMemberID(m.Client)
 		m.Generation = 1
 		ms = append(ms, m)
-		gm := g.addMember(m.joinRequest(), 0)
-		gm.Joined = false
+		joins = append(joins, m.joinRequest())
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
-		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
-			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
-			if m.Cfg.TransactionalID != "" {
-				w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
-			}
-		}
+		w.startProducer(m)
 	}
 	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
 	plan := a.Assign(assign.Input{Members: ins, Partitions: w.layout.TopicSizes()})
-	g.Generation = 1
-	g.Assignor = a.Name()
-	g.State = Stable // the world starts here; no transition happened
-
-	g.Leader = ms[0].MemberID
-	for _, m := range ms {
+	owned := make([][]TopicPartition, len(ms))
+	for i, m := range ms {
+		owned[i] = append([]TopicPartition{}, plan[m.MemberID]...)
+	}
+	w.Group.StartClassic(joins, a.Name(), owned)
+	for i, m := range ms {
 		m.Phase = PhaseStable
-		m.Leader = g.Leader
+		m.Leader = w.Group.Leader
 		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = append([]TopicPartition{}, plan[m.MemberID]...)
-		g.members[m.MemberID].Assignment = m.Owned
+		m.Owned = owned[i]
 		for _, tp := range m.Owned {
 			m.positions.set(tp, 0)
 			m.processed.set(tp, 0)
@@ -171,6 +154,19 @@ func (w *World) startStableGroup(n int) {
 		w.wakeUp(m)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
+}
+
+// startProducer initialises a starting world's member's producer: a
+// producer id for an idempotent one, and a transactional id registered
+// with the transaction coordinator for a transactional one.
+func (w *World) startProducer(m *Member) {
+	if m.Cfg.Producer() != ProducerPlain {
+		m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
+		m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
+		if m.Cfg.TransactionalID != "" {
+			w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+		}
+	}
 }
 
 // newProcess starts a member process for a client (not yet in the group).
@@ -293,7 +289,7 @@ func (w *World) Step() (stop bool) {
 	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
 		w.fire(t)
 	}
-	w.Group.tick(w)
+	w.Group.Tick()
 	w.actMembers()
 	w.Meter.account(w)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
@@ -402,7 +398,7 @@ func (w *World) brokerReceive(p *Packet) {
 	case FindCoordinator:
 		w.env.Reply(p, None, "coordinator B1", nil)
 	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat:
-		w.Group.receive(w, p)
+		w.Group.Receive(p)
 	case Fetch:
 		if a := w.broker.Fetch(p); a == nil || a.Lost {
 			w.armFetchTimeout(p)
@@ -414,7 +410,12 @@ func (w *World) brokerReceive(p *Packet) {
 	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
 		w.Txn.Receive(p)
 	case TxnOffsetCommit:
-		w.Group.receiveTxnOffsetCommit(w, p)
+		// The producer-epoch fence first (the transaction coordinator
+		// answers itself when it fails), then KIP-447's group fence.
+		r := p.Body.(*wire.TxnOffsetCommitRequest)
+		if w.Txn.ProducerEntry(p, r.TransactionalID, r.PID, r.Epoch) != nil {
+			w.Group.ReceiveTxnOffsetCommit(p)
+		}
 	case WriteTxnMarkers:
 		if p.Response {
 			w.Txn.MarkersWritten(p)
@@ -482,45 +483,23 @@ func isMemberClient(client string, n int) bool {
 // its say afterwards: whether the group goes back to classic when its last
 // consumer member leaves (maybeDowngrade).
 func (w *World) startStableConsumerGroup(n int) {
-	g := w.Group
-	g.Type = ConsumerGroup
 	var ms []*Member
+	var starts []coord.StartMember
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
 		m.MemberID = w.env.IssueMemberID(m.Client)
 		ms = append(ms, m)
-		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
-			Topics: store.Copy(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
-			SessionTimeout: w.Cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
-		if !m.consumer {
-			gm.ClassicMember = true
-			gm.Strategy, gm.Protocols = m.Cfg.Assignor, []string{m.Cfg.Assignor}
-			gm.SessionTimeout = m.Cfg.SessionTimeout
-		}
-		g.putMember(gm)
-		if gm.InstanceID != "" {
-			store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
-		}
-		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
-			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
-			if m.Cfg.TransactionalID != "" {
-				w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
-			}
-		}
+		starts = append(starts, coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
+			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
+			Classic: !m.consumer, Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
+		w.startProducer(m)
 	}
-	g.GroupEpoch = 1
-	last := g.members[ms[len(ms)-1].MemberID]
-	g.updateTargetAssignment(w, last)
-	g.State = Stable // the world starts here; no transition happened
+	w.Group.StartConsumer(starts)
 	for _, m := range ms {
-		gm := g.members[m.MemberID]
-		gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
-		gm.Assignment = store.Copy(gm.Target)
 		m.Generation = 1
 		m.Phase = PhaseStable
 		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = wire.SortedCopy(gm.Assignment)
+		m.Owned = wire.SortedCopy(w.Group.StartMemberStable(m.MemberID))
 		for _, tp := range m.Owned {
 			m.positions.set(tp, 0)
 			m.processed.set(tp, 0)
@@ -528,13 +507,12 @@ func (w *World) startStableConsumerGroup(n int) {
 		if m.consumer {
 			m.cg.state = cgStable
 			m.cg.sentOwned, m.cg.ownedSent = store.Copy(m.Owned), true
-			g.scheduleConsumerSessionTimeout(w, gm)
 			m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
 			m.armHeartbeat(w, m.cg.interval)
 		}
 		// A live classic member needs no timer: its heartbeats are
-		// implicit (see group_migration.go) and a dead process is timed
-		// from when it stopped.
+		// implicit (sim/heartbeat.go) and a dead process is timed from
+		// when it stopped.
 		w.wakeUp(m)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
@@ -570,7 +548,7 @@ func (w *World) writeMarkers(p *Packet) {
 	r := p.Body.(*wire.WriteTxnMarkersRequest)
 	w.broker.WriteMarkers(r)
 	if r.Offsets {
-		w.Group.completeTxnOffsets(w, r.PID, r.Commit)
+		w.Group.CompleteTxnOffsets(r.PID, r.Commit)
 	}
 	w.env.Reply(p, None, "", r)
 }

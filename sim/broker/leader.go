@@ -249,7 +249,7 @@ func (b *Broker) FetchOutstanding(client string, inc int, id int) bool {
 }
 
 // Log is partition tp's log, nil if the world has no such partition.
-// Every log is in logs, by its number: no map to hash a wire.TopicPartition into,
+// Every log is in logs, by its number: no map to hash a TopicPartition into,
 // and none for Clone to rebuild.
 func (b *Broker) Log(tp wire.TopicPartition) *Log {
 	l, _ := b.logIndexed(tp)

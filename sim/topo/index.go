@@ -7,7 +7,7 @@ import (
 
 // InputIndex numbers the world's input partitions by their place in
 // Layout.Inputs, so that per-partition state can live in slices instead
-// of maps keyed by wire.TopicPartition. Both fields are the world's own,
+// of maps keyed by TopicPartition. Both fields are the world's own,
 // read-only and shared by clones. The zero InputIndex numbers nothing.
 type InputIndex struct {
 	at  topicSpans            // where each topic starts
@@ -45,7 +45,7 @@ func (x InputIndex) Slot(tp wire.TopicPartition, c *TopicCache) (int, bool) {
 // SlotCached is Slot, trying hint first: a number carried with tp
 // (a member's owned slots, a commit's Slots) is used only if it is tp's, so a
 // stale or missing hint (-1) costs a lookup, never a wrong answer (the
-// check is one wire.TopicPartition compare, whose topic strings are usually the
+// check is one TopicPartition compare, whose topic strings are usually the
 // same string). c (may be nil) remembers the last topic looked up when the
 // hint is not tp's.
 func (x *InputIndex) SlotCached(tp wire.TopicPartition, hint int32, c *TopicCache) (int, bool) {

@@ -11,7 +11,7 @@ import (
 // The trace (every packet) and the events are kept for the world's whole
 // life, so each is a fixed-size record in a Seq (chunks shared between
 // clones) with its text in the world's textArena: no body, no pointer, no
-// string. The engine works on live *wire.Packet objects (on the wire, parked,
+// string. The engine works on live *Packet objects (on the wire, parked,
 // the request of an answer being delivered) and drops them once delivered;
 // the views read materialized copies (PacketLog.At, EventLog.At), built
 // when asked for.
@@ -27,22 +27,22 @@ import (
 // it is a byte of fresh memory the kernel must fault in: its sent tick and
 // its text are kept as their distance from its chunk's first (a chunk of
 // seqChunk packets spans a few dozen ticks and a few KB of text: base). A
-// request keeps its wire.API and its peer (12 bits: 4,095 processes); an
+// request keeps its API and its peer (12 bits: 4,095 processes); an
 // answer keeps instead how far back its request is (back, 12 bits: 4,095
 // packets) and its error code (7 bits: every code the simulation answers
-// is below 128, errors.go), since it has its request's wire.API and peer. A
+// is below 128, errors.go), since it has its request's API and peer. A
 // packet with a field that does not fit (its request 4,096 or more packets
-// back or not before it, or an answer itself, or of another wire.API or peer;
+// back or not before it, or an answer itself, or of another API or peer;
 // its text before its chunk's first or far past it; a party past 4,095; a
 // packet sent 256 or more ticks after its chunk's first or before it; an
-// error code on a request, or past 127) keeps farField in text, its wire.API and
+// error code on a request, or past 127) keeps farField in text, its API and
 // error code in x, and its other fields whole in packetRecs.far.
 type packetRec struct {
 	text uint16 // 0 for no text, else the text's ref minus its chunk's base text, plus one; farField: kept whole in far
-	// x: a request's peer (low 12 bits) and wire.API (its index in wire.APIs,
-	// high 4 bits: wire.APIs has 16 entries); an answer's back (its ID minus
+	// x: a request's peer (low 12 bits) and API (its index in APIs,
+	// high 4 bits: APIs has 16 entries); an answer's back (its ID minus
 	// its request's, low 12 bits) and its error code's low 4 bits; a far
-	// packet's error code (low 8 bits) and wire.API (next 4).
+	// packet's error code (low 8 bits) and API (next 4).
 	x    uint16
 	sent uint8 // Sent minus its chunk's base tick
 	// flagsErr: the pk flags (high 4 bits), pkAnswer (bit 3: x is an
@@ -55,13 +55,13 @@ type packetRec struct {
 const narrowBits = 1 << 12
 
 // pkAnswer in packetRec.flagsErr: x holds back and the error code, the
-// wire.API and the peer are the request's.
+// API and the peer are the request's.
 const pkAnswer = 1 << 3
 
 func (r packetRec) flags() uint8 { return r.flagsErr >> 4 }
 
 // pktHead is what a packet's record says besides the fields farPacket
-// holds: its wire.API (index in wire.APIs), pk flags and error code.
+// holds: its API (index in APIs), pk flags and error code.
 type pktHead struct {
 	api, flags, err uint8
 }
@@ -183,9 +183,9 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	s.Append(r)
 }
 
-// answerable reports whether an answer of wire.API api to peer may keep only
+// answerable reports whether an answer of API api to peer may keep only
 // how far back its request req is: req is not itself kept as an answer,
-// and has that wire.API and that peer.
+// and has that API and that peer.
 func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
 	r := s.At(req)
 	if r.text == farField {
@@ -195,7 +195,7 @@ func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
 	return r.flagsErr&pkAnswer == 0 && uint8(r.x>>12) == api && uint32(r.x&(narrowBits-1)) == peer
 }
 
-// whole is packet i's fields, whole, and its wire.API, flags and error code.
+// whole is packet i's fields, whole, and its API, flags and error code.
 func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 	r := s.At(i)
 	h := pktHead{flags: r.flags()}
@@ -221,10 +221,10 @@ func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 // rest in flagsErr).
 func (r packetRec) answerErr() uint8 { return uint8(r.x>>12) | (r.flagsErr&7)<<4 }
 
-// errAt is packet i's wire.API, flags and error code when it carries an error
+// errAt is packet i's API, flags and error code when it carries an error
 // code (ErrorsFrom): a request kept narrow has none, and a narrow answer
 // keeps its code in its record, so neither is read further (nor its
-// request, for its wire.API) unless the code is an error.
+// request, for its API) unless the code is an error.
 func (s *packetRecs) errAt(i int) (pktHead, bool) {
 	if r := s.At(i); r.text != farField && (r.flagsErr&pkAnswer == 0 || r.answerErr() == uint8(wire.None)) {
 		return pktHead{}, false
@@ -306,7 +306,7 @@ func (s *eventRecs) whole(i int) (farEvent, eventRec) {
 
 var apiIndex = func() map[wire.API]uint8 {
 	if len(wire.APIs) > 16 || len(eventKinds) >= evStop {
-		panic("sim: packetRec keeps an wire.API in 4 bits and eventRec an event kind in 7")
+		panic("sim: packetRec keeps an API in 4 bits and eventRec an event kind in 7")
 	}
 	m := make(map[wire.API]uint8, len(wire.APIs))
 	for i, a := range wire.APIs {
@@ -440,7 +440,7 @@ type PacketLog struct {
 // Len is the number of packets sent.
 func (l *PacketLog) Len() int { return l.recs.Len() }
 
-// At returns packet i as a new *wire.Packet, its Summary formatted, its Req the
+// At returns packet i as a new *Packet, its Summary formatted, its Req the
 // request it answers (materialized too), no Body (the trace keeps none).
 func (l *PacketLog) At(i int) *wire.Packet {
 	p, req := l.materialize(i)

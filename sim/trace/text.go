@@ -19,7 +19,7 @@ import (
 // as a varint) and cost a few bytes; rare ones store their text as a string.
 //
 // The texts are kgrepl's own trace formats (the `trace` view, the event
-// lines); partitions are spelled as Kafka's tools print a wire.TopicPartition
+// lines); partitions are spelled as Kafka's tools print a TopicPartition
 // (orders-2) or the seed's short way (o2).
 //
 // A text is a run of tokens ended by tEnd. Each token formats one piece:
@@ -135,7 +135,7 @@ const (
 	tplProduceNext
 )
 
-// ackTemplate is the template a wire.Produce answer that keeps its produced
+// ackTemplate is the template a Produce answer that keeps its produced
 // event's text reads it with (World.packetText).
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
 
@@ -1056,7 +1056,7 @@ func (t *Trace) processedBack(tpi int32, off int) (uint64, bool) {
 }
 
 // packetText is a packet's summary: the text at ref, except that a
-// wire.Produce answer whose record was written keeps no text of its own but its
+// Produce answer whose record was written keeps no text of its own but its
 // produced event's (handleProduce), read as tplProduceAck, which takes the
 // same arguments.
 func (t *Trace) packetText(api wire.API, response bool, ref textRef) string {

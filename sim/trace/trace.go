@@ -39,7 +39,7 @@ type Trace struct {
 	// memberIDs: member ids as encMemberID reads them, by the strings a
 	// tick passes it (a member's MemberID, a commit's) again and again.
 	memberIDs store.StrCache[string, memberIDRef]
-	// byProc is the party of each process (by its number, wire.Packet.Proc
+	// byProc is the party of each process (by its number, Packet.Proc
 	// minus one) once a packet named it: a packet's member end is found
 	// without a lookup; each entry is checked before it is trusted.
 	byProc []uint32

@@ -309,7 +309,7 @@ func endWord(commit bool) string {
 }
 
 // prepareEnd logs PrepareCommit or PrepareAbort (the outcome is decided
-// here) and sends wire.WriteTxnMarkers to every partition in the transaction.
+// here) and sends WriteTxnMarkers to every partition in the transaction.
 func (t *Coordinator) prepareEnd(e *Entry, commit bool) {
 	if commit {
 		t.setState(e, PrepareCommit)

@@ -75,3 +75,20 @@ func ContainsPartition(tps []TopicPartition, tp TopicPartition) bool {
 	}
 	return false
 }
+
+// OrDash is s, or "-" for the empty string: Kafka's tools print a missing
+// value so.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ClientOf turns a member id C2-3 into its client id C2.
+func ClientOf(memberID string) string {
+	if i := strings.LastIndexByte(memberID, '-'); i > 0 {
+		return memberID[:i]
+	}
+	return memberID
+}

@@ -1,4 +1,4 @@
-package sim
+package coord
 
 // Online migration between the two group types (KIP-848's upgrade and
 // downgrade paths, group.consumer.migration.policy), as Kafka's
@@ -25,21 +25,23 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // MigrationPolicies are group.consumer.migration.policy's values.
 var MigrationPolicies = []string{"disabled", "upgrade", "downgrade", "bidirectional"}
 
-func upgradeEnabled(w *World) bool {
-	return w.Cfg.MigrationPolicy == "upgrade" || w.Cfg.MigrationPolicy == "bidirectional"
+func (g *Group) upgradeEnabled() bool {
+	return g.cfg.MigrationPolicy == "upgrade" || g.cfg.MigrationPolicy == "bidirectional"
 }
 
-func downgradeEnabled(w *World) bool {
-	return w.Cfg.MigrationPolicy == "downgrade" || w.Cfg.MigrationPolicy == "bidirectional"
+func (g *Group) downgradeEnabled() bool {
+	return g.cfg.MigrationPolicy == "downgrade" || g.cfg.MigrationPolicy == "bidirectional"
 }
 
 // convertToConsumerGroup is GroupMetadataManager.convertToConsumerGroup:
@@ -47,13 +49,13 @@ func downgradeEnabled(w *World) bool {
 // REBALANCE_IN_PROGRESS; every classic member becomes a classic member of
 // a consumer group at the generation as its epoch, STABLE, owning its
 // classic assignment, which is also the target (fromClassicGroup).
-func (g *Group) convertToConsumerGroup(w *World) {
+func (g *Group) convertToConsumerGroup() {
 	for _, gm := range g.Members() {
 		if gm.joinPkt != nil {
-			w.env.Reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			g.env.Reply(gm.joinPkt, wire.RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		if gm.syncPkt != nil {
-			w.env.Reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			g.env.Reply(gm.syncPkt, wire.RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
 		g.setClassicMember(gm, true)
@@ -70,14 +72,14 @@ func (g *Group) convertToConsumerGroup(w *World) {
 		// for a process already gone: its session keeps running from
 		// when it went quiet (Kafka would restart it here; demo 15's
 		// restarted C1-1 would then go 3 ticks later).
-		switch m := w.process(gm.ClientID, gm.Inc); {
-		case g.heardClassic(w, gm):
+		switch {
+		case g.heardClassic(gm):
 			gm.silentSince, gm.sessionTimer = -1, 0
-		case (m == nil || !m.Alive) && gm.silentSince >= 0:
-			g.classicSession(w, gm, gm.silentSince+gm.SessionTimeout)
+		case !g.procs.Alive(gm.ClientID, gm.Inc) && gm.silentSince >= 0:
+			g.classicSession(gm, gm.silentSince+gm.SessionTimeout)
 		default:
-			gm.silentSince = w.Tick
-			g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+			gm.silentSince = g.env.Now()
+			g.classicSession(gm, g.env.Now()+gm.SessionTimeout)
 		}
 	}
 	from := g.State
@@ -87,7 +89,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 	// A new group object in Kafka: it starts in the state it computes, no
 	// transition of the old one.
 	g.State = g.consumerState()
-	w.trace.Eventf(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
+	g.env.Trace().Eventf(trace.EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
 		g.ID, from, g.Generation, g.GroupEpoch, g.State, len(g.members))
 }
 
@@ -96,18 +98,17 @@ func (g *Group) convertToConsumerGroup(w *World) {
 // heartbeat inside a consumer group), unless it is out of the group: a
 // static member past max.poll.interval.ms keeps its id but its heartbeat
 // thread stopped (classicClient.pollTimeout).
-func (g *Group) heardClassic(w *World, gm *GroupMember) bool {
-	m := w.process(gm.ClientID, gm.Inc)
-	return m != nil && m.Alive && m.MemberID == gm.MemberID && m.Phase != PhaseOut
+func (g *Group) heardClassic(gm *GroupMember) bool {
+	return g.procs.InGroupAs(gm.ClientID, gm.Inc, gm.MemberID)
 }
 
 // classicSession schedules a classic member's session timeout inside a
 // consumer group (scheduleConsumerGroupSessionTimeout with the member's
 // classic session.timeout.ms).
-func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
+func (g *Group) classicSession(gm *GroupMember, at int) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // classicJoinToConsumerGroup is classicGroupJoinToConsumerGroup: the
@@ -115,13 +116,13 @@ func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
 // recomputed if the group epoch moved, the member is reconciled with the
 // partitions its JoinGroup says it owns, and the JoinGroup is answered at
 // once with the member epoch as the generation (no leader, no barrier).
-func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGroupRequest) {
+func (g *Group) classicJoinToConsumerGroup(p *wire.Packet, r *wire.JoinGroupRequest) {
 	var gm, replaced *GroupMember
 	switch {
 	case r.InstanceID != "" && g.static[r.InstanceID] != "":
 		old := g.members[g.static[r.InstanceID]]
 		if r.MemberID != "" && r.MemberID != old.MemberID {
-			w.env.Reply(p, FencedInstanceID, "", nil)
+			g.env.Reply(p, wire.FencedInstanceID, "", nil)
 			return
 		}
 		gm = old
@@ -129,7 +130,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 			// A new instance replaces the static member (a classic member
 			// needs no released instance id).
 			n := *old
-			n.MemberID, n.ClientID, n.Inc = w.env.IssueMemberID(r.Client), r.Client, r.Inc
+			n.MemberID, n.ClientID, n.Inc = g.env.IssueMemberID(r.Client), r.Client, r.Inc
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 			n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(old.Topics), store.Copy(old.Assignment), store.Copy(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
@@ -137,12 +138,12 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 			gm, replaced = &n, old
 		}
 	case r.MemberID == "":
-		gm = &GroupMember{MemberID: w.env.IssueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+		gm = &GroupMember{MemberID: g.env.IssueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
 			MemberState: reconcile.Stable.String(), silentSince: -1}
 	default:
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.env.Reply(p, UnknownMemberID, "", nil)
+			g.env.Reply(p, wire.UnknownMemberID, "", nil)
 			return
 		}
 	}
@@ -155,126 +156,126 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGrou
 	g.setClassicMember(gm, true)
 	gm.Strategy, gm.Protocols = r.Strategy, []string{r.Strategy}
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
-	g.admitAndAssign(w, gm, replaced, newMember, bump, " with the classic protocol")
+	g.admitAndAssign(gm, replaced, newMember, bump, " with the classic protocol")
 	// The owned partitions a classic member reports: a cooperative member's
 	// subscription carries them; an eager one revoked everything first.
-	owned := []TopicPartition{}
+	owned := []wire.TopicPartition{}
 	if r.Strategy == "cooperative-sticky" {
 		owned = store.Copy(r.Owned)
 	}
-	if err := g.maybeReconcile(w, gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
-		w.env.Reply(p, FencedMemberEpoch, "", nil)
+	if err := g.maybeReconcile(gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
+		g.env.Reply(p, wire.FencedMemberEpoch, "", nil)
 		return
 	}
 	gm.notified = ""
-	if m := w.process(gm.ClientID, gm.Inc); m == nil || !m.Alive {
+	if !g.procs.Alive(gm.ClientID, gm.Inc) {
 		// Sent before its process died: heard this once (heardLast). The
 		// answer restarts its session from now
 		// (classicGroupJoinToConsumerGroup: scheduleConsumerGroupSessionTimeout),
 		// even if it was already running.
-		gm.silentSince = w.Tick
-		g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
+		gm.silentSince = g.env.Now()
+		g.classicSession(gm, g.env.Now()+gm.SessionTimeout)
 	} else {
-		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: gm.MemberEpoch})
+		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: gm.MemberEpoch})
 	}
-	g.updateConsumerState(w)
+	g.updateConsumerState()
 	// The answer's append completes: cancelConsumerGroupJoinTimeout, and
 	// scheduleConsumerGroupSyncTimeout with the request's rebalance
 	// timeout (it replaces any earlier sync timer of the member).
 	gm.joinTimer = 0
 	g.timerSeq++
 	gm.syncTimer = g.timerSeq
-	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.syncTimer})
-	w.env.Reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.syncTimer})
+	g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
-	g.notifyClassicMembers(w)
+	g.notifyClassicMembers()
 }
 
 // scheduleClassicJoinTimeout is scheduleConsumerGroupJoinTimeoutIfAbsent:
 // a classic member told to rejoin (its heartbeat or SyncGroup answered
 // REBALANCE_IN_PROGRESS) is fenced unless its JoinGroup comes within its
 // rebalance timeout; a timer already running is kept.
-func (g *Group) scheduleClassicJoinTimeout(w *World, gm *GroupMember) {
+func (g *Group) scheduleClassicJoinTimeout(gm *GroupMember) {
 	if gm.joinTimer != 0 {
 		return
 	}
 	g.timerSeq++
 	gm.joinTimer = g.timerSeq
-	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmClassicJoinTimeout, Member: gm.MemberID, Key: gm.joinTimer})
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.RebalanceTimeout, Kind: tmClassicJoinTimeout, Member: gm.MemberID, Key: gm.joinTimer})
 }
 
 // classicMemberTimeout: a classic member's join or sync timer fired
 // without being cancelled (consumerGroupFenceMemberOperation).
-func (g *Group) classicMemberTimeout(w *World, id string, seq int, sync bool) {
+func (g *Group) classicMemberTimeout(id string, seq int, sync bool) {
 	gm := g.members[id]
 	if g.Type != ConsumerGroup || gm == nil || !gm.ClassicMember {
 		return
 	}
 	if sync && gm.syncTimer == seq {
-		g.fenceMember(w, gm, fmt.Sprintf("the classic member sent no SyncGroup within its rebalance timeout (%d)", gm.RebalanceTimeout))
+		g.fenceMember(gm, fmt.Sprintf("the classic member sent no SyncGroup within its rebalance timeout (%d)", gm.RebalanceTimeout))
 	} else if !sync && gm.joinTimer == seq {
-		g.fenceMember(w, gm, fmt.Sprintf("the classic member did not rejoin within its rebalance timeout (%d)", gm.RebalanceTimeout))
+		g.fenceMember(gm, fmt.Sprintf("the classic member did not rejoin within its rebalance timeout (%d)", gm.RebalanceTimeout))
 	}
 }
 
 // classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
 // member's current assignment, unless a newer epoch waits for its rejoin.
-func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *wire.SyncGroupRequest) {
-	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, r.Generation)
+func (g *Group) classicSyncToConsumerGroup(p *wire.Packet, r *wire.SyncGroupRequest) {
+	gm := g.classicMember(p, r.MemberID, r.InstanceID, r.Generation)
 	if gm == nil {
 		return
 	}
 	// throwIfRebalanceInProgress: the sync timer stays; a join timer starts.
 	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
-		g.scheduleClassicJoinTimeout(w, gm)
-		w.env.Reply(p, RebalanceInProgress, "", nil)
+		g.scheduleClassicJoinTimeout(gm)
+		g.env.Reply(p, wire.RebalanceInProgress, "", nil)
 		return
 	}
 	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	w.env.Reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
+	g.env.Reply(p, wire.None, g.env.Layout().PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.notified = ""
-	g.notifyClassicMembers(w)
+	g.notifyClassicMembers()
 }
 
 // classicMember is validateConsumerGroupMember with the classic checks
 // (throwIfMemberDoesNotUseClassicProtocol, throwIfGenerationIdUnmatched);
 // it answers the request itself when the member does not pass.
-func (g *Group) classicMember(w *World, p *Packet, memberID, instanceID string, gen int) *GroupMember {
+func (g *Group) classicMember(p *wire.Packet, memberID, instanceID string, gen int) *GroupMember {
 	gm := g.members[memberID]
 	if instanceID != "" {
 		if id, ok := g.static[instanceID]; ok && id != memberID {
-			w.env.Reply(p, FencedInstanceID, "", nil)
+			g.env.Reply(p, wire.FencedInstanceID, "", nil)
 			return nil
 		}
 	}
 	switch {
 	case gm == nil || !gm.ClassicMember:
-		w.env.Reply(p, UnknownMemberID, "", nil)
+		g.env.Reply(p, wire.UnknownMemberID, "", nil)
 		return nil
 	case gen >= 0 && gen != gm.MemberEpoch:
-		w.env.Reply(p, IllegalGeneration, "", nil)
+		g.env.Reply(p, wire.IllegalGeneration, "", nil)
 		return nil
 	}
 	return gm
 }
 
 // classicLeaveToConsumerGroup is classicGroupLeaveToConsumerGroup.
-func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *wire.LeaveGroupRequest) {
-	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, -1)
+func (g *Group) classicLeaveToConsumerGroup(p *wire.Packet, r *wire.LeaveGroupRequest) {
+	gm := g.classicMember(p, r.MemberID, r.InstanceID, -1)
 	if gm == nil {
 		return
 	}
-	w.env.Reply(p, None, "", nil)
-	g.fenceMember(w, gm, "LeaveGroup")
+	g.env.Reply(p, wire.None, "", nil)
+	g.fenceMember(gm, "LeaveGroup")
 }
 
 // notifyClassicMembers is classicGroupHeartbeatToConsumerGroup's answer
 // REBALANCE_IN_PROGRESS, once per change: a classic member rejoins when the
 // group epoch moved past it, when it must revoke, or when partitions it
 // waits for were released.
-func (g *Group) notifyClassicMembers(w *World) {
+func (g *Group) notifyClassicMembers() {
 	if g.Type != ConsumerGroup || !g.hasClassicMembers() {
 		return
 	}
@@ -288,7 +289,7 @@ func (g *Group) notifyClassicMembers(w *World) {
 		if !rejoin || gm.notified == key {
 			continue
 		}
-		if !g.hearsFrom(w, gm) {
+		if !g.hearsFrom(gm) {
 			// No heartbeat to answer: a member joining (or reset, or dead)
 			// is told by its first heartbeat once it sends them again
 			// (heartbeatStarted calls this anew).
@@ -299,9 +300,9 @@ func (g *Group) notifyClassicMembers(w *World) {
 		// (classicGroupHeartbeatToConsumerGroup:
 		// scheduleConsumerGroupJoinTimeoutIfAbsent); kgrepl tells a
 		// heartbeating member once per change, at the change.
-		g.scheduleClassicJoinTimeout(w, gm)
-		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
+		g.scheduleClassicJoinTimeout(gm)
+		g.env.Send(&wire.Packet{From: wire.Broker, To: gm.ClientID, ToInc: gm.Inc, Type: wire.RebalanceNotification, Response: true,
+			Error: wire.RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + strconv.Itoa(g.GroupEpoch) + ")"})
 	}
 }
 
@@ -353,7 +354,7 @@ func (g *Group) setClassicMember(gm *GroupMember, classic bool) {
 // waitingOnUnreleased is ConsumerGroup.waitingOnUnreleasedPartition: a
 // partition of the member's target it does not have yet is still held.
 func (g *Group) waitingOnUnreleased(gm *GroupMember) bool {
-	has := map[TopicPartition]bool{}
+	has := map[wire.TopicPartition]bool{}
 	for _, tp := range gm.Assignment {
 		has[tp] = true
 	}
@@ -372,8 +373,8 @@ func (g *Group) waitingOnUnreleased(gm *GroupMember) bool {
 // group at the group epoch as its generation, each member with its target
 // assignment, and rebalances. It reports whether it converted the group
 // (the leaving member is then gone).
-func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool {
-	if !downgradeEnabled(w) || len(g.members) <= 1 {
+func (g *Group) maybeDowngrade(leaving *GroupMember, why string) bool {
+	if !g.downgradeEnabled() || len(g.members) <= 1 {
 		return false
 	}
 	for _, gm := range g.members {
@@ -385,7 +386,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
 		delete(g.static, leaving.InstanceID)
 	}
-	w.trace.Eventf(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
+	g.env.Trace().Eventf(trace.EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
 	ids := make([]string, 0, len(g.members))
 	for id := range g.members {
 		ids = append(ids, id)
@@ -402,19 +403,19 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 		// it going every tick; one that sends none (joining, reset, or
 		// gone) is removed a session timeout from now, unless a JoinGroup
 		// or SyncGroup of it waits (sessionExpiry).
-		if g.hearsFrom(w, gm) {
+		if g.hearsFrom(gm) {
 			gm.silentSince = -1
 		} else {
-			gm.silentSince = w.Tick
-			w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
+			gm.silentSince = g.env.Now()
+			g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: g.env.Now()})
 		}
 	}
 	g.Type = ClassicGroup
 	g.Generation = g.GroupEpoch
 	g.Leader = ids[0]
 	g.Assignor = g.chooseProtocol()
-	w.trace.Eventf(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
+	g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
 	g.State = Stable // ClassicGroup.fromConsumerGroup starts Stable
-	g.prepareRebalance(w, "downgrade from consumer to classic")
+	g.prepareRebalance("downgrade from consumer to classic")
 	return true
 }

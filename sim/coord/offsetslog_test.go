@@ -1,12 +1,16 @@
-package sim
+package coord
 
 import (
 	"math/rand"
 	"slices"
+	"strconv"
 	"testing"
-	"unsafe"
 
+	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestOffsetsLogRoundTrip: the compact log gives back every record as it
@@ -15,9 +19,9 @@ import (
 // entry of 8 bytes) and without (every partition kept whole), and with
 // partitions and offsets that fit no entry.
 func TestOffsetsLogRoundTrip(t *testing.T) {
-	setSeqChunk(t, 4)
-	w, _ := New(DefaultTopology(), DefaultConfig())
-	for _, index := range []topo.InputIndex{*w.layout.Input(), {}} {
+	t.Cleanup(store.SetSeqChunkForTest(4))
+	layout := topo.New(topo.Default())
+	for _, index := range []topo.InputIndex{*layout.Input(), {}} {
 		offsetsLogRoundTrip(t, index)
 	}
 }
@@ -29,15 +33,15 @@ func offsetsLogRoundTrip(t *testing.T, index topo.InputIndex) {
 	for i := 0; i < 40; i++ {
 		// Records in threes share tick, member and generation, as the
 		// records of one OffsetCommit do; the state varies per record.
-		r := OffsetRecord{Tick: 1000 + i/3, Group: "g", TP: TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
-			Generation: i / 6, MemberID: "C1-" + itoa(i/3), PID: -1, State: "committed"}
+		r := OffsetRecord{Tick: 1000 + i/3, Group: "g", TP: wire.TopicPartition{Topic: "orders", Partition: i % 3}, Offset: 7 * i,
+			Generation: i / 6, MemberID: "C1-" + strconv.Itoa(i/3), PID: -1, State: "committed"}
 		switch i / 3 % 5 {
 		case 1:
 			r.PID, r.State = 5, "pending"
 		case 2:
 			r.PID, r.State = 6, "aborted"
 		case 3:
-			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
+			r.TP, r.MemberID, r.PID, r.State, r.Marker, r.Offset = wire.TopicPartition{}, "", 6, []string{"COMMIT", "ABORT"}[i%2], true, -1
 		case 4:
 			r.PID, r.State = 5, []string{"pending", "committed"}[i%2]
 		}
@@ -82,7 +86,7 @@ func offsetsLogRoundTrip(t *testing.T, index topo.InputIndex) {
 
 	// appendCommit writes the records of one OffsetCommit, as Append would one by one.
 	head := OffsetRecord{Tick: 5000, Group: "g", Generation: 9, MemberID: "C2-1", PID: -1, State: "committed"}
-	tps, offs := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}, []int{3, 4}
+	tps, offs := []wire.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}, []int{3, 4}
 	c.appendCommit(head, tps, []int32{-1, 1 << 20}, offs) // hints that are no slot: looked up
 	c.appendCommit(head, nil, nil, nil)
 	c.appendCommit(head, tps, index.SlotsOf(nil, tps), offs) // the slots, when the index numbers them
@@ -110,17 +114,17 @@ func offsetsLogRoundTrip(t *testing.T, index topo.InputIndex) {
 // TestCommittedRoundTrip: the group's offsets cache gives back the record
 // it was given, for a plain and a transactional commit.
 func TestCommittedRoundTrip(t *testing.T) {
-	g := newGroup("g")
+	g := testGroup()
 	for _, rec := range []OffsetRecord{
-		{Tick: 12, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 1}, Offset: 40, Generation: 3, MemberID: "C1-2", PID: -1, State: "committed"},
-		{Tick: 15, Group: "g", TP: TopicPartition{Topic: "orders", Partition: 2}, Offset: 7, Generation: 4, MemberID: "C2-1", PID: 9, State: "committed"},
+		{Tick: 12, Group: "g", TP: wire.TopicPartition{Topic: "orders", Partition: 1}, Offset: 40, Generation: 3, MemberID: "C1-2", PID: -1, State: "committed"},
+		{Tick: 15, Group: "g", TP: wire.TopicPartition{Topic: "orders", Partition: 2}, Offset: 7, Generation: 4, MemberID: "C2-1", PID: 9, State: "committed"},
 	} {
 		g.setCommitted(rec)
 		if got, ok := g.Committed(rec.TP); !ok || got != rec {
 			t.Fatalf("Committed(%v) = %+v, %v; want %+v", rec.TP, got, ok, rec)
 		}
 	}
-	if _, ok := g.Committed(TopicPartition{Topic: "orders", Partition: 0}); ok {
+	if _, ok := g.Committed(wire.TopicPartition{Topic: "orders", Partition: 0}); ok {
 		t.Fatal("Committed of a partition never committed")
 	}
 }
@@ -130,18 +134,18 @@ func TestCommittedRoundTrip(t *testing.T) {
 // gives back every record's partition, also when a clone and its source
 // each meet partitions the other never saw.
 func TestOffsetsLogPartitionNumbers(t *testing.T) {
-	w, _ := New(bigTopology(1, 2, 3), DefaultConfig())
-	l := OffsetsLog{index: *w.layout.Input()}
+	layout := topo.New(bigTopology(1, 2, 3))
+	l := OffsetsLog{index: *layout.Input()}
 	rec := func(topic string, p, off int) OffsetRecord {
-		return OffsetRecord{Tick: off, Group: "g", TP: TopicPartition{Topic: topic, Partition: p}, Offset: off, MemberID: "C1-1", PID: -1, State: "committed"}
+		return OffsetRecord{Tick: off, Group: "g", TP: wire.TopicPartition{Topic: topic, Partition: p}, Offset: off, MemberID: "C1-1", PID: -1, State: "committed"}
 	}
 	var want []OffsetRecord
 	for i, r := range []OffsetRecord{rec("t1", 2, 1), rec("zz", 0, 2), rec("t0", 0, 3), rec("t0", 7, 4), rec("zz", 0, 5)} {
 		l.Append(r)
 		want = append(want, r)
 		if i == 2 {
-			l.appendCommit(rec("", 0, 6), []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int32{2, 0, 3}, []int{6, 7, 8})
-			for k, tp := range []TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}} {
+			l.appendCommit(rec("", 0, 6), []wire.TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}}, []int32{2, 0, 3}, []int{6, 7, 8})
+			for k, tp := range []wire.TopicPartition{{Topic: "t0", Partition: 1}, {Topic: "t0", Partition: 9}, {Topic: "t1", Partition: 0}} {
 				r := rec(tp.Topic, tp.Partition, 6)
 				r.Offset = 6 + k
 				want = append(want, r)
@@ -174,9 +178,9 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 // changes and clones, give back exactly the records appended, in every
 // member of a clone family; and a member's unchanged commits do share.
 func TestPropertyOffsetsLogSharesLists(t *testing.T) {
-	setSeqChunk(t, 4)
-	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
-	index := *w.layout.Input()
+	t.Cleanup(store.SetSeqChunkForTest(4))
+	layout := topo.New(bigTopology(1, 3, 4)) // t0-0 .. t2-3
+	index := *layout.Input()
 	for seed := int64(0); seed < 40; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		type copyOf struct {
@@ -184,7 +188,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 			want []OffsetRecord
 		}
 		fam := []*copyOf{{l: OffsetsLog{index: index}}}
-		lists := map[string][]TopicPartition{} // each member's last list
+		lists := map[string][]wire.TopicPartition{} // each member's last list
 		shared := 0
 		for op := 0; op < 300; op++ {
 			c := fam[r.Intn(len(fam))]
@@ -195,7 +199,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 				tps := lists[member]
 				if tps == nil || r.Intn(3) == 0 {
 					tps = nil
-					for _, tp := range append(slices.Clone(w.layout.Inputs()), TopicPartition{Topic: "zz", Partition: 1}) {
+					for _, tp := range append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "zz", Partition: 1}) {
 						if r.Intn(3) == 0 {
 							tps = append(tps, tp)
 						}
@@ -220,9 +224,9 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 					c.want = append(c.want, x)
 				}
 			case k < 8:
-				rec.TP, rec.Offset = w.layout.Inputs()[r.Intn(len(w.layout.Inputs()))], r.Intn(50)
+				rec.TP, rec.Offset = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
 				if r.Intn(5) == 0 {
-					rec.TP = TopicPartition{Topic: "yy", Partition: 2}
+					rec.TP = wire.TopicPartition{Topic: "yy", Partition: 2}
 				}
 				c.l.Append(rec)
 				c.want = append(c.want, rec)
@@ -250,29 +254,10 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 	}
 }
 
-// TestOffsetsLogHeadsShared: a member's commits of one generation share
-// their head (member, generation, producer id, state): two members
-// committing every few ticks for 2,000 ticks keep a few heads and a
-// 16-byte run per commit, not 32 bytes.
-func TestOffsetsLogHeadsShared(t *testing.T) {
-	if got := unsafe.Sizeof(offsetRun{}); got != 16 {
-		t.Fatalf("offsetRun is %d bytes, want 16", got)
-	}
-	w := consumingWorld(1_000, 2_000)
-	l := &w.Group.OffsetsLog
-	if l.runs.Len() < 500 || l.heads.Len() > 8 {
-		t.Fatalf("%d runs with %d heads: want hundreds of runs sharing a few heads", l.runs.Len(), l.heads.Len())
-	}
-	// every record reads back as the commit's: its member and generation
-	// are those of the committed events' member ids
-	members := map[string]bool{}
-	for _, r := range l.All() {
-		members[r.MemberID] = true
-		if r.State != "committed" || r.PID != -1 || r.Generation < 1 {
-			t.Fatalf("record %+v", r)
-		}
-	}
-	if len(members) != 2 {
-		t.Fatalf("records of members %v, want C1's and C2's", members)
-	}
+// testGroup is an empty group of the default world's shape, with an
+// environment of its own and no processes.
+func testGroup() *Group {
+	tick := 0
+	layout := topo.New(topo.Default())
+	return New("g", env.New(&tick, trace.New(layout, &tick, nil), layout), &Config{}, &Mutations{}, nil)
 }

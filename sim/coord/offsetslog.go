@@ -1,4 +1,4 @@
-package sim
+package coord
 
 import (
 	"iter"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
@@ -78,16 +79,16 @@ type offsetHead struct {
 const entryNoTP = -1
 
 type offsetOdd struct {
-	TP     TopicPartition
+	TP     wire.TopicPartition
 	Offset int
 }
 
 // entry encodes tp and offset as a code and the offset to store; hint is
 // tp's slot if known (-1: not), and c (may be nil) remembers the last
 // topic looked up, for the lists of one commit.
-func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topo.TopicCache) (code, off int32) {
+func (l *OffsetsLog) entry(tp wire.TopicPartition, hint int32, offset int, c *topo.TopicCache) (code, off int32) {
 	if offset >= -1 && offset <= 1<<31-1 {
-		if tp == (TopicPartition{}) {
+		if tp == (wire.TopicPartition{}) {
 			return entryNoTP, int32(offset)
 		}
 		if p, ok := l.index.SlotCached(tp, hint, c); ok {
@@ -99,12 +100,12 @@ func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topo.To
 }
 
 // tpOffset decodes a record's code and stored offset.
-func (l *OffsetsLog) tpOffset(code, off int32) (TopicPartition, int) {
+func (l *OffsetsLog) tpOffset(code, off int32) (wire.TopicPartition, int) {
 	switch {
 	case code >= 0:
 		return l.index.At(int(code)), int(off)
 	case code == entryNoTP:
-		return TopicPartition{}, int(off)
+		return wire.TopicPartition{}, int(off)
 	}
 	o := l.odd.At(int(entryNoTP - 1 - code))
 	return o.TP, o.Offset
@@ -176,7 +177,7 @@ func (l *OffsetsLog) Append(rec OffsetRecord) {
 // a run of their own. slots, when not nil, are the partitions' slots as
 // the member knew them. The partitions' codes are shared with the member's
 // previous commit when they are the same list.
-func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots []int32, offs []int) {
+func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []wire.TopicPartition, slots []int32, offs []int) {
 	if len(tps) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
-package sim
+package coord
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -15,10 +16,10 @@ import (
 // single sets and whole commits; all ranges in (topic, partition) order
 // with the input partitions first; a clone is independent of its source.
 func TestOffsetTableMatchesMap(t *testing.T) {
-	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
-	known := w.layout.Inputs()
-	unknown := []TopicPartition{{Topic: "t0", Partition: 9}, {Topic: "zz", Partition: 0}, {Topic: "a", Partition: 1}}
-	pick := func(r *rand.Rand) TopicPartition {
+	layout := topo.New(bigTopology(1, 3, 4)) // t0-0 .. t2-3
+	known := layout.Inputs()
+	unknown := []wire.TopicPartition{{Topic: "t0", Partition: 9}, {Topic: "zz", Partition: 0}, {Topic: "a", Partition: 1}}
+	pick := func(r *rand.Rand) wire.TopicPartition {
 		if r.Intn(5) == 0 {
 			return unknown[r.Intn(len(unknown))]
 		}
@@ -26,8 +27,8 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 	}
 	for seed := int64(0); seed < 50; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		tab := offsetTable{index: *w.layout.Input()}
-		ref := map[TopicPartition]committedOffset{}
+		tab := offsetTable{index: *layout.Input()}
+		ref := map[wire.TopicPartition]committedOffset{}
 		for op := 0; op < 200; op++ {
 			c := committedOffset{Offset: r.Intn(100), MemberID: "C1-1", PID: int64(r.Intn(3)) - 1, Tick: int32(op), Generation: int32(seed)}
 			if r.Intn(3) == 0 {
@@ -35,7 +36,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 				tab.set(tp, c)
 				ref[tp] = c
 			} else {
-				var tps []TopicPartition
+				var tps []wire.TopicPartition
 				for _, tp := range append(slices.Clone(known), unknown...) {
 					if r.Intn(3) == 0 {
 						tps = append(tps, tp)
@@ -71,7 +72,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 				t.Fatalf("seed %d: get(%v) = %+v %v, map %+v %v", seed, tp, got, ok, want, wok)
 			}
 		}
-		var order []TopicPartition
+		var order []wire.TopicPartition
 		for tp, c := range tab.all {
 			c.has = false
 			if c != ref[tp] {
@@ -79,13 +80,13 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 			}
 			order = append(order, tp)
 		}
-		var want []TopicPartition
+		var want []wire.TopicPartition
 		for _, tp := range known {
 			if _, ok := ref[tp]; ok {
 				want = append(want, tp)
 			}
 		}
-		var rest []TopicPartition
+		var rest []wire.TopicPartition
 		for tp := range ref {
 			if _, ok := tab.index.Slot(tp, nil); !ok {
 				rest = append(rest, tp)
@@ -98,49 +99,10 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 	}
 }
 
-// TestTpIndexIsTheInputSlot: World.tpIndex numbers the input partitions
-// by their place in inputTPs, the sorted order (so it is topo.InputIndex.slot:
-// one numbering for the trace's texts, logAt, the offset table, the
-// offsets log and the cells), then the output topic's partitions; tpAt
-// inverts it, and tpIndex says false for a partition the world does not
-// have. (Until the numberings were unified it numbered the input topics in
-// topology order; the trace's materialized texts did not change, as
-// TestTraceMaterializedAsBefore checks.)
-func TestTpIndexIsTheInputSlot(t *testing.T) {
-	topo := Topology{Group: "g", Inputs: []TopicSpec{{Name: "zeta", Partitions: 3}, {Name: "alpha", Partitions: 2}, {Name: "mid", Partitions: 4}}, Output: TopicSpec{Name: "out", Partitions: 2}}
-	w, err := New(topo, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	want := []TopicPartition{tp("alpha", 0), tp("alpha", 1), tp("mid", 0), tp("mid", 1), tp("mid", 2), tp("mid", 3),
-		tp("zeta", 0), tp("zeta", 1), tp("zeta", 2), tp("out", 0), tp("out", 1)}
-	idx := (*w.layout.Input())
-	for i, tp := range want {
-		if got, ok := w.layout.Number(tp); !ok || got != i {
-			t.Errorf("tpIndex(%v) = %d, %v; want %d", tp, got, ok, i)
-		}
-		if back, input, ok := w.layout.Numbered(uint64(i)); !ok || back != tp || input != (tp.Topic != "out") {
-			t.Errorf("tpAt(%d) = %v, %v, %v; want %v", i, back, input, ok, tp)
-		}
-		if s, ok := idx.Slot(tp, nil); ok != (tp.Topic != "out") || ok && s != i {
-			t.Errorf("slot(%v) = %d, %v; tpIndex says %d", tp, s, ok, i)
-		}
-	}
-	if _, _, ok := w.layout.Numbered(uint64(len(want))); ok {
-		t.Errorf("tpAt(%d) names a partition past the last", len(want))
-	}
-	for _, tp := range []TopicPartition{{Topic: "zeta", Partition: 3}, {Topic: "alpha", Partition: -1}, {Topic: "out", Partition: 2}, {Topic: "nope", Partition: 0}} {
-		if _, ok := w.layout.Number(tp); ok {
-			t.Errorf("tpIndex(%v) says the world has it", tp)
-		}
-	}
-}
-
 // randomHints is a slot list for tps as a commit might carry it: nil, or
 // each entry the partition's slot, another partition's, -1, or past the
 // end. Whatever the hints, the answers must be the same.
-func randomHints(r *rand.Rand, x *topo.InputIndex, tps []TopicPartition) []int32 {
+func randomHints(r *rand.Rand, x *topo.InputIndex, tps []wire.TopicPartition) []int32 {
 	if r.Intn(4) == 0 {
 		return nil
 	}
@@ -156,4 +118,14 @@ func randomHints(r *rand.Rand, x *topo.InputIndex, tps []TopicPartition) []int32
 		}
 	}
 	return hints
+}
+
+// bigTopology is members members over topics input topics t0.. of parts
+// partitions each, and an output topic of 4.
+func bigTopology(members, topics, parts int) topo.Topology {
+	t := topo.Topology{Group: "g", Output: topo.TopicSpec{Name: "out", Partitions: 4}, Members: members}
+	for i := 0; i < topics; i++ {
+		t.Inputs = append(t.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: parts})
+	}
+	return t
 }

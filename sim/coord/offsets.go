@@ -1,4 +1,4 @@
-package sim
+package coord
 
 // The offset store both group types share: OffsetCommit, OffsetFetch,
 // TxnOffsetCommit's pending offsets and their markers, and the
@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -16,7 +17,7 @@ import (
 type OffsetRecord struct {
 	Tick       int
 	Group      string
-	TP         TopicPartition
+	TP         wire.TopicPartition
 	Offset     int
 	Generation int
 	MemberID   string
@@ -44,7 +45,7 @@ func (g *Group) setCommitted(rec OffsetRecord) {
 }
 
 // Committed gives the committed offset of tp (false when none).
-func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
+func (g *Group) Committed(tp wire.TopicPartition) (OffsetRecord, bool) {
 	c, ok := g.offsets.get(tp)
 	if !ok {
 		return OffsetRecord{}, false
@@ -54,7 +55,7 @@ func (g *Group) Committed(tp TopicPartition) (OffsetRecord, bool) {
 }
 
 // HasPending reports whether a transaction holds pending offsets for tp.
-func (g *Group) HasPending(tp TopicPartition) bool {
+func (g *Group) HasPending(tp wire.TopicPartition) bool {
 	for _, m := range g.pending {
 		if _, ok := m[tp]; ok {
 			return true
@@ -63,20 +64,20 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 	return false
 }
 
-func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
-	resp := w.env.NewCommitResponse()
+func (g *Group) onCommit(p *wire.Packet, r *wire.OffsetCommitRequest) {
+	resp := g.env.NewCommitResponse()
 	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
-	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
-		w.env.Reply(p, code, "", resp)
+	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != wire.None {
+		g.env.Reply(p, code, "", resp)
 		return
 	}
-	rec := OffsetRecord{Tick: w.Tick, Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
+	rec := OffsetRecord{Tick: g.env.Now(), Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
 	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Slots, r.Offsets)
-	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
+	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(g.env.Now()), Generation: int32(r.Generation), state: offsetStateOf("committed")}
 	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
 	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5", the offsets
 	// kept once for the request, the event and the answer.
-	w.env.ReplyText(p, None, w.trace.Committed(clientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
+	g.env.ReplyText(p, wire.None, g.env.Trace().Committed(wire.ClientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client
@@ -84,56 +85,53 @@ func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
 // checks (ConsumerGroup.validateOffsetFetch): an unknown member is
 // UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION
 // for a classic member). Classic clients send neither and are not checked.
-func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
+func (g *Group) onOffsetFetch(p *wire.Packet, r *wire.OffsetFetchRequest) {
 	resp := &wire.OffsetFetchResponse{Partitions: r.Partitions}
 	if r.HasMember && g.Type == ConsumerGroup {
-		code := None
+		code := wire.None
 		if gm := g.members[r.MemberID]; gm == nil {
-			code = UnknownMemberID
+			code = wire.UnknownMemberID
 		} else if r.MemberEpoch != gm.MemberEpoch {
-			code = StaleMemberEpoch
+			code = wire.StaleMemberEpoch
 			if gm.ClassicMember {
-				code = IllegalGeneration
+				code = wire.IllegalGeneration
 			}
 		}
-		if code != None {
-			w.env.Reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
+		if code != wire.None {
+			g.env.Reply(p, code, fmt.Sprintf("%s epoch %d", wire.OrDash(r.MemberID), r.MemberEpoch), resp)
 			return
 		}
 	}
-	code := None
+	code := wire.None
 	for _, tp := range r.Partitions {
 		off := -1
 		if rec, ok := g.offsets.get(tp); ok {
 			off = rec.Offset
 		}
 		if g.HasPending(tp) {
-			code = UnstableOffsetCommit
+			code = wire.UnstableOffsetCommit
 		}
 		resp.Offsets = append(resp.Offsets, off)
 	}
-	w.env.Reply(p, code, w.layout.Offsets(resp.Partitions, resp.Offsets), resp)
+	g.env.Reply(p, code, g.env.Layout().Offsets(resp.Partitions, resp.Offsets), resp)
 }
 
-// receiveTxnOffsetCommit stores a transaction's offsets as pending, after
-// the producer-epoch fence and KIP-447's group fence.
-func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
+// ReceiveTxnOffsetCommit stores a transaction's offsets as pending, after
+// KIP-447's group fence (the producer-epoch fence is the transaction
+// coordinator's, before: the World routes it there first).
+func (g *Group) ReceiveTxnOffsetCommit(p *wire.Packet) {
 	r := p.Body.(*wire.TxnOffsetCommitRequest)
-	e := w.Txn.ProducerEntry(p, r.TransactionalID, r.PID, r.Epoch)
-	if e == nil {
-		return
-	}
-	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != None {
-		w.env.Reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
+	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != wire.None {
+		g.env.Reply(p, code, fmt.Sprintf("%s gen %d", wire.OrDash(r.MemberID), r.Generation), nil)
 		return
 	}
 	if g.pending[r.PID] == nil {
-		store.PutMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
+		store.PutMap(&g.pending, r.PID, map[wire.TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
 	}
 	for i, tp := range r.Partitions {
-		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
+		rec := OffsetRecord{Tick: g.env.Now(), Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
 			MemberID: r.MemberID, PID: r.PID, State: "pending"}
-		if w.Mutations.CommitOffsetsBeforeMarker {
+		if g.mutations.CommitOffsetsBeforeMarker {
 			rec.State, rec.PID = "committed", -1 // the bug: visible before the marker
 			g.OffsetsLog.Append(rec)
 			g.setCommitted(rec)
@@ -142,12 +140,12 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		g.OffsetsLog.Append(rec)
 		g.pending[r.PID][tp] = rec
 	}
-	w.env.Reply(p, None, "pending "+w.layout.Offsets(r.Partitions, r.Offsets), nil)
+	g.env.Reply(p, wire.None, "pending "+g.env.Layout().Offsets(r.Partitions, r.Offsets), nil)
 }
 
 // completeTxnOffsets is the marker in __consumer_offsets: pending offsets
 // of pid become committed (COMMIT) or are dropped (ABORT).
-func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
+func (g *Group) completeTxnOffsets(pid int64, commit bool) {
 	state, marker := "aborted", "ABORT"
 	if commit {
 		state, marker = "committed", "COMMIT"
@@ -161,20 +159,20 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 		}
 	}
 	if commit && len(g.pending[pid]) > 0 {
-		var tps []TopicPartition
+		var tps []wire.TopicPartition
 		var offs []int
 		for _, tp := range sortedTPKeys(g.pending[pid]) {
 			tps = append(tps, tp)
 			offs = append(offs, g.pending[pid][tp].Offset)
 		}
-		w.trace.Eventf(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", w.layout.Offsets(tps, offs), pid)
+		g.env.Trace().Eventf(trace.EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", g.env.Layout().Offsets(tps, offs), pid)
 	}
 	delete(g.pending, pid)
-	g.OffsetsLog.Append(OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
+	g.OffsetsLog.Append(OffsetRecord{Tick: g.env.Now(), Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
 }
 
-func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {
-	ks := make([]TopicPartition, 0, len(m))
+func sortedTPKeys(m map[wire.TopicPartition]OffsetRecord) []wire.TopicPartition {
+	ks := make([]wire.TopicPartition, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)
 	}

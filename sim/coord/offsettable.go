@@ -1,4 +1,4 @@
-package sim
+package coord
 
 import (
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -17,10 +17,10 @@ type offsetTable struct {
 	index topo.InputIndex
 	slots []committedOffset
 	n     int // slots in use
-	other map[TopicPartition]committedOffset
+	other map[wire.TopicPartition]committedOffset
 }
 
-func (t *offsetTable) get(tp TopicPartition) (committedOffset, bool) {
+func (t *offsetTable) get(tp wire.TopicPartition) (committedOffset, bool) {
 	if i, ok := t.index.Slot(tp, nil); ok {
 		if i < len(t.slots) && t.slots[i].has {
 			return t.slots[i], true
@@ -39,13 +39,13 @@ func (t *offsetTable) atSlot(i int) (committedOffset, bool) {
 	return committedOffset{}, false
 }
 
-func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
+func (t *offsetTable) set(tp wire.TopicPartition, c committedOffset) {
 	if i, ok := t.index.Slot(tp, nil); ok {
 		t.setSlot(i, c)
 		return
 	}
 	if t.other == nil {
-		t.other = map[TopicPartition]committedOffset{}
+		t.other = map[wire.TopicPartition]committedOffset{}
 	}
 	t.other[tp] = c
 }
@@ -65,7 +65,7 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 // slots[i], when given, is tps[i]'s slot as the member knew it (checked);
 // otherwise its partitions come in (topic, partition) order, so each topic
 // is looked up once per run of its partitions.
-func (t *offsetTable) setCommit(tps []TopicPartition, slots []int32, offs []int, c committedOffset) {
+func (t *offsetTable) setCommit(tps []wire.TopicPartition, slots []int32, offs []int, c committedOffset) {
 	var tc topo.TopicCache
 	for i, tp := range tps {
 		c.Offset = offs[i]
@@ -82,7 +82,7 @@ func (t *offsetTable) len() int { return t.n + len(t.other) }
 
 // all ranges over the committed partitions: the world's input partitions
 // in their order, then any other in (topic, partition) order.
-func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
+func (t *offsetTable) all(yield func(wire.TopicPartition, committedOffset) bool) {
 	for i := range t.slots {
 		if t.slots[i].has && !yield(t.index.At(i), t.slots[i]) {
 			return
@@ -91,7 +91,7 @@ func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 	if len(t.other) == 0 {
 		return
 	}
-	ks := make([]TopicPartition, 0, len(t.other))
+	ks := make([]wire.TopicPartition, 0, len(t.other))
 	for tp := range t.other {
 		ks = append(ks, tp)
 	}

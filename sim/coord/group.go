@@ -1,10 +1,11 @@
-package sim
+package coord
 
 // The group coordinator's shared group types. Kafka's group coordinator
 // keeps two group types side by side (group/classic and group/modern/consumer);
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
 import (
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -79,7 +80,7 @@ type GroupMember struct {
 	MemberID, ClientID, InstanceID string
 	Inc                            int
 	Topics                         []string
-	Owned                          []TopicPartition
+	Owned                          []wire.TopicPartition
 	OwnedGen                       int
 	Strategy                       string
 	// Protocols are the assignors the member supports, as the coordinator
@@ -87,12 +88,12 @@ type GroupMember struct {
 	Protocols        []string
 	RebalanceTimeout int
 	SessionTimeout   int
-	Assignment       []TopicPartition
+	Assignment       []wire.TopicPartition
 	// Joined is true once the member sent JoinGroup in the current round.
 	Joined    bool
 	joinOrder int
-	joinPkt   *Packet // the JoinGroup to answer when the round completes
-	syncPkt   *Packet // a follower's SyncGroup waiting for the leader's plan
+	joinPkt   *wire.Packet // the JoinGroup to answer when the round completes
+	syncPkt   *wire.Packet // a follower's SyncGroup waiting for the leader's plan
 	// silentSince is the tick the member's session was last started (it
 	// was last heard, or the coordinator rescheduled it), or -1 while it
 	// is heard every tick (heartbeats are implicit). It does not mean the
@@ -114,10 +115,10 @@ type GroupMember struct {
 	// UNRELEASED_PARTITIONS or UNKNOWN (Kafka's MemberState).
 	MemberState string
 	// Target is the member's share of the group's target assignment.
-	Target []TopicPartition
+	Target []wire.TopicPartition
 	// Revoking lists what the member must still revoke before it moves to
 	// the next epoch (ConsumerGroupMember.partitionsPendingRevocation).
-	Revoking []TopicPartition
+	Revoking []wire.TopicPartition
 	// ClassicMember: a classic-protocol member inside a consumer group
 	// (online migration; ConsumerGroupMember.useClassicProtocol).
 	ClassicMember bool
@@ -169,7 +170,7 @@ type Group struct {
 	// Committed offsets; pending transactional offsets by PID (made at
 	// the first TxnOffsetCommit, putMap).
 	offsets    offsetTable
-	pending    map[int64]map[TopicPartition]OffsetRecord
+	pending    map[int64]map[wire.TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
 	Transitions store.Seq[GroupTransition]
@@ -188,6 +189,11 @@ type Group struct {
 	// members map goes through putMember and dropMember, every change of
 	// the flag through setClassicMember. Clone copies it with the struct.
 	numClassic int
+
+	env       *env.Env
+	cfg       *Config
+	mutations *Mutations
+	procs     Processes
 }
 
 // GroupTransition is one coordinator state change.
@@ -198,16 +204,24 @@ type GroupTransition struct {
 	Reason   string
 }
 
-func newGroup(id string) *Group {
-	return &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{}}
+// New is the group coordinator's group id, empty, classic: a world's
+// group before any member joins. It is handed the world's environment, the
+// broker's group settings (read as they change), the deliberate bugs a
+// test may switch on, and what it may learn of the members' processes.
+func New(id string, e *env.Env, cfg *Config, mutations *Mutations, procs Processes) *Group {
+	g := &Group{ID: id, Type: ClassicGroup, State: Empty, members: map[string]*GroupMember{},
+		env: e, cfg: cfg, mutations: mutations, procs: procs}
+	g.offsets.index = *e.Layout().Input()
+	g.OffsetsLog.index = *e.Layout().Input()
+	return g
 }
 
-func (g *Group) transition(w *World, s GroupState, reason string) {
+func (g *Group) transition(s GroupState, reason string) {
 	if g.State == s {
 		return
 	}
-	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
-	w.trace.GroupState(g.ID, string(g.State), string(s), reason)
+	g.Transitions.Append(GroupTransition{Tick: g.env.Now(), Type: g.Type, From: g.State, To: s, Reason: reason})
+	g.env.Trace().GroupState(g.ID, string(g.State), string(s), reason)
 	g.State = s
 }
 
@@ -239,9 +253,9 @@ type groupKind interface {
 	// by member epoch (ConsumerGroup.validateOffsetCommit). epoch is the
 	// generation or member epoch the request carries; txn marks a
 	// TxnOffsetCommit.
-	validateOffsetCommit(g *Group, memberID, instanceID string, epoch int, txn bool) ErrorCode
+	validateOffsetCommit(g *Group, memberID, instanceID string, epoch int, txn bool) wire.ErrorCode
 	// tick ends the coordinator's part of a tick.
-	tick(w *World, g *Group)
+	tick(g *Group)
 }
 
 // kind is the group's groupKind, from its Type (stateless, so a World
@@ -254,30 +268,32 @@ func (g *Group) kind() groupKind {
 }
 
 // receive handles a group request.
-func (g *Group) receive(w *World, p *Packet) {
+// Receive handles a group request (JoinGroup, SyncGroup, LeaveGroup,
+// OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat).
+func (g *Group) Receive(p *wire.Packet) {
 	if g.Type == ConsumerGroup {
 		switch p.Type {
-		case SyncGroup:
-			g.classicSyncToConsumerGroup(w, p, p.Body.(*wire.SyncGroupRequest))
+		case wire.SyncGroup:
+			g.classicSyncToConsumerGroup(p, p.Body.(*wire.SyncGroupRequest))
 			return
-		case LeaveGroup:
-			g.classicLeaveToConsumerGroup(w, p, p.Body.(*wire.LeaveGroupRequest))
+		case wire.LeaveGroup:
+			g.classicLeaveToConsumerGroup(p, p.Body.(*wire.LeaveGroupRequest))
 			return
 		}
 	}
 	switch p.Type {
-	case JoinGroup:
-		g.onJoin(w, p, p.Body.(*wire.JoinGroupRequest))
-	case SyncGroup:
-		g.onSync(w, p, p.Body.(*wire.SyncGroupRequest))
-	case LeaveGroup:
-		g.onLeave(w, p, p.Body.(*wire.LeaveGroupRequest))
-	case OffsetCommit:
-		g.onCommit(w, p, p.Body.(*wire.OffsetCommitRequest))
-	case OffsetFetch:
-		g.onOffsetFetch(w, p, p.Body.(*wire.OffsetFetchRequest))
-	case ConsumerGroupHeartbeat:
-		g.onConsumerHeartbeat(w, p, p.Body.(*wire.ConsumerGroupHeartbeatRequest))
+	case wire.JoinGroup:
+		g.onJoin(p, p.Body.(*wire.JoinGroupRequest))
+	case wire.SyncGroup:
+		g.onSync(p, p.Body.(*wire.SyncGroupRequest))
+	case wire.LeaveGroup:
+		g.onLeave(p, p.Body.(*wire.LeaveGroupRequest))
+	case wire.OffsetCommit:
+		g.onCommit(p, p.Body.(*wire.OffsetCommitRequest))
+	case wire.OffsetFetch:
+		g.onOffsetFetch(p, p.Body.(*wire.OffsetFetchRequest))
+	case wire.ConsumerGroupHeartbeat:
+		g.onConsumerHeartbeat(p, p.Body.(*wire.ConsumerGroupHeartbeatRequest))
 	}
 }
 
@@ -290,4 +306,98 @@ func memberIDs(ms []*GroupMember) string {
 		s += m.MemberID
 	}
 	return s + "]"
+}
+
+// clone copies the group into dst (a finished copy's group, with its
+// members map; nil: a new one), its members into r's array.
+// Bufs is where a world's copies, made one after another in the storage
+// of the one before (sim.Reuser), keep the group's member records.
+type Bufs struct{ gms []GroupMember }
+
+// Clone is a copy of g for a world whose environment, settings and
+// processes are the copy's, made in dst (a finished copy's group) when
+// given, its member records in bufs; re gives the copy of a packet on the
+// wire (a JoinGroup or SyncGroup the coordinator holds).
+func (g *Group) Clone(re func(*wire.Packet) *wire.Packet, e *env.Env, cfg *Config, mutations *Mutations, procs Processes, dst *Group, r *Bufs) *Group {
+	var members map[string]*GroupMember
+	if dst == nil {
+		dst = new(Group)
+	} else {
+		members = dst.members
+	}
+	n := dst
+	*n = *g
+	if members == nil {
+		members = make(map[string]*GroupMember, len(g.sorted))
+	}
+	clear(members)
+	n.members = members
+	// The copies in one array, in member-id order: the copy's sorted list
+	// points into it.
+	r.gms = store.ReuseBuf(r.gms, len(g.sorted))
+	gms := r.gms
+	n.sorted = nil
+	if len(g.sorted) > 0 {
+		n.sorted = make([]*GroupMember, len(g.sorted))
+	}
+	for i, gm := range g.sorted {
+		// Topics, Owned, Protocols, Assignment, Target and Revoking are
+		// shared: each is replaced, never changed in place (see GroupMember).
+		c := &gms[i]
+		*c = *gm
+		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
+		n.members[gm.MemberID] = c
+		n.sorted[i] = c
+	}
+	n.static = store.CopyLazy(g.static)
+	n.fenced = store.CopyLazy(g.fenced)
+	n.offsets = g.offsets.clone()
+	n.pending = nil // made at its first write (putMap), so nil while empty
+	if len(g.pending) > 0 {
+		n.pending = make(map[int64]map[wire.TopicPartition]OffsetRecord, len(g.pending))
+		for pid, m := range g.pending {
+			n.pending[pid] = store.CopyMap(m)
+		}
+	}
+	n.OffsetsLog = g.OffsetsLog.clone()
+	n.Transitions = g.Transitions.Clone()
+	n.env, n.cfg, n.mutations, n.procs = e, cfg, mutations, procs
+	return n
+}
+
+// The group coordinator's timers (wire.OwnerGroupCoordinator).
+const (
+	tmRebalanceDeadline        uint8 = iota // the join round that began at Key ends
+	tmSessionExpiry                         // Member silent since Key
+	tmInitialRebalance                      // the initial join round that began at Key: its delay of Arg ticks is over
+	tmHeartbeatCheck                        // Member answered in generation Key: heard with it since?
+	tmPendingSync                           // generation Key of the group's incarnation Arg: members that sent no SyncGroup are removed
+	tmConsumerSessionTimeout                // consumer group Member: session timer number Key
+	tmConsumerRebalanceTimeout              // consumer group Member: rebalance timer number Key, at member epoch Arg
+	tmClassicJoinTimeout                    // consumer group classic Member: join timer number Key (told to rejoin)
+	tmClassicSyncTimeout                    // consumer group classic Member: sync timer number Key (JoinGroup answered)
+)
+
+// Fire is one of the coordinator's timers firing.
+func (g *Group) Fire(t wire.Timer) {
+	switch t.Kind {
+	case tmRebalanceDeadline:
+		if g.Type == ClassicGroup && g.State == PreparingRebalance && g.roundStart == t.Key {
+			g.completeJoin()
+		}
+	case tmSessionExpiry:
+		g.sessionExpiry(t.Member, t.Key)
+	case tmInitialRebalance:
+		g.initialDelayOver(t.Key, t.Arg)
+	case tmHeartbeatCheck:
+		g.heartbeatCheck(t.Member, t.Key)
+	case tmPendingSync:
+		g.expirePendingSync(t.Key, t.Arg)
+	case tmConsumerSessionTimeout:
+		g.consumerSessionTimeout(t.Member, t.Key)
+	case tmConsumerRebalanceTimeout:
+		g.consumerRebalanceTimeout(t.Member, t.Key, t.Arg)
+	case tmClassicJoinTimeout, tmClassicSyncTimeout:
+		g.classicMemberTimeout(t.Member, t.Key, t.Kind == tmClassicSyncTimeout)
+	}
 }

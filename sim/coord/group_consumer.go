@@ -1,4 +1,4 @@
-package sim
+package coord
 
 // What the coordinator does with a ConsumerGroupHeartbeat: the consumer
 // group protocol (KIP-848) on the broker, as Kafka's group coordinator runs
@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -37,28 +39,28 @@ type consumerKind struct{}
 // OffsetMetadataManager.validateTransactionalOffsetCommit turns
 // StaleMemberEpochException into ILLEGAL_GENERATION). Kafka answers
 // FENCED_MEMBER_EPOCH only to heartbeats.
-func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, txn bool) ErrorCode {
+func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, txn bool) wire.ErrorCode {
 	if epoch < 0 && len(g.members) == 0 {
-		return None
+		return wire.None
 	}
 	gm := g.members[memberID]
 	if gm == nil {
-		return UnknownMemberID
+		return wire.UnknownMemberID
 	}
 	if epoch != gm.MemberEpoch {
 		if gm.ClassicMember || txn {
-			return IllegalGeneration
+			return wire.IllegalGeneration
 		}
-		return StaleMemberEpoch
+		return wire.StaleMemberEpoch
 	}
-	return None
+	return wire.None
 }
 
 // tick: a consumer group has no join round to complete. Classic members
 // inside it are heard implicitly (kgrepl's heartbeat shortcut): one whose
 // process is gone or goes by another member id falls silent now, and is
 // fenced once silent for its session timeout.
-func (consumerKind) tick(w *World, g *Group) {
+func (consumerKind) tick(g *Group) {
 	if !g.hasClassicMembers() {
 		return
 	}
@@ -66,7 +68,7 @@ func (consumerKind) tick(w *World, g *Group) {
 		if !gm.ClassicMember {
 			continue
 		}
-		if g.heardClassic(w, gm) {
+		if g.heardClassic(gm) {
 			// Its heartbeat restarts the session
 			// (classicGroupHeartbeatToConsumerGroup:
 			// scheduleConsumerGroupSessionTimeout); heard every tick, the
@@ -75,10 +77,10 @@ func (consumerKind) tick(w *World, g *Group) {
 			continue
 		}
 		if gm.silentSince < 0 {
-			gm.silentSince = w.Tick
+			gm.silentSince = g.env.Now()
 		}
-		if w.Tick-gm.silentSince >= gm.SessionTimeout {
-			g.fenceMember(w, gm, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-gm.silentSince))
+		if g.env.Now()-gm.silentSince >= gm.SessionTimeout {
+			g.fenceMember(gm, fmt.Sprintf("session timeout (%d ticks of silence)", g.env.Now()-gm.silentSince))
 		}
 	}
 }
@@ -89,7 +91,7 @@ func (consumerKind) tick(w *World, g *Group) {
 var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconciling: true, Stable: true, Dead: true}
 
 // onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
-func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+func (g *Group) onConsumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	if g.Type == ClassicGroup {
 		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
 		// converts; an empty classic group is replaced by a consumer group, a
@@ -97,24 +99,24 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
 		switch {
 		case r.MemberEpoch != 0:
-			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
+			g.env.Reply(p, wire.GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
 			return
 		case len(g.members) == 0:
-			g.becomeConsumerGroup(w)
-		case upgradeEnabled(w):
-			g.convertToConsumerGroup(w)
+			g.becomeConsumerGroup()
+		case g.upgradeEnabled():
+			g.convertToConsumerGroup()
 		default:
-			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
+			g.env.Reply(p, wire.GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
 			return
 		}
 	}
-	if r.MemberEpoch == LeaveGroupMemberEpoch || r.MemberEpoch == LeaveGroupStaticMemberEpoch {
-		g.consumerGroupLeave(w, p, r)
+	if r.MemberEpoch == wire.LeaveGroupMemberEpoch || r.MemberEpoch == wire.LeaveGroupStaticMemberEpoch {
+		g.consumerGroupLeave(p, r)
 		return
 	}
-	gm, replaced, code := g.heartbeatMember(w, r)
-	if code != None {
-		w.env.Reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
+	gm, replaced, code := g.heartbeatMember(r)
+	if code != wire.None {
+		g.env.Reply(p, code, wire.OrDash(r.MemberID)+" epoch "+strconv.Itoa(r.MemberEpoch), nil)
 		return
 	}
 	before := store.Copy(gm.Assignment)
@@ -135,49 +137,49 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHe
 		gm.RebalanceTimeout = r.RebalanceTimeout
 	}
 	// 2. The target assignment, when the group epoch moved on.
-	g.admitAndAssign(w, gm, replaced, newMember, bump, "")
+	g.admitAndAssign(gm, replaced, newMember, bump, "")
 	// 3. Reconcile this member towards its target.
-	if err := g.maybeReconcile(w, gm, r); err != nil {
-		w.env.Reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
+	if err := g.maybeReconcile(gm, r); err != nil {
+		g.env.Reply(p, wire.FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
 		return
 	}
-	g.scheduleConsumerSessionTimeout(w, gm)
-	g.updateConsumerState(w)
-	g.notifyClassicMembers(w)
-	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
+	g.scheduleConsumerSessionTimeout(gm)
+	g.updateConsumerState()
+	g.notifyClassicMembers()
+	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: g.cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !slices.Equal(before, gm.Assignment) {
 		resp.Assignment, resp.HasAssignment = store.Copy(gm.Assignment), true
 	}
 	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}": every heartbeat's
 	// answer writes it
-	text := w.trace.HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
-	w.env.ReplyText(p, None, text, resp)
+	text := g.env.Trace().HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
+	g.env.ReplyText(p, wire.None, text, resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
 // replaces), bumps the group epoch if asked, and recomputes the target
 // assignment when the group epoch is ahead of it: steps 1 and 2 of a
 // heartbeat, and of a classic member's JoinGroup. how says how it joined.
-func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, bump bool, how string) {
+func (g *Group) admitAndAssign(gm, replaced *GroupMember, newMember, bump bool, how string) {
 	if newMember {
 		if replaced != nil {
-			g.replaceStatic(w, replaced, gm)
+			g.replaceStatic(replaced, gm)
 		} else {
 			g.putMember(gm)
 			if gm.InstanceID != "" {
 				store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
-			w.trace.Eventf(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+			g.env.Trace().Eventf(trace.EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
 		}
 	}
 	if bump {
 		g.GroupEpoch++
 		g.RebalanceStarts++
-		w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+		g.env.Trace().Eventf(trace.EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, wire.OrDash(memberIDs(g.Members())))
 	}
 	if g.GroupEpoch > g.AssignmentEpoch {
-		g.updateTargetAssignment(w, gm)
+		g.updateTargetAssignment(gm)
 	}
 }
 
@@ -187,16 +189,16 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 // and creates a new ConsumerGroup with the same id, at group epoch 0 (the
 // joining member then bumps it to 1). Committed offsets are records of
 // their own, which the tombstone leaves alone: they stay.
-func (g *Group) becomeConsumerGroup(w *World) {
+func (g *Group) becomeConsumerGroup() {
 	from := g.Generation
 	g.recreate(ConsumerGroup)
 	if from == 0 {
 		// No generation ever formed: in Kafka there is no group yet to
 		// delete (kgrepl's world starts with an empty classic group).
-		w.trace.Eventf(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
+		g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
 		return
 	}
-	w.trace.Eventf(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
+	g.env.Trace().Eventf(trace.EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
 }
 
 // recreate is Kafka deleting the group id's empty group and creating a new
@@ -217,20 +219,20 @@ func (g *Group) recreate(t GroupType) {
 // getOrMaybeSubscribeStaticConsumerGroupMember: the member the heartbeat is
 // from, a new one for epoch 0. For a static member that comes back under a
 // new member id, replaced is the member it replaces.
-func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *GroupMember, code ErrorCode) {
+func (g *Group) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *GroupMember, code wire.ErrorCode) {
 	create := r.MemberEpoch == 0
 	fresh := func() *GroupMember {
 		return &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-			MemberState: reconcile.Stable.String(), RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: w.Cfg.ConsumerSessionTimeout,
+			MemberState: reconcile.Stable.String(), RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: g.cfg.ConsumerSessionTimeout,
 			Strategy: r.Assignor, silentSince: -1}
 	}
 	if r.InstanceID == "" {
 		gm = g.members[r.MemberID]
 		if gm == nil {
 			if !create {
-				return nil, nil, UnknownMemberID
+				return nil, nil, wire.UnknownMemberID
 			}
-			return fresh(), nil, None
+			return fresh(), nil, wire.None
 		}
 		return gm, nil, throwIfMemberEpochIsInvalid(gm, r)
 	}
@@ -240,11 +242,11 @@ func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest)
 	}
 	if create {
 		if existing == nil {
-			return fresh(), nil, None
+			return fresh(), nil, wire.None
 		}
-		if existing.MemberEpoch != LeaveGroupStaticMemberEpoch {
+		if existing.MemberEpoch != wire.LeaveGroupStaticMemberEpoch {
 			// throwIfInstanceIdIsUnreleased.
-			return nil, nil, UnreleasedInstanceID
+			return nil, nil, wire.UnreleasedInstanceID
 		}
 		// Copy the member under its new id, at epoch 0.
 		n := *existing
@@ -252,13 +254,13 @@ func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest)
 		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
 		n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(existing.Topics), store.Copy(existing.Assignment), store.Copy(existing.Target), nil
 		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
-		return &n, existing, None
+		return &n, existing, wire.None
 	}
 	if existing == nil {
-		return nil, nil, UnknownMemberID // throwIfStaticMemberIsUnknown
+		return nil, nil, wire.UnknownMemberID // throwIfStaticMemberIsUnknown
 	}
 	if existing.MemberID != r.MemberID {
-		return nil, nil, FencedInstanceID // throwIfInstanceIdIsFenced
+		return nil, nil, wire.FencedInstanceID // throwIfInstanceIdIsFenced
 	}
 	return existing, nil, throwIfMemberEpochIsInvalid(existing, r)
 }
@@ -267,20 +269,20 @@ func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest)
 // an epoch ahead of the coordinator's is fenced; one behind is accepted
 // only if it is the previous epoch and the member owns a subset of its
 // current assignment (the answer with the new epoch may have been lost).
-func throwIfMemberEpochIsInvalid(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) ErrorCode {
+func throwIfMemberEpochIsInvalid(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) wire.ErrorCode {
 	if r.MemberEpoch > gm.MemberEpoch {
-		return FencedMemberEpoch
+		return wire.FencedMemberEpoch
 	}
 	if r.MemberEpoch < gm.MemberEpoch {
 		if r.MemberEpoch != gm.PreviousMemberEpoch || !r.OwnedSent || !subsetOf(r.Owned, gm.Assignment) {
-			return FencedMemberEpoch
+			return wire.FencedMemberEpoch
 		}
 	}
-	return None
+	return wire.None
 }
 
-func subsetOf(a, b []TopicPartition) bool {
-	in := map[TopicPartition]bool{}
+func subsetOf(a, b []wire.TopicPartition) bool {
+	in := map[wire.TopicPartition]bool{}
 	for _, tp := range b {
 		in[tp] = true
 	}
@@ -295,18 +297,18 @@ func subsetOf(a, b []TopicPartition) bool {
 // replaceStatic swaps a returning static member in for the one that left
 // with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
 // assignment, no group epoch bump.
-func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
+func (g *Group) replaceStatic(old, gm *GroupMember) {
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
 	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
-	w.trace.Eventf(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
-		gm.InstanceID, gm.MemberID, old.MemberID, w.layout.PartList(gm.Assignment))
+	g.env.Trace().Eventf(trace.EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
+		gm.InstanceID, gm.MemberID, old.MemberID, g.env.Layout().PartList(gm.Assignment))
 }
 
 // updateTargetAssignment is GroupMetadataManager.updateTargetAssignment:
 // the server-side assignor the members prefer computes the target for the
 // group epoch, with the heartbeating member as the updated one.
-func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
+func (g *Group) updateTargetAssignment(updated *GroupMember) {
 	name := g.preferredAssignor()
 	as, err := server.New(name)
 	if err != nil {
@@ -324,12 +326,12 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 		in.Target[gm.MemberID] = gm.Target
 	}
 	in.Target[updated.MemberID] = updated.Target
-	for _, t := range w.layout.InputTopics() {
-		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.layout.Partitions(t)})
+	for _, t := range g.env.Layout().InputTopics() {
+		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: g.env.Layout().Partitions(t)})
 	}
 	res, err := server.TargetAssignment(as, in)
 	if err != nil {
-		w.trace.Eventf(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
+		g.env.Trace().Eventf(trace.EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
 		return
 	}
 	g.AssignmentEpoch = g.GroupEpoch
@@ -345,9 +347,9 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		parts = append(parts, id+"="+w.layout.PartList(res.Target[id]))
+		parts = append(parts, id+"="+g.env.Layout().PartList(res.Target[id]))
 	}
-	w.trace.Eventf(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
+	g.env.Trace().Eventf(trace.EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
 }
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
@@ -378,7 +380,7 @@ func (g *Group) preferredAssignor() string {
 // is already reconciled to the assignment epoch, CurrentAssignmentBuilder
 // computes its next state; a member left with partitions to revoke gets the
 // rebalance timeout, any other the timeout cancelled.
-func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) error {
+func (g *Group) maybeReconcile(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) error {
 	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.AssignmentEpoch {
 		return nil
 	}
@@ -401,7 +403,7 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupH
 	g.timerSeq++
 	gm.rebalanceTimer = g.timerSeq
 	if next.State == reconcile.UnrevokedPartitions {
-		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
+		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
 	}
 	return nil
 }
@@ -415,7 +417,7 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupH
 // already holding its target) or a handful (the partitions it gains), and
 // the set costs as much as thousands of comparisons.
 func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
-	var held map[TopicPartition]bool
+	var held map[wire.TopicPartition]bool
 	asked := 0
 	return func(tp assign.TopicPartition) bool {
 		if held == nil && asked < heldByScans {
@@ -432,7 +434,7 @@ func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
 			for _, gm := range g.members {
 				n += len(gm.Assignment) + len(gm.Revoking)
 			}
-			held = make(map[TopicPartition]bool, n)
+			held = make(map[wire.TopicPartition]bool, n)
 			for _, gm := range g.members {
 				if gm != self {
 					for _, p := range gm.Assignment {
@@ -463,45 +465,45 @@ func memberState(s string) reconcile.MemberState {
 
 // scheduleConsumerSessionTimeout restarts the member's session timeout
 // (group.consumer.session.timeout.ms): every heartbeat resets it.
-func (g *Group) scheduleConsumerSessionTimeout(w *World, gm *GroupMember) {
+func (g *Group) scheduleConsumerSessionTimeout(gm *GroupMember) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + w.Cfg.ConsumerSessionTimeout, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + g.cfg.ConsumerSessionTimeout, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // consumerSessionTimeout fences a member that sent no heartbeat within the
 // session timeout (scheduleConsumerGroupSessionTimeout).
-func (g *Group) consumerSessionTimeout(w *World, id string, seq int) {
+func (g *Group) consumerSessionTimeout(id string, seq int) {
 	gm := g.members[id]
 	if g.Type != ConsumerGroup || gm == nil || gm.sessionTimer != seq {
 		return
 	}
-	timeout := w.Cfg.ConsumerSessionTimeout
+	timeout := g.cfg.ConsumerSessionTimeout
 	if gm.ClassicMember {
 		timeout = gm.SessionTimeout // its classic session.timeout.ms
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", timeout))
+	g.fenceMember(gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", timeout))
 }
 
 // consumerRebalanceTimeout fences a member still at the epoch where it was
 // asked to revoke (scheduleConsumerGroupRebalanceTimeout).
-func (g *Group) consumerRebalanceTimeout(w *World, id string, seq, epoch int) {
+func (g *Group) consumerRebalanceTimeout(id string, seq, epoch int) {
 	gm := g.members[id]
 	if g.Type != ConsumerGroup || gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
 		return
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", w.layout.PartList(gm.Revoking), gm.RebalanceTimeout))
+	g.fenceMember(gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", g.env.Layout().PartList(gm.Revoking), gm.RebalanceTimeout))
 }
 
 // consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
 // removes the member; -2 from a static member keeps it, with its
 // assignment, at epoch -2 until it comes back or its session times out.
-func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+func (g *Group) consumerGroupLeave(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	var gm *GroupMember
 	if r.InstanceID == "" {
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.env.Reply(p, UnknownMemberID, "", nil)
+			g.env.Reply(p, wire.UnknownMemberID, "", nil)
 			return
 		}
 	} else {
@@ -509,56 +511,56 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHea
 			gm = g.members[id]
 		}
 		if gm == nil {
-			w.env.Reply(p, UnknownMemberID, "", nil)
+			g.env.Reply(p, wire.UnknownMemberID, "", nil)
 			return
 		}
 		if gm.MemberID != r.MemberID {
-			w.env.Reply(p, FencedInstanceID, "", nil)
+			g.env.Reply(p, wire.FencedInstanceID, "", nil)
 			return
 		}
-		if r.MemberEpoch == LeaveGroupStaticMemberEpoch {
+		if r.MemberEpoch == wire.LeaveGroupStaticMemberEpoch {
 			// consumerGroupStaticMemberGroupLeave.
-			gm.MemberEpoch = LeaveGroupStaticMemberEpoch
+			gm.MemberEpoch = wire.LeaveGroupStaticMemberEpoch
 			gm.Revoking = nil
-			w.trace.Eventf(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
-				gm.InstanceID, gm.MemberID, w.layout.PartList(gm.Assignment))
-			g.updateConsumerState(w)
-			w.env.Reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
+			g.env.Trace().Eventf(trace.EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
+				gm.InstanceID, gm.MemberID, g.env.Layout().PartList(gm.Assignment))
+			g.updateConsumerState()
+			g.env.Reply(p, wire.None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: wire.LeaveGroupStaticMemberEpoch})
 			return
 		}
 	}
-	g.fenceMember(w, gm, "left the group (epoch -1)")
-	w.env.Reply(p, None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
+	g.fenceMember(gm, "left the group (epoch -1)")
+	g.env.Reply(p, wire.None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: wire.LeaveGroupMemberEpoch})
 }
 
 // fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member
 // and its target are removed and the group epoch is bumped; the others get
 // the new target at their next heartbeats.
-func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
-	if g.maybeDowngrade(w, gm, why) {
+func (g *Group) fenceMember(gm *GroupMember, why string) {
+	if g.maybeDowngrade(gm, why) {
 		return
 	}
-	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
+	if gm.ClassicMember && g.procs.InGroupAs(gm.ClientID, gm.Inc, gm.MemberID) {
 		// A classic member learns it from its next heartbeat.
-		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
+		g.env.Send(&wire.Packet{From: wire.Broker, To: gm.ClientID, ToInc: gm.Inc, Type: wire.RebalanceNotification, Response: true,
+			Error: wire.UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
 	}
 	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}
 	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
-	w.trace.Eventf(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
+	g.env.Trace().Eventf(trace.EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
 	g.RebalanceStarts++
-	w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
-	g.updateConsumerState(w)
-	g.notifyClassicMembers(w)
+	g.env.Trace().Eventf(trace.EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, wire.OrDash(memberIDs(g.Members())))
+	g.updateConsumerState()
+	g.notifyClassicMembers()
 }
 
 // updateConsumerState is ConsumerGroup.maybeUpdateGroupState.
-func (g *Group) updateConsumerState(w *World) {
-	g.transition(w, g.consumerState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
+func (g *Group) updateConsumerState() {
+	g.transition(g.consumerState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
 }
 
 // consumerState is the state ConsumerGroup.maybeUpdateGroupState computes.

@@ -1,0 +1,36 @@
+package sim
+
+// The implicit classic heartbeat (the seed's simplification: a live member
+// is heard every tick, SPEC §3). A classic client's heartbeat thread sends
+// no packets here, so the coordinator and the client meet in this file,
+// the one place where either learns of the other other than by packets:
+// the coordinator asks what a member's process does (coord.Processes), and
+// a client's heartbeat thread starting or stopping is told to the
+// coordinator (Member.beatChange, setMemberID, die).
+
+// Alive reports whether client's process inc runs (coord.Processes).
+func (w *World) Alive(client string, inc int) bool {
+	m := w.process(client, inc)
+	return m != nil && m.Alive
+}
+
+// GoesBy reports whether client's process inc runs and goes by member id
+// memberID (coord.Processes).
+func (w *World) GoesBy(client string, inc int, memberID string) bool {
+	m := w.process(client, inc)
+	return m != nil && m.Alive && m.MemberID == memberID
+}
+
+// InGroupAs reports whether client's process inc runs, goes by memberID
+// and is not out of the group (coord.Processes).
+func (w *World) InGroupAs(client string, inc int, memberID string) bool {
+	m := w.process(client, inc)
+	return m != nil && m.Alive && m.MemberID == memberID && m.Phase != PhaseOut
+}
+
+// Heartbeating reports whether client's process inc goes by memberID and
+// its classic heartbeat thread sends heartbeats (coord.Processes).
+func (w *World) Heartbeating(client string, inc int, memberID string) bool {
+	m := w.process(client, inc)
+	return m != nil && m.MemberID == memberID && m.heartbeats()
+}
