@@ -6,6 +6,7 @@ package sim
 
 import (
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/trace"
@@ -56,6 +57,19 @@ type (
 	OffsetsLog = coord.OffsetsLog
 	// Mutations lists the deliberate bugs a test can switch on.
 	Mutations = coord.Mutations
+	// Member is one client process: a consumer with its heartbeat thread,
+	// and the producer that writes its invoices.
+	Member = client.Member
+	// Phase is where a member stands in the group protocol.
+	Phase = client.Phase
+	// Loop is where the application thread stands in its poll loop.
+	Loop = client.Loop
+	// ClientConfig is the configuration of one member.
+	ClientConfig = client.ClientConfig
+	// CommitMode is when a member commits its offsets.
+	CommitMode = client.CommitMode
+	// ProducerMode is how a member's producer writes its invoices.
+	ProducerMode = client.ProducerMode
 	// EventKind says what happened.
 	EventKind = trace.EventKind
 	// Event is one thing that happened, for the trace and the views.
@@ -199,3 +213,29 @@ func LegalTransition(t GroupType, from, to GroupState) bool {
 // LegalGroupTransition reports whether Kafka allows a classic group to
 // move from -> to.
 func LegalGroupTransition(from, to GroupState) bool { return coord.LegalGroupTransition(from, to) }
+
+// The client's phases, loop states, commit and producer modes.
+const (
+	PhaseFinding          = client.PhaseFinding
+	PhaseJoining          = client.PhaseJoining
+	PhaseSyncing          = client.PhaseSyncing
+	PhaseFetchingOffsets  = client.PhaseFetchingOffsets
+	PhaseStable           = client.PhaseStable
+	PhaseOut              = client.PhaseOut
+	PhaseClosed           = client.PhaseClosed
+	LoopIdle              = client.LoopIdle
+	LoopFetching          = client.LoopFetching
+	LoopProcessing        = client.LoopProcessing
+	LoopCommitting        = client.LoopCommitting
+	LoopFlushing          = client.LoopFlushing
+	LoopInitPID           = client.LoopInitPID
+	LoopTxnOffsets        = client.LoopTxnOffsets
+	LoopTxnEnd            = client.LoopTxnEnd
+	LoopWaiting           = client.LoopWaiting
+	CommitAuto            = client.CommitAuto
+	CommitAfter           = client.CommitAfter
+	CommitBefore          = client.CommitBefore
+	ProducerPlain         = client.ProducerPlain
+	ProducerIdempotent    = client.ProducerIdempotent
+	ProducerTransactional = client.ProducerTransactional
+)

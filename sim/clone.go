@@ -2,10 +2,10 @@ package sim
 
 import (
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
-	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // Clone returns an independent copy of the world: stepping or changing one
@@ -129,34 +129,16 @@ func (w *World) clone(r *Reuser) *World {
 	n.Txn = w.Txn.Clone(n.env, sp.txn)
 	n.broker = w.broker.Clone(n.env, re, n, n.Txn, sp.broker, &r.logs, !plain)
 
-	n.procs = store.ReuseBuf(sp.procs, len(w.procs))
-	r.procs = store.ReuseBuf(r.procs, len(w.procs))
-	// Every member's positions, processed and committed offsets in one
-	// array, their batches in another, their producers' sequence numbers
-	// and requests in flight in two more (cutInto).
-	var ints, batch, seqs, unacked int
-	for _, m := range w.procs {
-		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
-		batch += len(m.batch)
-		seqs += len(m.prod.seq)
-		unacked += len(m.prod.unacked)
-	}
-	bufs := &r.bufs
-	*bufs = memberBufs{ints: store.ReuseBuf(bufs.ints, ints)[:0], batch: store.ReuseBuf(bufs.batch, batch)[:0],
-		seqs: store.ReuseBuf(bufs.seqs, seqs)[:0], unacked: store.ReuseBuf(bufs.unacked, unacked)[:0]}
-	for i, m := range w.procs {
-		c := &r.procs[i]
-		m.cloneInto(c, bufs)
-		c.lastJoin, c.cg.inFlight, c.cg.commitPkt = re(m.lastJoin), re(m.cg.inFlight), re(m.cg.commitPkt)
-		n.procs[i] = c
-	}
+	// Every process copied, its small slices in shared arrays.
+	n.procs = client.CloneAll(w.procs, sp.procs, &r.procs, n.env, n, re)
+	n.order = store.Copy(w.order)
 	n.current = sp.current
 	if n.current == nil {
 		n.current = make(map[string]*Member, len(w.current))
 	}
 	clear(n.current)
 	for c, m := range w.current {
-		n.current[c] = n.procs[m.proc] // a process's copy has its process number
+		n.current[c] = n.procs[m.Proc()] // a process's copy has its process number
 	}
 	// The tick loop's scratch lists are private to a world and kept by
 	// nothing: a finished copy's serve the new one (nil for a plain copy).
@@ -185,31 +167,6 @@ type spare struct {
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
-}
-
-// memberBufs are the arrays World.Clone copies its members' small slices
-// into, one per kind, rather than one allocation per slice (cutInto).
-type memberBufs struct {
-	ints    []partInt
-	batch   []wire.Record
-	seqs    []int
-	unacked []*wire.ProduceRequest
-}
-
-func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
-	*n = *m
-	// Owned is replaced, never changed in place (commits share it too):
-	// shared, and with it the slots computed for it (ownedSlots). So is
-	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
-	// array is reused for the next batch: copied.
-	n.revoke, n.batch = store.Copy(m.revoke), store.CutInto(&bufs.batch, m.batch)
-	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.closeOffs, n.revokeOffs = store.CopyMap(m.closeOffs), store.CopyMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
-	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
-	n.prod.queued = store.Copy(m.prod.queued)
-	n.txn.partitions = store.CopyMap(m.txn.partitions)
-	n.txn.offs = store.CopyMap(m.txn.offs)
 }
 
 func (pm PauseMeter) clone() PauseMeter {

@@ -78,7 +78,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 	if len(topics) > 0 {
 		m.Topics = append([]string{}, topics...)
 	}
-	m.start(w)
+	m.Start()
 	return nil
 }
 
@@ -105,20 +105,8 @@ func (w *World) close(client string, now bool) error {
 	if err != nil {
 		return err
 	}
-	if m.closing && (m.closeNow || !now) {
+	if !m.Close(now) {
 		return fmt.Errorf("%s %s: %s is already closing", verb, client, client)
-	}
-	if m.closing {
-		// A second signal during a graceful close: break out now.
-		m.closeNow = true
-		return nil
-	}
-	m.closing, m.closeNow = true, now
-	// Blocked in poll(): wakeup() makes it throw at once. Processing, or in a
-	// blocking call (commitSync, flush, commitTransaction): close() runs once
-	// the loop is back in poll(), or (--now) after the record in hand.
-	if m.inPoll() {
-		m.finishClose(w)
 	}
 	return nil
 }
@@ -129,7 +117,7 @@ func (w *World) CrashNow(client string) error {
 	if err != nil {
 		return err
 	}
-	m.crash(w, false)
+	m.Crash(false)
 	return nil
 }
 
@@ -142,7 +130,7 @@ func (w *World) CrashAfter(client string, n int) error {
 	if n < 1 {
 		return fmt.Errorf("crash %s after %d: N is a number of records >= 1 (use crash %s now to crash at once)", client, n, client)
 	}
-	m.crashAfter = n
+	m.CrashAfter(n)
 	return nil
 }
 
@@ -160,12 +148,12 @@ func (w *World) Restart(client string) error {
 			w.trace.Eventf(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
 		} else {
 			w.trace.Eventf(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
-			old.die(w)
+			old.Stop()
 		}
 	}
 	m := w.newProcess(client)
 	m.Topics = old.Topics
-	m.start(w)
+	m.Start()
 	return nil
 }
 
@@ -175,7 +163,7 @@ func (w *World) Slow(client string) error {
 	if err != nil {
 		return err
 	}
-	m.slowNext = true
+	m.Slow()
 	return nil
 }
 
@@ -232,13 +220,10 @@ func (w *World) Set(client, key, value string) error {
 		if m == nil || !m.Alive {
 			continue
 		}
-		inst := m.Cfg.InstanceID
-		m.Cfg = w.Cfg.ForClient(c)
-		m.Cfg.InstanceID = inst
+		m.Reconfigure(w.Cfg.ForClient(c))
 		if key == "partition.assignment.strategy" && m.MemberID != "" {
 			w.Group.AllowProtocol(m.MemberID, m.Cfg.Assignor)
 		}
-		w.wakeUp(m)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -61,7 +62,7 @@ func stepDisjoint(t *testing.T, w *World, c *Checker, n int, each func()) {
 			if !m.Alive || m.Zombie || !m.InGroup() {
 				continue
 			}
-			for _, tp := range m.fetchable(w) {
+			for _, tp := range m.Fetchable() {
 				if o, ok := owner[tp]; ok {
 					t.Fatalf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.Client)
 				}
@@ -122,7 +123,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 			states[gm.ClientID][gm.MemberState] = true
 		}
-		if len(c1.fetchable(w)) == 0 {
+		if len(c1.Fetchable()) == 0 {
 			t.Fatalf("tick %d: C1 consumes nothing (a stop-the-world)", w.Tick)
 		}
 	}
@@ -189,7 +190,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 	}
 	for _, e := range w.Meter.Entries {
 		for _, tp := range e.Partitions {
-			if c1.owns(tp) {
+			if c1.Hooks().Owns(tp) {
 				t.Errorf("group epoch %d paused %s, which C1 kept throughout", e.Generation, tp)
 			}
 		}
@@ -592,7 +593,7 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 		t.Fatal("no heartbeats after the drop")
 	}
 	r := retry.Body.(*wire.ConsumerGroupHeartbeatRequest)
-	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + client.ConsumerRetryBackoff; retry.Sent != want {
 		t.Errorf("retry sent at tick %d, want %d (request timeout and retry backoff after %d)", retry.Sent, want, dropped.Sent)
 	}
 	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
@@ -705,7 +706,7 @@ func TestConsumerAcknowledgedWhenSent(t *testing.T) {
 			seen[p.ID] = true
 			acks++
 			m := w.current["C1"]
-			if m.cg.inFlight == p && m.ConsumerState() == cgAcknowledging {
+			if m.Hooks().HeartbeatInFlight() == p && m.ConsumerState() == "ACKNOWLEDGING" {
 				t.Errorf("tick %d: C1 still ACKNOWLEDGING with its acknowledgement in flight", w.Tick)
 			}
 		}
@@ -806,13 +807,13 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	c1 := w.current["C1"]
-	for k := 0; k < 20 && !c1.cg.commitWait; k++ {
+	for k := 0; k < 20 && !c1.Hooks().CommitWait(); k++ {
 		stepChecked(t, w, c, 1)
 	}
-	if !c1.cg.commitWait {
+	if !c1.Hooks().CommitWait() {
 		t.Fatal("C1 never committed before revoking")
 	}
-	first := c1.cg.commitPkt
+	first := c1.Hooks().CommitPacket()
 	w.Drop(DropRule{Type: OffsetCommit, Response: true, To: "C1", Count: 1})
 	stepChecked(t, w, c, 30)
 	var retry *Packet
@@ -825,7 +826,7 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 	if retry == nil {
 		t.Fatal("the auto-commit before revoking was not retried")
 	}
-	if want := first.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+	if want := first.Sent + w.Cfg.Client.RequestTimeout + client.ConsumerRetryBackoff; retry.Sent != want {
 		t.Errorf("retry sent at %d, want %d", retry.Sent, want)
 	}
 	revoked := false
@@ -853,7 +854,7 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	}
 	fetches := packetsOf(w, OffsetFetch, "C2", false)
 	if len(fetches) == 0 {
-		t.Fatal("C2 wire.Record no offsets")
+		t.Fatal("C2 Record no offsets")
 	}
 	for _, p := range fetches {
 		if r := p.Body.(*wire.OffsetFetchRequest); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
@@ -875,7 +876,7 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	var sent []*Packet
 	for _, tc := range cases {
 		tc.r.Partitions = []TopicPartition{tp}
-		sent = append(sent, m.send(w, &Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
+		sent = append(sent, m.Hooks().Send(&Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
 	}
 	stepChecked(t, w, c, 2)
 	for i, tc := range cases {
@@ -933,9 +934,9 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	}
 	// It reads the answer: COMPLETING_REBALANCE, heartbeats again, and its
 	// first heartbeat is answered REBALANCE_IN_PROGRESS.
-	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
+	m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
 		Body: &wire.JoinGroupResponse{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
-	m.takeJoinAnswer(w) // read at once, or by its next poll() if it is busy
+	m.Hooks().TakeJoinAnswer() // read at once, or by its next poll() if it is busy
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("C2 %s after its JoinGroup answer, want Syncing", m.Phase)
 	}

@@ -145,7 +145,9 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 				}
 				c := NewChecker()
 				// Consuming first, so that there is a position to commit.
-				stepUntil(t, w, c, 40, func() bool { return w.Member("C1").anyPositioned() && w.Member("C1").loop == LoopProcessing })
+				stepUntil(t, w, c, 40, func() bool {
+					return w.Member("C1").Hooks().AnyPositioned() && w.Member("C1").Hooks().Loop() == LoopProcessing
+				})
 				if tc.close {
 					if err := w.Close("C1"); err != nil {
 						t.Fatal(err)
@@ -193,13 +195,13 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool { return m.Hooks().AnyPositioned() && m.Hooks().Loop() == LoopProcessing })
 	if err := w.Join("C2", false, nil); err != nil {
 		t.Fatal(err)
 	}
 	sent := -1
 	stepUntil(t, w, c, 60, func() bool {
-		if m.loop != LoopCommitting || m.afterCommit != contIdle {
+		if !m.Hooks().CommitSyncOnJoinPrepare() {
 			return false
 		}
 		for _, p := range w.InFlight() {
@@ -240,7 +242,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool { return m.Hooks().AnyPositioned() && m.Hooks().Loop() == LoopProcessing })
 	stepUntil(t, w, c, 40, func() bool {
 		for _, p := range w.InFlight() {
 			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
@@ -304,7 +306,7 @@ func TestHeartbeatsStopWhileJoining(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 200, func() bool { return w.CaughtUp() && m.loop == LoopFetching })
+	stepUntil(t, w, c, 200, func() bool { return w.CaughtUp() && m.Hooks().Loop() == LoopFetching })
 	if err := w.Slow("C1"); err != nil {
 		t.Fatal(err)
 	}
@@ -345,11 +347,11 @@ func TestHeartbeatsStopAfterResetKeepingID(t *testing.T) {
 		if err := w.Slow("C1"); err != nil {
 			t.Fatal(err)
 		}
-		stepUntil(t, w, c, 40, func() bool { return m.slowNow })
+		stepUntil(t, w, c, 40, func() bool { return m.Hooks().SlowNow() })
 		at := w.Tick
 		if reset {
 			// The answer to a commit of this generation: ILLEGAL_GENERATION.
-			m.onCommitRefused(w, IllegalGeneration, true)
+			m.Hooks().OnCommitRefused(IllegalGeneration, true)
 		}
 		stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 		got := removedAt(w, "C1-1")
@@ -376,7 +378,7 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 	if err := w.Slow("C1"); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").slowNow })
+	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").Hooks().SlowNow() })
 	if err := w.Join("C2", false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +427,7 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 				w.Group.Hooks().SetWaiting(oldID, nil, sync)
 				waiting = sync
 			}
-			r := *m.joinRequest()
+			r := *m.JoinRequest()
 			r.MemberID, r.Inc = "", m.Inc+1 // a new instance with the same group.instance.id
 			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
 			w.Group.Hooks().StaticRejoin(newJoin, &r, oldID)
@@ -438,9 +440,9 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			if answer == nil || answer.Error != FencedInstanceID {
 				t.Fatalf("the old instance's waiting %s answered %v, want FENCED_INSTANCE_ID", waiting.Type, answer)
 			}
-			m.receive(w, answer)
+			m.Hooks().Receive(answer)
 			if m.Alive {
-				m.act(w)
+				m.Act()
 			}
 			if m.Alive {
 				t.Errorf("the old instance read FENCED_INSTANCE_ID on its %s and goes on (%s)", waiting.Type, m.Phase)

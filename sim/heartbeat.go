@@ -32,5 +32,18 @@ func (w *World) InGroupAs(client string, inc int, memberID string) bool {
 // its classic heartbeat thread sends heartbeats (coord.Processes).
 func (w *World) Heartbeating(client string, inc int, memberID string) bool {
 	m := w.process(client, inc)
-	return m != nil && m.MemberID == memberID && m.heartbeats()
+	return m != nil && m.MemberID == memberID && m.Heartbeats()
 }
+
+// HeartbeatStopped: the process going by memberID stopped sending classic
+// heartbeats (client.Host): the coordinator hears it no more.
+func (w *World) HeartbeatStopped(memberID string) { w.Group.HeartbeatStopped(memberID) }
+
+// HeartbeatStarted: it sends them again.
+func (w *World) HeartbeatStarted(memberID string) { w.Group.HeartbeatStarted(memberID) }
+
+// MemberIDDropped: a live process goes by another member id now.
+func (w *World) MemberIDDropped(memberID string) { w.Group.MemberIDDropped(memberID) }
+
+// ProcessStopped: client's process inc stopped.
+func (w *World) ProcessStopped(client string, inc int) { w.Group.ProcessStopped(client, inc) }

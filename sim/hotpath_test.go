@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -92,46 +93,14 @@ func TestLogOfAsLogsMap(t *testing.T) {
 	}
 }
 
-// TestPositionListLeavesOutMissing: positionList lists the owned
-// partitions that have a value, in partition order, with their values,
-// whether every owned partition has one (Owned itself is the list) or
-// some do not (the ones listed gathered in its one walk): the same list
-// as the map of positions sorted, and the processed positions likewise.
-func TestPositionListLeavesOutMissing(t *testing.T) {
-	w := consumingWorld(100, 60)
-	m := w.Member("C1")
-	if m == nil || len(m.Owned) < 3 {
-		t.Fatalf("C1 owns %v", m)
-	}
-	check := func(what string) {
-		t.Helper()
-		for _, c := range []struct {
-			name string
-			got  commitList
-			want map[TopicPartition]int
-		}{{"positions", m.positionList(&m.positions, nil), m.fetchPositions()}, {"processed", m.positionList(&m.processed, nil), m.processedPositions()}} {
-			want := listOf(c.want)
-			if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
-				t.Fatalf("%s: %s list %v %v, want %v %v", what, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
-			}
-		}
-	}
-	check("all positioned")
-	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
-		m.positions.delAll([]TopicPartition{m.Owned[i]})
-		check(fmt.Sprint("without ", m.Owned[i]))
-	}
-}
-
 // TestPollTimersAsEager: the max.poll.interval checks kept on the member,
 // one timer standing in the queue for each (armPollTimer), give the very
 // trace that a timer per check gives, with max.poll.interval.ms raised
 // and lowered while members poll (low enough that checks act: members
 // leave, rejoin, are fenced), and the queue stays short.
 func TestPollTimersAsEager(t *testing.T) {
-	defer func() { eagerPollTimers = false }()
 	run := func(proto GroupType, seed int, eager bool) (string, int) {
-		eagerPollTimers = eager
+		defer client.SetEagerPollTimers(eager)()
 		most := 0
 		r := rand.New(rand.NewSource(int64(seed) * 7919))
 		w := traceCaseWith(t, proto, seed, func(w *World) *World {
@@ -174,20 +143,21 @@ func TestPollTimersAsEager(t *testing.T) {
 func TestPollTimerSameStretchTwice(t *testing.T) {
 	w := consumingWorld(10, 20)
 	m := w.current["C1"]
-	m.leftPollAt = w.Tick
+	m.Hooks().SetLeftPollAt(w.Tick)
 	_, first := w.env.TimersForTest()
-	m.armPollTimer(w)
-	m.armPollTimer(w)
+	m.Hooks().ArmPollTimer()
+	m.Hooks().ArmPollTimer()
 	var own []int
 	timers, _ := w.env.TimersForTest()
 	for _, tm := range timers {
-		if tm.Owner == wire.OwnerClient && tm.Kind == tmPollTimeout && tm.Client == "C1" && tm.Arg == 0 {
+		if tm.Owner == wire.OwnerClient && tm.Kind == client.TimerPollTimeoutForTest && tm.Client == "C1" && tm.Arg == 0 {
 			own = append(own, tm.Seq)
 		}
 	}
-	if m.pollSeq != first || m.pollSince != w.Tick || !m.pollQueued || len(own) != 1 || own[0] != first+1 {
+	pollSeq, pollSince, pollQueued := m.Hooks().PollCheck()
+	if pollSeq != first || pollSince != w.Tick || !pollQueued || len(own) != 1 || own[0] != first+1 {
 		t.Errorf("C1's latest check has sequence number %d (stretch from %d, standing timer %v), timers of their own %v; want %d (from %d, standing) and [%d]",
-			m.pollSeq, m.pollSince, m.pollQueued, own, first, w.Tick, first+1)
+			pollSeq, pollSince, pollQueued, own, first, w.Tick, first+1)
 	}
 }
 

@@ -70,7 +70,7 @@ func (c *Checker) Check(w *World) error {
 		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
 			continue
 		}
-		for _, tp := range m.fetchable(w) {
+		for _, tp := range m.Fetchable() {
 			if o, ok := fetching[tp]; ok {
 				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
 			}
@@ -155,7 +155,7 @@ func (c *Checker) Check(w *World) error {
 // process holds (or the previous one, whose answer may be on the way).
 func (c *Checker) current(w *World, m *Member) bool {
 	g := w.Group
-	if !m.consumer {
+	if !m.Consumer() {
 		// A process of an earlier incarnation may hold the same number: the
 		// coordinator must also have its member id (Group.recreate).
 		return g.Type == ClassicGroup && m.Generation == g.Generation && g.MemberByID(m.MemberID) != nil
@@ -209,7 +209,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 	}
 	for _, m := range w.current {
-		if !m.Alive || m.Zombie || !m.consumer || !m.InGroup() || !c.current(w, m) {
+		if !m.Alive || m.Zombie || !m.Consumer() || !m.InGroup() || !c.current(w, m) {
 			continue
 		}
 		gm := g.MemberByID(m.MemberID)

@@ -141,14 +141,14 @@ members:
 		return nil
 	}
 	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
-		if !m.superseded && m.Alive && m.InGroup() && !m.Zombie {
+		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
 			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
 				if tp.Topic != topic {
 					topic = tp.Topic
 					in, _ = w.layout.Span(topic)
 				}
-				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.fetchesHint(tp, int32(i)) {
+				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.FetchesHint(tp, int32(i)) {
 					consumed[i] = true
 				}
 			}
@@ -185,7 +185,7 @@ func (w *World) GroupSettled() bool {
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.rejoin) {
+		if m.Alive && !m.Zombie && m.Joining() {
 			return false
 		}
 	}
@@ -381,7 +381,7 @@ func (w *World) CaughtUp() bool {
 		}
 	}
 	for _, m := range w.procs {
-		if m.Alive && (m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0) {
+		if m.Alive && m.Unsettled() {
 			return false
 		}
 	}
@@ -409,7 +409,7 @@ func (w *World) inputsCommitted() bool {
 // with no lookup by client id (the explorer asks it every tick).
 func (w *World) HasLiveMember() bool {
 	for _, m := range w.procs {
-		if !m.superseded && m.Alive && !m.Zombie {
+		if !m.Superseded() && m.Alive && !m.Zombie {
 			return true
 		}
 	}
@@ -443,7 +443,7 @@ func (w *World) consumerGroupSettled() bool {
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseOut || (m.consumer && !m.cgSettled())) {
+		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseOut || (m.Consumer() && !m.Settled())) {
 			return false
 		}
 	}

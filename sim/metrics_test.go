@@ -18,7 +18,7 @@ func pausedByDefinition(w *World) []TopicPartition {
 	consumed := map[TopicPartition]bool{}
 	for _, m := range w.current {
 		if m.Alive && m.InGroup() && !m.Zombie {
-			for _, tp := range m.fetchable(w) {
+			for _, tp := range m.Fetchable() {
 				consumed[tp] = true
 			}
 		}

@@ -139,10 +139,10 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	e := w.Txn.Entry("tx-C1")
 	stepUntil(t, w, c, 30, func() bool { return e.State == TxnOngoing })
 	m := w.current["C1"]
-	if !m.txn.open || m.loop != LoopProcessing {
-		t.Fatalf("tick %d: C1 loop %s, transaction open %v: want a batch in hand inside a transaction", w.Tick, m.loop, m.txn.open)
+	if !m.Hooks().TxnOpen() || m.Hooks().Loop() != LoopProcessing {
+		t.Fatalf("tick %d: C1 loop %s, transaction open %v: want a batch in hand inside a transaction", w.Tick, m.Hooks().Loop(), m.Hooks().TxnOpen())
 	}
-	txnPID := m.prod.pid
+	txnPID := m.Hooks().ProducerPID()
 	switchTick := w.Tick
 	if err := w.SetProducer("idempotent"); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/coord"
 )
 
@@ -17,9 +18,8 @@ type Reuser struct {
 	last  *World // the copy made last; finished when the next is asked for
 	wire  []Packet
 	logs  broker.Bufs // the logs and their producer entries
-	procs []Member
-	gms   coord.Bufs // the group's member records
-	bufs  memberBufs
+	procs client.Bufs // the processes and their slices
+	gms   coord.Bufs  // the group's member records
 }
 
 // Clone returns a copy of w, as w.Clone does, made in the storage of the

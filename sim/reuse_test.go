@@ -120,7 +120,7 @@ func TestReuserCopiesAreClones(t *testing.T) {
 					round, i, len(reused.current), len(reused.Group.Members()), len(plain.current), len(plain.Group.Members()))
 			}
 			for c, m := range plain.current {
-				if rm := reused.current[c]; rm == nil || rm.proc != m.proc || rm.Inc != m.Inc {
+				if rm := reused.current[c]; rm == nil || rm.Proc() != m.Proc() || rm.Inc != m.Inc {
 					t.Fatalf("round %d, world %d: client %s's process differs in the Reuser's copy", round, i, c)
 				}
 			}

@@ -38,7 +38,7 @@ func fingerprint(w *World) string {
 	}
 	for _, m := range w.procs {
 		recs, done := m.Batch()
-		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.loop, m.Owned, m.positions, recs, done)
+		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.Hooks().Loop(), m.Owned, m.Hooks().Positions(), recs, done)
 	}
 	fmt.Fprintf(&b, "meter %d %v %v\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Slice(0, w.Meter.Series.Len()))
 	fmt.Fprintf(&b, "group transitions %v\n", w.Group.Transitions.Slice(0, w.Group.Transitions.Len()))
@@ -401,7 +401,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 // member kept is only made good by its next commit, as in Kafka.
 func ensureMember(t *testing.T, w *World) {
 	for _, m := range w.procs {
-		m.crashAfter = -1
+		m.CrashAfter(-1)
 	}
 	for _, tp := range w.layout.Inputs() {
 		if err := w.ProduceInput(tp, 1); err != nil {
@@ -409,7 +409,7 @@ func ensureMember(t *testing.T, w *World) {
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && !m.closing {
+		if m.Alive && !m.Zombie && !m.Hooks().Closing() {
 			return
 		}
 	}

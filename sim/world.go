@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
 
@@ -54,8 +55,11 @@ type World struct {
 	// orderStale: a process started since the processes' order fields
 	// were set (World.actOrder).
 	orderStale bool
-	current    map[string]*Member // client id -> its newest process
-	clients    []string           // client ids in Kafka's string order
+	// order is each process's place in (client, incarnation) order, by
+	// process number (actOrder sets it anew when a process started).
+	order   []int32
+	current map[string]*Member // client id -> its newest process
+	clients []string           // client ids in Kafka's string order
 
 	// env is the nodes' environment: the wire, the timers, the free
 	// lists, and which processes act this tick (sim/env).
@@ -131,7 +135,7 @@ func (w *World) startStableGroup(n int) {
 		m.MemberID = w.env.IssueMemberID(m.Client)
 		m.Generation = 1
 		ms = append(ms, m)
-		joins = append(joins, m.joinRequest())
+		joins = append(joins, m.JoinRequest())
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
 		w.startProducer(m)
 	}
@@ -143,15 +147,7 @@ func (w *World) startStableGroup(n int) {
 	}
 	w.Group.StartClassic(joins, a.Name(), owned)
 	for i, m := range ms {
-		m.Phase = PhaseStable
-		m.Leader = w.Group.Leader
-		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = owned[i]
-		for _, tp := range m.Owned {
-			m.positions.set(tp, 0)
-			m.processed.set(tp, 0)
-		}
-		w.wakeUp(m)
+		m.StartClassicStable(owned[i], w.Group.Leader)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
@@ -161,37 +157,35 @@ func (w *World) startStableGroup(n int) {
 // with the transaction coordinator for a transactional one.
 func (w *World) startProducer(m *Member) {
 	if m.Cfg.Producer() != ProducerPlain {
-		m.prod.pid, m.prod.epoch = w.Txn.NewPID(), 0
-		m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
+		pid := w.Txn.NewPID()
+		m.StartProducer(pid)
 		if m.Cfg.TransactionalID != "" {
-			w.Txn.Register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+			w.Txn.Register(m.Cfg.TransactionalID, pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
 		}
 	}
 }
 
 // newProcess starts a member process for a client (not yet in the group).
-func (w *World) newProcess(client string) *Member {
-	cc := w.Cfg.ForClient(client)
+func (w *World) newProcess(id string) *Member {
+	cc := w.Cfg.ForClient(id)
 	inc := 1
-	if old := w.current[client]; old != nil {
+	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
-		old.superseded = true
+		old.Supersede()
 	}
-	m := newMember(client, inc, cc, w.layout.InputTopics())
-	m.useIndex(w.layout.Input())
-	m.names = w.layout
-	m.proc = len(w.procs)
+	m := client.New(w.env, w, id, inc, len(w.procs), cc, w.layout.InputTopics())
 	w.procs = append(w.procs, m)
+	w.order = append(w.order, 0)
 	w.orderStale = true
-	if w.current[client] == nil {
-		// Insert in place: sorting the whole list for every new client made
+	if w.current[id] == nil {
+		// Insert in place: sorting the whole list for every new id made
 		// `new --members 100000` quadratic in sorts (21 s).
-		i := sort.SearchStrings(w.clients, client)
+		i := sort.SearchStrings(w.clients, id)
 		w.clients = append(w.clients, "")
 		copy(w.clients[i+1:], w.clients[i:])
-		w.clients[i] = client
+		w.clients[i] = id
 	}
-	w.current[client] = m
+	w.current[id] = m
 	return m
 }
 
@@ -259,20 +253,6 @@ func (w *World) Drop(r DropRule) { w.env.Drop(r) }
 // PendingDrops lists the drop rules not yet used up.
 func (w *World) PendingDrops() []DropRule { return w.env.PendingDrops() }
 
-// wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
-func (w *World) wakeUp(m *Member) {
-	if m.Alive {
-		w.env.Wake(m.proc)
-	}
-}
-
-// wakeNext lets a member act next tick (it is in the middle of a record).
-func (w *World) wakeNext(m *Member) {
-	if m.Alive {
-		w.env.WakeNext(m.proc)
-	}
-}
-
 // Step advances the world one tick: deliver last tick's packets, fire due
 // timers, let the coordinator finish a join round, let busy members act,
 // and account the pause meter. It reports whether a stop event happened.
@@ -305,8 +285,7 @@ func (w *World) deliver(p *Packet) {
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
-	m.receive(w, p)
-	w.wakeUp(m)
+	m.Deliver(p)
 }
 
 func (w *World) process(client string, inc int) *Member {
@@ -360,7 +339,7 @@ func (w *World) actMembers() {
 		w.actOrder(ms)
 		for _, m := range ms {
 			if m.Alive {
-				m.act(w)
+				m.Act()
 			}
 		}
 	}
@@ -380,13 +359,13 @@ func (w *World) actOrder(ms []*Member) {
 			return a.Inc - b.Inc
 		})
 		for i, m := range all {
-			m.order = int32(i)
+			w.order[m.Proc()] = int32(i)
 		}
 		w.orderStale = false
 	}
 	for i := 1; i < len(ms); i++ {
-		if ms[i-1].order > ms[i].order {
-			slices.SortFunc(ms, func(a, b *Member) int { return int(a.order) - int(b.order) })
+		if w.order[ms[i-1].Proc()] > w.order[ms[i].Proc()] {
+			slices.SortFunc(ms, func(a, b *Member) int { return int(w.order[a.Proc()]) - int(w.order[b.Proc()]) })
 			return
 		}
 	}
@@ -425,11 +404,23 @@ func (w *World) brokerReceive(p *Packet) {
 	}
 }
 
-// Invoke marks the external side effect for an input record.
-func (w *World) sideEffect(m *Member, f wire.Record) {
+// SideEffect calls the external sink for a processed record (client.Host).
+func (w *World) SideEffect(who trace.Label, f wire.Record) {
 	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
-		w.trace.Eventf(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
+		w.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
 	}
+}
+
+// CountProcessed counts a record processed (client.Host).
+func (w *World) CountProcessed() { w.processed++ }
+
+// GroupID is the group every process joins (client.Host).
+func (w *World) GroupID() string { return w.Group.ID }
+
+// FetchOutstanding reports whether a process's fetch is held at the
+// broker or its answer on the wire (client.Host).
+func (w *World) FetchOutstanding(client string, inc int, id int) bool {
+	return w.broker.FetchOutstanding(client, inc, id)
 }
 
 // consumerMembers counts the members C1..Cn whose own config gives them
@@ -491,29 +482,12 @@ func (w *World) startStableConsumerGroup(n int) {
 		ms = append(ms, m)
 		starts = append(starts, coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
-			Classic: !m.consumer, Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
+			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
 		w.startProducer(m)
 	}
 	w.Group.StartConsumer(starts)
 	for _, m := range ms {
-		m.Generation = 1
-		m.Phase = PhaseStable
-		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = wire.SortedCopy(w.Group.StartMemberStable(m.MemberID))
-		for _, tp := range m.Owned {
-			m.positions.set(tp, 0)
-			m.processed.set(tp, 0)
-		}
-		if m.consumer {
-			m.cg.state = cgStable
-			m.cg.sentOwned, m.cg.ownedSent = store.Copy(m.Owned), true
-			m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
-			m.armHeartbeat(w, m.cg.interval)
-		}
-		// A live classic member needs no timer: its heartbeats are
-		// implicit (sim/heartbeat.go) and a dead process is timed from
-		// when it stopped.
-		w.wakeUp(m)
+		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.Cfg.ConsumerHeartbeatInterval)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
@@ -539,7 +513,7 @@ func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
 // recycled (env.Recycle).
 func (w *World) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
 	m := w.procOf(q.From, q.FromInc, q.Proc)
-	return m == nil || m.prod.unacked.get(r.ID) == r
+	return m == nil || m.HoldsProduce(r)
 }
 
 // writeMarkers is B1 as a partition leader writing a transaction's COMMIT
@@ -570,7 +544,7 @@ func (w *World) ZombieWrites() int { return w.broker.ZombieWrites }
 // past it, gets no answer).
 func (w *World) FetchWaiting(client string, inc int, fetchID int) bool {
 	m := w.process(client, inc)
-	return m != nil && m.Alive && m.fetchID == fetchID && m.loop == LoopFetching
+	return m != nil && m.FetchWaiting(fetchID)
 }
 
 // Displaced reports whether a producer's process has lost its place: a
@@ -578,7 +552,7 @@ func (w *World) FetchWaiting(client string, inc int, fetchID int) bool {
 // (broker.Senders: its writes are counted as a zombie's).
 func (w *World) Displaced(client string, inc int, proc int32) bool {
 	m := w.procOf(client, inc, proc)
-	return m != nil && (m.Zombie || m.Phase == PhaseOut || m.superseded)
+	return m != nil && m.Displaced()
 }
 
 // armFetchTimeout sets the request timeout poll reserved for Fetch request
@@ -589,8 +563,7 @@ func (w *World) Displaced(client string, inc int, proc int32) bool {
 // it (or dropped it as stale) it is never fetching that fetch again (only
 // poll starts a fetch, with a new number): the timeout would do nothing.
 func (w *World) armFetchTimeout(p *Packet) {
-	r := p.Body.(*wire.FetchRequest)
-	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmFetchTimeout, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID})
+	w.env.Push(client.FetchTimeoutTimer(p))
 }
 
 // armRetry sets the retry timer sendProduce reserved for Produce request
@@ -601,6 +574,5 @@ func (w *World) armFetchTimeout(p *Packet) {
 // timers in a Step) and removes the request from unacked, so the timer
 // would find nothing to resend; so does a process that is gone.
 func (w *World) armRetry(p *Packet) {
-	r := p.Body.(*wire.ProduceRequest)
-	w.env.Push(wire.Timer{Owner: wire.OwnerClient, At: p.TimerAt, Seq: p.TimerSeq, Kind: tmProduceRetry, Client: p.From, Inc: p.FromInc, Proc: p.Proc, Key: r.ID, Arg: r.Attempt})
+	w.env.Push(client.ProduceRetryTimer(p))
 }

@@ -11,13 +11,13 @@ import (
 )
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
-type GroupType string
+type GroupType = wire.GroupProtocol
 
 const (
 	// ClassicGroup: JoinGroup/SyncGroup with a client-side leader.
-	ClassicGroup GroupType = "classic"
+	ClassicGroup = wire.Classic
 	// ConsumerGroup: KIP-848's ConsumerGroupHeartbeat, server-side assignor.
-	ConsumerGroup GroupType = "consumer"
+	ConsumerGroup = wire.Consumer
 )
 
 // GroupState is the group coordinator's state of the group, with Kafka's

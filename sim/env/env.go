@@ -35,6 +35,9 @@ type Env struct {
 	wake, busy procSet
 	// memberSeq counts the member ids issued per client id (C2-1, C2-2).
 	memberSeq map[string]int
+	// tpBuf is a scratch list of partitions the nodes build their lists
+	// in (PartitionScratch); never shared with a clone, never kept.
+	tpBuf []wire.TopicPartition
 }
 
 // New is the environment of a world whose clock is *now.
@@ -269,3 +272,7 @@ func (e *Env) ReplyText(req *wire.Packet, code wire.ErrorCode, text wire.TextRef
 	e.Send(p)
 	return p
 }
+
+// PartitionScratch is a list of partitions to gather into and then copy:
+// one per world, reused from call to call (a node keeps nothing in it).
+func (e *Env) PartitionScratch() *[]wire.TopicPartition { return &e.tpBuf }

@@ -31,3 +31,14 @@ var APIs = []API{FindCoordinator, JoinGroup, SyncGroup, RebalanceNotification, L
 // Broker is the one broker: group coordinator, transaction coordinator and
 // leader of every partition.
 const Broker = "B1"
+
+// GroupProtocol is a group protocol: a client's group.protocol, and the
+// type of the group the coordinator keeps (Kafka's Group.GroupType).
+type GroupProtocol string
+
+const (
+	// Classic is JoinGroup/SyncGroup with a client-side leader.
+	Classic GroupProtocol = "classic"
+	// Consumer is KIP-848's ConsumerGroupHeartbeat, server-side assignor.
+	Consumer GroupProtocol = "consumer"
+)

@@ -1,4 +1,4 @@
-package sim
+package client
 
 import (
 	"fmt"
@@ -8,9 +8,10 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// partInts answers as map[TopicPartition]int over random gets, sets,
+// partInts answers as map[wire.TopicPartition]int over random gets, sets,
 // deletes (one, or many at once: delAll), resets and clones, with right,
 // wrong and no slot hints, for partitions the world numbers and others (a
 // topic it does not have, a partition past its topic's), with the world's
@@ -19,24 +20,21 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		n := 1 + r.Intn(40)
-		w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "payments", Partitions: n}, {Name: "orders", Partitions: n}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		layout := topo.New(topo.Topology{Group: "g", Inputs: []topo.TopicSpec{{Name: "payments", Partitions: n}, {Name: "orders", Partitions: n}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}})
 		var p partInts
 		if seed%3 != 0 {
-			p.useIndex(w.layout.Input())
+			p.useIndex(layout.Input())
 		}
-		x := w.layout.Input()
-		ref := map[TopicPartition]int{}
+		x := layout.Input()
+		ref := map[wire.TopicPartition]int{}
 		var frozen []partInts // clones, each with the map it must still be
-		var frozenRef []map[TopicPartition]int
+		var frozenRef []map[wire.TopicPartition]int
 		for i := 0; i < 800; i++ {
-			tp := TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)}
+			tp := wire.TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)}
 			hint := int32(-1)
 			switch r.Intn(3) {
 			case 0:
-				hint = x.SlotsOf(nil, []TopicPartition{tp})[0]
+				hint = x.SlotsOf(nil, []wire.TopicPartition{tp})[0]
 			case 1:
 				hint = int32(r.Intn(2*n+3) - 1)
 			}
@@ -50,11 +48,11 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				p.setHint(tp, hint, v)
 				ref[tp] = v
 			case op < 12:
-				p.delAll([]TopicPartition{tp})
+				p.delAll([]wire.TopicPartition{tp})
 				delete(ref, tp)
 			case op == 12:
 				p.reset()
-				ref = map[TopicPartition]int{}
+				ref = map[wire.TopicPartition]int{}
 			case op == 13:
 				// Copied as World.Clone copies, into one array: p goes on as
 				// the first copy, right before a frozen one, which its sets,
@@ -67,9 +65,9 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 			case op == 15 || op == 16:
 				// a revocation: any partitions, numbered or not, held or
 				// not, repeated, in any order
-				var list []TopicPartition
+				var list []wire.TopicPartition
 				for k := r.Intn(2 * n); k > 0; k-- {
-					list = append(list, TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)})
+					list = append(list, wire.TopicPartition{Topic: []string{"orders", "payments", "x"}[r.Intn(3)], Partition: r.Intn(n + 2)})
 				}
 				p.delAll(list)
 				for _, lt := range list {
@@ -78,11 +76,11 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 			case op == 14:
 				// a list in (topic, partition) order, read and then written
 				// with seek's cursor, as the auto-commit does
-				var list []TopicPartition
+				var list []wire.TopicPartition
 				for _, topic := range []string{"orders", "payments", "x"} {
 					for q := 0; q < n+2; q++ {
 						if r.Intn(3) == 0 {
-							list = append(list, TopicPartition{Topic: topic, Partition: q})
+							list = append(list, wire.TopicPartition{Topic: topic, Partition: q})
 						}
 					}
 				}
@@ -126,17 +124,14 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 // other one up, all at once (delAll, one pass) against one at a time (each
 // removal moving the entries after it, as before delAll).
 func BenchmarkPartIntsRevokeHalf(b *testing.B) {
-	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "in", Partitions: 1000}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
+	layout := topo.New(topo.Topology{Group: "g", Inputs: []topo.TopicSpec{{Name: "in", Partitions: 1000}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}})
 	var full partInts
-	full.useIndex(w.layout.Input())
-	var half []TopicPartition
+	full.useIndex(layout.Input())
+	var half []wire.TopicPartition
 	for q := 0; q < 1000; q++ {
-		full.set(TopicPartition{Topic: "in", Partition: q}, q)
+		full.set(wire.TopicPartition{Topic: "in", Partition: q}, q)
 		if q%2 == 1 {
-			half = append(half, TopicPartition{Topic: "in", Partition: q})
+			half = append(half, wire.TopicPartition{Topic: "in", Partition: q})
 		}
 	}
 	for _, c := range []struct {
@@ -169,7 +164,7 @@ func BenchmarkPartIntsRevokeHalf(b *testing.B) {
 // randomHints is a slot list for tps as a commit might carry it: nil, or
 // each entry the partition's slot, another partition's, -1, or past the
 // end. Whatever the hints, the answers must be the same.
-func randomHints(r *rand.Rand, x *topo.InputIndex, tps []TopicPartition) []int32 {
+func randomHints(r *rand.Rand, x *topo.InputIndex, tps []wire.TopicPartition) []int32 {
 	if r.Intn(4) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sim
+package client
 
 import (
 	"math/rand"

@@ -1,4 +1,4 @@
-package sim
+package client
 
 import (
 	"fmt"
@@ -7,10 +7,11 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // partInts is a member's map from its partitions to an offset (positions,
-// processed, committed), as map[TopicPartition]int was. A partition the
+// processed, committed), as map[wire.TopicPartition]int was. A partition the
 // world numbers (topo.InputIndex.slot, the number tpIndex gives it) is kept by
 // that number in a slice sorted by it: no hashing of the topic name, and a
 // clone copies one array. The hot paths carry the numbers with their
@@ -24,13 +25,13 @@ import (
 // reset are the whole interface. The zero value is empty and ready, and
 // numbers nothing (useIndex gives it the world's numbering).
 type partInts struct {
-	idx   *topo.InputIndex       // the world's numbering, shared; nil: none
-	es    []partInt              // by k, ascending
-	other map[TopicPartition]int // partitions idx does not number
+	idx   *topo.InputIndex            // the world's numbering, shared; nil: none
+	es    []partInt                   // by k, ascending
+	other map[wire.TopicPartition]int // partitions idx does not number
 }
 
 type partInt struct {
-	tp TopicPartition
+	tp wire.TopicPartition
 	k  int32 // tp's slot
 	v  int
 }
@@ -75,7 +76,7 @@ func (p *partInts) seek(k int32, at *int) (int, bool) {
 
 // getSlot is getHint for a partition whose slot k is already checked
 // (topo.InputIndex.is), or -1, in a list in slot order: at is seek's cursor.
-func (p *partInts) getSlot(tp TopicPartition, k int32, at *int) (int, bool) {
+func (p *partInts) getSlot(tp wire.TopicPartition, k int32, at *int) (int, bool) {
 	if k < 0 {
 		return p.get(tp)
 	}
@@ -87,7 +88,7 @@ func (p *partInts) getSlot(tp TopicPartition, k int32, at *int) (int, bool) {
 
 // setSlot is setHint for a partition whose slot k is already checked, or
 // -1, in a list in slot order: at is seek's cursor.
-func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
+func (p *partInts) setSlot(tp wire.TopicPartition, k int32, v int, at *int) {
 	if k < 0 {
 		p.set(tp, v)
 		return
@@ -101,7 +102,7 @@ func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
 }
 
 // slotOf is hint when it is tp's slot, else -1.
-func (p *partInts) slotOf(tp TopicPartition, hint int32) int32 {
+func (p *partInts) slotOf(tp wire.TopicPartition, hint int32) int32 {
 	if p.idx != nil && p.idx.Is(tp, hint) {
 		return hint
 	}
@@ -109,7 +110,7 @@ func (p *partInts) slotOf(tp TopicPartition, hint int32) int32 {
 }
 
 // scan is where tp is in a short es (false: not there, or es is long).
-func (p *partInts) scan(tp TopicPartition) (int, bool) {
+func (p *partInts) scan(tp wire.TopicPartition) (int, bool) {
 	if len(p.es) > partIntsScan {
 		return 0, false
 	}
@@ -126,7 +127,7 @@ func (p *partInts) scan(tp TopicPartition) (int, bool) {
 // slot if known (-1: not). A short es that does not hold tp, with other
 // empty, answers absent without looking tp's number up (i and k are then
 // not set: lookup with insert set for a place to insert).
-func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k int32, found, numbered bool) {
+func (p *partInts) lookup(tp wire.TopicPartition, hint int32, insert bool) (i int, k int32, found, numbered bool) {
 	if p.idx == nil {
 		return 0, 0, false, false
 	}
@@ -150,10 +151,10 @@ func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k 
 }
 
 // get is v, ok := m[tp].
-func (p *partInts) get(tp TopicPartition) (int, bool) { return p.getHint(tp, -1) }
+func (p *partInts) get(tp wire.TopicPartition) (int, bool) { return p.getHint(tp, -1) }
 
 // getHint is get with tp's slot, if known, as hint.
-func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
+func (p *partInts) getHint(tp wire.TopicPartition, hint int32) (int, bool) {
 	if p.idx != nil && p.idx.Is(tp, hint) { // the hot path's: lookup's first case, without its four results
 		if i, found := p.find(hint); found {
 			return p.es[i].v, true
@@ -172,16 +173,16 @@ func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
 }
 
 // at is m[tp]: 0 when absent.
-func (p *partInts) at(tp TopicPartition) int {
+func (p *partInts) at(tp wire.TopicPartition) int {
 	v, _ := p.get(tp)
 	return v
 }
 
 // set is m[tp] = v.
-func (p *partInts) set(tp TopicPartition, v int) { p.setHint(tp, -1, v) }
+func (p *partInts) set(tp wire.TopicPartition, v int) { p.setHint(tp, -1, v) }
 
 // setHint is set with tp's slot, if known, as hint.
-func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
+func (p *partInts) setHint(tp wire.TopicPartition, hint int32, v int) {
 	if p.idx != nil && p.idx.Is(tp, hint) { // as in getHint
 		if i, found := p.find(hint); found {
 			p.es[i].v = v
@@ -192,7 +193,7 @@ func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
 	switch {
 	case !numbered:
 		if p.other == nil {
-			p.other = map[TopicPartition]int{}
+			p.other = map[wire.TopicPartition]int{}
 		}
 		p.other[tp] = v
 	case found:
@@ -206,7 +207,7 @@ func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
 // entries (taking half of a 1,000-partition member's partitions away one
 // at a time, each moving the entries after it, moved about 250,000
 // entries: 10 MB).
-func (p *partInts) delAll(tps []TopicPartition) {
+func (p *partInts) delAll(tps []wire.TopicPartition) {
 	if len(tps) == 0 || p.len() == 0 {
 		return
 	}
@@ -238,7 +239,7 @@ func (p *partInts) delAll(tps []TopicPartition) {
 	p.es = p.es[:kept]
 }
 
-// reset empties it, as m = map[TopicPartition]int{} did. The slice's array
+// reset empties it, as m = map[wire.TopicPartition]int{} did. The slice's array
 // is kept: a clone has its own (clone).
 func (p *partInts) reset() {
 	p.es, p.other = p.es[:0], nil
@@ -257,7 +258,7 @@ func (p *partInts) cloneIn(buf *[]partInt) partInts {
 // String spells it as fmt spells the map: entries in key order.
 func (p partInts) String() string {
 	type entry struct {
-		tp TopicPartition
+		tp wire.TopicPartition
 		v  int
 	}
 	es := make([]entry, 0, p.len())

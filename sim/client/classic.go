@@ -1,4 +1,4 @@
-package sim
+package client
 
 // The classic group protocol, client side (Kafka's ConsumerCoordinator and
 // AbstractCoordinator): FindCoordinator, then JoinGroup and SyncGroup with
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -19,16 +20,16 @@ import (
 type classicClient struct{}
 
 // join starts membership once the coordinator is found: the first JoinGroup.
-func (classicClient) join(w *World, m *Member) { m.sendJoin(w) }
+func (classicClient) join(m *Member) { m.sendJoin() }
 
 // receive handles the classic protocol's answers and notifications.
-func (classicClient) receive(w *World, m *Member, p *Packet) {
+func (classicClient) receive(m *Member, p *wire.Packet) {
 	switch p.Type {
-	case RebalanceNotification:
-		if p.Error == UnknownMemberID {
+	case wire.RebalanceNotification:
+		if p.Error == wire.UnknownMemberID {
 			// Only news about the member id this process still goes by.
 			if r, ok := p.Body.(*wire.LeaveGroupRequest); ok && r.MemberID == m.MemberID {
-				m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
+				m.leaveGroupState("the coordinator no longer knows " + m.MemberID)
 			}
 			return
 		}
@@ -37,40 +38,40 @@ func (classicClient) receive(w *World, m *Member, p *Packet) {
 		if m.InGroup() && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
 			m.rejoin = true
 		}
-	case JoinGroup:
-		m.onJoinResponse(w, p)
-	case SyncGroup:
-		m.onSyncResponse(w, p)
+	case wire.JoinGroup:
+		m.onJoinResponse(p)
+	case wire.SyncGroup:
+		m.onSyncResponse(p)
 	}
 }
 
 // poll is the rebalance work at the start of poll() (ensureActiveGroup and
 // onJoinPrepare). handled reports that poll() stops here, again whether
 // the loop moves on this tick.
-func (classicClient) poll(w *World, m *Member) (handled, again bool) {
-	m.takeJoinAnswer(w)
+func (classicClient) poll(m *Member) (handled, again bool) {
+	m.takeJoinAnswer()
 	if m.joinRetry {
 		m.joinRetry = false
 		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
 			m.abandonFetch()
-			m.sendJoin(w)
+			m.sendJoin()
 			return true, false
 		}
 	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
-		m.setMemberID(w, "")
+		m.setMemberID("")
 		m.Generation = -1
-		m.giveUpLost(w)
+		m.giveUpLost()
 		if m.waitJoinFuture() {
 			return true, false
 		}
-		m.sendJoin(w)
+		m.sendJoin()
 		return true, false
 	}
 	lost := m.lost
 	if lost {
-		m.giveUpLost(w)
+		m.giveUpLost()
 		m.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
@@ -78,7 +79,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 	}
 	if len(m.revoke) > 0 {
 		m.abandonFetch()
-		return true, m.revokeCooperative(w)
+		return true, m.revokeCooperative()
 	}
 	if m.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
 		// A rebalance comes before fetching offsets: poll() runs
@@ -97,13 +98,13 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
 		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.protocol() == assign.Eager) {
-			m.commitSync(w, listOf(offs), contIdle)
+			m.commitSync(listOf(offs), contIdle)
 			return true, false
 		}
 		if m.protocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
-			w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, w.layout.PartList(m.Owned))
+			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
 			m.Owned = nil
 			m.positions.reset()
 			m.processed.reset()
@@ -111,7 +112,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		if m.waitJoinFuture() {
 			return true, false
 		}
-		m.sendJoin(w)
+		m.sendJoin()
 		if m.protocol() == assign.Eager {
 			return true, false
 		}
@@ -133,16 +134,16 @@ func (m *Member) waitJoinFuture() bool { return m.joinFuture != 0 }
 // await makes req, a JoinGroup or SyncGroup just sent, the join future's
 // request; awaits reports whether req is it. (joinFuture keeps the packet's
 // ID plus one, so that 0 says none.)
-func (m *Member) await(req *Packet)       { m.joinFuture = req.ID + 1 }
-func (m *Member) awaits(req *Packet) bool { return req != nil && m.joinFuture == req.ID+1 }
+func (m *Member) await(req *wire.Packet)       { m.joinFuture = req.ID + 1 }
+func (m *Member) awaits(req *wire.Packet) bool { return req != nil && m.joinFuture == req.ID+1 }
 
 // joinFutureDone is the answer to the request of a join future abandoned
 // by a reset: the future is done, and a member inside poll() sends its
 // next JoinGroup now (a busy one at its next poll()).
-func (m *Member) joinFutureDone(w *World) {
+func (m *Member) joinFutureDone() {
 	m.joinFuture = 0
 	if m.inPoll() {
-		w.wakeUp(m)
+		m.wakeUp()
 	}
 }
 
@@ -164,19 +165,19 @@ func (m *Member) heartbeats() bool {
 // beatChange tells the coordinator when the heartbeats stop or start
 // (or go on under another member id): was and wasID are heartbeats() and
 // the member id before the change.
-func (m *Member) beatChange(w *World, was bool, wasID string) {
+func (m *Member) beatChange(was bool, wasID string) {
 	now := m.heartbeats()
 	if was && (!now || m.MemberID != wasID) {
-		w.Group.HeartbeatStopped(wasID)
+		m.host.HeartbeatStopped(wasID)
 	}
 	if now && (!was || m.MemberID != wasID) {
-		w.Group.HeartbeatStarted(m.MemberID)
+		m.host.HeartbeatStarted(m.MemberID)
 		if !was && !m.inPoll() {
 			// HeartbeatThread.enable resets the heartbeat's timeouts, the
 			// max.poll.interval.ms timer among them: a JoinGroup answer
 			// read inside commitSync starts the stretch anew.
-			m.leftPollAt = w.Tick
-			m.armPollTimer(w)
+			m.leftPollAt = m.env.Now()
+			m.armPollTimer()
 		}
 	}
 }
@@ -184,11 +185,11 @@ func (m *Member) beatChange(w *World, was bool, wasID string) {
 // giveUpLost is onJoinPrepare finding no generation (NO_GENERATION after
 // resetStateOnResponseError or resetGenerationOnLeaveGroup): every
 // partition is given up as lost (onPartitionsLost), nothing committed.
-func (m *Member) giveUpLost(w *World) {
+func (m *Member) giveUpLost() {
 	m.abandonFetch()
 	m.lost = false
 	if len(m.Owned) > 0 {
-		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), w.layout.PartList(m.Owned))
+		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(), m.env.Layout().PartList(m.Owned))
 	}
 	m.Owned, m.revoke = nil, nil
 	m.positions.reset()
@@ -197,7 +198,7 @@ func (m *Member) giveUpLost(w *World) {
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
 // outside poll() (the member is in the group and still outside poll()).
-func (classicClient) pollTimeout(w *World, m *Member, since int) {
+func (classicClient) pollTimeout(m *Member, since int) {
 	if !m.heartbeats() {
 		// The heartbeat thread checks max.poll.interval.ms only while it
 		// runs (HeartbeatThread.run: pollTimeoutExpired comes after the
@@ -210,34 +211,34 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		// resets the generation and its heartbeat thread stops: the
 		// coordinator removes it after session.timeout.ms unless it comes
 		// back first, at its next poll, as the same static member.
-		w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
-			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-		w.Group.MemberIDDropped(m.MemberID) // heard no more, in a consumer group too
+		m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
+			m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
+		m.host.MemberIDDropped(m.MemberID) // heard no more, in a consumer group too
 		was := m.heartbeats()
 		m.Generation = -1
 		m.Phase = PhaseOut
-		m.beatChange(w, was, m.MemberID)
+		m.beatChange(was, m.MemberID)
 		return
 	}
-	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
-		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
+		m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
+	m.send(&wire.Packet{Type: wire.LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	was := m.heartbeats()
 	m.Phase = PhaseOut
-	m.beatChange(w, was, m.MemberID)
+	m.beatChange(was, m.MemberID)
 }
 
 // leave is close() leaving the group: LeaveGroup, none for a static member
 // (AbstractCoordinator.maybeLeaveGroup).
-func (classicClient) leave(w *World, m *Member) {
+func (classicClient) leave(m *Member) {
 	// maybeLeaveGroup sends none from UNJOINED either (a reset generation).
 	if !m.Static() && !m.unjoined {
-		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+		m.send(&wire.Packet{Type: wire.LeaveGroup, Summary: m.MemberID + " (close)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	}
 }
 
-func (classicClient) requestFailed(w *World, m *Member, code ErrorCode, unchanged bool) {
-	m.onCommitRefused(w, code, unchanged)
+func (classicClient) requestFailed(m *Member, code wire.ErrorCode, unchanged bool) {
+	m.onCommitRefused(code, unchanged)
 }
 
 func (classicClient) rebalancing(m *Member) bool { return m.rebalancing() }
@@ -255,32 +256,32 @@ func (m *Member) joinRequest() *wire.JoinGroupRequest {
 	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
-	r.Owned = append([]TopicPartition{}, m.Owned...)
+	r.Owned = append([]wire.TopicPartition{}, m.Owned...)
 	if m.Cfg.Assignor == "sticky" && m.hasSticky {
 		// StickyAssignor.subscriptionUserData: the previous assignment and
 		// generation, which memberData reads instead of ownedPartitions.
-		r.Owned = append([]TopicPartition{}, m.stickyPrev...)
+		r.Owned = append([]wire.TopicPartition{}, m.stickyPrev...)
 		r.OwnedGen = m.stickyGen
 	}
 	return r
 }
 
-func (m *Member) sendJoin(w *World) {
+func (m *Member) sendJoin() {
 	// initiateJoinGroup: PREPARING_REBALANCE, so the heartbeats stop.
 	was := m.heartbeats()
 	m.Phase = PhaseJoining
 	m.unjoined = false
-	m.beatChange(w, was, m.MemberID)
+	m.beatChange(was, m.MemberID)
 	m.rejoin, m.joinRetry = false, false
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
 	if m.protocol() == assign.Cooperative {
-		s += ", owns " + w.layout.PartList(m.Owned)
+		s += ", owns " + m.env.Layout().PartList(m.Owned)
 	}
-	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
+	m.lastJoin = m.send(&wire.Packet{Type: wire.JoinGroup, Summary: s, Body: req})
 	m.await(m.lastJoin)
 	m.joinSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: m.joinSeq})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: m.joinSeq})
 }
 
 // joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
@@ -299,11 +300,11 @@ func (m *Member) joinTimeoutTicks() int {
 // answer was lost). Kafka's joinGroupIfNeeded treats the timeout as
 // retriable and joins again, with the member id it holds (none for a new
 // member), from inside poll().
-func (m *Member) joinTimeout(w *World, seq int) {
+func (m *Member) joinTimeout(seq int) {
 	if m.joinSeq != seq || m.hasJoinAnswer || !m.awaits(m.lastJoin) {
 		return
 	}
-	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(), m.joinTimeoutTicks())
 	m.joinFuture = 0
 	// Outside PhaseJoining a reset left the join future waiting for this
 	// answer: the timeout fails it, and the loop sends the next JoinGroup
@@ -311,16 +312,16 @@ func (m *Member) joinTimeout(w *World, seq int) {
 	if m.Phase == PhaseJoining {
 		m.joinRetry = true
 	}
-	w.wakeUp(m)
+	m.wakeUp()
 }
 
 // syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
 // client fails the join and joins again with its member id.
-func (m *Member) syncTimeout(w *World, seq int) {
+func (m *Member) syncTimeout(seq int) {
 	if m.syncSeq != seq || m.joinFuture == 0 || m.awaits(m.lastJoin) {
 		return // answered, or the join future is a later JoinGroup
 	}
-	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(), m.Cfg.RequestTimeout)
 	m.joinFuture = 0
 	// Outside PhaseSyncing a reset left the join future waiting for this
 	// SyncGroup (the member rejoins as after any reset); in PhaseSyncing
@@ -328,13 +329,13 @@ func (m *Member) syncTimeout(w *World, seq int) {
 	if m.Phase == PhaseSyncing {
 		m.joinRetry = true
 	}
-	w.wakeUp(m)
+	m.wakeUp()
 }
 
-func (m *Member) onJoinResponse(w *World, p *Packet) {
+func (m *Member) onJoinResponse(p *wire.Packet) {
 	r, _ := p.Body.(*wire.JoinGroupResponse)
 	if p.Req != m.lastJoin || !m.awaits(p.Req) {
-		m.staleJoinAnswer(w, p.Error, r)
+		m.staleJoinAnswer(p.Error, r)
 		return
 	}
 	if !m.inPoll() && m.loop != LoopCommitting {
@@ -346,35 +347,35 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 		m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = r, p.Error, true
 		return
 	}
-	m.handleJoinAnswer(w, p.Error, r)
+	m.handleJoinAnswer(p.Error, r)
 }
 
 // staleJoinAnswer drops the answer to a JoinGroup this member has since
 // replaced: a member id it hands out is never used, so the coordinator
 // stops hearing it.
-func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
-	if r != nil && code == None && r.MemberID != m.MemberID {
-		w.Group.MemberIDDropped(r.MemberID)
+func (m *Member) staleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse) {
+	if r != nil && code == wire.None && r.MemberID != m.MemberID {
+		m.host.MemberIDDropped(r.MemberID)
 	}
 }
 
 // takeJoinAnswer handles a JoinGroup answer that waited for poll().
-func (m *Member) takeJoinAnswer(w *World) {
+func (m *Member) takeJoinAnswer() {
 	if !m.hasJoinAnswer {
 		return
 	}
 	r, code := m.joinAnswer, m.joinAnswerErr
-	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, None, false
-	m.handleJoinAnswer(w, code, r)
+	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, wire.None, false
+	m.handleJoinAnswer(code, r)
 }
 
-func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
-	if code == FencedInstanceID || code == InconsistentGroupProtocol {
+func (m *Member) handleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse) {
+	if code == wire.FencedInstanceID || code == wire.InconsistentGroupProtocol {
 		// JoinGroupResponseHandler raises these whatever the member's
 		// state and generation, and joinGroupIfNeeded throws them (not
 		// retriable): fatal even in an answer after a reset.
 		m.joinFuture = 0
-		m.fatal(w, code.String()+" on JoinGroup")
+		m.fatal(code.String() + " on JoinGroup")
 		return
 	}
 	if m.Phase != PhaseJoining {
@@ -383,19 +384,19 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 		// success (the member id it hands out is never used); an error
 		// answer finds the generation changed and resets nothing. The
 		// join future is done either way.
-		m.staleJoinAnswer(w, code, r)
-		m.joinFutureDone(w)
+		m.staleJoinAnswer(code, r)
+		m.joinFutureDone()
 		return
 	}
 	m.joinFuture = 0 // done, or replaced by the SyncGroup's below
 	// The JoinGroup rows of the table above onCommitRefused.
 	switch code {
-	case None:
-	case UnknownMemberID:
-		m.resetGeneration(w, false)
+	case wire.None:
+	case wire.UnknownMemberID:
+		m.resetGeneration(false)
 		return
-	case RebalanceInProgress:
-		m.sendJoin(w)
+	case wire.RebalanceInProgress:
+		m.sendJoin()
 		return
 	default:
 		m.rejoin = true
@@ -403,10 +404,10 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 	}
 	// COMPLETING_REBALANCE: heartbeatThread.enable().
 	was, wasID := m.heartbeats(), m.MemberID
-	m.setMemberID(w, r.MemberID)
+	m.setMemberID(r.MemberID)
 	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
-	m.beatChange(w, was, wasID)
+	m.beatChange(was, wasID)
 	req := &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
@@ -414,46 +415,46 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupRes
 		if err != nil {
 			a, _ = assign.New("range", m.Cfg.StickyRules)
 		}
-		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.layout.TopicSizes()})
-		summary = "plan " + planSummary(w, req.Plan, r.Members)
-		w.trace.Eventf(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
+		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: m.env.Layout().TopicSizes()})
+		summary = "plan " + planSummary(m.env.Layout(), req.Plan, r.Members)
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(m.env.Layout(), req.Plan, r.Members))
 	}
-	m.await(m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}))
+	m.await(m.send(&wire.Packet{Type: wire.SyncGroup, Summary: summary, Body: req}))
 	m.syncSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: m.syncSeq})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: m.syncSeq})
 }
 
-func (m *Member) onSyncResponse(w *World, p *Packet) {
+func (m *Member) onSyncResponse(p *wire.Packet) {
 	if !m.awaits(p.Req) {
 		return // the answer to a SyncGroup no longer waited for
 	}
-	if p.Error == FencedInstanceID {
+	if p.Error == wire.FencedInstanceID {
 		// SyncGroupResponseHandler: fatal whatever the generation, so
 		// also in an answer after a reset.
 		m.joinFuture = 0
-		m.fatal(w, "FENCED_INSTANCE_ID on SyncGroup")
+		m.fatal("FENCED_INSTANCE_ID on SyncGroup")
 		return
 	}
 	if m.Phase != PhaseSyncing {
 		// A reset came while the SyncGroup was out: a success is raised
 		// as ILLEGAL_GENERATION, an error finds the generation changed;
 		// the join future is done and the member rejoins.
-		m.joinFutureDone(w)
+		m.joinFutureDone()
 		return
 	}
 	m.joinFuture = 0
 	// The SyncGroup rows of the table above onCommitRefused.
 	switch p.Error {
-	case None:
-	case UnknownMemberID, IllegalGeneration:
-		m.resetGeneration(w, p.Error == IllegalGeneration)
+	case wire.None:
+	case wire.UnknownMemberID, wire.IllegalGeneration:
+		m.resetGeneration(p.Error == wire.IllegalGeneration)
 		return
 	default:
 		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
 		// poll(); a member busy with its batch (cooperative: it consumes
 		// through the rebalance) sends the JoinGroup at its next poll().
 		if m.inPoll() {
-			m.sendJoin(w)
+			m.sendJoin()
 		} else {
 			m.syncSeq++ // answered: no sync timeout
 			m.joinRetry = true
@@ -467,27 +468,27 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		// ConsumerCoordinator.onJoinComplete: an assignment that does not
 		// match the subscription is not taken; the member rejoins with its
 		// current subscription.
-		w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
-			m.Client, m.Generation, w.layout.PartList(got), tp, strings.Join(m.Topics, ","))
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, m.env.Layout().PartList(got), tp, strings.Join(m.Topics, ","))
 		m.Phase = PhaseStable
 		m.rejoin = true
 		return
 	}
 	if m.groupProto == "sticky" {
-		m.stickyPrev, m.stickyGen, m.hasSticky = append([]TopicPartition{}, got...), m.Generation, true
+		m.stickyPrev, m.stickyGen, m.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
 	}
-	var added []TopicPartition
+	var added []wire.TopicPartition
 	if m.protocol() == assign.Eager {
-		m.Owned = append([]TopicPartition{}, got...)
+		m.Owned = append([]wire.TopicPartition{}, got...)
 		added = m.Owned
 		m.positions.reset()
 		m.processed.reset()
 	} else {
-		keep := map[TopicPartition]bool{}
+		keep := map[wire.TopicPartition]bool{}
 		for _, tp := range got {
 			keep[tp] = true
 		}
-		own := map[TopicPartition]bool{}
+		own := map[wire.TopicPartition]bool{}
 		for _, tp := range m.Owned {
 			own[tp] = true
 			if !keep[tp] {
@@ -509,17 +510,17 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		}
 		m.Owned = owned
 	}
-	w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, w.layout.PartList(got))
+	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, m.env.Layout().PartList(got))
 	if len(added) == 0 {
 		m.Phase = PhaseStable
 		return
 	}
 	m.Phase = PhaseFetchingOffsets
-	m.sendOffsetFetch(w, added)
+	m.sendOffsetFetch(added)
 }
 
 // unsubscribed finds a partition of a topic the member does not subscribe to.
-func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
+func (m *Member) unsubscribed(tps []wire.TopicPartition) (wire.TopicPartition, bool) {
 	for _, tp := range tps {
 		found := false
 		for _, t := range m.Topics {
@@ -531,7 +532,7 @@ func (m *Member) unsubscribed(tps []TopicPartition) (TopicPartition, bool) {
 			return tp, true
 		}
 	}
-	return TopicPartition{}, false
+	return wire.TopicPartition{}, false
 }
 
 // rebalancing reports whether the member is between its JoinGroup and its
@@ -609,21 +610,21 @@ func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase 
 //
 // onCommitRefused is the OffsetCommit rows: unchanged says the member's
 // generation and member id are those the commit carried.
-func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
+func (m *Member) onCommitRefused(code wire.ErrorCode, unchanged bool) {
 	switch code {
-	case UnknownMemberID, IllegalGeneration:
+	case wire.UnknownMemberID, wire.IllegalGeneration:
 		if !unchanged && m.Phase == PhaseJoining {
 			return // RebalanceInProgressException: the member is rejoining already
 		}
-		m.resetGeneration(w, code == IllegalGeneration)
-	case FencedInstanceID:
+		m.resetGeneration(code == wire.IllegalGeneration)
+	case wire.FencedInstanceID:
 		if unchanged && m.Phase != PhaseOut && m.Phase != PhaseClosed {
 			// FencedInstanceIdException: another instance took the static
 			// member's place; this process stops at its next poll().
 			m.Phase = PhaseOut
 			m.Zombie = true
 		}
-	case RebalanceInProgress:
+	case wire.RebalanceInProgress:
 		m.rejoin = true
 	}
 }
@@ -637,7 +638,7 @@ func (m *Member) onCommitRefused(w *World, code ErrorCode, unchanged bool) {
 // SyncGroup still out no longer counts, but its join future stays:
 // Kafka's next poll runs onJoinPrepare and then waits for that answer
 // before it sends the next JoinGroup (waitJoinFuture).
-func (m *Member) resetGeneration(w *World, keepID bool) {
+func (m *Member) resetGeneration(keepID bool) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
 	}
@@ -645,41 +646,41 @@ func (m *Member) resetGeneration(w *World, keepID bool) {
 	m.Generation = -1
 	if !keepID {
 		m.Phase = PhaseOut
-		m.beatChange(w, was, m.MemberID)
+		m.beatChange(was, m.MemberID)
 		return
 	}
 	if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
 		m.Phase = PhaseStable
 	}
 	m.rejoin, m.lost, m.unjoined = true, true, true
-	m.beatChange(w, was, m.MemberID)
+	m.beatChange(was, m.MemberID)
 }
 
 // setMemberID changes the member id this process goes by. The one it drops
 // is heard no more (heartbeats carry the new one), so if the coordinator
 // still has it, its session timeout starts now.
-func (m *Member) setMemberID(w *World, id string) {
+func (m *Member) setMemberID(id string) {
 	if m.MemberID != "" && m.MemberID != id {
-		w.Group.MemberIDDropped(m.MemberID)
+		m.host.MemberIDDropped(m.MemberID)
 	}
 	m.MemberID = id
 }
 
 // leaveGroupState marks the member out of the group; it rejoins at its next poll.
-func (m *Member) leaveGroupState(w *World, why string) {
+func (m *Member) leaveGroupState(why string) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
 	}
-	w.trace.Eventf(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	m.env.Trace().Eventf(trace.EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
 	was := m.heartbeats()
 	m.Phase = PhaseOut
-	m.beatChange(w, was, m.MemberID)
+	m.beatChange(was, m.MemberID)
 }
 
 // revokeCooperative gives up the partitions the new assignment dropped
 // (onPartitionsRevoked, committing them first), then rejoins at once.
-func (m *Member) revokeCooperative(w *World) bool {
-	offs := map[TopicPartition]int{}
+func (m *Member) revokeCooperative() bool {
+	offs := map[wire.TopicPartition]int{}
 	all := m.commitPositions()
 	for _, tp := range m.revoke {
 		if o, ok := all[tp]; ok {
@@ -690,11 +691,11 @@ func (m *Member) revokeCooperative(w *World) bool {
 	// commits what it processed there; auto-commit does nothing here.
 	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
 		m.revokeOffs = offs
-		m.commitSync(w, listOf(offs), contRevokeDone)
+		m.commitSync(listOf(offs), contRevokeDone)
 		return false
 	}
-	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, w.layout.PartList(m.revoke))
-	var keep, gone []TopicPartition
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.revoke))
+	var keep, gone []wire.TopicPartition
 	for _, tp := range m.Owned {
 		if !m.revoking(tp) {
 			keep = append(keep, tp)
@@ -706,7 +707,7 @@ func (m *Member) revokeCooperative(w *World) bool {
 	m.processed.delAll(gone)
 	m.Owned, m.revoke = keep, nil
 	if m.Phase != PhaseJoining {
-		m.sendJoin(w) // unless a JoinGroup is already out
+		m.sendJoin() // unless a JoinGroup is already out
 	}
 	return true
 }

@@ -1,10 +1,11 @@
-package sim
+package client
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
@@ -94,10 +95,10 @@ func newProducer(cc ClientConfig) producer {
 // clientTxn is the transactional producer's view of its transaction.
 type clientTxn struct {
 	open       bool
-	partitions map[TopicPartition]bool
+	partitions map[wire.TopicPartition]bool
 	adding     bool
 	then       cont
-	offs       map[TopicPartition]int
+	offs       map[wire.TopicPartition]int
 }
 
 // producerStale reports whether the member's settings ask for a producer
@@ -110,7 +111,7 @@ func (m *Member) producerStale() bool {
 // producerReady is called inside poll(), between batches, before a Fetch
 // goes out. It reports whether the producer can send; it replaces a stale
 // producer and starts InitProducerId for one that has no PID yet.
-func (m *Member) producerReady(w *World) bool {
+func (m *Member) producerReady() bool {
 	if m.producerStale() {
 		// The application leaves poll() to close its producer: a Fetch
 		// still out would bring a batch for a producer that cannot
@@ -124,13 +125,13 @@ func (m *Member) producerReady(w *World) bool {
 			// wakes the member, which then comes back here.
 			return false
 		}
-		m.replaceProducer(w)
+		m.replaceProducer()
 	}
 	if m.prod.mode == ProducerPlain || m.prod.pid >= 0 {
 		return true
 	}
 	if !m.prod.initInFlight {
-		m.initProducer(w)
+		m.initProducer()
 	}
 	return false
 }
@@ -155,15 +156,15 @@ func (m *Member) producerReady(w *World) bool {
 // close() would leave it to the transaction coordinator, which aborts it
 // after transaction.timeout.ms (TransactionCoordinator.
 // abortTimedOutTransactions; kgrepl's txnTimeout), as it does for a crash.
-func (m *Member) replaceProducer(w *World) {
+func (m *Member) replaceProducer() {
 	old := m.prod
 	m.prod = newProducer(m.Cfg)
 	m.prod.nextID = old.nextID
 	if old.sent == 0 {
 		return // never sent anything: as if it had been created with these settings
 	}
-	w.trace.Eventf(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
-		m.label(w), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(m.prod.mode, -1, 0, m.prod.txnID))
+	m.env.Trace().Eventf(trace.EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
+		m.label(), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(m.prod.mode, -1, 0, m.prod.txnID))
 }
 
 // describeProducer names a producer in narration: "idempotent producer
@@ -183,25 +184,25 @@ func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) str
 	return s
 }
 
-func (m *Member) initProducer(w *World) {
+func (m *Member) initProducer() {
 	m.prod.initInFlight = true
 	req := &wire.InitProducerIDRequest{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
 	}
-	m.send(w, &Packet{Type: InitProducerID, Summary: s, Body: req})
+	m.send(&wire.Packet{Type: wire.InitProducerID, Summary: s, Body: req})
 }
 
-func (m *Member) onInitPIDResponse(w *World, p *Packet) {
-	if p.Error == ConcurrentTransactions {
+func (m *Member) onInitPIDResponse(p *wire.Packet) {
+	if p.Error == wire.ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})
 		return
 	}
 	m.prod.initInFlight = false
-	if p.Error != None {
-		m.fatal(w, p.Error.String()+" on InitProducerId")
+	if p.Error != wire.None {
+		m.fatal(p.Error.String() + " on InitProducerId")
 		return
 	}
 	r := p.Body.(*wire.InitProducerIDResponse)
@@ -212,41 +213,41 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 // outputSlot picks the invoice partition for an input record, as its
 // index in outputTPs: a hash of the key (its value), as the default
 // partitioner does (FNV-1a, 32 bits).
-func (w *World) outputSlot(source string) int {
+func (m *Member) outputSlot(source string) int {
 	h := uint32(topo.FNVBasis)
 	for i := 0; i < len(source); i++ {
 		h = (h ^ uint32(source[i])) * topo.FNVPrime
 	}
-	return int(h % uint32(len(w.layout.Outputs())))
+	return int(h % uint32(len(m.env.Layout().Outputs())))
 }
 
 // outputSlotOf is outputSlot of a fetched record's value, hashed without
 // spelling it when it is the record's name.
-func (w *World) outputSlotOf(f *wire.Record) int {
+func (m *Member) outputSlotOf(f *wire.Record) int {
 	if !f.Named {
-		return w.outputSlot(f.Value)
+		return m.outputSlot(f.Value)
 	}
-	return int(w.layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(w.layout.Outputs())))
+	return int(m.env.Layout().FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(m.env.Layout().Outputs())))
 }
 
 // produceInvoice sends inv(x) for a processed record.
-func (m *Member) produceInvoice(w *World, f wire.Record) {
-	out := w.outputSlotOf(&f)
-	tp := w.layout.Outputs()[out]
+func (m *Member) produceInvoice(f wire.Record) {
+	out := m.outputSlotOf(&f)
+	tp := m.env.Layout().Outputs()[out]
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
-	req := w.env.NewProduceRequest()
+	req := m.env.NewProduceRequest()
 	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
 		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
-	req.TPI = int32(len(w.layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	req.TPI = int32(len(m.env.Layout().Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
 	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		if pr.seq == nil {
-			pr.seq = make([]int, len(w.layout.Outputs()))
+			pr.seq = make([]int, len(m.env.Layout().Outputs()))
 		}
 		req.Seq = pr.seq[out]
 		pr.seq[out]++
@@ -257,109 +258,109 @@ func (m *Member) produceInvoice(w *World, f wire.Record) {
 		pr.queued = append(pr.queued, req)
 		if !m.txn.adding {
 			m.txn.adding = true
-			m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []TopicPartition{tp}}})
+			m.send(&wire.Packet{Type: wire.AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
+				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}}})
 		}
 		return
 	}
-	m.sendProduce(w, req)
+	m.sendProduce(req)
 }
 
-func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
+func (m *Member) sendProduce(req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
-	p := w.env.Packet()
-	p.Text = w.trace.ProduceRequest(req, &m.prod.text)
-	p.Type, p.Body = Produce, req
-	m.send(w, p)
+	p := m.env.Packet()
+	p.Text = m.env.Trace().ProduceRequest(req, &m.prod.text)
+	p.Type, p.Body = wire.Produce, req
+	m.send(p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	// The timer is reserved (its tick and its place among the timers) and
 	// set only when the answer will not settle the request (armRetry): in
 	// steady traffic it would fire after the answer and do nothing.
-	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	p.TimerAt, p.TimerSeq = m.env.Reserve(m.env.Now() + 2 + m.Cfg.RetryBackoff)
 	if p.Lost {
-		w.armRetry(p)
+		m.env.Push(ProduceRetryTimer(p))
 	}
 }
 
 // produceRetry resends a produce still unanswered at that attempt.
-func (m *Member) produceRetry(w *World, id, attempt int) {
+func (m *Member) produceRetry(id, attempt int) {
 	cur := m.prod.unacked.get(id)
 	if m.Alive && cur != nil && cur.Attempt == attempt {
-		m.retryProduce(w, cur)
+		m.retryProduce(cur)
 	}
 }
 
-func (m *Member) retryProduce(w *World, req *wire.ProduceRequest) {
+func (m *Member) retryProduce(req *wire.ProduceRequest) {
 	nr := *req
 	nr.Attempt++
 	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked.put(&nr)
-	w.trace.Eventf(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.layout))
-	m.sendProduce(w, &nr)
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s retries %s (no answer)", m.label(), nr.ValueIn(m.env.Layout()))
+	m.sendProduce(&nr)
 }
 
-func (m *Member) onProduceResponse(w *World, p *Packet) {
+func (m *Member) onProduceResponse(p *wire.Packet) {
 	r := p.Body.(*wire.ProduceResponse)
 	req := m.prod.unacked.get(r.ID)
 	if req == nil {
 		return
 	}
 	switch p.Error {
-	case None:
+	case wire.None:
 		m.prod.unacked.del(r.ID)
-	case OutOfOrderSequenceNumber:
+	case wire.OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmProduceRetry, Client: m.Client, Inc: m.Inc, Key: r.ID, Arg: req.Attempt})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmProduceRetry, Client: m.Client, Inc: m.Inc, Key: r.ID, Arg: req.Attempt})
 		return
-	case DuplicateSequenceNumber:
+	case wire.DuplicateSequenceNumber:
 		m.prod.unacked.del(r.ID) // written before: nothing to do
-	case InvalidProducerEpoch, ProducerFenced:
+	case wire.InvalidProducerEpoch, wire.ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.trace.Eventf(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.layout), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(), req.ValueIn(m.env.Layout()), p.Error)
 		m.prod.unacked.del(r.ID)
 	default:
 		m.prod.unacked.del(r.ID)
 	}
-	m.checkFlushed(w)
+	m.checkFlushed()
 }
 
 // flush waits until every produce is answered, then runs then.
-func (m *Member) flush(w *World, then cont) {
+func (m *Member) flush(then cont) {
 	if len(m.prod.unacked) == 0 {
-		m.resume(w, then)
+		m.resume(then)
 		return
 	}
 	m.loop = LoopFlushing
 	m.afterFlush = then
 }
 
-func (m *Member) checkFlushed(w *World) {
+func (m *Member) checkFlushed() {
 	if m.loop == LoopFlushing && len(m.prod.unacked) == 0 {
 		then := m.afterFlush
 		m.afterFlush = contNone
 		m.loop = LoopIdle
-		m.resume(w, then)
+		m.resume(then)
 	}
 }
 
 // --- transactions, client side ---
 
-func (m *Member) beginTxn(w *World) {
-	m.txn = clientTxn{open: true, partitions: map[TopicPartition]bool{}}
+func (m *Member) beginTxn() {
+	m.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}}
 }
 
-func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
+func (m *Member) onAddPartitionsResponse(p *wire.Packet) {
 	m.txn.adding = false
 	switch p.Error {
-	case None:
-	case ConcurrentTransactions:
+	case wire.None:
+	case wire.ConcurrentTransactions:
 		// The previous transaction's markers are still being written.
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmAddPartitionsRetry, Client: m.Client, Inc: m.Inc})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmAddPartitionsRetry, Client: m.Client, Inc: m.Inc})
 		return
 	default:
-		w.trace.Eventf(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
-		m.fatal(w, "producer fenced")
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.fatal("producer fenced")
 		return
 	}
 	for _, tp := range p.Req.Body.(*wire.AddPartitionsToTxnRequest).Partitions {
@@ -369,46 +370,46 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 	m.prod.queued = nil
 	for _, req := range q {
 		if m.txn.partitions[req.TP] {
-			m.sendProduce(w, req)
+			m.sendProduce(req)
 		} else {
 			m.prod.queued = append(m.prod.queued, req)
 		}
 	}
 	// Records for a partition that came while this one was being added.
-	m.addPartitionsRetry(w)
+	m.addPartitionsRetry()
 }
 
 // addPartitionsRetry asks again to add the partition the first queued record needs.
-func (m *Member) addPartitionsRetry(w *World) {
+func (m *Member) addPartitionsRetry() {
 	if m.Alive && len(m.prod.queued) > 0 && !m.txn.adding {
 		m.txn.adding = true
 		tp := m.prod.queued[0].TP
-		m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-			Body: &wire.AddPartitionsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
+		m.send(&wire.Packet{Type: wire.AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
+			Body: &wire.AddPartitionsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []wire.TopicPartition{tp}}})
 	}
 }
 
 // commitTxn is sendOffsetsToTransaction then commitTransaction.
-func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then cont) {
+func (m *Member) commitTxn(offs map[wire.TopicPartition]int, then cont) {
 	if !m.txn.open {
-		m.resume(w, then)
+		m.resume(then)
 		return
 	}
 	m.txn.then, m.txn.offs = then, offs
 	m.loop = LoopTxnOffsets
-	m.send(w, &Packet{Type: AddOffsetsToTxn, Summary: m.prod.txnID + " group " + w.Group.ID,
-		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: w.Group.ID}})
+	m.send(&wire.Packet{Type: wire.AddOffsetsToTxn, Summary: m.prod.txnID + " group " + m.host.GroupID(),
+		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: m.host.GroupID()}})
 }
 
-func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
-	if p.Error != None {
-		w.trace.Eventf(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
-		m.fatal(w, "producer fenced")
+func (m *Member) onAddOffsetsResponse(p *wire.Packet) {
+	if p.Error != wire.None {
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.fatal("producer fenced")
 		return
 	}
-	req := &wire.TxnOffsetCommitRequest{TransactionalID: m.prod.txnID, Group: w.Group.ID, PID: m.prod.pid, Epoch: m.prod.epoch,
+	req := &wire.TxnOffsetCommitRequest{TransactionalID: m.prod.txnID, Group: m.host.GroupID(), PID: m.prod.pid, Epoch: m.prod.epoch,
 		MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
-	tps := make([]TopicPartition, 0, len(m.txn.offs))
+	tps := make([]wire.TopicPartition, 0, len(m.txn.offs))
 	for tp := range m.txn.offs {
 		tps = append(tps, tp)
 	}
@@ -417,15 +418,15 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, m.txn.offs[tp])
 	}
-	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + wire.OrDash(req.MemberID),
+	m.send(&wire.Packet{Type: wire.TxnOffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + strconv.Itoa(req.Generation) + ", " + wire.OrDash(req.MemberID),
 		Body: req})
 }
 
-func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
+func (m *Member) onTxnOffsetCommitResponse(p *wire.Packet) {
 	switch p.Error {
-	case None:
-		m.flush(w, contEndTxnCommit)
-	case UnknownMemberID, IllegalGeneration, FencedInstanceID:
+	case wire.None:
+		m.flush(contEndTxnCommit)
+	case wire.UnknownMemberID, wire.IllegalGeneration, wire.FencedInstanceID:
 		// TransactionManager.TxnOffsetCommitHandler.handleResponse: an
 		// abortable error (abortableError): sendOffsetsToTransaction throws
 		// it, and the application, not the client, aborts the transaction
@@ -436,47 +437,47 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 		// coordinator keeps its generation, and it learns of the new one
 		// from its own next answer (a heartbeat's, or a commit's).
 		ex := "CommitFailedException"
-		if p.Error == FencedInstanceID {
+		if p.Error == wire.FencedInstanceID {
 			ex = "FencedInstanceIdException"
 		}
-		w.trace.Eventf(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
-		m.flush(w, contEndTxnAbort)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(), p.Error, ex)
+		m.flush(contEndTxnAbort)
 	default:
-		w.trace.Eventf(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
-		m.fatal(w, "producer fenced")
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.fatal("producer fenced")
 	}
 }
 
-func (m *Member) endTxn(w *World, commit bool) {
+func (m *Member) endTxn(commit bool) {
 	m.loop = LoopTxnEnd
 	s := "COMMIT"
 	if !commit {
 		s = "ABORT"
 	}
-	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
+	m.send(&wire.Packet{Type: wire.EndTxn, Summary: m.prod.txnID + " " + s,
 		Body: &wire.EndTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
 	m.endTxnSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmEndTxnTimeout, Client: m.Client, Inc: m.Inc, Key: m.endTxnSeq, Arg: boolInt(commit)})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmEndTxnTimeout, Client: m.Client, Inc: m.Inc, Key: m.endTxnSeq, Arg: boolInt(commit)})
 }
 
-func (m *Member) onEndTxnResponse(w *World, p *Packet) {
+func (m *Member) onEndTxnResponse(p *wire.Packet) {
 	req := p.Req.Body.(*wire.EndTxnRequest)
 	if m.loop != LoopTxnEnd {
 		return // an answer to an EndTxn this producer has stopped waiting for
 	}
 	switch p.Error {
-	case None:
-	case ConcurrentTransactions:
+	case wire.None:
+	case wire.ConcurrentTransactions:
 		// TransactionManager.EndTxnHandler: retriable; ask again after the backoff.
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmEndTxnRetry, Client: m.Client, Inc: m.Inc, Key: boolInt(req.Commit)})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmEndTxnRetry, Client: m.Client, Inc: m.Inc, Key: boolInt(req.Commit)})
 		return
-	case InvalidTxnState:
-		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
-		m.fatal(w, "INVALID_TXN_STATE on EndTxn")
+	case wire.InvalidTxnState:
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label())
+		m.fatal("INVALID_TXN_STATE on EndTxn")
 		return
 	default:
-		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
-		m.fatal(w, "producer fenced")
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.fatal("producer fenced")
 		return
 	}
 	if req.Commit {
@@ -505,7 +506,7 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	then := m.txn.then
 	m.txn = clientTxn{}
 	m.loop = LoopIdle
-	m.resume(w, then)
+	m.resume(then)
 }
 
 func boolInt(b bool) int {

@@ -1,10 +1,13 @@
-package sim
+package client
 
 import (
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -57,6 +60,8 @@ type Member struct {
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
 	names      *topo.Layout // the world's, to spell its records (read-only, shared by clones)
+	env        *env.Env     // the world's environment
+	host       Host         // what it tells or asks the World other than by packets
 	Cfg        ClientConfig
 	Topics     []string
 	Alive      bool
@@ -70,13 +75,13 @@ type Member struct {
 	Generation int
 	Leader     string
 	Phase      Phase
-	Owned      []TopicPartition // the assignment in force, sorted
+	Owned      []wire.TopicPartition // the assignment in force, sorted
 	positions  partInts
 	processed  partInts
 	committed  partInts
-	lastJoin   *Packet // the JoinGroup whose answer counts
-	rejoin     bool    // send JoinGroup at the next poll
-	lost       bool    // its generation is gone: drop every partition at the next poll
+	lastJoin   *wire.Packet // the JoinGroup whose answer counts
+	rejoin     bool         // send JoinGroup at the next poll
+	lost       bool         // its generation is gone: drop every partition at the next poll
 	// unjoined: the generation was reset keeping the member id
 	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
 	// Stable); no heartbeats until the next JoinGroup is answered.
@@ -86,11 +91,11 @@ type Member struct {
 	// none: after a reset the client waits for its answer before it sends
 	// the next JoinGroup.
 	joinFuture int
-	revoke     []TopicPartition // cooperative: revoke these at the next poll
+	revoke     []wire.TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
 	joinAnswer    *wire.JoinGroupResponse
-	joinAnswerErr ErrorCode
+	joinAnswerErr wire.ErrorCode
 	hasJoinAnswer bool
 	// Requests counted so that a timeout knows whether its request is
 	// still the one outstanding (request.timeout.ms).
@@ -102,7 +107,7 @@ type Member struct {
 	// last assignment and its generation, sent as subscription user data
 	// even after an eager revocation emptied Owned. Replaced, never changed
 	// in place.
-	stickyPrev []TopicPartition
+	stickyPrev []wire.TopicPartition
 	stickyGen  int
 	hasSticky  bool
 
@@ -123,7 +128,7 @@ type Member struct {
 	pollAt, pollSeq, pollSince int
 	pollQueued                 bool
 	pollQAt, pollQSeq          int
-	rotate                     TopicPartition
+	rotate                     wire.TopicPartition
 	hasRotate                  bool
 	nextAuto                   int
 	autoArmed                  int // the nextAuto a timer is set for
@@ -134,8 +139,8 @@ type Member struct {
 	afterFlush                 cont // what it does once every produce is answered
 	commitSeq                  int  // numbers commitSync attempts, so a stale retry timer does nothing
 	pendingCommit              commitList
-	closeOffs                  map[TopicPartition]int
-	revokeOffs                 map[TopicPartition]int
+	closeOffs                  map[wire.TopicPartition]int
+	revokeOffs                 map[wire.TopicPartition]int
 	pendingFetch               bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
 
 	prod producer
@@ -149,7 +154,7 @@ type Member struct {
 	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
 	// (Owned is replaced, never changed in place; a stale entry would only
 	// cost lookups, as every slot is checked where it is used).
-	slotsFor *TopicPartition
+	slotsFor *wire.TopicPartition
 	slots    []int32
 	// slotsAscend: slots ascend with Owned (and number every partition),
 	// as they do when the input topics are named in order; ownsHint can
@@ -163,20 +168,20 @@ type Member struct {
 // keeps its state in Member's fields and is itself stateless.
 type groupClient interface {
 	// join starts membership once FindCoordinator is answered.
-	join(w *World, m *Member)
+	join(m *Member)
 	// receive handles the protocol's own answers and notifications.
-	receive(w *World, m *Member, p *Packet)
+	receive(m *Member, p *wire.Packet)
 	// poll runs the group work at the start of poll(); handled means
 	// poll() stops there, again whether the loop runs again this tick.
-	poll(w *World, m *Member) (handled, again bool)
+	poll(m *Member) (handled, again bool)
 	// pollTimeout: max.poll.interval.ms passed outside poll().
-	pollTimeout(w *World, m *Member, since int)
+	pollTimeout(m *Member, since int)
 	// leave is close() leaving the group.
-	leave(w *World, m *Member)
+	leave(m *Member)
 	// requestFailed reacts to an OffsetCommit refused by the group;
 	// unchanged says the member's generation (or member epoch) and member
 	// id are still those the request carried.
-	requestFailed(w *World, m *Member, code ErrorCode, unchanged bool)
+	requestFailed(m *Member, code wire.ErrorCode, unchanged bool)
 	// rebalancing reports whether commits are refused in the client now.
 	rebalancing(m *Member) bool
 }
@@ -190,22 +195,32 @@ func (m *Member) group() groupClient {
 }
 
 // GroupProtocol is the group protocol this process speaks.
-func (m *Member) GroupProtocol() GroupType {
+func (m *Member) GroupProtocol() wire.GroupProtocol {
 	if m.consumer {
-		return ConsumerGroup
+		return wire.Consumer
 	}
-	return ClassicGroup
+	return wire.Classic
 }
 
 // ConsumerState is the client's member state under the consumer protocol
 // (JOINING, RECONCILING, ACKNOWLEDGING, STABLE, STALE, ...), "" under classic.
 func (m *Member) ConsumerState() string { return m.cg.state }
 
+// New starts a process of client (its incarnation inc, its process number
+// proc in the world) with config cc, subscribing to topics.
+func New(e *env.Env, host Host, client string, inc, proc int, cc ClientConfig, topics []string) *Member {
+	m := newMember(client, inc, cc, topics)
+	m.env, m.host, m.proc = e, host, proc
+	m.names = e.Layout()
+	m.useIndex(e.Layout().Input())
+	return m
+}
+
 func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
 	return &Member{
 		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
 		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
-		prod: newProducer(cc), consumer: cc.GroupProtocol == string(ConsumerGroup),
+		prod: newProducer(cc), consumer: cc.GroupProtocol == string(wire.Consumer),
 	}
 }
 
@@ -251,7 +266,7 @@ func (m *Member) Batch() (records []string, done int) {
 }
 
 // Position is the fetch position on tp (false when not positioned).
-func (m *Member) Position(tp TopicPartition) (int, bool) {
+func (m *Member) Position(tp wire.TopicPartition) (int, bool) {
 	p, ok := m.positions.get(tp)
 	return p, ok
 }
@@ -273,103 +288,103 @@ func (m *Member) Settled() bool {
 	return m.Phase == PhaseStable && !m.rejoin && len(m.revoke) == 0 && !m.pendingFetch
 }
 
-func (m *Member) send(w *World, p *Packet) *Packet {
+func (m *Member) send(p *wire.Packet) *wire.Packet {
 	p.From, p.FromInc, p.Proc = m.Client, m.Inc, int32(m.proc+1)
 	if p.To == "" {
-		p.To = Broker
+		p.To = wire.Broker
 	}
-	w.env.Send(p)
+	m.env.Send(p)
 	return p
 }
 
 // start begins a new process: find the coordinator, then join.
-func (m *Member) start(w *World) {
+func (m *Member) start() {
 	m.Phase = PhaseFinding
-	m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
-	m.send(w, &Packet{Type: FindCoordinator, Summary: "group " + w.Group.ID})
+	m.nextAuto = m.env.Now() + m.Cfg.AutoCommitInterval
+	m.send(&wire.Packet{Type: wire.FindCoordinator, Summary: "group " + m.host.GroupID()})
 	if m.prod.mode != ProducerPlain {
-		m.initProducer(w)
+		m.initProducer()
 	}
-	w.trace.Eventf(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
+	m.env.Trace().Eventf(trace.EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
 }
 
 // fetchTimeout: a Fetch neither answered nor held at the broker (a long
 // poll the broker holds stands for empty answers to fetches sent again) was
 // lost on the way: the fetcher gives up on it and fetches again.
-func (m *Member) fetchTimeout(w *World, id int) {
-	if m.loop != LoopFetching || m.fetchID != id || w.broker.FetchOutstanding(m.Client, m.Inc, id) {
+func (m *Member) fetchTimeout(id int) {
+	if m.loop != LoopFetching || m.fetchID != id || m.host.FetchOutstanding(m.Client, m.Inc, id) {
 		return
 	}
-	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(), m.Cfg.RequestTimeout)
 	m.abandonFetch()
-	w.wakeUp(m)
+	m.wakeUp()
 }
 
 // receive handles an answer (or a notification) from B1.
-func (m *Member) receive(w *World, p *Packet) {
+func (m *Member) receive(p *wire.Packet) {
 	switch p.Type {
-	case FindCoordinator:
+	case wire.FindCoordinator:
 		if m.Phase == PhaseFinding {
-			m.group().join(w, m)
+			m.group().join(m)
 		}
-	case OffsetFetch:
-		m.onOffsetFetchResponse(w, p)
-	case OffsetCommit:
-		m.onCommitResponse(w, p)
-	case Fetch:
-		m.onFetchResponse(w, p)
-	case Produce:
-		m.onProduceResponse(w, p)
-	case InitProducerID:
-		m.onInitPIDResponse(w, p)
-	case AddPartitionsToTxn:
-		m.onAddPartitionsResponse(w, p)
-	case AddOffsetsToTxn:
-		m.onAddOffsetsResponse(w, p)
-	case TxnOffsetCommit:
-		m.onTxnOffsetCommitResponse(w, p)
-	case EndTxn:
-		m.onEndTxnResponse(w, p)
+	case wire.OffsetFetch:
+		m.onOffsetFetchResponse(p)
+	case wire.OffsetCommit:
+		m.onCommitResponse(p)
+	case wire.Fetch:
+		m.onFetchResponse(p)
+	case wire.Produce:
+		m.onProduceResponse(p)
+	case wire.InitProducerID:
+		m.onInitPIDResponse(p)
+	case wire.AddPartitionsToTxn:
+		m.onAddPartitionsResponse(p)
+	case wire.AddOffsetsToTxn:
+		m.onAddOffsetsResponse(p)
+	case wire.TxnOffsetCommit:
+		m.onTxnOffsetCommitResponse(p)
+	case wire.EndTxn:
+		m.onEndTxnResponse(p)
 	default:
-		m.group().receive(w, m, p)
+		m.group().receive(m, p)
 	}
 }
 
-func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
+func (m *Member) sendOffsetFetch(tps []wire.TopicPartition) {
 	m.pendingFetch = false
-	r := &wire.OffsetFetchRequest{Partitions: append([]TopicPartition{}, tps...)}
+	r := &wire.OffsetFetchRequest{Partitions: append([]wire.TopicPartition{}, tps...)}
 	if m.consumer {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
 		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
 		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
 	}
-	m.send(w, &Packet{Type: OffsetFetch, Summary: w.layout.PartList(tps), Body: r})
+	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: m.env.Layout().PartList(tps), Body: r})
 	m.offsetFetchSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: m.offsetFetchSeq, Partitions: append([]TopicPartition{}, tps...)})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: m.offsetFetchSeq, Partitions: append([]wire.TopicPartition{}, tps...)})
 }
 
-func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
+func (m *Member) onOffsetFetchResponse(p *wire.Packet) {
 	if m.Phase != PhaseFetchingOffsets {
 		return
 	}
 	r := p.Body.(*wire.OffsetFetchResponse)
-	if p.Error == UnstableOffsetCommit {
+	if p.Error == wire.UnstableOffsetCommit {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
-		w.trace.Eventf(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
+		m.env.Trace().Eventf(trace.EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
-	if p.Error == StaleMemberEpoch || p.Error == UnknownMemberID {
+	if p.Error == wire.StaleMemberEpoch || p.Error == wire.UnknownMemberID {
 		// CommitRequestManager.OffsetFetchRequestState fails the fetch
 		// without a retry; OffsetsRequestManager keeps the error for the
 		// next poll() to throw (cachedUpdatePositionsException), and the
 		// partitions, still initializing, are fetched again after that.
-		// kgrepl asks again after the retry backoff (cgRetryBackoff), by
+		// kgrepl asks again after the retry backoff (ConsumerRetryBackoff), by
 		// when the member normally knows its new epoch from its heartbeat.
 		m.pendingFetch = true
-		w.trace.Eventf(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(), p.Error)
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -390,7 +405,7 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 	m.abandonFetch()
 }
 
-func (m *Member) owns(tp TopicPartition) bool {
+func (m *Member) owns(tp wire.TopicPartition) bool {
 	i := sort.Search(len(m.Owned), func(i int) bool { return !m.Owned[i].Less(tp) })
 	return i < len(m.Owned) && m.Owned[i] == tp
 }
@@ -398,7 +413,7 @@ func (m *Member) owns(tp TopicPartition) bool {
 // ownsHint is owns for a partition whose slot may be known (hint; -1: not,
 // and a wrong one is not trusted): a binary search of Owned's slots when
 // they ascend with it, comparing numbers instead of topic names.
-func (m *Member) ownsHint(tp TopicPartition, hint int32) bool {
+func (m *Member) ownsHint(tp wire.TopicPartition, hint int32) bool {
 	if k := m.positions.slotOf(tp, hint); k >= 0 && len(m.Owned) > 0 {
 		if slots := m.ownedSlots(); m.slotsAscend {
 			_, ok := slices.BinarySearch(slots, k)
@@ -413,20 +428,20 @@ func (m *Member) ownsHint(tp TopicPartition, hint int32) bool {
 func (m *Member) inPoll() bool { return m.loop == LoopIdle || m.loop == LoopFetching }
 
 // act runs the application thread for this tick.
-func (m *Member) act(w *World) {
+func (m *Member) act() {
 	for guard := 0; guard < 8 && m.Alive; guard++ {
 		switch m.loop {
 		case LoopIdle, LoopFetching:
-			if !m.poll(w) {
+			if !m.poll() {
 				return
 			}
 		case LoopProcessing:
-			if m.workedAt == w.Tick {
-				w.wakeNext(m) // one tick of work per tick
+			if m.workedAt == m.env.Now() {
+				m.wakeNext() // one tick of work per tick
 				return
 			}
-			m.workedAt = w.Tick
-			m.work(w)
+			m.workedAt = m.env.Now()
+			m.work()
 			return
 		default:
 			return // waiting for an answer
@@ -437,47 +452,47 @@ func (m *Member) act(w *World) {
 // poll is one pass of KafkaConsumer.poll(): rebalance work first, then the
 // auto-commit, then a Fetch. It reports whether the loop moved on and
 // should be run again this tick.
-func (m *Member) poll(w *World) bool {
+func (m *Member) poll() bool {
 	if m.closing {
-		m.finishClose(w)
+		m.finishClose()
 		return false
 	}
 	if m.Zombie {
-		m.stopZombie(w) // it finished what it had in hand
+		m.stopZombie() // it finished what it had in hand
 		return false
 	}
 	// The group protocol's work comes first: poll() runs the rebalance
 	// before it fetches.
-	if handled, again := m.group().poll(w, m); handled {
+	if handled, again := m.group().poll(m); handled {
 		return again
 	}
-	if !m.producerReady(w) {
+	if !m.producerReady() {
 		return false
 	}
 	if m.loop == LoopFetching {
 		return false // a Fetch is already out
 	}
-	m.maybeAutoCommit(w)
-	req := w.env.NewFetchRequest()
-	tps, offs := m.fetchableInto(w, req.Partitions, req.Offsets)
+	m.maybeAutoCommit()
+	req := m.env.NewFetchRequest()
+	tps, offs := m.fetchableInto(req.Partitions, req.Offsets)
 	if len(tps) == 0 {
 		req.Partitions, req.Offsets = tps[:0], offs[:0]
-		w.env.UnuseFetchRequest(req)
+		m.env.UnuseFetchRequest(req)
 		return false
 	}
 	m.fetchID++
 	req.ID, req.Partitions, req.Offsets, req.Max = m.fetchID, tps, offs, m.Cfg.MaxPollRecords
 	m.loop = LoopFetching
 	// "o0@3 o1@5 max 3": every fetch writes it
-	text := w.trace.FetchRequest(req.Partitions, req.Offsets, req.Max)
-	p := w.env.Packet()
-	p.Type, p.Text, p.Body = Fetch, text, req
-	m.send(w, p)
+	text := m.env.Trace().FetchRequest(req.Partitions, req.Offsets, req.Max)
+	p := m.env.Packet()
+	p.Type, p.Text, p.Body = wire.Fetch, text, req
+	m.send(p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
-	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + m.Cfg.RequestTimeout)
+	p.TimerAt, p.TimerSeq = m.env.Reserve(m.env.Now() + m.Cfg.RequestTimeout)
 	if p.Lost {
-		w.armFetchTimeout(p)
+		m.env.Push(FetchTimeoutTimer(p))
 	}
 	return false
 }
@@ -489,24 +504,24 @@ func (m *Member) poll(w *World) bool {
 // out (sendOffsetCommitRequest returns at once on empty offsets). A member
 // waiting in a long poll wakes for the auto-commit deadline
 // (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
-func (m *Member) maybeAutoCommit(w *World) {
+func (m *Member) maybeAutoCommit() {
 	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.InGroup() || m.group().rebalancing(m) {
 		return
 	}
-	if w.Tick >= m.nextAuto {
-		req := w.env.NewCommitRequest()
+	if m.env.Now() >= m.nextAuto {
+		req := m.env.NewCommitRequest()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
 			req.Auto = wire.AutoInterval
-			m.sendCommitReq(w, req)
+			m.sendCommitReq(req)
 		} else {
-			w.env.UnuseCommitRequest(req)
+			m.env.UnuseCommitRequest(req)
 		}
-		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
+		m.nextAuto = m.env.Now() + m.Cfg.AutoCommitInterval
 	}
 	if m.autoArmed != m.nextAuto && m.anyPositioned() {
 		m.autoArmed = m.nextAuto
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: m.nextAuto})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: m.nextAuto})
 	}
 }
 
@@ -514,8 +529,8 @@ func (m *Member) maybeAutoCommit(w *World) {
 // partition the previous poll read from (the fetcher's rotation). The list
 // is gathered in the world's scratch buffer and copied once, rotated, at
 // its exact size (the Fetch request keeps it).
-func (m *Member) fetchable(w *World) []TopicPartition {
-	tps, _ := m.fetchableInto(w, nil, nil)
+func (m *Member) fetchable() []wire.TopicPartition {
+	tps, _ := m.fetchableInto(nil, nil)
 	return tps
 }
 
@@ -523,15 +538,16 @@ func (m *Member) fetchable(w *World) []TopicPartition {
 // array), with each partition's position appended to offs[:0] in the same
 // order: the positions are read in the one walk of Owned, by the slots
 // ownedSlots numbers them with.
-func (m *Member) fetchableInto(w *World, dst []TopicPartition, offs []int) ([]TopicPartition, []int) {
-	all, offs := w.tpBuf[:0], offs[:0]
+func (m *Member) fetchableInto(dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
+	scratch := m.env.PartitionScratch()
+	all, offs := (*scratch)[:0], offs[:0]
 	slots, at := m.ownedSlots(), 0 // at: getSlot's cursor in positions
 	for i, tp := range m.Owned {
 		if pos, ok := m.positions.getSlot(tp, m.positions.slotOf(tp, slots[i]), &at); ok && !m.revoking(tp) {
 			all, offs = append(all, tp), append(offs, pos)
 		}
 	}
-	w.tpBuf = all
+	*scratch = all
 	if len(all) == 0 {
 		return dst[:0], offs
 	}
@@ -550,14 +566,14 @@ func (m *Member) fetchableInto(w *World, dst []TopicPartition, offs []int) ([]To
 // fetchesHint reports whether fetchable includes an owned partition: it has
 // a position and is not being revoked. hint is tp's slot (-1: not known;
 // checked before it is trusted).
-func (m *Member) fetchesHint(tp TopicPartition, hint int32) bool {
+func (m *Member) fetchesHint(tp wire.TopicPartition, hint int32) bool {
 	_, ok := m.positions.getHint(tp, hint)
 	return ok && !m.revoking(tp)
 }
 
 // dropOwned forgets a partition that was assigned but never positioned.
-func (m *Member) dropOwned(tp TopicPartition) {
-	var keep []TopicPartition
+func (m *Member) dropOwned(tp wire.TopicPartition) {
+	var keep []wire.TopicPartition
 	for _, t := range m.Owned {
 		if t != tp {
 			keep = append(keep, t)
@@ -566,7 +582,7 @@ func (m *Member) dropOwned(tp TopicPartition) {
 	m.Owned = keep
 }
 
-func (m *Member) revoking(tp TopicPartition) bool {
+func (m *Member) revoking(tp wire.TopicPartition) bool {
 	for _, r := range m.revoke {
 		if r == tp {
 			return true
@@ -582,7 +598,7 @@ func (m *Member) abandonFetch() {
 	}
 }
 
-func (m *Member) onFetchResponse(w *World, p *Packet) {
+func (m *Member) onFetchResponse(p *wire.Packet) {
 	r := p.Body.(*wire.FetchResponse)
 	if m.loop != LoopFetching || r.ID != m.fetchID {
 		return
@@ -601,16 +617,16 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	}
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
-	m.workedAt = w.Tick // processing starts next tick
+	m.workedAt = m.env.Now() // processing starts next tick
 	// "%s poll() returned o2.3 o2.4", its Records the batch
-	w.trace.Polled(m.who(), batch)
-	m.leftPollAt = w.Tick
-	m.armPollTimer(w)
+	m.env.Trace().Polled(m.who(), batch)
+	m.leftPollAt = m.env.Now()
+	m.armPollTimer()
 	if m.prod.mode == ProducerTransactional {
-		m.beginTxn(w)
+		m.beginTxn()
 	}
 	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
-		m.commitSync(w, m.fetchPositionList(nil), contProcess)
+		m.commitSync(m.fetchPositionList(nil), contProcess)
 		return
 	}
 	m.loop = LoopProcessing
@@ -633,16 +649,16 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 // lowered) gets a standing timer of its own, and the old one is dropped
 // when it fires; a second stretch begun in the same tick (the same
 // leftPollAt) is checked by a timer of its own, as before.
-func (m *Member) armPollTimer(w *World) {
-	at, seq := w.env.Reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
+func (m *Member) armPollTimer() {
+	at, seq := m.env.Reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
 	t := wire.Timer{Owner: wire.OwnerClient, At: at, Seq: seq, Kind: tmPollTimeout, Client: m.Client, Inc: m.Inc, Proc: int32(m.proc + 1), Key: m.leftPollAt}
 	if m.pollQueued && m.pollSince == m.leftPollAt || eagerPollTimers {
-		w.env.Push(t) // a second check of the same stretch: a timer of its own (m 0)
+		m.env.Push(t) // a second check of the same stretch: a timer of its own (m 0)
 		return
 	}
 	m.pollAt, m.pollSeq, m.pollSince = at, seq, m.leftPollAt
 	if !m.pollQueued || env.KeyLess(at, seq, m.pollQAt, m.pollQSeq) {
-		m.standPollTimer(w, t)
+		m.standPollTimer(t)
 	}
 }
 
@@ -651,17 +667,17 @@ func (m *Member) armPollTimer(w *World) {
 var eagerPollTimers = false
 
 // standPollTimer queues t as the timer standing for the latest check (m 1).
-func (m *Member) standPollTimer(w *World, t wire.Timer) {
+func (m *Member) standPollTimer(t wire.Timer) {
 	t.Arg = 1
 	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.At, t.Seq
-	w.env.Push(t)
+	m.env.Push(t)
 }
 
 // firePollTimer is a max.poll.interval timer firing: a timer of its own
 // (m 0) checks its stretch; the one standing for the latest check (m 1)
 // checks it if it is that check's, and is otherwise set again for it. A
 // standing timer another replaced does nothing.
-func (m *Member) firePollTimer(w *World, t wire.Timer) {
+func (m *Member) firePollTimer(t wire.Timer) {
 	if t.Arg == 1 {
 		if !m.pollQueued || t.At != m.pollQAt || t.Seq != m.pollQSeq {
 			return
@@ -669,26 +685,26 @@ func (m *Member) firePollTimer(w *World, t wire.Timer) {
 		m.pollQueued = false
 		if t.At != m.pollAt || t.Seq != m.pollSeq {
 			t.At, t.Seq, t.Key = m.pollAt, m.pollSeq, m.pollSince
-			m.standPollTimer(w, t)
+			m.standPollTimer(t)
 			return
 		}
 	}
-	m.pollTimeout(w, t.Key)
+	m.pollTimeout(t.Key)
 }
 
 // pollTimeout is the heartbeat thread's check: still outside poll() since
 // the stretch that began at since?
-func (m *Member) pollTimeout(w *World, since int) {
+func (m *Member) pollTimeout(since int) {
 	if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
 		return
 	}
-	m.group().pollTimeout(w, m, since)
+	m.group().pollTimeout(m, since)
 }
 
 // work spends one tick on the record in hand.
-func (m *Member) work(w *World) {
+func (m *Member) work() {
 	if m.batchIdx >= len(m.batch) {
-		m.batchDone(w)
+		m.batchDone()
 		return
 	}
 	f := m.batch[m.batchIdx]
@@ -699,63 +715,63 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.trace.StopEventf(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.layout), m.Cfg.SlowTicks)
+			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
 	if m.workLeft > 0 {
-		w.wakeNext(m)
+		m.wakeNext()
 		return
 	}
 	m.slowNow = false
 	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
 	m.batchIdx++
-	w.processed++
+	m.host.CountProcessed()
 	// "%s processed o2.3", its Records the record
-	w.trace.Processed(m.who(), &f)
-	w.sideEffect(m, f)
-	m.produceInvoice(w, f)
+	m.env.Trace().Processed(m.who(), &f)
+	m.host.SideEffect(m.who(), f)
+	m.produceInvoice(f)
 	if m.crashAfter > 0 {
 		m.crashAfter--
 		if m.crashAfter == 0 {
-			m.crash(w, true)
+			m.crash(true)
 			return
 		}
 	}
 	if m.closing && m.closeNow {
 		m.batch = m.batch[:m.batchIdx] // the rest of the batch is left unprocessed
-		m.finishClose(w)
+		m.finishClose()
 		return
 	}
 	if m.batchIdx < len(m.batch) {
-		w.wakeNext(m)
+		m.wakeNext()
 		return
 	}
-	m.batchDone(w)
+	m.batchDone()
 }
 
 // batchDone runs the end of one loop iteration: commit as the mode says,
 // then back to poll().
-func (m *Member) batchDone(w *World) {
+func (m *Member) batchDone() {
 	m.batch, m.batchIdx = m.batch[:0], 0
 	switch {
 	case m.prod.mode == ProducerTransactional:
-		m.commitTxn(w, m.processedPositions(), contBackToPoll)
+		m.commitTxn(m.processedPositions(), contBackToPoll)
 	case m.Cfg.Commit == CommitAfter:
-		m.flush(w, contCommitBatch)
+		m.flush(contCommitBatch)
 	default:
-		m.backToPoll(w)
+		m.backToPoll()
 	}
 }
 
-func (m *Member) backToPoll(w *World) {
+func (m *Member) backToPoll() {
 	m.loop = LoopIdle
-	w.wakeUp(m)
+	m.wakeUp()
 }
 
 // commitPositions is what a commit on revocation or close commits: the
 // processed positions for commit-after, the fetch positions for auto.
-func (m *Member) commitPositions() map[TopicPartition]int {
+func (m *Member) commitPositions() map[wire.TopicPartition]int {
 	if m.Cfg.Commit == CommitAuto {
 		return m.fetchPositions()
 	}
@@ -776,13 +792,13 @@ func (m *Member) anyPositioned() bool {
 // partition order, the partitions' slots hints (or nil). Never changed once
 // built: a request and a clone may share it.
 type commitList struct {
-	tps   []TopicPartition
+	tps   []wire.TopicPartition
 	slots []int32
 	offs  []int
 }
 
 // listOf is offs as a commitList (the order sendCommit gave a map).
-func listOf(offs map[TopicPartition]int) commitList {
+func listOf(offs map[wire.TopicPartition]int) commitList {
 	l := commitList{tps: sortedKeys(offs)}
 	for _, tp := range l.tps {
 		l.offs = append(l.offs, offs[tp])
@@ -813,7 +829,7 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
 	slots := m.ownedSlots()
 	inOrder, all := true, true
-	var tps []TopicPartition            // the listed partitions, made at the first one left out
+	var tps []wire.TopicPartition       // the listed partitions, made at the first one left out
 	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
 	for i, tp := range m.Owned {
 		k := m.positions.slotOf(tp, slots[i])
@@ -831,7 +847,7 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 		}
 		if !ok {
 			if all {
-				tps, all = append(make([]TopicPartition, 0, len(m.Owned)), m.Owned[:i]...), false
+				tps, all = append(make([]wire.TopicPartition, 0, len(m.Owned)), m.Owned[:i]...), false
 			}
 			continue
 		}
@@ -855,7 +871,7 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 			return commitList{tps: tps, offs: offs}
 		}
 	}
-	var mp map[TopicPartition]int
+	var mp map[wire.TopicPartition]int
 	if from == &m.positions {
 		mp = m.fetchPositions()
 	} else {
@@ -866,8 +882,8 @@ func (m *Member) positionList(from *partInts, offs []int) commitList {
 	return l
 }
 
-func (m *Member) fetchPositions() map[TopicPartition]int {
-	out := map[TopicPartition]int{}
+func (m *Member) fetchPositions() map[wire.TopicPartition]int {
+	out := map[wire.TopicPartition]int{}
 	for _, tp := range m.Owned {
 		if p, ok := m.positions.get(tp); ok {
 			out[tp] = p
@@ -879,8 +895,8 @@ func (m *Member) fetchPositions() map[TopicPartition]int {
 // processedPositions is what commit-after and transactions commit: the
 // next record to process on each partition this assignment has positioned
 // (one still waiting for its committed offset has nothing to commit yet).
-func (m *Member) processedPositions() map[TopicPartition]int {
-	out := map[TopicPartition]int{}
+func (m *Member) processedPositions() map[wire.TopicPartition]int {
+	out := map[wire.TopicPartition]int{}
 	for _, tp := range m.Owned {
 		if _, positioned := m.positions.get(tp); !positioned {
 			continue
@@ -892,7 +908,7 @@ func (m *Member) processedPositions() map[TopicPartition]int {
 	return out
 }
 
-func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
+func (m *Member) commitNeeded(offs map[wire.TopicPartition]int) bool {
 	if m.Cfg.Commit == CommitBefore || m.prod.mode == ProducerTransactional {
 		return false
 	}
@@ -908,15 +924,15 @@ func (m *Member) commitNeeded(offs map[TopicPartition]int) bool {
 // blocks the loop until it is answered. An attempt with no answer by the
 // round trip plus retry.backoff.ms is sent again (the coordinator applies
 // it idempotently).
-func (m *Member) commitSync(w *World, offs commitList, then cont) {
+func (m *Member) commitSync(offs commitList, then cont) {
 	if len(offs.tps) == 0 {
-		m.resume(w, then)
+		m.resume(then)
 		return
 	}
 	m.loop = LoopCommitting
 	m.afterCommit = then
 	m.pendingCommit = offs
-	m.sendSyncCommit(w)
+	m.sendSyncCommit()
 }
 
 // commitRefusedLocally is ConsumerCoordinator.sendOffsetCommitRequest
@@ -928,7 +944,7 @@ func (m *Member) commitSync(w *World, offs commitList, then cont) {
 // resetGenerationOnResponseError after UNKNOWN_MEMBER_ID or
 // ILLEGAL_GENERATION) it is CommitFailedException. It reports whether the
 // commit was refused (the loop has then moved on).
-func (m *Member) commitRefusedLocally(w *World, then cont) bool {
+func (m *Member) commitRefusedLocally(then cont) bool {
 	var why string
 	switch {
 	case m.group().rebalancing(m):
@@ -938,58 +954,58 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	default:
 		return false
 	}
-	w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
+	m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), why)
 	m.afterCommit = then
 	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
 	m.commitThrew()
 	then, m.afterCommit = m.afterCommit, contNone
-	m.resume(w, then)
+	m.resume(then)
 	return true
 }
 
-func (m *Member) sendSyncCommit(w *World) {
-	if m.commitRefusedLocally(w, m.afterCommit) {
+func (m *Member) sendSyncCommit() {
+	if m.commitRefusedLocally(m.afterCommit) {
 		return
 	}
 	m.commitSeq++
-	m.sendCommitList(w, m.pendingCommit, true, m.syncAutoCommit())
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + 2 + m.Cfg.RetryBackoff, Kind: tmCommitRetry, Client: m.Client, Inc: m.Inc, Key: m.commitSeq})
+	m.sendCommitList(m.pendingCommit, true, m.syncAutoCommit())
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + 2 + m.Cfg.RetryBackoff, Kind: tmCommitRetry, Client: m.Client, Inc: m.Inc, Key: m.commitSeq})
 }
 
 // commitRetry resends a commitSync that got no answer.
-func (m *Member) commitRetry(w *World, seq int) {
+func (m *Member) commitRetry(seq int) {
 	if m.Alive && m.loop == LoopCommitting && m.commitSeq == seq {
-		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
-		m.sendSyncCommit(w)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label())
+		m.sendSyncCommit()
 	}
 }
 
 // sendCommitList sends an OffsetCommit of l; the request keeps its
 // partitions and slots, and copies the offsets into its own array (from
 // the free list).
-func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.AutoCommit) {
-	req := w.env.NewCommitRequest()
+func (m *Member) sendCommitList(l commitList, sync bool, auto wire.AutoCommit) {
+	req := m.env.NewCommitRequest()
 	req.Sync, req.Auto, req.Partitions, req.Slots = sync, auto, l.tps, l.slots
 	req.Offsets = append(req.Offsets, l.offs...)
-	m.sendCommitReq(w, req)
+	m.sendCommitReq(req)
 }
 
 // sendCommitReq fills in the member's side of an OffsetCommit whose
 // partitions (in partition order), slots (hints, or nil) and offsets are
 // set, and sends it; the request keeps its slices.
-func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
+func (m *Member) sendCommitReq(req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
-	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, wire.OrDash(m.MemberID))
-	p := w.env.Packet()
-	p.Type, p.Text, p.Body = OffsetCommit, text, req
-	m.send(w, p)
+	text := m.env.Trace().CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, wire.OrDash(m.MemberID))
+	p := m.env.Packet()
+	p.Type, p.Text, p.Body = wire.OffsetCommit, text, req
+	m.send(p)
 }
 
-func (m *Member) onCommitResponse(w *World, p *Packet) {
+func (m *Member) onCommitResponse(p *wire.Packet) {
 	r := p.Body.(*wire.OffsetCommitResponse)
-	if p.Error == None {
+	if p.Error == wire.None {
 		at := 0
 		for i, tp := range r.Partitions {
 			m.committed.setSlot(tp, m.committed.slotOf(tp, topo.SlotAt(r.Slots, i)), r.Offsets[i], &at)
@@ -997,17 +1013,17 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 	req := p.Req.Body.(*wire.OffsetCommitRequest)
 	if req.BeforeRevoke {
-		m.onCommitBeforeRevoke(w, p)
+		m.onCommitBeforeRevoke(p)
 		return
 	}
-	if p.Error != None {
+	if p.Error != wire.None {
 		// Taken before requestFailed resets the generation: the response
 		// handler compares the generation it sent with the member's at the
 		// time the answer arrives.
 		unchanged := m.sentInGeneration(req)
 		what, thrown := m.commitRefusal(req.Auto, p.Error, unchanged)
-		w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
-		m.group().requestFailed(w, m, p.Error, unchanged)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), what)
+		m.group().requestFailed(m, p.Error, unchanged)
 		if thrown {
 			m.commitThrew()
 		}
@@ -1016,7 +1032,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		then := m.afterCommit
 		m.afterCommit, m.pendingCommit = contNone, commitList{}
 		m.commitSeq++ // no retry of an answered commit
-		m.resume(w, then)
+		m.resume(then)
 	}
 }
 
@@ -1055,8 +1071,8 @@ func (m *Member) syncAutoCommit() wire.AutoCommit {
 // (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
 // the next poll() throws FencedInstanceIdException from
 // invokeCompletedOffsetCommitCallbacks).
-func (m *Member) commitRefusal(auto wire.AutoCommit, code ErrorCode, unchanged bool) (string, bool) {
-	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
+func (m *Member) commitRefusal(auto wire.AutoCommit, code wire.ErrorCode, unchanged bool) (string, bool) {
+	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && !m.consumer && code == wire.FencedInstanceID && unchanged {
 		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
 	}
 	switch auto {
@@ -1080,14 +1096,14 @@ func (m *Member) commitRefusal(auto wire.AutoCommit, code ErrorCode, unchanged b
 // CommitFailedException. The consumer protocol's client
 // (CommitRequestManager.commitSyncExceptionForError) throws
 // CommitFailedException for all of them (STALE_MEMBER_EPOCH included).
-func (m *Member) commitSyncException(code ErrorCode, unchanged bool) string {
+func (m *Member) commitSyncException(code wire.ErrorCode, unchanged bool) string {
 	if m.consumer {
 		return "CommitFailedException"
 	}
 	switch {
-	case code == RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
+	case code == wire.RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
 		return "RebalanceInProgressException"
-	case code == FencedInstanceID && unchanged:
+	case code == wire.FencedInstanceID && unchanged:
 		return "FencedInstanceIdException"
 	}
 	return "CommitFailedException"
@@ -1118,39 +1134,39 @@ func (m *Member) commitThrew() {
 
 // Crash stops the process at once (or, with after, it has just finished the
 // records it was allowed).
-func (m *Member) crash(w *World, stop bool) {
+func (m *Member) crash(stop bool) {
 	if !m.Alive {
 		return
 	}
 	if stop {
-		w.trace.StopEventf(EvCrash, m.Client, "%s crashes", m.Client)
+		m.env.Trace().StopEventf(trace.EvCrash, m.Client, "%s crashes", m.Client)
 	} else {
-		w.trace.Eventf(EvCrash, m.Client, "%s crashes", m.Client)
+		m.env.Trace().Eventf(trace.EvCrash, m.Client, "%s crashes", m.Client)
 	}
-	m.die(w)
+	m.die()
 }
 
-func (m *Member) die(w *World) {
+func (m *Member) die() {
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
-	w.env.Unwake(m.proc)
-	w.Group.ProcessStopped(m.Client, m.Inc)
+	m.env.Unwake(m.proc)
+	m.host.ProcessStopped(m.Client, m.Inc)
 }
 
-func (m *Member) fatal(w *World, why string) {
-	w.trace.Eventf(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
-	m.die(w)
+func (m *Member) fatal(why string) {
+	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s stops: %s", m.label(), why)
+	m.die()
 }
 
-func (m *Member) stopZombie(w *World) {
-	w.trace.Eventf(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
-	m.die(w)
+func (m *Member) stopZombie() {
+	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.label())
+	m.die()
 }
 
 // label names the member in narration: the client id, with the process
 // number when a newer process of the same client exists (a zombie).
-func (m *Member) label(w *World) string { return m.who().String() }
+func (m *Member) label() string { return m.who().String() }
 
 // who is the member as the trace names it: its client id, and its process
 // number when a newer process of the same client exists.
@@ -1163,25 +1179,25 @@ func (m *Member) who() trace.Label {
 
 // finishClose is close(): the record in hand is done; commit as the mode
 // says, LeaveGroup unless static, stop.
-func (m *Member) finishClose(w *World) {
+func (m *Member) finishClose() {
 	m.abandonFetch()
 	switch {
 	case m.prod.mode == ProducerTransactional && m.txn.open:
-		m.commitTxn(w, m.processedPositions(), contCloseDone)
+		m.commitTxn(m.processedPositions(), contCloseDone)
 	case m.InGroup() && m.commitNeeded(m.commitPositions()):
 		m.closeOffs = m.commitPositions()
-		m.flush(w, contCommitClose)
+		m.flush(contCommitClose)
 	default:
-		m.flush(w, contCloseDone)
+		m.flush(contCloseDone)
 	}
 }
 
-func (m *Member) closeDone(w *World) {
+func (m *Member) closeDone() {
 	if m.InGroup() {
-		m.group().leave(w, m)
+		m.group().leave(m)
 	}
-	w.trace.Eventf(EvClosed, m.Client, "%s closed", m.Client)
-	m.die(w)
+	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
+	m.die()
 }
 
 // cont is what the application thread does when a blocking call returns
@@ -1204,37 +1220,37 @@ const (
 	contConsumerRevokeDone
 )
 
-func (m *Member) resume(w *World, c cont) {
+func (m *Member) resume(c cont) {
 	switch c {
 	case contIdle:
 		m.loop = LoopIdle
-		w.wakeUp(m)
+		m.wakeUp()
 	case contProcess:
 		m.loop = LoopProcessing
-		w.wakeUp(m)
+		m.wakeUp()
 	case contBackToPoll:
-		m.backToPoll(w)
+		m.backToPoll()
 	case contRevokeDone:
 		m.revokeOffs = nil // onCommitResponse recorded what was committed
 		m.loop = LoopIdle
-		w.wakeUp(m)
+		m.wakeUp()
 	case contCloseDone:
-		m.closeDone(w)
+		m.closeDone()
 	case contCommitBatch:
-		m.commitSync(w, m.processedPositionList(), contBackToPoll)
+		m.commitSync(m.processedPositionList(), contBackToPoll)
 	case contCommitClose:
 		offs := m.closeOffs
 		m.closeOffs = nil
-		m.commitSync(w, listOf(offs), contCloseDone)
+		m.commitSync(listOf(offs), contCloseDone)
 	case contEndTxnCommit:
-		m.endTxn(w, true)
+		m.endTxn(true)
 	case contEndTxnAbort:
-		m.endTxn(w, false)
+		m.endTxn(false)
 	case contConsumerRevokeDone:
 		m.revokeOffs = nil
 		m.loop = LoopIdle
-		m.cgListenerDone(w)
-		w.wakeUp(m)
+		m.cgListenerDone()
+		m.wakeUp()
 	}
 }
 
@@ -1245,4 +1261,132 @@ func (m *Member) epochWord() string {
 		return "epoch"
 	}
 	return "gen"
+}
+
+// memberBufs are the arrays World.Clone copies its members' small slices
+// into, one per kind, rather than one allocation per slice (cutInto).
+type memberBufs struct {
+	ints    []partInt
+	batch   []wire.Record
+	seqs    []int
+	unacked []*wire.ProduceRequest
+}
+
+func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
+	*n = *m
+	// Owned is replaced, never changed in place (commits share it too):
+	// shared, and with it the slots computed for it (ownedSlots). So is
+	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
+	// array is reused for the next batch: copied.
+	n.revoke, n.batch = store.Copy(m.revoke), store.CutInto(&bufs.batch, m.batch)
+	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
+	n.closeOffs, n.revokeOffs = store.CopyMap(m.closeOffs), store.CopyMap(m.revokeOffs) // pendingCommit is never changed in place: shared
+	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
+	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
+	n.prod.queued = store.Copy(m.prod.queued)
+	n.txn.partitions = store.CopyMap(m.txn.partitions)
+	n.txn.offs = store.CopyMap(m.txn.offs)
+}
+
+// A client process's timers (wire.OwnerClient).
+const (
+	tmPollTimeout        uint8 = iota // outside poll() since Key (Arg 1: the one standing for the process's latest check, armPollTimer)
+	tmOffsetFetchRetry                // asks for Partitions again
+	tmInitPIDRetry                    // sends InitProducerId again
+	tmProduceRetry                    // resends produce Key at attempt Arg
+	tmAddPartitionsRetry              // asks AddPartitionsToTxn again
+	tmCommitRetry                     // resends commitSync attempt Key
+	tmAutoCommit                      // poll() returns empty and is called again at Key
+	tmEndTxnRetry                     // sends EndTxn again (Key: 1 = COMMIT)
+	tmJoinTimeout                     // JoinGroup number Key unanswered
+	tmSyncTimeout                     // SyncGroup number Key unanswered
+	tmFetchTimeout                    // Fetch Key unanswered
+	tmOffsetFetchTimeout              // OffsetFetch number Key unanswered (Partitions)
+	tmEndTxnTimeout                   // EndTxn number Key unanswered (Arg 1: COMMIT)
+	tmHeartbeat                       // ConsumerGroupHeartbeat timer number Key (Arg 1: request timeout)
+	tmRevokeCommit                    // auto-commit before revocation attempt Key (Arg 1: request timeout, 0: retry)
+)
+
+// fire is one of this process's timers firing.
+func (m *Member) fire(t wire.Timer) {
+	switch t.Kind {
+	case tmPollTimeout:
+		m.firePollTimer(t)
+	case tmHeartbeat:
+		m.heartbeatTimer(t.Key, t.Arg == 1)
+	case tmRevokeCommit:
+		m.revokeCommitTimer(t.Key, t.Arg == 1)
+	case tmOffsetFetchRetry:
+		if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
+			m.sendOffsetFetch(t.Partitions)
+		}
+	case tmInitPIDRetry:
+		m.initProducer()
+	case tmProduceRetry:
+		m.produceRetry(t.Key, t.Arg)
+	case tmAddPartitionsRetry:
+		m.addPartitionsRetry()
+	case tmCommitRetry:
+		m.commitRetry(t.Key)
+	case tmJoinTimeout:
+		m.joinTimeout(t.Key)
+	case tmSyncTimeout:
+		m.syncTimeout(t.Key)
+	case tmFetchTimeout:
+		m.fetchTimeout(t.Key)
+	case tmOffsetFetchTimeout:
+		if m.Phase == PhaseFetchingOffsets && !m.pendingFetch && m.offsetFetchSeq == t.Key {
+			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(), m.Cfg.RequestTimeout)
+			m.sendOffsetFetch(t.Partitions)
+		}
+	case tmEndTxnTimeout:
+		if m.loop == LoopTxnEnd && m.endTxnSeq == t.Key {
+			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(), m.Cfg.RequestTimeout)
+			m.endTxn(t.Arg == 1)
+		}
+	case tmEndTxnRetry:
+		if m.loop == LoopTxnEnd {
+			m.endTxn(t.Key == 1)
+		}
+	case tmAutoCommit:
+		if m.nextAuto == t.Key && m.inPoll() {
+			m.maybeAutoCommit()
+		}
+	}
+}
+
+// wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
+func (m *Member) wakeUp() {
+	if m.Alive {
+		m.env.Wake(m.proc)
+	}
+}
+
+// wakeNext lets a member act next tick (it is in the middle of a record).
+func (m *Member) wakeNext() {
+	if m.Alive {
+		m.env.WakeNext(m.proc)
+	}
+}
+
+func sortedKeys(m map[wire.TopicPartition]int) []wire.TopicPartition {
+	ks := make([]wire.TopicPartition, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	wire.SortPartitions(ks)
+	return ks
+}
+
+func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) string {
+	ids := make([]string, 0, len(members))
+	for _, m := range members {
+		ids = append(ids, m.MemberID)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = wire.ClientOf(id) + " " + layout.PartList(plan[id])
+	}
+	return strings.Join(parts, " · ")
 }

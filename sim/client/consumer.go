@@ -1,4 +1,4 @@
-package sim
+package client
 
 // The consumer group protocol (KIP-848), client side: Kafka's
 // ConsumerMembershipManager / AbstractMembershipManager (member states,
@@ -18,9 +18,11 @@ package sim
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -40,32 +42,32 @@ const (
 // replaced, never changed in place, so a copy of the struct is a clone.
 type consumerMember struct {
 	state    string
-	hbSeq    int     // numbers the request-timeout timers; another number is stale
-	ivSeq    int     // numbers the interval (and retry backoff) timers
-	inFlight *Packet // the heartbeat waiting for its answer (one at a time)
-	interval int     // heartbeat interval from the last answer (0: none yet)
-	now      bool    // send a heartbeat as soon as none is in flight
+	hbSeq    int          // numbers the request-timeout timers; another number is stale
+	ivSeq    int          // numbers the interval (and retry backoff) timers
+	inFlight *wire.Packet // the heartbeat waiting for its answer (one at a time)
+	interval int          // heartbeat interval from the last answer (0: none yet)
+	now      bool         // send a heartbeat as soon as none is in flight
 	// due: the interval passed while a heartbeat was in flight; the next
 	// goes when it is answered (HeartbeatRequestState.canSendRequest:
 	// timer expired, no request in flight).
 	due bool
 	// target is the assignment of the last answer that carried one, not
 	// reconciled yet (hasTarget).
-	target    []TopicPartition
+	target    []wire.TopicPartition
 	hasTarget bool
 	// A reconciliation in progress: revoked waits for the auto-commit
 	// before revocation (commitWait) or for the application's
 	// onPartitionsRevoked at its next poll (listenerWait).
-	revoked      []TopicPartition
+	revoked      []wire.TopicPartition
 	commitWait   bool
 	listenerWait bool
 	// The auto-commit before revocation in flight (commitPkt, attempt
 	// commitSeq), retried until commitDeadline (the rebalance timeout).
-	commitPkt      *Packet
+	commitPkt      *wire.Packet
 	commitSeq      int
 	commitDeadline int
 	// What the last heartbeat sent (ConsumerHeartbeatRequestManager.SentFields).
-	sentOwned []TopicPartition
+	sentOwned []wire.TopicPartition
 	ownedSent bool
 	// sentReset: a heartbeat failed (no answer in time, or an error), so
 	// the sent fields were forgotten (AbstractHeartbeatRequestManager's
@@ -78,21 +80,21 @@ type consumerMember struct {
 type consumerClient struct{}
 
 // join is transitionToJoining: epoch 0, a full heartbeat at once.
-func (consumerClient) join(w *World, m *Member) {
+func (consumerClient) join(m *Member) {
 	if m.MemberID == "" {
-		m.MemberID = w.env.IssueMemberID(m.Client)
+		m.MemberID = m.env.IssueMemberID(m.Client)
 	}
-	m.cgJoin(w)
+	m.cgJoin()
 }
 
-func (m *Member) cgJoin(w *World) {
+func (m *Member) cgJoin() {
 	m.Generation = 0
 	m.Phase = PhaseJoining
 	m.cg.state = cgJoining
 	m.cg.ownedSent, m.cg.sentReset = false, false
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	m.cg.inFlight = nil // an answer to an earlier heartbeat no longer counts
-	m.sendHeartbeat(w)
+	m.sendHeartbeat()
 }
 
 // sendHeartbeat is ConsumerHeartbeatRequestManager.makeHeartbeatRequest:
@@ -101,7 +103,7 @@ func (m *Member) cgJoin(w *World) {
 // partitions only when they changed since the last heartbeat (the
 // acknowledgement of a reconciliation). The subscription and rebalance
 // timeout never change in kgrepl after joining.
-func (m *Member) sendHeartbeat(w *World) {
+func (m *Member) sendHeartbeat() {
 	full := m.cg.state == cgJoining || m.cg.sentReset
 	retry := m.cg.state != cgJoining && m.cg.sentReset
 	m.cg.sentReset = false
@@ -121,10 +123,10 @@ func (m *Member) sendHeartbeat(w *World) {
 	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
 		r.Owned, r.OwnedSent = store.Copy(m.Owned), true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
-		s = append(s, "owns "+w.layout.PartList(m.Owned))
+		s = append(s, "owns "+m.env.Layout().PartList(m.Owned))
 	}
 	// "epoch 2" (every heartbeat), then the fields sent, if any
-	summary := w.trace.HeartbeatRequest(m.Generation, strings.Join(s, ", "))
+	summary := m.env.Trace().HeartbeatRequest(m.Generation, strings.Join(s, ", "))
 	m.cg.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
@@ -134,10 +136,10 @@ func (m *Member) sendHeartbeat(w *World) {
 			m.cg.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Text: summary, Body: r})
+	m.cg.inFlight = m.send(&wire.Packet{Type: wire.ConsumerGroupHeartbeat, Text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.hbSeq, Arg: 1})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.hbSeq, Arg: 1})
 	// AbstractHeartbeatRequestManager.makeHeartbeatRequest: the interval
 	// timer restarts when a heartbeat is sent (HeartbeatRequestState.resetTimer),
 	// not when it is answered, so heartbeats go every interval, not every
@@ -147,18 +149,18 @@ func (m *Member) sendHeartbeat(w *World) {
 	// the timer then); kgrepl arms the timer at that answer.
 	m.cg.due = false
 	if m.cg.interval > 0 {
-		m.armHeartbeat(w, m.cg.interval)
+		m.armHeartbeat(m.cg.interval)
 	}
 }
 
 // armHeartbeat (re)starts the interval timer: the next heartbeat is due
 // after the given ticks.
-func (m *Member) armHeartbeat(w *World, after int) {
+func (m *Member) armHeartbeat(after int) {
 	m.cg.ivSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.ivSeq})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.ivSeq})
 }
 
-// cgRetryBackoff is the wait before a heartbeat is retried after a failed
+// ConsumerRetryBackoff is the wait before a heartbeat is retried after a failed
 // attempt, in ticks. Kafka: HeartbeatRequestState.onFailedAttempt sets the
 // interval timer to 0 and waits the request's backoff, retry.backoff.ms
 // (100 ms) doubling per failed attempt up to retry.backoff.max.ms (1 s),
@@ -169,16 +171,16 @@ func (m *Member) armHeartbeat(w *World, after int) {
 // kgrepl's smallest delay, whatever the attempt. kgrepl's RetryBackoff
 // setting (3 ticks) is sized for the producer's and classic client's
 // retries; here it would be a third of the session timeout.
-const cgRetryBackoff = 1
+const ConsumerRetryBackoff = 1
 
 // heartbeatNow sends a heartbeat at once, or as soon as the one in flight
 // is answered (shouldHeartbeatNow && !requestInFlight).
-func (m *Member) heartbeatNow(w *World) {
+func (m *Member) heartbeatNow() {
 	if m.cg.inFlight != nil {
 		m.cg.now = true
 		return
 	}
-	m.sendHeartbeat(w)
+	m.sendHeartbeat()
 }
 
 // sendLeave is the leave heartbeat: epoch -1, or -2 for a static member
@@ -189,23 +191,23 @@ func (m *Member) heartbeatNow(w *World) {
 // close() also unsubscribed (leaveGroup: subscriptions.unsubscribe), so its
 // leave carries an empty subscription too. A leave after the poll timeout
 // keeps the subscription, which goes unsent.
-func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
-	epoch := LeaveGroupMemberEpoch
+func (m *Member) sendLeave(why string, unsubscribe bool) {
+	epoch := wire.LeaveGroupMemberEpoch
 	if m.Static() {
-		epoch = LeaveGroupStaticMemberEpoch
+		epoch = wire.LeaveGroupStaticMemberEpoch
 	}
 	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
-	summary := "leave, epoch " + itoa(epoch) + " (" + why + ")"
+	summary := "leave, epoch " + strconv.Itoa(epoch) + " (" + why + ")"
 	if unsubscribe {
 		r.Topics, r.TopicsSent = []string{}, true
 		summary += ", subscribe nothing"
 	}
 	if !m.cg.ownedSent || len(m.cg.sentOwned) > 0 {
-		r.Owned, r.OwnedSent = []TopicPartition{}, true
+		r.Owned, r.OwnedSent = []wire.TopicPartition{}, true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
 		summary += ", owns {}"
 	}
-	m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Summary: summary, Body: r})
+	m.send(&wire.Packet{Type: wire.ConsumerGroupHeartbeat, Summary: summary, Body: r})
 	m.cg.inFlight, m.cg.due = nil, false
 	m.cg.hbSeq++ // no more heartbeats until it joins again
 	m.cg.ivSeq++
@@ -216,9 +218,9 @@ func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 // that one is answered), or the one in flight got no answer within
 // request.timeout.ms: as AbstractHeartbeatRequestManager.onFailure does,
 // the sent fields are forgotten, the next heartbeat is a full one, and it
-// goes after the retry backoff (cgRetryBackoff), as after a retriable
+// goes after the retry backoff (ConsumerRetryBackoff), as after a retriable
 // error answer.
-func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
+func (m *Member) heartbeatTimer(seq int, timeout bool) {
 	if !m.cgActive() {
 		return
 	}
@@ -226,9 +228,9 @@ func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 		if seq != m.cg.hbSeq || m.cg.inFlight == nil {
 			return
 		}
-		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(), m.Cfg.RequestTimeout)
 		m.cg.inFlight = nil
-		m.cgFailedAttempt(w)
+		m.cgFailedAttempt()
 		return
 	}
 	if seq != m.cg.ivSeq {
@@ -238,16 +240,16 @@ func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 		m.cg.due = true
 		return
 	}
-	m.sendHeartbeat(w)
+	m.sendHeartbeat()
 }
 
 // cgFailedAttempt is HeartbeatRequestState.onFailedAttempt with
 // resetHeartbeatState: the sent fields are forgotten (the next request is
 // full) and the next heartbeat goes after the retry backoff.
-func (m *Member) cgFailedAttempt(w *World) {
+func (m *Member) cgFailedAttempt() {
 	m.cg.sentReset = true
 	m.cg.due = false
-	m.armHeartbeat(w, cgRetryBackoff)
+	m.armHeartbeat(ConsumerRetryBackoff)
 }
 
 // cgActive: the member heartbeats (it is joining or in the group).
@@ -260,25 +262,25 @@ func (m *Member) cgActive() bool {
 }
 
 // receive handles the heartbeat's answers.
-func (consumerClient) receive(w *World, m *Member, p *Packet) {
-	if p.Type != ConsumerGroupHeartbeat || p.Req != m.cg.inFlight || !m.cgActive() {
+func (consumerClient) receive(m *Member, p *wire.Packet) {
+	if p.Type != wire.ConsumerGroupHeartbeat || p.Req != m.cg.inFlight || !m.cgActive() {
 		return // a leave's answer, or one to a heartbeat since replaced
 	}
 	m.cg.inFlight = nil
 	switch p.Error {
-	case None:
-	case FencedMemberEpoch, UnknownMemberID:
-		m.cgFenced(w, p.Error)
+	case wire.None:
+	case wire.FencedMemberEpoch, wire.UnknownMemberID:
+		m.cgFenced(p.Error)
 		return
-	case UnreleasedInstanceID, FencedInstanceID, GroupIDNotFound, UnsupportedAssignor:
+	case wire.UnreleasedInstanceID, wire.FencedInstanceID, wire.GroupIDNotFound, wire.UnsupportedAssignor:
 		// AbstractHeartbeatRequestManager / ConsumerHeartbeatRequestManager.handleSpecificError:
 		// fatal; poll() throws and the application stops.
-		m.fatal(w, p.Error.String()+" on ConsumerGroupHeartbeat")
+		m.fatal(p.Error.String() + " on ConsumerGroupHeartbeat")
 		return
 	default:
 		// AbstractHeartbeatRequestManager.onErrorResponse: retriable; the
 		// sent fields are forgotten, a full heartbeat after the backoff.
-		m.cgFailedAttempt(w)
+		m.cgFailedAttempt()
 		return
 	}
 	r := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
@@ -300,15 +302,15 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 	if interval != m.cg.interval {
 		m.cg.interval = interval
 		m.cg.due = false
-		m.armHeartbeat(w, interval)
+		m.armHeartbeat(interval)
 	}
 	if r.HasAssignment {
 		m.cg.target, m.cg.hasTarget = store.Copy(r.Assignment), true
 		wire.SortPartitions(m.cg.target)
 	}
-	m.cgReconcile(w)
+	m.cgReconcile()
 	if (m.cg.now || m.cg.due) && m.cg.inFlight == nil {
-		m.sendHeartbeat(w)
+		m.sendHeartbeat()
 	}
 }
 
@@ -320,19 +322,19 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 // partitions and rejoins at its next poll(); a transaction it finishes
 // before then still names them and is refused. Without a listener it all
 // happens at once in the background thread.
-func (m *Member) cgFenced(w *World, code ErrorCode) {
-	w.trace.Eventf(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
+func (m *Member) cgFenced(code wire.ErrorCode) {
+	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(), code, m.Generation)
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if m.cgHasListener() {
 		m.cg.state = cgFencedState
 		m.cg.hbSeq++ // no heartbeats until it rejoins
 		m.cg.ivSeq++
 		m.cg.due = false
-		w.wakeUp(m)
+		m.wakeUp()
 		return
 	}
-	m.cgLoseAll(w, "fenced: onPartitionsLost, nothing committed")
-	m.cgJoin(w)
+	m.cgLoseAll("fenced: onPartitionsLost, nothing committed")
+	m.cgJoin()
 }
 
 // cgHasListener: the application has a rebalance listener whose callbacks
@@ -342,10 +344,10 @@ func (m *Member) cgHasListener() bool {
 }
 
 // cgLoseAll drops every partition without committing.
-func (m *Member) cgLoseAll(w *World, why string) {
+func (m *Member) cgLoseAll(why string) {
 	m.abandonFetch()
 	if len(m.Owned) > 0 {
-		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), w.layout.PartList(m.Owned), why)
+		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.label(), m.env.Layout().PartList(m.Owned), why)
 	}
 	m.Owned = nil
 	m.positions.reset()
@@ -359,15 +361,15 @@ func (m *Member) cgLoseAll(w *World, why string) {
 // cgReconcile is AbstractMembershipManager.maybeReconcile: one
 // reconciliation at a time; revoke what the new assignment drops first,
 // then assign what it adds, then acknowledge with a heartbeat.
-func (m *Member) cgReconcile(w *World) {
+func (m *Member) cgReconcile() {
 	if !m.cg.hasTarget || m.cg.commitWait || m.cg.listenerWait || !m.cgActive() {
 		return
 	}
-	keep := map[TopicPartition]bool{}
+	keep := map[wire.TopicPartition]bool{}
 	for _, tp := range m.cg.target {
 		keep[tp] = true
 	}
-	var revoked []TopicPartition
+	var revoked []wire.TopicPartition
 	for _, tp := range m.Owned {
 		if !keep[tp] {
 			revoked = append(revoked, tp)
@@ -380,7 +382,7 @@ func (m *Member) cgReconcile(w *World) {
 	m.cg.state = cgReconciling
 	m.cg.revoked = revoked
 	if len(revoked) == 0 {
-		m.cgAssign(w)
+		m.cgAssign()
 		return
 	}
 	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
@@ -392,12 +394,12 @@ func (m *Member) cgReconcile(w *World) {
 	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
 		if offs := m.fetchPositions(); len(offs) > 0 {
 			m.cg.commitWait = true
-			m.cg.commitDeadline = w.Tick + m.Cfg.MaxPollInterval
-			m.sendCommitBeforeRevoke(w, offs)
+			m.cg.commitDeadline = m.env.Now() + m.Cfg.MaxPollInterval
+			m.sendCommitBeforeRevoke(offs)
 			return
 		}
 	}
-	m.cgRevokeStep(w)
+	m.cgRevokeStep()
 }
 
 // cgRevokeStep runs onPartitionsRevoked. ConsumerMembershipManager.invokeOnPartitionsRevokedCallback
@@ -410,43 +412,43 @@ func (m *Member) cgReconcile(w *World) {
 // new owner could fetch the offsets before the TxnOffsetCommit arrives), so
 // both wait for poll(); auto-commit and commit-before applications have no
 // listener.
-func (m *Member) cgRevokeStep(w *World) {
+func (m *Member) cgRevokeStep() {
 	if m.cgHasListener() {
 		m.cg.listenerWait = true
-		w.wakeUp(m)
+		m.wakeUp()
 		return
 	}
-	m.cgRevoke(w)
-	m.cgAssign(w)
+	m.cgRevoke()
+	m.cgAssign()
 }
 
 // cgRevoke gives the revoked partitions up.
-func (m *Member) cgRevoke(w *World) {
-	drop := map[TopicPartition]bool{}
+func (m *Member) cgRevoke() {
+	drop := map[wire.TopicPartition]bool{}
 	for _, tp := range m.cg.revoked {
 		drop[tp] = true
 	}
 	m.positions.delAll(m.cg.revoked) // one pass each, however many go
 	m.processed.delAll(m.cg.revoked)
-	var keep []TopicPartition
+	var keep []wire.TopicPartition
 	for _, tp := range m.Owned {
 		if !drop[tp] {
 			keep = append(keep, tp)
 		}
 	}
-	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), w.layout.PartList(m.cg.revoked), m.Generation)
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(), m.env.Layout().PartList(m.cg.revoked), m.Generation)
 	m.Owned, m.cg.revoked = keep, nil
 	m.abandonFetch()
 }
 
 // cgAssign takes the target's new partitions and acknowledges: their
 // offsets are fetched, and a heartbeat reports what the member owns now.
-func (m *Member) cgAssign(w *World) {
-	own := map[TopicPartition]bool{}
+func (m *Member) cgAssign() {
+	own := map[wire.TopicPartition]bool{}
 	for _, tp := range m.Owned {
 		own[tp] = true
 	}
-	var added []TopicPartition
+	var added []wire.TopicPartition
 	owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
 	for _, tp := range m.cg.target {
 		if !own[tp] {
@@ -463,90 +465,90 @@ func (m *Member) cgAssign(w *World) {
 	m.Owned = owned
 	m.cg.hasTarget = false
 	if len(added) > 0 {
-		w.trace.Eventf(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, w.layout.PartList(m.Owned))
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
 		m.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
-		m.sendOffsetFetch(w, added)
+		m.sendOffsetFetch(added)
 	}
 	m.cg.state = cgAcknowledging
-	m.heartbeatNow(w)
+	m.heartbeatNow()
 }
 
 // sendCommitBeforeRevoke is the auto-commit before revocation.
-func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
+func (m *Member) sendCommitBeforeRevoke(offs map[wire.TopicPartition]int) {
 	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
 	for _, tp := range sortedKeys(offs) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
 	m.cg.commitSeq++
-	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq, Arg: 1})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq, Arg: 1})
 }
 
 // onCommitBeforeRevoke: the auto-commit before revocation is answered.
 // CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries retries
 // a retriable error, and STALE_MEMBER_EPOCH while the member has an epoch,
 // with the latest positions and epoch, after the retry backoff
-// (cgRetryBackoff, as for heartbeats), until the deadline; any other error,
+// (ConsumerRetryBackoff, as for heartbeats), until the deadline; any other error,
 // or the deadline, ends it, and the revocation goes on.
-func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
+func (m *Member) onCommitBeforeRevoke(p *wire.Packet) {
 	if !m.cg.commitWait || p.Req != m.cg.commitPkt {
 		return
 	}
 	m.cg.commitPkt = nil
-	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
-		w.trace.Eventf(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
+	if p.Error == wire.StaleMemberEpoch && m.Generation > 0 && m.env.Now() < m.cg.commitDeadline {
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(), p.Error)
 		m.cg.commitSeq++
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
-	if p.Error != None {
-		w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
+	if p.Error != wire.None {
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(), p.Error)
 	}
-	m.cgRevokeStep(w)
+	m.cgRevokeStep()
 }
 
 // revokeCommitTimer: the auto-commit before revocation got no answer within
 // request.timeout.ms (a retriable failure), or its retry backoff passed.
-func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
+func (m *Member) revokeCommitTimer(seq int, timeout bool) {
 	if !m.cg.commitWait || seq != m.cg.commitSeq || !m.cgActive() {
 		return
 	}
 	if timeout {
 		m.cg.commitPkt = nil
-		if w.Tick >= m.cg.commitDeadline {
+		if m.env.Now() >= m.cg.commitDeadline {
 			m.cg.commitWait = false
-			w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
-			m.cgRevokeStep(w)
+			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label())
+			m.cgRevokeStep()
 			return
 		}
-		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(), m.Cfg.RequestTimeout)
 		m.cg.commitSeq++
-		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
-	m.sendCommitBeforeRevoke(w, m.fetchPositions())
+	m.sendCommitBeforeRevoke(m.fetchPositions())
 }
 
 // poll is the consumer protocol's work at the start of poll(): a member
 // that left after a poll timeout rejoins (maybeRejoinStaleMember), and a
 // revocation waiting for the application's listener runs it.
-func (consumerClient) poll(w *World, m *Member) (handled, again bool) {
+func (consumerClient) poll(m *Member) (handled, again bool) {
 	if m.Phase == PhaseOut || m.cg.state == cgFencedState {
 		why := "stale after the poll timeout: onPartitionsLost, nothing committed"
 		if m.cg.state == cgFencedState {
 			why = "fenced: onPartitionsLost, nothing committed"
 		}
-		m.cgLoseAll(w, why)
-		m.cgJoin(w)
+		m.cgLoseAll(why)
+		m.cgJoin()
 		return true, false
 	}
 	if m.cg.listenerWait {
 		m.abandonFetch()
-		offs := map[TopicPartition]int{}
+		offs := map[wire.TopicPartition]int{}
 		all := m.processedPositions()
 		for _, tp := range m.cg.revoked {
 			if o, ok := all[tp]; ok {
@@ -555,52 +557,52 @@ func (consumerClient) poll(w *World, m *Member) (handled, again bool) {
 		}
 		if m.commitNeeded(offs) {
 			m.revokeOffs = offs
-			m.commitSync(w, listOf(offs), contConsumerRevokeDone)
+			m.commitSync(listOf(offs), contConsumerRevokeDone)
 			return true, false
 		}
-		m.cgListenerDone(w)
+		m.cgListenerDone()
 		return true, true
 	}
 	return false, false
 }
 
 // cgListenerDone: onPartitionsRevoked returned; the reconciliation goes on.
-func (m *Member) cgListenerDone(w *World) {
+func (m *Member) cgListenerDone() {
 	m.cg.listenerWait = false
 	if !m.cgActive() || m.cg.state != cgReconciling {
 		return
 	}
-	m.cgRevoke(w)
-	m.cgAssign(w)
+	m.cgRevoke()
+	m.cgAssign()
 }
 
 // pollTimeout is ConsumerHeartbeatRequestManager.poll finding the poll
 // timer expired: the member leaves (epoch -1, -2 if static) without
 // revoking anything first, becomes STALE and loses its partitions
 // (onPartitionsLost); it rejoins with epoch 0 at its next poll().
-func (consumerClient) pollTimeout(w *World, m *Member, since int) {
-	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
-		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.sendLeave(w, "poll timeout", false)
+func (consumerClient) pollTimeout(m *Member, since int) {
+	m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
+		m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
+	m.sendLeave("poll timeout", false)
 	m.cg.state = cgStale
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if !m.cgHasListener() {
 		// onPartitionsLost at once; with a listener, at the next poll().
-		m.cgLoseAll(w, "stale after the poll timeout: onPartitionsLost, nothing committed")
+		m.cgLoseAll("stale after the poll timeout: onPartitionsLost, nothing committed")
 	}
 	m.Phase = PhaseOut
 }
 
 // leave is close(): the leave heartbeat.
-func (consumerClient) leave(w *World, m *Member) {
-	m.sendLeave(w, "close", true)
+func (consumerClient) leave(m *Member) {
+	m.sendLeave("close", true)
 	m.cg.state = cgUnsubscribed
 }
 
 // requestFailed: a refused commit changes nothing in the membership; the
 // heartbeat learns of fencing (CommitRequestManager fails the commit with
 // STALE_MEMBER_EPOCH or UNKNOWN_MEMBER_ID and leaves the member alone).
-func (consumerClient) requestFailed(*World, *Member, ErrorCode, bool) {}
+func (consumerClient) requestFailed(*Member, wire.ErrorCode, bool) {}
 
 // rebalancing: commits are refused in the client only before the member
 // has an epoch (it is joining).
