@@ -739,3 +739,39 @@ func TestTextIsOutlined(t *testing.T) {
 	check("sequence", draw.Sequence(s.World(), draw.SeqOptions{To: -1}).SVG(0, 0))
 	check("animation", draw.Animate([]*draw.Picture{w, w, w}, "three").SVG(0, 0))
 }
+
+// TestWorldFitsABlogColumn: a world diagram of 12 members is at most
+// MaxWorldWidth (1,400 px) wide at its own size, with the default topics
+// and with 12 partitions a topic, mid-run and with packets in flight;
+// B1's list of members goes in columns, and no text leaves the picture.
+func TestWorldFitsABlogColumn(t *testing.T) {
+	for _, setup := range []string{
+		"new --members 12; run until stable; step 20",
+		"new --members 1; join C2; join C3; join C4; join C5; join C6; join C7; join C8; join C9; join C10; join C11; join C12; step 9",
+		"new --topics orders:12,payments:12 --members 12; run until stable; step 20",
+		"new --topics orders:12,payments:12 --members 12; set producer transactional; run until stable; step 33",
+	} {
+		s := kernel.NewSession()
+		if _, err := s.Exec(setup); err != nil {
+			t.Fatalf("%s: %v", setup, err)
+		}
+		p := draw.World(s.World(), draw.WorldOptions{})
+		if p.W > draw.MaxWorldWidth {
+			t.Errorf("%s: %v px wide, more than %v", setup, p.W, draw.MaxWorldWidth)
+		}
+		for _, e := range parseSVG(t, p.SVG(0, 0)) {
+			if e.name != "text" || e.attrs["x"] == "" {
+				continue
+			}
+			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
+			size, _ := strconv.ParseFloat(e.attrs["font-size"], 64)
+			tw := draw.TextWidth(e.text, size)
+			if e.attrs["font-weight"] == "bold" || e.attrs["font-family"] != "" {
+				tw *= 1.25 // bold and mono letters are wider; TextWidth measures the regular sans
+			}
+			if right := x + tw; right > p.W {
+				t.Errorf("%s: %q ends at about %.0f, past the picture's %v px", setup, e.text, right, p.W)
+			}
+		}
+	}
+}
