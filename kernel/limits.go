@@ -57,8 +57,9 @@ var (
 	// draws, messages a sequence diagram draws.
 	limitPlotSamples  = limit{"chart samples: ticks x series", 5_000_000}
 	limitDiagramCells = limit{"log cells in a diagram", 50_000}
-	// An animated diagram draws its cells once a frame: about 0.7 KB of
-	// SVG and 6 KB of memory a cell a frame while it is made.
+	// An animated diagram lays out and draws every cell of every frame
+	// before it writes each part once: BenchmarkAnimatedDiagram allocates
+	// about 20 KB a cell a frame while it is made (most of it garbage at once).
 	limitAnimationCells = limit{"log cells drawn in an animated diagram: frames x cells", 200_000}
 	limitSequenceLanes  = limit{"messages in a sequence diagram", 20_000}
 	// A PNG is drawn in memory at 4 bytes a pixel; a PDF page's side is
