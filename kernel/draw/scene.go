@@ -299,6 +299,9 @@ func rectPath(pt func(x, y float64) vg.Point, x, y, w, h, r float64) vg.Path {
 // separate shapes, which breaks a filled outline.
 func arc(path *vg.Path, c vg.Point, r vg.Length, start, angle float64) {
 	n := int(math.Ceil(math.Abs(angle) / (math.Pi / 2)))
+	if n == 0 {
+		return
+	}
 	step := angle / float64(n)
 	k := 4.0 / 3 * math.Tan(step/4) * float64(r)
 	at := func(t float64) (float64, float64) {
@@ -458,9 +461,9 @@ func (c *pdfText) fillOutline(f font.Face, pt vg.Point, s string) {
 		at := func(x, y float64) vg.Point {
 			return vg.Point{X: pt.X + vg.Length((float64(g.x)+x)*scale), Y: pt.Y - vg.Length(y*scale)}
 		}
-		glyphMu <- struct{}{}
+		glyphMu.Lock()
 		d := glyphPath[g.id]
-		<-glyphMu
+		glyphMu.Unlock()
 		outlinePath(&path, d, at)
 	}
 	if len(path) > 0 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -249,63 +250,49 @@ func opacity(col color.Color) string {
 	return strconv.FormatFloat(math.Round(float64(a)/0xffff*1000)/1000, 'f', -1, 64)
 }
 
-// pathData writes a path in pixels; arcs become cubic curves, so any
-// transform the canvas holds maps them exactly.
+// pathData writes a path in pixels; arcs become cubic curves (see arc),
+// so any transform the canvas holds maps them exactly.
 func (c *SVGCanvas) pathData(p vg.Path) string {
 	m := c.top().m
 	var b strings.Builder
-	pt := func(x, y float64) string {
-		x, y = m.apply(x, y)
+	pt := func(p vg.Point) string {
+		x, y := m.apply(float64(p.X), float64(p.Y))
 		return num(x) + " " + num(y)
 	}
-	for _, comp := range p {
-		switch comp.Type {
-		case vg.MoveComp:
-			b.WriteString("M" + pt(float64(comp.Pos.X), float64(comp.Pos.Y)))
-		case vg.LineComp:
-			b.WriteString("L" + pt(float64(comp.Pos.X), float64(comp.Pos.Y)))
-		case vg.CurveComp:
-			switch len(comp.Control) {
-			case 1:
-				b.WriteString("Q" + pt(float64(comp.Control[0].X), float64(comp.Control[0].Y)) + " " + pt(float64(comp.Pos.X), float64(comp.Pos.Y)))
-			case 2:
-				b.WriteString("C" + pt(float64(comp.Control[0].X), float64(comp.Control[0].Y)) + " " +
-					pt(float64(comp.Control[1].X), float64(comp.Control[1].Y)) + " " + pt(float64(comp.Pos.X), float64(comp.Pos.Y)))
+	var write func(p vg.Path)
+	write = func(p vg.Path) {
+		for _, comp := range p {
+			switch comp.Type {
+			case vg.MoveComp:
+				b.WriteString("M" + pt(comp.Pos))
+			case vg.LineComp:
+				b.WriteString("L" + pt(comp.Pos))
+			case vg.CurveComp:
+				switch len(comp.Control) {
+				case 1:
+					b.WriteString("Q" + pt(comp.Control[0]) + " " + pt(comp.Pos))
+				case 2:
+					b.WriteString("C" + pt(comp.Control[0]) + " " + pt(comp.Control[1]) + " " + pt(comp.Pos))
+				}
+			case vg.ArcComp:
+				// A line (or a move, when the path starts with it) to the
+				// arc's start, then the arc.
+				start := vg.Point{X: comp.Pos.X + comp.Radius*vg.Length(math.Cos(comp.Start)), Y: comp.Pos.Y + comp.Radius*vg.Length(math.Sin(comp.Start))}
+				if b.Len() == 0 {
+					b.WriteString("M" + pt(start))
+				} else {
+					b.WriteString("L" + pt(start))
+				}
+				var curves vg.Path
+				arc(&curves, comp.Pos, comp.Radius, comp.Start, comp.Angle)
+				write(curves)
+			case vg.CloseComp:
+				b.WriteString("Z")
 			}
-		case vg.ArcComp:
-			arcCurves(&b, comp, pt, b.Len() == 0)
-		case vg.CloseComp:
-			b.WriteString("Z")
 		}
 	}
+	write(p)
 	return b.String()
-}
-
-// arcCurves writes an arc as cubic Bézier curves of at most a quarter turn
-// each, after a line (or a move, when the path starts with it) to its start.
-func arcCurves(b *strings.Builder, comp vg.PathComp, pt func(x, y float64) string, first bool) {
-	r := float64(comp.Radius)
-	cx, cy := float64(comp.Pos.X), float64(comp.Pos.Y)
-	at := func(t float64) (float64, float64) { return cx + r*math.Cos(t), cy + r*math.Sin(t) }
-	x0, y0 := at(comp.Start)
-	if first {
-		b.WriteString("M" + pt(x0, y0))
-	} else {
-		b.WriteString("L" + pt(x0, y0))
-	}
-	n := int(math.Ceil(math.Abs(comp.Angle) / (math.Pi / 2)))
-	if n == 0 {
-		return
-	}
-	step := comp.Angle / float64(n)
-	k := 4.0 / 3 * math.Tan(step/4) * r
-	for i := 0; i < n; i++ {
-		t0 := comp.Start + float64(i)*step
-		t1 := t0 + step
-		ax, ay := at(t0)
-		bx, by := at(t1)
-		b.WriteString("C" + pt(ax-k*math.Sin(t0), ay+k*math.Cos(t0)) + " " + pt(bx+k*math.Sin(t1), by-k*math.Cos(t1)) + " " + pt(bx, by))
-	}
 }
 
 // FillString draws str with its baseline starting at pt: the glyph
@@ -438,16 +425,16 @@ type placed struct {
 }
 
 var (
-	glyphMu   = make(chan struct{}, 1)
+	glyphMu   sync.Mutex
 	glyphPath = map[string]string{} // id → path data in font units
 )
 
 // glyphOutline is the outline of glyph idx in font units, y down ("" for a
 // glyph with no outline, a space).
 func glyphOutline(buf *sfnt.Buffer, sf *sfnt.Font, idx sfnt.GlyphIndex, id string) string {
-	glyphMu <- struct{}{}
+	glyphMu.Lock()
 	d, ok := glyphPath[id]
-	<-glyphMu
+	glyphMu.Unlock()
 	if ok {
 		return d
 	}
@@ -474,9 +461,9 @@ func glyphOutline(buf *sfnt.Buffer, sf *sfnt.Font, idx sfnt.GlyphIndex, id strin
 			b.WriteString("Z")
 		}
 	}
-	glyphMu <- struct{}{}
+	glyphMu.Lock()
 	glyphPath[id] = b.String()
-	<-glyphMu
+	glyphMu.Unlock()
 	return b.String()
 }
 
@@ -492,11 +479,11 @@ func glyphDefs(used map[string]bool) string {
 	sort.Strings(ids)
 	var b strings.Builder
 	b.WriteString(`<defs class="glyphs">` + "\n")
-	glyphMu <- struct{}{}
+	glyphMu.Lock()
 	for _, id := range ids {
 		b.WriteString(`<path id="` + id + `" d="` + glyphPath[id] + `"/>` + "\n")
 	}
-	<-glyphMu
+	glyphMu.Unlock()
 	b.WriteString("</defs>\n")
 	return b.String()
 }
