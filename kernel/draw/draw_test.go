@@ -1,9 +1,11 @@
 package draw_test
 
 import (
+	"bytes"
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"slices"
@@ -771,6 +773,37 @@ func TestWorldFitsABlogColumn(t *testing.T) {
 			}
 			if right := x + tw; right > p.W {
 				t.Errorf("%s: %q ends at about %.0f, past the picture's %v px", setup, e.text, right, p.W)
+			}
+		}
+	}
+}
+
+// TestGoldenPicturesAsPNGAndPDF: the golden diagrams drawn as PNG decode
+// at the pixel size their SVG has, and as PDF are one page of 0.75 points
+// a pixel (a smoke test: the SVG goldens pin the drawing itself).
+func TestGoldenPicturesAsPNGAndPDF(t *testing.T) {
+	for _, n := range []int{2, 11} {
+		w := demoWorld(t, n).World()
+		for _, p := range []*draw.Picture{draw.World(w, draw.WorldOptions{}), draw.Sequence(w, draw.SeqOptions{From: 0, To: 20})} {
+			pw, ph := p.Size(0, 0)
+			b, err := p.PNG(0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("demo %d %s: PNG: %v", n, p.Title, err)
+			}
+			if img.Bounds().Dx() != pw || img.Bounds().Dy() != ph {
+				t.Errorf("demo %d %s: PNG %v, the SVG is %dx%d", n, p.Title, img.Bounds(), pw, ph)
+			}
+			pdf, err := p.PDF(0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			box := fmt.Sprintf("/MediaBox [0 0 %.2f %.2f]", float64(pw)*0.75, float64(ph)*0.75)
+			if !bytes.HasPrefix(pdf, []byte("%PDF-")) || bytes.Count(pdf, []byte("/MediaBox")) != 1 || !bytes.Contains(pdf, []byte(box)) {
+				t.Errorf("demo %d %s: want one page %s", n, p.Title, box)
 			}
 		}
 	}
