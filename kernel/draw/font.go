@@ -157,7 +157,7 @@ func layoutGlyphs(buf *sfnt.Buffer, f font.Face, key, t string) glyphRun {
 		}
 		id := "kg-" + key + strconv.Itoa(int(idx))
 		if glyphOutline(buf, sf, idx, id) != "" {
-			out.placed = append(out.placed, placed{id: id, x: x})
+			out.placed = append(out.placed, placed{id: id, idx: idx, x: x})
 		}
 		if adv, err := sf.GlyphAdvance(buf, idx, ppem, xfont.HintingNone); err == nil {
 			x += int(adv)

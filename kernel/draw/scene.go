@@ -12,6 +12,7 @@ import (
 
 	xfont "golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -451,75 +452,43 @@ func (c *pdfText) FillString(f font.Face, pt vg.Point, str string) {
 	c.Canvas.SetColor(c.col)
 }
 
-// fillOutline draws text as its glyph outlines.
+// fillOutline draws text as its glyph outlines, placed as layoutGlyphs
+// places them in an SVG.
 func (c *pdfText) fillOutline(f font.Face, pt vg.Point, s string) {
 	var buf sfnt.Buffer
-	run := layoutGlyphs(&buf, f, faceKey(f.Font), s)
-	scale := float64(f.Font.Size) / float64(f.Face.UnitsPerEm())
+	upem := fixed.Int26_6(f.Face.UnitsPerEm())
+	scale := float64(f.Font.Size) / float64(upem)
 	var path vg.Path
-	for _, g := range run.placed {
-		at := func(x, y float64) vg.Point {
-			return vg.Point{X: pt.X + vg.Length((float64(g.x)+x)*scale), Y: pt.Y - vg.Length(y*scale)}
+	for _, g := range layoutGlyphs(&buf, f, faceKey(f.Font), s).placed {
+		segs, err := f.Face.LoadGlyph(&buf, g.idx, upem, nil)
+		if err != nil {
+			continue
 		}
-		glyphMu.Lock()
-		d := glyphPath[g.id]
-		glyphMu.Unlock()
-		outlinePath(&path, d, at)
+		// sfnt's y grows downwards, vg's upwards.
+		at := func(p fixed.Point26_6) vg.Point {
+			return vg.Point{X: pt.X + vg.Length(float64(g.x+int(p.X))*scale), Y: pt.Y - vg.Length(float64(p.Y)*scale)}
+		}
+		for i, sg := range segs {
+			switch sg.Op {
+			case sfnt.SegmentOpMoveTo:
+				if i > 0 {
+					path.Close()
+				}
+				path.Move(at(sg.Args[0]))
+			case sfnt.SegmentOpLineTo:
+				path.Line(at(sg.Args[0]))
+			case sfnt.SegmentOpQuadTo:
+				path.QuadTo(at(sg.Args[0]), at(sg.Args[1]))
+			case sfnt.SegmentOpCubeTo:
+				path.CubeTo(at(sg.Args[0]), at(sg.Args[1]), at(sg.Args[2]))
+			}
+		}
+		if len(segs) > 0 {
+			path.Close()
+		}
 	}
 	if len(path) > 0 {
 		c.Canvas.Fill(path)
-	}
-}
-
-// outlinePath reads a glyph outline (M L Q C Z in font units) into a path.
-func outlinePath(path *vg.Path, d string, at func(x, y float64) vg.Point) {
-	var cmd byte
-	var nums []float64
-	emit := func() {
-		switch cmd {
-		case 'M':
-			if len(*path) > 0 {
-				path.Close()
-			}
-			path.Move(at(nums[0], nums[1]))
-		case 'L':
-			path.Line(at(nums[0], nums[1]))
-		case 'Q':
-			path.QuadTo(at(nums[0], nums[1]), at(nums[2], nums[3]))
-		case 'C':
-			path.CubeTo(at(nums[0], nums[1]), at(nums[2], nums[3]), at(nums[4], nums[5]))
-		case 'Z':
-			path.Close()
-		}
-		nums = nums[:0]
-	}
-	i := 0
-	for i < len(d) {
-		ch := d[i]
-		switch {
-		case ch == 'M' || ch == 'L' || ch == 'Q' || ch == 'C' || ch == 'Z':
-			if cmd != 0 {
-				emit()
-			}
-			cmd = ch
-			i++
-		case ch == ' ':
-			i++
-		default:
-			j := i
-			for j < len(d) && (d[j] == '-' || d[j] >= '0' && d[j] <= '9') {
-				j++
-			}
-			v, _ := strconv.Atoi(d[i:j])
-			nums = append(nums, float64(v))
-			if j == i {
-				j++
-			}
-			i = j
-		}
-	}
-	if cmd != 0 {
-		emit()
 	}
 }
 

@@ -418,10 +418,12 @@ type glyphRun struct {
 	advance int
 }
 
-// placed is one glyph of a line of text: its id and its x in font units.
+// placed is one glyph of a line of text: its id, its index in the font
+// and its x in font units.
 type placed struct {
-	id string
-	x  int
+	id  string
+	idx sfnt.GlyphIndex
+	x   int
 }
 
 var (
