@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
@@ -120,9 +121,7 @@ func (a *Animation) SVG(w, h int) string {
 	// goes right after the part the frame drew before it.
 	head := &itemNode{}
 	index := map[string]*itemNode{}
-	runs := make([]float64, n)
 	for k, f := range a.frames[:n] {
-		runs[k] = f.run
 		c := f.svgCanvas()
 		for id := range c.glyphs {
 			glyphs[id] = true
@@ -140,10 +139,7 @@ func (a *Animation) SVG(w, h int) string {
 		}
 	}
 	// Parts showing in the same frames share one group and one animation.
-	type set struct {
-		frames frameSet
-		dots   bool
-	}
+	type set struct{ frames frameSet }
 	var sets []*set
 	setOf := map[frameSet]int{}
 	var body strings.Builder
@@ -156,6 +152,8 @@ func (a *Animation) SVG(w, h int) string {
 	}
 	for node := head.next; node != nil; node = node.next {
 		fs := node.frames
+		// A part in every frame needs no animation, unless it holds a
+		// packet's dot, which moves only inside an animated group.
 		dots := strings.Contains(node.svg, `class="pkt-dot `)
 		if fs.all(n) && !dots {
 			closeGroup()
@@ -168,11 +166,10 @@ func (a *Animation) SVG(w, h int) string {
 			setOf[fs] = i
 			sets = append(sets, &set{frames: fs})
 		}
-		sets[i].dots = sets[i].dots || dots
 		if open != sets[i] {
 			closeGroup()
 			open = sets[i]
-			body.WriteString(`<g class="a v` + strconv.Itoa(i) + `" data-frames="` + fs.String(n) + `"`)
+			body.WriteString(`<g class="@ @` + strconv.Itoa(i) + `" data-frames="` + fs.String(n) + `"`)
 			if !fs.has(n - 1) {
 				body.WriteString(` visibility="hidden"`)
 			}
@@ -182,6 +179,15 @@ func (a *Animation) SVG(w, h int) string {
 	}
 	closeGroup()
 
+	// The class and keyframe names are the animation's own (the groups were
+	// written with a placeholder): a notebook page holding two animations
+	// applies both documents' styles to both. A hash of the animation names
+	// them, so they stay repeatable.
+	hash := fnv.New32a()
+	hash.Write([]byte(a.Title))
+	hash.Write([]byte(body.String()))
+	name := fmt.Sprintf("a%06x-", hash.Sum32()&0xffffff)
+
 	dw, dh := displaySize(mw, mh, float64(w), float64(h))
 	cycle := num2(FrameSeconds * float64(n))
 	pc := func(k int) string { return pct(100 * float64(k) / float64(n)) }
@@ -189,8 +195,17 @@ func (a *Animation) SVG(w, h int) string {
 	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" class="kgrepl-animation" data-frames="` + strconv.Itoa(n) + `" width="` + num(dw) + `" height="` + num(dh) +
 		`" viewBox="0 0 ` + num(mw) + " " + num(mh) + `" font-family="` + esc(sansFont) + `" font-size="12">` + "\n")
 	b.WriteString("<title>" + esc(a.Title) + "</title>\n<style>\n")
-	fmt.Fprintf(&b, ".a{animation-duration:%ss;animation-timing-function:step-end;animation-iteration-count:infinite}\n", cycle)
-	fmt.Fprintf(&b, ".a .pkt-dot{animation-duration:%ss;animation-timing-function:linear;animation-iteration-count:infinite}\n", cycle)
+	fmt.Fprintf(&b, ".%s{animation-duration:%ss;animation-timing-function:step-end;animation-iteration-count:infinite}\n", name, cycle)
+	// A packet's dot runs its arrow's length during each frame: one
+	// animation a frame long, repeated, started with the frames' (the
+	// frames share one layout, so every arrow has the first frame's run).
+	for _, dir := range []struct {
+		class string
+		sign  float64
+	}{{"r", 1}, {"l", -1}} {
+		fmt.Fprintf(&b, ".%[1]s .pkt-dot.%[2]s{animation:%[1]sm%[2]s %[3]ss linear infinite}@keyframes %[1]sm%[2]s{from{transform:translateX(0px)}to{transform:translateX(%[4]spx)}}\n",
+			name, dir.class, num2(FrameSeconds), num(dir.sign*a.frames[0].run))
+	}
 	for i, s := range sets {
 		// Visible in the set's frames, hidden in the others.
 		var kf strings.Builder
@@ -206,28 +221,10 @@ func (a *Animation) SVG(w, h int) string {
 				kf.WriteString(pc(k) + vis(s.frames.has(k)))
 			}
 		}
-		fmt.Fprintf(&b, ".v%d{animation-name:v%d}@keyframes v%d{%s}\n", i, i, i, kf.String())
-		if !s.dots {
-			continue
-		}
-		// A packet's dot runs its arrow's length while its frame shows.
-		for _, dir := range []struct {
-			class string
-			sign  float64
-		}{{"r", 1}, {"l", -1}} {
-			var mv strings.Builder
-			mv.WriteString("0%{transform:translateX(0px)}")
-			for _, r := range s.frames.runs(n) {
-				for k := r[0]; k < r[1]; k++ {
-					end := pct(100*float64(k+1)/float64(n) - 0.01)
-					mv.WriteString(pc(k) + "{transform:translateX(0px)}" + end + "{transform:translateX(" + num(dir.sign*runs[k]) + "px)}")
-				}
-			}
-			fmt.Fprintf(&b, ".v%d .pkt-dot.%s{animation-name:m%d%s}@keyframes m%d%s{%s}\n", i, dir.class, i, dir.class, i, dir.class, mv.String())
-		}
+		fmt.Fprintf(&b, ".%[1]s%[2]d{animation-name:%[1]s%[2]d}@keyframes %[1]s%[2]d{%[3]s}\n", name, i, kf.String())
 	}
 	b.WriteString("</style>\n")
-	b.WriteString(body.String())
+	b.WriteString(strings.ReplaceAll(body.String(), `<g class="@ @`, `<g class="`+name+" "+name))
 	b.WriteString(glyphDefs(glyphs))
 	b.WriteString("</svg>\n")
 	return b.String()

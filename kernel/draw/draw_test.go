@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -540,7 +541,7 @@ func TestPacketLabelsFit(t *testing.T) {
 			t.Fatal("no B1 box")
 		}
 		for _, e := range els {
-			if e.name != "text" || e.group["class"] != "packet" {
+			if e.name != "text" || e.group["class"] != "packet-label" {
 				continue
 			}
 			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
@@ -611,7 +612,7 @@ func TestAnimate(t *testing.T) {
 		t.Errorf("the still picture shows\n%s\nwant the last frame's\n%s", got, want)
 	}
 	// Each frame's keyframes are in the style.
-	if !strings.Contains(a, "@keyframes v0{") || !strings.Contains(a, "animation-timing-function:step-end") {
+	if !regexp.MustCompile(`@keyframes a[0-9a-f]{6}-0\{`).MatchString(a) || !strings.Contains(a, "animation-timing-function:step-end") {
 		t.Errorf("no keyframes: %.600s", a)
 	}
 }

@@ -136,7 +136,8 @@ func TextWidth(t string, size float64) float64 { return textWidth(t, size, false
 // font.Face.Width measures it, and makes sure each glyph's outline is
 // known under an id that is the same in every document (a notebook page
 // holds many pictures: one id is one glyph's outline wherever it is
-// defined). Glyphs without an outline (a space) are not placed.
+// defined), k, the font's key and the glyph's index: ks72, kmb19.
+// Glyphs without an outline (a space) are not placed.
 func layoutGlyphs(buf *sfnt.Buffer, f font.Face, key, t string) glyphRun {
 	sf := f.Face
 	ppem := fixed.Int26_6(sf.UnitsPerEm()) // coordinates come back in font units
@@ -155,7 +156,7 @@ func layoutGlyphs(buf *sfnt.Buffer, f font.Face, key, t string) glyphRun {
 				continue
 			}
 		}
-		id := "kg-" + key + strconv.Itoa(int(idx))
+		id := "k" + key + strconv.Itoa(int(idx))
 		if glyphOutline(buf, sf, idx, id) != "" {
 			out.placed = append(out.placed, placed{id: id, idx: idx, x: x})
 		}

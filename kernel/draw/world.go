@@ -176,7 +176,7 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	}
 	for i, p := range orphans {
 		yy := membersBottom + float64(i)*packetStep + 10
-		s.group("class", "packet")
+		s.group("class", "packet-label")
 		s.text(margin, yy, fmt.Sprintf("%s → %s: %s", p.From, p.To, packetLabel(p)), textStyle{size: 10.5, color: Hex(Faint)})
 		s.end()
 	}
@@ -484,12 +484,16 @@ func drawPackets(s *pen, r *memberRow, x0, x1 float64) {
 		if p.From == sim.Broker {
 			a, b, dir = b, a, "l"
 		}
-		s.group("class", "packet", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To)
+		// The arrow and its label are parts of their own: in an animation
+		// an arrow in the same place in other ticks is drawn once.
+		s.group("class", "packet", "data-from", p.From, "data-to", p.To)
 		s.line(a, y+3, b, y+3, col, 1.4, "")
 		s.arrowHead(a, y+3, b, y+3, col)
 		s.group("class", "pkt-dot "+dir)
 		s.circle(a, y+3, 3.5, ink{fill: col, stroke: "#ffffff", width: 1})
 		s.end()
+		s.end()
+		s.group("class", "packet-label", "data-type", string(p.Type))
 		s.text(x0+12, y, fitWidth(fullPacketLabel(p), textStyle{size: 9.5}, x1-x0-24), textStyle{size: 9.5, color: col})
 		s.end()
 	}
