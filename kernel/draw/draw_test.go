@@ -666,7 +666,7 @@ func inFrames(t *testing.T, fs string, k int) bool {
 }
 
 // TestAnimationSize: 120 frames of a busy group make an SVG of at most
-// 2 MB (what stays the same is drawn once): demo 3's joins and cooperative
+// 2 MB (what stays the same is drawn once) and at most 1,400 px wide: demo 3's joins and cooperative
 // rebalances, and demo 15's rolling upgrade, the largest of the demos'.
 func TestAnimationSize(t *testing.T) {
 	for _, c := range []struct{ demo, more int }{{3, 46}, {15, 120}} {
@@ -684,6 +684,14 @@ func TestAnimationSize(t *testing.T) {
 		}
 		if len(svg) > 2_000_000 {
 			t.Errorf("demo %d: 120 frames are %d bytes, more than 2 MB", c.demo, len(svg))
+		}
+		// The frames share one layout, still within a blog's column.
+		m := regexp.MustCompile(`class="kgrepl-animation" data-frames="120" width="([0-9.]+)"`).FindStringSubmatch(svg)
+		if m == nil {
+			t.Fatalf("demo %d: no width in %.300s", c.demo, svg)
+		}
+		if w, _ := strconv.ParseFloat(m[1], 64); w > draw.MaxWorldWidth {
+			t.Errorf("demo %d: the animation is %s px wide, more than %v", c.demo, m[1], draw.MaxWorldWidth)
 		}
 		t.Logf("demo %d: 120 frames, %d bytes", c.demo, len(svg))
 	}

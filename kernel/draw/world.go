@@ -28,6 +28,7 @@ type WorldOptions struct {
 // width and rows, and the whole height.
 type Layout struct {
 	Wire    float64
+	BrokerW float64 // B1's box
 	RowH    map[string]float64 // by client/process
 	Lines   int
 	CellW   map[string]float64 // by partition
@@ -41,6 +42,7 @@ func (l *Layout) Add(o *Layout) {
 		l.RowH, l.CellW, l.LogRows = map[string]float64{}, map[string]float64{}, map[string]int{}
 	}
 	l.Wire, l.Lines, l.Height = math.Max(l.Wire, o.Wire), max(l.Lines, o.Lines), math.Max(l.Height, o.Height)
+	l.BrokerW = math.Max(l.BrokerW, o.BrokerW)
 	for k, v := range o.RowH {
 		l.RowH[k] = math.Max(l.RowH[k], v)
 	}
@@ -130,7 +132,8 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	membersBottom := y
 
 	b := newBrokerLayout(w, self, sh)
-	lay.Lines, lay.CellW, lay.LogRows = len(b.lines), b.cellW, b.logRows
+	b.width = math.Max(b.width, sh.BrokerW)
+	lay.Lines, lay.CellW, lay.LogRows, lay.BrokerW = len(b.lines), b.cellW, b.logRows, b.width
 	wire := math.Max(wireW, sh.Wire)
 	for _, r := range rows {
 		for _, p := range r.packets {
@@ -138,8 +141,9 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		}
 	}
 	wire = math.Min(wire, math.Max(maxWireW, sh.Wire))
+	// Within the width left next to B1's box (the frames of an animation
+	// share one box width, so one wire).
 	wire = math.Max(wireW, math.Min(wire, MaxWorldWidth-2*margin-memberW-b.width))
-	wire = math.Max(wire, sh.Wire)
 	lay.Wire = wire
 	bx := margin + memberW + wire
 	width := bx + b.width + margin
