@@ -464,9 +464,11 @@ func (c *pdfText) fillOutline(f font.Face, pt vg.Point, s string) {
 		if err != nil {
 			continue
 		}
-		// sfnt's y grows downwards, vg's upwards.
+		// sfnt's y grows downwards, vg's upwards. Points are rounded to a
+		// hundredth of a point: fpdf writes five decimals, and round
+		// numbers compress (an animation's PDF is a page a frame).
 		at := func(p fixed.Point26_6) vg.Point {
-			return vg.Point{X: pt.X + vg.Length(float64(g.x+int(p.X))*scale), Y: pt.Y - vg.Length(float64(p.Y)*scale)}
+			return vg.Point{X: hundredth(pt.X + vg.Length(float64(g.x+int(p.X))*scale)), Y: hundredth(pt.Y - vg.Length(float64(p.Y)*scale))}
 		}
 		for i, sg := range segs {
 			switch sg.Op {
@@ -491,6 +493,9 @@ func (c *pdfText) fillOutline(f font.Face, pt vg.Point, s string) {
 		c.Canvas.Fill(path)
 	}
 }
+
+// hundredth rounds a length to a hundredth of a point.
+func hundredth(l vg.Length) vg.Length { return vg.Length(math.Round(float64(l)*100) / 100) }
 
 // cp1252 is r's byte in Windows-1252, the encoding vgpdf's fonts use.
 func cp1252(r rune) (byte, bool) {
