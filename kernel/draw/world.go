@@ -28,7 +28,7 @@ type WorldOptions struct {
 // width and rows, and the whole height.
 type Layout struct {
 	Wire    float64
-	BrokerW float64 // B1's box
+	BrokerW float64            // B1's box
 	RowH    map[string]float64 // by client/process
 	Lines   int
 	CellW   map[string]float64 // by partition
