@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -46,7 +47,7 @@ func init() {
 				}
 				return []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}
 			}},
-		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
+		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png|.pdf] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
 				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.\n" +
@@ -161,7 +162,7 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 	if v, ok := fl["--members"]; ok {
 		for _, m := range strings.Split(v, ",") {
 			if w.Member(m) == nil {
-				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(w.Clients(), " "))
+				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(natural.Sorted(w.Clients()), " "))
 			}
 			if slices.Contains(opts.Members, m) {
 				return nil, fmt.Errorf("explore --members %s: %s is listed twice (each branch would run twice)", v, m)
@@ -447,16 +448,6 @@ func columnName(key string) string {
 	return words[len(words)-1]
 }
 
-// clientLess orders client ids by number: C2 before C10.
-func clientLess(a, b string) bool {
-	na, errA := strconv.Atoi(strings.TrimPrefix(a, "C"))
-	nb, errB := strconv.Atoi(strings.TrimPrefix(b, "C"))
-	if errA == nil && errB == nil {
-		return na < nb
-	}
-	return a < b
-}
-
 type compareRow struct {
 	Settings string `json:"settings"`
 	// Protocol is the group's type at the end (classic or consumer); a
@@ -504,7 +495,7 @@ func fillRow(row *compareRow, w *sim.World) {
 			row.Idle = append(row.Idle, gm.ClientID)
 		}
 	}
-	sort.Strings(row.Idle)
+	natural.Sort(row.Idle)
 }
 
 func joinInts(xs []int) string {
@@ -759,7 +750,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	for m := range members {
 		clients = append(clients, m)
 	}
-	sort.Slice(clients, func(i, j int) bool { return clientLess(clients[i], clients[j]) })
+	natural.Sort(clients)
 	// The final assignment: a row per member, a column per combination.
 	at := &Table{Header: append([]string{"MEMBER"}, names...)}
 	counts := make([][]float64, len(rows))
@@ -800,12 +791,17 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	res.HTML = t.HTML() + at.HTML() + InlineSVG(res.SVG)
 	if out, ok := fl["--out"]; ok {
 		data := svg
-		if strings.HasSuffix(out, ".png") {
-			if data, err = c.PNG(); err != nil {
-				return nil, fmt.Errorf("compare: %v", err)
-			}
-		} else if !strings.HasSuffix(out, ".svg") {
-			return nil, usageErr("compare", "--out %q: the chart is .svg or .png", out)
+		switch strings.ToLower(filepath.Ext(out)) {
+		case ".png":
+			data, err = c.PNG()
+		case ".pdf":
+			data, err = c.PDF()
+		case ".svg":
+		default:
+			return nil, usageErr("compare", "--out %q: the chart is .svg, .png or .pdf", out)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("compare: %v", err)
 		}
 		if err := writeAtomic(s.path(out), data); err != nil {
 			return nil, fmt.Errorf("compare --out %s: %v", out, err)

@@ -3,9 +3,11 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -90,6 +92,15 @@ func tpNames(tps []sim.TopicPartition) []string {
 	return out
 }
 
+// membersInOrder is the group's members as views list them: by member id
+// in natural order (C2-1 before C10-1), where the coordinator keeps Kafka's
+// string order.
+func membersInOrder(g *sim.Group) []*sim.GroupMember {
+	ms := append([]*sim.GroupMember(nil), g.Members()...)
+	sort.SliceStable(ms, func(i, j int) bool { return natural.Less(ms[i].MemberID, ms[j].MemberID) })
+	return ms
+}
+
 // owner finds which coordinator member holds tp in the generation.
 func owner(g *sim.Group, tp sim.TopicPartition) *sim.GroupMember {
 	for _, gm := range g.Members() {
@@ -135,7 +146,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		if gm := g.MemberByID(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
 		}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
@@ -162,7 +173,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			h = append(h, "ASSIGNMENT")
 		}
 		t = &Table{Header: h}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), "/" + gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment))}
 			if fl["--verbose"] == "true" {
 				row = append(row, assignmentText(gm.Assignment))
@@ -597,7 +608,7 @@ func filterPackets(w *sim.World, types, member string, last int) ([]*sim.Packet,
 		}
 	}
 	if member != "" && w.Member(member) == nil {
-		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
+		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(natural.Sorted(w.Clients()), " "))
 	}
 	keep := func(n int) error {
 		return limitTraceRows.checkf("trace", n, fmt.Sprintf("%d messages (trace N shows the last N; --type and --member narrow it)", n))
@@ -679,7 +690,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
-		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
 	if w.Group.Type == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
@@ -772,7 +783,10 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	if w.Group.Type == sim.ConsumerGroup {
 		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
 	}
-	for _, m := range w.Processes() {
+	procs := append([]*sim.Member(nil), w.Processes()...)
+	// Clients in natural order (C2 before C10), each client's processes in start order.
+	sort.SliceStable(procs, func(i, j int) bool { return natural.Less(procs[i].Client, procs[j].Client) })
+	for _, m := range procs {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue
 		}

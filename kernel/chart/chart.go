@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"gonum.org/v1/plot/vg/vgpdf"
 
 	"github.com/kgrepl/kgrepl/sim"
 
@@ -85,8 +85,8 @@ func (o Options) Check() error {
 }
 
 // The charts' fonts: Liberation Sans, embedded in gonum/plot. PNGs draw it
-// directly; SVGs draw its glyphs as paths (see outlines), so every viewer
-// shows the same letters at the same widths.
+// directly, PDFs embed it; SVGs draw its glyphs as outlines (see
+// kdraw.SVGCanvas), so every viewer shows the same letters at the same widths.
 var (
 	sans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	sansBold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
@@ -94,7 +94,7 @@ var (
 
 // PNGDPI is the resolution of PNG renderings: one pixel per CSS pixel, so
 // a PNG has the size its SVG has in a browser.
-const PNGDPI = 96
+const PNGDPI = kdraw.PNGDPI
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
@@ -271,27 +271,55 @@ func (c *Chart) makeRoom(area draw.Canvas) {
 	}
 }
 
-// SVG renders the chart as SVG, its text drawn as glyph outlines.
-func (c *Chart) SVG() ([]byte, error) {
-	cv := vgsvg.New(c.Width, c.Height)
-	c.Draw(draw.New(outlines(cv)))
-	var b bytes.Buffer
-	if _, err := cv.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return unhide(b.Bytes()), nil
-}
+// SVG renders the chart as SVG on kgrepl's SVG canvas (kdraw.SVGCanvas),
+// its letters drawn as glyph outlines over their text, as the diagrams are.
+func (c *Chart) SVG() ([]byte, error) { return renderSVG(c.Draw, c.Width, c.Height) }
 
 // PNG renders the chart as PNG at PNGDPI.
-func (c *Chart) PNG() ([]byte, error) {
-	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(c.Width, c.Height), vgimg.UseDPI(PNGDPI))}
-	c.Draw(draw.New(cv))
+func (c *Chart) PNG() ([]byte, error) { return renderPNG(c.Draw, c.Width, c.Height) }
+
+// PDF renders the chart as a one-page PDF (its text in the embedded
+// Liberation fonts).
+func (c *Chart) PDF() ([]byte, error) { return renderPDF(c.Draw, c.Width, c.Height) }
+
+func renderSVG(draw func(draw.Canvas), w, h vg.Length) ([]byte, error) {
+	cv := kdraw.NewSVG(w, h)
+	draw(dcanvas(cv))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
+
+func renderPNG(draw func(draw.Canvas), w, h vg.Length) ([]byte, error) {
+	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+	draw(dcanvas(cv))
+	var b bytes.Buffer
+	if _, err := cv.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func renderPDF(draw func(draw.Canvas), w, h vg.Length) (out []byte, err error) {
+	defer func() {
+		// vgpdf panics when it cannot make a font; say so as an error.
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("writing the PDF: %v", r)
+		}
+	}()
+	pc := vgpdf.New(w, h)
+	draw(dcanvas(kdraw.PDFCanvas(pc)))
+	var b bytes.Buffer
+	if _, err := pc.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// dcanvas is a whole canvas as gonum's draw package draws on it.
+func dcanvas(c vg.CanvasSizer) draw.Canvas { return draw.New(c) }
 
 // intTicks marks whole numbers only (ticks and counts are whole), at a
 // step of 1, 2 or 5 times a power of ten giving at most max marks (10

@@ -72,9 +72,10 @@ func newSession() *Session {
 	}
 	// A notebook prints what a demo prints: per-record lines summarised (--verbose shows them).
 	s.k.Quiet = true
-	// Pictures the commands write (plot, diagram, sequence) go here, not into the notebook's folder.
+	// Pictures written with --out go here, not into the notebook's folder;
+	// without --out a picture is shown in the page and not written (no
+	// picture folder), so Step's frames leave no files behind.
 	s.k.Dir = filepath.Join(dir, "kgrepl-pictures")
-	s.k.PictureDir = s.k.Dir
 	_ = os.MkdirAll(s.k.Dir, 0o755)
 	return s
 }

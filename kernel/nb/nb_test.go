@@ -43,15 +43,15 @@ func TestOutsideANotebookPrintsText(t *testing.T) {
 	if err := s.Diagram(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "diagram: wrote ") {
+	if !strings.HasPrefix(out.String(), "diagram: drawn, not written ") {
 		t.Errorf("Diagram printed %q", out.String())
 	}
 	out.Reset()
-	if err := s.Plot("pause"); err != nil || !strings.HasPrefix(out.String(), "plot pause: wrote ") {
+	if err := s.Plot("pause"); err != nil || !strings.HasPrefix(out.String(), "plot pause: drawn, not written ") {
 		t.Errorf("Plot printed %q (%v)", out.String(), err)
 	}
 	out.Reset()
-	if err := s.Sequence("--ticks 0..3"); err != nil || !strings.HasPrefix(out.String(), "sequence: wrote ") {
+	if err := s.Sequence("--ticks 0..3"); err != nil || !strings.HasPrefix(out.String(), "sequence: drawn, not written ") {
 		t.Errorf("Sequence printed %q (%v)", out.String(), err)
 	}
 }

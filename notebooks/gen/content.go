@@ -70,7 +70,7 @@ if err := json.Unmarshal([]byte(out), &m); err != nil {
 	panic(err)
 }
 fmt.Printf("tick %d: %d rebalance(s), pause meter %d\n", m.Tick, m.Rebalances, m.Pause)`),
-		md("A chart can also be a PNG (`--out FILE.png`); without `--out` the REPL writes `KIND.svg` in its folder."),
+		md("A picture can also be a PNG or a PDF (`--out FILE.png`, `--out FILE.pdf`); without `--out` the REPL writes `KIND.svg`, then `KIND-2.svg`, ... in its folder."),
 		goCell(plot("lag", "--out lag.png")),
 		md(`## The demos
 
