@@ -905,3 +905,40 @@ func TestRecordRanges(t *testing.T) {
 		}
 	}
 }
+
+var (
+	promptLine = regexp.MustCompile(`^(?:[\w.-]+ )?[\w.-]+ t=(\d+) \w+> `)
+	tickLine   = regexp.MustCompile(`^t=(\d+)(?:\.\.(\d+))? `)
+)
+
+// TestDemoTickOrder: in every demo, the ticks of the event lines (t=N, or
+// t=A..B for a summary) never go backwards within a command's output, nor
+// before the tick its prompt shows. Only the prompt may go back in time
+// (switch, back).
+func TestDemoTickOrder(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		for _, level := range []string{"", " --verbose"} {
+			out, err := NewSession().Exec(fmt.Sprintf("demo %d%s", n, level))
+			if err != nil {
+				t.Fatalf("demo %d: %v", n, err)
+			}
+			last, prompt := 0, ""
+			for i, l := range strings.Split(out, "\n") {
+				if m := promptLine.FindStringSubmatch(l); m != nil {
+					last, _ = strconv.Atoi(m[1])
+					prompt = l
+					continue
+				}
+				m := tickLine.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				tick, _ := strconv.Atoi(m[1])
+				if tick < last {
+					t.Errorf("demo %d%s, line %d: %q comes after tick %d (command %q)", n, level, i+1, l, last, prompt)
+				}
+				last = tick
+			}
+		}
+	}
+}

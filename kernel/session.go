@@ -101,7 +101,11 @@ type Session struct {
 	interrupt *atomic.Bool
 	done      bool
 	// out collects the narration of the command running now.
-	out strings.Builder
+	out output
+	// Color writes ANSI colour codes into the narration: protocol events,
+	// errors, a demo's headings and narration (colour.go). The binary sets
+	// it only on a terminal, never with NO_COLOR or into a pipe.
+	Color bool
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
 	tickErr   error
@@ -386,7 +390,7 @@ func (s *Session) rollback(st sessionState, worldTouched bool) {
 
 func (s *Session) say(format string, args ...any) {
 	if !s.replaying {
-		fmt.Fprintf(&s.out, format+"\n", args...)
+		s.out.add(fmt.Sprintf(format, args...) + "\n")
 	}
 }
 
@@ -449,18 +453,28 @@ func (s *Session) recordStep(at, ran int, typed string) {
 // narrate prints the events of a tick, one line each; at the quiet level
 // the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
-	for _, e := range evs {
+	if s.replaying {
+		return
+	}
+	for i := 0; i < len(evs); i++ {
+		e := evs[i]
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
-		if s.quietNow && !s.replaying {
+		text := e.Text
+		if s.quietNow {
 			if key, ok := s.quietKey(e); ok {
 				s.quietAdd(key, e)
 				continue
 			}
 			s.quietFlush(quietFlushes(e)...)
+			if e.Kind == sim.EvAssigned && assignedLine.MatchString(text) {
+				var n int
+				text, n = mergeAssigned(evs, i)
+				i += n - 1
+			}
 		}
-		s.say("t=%-4d %s", e.Tick, e.Text)
+		s.say("%s", s.paint(eventTone(e), fmt.Sprintf("t=%-4d %s", e.Tick, text)))
 	}
 }
 
