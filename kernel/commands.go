@@ -168,14 +168,15 @@ func init() {
 				"be consuming but is not, under either protocol.",
 			words: func(*Session, []string) []string { return []string{"--json"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..15) in a fresh session",
+		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
 				"this session as it was.\n\n" +
 				"A demo prints its narration, the protocol's events, errors and the views it asks for, with the\n" +
 				"per-record lines summarised (t=12..20 C1 processed o0.3..o0.5); --verbose prints every line.\n" +
-				"--step, in the REPL, pauses at each narration line until Enter.",
+				"--step, in the REPL, pauses at each act and narration block: Enter goes on, q stops the demo\n" +
+				"there (the session stays at that tick).",
 			run: cmdDemo,
 			words: func(_ *Session, a []string) []string {
 				if len(a) > 0 {
@@ -1039,10 +1040,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 		text += "\n\n" + t.Text()
 	}
 	if c.name == "demo" {
-		text += "\n"
-		for i, title := range demoTitles {
-			text += fmt.Sprintf("\n  demo %-2d %s", i+1, title)
-		}
+		text += "\n\n" + demoList()
 	}
 	return &Result{Text: text}, nil
 }

@@ -942,3 +942,44 @@ func TestDemoTickOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoStepStops: `demo N --step` cut into pages; a reader who stops
+// after page i leaves the session where the demo was at the end of it (the
+// tick its last "tick N:" line names, the demo's branches then), and going
+// on to the end leaves it where the demo ends.
+func TestDemoStepStops(t *testing.T) {
+	for _, n := range []int{4, 11} {
+		whole := runDemo(t, n)
+		pages, err := NewSession().ExecPaged(fmt.Sprintf("demo %d --step", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) < 3 {
+			t.Fatalf("demo %d --step: %d pages, want one per act and narration block", n, len(pages))
+		}
+		for i := range pages[:len(pages)-1] {
+			s := NewSession()
+			if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+				t.Fatal(err)
+			}
+			s.StopAtPage(i)
+			shown := strings.Join(pages[:i+1], "\n")
+			ticks := regexp.MustCompile(`(?m)^(?:tick|back at tick|on \S+ at tick) (\d+)`).FindAllStringSubmatch(shown, -1)
+			want := 0
+			if len(ticks) > 0 {
+				want, _ = strconv.Atoi(ticks[len(ticks)-1][1])
+			}
+			if s.World().Tick != want {
+				t.Errorf("demo %d stopped after page %d: tick %d, want %d (the last shown)", n, i+1, s.World().Tick, want)
+			}
+		}
+		s := NewSession()
+		if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+			t.Fatal(err)
+		}
+		s.StopAtPage(len(pages) - 1)
+		if s.World().Tick != whole.World().Tick || s.Branch() != whole.Branch() {
+			t.Errorf("demo %d read to its end: %s at tick %d, want %s at %d", n, s.Branch(), s.World().Tick, whole.Branch(), whole.World().Tick)
+		}
+	}
+}

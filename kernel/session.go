@@ -28,6 +28,9 @@ type Result struct {
 	// Pages, when set, is Text cut where a front end should pause and wait
 	// for the reader (`demo N --step`: before each narration line).
 	Pages []string
+	// stops[i], when set, puts the session where the command was at the
+	// end of Pages[i], for a reader who stops there (StopAtPage).
+	stops []func(*Session)
 }
 
 // input is one world input of a branch's history, stamped with the tick
@@ -125,6 +128,8 @@ type Session struct {
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
+	// pageStops are the last ExecPaged's stopping points, a page each.
+	pageStops []func(*Session)
 
 	// CheckpointEvery fixes the ticks between checkpoints (tests and
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
@@ -197,10 +202,12 @@ func (s *Session) ExecResults(line string) ([]*Result, error) {
 
 // ExecPaged is Exec with the output cut where the front end should wait for
 // the reader before going on (`demo N --step` pauses at each narration
-// line); a line with nothing to pause at gives one page.
+// line); a line with nothing to pause at gives one page. A reader who stops
+// before page i calls StopAtPage(i-1).
 func (s *Session) ExecPaged(line string) ([]string, error) {
 	results, err := s.ExecResults(line)
 	pages := []string{""}
+	s.pageStops = []func(*Session){nil}
 	add := func(text string) {
 		if text == "" {
 			return
@@ -218,14 +225,28 @@ func (s *Session) ExecPaged(line string) ([]string, error) {
 		for i, p := range r.Pages {
 			if i > 0 && pages[len(pages)-1] != "" {
 				pages = append(pages, "")
+				s.pageStops = append(s.pageStops, nil)
 			}
 			add(p)
+			if i < len(r.stops) {
+				s.pageStops[len(s.pageStops)-1] = r.stops[i]
+			}
 		}
 	}
 	for i := range pages {
 		pages[i] = strings.TrimRight(pages[i], "\n")
 	}
 	return pages, err
+}
+
+// StopAtPage is the reader stopping after page i of the last ExecPaged:
+// `demo N --step` then leaves the session where the demo was at the end of
+// that page, as if the demo had stopped there, rather than at its end.
+func (s *Session) StopAtPage(i int) {
+	if i >= 0 && i < len(s.pageStops) && s.pageStops[i] != nil {
+		s.pageStops[i](s)
+	}
+	s.pageStops = nil
 }
 
 // execLine is Exec without clearing an interrupt already asked for: a

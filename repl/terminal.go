@@ -201,6 +201,8 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 		pages, execErr := execInterruptible(eng, line, sigs, w)
 		for i, page := range pages {
 			if i > 0 && !waitForReader(rl, i, len(pages)) {
+				// q: the command stops where the reader did.
+				eng.(PagedEngine).StopAtPage(i - 1)
 				break
 			}
 			writeResult(w, page)

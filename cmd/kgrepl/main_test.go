@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -225,8 +226,33 @@ func (tr *transcript) waitFor(t *testing.T, what string, after int, d time.Durat
 }
 
 // TestDemoStepPausesAtNarration drives `demo 4 --step` in a pty: the output
-// stops before each narration line until Enter, and q stops it.
+// stops before each act and narration block until Enter, and q stops the
+// demo where it is: the prompt then shows the tick the demo had reached.
 func TestDemoStepPausesAtNarration(t *testing.T) {
+	// The lines each pause comes before: the first comment of each block
+	// of comments after the title (a heading or narration).
+	script, err := os.ReadFile("../../kernel/demos/04.kg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	inBlock := false
+	for i, l := range strings.Split(string(script), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case i == 0 || l == "":
+		case strings.HasPrefix(l, "#"):
+			if !inBlock && i > 1 {
+				blocks = append(blocks, strings.TrimPrefix(strings.TrimPrefix(l, "## "), "# "))
+			}
+			inBlock = true
+		default:
+			inBlock = false
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("demo 4 has %d pauses, the test needs 3", len(blocks))
+	}
 	cmd := exec.Command(bin, "--no-history")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
@@ -239,8 +265,7 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 		t.Helper()
 		out.waitFor(t, what, 0, 10*time.Second)
 	}
-	const first = "# C2 owns o2 and p2."
-	const second = "# C2 processes p2.3 and p2.4"
+	first, second := blocks[0], blocks[1]
 	expect("billing t=0 Stable> ")
 	ptmx.Write([]byte("demo 4 --step\r"))
 	expect("=== demo 4")
@@ -248,21 +273,31 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 	// Waiting: the first narration line is not shown until Enter.
 	time.Sleep(300 * time.Millisecond)
 	if strings.Contains(out.get(), first) {
-		t.Fatalf("the demo went past its first narration line without Enter:\n%s", out.get())
+		t.Fatalf("the demo went past its first pause without Enter:\n%s", out.get())
 	}
 	ptmx.Write([]byte("\r"))
 	expect(first)
 	expect("-- 2/")
 	time.Sleep(300 * time.Millisecond)
 	if strings.Contains(out.get(), second) {
-		t.Fatalf("the demo went past its second narration line without Enter:\n%s", out.get())
+		t.Fatalf("the demo went past its second pause without Enter:\n%s", out.get())
 	}
 	ptmx.Write([]byte("\r"))
 	expect(second)
 	expect("-- 3/")
+	shown := out.get()
+	ticks := regexp.MustCompile(`(?m)^tick (\d+): `).FindAllStringSubmatch(shown, -1)
+	if len(ticks) == 0 {
+		t.Fatalf("no tick reached before the third pause:\n%s", shown)
+	}
+	reached := ticks[len(ticks)-1][1]
 	ptmx.Write([]byte("q\r"))
-	expect("billing t=101 Stable> ")
-	if strings.Contains(out.get(), "duplicates (read_uncommitted)") {
+	// Stopped where it was: the prompt shows the tick the demo reached,
+	// and the session is there (the world did not run to the demo's end).
+	out.waitFor(t, "billing t="+reached+" ", len(shown), 10*time.Second)
+	ptmx.Write([]byte("metrics --json\r"))
+	expect(`{"tick":` + reached + `,`)
+	if strings.Contains(out.get(), blocks[2]) {
 		t.Errorf("q did not stop the demo's output")
 	}
 	ptmx.Write([]byte("exit\r"))
