@@ -66,4 +66,3 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
-
