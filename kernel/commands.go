@@ -133,7 +133,10 @@ func init() {
 				return []string{"--members", "--verbose", "--state", "--json"}
 			}},
 		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
-		{name: "log", usage: "log TOPIC-P", summary: "a partition's cells, markers, HW and LSO", run: cmdLog, words: wordsAllPartitions},
+		{name: "log", usage: "log TOPIC-P [--from OFFSET | --around OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
+			help: "--from OFFSET shows the rows from that offset to the end; --around OFFSET the rows within\n" +
+				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset.", aroundRows),
+			words: wordsAllPartitions},
 		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn,
 			words: func(s *Session, _ []string) []string {
 				var ids []string
