@@ -172,3 +172,18 @@ func (s *Session) fresh() *Session {
 	d.Dir, d.AfterTick, d.CheckpointEvery, d.interrupt, d.Color = s.Dir, s.AfterTick, s.CheckpointEvery, s.interrupt, s.Color
 	return d
 }
+
+// Greeting is what the REPL says when it starts: what kgrepl is, and three
+// first steps: a demo, help, and where pictures go (pictureDir; none in a
+// front end that writes no picture without --out).
+func Greeting(pictureDir string) string {
+	pics := "  diagram    draws the world now; pictures go to " + pictureDir
+	if pictureDir == "" {
+		pics = "  diagram    draws the world now (--out FILE.svg writes it)"
+	}
+	return fmt.Sprintf("kgrepl: Kafka consumer groups, simulated tick by tick. Group billing: C1 reads orders and\n"+
+		"payments and writes invoices; make members join, crash, stall and commit. First steps:\n"+
+		"  demo 1     a rebalance, narrated (demo lists all %d; demo 1 --step pauses at each act)\n"+
+		"  help       every command (help CMD or CMD --help explains one; Tab completes)\n"+
+		"%s\n", len(demoTitles), pics)
+}

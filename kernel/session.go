@@ -330,9 +330,18 @@ func (s *Session) saveState() sessionState {
 }
 
 func (s *Session) run(words []string) (res *Result, err error) {
-	c := lookup(words[0])
-	if c == nil {
-		return nil, unknownCommand(words[0], "")
+	c, err := resolve(words[0], words[1:], "")
+	if err != nil {
+		return nil, err
+	}
+	// A start of a name runs the command it names, and is recorded (in the
+	// history, a session file, what compare reruns) as that command.
+	words[0] = c.name
+	// CMD --help is help CMD, for every command.
+	for _, w := range words[1:] {
+		if w == "--help" {
+			return cmdHelp(s, []string{c.name})
+		}
 	}
 	// A command that fails leaves the session exactly as it was: the
 	// history only grows on success, and the world is put back from it.

@@ -92,7 +92,7 @@ options:
 	picDir, _ := repl.DefaultPictureDir()
 	sess.PictureDir = picDir
 	err := repl.RunTerminal(sess, repl.TerminalOptions{Stdin: stdin, Stdout: out, Color: repl.ColorEnabled(out), NoHistory: *noHistory,
-		PictureDir: picDir})
+		Greeting: kernel.Greeting(picDir)})
 	if err != nil {
 		fmt.Fprintf(stderr, "kgrepl: %v\n", err)
 		return 1

@@ -156,6 +156,11 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 		t.Helper()
 		out.waitFor(t, what, 0, 10*time.Second)
 	}
+	// The greeting: what kgrepl is and three first steps.
+	expect("Kafka consumer groups")
+	expect("  demo 1 ")
+	expect("  help ")
+	expect("pictures go to " + filepath.Join(state, "kgrepl", "pictures"))
 	expect("billing t=0 Stable> ")
 	ptmx.Write([]byte("join C2\r"))
 	ptmx.Write([]byte("run until sta\t\r"))
@@ -166,7 +171,11 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 	ptmx.Write([]byte("crash C\t"))
 	expect("C1")
 	ptmx.Write([]byte{21}) // Ctrl-U: clear the line
-	ptmx.Write([]byte{4})  // Ctrl-D
+	// Tab offers what can come next: after run until processed, records.
+	ptmx.Write([]byte("run until processed p1.\t\t"))
+	expect("p1.9")
+	ptmx.Write([]byte{21})
+	ptmx.Write([]byte{4}) // Ctrl-D
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
