@@ -691,9 +691,14 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 		}
 		return classic, all
 	}
-	for _, line := range strings.Split(script, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "compare") {
+	var lines []string // one command each: a script line may hold several
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, s.SplitLine(l)...)
+		}
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "compare") {
 			continue
 		}
 		out, err := s.Exec(line)
@@ -980,6 +985,23 @@ func TestDemoStepStops(t *testing.T) {
 		s.StopAtPage(len(pages) - 1)
 		if s.World().Tick != whole.World().Tick || s.Branch() != whole.Branch() {
 			t.Errorf("demo %d read to its end: %s at tick %d, want %s at %d", n, s.Branch(), s.World().Tick, whole.Branch(), whole.World().Tick)
+		}
+	}
+}
+
+// demoLineLimit is how long a demo may print: a reader takes it in at a
+// few screens' glance, and the views it asks for show the rows that matter.
+const demoLineLimit = 150
+
+// TestDemoLength: no demo prints more than demoLineLimit lines.
+func TestDemoLength(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		out, err := NewSession().Exec(fmt.Sprintf("demo %d", n))
+		if err != nil {
+			t.Fatalf("demo %d: %v", n, err)
+		}
+		if lines := strings.Count(out, "\n") + 1; lines > demoLineLimit {
+			t.Errorf("demo %d prints %d lines, want at most %d", n, lines, demoLineLimit)
 		}
 	}
 }
