@@ -377,3 +377,37 @@ func TestKeepGoingRunsTheRestOfALine(t *testing.T) {
 		t.Errorf("stdout %q: help exit and step must run after the failing join", out)
 	}
 }
+
+// TestDemoColourOnATerminalOnly: a demo's protocol events are coloured on a
+// terminal, and never with NO_COLOR or into a pipe.
+func TestDemoColourOnATerminalOnly(t *testing.T) {
+	const rebalance = "\x1b[33mt=3    group billing: Stable -> PreparingRebalance"
+	for _, noColor := range []bool{false, true} {
+		cmd := exec.Command(bin, "--no-history")
+		cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=")
+		if noColor {
+			cmd.Env = append(cmd.Env, "NO_COLOR=1")
+		}
+		ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := readPTY(ptmx)
+		out.waitFor(t, "Stable> ", 0, 10*time.Second)
+		ptmx.Write([]byte("demo 1\r"))
+		end := out.waitFor(t, "Range's answer", 0, 10*time.Second)
+		if got := strings.Contains(out.get()[:end], rebalance); got == noColor {
+			t.Errorf("NO_COLOR set %v: the rebalance line coloured %v:\n%q", noColor, got, out.get()[:end])
+		}
+		if noColor && regexp.MustCompile("\x1b\\[(1;)?(3[1-6]|4)m").MatchString(out.get()) {
+			t.Errorf("colour codes with NO_COLOR=1:\n%q", out.get())
+		}
+		ptmx.Write([]byte("exit\r"))
+		cmd.Wait()
+		ptmx.Close()
+	}
+	piped, _, code := kgrepl(t, "demo 1\n")
+	if code != 0 || strings.Contains(piped, "\x1b") || !strings.Contains(piped, "-> PreparingRebalance") {
+		t.Errorf("demo 1 into a pipe: exit %d, escape codes %v", code, strings.Contains(piped, "\x1b"))
+	}
+}
