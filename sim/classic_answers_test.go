@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // answerCase puts C1 of answerWorld (generation 1, member C1-1, owning
@@ -80,9 +82,9 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 			switch tc.api {
 			case OffsetCommit:
 				// The application's commitSync, sent in generation 1.
-				req := &commitReq{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
+				req := &wire.OffsetCommitRequest{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
 				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: OffsetCommit, Body: req}
-				answer.Body = &commitResp{Partitions: owned, Offsets: req.Offsets, Sync: true}
+				answer.Body = &wire.OffsetCommitResponse{Partitions: owned, Offsets: req.Offsets, Sync: true}
 				m.loop, m.afterCommit = LoopCommitting, contIdle
 			case JoinGroup:
 				answer.Req = joinReqPkt
@@ -101,22 +103,22 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 			}
 			switch {
 			case tc.wantJoin == noJoin && m.joinSeq != seq:
-				t.Errorf("sent a JoinGroup (member id %q), want none", m.lastJoin.Body.(*joinReq).MemberID)
+				t.Errorf("sent a JoinGroup (member id %q), want none", m.lastJoin.Body.(*wire.JoinGroupRequest).MemberID)
 			case tc.wantJoin != noJoin && m.joinSeq == seq:
 				t.Errorf("sent no JoinGroup, want one with member id %q", tc.wantJoin)
 			case tc.wantJoin != noJoin:
-				r := m.lastJoin.Body.(*joinReq)
+				r := m.lastJoin.Body.(*wire.JoinGroupRequest)
 				if r.MemberID != tc.wantJoin || m.MemberID != tc.wantJoin {
 					t.Errorf("JoinGroup with member id %q (the member goes by %q), want %q", r.MemberID, m.MemberID, tc.wantJoin)
 				}
 				// onJoinPrepare with no generation: nothing is owned any
 				// more, so the JoinGroup says it owns nothing.
 				if lost := len(r.Owned) == 0; lost != tc.wantLost {
-					t.Errorf("JoinGroup owns %s, want lost %v", partList(w, r.Owned), tc.wantLost)
+					t.Errorf("JoinGroup owns %s, want lost %v", w.layout.PartList(r.Owned), tc.wantLost)
 				}
 			}
 			if lost := len(m.Owned) == 0; lost != tc.wantLost {
-				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
+				t.Errorf("owns %s, want lost %v", w.layout.PartList(m.Owned), tc.wantLost)
 			}
 			var failed []string
 			lostSaid := false
@@ -124,7 +126,7 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				switch {
 				case e.Kind == EvCommitFailed:
 					failed = append(failed, e.Text)
-				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+partList(w, owned)+" "):
+				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+w.layout.PartList(owned)+" "):
 					lostSaid = true
 				}
 			}
@@ -147,7 +149,7 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 // JoinGroup and SyncGroup requests.
 func inFlightJoin(m *Member, phase Phase) (join, sync *Packet) {
 	join = &Packet{ID: 900, From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
-	sync = &Packet{ID: 950, From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: m.MemberID, Generation: m.Generation}}
+	sync = &Packet{ID: 950, From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation}}
 	switch phase {
 	case PhaseJoining:
 		m.lastJoin, m.joinFuture = join, join.ID+1
@@ -174,7 +176,7 @@ func answerWorld(t *testing.T) (*World, *Member) {
 	}
 	m := w.Member("C1")
 	if m.MemberID != "C1-1" || m.Generation != 1 || m.Phase != PhaseStable || len(m.Owned) == 0 {
-		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, partList(w, m.Owned))
+		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, w.layout.PartList(m.Owned))
 	}
 	return w, m
 }
@@ -192,7 +194,7 @@ func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
 		t.Fatal("REBALANCE_IN_PROGRESS on a commit asks for no rejoin")
 	}
 	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
-		Body: &syncResp{Assignment: owned}})
+		Body: &wire.SyncGroupResponse{Assignment: owned}})
 	if m.Phase != PhaseStable || m.rejoin {
 		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.rejoin)
 	}
@@ -220,17 +222,17 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 			m.txn = clientTxn{open: true, partitions: map[TopicPartition]bool{}, offs: map[TopicPartition]int{tp: 3}, then: contIdle}
 			m.loop = LoopTxnOffsets
 			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit,
-				Body: &txnOffsetCommitReq{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
+				Body: &wire.TxnOffsetCommitRequest{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
 			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
 			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.rejoin || m.lost || m.Zombie ||
-				partList(w, m.Owned) != partList(w, owned) {
+				w.layout.PartList(m.Owned) != w.layout.PartList(owned) {
 				t.Errorf("the consumer changed: %s gen %d %s rejoin %v lost %v zombie %v owning %s",
-					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, partList(w, m.Owned))
+					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, w.layout.PartList(m.Owned))
 			}
 			if m.loop != LoopTxnEnd {
 				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.loop)
 			}
-			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &endTxnReq{TransactionalID: "tx-C1", Commit: false}}
+			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", Commit: false}}
 			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: EndTxn, Response: true, Req: end})
 			if pos, _ := m.positions.get(tp); pos != 0 {
 				t.Errorf("after the abort %s is at %d, want 0 (nothing committed: earliest)", tp, pos)
@@ -258,8 +260,8 @@ func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
 	if m.joinSeq == seq {
 		t.Fatal("no JoinGroup at the next poll()")
 	}
-	if r := m.lastJoin.Body.(*joinReq); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
-		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	if r := m.lastJoin.Body.(*wire.JoinGroupRequest); r.MemberID != "C1-1" || w.layout.PartList(r.Owned) != w.layout.PartList(owned) || m.Generation != 2 {
+		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, w.layout.PartList(r.Owned), m.Generation, w.layout.PartList(owned))
 	}
 }
 
@@ -299,29 +301,29 @@ func TestResetWaitsForTheJoinInFlight(t *testing.T) {
 				t.Fatalf("a JoinGroup went out with the %s still unanswered", map[Phase]string{PhaseJoining: "JoinGroup", PhaseSyncing: "SyncGroup"}[tc.phase])
 			}
 			if len(m.Owned) != 0 {
-				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", partList(w, m.Owned))
+				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", w.layout.PartList(m.Owned))
 			}
 			// The answer comes: a success, as the coordinator still has the
 			// member in its rebalance.
 			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Response: true}
 			if tc.phase == PhaseJoining {
 				answer.Type, answer.Req = JoinGroup, join
-				answer.Body = &joinResp{MemberID: "C1-1", Generation: 2, Leader: "C9-1", Protocol: "cooperative-sticky"}
+				answer.Body = &wire.JoinGroupResponse{MemberID: "C1-1", Generation: 2, Leader: "C9-1", Protocol: "cooperative-sticky"}
 			} else {
 				answer.Type, answer.Req = SyncGroup, sync
-				answer.Body = &syncResp{Assignment: owned}
+				answer.Body = &wire.SyncGroupResponse{Assignment: owned}
 			}
 			m.receive(w, answer)
 			m.act(w)
 			if m.joinSeq == seq {
 				t.Fatal("no JoinGroup once the answer in flight came")
 			}
-			r := m.lastJoin.Body.(*joinReq)
+			r := m.lastJoin.Body.(*wire.JoinGroupRequest)
 			if r.MemberID != tc.wantID || len(r.Owned) != 0 {
-				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, partList(w, r.Owned), tc.wantID)
+				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, w.layout.PartList(r.Owned), tc.wantID)
 			}
 			if m.Generation != -1 || len(m.Owned) != 0 {
-				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, partList(w, m.Owned))
+				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, w.layout.PartList(m.Owned))
 			}
 		})
 	}
@@ -431,7 +433,7 @@ func TestJoinAnswerInCommitSyncRestartsPollTimer(t *testing.T) {
 	}
 	m.leftPollAt = w.Tick - 4
 	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
-		Body: &joinResp{MemberID: m.MemberID, Generation: 2, Leader: "C9-1", Protocol: m.Cfg.Assignor}})
+		Body: &wire.JoinGroupResponse{MemberID: m.MemberID, Generation: 2, Leader: "C9-1", Protocol: m.Cfg.Assignor}})
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("%s after the JoinGroup answer read in commitSync, want Syncing", m.Phase)
 	}

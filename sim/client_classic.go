@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // classicClient is the classic protocol's groupClient. It has no state of
@@ -26,7 +27,7 @@ func (classicClient) receive(w *World, m *Member, p *Packet) {
 	case RebalanceNotification:
 		if p.Error == UnknownMemberID {
 			// Only news about the member id this process still goes by.
-			if r, ok := p.Body.(*leaveReq); ok && r.MemberID == m.MemberID {
+			if r, ok := p.Body.(*wire.LeaveGroupRequest); ok && r.MemberID == m.MemberID {
 				m.leaveGroupState(w, "the coordinator no longer knows "+m.MemberID)
 			}
 			return
@@ -102,7 +103,7 @@ func (classicClient) poll(w *World, m *Member) (handled, again bool) {
 		if m.protocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
-			w.event(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, partList(w, m.Owned))
+			w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, w.layout.PartList(m.Owned))
 			m.Owned = nil
 			m.positions.reset()
 			m.processed.reset()
@@ -187,7 +188,7 @@ func (m *Member) giveUpLost(w *World) {
 	m.abandonFetch()
 	m.lost = false
 	if len(m.Owned) > 0 {
-		w.event(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), partList(w, m.Owned))
+		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(w), w.layout.PartList(m.Owned))
 	}
 	m.Owned, m.revoke = nil, nil
 	m.positions.reset()
@@ -209,7 +210,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		// resets the generation and its heartbeat thread stops: the
 		// coordinator removes it after session.timeout.ms unless it comes
 		// back first, at its next poll, as the same static member.
-		w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
+		w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 			m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 		w.Group.memberIDDropped(w, m.MemberID) // heard no more, in a consumer group too
 		was := m.heartbeats()
@@ -218,9 +219,9 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 		m.beatChange(w, was, m.MemberID)
 		return
 	}
-	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
+	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
-	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+	m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	was := m.heartbeats()
 	m.Phase = PhaseOut
 	m.beatChange(w, was, m.MemberID)
@@ -231,7 +232,7 @@ func (classicClient) pollTimeout(w *World, m *Member, since int) {
 func (classicClient) leave(w *World, m *Member) {
 	// maybeLeaveGroup sends none from UNJOINED either (a reset generation).
 	if !m.Static() && !m.unjoined {
-		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &leaveReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
+		m.send(w, &Packet{Type: LeaveGroup, Summary: m.MemberID + " (close)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	}
 }
 
@@ -250,8 +251,8 @@ func (m *Member) protocol() assign.Protocol {
 }
 
 // joinRequest is what this member sends in JoinGroup.
-func (m *Member) joinRequest() *joinReq {
-	r := &joinReq{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
+func (m *Member) joinRequest() *wire.JoinGroupRequest {
+	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
 	r.Owned = append([]TopicPartition{}, m.Owned...)
@@ -274,12 +275,12 @@ func (m *Member) sendJoin(w *World) {
 	req := m.joinRequest()
 	s := "subscribe " + strings.Join(m.Topics, ",")
 	if m.protocol() == assign.Cooperative {
-		s += ", owns " + partList(w, m.Owned)
+		s += ", owns " + w.layout.PartList(m.Owned)
 	}
 	m.lastJoin = m.send(w, &Packet{Type: JoinGroup, Summary: s, Body: req})
 	m.await(m.lastJoin)
 	m.joinSeq++
-	w.after(timer{at: w.Tick + m.joinTimeoutTicks(), kind: tmJoinTimeout, client: m.Client, inc: m.Inc, n: m.joinSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: m.joinSeq})
 }
 
 // joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
@@ -302,7 +303,7 @@ func (m *Member) joinTimeout(w *World, seq int) {
 	if m.joinSeq != seq || m.hasJoinAnswer || !m.awaits(m.lastJoin) {
 		return
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(w), m.joinTimeoutTicks())
 	m.joinFuture = 0
 	// Outside PhaseJoining a reset left the join future waiting for this
 	// answer: the timeout fails it, and the loop sends the next JoinGroup
@@ -319,7 +320,7 @@ func (m *Member) syncTimeout(w *World, seq int) {
 	if m.syncSeq != seq || m.joinFuture == 0 || m.awaits(m.lastJoin) {
 		return // answered, or the join future is a later JoinGroup
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(w), m.Cfg.RequestTimeout)
 	m.joinFuture = 0
 	// Outside PhaseSyncing a reset left the join future waiting for this
 	// SyncGroup (the member rejoins as after any reset); in PhaseSyncing
@@ -331,7 +332,7 @@ func (m *Member) syncTimeout(w *World, seq int) {
 }
 
 func (m *Member) onJoinResponse(w *World, p *Packet) {
-	r, _ := p.Body.(*joinResp)
+	r, _ := p.Body.(*wire.JoinGroupResponse)
 	if p.Req != m.lastJoin || !m.awaits(p.Req) {
 		m.staleJoinAnswer(w, p.Error, r)
 		return
@@ -351,7 +352,7 @@ func (m *Member) onJoinResponse(w *World, p *Packet) {
 // staleJoinAnswer drops the answer to a JoinGroup this member has since
 // replaced: a member id it hands out is never used, so the coordinator
 // stops hearing it.
-func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+func (m *Member) staleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
 	if r != nil && code == None && r.MemberID != m.MemberID {
 		w.Group.memberIDDropped(w, r.MemberID)
 	}
@@ -367,7 +368,7 @@ func (m *Member) takeJoinAnswer(w *World) {
 	m.handleJoinAnswer(w, code, r)
 }
 
-func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
+func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *wire.JoinGroupResponse) {
 	if code == FencedInstanceID || code == InconsistentGroupProtocol {
 		// JoinGroupResponseHandler raises these whatever the member's
 		// state and generation, and joinGroupIfNeeded throws them (not
@@ -406,20 +407,20 @@ func (m *Member) handleJoinAnswer(w *World, code ErrorCode, r *joinResp) {
 	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
 	m.beatChange(w, was, wasID)
-	req := &syncReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
+	req := &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
 		a, err := assign.New(r.Protocol, m.Cfg.StickyRules)
 		if err != nil {
 			a, _ = assign.New("range", m.Cfg.StickyRules)
 		}
-		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.topicSize})
+		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: w.layout.TopicSizes()})
 		summary = "plan " + planSummary(w, req.Plan, r.Members)
-		w.event(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
+		w.trace.Eventf(EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(w, req.Plan, r.Members))
 	}
 	m.await(m.send(w, &Packet{Type: SyncGroup, Summary: summary, Body: req}))
 	m.syncSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmSyncTimeout, client: m.Client, inc: m.Inc, n: m.syncSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: m.syncSeq})
 }
 
 func (m *Member) onSyncResponse(w *World, p *Packet) {
@@ -460,14 +461,14 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		return
 	}
 	m.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
-	got := p.Body.(*syncResp).Assignment
+	got := p.Body.(*wire.SyncGroupResponse).Assignment
 	m.joinedGen = m.Generation
 	if tp, ok := m.unsubscribed(got); ok {
 		// ConsumerCoordinator.onJoinComplete: an assignment that does not
 		// match the subscription is not taken; the member rejoins with its
 		// current subscription.
-		w.event(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
-			m.Client, m.Generation, partList(w, got), tp, strings.Join(m.Topics, ","))
+		w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
+			m.Client, m.Generation, w.layout.PartList(got), tp, strings.Join(m.Topics, ","))
 		m.Phase = PhaseStable
 		m.rejoin = true
 		return
@@ -500,7 +501,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 				owned = append(owned, tp)
 			}
 		}
-		if !tpsSorted(owned) {
+		if !wire.Sorted(owned) {
 			if len(added) == 0 {
 				owned = slices.Clone(owned)
 			}
@@ -508,7 +509,7 @@ func (m *Member) onSyncResponse(w *World, p *Packet) {
 		}
 		m.Owned = owned
 	}
-	w.event(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, partList(w, got))
+	w.trace.Eventf(EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, w.layout.PartList(got))
 	if len(added) == 0 {
 		m.Phase = PhaseStable
 		return
@@ -669,7 +670,7 @@ func (m *Member) leaveGroupState(w *World, why string) {
 	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
 		return
 	}
-	w.event(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
+	w.trace.Eventf(EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
 	was := m.heartbeats()
 	m.Phase = PhaseOut
 	m.beatChange(w, was, m.MemberID)
@@ -692,7 +693,7 @@ func (m *Member) revokeCooperative(w *World) bool {
 		m.commitSync(w, listOf(offs), contRevokeDone)
 		return false
 	}
-	w.event(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, partList(w, m.revoke))
+	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, w.layout.PartList(m.revoke))
 	var keep, gone []TopicPartition
 	for _, tp := range m.Owned {
 		if !m.revoking(tp) {

@@ -19,6 +19,9 @@ package sim
 import (
 	"slices"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The client's member states (Kafka's MemberState, consumer side).
@@ -102,12 +105,12 @@ func (m *Member) sendHeartbeat(w *World) {
 	full := m.cg.state == cgJoining || m.cg.sentReset
 	retry := m.cg.state != cgJoining && m.cg.sentReset
 	m.cg.sentReset = false
-	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
+	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
 		MemberEpoch: m.Generation, RebalanceTimeout: -1}
 	var s []string
 	if full {
 		r.RebalanceTimeout = m.Cfg.MaxPollInterval
-		r.Topics, r.TopicsSent = cp(m.Topics), true
+		r.Topics, r.TopicsSent = store.Copy(m.Topics), true
 		r.Assignor = m.Cfg.RemoteAssignor
 		if retry {
 			s = append(s, "full (after a failed heartbeat)", "subscribe "+strings.Join(m.Topics, ","))
@@ -116,29 +119,25 @@ func (m *Member) sendHeartbeat(w *World) {
 		}
 	}
 	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
-		r.Owned, r.OwnedSent = cp(m.Owned), true
+		r.Owned, r.OwnedSent = store.Copy(m.Owned), true
 		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
-		s = append(s, "owns "+partList(w, m.Owned))
+		s = append(s, "owns "+w.layout.PartList(m.Owned))
 	}
-	// "epoch 2" (every heartbeat: encoded), then the fields sent, if any
-	b := encNum(w.scratch[:0], phEpochWord, int64(m.Generation))
-	if len(s) > 0 {
-		b = encLit(b, ", "+strings.Join(s, ", "))
-	}
-	summary := w.addText(b)
+	// "epoch 2" (every heartbeat), then the fields sent, if any
+	summary := w.trace.HeartbeatRequest(m.Generation, strings.Join(s, ", "))
 	m.cg.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
 	if m.cg.state == cgAcknowledging {
 		m.cg.state = cgStable
-		if m.cg.hasTarget && !slices.Equal(sortedTPs(m.cg.target), sortedTPs(m.Owned)) {
+		if m.cg.hasTarget && !slices.Equal(wire.SortedCopy(m.cg.target), wire.SortedCopy(m.Owned)) {
 			m.cg.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, text: summary, Body: r})
+	m.cg.inFlight = m.send(w, &Packet{Type: ConsumerGroupHeartbeat, Text: summary, Body: r})
 	m.cg.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.hbSeq, m: 1})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.hbSeq, Arg: 1})
 	// AbstractHeartbeatRequestManager.makeHeartbeatRequest: the interval
 	// timer restarts when a heartbeat is sent (HeartbeatRequestState.resetTimer),
 	// not when it is answered, so heartbeats go every interval, not every
@@ -156,7 +155,7 @@ func (m *Member) sendHeartbeat(w *World) {
 // after the given ticks.
 func (m *Member) armHeartbeat(w *World, after int) {
 	m.cg.ivSeq++
-	w.after(timer{at: w.Tick + after, kind: tmHeartbeat, client: m.Client, inc: m.Inc, n: m.cg.ivSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.ivSeq})
 }
 
 // cgRetryBackoff is the wait before a heartbeat is retried after a failed
@@ -195,7 +194,7 @@ func (m *Member) sendLeave(w *World, why string, unsubscribe bool) {
 	if m.Static() {
 		epoch = LeaveGroupStaticMemberEpoch
 	}
-	r := &cghbReq{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
+	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc, MemberEpoch: epoch, RebalanceTimeout: -1}
 	summary := "leave, epoch " + itoa(epoch) + " (" + why + ")"
 	if unsubscribe {
 		r.Topics, r.TopicsSent = []string{}, true
@@ -227,7 +226,7 @@ func (m *Member) heartbeatTimer(w *World, seq int, timeout bool) {
 		if seq != m.cg.hbSeq || m.cg.inFlight == nil {
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.inFlight = nil
 		m.cgFailedAttempt(w)
 		return
@@ -282,7 +281,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		m.cgFailedAttempt(w)
 		return
 	}
-	r := p.Body.(*cghbResp)
+	r := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
 	m.Generation = r.MemberEpoch
 	if m.cg.state == cgJoining {
 		m.cg.state = cgStable
@@ -304,8 +303,8 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 		m.armHeartbeat(w, interval)
 	}
 	if r.HasAssignment {
-		m.cg.target, m.cg.hasTarget = cp(r.Assignment), true
-		sortTPs(m.cg.target)
+		m.cg.target, m.cg.hasTarget = store.Copy(r.Assignment), true
+		wire.SortPartitions(m.cg.target)
 	}
 	m.cgReconcile(w)
 	if (m.cg.now || m.cg.due) && m.cg.inFlight == nil {
@@ -322,7 +321,7 @@ func (consumerClient) receive(w *World, m *Member, p *Packet) {
 // before then still names them and is refused. Without a listener it all
 // happens at once in the background thread.
 func (m *Member) cgFenced(w *World, code ErrorCode) {
-	w.event(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
+	w.trace.Eventf(EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(w), code, m.Generation)
 	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
 	if m.cgHasListener() {
 		m.cg.state = cgFencedState
@@ -346,7 +345,7 @@ func (m *Member) cgHasListener() bool {
 func (m *Member) cgLoseAll(w *World, why string) {
 	m.abandonFetch()
 	if len(m.Owned) > 0 {
-		w.event(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), partList(w, m.Owned), why)
+		w.trace.Eventf(EvRevoked, m.Client, "%s loses %s (%s)", m.label(w), w.layout.PartList(m.Owned), why)
 	}
 	m.Owned = nil
 	m.positions.reset()
@@ -435,7 +434,7 @@ func (m *Member) cgRevoke(w *World) {
 			keep = append(keep, tp)
 		}
 	}
-	w.event(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), partList(w, m.cg.revoked), m.Generation)
+	w.trace.Eventf(EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(w), w.layout.PartList(m.cg.revoked), m.Generation)
 	m.Owned, m.cg.revoked = keep, nil
 	m.abandonFetch()
 }
@@ -455,16 +454,16 @@ func (m *Member) cgAssign(w *World) {
 			owned = append(owned, tp)
 		}
 	}
-	if !tpsSorted(owned) {
+	if !wire.Sorted(owned) {
 		if len(added) == 0 {
 			owned = slices.Clone(owned)
 		}
-		sortTPs(owned)
+		wire.SortPartitions(owned)
 	}
 	m.Owned = owned
 	m.cg.hasTarget = false
 	if len(added) > 0 {
-		w.event(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, partList(w, m.Owned))
+		w.trace.Eventf(EvAssigned, m.Client, "%s epoch %d: %s", m.label(w), m.Generation, w.layout.PartList(m.Owned))
 		m.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
 		m.sendOffsetFetch(w, added)
@@ -475,14 +474,14 @@ func (m *Member) cgAssign(w *World) {
 
 // sendCommitBeforeRevoke is the auto-commit before revocation.
 func (m *Member) sendCommitBeforeRevoke(w *World, offs map[TopicPartition]int) {
-	req := &commitReq{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
+	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
 	for _, tp := range sortedKeys(offs) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.cg.commitPkt = m.send(w, &Packet{Type: OffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", epoch " + itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
 	m.cg.commitSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq, m: 1})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq, Arg: 1})
 }
 
 // onCommitBeforeRevoke: the auto-commit before revocation is answered.
@@ -497,14 +496,14 @@ func (m *Member) onCommitBeforeRevoke(w *World, p *Packet) {
 	}
 	m.cg.commitPkt = nil
 	if p.Error == StaleMemberEpoch && m.Generation > 0 && w.Tick < m.cg.commitDeadline {
-		w.event(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
+		w.trace.Eventf(EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(w), p.Error)
 		m.cg.commitSeq++
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	m.cg.commitWait = false
 	if p.Error != None {
-		w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(w), p.Error)
 	}
 	m.cgRevokeStep(w)
 }
@@ -519,13 +518,13 @@ func (m *Member) revokeCommitTimer(w *World, seq int, timeout bool) {
 		m.cg.commitPkt = nil
 		if w.Tick >= m.cg.commitDeadline {
 			m.cg.commitWait = false
-			w.event(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
+			w.trace.Eventf(EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label(w))
 			m.cgRevokeStep(w)
 			return
 		}
-		w.event(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(w), m.Cfg.RequestTimeout)
 		m.cg.commitSeq++
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmRevokeCommit, client: m.Client, inc: m.Inc, n: m.cg.commitSeq})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
 		return
 	}
 	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
@@ -580,7 +579,7 @@ func (m *Member) cgListenerDone(w *World) {
 // revoking anything first, becomes STALE and loses its partitions
 // (onPartitionsLost); it rejoins with epoch 0 at its next poll().
 func (consumerClient) pollTimeout(w *World, m *Member, since int) {
-	w.event(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
+	w.trace.Eventf(EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
 		m.Client, w.Tick-since, m.Cfg.MaxPollInterval)
 	m.sendLeave(w, "poll timeout", false)
 	m.cg.state = cgStale

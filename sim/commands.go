@@ -66,7 +66,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.topicNames(), ","))
+			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.layout.InputTopics(), ","))
 		}
 	}
 	if static && w.Cfg.ForClient(client).InstanceID == "" {
@@ -155,9 +155,9 @@ func (w *World) Restart(client string) error {
 	if old.Alive {
 		if busy, slow := old.Processing(); busy && slow {
 			old.Zombie = true
-			w.event(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
+			w.trace.Eventf(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
 		} else {
-			w.event(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
+			w.trace.Eventf(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
 			old.die(w)
 		}
 	}
@@ -180,7 +180,7 @@ func (w *World) Slow(client string) error {
 // ProduceInput appends n upstream records to an input partition.
 func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	isInput := false
-	for _, t := range w.inputTPs {
+	for _, t := range w.layout.Inputs() {
 		if t == tp {
 			isInput = true
 		}
@@ -191,18 +191,17 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	if n < 1 || n > 1_000_000 {
 		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
 	}
-	first := w.logOf(tp).HW()
-	w.appendInput(tp, n, true)
-	// "%d records appended to %s (%s..%s)", encoded (a steady producer
-	// sends this every few ticks).
-	b, _ := w.argTP(argNum(encTemplate(w.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
-	w.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
+	first := w.broker.Log(tp).HW()
+	w.broker.Append(tp, n)
+	// "%d records appended to %s (%s..%s)" (a steady producer sends this
+	// every few ticks).
+	w.trace.Input(tp, n, first)
 	return nil
 }
 
 func (w *World) inputNames() []string {
 	var out []string
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		out = append(out, tp.String())
 	}
 	return out

@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // BenchmarkTickAutoCommit100x10000: 100 idle members over 10,000 partitions
@@ -49,11 +52,11 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 // are the partitions' own.
 func TestFetchPositionList(t *testing.T) {
 	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"b", 3}, {"a", 2}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "b", Partitions: 3}, {Name: "a", Partitions: 2}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, idx := range []*inputIndex{nil, &w.records.index} {
+	for _, idx := range []*topo.InputIndex{nil, w.layout.Input()} {
 		for _, owned := range [][]TopicPartition{
 			nil,
 			{tp("a", 0), tp("a", 1), tp("b", 0)},
@@ -89,7 +92,7 @@ func TestFetchPositionList(t *testing.T) {
 					t.Fatalf("Owned %v, %s: got %v %v, want %v %v", owned, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
 				}
 				for i, tp := range c.got.tps {
-					if s := slotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.tps[s] != tp) {
+					if s := topo.SlotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.At(int(s)) != tp) {
 						t.Fatalf("Owned %v, %s: slot %d of %v is not its own", owned, c.name, s, tp)
 					}
 				}
@@ -128,8 +131,8 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 			w.Step()
 			for ; seen < w.Packets.Len(); seen++ {
-				p := w.keep[seen]
-				if req, ok := p.Body.(*commitReq); ok && !p.Response && len(req.Partitions) > 0 {
+				p := w.env.KeepForTest()[seen]
+				if req, ok := p.Body.(*wire.OffsetCommitRequest); ok && !p.Response && len(req.Partitions) > 0 {
 					sent[p] = slices.Clone(req.Partitions)
 					if m := w.process(p.From, p.FromInc); m != nil && len(m.Owned) > 0 && &m.Owned[0] == &req.Partitions[0] {
 						shared++
@@ -138,7 +141,7 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 		}
 		for p, tps := range sent {
-			if got := p.Body.(*commitReq).Partitions; !slices.Equal(got, tps) {
+			if got := p.Body.(*wire.OffsetCommitRequest).Partitions; !slices.Equal(got, tps) {
 				t.Fatalf("seed %d: OffsetCommit %d sent at tick %d named %v, names %v now", seed, p.ID, p.Sent, tps, got)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // CommitMode is when a member commits its offsets.
@@ -276,7 +277,7 @@ func buildSettings() []Setting {
 					c.TransactionalID = ""
 					return nil
 				}
-				if !validName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
+				if !topo.ValidName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
 					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s", v, ClientPlaceholder)
 				}
 				c.TransactionalID = v
@@ -291,7 +292,7 @@ func buildSettings() []Setting {
 					c.InstanceID = ""
 					return nil
 				}
-				if !validName(v) {
+				if !topo.ValidName(v) {
 					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_' and '-'", v)
 				}
 				c.InstanceID = v
@@ -375,15 +376,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func validName(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // LookupSetting finds a key.

@@ -3,6 +3,9 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // stepChecked advances the world n ticks, checking invariants every tick.
@@ -104,9 +107,9 @@ func TestEndTxnStates(t *testing.T) {
 	} {
 		e.State = tc.state
 		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
-			Body: &endTxnReq{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
-		w.Txn.receive(w, req)
-		got := w.sending[len(w.sending)-1]
+			Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
+		w.Txn.Receive(req)
+		got := w.env.Sending()[len(w.env.Sending())-1]
 		if got.Req != req || got.Error != tc.want {
 			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)
 		}
@@ -247,7 +250,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 		}
 		return false
 	})
-	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	store.PutMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
 	if !m.Zombie {
@@ -382,7 +385,7 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 	stepUntil(t, w, c, 10, func() bool { gm := w.Group.members["C2-1"]; return gm != nil && gm.joinPkt != nil })
 	join := w.Group.members["C2-1"].joinPkt
 	w.Group.removeMember(w, "C2-1", "removed by the test")
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Req == join {
 			if p.Error != UnknownMemberID {
 				t.Errorf("the waiting JoinGroup answered %s, want UNKNOWN_MEMBER_ID", p.Error)
@@ -428,7 +431,7 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
 			w.Group.staticRejoin(w, newJoin, &r, oldID)
 			var answer *Packet
-			for _, p := range w.sending {
+			for _, p := range w.env.Sending() {
 				if p.Req == waiting {
 					answer = p
 				}
@@ -464,8 +467,8 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	}
 	var leader string
 	stepUntil(t, w, c, 40, func() bool {
-		for _, p := range w.sending {
-			if r, ok := p.Body.(*syncReq); ok && !p.Response && len(r.Plan) > 0 {
+		for _, p := range w.env.Sending() {
+			if r, ok := p.Body.(*wire.SyncGroupRequest); ok && !p.Response && len(r.Plan) > 0 {
 				leader = p.From
 				return true
 			}
@@ -547,7 +550,7 @@ func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
 	if since < 0 {
 		t.Fatalf("%s not silent after its process stopped", id)
 	}
-	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: id, Generation: g.Generation}}
+	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Generation}}
 	g.sessionExpiry(w, id, since)
 	if g.members[id] == nil {
 		t.Fatalf("%s removed for its session while its SyncGroup waited", id)

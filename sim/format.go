@@ -26,26 +26,8 @@ func sortedKeys(m map[TopicPartition]int) []TopicPartition {
 	return ks
 }
 
-// partList names partitions the seed's way: {o0 o1 p0}.
-func partList(w *World, tps []TopicPartition) string {
-	return string(appendPartList(w, make([]byte, 0, 6*len(tps)+2), tps))
-}
-
-// appendPartList appends partList(w, tps) to b, sorting a copy only when
-// tps is not sorted already.
-func appendPartList(w *World, b []byte, tps []TopicPartition) []byte {
-	b = append(b, '{')
-	for i, tp := range sortedView(tps) {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = w.appendShortName(b, tp)
-	}
-	return append(b, '}')
-}
-
 // PartList is partList for the views.
-func (w *World) PartList(tps []TopicPartition) string { return partList(w, tps) }
+func (w *World) PartList(tps []TopicPartition) string { return w.layout.PartList(tps) }
 
 func planSummary(w *World, plan assign.Assignment, members []assign.Member) string {
 	ids := make([]string, 0, len(members))
@@ -55,7 +37,7 @@ func planSummary(w *World, plan assign.Assignment, members []assign.Member) stri
 	sort.Strings(ids)
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = clientOf(id) + " " + partList(w, plan[id])
+		parts[i] = clientOf(id) + " " + w.layout.PartList(plan[id])
 	}
 	return strings.Join(parts, " · ")
 }
@@ -66,22 +48,4 @@ func clientOf(memberID string) string {
 		return memberID[:i]
 	}
 	return memberID
-}
-
-// offsetSummary is "o0@3 o1@5": built in one buffer, as it is written for
-// every commit and fetch.
-func offsetSummary(w *World, tps []TopicPartition, offs []int) string {
-	return string(appendOffsets(w, make([]byte, 0, 8*len(tps)), tps, offs))
-}
-
-func appendOffsets(w *World, b []byte, tps []TopicPartition, offs []int) []byte {
-	for i, tp := range tps {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = w.appendShortName(b, tp)
-		b = append(b, '@')
-		b = strconv.AppendInt(b, int64(offs[i]), 10)
-	}
-	return b
 }

@@ -4,7 +4,10 @@ package sim
 // keeps two group types side by side (group/classic and group/modern/consumer);
 // kgrepl's Group carries what both need, and groupKind is what differs.
 
-import "sort"
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 // GroupType is the group protocol a group speaks (Kafka's Group.GroupType).
 type GroupType string
@@ -169,7 +172,7 @@ type Group struct {
 	pending    map[int64]map[TopicPartition]OffsetRecord
 	OffsetsLog OffsetsLog
 	// Transitions lists every state change, for the invariant checks.
-	Transitions Seq[GroupTransition]
+	Transitions store.Seq[GroupTransition]
 	// RebalanceStarts counts the rebalances: a classic group's entries into
 	// PreparingRebalance, a consumer group's group epoch bumps (Kafka's
 	// consumer-group-rebalances sensor counts those).
@@ -204,16 +207,7 @@ func (g *Group) transition(w *World, s GroupState, reason string) {
 		return
 	}
 	g.Transitions.Append(GroupTransition{Tick: w.Tick, Type: g.Type, From: g.State, To: s, Reason: reason})
-	// "group G: FROM -> TO (reason)", spelled on the stack and encoded as
-	// the event's text (eventText's encoding, without building a string:
-	// a branch of the explorer makes a few of these).
-	var buf [128]byte
-	b := append(append(append(append(append(buf[:0], "group "...), g.ID...), ": "...), g.State...), " -> "...)
-	b = append(b, s...)
-	if reason != "" {
-		b = append(append(append(b, " ("...), reason...), ')')
-	}
-	w.eventEnc(EvGroupState, "", encLit(w.scratch[:0], b), 0)
+	w.trace.GroupState(g.ID, string(g.State), string(s), reason)
 	g.State = s
 }
 
@@ -230,23 +224,8 @@ func (g *Group) Members() []*GroupMember { return g.sorted }
 func (g *Group) membersChanged() {
 	g.sorted = nil
 	if len(g.members) > 0 {
-		g.sorted = valuesByKey(g.members)
+		g.sorted = store.ValuesByKey(g.members)
 	}
-}
-
-// valuesByKey lists a map's values in key order: the coordinators' views
-// never depend on Go's map order.
-func valuesByKey[V any](m map[string]V) []V {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]V, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
-	}
-	return out
 }
 
 // MemberByID looks a member up.
@@ -279,26 +258,26 @@ func (g *Group) receive(w *World, p *Packet) {
 	if g.Type == ConsumerGroup {
 		switch p.Type {
 		case SyncGroup:
-			g.classicSyncToConsumerGroup(w, p, p.Body.(*syncReq))
+			g.classicSyncToConsumerGroup(w, p, p.Body.(*wire.SyncGroupRequest))
 			return
 		case LeaveGroup:
-			g.classicLeaveToConsumerGroup(w, p, p.Body.(*leaveReq))
+			g.classicLeaveToConsumerGroup(w, p, p.Body.(*wire.LeaveGroupRequest))
 			return
 		}
 	}
 	switch p.Type {
 	case JoinGroup:
-		g.onJoin(w, p, p.Body.(*joinReq))
+		g.onJoin(w, p, p.Body.(*wire.JoinGroupRequest))
 	case SyncGroup:
-		g.onSync(w, p, p.Body.(*syncReq))
+		g.onSync(w, p, p.Body.(*wire.SyncGroupRequest))
 	case LeaveGroup:
-		g.onLeave(w, p, p.Body.(*leaveReq))
+		g.onLeave(w, p, p.Body.(*wire.LeaveGroupRequest))
 	case OffsetCommit:
-		g.onCommit(w, p, p.Body.(*commitReq))
+		g.onCommit(w, p, p.Body.(*wire.OffsetCommitRequest))
 	case OffsetFetch:
-		g.onOffsetFetch(w, p, p.Body.(*offsetFetchReq))
+		g.onOffsetFetch(w, p, p.Body.(*wire.OffsetFetchRequest))
 	case ConsumerGroupHeartbeat:
-		g.onConsumerHeartbeat(w, p, p.Body.(*cghbReq))
+		g.onConsumerHeartbeat(w, p, p.Body.(*wire.ConsumerGroupHeartbeatRequest))
 	}
 }
 

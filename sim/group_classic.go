@@ -11,9 +11,11 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
+func (g *Group) addMember(r *wire.JoinGroupRequest, tick int) *GroupMember {
 	g.joinSeq++
 	gm := &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
 		Topics: r.Topics, Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy},
@@ -21,7 +23,7 @@ func (g *Group) addMember(r *joinReq, tick int) *GroupMember {
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.putMember(gm)
 	if gm.InstanceID != "" {
-		putMap(&g.static, gm.InstanceID, gm.MemberID)
+		store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 	}
 	return gm
 }
@@ -35,21 +37,21 @@ func (g *Group) removeMember(w *World, id, why string) {
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == id {
 		delete(g.static, gm.InstanceID)
 	}
-	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
+	w.trace.Eventf(EvRemoved, gm.ClientID, "coordinator removes %s: %s", id, why)
 	if gm.joinPkt != nil {
 		// GroupMetadataManager completes a JoinGroup still waiting at the
 		// coordinator with UNKNOWN_MEMBER_ID before it removes the member:
 		// removeMemberAndUpdateClassicGroup for an expired session,
 		// removeCurrentMemberFromClassicGroup for a LeaveGroup.
-		w.reply(gm.joinPkt, UnknownMemberID, "", nil)
+		w.env.Reply(gm.joinPkt, UnknownMemberID, "", nil)
 		gm.joinPkt = nil
 	}
 	// A live process that was removed learns it from its next heartbeat
 	// (one that left knows already); one that sends none now learns it
 	// from its next JoinGroup or SyncGroup answer.
 	if g.hearsFrom(w, gm) {
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &leaveReq{MemberID: id}})
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: id}})
 	}
 }
 
@@ -122,7 +124,7 @@ func (g *Group) allowProtocol(memberID, strategy string) {
 	gm.Protocols = append(append([]string{}, gm.Protocols...), strategy)
 }
 
-func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
+func (g *Group) onJoin(w *World, p *Packet, r *wire.JoinGroupRequest) {
 	if g.Type == ConsumerGroup {
 		if len(g.members) > 0 {
 			// A classic member joins the consumer group as a classic member
@@ -138,13 +140,13 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		// generation 0. The committed offsets stay.
 		from := g.GroupEpoch
 		g.recreate(ClassicGroup)
-		w.event(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
+		w.trace.Eventf(EvGroupState, "", "group %s (consumer, empty, group epoch %d) is deleted and made anew as a classic group at generation 0 (group.protocol=classic); its committed offsets stay", g.ID, from)
 	}
 	// GroupMetadataManager.classicGroupJoinNewMember and
 	// classicGroupJoinExistingMember: a member with no assignor in common
 	// with the group is refused with INCONSISTENT_GROUP_PROTOCOL.
 	if !g.supportsProtocol(r.Strategy) {
-		w.reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
+		w.env.Reply(p, InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
 		return
 	}
 	if r.MemberID == "" {
@@ -167,7 +169,7 @@ func (g *Group) onJoin(w *World, p *Packet, r *joinReq) {
 		return
 	}
 	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	gm := g.members[r.MemberID]
@@ -206,7 +208,7 @@ func (g *Group) markJoined(gm *GroupMember, p *Packet) {
 
 // staticRejoin swaps a new member id in for a returning static member: same
 // assignment, no rebalance, no new generation (KIP-345).
-func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
+func (g *Group) staticRejoin(w *World, p *Packet, r *wire.JoinGroupRequest, oldID string) {
 	old := g.members[oldID]
 	// ClassicGroup.replaceStaticMember fences the old instance at once: a
 	// JoinGroup or SyncGroup of it still waiting is answered
@@ -214,15 +216,15 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 	// (AbstractCoordinator's JoinGroupResponseHandler and
 	// SyncGroupResponseHandler). A process already gone never reads it.
 	if old.joinPkt != nil {
-		w.reply(old.joinPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+		w.env.Reply(old.joinPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
 	}
 	if old.syncPkt != nil {
-		w.reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
+		w.env.Reply(old.syncPkt, FencedInstanceID, "static member "+r.InstanceID+" replaced by a new instance", nil)
 	}
 	nr := *r
 	nr.MemberID = w.issueMemberID(r.Client)
 	g.dropMember(oldID)
-	putMap(&g.fenced, oldID, true)
+	store.PutMap(&g.fenced, oldID, true)
 	gm := &GroupMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Owned: r.Owned, OwnedGen: r.OwnedGen, Strategy: r.Strategy, Protocols: []string{r.Strategy}, RebalanceTimeout: r.RebalanceTimeout,
@@ -230,11 +232,11 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 		pendingSync: old.pendingSync}
 	g.putMember(gm)
 	g.heardLast(w, gm)
-	putMap(&g.static, r.InstanceID, gm.MemberID)
+	store.PutMap(&g.static, r.InstanceID, gm.MemberID)
 	if g.Leader == oldID {
 		g.Leader = gm.MemberID
 	}
-	w.event(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
+	w.trace.Eventf(EvStaticRejoin, r.Client, "static member %s returns as %s, swapped in for %s: same assignment, generation stays %d",
 		r.InstanceID, gm.MemberID, oldID, g.Generation)
 	switch g.State {
 	case Stable:
@@ -270,13 +272,13 @@ func (g *Group) staticRejoin(w *World, p *Packet, r *joinReq, oldID string) {
 
 // answerJoin answers one member's JoinGroup with the generation in force.
 func (g *Group) answerJoin(w *World, gm *GroupMember, p *Packet) {
-	resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
+	resp := &wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 	summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, orDash(g.Leader))
 	if gm.MemberID == g.Leader && g.State == CompletingRebalance {
 		resp.Members = g.memberList()
 		summary += ", members " + memberIDs(g.Members())
 	}
-	w.reply(p, None, summary, resp)
+	w.env.Reply(p, None, summary, resp)
 }
 
 // memberList is what the leader is sent: every member's subscription and claims.
@@ -298,7 +300,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 	if g.State == CompletingRebalance {
 		for _, gm := range g.Members() {
 			if gm.syncPkt != nil {
-				w.reply(gm.syncPkt, RebalanceInProgress, "", nil)
+				w.env.Reply(gm.syncPkt, RebalanceInProgress, "", nil)
 				gm.syncPkt = nil
 				g.rescheduleHeartbeat(w, gm) // propagateAssignment
 			}
@@ -324,9 +326,9 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 		if g.initialRemaining < 0 {
 			g.initialRemaining = 0
 		}
-		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: g.roundStart, m: d})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + d, Kind: tmInitialRebalance, Key: g.roundStart, Arg: d})
 	} else {
-		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.deadline, Kind: tmRebalanceDeadline, Key: g.roundStart})
 	}
 	for _, gm := range g.Members() {
 		if gm.joinPkt == nil || gm.joinPkt.Delivered != w.Tick {
@@ -337,7 +339,7 @@ func (g *Group) prepareRebalance(w *World, reason string) {
 			// Told by its next heartbeat's answer; a member sending none
 			// (joining, its generation reset, dead) hears nothing: its next
 			// JoinGroup or SyncGroup comes anyway.
-			w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 				Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin"})
 		}
 	}
@@ -383,7 +385,7 @@ func (g *Group) completeJoin(w *World) {
 	if len(g.members) > 0 && !g.anyJoined() {
 		// Only static members that have not rejoined are left: Kafka keeps
 		// them and tries the round again rather than form an empty generation.
-		w.event(EvGeneration, "", "no member rejoined within the rebalance timeout; the round starts again")
+		w.trace.Eventf(EvGeneration, "", "no member rejoined within the rebalance timeout; the round starts again")
 		g.roundStart = w.Tick
 		g.deadline = w.Tick + (g.deadline - g.roundStart)
 		timeout := 0
@@ -393,14 +395,14 @@ func (g *Group) completeJoin(w *World) {
 			}
 		}
 		g.deadline = w.Tick + timeout
-		w.after(timer{at: g.deadline, kind: tmRebalanceDeadline, n: g.roundStart})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.deadline, Kind: tmRebalanceDeadline, Key: g.roundStart})
 		return
 	}
 	g.Generation++
 	if len(g.members) == 0 {
 		g.Leader = ""
 		g.transition(w, Empty, "no members")
-		w.event(EvGeneration, "", "generation %d: no members", g.Generation)
+		w.trace.Eventf(EvGeneration, "", "generation %d: no members", g.Generation)
 		return
 	}
 	joined := []*GroupMember{}
@@ -415,7 +417,7 @@ func (g *Group) completeJoin(w *World) {
 	}
 	g.Assignor = g.chooseProtocol()
 	g.transition(w, CompletingRebalance, fmt.Sprintf("generation %d", g.Generation))
-	w.event(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Assignor, memberIDs(g.Members()))
+	w.trace.Eventf(EvGeneration, "", "generation %d: leader %s, %s, members %s", g.Generation, g.Leader, g.Assignor, memberIDs(g.Members()))
 	list := g.memberList()
 	// GroupMetadataManager.completeClassicGroupJoin: every member must now
 	// heartbeat with the member id it was given, and send SyncGroup within
@@ -427,14 +429,14 @@ func (g *Group) completeJoin(w *World) {
 			timeout = gm.RebalanceTimeout
 		}
 	}
-	w.after(timer{at: w.Tick + timeout, kind: tmPendingSync, n: g.Generation, m: g.Incarnation})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + timeout, Kind: tmPendingSync, Key: g.Generation, Arg: g.Incarnation})
 	// rescheduleClassicGroupMemberHeartbeat for every member left, static
 	// ones that did not rejoin too (completeClassicGroupJoin walks
 	// allMembers): the session runs from now for a member whose client is
 	// not heartbeating (a JoinGroup counted as heard while it waited
 	// here).
 	for _, gm := range joined {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: g.Generation})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: g.Generation})
 		g.rescheduleHeartbeat(w, gm)
 	}
 	for _, gm := range g.Members() {
@@ -443,14 +445,14 @@ func (g *Group) completeJoin(w *World) {
 		}
 	}
 	for _, gm := range joined {
-		resp := &joinResp{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
+		resp := &wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: g.Generation, Leader: g.Leader, Protocol: g.Assignor}
 		summary := fmt.Sprintf("gen %d, member %s, leader %s", g.Generation, gm.MemberID, g.Leader)
 		if gm.MemberID == g.Leader {
 			resp.Members = list
 			summary += ", members " + memberIDs(g.Members())
 		}
 		if gm.joinPkt != nil {
-			w.reply(gm.joinPkt, None, summary, resp)
+			w.env.Reply(gm.joinPkt, None, summary, resp)
 		}
 		gm.joinPkt = nil
 		gm.Joined = false
@@ -474,8 +476,8 @@ func (g *Group) initialDelayOver(w *World, roundStart, delay int) {
 		if g.initialRemaining < 0 {
 			g.initialRemaining = 0
 		}
-		w.event(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
-		w.after(timer{at: w.Tick + d, kind: tmInitialRebalance, n: roundStart, m: d})
+		w.trace.Eventf(EvGeneration, "", "a member joined during group.initial.rebalance.delay.ms: the first rebalance waits %d more", d)
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + d, Kind: tmInitialRebalance, Key: roundStart, Arg: d})
 		return
 	}
 	g.initialRound = false
@@ -504,7 +506,7 @@ func (g *Group) heartbeatCheck(w *World, id string, gen int) {
 		return
 	}
 	if (g.State == PreparingRebalance && gm.joinPkt != nil) || gm.syncPkt != nil {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: id, n: gen})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: id, Key: gen})
 		return
 	}
 	g.removeMember(w, id, fmt.Sprintf("session timeout (no heartbeat with %s for %d ticks: its client never took that member id)", id, gm.SessionTimeout))
@@ -550,7 +552,7 @@ func (g *Group) withheld(w *World) bool {
 			owned[tp] = true
 		}
 	}
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		if subscribed[tp.Topic] && !owned[tp] {
 			return true
 		}
@@ -582,16 +584,16 @@ func (g *Group) chooseProtocol() string {
 	return best
 }
 
-func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
+func (g *Group) onSync(w *World, p *Packet, r *wire.SyncGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, r.Generation); code != None {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	gm := g.members[r.MemberID]
 	gm.pendingSync = false
 	switch g.State {
 	case PreparingRebalance:
-		w.reply(p, RebalanceInProgress, "", nil)
+		w.env.Reply(p, RebalanceInProgress, "", nil)
 	case Stable:
 		g.answerSync(w, gm, p)
 	case CompletingRebalance:
@@ -616,21 +618,21 @@ func (g *Group) onSync(w *World, p *Packet, r *syncReq) {
 			}
 		}
 	default:
-		w.reply(p, UnknownMemberID, "", nil)
+		w.env.Reply(p, UnknownMemberID, "", nil)
 	}
 }
 
 func (g *Group) answerSync(w *World, gm *GroupMember, p *Packet) {
-	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: append([]TopicPartition{}, gm.Assignment...)})
+	w.env.Reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]TopicPartition{}, gm.Assignment...)})
 }
 
-func (g *Group) onLeave(w *World, p *Packet, r *leaveReq) {
+func (g *Group) onLeave(w *World, p *Packet, r *wire.LeaveGroupRequest) {
 	if code := g.checkMember(r.MemberID, r.InstanceID, g.Generation); code == UnknownMemberID || code == FencedInstanceID {
-		w.reply(p, code, "", nil)
+		w.env.Reply(p, code, "", nil)
 		return
 	}
 	g.removeMember(w, r.MemberID, "LeaveGroup")
-	w.reply(p, None, "", nil)
+	w.env.Reply(p, None, "", nil)
 	if g.State != Empty {
 		g.prepareRebalance(w, r.MemberID+" left")
 	}
@@ -648,7 +650,7 @@ func (g *Group) heardLast(w *World, gm *GroupMember) {
 	}
 	if m := w.process(gm.ClientID, gm.Inc); (m == nil || !m.Alive) && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 	}
 }
 
@@ -686,7 +688,7 @@ func (g *Group) rescheduleHeartbeat(w *World, gm *GroupMember) {
 		return
 	}
 	gm.silentSince = w.Tick
-	w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 }
 
 // memberIDDropped: a live process goes by another member id now.
@@ -702,7 +704,7 @@ func (g *Group) memberIDDropped(w *World, id string) {
 	}
 	if gm := g.members[id]; gm != nil && gm.silentSince < 0 {
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: id, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: id, Key: w.Tick})
 	}
 }
 
@@ -725,7 +727,7 @@ func (g *Group) processStopped(w *World, m *Member) {
 			continue
 		}
 		gm.silentSince = w.Tick
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 	}
 }
 
@@ -741,7 +743,7 @@ func (g *Group) sessionExpiry(w *World, id string, since int) {
 		// kgrepl counts a new member's waiting JoinGroup too: Kafka times
 		// those out after group.classic.new.member.join.timeout.ms (5
 		// minutes), which kgrepl leaves out.
-		w.after(timer{at: w.Tick + cur.SessionTimeout, kind: tmSessionExpiry, id: id, n: since})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + cur.SessionTimeout, Kind: tmSessionExpiry, Member: id, Key: since})
 		return
 	}
 	g.removeMember(w, id, fmt.Sprintf("session timeout (%d ticks of silence)", w.Tick-since))

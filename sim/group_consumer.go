@@ -20,41 +20,10 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
-
-// The member epochs a leaving member sends (ConsumerGroupHeartbeatRequest).
-const (
-	LeaveGroupMemberEpoch       = -1 // leave the group
-	LeaveGroupStaticMemberEpoch = -2 // a static member leaves for now and will come back
-)
-
-// cghbReq is a ConsumerGroupHeartbeat request. Optional fields are absent
-// when unchanged since the previous heartbeat (ConsumerHeartbeatRequestManager's
-// SentFields): RebalanceTimeout -1, Topics nil with TopicsSent false,
-// Owned with OwnedSent false, Assignor "".
-type cghbReq struct {
-	MemberID, InstanceID string
-	Client               string
-	Inc                  int
-	MemberEpoch          int
-	RebalanceTimeout     int
-	Topics               []string
-	TopicsSent           bool
-	Owned                []TopicPartition
-	OwnedSent            bool
-	Assignor             string // group.remote.assignor
-}
-
-// cghbResp is its answer. Assignment is set (HasAssignment) only when
-// Kafka sends it: on a full request or when the member's assignment changed.
-type cghbResp struct {
-	MemberID      string
-	MemberEpoch   int
-	Interval      int
-	Assignment    []TopicPartition
-	HasAssignment bool
-}
 
 // consumerKind is the consumer group's groupKind.
 type consumerKind struct{}
@@ -120,7 +89,7 @@ func (consumerKind) tick(w *World, g *Group) {
 var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconciling: true, Stable: true, Dead: true}
 
 // onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
-func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
+func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	if g.Type == ClassicGroup {
 		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
 		// converts; an empty classic group is replaced by a consumer group, a
@@ -128,14 +97,14 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
 		switch {
 		case r.MemberEpoch != 0:
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
+			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
 			return
 		case len(g.members) == 0:
 			g.becomeConsumerGroup(w)
 		case upgradeEnabled(w):
 			g.convertToConsumerGroup(w)
 		default:
-			w.reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
+			w.env.Reply(p, GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
 			return
 		}
 	}
@@ -145,10 +114,10 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	}
 	gm, replaced, code := g.heartbeatMember(w, r)
 	if code != None {
-		w.reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
+		w.env.Reply(p, code, orDash(r.MemberID)+" epoch "+itoa(r.MemberEpoch), nil)
 		return
 	}
-	before := cp(gm.Assignment)
+	before := store.Copy(gm.Assignment)
 	newMember := g.members[gm.MemberID] != gm
 	// 1. Update the member; a new member or a changed subscription bumps
 	// the group epoch (hasMemberSubscriptionChanged). A changed server
@@ -156,7 +125,7 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	// computation (computePreferredServerAssignor).
 	bump := newMember && replaced == nil
 	if r.TopicsSent && !slices.Equal(gm.Topics, r.Topics) {
-		gm.Topics = cp(r.Topics)
+		gm.Topics = store.Copy(r.Topics)
 		bump = true
 	}
 	if r.Assignor != "" {
@@ -169,27 +138,21 @@ func (g *Group) onConsumerHeartbeat(w *World, p *Packet, r *cghbReq) {
 	g.admitAndAssign(w, gm, replaced, newMember, bump, "")
 	// 3. Reconcile this member towards its target.
 	if err := g.maybeReconcile(w, gm, r); err != nil {
-		w.reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
+		w.env.Reply(p, FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
 		return
 	}
 	g.scheduleConsumerSessionTimeout(w, gm)
 	g.updateConsumerState(w)
 	g.notifyClassicMembers(w)
-	resp := &cghbResp{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
+	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: w.Cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !slices.Equal(before, gm.Assignment) {
-		resp.Assignment, resp.HasAssignment = cp(gm.Assignment), true
+		resp.Assignment, resp.HasAssignment = store.Copy(gm.Assignment), true
 	}
-	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}", encoded: every
-	// heartbeat's answer writes it
-	b := encNum(w.scratch[:0], phEpochWord, int64(gm.MemberEpoch))
-	if resp.HasAssignment {
-		b = w.encPartList(append(b, phAssigned), resp.Assignment)
-	}
-	if !slices.Equal(gm.Target, gm.Assignment) {
-		b = w.encPartList(append(b, phTarget), gm.Target)
-	}
-	w.replyText(p, None, w.addText(b), resp)
+	// "epoch 2, assigned {o0 o1}, target {o0 o1 o2}": every heartbeat's
+	// answer writes it
+	text := w.trace.HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
+	w.env.ReplyText(p, None, text, resp)
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -203,15 +166,15 @@ func (g *Group) admitAndAssign(w *World, gm, replaced *GroupMember, newMember, b
 		} else {
 			g.putMember(gm)
 			if gm.InstanceID != "" {
-				putMap(&g.static, gm.InstanceID, gm.MemberID)
+				store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
-			w.event(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+			w.trace.Eventf(EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
 		}
 	}
 	if bump {
 		g.GroupEpoch++
 		g.RebalanceStarts++
-		w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+		w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	}
 	if g.GroupEpoch > g.AssignmentEpoch {
 		g.updateTargetAssignment(w, gm)
@@ -230,10 +193,10 @@ func (g *Group) becomeConsumerGroup(w *World) {
 	if from == 0 {
 		// No generation ever formed: in Kafka there is no group yet to
 		// delete (kgrepl's world starts with an empty classic group).
-		w.event(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
+		w.trace.Eventf(EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
 		return
 	}
-	w.event(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
+	w.trace.Eventf(EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
 }
 
 // recreate is Kafka deleting the group id's empty group and creating a new
@@ -254,7 +217,7 @@ func (g *Group) recreate(t GroupType) {
 // getOrMaybeSubscribeStaticConsumerGroupMember: the member the heartbeat is
 // from, a new one for epoch 0. For a static member that comes back under a
 // new member id, replaced is the member it replaces.
-func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember, code ErrorCode) {
+func (g *Group) heartbeatMember(w *World, r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *GroupMember, code ErrorCode) {
 	create := r.MemberEpoch == 0
 	fresh := func() *GroupMember {
 		return &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
@@ -287,7 +250,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 		n := *existing
 		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
 		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-		n.Topics, n.Assignment, n.Target, n.Revoking = cp(existing.Topics), cp(existing.Assignment), cp(existing.Target), nil
+		n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(existing.Topics), store.Copy(existing.Assignment), store.Copy(existing.Target), nil
 		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
 		return &n, existing, None
 	}
@@ -304,7 +267,7 @@ func (g *Group) heartbeatMember(w *World, r *cghbReq) (gm, replaced *GroupMember
 // an epoch ahead of the coordinator's is fenced; one behind is accepted
 // only if it is the previous epoch and the member owns a subset of its
 // current assignment (the answer with the new epoch may have been lost).
-func throwIfMemberEpochIsInvalid(gm *GroupMember, r *cghbReq) ErrorCode {
+func throwIfMemberEpochIsInvalid(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) ErrorCode {
 	if r.MemberEpoch > gm.MemberEpoch {
 		return FencedMemberEpoch
 	}
@@ -335,9 +298,9 @@ func subsetOf(a, b []TopicPartition) bool {
 func (g *Group) replaceStatic(w *World, old, gm *GroupMember) {
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
-	putMap(&g.static, gm.InstanceID, gm.MemberID)
-	w.event(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
-		gm.InstanceID, gm.MemberID, old.MemberID, partList(w, gm.Assignment))
+	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
+	w.trace.Eventf(EvStaticRejoin, gm.ClientID, "static member %s returns as %s, replacing %s: it keeps %s",
+		gm.InstanceID, gm.MemberID, old.MemberID, w.layout.PartList(gm.Assignment))
 }
 
 // updateTargetAssignment is GroupMetadataManager.updateTargetAssignment:
@@ -361,12 +324,12 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 		in.Target[gm.MemberID] = gm.Target
 	}
 	in.Target[updated.MemberID] = updated.Target
-	for _, t := range w.topicNames() {
-		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.topicSize[t]})
+	for _, t := range w.layout.InputTopics() {
+		in.Topics = append(in.Topics, server.Topic{Name: t, Partitions: w.layout.Partitions(t)})
 	}
 	res, err := server.TargetAssignment(as, in)
 	if err != nil {
-		w.event(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
+		w.trace.Eventf(EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
 		return
 	}
 	g.AssignmentEpoch = g.GroupEpoch
@@ -382,9 +345,9 @@ func (g *Group) updateTargetAssignment(w *World, updated *GroupMember) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		parts = append(parts, id+"="+partList(w, res.Target[id]))
+		parts = append(parts, id+"="+w.layout.PartList(res.Target[id]))
 	}
-	w.event(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
+	w.trace.Eventf(EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
 }
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
@@ -415,7 +378,7 @@ func (g *Group) preferredAssignor() string {
 // is already reconciled to the assignment epoch, CurrentAssignmentBuilder
 // computes its next state; a member left with partitions to revoke gets the
 // rebalance timeout, any other the timeout cancelled.
-func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
+func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) error {
 	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.AssignmentEpoch {
 		return nil
 	}
@@ -434,11 +397,11 @@ func (g *Group) maybeReconcile(w *World, gm *GroupMember, r *cghbReq) error {
 	}
 	gm.MemberState = next.State.String()
 	gm.MemberEpoch, gm.PreviousMemberEpoch = next.MemberEpoch, next.PreviousMemberEpoch
-	gm.Assignment, gm.Revoking = cp(next.Assigned), cp(next.PendingRevocation)
+	gm.Assignment, gm.Revoking = store.Copy(next.Assigned), store.Copy(next.PendingRevocation)
 	g.timerSeq++
 	gm.rebalanceTimer = g.timerSeq
 	if next.State == reconcile.UnrevokedPartitions {
-		w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmConsumerRebalanceTimeout, id: gm.MemberID, n: gm.rebalanceTimer, m: gm.MemberEpoch})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
 	}
 	return nil
 }
@@ -503,7 +466,7 @@ func memberState(s string) reconcile.MemberState {
 func (g *Group) scheduleConsumerSessionTimeout(w *World, gm *GroupMember) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.after(timer{at: w.Tick + w.Cfg.ConsumerSessionTimeout, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + w.Cfg.ConsumerSessionTimeout, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // consumerSessionTimeout fences a member that sent no heartbeat within the
@@ -527,18 +490,18 @@ func (g *Group) consumerRebalanceTimeout(w *World, id string, seq, epoch int) {
 	if g.Type != ConsumerGroup || gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
 		return
 	}
-	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", partList(w, gm.Revoking), gm.RebalanceTimeout))
+	g.fenceMember(w, gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", w.layout.PartList(gm.Revoking), gm.RebalanceTimeout))
 }
 
 // consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
 // removes the member; -2 from a static member keeps it, with its
 // assignment, at epoch -2 until it comes back or its session times out.
-func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
+func (g *Group) consumerGroupLeave(w *World, p *Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	var gm *GroupMember
 	if r.InstanceID == "" {
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 	} else {
@@ -546,26 +509,26 @@ func (g *Group) consumerGroupLeave(w *World, p *Packet, r *cghbReq) {
 			gm = g.members[id]
 		}
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 		if gm.MemberID != r.MemberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return
 		}
 		if r.MemberEpoch == LeaveGroupStaticMemberEpoch {
 			// consumerGroupStaticMemberGroupLeave.
 			gm.MemberEpoch = LeaveGroupStaticMemberEpoch
 			gm.Revoking = nil
-			w.event(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
-				gm.InstanceID, gm.MemberID, partList(w, gm.Assignment))
+			w.trace.Eventf(EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
+				gm.InstanceID, gm.MemberID, w.layout.PartList(gm.Assignment))
 			g.updateConsumerState(w)
-			w.reply(p, None, "epoch -2", &cghbResp{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
+			w.env.Reply(p, None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: LeaveGroupStaticMemberEpoch})
 			return
 		}
 	}
 	g.fenceMember(w, gm, "left the group (epoch -1)")
-	w.reply(p, None, "epoch -1", &cghbResp{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
+	w.env.Reply(p, None, "epoch -1", &wire.ConsumerGroupHeartbeatResponse{MemberID: r.MemberID, MemberEpoch: LeaveGroupMemberEpoch})
 }
 
 // fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member
@@ -577,18 +540,18 @@ func (g *Group) fenceMember(w *World, gm *GroupMember, why string) {
 	}
 	if m := w.process(gm.ClientID, gm.Inc); gm.ClassicMember && m != nil && m.Alive && m.MemberID == gm.MemberID && m.InGroup() {
 		// A classic member learns it from its next heartbeat.
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
-			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &leaveReq{MemberID: gm.MemberID}})
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+			Error: UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
 	}
 	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}
 	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
-	w.event(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
+	w.trace.Eventf(EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
 	g.GroupEpoch++
 	g.RebalanceStarts++
-	w.event(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
+	w.trace.Eventf(EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, orDash(memberIDs(g.Members())))
 	g.updateConsumerState(w)
 	g.notifyClassicMembers(w)
 }
@@ -625,33 +588,7 @@ func (g *Group) consumerSettled() bool {
 	}
 	for _, gm := range g.members {
 		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
-			!slices.Equal(sortedView(gm.Assignment), sortedView(gm.Target)) {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedTPs(tps []TopicPartition) []TopicPartition {
-	out := cp(tps)
-	sortTPs(out)
-	return out
-}
-
-// sortedView is sortedTPs for reading only: tps itself when it is sorted
-// already (the usual case), so the settle checks run every tick allocate
-// nothing.
-func sortedView(tps []TopicPartition) []TopicPartition {
-	if !tpsSorted(tps) {
-		return sortedTPs(tps)
-	}
-	return tps
-}
-
-// tpsSorted reports whether tps is in (topic, partition) order.
-func tpsSorted(tps []TopicPartition) bool {
-	for i := 1; i < len(tps); i++ {
-		if tps[i].Less(tps[i-1]) {
+			!slices.Equal(wire.SortedView(gm.Assignment), wire.SortedView(gm.Target)) {
 			return false
 		}
 	}

@@ -26,7 +26,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // MigrationPolicies are group.consumer.migration.policy's values.
@@ -48,16 +50,16 @@ func downgradeEnabled(w *World) bool {
 func (g *Group) convertToConsumerGroup(w *World) {
 	for _, gm := range g.Members() {
 		if gm.joinPkt != nil {
-			w.reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			w.env.Reply(gm.joinPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		if gm.syncPkt != nil {
-			w.reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
+			w.env.Reply(gm.syncPkt, RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
 		gm.joinPkt, gm.syncPkt, gm.Joined, gm.pendingSync = nil, nil, false, false
 		g.setClassicMember(gm, true)
 		gm.MemberEpoch, gm.PreviousMemberEpoch = g.Generation, g.Generation
 		gm.MemberState = reconcile.Stable.String()
-		gm.Target, gm.Revoking = cp(gm.Assignment), nil
+		gm.Target, gm.Revoking = store.Copy(gm.Assignment), nil
 		// convertToConsumerGroup starts every member's session from now
 		// (scheduleConsumerGroupSessionTimeout with its classic
 		// session.timeout.ms), whatever its classic session was; each
@@ -85,7 +87,7 @@ func (g *Group) convertToConsumerGroup(w *World) {
 	// A new group object in Kafka: it starts in the state it computes, no
 	// transition of the old one.
 	g.State = g.consumerState()
-	w.event(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
+	w.trace.Eventf(EvGroupState, "", "group %s (classic, %s, generation %d) is converted to a consumer group at group epoch %d (%s); its %d classic members stay",
 		g.ID, from, g.Generation, g.GroupEpoch, g.State, len(g.members))
 }
 
@@ -105,7 +107,7 @@ func (g *Group) heardClassic(w *World, gm *GroupMember) bool {
 func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
 	g.timerSeq++
 	gm.sessionTimer = g.timerSeq
-	w.after(timer{at: at, kind: tmConsumerSessionTimeout, id: gm.MemberID, n: gm.sessionTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
 }
 
 // classicJoinToConsumerGroup is classicGroupJoinToConsumerGroup: the
@@ -113,13 +115,13 @@ func (g *Group) classicSession(w *World, gm *GroupMember, at int) {
 // recomputed if the group epoch moved, the member is reconciled with the
 // partitions its JoinGroup says it owns, and the JoinGroup is answered at
 // once with the member epoch as the generation (no leader, no barrier).
-func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
+func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *wire.JoinGroupRequest) {
 	var gm, replaced *GroupMember
 	switch {
 	case r.InstanceID != "" && g.static[r.InstanceID] != "":
 		old := g.members[g.static[r.InstanceID]]
 		if r.MemberID != "" && r.MemberID != old.MemberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return
 		}
 		gm = old
@@ -129,7 +131,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 			n := *old
 			n.MemberID, n.ClientID, n.Inc = w.issueMemberID(r.Client), r.Client, r.Inc
 			n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-			n.Topics, n.Assignment, n.Target, n.Revoking = cp(old.Topics), cp(old.Assignment), cp(old.Target), nil
+			n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(old.Topics), store.Copy(old.Assignment), store.Copy(old.Target), nil
 			n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified = -1, 0, 0, "" // the new process is heard
 			n.joinTimer, n.syncTimer = 0, 0
 			gm, replaced = &n, old
@@ -140,14 +142,14 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	default:
 		gm = g.members[r.MemberID]
 		if gm == nil {
-			w.reply(p, UnknownMemberID, "", nil)
+			w.env.Reply(p, UnknownMemberID, "", nil)
 			return
 		}
 	}
 	newMember := g.members[gm.MemberID] != gm
 	bump := newMember && replaced == nil
 	if !slices.Equal(gm.Topics, r.Topics) {
-		gm.Topics = cp(r.Topics)
+		gm.Topics = store.Copy(r.Topics)
 		bump = true
 	}
 	g.setClassicMember(gm, true)
@@ -158,10 +160,10 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	// subscription carries them; an eager one revoked everything first.
 	owned := []TopicPartition{}
 	if r.Strategy == "cooperative-sticky" {
-		owned = cp(r.Owned)
+		owned = store.Copy(r.Owned)
 	}
-	if err := g.maybeReconcile(w, gm, &cghbReq{Owned: owned, OwnedSent: true}); err != nil {
-		w.reply(p, FencedMemberEpoch, "", nil)
+	if err := g.maybeReconcile(w, gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
+		w.env.Reply(p, FencedMemberEpoch, "", nil)
 		return
 	}
 	gm.notified = ""
@@ -173,7 +175,7 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 		gm.silentSince = w.Tick
 		g.classicSession(w, gm, w.Tick+gm.SessionTimeout)
 	} else {
-		w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmHeartbeatCheck, id: gm.MemberID, n: gm.MemberEpoch})
+		w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmHeartbeatCheck, Member: gm.MemberID, Key: gm.MemberEpoch})
 	}
 	g.updateConsumerState(w)
 	// The answer's append completes: cancelConsumerGroupJoinTimeout, and
@@ -182,9 +184,9 @@ func (g *Group) classicJoinToConsumerGroup(w *World, p *Packet, r *joinReq) {
 	gm.joinTimer = 0
 	g.timerSeq++
 	gm.syncTimer = g.timerSeq
-	w.after(timer{at: w.Tick + r.RebalanceTimeout, kind: tmClassicSyncTimeout, id: gm.MemberID, n: gm.syncTimer})
-	w.reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
-		&joinResp{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.syncTimer})
+	w.env.Reply(p, None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
+		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 	g.notifyClassicMembers(w)
 }
 
@@ -198,7 +200,7 @@ func (g *Group) scheduleClassicJoinTimeout(w *World, gm *GroupMember) {
 	}
 	g.timerSeq++
 	gm.joinTimer = g.timerSeq
-	w.after(timer{at: w.Tick + gm.RebalanceTimeout, kind: tmClassicJoinTimeout, id: gm.MemberID, n: gm.joinTimer})
+	w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.RebalanceTimeout, Kind: tmClassicJoinTimeout, Member: gm.MemberID, Key: gm.joinTimer})
 }
 
 // classicMemberTimeout: a classic member's join or sync timer fired
@@ -217,7 +219,7 @@ func (g *Group) classicMemberTimeout(w *World, id string, seq int, sync bool) {
 
 // classicSyncToConsumerGroup is classicGroupSyncToConsumerGroup: the
 // member's current assignment, unless a newer epoch waits for its rejoin.
-func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
+func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *wire.SyncGroupRequest) {
 	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, r.Generation)
 	if gm == nil {
 		return
@@ -225,11 +227,11 @@ func (g *Group) classicSyncToConsumerGroup(w *World, p *Packet, r *syncReq) {
 	// throwIfRebalanceInProgress: the sync timer stays; a join timer starts.
 	if g.GroupEpoch > gm.MemberEpoch && gm.MemberState != reconcile.UnrevokedPartitions.String() {
 		g.scheduleClassicJoinTimeout(w, gm)
-		w.reply(p, RebalanceInProgress, "", nil)
+		w.env.Reply(p, RebalanceInProgress, "", nil)
 		return
 	}
 	gm.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	w.reply(p, None, partList(w, gm.Assignment), &syncResp{Assignment: sortedTPs(gm.Assignment)})
+	w.env.Reply(p, None, w.layout.PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.notified = ""
@@ -243,28 +245,28 @@ func (g *Group) classicMember(w *World, p *Packet, memberID, instanceID string, 
 	gm := g.members[memberID]
 	if instanceID != "" {
 		if id, ok := g.static[instanceID]; ok && id != memberID {
-			w.reply(p, FencedInstanceID, "", nil)
+			w.env.Reply(p, FencedInstanceID, "", nil)
 			return nil
 		}
 	}
 	switch {
 	case gm == nil || !gm.ClassicMember:
-		w.reply(p, UnknownMemberID, "", nil)
+		w.env.Reply(p, UnknownMemberID, "", nil)
 		return nil
 	case gen >= 0 && gen != gm.MemberEpoch:
-		w.reply(p, IllegalGeneration, "", nil)
+		w.env.Reply(p, IllegalGeneration, "", nil)
 		return nil
 	}
 	return gm
 }
 
 // classicLeaveToConsumerGroup is classicGroupLeaveToConsumerGroup.
-func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *leaveReq) {
+func (g *Group) classicLeaveToConsumerGroup(w *World, p *Packet, r *wire.LeaveGroupRequest) {
 	gm := g.classicMember(w, p, r.MemberID, r.InstanceID, -1)
 	if gm == nil {
 		return
 	}
-	w.reply(p, None, "", nil)
+	w.env.Reply(p, None, "", nil)
 	g.fenceMember(w, gm, "LeaveGroup")
 }
 
@@ -298,7 +300,7 @@ func (g *Group) notifyClassicMembers(w *World) {
 		// scheduleConsumerGroupJoinTimeoutIfAbsent); kgrepl tells a
 		// heartbeating member once per change, at the change.
 		g.scheduleClassicJoinTimeout(w, gm)
-		w.send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
+		w.env.Send(&Packet{From: Broker, To: gm.ClientID, ToInc: gm.Inc, Type: RebalanceNotification, Response: true,
 			Error: RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin (consumer group epoch " + itoa(g.GroupEpoch) + ")"})
 	}
 }
@@ -383,7 +385,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	if leaving.InstanceID != "" && g.static[leaving.InstanceID] == leaving.MemberID {
 		delete(g.static, leaving.InstanceID)
 	}
-	w.event(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
+	w.trace.Eventf(EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
 	ids := make([]string, 0, len(g.members))
 	for id := range g.members {
 		ids = append(ids, id)
@@ -392,7 +394,7 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
 		gm := g.members[id]
 		g.setClassicMember(gm, false)
-		gm.Assignment, gm.Revoking = cp(gm.Target), nil
+		gm.Assignment, gm.Revoking = store.Copy(gm.Target), nil
 		gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
 		// convertToClassicGroup reschedules every member's heartbeat
 		// (rescheduleClassicGroupMemberHeartbeat): the session runs from
@@ -404,14 +406,14 @@ func (g *Group) maybeDowngrade(w *World, leaving *GroupMember, why string) bool 
 			gm.silentSince = -1
 		} else {
 			gm.silentSince = w.Tick
-			w.after(timer{at: w.Tick + gm.SessionTimeout, kind: tmSessionExpiry, id: gm.MemberID, n: w.Tick})
+			w.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: w.Tick + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: w.Tick})
 		}
 	}
 	g.Type = ClassicGroup
 	g.Generation = g.GroupEpoch
 	g.Leader = ids[0]
 	g.Assignor = g.chooseProtocol()
-	w.event(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
+	w.trace.Eventf(EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.ID, g.Generation)
 	g.State = Stable // ClassicGroup.fromConsumerGroup starts Stable
 	g.prepareRebalance(w, "downgrade from consumer to classic")
 	return true

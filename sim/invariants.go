@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // Checker verifies the world's invariants after every tick. It remembers
 // what it saw before (generations, epochs, transitions already checked), so
@@ -81,8 +85,8 @@ func (c *Checker) Check(w *World) error {
 	}
 	// A committed offset never passes the log end.
 	for tp, rec := range g.offsets.all {
-		if rec.Offset > w.logOf(tp).HW() {
-			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logOf(tp).HW())
+		if rec.Offset > w.broker.Log(tp).HW() {
+			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.broker.Log(tp).HW())
 		}
 	}
 	// No pending offset becomes committed without its COMMIT marker.
@@ -105,8 +109,8 @@ func (c *Checker) Check(w *World) error {
 	// Logs: LSO <= HW; the LSO is the first offset of the oldest open
 	// transaction (or the HW); read_committed never returns an open or
 	// aborted record.
-	for _, tp := range w.outputTPs {
-		l := w.logOf(tp)
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		if lso > hw {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
@@ -186,7 +190,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 	seen := map[string]bool{}
 	for _, gm := range g.Members() {
 		seen[gm.MemberID] = true
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			if o, ok := owner[tp]; ok && o != gm.MemberID {
 				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, g.AssignmentEpoch, tp, o, gm.MemberID)
 			}
@@ -211,7 +215,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 		gm := g.members[m.MemberID]
 		mine := map[TopicPartition]bool{}
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true
 		}
 		for _, tp := range m.Owned {

@@ -3,6 +3,11 @@ package sim
 import (
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // Phase is where a member stands in the group protocol, as the client sees it.
@@ -41,34 +46,6 @@ func (l Loop) String() string {
 	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
 }
 
-// fetched is one record a poll returned. A record whose value is its own
-// name (every input record: World.RecordName spells it from TP and Offset)
-// keeps names instead of Value, so that the hot path (fetch, process,
-// produce its invoice) never spells it; value gives it.
-type fetched struct {
-	TP     TopicPartition
-	Offset int
-	Value  string       // when names is nil
-	names  *recordNames // the world's, when the value is the record's name
-	tpi    int32        // World.tpIndex(TP) plus one, 0 when not known
-}
-
-// value is the record's value, spelled when it is its name.
-func (f *fetched) value() string {
-	if f.names != nil {
-		return f.names.name(f.TP, f.Offset)
-	}
-	return f.Value
-}
-
-// appendValue appends the record's value to b.
-func (f *fetched) appendValue(b []byte) []byte {
-	if f.names != nil {
-		return f.names.appendName(b, f.TP, f.Offset)
-	}
-	return append(b, f.Value...)
-}
-
 // Member is one client process: a consumer with its heartbeat thread, and
 // the producer that writes its invoices.
 type Member struct {
@@ -79,7 +56,7 @@ type Member struct {
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
-	party      uint32 // its number in World.parties, 0 until a packet names it (World.partyOf)
+	names      *topo.Layout // the world's, to spell its records (read-only, shared by clones)
 	Cfg        ClientConfig
 	Topics     []string
 	Alive      bool
@@ -112,7 +89,7 @@ type Member struct {
 	revoke     []TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
-	joinAnswer    *joinResp
+	joinAnswer    *wire.JoinGroupResponse
 	joinAnswerErr ErrorCode
 	hasJoinAnswer bool
 	// Requests counted so that a timeout knows whether its request is
@@ -132,7 +109,7 @@ type Member struct {
 	// The application thread.
 	loop       Loop
 	fetchID    int
-	batch      []fetched
+	batch      []wire.Record
 	batchIdx   int
 	workLeft   int
 	workedAt   int
@@ -235,7 +212,7 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 // useIndex gives a new process the world's numbering of its input
 // partitions, which its positions, processed and committed offsets are
 // kept by.
-func (m *Member) useIndex(x *inputIndex) {
+func (m *Member) useIndex(x *topo.InputIndex) {
 	m.positions.useIndex(x)
 	m.processed.useIndex(x)
 	m.committed.useIndex(x)
@@ -249,7 +226,7 @@ func (m *Member) ownedSlots() []int32 {
 		return nil
 	}
 	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
-		m.slots = m.positions.idx.slotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
+		m.slots = m.positions.idx.SlotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
 		m.slotsFor = &m.Owned[0]
 		m.slotsAscend = m.slots[0] >= 0
 		for i := 1; i < len(m.slots) && m.slotsAscend; i++ {
@@ -268,7 +245,7 @@ func (m *Member) LoopState() Loop { return m.loop }
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
 	for _, f := range m.batch {
-		records = append(records, f.value())
+		records = append(records, f.ValueIn(m.names))
 	}
 	return records, m.batchIdx
 }
@@ -297,11 +274,11 @@ func (m *Member) Settled() bool {
 }
 
 func (m *Member) send(w *World, p *Packet) *Packet {
-	p.From, p.FromInc, p.proc = m.Client, m.Inc, int32(m.proc+1)
+	p.From, p.FromInc, p.Proc = m.Client, m.Inc, int32(m.proc+1)
 	if p.To == "" {
 		p.To = Broker
 	}
-	w.send(p)
+	w.env.Send(p)
 	return p
 }
 
@@ -313,17 +290,17 @@ func (m *Member) start(w *World) {
 	if m.prod.mode != ProducerPlain {
 		m.initProducer(w)
 	}
-	w.event(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
+	w.trace.Eventf(EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
 }
 
 // fetchTimeout: a Fetch neither answered nor held at the broker (a long
 // poll the broker holds stands for empty answers to fetches sent again) was
 // lost on the way: the fetcher gives up on it and fetches again.
 func (m *Member) fetchTimeout(w *World, id int) {
-	if m.loop != LoopFetching || m.fetchID != id || w.fetchOutstanding(m, id) {
+	if m.loop != LoopFetching || m.fetchID != id || w.broker.FetchOutstanding(m.Client, m.Inc, id) {
 		return
 	}
-	w.event(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
+	w.trace.Eventf(EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(w), m.Cfg.RequestTimeout)
 	m.abandonFetch()
 	w.wakeUp(m)
 }
@@ -360,28 +337,27 @@ func (m *Member) receive(w *World, p *Packet) {
 
 func (m *Member) sendOffsetFetch(w *World, tps []TopicPartition) {
 	m.pendingFetch = false
-	r := &offsetFetchReq{Partitions: append([]TopicPartition{}, tps...)}
+	r := &wire.OffsetFetchRequest{Partitions: append([]TopicPartition{}, tps...)}
 	if m.consumer {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
 		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
 		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
 	}
-	m.send(w, &Packet{Type: OffsetFetch, Summary: partList(w, tps), Body: r})
+	m.send(w, &Packet{Type: OffsetFetch, Summary: w.layout.PartList(tps), Body: r})
 	m.offsetFetchSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmOffsetFetchTimeout, client: m.Client, inc: m.Inc, n: m.offsetFetchSeq,
-		tps: append([]TopicPartition{}, tps...)})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: m.offsetFetchSeq, Partitions: append([]TopicPartition{}, tps...)})
 }
 
 func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 	if m.Phase != PhaseFetchingOffsets {
 		return
 	}
-	r := p.Body.(*offsetFetchResp)
+	r := p.Body.(*wire.OffsetFetchResponse)
 	if p.Error == UnstableOffsetCommit {
 		// A transaction is still committing offsets for one of these: ask again.
 		m.pendingFetch = true
-		w.event(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		w.trace.Eventf(EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
 	if p.Error == StaleMemberEpoch || p.Error == UnknownMemberID {
@@ -392,8 +368,8 @@ func (m *Member) onOffsetFetchResponse(w *World, p *Packet) {
 		// kgrepl asks again after the retry backoff (cgRetryBackoff), by
 		// when the member normally knows its new epoch from its heartbeat.
 		m.pendingFetch = true
-		w.event(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
-		w.after(timer{at: w.Tick + cgRetryBackoff, kind: tmOffsetFetchRetry, client: m.Client, inc: m.Inc, tps: r.Partitions})
+		w.trace.Eventf(EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(w), p.Error)
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + cgRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -482,24 +458,24 @@ func (m *Member) poll(w *World) bool {
 		return false // a Fetch is already out
 	}
 	m.maybeAutoCommit(w)
-	req := w.newFetchReq()
+	req := w.env.NewFetchRequest()
 	tps, offs := m.fetchableInto(w, req.Partitions, req.Offsets)
 	if len(tps) == 0 {
 		req.Partitions, req.Offsets = tps[:0], offs[:0]
-		w.unuseFetchReq(req)
+		w.env.UnuseFetchRequest(req)
 		return false
 	}
 	m.fetchID++
 	req.ID, req.Partitions, req.Offsets, req.Max = m.fetchID, tps, offs, m.Cfg.MaxPollRecords
 	m.loop = LoopFetching
-	// "o0@3 o1@5 max 3", encoded: every fetch writes it
-	b := encNum(w.encOffsets(w.scratch[:0], req.Partitions, req.Offsets), phMax, int64(req.Max))
-	p := w.packet()
-	p.Type, p.text, p.Body = Fetch, w.addText(b), req
+	// "o0@3 o1@5 max 3": every fetch writes it
+	text := w.trace.FetchRequest(req.Partitions, req.Offsets, req.Max)
+	p := w.env.Packet()
+	p.Type, p.Text, p.Body = Fetch, text, req
 	m.send(w, p)
 	// The request timeout is reserved and set only when the fetch may go
 	// unanswered (armFetchTimeout).
-	p.timerAt, p.timerSeq = w.reserve(w.Tick + m.Cfg.RequestTimeout)
+	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + m.Cfg.RequestTimeout)
 	if p.Lost {
 		w.armFetchTimeout(p)
 	}
@@ -518,19 +494,19 @@ func (m *Member) maybeAutoCommit(w *World) {
 		return
 	}
 	if w.Tick >= m.nextAuto {
-		req := w.newCommitReq()
+		req := w.env.NewCommitRequest()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
-			req.Auto = autoInterval
+			req.Auto = wire.AutoInterval
 			m.sendCommitReq(w, req)
 		} else {
-			w.unuseCommitReq(req)
+			w.env.UnuseCommitRequest(req)
 		}
 		m.nextAuto = w.Tick + m.Cfg.AutoCommitInterval
 	}
 	if m.autoArmed != m.nextAuto && m.anyPositioned() {
 		m.autoArmed = m.nextAuto
-		w.after(timer{at: m.nextAuto, kind: tmAutoCommit, client: m.Client, inc: m.Inc, n: m.nextAuto})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: m.nextAuto})
 	}
 }
 
@@ -607,13 +583,13 @@ func (m *Member) abandonFetch() {
 }
 
 func (m *Member) onFetchResponse(w *World, p *Packet) {
-	r := p.Body.(*fetchResp)
+	r := p.Body.(*wire.FetchResponse)
 	if m.loop != LoopFetching || r.ID != m.fetchID {
 		return
 	}
 	batch := m.batch[:0] // the batch in hand is done: reuse its array
 	for _, f := range r.Records {
-		k := f.tpi - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
+		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
 		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
 			batch = append(batch, f)
 			m.positions.setHint(f.TP, k, f.Offset+1)
@@ -626,11 +602,8 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
 	m.workedAt = w.Tick // processing starts next tick
-	// "%s poll() returned o2.3 o2.4", its Records the record tokens of the text
-	b := append(w.encLabel(w.scratch[:0], m), phPolled)
-	at := len(b)
-	b = w.encFetchedList(b, batch)
-	w.eventEnc(EvPolled, m.Client, b, at)
+	// "%s poll() returned o2.3 o2.4", its Records the batch
+	w.trace.Polled(m.who(), batch)
 	m.leftPollAt = w.Tick
 	m.armPollTimer(w)
 	if m.prod.mode == ProducerTransactional {
@@ -661,14 +634,14 @@ func (m *Member) onFetchResponse(w *World, p *Packet) {
 // when it fires; a second stretch begun in the same tick (the same
 // leftPollAt) is checked by a timer of its own, as before.
 func (m *Member) armPollTimer(w *World) {
-	at, seq := w.reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
-	t := timer{at: at, seq: seq, kind: tmPollTimeout, client: m.Client, inc: m.Inc, proc: int32(m.proc + 1), n: m.leftPollAt}
+	at, seq := w.env.Reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
+	t := wire.Timer{Owner: wire.OwnerClient, At: at, Seq: seq, Kind: tmPollTimeout, Client: m.Client, Inc: m.Inc, Proc: int32(m.proc + 1), Key: m.leftPollAt}
 	if m.pollQueued && m.pollSince == m.leftPollAt || eagerPollTimers {
-		w.timers.push(t) // a second check of the same stretch: a timer of its own (m 0)
+		w.env.Push(t) // a second check of the same stretch: a timer of its own (m 0)
 		return
 	}
 	m.pollAt, m.pollSeq, m.pollSince = at, seq, m.leftPollAt
-	if !m.pollQueued || keyLess(&timerKey{at: at, seq: seq}, &timerKey{at: m.pollQAt, seq: m.pollQSeq}) {
+	if !m.pollQueued || env.KeyLess(at, seq, m.pollQAt, m.pollQSeq) {
 		m.standPollTimer(w, t)
 	}
 }
@@ -678,29 +651,29 @@ func (m *Member) armPollTimer(w *World) {
 var eagerPollTimers = false
 
 // standPollTimer queues t as the timer standing for the latest check (m 1).
-func (m *Member) standPollTimer(w *World, t timer) {
-	t.m = 1
-	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.at, t.seq
-	w.timers.push(t)
+func (m *Member) standPollTimer(w *World, t wire.Timer) {
+	t.Arg = 1
+	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.At, t.Seq
+	w.env.Push(t)
 }
 
 // firePollTimer is a max.poll.interval timer firing: a timer of its own
 // (m 0) checks its stretch; the one standing for the latest check (m 1)
 // checks it if it is that check's, and is otherwise set again for it. A
 // standing timer another replaced does nothing.
-func (m *Member) firePollTimer(w *World, t timer) {
-	if t.m == 1 {
-		if !m.pollQueued || t.at != m.pollQAt || t.seq != m.pollQSeq {
+func (m *Member) firePollTimer(w *World, t wire.Timer) {
+	if t.Arg == 1 {
+		if !m.pollQueued || t.At != m.pollQAt || t.Seq != m.pollQSeq {
 			return
 		}
 		m.pollQueued = false
-		if t.at != m.pollAt || t.seq != m.pollSeq {
-			t.at, t.seq, t.n = m.pollAt, m.pollSeq, m.pollSince
+		if t.At != m.pollAt || t.Seq != m.pollSeq {
+			t.At, t.Seq, t.Key = m.pollAt, m.pollSeq, m.pollSince
 			m.standPollTimer(w, t)
 			return
 		}
 	}
-	m.pollTimeout(w, t.n)
+	m.pollTimeout(w, t.Key)
 }
 
 // pollTimeout is the heartbeat thread's check: still outside poll() since
@@ -726,7 +699,7 @@ func (m *Member) work(w *World) {
 			m.slowNext = false
 			m.slowNow = true
 			m.workLeft = m.Cfg.SlowTicks
-			w.stopEvent(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.value(), m.Cfg.SlowTicks)
+			w.trace.StopEventf(EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(w), f.ValueIn(w.layout), m.Cfg.SlowTicks)
 		}
 	}
 	m.workLeft--
@@ -735,15 +708,11 @@ func (m *Member) work(w *World) {
 		return
 	}
 	m.slowNow = false
-	m.processed.setHint(f.TP, f.tpi-1, f.Offset+1)
+	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
 	m.batchIdx++
 	w.processed++
 	// "%s processed o2.3", its Records the record
-	if b, whole, at := w.encProcessed(m, &f); whole {
-		w.Events.add(EvProcessed, m.Client, w.addWhole(b), 0)
-	} else {
-		w.eventEnc(EvProcessed, m.Client, b, at)
-	}
+	w.trace.Processed(m.who(), &f)
 	w.sideEffect(m, f)
 	m.produceInvoice(w, f)
 	if m.crashAfter > 0 {
@@ -969,7 +938,7 @@ func (m *Member) commitRefusedLocally(w *World, then cont) bool {
 	default:
 		return false
 	}
-	w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
+	w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), why)
 	m.afterCommit = then
 	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
@@ -985,13 +954,13 @@ func (m *Member) sendSyncCommit(w *World) {
 	}
 	m.commitSeq++
 	m.sendCommitList(w, m.pendingCommit, true, m.syncAutoCommit())
-	w.after(timer{at: w.Tick + 2 + m.Cfg.RetryBackoff, kind: tmCommitRetry, client: m.Client, inc: m.Inc, n: m.commitSeq})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + 2 + m.Cfg.RetryBackoff, Kind: tmCommitRetry, Client: m.Client, Inc: m.Inc, Key: m.commitSeq})
 }
 
 // commitRetry resends a commitSync that got no answer.
 func (m *Member) commitRetry(w *World, seq int) {
 	if m.Alive && m.loop == LoopCommitting && m.commitSeq == seq {
-		w.event(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
+		w.trace.Eventf(EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label(w))
 		m.sendSyncCommit(w)
 	}
 }
@@ -999,8 +968,8 @@ func (m *Member) commitRetry(w *World, seq int) {
 // sendCommitList sends an OffsetCommit of l; the request keeps its
 // partitions and slots, and copies the offsets into its own array (from
 // the free list).
-func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto autoCommit) {
-	req := w.newCommitReq()
+func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto wire.AutoCommit) {
+	req := w.env.NewCommitRequest()
 	req.Sync, req.Auto, req.Partitions, req.Slots = sync, auto, l.tps, l.slots
 	req.Offsets = append(req.Offsets, l.offs...)
 	m.sendCommitReq(w, req)
@@ -1009,30 +978,24 @@ func (m *Member) sendCommitList(w *World, l commitList, sync bool, auto autoComm
 // sendCommitReq fills in the member's side of an OffsetCommit whose
 // partitions (in partition order), slots (hints, or nil) and offsets are
 // set, and sends it; the request keeps its slices.
-func (m *Member) sendCommitReq(w *World, req *commitReq) {
+func (m *Member) sendCommitReq(w *World, req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
-	// "o0@3 o1@5, gen 2, C1-1", encoded: every commit writes it
-	b := append(w.encOffsetsAt(w.scratch[:0], req.Partitions, req.Slots, req.Offsets), phComma)
-	if m.consumer {
-		b = encNum(b, phEpochWord, int64(m.Generation))
-	} else {
-		b = encNum(b, phGenWord, int64(m.Generation))
-	}
-	b = w.encMemberID(append(b, phComma), orDash(m.MemberID))
-	p := w.packet()
-	p.Type, p.text, p.Body = OffsetCommit, w.addText(b), req
+	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
+	text := w.trace.CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, orDash(m.MemberID))
+	p := w.env.Packet()
+	p.Type, p.Text, p.Body = OffsetCommit, text, req
 	m.send(w, p)
 }
 
 func (m *Member) onCommitResponse(w *World, p *Packet) {
-	r := p.Body.(*commitResp)
+	r := p.Body.(*wire.OffsetCommitResponse)
 	if p.Error == None {
 		at := 0
 		for i, tp := range r.Partitions {
-			m.committed.setSlot(tp, m.committed.slotOf(tp, slotAt(r.Slots, i)), r.Offsets[i], &at)
+			m.committed.setSlot(tp, m.committed.slotOf(tp, topo.SlotAt(r.Slots, i)), r.Offsets[i], &at)
 		}
 	}
-	req := p.Req.Body.(*commitReq)
+	req := p.Req.Body.(*wire.OffsetCommitRequest)
 	if req.BeforeRevoke {
 		m.onCommitBeforeRevoke(w, p)
 		return
@@ -1043,7 +1006,7 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 		// time the answer arrives.
 		unchanged := m.sentInGeneration(req)
 		what, thrown := m.commitRefusal(req.Auto, p.Error, unchanged)
-		w.event(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: %s", m.label(w), what)
 		m.group().requestFailed(w, m, p.Error, unchanged)
 		if thrown {
 			m.commitThrew()
@@ -1057,30 +1020,19 @@ func (m *Member) onCommitResponse(w *World, p *Packet) {
 	}
 }
 
-// autoCommit says which of the client's own auto-commits an OffsetCommit
-// is; autoNone is the application's commitSync.
-type autoCommit uint8
-
-const (
-	autoNone     autoCommit = iota
-	autoInterval            // inside poll(), every auto.commit.interval.ms (async)
-	autoRejoin              // classic onJoinPrepare: before rejoining
-	autoClose               // close(): maybeAutoCommitOffsetsSync
-)
-
 // syncAutoCommit: a blocking commit under auto-commit is the client's own
 // (onJoinPrepare before a rejoin, or close()), not the application's.
-func (m *Member) syncAutoCommit() autoCommit {
+func (m *Member) syncAutoCommit() wire.AutoCommit {
 	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional {
-		return autoNone
+		return wire.AutoNone
 	}
 	switch m.afterCommit {
 	case contIdle:
-		return autoRejoin
+		return wire.AutoRejoin
 	case contCloseDone:
-		return autoClose
+		return wire.AutoClose
 	}
-	return autoNone
+	return wire.AutoNone
 }
 
 // commitRefusal says what the client does with an OffsetCommit the
@@ -1103,16 +1055,16 @@ func (m *Member) syncAutoCommit() autoCommit {
 // (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
 // the next poll() throws FencedInstanceIdException from
 // invokeCompletedOffsetCommitCallbacks).
-func (m *Member) commitRefusal(auto autoCommit, code ErrorCode, unchanged bool) (string, bool) {
-	if (auto == autoInterval || auto == autoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
+func (m *Member) commitRefusal(auto wire.AutoCommit, code ErrorCode, unchanged bool) (string, bool) {
+	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && !m.consumer && code == FencedInstanceID && unchanged {
 		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
 	}
 	switch auto {
-	case autoInterval:
+	case wire.AutoInterval:
 		return "asynchronous auto-commit refused with " + code.String() + ": logged as a warning, nothing thrown", false
-	case autoRejoin:
+	case wire.AutoRejoin:
 		return "auto-commit before rejoining refused with " + code.String() + ": logged, the rejoin goes on", false
-	case autoClose:
+	case wire.AutoClose:
 		return "auto-commit in close() refused with " + code.String() + ": logged as a warning, close() goes on", false
 	}
 	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(code, unchanged), true
@@ -1143,7 +1095,7 @@ func (m *Member) commitSyncException(code ErrorCode, unchanged bool) string {
 
 // sentInGeneration: the member's generation and member id are still the
 // ones the commit carried (CoordinatorResponseHandler.generationUnchanged).
-func (m *Member) sentInGeneration(req *commitReq) bool {
+func (m *Member) sentInGeneration(req *wire.OffsetCommitRequest) bool {
 	return req.Generation == m.Generation && req.MemberID == m.MemberID
 }
 
@@ -1171,9 +1123,9 @@ func (m *Member) crash(w *World, stop bool) {
 		return
 	}
 	if stop {
-		w.stopEvent(EvCrash, m.Client, "%s crashes", m.Client)
+		w.trace.StopEventf(EvCrash, m.Client, "%s crashes", m.Client)
 	} else {
-		w.event(EvCrash, m.Client, "%s crashes", m.Client)
+		w.trace.Eventf(EvCrash, m.Client, "%s crashes", m.Client)
 	}
 	m.die(w)
 }
@@ -1182,27 +1134,31 @@ func (m *Member) die(w *World) {
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop = LoopIdle
-	w.wake.remove(m.proc)
+	w.env.Unwake(m.proc)
 	w.Group.processStopped(w, m)
 }
 
 func (m *Member) fatal(w *World, why string) {
-	w.event(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
+	w.trace.Eventf(EvFenced, m.Client, "%s stops: %s", m.label(w), why)
 	m.die(w)
 }
 
 func (m *Member) stopZombie(w *World) {
-	w.event(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
+	w.trace.Eventf(EvZombie, m.Client, "%s stops: it has no place in the group", m.label(w))
 	m.die(w)
 }
 
 // label names the member in narration: the client id, with the process
 // number when a newer process of the same client exists (a zombie).
-func (m *Member) label(w *World) string {
+func (m *Member) label(w *World) string { return m.who().String() }
+
+// who is the member as the trace names it: its client id, and its process
+// number when a newer process of the same client exists.
+func (m *Member) who() trace.Label {
 	if m.superseded {
-		return m.Client + " (process " + itoa(m.Inc) + ")"
+		return trace.Label{Client: m.Client, Process: m.Inc}
 	}
-	return m.Client
+	return trace.Label{Client: m.Client}
 }
 
 // finishClose is close(): the record in hand is done; commit as the mode
@@ -1224,7 +1180,7 @@ func (m *Member) closeDone(w *World) {
 	if m.InGroup() {
 		m.group().leave(w, m)
 	}
-	w.event(EvClosed, m.Client, "%s closed", m.Client)
+	w.trace.Eventf(EvClosed, m.Client, "%s closed", m.Client)
 	m.die(w)
 }
 

@@ -24,7 +24,7 @@ func pausedByDefinition(w *World) []TopicPartition {
 		}
 	}
 	var out []TopicPartition
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		if subscribed[tp.Topic] && !consumed[tp] {
 			out = append(out, tp)
 		}

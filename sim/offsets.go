@@ -5,7 +5,12 @@ package sim
 // __consumer_offsets log (Kafka's OffsetMetadataManager). What differs per
 // group type is only who may commit: groupKind.validateOffsetCommit.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
 
 // OffsetRecord is one record of __consumer_offsets.
 type OffsetRecord struct {
@@ -58,32 +63,20 @@ func (g *Group) HasPending(tp TopicPartition) bool {
 	return false
 }
 
-func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
-	resp := w.newCommitResp()
+func (g *Group) onCommit(w *World, p *Packet, r *wire.OffsetCommitRequest) {
+	resp := w.env.NewCommitResponse()
 	resp.Partitions, resp.Slots, resp.Offsets, resp.Sync = r.Partitions, r.Slots, r.Offsets, r.Sync
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, false); code != None {
-		w.reply(p, code, "", resp)
+		w.env.Reply(p, code, "", resp)
 		return
 	}
 	rec := OffsetRecord{Tick: w.Tick, Group: g.ID, Generation: r.Generation, MemberID: r.MemberID, PID: -1, State: "committed"}
 	g.OffsetsLog.appendCommit(rec, r.Partitions, r.Slots, r.Offsets)
 	c := committedOffset{MemberID: r.MemberID, PID: -1, Tick: int32(w.Tick), Generation: int32(r.Generation), state: offsetStateOf("committed")}
 	g.offsets.setCommit(r.Partitions, r.Slots, r.Offsets, c)
-	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5": the answer
-	// points at the event's offsets token, which refers to the offsets
-	// token the request's text begins with ("o0@3 o1@5, gen 2, C1-1",
-	// Member.sendCommitReq: the request and its body never change once
-	// sent), so the offsets are encoded once for the three texts.
-	b := append(w.encMemberID(w.scratch[:0], r.MemberID), phCommitted)
-	at := len(b)
-	if p.text != 0 && firstByte(w.texts.bytes(p.text)) == tOffsets {
-		b = w.encSameAt(b, p.text)
-	} else {
-		b = w.encOffsetsAt(b, r.Partitions, r.Slots, r.Offsets)
-	}
-	ref, offsets := w.addTextTail(b, at)
-	w.Events.add(EvCommitted, clientOf(r.MemberID), ref, 0)
-	w.replyText(p, None, offsets, resp)
+	// "%s committed o0@3 o1@5" and its answer "o0@3 o1@5", the offsets
+	// kept once for the request, the event and the answer.
+	w.env.ReplyText(p, None, w.trace.Committed(clientOf(r.MemberID), r.MemberID, p.Text, r.Partitions, r.Slots, r.Offsets), resp)
 }
 
 // onOffsetFetch answers the committed offsets. A consumer-protocol client
@@ -91,8 +84,8 @@ func (g *Group) onCommit(w *World, p *Packet, r *commitReq) {
 // checks (ConsumerGroup.validateOffsetFetch): an unknown member is
 // UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH (ILLEGAL_GENERATION
 // for a classic member). Classic clients send neither and are not checked.
-func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
-	resp := &offsetFetchResp{Partitions: r.Partitions}
+func (g *Group) onOffsetFetch(w *World, p *Packet, r *wire.OffsetFetchRequest) {
+	resp := &wire.OffsetFetchResponse{Partitions: r.Partitions}
 	if r.HasMember && g.Type == ConsumerGroup {
 		code := None
 		if gm := g.members[r.MemberID]; gm == nil {
@@ -104,7 +97,7 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 			}
 		}
 		if code != None {
-			w.reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
+			w.env.Reply(p, code, fmt.Sprintf("%s epoch %d", orDash(r.MemberID), r.MemberEpoch), resp)
 			return
 		}
 	}
@@ -119,23 +112,23 @@ func (g *Group) onOffsetFetch(w *World, p *Packet, r *offsetFetchReq) {
 		}
 		resp.Offsets = append(resp.Offsets, off)
 	}
-	w.reply(p, code, offsetSummary(w, resp.Partitions, resp.Offsets), resp)
+	w.env.Reply(p, code, w.layout.Offsets(resp.Partitions, resp.Offsets), resp)
 }
 
 // receiveTxnOffsetCommit stores a transaction's offsets as pending, after
 // the producer-epoch fence and KIP-447's group fence.
 func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
-	r := p.Body.(*txnOffsetCommitReq)
-	e := w.Txn.producerEntry(w, p, r.TransactionalID, r.PID, r.Epoch)
+	r := p.Body.(*wire.TxnOffsetCommitRequest)
+	e := w.Txn.ProducerEntry(p, r.TransactionalID, r.PID, r.Epoch)
 	if e == nil {
 		return
 	}
 	if code := g.kind().validateOffsetCommit(g, r.MemberID, r.InstanceID, r.Generation, true); code != None {
-		w.reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
+		w.env.Reply(p, code, fmt.Sprintf("%s gen %d", orDash(r.MemberID), r.Generation), nil)
 		return
 	}
 	if g.pending[r.PID] == nil {
-		putMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
+		store.PutMap(&g.pending, r.PID, map[TopicPartition]OffsetRecord{}) // made at the first transaction's offsets: most groups have none
 	}
 	for i, tp := range r.Partitions {
 		rec := OffsetRecord{Tick: w.Tick, Group: g.ID, TP: tp, Offset: r.Offsets[i], Generation: r.Generation,
@@ -149,7 +142,7 @@ func (g *Group) receiveTxnOffsetCommit(w *World, p *Packet) {
 		g.OffsetsLog.Append(rec)
 		g.pending[r.PID][tp] = rec
 	}
-	w.reply(p, None, "pending "+offsetSummary(w, r.Partitions, r.Offsets), nil)
+	w.env.Reply(p, None, "pending "+w.layout.Offsets(r.Partitions, r.Offsets), nil)
 }
 
 // completeTxnOffsets is the marker in __consumer_offsets: pending offsets
@@ -174,7 +167,7 @@ func (g *Group) completeTxnOffsets(w *World, pid int64, commit bool) {
 			tps = append(tps, tp)
 			offs = append(offs, g.pending[pid][tp].Offset)
 		}
-		w.event(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", offsetSummary(w, tps, offs), pid)
+		w.trace.Eventf(EvCommitted, "", "COMMIT marker: offsets %s of pid %d committed", w.layout.Offsets(tps, offs), pid)
 	}
 	delete(g.pending, pid)
 	g.OffsetsLog.Append(OffsetRecord{Tick: w.Tick, Group: g.ID, PID: pid, State: marker, Marker: true, Offset: -1})
@@ -185,6 +178,6 @@ func sortedTPKeys(m map[TopicPartition]OffsetRecord) []TopicPartition {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	sortTPs(ks)
+	wire.SortPartitions(ks)
 	return ks
 }

@@ -4,6 +4,9 @@ import (
 	"iter"
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
@@ -23,13 +26,13 @@ import (
 // clones as for any Seq.
 type OffsetsLog struct {
 	group   string
-	index   inputIndex // the world's input partitions; the zero inputIndex in a log made without a world
-	runs    Seq[offsetRun]
-	heads   Seq[offsetHead] // the runs' heads (offsetRun.head)
-	offs    Seq[int32]      // each record's offset (0 for one kept in odd)
-	parts   Seq[int32]      // partition codes: run r's records' are parts[r.parts:], one per record
-	odd     Seq[offsetOdd]  // records whose partition is not an input partition or whose offset is past int32
-	members nameTable       // the member ids the runs name
+	index   topo.InputIndex // the world's input partitions; the zero topo.InputIndex in a log made without a world
+	runs    store.Seq[offsetRun]
+	heads   store.Seq[offsetHead] // the runs' heads (offsetRun.head)
+	offs    store.Seq[int32]      // each record's offset (0 for one kept in odd)
+	parts   store.Seq[int32]      // partition codes: run r's records' are parts[r.parts:], one per record
+	odd     store.Seq[offsetOdd]  // records whose partition is not an input partition or whose offset is past int32
+	members store.NameTable       // the member ids the runs name
 	// lists[m] is member m's last commit's list of codes, and where it
 	// is in parts. The codes are never changed in place: clones share them.
 	lists   []codeList
@@ -82,24 +85,24 @@ type offsetOdd struct {
 // entry encodes tp and offset as a code and the offset to store; hint is
 // tp's slot if known (-1: not), and c (may be nil) remembers the last
 // topic looked up, for the lists of one commit.
-func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topicCache) (code, off int32) {
+func (l *OffsetsLog) entry(tp TopicPartition, hint int32, offset int, c *topo.TopicCache) (code, off int32) {
 	if offset >= -1 && offset <= 1<<31-1 {
 		if tp == (TopicPartition{}) {
 			return entryNoTP, int32(offset)
 		}
-		if p, ok := l.index.slotCached(tp, hint, c); ok {
+		if p, ok := l.index.SlotCached(tp, hint, c); ok {
 			return int32(p), int32(offset)
 		}
 	}
 	l.odd.Append(offsetOdd{TP: tp, Offset: offset})
-	return entryNoTP - int32Of(l.odd.Len(), "odd offset records"), 0
+	return entryNoTP - store.Int32Of(l.odd.Len(), "odd offset records"), 0
 }
 
 // tpOffset decodes a record's code and stored offset.
 func (l *OffsetsLog) tpOffset(code, off int32) (TopicPartition, int) {
 	switch {
 	case code >= 0:
-		return l.index.tps[code], int(off)
+		return l.index.At(int(code)), int(off)
 	case code == entryNoTP:
 		return TopicPartition{}, int(off)
 	}
@@ -134,7 +137,7 @@ func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
 	tp, offset := l.tpOffset(l.parts.At(int(r.parts)+i-int(r.first)), l.offs.At(i))
 	h := l.heads.At(int(r.head))
 	return OffsetRecord{Tick: int(r.Tick), Group: l.group, TP: tp, Offset: offset, Generation: int(h.Generation),
-		MemberID: l.members.name(h.member), PID: h.PID, State: offsetStates[h.state], Marker: h.marker}
+		MemberID: l.members.Name(h.member), PID: h.PID, State: offsetStates[h.state], Marker: h.marker}
 }
 
 // All ranges over the records with their indexes, oldest first.
@@ -153,7 +156,7 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 }
 
 // Slice copies records [from, to) into a new slice.
-func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return sliceOf(from, to, l.At) }
+func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return store.SliceOf(from, to, l.At) }
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
@@ -179,9 +182,9 @@ func (l *OffsetsLog) appendCommit(rec OffsetRecord, tps []TopicPartition, slots 
 	}
 	run, m := l.header(rec)
 	codes := l.scratch[:0]
-	var tc topicCache
+	var tc topo.TopicCache
 	for i, tp := range tps {
-		code, off := l.entry(tp, slotAt(slots, i), offs[i], &tc)
+		code, off := l.entry(tp, topo.SlotAt(slots, i), offs[i], &tc)
 		codes = append(codes, code)
 		l.offs.Append(off)
 	}
@@ -208,10 +211,10 @@ func (l *OffsetsLog) header(rec OffsetRecord) (offsetRun, int) {
 	} else if rec.Group != l.group {
 		panic("sim: record of group " + rec.Group + " in the offsets log of " + l.group)
 	}
-	h := offsetHead{member: l.members.index(rec.MemberID), PID: rec.PID, Generation: int32Of(rec.Generation, "generation"),
+	h := offsetHead{member: l.members.Index(rec.MemberID), PID: rec.PID, Generation: store.Int32Of(rec.Generation, "generation"),
 		state: offsetStateOf(rec.State), marker: rec.Marker}
-	return offsetRun{first: int32Of(l.Len(), "__consumer_offsets record"), parts: int32Of(l.parts.Len(), "__consumer_offsets partition code"),
-		Tick: int32Of(rec.Tick, "tick"), head: l.headOf(h)}, int(h.member)
+	return offsetRun{first: store.Int32Of(l.Len(), "__consumer_offsets record"), parts: store.Int32Of(l.parts.Len(), "__consumer_offsets partition code"),
+		Tick: store.Int32Of(rec.Tick, "tick"), head: l.headOf(h)}, int(h.member)
 }
 
 // headOf is h's index in heads: one of the last eight equal to it, else
@@ -225,7 +228,7 @@ func (l *OffsetsLog) headOf(h offsetHead) int32 {
 		}
 	}
 	l.heads.Append(h)
-	return int32Of(n, "__consumer_offsets heads")
+	return store.Int32Of(n, "__consumer_offsets heads")
 }
 
 // same reports whether runs r and o hold records alike but for their
@@ -245,6 +248,6 @@ func (l *OffsetsLog) setPendingState(pid int64, state string) {
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {
-	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.clone(), heads: l.heads.clone(), offs: l.offs.clone(), parts: l.parts.clone(),
-		odd: l.odd.clone(), members: l.members.clone(), lists: cp(l.lists)}
+	return OffsetsLog{group: l.group, index: l.index, runs: l.runs.Clone(), heads: l.heads.Clone(), offs: l.offs.Clone(), parts: l.parts.Clone(),
+		odd: l.odd.Clone(), members: l.members.Clone(), lists: store.Copy(l.lists)}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // TestOffsetsLogRoundTrip: the compact log gives back every record as it
@@ -15,12 +17,12 @@ import (
 func TestOffsetsLogRoundTrip(t *testing.T) {
 	setSeqChunk(t, 4)
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	for _, index := range []inputIndex{{at: w.inputAt, tps: w.inputTPs}, {}} {
+	for _, index := range []topo.InputIndex{*w.layout.Input(), {}} {
 		offsetsLogRoundTrip(t, index)
 	}
 }
 
-func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
+func offsetsLogRoundTrip(t *testing.T, index topo.InputIndex) {
 	l := OffsetsLog{index: index}
 	var want []OffsetRecord
 	odd := 0
@@ -61,7 +63,7 @@ func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
 		}
 	}
 	check(&l, want)
-	if len(index.tps) > 0 && l.odd.Len() != odd {
+	if index.Len() > 0 && l.odd.Len() != odd {
 		t.Fatalf("%d records kept whole, want %d (the offsets past int32)", l.odd.Len(), odd)
 	}
 	if l.runs.Len() >= l.Len() || l.runs.Len() < 14 {
@@ -83,13 +85,13 @@ func offsetsLogRoundTrip(t *testing.T, index inputIndex) {
 	tps, offs := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}, []int{3, 4}
 	c.appendCommit(head, tps, []int32{-1, 1 << 20}, offs) // hints that are no slot: looked up
 	c.appendCommit(head, nil, nil, nil)
-	c.appendCommit(head, tps, index.slotsOf(nil, tps), offs) // the slots, when the index numbers them
+	c.appendCommit(head, tps, index.SlotsOf(nil, tps), offs) // the slots, when the index numbers them
 	for i := range tps {
 		r := head
 		r.TP, r.Offset = tps[i], offs[i]
 		want = append(want, r)
 	}
-	if len(index.tps) > 0 {
+	if index.Len() > 0 {
 		c.appendCommit(head, tps, []int32{1, 0}, offs) // each the other's slot: looked up
 		for i := range tps {
 			r := head
@@ -129,7 +131,7 @@ func TestCommittedRoundTrip(t *testing.T) {
 // each meet partitions the other never saw.
 func TestOffsetsLogPartitionNumbers(t *testing.T) {
 	w, _ := New(bigTopology(1, 2, 3), DefaultConfig())
-	l := OffsetsLog{index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+	l := OffsetsLog{index: *w.layout.Input()}
 	rec := func(topic string, p, off int) OffsetRecord {
 		return OffsetRecord{Tick: off, Group: "g", TP: TopicPartition{Topic: topic, Partition: p}, Offset: off, MemberID: "C1-1", PID: -1, State: "committed"}
 	}
@@ -174,7 +176,7 @@ func TestOffsetsLogPartitionNumbers(t *testing.T) {
 func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 	setSeqChunk(t, 4)
 	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
-	index := inputIndex{at: w.inputAt, tps: w.inputTPs}
+	index := *w.layout.Input()
 	for seed := int64(0); seed < 40; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		type copyOf struct {
@@ -193,7 +195,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 				tps := lists[member]
 				if tps == nil || r.Intn(3) == 0 {
 					tps = nil
-					for _, tp := range append(slices.Clone(w.inputTPs), TopicPartition{Topic: "zz", Partition: 1}) {
+					for _, tp := range append(slices.Clone(w.layout.Inputs()), TopicPartition{Topic: "zz", Partition: 1}) {
 						if r.Intn(3) == 0 {
 							tps = append(tps, tp)
 						}
@@ -218,7 +220,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 					c.want = append(c.want, x)
 				}
 			case k < 8:
-				rec.TP, rec.Offset = w.inputTPs[r.Intn(len(w.inputTPs))], r.Intn(50)
+				rec.TP, rec.Offset = w.layout.Inputs()[r.Intn(len(w.layout.Inputs()))], r.Intn(50)
 				if r.Intn(5) == 0 {
 					rec.TP = TopicPartition{Topic: "yy", Partition: 2}
 				}

@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
 // offsetTable is the group's offsets cache (OffsetMetadataManager.offsets):
 // each partition's latest committed offset. The world's input partitions
 // (all that members consume) have a slot each, in World.inputTPs order, so
@@ -8,14 +14,14 @@ package sim
 // map. Any other partition (a test's group without a world) is kept in a
 // map. The zero table keeps everything in the map.
 type offsetTable struct {
-	index inputIndex
+	index topo.InputIndex
 	slots []committedOffset
 	n     int // slots in use
 	other map[TopicPartition]committedOffset
 }
 
 func (t *offsetTable) get(tp TopicPartition) (committedOffset, bool) {
-	if i, ok := t.index.slot(tp, nil); ok {
+	if i, ok := t.index.Slot(tp, nil); ok {
 		if i < len(t.slots) && t.slots[i].has {
 			return t.slots[i], true
 		}
@@ -34,7 +40,7 @@ func (t *offsetTable) atSlot(i int) (committedOffset, bool) {
 }
 
 func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
-	if i, ok := t.index.slot(tp, nil); ok {
+	if i, ok := t.index.Slot(tp, nil); ok {
 		t.setSlot(i, c)
 		return
 	}
@@ -46,7 +52,7 @@ func (t *offsetTable) set(tp TopicPartition, c committedOffset) {
 
 func (t *offsetTable) setSlot(i int, c committedOffset) {
 	if t.slots == nil {
-		t.slots = make([]committedOffset, len(t.index.tps))
+		t.slots = make([]committedOffset, t.index.Len())
 	}
 	if !t.slots[i].has {
 		t.n++
@@ -60,10 +66,10 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 // otherwise its partitions come in (topic, partition) order, so each topic
 // is looked up once per run of its partitions.
 func (t *offsetTable) setCommit(tps []TopicPartition, slots []int32, offs []int, c committedOffset) {
-	var tc topicCache
+	var tc topo.TopicCache
 	for i, tp := range tps {
 		c.Offset = offs[i]
-		if s, ok := t.index.slotCached(tp, slotAt(slots, i), &tc); ok {
+		if s, ok := t.index.SlotCached(tp, topo.SlotAt(slots, i), &tc); ok {
 			t.setSlot(s, c)
 		} else {
 			t.set(tp, c)
@@ -78,7 +84,7 @@ func (t *offsetTable) len() int { return t.n + len(t.other) }
 // in their order, then any other in (topic, partition) order.
 func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 	for i := range t.slots {
-		if t.slots[i].has && !yield(t.index.tps[i], t.slots[i]) {
+		if t.slots[i].has && !yield(t.index.At(i), t.slots[i]) {
 			return
 		}
 	}
@@ -89,7 +95,7 @@ func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 	for tp := range t.other {
 		ks = append(ks, tp)
 	}
-	sortTPs(ks)
+	wire.SortPartitions(ks)
 	for _, tp := range ks {
 		if !yield(tp, t.other[tp]) {
 			return
@@ -99,7 +105,7 @@ func (t *offsetTable) all(yield func(TopicPartition, committedOffset) bool) {
 
 func (t *offsetTable) clone() offsetTable {
 	n := *t
-	n.slots = cp(t.slots)
-	n.other = cpMap(t.other)
+	n.slots = store.Copy(t.slots)
+	n.other = store.CopyMap(t.other)
 	return n
 }

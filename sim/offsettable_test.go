@@ -4,6 +4,9 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestOffsetTableMatchesMap: the group's offset table gives the same
@@ -13,7 +16,7 @@ import (
 // with the input partitions first; a clone is independent of its source.
 func TestOffsetTableMatchesMap(t *testing.T) {
 	w, _ := New(bigTopology(1, 3, 4), DefaultConfig()) // t0-0 .. t2-3
-	known := w.inputTPs
+	known := w.layout.Inputs()
 	unknown := []TopicPartition{{Topic: "t0", Partition: 9}, {Topic: "zz", Partition: 0}, {Topic: "a", Partition: 1}}
 	pick := func(r *rand.Rand) TopicPartition {
 		if r.Intn(5) == 0 {
@@ -23,7 +26,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 	}
 	for seed := int64(0); seed < 50; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		tab := offsetTable{index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
+		tab := offsetTable{index: *w.layout.Input()}
 		ref := map[TopicPartition]committedOffset{}
 		for op := 0; op < 200; op++ {
 			c := committedOffset{Offset: r.Intn(100), MemberID: "C1-1", PID: int64(r.Intn(3)) - 1, Tick: int32(op), Generation: int32(seed)}
@@ -38,7 +41,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 						tps = append(tps, tp)
 					}
 				}
-				sortTPs(tps)
+				wire.SortPartitions(tps)
 				offs := make([]int, len(tps))
 				for i := range offs {
 					offs[i] = r.Intn(1000)
@@ -84,11 +87,11 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 		}
 		var rest []TopicPartition
 		for tp := range ref {
-			if _, ok := tab.index.slot(tp, nil); !ok {
+			if _, ok := tab.index.Slot(tp, nil); !ok {
 				rest = append(rest, tp)
 			}
 		}
-		sortTPs(rest)
+		wire.SortPartitions(rest)
 		if want = append(want, rest...); !slices.Equal(order, want) {
 			t.Fatalf("seed %d: all in order %v, want %v", seed, order, want)
 		}
@@ -96,7 +99,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 }
 
 // TestTpIndexIsTheInputSlot: World.tpIndex numbers the input partitions
-// by their place in inputTPs, the sorted order (so it is inputIndex.slot:
+// by their place in inputTPs, the sorted order (so it is topo.InputIndex.slot:
 // one numbering for the trace's texts, logAt, the offset table, the
 // offsets log and the cells), then the output topic's partitions; tpAt
 // inverts it, and tpIndex says false for a partition the world does not
@@ -104,7 +107,7 @@ func TestOffsetTableMatchesMap(t *testing.T) {
 // topology order; the trace's materialized texts did not change, as
 // TestTraceMaterializedAsBefore checks.)
 func TestTpIndexIsTheInputSlot(t *testing.T) {
-	topo := Topology{Group: "g", Inputs: []TopicSpec{{"zeta", 3}, {"alpha", 2}, {"mid", 4}}, Output: TopicSpec{"out", 2}}
+	topo := Topology{Group: "g", Inputs: []TopicSpec{{Name: "zeta", Partitions: 3}, {Name: "alpha", Partitions: 2}, {Name: "mid", Partitions: 4}}, Output: TopicSpec{Name: "out", Partitions: 2}}
 	w, err := New(topo, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -112,23 +115,23 @@ func TestTpIndexIsTheInputSlot(t *testing.T) {
 	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
 	want := []TopicPartition{tp("alpha", 0), tp("alpha", 1), tp("mid", 0), tp("mid", 1), tp("mid", 2), tp("mid", 3),
 		tp("zeta", 0), tp("zeta", 1), tp("zeta", 2), tp("out", 0), tp("out", 1)}
-	idx := w.records.index
+	idx := (*w.layout.Input())
 	for i, tp := range want {
-		if got, ok := w.tpIndex(tp); !ok || got != i {
+		if got, ok := w.layout.Number(tp); !ok || got != i {
 			t.Errorf("tpIndex(%v) = %d, %v; want %d", tp, got, ok, i)
 		}
-		if back, input, ok := w.tpAt(uint64(i)); !ok || back != tp || input != (tp.Topic != "out") {
+		if back, input, ok := w.layout.Numbered(uint64(i)); !ok || back != tp || input != (tp.Topic != "out") {
 			t.Errorf("tpAt(%d) = %v, %v, %v; want %v", i, back, input, ok, tp)
 		}
-		if s, ok := idx.slot(tp, nil); ok != (tp.Topic != "out") || ok && s != i {
+		if s, ok := idx.Slot(tp, nil); ok != (tp.Topic != "out") || ok && s != i {
 			t.Errorf("slot(%v) = %d, %v; tpIndex says %d", tp, s, ok, i)
 		}
 	}
-	if _, _, ok := w.tpAt(uint64(len(want))); ok {
+	if _, _, ok := w.layout.Numbered(uint64(len(want))); ok {
 		t.Errorf("tpAt(%d) names a partition past the last", len(want))
 	}
 	for _, tp := range []TopicPartition{{Topic: "zeta", Partition: 3}, {Topic: "alpha", Partition: -1}, {Topic: "out", Partition: 2}, {Topic: "nope", Partition: 0}} {
-		if _, ok := w.tpIndex(tp); ok {
+		if _, ok := w.layout.Number(tp); ok {
 			t.Errorf("tpIndex(%v) says the world has it", tp)
 		}
 	}
@@ -137,19 +140,19 @@ func TestTpIndexIsTheInputSlot(t *testing.T) {
 // randomHints is a slot list for tps as a commit might carry it: nil, or
 // each entry the partition's slot, another partition's, -1, or past the
 // end. Whatever the hints, the answers must be the same.
-func randomHints(r *rand.Rand, x *inputIndex, tps []TopicPartition) []int32 {
+func randomHints(r *rand.Rand, x *topo.InputIndex, tps []TopicPartition) []int32 {
 	if r.Intn(4) == 0 {
 		return nil
 	}
-	hints := x.slotsOf(nil, tps)
+	hints := x.SlotsOf(nil, tps)
 	for i := range hints {
 		switch r.Intn(5) {
 		case 0:
 			hints[i] = -1
 		case 1:
-			hints[i] = int32(r.Intn(len(x.tps) + 1))
+			hints[i] = int32(r.Intn(x.Len() + 1))
 		case 2:
-			hints[i] = int32(len(x.tps) + r.Intn(3))
+			hints[i] = int32(x.Len() + r.Intn(3))
 		}
 	}
 	return hints

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // partInts is a member's map from its partitions to an offset (positions,
 // processed, committed), as map[TopicPartition]int was. A partition the
-// world numbers (inputIndex.slot, the number tpIndex gives it) is kept by
+// world numbers (topo.InputIndex.slot, the number tpIndex gives it) is kept by
 // that number in a slice sorted by it: no hashing of the topic name, and a
 // clone copies one array. The hot paths carry the numbers with their
 // partitions (Member.ownedSlots, commitReq.Slots) and use slotOf, which
@@ -21,7 +24,7 @@ import (
 // reset are the whole interface. The zero value is empty and ready, and
 // numbers nothing (useIndex gives it the world's numbering).
 type partInts struct {
-	idx   *inputIndex            // the world's numbering, shared; nil: none
+	idx   *topo.InputIndex       // the world's numbering, shared; nil: none
 	es    []partInt              // by k, ascending
 	other map[TopicPartition]int // partitions idx does not number
 }
@@ -38,7 +41,7 @@ const partIntsScan = 16
 
 // useIndex gives p the world's numbering of its input partitions; p must
 // be empty.
-func (p *partInts) useIndex(x *inputIndex) { p.idx = x }
+func (p *partInts) useIndex(x *topo.InputIndex) { p.idx = x }
 
 // find is where slot k is in es, or where it would go.
 func (p *partInts) find(k int32) (int, bool) {
@@ -71,7 +74,7 @@ func (p *partInts) seek(k int32, at *int) (int, bool) {
 }
 
 // getSlot is getHint for a partition whose slot k is already checked
-// (inputIndex.is), or -1, in a list in slot order: at is seek's cursor.
+// (topo.InputIndex.is), or -1, in a list in slot order: at is seek's cursor.
 func (p *partInts) getSlot(tp TopicPartition, k int32, at *int) (int, bool) {
 	if k < 0 {
 		return p.get(tp)
@@ -99,7 +102,7 @@ func (p *partInts) setSlot(tp TopicPartition, k int32, v int, at *int) {
 
 // slotOf is hint when it is tp's slot, else -1.
 func (p *partInts) slotOf(tp TopicPartition, hint int32) int32 {
-	if p.idx != nil && p.idx.is(tp, hint) {
+	if p.idx != nil && p.idx.Is(tp, hint) {
 		return hint
 	}
 	return -1
@@ -127,7 +130,7 @@ func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k 
 	if p.idx == nil {
 		return 0, 0, false, false
 	}
-	if p.idx.is(tp, hint) {
+	if p.idx.Is(tp, hint) {
 		i, found = p.find(hint)
 		return i, hint, found, true
 	}
@@ -137,7 +140,7 @@ func (p *partInts) lookup(tp TopicPartition, hint int32, insert bool) (i int, k 
 	if !insert && len(p.es) <= partIntsScan && len(p.other) == 0 {
 		return 0, 0, false, true
 	}
-	s, ok := p.idx.slot(tp, nil)
+	s, ok := p.idx.Slot(tp, nil)
 	if !ok {
 		return 0, 0, false, false
 	}
@@ -151,7 +154,7 @@ func (p *partInts) get(tp TopicPartition) (int, bool) { return p.getHint(tp, -1)
 
 // getHint is get with tp's slot, if known, as hint.
 func (p *partInts) getHint(tp TopicPartition, hint int32) (int, bool) {
-	if p.idx != nil && p.idx.is(tp, hint) { // the hot path's: lookup's first case, without its four results
+	if p.idx != nil && p.idx.Is(tp, hint) { // the hot path's: lookup's first case, without its four results
 		if i, found := p.find(hint); found {
 			return p.es[i].v, true
 		}
@@ -179,7 +182,7 @@ func (p *partInts) set(tp TopicPartition, v int) { p.setHint(tp, -1, v) }
 
 // setHint is set with tp's slot, if known, as hint.
 func (p *partInts) setHint(tp TopicPartition, hint int32, v int) {
-	if p.idx != nil && p.idx.is(tp, hint) { // as in getHint
+	if p.idx != nil && p.idx.Is(tp, hint) { // as in getHint
 		if i, found := p.find(hint); found {
 			p.es[i].v = v
 			return
@@ -213,7 +216,7 @@ func (p *partInts) delAll(tps []TopicPartition) {
 		}
 		return
 	}
-	ks := p.idx.slotsOf(make([]int32, 0, len(tps)), tps)
+	ks := p.idx.SlotsOf(make([]int32, 0, len(tps)), tps)
 	for i, k := range ks {
 		if k < 0 {
 			delete(p.other, tps[i]) // not numbered: kept in other
@@ -248,7 +251,7 @@ func (p *partInts) len() int { return len(p.es) + len(p.other) }
 // puts every member's in one array. An insert reallocates the copy's; a
 // set, delete or reset stays within its own entries.
 func (p *partInts) cloneIn(buf *[]partInt) partInts {
-	return partInts{idx: p.idx, es: cutInto(buf, p.es), other: cpMap(p.other)}
+	return partInts{idx: p.idx, es: store.CutInto(buf, p.es), other: store.CopyMap(p.other)}
 }
 
 // String spells it as fmt spells the map: entries in key order.

@@ -5,6 +5,9 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // partInts answers as map[TopicPartition]int over random gets, sets,
@@ -16,15 +19,15 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		n := 1 + r.Intn(40)
-		w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"payments", n}, {"orders", n}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+		w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "payments", Partitions: n}, {Name: "orders", Partitions: n}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
 		var p partInts
 		if seed%3 != 0 {
-			p.useIndex(&w.records.index)
+			p.useIndex(w.layout.Input())
 		}
-		x := &w.records.index
+		x := w.layout.Input()
 		ref := map[TopicPartition]int{}
 		var frozen []partInts // clones, each with the map it must still be
 		var frozenRef []map[TopicPartition]int
@@ -33,7 +36,7 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 			hint := int32(-1)
 			switch r.Intn(3) {
 			case 0:
-				hint = x.slotsOf(nil, []TopicPartition{tp})[0]
+				hint = x.SlotsOf(nil, []TopicPartition{tp})[0]
 			case 1:
 				hint = int32(r.Intn(2*n+3) - 1)
 			}
@@ -59,7 +62,7 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				buf := make([]partInt, 0, 2*len(p.es))
 				live := p.cloneIn(&buf)
 				frozen = append(frozen, p.cloneIn(&buf))
-				frozenRef = append(frozenRef, cpMap(ref))
+				frozenRef = append(frozenRef, store.CopyMap(ref))
 				p = live
 			case op == 15 || op == 16:
 				// a revocation: any partitions, numbered or not, held or
@@ -86,7 +89,7 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				hints := randomHints(r, x, list)
 				at := 0
 				for j, lt := range list {
-					got, ok := p.getSlot(lt, p.slotOf(lt, slotAt(hints, j)), &at)
+					got, ok := p.getSlot(lt, p.slotOf(lt, topo.SlotAt(hints, j)), &at)
 					if want, wok := ref[lt]; got != want || ok != wok {
 						t.Fatalf("seed %d, op %d: getSlot(%v) = %d %v, want %d %v", seed, i, lt, got, ok, want, wok)
 					}
@@ -94,7 +97,7 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				at = 0
 				for j, lt := range list {
 					v := r.Intn(1000)
-					p.setSlot(lt, p.slotOf(lt, slotAt(hints, j)), v, &at)
+					p.setSlot(lt, p.slotOf(lt, topo.SlotAt(hints, j)), v, &at)
 					ref[lt] = v
 				}
 			}
@@ -123,12 +126,12 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 // other one up, all at once (delAll, one pass) against one at a time (each
 // removal moving the entries after it, as before delAll).
 func BenchmarkPartIntsRevokeHalf(b *testing.B) {
-	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"in", 1000}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "in", Partitions: 1000}}, Output: TopicSpec{Name: "out", Partitions: 1}}, DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
 	var full partInts
-	full.useIndex(&w.records.index)
+	full.useIndex(w.layout.Input())
 	var half []TopicPartition
 	for q := 0; q < 1000; q++ {
 		full.set(TopicPartition{Topic: "in", Partition: q}, q)

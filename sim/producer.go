@@ -6,6 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // producer is a member's producer client: plain, idempotent (PID and
@@ -24,35 +28,17 @@ type producer struct {
 	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
 	sent         int // records this producer has sent
 	unacked      unackedReqs
-	queued       []*produceReq // waiting for AddPartitionsToTxn
+	queued       []*wire.ProduceRequest // waiting for AddPartitionsToTxn
 	initInFlight bool
-	// fullText is this producer's last produce text that spells its
-	// producer id, epoch and sequence number (0: none), and those: the
-	// next ones in its arena chunk refer to it (tplProduceNext).
-	fullText         textRef
-	fullPID, fullSeq int64
-	fullEpoch        int
-}
-
-// produceBack is the distance back from the next text added to pr's last
-// produce text that spells its producer id, epoch and sequence number
-// (fullText), and that sequence number, when it has req's producer id and
-// epoch and a text of maxProduceText bytes added now lands in its chunk;
-// false otherwise.
-func (w *World) produceBack(pr *producer, req *produceReq) (uint64, int64, bool) {
-	full := pr.fullText
-	end, ok := w.texts.inChunk(full, maxProduceText)
-	if !ok || pr.fullPID != req.PID || pr.fullEpoch != req.Epoch {
-		return 0, 0, false
-	}
-	return uint64(end - full), pr.fullSeq, true
+	// text is what its next produce's text may refer back to (the trace's).
+	text trace.ProducerText
 }
 
 // unackedReqs are a producer's produce requests sent and not answered
 // yet, in ID order: a few at a time, so a slice, which World.Clone copies
 // in one allocation for every member (a map cost two each). IDs only grow
 // (nextID), so a new one goes at the end; a retry replaces its request.
-type unackedReqs []*produceReq
+type unackedReqs []*wire.ProduceRequest
 
 func (u unackedReqs) find(id int) (int, bool) {
 	// Requests are answered, and sent, in ID order: the one asked for is
@@ -67,11 +53,11 @@ func (u unackedReqs) find(id int) (int, bool) {
 	} else {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(u, id, func(r *produceReq, id int) int { return cmp.Compare(r.ID, id) })
+	return slices.BinarySearchFunc(u, id, func(r *wire.ProduceRequest, id int) int { return cmp.Compare(r.ID, id) })
 }
 
 // get is the request with that ID, or nil.
-func (u unackedReqs) get(id int) *produceReq {
+func (u unackedReqs) get(id int) *wire.ProduceRequest {
 	if i, ok := u.find(id); ok {
 		return u[i]
 	}
@@ -79,7 +65,7 @@ func (u unackedReqs) get(id int) *produceReq {
 }
 
 // put adds r, or replaces the request with its ID.
-func (u *unackedReqs) put(r *produceReq) {
+func (u *unackedReqs) put(r *wire.ProduceRequest) {
 	if n := len(*u); n == 0 || (*u)[n-1].ID < r.ID {
 		*u = append(*u, r) // a new request: the newest ID (the usual case)
 		return
@@ -176,7 +162,7 @@ func (m *Member) replaceProducer(w *World) {
 	if old.sent == 0 {
 		return // never sent anything: as if it had been created with these settings
 	}
-	w.event(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
+	w.trace.Eventf(EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
 		m.label(w), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(m.prod.mode, -1, 0, m.prod.txnID))
 }
 
@@ -199,7 +185,7 @@ func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) str
 
 func (m *Member) initProducer(w *World) {
 	m.prod.initInFlight = true
-	req := &initPIDReq{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
+	req := &wire.InitProducerIDRequest{TransactionalID: m.prod.txnID, Timeout: m.Cfg.TransactionTimeout}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
@@ -210,7 +196,7 @@ func (m *Member) initProducer(w *World) {
 func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 	if p.Error == ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmInitPIDRetry, client: m.Client, inc: m.Inc})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})
 		return
 	}
 	m.prod.initInFlight = false
@@ -218,7 +204,7 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 		m.fatal(w, p.Error.String()+" on InitProducerId")
 		return
 	}
-	r := p.Body.(*initPIDResp)
+	r := p.Body.(*wire.InitProducerIDResponse)
 	m.prod.pid, m.prod.epoch = r.PID, r.Epoch
 	m.prod.seq = nil // sequence numbers start at 0 under the new PID (a slice of its own: clones share none)
 }
@@ -227,40 +213,40 @@ func (m *Member) onInitPIDResponse(w *World, p *Packet) {
 // index in outputTPs: a hash of the key (its value), as the default
 // partitioner does (FNV-1a, 32 bits).
 func (w *World) outputSlot(source string) int {
-	h := uint32(fnvBasis)
+	h := uint32(topo.FNVBasis)
 	for i := 0; i < len(source); i++ {
-		h = (h ^ uint32(source[i])) * fnvPrime
+		h = (h ^ uint32(source[i])) * topo.FNVPrime
 	}
-	return int(h % uint32(len(w.outputTPs)))
+	return int(h % uint32(len(w.layout.Outputs())))
 }
 
 // outputSlotOf is outputSlot of a fetched record's value, hashed without
 // spelling it when it is the record's name.
-func (w *World) outputSlotOf(f *fetched) int {
-	if f.names == nil {
+func (w *World) outputSlotOf(f *wire.Record) int {
+	if !f.Named {
 		return w.outputSlot(f.Value)
 	}
-	return int(f.names.fnvName(fnvBasis, f.TP, f.Offset) % uint32(len(w.outputTPs)))
+	return int(w.layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(w.layout.Outputs())))
 }
 
 // produceInvoice sends inv(x) for a processed record.
-func (m *Member) produceInvoice(w *World, f fetched) {
+func (m *Member) produceInvoice(w *World, f wire.Record) {
 	out := w.outputSlotOf(&f)
-	tp := w.outputTPs[out]
+	tp := w.layout.Outputs()[out]
 	pr := &m.prod
 	pr.nextID++
 	pr.sent++
-	req := w.newProduceReq()
-	*req = produceReq{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
-		src: f.TP, srcOff: f.Offset, hasSrc: true, names: f.names, srcTPI: f.tpi, epoch: req.epoch}
-	req.tpi = int32(len(w.inputTPs) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
-	if f.names == nil {
+	req := w.env.NewProduceRequest()
+	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
+		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
+	req.TPI = int32(len(w.layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		if pr.seq == nil {
-			pr.seq = make([]int, len(w.outputTPs))
+			pr.seq = make([]int, len(w.layout.Outputs()))
 		}
 		req.Seq = pr.seq[out]
 		pr.seq[out]++
@@ -272,76 +258,27 @@ func (m *Member) produceInvoice(w *World, f fetched) {
 		if !m.txn.adding {
 			m.txn.adding = true
 			m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-				Body: &addPartitionsReq{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []TopicPartition{tp}}})
+				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []TopicPartition{tp}}})
 		}
 		return
 	}
 	m.sendProduce(w, req)
 }
 
-func (m *Member) sendProduce(w *World, req *produceReq) {
-	// "value pid %d epoch %d seq %d (retry)", encoded: every produce writes it.
-	var b []byte
-	whole := false // b is the template alone
-	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
-	if d, ok := w.processedBack(req.srcTPI, req.srcOff); ok && req.hasSrc && req.PID >= 0 && req.Attempt == 0 {
-		// the record as the processed event just before names it, the
-		// producer id and epoch as this producer's last produce spelled
-		// them (tplProduceNext), else spelled
-		if back, seq, ok := w.produceBack(&m.prod, req); ok {
-			b = argNum(argOffset(argOffset(encTemplate(w.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
-		} else {
-			b = argNum(argNum(argNum(argOffset(encTemplate(w.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
-			full = true
-		}
-		whole = true
-	} else if src, ok := w.argTPI(encTemplate(w.scratch[:0], tplProduce), req.srcTPI, req.src); ok && req.hasSrc && req.PID >= 0 {
-		b = argNum(argNum(argNum(argOffset(src, req.srcOff), req.PID), int64(req.Epoch)), int64(req.Seq))
-		whole = req.Attempt == 0
-		full = whole
-	} else {
-		b = w.encValue(w.scratch[:0], req)
-		if req.PID >= 0 {
-			b = encNum(b, phPID, req.PID)
-			b = encNum(b, phEpoch, int64(req.Epoch))
-			b = encNum(b, phSeq, int64(req.Seq))
-		}
-	}
-	if req.Attempt > 0 {
-		b = append(b, phRetry)
-	}
-	p := w.packet()
-	if whole {
-		p.text = w.addWhole(b)
-	} else {
-		p.text = w.addText(b)
-	}
-	if full {
-		pr := &m.prod
-		pr.fullText, pr.fullPID, pr.fullEpoch, pr.fullSeq = p.text, req.PID, req.Epoch, int64(req.Seq)
-	}
+func (m *Member) sendProduce(w *World, req *wire.ProduceRequest) {
+	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
+	p := w.env.Packet()
+	p.Text = w.trace.ProduceRequest(req, &m.prod.text)
 	p.Type, p.Body = Produce, req
 	m.send(w, p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.
 	// The timer is reserved (its tick and its place among the timers) and
 	// set only when the answer will not settle the request (armRetry): in
 	// steady traffic it would fire after the answer and do nothing.
-	p.timerAt, p.timerSeq = w.reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
+	p.TimerAt, p.TimerSeq = w.env.Reserve(w.Tick + 2 + m.Cfg.RetryBackoff)
 	if p.Lost {
 		w.armRetry(p)
 	}
-}
-
-// armRetry sets the retry timer sendProduce reserved for Produce request
-// p, when its answer will not settle it: the request or its answer is
-// lost, or the answer is OUT_OF_ORDER_SEQUENCE_NUMBER (the producer keeps
-// the request, onProduceResponse). Any other answer is delivered the tick
-// after the request was (before the timer's tick: deliveries come before
-// timers in a Step) and removes the request from unacked, so the timer
-// would find nothing to resend; so does a process that is gone.
-func (w *World) armRetry(p *Packet) {
-	r := p.Body.(*produceReq)
-	w.timers.push(timer{at: p.timerAt, seq: p.timerSeq, kind: tmProduceRetry, client: p.From, inc: p.FromInc, proc: p.proc, n: r.ID, m: r.Attempt})
 }
 
 // produceRetry resends a produce still unanswered at that attempt.
@@ -352,17 +289,17 @@ func (m *Member) produceRetry(w *World, id, attempt int) {
 	}
 }
 
-func (m *Member) retryProduce(w *World, req *produceReq) {
+func (m *Member) retryProduce(w *World, req *wire.ProduceRequest) {
 	nr := *req
 	nr.Attempt++
-	nr.epoch = 0 // a heap object of its own, not from the free lists
+	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	m.prod.unacked.put(&nr)
-	w.event(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.value())
+	w.trace.Eventf(EvRetry, m.Client, "%s retries %s (no answer)", m.label(w), nr.ValueIn(w.layout))
 	m.sendProduce(w, &nr)
 }
 
 func (m *Member) onProduceResponse(w *World, p *Packet) {
-	r := p.Body.(*produceResp)
+	r := p.Body.(*wire.ProduceResponse)
 	req := m.prod.unacked.get(r.ID)
 	if req == nil {
 		return
@@ -372,14 +309,14 @@ func (m *Member) onProduceResponse(w *World, p *Packet) {
 		m.prod.unacked.del(r.ID)
 	case OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmProduceRetry, client: m.Client, inc: m.Inc, n: r.ID, m: req.Attempt})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmProduceRetry, Client: m.Client, Inc: m.Inc, Key: r.ID, Arg: req.Attempt})
 		return
 	case DuplicateSequenceNumber:
 		m.prod.unacked.del(r.ID) // written before: nothing to do
 	case InvalidProducerEpoch, ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		w.event(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.value(), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(w), req.ValueIn(w.layout), p.Error)
 		m.prod.unacked.del(r.ID)
 	default:
 		m.prod.unacked.del(r.ID)
@@ -418,14 +355,14 @@ func (m *Member) onAddPartitionsResponse(w *World, p *Packet) {
 	case None:
 	case ConcurrentTransactions:
 		// The previous transaction's markers are still being written.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmAddPartitionsRetry, client: m.Client, inc: m.Inc})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmAddPartitionsRetry, Client: m.Client, Inc: m.Inc})
 		return
 	default:
-		w.event(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
-	for _, tp := range p.Req.Body.(*addPartitionsReq).Partitions {
+	for _, tp := range p.Req.Body.(*wire.AddPartitionsToTxnRequest).Partitions {
 		m.txn.partitions[tp] = true
 	}
 	q := m.prod.queued
@@ -447,7 +384,7 @@ func (m *Member) addPartitionsRetry(w *World) {
 		m.txn.adding = true
 		tp := m.prod.queued[0].TP
 		m.send(w, &Packet{Type: AddPartitionsToTxn, Summary: m.prod.txnID + " " + tp.String(),
-			Body: &addPartitionsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
+			Body: &wire.AddPartitionsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Partitions: []TopicPartition{tp}}})
 	}
 }
 
@@ -460,16 +397,16 @@ func (m *Member) commitTxn(w *World, offs map[TopicPartition]int, then cont) {
 	m.txn.then, m.txn.offs = then, offs
 	m.loop = LoopTxnOffsets
 	m.send(w, &Packet{Type: AddOffsetsToTxn, Summary: m.prod.txnID + " group " + w.Group.ID,
-		Body: &addOffsetsReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: w.Group.ID}})
+		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: w.Group.ID}})
 }
 
 func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 	if p.Error != None {
-		w.event(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}
-	req := &txnOffsetCommitReq{TransactionalID: m.prod.txnID, Group: w.Group.ID, PID: m.prod.pid, Epoch: m.prod.epoch,
+	req := &wire.TxnOffsetCommitRequest{TransactionalID: m.prod.txnID, Group: w.Group.ID, PID: m.prod.pid, Epoch: m.prod.epoch,
 		MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	tps := make([]TopicPartition, 0, len(m.txn.offs))
 	for tp := range m.txn.offs {
@@ -480,7 +417,7 @@ func (m *Member) onAddOffsetsResponse(w *World, p *Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, m.txn.offs[tp])
 	}
-	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: offsetSummary(w, req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
+	m.send(w, &Packet{Type: TxnOffsetCommit, Summary: w.layout.Offsets(req.Partitions, req.Offsets) + ", " + m.epochWord() + " " + itoa(req.Generation) + ", " + orDash(req.MemberID),
 		Body: req})
 }
 
@@ -502,10 +439,10 @@ func (m *Member) onTxnOffsetCommitResponse(w *World, p *Packet) {
 		if p.Error == FencedInstanceID {
 			ex = "FencedInstanceIdException"
 		}
-		w.event(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
+		w.trace.Eventf(EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(w), p.Error, ex)
 		m.flush(w, contEndTxnAbort)
 	default:
-		w.event(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 	}
 }
@@ -517,13 +454,13 @@ func (m *Member) endTxn(w *World, commit bool) {
 		s = "ABORT"
 	}
 	m.send(w, &Packet{Type: EndTxn, Summary: m.prod.txnID + " " + s,
-		Body: &endTxnReq{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
+		Body: &wire.EndTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Commit: commit}})
 	m.endTxnSeq++
-	w.after(timer{at: w.Tick + m.Cfg.RequestTimeout, kind: tmEndTxnTimeout, client: m.Client, inc: m.Inc, n: m.endTxnSeq, m: boolInt(commit)})
+	w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RequestTimeout, Kind: tmEndTxnTimeout, Client: m.Client, Inc: m.Inc, Key: m.endTxnSeq, Arg: boolInt(commit)})
 }
 
 func (m *Member) onEndTxnResponse(w *World, p *Packet) {
-	req := p.Req.Body.(*endTxnReq)
+	req := p.Req.Body.(*wire.EndTxnRequest)
 	if m.loop != LoopTxnEnd {
 		return // an answer to an EndTxn this producer has stopped waiting for
 	}
@@ -531,14 +468,14 @@ func (m *Member) onEndTxnResponse(w *World, p *Packet) {
 	case None:
 	case ConcurrentTransactions:
 		// TransactionManager.EndTxnHandler: retriable; ask again after the backoff.
-		w.after(timer{at: w.Tick + m.Cfg.RetryBackoff, kind: tmEndTxnRetry, client: m.Client, inc: m.Inc, n: boolInt(req.Commit)})
+		w.env.After(wire.Timer{Owner: wire.OwnerClient, At: w.Tick + m.Cfg.RetryBackoff, Kind: tmEndTxnRetry, Client: m.Client, Inc: m.Inc, Key: boolInt(req.Commit)})
 		return
 	case InvalidTxnState:
-		w.event(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
+		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label(w))
 		m.fatal(w, "INVALID_TXN_STATE on EndTxn")
 		return
 	default:
-		w.event(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
+		w.trace.Eventf(EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(w), p.Error)
 		m.fatal(w, "producer fenced")
 		return
 	}

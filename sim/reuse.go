@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/kgrepl/kgrepl/sim/broker"
+
 // Reuser makes copies of worlds, each in the storage of the copy it made
 // before, once that one is finished: the explorer's worker runs branch
 // after branch, each a copy of a world at one tick, stepped and read until
@@ -11,8 +13,7 @@ package sim
 type Reuser struct {
 	last  *World // the copy made last; finished when the next is asked for
 	wire  []Packet
-	logs  []PartitionLog
-	prods []producerBufs // the logs' producer entries, by the logs' index
+	logs  broker.Bufs // the logs and their producer entries
 	procs []Member
 	gms   []GroupMember
 	bufs  memberBufs

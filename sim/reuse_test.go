@@ -16,15 +16,16 @@ func TestReuseFreeLists(t *testing.T) {
 			base.Step()
 		}
 		pool := map[*Packet]bool{}
-		var f *freeLists
+		var f any
 		if dead != nil {
-			f = dead.free
-			for _, p := range f.packets {
+			var packets []*Packet
+			packets, f = dead.env.FreePacketsForTest()
+			for _, p := range packets {
 				pool[p] = true
 			}
 		}
 		plain, reuse := base.Clone(), r.Clone(base)
-		if dead != nil && reuse.free != f {
+		if _, g := reuse.env.FreePacketsForTest(); dead != nil && g != f {
 			t.Fatal("the copy did not take the finished copy's lists")
 		}
 		if fork%2 == 1 {
@@ -37,7 +38,7 @@ func TestReuseFreeLists(t *testing.T) {
 		for i := 0; i < 40; i++ {
 			plain.Step()
 			reuse.Step()
-			for _, p := range reuse.sending {
+			for _, p := range reuse.env.Sending() {
 				if pool[p] {
 					reused++
 				}

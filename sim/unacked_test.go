@@ -3,6 +3,9 @@ package sim
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // unackedReqs answers as the map[int]*produceReq it replaced over random
@@ -15,23 +18,23 @@ func TestPropertyUnackedAsMap(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		type pair struct {
 			u   unackedReqs
-			ref map[int]*produceReq
+			ref map[int]*wire.ProduceRequest
 			ids []int // in flight, for picking one
 		}
-		fam := []*pair{{ref: map[int]*produceReq{}}}
+		fam := []*pair{{ref: map[int]*wire.ProduceRequest{}}}
 		nextID := 0
 		for i := 0; i < 1000; i++ {
 			p := fam[r.Intn(len(fam))]
 			switch op := r.Intn(10); {
 			case op < 4:
 				nextID++
-				req := &produceReq{ID: nextID}
+				req := &wire.ProduceRequest{ID: nextID}
 				p.u.put(req)
 				p.ref[req.ID] = req
 				p.ids = append(p.ids, req.ID)
 			case op < 5 && len(p.ids) > 0:
 				id := p.ids[r.Intn(len(p.ids))]
-				req := &produceReq{ID: id, Attempt: 1}
+				req := &wire.ProduceRequest{ID: id, Attempt: 1}
 				p.u.put(req)
 				p.ref[id] = req
 			case op < 8:
@@ -39,9 +42,9 @@ func TestPropertyUnackedAsMap(t *testing.T) {
 				p.u.del(id)
 				delete(p.ref, id)
 			case op == 8 && len(fam) < 12:
-				buf := make([]*produceReq, 0, 2*len(p.u))
-				live := cutInto(&buf, p.u)
-				c := &pair{u: cutInto(&buf, p.u), ref: cpMap(p.ref), ids: append([]int(nil), p.ids...)}
+				buf := make([]*wire.ProduceRequest, 0, 2*len(p.u))
+				live := store.CutInto(&buf, p.u)
+				c := &pair{u: store.CutInto(&buf, p.u), ref: store.CopyMap(p.ref), ids: append([]int(nil), p.ids...)}
 				p.u = live
 				fam = append(fam, c)
 			}
