@@ -83,11 +83,3 @@ func eventTone(e sim.Event) tone {
 }
 
 var refusedText = regexp.MustCompile(`\brefused\b|\bfenced\b`)
-
-// StripColour removes the colour codes paint writes, for a front end that
-// must measure or compare the text.
-func StripColour(s string) string {
-	return ansiCode.ReplaceAllString(s, "")
-}
-
-var ansiCode = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -1,10 +1,14 @@
 package kernel
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// ansiCode matches the codes paint writes.
+var ansiCode = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // TestColourOnlyWhenAsked: with Session.Color off a demo prints no escape
 // code at all; with it on, the same text with whole lines painted: the
