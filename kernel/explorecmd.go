@@ -21,7 +21,7 @@ import (
 
 func init() {
 	cmds := []*command{
-		{name: "explore", usage: "explore [--ticks A..B] [--faults K,...] [--members Cn,...] [--bound N] [--parallel N] [--isolation L] [--save DIR] [--json]",
+		{name: "explore", usage: "explore [--ticks A..B] [--faults K,...] [--members Cn,...] [--bound N] [--parallel N] [--isolation L] [--save DIR] [--shard K/N --out FILE] [--json] | explore --merge FILE [FILE ...] [--save DIR] [--json]",
 			summary: "branch at every tick x member x fault kind; find duplicates and losses",
 			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
 				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
@@ -34,19 +34,7 @@ func init() {
 				"  explore --merge FILE... [--save DIR] [--json]\n" +
 				"checks that the files are shards 1..N of one sweep and prints what the sweep run on one machine\n" +
 				"prints, byte for byte (the shortest branch of a class is the first in the sweep's order among equals).",
-			run: cmdExplore, words: func(s *Session, a []string) []string {
-				if len(a) > 0 {
-					switch a[len(a)-1] {
-					case "--members":
-						return s.World().Clients()
-					case "--faults":
-						return explore.FaultKinds
-					case "--isolation":
-						return []string{"read_committed", "read_uncommitted"}
-					}
-				}
-				return []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}
-			}},
+			run: cmdExplore},
 		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png|.pdf] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
@@ -58,12 +46,7 @@ func init() {
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
 				"group epoch and a rebalance is a group epoch bump (see help metrics).",
-			run: cmdCompare, words: func(s *Session, a []string) []string {
-				if len(a)%2 == 0 {
-					return wordsSet(s, nil)
-				}
-				return nil
-			}},
+			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
 	at := indexOfCommand("demo")

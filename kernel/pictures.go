@@ -43,7 +43,7 @@ func addPictureCommands() {
 				"            bar while a zombie processes a record, rebalances as bands\n\n" +
 				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
 				"(--ticks A..B shows a window of it)." + pictureHelp,
-			run: cmdPlot, words: wordsPlot},
+			run: cmdPlot},
 		{name: "diagram", usage: "diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",
 			help: "Members with their state and partitions; B1 with the coordinator's state, generation and\n" +
@@ -53,14 +53,14 @@ func addPictureCommands() {
 				"--ticks N draws the world as it was at tick N; --ticks A..B draws one animated SVG, a frame\n" +
 				fmt.Sprintf("per tick (at most %d), that plays by itself in a browser (no script); as a PNG it is the\n", maxFrames) +
 				"last frame, as a PDF a page per frame." + pictureHelp,
-			run: cmdDiagram, words: func(*Session, []string) []string { return pictureFlags }},
+			run: cmdDiagram},
 		{name: "sequence", usage: "sequence [--mermaid] [--type T1,T2] [--member Cn] [--out FILE] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the trace as a sequence diagram: a lane per participant, an arrow per message",
 			help: "--ticks A..B keeps the messages sent from tick A to tick B (A.. and ..B leave an end open);\n" +
 				"--type and --member filter as trace does. Notes between the arrows are the protocol's events.\n" +
 				"--mermaid prints Mermaid sequenceDiagram text instead of drawing (with --out FILE.mmd it\n" +
 				"writes the text to that file instead)." + pictureHelp,
-			run: cmdSequence, words: wordsSequence},
+			run: cmdSequence},
 	}
 	at := len(commands)
 	for i, c := range commands {
@@ -154,32 +154,6 @@ func pictureOptions(cmd string, fl map[string]string) (picOpts, error) {
 		}
 	}
 	return o, nil
-}
-
-func wordsPlot(s *Session, a []string) []string {
-	if len(a) == 0 {
-		return chart.Kinds
-	}
-	if a[len(a)-1] == "--branches" {
-		return s.branchNames()
-	}
-	return append([]string{"--branches"}, pictureFlags...)
-}
-
-func wordsSequence(s *Session, a []string) []string {
-	if len(a) > 0 {
-		switch a[len(a)-1] {
-		case "--type":
-			var out []string
-			for _, t := range sim.APIs {
-				out = append(out, string(t))
-			}
-			return out
-		case "--member":
-			return s.World().Clients()
-		}
-	}
-	return append([]string{"--mermaid", "--type", "--member"}, pictureFlags...)
 }
 
 // pictureFormats are the files a picture command writes, by --out's extension.

