@@ -33,18 +33,30 @@ type Scrub struct {
 // animated diagram, which holds at most this many.
 const MaxScrubTicks = maxFrames
 
-// Scrub draws ticks from..to of the current branch (to < 0: up to the
-// branch's tick now; a window of more than MaxScrubTicks ticks is
-// refused). Like the picture commands, it replays the branch and changes
-// nothing.
-func (s *Session) Scrub(from, to int) (*Scrub, error) {
+// Scrub draws ticks from..to of a branch ("" = the one in use; to < 0:
+// up to the branch's tick now; from < 0: the last MaxScrubTicks ticks up
+// to to; a window of more ticks is refused). Like the picture commands, it
+// replays the branch and changes nothing.
+func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
+	if branch != "" && branch != s.cur.name {
+		b, ok := s.branches[branch]
+		if !ok {
+			return nil, fmt.Errorf("scrub --branch %s: no branch %s (branches: %s)", branch, branch, strings.Join(s.branchNames(), " "))
+		}
+		saved := s.cur
+		s.cur = b
+		defer func() { s.cur = saved }()
+	}
 	w := s.World()
 	if to < 0 {
 		to = w.Tick
 	}
+	if from < 0 {
+		from = max(0, to-MaxScrubTicks+1)
+	}
 	ticks := strconv.Itoa(from) + ".." + strconv.Itoa(to)
 	switch {
-	case from < 0 || to < from:
+	case to < from:
 		return nil, fmt.Errorf("scrub --ticks %s: want A..B with 0 <= A < B", ticks)
 	case to > w.Tick:
 		return nil, fmt.Errorf("scrub --ticks %s: the branch is at tick %d (step or run to reach tick %d)", ticks, w.Tick, to)

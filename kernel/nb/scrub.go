@@ -14,7 +14,8 @@ import (
 // the world diagram at the slider's tick, the pause meter with a cursor on
 // that tick, and what happened in it (its events and the messages sent).
 // Options: "--ticks A..B" (A.., ..B; the default is the whole branch, at
-// most kernel.MaxScrubTicks ticks).
+// most its last kernel.MaxScrubTicks ticks) and "--branch NAME" (the
+// branch in use by default).
 //
 // Every tick is drawn ahead, from the branch's history, into the cell's
 // output, and a small script moves between them: the slider works without
@@ -27,10 +28,10 @@ import (
 // animated SVG of `diagram --ticks A..B` and plays by itself.
 func (s *Session) Scrub(options ...string) error {
 	s.err = nil
-	from, to, err := scrubTicks(strings.Join(options, " "), s.k.World().Tick)
+	branch, from, to, err := scrubOptions(strings.Join(options, " "))
 	if err == nil {
 		var sc *kernel.Scrub
-		if sc, err = s.k.Scrub(from, to); err == nil {
+		if sc, err = s.k.Scrub(branch, from, to); err == nil {
 			s.show(scrubHTML(sc), scrubText(sc))
 			return nil
 		}
@@ -40,34 +41,43 @@ func (s *Session) Scrub(options ...string) error {
 	return err
 }
 
-// scrubTicks reads Scrub's options: --ticks A..B, A.., ..B; without it the
-// last kernel.MaxScrubTicks ticks up to now.
-func scrubTicks(opts string, now int) (from, to int, err error) {
+// scrubOptions reads Scrub's options: --ticks A..B (A.., ..B; -1 for an
+// end left open) and --branch NAME.
+func scrubOptions(opts string) (branch string, from, to int, err error) {
 	f := strings.Fields(strings.ReplaceAll(opts, "=", " "))
-	from, to = max(0, now-kernel.MaxScrubTicks+1), now
-	if len(f) == 0 {
-		return from, to, nil
-	}
-	bad := fmt.Errorf("scrub %s: want --ticks A..B (A.., ..B) in whole ticks", opts)
-	if len(f) != 2 || f[0] != "--ticks" {
-		return 0, 0, bad
-	}
-	a, b, ok := strings.Cut(f[1], "..")
-	if !ok {
-		return 0, 0, bad
-	}
-	from, to = 0, now
-	if a != "" {
-		if from, err = strconv.Atoi(a); err != nil {
-			return 0, 0, bad
+	from, to = -1, -1
+	bad := fmt.Errorf("scrub %s: want --ticks A..B (A.., ..B) in whole ticks, --branch NAME", opts)
+	seen := map[string]bool{}
+	for i := 0; i < len(f); i += 2 {
+		if i+1 >= len(f) || seen[f[i]] {
+			return "", 0, 0, bad
+		}
+		seen[f[i]] = true
+		switch f[i] {
+		case "--branch":
+			branch = f[i+1]
+		case "--ticks":
+			a, b, ok := strings.Cut(f[i+1], "..")
+			if !ok {
+				return "", 0, 0, bad
+			}
+			if a != "" {
+				if from, err = strconv.Atoi(a); err != nil || from < 0 {
+					return "", 0, 0, bad
+				}
+			} else {
+				from = 0
+			}
+			if b != "" {
+				if to, err = strconv.Atoi(b); err != nil || to < 0 {
+					return "", 0, 0, bad
+				}
+			}
+		default:
+			return "", 0, 0, bad
 		}
 	}
-	if b != "" {
-		if to, err = strconv.Atoi(b); err != nil {
-			return 0, 0, bad
-		}
-	}
-	return from, to, nil
+	return branch, from, to, nil
 }
 
 //go:embed scrub.js

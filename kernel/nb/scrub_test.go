@@ -11,7 +11,7 @@ func TestScrubDrawsEveryTickOfTheWindow(t *testing.T) {
 	if err := s.Quiet("join C2; run until stable"); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := s.k.Scrub(0, 14)
+	sc, err := s.k.Scrub("", 0, 14)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,25 @@ func TestScrubRefusesAWindowItCannotDraw(t *testing.T) {
 			t.Errorf("Scrub(%q): Err() is not the error", opts)
 		}
 	}
-	// Without --ticks: the last 120 ticks.
-	from, to, err := scrubTicks("", 130)
-	if from != 11 || to != 130 || err != nil {
-		t.Errorf("the default window at tick 130: %d..%d, %v", from, to, err)
+	// Without --ticks: the last 120 ticks; --branch draws another branch than the one in use.
+	if err := s.Quiet("fork b; step 2; switch main"); err != nil {
+		t.Fatal(err)
 	}
-	if from, to, _ = scrubTicks("--ticks 40..", 130); from != 40 || to != 130 {
-		t.Errorf("--ticks 40.. at tick 130: %d..%d", from, to)
+	for _, c := range []struct {
+		opts           string
+		branch         string
+		from, to, tick int
+	}{{"", "main", 11, 130, 130}, {"--ticks 40..", "main", 40, 130, 130}, {"--branch b", "b", 13, 132, 130}, {"--ticks ..20 --branch b", "b", 0, 20, 130}} {
+		branch, from, to, err := scrubOptions(c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := s.k.Scrub(branch, from, to)
+		if err != nil {
+			t.Fatalf("Scrub(%q): %v", c.opts, err)
+		}
+		if sc.Branch != c.branch || sc.From != c.from || sc.To != c.to || s.k.Branch() != "main" || s.k.World().Tick != c.tick {
+			t.Errorf("Scrub(%q): branch %s ticks %d..%d, then on %s at %d", c.opts, sc.Branch, sc.From, sc.To, s.k.Branch(), s.k.World().Tick)
+		}
 	}
 }
