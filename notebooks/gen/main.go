@@ -71,18 +71,23 @@ func quoteAll(args []string) string {
 	return strings.Join(q, ", ")
 }
 
-// setup is the same first cells in every notebook: pin this module (GoNB
-// would otherwise ask the module proxy for it), import nb, and declare the
-// session every later cell resumes.
+// setup is the same first code cells in every notebook: pin this module
+// (GoNB would otherwise ask the module proxy for it), import nb, and
+// declare the session every later cell resumes. setupNote says so, under
+// the first picture, so that the picture comes first.
 func setup() []cell {
 	return []cell{
-		md("The first cell points GoNB at this repository (the notebook's folder is `$GONB_JUPYTER_ROOT`, so `..` is the module); " +
-			"the second imports the notebook helpers and declares `s`, the kgrepl session. GoNB runs every cell as a new program: " +
-			"`nb.Resume()` replays what the cells before did, so each cell starts where the last one stopped."),
 		code("!*go mod edit -require=github.com/kgrepl/kgrepl@v0.0.0 -replace=github.com/kgrepl/kgrepl=$GONB_JUPYTER_ROOT/.."),
 		code("import \"github.com/kgrepl/kgrepl/kernel/nb\"\n\n// s is this notebook's kgrepl session; each cell resumes it where the last one left it.\nvar s = nb.Resume()"),
 	}
 }
+
+const setupNote = "The two cells at the top point GoNB at this repository (`$GONB_JUPYTER_ROOT/..`) and declare `s`, the kgrepl session. " +
+	"GoNB runs every cell as a new program: `nb.Resume()` replays what the cells before did, so each cell starts where the last one stopped."
+
+// scrubNote says how to use a slider, under the first one of a notebook.
+const scrubNote = "Drag the slider (or click it and use ← →) to see any tick: the world diagram, the pause meter with its cursor on that tick, " +
+	"and what happened in it; ▶ plays the ticks in turn. Where no script runs (a code host, a notebook Jupyter does not trust yet) the diagram plays by itself."
 
 // extra is what a demo's notebook adds to its script: cells after a
 // command line of the script ("" = at the end).
@@ -93,7 +98,10 @@ type extra struct {
 
 // demoNotebook is the text a demo's notebook wraps around its script.
 type demoNotebook struct {
-	intro   string
+	intro string
+	// scrub is the options of the slider the notebook opens with, over
+	// the demo's most telling ticks (a frame a tick, so a window, not all).
+	scrub   string
 	replace map[string][]string // a script line -> the code that stands for it
 	extras  []extra
 }
@@ -185,10 +193,15 @@ func Build() (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		cells := []cell{md(fmt.Sprintf("# Demo %d: %s\n\n%s\n\nThe same script runs in the REPL as `demo %d`; here it runs a step per cell, with the pictures in between.",
-			n, title, strings.TrimSpace(d.intro), n))}
+		if d.scrub == "" {
+			return nil, fmt.Errorf("demo %d: the notebook has no slider to open with", n)
+		}
+		cells := []cell{md(fmt.Sprintf("# Demo %d: %s\n\n%s", n, title, strings.TrimSpace(d.intro)))}
 		cells = append(cells, setup()...)
-		cells = append(cells, md("Start from the default world: group `billing`, C1 reading all six partitions of `orders` and `payments` in generation 1."),
+		cells = append(cells, goCell(fmt.Sprintf("s.Demo(%d)", n), "s.Scrub("+quoteAll(strings.Fields(d.scrub))+")"),
+			md(fmt.Sprintf("The whole demo at a glance: `demo %d` in the REPL (its transcript is folded under its title). %s\n\n"+
+				"Below, the same script a step per cell, with the pictures in between. %s", n, scrubNote, setupNote)),
+			md("Start from the default world: group `billing`, C1 reading all six partitions of `orders` and `payments` in generation 1."),
 			goCell("s.Reset()"))
 		cells = append(cells, body...)
 		cells = append(cells, md("---\nBack to the [tour](00-tour.ipynb). Every picture here can be made in the REPL too: `diagram`, `plot KIND`, `sequence` (see `help plot`)."))
