@@ -3,13 +3,15 @@
 // Jupyter server with the GoNB kernel, its cells run with Shift+Enter, the
 // slider moved with the mouse and the keyboard, the play button pressed,
 // and the picture checked to change; then the same in the notebook's HTML
-// export, with no kernel at all. scripts/notebooks.sh starts the server and
+// export, with no kernel at all, and in its output shown the way
+// JupyterLab shows one. scripts/notebooks.sh starts the server and
 // runs it; on its own, `go test ./...` skips it (it needs the server).
 package browser
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,6 +115,83 @@ func TestSliderInTheHTMLExport(t *testing.T) {
 		t.Fatalf("%s: the slider never came up: %v", page, err)
 	}
 	scrubLikeAReader(t, ctx, root, "export")
+}
+
+// TestSliderAsJupyterLabRendersIt: JupyterLab is not among Debian's
+// packages, so its way of showing an output is played here on the slider's
+// output from an executed notebook, as @jupyterlab/rendermime 4's
+// renderHTML does it: the HTML set as a host's innerHTML, each script
+// replaced by a fresh copy in place (so it runs where it stands), and the
+// host put into the page only afterwards, as an output area may be.
+func TestSliderAsJupyterLabRendersIt(t *testing.T) {
+	path := os.Getenv("KGREPL_EXECUTED_NOTEBOOK")
+	if path == "" {
+		t.Skip("needs an executed notebook: run scripts/notebooks.sh (KGREPL_EXECUTED_NOTEBOOK)")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			Outputs []struct {
+				Data map[string]any `json:"data"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	output := ""
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			h := joinLines(o.Data["text/html"])
+			if output == "" && strings.Contains(h, `class="kgrepl-scrub"`) {
+				output = h
+			}
+		}
+	}
+	if output == "" {
+		t.Fatalf("%s has no slider in its outputs", path)
+	}
+	quoted, _ := json.Marshal(output)
+	page := `<!DOCTYPE html><html><body><div id="notebook"></div><script>
+var host = document.createElement("div");
+host.className = "jp-RenderedHTMLCommon";
+host.innerHTML = ` + string(quoted) + `;
+Array.from(host.getElementsByTagName("script")).forEach(function (s) {
+  var c = document.createElement("script");
+  c.textContent = s.textContent;
+  s.parentNode.replaceChild(c, s);
+});
+setTimeout(function () { document.getElementById("notebook").appendChild(host); }, 300);
+</script></body></html>`
+	file := filepath.Join(t.TempDir(), "lab.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := chromium(t)
+	root := `.kgrepl-scrub[data-kgrepl-ready]`
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+file), chromedp.WaitVisible(chromedp.CSS(root+` .kgrepl-scrub-slider`))); err != nil {
+		t.Fatalf("the slider never came up: %v", err)
+	}
+	scrubLikeAReader(t, ctx, root, "lab")
+}
+
+// joinLines reads a notebook's multi-line string (a list of lines, or one string).
+func joinLines(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var b strings.Builder
+		for _, l := range v {
+			s, _ := l.(string)
+			b.WriteString(s)
+		}
+		return b.String()
+	}
+	return ""
 }
 
 // state is what a reader sees of a slider: the tick it shows, the trace

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,7 +12,8 @@ import (
 )
 
 // TestCommittedNotebooksAreGenerated: the notebooks in notebooks/ are what
-// this program writes (run `go run ./notebooks/gen` after changing a demo).
+// this program writes, their outputs left out (run `go run ./notebooks/gen`
+// after changing a demo; scripts/notebooks.sh checks the outputs).
 func TestCommittedNotebooksAreGenerated(t *testing.T) {
 	files, err := Build()
 	if err != nil {
@@ -28,8 +28,11 @@ func TestCommittedNotebooksAreGenerated(t *testing.T) {
 			t.Errorf("%v (run go run ./notebooks/gen)", err)
 			continue
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("notebooks/%s is not what gen writes; run go run ./notebooks/gen", name)
+		same, err := sameCells(got, want)
+		if err != nil {
+			t.Errorf("notebooks/%s: %v", name, err)
+		} else if !same {
+			t.Errorf("notebooks/%s is not what gen writes; run go run ./notebooks/gen && scripts/notebooks.sh --update", name)
 		}
 	}
 	committed, _ := filepath.Glob(filepath.Join("..", "*.ipynb"))
@@ -80,7 +83,7 @@ func TestNotebookShape(t *testing.T) {
 			if c.CellType == "code" {
 				codes = append(codes, src)
 				if len(c.Outputs) != 0 {
-					t.Errorf("%s: a cell has outputs; the committed notebooks are stripped", name)
+					t.Errorf("%s: gen wrote a cell with outputs; outputs come from scripts/notebooks.sh --update", name)
 				}
 				if !strings.HasPrefix(src, "!*") && !strings.HasPrefix(src, "import") && !strings.HasPrefix(src, "%%") {
 					t.Errorf("%s: code cell %q is neither a shell line, declarations nor %%%%", name, src)
@@ -155,5 +158,32 @@ func TestFromScriptRejectsMissingAnchors(t *testing.T) {
 	_, _, err := fromScript(1, demoNotebook{extras: []extra{{after: "no such line", cells: []cell{md("x")}}}})
 	if err == nil || !strings.Contains(err.Error(), "no such line") {
 		t.Errorf("a missing anchor: %v", err)
+	}
+}
+
+// TestSameCellsLeavesOutOutputsOnly: a committed notebook with outputs is
+// the generated one; a changed source is not.
+func TestSameCellsLeavesOutOutputsOnly(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := files["01-rebalance.ipynb"]
+	withOutputs := strings.Replace(string(gen), `"execution_count": null,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [],`, `"execution_count": 2,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [{"data": {"text/html": ["<b>x</b>"]}, "metadata": {}, "output_type": "display_data"}],`, 1)
+	if withOutputs == string(gen) {
+		t.Fatal("the test's notebook has no cell kgrepl-01-002 to give outputs")
+	}
+	if same, err := sameCells([]byte(withOutputs), gen); err != nil || !same {
+		t.Errorf("a notebook with outputs is not its generated self: %v %v", same, err)
+	}
+	changed := strings.Replace(withOutputs, "s.Reset()", "s.Reset() ", 1)
+	if same, _ := sameCells([]byte(changed), gen); same {
+		t.Error("a changed cell went unnoticed")
 	}
 }

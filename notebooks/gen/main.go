@@ -1,11 +1,14 @@
 // Command gen writes the notebooks in notebooks/: 00-tour.ipynb and one
 // notebook per demo, built from the demo scripts (kernel/demos/*.kg) so
-// they never drift from `demo N`, with outputs stripped. Run it by hand
-// from the repository's root after changing a demo or the text here:
+// they never drift from `demo N`. Run it by hand from the repository's
+// root after changing a demo or the text here, then write their outputs:
 //
-//	go run ./notebooks/gen
+//	go run ./notebooks/gen && scripts/notebooks.sh --update
 //
-// Its test fails when the committed notebooks differ from what it writes.
+// It writes a notebook without outputs, and leaves alone one whose cells
+// are unchanged (it keeps its committed outputs). Its test fails when the
+// committed notebooks' cells differ from what it writes;
+// scripts/notebooks.sh fails when their outputs differ from a fresh run.
 package main
 
 import (
@@ -36,11 +39,60 @@ func main() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(*dir, n), files[n], 0o644); err != nil {
+		path := filepath.Join(*dir, n)
+		// A notebook whose cells are what gen writes keeps its committed
+		// outputs; a changed one is written without outputs, for
+		// scripts/notebooks.sh --update to run.
+		if old, err := os.ReadFile(path); err == nil {
+			if same, err := sameCells(old, files[n]); err == nil && same {
+				continue
+			}
+		}
+		if err := os.WriteFile(path, files[n], 0o644); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("wrote", filepath.Join(*dir, n))
+		fmt.Println("wrote", path, "(without outputs: scripts/notebooks.sh --update writes them)")
 	}
+}
+
+// stripped is a notebook as gen writes it: every code cell without
+// outputs and execution count.
+func stripped(data []byte) ([]byte, error) {
+	var nb map[string]any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&nb); err != nil {
+		return nil, err
+	}
+	cells, _ := nb["cells"].([]any)
+	for _, c := range cells {
+		if m, ok := c.(map[string]any); ok && m["cell_type"] == "code" {
+			m["outputs"] = []any{}
+			m["execution_count"] = nil
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// sameCells says whether a committed notebook, its outputs left out, is
+// what gen writes.
+func sameCells(committed, generated []byte) (bool, error) {
+	a, err := stripped(committed)
+	if err != nil {
+		return false, err
+	}
+	b, err := stripped(generated)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(a, b), nil
 }
 
 // cell is one notebook cell: markdown, or Go code for GoNB.
