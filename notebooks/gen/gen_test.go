@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -185,5 +186,53 @@ func TestSameCellsLeavesOutOutputsOnly(t *testing.T) {
 	changed := strings.Replace(withOutputs, "s.Reset()", "s.Reset() ", 1)
 	if same, _ := sameCells([]byte(changed), gen); same {
 		t.Error("a changed cell went unnoticed")
+	}
+}
+
+// TestCommittedNotebooksHaveOutputs: the notebooks are committed run, so
+// that a code host shows their pictures: every code cell has its execution
+// count, and the first slider's output is there (scripts/notebooks.sh
+// --update writes them; scripts/notebooks.sh checks them against a fresh run).
+func TestCommittedNotebooksHaveOutputs(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "*.ipynb"))
+	if len(paths) == 0 {
+		t.Fatal("no notebook in notebooks/")
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType       string   `json:"cell_type"`
+				ExecutionCount *int     `json:"execution_count"`
+				Source         []string `json:"source"`
+				Outputs        []struct {
+					Data map[string]any `json:"data"`
+				} `json:"outputs"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(data, &nb); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		slider := false
+		for _, c := range nb.Cells {
+			if c.CellType != "code" {
+				continue
+			}
+			if c.ExecutionCount == nil {
+				t.Errorf("%s: cell %.40q was not run (scripts/notebooks.sh --update)", path, strings.Join(c.Source, ""))
+				break
+			}
+			for _, o := range c.Outputs {
+				if h, ok := o.Data["text/html"].([]any); ok && len(h) > 0 && strings.Contains(fmt.Sprint(h...), `class="kgrepl-scrub"`) {
+					slider = true
+				}
+			}
+		}
+		if !slider {
+			t.Errorf("%s: no tick slider in its outputs", path)
+		}
 	}
 }
