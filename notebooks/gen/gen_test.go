@@ -236,3 +236,35 @@ func TestCommittedNotebooksHaveOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepOutputsAcrossATextChange: a change of markdown keeps the
+// committed outputs; a change of code does not.
+func TestKeepOutputsAcrossATextChange(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := string(files["01-rebalance.ipynb"])
+	committed := strings.Replace(gen, `"execution_count": null,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [],`, `"execution_count": 2,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [{"data": {"text/html": ["<b>x</b>"]}, "metadata": {}, "output_type": "display_data"}],`, 1)
+	text := strings.Replace(gen, "# Demo 1:", "# Demo one:", 1)
+	kept, ok, err := keepOutputs([]byte(committed), []byte(text))
+	if err != nil || !ok {
+		t.Fatalf("a change of text: ok %v, %v", ok, err)
+	}
+	if !strings.Contains(string(kept), "# Demo one:") || !strings.Contains(string(kept), `"execution_count": 2,`) || !strings.Contains(string(kept), "<b>x</b>") {
+		t.Errorf("the new text with the old outputs, got:\n%.600s", kept)
+	}
+	if same, _ := sameCells(kept, []byte(text)); !same {
+		t.Error("the kept notebook's cells are not the generated ones")
+	}
+	codeChanged := strings.Replace(text, "s.Reset()", "s.Reset() ", 1)
+	if _, ok, _ := keepOutputs([]byte(committed), []byte(codeChanged)); ok {
+		t.Error("a change of code kept the outputs")
+	}
+}

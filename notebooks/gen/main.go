@@ -5,8 +5,9 @@
 //
 //	go run ./notebooks/gen && scripts/notebooks.sh --update
 //
-// It writes a notebook without outputs, and leaves alone one whose cells
-// are unchanged (it keeps its committed outputs). Its test fails when the
+// It leaves alone a notebook whose cells are unchanged, keeps the committed
+// outputs of one whose text alone changed (outputs come from the code), and
+// writes one whose code changed without outputs. Its test fails when the
 // committed notebooks' cells differ from what it writes;
 // scripts/notebooks.sh fails when their outputs differ from a fresh run.
 package main
@@ -19,6 +20,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,15 +45,19 @@ func main() {
 		// A notebook whose cells are what gen writes keeps its committed
 		// outputs; a changed one is written without outputs, for
 		// scripts/notebooks.sh --update to run.
+		data, note := files[n], "without outputs: scripts/notebooks.sh --update writes them"
 		if old, err := os.ReadFile(path); err == nil {
-			if same, err := sameCells(old, files[n]); err == nil && same {
+			if same, err := sameCells(old, data); err == nil && same {
 				continue
 			}
+			if kept, ok, err := keepOutputs(old, data); err == nil && ok {
+				data, note = kept, "its text only: outputs kept"
+			}
 		}
-		if err := os.WriteFile(path, files[n], 0o644); err != nil {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("wrote", path, "(without outputs: scripts/notebooks.sh --update writes them)")
+		fmt.Println("wrote", path, "("+note+")")
 	}
 }
 
@@ -79,6 +85,54 @@ func stripped(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// keepOutputs gives the generated notebook the committed one's outputs and
+// execution counts when the two have the same code cells (ids and
+// sources, in order): outputs come from the code alone, so a change of
+// text (markdown) keeps them. ok is false when the code differs.
+func keepOutputs(committed, generated []byte) (out []byte, ok bool, err error) {
+	var old, nb map[string]any
+	for _, x := range []struct {
+		data []byte
+		to   *map[string]any
+	}{{committed, &old}, {generated, &nb}} {
+		d := json.NewDecoder(bytes.NewReader(x.data))
+		d.UseNumber()
+		if err := d.Decode(x.to); err != nil {
+			return nil, false, err
+		}
+	}
+	code := func(nb map[string]any) []map[string]any {
+		var cs []map[string]any
+		cells, _ := nb["cells"].([]any)
+		for _, c := range cells {
+			if m, ok := c.(map[string]any); ok && m["cell_type"] == "code" {
+				cs = append(cs, m)
+			}
+		}
+		return cs
+	}
+	was, now := code(old), code(nb)
+	if len(was) != len(now) {
+		return nil, false, nil
+	}
+	for i := range now {
+		if now[i]["id"] != was[i]["id"] || !reflect.DeepEqual(now[i]["source"], was[i]["source"]) {
+			return nil, false, nil
+		}
+	}
+	for i := range now {
+		now[i]["outputs"], now[i]["execution_count"] = was[i]["outputs"], was[i]["execution_count"]
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
+		return nil, false, err
+	}
+	return b.Bytes(), true, nil
 }
 
 // sameCells says whether a committed notebook, its outputs left out, is
@@ -139,7 +193,8 @@ const setupNote = "The two cells at the top point GoNB at this repository (`$GON
 
 // scrubNote says how to use a slider, under the first one of a notebook.
 const scrubNote = "Drag the slider (or click it and use ← →) to see any tick: the world diagram, the pause meter with its cursor on that tick, " +
-	"and what happened in it; ▶ plays the ticks in turn. Where no script runs (a code host, a notebook Jupyter does not trust yet) the diagram plays by itself."
+	"and what happened in it; ▶ plays the ticks in turn. Where no script runs (a code host) the diagram plays by itself; " +
+	"Jupyter shows the pictures of a notebook it did not run only once you run its cells or trust it (`jupyter trust`)."
 
 // extra is what a demo's notebook adds to its script: cells after a
 // command line of the script ("" = at the end).
