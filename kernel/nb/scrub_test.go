@@ -94,7 +94,7 @@ func TestScrubRefusesAWindowItCannotDraw(t *testing.T) {
 		opts           string
 		branch         string
 		from, to, tick int
-	}{{"", "main", 11, 130, 130}, {"--ticks 40..", "main", 40, 130, 130}, {"--branch b", "b", 13, 132, 130}, {"--ticks ..20 --branch b", "b", 0, 20, 130}} {
+	}{{"", "main", 11, 130, 130}, {"--ticks 125..", "main", 125, 130, 130}, {"--branch b --ticks 128..", "b", 128, 132, 130}, {"--ticks ..20 --branch b", "b", 0, 20, 130}} {
 		branch, from, to, err := scrubOptions(c.opts)
 		if err != nil {
 			t.Fatal(err)
