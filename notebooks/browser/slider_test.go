@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -115,6 +116,66 @@ func TestSliderInTheHTMLExport(t *testing.T) {
 		t.Fatalf("%s: the slider never came up: %v", page, err)
 	}
 	scrubLikeAReader(t, ctx, root, "export")
+}
+
+// TestSliderWithoutScripts: where no script runs (a code host, a page
+// with scripts off) the slider's controls stay hidden and its diagram is
+// the animated SVG, which plays by itself: the tick drawn changes with time.
+func TestSliderWithoutScripts(t *testing.T) {
+	page := os.Getenv("KGREPL_EXPORT_HTML")
+	if page == "" {
+		t.Skip("needs an executed notebook's HTML export: run scripts/notebooks.sh (KGREPL_EXPORT_HTML)")
+	}
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := chromium(t)
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady(chromedp.CSS(`.kgrepl-scrub-diagram svg`))); err != nil {
+		t.Fatalf("%s: no slider diagram: %v", page, err)
+	}
+	// The devtools protocol still evaluates with the page's scripts off.
+	look := `(function () {
+		var r = document.querySelector(".kgrepl-scrub");
+		var titles = Array.prototype.filter.call(r.querySelectorAll(".kgrepl-scrub-diagram text"), function (e) {
+			return /^group .* · tick \d+/.test(e.textContent) && getComputedStyle(e).visibility === "visible";
+		}).map(function (e) { return e.textContent; });
+		var svg = r.querySelector(".kgrepl-scrub-diagram svg").getBoundingClientRect();
+		return {
+			Ready: r.hasAttribute("data-kgrepl-ready"),
+			Bar: getComputedStyle(r.querySelector(".kgrepl-scrub-bar")).display,
+			Width: svg.width,
+			Title: titles.join(" / ")
+		};
+	})()`
+	type seen struct {
+		Ready      bool
+		Bar, Title string
+		Width      float64
+	}
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[seen](look))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Ready || first.Bar != "none" || first.Width <= 0 || first.Title == "" || strings.Contains(first.Title, " / ") {
+		t.Fatalf("with scripts off: %+v; want no controls, and one tick of the diagram drawn", first)
+	}
+	titles := map[string]bool{first.Title: true}
+	for i := 0; i < 6 && len(titles) < 2; i++ {
+		time.Sleep(500 * time.Millisecond)
+		now, err := chromedp.Run(ctx, chromedp.Evaluate[seen](look))
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles[now.Title] = true
+	}
+	if len(titles) < 2 {
+		t.Errorf("with scripts off the diagram stays at %q: the animation does not play", first.Title)
+	}
+	t.Logf("no script: the animation plays (%d ticks seen)", len(titles))
 }
 
 // TestSliderAsJupyterLabRendersIt: JupyterLab is not among Debian's
