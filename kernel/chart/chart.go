@@ -34,7 +34,29 @@ type Chart struct {
 	yLo     float64 // the data's extent on the y axis, before room is made
 	yHi     float64 // above it for the marks' labels
 	nominal bool    // the y axis names rows (timeline): no room under the data
+	xAxis   XAxis   // where the x axis fell, the last time the chart was drawn
 }
+
+// XAxis says where a chart's x axis lies across the chart as it was last
+// drawn (SVG or PNG): its ends as fractions of the chart's width from the
+// left, and the values there. A notebook's tick slider puts its cursor on
+// the pause meter with it.
+type XAxis struct {
+	Left, Right float64 // fractions of the width
+	Min, Max    float64 // the values at Left and Right (ticks)
+}
+
+// At is where value v falls, as a fraction of the chart's width.
+func (a XAxis) At(v float64) float64 {
+	if a.Max <= a.Min {
+		return a.Left
+	}
+	return a.Left + (v-a.Min)/(a.Max-a.Min)*(a.Right-a.Left)
+}
+
+// XAxis is where the x axis lay when the chart was last drawn; the zero
+// XAxis before it was drawn.
+func (c *Chart) XAxis() XAxis { return c.xAxis }
 
 type legendEntry struct {
 	name   string
@@ -176,6 +198,10 @@ func (c *Chart) Draw(dc draw.Canvas) {
 	}
 	c.makeRoom(area)
 	c.Plot.Draw(area)
+	if w := dc.Max.X - dc.Min.X; w > 0 {
+		da := c.Plot.DataCanvas(area)
+		c.xAxis = XAxis{Left: float64((da.Min.X - dc.Min.X) / w), Right: float64((da.Max.X - dc.Min.X) / w), Min: c.Plot.X.Min, Max: c.Plot.X.Max}
+	}
 	for i, e := range c.legend {
 		y := dc.Min.Y + legendH - vg.Points(float64(rows[i]*legendRowH)+legendRowH/2+2)
 		x := dc.Min.X + pad + xs[i]

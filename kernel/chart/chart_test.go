@@ -366,3 +366,37 @@ func TestSVGTextIsOutlined(t *testing.T) {
 		t.Errorf("%d glyphs placed: the letters are not drawn as outlines", n)
 	}
 }
+
+// TestXAxisPlacesTicks: a chart says where its x axis lies, so a notebook's
+// cursor can stand on a tick: inside the chart, the ends at the axis's
+// values, and the same data area whatever the format drawn.
+func TestXAxisPlacesTicks(t *testing.T) {
+	s := demoSession(t, 2)
+	run := record(t, s, chart.NeedPause)
+	c, err := chart.Build("pause", chart.Options{From: 5, To: 30, Width: 640, Height: 300}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (c.XAxis() != chart.XAxis{}) {
+		t.Errorf("an undrawn chart's axis: %+v", c.XAxis())
+	}
+	if _, err := c.SVG(); err != nil {
+		t.Fatal(err)
+	}
+	ax := c.XAxis()
+	if ax.Left <= 0.03 || ax.Right >= 1 || ax.Right-ax.Left < 0.7 || ax.Min != 5 || ax.Max < 30 || ax.Max > 31 {
+		t.Fatalf("the x axis of a 640 px pause chart of ticks 5..30: %+v", ax)
+	}
+	if ax.At(ax.Min) != ax.Left || ax.At(ax.Max) != ax.Right {
+		t.Errorf("At(min) %v At(max) %v, want %v %v", ax.At(ax.Min), ax.At(ax.Max), ax.Left, ax.Right)
+	}
+	if mid := ax.At((ax.Min + ax.Max) / 2); mid < (ax.Left+ax.Right)/2-1e-9 || mid > (ax.Left+ax.Right)/2+1e-9 {
+		t.Errorf("the middle tick at %v, want %v", mid, (ax.Left+ax.Right)/2)
+	}
+	if _, err := c.PNG(); err != nil {
+		t.Fatal(err)
+	}
+	if c.XAxis() != ax {
+		t.Errorf("drawn as PNG the axis moved: %+v, as SVG %+v", c.XAxis(), ax)
+	}
+}

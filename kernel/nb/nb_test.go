@@ -226,3 +226,32 @@ func TestLongTextFolds(t *testing.T) {
 		t.Errorf("a short text folded: %s", short)
 	}
 }
+
+// TestLongTablesFold: a table of more than 45 rows shows its first 40 and
+// folds the rest behind their count, as a long text does; a short one is
+// shown whole.
+func TestLongTablesFold(t *testing.T) {
+	s, _ := session(t)
+	if err := s.Quiet("join C2; run until stable; run until tick 120"); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.k.ExecResults("log invoices-0")
+	if err != nil || len(rs) != 1 || rs[0].Table == nil {
+		t.Fatalf("log invoices-0: %v", err)
+	}
+	rows := len(rs[0].Table.Rows)
+	if rows <= 45 {
+		t.Fatalf("log invoices-0 has %d rows at tick 120; the test needs more than 45", rows)
+	}
+	h := resultHTML(rs[0])
+	if strings.Count(h, "<table") != 2 || !strings.Contains(h, fmt.Sprintf("<summary>%d more rows</summary>", rows-40)) {
+		t.Errorf("a %d-row table is not folded after 40 rows:\n%.400s", rows, h)
+	}
+	if strings.Count(h, "<tr") != rows+2 {
+		t.Errorf("%d rows (headers included) shown of %d", strings.Count(h, "<tr"), rows+2)
+	}
+	rs, _ = s.k.ExecResults("describe group")
+	if h := resultHTML(rs[0]); strings.Contains(h, "more rows") || !strings.Contains(h, rs[0].HTML) {
+		t.Error("a short table is folded or changed")
+	}
+}
