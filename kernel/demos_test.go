@@ -45,7 +45,7 @@ func runDemo(t *testing.T, n int) *Session {
 func assignment(w *sim.World) map[string]string {
 	out := map[string]string{}
 	for _, gm := range w.Group.Members() {
-		out[gm.ClientID] = w.PartList(gm.Assignment)
+		out[gm.ClientID] = w.Layout().PartList(gm.Assignment)
 	}
 	return out
 }
@@ -234,7 +234,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 			}
 		}
 		dot := strings.LastIndexByte(name, '.')
-		tp, err := w3.ParsePartition(name[:dot])
+		tp, err := w3.Layout().ParsePartition(name[:dot])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 		revokedAt := -1
 		for _, e := range w3.Events.All() {
 			if e.Kind == sim.EvRevoked && e.Member == first.Member && e.Tick >= first.Tick && strings.Contains(e.Text, "cooperative") &&
-				strings.Contains(e.Text, w3.ShortName(tp)) && revokedAt < 0 {
+				strings.Contains(e.Text, w3.Layout().ShortName(tp)) && revokedAt < 0 {
 				revokedAt = e.Tick
 			}
 		}
@@ -365,7 +365,7 @@ func TestDemo6Leaving(t *testing.T) {
 	if !strings.Contains(rejoin.Text, "returns as C2-3, swapped in for C2-2") {
 		t.Errorf("static rejoin event %q: want it to name the new id C2-3 and the id swapped out, C2-2", rejoin.Text)
 	}
-	if got := w.PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
+	if got := w.Layout().PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
 		t.Errorf("static C2 has %s, want its old {o0 o1 p0 p1} back (static members sort first in range)", got)
 	}
 	if w.Group.Describe().Generation != 5 {
@@ -599,13 +599,13 @@ func TestDemo13ConsumerJoins(t *testing.T) {
 	if w.Group.Type() != sim.ConsumerGroup {
 		t.Fatalf("demo 13 runs a %v group, want a consumer group", w.Group.Type())
 	}
-	if w.Group.Describe().GroupEpoch != 4 || w.Rebalances() != 3 {
-		t.Errorf("group epoch %d, %d rebalances; want epoch 4 and 3 (one bump per join)", w.Group.Describe().GroupEpoch, w.Rebalances())
+	if w.Group.Describe().GroupEpoch != 4 || w.Group.RebalanceStarts != 3 {
+		t.Errorf("group epoch %d, %d rebalances; want epoch 4 and 3 (one bump per join)", w.Group.Describe().GroupEpoch, w.Group.RebalanceStarts)
 	}
 	for _, gm := range w.Group.Members() {
-		if gm.MemberEpoch != 4 || w.PartList(gm.Target) != w.PartList(gm.Assignment) {
+		if gm.MemberEpoch != 4 || w.Layout().PartList(gm.Target) != w.Layout().PartList(gm.Assignment) {
 			t.Errorf("%s: epoch %d owns %s, target %s: want epoch 4 holding its target", gm.MemberID, gm.MemberEpoch,
-				w.PartList(gm.Assignment), w.PartList(gm.Target))
+				w.Layout().PartList(gm.Assignment), w.Layout().PartList(gm.Target))
 		}
 	}
 	var paused []int
@@ -773,9 +773,9 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 			t.Errorf("group epoch %d paused %d partitions, want 1 to 3", e.Generation, len(e.Partitions))
 		}
 	}
-	if len(w.Meter.Entries) != 8 || w.Rebalances() != 8 || sum != w.Meter.Total {
+	if len(w.Meter.Entries) != 8 || w.Group.RebalanceStarts != 8 || sum != w.Meter.Total {
 		t.Errorf("%d meter entries, %d rebalances, entries add to %d of %d; want 8, 8, equal",
-			len(w.Meter.Entries), w.Rebalances(), sum, w.Meter.Total)
+			len(w.Meter.Entries), w.Group.RebalanceStarts, sum, w.Meter.Total)
 	}
 	for i := 1; i < w.Meter.Series.Len(); i++ {
 		if d := w.Meter.Series.At(i) - w.Meter.Series.At(i-1); d >= 6 {
@@ -786,7 +786,7 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 	if d.Lost != 0 || d.Duplicates != 2 {
 		t.Errorf("lost %d, duplicates %d; want none lost and 2 duplicates (o2.9, p2.9)", d.Lost, d.Duplicates)
 	}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		if lag := w.Lag(tp); lag != 0 {
 			t.Errorf("%v: lag %d after the upgrade, want every record consumed and committed", tp, lag)
 		}

@@ -259,7 +259,7 @@ func TestStaticReturnWithChangedSubscription(t *testing.T) {
 		if gm.ClientID == "C2" {
 			for _, tp := range gm.Assignment {
 				if tp.Topic != "orders" {
-					t.Errorf("C2 ends with %s, outside its subscription", w.PartList(gm.Assignment))
+					t.Errorf("C2 ends with %s, outside its subscription", w.Layout().PartList(gm.Assignment))
 				}
 			}
 			if len(gm.Assignment) == 0 {

@@ -191,7 +191,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 // current assignment holds it.
 func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool) *Table {
 	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		cur := "-"
 		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			cur = strconv.Itoa(rec.Offset)
@@ -208,7 +208,7 @@ func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool) *Table {
 // offsetRows is offsetsTable for describe group --json.
 func offsetRows(w *sim.World, g sim.GroupDescription, owners bool) []offsetJSON {
 	out := []offsetJSON{}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
 		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			off := rec.Offset
@@ -248,7 +248,7 @@ func assignmentText(tps []sim.TopicPartition) string {
 
 func pendingList(w *sim.World) []string {
 	var out []string
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		if w.Group.Offsets.HasPending(tp) {
 			out = append(out, tp.String())
 		}
@@ -297,7 +297,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(pos[0])
+	tp, err := w.Layout().ParsePartition(pos[0])
 	if err != nil {
 		return nil, fmt.Errorf("log: %v", err)
 	}
@@ -454,7 +454,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	if !w.HasTopic(pos[0]) {
+	if !w.Layout().HasTopic(pos[0]) {
 		return nil, fmt.Errorf("consume %s: no topic %s (topics: %s)", pos[0], pos[0], strings.Join(topicList(w), " "))
 	}
 	iso := w.Cfg.Isolation
@@ -738,7 +738,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Group.RebalanceStarts,
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
@@ -758,7 +758,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 			m.SinkDuplicates += n - 1
 		}
 	}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		m.Lag += w.Lag(tp)
 	}
 	for _, e := range w.Meter.Entries {
@@ -818,7 +818,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 			title = "pauses per rebalance (group epoch)"
 		}
 		for _, p := range w.Meter.Entries {
-			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
+			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
 		}
 		text += "\n" + title + ":\n" + pt.Text()
 	}
@@ -858,7 +858,7 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		}
 		notes = append(notes, string(m.Cfg.Producer()))
 		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
-			w.PartList(m.Owned), batch, strings.Join(notes, ", "))
+			w.Layout().PartList(m.Owned), batch, strings.Join(notes, ", "))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

@@ -42,7 +42,7 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 			continue
 		}
 		for off := 0; off < rec && off < w.broker.Log(tp).HW(); off++ {
-			name := w.RecordName(tp, off)
+			name := w.Layout().Name(tp, off)
 			switch {
 			case seen[name] > 0:
 			case held[name]:

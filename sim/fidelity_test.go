@@ -314,7 +314,7 @@ func TestHeartbeatsStopWhileJoining(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining })
-	if err := w.ProduceInput(w.InputPartitions()[0], 1); err != nil { // the record C1 gets stuck in
+	if err := w.ProduceInput(w.Layout().Inputs()[0], 1); err != nil { // the record C1 gets stuck in
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 10, func() bool { return w.Group.State() == CompletingRebalance })

@@ -231,9 +231,6 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 	return out
 }
 
-// HasTopic reports whether the world has a topic of that name.
-func (w *World) HasTopic(t string) bool { return w.layout.HasTopic(t) }
-
 // Counts are the delivery counters as a reader at one isolation level sees invoices.
 type Counts struct {
 	Duplicates     int      // invoices beyond the first per input record
@@ -313,7 +310,7 @@ func (w *World) Delivery(isolation string) Counts {
 	dup := func(p, off int, s uint32) {
 		if n := int(s &^ heldBit); n > 1 {
 			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.layout.Inputs()[p], off))
+			c.DuplicateNames = append(c.DuplicateNames, w.layout.Name(w.layout.Inputs()[p], off))
 		}
 	}
 	for p := range w.layout.Inputs() {
@@ -342,10 +339,10 @@ func (w *World) Delivery(isolation string) Counts {
 			case s&^heldBit > 0:
 			case s&heldBit != 0:
 				c.HeldBack++
-				c.HeldBackNames = append(c.HeldBackNames, w.RecordName(tp, off))
+				c.HeldBackNames = append(c.HeldBackNames, w.layout.Name(tp, off))
 			default:
 				c.Lost++
-				c.LostNames = append(c.LostNames, w.RecordName(tp, off))
+				c.LostNames = append(c.LostNames, w.layout.Name(tp, off))
 			}
 		}
 	}
@@ -354,9 +351,6 @@ func (w *World) Delivery(isolation string) Counts {
 
 // Processed counts records the members have processed.
 func (w *World) Processed() int { return w.processed }
-
-// Rebalances counts generations formed after the first.
-func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
@@ -401,29 +395,6 @@ func (w *World) inputsCommitted() bool {
 		}
 	}
 	return true
-}
-
-// HasLiveMember is len(LiveMembers()) > 0, without the list: a walk of
-// the processes (a client's current process is its one not superseded),
-// with no lookup by client id (the explorer asks it every tick).
-func (w *World) HasLiveMember() bool {
-	for _, m := range w.procs {
-		if !m.Superseded() && m.Alive && !m.Zombie {
-			return true
-		}
-	}
-	return false
-}
-
-// LiveMembers lists the client ids with a running process that is not a zombie.
-func (w *World) LiveMembers() []string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // consumerGroupSettled is `run until stable` for a consumer group: every

@@ -92,7 +92,7 @@ func randomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []action {
 		case 7:
 			n := 1 + r.Intn(5)
 			a = action{do: func(w *World) error {
-				tps := w.InputPartitions()
+				tps := w.Layout().Inputs()
 				return w.ProduceInput(tps[n%len(tps)], n)
 			}, name: fmt.Sprintf("produce %d", n)}
 		case 8:
@@ -384,8 +384,8 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 					}
 					for _, tp := range w.layout.Inputs() {
 						for off := 0; off < w.broker.Log(tp).HW(); off++ {
-							if n := seen[w.RecordName(tp, off)]; n != 1 {
-								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
+							if n := seen[w.Layout().Name(tp, off)]; n != 1 {
+								t.Errorf("%s has %d visible invoices, want exactly 1", w.Layout().Name(tp, off), n)
 							}
 						}
 					}

@@ -169,7 +169,7 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 	stepUntil(t, w, c, 100, empty)
 	classicGen := w.Group.Describe().Generation
 	committed := map[TopicPartition]int{}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			committed[tp] = rec.Offset
 		}

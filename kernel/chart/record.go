@@ -114,8 +114,8 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	r.run.Isolation = w.Cfg.Isolation
 	r.run.Transactional = len(w.Txn.Entries()) > 0
 	r.run.Partitions = nil
-	for _, tp := range w.InputPartitions() {
-		r.run.Partitions = append(r.run.Partitions, w.ShortName(tp))
+	for _, tp := range w.Layout().Inputs() {
+		r.run.Partitions = append(r.run.Partitions, w.Layout().ShortName(tp))
 	}
 	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
 	r.run.Rebalances = nil
@@ -155,7 +155,7 @@ func sample(w *sim.World, need Need) Frame {
 			}
 		}
 	}
-	tps := w.InputPartitions()
+	tps := w.Layout().Inputs()
 	if need&NeedLag != 0 {
 		f.Lag = make([]int, len(tps))
 		for i, tp := range tps {

@@ -194,7 +194,7 @@ func TestWorldDiagramContent(t *testing.T) {
 				cells[e.attrs["data-partition"]] = append(cells[e.attrs["data-partition"]], off)
 			}
 		}
-		all := append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...)
+		all := append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...)
 		for _, tp := range all {
 			l := w.Log(tp)
 			got := cells[tp.String()]
@@ -231,7 +231,7 @@ func TestWorldDiagramContent(t *testing.T) {
 			t.Errorf("demo %d: the diagram does not say %q", n, want)
 		}
 		// Aborted invoices are marked ✗, markers C / A.
-		for _, tp := range w.OutputPartitions() {
+		for _, tp := range w.Layout().Outputs() {
 			for _, c := range w.Log(tp).Cells.All() {
 				if c.Txn == sim.TxnAborted && c.IsData() && !strings.Contains(joined, c.Source+"✗") {
 					t.Errorf("demo %d: aborted %s not drawn with ✗", n, c.Value)

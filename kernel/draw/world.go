@@ -261,7 +261,7 @@ func recordInHand(w *sim.World, m *sim.Member) (string, sim.TopicPartition, bool
 	if i <= 0 {
 		return rec, sim.TopicPartition{}, false
 	}
-	tp, err := w.ParsePartition(rec[:i])
+	tp, err := w.Layout().ParsePartition(rec[:i])
 	if err != nil {
 		return rec, sim.TopicPartition{}, false
 	}
@@ -407,7 +407,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		s.text(cx, y+55, "owns nothing", textStyle{size: 11, italic: true, color: Hex(Faint)})
 	}
 	for _, tp := range m.Owned {
-		name := w.ShortName(tp)
+		name := w.Layout().ShortName(tp)
 		cw := measure(name, textStyle{size: 10.5, mono: true}) + 10
 		if cx+cw > x+memberW-8 {
 			s.text(cx, y+55, "…", textStyle{size: 11, color: Hex(Ink)})
@@ -578,13 +578,13 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	gms := g.Members
 	sort.SliceStable(gms, func(i, j int) bool { return natural.Less(gms[i].MemberID, gms[j].MemberID) })
 	for _, gm := range gms {
-		t := gm.MemberID + " " + w.PartList(gm.Assignment)
+		t := gm.MemberID + " " + w.Layout().PartList(gm.Assignment)
 		if (g.State == sim.PreparingRebalance) && gm.Joined {
 			t += " (joined)"
 		}
 		if consumer {
 			// Each member's epoch, and where it is going while it reconciles.
-			cur, target := w.PartList(gm.Assignment), w.PartList(gm.Target) // sorted: equal sets, equal text
+			cur, target := w.Layout().PartList(gm.Assignment), w.Layout().PartList(gm.Target) // sorted: equal sets, equal text
 			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, cur)
 			if cur != target {
 				t += " → " + target
@@ -597,9 +597,9 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	}
 	b.lines = append(b.lines, memberLines(ms)...)
 	var pend []string
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		if w.Group.Offsets.HasPending(tp) {
-			pend = append(pend, w.ShortName(tp))
+			pend = append(pend, w.Layout().ShortName(tp))
 		}
 	}
 	if len(pend) > 0 {
@@ -639,8 +639,8 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	y := 0.0
 	cellsW := 0.0
 	nth := InvoiceNumbers(w)
-	for i, tp := range append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...) {
-		l := logLayout{tp: tp, output: i >= len(w.InputPartitions())}
+	for i, tp := range append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...) {
+		l := logLayout{tp: tp, output: i >= len(w.Layout().Inputs())}
 		l.cellW, l.perRow = 24, inputPerRow
 		if l.output {
 			l.perRow = outPerRow
