@@ -140,9 +140,6 @@ func sameString(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
-// part gives the partition number of dense id g.
-func (tp *topology) part(g int32) int32 { return g - tp.base[tp.topicOf[g]] }
-
 func (tp *topology) partition(g int32) TopicPartition {
 	t := tp.topicOf[g]
 	return TopicPartition{Topic: tp.names[t], Partition: int(g - tp.base[t])}
