@@ -691,9 +691,14 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 		}
 		return classic, all
 	}
-	for _, line := range strings.Split(script, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "compare") {
+	var lines []string // one command each: a script line may hold several
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, s.SplitLine(l)...)
+		}
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "compare") {
 			continue
 		}
 		out, err := s.Exec(line)
@@ -902,6 +907,101 @@ func TestRecordRanges(t *testing.T) {
 	for in, want := range cases {
 		if got := recordRanges(strings.Fields(in)); got != want {
 			t.Errorf("recordRanges(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+var (
+	promptLine = regexp.MustCompile(`^(?:[\w.-]+ )?[\w.-]+ t=(\d+) \w+> `)
+	tickLine   = regexp.MustCompile(`^t=(\d+)(?:\.\.(\d+))? `)
+)
+
+// TestDemoTickOrder: in every demo, the ticks of the event lines (t=N, or
+// t=A..B for a summary) never go backwards within a command's output, nor
+// before the tick its prompt shows. Only the prompt may go back in time
+// (switch, back).
+func TestDemoTickOrder(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		for _, level := range []string{"", " --verbose"} {
+			out, err := NewSession().Exec(fmt.Sprintf("demo %d%s", n, level))
+			if err != nil {
+				t.Fatalf("demo %d: %v", n, err)
+			}
+			last, prompt := 0, ""
+			for i, l := range strings.Split(out, "\n") {
+				if m := promptLine.FindStringSubmatch(l); m != nil {
+					last, _ = strconv.Atoi(m[1])
+					prompt = l
+					continue
+				}
+				m := tickLine.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				tick, _ := strconv.Atoi(m[1])
+				if tick < last {
+					t.Errorf("demo %d%s, line %d: %q comes after tick %d (command %q)", n, level, i+1, l, last, prompt)
+				}
+				last = tick
+			}
+		}
+	}
+}
+
+// TestDemoStepStops: `demo N --step` cut into pages; a reader who stops
+// after page i leaves the session where the demo was at the end of it (the
+// tick its last "tick N:" line names, the demo's branches then), and going
+// on to the end leaves it where the demo ends.
+func TestDemoStepStops(t *testing.T) {
+	for _, n := range []int{4, 11} {
+		whole := runDemo(t, n)
+		pages, err := NewSession().ExecPaged(fmt.Sprintf("demo %d --step", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) < 3 {
+			t.Fatalf("demo %d --step: %d pages, want one per act and narration block", n, len(pages))
+		}
+		for i := range pages[:len(pages)-1] {
+			s := NewSession()
+			if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+				t.Fatal(err)
+			}
+			s.StopAtPage(i)
+			shown := strings.Join(pages[:i+1], "\n")
+			ticks := regexp.MustCompile(`(?m)^(?:tick|back at tick|on \S+ at tick) (\d+)`).FindAllStringSubmatch(shown, -1)
+			want := 0
+			if len(ticks) > 0 {
+				want, _ = strconv.Atoi(ticks[len(ticks)-1][1])
+			}
+			if s.World().Tick != want {
+				t.Errorf("demo %d stopped after page %d: tick %d, want %d (the last shown)", n, i+1, s.World().Tick, want)
+			}
+		}
+		s := NewSession()
+		if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+			t.Fatal(err)
+		}
+		s.StopAtPage(len(pages) - 1)
+		if s.World().Tick != whole.World().Tick || s.Branch() != whole.Branch() {
+			t.Errorf("demo %d read to its end: %s at tick %d, want %s at %d", n, s.Branch(), s.World().Tick, whole.Branch(), whole.World().Tick)
+		}
+	}
+}
+
+// demoLineLimit is how long a demo may print: a reader takes it in at a
+// few screens' glance, and the views it asks for show the rows that matter.
+const demoLineLimit = 150
+
+// TestDemoLength: no demo prints more than demoLineLimit lines.
+func TestDemoLength(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		out, err := NewSession().Exec(fmt.Sprintf("demo %d", n))
+		if err != nil {
+			t.Fatalf("demo %d: %v", n, err)
+		}
+		if lines := strings.Count(out, "\n") + 1; lines > demoLineLimit {
+			t.Errorf("demo %d prints %d lines, want at most %d", n, lines, demoLineLimit)
 		}
 	}
 }

@@ -28,6 +28,9 @@ type Result struct {
 	// Pages, when set, is Text cut where a front end should pause and wait
 	// for the reader (`demo N --step`: before each narration line).
 	Pages []string
+	// stops[i], when set, puts the session where the command was at the
+	// end of Pages[i], for a reader who stops there (StopAtPage).
+	stops []func(*Session)
 }
 
 // input is one world input of a branch's history, stamped with the tick
@@ -101,7 +104,11 @@ type Session struct {
 	interrupt *atomic.Bool
 	done      bool
 	// out collects the narration of the command running now.
-	out strings.Builder
+	out output
+	// Color writes ANSI colour codes into the narration: protocol events,
+	// errors, a demo's headings and narration (colour.go). The binary sets
+	// it only on a terminal, never with NO_COLOR or into a pipe.
+	Color bool
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
 	tickErr   error
@@ -121,6 +128,8 @@ type Session struct {
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
+	// pageStops are the last ExecPaged's stopping points, a page each.
+	pageStops []func(*Session)
 
 	// CheckpointEvery fixes the ticks between checkpoints (tests and
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
@@ -193,10 +202,12 @@ func (s *Session) ExecResults(line string) ([]*Result, error) {
 
 // ExecPaged is Exec with the output cut where the front end should wait for
 // the reader before going on (`demo N --step` pauses at each narration
-// line); a line with nothing to pause at gives one page.
+// line); a line with nothing to pause at gives one page. A reader who stops
+// before page i calls StopAtPage(i-1).
 func (s *Session) ExecPaged(line string) ([]string, error) {
 	results, err := s.ExecResults(line)
 	pages := []string{""}
+	s.pageStops = []func(*Session){nil}
 	add := func(text string) {
 		if text == "" {
 			return
@@ -214,14 +225,28 @@ func (s *Session) ExecPaged(line string) ([]string, error) {
 		for i, p := range r.Pages {
 			if i > 0 && pages[len(pages)-1] != "" {
 				pages = append(pages, "")
+				s.pageStops = append(s.pageStops, nil)
 			}
 			add(p)
+			if i < len(r.stops) {
+				s.pageStops[len(s.pageStops)-1] = r.stops[i]
+			}
 		}
 	}
 	for i := range pages {
 		pages[i] = strings.TrimRight(pages[i], "\n")
 	}
 	return pages, err
+}
+
+// StopAtPage is the reader stopping after page i of the last ExecPaged:
+// `demo N --step` then leaves the session where the demo was at the end of
+// that page, as if the demo had stopped there, rather than at its end.
+func (s *Session) StopAtPage(i int) {
+	if i >= 0 && i < len(s.pageStops) && s.pageStops[i] != nil {
+		s.pageStops[i](s)
+	}
+	s.pageStops = nil
 }
 
 // execLine is Exec without clearing an interrupt already asked for: a
@@ -305,9 +330,18 @@ func (s *Session) saveState() sessionState {
 }
 
 func (s *Session) run(words []string) (res *Result, err error) {
-	c := lookup(words[0])
-	if c == nil {
-		return nil, unknownCommand(words[0], "")
+	c, err := resolve(words[0], words[1:], "")
+	if err != nil {
+		return nil, err
+	}
+	// A start of a name runs the command it names, and is recorded (in the
+	// history, a session file, what compare reruns) as that command.
+	words[0] = c.name
+	// CMD --help is help CMD, for every command.
+	for _, w := range words[1:] {
+		if w == "--help" {
+			return cmdHelp(s, []string{c.name})
+		}
 	}
 	// A command that fails leaves the session exactly as it was: the
 	// history only grows on success, and the world is put back from it.
@@ -386,7 +420,7 @@ func (s *Session) rollback(st sessionState, worldTouched bool) {
 
 func (s *Session) say(format string, args ...any) {
 	if !s.replaying {
-		fmt.Fprintf(&s.out, format+"\n", args...)
+		s.out.add(fmt.Sprintf(format, args...) + "\n")
 	}
 }
 
@@ -449,18 +483,28 @@ func (s *Session) recordStep(at, ran int, typed string) {
 // narrate prints the events of a tick, one line each; at the quiet level
 // the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
-	for _, e := range evs {
+	if s.replaying {
+		return
+	}
+	for i := 0; i < len(evs); i++ {
+		e := evs[i]
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
-		if s.quietNow && !s.replaying {
+		text := e.Text
+		if s.quietNow {
 			if key, ok := s.quietKey(e); ok {
 				s.quietAdd(key, e)
 				continue
 			}
 			s.quietFlush(quietFlushes(e)...)
+			if e.Kind == sim.EvAssigned && assignedLine.MatchString(text) {
+				var n int
+				text, n = mergeAssigned(evs, i)
+				i += n - 1
+			}
 		}
-		s.say("t=%-4d %s", e.Tick, e.Text)
+		s.say("%s", s.paint(eventTone(e), fmt.Sprintf("t=%-4d %s", e.Tick, text)))
 	}
 }
 

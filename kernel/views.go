@@ -3,9 +3,11 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -90,6 +92,15 @@ func tpNames(tps []sim.TopicPartition) []string {
 	return out
 }
 
+// membersInOrder is the group's members as views list them: by member id
+// in natural order (C2-1 before C10-1), where the coordinator keeps Kafka's
+// string order.
+func membersInOrder(g *sim.Group) []*sim.GroupMember {
+	ms := append([]*sim.GroupMember(nil), g.Members()...)
+	sort.SliceStable(ms, func(i, j int) bool { return natural.Less(ms[i].MemberID, ms[j].MemberID) })
+	return ms
+}
+
 // owner finds which coordinator member holds tp in the generation.
 func owner(g *sim.Group, tp sim.TopicPartition) *sim.GroupMember {
 	for _, gm := range g.Members() {
@@ -135,7 +146,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		if gm := g.MemberByID(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
 		}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
@@ -162,7 +173,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			h = append(h, "ASSIGNMENT")
 		}
 		t = &Table{Header: h}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), "/" + gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment))}
 			if fl["--verbose"] == "true" {
 				row = append(row, assignmentText(gm.Assignment))
@@ -276,18 +287,30 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
+// aroundRows is how many rows `log --around OFFSET` shows on each side.
+const aroundRows = 4
+
 func cmdLog(s *Session, args []string) (*Result, error) {
-	if err := needArgs("log", args, 1, 1); err != nil {
+	pos, fl, err := flags("log", args, []string{"--from", "--around"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("log", pos, 1, 1); err != nil {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(args[0])
+	tp, err := w.ParsePartition(pos[0])
 	if err != nil {
 		return nil, fmt.Errorf("log: %v", err)
 	}
 	l := w.Log(tp)
+	from, to, err := logRows(pos[0], fl, l.HW())
+	if err != nil {
+		return nil, err
+	}
 	t := &Table{Header: []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}}
-	for i, c := range l.Cells.All() {
+	for i, c := range l.Cells.Slice(from, to) {
+		i += from
 		pid, epoch, seq := "-", "-", "-"
 		if c.PID >= 0 {
 			pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
@@ -313,6 +336,14 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	if rec, ok := w.Group.Committed(tp); ok {
 		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
 	}
+	if from > 0 || to < l.HW() {
+		switch {
+		case from == to:
+			head += fmt.Sprintf("  (no rows from offset %d)", from)
+		default:
+			head += fmt.Sprintf("  (offsets %d..%d of 0..%d)", from, to-1, l.HW()-1)
+		}
+	}
 	if len(l.Aborted) > 0 {
 		var ab []string
 		for _, a := range l.Aborted {
@@ -321,6 +352,39 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		head += "\naborted transaction index: " + strings.Join(ab, "; ")
 	}
 	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+}
+
+// logRows is the offsets [from, to) a log view shows: all of them, from
+// --from N to the end, or --around OFFSET's aroundRows on each side.
+func logRows(part string, fl map[string]string, hw int) (from, to int, err error) {
+	f, hasFrom := fl["--from"]
+	a, hasAround := fl["--around"]
+	switch {
+	case hasFrom && hasAround:
+		return 0, 0, usageErr("log", "--from and --around contradict each other (give one)")
+	case hasFrom:
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--from %q is not an offset (a whole number from 0 to the HW, %d)", f, hw)
+		}
+		if n > hw {
+			return 0, 0, fmt.Errorf("log %s --from %d: past the end of the log (HW %d: offsets 0..%d; --from at most %d)", part, n, hw, hw-1, hw)
+		}
+		return n, hw, nil
+	case hasAround:
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--around %q is not an offset (a whole number from 0 to %d)", a, hw-1)
+		}
+		if n >= hw {
+			if hw == 0 {
+				return 0, 0, fmt.Errorf("log %s --around %d: the log is empty (HW 0)", part, n)
+			}
+			return 0, 0, fmt.Errorf("log %s --around %d: no such offset (HW %d: offsets 0..%d)", part, n, hw, hw-1)
+		}
+		return max(0, n-aroundRows), min(hw, n+aroundRows+1), nil
+	}
+	return 0, hw, nil
 }
 
 func cmdTxn(s *Session, args []string) (*Result, error) {
@@ -597,7 +661,7 @@ func filterPackets(w *sim.World, types, member string, last int) ([]*sim.Packet,
 		}
 	}
 	if member != "" && w.Member(member) == nil {
-		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
+		return nil, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(natural.Sorted(w.Clients()), " "))
 	}
 	keep := func(n int) error {
 		return limitTraceRows.checkf("trace", n, fmt.Sprintf("%d messages (trace N shows the last N; --type and --member narrow it)", n))
@@ -679,7 +743,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
-		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
 	if w.Group.Type == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
@@ -772,7 +836,10 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	if w.Group.Type == sim.ConsumerGroup {
 		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
 	}
-	for _, m := range w.Processes() {
+	procs := append([]*sim.Member(nil), w.Processes()...)
+	// Clients in natural order (C2 before C10), each client's processes in start order.
+	sort.SliceStable(procs, func(i, j int) bool { return natural.Less(procs[i].Client, procs[j].Client) })
+	for _, m := range procs {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue
 		}

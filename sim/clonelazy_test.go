@@ -1,36 +1,37 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+)
 
-// The maps made at their first write (putMap) are copied as nil while
-// empty (cpLazy), and a write to one in a clone, made there, or in the
-// original after a clone, never shows in the other world.
+// The group's maps made at their first write (PutMap) are copied as nil
+// while empty (CopyLazy), and a write to one in a clone, made there, or in
+// the original after a clone, never shows in the other world (the
+// transaction coordinator's: sim/txncoord).
 func TestCloneLazyMapsStayApart(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	if w.Group.static != nil || w.Group.fenced != nil || w.Txn.entries != nil || w.Txn.byPID != nil {
+	if static, fenced := w.Group.Hooks().Lazy(); static || fenced {
 		t.Fatal("a new world made a lazy map")
 	}
 	c := w.Clone()
-	if c.Group.static != nil || c.Group.fenced != nil || c.Txn.entries != nil || c.Txn.byPID != nil {
-		t.Fatal("a clone of a world without static members or transactions made a map")
+	if static, fenced := c.Group.Hooks().Lazy(); static || fenced {
+		t.Fatal("a clone of a world without static members made a map")
 	}
-	putMap(&c.Group.static, "i1", "m1")
-	putMap(&c.Group.fenced, "m0", true)
-	e := c.Txn.register("tx-1", 7, 0)
-	if w.Group.static != nil || w.Group.fenced != nil || w.Txn.Entry("tx-1") != nil {
+	c.Group.Hooks().PutStatic("i1", "m1")
+	c.Group.Hooks().Fence("m0")
+	if static, fenced := w.Group.Hooks().Lazy(); static || fenced {
 		t.Fatal("a clone's write shows in the original")
 	}
-	if c.Txn.Entry("tx-1") != e || c.Txn.byPID[7] != e || c.Group.static["i1"] != "m1" || !c.Group.fenced["m0"] {
+	if c.Group.Hooks().Static("i1") != "m1" || !c.Group.Hooks().Fenced("m0") {
 		t.Fatal("the clone lost its writes")
 	}
 	d := c.Clone()
-	putMap(&c.Group.static, "i2", "m2")
-	c.Txn.register("tx-2", 8, 0)
-	if d.Group.static["i2"] != "" || d.Txn.Entry("tx-2") != nil || len(d.Txn.byPID) != 1 {
+	c.Group.Hooks().PutStatic("i2", "m2")
+	if d.Group.Hooks().Static("i2") != "" {
 		t.Fatal("the original's write after a clone shows in the clone")
 	}
-	if de := d.Txn.Entry("tx-1"); de == nil || de == e || d.Txn.byPID[7] != de || d.Group.static["i1"] != "m1" || !d.Group.fenced["m0"] {
-		t.Fatal("a clone of a world with the maps did not copy them, each entry once under both keys")
+	if d.Group.Hooks().Static("i1") != "m1" || !d.Group.Hooks().Fenced("m0") {
+		t.Fatal("a clone of a world with the maps did not copy them")
 	}
 }
 
@@ -49,7 +50,7 @@ func TestGroupMembersListFollowsTheMap(t *testing.T) {
 	}
 	check := func(at string, w *World) {
 		t.Helper()
-		got, want := w.Group.Members(), valuesByKey(w.Group.members)
+		got, want := w.Group.Members(), w.Group.Hooks().MembersByMap()
 		if len(got) != len(want) {
 			t.Fatalf("%s: Members has %d members, the map %d", at, len(got), len(want))
 		}
@@ -104,4 +105,16 @@ func TestGroupMembersListFollowsTheMap(t *testing.T) {
 	if changes < 8 {
 		t.Errorf("the membership changed on %d ticks only: the test did not churn the group", changes)
 	}
+}
+
+// memberIDs spells a member list as the coordinator's events do: [C1-1 C2-1].
+func memberIDs(ms []*GroupMember) string {
+	s := "["
+	for i, m := range ms {
+		if i > 0 {
+			s += " "
+		}
+		s += m.MemberID
+	}
+	return s + "]"
 }

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // Checker verifies the world's invariants after every tick. It remembers
 // what it saw before (generations, epochs, transitions already checked), so
@@ -42,15 +46,9 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.groupSeen = g.Transitions.Len()
-	// The count of classic members is what a walk over the members finds.
-	classic := 0
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			classic++
-		}
-	}
-	if classic != g.numClassic {
-		return fmt.Errorf("tick %d: %d classic members counted, %d in the group", w.Tick, g.numClassic, classic)
+	// The counts the group keeps are what a walk over the members finds.
+	if err := g.CheckCounts(); err != nil {
+		return fmt.Errorf("tick %d: %v", w.Tick, err)
 	}
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
@@ -72,7 +70,7 @@ func (c *Checker) Check(w *World) error {
 		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
 			continue
 		}
-		for _, tp := range m.fetchable(w) {
+		for _, tp := range m.Fetchable() {
 			if o, ok := fetching[tp]; ok {
 				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
 			}
@@ -80,10 +78,15 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	// A committed offset never passes the log end.
-	for tp, rec := range g.offsets.all {
-		if rec.Offset > w.logOf(tp).HW() {
-			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logOf(tp).HW())
+	var past error
+	g.EachCommitted(func(tp TopicPartition, offset int) bool {
+		if offset > w.broker.Log(tp).HW() {
+			past = fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, offset, tp, w.broker.Log(tp).HW())
 		}
+		return past == nil
+	})
+	if past != nil {
+		return past
 	}
 	// No pending offset becomes committed without its COMMIT marker.
 	for i := c.offsetsSeen; i < g.OffsetsLog.Len(); i++ {
@@ -105,8 +108,8 @@ func (c *Checker) Check(w *World) error {
 	// Logs: LSO <= HW; the LSO is the first offset of the oldest open
 	// transaction (or the HW); read_committed never returns an open or
 	// aborted record.
-	for _, tp := range w.outputTPs {
-		l := w.logOf(tp)
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		if lso > hw {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
@@ -152,12 +155,12 @@ func (c *Checker) Check(w *World) error {
 // process holds (or the previous one, whose answer may be on the way).
 func (c *Checker) current(w *World, m *Member) bool {
 	g := w.Group
-	if !m.consumer {
+	if !m.Consumer() {
 		// A process of an earlier incarnation may hold the same number: the
 		// coordinator must also have its member id (Group.recreate).
-		return g.Type == ClassicGroup && m.Generation == g.Generation && g.members[m.MemberID] != nil
+		return g.Type == ClassicGroup && m.Generation == g.Generation && g.MemberByID(m.MemberID) != nil
 	}
-	gm := g.members[m.MemberID]
+	gm := g.MemberByID(m.MemberID)
 	return g.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
 		(m.Generation == gm.MemberEpoch || m.Generation == gm.PreviousMemberEpoch)
 }
@@ -186,7 +189,7 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 	seen := map[string]bool{}
 	for _, gm := range g.Members() {
 		seen[gm.MemberID] = true
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			if o, ok := owner[tp]; ok && o != gm.MemberID {
 				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, g.AssignmentEpoch, tp, o, gm.MemberID)
 			}
@@ -206,12 +209,12 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 	}
 	for _, m := range w.current {
-		if !m.Alive || m.Zombie || !m.consumer || !m.InGroup() || !c.current(w, m) {
+		if !m.Alive || m.Zombie || !m.Consumer() || !m.InGroup() || !c.current(w, m) {
 			continue
 		}
-		gm := g.members[m.MemberID]
+		gm := g.MemberByID(m.MemberID)
 		mine := map[TopicPartition]bool{}
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true
 		}
 		for _, tp := range m.Owned {

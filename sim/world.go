@@ -1,38 +1,32 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
+	"github.com/kgrepl/kgrepl/sim/coord"
+	"github.com/kgrepl/kgrepl/sim/txncoord"
+
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TopicSpec is one topic and its partition count.
-type TopicSpec struct {
-	Name       string
-	Partitions int
-}
+type TopicSpec = topo.TopicSpec
 
 // Topology is the shape of a world.
-type Topology struct {
-	Inputs  []TopicSpec
-	Output  TopicSpec
-	Members int // members C1..Cn at tick 0, Stable in generation 1
-	Group   string
-}
+type Topology = topo.Topology
 
 // DefaultTopology is the seed's world (SPEC §2).
-func DefaultTopology() Topology {
-	return Topology{
-		Inputs:  []TopicSpec{{"orders", 3}, {"payments", 3}},
-		Output:  TopicSpec{"invoices", 1},
-		Members: 1,
-		Group:   "billing",
-	}
-}
+func DefaultTopology() Topology { return topo.Default() }
 
 // World is the whole simulation: one broker, one group, its members, the
 // logs and the packets between them. It is a pure state machine: Step
@@ -48,48 +42,37 @@ type World struct {
 	// storage, so copying it detaches the Reuser from it (World.clone).
 	reuser *Reuser
 
-	logAt     []*PartitionLog  // every log, by tpIndex (indexLogs); a clone has its own
-	inputTPs  []TopicPartition // sorted
-	inputAt   topicSpans       // where each input topic's partitions 0..n-1 are in inputTPs; read-only, shared by clones
-	outputTPs []TopicPartition
-	topicSize map[string]int
-	short     bool         // the default topics: records are named o2.3, p0.1
-	records   *recordNames // spells and reads input record names; read-only, shared by the logs, the sink and clones
+	// broker is B1 as the leader of every partition: the logs (sim/broker).
+	broker *broker.Broker
+	// layout numbers the partitions and spells input record names;
+	// read-only, shared by the nodes and by clones.
+	layout *topo.Layout
 
 	Group *Group
-	Txn   *TxnCoordinator
+	Txn   *txncoord.Coordinator
 
 	procs []*Member // every process ever started, in start order
 	// orderStale: a process started since the processes' order fields
 	// were set (World.actOrder).
 	orderStale bool
-	current    map[string]*Member // client id -> its newest process
-	clients    []string           // client ids in Kafka's string order
-	memberSeq  map[string]int     // client id -> member ids issued so far
+	// order is each process's place in (client, incarnation) order, by
+	// process number (actOrder sets it anew when a process started).
+	order   []int32
+	current map[string]*Member // client id -> its newest process
+	clients []string           // client ids in Kafka's string order
 
-	inflight []*Packet // sent last tick, delivered this tick
-	sending  []*Packet // sent this tick
-	Packets  PacketLog // the whole trace, in send order (p.ID is the index)
-	Events   EventLog
-	texts    textArena // the trace's and the events' texts (text.go)
-	parties  parties   // the names packets and events refer to by number
-	// memberIDs: member ids as encMemberID reads them, by the strings a
-	// tick passes it (a member's MemberID, a commit's) again and again.
-	memberIDs strCache[string, memberIDRef]
-	scratch   []byte // where the next text is encoded; private to this world
-	// keep, when a test sets it, keeps every packet sent by ID, body
-	// included: the trace keeps no bodies.
-	keep    map[int]*Packet
-	free    *freeLists // delivered packets and bodies for reuse (freelist.go); never shared with a clone
-	drops   []DropRule
-	timers  timerQueue
-	wake    procSet // members to act this tick
-	busy    procSet // members with work for the next tick
-	parked  []parkedFetch
-	nextPID int64
+	// env is the nodes' environment: the wire, the timers, the free
+	// lists, and which processes act this tick (sim/env).
+	env *env.Env
+	// trace keeps every packet and every event (sim/trace); Packets and
+	// Events are its two logs, for the views.
+	trace   *trace.Trace
+	Packets *trace.PacketLog // the whole trace, in send order (p.ID is the index)
+	Events  *trace.EventLog
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
 	actBuf    []*Member
+	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
@@ -97,110 +80,38 @@ type World struct {
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
-	Sink SinkCounts
-	// stopped is set when a stop event happens during the current tick.
-	stopped   bool
+	Sink      SinkCounts
 	processed int
 	// LSOHeldTicks adds up, over output partitions, the ticks during which
 	// an open transaction held the LSO below the high watermark (a
 	// read_committed reader saw nothing past it).
 	LSOHeldTicks int
-	// ZombieWrites counts records written to an output partition by a
-	// process that had lost its place (replaced by a restart, or out of the
-	// group) when the write landed.
-	ZombieWrites int
 	// Mutations are deliberate engine bugs, off unless a test turns them on
 	// to prove that a checker (the invariants, the explorer) catches them.
 	Mutations Mutations
 }
 
-// Mutations lists the deliberate bugs a test can switch on.
-type Mutations struct {
-	// CommitOffsetsBeforeMarker makes TxnOffsetCommit commit the offsets at
-	// once instead of leaving them pending until the COMMIT marker: a crash
-	// before the marker then loses the batch.
-	CommitOffsetsBeforeMarker bool
-}
-
 // New makes a world at tick 0.
-func New(topo Topology, cfg Config) (*World, error) {
-	if err := topo.validate(); err != nil {
+func New(t Topology, cfg Config) (*World, error) {
+	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	w := &World{
-		Cfg: cfg.clone(), Topo: topo,
-		topicSize: map[string]int{},
-		current:   map[string]*Member{}, memberSeq: map[string]int{},
-		free:    newFreeLists(),
-		nextPID: 1000, records: &recordNames{},
+		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
+		current: map[string]*Member{},
 	}
-	w.Packets.w, w.Events.w = w, w
-	logs := map[TopicPartition]*PartitionLog{}
-	w.short = true
-	for _, t := range topo.Inputs {
-		if t.Name != "orders" && t.Name != "payments" {
-			w.short = false
-		}
-	}
-	for _, t := range topo.Inputs {
-		w.topicSize[t.Name] = t.Partitions
-		for p := 0; p < t.Partitions; p++ {
-			tp := TopicPartition{Topic: t.Name, Partition: p}
-			logs[tp] = newLog(tp, w.records)
-			w.inputTPs = append(w.inputTPs, tp)
-		}
-	}
-	assign.SortPartitions(w.inputTPs)
-	inputAt := make(map[string]span, len(topo.Inputs))
-	for i := len(w.inputTPs) - 1; i >= 0; i-- {
-		inputAt[w.inputTPs[i].Topic] = span{at: i, n: w.topicSize[w.inputTPs[i].Topic]}
-	}
-	w.inputAt = newTopicSpans(topo.Inputs, inputAt)
-	*w.records = recordNames{short: w.short, index: inputIndex{at: w.inputAt, tps: w.inputTPs}}
-	w.Sink.names = w.records
-	w.topicSize[topo.Output.Name] = topo.Output.Partitions
-	for p := 0; p < topo.Output.Partitions; p++ {
-		tp := TopicPartition{Topic: topo.Output.Name, Partition: p}
-		logs[tp] = newLog(tp, w.records)
-		w.outputTPs = append(w.outputTPs, tp)
-	}
-	w.indexLogs(logs)
-	for _, tp := range w.inputTPs {
-		w.appendInput(tp, cfg.RecordsPerPartition, false)
-	}
-	w.Group = newGroup(topo.Group)
-	w.Group.offsets.index = w.records.index
-	w.Group.OffsetsLog.index = w.records.index
-	w.Txn = newTxnCoordinator()
+	w.trace = trace.New(w.layout, &w.Tick, w)
+	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
+	w.env = env.New(&w.Tick, w.trace, w.layout)
+	w.Sink.names = w.layout
+	w.Group = coord.New(t.Group, w.env, &w.Cfg.Config, &w.Mutations, w)
+	w.Txn = txncoord.New(w.env)
+	w.broker = broker.New(w.env, w.layout, cfg.RecordsPerPartition, w, w.Txn)
 	w.Meter.init()
-	if topo.Members > 0 {
-		w.startStableGroup(topo.Members)
+	if t.Members > 0 {
+		w.startStableGroup(t.Members)
 	}
 	return w, nil
-}
-
-func (t Topology) validate() error {
-	if len(t.Inputs) == 0 {
-		return fmt.Errorf("a world needs at least one input topic")
-	}
-	seen := map[string]bool{}
-	all := append(append([]TopicSpec{}, t.Inputs...), t.Output)
-	for _, s := range all {
-		if !validName(s.Name) || strings.HasPrefix(s.Name, "__") {
-			return fmt.Errorf("topic %q: a name of letters, digits, '.', '_' and '-' (not starting with __)", s.Name)
-		}
-		if seen[s.Name] {
-			return fmt.Errorf("topic %q is named twice", s.Name)
-		}
-		seen[s.Name] = true
-		if s.Partitions < 1 || s.Partitions > 1_000_000 {
-			return fmt.Errorf("topic %s: %d partitions (allowed: 1 to 1000000)", s.Name, s.Partitions)
-		}
-	}
-	if t.Members < 0 || t.Members > 100_000 {
-		return fmt.Errorf("--members %d (allowed: 0 to 100000)", t.Members)
-	}
-	return nil
 }
 
 // startStableGroup builds the default world's group: members C1..Cn, Stable
@@ -216,94 +127,71 @@ func (w *World) startStableGroup(n int) {
 		w.startStableConsumerGroup(n)
 		return
 	}
-	g := w.Group
 	var ins []assign.Member
 	var ms []*Member
+	var joins []*wire.JoinGroupRequest
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
-		m.MemberID = w.issueMemberID(m.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
 		m.Generation = 1
 		ms = append(ms, m)
-		gm := g.addMember(m.joinRequest(), 0)
-		gm.Joined = false
+		joins = append(joins, m.JoinRequest())
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
-		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.newPID(), 0
-			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
-			if m.Cfg.TransactionalID != "" {
-				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
-			}
-		}
+		w.startProducer(m)
 	}
 	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
-	plan := a.Assign(assign.Input{Members: ins, Partitions: w.topicSize})
-	g.Generation = 1
-	g.Assignor = a.Name()
-	g.State = Stable // the world starts here; no transition happened
-
-	g.Leader = ms[0].MemberID
-	for _, m := range ms {
-		m.Phase = PhaseStable
-		m.Leader = g.Leader
-		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = append([]TopicPartition{}, plan[m.MemberID]...)
-		g.members[m.MemberID].Assignment = m.Owned
-		for _, tp := range m.Owned {
-			m.positions.set(tp, 0)
-			m.processed.set(tp, 0)
-		}
-		w.wakeUp(m)
+	plan := a.Assign(assign.Input{Members: ins, Partitions: w.layout.TopicSizes()})
+	owned := make([][]TopicPartition, len(ms))
+	for i, m := range ms {
+		owned[i] = append([]TopicPartition{}, plan[m.MemberID]...)
 	}
-	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
+	w.Group.StartClassic(joins, a.Name(), owned)
+	for i, m := range ms {
+		m.StartClassicStable(owned[i], w.Group.Leader)
+	}
+	w.trace.ForgetEvents() // the initial state is given, not something that happened
+}
+
+// startProducer initialises a starting world's member's producer: a
+// producer id for an idempotent one, and a transactional id registered
+// with the transaction coordinator for a transactional one.
+func (w *World) startProducer(m *Member) {
+	if m.Cfg.Producer() != ProducerPlain {
+		pid := w.Txn.NewPID()
+		m.StartProducer(pid)
+		if m.Cfg.TransactionalID != "" {
+			w.Txn.Register(m.Cfg.TransactionalID, pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
+		}
+	}
 }
 
 // newProcess starts a member process for a client (not yet in the group).
-func (w *World) newProcess(client string) *Member {
-	cc := w.Cfg.ForClient(client)
+func (w *World) newProcess(id string) *Member {
+	cc := w.Cfg.ForClient(id)
 	inc := 1
-	if old := w.current[client]; old != nil {
+	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
-		old.superseded = true
+		old.Supersede()
 	}
-	m := newMember(client, inc, cc, w.topicNames())
-	m.useIndex(&w.records.index)
-	m.proc = len(w.procs)
+	m := client.New(w.env, w, id, inc, len(w.procs), cc, w.layout.InputTopics())
 	w.procs = append(w.procs, m)
+	w.order = append(w.order, 0)
 	w.orderStale = true
-	if w.current[client] == nil {
-		// Insert in place: sorting the whole list for every new client made
+	if w.current[id] == nil {
+		// Insert in place: sorting the whole list for every new id made
 		// `new --members 100000` quadratic in sorts (21 s).
-		i := sort.SearchStrings(w.clients, client)
+		i := sort.SearchStrings(w.clients, id)
 		w.clients = append(w.clients, "")
 		copy(w.clients[i+1:], w.clients[i:])
-		w.clients[i] = client
+		w.clients[i] = id
 	}
-	w.current[client] = m
+	w.current[id] = m
 	return m
-}
-
-func (w *World) issueMemberID(client string) string {
-	w.memberSeq[client]++
-	return client + "-" + strconv.Itoa(w.memberSeq[client])
-}
-
-func (w *World) newPID() int64 {
-	p := w.nextPID
-	w.nextPID++
-	return p
-}
-
-func (w *World) topicNames() []string {
-	var ts []string
-	for _, t := range w.Topo.Inputs {
-		ts = append(ts, t.Name)
-	}
-	return ts
 }
 
 // RecordName names input record offset off of tp: o2.3 in the default
 // world, t1-0.3 elsewhere.
-func (w *World) RecordName(tp TopicPartition, off int) string { return w.records.name(tp, off) }
+func (w *World) RecordName(tp TopicPartition, off int) string { return w.layout.Name(tp, off) }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -316,168 +204,28 @@ func (w *World) IsRecord(name string) bool {
 		return false
 	}
 	tp, err := w.ParsePartition(name[:i])
-	if err != nil || w.topicSize[tp.Topic] == 0 {
+	if err != nil || w.layout.Partitions(tp.Topic) == 0 {
 		return false
 	}
-	for _, t := range w.inputTPs {
+	for _, t := range w.layout.Inputs() {
 		if t == tp {
-			return off < w.logOf(tp).HW()
+			return off < w.broker.Log(tp).HW()
 		}
 	}
 	return false
 }
 
-// ShortName is o2 for orders-2 in the default world, else the full name.
-func (w *World) ShortName(tp TopicPartition) string {
-	if w.short {
-		return tp.Topic[:1] + strconv.Itoa(tp.Partition)
-	}
-	return tp.String()
-}
-
-// span is where a topic's partitions 0..n-1 lie in inputTPs, one after
-// another from index at.
-type span struct{ at, n int }
-
-// topicSpans finds an input topic's span: by a scan of a short list when
-// the world has a few input topics (the default world has two; a string
-// compare, usually of different lengths, is cheaper than hashing the
-// name), by the map when it has more.
-type topicSpans struct {
-	few []namedSpan
-	m   map[string]span
-}
-
-type namedSpan struct {
-	name string
-	s    span
-}
-
-// fewTopics is the most input topics scanned rather than hashed.
-const fewTopics = 8
-
-func newTopicSpans(inputs []TopicSpec, m map[string]span) topicSpans {
-	if len(m) > fewTopics {
-		return topicSpans{m: m}
-	}
-	t := topicSpans{few: make([]namedSpan, 0, len(m))}
-	for _, in := range inputs {
-		if s, ok := m[in.Name]; ok && !t.has(in.Name) {
-			t.few = append(t.few, namedSpan{in.Name, s})
-		}
-	}
-	return t
-}
-
-func (t topicSpans) has(topic string) bool {
-	_, ok := t.get(topic)
-	return ok
-}
-
-func (t topicSpans) get(topic string) (span, bool) {
-	if t.m != nil {
-		s, ok := t.m[topic]
-		return s, ok
-	}
-	for _, n := range t.few {
-		if n.name == topic {
-			return n.s, true
-		}
-	}
-	return span{}, false
-}
-
-// index is partition p's index in inputTPs (ok false when the topic has no
-// partition p).
-func (s span) index(p int) (int, bool) { return s.at + p, p >= 0 && p < s.n }
-
-// appendShortName appends ShortName(tp) to b.
-func (w *World) appendShortName(b []byte, tp TopicPartition) []byte {
-	if w.short {
-		b = append(b, tp.Topic[0])
-	} else {
-		b = append(b, tp.Topic...)
-		b = append(b, '-')
-	}
-	return strconv.AppendInt(b, int64(tp.Partition), 10)
-}
-
-// ParsePartition reads "orders-2", or "o2" in the default world.
-func (w *World) ParsePartition(s string) (TopicPartition, error) {
-	if w.short && len(s) >= 2 && (s[0] == 'o' || s[0] == 'p') {
-		if n, err := strconv.Atoi(s[1:]); err == nil {
-			topic := "orders"
-			if s[0] == 'p' {
-				topic = "payments"
-			}
-			tp := TopicPartition{Topic: topic, Partition: n}
-			if _, ok := w.tpIndex(tp); ok {
-				return tp, nil
-			}
-		}
-	}
-	i := strings.LastIndexByte(s, '-')
-	if i > 0 {
-		if n, err := strconv.Atoi(s[i+1:]); err == nil {
-			tp := TopicPartition{Topic: s[:i], Partition: n}
-			if _, ok := w.tpIndex(tp); ok {
-				return tp, nil
-			}
-		}
-	}
-	return TopicPartition{}, fmt.Errorf("no partition %q (partitions: %s)", s, strings.Join(w.PartitionNames(), " "))
-}
-
-// PartitionNames lists every partition by its full name, inputs then outputs.
-func (w *World) PartitionNames() []string {
-	var out []string
-	for _, tp := range w.inputTPs {
-		out = append(out, tp.String())
-	}
-	for _, tp := range w.outputTPs {
-		out = append(out, tp.String())
-	}
-	return out
-}
-
 // InputPartitions lists the input partitions, sorted.
-func (w *World) InputPartitions() []TopicPartition { return w.inputTPs }
+func (w *World) InputPartitions() []TopicPartition { return w.layout.Inputs() }
 
 // OutputPartitions lists the output partitions.
-func (w *World) OutputPartitions() []TopicPartition { return w.outputTPs }
+func (w *World) OutputPartitions() []TopicPartition { return w.layout.Outputs() }
 
 // Log returns a partition's log.
-func (w *World) Log(tp TopicPartition) *PartitionLog { return w.logOf(tp) }
-
-// logOf is partition tp's log, nil if the world has no such partition.
-// Every log is in logAt, by tpIndex: no map to hash a TopicPartition into,
-// and none for Clone to rebuild.
-func (w *World) logOf(tp TopicPartition) *PartitionLog {
-	l, _ := w.logIndexed(tp)
-	return l
-}
-
-// logIndexed is logOf with the log's number (tpIndex), -1 with no log.
-func (w *World) logIndexed(tp TopicPartition) (*PartitionLog, int) {
-	if i, ok := w.tpIndex(tp); ok && i < len(w.logAt) {
-		return w.logAt[i], i
-	}
-	return nil, -1
-}
-
-// indexLogs fills logAt from New's logs: by tpIndex, the input partitions
-// in inputTPs order, then the output's.
-func (w *World) indexLogs(logs map[TopicPartition]*PartitionLog) {
-	w.logAt = make([]*PartitionLog, len(w.inputTPs)+len(w.outputTPs))
-	for tp, l := range logs {
-		if i, ok := w.tpIndex(tp); ok {
-			w.logAt[i] = l
-		}
-	}
-}
+func (w *World) Log(tp TopicPartition) *PartitionLog { return w.broker.Log(tp) }
 
 // Short reports whether records have the seed's short names.
-func (w *World) Short() bool { return w.short }
+func (w *World) Short() bool { return w.layout.Short() }
 
 // Clients lists every client id that ever ran, in Kafka's string order.
 func (w *World) Clients() []string { return w.clients }
@@ -488,144 +236,44 @@ func (w *World) Member(client string) *Member { return w.current[client] }
 // Processes lists every process ever started, in start order.
 func (w *World) Processes() []*Member { return w.procs }
 
-func (w *World) appendInput(tp TopicPartition, n int, wake bool) {
-	w.logOf(tp).appendUpstream(n, w.Tick)
-	if wake && n > 0 {
-		w.answerParked(tp)
-	}
-}
-
-// event records a rare event, its text formatted now and kept as it is.
-// The frequent ones encode their arguments (eventEnc).
-func (w *World) event(kind EventKind, member, format string, args ...any) {
-	w.eventText(kind, member, fmt.Sprintf(format, args...))
-}
-
-// eventText records an event whose text is already built.
-func (w *World) eventText(kind EventKind, member, text string) {
-	w.Events.add(kind, member, w.addText(encLit(w.scratch[:0], text)), 0)
-}
-
-// eventEnc records an event whose text is encoded in b (text.go; usually
-// w.scratch, without its tEnd); records, if at > 0, are the record tokens
-// from b[at:] on (Event.Records): a label and a phrase come first, so at is
-// a few bytes.
-func (w *World) eventEnc(kind EventKind, member string, b []byte, at int) {
-	if at >= 1<<16 {
-		panic("sim: an event's records start past its first 64 KB")
-	}
-	w.Events.add(kind, member, w.addText(b), uint16(max(at, 0)))
-}
-
-// appendPartition appends tp as TopicPartition.String spells it (orders-2).
-// The hot paths build their texts with appends into a buffer on the stack,
-// so that the string is the one allocation, of exactly its size (Sprintf
-// boxes every argument).
-func appendPartition(b []byte, tp TopicPartition) []byte {
-	b = append(b, tp.Topic...)
-	b = append(b, '-')
-	return strconv.AppendInt(b, int64(tp.Partition), 10)
-}
-
-func (w *World) stopEvent(kind EventKind, member, format string, args ...any) {
-	w.event(kind, member, format, args...)
-	w.Events.recs.Last().kind |= evStop
-	w.stopped = true
-}
-
-// send puts a packet on the wire; it is delivered next tick unless a drop
-// rule loses it.
-func (w *World) send(p *Packet) {
-	p.ID = w.Packets.Len()
-	p.Sent = w.Tick
-	p.Delivered = -1
-	for i := range w.drops {
-		if w.drops[i].matches(p) {
-			w.drops[i].Count--
-			p.Lost = true
-			break
-		}
-	}
-	w.Packets.record(p)
-	if w.keep != nil {
-		w.keep[p.ID] = p
-	}
-	if !p.Lost {
-		w.sending = append(w.sending, p)
-	}
-}
-
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.
 func (w *World) InFlight() []*Packet {
-	out := make([]*Packet, len(w.sending))
-	for i, p := range w.sending {
+	sending := w.env.Sending()
+	out := make([]*Packet, len(sending))
+	for i, p := range sending {
 		out[i] = w.Packets.At(p.ID)
 	}
 	return out
 }
 
 // Drop adds a rule that loses the next matching packet(s).
-func (w *World) Drop(r DropRule) {
-	if r.Count <= 0 {
-		r.Count = 1
-	}
-	w.drops = append(w.drops, r)
-}
+func (w *World) Drop(r DropRule) { w.env.Drop(r) }
 
 // PendingDrops lists the drop rules not yet used up.
-func (w *World) PendingDrops() []DropRule {
-	var out []DropRule
-	for _, r := range w.drops {
-		if r.Count > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// wakeUp lets a member act again this tick (an answer arrived, the loop moved on).
-func (w *World) wakeUp(m *Member) {
-	if m.Alive {
-		w.wake.add(m.proc)
-	}
-}
-
-// wakeNext lets a member act next tick (it is in the middle of a record).
-func (w *World) wakeNext(m *Member) {
-	if m.Alive {
-		w.busy.add(m.proc)
-	}
-}
+func (w *World) PendingDrops() []DropRule { return w.env.PendingDrops() }
 
 // Step advances the world one tick: deliver last tick's packets, fire due
 // timers, let the coordinator finish a join round, let busy members act,
 // and account the pause meter. It reports whether a stop event happened.
 func (w *World) Step() (stop bool) {
 	w.Tick++
-	w.stopped = false
-	// The two lists trade their arrays every tick (the one delivered last
-	// tick is empty): sending allocates nothing in steady traffic.
-	w.inflight, w.sending = w.sending, w.inflight[:0]
-	w.wake.addAll(&w.busy)
-	w.busy.clear() // in place: a clone has its own sets (World.Clone)
-	for _, p := range w.inflight {
+	w.trace.BeginTick()
+	w.env.BeginTick()
+	for _, p := range w.env.Deliverable() {
 		p.Delivered = w.Tick
 		w.deliver(p)
-		w.recycle(p)
+		w.env.Recycle(p, w.produceHeld)
 	}
-	clear(w.inflight) // the delivered packets are garbage unless someone holds them
-	w.inflight = w.inflight[:0]
-	w.fireTimers()
-	w.Group.tick(w)
+	w.env.Delivered()
+	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
+		w.fire(t)
+	}
+	w.Group.Tick()
 	w.actMembers()
 	w.Meter.account(w)
-	for _, l := range w.logAt[len(w.inputTPs):] { // the output partitions'
-		if len(l.openTxn) > 0 {
-			w.LSOHeldTicks++
-		}
-	}
-	return w.stopped
+	w.LSOHeldTicks += w.broker.OpenTransactions()
+	return w.trace.Stopped()
 }
 
 func (w *World) deliver(p *Packet) {
@@ -633,12 +281,11 @@ func (w *World) deliver(p *Packet) {
 		w.brokerReceive(p)
 		return
 	}
-	m := w.procOf(p.To, p.ToInc, p.proc)
+	m := w.procOf(p.To, p.ToInc, p.Proc)
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
-	m.receive(w, p)
-	w.wakeUp(m)
+	m.Deliver(p)
 }
 
 func (w *World) process(client string, inc int) *Member {
@@ -670,7 +317,7 @@ func (w *World) procOf(client string, inc int, proc int32) *Member {
 // it is trusted.
 func (w *World) procHint(client string, inc int, proc int32) *Member {
 	if i := int(proc) - 1; i >= 0 && i < len(w.procs) {
-		if m := w.procs[i]; m.Inc == inc && sameStr(m.Client, client) {
+		if m := w.procs[i]; m.Inc == inc && store.SameStr(m.Client, client) {
 			return m
 		}
 	}
@@ -680,16 +327,19 @@ func (w *World) procHint(client string, inc int, proc int32) *Member {
 func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
-	for pass := 0; pass < 8 && w.wake.len() > 0; pass++ {
-		ms := w.wake.appendMembers(w.actBuf[:0], w.procs)
+	for pass := 0; pass < 8 && w.env.Woken(); pass++ {
+		w.procBuf = w.env.TakeWoken(w.procBuf[:0])
+		ms := w.actBuf[:0]
+		for _, i := range w.procBuf {
+			ms = append(ms, w.procs[i])
+		}
 		w.actBuf = ms
-		w.wake.clear()
 		// (client, incarnation) names one process: members act in that
 		// order (a total order), not in process-number order.
 		w.actOrder(ms)
 		for _, m := range ms {
 			if m.Alive {
-				m.act(w)
+				m.Act()
 			}
 		}
 	}
@@ -709,13 +359,13 @@ func (w *World) actOrder(ms []*Member) {
 			return a.Inc - b.Inc
 		})
 		for i, m := range all {
-			m.order = int32(i)
+			w.order[m.Proc()] = int32(i)
 		}
 		w.orderStale = false
 	}
 	for i := 1; i < len(ms); i++ {
-		if ms[i-1].order > ms[i].order {
-			slices.SortFunc(ms, func(a, b *Member) int { return int(a.order) - int(b.order) })
+		if w.order[ms[i-1].Proc()] > w.order[ms[i].Proc()] {
+			slices.SortFunc(ms, func(a, b *Member) int { return int(w.order[a.Proc()]) - int(w.order[b.Proc()]) })
 			return
 		}
 	}
@@ -725,52 +375,52 @@ func (w *World) actOrder(ms []*Member) {
 func (w *World) brokerReceive(p *Packet) {
 	switch p.Type {
 	case FindCoordinator:
-		w.reply(p, None, "coordinator B1", nil)
+		w.env.Reply(p, None, "coordinator B1", nil)
 	case JoinGroup, SyncGroup, LeaveGroup, OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat:
-		w.Group.receive(w, p)
+		w.Group.Receive(p)
 	case Fetch:
-		w.handleFetch(p)
+		if a := w.broker.Fetch(p); a == nil || a.Lost {
+			w.armFetchTimeout(p)
+		}
 	case Produce:
-		if a := w.handleProduce(p); a.Lost || a.Error == OutOfOrderSequenceNumber {
+		if a := w.broker.Produce(p); a.Lost || a.Error == OutOfOrderSequenceNumber {
 			w.armRetry(p)
 		}
 	case InitProducerID, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn:
-		w.Txn.receive(w, p)
+		w.Txn.Receive(p)
 	case TxnOffsetCommit:
-		w.Group.receiveTxnOffsetCommit(w, p)
+		// The producer-epoch fence first (the transaction coordinator
+		// answers itself when it fails), then KIP-447's group fence.
+		r := p.Body.(*wire.TxnOffsetCommitRequest)
+		if w.Txn.ProducerEntry(p, r.TransactionalID, r.PID, r.Epoch) != nil {
+			w.Group.ReceiveTxnOffsetCommit(p)
+		}
 	case WriteTxnMarkers:
 		if p.Response {
-			w.Txn.onMarkersWritten(w, p)
+			w.Txn.MarkersWritten(p)
 		} else {
 			w.writeMarkers(p)
 		}
 	}
 }
 
-// reply answers a request, and returns the answer.
-func (w *World) reply(req *Packet, code ErrorCode, summary string, body any) *Packet {
-	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
-	p.Error, p.Summary, p.Body, p.Req = code, summary, body, req
-	w.send(p)
-	return p
-}
-
-// replyText answers a request with a summary encoded in the arena, and
-// returns the answer.
-func (w *World) replyText(req *Packet, code ErrorCode, text textRef, body any) *Packet {
-	p := w.packet()
-	p.From, p.To, p.ToInc, p.Type, p.Response, p.proc = Broker, req.From, req.FromInc, req.Type, true, req.proc
-	p.Error, p.text, p.Body, p.Req = code, text, body, req
-	w.send(p)
-	return p
-}
-
-// Invoke marks the external side effect for an input record.
-func (w *World) sideEffect(m *Member, f fetched) {
-	if n := w.Sink.inc(f.TP, f.tpi-1, f.Offset); n > 1 {
-		w.event(EvSideEffect, m.Client, "external sink called again for %s (%d times): not covered by any transaction", f.value(), n)
+// SideEffect calls the external sink for a processed record (client.Host).
+func (w *World) SideEffect(who trace.Label, f wire.Record) {
+	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
+		w.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
 	}
+}
+
+// CountProcessed counts a record processed (client.Host).
+func (w *World) CountProcessed() { w.processed++ }
+
+// GroupID is the group every process joins (client.Host).
+func (w *World) GroupID() string { return w.Group.ID }
+
+// FetchOutstanding reports whether a process's fetch is held at the
+// broker or its answer on the wire (client.Host).
+func (w *World) FetchOutstanding(client string, inc int, id int) bool {
+	return w.broker.FetchOutstanding(client, inc, id)
 }
 
 // consumerMembers counts the members C1..Cn whose own config gives them
@@ -824,60 +474,105 @@ func isMemberClient(client string, n int) bool {
 // its say afterwards: whether the group goes back to classic when its last
 // consumer member leaves (maybeDowngrade).
 func (w *World) startStableConsumerGroup(n int) {
-	g := w.Group
-	g.Type = ConsumerGroup
 	var ms []*Member
+	var starts []coord.StartMember
 	for i := 1; i <= n; i++ {
 		m := w.newProcess("C" + strconv.Itoa(i))
-		m.MemberID = w.issueMemberID(m.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
 		ms = append(ms, m)
-		gm := &GroupMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
-			Topics: cp(m.Topics), Strategy: m.Cfg.RemoteAssignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
-			SessionTimeout: w.Cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
-		if !m.consumer {
-			gm.ClassicMember = true
-			gm.Strategy, gm.Protocols = m.Cfg.Assignor, []string{m.Cfg.Assignor}
-			gm.SessionTimeout = m.Cfg.SessionTimeout
-		}
-		g.putMember(gm)
-		if gm.InstanceID != "" {
-			putMap(&g.static, gm.InstanceID, gm.MemberID)
-		}
-		if m.Cfg.Producer() != ProducerPlain {
-			m.prod.pid, m.prod.epoch = w.newPID(), 0
-			m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
-			if m.Cfg.TransactionalID != "" {
-				w.Txn.register(m.Cfg.TransactionalID, m.prod.pid, w.Tick).Timeout = m.Cfg.TransactionTimeout
-			}
-		}
+		starts = append(starts, coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
+			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
+			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
+		w.startProducer(m)
 	}
-	g.GroupEpoch = 1
-	last := g.members[ms[len(ms)-1].MemberID]
-	g.updateTargetAssignment(w, last)
-	g.State = Stable // the world starts here; no transition happened
+	w.Group.StartConsumer(starts)
 	for _, m := range ms {
-		gm := g.members[m.MemberID]
-		gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
-		gm.Assignment = cp(gm.Target)
-		m.Generation = 1
-		m.Phase = PhaseStable
-		m.nextAuto = m.Cfg.AutoCommitInterval
-		m.Owned = sortedTPs(gm.Assignment)
-		for _, tp := range m.Owned {
-			m.positions.set(tp, 0)
-			m.processed.set(tp, 0)
-		}
-		if m.consumer {
-			m.cg.state = cgStable
-			m.cg.sentOwned, m.cg.ownedSent = cp(m.Owned), true
-			g.scheduleConsumerSessionTimeout(w, gm)
-			m.cg.interval = max(w.Cfg.ConsumerHeartbeatInterval, 1)
-			m.armHeartbeat(w, m.cg.interval)
-		}
-		// A live classic member needs no timer: its heartbeats are
-		// implicit (see group_migration.go) and a dead process is timed
-		// from when it stopped.
-		w.wakeUp(m)
+		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.Cfg.ConsumerHeartbeatInterval)
 	}
-	w.Events.recs = eventRecs{} // the initial state is given, not something that happened
+	w.trace.ForgetEvents() // the initial state is given, not something that happened
+}
+
+// Layout is the world's partitions, numbered, and the names of its records.
+func (w *World) Layout() *topo.Layout { return w.layout }
+
+// Trace is the world's trace: its packets, its events and the texts they
+// keep (sim/trace), for the trace package's own tests.
+func (w *World) Trace() *trace.Trace { return w.trace }
+
+// ShortName is o2 for orders-2 in the default world, else the full name.
+func (w *World) ShortName(tp TopicPartition) string { return w.layout.ShortName(tp) }
+
+// ParsePartition reads "orders-2", or "o2" in the default world.
+func (w *World) ParsePartition(s string) (TopicPartition, error) { return w.layout.ParsePartition(s) }
+
+// PartitionNames lists every partition by its full name, inputs then outputs.
+func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
+
+// produceHeld reports whether the producer that sent Produce request q
+// still holds its body r (its unacked requests), so that it is not
+// recycled (env.Recycle).
+func (w *World) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
+	m := w.procOf(q.From, q.FromInc, q.Proc)
+	return m == nil || m.HoldsProduce(r)
+}
+
+// writeMarkers is B1 as a partition leader writing a transaction's COMMIT
+// or ABORT markers, and as the group coordinator completing its offsets.
+func (w *World) writeMarkers(p *Packet) {
+	r := p.Body.(*wire.WriteTxnMarkersRequest)
+	w.broker.WriteMarkers(r)
+	if r.Offsets {
+		w.Group.CompleteTxnOffsets(r.PID, r.Commit)
+	}
+	w.env.Reply(p, None, "", r)
+}
+
+// InvoiceSource is the input record the invoice at offset off of the log
+// numbered part was made from (trace.Sources: the trace keeps a produced
+// event as the invoice's place).
+func (w *World) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
+	return w.broker.InvoiceSource(part, off)
+}
+
+// ZombieWrites counts records written to an output partition by a process
+// that had lost its place (replaced by a restart, or out of the group)
+// when the write landed.
+func (w *World) ZombieWrites() int { return w.broker.ZombieWrites }
+
+// FetchWaiting reports whether client's process inc still waits for its
+// fetch fetchID (broker.Senders: a fetch held for a process gone, or
+// past it, gets no answer).
+func (w *World) FetchWaiting(client string, inc int, fetchID int) bool {
+	m := w.process(client, inc)
+	return m != nil && m.FetchWaiting(fetchID)
+}
+
+// Displaced reports whether a producer's process has lost its place: a
+// zombie, out of the group, or replaced by a newer process of its client
+// (broker.Senders: its writes are counted as a zombie's).
+func (w *World) Displaced(client string, inc int, proc int32) bool {
+	m := w.procOf(client, inc, proc)
+	return m != nil && m.Displaced()
+}
+
+// armFetchTimeout sets the request timeout poll reserved for Fetch request
+// p, when the fetch may go unanswered: the request or its answer is lost,
+// or the broker holds it (a long poll). An answer sent at once is
+// delivered the tick after the request was (before the timeout's tick:
+// deliveries come before timers in a Step), and once the member has read
+// it (or dropped it as stale) it is never fetching that fetch again (only
+// poll starts a fetch, with a new number): the timeout would do nothing.
+func (w *World) armFetchTimeout(p *Packet) {
+	w.env.Push(client.FetchTimeoutTimer(p))
+}
+
+// armRetry sets the retry timer sendProduce reserved for Produce request
+// p, when its answer will not settle it: the request or its answer is
+// lost, or the answer is OUT_OF_ORDER_SEQUENCE_NUMBER (the producer keeps
+// the request, onProduceResponse). Any other answer is delivered the tick
+// after the request was (before the timer's tick: deliveries come before
+// timers in a Step) and removes the request from unacked, so the timer
+// would find nothing to resend; so does a process that is gone.
+func (w *World) armRetry(p *Packet) {
+	w.env.Push(client.ProduceRetryTimer(p))
 }

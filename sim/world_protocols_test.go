@@ -105,8 +105,8 @@ func TestNewWorldGroupFollowsMembersProtocols(t *testing.T) {
 				// timed out: restart sends no LeaveGroup).
 				stepUntil(t, w, c, 1000, func() bool {
 					m := w.current[cl]
-					return m.Inc == 2 && m.MemberID != "" && w.Group.members[m.MemberID] != nil &&
-						w.Group.members[cl+"-1"] == nil && w.GroupSettled()
+					return m.Inc == 2 && m.MemberID != "" && w.Group.MemberByID(m.MemberID) != nil &&
+						w.Group.MemberByID(cl+"-1") == nil && w.GroupSettled()
 				})
 				if got := strings.Join(protocolsAgree(t, w, tc.want), " "); got != tc.classic {
 					t.Fatalf("after restarting %s: classic members %q, want %q", cl, got, tc.classic)
@@ -344,8 +344,8 @@ func TestClassicMembersThatBehaveAreNotTimedOut(t *testing.T) {
 func TestClassicMemberCount(t *testing.T) {
 	c := NewChecker()
 	w := classicMembersWorld(t, c) // converted: C2..C4 classic
-	if w.Group.numClassic != 3 {
-		t.Fatalf("after the conversion: %d classic members counted, want 3", w.Group.numClassic)
+	if w.Group.Hooks().NumClassic() != 3 {
+		t.Fatalf("after the conversion: %d classic members counted, want 3", w.Group.Hooks().NumClassic())
 	}
 	if err := w.Set("C3", "group.instance.id", "i3"); err != nil {
 		t.Fatal(err)
@@ -362,14 +362,14 @@ func TestClassicMemberCount(t *testing.T) {
 		}
 		stepChecked(t, w, c, 5)
 		stepUntil(t, w, c, 300, w.GroupSettled)
-		if cl := w.Clone(); cl.Group.numClassic != w.Group.numClassic {
-			t.Fatalf("tick %d: the clone counts %d classic members, the world %d", w.Tick, cl.Group.numClassic, w.Group.numClassic)
+		if cl := w.Clone(); cl.Group.Hooks().NumClassic() != w.Group.Hooks().NumClassic() {
+			t.Fatalf("tick %d: the clone counts %d classic members, the world %d", w.Tick, cl.Group.Hooks().NumClassic(), w.Group.Hooks().NumClassic())
 		}
 	}
-	if w.Group.Type != ClassicGroup || w.Group.numClassic != 0 || w.Group.hasClassicMembers() {
-		t.Fatalf("after the downgrade: %s group, %d classic members counted, want a classic group and 0", w.Group.Type, w.Group.numClassic)
+	if w.Group.Type != ClassicGroup || w.Group.Hooks().NumClassic() != 0 || w.Group.Hooks().NumClassic() > 0 {
+		t.Fatalf("after the downgrade: %s group, %d classic members counted, want a classic group and 0", w.Group.Type, w.Group.Hooks().NumClassic())
 	}
-	w.Group.numClassic++
+	w.Group.Hooks().SetNumClassic(w.Group.Hooks().NumClassic() + 1)
 	if err := c.Check(w); err == nil || !strings.Contains(err.Error(), "classic members counted") {
 		t.Errorf("a count off by one: the checker says %v", err)
 	}

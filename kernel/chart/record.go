@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -116,7 +117,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	for _, tp := range w.InputPartitions() {
 		r.run.Partitions = append(r.run.Partitions, w.ShortName(tp))
 	}
-	r.run.Clients = append([]string{}, w.Clients()...)
+	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
 	r.run.Rebalances = nil
 	for _, e := range w.Meter.Entries {
 		e.Partitions = append([]sim.TopicPartition{}, e.Partitions...)

@@ -41,7 +41,7 @@ func heartbeatWorld(t *testing.T) *sim.World {
 // Mermaid text carries the same labels.
 func TestSequenceConsumerHeartbeats(t *testing.T) {
 	w := heartbeatWorld(t)
-	els := parseSVG(t, draw.Sequence(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}))
+	els := parseSVG(t, draw.Sequence(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}).SVG(0, 0))
 	// An arrow's lines are consecutive text elements of one message group;
 	// the hand-built messages alternate ends, so a change of ends starts
 	// the next arrow.
@@ -115,7 +115,7 @@ func TestWorldDiagramConsumerGroup(t *testing.T) {
 	ms[0].Target = ms[0].Assignment[:1]
 	ms[1].Target = ms[1].Assignment
 	var texts []string
-	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{})) {
+	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0)) {
 		if e.name == "text" {
 			texts = append(texts, e.text)
 		}
@@ -157,7 +157,7 @@ func TestSequenceConsumerRun(t *testing.T) {
 		lane[l] = i
 	}
 	n := 0
-	for _, e := range parseSVG(t, draw.Sequence(w, opt)) {
+	for _, e := range parseSVG(t, draw.Sequence(w, opt).SVG(0, 0)) {
 		if e.name != "text" || !inGroup(e, "message") {
 			continue
 		}
