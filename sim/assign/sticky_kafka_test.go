@@ -39,7 +39,7 @@ func claimInputs(seed uint64, n int) []Input {
 			for p := range in.Partitions[t] {
 				for range r.IntN(5) { // up to four claimants: with three, order matters
 					k := r.IntN(len(in.Members))
-					in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{t, p})
+					in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{Topic: t, Partition: p})
 				}
 			}
 		}
@@ -52,7 +52,7 @@ func claimInputs(seed uint64, n int) []Input {
 				SortPartitions(o)
 			case 2:
 				if len(o) > 0 {
-					o = append(o, o[r.IntN(len(o))], TopicPartition{"ghost", 1}, TopicPartition{"t0", -1}, TopicPartition{"t0", 1000})
+					o = append(o, o[r.IntN(len(o))], TopicPartition{Topic: "ghost", Partition: 1}, TopicPartition{Topic: "t0", Partition: -1}, TopicPartition{Topic: "t0", Partition: 1000})
 				}
 			}
 			in.Members[i].Owned = o
