@@ -824,7 +824,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, EpochText(w.Group))
+	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
 	if why != "" {
 		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
 	}
@@ -937,7 +937,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -1013,7 +1013,7 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(generationOf(b.world.Group)))
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

@@ -461,7 +461,7 @@ type compareRow struct {
 func fillRow(row *compareRow, w *sim.World) {
 	d := w.Delivery(w.Cfg.Isolation)
 	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Rebalances(), w.Meter.Total, w.Processed()
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was
 	}
 	row.Duplicates, row.Lost = d.Duplicates, d.Lost

@@ -511,7 +511,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	title := po.title
 	if title == "" {
-		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID, from, to)
+		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID(), from, to)
 		if s.cur.name != "main" {
 			title = "branch " + s.cur.name + " · " + title
 		}

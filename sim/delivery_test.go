@@ -37,7 +37,7 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 		}
 	}
 	for _, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.CommittedOffset(tp)
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}

@@ -45,7 +45,7 @@ func (pm *PauseMeter) account(w *World) {
 		// A classic rebalance starts with PreparingRebalance; a consumer
 		// group's with a group epoch bump, which moves it to Assigning or
 		// Reconciling until every member reached its target.
-		if g.State != PreparingRebalance && g.State != CompletingRebalance && g.State != Assigning && g.State != Reconciling {
+		if s := g.State(); s != PreparingRebalance && s != CompletingRebalance && s != Assigning && s != Reconciling {
 			return
 		}
 		pm.active = true
@@ -54,12 +54,11 @@ func (pm *PauseMeter) account(w *World) {
 		pm.active = false
 		return
 	}
-	gen := g.Generation
-	if g.State == PreparingRebalance {
+	// a classic group's pauses count by the generation the rebalance
+	// forms, a consumer group's by group epoch
+	gen := g.Epoch()
+	if g.State() == PreparingRebalance {
 		gen++
-	}
-	if g.Type == ConsumerGroup {
-		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
 	}
 	paused := w.pausedPartitions()
 	e := pm.entry(g.Incarnation, gen, w.Tick)
@@ -126,7 +125,7 @@ func (w *World) pausedPartitions() []TopicPartition {
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
-	for _, gm := range w.Group.Members() {
+	for gm := range w.Group.AllMembers() {
 		for _, t := range gm.Topics {
 			anySub = true
 			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
@@ -173,10 +172,10 @@ members:
 // assignment with its offsets fetched.
 func (w *World) GroupSettled() bool {
 	g := w.Group
-	if g.Type == ConsumerGroup {
+	if g.Type() == ConsumerGroup {
 		return w.consumerGroupSettled()
 	}
-	if g.State != Stable && g.State != Empty {
+	if s := g.State(); s != Stable && s != Empty {
 		return false
 	}
 	for _, p := range w.env.Sending() {
@@ -189,7 +188,7 @@ func (w *World) GroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.Members() {
+	for gm := range g.AllMembers() {
 		m := w.process(gm.ClientID, gm.Inc)
 		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, gm.Assignment) {
 			return false
@@ -333,7 +332,7 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	sort.Strings(c.DuplicateNames)
 	for p, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.CommittedOffset(tp)
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
@@ -362,7 +361,7 @@ func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
 	hw := w.broker.Log(tp).HW()
-	if rec, ok := w.Group.CommittedOffset(tp); ok {
+	if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
 		return hw - rec
 	}
 	return hw
@@ -394,7 +393,7 @@ func (w *World) CaughtUp() bool {
 func (w *World) inputsCommitted() bool {
 	for i := range w.layout.Inputs() {
 		lag := w.broker.Logs()[i].HW()
-		if rec, ok := w.Group.CommittedAt(i); ok {
+		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
 			lag -= rec
 		}
 		if lag != 0 {
@@ -434,7 +433,7 @@ func (w *World) LiveMembers() []string {
 // in flight.
 func (w *World) consumerGroupSettled() bool {
 	g := w.Group
-	if (g.State != Stable && g.State != Empty) || !g.Settled() {
+	if s := g.State(); (s != Stable && s != Empty) || !g.Settled() {
 		return false
 	}
 	for _, p := range w.env.Sending() {
@@ -447,7 +446,7 @@ func (w *World) consumerGroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.Members() {
+	for gm := range g.AllMembers() {
 		if gm.MemberEpoch < 0 {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}

@@ -15,7 +15,7 @@ import (
 // can be compared byte for byte.
 func fingerprint(w *World) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Assignor)
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State(), w.Group.Describe().Generation, w.Group.Describe().Leader, w.Group.Describe().Assignor)
 	for _, gm := range w.Group.Members() {
 		fmt.Fprintf(&b, "member %s %s %v joined=%v topics %v owned %v protocols %v target %v revoking %v epoch %d\n", gm.MemberID, gm.InstanceID,
 			gm.Assignment, gm.Joined, gm.Topics, gm.Owned, gm.Protocols, gm.Target, gm.Revoking, gm.MemberEpoch)
@@ -30,7 +30,7 @@ func fingerprint(w *World) string {
 		l := w.broker.Log(tp)
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
-	for _, r := range w.Group.OffsetsLog.All() {
+	for _, r := range w.Group.Offsets.Log.All() {
 		fmt.Fprintf(&b, "off %+v\n", r)
 	}
 	for _, e := range w.Txn.Entries() {
@@ -267,11 +267,11 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State)
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State())
 			}
 			// The sticky assignors and the uniform one balance equal
 			// subscriptions within one partition.
-			if w.Group.Type == ClassicGroup && strings.Contains(w.Group.Assignor, "sticky") || w.Group.Type == ConsumerGroup && w.Group.Assignor == "uniform" {
+			if w.Group.Type() == ClassicGroup && strings.Contains(w.Group.Describe().Assignor, "sticky") || w.Group.Type() == ConsumerGroup && w.Group.Describe().Assignor == "uniform" {
 				counts := []int{}
 				for _, gm := range w.Group.Members() {
 					counts = append(counts, len(gm.Assignment))
@@ -357,7 +357,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 				runSchedule(t, w, sched, 200)
 				ensureMember(t, w)
 				if !settle(t, w, 6000) {
-					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State, totalLag(w))
+					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State(), totalLag(w))
 				}
 				iso := "read_uncommitted"
 				if md.txn {
@@ -456,7 +456,7 @@ func FuzzSchedules(f *testing.F) {
 		runSchedule(t, w, randomSchedule(r, 200, 6, r.Intn(2) == 0), 200)
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
-			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State, totalLag(w))
+			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
 		}
 	})
 }

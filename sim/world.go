@@ -147,7 +147,7 @@ func (w *World) startStableGroup(n int) {
 	}
 	w.Group.StartClassic(joins, a.Name(), owned)
 	for i, m := range ms {
-		m.StartClassicStable(owned[i], w.Group.Leader)
+		m.StartClassicStable(owned[i], joins[0].MemberID)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
@@ -415,7 +415,7 @@ func (w *World) SideEffect(who trace.Label, f wire.Record) {
 func (w *World) CountProcessed() { w.processed++ }
 
 // GroupID is the group every process joins (client.Host).
-func (w *World) GroupID() string { return w.Group.ID }
+func (w *World) GroupID() string { return w.Group.ID() }
 
 // FetchOutstanding reports whether a process's fetch is held at the
 // broker or its answer on the wire (client.Host).

@@ -106,11 +106,11 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	}
 	r.Visit(now)
 	w := now
-	r.run.Assignor = w.Group.Assignor
+	r.run.Assignor = w.Group.Describe().Assignor
 	if r.run.Assignor == "" {
 		r.run.Assignor = w.Cfg.Client.Assignor
 	}
-	r.run.Protocol = w.Group.Type
+	r.run.Protocol = w.Group.Type()
 	r.run.Isolation = w.Cfg.Isolation
 	r.run.Transactional = len(w.Txn.Entries()) > 0
 	r.run.Partitions = nil
@@ -143,10 +143,8 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 }
 
 func sample(w *sim.World, need Need) Frame {
-	f := Frame{Tick: w.Tick, Generation: w.Group.Generation, State: w.Group.State, Pause: w.Meter.Total}
-	if w.Group.Type == sim.ConsumerGroup {
-		f.Generation = w.Group.GroupEpoch // a consumer group's rebalances are its group epochs
-	}
+	// a consumer group's rebalances are its group epochs
+	f := Frame{Tick: w.Tick, Generation: w.Group.Epoch(), State: w.Group.State(), Pause: w.Meter.Total}
 	if need&NeedDelivery != 0 {
 		f.Duplicates, f.Lost = map[string]int{}, map[string]int{}
 		for _, iso := range Isolations {

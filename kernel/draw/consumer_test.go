@@ -108,12 +108,13 @@ func TestWorldDiagramConsumerGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := s.World()
-	g := w.Group
+	g := w.Group.Describe()
 	g.Type, g.State, g.GroupEpoch, g.AssignmentEpoch, g.Assignor, g.Leader = sim.ConsumerGroup, sim.Reconciling, 3, 3, "uniform", ""
-	ms := g.Members()
+	ms := g.Members
 	ms[0].MemberEpoch, ms[1].MemberEpoch = 2, 3
 	ms[0].Target = ms[0].Assignment[:1]
 	ms[1].Target = ms[1].Assignment
+	w.Group.Hooks().SetConsumerGroup(g)
 	var texts []string
 	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0)) {
 		if e.name == "text" {

@@ -215,7 +215,7 @@ func TestWorldDiagramContent(t *testing.T) {
 			if a["data-hw"] != strconv.Itoa(l.HW()) || a["data-lso"] != strconv.Itoa(l.LSO()) {
 				t.Errorf("demo %d: %s drawn with HW %s LSO %s, want %d %d", n, tp, a["data-hw"], a["data-lso"], l.HW(), l.LSO())
 			}
-			if rec, ok := w.Group.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
+			if rec, ok := w.Group.Offsets.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
 				t.Errorf("demo %d: %s committed pointer %q, want %d", n, tp, a["data-committed"], rec.Offset)
 			}
 		}
@@ -226,7 +226,7 @@ func TestWorldDiagramContent(t *testing.T) {
 			}
 		}
 		joined := strings.Join(texts, "\n")
-		want := fmt.Sprintf("state %s · generation %d", w.Group.State, w.Group.Generation)
+		want := fmt.Sprintf("state %s · generation %d", w.Group.State(), w.Group.Describe().Generation)
 		if !strings.Contains(joined, want) {
 			t.Errorf("demo %d: the diagram does not say %q", n, want)
 		}

@@ -158,9 +158,9 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		width = 900
 	}
 
-	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID, w.Tick, w.Group.State, w.Group.Generation)
-	if w.Group.Type == sim.ConsumerGroup {
-		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID, w.Tick, w.Group.State, w.Group.GroupEpoch)
+	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
+	if w.Group.Type() == sim.ConsumerGroup {
+		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
@@ -196,8 +196,8 @@ func subtitle(w *sim.World) string {
 	// timeout is the broker's: the client-side settings would name what
 	// does not apply.
 	assignor, session := "assignor "+c.Assignor, fmt.Sprintf("session.timeout %d", c.SessionTimeout)
-	if w.Group.Type == sim.ConsumerGroup {
-		assignor = "group.protocol consumer · assignor " + w.Group.Assignor
+	if d := w.Group.Describe(); d.Type == sim.ConsumerGroup {
+		assignor = "group.protocol consumer · assignor " + d.Assignor
 		session = fmt.Sprintf("group.consumer.session.timeout %d", w.Cfg.ConsumerSessionTimeout)
 	}
 	parts := []string{
@@ -344,7 +344,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		id = "no member id"
 	}
 	var badges []string
-	if m.Alive && m.MemberID != "" && w.Group.Leader == m.MemberID {
+	if m.Alive && m.MemberID != "" && w.Group.Describe().Leader == m.MemberID {
 		badges = append(badges, "leader")
 	}
 	if m.Static() {
@@ -362,7 +362,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 	// A consumer group's members (KIP-848) carry a member epoch where a
 	// classic member has a generation, and join with a heartbeat.
 	gen, joinReq := "gen", "JoinGroup"
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		gen, joinReq = "epoch", "heartbeat"
 	}
 	var state string
@@ -556,7 +556,7 @@ type logLayout struct {
 
 func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout {
 	b := &brokerLayout{cellW: map[string]float64{}, logRows: map[string]int{}}
-	g := w.Group
+	g := w.Group.Describe()
 	leader := "-"
 	if g.Leader != "" {
 		leader = g.Leader
@@ -575,7 +575,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 		b.lines[1].text = fmt.Sprintf("state %s · group epoch %d · target assignment epoch %d · assignor %s", g.State, g.GroupEpoch, g.AssignmentEpoch, proto)
 	}
 	var ms []string
-	gms := append([]*sim.GroupMember(nil), g.Members()...)
+	gms := g.Members
 	sort.SliceStable(gms, func(i, j int) bool { return natural.Less(gms[i].MemberID, gms[j].MemberID) })
 	for _, gm := range gms {
 		t := gm.MemberID + " " + w.PartList(gm.Assignment)
@@ -598,7 +598,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	b.lines = append(b.lines, memberLines(ms)...)
 	var pend []string
 	for _, tp := range w.InputPartitions() {
-		if g.HasPending(tp) {
+		if w.Group.Offsets.HasPending(tp) {
 			pend = append(pend, w.ShortName(tp))
 		}
 	}
@@ -823,7 +823,7 @@ func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 	lg := w.Log(l.tp)
 	hw, lso := lg.HW(), lg.LSO()
 	committed, hasCommitted := -1, false
-	if rec, ok := w.Group.Committed(l.tp); ok && !l.output {
+	if rec, ok := w.Group.Offsets.Committed(l.tp); ok && !l.output {
 		committed, hasCommitted = rec.Offset, true
 	}
 	owner := consumerOf(w, l.tp)
