@@ -193,31 +193,41 @@ func buildSettings() []Setting {
 				}
 				return err
 			}},
-		{Key: "transactional.id", Allowed: "a name, or none", Client: true, keepEarlier: true,
-			Doc: "makes the producer transactional (none turns it off); a running member takes it after its batch, with a new producer",
+		{Key: "transactional.id", Allowed: "a name, per-member, or none", Client: true, keepEarlier: true,
+			Doc: "makes the producer transactional (none turns it off); per-member gives each member its own, tx- and its client id " +
+				"(tx-" + ClientPlaceholder + ", as set producer transactional does; " + ClientPlaceholder + " in a name is the member's client id); " +
+				"a running member takes it after its batch, with a new producer",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.TransactionalID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				if v == "none" || v == "" {
 					c.TransactionalID = ""
 					return nil
 				}
-				if !topo.ValidName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
-					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s", v, ClientPlaceholder)
+				if v == PerMember {
+					v = "tx-" + ClientPlaceholder
+				}
+				if !validIDPattern(v) {
+					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s (or say per-member or none)", v, ClientPlaceholder)
 				}
 				c.TransactionalID = v
 				c.Idempotence = true
 				return nil
 			}},
-		{Key: "group.instance.id", Allowed: "a name, or none", Client: true,
-			Doc: "static membership (KIP-345); takes effect when the member next starts",
+		{Key: "group.instance.id", Allowed: "a name, per-member, or none", Client: true,
+			Doc: "static membership (KIP-345); per-member gives each member its own, its client id (" + ClientPlaceholder +
+				"; " + ClientPlaceholder + " in a name is the member's client id), as a deployment gives each pod its name; " +
+				"a world never starts with two members holding one; takes effect when the member next starts",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.InstanceID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				if v == "none" || v == "" {
 					c.InstanceID = ""
 					return nil
 				}
-				if !topo.ValidName(v) {
-					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_' and '-'", v)
+				if v == PerMember {
+					v = ClientPlaceholder
+				}
+				if !validIDPattern(v) {
+					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_', '-' and %s (or say per-member or none)", v, ClientPlaceholder)
 				}
 				c.InstanceID = v
 				return nil
@@ -335,13 +345,32 @@ func (c *Config) ForClient(client string) ClientConfig {
 			_ = s.set(c, &cc, o.Value) // validated when it was set
 		}
 	}
-	cc.TransactionalID = strings.ReplaceAll(cc.TransactionalID, ClientPlaceholder, client)
+	expandIDs(&cc, client)
 	return cc
 }
 
-// ClientPlaceholder in transactional.id stands for the client id, so that
-// `set producer transactional` gives every member its own id (tx-C1, tx-C2).
+// ClientPlaceholder in transactional.id and group.instance.id stands for
+// the client id, so that `set producer transactional` and `set
+// group.instance.id per-member` give every member its own id (tx-C1,
+// tx-C2; C1, C2), as a deployment gives each pod its own.
 const ClientPlaceholder = "{client}"
+
+// PerMember is the value of transactional.id and group.instance.id that
+// gives each member its own id, derived from its client id.
+const PerMember = "per-member"
+
+// expandIDs puts the client id in place of ClientPlaceholder in the ids
+// that are one member's own.
+func expandIDs(cc *ClientConfig, client string) {
+	cc.TransactionalID = strings.ReplaceAll(cc.TransactionalID, ClientPlaceholder, client)
+	cc.InstanceID = strings.ReplaceAll(cc.InstanceID, ClientPlaceholder, client)
+}
+
+// validIDPattern: a name of letters, digits, '.', '_' and '-', which may
+// hold ClientPlaceholder (a client id is such a name).
+func validIDPattern(v string) bool {
+	return topo.ValidName(strings.ReplaceAll(v, ClientPlaceholder, "C"))
+}
 
 // Get reads one key, for a client ("" for the defaults).
 func (c *Config) Get(client, key string) (string, error) {
@@ -439,7 +468,7 @@ func (c *Config) Rows() []ConfigRow {
 	for _, k := range keys {
 		s, _ := LookupSetting(k.key)
 		cc := c.ForClient(k.client)
-		if k.key == "transactional.id" {
+		if k.key == "transactional.id" || k.key == "group.instance.id" {
 			cc = c.Client // show the typed form ({client}), not the client's own id
 			for _, o := range c.Overrides {
 				if o.Client == k.client {

@@ -95,6 +95,9 @@ func New(t Topology, cfg Config) (*World, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkStartIDs(&cfg, memberClients(t.Members)); err != nil {
+		return nil, err
+	}
 	w := &World{
 		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
 		processTable: processTable{current: map[string]*Member{}},
