@@ -46,19 +46,39 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--keep-settings]",
-			summary: "make a fresh world on this branch (the default world with no options)",
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N | --from-describe FILE [--group G]] [--static] [--keep-settings]",
+			summary: "make a fresh world on this branch (the default world with no options), or one from a real group",
 			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
 				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
-				"(generation 0). new replaces the current branch's world and history; other branches stay.",
+				"(generation 0). new replaces the current branch's world and history; other branches stay.\n" +
+				"--static gives every member its own group.instance.id, its client id (set group.instance.id\n" +
+				"per-member); a world never starts with two members holding one instance id or transactional.id.\n\n" +
+				"--from-describe FILE starts the world as kafka-consumer-groups.sh --describe --group G --members\n" +
+				"--verbose printed a real group (Kafka 2.3 to 4.x, classic or consumer; --state and the offsets\n" +
+				"table may be in the file too): Stable, each member owning its current assignment, its topics\n" +
+				"and partition counts from the partitions the file names (--topics NAME:P adds topics or raises\n" +
+				"counts), the group's protocol, assignor and instance ids set from the file, sticky.rules kafka.\n" +
+				"The members are named C1..Cn (in their consumer ids' order) and the mapping is printed; show\n" +
+				"names prints it again and describe group --real-names shows the file's names. --group G chooses\n" +
+				"a group of a file that describes several. The session keeps what it read: back, compare, save\n" +
+				"and load never read the file again (docs/kafka-import.md).",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
-		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set commit after|before|auto | set producer plain|idempotent|transactional",
-			summary: "change a setting for every client, or for one",
-			help:    "Keys are Kafka's config names; `show config` lists them with values and defaults.",
+		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set --from FILE [--client Cn] | set commit after|before|auto | set producer plain|idempotent|transactional",
+			summary: "change a setting for every client, or for one; or take a client's .properties",
+			help: "Keys are Kafka's config names; `show config` lists them with values and defaults.\n" +
+				"group.instance.id per-member and transactional.id per-member give each member its own id from\n" +
+				"its client id (C2, tx-C2), as a deployment gives each pod its own.\n\n" +
+				"set --from FILE reads a Kafka client's .properties (as java.util.Properties does) and checks it\n" +
+				"as Kafka 4.0's client does: a file the client would refuse is refused whole, naming each bad\n" +
+				"key and Kafka's rule. Otherwise every key is listed: applied (what means in kgrepl what it means\n" +
+				"to Kafka), not applied with why (each .ms key: this world counts ticks; isolation.level), or\n" +
+				"ignored (a key kgrepl does not model, or one Kafka does not know). The file is every member's:\n" +
+				"its group.instance.id and transactional.id become per-member; with --client Cn it is Cn's\n" +
+				"alone, ids as written. The session keeps what it read (docs/kafka-import.md).",
 			mutates: true, run: cmdSet},
-		{name: "show", usage: "show config", summary: "list every setting with its value and default",
+		{name: "show", usage: "show config | show names", summary: "list every setting with its value and default; or an imported group's member names",
 			run: cmdShow},
 		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
 			mutates: true, run: cmdJoin, values: map[string]valuesFunc{"Cn": func(s *Session, _ []string, _ string) []string { return nextClients(s) }}},
@@ -100,7 +120,7 @@ func init() {
 		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
 			values: map[string]valuesFunc{"NAME": func(s *Session, _ []string, _ string) []string { return s.branchNames() }}},
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
-		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json]",
+		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json] [--real-names]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
 			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
 				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
@@ -113,7 +133,10 @@ func init() {
 				"group; GROUP-INSTANCE-ID appears when a member is static. While the group is Assigning or\n" +
 				"Reconciling the owners stay visible: there is no stop-the-world. --json adds\n" +
 				"\"protocol\":\"consumer\", \"group_epoch\", \"assignment_epoch\" and per member \"member_epoch\",\n" +
-				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).",
+				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).\n\n" +
+				"--real-names, in a world new --from-describe made, shows each member's CLIENT-ID and HOST as the\n" +
+				"file gives them (orders-app-7, /10.0.7.21) in place of kgrepl's (C3, /C3); --json keeps client_id\n" +
+				"C3 and adds real_client_id and real_host. A member that joined since has kgrepl's names only.",
 		},
 		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
 		{name: "log", usage: "log TOPIC-P [--from OFFSET | --around OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
@@ -401,46 +424,72 @@ func parseCount(cmd, what, s string, min, max int) (int, error) {
 	return n, nil
 }
 
-// parseNew reads new's options into a topology.
-func parseNew(args []string) (sim.Topology, bool, error) {
+// newOptions are new's options read.
+type newOptions struct {
+	topo   sim.Topology
+	keep   bool
+	static bool
+	// An import: --from-describe FILE, --group G; --topics and --output as
+	// given (they add to the file's topics).
+	from, group string
+	topics      []sim.TopicSpec
+	output      *sim.TopicSpec
+}
+
+// parseNew reads new's options.
+func parseNew(args []string) (newOptions, error) {
 	// --defaults was the old spelling of what plain new now does; it is
 	// still accepted, and changes nothing.
-	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--keep-settings", "--defaults"})
+	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members", "--from-describe", "--group"},
+		[]string{"--keep-settings", "--defaults", "--static"})
+	opt := newOptions{topo: sim.DefaultTopology()}
 	if err != nil {
-		return sim.Topology{}, false, err
+		return opt, err
 	}
 	if err := needArgs("new", pos, 0, 0); err != nil {
-		return sim.Topology{}, false, err
+		return opt, err
 	}
-	topo := sim.DefaultTopology()
+	from, importing := fl["--from-describe"]
+	if _, ok := fl["--members"]; ok && importing {
+		return opt, usageErr("new", "--members and --from-describe contradict each other (the file gives the members)")
+	}
+	if _, ok := fl["--group"]; ok && !importing {
+		return opt, usageErr("new", "--group chooses a group of a describe file: it goes with --from-describe FILE")
+	}
+	if importing && from == "" {
+		return opt, usageErr("new", "--from-describe needs a file name")
+	}
+	opt.from, opt.group = from, fl["--group"]
 	if v, ok := fl["--topics"]; ok {
-		topo.Inputs = nil
+		opt.topo.Inputs = nil
 		for _, spec := range strings.Split(v, ",") {
 			t, err := parseTopicSpec("--topics", spec)
 			if err != nil {
-				return topo, false, err
+				return opt, err
 			}
-			topo.Inputs = append(topo.Inputs, t)
+			opt.topo.Inputs = append(opt.topo.Inputs, t)
 		}
+		opt.topics = opt.topo.Inputs
 	}
 	if v, ok := fl["--output"]; ok {
 		t, err := parseTopicSpec("--output", v)
 		if err != nil {
-			return topo, false, err
+			return opt, err
 		}
-		topo.Output = t
+		opt.topo.Output, opt.output = t, &t
 	}
 	if v, ok := fl["--members"]; ok {
 		n, err := parseAtLeast("new", "--members", v, 0, limitMembers)
 		if err != nil {
-			return topo, false, err
+			return opt, err
 		}
-		topo.Members = n
+		opt.topo.Members = n
 	}
 	if fl["--keep-settings"] == "true" && fl["--defaults"] == "true" {
-		return topo, false, usageErr("new", "--keep-settings and --defaults contradict each other")
+		return opt, usageErr("new", "--keep-settings and --defaults contradict each other")
 	}
-	return topo, fl["--keep-settings"] == "true", nil
+	opt.keep, opt.static = fl["--keep-settings"] == "true", fl["--static"] == "true"
+	return opt, nil
 }
 
 func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
@@ -456,14 +505,29 @@ func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
 }
 
 func cmdNew(s *Session, args []string) (*Result, error) {
-	topo, keep, err := parseNew(args)
+	opt, err := parseNew(args)
 	if err != nil {
 		return nil, err
 	}
 	cfg := sim.DefaultConfig()
-	if keep {
+	if opt.keep {
 		cfg = s.cur.world.Cfg.Clone()
 	}
+	if opt.static {
+		// Every member its own group.instance.id, from its client id, as
+		// a deployment gives each pod its name (a member an import gives
+		// an id keeps the file's).
+		if err := cfg.Set("", "group.instance.id", sim.PerMember); err != nil {
+			return nil, fmt.Errorf("new --static: %v", err)
+		}
+	}
+	// The line the origin keeps: the shape of the world; the settings
+	// (--keep-settings, --static) are in the origin's own copy of them.
+	line := strings.Join(append([]string{"new"}, filterOut(filterOut(filterOut(args, "--defaults"), "--keep-settings"), "--static")...), " ")
+	if opt.from != "" {
+		return newImported(s, opt, cfg, line)
+	}
+	topo := opt.topo
 	if err := checkTopology("new", topo, cfg.RecordsPerPartition); err != nil {
 		return nil, err
 	}
@@ -471,7 +535,6 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new: %v", err)
 	}
-	line := strings.Join(append([]string{"new"}, filterOut(filterOut(args, "--defaults"), "--keep-settings")...), " ")
 	// The origin holds its own copy of the settings: the world's change
 	// as it runs, the origin's never.
 	s.cur.hist = history{origin: &origin{newLine: line, topo: topo, cfg: cfg.Clone()}}
@@ -483,6 +546,29 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	}
 	s.say("new world: group %s, input %s, output %s (%d), %d member(s), %d records per partition",
 		topo.Group, strings.Join(ins, ", "), topo.Output.Name, topo.Output.Partitions, topo.Members, w.Cfg.RecordsPerPartition)
+	return nil, nil
+}
+
+// newImported is new --from-describe FILE: the world starts as the file
+// shows the group (owngroup.go).
+func newImported(s *Session, opt newOptions, cfg sim.Config, line string) (*Result, error) {
+	imp := importOptions{file: opt.from, group: opt.group, topics: opt.topics, output: opt.output, keep: opt.keep,
+		rawCmd: "new --from-describe " + opt.from}
+	p, f, err := importWorld(s, imp, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTopology(imp.rawCmd, p.topo, cfg.RecordsPerPartition); err != nil {
+		return nil, err
+	}
+	w, err := sim.NewStarted(p.topo, cfg, p.start)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", imp.rawCmd, err)
+	}
+	s.cur.hist = history{origin: &origin{newLine: line, topo: p.topo, cfg: cfg.Clone(), file: f, start: p.start, names: p.names}}
+	s.cur.cp = cpClock{}
+	s.cur.world, s.cur.frozen = w, false
+	s.say("%s", importReport(p, w, imp))
 	return nil, nil
 }
 
@@ -522,6 +608,9 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 }
 
 func cmdSet(s *Session, args []string) (*Result, error) {
+	if len(args) > 0 && strings.HasPrefix(args[0], "--") {
+		return cmdSetFrom(s, args)
+	}
 	if len(args) == 1 {
 		return nil, usageErr("set", "%s: missing VALUE", args[0])
 	}
@@ -571,8 +660,11 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 }
 
 func cmdShow(s *Session, args []string) (*Result, error) {
+	if len(args) == 1 && args[0] == "names" {
+		return cmdShowNames(s)
+	}
 	if len(args) != 1 || args[0] != "config" {
-		return nil, usageErr("show", "show what? (only: config)")
+		return nil, usageErr("show", "show what? (config or names)")
 	}
 	// The first column marks a value that differs from its default.
 	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
@@ -1133,10 +1225,12 @@ func settingValues(key string) []string {
 	if !ok {
 		return nil
 	}
-	vals := strings.Split(st.Allowed, " | ")
-	for _, v := range vals {
-		if !isLiteral(v) {
-			return nil
+	// The literal words among the values (NAME | per-member | none
+	// offers per-member and none); a number's range offers nothing.
+	var vals []string
+	for _, v := range strings.Split(st.Allowed, " | ") {
+		if isLiteral(v) {
+			vals = append(vals, v)
 		}
 	}
 	return vals

@@ -39,7 +39,7 @@ func sessionSnapshot(t *testing.T, s *Session) string {
 	var b strings.Builder
 	for _, n := range s.branchNames() {
 		br := s.branches[n]
-		fmt.Fprintf(&b, "%s tick %d frozen %v\n%s\n", n, br.world.Tick, br.frozen, strings.Join(br.scriptLines(false), "\n"))
+		fmt.Fprintf(&b, "%s tick %d frozen %v\n%s\n", n, br.world.Tick, br.frozen, strings.TrimSuffix(scriptText(br.scriptLines(false)), "\n"))
 	}
 	return b.String() + "on " + s.Branch() + "\n" + threeViews(t, s) + "\n" + strings.Join(s.cur.world.Cfg.SetLines(), "\n")
 }

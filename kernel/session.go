@@ -46,6 +46,10 @@ type input struct {
 	step  bool
 	ticks int
 	typed string
+	// file is what the command read from a file (set --from), kept with
+	// it so that every replay (back, fork, compare, load) reads this, not
+	// the file, which may have changed or gone.
+	file *fileRead
 }
 
 // origin is what a branch's world started from: the topology of its `new`
@@ -55,6 +59,20 @@ type origin struct {
 	newLine string // "new" and its topology options, as save writes it
 	topo    sim.Topology
 	cfg     sim.Config
+	// An imported group (new --from-describe): the file as new read it,
+	// the members and partitions the world starts with, and the names
+	// the file gives the members. nil for a world new made itself.
+	file  *fileRead
+	start []sim.StartMember
+	names *importedNames
+}
+
+// world makes the origin's world at tick 0.
+func (o *origin) world() (*sim.World, error) {
+	if o.start != nil {
+		return sim.NewStarted(o.topo, o.cfg, o.start)
+	}
+	return sim.New(o.topo, o.cfg)
 }
 
 // checkpoint is a frozen world on a branch's history: it is only ever
@@ -140,13 +158,20 @@ type Session struct {
 	words      []string
 	stepped    *input
 	pendingCPs []*checkpoint
+	// supply is what a replay gives the next command that reads a file
+	// (readFile returns it instead of reading the disk); read is what the
+	// command running now read, for the history.
+	supply, read *fileRead
+	// compareKeys are the settings a compare row varies: set --from
+	// leaves them to it (runCombo).
+	compareKeys map[string]bool
 }
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
 	s := &Session{branches: map[string]*branch{}, interrupt: new(atomic.Bool)}
 	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
-	w, _ := sim.New(o.topo, o.cfg)
+	w, _ := o.world()
 	b := &branch{name: "main", hist: history{origin: o}, world: w}
 	s.branches["main"] = b
 	s.cur = b
@@ -353,6 +378,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("%s: internal error: %v (please report this with the script that caused it)", words[0], p)
 		}
 		s.stepped, s.pendingCPs = nil, nil
+		s.supply, s.read = nil, nil // a supply is for the one command it was given to
 		if err != nil {
 			s.rollback(before, changes)
 		}
@@ -360,6 +386,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	s.out.Reset()
 	s.tickErr = nil
 	s.stepped, s.pendingCPs = nil, nil
+	s.read = nil
 	if changes && s.cur.frozen {
 		// The world is a checkpoint too (after a fork): change a copy.
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
@@ -380,7 +407,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		h := &s.cur.hist
 		switch {
 		case c.mutates:
-			h.inputs = append(h.inputs, input{at: at, line: strings.Join(words, " ")})
+			h.inputs = append(h.inputs, input{at: at, line: strings.Join(words, " "), file: s.read})
 		case s.stepped != nil:
 			h.inputs = append(h.inputs, *s.stepped)
 			h.cps = append(h.cps, s.pendingCPs...)
@@ -529,7 +556,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 	}
 	if w == nil {
 		var err error
-		if w, err = sim.New(h.origin.topo, h.origin.cfg); err != nil {
+		if w, err = h.origin.world(); err != nil {
 			return nil, h, err
 		}
 	}
@@ -541,7 +568,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			if in.at > limit {
 				break
 			}
-			if err := scratch.apply(in.line); err != nil {
+			if err := scratch.apply(in); err != nil {
 				return nil, h, fmt.Errorf("replaying %q at tick %d: %v", in.line, in.at, err)
 			}
 			out.inputs = append(out.inputs, in)
@@ -574,14 +601,17 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 	return w, out, nil
 }
 
-// apply runs one recorded input against the scratch session's world.
-func (s *Session) apply(line string) error {
-	words := strings.Fields(line)
+// apply runs one recorded input against the scratch session's world,
+// giving it what it read from a file when it was typed.
+func (s *Session) apply(in input) error {
+	words := strings.Fields(in.line)
 	c := lookup(words[0])
 	if c == nil || !c.mutates {
 		return fmt.Errorf("%s is not a world input", words[0])
 	}
+	s.supply = in.file
 	_, err := c.run(s, words[1:])
+	s.supply = nil
 	return err
 }
 
@@ -648,7 +678,7 @@ func (s *Session) branchNames() []string {
 // ones the branch went through.
 func (s *Session) Replay(visit func(w *sim.World)) error {
 	h := s.cur.hist
-	w, err := sim.New(h.origin.topo, h.origin.cfg)
+	w, err := h.origin.world()
 	if err != nil {
 		return err
 	}
@@ -665,7 +695,7 @@ func (s *Session) Replay(visit func(w *sim.World)) error {
 			}
 			continue
 		}
-		if err := scratch.apply(in.line); err != nil {
+		if err := scratch.apply(in); err != nil {
 			return fmt.Errorf("replaying %q: %v", in.line, err)
 		}
 	}

@@ -32,25 +32,35 @@ const (
 // so that tests can reach it with a short session.
 var maxSessionFile = 8 << 20
 
+// scriptLine is one command of a branch's script, with what it read from
+// a file (new --from-describe, set --from), if it did.
+type scriptLine struct {
+	line string
+	file *fileRead
+}
+
 // scriptLines renders the branch as commands that make it again: the
 // origin's settings, its new, then every input. A step whose command as
 // typed was not `step N` keeps it in a comment, for compare. With asTyped,
 // each step is the command as typed instead (`run until stable`), so that
 // compare's rerun keeps its intent under other settings.
-func (b *branch) scriptLines(asTyped bool) []string {
+func (b *branch) scriptLines(asTyped bool) []scriptLine {
 	o := b.hist.origin
-	lines := o.cfg.SetLines()
+	var lines []scriptLine
+	for _, l := range o.cfg.SetLines() {
+		lines = append(lines, scriptLine{line: l})
+	}
 	nl := o.newLine
 	if len(lines) > 0 {
 		nl += " --keep-settings"
 	}
-	lines = append(lines, nl)
+	lines = append(lines, scriptLine{line: nl, file: o.file})
 	for _, in := range b.hist.inputs {
 		switch {
 		case !in.step:
-			lines = append(lines, in.line)
+			lines = append(lines, scriptLine{line: in.line, file: in.file})
 		case asTyped && in.typed != "":
-			lines = append(lines, in.typed)
+			lines = append(lines, scriptLine{line: in.typed})
 		case in.ticks == 0:
 			// a run that was already done: nothing to replay
 		default:
@@ -58,16 +68,52 @@ func (b *branch) scriptLines(asTyped bool) []string {
 			if !asTyped && in.typed != "" && in.typed != l {
 				l += "  # " + in.typed
 			}
-			lines = append(lines, l)
+			lines = append(lines, scriptLine{line: l})
 		}
 	}
 	return lines
 }
 
+// A command that read a file is followed, in a session file and in a
+// script, by what it read: a line "#< N lines read from FILE" and the N
+// lines of the text, each after "#| " ("#|" alone for an empty line).
+// They are comments to everything but load, which replays the command
+// with them instead of the file.
+const (
+	fileBlockHead = "#< "
+	fileBlockLine = "#|"
+)
+
+// scriptText writes lines one a line, each file a command read after it.
+func scriptText(lines []scriptLine) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.line + "\n")
+		if l.file == nil {
+			continue
+		}
+		text := strings.TrimSuffix(l.file.text, "\n")
+		var rows []string
+		if l.file.text != "" {
+			rows = strings.Split(text, "\n")
+		}
+		fmt.Fprintf(&b, "%s%d lines read from %s (load replays the command with these, not the file)\n", fileBlockHead, len(rows), l.file.name)
+		for _, r := range rows {
+			if r == "" {
+				b.WriteString(fileBlockLine + "\n")
+			} else {
+				b.WriteString(fileBlockLine + " " + r + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
 // script is the branch as a kgrepl script (the explorer's counterexamples
-// start with it).
+// start with it). Run as a script, a command that read a file reads it
+// again; the lines after it show what it read.
 func (b *branch) script() string {
-	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + strings.Join(b.scriptLines(false), "\n") + "\n"
+	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + scriptText(b.scriptLines(false))
 }
 
 // sessionFile is the branch as a session file.
@@ -75,7 +121,7 @@ func (b *branch) sessionFile() []byte {
 	lines := b.scriptLines(false)
 	body := sessionHeader + "\n" +
 		fmt.Sprintf("# branch %s at tick %d: load replays these inputs exactly; a step line is the ticks that ran\n", b.name, b.world.Tick) +
-		strings.Join(lines, "\n") + "\n"
+		scriptText(lines)
 	sum := sha256.Sum256([]byte(body))
 	return []byte(body + fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", len(lines), b.world.Tick, hex.EncodeToString(sum[:])))
 }
@@ -234,8 +280,58 @@ func readRegularFile(path string, max int64, cmd, kind string) ([]byte, error) {
 type sessionLine struct {
 	n     int // line number in the file
 	words []string
-	typed string // a step's command as typed, from its comment
-	ticks int    // a step's N, read by load before it replays anything
+	typed string    // a step's command as typed, from its comment
+	ticks int       // a step's N, read by load before it replays anything
+	file  *fileRead // what the command read from a file, from its block
+}
+
+// readsFile reports whether a command line reads a file: new
+// --from-describe FILE and set --from FILE, which a session file follows
+// with what they read. It returns the file's name.
+func readsFile(words []string) (string, bool) {
+	opt := ""
+	switch {
+	case len(words) > 1 && words[0] == "new":
+		opt = "--from-describe"
+	case len(words) > 1 && words[0] == "set" && strings.HasPrefix(words[1], "--"):
+		opt = "--from"
+	default:
+		return "", false
+	}
+	for i, w := range words[1:] {
+		if v, ok := strings.CutPrefix(w, opt+"="); ok {
+			return v, true
+		}
+		if w == opt && i+2 < len(words) {
+			return words[i+2], true
+		}
+	}
+	return "", false
+}
+
+// fileBlock reads the block of what a command read, at all[i] (its head
+// line): its text, and the index of the line after it.
+func fileBlock(all []string, i int, name string) (*fileRead, int, error) {
+	var n int
+	if i >= len(all) || !strings.HasPrefix(all[i], fileBlockHead) {
+		return nil, i, fmt.Errorf("the command reads %s, and the file does not hold what it read: a %q line should follow it, then that many lines starting %q (save writes them)",
+			name, fileBlockHead+"N lines read from "+name, fileBlockLine)
+	}
+	if _, err := fmt.Sscanf(all[i], fileBlockHead+"%d lines", &n); err != nil || n < 0 {
+		return nil, i, fmt.Errorf("%q does not say how many lines follow (want %q)", all[i], fileBlockHead+"N lines read from "+name)
+	}
+	if i+1+n > len(all) {
+		return nil, i, fmt.Errorf("%q, but the file ends before them", all[i])
+	}
+	var b strings.Builder
+	for k := i + 1; k <= i+n; k++ {
+		row, ok := strings.CutPrefix(all[k], fileBlockLine)
+		if !ok || row != "" && !strings.HasPrefix(row, " ") {
+			return nil, i, fmt.Errorf("line %d: %q, and line %d is not one of them (each starts %q)", i+1, all[i], k+1, fileBlockLine+" ")
+		}
+		b.WriteString(strings.TrimPrefix(row, " ") + "\n")
+	}
+	return &fileRead{name: name, text: b.String()}, i + 1 + n, nil
 }
 
 func inputNames() string {
@@ -291,8 +387,12 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 		}()
 	}
 	sawNew := false
-	for i, raw := range all {
+	for i := 0; i < len(all); i++ {
+		raw := all[i]
 		n := i + 1
+		if strings.HasPrefix(raw, fileBlockHead) || strings.HasPrefix(raw, fileBlockLine) {
+			return nil, v1, 0, fmt.Errorf("line %d: what a command read, with no command that reads a file before it", n)
+		}
 		words, comment, err := inputLine(raw, "a session file")
 		if err != nil {
 			return nil, v1, 0, fmt.Errorf("line %d: %v", n, err)
@@ -324,6 +424,13 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 		l := sessionLine{n: n, words: words}
 		if words[0] == "step" {
 			l.typed = strings.TrimSpace(comment)
+		}
+		if name, ok := readsFile(words); ok {
+			f, next, err := fileBlock(all, i+1, name)
+			if err != nil {
+				return nil, v1, 0, fmt.Errorf("line %d: %v", n, err)
+			}
+			l.file, i = f, next-1
 		}
 		lines = append(lines, l)
 	}
@@ -415,6 +522,7 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 			}
 			continue
 		}
+		d.supply = l.file
 		if _, err := d.run(l.words); err != nil {
 			return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, err)
 		}

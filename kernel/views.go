@@ -54,6 +54,37 @@ type memberJSON struct {
 	InstanceID *string  `json:"instance_id"`
 	Partitions []string `json:"partitions"`
 	*memberEpochJSON
+	*realNameJSON
+}
+
+// realNameJSON is what describe group --real-names --json adds to a
+// member: the client id and host the imported file gives it (null for a
+// member that joined since, which has none).
+type realNameJSON struct {
+	RealClientID *string `json:"real_client_id"`
+	RealHost     *string `json:"real_host"`
+}
+
+// naming is how a view names members: kgrepl's client ids, or with
+// --real-names the imported group's (describe group --real-names).
+type naming struct {
+	names *importedNames
+	real  bool
+}
+
+func (n naming) client(c string) string { return n.names.clientID(c, n.real) }
+func (n naming) host(c string) string   { return n.names.host(c, n.real) }
+
+// json is the member's real names for --json, when asked for.
+func (n naming) json(c string) *realNameJSON {
+	if !n.real {
+		return nil
+	}
+	r := &realNameJSON{}
+	if m := n.names.member(c); m != nil {
+		r.RealClientID, r.RealHost = &m.clientID, &m.host
+	}
+	return r
 }
 
 // memberEpochJSON is what a consumer group's member adds.
@@ -114,7 +145,7 @@ func owner(d sim.GroupDescription, tp sim.TopicPartition) *sim.GroupMember {
 }
 
 func cmdDescribe(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("describe", args, nil, []string{"--members", "--verbose", "--state", "--json"})
+	pos, fl, err := flags("describe", args, nil, []string{"--members", "--verbose", "--state", "--json", "--real-names"})
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +165,9 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	g := w.Group.Describe()
+	nm := naming{names: s.importedNames(), real: fl["--real-names"] == "true"}
 	if g.Type == sim.ConsumerGroup {
-		return describeConsumerGroup(w, g, fl)
+		return describeConsumerGroup(w, g, fl, nm)
 	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
@@ -148,7 +180,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		}
 		for _, gm := range membersInOrder(g) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
-				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
+				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment), realNameJSON: nm.json(gm.ClientID)})
 		}
 		d.Offsets = offsetRows(w, g, !rebalancing)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
@@ -174,14 +206,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		}
 		t = &Table{Header: h}
 		for _, gm := range membersInOrder(g) {
-			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), "/" + gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment))}
+			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), nm.host(gm.ClientID), nm.client(gm.ClientID), strconv.Itoa(len(gm.Assignment))}
 			if fl["--verbose"] == "true" {
 				row = append(row, assignmentText(gm.Assignment))
 			}
 			t.Add(row...)
 		}
 	default:
-		t = offsetsTable(w, g, !rebalancing)
+		t = offsetsTable(w, g, !rebalancing, nm)
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -189,7 +221,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 // offsetsTable is describe group's default view: each input partition's
 // committed offset, log end, lag and, when owners is set, the member whose
 // current assignment holds it.
-func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool) *Table {
+func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool, nm naming) *Table {
 	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
 	for _, tp := range w.Layout().Inputs() {
 		cur := "-"
@@ -198,7 +230,7 @@ func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool) *Table {
 		}
 		cid, host, client := "-", "-", "-"
 		if gm := owner(g, tp); gm != nil && owners {
-			cid, host, client = gm.MemberID, "/"+gm.ClientID, gm.ClientID
+			cid, host, client = gm.MemberID, nm.host(gm.ClientID), nm.client(gm.ClientID)
 		}
 		t.Add(g.ID, tp.Topic, strconv.Itoa(tp.Partition), cur, strconv.Itoa(w.Log(tp).HW()), strconv.Itoa(w.Lag(tp)), cid, host, client)
 	}

@@ -193,10 +193,9 @@ func buildSettings() []Setting {
 				}
 				return err
 			}},
-		{Key: "transactional.id", Allowed: "a name, per-member, or none", Client: true, keepEarlier: true,
-			Doc: "makes the producer transactional (none turns it off); per-member gives each member its own, tx- and its client id " +
-				"(tx-" + ClientPlaceholder + ", as set producer transactional does; " + ClientPlaceholder + " in a name is the member's client id); " +
-				"a running member takes it after its batch, with a new producer",
+		{Key: "transactional.id", Allowed: "NAME | per-member | none", Client: true, keepEarlier: true,
+			Doc: "makes the producer transactional (none turns it off); per-member: each member its own, tx-" + ClientPlaceholder +
+				" (" + ClientPlaceholder + " in a name stands for the client id); a running member takes it after its batch, with a new producer",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.TransactionalID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				if v == "none" || v == "" {
@@ -213,10 +212,9 @@ func buildSettings() []Setting {
 				c.Idempotence = true
 				return nil
 			}},
-		{Key: "group.instance.id", Allowed: "a name, per-member, or none", Client: true,
-			Doc: "static membership (KIP-345); per-member gives each member its own, its client id (" + ClientPlaceholder +
-				"; " + ClientPlaceholder + " in a name is the member's client id), as a deployment gives each pod its name; " +
-				"a world never starts with two members holding one; takes effect when the member next starts",
+		{Key: "group.instance.id", Allowed: "NAME | per-member | none", Client: true,
+			Doc: "static membership (KIP-345); per-member: each member its own, its client id (" + ClientPlaceholder +
+				" in a name stands for it); no world starts with two members holding one; takes effect when the member next starts",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.InstanceID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				if v == "none" || v == "" {
