@@ -399,6 +399,13 @@ func planImport(groups []kafkafmt.Group, opt importOptions) (*importPlan, error)
 	return p, nil
 }
 
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}
+
 func contains(xs []string, x string) bool {
 	for _, v := range xs {
 		if v == x {
@@ -579,6 +586,20 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 		now, _ := w.Cfg.Get(client, key)
 		return notApplied(kafkaNote(fmt.Sprintf("this world counts every .ms setting in ticks (the page's scale: %s is %s ticks here), so %s would be %s ticks; set %s N sets it in ticks",
 			key, now, e.Value, e.Value, key)))
+	case key == "max.poll.records":
+		// The count means what it means to Kafka, but not what it does
+		// here: a batch is processed in ticks, and a batch that outlasts
+		// max.poll.interval.ms, counted in ticks too, makes every member
+		// leave the group mid-batch, which the file's own timeouts (in
+		// milliseconds, not applied) would not.
+		n, _ := strconv.Atoi(e.SettingValue)
+		iv, _ := w.Cfg.Get(client, "max.poll.interval.ms")
+		pt, _ := w.Cfg.Get(client, "processing.ticks")
+		interval, proc := atoiOr(iv, 12), atoiOr(pt, 1)
+		if n > 0 && n*proc >= interval {
+			return notApplied(fmt.Sprintf("a batch of %d records takes %d ticks here (processing.ticks %d), past max.poll.interval.ms, %d ticks: every member would leave the group in the middle of each batch, where Kafka's milliseconds leave it time; this world counts ticks (set max.poll.records below %d, or raise max.poll.interval.ms)",
+				n, n*proc, proc, interval, (interval+proc-1)/proc))
+		}
 	case key == "isolation.level":
 		return notApplied("a member reads input topics no transactional producer writes, where both levels read the same; kgrepl's isolation.level is its audit reader's, which reads invoices as another application would (set isolation.level sets it)")
 	case (key == "group.instance.id" || key == "transactional.id") && client == "":

@@ -122,8 +122,14 @@ func (b *branch) sessionFile() []byte {
 	body := sessionHeader + "\n" +
 		fmt.Sprintf("# branch %s at tick %d: load replays these inputs exactly; a step line is the ticks that ran\n", b.name, b.world.Tick) +
 		scriptText(lines)
+	return []byte(body + endLine(body, len(lines), b.world.Tick))
+}
+
+// endLine is a session file's last line: the count of its inputs, the
+// tick, and a SHA-256 of body, everything before it.
+func endLine(body string, lines, tick int) string {
 	sum := sha256.Sum256([]byte(body))
-	return []byte(body + fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", len(lines), b.world.Tick, hex.EncodeToString(sum[:])))
+	return fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", lines, tick, hex.EncodeToString(sum[:]))
 }
 
 func cmdSave(s *Session, args []string) (*Result, error) {
@@ -321,13 +327,13 @@ func fileBlock(all []string, i int, name string) (*fileRead, int, error) {
 		return nil, i, fmt.Errorf("%q does not say how many lines follow (want %q)", all[i], fileBlockHead+"N lines read from "+name)
 	}
 	if i+1+n > len(all) {
-		return nil, i, fmt.Errorf("%q, but the file ends before them", all[i])
+		return nil, i, fmt.Errorf("what it read (line %d) is %d lines, and the file ends before them", i+1, n)
 	}
 	var b strings.Builder
 	for k := i + 1; k <= i+n; k++ {
 		row, ok := strings.CutPrefix(all[k], fileBlockLine)
 		if !ok || row != "" && !strings.HasPrefix(row, " ") {
-			return nil, i, fmt.Errorf("line %d: %q, and line %d is not one of them (each starts %q)", i+1, all[i], k+1, fileBlockLine+" ")
+			return nil, i, fmt.Errorf("what it read (line %d) is %d lines, and line %d is not one of them (each starts %q)", i+1, n, k+1, fileBlockLine+" ")
 		}
 		b.WriteString(strings.TrimPrefix(row, " ") + "\n")
 	}
