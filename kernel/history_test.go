@@ -57,7 +57,8 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 		return "slow " + c
 	case 4:
 		return "set " + []string{"commit after", "commit before", "partition.assignment.strategy cooperative-sticky",
-			"max.poll.records 1", "session.timeout.ms 9", "producer transactional"}[rng.Intn(6)]
+			"max.poll.records 1", "session.timeout.ms 9", "producer transactional", "group.instance.id per-member",
+			"--from orders-app.properties", "--from orders-app.properties --client " + c, "--from java-producer-transactional.properties"}[rng.Intn(10)]
 	case 5:
 		return "set " + c + "." + []string{"max.poll.records 1", "enable.auto.commit true", "commit.mode before",
 			"enable.auto.commit false", "session.timeout.ms 4"}[rng.Intn(5)]
@@ -79,8 +80,16 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 	case 14:
 		return "load f" + fmt.Sprint(rng.Intn(2)) + ".kg"
 	case 15:
-		if rng.Intn(4) == 0 {
+		switch rng.Intn(8) {
+		case 0, 1:
 			return "new --members 2"
+		case 2:
+			// A group as kafka-consumer-groups.sh showed it (the session's
+			// folder holds the fixtures), and one whose file is refused.
+			return []string{"new --from-describe kafka37-static-pods.txt", "new --from-describe kafka40-consumer-stable.txt --output o:1 --static",
+				"new --from-describe kafka37-members.txt"}[rng.Intn(3)]
+		case 3:
+			return "new --members 3 --keep-settings"
 		}
 		return "new" + []string{"", " --keep-settings"}[rng.Intn(2)]
 	case 16:
@@ -105,10 +114,17 @@ func TestSessionProperty(t *testing.T) {
 	if *long {
 		seeds, cmds = 40, 300
 	}
+	fromFiles := 0 // commands that read a file and succeeded
+	defer func() {
+		if fromFiles == 0 && !t.Failed() {
+			t.Error("no command read a file: the property test does not reach new --from-describe and set --from")
+		}
+	}()
 	for seed := 0; seed < seeds; seed++ {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		s := NewSession()
 		s.Dir = t.TempDir()
+		copyImportFixtures(t, s.Dir)
 		s.CheckpointEvery = 5 + seed%7
 		var typed []string
 		for i := 0; i < cmds; i++ {
@@ -124,6 +140,9 @@ func TestSessionProperty(t *testing.T) {
 					t.Fatalf("seed %d: the failed command %q changed the session (%v)\nafter %s", seed, cmd, err, strings.Join(typed, "; "))
 				}
 				continue
+			}
+			if strings.Contains(cmd, " --from") {
+				fromFiles++
 			}
 			checkBranch(t, s, fmt.Sprintf("seed %d after %s", seed, strings.Join(typed, "; ")))
 		}
