@@ -145,7 +145,6 @@ type importPlan struct {
 	names    *importedNames
 	settings []importSetting
 	notes    []string
-	group    kafkafmt.Group
 }
 
 // importSetting is a setting the file gives the world: set client.key
@@ -196,7 +195,7 @@ func planImport(groups []kafkafmt.Group, opt importOptions) (*importPlan, error)
 	case g == nil:
 		g = &groups[0]
 	}
-	p := &importPlan{group: *g}
+	p := &importPlan{}
 	if g.State == kafkafmt.StateDead {
 		return nil, fail("the file says group %q does not exist (the tool's \"Error: Consumer group '%s' does not exist.\"): there is no group to start from", g.ID, g.ID)
 	}
@@ -284,7 +283,12 @@ func planImport(groups []kafkafmt.Group, opt importOptions) (*importPlan, error)
 	for _, o := range g.Offsets {
 		seen(o.TopicPartition)
 	}
+	given := map[string]bool{}
 	for _, t := range opt.topics {
+		if given[t.Name] {
+			return nil, fail("--topics names %s twice (name each topic once)", t.Name)
+		}
+		given[t.Name] = true
 		if n, ok := count[t.Name]; ok && t.Partitions < n {
 			return nil, fail("--topics %s:%d: the file shows %s-%d, so %s has at least %d partitions", t.Name, t.Partitions, t.Name, n-1, t.Name, n)
 		}
