@@ -6,7 +6,6 @@ package client
 // thread, rejoining, eager and cooperative revocation, LeaveGroup.
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -77,7 +76,7 @@ func (classicClient) poll(m *Member) (handled, again bool) {
 			m.Phase = PhaseStable
 		}
 	}
-	if len(m.revoke) > 0 {
+	if len(m.pendingRevocation) > 0 {
 		m.abandonFetch()
 		return true, m.revokeCooperative()
 	}
@@ -105,9 +104,7 @@ func (classicClient) poll(m *Member) (handled, again bool) {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
 			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
-			m.Owned = nil
-			m.positions.reset()
-			m.processed.reset()
+			m.revokeAll()
 		}
 		if m.waitJoinFuture() {
 			return true, false
@@ -188,12 +185,7 @@ func (m *Member) beatChange(was bool, wasID string) {
 func (m *Member) giveUpLost() {
 	m.abandonFetch()
 	m.lost = false
-	if len(m.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(), m.env.Layout().PartList(m.Owned))
-	}
-	m.Owned, m.revoke = nil, nil
-	m.positions.reset()
-	m.processed.reset()
+	m.lose(m, "its generation is gone: onPartitionsLost, nothing committed")
 }
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
@@ -479,36 +471,20 @@ func (m *Member) onSyncResponse(p *wire.Packet) {
 	}
 	var added []wire.TopicPartition
 	if m.protocol() == assign.Eager {
-		m.Owned = append([]wire.TopicPartition{}, got...)
-		added = m.Owned
-		m.positions.reset()
-		m.processed.reset()
+		added = m.assignAll(got)
 	} else {
+		// Cooperative: what the new assignment drops is revoked at the
+		// next poll; what it adds is assigned now.
 		keep := map[wire.TopicPartition]bool{}
 		for _, tp := range got {
 			keep[tp] = true
 		}
-		own := map[wire.TopicPartition]bool{}
 		for _, tp := range m.Owned {
-			own[tp] = true
 			if !keep[tp] {
-				m.revoke = append(m.revoke, tp)
+				m.pendingRevocation = append(m.pendingRevocation, tp)
 			}
 		}
-		owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
-		for _, tp := range got {
-			if !own[tp] {
-				added = append(added, tp)
-				owned = append(owned, tp)
-			}
-		}
-		if !wire.Sorted(owned) {
-			if len(added) == 0 {
-				owned = slices.Clone(owned)
-			}
-			assign.SortPartitions(owned)
-		}
-		m.Owned = owned
+		added = m.assign(got)
 	}
 	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, m.env.Layout().PartList(got))
 	if len(added) == 0 {
@@ -682,7 +658,7 @@ func (m *Member) leaveGroupState(why string) {
 func (m *Member) revokeCooperative() bool {
 	offs := map[wire.TopicPartition]int{}
 	all := m.commitPositions()
-	for _, tp := range m.revoke {
+	for _, tp := range m.pendingRevocation {
 		if o, ok := all[tp]; ok {
 			offs[tp] = o
 		}
@@ -690,22 +666,12 @@ func (m *Member) revokeCooperative() bool {
 	// onPartitionsRevoked: an application that commits after processing
 	// commits what it processed there; auto-commit does nothing here.
 	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
-		m.revokeOffs = offs
 		m.commitSync(listOf(offs), contRevokeDone)
 		return false
 	}
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.revoke))
-	var keep, gone []wire.TopicPartition
-	for _, tp := range m.Owned {
-		if !m.revoking(tp) {
-			keep = append(keep, tp)
-		} else {
-			gone = append(gone, tp)
-		}
-	}
-	m.positions.delAll(gone) // one pass each, however many go
-	m.processed.delAll(gone)
-	m.Owned, m.revoke = keep, nil
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.pendingRevocation))
+	m.revoke(m.pendingRevocation)
+	m.pendingRevocation = nil
 	if m.Phase != PhaseJoining {
 		m.sendJoin() // unless a JoinGroup is already out
 	}

@@ -346,12 +346,7 @@ func (m *Member) cgHasListener() bool {
 // cgLoseAll drops every partition without committing.
 func (m *Member) cgLoseAll(why string) {
 	m.abandonFetch()
-	if len(m.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.label(), m.env.Layout().PartList(m.Owned), why)
-	}
-	m.Owned = nil
-	m.positions.reset()
-	m.processed.reset()
+	m.lose(m, why)
 	m.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
 		m.Phase = PhaseStable
@@ -424,45 +419,16 @@ func (m *Member) cgRevokeStep() {
 
 // cgRevoke gives the revoked partitions up.
 func (m *Member) cgRevoke() {
-	drop := map[wire.TopicPartition]bool{}
-	for _, tp := range m.cg.revoked {
-		drop[tp] = true
-	}
-	m.positions.delAll(m.cg.revoked) // one pass each, however many go
-	m.processed.delAll(m.cg.revoked)
-	var keep []wire.TopicPartition
-	for _, tp := range m.Owned {
-		if !drop[tp] {
-			keep = append(keep, tp)
-		}
-	}
+	m.revoke(m.cg.revoked)
 	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(), m.env.Layout().PartList(m.cg.revoked), m.Generation)
-	m.Owned, m.cg.revoked = keep, nil
+	m.cg.revoked = nil
 	m.abandonFetch()
 }
 
 // cgAssign takes the target's new partitions and acknowledges: their
 // offsets are fetched, and a heartbeat reports what the member owns now.
 func (m *Member) cgAssign() {
-	own := map[wire.TopicPartition]bool{}
-	for _, tp := range m.Owned {
-		own[tp] = true
-	}
-	var added []wire.TopicPartition
-	owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
-	for _, tp := range m.cg.target {
-		if !own[tp] {
-			added = append(added, tp)
-			owned = append(owned, tp)
-		}
-	}
-	if !wire.Sorted(owned) {
-		if len(added) == 0 {
-			owned = slices.Clone(owned)
-		}
-		wire.SortPartitions(owned)
-	}
-	m.Owned = owned
+	added := m.assign(m.cg.target)
 	m.cg.hasTarget = false
 	if len(added) > 0 {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
@@ -556,7 +522,6 @@ func (consumerClient) poll(m *Member) (handled, again bool) {
 			}
 		}
 		if m.commitNeeded(offs) {
-			m.revokeOffs = offs
 			m.commitSync(listOf(offs), contConsumerRevokeDone)
 			return true, false
 		}

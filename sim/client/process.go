@@ -1,7 +1,6 @@
 package client
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -55,30 +54,25 @@ type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
 	proc   int    // process number: its index in World.procs
-	order  int32  // its place among World.procs in (client, incarnation) order, the order members act in (World.actOrder)
 	// superseded: a newer process of the same client exists (World.current
 	// holds that one), so this one is a zombie or dead.
 	superseded bool
-	names      *topo.Layout // the world's, to spell its records (read-only, shared by clones)
-	env        *env.Env     // the world's environment
-	host       Host         // what it tells or asks the World other than by packets
+	env        *env.Env // the world's environment
+	host       Host     // what it tells or asks the World other than by packets
 	Cfg        ClientConfig
-	Topics     []string
 	Alive      bool
 	// Zombie marks a process that runs on after its client was replaced: the
 	// old process of a restart caught in a slow record, or a fenced static
 	// instance. It finishes what it has in hand and stops at its next poll.
 	Zombie bool
 
+	subscription // the topics, the assignment, positions and offsets
+
 	// The group protocol, client side.
 	MemberID   string
 	Generation int
 	Leader     string
 	Phase      Phase
-	Owned      []wire.TopicPartition // the assignment in force, sorted
-	positions  partInts
-	processed  partInts
-	committed  partInts
 	lastJoin   *wire.Packet // the JoinGroup whose answer counts
 	rejoin     bool         // send JoinGroup at the next poll
 	lost       bool         // its generation is gone: drop every partition at the next poll
@@ -91,7 +85,6 @@ type Member struct {
 	// none: after a reset the client waits for its answer before it sends
 	// the next JoinGroup.
 	joinFuture int
-	revoke     []wire.TopicPartition // cooperative: revoke these at the next poll
 	// A JoinGroup answer that arrived outside poll(), handled at the next
 	// one (the body is never changed, so clones may share it).
 	joinAnswer    *wire.JoinGroupResponse
@@ -128,8 +121,6 @@ type Member struct {
 	pollAt, pollSeq, pollSince int
 	pollQueued                 bool
 	pollQAt, pollQSeq          int
-	rotate                     wire.TopicPartition
-	hasRotate                  bool
 	nextAuto                   int
 	autoArmed                  int // the nextAuto a timer is set for
 	crashAfter                 int // crash once this many more records are done; -1 = never
@@ -140,7 +131,6 @@ type Member struct {
 	commitSeq                  int  // numbers commitSync attempts, so a stale retry timer does nothing
 	pendingCommit              commitList
 	closeOffs                  map[wire.TopicPartition]int
-	revokeOffs                 map[wire.TopicPartition]int
 	pendingFetch               bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
 
 	prod producer
@@ -150,16 +140,6 @@ type Member struct {
 	// (group.protocol=consumer when it started); cg is that protocol's state.
 	consumer bool
 	cg       consumerMember
-
-	// ownedSlots' cache: the slots of the Owned list starting at slotsFor
-	// (Owned is replaced, never changed in place; a stale entry would only
-	// cost lookups, as every slot is checked where it is used).
-	slotsFor *wire.TopicPartition
-	slots    []int32
-	// slotsAscend: slots ascend with Owned (and number every partition),
-	// as they do when the input topics are named in order; ownsHint can
-	// then search them as numbers.
-	slotsAscend bool
 }
 
 // groupClient is the group-protocol half of a member, as the poll loop,
@@ -211,44 +191,17 @@ func (m *Member) ConsumerState() string { return m.cg.state }
 func New(e *env.Env, host Host, client string, inc, proc int, cc ClientConfig, topics []string) *Member {
 	m := newMember(client, inc, cc, topics)
 	m.env, m.host, m.proc = e, host, proc
-	m.names = e.Layout()
 	m.useIndex(e.Layout().Input())
 	return m
 }
 
 func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
 	return &Member{
-		Client: client, Inc: inc, Cfg: cc, Topics: append([]string{}, topics...), Alive: true,
+		Client: client, Inc: inc, Cfg: cc, Alive: true,
 		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
 		prod: newProducer(cc), consumer: cc.GroupProtocol == string(wire.Consumer),
+		subscription: subscription{Topics: append([]string{}, topics...)},
 	}
-}
-
-// useIndex gives a new process the world's numbering of its input
-// partitions, which its positions, processed and committed offsets are
-// kept by.
-func (m *Member) useIndex(x *topo.InputIndex) {
-	m.positions.useIndex(x)
-	m.processed.useIndex(x)
-	m.committed.useIndex(x)
-}
-
-// ownedSlots is the slot of each partition of Owned (-1 for one the world
-// does not number), computed once per Owned list: the auto-commit reads
-// its positions and commits its partitions by these numbers.
-func (m *Member) ownedSlots() []int32 {
-	if len(m.Owned) == 0 {
-		return nil
-	}
-	if m.slotsFor != &m.Owned[0] || len(m.slots) != len(m.Owned) {
-		m.slots = m.positions.idx.SlotsOf(make([]int32, 0, len(m.Owned)), m.Owned)
-		m.slotsFor = &m.Owned[0]
-		m.slotsAscend = m.slots[0] >= 0
-		for i := 1; i < len(m.slots) && m.slotsAscend; i++ {
-			m.slotsAscend = m.slots[i] > m.slots[i-1]
-		}
-	}
-	return m.slots
 }
 
 // Static reports whether the member has a group.instance.id.
@@ -260,15 +213,9 @@ func (m *Member) LoopState() Loop { return m.loop }
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
 	for _, f := range m.batch {
-		records = append(records, f.ValueIn(m.names))
+		records = append(records, f.ValueIn(m.env.Layout()))
 	}
 	return records, m.batchIdx
-}
-
-// Position is the fetch position on tp (false when not positioned).
-func (m *Member) Position(tp wire.TopicPartition) (int, bool) {
-	p, ok := m.positions.get(tp)
-	return p, ok
 }
 
 // Processing reports whether the member has a record in hand, and whether it is slow.
@@ -285,7 +232,7 @@ func (m *Member) Settled() bool {
 	if m.consumer {
 		return m.cgSettled()
 	}
-	return m.Phase == PhaseStable && !m.rejoin && len(m.revoke) == 0 && !m.pendingFetch
+	return m.Phase == PhaseStable && !m.rejoin && len(m.pendingRevocation) == 0 && !m.pendingFetch
 }
 
 func (m *Member) send(p *wire.Packet) *wire.Packet {
@@ -405,24 +352,6 @@ func (m *Member) onOffsetFetchResponse(p *wire.Packet) {
 	m.abandonFetch()
 }
 
-func (m *Member) owns(tp wire.TopicPartition) bool {
-	i := sort.Search(len(m.Owned), func(i int) bool { return !m.Owned[i].Less(tp) })
-	return i < len(m.Owned) && m.Owned[i] == tp
-}
-
-// ownsHint is owns for a partition whose slot may be known (hint; -1: not,
-// and a wrong one is not trusted): a binary search of Owned's slots when
-// they ascend with it, comparing numbers instead of topic names.
-func (m *Member) ownsHint(tp wire.TopicPartition, hint int32) bool {
-	if k := m.positions.slotOf(tp, hint); k >= 0 && len(m.Owned) > 0 {
-		if slots := m.ownedSlots(); m.slotsAscend {
-			_, ok := slices.BinarySearch(slots, k)
-			return ok
-		}
-	}
-	return m.owns(tp)
-}
-
 // inPoll is true while the application thread is inside poll(), where the
 // consumer runs rebalances and callbacks.
 func (m *Member) inPoll() bool { return m.loop == LoopIdle || m.loop == LoopFetching }
@@ -474,7 +403,7 @@ func (m *Member) poll() bool {
 	}
 	m.maybeAutoCommit()
 	req := m.env.NewFetchRequest()
-	tps, offs := m.fetchableInto(req.Partitions, req.Offsets)
+	tps, offs := m.fetchableInto(m.env.PartitionScratch(), req.Partitions, req.Offsets)
 	if len(tps) == 0 {
 		req.Partitions, req.Offsets = tps[:0], offs[:0]
 		m.env.UnuseFetchRequest(req)
@@ -530,65 +459,8 @@ func (m *Member) maybeAutoCommit() {
 // is gathered in the world's scratch buffer and copied once, rotated, at
 // its exact size (the Fetch request keeps it).
 func (m *Member) fetchable() []wire.TopicPartition {
-	tps, _ := m.fetchableInto(nil, nil)
+	tps, _ := m.fetchableInto(m.env.PartitionScratch(), nil, nil)
 	return tps
-}
-
-// fetchableInto is fetchable appending to dst[:0] (a recycled request's
-// array), with each partition's position appended to offs[:0] in the same
-// order: the positions are read in the one walk of Owned, by the slots
-// ownedSlots numbers them with.
-func (m *Member) fetchableInto(dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
-	scratch := m.env.PartitionScratch()
-	all, offs := (*scratch)[:0], offs[:0]
-	slots, at := m.ownedSlots(), 0 // at: getSlot's cursor in positions
-	for i, tp := range m.Owned {
-		if pos, ok := m.positions.getSlot(tp, m.positions.slotOf(tp, slots[i]), &at); ok && !m.revoking(tp) {
-			all, offs = append(all, tp), append(offs, pos)
-		}
-	}
-	*scratch = all
-	if len(all) == 0 {
-		return dst[:0], offs
-	}
-	i := 0
-	if m.hasRotate && len(all) > 1 {
-		i = sort.Search(len(all), func(i int) bool { return m.rotate.Less(all[i]) })
-	}
-	// both rotated to start after the last partition polled: the
-	// positions in place (three reversals), the partitions into dst
-	slices.Reverse(offs[:i])
-	slices.Reverse(offs[i:])
-	slices.Reverse(offs)
-	return append(append(dst[:0], all[i:]...), all[:i]...), offs
-}
-
-// fetchesHint reports whether fetchable includes an owned partition: it has
-// a position and is not being revoked. hint is tp's slot (-1: not known;
-// checked before it is trusted).
-func (m *Member) fetchesHint(tp wire.TopicPartition, hint int32) bool {
-	_, ok := m.positions.getHint(tp, hint)
-	return ok && !m.revoking(tp)
-}
-
-// dropOwned forgets a partition that was assigned but never positioned.
-func (m *Member) dropOwned(tp wire.TopicPartition) {
-	var keep []wire.TopicPartition
-	for _, t := range m.Owned {
-		if t != tp {
-			keep = append(keep, t)
-		}
-	}
-	m.Owned = keep
-}
-
-func (m *Member) revoking(tp wire.TopicPartition) bool {
-	for _, r := range m.revoke {
-		if r == tp {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Member) abandonFetch() {
@@ -776,136 +648,6 @@ func (m *Member) commitPositions() map[wire.TopicPartition]int {
 		return m.fetchPositions()
 	}
 	return m.processedPositions()
-}
-
-// anyPositioned reports whether fetchPositions would be non-empty.
-func (m *Member) anyPositioned() bool {
-	for _, tp := range m.Owned {
-		if _, ok := m.positions.get(tp); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// commitList is what one OffsetCommit commits: parallel lists in
-// partition order, the partitions' slots hints (or nil). Never changed once
-// built: a request and a clone may share it.
-type commitList struct {
-	tps   []wire.TopicPartition
-	slots []int32
-	offs  []int
-}
-
-// listOf is offs as a commitList (the order sendCommit gave a map).
-func listOf(offs map[wire.TopicPartition]int) commitList {
-	l := commitList{tps: sortedKeys(offs)}
-	for _, tp := range l.tps {
-		l.offs = append(l.offs, offs[tp])
-	}
-	return l
-}
-
-// fetchPositionList is fetchPositions as a commitList (what listOf makes
-// of the map), without the map; the positions are appended to offs[:0].
-func (m *Member) fetchPositionList(offs []int) commitList {
-	return m.positionList(&m.positions, offs)
-}
-
-// processedPositionList is processedPositions as a commitList, without the
-// map.
-func (m *Member) processedPositionList() commitList {
-	return m.positionList(&m.processed, nil)
-}
-
-// positionList lists every owned partition with a position, in partition
-// order, with its value in from (positions or processed; one without a
-// value there is left out), appended to offs[:0]. Owned is usually sorted
-// already, so the map and sort are only a fallback. When Owned is strictly
-// in order and every owned partition is listed (the steady state), the
-// partition list is Owned itself and the slots ownedSlots, capped: both
-// are replaced, never changed in place, so the request may keep them.
-func (m *Member) positionList(from *partInts, offs []int) commitList {
-	offs = offs[:0]
-	slots := m.ownedSlots()
-	inOrder, all := true, true
-	var tps []wire.TopicPartition       // the listed partitions, made at the first one left out
-	at, atFrom, prev := 0, 0, int32(-1) // cursors in positions and from; the slot of Owned[i-1] if checked
-	for i, tp := range m.Owned {
-		k := m.positions.slotOf(tp, slots[i])
-		v, ok := m.positions.getSlot(tp, k, &at)
-		if ok && i > 0 {
-			if k >= 0 && prev >= 0 {
-				inOrder = inOrder && prev < k // slots are in (topic, partition) order
-			} else if !m.Owned[i-1].Less(tp) {
-				inOrder = false // unsorted or repeated
-			}
-		}
-		prev = k
-		if ok && from != &m.positions {
-			v, ok = from.getSlot(tp, k, &atFrom)
-		}
-		if !ok {
-			if all {
-				tps, all = append(make([]wire.TopicPartition, 0, len(m.Owned)), m.Owned[:i]...), false
-			}
-			continue
-		}
-		offs = append(offs, v)
-		if !all {
-			tps = append(tps, tp)
-		}
-	}
-	if inOrder && all {
-		n := len(m.Owned)
-		return commitList{m.Owned[:n:n], slots[:n:n], offs}
-	}
-	if inOrder {
-		// The check above compared neighbours in Owned; those listed
-		// (gathered in the one walk, not looked up again) must be in
-		// order among themselves.
-		for j := 1; j < len(tps) && inOrder; j++ {
-			inOrder = tps[j-1].Less(tps[j])
-		}
-		if inOrder {
-			return commitList{tps: tps, offs: offs}
-		}
-	}
-	var mp map[wire.TopicPartition]int
-	if from == &m.positions {
-		mp = m.fetchPositions()
-	} else {
-		mp = m.processedPositions()
-	}
-	l := listOf(mp)
-	l.offs = append(offs[:0], l.offs...)
-	return l
-}
-
-func (m *Member) fetchPositions() map[wire.TopicPartition]int {
-	out := map[wire.TopicPartition]int{}
-	for _, tp := range m.Owned {
-		if p, ok := m.positions.get(tp); ok {
-			out[tp] = p
-		}
-	}
-	return out
-}
-
-// processedPositions is what commit-after and transactions commit: the
-// next record to process on each partition this assignment has positioned
-// (one still waiting for its committed offset has nothing to commit yet).
-func (m *Member) processedPositions() map[wire.TopicPartition]int {
-	out := map[wire.TopicPartition]int{}
-	for _, tp := range m.Owned {
-		if _, positioned := m.positions.get(tp); !positioned {
-			continue
-		}
-		if p, ok := m.processed.get(tp); ok {
-			out[tp] = p
-		}
-	}
-	return out
 }
 
 func (m *Member) commitNeeded(offs map[wire.TopicPartition]int) bool {
@@ -1231,7 +973,6 @@ func (m *Member) resume(c cont) {
 	case contBackToPoll:
 		m.backToPoll()
 	case contRevokeDone:
-		m.revokeOffs = nil // onCommitResponse recorded what was committed
 		m.loop = LoopIdle
 		m.wakeUp()
 	case contCloseDone:
@@ -1247,7 +988,6 @@ func (m *Member) resume(c cont) {
 	case contEndTxnAbort:
 		m.endTxn(false)
 	case contConsumerRevokeDone:
-		m.revokeOffs = nil
 		m.loop = LoopIdle
 		m.cgListenerDone()
 		m.wakeUp()
@@ -1278,9 +1018,9 @@ func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	// shared, and with it the slots computed for it (ownedSlots). So is
 	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
 	// array is reused for the next batch: copied.
-	n.revoke, n.batch = store.Copy(m.revoke), store.CutInto(&bufs.batch, m.batch)
+	n.pendingRevocation, n.batch = store.Copy(m.pendingRevocation), store.CutInto(&bufs.batch, m.batch)
 	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.closeOffs, n.revokeOffs = store.CopyMap(m.closeOffs), store.CopyMap(m.revokeOffs) // pendingCommit is never changed in place: shared
+	n.closeOffs = store.CopyMap(m.closeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)
@@ -1367,15 +1107,6 @@ func (m *Member) wakeNext() {
 	if m.Alive {
 		m.env.WakeNext(m.proc)
 	}
-}
-
-func sortedKeys(m map[wire.TopicPartition]int) []wire.TopicPartition {
-	ks := make([]wire.TopicPartition, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	wire.SortPartitions(ks)
-	return ks
 }
 
 func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) string {
