@@ -68,41 +68,17 @@ type Member struct {
 
 	subscription // the topics, the assignment, positions and offsets
 
-	// The group protocol, client side.
+	// The group protocol, client side: the member id and the generation
+	// (classic) or member epoch (consumer) the group last gave, where the
+	// member stands, and the protocol's own half.
 	MemberID   string
 	Generation int
-	Leader     string
 	Phase      Phase
-	lastJoin   *wire.Packet // the JoinGroup whose answer counts
-	rejoin     bool         // send JoinGroup at the next poll
-	lost       bool         // its generation is gone: drop every partition at the next poll
-	// unjoined: the generation was reset keeping the member id
-	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
-	// Stable); no heartbeats until the next JoinGroup is answered.
-	unjoined bool
-	// joinFuture is the ID plus one of the JoinGroup, then the SyncGroup,
-	// of the rebalance in flight (AbstractCoordinator.joinFuture), 0 when
-	// none: after a reset the client waits for its answer before it sends
-	// the next JoinGroup.
-	joinFuture int
-	// A JoinGroup answer that arrived outside poll(), handled at the next
-	// one (the body is never changed, so clones may share it).
-	joinAnswer    *wire.JoinGroupResponse
-	joinAnswerErr wire.ErrorCode
-	hasJoinAnswer bool
+	group      membership
+
 	// Requests counted so that a timeout knows whether its request is
 	// still the one outstanding (request.timeout.ms).
-	joinSeq, syncSeq, offsetFetchSeq, endTxnSeq int
-	joinRetry                                   bool   // send JoinGroup again at the next poll
-	joinedGen                                   int    // generation of Owned, sent as sticky user data
-	groupProto                                  string // the group's assignor, from the last JoinGroup answer
-	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
-	// last assignment and its generation, sent as subscription user data
-	// even after an eager revocation emptied Owned. Replaced, never changed
-	// in place.
-	stickyPrev []wire.TopicPartition
-	stickyGen  int
-	hasSticky  bool
+	offsetFetchSeq, endTxnSeq int
 
 	// The application thread.
 	loop       Loop
@@ -135,56 +111,19 @@ type Member struct {
 
 	prod producer
 	txn  clientTxn
-
-	// consumer: the process speaks the consumer group protocol
-	// (group.protocol=consumer when it started); cg is that protocol's state.
-	consumer bool
-	cg       consumerMember
-}
-
-// groupClient is the group-protocol half of a member, as the poll loop,
-// the producer and transactions call it. The subscription state (owned
-// partitions, positions, commits) stays on Member; each protocol's client
-// keeps its state in Member's fields and is itself stateless.
-type groupClient interface {
-	// join starts membership once FindCoordinator is answered.
-	join(m *Member)
-	// receive handles the protocol's own answers and notifications.
-	receive(m *Member, p *wire.Packet)
-	// poll runs the group work at the start of poll(); handled means
-	// poll() stops there, again whether the loop runs again this tick.
-	poll(m *Member) (handled, again bool)
-	// pollTimeout: max.poll.interval.ms passed outside poll().
-	pollTimeout(m *Member, since int)
-	// leave is close() leaving the group.
-	leave(m *Member)
-	// requestFailed reacts to an OffsetCommit refused by the group;
-	// unchanged says the member's generation (or member epoch) and member
-	// id are still those the request carried.
-	requestFailed(m *Member, code wire.ErrorCode, unchanged bool)
-	// rebalancing reports whether commits are refused in the client now.
-	rebalancing(m *Member) bool
-}
-
-// group is the member's group-protocol client.
-func (m *Member) group() groupClient {
-	if m.consumer {
-		return consumerClient{}
-	}
-	return classicClient{}
 }
 
 // GroupProtocol is the group protocol this process speaks.
-func (m *Member) GroupProtocol() wire.GroupProtocol {
-	if m.consumer {
-		return wire.Consumer
-	}
-	return wire.Classic
-}
+func (m *Member) GroupProtocol() wire.GroupProtocol { return m.group.protocol() }
 
 // ConsumerState is the client's member state under the consumer protocol
 // (JOINING, RECONCILING, ACKNOWLEDGING, STABLE, STALE, ...), "" under classic.
-func (m *Member) ConsumerState() string { return m.cg.state }
+func (m *Member) ConsumerState() string {
+	if c, ok := m.group.(*consumerMember); ok {
+		return c.state
+	}
+	return ""
+}
 
 // New starts a process of client (its incarnation inc, its process number
 // proc in the world) with config cc, subscribing to topics.
@@ -199,7 +138,7 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 	return &Member{
 		Client: client, Inc: inc, Cfg: cc, Alive: true,
 		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
-		prod: newProducer(cc), consumer: cc.GroupProtocol == string(wire.Consumer),
+		prod: newProducer(cc), group: newMembership(cc),
 		subscription: subscription{Topics: append([]string{}, topics...)},
 	}
 }
@@ -228,12 +167,7 @@ func (m *Member) InGroup() bool {
 
 // Settled reports whether the member holds its final assignment: stable,
 // nothing to revoke, no rejoin pending, offsets fetched.
-func (m *Member) Settled() bool {
-	if m.consumer {
-		return m.cgSettled()
-	}
-	return m.Phase == PhaseStable && !m.rejoin && len(m.pendingRevocation) == 0 && !m.pendingFetch
-}
+func (m *Member) Settled() bool { return m.group.settled(m) }
 
 func (m *Member) send(p *wire.Packet) *wire.Packet {
 	p.From, p.FromInc, p.Proc = m.Client, m.Inc, int32(m.proc+1)
@@ -272,7 +206,7 @@ func (m *Member) receive(p *wire.Packet) {
 	switch p.Type {
 	case wire.FindCoordinator:
 		if m.Phase == PhaseFinding {
-			m.group().join(m)
+			m.group.join(m)
 		}
 	case wire.OffsetFetch:
 		m.onOffsetFetchResponse(p)
@@ -293,14 +227,14 @@ func (m *Member) receive(p *wire.Packet) {
 	case wire.EndTxn:
 		m.onEndTxnResponse(p)
 	default:
-		m.group().receive(m, p)
+		m.group.receive(m, p)
 	}
 }
 
 func (m *Member) sendOffsetFetch(tps []wire.TopicPartition) {
 	m.pendingFetch = false
 	r := &wire.OffsetFetchRequest{Partitions: append([]wire.TopicPartition{}, tps...)}
-	if m.consumer {
+	if m.group.memberEpochs() {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
 		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
 		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
@@ -392,7 +326,7 @@ func (m *Member) poll() bool {
 	}
 	// The group protocol's work comes first: poll() runs the rebalance
 	// before it fetches.
-	if handled, again := m.group().poll(m); handled {
+	if handled, again := m.group.poll(m); handled {
 		return again
 	}
 	if !m.producerReady() {
@@ -434,7 +368,7 @@ func (m *Member) poll() bool {
 // waiting in a long poll wakes for the auto-commit deadline
 // (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
 func (m *Member) maybeAutoCommit() {
-	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.InGroup() || m.group().rebalancing(m) {
+	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.InGroup() || m.group.rebalancing(m) {
 		return
 	}
 	if m.env.Now() >= m.nextAuto {
@@ -570,7 +504,7 @@ func (m *Member) pollTimeout(since int) {
 	if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
 		return
 	}
-	m.group().pollTimeout(m, since)
+	m.group.pollTimeout(m, since)
 }
 
 // work spends one tick on the record in hand.
@@ -689,9 +623,9 @@ func (m *Member) commitSync(offs commitList, then cont) {
 func (m *Member) commitRefusedLocally(then cont) bool {
 	var why string
 	switch {
-	case m.group().rebalancing(m):
+	case m.group.rebalancing(m):
 		why = "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
-	case m.Phase == PhaseOut || m.lost || m.unjoined:
+	case m.Phase == PhaseOut || m.group.generationReset():
 		why = "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
 	default:
 		return false
@@ -739,7 +673,7 @@ func (m *Member) sendCommitList(l commitList, sync bool, auto wire.AutoCommit) {
 func (m *Member) sendCommitReq(req *wire.OffsetCommitRequest) {
 	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
-	text := m.env.Trace().CommitRequest(req.Partitions, req.Slots, req.Offsets, m.consumer, m.Generation, wire.OrDash(m.MemberID))
+	text := m.env.Trace().CommitRequest(req.Partitions, req.Slots, req.Offsets, m.group.memberEpochs(), m.Generation, wire.OrDash(m.MemberID))
 	p := m.env.Packet()
 	p.Type, p.Text, p.Body = wire.OffsetCommit, text, req
 	m.send(p)
@@ -755,7 +689,7 @@ func (m *Member) onCommitResponse(p *wire.Packet) {
 	}
 	req := p.Req.Body.(*wire.OffsetCommitRequest)
 	if req.BeforeRevoke {
-		m.onCommitBeforeRevoke(p)
+		m.group.receive(m, p) // the consumer protocol's commit before revoking
 		return
 	}
 	if p.Error != wire.None {
@@ -765,7 +699,7 @@ func (m *Member) onCommitResponse(p *wire.Packet) {
 		unchanged := m.sentInGeneration(req)
 		what, thrown := m.commitRefusal(req.Auto, p.Error, unchanged)
 		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), what)
-		m.group().requestFailed(m, p.Error, unchanged)
+		m.group.onCommitRefused(m, p.Error, unchanged)
 		if thrown {
 			m.commitThrew()
 		}
@@ -812,10 +746,12 @@ func (m *Member) syncAutoCommit() wire.AutoCommit {
 // classic client fenced by FENCED_INSTANCE_ID in the generation it sent
 // (ConsumerCoordinator.doCommitOffsetsAsync sets asyncCommitFenced, and
 // the next poll() throws FencedInstanceIdException from
-// invokeCompletedOffsetCommitCallbacks).
+// invokeCompletedOffsetCommitCallbacks). The membership says which
+// (commitException).
 func (m *Member) commitRefusal(auto wire.AutoCommit, code wire.ErrorCode, unchanged bool) (string, bool) {
-	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && !m.consumer && code == wire.FencedInstanceID && unchanged {
-		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws FencedInstanceIdException", false
+	sync, async := m.group.commitException(m, code, unchanged)
+	if (auto == wire.AutoInterval || auto == wire.AutoRejoin) && async != "" {
+		return "asynchronous auto-commit refused with " + code.String() + ": the next poll() throws " + async, false
 	}
 	switch auto {
 	case wire.AutoInterval:
@@ -825,30 +761,7 @@ func (m *Member) commitRefusal(auto wire.AutoCommit, code wire.ErrorCode, unchan
 	case wire.AutoClose:
 		return "auto-commit in close() refused with " + code.String() + ": logged as a warning, close() goes on", false
 	}
-	return "OffsetCommit refused with " + code.String() + ": " + m.commitSyncException(code, unchanged), true
-}
-
-// commitSyncException is what commitSync throws for a refused commit. The
-// classic client (ConsumerCoordinator.OffsetCommitResponseHandler.handle):
-// REBALANCE_IN_PROGRESS is RebalanceInProgressException (and a rejoin);
-// UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION and FENCED_INSTANCE_ID are
-// RebalanceInProgressException when the member has moved to another
-// generation since it sent the commit and is rejoining, else
-// FENCED_INSTANCE_ID is FencedInstanceIdException (fatal) and the other two
-// CommitFailedException. The consumer protocol's client
-// (CommitRequestManager.commitSyncExceptionForError) throws
-// CommitFailedException for all of them (STALE_MEMBER_EPOCH included).
-func (m *Member) commitSyncException(code wire.ErrorCode, unchanged bool) string {
-	if m.consumer {
-		return "CommitFailedException"
-	}
-	switch {
-	case code == wire.RebalanceInProgress, !unchanged && m.Phase == PhaseJoining:
-		return "RebalanceInProgressException"
-	case code == wire.FencedInstanceID && unchanged:
-		return "FencedInstanceIdException"
-	}
-	return "CommitFailedException"
+	return "OffsetCommit refused with " + code.String() + ": " + sync, true
 }
 
 // sentInGeneration: the member's generation and member id are still the
@@ -936,7 +849,7 @@ func (m *Member) finishClose() {
 
 func (m *Member) closeDone() {
 	if m.InGroup() {
-		m.group().leave(m)
+		m.group.leave(m)
 	}
 	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
 	m.die()
@@ -952,14 +865,12 @@ const (
 	contIdle              // back inside poll(): the loop goes on
 	contProcess           // start processing the batch in hand (commit before)
 	contBackToPoll        // the end of a loop iteration
-	contRevokeDone        // cooperative revocation committed: revoke, rejoin
+	contRevokeDone        // onPartitionsRevoked's commit answered: the revocation goes on
 	contCloseDone         // close(): LeaveGroup and stop
 	contCommitBatch       // flushed: commitSync the processed positions, then back to poll
 	contCommitClose       // flushed: commitSync what close() commits, then stop
 	contEndTxnCommit      // flushed: EndTxn(COMMIT)
 	contEndTxnAbort       // flushed: EndTxn(ABORT)
-	// consumer protocol: onPartitionsRevoked committed; the reconciliation goes on
-	contConsumerRevokeDone
 )
 
 func (m *Member) resume(c cont) {
@@ -974,6 +885,7 @@ func (m *Member) resume(c cont) {
 		m.backToPoll()
 	case contRevokeDone:
 		m.loop = LoopIdle
+		m.group.revokeCommitted(m)
 		m.wakeUp()
 	case contCloseDone:
 		m.closeDone()
@@ -987,17 +899,13 @@ func (m *Member) resume(c cont) {
 		m.endTxn(true)
 	case contEndTxnAbort:
 		m.endTxn(false)
-	case contConsumerRevokeDone:
-		m.loop = LoopIdle
-		m.cgListenerDone()
-		m.wakeUp()
 	}
 }
 
 // epochWord names what commits carry: the generation (classic) or the
 // member epoch (consumer).
 func (m *Member) epochWord() string {
-	if m.consumer {
+	if m.group.memberEpochs() {
 		return "epoch"
 	}
 	return "gen"
@@ -1006,10 +914,24 @@ func (m *Member) epochWord() string {
 // memberBufs are the arrays World.Clone copies its members' small slices
 // into, one per kind, rather than one allocation per slice (cutInto).
 type memberBufs struct {
-	ints    []partInt
-	batch   []wire.Record
-	seqs    []int
-	unacked []*wire.ProduceRequest
+	ints      []partInt
+	batch     []wire.Record
+	seqs      []int
+	unacked   []*wire.ProduceRequest
+	classics  []classicMember  // room counted: the pointers handed out stay valid
+	consumers []consumerMember // the same
+}
+
+// classic is the next classicMember of the array.
+func (b *memberBufs) classic() *classicMember {
+	b.classics = b.classics[:len(b.classics)+1]
+	return &b.classics[len(b.classics)-1]
+}
+
+// consumer is the next consumerMember of the array.
+func (b *memberBufs) consumer() *consumerMember {
+	b.consumers = b.consumers[:len(b.consumers)+1]
+	return &b.consumers[len(b.consumers)-1]
 }
 
 func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
@@ -1052,10 +974,6 @@ func (m *Member) fire(t wire.Timer) {
 	switch t.Kind {
 	case tmPollTimeout:
 		m.firePollTimer(t)
-	case tmHeartbeat:
-		m.heartbeatTimer(t.Key, t.Arg == 1)
-	case tmRevokeCommit:
-		m.revokeCommitTimer(t.Key, t.Arg == 1)
 	case tmOffsetFetchRetry:
 		if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
 			m.sendOffsetFetch(t.Partitions)
@@ -1068,10 +986,6 @@ func (m *Member) fire(t wire.Timer) {
 		m.addPartitionsRetry()
 	case tmCommitRetry:
 		m.commitRetry(t.Key)
-	case tmJoinTimeout:
-		m.joinTimeout(t.Key)
-	case tmSyncTimeout:
-		m.syncTimeout(t.Key)
 	case tmFetchTimeout:
 		m.fetchTimeout(t.Key)
 	case tmOffsetFetchTimeout:
@@ -1092,6 +1006,8 @@ func (m *Member) fire(t wire.Timer) {
 		if m.nextAuto == t.Key && m.inPoll() {
 			m.maybeAutoCommit()
 		}
+	default:
+		m.group.fire(m, t) // the group protocol's own timers
 	}
 }
 

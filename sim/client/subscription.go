@@ -365,3 +365,19 @@ func (s *subscription) lose(m *Member, why string) {
 	s.positions.reset()
 	s.processed.reset()
 }
+
+// unsubscribed finds a partition of a topic the member does not subscribe to.
+func (s *subscription) unsubscribed(tps []wire.TopicPartition) (wire.TopicPartition, bool) {
+	for _, tp := range tps {
+		found := false
+		for _, t := range s.Topics {
+			if t == tp.Topic {
+				found = true
+			}
+		}
+		if !found {
+			return tp, true
+		}
+	}
+	return wire.TopicPartition{}, false
+}

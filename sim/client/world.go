@@ -88,14 +88,20 @@ func (m *Member) Superseded() bool { return m.superseded }
 func (m *Member) Label() string { return m.label() }
 
 // Consumer reports whether the process speaks the consumer protocol.
-func (m *Member) Consumer() bool { return m.consumer }
+func (m *Member) Consumer() bool { return m.group.protocol() == wire.Consumer }
 
 // Heartbeats reports whether the classic heartbeat thread sends heartbeats
 // now (sim/heartbeat.go).
-func (m *Member) Heartbeats() bool { return m.heartbeats() }
+func (m *Member) Heartbeats() bool { return m.group.heartbeats(m) }
 
-// JoinRequest is what the process would send in JoinGroup.
-func (m *Member) JoinRequest() *wire.JoinGroupRequest { return m.joinRequest() }
+// JoinRequest is what the process would send in JoinGroup (nil for a
+// consumer-protocol process, which sends none).
+func (m *Member) JoinRequest() *wire.JoinGroupRequest {
+	if c, ok := m.group.(*classicMember); ok {
+		return c.joinRequest(m)
+	}
+	return nil
+}
 
 // FetchWaiting reports whether the process waits for its fetch fetchID.
 func (m *Member) FetchWaiting(fetchID int) bool {
@@ -128,19 +134,20 @@ func (m *Member) FetchesHint(tp wire.TopicPartition, hint int32) bool { return m
 // given, nothing consumed yet.
 func (m *Member) StartClassicStable(owned []wire.TopicPartition, leader string) {
 	m.Phase = PhaseStable
-	m.Leader = leader
 	m.nextAuto = m.Cfg.AutoCommitInterval
 	m.Owned = owned
 	for _, tp := range m.Owned {
 		m.positions.set(tp, 0)
 		m.processed.set(tp, 0)
 	}
+	m.group.startStable(m, leader, 0)
 	m.wakeUp()
 }
 
 // StartConsumerStable puts a process of a world's starting consumer group
 // in place: at epoch 1 with the partitions given, a consumer-protocol one
-// heartbeating every interval.
+// heartbeating every interval (a classic-protocol one is a classic member
+// of the consumer group, with no leader).
 func (m *Member) StartConsumerStable(owned []wire.TopicPartition, interval int) {
 	m.Generation = 1
 	m.Phase = PhaseStable
@@ -150,14 +157,7 @@ func (m *Member) StartConsumerStable(owned []wire.TopicPartition, interval int) 
 		m.positions.set(tp, 0)
 		m.processed.set(tp, 0)
 	}
-	if m.consumer {
-		m.cg.state = cgStable
-		m.cg.sentOwned, m.cg.ownedSent = store.Copy(m.Owned), true
-		m.cg.interval = max(interval, 1)
-		m.armHeartbeat(m.cg.interval)
-	}
-	// A live classic member needs no timer: its heartbeats are implicit
-	// (sim/heartbeat.go) and a dead process is timed from when it stopped.
+	m.group.startStable(m, "", interval)
 	m.wakeUp()
 }
 
@@ -172,8 +172,8 @@ func (m *Member) StartProducer(pid int64) {
 // Bufs is where a world's copies keep their processes: the processes
 // themselves and the arrays their small slices are copied into, one per
 // kind (positions, processed and committed offsets; batches; producers'
-// sequence numbers and requests in flight) rather than one allocation per
-// slice.
+// sequence numbers and requests in flight; the memberships of each group
+// protocol) rather than one allocation per slice.
 type Bufs struct {
 	procs []Member
 	mem   memberBufs
@@ -187,20 +187,24 @@ type Bufs struct {
 func CloneAll(procs []*Member, dst []*Member, bufs *Bufs, e *env.Env, host Host, re func(*wire.Packet) *wire.Packet) []*Member {
 	out := store.ReuseBuf(dst, len(procs))
 	bufs.procs = store.ReuseBuf(bufs.procs, len(procs))
-	var ints, batch, seqs, unacked int
+	var ints, batch, seqs, unacked, consumers int
 	for _, m := range procs {
 		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
 		batch += len(m.batch)
 		seqs += len(m.prod.seq)
 		unacked += len(m.prod.unacked)
+		if _, ok := m.group.(*consumerMember); ok {
+			consumers++
+		}
 	}
 	mb := &bufs.mem
 	*mb = memberBufs{ints: store.ReuseBuf(mb.ints, ints)[:0], batch: store.ReuseBuf(mb.batch, batch)[:0],
-		seqs: store.ReuseBuf(mb.seqs, seqs)[:0], unacked: store.ReuseBuf(mb.unacked, unacked)[:0]}
+		seqs: store.ReuseBuf(mb.seqs, seqs)[:0], unacked: store.ReuseBuf(mb.unacked, unacked)[:0],
+		classics: store.ReuseBuf(mb.classics, len(procs)-consumers)[:0], consumers: store.ReuseBuf(mb.consumers, consumers)[:0]}
 	for i, m := range procs {
 		c := &bufs.procs[i]
 		m.cloneInto(c, mb)
-		c.lastJoin, c.cg.inFlight, c.cg.commitPkt = re(m.lastJoin), re(m.cg.inFlight), re(m.cg.commitPkt)
+		c.group = m.group.cloneInto(mb, re)
 		c.env, c.host = e, host
 		out[i] = c
 	}
@@ -210,5 +214,5 @@ func CloneAll(procs []*Member, dst []*Member, bufs *Bufs, e *env.Env, host Host,
 // Joining reports whether the process is finding the coordinator, joining,
 // syncing, or has a rejoin pending.
 func (m *Member) Joining() bool {
-	return m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.rejoin
+	return m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.group.rejoinNeeded()
 }
