@@ -92,7 +92,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 	if c.joinRetry {
 		c.joinRetry = false
 		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
-			m.abandonFetch()
+			m.loop.abandonFetch()
 			c.sendJoin(m)
 			return true, false
 		}
@@ -117,13 +117,13 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		}
 	}
 	if len(m.pendingRevocation) > 0 {
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		return true, c.revokeCooperative(m)
 	}
 	if c.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
 		// A rebalance comes before fetching offsets: poll() runs
 		// ensureActiveGroup first.
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		if m.Phase == PhaseFetchingOffsets {
 			m.pendingFetch = false
 			for _, tp := range m.Owned {
@@ -179,7 +179,7 @@ func (c *classicMember) awaits(req *wire.Packet) bool { return req != nil && c.j
 // next JoinGroup now (a busy one at its next poll()).
 func (c *classicMember) joinFutureDone(m *Member) {
 	c.joinFuture = 0
-	if m.inPoll() {
+	if m.loop.inPoll() {
 		m.wakeUp()
 	}
 }
@@ -209,12 +209,12 @@ func (c *classicMember) beatChange(m *Member, was bool, wasID string) {
 	}
 	if now && (!was || m.MemberID != wasID) {
 		m.host.HeartbeatStarted(m.MemberID)
-		if !was && !m.inPoll() {
+		if !was && !m.loop.inPoll() {
 			// HeartbeatThread.enable resets the heartbeat's timeouts, the
 			// max.poll.interval.ms timer among them: a JoinGroup answer
 			// read inside commitSync starts the stretch anew.
-			m.leftPollAt = m.env.Now()
-			m.armPollTimer()
+			m.loop.leftPollAt = m.env.Now()
+			m.loop.armPollTimer(m)
 		}
 	}
 }
@@ -223,7 +223,7 @@ func (c *classicMember) beatChange(m *Member, was bool, wasID string) {
 // resetStateOnResponseError or resetGenerationOnLeaveGroup): every
 // partition is given up as lost (onPartitionsLost), nothing committed.
 func (c *classicMember) giveUpLost(m *Member) {
-	m.abandonFetch()
+	m.loop.abandonFetch()
 	c.lost = false
 	m.lose(m, "its generation is gone: onPartitionsLost, nothing committed")
 }
@@ -344,7 +344,7 @@ func (c *classicMember) onJoinResponse(m *Member, p *wire.Packet) {
 		c.staleJoinAnswer(m, p.Error, r)
 		return
 	}
-	if !m.inPoll() && m.loop != LoopCommitting {
+	if !m.loop.inPoll() && m.loop.state != LoopCommitting {
 		// The heartbeat thread is disabled while a JoinGroup is in flight
 		// (AbstractCoordinator.HeartbeatThread: state.hasNotJoinedGroup()),
 		// so only the application thread reads the answer, inside poll() or
@@ -459,7 +459,7 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
 		// poll(); a member busy with its batch (cooperative: it consumes
 		// through the rebalance) sends the JoinGroup at its next poll().
-		if m.inPoll() {
+		if m.loop.inPoll() {
 			c.sendJoin(m)
 		} else {
 			c.syncSeq++ // answered: no sync timeout

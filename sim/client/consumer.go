@@ -376,7 +376,7 @@ func (c *consumerMember) hasListener(m *Member) bool {
 
 // loseAll drops every partition without committing.
 func (c *consumerMember) loseAll(m *Member, why string) {
-	m.abandonFetch()
+	m.loop.abandonFetch()
 	m.lose(m, why)
 	m.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
@@ -453,7 +453,7 @@ func (c *consumerMember) revoke(m *Member) {
 	m.revoke(c.revoked)
 	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(), m.env.Layout().PartList(c.revoked), m.Generation)
 	c.revoked = nil
-	m.abandonFetch()
+	m.loop.abandonFetch()
 }
 
 // assign takes the target's new partitions and acknowledges: their
@@ -463,7 +463,7 @@ func (c *consumerMember) assign(m *Member) {
 	c.hasTarget = false
 	if len(added) > 0 {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
 		m.sendOffsetFetch(added)
 	}
@@ -544,7 +544,7 @@ func (c *consumerMember) poll(m *Member) (handled, again bool) {
 		return true, false
 	}
 	if c.listenerWait {
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		offs := map[wire.TopicPartition]int{}
 		all := m.processedPositions()
 		for _, tp := range c.revoked {

@@ -37,17 +37,19 @@ func (h Hooks) Receive(p *wire.Packet) { h.m.receive(p) }
 func (h Hooks) Send(p *wire.Packet) *wire.Packet { return h.m.send(p) }
 
 // Loop is where the application thread stands; SetLoop puts it there.
-func (h Hooks) Loop() Loop     { return h.m.loop }
-func (h Hooks) SetLoop(l Loop) { h.m.loop = l }
+func (h Hooks) Loop() Loop     { return h.m.loop.state }
+func (h Hooks) SetLoop(l Loop) { h.m.loop.state = l }
 
 // InCommitSyncOnJoinPrepare puts the application thread in a commitSync
 // made before rejoining (the loop goes back inside poll() when it returns).
-func (h Hooks) InCommitSyncOnJoinPrepare() { h.m.loop, h.m.afterCommit = LoopCommitting, contIdle }
+func (h Hooks) InCommitSyncOnJoinPrepare() {
+	h.m.loop.state, h.m.loop.afterCommit = LoopCommitting, contIdle
+}
 
 // CommitSyncOnJoinPrepare reports whether the application thread is in
 // such a commitSync.
 func (h Hooks) CommitSyncOnJoinPrepare() bool {
-	return h.m.loop == LoopCommitting && h.m.afterCommit == contIdle
+	return h.m.loop.state == LoopCommitting && h.m.loop.afterCommit == contIdle
 }
 
 // JoinSeq counts the JoinGroups sent; LastJoin is the last one.
@@ -84,7 +86,7 @@ func (h Hooks) SetProcessed(tp wire.TopicPartition, off int) { h.m.processed.set
 // an open transaction holding tp's offset off.
 func (h Hooks) InTxnOffsets(tp wire.TopicPartition, off int) {
 	h.m.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}, offs: map[wire.TopicPartition]int{tp: off}, then: contIdle}
-	h.m.loop = LoopTxnOffsets
+	h.m.loop.state = LoopTxnOffsets
 }
 
 // TxnOpen reports whether the transactional producer has a transaction
@@ -93,16 +95,16 @@ func (h Hooks) TxnOpen() bool      { return h.m.txn.open }
 func (h Hooks) ProducerPID() int64 { return h.m.prod.pid }
 
 // LeftPollAt is the tick the application last returned from poll().
-func (h Hooks) LeftPollAt() int     { return h.m.leftPollAt }
-func (h Hooks) SetLeftPollAt(t int) { h.m.leftPollAt = t }
-func (h Hooks) InPoll() bool        { return h.m.inPoll() }
+func (h Hooks) LeftPollAt() int     { return h.m.loop.leftPollAt }
+func (h Hooks) SetLeftPollAt(t int) { h.m.loop.leftPollAt = t }
+func (h Hooks) InPoll() bool        { return h.m.loop.inPoll() }
 
 // ArmPollTimer starts the max.poll.interval check of the stretch outside
 // poll() that began at LeftPollAt; PollCheck is the latest check's key
 // and stretch, and whether a timer stands in the queue for it.
-func (h Hooks) ArmPollTimer() { h.m.armPollTimer() }
+func (h Hooks) ArmPollTimer() { h.m.loop.armPollTimer(h.m) }
 func (h Hooks) PollCheck() (seq, since int, queued bool) {
-	return h.m.pollSeq, h.m.pollSince, h.m.pollQueued
+	return h.m.loop.timer.seq, h.m.loop.timer.since, h.m.loop.timer.queued
 }
 
 // CommitWait reports whether the consumer-protocol client waits for its
@@ -112,13 +114,13 @@ func (h Hooks) CommitWait() bool                 { return h.consumer().commitWai
 func (h Hooks) CommitPacket() *wire.Packet       { return h.consumer().commitPkt }
 func (h Hooks) HeartbeatInFlight() *wire.Packet  { return h.consumer().inFlight }
 func (h Hooks) Owns(tp wire.TopicPartition) bool { return h.m.owns(tp) }
-func (h Hooks) Closing() bool                    { return h.m.closing }
+func (h Hooks) Closing() bool                    { return h.m.loop.closing }
 
 // Positions spells the fetch positions (a fingerprint's).
 func (h Hooks) Positions() string { return h.m.positions.String() }
 
 // SlowNow reports whether the process is in the middle of a slow record.
-func (h Hooks) SlowNow() bool { return h.m.slowNow }
+func (h Hooks) SlowNow() bool { return h.m.loop.slowNow }
 
 // AnyPositioned reports whether some owned partition has a fetch position.
 func (h Hooks) AnyPositioned() bool { return h.m.anyPositioned() }

@@ -29,25 +29,6 @@ func (p Phase) String() string {
 	return [...]string{"FindingCoordinator", "Joining", "Syncing", "FetchingOffsets", "Stable", "OutOfGroup", "Closed"}[p]
 }
 
-// Loop is where the application thread stands in its poll loop.
-type Loop int
-
-const (
-	LoopIdle       Loop = iota // about to call poll()
-	LoopFetching               // in poll(): a Fetch in flight or parked at the broker
-	LoopProcessing             // processing the batch poll returned
-	LoopCommitting             // in commitSync()
-	LoopFlushing               // waiting for every produce answer
-	LoopInitPID                // waiting for InitProducerId
-	LoopTxnOffsets             // in sendOffsetsToTransaction
-	LoopTxnEnd                 // in commitTransaction / abortTransaction
-	LoopWaiting                // waiting for a retry backoff
-)
-
-func (l Loop) String() string {
-	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
-}
-
 // Member is one client process: a consumer with its heartbeat thread, and
 // the producer that writes its invoices.
 type Member struct {
@@ -80,34 +61,14 @@ type Member struct {
 	// still the one outstanding (request.timeout.ms).
 	offsetFetchSeq, endTxnSeq int
 
-	// The application thread.
-	loop       Loop
-	fetchID    int
-	batch      []wire.Record
-	batchIdx   int
-	workLeft   int
-	workedAt   int
-	slowNext   bool
-	slowNow    bool
-	leftPollAt int // tick the application last returned from poll()
-	// The max.poll.interval check of the latest stretch outside poll()
-	// (armPollTimer): the due tick and sequence number its timer was
-	// given and the stretch's start; whether a timer of this process's
-	// stands in the queue for it (due no later), and that timer's key.
-	pollAt, pollSeq, pollSince int
-	pollQueued                 bool
-	pollQAt, pollQSeq          int
-	nextAuto                   int
-	autoArmed                  int // the nextAuto a timer is set for
-	crashAfter                 int // crash once this many more records are done; -1 = never
-	closing                    bool
-	closeNow                   bool // close --now: break out after the record in hand
-	afterCommit                cont // what the loop does when commitSync returns
-	afterFlush                 cont // what it does once every produce is answered
-	commitSeq                  int  // numbers commitSync attempts, so a stale retry timer does nothing
-	pendingCommit              commitList
-	closeOffs                  map[wire.TopicPartition]int
-	pendingFetch               bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
+	loop pollLoop // the application thread
+
+	// The commits (until they have a part of their own).
+	nextAuto      int
+	autoArmed     int // the nextAuto a timer is set for
+	commitSeq     int // numbers commitSync attempts, so a stale retry timer does nothing
+	pendingCommit commitList
+	pendingFetch  bool // an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
 
 	prod producer
 	txn  clientTxn
@@ -137,7 +98,7 @@ func New(e *env.Env, host Host, client string, inc, proc int, cc ClientConfig, t
 func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
 	return &Member{
 		Client: client, Inc: inc, Cfg: cc, Alive: true,
-		Generation: -1, crashAfter: -1, leftPollAt: -1, workedAt: -1,
+		Generation: -1, loop: pollLoop{crashAfter: -1, leftPollAt: -1, workedAt: -1},
 		prod: newProducer(cc), group: newMembership(cc),
 		subscription: subscription{Topics: append([]string{}, topics...)},
 	}
@@ -147,18 +108,18 @@ func newMember(client string, inc int, cc ClientConfig, topics []string) *Member
 func (m *Member) Static() bool { return m.Cfg.InstanceID != "" }
 
 // Loop reports the application thread's state.
-func (m *Member) LoopState() Loop { return m.loop }
+func (m *Member) LoopState() Loop { return m.loop.state }
 
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
-	for _, f := range m.batch {
+	for _, f := range m.loop.batch {
 		records = append(records, f.ValueIn(m.env.Layout()))
 	}
-	return records, m.batchIdx
+	return records, m.loop.batchIdx
 }
 
 // Processing reports whether the member has a record in hand, and whether it is slow.
-func (m *Member) Processing() (bool, bool) { return m.loop == LoopProcessing, m.slowNow }
+func (m *Member) Processing() (bool, bool) { return m.loop.state == LoopProcessing, m.loop.slowNow }
 
 // InGroup reports whether the member believes it belongs to the group.
 func (m *Member) InGroup() bool {
@@ -189,18 +150,6 @@ func (m *Member) start() {
 	m.env.Trace().Eventf(trace.EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
 }
 
-// fetchTimeout: a Fetch neither answered nor held at the broker (a long
-// poll the broker holds stands for empty answers to fetches sent again) was
-// lost on the way: the fetcher gives up on it and fetches again.
-func (m *Member) fetchTimeout(id int) {
-	if m.loop != LoopFetching || m.fetchID != id || m.host.FetchOutstanding(m.Client, m.Inc, id) {
-		return
-	}
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(), m.Cfg.RequestTimeout)
-	m.abandonFetch()
-	m.wakeUp()
-}
-
 // receive handles an answer (or a notification) from B1.
 func (m *Member) receive(p *wire.Packet) {
 	switch p.Type {
@@ -213,7 +162,7 @@ func (m *Member) receive(p *wire.Packet) {
 	case wire.OffsetCommit:
 		m.onCommitResponse(p)
 	case wire.Fetch:
-		m.onFetchResponse(p)
+		m.loop.onFetchResponse(m, p)
 	case wire.Produce:
 		m.onProduceResponse(p)
 	case wire.InitProducerID:
@@ -283,81 +232,7 @@ func (m *Member) onOffsetFetchResponse(p *wire.Packet) {
 	m.Phase = PhaseStable
 	// A long poll already waiting at the broker does not name the new
 	// partitions: ask again with them (the fetcher adds them next round).
-	m.abandonFetch()
-}
-
-// inPoll is true while the application thread is inside poll(), where the
-// consumer runs rebalances and callbacks.
-func (m *Member) inPoll() bool { return m.loop == LoopIdle || m.loop == LoopFetching }
-
-// act runs the application thread for this tick.
-func (m *Member) act() {
-	for guard := 0; guard < 8 && m.Alive; guard++ {
-		switch m.loop {
-		case LoopIdle, LoopFetching:
-			if !m.poll() {
-				return
-			}
-		case LoopProcessing:
-			if m.workedAt == m.env.Now() {
-				m.wakeNext() // one tick of work per tick
-				return
-			}
-			m.workedAt = m.env.Now()
-			m.work()
-			return
-		default:
-			return // waiting for an answer
-		}
-	}
-}
-
-// poll is one pass of KafkaConsumer.poll(): rebalance work first, then the
-// auto-commit, then a Fetch. It reports whether the loop moved on and
-// should be run again this tick.
-func (m *Member) poll() bool {
-	if m.closing {
-		m.finishClose()
-		return false
-	}
-	if m.Zombie {
-		m.stopZombie() // it finished what it had in hand
-		return false
-	}
-	// The group protocol's work comes first: poll() runs the rebalance
-	// before it fetches.
-	if handled, again := m.group.poll(m); handled {
-		return again
-	}
-	if !m.producerReady() {
-		return false
-	}
-	if m.loop == LoopFetching {
-		return false // a Fetch is already out
-	}
-	m.maybeAutoCommit()
-	req := m.env.NewFetchRequest()
-	tps, offs := m.fetchableInto(m.env.PartitionScratch(), req.Partitions, req.Offsets)
-	if len(tps) == 0 {
-		req.Partitions, req.Offsets = tps[:0], offs[:0]
-		m.env.UnuseFetchRequest(req)
-		return false
-	}
-	m.fetchID++
-	req.ID, req.Partitions, req.Offsets, req.Max = m.fetchID, tps, offs, m.Cfg.MaxPollRecords
-	m.loop = LoopFetching
-	// "o0@3 o1@5 max 3": every fetch writes it
-	text := m.env.Trace().FetchRequest(req.Partitions, req.Offsets, req.Max)
-	p := m.env.Packet()
-	p.Type, p.Text, p.Body = wire.Fetch, text, req
-	m.send(p)
-	// The request timeout is reserved and set only when the fetch may go
-	// unanswered (armFetchTimeout).
-	p.TimerAt, p.TimerSeq = m.env.Reserve(m.env.Now() + m.Cfg.RequestTimeout)
-	if p.Lost {
-		m.env.Push(FetchTimeoutTimer(p))
-	}
-	return false
+	m.loop.abandonFetch()
 }
 
 // maybeAutoCommit is the auto-commit inside poll(): when the interval has
@@ -397,184 +272,6 @@ func (m *Member) fetchable() []wire.TopicPartition {
 	return tps
 }
 
-func (m *Member) abandonFetch() {
-	if m.loop == LoopFetching {
-		m.fetchID++ // a late answer is ignored
-		m.loop = LoopIdle
-	}
-}
-
-func (m *Member) onFetchResponse(p *wire.Packet) {
-	r := p.Body.(*wire.FetchResponse)
-	if m.loop != LoopFetching || r.ID != m.fetchID {
-		return
-	}
-	batch := m.batch[:0] // the batch in hand is done: reuse its array
-	for _, f := range r.Records {
-		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
-		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
-			batch = append(batch, f)
-			m.positions.setHint(f.TP, k, f.Offset+1)
-		}
-	}
-	if len(batch) == 0 {
-		m.loop = LoopIdle
-		return
-	}
-	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
-	m.batch, m.batchIdx, m.workLeft = batch, 0, 0
-	m.workedAt = m.env.Now() // processing starts next tick
-	// "%s poll() returned o2.3 o2.4", its Records the batch
-	m.env.Trace().Polled(m.who(), batch)
-	m.leftPollAt = m.env.Now()
-	m.armPollTimer()
-	if m.prod.mode == ProducerTransactional {
-		m.beginTxn()
-	}
-	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
-		m.commitSync(m.fetchPositionList(nil), contProcess)
-		return
-	}
-	m.loop = LoopProcessing
-}
-
-// armPollTimer starts the heartbeat thread's max.poll.interval check for the
-// stretch outside poll() that began at leftPollAt.
-//
-// A member polls every few ticks and each check is due
-// max.poll.interval.ms later, so nearly every check finds a later stretch
-// begun and does nothing (pollTimeout). The check of the latest stretch is
-// therefore kept on the member, with the due tick and sequence number
-// reserved for it now, and one timer of the process's stands in the queue
-// for it, due no later (pollQueued): when it fires for a stretch that is
-// over, it is set again under the latest check's key (firePollTimer). So
-// the check that may act fires at the very tick and sequence number, among
-// the other timers, that a timer set now would, and the queue holds a
-// timer or two a member instead of one per poll() of the last
-// max.poll.interval.ms. A check due before the standing timer (the setting
-// lowered) gets a standing timer of its own, and the old one is dropped
-// when it fires; a second stretch begun in the same tick (the same
-// leftPollAt) is checked by a timer of its own, as before.
-func (m *Member) armPollTimer() {
-	at, seq := m.env.Reserve(m.leftPollAt + m.Cfg.MaxPollInterval)
-	t := wire.Timer{Owner: wire.OwnerClient, At: at, Seq: seq, Kind: tmPollTimeout, Client: m.Client, Inc: m.Inc, Proc: int32(m.proc + 1), Key: m.leftPollAt}
-	if m.pollQueued && m.pollSince == m.leftPollAt || eagerPollTimers {
-		m.env.Push(t) // a second check of the same stretch: a timer of its own (m 0)
-		return
-	}
-	m.pollAt, m.pollSeq, m.pollSince = at, seq, m.leftPollAt
-	if !m.pollQueued || env.KeyLess(at, seq, m.pollQAt, m.pollQSeq) {
-		m.standPollTimer(t)
-	}
-}
-
-// eagerPollTimers: every check a timer of its own (a test's reference for
-// the standing timer, TestPollTimersAsEager); never set otherwise.
-var eagerPollTimers = false
-
-// standPollTimer queues t as the timer standing for the latest check (m 1).
-func (m *Member) standPollTimer(t wire.Timer) {
-	t.Arg = 1
-	m.pollQueued, m.pollQAt, m.pollQSeq = true, t.At, t.Seq
-	m.env.Push(t)
-}
-
-// firePollTimer is a max.poll.interval timer firing: a timer of its own
-// (m 0) checks its stretch; the one standing for the latest check (m 1)
-// checks it if it is that check's, and is otherwise set again for it. A
-// standing timer another replaced does nothing.
-func (m *Member) firePollTimer(t wire.Timer) {
-	if t.Arg == 1 {
-		if !m.pollQueued || t.At != m.pollQAt || t.Seq != m.pollQSeq {
-			return
-		}
-		m.pollQueued = false
-		if t.At != m.pollAt || t.Seq != m.pollSeq {
-			t.At, t.Seq, t.Key = m.pollAt, m.pollSeq, m.pollSince
-			m.standPollTimer(t)
-			return
-		}
-	}
-	m.pollTimeout(t.Key)
-}
-
-// pollTimeout is the heartbeat thread's check: still outside poll() since
-// the stretch that began at since?
-func (m *Member) pollTimeout(since int) {
-	if !m.Alive || m.leftPollAt != since || m.inPoll() || !m.InGroup() {
-		return
-	}
-	m.group.pollTimeout(m, since)
-}
-
-// work spends one tick on the record in hand.
-func (m *Member) work() {
-	if m.batchIdx >= len(m.batch) {
-		m.batchDone()
-		return
-	}
-	f := m.batch[m.batchIdx]
-	if m.workLeft == 0 {
-		m.workLeft = m.Cfg.ProcessTicks
-		m.slowNow = false
-		if m.slowNext {
-			m.slowNext = false
-			m.slowNow = true
-			m.workLeft = m.Cfg.SlowTicks
-			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
-		}
-	}
-	m.workLeft--
-	if m.workLeft > 0 {
-		m.wakeNext()
-		return
-	}
-	m.slowNow = false
-	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
-	m.batchIdx++
-	m.host.CountProcessed()
-	// "%s processed o2.3", its Records the record
-	m.env.Trace().Processed(m.who(), &f)
-	m.host.SideEffect(m.who(), f)
-	m.produceInvoice(f)
-	if m.crashAfter > 0 {
-		m.crashAfter--
-		if m.crashAfter == 0 {
-			m.crash(true)
-			return
-		}
-	}
-	if m.closing && m.closeNow {
-		m.batch = m.batch[:m.batchIdx] // the rest of the batch is left unprocessed
-		m.finishClose()
-		return
-	}
-	if m.batchIdx < len(m.batch) {
-		m.wakeNext()
-		return
-	}
-	m.batchDone()
-}
-
-// batchDone runs the end of one loop iteration: commit as the mode says,
-// then back to poll().
-func (m *Member) batchDone() {
-	m.batch, m.batchIdx = m.batch[:0], 0
-	switch {
-	case m.prod.mode == ProducerTransactional:
-		m.commitTxn(m.processedPositions(), contBackToPoll)
-	case m.Cfg.Commit == CommitAfter:
-		m.flush(contCommitBatch)
-	default:
-		m.backToPoll()
-	}
-}
-
-func (m *Member) backToPoll() {
-	m.loop = LoopIdle
-	m.wakeUp()
-}
-
 // commitPositions is what a commit on revocation or close commits: the
 // processed positions for commit-after, the fetch positions for auto.
 func (m *Member) commitPositions() map[wire.TopicPartition]int {
@@ -602,11 +299,11 @@ func (m *Member) commitNeeded(offs map[wire.TopicPartition]int) bool {
 // it idempotently).
 func (m *Member) commitSync(offs commitList, then cont) {
 	if len(offs.tps) == 0 {
-		m.resume(then)
+		m.loop.resume(m, then)
 		return
 	}
-	m.loop = LoopCommitting
-	m.afterCommit = then
+	m.loop.state = LoopCommitting
+	m.loop.afterCommit = then
 	m.pendingCommit = offs
 	m.sendSyncCommit()
 }
@@ -631,17 +328,17 @@ func (m *Member) commitRefusedLocally(then cont) bool {
 		return false
 	}
 	m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), why)
-	m.afterCommit = then
+	m.loop.afterCommit = then
 	m.pendingCommit = commitList{}
 	m.commitSeq++ // no retry
-	m.commitThrew()
-	then, m.afterCommit = m.afterCommit, contNone
-	m.resume(then)
+	m.loop.commitThrew(m)
+	then, m.loop.afterCommit = m.loop.afterCommit, contNone
+	m.loop.resume(m, then)
 	return true
 }
 
 func (m *Member) sendSyncCommit() {
-	if m.commitRefusedLocally(m.afterCommit) {
+	if m.commitRefusedLocally(m.loop.afterCommit) {
 		return
 	}
 	m.commitSeq++
@@ -651,7 +348,7 @@ func (m *Member) sendSyncCommit() {
 
 // commitRetry resends a commitSync that got no answer.
 func (m *Member) commitRetry(seq int) {
-	if m.Alive && m.loop == LoopCommitting && m.commitSeq == seq {
+	if m.Alive && m.loop.state == LoopCommitting && m.commitSeq == seq {
 		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label())
 		m.sendSyncCommit()
 	}
@@ -701,14 +398,14 @@ func (m *Member) onCommitResponse(p *wire.Packet) {
 		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), what)
 		m.group.onCommitRefused(m, p.Error, unchanged)
 		if thrown {
-			m.commitThrew()
+			m.loop.commitThrew(m)
 		}
 	}
-	if r.Sync && m.loop == LoopCommitting {
-		then := m.afterCommit
-		m.afterCommit, m.pendingCommit = contNone, commitList{}
+	if r.Sync && m.loop.state == LoopCommitting {
+		then := m.loop.afterCommit
+		m.loop.afterCommit, m.pendingCommit = contNone, commitList{}
 		m.commitSeq++ // no retry of an answered commit
-		m.resume(then)
+		m.loop.resume(m, then)
 	}
 }
 
@@ -718,7 +415,7 @@ func (m *Member) syncAutoCommit() wire.AutoCommit {
 	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional {
 		return wire.AutoNone
 	}
-	switch m.afterCommit {
+	switch m.loop.afterCommit {
 	case contIdle:
 		return wire.AutoRejoin
 	case contCloseDone:
@@ -770,23 +467,6 @@ func (m *Member) sentInGeneration(req *wire.OffsetCommitRequest) bool {
 	return req.Generation == m.Generation && req.MemberID == m.MemberID
 }
 
-// commitThrew is commitSync throwing. Before the batch was processed
-// (commit before), the loop skips the batch and seeks back, so the records
-// are read (and committed first) again by whoever owns them next.
-func (m *Member) commitThrew() {
-	if m.afterCommit != contProcess {
-		return
-	}
-	for i := len(m.batch) - 1; i >= 0; i-- {
-		f := m.batch[i]
-		if _, ok := m.positions.get(f.TP); ok {
-			m.positions.set(f.TP, f.Offset)
-		}
-	}
-	m.batch, m.batchIdx = nil, 0
-	m.afterCommit = contBackToPoll
-}
-
 // Crash stops the process at once (or, with after, it has just finished the
 // records it was allowed).
 func (m *Member) crash(stop bool) {
@@ -804,18 +484,13 @@ func (m *Member) crash(stop bool) {
 func (m *Member) die() {
 	m.Alive = false
 	m.Phase = PhaseClosed
-	m.loop = LoopIdle
+	m.loop.state = LoopIdle
 	m.env.Unwake(m.proc)
 	m.host.ProcessStopped(m.Client, m.Inc)
 }
 
 func (m *Member) fatal(why string) {
 	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s stops: %s", m.label(), why)
-	m.die()
-}
-
-func (m *Member) stopZombie() {
-	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.label())
 	m.die()
 }
 
@@ -830,76 +505,6 @@ func (m *Member) who() trace.Label {
 		return trace.Label{Client: m.Client, Process: m.Inc}
 	}
 	return trace.Label{Client: m.Client}
-}
-
-// finishClose is close(): the record in hand is done; commit as the mode
-// says, LeaveGroup unless static, stop.
-func (m *Member) finishClose() {
-	m.abandonFetch()
-	switch {
-	case m.prod.mode == ProducerTransactional && m.txn.open:
-		m.commitTxn(m.processedPositions(), contCloseDone)
-	case m.InGroup() && m.commitNeeded(m.commitPositions()):
-		m.closeOffs = m.commitPositions()
-		m.flush(contCommitClose)
-	default:
-		m.flush(contCloseDone)
-	}
-}
-
-func (m *Member) closeDone() {
-	if m.InGroup() {
-		m.group.leave(m)
-	}
-	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
-	m.die()
-}
-
-// cont is what the application thread does when a blocking call returns
-// (commitSync, flush, commitTransaction). Continuations are data, not
-// closures, so that a World can be copied.
-type cont int
-
-const (
-	contNone         cont = iota
-	contIdle              // back inside poll(): the loop goes on
-	contProcess           // start processing the batch in hand (commit before)
-	contBackToPoll        // the end of a loop iteration
-	contRevokeDone        // onPartitionsRevoked's commit answered: the revocation goes on
-	contCloseDone         // close(): LeaveGroup and stop
-	contCommitBatch       // flushed: commitSync the processed positions, then back to poll
-	contCommitClose       // flushed: commitSync what close() commits, then stop
-	contEndTxnCommit      // flushed: EndTxn(COMMIT)
-	contEndTxnAbort       // flushed: EndTxn(ABORT)
-)
-
-func (m *Member) resume(c cont) {
-	switch c {
-	case contIdle:
-		m.loop = LoopIdle
-		m.wakeUp()
-	case contProcess:
-		m.loop = LoopProcessing
-		m.wakeUp()
-	case contBackToPoll:
-		m.backToPoll()
-	case contRevokeDone:
-		m.loop = LoopIdle
-		m.group.revokeCommitted(m)
-		m.wakeUp()
-	case contCloseDone:
-		m.closeDone()
-	case contCommitBatch:
-		m.commitSync(m.processedPositionList(), contBackToPoll)
-	case contCommitClose:
-		offs := m.closeOffs
-		m.closeOffs = nil
-		m.commitSync(listOf(offs), contCloseDone)
-	case contEndTxnCommit:
-		m.endTxn(true)
-	case contEndTxnAbort:
-		m.endTxn(false)
-	}
 }
 
 // epochWord names what commits carry: the generation (classic) or the
@@ -940,9 +545,9 @@ func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	// shared, and with it the slots computed for it (ownedSlots). So is
 	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
 	// array is reused for the next batch: copied.
-	n.pendingRevocation, n.batch = store.Copy(m.pendingRevocation), store.CutInto(&bufs.batch, m.batch)
+	n.pendingRevocation, n.loop.batch = store.Copy(m.pendingRevocation), store.CutInto(&bufs.batch, m.loop.batch)
 	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.closeOffs = store.CopyMap(m.closeOffs) // pendingCommit is never changed in place: shared
+	n.loop.closeOffs = store.CopyMap(m.loop.closeOffs) // pendingCommit is never changed in place: shared
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)
@@ -973,7 +578,7 @@ const (
 func (m *Member) fire(t wire.Timer) {
 	switch t.Kind {
 	case tmPollTimeout:
-		m.firePollTimer(t)
+		m.loop.firePollTimer(m, t)
 	case tmOffsetFetchRetry:
 		if m.Phase == PhaseFetchingOffsets && m.pendingFetch {
 			m.sendOffsetFetch(t.Partitions)
@@ -987,23 +592,23 @@ func (m *Member) fire(t wire.Timer) {
 	case tmCommitRetry:
 		m.commitRetry(t.Key)
 	case tmFetchTimeout:
-		m.fetchTimeout(t.Key)
+		m.loop.fetchTimeout(m, t.Key)
 	case tmOffsetFetchTimeout:
 		if m.Phase == PhaseFetchingOffsets && !m.pendingFetch && m.offsetFetchSeq == t.Key {
 			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(), m.Cfg.RequestTimeout)
 			m.sendOffsetFetch(t.Partitions)
 		}
 	case tmEndTxnTimeout:
-		if m.loop == LoopTxnEnd && m.endTxnSeq == t.Key {
+		if m.loop.state == LoopTxnEnd && m.endTxnSeq == t.Key {
 			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(), m.Cfg.RequestTimeout)
 			m.endTxn(t.Arg == 1)
 		}
 	case tmEndTxnRetry:
-		if m.loop == LoopTxnEnd {
+		if m.loop.state == LoopTxnEnd {
 			m.endTxn(t.Key == 1)
 		}
 	case tmAutoCommit:
-		if m.nextAuto == t.Key && m.inPoll() {
+		if m.nextAuto == t.Key && m.loop.inPoll() {
 			m.maybeAutoCommit()
 		}
 	default:

@@ -117,7 +117,7 @@ func (m *Member) producerReady() bool {
 		// still out would bring a batch for a producer that cannot
 		// send it yet, so its answer is dropped and asked for again
 		// once the new producer is ready.
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		if len(m.prod.unacked) > 0 || m.prod.initInFlight {
 			// KafkaProducer.close() returns only once Sender.run's
 			// shutdown loop has had every request in flight answered
@@ -328,19 +328,19 @@ func (m *Member) onProduceResponse(p *wire.Packet) {
 // flush waits until every produce is answered, then runs then.
 func (m *Member) flush(then cont) {
 	if len(m.prod.unacked) == 0 {
-		m.resume(then)
+		m.loop.resume(m, then)
 		return
 	}
-	m.loop = LoopFlushing
-	m.afterFlush = then
+	m.loop.state = LoopFlushing
+	m.loop.afterFlush = then
 }
 
 func (m *Member) checkFlushed() {
-	if m.loop == LoopFlushing && len(m.prod.unacked) == 0 {
-		then := m.afterFlush
-		m.afterFlush = contNone
-		m.loop = LoopIdle
-		m.resume(then)
+	if m.loop.state == LoopFlushing && len(m.prod.unacked) == 0 {
+		then := m.loop.afterFlush
+		m.loop.afterFlush = contNone
+		m.loop.state = LoopIdle
+		m.loop.resume(m, then)
 	}
 }
 
@@ -392,11 +392,11 @@ func (m *Member) addPartitionsRetry() {
 // commitTxn is sendOffsetsToTransaction then commitTransaction.
 func (m *Member) commitTxn(offs map[wire.TopicPartition]int, then cont) {
 	if !m.txn.open {
-		m.resume(then)
+		m.loop.resume(m, then)
 		return
 	}
 	m.txn.then, m.txn.offs = then, offs
-	m.loop = LoopTxnOffsets
+	m.loop.state = LoopTxnOffsets
 	m.send(&wire.Packet{Type: wire.AddOffsetsToTxn, Summary: m.prod.txnID + " group " + m.host.GroupID(),
 		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, Group: m.host.GroupID()}})
 }
@@ -449,7 +449,7 @@ func (m *Member) onTxnOffsetCommitResponse(p *wire.Packet) {
 }
 
 func (m *Member) endTxn(commit bool) {
-	m.loop = LoopTxnEnd
+	m.loop.state = LoopTxnEnd
 	s := "COMMIT"
 	if !commit {
 		s = "ABORT"
@@ -462,7 +462,7 @@ func (m *Member) endTxn(commit bool) {
 
 func (m *Member) onEndTxnResponse(p *wire.Packet) {
 	req := p.Req.Body.(*wire.EndTxnRequest)
-	if m.loop != LoopTxnEnd {
+	if m.loop.state != LoopTxnEnd {
 		return // an answer to an EndTxn this producer has stopped waiting for
 	}
 	switch p.Error {
@@ -505,8 +505,8 @@ func (m *Member) onEndTxnResponse(p *wire.Packet) {
 	}
 	then := m.txn.then
 	m.txn = clientTxn{}
-	m.loop = LoopIdle
-	m.resume(then)
+	m.loop.state = LoopIdle
+	m.loop.resume(m, then)
 }
 
 func boolInt(b bool) int {

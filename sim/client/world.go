@@ -26,7 +26,7 @@ func (m *Member) Deliver(p *wire.Packet) {
 }
 
 // Act runs the application thread for this tick.
-func (m *Member) Act() { m.act() }
+func (m *Member) Act() { m.loop.act(m) }
 
 // Fire is one of the process's timers firing.
 func (m *Member) Fire(t wire.Timer) { m.fire(t) }
@@ -42,28 +42,28 @@ func (m *Member) Stop() { m.die() }
 // the batch); false when the process is closing that way already. A second
 // signal during a graceful close breaks out now.
 func (m *Member) Close(now bool) bool {
-	if m.closing && (m.closeNow || !now) {
+	if m.loop.closing && (m.loop.closeNow || !now) {
 		return false
 	}
-	if m.closing {
-		m.closeNow = true
+	if m.loop.closing {
+		m.loop.closeNow = true
 		return true
 	}
-	m.closing, m.closeNow = true, now
+	m.loop.closing, m.loop.closeNow = true, now
 	// Blocked in poll(): wakeup() makes it throw at once. Processing, or in
 	// a blocking call (commitSync, flush, commitTransaction): close() runs
 	// once the loop is back in poll(), or (now) after the record in hand.
-	if m.inPoll() {
-		m.finishClose()
+	if m.loop.inPoll() {
+		m.loop.finishClose(m)
 	}
 	return true
 }
 
 // CrashAfter crashes the process once it has finished n more records.
-func (m *Member) CrashAfter(n int) { m.crashAfter = n }
+func (m *Member) CrashAfter(n int) { m.loop.crashAfter = n }
 
 // Slow marks the next record slow.
-func (m *Member) Slow() { m.slowNext = true }
+func (m *Member) Slow() { m.loop.slowNext = true }
 
 // Reconfigure gives a live process a changed setting: it takes it at once,
 // except group.instance.id, which it read when it started, and the
@@ -105,7 +105,7 @@ func (m *Member) JoinRequest() *wire.JoinGroupRequest {
 
 // FetchWaiting reports whether the process waits for its fetch fetchID.
 func (m *Member) FetchWaiting(fetchID int) bool {
-	return m.Alive && m.fetchID == fetchID && m.loop == LoopFetching
+	return m.Alive && m.loop.fetchID == fetchID && m.loop.state == LoopFetching
 }
 
 // Displaced reports whether the process has lost its place: a zombie, out
@@ -119,7 +119,7 @@ func (m *Member) HoldsProduce(r *wire.ProduceRequest) bool { return m.prod.unack
 // Unsettled reports whether the process is inside a blocking call or has a
 // produce unanswered: not back in poll() with nothing in flight.
 func (m *Member) Unsettled() bool {
-	return m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0
+	return m.loop.state != LoopIdle && m.loop.state != LoopFetching || len(m.prod.unacked) > 0
 }
 
 // Fetchable lists the partitions the process would fetch now.
@@ -190,7 +190,7 @@ func CloneAll(procs []*Member, dst []*Member, bufs *Bufs, e *env.Env, host Host,
 	var ints, batch, seqs, unacked, consumers int
 	for _, m := range procs {
 		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
-		batch += len(m.batch)
+		batch += len(m.loop.batch)
 		seqs += len(m.prod.seq)
 		unacked += len(m.prod.unacked)
 		if _, ok := m.group.(*consumerMember); ok {
