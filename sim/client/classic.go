@@ -111,7 +111,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 	lost := c.lost
 	if lost {
 		c.giveUpLost(m)
-		m.pendingFetch = false
+		m.commits.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
 		}
@@ -125,7 +125,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		// ensureActiveGroup first.
 		m.loop.abandonFetch()
 		if m.Phase == PhaseFetchingOffsets {
-			m.pendingFetch = false
+			m.commits.pendingFetch = false
 			for _, tp := range m.Owned {
 				if _, ok := m.positions.get(tp); !ok {
 					m.dropOwned(tp)
@@ -136,8 +136,8 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		// onJoinPrepare: the auto-commit of what was consumed (both
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
-		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.rebalanceProtocol() == assign.Eager) {
-			m.commitSync(listOf(offs), contIdle)
+		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.rebalanceProtocol() == assign.Eager) {
+			m.commits.commitSync(m, listOf(offs), contIdle)
 			return true, false
 		}
 		if m.Cfg.rebalanceProtocol() == assign.Eager && !lost {
@@ -506,7 +506,7 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		return
 	}
 	m.Phase = PhaseFetchingOffsets
-	m.sendOffsetFetch(added)
+	m.commits.fetchOffsets(m, added)
 }
 
 // rebalancing reports whether the member is between its JoinGroup and its
@@ -680,7 +680,7 @@ func (c *classicMember) leaveGroupState(m *Member, why string) {
 // (onPartitionsRevoked, committing them first), then rejoins at once.
 func (c *classicMember) revokeCooperative(m *Member) bool {
 	offs := map[wire.TopicPartition]int{}
-	all := m.commitPositions()
+	all := m.commits.positions(m)
 	for _, tp := range m.pendingRevocation {
 		if o, ok := all[tp]; ok {
 			offs[tp] = o
@@ -688,8 +688,8 @@ func (c *classicMember) revokeCooperative(m *Member) bool {
 	}
 	// onPartitionsRevoked: an application that commits after processing
 	// commits what it processed there; auto-commit does nothing here.
-	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
-		m.commitSync(listOf(offs), contRevokeDone)
+	if m.Cfg.Commit == CommitAfter && m.commits.needed(m, offs) {
+		m.commits.commitSync(m, listOf(offs), contRevokeDone)
 		return false
 	}
 	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.pendingRevocation))
@@ -724,7 +724,7 @@ func (c *classicMember) revokeCommitted(*Member) {}
 
 // settled: stable, nothing to revoke, no rejoin pending, offsets fetched.
 func (c *classicMember) settled(m *Member) bool {
-	return m.Phase == PhaseStable && !c.rejoin && len(m.pendingRevocation) == 0 && !m.pendingFetch
+	return m.Phase == PhaseStable && !c.rejoin && len(m.pendingRevocation) == 0 && !m.commits.pendingFetch
 }
 
 // startStable: the generation's leader is known; a live classic member

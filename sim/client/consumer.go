@@ -378,7 +378,7 @@ func (c *consumerMember) hasListener(m *Member) bool {
 func (c *consumerMember) loseAll(m *Member, why string) {
 	m.loop.abandonFetch()
 	m.lose(m, why)
-	m.pendingFetch = false
+	m.commits.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
 		m.Phase = PhaseStable
 	}
@@ -465,7 +465,7 @@ func (c *consumerMember) assign(m *Member) {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
 		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
-		m.sendOffsetFetch(added)
+		m.commits.fetchOffsets(m, added)
 	}
 	c.state = cgAcknowledging
 	c.heartbeatNow(m)
@@ -552,8 +552,8 @@ func (c *consumerMember) poll(m *Member) (handled, again bool) {
 				offs[tp] = o
 			}
 		}
-		if m.commitNeeded(offs) {
-			m.commitSync(listOf(offs), contRevokeDone)
+		if m.commits.needed(m, offs) {
+			m.commits.commitSync(m, listOf(offs), contRevokeDone)
 			return true, false
 		}
 		c.listenerDone(m)
@@ -606,7 +606,7 @@ func (c *consumerMember) rebalancing(m *Member) bool { return c.state == cgJoini
 
 // settled: nothing left to reconcile or acknowledge.
 func (c *consumerMember) settled(m *Member) bool {
-	return m.Phase == PhaseStable && !m.pendingFetch && !c.hasTarget && !c.commitWait && !c.listenerWait &&
+	return m.Phase == PhaseStable && !m.commits.pendingFetch && !c.hasTarget && !c.commitWait && !c.listenerWait &&
 		c.state == cgStable && !c.now
 }
 

@@ -113,7 +113,7 @@ func (l *pollLoop) poll(m *Member) bool {
 	if l.state == LoopFetching {
 		return false // a Fetch is already out
 	}
-	m.maybeAutoCommit()
+	m.commits.maybeAutoCommit(m)
 	req := m.env.NewFetchRequest()
 	tps, offs := m.fetchableInto(m.env.PartitionScratch(), req.Partitions, req.Offsets)
 	if len(tps) == 0 {
@@ -173,7 +173,7 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 		m.beginTxn()
 	}
 	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
-		m.commitSync(m.fetchPositionList(nil), contProcess)
+		m.commits.commitSync(m, m.fetchPositionList(nil), contProcess)
 		return
 	}
 	l.state = LoopProcessing
@@ -276,8 +276,8 @@ func (l *pollLoop) finishClose(m *Member) {
 	switch {
 	case m.prod.mode == ProducerTransactional && m.txn.open:
 		m.commitTxn(m.processedPositions(), contCloseDone)
-	case m.InGroup() && m.commitNeeded(m.commitPositions()):
-		l.closeOffs = m.commitPositions()
+	case m.InGroup() && m.commits.needed(m, m.commits.positions(m)):
+		l.closeOffs = m.commits.positions(m)
 		m.flush(contCommitClose)
 	default:
 		m.flush(contCloseDone)
@@ -327,11 +327,11 @@ func (l *pollLoop) resume(m *Member, c cont) {
 	case contCloseDone:
 		l.closeDone(m)
 	case contCommitBatch:
-		m.commitSync(m.processedPositionList(), contBackToPoll)
+		m.commits.commitSync(m, m.processedPositionList(), contBackToPoll)
 	case contCommitClose:
 		offs := l.closeOffs
 		l.closeOffs = nil
-		m.commitSync(listOf(offs), contCloseDone)
+		m.commits.commitSync(m, listOf(offs), contCloseDone)
 	case contEndTxnCommit:
 		m.endTxn(true)
 	case contEndTxnAbort:

@@ -134,7 +134,7 @@ func (m *Member) FetchesHint(tp wire.TopicPartition, hint int32) bool { return m
 // given, nothing consumed yet.
 func (m *Member) StartClassicStable(owned []wire.TopicPartition, leader string) {
 	m.Phase = PhaseStable
-	m.nextAuto = m.Cfg.AutoCommitInterval
+	m.commits.nextAuto = m.Cfg.AutoCommitInterval
 	m.Owned = owned
 	for _, tp := range m.Owned {
 		m.positions.set(tp, 0)
@@ -151,7 +151,7 @@ func (m *Member) StartClassicStable(owned []wire.TopicPartition, leader string) 
 func (m *Member) StartConsumerStable(owned []wire.TopicPartition, interval int) {
 	m.Generation = 1
 	m.Phase = PhaseStable
-	m.nextAuto = m.Cfg.AutoCommitInterval
+	m.commits.nextAuto = m.Cfg.AutoCommitInterval
 	m.Owned = wire.SortedCopy(owned)
 	for _, tp := range m.Owned {
 		m.positions.set(tp, 0)
