@@ -85,13 +85,13 @@ func (h Hooks) SetProcessed(tp wire.TopicPartition, off int) { h.m.processed.set
 // InTxnOffsets puts the application thread in sendOffsetsToTransaction of
 // an open transaction holding tp's offset off.
 func (h Hooks) InTxnOffsets(tp wire.TopicPartition, off int) {
-	h.m.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}, offs: map[wire.TopicPartition]int{tp: off}, then: contIdle}
+	h.m.prod.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}, offs: map[wire.TopicPartition]int{tp: off}, then: contIdle}
 	h.m.loop.state = LoopTxnOffsets
 }
 
 // TxnOpen reports whether the transactional producer has a transaction
 // open; ProducerPID is its producer id.
-func (h Hooks) TxnOpen() bool      { return h.m.txn.open }
+func (h Hooks) TxnOpen() bool      { return h.m.prod.txn.open }
 func (h Hooks) ProducerPID() int64 { return h.m.prod.pid }
 
 // LeftPollAt is the tick the application last returned from poll().

@@ -107,7 +107,7 @@ func (l *pollLoop) poll(m *Member) bool {
 	if handled, again := m.group.poll(m); handled {
 		return again
 	}
-	if !m.producerReady() {
+	if !m.prod.ready(m) {
 		return false
 	}
 	if l.state == LoopFetching {
@@ -170,7 +170,7 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	l.leftPollAt = m.env.Now()
 	l.armPollTimer(m)
 	if m.prod.mode == ProducerTransactional {
-		m.beginTxn()
+		m.prod.beginTxn()
 	}
 	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
 		m.commits.commitSync(m, m.fetchPositionList(nil), contProcess)
@@ -208,7 +208,7 @@ func (l *pollLoop) work(m *Member) {
 	// "%s processed o2.3", its Records the record
 	m.env.Trace().Processed(m.who(), &f)
 	m.host.SideEffect(m.who(), f)
-	m.produceInvoice(f)
+	m.prod.produceInvoice(m, f)
 	if l.crashAfter > 0 {
 		l.crashAfter--
 		if l.crashAfter == 0 {
@@ -234,9 +234,9 @@ func (l *pollLoop) batchDone(m *Member) {
 	l.batch, l.batchIdx = l.batch[:0], 0
 	switch {
 	case m.prod.mode == ProducerTransactional:
-		m.commitTxn(m.processedPositions(), contBackToPoll)
+		m.prod.commitTxn(m, m.processedPositions(), contBackToPoll)
 	case m.Cfg.Commit == CommitAfter:
-		m.flush(contCommitBatch)
+		m.prod.flush(m, contCommitBatch)
 	default:
 		l.backToPoll(m)
 	}
@@ -274,13 +274,13 @@ func (l *pollLoop) stopZombie(m *Member) {
 func (l *pollLoop) finishClose(m *Member) {
 	l.abandonFetch()
 	switch {
-	case m.prod.mode == ProducerTransactional && m.txn.open:
-		m.commitTxn(m.processedPositions(), contCloseDone)
+	case m.prod.mode == ProducerTransactional && m.prod.txn.open:
+		m.prod.commitTxn(m, m.processedPositions(), contCloseDone)
 	case m.InGroup() && m.commits.needed(m, m.commits.positions(m)):
 		l.closeOffs = m.commits.positions(m)
-		m.flush(contCommitClose)
+		m.prod.flush(m, contCommitClose)
 	default:
-		m.flush(contCloseDone)
+		m.prod.flush(m, contCloseDone)
 	}
 }
 
@@ -333,8 +333,8 @@ func (l *pollLoop) resume(m *Member, c cont) {
 		l.closeOffs = nil
 		m.commits.commitSync(m, listOf(offs), contCloseDone)
 	case contEndTxnCommit:
-		m.endTxn(true)
+		m.prod.endTxn(m, true)
 	case contEndTxnAbort:
-		m.endTxn(false)
+		m.prod.endTxn(m, false)
 	}
 }

@@ -57,16 +57,11 @@ type Member struct {
 	Phase      Phase
 	group      membership
 
-	// EndTxn requests counted, so that a timeout knows whether its request
-	// is still the one outstanding (request.timeout.ms).
-	endTxnSeq int
-
 	loop pollLoop // the application thread
 
 	commits commits // committing offsets, and fetching the committed ones
 
-	prod producer
-	txn  clientTxn
+	prod producer // the producer of the invoices, with its transaction
 }
 
 // GroupProtocol is the group protocol this process speaks.
@@ -140,7 +135,7 @@ func (m *Member) start() {
 	m.commits.nextAuto = m.env.Now() + m.Cfg.AutoCommitInterval
 	m.send(&wire.Packet{Type: wire.FindCoordinator, Summary: "group " + m.host.GroupID()})
 	if m.prod.mode != ProducerPlain {
-		m.initProducer()
+		m.prod.initProducerID(m)
 	}
 	m.env.Trace().Eventf(trace.EvStarted, m.Client, "%s started (process %d)", m.Client, m.Inc)
 }
@@ -159,17 +154,17 @@ func (m *Member) receive(p *wire.Packet) {
 	case wire.Fetch:
 		m.loop.onFetchResponse(m, p)
 	case wire.Produce:
-		m.onProduceResponse(p)
+		m.prod.onProduceResponse(m, p)
 	case wire.InitProducerID:
-		m.onInitPIDResponse(p)
+		m.prod.onInitPIDResponse(m, p)
 	case wire.AddPartitionsToTxn:
-		m.onAddPartitionsResponse(p)
+		m.prod.onAddPartitionsResponse(m, p)
 	case wire.AddOffsetsToTxn:
-		m.onAddOffsetsResponse(p)
+		m.prod.onAddOffsetsResponse(m, p)
 	case wire.TxnOffsetCommit:
-		m.onTxnOffsetCommitResponse(p)
+		m.prod.onTxnOffsetCommitResponse(m, p)
 	case wire.EndTxn:
-		m.onEndTxnResponse(p)
+		m.prod.onEndTxnResponse(m, p)
 	default:
 		m.group.receive(m, p)
 	}
@@ -225,9 +220,9 @@ func (m *Member) who() trace.Label {
 }
 
 // epochWord names what commits carry: the generation (classic) or the
-// member epoch (consumer).
-func (m *Member) epochWord() string {
-	if m.group.memberEpochs() {
+// member epoch (consumer: memberEpochs).
+func epochWord(memberEpochs bool) string {
+	if memberEpochs {
 		return "epoch"
 	}
 	return "gen"
@@ -268,8 +263,8 @@ func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)
-	n.txn.partitions = store.CopyMap(m.txn.partitions)
-	n.txn.offs = store.CopyMap(m.txn.offs)
+	n.prod.txn.partitions = store.CopyMap(m.prod.txn.partitions)
+	n.prod.txn.offs = store.CopyMap(m.prod.txn.offs)
 }
 
 // A client process's timers (wire.OwnerClient).
@@ -296,25 +291,12 @@ func (m *Member) fire(t wire.Timer) {
 	switch t.Kind {
 	case tmPollTimeout:
 		m.loop.firePollTimer(m, t)
-	case tmOffsetFetchRetry, tmOffsetFetchTimeout, tmCommitRetry, tmAutoCommit:
-		m.commits.fire(m, t)
-	case tmInitPIDRetry:
-		m.initProducer()
-	case tmProduceRetry:
-		m.produceRetry(t.Key, t.Arg)
-	case tmAddPartitionsRetry:
-		m.addPartitionsRetry()
 	case tmFetchTimeout:
 		m.loop.fetchTimeout(m, t.Key)
-	case tmEndTxnTimeout:
-		if m.loop.state == LoopTxnEnd && m.endTxnSeq == t.Key {
-			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(), m.Cfg.RequestTimeout)
-			m.endTxn(t.Arg == 1)
-		}
-	case tmEndTxnRetry:
-		if m.loop.state == LoopTxnEnd {
-			m.endTxn(t.Key == 1)
-		}
+	case tmOffsetFetchRetry, tmOffsetFetchTimeout, tmCommitRetry, tmAutoCommit:
+		m.commits.fire(m, t)
+	case tmInitPIDRetry, tmProduceRetry, tmAddPartitionsRetry, tmEndTxnTimeout, tmEndTxnRetry:
+		m.prod.fire(m, t)
 	default:
 		m.group.fire(m, t) // the group protocol's own timers
 	}

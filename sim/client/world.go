@@ -68,7 +68,7 @@ func (m *Member) Slow() { m.loop.slowNext = true }
 // Reconfigure gives a live process a changed setting: it takes it at once,
 // except group.instance.id, which it read when it started, and the
 // producer settings, which it takes at its next batch boundary
-// (replaceProducer).
+// (producer.replace).
 func (m *Member) Reconfigure(cc ClientConfig) {
 	inst := m.Cfg.InstanceID
 	m.Cfg = cc
