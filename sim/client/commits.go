@@ -37,7 +37,7 @@ func (cm *commits) fire(m *Member, t wire.Timer) {
 		}
 	case tmOffsetFetchTimeout:
 		if m.Phase == PhaseFetchingOffsets && !cm.pendingFetch && cm.offsetFetchSeq == t.Key {
-			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.label(), m.Cfg.RequestTimeout)
+			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.Label(), m.Cfg.RequestTimeout)
 			cm.fetchOffsets(m, t.Partitions)
 		}
 	case tmCommitRetry:
@@ -82,7 +82,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		// kgrepl asks again after the retry backoff (ConsumerRetryBackoff), by
 		// when the member normally knows its new epoch from its heartbeat.
 		cm.pendingFetch = true
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.Label(), p.Error)
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
@@ -187,7 +187,7 @@ func (cm *commits) refusedLocally(m *Member, then cont) bool {
 	default:
 		return false
 	}
-	m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), why)
+	m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.Label(), why)
 	m.loop.afterCommit = then
 	cm.pending = commitList{}
 	cm.seq++ // no retry
@@ -209,7 +209,7 @@ func (cm *commits) sendSync(m *Member) {
 // retry resends a commitSync that got no answer.
 func (cm *commits) retry(m *Member, seq int) {
 	if m.Alive && m.loop.state == LoopCommitting && cm.seq == seq {
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.label())
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetCommit, sending it again", m.Label())
 		cm.sendSync(m)
 	}
 }
@@ -255,7 +255,7 @@ func (cm *commits) onCommitResponse(m *Member, p *wire.Packet) {
 		// time the answer arrives.
 		unchanged := cm.unchanged(m, req)
 		what, thrown := cm.refusal(m, req.Auto, p.Error, unchanged)
-		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.label(), what)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.Label(), what)
 		m.group.onCommitRefused(m, p.Error, unchanged)
 		if thrown {
 			m.loop.commitThrew(m)

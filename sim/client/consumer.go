@@ -236,7 +236,7 @@ func (c *consumerMember) heartbeatTimer(m *Member, seq int, timeout bool) {
 		if seq != c.hbSeq || c.inFlight == nil {
 			return
 		}
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(), m.Cfg.RequestTimeout)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.Label(), m.Cfg.RequestTimeout)
 		c.inFlight = nil
 		c.onFailedAttempt(m)
 		return
@@ -354,7 +354,7 @@ func (c *consumerMember) onHeartbeatResponse(m *Member, p *wire.Packet) {
 // before then still names them and is refused. Without a listener it all
 // happens at once in the background thread.
 func (c *consumerMember) transitionToFenced(m *Member, code wire.ErrorCode) {
-	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(), code, m.Generation)
+	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.Label(), code, m.Generation)
 	c.hasTarget, c.revoked, c.commitWait, c.listenerWait = false, nil, false, false
 	if c.hasListener(m) {
 		c.state = cgFencedState
@@ -451,7 +451,7 @@ func (c *consumerMember) revokeStep(m *Member) {
 // revoke gives the revoked partitions up.
 func (c *consumerMember) revoke(m *Member) {
 	m.revoke(c.revoked)
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(), m.env.Layout().PartList(c.revoked), m.Generation)
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.Label(), m.env.Layout().PartList(c.revoked), m.Generation)
 	c.revoked = nil
 	m.loop.abandonFetch()
 }
@@ -462,7 +462,7 @@ func (c *consumerMember) assign(m *Member) {
 	added := m.assign(c.target)
 	c.hasTarget = false
 	if len(added) > 0 {
-		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, m.env.Layout().PartList(m.Owned))
 		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
 		m.commits.fetchOffsets(m, added)
@@ -495,14 +495,14 @@ func (c *consumerMember) onCommitBeforeRevoke(m *Member, p *wire.Packet) {
 	}
 	c.commitPkt = nil
 	if p.Error == wire.StaleMemberEpoch && m.Generation > 0 && m.env.Now() < c.commitDeadline {
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.Label(), p.Error)
 		c.commitSeq++
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
 	}
 	c.commitWait = false
 	if p.Error != wire.None {
-		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.Label(), p.Error)
 	}
 	c.revokeStep(m)
 }
@@ -517,11 +517,11 @@ func (c *consumerMember) revokeCommitTimer(m *Member, seq int, timeout bool) {
 		c.commitPkt = nil
 		if m.env.Now() >= c.commitDeadline {
 			c.commitWait = false
-			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label())
+			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.Label())
 			c.revokeStep(m)
 			return
 		}
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(), m.Cfg.RequestTimeout)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.Label(), m.Cfg.RequestTimeout)
 		c.commitSeq++
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return

@@ -11,20 +11,20 @@ type Hooks struct{ m *Member }
 // Hooks are the process's test hooks.
 func (m *Member) Hooks() Hooks { return Hooks{m} }
 
-// classic is the process's classic membership; a consumer-protocol
+// classicOf is a process's classic membership; a consumer-protocol
 // process has none, and gets a blank one (its fields read as zero, and
 // what is written to it is dropped).
-func (h Hooks) classic() *classicMember {
-	if c, ok := h.m.group.(*classicMember); ok {
+func classicOf(m *Member) *classicMember {
+	if c, ok := m.group.(*classicMember); ok {
 		return c
 	}
 	return &classicMember{}
 }
 
-// consumer is the process's consumer membership (blank for a
+// consumerOf is a process's consumer membership (blank for a
 // classic-protocol process).
-func (h Hooks) consumer() *consumerMember {
-	if c, ok := h.m.group.(*consumerMember); ok {
+func consumerOf(m *Member) *consumerMember {
+	if c, ok := m.group.(*consumerMember); ok {
 		return c
 	}
 	return &consumerMember{}
@@ -53,12 +53,12 @@ func (h Hooks) CommitSyncOnJoinPrepare() bool {
 }
 
 // JoinSeq counts the JoinGroups sent; LastJoin is the last one.
-func (h Hooks) JoinSeq() int           { return h.classic().joinSeq }
-func (h Hooks) LastJoin() *wire.Packet { return h.classic().lastJoin }
-func (h Hooks) JoinFuture() int        { return h.classic().joinFuture }
-func (h Hooks) WaitJoinFuture() bool   { return h.classic().waitJoinFuture() }
+func (h Hooks) JoinSeq() int           { return classicOf(h.m).joinSeq }
+func (h Hooks) LastJoin() *wire.Packet { return classicOf(h.m).lastJoin }
+func (h Hooks) JoinFuture() int        { return classicOf(h.m).joinFuture }
+func (h Hooks) WaitJoinFuture() bool   { return classicOf(h.m).waitJoinFuture() }
 func (h Hooks) JoinTimeoutTicks() int  { return h.m.Cfg.joinTimeoutTicks() }
-func (h Hooks) TakeJoinAnswer()        { h.classic().takeJoinAnswer(h.m) }
+func (h Hooks) TakeJoinAnswer()        { classicOf(h.m).takeJoinAnswer(h.m) }
 func (h Hooks) OnCommitRefused(code wire.ErrorCode, unchanged bool) {
 	h.m.group.onCommitRefused(h.m, code, unchanged)
 }
@@ -66,16 +66,17 @@ func (h Hooks) OnCommitRefused(code wire.ErrorCode, unchanged bool) {
 // SetJoinInFlight makes join the JoinGroup the process waits on; and
 // SetSyncInFlight the SyncGroup.
 func (h Hooks) SetJoinInFlight(join *wire.Packet) {
-	h.classic().lastJoin, h.classic().joinFuture = join, join.ID+1
+	c := classicOf(h.m)
+	c.lastJoin, c.joinFuture = join, join.ID+1
 }
-func (h Hooks) SetSyncInFlight(sync *wire.Packet) { h.classic().joinFuture = sync.ID + 1 }
+func (h Hooks) SetSyncInFlight(sync *wire.Packet) { classicOf(h.m).joinFuture = sync.ID + 1 }
 
 // Rejoin: a rejoin is asked for; Lost: its generation is gone; Unjoined:
 // the generation was reset keeping the member id.
-func (h Hooks) Rejoin() bool     { return h.classic().rejoin }
-func (h Hooks) SetRejoin(b bool) { h.classic().rejoin = b }
-func (h Hooks) Lost() bool       { return h.classic().lost }
-func (h Hooks) Unjoined() bool   { return h.classic().unjoined }
+func (h Hooks) Rejoin() bool     { return classicOf(h.m).rejoin }
+func (h Hooks) SetRejoin(b bool) { classicOf(h.m).rejoin = b }
+func (h Hooks) Lost() bool       { return classicOf(h.m).lost }
+func (h Hooks) Unjoined() bool   { return classicOf(h.m).unjoined }
 
 // SetPosition and SetProcessed set a partition's fetch position and
 // processed offset.
@@ -110,9 +111,9 @@ func (h Hooks) PollCheck() (seq, since int, queued bool) {
 // CommitWait reports whether the consumer-protocol client waits for its
 // commit before revoking, CommitPacket is that commit, and
 // HeartbeatInFlight the heartbeat waiting for its answer.
-func (h Hooks) CommitWait() bool                 { return h.consumer().commitWait }
-func (h Hooks) CommitPacket() *wire.Packet       { return h.consumer().commitPkt }
-func (h Hooks) HeartbeatInFlight() *wire.Packet  { return h.consumer().inFlight }
+func (h Hooks) CommitWait() bool                 { return consumerOf(h.m).commitWait }
+func (h Hooks) CommitPacket() *wire.Packet       { return consumerOf(h.m).commitPkt }
+func (h Hooks) HeartbeatInFlight() *wire.Packet  { return consumerOf(h.m).inFlight }
 func (h Hooks) Owns(tp wire.TopicPartition) bool { return h.m.owns(tp) }
 func (h Hooks) Closing() bool                    { return h.m.loop.closing }
 

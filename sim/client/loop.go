@@ -59,7 +59,7 @@ func (l *pollLoop) fetchTimeout(m *Member, id int) {
 	if l.state != LoopFetching || l.fetchID != id || m.host.FetchOutstanding(m.Client, m.Inc, id) {
 		return
 	}
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.label(), m.Cfg.RequestTimeout)
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.Label(), m.Cfg.RequestTimeout)
 	l.abandonFetch()
 	m.wakeUp()
 }
@@ -78,7 +78,7 @@ func (l *pollLoop) act(m *Member) {
 			}
 		case LoopProcessing:
 			if l.workedAt == m.env.Now() {
-				m.wakeNext() // one tick of work per tick
+				l.wakeNext(m) // one tick of work per tick
 				return
 			}
 			l.workedAt = m.env.Now()
@@ -193,12 +193,12 @@ func (l *pollLoop) work(m *Member) {
 			l.slowNext = false
 			l.slowNow = true
 			l.workLeft = m.Cfg.SlowTicks
-			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
+			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
 		}
 	}
 	l.workLeft--
 	if l.workLeft > 0 {
-		m.wakeNext()
+		l.wakeNext(m)
 		return
 	}
 	l.slowNow = false
@@ -212,7 +212,7 @@ func (l *pollLoop) work(m *Member) {
 	if l.crashAfter > 0 {
 		l.crashAfter--
 		if l.crashAfter == 0 {
-			m.crash(true)
+			m.Crash(true)
 			return
 		}
 	}
@@ -222,7 +222,7 @@ func (l *pollLoop) work(m *Member) {
 		return
 	}
 	if l.batchIdx < len(l.batch) {
-		m.wakeNext()
+		l.wakeNext(m)
 		return
 	}
 	l.batchDone(m)
@@ -265,8 +265,8 @@ func (l *pollLoop) commitThrew(m *Member) {
 }
 
 func (l *pollLoop) stopZombie(m *Member) {
-	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.label())
-	m.die()
+	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.Label())
+	m.Stop()
 }
 
 // finishClose is close(): the record in hand is done; commit as the mode
@@ -289,7 +289,7 @@ func (l *pollLoop) closeDone(m *Member) {
 		m.group.leave(m)
 	}
 	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
-	m.die()
+	m.Stop()
 }
 
 // cont is what the application thread does when a blocking call returns
@@ -336,5 +336,12 @@ func (l *pollLoop) resume(m *Member, c cont) {
 		m.prod.endTxn(m, true)
 	case contEndTxnAbort:
 		m.prod.endTxn(m, false)
+	}
+}
+
+// wakeNext lets the process act next tick (it is in the middle of a record).
+func (l *pollLoop) wakeNext(m *Member) {
+	if m.Alive {
+		m.env.WakeNext(m.proc)
 	}
 }

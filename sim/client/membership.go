@@ -74,3 +74,20 @@ func newMembership(cc ClientConfig) membership {
 	}
 	return &classicMember{}
 }
+
+// Phase is where a member stands in the group protocol, as the client sees it.
+type Phase int
+
+const (
+	PhaseFinding         Phase = iota // FindCoordinator in flight
+	PhaseJoining                      // JoinGroup sent, waiting for the answer
+	PhaseSyncing                      // SyncGroup sent
+	PhaseFetchingOffsets              // OffsetFetch for new partitions in flight
+	PhaseStable                       // member of the generation, with its assignment
+	PhaseOut                          // not in the group: left after a poll timeout or found itself removed
+	PhaseClosed                       // closed or crashed
+)
+
+func (p Phase) String() string {
+	return [...]string{"FindingCoordinator", "Joining", "Syncing", "FetchingOffsets", "Stable", "OutOfGroup", "Closed"}[p]
+}

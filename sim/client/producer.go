@@ -105,7 +105,7 @@ func (pr *producer) fire(m *Member, t wire.Timer) {
 		pr.addPartitionsRetry(m)
 	case tmEndTxnTimeout:
 		if m.loop.state == LoopTxnEnd && pr.endTxnSeq == t.Key {
-			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.label(), m.Cfg.RequestTimeout)
+			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.Label(), m.Cfg.RequestTimeout)
 			pr.endTxn(m, t.Arg == 1)
 		}
 	case tmEndTxnRetry:
@@ -181,7 +181,7 @@ func (pr *producer) replace(m *Member) {
 		return // never sent anything: as if it had been created with these settings
 	}
 	m.env.Trace().Eventf(trace.EvProducer, m.Client, "%s's producer settings changed: it closes its %s and creates a new %s",
-		m.label(), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(pr.mode, -1, 0, pr.txnID))
+		m.Label(), describeProducer(old.mode, old.pid, old.epoch, old.txnID), describeProducer(pr.mode, -1, 0, pr.txnID))
 }
 
 // describeProducer names a producer in narration: "idempotent producer
@@ -311,7 +311,7 @@ func (pr *producer) retryProduce(m *Member, req *wire.ProduceRequest) {
 	nr.Attempt++
 	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
 	pr.unacked.put(&nr)
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s retries %s (no answer)", m.label(), nr.ValueIn(m.env.Layout()))
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s retries %s (no answer)", m.Label(), nr.ValueIn(m.env.Layout()))
 	pr.sendProduce(m, &nr)
 }
 
@@ -333,7 +333,7 @@ func (pr *producer) onProduceResponse(m *Member, p *wire.Packet) {
 	case wire.InvalidProducerEpoch, wire.ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.label(), req.ValueIn(m.env.Layout()), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.Label(), req.ValueIn(m.env.Layout()), p.Error)
 		pr.unacked.del(r.ID)
 	default:
 		pr.unacked.del(r.ID)

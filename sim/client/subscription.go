@@ -94,7 +94,7 @@ func (s *subscription) ownsHint(tp wire.TopicPartition, hint int32) bool {
 	return s.owns(tp)
 }
 
-// fetchableInto is fetchable appending to dst[:0] (a recycled request's
+// fetchableInto is Fetchable appending to dst[:0] (a recycled request's
 // array; scratch is the world's scratch buffer), with each partition's position appended to offs[:0] in the same
 // order: the positions are read in the one walk of Owned, by the slots
 // ownedSlots numbers them with.
@@ -122,10 +122,10 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.
 	return append(append(dst[:0], all[i:]...), all[:i]...), offs
 }
 
-// fetchesHint reports whether fetchable includes an owned partition: it has
-// a position and is not being revoked. hint is tp's slot (-1: not known;
-// checked before it is trusted).
-func (s *subscription) fetchesHint(tp wire.TopicPartition, hint int32) bool {
+// FetchesHint reports whether the process would fetch tp now (Fetchable
+// includes it): owned, it has a position and is not being revoked. hint
+// is tp's slot (-1: not known; checked before it is trusted).
+func (s *subscription) FetchesHint(tp wire.TopicPartition, hint int32) bool {
 	_, ok := s.positions.getHint(tp, hint)
 	return ok && !s.revoking(tp)
 }
@@ -359,7 +359,7 @@ func (s *subscription) revokeAll() {
 // committed; why says why, in the trace.
 func (s *subscription) lose(m *Member, why string) {
 	if len(s.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.label(), m.env.Layout().PartList(s.Owned), why)
+		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.Label(), m.env.Layout().PartList(s.Owned), why)
 	}
 	s.Owned, s.pendingRevocation = nil, nil
 	s.positions.reset()

@@ -37,7 +37,7 @@ func (pr *producer) onAddPartitionsResponse(m *Member, p *wire.Packet) {
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmAddPartitionsRetry, Client: m.Client, Inc: m.Inc})
 		return
 	default:
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddPartitionsToTxn refused with %s: ProducerFencedException", m.Label(), p.Error)
 		m.fatal("producer fenced")
 		return
 	}
@@ -81,7 +81,7 @@ func (pr *producer) commitTxn(m *Member, offs map[wire.TopicPartition]int, then 
 
 func (pr *producer) onAddOffsetsResponse(m *Member, p *wire.Packet) {
 	if p.Error != wire.None {
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.Label(), p.Error)
 		m.fatal("producer fenced")
 		return
 	}
@@ -118,10 +118,10 @@ func (pr *producer) onTxnOffsetCommitResponse(m *Member, p *wire.Packet) {
 		if p.Error == wire.FencedInstanceID {
 			ex = "FencedInstanceIdException"
 		}
-		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.label(), p.Error, ex)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: TxnOffsetCommit refused with %s: sendOffsetsToTransaction throws %s (abortable), the application aborts the transaction", m.Label(), p.Error, ex)
 		pr.flush(m, contEndTxnAbort)
 	default:
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: TxnOffsetCommit refused with %s: ProducerFencedException", m.Label(), p.Error)
 		m.fatal("producer fenced")
 	}
 }
@@ -150,11 +150,11 @@ func (pr *producer) onEndTxnResponse(m *Member, p *wire.Packet) {
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmEndTxnRetry, Client: m.Client, Inc: m.Inc, Key: boolInt(req.Commit)})
 		return
 	case wire.InvalidTxnState:
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.label())
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with INVALID_TXN_STATE: the producer fails (KafkaException)", m.Label())
 		m.fatal("INVALID_TXN_STATE on EndTxn")
 		return
 	default:
-		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: EndTxn refused with %s: ProducerFencedException", m.Label(), p.Error)
 		m.fatal("producer fenced")
 		return
 	}

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"github.com/kgrepl/kgrepl/sim/env"
-	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -15,9 +13,6 @@ import (
 // processes): packets and timers name it for a lookup-free delivery.
 func (m *Member) Proc() int { return m.proc }
 
-// Start begins the process: FindCoordinator, then it joins.
-func (m *Member) Start() { m.start() }
-
 // Deliver hands the process a packet addressed to it; it acts on it this
 // tick.
 func (m *Member) Deliver(p *wire.Packet) {
@@ -27,16 +22,6 @@ func (m *Member) Deliver(p *wire.Packet) {
 
 // Act runs the application thread for this tick.
 func (m *Member) Act() { m.loop.act(m) }
-
-// Fire is one of the process's timers firing.
-func (m *Member) Fire(t wire.Timer) { m.fire(t) }
-
-// Crash stops the process at once; stop makes it a stop event (a crash
-// after N records, which every form of run halts at).
-func (m *Member) Crash(stop bool) { m.crash(stop) }
-
-// Stop ends the process without a word (a restart replaces it).
-func (m *Member) Stop() { m.die() }
 
 // Close is close() (now: after the record in hand, skipping the rest of
 // the batch); false when the process is closing that way already. A second
@@ -83,10 +68,6 @@ func (m *Member) Supersede() { m.superseded = true }
 // Superseded reports whether a newer process of the same client exists.
 func (m *Member) Superseded() bool { return m.superseded }
 
-// Label names the process in narration ("C2", or "C2 (process 1)" when a
-// newer process of C2 exists).
-func (m *Member) Label() string { return m.label() }
-
 // Consumer reports whether the process speaks the consumer protocol.
 func (m *Member) Consumer() bool { return m.group.protocol() == wire.Consumer }
 
@@ -122,12 +103,14 @@ func (m *Member) Unsettled() bool {
 	return m.loop.state != LoopIdle && m.loop.state != LoopFetching || len(m.prod.unacked) > 0
 }
 
-// Fetchable lists the partitions the process would fetch now.
-func (m *Member) Fetchable() []wire.TopicPartition { return m.fetchable() }
-
-// FetchesHint reports whether the process would fetch tp now (hint: tp's
-// input number, -1 when not known; checked before it is trusted).
-func (m *Member) FetchesHint(tp wire.TopicPartition, hint int32) bool { return m.fetchesHint(tp, hint) }
+// Fetchable lists the partitions the process would fetch now: owned,
+// positioned partitions, starting after the last partition the previous
+// poll read from (the fetcher's rotation). The list is gathered in the
+// world's scratch buffer and copied once, rotated, at its exact size.
+func (m *Member) Fetchable() []wire.TopicPartition {
+	tps, _ := m.fetchableInto(m.env.PartitionScratch(), nil, nil)
+	return tps
+}
 
 // StartClassicStable puts a process of a world's starting classic group
 // in place: Stable in generation 1 with the leader and the partitions
@@ -169,50 +152,46 @@ func (m *Member) StartProducer(pid int64) {
 	m.prod.mode, m.prod.txnID = m.Cfg.Producer(), m.Cfg.TransactionalID
 }
 
-// Bufs is where a world's copies keep their processes: the processes
-// themselves and the arrays their small slices are copied into, one per
-// kind (positions, processed and committed offsets; batches; producers'
-// sequence numbers and requests in flight; the memberships of each group
-// protocol) rather than one allocation per slice.
-type Bufs struct {
-	procs []Member
-	mem   memberBufs
-}
-
-// CloneAll copies a world's processes into bufs (made anew or reused, as
-// sim.Reuser does: keep says whether the storage is a Reuser's) and into
-// dst (reused when it has the room), each for the environment e and host,
-// with re giving the copy of a packet on the wire a process holds (its
-// JoinGroup in flight, its heartbeat, its commit before revoking).
-func CloneAll(procs []*Member, dst []*Member, bufs *Bufs, e *env.Env, host Host, re func(*wire.Packet) *wire.Packet) []*Member {
-	out := store.ReuseBuf(dst, len(procs))
-	bufs.procs = store.ReuseBuf(bufs.procs, len(procs))
-	var ints, batch, seqs, unacked, consumers int
-	for _, m := range procs {
-		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
-		batch += len(m.loop.batch)
-		seqs += len(m.prod.seq)
-		unacked += len(m.prod.unacked)
-		if _, ok := m.group.(*consumerMember); ok {
-			consumers++
-		}
-	}
-	mb := &bufs.mem
-	*mb = memberBufs{ints: store.ReuseBuf(mb.ints, ints)[:0], batch: store.ReuseBuf(mb.batch, batch)[:0],
-		seqs: store.ReuseBuf(mb.seqs, seqs)[:0], unacked: store.ReuseBuf(mb.unacked, unacked)[:0],
-		classics: store.ReuseBuf(mb.classics, len(procs)-consumers)[:0], consumers: store.ReuseBuf(mb.consumers, consumers)[:0]}
-	for i, m := range procs {
-		c := &bufs.procs[i]
-		m.cloneInto(c, mb)
-		c.group = m.group.cloneInto(mb, re)
-		c.env, c.host = e, host
-		out[i] = c
-	}
-	return out
-}
-
 // Joining reports whether the process is finding the coordinator, joining,
 // syncing, or has a rejoin pending.
 func (m *Member) Joining() bool {
 	return m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.group.rejoinNeeded()
 }
+
+// GroupProtocol is the group protocol this process speaks.
+func (m *Member) GroupProtocol() wire.GroupProtocol { return m.group.protocol() }
+
+// ConsumerState is the client's member state under the consumer protocol
+// (JOINING, RECONCILING, ACKNOWLEDGING, STABLE, STALE, ...), "" under classic.
+func (m *Member) ConsumerState() string {
+	if c, ok := m.group.(*consumerMember); ok {
+		return c.state
+	}
+	return ""
+}
+
+// Static reports whether the member has a group.instance.id.
+func (m *Member) Static() bool { return m.Cfg.InstanceID != "" }
+
+// Loop reports the application thread's state.
+func (m *Member) LoopState() Loop { return m.loop.state }
+
+// Batch lists the records of the batch in hand and how far processing got.
+func (m *Member) Batch() (records []string, done int) {
+	for _, f := range m.loop.batch {
+		records = append(records, f.ValueIn(m.env.Layout()))
+	}
+	return records, m.loop.batchIdx
+}
+
+// Processing reports whether the member has a record in hand, and whether it is slow.
+func (m *Member) Processing() (bool, bool) { return m.loop.state == LoopProcessing, m.loop.slowNow }
+
+// InGroup reports whether the member believes it belongs to the group.
+func (m *Member) InGroup() bool {
+	return m.Alive && m.MemberID != "" && m.Phase != PhaseOut && m.Phase != PhaseClosed
+}
+
+// Settled reports whether the member holds its final assignment: stable,
+// nothing to revoke, no rejoin pending, offsets fetched.
+func (m *Member) Settled() bool { return m.group.settled(m) }
