@@ -6,7 +6,8 @@ package sim
 // the one place where either learns of the other other than by packets:
 // the coordinator asks what a member's process does (coord.Processes), and
 // a client's heartbeat thread starting or stopping is told to the
-// coordinator (Member.beatChange, setMemberID, die).
+// coordinator (client.Host: classicMember.beatChange and setMemberID,
+// Member.Stop).
 
 // Alive reports whether client's process inc runs (coord.Processes).
 func (w *World) Alive(client string, inc int) bool {

@@ -346,7 +346,7 @@ func (w *World) actMembers() {
 }
 
 // actOrder sorts ms in (client, incarnation) order, by each process's
-// place in that order among all processes (Member.order): set anew, in
+// place in that order among all processes (World.order): set anew, in
 // one sort, the first time it is needed after a process started (a join
 // or a restart: rare); a tick's list is then usually in order already.
 func (w *World) actOrder(ms []*Member) {

@@ -227,7 +227,7 @@ func (c *classicMember) beatChange(m *Member, was bool, wasID string) {
 func (c *classicMember) giveUpLost(m *Member) {
 	m.loop.abandonFetch()
 	c.lost = false
-	m.lose(m, "its generation is gone: onPartitionsLost, nothing committed")
+	m.subscription.lose(m, "its generation is gone: onPartitionsLost, nothing committed")
 }
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed

@@ -74,7 +74,7 @@ func (c *classicMember) commitException(m *Member, code wire.ErrorCode, unchange
 //	                       (a success clears rejoinNeeded)             (joinFutureDone); a success clears
 //	                                                                   c.rejoin
 //	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit,
-//	sent while Member.heartbeats: COMPLETING_REBALANCE and STABLE)
+//	sent while classicMember.heartbeats: COMPLETING_REBALANCE and STABLE)
 //	 REBALANCE_IN_PROGRESS STABLE: requestRejoin; else ignored         the same (Stable, FetchingOffsets)
 //	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        UNKNOWN_MEMBER_ID only, for the member
 //	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored.      id it still goes by: leaveGroupState;

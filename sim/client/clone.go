@@ -81,7 +81,7 @@ func (bufs *memberBufs) cloneMember(n, m *Member) {
 	// array is reused for the next batch: copied.
 	n.pendingRevocation, n.loop.batch = store.Copy(m.pendingRevocation), store.CutInto(&bufs.batch, m.loop.batch)
 	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.loop.closeOffs = store.CopyMap(m.loop.closeOffs) // pendingCommit is never changed in place: shared
+	n.loop.closeOffs = store.CopyMap(m.loop.closeOffs) // commits.pending is never changed in place: shared
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)

@@ -250,7 +250,7 @@ func (cm *commits) onCommitResponse(m *Member, p *wire.Packet) {
 		return
 	}
 	if p.Error != wire.None {
-		// Taken before requestFailed resets the generation: the response
+		// Taken before onCommitRefused resets the generation: the response
 		// handler compares the generation it sent with the member's at the
 		// time the answer arrives.
 		unchanged := cm.unchanged(m, req)

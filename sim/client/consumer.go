@@ -377,7 +377,7 @@ func (c *consumerMember) hasListener(m *Member) bool {
 // loseAll drops every partition without committing.
 func (c *consumerMember) loseAll(m *Member, why string) {
 	m.loop.abandonFetch()
-	m.lose(m, why)
+	m.subscription.lose(m, why)
 	m.commits.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
 		m.Phase = PhaseStable

@@ -138,6 +138,8 @@ func (l *pollLoop) poll(m *Member) bool {
 	return false
 }
 
+// abandonFetch gives up the Fetch in flight, if any: the loop is back
+// before its next poll(), and a late answer is dropped.
 func (l *pollLoop) abandonFetch() {
 	if l.state == LoopFetching {
 		l.fetchID++ // a late answer is ignored
@@ -145,6 +147,10 @@ func (l *pollLoop) abandonFetch() {
 	}
 }
 
+// onFetchResponse takes the records of the Fetch in flight that are still
+// wanted (owned, at the position) as the batch poll() returns (Kafka's
+// FetchCollector), moves the positions past them, and leaves poll():
+// processing, or first commitSync under commit-before.
 func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	r := p.Body.(*wire.FetchResponse)
 	if l.state != LoopFetching || r.ID != l.fetchID {
@@ -242,6 +248,7 @@ func (l *pollLoop) batchDone(m *Member) {
 	}
 }
 
+// backToPoll ends a loop iteration: poll() is called again.
 func (l *pollLoop) backToPoll(m *Member) {
 	l.state = LoopIdle
 	m.wakeUp()
@@ -264,6 +271,7 @@ func (l *pollLoop) commitThrew(m *Member) {
 	l.afterCommit = contBackToPoll
 }
 
+// stopZombie: a zombie back at poll() has finished what it had in hand.
 func (l *pollLoop) stopZombie(m *Member) {
 	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.Label())
 	m.Stop()
@@ -284,6 +292,7 @@ func (l *pollLoop) finishClose(m *Member) {
 	}
 }
 
+// closeDone ends close(): leave the group, stop.
 func (l *pollLoop) closeDone(m *Member) {
 	if m.InGroup() {
 		m.group.leave(m)
@@ -310,6 +319,7 @@ const (
 	contEndTxnAbort       // flushed: EndTxn(ABORT)
 )
 
+// resume goes on as c says once a blocking call returned.
 func (l *pollLoop) resume(m *Member, c cont) {
 	switch c {
 	case contIdle:

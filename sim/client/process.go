@@ -6,8 +6,26 @@ import (
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// Member is one client process: a consumer with its heartbeat thread, and
-// the producer that writes its invoices.
+// Member is one client process: a consumer and the producer that writes
+// its invoices, made of parts as Kafka's clients are. Besides who it is
+// (client id, process number, config, alive or not), it owns:
+//
+//   - its subscription state (subscription, embedded: Kafka's
+//     SubscriptionState): the topics, the assignment (Owned), fetch
+//     positions, processed and committed offsets, and the assign / revoke
+//     / lose changes both group protocols make;
+//   - its place in the group: what the group last gave it (MemberID,
+//     Generation, Phase) and group, the protocol's own half behind the
+//     membership interface (classicMember: ConsumerCoordinator;
+//     consumerMember: ConsumerMembershipManager);
+//   - loop, the application thread: KafkaConsumer.poll() and the
+//     consume-process-produce loop around it;
+//   - commits: commitSync, the auto-commit, the OffsetFetch of committed
+//     offsets;
+//   - prod, the producer (KafkaProducer), with its transaction.
+//
+// The parts' methods take the process (m) for what they share: sending,
+// waking, the trace, and each other.
 type Member struct {
 	Client string // C2
 	Inc    int    // which process of this client (restart starts the next)
@@ -34,31 +52,25 @@ type Member struct {
 	Phase      Phase
 	group      membership
 
-	loop pollLoop // the application thread
-
-	commits commits // committing offsets, and fetching the committed ones
-
-	prod producer // the producer of the invoices, with its transaction
+	loop    pollLoop // the application thread
+	commits commits  // committing offsets, and fetching the committed ones
+	prod    producer // the producer of the invoices, with its transaction
 }
 
 // New starts a process of client (its incarnation inc, its process number
 // proc in the world) with config cc, subscribing to topics.
 func New(e *env.Env, host Host, client string, inc, proc int, cc ClientConfig, topics []string) *Member {
-	m := newMember(client, inc, cc, topics)
-	m.env, m.host, m.proc = e, host, proc
-	m.useIndex(e.Layout().Input())
-	return m
-}
-
-func newMember(client string, inc int, cc ClientConfig, topics []string) *Member {
-	return &Member{
-		Client: client, Inc: inc, Cfg: cc, Alive: true,
+	m := &Member{
+		Client: client, Inc: inc, proc: proc, env: e, host: host, Cfg: cc, Alive: true,
 		Generation: -1, loop: pollLoop{crashAfter: -1, leftPollAt: -1, workedAt: -1},
 		prod: newProducer(cc), group: newMembership(cc),
 		subscription: subscription{Topics: append([]string{}, topics...)},
 	}
+	m.useIndex(e.Layout().Input())
+	return m
 }
 
+// send sends a request (to B1 unless p names another node).
 func (m *Member) send(p *wire.Packet) *wire.Packet {
 	p.From, p.FromInc, p.Proc = m.Client, m.Inc, int32(m.proc+1)
 	if p.To == "" {
@@ -150,15 +162,6 @@ func (m *Member) who() trace.Label {
 		return trace.Label{Client: m.Client, Process: m.Inc}
 	}
 	return trace.Label{Client: m.Client}
-}
-
-// epochWord names what commits carry: the generation (classic) or the
-// member epoch (consumer: memberEpochs).
-func epochWord(memberEpochs bool) string {
-	if memberEpochs {
-		return "epoch"
-	}
-	return "gen"
 }
 
 // A client process's timers (wire.OwnerClient).

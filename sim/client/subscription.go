@@ -289,6 +289,16 @@ func sortedKeys(m map[wire.TopicPartition]int) []wire.TopicPartition {
 	return ks
 }
 
+// startFromZero gives a starting world's member its assignment, every
+// partition positioned (and processed) at offset 0.
+func (s *subscription) startFromZero(owned []wire.TopicPartition) {
+	s.Owned = owned
+	for _, tp := range s.Owned {
+		s.positions.set(tp, 0)
+		s.processed.set(tp, 0)
+	}
+}
+
 // The changes both group protocols make to the assignment, as the
 // ConsumerRebalanceListener callbacks see them: partitions assigned,
 // revoked (after onPartitionsRevoked, which may commit them first) and

@@ -193,3 +193,12 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// epochWord names what commits carry: the generation (classic) or the
+// member epoch (consumer: memberEpochs).
+func epochWord(memberEpochs bool) string {
+	if memberEpochs {
+		return "epoch"
+	}
+	return "gen"
+}

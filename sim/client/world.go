@@ -118,11 +118,7 @@ func (m *Member) Fetchable() []wire.TopicPartition {
 func (m *Member) StartClassicStable(owned []wire.TopicPartition, leader string) {
 	m.Phase = PhaseStable
 	m.commits.nextAuto = m.Cfg.AutoCommitInterval
-	m.Owned = owned
-	for _, tp := range m.Owned {
-		m.positions.set(tp, 0)
-		m.processed.set(tp, 0)
-	}
+	m.startFromZero(owned)
 	m.group.startStable(m, leader, 0)
 	m.wakeUp()
 }
@@ -135,11 +131,7 @@ func (m *Member) StartConsumerStable(owned []wire.TopicPartition, interval int) 
 	m.Generation = 1
 	m.Phase = PhaseStable
 	m.commits.nextAuto = m.Cfg.AutoCommitInterval
-	m.Owned = wire.SortedCopy(owned)
-	for _, tp := range m.Owned {
-		m.positions.set(tp, 0)
-		m.processed.set(tp, 0)
-	}
+	m.startFromZero(wire.SortedCopy(owned))
 	m.group.startStable(m, "", interval)
 	m.wakeUp()
 }
@@ -173,7 +165,7 @@ func (m *Member) ConsumerState() string {
 // Static reports whether the member has a group.instance.id.
 func (m *Member) Static() bool { return m.Cfg.InstanceID != "" }
 
-// Loop reports the application thread's state.
+// LoopState reports the application thread's state.
 func (m *Member) LoopState() Loop { return m.loop.state }
 
 // Batch lists the records of the batch in hand and how far processing got.
