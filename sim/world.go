@@ -404,15 +404,14 @@ func (w *World) brokerReceive(p *Packet) {
 	}
 }
 
-// SideEffect calls the external sink for a processed record (client.Host).
-func (w *World) SideEffect(who trace.Label, f wire.Record) {
+// RecordProcessed counts a record processed and calls the external sink for it
+// (client.Host).
+func (w *World) RecordProcessed(who trace.Label, f wire.Record) {
+	w.processed++
 	if n := w.Sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
 		w.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(w.layout), n)
 	}
 }
-
-// CountProcessed counts a record processed (client.Host).
-func (w *World) CountProcessed() { w.processed++ }
 
 // GroupID is the group every process joins (client.Host).
 func (w *World) GroupID() string { return w.Group.ID }

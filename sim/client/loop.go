@@ -210,10 +210,10 @@ func (l *pollLoop) work(m *Member) {
 	l.slowNow = false
 	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
 	l.batchIdx++
-	m.host.CountProcessed()
+	who := m.who()
 	// "%s processed o2.3", its Records the record
-	m.env.Trace().Processed(m.who(), &f)
-	m.host.SideEffect(m.who(), f)
+	m.env.Trace().Processed(who, &f)
+	m.host.RecordProcessed(who, f)
 	m.prod.produceInvoice(m, f)
 	if l.crashAfter > 0 {
 		l.crashAfter--
