@@ -19,7 +19,7 @@ import (
 // AbstractCoordinator and ConsumerCoordinator keep beyond the generation
 // (the member id and generation are the process's: Member.MemberID,
 // Member.Generation). Slices are replaced, never changed in place, so a
-// copy of the struct is a clone (but for the packet, cloneInto).
+// copy of the struct is a clone (but for the packet: CloneAll).
 type classicMember struct {
 	leader   string       // the group's leader, from the JoinGroup answer
 	lastJoin *wire.Packet // the JoinGroup whose answer counts
@@ -572,14 +572,6 @@ func (c *classicMember) settled(m *Member) bool {
 // needs no timer: its heartbeats are implicit (sim/heartbeat.go) and a
 // dead process is timed from when it stopped.
 func (c *classicMember) startStable(_ *Member, leader string, _ int) { c.leader = leader }
-
-// cloneInto copies c into bufs, its JoinGroup through re.
-func (c *classicMember) cloneInto(bufs *memberBufs, re func(*wire.Packet) *wire.Packet) membership {
-	n := bufs.classic()
-	*n = *c
-	n.lastJoin = re(c.lastJoin)
-	return n
-}
 
 func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) string {
 	ids := make([]string, 0, len(members))

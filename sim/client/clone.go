@@ -41,7 +41,21 @@ func CloneAll(procs []*Member, dst []*Member, bufs *Bufs, e *env.Env, host Host,
 	for i, m := range procs {
 		c := &bufs.procs[i]
 		mb.cloneMember(c, m)
-		c.group = m.group.cloneInto(mb, re)
+		// Each membership is copied into the array of its kind, its
+		// packets through re (here, not behind the interface: re would
+		// escape to the heap).
+		switch g := m.group.(type) {
+		case *classicMember:
+			n := mb.classic()
+			*n = *g
+			n.lastJoin = re(g.lastJoin)
+			c.group = n
+		case *consumerMember:
+			n := mb.consumer()
+			*n = *g
+			n.inFlight, n.commitPkt = re(g.inFlight), re(g.commitPkt)
+			c.group = n
+		}
 		c.env, c.host = e, host
 		out[i] = c
 	}
@@ -72,7 +86,7 @@ func (b *memberBufs) consumer() *consumerMember {
 }
 
 // cloneMember copies m into n, its small slices into the arrays (the
-// membership is copied apart: membership.cloneInto).
+// membership is copied apart, in CloneAll).
 func (bufs *memberBufs) cloneMember(n, m *Member) {
 	*n = *m
 	// Owned is replaced, never changed in place (commits share it too):

@@ -44,7 +44,7 @@ const (
 // the fields last sent). The member id and member epoch are the
 // process's (Member.MemberID, Member.Generation). Slices are replaced,
 // never changed in place, so a copy of the struct is a clone (but for its
-// packets, cloneInto).
+// packets: CloneAll).
 type consumerMember struct {
 	state    string       // MemberState: cgJoining, cgStable, ...
 	hbSeq    int          // numbers the request-timeout timers; another number is stale
@@ -638,12 +638,4 @@ func (c *consumerMember) startStable(m *Member, _ string, interval int) {
 	c.sentOwned, c.ownedSent = store.Copy(m.Owned), true
 	c.interval = max(interval, 1)
 	c.armHeartbeat(m, c.interval)
-}
-
-// cloneInto copies c into bufs, its packets through re.
-func (c *consumerMember) cloneInto(bufs *memberBufs, re func(*wire.Packet) *wire.Packet) membership {
-	n := bufs.consumer()
-	*n = *c
-	n.inFlight, n.commitPkt = re(c.inFlight), re(c.commitPkt)
-	return n
 }

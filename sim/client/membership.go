@@ -62,9 +62,6 @@ type membership interface {
 	// its assignment (leader: the classic group's leader; interval: the
 	// consumer group's heartbeat interval).
 	startStable(m *Member, leader string, interval int)
-	// cloneInto copies the membership into bufs, with re giving the copy
-	// of a packet on the wire it holds.
-	cloneInto(bufs *memberBufs, re func(*wire.Packet) *wire.Packet) membership
 }
 
 // newMembership is the membership a process of config cc starts with.
