@@ -64,12 +64,24 @@ type membership interface {
 	startStable(m *Member, leader string, interval int)
 }
 
-// newMembership is the membership a process of config cc starts with.
-func newMembership(cc ClientConfig) membership {
+// newProcess is a blank process with the membership a process of config
+// cc starts with (group.protocol), the two in one allocation (the
+// membership lives as long as the process).
+func newProcess(cc ClientConfig) *Member {
 	if cc.GroupProtocol == string(wire.Consumer) {
-		return &consumerMember{}
+		p := new(struct {
+			m Member
+			g consumerMember
+		})
+		p.m.group = &p.g
+		return &p.m
 	}
-	return &classicMember{}
+	p := new(struct {
+		m Member
+		g classicMember
+	})
+	p.m.group = &p.g
+	return &p.m
 }
 
 // Phase is where a member stands in the group protocol, as the client sees it.

@@ -60,12 +60,10 @@ type Member struct {
 // New starts a process of client (its incarnation inc, its process number
 // proc in the world) with config cc, subscribing to topics.
 func New(e *env.Env, host Host, client string, inc, proc int, cc ClientConfig, topics []string) *Member {
-	m := &Member{
-		Client: client, Inc: inc, proc: proc, env: e, host: host, Cfg: cc, Alive: true,
-		Generation: -1, loop: pollLoop{crashAfter: -1, leftPollAt: -1, workedAt: -1},
-		prod: newProducer(cc), group: newMembership(cc),
-		subscription: subscription{Topics: append([]string{}, topics...)},
-	}
+	m := newProcess(cc)
+	m.Client, m.Inc, m.proc, m.env, m.host, m.Cfg, m.Alive = client, inc, proc, e, host, cc, true
+	m.Generation, m.loop = -1, pollLoop{crashAfter: -1, leftPollAt: -1, workedAt: -1}
+	m.prod, m.Topics = newProducer(cc), append([]string{}, topics...)
 	m.useIndex(e.Layout().Input())
 	return m
 }
