@@ -72,7 +72,7 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 	b.ResetTimer()
 	for end := w.Tick + b.N; w.Tick < end; {
 		if w.Tick%10 == 0 {
-			for _, tp := range w.InputPartitions() {
+			for _, tp := range w.Layout().Inputs() {
 				w.ProduceInput(tp, 1)
 			}
 		}
@@ -233,7 +233,7 @@ func agedWorld(ticks int) *World {
 	w.Join("C2", false, nil)
 	for w.Tick < ticks {
 		if w.Tick%10 == 0 {
-			for _, tp := range w.InputPartitions() {
+			for _, tp := range w.Layout().Inputs() {
 				w.ProduceInput(tp, 1)
 			}
 		}
