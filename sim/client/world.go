@@ -4,10 +4,11 @@ import (
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// What the World does to and asks of a process: deliver, act, fire, the
-// users' commands (close, crash, restart, slow, a changed setting), and
-// the questions its observers (metrics, invariants, the implicit
-// heartbeat) ask.
+// What the World does to and asks of a process beyond its own jobs
+// (process.go: Start, Fire, Crash, Stop): deliver, act, the users'
+// commands (close, crash after N records, slow, a changed setting), a
+// starting world's members put in place, and the questions its observers
+// (metrics, invariants, views, the implicit heartbeat) ask.
 
 // Proc is the process's number in its world (its index among the world's
 // processes): packets and timers name it for a lookup-free delivery.
