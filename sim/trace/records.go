@@ -315,19 +315,6 @@ var apiIndex = func() map[wire.API]uint8 {
 	return m
 }()
 
-// eventKinds lists every EventKind, so an event keeps a byte for its kind.
-var eventKinds = []EventKind{EvGroupState, EvGeneration, EvAssigned, EvRevoked, EvRemoved, EvPollTimeout, EvCrash,
-	EvSlowStart, EvPolled, EvProcessed, EvCommitFailed, EvCommitted, EvClosed, EvStarted, EvStaticRejoin, EvProduced,
-	EvTxnState, EvFenced, EvRetry, EvInput, EvSideEffect, EvZombie, EvUnstableOffset, EvProducer}
-
-var kindIndex = func() map[EventKind]uint8 {
-	m := make(map[EventKind]uint8, len(eventKinds))
-	for i, k := range eventKinds {
-		m[k] = uint8(i)
-	}
-	return m
-}()
-
 // parties names the ends of packets and the members of events by a small
 // number: a process (client id and incarnation; 0 for a client id alone,
 // as events and texts name it). ("", 0) is 0, (B1, 0) is 1, the others
@@ -554,9 +541,8 @@ func (l *PacketLog) record(p *wire.Packet) {
 
 // EventLog is every event, oldest first.
 type EventLog struct {
-	recs  eventRecs
-	t     *Trace
-	kinds store.StrCache[EventKind, uint8] // kindIndex's answers
+	recs eventRecs
+	t    *Trace
 }
 
 // Len is the number of events.
@@ -592,13 +578,8 @@ func (l *EventLog) From(i int) iter.Seq2[int, Event] { return store.RangeFrom(i,
 // Slice returns events [from, to).
 func (l *EventLog) Slice(from, to int) []Event { return store.SliceOf(from, to, l.At) }
 
-func (l *EventLog) add(kind EventKind, member string, text textRef, records uint16) {
-	k, ok := l.kinds.Get(kind)
-	if !ok {
-		k = kindIndex[kind]
-		l.kinds.Put(kind, k)
-	}
-	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, k, l.t.texts.end())
+func (l *EventLog) add(k kind, member string, text textRef, records uint16) {
+	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, uint8(k), l.t.texts.end())
 }
 
 // addText puts an encoded text (b, without its tEnd) in the arena. b is

@@ -62,7 +62,7 @@ func New(layout *topo.Layout, now *int, sources Sources) *Trace {
 func (t *Trace) Clone(now *int, sources Sources) *Trace {
 	n := &Trace{now: now, layout: t.layout, sources: sources,
 		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
-		Events:  EventLog{recs: t.Events.recs.clone(), kinds: t.Events.kinds},
+		Events:  EventLog{recs: t.Events.recs.clone()},
 		texts:   t.texts.clone(), parties: t.parties.clone(), memberIDs: t.memberIDs,
 		byProc: store.Copy(t.byProc)}
 	n.Packets.t, n.Events.t = n, n
@@ -85,7 +85,7 @@ func (t *Trace) Layout() *topo.Layout { return t.layout }
 // Event records a rare event, its text as it is. The frequent ones have
 // methods of their own (facts.go), which keep their arguments.
 func (t *Trace) Event(kind EventKind, member, text string) {
-	t.Events.add(kind, member, t.addText(encLit(t.scratch[:0], text)), 0)
+	t.Events.add(kindIndex[kind], member, t.addText(encLit(t.scratch[:0], text)), 0)
 }
 
 // Eventf is Event with the text formatted.
