@@ -40,7 +40,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
-				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, procBuf: old.procBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
+				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
 			n = old
 		}
 		r.last = nil
@@ -142,7 +142,7 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	// The tick loop's scratch lists are private to a world and kept by
 	// nothing: a finished copy's serve the new one (nil for a plain copy).
-	n.actBuf, n.procBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.procBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
+	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
 	n.Meter = w.Meter.clone()
 	r.last = n
 	if plain {
@@ -163,7 +163,6 @@ type spare struct {
 	txn       *txncoord.Coordinator
 	env       *env.Env
 	actBuf    []*Member
-	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool

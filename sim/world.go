@@ -72,7 +72,6 @@ type World struct {
 	// Scratch buffers of the tick loop, reused from tick to tick; never
 	// shared with a clone (Clone leaves them nil) and never kept.
 	actBuf    []*Member
-	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
@@ -263,11 +262,11 @@ func (w *World) Step() (stop bool) {
 	for _, p := range w.env.Deliverable() {
 		p.Delivered = w.Tick
 		w.deliver(p)
-		w.env.Recycle(p, w.produceHeld)
+		w.env.Recycle(p, (*producers)(w))
 	}
 	w.env.Delivered()
-	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
-		w.fire(t)
+	for w.env.TimerDue() {
+		w.fire(w.env.PopTimer())
 	}
 	w.Group.Tick()
 	w.actMembers()
@@ -328,11 +327,7 @@ func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
 	for pass := 0; pass < 8 && w.env.Woken(); pass++ {
-		w.procBuf = w.env.TakeWoken(w.procBuf[:0])
-		ms := w.actBuf[:0]
-		for _, i := range w.procBuf {
-			ms = append(ms, w.procs[i])
-		}
+		ms := env.AppendWoken(w.env, w.actBuf[:0], w.procs)
 		w.actBuf = ms
 		// (client, incarnation) names one process: members act in that
 		// order (a total order), not in process-number order.
@@ -508,10 +503,15 @@ func (w *World) ParsePartition(s string) (TopicPartition, error) { return w.layo
 // PartitionNames lists every partition by its full name, inputs then outputs.
 func (w *World) PartitionNames() []string { return w.layout.PartitionNames() }
 
-// produceHeld reports whether the producer that sent Produce request q
+// producers is the World as env.Recycle asks it whether a producer still
+// holds a Produce request's body (env.ProduceHolder).
+type producers World
+
+// HoldsProduce reports whether the producer that sent Produce request q
 // still holds its body r (its unacked requests), so that it is not
-// recycled (env.Recycle).
-func (w *World) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
+// recycled.
+func (ps *producers) HoldsProduce(q *Packet, r *wire.ProduceRequest) bool {
+	w := (*World)(ps)
 	m := w.procOf(q.From, q.FromInc, q.Proc)
 	return m == nil || m.HoldsProduce(r)
 }

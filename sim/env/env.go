@@ -141,13 +141,14 @@ func (e *Env) After(t wire.Timer) { e.timers.After(*e.now, t) }
 // Push queues a timer whose due tick and sequence number were reserved.
 func (e *Env) Push(t wire.Timer) { e.timers.Push(t) }
 
-// Due pops the next timer due by now, if any.
-func (e *Env) Due() (wire.Timer, bool) {
-	if e.timers.Len() > 0 && e.timers.Next() <= *e.now {
-		return e.timers.Pop(), true
-	}
-	return wire.Timer{}, false
-}
+// TimerDue reports whether the first timer is due by now; PopTimer then
+// takes it. Two calls rather than one returning (Timer, bool): this one
+// inlines into the World's loop, and a timer (about 100 bytes) is copied
+// once, not through a pair of results.
+func (e *Env) TimerDue() bool { return e.timers.Len() > 0 && e.timers.Next() <= *e.now }
+
+// PopTimer takes the first timer off the queue (TimerDue reported it due).
+func (e *Env) PopTimer() wire.Timer { return e.timers.Pop() }
 
 // Timers is the timer queue, for the World's views and clones.
 func (e *Env) Timers() *Timers { return &e.timers }
@@ -167,13 +168,15 @@ func (e *Env) BeginTick() {
 	e.busy.clear() // in place: a clone has its own sets
 }
 
-// TakeWoken appends to out the processes to act now, in process-number
-// order, and empties the list: new wake-ups wait for the next pass.
-func (e *Env) TakeWoken(out []int) []int {
+// AppendWoken appends to out the processes to act now, procs[i] for each
+// process number i woken, in process-number order, and empties the list:
+// new wake-ups wait for the next pass. (A function: a method takes no type
+// parameters.)
+func AppendWoken[P any](e *Env, out, procs []P) []P {
 	if e.wake.len() == 0 {
 		return out
 	}
-	out = e.wake.appendTo(out)
+	out = appendProcs(&e.wake, out, procs)
 	e.wake.clear()
 	return out
 }

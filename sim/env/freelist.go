@@ -168,14 +168,21 @@ func (e *Env) UnuseCommitRequest(r *wire.OffsetCommitRequest) {
 	}
 }
 
+// ProduceHolder is who knows whether the producer that sent Produce
+// request q still holds its body r among its unacked requests: an answer
+// that does not settle it (OUT_OF_ORDER_SEQUENCE_NUMBER) leaves it there,
+// to be sent again. (An interface the World's Step passes, not a func
+// value: a method value is a closure built for every packet recycled.)
+type ProduceHolder interface {
+	HoldsProduce(q *wire.Packet, r *wire.ProduceRequest) bool
+}
+
 // Recycle takes back a delivered packet of the Produce, Fetch and
 // OffsetCommit round trips: an answer with its request and their bodies
 // (see freeLists for why nothing reads them again). Anything else, and
-// anything stamped with an older epoch, is left alone. held reports
-// whether the producer that sent a Produce request still holds its body
-// (its unacked requests: an answer that does not settle it leaves it
-// there, to be sent again).
-func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceRequest) bool) {
+// anything stamped with an older epoch, is left alone. A Produce
+// request's body goes back only if its producer no longer holds it (h).
+func (e *Env) Recycle(p *wire.Packet, h ProduceHolder) {
 	f := e.free
 	if f == nil || e.keep != nil || !p.Response || (p.Type != wire.Produce && p.Type != wire.Fetch && p.Type != wire.OffsetCommit) {
 		return
@@ -208,7 +215,7 @@ func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceR
 				f.commitReqs = append(f.commitReqs, b)
 			}
 		case *wire.ProduceRequest:
-			if b.FreeEpoch == ep && !held(q, b) {
+			if b.FreeEpoch == ep && !h.HoldsProduce(q, b) {
 				*b = wire.ProduceRequest{}
 				f.produceReqs = append(f.produceReqs, b)
 			}
