@@ -13,7 +13,7 @@ import (
 
 // textReader walks the tokens of one text.
 type textReader struct {
-	t      *Trace
+	tx     *texts
 	b      []byte
 	member string // the event's member, for %m ("" in a packet's text)
 	// ref is b's first byte's place in the arena and n its length, so
@@ -25,9 +25,9 @@ type textReader struct {
 }
 
 // readerAt is a reader of the text at ref.
-func (t *Trace) readerAt(ref textRef, member string) textReader {
-	b := t.texts.bytes(ref)
-	return textReader{t: t, b: b, member: member, ref: ref, n: len(b)}
+func (tx *texts) readerAt(ref textRef, member string) textReader {
+	b := tx.arena.bytes(ref)
+	return textReader{tx: tx, b: b, member: member, ref: ref, n: len(b)}
 }
 
 // at is the place in the arena of the next byte to read (0: not known).
@@ -52,7 +52,7 @@ func (r *textReader) tp() (wire.TopicPartition, bool) {
 	if !ok {
 		return wire.TopicPartition{}, false
 	}
-	tp, _, ok := r.t.layout.Numbered(i)
+	tp, _, ok := r.tx.layout.Numbered(i)
 	return tp, ok
 }
 
@@ -71,7 +71,8 @@ func (r *textReader) recordRun() (wire.TopicPartition, int, int, bool) {
 const maxRun = 255
 
 // next appends the next token's text to out; false at tEnd or on bytes
-// that do not parse.
+// that do not parse. It dispatches on the token; each kind's arguments are
+// read by a method of its own, which reports whether they parsed.
 func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	if len(r.b) == 0 {
 		return out, tEnd, false
@@ -79,138 +80,28 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 	r.tok = r.at()
 	tok := r.b[0]
 	r.b = r.b[1:]
+	ok := true
 	switch {
 	case tok == tEnd:
 		return out, tEnd, false
 	case tok == tLit:
-		n, ok := r.uvarint()
-		if !ok || n > uint64(len(r.b)) {
-			return out, tEnd, false
-		}
-		out = append(out, r.b[:n]...)
-		r.b = r.b[n:]
+		out, ok = r.lit(out)
 	case tok == tShort, tok == tPart:
-		tp, ok := r.tp()
-		if !ok {
-			return out, tEnd, false
-		}
-		if tok == tShort {
-			out = r.t.layout.AppendShortName(out, tp)
-		} else {
-			out = topo.AppendPartition(out, tp)
-		}
+		out, ok = r.partition(out, tok == tShort)
 	case tok == tRecord:
-		tp, ok := r.tp()
-		off, ok2 := r.uvarint()
-		if !ok || !ok2 || off > 1<<62 {
-			return out, tEnd, false
-		}
-		out = r.t.appendRecordName(out, tp, int(off))
+		out, ok = r.record(out)
 	case tok == tRecords:
-		tp, off, n, ok := r.recordRun()
-		if !ok {
-			return out, tEnd, false
-		}
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				out = append(out, ' ')
-			}
-			out = r.t.appendRecordName(out, tp, off+i)
-		}
+		out, ok = r.records(out)
 	case tok == tOffsets:
-		n, ok := r.uvarint()
-		if !ok || n > uint64(len(r.b)) {
-			return out, tEnd, false
-		}
-		v := int64(0)
-		for i := uint64(0); i < n; i++ {
-			tp, ok := r.tp()
-			d, m := binary.Varint(r.b)
-			if !ok || m <= 0 {
-				return out, tEnd, false
-			}
-			r.b, v = r.b[m:], v+d
-			if i > 0 {
-				out = append(out, ' ')
-			}
-			out = r.t.layout.AppendShortName(out, tp)
-			out = append(out, '@')
-			out = strconv.AppendInt(out, v, 10)
-		}
+		out, ok = r.offsets(out)
 	case tok == tOffsetsRot:
-		d, ok := r.uvarint()
-		k, ok2 := r.uvarint()
-		at, ok3 := r.back(d)
-		if !ok || !ok2 || !ok3 {
-			return out, tEnd, false
-		}
-		var buf [maxRotation]offsetEntry
-		ents, ok := r.t.offsetEntries(buf[:0], r.t.texts.bytes(at))
-		if !ok || k >= uint64(len(ents)) {
-			return out, tEnd, false
-		}
-		for i := range ents {
-			e := ents[(int(k)+i)%len(ents)]
-			tp, _, ok := r.t.layout.Numbered(e.tp)
-			if !ok {
-				return out, tEnd, false
-			}
-			if i > 0 {
-				out = append(out, ' ')
-			}
-			out = r.t.layout.AppendShortName(out, tp)
-			out = append(out, '@')
-			out = strconv.AppendInt(out, e.off, 10)
-		}
+		out, ok = r.offsetsRot(out)
 	case tok == tPartList:
-		n, ok := r.uvarint()
-		if !ok || n > uint64(len(r.b)) {
-			return out, tEnd, false
-		}
-		out = append(out, '{')
-		for i := uint64(0); i < n; i++ {
-			tp, ok := r.tp()
-			if !ok {
-				return out, tEnd, false
-			}
-			if i > 0 {
-				out = append(out, ' ')
-			}
-			out = r.t.layout.AppendShortName(out, tp)
-		}
-		out = append(out, '}')
+		out, ok = r.partList(out)
 	case tok == tParty, tok == tMember:
-		i, ok := r.uvarint()
-		if !ok || i >= uint64(len(r.t.parties.names)) {
-			return out, tEnd, false
-		}
-		out = append(out, r.t.parties.names[i].name...)
-		if tok == tMember {
-			n, ok := r.uvarint()
-			if !ok {
-				return out, tEnd, false
-			}
-			out = strconv.AppendUint(append(out, '-'), n, 10)
-		}
+		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
-		ref, ok := r.uvarint()
-		if tok == tSameBack {
-			at, ok2 := r.back(ref)
-			if !ok || !ok2 {
-				return out, tEnd, false
-			}
-			ref = uint64(at)
-		}
-		if !ok || ref > 1<<32-1 {
-			return out, tEnd, false
-		}
-		at := r.t.readerAt(textRef(ref), "")
-		if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
-			return out, tEnd, false // a reference to a reference could loop
-		}
-		if out, _, ok = at.next(out); !ok {
-			return out, tEnd, false
-		}
+		out, ok = r.same(out, tok == tSameBack)
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
@@ -219,16 +110,188 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, _, _ = r.template(out, templates[tok-tWhole], tok)
 		return out, tEnd, false
 	case tok >= tNum && int(tok-tNum) < len(phrases):
-		v, n := binary.Varint(r.b)
-		if n <= 0 {
-			return out, tEnd, false
-		}
-		r.b = r.b[n:]
-		out = strconv.AppendInt(append(out, phrases[tok-tNum]...), v, 10)
+		out, ok = r.num(out, phrases[tok-tNum])
 	default:
+		ok = false
+	}
+	if !ok {
 		return out, tEnd, false
 	}
 	return out, tok, true
+}
+
+// lit reads a tLit token: its bytes as they are.
+func (r *textReader) lit(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	out = append(out, r.b[:n]...)
+	r.b = r.b[n:]
+	return out, true
+}
+
+// partition reads a tShort (short) or tPart token: o2 or orders-2.
+func (r *textReader) partition(out []byte, short bool) ([]byte, bool) {
+	tp, ok := r.tp()
+	if !ok {
+		return out, false
+	}
+	if short {
+		return r.tx.layout.AppendShortName(out, tp), true
+	}
+	return topo.AppendPartition(out, tp), true
+}
+
+// record reads a tRecord token: o2.3.
+func (r *textReader) record(out []byte) ([]byte, bool) {
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	if !ok || !ok2 || off > 1<<62 {
+		return out, false
+	}
+	return r.tx.layout.AppendName(out, tp, int(off)), true
+}
+
+// records reads a tRecords token: o2.3 o2.4 o2.5.
+func (r *textReader) records(out []byte) ([]byte, bool) {
+	tp, off, n, ok := r.recordRun()
+	if !ok {
+		return out, false
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = r.tx.layout.AppendName(out, tp, off+i)
+	}
+	return out, true
+}
+
+// offsets reads a tOffsets token: o0@3 o1@5.
+func (r *textReader) offsets(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	v := int64(0)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.tp()
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return out, false
+		}
+		r.b, v = r.b[m:], v+d
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = appendPosition(r.tx.layout, out, tp, v)
+	}
+	return out, true
+}
+
+// offsetsRot reads a tOffsetsRot token: the positions of the tOffsets
+// token it refers back to, from the k-th on and then from the first.
+func (r *textReader) offsetsRot(out []byte) ([]byte, bool) {
+	d, ok := r.uvarint()
+	k, ok2 := r.uvarint()
+	at, ok3 := r.back(d)
+	if !ok || !ok2 || !ok3 {
+		return out, false
+	}
+	var buf [maxRotation]offsetEntry
+	ents, ok := offsetEntries(buf[:0], r.tx.arena.bytes(at))
+	if !ok || k >= uint64(len(ents)) {
+		return out, false
+	}
+	for i := range ents {
+		e := ents[(int(k)+i)%len(ents)]
+		tp, _, ok := r.tx.layout.Numbered(e.tp)
+		if !ok {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = appendPosition(r.tx.layout, out, tp, e.off)
+	}
+	return out, true
+}
+
+// appendPosition is one committed position: o0@3.
+func appendPosition(l *topo.Layout, out []byte, tp wire.TopicPartition, off int64) []byte {
+	out = append(l.AppendShortName(out, tp), '@')
+	return strconv.AppendInt(out, off, 10)
+}
+
+// partList reads a tPartList token: {o0 o1 p0}.
+func (r *textReader) partList(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	out = append(out, '{')
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.tp()
+		if !ok {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = r.tx.layout.AppendShortName(out, tp)
+	}
+	return append(out, '}'), true
+}
+
+// party reads a tParty token (a client id: C1) or a tMember one (member,
+// a member id: C1-4).
+func (r *textReader) party(out []byte, member bool) ([]byte, bool) {
+	i, ok := r.uvarint()
+	if !ok || i >= uint64(len(r.tx.parties.names)) {
+		return out, false
+	}
+	out = append(out, r.tx.parties.names[i].name...)
+	if member {
+		n, ok := r.uvarint()
+		if !ok {
+			return out, false
+		}
+		out = strconv.AppendUint(append(out, '-'), n, 10)
+	}
+	return out, true
+}
+
+// same reads a tSame token, or a tSameBack one (back): the one token it
+// refers to, as it reads there.
+func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
+	ref, ok := r.uvarint()
+	if back {
+		at, ok2 := r.back(ref)
+		if !ok || !ok2 {
+			return out, false
+		}
+		ref = uint64(at)
+	}
+	if !ok || ref > 1<<32-1 {
+		return out, false
+	}
+	at := r.tx.readerAt(textRef(ref), "")
+	if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
+		return out, false // a reference to a reference could loop
+	}
+	out, _, ok = at.next(out)
+	return out, ok
+}
+
+// num reads a tNum+k token: its phrase and then its number.
+func (r *textReader) num(out []byte, phrase string) ([]byte, bool) {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		return out, false
+	}
+	r.b = r.b[n:]
+	return strconv.AppendInt(append(out, phrase...), v, 10), true
 }
 
 func firstByte(b []byte) byte {
@@ -266,13 +329,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		case 'c':
 			i, ok := r.uvarint()
 			off, ok2 := r.uvarint()
-			src, srcOff, ok3 := r.t.invoiceSource(i, off)
+			src, srcOff, ok3 := r.invoiceSource(i, off)
 			if !ok || !ok2 || !ok3 {
 				return out, tEnd, false
 			}
-			tp, _, _ = r.t.layout.Numbered(i)
+			tp, _, _ = r.tx.layout.Numbered(i)
 			cur = off
-			out = r.t.appendRecordName(out, src, srcOff)
+			out = r.tx.layout.AppendName(out, src, srcOff)
 		case 'o':
 			out = strconv.AppendUint(out, cur, 10)
 		case 'm':
@@ -285,7 +348,7 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 				return out, tEnd, false
 			}
 			r.b = r.b[n:]
-			pid, epoch, seq, ok := r.t.produceHead(at)
+			pid, epoch, seq, ok := r.produceHead(at)
 			if !ok {
 				return out, tEnd, false
 			}
@@ -298,13 +361,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			if tp, off, ok = r.processedAt(d, ok); !ok {
 				return out, tEnd, false
 			}
-			out = r.t.appendRecordName(out, tp, int(off))
+			out = r.tx.layout.AppendName(out, tp, int(off))
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {
 				return out, tEnd, false
 			}
-			out = r.t.appendRecordName(out, tp, int(off))
+			out = r.tx.layout.AppendName(out, tp, int(off))
 		}
 	}
 	return out, tok, true
@@ -328,11 +391,11 @@ func (r *textReader) processedAt(d uint64, ok bool) (wire.TopicPartition, uint64
 	if !ok || !ok2 {
 		return wire.TopicPartition{}, 0, false
 	}
-	b := r.t.texts.bytes(ref)
+	b := r.tx.arena.bytes(ref)
 	if firstByte(b) != tWhole+tplProcessed {
 		return wire.TopicPartition{}, 0, false
 	}
-	at := textReader{t: r.t, b: b[1:]}
+	at := textReader{tx: r.tx, b: b[1:]}
 	tp, ok := at.tp()
 	off, ok2 := at.uvarint()
 	if !ok || !ok2 || off > 1<<62 || tp.Topic == "" {
@@ -341,26 +404,36 @@ func (r *textReader) processedAt(d uint64, ok bool) (wire.TopicPartition, uint64
 	return tp, off, true
 }
 
+// invoiceSource is the source of the invoice at offset off of the log
+// numbered i (topo.Layout.Number), an input record; false for any other
+// cell (or with no logs to read).
+func (r *textReader) invoiceSource(i, off uint64) (wire.TopicPartition, int, bool) {
+	if r.tx.sources == nil {
+		return wire.TopicPartition{}, 0, false
+	}
+	return r.tx.sources.InvoiceSource(i, off)
+}
+
 // produceHead is the producer id, epoch and sequence number of the
 // produce text at ref, one that spells them (tplProduce, tplProduceAfter);
 // false for any other text.
-func (t *Trace) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
-	b := t.texts.bytes(ref)
-	r := textReader{t: t, b: b[min(len(b), 1):]}
+func (r *textReader) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
+	b := r.tx.arena.bytes(ref)
+	at := textReader{tx: r.tx, b: b[min(len(b), 1):]}
 	switch firstByte(b) {
 	case tWhole + tplProduce:
-		_, ok1 := r.uvarint() // the record: partition and offset
-		_, ok2 := r.uvarint()
+		_, ok1 := at.uvarint() // the record: partition and offset
+		_, ok2 := at.uvarint()
 		ok = ok1 && ok2
 	case tWhole + tplProduceAfter:
-		_, ok = r.uvarint() // the distance back to the processed event
+		_, ok = at.uvarint() // the distance back to the processed event
 	}
 	for _, v := range []*int64{&pid, &epoch, &seq} {
 		var n int
-		if *v, n = binary.Varint(r.b); n <= 0 {
+		if *v, n = binary.Varint(at.b); n <= 0 {
 			return 0, 0, 0, false
 		}
-		r.b = r.b[n:]
+		at.b = at.b[n:]
 	}
 	return pid, epoch, seq, ok
 }
@@ -373,12 +446,13 @@ type offsetEntry struct {
 }
 
 // offsetEntries appends to ents the positions of the tOffsets token b
-// begins with; false when b is not one or does not parse.
-func (t *Trace) offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
+// begins with, its partitions by number; false when b is not one or does
+// not parse.
+func offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
 	if firstByte(b) != tOffsets {
 		return ents, false
 	}
-	r := textReader{t: t, b: b[1:]}
+	r := textReader{b: b[1:]}
 	n, ok := r.uvarint()
 	if !ok || n > uint64(len(r.b)) {
 		return ents, false

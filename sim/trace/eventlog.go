@@ -117,5 +117,5 @@ func (l *EventLog) From(i int) iter.Seq2[int, Event] { return store.RangeFrom(i,
 func (l *EventLog) Slice(from, to int) []Event { return store.SliceOf(from, to, l.At) }
 
 func (l *EventLog) add(k kind, member string, text textRef, records uint16) {
-	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, uint8(k), l.t.texts.end())
+	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, uint8(k), l.t.arena.end())
 }

@@ -78,7 +78,7 @@ func (t *Trace) CommitRequest(tps []wire.TopicPartition, slots []int32, offs []i
 func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.TopicPartition, slots []int32, offs []int) wire.TextRef {
 	b := append(t.encMemberID(t.scratch[:0], memberID), phCommitted)
 	at := len(b)
-	if req != 0 && firstByte(t.texts.bytes(req)) == tOffsets {
+	if req != 0 && firstByte(t.arena.bytes(req)) == tOffsets {
 		b = t.encSameAt(b, req)
 	} else {
 		b = t.encOffsetsAt(b, tps, slots, offs)
@@ -166,19 +166,6 @@ func (t *Trace) ProduceRequest(req *wire.ProduceRequest, pt *ProducerText) wire.
 		*pt = ProducerText{text: text, pid: req.PID, epoch: req.Epoch, seq: int64(req.Seq)}
 	}
 	return text
-}
-
-// produceBack is the distance back from the next text added to pt's last
-// produce text that spells its producer id, epoch and sequence number,
-// and that sequence number, when it has req's producer id and epoch and a
-// text of maxProduceText bytes added now lands in its chunk; false
-// otherwise.
-func (t *Trace) produceBack(pt *ProducerText, req *wire.ProduceRequest) (uint64, int64, bool) {
-	end, ok := t.texts.inChunk(pt.text, maxProduceText)
-	if !ok || pt.pid != req.PID || pt.epoch != req.Epoch {
-		return 0, 0, false
-	}
-	return uint64(end - pt.text), pt.seq, true
 }
 
 // Produced records req's record written at offset and returns the

@@ -284,11 +284,11 @@ func (l *PacketLog) record(p *wire.Packet) {
 	switch {
 	case p.To == wire.Broker:
 		flags |= pkToBroker
-		f.peer = t.partyOf(p.From, p.FromInc, p.Proc)
+		f.peer = t.parties.ofProcess(p.From, p.FromInc, p.Proc)
 	case p.From == wire.Broker:
-		f.peer = t.partyOf(p.To, p.ToInc, p.Proc)
+		f.peer = t.parties.ofProcess(p.To, p.ToInc, p.Proc)
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
-	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, t.texts.end())
+	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, t.arena.end())
 }

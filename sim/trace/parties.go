@@ -17,8 +17,12 @@ type parties struct {
 	// the very same strings (Member.Client, a member id's prefix).
 	clients store.StrCache[string, uint32]
 	// recent: the same for processes (inc > 0), which packets name
-	// (World.partyOf keeps most of those on the process).
+	// (byProc keeps most of those by process).
 	recent store.Recent[party, uint32]
+	// byProc is the party of each process (by its number, Packet.Proc
+	// minus one) once a packet named it: a packet's member end is found
+	// without a lookup; each entry is checked before it is trusted.
+	byProc []uint32
 }
 
 type party struct {
@@ -67,23 +71,23 @@ func (ps *parties) lookup(k party) uint32 {
 	return i
 }
 
-// partyOf is parties.id(name, inc) for a packet's member end, kept by
-// process when the packet knows it (proc: its number plus one).
-func (t *Trace) partyOf(name string, inc int, proc int32) uint32 {
+// ofProcess is id(name, inc) for a packet's member end, kept by process
+// when the packet knows it (proc: its number plus one).
+func (ps *parties) ofProcess(name string, inc int, proc int32) uint32 {
 	i := int(proc) - 1
-	if i >= 0 && i < len(t.byProc) {
-		if id := t.byProc[i]; id != 0 {
-			if p := t.parties.at(id); p.inc == inc && store.SameStr(p.name, name) {
+	if i >= 0 && i < len(ps.byProc) {
+		if id := ps.byProc[i]; id != 0 {
+			if p := ps.at(id); p.inc == inc && store.SameStr(p.name, name) {
 				return id
 			}
 		}
 	}
-	id := t.parties.id(name, inc)
+	id := ps.id(name, inc)
 	if i >= 0 && i < maxProcCache {
-		if i >= len(t.byProc) {
-			t.byProc = append(t.byProc, make([]uint32, i+1-len(t.byProc))...)
+		if i >= len(ps.byProc) {
+			ps.byProc = append(ps.byProc, make([]uint32, i+1-len(ps.byProc))...)
 		}
-		t.byProc[i] = id
+		ps.byProc[i] = id
 	}
 	return id
 }
@@ -102,7 +106,9 @@ func (ps *parties) at(i uint32) party {
 }
 
 // clone shares the names (append-only, cut to their length) and copies the
-// index: about as many entries as processes, which Clone copies anyway.
+// index and byProc: about as many entries as processes, which Clone copies
+// anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent}
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent,
+		byProc: store.Copy(ps.byProc)}
 }

@@ -1,81 +1,98 @@
 package trace
 
-import "github.com/kgrepl/kgrepl/sim/wire"
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// texts is a trace's texts, kept encoded: the arena that holds them
+// (arena.go) and what they name by number, the world's partitions (its
+// layout) and the parties. A fact encodes its text into scratch with the
+// encoders (encode.go) and adds it; PacketLog and EventLog read texts back
+// (decode.go, and below) when a view asks.
+type texts struct {
+	layout  *topo.Layout
+	sources Sources // the logs a %c argument reads an invoice's source from
+	arena   textArena
+	parties parties
+	// memberIDs: member ids as encMemberID reads them, by the strings a
+	// tick passes it (a member's MemberID, a commit's) again and again.
+	memberIDs store.StrCache[string, memberIDRef]
+	// scratch is where the next text is encoded; private to this trace.
+	scratch []byte
+}
+
+// clone shares the texts written so far, for a copy whose logs sources
+// reads (Trace.Clone).
+func (tx *texts) clone(sources Sources) texts {
+	return texts{layout: tx.layout, sources: sources, arena: tx.arena.clone(), parties: tx.parties.clone(), memberIDs: tx.memberIDs}
+}
 
 // Reading a trace's texts back: a packet's summary, an event's text and
 // the records it names, formatted when a view asks.
 
 // packetText is a packet's summary: the text at ref, except that a
 // Produce answer whose record was written keeps no text of its own but its
-// produced event's (handleProduce), read as tplProduceAck, which takes the
+// produced event's (Trace.Produced), read as tplProduceAck, which takes the
 // same arguments.
-func (t *Trace) packetText(api wire.API, response bool, ref textRef) string {
+func (tx *texts) packetText(api wire.API, response bool, ref textRef) string {
 	if api == wire.Produce && response {
-		b := t.texts.bytes(ref)
+		b := tx.arena.bytes(ref)
 		if k, ok := ackTemplate[firstByte(b)]; ok {
-			r := textReader{t: t, b: b[1:]}
+			r := textReader{tx: tx, b: b[1:]}
 			var buf [64]byte
 			out, _, _ := r.template(buf[:0], templates[k], 0)
 			return string(out)
 		}
 	}
-	return t.text(ref)
-}
-
-// invoiceSource is the source of the invoice at offset off of the log
-// numbered i (topo.Layout.Number), an input record; false for any other
-// cell (or with no logs to read).
-func (t *Trace) invoiceSource(i, off uint64) (wire.TopicPartition, int, bool) {
-	if t.sources == nil {
-		return wire.TopicPartition{}, 0, false
-	}
-	return t.sources.InvoiceSource(i, off)
+	return tx.text(ref)
 }
 
 // appendText formats the text at ref; member is its event's (for %m).
-func (t *Trace) appendText(out []byte, ref textRef, member string) []byte {
-	r := t.readerAt(ref, member)
+func (tx *texts) appendText(out []byte, ref textRef, member string) []byte {
+	r := tx.readerAt(ref, member)
 	for ok := true; ok; {
 		out, _, ok = r.next(out)
 	}
 	return out
 }
 
-func (t *Trace) text(ref textRef) string { return t.memberText(ref, "") }
+func (tx *texts) text(ref textRef) string { return tx.memberText(ref, "") }
 
 // memberText is the text at ref of an event whose member is member.
-func (t *Trace) memberText(ref textRef, member string) string {
+func (tx *texts) memberText(ref textRef, member string) string {
 	if ref == 0 {
 		return ""
 	}
 	var buf [128]byte
-	return string(t.appendText(buf[:0], ref, member))
+	return string(tx.appendText(buf[:0], ref, member))
 }
 
 // eventRecords is an event's Records: the record tokens of its text at ref
 // from byte at on, or a tplProcessed text's record.
-func (t *Trace) eventRecords(ref textRef, at uint16) []string {
-	b := t.texts.bytes(ref)
+func (tx *texts) eventRecords(ref textRef, at uint16) []string {
+	b := tx.arena.bytes(ref)
 	if at > 0 && int(at) <= len(b) {
-		return t.names(b[at:])
+		return tx.names(b[at:])
 	}
 	if firstByte(b) != tWhole+tplProcessed {
 		return nil
 	}
-	r := textReader{t: t, b: b[1:]}
+	r := textReader{tx: tx, b: b[1:]}
 	tp, ok := r.tp()
 	off, ok2 := r.uvarint()
 	if !ok || !ok2 || off > 1<<62 {
 		return nil
 	}
-	return []string{t.layout.Name(tp, int(off))}
+	return []string{tx.layout.Name(tp, int(off))}
 }
 
 // names formats a list of records (an event's Records): one name per
 // token, the spaces between them (phSpace) skipped.
-func (t *Trace) names(b []byte) []string {
+func (tx *texts) names(b []byte) []string {
 	var out []string
-	r := textReader{t: t, b: b}
+	r := textReader{tx: tx, b: b}
 	var buf [64]byte
 	for {
 		if len(r.b) > 0 && r.b[0] == tRecords { // a run: one name per record
@@ -85,7 +102,7 @@ func (t *Trace) names(b []byte) []string {
 				return out
 			}
 			for i := 0; i < n; i++ {
-				out = append(out, string(t.appendRecordName(buf[:0], tp, off+i)))
+				out = append(out, string(tx.layout.AppendName(buf[:0], tp, off+i)))
 			}
 			continue
 		}
@@ -97,9 +114,4 @@ func (t *Trace) names(b []byte) []string {
 			out = append(out, string(b))
 		}
 	}
-}
-
-// appendRecordName is RecordName appending to b.
-func (t *Trace) appendRecordName(b []byte, tp wire.TopicPartition, off int) []byte {
-	return t.layout.AppendName(b, tp, off)
 }
