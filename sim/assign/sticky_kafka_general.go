@@ -130,60 +130,80 @@ func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]
 }
 
 // kafkaGeneralState is the working state of kafkaGeneral, all indexed by
-// dense member and partition ids.
+// dense member and partition ids, in the parts GeneralAssignmentBuilder
+// keeps it in (its field names in each part's comment), and one of
+// kgrepl's own (balanceTrack).
 type kafkaGeneralState struct {
-	tp        *topology
-	T         int
+	tp *topology
+	T  int
+	potentials
+	prev []int32 // partition -> previous-generation owner, -1 (prevAssignment)
+	currentAssignment
+	balancing
+	balanceTrack
+	mov movements // partitionMovements
+}
+
+// potentials is who may take what: consumer2AllPotentialTopics and
+// topic2AllPotentialConsumers.
+type potentials struct {
 	subs      [][]int32 // member -> subscribed topics
 	can       bitset    // can.has(m*T+t)
 	potential [][]int32 // topic -> subscribers, id order
 	maxSize   []int     // member -> partitions of its topics
-	prev      []int32   // partition -> previous-generation owner, -1
+}
 
+// currentAssignment is the assignment being built: currentAssignment
+// (member -> partitions) and currentPartitionConsumer (partition ->
+// member).
+type currentAssignment struct {
 	cur   []int32   // partition -> member, -1
 	lists [][]int32 // member -> its partitions, any order
 	at    []int32   // partition -> index in its member's list
+}
 
-	// Members taking part in balancing, grouped by identical subscription;
-	// each group has a heap ordered by (count, id), so "the least loaded
-	// subscriber of topic t" is the best top among the groups taking t.
-	in           []bool
-	group        []int32
-	heaps        []idxHeap
-	topicGroups  [][]int32
-	hist         []int32 // count -> members in balancing with that count
-	lo, hi       int     // smallest and largest count in balancing
-	members      int     // members in balancing
-	balanced     bool    // cached isBalanced answer...
-	balancedKnow bool    // ...valid until the next move
+// balancing is sortedCurrentSubscriptions, the members taking part in
+// balancing ordered by (count, id): grouped by identical subscription,
+// each group a heap ordered by (count, id), so "the least loaded
+// subscriber of topic t" is the best top among the groups taking t.
+type balancing struct {
+	in          []bool
+	group       []int32
+	heaps       []idxHeap
+	topicGroups [][]int32
+	hist        []int32 // count -> members in balancing with that count
+	lo, hi      int     // smallest and largest count in balancing
+	members     int     // members in balancing
+}
 
-	// Kept up to date move by move once balancing starts (tracking), so the
-	// balance check needs no scan over partitions. For each subscription
-	// group G and balancing member o, overlap(o, G) is how many partitions of
-	// G's topics o holds; per group, how many balancing members with a
-	// non-zero overlap have each total count, and the largest such count
-	// (-1: none). Dense arrays where small, maps otherwise.
-	tracking   bool
-	ng         int32
-	overDense  []int32           // o*ng+G
-	overSparse map[int64]int32   // used when overDense would be too large
-	histDense  []int32           // G*(P+2)+count
-	histSparse []map[int32]int32 // G -> count -> members
-	maxHeld    []int32           // G -> largest count of an overlapping member
-
-	mov movements
+// balanceTrack is what isBalanced keeps move by move once balancing starts
+// (tracking), so the balance check needs no scan over partitions, and its
+// last answer (balanced, valid while balancedKnow: until the next move).
+// For each subscription group G and balancing member o, overlap(o, G) is
+// how many partitions of G's topics o holds; per group, how many balancing
+// members with a non-zero overlap have each total count, and the largest
+// such count (-1: none). Dense arrays where small, maps otherwise.
+type balanceTrack struct {
+	balanced     bool
+	balancedKnow bool
+	tracking     bool
+	ng           int32
+	overDense    []int32           // o*ng+G
+	overSparse   map[int64]int32   // used when overDense would be too large
+	histDense    []int32           // G*(P+2)+count
+	histSparse   []map[int32]int32 // G -> count -> members
+	maxHeld      []int32           // G -> largest count of an overlapping member
 }
 
 func newKafkaGeneral(tp *topology, ms []Member) *kafkaGeneralState {
 	n, T, P := len(ms), len(tp.names), tp.total()
 	k := &kafkaGeneralState{
 		tp: tp, T: T,
-		subs: make([][]int32, n), can: newBitset(n * T), potential: make([][]int32, T),
-		maxSize: make([]int, n), prev: make([]int32, P),
-		cur: make([]int32, P), lists: make([][]int32, n), at: make([]int32, P),
-		in: make([]bool, n), group: make([]int32, n), topicGroups: make([][]int32, T),
-		hist: make([]int32, P+2),
-		mov:  newMovements(tp, n),
+		potentials:        potentials{subs: make([][]int32, n), can: newBitset(n * T), potential: make([][]int32, T), maxSize: make([]int, n)},
+		prev:              make([]int32, P),
+		currentAssignment: currentAssignment{cur: make([]int32, P), lists: make([][]int32, n), at: make([]int32, P)},
+		balancing:         balancing{in: make([]bool, n), group: make([]int32, n), topicGroups: make([][]int32, T), hist: make([]int32, P+2)},
+		mov:               newMovements(tp, n),
 	}
 	for g := range k.cur {
 		k.cur[g], k.prev[g] = -1, -1
