@@ -147,40 +147,18 @@ type specOptions struct {
 }
 
 // buildGroupSpec validates the input and lays it out as Kafka's coordinator
-// would hand it to the assignor, bent by opt.
+// would hand it to the assignor, bent by opt: its topics, its members in
+// the member map's order (TargetAssignmentBuilder.build: memberSpecs = new
+// HashMap<>(), members put in order), their subscriptions, and each
+// member's current assignment.
 func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	g := &groupSpec{topics: in.Topics}
-	byName := map[string]int{}
-	byID := map[Uuid]int{}
-	for i, t := range in.Topics {
-		if t.Name == "" {
-			return nil, fmt.Errorf("topic %d has no name", i)
-		}
-		if t.Partitions < 1 {
-			return nil, fmt.Errorf("topic %s has %d partitions: at least 1 is needed", t.Name, t.Partitions)
-		}
-		if _, dup := byName[t.Name]; dup {
-			return nil, fmt.Errorf("topic %s is listed twice", t.Name)
-		}
-		id := t.ID
-		if id == (Uuid{}) {
-			id = TopicID(t.Name)
-		}
-		if j, dup := byID[id]; dup {
-			return nil, fmt.Errorf("topics %s and %s have the same id %s", in.Topics[j].Name, t.Name, id)
-		}
-		byName[t.Name], byID[id] = i, i
-		g.ids = append(g.ids, id)
-		owners := make([]int32, t.Partitions)
-		for p := range owners {
-			owners[p] = -1
-		}
-		g.owner = append(g.owner, owners)
+	byName, err := g.addTopics(in.Topics)
+	if err != nil {
+		return nil, err
 	}
-
-	// TargetAssignmentBuilder.build: memberSpecs = new HashMap<>(), members put in order.
-	ids := make([]string, len(in.Members))
 	byMember := map[string]*Member{}
+	ids := make([]string, len(in.Members))
 	for i := range in.Members {
 		m := &in.Members[i]
 		if m.MemberID == "" {
@@ -197,16 +175,60 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		order, ok = javaorder.Order(ids, javaorder.StringHash, javaorder.StringCompare, javaorder.DefaultCapacity)
 	}
 	g.inexact = g.inexact || !ok
+	subs := g.subscriptions(in.Members, byName, opt)
+	for mi, id := range order {
+		m := byMember[id]
+		if err := g.addMember(m, int32(mi), subs[keyOf(m.Topics)], byName, opt); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
 
-	// Members usually share their subscription: resolve each distinct one
-	// once. ModernGroup.subscriptionType counts subscribers per topic name.
+// addTopics checks the topics and numbers them by name, each partition
+// without an owner yet.
+func (g *groupSpec) addTopics(topics []Topic) (map[string]int, error) {
+	byName := map[string]int{}
+	byID := map[Uuid]int{}
+	for i, t := range topics {
+		if t.Name == "" {
+			return nil, fmt.Errorf("topic %d has no name", i)
+		}
+		if t.Partitions < 1 {
+			return nil, fmt.Errorf("topic %s has %d partitions: at least 1 is needed", t.Name, t.Partitions)
+		}
+		if _, dup := byName[t.Name]; dup {
+			return nil, fmt.Errorf("topic %s is listed twice", t.Name)
+		}
+		id := t.ID
+		if id == (Uuid{}) {
+			id = TopicID(t.Name)
+		}
+		if j, dup := byID[id]; dup {
+			return nil, fmt.Errorf("topics %s and %s have the same id %s", topics[j].Name, t.Name, id)
+		}
+		byName[t.Name], byID[id] = i, i
+		g.ids = append(g.ids, id)
+		owners := make([]int32, t.Partitions)
+		for p := range owners {
+			owners[p] = -1
+		}
+		g.owner = append(g.owner, owners)
+	}
+	return byName, nil
+}
+
+// subscriptions resolves each distinct subscription once (members usually
+// share theirs) and sets g.homogeneous as ModernGroup.subscriptionType
+// does, counting subscribers per topic name.
+func (g *groupSpec) subscriptions(members []Member, byName map[string]int, opt specOptions) map[subKey]*subscription {
 	subs := map[subKey]*subscription{}
 	subscribers := map[string]int{}
-	for i := range in.Members {
-		k := keyOf(in.Members[i].Topics)
+	for i := range members {
+		k := keyOf(members[i].Topics)
 		sub, ok := subs[k]
 		if !ok {
-			sub = g.resolve(in.Members[i].Topics, byName)
+			sub = g.resolve(members[i].Topics, byName)
 			subs[k] = sub
 		}
 		sub.members++
@@ -218,66 +240,66 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	}
 	g.homogeneous = true
 	for _, n := range subscribers {
-		if n != len(in.Members) {
+		if n != len(members) {
 			g.homogeneous = false
 		}
 	}
 	if opt.subscriptionType != "" {
 		g.homogeneous = opt.subscriptionType == "homogeneous"
 	}
+	return subs
+}
 
-	for mi, id := range order {
-		m := byMember[id]
-		sub := subs[keyOf(m.Topics)]
-		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
-			subscribed: sub.topics, subSet: sub.set}
-		// The current target assignment, checked; javaOrder orders it as
-		// Java iterates it when an assignor needs that.
-		own := make([]tp, 0, len(m.Assigned))
-		var givenTopics []int // first appearance order, for specOptions.givenOrder
-		for _, a := range m.Assigned {
-			t, known := byName[a.Topic]
-			if !known {
-				return nil, fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
-			}
-			if a.Partition < 0 || a.Partition >= in.Topics[t].Partitions {
-				return nil, fmt.Errorf("member %s is assigned %s: topic %s has partitions 0 to %d",
-					m.MemberID, a, a.Topic, in.Topics[t].Partitions-1)
-			}
-			if holder := g.owner[t][a.Partition]; holder >= 0 {
-				if int(holder) == mi {
-					return nil, fmt.Errorf("member %s lists %s twice", m.MemberID, a)
-				}
-				return nil, fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
-			}
-			g.owner[t][a.Partition] = int32(mi)
-			if opt.givenOrder && !slices.Contains(givenTopics, t) {
-				givenTopics = append(givenTopics, t)
-			}
-			own = append(own, tp{int32(t), int32(a.Partition)})
+// addMember adds member m, the mi-th of the member map, with its
+// subscription and its current target assignment, checked: by topic,
+// partitions ascending (the record order kgrepl assumes); javaOrder
+// orders it as Java iterates it when an assignor needs that.
+func (g *groupSpec) addMember(m *Member, mi int32, sub *subscription, byName map[string]int, opt specOptions) error {
+	ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
+		subscribed: sub.topics, subSet: sub.set}
+	own := make([]tp, 0, len(m.Assigned))
+	var givenTopics []int // first appearance order, for specOptions.givenOrder
+	for _, a := range m.Assigned {
+		t, known := byName[a.Topic]
+		if !known {
+			return fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
 		}
-		// Group by topic, partitions ascending (the record order kgrepl assumes).
-		slices.SortFunc(own, func(a, b tp) int {
-			if a.t != b.t {
-				return int(a.t - b.t)
-			}
-			return int(a.p - b.p)
-		})
-		all := make([]int, len(own)) // one backing array for the member's partitions
-		for i := 0; i < len(own); {
-			j := i
-			for ; j < len(own) && own[j].t == own[i].t; j++ {
-				all[j] = int(own[j].p)
-			}
-			ms.assigned = append(ms.assigned, assignedTopic{int(own[i].t), all[i:j:j]})
-			i = j
+		if a.Partition < 0 || a.Partition >= g.topics[t].Partitions {
+			return fmt.Errorf("member %s is assigned %s: topic %s has partitions 0 to %d",
+				m.MemberID, a, a.Topic, g.topics[t].Partitions-1)
 		}
-		if opt.givenOrder {
-			ms.givenTopics = givenTopics
+		if holder := g.owner[t][a.Partition]; holder >= 0 {
+			if holder == mi {
+				return fmt.Errorf("member %s lists %s twice", m.MemberID, a)
+			}
+			return fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
 		}
-		g.members = append(g.members, ms)
+		g.owner[t][a.Partition] = mi
+		if opt.givenOrder && !slices.Contains(givenTopics, t) {
+			givenTopics = append(givenTopics, t)
+		}
+		own = append(own, tp{int32(t), int32(a.Partition)})
 	}
-	return g, nil
+	slices.SortFunc(own, func(a, b tp) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		return int(a.p - b.p)
+	})
+	all := make([]int, len(own)) // one backing array for the member's partitions
+	for i := 0; i < len(own); {
+		j := i
+		for ; j < len(own) && own[j].t == own[i].t; j++ {
+			all[j] = int(own[j].p)
+		}
+		ms.assigned = append(ms.assigned, assignedTopic{int(own[i].t), all[i:j:j]})
+		i = j
+	}
+	if opt.givenOrder {
+		ms.givenTopics = givenTopics
+	}
+	g.members = append(g.members, ms)
+	return nil
 }
 
 // javaOrder puts a member's current assignment in the order Java iterates
