@@ -51,8 +51,8 @@ func New(layout *topo.Layout, now *int, sources Sources) *Trace {
 func (t *Trace) Clone(now *int, sources Sources) *Trace {
 	n := &Trace{now: now,
 		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
-		Events:  EventLog{recs: t.Events.recs.clone()},
-		texts:   t.texts.clone(sources)}
+		Events:  EventLog{recs: t.Events.recs.clone()}}
+	t.texts.cloneInto(&n.texts, sources)
 	n.Packets.t, n.Events.t = n, n
 	return n
 }
