@@ -27,7 +27,7 @@ type StrCache[K ~string, V any] struct {
 
 // strCacheSets is a power of two, 1<<strCacheBits.
 const (
-	strCacheBits = 3
+	strCacheBits = 2
 	strCacheSets = 1 << strCacheBits
 	strCacheWays = 4
 )
