@@ -34,7 +34,7 @@ type textArena struct {
 	// instead of copying the shared one (half a chunk on average): an
 	// explorer branch writes a few KB of text in all.
 	openShared bool
-	// processed is the last tplProcessed text added (World.addWhole), 0
+	// processed is the last tplProcessed text added (texts.addWhole), 0
 	// for none: a produce of its record refers back to it (tplProduceAfter).
 	// processedRec is the record it names, as its text spells it (the
 	// partition's tpIndex and the offset; ok false if unreadable), read
@@ -45,7 +45,7 @@ type textArena struct {
 		ok      bool
 	}
 	// offsets is the last text added that begins with a tOffsets token
-	// (World.addText), 0 for none: a fetch's positions may refer back to
+	// (texts.addText), 0 for none: a fetch's positions may refer back to
 	// it (tOffsetsRot).
 	offsets textRef
 }
@@ -130,7 +130,7 @@ func (a *textArena) inSpare(b []byte) bool {
 	return len(b) > 0 && n < cap(a.open) && unsafe.SliceData(b) == unsafe.SliceData(a.open[n:n+1])
 }
 
-// scratch is the buffer to encode the next text in (World.scratch): the
+// scratch is the buffer to encode the next text in (texts.scratch): the
 // spare room while it has spillMin bytes or more, else spill. b is the
 // text just added and inPlace whether it was kept where it was written:
 // one that was not, and is larger than spill, becomes spill (as a world's

@@ -22,13 +22,13 @@ package trace
 //	                      difference from the one before (the first's from
 //	                      0): a member's positions are usually close
 //	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
-//	tParty party          a client id (World.parties): C1
+//	tParty party          a client id (parties): C1
 //	tMember party n       a member id, client-n: C1-4
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
 //	tTemplate+k args      templates[k] filled with its arguments (the
 //	                      most frequent texts, whole: a produce, its answer)
 //	tWhole+k args         the same, and the text ends there (no tEnd):
-//	                      a text that is one template (World.addWhole)
+//	                      a text that is one template (texts.addWhole)
 //	tNum+k n              phrases[k] and then the number n: " pid 1004"
 //	tSame ref             the one token at ref (an absolute textRef) as
 //	                      it reads there: a committed event's offsets are
@@ -36,12 +36,12 @@ package trace
 //	tSameBack d           tSame for the token d bytes back in the same
 //	                      arena chunk (1 or 2 bytes where tSame's absolute
 //	                      ref takes 4 or 5): a committed event's offsets,
-//	                      its request's a tick before (World.encSameAt)
+//	                      its request's a tick before (texts.encSameAt)
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
 //	                      commit's, just before, in the fetch's rotating
-//	                      order (World.encOffsets)
+//	                      order (texts.encOffsets)
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
 // (sorted) order, then the output topic's (one byte up to 128
@@ -102,7 +102,7 @@ var templates = [...]string{
 const (
 	tplProduce    = iota // an idempotent or transactional produce
 	tplProduced          // the produced event
-	tplProduceAck        // a produce's answer, from its produced event's arguments (World.packetText)
+	tplProduceAck        // a produce's answer, from its produced event's arguments (texts.packetText)
 	tplInput             // the input event
 	// tplProducedCell is the produced event of an invoice whose cell
 	// names its source: the cell's place alone (its log and offset), the
@@ -110,10 +110,10 @@ const (
 	tplProducedCell
 	tplProduceAckCell // the answer from tplProducedCell's arguments
 	// tplProcessed is a processed event: its member the event's, its
-	// record (Event.Records) the template's (World.eventRecords).
+	// record (Event.Records) the template's (texts.eventRecords).
 	tplProcessed
 	// tplProduceAfter is tplProduce whose record is named by the
-	// processed event just before it (World.processedBack): a member
+	// processed event just before it (texts.processedBack): a member
 	// produces the invoice of the record it has just processed, so the
 	// record is stored once, and the produce is 7 to 9 bytes, not 9 to 11.
 	tplProduceAfter
@@ -125,7 +125,7 @@ const (
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
-// event's text reads it with (World.packetText).
+// event's text reads it with (texts.packetText).
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.

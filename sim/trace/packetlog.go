@@ -241,7 +241,7 @@ func (l *PacketLog) Slice(from, to int) []*wire.Packet { return store.SliceOf(fr
 // Append adds a packet built by hand to the trace as it is, for tests of
 // the views; it is delivered at Sent+1 (Delivered Sent+1) or never
 // (Delivered -1, kept as lost), as every packet is. The engine sends with
-// World.send.
+// env.Env.Send.
 func (l *PacketLog) Append(p *wire.Packet) {
 	if p.Delivered != -1 && p.Delivered != p.Sent+1 {
 		panic("sim: a packet is delivered the tick after it is sent, or never")
