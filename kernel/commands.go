@@ -501,7 +501,7 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(args[0])
+	tp, err := w.Layout().ParsePartition(args[0])
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
@@ -824,7 +824,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, EpochText(w.Group))
+	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
 	if why != "" {
 		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
 	}
@@ -880,7 +880,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			}
 		}
 		if !s.World().IsRecord(rec) {
-			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().RecordName(s.World().InputPartitions()[0], 3))
+			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().Layout().Name(s.World().Layout().Inputs()[0], 3))
 		}
 		seen := s.World().Events.Len()
 		found := false
@@ -937,7 +937,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -1013,7 +1013,7 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(generationOf(b.world.Group)))
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -1091,8 +1091,8 @@ func shortNames(w *sim.World, tps []sim.TopicPartition) []string {
 	var out []string
 	for _, tp := range tps {
 		out = append(out, tp.String())
-		if w.Short() {
-			out = append(out, w.ShortName(tp))
+		if w.Layout().Short() {
+			out = append(out, w.Layout().ShortName(tp))
 		}
 	}
 	return out
@@ -1143,7 +1143,7 @@ func settingValues(key string) []string {
 }
 
 func inputPartitionWords(s *Session, _ []string, _ string) []string {
-	return shortNames(s.World(), s.World().InputPartitions())
+	return shortNames(s.World(), s.World().Layout().Inputs())
 }
 
 // maxRecordWords bounds the records Tab lists for one partition.
@@ -1156,12 +1156,12 @@ func recordWords(s *Session, _ []string, partial string) []string {
 	dot := strings.LastIndexByte(partial, '.')
 	if dot < 0 {
 		var out []string
-		for _, p := range shortNames(w, w.InputPartitions()) {
+		for _, p := range shortNames(w, w.Layout().Inputs()) {
 			out = append(out, p+".")
 		}
 		return out
 	}
-	tp, err := w.ParsePartition(partial[:dot])
+	tp, err := w.Layout().ParsePartition(partial[:dot])
 	if err != nil {
 		return nil
 	}
@@ -1189,7 +1189,7 @@ var placeholderValues = map[string]valuesFunc{
 	"Cn,...": func(s *Session, _ []string, _ string) []string { return s.World().Clients() },
 	"TOPIC-P": func(s *Session, _ []string, _ string) []string {
 		w := s.World()
-		return append(shortNames(w, w.InputPartitions()), shortNames(w, w.OutputPartitions())...)
+		return append(shortNames(w, w.Layout().Inputs()), shortNames(w, w.Layout().Outputs())...)
 	},
 	"TOPIC": func(s *Session, _ []string, _ string) []string { return []string{s.World().Topo.Output.Name} },
 	"a,b": func(s *Session, _ []string, _ string) []string {

@@ -460,8 +460,8 @@ type compareRow struct {
 // fillRow reads a combination's results off the world it ended in.
 func fillRow(row *compareRow, w *sim.World) {
 	d := w.Delivery(w.Cfg.Isolation)
-	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Rebalances(), w.Meter.Total, w.Processed()
-	if w.Group.Type == sim.ConsumerGroup {
+	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Group.RebalanceStarts, w.Meter.Total, w.Processed()
+	if w.Group.Type() == sim.ConsumerGroup {
 		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was
 	}
 	row.Duplicates, row.Lost = d.Duplicates, d.Lost
@@ -472,7 +472,7 @@ func fillRow(row *compareRow, w *sim.World) {
 	}
 	row.Assignment, row.Idle, row.parts = map[string]string{}, []string{}, map[string]int{}
 	for _, gm := range w.Group.Members() {
-		row.Assignment[gm.ClientID] = w.PartList(gm.Assignment)
+		row.Assignment[gm.ClientID] = w.Layout().PartList(gm.Assignment)
 		row.parts[gm.ClientID] = len(gm.Assignment)
 		if len(gm.Assignment) == 0 {
 			row.Idle = append(row.Idle, gm.ClientID)

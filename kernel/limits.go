@@ -197,7 +197,7 @@ func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error
 // inputRecords counts the input records a world holds.
 func inputRecords(w *sim.World) int {
 	n := 0
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		n += w.Log(tp).HW()
 	}
 	return n

@@ -475,7 +475,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	cells := 0
-	for _, tp := range append(w.InputPartitions(), w.OutputPartitions()...) {
+	for _, tp := range append(w.Layout().Inputs(), w.Layout().Outputs()...) {
 		cells += w.Log(tp).HW()
 	}
 	if err := limitDiagramCells.checkf("diagram", cells, fmt.Sprintf("%d cells in the logs", cells)); err != nil {
@@ -511,7 +511,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	title := po.title
 	if title == "" {
-		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID, from, to)
+		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID(), from, to)
 		if s.cur.name != "main" {
 			title = "branch " + s.cur.name + " · " + title
 		}
@@ -679,7 +679,7 @@ func (s *Session) checkPlot(kind string, branches []string) error {
 		w := s.branches[name].world
 		series := 4
 		if kind == "lag" || kind == "timeline" {
-			series = len(w.InputPartitions()) + 1
+			series = len(w.Layout().Inputs()) + 1
 		}
 		if series > 0 && w.Tick+1 > math.MaxInt/series {
 			samples = append(samples, math.MaxInt) // over any limit; checkSum says so

@@ -162,7 +162,7 @@ func (s *Session) Branch() string { return s.cur.name }
 // Prompt shows the group, the tick and the coordinator state.
 func (s *Session) Prompt() string {
 	w := s.cur.world
-	p := fmt.Sprintf("%s t=%d %s", w.Group.ID, w.Tick, w.Group.State)
+	p := fmt.Sprintf("%s t=%d %s", w.Group.ID(), w.Tick, w.Group.State())
 	if s.cur.name != "main" {
 		p = s.cur.name + " " + p
 	}

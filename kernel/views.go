@@ -95,18 +95,18 @@ func tpNames(tps []sim.TopicPartition) []string {
 // membersInOrder is the group's members as views list them: by member id
 // in natural order (C2-1 before C10-1), where the coordinator keeps Kafka's
 // string order.
-func membersInOrder(g *sim.Group) []*sim.GroupMember {
-	ms := append([]*sim.GroupMember(nil), g.Members()...)
+func membersInOrder(d sim.GroupDescription) []sim.GroupMember {
+	ms := append([]sim.GroupMember(nil), d.Members...)
 	sort.SliceStable(ms, func(i, j int) bool { return natural.Less(ms[i].MemberID, ms[j].MemberID) })
 	return ms
 }
 
 // owner finds which coordinator member holds tp in the generation.
-func owner(g *sim.Group, tp sim.TopicPartition) *sim.GroupMember {
-	for _, gm := range g.Members() {
+func owner(d sim.GroupDescription, tp sim.TopicPartition) *sim.GroupMember {
+	for i, gm := range d.Members {
 		for _, t := range gm.Assignment {
 			if t == tp {
-				return gm
+				return &d.Members[i]
 			}
 		}
 	}
@@ -133,9 +133,9 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		return nil, usageErr("describe", "describe takes at most one of --members, --state (the offsets view is the default)")
 	}
 	w := s.World()
-	g := w.Group
+	g := w.Group.Describe()
 	if g.Type == sim.ConsumerGroup {
-		return describeConsumerGroup(w, fl)
+		return describeConsumerGroup(w, g, fl)
 	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
@@ -143,14 +143,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		d := describeJSON{Group: g.ID, State: string(g.State), Generation: &gen, Protocol: "classic",
 			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
-		if gm := g.MemberByID(g.Leader); gm != nil {
+		if gm := g.Member(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
 		}
 		for _, gm := range membersInOrder(g) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
-		d.Offsets = offsetRows(w, !rebalancing)
+		d.Offsets = offsetRows(w, g, !rebalancing)
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
 		line := jsonLine(d)
 		return &Result{Text: line, JSON: line}, nil
@@ -159,14 +159,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	if rebalancing {
 		header = fmt.Sprintf("Consumer group '%s' is rebalancing (%s, generation %d).\n\n", g.ID, g.State, g.Generation)
 	}
-	if len(g.Members()) == 0 && g.State == sim.Empty {
+	if len(g.Members) == 0 && g.State == sim.Empty {
 		header = fmt.Sprintf("Consumer group '%s' has no active members.\n\n", g.ID)
 	}
 	var t *Table
 	switch {
 	case fl["--state"] == "true":
 		t = &Table{Header: []string{"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GENERATION", "#MEMBERS"}}
-		t.Add(g.ID, sim.Broker+" (1)", dash(g.Assignor), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members())))
+		t.Add(g.ID, sim.Broker+" (1)", dash(g.Assignor), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members)))
 	case fl["--members"] == "true":
 		h := []string{"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS"}
 		if fl["--verbose"] == "true" {
@@ -181,7 +181,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			t.Add(row...)
 		}
 	default:
-		t = offsetsTable(w, !rebalancing)
+		t = offsetsTable(w, g, !rebalancing)
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -189,12 +189,11 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 // offsetsTable is describe group's default view: each input partition's
 // committed offset, log end, lag and, when owners is set, the member whose
 // current assignment holds it.
-func offsetsTable(w *sim.World, owners bool) *Table {
-	g := w.Group
+func offsetsTable(w *sim.World, g sim.GroupDescription, owners bool) *Table {
 	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		cur := "-"
-		if rec, ok := g.Committed(tp); ok {
+		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			cur = strconv.Itoa(rec.Offset)
 		}
 		cid, host, client := "-", "-", "-"
@@ -207,12 +206,11 @@ func offsetsTable(w *sim.World, owners bool) *Table {
 }
 
 // offsetRows is offsetsTable for describe group --json.
-func offsetRows(w *sim.World, owners bool) []offsetJSON {
-	g := w.Group
+func offsetRows(w *sim.World, g sim.GroupDescription, owners bool) []offsetJSON {
 	out := []offsetJSON{}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
-		if rec, ok := g.Committed(tp); ok {
+		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			off := rec.Offset
 			o.CurrentOffset = &off
 		}
@@ -250,8 +248,8 @@ func assignmentText(tps []sim.TopicPartition) string {
 
 func pendingList(w *sim.World) []string {
 	var out []string
-	for _, tp := range w.InputPartitions() {
-		if w.Group.HasPending(tp) {
+	for _, tp := range w.Layout().Inputs() {
+		if w.Group.Offsets.HasPending(tp) {
 			out = append(out, tp.String())
 		}
 	}
@@ -267,7 +265,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"TICK", "KEY", "VALUE", "STATE"}}
-	for _, r := range w.Group.OffsetsLog.All() {
+	for _, r := range w.Group.Offsets.Log.All() {
 		if r.Marker {
 			t.Add(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State)
 			continue
@@ -278,7 +276,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 		}
 		t.Add(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State)
 	}
-	text := "__consumer_offsets (group " + w.Group.ID + ")\n"
+	text := "__consumer_offsets (group " + w.Group.ID() + ")\n"
 	if len(t.Rows) == 0 {
 		text += "no records yet\n"
 	} else {
@@ -299,7 +297,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(pos[0])
+	tp, err := w.Layout().ParsePartition(pos[0])
 	if err != nil {
 		return nil, fmt.Errorf("log: %v", err)
 	}
@@ -333,7 +331,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		t.Add(strconv.Itoa(i), val, dash(c.Producer), pid, epoch, seq, state, rc)
 	}
 	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
-	if rec, ok := w.Group.Committed(tp); ok {
+	if rec, ok := w.Group.Offsets.Committed(tp); ok {
 		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
 	}
 	if from > 0 || to < l.HW() {
@@ -456,7 +454,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	if !w.HasTopic(pos[0]) {
+	if !w.Layout().HasTopic(pos[0]) {
 		return nil, fmt.Errorf("consume %s: no topic %s (topics: %s)", pos[0], pos[0], strings.Join(topicList(w), " "))
 	}
 	iso := w.Cfg.Isolation
@@ -740,14 +738,14 @@ func buildMetrics(w *sim.World) metricsJSON {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Group.RebalanceStarts,
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
-		e := w.Group.GroupEpoch
+		e := w.Group.Describe().GroupEpoch
 		m.GroupEpoch = &e
 	}
 	for _, p := range w.Packets.Headers(0) {
@@ -760,7 +758,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 			m.SinkDuplicates += n - 1
 		}
 	}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		m.Lag += w.Lag(tp)
 	}
 	for _, e := range w.Meter.Entries {
@@ -792,7 +790,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
 	t.Add("tick", strconv.Itoa(m.Tick))
-	consumer := w.Group.Type == sim.ConsumerGroup
+	consumer := w.Group.Type() == sim.ConsumerGroup
 	if consumer {
 		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
 	} else {
@@ -820,7 +818,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 			title = "pauses per rebalance (group epoch)"
 		}
 		for _, p := range w.Meter.Entries {
-			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
+			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
 		}
 		text += "\n" + title + ":\n" + pt.Text()
 	}
@@ -833,7 +831,7 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"CLIENT", "PROCESS", "MEMBER-ID", "GEN", "PHASE", "LOOP", "OWNS", "BATCH", "NOTE"}}
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
 	}
 	procs := append([]*sim.Member(nil), w.Processes()...)
@@ -860,7 +858,7 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		}
 		notes = append(notes, string(m.Cfg.Producer()))
 		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
-			w.PartList(m.Owned), batch, strings.Join(notes, ", "))
+			w.Layout().PartList(m.Owned), batch, strings.Join(notes, ", "))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

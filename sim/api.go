@@ -41,10 +41,13 @@ type (
 	TxnMark = broker.TxnMark
 	// AbortedTxn is one entry of a partition's aborted transaction index.
 	AbortedTxn = broker.AbortedTxn
-	// Group is the group coordinator's group.
-	Group = coord.Group
-	// GroupMember is the coordinator's record of one member.
-	GroupMember = coord.GroupMember
+	// Group is the group coordinator of the world's group id: its group
+	// (classic or consumer) and its offsets.
+	Group = coord.Coordinator
+	// GroupDescription is the group as the admin client's describe shows it.
+	GroupDescription = coord.Description
+	// GroupMember is one member as a GroupDescription shows it.
+	GroupMember = coord.DescribedMember
 	// GroupType is the group protocol a group speaks.
 	GroupType = coord.GroupType
 	// GroupState is the coordinator's state of the group.
@@ -190,8 +193,8 @@ const (
 
 // The group types and states.
 const (
-	ClassicGroup        = coord.ClassicGroup
-	ConsumerGroup       = coord.ConsumerGroup
+	ClassicGroup        = wire.Classic
+	ConsumerGroup       = wire.Consumer
 	Empty               = coord.Empty
 	PreparingRebalance  = coord.PreparingRebalance
 	CompletingRebalance = coord.CompletingRebalance

@@ -66,7 +66,7 @@ func openTxnWorld(t *testing.T) *World {
 	}
 	for i := 0; i < 100; i++ {
 		w.Step()
-		for _, tp := range w.OutputPartitions() {
+		for _, tp := range w.Layout().Outputs() {
 			if w.Log(tp).HasOpenTxn() {
 				return w
 			}
@@ -80,7 +80,7 @@ func openTxnWorld(t *testing.T) *World {
 // Epoch, Seq, Txn, Control, Tick, as Cell's fields) and the sink's counts.
 func cellsText(w *World) string {
 	var b strings.Builder
-	for _, tp := range append(slices.Clone(w.InputPartitions()), w.OutputPartitions()...) {
+	for _, tp := range append(slices.Clone(w.Layout().Inputs()), w.Layout().Outputs()...) {
 		l := w.Log(tp)
 		fmt.Fprintf(&b, "%s hw %d lso %d aborted %v\n", tp, l.HW(), l.LSO(), l.Aborted)
 		for i, c := range l.Cells.All() {

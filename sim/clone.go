@@ -40,7 +40,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
-				group: old.Group, txn: old.Txn, env: old.env, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
+				group: old.Group, txn: old.Txn, env: old.env, scratch: old.scratch}
 			n = old
 		}
 		r.last = nil
@@ -52,8 +52,7 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.clients = store.Copy(w.clients)
-	n.trace = w.trace.Clone(&n.Tick, n)
+	n.trace = w.trace.Clone(&n.Tick, &n.sources)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
 	// The environment: drop rules, timers (in the finished copy's arrays
 	// if they have the room), process sets and free lists (env.Clone);
@@ -125,24 +124,14 @@ func (w *World) clone(r *Reuser) *World {
 		return out
 	}
 	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
-	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, n, sp.group, &r.gms)
+	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)
-	n.broker = w.broker.Clone(n.env, re, n, n.Txn, sp.broker, &r.logs, !plain)
+	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
+	n.connect()
 
 	// Every process copied, its small slices in shared arrays.
-	n.procs = client.CloneAll(w.procs, sp.procs, &r.procs, n.env, n, re)
-	n.order = store.Copy(w.order)
-	n.current = sp.current
-	if n.current == nil {
-		n.current = make(map[string]*Member, len(w.current))
-	}
-	clear(n.current)
-	for c, m := range w.current {
-		n.current[c] = n.procs[m.Proc()] // a process's copy has its process number
-	}
-	// The tick loop's scratch lists are private to a world and kept by
-	// nothing: a finished copy's serve the new one (nil for a plain copy).
-	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
+	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
+	n.scratch = scratch{sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
 	n.Meter = w.Meter.clone()
 	r.last = n
 	if plain {
@@ -156,16 +145,13 @@ func (w *World) clone(r *Reuser) *World {
 // spare is what a finished copy hands to the next (World.clone): its maps
 // and pointer lists, its group, its free lists and its scratch lists.
 type spare struct {
-	current   map[string]*Member
-	broker    *broker.Broker
-	procs     []*Member
-	group     *Group
-	txn       *txncoord.Coordinator
-	env       *env.Env
-	actBuf    []*Member
-	tpBuf     []TopicPartition
-	pausedBuf []TopicPartition
-	markBuf   []bool
+	current map[string]*Member
+	broker  *broker.Broker
+	procs   []*Member
+	group   *Group
+	txn     *txncoord.Coordinator
+	env     *env.Env
+	scratch
 }
 
 func (pm PauseMeter) clone() PauseMeter {

@@ -26,31 +26,6 @@ func checkClientID(client string) error {
 	return fmt.Errorf("%s is not a client id (client ids are C1 to C999999: C and a number from 1 to 999999, no leading zero)", client)
 }
 
-// running lists the clients with a live process, for error messages.
-func (w *World) running() string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return "none running"
-	}
-	return strings.Join(out, " ")
-}
-
-func (w *World) live(verb, client string) (*Member, error) {
-	m := w.current[client]
-	if m == nil {
-		return nil, fmt.Errorf("%s %s: no member %s (members: %s)", verb, client, client, w.running())
-	}
-	if !m.Alive {
-		return nil, fmt.Errorf("%s %s: %s is not running (members: %s)", verb, client, client, w.running())
-	}
-	return m, nil
-}
-
 // Join starts a member process that joins the group. topics nil means
 // every input topic.
 func (w *World) Join(client string, static bool, topics []string) error {
@@ -176,7 +151,7 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 		}
 	}
 	if !isInput {
-		return fmt.Errorf("produce %s: not an input partition (input partitions: %s)", tp, strings.Join(w.inputNames(), " "))
+		return fmt.Errorf("produce %s: not an input partition (input partitions: %s)", tp, strings.Join(partitionNames(w.layout.Inputs()), " "))
 	}
 	if n < 1 || n > 1_000_000 {
 		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
@@ -189,9 +164,10 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	return nil
 }
 
-func (w *World) inputNames() []string {
+// partitionNames spells tps by their full names.
+func partitionNames(tps []TopicPartition) []string {
 	var out []string
-	for _, tp := range w.layout.Inputs() {
+	for _, tp := range tps {
 		out = append(out, tp.String())
 	}
 	return out

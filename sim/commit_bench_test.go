@@ -23,7 +23,7 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	for i := 0; i < 20; i++ {
 		w.Step()
 	}
-	o0 := w.Group.OffsetsLog.Len()
+	o0 := w.Group.Offsets.Log.Len()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -35,7 +35,7 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
-	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
+	b.ReportMetric(float64(w.Group.Offsets.Log.Len()-o0)/float64(b.N), "offsets/tick")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B-kept/tick")

@@ -132,11 +132,11 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 		if err := w.Join(cl, false, nil); err != nil {
 			t.Fatal(err)
 		}
-		for k := 0; k < 60 && !(w.GroupSettled() && w.Group.GroupEpoch == 2+i); k++ {
+		for k := 0; k < 60 && !(w.GroupSettled() && w.Group.Describe().GroupEpoch == 2+i); k++ {
 			stepDisjoint(t, w, c, 1, each)
 		}
-		if !w.GroupSettled() || w.Group.GroupEpoch != 2+i {
-			t.Fatalf("after %s joined: settled %v, group epoch %d, want settled at %d", cl, w.GroupSettled(), w.Group.GroupEpoch, 2+i)
+		if !w.GroupSettled() || w.Group.Describe().GroupEpoch != 2+i {
+			t.Fatalf("after %s joined: settled %v, group epoch %d, want settled at %d", cl, w.GroupSettled(), w.Group.Describe().GroupEpoch, 2+i)
 		}
 	}
 	if n := len(packetsOf(w, JoinGroup, "", false)) + len(packetsOf(w, SyncGroup, "", false)); n != 0 {
@@ -174,7 +174,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 				}
 			}
 			committed := false
-			for _, r := range w.Group.OffsetsLog.All() {
+			for _, r := range w.Group.Offsets.Log.All() {
 				if r.TP == tp && r.MemberID == "C1-1" && r.Tick <= at {
 					committed = true
 				}
@@ -218,8 +218,8 @@ func TestConsumerSessionTimeout(t *testing.T) {
 	if len(removed) != 1 || removed[0].Tick != last+w.Cfg.ConsumerSessionTimeout || !strings.Contains(removed[0].Text, "session timeout") {
 		t.Fatalf("removals of C2 %v; want one, %d ticks after its last heartbeat at %d", removed, w.Cfg.ConsumerSessionTimeout, last)
 	}
-	if g := w.Group; g.GroupEpoch != 2 || len(g.Members()) != 1 || len(g.Members()[0].Assignment) != 6 || !w.GroupSettled() {
-		t.Fatalf("group epoch %d, members %v, settled %v; want epoch 2, C1-1 with all six", g.GroupEpoch, memberIDs(g.Members()), w.GroupSettled())
+	if g := w.Group; g.Describe().GroupEpoch != 2 || len(g.Members()) != 1 || len(g.Members()[0].Assignment) != 6 || !w.GroupSettled() {
+		t.Fatalf("group epoch %d, members %v, settled %v; want epoch 2, C1-1 with all six", g.Describe().GroupEpoch, memberIDs(g.Members()), w.GroupSettled())
 	}
 }
 
@@ -274,7 +274,7 @@ func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
 	if old == nil || !w.GroupSettled() {
 		t.Fatal("C2 did not settle as C2-1")
 	}
-	held, epoch := store.Copy(old.Assignment), w.Group.GroupEpoch
+	held, epoch := store.Copy(old.Assignment), w.Group.Describe().GroupEpoch
 	if err := w.Close("C2"); err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
 	}
 	stepDisjoint(t, w, c, 20, nil)
 	gm := w.Group.MemberByID("C2-2")
-	if gm == nil || w.Group.MemberByID("C2-1") != nil || !slices.Equal(gm.Assignment, held) || w.Group.GroupEpoch != epoch {
-		t.Fatalf("C2-2 %+v, group epoch %d (was %d); want C2-2 in C2-1's place with %v, same group epoch", gm, w.Group.GroupEpoch, epoch, held)
+	if gm == nil || w.Group.MemberByID("C2-1") != nil || !slices.Equal(gm.Assignment, held) || w.Group.Describe().GroupEpoch != epoch {
+		t.Fatalf("C2-2 %+v, group epoch %d (was %d); want C2-2 in C2-1's place with %v, same group epoch", gm, w.Group.Describe().GroupEpoch, epoch, held)
 	}
 	if len(eventsOf(w, EvStaticRejoin, "C2")) != 1 {
 		t.Error("no static-rejoin event")
@@ -367,41 +367,6 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 	}
 }
 
-// A member the coordinator fenced while its heartbeats were lost learns it
-// from UNKNOWN_MEMBER_ID, drops every partition and rejoins with epoch 0
-// under the same member id.
-func TestConsumerFencedMemberRejoins(t *testing.T) {
-	w := consumerWorld(t, 2, nil)
-	c := NewChecker()
-	stepChecked(t, w, c, 3)
-	w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: "C2", Count: 3})
-	// Its partitions go to C1 while C2, not knowing, still fetches them:
-	// only the invariant checker applies (fencing is what stops a zombie).
-	stepChecked(t, w, c, 60)
-	fenced := eventsOf(w, EvFenced, "C2")
-	if len(fenced) != 1 || !strings.Contains(fenced[0].Text, "UNKNOWN_MEMBER_ID") {
-		t.Fatalf("fenced events %v; want one, UNKNOWN_MEMBER_ID", fenced)
-	}
-	lost := false
-	for _, e := range eventsOf(w, EvRevoked, "C2") {
-		if e.Tick == fenced[0].Tick && strings.Contains(e.Text, "loses") {
-			lost = true
-		}
-	}
-	if !lost {
-		t.Error("C2 did not lose its partitions when fenced")
-	}
-	rejoined := false
-	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
-			rejoined = true
-		}
-	}
-	if !rejoined || !w.GroupSettled() || w.Group.MemberByID("C2-1") == nil {
-		t.Errorf("rejoined with epoch 0 as C2-1 owning nothing: %v; settled %v, members %s", rejoined, w.GroupSettled(), memberIDs(w.Group.Members()))
-	}
-}
-
 // Transactions under the consumer protocol: members join and leave, every
 // input record has exactly one visible invoice, and TxnOffsetCommit
 // carries the member epoch.
@@ -466,11 +431,11 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 				}
 				stepUntil(t, w, c, 400, func() bool { return w.Tick > 0 && w.GroupSettled() })
 				if !w.GroupSettled() {
-					t.Fatalf("after restarting %s: not settled (group %s %s)", cl, w.Group.Type, w.Group.State)
+					t.Fatalf("after restarting %s: not settled (group %s %s)", cl, w.Group.Type(), w.Group.State())
 				}
 				g := w.Group
-				if g.Type != ConsumerGroup {
-					t.Fatalf("after restarting %s: group type %s, want consumer", cl, g.Type)
+				if g.Type() != ConsumerGroup {
+					t.Fatalf("after restarting %s: group type %s, want consumer", cl, g.Type())
 				}
 				classic := 0
 				for _, gm := range g.Members() {
@@ -506,58 +471,6 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 				t.Errorf("commit after processing lost %v during the upgrade", d.LostNames)
 			}
 		})
-	}
-}
-
-// The last consumer-protocol member leaving a group of classic members
-// turns it back into a classic group, which rebalances (downgrade).
-func TestConsumerDowngradeWhenLastConsumerMemberLeaves(t *testing.T) {
-	cfg := DefaultConfig()
-	topo := DefaultTopology()
-	topo.Members = 2
-	w, _ := New(topo, cfg)
-	c := NewChecker()
-	stepChecked(t, w, c, 3)
-	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Join("C3", false, nil); err != nil {
-		t.Fatal(err)
-	}
-	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() })
-	if w.Group.Type != ConsumerGroup || len(w.Group.Members()) != 3 {
-		t.Fatalf("group %s with %s, want a consumer group of three", w.Group.Type, memberIDs(w.Group.Members()))
-	}
-	if err := w.Close("C3"); err != nil {
-		t.Fatal(err)
-	}
-	stepUntil(t, w, c, 300, func() bool { return w.Group.Type == ClassicGroup && w.GroupSettled() })
-	if g := w.Group; g.Type != ClassicGroup || len(g.Members()) != 2 || !w.GroupSettled() {
-		t.Fatalf("group %s %s with %s, settled %v; want a settled classic group of two", g.Type, g.State, memberIDs(g.Members()), w.GroupSettled())
-	}
-}
-
-// With group.consumer.migration.policy disabled, a consumer-protocol member
-// cannot join a classic group: GROUP_ID_NOT_FOUND, and it stops.
-func TestConsumerMigrationDisabled(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.MigrationPolicy = "disabled"
-	topo := DefaultTopology()
-	topo.Members = 2
-	w, _ := New(topo, cfg)
-	c := NewChecker()
-	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Join("C3", false, nil); err != nil {
-		t.Fatal(err)
-	}
-	stepChecked(t, w, c, 10)
-	if w.Group.Type != ClassicGroup || w.current["C3"].Alive {
-		t.Fatalf("group %s, C3 alive %v; want the classic group kept and C3 stopped", w.Group.Type, w.current["C3"].Alive)
-	}
-	if len(eventsOf(w, EvFenced, "C3")) != 1 || !strings.Contains(eventsOf(w, EvFenced, "C3")[0].Text, "GROUP_ID_NOT_FOUND") {
-		t.Errorf("C3's stop: %v", eventsOf(w, EvFenced, "C3"))
 	}
 }
 
@@ -635,15 +548,16 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 	if !w.GroupSettled() || gm == nil || gm.Strategy != "uniform" {
 		t.Fatalf("not settled with C1-1 on uniform: %v %+v", w.GroupSettled(), gm)
 	}
-	epoch, target := g.GroupEpoch, store.Copy(gm.Target)
+	epoch, target := g.Describe().GroupEpoch, store.Copy(gm.Target)
 	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
 		Body: &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
 			Topics: store.Copy(gm.Topics), TopicsSent: true, Owned: store.Copy(gm.Assignment), OwnedSent: true, Assignor: "range"}}
 	w.env.Send(p)
 	stepChecked(t, w, c, 1)
-	if g.GroupEpoch != epoch {
-		t.Errorf("group epoch %d after an assignor change, want %d", g.GroupEpoch, epoch)
+	if g.Describe().GroupEpoch != epoch {
+		t.Errorf("group epoch %d after an assignor change, want %d", g.Describe().GroupEpoch, epoch)
 	}
+	gm = g.MemberByID("C1-1")
 	if gm.Strategy != "range" || !slices.Equal(gm.Target, target) {
 		t.Errorf("C1-1 assignor %q target %v; want range, target unchanged %v", gm.Strategy, gm.Target, target)
 	}
@@ -773,7 +687,7 @@ func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
 			if !w.GroupSettled() {
 				t.Fatal("group not settled")
 			}
-			epoch := w.Group.GroupEpoch
+			epoch := w.Group.Describe().GroupEpoch
 			w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: member, Count: 1})
 			stepChecked(t, w, c, 40)
 			if len(w.PendingDrops()) != 0 {
@@ -788,8 +702,8 @@ func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
 			if len(eventsOf(w, EvRetry, member)) != 1 {
 				t.Errorf("%s: retries %v, want one", member, eventsOf(w, EvRetry, member))
 			}
-			if w.Group.GroupEpoch != epoch || !w.GroupSettled() {
-				t.Errorf("%s: group epoch %d -> %d, settled %v", member, epoch, w.Group.GroupEpoch, w.GroupSettled())
+			if w.Group.Describe().GroupEpoch != epoch || !w.GroupSettled() {
+				t.Errorf("%s: group epoch %d -> %d, settled %v", member, epoch, w.Group.Describe().GroupEpoch, w.GroupSettled())
 			}
 		}
 	}
@@ -835,8 +749,8 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 			revoked = true
 		}
 	}
-	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.GroupEpoch != 2 {
-		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.GroupEpoch)
+	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.Describe().GroupEpoch != 2 {
+		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.Describe().GroupEpoch)
 	}
 }
 
@@ -910,11 +824,11 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	// C2 has sent a JoinGroup and not read the answer yet.
 	join, _ := inFlightJoin(m, PhaseJoining)
 	m.Phase = PhaseJoining
-	epoch, from := w.Group.GroupEpoch, w.Packets.Len()
+	epoch, from := w.Group.Describe().GroupEpoch, w.Packets.Len()
 	if err := w.Join("C5", false, nil); err != nil { // the group epoch moves: C2 must rejoin
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 20, func() bool { return w.Group.GroupEpoch > epoch })
+	stepUntil(t, w, c, 20, func() bool { return w.Group.Describe().GroupEpoch > epoch })
 	stepChecked(t, w, c, 2)
 	told := func() int {
 		n := 0
@@ -926,8 +840,8 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 		return n
 	}
 	gm := w.Group.MemberByID(id)
-	if gm == nil || gm.MemberEpoch >= w.Group.GroupEpoch {
-		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.GroupEpoch)
+	if gm == nil || gm.MemberEpoch >= w.Group.Describe().GroupEpoch {
+		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.Describe().GroupEpoch)
 	}
 	if n := told(); n != 0 || w.Group.Hooks().JoinTimer(gm.MemberID) != 0 {
 		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, w.Group.Hooks().JoinTimer(gm.MemberID))

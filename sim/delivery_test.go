@@ -37,12 +37,12 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 		}
 	}
 	for _, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.CommittedOffset(tp)
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
 		for off := 0; off < rec && off < w.broker.Log(tp).HW(); off++ {
-			name := w.RecordName(tp, off)
+			name := w.Layout().Name(tp, off)
 			switch {
 			case seen[name] > 0:
 			case held[name]:

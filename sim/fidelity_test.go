@@ -314,10 +314,10 @@ func TestHeartbeatsStopWhileJoining(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining })
-	if err := w.ProduceInput(w.InputPartitions()[0], 1); err != nil { // the record C1 gets stuck in
+	if err := w.ProduceInput(w.Layout().Inputs()[0], 1); err != nil { // the record C1 gets stuck in
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 10, func() bool { return w.Group.State == CompletingRebalance })
+	stepUntil(t, w, c, 10, func() bool { return w.Group.State() == CompletingRebalance })
 	completed := w.Tick
 	stepChecked(t, w, c, 25)
 	if got, want := removedAt(w, "C1-1"), completed+w.Cfg.Client.SessionTimeout; got != want {
@@ -480,7 +480,7 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	if err := w.CrashNow(leader); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 5, func() bool { return w.Group.State == Stable })
+	stepUntil(t, w, c, 5, func() bool { return w.Group.State() == Stable })
 	answered := w.Tick
 	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 	if got, want := removedAt(w, id), answered+w.Cfg.Client.SessionTimeout; got != want {
@@ -514,7 +514,7 @@ func TestCompleteJoinRestartsStaticMemberSession(t *testing.T) {
 	stepChecked(t, w, c, 2)
 	g.Hooks().PrepareRebalance("the test")
 	for _, gm := range g.Members() {
-		gm.Joined = gm.MemberID != id // every other member rejoined
+		g.Hooks().SetJoined(gm.MemberID, gm.MemberID != id) // every other member rejoined
 	}
 	g.Hooks().CompleteJoin()
 	gm := g.MemberByID(id)
@@ -551,7 +551,7 @@ func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
 	if since < 0 {
 		t.Fatalf("%s not silent after its process stopped", id)
 	}
-	g.Hooks().SetWaiting(id, nil, &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Generation}})
+	g.Hooks().SetWaiting(id, nil, &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Describe().Generation}})
 	g.Hooks().SessionExpiry(id, since)
 	if g.MemberByID(id) == nil {
 		t.Fatalf("%s removed for its session while its SyncGroup waited", id)

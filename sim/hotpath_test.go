@@ -69,7 +69,7 @@ func TestLogOfAsLogsMap(t *testing.T) {
 		w, _ := New(topo, DefaultConfig())
 		c := w.Clone()
 		for _, x := range []*World{w, c} {
-			tps := append(append([]TopicPartition{}, x.InputPartitions()...), x.OutputPartitions()...)
+			tps := append(append([]TopicPartition{}, x.Layout().Inputs()...), x.Layout().Outputs()...)
 			seen := map[*PartitionLog]bool{}
 			for _, tp := range tps {
 				l := x.broker.Log(tp)
@@ -232,7 +232,7 @@ func TestCaughtUpAsLag(t *testing.T) {
 		for seed := 0; seed < 12; seed++ {
 			traceCaseWith(t, proto, seed, func(w *World) *World {
 				lagless := true
-				for _, tp := range w.InputPartitions() {
+				for _, tp := range w.Layout().Inputs() {
 					lagless = lagless && w.Lag(tp) == 0
 				}
 				if got := w.inputsCommitted(); got != lagless {

@@ -45,7 +45,7 @@ func (pm *PauseMeter) account(w *World) {
 		// A classic rebalance starts with PreparingRebalance; a consumer
 		// group's with a group epoch bump, which moves it to Assigning or
 		// Reconciling until every member reached its target.
-		if g.State != PreparingRebalance && g.State != CompletingRebalance && g.State != Assigning && g.State != Reconciling {
+		if s := g.State(); s != PreparingRebalance && s != CompletingRebalance && s != Assigning && s != Reconciling {
 			return
 		}
 		pm.active = true
@@ -54,12 +54,11 @@ func (pm *PauseMeter) account(w *World) {
 		pm.active = false
 		return
 	}
-	gen := g.Generation
-	if g.State == PreparingRebalance {
+	// a classic group's pauses count by the generation the rebalance
+	// forms, a consumer group's by group epoch
+	gen := g.Epoch()
+	if g.State() == PreparingRebalance {
 		gen++
-	}
-	if g.Type == ConsumerGroup {
-		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
 	}
 	paused := w.pausedPartitions()
 	e := pm.entry(g.Incarnation, gen, w.Tick)
@@ -126,7 +125,7 @@ func (w *World) pausedPartitions() []TopicPartition {
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
-	for _, gm := range w.Group.Members() {
+	for gm := range w.Group.AllMembers() {
 		for _, t := range gm.Topics {
 			anySub = true
 			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
@@ -173,10 +172,10 @@ members:
 // assignment with its offsets fetched.
 func (w *World) GroupSettled() bool {
 	g := w.Group
-	if g.Type == ConsumerGroup {
+	if g.Type() == ConsumerGroup {
 		return w.consumerGroupSettled()
 	}
-	if g.State != Stable && g.State != Empty {
+	if s := g.State(); s != Stable && s != Empty {
 		return false
 	}
 	for _, p := range w.env.Sending() {
@@ -189,7 +188,7 @@ func (w *World) GroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.Members() {
+	for gm := range g.AllMembers() {
 		m := w.process(gm.ClientID, gm.Inc)
 		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, gm.Assignment) {
 			return false
@@ -231,9 +230,6 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 	}
 	return out
 }
-
-// HasTopic reports whether the world has a topic of that name.
-func (w *World) HasTopic(t string) bool { return w.layout.HasTopic(t) }
 
 // Counts are the delivery counters as a reader at one isolation level sees invoices.
 type Counts struct {
@@ -314,7 +310,7 @@ func (w *World) Delivery(isolation string) Counts {
 	dup := func(p, off int, s uint32) {
 		if n := int(s &^ heldBit); n > 1 {
 			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.layout.Inputs()[p], off))
+			c.DuplicateNames = append(c.DuplicateNames, w.layout.Name(w.layout.Inputs()[p], off))
 		}
 	}
 	for p := range w.layout.Inputs() {
@@ -333,7 +329,7 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	sort.Strings(c.DuplicateNames)
 	for p, tp := range w.layout.Inputs() {
-		rec, ok := w.Group.CommittedOffset(tp)
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
@@ -343,10 +339,10 @@ func (w *World) Delivery(isolation string) Counts {
 			case s&^heldBit > 0:
 			case s&heldBit != 0:
 				c.HeldBack++
-				c.HeldBackNames = append(c.HeldBackNames, w.RecordName(tp, off))
+				c.HeldBackNames = append(c.HeldBackNames, w.layout.Name(tp, off))
 			default:
 				c.Lost++
-				c.LostNames = append(c.LostNames, w.RecordName(tp, off))
+				c.LostNames = append(c.LostNames, w.layout.Name(tp, off))
 			}
 		}
 	}
@@ -356,13 +352,10 @@ func (w *World) Delivery(isolation string) Counts {
 // Processed counts records the members have processed.
 func (w *World) Processed() int { return w.processed }
 
-// Rebalances counts generations formed after the first.
-func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
-
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
 	hw := w.broker.Log(tp).HW()
-	if rec, ok := w.Group.CommittedOffset(tp); ok {
+	if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
 		return hw - rec
 	}
 	return hw
@@ -394,7 +387,7 @@ func (w *World) CaughtUp() bool {
 func (w *World) inputsCommitted() bool {
 	for i := range w.layout.Inputs() {
 		lag := w.broker.Logs()[i].HW()
-		if rec, ok := w.Group.CommittedAt(i); ok {
+		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
 			lag -= rec
 		}
 		if lag != 0 {
@@ -404,29 +397,6 @@ func (w *World) inputsCommitted() bool {
 	return true
 }
 
-// HasLiveMember is len(LiveMembers()) > 0, without the list: a walk of
-// the processes (a client's current process is its one not superseded),
-// with no lookup by client id (the explorer asks it every tick).
-func (w *World) HasLiveMember() bool {
-	for _, m := range w.procs {
-		if !m.Superseded() && m.Alive && !m.Zombie {
-			return true
-		}
-	}
-	return false
-}
-
-// LiveMembers lists the client ids with a running process that is not a zombie.
-func (w *World) LiveMembers() []string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // consumerGroupSettled is `run until stable` for a consumer group: every
 // member STABLE at the group epoch with current == target and nothing
 // pending revocation, every live process of the group settled with exactly
@@ -434,7 +404,7 @@ func (w *World) LiveMembers() []string {
 // in flight.
 func (w *World) consumerGroupSettled() bool {
 	g := w.Group
-	if (g.State != Stable && g.State != Empty) || !g.Settled() {
+	if s := g.State(); (s != Stable && s != Empty) || !g.Settled() {
 		return false
 	}
 	for _, p := range w.env.Sending() {
@@ -447,7 +417,7 @@ func (w *World) consumerGroupSettled() bool {
 			return false
 		}
 	}
-	for _, gm := range g.Members() {
+	for gm := range g.AllMembers() {
 		if gm.MemberEpoch < 0 {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}

@@ -55,7 +55,7 @@ func TestUpgradeKeepsHeartbeatingClassicMembers(t *testing.T) {
 	if err := w.Join("C6", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 20, func() bool { return w.Group.Type == ConsumerGroup })
+	stepUntil(t, w, c, 20, func() bool { return w.Group.Type() == ConsumerGroup })
 	converted := w.Tick
 	if gm := w.Group.MemberByID(w.Member("C2").MemberID); gm == nil || w.Member("C2").Phase != PhaseSyncing {
 		t.Fatalf("C2 is %s at the upgrade, want Syncing (heartbeating)", w.Member("C2").Phase)
@@ -124,7 +124,7 @@ func TestDowngradeTimesSilentMembersFromThen(t *testing.T) {
 	if err := w.Close("C1"); err != nil { // the last consumer-protocol member leaves
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 10, func() bool { return w.Group.Type == ClassicGroup })
+	stepUntil(t, w, c, 10, func() bool { return w.Group.Type() == ClassicGroup })
 	down := w.Tick
 	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 	if got, want := removedAt(w, id), down+w.Cfg.Client.SessionTimeout; got != want {

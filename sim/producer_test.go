@@ -236,7 +236,7 @@ func TestPropertyProducerSwitches(t *testing.T) {
 			runSchedule(t, w, sched, 200)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State, names(sched))
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State(), names(sched))
 			}
 			for _, e := range w.Events.All() {
 				if strings.Contains(e.Text, InvalidProducerIDMapping.String()) {

@@ -15,7 +15,7 @@ import (
 // can be compared byte for byte.
 func fingerprint(w *World) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Assignor)
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State(), w.Group.Describe().Generation, w.Group.Describe().Leader, w.Group.Describe().Assignor)
 	for _, gm := range w.Group.Members() {
 		fmt.Fprintf(&b, "member %s %s %v joined=%v topics %v owned %v protocols %v target %v revoking %v epoch %d\n", gm.MemberID, gm.InstanceID,
 			gm.Assignment, gm.Joined, gm.Topics, gm.Owned, gm.Protocols, gm.Target, gm.Revoking, gm.MemberEpoch)
@@ -30,7 +30,7 @@ func fingerprint(w *World) string {
 		l := w.broker.Log(tp)
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
-	for _, r := range w.Group.OffsetsLog.All() {
+	for _, r := range w.Group.Offsets.Log.All() {
 		fmt.Fprintf(&b, "off %+v\n", r)
 	}
 	for _, e := range w.Txn.Entries() {
@@ -92,7 +92,7 @@ func randomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []action {
 		case 7:
 			n := 1 + r.Intn(5)
 			a = action{do: func(w *World) error {
-				tps := w.InputPartitions()
+				tps := w.Layout().Inputs()
 				return w.ProduceInput(tps[n%len(tps)], n)
 			}, name: fmt.Sprintf("produce %d", n)}
 		case 8:
@@ -267,11 +267,11 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State)
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State())
 			}
 			// The sticky assignors and the uniform one balance equal
 			// subscriptions within one partition.
-			if w.Group.Type == ClassicGroup && strings.Contains(w.Group.Assignor, "sticky") || w.Group.Type == ConsumerGroup && w.Group.Assignor == "uniform" {
+			if w.Group.Type() == ClassicGroup && strings.Contains(w.Group.Describe().Assignor, "sticky") || w.Group.Type() == ConsumerGroup && w.Group.Describe().Assignor == "uniform" {
 				counts := []int{}
 				for _, gm := range w.Group.Members() {
 					counts = append(counts, len(gm.Assignment))
@@ -333,21 +333,24 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 	}
 	for _, md := range []mode{{"after", CommitAfter, false, false}, {"before", CommitBefore, false, true}, {"transactions", CommitAfter, true, true}} {
 		for i := 0; i < 2*seeds; i++ {
-			seed, proto := i%seeds, protocols[i/seeds]
-			r := rand.New(rand.NewSource(int64(1000 + seed)))
-			cfg := DefaultConfig()
-			cfg.Client.Commit = md.commit
-			cfg.Client.Idempotence = md.idem
-			if md.txn {
-				cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-			}
-			cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
-			cfg.Client.GroupProtocol = string(proto)
-			if seed%4 == 2 {
-				cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(protocols[1-i/seeds])})
-			}
-			w, _ := New(DefaultTopology(), cfg)
+			seed, proto, other := i%seeds, protocols[i/seeds], protocols[1-i/seeds]
+			// Each seed is a world of its own (its own rand source, config and
+			// world, made in the subtest): the seeds run side by side.
 			t.Run(fmt.Sprintf("%s-%s-%d", proto, md.name, seed), func(t *testing.T) {
+				t.Parallel()
+				r := rand.New(rand.NewSource(int64(1000 + seed)))
+				cfg := DefaultConfig()
+				cfg.Client.Commit = md.commit
+				cfg.Client.Idempotence = md.idem
+				if md.txn {
+					cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+				}
+				cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
+				cfg.Client.GroupProtocol = string(proto)
+				if seed%4 == 2 {
+					cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
+				}
+				w, _ := New(DefaultTopology(), cfg)
 				sched := randomSchedule(r, 200, 4, seed%3 == 0)
 				if md.commit == CommitBefore {
 					// A lost produce answer with a plain producer duplicates by
@@ -357,7 +360,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 				runSchedule(t, w, sched, 200)
 				ensureMember(t, w)
 				if !settle(t, w, 6000) {
-					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State, totalLag(w))
+					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State(), totalLag(w))
 				}
 				iso := "read_uncommitted"
 				if md.txn {
@@ -384,8 +387,8 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 					}
 					for _, tp := range w.layout.Inputs() {
 						for off := 0; off < w.broker.Log(tp).HW(); off++ {
-							if n := seen[w.RecordName(tp, off)]; n != 1 {
-								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
+							if n := seen[w.Layout().Name(tp, off)]; n != 1 {
+								t.Errorf("%s has %d visible invoices, want exactly 1", w.Layout().Name(tp, off), n)
 							}
 						}
 					}
@@ -456,7 +459,7 @@ func FuzzSchedules(f *testing.F) {
 		runSchedule(t, w, randomSchedule(r, 200, 6, r.Intn(2) == 0), 200)
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
-			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State, totalLag(w))
+			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
 		}
 	})
 }

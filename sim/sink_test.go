@@ -41,7 +41,7 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 			if r.Intn(10) == 0 {
 				off = r.Intn(5) // the same few records, many times
 			}
-			k := w.RecordName(tp, off)
+			k := w.Layout().Name(tp, off)
 			p.model[k]++
 			if got := p.c.inc(tp, hint, off); got != p.model[k] {
 				t.Fatalf("step %d: inc(%s) = %d, want %d", step, k, got, p.model[k])
@@ -125,7 +125,7 @@ func TestSinkCountsPast255(t *testing.T) {
 	n := 0
 	for name, v := range c.All() {
 		n++
-		if want := map[string]int{w.RecordName(tp, 5): 600, w.RecordName(tp, 7): 3}[name]; v != want {
+		if want := map[string]int{w.Layout().Name(tp, 5): 600, w.Layout().Name(tp, 7): 3}[name]; v != want {
 			t.Fatalf("All: %s %d, want %d", name, v, want)
 		}
 	}

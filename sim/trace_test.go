@@ -65,7 +65,7 @@ func traceCaseWith(t *testing.T, proto GroupType, seed int, each func(*World) *W
 			w.Drop(DropRule{Type: types[r.Intn(len(types))], Response: r.Intn(2) == 0, Count: 1})
 		}
 		if w.Tick%17 == 0 {
-			tps := w.InputPartitions()
+			tps := w.Layout().Inputs()
 			w.ProduceInput(tps[r.Intn(len(tps))], 1+r.Intn(3))
 		}
 		w = each(w)
@@ -157,7 +157,7 @@ func TestTraceSharedBetweenClones(t *testing.T) {
 				w.Join(fmt.Sprintf("X%d", r.Intn(3)), false, nil)
 				w.Drop(DropRule{Type: Fetch, Response: true, Count: 1})
 				for i := 0; i < 1+r.Intn(4); i++ {
-					w.ProduceInput(w.InputPartitions()[0], 2)
+					w.ProduceInput(w.Layout().Inputs()[0], 2)
 					w.Step()
 				}
 				originals = append(originals, left{w, traceDump(w)})

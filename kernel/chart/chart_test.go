@@ -208,7 +208,7 @@ func TestTimelineOwnership(t *testing.T) {
 	run := record(t, s, chart.NeedOwners)
 	// At the end every partition is consumed by the member that owns it.
 	last := run.Frames[len(run.Frames)-1]
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		var want string
 		for _, c := range w.Clients() {
 			for _, o := range w.Member(c).Owned {
@@ -223,7 +223,7 @@ func TestTimelineOwnership(t *testing.T) {
 	}
 	// Somewhere C2 processes orders-2 as a zombie while C1 owns it.
 	idx := -1
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		if tp == (sim.TopicPartition{Topic: "orders", Partition: 2}) {
 			idx = i
 		}

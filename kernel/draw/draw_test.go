@@ -194,7 +194,7 @@ func TestWorldDiagramContent(t *testing.T) {
 				cells[e.attrs["data-partition"]] = append(cells[e.attrs["data-partition"]], off)
 			}
 		}
-		all := append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...)
+		all := append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...)
 		for _, tp := range all {
 			l := w.Log(tp)
 			got := cells[tp.String()]
@@ -215,7 +215,7 @@ func TestWorldDiagramContent(t *testing.T) {
 			if a["data-hw"] != strconv.Itoa(l.HW()) || a["data-lso"] != strconv.Itoa(l.LSO()) {
 				t.Errorf("demo %d: %s drawn with HW %s LSO %s, want %d %d", n, tp, a["data-hw"], a["data-lso"], l.HW(), l.LSO())
 			}
-			if rec, ok := w.Group.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
+			if rec, ok := w.Group.Offsets.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
 				t.Errorf("demo %d: %s committed pointer %q, want %d", n, tp, a["data-committed"], rec.Offset)
 			}
 		}
@@ -226,12 +226,12 @@ func TestWorldDiagramContent(t *testing.T) {
 			}
 		}
 		joined := strings.Join(texts, "\n")
-		want := fmt.Sprintf("state %s · generation %d", w.Group.State, w.Group.Generation)
+		want := fmt.Sprintf("state %s · generation %d", w.Group.State(), w.Group.Describe().Generation)
 		if !strings.Contains(joined, want) {
 			t.Errorf("demo %d: the diagram does not say %q", n, want)
 		}
 		// Aborted invoices are marked ✗, markers C / A.
-		for _, tp := range w.OutputPartitions() {
+		for _, tp := range w.Layout().Outputs() {
 			for _, c := range w.Log(tp).Cells.All() {
 				if c.Txn == sim.TxnAborted && c.IsData() && !strings.Contains(joined, c.Source+"✗") {
 					t.Errorf("demo %d: aborted %s not drawn with ✗", n, c.Value)

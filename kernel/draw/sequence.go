@@ -124,7 +124,7 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	if opt.To >= 0 {
 		to = strconv.Itoa(opt.To)
 	}
-	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID, opt.From, to, len(pkts))
+	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID(), opt.From, to, len(pkts))
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
 	}

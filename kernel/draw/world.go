@@ -158,9 +158,9 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		width = 900
 	}
 
-	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID, w.Tick, w.Group.State, w.Group.Generation)
-	if w.Group.Type == sim.ConsumerGroup {
-		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID, w.Tick, w.Group.State, w.Group.GroupEpoch)
+	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
+	if w.Group.Type() == sim.ConsumerGroup {
+		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
@@ -196,8 +196,8 @@ func subtitle(w *sim.World) string {
 	// timeout is the broker's: the client-side settings would name what
 	// does not apply.
 	assignor, session := "assignor "+c.Assignor, fmt.Sprintf("session.timeout %d", c.SessionTimeout)
-	if w.Group.Type == sim.ConsumerGroup {
-		assignor = "group.protocol consumer · assignor " + w.Group.Assignor
+	if d := w.Group.Describe(); d.Type == sim.ConsumerGroup {
+		assignor = "group.protocol consumer · assignor " + d.Assignor
 		session = fmt.Sprintf("group.consumer.session.timeout %d", w.Cfg.ConsumerSessionTimeout)
 	}
 	parts := []string{
@@ -261,7 +261,7 @@ func recordInHand(w *sim.World, m *sim.Member) (string, sim.TopicPartition, bool
 	if i <= 0 {
 		return rec, sim.TopicPartition{}, false
 	}
-	tp, err := w.ParsePartition(rec[:i])
+	tp, err := w.Layout().ParsePartition(rec[:i])
 	if err != nil {
 		return rec, sim.TopicPartition{}, false
 	}
@@ -344,7 +344,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		id = "no member id"
 	}
 	var badges []string
-	if m.Alive && m.MemberID != "" && w.Group.Leader == m.MemberID {
+	if m.Alive && m.MemberID != "" && w.Group.Describe().Leader == m.MemberID {
 		badges = append(badges, "leader")
 	}
 	if m.Static() {
@@ -362,7 +362,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 	// A consumer group's members (KIP-848) carry a member epoch where a
 	// classic member has a generation, and join with a heartbeat.
 	gen, joinReq := "gen", "JoinGroup"
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		gen, joinReq = "epoch", "heartbeat"
 	}
 	var state string
@@ -407,7 +407,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		s.text(cx, y+55, "owns nothing", textStyle{size: 11, italic: true, color: Hex(Faint)})
 	}
 	for _, tp := range m.Owned {
-		name := w.ShortName(tp)
+		name := w.Layout().ShortName(tp)
 		cw := measure(name, textStyle{size: 10.5, mono: true}) + 10
 		if cx+cw > x+memberW-8 {
 			s.text(cx, y+55, "…", textStyle{size: 11, color: Hex(Ink)})
@@ -556,7 +556,7 @@ type logLayout struct {
 
 func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout {
 	b := &brokerLayout{cellW: map[string]float64{}, logRows: map[string]int{}}
-	g := w.Group
+	g := w.Group.Describe()
 	leader := "-"
 	if g.Leader != "" {
 		leader = g.Leader
@@ -575,16 +575,16 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 		b.lines[1].text = fmt.Sprintf("state %s · group epoch %d · target assignment epoch %d · assignor %s", g.State, g.GroupEpoch, g.AssignmentEpoch, proto)
 	}
 	var ms []string
-	gms := append([]*sim.GroupMember(nil), g.Members()...)
+	gms := g.Members
 	sort.SliceStable(gms, func(i, j int) bool { return natural.Less(gms[i].MemberID, gms[j].MemberID) })
 	for _, gm := range gms {
-		t := gm.MemberID + " " + w.PartList(gm.Assignment)
+		t := gm.MemberID + " " + w.Layout().PartList(gm.Assignment)
 		if (g.State == sim.PreparingRebalance) && gm.Joined {
 			t += " (joined)"
 		}
 		if consumer {
 			// Each member's epoch, and where it is going while it reconciles.
-			cur, target := w.PartList(gm.Assignment), w.PartList(gm.Target) // sorted: equal sets, equal text
+			cur, target := w.Layout().PartList(gm.Assignment), w.Layout().PartList(gm.Target) // sorted: equal sets, equal text
 			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, cur)
 			if cur != target {
 				t += " → " + target
@@ -597,9 +597,9 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	}
 	b.lines = append(b.lines, memberLines(ms)...)
 	var pend []string
-	for _, tp := range w.InputPartitions() {
-		if g.HasPending(tp) {
-			pend = append(pend, w.ShortName(tp))
+	for _, tp := range w.Layout().Inputs() {
+		if w.Group.Offsets.HasPending(tp) {
+			pend = append(pend, w.Layout().ShortName(tp))
 		}
 	}
 	if len(pend) > 0 {
@@ -639,8 +639,8 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	y := 0.0
 	cellsW := 0.0
 	nth := InvoiceNumbers(w)
-	for i, tp := range append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...) {
-		l := logLayout{tp: tp, output: i >= len(w.InputPartitions())}
+	for i, tp := range append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...) {
+		l := logLayout{tp: tp, output: i >= len(w.Layout().Inputs())}
 		l.cellW, l.perRow = 24, inputPerRow
 		if l.output {
 			l.perRow = outPerRow
@@ -823,7 +823,7 @@ func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 	lg := w.Log(l.tp)
 	hw, lso := lg.HW(), lg.LSO()
 	committed, hasCommitted := -1, false
-	if rec, ok := w.Group.Committed(l.tp); ok && !l.output {
+	if rec, ok := w.Group.Offsets.Committed(l.tp); ok && !l.output {
 		committed, hasCommitted = rec.Offset, true
 	}
 	owner := consumerOf(w, l.tp)

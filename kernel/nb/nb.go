@@ -451,7 +451,7 @@ func errorHTML(err error) string {
 
 func statusText(k *kernel.Session) string {
 	w := k.World()
-	t := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, kernel.EpochText(w.Group))
+	t := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), kernel.EpochText(w.Group))
 	if k.Branch() != "main" {
 		t = "branch " + k.Branch() + ", " + t
 	}

@@ -97,9 +97,9 @@ func TestResume(t *testing.T) {
 
 	next := Resume()
 	got := next.Kernel().World()
-	if got.Tick != want.Tick || next.Kernel().Branch() != "what-if" || got.Group.Generation != want.Group.Generation {
+	if got.Tick != want.Tick || next.Kernel().Branch() != "what-if" || got.Group.Describe().Generation != want.Group.Describe().Generation {
 		t.Errorf("resumed at tick %d on %s gen %d, want tick %d on what-if gen %d",
-			got.Tick, next.Kernel().Branch(), got.Group.Generation, want.Tick, want.Group.Generation)
+			got.Tick, next.Kernel().Branch(), got.Group.Describe().Generation, want.Tick, want.Group.Describe().Generation)
 	}
 	a, _ := s.Text("trace --json")
 	b, _ := next.Text("trace --json")
@@ -141,8 +141,8 @@ func TestDemoAndReset(t *testing.T) {
 		t.Error("Demo lost where the output goes")
 	}
 	w := s.Kernel().World()
-	if w.Group.Generation != 7 || len(w.Clients()) != 4 {
-		t.Errorf("after demo 3: generation %d, clients %v", w.Group.Generation, w.Clients())
+	if w.Group.Describe().Generation != 7 || len(w.Clients()) != 4 {
+		t.Errorf("after demo 3: generation %d, clients %v", w.Group.Describe().Generation, w.Clients())
 	}
 	if Resume().Kernel().World().Tick != w.Tick {
 		t.Error("the demo is not the session the next cell resumes")

@@ -37,8 +37,8 @@ import (
 //   - If the group was not empty-handed to begin with and balancing moved
 //     something without lowering the balance score (sum of count differences
 //     over all pairs), the pre-balancing assignment is restored.
-func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]int32 {
-	k := newKafkaGeneral(tp, ms)
+func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) []int32 {
+	k := newKafkaGeneral(tp.withTopicOf(), ms)
 	P, T := tp.total(), len(tp.names)
 
 	maxGen := -1
@@ -120,13 +120,7 @@ func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]
 		k.cur = before
 	}
 
-	lists := make([][]int32, len(ms))
-	for g, c := range k.cur {
-		if c >= 0 {
-			lists[c] = append(lists[c], int32(g))
-		}
-	}
-	return lists
+	return k.cur
 }
 
 // kafkaGeneralState is the working state of kafkaGeneral, all indexed by

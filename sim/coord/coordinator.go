@@ -1,15 +1,17 @@
 // Package coord is B1's group coordinator (Kafka's GroupCoordinator and
-// GroupMetadataManager): the group's members, states, generations and
-// epochs under both group protocols (the classic JoinGroup/SyncGroup with
-// a client-side leader, KIP-848's ConsumerGroupHeartbeat with a
-// server-side assignor), online migration between them, and the offsets
-// store both use (OffsetMetadataManager: commits, fetches, transactional
-// offsets, __consumer_offsets). It is handed an env.Env, never the World.
+// GroupMetadataManager) for the world's group id: its group, a classic
+// group (classic*.go: JoinGroup/SyncGroup with a client-side leader) or a
+// consumer group (consumer*.go: KIP-848's ConsumerGroupHeartbeat with a
+// server-side assignor), online migration between them (migration.go),
+// and the offsets store both use (offsets.go, Kafka's
+// OffsetMetadataManager: commits, fetches, transactional offsets,
+// __consumer_offsets). It is handed an env.Env, never the World.
 package coord
 
 import (
-	"fmt"
+	"iter"
 
+	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -72,124 +74,223 @@ type Processes interface {
 	Heartbeating(client string, inc int, memberID string) bool
 }
 
-// StartClassic makes the group a world starts with under the classic
-// protocol: every member of joins (their JoinGroups, as the coordinator
-// would have stored them), Stable in generation 1, the first the leader,
-// each with its share of the plan (assignments, in joins' order, kept as
-// given: the members' own lists), the assignor named. No transition or
-// event: the world starts here.
-func (g *Group) StartClassic(joins []*wire.JoinGroupRequest, assignor string, assignments [][]wire.TopicPartition) {
-	for i, r := range joins {
-		gm := g.addMember(r, 0)
-		gm.Joined = false
-		gm.Assignment = assignments[i]
-	}
-	g.Generation = 1
-	g.Assignor = assignor
-	g.State = Stable
-	g.Leader = joins[0].MemberID
+// Coordinator is B1's group coordinator for one group id: the group id's
+// current group (GroupMetadataManager's groups map, for one id), the
+// offsets store, and what outlives any one group.
+type Coordinator struct {
+	id      string
+	group   Group
+	Offsets Offsets
+	// Transitions lists every state change of the group id's groups, for
+	// the invariant checks.
+	Transitions store.Seq[GroupTransition]
+	// RebalanceStarts counts the rebalances: a classic group's entries into
+	// PreparingRebalance, a consumer group's group epoch bumps.
+	RebalanceStarts int
+	// Incarnation counts how many times the group id's empty group was
+	// deleted and made anew with the other type (recreate): each new group
+	// starts at generation and epoch 0, so those numbers only grow within
+	// one incarnation.
+	Incarnation int
+	timerSeq    int // numbers the member timers (groupBase.nextTimer)
+
+	env       *env.Env
+	cfg       *Config
+	mutations *Mutations
+	procs     Processes
 }
 
-// StartMember is a member a world's consumer group starts with.
-type StartMember struct {
-	MemberID, ClientID, InstanceID string
-	Inc                            int
-	Topics                         []string
-	RebalanceTimeout               int
-	// RemoteAssignor is group.remote.assignor, for a consumer-protocol
-	// member; a classic member (Classic) names its client-side Assignor
-	// and its own SessionTimeout.
-	RemoteAssignor string
-	Classic        bool
-	Assignor       string
-	SessionTimeout int
+// New is the group coordinator of group id with an empty classic group: a
+// world's group before any member joins. It is handed the world's
+// environment, the broker's group settings (read as they change), the
+// deliberate bugs a test may switch on, and what it may learn of the
+// members' processes.
+func New(id string, e *env.Env, cfg *Config, mutations *Mutations, procs Processes) *Coordinator {
+	c := &Coordinator{id: id, env: e, cfg: cfg, mutations: mutations, procs: procs}
+	c.group = newClassicGroup(c.newBase())
+	c.Offsets = newOffsets(id, e, mutations)
+	return c
 }
 
-// StartConsumer makes the group a world starts with when some member
-// speaks the consumer protocol: every member at group epoch 1 with the
-// target the server-side assignor computes, the group Stable. Each member
-// then takes its target with StartMemberStable, in the world's order, as
-// its process starts heartbeating.
-func (g *Group) StartConsumer(ms []StartMember) {
-	g.Type = ConsumerGroup
-	for _, s := range ms {
-		gm := &GroupMember{MemberID: s.MemberID, ClientID: s.ClientID, InstanceID: s.InstanceID, Inc: s.Inc,
-			Topics: store.Copy(s.Topics), Strategy: s.RemoteAssignor, RebalanceTimeout: s.RebalanceTimeout,
-			SessionTimeout: g.cfg.ConsumerSessionTimeout, MemberState: "STABLE", silentSince: -1}
-		if s.Classic {
-			gm.ClassicMember = true
-			gm.Strategy, gm.Protocols = s.Assignor, []string{s.Assignor}
-			gm.SessionTimeout = s.SessionTimeout
+// newBase is what a new group of the group id starts with.
+func (c *Coordinator) newBase() groupBase {
+	return groupBase{c: c, env: c.env, cfg: c.cfg, procs: c.procs, state: Empty}
+}
+
+// ID is the group id.
+func (c *Coordinator) ID() string { return c.id }
+
+// Type is the group's type: classic or consumer.
+func (c *Coordinator) Type() GroupType { return c.group.Type() }
+
+// State is the group's state.
+func (c *Coordinator) State() GroupState { return c.group.State() }
+
+// Epoch is the group's generation (classic) or group epoch (consumer).
+func (c *Coordinator) Epoch() int { return c.group.Epoch() }
+
+// Describe is the group as the admin client's describe shows it.
+func (c *Coordinator) Describe() Description { return c.group.Describe() }
+
+// AllMembers yields the group's members as Describe shows them, in
+// member-id order, without making the list (the engine asks every tick).
+func (c *Coordinator) AllMembers() iter.Seq[DescribedMember] { return c.group.described }
+
+// Members lists the group's members in member-id order.
+func (c *Coordinator) Members() []DescribedMember { return c.group.Describe().Members }
+
+// MemberByID is the member with member id id, or nil.
+func (c *Coordinator) MemberByID(id string) *DescribedMember {
+	d := c.group.Describe()
+	return d.Member(id)
+}
+
+// Receive handles a group request (JoinGroup, SyncGroup, LeaveGroup,
+// OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat), as
+// GroupMetadataManager does: by the kind of the group it names.
+func (c *Coordinator) Receive(p *wire.Packet) {
+	switch p.Type {
+	case wire.JoinGroup:
+		c.join(p, p.Body.(*wire.JoinGroupRequest))
+	case wire.SyncGroup:
+		r := p.Body.(*wire.SyncGroupRequest)
+		switch g := c.group.(type) {
+		case *ClassicGroup:
+			g.onSync(p, r)
+		case *ConsumerGroup:
+			g.classic().sync(p, r)
 		}
-		g.putMember(gm)
-		if gm.InstanceID != "" {
-			store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
+	case wire.LeaveGroup:
+		r := p.Body.(*wire.LeaveGroupRequest)
+		switch g := c.group.(type) {
+		case *ClassicGroup:
+			g.onLeave(p, r)
+		case *ConsumerGroup:
+			g.classic().leave(p, r)
 		}
+	case wire.OffsetCommit:
+		c.Offsets.commit(p, p.Body.(*wire.OffsetCommitRequest), c.group)
+	case wire.OffsetFetch:
+		c.Offsets.fetch(p, p.Body.(*wire.OffsetFetchRequest), c.group)
+	case wire.ConsumerGroupHeartbeat:
+		c.consumerHeartbeat(p, p.Body.(*wire.ConsumerGroupHeartbeatRequest))
 	}
-	g.GroupEpoch = 1
-	g.updateTargetAssignment(g.members[ms[len(ms)-1].MemberID])
-	g.State = Stable
 }
 
-// StartMemberStable moves a member of the group StartConsumer made to its
-// target at epoch 1 and returns its assignment; a consumer-protocol
-// member's session starts.
-func (g *Group) StartMemberStable(memberID string) []wire.TopicPartition {
-	gm := g.members[memberID]
-	gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
-	gm.Assignment = store.Copy(gm.Target)
-	if !gm.ClassicMember {
-		g.scheduleConsumerSessionTimeout(gm)
+// join is GroupMetadataManager.classicGroupJoin: a classic member joins a
+// consumer group as a classic member (classicGroupJoinToConsumerGroup),
+// unless the consumer group is empty: then it is made anew as a classic
+// group, which the member joins.
+func (c *Coordinator) join(p *wire.Packet, r *wire.JoinGroupRequest) {
+	if g, ok := c.group.(*ConsumerGroup); ok {
+		if g.members.len() > 0 {
+			g.classic().join(p, r)
+			return
+		}
+		c.becomeClassicGroup()
 	}
-	return gm.Assignment
+	c.group.(*ClassicGroup).onJoin(p, r)
 }
+
+// consumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat's
+// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
+// converts; an empty classic group is replaced by a consumer group, a
+// non-empty one converted if group.consumer.migration.policy allows
+// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
+func (c *Coordinator) consumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+	if g, ok := c.group.(*ClassicGroup); ok {
+		switch {
+		case r.MemberEpoch != 0:
+			c.env.Reply(p, wire.GroupIDNotFound, "group "+c.id+" is not a consumer group", nil)
+			return
+		case g.members.len() == 0:
+			c.becomeConsumerGroup()
+		case c.upgradeEnabled():
+			c.group = fromClassicGroup(g)
+		default:
+			c.env.Reply(p, wire.GroupIDNotFound, "group "+c.id+" is a classic group and online upgrade is disabled", nil)
+			return
+		}
+	}
+	c.group.(*ConsumerGroup).onHeartbeat(p, r)
+}
+
+// ReceiveTxnOffsetCommit stores a transaction's offsets as pending, after
+// KIP-447's group fence (the producer-epoch fence is the transaction
+// coordinator's, before: the World routes it there first).
+func (c *Coordinator) ReceiveTxnOffsetCommit(p *wire.Packet) { c.Offsets.txnCommit(p, c.group) }
+
+// CompleteTxnOffsets is the marker in __consumer_offsets: pending offsets
+// of pid become committed (COMMIT) or are dropped (ABORT).
+func (c *Coordinator) CompleteTxnOffsets(pid int64, commit bool) { c.Offsets.completeTxn(pid, commit) }
 
 // Tick ends the coordinator's part of a tick: a classic join round whose
 // members have all joined completes here, so JoinGroups that arrive in one
 // tick are answered in one generation; the consumer group's classic
 // members are heard or fall silent.
-func (g *Group) Tick() { g.tick() }
+func (c *Coordinator) Tick() { c.group.tick() }
 
 // HeartbeatStopped: the process going by member id id stopped sending
-// classic heartbeats (sim/heartbeat.go).
-func (g *Group) HeartbeatStopped(id string) { g.heartbeatStopped(id) }
+// classic heartbeats (sim/heartbeat.go): silent from now. Classic groups
+// only: a classic member inside a consumer group keeps kgrepl's older rule
+// (heard while its process goes by the id).
+func (c *Coordinator) HeartbeatStopped(id string) {
+	if g, ok := c.group.(*ClassicGroup); ok {
+		g.memberIDDropped(id)
+	}
+}
 
 // HeartbeatStarted: the process going by member id id sends classic
 // heartbeats again.
-func (g *Group) HeartbeatStarted(id string) { g.heartbeatStarted(id) }
+func (c *Coordinator) HeartbeatStarted(id string) {
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		g.heartbeatStarted(id)
+	case *ConsumerGroup:
+		// A classic member inside a consumer group: its first heartbeat
+		// is answered REBALANCE_IN_PROGRESS if it must rejoin, which
+		// starts its join timer.
+		g.classic().notify()
+	}
+}
 
 // MemberIDDropped: a live process goes by another member id now; the one
 // it dropped is heard no more.
-func (g *Group) MemberIDDropped(id string) { g.memberIDDropped(id) }
+func (c *Coordinator) MemberIDDropped(id string) {
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		g.memberIDDropped(id)
+	case *ConsumerGroup:
+		g.classic().memberIDDropped(id)
+	}
+}
 
-// AllowProtocol records that a member now also supports strategy (a
-// setting changed for a live member: kgrepl's stand-in for the first
+// ProcessStopped is the implicit heartbeat thread of client's process inc
+// going quiet (it crashed, closed or stopped): the coordinator last heard
+// it now and removes it after the session timeout. The member is found by
+// its process, not by the member id the process knows: one that died with
+// its JoinGroup unanswered never learned its id.
+func (c *Coordinator) ProcessStopped(client string, inc int) {
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		g.processStopped(client, inc)
+	case *ConsumerGroup:
+		g.classic().processStopped(client, inc)
+	}
+}
+
+// AllowProtocol records that a classic member now also supports strategy
+// (a setting changed for a live member: kgrepl's stand-in for the first
 // bounce of an assignor upgrade).
-func (g *Group) AllowProtocol(memberID, strategy string) { g.allowProtocol(memberID, strategy) }
-
-// CompleteTxnOffsets is the marker in __consumer_offsets: pending offsets
-// of pid become committed (COMMIT) or are dropped (ABORT).
-func (g *Group) CompleteTxnOffsets(pid int64, commit bool) { g.completeTxnOffsets(pid, commit) }
-
-// CommittedOffset is tp's committed offset (false when none).
-func (g *Group) CommittedOffset(tp wire.TopicPartition) (int, bool) {
-	c, ok := g.offsets.get(tp)
-	return c.Offset, ok
-}
-
-// CommittedAt is the committed offset of the input partition numbered i
-// (false when none).
-func (g *Group) CommittedAt(i int) (int, bool) {
-	c, ok := g.offsets.atSlot(i)
-	return c.Offset, ok
-}
-
-// EachCommitted calls yield for every committed offset, until it returns
-// false.
-func (g *Group) EachCommitted(yield func(tp wire.TopicPartition, offset int) bool) {
-	for tp, c := range g.offsets.all {
-		if !yield(tp, c.Offset) {
-			return
+func (c *Coordinator) AllowProtocol(memberID, strategy string) {
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		if gm := g.members.get(memberID); gm != nil {
+			gm.allowProtocol(strategy)
+		}
+	case *ConsumerGroup:
+		if gm := g.members.get(memberID); gm != nil && gm.classic != nil {
+			gm.classic.allowProtocol(strategy)
 		}
 	}
 }
@@ -197,20 +298,109 @@ func (g *Group) EachCommitted(yield func(tp wire.TopicPartition, offset int) boo
 // Settled reports whether a consumer group's members have all reached
 // their target, acknowledged it, with nothing left to revoke or be
 // released (a classic group: true).
-func (g *Group) Settled() bool { return g.Type != ConsumerGroup || g.consumerSettled() }
+func (c *Coordinator) Settled() bool {
+	g, ok := c.group.(*ConsumerGroup)
+	return !ok || g.settled()
+}
 
 // CheckCounts reports whether the counts the group keeps as it changes
 // (the classic members of a consumer group) are what a walk over its
 // members finds.
-func (g *Group) CheckCounts() error {
-	classic := 0
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			classic++
-		}
-	}
-	if classic != g.numClassic {
-		return fmt.Errorf("%d classic members counted, %d in the group", g.numClassic, classic)
+func (c *Coordinator) CheckCounts() error {
+	if g, ok := c.group.(*ConsumerGroup); ok {
+		return g.checkCounts()
 	}
 	return nil
+}
+
+// Bufs is where a world's copies, made one after another in the storage
+// of the one before (sim.Reuser), keep the group's member records.
+type Bufs struct {
+	classic  []ClassicMember
+	consumer []ConsumerMember
+}
+
+// Clone is a copy of c for a world whose environment, settings and
+// processes are the copy's, made in dst (a finished copy's coordinator)
+// when given, its member records in bufs; re gives the copy of a packet on
+// the wire (a JoinGroup or SyncGroup the coordinator holds).
+func (c *Coordinator) Clone(re func(*wire.Packet) *wire.Packet, e *env.Env, cfg *Config, mutations *Mutations, procs Processes, dst *Coordinator, bufs *Bufs) *Coordinator {
+	var old Group
+	if dst == nil {
+		dst = new(Coordinator)
+	} else {
+		old = dst.group
+	}
+	n := dst
+	*n = *c
+	n.env, n.cfg, n.mutations, n.procs = e, cfg, mutations, procs
+	b := groupBase{c: n, env: e, cfg: cfg, procs: procs}
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		b.state, b.static, b.fenced = g.state, store.CopyLazy(g.static), store.CopyLazy(g.fenced)
+		reuse, _ := old.(*ClassicGroup)
+		n.group = g.clone(b, reuse, re, bufs)
+	case *ConsumerGroup:
+		b.state, b.static, b.fenced = g.state, store.CopyLazy(g.static), store.CopyLazy(g.fenced)
+		reuse, _ := old.(*ConsumerGroup)
+		n.group = g.clone(b, reuse, bufs)
+	}
+	n.Offsets = c.Offsets.clone(e, mutations)
+	n.Transitions = c.Transitions.Clone()
+	return n
+}
+
+// The group coordinator's timers (wire.OwnerGroupCoordinator).
+const (
+	tmRebalanceDeadline        uint8 = iota // the join round that began at Key ends
+	tmSessionExpiry                         // Member silent since Key
+	tmInitialRebalance                      // the initial join round that began at Key: its delay of Arg ticks is over
+	tmHeartbeatCheck                        // Member answered in generation Key: heard with it since?
+	tmPendingSync                           // generation Key of the group's incarnation Arg: members that sent no SyncGroup are removed
+	tmConsumerSessionTimeout                // consumer group Member: session timer number Key
+	tmConsumerRebalanceTimeout              // consumer group Member: rebalance timer number Key, at member epoch Arg
+	tmClassicJoinTimeout                    // consumer group classic Member: join timer number Key (told to rejoin)
+	tmClassicSyncTimeout                    // consumer group classic Member: sync timer number Key (JoinGroup answered)
+)
+
+// Fire is one of the coordinator's timers firing: the group id's current
+// group handles it if it is one of its kind's (a timer of a group since
+// converted or made anew finds nothing to do).
+func (c *Coordinator) Fire(t wire.Timer) {
+	switch g := c.group.(type) {
+	case *ClassicGroup:
+		g.fire(t)
+	case *ConsumerGroup:
+		g.fire(t)
+	}
+}
+
+func (g *ClassicGroup) fire(t wire.Timer) {
+	switch t.Kind {
+	case tmRebalanceDeadline:
+		if g.state == PreparingRebalance && g.roundStart == t.Key {
+			g.completeJoin()
+		}
+	case tmSessionExpiry:
+		g.sessionExpiry(t.Member, t.Key)
+	case tmInitialRebalance:
+		g.initialDelayOver(t.Key, t.Arg)
+	case tmHeartbeatCheck:
+		g.heartbeatCheck(t.Member, t.Key)
+	case tmPendingSync:
+		g.expirePendingSync(t.Key, t.Arg)
+	}
+}
+
+func (g *ConsumerGroup) fire(t wire.Timer) {
+	switch t.Kind {
+	case tmHeartbeatCheck:
+		g.classic().heartbeatCheck(t.Member)
+	case tmConsumerSessionTimeout:
+		g.sessionTimeout(t.Member, t.Key)
+	case tmConsumerRebalanceTimeout:
+		g.rebalanceTimeout(t.Member, t.Key, t.Arg)
+	case tmClassicJoinTimeout, tmClassicSyncTimeout:
+		g.classic().timeout(t.Member, t.Key, t.Kind == tmClassicSyncTimeout)
+	}
 }

@@ -119,12 +119,12 @@ func TestCommittedRoundTrip(t *testing.T) {
 		{Tick: 12, Group: "g", TP: wire.TopicPartition{Topic: "orders", Partition: 1}, Offset: 40, Generation: 3, MemberID: "C1-2", PID: -1, State: "committed"},
 		{Tick: 15, Group: "g", TP: wire.TopicPartition{Topic: "orders", Partition: 2}, Offset: 7, Generation: 4, MemberID: "C2-1", PID: 9, State: "committed"},
 	} {
-		g.setCommitted(rec)
-		if got, ok := g.Committed(rec.TP); !ok || got != rec {
+		g.Offsets.setCommitted(rec)
+		if got, ok := g.Offsets.Committed(rec.TP); !ok || got != rec {
 			t.Fatalf("Committed(%v) = %+v, %v; want %+v", rec.TP, got, ok, rec)
 		}
 	}
-	if _, ok := g.Committed(wire.TopicPartition{Topic: "orders", Partition: 0}); ok {
+	if _, ok := g.Offsets.Committed(wire.TopicPartition{Topic: "orders", Partition: 0}); ok {
 		t.Fatal("Committed of a partition never committed")
 	}
 }
@@ -256,7 +256,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 
 // testGroup is an empty group of the default world's shape, with an
 // environment of its own and no processes.
-func testGroup() *Group {
+func testGroup() *Coordinator {
 	tick := 0
 	layout := topo.New(topo.Default())
 	return New("g", env.New(&tick, trace.New(layout, &tick, nil), layout), &Config{}, &Mutations{}, nil)

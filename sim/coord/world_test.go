@@ -16,7 +16,7 @@ func TestOffsetsLogHeadsShared(t *testing.T) {
 		t.Fatalf("offsetRun is %d bytes, want 16", got)
 	}
 	w := simtest.ConsumingWorld(1_000, 2_000)
-	l := &w.Group.OffsetsLog
+	l := &w.Group.Offsets.Log
 	if runs, heads := l.SizesForTest(); runs < 500 || heads > 8 {
 		t.Fatalf("%d runs with %d heads: want hundreds of runs sharing a few heads", runs, heads)
 	}

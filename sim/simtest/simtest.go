@@ -60,7 +60,7 @@ func RandomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []Action {
 		case 7:
 			n := 1 + r.Intn(5)
 			a = Action{Do: func(w *sim.World) error {
-				tps := w.InputPartitions()
+				tps := w.Layout().Inputs()
 				return w.ProduceInput(tps[n%len(tps)], n)
 			}, Name: fmt.Sprintf("produce %d", n)}
 		case 8:
@@ -150,7 +150,7 @@ func TraceCaseWith(t testing.TB, proto sim.GroupType, seed int, each func(*sim.W
 			w.Drop(sim.DropRule{Type: types[r.Intn(len(types))], Response: r.Intn(2) == 0, Count: 1})
 		}
 		if w.Tick%17 == 0 {
-			tps := w.InputPartitions()
+			tps := w.Layout().Inputs()
 			w.ProduceInput(tps[r.Intn(len(tps))], 1+r.Intn(3))
 		}
 		w = each(w)

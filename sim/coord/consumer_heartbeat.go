@@ -27,91 +27,11 @@ import (
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// consumerKind is the consumer group's groupKind.
-type consumerKind struct{}
-
-// validateOffsetCommit is ConsumerGroup.validateOffsetCommit (also for
-// TxnOffsetCommit): a commit with a negative epoch is accepted while the
-// group is empty (an admin client or a consumer without group management);
-// otherwise the member must exist (UNKNOWN_MEMBER_ID) and carry its current
-// epoch exactly (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member
-// inside a consumer group, and for any member's TxnOffsetCommit:
-// OffsetMetadataManager.validateTransactionalOffsetCommit turns
-// StaleMemberEpochException into ILLEGAL_GENERATION). Kafka answers
-// FENCED_MEMBER_EPOCH only to heartbeats.
-func (consumerKind) validateOffsetCommit(g *Group, memberID, _ string, epoch int, txn bool) wire.ErrorCode {
-	if epoch < 0 && len(g.members) == 0 {
-		return wire.None
-	}
-	gm := g.members[memberID]
-	if gm == nil {
-		return wire.UnknownMemberID
-	}
-	if epoch != gm.MemberEpoch {
-		if gm.ClassicMember || txn {
-			return wire.IllegalGeneration
-		}
-		return wire.StaleMemberEpoch
-	}
-	return wire.None
-}
-
-// tick: a consumer group has no join round to complete. Classic members
-// inside it are heard implicitly (kgrepl's heartbeat shortcut): one whose
-// process is gone or goes by another member id falls silent now, and is
-// fenced once silent for its session timeout.
-func (consumerKind) tick(g *Group) {
-	if !g.hasClassicMembers() {
-		return
-	}
-	for _, gm := range g.Members() {
-		if !gm.ClassicMember {
-			continue
-		}
-		if g.heardClassic(gm) {
-			// Its heartbeat restarts the session
-			// (classicGroupHeartbeatToConsumerGroup:
-			// scheduleConsumerGroupSessionTimeout); heard every tick, the
-			// session in force is no longer timed.
-			gm.silentSince, gm.sessionTimer = -1, 0
-			continue
-		}
-		if gm.silentSince < 0 {
-			gm.silentSince = g.env.Now()
-		}
-		if g.env.Now()-gm.silentSince >= gm.SessionTimeout {
-			g.fenceMember(gm, fmt.Sprintf("session timeout (%d ticks of silence)", g.env.Now()-gm.silentSince))
-		}
-	}
-}
-
-// consumerTransitions: Kafka does not restrict a consumer group's state
-// changes (ConsumerGroup.maybeUpdateGroupState computes the state afresh),
-// so any change among its states is legal.
-var consumerStates = map[GroupState]bool{Empty: true, Assigning: true, Reconciling: true, Stable: true, Dead: true}
-
-// onConsumerHeartbeat is GroupMetadataManager.consumerGroupHeartbeat.
-func (g *Group) onConsumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
-	if g.Type == ClassicGroup {
-		// getOrMaybeCreateConsumerGroup: only a join (epoch 0) creates or
-		// converts; an empty classic group is replaced by a consumer group, a
-		// non-empty one converted if group.consumer.migration.policy allows
-		// upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
-		switch {
-		case r.MemberEpoch != 0:
-			g.env.Reply(p, wire.GroupIDNotFound, "group "+g.ID+" is not a consumer group", nil)
-			return
-		case len(g.members) == 0:
-			g.becomeConsumerGroup()
-		case g.upgradeEnabled():
-			g.convertToConsumerGroup()
-		default:
-			g.env.Reply(p, wire.GroupIDNotFound, "group "+g.ID+" is a classic group and online upgrade is disabled", nil)
-			return
-		}
-	}
+// onHeartbeat is GroupMetadataManager.consumerGroupHeartbeat once the
+// group is a consumer group (the Coordinator makes it one first).
+func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
 	if r.MemberEpoch == wire.LeaveGroupMemberEpoch || r.MemberEpoch == wire.LeaveGroupStaticMemberEpoch {
-		g.consumerGroupLeave(p, r)
+		g.leave(p, r)
 		return
 	}
 	gm, replaced, code := g.heartbeatMember(r)
@@ -120,7 +40,12 @@ func (g *Group) onConsumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 		return
 	}
 	before := store.Copy(gm.Assignment)
-	newMember := g.members[gm.MemberID] != gm
+	newMember := g.members.get(gm.MemberID) != gm
+	// What the group's state depends on (ConsumerGroup.maybeUpdateGroupState):
+	// a heartbeat that changes none of it leaves the state as it is, and
+	// most heartbeats change nothing (a walk over a thousand members on
+	// each would cost most of a large group's tick).
+	wasState, wasEpoch, wasGroupEpoch, wasAssignmentEpoch := gm.MemberState, gm.MemberEpoch, g.groupEpoch, g.assignmentEpoch
 	// 1. Update the member; a new member or a changed subscription bumps
 	// the group epoch (hasMemberSubscriptionChanged). A changed server
 	// assignor is stored without a bump: it counts at the next target
@@ -143,9 +68,11 @@ func (g *Group) onConsumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 		g.env.Reply(p, wire.FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
 		return
 	}
-	g.scheduleConsumerSessionTimeout(gm)
-	g.updateConsumerState()
-	g.notifyClassicMembers()
+	g.scheduleSessionTimeout(gm)
+	if newMember || gm.MemberState != wasState || gm.MemberEpoch != wasEpoch || g.groupEpoch != wasGroupEpoch || g.assignmentEpoch != wasAssignmentEpoch {
+		g.updateState()
+	}
+	g.classic().notify()
 	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: g.cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)
 	if full || !slices.Equal(before, gm.Assignment) {
@@ -161,7 +88,7 @@ func (g *Group) onConsumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 // replaces), bumps the group epoch if asked, and recomputes the target
 // assignment when the group epoch is ahead of it: steps 1 and 2 of a
 // heartbeat, and of a classic member's JoinGroup. how says how it joined.
-func (g *Group) admitAndAssign(gm, replaced *GroupMember, newMember, bump bool, how string) {
+func (g *ConsumerGroup) admitAndAssign(gm, replaced *ConsumerMember, newMember, bump bool, how string) {
 	if newMember {
 		if replaced != nil {
 			g.replaceStatic(replaced, gm)
@@ -170,64 +97,36 @@ func (g *Group) admitAndAssign(gm, replaced *GroupMember, newMember, bump bool, 
 			if gm.InstanceID != "" {
 				store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
 			}
-			g.env.Trace().Eventf(trace.EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.ID, how)
+			g.env.Trace().Eventf(trace.EvGeneration, gm.ClientID, "%s joins consumer group %s%s", gm.MemberID, g.c.id, how)
 		}
 	}
 	if bump {
-		g.GroupEpoch++
-		g.RebalanceStarts++
-		g.env.Trace().Eventf(trace.EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, wire.OrDash(memberIDs(g.Members())))
+		g.bumpGroupEpoch()
 	}
-	if g.GroupEpoch > g.AssignmentEpoch {
+	if g.groupEpoch > g.assignmentEpoch {
 		g.updateTargetAssignment(gm)
 	}
 }
 
-// becomeConsumerGroup turns an empty classic group into a consumer group:
-// GroupMetadataManager.getOrMaybeCreateConsumerGroup deletes the empty
-// classic group (maybeDeleteEmptyClassicGroup: a GroupMetadata tombstone)
-// and creates a new ConsumerGroup with the same id, at group epoch 0 (the
-// joining member then bumps it to 1). Committed offsets are records of
-// their own, which the tombstone leaves alone: they stay.
-func (g *Group) becomeConsumerGroup() {
-	from := g.Generation
-	g.recreate(ConsumerGroup)
-	if from == 0 {
-		// No generation ever formed: in Kafka there is no group yet to
-		// delete (kgrepl's world starts with an empty classic group).
-		g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is created as a consumer group (group.protocol=consumer)", g.ID)
-		return
-	}
-	g.env.Trace().Eventf(trace.EvGroupState, "", "group %s (classic, empty, generation %d) is deleted and made anew as a consumer group at group epoch 0 (group.protocol=consumer); its committed offsets stay", g.ID, from)
-}
-
-// recreate is Kafka deleting the group id's empty group and creating a new
-// one of type t in its place (ConsumerGroup's and ClassicGroup's
-// constructors): generation, epochs, leader and assignor start again; the
-// offsets (committed and pending) stay. The group is empty, so it has no
-// members and no static ones; the member ids a static rejoin fenced are
-// forgotten too (a new group answers them UNKNOWN_MEMBER_ID).
-func (g *Group) recreate(t GroupType) {
-	g.Type, g.State = t, Empty
-	g.Generation, g.GroupEpoch, g.AssignmentEpoch = 0, 0, 0
-	g.Leader, g.Assignor = "", ""
-	g.static, g.fenced = nil, nil
-	g.Incarnation++
+// bumpGroupEpoch is a change of membership or subscriptions: a rebalance.
+func (g *ConsumerGroup) bumpGroupEpoch() {
+	g.groupEpoch++
+	g.rebalanced()
+	g.env.Trace().Eventf(trace.EvGeneration, "", "group epoch %d: %s", g.groupEpoch, wire.OrDash(consumerMemberIDs(g.members.list())))
 }
 
 // heartbeatMember is getOrMaybeSubscribeDynamicConsumerGroupMember and
 // getOrMaybeSubscribeStaticConsumerGroupMember: the member the heartbeat is
 // from, a new one for epoch 0. For a static member that comes back under a
 // new member id, replaced is the member it replaces.
-func (g *Group) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *GroupMember, code wire.ErrorCode) {
+func (g *ConsumerGroup) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, replaced *ConsumerMember, code wire.ErrorCode) {
 	create := r.MemberEpoch == 0
-	fresh := func() *GroupMember {
-		return &GroupMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-			MemberState: reconcile.Stable.String(), RebalanceTimeout: r.RebalanceTimeout, SessionTimeout: g.cfg.ConsumerSessionTimeout,
-			Strategy: r.Assignor, silentSince: -1}
+	fresh := func() *ConsumerMember {
+		return &ConsumerMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+			MemberState: reconcile.Stable.String(), RebalanceTimeout: r.RebalanceTimeout, Strategy: r.Assignor}
 	}
 	if r.InstanceID == "" {
-		gm = g.members[r.MemberID]
+		gm = g.members.get(r.MemberID)
 		if gm == nil {
 			if !create {
 				return nil, nil, wire.UnknownMemberID
@@ -236,9 +135,9 @@ func (g *Group) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, repl
 		}
 		return gm, nil, throwIfMemberEpochIsInvalid(gm, r)
 	}
-	var existing *GroupMember
+	var existing *ConsumerMember
 	if id, ok := g.static[r.InstanceID]; ok {
-		existing = g.members[id]
+		existing = g.members.get(id)
 	}
 	if create {
 		if existing == nil {
@@ -248,13 +147,11 @@ func (g *Group) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, repl
 			// throwIfInstanceIdIsUnreleased.
 			return nil, nil, wire.UnreleasedInstanceID
 		}
-		// Copy the member under its new id, at epoch 0.
-		n := *existing
-		n.MemberID, n.ClientID, n.Inc = r.MemberID, r.Client, r.Inc
-		n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-		n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(existing.Topics), store.Copy(existing.Assignment), store.Copy(existing.Target), nil
-		n.silentSince, n.sessionTimer, n.rebalanceTimer, n.notified, n.ClassicMember = -1, 0, 0, "", false
-		return &n, existing, wire.None
+		// The member under its new id, at epoch 0, speaking the consumer
+		// protocol.
+		n := existing.copyAs(r.MemberID, r.Client, r.Inc)
+		n.classic = nil
+		return n, existing, wire.None
 	}
 	if existing == nil {
 		return nil, nil, wire.UnknownMemberID // throwIfStaticMemberIsUnknown
@@ -269,7 +166,7 @@ func (g *Group) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (gm, repl
 // an epoch ahead of the coordinator's is fenced; one behind is accepted
 // only if it is the previous epoch and the member owns a subset of its
 // current assignment (the answer with the new epoch may have been lost).
-func throwIfMemberEpochIsInvalid(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) wire.ErrorCode {
+func throwIfMemberEpochIsInvalid(gm *ConsumerMember, r *wire.ConsumerGroupHeartbeatRequest) wire.ErrorCode {
 	if r.MemberEpoch > gm.MemberEpoch {
 		return wire.FencedMemberEpoch
 	}
@@ -297,7 +194,7 @@ func subsetOf(a, b []wire.TopicPartition) bool {
 // replaceStatic swaps a returning static member in for the one that left
 // with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
 // assignment, no group epoch bump.
-func (g *Group) replaceStatic(old, gm *GroupMember) {
+func (g *ConsumerGroup) replaceStatic(old, gm *ConsumerMember) {
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
 	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
@@ -308,7 +205,7 @@ func (g *Group) replaceStatic(old, gm *GroupMember) {
 // updateTargetAssignment is GroupMetadataManager.updateTargetAssignment:
 // the server-side assignor the members prefer computes the target for the
 // group epoch, with the heartbeating member as the updated one.
-func (g *Group) updateTargetAssignment(updated *GroupMember) {
+func (g *ConsumerGroup) updateTargetAssignment(updated *ConsumerMember) {
 	name := g.preferredAssignor()
 	as, err := server.New(name)
 	if err != nil {
@@ -318,7 +215,7 @@ func (g *Group) updateTargetAssignment(updated *GroupMember) {
 		Updated: server.GroupMember{MemberID: updated.MemberID, InstanceID: updated.InstanceID, Topics: updated.Topics}}
 	// kgrepl passes the members in member-id order; Kafka iterates its
 	// member map, which matters only for member ids in one hash bucket.
-	for _, gm := range g.Members() {
+	for _, gm := range g.members.list() {
 		if gm.MemberID == updated.MemberID {
 			continue
 		}
@@ -331,12 +228,12 @@ func (g *Group) updateTargetAssignment(updated *GroupMember) {
 	}
 	res, err := server.TargetAssignment(as, in)
 	if err != nil {
-		g.env.Trace().Eventf(trace.EvGeneration, "", "target assignment for epoch %d failed: %v", g.GroupEpoch, err)
+		g.env.Trace().Eventf(trace.EvGeneration, "", "target assignment for epoch %d failed: %v", g.groupEpoch, err)
 		return
 	}
-	g.AssignmentEpoch = g.GroupEpoch
-	g.Assignor = as.Name()
-	for _, gm := range g.Members() {
+	g.assignmentEpoch = g.groupEpoch
+	g.assignor = as.Name()
+	for _, gm := range g.members.list() {
 		gm.Target = res.Target[gm.MemberID]
 	}
 	updated.Target = res.Target[updated.MemberID]
@@ -349,7 +246,7 @@ func (g *Group) updateTargetAssignment(updated *GroupMember) {
 	for _, id := range ids {
 		parts = append(parts, id+"="+g.env.Layout().PartList(res.Target[id]))
 	}
-	g.env.Trace().Eventf(trace.EvAssigned, "", "target assignment epoch %d (%s): %s", g.AssignmentEpoch, as.Name(), strings.Join(parts, " "))
+	g.env.Trace().Eventf(trace.EvAssigned, "", "target assignment epoch %d (%s): %s", g.assignmentEpoch, as.Name(), strings.Join(parts, " "))
 }
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the
@@ -357,10 +254,10 @@ func (g *Group) updateTargetAssignment(updated *GroupMember) {
 // breaks a tie by name; Kafka by its map's order. A classic member names
 // no server assignor (classicGroupJoinToConsumerGroup sets none): its
 // Strategy is its client-side assignor, which does not vote.
-func (g *Group) preferredAssignor() string {
+func (g *ConsumerGroup) preferredAssignor() string {
 	count := map[string]int{}
-	for _, gm := range g.members {
-		if gm.Strategy != "" && !gm.ClassicMember {
+	for _, gm := range g.members.byID {
+		if gm.Strategy != "" && !gm.ClassicMember() {
 			count[gm.Strategy]++
 		}
 	}
@@ -380,14 +277,14 @@ func (g *Group) preferredAssignor() string {
 // is already reconciled to the assignment epoch, CurrentAssignmentBuilder
 // computes its next state; a member left with partitions to revoke gets the
 // rebalance timeout, any other the timeout cancelled.
-func (g *Group) maybeReconcile(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRequest) error {
-	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.AssignmentEpoch {
+func (g *ConsumerGroup) maybeReconcile(gm *ConsumerMember, r *wire.ConsumerGroupHeartbeatRequest) error {
+	if gm.MemberState == reconcile.Stable.String() && gm.MemberEpoch == g.assignmentEpoch {
 		return nil
 	}
 	in := reconcile.Input{
 		Member: reconcile.Member{State: memberState(gm.MemberState), MemberEpoch: gm.MemberEpoch,
 			PreviousMemberEpoch: gm.PreviousMemberEpoch, Assigned: gm.Assignment, PendingRevocation: gm.Revoking},
-		TargetEpoch: g.AssignmentEpoch, Target: gm.Target, Owned: r.Owned, OwnedSent: r.OwnedSent,
+		TargetEpoch: g.assignmentEpoch, Target: gm.Target, Owned: r.Owned, OwnedSent: r.OwnedSent,
 		HeldByOther: g.heldBy(gm),
 	}
 	next, changed, err := reconcile.Next(in)
@@ -400,8 +297,7 @@ func (g *Group) maybeReconcile(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRe
 	gm.MemberState = next.State.String()
 	gm.MemberEpoch, gm.PreviousMemberEpoch = next.MemberEpoch, next.PreviousMemberEpoch
 	gm.Assignment, gm.Revoking = store.Copy(next.Assigned), store.Copy(next.PendingRevocation)
-	g.timerSeq++
-	gm.rebalanceTimer = g.timerSeq
+	gm.rebalanceTimer = g.nextTimer()
 	if next.State == reconcile.UnrevokedPartitions {
 		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
 	}
@@ -416,13 +312,13 @@ func (g *Group) maybeReconcile(gm *GroupMember, r *wire.ConsumerGroupHeartbeatRe
 // once: most reconciliations ask none (a member waiting to revoke, one
 // already holding its target) or a handful (the partitions it gains), and
 // the set costs as much as thousands of comparisons.
-func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
+func (g *ConsumerGroup) heldBy(self *ConsumerMember) func(assign.TopicPartition) bool {
 	var held map[wire.TopicPartition]bool
 	asked := 0
 	return func(tp assign.TopicPartition) bool {
 		if held == nil && asked < heldByScans {
 			asked++
-			for _, gm := range g.members {
+			for _, gm := range g.members.byID {
 				if gm != self && slices.Contains(gm.Assignment, tp) || slices.Contains(gm.Revoking, tp) {
 					return true
 				}
@@ -431,11 +327,11 @@ func (g *Group) heldBy(self *GroupMember) func(assign.TopicPartition) bool {
 		}
 		if held == nil {
 			n := 0
-			for _, gm := range g.members {
+			for _, gm := range g.members.byID {
 				n += len(gm.Assignment) + len(gm.Revoking)
 			}
 			held = make(map[wire.TopicPartition]bool, n)
-			for _, gm := range g.members {
+			for _, gm := range g.members.byID {
 				if gm != self {
 					for _, p := range gm.Assignment {
 						held[p] = true
@@ -463,52 +359,58 @@ func memberState(s string) reconcile.MemberState {
 	return reconcile.Unknown
 }
 
-// scheduleConsumerSessionTimeout restarts the member's session timeout
+// scheduleSessionTimeout restarts the member's session timeout
 // (group.consumer.session.timeout.ms): every heartbeat resets it.
-func (g *Group) scheduleConsumerSessionTimeout(gm *GroupMember) {
-	g.timerSeq++
-	gm.sessionTimer = g.timerSeq
-	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + g.cfg.ConsumerSessionTimeout, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
+func (g *ConsumerGroup) scheduleSessionTimeout(gm *ConsumerMember) {
+	g.sessionTimeoutAt(gm, g.env.Now()+g.cfg.ConsumerSessionTimeout)
 }
 
-// consumerSessionTimeout fences a member that sent no heartbeat within the
+// sessionTimeoutAt schedules the member's session timeout at tick at
+// (scheduleConsumerGroupSessionTimeout; a classic member's runs for its
+// classic session.timeout.ms).
+func (g *ConsumerGroup) sessionTimeoutAt(gm *ConsumerMember, at int) {
+	gm.sessionTimer = g.nextTimer()
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmConsumerSessionTimeout, Member: gm.MemberID, Key: gm.sessionTimer})
+}
+
+// sessionTimeout fences a member that sent no heartbeat within the
 // session timeout (scheduleConsumerGroupSessionTimeout).
-func (g *Group) consumerSessionTimeout(id string, seq int) {
-	gm := g.members[id]
-	if g.Type != ConsumerGroup || gm == nil || gm.sessionTimer != seq {
+func (g *ConsumerGroup) sessionTimeout(id string, seq int) {
+	gm := g.members.get(id)
+	if gm == nil || gm.sessionTimer != seq {
 		return
 	}
 	timeout := g.cfg.ConsumerSessionTimeout
-	if gm.ClassicMember {
-		timeout = gm.SessionTimeout // its classic session.timeout.ms
+	if gm.classic != nil {
+		timeout = gm.classic.SessionTimeout // its classic session.timeout.ms
 	}
 	g.fenceMember(gm, fmt.Sprintf("session timeout (no heartbeat for %d ticks)", timeout))
 }
 
-// consumerRebalanceTimeout fences a member still at the epoch where it was
-// asked to revoke (scheduleConsumerGroupRebalanceTimeout).
-func (g *Group) consumerRebalanceTimeout(id string, seq, epoch int) {
-	gm := g.members[id]
-	if g.Type != ConsumerGroup || gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
+// rebalanceTimeout fences a member still at the epoch where it was asked
+// to revoke (scheduleConsumerGroupRebalanceTimeout).
+func (g *ConsumerGroup) rebalanceTimeout(id string, seq, epoch int) {
+	gm := g.members.get(id)
+	if gm == nil || gm.rebalanceTimer != seq || gm.MemberEpoch != epoch {
 		return
 	}
 	g.fenceMember(gm, fmt.Sprintf("it did not revoke %s within the rebalance timeout (%d)", g.env.Layout().PartList(gm.Revoking), gm.RebalanceTimeout))
 }
 
-// consumerGroupLeave is GroupMetadataManager.consumerGroupLeave: epoch -1
-// removes the member; -2 from a static member keeps it, with its
-// assignment, at epoch -2 until it comes back or its session times out.
-func (g *Group) consumerGroupLeave(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
-	var gm *GroupMember
+// leave is GroupMetadataManager.consumerGroupLeave: epoch -1 removes the
+// member; -2 from a static member keeps it, with its assignment, at epoch
+// -2 until it comes back or its session times out.
+func (g *ConsumerGroup) leave(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+	var gm *ConsumerMember
 	if r.InstanceID == "" {
-		gm = g.members[r.MemberID]
+		gm = g.members.get(r.MemberID)
 		if gm == nil {
 			g.env.Reply(p, wire.UnknownMemberID, "", nil)
 			return
 		}
 	} else {
 		if id, ok := g.static[r.InstanceID]; ok {
-			gm = g.members[id]
+			gm = g.members.get(id)
 		}
 		if gm == nil {
 			g.env.Reply(p, wire.UnknownMemberID, "", nil)
@@ -524,7 +426,7 @@ func (g *Group) consumerGroupLeave(p *wire.Packet, r *wire.ConsumerGroupHeartbea
 			gm.Revoking = nil
 			g.env.Trace().Eventf(trace.EvRemoved, gm.ClientID, "static member %s (%s) leaves for now (epoch -2): it keeps %s until it returns or its session times out",
 				gm.InstanceID, gm.MemberID, g.env.Layout().PartList(gm.Assignment))
-			g.updateConsumerState()
+			g.updateState()
 			g.env.Reply(p, wire.None, "epoch -2", &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: wire.LeaveGroupStaticMemberEpoch})
 			return
 		}
@@ -535,64 +437,33 @@ func (g *Group) consumerGroupLeave(p *wire.Packet, r *wire.ConsumerGroupHeartbea
 
 // fenceMember is GroupMetadataManager.consumerGroupFenceMember: the member
 // and its target are removed and the group epoch is bumped; the others get
-// the new target at their next heartbeats.
-func (g *Group) fenceMember(gm *GroupMember, why string) {
+// the new target at their next heartbeats. When it leaves only classic
+// members, the group may become a classic group instead (maybeDowngrade):
+// then g is no longer the group id's group.
+func (g *ConsumerGroup) fenceMember(gm *ConsumerMember, why string) {
 	if g.maybeDowngrade(gm, why) {
 		return
 	}
-	if gm.ClassicMember && g.procs.InGroupAs(gm.ClientID, gm.Inc, gm.MemberID) {
+	if gm.classic != nil && g.procs.InGroupAs(gm.ClientID, gm.Inc, gm.MemberID) {
 		// A classic member learns it from its next heartbeat.
 		g.env.Send(&wire.Packet{From: wire.Broker, To: gm.ClientID, ToInc: gm.Inc, Type: wire.RebalanceNotification, Response: true,
 			Error: wire.UnknownMemberID, Summary: "heartbeat: " + gm.MemberID + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: gm.MemberID}})
 	}
+	g.removeMember(gm)
+	g.env.Trace().Eventf(trace.EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
+	g.bumpGroupEpoch()
+	g.updateState()
+	g.classic().notify()
+}
+
+// removeMember takes gm out of the group, its timers cancelled.
+func (g *ConsumerGroup) removeMember(gm *ConsumerMember) {
 	g.dropMember(gm.MemberID)
 	if gm.InstanceID != "" && g.static[gm.InstanceID] == gm.MemberID {
 		delete(g.static, gm.InstanceID)
 	}
-	gm.sessionTimer, gm.rebalanceTimer, gm.joinTimer, gm.syncTimer = 0, 0, 0, 0
-	g.env.Trace().Eventf(trace.EvRemoved, gm.ClientID, "coordinator removes %s: %s", gm.MemberID, why)
-	g.GroupEpoch++
-	g.RebalanceStarts++
-	g.env.Trace().Eventf(trace.EvGeneration, "", "group epoch %d: %s", g.GroupEpoch, wire.OrDash(memberIDs(g.Members())))
-	g.updateConsumerState()
-	g.notifyClassicMembers()
-}
-
-// updateConsumerState is ConsumerGroup.maybeUpdateGroupState.
-func (g *Group) updateConsumerState() {
-	g.transition(g.consumerState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.GroupEpoch, g.AssignmentEpoch))
-}
-
-// consumerState is the state ConsumerGroup.maybeUpdateGroupState computes.
-func (g *Group) consumerState() GroupState {
-	s := Stable
-	switch {
-	case len(g.members) == 0:
-		s = Empty
-	case g.GroupEpoch > g.AssignmentEpoch:
-		s = Assigning
-	default:
-		for _, gm := range g.members {
-			if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.AssignmentEpoch {
-				s = Reconciling
-				break
-			}
-		}
+	gm.sessionTimer, gm.rebalanceTimer = 0, 0
+	if gm.classic != nil {
+		gm.classic.joinTimer, gm.classic.syncTimer = 0, 0
 	}
-	return s
-}
-
-// consumerSettled: every member is STABLE at the group epoch with its
-// whole target, nothing pending revocation.
-func (g *Group) consumerSettled() bool {
-	if g.GroupEpoch != g.AssignmentEpoch && len(g.members) > 0 {
-		return false
-	}
-	for _, gm := range g.members {
-		if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.GroupEpoch || len(gm.Revoking) > 0 ||
-			!slices.Equal(wire.SortedView(gm.Assignment), wire.SortedView(gm.Target)) {
-			return false
-		}
-	}
-	return true
 }
