@@ -540,16 +540,22 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if c, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(c, "C") && len(c) > 1 && c[1] >= '0' && c[1] <= '9' {
 		client, key = c, k
 	}
-	if err := w.Set(client, key, val); err != nil {
-		return nil, fmt.Errorf("set: %v", err)
-	}
 	// Every member's config is its overrides applied in order, at each
 	// start and each set: their number is bounded (a key set again for a
 	// client replaces its earlier override, so only clients x keys count,
 	// and the repeats of enable.auto.commit and transactional.id). A set
-	// past the bound fails, and the session is put back as it was.
-	if n := len(w.Cfg.Overrides); client != "" && n > limitOverrides.max {
-		return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+	// past the bound is refused before the world is touched: a set adds at
+	// most one override, so at the bound it is tried on a copy of the
+	// settings first (sim.Config.Set keeps the rule of what replaces what).
+	if n := len(w.Cfg.Overrides); client != "" && n >= limitOverrides.max {
+		trial := w.Cfg.Clone()
+		if err := trial.Set(client, key, val); err == nil && len(trial.Overrides) > limitOverrides.max {
+			n := len(trial.Overrides)
+			return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+		}
+	}
+	if err := w.Set(client, key, val); err != nil {
+		return nil, fmt.Errorf("set: %v", err)
 	}
 	return nil, nil
 }
@@ -913,7 +919,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 	}
 	// From the nearest checkpoint: at most the ticks between two of them
 	// are replayed, however long the branch.
-	nw, h, err := s.replay(s.cur.hist, w.Tick-n)
+	nw, h, err := s.replay(s.cur.hist, w.Tick-n, true)
 	if errors.Is(err, ErrInterrupted) {
 		return nil, interrupted("back")
 	}

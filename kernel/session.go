@@ -98,7 +98,7 @@ type Session struct {
 	cur      *branch
 	// interrupt is shared with the sessions a command runs inside this one
 	// (a demo's, a load's), so Ctrl-C reaches them.
-	interrupt *atomic.Bool
+	interrupt *stopFlag
 	done      bool
 	// out collects the narration of the command running now.
 	out strings.Builder
@@ -126,6 +126,10 @@ type Session struct {
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
 	CheckpointEvery int
 
+	// copied is set once the step or run running now has copied the
+	// world it steps (copyWorld).
+	copied bool
+
 	// What the command running now adds to the history, kept apart until
 	// it succeeds: the step it ran and the checkpoints taken during it.
 	words      []string
@@ -135,7 +139,7 @@ type Session struct {
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
-	s := &Session{branches: map[string]*branch{}, interrupt: new(atomic.Bool)}
+	s := &Session{branches: map[string]*branch{}, interrupt: new(stopFlag)}
 	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
 	w, _ := sim.New(o.topo, o.cfg)
 	b := &branch{name: "main", hist: history{origin: o}, world: w}
@@ -163,9 +167,28 @@ func (s *Session) Prompt() string {
 // Interrupt asks a running command to stop at the next tick.
 func (s *Session) Interrupt() { s.interrupt.Store(true) }
 
-// stopRequested reports a Ctrl-C. Every long loop polls it and returns an
-// "interrupted" error (ErrInterrupted), which rolls the command back.
-func (s *Session) stopRequested() bool { return s.interrupt.Load() }
+// stopFlag is Ctrl-C's request to stop, shared by a session and the
+// sessions its commands run inside it (a demo's, a load's, compare's).
+type stopFlag struct {
+	atomic.Bool
+	// onPoll, when set (tests only), runs at every poll of the flag, before
+	// it is read: a test presses Ctrl-C at any point of any command. It may
+	// run on several goroutines at once (explore's and compare's workers).
+	onPoll func()
+	// onUndo, when set (tests only), runs as a failed command is undone
+	// (rollback): a test presses Ctrl-C during the undo too.
+	onUndo func()
+}
+
+// stopRequested reports a Ctrl-C (or the heap guard's stop). Every long
+// loop polls it and returns an "interrupted" error (ErrInterrupted), which
+// rolls the command back; the roll-back itself never polls it (rollback).
+func (s *Session) stopRequested() bool {
+	if f := s.interrupt.onPoll; f != nil {
+		f()
+	}
+	return s.interrupt.Load()
+}
 
 // Done reports that `exit` was run.
 func (s *Session) Done() bool { return s.done }
@@ -310,23 +333,28 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		return nil, unknownCommand(words[0], "")
 	}
 	// A command that fails leaves the session exactly as it was: the
-	// history only grows on success, and the world is put back from it.
+	// history only grows on success, and the world is the one before the
+	// command (rollback), never one made again.
 	before := s.saveState()
-	changes := c.mutates || c.time
+	panicked := false
 	defer func() {
 		// No input may crash the session: a panic is a bug, reported as an error.
 		if p := recover(); p != nil {
+			panicked = true
 			res, err = nil, fmt.Errorf("%s: internal error: %v (please report this with the script that caused it)", words[0], p)
 		}
 		s.stepped, s.pendingCPs = nil, nil
 		if err != nil {
-			s.rollback(before, changes)
+			if uerr := s.rollback(before, panicked && c.mutates); uerr != nil {
+				err = fmt.Errorf("%w; and the world could not be made again from its history: %v", err, uerr)
+			}
 		}
 	}()
 	s.out.Reset()
 	s.tickErr = nil
 	s.stepped, s.pendingCPs = nil, nil
-	if changes && s.cur.frozen {
+	s.copied = false
+	if c.mutates && s.cur.frozen {
 		// The world is a checkpoint too (after a fork): change a copy.
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
 	}
@@ -361,27 +389,55 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	return r, nil
 }
 
-// rollback puts the session back as it was before a failed command. The
-// world of the branch in use may have been changed in place; it is made
-// again from the history (which a failed command never extends), from the
-// nearest checkpoint, unless it was frozen, and so untouched.
-func (s *Session) rollback(st sessionState, worldTouched bool) {
+// rollback puts the session back as it was before a failed command: its
+// branches, the branch in use and that branch's world, history and
+// checkpoint clock. It cannot fail, and costs nothing, because no failed
+// command leaves a world it changed in place:
+//   - a world input (set, join, crash, ...) checks everything before it
+//     changes the world, and the engine's inputs change nothing when they
+//     refuse (sim/commands.go), so a refused one never touched it;
+//   - a step or run steps a copy of the world (copyWorld, at its first
+//     tick), so the world before it is there to put back, whatever stopped
+//     it (Ctrl-C, the heap guard, a run until not met);
+//   - commands that make a world (new, back, load, demo, fork) install it
+//     only when they succeed.
+//
+// Only a world input that panics (a bug) may leave its world half
+// changed; with rebuild, that world is made again from the history,
+// ignoring Ctrl-C (an undo that a second Ctrl-C could stop would leave
+// the world and its history apart). Its error, if the history does not
+// replay, is returned for the command's error to carry.
+func (s *Session) rollback(st sessionState, rebuild bool) error {
+	if s.interrupt.onUndo != nil {
+		s.interrupt.onUndo()
+	}
 	s.branches = st.branches
 	s.cur = st.cur
-	touched := worldTouched && s.cur.world == st.curVal.world && !st.curVal.frozen
 	*s.cur = st.curVal
-	if touched {
-		// Not interruptible: this replay is what undoes an interrupted
-		// command (bounded by the checkpoint interval). The request stays
-		// for any loop around this command.
-		was := s.interrupt.Swap(false)
-		w, h, err := s.replay(s.cur.hist, -1)
-		s.interrupt.Store(was || s.interrupt.Load())
-		if err != nil {
-			panic(fmt.Sprintf("rollback: the history does not replay: %v", err))
-		}
-		s.cur.world, s.cur.hist = w, h
+	if !rebuild || st.curVal.frozen {
+		return nil // a frozen world was copied before the command changed anything
 	}
+	w, h, err := s.replay(s.cur.hist, -1, false)
+	if err != nil {
+		return err
+	}
+	s.cur.world, s.cur.hist = w, h
+	return nil
+}
+
+// copyWorld makes the branch's world a copy of itself before a step or run
+// changes it, once per command: the world before the command is kept
+// unchanged (saveState holds it), so a command stopped anywhere is undone
+// by putting it back (rollback). A copy costs the world's live state, not
+// its history (sim.World.Clone shares the history chunk by chunk): about
+// 10 µs for the default world and about one tick of work for the largest
+// worlds the limits allow (BenchmarkCopyBeforeStep).
+func (s *Session) copyWorld() *sim.World {
+	if !s.copied && !s.replaying {
+		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
+		s.copied = true
+	}
+	return s.cur.world
 }
 
 func (s *Session) say(format string, args ...any) {
@@ -408,10 +464,11 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		if until != nil && until(w) {
 			break
 		}
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			why = "interrupted"
 			break
 		}
+		w = s.copyWorld() // before the first tick: the world before the command stays as it was
 		from := w.Events.Len()
 		t0 := time.Now()
 		stop := w.Step()
@@ -468,7 +525,10 @@ func (s *Session) narrate(evs []sim.Event) {
 // before tick limit (-1 = the end), up to the last state at tick limit:
 // steps are cut there, later inputs dropped. It returns the world and the
 // history cut to it; h itself is not changed (its arrays may be shared).
-func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
+//
+// With interruptible, a Ctrl-C stops it (ErrInterrupted); without, it runs
+// to its end whatever is asked (an undo, which must not be stopped).
+func (s *Session) replay(h history, limit int, interruptible bool) (*sim.World, history, error) {
 	end := h.endTick()
 	if limit < 0 || limit > end {
 		limit = end
@@ -489,7 +549,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			return nil, h, err
 		}
 	}
-	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: s.interrupt}
+	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: new(stopFlag)}
 	out := history{origin: h.origin, inputs: h.inputs[:next:next], cps: h.cps[:cpKeep:cpKeep]}
 	for i := next; i < len(h.inputs); i++ {
 		in := h.inputs[i]
@@ -511,7 +571,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			n = limit - w.Tick
 		}
 		for k := 0; k < n; k++ {
-			if s.stopRequested() {
+			if interruptible && s.stopRequested() {
 				return nil, h, ErrInterrupted
 			}
 			w.Step()

@@ -440,7 +440,7 @@ func (s *Session) stepExact(n int, typed string) error {
 	at := w.Tick
 	s.pendingCPs = nil
 	for i := 1; i <= n; i++ {
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			return ErrInterrupted
 		}
 		t0 := time.Now()
