@@ -216,7 +216,7 @@ func interrupted(cmd string) error {
 }
 
 // limitsHelp lists the limits for `help limits`-style texts.
-func limitsHelp(ls ...limit) string {
+func limitsHelp(ls ...*limit) string {
 	var lines []string
 	for _, l := range ls {
 		lines = append(lines, "Limit: "+l.helpLine()+".")
@@ -224,20 +224,21 @@ func limitsHelp(ls ...limit) string {
 	return strings.Join(lines, "\n")
 }
 
-// commandLimits says which limits `help CMD` states.
-var commandLimits = map[string][]limit{
-	"new":      {limitMembers, limitPartitions, limitRecords},
-	"join":     {limitMembers},
-	"produce":  {limitRecords},
-	"set":      {limitRecords, limitOverrides},
-	"step":     {limitStep, limitClock, limitHeap},
-	"run":      {limitStep, limitClock, limitHeap},
-	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitExploreShards, limitStep},
-	"compare":  {limitCompareCombos, limitCompareWork},
-	"plot":     {limitPlotSamples},
-	"diagram":  {limitDiagramCells, limitAnimationCells},
-	"sequence": {limitSequenceLanes},
-	"trace":    {limitTraceRows},
+// commandLimits says which limits `help CMD` states (pointers: the heap
+// guard's threshold is read from the machine when the program starts).
+var commandLimits = map[string][]*limit{
+	"new":      {&limitMembers, &limitPartitions, &limitRecords},
+	"join":     {&limitMembers},
+	"produce":  {&limitRecords},
+	"set":      {&limitRecords, &limitOverrides},
+	"step":     {&limitStep, &limitClock, &limitHeap},
+	"run":      {&limitStep, &limitClock, &limitHeap},
+	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
+	"compare":  {&limitCompareCombos, &limitCompareWork},
+	"plot":     {&limitPlotSamples},
+	"diagram":  {&limitDiagramCells, &limitAnimationCells},
+	"sequence": {&limitSequenceLanes},
+	"trace":    {&limitTraceRows},
 }
 
 func partsOf(topo sim.Topology) []int {

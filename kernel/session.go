@@ -139,6 +139,7 @@ type Session struct {
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
+	budgetOnce.Do(setMemoryBudget)
 	s := &Session{branches: map[string]*branch{}, interrupt: new(stopFlag)}
 	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
 	w, _ := sim.New(o.topo, o.cfg)
