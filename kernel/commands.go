@@ -132,8 +132,17 @@ func init() {
 				}
 				return []string{"--members", "--verbose", "--state", "--json"}
 			}},
-		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
-		{name: "log", usage: "log TOPIC-P", summary: "a partition's cells, markers, HW and LSO", run: cmdLog, words: wordsAllPartitions},
+		{name: "offsets", usage: "offsets [--from TICK] [--last N]", summary: "the records of __consumer_offsets", run: cmdOffsets,
+			help:  "--from TICK lists the records written at that tick or later, --last N the last N (of those).",
+			words: func(*Session, []string) []string { return listFlags }},
+		{name: "log", usage: "log TOPIC-P [--from OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
+			help: "--from OFFSET lists the cells from that offset on (and the aborted transactions that reach it).",
+			words: func(s *Session, a []string) []string {
+				if len(a) == 0 {
+					return wordsAllPartitions(s, a)
+				}
+				return []string{"--from"}
+			}},
 		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn,
 			words: func(s *Session, _ []string) []string {
 				var ids []string
@@ -142,31 +151,35 @@ func init() {
 				}
 				return ids
 			}},
-		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--json]",
+		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--from OFFSET] [--last N] [--json]",
 			summary: "the audit reader: read a topic from offset 0", run: cmdConsume,
+			help: "--from OFFSET lists each partition's records from that offset on, --last N the last N listed\n" +
+				"(duplicates are still numbered as the reader meets them from offset 0).",
 			words: func(s *Session, a []string) []string {
 				if len(a) == 0 {
 					return []string{s.World().Topo.Output.Name}
 				}
-				return []string{"--isolation", "read_committed", "read_uncommitted", "--json"}
+				return []string{"--isolation", "read_committed", "read_uncommitted", "--from", "--last", "--json"}
 			}},
-		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
+		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--from TICK] [--events] [--json]",
 			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
+			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later.",
 			words: func(s *Session, a []string) []string {
 				if len(a) > 0 && (a[len(a)-1] == "--type" || a[len(a)-1] == "--member") {
 					return wordsSequence(s, a) // the same values as sequence's
 				}
-				return []string{"--json", "--events", "--type", "--member"}
+				return []string{"--json", "--events", "--type", "--member", "--from"}
 			}},
-		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
 				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
 				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
 				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
-				"be consuming but is not, under either protocol.",
-			words: func(*Session, []string) []string { return []string{"--json"} }},
+				"be consuming but is not, under either protocol. --from TICK lists the rebalances (and\n" +
+				"--json's pauses) begun at that tick or later, --last N the last N.",
+			words: func(*Session, []string) []string { return []string{"--json", "--from", "--last"} }},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..15) in a fresh session",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +

@@ -64,6 +64,12 @@ var (
 	// trace: the messages (and with --events, the events) one view lists;
 	// each is built from the trace's compact records when shown.
 	limitTraceRows = limit{"messages or events in one trace view", 1_000_000}
+	// The other listing views (offsets, log, consume, txn, metrics' rows
+	// per rebalance, describe group): the rows one view makes, each built
+	// from the world's compact records when it is written (listing.go).
+	// About 0.5 KB a row while the view is made (its text, the table a
+	// notebook shows and its HTML): a full view is about 0.5 GB.
+	limitViewRows = limit{"rows in one listing view", 1_000_000}
 )
 
 // MaxLineBytes is the longest input line, in bytes (its line end not
@@ -239,6 +245,12 @@ var commandLimits = map[string][]*limit{
 	"diagram":  {&limitDiagramCells, &limitAnimationCells},
 	"sequence": {&limitSequenceLanes},
 	"trace":    {&limitTraceRows},
+	"offsets":  {&limitViewRows},
+	"log":      {&limitViewRows},
+	"consume":  {&limitViewRows},
+	"txn":      {&limitViewRows},
+	"metrics":  {&limitViewRows},
+	"describe": {&limitViewRows},
 }
 
 func partsOf(topo sim.Topology) []int {

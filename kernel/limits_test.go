@@ -175,7 +175,7 @@ func TestTraceViewBound(t *testing.T) {
 		t.Fatalf("only %d packets: the test needs more than the bound", n)
 	}
 	for line, want := range map[string]string{
-		"trace --json":     fmt.Sprintf("trace: %d messages (trace N shows the last N; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
+		"trace --json":     fmt.Sprintf("trace: %d messages (trace N shows the last N, --from TICK those sent from a tick on; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
 		"trace 5 --events": fmt.Sprintf("trace --events: %d events = %s is over the limit (at most 50 messages or events in one trace view)", s.World().Events.Len(), group(s.World().Events.Len())),
 	} {
 		if _, err := s.Exec(line); err == nil || err.Error() != want {
