@@ -541,8 +541,12 @@ func (w *World) send(p *Packet) {
 	p.Delivered = -1
 	for i := range w.drops {
 		if w.drops[i].matches(p) {
-			w.drops[i].Count--
 			p.Lost = true
+			if w.drops[i].Count--; w.drops[i].Count == 0 {
+				// Used up: every packet sent is checked against each rule
+				// kept, so a used rule goes (a clone has its own copy).
+				w.drops = append(w.drops[:i], w.drops[i+1:]...)
+			}
 			break
 		}
 	}
