@@ -204,7 +204,10 @@ func init() {
 		{name: "load", usage: "load FILE", summary: "load a session file into the current branch", run: cmdLoad},
 		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one", run: cmdHelp,
 			words: func(*Session, []string) []string { return commandNames() }},
-		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, _ []string) (*Result, error) {
+		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, args []string) (*Result, error) {
+			if err := needArgs("exit", args, 0, 0); err != nil {
+				return nil, err
+			}
 			s.done = true
 			return nil, nil
 		}},
@@ -702,6 +705,10 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every packet sent is checked against each rule pending.
+	if n := len(s.World().PendingDrops()); n >= limitDropRules.max {
+		return nil, limitDropRules.checkSum("drop", fmt.Sprintf("%d rules pending + 1", n), n, 1)
+	}
 	s.World().Drop(r)
 	kind, who := "request", ""
 	if r.Response {
@@ -834,9 +841,6 @@ func (s *Session) afterRun(ran int, why string) *Result {
 	return &Result{Text: msg}
 }
 
-// maxRun bounds `run until stable`, so a group that never settles cannot hang a script.
-const maxRun = 100_000
-
 func cmdRun(s *Session, args []string) (*Result, error) {
 	args, err := s.outputLevel("run", args)
 	if err != nil {
@@ -847,12 +851,12 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
 		if why == "interrupted" {
 			return nil, interrupted("run")
 		}
 		if why == "" && !s.World().GroupSettled() {
-			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks", ran)
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)", ran, limitRunUntil.helpLine())
 		}
 		return s.afterRun(ran, why), nil
 	case args[1] == "tick" && len(args) == 3:
@@ -887,7 +891,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		seen := s.World().Events.Len()
 		found := false
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool {
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool {
 			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
@@ -908,7 +912,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			if by != "" {
 				cond += " by " + by
 			}
-			return nil, fmt.Errorf("run until %s: not %s within %d ticks", strings.Join(args[1:], " "), cond, maxRun)
+			return nil, fmt.Errorf("run until %s: not %s within %d ticks (%s)", strings.Join(args[1:], " "), cond, ran, limitRunUntil.helpLine())
 		}
 		return s.afterRun(ran, why), nil
 	}
@@ -1042,6 +1046,9 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	c := lookup(args[0])
 	if c == nil {
 		return nil, unknownCommand(args[0], "help ")
+	}
+	if err := needArgs("help", args, 0, 1); err != nil {
+		return nil, err
 	}
 	text := c.usage + "\n  " + c.summary
 	if c.help != "" {

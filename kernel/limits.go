@@ -35,6 +35,13 @@ var (
 	limitRecords = limit{"input records in a world: input partitions x records.per.partition, plus produce", 1_000_000}
 	// Ticks one `step` or `run` may advance.
 	limitStep = limit{"ticks in one step or run", 1_000_000}
+	// Ticks `run until stable` and `run until polled|processed` wait
+	// before they fail: a group that never settles cannot hang a script
+	// (Ctrl-C stops the wait sooner). At the largest shapes a tick costs
+	// milliseconds (BenchmarkTickLargest), so the wait is minutes there.
+	limitRunUntil = limit{"ticks a run until stable, polled or processed waits", 100_000}
+	// Drop rules pending at once: every packet sent is checked against each.
+	limitDropRules = limit{"drop rules pending in a world", 100}
 	// Per-client settings a world keeps (set Cn.KEY VALUE; a key set again
 	// for a client replaces its earlier value, except enable.auto.commit
 	// and transactional.id, whose earlier values can still matter).
@@ -238,7 +245,8 @@ var commandLimits = map[string][]*limit{
 	"produce":  {&limitRecords},
 	"set":      {&limitRecords, &limitOverrides},
 	"step":     {&limitStep, &limitClock, &limitHeap},
-	"run":      {&limitStep, &limitClock, &limitHeap},
+	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitHeap},
+	"drop":     {&limitDropRules},
 	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
 	"compare":  {&limitCompareCombos, &limitCompareWork},
 	"plot":     {&limitPlotSamples},

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -275,7 +277,7 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 			out = append(out, r)
 		}
 		if err != nil {
-			return out, err
+			return out, escapeError(err)
 		}
 		if s.done {
 			break
@@ -283,6 +285,49 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 	}
 	return out, nil
 }
+
+// escapeError spells out the bytes of an error a terminal would act on
+// (control characters, invalid UTF-8), which errors repeat from what was
+// typed: a binary byte in an unknown command was echoed as it was. Tabs
+// and line ends stay (some errors hold lines).
+func escapeError(err error) error {
+	msg := err.Error()
+	clean := true
+	for _, r := range msg {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != '\n' && r != '\t' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return err
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(msg); i += w {
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", msg[i])
+		case !unicode.IsPrint(r) && r != '\n' && r != '\t':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return &escapedError{msg: b.String(), err: err}
+}
+
+// escapedError is an error with its message spelled safely; errors.Is
+// still finds what it wraps (ErrInterrupted).
+type escapedError struct {
+	msg string
+	err error
+}
+
+func (e *escapedError) Error() string { return e.msg }
+func (e *escapedError) Unwrap() error { return e.err }
 
 // SplitLine cuts a line into its commands, each as Exec would run it
 // (repl.LineSplitter: with --keep-going a script runs each on its own, so
