@@ -40,6 +40,10 @@ var (
 	// (Ctrl-C stops the wait sooner). At the largest shapes a tick costs
 	// milliseconds (BenchmarkTickLargest), so the wait is minutes there.
 	limitRunUntil = limit{"ticks a run until stable, polled or processed waits", 100_000}
+	// Lines of narration one command prints (a step's or run's events, one
+	// a line): past it they are counted, and trace --events lists them.
+	// About 60 bytes a line.
+	limitNarration = limit{"lines of narration a command prints", 100_000}
 	// Drop rules pending at once: every packet sent is checked against each.
 	limitDropRules = limit{"drop rules pending in a world", 100}
 	// Per-client settings a world keeps (set Cn.KEY VALUE; a key set again
@@ -244,8 +248,8 @@ var commandLimits = map[string][]*limit{
 	"join":     {&limitMembers},
 	"produce":  {&limitRecords},
 	"set":      {&limitRecords, &limitOverrides},
-	"step":     {&limitStep, &limitClock, &limitHeap},
-	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitHeap},
+	"step":     {&limitStep, &limitClock, &limitNarration, &limitHeap},
+	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitHeap},
 	"drop":     {&limitDropRules},
 	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
 	"compare":  {&limitCompareCombos, &limitCompareWork},

@@ -102,8 +102,11 @@ type Session struct {
 	// (a demo's, a load's), so Ctrl-C reaches them.
 	interrupt *stopFlag
 	done      bool
-	// out collects the narration of the command running now.
-	out strings.Builder
+	// out collects the narration of the command running now: said lines
+	// of it, and past limitNarration unsaid more, from tick cutAt on.
+	out          strings.Builder
+	said, unsaid int
+	cutAt        int
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
 	tickErr   error
@@ -397,6 +400,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		}
 	}()
 	s.out.Reset()
+	s.said, s.unsaid = 0, 0
 	s.tickErr = nil
 	s.stepped, s.pendingCPs = nil, nil
 	s.copied = false
@@ -429,6 +433,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	if r == nil {
 		r = &Result{}
 	}
+	s.sayCut()
 	if s.out.Len() > 0 {
 		r.Text = s.out.String() + r.Text
 	}
@@ -487,8 +492,29 @@ func (s *Session) copyWorld() *sim.World {
 }
 
 func (s *Session) say(format string, args ...any) {
-	if !s.replaying {
-		fmt.Fprintf(&s.out, format+"\n", args...)
+	if s.replaying {
+		return
+	}
+	if s.said >= limitNarration.max {
+		// Past the bound the lines are counted, not kept: a step of a
+		// million ticks of a busy world narrated hundreds of megabytes,
+		// and the builder holding them doubled in one allocation past
+		// what the heap guard could catch.
+		if s.unsaid == 0 {
+			s.cutAt = s.cur.world.Tick
+		}
+		s.unsaid++
+		return
+	}
+	s.said++
+	fmt.Fprintf(&s.out, format+"\n", args...)
+}
+
+// sayCut ends a command's narration with what was left out, if any.
+func (s *Session) sayCut() {
+	if s.unsaid > 0 {
+		fmt.Fprintf(&s.out, "... %d more line(s) from tick %d on not printed (%s; trace --events --from %d lists the events)\n",
+			s.unsaid, s.cutAt, limitNarration.helpLine(), s.cutAt)
 	}
 }
 
