@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -254,7 +255,14 @@ func (s *Session) guardHeap() (end func(err error) error) {
 	return func(err error) error {
 		close(done)
 		wg.Wait()
-		if !tripped || err == nil {
+		if !tripped {
+			return err
+		}
+		// What the stopped command grew is garbage now (its world was put
+		// back): collect it before the next command, which the guard,
+		// counting garbage not yet collected, would stop at once.
+		runtime.GC()
+		if err == nil {
 			return err
 		}
 		if errors.Is(err, ErrInterrupted) {
