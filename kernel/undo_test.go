@@ -151,13 +151,18 @@ func TestRefusedCommandsTouchNothing(t *testing.T) {
 // holds it down from there on, through the command's undo: each time the
 // command fails as interrupted (or ends, when pressed after its last
 // look), the session is as it was, and save and load agree. Under both
-// protocols, with checkpoints close and far apart.
+// protocols, with checkpoints close and far apart (each spacing under
+// each protocol with -long).
 func TestInterruptAtEveryPoint(t *testing.T) {
 	setup := "join C2\nrun until stable\nstep 23\nsave f.kg\ncrash C1 now\njoin C3"
 	cmds := []string{"step 30", "run until stable", "run until tick 70", "back 25", "load f.kg", "offsets", "trace --events",
 		"consume invoices", "metrics", "demo 1"}
-	for _, protocol := range []string{"classic", "consumer"} {
-		for _, cp := range []int{0, 7} {
+	for i, protocol := range []string{"classic", "consumer"} {
+		cps := []int{[]int{0, 7}[i]} // -long: both spacings under both protocols
+		if *long {
+			cps = []int{0, 7}
+		}
+		for _, cp := range cps {
 			dir := t.TempDir()
 			for _, cmd := range cmds {
 				for k := 1; ; k++ {
