@@ -235,6 +235,7 @@ func (s *Session) guardHeap() (end func(err error) error) {
 	var wg sync.WaitGroup
 	var tripped bool // written by the watcher, read after wg.Wait
 	wg.Add(1)
+	var trippedGrowing bool
 	go func() {
 		defer wg.Done()
 		t := time.NewTicker(heapGuardEvery)
@@ -244,8 +245,13 @@ func (s *Session) guardHeap() (end func(err error) error) {
 			case <-done:
 				return
 			case <-t.C:
-				if heapBytes() > uint64(limitHeap.max) {
-					tripped = true
+				growing := s.interrupt.growing.Load()
+				limit := uint64(limitHeap.max)
+				if growing {
+					limit = growThreshold()
+				}
+				if heapBytes() > limit {
+					tripped, trippedGrowing = true, growing
 					s.interrupt.Store(true)
 					return
 				}
@@ -266,8 +272,21 @@ func (s *Session) guardHeap() (end func(err error) error) {
 			return err
 		}
 		if errors.Is(err, ErrInterrupted) {
-			return fmt.Errorf("%w; it was stopped at the heap limit (%s)", err, limitHeap.helpLine())
+			why := limitHeap.helpLine()
+			if trippedGrowing {
+				why += fmt.Sprintf("; a step, run or load stops at three quarters of it, %s bytes, so that the world it leaves can still be viewed", group(int(growThreshold())))
+			}
+			return fmt.Errorf("%w; it was stopped at the heap limit (%s)", err, why)
 		}
 		return err
 	}
 }
+
+// growThreshold is where the guard stops a command that makes the world
+// bigger (step, run, load): three quarters of limitHeap. A world can grow
+// only that far, and a quarter of the threshold is left for looking at
+// it: a listing view at its bound (limitViewRows) builds about 0.5 GB,
+// well inside a quarter of the 12 GiB threshold of this project's
+// machine; with less room a view past it is stopped at the heap limit
+// like any command, and a narrower one (--last, --from) fits.
+func growThreshold() uint64 { return uint64(limitHeap.max) / 4 * 3 }

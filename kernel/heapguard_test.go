@@ -3,7 +3,9 @@ package kernel
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -121,4 +123,31 @@ func TestCollectorWorksBeforeTheGuard(t *testing.T) {
 	if want := gcMemoryLimit(limitHeap.max); got != want || want >= int64(limitHeap.max) {
 		t.Errorf("the collector's memory limit is %d, want %d (under the guard's %d)", got, want, limitHeap.max)
 	}
+}
+
+// TestViewsHaveRoomWhereStepsStop: a command that makes the world bigger
+// (step, run, load) is stopped at three quarters of the heap limit, so
+// the world it leaves can still be looked at: with the heap between the
+// two, a step is stopped and every view runs.
+func TestViewsHaveRoomWhereStepsStop(t *testing.T) {
+	defer func(l limit) { limitHeap = l }(limitHeap)
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable\nstep 200")
+	ballast := make([]byte, 256<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	runtime.GC()
+	h := heapBytes()
+	limitHeap.max = int(h + h/6) // three quarters of it is below the heap now
+	_, err := s.Exec("step 1000000")
+	if err == nil || !strings.Contains(err.Error(), "it was stopped at the heap limit") || !strings.Contains(err.Error(), "a step, run or load stops at three quarters of it") {
+		t.Fatalf("a step over three quarters of the heap limit: %v", err)
+	}
+	for _, v := range []string{"describe group", "describe group --json", "offsets", "trace", "trace --events", "consume invoices", "metrics --json", "txn", "log orders-0", "members"} {
+		if _, err := s.Exec(v); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+	runtime.KeepAlive(ballast)
 }

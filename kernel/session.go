@@ -184,6 +184,10 @@ type stopFlag struct {
 	// onUndo, when set (tests only), runs as a failed command is undone
 	// (rollback): a test presses Ctrl-C during the undo too.
 	onUndo func()
+	// growing is set while a command that makes the world bigger runs
+	// (step, run, load): the heap guard stops those earlier
+	// (growThreshold).
+	growing atomic.Bool
 }
 
 // stopRequested reports a Ctrl-C (or the heap guard's stop). Every long
@@ -409,6 +413,11 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
 	}
 	at := s.cur.world.Tick
+	if c.time || c.name == "load" {
+		if !s.interrupt.growing.Swap(true) {
+			defer s.interrupt.growing.Store(false)
+		}
+	}
 	s.words = words
 	s.quiet = quietLog{}
 	s.quietNow = s.Quiet
