@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,4 +79,35 @@ func TestDropRulesAreBounded(t *testing.T) {
 		t.Fatalf("%d rules still pending", n)
 	}
 	runLines(t, s, "drop Fetch request")
+}
+
+// TestRunUntilStableIsBoundedAndInterruptible: on a group that never
+// settles (members that miss max.poll.interval.ms at every batch), run
+// until stable fails at its stated bound, and Ctrl-C stops it at once,
+// the world put back as it was.
+func TestRunUntilStableIsBoundedAndInterruptible(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "set max.poll.interval.ms 2\nset processing.ticks 3\njoin C2\nstep 10")
+	w, before := s.World(), snapshot(t, s)
+	defer func(l limit) { limitRunUntil = l }(limitRunUntil)
+	limitRunUntil.max = 500
+	want := "run until stable: the group is not stable after 500 ticks (at most 500 ticks a run until stable, polled or processed waits)"
+	if _, err := s.Exec("run until stable"); err == nil || err.Error() != want {
+		t.Fatalf("run until stable of a group that never settles: %v, want %s", err, want)
+	}
+	limitRunUntil.max = 100_000
+	polls := 0
+	s.interrupt.onPoll = func() {
+		if polls++; polls == 200 {
+			s.Interrupt()
+		}
+	}
+	_, err := s.Exec("run until stable")
+	s.interrupt.onPoll = nil
+	if !errors.Is(err, ErrInterrupted) || polls != 200 {
+		t.Fatalf("run until stable with Ctrl-C at its 200th tick: %v after %d looks", err, polls)
+	}
+	if s.World() != w || snapshot(t, s) != before {
+		t.Error("the failed runs changed the session")
+	}
 }
