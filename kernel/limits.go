@@ -78,9 +78,13 @@ var (
 	// The other listing views (offsets, log, consume, txn, metrics' rows
 	// per rebalance, describe group): the rows one view makes, each built
 	// from the world's compact records when it is written (listing.go).
-	// About 0.5 KB a row while the view is made (its text, the table a
-	// notebook shows and its HTML): a full view is about 0.5 GB.
+	// A view of more than 10,000 rows is streamed: it holds its text, about
+	// 100 bytes a row, and while it is written no more.
 	limitViewRows = limit{"rows in one listing view", 1_000_000}
+	// The text (or JSON) of one listing view, measured before it is
+	// written: a row may be long (a rebalance's paused partitions, a
+	// packet's summary).
+	limitViewBytes = limit{"bytes of text in one listing view", 256 << 20}
 )
 
 // MaxLineBytes is the longest input line, in bytes (its line end not
@@ -256,12 +260,12 @@ var commandLimits = map[string][]*limit{
 	"plot":     {&limitPlotSamples},
 	"diagram":  {&limitDiagramCells, &limitAnimationCells},
 	"sequence": {&limitSequenceLanes},
-	"trace":    {&limitTraceRows},
-	"offsets":  {&limitViewRows},
-	"log":      {&limitViewRows},
-	"consume":  {&limitViewRows},
+	"trace":    {&limitTraceRows, &limitViewBytes},
+	"offsets":  {&limitViewRows, &limitViewBytes},
+	"log":      {&limitViewRows, &limitViewBytes},
+	"consume":  {&limitViewRows, &limitViewBytes},
 	"txn":      {&limitViewRows},
-	"metrics":  {&limitViewRows},
+	"metrics":  {&limitViewRows, &limitViewBytes},
 	"describe": {&limitViewRows},
 }
 

@@ -1,8 +1,10 @@
 package kernel
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Listing views (offsets, log, trace, consume, txn, metrics' rows per
@@ -13,7 +15,11 @@ import (
 // limitViewRows (limitTraceRows for trace) naming the bound and how to
 // narrow the view, makes each row from the world's compact records as it
 // writes it (never a list of every record first), and looks for Ctrl-C
-// and the heap guard as it goes.
+// and the heap guard as it goes. A long one is streamed (render): its
+// rows are made twice, once to measure the columns and the text, once to
+// write it into a buffer of that size, and never kept, so it holds its
+// text alone; and its text is bounded too (limitViewBytes) before it is
+// written.
 //
 // --from and --last narrow a view: --from starts it at a tick (offsets,
 // trace, metrics: the rows are in time order) or at an offset (log,
@@ -88,4 +94,105 @@ func (s *Session) pollRow(cmd string, i int) error {
 		return interrupted(cmd)
 	}
 	return nil
+}
+
+// tableRows is the most rows a listing view returns as a Table too (a
+// notebook shows it as HTML); a longer view is its text alone.
+var tableRows = 10_000
+
+// render writes a listing view's table, as Table.Text writes it. rows
+// gives the cells of each row, in order, to emit, and stops at emit's
+// error. Up to tableRows rows it makes the Table; past it the rows are
+// made twice and never kept: once to measure the columns and the text
+// (textSize; refused past limitViewBytes), once to write the text into a
+// buffer of that size. Both look for Ctrl-C every pollEvery rows.
+func (s *Session) render(cmd string, n int, header []string, rows func(emit func(cells ...string) error) error) (string, *Table, error) {
+	i := 0
+	poll := func() error {
+		err := s.pollRow(cmd, i)
+		i++
+		return err
+	}
+	if n <= tableRows {
+		t := &Table{Header: header, Rows: make([][]string, 0, n)}
+		if err := rows(func(cells ...string) error {
+			if err := poll(); err != nil {
+				return err
+			}
+			t.Add(cells...)
+			return nil
+		}); err != nil {
+			return "", nil, err
+		}
+		return t.Text(), t, nil
+	}
+	widths := make([]int, len(header))
+	measureRow(widths, header)
+	ts := newTextSize(len(header))
+	ts.add(header)
+	if err := rows(func(cells ...string) error {
+		if err := poll(); err != nil {
+			return err
+		}
+		measureRow(widths, cells)
+		ts.add(cells)
+		return nil
+	}); err != nil {
+		return "", nil, err
+	}
+	size := ts.total(widths)
+	if err := limitViewBytes.check(cmd, size); err != nil {
+		return "", nil, fmt.Errorf("%w: its text would be %s bytes (--last N or --from narrow it)", err, group(size))
+	}
+	var b strings.Builder
+	b.Grow(size)
+	line := writeRow(&b, nil, header, widths)
+	i = 0
+	if err := rows(func(cells ...string) error {
+		if err := poll(); err != nil {
+			return err
+		}
+		line = writeRow(&b, line, cells, widths)
+		return nil
+	}); err != nil {
+		return "", nil, err
+	}
+	return b.String(), nil, nil
+}
+
+// tableHTML is a view's table for a notebook, when it has one.
+func tableHTML(t *Table) string {
+	if t == nil {
+		return ""
+	}
+	return t.HTML()
+}
+
+// jsonList writes a JSON array of the items each gives (marshalled one by
+// one, as json.Marshal writes them inside a list), stopping past
+// limitViewBytes and at Ctrl-C: a view's JSON is not built as a list of
+// values first.
+func (s *Session) jsonList(cmd string, b *strings.Builder, each func(emit func(v any) error) error) error {
+	b.WriteByte('[')
+	i := 0
+	err := each(func(v any) error {
+		if err := s.pollRow(cmd, i); err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		i++
+		j, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(j)
+		if b.Len() > limitViewBytes.max {
+			return fmt.Errorf("%s: its JSON passes %s bytes, over the limit (%s; --last N or --from narrow it)", cmd, group(limitViewBytes.max), limitViewBytes.helpLine())
+		}
+		return nil
+	})
+	b.WriteByte(']')
+	return err
 }

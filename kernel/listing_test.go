@@ -219,3 +219,42 @@ func TestViewsLookForCtrlC(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedViewsEqualTables: a view longer than tableRows is streamed
+// (its rows made twice, measured then written, never kept) and prints
+// byte for byte what the table prints; its text is bounded before it is
+// written.
+func TestStreamedViewsEqualTables(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "set producer transactional\njoin C2\nrun until stable\nstep 40\ncrash C1 now\nrun until stable\njoin C3\nrun until stable\nstep 20")
+	T := s.World().Tick - 30
+	lines := []string{"offsets", "offsets --last 17", fmt.Sprintf("offsets --from %d", T), "log invoices-0", "log orders-1 --from 3",
+		"consume invoices", "consume orders --last 9", "trace", "trace 25 --member C2", "trace --events", fmt.Sprintf("trace --from %d --events", T), "metrics"}
+	defer func(n int) { tableRows = n }(tableRows)
+	for _, line := range lines {
+		tableRows = 1 << 30
+		rs, err := s.ExecResults(line)
+		if err != nil || rs[0].Table == nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		want := rs[0].Text
+		tableRows = 2
+		rs, err = s.ExecResults(line)
+		if err != nil {
+			t.Fatalf("%s streamed: %v", line, err)
+		}
+		if got := rs[0].Text; got != want {
+			t.Errorf("%s streamed differs from its table: %s", line, firstLineDiff(got, want))
+		}
+		if rs[0].Table != nil && !strings.HasPrefix(line, "metrics") {
+			t.Errorf("%s streamed kept a table of %d rows", line, len(rs[0].Table.Rows))
+		}
+	}
+	defer func(l limit) { limitViewBytes = l }(limitViewBytes)
+	limitViewBytes.max = 1000
+	for _, line := range []string{"offsets", "trace --json", "consume invoices --json", "trace --events"} {
+		if _, err := s.Exec(line); err == nil || !strings.Contains(err.Error(), "at most 1,000 bytes of text in one listing view") {
+			t.Errorf("%s past 1,000 bytes: %v", line, err)
+		}
+	}
+}

@@ -299,32 +299,38 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if err := checkRows("offsets", hi-lo, "records of __consumer_offsets", "offsets --last N shows the last N, --from TICK those from a tick on"); err != nil {
 		return nil, err
 	}
-	t := &Table{Header: []string{"TICK", "KEY", "VALUE", "STATE"}, Rows: make([][]string, 0, hi-lo)}
-	for i := lo; i < hi; i++ {
-		if err := s.pollRow("offsets", i-lo); err != nil {
-			return nil, err
+	text, t, err := s.render("offsets", hi-lo, []string{"TICK", "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
+		for i := lo; i < hi; i++ {
+			r := log.At(i)
+			if r.Marker {
+				if err := emit(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
+					return err
+				}
+				continue
+			}
+			val := fmt.Sprintf("offset=%d generation=%d member=%s", r.Offset, r.Generation, r.MemberID)
+			if r.PID >= 0 {
+				val += fmt.Sprintf(" producerId=%d", r.PID)
+			}
+			if err := emit(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
+				return err
+			}
 		}
-		r := log.At(i)
-		if r.Marker {
-			t.Add(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State)
-			continue
-		}
-		val := fmt.Sprintf("offset=%d generation=%d member=%s", r.Offset, r.Generation, r.MemberID)
-		if r.PID >= 0 {
-			val += fmt.Sprintf(" producerId=%d", r.PID)
-		}
-		t.Add(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	text := "__consumer_offsets (group " + w.Group.ID + ")\n"
+	head := "__consumer_offsets (group " + w.Group.ID + ")\n"
 	switch {
 	case log.Len() == 0:
-		text += "no records yet\n"
-	case len(t.Rows) == 0:
-		text += fmt.Sprintf("no records from tick %d on\n", lw.from)
+		text = head + "no records yet\n"
+	case hi == lo:
+		text = head + fmt.Sprintf("no records from tick %d on\n", lw.from)
 	default:
-		text += t.Text()
+		text = head + text
 	}
-	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
 }
 
 func cmdLog(s *Session, args []string) (*Result, error) {
@@ -359,32 +365,36 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	if err := checkRows("log", hi-lo+len(aborted), "cells and aborted transactions of "+tp.String(), "log "+pos[0]+" --from OFFSET starts at an offset"); err != nil {
 		return nil, err
 	}
-	t := &Table{Header: []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}, Rows: make([][]string, 0, hi-lo)}
-	for i := lo; i < hi; i++ {
-		if err := s.pollRow("log", i-lo); err != nil {
-			return nil, err
+	text, t, err := s.render("log", hi-lo, []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}, func(emit func(...string) error) error {
+		for i := lo; i < hi; i++ {
+			c := l.Cells.At(i)
+			pid, epoch, seq := "-", "-", "-"
+			if c.PID >= 0 {
+				pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
+			}
+			if c.Seq >= 0 {
+				seq = strconv.Itoa(c.Seq)
+			}
+			val := c.Value
+			state := c.Txn.String()
+			if c.Txn == sim.TxnAborted && c.IsData() {
+				val += " ✗"
+			}
+			if !c.IsData() {
+				state = "marker"
+			}
+			rc := "no"
+			if l.ReadCommitted(i) {
+				rc = "yes"
+			}
+			if err := emit(strconv.Itoa(i), val, dash(c.Producer), pid, epoch, seq, state, rc); err != nil {
+				return err
+			}
 		}
-		c := l.Cells.At(i)
-		pid, epoch, seq := "-", "-", "-"
-		if c.PID >= 0 {
-			pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
-		}
-		if c.Seq >= 0 {
-			seq = strconv.Itoa(c.Seq)
-		}
-		val := c.Value
-		state := c.Txn.String()
-		if c.Txn == sim.TxnAborted && c.IsData() {
-			val += " ✗"
-		}
-		if !c.IsData() {
-			state = "marker"
-		}
-		rc := "no"
-		if l.ReadCommitted(i) {
-			rc = "yes"
-		}
-		t.Add(strconv.Itoa(i), val, dash(c.Producer), pid, epoch, seq, state, rc)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
 	if rec, ok := w.Group.Committed(tp); ok {
@@ -393,7 +403,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	if len(aborted) > 0 {
 		head += "\naborted transaction index: " + strings.Join(aborted, "; ")
 	}
-	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
 }
 
 func cmdTxn(s *Session, args []string) (*Result, error) {
@@ -496,60 +506,70 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 	if err := checkRows("consume", hi-lo, "records of "+pos[0], "consume "+pos[0]+" --last N shows the last N, --from OFFSET each partition from an offset on"); err != nil {
 		return nil, err
 	}
-	// The n-th invoice of an input record, as this reader meets them from
-	// offset 0 (as sim.World.Delivery counts duplicates), for the records
-	// listed.
-	type row struct {
-		r   sim.ReadRecord
-		nth int
+	// The listed records with the n-th invoice of their input record, as
+	// this reader meets them from offset 0 (as sim.World.Delivery counts
+	// duplicates); each call reads them again.
+	each := func(f func(r sim.ReadRecord, nth int) error) error {
+		seen := map[string]int{}
+		k := 0 // the listed records met so far
+		var ferr error
+		err := rd.each(s, func(r sim.ReadRecord) bool {
+			nth := 0
+			if r.Source != "" {
+				seen[r.Source]++
+				nth = seen[r.Source]
+			}
+			if r.Offset < lw.from {
+				return true
+			}
+			if k >= lo {
+				if ferr = f(r, nth); ferr != nil {
+					return false
+				}
+			}
+			k++
+			return k < hi
+		})
+		if ferr != nil {
+			return ferr
+		}
+		return err
 	}
-	rows := make([]row, 0, hi-lo)
-	seen := map[string]int{}
-	k := 0 // the listed records met so far
-	err = rd.each(s, func(r sim.ReadRecord) bool {
-		nth := 0
-		if r.Source != "" {
-			seen[r.Source]++
-			nth = seen[r.Source]
+	if fl["--json"] == "true" {
+		// consumeJSON's own encoding, its records written one by one.
+		head, _ := json.Marshal(consumeJSON{Topic: pos[0], Isolation: iso, Records: []recordJSON{}})
+		var b strings.Builder
+		b.WriteString(strings.TrimSuffix(string(head), "[]}"))
+		if err := s.jsonList("consume", &b, func(emit func(any) error) error {
+			return each(func(r sim.ReadRecord, nth int) error {
+				return emit(recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open, Invoice: nth})
+			})
+		}); err != nil {
+			return nil, err
 		}
-		if r.Offset < lw.from {
-			return true
-		}
-		if k >= lo {
-			rows = append(rows, row{r, nth})
-		}
-		k++
-		return k < hi
+		b.WriteByte('}')
+		line := b.String()
+		return &Result{Text: line, JSON: line}, nil
+	}
+	text, t, err := s.render("consume", hi-lo, []string{"PARTITION", "OFFSET", "VALUE", "NOTE"}, func(emit func(...string) error) error {
+		return each(func(r sim.ReadRecord, nth int) error {
+			var notes []string
+			switch {
+			case r.Aborted:
+				notes = append(notes, "aborted ✗")
+			case r.Open:
+				notes = append(notes, "open transaction")
+			}
+			if nth > 1 {
+				notes = append(notes, fmt.Sprintf("duplicate ×%d (invoice %d of %s)", nth, nth, r.Source))
+			}
+			return emit(r.Partition.String(), strconv.Itoa(r.Offset), r.Value, strings.Join(notes, " · "))
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if fl["--json"] == "true" {
-		out := consumeJSON{Topic: pos[0], Isolation: iso, Records: make([]recordJSON, 0, len(rows))}
-		for _, x := range rows {
-			r := x.r
-			out.Records = append(out.Records, recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open, Invoice: x.nth})
-		}
-		line := jsonLine(out)
-		return &Result{Text: line, JSON: line}, nil
-	}
-	t := &Table{Header: []string{"PARTITION", "OFFSET", "VALUE", "NOTE"}, Rows: make([][]string, 0, len(rows))}
-	for _, x := range rows {
-		r := x.r
-		var notes []string
-		switch {
-		case r.Aborted:
-			notes = append(notes, "aborted ✗")
-		case r.Open:
-			notes = append(notes, "open transaction")
-		}
-		if x.nth > 1 {
-			notes = append(notes, fmt.Sprintf("duplicate ×%d (invoice %d of %s)", x.nth, x.nth, r.Source))
-		}
-		note := strings.Join(notes, " · ")
-		t.Add(r.Partition.String(), strconv.Itoa(r.Offset), r.Value, note)
-	}
-	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, len(rows))
+	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, hi-lo)
 	if pos[0] == w.Topo.Output.Name {
 		c := w.Delivery(iso)
 		head += fmt.Sprintf("; duplicates %d%s; lost %d%s", c.Duplicates, nameList(c.DuplicateNames), c.Lost, nameList(c.LostNames))
@@ -557,7 +577,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 			head += fmt.Sprintf("; held back by the LSO %d%s", c.HeldBack, nameList(c.HeldBackNames))
 		}
 	}
-	return &Result{Text: head + "\n" + t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
 }
 
 // topicReader is the audit reader (sim.World.ReadTopic) record by record:
@@ -690,81 +710,104 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		}
 	}
 	if fl["--json"] == "true" {
-		out := struct {
-			Packets []packetJSON `json:"packets"`
-			// With --events, the events too (absent without it, so the
-			// contract's shape is unchanged).
-			Events *[]eventJSON `json:"events,omitempty"`
-		}{Packets: make([]packetJSON, 0, pkts.len())}
-		if events {
-			evs := make([]eventJSON, 0, evHi-evLo)
-			for i := evLo; i < evHi; i++ {
-				if err := s.pollRow("trace", i-evLo); err != nil {
-					return nil, err
+		// {"packets":[...]} and with --events ,"events":[...], written
+		// item by item.
+		var b strings.Builder
+		b.WriteString(`{"packets":`)
+		if err := s.jsonList("trace", &b, func(emit func(any) error) error {
+			for j := range pkts.len() {
+				p := w.Packets.At(pkts.at(j))
+				pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
+				if p.Delivered >= 0 {
+					d := p.Delivered
+					pj.Delivered = &d
 				}
-				e := w.Events.At(i)
-				m := &e.Member
-				if e.Member == "" {
-					m = nil // the coordinator's
+				if p.Error != sim.None {
+					e := p.Error.String()
+					pj.Error = &e
 				}
-				evs = append(evs, eventJSON{Tick: e.Tick, Kind: string(e.Kind), Member: m, Text: e.Text, Stop: e.Stop})
+				if err := emit(pj); err != nil {
+					return err
+				}
 			}
-			out.Events = &evs
-		}
-		for j := range pkts.len() {
-			if err := s.pollRow("trace", j); err != nil {
-				return nil, err
-			}
-			p := w.Packets.At(pkts.at(j))
-			pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
-			if p.Delivered >= 0 {
-				d := p.Delivered
-				pj.Delivered = &d
-			}
-			if p.Error != sim.None {
-				e := p.Error.String()
-				pj.Error = &e
-			}
-			out.Packets = append(out.Packets, pj)
-		}
-		line := jsonLine(out)
-		return &Result{Text: line, JSON: line}, nil
-	}
-	t := &Table{Header: []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}, Rows: make([][]string, 0, pkts.len())}
-	for j := range pkts.len() {
-		if err := s.pollRow("trace", j); err != nil {
+			return nil
+		}); err != nil {
 			return nil, err
 		}
-		p := w.Packets.At(pkts.at(j))
-		del := "in flight"
-		if p.Lost {
-			del = "lost"
-		} else if p.Delivered >= 0 {
-			del = strconv.Itoa(p.Delivered)
+		if events {
+			b.WriteString(`,"events":`)
+			if err := s.jsonList("trace", &b, func(emit func(any) error) error {
+				for i := evLo; i < evHi; i++ {
+					e := w.Events.At(i)
+					m := &e.Member
+					if e.Member == "" {
+						m = nil // the coordinator's
+					}
+					if err := emit(eventJSON{Tick: e.Tick, Kind: string(e.Kind), Member: m, Text: e.Text, Stop: e.Stop}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return nil, err
+			}
 		}
-		typ := string(p.Type)
-		if p.Response && p.Type != sim.RebalanceNotification {
-			typ += " response"
-		}
-		errs := "-"
-		if p.Error != sim.None {
-			errs = fmt.Sprintf("%s (%d)", p.Error, int(p.Error))
-		}
-		t.Add(strconv.Itoa(p.Sent), del, p.From, p.To, typ, errs, p.Summary)
+		b.WriteByte('}')
+		line := b.String()
+		return &Result{Text: line, JSON: line}, nil
 	}
-	text := t.Text()
+	text, t, err := s.render("trace", pkts.len(), []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}, func(emit func(...string) error) error {
+		for j := range pkts.len() {
+			p := w.Packets.At(pkts.at(j))
+			del := "in flight"
+			if p.Lost {
+				del = "lost"
+			} else if p.Delivered >= 0 {
+				del = strconv.Itoa(p.Delivered)
+			}
+			typ := string(p.Type)
+			if p.Response && p.Type != sim.RebalanceNotification {
+				typ += " response"
+			}
+			errs := "-"
+			if p.Error != sim.None {
+				errs = fmt.Sprintf("%s (%d)", p.Error, int(p.Error))
+			}
+			if err := emit(strconv.Itoa(p.Sent), del, p.From, p.To, typ, errs, p.Summary); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	if events {
-		var b strings.Builder
+		// A line an event, measured before it is written, as render does.
+		line := func(e sim.Event) string { return fmt.Sprintf("t=%-4d %s\n", e.Tick, e.Text) }
+		size := len(text) + len("\nevents:\n")
 		for i := evLo; i < evHi; i++ {
 			if err := s.pollRow("trace", i-evLo); err != nil {
 				return nil, err
 			}
-			e := w.Events.At(i)
-			fmt.Fprintf(&b, "t=%-4d %s\n", e.Tick, e.Text)
+			size += len(line(w.Events.At(i)))
 		}
-		text += "\nevents:\n" + b.String()
+		if err := limitViewBytes.check("trace --events", size); err != nil {
+			return nil, fmt.Errorf("%w: its text would be %s bytes (trace N or --from narrow it)", err, group(size))
+		}
+		var b strings.Builder
+		b.Grow(size)
+		b.WriteString(text)
+		b.WriteString("\nevents:\n")
+		for i := evLo; i < evHi; i++ {
+			if err := s.pollRow("trace", i-evLo); err != nil {
+				return nil, err
+			}
+			b.WriteString(line(w.Events.At(i)))
+		}
+		text = b.String()
 	}
-	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
 }
 
 // eventJSON is one event in trace --events --json.
@@ -916,15 +959,15 @@ type pauseJSON struct {
 	PartitionTicks int      `json:"partition_ticks"`
 }
 
-// buildMetrics reads the metrics off the world, with the rows per
-// rebalance lo..hi-1 of its pause meter, looking for Ctrl-C.
-func buildMetrics(s *Session, w *sim.World, lo, hi int) (metricsJSON, error) {
+// buildMetrics reads the metrics off the world, looking for Ctrl-C; the
+// rows per rebalance (Pauses) are left empty for the view to write.
+func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
 	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
-		Pauses: make([]pauseJSON, 0, hi-lo), Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
+		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
 	if w.Group.Type == sim.ConsumerGroup {
@@ -950,13 +993,6 @@ func buildMetrics(s *Session, w *sim.World, lo, hi int) (metricsJSON, error) {
 	}
 	for _, tp := range w.InputPartitions() {
 		m.Lag += w.Lag(tp)
-	}
-	for i := lo; i < hi; i++ {
-		if err := s.pollRow("metrics", i-lo); err != nil {
-			return m, err
-		}
-		e := w.Meter.Entries[i]
-		m.Pauses = append(m.Pauses, pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks})
 	}
 	return m, nil
 }
@@ -990,12 +1026,31 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	if err := checkRows("metrics", hi-lo, "rebalances with pauses", "metrics --last N shows the last N, --from TICK those begun from a tick on"); err != nil {
 		return nil, err
 	}
-	m, err := buildMetrics(s, w, lo, hi)
+	// The rows per rebalance are written one by one, in the text and in
+	// the JSON (where metricsJSON's own encoding has them in place of an
+	// empty "pauses" list).
+	m, err := buildMetrics(s, w)
 	if err != nil {
 		return nil, err
 	}
 	if fl["--json"] == "true" {
-		line := jsonLine(m)
+		whole := jsonLine(m)
+		at := strings.Index(whole, `"pauses":[]`) + len(`"pauses":`)
+		var b strings.Builder
+		b.WriteString(whole[:at])
+		if err := s.jsonList("metrics", &b, func(emit func(any) error) error {
+			for i := lo; i < hi; i++ {
+				e := ents[i]
+				if err := emit(pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		b.WriteString(whole[at+len("[]"):])
+		line := b.String()
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
@@ -1020,21 +1075,26 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))
 	t.Add("total lag", strconv.Itoa(m.Lag))
 	text := t.Text()
-	if len(m.Pauses) > 0 {
-		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
+	if hi > lo {
+		header := []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}
 		title := "pauses per rebalance"
 		if consumer {
-			pt.Header[0] = "GROUP-EPOCH"
+			header[0] = "GROUP-EPOCH"
 			title = "pauses per rebalance (group epoch)"
 		}
-		for i := lo; i < hi; i++ {
-			if err := s.pollRow("metrics", i-lo); err != nil {
-				return nil, err
+		pauses, _, err := s.render("metrics", hi-lo, header, func(emit func(...string) error) error {
+			for i := lo; i < hi; i++ {
+				p := ents[i]
+				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks)); err != nil {
+					return err
+				}
 			}
-			p := ents[i]
-			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		text += "\n" + title + ":\n" + pt.Text()
+		text += "\n" + title + ":\n" + pauses
 	}
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
