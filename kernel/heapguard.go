@@ -30,14 +30,17 @@ import (
 // budget, readMemoryLimits): the smallest of its cgroup's memory limit,
 // its address-space limit (RLIMIT_AS, less the address space it holds
 // when it starts) and the machine's physical memory. The guard stops a
-// command at half of it, counted in Go heap objects (live, or garbage not
-// yet collected): the process's resident memory is that plus the
-// runtime's own (spans, stacks, garbage between collections), and its
-// address space more again. Before that, the Go collector is told to keep
-// the whole runtime under 90% of the threshold (debug.SetMemoryLimit), so
-// it collects harder as the heap nears it instead of letting garbage
-// reach the guard. On this project's 24 GiB machine the threshold is
-// 12 GiB, as it was when it was fixed.
+// command at half of it less runtimeReserve, counted in Go heap objects
+// (live, or garbage not yet collected): the process's resident memory is
+// that plus the runtime's own (spans, stacks, garbage between
+// collections), and its address space more again. Commands that make the
+// world bigger are stopped at three quarters of it (growThreshold).
+// Before that, the Go collector is told to keep the whole runtime under
+// 90% of those three quarters (debug.SetMemoryLimit), so it collects
+// harder as the heap nears them instead of letting garbage reach the
+// guard; and past a limit the guard collects once before it stops a
+// command, so that only live objects stop one. On this project's 24 GiB
+// machine the threshold is about 12 GiB, as it was when it was fixed.
 var limitHeap = limit{"bytes of heap while a command runs", heapThreshold(readMemoryLimits("/"))}
 
 const heapGuardEvery = 20 * time.Millisecond
@@ -46,8 +49,8 @@ const heapGuardEvery = 20 * time.Millisecond
 var budgetOnce sync.Once
 
 // setMemoryBudget tells the Go collector to keep the runtime's memory
-// under 90% of the guard's threshold, unless GOMEMLIMIT already set a
-// limit (the user's word wins).
+// under 90% of where the guard stops a step (growThreshold), unless
+// GOMEMLIMIT already set a limit (the user's word wins).
 func setMemoryBudget() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
@@ -55,8 +58,9 @@ func setMemoryBudget() {
 	debug.SetMemoryLimit(gcMemoryLimit(limitHeap.max))
 }
 
-// gcMemoryLimit is the collector's soft limit for a guard threshold.
-func gcMemoryLimit(threshold int) int64 { return int64(threshold) / 10 * 9 }
+// gcMemoryLimit is the collector's soft limit for a guard threshold: 90%
+// of three quarters of it.
+func gcMemoryLimit(threshold int) int64 { return int64(threshold) / 4 * 3 / 10 * 9 }
 
 // memoryLimits are the bounds on what this process may use, each 0 when
 // there is none.
@@ -249,6 +253,13 @@ func (s *Session) guardHeap() (end func(err error) error) {
 				limit := uint64(limitHeap.max)
 				if growing {
 					limit = growThreshold()
+				}
+				// Past the limit, what is garbage is collected before the
+				// command is stopped for it: the figure counts objects not
+				// yet collected (a world a stopped command left, a view's
+				// rows), and only what is live should stop a command.
+				if heapBytes() > limit {
+					runtime.GC()
 				}
 				if heapBytes() > limit {
 					tripped, trippedGrowing = true, growing
