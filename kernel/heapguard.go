@@ -30,17 +30,17 @@ import (
 // budget, readMemoryLimits): the smallest of its cgroup's memory limit,
 // its address-space limit (RLIMIT_AS, less the address space it holds
 // when it starts) and the machine's physical memory. The guard stops a
-// command at half of it less runtimeReserve, counted in Go heap objects
-// (live, or garbage not yet collected): the process's resident memory is
-// that plus the runtime's own (spans, stacks, garbage between
-// collections), and its address space more again. Commands that make the
-// world bigger are stopped at three quarters of it (growThreshold).
-// Before that, the Go collector is told to keep the whole runtime under
-// 90% of those three quarters (debug.SetMemoryLimit), so it collects
-// harder as the heap nears them instead of letting garbage reach the
-// guard; and past a limit the guard collects once before it stops a
-// command, so that only live objects stop one. On this project's 24 GiB
-// machine the threshold is about 12 GiB, as it was when it was fixed.
+// command when its live heap, as the last collection marked it, passes
+// half of that less runtimeReserve: the process's resident memory is that
+// plus the runtime's own (spans, stacks, garbage between collections),
+// and its address space more again. Commands that make the world bigger
+// are stopped at three quarters of it (growThreshold). Before that, the
+// Go collector is told to keep the whole runtime under 90% of those three
+// quarters (debug.SetMemoryLimit), so it collects harder as the heap
+// nears them; and when garbage takes the heap's objects past the limit
+// the guard asks for a collection, at most once a second. On this
+// project's 24 GiB machine the threshold is about 12 GiB, as it was when
+// it was fixed.
 var limitHeap = limit{"bytes of heap while a command runs", heapThreshold(readMemoryLimits("/"))}
 
 const heapGuardEvery = 20 * time.Millisecond
@@ -221,8 +221,13 @@ func cgroupPathLimit(mount, path, file string) uint64 {
 }
 
 // heapBytes reads the heap's objects, live or not yet collected.
-func heapBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+func heapBytes() uint64 { return readMetric("/memory/classes/heap/objects:bytes") }
+
+// liveHeapBytes reads the heap the last collection found live.
+func liveHeapBytes() uint64 { return readMetric("/gc/heap/live:bytes") }
+
+func readMetric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
@@ -240,6 +245,7 @@ func (s *Session) guardHeap() (end func(err error) error) {
 	var tripped bool // written by the watcher, read after wg.Wait
 	wg.Add(1)
 	var trippedGrowing bool
+	var lastForced time.Time
 	go func() {
 		defer wg.Done()
 		t := time.NewTicker(heapGuardEvery)
@@ -254,17 +260,22 @@ func (s *Session) guardHeap() (end func(err error) error) {
 				if growing {
 					limit = growThreshold()
 				}
-				// Past the limit, what is garbage is collected before the
-				// command is stopped for it: the figure counts objects not
-				// yet collected (a world a stopped command left, a view's
-				// rows), and only what is live should stop a command.
-				if heapBytes() > limit {
-					runtime.GC()
-				}
-				if heapBytes() > limit {
+				// What stops a command is its live heap, as the last
+				// collection marked it: the heap's objects count garbage
+				// not yet collected too (a world a stopped command left, a
+				// view's rows). When they pass the limit while the live
+				// heap does not, a collection is asked for, at most once
+				// a second (forced every 20 ms, collections of a heap of
+				// gigabytes left a step near the limit no time to run).
+				live, objects := liveHeapBytes(), heapBytes()
+				if live > limit {
 					tripped, trippedGrowing = true, growing
 					s.interrupt.Store(true)
 					return
+				}
+				if objects > limit && time.Since(lastForced) > time.Second {
+					runtime.GC()
+					lastForced = time.Now()
 				}
 			}
 		}
