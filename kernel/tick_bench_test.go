@@ -39,3 +39,31 @@ func BenchmarkTickLargest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCopyBeforeStep is what a step or run pays before its first
+// tick: a copy of the world (copyWorld), so that its undo is putting the
+// world before it back. One op is one copy, of the default world with two
+// members after 1,000 ticks, and of the largest shape (1,000 members over
+// 999 partitions, classic and consumer) settled; compare it with a tick of
+// the same world (BenchmarkTickLargest).
+//
+//	go test ./kernel -run x -bench CopyBeforeStep
+func BenchmarkCopyBeforeStep(b *testing.B) {
+	for _, c := range []struct{ name, setup string }{
+		{"default", "join C2; run until stable; step 1000"},
+		{"largest-classic", "set records.per.partition 0; new --topics t:999 --members 1000 --keep-settings; run until stable; step 20"},
+		{"largest-consumer", "set records.per.partition 0; set group.protocol consumer; new --topics t:999 --members 1000 --keep-settings; run until stable; step 20"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := NewSession()
+			if _, err := s.Exec(c.setup); err != nil {
+				b.Fatal(err)
+			}
+			w := s.World()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = w.Clone()
+			}
+		})
+	}
+}
