@@ -132,8 +132,9 @@ type Session struct {
 	CheckpointEvery int
 
 	// copied is set once the step or run running now has copied the
-	// world it steps (copyWorld).
-	copied bool
+	// world it steps (copyWorld); inPlace when it stepped its one tick in
+	// the world itself instead.
+	copied, inPlace bool
 
 	// What the command running now adds to the history, kept apart until
 	// it succeeds: the step it ran and the checkpoints taken during it.
@@ -398,7 +399,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		}
 		s.stepped, s.pendingCPs = nil, nil
 		if err != nil {
-			if uerr := s.rollback(before, panicked && c.mutates); uerr != nil {
+			if uerr := s.rollback(before, panicked && c.mutates || s.inPlace); uerr != nil {
 				err = fmt.Errorf("%w; and the world could not be made again from its history: %v", err, uerr)
 			}
 		}
@@ -407,7 +408,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	s.said, s.unsaid = 0, 0
 	s.tickErr = nil
 	s.stepped, s.pendingCPs = nil, nil
-	s.copied = false
+	s.copied, s.inPlace = false, false
 	if c.mutates && s.cur.frozen {
 		// The world is a checkpoint too (after a fork): change a copy.
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
@@ -458,15 +459,17 @@ func (s *Session) run(words []string) (res *Result, err error) {
 //     refuse (sim/commands.go), so a refused one never touched it;
 //   - a step or run steps a copy of the world (copyWorld, at its first
 //     tick), so the world before it is there to put back, whatever stopped
-//     it (Ctrl-C, the heap guard, a run until not met);
+//     it (Ctrl-C, the heap guard, a run until not met); one of a single
+//     tick needs none, since nothing stops it after its tick;
 //   - commands that make a world (new, back, load, demo, fork) install it
 //     only when they succeed.
 //
-// Only a world input that panics (a bug) may leave its world half
-// changed; with rebuild, that world is made again from the history,
-// ignoring Ctrl-C (an undo that a second Ctrl-C could stop would leave
-// the world and its history apart). Its error, if the history does not
-// replay, is returned for the command's error to carry.
+// Only a world input that panics (a bug), or a one-tick step that fails
+// after its tick (a failing check, AfterTick, or a bug; see step), may
+// leave its world changed; with rebuild, that world is made again from
+// the history, ignoring Ctrl-C (an undo that a second Ctrl-C could stop
+// would leave the world and its history apart). Its error, if the history
+// does not replay, is returned for the command's error to carry.
 func (s *Session) rollback(st sessionState, rebuild bool) error {
 	if s.interrupt.onUndo != nil {
 		s.interrupt.onUndo()
@@ -489,9 +492,10 @@ func (s *Session) rollback(st sessionState, rebuild bool) error {
 // changes it, once per command: the world before the command is kept
 // unchanged (saveState holds it), so a command stopped anywhere is undone
 // by putting it back (rollback). A copy costs the world's live state, not
-// its history (sim.World.Clone shares the history chunk by chunk): about
-// 10 µs for the default world and about one tick of work for the largest
-// worlds the limits allow (BenchmarkCopyBeforeStep).
+// its history (sim.World.Clone shares the history chunk by chunk): 20 to
+// 30 µs for the default world, 5 to 9 ms for the largest shapes the
+// limits allow, some ten idle ticks there (BenchmarkCopyBeforeStep), so a
+// step of one tick (plain `step`) takes none (see step).
 func (s *Session) copyWorld() *sim.World {
 	if !s.copied && !s.replaying {
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
@@ -549,7 +553,15 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 			why = "interrupted"
 			break
 		}
-		w = s.copyWorld() // before the first tick: the world before the command stays as it was
+		if ran == n-1 && !s.copied && !s.cur.frozen && !s.replaying {
+			// The command's only tick, with no look for Ctrl-C after it:
+			// stepped in the world itself, with no copy. Only a failing
+			// check (AfterTick) or a bug can still fail the command, and
+			// then its world is made again from the history (rollback).
+			s.inPlace = true
+		} else {
+			w = s.copyWorld() // before the first tick: the world before the command stays as it was
+		}
 		from := w.Events.Len()
 		t0 := time.Now()
 		stop := w.Step()

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // execCatching is Exec that reports a panic instead of dying of it.
@@ -235,4 +237,37 @@ func TestPanickingInputIsUndone(t *testing.T) {
 		t.Fatalf("the panicking input changed the session: %s", firstLineDiff(got, before))
 	}
 	saveLoadRoundTrip(t, s, "after the panicking input")
+}
+
+// TestAOneTickStepFailingAfterItsTickIsUndone: a step of one tick steps
+// the world itself (no copy: nothing can stop it after its tick); when a
+// check fails after that tick, the undo makes the world again from the
+// history, Ctrl-C held down during it or not.
+func TestAOneTickStepFailingAfterItsTickIsUndone(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	s.CheckpointEvery = 50
+	runLines(t, s, "join C2\nrun until stable\nstep 120")
+	before := sessionAndViews(t, s)
+	w := s.World()
+	s.AfterTick = func(*sim.World) error { return errors.New("a check failed") }
+	s.interrupt.onUndo = s.Interrupt
+	_, err, p := execCatching(s, "step")
+	s.AfterTick, s.interrupt.onUndo = nil, nil
+	if p != nil || err == nil || err.Error() != "step: a check failed" {
+		t.Fatalf("step with a check failing after its tick: %v (panic %v)", err, p)
+	}
+	if s.World() == w {
+		t.Error("the world stepped in place was kept")
+	}
+	if got := sessionAndViews(t, s); got != before {
+		t.Fatalf("the failed step changed the session: %s", firstLineDiff(got, before))
+	}
+	saveLoadRoundTrip(t, s, "after the failed one-tick step")
+	// A step of one tick that succeeds takes no copy.
+	w = s.World()
+	runLines(t, s, "step")
+	if s.World() != w {
+		t.Error("step (one tick) copied the world")
+	}
 }
