@@ -131,3 +131,38 @@ func BenchmarkFork50(b *testing.B) {
 		runtime.KeepAlive(s)
 	}
 }
+
+// BenchmarkAnimatedDiagram draws 120 frames of demo 3 (its joins, then
+// processing) as one animated SVG: the frames' replay, layout, drawing and
+// merge. Its B/op bounds what limitAnimationCells lets one animation cost.
+func BenchmarkAnimatedDiagram(b *testing.B) {
+	s := NewSession()
+	if _, err := s.Exec("demo 3; step 46"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.ExecResults("diagram --ticks 0..119"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDiagramFormats draws demo 3's world as SVG, PNG and PDF.
+func BenchmarkDiagramFormats(b *testing.B) {
+	for _, ext := range []string{"svg", "png", "pdf"} {
+		b.Run(ext, func(b *testing.B) {
+			s := NewSession()
+			s.Dir = b.TempDir()
+			if _, err := s.Exec("demo 3"); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.ExecResults("diagram --out d." + ext); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

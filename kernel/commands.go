@@ -8,9 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kgrepl/kgrepl/kernel/explore"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -28,9 +30,17 @@ type command struct {
 	// time marks step and run: recorded as the ticks they advanced.
 	time bool
 	run  func(s *Session, args []string) (*Result, error)
-	// words lists what may follow the command, for completion.
-	words func(s *Session, args []string) []string
+	// values fills in the usage's placeholders for completion where the
+	// defaults (placeholderValues) do not fit this command: join's Cn is
+	// a client not yet running, switch's NAME a branch.
+	values map[string]valuesFunc
+	// gram is the usage parsed (grammar.go), for completion and typos.
+	gram *grammar
 }
+
+// valuesFunc lists the words a placeholder may be: typed are the words
+// after the command so far, partial the start of the one being typed.
+type valuesFunc func(s *Session, typed []string, partial string) []string
 
 var commands []*command
 
@@ -41,46 +51,29 @@ func init() {
 			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
 				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
 				"(generation 0). new replaces the current branch's world and history; other branches stay.",
-			run: cmdNew, words: func(*Session, []string) []string {
-				return []string{"--topics", "--output", "--members", "--keep-settings"}
-			}},
+			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
-			mutates: true, run: cmdProduce, words: wordsPartitions},
+			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
 		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set commit after|before|auto | set producer plain|idempotent|transactional",
 			summary: "change a setting for every client, or for one",
 			help:    "Keys are Kafka's config names; `show config` lists them with values and defaults.",
-			mutates: true, run: cmdSet, words: wordsSet},
+			mutates: true, run: cmdSet},
 		{name: "show", usage: "show config", summary: "list every setting with its value and default",
-			run: cmdShow, words: func(*Session, []string) []string { return []string{"config"} }},
+			run: cmdShow},
 		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
-			mutates: true, run: cmdJoin, words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return nextClients(s)
-				}
-				return []string{"--static", "--topics"}
-			}},
+			mutates: true, run: cmdJoin, values: map[string]valuesFunc{"Cn": func(s *Session, _ []string, _ string) []string { return nextClients(s) }}},
 		{name: "close", usage: "close Cn [--now]", summary: "graceful shutdown: finish the batch, commit, close(), LeaveGroup",
 			help: "close Cn is consumer.wakeup() from a shutdown hook: the batch in hand is finished and committed\n" +
 				"as the commit mode says, then close() commits and sends LeaveGroup (none for a static member).\n" +
 				"close Cn --now breaks out after the record in hand: under auto-commit close() commits the\n" +
 				"positions poll() returned, so the rest of the batch is skipped (a real Kafka pitfall).",
-			mutates: true, run: cmdClose, words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return liveClients(s)
-				}
-				return []string{"--now"}
-			}},
+			mutates: true, run: cmdClose},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
-			mutates: true, run: cmdCrash, words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return liveClients(s)
-				}
-				return []string{"now", "after"}
-			}},
+			mutates: true, run: cmdCrash},
 		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
-			mutates: true, run: memberCmd("restart", (*sim.World).Restart), words: wordsMembers},
+			mutates: true, run: memberCmd("restart", (*sim.World).Restart)},
 		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
-			mutates: true, run: memberCmd("slow", (*sim.World).Slow), words: wordsMembers},
+			mutates: true, run: memberCmd("slow", (*sim.World).Slow)},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
 			summary: "lose the next N packets of a type (to or from Cn)",
 			help: "For a request Cn is the sender, for a response the receiver; without Cn any member's. TYPE is\n" +
@@ -88,29 +81,24 @@ func init() {
 				"direction (request by default), Cn and N are each given at most once, in any order.\n" +
 				"RebalanceNotification is only a response (from the coordinator to a member), and\n" +
 				"WriteTxnMarkers goes B1 to B1, so it takes no Cn.",
-			mutates: true, run: cmdDrop, words: wordsDrop},
+			mutates: true, run: cmdDrop},
 		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
 			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
 				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
-			time: true, run: cmdStep, words: func(*Session, []string) []string { return []string{"--quiet", "--verbose"} }},
+			time: true, run: cmdStep},
 		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
 			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
 				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
 				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
 				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
-			time: true, run: cmdRun, words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return []string{"until"}
-				}
-				return []string{"stable", "tick", "polled", "processed", "--quiet", "--verbose"}
-			}},
+			time: true, run: cmdRun},
 		{name: "back", usage: "back [N]", summary: "travel back N ticks (default 1): exactly the state then", run: cmdBack},
 		{name: "fork", usage: "fork NAME", summary: "copy the current branch and switch to the copy", run: cmdFork,
 			help: "NAME is 1 to 64 letters, digits, '-', '_' or '.' (it is listed after plot --branches, so no ',').\n" +
 				"The copy costs nothing until either branch changes: both share the world and its history."},
 		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
-			words: func(s *Session, _ []string) []string { return s.branchNames() }},
+			values: map[string]valuesFunc{"NAME": func(s *Session, _ []string, _ string) []string { return s.branchNames() }}},
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
 		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
@@ -126,50 +114,22 @@ func init() {
 				"Reconciling the owners stay visible: there is no stop-the-world. --json adds\n" +
 				"\"protocol\":\"consumer\", \"group_epoch\", \"assignment_epoch\" and per member \"member_epoch\",\n" +
 				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).",
-			words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return []string{"group"}
-				}
-				return []string{"--members", "--verbose", "--state", "--json"}
-			}},
+		},
 		{name: "offsets", usage: "offsets [--from TICK] [--last N]", summary: "the records of __consumer_offsets", run: cmdOffsets,
-			help:  "--from TICK lists the records written at that tick or later, --last N the last N (of those).",
-			words: func(*Session, []string) []string { return listFlags }},
-		{name: "log", usage: "log TOPIC-P [--from OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
-			help: "--from OFFSET lists the cells from that offset on (and the aborted transactions that reach it).",
-			words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return wordsAllPartitions(s, a)
-				}
-				return []string{"--from"}
-			}},
-		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn,
-			words: func(s *Session, _ []string) []string {
-				var ids []string
-				for _, e := range s.World().Txn.Entries() {
-					ids = append(ids, e.TransactionalID)
-				}
-				return ids
-			}},
+			help: "--from TICK lists the records written at that tick or later, --last N the last N (of those)."},
+		{name: "log", usage: "log TOPIC-P [--from OFFSET | --around OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
+			help: "--from OFFSET shows the rows from that offset to the end; --around OFFSET the rows within\n" +
+				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset, and the\n", aroundRows) +
+				"aborted transaction index the transactions that reach the rows shown.",
+		},
+		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn},
 		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--from OFFSET] [--last N] [--json]",
 			summary: "the audit reader: read a topic from offset 0", run: cmdConsume,
 			help: "--from OFFSET lists each partition's records from that offset on, --last N the last N listed\n" +
-				"(duplicates are still numbered as the reader meets them from offset 0).",
-			words: func(s *Session, a []string) []string {
-				if len(a) == 0 {
-					return []string{s.World().Topo.Output.Name}
-				}
-				return []string{"--isolation", "read_committed", "read_uncommitted", "--from", "--last", "--json"}
-			}},
+				"(duplicates are still numbered as the reader meets them from offset 0)."},
 		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--from TICK] [--events] [--json]",
 			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
-			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later.",
-			words: func(s *Session, a []string) []string {
-				if len(a) > 0 && (a[len(a)-1] == "--type" || a[len(a)-1] == "--member") {
-					return wordsSequence(s, a) // the same values as sequence's
-				}
-				return []string{"--json", "--events", "--type", "--member", "--from"}
-			}},
+			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later."},
 		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
@@ -178,32 +138,27 @@ func init() {
 				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
 				"be consuming but is not, under either protocol. --from TICK lists the rebalances (and\n" +
-				"--json's pauses) begun at that tick or later, --last N the last N.",
-			words: func(*Session, []string) []string { return []string{"--json", "--from", "--last"} }},
+				"--json's pauses) begun at that tick or later, --last N the last N."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo N [--verbose] [--step]", summary: "run demo N (1..15) in a fresh session",
+		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
 				"this session as it was.\n\n" +
 				"A demo prints its narration, the protocol's events, errors and the views it asks for, with the\n" +
 				"per-record lines summarised (t=12..20 C1 processed o0.3..o0.5); --verbose prints every line.\n" +
-				"--step, in the REPL, pauses at each narration line until Enter.",
-			run: cmdDemo,
-			words: func(_ *Session, a []string) []string {
-				if len(a) > 0 {
-					return []string{"--verbose", "--step"}
-				}
+				"--step, in the REPL, pauses at each act and narration block: Enter goes on, q stops the demo\n" +
+				"there (the session stays at that tick).",
+			run: cmdDemo, values: map[string]valuesFunc{"N": func(*Session, []string, string) []string {
 				var out []string
 				for i := 1; i <= len(demoTitles); i++ {
 					out = append(out, strconv.Itoa(i))
 				}
 				return out
-			}},
+			}}},
 		{name: "save", usage: "save FILE", summary: "save the current branch as a replayable session file", run: cmdSave},
 		{name: "load", usage: "load FILE", summary: "load a session file into the current branch", run: cmdLoad},
-		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one", run: cmdHelp,
-			words: func(*Session, []string) []string { return commandNames() }},
+		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one (CMD --help does too)", run: cmdHelp},
 		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, args []string) (*Result, error) {
 			if err := needArgs("exit", args, 0, 0); err != nil {
 				return nil, err
@@ -224,31 +179,85 @@ func lookup(name string) *command {
 	return nil
 }
 
-// unknownCommand is the error for a word that is no command: the closest
-// commands when the word looks like a typo of some (jion -> join), the
-// whole list otherwise. Only words of about a command's length are compared
-// (a typo changes at most two letters), so a long word costs nothing, and
-// the error quotes at most the start of it.
-func unknownCommand(word, prefix string) error {
-	best, close := 3, []string(nil)
-	for _, c := range commandNames() {
-		if len(word) > len(c)+2*utf8.UTFMax {
+// resolve finds the command a typed word names: its name, or a start of
+// exactly one command's name (desc for describe). A start shared by
+// several is refused naming them; a word that starts none gets the nearest
+// commands by edit distance (unknownCommand). rest is the rest of the
+// line, which tells which commands the word could be.
+func resolve(word string, rest []string, prefix string) (*command, error) {
+	if c := lookup(word); c != nil {
+		return c, nil
+	}
+	var starts []string
+	for _, name := range commandNames() {
+		if word != "" && strings.HasPrefix(name, word) {
+			starts = append(starts, name)
+		}
+	}
+	switch len(starts) {
+	case 0:
+		return nil, unknownCommand(word, rest, prefix)
+	case 1:
+		return lookup(starts[0]), nil
+	}
+	sort.Strings(starts)
+	return nil, fmt.Errorf("%s%s: which command? %s start with %q (type more of the name)", prefix, word, strings.Join(starts, ", "), word)
+}
+
+// unknownCommand is the error for a word that is no command and starts
+// none: the closest commands when the word looks like a typo of some (jion
+// -> join, dsecribe -> describe), the whole list otherwise. A typo changes
+// at most two letters, of the name or of a start of it (a start runs the
+// command too); among the commands that close, those whose usage takes the
+// rest of the line come first (sow config is show, not slow). Only
+// words of about a command's length are compared, so a long word costs
+// nothing, and the error quotes at most the start of it.
+func unknownCommand(word string, rest []string, prefix string) error {
+	type near struct {
+		name     string
+		d, whole int // to the name or a start of it; to the whole name
+		fits     bool
+	}
+	var close []near
+	lw := strings.ToLower(word)
+	for _, c := range commands {
+		if len(word) > len(c.name)+2*utf8.UTFMax {
 			continue // more than two letters longer: never within two edits
 		}
-		d := editDistance(strings.ToLower(word), c)
+		whole := editDistance(lw, c.name)
+		d := whole
+		// A start of the name, typed with a slip: dscr for descr(ibe).
+		if n := utf8.RuneCountInString(lw); n >= 3 {
+			for k := n - 1; k <= n+1 && k < len(c.name); k++ {
+				d = min(d, editDistance(lw, c.name[:k]))
+			}
+		}
 		// A typo changes at most two letters, and fewer than the word has.
 		if d > 2 || d >= len(word) {
 			continue
 		}
-		if d < best {
-			best, close = d, nil
+		close = append(close, near{c.name, d, whole, c.grammar().accepts(rest)})
+	}
+	anyFits := false
+	for _, n := range close {
+		anyFits = anyFits || n.fits
+	}
+	// The nearest; between equals, a slip in the whole name is likelier
+	// than one in a start of it (sow is show, not sw(itch)).
+	best, bestWhole, names := 3, 0, []string(nil)
+	for _, n := range close {
+		if anyFits && !n.fits {
+			continue
 		}
-		if d == best {
-			close = append(close, c)
+		if n.d < best || n.d == best && n.whole < bestWhole {
+			best, bestWhole, names = n.d, n.whole, nil
+		}
+		if n.d == best && n.whole == bestWhole {
+			names = append(names, n.name)
 		}
 	}
-	if len(close) > 0 {
-		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(close, " or "))
+	if len(names) > 0 {
+		return fmt.Errorf("%s%s: unknown command; did you mean %s? (help lists every command)", prefix, word, strings.Join(names, " or "))
 	}
 	return fmt.Errorf("%s%s: unknown command (commands: %s; help CMD explains one)", prefix, shortWord(word), strings.Join(commandNames(), " "))
 }
@@ -501,7 +510,7 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	tp, err := w.ParsePartition(args[0])
+	tp, err := w.Layout().ParsePartition(args[0])
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
@@ -834,7 +843,7 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, EpochText(w.Group))
+	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
 	if why != "" {
 		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
 	}
@@ -887,7 +896,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			}
 		}
 		if !s.World().IsRecord(rec) {
-			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().RecordName(s.World().InputPartitions()[0], 3))
+			return nil, fmt.Errorf("run until %s: no input record %q (records are named like %s)", args[1], rec, s.World().Layout().Name(s.World().Layout().Inputs()[0], 3))
 		}
 		seen := s.World().Events.Len()
 		found := false
@@ -944,7 +953,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State, EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -1020,7 +1029,7 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State), strconv.Itoa(generationOf(b.world.Group)))
+		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -1043,11 +1052,11 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 		b.WriteString("\nLimit: " + limitLine.helpLine() + " (a script's line, -c's string, a notebook cell's line).")
 		return &Result{Text: b.String()}, nil
 	}
-	c := lookup(args[0])
-	if c == nil {
-		return nil, unknownCommand(args[0], "help ")
-	}
 	if err := needArgs("help", args, 0, 1); err != nil {
+		return nil, err
+	}
+	c, err := resolve(args[0], nil, "help ")
+	if err != nil {
 		return nil, err
 	}
 	text := c.usage + "\n  " + c.summary
@@ -1065,10 +1074,7 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 		text += "\n\n" + t.Text()
 	}
 	if c.name == "demo" {
-		text += "\n"
-		for i, title := range demoTitles {
-			text += fmt.Sprintf("\n  demo %-2d %s", i+1, title)
-		}
+		text += "\n\n" + demoList()
 	}
 	return &Result{Text: text}, nil
 }
@@ -1097,92 +1103,223 @@ func nextClients(s *Session) []string {
 	return out
 }
 
-func wordsMembers(s *Session, a []string) []string {
-	if len(a) == 0 {
-		return liveClients(s)
-	}
-	return nil
-}
-
 func shortNames(w *sim.World, tps []sim.TopicPartition) []string {
 	var out []string
 	for _, tp := range tps {
 		out = append(out, tp.String())
-		if w.Short() {
-			out = append(out, w.ShortName(tp))
+		if w.Layout().Short() {
+			out = append(out, w.Layout().ShortName(tp))
 		}
 	}
 	return out
 }
 
-func wordsPartitions(s *Session, a []string) []string {
-	if len(a) == 0 {
-		return shortNames(s.World(), s.World().InputPartitions())
+// settingKeys are the keys set and compare take: every setting, the
+// shortcuts commit and producer, and each client's own (C1.KEY).
+func settingKeys(s *Session, _ []string, _ string) []string {
+	keys := []string{"commit", "producer"}
+	for _, st := range sim.Settings {
+		keys = append(keys, st.Key)
 	}
-	return nil
-}
-
-func wordsAllPartitions(s *Session, a []string) []string {
-	if len(a) == 0 {
-		w := s.World()
-		return append(shortNames(w, w.InputPartitions()), shortNames(w, w.OutputPartitions())...)
-	}
-	return nil
-}
-
-func wordsSet(s *Session, a []string) []string {
-	if len(a) == 0 {
-		keys := []string{"commit", "producer"}
+	for _, c := range s.World().Clients() {
 		for _, st := range sim.Settings {
-			keys = append(keys, st.Key)
-		}
-		for _, c := range s.World().Clients() {
-			for _, st := range sim.Settings {
-				if st.Client {
-					keys = append(keys, c+"."+st.Key)
-				}
+			if st.Client {
+				keys = append(keys, c+"."+st.Key)
 			}
 		}
-		return keys
 	}
-	key := a[0]
+	return keys
+}
+
+// settingValues are the values a setting may take when it lists them
+// (Allowed: "range | roundrobin | ..."); a number or a name has none to offer.
+func settingValues(key string) []string {
 	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
 		if _, found := sim.LookupSetting(k); found {
 			key = k
 		}
 	}
 	switch key {
-	case "commit", "commit.mode":
-		return []string{"after", "before", "auto"}
+	case "commit":
+		key = "commit.mode"
 	case "producer":
 		return []string{"plain", "idempotent", "transactional"}
-	case "partition.assignment.strategy":
-		return []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
-	case "sticky.rules":
-		return []string{"seed", "kafka"}
-	case "isolation.level":
-		return []string{"read_committed", "read_uncommitted"}
-	case "enable.auto.commit", "enable.idempotence":
-		return []string{"true", "false"}
 	}
-	return nil
+	st, ok := sim.LookupSetting(key)
+	if !ok {
+		return nil
+	}
+	vals := strings.Split(st.Allowed, " | ")
+	for _, v := range vals {
+		if !isLiteral(v) {
+			return nil
+		}
+	}
+	return vals
 }
 
-func wordsDrop(s *Session, a []string) []string {
-	if len(a) == 0 {
+func inputPartitionWords(s *Session, _ []string, _ string) []string {
+	return shortNames(s.World(), s.World().Layout().Inputs())
+}
+
+// maxRecordWords bounds the records Tab lists for one partition.
+const maxRecordWords = 200
+
+// recordWords completes a record name in two steps: the partitions first
+// (o2. or orders-2.), then that partition's offsets that start as typed.
+func recordWords(s *Session, _ []string, partial string) []string {
+	w := s.World()
+	dot := strings.LastIndexByte(partial, '.')
+	if dot < 0 {
 		var out []string
-		for _, t := range sim.APIs {
-			out = append(out, string(t))
+		for _, p := range shortNames(w, w.Layout().Inputs()) {
+			out = append(out, p+".")
 		}
 		return out
 	}
-	return append([]string{"request", "response"}, liveClients(s)...)
+	tp, err := w.Layout().ParsePartition(partial[:dot])
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for off := 0; off < w.Log(tp).HW() && len(out) < maxRecordWords; off++ {
+		if o := strconv.Itoa(off); strings.HasPrefix(o, partial[dot+1:]) {
+			out = append(out, partial[:dot+1]+o)
+		}
+	}
+	return out
 }
 
-// Complete returns the candidate completions for the last word of line.
+func apiNames(*Session, []string, string) []string {
+	var out []string
+	for _, t := range sim.APIs {
+		out = append(out, string(t))
+	}
+	return out
+}
+
+// placeholderValues fill in the usages' placeholders, unless a command's
+// own values say otherwise.
+var placeholderValues = map[string]valuesFunc{
+	"Cn":     func(s *Session, _ []string, _ string) []string { return liveClients(s) },
+	"Cn,...": func(s *Session, _ []string, _ string) []string { return s.World().Clients() },
+	"TOPIC-P": func(s *Session, _ []string, _ string) []string {
+		w := s.World()
+		return append(shortNames(w, w.Layout().Inputs()), shortNames(w, w.Layout().Outputs())...)
+	},
+	"TOPIC": func(s *Session, _ []string, _ string) []string { return []string{s.World().Topo.Output.Name} },
+	"a,b": func(s *Session, _ []string, _ string) []string {
+		var out []string
+		for _, t := range s.World().Topo.Inputs {
+			out = append(out, t.Name)
+		}
+		return out
+	},
+	"RECORD": recordWords,
+	"CMD":    func(*Session, []string, string) []string { return commandNames() },
+	"TYPE":   apiNames,
+	"T,...":  apiNames,
+	"T1,T2":  apiNames,
+	"A,B":    func(s *Session, _ []string, _ string) []string { return s.branchNames() },
+	"K,...":  func(*Session, []string, string) []string { return explore.FaultKinds },
+	"L":      func(*Session, []string, string) []string { return settingValues("isolation.level") },
+	"ID": func(s *Session, _ []string, _ string) []string {
+		var ids []string
+		for _, e := range s.World().Txn.Entries() {
+			ids = append(ids, e.TransactionalID)
+		}
+		return ids
+	},
+	"KEY":    settingKeys,
+	"Cn.KEY": settingKeys,
+	// set KEY VALUE: the key is the word before.
+	"VALUE": func(_ *Session, typed []string, _ string) []string {
+		if len(typed) == 0 {
+			return nil
+		}
+		return settingValues(typed[len(typed)-1])
+	},
+	// compare KEY V1,V2,...: likewise.
+	"V1,V2,...": func(_ *Session, typed []string, _ string) []string {
+		if len(typed) == 0 {
+			return nil
+		}
+		return settingValues(typed[len(typed)-1])
+	},
+}
+
+// grammar is the command's usage parsed, once.
+func (c *command) grammar() *grammar {
+	grammarsOnce.Do(func() {
+		for _, c := range commands {
+			c.gram = parseUsage(c.name, c.usage)
+		}
+	})
+	return c.gram
+}
+
+var grammarsOnce sync.Once
+
+// completions are the words that may come next after typed, as the usage
+// says, with the placeholders filled in.
+func (c *command) completions(s *Session, typed []string, partial string) []string {
+	places, opts, valueOf := c.grammar().next(typed, strings.HasPrefix(partial, "-"))
+	if valueOf != nil {
+		return c.placeWords(s, valueOf.value, typed, partial)
+	}
+	var out []string
+	for _, n := range places {
+		out = append(out, c.placeWords(s, n, typed, partial)...)
+	}
+	for _, o := range opts {
+		out = append(out, o.name)
+	}
+	return out
+}
+
+// placeWords are the words a usage word may be: its literals, or its
+// placeholder's values; a list (T,...) is completed element by element.
+func (c *command) placeWords(s *Session, n *gnode, typed []string, partial string) []string {
+	if !n.place {
+		return n.words
+	}
+	name := n.words[0]
+	f := c.values[name]
+	if f == nil {
+		f = placeholderValues[name]
+	}
+	if f == nil {
+		return nil
+	}
+	if !isList(name) {
+		return f(s, typed, partial)
+	}
+	head := ""
+	if i := strings.LastIndexByte(partial, ','); i >= 0 {
+		head, partial = partial[:i+1], partial[i+1:]
+	}
+	have := map[string]bool{}
+	for _, e := range strings.Split(head, ",") {
+		have[e] = true
+	}
+	var out []string
+	for _, e := range f(s, typed, partial) {
+		if !have[e] {
+			out = append(out, head+e)
+		}
+	}
+	return out
+}
+
+// Complete returns the candidate completions for the last word of line:
+// what the command's usage says may come there (a command's name first,
+// and a unique start of one stands for it).
 func (s *Session) Complete(line string) []string {
 	if i := strings.LastIndexByte(line, ';'); i >= 0 {
 		line = line[i+1:]
+	}
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		return nil // a comment
 	}
 	words := strings.Fields(line)
 	partial := ""
@@ -1193,8 +1330,8 @@ func (s *Session) Complete(line string) []string {
 	var cands []string
 	if len(words) == 0 {
 		cands = commandNames()
-	} else if c := lookup(words[0]); c != nil && c.words != nil {
-		cands = c.words(s, words[1:])
+	} else if c, err := resolve(words[0], nil, ""); err == nil {
+		cands = c.completions(s, words[1:], partial)
 	}
 	var out []string
 	seen := map[string]bool{}

@@ -45,7 +45,7 @@ func runDemo(t *testing.T, n int) *Session {
 func assignment(w *sim.World) map[string]string {
 	out := map[string]string{}
 	for _, gm := range w.Group.Members() {
-		out[gm.ClientID] = w.PartList(gm.Assignment)
+		out[gm.ClientID] = w.Layout().PartList(gm.Assignment)
 	}
 	return out
 }
@@ -89,12 +89,12 @@ func sources(w *sim.World, iso string) map[string]int {
 func TestDemo1Rebalance(t *testing.T) {
 	s := runDemo(t, 1)
 	w := s.World()
-	if w.Group.Generation != 2 || w.Group.State != sim.Stable {
-		t.Fatalf("generation %d %s, want 2 Stable", w.Group.Generation, w.Group.State)
+	if w.Group.Describe().Generation != 2 || w.Group.State() != sim.Stable {
+		t.Fatalf("generation %d %s, want 2 Stable", w.Group.Describe().Generation, w.Group.State())
 	}
 	wantAssignment(t, w, map[string]string{"C1": "{o0 o1 p0 p1}", "C2": "{o2 p2}"})
-	if gm := w.Group.MemberByID(w.Group.Leader); gm == nil || gm.ClientID != "C1" {
-		t.Errorf("leader %s, want C1", w.Group.Leader)
+	if gm := w.Group.MemberByID(w.Group.Describe().Leader); gm == nil || gm.ClientID != "C1" {
+		t.Errorf("leader %s, want C1", w.Group.Describe().Leader)
 	}
 	joins := packets(w, sim.JoinGroup, false)
 	if len(joins) != 2 || joins[0].From != "C2" || joins[1].From != "C1" {
@@ -211,7 +211,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 		t.Errorf("pause meter cooperative %d vs range %d: want well below (under two thirds)", coopMeter, rangeMeter)
 	}
 	s := runDemo(t, 3)
-	if g := s.World().Group.Generation; g != 7 {
+	if g := s.World().Group.Describe().Generation; g != 7 {
 		t.Errorf("cooperative demo ends in generation %d, want 7 (two rebalances per join)", g)
 	}
 	// Demo 3's duplicates are real Kafka: under the classic cooperative
@@ -234,7 +234,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 			}
 		}
 		dot := strings.LastIndexByte(name, '.')
-		tp, err := w3.ParsePartition(name[:dot])
+		tp, err := w3.Layout().ParsePartition(name[:dot])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,12 +242,12 @@ func TestDemo2And3SeedTable(t *testing.T) {
 		revokedAt := -1
 		for _, e := range w3.Events.All() {
 			if e.Kind == sim.EvRevoked && e.Member == first.Member && e.Tick >= first.Tick && strings.Contains(e.Text, "cooperative") &&
-				strings.Contains(e.Text, w3.ShortName(tp)) && revokedAt < 0 {
+				strings.Contains(e.Text, w3.Layout().ShortName(tp)) && revokedAt < 0 {
 				revokedAt = e.Tick
 			}
 		}
 		last := -1
-		for _, r := range w3.Group.OffsetsLog.All() {
+		for _, r := range w3.Group.Offsets.Log.All() {
 			if r.TP == tp && r.Tick <= revokedAt && strings.HasPrefix(r.MemberID, first.Member+"-") {
 				last = r.Offset
 			}
@@ -258,7 +258,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 		}
 	}
 	s = runDemo(t, 2)
-	if g := s.World().Group.Generation; g != 4 {
+	if g := s.World().Group.Describe().Generation; g != 4 {
 		t.Errorf("range demo ends in generation %d, want 4 (one rebalance per join)", g)
 	}
 }
@@ -354,9 +354,9 @@ func TestDemo6Leaving(t *testing.T) {
 	}
 	gm := w.Group.Members()
 	var c2 *sim.GroupMember
-	for _, m := range gm {
+	for i, m := range gm {
 		if m.ClientID == "C2" {
-			c2 = m
+			c2 = &gm[i]
 		}
 	}
 	if c2 == nil || c2.MemberID != "C2-3" || c2.InstanceID != "C2" {
@@ -365,11 +365,11 @@ func TestDemo6Leaving(t *testing.T) {
 	if !strings.Contains(rejoin.Text, "returns as C2-3, swapped in for C2-2") {
 		t.Errorf("static rejoin event %q: want it to name the new id C2-3 and the id swapped out, C2-2", rejoin.Text)
 	}
-	if got := w.PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
+	if got := w.Layout().PartList(c2.Assignment); got != "{o0 o1 p0 p1}" {
 		t.Errorf("static C2 has %s, want its old {o0 o1 p0 p1} back (static members sort first in range)", got)
 	}
-	if w.Group.Generation != 5 {
-		t.Errorf("generation %d after the static restart, want 5 as before it", w.Group.Generation)
+	if w.Group.Describe().Generation != 5 {
+		t.Errorf("generation %d after the static restart, want 5 as before it", w.Group.Describe().Generation)
 	}
 }
 
@@ -596,16 +596,16 @@ func compareRows(t *testing.T, s *Session, args string, want int) []compareRow {
 func TestDemo13ConsumerJoins(t *testing.T) {
 	s := runDemo(t, 13)
 	w := s.World()
-	if w.Group.Type != sim.ConsumerGroup {
-		t.Fatalf("demo 13 runs a %v group, want a consumer group", w.Group.Type)
+	if w.Group.Type() != sim.ConsumerGroup {
+		t.Fatalf("demo 13 runs a %v group, want a consumer group", w.Group.Type())
 	}
-	if w.Group.GroupEpoch != 4 || w.Rebalances() != 3 {
-		t.Errorf("group epoch %d, %d rebalances; want epoch 4 and 3 (one bump per join)", w.Group.GroupEpoch, w.Rebalances())
+	if w.Group.Describe().GroupEpoch != 4 || w.Group.RebalanceStarts != 3 {
+		t.Errorf("group epoch %d, %d rebalances; want epoch 4 and 3 (one bump per join)", w.Group.Describe().GroupEpoch, w.Group.RebalanceStarts)
 	}
 	for _, gm := range w.Group.Members() {
-		if gm.MemberEpoch != 4 || w.PartList(gm.Target) != w.PartList(gm.Assignment) {
+		if gm.MemberEpoch != 4 || w.Layout().PartList(gm.Target) != w.Layout().PartList(gm.Assignment) {
 			t.Errorf("%s: epoch %d owns %s, target %s: want epoch 4 holding its target", gm.MemberID, gm.MemberEpoch,
-				w.PartList(gm.Assignment), w.PartList(gm.Target))
+				w.Layout().PartList(gm.Assignment), w.Layout().PartList(gm.Target))
 		}
 	}
 	var paused []int
@@ -691,9 +691,14 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 		}
 		return classic, all
 	}
-	for _, line := range strings.Split(script, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "compare") {
+	var lines []string // one command each: a script line may hold several
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, s.SplitLine(l)...)
+		}
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "compare") {
 			continue
 		}
 		out, err := s.Exec(line)
@@ -701,23 +706,23 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		w := s.World()
-		if w.Group.GroupEpoch < lastEpoch {
-			t.Errorf("after %q: group epoch %d fell from %d", line, w.Group.GroupEpoch, lastEpoch)
+		if w.Group.Describe().GroupEpoch < lastEpoch {
+			t.Errorf("after %q: group epoch %d fell from %d", line, w.Group.Describe().GroupEpoch, lastEpoch)
 		}
-		lastEpoch = w.Group.GroupEpoch
+		lastEpoch = w.Group.Describe().GroupEpoch
 		switch {
 		case strings.HasPrefix(line, "restart"):
 			restarts++
-			if restarts == 1 && w.Group.Type != sim.ClassicGroup {
-				t.Errorf("before C1's new process heartbeats the group is %v, want classic", w.Group.Type)
+			if restarts == 1 && w.Group.Type() != sim.ClassicGroup {
+				t.Errorf("before C1's new process heartbeats the group is %v, want classic", w.Group.Type())
 			}
 		case line == "step 3":
 			// The conversion point: four classic members at epoch 1 (the
 			// classic generation) and C1-2, the first consumer member.
 			classic, all := classicOf(w)
-			if w.Group.Type != sim.ConsumerGroup || classic != 4 || all != 5 || w.Group.GroupEpoch != 2 {
+			if w.Group.Type() != sim.ConsumerGroup || classic != 4 || all != 5 || w.Group.Describe().GroupEpoch != 2 {
 				t.Errorf("at t=3: %v group, %d of %d members classic, group epoch %d; want consumer, 4 of 5, epoch 2",
-					w.Group.Type, classic, all, w.Group.GroupEpoch)
+					w.Group.Type(), classic, all, w.Group.Describe().GroupEpoch)
 			}
 			for _, gm := range w.Group.Members() {
 				if gm.ClassicMember != (gm.MemberID != "C1-2") || (gm.ClassicMember && gm.MemberEpoch != 1) {
@@ -727,9 +732,9 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 			}
 		case line == "run until stable" && restarts > 0:
 			classic, all := classicOf(w)
-			if w.Group.Type != sim.ConsumerGroup || classic != 4-restarts || all != 4 || w.Group.GroupEpoch != 1+2*restarts {
+			if w.Group.Type() != sim.ConsumerGroup || classic != 4-restarts || all != 4 || w.Group.Describe().GroupEpoch != 1+2*restarts {
 				t.Errorf("after restart %d: %v group, %d of %d members classic, group epoch %d; want consumer, %d of 4, epoch %d",
-					restarts, w.Group.Type, classic, all, w.Group.GroupEpoch, 4-restarts, 1+2*restarts)
+					restarts, w.Group.Type(), classic, all, w.Group.Describe().GroupEpoch, 4-restarts, 1+2*restarts)
 			}
 		case line == "describe group --members --verbose":
 			classic, _ := classicOf(w)
@@ -768,9 +773,9 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 			t.Errorf("group epoch %d paused %d partitions, want 1 to 3", e.Generation, len(e.Partitions))
 		}
 	}
-	if len(w.Meter.Entries) != 8 || w.Rebalances() != 8 || sum != w.Meter.Total {
+	if len(w.Meter.Entries) != 8 || w.Group.RebalanceStarts != 8 || sum != w.Meter.Total {
 		t.Errorf("%d meter entries, %d rebalances, entries add to %d of %d; want 8, 8, equal",
-			len(w.Meter.Entries), w.Rebalances(), sum, w.Meter.Total)
+			len(w.Meter.Entries), w.Group.RebalanceStarts, sum, w.Meter.Total)
 	}
 	for i := 1; i < w.Meter.Series.Len(); i++ {
 		if d := w.Meter.Series.At(i) - w.Meter.Series.At(i-1); d >= 6 {
@@ -781,7 +786,7 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 	if d.Lost != 0 || d.Duplicates != 2 {
 		t.Errorf("lost %d, duplicates %d; want none lost and 2 duplicates (o2.9, p2.9)", d.Lost, d.Duplicates)
 	}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		if lag := w.Lag(tp); lag != 0 {
 			t.Errorf("%v: lag %d after the upgrade, want every record consumed and committed", tp, lag)
 		}
@@ -902,6 +907,101 @@ func TestRecordRanges(t *testing.T) {
 	for in, want := range cases {
 		if got := recordRanges(strings.Fields(in)); got != want {
 			t.Errorf("recordRanges(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+var (
+	promptLine = regexp.MustCompile(`^(?:[\w.-]+ )?[\w.-]+ t=(\d+) \w+> `)
+	tickLine   = regexp.MustCompile(`^t=(\d+)(?:\.\.(\d+))? `)
+)
+
+// TestDemoTickOrder: in every demo, the ticks of the event lines (t=N, or
+// t=A..B for a summary) never go backwards within a command's output, nor
+// before the tick its prompt shows. Only the prompt may go back in time
+// (switch, back).
+func TestDemoTickOrder(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		for _, level := range []string{"", " --verbose"} {
+			out, err := NewSession().Exec(fmt.Sprintf("demo %d%s", n, level))
+			if err != nil {
+				t.Fatalf("demo %d: %v", n, err)
+			}
+			last, prompt := 0, ""
+			for i, l := range strings.Split(out, "\n") {
+				if m := promptLine.FindStringSubmatch(l); m != nil {
+					last, _ = strconv.Atoi(m[1])
+					prompt = l
+					continue
+				}
+				m := tickLine.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				tick, _ := strconv.Atoi(m[1])
+				if tick < last {
+					t.Errorf("demo %d%s, line %d: %q comes after tick %d (command %q)", n, level, i+1, l, last, prompt)
+				}
+				last = tick
+			}
+		}
+	}
+}
+
+// TestDemoStepStops: `demo N --step` cut into pages; a reader who stops
+// after page i leaves the session where the demo was at the end of it (the
+// tick its last "tick N:" line names, the demo's branches then), and going
+// on to the end leaves it where the demo ends.
+func TestDemoStepStops(t *testing.T) {
+	for _, n := range []int{4, 11} {
+		whole := runDemo(t, n)
+		pages, err := NewSession().ExecPaged(fmt.Sprintf("demo %d --step", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) < 3 {
+			t.Fatalf("demo %d --step: %d pages, want one per act and narration block", n, len(pages))
+		}
+		for i := range pages[:len(pages)-1] {
+			s := NewSession()
+			if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+				t.Fatal(err)
+			}
+			s.StopAtPage(i)
+			shown := strings.Join(pages[:i+1], "\n")
+			ticks := regexp.MustCompile(`(?m)^(?:tick|back at tick|on \S+ at tick) (\d+)`).FindAllStringSubmatch(shown, -1)
+			want := 0
+			if len(ticks) > 0 {
+				want, _ = strconv.Atoi(ticks[len(ticks)-1][1])
+			}
+			if s.World().Tick != want {
+				t.Errorf("demo %d stopped after page %d: tick %d, want %d (the last shown)", n, i+1, s.World().Tick, want)
+			}
+		}
+		s := NewSession()
+		if _, err := s.ExecPaged(fmt.Sprintf("demo %d --step", n)); err != nil {
+			t.Fatal(err)
+		}
+		s.StopAtPage(len(pages) - 1)
+		if s.World().Tick != whole.World().Tick || s.Branch() != whole.Branch() {
+			t.Errorf("demo %d read to its end: %s at tick %d, want %s at %d", n, s.Branch(), s.World().Tick, whole.Branch(), whole.World().Tick)
+		}
+	}
+}
+
+// demoLineLimit is how long a demo may print: a reader takes it in at a
+// few screens' glance, and the views it asks for show the rows that matter.
+const demoLineLimit = 150
+
+// TestDemoLength: no demo prints more than demoLineLimit lines.
+func TestDemoLength(t *testing.T) {
+	for n := 1; n <= len(demoTitles); n++ {
+		out, err := NewSession().Exec(fmt.Sprintf("demo %d", n))
+		if err != nil {
+			t.Fatalf("demo %d: %v", n, err)
+		}
+		if lines := strings.Count(out, "\n") + 1; lines > demoLineLimit {
+			t.Errorf("demo %d prints %d lines, want at most %d", n, lines, demoLineLimit)
 		}
 	}
 }

@@ -15,12 +15,13 @@ import (
 
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
 func init() {
 	cmds := []*command{
-		{name: "explore", usage: "explore [--ticks A..B] [--faults K,...] [--members Cn,...] [--bound N] [--parallel N] [--isolation L] [--save DIR] [--json]",
+		{name: "explore", usage: "explore [--ticks A..B] [--faults K,...] [--members Cn,...] [--bound N] [--parallel N] [--isolation L] [--save DIR] [--shard K/N --out FILE] [--json] | explore --merge FILE [FILE ...] [--save DIR] [--json]",
 			summary: "branch at every tick x member x fault kind; find duplicates and losses",
 			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
 				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
@@ -33,20 +34,8 @@ func init() {
 				"  explore --merge FILE... [--save DIR] [--json]\n" +
 				"checks that the files are shards 1..N of one sweep and prints what the sweep run on one machine\n" +
 				"prints, byte for byte (the shortest branch of a class is the first in the sweep's order among equals).",
-			run: cmdExplore, words: func(s *Session, a []string) []string {
-				if len(a) > 0 {
-					switch a[len(a)-1] {
-					case "--members":
-						return s.World().Clients()
-					case "--faults":
-						return explore.FaultKinds
-					case "--isolation":
-						return []string{"read_committed", "read_uncommitted"}
-					}
-				}
-				return []string{"--ticks", "--faults", "--members", "--bound", "--parallel", "--isolation", "--save", "--json", "--shard", "--out", "--merge"}
-			}},
-		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png] [--json]",
+			run: cmdExplore},
+		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png|.pdf] [--json]",
 			summary: "rerun this branch's history under each combination of settings and tabulate the results",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
 				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.\n" +
@@ -57,12 +46,7 @@ func init() {
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
 				"group epoch and a rebalance is a group epoch bump (see help metrics).",
-			run: cmdCompare, words: func(s *Session, a []string) []string {
-				if len(a)%2 == 0 {
-					return wordsSet(s, nil)
-				}
-				return nil
-			}},
+			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
 	at := indexOfCommand("demo")
@@ -161,7 +145,7 @@ func cmdExplore(s *Session, args []string) (*Result, error) {
 	if v, ok := fl["--members"]; ok {
 		for _, m := range strings.Split(v, ",") {
 			if w.Member(m) == nil {
-				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(w.Clients(), " "))
+				return nil, fmt.Errorf("explore --members: no member %s (members: %s)", m, strings.Join(natural.Sorted(w.Clients()), " "))
 			}
 			if slices.Contains(opts.Members, m) {
 				return nil, fmt.Errorf("explore --members %s: %s is listed twice (each branch would run twice)", v, m)
@@ -474,16 +458,6 @@ func columnName(key string) string {
 	return words[len(words)-1]
 }
 
-// clientLess orders client ids by number: C2 before C10.
-func clientLess(a, b string) bool {
-	na, errA := strconv.Atoi(strings.TrimPrefix(a, "C"))
-	nb, errB := strconv.Atoi(strings.TrimPrefix(b, "C"))
-	if errA == nil && errB == nil {
-		return na < nb
-	}
-	return a < b
-}
-
 type compareRow struct {
 	Settings string `json:"settings"`
 	// Protocol is the group's type at the end (classic or consumer); a
@@ -513,8 +487,8 @@ type compareRow struct {
 // fillRow reads a combination's results off the world it ended in.
 func fillRow(row *compareRow, w *sim.World) {
 	d := w.Delivery(w.Cfg.Isolation)
-	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Rebalances(), w.Meter.Total, w.Processed()
-	if w.Group.Type == sim.ConsumerGroup {
+	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Group.RebalanceStarts, w.Meter.Total, w.Processed()
+	if w.Group.Type() == sim.ConsumerGroup {
 		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was
 	}
 	row.Duplicates, row.Lost = d.Duplicates, d.Lost
@@ -525,13 +499,13 @@ func fillRow(row *compareRow, w *sim.World) {
 	}
 	row.Assignment, row.Idle, row.parts = map[string]string{}, []string{}, map[string]int{}
 	for _, gm := range w.Group.Members() {
-		row.Assignment[gm.ClientID] = w.PartList(gm.Assignment)
+		row.Assignment[gm.ClientID] = w.Layout().PartList(gm.Assignment)
 		row.parts[gm.ClientID] = len(gm.Assignment)
 		if len(gm.Assignment) == 0 {
 			row.Idle = append(row.Idle, gm.ClientID)
 		}
 	}
-	sort.Strings(row.Idle)
+	natural.Sort(row.Idle)
 }
 
 func joinInts(xs []int) string {
@@ -786,7 +760,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	for m := range members {
 		clients = append(clients, m)
 	}
-	sort.Slice(clients, func(i, j int) bool { return clientLess(clients[i], clients[j]) })
+	natural.Sort(clients)
 	// The final assignment: a row per member, a column per combination.
 	at := &Table{Header: append([]string{"MEMBER"}, names...)}
 	counts := make([][]float64, len(rows))
@@ -827,12 +801,17 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 	res.HTML = t.HTML() + at.HTML() + InlineSVG(res.SVG)
 	if out, ok := fl["--out"]; ok {
 		data := svg
-		if strings.HasSuffix(out, ".png") {
-			if data, err = c.PNG(); err != nil {
-				return nil, fmt.Errorf("compare: %v", err)
-			}
-		} else if !strings.HasSuffix(out, ".svg") {
-			return nil, usageErr("compare", "--out %q: the chart is .svg or .png", out)
+		switch strings.ToLower(filepath.Ext(out)) {
+		case ".png":
+			data, err = c.PNG()
+		case ".pdf":
+			data, err = c.PDF()
+		case ".svg":
+		default:
+			return nil, usageErr("compare", "--out %q: the chart is .svg, .png or .pdf", out)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("compare: %v", err)
 		}
 		if err := writeAtomic(s.path(out), data); err != nil {
 			return nil, fmt.Errorf("compare --out %s: %v", out, err)

@@ -132,14 +132,14 @@ func TestInconsistentGroupProtocol(t *testing.T) {
 	if refused == nil || refused.Error != sim.InconsistentGroupProtocol {
 		t.Fatalf("C2's JoinGroup answer: %+v, want INCONSISTENT_GROUP_PROTOCOL", refused)
 	}
-	if w.Member("C2").Alive || w.Group.Generation != 1 || len(w.Group.Members()) != 1 {
+	if w.Member("C2").Alive || w.Group.Describe().Generation != 1 || len(w.Group.Members()) != 1 {
 		t.Errorf("C2 alive %v, generation %d, %d members: want C2 stopped and the group untouched",
-			w.Member("C2").Alive, w.Group.Generation, len(w.Group.Members()))
+			w.Member("C2").Alive, w.Group.Describe().Generation, len(w.Group.Members()))
 	}
 	s = checkedSession(t)
 	execAll(t, s, "set partition.assignment.strategy cooperative-sticky", "join C2", "run until stable")
-	if g := s.World().Group; g.Assignor != "cooperative-sticky" || len(g.Members()) != 2 {
-		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Assignor, len(g.Members()))
+	if g := s.World().Group.Describe(); g.Assignor != "cooperative-sticky" || len(g.Members) != 2 {
+		t.Errorf("after a switch of every member: protocol %s, %d members; want cooperative-sticky with both", g.Assignor, len(g.Members))
 	}
 }
 
@@ -164,14 +164,14 @@ func TestInitialRebalanceDelay(t *testing.T) {
 	}
 	// C1's JoinGroup starts the round; C2's arrives a tick later, during the
 	// delay, so the round waits a second delay: 3 + 3 ticks.
-	if len(completed) != 1 || completed[0] != started+6 || w.Group.Generation != 1 || len(w.Group.Members()) != 2 {
+	if len(completed) != 1 || completed[0] != started+6 || w.Group.Describe().Generation != 1 || len(w.Group.Members()) != 2 {
 		t.Errorf("round started %d, completed at %v, generation %d, %d members: want one generation with both at %d",
-			started, completed, w.Group.Generation, len(w.Group.Members()), started+6)
+			started, completed, w.Group.Describe().Generation, len(w.Group.Members()), started+6)
 	}
 	// Without the delay (kgrepl's default) C2 arrives a tick late: two rounds.
 	s = checkedSession(t)
 	execAll(t, s, "new --members 0", "join C1", "step", "join C2", "run until stable")
-	if g := s.World().Group.Generation; g != 2 {
+	if g := s.World().Group.Describe().Generation; g != 2 {
 		t.Errorf("without the delay: generation %d, want 2", g)
 	}
 	out, err := s.Exec("show config")
@@ -259,7 +259,7 @@ func TestStaticReturnWithChangedSubscription(t *testing.T) {
 		if gm.ClientID == "C2" {
 			for _, tp := range gm.Assignment {
 				if tp.Topic != "orders" {
-					t.Errorf("C2 ends with %s, outside its subscription", w.PartList(gm.Assignment))
+					t.Errorf("C2 ends with %s, outside its subscription", w.Layout().PartList(gm.Assignment))
 				}
 			}
 			if len(gm.Assignment) == 0 {

@@ -86,8 +86,8 @@ func TestLargestWorldEveryView(t *testing.T) {
 			"consume " + out, "consume " + out + " --json --last 1000000", "consume " + out + " --isolation read_committed --last 100",
 			"consume " + w.Topo.Inputs[0].Name + " --last 1000", "consume " + w.Topo.Inputs[0].Name + " --from 990",
 		}
-		for _, tp := range []string{w.InputPartitions()[0].String(), w.OutputPartitions()[0].String()} {
-			views = append(views, "log "+tp, fmt.Sprintf("log %s --from %d", tp, max(0, w.Log(w.OutputPartitions()[0]).HW()-1000)))
+		for _, tp := range []string{w.Layout().Inputs()[0].String(), w.Layout().Outputs()[0].String()} {
+			views = append(views, "log "+tp, fmt.Sprintf("log %s --from %d", tp, max(0, w.Log(w.Layout().Outputs()[0]).HW()-1000)))
 		}
 		for _, v := range views {
 			peak, took, err := peakHeapOf(s, v)

@@ -68,10 +68,15 @@ var (
 	// draws, messages a sequence diagram draws.
 	limitPlotSamples  = limit{"chart samples: ticks x series", 5_000_000}
 	limitDiagramCells = limit{"log cells in a diagram", 50_000}
-	// An animated diagram draws its cells once a frame: about 0.7 KB of
-	// SVG and 6 KB of memory a cell a frame while it is made.
+	// An animated diagram lays out and draws every cell of every frame
+	// before it writes each part once: BenchmarkAnimatedDiagram allocates
+	// about 20 KB a cell a frame while it is made (most of it garbage at once).
 	limitAnimationCells = limit{"log cells drawn in an animated diagram: frames x cells", 200_000}
 	limitSequenceLanes  = limit{"messages in a sequence diagram", 20_000}
+	// A PNG is drawn in memory at 4 bytes a pixel; a PDF page's side is
+	// at most 14,400 points (200 inches), the most PDF viewers show.
+	limitPNGPixels = limit{"pixels in a PNG: width x height", 50_000_000}
+	limitPDFSide   = limit{"pixels on a side of a PDF page (14,400 points)", 19_200}
 	// trace: the messages (and with --events, the events) one view lists;
 	// each is built from the trace's compact records when shown.
 	limitTraceRows = limit{"messages or events in one trace view", 1_000_000}
@@ -213,7 +218,7 @@ func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error
 // inputRecords counts the input records a world holds.
 func inputRecords(w *sim.World) int {
 	n := 0
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		n += w.Log(tp).HW()
 	}
 	return n
@@ -257,9 +262,9 @@ var commandLimits = map[string][]*limit{
 	"drop":     {&limitDropRules},
 	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
 	"compare":  {&limitCompareCombos, &limitCompareWork},
-	"plot":     {&limitPlotSamples},
-	"diagram":  {&limitDiagramCells, &limitAnimationCells},
-	"sequence": {&limitSequenceLanes},
+	"plot":     {&limitPlotSamples, &limitPNGPixels, &limitPDFSide},
+	"diagram":  {&limitDiagramCells, &limitAnimationCells, &limitPNGPixels, &limitPDFSide},
+	"sequence": {&limitSequenceLanes, &limitPNGPixels, &limitPDFSide},
 	"trace":    {&limitTraceRows, &limitViewBytes},
 	"offsets":  {&limitViewRows, &limitViewBytes},
 	"log":      {&limitViewRows, &limitViewBytes},

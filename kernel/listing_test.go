@@ -51,16 +51,16 @@ func TestListingViewsAreBounded(t *testing.T) {
 	s := NewSession()
 	runLines(t, s, "set producer transactional\nset isolation.level read_committed\njoin C2\nrun until stable\nstep 60\ncrash C2 now\nrun until stable\nstep 30")
 	w := s.World()
-	nOffsets := w.Group.OffsetsLog.Len()
-	nCells := w.Log(w.OutputPartitions()[0]).HW()
+	nOffsets := w.Group.Offsets.Log.Len()
+	nCells := w.Log(w.Layout().Outputs()[0]).HW()
 	if nOffsets <= 40 || nCells <= 40 {
 		t.Fatalf("%d offset records and %d invoice cells: the test needs more than the bound", nOffsets, nCells)
 	}
 	nRecords := len(w.ReadTopic("invoices", "read_uncommitted"))
 	refused := map[string]string{
 		"offsets": fmt.Sprintf("offsets: %d records of __consumer_offsets (offsets --last N shows the last N, --from TICK those from a tick on) = %d is over the limit (at most 40 rows in one listing view)", nOffsets, nOffsets),
-		"log invoices-0": fmt.Sprintf("log: %d cells and aborted transactions of invoices-0 (log invoices-0 --from OFFSET starts at an offset) = %d is over the limit (at most 40 rows in one listing view)",
-			nCells+len(w.Log(w.OutputPartitions()[0]).Aborted), nCells+len(w.Log(w.OutputPartitions()[0]).Aborted)),
+		"log invoices-0": fmt.Sprintf("log: %d cells and aborted transactions of invoices-0 (log invoices-0 --from OFFSET starts at an offset, --around OFFSET shows a few) = %d is over the limit (at most 40 rows in one listing view)",
+			nCells+len(w.Log(w.Layout().Outputs()[0]).Aborted), nCells+len(w.Log(w.Layout().Outputs()[0]).Aborted)),
 		"consume invoices --isolation read_uncommitted --json": fmt.Sprintf("consume: %d records of invoices (consume invoices --last N shows the last N, --from OFFSET each partition from an offset on) = %d is over the limit (at most 40 rows in one listing view)", nRecords, nRecords),
 	}
 	for line, want := range refused {
@@ -69,6 +69,7 @@ func TestListingViewsAreBounded(t *testing.T) {
 		}
 	}
 	for _, line := range []string{"offsets --last 40", "offsets --from " + strconv.Itoa(w.Tick-10), "log invoices-0 --from " + strconv.Itoa(nCells-30),
+		"log invoices-0 --around " + strconv.Itoa(nCells/2),
 		"consume invoices --last 40 --json", "consume invoices --from " + strconv.Itoa(nCells-30)} {
 		if _, err := s.Exec(line); err != nil {
 			t.Errorf("%s: %v", line, err)
@@ -256,5 +257,50 @@ func TestStreamedViewsEqualTables(t *testing.T) {
 		if _, err := s.Exec(line); err == nil || !strings.Contains(err.Error(), "at most 1,000 bytes of text in one listing view") {
 			t.Errorf("%s past 1,000 bytes: %v", line, err)
 		}
+	}
+}
+
+// TestLogAbortedIndexFollowsRows: log lists the whole aborted transaction
+// index, and a view of part of the log (--from, --around) the aborted
+// transactions that reach its rows, so that narrowing the view narrows
+// what the row bound counts.
+func TestLogAbortedIndexFollowsRows(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "set producer transactional\nset isolation.level read_committed\njoin C2\nrun until stable\nstep 60\ncrash C2 now\nrun until stable\nstep 30\ncrash C1 now\nrun until stable\nstep 30")
+	w := s.World()
+	l := w.Log(w.Layout().Outputs()[0])
+	if len(l.Aborted) < 2 {
+		t.Fatalf("%d aborted transactions: the test needs two", len(l.Aborted))
+	}
+	index := func(line string) string {
+		t.Helper()
+		out, err := s.Exec(line)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		_, after, _ := strings.Cut(out, "aborted transaction index: ")
+		return strings.SplitN(after, "\n", 2)[0]
+	}
+	want := func(from, to int) string {
+		var ab []string
+		for _, a := range l.Aborted {
+			if a.Last >= from && a.First < to {
+				ab = append(ab, fmt.Sprintf("pid %d offsets %d..%d", a.PID, a.First, a.Last))
+			}
+		}
+		return strings.Join(ab, "; ")
+	}
+	if got, w := index("log invoices-0"), want(0, l.HW()); got != w {
+		t.Errorf("log invoices-0: aborted index %q, want %q", got, w)
+	}
+	first, second := l.Aborted[0], l.Aborted[1]
+	from := first.Last + 1
+	if got, w := index(fmt.Sprintf("log invoices-0 --from %d", from)), want(from, l.HW()); got != w || strings.Contains(got, fmt.Sprintf("offsets %d..%d", first.First, first.Last)) {
+		t.Errorf("log invoices-0 --from %d: aborted index %q, want %q (without the first)", from, got, w)
+	}
+	at := second.First
+	lo, hi := max(0, at-aroundRows), min(l.HW(), at+aroundRows+1)
+	if got, w := index(fmt.Sprintf("log invoices-0 --around %d", at)), want(lo, hi); got != w || w == "" {
+		t.Errorf("log invoices-0 --around %d: aborted index %q, want %q", at, got, w)
 	}
 }

@@ -38,3 +38,40 @@ func TestNarrationIsBounded(t *testing.T) {
 		t.Errorf("the world differs with its narration cut: %s", firstLineDiff(got, want))
 	}
 }
+
+// TestQuietNarrationIsBounded: at the quiet level a member's summary line
+// holds its place from its first event on, and that place counts against
+// the bound as a line: past it a summary gets none, so the lines printed
+// are the first of the whole quiet output, then the cut.
+func TestQuietNarrationIsBounded(t *testing.T) {
+	setup := "join C2\njoin C3\nrun until stable --quiet\ncrash C2 now"
+	full := NewSession()
+	runLines(t, full, setup)
+	whole, err := full.Exec("step 80 --quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeLines := strings.Split(strings.TrimRight(whole, "\n"), "\n")
+	if !strings.Contains(whole, " processed ") || len(wholeLines) < 8 {
+		t.Fatalf("step 80 --quiet printed %d lines with no summary: the test needs more:\n%s", len(wholeLines), whole)
+	}
+	defer func(l limit) { limitNarration = l }(limitNarration)
+	limitNarration.max = 4
+	s := NewSession()
+	runLines(t, s, setup)
+	out, err := s.Exec("step 80 --quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	// The first 4 lines of the whole, the cut, and step's closing line.
+	if len(lines) != 6 || strings.Join(lines[:4], "\n") != strings.Join(wholeLines[:4], "\n") {
+		t.Fatalf("step 80 --quiet under a bound of 4 lines printed:\n%s\nwant the first 4 of:\n%s", out, whole)
+	}
+	if !strings.HasPrefix(lines[4], "... ") || !strings.Contains(lines[4], "not printed (at most 4 lines of narration") {
+		t.Errorf("the cut says %q", lines[4])
+	}
+	if lines[5] != wholeLines[len(wholeLines)-1] {
+		t.Errorf("the last line %q, want %q", lines[5], wholeLines[len(wholeLines)-1])
+	}
+}

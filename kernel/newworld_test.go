@@ -19,15 +19,15 @@ func groupProtocols(t *testing.T, w *sim.World) (sim.GroupType, string) {
 				speaks = m.GroupProtocol()
 			}
 		}
-		isClassic := w.Group.Type == sim.ClassicGroup || gm.ClassicMember
+		isClassic := w.Group.Type() == sim.ClassicGroup || gm.ClassicMember
 		if isClassic != (speaks == sim.ClassicGroup) {
-			t.Errorf("tick %d: %s in a %s group (classic member %v) speaks %q", w.Tick, gm.MemberID, w.Group.Type, gm.ClassicMember, speaks)
+			t.Errorf("tick %d: %s in a %s group (classic member %v) speaks %q", w.Tick, gm.MemberID, w.Group.Type(), gm.ClassicMember, speaks)
 		}
 		if isClassic {
 			classic = append(classic, gm.ClientID)
 		}
 	}
-	return w.Group.Type, strings.Join(classic, " ")
+	return w.Group.Type(), strings.Join(classic, " ")
 }
 
 // `new --keep-settings` after per-client group.protocol settings builds the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -20,16 +21,17 @@ import (
 // declared once here; pictureHelp says what they do.
 var pictureFlags = []string{"--out", "--width", "--height", "--title", "--ticks"}
 
-const pictureHelp = "\n\nEvery picture command takes --out FILE, --width W and --height H (pixels, " +
+const pictureHelp = "\n\nEvery picture command takes --out FILE (.svg, .png or .pdf), --width W and --height H (pixels, " +
 	"480..4000 wide, 300..4000 high), --title TEXT and --ticks A..B (A.., ..B, or one tick N).\n" +
-	"Without --out a picture goes to the picture folder the REPL names when it starts; a script or\n" +
-	"a notebook without a picture folder draws it without writing a file (notebooks show it)."
+	"Without --out a picture goes, as SVG under a new name (pause.svg, pause-2.svg, ...), to the picture\n" +
+	"folder the REPL names when it starts; a script or a notebook without a picture folder draws it\n" +
+	"without writing a file (notebooks show it)."
 
 // addPictureCommands registers plot, diagram and sequence in the command
 // table, before demo, so help lists them with the views.
 func addPictureCommands() {
 	pics := []*command{
-		{name: "plot", usage: "plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|FILE.png] [--width W] [--height H] [--title T] [--ticks A..B]",
+		{name: "plot", usage: "plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "chart the pause meter, duplicates and lost, lag, or who consumes which partition, over ticks",
 			help: "pause       the pause meter (paused partitions × ticks) as a step line, each rebalance a band\n" +
 				"            labelled with the generation it formed; --branches main,coop overlays branches,\n" +
@@ -41,23 +43,24 @@ func addPictureCommands() {
 				"            bar while a zombie processes a record, rebalances as bands\n\n" +
 				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
 				"(--ticks A..B shows a window of it)." + pictureHelp,
-			run: cmdPlot, words: wordsPlot},
-		{name: "diagram", usage: "diagram [--out FILE.svg] [--width W] [--height H] [--title T] [--ticks A..B]",
+			run: cmdPlot},
+		{name: "diagram", usage: "diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",
 			help: "Members with their state and partitions; B1 with the coordinator's state, generation and\n" +
 				"members and the transaction coordinator; each log as cells (invoices in their producer's\n" +
 				"colour, open transactions white, aborted red ✗, a second invoice of one input record\n" +
 				"marked o2.3², COMMIT/ABORT markers), the committed offset, HW and LSO.\n" +
 				"--ticks N draws the world as it was at tick N; --ticks A..B draws one animated SVG, a frame\n" +
-				fmt.Sprintf("per tick (at most %d), that plays by itself in a browser (no script)."+pictureHelp, maxFrames),
-			run: cmdDiagram, words: func(*Session, []string) []string { return pictureFlags }},
+				fmt.Sprintf("per tick (at most %d), that plays by itself in a browser (no script); as a PNG it is the\n", maxFrames) +
+				"last frame, as a PDF a page per frame." + pictureHelp,
+			run: cmdDiagram},
 		{name: "sequence", usage: "sequence [--mermaid] [--type T1,T2] [--member Cn] [--out FILE] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the trace as a sequence diagram: a lane per participant, an arrow per message",
 			help: "--ticks A..B keeps the messages sent from tick A to tick B (A.. and ..B leave an end open);\n" +
 				"--type and --member filter as trace does. Notes between the arrows are the protocol's events.\n" +
 				"--mermaid prints Mermaid sequenceDiagram text instead of drawing (with --out FILE.mmd it\n" +
 				"writes the text to that file instead)." + pictureHelp,
-			run: cmdSequence, words: wordsSequence},
+			run: cmdSequence},
 	}
 	at := len(commands)
 	for i, c := range commands {
@@ -153,75 +156,168 @@ func pictureOptions(cmd string, fl map[string]string) (picOpts, error) {
 	return o, nil
 }
 
-func wordsPlot(s *Session, a []string) []string {
-	if len(a) == 0 {
-		return chart.Kinds
-	}
-	if a[len(a)-1] == "--branches" {
-		return s.branchNames()
-	}
-	return append([]string{"--branches"}, pictureFlags...)
+// pictureFormats are the files a picture command writes, by --out's extension.
+var pictureFormats = []string{".svg", ".png", ".pdf"}
+
+// rendering is a picture drawn, ready to encode in each format at the
+// size the command asked for: size is its size in pixels, so that a PNG's
+// and a PDF's bounds are checked before either is drawn.
+type rendering struct {
+	svg  func() (string, error)
+	png  func() ([]byte, error)
+	pdf  func() ([]byte, error)
+	size func() (w, h int)
 }
 
-func wordsSequence(s *Session, a []string) []string {
-	if len(a) > 0 {
-		switch a[len(a)-1] {
-		case "--type":
-			var out []string
-			for _, t := range sim.APIs {
-				out = append(out, string(t))
-			}
-			return out
-		case "--member":
-			return s.World().Clients()
-		}
+// pictureFormat is the format --out asks for (".svg" without --out),
+// or an error naming the extensions a picture command writes.
+func pictureFormat(cmd, out string) (string, error) {
+	if out == "" {
+		return ".svg", nil
 	}
-	return append([]string{"--mermaid", "--type", "--member"}, pictureFlags...)
+	ext := strings.ToLower(filepath.Ext(out))
+	if slices.Contains(pictureFormats, ext) {
+		return ext, nil
+	}
+	return "", fmt.Errorf("%s --out %s: want a file ending in .svg, .png or .pdf", cmd, out)
 }
 
 // pictureResult writes a picture where the user said (--out, relative
-// to the session's folder) or, without --out, to def in the picture folder
-// (none: the picture is not written), and returns it for every front end:
-// the path for the terminal, the bytes and HTML for notebooks.
-func (s *Session) pictureResult(cmd, out, def string, svg string, png []byte, note string) (*Result, error) {
-	data := []byte(svg)
-	if png != nil {
-		data = png
+// to the session's folder, in the format its extension names) or, without
+// --out, as an SVG under a new name in the picture folder (none: the
+// picture is not written), and returns it for every front end: the path
+// for the terminal, the picture for notebooks (a PDF is shown as its SVG).
+func (s *Session) pictureResult(cmd, out, kind string, r rendering, note string) (*Result, error) {
+	format, err := pictureFormat(cmd, out)
+	if err != nil {
+		return nil, err
 	}
-	var msg string
+	w, h := r.size()
+	switch format {
+	case ".png":
+		if err := limitPNGPixels.checkProduct(cmd+" --out "+out, fmt.Sprintf("%d x %d pixels", w, h), w, h); err != nil {
+			return nil, err
+		}
+	case ".pdf":
+		if err := limitPDFSide.check(cmd+" --out "+out, max(w, h)); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{}
+	var data []byte
+	switch format {
+	case ".png":
+		if res.PNG, err = r.png(); err != nil {
+			return nil, fmt.Errorf("%s: %v", cmd, err)
+		}
+		data = res.PNG
+		res.HTML = `<div class="kgrepl-picture"><img style="max-width:100%" alt="` + htmlEscape(cmd) + `" src="data:image/png;base64,` +
+			base64.StdEncoding.EncodeToString(res.PNG) + `"/></div>`
+	case ".pdf":
+		if data, err = r.pdf(); err != nil {
+			return nil, fmt.Errorf("%s: %v", cmd, err)
+		}
+		fallthrough
+	default:
+		if res.SVG, err = r.svg(); err != nil {
+			return nil, fmt.Errorf("%s: %v", cmd, err)
+		}
+		if data == nil {
+			data = []byte(res.SVG)
+		}
+		res.HTML = InlineSVG(res.SVG)
+	}
 	switch {
-	case out != "" || s.PictureDir != "":
+	case out != "":
 		path := s.path(out)
-		if out == "" {
-			path = filepath.Join(s.PictureDir, def)
-			if err := os.MkdirAll(s.PictureDir, 0o755); err != nil {
-				return nil, fmt.Errorf("%s: the picture folder: %v", cmd, err)
-			}
+		if err := writeAtomic(path, data); err != nil {
+			return nil, fmt.Errorf("%s --out %s: %v", cmd, out, err)
+		}
+		res.Text = fmt.Sprintf("%s: wrote %s", cmd, path)
+	case s.PictureDir != "":
+		path, err := s.newPicturePath(kind + format)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the picture folder: %v", cmd, err)
 		}
 		if err := writeAtomic(path, data); err != nil {
-			where := out
-			if out == "" {
-				where = path
-			}
-			return nil, fmt.Errorf("%s --out %s: %v", cmd, where, err)
+			return nil, fmt.Errorf("%s: writing %s: %v", cmd, path, err)
 		}
-		msg = fmt.Sprintf("%s: wrote %s", cmd, path)
+		res.Text = fmt.Sprintf("%s: wrote %s", cmd, path)
 	default:
-		msg = fmt.Sprintf("%s: drawn, not written (no picture folder here: --out FILE writes it)", cmd)
+		res.Text = fmt.Sprintf("%s: drawn, not written (no picture folder here: --out FILE writes it)", cmd)
 	}
 	if note != "" {
-		msg += " (" + note + ")"
+		res.Text += " (" + note + ")"
 	}
-	r := &Result{Text: msg}
-	if png != nil {
-		r.PNG = png
-		r.HTML = `<div class="kgrepl-picture"><img style="max-width:100%" alt="` + htmlEscape(cmd) + `" src="data:image/png;base64,` +
-			base64.StdEncoding.EncodeToString(png) + `"/></div>`
-	} else {
-		r.SVG = svg
-		r.HTML = InlineSVG(svg)
+	return res, nil
+}
+
+// maxPictureNames bounds the numbered names tried in the picture folder.
+const maxPictureNames = 100_000
+
+// newPicturePath is a name in the picture folder that no file has yet:
+// NAME.EXT, then NAME-2.EXT, NAME-3.EXT, ... The file is created (empty)
+// to hold the name, so two sessions sharing the folder never pick the same.
+func (s *Session) newPicturePath(name string) (string, error) {
+	if err := os.MkdirAll(s.PictureDir, 0o755); err != nil {
+		return "", err
 	}
-	return r, nil
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 1; i <= maxPictureNames; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		path := filepath.Join(s.PictureDir, n)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		f.Close()
+		return path, nil
+	}
+	return "", fmt.Errorf("%s holds %s and %d numbered names after it; move some pictures away", s.PictureDir, name, maxPictureNames)
+}
+
+// chartRendering renders a chart (its size is the chart's own).
+func chartRendering(c *chart.Chart) rendering {
+	return rendering{
+		svg: func() (string, error) {
+			b, err := c.SVG()
+			return string(b), err
+		},
+		png: c.PNG,
+		pdf: c.PDF,
+		size: func() (int, int) {
+			return int(math.Round(float64(c.Width / 0.75))), int(math.Round(float64(c.Height / 0.75)))
+		},
+	}
+}
+
+// diagramRendering renders a diagram shown at w × h pixels (0 as
+// draw.Picture.Size says).
+func diagramRendering(p *draw.Picture, w, h int) rendering {
+	return rendering{
+		svg:  func() (string, error) { return p.SVG(w, h), nil },
+		png:  func() ([]byte, error) { return p.PNG(w, h) },
+		pdf:  func() ([]byte, error) { return p.PDF(w, h) },
+		size: func() (int, int) { return p.Size(w, h) },
+	}
+}
+
+// animationRendering renders an animation: an animated SVG, its last
+// frame as a PNG, a PDF page per frame.
+func animationRendering(a *draw.Animation, w, h int) rendering {
+	return rendering{
+		svg:  func() (string, error) { return a.SVG(w, h), nil },
+		png:  func() ([]byte, error) { return a.PNG(w, h) },
+		pdf:  func() ([]byte, error) { return a.PDF(w, h) },
+		size: func() (int, int) { return a.Size(w, h) },
+	}
 }
 
 // InlineSVG makes an SVG document fit for an HTML page: no XML
@@ -285,7 +381,7 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := outFile("plot", po.out, "", ".svg", ".png"); err != nil {
+	if _, err := pictureFormat("plot", po.out); err != nil {
 		return nil, err
 	}
 	names := []string{s.cur.name}
@@ -337,18 +433,7 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %v", kind, err)
 	}
-	if strings.ToLower(filepath.Ext(po.out)) == ".png" {
-		png, err := c.PNG()
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %v", kind, err)
-		}
-		return s.pictureResult("plot "+kind, po.out, kind+".png", "", png, "")
-	}
-	svg, err := c.SVG()
-	if err != nil {
-		return nil, fmt.Errorf("plot %s: %v", kind, err)
-	}
-	return s.pictureResult("plot "+kind, po.out, kind+".svg", string(svg), nil, "")
+	return s.pictureResult("plot "+kind, po.out, kind, chartRendering(c), "")
 }
 
 // recordBranch replays a branch from its start and samples what a chart needs.
@@ -364,7 +449,7 @@ func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error)
 	return rec.Finish(b.world), nil
 }
 
-// maxFrames bounds an animated diagram: each frame is a whole diagram.
+// maxFrames bounds an animated diagram: a frame per tick.
 const maxFrames = 120
 
 func cmdDiagram(s *Session, args []string) (*Result, error) {
@@ -385,12 +470,12 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := outFile("diagram", po.out, "", ".svg"); err != nil {
+	if _, err := pictureFormat("diagram", po.out); err != nil {
 		return nil, err
 	}
 	w := s.World()
 	cells := 0
-	for _, tp := range append(w.InputPartitions(), w.OutputPartitions()...) {
+	for _, tp := range append(w.Layout().Inputs(), w.Layout().Outputs()...) {
 		cells += w.Log(tp).HW()
 	}
 	if err := limitDiagramCells.checkf("diagram", cells, fmt.Sprintf("%d cells in the logs", cells)); err != nil {
@@ -398,8 +483,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	}
 	wo := draw.WorldOptions{Branch: s.cur.name, Title: po.title}
 	if !po.ticks {
-		svg := draw.Resize(draw.World(w, wo), po.width, po.height)
-		return s.pictureResult("diagram", po.out, "diagram.svg", svg, nil, fmt.Sprintf("tick %d", w.Tick))
+		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(draw.World(w, wo), po.width, po.height), fmt.Sprintf("tick %d", w.Tick))
 	}
 	from, to := po.from, po.to
 	if to < 0 {
@@ -423,24 +507,30 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("diagram: %w", err)
 	}
 	if from == to {
-		return s.pictureResult("diagram", po.out, "diagram.svg", draw.Resize(frames[0], po.width, po.height), nil, fmt.Sprintf("tick %d", from))
+		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(frames[0], po.width, po.height), fmt.Sprintf("tick %d", from))
 	}
 	title := po.title
 	if title == "" {
-		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID, from, to)
+		title = fmt.Sprintf("group %s · ticks %d to %d", w.Group.ID(), from, to)
 		if s.cur.name != "main" {
 			title = "branch " + s.cur.name + " · " + title
 		}
 	}
-	svg := draw.Resize(draw.Animate(frames, title), po.width, po.height)
-	return s.pictureResult("diagram", po.out, "diagram.svg", svg, nil, fmt.Sprintf("ticks %d..%d, %d frames", from, to, len(frames)))
+	note := fmt.Sprintf("ticks %d..%d, %d frames", from, to, len(frames))
+	switch strings.ToLower(filepath.Ext(po.out)) {
+	case ".png":
+		note += "; the PNG is the last frame"
+	case ".pdf":
+		note += ", a page each"
+	}
+	return s.pictureResult("diagram", po.out, "diagram", animationRendering(draw.Animate(frames, title), po.width, po.height), note)
 }
 
 // worldFrames replays the branch and draws the world at each tick from
 // from to to (the last drawing of a tick wins: commands between ticks change
 // what the tick ends with).
-func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]string, error) {
-	frames := make([]string, to-from+1)
+func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]*draw.Picture, error) {
+	frames := make([]*draw.Picture, to-from+1)
 	visit := func(w *sim.World) {
 		if w.Tick >= from && w.Tick <= to {
 			frames[w.Tick-from] = draw.World(w, opt)
@@ -451,20 +541,21 @@ func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]string, er
 	}
 	visit(s.World())
 	for i, f := range frames {
-		if f == "" && i > 0 {
+		if f == nil && i > 0 {
 			frames[i] = frames[i-1] // not stepped through (a branch made by new at a later tick)
 		}
 	}
-	if frames[0] == "" {
+	if frames[0] == nil {
 		return nil, fmt.Errorf("the branch has no tick %d", from)
 	}
-	// Draw them again with the widest wire, so B1 stays in place.
-	wire := 0.0
-	for _, f := range frames {
-		wire = max(wire, draw.WireOf(f))
-	}
-	if len(frames) > 1 && opt.Wire < wire {
-		opt.Wire = wire
+	// Draw them again, each part with the room it takes in any frame, so
+	// that what does not change stays in place (and is drawn once).
+	if len(frames) > 1 && opt.Shared == nil {
+		shared := &draw.Layout{}
+		for _, f := range frames {
+			shared.Add(f.Layout())
+		}
+		opt.Shared = shared
 		return s.worldFrames(from, to, opt)
 	}
 	return frames, nil
@@ -537,7 +628,7 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 	}
 	if v, ok := fl["--member"]; ok {
 		if w.Member(v) == nil {
-			return nil, fmt.Errorf("sequence --member: no member %s (members: %s)", v, strings.Join(w.Clients(), " "))
+			return nil, fmt.Errorf("sequence --member: no member %s (members: %s)", v, strings.Join(natural.Sorted(w.Clients()), " "))
 		}
 		opt.Member = v
 	}
@@ -569,13 +660,13 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 		}
 		return r, nil
 	}
-	if _, err := outFile("sequence", po.out, "", ".svg"); err != nil {
+	if _, err := pictureFormat("sequence", po.out); err != nil {
 		if strings.HasSuffix(strings.ToLower(po.out), ".mmd") {
 			return nil, fmt.Errorf("%v (Mermaid text needs --mermaid)", err)
 		}
 		return nil, err
 	}
-	return s.pictureResult("sequence", po.out, "sequence.svg", draw.Resize(draw.Sequence(w, opt), po.width, po.height), nil, note)
+	return s.pictureResult("sequence", po.out, "sequence", diagramRendering(draw.Sequence(w, opt), po.width, po.height), note)
 }
 
 // checkPlot refuses a chart whose samples (one per tick of each branch's
@@ -588,7 +679,7 @@ func (s *Session) checkPlot(kind string, branches []string) error {
 		w := s.branches[name].world
 		series := 4
 		if kind == "lag" || kind == "timeline" {
-			series = len(w.InputPartitions()) + 1
+			series = len(w.Layout().Inputs()) + 1
 		}
 		if series > 0 && w.Tick+1 > math.MaxInt/series {
 			samples = append(samples, math.MaxInt) // over any limit; checkSum says so

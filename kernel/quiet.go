@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -18,13 +19,14 @@ import (
 //
 //	t=12..20 C1 processed o0.3..o0.5, p0.3..p0.5; last commit o0@6 p0@6
 //
-// The summaries are printed before a line that changes what happens to
+// A summary is closed by a line that changes what happens to its member's
 // records (a revocation, a crash, a removal, a zombie, a refused commit,
-// the external sink called again, a stop event: so "C1 processed o2.3..o2.5"
-// comes before "C1 revokes {o2}"), and at the end of the command. The
-// group's own protocol lines (state changes, generations, assignments) do
-// not cut them, so a summary's tick range can reach back before the
-// protocol lines just above it.
+// the external sink called again, a stop event) and at the end of the
+// command, but it is printed where its first event was: every line's first
+// tick is at or after the one above it, so the output reads in tick order
+// ("C1 processed o2.3..o2.5" still comes before "C1 revokes {o2}"). The
+// members' assignments of one tick (C1 gen 2: {...}, C2 gen 2: {...}) are
+// one line.
 
 // quietFlushes names the summaries a shown event prints first: none for
 // the protocol's lines, its member's (and that member's transactional
@@ -49,6 +51,7 @@ func quietFlushes(e sim.Event) []string {
 // quietSummary gathers one member's (or one transactional id's) routine lines.
 type quietSummary struct {
 	key      string
+	slot     int // where in the output its line goes (-1: nowhere, past the narration's bound)
 	from, to int
 	label    string   // how the member is named in its lines: C2, or C2 (process 1) for an old instance
 	polled   []string // records poll() returned, in order
@@ -119,7 +122,13 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 		}
 	}
 	if sum == nil {
-		sum = &quietSummary{key: key, from: e.Tick}
+		// Its line counts against the narration's bound (Session.sayLine);
+		// past it the summary has no place (-1) and is not written.
+		slot := -1
+		if s.sayLine() {
+			slot = s.out.reserve()
+		}
+		sum = &quietSummary{key: key, from: e.Tick, slot: slot}
 		q.sums[key] = sum
 		q.order = append(q.order, key)
 	}
@@ -152,8 +161,8 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 	}
 }
 
-// quietFlush prints and forgets the summaries of the given keys (all of
-// them when none is given), oldest first.
+// quietFlush writes and forgets the summaries of the given keys (all of
+// them when none is given), each in the place its first event holds.
 func (s *Session) quietFlush(keys ...string) {
 	q := &s.quiet
 	want := map[string]bool{}
@@ -161,24 +170,24 @@ func (s *Session) quietFlush(keys ...string) {
 		want[k] = true
 	}
 	var keep []string
-	var out []*quietSummary
 	for _, k := range q.order {
 		if len(keys) > 0 && !want[k] {
 			keep = append(keep, k)
 			continue
 		}
-		out = append(out, q.sums[k])
+		sum := q.sums[k]
 		delete(q.sums, k)
-	}
-	q.order = keep
-	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
-	for _, sum := range out {
 		ticks := strconv.Itoa(sum.from)
 		if sum.to != sum.from {
 			ticks += ".." + strconv.Itoa(sum.to)
 		}
-		s.say("t=%-4s %s", ticks, sum.text())
+		t := plain
+		if len(sum.again) > 0 {
+			t = duplicate
+		}
+		s.out.fill(sum.slot, s.paint(t, fmt.Sprintf("t=%-4s %s", ticks, sum.text()))+"\n")
 	}
+	q.order = keep
 }
 
 func (sum *quietSummary) text() string {
@@ -198,7 +207,10 @@ func (sum *quietSummary) text() string {
 			p += " now " + sum.txnState
 		}
 		if sum.markers != "" {
-			p += "; COMMIT marker offsets " + sum.markers
+			if !strings.HasSuffix(p, ":") {
+				p += ";"
+			}
+			p += " COMMIT marker offsets " + sum.markers
 		}
 		return strings.TrimSuffix(p, ",")
 	}
@@ -226,6 +238,8 @@ func (sum *quietSummary) text() string {
 		line += " committed " + sum.commit
 	case sum.commits == 1:
 		line += "; committed " + sum.commit
+	case sum.commits > 1 && len(parts) == 0:
+		line += fmt.Sprintf(" made %d commits, the last %s", sum.commits, sum.commit)
 	case sum.commits > 1:
 		line += fmt.Sprintf("; %d commits, the last %s", sum.commits, sum.commit)
 	}
@@ -294,4 +308,57 @@ func recordRanges(names []string) string {
 		out = append(out, strings.Join(words, " "))
 	}
 	return strings.Join(out, ", ")
+}
+
+// output collects what the command running now prints. A quiet summary
+// holds its place from its first event on (reserve) and is written in
+// when it closes (fill), so the lines stay in tick order.
+type output struct {
+	parts []string
+	n     int // bytes in parts
+}
+
+func (o *output) Reset()   { o.parts, o.n = o.parts[:0], 0 }
+func (o *output) Len() int { return o.n }
+
+func (o *output) add(text string) {
+	o.parts = append(o.parts, text)
+	o.n += len(text)
+}
+
+// reserve keeps an empty place for a line written later with fill.
+func (o *output) reserve() int {
+	o.parts = append(o.parts, "")
+	return len(o.parts) - 1
+}
+
+func (o *output) fill(i int, text string) {
+	if i < 0 {
+		return // a line past the narration's bound (Session.sayLine)
+	}
+	o.parts[i] = text
+	o.n += len(text)
+}
+
+func (o *output) String() string { return strings.Join(o.parts, "") }
+
+// assignedLine matches a member's assignment event: C1 gen 2: {o0 p0}, or
+// under the consumer protocol C2 epoch 2: {o0 o1 o2}.
+var assignedLine = regexp.MustCompile(`^C\d+ (gen|epoch) \d+: \{[^}]*\}$`)
+
+// mergeAssigned joins the members' assignment lines of one tick that
+// follow each other (evs[i:] starting with one) into one line, members in
+// natural order (C2 before C10); it returns the line and how many events
+// it took.
+func mergeAssigned(evs []sim.Event, i int) (string, int) {
+	var texts []string
+	j := i
+	for j < len(evs) && evs[j].Kind == sim.EvAssigned && evs[j].Tick == evs[i].Tick && assignedLine.MatchString(evs[j].Text) {
+		texts = append(texts, evs[j].Text)
+		j++
+	}
+	sort.SliceStable(texts, func(a, b int) bool {
+		return natural.Less(strings.Fields(texts[a])[0], strings.Fields(texts[b])[0])
+	})
+	return strings.Join(texts, " · "), j - i
 }

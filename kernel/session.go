@@ -30,6 +30,9 @@ type Result struct {
 	// Pages, when set, is Text cut where a front end should pause and wait
 	// for the reader (`demo N --step`: before each narration line).
 	Pages []string
+	// stops[i], when set, puts the session where the command was at the
+	// end of Pages[i], for a reader who stops there (StopAtPage).
+	stops []func(*Session)
 }
 
 // input is one world input of a branch's history, stamped with the tick
@@ -103,10 +106,15 @@ type Session struct {
 	interrupt *stopFlag
 	done      bool
 	// out collects the narration of the command running now: said lines
-	// of it, and past limitNarration unsaid more, from tick cutAt on.
-	out          strings.Builder
+	// of it (a quiet summary's place counts as one), and past
+	// limitNarration unsaid more, from tick cutAt on.
+	out          output
 	said, unsaid int
 	cutAt        int
+	// Color writes ANSI colour codes into the narration: protocol events,
+	// errors, a demo's headings and narration (colour.go). The binary sets
+	// it only on a terminal, never with NO_COLOR or into a pipe.
+	Color bool
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
 	tickErr   error
@@ -126,6 +134,8 @@ type Session struct {
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
+	// pageStops are the last ExecPaged's stopping points, a page each.
+	pageStops []func(*Session)
 
 	// CheckpointEvery fixes the ticks between checkpoints (tests and
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
@@ -164,7 +174,7 @@ func (s *Session) Branch() string { return s.cur.name }
 // Prompt shows the group, the tick and the coordinator state.
 func (s *Session) Prompt() string {
 	w := s.cur.world
-	p := fmt.Sprintf("%s t=%d %s", w.Group.ID, w.Tick, w.Group.State)
+	p := fmt.Sprintf("%s t=%d %s", w.Group.ID(), w.Tick, w.Group.State())
 	if s.cur.name != "main" {
 		p = s.cur.name + " " + p
 	}
@@ -227,10 +237,12 @@ func (s *Session) ExecResults(line string) ([]*Result, error) {
 
 // ExecPaged is Exec with the output cut where the front end should wait for
 // the reader before going on (`demo N --step` pauses at each narration
-// line); a line with nothing to pause at gives one page.
+// line); a line with nothing to pause at gives one page. A reader who stops
+// before page i calls StopAtPage(i-1).
 func (s *Session) ExecPaged(line string) ([]string, error) {
 	results, err := s.ExecResults(line)
 	pages := []string{""}
+	s.pageStops = []func(*Session){nil}
 	add := func(text string) {
 		if text == "" {
 			return
@@ -248,14 +260,28 @@ func (s *Session) ExecPaged(line string) ([]string, error) {
 		for i, p := range r.Pages {
 			if i > 0 && pages[len(pages)-1] != "" {
 				pages = append(pages, "")
+				s.pageStops = append(s.pageStops, nil)
 			}
 			add(p)
+			if i < len(r.stops) {
+				s.pageStops[len(s.pageStops)-1] = r.stops[i]
+			}
 		}
 	}
 	for i := range pages {
 		pages[i] = strings.TrimRight(pages[i], "\n")
 	}
 	return pages, err
+}
+
+// StopAtPage is the reader stopping after page i of the last ExecPaged:
+// `demo N --step` then leaves the session where the demo was at the end of
+// that page, as if the demo had stopped there, rather than at its end.
+func (s *Session) StopAtPage(i int) {
+	if i >= 0 && i < len(s.pageStops) && s.pageStops[i] != nil {
+		s.pageStops[i](s)
+	}
+	s.pageStops = nil
 }
 
 // execLine is Exec without clearing an interrupt already asked for: a
@@ -382,9 +408,18 @@ func (s *Session) saveState() sessionState {
 }
 
 func (s *Session) run(words []string) (res *Result, err error) {
-	c := lookup(words[0])
-	if c == nil {
-		return nil, unknownCommand(words[0], "")
+	c, err := resolve(words[0], words[1:], "")
+	if err != nil {
+		return nil, err
+	}
+	// A start of a name runs the command it names, and is recorded (in the
+	// history, a session file, what compare reruns) as that command.
+	words[0] = c.name
+	// CMD --help is help CMD, for every command.
+	for _, w := range words[1:] {
+		if w == "--help" {
+			return cmdHelp(s, []string{c.name})
+		}
 	}
 	// A command that fails leaves the session exactly as it was: the
 	// history only grows on success, and the world is the one before the
@@ -505,29 +540,34 @@ func (s *Session) copyWorld() *sim.World {
 }
 
 func (s *Session) say(format string, args ...any) {
-	if s.replaying {
+	if s.replaying || !s.sayLine() {
 		return
 	}
+	s.out.add(fmt.Sprintf(format, args...) + "\n")
+}
+
+// sayLine counts a line of narration about to be written, and says
+// whether it may be: past limitNarration the lines are counted, not kept
+// (a step of a million ticks of a busy world narrated hundreds of
+// megabytes, and the builder holding them doubled in one allocation past
+// what the heap guard could catch).
+func (s *Session) sayLine() bool {
 	if s.said >= limitNarration.max {
-		// Past the bound the lines are counted, not kept: a step of a
-		// million ticks of a busy world narrated hundreds of megabytes,
-		// and the builder holding them doubled in one allocation past
-		// what the heap guard could catch.
 		if s.unsaid == 0 {
 			s.cutAt = s.cur.world.Tick
 		}
 		s.unsaid++
-		return
+		return false
 	}
 	s.said++
-	fmt.Fprintf(&s.out, format+"\n", args...)
+	return true
 }
 
 // sayCut ends a command's narration with what was left out, if any.
 func (s *Session) sayCut() {
 	if s.unsaid > 0 {
-		fmt.Fprintf(&s.out, "... %d more line(s) from tick %d on not printed (%s; trace --events --from %d lists the events)\n",
-			s.unsaid, s.cutAt, limitNarration.helpLine(), s.cutAt)
+		s.out.add(fmt.Sprintf("... %d more line(s) from tick %d on not printed (%s; trace --events --from %d lists the events)\n",
+			s.unsaid, s.cutAt, limitNarration.helpLine(), s.cutAt))
 	}
 }
 
@@ -599,18 +639,28 @@ func (s *Session) recordStep(at, ran int, typed string) {
 // narrate prints the events of a tick, one line each; at the quiet level
 // the routine ones are gathered into summaries instead.
 func (s *Session) narrate(evs []sim.Event) {
-	for _, e := range evs {
+	if s.replaying {
+		return
+	}
+	for i := 0; i < len(evs); i++ {
+		e := evs[i]
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
-		if s.quietNow && !s.replaying {
+		text := e.Text
+		if s.quietNow {
 			if key, ok := s.quietKey(e); ok {
 				s.quietAdd(key, e)
 				continue
 			}
 			s.quietFlush(quietFlushes(e)...)
+			if e.Kind == sim.EvAssigned && assignedLine.MatchString(text) {
+				var n int
+				text, n = mergeAssigned(evs, i)
+				i += n - 1
+			}
 		}
-		s.say("t=%-4d %s", e.Tick, e.Text)
+		s.say("%s", s.paint(eventTone(e), fmt.Sprintf("t=%-4d %s", e.Tick, text)))
 	}
 }
 

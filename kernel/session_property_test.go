@@ -96,7 +96,7 @@ func everyView(s *Session) string {
 		"metrics --json", "metrics", "trace --json", "trace --events", "offsets", "txn", "consume " + out + " --json",
 		"consume " + out + " --isolation read_committed --json", "consume " + out + " --isolation read_uncommitted --json",
 		"show config", "members"}
-	for _, tp := range append(w.InputPartitions(), w.OutputPartitions()...) {
+	for _, tp := range append(w.Layout().Inputs(), w.Layout().Outputs()...) {
 		vs = append(vs, "log "+tp.String())
 	}
 	for _, v := range vs {
@@ -219,7 +219,7 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 func propCommandConsumer(r *rand.Rand, s *Session) string {
 	c := pick(r, propClients...)
 	w := s.World()
-	ins := w.InputPartitions()
+	ins := w.Layout().Inputs()
 	tp := ins[r.Intn(len(ins))].String()
 	switch r.Intn(14) {
 	case 0:
@@ -243,7 +243,7 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 	case 7:
 		return "set " + c + ".group.instance.id " + pick(r, "g"+c, "none")
 	case 8:
-		return "run until processed " + w.RecordName(ins[r.Intn(len(ins))], r.Intn(6))
+		return "run until processed " + w.Layout().Name(ins[r.Intn(len(ins))], r.Intn(6))
 	case 9:
 		return "crash " + c + pick(r, " now", " after 2")
 	case 10:

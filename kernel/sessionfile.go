@@ -454,7 +454,7 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 	if v1 {
 		note = " (a version 1 file: no checksum, so truncation cannot be detected; save writes version 2)"
 	}
-	return &Result{Text: fmt.Sprintf("loaded %s into branch %s: tick %d, group %s, %s%s", args[0], b.name, b.world.Tick, b.world.Group.State, EpochText(b.world.Group), note)}, nil
+	return &Result{Text: fmt.Sprintf("loaded %s into branch %s: tick %d, group %s, %s%s", args[0], b.name, b.world.Tick, b.world.Group.State(), EpochText(b.world.Group), note)}, nil
 }
 
 // stepExact advances exactly n ticks, stop events or not, and records them

@@ -3,9 +3,11 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -90,16 +92,26 @@ func tpNames(tps []sim.TopicPartition) []string {
 	return out
 }
 
+// membersInOrder is the group's members as views list them: by member id
+// in natural order (C2-1 before C10-1), where the coordinator keeps Kafka's
+// string order.
+func membersInOrder(d sim.GroupDescription) []sim.GroupMember {
+	ms := append([]sim.GroupMember(nil), d.Members...)
+	sort.SliceStable(ms, func(i, j int) bool { return natural.Less(ms[i].MemberID, ms[j].MemberID) })
+	return ms
+}
+
 // ownerIndex maps each partition to the coordinator's member whose
-// assignment holds it (the first in member order, should two claim it),
-// in one pass over the assignments: looking each partition up in every
-// member's assignment cost partitions x members.
-func ownerIndex(g *sim.Group) map[sim.TopicPartition]*sim.GroupMember {
+// assignment holds it in the generation (the first in the description's
+// member order, should two claim it), in one pass over the assignments:
+// looking each partition up in every member's assignment cost partitions x
+// members.
+func ownerIndex(d sim.GroupDescription) map[sim.TopicPartition]*sim.GroupMember {
 	own := map[sim.TopicPartition]*sim.GroupMember{}
-	for _, gm := range g.Members() {
-		for _, tp := range gm.Assignment {
+	for i := range d.Members {
+		for _, tp := range d.Members[i].Assignment {
 			if _, ok := own[tp]; !ok {
-				own[tp] = gm
+				own[tp] = &d.Members[i]
 			}
 		}
 	}
@@ -109,8 +121,8 @@ func ownerIndex(g *sim.Group) map[sim.TopicPartition]*sim.GroupMember {
 // checkDescribe bounds describe group's rows: a row a partition, and one a
 // member. The limits on a world's shape keep them far below the bound
 // today; the check holds when those limits grow.
-func checkDescribe(w *sim.World) error {
-	n := len(w.InputPartitions()) + len(w.Group.Members())
+func checkDescribe(w *sim.World, g sim.GroupDescription) error {
+	n := len(w.Layout().Inputs()) + len(g.Members)
 	return checkRows("describe", n, "partitions and members", "describe group --state shows the group alone")
 }
 
@@ -134,14 +146,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		return nil, usageErr("describe", "describe takes at most one of --members, --state (the offsets view is the default)")
 	}
 	w := s.World()
-	g := w.Group
+	g := w.Group.Describe()
 	if fl["--state"] != "true" {
-		if err := checkDescribe(w); err != nil {
+		if err := checkDescribe(w, g); err != nil {
 			return nil, err
 		}
 	}
 	if g.Type == sim.ConsumerGroup {
-		return describeConsumerGroup(s, w, fl)
+		return describeConsumerGroup(s, w, g, fl)
 	}
 	rebalancing := g.State == sim.PreparingRebalance || g.State == sim.CompletingRebalance
 	if fl["--json"] == "true" {
@@ -149,14 +161,14 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 		d := describeJSON{Group: g.ID, State: string(g.State), Generation: &gen, Protocol: "classic",
 			Assignor: strPtr(g.Assignor), Members: []memberJSON{}, Rebalance: rebalancing,
 			Paused: tpNames(w.PausedPartitions())}
-		if gm := g.MemberByID(g.Leader); gm != nil {
+		if gm := g.Member(g.Leader); gm != nil {
 			d.Leader = strPtr(gm.ClientID)
 		}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment)})
 		}
-		if d.Offsets, err = offsetRows(s, w, !rebalancing); err != nil {
+		if d.Offsets, err = offsetRows(s, w, g, !rebalancing); err != nil {
 			return nil, err
 		}
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
@@ -167,21 +179,21 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 	if rebalancing {
 		header = fmt.Sprintf("Consumer group '%s' is rebalancing (%s, generation %d).\n\n", g.ID, g.State, g.Generation)
 	}
-	if len(g.Members()) == 0 && g.State == sim.Empty {
+	if len(g.Members) == 0 && g.State == sim.Empty {
 		header = fmt.Sprintf("Consumer group '%s' has no active members.\n\n", g.ID)
 	}
 	var t *Table
 	switch {
 	case fl["--state"] == "true":
 		t = &Table{Header: []string{"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GENERATION", "#MEMBERS"}}
-		t.Add(g.ID, sim.Broker+" (1)", dash(g.Assignor), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members())))
+		t.Add(g.ID, sim.Broker+" (1)", dash(g.Assignor), string(g.State), strconv.Itoa(g.Generation), strconv.Itoa(len(g.Members)))
 	case fl["--members"] == "true":
 		h := []string{"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS"}
 		if fl["--verbose"] == "true" {
 			h = append(h, "ASSIGNMENT")
 		}
 		t = &Table{Header: h}
-		for _, gm := range g.Members() {
+		for _, gm := range membersInOrder(g) {
 			row := []string{g.ID, gm.MemberID, dash(gm.InstanceID), "/" + gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment))}
 			if fl["--verbose"] == "true" {
 				row = append(row, assignmentText(gm.Assignment))
@@ -189,7 +201,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			t.Add(row...)
 		}
 	default:
-		if t, err = offsetsTable(s, w, !rebalancing); err != nil {
+		if t, err = offsetsTable(s, w, g, !rebalancing); err != nil {
 			return nil, err
 		}
 	}
@@ -199,16 +211,15 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 // offsetsTable is describe group's default view: each input partition's
 // committed offset, log end, lag and, when owners is set, the member whose
 // current assignment holds it.
-func offsetsTable(s *Session, w *sim.World, owners bool) (*Table, error) {
-	g := w.Group
+func offsetsTable(s *Session, w *sim.World, g sim.GroupDescription, owners bool) (*Table, error) {
 	own := ownerIndex(g)
 	t := &Table{Header: []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}}
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		if err := s.pollRow("describe", i); err != nil {
 			return nil, err
 		}
 		cur := "-"
-		if rec, ok := g.Committed(tp); ok {
+		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			cur = strconv.Itoa(rec.Offset)
 		}
 		cid, host, client := "-", "-", "-"
@@ -221,16 +232,15 @@ func offsetsTable(s *Session, w *sim.World, owners bool) (*Table, error) {
 }
 
 // offsetRows is offsetsTable for describe group --json.
-func offsetRows(s *Session, w *sim.World, owners bool) ([]offsetJSON, error) {
-	g := w.Group
+func offsetRows(s *Session, w *sim.World, g sim.GroupDescription, owners bool) ([]offsetJSON, error) {
 	own := ownerIndex(g)
 	out := []offsetJSON{}
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		if err := s.pollRow("describe", i); err != nil {
 			return nil, err
 		}
 		o := offsetJSON{Partition: tp.String(), LogEndOffset: w.Log(tp).HW(), Lag: w.Lag(tp)}
-		if rec, ok := g.Committed(tp); ok {
+		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			off := rec.Offset
 			o.CurrentOffset = &off
 		}
@@ -268,8 +278,8 @@ func assignmentText(tps []sim.TopicPartition) string {
 
 func pendingList(w *sim.World) []string {
 	var out []string
-	for _, tp := range w.InputPartitions() {
-		if w.Group.HasPending(tp) {
+	for _, tp := range w.Layout().Inputs() {
+		if w.Group.Offsets.HasPending(tp) {
 			out = append(out, tp.String())
 		}
 	}
@@ -292,7 +302,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	log := w.Group.OffsetsLog
+	log := w.Group.Offsets.Log
 	lo, hi := lw.rows(log.Len(), func(t int) int {
 		return firstAtOrAfter(log.Len(), t, func(i int) int { return log.At(i).Tick })
 	})
@@ -321,7 +331,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := "__consumer_offsets (group " + w.Group.ID + ")\n"
+	head := "__consumer_offsets (group " + w.Group.ID() + ")\n"
 	switch {
 	case log.Len() == 0:
 		text = head + "no records yet\n"
@@ -333,40 +343,44 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
 }
 
+// aroundRows is how many rows `log --around OFFSET` shows on each side.
+const aroundRows = 4
+
 func cmdLog(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("log", args, []string{"--from"}, nil)
+	pos, fl, err := flags("log", args, []string{"--from", "--around"}, nil)
 	if err != nil {
 		return nil, err
 	}
 	if err := needArgs("log", pos, 1, 1); err != nil {
 		return nil, err
 	}
-	lw, err := parseWindow("log", fl, "OFFSET")
-	if err != nil {
-		return nil, err
-	}
 	w := s.World()
-	tp, err := w.ParsePartition(pos[0])
+	tp, err := w.Layout().ParsePartition(pos[0])
 	if err != nil {
 		return nil, fmt.Errorf("log: %v", err)
 	}
 	l := w.Log(tp)
-	lo, hi := lw.rows(l.HW(), func(off int) int { return min(off, l.HW()) })
-	// The aborted transaction index is listed with the cells it covers.
+	from, to, err := logRows(pos[0], fl, l.HW())
+	if err != nil {
+		return nil, err
+	}
+	// The aborted transaction index: all of it, or in a view of some of
+	// the log (--from, --around) the transactions that reach its rows.
+	narrowed := from > 0 || to < l.HW()
 	var aborted []string
 	for _, a := range l.Aborted {
-		if a.Last >= lo {
+		if !narrowed || a.Last >= from && a.First < to {
 			aborted = append(aborted, fmt.Sprintf("pid %d offsets %d..%d", a.PID, a.First, a.Last))
 		}
 		if len(aborted) > limitViewRows.max {
 			break // refused below
 		}
 	}
-	if err := checkRows("log", hi-lo+len(aborted), "cells and aborted transactions of "+tp.String(), "log "+pos[0]+" --from OFFSET starts at an offset"); err != nil {
+	if err := checkRows("log", to-from+len(aborted), "cells and aborted transactions of "+tp.String(), "log "+pos[0]+" --from OFFSET starts at an offset, --around OFFSET shows a few"); err != nil {
 		return nil, err
 	}
-	text, t, err := s.render("log", hi-lo, []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}, func(emit func(...string) error) error {
-		for i := lo; i < hi; i++ {
+	text, t, err := s.render("log", to-from, []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}, func(emit func(...string) error) error {
+		for i := from; i < to; i++ {
 			c := l.Cells.At(i)
 			pid, epoch, seq := "-", "-", "-"
 			if c.PID >= 0 {
@@ -397,13 +411,54 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
-	if rec, ok := w.Group.Committed(tp); ok {
+	if rec, ok := w.Group.Offsets.Committed(tp); ok {
 		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
+	}
+	if narrowed {
+		switch {
+		case from == to:
+			head += fmt.Sprintf("  (no rows from offset %d)", from)
+		default:
+			head += fmt.Sprintf("  (offsets %d..%d of 0..%d)", from, to-1, l.HW()-1)
+		}
 	}
 	if len(aborted) > 0 {
 		head += "\naborted transaction index: " + strings.Join(aborted, "; ")
 	}
 	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
+}
+
+// logRows is the offsets [from, to) a log view shows: all of them, from
+// --from N to the end, or --around OFFSET's aroundRows on each side.
+func logRows(part string, fl map[string]string, hw int) (from, to int, err error) {
+	f, hasFrom := fl["--from"]
+	a, hasAround := fl["--around"]
+	switch {
+	case hasFrom && hasAround:
+		return 0, 0, usageErr("log", "--from and --around contradict each other (give one)")
+	case hasFrom:
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--from %q is not an offset (a whole number from 0 to the HW, %d)", f, hw)
+		}
+		if n > hw {
+			return 0, 0, fmt.Errorf("log %s --from %d: past the end of the log (HW %d: offsets 0..%d; --from at most %d)", part, n, hw, hw-1, hw)
+		}
+		return n, hw, nil
+	case hasAround:
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--around %q is not an offset (a whole number from 0 to %d)", a, hw-1)
+		}
+		if n >= hw {
+			if hw == 0 {
+				return 0, 0, fmt.Errorf("log %s --around %d: the log is empty (HW 0)", part, n)
+			}
+			return 0, 0, fmt.Errorf("log %s --around %d: no such offset (HW %d: offsets 0..%d)", part, n, hw, hw-1)
+		}
+		return max(0, n-aroundRows), min(hw, n+aroundRows+1), nil
+	}
+	return 0, hw, nil
 }
 
 func cmdTxn(s *Session, args []string) (*Result, error) {
@@ -485,7 +540,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	if !w.HasTopic(pos[0]) {
+	if !w.Layout().HasTopic(pos[0]) {
 		return nil, fmt.Errorf("consume %s: no topic %s (topics: %s)", pos[0], pos[0], strings.Join(topicList(w), " "))
 	}
 	iso := w.Cfg.Isolation
@@ -594,7 +649,7 @@ type topicReader struct {
 
 func (rd topicReader) partitions() []sim.TopicPartition {
 	var out []sim.TopicPartition
-	for _, tp := range append(append([]sim.TopicPartition{}, rd.w.InputPartitions()...), rd.w.OutputPartitions()...) {
+	for _, tp := range append(append([]sim.TopicPartition{}, rd.w.Layout().Inputs()...), rd.w.Layout().Outputs()...) {
 		if tp.Topic == rd.topic {
 			out = append(out, tp)
 		}
@@ -869,7 +924,7 @@ func (s *Session) filterPackets(w *sim.World, types, member string, lw listWindo
 		}
 	}
 	if member != "" && w.Member(member) == nil {
-		return packetSet{}, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(w.Clients(), " "))
+		return packetSet{}, fmt.Errorf("trace --member: no member %s (members: %s)", member, strings.Join(natural.Sorted(w.Clients()), " "))
 	}
 	keep := func(n int) error {
 		return limitTraceRows.checkf("trace", n, fmt.Sprintf("%d messages (trace N shows the last N, --from TICK those sent from a tick on; --type and --member narrow it)", n))
@@ -965,14 +1020,14 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 	iso := w.Cfg.Isolation
 	c := w.Delivery(iso)
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
-	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Rebalances(),
+	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Group.RebalanceStarts,
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
-		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(c.DuplicateNames), LostRecords: nonNil(c.LostNames), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites,
+		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
 		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
-		e := w.Group.GroupEpoch
+		e := w.Group.Describe().GroupEpoch
 		m.GroupEpoch = &e
 	}
 	// The errors of the whole trace, read from its compact records.
@@ -991,7 +1046,7 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 			m.SinkDuplicates += n - 1
 		}
 	}
-	for _, tp := range w.InputPartitions() {
+	for _, tp := range w.Layout().Inputs() {
 		m.Lag += w.Lag(tp)
 	}
 	return m, nil
@@ -1055,7 +1110,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
 	t.Add("tick", strconv.Itoa(m.Tick))
-	consumer := w.Group.Type == sim.ConsumerGroup
+	consumer := w.Group.Type() == sim.ConsumerGroup
 	if consumer {
 		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
 	} else {
@@ -1085,7 +1140,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		pauses, _, err := s.render("metrics", hi-lo, header, func(emit func(...string) error) error {
 			for i := lo; i < hi; i++ {
 				p := ents[i]
-				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.PartList(p.Partitions), strconv.Itoa(p.PartitionTicks)); err != nil {
+				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), strconv.Itoa(p.PartitionTicks)); err != nil {
 					return err
 				}
 			}
@@ -1105,10 +1160,13 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	t := &Table{Header: []string{"CLIENT", "PROCESS", "MEMBER-ID", "GEN", "PHASE", "LOOP", "OWNS", "BATCH", "NOTE"}}
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		t.Header[3] = "EPOCH" // a consumer-protocol member's epoch stands where a generation would
 	}
-	for _, m := range w.Processes() {
+	procs := append([]*sim.Member(nil), w.Processes()...)
+	// Clients in natural order (C2 before C10), each client's processes in start order.
+	sort.SliceStable(procs, func(i, j int) bool { return natural.Less(procs[i].Client, procs[j].Client) })
+	for _, m := range procs {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue
 		}
@@ -1129,7 +1187,7 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		}
 		notes = append(notes, string(m.Cfg.Producer()))
 		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
-			w.PartList(m.Owned), batch, strings.Join(notes, ", "))
+			w.Layout().PartList(m.Owned), batch, strings.Join(notes, ", "))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }

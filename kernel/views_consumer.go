@@ -25,10 +25,9 @@ import (
 //   - the offsets view keeps its classic columns; a partition's owner is the
 //     member whose current assignment holds it, also while the group is
 //     Assigning or Reconciling (there is no stop-the-world to hide it).
-func describeConsumerGroup(s *Session, w *sim.World, fl map[string]string) (*Result, error) {
-	g := w.Group
+func describeConsumerGroup(s *Session, w *sim.World, g sim.GroupDescription, fl map[string]string) (*Result, error) {
 	rebalancing := g.State == sim.Assigning || g.State == sim.Reconciling
-	members := g.Members()
+	members := g.Members
 	if fl["--json"] == "true" {
 		d := describeJSON{Group: g.ID, State: string(g.State), Protocol: string(sim.ConsumerGroup),
 			Assignor: strPtr(g.Assignor), groupEpochsJSON: &groupEpochsJSON{GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch},
@@ -40,7 +39,7 @@ func describeConsumerGroup(s *Session, w *sim.World, fl map[string]string) (*Res
 					MemberState: dash(gm.MemberState), Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember}})
 		}
 		var err error
-		if d.Offsets, err = offsetRows(s, w, true); err != nil {
+		if d.Offsets, err = offsetRows(s, w, g, true); err != nil {
 			return nil, err
 		}
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
@@ -100,7 +99,7 @@ func describeConsumerGroup(s *Session, w *sim.World, fl map[string]string) (*Res
 		}
 	default:
 		var err error
-		if t, err = offsetsTable(s, w, true); err != nil {
+		if t, err = offsetsTable(s, w, g, true); err != nil {
 			return nil, err
 		}
 	}
@@ -137,18 +136,13 @@ func assignmentText4(tps []sim.TopicPartition) string {
 // generation; the group epoch is what a change of membership or
 // subscriptions bumps).
 func EpochText(g *sim.Group) string {
-	if g.Type == sim.ConsumerGroup {
-		return "group epoch " + strconv.Itoa(g.GroupEpoch)
+	if g.Type() == sim.ConsumerGroup {
+		return "group epoch " + strconv.Itoa(g.Epoch())
 	}
-	return "generation " + strconv.Itoa(g.Generation)
+	return "generation " + strconv.Itoa(g.Epoch())
 }
 
 // generationOf is the number metrics, compare and explore report as the
 // group's generation: the classic generation, or a consumer group's group
 // epoch (the pause meter keys a consumer group's pauses by group epoch too).
-func generationOf(g *sim.Group) int {
-	if g.Type == sim.ConsumerGroup {
-		return g.GroupEpoch
-	}
-	return g.Generation
-}
+func generationOf(g *sim.Group) int { return g.Epoch() }

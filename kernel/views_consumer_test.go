@@ -20,8 +20,8 @@ func handBuiltConsumerGroup(t *testing.T) *Session {
 		t.Fatal(err)
 	}
 	w := s.World()
-	g := w.Group
-	ms := g.Members()
+	g := w.Group.Describe()
+	ms := g.Members
 	if len(ms) != 3 {
 		t.Fatalf("want 3 members, got %d", len(ms))
 	}
@@ -37,6 +37,7 @@ func handBuiltConsumerGroup(t *testing.T) *Session {
 	ms[2].MemberEpoch, ms[2].MemberState, ms[2].InstanceID = 4, "UNRELEASED_PARTITIONS", ""
 	ms[2].Assignment = []sim.TopicPartition{tp("payments", 1)}
 	ms[2].Target = []sim.TopicPartition{tp("payments", 1), tp("payments", 2)}
+	w.Group.Hooks().SetConsumerGroup(g)
 	return s
 }
 
@@ -79,11 +80,12 @@ billing payments 2         -              10             10  C1-1        /C1  C1
 
 func TestDescribeConsumerGroupMigrationAndStatic(t *testing.T) {
 	s := handBuiltConsumerGroup(t)
-	g := s.World().Group
+	g := s.World().Group.Describe()
 	g.State = sim.Stable
-	ms := g.Members()
+	ms := g.Members
 	ms[1].ClassicMember = true // C2 not restarted yet with group.protocol=consumer
 	ms[2].InstanceID = "i-3"
+	s.World().Group.Hooks().SetConsumerGroup(g)
 	got, err := s.Exec("describe group --members --verbose")
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestExploreConsumerGroup(t *testing.T) {
 				t.Fatalf("%s: %v", c, err)
 			}
 		}
-		if s.World().Group.Type != sim.ConsumerGroup {
+		if s.World().Group.Type() != sim.ConsumerGroup {
 			t.Fatalf("not a consumer group")
 		}
 		got, err := s.Exec("explore --ticks 4..6 --faults crash-now,crash-after,close-now --json")

@@ -38,4 +38,7 @@ type PagedEngine interface {
 	// ExecPaged is Exec with the output cut into pages; a command with
 	// nothing to pause at gives one page.
 	ExecPaged(line string) ([]string, error)
+	// StopAtPage tells the engine the reader stopped after page i of the
+	// last ExecPaged: a demo is then left where it was at that page.
+	StopAtPage(i int)
 }

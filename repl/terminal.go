@@ -29,9 +29,9 @@ type TerminalOptions struct {
 	Stdin, Stdout *os.File
 	// Color prints errors in red. Decide it with ColorEnabled(os.Stdout).
 	Color bool
-	// PictureDir, when set, is the folder where pictures without --out go
-	// (the caller gives it to the session); the REPL names it when it starts.
-	PictureDir string
+	// Greeting is printed when the REPL starts: what the program is and
+	// the first steps (kernel.Greeting, which names the picture folder).
+	Greeting string
 }
 
 // ErrNotTerminal is returned by RunTerminal when its stdin is not a terminal:
@@ -174,8 +174,8 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 	// Enter. Output from a fast command then got the old prompt drawn after
 	// it (seen in the pty test).
 	var w io.Writer = out
-	if opts.PictureDir != "" {
-		fmt.Fprintf(w, "pictures without --out go to %s\n", opts.PictureDir)
+	if opts.Greeting != "" {
+		io.WriteString(w, strings.TrimRight(opts.Greeting, "\n")+"\n")
 	}
 	if histErr != nil {
 		fmt.Fprintf(w, "warning: history will not be saved: %v\n", histErr)
@@ -201,6 +201,8 @@ func RunTerminal(eng Engine, opts TerminalOptions) error {
 		pages, execErr := execInterruptible(eng, line, sigs, w)
 		for i, page := range pages {
 			if i > 0 && !waitForReader(rl, i, len(pages)) {
+				// q: the command stops where the reader did.
+				eng.(PagedEngine).StopAtPage(i - 1)
 				break
 			}
 			writeResult(w, page)

@@ -46,8 +46,8 @@ func childMain(mode string) int {
 		NoHistory:   mode == "nohistory",
 		HistoryFile: os.Getenv(histEnv),
 	}
-	if mode == "pictures" {
-		opts.PictureDir = "/somewhere/kgrepl/pictures"
+	if mode == "greeting" {
+		opts.Greeting = "hello\n  first steps\n"
 	}
 	if err := RunTerminal(eng, opts); err != nil {
 		fmt.Fprintln(os.Stdout, "RunTerminal:", err)
@@ -527,11 +527,11 @@ func TestRawModeRestoresCookedMode(t *testing.T) {
 	}
 }
 
-// TestTerminalNamesThePictureFolder: the REPL says at start where pictures
-// without --out go.
-func TestTerminalNamesThePictureFolder(t *testing.T) {
-	s := startREPL(t, "pictures", "XDG_STATE_HOME="+t.TempDir())
-	s.expect("pictures without --out go to /somewhere/kgrepl/pictures")
+// TestTerminalGreets: the REPL prints its greeting once, before the first
+// prompt.
+func TestTerminalGreets(t *testing.T) {
+	s := startREPL(t, "greeting", "XDG_STATE_HOME="+t.TempDir())
+	s.expect("hello\r\n  first steps\r\n")
 	s.expect("fake 0> ")
 	s.send(keyCtrlD)
 	s.expect(childBye)

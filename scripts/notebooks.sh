@@ -1,27 +1,51 @@
 #!/usr/bin/env bash
 # Runs every notebook in notebooks/ under a real Jupyter with the GoNB
 # kernel, as CI does, and fails if a cell errored, a cell showed a kgrepl
-# error, or a notebook has no picture (image/svg+xml, image/png, or SVG in
-# HTML). Then it exports each executed notebook to HTML (jupyter nbconvert
-# --to html), opens it in headless Chromium and checks the rendered page:
-# every picture the notebook holds is drawn with a non-zero size, no error
-# output shows, and no text box cuts its text off; it keeps a screenshot of
-# each. On a fresh Debian machine, as root, it first installs what is
-# missing: Jupyter and Chromium from Debian's packages, gonb and goimports
-# built at the versions go.mod pins, and the gonb kernel. When all that is
-# there it goes straight to running the notebooks, as many at once as there
-# are cores (KGREPL_NOTEBOOK_JOBS sets it).
+# error, a notebook has no picture (image/svg+xml, image/png, or SVG in
+# HTML), or its outputs differ from the committed ones (the notebooks are
+# committed with their outputs, so that they show on a code host; kgrepl
+# is deterministic, so a fresh run must give them byte for byte, once the
+# kernel's timing metadata is left out). Then it exports each executed
+# notebook to HTML (jupyter nbconvert --to html), opens it in headless
+# Chromium and checks the rendered page: every picture the notebook holds
+# is drawn with a non-zero size, the first one within the first screen, no
+# error output shows, and no text box cuts its text off; it keeps a
+# screenshot of each. Last, it starts a Jupyter Notebook server with the
+# GoNB kernel and drives the first notebook's tick slider in headless
+# Chromium as a reader would (notebooks/browser, with chromedp): its cells
+# run with Shift+Enter, the slider moved, the picture checked to change;
+# and the same slider in that notebook's HTML export, with no kernel (and
+# with scripts off, where its animated diagram must play by itself), and
+# in its output shown the way JupyterLab shows one.
+#
+# On a fresh Debian machine, as root, it first installs what is missing:
+# Jupyter (nbconvert and Notebook 6) and Chromium from Debian's packages,
+# gonb and goimports built at the versions go.mod pins, and the gonb
+# kernel. When all that is there it goes straight to running the
+# notebooks, as many at once as there are cores (KGREPL_NOTEBOOK_JOBS sets
+# it).
 #
 #   scripts/notebooks.sh            # every notebook
 #   scripts/notebooks.sh 03 11      # the notebooks whose names start so
+#   scripts/notebooks.sh --update   # run them and write their outputs into notebooks/ (then commit them)
+#
+# --update is for after a change that changes what the notebooks show
+# (a demo, a picture, the engine, `go run ./notebooks/gen`): it rewrites
+# the committed outputs from a fresh run instead of comparing with them,
+# and still runs every other check.
 #
 # The executed notebooks, their HTML and the Chromium logs go to
 # $KGREPL_NOTEBOOK_OUT (a temporary folder by default); the screenshots to
 # $KGREPL_SCREENSHOTS (build/notebook-screenshots/NN-name.png by default, the
-# folder CI keeps as an artifact). The committed notebooks stay stripped.
+# folder CI keeps as an artifact).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+update=0
+if [ "${1:-}" = "--update" ]; then
+  update=1
+  shift
+fi
 
 export PATH="/usr/local/go/bin:$PATH"
 gobin=$(go env GOBIN)
@@ -30,7 +54,7 @@ mkdir -p "$gobin"
 export PATH="$gobin:$PATH"
 
 # --- Jupyter (Debian's packages) ---
-packages=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel chromium)
+packages=(jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel jupyter-notebook chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -126,11 +150,13 @@ EOF
 read -r -d '' measure <<'EOF' || true
 <script>
 window.addEventListener("load", function () {
-  var r = {pictures: [], errors: 0, stderr: 0, cut: []};
+  var r = {pictures: [], errors: 0, stderr: 0, cut: [], firstTop: -1};
   document.querySelectorAll(".kgrepl-picture").forEach(function (d) {
-    var el = d.querySelector("svg, img");
-    var b = el ? el.getBoundingClientRect() : {width: 0, height: 0};
+    // A tick slider's script moves its diagram into a shadow root.
+    var el = d.querySelector("svg, img") || (d.shadowRoot && d.shadowRoot.querySelector("svg, img"));
+    var b = el ? el.getBoundingClientRect() : {width: 0, height: 0, top: -1};
     r.pictures.push([Math.round(b.width), Math.round(b.height)]);
+    if (r.firstTop < 0 && el) r.firstTop = Math.round(b.top + window.scrollY);
   });
   r.errors = document.querySelectorAll(".kgrepl-error").length;
   r.stderr = document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]').length;
@@ -191,6 +217,10 @@ if len(r["pictures"]) != want:
 for i, (w, h) in enumerate(r["pictures"]):
     if w <= 0 or h <= 0:
         problems.append("picture %d drawn %dx%d" % (i + 1, w, h))
+# The first picture starts within the first screen of a 1280-pixel-wide
+# window (800 pixels: a laptop's), so a reader sees one without scrolling.
+if r["firstTop"] < 0 or r["firstTop"] > 800:
+    problems.append("the first picture starts %d px down the page (at most 800: within the first screen)" % r["firstTop"])
 if r["errors"] or r["stderr"]:
     problems.append("%d kgrepl error(s), %d stderr output(s) shown" % (r["errors"], r["stderr"]))
 for t in r["cut"]:
@@ -201,6 +231,52 @@ for p in problems:
     print("  " + p, file=sys.stderr)
 print("%d pictures drawn" % len(r["pictures"]))
 sys.exit(1 if problems else 0)
+EOF
+}
+
+# normalize writes an executed notebook as it is committed: the committed
+# notebook's metadata (the kernel's language_info names the Go version of
+# the machine that ran it), and no cell's execution timing; everything else,
+# outputs and execution counts, as the run gave it.
+normalize() {
+  "$python" - "$1" "$2" "$3" <<'EOF'
+import json, sys
+src, executed, dst = sys.argv[1:4]
+committed, nb = json.load(open(src)), json.load(open(executed))
+nb["metadata"] = committed["metadata"]
+for c in nb["cells"]:
+    c.get("metadata", {}).pop("execution", None)
+with open(dst, "w") as f:
+    f.write(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+EOF
+}
+
+# compare_committed fails, saying which cells differ, when a committed
+# notebook is not, as JSON, what a fresh run gives.
+compare_committed() {
+  "$python" - "$1" "$2" <<'EOF'
+import json, sys
+committed, fresh = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+if committed == fresh:
+    sys.exit(0)  # equal as JSON (gen writes a text-only change itself, in Go's layout)
+if len(committed["cells"]) != len(fresh["cells"]):
+    print("  %d cells committed, %d run" % (len(committed["cells"]), len(fresh["cells"])), file=sys.stderr)
+    sys.exit(1)
+bad = 0
+for a, b in zip(committed["cells"], fresh["cells"]):
+    if a == b:
+        continue
+    bad += 1
+    if bad > 5:
+        continue
+    what = "its source" if a.get("source") != b.get("source") else "its outputs"
+    if what == "its outputs" and not a.get("outputs"):
+        what = "its outputs (none committed)"
+    print("  cell %s differs in %s: %s" % (a.get("id"), what, "".join(a.get("source", []))[:80].replace("\n", " ")), file=sys.stderr)
+if bad == 0:
+    print("  the notebooks' metadata differ", file=sys.stderr)
+print("  %d cell(s) differ; if the change is meant, scripts/notebooks.sh --update writes the outputs" % bad, file=sys.stderr)
+sys.exit(1)
 EOF
 }
 
@@ -221,12 +297,25 @@ run_one() {
     { echo "FAIL $nb (executed copy: $out/$nb)"; cat "$out/$base.problems"; } >"$out/$base.status"
     return
   fi
+  normalize "$nb" "$out/$nb" "$out/$base.fresh.ipynb"
+  local committed="committed outputs match"
+  if [ "$update" = 1 ]; then
+    if compare_committed "$nb" "$out/$base.fresh.ipynb" 2>/dev/null; then
+      committed="committed outputs already up to date"
+    else
+      cp "$out/$base.fresh.ipynb" "$nb"
+      committed="outputs written to notebooks/$nb"
+    fi
+  elif ! compare_committed "$nb" "$out/$base.fresh.ipynb" 2>"$out/$base.problems"; then
+    { echo "FAIL $nb: the committed notebook is not what a fresh run gives (fresh: $out/$base.fresh.ipynb)"; cat "$out/$base.problems"; } >"$out/$base.status"
+    return
+  fi
   if ! rendered=$(browser_check "$nb" "$pics" 2>"$out/$base.problems"); then
     { echo "FAIL $nb in Chromium (page: $out/$base.html)"; cat "$out/$base.problems"; } >"$out/$base.status"
     return
   fi
   ms=$((($(date +%s%N) - start) / 1000000))
-  printf 'ok   %4d.%01ds  %s (%s)\n' $((ms / 1000)) $((ms % 1000 / 100)) "$nb" "$rendered" >"$out/$base.status"
+  printf 'ok   %4d.%01ds  %s (%s; %s)\n' $((ms / 1000)) $((ms % 1000 / 100)) "$nb" "$rendered" "$committed" >"$out/$base.status"
 }
 
 jobs=${KGREPL_NOTEBOOK_JOBS:-$(nproc)}
@@ -254,6 +343,73 @@ for nb in "${notebooks[@]}"; do
   grep -q '^ok ' "$status" || failed=$((failed + 1))
 done
 ms=$((($(date +%s%N) - total_start) / 1000000))
-printf '%d notebook(s) in %d.%01ds on %d job(s), %d failed\nexecuted notebooks and pages: %s\nscreenshots: %s\n' \
-  "${#notebooks[@]}" $((ms / 1000)) $((ms % 1000 / 100)) "$jobs" "$failed" "$out" "$shots"
+printf '%d notebook(s) in %d.%01ds on %d job(s), %d failed\n' "${#notebooks[@]}" $((ms / 1000)) $((ms % 1000 / 100)) "$jobs" "$failed"
+
+# live_slider opens a notebook from a Jupyter Notebook server with the GoNB
+# kernel in headless Chromium and moves its tick slider as a reader would
+# (notebooks/browser, with chromedp), then does the same in the notebook's
+# HTML export, which needs no kernel, and in its output shown the way
+# JupyterLab shows one (JupyterLab is not among Debian's packages).
+live_slider() {
+  local nb=$1 base=${1%.ipynb} copy port token server rc=0
+  copy=$(mktemp -d)
+  cp "$root/notebooks/$nb" "$copy/"
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  token=$("$python" -c 'import secrets; print(secrets.token_hex(16))')
+  # GoNB takes the Jupyter root from the server's folder (notebooks/, whose
+  # `..` is this module); the server serves a copy of the notebook, so its
+  # autosave never touches the committed one.
+  (cd "$root/notebooks" && exec "$jupyter" notebook --no-browser --allow-root --ip=127.0.0.1 --port="$port" \
+    --NotebookApp.token="$token" --NotebookApp.notebook_dir="$copy" >"$out/jupyter-server.log" 2>&1) &
+  server=$!
+  local up=0
+  for _ in $(seq 1 120); do
+    if "$python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
+        "http://127.0.0.1:$port/api/status?token=$token" 2>/dev/null; then
+      up=1
+      break
+    fi
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ "$up" = 1 ]; then
+    (cd "$root" && KGREPL_JUPYTER_URL="http://127.0.0.1:$port" KGREPL_JUPYTER_TOKEN="$token" KGREPL_NOTEBOOK="$nb" \
+      KGREPL_EXPORT_HTML="$out/$base.html" KGREPL_EXECUTED_NOTEBOOK="$out/$base.fresh.ipynb" \
+      KGREPL_SCREENSHOTS="$shots" KGREPL_CHROMIUM="$chromium" \
+      go test -count=1 -v -timeout 15m ./notebooks/browser) >"$out/slider.log" 2>&1 || rc=$?
+  else
+    echo "the Jupyter server did not answer on port $port (see $out/jupyter-server.log)" >"$out/slider.log"
+    rc=1
+  fi
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  rm -rf "$copy"
+  return $rc
+}
+
+slider=""
+for nb in "${notebooks[@]}"; do
+  if grep -q '^ok ' "$out/${nb%.ipynb}.status" 2>/dev/null && grep -q 's.Scrub(' "$nb"; then
+    slider=$nb
+    break
+  fi
+done
+if [ -n "$slider" ]; then
+  start=$(date +%s%N)
+  if live_slider "$slider"; then
+    ms=$((($(date +%s%N) - start) / 1000000))
+    printf 'ok   %4d.%01ds  the tick slider of %s in a live notebook, its HTML export (scripts on and off) and as JupyterLab shows it\n' $((ms / 1000)) $((ms % 1000 / 100)) "$slider"
+    grep -E '^ +slider_test.go:[0-9]+: (live|export|lab|no script):' "$out/slider.log" || true
+  else
+    echo "FAIL the tick slider of $slider (log: $out/slider.log):"
+    grep -E '^\s+slider_test.go|^--- FAIL|^FAIL|panic' "$out/slider.log" | head -30 || tail -30 "$out/slider.log"
+    failed=$((failed + 1))
+  fi
+elif [ "$failed" -eq 0 ]; then
+  echo "FAIL no notebook run here has a tick slider to drive"
+  failed=$((failed + 1))
+fi
+ms=$((($(date +%s%N) - total_start) / 1000000))
+printf 'all in %d.%01ds, %d failed\nexecuted notebooks and pages: %s\nscreenshots: %s\n' \
+  $((ms / 1000)) $((ms % 1000 / 100)) "$failed" "$out" "$shots"
 [ "$failed" -eq 0 ]

@@ -12,9 +12,9 @@ import (
 // these machines are shared.
 
 func bigTopology(members, topics, parts int) Topology {
-	t := Topology{Group: "g", Output: TopicSpec{"out", 4}, Members: members}
+	t := Topology{Group: "g", Output: TopicSpec{Name: "out", Partitions: 4}, Members: members}
 	for i := 0; i < topics; i++ {
-		t.Inputs = append(t.Inputs, TopicSpec{fmt.Sprintf("t%d", i), parts})
+		t.Inputs = append(t.Inputs, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: parts})
 	}
 	return t
 }
@@ -64,7 +64,7 @@ func BenchmarkTickDefaultWorld(b *testing.B) {
 // (ev-rec-B) and their encoded texts (text-B), per tick.
 func BenchmarkHeapKeptPerTick(b *testing.B) {
 	w := agedWorld(1_000)
-	p0, e0, t0 := w.traceBytes()
+	p0, e0, t0 := w.trace.Bytes()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -72,7 +72,7 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 	b.ResetTimer()
 	for end := w.Tick + b.N; w.Tick < end; {
 		if w.Tick%10 == 0 {
-			for _, tp := range w.InputPartitions() {
+			for _, tp := range w.Layout().Inputs() {
 				w.ProduceInput(tp, 1)
 			}
 		}
@@ -84,7 +84,7 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/float64(b.N), "heap-B-kept/tick")
 	b.ReportMetric(float64(w.Packets.Len()+w.Events.Len())/float64(w.Tick), "pkts+evs/tick")
 	// What of it the trace keeps: packet and event records, their texts.
-	p1, e1, t1 := w.traceBytes()
+	p1, e1, t1 := w.trace.Bytes()
 	b.ReportMetric(float64(p1-p0)/float64(b.N), "pkt-rec-B/tick")
 	b.ReportMetric(float64(e1-e0)/float64(b.N), "ev-rec-B/tick")
 	b.ReportMetric(float64(t1-t0)/float64(b.N), "text-B/tick")
@@ -233,7 +233,7 @@ func agedWorld(ticks int) *World {
 	w.Join("C2", false, nil)
 	for w.Tick < ticks {
 		if w.Tick%10 == 0 {
-			for _, tp := range w.InputPartitions() {
+			for _, tp := range w.Layout().Inputs() {
 				w.ProduceInput(tp, 1)
 			}
 		}

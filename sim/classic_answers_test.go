@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // answerCase puts C1 of answerWorld (generation 1, member C1-1, owning
@@ -80,18 +82,18 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 			switch tc.api {
 			case OffsetCommit:
 				// The application's commitSync, sent in generation 1.
-				req := &commitReq{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
+				req := &wire.OffsetCommitRequest{MemberID: "C1-1", Generation: 1, Partitions: owned, Offsets: make([]int, len(owned)), Sync: true}
 				answer.Req = &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: OffsetCommit, Body: req}
-				answer.Body = &commitResp{Partitions: owned, Offsets: req.Offsets, Sync: true}
-				m.loop, m.afterCommit = LoopCommitting, contIdle
+				answer.Body = &wire.OffsetCommitResponse{Partitions: owned, Offsets: req.Offsets, Sync: true}
+				m.Hooks().InCommitSyncOnJoinPrepare()
 			case JoinGroup:
 				answer.Req = joinReqPkt
 			case SyncGroup:
 				answer.Req = syncReqPkt
 			}
-			seq, events := m.joinSeq, w.Events.Len()
-			m.receive(w, answer)
-			m.act(w) // its next poll()
+			seq, events := m.Hooks().JoinSeq(), w.Events.Len()
+			m.Hooks().Receive(answer)
+			m.Act() // its next poll()
 
 			if m.Generation != tc.wantGen {
 				t.Errorf("generation %d, want %d", m.Generation, tc.wantGen)
@@ -100,23 +102,23 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				t.Errorf("alive %v, want %v", m.Alive, !tc.wantStop)
 			}
 			switch {
-			case tc.wantJoin == noJoin && m.joinSeq != seq:
-				t.Errorf("sent a JoinGroup (member id %q), want none", m.lastJoin.Body.(*joinReq).MemberID)
-			case tc.wantJoin != noJoin && m.joinSeq == seq:
+			case tc.wantJoin == noJoin && m.Hooks().JoinSeq() != seq:
+				t.Errorf("sent a JoinGroup (member id %q), want none", m.Hooks().LastJoin().Body.(*wire.JoinGroupRequest).MemberID)
+			case tc.wantJoin != noJoin && m.Hooks().JoinSeq() == seq:
 				t.Errorf("sent no JoinGroup, want one with member id %q", tc.wantJoin)
 			case tc.wantJoin != noJoin:
-				r := m.lastJoin.Body.(*joinReq)
+				r := m.Hooks().LastJoin().Body.(*wire.JoinGroupRequest)
 				if r.MemberID != tc.wantJoin || m.MemberID != tc.wantJoin {
 					t.Errorf("JoinGroup with member id %q (the member goes by %q), want %q", r.MemberID, m.MemberID, tc.wantJoin)
 				}
 				// onJoinPrepare with no generation: nothing is owned any
 				// more, so the JoinGroup says it owns nothing.
 				if lost := len(r.Owned) == 0; lost != tc.wantLost {
-					t.Errorf("JoinGroup owns %s, want lost %v", partList(w, r.Owned), tc.wantLost)
+					t.Errorf("JoinGroup owns %s, want lost %v", w.layout.PartList(r.Owned), tc.wantLost)
 				}
 			}
 			if lost := len(m.Owned) == 0; lost != tc.wantLost {
-				t.Errorf("owns %s, want lost %v", partList(w, m.Owned), tc.wantLost)
+				t.Errorf("owns %s, want lost %v", w.layout.PartList(m.Owned), tc.wantLost)
 			}
 			var failed []string
 			lostSaid := false
@@ -124,7 +126,7 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 				switch {
 				case e.Kind == EvCommitFailed:
 					failed = append(failed, e.Text)
-				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+partList(w, owned)+" "):
+				case e.Kind == EvRevoked && strings.HasPrefix(e.Text, "C1 loses "+w.layout.PartList(owned)+" "):
 					lostSaid = true
 				}
 			}
@@ -146,13 +148,13 @@ func TestClassicAnswersFollowKafka(t *testing.T) {
 // would have (IDs far from the world's own packets), and returns the
 // JoinGroup and SyncGroup requests.
 func inFlightJoin(m *Member, phase Phase) (join, sync *Packet) {
-	join = &Packet{ID: 900, From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.joinRequest()}
-	sync = &Packet{ID: 950, From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: m.MemberID, Generation: m.Generation}}
+	join = &Packet{ID: 900, From: m.Client, FromInc: m.Inc, To: Broker, Type: JoinGroup, Body: m.JoinRequest()}
+	sync = &Packet{ID: 950, From: m.Client, FromInc: m.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation}}
 	switch phase {
 	case PhaseJoining:
-		m.lastJoin, m.joinFuture = join, join.ID+1
+		m.Hooks().SetJoinInFlight(join)
 	case PhaseSyncing:
-		m.joinFuture = sync.ID + 1
+		m.Hooks().SetSyncInFlight(sync)
 	}
 	return join, sync
 }
@@ -174,7 +176,7 @@ func answerWorld(t *testing.T) (*World, *Member) {
 	}
 	m := w.Member("C1")
 	if m.MemberID != "C1-1" || m.Generation != 1 || m.Phase != PhaseStable || len(m.Owned) == 0 {
-		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, partList(w, m.Owned))
+		t.Fatalf("C1: %s gen %d %s owning %s, want C1-1 gen 1 stable owning partitions", m.MemberID, m.Generation, m.Phase, w.layout.PartList(m.Owned))
 	}
 	return w, m
 }
@@ -183,18 +185,18 @@ func answerWorld(t *testing.T) (*World, *Member) {
 // was under way (an OffsetCommit answered REBALANCE_IN_PROGRESS during
 // the sync) is done with (SyncGroupResponseHandler: rejoinNeeded = false).
 func TestSyncGroupSuccessClearsRejoin(t *testing.T) {
-	w, m := answerWorld(t)
+	_, m := answerWorld(t)
 	owned := m.Owned
 	m.Generation, m.Phase = 2, PhaseSyncing
 	_, req := inFlightJoin(m, PhaseSyncing)
-	m.onCommitRefused(w, RebalanceInProgress, true)
-	if !m.rejoin {
+	m.Hooks().OnCommitRefused(RebalanceInProgress, true)
+	if !m.Hooks().Rejoin() {
 		t.Fatal("REBALANCE_IN_PROGRESS on a commit asks for no rejoin")
 	}
-	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
-		Body: &syncResp{Assignment: owned}})
-	if m.Phase != PhaseStable || m.rejoin {
-		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.rejoin)
+	m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Req: req,
+		Body: &wire.SyncGroupResponse{Assignment: owned}})
+	if m.Phase != PhaseStable || m.Hooks().Rejoin() {
+		t.Errorf("after the SyncGroup answer: %s, rejoin %v; want Stable with no rejoin", m.Phase, m.Hooks().Rejoin())
 	}
 }
 
@@ -215,24 +217,23 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 			m := w.Member("C1")
 			owned := m.Owned
 			tp := owned[0]
-			m.positions.set(tp, 3)
-			m.processed.set(tp, 3)
-			m.txn = clientTxn{open: true, partitions: map[TopicPartition]bool{}, offs: map[TopicPartition]int{tp: 3}, then: contIdle}
-			m.loop = LoopTxnOffsets
+			m.Hooks().SetPosition(tp, 3)
+			m.Hooks().SetProcessed(tp, 3)
+			m.Hooks().InTxnOffsets(tp, 3)
 			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit,
-				Body: &txnOffsetCommitReq{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
-			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
-			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.rejoin || m.lost || m.Zombie ||
-				partList(w, m.Owned) != partList(w, owned) {
+				Body: &wire.TxnOffsetCommitRequest{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
+			m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
+			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.Hooks().Rejoin() || m.Hooks().Lost() || m.Zombie ||
+				w.layout.PartList(m.Owned) != w.layout.PartList(owned) {
 				t.Errorf("the consumer changed: %s gen %d %s rejoin %v lost %v zombie %v owning %s",
-					m.MemberID, m.Generation, m.Phase, m.rejoin, m.lost, m.Zombie, partList(w, m.Owned))
+					m.MemberID, m.Generation, m.Phase, m.Hooks().Rejoin(), m.Hooks().Lost(), m.Zombie, w.layout.PartList(m.Owned))
 			}
-			if m.loop != LoopTxnEnd {
-				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.loop)
+			if m.Hooks().Loop() != LoopTxnEnd {
+				t.Fatalf("loop %v, want the EndTxn(ABORT) out", m.Hooks().Loop())
 			}
-			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &endTxnReq{TransactionalID: "tx-C1", Commit: false}}
-			m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: EndTxn, Response: true, Req: end})
-			if pos, _ := m.positions.get(tp); pos != 0 {
+			end := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: EndTxn, Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", Commit: false}}
+			m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: EndTxn, Response: true, Req: end})
+			if pos, _ := m.Position(tp); pos != 0 {
 				t.Errorf("after the abort %s is at %d, want 0 (nothing committed: earliest)", tp, pos)
 			}
 		})
@@ -246,20 +247,21 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 func TestSyncRebalanceInProgressRejoinsFromPoll(t *testing.T) {
 	w, m := answerWorld(t)
 	owned := m.Owned
-	m.Generation, m.Phase, m.loop = 2, PhaseSyncing, LoopProcessing
-	seq := m.joinSeq
+	m.Generation, m.Phase = 2, PhaseSyncing
+	m.Hooks().SetLoop(LoopProcessing)
+	seq := m.Hooks().JoinSeq()
 	_, req := inFlightJoin(m, PhaseSyncing)
-	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Error: RebalanceInProgress, Req: req})
-	if m.joinSeq != seq {
+	m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: SyncGroup, Response: true, Error: RebalanceInProgress, Req: req})
+	if m.Hooks().JoinSeq() != seq {
 		t.Fatal("a member busy with its batch sent its JoinGroup when the answer came")
 	}
-	m.loop = LoopIdle // the batch is done: back in poll()
-	m.act(w)
-	if m.joinSeq == seq {
+	m.Hooks().SetLoop(LoopIdle) // the batch is done: back in poll()
+	m.Act()
+	if m.Hooks().JoinSeq() == seq {
 		t.Fatal("no JoinGroup at the next poll()")
 	}
-	if r := m.lastJoin.Body.(*joinReq); r.MemberID != "C1-1" || partList(w, r.Owned) != partList(w, owned) || m.Generation != 2 {
-		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, partList(w, r.Owned), m.Generation, partList(w, owned))
+	if r := m.Hooks().LastJoin().Body.(*wire.JoinGroupRequest); r.MemberID != "C1-1" || w.layout.PartList(r.Owned) != w.layout.PartList(owned) || m.Generation != 2 {
+		t.Errorf("JoinGroup as %q owning %s, generation %d; want C1-1 owning %s, generation 2", r.MemberID, w.layout.PartList(r.Owned), m.Generation, w.layout.PartList(owned))
 	}
 }
 
@@ -292,36 +294,36 @@ func TestResetWaitsForTheJoinInFlight(t *testing.T) {
 			join, sync := inFlightJoin(m, tc.phase)
 			m.Phase = tc.phase
 			// A commit of generation 1 refused in generation 1: the reset.
-			m.onCommitRefused(w, tc.code, true)
-			seq := m.joinSeq
-			m.act(w) // the next poll(): onJoinPrepare, then it waits
-			if m.joinSeq != seq {
+			m.Hooks().OnCommitRefused(tc.code, true)
+			seq := m.Hooks().JoinSeq()
+			m.Act() // the next poll(): onJoinPrepare, then it waits
+			if m.Hooks().JoinSeq() != seq {
 				t.Fatalf("a JoinGroup went out with the %s still unanswered", map[Phase]string{PhaseJoining: "JoinGroup", PhaseSyncing: "SyncGroup"}[tc.phase])
 			}
 			if len(m.Owned) != 0 {
-				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", partList(w, m.Owned))
+				t.Errorf("owns %s after onJoinPrepare with no generation, want nothing (lost)", w.layout.PartList(m.Owned))
 			}
 			// The answer comes: a success, as the coordinator still has the
 			// member in its rebalance.
 			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Response: true}
 			if tc.phase == PhaseJoining {
 				answer.Type, answer.Req = JoinGroup, join
-				answer.Body = &joinResp{MemberID: "C1-1", Generation: 2, Leader: "C9-1", Protocol: "cooperative-sticky"}
+				answer.Body = &wire.JoinGroupResponse{MemberID: "C1-1", Generation: 2, Leader: "C9-1", Protocol: "cooperative-sticky"}
 			} else {
 				answer.Type, answer.Req = SyncGroup, sync
-				answer.Body = &syncResp{Assignment: owned}
+				answer.Body = &wire.SyncGroupResponse{Assignment: owned}
 			}
-			m.receive(w, answer)
-			m.act(w)
-			if m.joinSeq == seq {
+			m.Hooks().Receive(answer)
+			m.Act()
+			if m.Hooks().JoinSeq() == seq {
 				t.Fatal("no JoinGroup once the answer in flight came")
 			}
-			r := m.lastJoin.Body.(*joinReq)
+			r := m.Hooks().LastJoin().Body.(*wire.JoinGroupRequest)
 			if r.MemberID != tc.wantID || len(r.Owned) != 0 {
-				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, partList(w, r.Owned), tc.wantID)
+				t.Errorf("JoinGroup as %q owning %s, want %q owning nothing", r.MemberID, w.layout.PartList(r.Owned), tc.wantID)
 			}
 			if m.Generation != -1 || len(m.Owned) != 0 {
-				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, partList(w, m.Owned))
+				t.Errorf("generation %d owning %s: the answer's generation or assignment was taken", m.Generation, w.layout.PartList(m.Owned))
 			}
 		})
 	}
@@ -344,22 +346,22 @@ func TestFatalAnswerAfterResetStops(t *testing.T) {
 		{PhaseSyncing, FencedInstanceID},
 	} {
 		t.Run(tc.phase.String()+" "+tc.code.String(), func(t *testing.T) {
-			w, m := answerWorld(t)
+			_, m := answerWorld(t)
 			join, sync := inFlightJoin(m, tc.phase)
 			m.Phase = tc.phase
-			m.onCommitRefused(w, IllegalGeneration, true) // the reset
-			m.act(w)                                      // its next poll() waits for the answer
-			seq := m.joinSeq
+			m.Hooks().OnCommitRefused(IllegalGeneration, true) // the reset
+			m.Act()                                            // its next poll() waits for the answer
+			seq := m.Hooks().JoinSeq()
 			answer := &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Error: tc.code, Req: join}
 			if tc.phase == PhaseSyncing {
 				answer.Type, answer.Req = SyncGroup, sync
 			}
-			m.receive(w, answer)
+			m.Hooks().Receive(answer)
 			if m.Alive {
-				m.act(w)
+				m.Act()
 			}
-			if m.Alive || m.joinSeq != seq {
-				t.Errorf("after %s on the %s in flight: alive %v, %d JoinGroups sent; want stopped, none", tc.code, answer.Type, m.Alive, m.joinSeq-seq)
+			if m.Alive || m.Hooks().JoinSeq() != seq {
+				t.Errorf("after %s on the %s in flight: alive %v, %d JoinGroups sent; want stopped, none", tc.code, answer.Type, m.Alive, m.Hooks().JoinSeq()-seq)
 			}
 		})
 	}
@@ -373,9 +375,9 @@ func TestCloseWhileUnjoinedSendsNoLeaveGroup(t *testing.T) {
 	for _, reset := range []bool{false, true} {
 		w, m := answerWorld(t)
 		if reset {
-			m.onCommitRefused(w, IllegalGeneration, true)
-			if !m.unjoined || m.MemberID == "" {
-				t.Fatalf("after ILLEGAL_GENERATION: unjoined %v, member id %q; want unjoined keeping the id", m.unjoined, m.MemberID)
+			m.Hooks().OnCommitRefused(IllegalGeneration, true)
+			if !m.Hooks().Unjoined() || m.MemberID == "" {
+				t.Fatalf("after ILLEGAL_GENERATION: unjoined %v, member id %q; want unjoined keeping the id", m.Hooks().Unjoined(), m.MemberID)
 			}
 		}
 		from := w.Packets.Len()
@@ -403,16 +405,16 @@ func TestLostJoinAfterResetTimesOut(t *testing.T) {
 	w, m := answerWorld(t)
 	c := NewChecker()
 	w.Drop(DropRule{Type: JoinGroup, From: "C1", Count: 1})
-	m.rejoin = true
-	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining && m.joinFuture != 0 })
-	sent, seq := w.Tick, m.joinSeq
-	m.onCommitRefused(w, IllegalGeneration, true) // the reset, with the JoinGroup out
-	if !m.waitJoinFuture() {
+	m.Hooks().SetRejoin(true)
+	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining && m.Hooks().JoinFuture() != 0 })
+	sent, seq := w.Tick, m.Hooks().JoinSeq()
+	m.Hooks().OnCommitRefused(IllegalGeneration, true) // the reset, with the JoinGroup out
+	if !m.Hooks().WaitJoinFuture() {
 		t.Fatal("the reset did not leave the join future waiting on the lost JoinGroup")
 	}
-	stepUntil(t, w, c, m.joinTimeoutTicks()+5, func() bool { return m.joinSeq > seq })
-	if w.Tick < sent+m.joinTimeoutTicks() {
-		t.Errorf("the next JoinGroup went out at tick %d, before the lost one's timeout at %d", w.Tick, sent+m.joinTimeoutTicks())
+	stepUntil(t, w, c, m.Hooks().JoinTimeoutTicks()+5, func() bool { return m.Hooks().JoinSeq() > seq })
+	if w.Tick < sent+m.Hooks().JoinTimeoutTicks() {
+		t.Errorf("the next JoinGroup went out at tick %d, before the lost one's timeout at %d", w.Tick, sent+m.Hooks().JoinTimeoutTicks())
 	}
 }
 
@@ -425,17 +427,17 @@ func TestJoinAnswerInCommitSyncRestartsPollTimer(t *testing.T) {
 	stepChecked(t, w, NewChecker(), 5)
 	m.Phase = PhaseJoining
 	join, _ := inFlightJoin(m, PhaseJoining)
-	m.loop = LoopCommitting // inside commitSync, not poll()
-	if m.inPoll() {
+	m.Hooks().SetLoop(LoopCommitting) // inside commitSync, not poll()
+	if m.Hooks().InPoll() {
 		t.Fatal("a member in commitSync counts as in poll()")
 	}
-	m.leftPollAt = w.Tick - 4
-	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
-		Body: &joinResp{MemberID: m.MemberID, Generation: 2, Leader: "C9-1", Protocol: m.Cfg.Assignor}})
+	m.Hooks().SetLeftPollAt(w.Tick - 4)
+	m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
+		Body: &wire.JoinGroupResponse{MemberID: m.MemberID, Generation: 2, Leader: "C9-1", Protocol: m.Cfg.Assignor}})
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("%s after the JoinGroup answer read in commitSync, want Syncing", m.Phase)
 	}
-	if m.leftPollAt != w.Tick {
-		t.Errorf("the poll interval runs from tick %d, want %d (the answer read in commitSync)", m.leftPollAt, w.Tick)
+	if m.Hooks().LeftPollAt() != w.Tick {
+		t.Errorf("the poll interval runs from tick %d, want %d (the answer read in commitSync)", m.Hooks().LeftPollAt(), w.Tick)
 	}
 }

@@ -1,5 +1,13 @@
 package sim
 
+import (
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
+	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/txncoord"
+)
+
 // Clone returns an independent copy of the world: stepping or changing one
 // never shows in the other, and both go on exactly as the original would.
 // It is what snapshots are made of (the explorer forks thousands of
@@ -31,10 +39,9 @@ func (w *World) clone(r *Reuser) *World {
 			*r = Reuser{}
 		}
 		if old := r.last; old != nil {
-			sp = spare{memberSeq: old.memberSeq, current: old.current, logAt: old.logAt, procs: old.procs,
-				group: old.Group, txn: old.Txn, timers: old.timers, free: old.free, actBuf: old.actBuf, tpBuf: old.tpBuf, pausedBuf: old.pausedBuf, markBuf: old.markBuf}
+			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
+				group: old.Group, txn: old.Txn, env: old.env, scratch: old.scratch}
 			n = old
-			old.free = nil // the finished copy recycles nothing from here on
 		}
 		r.last = nil
 	} else {
@@ -45,28 +52,13 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.clients = cp(w.clients)
-	n.memberSeq = cpMapInto(sp.memberSeq, w.memberSeq)
-	n.Events = EventLog{recs: w.Events.recs.clone(), w: n}
-	n.Packets = PacketLog{recs: w.Packets.recs.clone(), w: n}
-	n.texts = w.texts.clone()
-	n.parties = w.parties.clone()
-	n.scratch, n.keep = nil, nil
-	// What is alive now may be shared from here on: neither world recycles
-	// it (freelist.go); the copy starts lists of its own, or takes the
-	// finished copy's, renewed: what is in them is referenced by nothing
-	// else (recycle takes back only what no world reads again), and the
-	// renewed epoch keeps what the finished copy still holds out of them.
-	w.free.renew()
-	if n.free = sp.free; n.free != nil {
-		n.free.renew()
-	} else {
-		n.free = newFreeLists()
-	}
-	n.drops = cp(w.drops)
-	// The timer heap with room to grow (timerQueue.clone), in the finished
-	// copy's arrays if they have it.
-	n.timers = w.timers.cloneOver(sp.timers)
+	n.trace = w.trace.Clone(&n.Tick, &n.sources)
+	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
+	// The environment: drop rules, timers (in the finished copy's arrays
+	// if they have the room), process sets and free lists (env.Clone);
+	// its packets on the wire below.
+	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
+	sending, inflight := w.env.Wire()
 	n.Sink = w.Sink.clone()
 
 	// The trace is shared chunk by chunk (its records never change). The
@@ -76,24 +68,24 @@ func (w *World) clone(r *Reuser) *World {
 	// The copies, of packets and of the other objects below that a world
 	// has a few of, are made in one array per kind: one allocation each
 	// rather than one per object.
-	r.wire = reuseBuf(r.wire, len(w.sending)+len(w.inflight))
+	r.wire = store.ReuseBuf(r.wire, len(sending)+len(inflight))
 	wire := r.wire
-	for i, p := range w.sending {
+	for i, p := range sending {
 		wire[i] = *p
 	}
-	for i, p := range w.inflight {
-		wire[len(w.sending)+i] = *p
+	for i, p := range inflight {
+		wire[len(sending)+i] = *p
 	}
 	// re finds a live packet's copy: by a walk of the two lists while they
 	// are short (a few packets: no map to make), else in a map.
 	var pk map[*Packet]*Packet
 	if len(wire) > 32 {
 		pk = make(map[*Packet]*Packet, len(wire))
-		for i, p := range w.sending {
+		for i, p := range sending {
 			pk[p] = &wire[i]
 		}
-		for i, p := range w.inflight {
-			pk[p] = &wire[len(w.sending)+i]
+		for i, p := range inflight {
+			pk[p] = &wire[len(sending)+i]
 		}
 	}
 	re := func(p *Packet) *Packet {
@@ -106,14 +98,14 @@ func (w *World) clone(r *Reuser) *World {
 			}
 			return p
 		}
-		for i, q := range w.sending {
+		for i, q := range sending {
 			if q == p {
 				return &wire[i]
 			}
 		}
-		for i, q := range w.inflight {
+		for i, q := range inflight {
 			if q == p {
-				return &wire[len(w.sending)+i]
+				return &wire[len(sending)+i]
 			}
 		}
 		return p
@@ -131,65 +123,15 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		return out
 	}
-	n.sending, n.inflight = onWire(w.sending, 0), onWire(w.inflight, len(w.sending))
-	n.parked = make([]parkedFetch, len(w.parked))
-	for i, pf := range w.parked {
-		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
-	}
+	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
+	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
+	n.Txn = w.Txn.Clone(n.env, sp.txn)
+	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
+	n.connect()
 
-	// Every log is in logAt (the input partitions and the output's), found
-	// by tpIndex (World.logOf): one pass copies them, no map to rebuild.
-	n.logAt = reuseBuf(sp.logAt, len(w.logAt))
-	r.logs = reuseBuf(r.logs, len(w.logAt))
-	if len(r.prods) < len(w.logAt) && !plain {
-		r.prods = make([]producerBufs, len(w.logAt))
-	}
-	for i, l := range w.logAt {
-		c := &r.logs[i]
-		var none producerBufs
-		buf := &none
-		if i < len(r.prods) {
-			buf = &r.prods[i]
-		}
-		l.cloneInto(c, buf)
-		n.logAt[i] = c
-	}
-	n.Group = w.Group.clone(re, sp.group, r)
-	n.Txn = w.Txn.clone(sp.txn)
-
-	n.procs = reuseBuf(sp.procs, len(w.procs))
-	r.procs = reuseBuf(r.procs, len(w.procs))
-	// Every member's positions, processed and committed offsets in one
-	// array, their batches in another, their producers' sequence numbers
-	// and requests in flight in two more (cutInto).
-	var ints, batch, seqs, unacked int
-	for _, m := range w.procs {
-		ints += len(m.positions.es) + len(m.processed.es) + len(m.committed.es)
-		batch += len(m.batch)
-		seqs += len(m.prod.seq)
-		unacked += len(m.prod.unacked)
-	}
-	bufs := &r.bufs
-	*bufs = memberBufs{ints: reuseBuf(bufs.ints, ints)[:0], batch: reuseBuf(bufs.batch, batch)[:0],
-		seqs: reuseBuf(bufs.seqs, seqs)[:0], unacked: reuseBuf(bufs.unacked, unacked)[:0]}
-	for i, m := range w.procs {
-		c := &r.procs[i]
-		m.cloneInto(c, bufs)
-		c.lastJoin, c.cg.inFlight, c.cg.commitPkt = re(m.lastJoin), re(m.cg.inFlight), re(m.cg.commitPkt)
-		n.procs[i] = c
-	}
-	n.current = sp.current
-	if n.current == nil {
-		n.current = make(map[string]*Member, len(w.current))
-	}
-	clear(n.current)
-	for c, m := range w.current {
-		n.current[c] = n.procs[m.proc] // a process's copy has its process number
-	}
-	n.wake, n.busy = w.wake.clone(), w.busy.clone()
-	// The tick loop's scratch lists are private to a world and kept by
-	// nothing: a finished copy's serve the new one (nil for a plain copy).
-	n.actBuf, n.tpBuf, n.pausedBuf, n.markBuf = sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]
+	// Every process copied, its small slices in shared arrays.
+	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
+	n.scratch = scratch{sp.actBuf[:0], sp.procBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
 	n.Meter = w.Meter.clone()
 	r.last = n
 	if plain {
@@ -203,248 +145,20 @@ func (w *World) clone(r *Reuser) *World {
 // spare is what a finished copy hands to the next (World.clone): its maps
 // and pointer lists, its group, its free lists and its scratch lists.
 type spare struct {
-	memberSeq map[string]int
-	current   map[string]*Member
-	logAt     []*PartitionLog
-	procs     []*Member
-	group     *Group
-	txn       *TxnCoordinator
-	timers    timerQueue
-	free      *freeLists
-	actBuf    []*Member
-	tpBuf     []TopicPartition
-	pausedBuf []TopicPartition
-	markBuf   []bool
-}
-
-// reuseBuf returns buf at length n when it has the room, else a new slice;
-// what is past n in it is cleared (the finished copy's leftovers, which
-// the collector would otherwise keep). The caller writes every element.
-func reuseBuf[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n)
-	}
-	clear(buf[n:cap(buf)])
-	return buf[:n]
-}
-
-// cpMapInto copies m into dst, cleared first, or into a new map when dst
-// is nil; nil for nil.
-func cpMapInto[K comparable, V any](dst, m map[K]V) map[K]V {
-	if m == nil {
-		return nil
-	}
-	if dst == nil {
-		return cpMap(m)
-	}
-	clear(dst)
-	for k, v := range m {
-		dst[k] = v
-	}
-	return dst
-}
-
-// memberBufs are the arrays World.Clone copies its members' small slices
-// into, one per kind, rather than one allocation per slice (cutInto).
-type memberBufs struct {
-	ints    []partInt
-	batch   []fetched
-	seqs    []int
-	unacked []*produceReq
-}
-
-// cutInto appends s to *buf and returns its copy there, cut to its length,
-// so that an append or insert to it reallocates and an element write or a
-// delete stays within it; nil for nil.
-func cutInto[T any](buf *[]T, s []T) []T {
-	if s == nil {
-		return nil
-	}
-	at := len(*buf)
-	*buf = append(*buf, s...)
-	return (*buf)[at:len(*buf):len(*buf)]
-}
-
-func cp[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
-}
-
-func cpMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
-		return nil
-	}
-	out := make(map[K]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// cpLazy copies a map that is made at its first write (putMap): an empty
-// one is copied as nil, no allocation.
-func cpLazy[K comparable, V any](m map[K]V) map[K]V {
-	if len(m) == 0 {
-		return nil
-	}
-	return cpMap(m)
-}
-
-// putMap sets (*m)[k], making the map first if it is nil: for the maps most
-// worlds never write (static members, fenced ids, the transaction
-// coordinator's), which World.Clone then copies as nil (cpLazy).
-func putMap[K comparable, V any](m *map[K]V, k K, v V) {
-	if *m == nil {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
-}
-
-// cloneInto copies l into n, its producer entries into the arrays of buf
-// (the ones n's last contents used, when n is a finished copy's log: its
-// producers map is reused too), which it then holds.
-func (l *PartitionLog) cloneInto(n *PartitionLog, buf *producerBufs) {
-	producers := buf.producers
-	*n = *l
-	n.Cells = l.Cells.clone()
-	// Most logs never see an idempotent or transactional producer: their
-	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers = cpLazy(l.openTxn), nil
-	n.Aborted = cp(l.Aborted)
-	if len(l.producers) == 0 {
-		return
-	}
-	// The entries in one array and their batches in another, each entry's
-	// cut to its length (appends past it reallocate; the window slides
-	// within it): three allocations a log, not two an entry, and none when
-	// buf has the room.
-	if producers == nil {
-		producers = make(map[int64]*producerEntry, len(l.producers))
-	}
-	clear(producers)
-	n.producers = producers
-	total := 0
-	for _, e := range l.producers {
-		total += len(e.batches)
-	}
-	ents := reuseBuf(buf.ents, len(l.producers))[:0]
-	batches := reuseBuf(buf.batches, total)[:0]
-	for pid, e := range l.producers {
-		ents = append(ents, producerEntry{epoch: e.epoch, batches: cutInto(&batches, e.batches)})
-		n.producers[pid] = &ents[len(ents)-1]
-	}
-	*buf = producerBufs{producers: producers, ents: ents, batches: batches}
-}
-
-// producerBufs are where PartitionLog.cloneInto puts a log's producer
-// entries: its map, and the arrays of entries and of their batches.
-type producerBufs struct {
-	producers map[int64]*producerEntry
-	ents      []producerEntry
-	batches   []batchRecord
-}
-
-// clone copies the group into dst (a finished copy's group, with its
-// members map; nil: a new one), its members into r's array.
-func (g *Group) clone(re func(*Packet) *Packet, dst *Group, r *Reuser) *Group {
-	var members map[string]*GroupMember
-	if dst == nil {
-		dst = new(Group)
-	} else {
-		members = dst.members
-	}
-	n := dst
-	*n = *g
-	if members == nil {
-		members = make(map[string]*GroupMember, len(g.sorted))
-	}
-	clear(members)
-	n.members = members
-	// The copies in one array, in member-id order: the copy's sorted list
-	// points into it.
-	r.gms = reuseBuf(r.gms, len(g.sorted))
-	gms := r.gms
-	n.sorted = nil
-	if len(g.sorted) > 0 {
-		n.sorted = make([]*GroupMember, len(g.sorted))
-	}
-	for i, gm := range g.sorted {
-		// Topics, Owned, Protocols, Assignment, Target and Revoking are
-		// shared: each is replaced, never changed in place (see GroupMember).
-		c := &gms[i]
-		*c = *gm
-		c.joinPkt, c.syncPkt = re(gm.joinPkt), re(gm.syncPkt)
-		n.members[gm.MemberID] = c
-		n.sorted[i] = c
-	}
-	n.static = cpLazy(g.static)
-	n.fenced = cpLazy(g.fenced)
-	n.offsets = g.offsets.clone()
-	n.pending = nil // made at its first write (putMap), so nil while empty
-	if len(g.pending) > 0 {
-		n.pending = make(map[int64]map[TopicPartition]OffsetRecord, len(g.pending))
-		for pid, m := range g.pending {
-			n.pending[pid] = cpMap(m)
-		}
-	}
-	n.OffsetsLog = g.OffsetsLog.clone()
-	n.Transitions = g.Transitions.clone()
-	return n
-}
-
-// clone copies the coordinator into dst (a finished copy's; nil: a new
-// one).
-func (t *TxnCoordinator) clone(dst *TxnCoordinator) *TxnCoordinator {
-	if dst == nil {
-		dst = new(TxnCoordinator)
-	}
-	n := dst
-	*n = *t
-	// Most worlds have no transactional producer: the maps stay nil
-	// (putMap makes them at the first register).
-	n.entries, n.byPID = nil, nil
-	if len(t.entries) > 0 {
-		n.entries = make(map[string]*TxnEntry, len(t.entries))
-		n.byPID = make(map[int64]*TxnEntry, len(t.byPID))
-		old := make(map[*TxnEntry]*TxnEntry, len(t.entries))
-		for id, e := range t.entries {
-			c := *e
-			c.Partitions = cp(e.Partitions)
-			n.entries[id] = &c
-			old[e] = &c
-		}
-		for pid, e := range t.byPID {
-			n.byPID[pid] = old[e]
-		}
-	}
-	n.Log = t.Log.clone()
-	n.Transitions = t.Transitions.clone()
-	return n
-}
-
-func (m *Member) cloneInto(n *Member, bufs *memberBufs) {
-	*n = *m
-	// Owned is replaced, never changed in place (commits share it too):
-	// shared, and with it the slots computed for it (ownedSlots). So is
-	// Topics (a JoinGroup carries it; a restart hands it on). The batch's
-	// array is reused for the next batch: copied.
-	n.revoke, n.batch = cp(m.revoke), cutInto(&bufs.batch, m.batch)
-	n.positions, n.processed, n.committed = m.positions.cloneIn(&bufs.ints), m.processed.cloneIn(&bufs.ints), m.committed.cloneIn(&bufs.ints)
-	n.closeOffs, n.revokeOffs = cpMap(m.closeOffs), cpMap(m.revokeOffs) // pendingCommit is never changed in place: shared
-	n.prod.seq = cutInto(&bufs.seqs, m.prod.seq)
-	n.prod.unacked = cutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
-	n.prod.queued = cp(m.prod.queued)
-	n.txn.partitions = cpMap(m.txn.partitions)
-	n.txn.offs = cpMap(m.txn.offs)
+	current map[string]*Member
+	broker  *broker.Broker
+	procs   []*Member
+	group   *Group
+	txn     *txncoord.Coordinator
+	env     *env.Env
+	scratch
 }
 
 func (pm PauseMeter) clone() PauseMeter {
 	n := pm
 	n.Entries = make([]PauseEntry, len(pm.Entries))
 	for i, e := range pm.Entries {
-		e.Partitions = cp(e.Partitions)
+		e.Partitions = store.Copy(e.Partitions)
 		n.Entries[i] = e
 	}
 	n.Series = pm.Series.clone()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The world's inputs: each is applied between ticks, checks its arguments
@@ -24,31 +26,6 @@ func checkClientID(client string) error {
 	return fmt.Errorf("%s is not a client id (client ids are C1 to C999999: C and a number from 1 to 999999, no leading zero)", client)
 }
 
-// running lists the clients with a live process, for error messages.
-func (w *World) running() string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return "none running"
-	}
-	return strings.Join(out, " ")
-}
-
-func (w *World) live(verb, client string) (*Member, error) {
-	m := w.current[client]
-	if m == nil {
-		return nil, fmt.Errorf("%s %s: no member %s (members: %s)", verb, client, client, w.running())
-	}
-	if !m.Alive {
-		return nil, fmt.Errorf("%s %s: %s is not running (members: %s)", verb, client, client, w.running())
-	}
-	return m, nil
-}
-
 // Join starts a member process that joins the group. topics nil means
 // every input topic.
 func (w *World) Join(client string, static bool, topics []string) error {
@@ -56,7 +33,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 		return fmt.Errorf("join %s: %v", client, err)
 	}
 	if m := w.current[client]; m != nil && m.Alive {
-		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, orDash(m.MemberID), client)
+		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, wire.OrDash(m.MemberID), client)
 	}
 	for _, t := range topics {
 		found := false
@@ -66,7 +43,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.topicNames(), ","))
+			return fmt.Errorf("join %s --topics: no input topic %q (input topics: %s)", client, t, strings.Join(w.layout.InputTopics(), ","))
 		}
 	}
 	if static && w.Cfg.ForClient(client).InstanceID == "" {
@@ -76,7 +53,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 	if len(topics) > 0 {
 		m.Topics = append([]string{}, topics...)
 	}
-	m.start(w)
+	m.Start()
 	return nil
 }
 
@@ -103,20 +80,8 @@ func (w *World) close(client string, now bool) error {
 	if err != nil {
 		return err
 	}
-	if m.closing && (m.closeNow || !now) {
+	if !m.Close(now) {
 		return fmt.Errorf("%s %s: %s is already closing", verb, client, client)
-	}
-	if m.closing {
-		// A second signal during a graceful close: break out now.
-		m.closeNow = true
-		return nil
-	}
-	m.closing, m.closeNow = true, now
-	// Blocked in poll(): wakeup() makes it throw at once. Processing, or in a
-	// blocking call (commitSync, flush, commitTransaction): close() runs once
-	// the loop is back in poll(), or (--now) after the record in hand.
-	if m.inPoll() {
-		m.finishClose(w)
 	}
 	return nil
 }
@@ -127,7 +92,7 @@ func (w *World) CrashNow(client string) error {
 	if err != nil {
 		return err
 	}
-	m.crash(w, false)
+	m.Crash(false)
 	return nil
 }
 
@@ -140,7 +105,7 @@ func (w *World) CrashAfter(client string, n int) error {
 	if n < 1 {
 		return fmt.Errorf("crash %s after %d: N is a number of records >= 1 (use crash %s now to crash at once)", client, n, client)
 	}
-	m.crashAfter = n
+	m.CrashAfter(n)
 	return nil
 }
 
@@ -155,15 +120,15 @@ func (w *World) Restart(client string) error {
 	if old.Alive {
 		if busy, slow := old.Processing(); busy && slow {
 			old.Zombie = true
-			w.event(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
+			w.trace.Eventf(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
 		} else {
-			w.event(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
-			old.die(w)
+			w.trace.Eventf(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
+			old.Stop()
 		}
 	}
 	m := w.newProcess(client)
 	m.Topics = old.Topics
-	m.start(w)
+	m.Start()
 	return nil
 }
 
@@ -173,36 +138,36 @@ func (w *World) Slow(client string) error {
 	if err != nil {
 		return err
 	}
-	m.slowNext = true
+	m.Slow()
 	return nil
 }
 
 // ProduceInput appends n upstream records to an input partition.
 func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	isInput := false
-	for _, t := range w.inputTPs {
+	for _, t := range w.layout.Inputs() {
 		if t == tp {
 			isInput = true
 		}
 	}
 	if !isInput {
-		return fmt.Errorf("produce %s: not an input partition (input partitions: %s)", tp, strings.Join(w.inputNames(), " "))
+		return fmt.Errorf("produce %s: not an input partition (input partitions: %s)", tp, strings.Join(partitionNames(w.layout.Inputs()), " "))
 	}
 	if n < 1 || n > 1_000_000 {
 		return fmt.Errorf("produce %s %d: N is a number of records from 1 to 1000000", tp, n)
 	}
-	first := w.logOf(tp).HW()
-	w.appendInput(tp, n, true)
-	// "%d records appended to %s (%s..%s)", encoded (a steady producer
-	// sends this every few ticks).
-	b, _ := w.argTP(argNum(encTemplate(w.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
-	w.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
+	first := w.broker.Log(tp).HW()
+	w.broker.Append(tp, n)
+	// "%d records appended to %s (%s..%s)" (a steady producer sends this
+	// every few ticks).
+	w.trace.Input(tp, n, first)
 	return nil
 }
 
-func (w *World) inputNames() []string {
+// partitionNames spells tps by their full names.
+func partitionNames(tps []TopicPartition) []string {
 	var out []string
-	for _, tp := range w.inputTPs {
+	for _, tp := range tps {
 		out = append(out, tp.String())
 	}
 	return out
@@ -231,13 +196,10 @@ func (w *World) Set(client, key, value string) error {
 		if m == nil || !m.Alive {
 			continue
 		}
-		inst := m.Cfg.InstanceID
-		m.Cfg = w.Cfg.ForClient(c)
-		m.Cfg.InstanceID = inst
+		m.Reconfigure(w.Cfg.ForClient(c))
 		if key == "partition.assignment.strategy" && m.MemberID != "" {
-			w.Group.allowProtocol(m.MemberID, m.Cfg.Assignor)
+			w.Group.AllowProtocol(m.MemberID, m.Cfg.Assignor)
 		}
-		w.wakeUp(m)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // BenchmarkTickAutoCommit100x10000: 100 idle members over 10,000 partitions
@@ -21,7 +23,7 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	for i := 0; i < 20; i++ {
 		w.Step()
 	}
-	o0 := w.Group.OffsetsLog.Len()
+	o0 := w.Group.Offsets.Log.Len()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -33,72 +35,11 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/tick")
-	b.ReportMetric(float64(w.Group.OffsetsLog.Len()-o0)/float64(b.N), "offsets/tick")
+	b.ReportMetric(float64(w.Group.Offsets.Log.Len()-o0)/float64(b.N), "offsets/tick")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B-kept/tick")
 	runtime.KeepAlive(w)
-}
-
-// TestFetchPositionList: the ordered position lists of the auto-commit
-// and of commitSync are what sorting the fetchPositions and
-// processedPositions maps gives, whether Owned is sorted, unsorted,
-// repeats a partition, or has partitions not yet positioned (also between
-// two that are out of order), without a processed offset, or not of the
-// world; with and without the world's numbering. Their slots, when given,
-// are the partitions' own.
-func TestFetchPositionList(t *testing.T) {
-	tp := func(topic string, p int) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
-	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{"b", 3}, {"a", 2}}, Output: TopicSpec{"out", 1}}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, idx := range []*inputIndex{nil, &w.records.index} {
-		for _, owned := range [][]TopicPartition{
-			nil,
-			{tp("a", 0), tp("a", 1), tp("b", 0)},
-			{tp("a", 1), tp("b", 0), tp("b", 2)},
-			{tp("b", 0), tp("a", 1), tp("a", 0)},
-			{tp("a", 1), tp("a", 1), tp("a", 0)},
-			{tp("a", 1), tp("x", 9), tp("b", 2)},
-			{tp("a", 1), tp("b", 2), tp("x", 9)},
-			{tp("b", 0), tp("a", 0), tp("a", 1)}, // a-0 not positioned: b-0 and a-1 are listed out of order
-			{tp("b", 1), tp("b", 2)},             // b-1 positioned, not processed
-		} {
-			m := &Member{Owned: owned}
-			if idx != nil {
-				m.useIndex(idx)
-			}
-			for _, e := range []struct {
-				tp TopicPartition
-				v  int
-			}{{tp("a", 1), 7}, {tp("b", 0), 1}, {tp("b", 1), 2}, {tp("b", 2), 3}, {tp("x", 9), 5}} {
-				m.positions.set(e.tp, e.v)
-				if e.tp != tp("b", 1) {
-					m.processed.set(e.tp, e.v+10)
-				}
-			}
-			m.positions.delAll([]TopicPartition{tp("x", 9)})
-			for _, c := range []struct {
-				name string
-				got  commitList
-				want map[TopicPartition]int
-			}{{"fetch", m.fetchPositionList([]int{99, 98}), m.fetchPositions()}, {"processed", m.processedPositionList(), m.processedPositions()}} {
-				want := listOf(c.want)
-				if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
-					t.Fatalf("Owned %v, %s: got %v %v, want %v %v", owned, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
-				}
-				for i, tp := range c.got.tps {
-					if s := slotAt(c.got.slots, i); s >= 0 && (idx == nil || idx.tps[s] != tp) {
-						t.Fatalf("Owned %v, %s: slot %d of %v is not its own", owned, c.name, s, tp)
-					}
-				}
-			}
-			if m.anyPositioned() != (len(m.fetchPositions()) > 0) {
-				t.Fatalf("Owned %v: anyPositioned %v", owned, m.anyPositioned())
-			}
-		}
-	}
 }
 
 // TestCommitsKeepTheirPartitions: an auto-commit's request shares the
@@ -128,8 +69,8 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 			w.Step()
 			for ; seen < w.Packets.Len(); seen++ {
-				p := w.keep[seen]
-				if req, ok := p.Body.(*commitReq); ok && !p.Response && len(req.Partitions) > 0 {
+				p := w.env.KeepForTest()[seen]
+				if req, ok := p.Body.(*wire.OffsetCommitRequest); ok && !p.Response && len(req.Partitions) > 0 {
 					sent[p] = slices.Clone(req.Partitions)
 					if m := w.process(p.From, p.FromInc); m != nil && len(m.Owned) > 0 && &m.Owned[0] == &req.Partitions[0] {
 						shared++
@@ -138,7 +79,7 @@ func TestCommitsKeepTheirPartitions(t *testing.T) {
 			}
 		}
 		for p, tps := range sent {
-			if got := p.Body.(*commitReq).Partitions; !slices.Equal(got, tps) {
+			if got := p.Body.(*wire.OffsetCommitRequest).Partitions; !slices.Equal(got, tps) {
 				t.Fatalf("seed %d: OffsetCommit %d sent at tick %d named %v, names %v now", seed, p.ID, p.Sent, tps, got)
 			}
 		}

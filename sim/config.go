@@ -8,64 +8,9 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/assign/server"
+	"github.com/kgrepl/kgrepl/sim/coord"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
-
-// CommitMode is when a member commits its offsets.
-type CommitMode string
-
-const (
-	CommitAuto   CommitMode = "auto"   // enable.auto.commit: positions of earlier polls, every interval
-	CommitAfter  CommitMode = "after"  // commitSync() after processing the batch: at-least-once
-	CommitBefore CommitMode = "before" // commitSync() before processing the batch: at-most-once
-)
-
-// ProducerMode is how a member's producer writes its invoices.
-type ProducerMode string
-
-const (
-	ProducerPlain         ProducerMode = "plain"
-	ProducerIdempotent    ProducerMode = "idempotent"
-	ProducerTransactional ProducerMode = "transactional"
-)
-
-// ClientConfig is the configuration of one member (consumer + producer).
-// Every field is a Kafka client config, counted in ticks where Kafka counts
-// milliseconds.
-type ClientConfig struct {
-	Assignor           string // partition.assignment.strategy
-	StickyRules        assign.StickyRules
-	SessionTimeout     int // session.timeout.ms
-	MaxPollInterval    int // max.poll.interval.ms (also the rebalance timeout)
-	MaxPollRecords     int // max.poll.records
-	Commit             CommitMode
-	AutoCommitInterval int    // auto.commit.interval.ms
-	Idempotence        bool   // enable.idempotence
-	TransactionalID    string // transactional.id ("" = none)
-	TransactionTimeout int    // transaction.timeout.ms
-	RetryBackoff       int    // retry.backoff.ms
-	RequestTimeout     int    // request.timeout.ms
-	InstanceID         string // group.instance.id ("" = dynamic)
-	// GroupProtocol is group.protocol: classic (JoinGroup/SyncGroup) or
-	// consumer (KIP-848's ConsumerGroupHeartbeat). A process keeps the
-	// protocol it started with.
-	GroupProtocol string
-	// RemoteAssignor is group.remote.assignor: the server-side assignor a
-	// consumer-protocol member asks for (uniform or range).
-	RemoteAssignor string
-	ProcessTicks   int // ticks to process one record
-	SlowTicks      int // ticks to process a record marked slow
-}
-
-// Producer is the producer mode the config amounts to.
-func (c ClientConfig) Producer() ProducerMode {
-	switch {
-	case c.TransactionalID != "":
-		return ProducerTransactional
-	case c.Idempotence:
-		return ProducerIdempotent
-	}
-	return ProducerPlain
-}
 
 // Override is one per-client setting (set Cn.KEY VALUE).
 type Override struct{ Client, Key, Value string }
@@ -82,28 +27,10 @@ type Config struct {
 	// World-level settings.
 	RecordsPerPartition int    // records.per.partition
 	Isolation           string // isolation.level of the audit reader
-	// InitialRebalanceDelay is the broker's group.initial.rebalance.delay.ms
-	// in ticks. 0 (kgrepl's default) keeps SPEC §3's rule: JoinGroups that
-	// reach an empty group in one tick are answered in one generation.
-	InitialRebalanceDelay int
-	// The broker's group.consumer.heartbeat.interval.ms and
-	// group.consumer.session.timeout.ms, in ticks. Kafka's defaults are 5 s
-	// and 45 s. The interval, 5/45 of a session, is 2 ticks: the smallest
-	// interval at which a heartbeat is answered (a 2-tick round trip)
-	// before the next is due. The session is 9 ticks, not the classic 6,
-	// so that, as with Kafka's defaults, one lost heartbeat does not fence
-	// a member: the client waits request.timeout.ms (5) for the answer,
-	// then resends after the retry backoff (1 tick, client_consumer.go's
-	// cgRetryBackoff), so the coordinator hears the resend interval +
-	// request timeout + backoff = 8 ticks after the heartbeat before the
-	// lost one; the session must outlast that. Kafka: 5 + 30 + 0.1 s of
-	// 45 s; 9 ticks also keeps Kafka's (interval + request timeout) /
-	// session = 35/45 = 7/9. With 6 a lost heartbeat always fenced.
-	ConsumerHeartbeatInterval int
-	ConsumerSessionTimeout    int
-	// MigrationPolicy is the broker's group.consumer.migration.policy:
-	// disabled, upgrade, downgrade or bidirectional (Kafka's default).
-	MigrationPolicy string
+	// The broker's group settings (group.initial.rebalance.delay.ms,
+	// group.consumer.heartbeat.interval.ms and session.timeout.ms,
+	// group.consumer.migration.policy), which the group coordinator reads.
+	coord.Config
 }
 
 // DefaultConfig gives the seed's defaults (SPEC §3).
@@ -130,11 +57,9 @@ func DefaultConfig() Config {
 			GroupProtocol:  "classic",
 			RemoteAssignor: "uniform",
 		},
-		ConsumerHeartbeatInterval: 2,
-		ConsumerSessionTimeout:    9,
-		MigrationPolicy:           "bidirectional",
-		RecordsPerPartition:       10,
-		Isolation:                 "read_uncommitted",
+		Config:              coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional"},
+		RecordsPerPartition: 10,
+		Isolation:           "read_uncommitted",
 	}
 }
 
@@ -276,7 +201,7 @@ func buildSettings() []Setting {
 					c.TransactionalID = ""
 					return nil
 				}
-				if !validName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
+				if !topo.ValidName(strings.ReplaceAll(v, ClientPlaceholder, "C")) {
 					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s", v, ClientPlaceholder)
 				}
 				c.TransactionalID = v
@@ -291,7 +216,7 @@ func buildSettings() []Setting {
 					c.InstanceID = ""
 					return nil
 				}
-				if !validName(v) {
+				if !topo.ValidName(v) {
 					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_' and '-'", v)
 				}
 				c.InstanceID = v
@@ -375,15 +300,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func validName(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // LookupSetting finds a key.

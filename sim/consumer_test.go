@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/client"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // consumerWorld is the default topology with n members under
@@ -27,16 +31,16 @@ func consumerWorld(t *testing.T, n int, tweak func(*Config)) *World {
 
 // keepBodies makes w keep the packets it sends, bodies included, for
 // withBody: the trace keeps no bodies.
-func keepBodies(w *World) { w.keep = map[int]*Packet{} }
+func keepBodies(w *World) { w.env.KeepForTest() }
 
 // withBody gives a packet of the trace the body it was sent with, and its
 // request's, in a world that keeps them (keepBodies).
 func withBody(w *World, p *Packet) *Packet {
-	if live := w.keep[p.ID]; live != nil {
+	if live := w.env.KeepForTest()[p.ID]; live != nil {
 		p.Body = live.Body
 	}
 	if p.Req != nil {
-		if live := w.keep[p.Req.ID]; live != nil {
+		if live := w.env.KeepForTest()[p.Req.ID]; live != nil {
 			p.Req.Body = live.Body
 		}
 	}
@@ -58,7 +62,7 @@ func stepDisjoint(t *testing.T, w *World, c *Checker, n int, each func()) {
 			if !m.Alive || m.Zombie || !m.InGroup() {
 				continue
 			}
-			for _, tp := range m.fetchable(w) {
+			for _, tp := range m.Fetchable() {
 				if o, ok := owner[tp]; ok {
 					t.Fatalf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.Client)
 				}
@@ -119,7 +123,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 			states[gm.ClientID][gm.MemberState] = true
 		}
-		if len(c1.fetchable(w)) == 0 {
+		if len(c1.Fetchable()) == 0 {
 			t.Fatalf("tick %d: C1 consumes nothing (a stop-the-world)", w.Tick)
 		}
 	}
@@ -128,11 +132,11 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 		if err := w.Join(cl, false, nil); err != nil {
 			t.Fatal(err)
 		}
-		for k := 0; k < 60 && !(w.GroupSettled() && w.Group.GroupEpoch == 2+i); k++ {
+		for k := 0; k < 60 && !(w.GroupSettled() && w.Group.Describe().GroupEpoch == 2+i); k++ {
 			stepDisjoint(t, w, c, 1, each)
 		}
-		if !w.GroupSettled() || w.Group.GroupEpoch != 2+i {
-			t.Fatalf("after %s joined: settled %v, group epoch %d, want settled at %d", cl, w.GroupSettled(), w.Group.GroupEpoch, 2+i)
+		if !w.GroupSettled() || w.Group.Describe().GroupEpoch != 2+i {
+			t.Fatalf("after %s joined: settled %v, group epoch %d, want settled at %d", cl, w.GroupSettled(), w.Group.Describe().GroupEpoch, 2+i)
 		}
 	}
 	if n := len(packetsOf(w, JoinGroup, "", false)) + len(packetsOf(w, SyncGroup, "", false)); n != 0 {
@@ -151,8 +155,8 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 	// before revoking (the auto-commit before revocation).
 	revokedAt := map[TopicPartition]int{}
 	for _, e := range eventsOf(w, EvRevoked, "C1") {
-		for _, tp := range w.inputTPs {
-			if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) {
+		for _, tp := range w.layout.Inputs() {
+			if strings.Contains(e.Text, w.layout.PartList([]TopicPartition{tp})[1:len(w.layout.PartList([]TopicPartition{tp}))-1]) {
 				revokedAt[tp] = e.Tick
 			}
 		}
@@ -165,12 +169,12 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 				continue
 			}
 			for _, e := range eventsOf(w, EvAssigned, cl) {
-				if strings.Contains(e.Text, partList(w, []TopicPartition{tp})[1:len(partList(w, []TopicPartition{tp}))-1]) && e.Tick <= at {
+				if strings.Contains(e.Text, w.layout.PartList([]TopicPartition{tp})[1:len(w.layout.PartList([]TopicPartition{tp}))-1]) && e.Tick <= at {
 					t.Errorf("%s was assigned %s at tick %d, C1 revoked it at %d", cl, tp, e.Tick, at)
 				}
 			}
 			committed := false
-			for _, r := range w.Group.OffsetsLog.All() {
+			for _, r := range w.Group.Offsets.Log.All() {
 				if r.TP == tp && r.MemberID == "C1-1" && r.Tick <= at {
 					committed = true
 				}
@@ -186,7 +190,7 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 	}
 	for _, e := range w.Meter.Entries {
 		for _, tp := range e.Partitions {
-			if c1.owns(tp) {
+			if c1.Hooks().Owns(tp) {
 				t.Errorf("group epoch %d paused %s, which C1 kept throughout", e.Generation, tp)
 			}
 		}
@@ -214,8 +218,8 @@ func TestConsumerSessionTimeout(t *testing.T) {
 	if len(removed) != 1 || removed[0].Tick != last+w.Cfg.ConsumerSessionTimeout || !strings.Contains(removed[0].Text, "session timeout") {
 		t.Fatalf("removals of C2 %v; want one, %d ticks after its last heartbeat at %d", removed, w.Cfg.ConsumerSessionTimeout, last)
 	}
-	if g := w.Group; g.GroupEpoch != 2 || len(g.Members()) != 1 || len(g.Members()[0].Assignment) != 6 || !w.GroupSettled() {
-		t.Fatalf("group epoch %d, members %v, settled %v; want epoch 2, C1-1 with all six", g.GroupEpoch, memberIDs(g.Members()), w.GroupSettled())
+	if g := w.Group; g.Describe().GroupEpoch != 2 || len(g.Members()) != 1 || len(g.Members()[0].Assignment) != 6 || !w.GroupSettled() {
+		t.Fatalf("group epoch %d, members %v, settled %v; want epoch 2, C1-1 with all six", g.Describe().GroupEpoch, memberIDs(g.Members()), w.GroupSettled())
 	}
 }
 
@@ -231,7 +235,7 @@ func TestConsumerPollTimeoutLeavesAndRejoins(t *testing.T) {
 	stepDisjoint(t, w, c, 60, nil)
 	var leave, rejoin *Packet
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		r := p.Body.(*cghbReq)
+		r := p.Body.(*wire.ConsumerGroupHeartbeatRequest)
 		if r.MemberEpoch == LeaveGroupMemberEpoch && leave == nil {
 			leave = p
 		}
@@ -242,8 +246,8 @@ func TestConsumerPollTimeoutLeavesAndRejoins(t *testing.T) {
 	if leave == nil || rejoin == nil {
 		t.Fatal("C2 sent no leave heartbeat (epoch -1) followed by a rejoin (epoch 0)")
 	}
-	if leave.Body.(*cghbReq).MemberID != "C2-1" || rejoin.Body.(*cghbReq).MemberID != "C2-1" {
-		t.Errorf("member ids %s then %s; the consumer protocol's client keeps its own (C2-1)", leave.Body.(*cghbReq).MemberID, rejoin.Body.(*cghbReq).MemberID)
+	if leave.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID != "C2-1" || rejoin.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID != "C2-1" {
+		t.Errorf("member ids %s then %s; the consumer protocol's client keeps its own (C2-1)", leave.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID, rejoin.Body.(*wire.ConsumerGroupHeartbeatRequest).MemberID)
 	}
 	if len(eventsOf(w, EvPollTimeout, "C2")) != 1 {
 		t.Error("no poll-timeout event for C2")
@@ -270,7 +274,7 @@ func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
 	if old == nil || !w.GroupSettled() {
 		t.Fatal("C2 did not settle as C2-1")
 	}
-	held, epoch := cp(old.Assignment), w.Group.GroupEpoch
+	held, epoch := store.Copy(old.Assignment), w.Group.Describe().GroupEpoch
 	if err := w.Close("C2"); err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +294,8 @@ func TestConsumerStaticMemberLeavesAndReturns(t *testing.T) {
 	}
 	stepDisjoint(t, w, c, 20, nil)
 	gm := w.Group.MemberByID("C2-2")
-	if gm == nil || w.Group.MemberByID("C2-1") != nil || !slices.Equal(gm.Assignment, held) || w.Group.GroupEpoch != epoch {
-		t.Fatalf("C2-2 %+v, group epoch %d (was %d); want C2-2 in C2-1's place with %v, same group epoch", gm, w.Group.GroupEpoch, epoch, held)
+	if gm == nil || w.Group.MemberByID("C2-1") != nil || !slices.Equal(gm.Assignment, held) || w.Group.Describe().GroupEpoch != epoch {
+		t.Fatalf("C2-2 %+v, group epoch %d (was %d); want C2-2 in C2-1's place with %v, same group epoch", gm, w.Group.Describe().GroupEpoch, epoch, held)
 	}
 	if len(eventsOf(w, EvStaticRejoin, "C2")) != 1 {
 		t.Error("no static-rejoin event")
@@ -327,7 +331,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 	tp := gm.Assignment[0]
 	send := func(typ API, body any) *Packet {
 		p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: typ, Summary: "by hand", Body: body}
-		w.send(p)
+		w.env.Send(p)
 		stepDisjoint(t, w, c, 1, nil)
 		for _, q := range w.Packets.All() {
 			if q.Req != nil && q.Req.ID == p.ID {
@@ -343,7 +347,7 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		want   ErrorCode
 	}{{"C1-1", gm.MemberEpoch, None}, {"C1-1", gm.MemberEpoch - 1, StaleMemberEpoch}, {"C1-1", gm.MemberEpoch + 1, StaleMemberEpoch}, {"C9-1", gm.MemberEpoch, UnknownMemberID}}
 	for _, cs := range cases {
-		resp := send(OffsetCommit, &commitReq{MemberID: cs.member, Generation: cs.epoch, Partitions: []TopicPartition{tp}, Offsets: []int{0}})
+		resp := send(OffsetCommit, &wire.OffsetCommitRequest{MemberID: cs.member, Generation: cs.epoch, Partitions: []TopicPartition{tp}, Offsets: []int{0}})
 		if resp.Error != cs.want {
 			t.Errorf("OffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, resp.Error, cs.want)
 		}
@@ -353,11 +357,11 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 		if txnWant == StaleMemberEpoch {
 			txnWant = IllegalGeneration
 		}
-		if code := g.kind().validateOffsetCommit(g, cs.member, "", cs.epoch, true); code != txnWant {
+		if code := g.Hooks().ValidateOffsetCommit(cs.member, "", cs.epoch, true); code != txnWant {
 			t.Errorf("TxnOffsetCommit %s epoch %d: %s, want %s", cs.member, cs.epoch, code, txnWant)
 		}
 	}
-	resp := send(ConsumerGroupHeartbeat, &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})
+	resp := send(ConsumerGroupHeartbeat, &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch + 1, RebalanceTimeout: -1})
 	if resp.Error != FencedMemberEpoch {
 		t.Errorf("heartbeat with an epoch ahead: %s, want FENCED_MEMBER_EPOCH", resp.Error)
 	}
@@ -389,7 +393,7 @@ func TestConsumerFencedMemberRejoins(t *testing.T) {
 	}
 	rejoined := false
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		if r := p.Body.(*cghbReq); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
+		if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
 			rejoined = true
 		}
 	}
@@ -462,11 +466,11 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 				}
 				stepUntil(t, w, c, 400, func() bool { return w.Tick > 0 && w.GroupSettled() })
 				if !w.GroupSettled() {
-					t.Fatalf("after restarting %s: not settled (group %s %s)", cl, w.Group.Type, w.Group.State)
+					t.Fatalf("after restarting %s: not settled (group %s %s)", cl, w.Group.Type(), w.Group.State())
 				}
 				g := w.Group
-				if g.Type != ConsumerGroup {
-					t.Fatalf("after restarting %s: group type %s, want consumer", cl, g.Type)
+				if g.Type() != ConsumerGroup {
+					t.Fatalf("after restarting %s: group type %s, want consumer", cl, g.Type())
 				}
 				classic := 0
 				for _, gm := range g.Members() {
@@ -490,7 +494,7 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 			if converted != 1 {
 				t.Errorf("%d conversions to a consumer group, want 1", converted)
 			}
-			for _, tp := range w.inputTPs {
+			for _, tp := range w.layout.Inputs() {
 				if err := w.ProduceInput(tp, 1); err != nil {
 					t.Fatal(err)
 				}
@@ -521,15 +525,15 @@ func TestConsumerDowngradeWhenLastConsumerMemberLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() })
-	if w.Group.Type != ConsumerGroup || len(w.Group.Members()) != 3 {
-		t.Fatalf("group %s with %s, want a consumer group of three", w.Group.Type, memberIDs(w.Group.Members()))
+	if w.Group.Type() != ConsumerGroup || len(w.Group.Members()) != 3 {
+		t.Fatalf("group %s with %s, want a consumer group of three", w.Group.Type(), memberIDs(w.Group.Members()))
 	}
 	if err := w.Close("C3"); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 300, func() bool { return w.Group.Type == ClassicGroup && w.GroupSettled() })
-	if g := w.Group; g.Type != ClassicGroup || len(g.Members()) != 2 || !w.GroupSettled() {
-		t.Fatalf("group %s %s with %s, settled %v; want a settled classic group of two", g.Type, g.State, memberIDs(g.Members()), w.GroupSettled())
+	stepUntil(t, w, c, 300, func() bool { return w.Group.Type() == ClassicGroup && w.GroupSettled() })
+	if g := w.Group; g.Type() != ClassicGroup || len(g.Members()) != 2 || !w.GroupSettled() {
+		t.Fatalf("group %s %s with %s, settled %v; want a settled classic group of two", g.Type(), g.State(), memberIDs(g.Members()), w.GroupSettled())
 	}
 }
 
@@ -549,8 +553,8 @@ func TestConsumerMigrationDisabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepChecked(t, w, c, 10)
-	if w.Group.Type != ClassicGroup || w.current["C3"].Alive {
-		t.Fatalf("group %s, C3 alive %v; want the classic group kept and C3 stopped", w.Group.Type, w.current["C3"].Alive)
+	if w.Group.Type() != ClassicGroup || w.current["C3"].Alive {
+		t.Fatalf("group %s, C3 alive %v; want the classic group kept and C3 stopped", w.Group.Type(), w.current["C3"].Alive)
 	}
 	if len(eventsOf(w, EvFenced, "C3")) != 1 || !strings.Contains(eventsOf(w, EvFenced, "C3")[0].Text, "GROUP_ID_NOT_FOUND") {
 		t.Errorf("C3's stop: %v", eventsOf(w, EvFenced, "C3"))
@@ -588,21 +592,21 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 	if dropped == nil || retry == nil {
 		t.Fatal("no heartbeats after the drop")
 	}
-	r := retry.Body.(*cghbReq)
-	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+	r := retry.Body.(*wire.ConsumerGroupHeartbeatRequest)
+	if want := dropped.Sent + w.Cfg.Client.RequestTimeout + client.ConsumerRetryBackoff; retry.Sent != want {
 		t.Errorf("retry sent at tick %d, want %d (request timeout and retry backoff after %d)", retry.Sent, want, dropped.Sent)
 	}
 	if r.MemberEpoch <= 0 || r.RebalanceTimeout < 0 || !r.TopicsSent || !r.OwnedSent || r.Assignor == "" {
 		t.Errorf("retry is not a full heartbeat: %+v", r)
 	}
-	d := dropped.Body.(*cghbReq)
+	d := dropped.Body.(*wire.ConsumerGroupHeartbeatRequest)
 	if d.TopicsSent || d.RebalanceTimeout >= 0 {
 		t.Errorf("the dropped heartbeat was already full: %+v", d)
 	}
 	for _, p := range w.Packets.All() {
 		if p.Req != nil && p.Req.ID == retry.ID {
 			p = withBody(w, p)
-			if resp, ok := p.Body.(*cghbResp); !ok || !resp.HasAssignment {
+			if resp, ok := p.Body.(*wire.ConsumerGroupHeartbeatResponse); !ok || !resp.HasAssignment {
 				t.Errorf("the answer to a full heartbeat carries no assignment: %+v", p.Body)
 			}
 		}
@@ -610,7 +614,7 @@ func TestConsumerHeartbeatAfterFailureIsFull(t *testing.T) {
 	// The next one is partial again.
 	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
 		if p.Sent > retry.Sent {
-			if q := p.Body.(*cghbReq); q.TopicsSent || q.RebalanceTimeout >= 0 {
+			if q := p.Body.(*wire.ConsumerGroupHeartbeatRequest); q.TopicsSent || q.RebalanceTimeout >= 0 {
 				t.Errorf("heartbeat at %d after the full retry is full again: %+v", p.Sent, q)
 			}
 			break
@@ -631,15 +635,16 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 	if !w.GroupSettled() || gm == nil || gm.Strategy != "uniform" {
 		t.Fatalf("not settled with C1-1 on uniform: %v %+v", w.GroupSettled(), gm)
 	}
-	epoch, target := g.GroupEpoch, cp(gm.Target)
+	epoch, target := g.Describe().GroupEpoch, store.Copy(gm.Target)
 	p := &Packet{From: "C1", FromInc: 1, To: Broker, Type: ConsumerGroupHeartbeat, Summary: "by hand",
-		Body: &cghbReq{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
-			Topics: cp(gm.Topics), TopicsSent: true, Owned: cp(gm.Assignment), OwnedSent: true, Assignor: "range"}}
-	w.send(p)
+		Body: &wire.ConsumerGroupHeartbeatRequest{MemberID: "C1-1", Client: "C1", Inc: 1, MemberEpoch: gm.MemberEpoch, RebalanceTimeout: 12,
+			Topics: store.Copy(gm.Topics), TopicsSent: true, Owned: store.Copy(gm.Assignment), OwnedSent: true, Assignor: "range"}}
+	w.env.Send(p)
 	stepChecked(t, w, c, 1)
-	if g.GroupEpoch != epoch {
-		t.Errorf("group epoch %d after an assignor change, want %d", g.GroupEpoch, epoch)
+	if g.Describe().GroupEpoch != epoch {
+		t.Errorf("group epoch %d after an assignor change, want %d", g.Describe().GroupEpoch, epoch)
 	}
+	gm = g.MemberByID("C1-1")
 	if gm.Strategy != "range" || !slices.Equal(gm.Target, target) {
 		t.Errorf("C1-1 assignor %q target %v; want range, target unchanged %v", gm.Strategy, gm.Target, target)
 	}
@@ -650,9 +655,9 @@ func TestConsumerAssignorChangeDoesNotBumpEpoch(t *testing.T) {
 // close() also an empty subscription (leaveGroup unsubscribes), after a
 // poll timeout no subscription (unchanged, so unsent).
 func TestConsumerLeaveHeartbeatFields(t *testing.T) {
-	leaveOf := func(w *World, client string) *cghbReq {
+	leaveOf := func(w *World, client string) *wire.ConsumerGroupHeartbeatRequest {
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, client, false) {
-			if r := p.Body.(*cghbReq); r.MemberEpoch == LeaveGroupMemberEpoch {
+			if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); r.MemberEpoch == LeaveGroupMemberEpoch {
 				return r
 			}
 		}
@@ -695,14 +700,14 @@ func TestConsumerAcknowledgedWhenSent(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		stepChecked(t, w, c, 1)
 		for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C1", false) {
-			r := p.Body.(*cghbReq)
+			r := p.Body.(*wire.ConsumerGroupHeartbeatRequest)
 			if seen[p.ID] || !r.OwnedSent || r.MemberEpoch <= 0 {
 				continue
 			}
 			seen[p.ID] = true
 			acks++
 			m := w.current["C1"]
-			if m.cg.inFlight == p && m.ConsumerState() == cgAcknowledging {
+			if m.Hooks().HeartbeatInFlight() == p && m.ConsumerState() == "ACKNOWLEDGING" {
 				t.Errorf("tick %d: C1 still ACKNOWLEDGING with its acknowledgement in flight", w.Tick)
 			}
 		}
@@ -769,7 +774,7 @@ func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
 			if !w.GroupSettled() {
 				t.Fatal("group not settled")
 			}
-			epoch := w.Group.GroupEpoch
+			epoch := w.Group.Describe().GroupEpoch
 			w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: member, Count: 1})
 			stepChecked(t, w, c, 40)
 			if len(w.PendingDrops()) != 0 {
@@ -784,8 +789,8 @@ func TestConsumerOneLostHeartbeatDoesNotFence(t *testing.T) {
 			if len(eventsOf(w, EvRetry, member)) != 1 {
 				t.Errorf("%s: retries %v, want one", member, eventsOf(w, EvRetry, member))
 			}
-			if w.Group.GroupEpoch != epoch || !w.GroupSettled() {
-				t.Errorf("%s: group epoch %d -> %d, settled %v", member, epoch, w.Group.GroupEpoch, w.GroupSettled())
+			if w.Group.Describe().GroupEpoch != epoch || !w.GroupSettled() {
+				t.Errorf("%s: group epoch %d -> %d, settled %v", member, epoch, w.Group.Describe().GroupEpoch, w.GroupSettled())
 			}
 		}
 	}
@@ -803,18 +808,18 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	c1 := w.current["C1"]
-	for k := 0; k < 20 && !c1.cg.commitWait; k++ {
+	for k := 0; k < 20 && !c1.Hooks().CommitWait(); k++ {
 		stepChecked(t, w, c, 1)
 	}
-	if !c1.cg.commitWait {
+	if !c1.Hooks().CommitWait() {
 		t.Fatal("C1 never committed before revoking")
 	}
-	first := c1.cg.commitPkt
+	first := c1.Hooks().CommitPacket()
 	w.Drop(DropRule{Type: OffsetCommit, Response: true, To: "C1", Count: 1})
 	stepChecked(t, w, c, 30)
 	var retry *Packet
 	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
-		if p.Sent > first.Sent && p.Body.(*commitReq).BeforeRevoke {
+		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeRevoke {
 			retry = p
 			break
 		}
@@ -822,7 +827,7 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 	if retry == nil {
 		t.Fatal("the auto-commit before revoking was not retried")
 	}
-	if want := first.Sent + w.Cfg.Client.RequestTimeout + cgRetryBackoff; retry.Sent != want {
+	if want := first.Sent + w.Cfg.Client.RequestTimeout + client.ConsumerRetryBackoff; retry.Sent != want {
 		t.Errorf("retry sent at %d, want %d", retry.Sent, want)
 	}
 	revoked := false
@@ -831,8 +836,8 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 			revoked = true
 		}
 	}
-	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.GroupEpoch != 2 {
-		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.GroupEpoch)
+	if !revoked || len(eventsOf(w, EvFenced, "C1")) != 0 || !w.GroupSettled() || w.Group.Describe().GroupEpoch != 2 {
+		t.Errorf("revoked after the retry %v, fenced %v, settled %v, epoch %d", revoked, eventsOf(w, EvFenced, "C1"), w.GroupSettled(), w.Group.Describe().GroupEpoch)
 	}
 }
 
@@ -850,10 +855,10 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	}
 	fetches := packetsOf(w, OffsetFetch, "C2", false)
 	if len(fetches) == 0 {
-		t.Fatal("C2 fetched no offsets")
+		t.Fatal("C2 Record no offsets")
 	}
 	for _, p := range fetches {
-		if r := p.Body.(*offsetFetchReq); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
+		if r := p.Body.(*wire.OffsetFetchRequest); !r.HasMember || r.MemberID != "C2-1" || r.MemberEpoch <= 0 {
 			t.Errorf("OffsetFetch at %d without the member id and epoch: %+v", p.Sent, r)
 		}
 	}
@@ -861,18 +866,18 @@ func TestConsumerOffsetFetchValidated(t *testing.T) {
 	tp := m.Owned[0]
 	epoch := w.Group.MemberByID("C2-1").MemberEpoch
 	cases := []struct {
-		r    *offsetFetchReq
+		r    *wire.OffsetFetchRequest
 		want ErrorCode
 	}{
-		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
-		{&offsetFetchReq{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
-		{&offsetFetchReq{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
-		{&offsetFetchReq{MemberEpoch: -1}, None}, // an admin client or a classic client
+		{&wire.OffsetFetchRequest{MemberID: "C2-1", MemberEpoch: epoch, HasMember: true}, None},
+		{&wire.OffsetFetchRequest{MemberID: "C2-1", MemberEpoch: epoch - 1, HasMember: true}, StaleMemberEpoch},
+		{&wire.OffsetFetchRequest{MemberID: "C9-1", MemberEpoch: epoch, HasMember: true}, UnknownMemberID},
+		{&wire.OffsetFetchRequest{MemberEpoch: -1}, None}, // an admin client or a classic client
 	}
 	var sent []*Packet
 	for _, tc := range cases {
 		tc.r.Partitions = []TopicPartition{tp}
-		sent = append(sent, m.send(w, &Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
+		sent = append(sent, m.Hooks().Send(&Packet{Type: OffsetFetch, Summary: "test", Body: tc.r}))
 	}
 	stepChecked(t, w, c, 2)
 	for i, tc := range cases {
@@ -906,11 +911,11 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	// C2 has sent a JoinGroup and not read the answer yet.
 	join, _ := inFlightJoin(m, PhaseJoining)
 	m.Phase = PhaseJoining
-	epoch, from := w.Group.GroupEpoch, w.Packets.Len()
+	epoch, from := w.Group.Describe().GroupEpoch, w.Packets.Len()
 	if err := w.Join("C5", false, nil); err != nil { // the group epoch moves: C2 must rejoin
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 20, func() bool { return w.Group.GroupEpoch > epoch })
+	stepUntil(t, w, c, 20, func() bool { return w.Group.Describe().GroupEpoch > epoch })
 	stepChecked(t, w, c, 2)
 	told := func() int {
 		n := 0
@@ -922,21 +927,21 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 		return n
 	}
 	gm := w.Group.MemberByID(id)
-	if gm == nil || gm.MemberEpoch >= w.Group.GroupEpoch {
-		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.GroupEpoch)
+	if gm == nil || gm.MemberEpoch >= w.Group.Describe().GroupEpoch {
+		t.Fatalf("C2's member %s is not behind the group epoch %d", id, w.Group.Describe().GroupEpoch)
 	}
-	if n := told(); n != 0 || gm.joinTimer != 0 {
-		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, gm.joinTimer)
+	if n := told(); n != 0 || w.Group.Hooks().JoinTimer(gm.MemberID) != 0 {
+		t.Fatalf("C2, not heartbeating, was told to rejoin %d times (join timer %d)", n, w.Group.Hooks().JoinTimer(gm.MemberID))
 	}
 	// It reads the answer: COMPLETING_REBALANCE, heartbeats again, and its
 	// first heartbeat is answered REBALANCE_IN_PROGRESS.
-	m.receive(w, &Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
-		Body: &joinResp{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
-	m.takeJoinAnswer(w) // read at once, or by its next poll() if it is busy
+	m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: JoinGroup, Response: true, Req: join,
+		Body: &wire.JoinGroupResponse{MemberID: id, Generation: gm.MemberEpoch, Protocol: m.Cfg.Assignor}})
+	m.Hooks().TakeJoinAnswer() // read at once, or by its next poll() if it is busy
 	if m.Phase != PhaseSyncing {
 		t.Fatalf("C2 %s after its JoinGroup answer, want Syncing", m.Phase)
 	}
-	if n := told(); n != 1 || gm.joinTimer == 0 {
-		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, gm.joinTimer)
+	if n := told(); n != 1 || w.Group.Hooks().JoinTimer(gm.MemberID) == 0 {
+		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, w.Group.Hooks().JoinTimer(gm.MemberID))
 	}
 }

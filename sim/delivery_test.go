@@ -36,13 +36,13 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 			}
 		}
 	}
-	for _, tp := range w.inputTPs {
-		rec, ok := w.Group.offsets.get(tp)
+	for _, tp := range w.layout.Inputs() {
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
-		for off := 0; off < rec.Offset && off < w.logOf(tp).HW(); off++ {
-			name := w.RecordName(tp, off)
+		for off := 0; off < rec && off < w.broker.Log(tp).HW(); off++ {
+			name := w.Layout().Name(tp, off)
 			switch {
 			case seen[name] > 0:
 			case held[name]:
@@ -63,7 +63,7 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 // and without transactions, in the default world and in one with long
 // topic names.
 func TestDeliveryMatchesReadTopic(t *testing.T) {
-	topos := []Topology{DefaultTopology(), {Group: "g", Inputs: []TopicSpec{{"in-a", 2}, {"in.b", 3}}, Output: TopicSpec{"out", 2}, Members: 2}}
+	topos := []Topology{DefaultTopology(), {Group: "g", Inputs: []TopicSpec{{Name: "in-a", Partitions: 2}, {Name: "in.b", Partitions: 3}}, Output: TopicSpec{Name: "out", Partitions: 2}, Members: 2}}
 	checked, found := 0, map[string]bool{}
 	for seed := 0; seed < 12; seed++ {
 		r := rand.New(rand.NewSource(int64(500 + seed)))
@@ -84,7 +84,7 @@ func TestDeliveryMatchesReadTopic(t *testing.T) {
 				i++
 			}
 			if w.Tick%25 == 0 {
-				for _, tp := range w.inputTPs {
+				for _, tp := range w.layout.Inputs() {
 					w.ProduceInput(tp, 1)
 				}
 			}

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // stepChecked advances the world n ticks, checking invariants every tick.
@@ -49,7 +51,7 @@ func TestCommitInFlightRefusedByCoordinator(t *testing.T) {
 		return false
 	}
 	stepUntil(t, w, c, 20, inFlight)
-	w.Group.removeMember(w, "C1-1", "removed by the test")
+	w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 	stepChecked(t, w, c, 3)
 	var refused *Packet
 	for _, p := range w.Packets.All() {
@@ -104,9 +106,9 @@ func TestEndTxnStates(t *testing.T) {
 	} {
 		e.State = tc.state
 		req := &Packet{From: "C1", FromInc: 1, To: Broker, Type: EndTxn,
-			Body: &endTxnReq{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
-		w.Txn.receive(w, req)
-		got := w.sending[len(w.sending)-1]
+			Body: &wire.EndTxnRequest{TransactionalID: "tx-C1", PID: e.PID, Epoch: e.Epoch, Commit: tc.commit}}
+		w.Txn.Receive(req)
+		got := w.env.Sending()[len(w.env.Sending())-1]
 		if got.Req != req || got.Error != tc.want {
 			t.Errorf("EndTxn commit=%v in %s: %s, want %s", tc.commit, tc.state, got.Error, tc.want)
 		}
@@ -143,7 +145,9 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 				}
 				c := NewChecker()
 				// Consuming first, so that there is a position to commit.
-				stepUntil(t, w, c, 40, func() bool { return w.Member("C1").anyPositioned() && w.Member("C1").loop == LoopProcessing })
+				stepUntil(t, w, c, 40, func() bool {
+					return w.Member("C1").Hooks().AnyPositioned() && w.Member("C1").Hooks().Loop() == LoopProcessing
+				})
 				if tc.close {
 					if err := w.Close("C1"); err != nil {
 						t.Fatal(err)
@@ -160,9 +164,9 @@ func TestRefusedCommitThrownOnlyByCommitSync(t *testing.T) {
 					return false
 				})
 				if gm := w.Group.MemberByID("C1-1"); proto == ConsumerGroup {
-					w.Group.fenceMember(w, gm, "removed by the test")
+					w.Group.Hooks().FenceMember(gm.MemberID, "removed by the test")
 				} else {
-					w.Group.removeMember(w, "C1-1", "removed by the test")
+					w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 				}
 				stepChecked(t, w, c, 3)
 				answered := false
@@ -191,13 +195,13 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool { return m.Hooks().AnyPositioned() && m.Hooks().Loop() == LoopProcessing })
 	if err := w.Join("C2", false, nil); err != nil {
 		t.Fatal(err)
 	}
 	sent := -1
 	stepUntil(t, w, c, 60, func() bool {
-		if m.loop != LoopCommitting || m.afterCommit != contIdle {
+		if !m.Hooks().CommitSyncOnJoinPrepare() {
 			return false
 		}
 		for _, p := range w.InFlight() {
@@ -208,7 +212,7 @@ func TestRefusedAutoCommitBeforeRejoinIsLogged(t *testing.T) {
 		}
 		return false
 	})
-	w.Group.removeMember(w, "C1-1", "removed by the test")
+	w.Group.Hooks().RemoveMember("C1-1", "removed by the test")
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: auto-commit before rejoining refused with UNKNOWN_MEMBER_ID: logged, the rejoin goes on")
 	rejoined := false
@@ -238,7 +242,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 40, func() bool { return m.anyPositioned() && m.loop == LoopProcessing })
+	stepUntil(t, w, c, 40, func() bool { return m.Hooks().AnyPositioned() && m.Hooks().Loop() == LoopProcessing })
 	stepUntil(t, w, c, 40, func() bool {
 		for _, p := range w.InFlight() {
 			if p.Type == OffsetCommit && !p.Response && p.From == "C1" {
@@ -247,7 +251,7 @@ func TestFencedAsyncAutoCommitThrowsAtNextPoll(t *testing.T) {
 		}
 		return false
 	})
-	putMap(&w.Group.fenced, m.MemberID, true) // the coordinator fenced this member id
+	w.Group.Hooks().Fence(m.MemberID) // the coordinator fenced this member id
 	stepChecked(t, w, c, 3)
 	onlyCommitFailed(t, w, "C1: asynchronous auto-commit refused with FENCED_INSTANCE_ID: the next poll() throws FencedInstanceIdException")
 	if !m.Zombie {
@@ -302,7 +306,7 @@ func TestHeartbeatsStopWhileJoining(t *testing.T) {
 	}
 	c := NewChecker()
 	m := w.Member("C1")
-	stepUntil(t, w, c, 200, func() bool { return w.CaughtUp() && m.loop == LoopFetching })
+	stepUntil(t, w, c, 200, func() bool { return w.CaughtUp() && m.Hooks().Loop() == LoopFetching })
 	if err := w.Slow("C1"); err != nil {
 		t.Fatal(err)
 	}
@@ -310,10 +314,10 @@ func TestHeartbeatsStopWhileJoining(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 10, func() bool { return m.Phase == PhaseJoining })
-	if err := w.ProduceInput(w.InputPartitions()[0], 1); err != nil { // the record C1 gets stuck in
+	if err := w.ProduceInput(w.Layout().Inputs()[0], 1); err != nil { // the record C1 gets stuck in
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 10, func() bool { return w.Group.State == CompletingRebalance })
+	stepUntil(t, w, c, 10, func() bool { return w.Group.State() == CompletingRebalance })
 	completed := w.Tick
 	stepChecked(t, w, c, 25)
 	if got, want := removedAt(w, "C1-1"), completed+w.Cfg.Client.SessionTimeout; got != want {
@@ -343,11 +347,11 @@ func TestHeartbeatsStopAfterResetKeepingID(t *testing.T) {
 		if err := w.Slow("C1"); err != nil {
 			t.Fatal(err)
 		}
-		stepUntil(t, w, c, 40, func() bool { return m.slowNow })
+		stepUntil(t, w, c, 40, func() bool { return m.Hooks().SlowNow() })
 		at := w.Tick
 		if reset {
 			// The answer to a commit of this generation: ILLEGAL_GENERATION.
-			m.onCommitRefused(w, IllegalGeneration, true)
+			m.Hooks().OnCommitRefused(IllegalGeneration, true)
 		}
 		stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 		got := removedAt(w, "C1-1")
@@ -374,15 +378,15 @@ func TestRemovedMemberJoinAnswered(t *testing.T) {
 	if err := w.Slow("C1"); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").slowNow })
+	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").Hooks().SlowNow() })
 	if err := w.Join("C2", false, nil); err != nil {
 		t.Fatal(err)
 	}
 	// C2's JoinGroup waits for C1, busy with its slow record.
-	stepUntil(t, w, c, 10, func() bool { gm := w.Group.members["C2-1"]; return gm != nil && gm.joinPkt != nil })
-	join := w.Group.members["C2-1"].joinPkt
-	w.Group.removeMember(w, "C2-1", "removed by the test")
-	for _, p := range w.sending {
+	stepUntil(t, w, c, 10, func() bool { join, _ := w.Group.Hooks().Waiting("C2-1"); return join != nil })
+	join, _ := w.Group.Hooks().Waiting("C2-1")
+	w.Group.Hooks().RemoveMember("C2-1", "removed by the test")
+	for _, p := range w.env.Sending() {
 		if p.Req == join {
 			if p.Error != UnknownMemberID {
 				t.Errorf("the waiting JoinGroup answered %s, want UNKNOWN_MEMBER_ID", p.Error)
@@ -413,22 +417,22 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			m := w.Member("C1")
 			stepUntil(t, w, c, 40, func() bool { return w.GroupSettled() && m.Phase == PhaseStable })
 			oldID := m.MemberID
-			gm := w.Group.members[oldID]
 			// The old instance's request waits at the coordinator.
 			join, sync := inFlightJoin(m, phase)
 			m.Phase = phase
 			waiting := join
 			if phase == PhaseJoining {
-				gm.joinPkt = join
+				w.Group.Hooks().SetWaiting(oldID, join, nil)
 			} else {
-				gm.syncPkt, waiting = sync, sync
+				w.Group.Hooks().SetWaiting(oldID, nil, sync)
+				waiting = sync
 			}
-			r := *m.joinRequest()
+			r := *m.JoinRequest()
 			r.MemberID, r.Inc = "", m.Inc+1 // a new instance with the same group.instance.id
 			newJoin := &Packet{ID: 990, From: m.Client, FromInc: r.Inc, To: Broker, Type: JoinGroup, Body: &r}
-			w.Group.staticRejoin(w, newJoin, &r, oldID)
+			w.Group.Hooks().StaticRejoin(newJoin, &r, oldID)
 			var answer *Packet
-			for _, p := range w.sending {
+			for _, p := range w.env.Sending() {
 				if p.Req == waiting {
 					answer = p
 				}
@@ -436,9 +440,9 @@ func TestStaticReplaceFencesOldInstance(t *testing.T) {
 			if answer == nil || answer.Error != FencedInstanceID {
 				t.Fatalf("the old instance's waiting %s answered %v, want FENCED_INSTANCE_ID", waiting.Type, answer)
 			}
-			m.receive(w, answer)
+			m.Hooks().Receive(answer)
 			if m.Alive {
-				m.act(w)
+				m.Act()
 			}
 			if m.Alive {
 				t.Errorf("the old instance read FENCED_INSTANCE_ID on its %s and goes on (%s)", waiting.Type, m.Phase)
@@ -464,8 +468,8 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	}
 	var leader string
 	stepUntil(t, w, c, 40, func() bool {
-		for _, p := range w.sending {
-			if r, ok := p.Body.(*syncReq); ok && !p.Response && len(r.Plan) > 0 {
+		for _, p := range w.env.Sending() {
+			if r, ok := p.Body.(*wire.SyncGroupRequest); ok && !p.Response && len(r.Plan) > 0 {
 				leader = p.From
 				return true
 			}
@@ -476,7 +480,7 @@ func TestLeaderSyncRestartsItsSession(t *testing.T) {
 	if err := w.CrashNow(leader); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 5, func() bool { return w.Group.State == Stable })
+	stepUntil(t, w, c, 5, func() bool { return w.Group.State() == Stable })
 	answered := w.Tick
 	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 	if got, want := removedAt(w, id), answered+w.Cfg.Client.SessionTimeout; got != want {
@@ -506,19 +510,19 @@ func TestCompleteJoinRestartsStaticMemberSession(t *testing.T) {
 	if err := w.CrashNow("C1"); err != nil { // silent from now, kept through the round as static
 		t.Fatal(err)
 	}
-	since := g.members[id].silentSince
+	since := g.Hooks().SilentSince(id)
 	stepChecked(t, w, c, 2)
-	g.prepareRebalance(w, "the test")
+	g.Hooks().PrepareRebalance("the test")
 	for _, gm := range g.Members() {
-		gm.Joined = gm.MemberID != id // every other member rejoined
+		g.Hooks().SetJoined(gm.MemberID, gm.MemberID != id) // every other member rejoined
 	}
-	g.completeJoin(w)
-	gm := g.members[id]
-	if gm == nil || gm.silentSince != w.Tick {
+	g.Hooks().CompleteJoin()
+	gm := g.MemberByID(id)
+	if gm == nil || g.Hooks().SilentSince(id) != w.Tick {
 		t.Fatalf("static %s after the join completed at %d: %+v, want in the group, its session from %d", id, w.Tick, gm, w.Tick)
 	}
-	g.sessionExpiry(w, id, since) // the timer of its old session
-	if g.members[id] == nil {
+	g.Hooks().SessionExpiry(id, since) // the timer of its old session
+	if g.MemberByID(id) == nil {
 		t.Errorf("static %s removed by the session that ran from %d, restarted at %d", id, since, w.Tick)
 	}
 }
@@ -539,22 +543,22 @@ func TestWaitingSyncGroupCountsAsHeard(t *testing.T) {
 	stepChecked(t, w, c, 3)
 	g := w.Group
 	id := w.Member("C2").MemberID
-	gm := g.members[id]
+	gm := g.MemberByID(id)
 	if err := w.CrashNow("C2"); err != nil { // its heartbeats stop
 		t.Fatal(err)
 	}
-	since := gm.silentSince
+	since := g.Hooks().SilentSince(id)
 	if since < 0 {
 		t.Fatalf("%s not silent after its process stopped", id)
 	}
-	gm.syncPkt = &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &syncReq{MemberID: id, Generation: g.Generation}}
-	g.sessionExpiry(w, id, since)
-	if g.members[id] == nil {
+	g.Hooks().SetWaiting(id, nil, &Packet{ID: 950, From: "C2", FromInc: gm.Inc, To: Broker, Type: SyncGroup, Body: &wire.SyncGroupRequest{MemberID: id, Generation: g.Describe().Generation}})
+	g.Hooks().SessionExpiry(id, since)
+	if g.MemberByID(id) == nil {
 		t.Fatalf("%s removed for its session while its SyncGroup waited", id)
 	}
-	gm.syncPkt = nil
-	g.sessionExpiry(w, id, since)
-	if g.members[id] != nil {
+	g.Hooks().SetWaiting(id, nil, nil)
+	g.Hooks().SessionExpiry(id, since)
+	if g.MemberByID(id) != nil {
 		t.Errorf("%s, silent since %d with no request waiting, not removed when its session expired", id, since)
 	}
 }

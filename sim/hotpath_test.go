@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/client"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The default world in steady traffic takes its Produce, Fetch and
@@ -28,14 +29,14 @@ func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
 	if allocs > 4 {
 		t.Errorf("%.1f allocations a tick, want at most 4", allocs)
 	}
-	f := w.free
-	if n := len(f.packets) + len(f.fetchReqs) + len(f.fetchResps) + len(f.produceResps) + len(f.produceReqs) + len(f.commitReqs) + len(f.commitResps); n > 64 {
+	f := w.env.FreeListsForTest() // packets, fetch reqs and resps, produce resps and reqs, commit reqs and resps
+	if n := f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6]; n > 64 {
 		t.Errorf("the free lists hold %d objects after 2000 ticks: something goes back that never comes out", n)
 	}
-	if len(f.fetchResps) == 0 && len(f.produceResps) == 0 && len(f.produceReqs) == 0 {
+	if f[2] == 0 && f[3] == 0 && f[4] == 0 {
 		t.Error("no body ever went back to the free lists")
 	}
-	if len(f.commitReqs) == 0 || len(f.commitResps) == 0 {
+	if f[5] == 0 || f[6] == 0 {
 		t.Error("no OffsetCommit body ever went back to the free lists")
 	}
 }
@@ -44,215 +45,17 @@ func TestFreeListsRecycleTheRoundTrips(t *testing.T) {
 // their bodies stay as they were sent.
 func TestFreeListsIdleWhenPacketsKept(t *testing.T) {
 	w, _ := New(DefaultTopology(), DefaultConfig())
-	w.keep = map[int]*Packet{}
+	kept := w.env.KeepForTest()
 	w.Join("C2", false, nil)
 	for i := 0; i < 100; i++ {
 		w.Step()
 	}
-	if f := w.free; len(f.packets)+len(f.fetchReqs)+len(f.fetchResps)+len(f.produceResps)+len(f.produceReqs)+len(f.commitReqs)+len(f.commitResps) > 0 {
+	if w.env.FreeListsForTest() != [7]int{} {
 		t.Fatal("a world that keeps its packets recycled some")
 	}
-	for id, p := range w.keep {
+	for id, p := range kept {
 		if p.ID != id {
 			t.Fatalf("kept packet %d now says it is %d: it was reused", id, p.ID)
-		}
-	}
-}
-
-// The parties' cache of recent lookups gives the numbers the map alone
-// gives: first-seen order, ("", 0) 0 and (B1, 0) 1, over random lookups
-// with clones taken along the way.
-func TestPropertyPartiesCacheAsMap(t *testing.T) {
-	for seed := int64(0); seed < 50; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		var ps parties
-		ref := map[party]uint32{{"", 0}: 0, {Broker, 0}: 1}
-		next := uint32(2)
-		names := []string{"", Broker, "C1", "C2", "C3", "C10", "P1", "C1-1"}
-		for i := 0; i < 500; i++ {
-			k := party{names[r.Intn(len(names))], r.Intn(4)}
-			want, ok := ref[k]
-			if !ok {
-				want = next
-				ref[k] = next
-				next++
-			}
-			if got := ps.id(k.name, k.inc); got != want {
-				t.Fatalf("seed %d, lookup %d: id(%q, %d) = %d, want %d", seed, i, k.name, k.inc, got, want)
-			}
-			if got := ps.at(want); want > 1 && got != k {
-				t.Fatalf("seed %d: at(%d) = %v, want %v", seed, want, got, k)
-			}
-			if r.Intn(50) == 0 {
-				c := ps.clone()
-				ps = c
-			}
-		}
-	}
-}
-
-// topicSpans answers as the map it is built from, scanning a few topics
-// and hashing many: every input topic, and names that are none.
-func TestPropertyTopicSpansAsMap(t *testing.T) {
-	for seed := int64(0); seed < 40; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		n := 1 + r.Intn(2*fewTopics)
-		var inputs []TopicSpec
-		m := map[string]span{}
-		for i := 0; i < n; i++ {
-			name := string(rune('a'+r.Intn(26))) + strconv.Itoa(i)
-			inputs = append(inputs, TopicSpec{Name: name, Partitions: 1 + r.Intn(5)})
-			m[name] = span{at: r.Intn(100), n: 1 + r.Intn(5)}
-		}
-		ts := newTopicSpans(inputs, m)
-		if (ts.m != nil) != (n > fewTopics) {
-			t.Fatalf("seed %d: %d topics, map used %v", seed, n, ts.m != nil)
-		}
-		for _, name := range append([]string{"", "zz", "orders"}, func() []string {
-			var s []string
-			for _, in := range inputs {
-				s = append(s, in.Name, in.Name+"x", in.Name[:1])
-			}
-			return s
-		}()...) {
-			want, wok := m[name]
-			got, ok := ts.get(name)
-			if ok != wok || got != want {
-				t.Fatalf("seed %d: get(%q) = %v %v, want %v %v", seed, name, got, ok, want, wok)
-			}
-		}
-	}
-}
-
-// The timer heap (moving a hole, not swapping) pops in (at, seq) order over
-// random interleavings of pushes and pops, with many timers due at the
-// same tick, and so does a clone of it, the original left as it was.
-func TestPropertyTimerQueueOrder(t *testing.T) {
-	for seed := int64(0); seed < 100; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		var q timerQueue
-		var ref []timer // what is in q, kept sorted by (at, seq)
-		for i := 0; i < 400; i++ {
-			if r.Intn(30) == 0 { // go on with a clone; the original still pops the same
-				c := q.clone()
-				for k := range ref {
-					if got := q.pop(); got.seq != ref[k].seq || got.id != ref[k].id {
-						t.Fatalf("seed %d, step %d: the cloned queue popped seq %d, want %d", seed, i, got.seq, ref[k].seq)
-					}
-				}
-				q = c
-			}
-			if r.Intn(3) > 0 || len(ref) == 0 {
-				q.seq++
-				tm := timer{at: r.Intn(20), seq: q.seq, id: strconv.Itoa(i)}
-				q.push(tm)
-				j := sort.Search(len(ref), func(j int) bool { return timerLess(&tm, &ref[j]) })
-				ref = append(ref[:j], append([]timer{tm}, ref[j:]...)...)
-				continue
-			}
-			got := q.pop()
-			if got.seq != ref[0].seq || got.id != ref[0].id {
-				t.Fatalf("seed %d, step %d: popped (at %d, seq %d), want (at %d, seq %d)", seed, i, got.at, got.seq, ref[0].at, ref[0].seq)
-			}
-			ref = ref[1:]
-			if q.Len() != len(ref) {
-				t.Fatalf("seed %d: %d timers queued, want %d", seed, q.Len(), len(ref))
-			}
-		}
-	}
-}
-
-// recent never answers what was not put for that key, and keeps the last
-// four keys put.
-func TestPropertyRecentCache(t *testing.T) {
-	var c recent[string, int]
-	testRecentCache(t, c.get, c.put)
-}
-
-// strCache never answers what was not put for that text (keys spelled
-// afresh each time, strconv.Itoa, and keys that are the same string alike),
-// finds a key put just before, and keeps two keys of one set.
-func TestPropertyStrCache(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
-	var c strCache[string, int]
-	truth := map[string]int{}
-	consts := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "C1-1", "C1", "C10"}
-	consts[13] = consts[12][:2] // a prefix: the same place, another length
-	hits := 0
-	for i := 0; i < 20000; i++ {
-		k := strconv.Itoa(r.Intn(12))
-		if r.Intn(2) == 0 {
-			k = consts[r.Intn(len(consts))]
-		}
-		if v, ok := c.get(k); ok {
-			hits++
-			if want, known := truth[k]; !known || v != want {
-				t.Fatalf("step %d: get(%q) = %d, want %d (known %v)", i, k, v, want, known)
-			}
-			continue
-		}
-		if _, known := truth[k]; !known {
-			truth[k] = r.Intn(1000)
-		}
-		c.put(k, truth[k])
-		if v, ok := c.get(k); !ok || v != truth[k] {
-			t.Fatalf("step %d: get(%q) right after put = %d, %v", i, k, v, ok)
-		}
-	}
-	if hits < 5000 {
-		t.Errorf("%d hits in 20,000 gets of 15 constants and fresh spellings, want most of the constants' found", hits)
-	}
-	// two keys of one set are both kept; a third replaces the one used least recently
-	var d strCache[string, int]
-	set := map[int][]string{}
-	for i := 0; len(set[0]) < 3; i++ {
-		k := strconv.Itoa(i)
-		if strCacheSet(unsafe.StringData(k), len(k)) == 0 {
-			set[0] = append(set[0], k)
-		}
-	}
-	a, b, e := set[0][0], set[0][1], set[0][2]
-	d.put(a, 1)
-	d.put(b, 2)
-	d.get(a) // b is now the least recently used
-	d.put(e, 3)
-	if v, ok := d.get(a); !ok || v != 1 {
-		t.Errorf("a, used last, was replaced: %d %v", v, ok)
-	}
-	if _, ok := d.get(b); ok {
-		t.Errorf("b, used least recently, was kept")
-	}
-	if v, ok := d.get(e); !ok || v != 3 {
-		t.Errorf("e, put last, is missing: %d %v", v, ok)
-	}
-	if _, ok := d.get(""); ok {
-		t.Error("the empty key was found")
-	}
-}
-
-func testRecentCache(t *testing.T, get func(string) (int, bool), put func(string, int)) {
-	r := rand.New(rand.NewSource(1))
-	truth := map[string]int{}
-	var order []string
-	consts := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
-	for i := 0; i < 5000; i++ {
-		k := strconv.Itoa(r.Intn(12))
-		if r.Intn(2) == 0 {
-			k = consts[r.Intn(12)]
-		}
-		if v, ok := get(k); ok {
-			if v != truth[k] {
-				t.Fatalf("step %d: get(%q) = %d, want %d", i, k, v, truth[k])
-			}
-			continue
-		}
-		truth[k] = r.Intn(1000) // a new answer: the old one was dropped
-		put(k, truth[k])
-		order = append(order, k)
-		for j := max(0, len(order)-4); j < len(order); j++ {
-			if _, ok := get(order[j]); !ok {
-				t.Fatalf("step %d: %q, put %d puts ago, forgotten", i, order[j], len(order)-1-j)
-			}
 		}
 	}
 }
@@ -266,64 +69,27 @@ func TestLogOfAsLogsMap(t *testing.T) {
 		w, _ := New(topo, DefaultConfig())
 		c := w.Clone()
 		for _, x := range []*World{w, c} {
-			tps := append(append([]TopicPartition{}, x.InputPartitions()...), x.OutputPartitions()...)
+			tps := append(append([]TopicPartition{}, x.Layout().Inputs()...), x.Layout().Outputs()...)
 			seen := map[*PartitionLog]bool{}
 			for _, tp := range tps {
-				l := x.logOf(tp)
+				l := x.broker.Log(tp)
 				if l == nil || l.TP != tp || seen[l] {
 					t.Fatalf("seed %d: logOf(%s) is not the partition's own log", seed, tp)
 				}
 				seen[l] = true
-				if x == c && l == w.logOf(tp) {
+				if x == c && l == w.broker.Log(tp) {
 					t.Fatalf("seed %d: the clone shares the log of %s", seed, tp)
 				}
 			}
 			for _, tp := range []TopicPartition{{Topic: "nope", Partition: 0}, {Topic: topo.Output.Name, Partition: topo.Output.Partitions}, {Topic: topo.Inputs[0].Name, Partition: -1}} {
-				if got := x.logOf(tp); got != nil {
+				if got := x.broker.Log(tp); got != nil {
 					t.Fatalf("seed %d: logOf(%s) found a log", seed, tp)
 				}
 			}
-			if len(x.logAt) != len(tps) {
-				t.Fatalf("seed %d: %d logs by index, %d partitions", seed, len(x.logAt), len(tps))
+			if len(x.broker.Logs()) != len(tps) {
+				t.Fatalf("seed %d: %d logs by index, %d partitions", seed, len(x.broker.Logs()), len(tps))
 			}
 		}
-	}
-}
-
-// timerLess orders timers as the queue does (keyLess): by due tick, then
-// by the order they were set; the model queue above keeps this order.
-func timerLess(a, b *timer) bool {
-	return keyLess(&timerKey{at: a.at, seq: a.seq}, &timerKey{at: b.at, seq: b.seq})
-}
-
-// TestPositionListLeavesOutMissing: positionList lists the owned
-// partitions that have a value, in partition order, with their values,
-// whether every owned partition has one (Owned itself is the list) or
-// some do not (the ones listed gathered in its one walk): the same list
-// as the map of positions sorted, and the processed positions likewise.
-func TestPositionListLeavesOutMissing(t *testing.T) {
-	w := consumingWorld(100, 60)
-	m := w.Member("C1")
-	if m == nil || len(m.Owned) < 3 {
-		t.Fatalf("C1 owns %v", m)
-	}
-	check := func(what string) {
-		t.Helper()
-		for _, c := range []struct {
-			name string
-			got  commitList
-			want map[TopicPartition]int
-		}{{"positions", m.positionList(&m.positions, nil), m.fetchPositions()}, {"processed", m.positionList(&m.processed, nil), m.processedPositions()}} {
-			want := listOf(c.want)
-			if !slices.Equal(c.got.tps, want.tps) || !slices.Equal(c.got.offs, want.offs) {
-				t.Fatalf("%s: %s list %v %v, want %v %v", what, c.name, c.got.tps, c.got.offs, want.tps, want.offs)
-			}
-		}
-	}
-	check("all positioned")
-	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
-		m.positions.delAll([]TopicPartition{m.Owned[i]})
-		check(fmt.Sprint("without ", m.Owned[i]))
 	}
 }
 
@@ -333,9 +99,8 @@ func TestPositionListLeavesOutMissing(t *testing.T) {
 // and lowered while members poll (low enough that checks act: members
 // leave, rejoin, are fenced), and the queue stays short.
 func TestPollTimersAsEager(t *testing.T) {
-	defer func() { eagerPollTimers = false }()
 	run := func(proto GroupType, seed int, eager bool) (string, int) {
-		eagerPollTimers = eager
+		defer client.SetEagerPollTimers(eager)()
 		most := 0
 		r := rand.New(rand.NewSource(int64(seed) * 7919))
 		w := traceCaseWith(t, proto, seed, func(w *World) *World {
@@ -346,7 +111,7 @@ func TestPollTimersAsEager(t *testing.T) {
 				}
 				w.Set(client, "max.poll.interval.ms", strconv.Itoa(3+r.Intn(60)))
 			}
-			most = max(most, w.timers.Len())
+			most = max(most, w.env.Timers().Len())
 			return w
 		})
 		return traceDump(w), most
@@ -378,19 +143,21 @@ func TestPollTimersAsEager(t *testing.T) {
 func TestPollTimerSameStretchTwice(t *testing.T) {
 	w := consumingWorld(10, 20)
 	m := w.current["C1"]
-	m.leftPollAt = w.Tick
-	first := w.timers.seq + 1
-	m.armPollTimer(w)
-	m.armPollTimer(w)
+	m.Hooks().SetLeftPollAt(w.Tick)
+	_, first := w.env.TimersForTest()
+	m.Hooks().ArmPollTimer()
+	m.Hooks().ArmPollTimer()
 	var own []int
-	for _, k := range w.timers.heap {
-		if tm := w.timers.slots[k.slot]; tm.kind == tmPollTimeout && tm.client == "C1" && tm.m == 0 {
-			own = append(own, k.seq)
+	timers, _ := w.env.TimersForTest()
+	for _, tm := range timers {
+		if tm.Owner == wire.OwnerClient && tm.Kind == client.TimerPollTimeoutForTest && tm.Client == "C1" && tm.Arg == 0 {
+			own = append(own, tm.Seq)
 		}
 	}
-	if m.pollSeq != first || m.pollSince != w.Tick || !m.pollQueued || len(own) != 1 || own[0] != first+1 {
+	pollSeq, pollSince, pollQueued := m.Hooks().PollCheck()
+	if pollSeq != first || pollSince != w.Tick || !pollQueued || len(own) != 1 || own[0] != first+1 {
 		t.Errorf("C1's latest check has sequence number %d (stretch from %d, standing timer %v), timers of their own %v; want %d (from %d, standing) and [%d]",
-			m.pollSeq, m.pollSince, m.pollQueued, own, first, w.Tick, first+1)
+			pollSeq, pollSince, pollQueued, own, first, w.Tick, first+1)
 	}
 }
 
@@ -435,31 +202,6 @@ func TestActOrderAsSortedByClient(t *testing.T) {
 	}
 }
 
-// TestFnvNameAsSpelled: the partitioner's hash of a record's name, taken
-// without spelling it, is FNV-1a of the name as appendName spells it, for
-// the default topics' short names and any others, at edge offsets too.
-func TestFnvNameAsSpelled(t *testing.T) {
-	r := rand.New(rand.NewSource(5))
-	offs := []int{0, 9, 10, 99, 100, 1<<31 - 1, 1 << 40, int(^uint(0) >> 1)}
-	for _, short := range []bool{true, false} {
-		n := recordNames{short: short}
-		for i := 0; i < 3000; i++ {
-			tp := TopicPartition{Topic: []string{"orders", "payments", "t0", "a-b"}[r.Intn(4)], Partition: r.Intn(1200)}
-			off := r.Intn(1_000_000)
-			if i < len(offs) {
-				off = offs[i]
-			}
-			want := uint32(fnvBasis)
-			for _, c := range n.appendName(nil, tp, off) {
-				want = (want ^ uint32(c)) * fnvPrime
-			}
-			if got := n.fnvName(fnvBasis, tp, off); got != want {
-				t.Fatalf("short %v: fnvName(%v, %d) = %d, FNV of %q is %d", short, tp, off, got, n.appendName(nil, tp, off), want)
-			}
-		}
-	}
-}
-
 // TestHasLiveMemberAsList: HasLiveMember, a walk of the processes, says
 // what LiveMembers' list does, on every tick of worlds whose members
 // join, crash, restart and turn zombie.
@@ -490,7 +232,7 @@ func TestCaughtUpAsLag(t *testing.T) {
 		for seed := 0; seed < 12; seed++ {
 			traceCaseWith(t, proto, seed, func(w *World) *World {
 				lagless := true
-				for _, tp := range w.InputPartitions() {
+				for _, tp := range w.Layout().Inputs() {
 					lagless = lagless && w.Lag(tp) == 0
 				}
 				if got := w.inputsCommitted(); got != lagless {

@@ -1,13 +1,16 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // Checker verifies the world's invariants after every tick. It remembers
 // what it saw before (generations, epochs, transitions already checked), so
 // one Checker follows one world.
 type Checker struct {
-	lastGen     int
-	groupEpoch  int
+	lastEpoch   int
 	memberEpoch map[string]int
 	groupSeen   int
 	txnSeen     int
@@ -18,23 +21,26 @@ type Checker struct {
 
 // NewChecker starts checking a world from its current state.
 func NewChecker() *Checker {
-	return &Checker{lastGen: -1, epochs: map[string]int{}, memberEpoch: map[string]int{}}
+	return &Checker{lastEpoch: -1, epochs: map[string]int{}, memberEpoch: map[string]int{}}
 }
 
 // Check returns the first invariant the world breaks, or nil.
 func (c *Checker) Check(w *World) error {
 	g := w.Group
+	d := g.Describe()
 	if g.Incarnation != c.incarnation {
-		// The empty group was deleted and made anew (Group.recreate): its
-		// numbers start again at 0 and only grow from there.
-		c.incarnation, c.lastGen, c.groupEpoch = g.Incarnation, -1, 0
+		// The empty group was deleted and made anew (Coordinator.recreate):
+		// its numbers start again at 0 and only grow from there.
+		c.incarnation, c.lastEpoch = g.Incarnation, -1
 		clear(c.memberEpoch)
 	}
-	// Generations only grow (within one incarnation of the group).
-	if g.Generation < c.lastGen {
-		return fmt.Errorf("tick %d: generation went from %d back to %d", w.Tick, c.lastGen, g.Generation)
+	// Generations and group epochs only grow (within one incarnation of
+	// the group: a conversion carries the number over, a classic group's
+	// generation becoming the consumer group's epoch and back).
+	if d.Epoch < c.lastEpoch {
+		return fmt.Errorf("tick %d: %s went from %d back to %d", w.Tick, epochName(d.Type), c.lastEpoch, d.Epoch)
 	}
-	c.lastGen = g.Generation
+	c.lastEpoch = d.Epoch
 	// Every coordinator transition is one Kafka allows.
 	for _, t := range g.Transitions.Slice(c.groupSeen, g.Transitions.Len()) {
 		if !LegalTransition(t.Type, t.From, t.To) {
@@ -42,37 +48,31 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	c.groupSeen = g.Transitions.Len()
-	// The count of classic members is what a walk over the members finds.
-	classic := 0
-	for _, gm := range g.members {
-		if gm.ClassicMember {
-			classic++
-		}
-	}
-	if classic != g.numClassic {
-		return fmt.Errorf("tick %d: %d classic members counted, %d in the group", w.Tick, g.numClassic, classic)
+	// The counts the group keeps are what a walk over the members finds.
+	if err := g.CheckCounts(); err != nil {
+		return fmt.Errorf("tick %d: %v", w.Tick, err)
 	}
 	// Within one generation no partition is assigned to two members.
 	owner := map[TopicPartition]string{}
-	for _, gm := range g.Members() {
+	for _, gm := range d.Members {
 		for _, tp := range gm.Assignment {
 			if o, ok := owner[tp]; ok {
-				return fmt.Errorf("tick %d: generation %d assigns %s to both %s and %s", w.Tick, g.Generation, tp, o, gm.MemberID)
+				return fmt.Errorf("tick %d: %s %d assigns %s to both %s and %s", w.Tick, epochName(d.Type), d.Epoch, tp, o, gm.MemberID)
 			}
 			owner[tp] = gm.MemberID
 		}
 	}
-	if err := c.checkConsumerGroup(w); err != nil {
+	if err := c.checkConsumerGroup(w, d); err != nil {
 		return err
 	}
 	// No partition is consumed by two members of the current generation.
 	// Members of an older one are zombies: fencing is what stops them.
 	fetching := map[TopicPartition]string{}
 	for _, m := range w.current {
-		if !m.Alive || !m.InGroup() || m.Zombie || !c.current(w, m) {
+		if !m.Alive || !m.InGroup() || m.Zombie || !current(d, m) {
 			continue
 		}
-		for _, tp := range m.fetchable(w) {
+		for _, tp := range m.Fetchable() {
 			if o, ok := fetching[tp]; ok {
 				return fmt.Errorf("tick %d: %s is consumed by both %s and %s", w.Tick, tp, o, m.MemberID)
 			}
@@ -80,19 +80,24 @@ func (c *Checker) Check(w *World) error {
 		}
 	}
 	// A committed offset never passes the log end.
-	for tp, rec := range g.offsets.all {
-		if rec.Offset > w.logOf(tp).HW() {
-			return fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, rec.Offset, tp, w.logOf(tp).HW())
+	var past error
+	g.Offsets.EachCommitted(func(tp TopicPartition, offset int) bool {
+		if offset > w.broker.Log(tp).HW() {
+			past = fmt.Errorf("tick %d: committed offset %d of %s passes the log end %d", w.Tick, offset, tp, w.broker.Log(tp).HW())
 		}
+		return past == nil
+	})
+	if past != nil {
+		return past
 	}
 	// No pending offset becomes committed without its COMMIT marker.
-	for i := c.offsetsSeen; i < g.OffsetsLog.Len(); i++ {
-		r := g.OffsetsLog.At(i)
+	for i := c.offsetsSeen; i < g.Offsets.Log.Len(); i++ {
+		r := g.Offsets.Log.At(i)
 		if r.Marker || r.PID < 0 || r.State != "committed" {
 			continue
 		}
 		marked := false
-		for _, later := range g.OffsetsLog.Slice(i, g.OffsetsLog.Len()) {
+		for _, later := range g.Offsets.Log.Slice(i, g.Offsets.Log.Len()) {
 			if later.Marker && later.PID == r.PID && later.State == "COMMIT" {
 				marked = true
 				break
@@ -105,8 +110,8 @@ func (c *Checker) Check(w *World) error {
 	// Logs: LSO <= HW; the LSO is the first offset of the oldest open
 	// transaction (or the HW); read_committed never returns an open or
 	// aborted record.
-	for _, tp := range w.outputTPs {
-		l := w.logOf(tp)
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		if lso > hw {
 			return fmt.Errorf("tick %d: %s has LSO %d past its high watermark %d", w.Tick, tp, lso, hw)
@@ -150,15 +155,14 @@ func (c *Checker) Check(w *World) error {
 // coordinator sees it now: classic, a member of the current generation;
 // consumer, a member the coordinator has under that id at the epoch the
 // process holds (or the previous one, whose answer may be on the way).
-func (c *Checker) current(w *World, m *Member) bool {
-	g := w.Group
-	if !m.consumer {
+func current(d GroupDescription, m *Member) bool {
+	gm := d.Member(m.MemberID)
+	if !m.Consumer() {
 		// A process of an earlier incarnation may hold the same number: the
-		// coordinator must also have its member id (Group.recreate).
-		return g.Type == ClassicGroup && m.Generation == g.Generation && g.members[m.MemberID] != nil
+		// coordinator must also have its member id (Coordinator.recreate).
+		return d.Type == ClassicGroup && m.Generation == d.Generation && gm != nil
 	}
-	gm := g.members[m.MemberID]
-	return g.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
+	return d.Type == ConsumerGroup && gm != nil && gm.ClientID == m.Client && gm.Inc == m.Inc &&
 		(m.Generation == gm.MemberEpoch || m.Generation == gm.PreviousMemberEpoch)
 }
 
@@ -169,34 +173,29 @@ func (c *Checker) current(w *World, m *Member) bool {
 // it joins anew after leaving or being fenced, or leaves for now with -2);
 // the assignment epoch never passes the group epoch; a live process owns
 // only what the coordinator has it own.
-func (c *Checker) checkConsumerGroup(w *World) error {
-	g := w.Group
-	if g.GroupEpoch < c.groupEpoch {
-		return fmt.Errorf("tick %d: group epoch went from %d back to %d", w.Tick, c.groupEpoch, g.GroupEpoch)
+func (c *Checker) checkConsumerGroup(w *World, d GroupDescription) error {
+	if d.AssignmentEpoch > d.GroupEpoch {
+		return fmt.Errorf("tick %d: assignment epoch %d passes group epoch %d", w.Tick, d.AssignmentEpoch, d.GroupEpoch)
 	}
-	c.groupEpoch = g.GroupEpoch
-	if g.AssignmentEpoch > g.GroupEpoch {
-		return fmt.Errorf("tick %d: assignment epoch %d passes group epoch %d", w.Tick, g.AssignmentEpoch, g.GroupEpoch)
-	}
-	if g.Type != ConsumerGroup {
-		c.memberEpoch = map[string]int{}
+	if d.Type != ConsumerGroup {
+		clear(c.memberEpoch)
 		return nil
 	}
 	owner := map[TopicPartition]string{}
 	seen := map[string]bool{}
-	for _, gm := range g.Members() {
+	for _, gm := range d.Members {
 		seen[gm.MemberID] = true
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			if o, ok := owner[tp]; ok && o != gm.MemberID {
-				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, g.AssignmentEpoch, tp, o, gm.MemberID)
+				return fmt.Errorf("tick %d: assignment epoch %d: %s is owned by both %s and %s", w.Tick, d.AssignmentEpoch, tp, o, gm.MemberID)
 			}
 			owner[tp] = gm.MemberID
 		}
 		if prev, ok := c.memberEpoch[gm.MemberID]; ok && gm.MemberEpoch < prev && gm.MemberEpoch != 0 && gm.MemberEpoch != LeaveGroupStaticMemberEpoch {
 			return fmt.Errorf("tick %d: member %s epoch went from %d back to %d", w.Tick, gm.MemberID, prev, gm.MemberEpoch)
 		}
-		if gm.MemberEpoch > g.AssignmentEpoch {
-			return fmt.Errorf("tick %d: member %s epoch %d passes the assignment epoch %d", w.Tick, gm.MemberID, gm.MemberEpoch, g.AssignmentEpoch)
+		if gm.MemberEpoch > d.AssignmentEpoch {
+			return fmt.Errorf("tick %d: member %s epoch %d passes the assignment epoch %d", w.Tick, gm.MemberID, gm.MemberEpoch, d.AssignmentEpoch)
 		}
 		c.memberEpoch[gm.MemberID] = gm.MemberEpoch
 	}
@@ -206,12 +205,12 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 	}
 	for _, m := range w.current {
-		if !m.Alive || m.Zombie || !m.consumer || !m.InGroup() || !c.current(w, m) {
+		if !m.Alive || m.Zombie || !m.Consumer() || !m.InGroup() || !current(d, m) {
 			continue
 		}
-		gm := g.members[m.MemberID]
+		gm := d.Member(m.MemberID)
 		mine := map[TopicPartition]bool{}
-		for _, tp := range append(cp(gm.Assignment), gm.Revoking...) {
+		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true
 		}
 		for _, tp := range m.Owned {
@@ -221,4 +220,12 @@ func (c *Checker) checkConsumerGroup(w *World) error {
 		}
 	}
 	return nil
+}
+
+// epochName is what a group of type t counts its rebalances in.
+func epochName(t GroupType) string {
+	if t == ConsumerGroup {
+		return "group epoch"
+	}
+	return "generation"
 }

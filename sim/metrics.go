@@ -3,6 +3,9 @@ package sim
 import (
 	"slices"
 	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // PauseEntry is what one rebalance (the one that formed Generation) paused.
@@ -42,7 +45,7 @@ func (pm *PauseMeter) account(w *World) {
 		// A classic rebalance starts with PreparingRebalance; a consumer
 		// group's with a group epoch bump, which moves it to Assigning or
 		// Reconciling until every member reached its target.
-		if g.State != PreparingRebalance && g.State != CompletingRebalance && g.State != Assigning && g.State != Reconciling {
+		if s := g.State(); s != PreparingRebalance && s != CompletingRebalance && s != Assigning && s != Reconciling {
 			return
 		}
 		pm.active = true
@@ -51,12 +54,11 @@ func (pm *PauseMeter) account(w *World) {
 		pm.active = false
 		return
 	}
-	gen := g.Generation
-	if g.State == PreparingRebalance {
+	// a classic group's pauses count by the generation the rebalance
+	// forms, a consumer group's by group epoch
+	gen := g.Epoch()
+	if g.State() == PreparingRebalance {
 		gen++
-	}
-	if g.Type == ConsumerGroup {
-		gen = g.GroupEpoch // a consumer group's pauses count by group epoch
 	}
 	paused := w.pausedPartitions()
 	e := pm.entry(g.Incarnation, gen, w.Tick)
@@ -66,12 +68,12 @@ func (pm *PauseMeter) account(w *World) {
 	known := len(e.Partitions)
 	for _, tp := range paused {
 		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
-		if (i == known || e.Partitions[i] != tp) && !containsTP(e.Partitions[known:], tp) {
+		if (i == known || e.Partitions[i] != tp) && !wire.ContainsPartition(e.Partitions[known:], tp) {
 			e.Partitions = append(e.Partitions, tp)
 		}
 	}
 	if len(e.Partitions) > known {
-		sortTPs(e.Partitions)
+		wire.SortPartitions(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
@@ -113,7 +115,7 @@ func (w *World) PausedPartitions() []TopicPartition {
 // like inputTPs instead of building sets, and asks fetchable's question
 // without its list.
 func (w *World) pausedPartitions() []TopicPartition {
-	n := len(w.inputTPs)
+	n := len(w.layout.Inputs())
 	if cap(w.markBuf) < 2*n {
 		w.markBuf = make([]bool, 2*n)
 	}
@@ -123,11 +125,11 @@ func (w *World) pausedPartitions() []TopicPartition {
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
-	for _, gm := range w.Group.members {
+	for gm := range w.Group.AllMembers() {
 		for _, t := range gm.Topics {
 			anySub = true
-			if in, ok := w.inputAt.get(t); ok && !subscribed[in.at] {
-				subscribed[in.at] = true
+			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
+				subscribed[in.At] = true
 				if inputs++; inputs == len(w.Topo.Inputs) {
 					break members
 				}
@@ -138,14 +140,14 @@ members:
 		return nil
 	}
 	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
-		if !m.superseded && m.Alive && m.InGroup() && !m.Zombie {
-			topic, in := "", span{} // Owned is sorted: look each topic up once
+		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
+			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
 			for _, tp := range m.Owned {
 				if tp.Topic != topic {
 					topic = tp.Topic
-					in, _ = w.inputAt.get(topic)
+					in, _ = w.layout.Span(topic)
 				}
-				if i, ok := in.index(tp.Partition); ok && !consumed[i] && m.fetchesHint(tp, int32(i)) {
+				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.FetchesHint(tp, int32(i)) {
 					consumed[i] = true
 				}
 			}
@@ -153,7 +155,7 @@ members:
 	}
 	out := w.pausedBuf[:0]
 	topic, sub := "", false
-	for i, tp := range w.inputTPs {
+	for i, tp := range w.layout.Inputs() {
 		if tp.Topic != topic {
 			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
 		}
@@ -170,23 +172,23 @@ members:
 // assignment with its offsets fetched.
 func (w *World) GroupSettled() bool {
 	g := w.Group
-	if g.Type == ConsumerGroup {
+	if g.Type() == ConsumerGroup {
 		return w.consumerGroupSettled()
 	}
-	if g.State != Stable && g.State != Empty {
+	if s := g.State(); s != Stable && s != Empty {
 		return false
 	}
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Type == JoinGroup || p.Type == SyncGroup || p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == RebalanceNotification {
 			return false
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseSyncing || m.rejoin) {
+		if m.Alive && !m.Zombie && m.Joining() {
 			return false
 		}
 	}
-	for _, gm := range g.members {
+	for gm := range g.AllMembers() {
 		m := w.process(gm.ClientID, gm.Inc)
 		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, gm.Assignment) {
 			return false
@@ -210,11 +212,11 @@ type ReadRecord struct {
 // read_uncommitted reads to the high watermark and sees them.
 func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 	var out []ReadRecord
-	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
+	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
 		if tp.Topic != topic {
 			continue
 		}
-		l := w.logOf(tp)
+		l := w.broker.Log(tp)
 		for i, c := range l.Cells.All() {
 			if !c.IsData() {
 				continue
@@ -228,9 +230,6 @@ func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
 	}
 	return out
 }
-
-// HasTopic reports whether the world has a topic of that name.
-func (w *World) HasTopic(t string) bool { _, ok := w.topicSize[t]; return ok }
 
 // Counts are the delivery counters as a reader at one isolation level sees invoices.
 type Counts struct {
@@ -255,12 +254,12 @@ func (w *World) Delivery(isolation string) Counts {
 	// Input record (p, off) is slot base[p]+off, for off below its log's
 	// end; a source past it (never written by the engine: an invoice
 	// names a record that was read) is counted in extra.
-	base := make([]int, len(w.inputTPs)+1)
-	for p, tp := range w.inputTPs {
-		base[p+1] = base[p] + w.logOf(tp).HW()
+	base := make([]int, len(w.layout.Inputs())+1)
+	for p, tp := range w.layout.Inputs() {
+		base[p+1] = base[p] + w.broker.Log(tp).HW()
 	}
 	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
-	slots := make([]uint32, base[len(w.inputTPs)])
+	slots := make([]uint32, base[len(w.layout.Inputs())])
 	var extra map[int64]uint32 // by p<<32 | off, as slots
 	var odd map[string]int     // sources that are no input record's name
 	bump := func(s uint32, held bool) uint32 {
@@ -281,8 +280,8 @@ func (w *World) Delivery(isolation string) Counts {
 		extra[k] = bump(extra[k], held)
 	}
 	committed := isolation == "read_committed"
-	for _, tp := range w.outputTPs {
-		l := w.logOf(tp)
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
 		for i := 0; i < hw; i++ {
 			if !l.Cells.IsData(i) {
@@ -294,7 +293,7 @@ func (w *World) Delivery(isolation string) Counts {
 			if !visible && !heldBack {
 				continue
 			}
-			p, off, ok := l.Cells.sourceRef(i)
+			p, off, ok := l.Cells.SourceRef(i)
 			switch {
 			case !ok && visible:
 				if odd == nil {
@@ -311,10 +310,10 @@ func (w *World) Delivery(isolation string) Counts {
 	dup := func(p, off int, s uint32) {
 		if n := int(s &^ heldBit); n > 1 {
 			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, w.RecordName(w.inputTPs[p], off))
+			c.DuplicateNames = append(c.DuplicateNames, w.layout.Name(w.layout.Inputs()[p], off))
 		}
 	}
-	for p := range w.inputTPs {
+	for p := range w.layout.Inputs() {
 		for off, s := range slots[base[p]:base[p+1]] {
 			dup(p, off, s)
 		}
@@ -329,21 +328,21 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 	}
 	sort.Strings(c.DuplicateNames)
-	for p, tp := range w.inputTPs {
-		rec, ok := w.Group.offsets.get(tp)
+	for p, tp := range w.layout.Inputs() {
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
 		if !ok {
 			continue
 		}
 		// Offsets below the committed one and the log's end: all in slots.
-		for off := 0; off < rec.Offset && off < base[p+1]-base[p]; off++ {
+		for off := 0; off < rec && off < base[p+1]-base[p]; off++ {
 			switch s := slots[base[p]+off]; {
 			case s&^heldBit > 0:
 			case s&heldBit != 0:
 				c.HeldBack++
-				c.HeldBackNames = append(c.HeldBackNames, w.RecordName(tp, off))
+				c.HeldBackNames = append(c.HeldBackNames, w.layout.Name(tp, off))
 			default:
 				c.Lost++
-				c.LostNames = append(c.LostNames, w.RecordName(tp, off))
+				c.LostNames = append(c.LostNames, w.layout.Name(tp, off))
 			}
 		}
 	}
@@ -353,14 +352,11 @@ func (w *World) Delivery(isolation string) Counts {
 // Processed counts records the members have processed.
 func (w *World) Processed() int { return w.processed }
 
-// Rebalances counts generations formed after the first.
-func (w *World) Rebalances() int { return w.Group.RebalanceStarts }
-
 // Lag is the log end minus the committed offset, per input partition.
 func (w *World) Lag(tp TopicPartition) int {
-	hw := w.logOf(tp).HW()
-	if rec, ok := w.Group.offsets.get(tp); ok {
-		return hw - rec.Offset
+	hw := w.broker.Log(tp).HW()
+	if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
+		return hw - rec
 	}
 	return hw
 }
@@ -372,13 +368,13 @@ func (w *World) CaughtUp() bool {
 	if !w.inputsCommitted() {
 		return false
 	}
-	for _, l := range w.logAt { // every log (Clone copies them from there)
-		if len(l.openTxn) > 0 {
+	for _, l := range w.broker.Logs() { // every log (Clone copies them from there)
+		if l.HasOpenTxn() {
 			return false
 		}
 	}
 	for _, m := range w.procs {
-		if m.Alive && (m.loop != LoopIdle && m.loop != LoopFetching || len(m.prod.unacked) > 0) {
+		if m.Alive && m.Unsettled() {
 			return false
 		}
 	}
@@ -389,39 +385,16 @@ func (w *World) CaughtUp() bool {
 // each), reading each by its slot: its log is logAt[i], its commit the
 // offset table's slot i.
 func (w *World) inputsCommitted() bool {
-	for i := range w.inputTPs {
-		lag := w.logAt[i].HW()
-		if rec, ok := w.Group.offsets.atSlot(i); ok {
-			lag -= rec.Offset
+	for i := range w.layout.Inputs() {
+		lag := w.broker.Logs()[i].HW()
+		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
+			lag -= rec
 		}
 		if lag != 0 {
 			return false
 		}
 	}
 	return true
-}
-
-// HasLiveMember is len(LiveMembers()) > 0, without the list: a walk of
-// the processes (a client's current process is its one not superseded),
-// with no lookup by client id (the explorer asks it every tick).
-func (w *World) HasLiveMember() bool {
-	for _, m := range w.procs {
-		if !m.superseded && m.Alive && !m.Zombie {
-			return true
-		}
-	}
-	return false
-}
-
-// LiveMembers lists the client ids with a running process that is not a zombie.
-func (w *World) LiveMembers() []string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m != nil && m.Alive && !m.Zombie {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // consumerGroupSettled is `run until stable` for a consumer group: every
@@ -431,25 +404,25 @@ func (w *World) LiveMembers() []string {
 // in flight.
 func (w *World) consumerGroupSettled() bool {
 	g := w.Group
-	if (g.State != Stable && g.State != Empty) || !g.consumerSettled() {
+	if s := g.State(); (s != Stable && s != Empty) || !g.Settled() {
 		return false
 	}
-	for _, p := range w.sending {
+	for _, p := range w.env.Sending() {
 		if p.Type == OffsetFetch || p.Type == FindCoordinator || p.Type == JoinGroup || p.Type == SyncGroup {
 			return false
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseOut || (m.consumer && !m.cgSettled())) {
+		if m.Alive && !m.Zombie && (m.Phase == PhaseFinding || m.Phase == PhaseJoining || m.Phase == PhaseOut || (m.Consumer() && !m.Settled())) {
 			return false
 		}
 	}
-	for _, gm := range g.members {
+	for gm := range g.AllMembers() {
 		if gm.MemberEpoch < 0 {
 			continue // a static member away (epoch -2) holds its partitions until it returns
 		}
 		m := w.process(gm.ClientID, gm.Inc)
-		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, sortedView(gm.Assignment)) {
+		if m == nil || !m.Alive || m.MemberID != gm.MemberID || !m.Settled() || !slices.Equal(m.Owned, wire.SortedView(gm.Assignment)) {
 			return false
 		}
 	}

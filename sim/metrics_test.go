@@ -10,7 +10,7 @@ import (
 // subscribed input partitions that no live member's fetchable list holds.
 func pausedByDefinition(w *World) []TopicPartition {
 	subscribed := map[string]bool{}
-	for _, gm := range w.Group.members {
+	for _, gm := range w.Group.Members() {
 		for _, t := range gm.Topics {
 			subscribed[t] = true
 		}
@@ -18,13 +18,13 @@ func pausedByDefinition(w *World) []TopicPartition {
 	consumed := map[TopicPartition]bool{}
 	for _, m := range w.current {
 		if m.Alive && m.InGroup() && !m.Zombie {
-			for _, tp := range m.fetchable(w) {
+			for _, tp := range m.Fetchable() {
 				consumed[tp] = true
 			}
 		}
 	}
 	var out []TopicPartition
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		if subscribed[tp.Topic] && !consumed[tp] {
 			out = append(out, tp)
 		}

@@ -41,7 +41,7 @@ func TestUpgradeKeepsHeartbeatingClassicMembers(t *testing.T) {
 	if err := w.Slow("C1"); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").slowNow })
+	stepUntil(t, w, c, 40, func() bool { return w.Member("C1").Hooks().SlowNow() })
 	if err := w.Join("C5", false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestUpgradeKeepsHeartbeatingClassicMembers(t *testing.T) {
 	if err := w.Join("C6", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 20, func() bool { return w.Group.Type == ConsumerGroup })
+	stepUntil(t, w, c, 20, func() bool { return w.Group.Type() == ConsumerGroup })
 	converted := w.Tick
 	if gm := w.Group.MemberByID(w.Member("C2").MemberID); gm == nil || w.Member("C2").Phase != PhaseSyncing {
 		t.Fatalf("C2 is %s at the upgrade, want Syncing (heartbeating)", w.Member("C2").Phase)
@@ -116,15 +116,15 @@ func TestDowngradeTimesSilentMembersFromThen(t *testing.T) {
 	if err := w.Slow("C2"); err != nil {
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 40, func() bool { return m.slowNow })
-	m.onCommitRefused(w, IllegalGeneration, true)
-	if m.heartbeats() || m.MemberID != id {
-		t.Fatalf("C2 after ILLEGAL_GENERATION: heartbeats %v, member id %q; want none, %s", m.heartbeats(), m.MemberID, id)
+	stepUntil(t, w, c, 40, func() bool { return m.Hooks().SlowNow() })
+	m.Hooks().OnCommitRefused(IllegalGeneration, true)
+	if m.Heartbeats() || m.MemberID != id {
+		t.Fatalf("C2 after ILLEGAL_GENERATION: heartbeats %v, member id %q; want none, %s", m.Heartbeats(), m.MemberID, id)
 	}
 	if err := w.Close("C1"); err != nil { // the last consumer-protocol member leaves
 		t.Fatal(err)
 	}
-	stepUntil(t, w, c, 10, func() bool { return w.Group.Type == ClassicGroup })
+	stepUntil(t, w, c, 10, func() bool { return w.Group.Type() == ClassicGroup })
 	down := w.Tick
 	stepChecked(t, w, c, w.Cfg.Client.SessionTimeout+1)
 	if got, want := removedAt(w, id), down+w.Cfg.Client.SessionTimeout; got != want {
@@ -151,7 +151,7 @@ func TestStaticClassicMemberPollTimeoutInConsumerGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := w.Member("C2")
-	stepUntil(t, w, c, 60, func() bool { return m.Phase == PhaseStable && m.MemberID != "" && m.loop == LoopFetching })
+	stepUntil(t, w, c, 60, func() bool { return m.Phase == PhaseStable && m.MemberID != "" && m.Hooks().Loop() == LoopFetching })
 	id := m.MemberID
 	if err := w.Slow("C2"); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package sim
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
 
 // PauseSeries is the pause meter's running total after each tick (index =
 // tick), for charts. The total moves only while a rebalance pauses
@@ -10,8 +14,8 @@ import "sort"
 // the list of totals it stands for. The stretches are a Seq, shared between
 // clones chunk by chunk.
 type PauseSeries struct {
-	n     int             // totals recorded
-	steps Seq[pauseSteps] // a stretch per change of the total, oldest first
+	n     int                   // totals recorded
+	steps store.Seq[pauseSteps] // a stretch per change of the total, oldest first
 }
 
 // pauseSteps is a stretch of equal totals: from index at to the next
@@ -36,7 +40,7 @@ func (s *PauseSeries) At(i int) int {
 }
 
 // Slice copies totals [from, to) into a new slice.
-func (s *PauseSeries) Slice(from, to int) []int { return sliceOf(from, to, s.At) }
+func (s *PauseSeries) Slice(from, to int) []int { return store.SliceOf(from, to, s.At) }
 
 // add records the total after the next tick.
 func (s *PauseSeries) add(total int) {
@@ -47,5 +51,5 @@ func (s *PauseSeries) add(total int) {
 }
 
 func (s *PauseSeries) clone() PauseSeries {
-	return PauseSeries{n: s.n, steps: s.steps.clone()}
+	return PauseSeries{n: s.n, steps: s.steps.Clone()}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // producerEvents lists a client's EvProducer events.
@@ -77,7 +79,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 			p = withBody(w, p)
 			switch {
 			case p.From == client && p.Type == Produce && !p.Response:
-				r := p.Body.(*produceReq)
+				r := p.Body.(*wire.ProduceRequest)
 				if p.Sent <= closed {
 					if r.Txn {
 						t.Errorf("t=%d %s sent a transactional record before its producer was replaced", p.Sent, client)
@@ -88,7 +90,7 @@ func TestSwitchToTransactionalMidRun(t *testing.T) {
 						p.Sent, client, p.Summary, r.Txn, r.PID, oldPID, initAnswered, firstAdd)
 				}
 			case p.To == client && p.Type == InitProducerID && p.Response && p.Sent > switchTick:
-				if r := p.Req.Body.(*initPIDReq); r.TransactionalID != txnID || p.Error != None {
+				if r := p.Req.Body.(*wire.InitProducerIDRequest); r.TransactionalID != txnID || p.Error != None {
 					t.Errorf("t=%d InitProducerId(%q) answered %s, want %s and NONE", p.Sent, r.TransactionalID, p.Error, txnID)
 				}
 				initAnswered = p.Sent
@@ -137,10 +139,10 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 	e := w.Txn.Entry("tx-C1")
 	stepUntil(t, w, c, 30, func() bool { return e.State == TxnOngoing })
 	m := w.current["C1"]
-	if !m.txn.open || m.loop != LoopProcessing {
-		t.Fatalf("tick %d: C1 loop %s, transaction open %v: want a batch in hand inside a transaction", w.Tick, m.loop, m.txn.open)
+	if !m.Hooks().TxnOpen() || m.Hooks().Loop() != LoopProcessing {
+		t.Fatalf("tick %d: C1 loop %s, transaction open %v: want a batch in hand inside a transaction", w.Tick, m.Hooks().Loop(), m.Hooks().TxnOpen())
 	}
-	txnPID := m.prod.pid
+	txnPID := m.Hooks().ProducerPID()
 	switchTick := w.Tick
 	if err := w.SetProducer("idempotent"); err != nil {
 		t.Fatal(err)
@@ -168,17 +170,17 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 		p = withBody(w, p)
 		switch {
 		case p.To == "C1" && p.Type == EndTxn && p.Response && p.Sent >= switchTick:
-			if r := p.Req.Body.(*endTxnReq); !r.Commit || p.Error != None {
+			if r := p.Req.Body.(*wire.EndTxnRequest); !r.Commit || p.Error != None {
 				t.Errorf("t=%d EndTxn commit=%v answered %s, want COMMIT answered NONE", p.Sent, r.Commit, p.Error)
 			}
 			endTxnAnswered = p.Sent
 		case p.From == "C1" && p.Type == InitProducerID && !p.Response && p.Sent >= closed:
-			if r := p.Body.(*initPIDReq); r.TransactionalID != "" {
+			if r := p.Body.(*wire.InitProducerIDRequest); r.TransactionalID != "" {
 				t.Errorf("t=%d InitProducerId(%q) after the switch, want one without a transactional.id", p.Sent, r.TransactionalID)
 			}
 			idempotentInit = p.Sent
 		case p.From == "C1" && p.Type == Produce && !p.Response && p.Sent > closed:
-			r := p.Body.(*produceReq)
+			r := p.Body.(*wire.ProduceRequest)
 			if r.Txn || r.PID == txnPID || r.PID < 0 {
 				t.Errorf("t=%d after the switch: %s (txn %v pid %d), want an idempotent record with a new pid", p.Sent, p.Summary, r.Txn, r.PID)
 			}
@@ -192,8 +194,8 @@ func TestSwitchFromTransactionalMidTransaction(t *testing.T) {
 			endTxnAnswered, closed, idempotentInit, len(newPIDs))
 	}
 	// Every invoice is committed or plain: nothing holds the LSO back.
-	for _, tp := range w.outputTPs {
-		if l := w.logOf(tp); l.LSO() != l.HW() {
+	for _, tp := range w.layout.Outputs() {
+		if l := w.broker.Log(tp); l.LSO() != l.HW() {
 			t.Errorf("%s: LSO %d < HW %d", tp, l.LSO(), l.HW())
 		}
 	}
@@ -234,7 +236,7 @@ func TestPropertyProducerSwitches(t *testing.T) {
 			runSchedule(t, w, sched, 200)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State, names(sched))
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s; schedule: %s)", w.Group.State(), names(sched))
 			}
 			for _, e := range w.Events.All() {
 				if strings.Contains(e.Text, InvalidProducerIDMapping.String()) {

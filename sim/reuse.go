@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/client"
+	"github.com/kgrepl/kgrepl/sim/coord"
+)
+
 // Reuser makes copies of worlds, each in the storage of the copy it made
 // before, once that one is finished: the explorer's worker runs branch
 // after branch, each a copy of a world at one tick, stepped and read until
@@ -11,11 +17,9 @@ package sim
 type Reuser struct {
 	last  *World // the copy made last; finished when the next is asked for
 	wire  []Packet
-	logs  []PartitionLog
-	prods []producerBufs // the logs' producer entries, by the logs' index
-	procs []Member
-	gms   []GroupMember
-	bufs  memberBufs
+	logs  broker.Bufs // the logs and their producer entries
+	procs client.Bufs // the processes and their slices
+	gms   coord.Bufs  // the group's member records
 }
 
 // Clone returns a copy of w, as w.Clone does, made in the storage of the

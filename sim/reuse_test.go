@@ -16,15 +16,16 @@ func TestReuseFreeLists(t *testing.T) {
 			base.Step()
 		}
 		pool := map[*Packet]bool{}
-		var f *freeLists
+		var f any
 		if dead != nil {
-			f = dead.free
-			for _, p := range f.packets {
+			var packets []*Packet
+			packets, f = dead.env.FreePacketsForTest()
+			for _, p := range packets {
 				pool[p] = true
 			}
 		}
 		plain, reuse := base.Clone(), r.Clone(base)
-		if dead != nil && reuse.free != f {
+		if _, g := reuse.env.FreePacketsForTest(); dead != nil && g != f {
 			t.Fatal("the copy did not take the finished copy's lists")
 		}
 		if fork%2 == 1 {
@@ -37,7 +38,7 @@ func TestReuseFreeLists(t *testing.T) {
 		for i := 0; i < 40; i++ {
 			plain.Step()
 			reuse.Step()
-			for _, p := range reuse.sending {
+			for _, p := range reuse.env.Sending() {
 				if pool[p] {
 					reused++
 				}
@@ -114,12 +115,12 @@ func TestReuserCopiesAreClones(t *testing.T) {
 					t.Fatalf("round %d, world %d, tick %d: %v", round, i, reused.Tick, err)
 				}
 			}
-			if len(reused.current) != len(plain.current) || len(reused.Group.members) != len(plain.Group.members) {
+			if len(reused.current) != len(plain.current) || len(reused.Group.Members()) != len(plain.Group.Members()) {
 				t.Fatalf("round %d, world %d: the Reuser's copy has %d clients and %d group members, a plain copy %d and %d",
-					round, i, len(reused.current), len(reused.Group.members), len(plain.current), len(plain.Group.members))
+					round, i, len(reused.current), len(reused.Group.Members()), len(plain.current), len(plain.Group.Members()))
 			}
 			for c, m := range plain.current {
-				if rm := reused.current[c]; rm == nil || rm.proc != m.proc || rm.Inc != m.Inc {
+				if rm := reused.current[c]; rm == nil || rm.Proc() != m.Proc() || rm.Inc != m.Inc {
 					t.Fatalf("round %d, world %d: client %s's process differs in the Reuser's copy", round, i, c)
 				}
 			}

@@ -15,7 +15,7 @@ import (
 // can be compared byte for byte.
 func fingerprint(w *World) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State, w.Group.Generation, w.Group.Leader, w.Group.Assignor)
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State(), w.Group.Describe().Generation, w.Group.Describe().Leader, w.Group.Describe().Assignor)
 	for _, gm := range w.Group.Members() {
 		fmt.Fprintf(&b, "member %s %s %v joined=%v topics %v owned %v protocols %v target %v revoking %v epoch %d\n", gm.MemberID, gm.InstanceID,
 			gm.Assignment, gm.Joined, gm.Topics, gm.Owned, gm.Protocols, gm.Target, gm.Revoking, gm.MemberEpoch)
@@ -26,11 +26,11 @@ func fingerprint(w *World) string {
 	for _, e := range w.Events.All() {
 		fmt.Fprintf(&b, "e%d %s %s %s\n", e.Tick, e.Kind, e.Member, e.Text)
 	}
-	for _, tp := range append(append([]TopicPartition{}, w.inputTPs...), w.outputTPs...) {
-		l := w.logOf(tp)
+	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
+		l := w.broker.Log(tp)
 		fmt.Fprintf(&b, "log %s hw %d lso %d %v aborted %v\n", tp, l.HW(), l.LSO(), l.Cells.Slice(0, l.HW()), l.Aborted)
 	}
-	for _, r := range w.Group.OffsetsLog.All() {
+	for _, r := range w.Group.Offsets.Log.All() {
 		fmt.Fprintf(&b, "off %+v\n", r)
 	}
 	for _, e := range w.Txn.Entries() {
@@ -38,7 +38,7 @@ func fingerprint(w *World) string {
 	}
 	for _, m := range w.procs {
 		recs, done := m.Batch()
-		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.loop, m.Owned, m.positions, recs, done)
+		fmt.Fprintf(&b, "proc %s/%d %s %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.Hooks().Loop(), m.Owned, m.Hooks().Positions(), recs, done)
 	}
 	fmt.Fprintf(&b, "meter %d %v %v\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Slice(0, w.Meter.Series.Len()))
 	fmt.Fprintf(&b, "group transitions %v\n", w.Group.Transitions.Slice(0, w.Group.Transitions.Len()))
@@ -92,7 +92,7 @@ func randomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []action {
 		case 7:
 			n := 1 + r.Intn(5)
 			a = action{do: func(w *World) error {
-				tps := w.InputPartitions()
+				tps := w.Layout().Inputs()
 				return w.ProduceInput(tps[n%len(tps)], n)
 			}, name: fmt.Sprintf("produce %d", n)}
 		case 8:
@@ -138,9 +138,9 @@ func names(s []action) string {
 }
 
 func randomTopology(r *rand.Rand) Topology {
-	topo := Topology{Group: "g", Output: TopicSpec{"out", 1 + r.Intn(3)}, Members: r.Intn(3)}
+	topo := Topology{Group: "g", Output: TopicSpec{Name: "out", Partitions: 1 + r.Intn(3)}, Members: r.Intn(3)}
 	for i := 0; i < 1+r.Intn(3); i++ {
-		topo.Inputs = append(topo.Inputs, TopicSpec{fmt.Sprintf("t%d", i), 1 + r.Intn(5)})
+		topo.Inputs = append(topo.Inputs, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1 + r.Intn(5)})
 	}
 	return topo
 }
@@ -160,7 +160,7 @@ func settle(t *testing.T, w *World, bound int) bool {
 			return true
 		}
 		if i%100 == 99 {
-			for _, tp := range w.inputTPs {
+			for _, tp := range w.layout.Inputs() {
 				if w.Lag(tp) > 0 {
 					w.ProduceInput(tp, 1)
 				}
@@ -267,11 +267,11 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State)
+				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State())
 			}
 			// The sticky assignors and the uniform one balance equal
 			// subscriptions within one partition.
-			if w.Group.Type == ClassicGroup && strings.Contains(w.Group.Assignor, "sticky") || w.Group.Type == ConsumerGroup && w.Group.Assignor == "uniform" {
+			if w.Group.Type() == ClassicGroup && strings.Contains(w.Group.Describe().Assignor, "sticky") || w.Group.Type() == ConsumerGroup && w.Group.Describe().Assignor == "uniform" {
 				counts := []int{}
 				for _, gm := range w.Group.Members() {
 					counts = append(counts, len(gm.Assignment))
@@ -357,7 +357,7 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 				runSchedule(t, w, sched, 200)
 				ensureMember(t, w)
 				if !settle(t, w, 6000) {
-					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State, totalLag(w))
+					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State(), totalLag(w))
 				}
 				iso := "read_uncommitted"
 				if md.txn {
@@ -382,10 +382,10 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 					for _, rec := range w.ReadTopic("invoices", "read_committed") {
 						seen[rec.Source]++
 					}
-					for _, tp := range w.inputTPs {
-						for off := 0; off < w.logOf(tp).HW(); off++ {
-							if n := seen[w.RecordName(tp, off)]; n != 1 {
-								t.Errorf("%s has %d visible invoices, want exactly 1", w.RecordName(tp, off), n)
+					for _, tp := range w.layout.Inputs() {
+						for off := 0; off < w.broker.Log(tp).HW(); off++ {
+							if n := seen[w.Layout().Name(tp, off)]; n != 1 {
+								t.Errorf("%s has %d visible invoices, want exactly 1", w.Layout().Name(tp, off), n)
 							}
 						}
 					}
@@ -401,15 +401,15 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 // member kept is only made good by its next commit, as in Kafka.
 func ensureMember(t *testing.T, w *World) {
 	for _, m := range w.procs {
-		m.crashAfter = -1
+		m.CrashAfter(-1)
 	}
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		if err := w.ProduceInput(tp, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, m := range w.current {
-		if m.Alive && !m.Zombie && !m.closing {
+		if m.Alive && !m.Zombie && !m.Hooks().Closing() {
 			return
 		}
 	}
@@ -422,7 +422,7 @@ func ensureMember(t *testing.T, w *World) {
 
 func totalLag(w *World) int {
 	n := 0
-	for _, tp := range w.inputTPs {
+	for _, tp := range w.layout.Inputs() {
 		n += w.Lag(tp)
 	}
 	return n
@@ -456,7 +456,7 @@ func FuzzSchedules(f *testing.F) {
 		runSchedule(t, w, randomSchedule(r, 200, 6, r.Intn(2) == 0), 200)
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
-			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State, totalLag(w))
+			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
 		}
 	})
 }

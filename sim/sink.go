@@ -3,6 +3,9 @@ package sim
 import (
 	"iter"
 	"sync/atomic"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // SinkCounts counts the external sink's calls per input record (how many
@@ -16,7 +19,7 @@ import (
 // partition's list of chunks) it made after its last Clone; otherwise it
 // copies it first (copy-on-write), so neither world sees the other's calls.
 type SinkCounts struct {
-	names *recordNames // shared, read-only
+	names *topo.Layout // shared, read-only
 	parts []sinkPart   // per input partition, in the world's input order; copied by clone
 	own   *owner
 }
@@ -59,7 +62,7 @@ func (c *SinkCounts) Get(name string) int {
 	if c.names == nil {
 		return 0
 	}
-	p, off, ok := c.names.ref(name)
+	p, off, ok := c.names.Ref(name)
 	if !ok {
 		return 0
 	}
@@ -81,7 +84,7 @@ func (c *SinkCounts) count(p, off int) int {
 // returns the new count. hint is tp's slot if known (-1: not; checked
 // before it is trusted).
 func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
-	p, ok := c.names.index.slotCached(tp, hint, nil)
+	p, ok := c.names.Input().SlotCached(tp, hint, nil)
 	if !ok || off < 0 {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
 	}
@@ -89,12 +92,12 @@ func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
 		c.own = &owner{}
 	}
 	if c.parts == nil {
-		c.parts = make([]sinkPart, len(c.names.index.tps))
+		c.parts = make([]sinkPart, c.names.Input().Len())
 	}
 	epoch := c.own.epoch.Load()
 	sp := &c.parts[p]
 	if sp.owner != c.own || sp.epoch != epoch {
-		sp.chunks = cp(sp.chunks)
+		sp.chunks = store.Copy(sp.chunks)
 		sp.owner, sp.epoch = c.own, epoch
 	}
 	k := off / sinkChunkLen
@@ -143,7 +146,7 @@ func (c *SinkCounts) All() iter.Seq2[string, int] {
 					continue
 				}
 				for i := range sinkChunkLen {
-					if v := ch.count(i); v > 0 && !yield(c.names.name(c.names.index.tps[p], k*sinkChunkLen+i), v) {
+					if v := ch.count(i); v > 0 && !yield(c.names.Name(c.names.Input().At(p), k*sinkChunkLen+i), v) {
 						return
 					}
 				}
@@ -156,5 +159,5 @@ func (c *SinkCounts) clone() SinkCounts {
 	if c.own != nil {
 		c.own.epoch.Add(1) // the source's chunks are shared from now on
 	}
-	return SinkCounts{names: c.names, parts: cp(c.parts), own: &owner{}}
+	return SinkCounts{names: c.names, parts: store.Copy(c.parts), own: &owner{}}
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // TestSinkCountsMatchAMapAndClonesNeverAlias drives a family of sinks, each
@@ -13,7 +15,7 @@ import (
 // in input partition then offset order) must match, and no sink may see
 // another's calls.
 func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
-	for _, topo := range []Topology{DefaultTopology(), {Inputs: []TopicSpec{{"a-topic.with-long_name", 2}, {"b", 3}}, Output: TopicSpec{"out", 1}, Group: "g"}} {
+	for _, topo := range []Topology{DefaultTopology(), {Inputs: []TopicSpec{{Name: "a-topic.with-long_name", Partitions: 2}, {Name: "b", Partitions: 3}}, Output: TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
 		cfg := DefaultConfig()
 		cfg.RecordsPerPartition = 0
 		w, err := New(topo, cfg)
@@ -25,21 +27,21 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 			c     SinkCounts
 			model map[string]int
 		}
-		fam := []*pair{{c: SinkCounts{names: w.records}, model: map[string]int{}}}
+		fam := []*pair{{c: SinkCounts{names: w.layout}, model: map[string]int{}}}
 		for step := 0; step < 20000; step++ {
 			p := fam[r.Intn(len(fam))]
 			if r.Intn(20) == 0 && len(fam) < 30 {
-				fam = append(fam, &pair{c: p.c.clone(), model: cpMap(p.model)})
+				fam = append(fam, &pair{c: p.c.clone(), model: store.CopyMap(p.model)})
 				continue
 			}
-			slot := r.Intn(len(w.inputTPs))
-			tp := w.inputTPs[slot]
-			hint := []int32{int32(slot), -1, int32(r.Intn(len(w.inputTPs)))}[r.Intn(3)] // right, none, any (checked)
+			slot := r.Intn(len(w.layout.Inputs()))
+			tp := w.layout.Inputs()[slot]
+			hint := []int32{int32(slot), -1, int32(r.Intn(len(w.layout.Inputs())))}[r.Intn(3)] // right, none, any (checked)
 			off := r.Intn(700)
 			if r.Intn(10) == 0 {
 				off = r.Intn(5) // the same few records, many times
 			}
-			k := w.RecordName(tp, off)
+			k := w.Layout().Name(tp, off)
 			p.model[k]++
 			if got := p.c.inc(tp, hint, off); got != p.model[k] {
 				t.Fatalf("step %d: inc(%s) = %d, want %d", step, k, got, p.model[k])
@@ -61,8 +63,8 @@ func TestSinkCountsMatchAMapAndClonesNeverAlias(t *testing.T) {
 			}
 			want := slices.Clone(names)
 			slices.SortFunc(want, func(a, b string) int {
-				pa, oa, _ := w.records.ref(a)
-				pb, ob, _ := w.records.ref(b)
+				pa, oa, _ := w.layout.Ref(a)
+				pb, ob, _ := w.layout.Ref(b)
 				if pa != pb {
 					return pa - pb
 				}
@@ -90,8 +92,8 @@ func TestSinkCountsPast255(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp := w.inputTPs[0]
-	c := SinkCounts{names: w.records}
+	tp := w.layout.Inputs()[0]
+	c := SinkCounts{names: w.layout}
 	for i := 0; i < 3; i++ {
 		c.inc(tp, -1, 7) // a neighbour in the same chunk
 	}
@@ -123,7 +125,7 @@ func TestSinkCountsPast255(t *testing.T) {
 	n := 0
 	for name, v := range c.All() {
 		n++
-		if want := map[string]int{w.RecordName(tp, 5): 600, w.RecordName(tp, 7): 3}[name]; v != want {
+		if want := map[string]int{w.Layout().Name(tp, 5): 600, w.Layout().Name(tp, 7): 3}[name]; v != want {
 			t.Fatalf("All: %s %d, want %d", name, v, want)
 		}
 	}

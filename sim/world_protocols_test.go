@@ -43,8 +43,8 @@ func protocolWorld(t *testing.T, global, policy string, consumer ...string) *Wor
 func protocolsAgree(t *testing.T, w *World, want GroupType) []string {
 	t.Helper()
 	g := w.Group
-	if g.Type != want {
-		t.Fatalf("tick %d: group type %s, want %s", w.Tick, g.Type, want)
+	if g.Type() != want {
+		t.Fatalf("tick %d: group type %s, want %s", w.Tick, g.Type(), want)
 	}
 	var classic []string
 	for _, gm := range g.Members() {
@@ -53,13 +53,13 @@ func protocolsAgree(t *testing.T, w *World, want GroupType) []string {
 			t.Fatalf("tick %d: member %s has no process", w.Tick, gm.MemberID)
 		}
 		speaks := m.GroupProtocol()
-		if g.Type == ClassicGroup && speaks != ClassicGroup {
+		if g.Type() == ClassicGroup && speaks != ClassicGroup {
 			t.Errorf("tick %d: %s in a classic group speaks %s", w.Tick, gm.MemberID, speaks)
 		}
-		if g.Type == ConsumerGroup && gm.ClassicMember != (speaks == ClassicGroup) {
+		if g.Type() == ConsumerGroup && gm.ClassicMember != (speaks == ClassicGroup) {
 			t.Errorf("tick %d: %s: classic member %v, its process speaks %s", w.Tick, gm.MemberID, gm.ClassicMember, speaks)
 		}
-		if g.Type == ConsumerGroup && gm.ClassicMember || g.Type == ClassicGroup {
+		if g.Type() == ConsumerGroup && gm.ClassicMember || g.Type() == ClassicGroup {
 			classic = append(classic, gm.ClientID)
 		}
 	}
@@ -93,7 +93,7 @@ func TestNewWorldGroupFollowsMembersProtocols(t *testing.T) {
 				t.Fatalf("classic members %q, want %q", got, tc.classic)
 			}
 			if !w.GroupSettled() || len(w.Group.Members()) != 4 {
-				t.Fatalf("the new world is not a settled group of four: %s %s", w.Group.State, memberIDs(w.Group.Members()))
+				t.Fatalf("the new world is not a settled group of four: %s %s", w.Group.State(), memberIDs(w.Group.Members()))
 			}
 			c := NewChecker()
 			stepChecked(t, w, c, 3)
@@ -105,8 +105,8 @@ func TestNewWorldGroupFollowsMembersProtocols(t *testing.T) {
 				// timed out: restart sends no LeaveGroup).
 				stepUntil(t, w, c, 1000, func() bool {
 					m := w.current[cl]
-					return m.Inc == 2 && m.MemberID != "" && w.Group.members[m.MemberID] != nil &&
-						w.Group.members[cl+"-1"] == nil && w.GroupSettled()
+					return m.Inc == 2 && m.MemberID != "" && w.Group.MemberByID(m.MemberID) != nil &&
+						w.Group.MemberByID(cl+"-1") == nil && w.GroupSettled()
 				})
 				if got := strings.Join(protocolsAgree(t, w, tc.want), " "); got != tc.classic {
 					t.Fatalf("after restarting %s: classic members %q, want %q", cl, got, tc.classic)
@@ -129,8 +129,8 @@ func TestNewWorldGroupFollowsMembersProtocols(t *testing.T) {
 // counts serverAssignorName, which a classic member has not).
 func TestNewMixedWorldServerAssignor(t *testing.T) {
 	w := protocolWorld(t, "classic", "bidirectional", "C1")
-	if w.Group.Assignor != "uniform" {
-		t.Errorf("assignor %s with one uniform consumer member and three range classic members, want uniform", w.Group.Assignor)
+	if w.Group.Describe().Assignor != "uniform" {
+		t.Errorf("assignor %s with one uniform consumer member and three range classic members, want uniform", w.Group.Describe().Assignor)
 	}
 }
 
@@ -162,15 +162,15 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 	}
 	join("C1", "classic")
 	stepChecked(t, w, c, 20)
-	empty := func() bool { return w.Group.State == Empty && len(w.Group.Members()) == 0 && w.GroupSettled() }
+	empty := func() bool { return w.Group.State() == Empty && len(w.Group.Members()) == 0 && w.GroupSettled() }
 	if err := w.Close("C1"); err != nil {
 		t.Fatal(err)
 	}
 	stepUntil(t, w, c, 100, empty)
-	classicGen := w.Group.Generation
+	classicGen := w.Group.Describe().Generation
 	committed := map[TopicPartition]int{}
-	for _, tp := range w.InputPartitions() {
-		if rec, ok := w.Group.Committed(tp); ok {
+	for _, tp := range w.Layout().Inputs() {
+		if rec, ok := w.Group.Offsets.Committed(tp); ok {
 			committed[tp] = rec.Offset
 		}
 	}
@@ -179,19 +179,19 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 	}
 	keptOffsets := func(when string) {
 		for tp, o := range committed {
-			if rec, ok := w.Group.Committed(tp); !ok || rec.Offset < o {
+			if rec, ok := w.Group.Offsets.Committed(tp); !ok || rec.Offset < o {
 				t.Errorf("%s: %s committed %v (%v), want at least %d (offsets stay)", when, tp, rec.Offset, ok, o)
 			}
 		}
 	}
 
 	join("C2", "consumer")
-	stepUntil(t, w, c, 100, func() bool { return w.Group.Type == ConsumerGroup && len(w.Group.Members()) == 1 && w.GroupSettled() })
+	stepUntil(t, w, c, 100, func() bool { return w.Group.Type() == ConsumerGroup && len(w.Group.Members()) == 1 && w.GroupSettled() })
 	g := w.Group
 	gm := g.Members()[0]
-	if g.GroupEpoch != 1 || g.AssignmentEpoch != 1 || gm.MemberEpoch != 1 || g.Incarnation != 1 {
+	if g.Describe().GroupEpoch != 1 || g.Describe().AssignmentEpoch != 1 || gm.MemberEpoch != 1 || g.Incarnation != 1 {
 		t.Errorf("the new consumer group: group epoch %d, assignment epoch %d, %s epoch %d, incarnation %d; want 1, 1, 1, 1",
-			g.GroupEpoch, g.AssignmentEpoch, gm.MemberID, gm.MemberEpoch, g.Incarnation)
+			g.Describe().GroupEpoch, g.Describe().AssignmentEpoch, gm.MemberID, gm.MemberEpoch, g.Incarnation)
 	}
 	keptOffsets("consumer group")
 
@@ -200,9 +200,9 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 	}
 	stepUntil(t, w, c, 100, empty)
 	join("C3", "classic")
-	stepUntil(t, w, c, 100, func() bool { return w.Group.Type == ClassicGroup && w.Group.State == Stable && w.GroupSettled() })
-	if g := w.Group; g.Generation != 1 || g.Incarnation != 2 {
-		t.Errorf("the new classic group: generation %d, incarnation %d; want 1, 2", g.Generation, g.Incarnation)
+	stepUntil(t, w, c, 100, func() bool { return w.Group.Type() == ClassicGroup && w.Group.State() == Stable && w.GroupSettled() })
+	if g := w.Group; g.Describe().Generation != 1 || g.Incarnation != 2 {
+		t.Errorf("the new classic group: generation %d, incarnation %d; want 1, 2", g.Describe().Generation, g.Incarnation)
 	}
 	keptOffsets("classic group again")
 
@@ -224,7 +224,7 @@ func TestEmptyGroupChangingTypeStartsAgain(t *testing.T) {
 func classicMembersWorld(t *testing.T, c *Checker) *World {
 	t.Helper()
 	w := protocolWorld(t, string(ClassicGroup), "bidirectional", "C1")
-	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() && w.Group.Type == ConsumerGroup && len(w.Group.Members()) == 4 })
+	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() && w.Group.Type() == ConsumerGroup && len(w.Group.Members()) == 4 })
 	if n := len(protocolsAgree(t, w, ConsumerGroup)); n != 3 {
 		t.Fatalf("%d classic members, want 3", n)
 	}
@@ -344,8 +344,13 @@ func TestClassicMembersThatBehaveAreNotTimedOut(t *testing.T) {
 func TestClassicMemberCount(t *testing.T) {
 	c := NewChecker()
 	w := classicMembersWorld(t, c) // converted: C2..C4 classic
-	if w.Group.numClassic != 3 {
-		t.Fatalf("after the conversion: %d classic members counted, want 3", w.Group.numClassic)
+	if w.Group.Hooks().NumClassic() != 3 {
+		t.Fatalf("after the conversion: %d classic members counted, want 3", w.Group.Hooks().NumClassic())
+	}
+	off := w.Clone()
+	off.Group.Hooks().SetNumClassic(off.Group.Hooks().NumClassic() + 1)
+	if err := NewChecker().Check(off); err == nil || !strings.Contains(err.Error(), "classic members counted") {
+		t.Errorf("a count off by one: the checker says %v", err)
 	}
 	if err := w.Set("C3", "group.instance.id", "i3"); err != nil {
 		t.Fatal(err)
@@ -362,15 +367,11 @@ func TestClassicMemberCount(t *testing.T) {
 		}
 		stepChecked(t, w, c, 5)
 		stepUntil(t, w, c, 300, w.GroupSettled)
-		if cl := w.Clone(); cl.Group.numClassic != w.Group.numClassic {
-			t.Fatalf("tick %d: the clone counts %d classic members, the world %d", w.Tick, cl.Group.numClassic, w.Group.numClassic)
+		if cl := w.Clone(); cl.Group.Hooks().NumClassic() != w.Group.Hooks().NumClassic() {
+			t.Fatalf("tick %d: the clone counts %d classic members, the world %d", w.Tick, cl.Group.Hooks().NumClassic(), w.Group.Hooks().NumClassic())
 		}
 	}
-	if w.Group.Type != ClassicGroup || w.Group.numClassic != 0 || w.Group.hasClassicMembers() {
-		t.Fatalf("after the downgrade: %s group, %d classic members counted, want a classic group and 0", w.Group.Type, w.Group.numClassic)
-	}
-	w.Group.numClassic++
-	if err := c.Check(w); err == nil || !strings.Contains(err.Error(), "classic members counted") {
-		t.Errorf("a count off by one: the checker says %v", err)
+	if w.Group.Type() != ClassicGroup || w.Group.Hooks().NumClassic() != 0 {
+		t.Fatalf("after the downgrade: %s group, %d classic members counted, want a classic group and 0", w.Group.Type(), w.Group.Hooks().NumClassic())
 	}
 }

@@ -56,6 +56,11 @@ options:
 		return 0
 	}
 	sess := kernel.NewSession()
+	// Protocol events, a demo's headings and narration in colour: on a
+	// terminal only, as errors are (never with NO_COLOR, never into a pipe).
+	if f, ok := stdout.(*os.File); ok {
+		sess.Color = repl.ColorEnabled(f)
+	}
 	opts := repl.ScriptOptions{KeepGoing: *keepGoing, MaxLine: kernel.MaxLineBytes}
 	switch {
 	case *cmds != "":
@@ -87,7 +92,7 @@ options:
 	picDir, _ := repl.DefaultPictureDir()
 	sess.PictureDir = picDir
 	err := repl.RunTerminal(sess, repl.TerminalOptions{Stdin: stdin, Stdout: out, Color: repl.ColorEnabled(out), NoHistory: *noHistory,
-		PictureDir: picDir})
+		Greeting: kernel.Greeting(picDir)})
 	if err != nil {
 		fmt.Fprintf(stderr, "kgrepl: %v\n", err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -102,7 +103,8 @@ func TestDemoThroughTheBinaryIsDeterministic(t *testing.T) {
 	if code != 0 || a != b {
 		t.Fatal("demo 4 printed different bytes on two runs (or failed)")
 	}
-	if !strings.Contains(a, "duplicates 2 (p2.3 p2.4)") {
+	// The audit reader's verdict, in demo 4's metrics.
+	if !regexp.MustCompile(`duplicates \(read_uncommitted\) +2 \(p2\.3 p2\.4\)`).MatchString(a) {
 		t.Error("demo 4 does not show inv(p2.3) and inv(p2.4) twice")
 	}
 }
@@ -155,6 +157,11 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 		t.Helper()
 		out.waitFor(t, what, 0, 10*time.Second)
 	}
+	// The greeting: what kgrepl is and three first steps.
+	expect("Kafka consumer groups")
+	expect("  demo 1 ")
+	expect("  help ")
+	expect("pictures go to " + filepath.Join(state, "kgrepl", "pictures"))
 	expect("billing t=0 Stable> ")
 	ptmx.Write([]byte("join C2\r"))
 	ptmx.Write([]byte("run until sta\t\r"))
@@ -165,7 +172,11 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 	ptmx.Write([]byte("crash C\t"))
 	expect("C1")
 	ptmx.Write([]byte{21}) // Ctrl-U: clear the line
-	ptmx.Write([]byte{4})  // Ctrl-D
+	// Tab offers what can come next: after run until processed, records.
+	ptmx.Write([]byte("run until processed p1.\t\t"))
+	expect("p1.9")
+	ptmx.Write([]byte{21})
+	ptmx.Write([]byte{4}) // Ctrl-D
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -225,8 +236,33 @@ func (tr *transcript) waitFor(t *testing.T, what string, after int, d time.Durat
 }
 
 // TestDemoStepPausesAtNarration drives `demo 4 --step` in a pty: the output
-// stops before each narration line until Enter, and q stops it.
+// stops before each act and narration block until Enter, and q stops the
+// demo where it is: the prompt then shows the tick the demo had reached.
 func TestDemoStepPausesAtNarration(t *testing.T) {
+	// The lines each pause comes before: the first comment of each block
+	// of comments after the title (a heading or narration).
+	script, err := os.ReadFile("../../kernel/demos/04.kg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	inBlock := false
+	for i, l := range strings.Split(string(script), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case i == 0 || l == "":
+		case strings.HasPrefix(l, "#"):
+			if !inBlock && i > 1 {
+				blocks = append(blocks, strings.TrimPrefix(strings.TrimPrefix(l, "## "), "# "))
+			}
+			inBlock = true
+		default:
+			inBlock = false
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("demo 4 has %d pauses, the test needs 3", len(blocks))
+	}
 	cmd := exec.Command(bin, "--no-history")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
@@ -239,8 +275,7 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 		t.Helper()
 		out.waitFor(t, what, 0, 10*time.Second)
 	}
-	const first = "# C2 owns o2 and p2."
-	const second = "# C2 processes p2.3 and p2.4"
+	first, second := blocks[0], blocks[1]
 	expect("billing t=0 Stable> ")
 	ptmx.Write([]byte("demo 4 --step\r"))
 	expect("=== demo 4")
@@ -248,21 +283,31 @@ func TestDemoStepPausesAtNarration(t *testing.T) {
 	// Waiting: the first narration line is not shown until Enter.
 	time.Sleep(300 * time.Millisecond)
 	if strings.Contains(out.get(), first) {
-		t.Fatalf("the demo went past its first narration line without Enter:\n%s", out.get())
+		t.Fatalf("the demo went past its first pause without Enter:\n%s", out.get())
 	}
 	ptmx.Write([]byte("\r"))
 	expect(first)
 	expect("-- 2/")
 	time.Sleep(300 * time.Millisecond)
 	if strings.Contains(out.get(), second) {
-		t.Fatalf("the demo went past its second narration line without Enter:\n%s", out.get())
+		t.Fatalf("the demo went past its second pause without Enter:\n%s", out.get())
 	}
 	ptmx.Write([]byte("\r"))
 	expect(second)
 	expect("-- 3/")
+	shown := out.get()
+	ticks := regexp.MustCompile(`(?m)^tick (\d+): `).FindAllStringSubmatch(shown, -1)
+	if len(ticks) == 0 {
+		t.Fatalf("no tick reached before the third pause:\n%s", shown)
+	}
+	reached := ticks[len(ticks)-1][1]
 	ptmx.Write([]byte("q\r"))
-	expect("billing t=101 Stable> ")
-	if strings.Contains(out.get(), "duplicates (read_uncommitted)") {
+	// Stopped where it was: the prompt shows the tick the demo reached,
+	// and the session is there (the world did not run to the demo's end).
+	out.waitFor(t, "billing t="+reached+" ", len(shown), 10*time.Second)
+	ptmx.Write([]byte("metrics --json\r"))
+	expect(`{"tick":` + reached + `,`)
+	if strings.Contains(out.get(), blocks[2]) {
 		t.Errorf("q did not stop the demo's output")
 	}
 	ptmx.Write([]byte("exit\r"))
@@ -330,5 +375,39 @@ func TestKeepGoingRunsTheRestOfALine(t *testing.T) {
 	}
 	if !strings.Contains(out, "leave kgrepl") || !strings.Contains(out, "tick 1:") {
 		t.Errorf("stdout %q: help exit and step must run after the failing join", out)
+	}
+}
+
+// TestDemoColourOnATerminalOnly: a demo's protocol events are coloured on a
+// terminal, and never with NO_COLOR or into a pipe.
+func TestDemoColourOnATerminalOnly(t *testing.T) {
+	const rebalance = "\x1b[33mt=3    group billing: Stable -> PreparingRebalance"
+	for _, noColor := range []bool{false, true} {
+		cmd := exec.Command(bin, "--no-history")
+		cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=")
+		if noColor {
+			cmd.Env = append(cmd.Env, "NO_COLOR=1")
+		}
+		ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := readPTY(ptmx)
+		out.waitFor(t, "Stable> ", 0, 10*time.Second)
+		ptmx.Write([]byte("demo 1\r"))
+		end := out.waitFor(t, "Range's answer", 0, 10*time.Second)
+		if got := strings.Contains(out.get()[:end], rebalance); got == noColor {
+			t.Errorf("NO_COLOR set %v: the rebalance line coloured %v:\n%q", noColor, got, out.get()[:end])
+		}
+		if noColor && regexp.MustCompile("\x1b\\[(1;)?(3[1-6]|4)m").MatchString(out.get()) {
+			t.Errorf("colour codes with NO_COLOR=1:\n%q", out.get())
+		}
+		ptmx.Write([]byte("exit\r"))
+		cmd.Wait()
+		ptmx.Close()
+	}
+	piped, _, code := kgrepl(t, "demo 1\n")
+	if code != 0 || strings.Contains(piped, "\x1b") || !strings.Contains(piped, "-> PreparingRebalance") {
+		t.Errorf("demo 1 into a pipe: exit %d, escape codes %v", code, strings.Contains(piped, "\x1b"))
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"gonum.org/v1/plot/vg/vgpdf"
 
 	"github.com/kgrepl/kgrepl/sim"
 
@@ -34,7 +34,29 @@ type Chart struct {
 	yLo     float64 // the data's extent on the y axis, before room is made
 	yHi     float64 // above it for the marks' labels
 	nominal bool    // the y axis names rows (timeline): no room under the data
+	xAxis   XAxis   // where the x axis fell, the last time the chart was drawn
 }
+
+// XAxis says where a chart's x axis lies across the chart as it was last
+// drawn (SVG or PNG): its ends as fractions of the chart's width from the
+// left, and the values there. A notebook's tick slider puts its cursor on
+// the pause meter with it.
+type XAxis struct {
+	Left, Right float64 // fractions of the width
+	Min, Max    float64 // the values at Left and Right (ticks)
+}
+
+// At is where value v falls, as a fraction of the chart's width.
+func (a XAxis) At(v float64) float64 {
+	if a.Max <= a.Min {
+		return a.Left
+	}
+	return a.Left + (v-a.Min)/(a.Max-a.Min)*(a.Right-a.Left)
+}
+
+// XAxis is where the x axis lay when the chart was last drawn; the zero
+// XAxis before it was drawn.
+func (c *Chart) XAxis() XAxis { return c.xAxis }
 
 type legendEntry struct {
 	name   string
@@ -85,8 +107,8 @@ func (o Options) Check() error {
 }
 
 // The charts' fonts: Liberation Sans, embedded in gonum/plot. PNGs draw it
-// directly; SVGs draw its glyphs as paths (see outlines), so every viewer
-// shows the same letters at the same widths.
+// directly, PDFs embed it; SVGs draw its glyphs as outlines (see
+// kdraw.SVGCanvas), so every viewer shows the same letters at the same widths.
 var (
 	sans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	sansBold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
@@ -94,7 +116,7 @@ var (
 
 // PNGDPI is the resolution of PNG renderings: one pixel per CSS pixel, so
 // a PNG has the size its SVG has in a browser.
-const PNGDPI = 96
+const PNGDPI = kdraw.PNGDPI
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
@@ -176,6 +198,10 @@ func (c *Chart) Draw(dc draw.Canvas) {
 	}
 	c.makeRoom(area)
 	c.Plot.Draw(area)
+	if w := dc.Max.X - dc.Min.X; w > 0 {
+		da := c.Plot.DataCanvas(area)
+		c.xAxis = XAxis{Left: float64((da.Min.X - dc.Min.X) / w), Right: float64((da.Max.X - dc.Min.X) / w), Min: c.Plot.X.Min, Max: c.Plot.X.Max}
+	}
 	for i, e := range c.legend {
 		y := dc.Min.Y + legendH - vg.Points(float64(rows[i]*legendRowH)+legendRowH/2+2)
 		x := dc.Min.X + pad + xs[i]
@@ -271,27 +297,55 @@ func (c *Chart) makeRoom(area draw.Canvas) {
 	}
 }
 
-// SVG renders the chart as SVG, its text drawn as glyph outlines.
-func (c *Chart) SVG() ([]byte, error) {
-	cv := vgsvg.New(c.Width, c.Height)
-	c.Draw(draw.New(outlines(cv)))
-	var b bytes.Buffer
-	if _, err := cv.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return unhide(b.Bytes()), nil
-}
+// SVG renders the chart as SVG on kgrepl's SVG canvas (kdraw.SVGCanvas),
+// its letters drawn as glyph outlines over their text, as the diagrams are.
+func (c *Chart) SVG() ([]byte, error) { return renderSVG(c.Draw, c.Width, c.Height) }
 
 // PNG renders the chart as PNG at PNGDPI.
-func (c *Chart) PNG() ([]byte, error) {
-	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(c.Width, c.Height), vgimg.UseDPI(PNGDPI))}
-	c.Draw(draw.New(cv))
+func (c *Chart) PNG() ([]byte, error) { return renderPNG(c.Draw, c.Width, c.Height) }
+
+// PDF renders the chart as a one-page PDF (its text in the embedded
+// Liberation fonts).
+func (c *Chart) PDF() ([]byte, error) { return renderPDF(c.Draw, c.Width, c.Height) }
+
+func renderSVG(draw func(draw.Canvas), w, h vg.Length) ([]byte, error) {
+	cv := kdraw.NewSVG(w, h)
+	draw(dcanvas(cv))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
+
+func renderPNG(draw func(draw.Canvas), w, h vg.Length) ([]byte, error) {
+	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+	draw(dcanvas(cv))
+	var b bytes.Buffer
+	if _, err := cv.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func renderPDF(draw func(draw.Canvas), w, h vg.Length) (out []byte, err error) {
+	defer func() {
+		// vgpdf panics when it cannot make a font; say so as an error.
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("writing the PDF: %v", r)
+		}
+	}()
+	pc := vgpdf.New(w, h)
+	draw(dcanvas(kdraw.PDFCanvas(pc)))
+	var b bytes.Buffer
+	if _, err := pc.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// dcanvas is a whole canvas as gonum's draw package draws on it.
+func dcanvas(c vg.CanvasSizer) draw.Canvas { return draw.New(c) }
 
 // intTicks marks whole numbers only (ticks and counts are whole), at a
 // step of 1, 2 or 5 times a power of ten giving at most max marks (10

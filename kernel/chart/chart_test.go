@@ -208,7 +208,7 @@ func TestTimelineOwnership(t *testing.T) {
 	run := record(t, s, chart.NeedOwners)
 	// At the end every partition is consumed by the member that owns it.
 	last := run.Frames[len(run.Frames)-1]
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		var want string
 		for _, c := range w.Clients() {
 			for _, o := range w.Member(c).Owned {
@@ -223,7 +223,7 @@ func TestTimelineOwnership(t *testing.T) {
 	}
 	// Somewhere C2 processes orders-2 as a zombie while C1 owns it.
 	idx := -1
-	for i, tp := range w.InputPartitions() {
+	for i, tp := range w.Layout().Inputs() {
 		if tp == (sim.TopicPartition{Topic: "orders", Partition: 2}) {
 			idx = i
 		}
@@ -330,8 +330,8 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg, _ := c.SVG()
-	if !bytes.Contains(svg, []byte(`width="600pt" height="375pt"`)) {
-		t.Errorf("SVG is not 800x500 px (600x375 pt): %s", svg[:200])
+	if !bytes.Contains(svg, []byte(`width="800" height="500" viewBox="0 0 800 500"`)) {
+		t.Errorf("SVG is not 800x500 px: %s", svg[:200])
 	}
 	if texts := svgTexts(t, svg); !contains(texts, "My pause") {
 		t.Errorf("no title My pause in %q", texts)
@@ -359,10 +359,44 @@ func TestOptions(t *testing.T) {
 func TestSVGTextIsOutlined(t *testing.T) {
 	c, _ := chart.Build("timeline", chart.Options{}, record(t, demoSession(t, 2), chart.NeedAll))
 	svg, _ := c.SVG()
-	if n := bytes.Count(svg, []byte("<text")); n != bytes.Count(svg, []byte("fill-opacity:0\">")) {
+	if n := bytes.Count(svg, []byte("<text")); n == 0 || n != bytes.Count(svg, []byte(`fill-opacity="0">`)) {
 		t.Errorf("%d text elements, not all of them transparent", n)
 	}
-	if n := bytes.Count(svg, []byte("<path")); n < 40 {
-		t.Errorf("%d paths: the letters are not drawn as outlines", n)
+	if n := bytes.Count(svg, []byte("<use href=")); n < 100 {
+		t.Errorf("%d glyphs placed: the letters are not drawn as outlines", n)
+	}
+}
+
+// TestXAxisPlacesTicks: a chart says where its x axis lies, so a notebook's
+// cursor can stand on a tick: inside the chart, the ends at the axis's
+// values, and the same data area whatever the format drawn.
+func TestXAxisPlacesTicks(t *testing.T) {
+	s := demoSession(t, 2)
+	run := record(t, s, chart.NeedPause)
+	c, err := chart.Build("pause", chart.Options{From: 5, To: 30, Width: 640, Height: 300}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (c.XAxis() != chart.XAxis{}) {
+		t.Errorf("an undrawn chart's axis: %+v", c.XAxis())
+	}
+	if _, err := c.SVG(); err != nil {
+		t.Fatal(err)
+	}
+	ax := c.XAxis()
+	if ax.Left <= 0.03 || ax.Right >= 1 || ax.Right-ax.Left < 0.7 || ax.Min != 5 || ax.Max < 30 || ax.Max > 31 {
+		t.Fatalf("the x axis of a 640 px pause chart of ticks 5..30: %+v", ax)
+	}
+	if ax.At(ax.Min) != ax.Left || ax.At(ax.Max) != ax.Right {
+		t.Errorf("At(min) %v At(max) %v, want %v %v", ax.At(ax.Min), ax.At(ax.Max), ax.Left, ax.Right)
+	}
+	if mid := ax.At((ax.Min + ax.Max) / 2); mid < (ax.Left+ax.Right)/2-1e-9 || mid > (ax.Left+ax.Right)/2+1e-9 {
+		t.Errorf("the middle tick at %v, want %v", mid, (ax.Left+ax.Right)/2)
+	}
+	if _, err := c.PNG(); err != nil {
+		t.Fatal(err)
+	}
+	if c.XAxis() != ax {
+		t.Errorf("drawn as PNG the axis moved: %+v, as SVG %+v", c.XAxis(), ax)
 	}
 }

@@ -1,15 +1,12 @@
 package chart
 
 import (
-	"bytes"
 	"fmt"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Compare is the grouped bar chart of `compare`: one group per metric
@@ -112,23 +109,10 @@ func (f *Figure) Draw(dc draw.Canvas) {
 }
 
 // SVG renders the figure as SVG.
-func (f *Figure) SVG() ([]byte, error) {
-	cv := vgsvg.New(f.Width, f.Height)
-	f.Draw(draw.New(outlines(cv)))
-	var b bytes.Buffer
-	if _, err := cv.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return unhide(b.Bytes()), nil
-}
+func (f *Figure) SVG() ([]byte, error) { return renderSVG(f.Draw, f.Width, f.Height) }
 
 // PNG renders the figure as PNG at PNGDPI.
-func (f *Figure) PNG() ([]byte, error) {
-	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI))}
-	f.Draw(draw.New(cv))
-	var b bytes.Buffer
-	if _, err := cv.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func (f *Figure) PNG() ([]byte, error) { return renderPNG(f.Draw, f.Width, f.Height) }
+
+// PDF renders the figure as a one-page PDF.
+func (f *Figure) PDF() ([]byte, error) { return renderPDF(f.Draw, f.Width, f.Height) }

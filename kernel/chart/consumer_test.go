@@ -22,12 +22,12 @@ func TestPauseConsumerGroup(t *testing.T) {
 		}
 	}
 	w := s.World()
-	if w.Group.Type != sim.ConsumerGroup || len(w.Meter.Entries) < 2 {
-		t.Fatalf("want a consumer group with two rebalances, got %s with %d", w.Group.Type, len(w.Meter.Entries))
+	if w.Group.Type() != sim.ConsumerGroup || len(w.Meter.Entries) < 2 {
+		t.Fatalf("want a consumer group with two rebalances, got %s with %d", w.Group.Type(), len(w.Meter.Entries))
 	}
 	run := record(t, s, chart.NeedPause)
-	if run.Protocol != sim.ConsumerGroup || run.Frames[len(run.Frames)-1].Generation != w.Group.GroupEpoch {
-		t.Errorf("run protocol %q, last frame generation %d, group epoch %d", run.Protocol, run.Frames[len(run.Frames)-1].Generation, w.Group.GroupEpoch)
+	if run.Protocol != sim.ConsumerGroup || run.Frames[len(run.Frames)-1].Generation != w.Group.Describe().GroupEpoch {
+		t.Errorf("run protocol %q, last frame generation %d, group epoch %d", run.Protocol, run.Frames[len(run.Frames)-1].Generation, w.Group.Describe().GroupEpoch)
 	}
 	svg, err := chart.Pause(chart.Options{}, run).SVG()
 	if err != nil {

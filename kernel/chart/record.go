@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -105,18 +106,18 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	}
 	r.Visit(now)
 	w := now
-	r.run.Assignor = w.Group.Assignor
+	r.run.Assignor = w.Group.Describe().Assignor
 	if r.run.Assignor == "" {
 		r.run.Assignor = w.Cfg.Client.Assignor
 	}
-	r.run.Protocol = w.Group.Type
+	r.run.Protocol = w.Group.Type()
 	r.run.Isolation = w.Cfg.Isolation
 	r.run.Transactional = len(w.Txn.Entries()) > 0
 	r.run.Partitions = nil
-	for _, tp := range w.InputPartitions() {
-		r.run.Partitions = append(r.run.Partitions, w.ShortName(tp))
+	for _, tp := range w.Layout().Inputs() {
+		r.run.Partitions = append(r.run.Partitions, w.Layout().ShortName(tp))
 	}
-	r.run.Clients = append([]string{}, w.Clients()...)
+	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
 	r.run.Rebalances = nil
 	for _, e := range w.Meter.Entries {
 		e.Partitions = append([]sim.TopicPartition{}, e.Partitions...)
@@ -142,10 +143,8 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 }
 
 func sample(w *sim.World, need Need) Frame {
-	f := Frame{Tick: w.Tick, Generation: w.Group.Generation, State: w.Group.State, Pause: w.Meter.Total}
-	if w.Group.Type == sim.ConsumerGroup {
-		f.Generation = w.Group.GroupEpoch // a consumer group's rebalances are its group epochs
-	}
+	// a consumer group's rebalances are its group epochs
+	f := Frame{Tick: w.Tick, Generation: w.Group.Epoch(), State: w.Group.State(), Pause: w.Meter.Total}
 	if need&NeedDelivery != 0 {
 		f.Duplicates, f.Lost = map[string]int{}, map[string]int{}
 		for _, iso := range Isolations {
@@ -156,7 +155,7 @@ func sample(w *sim.World, need Need) Frame {
 			}
 		}
 	}
-	tps := w.InputPartitions()
+	tps := w.Layout().Inputs()
 	if need&NeedLag != 0 {
 		f.Lag = make([]int, len(tps))
 		for i, tp := range tps {

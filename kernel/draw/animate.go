@@ -2,9 +2,8 @@ package draw
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -12,148 +11,238 @@ import (
 // FrameSeconds is how long an animated diagram shows each tick.
 const FrameSeconds = 0.8
 
-var (
-	svgOpen = regexp.MustCompile(`<svg\b[^>]*>`)
-	attrW   = regexp.MustCompile(`\swidth="([0-9.]+)"`)
-	attrH   = regexp.MustCompile(`\sheight="([0-9.]+)"`)
-	attrRun = regexp.MustCompile(`\sdata-packet-run="([0-9.]+)"`)
-	defsRe  = regexp.MustCompile(`(?s)<defs class="glyphs">\n(.*?)</defs>\n`)
-)
+// MaxFrames is the most frames an Animation holds (a frame set is two
+// 64-bit words).
+const MaxFrames = 128
 
-// size reads the width and height of an SVG document's root element.
-func size(doc string) (w, h float64, open string, ok bool) {
-	loc := svgOpen.FindStringIndex(doc)
-	if loc == nil {
-		return 0, 0, "", false
-	}
-	open = doc[loc[0]:loc[1]]
-	mw, mh := attrW.FindStringSubmatch(open), attrH.FindStringSubmatch(open)
-	if mw == nil || mh == nil {
-		return 0, 0, open, false
-	}
-	w, _ = strconv.ParseFloat(mw[1], 64)
-	h, _ = strconv.ParseFloat(mh[1], 64)
-	return w, h, open, w > 0 && h > 0
+// An Animation is world diagrams, one a tick, played as one picture.
+type Animation struct {
+	frames []*Picture
+	Title  string
 }
 
-// Resize sets the size an SVG document is shown at (its viewBox keeps the
-// drawing whole): w and h in pixels; with one of them 0 the other keeps
-// the drawing's proportions, with both 0 the document is returned as is.
-func Resize(doc string, w, h int) string {
-	if w <= 0 && h <= 0 {
-		return doc
-	}
-	ow, oh, open, ok := size(doc)
-	if !ok {
-		return doc
-	}
-	nw, nh := float64(w), float64(h)
-	switch {
-	case w <= 0:
-		nw = math.Round(ow * nh / oh)
-	case h <= 0:
-		nh = math.Round(oh * nw / ow)
-	}
-	if !strings.Contains(open, "viewBox=") {
-		open = strings.Replace(open, "<svg ", `<svg viewBox="0 0 `+num(ow)+" "+num(oh)+`" `, 1)
-	}
-	n := attrW.ReplaceAllString(open, ` width="`+num(nw)+`"`)
-	n = attrH.ReplaceAllString(n, ` height="`+num(nh)+`"`)
-	return strings.Replace(doc, strings.TrimSpace(open), n, 1)
+// Animate plays pictures (world diagrams, one a tick, drawn with one
+// WorldOptions.Wire so B1 stays in place) as one animation.
+func Animate(frames []*Picture, title string) *Animation {
+	return &Animation{frames: frames, Title: title}
 }
 
-// pct writes a keyframe position.
-func pct(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) + "%" }
+// Frames is how many frames the animation plays.
+func (a *Animation) Frames() int { return len(a.frames) }
 
-// Animate plays world diagrams, one per tick, as one SVG document that
-// needs no script: CSS keyframes show frame k during the k-th slice of the
-// cycle and move each packet's dot along its arrow during it. A viewer
-// without CSS animation shows the last frame. The output depends only on
-// the frames, so it is byte-repeatable.
-func Animate(frames []string, title string) string {
-	n := len(frames)
-	maxW, maxH := 0.0, 0.0
-	type frame struct {
-		open, body string
-		w, h, run  float64
+// Size is the size of the largest frame shown at a requested width and
+// height (0 keeps the proportions; both 0, its own size).
+func (a *Animation) Size(w, h int) (int, int) {
+	mw, mh := a.extent()
+	dw, dh := displaySize(mw, mh, float64(w), float64(h))
+	return int(math.Round(dw)), int(math.Round(dh))
+}
+
+func (a *Animation) extent() (w, h float64) {
+	for _, f := range a.frames {
+		w, h = math.Max(w, f.W), math.Max(h, f.H)
 	}
-	var fs []frame
-	// The frames share one set of glyph outlines (ids must be unique).
+	return w, h
+}
+
+// frameSet is a set of frames (bit k: frame k).
+type frameSet [MaxFrames / 64]uint64
+
+func (s *frameSet) add(k int)     { s[k/64] |= 1 << (k % 64) }
+func (s frameSet) has(k int) bool { return s[k/64]&(1<<(k%64)) != 0 }
+
+// all reports whether the set holds every one of n frames.
+func (s frameSet) all(n int) bool {
+	for k := 0; k < n; k++ {
+		if !s.has(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// runs are the set's stretches of consecutive frames, [from, to).
+func (s frameSet) runs(n int) [][2]int {
+	var out [][2]int
+	for k := 0; k < n; k++ {
+		if !s.has(k) {
+			continue
+		}
+		if l := len(out); l > 0 && out[l-1][1] == k {
+			out[l-1][1] = k + 1
+			continue
+		}
+		out = append(out, [2]int{k, k + 1})
+	}
+	return out
+}
+
+// String writes the set as runs of ticks from the first frame: "0-3 7".
+func (s frameSet) String(n int) string {
+	var parts []string
+	for _, r := range s.runs(n) {
+		if r[1]-r[0] == 1 {
+			parts = append(parts, strconv.Itoa(r[0]))
+		} else {
+			parts = append(parts, strconv.Itoa(r[0])+"-"+strconv.Itoa(r[1]-1))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// pct writes a keyframe's place in the cycle, to a hundredth of a percent
+// (a 120-frame cycle of 96 s: 10 ms).
+func pct(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + "%" }
+
+// itemNode is one part of the animation, in paint order.
+type itemNode struct {
+	svg    string
+	frames frameSet
+	next   *itemNode
+}
+
+// SVG is the animation as one SVG document shown at w × h pixels (0 as
+// Size says), played by CSS keyframes, with no script. Each part of a
+// frame (a member's state line, a log cell, a packet, a label) is drawn
+// once, with the frames it shows in: what does not change is drawn once
+// for every frame. A part's visibility steps with the frames; a packet's
+// dot runs along its arrow during its frame. A viewer without CSS
+// animation shows the last frame: every part that the last frame does not
+// show is hidden by its visibility attribute, which the animation
+// overrides. The output depends only on the frames, so it is repeatable.
+func (a *Animation) SVG(w, h int) string {
+	n := len(a.frames)
+	if n > MaxFrames {
+		n = MaxFrames
+	}
+	mw, mh := a.extent()
 	glyphs := map[string]bool{}
-	var glyphOrder []string
-	for _, f := range frames {
-		for _, m := range defsRe.FindAllStringSubmatch(f, -1) {
-			for _, l := range strings.SplitAfter(m[1], "\n") {
-				if l != "" && !glyphs[l] {
-					glyphs[l] = true
-					glyphOrder = append(glyphOrder, l)
-				}
+	// Merge the frames' parts into one paint order: a part new in a frame
+	// goes right after the part the frame drew before it.
+	head := &itemNode{}
+	index := map[string]*itemNode{}
+	for k, f := range a.frames[:n] {
+		c := f.svgCanvas()
+		for id := range c.glyphs {
+			glyphs[id] = true
+		}
+		prev := head
+		for _, it := range c.Items() {
+			node, ok := index[it]
+			if !ok {
+				node = &itemNode{svg: it, next: prev.next}
+				prev.next = node
+				index[it] = node
+			}
+			node.frames.add(k)
+			prev = node
+		}
+	}
+	// Parts showing in the same frames share one group and one animation.
+	type set struct{ frames frameSet }
+	var sets []*set
+	setOf := map[frameSet]int{}
+	var body strings.Builder
+	var open *set
+	closeGroup := func() {
+		if open != nil {
+			body.WriteString("</g>\n")
+			open = nil
+		}
+	}
+	for node := head.next; node != nil; node = node.next {
+		fs := node.frames
+		// A part in every frame needs no animation, unless it holds a
+		// packet's dot, which moves only inside an animated group.
+		dots := strings.Contains(node.svg, `class="pkt-dot `)
+		if fs.all(n) && !dots {
+			closeGroup()
+			body.WriteString(node.svg)
+			continue
+		}
+		i, ok := setOf[fs]
+		if !ok {
+			i = len(sets)
+			setOf[fs] = i
+			sets = append(sets, &set{frames: fs})
+		}
+		if open != sets[i] {
+			closeGroup()
+			open = sets[i]
+			body.WriteString(`<g class="@ @` + strconv.Itoa(i) + `" data-frames="` + fs.String(n) + `"`)
+			if !fs.has(n - 1) {
+				body.WriteString(` visibility="hidden"`)
+			}
+			body.WriteString(">\n")
+		}
+		body.WriteString(node.svg)
+	}
+	closeGroup()
+
+	// The class and keyframe names are the animation's own (the groups were
+	// written with a placeholder): a notebook page holding two animations
+	// applies both documents' styles to both. A hash of the animation names
+	// them, so they stay repeatable.
+	hash := fnv.New32a()
+	hash.Write([]byte(a.Title))
+	hash.Write([]byte(body.String()))
+	name := fmt.Sprintf("a%06x-", hash.Sum32()&0xffffff)
+
+	dw, dh := displaySize(mw, mh, float64(w), float64(h))
+	cycle := num2(FrameSeconds * float64(n))
+	pc := func(k int) string { return pct(100 * float64(k) / float64(n)) }
+	var b strings.Builder
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" class="kgrepl-animation" data-frames="` + strconv.Itoa(n) + `" width="` + num(dw) + `" height="` + num(dh) +
+		`" viewBox="0 0 ` + num(mw) + " " + num(mh) + `" font-family="` + esc(sansFont) + `" font-size="12">` + "\n")
+	b.WriteString("<title>" + esc(a.Title) + "</title>\n<style>\n")
+	fmt.Fprintf(&b, ".%s{animation-duration:%ss;animation-timing-function:step-end;animation-iteration-count:infinite}\n", name, cycle)
+	// A packet's dot runs its arrow's length during each frame: one
+	// animation a frame long, repeated, started with the frames' (the
+	// frames share one layout, so every arrow has the first frame's run).
+	for _, dir := range []struct {
+		class string
+		sign  float64
+	}{{"r", 1}, {"l", -1}} {
+		fmt.Fprintf(&b, ".%[1]s .pkt-dot.%[2]s{animation:%[1]sm%[2]s %[3]ss linear infinite}@keyframes %[1]sm%[2]s{from{transform:translateX(0px)}to{transform:translateX(%[4]spx)}}\n",
+			name, dir.class, num2(FrameSeconds), num(dir.sign*a.frames[0].run))
+	}
+	for i, s := range sets {
+		// Visible in the set's frames, hidden in the others.
+		var kf strings.Builder
+		vis := func(v bool) string {
+			if v {
+				return "{visibility:visible}"
+			}
+			return "{visibility:hidden}"
+		}
+		kf.WriteString("0%" + vis(s.frames.has(0)))
+		for k := 1; k < n; k++ {
+			if s.frames.has(k) != s.frames.has(k-1) {
+				kf.WriteString(pc(k) + vis(s.frames.has(k)))
 			}
 		}
-		f = defsRe.ReplaceAllString(f, "")
-		w, h, open, ok := size(f)
-		if !ok {
-			continue
-		}
-		start := strings.Index(f, open) + len(open)
-		end := strings.LastIndex(f, "</svg>")
-		if end < start {
-			continue
-		}
-		run := 0.0
-		if m := attrRun.FindStringSubmatch(open); m != nil {
-			run, _ = strconv.ParseFloat(m[1], 64)
-		}
-		fs = append(fs, frame{open: open, body: f[start:end], w: w, h: h, run: run})
-		maxW, maxH = math.Max(maxW, w), math.Max(maxH, h)
-	}
-	n = len(fs)
-	cycle := FrameSeconds * float64(n)
-	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" class="kgrepl-animation" width="` + num(maxW) + `" height="` + num(maxH) +
-		`" viewBox="0 0 ` + num(maxW) + " " + num(maxH) + `" font-family="` + esc(sansFont) + `" font-size="12">` + "\n")
-	b.WriteString("<title>" + esc(title) + "</title>\n<style>\n")
-	fmt.Fprintf(&b, ".kf{visibility:hidden;animation-duration:%ss;animation-timing-function:step-end;animation-iteration-count:infinite}\n", num(cycle))
-	fmt.Fprintf(&b, ".kf .pkt-dot{animation-duration:%ss;animation-timing-function:linear;animation-iteration-count:infinite}\n", num(cycle))
-	fmt.Fprintf(&b, "#kf%d{visibility:visible}\n", n-1)
-	for k := 0; k < n; k++ {
-		run := fs[k].run
-		a, z := 100*float64(k)/float64(n), 100*float64(k+1)/float64(n)
-		// Frame k is visible from a% to z% of the cycle.
-		switch {
-		case n == 1:
-			fmt.Fprintf(&b, "@keyframes kf%d{0%%{visibility:visible}}\n", k)
-		case k == 0:
-			fmt.Fprintf(&b, "@keyframes kf%d{0%%{visibility:visible}%s{visibility:hidden}}\n", k, pct(z))
-		case k == n-1:
-			fmt.Fprintf(&b, "@keyframes kf%d{0%%{visibility:hidden}%s{visibility:visible}}\n", k, pct(a))
-		default:
-			fmt.Fprintf(&b, "@keyframes kf%d{0%%{visibility:hidden}%s{visibility:visible}%s{visibility:hidden}}\n", k, pct(a), pct(z))
-		}
-		// A packet's dot runs its arrow's length while its frame shows.
-		for _, dir := range []struct {
-			class string
-			sign  float64
-		}{{"r", 1}, {"l", -1}} {
-			fmt.Fprintf(&b, "@keyframes km%d%s{0%%,%s{transform:translateX(0px)}%s,100%%{transform:translateX(%spx)}}\n",
-				k, dir.class, pct(a), pct(z), num(dir.sign*run))
-		}
-		fmt.Fprintf(&b, "#kf%d{animation-name:kf%d}#kf%d .pkt-dot.r{animation-name:km%dr}#kf%d .pkt-dot.l{animation-name:km%dl}\n", k, k, k, k, k, k)
+		fmt.Fprintf(&b, ".%[1]s%[2]d{animation-name:%[1]s%[2]d}@keyframes %[1]s%[2]d{%[3]s}\n", name, i, kf.String())
 	}
 	b.WriteString("</style>\n")
-	sort.Strings(glyphOrder)
-	if len(glyphOrder) > 0 {
-		b.WriteString(`<defs class="glyphs">` + "\n" + strings.Join(glyphOrder, "") + "</defs>\n")
-	}
-	b.WriteString(`<rect x="0" y="0" width="` + num(maxW) + `" height="` + num(maxH) + `" fill="#ffffff"/>` + "\n")
-	for k, f := range fs {
-		fmt.Fprintf(&b, "<g id=\"kf%d\" class=\"kf\" data-frame=\"%d\">\n", k, k)
-		open := strings.Replace(f.open, "<svg ", `<svg x="0" y="0" `, 1)
-		open = strings.Replace(open, ` xmlns="http://www.w3.org/2000/svg"`, "", 1)
-		b.WriteString(open)
-		b.WriteString(f.body)
-		b.WriteString("</svg>\n</g>\n")
-	}
+	b.WriteString(strings.ReplaceAll(body.String(), `<g class="@ @`, `<g class="`+name+" "+name))
+	b.WriteString(glyphDefs(glyphs))
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// PNG is the animation's last frame, the still picture a viewer without
+// animation shows, as a PNG of w × h pixels (0 as Size says).
+func (a *Animation) PNG(w, h int) ([]byte, error) {
+	if len(a.frames) == 0 {
+		return nil, fmt.Errorf("no frame to draw")
+	}
+	return a.frames[len(a.frames)-1].PNG(w, h)
+}
+
+// PDF is the animation as a PDF of a page per frame, in order, each page
+// the size of the largest frame (w × h pixels; 0 as Size says) with the
+// frame at its top left, so that paging through it plays the ticks.
+func (a *Animation) PDF(w, h int) ([]byte, error) {
+	mw, mh := a.extent()
+	return pdfPages(a.frames, mw, mh, w, h)
 }

@@ -41,7 +41,7 @@ func heartbeatWorld(t *testing.T) *sim.World {
 // Mermaid text carries the same labels.
 func TestSequenceConsumerHeartbeats(t *testing.T) {
 	w := heartbeatWorld(t)
-	els := parseSVG(t, draw.Sequence(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}))
+	els := parseSVG(t, draw.Sequence(w, draw.SeqOptions{To: -1, Types: []sim.API{sim.ConsumerGroupHeartbeat}}).SVG(0, 0))
 	// An arrow's lines are consecutive text elements of one message group;
 	// the hand-built messages alternate ends, so a change of ends starts
 	// the next arrow.
@@ -108,14 +108,15 @@ func TestWorldDiagramConsumerGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := s.World()
-	g := w.Group
+	g := w.Group.Describe()
 	g.Type, g.State, g.GroupEpoch, g.AssignmentEpoch, g.Assignor, g.Leader = sim.ConsumerGroup, sim.Reconciling, 3, 3, "uniform", ""
-	ms := g.Members()
+	ms := g.Members
 	ms[0].MemberEpoch, ms[1].MemberEpoch = 2, 3
 	ms[0].Target = ms[0].Assignment[:1]
 	ms[1].Target = ms[1].Assignment
+	w.Group.Hooks().SetConsumerGroup(g)
 	var texts []string
-	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{})) {
+	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0)) {
 		if e.name == "text" {
 			texts = append(texts, e.text)
 		}
@@ -124,15 +125,15 @@ func TestWorldDiagramConsumerGroup(t *testing.T) {
 	for _, want := range []string{
 		"group billing · tick 0 · Reconciling · group epoch 3",
 		"state Reconciling · group epoch 3 · target assignment epoch 3 · assignor uniform",
-		"C1-1 e2 " + w.PartList(ms[0].Assignment) + " → " + w.PartList(ms[0].Target),
-		"C2-1 e3 " + w.PartList(ms[1].Assignment),
+		"C1-1 e2 " + w.Layout().PartList(ms[0].Assignment) + " → " + w.Layout().PartList(ms[0].Target),
+		"C2-1 e3 " + w.Layout().PartList(ms[1].Assignment),
 		"epoch 1 · ",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no text %q in the diagram:\n%s", want, all)
 		}
 	}
-	if strings.Contains(all, "C2-1 e3 "+w.PartList(ms[1].Assignment)+" →") {
+	if strings.Contains(all, "C2-1 e3 "+w.Layout().PartList(ms[1].Assignment)+" →") {
 		t.Errorf("C2-1 has reached its target; no arrow wanted")
 	}
 	if strings.Contains(all, "generation") || strings.Contains(all, "gen 1") {
@@ -157,7 +158,7 @@ func TestSequenceConsumerRun(t *testing.T) {
 		lane[l] = i
 	}
 	n := 0
-	for _, e := range parseSVG(t, draw.Sequence(w, opt)) {
+	for _, e := range parseSVG(t, draw.Sequence(w, opt).SVG(0, 0)) {
 		if e.name != "text" || !inGroup(e, "message") {
 			continue
 		}

@@ -1,10 +1,16 @@
 package draw_test
 
 import (
+	"bytes"
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"image/png"
 	"io"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,11 +33,14 @@ func golden(t *testing.T, name string, got []byte) {
 
 // element is a parsed SVG element with its attributes and text.
 type element struct {
-	name  string
-	attrs map[string]string
-	text  string
-	path  []string // the classes of the enclosing <g> elements, outermost first
-	group map[string]string
+	name   string
+	attrs  map[string]string
+	text   string
+	path   []string            // the classes of the enclosing <g> elements, outermost first
+	group  map[string]string   // the attributes of the innermost enclosing <g>
+	groups []map[string]string // the attributes of every enclosing <g>, outermost first
+	order  int                 // the element's place in the document
+	anc    []int               // its ancestors' places
 }
 
 // parseSVG checks that s is well-formed XML with an <svg> root and returns
@@ -42,6 +51,7 @@ func parseSVG(t *testing.T, s string) []element {
 	var out []element
 	var stack []element
 	root := ""
+	order := 0
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -52,7 +62,8 @@ func parseSVG(t *testing.T, s string) []element {
 		}
 		switch tk := tok.(type) {
 		case xml.StartElement:
-			e := element{name: tk.Name.Local, attrs: map[string]string{}}
+			e := element{name: tk.Name.Local, attrs: map[string]string{}, order: order}
+			order++
 			for _, a := range tk.Attr {
 				e.attrs[a.Name.Local] = a.Value
 			}
@@ -60,9 +71,11 @@ func parseSVG(t *testing.T, s string) []element {
 				root = e.name
 			}
 			for _, p := range stack {
+				e.anc = append(e.anc, p.order)
 				if p.name == "g" {
 					e.path = append(e.path, p.attrs["class"])
 					e.group = p.attrs
+					e.groups = append(e.groups, p.attrs)
 				}
 			}
 			stack = append(stack, e)
@@ -82,6 +95,55 @@ func parseSVG(t *testing.T, s string) []element {
 	return out
 }
 
+// parseSVGDeep is parseSVG: every element knows all its enclosing groups.
+func parseSVGDeep(t *testing.T, s string) []element { return parseSVG(t, s) }
+
+// firstPath is the first <path> inside the element g.
+func firstPath(t *testing.T, els []element, g element) element {
+	t.Helper()
+	best := element{order: -1}
+	for _, e := range els {
+		if e.name == "path" && slices.Contains(e.anc, g.order) && (best.order < 0 || e.order < best.order) {
+			best = e
+		}
+	}
+	if best.order < 0 {
+		t.Fatalf("no path in %v", g.attrs)
+	}
+	return best
+}
+
+// pathPoints reads the points of a path's d (M, L, C: every coordinate pair).
+func pathPoints(t *testing.T, e element) [][2]float64 {
+	t.Helper()
+	f := strings.FieldsFunc(e.attrs["d"], func(r rune) bool { return r == ' ' || r == 'M' || r == 'L' || r == 'C' || r == 'Q' || r == 'Z' })
+	var pts [][2]float64
+	for i := 0; i+1 < len(f); i += 2 {
+		x, err1 := strconv.ParseFloat(f[i], 64)
+		y, err2 := strconv.ParseFloat(f[i+1], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("path d %q", e.attrs["d"])
+		}
+		pts = append(pts, [2]float64{x, y})
+	}
+	return pts
+}
+
+// pathStart is where a path starts.
+func pathStart(t *testing.T, e element) (float64, float64) {
+	p := pathPoints(t, e)
+	return p[0][0], p[0][1]
+}
+
+// lineEnds are the x of a path's first and last points.
+func lineEnds(t *testing.T, e element) (float64, float64) {
+	p := pathPoints(t, e)
+	return p[0][0], p[len(p)-1][0]
+}
+
+// num1 writes a coordinate as the pictures do (one decimal at most).
+func num1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
 func inGroup(e element, class string) bool {
 	for _, c := range e.path {
 		if c == class {
@@ -94,9 +156,9 @@ func inGroup(e element, class string) bool {
 func TestWorldDiagramGolden(t *testing.T) {
 	for _, n := range []int{2, 3, 11} {
 		s := demoWorld(t, n)
-		got := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()})
+		got := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()}).SVG(0, 0)
 		golden(t, fmt.Sprintf("diagram-demo%02d.svg", n), []byte(got))
-		if again := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()}); again != got {
+		if again := draw.World(s.World(), draw.WorldOptions{Branch: s.Branch()}).SVG(0, 0); again != got {
 			t.Errorf("demo %d: the diagram differs between two drawings of the same world", n)
 		}
 	}
@@ -109,7 +171,7 @@ func TestWorldDiagramContent(t *testing.T) {
 	for _, n := range []int{2, 3, 11, 12} {
 		s := demoWorld(t, n)
 		w := s.World()
-		els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+		els := parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0))
 		cells := map[string][]int{}
 		logs := map[string]map[string]string{}
 		var texts []string
@@ -124,15 +186,15 @@ func TestWorldDiagramContent(t *testing.T) {
 			if e.name == "g" && e.attrs["class"] == "member" {
 				members[e.attrs["data-client"]+"/"+e.attrs["data-process"]] = true
 			}
-			if e.name == "rect" && strings.HasPrefix(e.attrs["class"], "cell ") {
+			if e.name == "g" && strings.HasPrefix(e.attrs["class"], "cell ") {
 				off, err := strconv.Atoi(e.attrs["data-offset"])
 				if err != nil {
 					t.Fatalf("cell without data-offset: %v", e.attrs)
 				}
-				cells[e.group["data-partition"]] = append(cells[e.group["data-partition"]], off)
+				cells[e.attrs["data-partition"]] = append(cells[e.attrs["data-partition"]], off)
 			}
 		}
-		all := append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...)
+		all := append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...)
 		for _, tp := range all {
 			l := w.Log(tp)
 			got := cells[tp.String()]
@@ -153,7 +215,7 @@ func TestWorldDiagramContent(t *testing.T) {
 			if a["data-hw"] != strconv.Itoa(l.HW()) || a["data-lso"] != strconv.Itoa(l.LSO()) {
 				t.Errorf("demo %d: %s drawn with HW %s LSO %s, want %d %d", n, tp, a["data-hw"], a["data-lso"], l.HW(), l.LSO())
 			}
-			if rec, ok := w.Group.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
+			if rec, ok := w.Group.Offsets.Committed(tp); ok && a["data-committed"] != strconv.Itoa(rec.Offset) {
 				t.Errorf("demo %d: %s committed pointer %q, want %d", n, tp, a["data-committed"], rec.Offset)
 			}
 		}
@@ -164,12 +226,12 @@ func TestWorldDiagramContent(t *testing.T) {
 			}
 		}
 		joined := strings.Join(texts, "\n")
-		want := fmt.Sprintf("state %s · generation %d", w.Group.State, w.Group.Generation)
+		want := fmt.Sprintf("state %s · generation %d", w.Group.State(), w.Group.Describe().Generation)
 		if !strings.Contains(joined, want) {
 			t.Errorf("demo %d: the diagram does not say %q", n, want)
 		}
 		// Aborted invoices are marked ✗, markers C / A.
-		for _, tp := range w.OutputPartitions() {
+		for _, tp := range w.Layout().Outputs() {
 			for _, c := range w.Log(tp).Cells.All() {
 				if c.Txn == sim.TxnAborted && c.IsData() && !strings.Contains(joined, c.Source+"✗") {
 					t.Errorf("demo %d: aborted %s not drawn with ✗", n, c.Value)
@@ -185,7 +247,7 @@ func TestWorldDiagramPackets(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := s.World()
-	els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+	els := parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0))
 	n := 0
 	for _, e := range els {
 		if e.name == "g" && e.attrs["class"] == "packet" {
@@ -205,11 +267,11 @@ func TestSequenceGolden(t *testing.T) {
 	for _, c := range cases {
 		s := demoWorld(t, c.demo)
 		opt := draw.SeqOptions{From: c.from, To: c.to, Branch: s.Branch()}
-		svg := draw.Sequence(s.World(), opt)
+		svg := draw.Sequence(s.World(), opt).SVG(0, 0)
 		golden(t, fmt.Sprintf("sequence-demo%02d.svg", c.demo), []byte(svg))
 		mm := draw.Mermaid(s.World(), opt)
 		golden(t, fmt.Sprintf("sequence-demo%02d.mmd", c.demo), []byte(mm))
-		if draw.Sequence(s.World(), opt) != svg || draw.Mermaid(s.World(), opt) != mm {
+		if draw.Sequence(s.World(), opt).SVG(0, 0) != svg || draw.Mermaid(s.World(), opt) != mm {
 			t.Errorf("demo %d: the sequence diagram differs between two drawings", c.demo)
 		}
 	}
@@ -227,14 +289,18 @@ func TestSequenceContent(t *testing.T) {
 		{To: -1, Member: "C2"},
 	}
 	for _, opt := range opts {
-		els := parseSVG(t, draw.Sequence(w, opt))
+		els := parseSVG(t, draw.Sequence(w, opt).SVG(0, 0))
 		laneX := map[string]string{}
 		var arrows []element
 		for _, e := range els {
-			if e.name == "line" && e.attrs["class"] == "lifeline" {
-				laneX[e.group["data-lane"]] = e.attrs["x1"]
+			if e.name == "g" && e.attrs["class"] == "lane" {
+				laneX[e.attrs["data-lane"]] = e.attrs["data-x"]
+				// The lifeline is drawn where the lane says.
+				if x, _ := pathStart(t, firstPath(t, els, e)); num1(x) != e.attrs["data-x"] {
+					t.Errorf("lane %s: lifeline at x=%v, data-x %s", e.attrs["data-lane"], x, e.attrs["data-x"])
+				}
 			}
-			if e.name == "line" && e.attrs["class"] == "arrow" {
+			if e.name == "g" && e.attrs["class"] == "message" {
 				arrows = append(arrows, e)
 			}
 		}
@@ -266,17 +332,21 @@ func TestSequenceContent(t *testing.T) {
 		}
 		for i, a := range arrows {
 			p := msgs[i]
-			if a.group["data-type"] != string(p.Type) || a.group["data-from"] != p.From || a.group["data-to"] != p.To {
-				t.Errorf("%+v: arrow %d is %v, want %s %s->%s", opt, i, a.group, p.Type, p.From, p.To)
+			if a.attrs["data-type"] != string(p.Type) || a.attrs["data-from"] != p.From || a.attrs["data-to"] != p.To {
+				t.Errorf("%+v: arrow %d is %v, want %s %s->%s", opt, i, a.attrs, p.Type, p.From, p.To)
 			}
-			if a.attrs["x1"] != laneX[p.From] {
-				t.Errorf("%+v: arrow %d starts at x=%s, %s's lane is at %s", opt, i, a.attrs["x1"], p.From, laneX[p.From])
+			if a.attrs["data-x1"] != laneX[p.From] {
+				t.Errorf("%+v: arrow %d starts at x=%s, %s's lane is at %s", opt, i, a.attrs["data-x1"], p.From, laneX[p.From])
 			}
-			if !p.Lost && a.attrs["x2"] != laneX[p.To] {
-				t.Errorf("%+v: arrow %d ends at x=%s, %s's lane is at %s", opt, i, a.attrs["x2"], p.To, laneX[p.To])
+			if !p.Lost && a.attrs["data-x2"] != laneX[p.To] {
+				t.Errorf("%+v: arrow %d ends at x=%s, %s's lane is at %s", opt, i, a.attrs["data-x2"], p.To, laneX[p.To])
 			}
-			if (a.attrs["stroke-dasharray"] != "") != (p.Response || (p.Delivered < 0 && !p.Lost)) {
-				t.Errorf("%+v: arrow %d (%s response=%v) dashed=%q", opt, i, p.Type, p.Response, a.attrs["stroke-dasharray"])
+			// The line drawn goes where the group says.
+			if x1, x2 := lineEnds(t, firstPath(t, els, a)); num1(x1) != a.attrs["data-x1"] || num1(x2) != a.attrs["data-x2"] {
+				t.Errorf("%+v: arrow %d drawn from %v to %v, its group says %s to %s", opt, i, x1, x2, a.attrs["data-x1"], a.attrs["data-x2"])
+			}
+			if (a.attrs["data-dash"] != "") != (p.Response || (p.Delivered < 0 && !p.Lost)) {
+				t.Errorf("%+v: arrow %d (%s response=%v) dashed=%q", opt, i, p.Type, p.Response, a.attrs["data-dash"])
 			}
 		}
 	}
@@ -349,7 +419,7 @@ func TestClientColors(t *testing.T) {
 // demo 1 shows the whole member list, and each line fits between the lanes.
 func TestSequenceLabelsWrap(t *testing.T) {
 	s := demoWorld(t, 1)
-	els := parseSVG(t, draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
+	els := parseSVG(t, draw.Sequence(s.World(), draw.SeqOptions{To: -1}).SVG(0, 0))
 	var lines []string
 	for _, e := range els {
 		if e.name == "text" && inGroup(e, "message") && e.group["data-type"] == "JoinGroup" &&
@@ -378,8 +448,8 @@ func TestSequenceLabelsWrap(t *testing.T) {
 func memberStates(t *testing.T, w *sim.World) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{})) {
-		if e.name == "text" && e.attrs["class"] == "member-state" {
+	for _, e := range parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0)) {
+		if e.name == "text" && e.group["class"] == "member-state" {
 			out[e.group["data-client"]+"/"+e.group["data-process"]] = e.text
 		}
 	}
@@ -457,15 +527,21 @@ func TestPacketLabelsFit(t *testing.T) {
 		if _, err := s.Exec("step"); err != nil {
 			t.Fatal(err)
 		}
-		els := parseSVG(t, draw.World(s.World(), draw.WorldOptions{}))
+		els := parseSVG(t, draw.World(s.World(), draw.WorldOptions{}).SVG(0, 0))
 		b1 := -1.0
 		for _, e := range els {
-			if e.name == "rect" && e.group["class"] == "broker" && b1 < 0 {
-				b1, _ = strconv.ParseFloat(e.attrs["x"], 64)
+			if e.name == "path" && e.group["class"] == "broker" && b1 < 0 {
+				b1 = math.Inf(1)
+				for _, p := range pathPoints(t, e) {
+					b1 = min(b1, p[0])
+				}
 			}
 		}
+		if b1 < 0 {
+			t.Fatal("no B1 box")
+		}
 		for _, e := range els {
-			if e.name != "text" || e.group["class"] != "packet" {
+			if e.name != "text" || e.group["class"] != "packet-label" {
 				continue
 			}
 			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
@@ -481,14 +557,14 @@ func TestPacketLabelsFit(t *testing.T) {
 // invoices are marked (superscript 2, a red bar), the first ones are not.
 func TestDuplicateInvoicesMarked(t *testing.T) {
 	w := demoWorld(t, 7).World()
-	els := parseSVG(t, draw.World(w, draw.WorldOptions{}))
+	els := parseSVG(t, draw.World(w, draw.WorldOptions{}).SVG(0, 0))
 	var texts []string
 	bars := 0
 	for _, e := range els {
 		if e.name == "text" {
 			texts = append(texts, e.text)
 		}
-		if e.name == "rect" && e.attrs["class"] == "duplicate" {
+		if e.name == "g" && e.attrs["class"] == "duplicate" {
 			bars++
 		}
 	}
@@ -503,59 +579,139 @@ func TestDuplicateInvoicesMarked(t *testing.T) {
 	}
 }
 
-// TestAnimate: frames become one SVG that shows one frame at a time with
-// CSS keyframes only, the last frame visible without animation.
+// TestAnimate: frames become one SVG that draws each part once, shows
+// in frame k exactly the parts frame k draws (read back from the groups'
+// frame sets), needs no script, and shows the last frame without animation.
 func TestAnimate(t *testing.T) {
 	s := kernel.NewSession()
 	if _, err := s.Exec("join C2"); err != nil {
 		t.Fatal(err)
 	}
-	var frames []string
+	var frames []*draw.Picture
 	for i := 0; i < 5; i++ {
 		if _, err := s.Exec("step"); err != nil {
 			t.Fatal(err)
 		}
-		frames = append(frames, draw.World(s.World(), draw.WorldOptions{}))
+		frames = append(frames, draw.World(s.World(), draw.WorldOptions{Shared: &draw.Layout{Wire: 300}}))
 	}
-	a := draw.Animate(frames, "five ticks")
-	els := parseSVG(t, a)
-	n := 0
-	for _, e := range els {
-		if e.name == "g" && e.attrs["class"] == "kf" {
-			n++
-		}
-		if e.name == "script" {
-			t.Error("an animation with a script")
-		}
+	a := draw.Animate(frames, "five ticks").SVG(0, 0)
+	if strings.Contains(a, "<script") {
+		t.Error("an animation with a script")
 	}
-	if n != 5 {
-		t.Errorf("%d frames, want 5", n)
-	}
-	for k := 0; k < 5; k++ {
-		if !strings.Contains(a, fmt.Sprintf("@keyframes kf%d{", k)) || !strings.Contains(a, fmt.Sprintf("#kf%d{animation-name:kf%d}", k, k)) {
-			t.Errorf("frame %d has no keyframes", k)
-		}
-	}
-	if !strings.Contains(a, "#kf4{visibility:visible}") {
-		t.Error("the last frame is not the still picture")
-	}
-	if a != draw.Animate(frames, "five ticks") {
+	if a != draw.Animate(frames, "five ticks").SVG(0, 0) {
 		t.Error("two animations of the same frames differ")
+	}
+	for k, f := range frames {
+		want := visibleTexts(t, f.SVG(0, 0), -1, 0)
+		if got := visibleTexts(t, a, k, len(frames)); got != want {
+			t.Errorf("frame %d shows\n%s\nwant\n%s", k, got, want)
+		}
+	}
+	// Without animation (the visibility attributes alone) the last frame shows.
+	if got, want := visibleTexts(t, a, -1, 0), visibleTexts(t, frames[4].SVG(0, 0), -1, 0); got != want {
+		t.Errorf("the still picture shows\n%s\nwant the last frame's\n%s", got, want)
+	}
+	// Each frame's keyframes are in the style.
+	if !regexp.MustCompile(`@keyframes a[0-9a-f]{6}-0\{`).MatchString(a) || !strings.Contains(a, "animation-timing-function:step-end") {
+		t.Errorf("no keyframes: %.600s", a)
 	}
 }
 
-func TestResize(t *testing.T) {
-	doc := `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="500" viewBox="0 0 1000 500"><rect/></svg>`
-	for _, c := range []struct {
-		w, h int
-		want string
-	}{{800, 0, `width="800" height="400"`}, {0, 250, `width="500" height="250"`}, {600, 600, `width="600" height="600"`}} {
-		if got := draw.Resize(doc, c.w, c.h); !strings.Contains(got, c.want) || !strings.Contains(got, `viewBox="0 0 1000 500"`) {
-			t.Errorf("Resize(%d, %d) = %s", c.w, c.h, got)
+// visibleTexts lists the texts an SVG shows, in order: in frame k of an
+// animation of n frames (by the frame sets of its groups), or with k < 0 as
+// a viewer without animation shows it (by the visibility attributes).
+func visibleTexts(t *testing.T, doc string, k, n int) string {
+	t.Helper()
+	var out []string
+	for _, e := range parseSVGDeep(t, doc) {
+		if e.name != "text" {
+			continue
+		}
+		shown := true
+		for _, g := range e.groups {
+			if k < 0 && g["visibility"] == "hidden" {
+				shown = false
+			}
+			if fs, ok := g["data-frames"]; ok && k >= 0 && !inFrames(t, fs, k) {
+				shown = false
+			}
+		}
+		if shown {
+			out = append(out, e.text)
 		}
 	}
-	if draw.Resize(doc, 0, 0) != doc {
-		t.Error("Resize(0, 0) changed the document")
+	sort.Strings(out) // the paint order may differ; what shows may not
+	return strings.Join(out, "\n")
+}
+
+// inFrames reads a frame set such as "0-3 7".
+func inFrames(t *testing.T, fs string, k int) bool {
+	for _, part := range strings.Fields(fs) {
+		a, b, ranged := strings.Cut(part, "-")
+		lo, err := strconv.Atoi(a)
+		if err != nil {
+			t.Fatalf("frame set %q", fs)
+		}
+		hi := lo
+		if ranged {
+			if hi, err = strconv.Atoi(b); err != nil {
+				t.Fatalf("frame set %q", fs)
+			}
+		}
+		if k >= lo && k <= hi {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAnimationSize: 120 frames of a busy group make an SVG of at most
+// 2 MB (what stays the same is drawn once) and at most 1,400 px wide: demo 3's joins and cooperative
+// rebalances, and demo 15's rolling upgrade, the largest of the demos'.
+func TestAnimationSize(t *testing.T) {
+	for _, c := range []struct{ demo, more int }{{3, 46}, {15, 120}} {
+		s := demoWorld(t, c.demo)
+		if _, err := s.Exec(fmt.Sprintf("step %d", c.more)); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.ExecResults("diagram --ticks ..119")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := r[len(r)-1].SVG
+		if !strings.Contains(svg, `data-frames="120"`) {
+			t.Fatalf("demo %d: not 120 frames: %.300s", c.demo, svg)
+		}
+		if len(svg) > 2_000_000 {
+			t.Errorf("demo %d: 120 frames are %d bytes, more than 2 MB", c.demo, len(svg))
+		}
+		// The frames share one layout, still within a blog's column.
+		m := regexp.MustCompile(`class="kgrepl-animation" data-frames="120" width="([0-9.]+)"`).FindStringSubmatch(svg)
+		if m == nil {
+			t.Fatalf("demo %d: no width in %.300s", c.demo, svg)
+		}
+		if w, _ := strconv.ParseFloat(m[1], 64); w > draw.MaxWorldWidth {
+			t.Errorf("demo %d: the animation is %s px wide, more than %v", c.demo, m[1], draw.MaxWorldWidth)
+		}
+		t.Logf("demo %d: 120 frames, %d bytes", c.demo, len(svg))
+	}
+}
+
+// TestSizes: a picture is shown at the size asked for, its drawing whole.
+func TestSizes(t *testing.T) {
+	p := draw.World(demoWorld(t, 2).World(), draw.WorldOptions{})
+	w, h := p.Size(0, 0)
+	for _, c := range []struct{ w, h, ww, wh int }{
+		{0, 0, w, h}, {w / 2, 0, w / 2, int(math.Round(float64(h) * float64(w/2) / float64(w)))}, {600, 600, 600, 600},
+	} {
+		gw, gh := p.Size(c.w, c.h)
+		if gw != c.ww || gh != c.wh {
+			t.Errorf("Size(%d, %d) = %d x %d, want %d x %d", c.w, c.h, gw, gh, c.ww, c.wh)
+		}
+		svg := p.SVG(c.w, c.h)
+		if !strings.Contains(svg, fmt.Sprintf(`width="%d" height="%d" viewBox="0 0 %s %s"`, gw, gh, num1(p.W), num1(p.H))) {
+			t.Errorf("SVG(%d, %d): %.300s", c.w, c.h, svg)
+		}
 	}
 }
 
@@ -590,7 +746,74 @@ func TestTextIsOutlined(t *testing.T) {
 		}
 	}
 	w := draw.World(s.World(), draw.WorldOptions{})
-	check("diagram", w)
-	check("sequence", draw.Sequence(s.World(), draw.SeqOptions{To: -1}))
-	check("animation", draw.Animate([]string{w, w, w}, "three"))
+	check("diagram", w.SVG(0, 0))
+	check("sequence", draw.Sequence(s.World(), draw.SeqOptions{To: -1}).SVG(0, 0))
+	check("animation", draw.Animate([]*draw.Picture{w, w, w}, "three").SVG(0, 0))
+}
+
+// TestWorldFitsABlogColumn: a world diagram of 12 members is at most
+// MaxWorldWidth (1,400 px) wide at its own size, with the default topics
+// and with 12 partitions a topic, mid-run and with packets in flight;
+// B1's list of members goes in columns, and no text leaves the picture.
+func TestWorldFitsABlogColumn(t *testing.T) {
+	for _, setup := range []string{
+		"new --members 12; run until stable; step 20",
+		"new --members 1; join C2; join C3; join C4; join C5; join C6; join C7; join C8; join C9; join C10; join C11; join C12; step 9",
+		"new --topics orders:12,payments:12 --members 12; run until stable; step 20",
+		"new --topics orders:12,payments:12 --members 12; set producer transactional; run until stable; step 33",
+	} {
+		s := kernel.NewSession()
+		if _, err := s.Exec(setup); err != nil {
+			t.Fatalf("%s: %v", setup, err)
+		}
+		p := draw.World(s.World(), draw.WorldOptions{})
+		if p.W > draw.MaxWorldWidth {
+			t.Errorf("%s: %v px wide, more than %v", setup, p.W, draw.MaxWorldWidth)
+		}
+		for _, e := range parseSVG(t, p.SVG(0, 0)) {
+			if e.name != "text" || e.attrs["x"] == "" {
+				continue
+			}
+			x, _ := strconv.ParseFloat(e.attrs["x"], 64)
+			size, _ := strconv.ParseFloat(e.attrs["font-size"], 64)
+			tw := draw.TextWidth(e.text, size)
+			if e.attrs["font-weight"] == "bold" || e.attrs["font-family"] != "" {
+				tw *= 1.25 // bold and mono letters are wider; TextWidth measures the regular sans
+			}
+			if right := x + tw; right > p.W {
+				t.Errorf("%s: %q ends at about %.0f, past the picture's %v px", setup, e.text, right, p.W)
+			}
+		}
+	}
+}
+
+// TestGoldenPicturesAsPNGAndPDF: the golden diagrams drawn as PNG decode
+// at the pixel size their SVG has, and as PDF are one page of 0.75 points
+// a pixel (a smoke test: the SVG goldens pin the drawing itself).
+func TestGoldenPicturesAsPNGAndPDF(t *testing.T) {
+	for _, n := range []int{2, 11} {
+		w := demoWorld(t, n).World()
+		for _, p := range []*draw.Picture{draw.World(w, draw.WorldOptions{}), draw.Sequence(w, draw.SeqOptions{From: 0, To: 20})} {
+			pw, ph := p.Size(0, 0)
+			b, err := p.PNG(0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("demo %d %s: PNG: %v", n, p.Title, err)
+			}
+			if img.Bounds().Dx() != pw || img.Bounds().Dy() != ph {
+				t.Errorf("demo %d %s: PNG %v, the SVG is %dx%d", n, p.Title, img.Bounds(), pw, ph)
+			}
+			pdf, err := p.PDF(0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			box := fmt.Sprintf("/MediaBox [0 0 %.2f %.2f]", float64(pw)*0.75, float64(ph)*0.75)
+			if !bytes.HasPrefix(pdf, []byte("%PDF-")) || bytes.Count(pdf, []byte("/MediaBox")) != 1 || !bytes.Contains(pdf, []byte(box)) {
+				t.Errorf("demo %d %s: want one page %s", n, p.Title, box)
+			}
+		}
+	}
 }

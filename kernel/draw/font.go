@@ -2,187 +2,169 @@ package draw
 
 import (
 	"errors"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"codeberg.org/go-fonts/liberation/liberationmonobold"
-	"codeberg.org/go-fonts/liberation/liberationmonoregular"
-	"codeberg.org/go-fonts/liberation/liberationsansbold"
-	"codeberg.org/go-fonts/liberation/liberationsansitalic"
-	"codeberg.org/go-fonts/liberation/liberationsansregular"
+	xfont "golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/font/liberation"
+	"gonum.org/v1/plot/vg"
 )
 
-// The diagrams draw their text as Liberation glyph outlines (each glyph
-// defined once in <defs>, placed with <use>), so every viewer shows the
-// same letters at the widths the layout measured, without embedding the
-// fonts (about 550 KB of base64 each). The text itself is kept in a
-// transparent <text> element for search, selection and screen readers.
+// The pictures' fonts are the Liberation fonts gonum/plot embeds, measured
+// with gonum's font metrics (font.Face.Width) in every format: an SVG draws
+// their glyph outlines (see SVGCanvas), a PNG rasterises them, a PDF embeds
+// them.
+var fonts = font.NewCache(liberation.Collection())
 
-// face is one font of the diagrams.
-type face struct {
-	key  string // prefix of its glyphs' ids
-	font *sfnt.Font
-	upem float64
-}
-
-var (
-	facesOnce sync.Once
-	faces     map[string]*face // by key: s sb si m mb
-	glyphMu   sync.Mutex
-	glyphPath = map[string]string{} // id → path data in font units
+// The font families the hidden text of an SVG names.
+const (
+	sansFont = "Liberation Sans, Arial, Helvetica, sans-serif"
+	monoFont = "Liberation Mono, monospace"
 )
 
-func loadFaces() {
-	faces = map[string]*face{}
-	for key, ttf := range map[string][]byte{
-		"s": liberationsansregular.TTF, "sb": liberationsansbold.TTF, "si": liberationsansitalic.TTF,
-		"m": liberationmonoregular.TTF, "mb": liberationmonobold.TTF,
-	} {
-		f, err := sfnt.Parse(ttf)
-		if err != nil {
-			panic("draw: the embedded Liberation font does not parse: " + err.Error())
-		}
-		faces[key] = &face{key: key, font: f, upem: float64(f.UnitsPerEm())}
-	}
+// textStyle is how one piece of text looks.
+type textStyle struct {
+	size   float64 // CSS pixels
+	color  string
+	anchor string // start, middle, end
+	bold   bool
+	mono   bool
+	italic bool
 }
 
-func faceOf(st textStyle) *face {
-	facesOnce.Do(loadFaces)
-	switch {
-	case st.mono && st.bold:
-		return faces["mb"]
-	case st.mono:
-		return faces["m"]
-	case st.bold:
-		return faces["sb"]
-	case st.italic:
-		return faces["si"]
+// fontOf is the Liberation font of a style.
+func fontOf(st textStyle) font.Font {
+	f := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	if st.mono {
+		f.Variant = "Mono"
 	}
-	return faces["s"]
+	if st.bold {
+		f.Weight = xfont.WeightBold
+	}
+	if st.italic {
+		f.Style = xfont.StyleItalic
+	}
+	return f
+}
+
+// faceOf is a style's font at its size (CSS pixels; vg sizes are points).
+func faceOf(st textStyle) font.Face {
+	size := st.size
+	if size == 0 {
+		size = 12
+	}
+	return fonts.Lookup(fontOf(st), vg.Length(size*0.75))
+}
+
+// faceKey names a font in glyph ids: s sb si sbi m mb mi mbi (Liberation
+// Sans and Mono), or the font's name for another.
+func faceKey(f font.Font) string {
+	k := ""
+	switch f.Variant {
+	case "Sans":
+		k = "s"
+	case "Mono":
+		k = "m"
+	default:
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, string(f.Typeface)+string(f.Variant)) + strconv.Itoa(int(f.Weight)) + strconv.Itoa(int(f.Style)) + "-"
+	}
+	if f.Weight >= xfont.WeightBold {
+		k += "b"
+	}
+	if f.Style == xfont.StyleItalic {
+		k += "i"
+	}
+	return k
+}
+
+// fontFamily is what an SVG's hidden text names ("" is the document's sans).
+func fontFamily(f font.Font) string {
+	switch f.Variant {
+	case "Sans":
+		return ""
+	case "Mono":
+		return monoFont
+	}
+	return "Liberation " + string(f.Variant)
 }
 
 // stand are the glyphs drawn for the few characters the pictures use that
-// Liberation has no glyph for (the hidden text keeps the character itself).
+// Liberation has no glyph for (an SVG's hidden text keeps the character
+// itself).
 var stand = map[rune]rune{
 	'✗': '×', '↻': '↔', '⁰': '°', '⁹': '9', '✓': '√',
 }
 
-// placed is one glyph of a line of text: its id and its x in font units.
-type placed struct {
-	id string
-	x  int
+// standIn replaces the characters Liberation cannot draw by their stand-ins.
+func standIn(t string) string {
+	if !strings.ContainsFunc(t, func(r rune) bool { _, ok := stand[r]; return ok }) {
+		return t
+	}
+	return strings.Map(func(r rune) rune {
+		if s, ok := stand[r]; ok {
+			return s
+		}
+		return r
+	}, t)
 }
 
-// layout places the glyphs of t, with the font's kerning, and returns them
-// and the advance of the whole line in font units.
-func (f *face) layout(t string) ([]placed, int) {
-	var buf sfnt.Buffer
-	ppem := fixed.Int26_6(f.font.UnitsPerEm()) // coordinates come back in font units
-	var out []placed
+// measure is the width of t in CSS pixels in a style's font, as every
+// format draws it.
+func measure(t string, st textStyle) float64 {
+	f := faceOf(st)
+	return float64(f.Width(standIn(t))) / 0.75
+}
+
+// textWidth is the width of s at a font size (CSS pixels), regular or mono.
+func textWidth(s string, size float64, mono bool) float64 {
+	return measure(s, textStyle{size: size, mono: mono})
+}
+
+// TextWidth is the width of t in the diagrams' regular sans font at a size
+// (for tests that check what fits where).
+func TextWidth(t string, size float64) float64 { return textWidth(t, size, false) }
+
+// layoutGlyphs places the glyphs of t in f, with the font's kerning, as
+// font.Face.Width measures it, and makes sure each glyph's outline is
+// known under an id that is the same in every document (a notebook page
+// holds many pictures: one id is one glyph's outline wherever it is
+// defined), k, the font's key and the glyph's index: ks72, kmb19.
+// Glyphs without an outline (a space) are not placed.
+func layoutGlyphs(buf *sfnt.Buffer, f font.Face, key, t string) glyphRun {
+	sf := f.Face
+	ppem := fixed.Int26_6(sf.UnitsPerEm()) // coordinates come back in font units
+	var out glyphRun
 	x := 0
 	prev, hasPrev := sfnt.GlyphIndex(0), false
 	for _, r := range t {
-		idx, err := f.font.GlyphIndex(&buf, r)
-		if err == nil && idx == 0 {
-			if sub, ok := stand[r]; ok {
-				idx, err = f.font.GlyphIndex(&buf, sub)
-			}
-		}
+		idx, err := sf.GlyphIndex(buf, r)
 		if err != nil {
 			continue
 		}
 		if hasPrev {
-			if k, err := f.font.Kern(&buf, prev, idx, ppem, 0); err == nil {
+			if k, err := sf.Kern(buf, prev, idx, ppem, xfont.HintingNone); err == nil {
 				x += int(k)
 			} else if !errors.Is(err, sfnt.ErrNotFound) {
 				continue
 			}
 		}
-		// Ids are the same in every document (a notebook page holds many
-		// diagrams: one id is one glyph's outline wherever it is defined).
-		id := "kg-" + f.key + strconv.Itoa(int(idx))
-		if f.glyph(&buf, idx, id) {
-			out = append(out, placed{id: id, x: x})
+		id := "k" + key + strconv.Itoa(int(idx))
+		if glyphOutline(buf, sf, idx, id) != "" {
+			out.placed = append(out.placed, placed{id: id, idx: idx, x: x})
 		}
-		if adv, err := f.font.GlyphAdvance(&buf, idx, ppem, 0); err == nil {
+		if adv, err := sf.GlyphAdvance(buf, idx, ppem, xfont.HintingNone); err == nil {
 			x += int(adv)
 		}
 		prev, hasPrev = idx, true
 	}
-	return out, x
+	out.advance = x
+	return out
 }
-
-// glyph makes sure the outline of glyph idx is known under id; it reports
-// false for a glyph with no outline (a space).
-func (f *face) glyph(buf *sfnt.Buffer, idx sfnt.GlyphIndex, id string) bool {
-	glyphMu.Lock()
-	d, ok := glyphPath[id]
-	glyphMu.Unlock()
-	if ok {
-		return d != ""
-	}
-	segs, err := f.font.LoadGlyph(buf, idx, fixed.Int26_6(f.font.UnitsPerEm()), nil)
-	var b strings.Builder
-	if err == nil {
-		// sfnt's y grows downwards, as SVG's does.
-		pt := func(p fixed.Point26_6) string { return strconv.Itoa(int(p.X)) + " " + strconv.Itoa(int(p.Y)) }
-		for _, s := range segs {
-			switch s.Op {
-			case sfnt.SegmentOpMoveTo:
-				if b.Len() > 0 {
-					b.WriteString("Z")
-				}
-				b.WriteString("M" + pt(s.Args[0]))
-			case sfnt.SegmentOpLineTo:
-				b.WriteString("L" + pt(s.Args[0]))
-			case sfnt.SegmentOpQuadTo:
-				b.WriteString("Q" + pt(s.Args[0]) + " " + pt(s.Args[1]))
-			case sfnt.SegmentOpCubeTo:
-				b.WriteString("C" + pt(s.Args[0]) + " " + pt(s.Args[1]) + " " + pt(s.Args[2]))
-			}
-		}
-		if b.Len() > 0 {
-			b.WriteString("Z")
-		}
-	}
-	glyphMu.Lock()
-	glyphPath[id] = b.String()
-	glyphMu.Unlock()
-	return b.Len() > 0
-}
-
-// measure is the width of t at a size in the style's font.
-func measure(t string, size float64, st textStyle) float64 {
-	f := faceOf(st)
-	_, w := f.layout(t)
-	return float64(w) * size / f.upem
-}
-
-// glyphDefs writes the <defs> of the glyphs a document uses, sorted by id.
-func glyphDefs(used map[string]bool) string {
-	if len(used) == 0 {
-		return ""
-	}
-	ids := make([]string, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var b strings.Builder
-	b.WriteString(`<defs class="glyphs">` + "\n")
-	glyphMu.Lock()
-	for _, id := range ids {
-		b.WriteString(`<path id="` + id + `" d="` + glyphPath[id] + `"/>` + "\n")
-	}
-	glyphMu.Unlock()
-	b.WriteString("</defs>\n")
-	return b.String()
-}
-
-// TextWidth is the width of t in the diagrams' regular sans font at a size
-// (for tests that check what fits where).
-func TextWidth(t string, size float64) float64 { return measure(t, size, textStyle{}) }

@@ -1,7 +1,8 @@
-// Package draw makes kgrepl's hand-drawn pictures: the world diagram (the
-// seed page's picture of members, B1 and the partition logs) and the
-// sequence diagram of the trace, as SVG, and the sequence diagram as Mermaid
-// text. Every function is pure: the same world gives the same bytes.
+// Package draw makes kgrepl's diagrams: the world diagram (the seed page's
+// picture of members, B1 and the partition logs) and the sequence diagram
+// of the trace, drawn on gonum/plot's vg canvas as SVG, PNG or PDF, and the
+// sequence diagram as Mermaid text. Every function is pure: the same world
+// gives the same bytes.
 package draw
 
 import (
@@ -69,9 +70,11 @@ func clientNumber(client string) (int, bool) {
 }
 
 // Hex is a colour as #rrggbb.
+// A colour with alpha is written as its colour alone (its alpha goes in
+// an opacity attribute).
 func Hex(c color.Color) string {
-	r, g, b, _ := c.RGBA()
-	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	return fmt.Sprintf("#%02x%02x%02x", n.R, n.G, n.B)
 }
 
 // Tint mixes a colour with white: f=0 is the colour, f=1 white.

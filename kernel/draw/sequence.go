@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -70,7 +71,7 @@ func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 // first client, B1, then the other clients (the seed draws C1, B1, C2),
 // then anyone else a message names.
 func Lanes(w *sim.World, pkts []*sim.Packet) []string {
-	clients := w.Clients()
+	clients := natural.Sorted(w.Clients())
 	var lanes []string
 	if len(clients) > 0 {
 		lanes = append(lanes, clients[0])
@@ -123,7 +124,7 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	if opt.To >= 0 {
 		to = strconv.Itoa(opt.To)
 	}
-	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID, opt.From, to, len(pkts))
+	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID(), opt.From, to, len(pkts))
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
 	}
@@ -166,7 +167,7 @@ const (
 // Sequence draws the trace as a sequence diagram: one lane per
 // participant, one arrow per message from its sender to its receiver,
 // requests solid and answers dashed, and the protocol's events as notes.
-func Sequence(w *sim.World, opt SeqOptions) string {
+func Sequence(w *sim.World, opt SeqOptions) *Picture {
 	m := buildSeq(w, opt)
 	laneX := map[string]float64{}
 	for i, l := range m.lanes {
@@ -189,21 +190,17 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 	if len(m.rows) == 0 {
 		height += seqRowH
 	}
-	var s svg
-	s.open(width, height, "kgrepl-sequence", m.title)
-	s.text(margin, margin+14, m.title, textStyle{size: 15, bold: true, color: Hex(Ink)})
+	pic, s := newPicture(width, height, "kgrepl-sequence", m.title)
+	s.text(margin, margin+14, fitWidth(m.title, textStyle{size: 15, bold: true}, width-2*margin), textStyle{size: 15, bold: true, color: Hex(Ink)})
 	bottomHead := height - margin - seqHeadH
 	for _, l := range m.lanes {
 		x := laneX[l]
 		col, label := laneStyle(l)
-		s.group("class", "lane", "data-lane", l)
-		s.line(x, seqTop+seqHeadH, x, bottomHead, "#b0b0b0", 1, "4 4", "lifeline")
+		s.group("class", "lane", "data-lane", l, "data-x", num(x))
+		s.line(x, seqTop+seqHeadH, x, bottomHead, "#b0b0b0", 1, "4 4")
 		for _, y := range []float64{seqTop, bottomHead} {
-			s.b.WriteString("<rect")
-			s.attrs("x", num(x-70), "y", num(y), "width", "140", "height", num(seqHeadH), "rx", "5",
-				"fill", Hex(Tint(col, 0.85)), "stroke", Hex(col), "stroke-width", "1.5")
-			s.b.WriteString("/>\n")
-			s.text(x, y+22, label, textStyle{size: 13, bold: true, anchor: "middle", color: Hex(col)})
+			s.rect(x-70, y, 140, seqHeadH, ink{fill: Hex(Tint(col, 0.85)), stroke: Hex(col), width: 1.5, rx: 5})
+			s.text(x, y+22, fitWidth(label, textStyle{size: 13, bold: true}, 132), textStyle{size: 13, bold: true, anchor: "middle", color: Hex(col)})
 		}
 		s.end()
 	}
@@ -215,16 +212,18 @@ func Sequence(w *sim.World, opt SeqOptions) string {
 		y := rowY[i]
 		if r.tick != lastTick {
 			lastTick = r.tick
-			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "", "tick")
+			s.group("class", "tick", "data-tick", strconv.Itoa(r.tick))
+			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "")
 			s.text(seqGutter-46, y+14, "t="+strconv.Itoa(r.tick), textStyle{size: 10.5, mono: true, color: Hex(Faint)})
+			s.end()
 		}
 		if r.ev != nil {
-			drawNote(&s, r.ev, laneX[noteLane(r.ev)], y, width)
+			drawNote(s, r.ev, laneX[noteLane(r.ev)], y, width)
 			continue
 		}
-		drawMessage(&s, r.pkt, laneX[r.pkt.From], laneX[r.pkt.To], y)
+		drawMessage(s, r.pkt, laneX[r.pkt.From], laneX[r.pkt.To], y)
 	}
-	return s.close()
+	return pic
 }
 
 func laneStyle(l string) (c color.RGBA, label string) {
@@ -237,8 +236,8 @@ func laneStyle(l string) (c color.RGBA, label string) {
 	return Faint, l
 }
 
-func drawNote(s *svg, e *sim.Event, x, y, width float64) {
-	t := truncate(e.Text, 96)
+func drawNote(s *pen, e *sim.Event, x, y, width float64) {
+	t := fitWidth(truncate(e.Text, 96), textStyle{size: 10}, width-seqGutter-margin-14)
 	tw := textWidth(t, 10, false) + 14
 	left := x - tw/2
 	if left < seqGutter {
@@ -253,14 +252,12 @@ func drawNote(s *svg, e *sim.Event, x, y, width float64) {
 		fill, stroke, tc = "#fdeaea", Hex(Zombie), Hex(Zombie)
 	}
 	s.group("class", "note", "data-kind", string(e.Kind), "data-tick", strconv.Itoa(e.Tick))
-	s.b.WriteString("<rect")
-	s.attrs("x", num(left), "y", num(y+3), "width", num(tw), "height", num(seqRowH-5), "rx", "3", "fill", fill, "stroke", stroke, "stroke-width", "1")
-	s.b.WriteString("/>\n")
+	s.rect(left, y+3, tw, seqRowH-5, ink{fill: fill, stroke: stroke, width: 1, rx: 3})
 	s.text(left+7, y+15, t, textStyle{size: 10, color: tc})
 	s.end()
 }
 
-func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
+func drawMessage(s *pen, p *sim.Packet, x1, x2, y float64) {
 	col := Hex(Broker)
 	if p.From != sim.Broker {
 		col = ClientHex(p.From)
@@ -276,12 +273,17 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	if inFlight {
 		dash = "2 3"
 	}
+	end := x2
+	if p.Lost {
+		end = x1 + (x2-x1)*0.6
+	}
+	// data-x1 and data-x2 are where the arrow starts and ends, data-dash its pattern.
 	s.group("class", "message", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To,
-		"data-sent", strconv.Itoa(p.Sent), "data-response", strconv.FormatBool(p.Response))
+		"data-sent", strconv.Itoa(p.Sent), "data-response", strconv.FormatBool(p.Response),
+		"data-x1", num(x1), "data-x2", num(end), "data-dash", dash)
 	if x1 == x2 {
 		// A message to itself (B1 writing transaction markers): a loop.
-		d := fmt.Sprintf("M%s,%s h26 v8 h-24", num(x1), num(y+8))
-		s.path(d, col, 1.3, dash, "", "arrow")
+		s.polyline(col, 1.3, dash, x1, y+8, x1+26, y+8, x1+26, y+16, x1+2, y+16)
 		s.arrowHead(x1+26, y+16, x1+2, y+16, col)
 		s.text(x1+32, y+15, truncate(arrowLabel(p), 58), textStyle{size: 10, color: col})
 		s.end()
@@ -289,11 +291,7 @@ func drawMessage(s *svg, p *sim.Packet, x1, x2, y float64) {
 	}
 	lines := messageLines(p, x1, x2)
 	ly := y + 16 + float64(len(lines)-1)*seqLineH
-	end := x2
-	if p.Lost {
-		end = x1 + (x2-x1)*0.6
-	}
-	s.line(x1, ly, end, ly, col, 1.4, dash, "arrow")
+	s.line(x1, ly, end, ly, col, 1.4, dash)
 	if p.Lost {
 		s.text(end, ly+4, "✗", textStyle{size: 13, bold: true, anchor: "middle", color: Hex(Zombie)})
 	} else {
@@ -351,10 +349,10 @@ func messageLines(p *sim.Packet, x1, x2 float64) []string {
 			line += strings.Join(chunks[i:], "")
 			break
 		}
-		lines = append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+		lines = append(lines, fitWidth(strings.TrimSpace(line), textStyle{size: 10}, width))
 		line = c
 	}
-	return append(lines, fitWidth(strings.TrimSpace(line), 10, width))
+	return append(lines, fitWidth(strings.TrimSpace(line), textStyle{size: 10}, width))
 }
 
 // splitClauses cuts a label after each ", " and " · ", keeping them.

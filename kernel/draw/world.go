@@ -3,9 +3,11 @@ package draw
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -15,10 +17,45 @@ type WorldOptions struct {
 	Branch string
 	// Title replaces the title when not "".
 	Title string
-	// Wire is the least width between the members and B1 (0: wireW); the
-	// frames of an animation share one, so B1 stays in place.
-	Wire float64
+	// Shared, when set, is the layout the frames of an animation share:
+	// each part is given at least the room it takes in any frame, so what
+	// does not change stays in place (and is drawn once).
+	Shared *Layout
 }
+
+// Layout is the room a world diagram gave its parts: the wire between the
+// members and B1, each member row's height, B1's lines, each log's cell
+// width and rows, and the whole height.
+type Layout struct {
+	Wire    float64
+	BrokerW float64            // B1's box
+	RowH    map[string]float64 // by client/process
+	Lines   int
+	CellW   map[string]float64 // by partition
+	LogRows map[string]int
+	Height  float64
+}
+
+// Add makes l the room both l and o need.
+func (l *Layout) Add(o *Layout) {
+	if l.RowH == nil {
+		l.RowH, l.CellW, l.LogRows = map[string]float64{}, map[string]float64{}, map[string]int{}
+	}
+	l.Wire, l.Lines, l.Height = math.Max(l.Wire, o.Wire), max(l.Lines, o.Lines), math.Max(l.Height, o.Height)
+	l.BrokerW = math.Max(l.BrokerW, o.BrokerW)
+	for k, v := range o.RowH {
+		l.RowH[k] = math.Max(l.RowH[k], v)
+	}
+	for k, v := range o.CellW {
+		l.CellW[k] = math.Max(l.CellW[k], v)
+	}
+	for k, v := range o.LogRows {
+		l.LogRows[k] = max(l.LogRows[k], v)
+	}
+}
+
+// Layout is the room this world diagram gave its parts.
+func (p *Picture) Layout() *Layout { return p.layout }
 
 // The world diagram's geometry, in SVG pixels.
 const (
@@ -46,11 +83,25 @@ type memberRow struct {
 	packets []*sim.Packet
 }
 
+// MaxWorldWidth is the widest a world diagram is drawn (CSS pixels), so it
+// fits a blog's column: B1's lines wrap or are cut, the members' list is
+// laid out in columns and the logs in rows that fit.
+const MaxWorldWidth = 1400.0
+
+// maxBrokerW is the widest B1's box is drawn: what is left of
+// MaxWorldWidth next to the members and the least wire.
+const maxBrokerW = MaxWorldWidth - 2*margin - memberW - wireW
+
 // World draws the world now, as the seed's page does: the members on the
 // left with their state and partitions, the packets in flight in the
 // middle, and B1 on the right with the group coordinator, the transaction
 // coordinator and every partition log as cells.
-func World(w *sim.World, opt WorldOptions) string {
+func World(w *sim.World, opt WorldOptions) *Picture {
+	sh := opt.Shared
+	if sh == nil {
+		sh = &Layout{}
+	}
+	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}}
 	rows := memberRows(w)
 	var self []*sim.Packet // B1 to B1 (WriteTxnMarkers)
 	var orphans []*sim.Packet
@@ -73,34 +124,43 @@ func World(w *sim.World, opt WorldOptions) string {
 		if need := 16 + packetStep*float64(len(r.packets)); need > r.h {
 			r.h = need
 		}
+		key := r.m.Client + "/" + strconv.Itoa(r.m.Inc)
+		r.h = math.Max(r.h, sh.RowH[key])
+		lay.RowH[key] = r.h
 		y += r.h + memberGap
 	}
 	membersBottom := y
 
-	b := newBrokerLayout(w, self)
-	wire := math.Max(wireW, opt.Wire)
+	b := newBrokerLayout(w, self, sh)
+	b.width = math.Max(b.width, sh.BrokerW)
+	lay.Lines, lay.CellW, lay.LogRows, lay.BrokerW = len(b.lines), b.cellW, b.logRows, b.width
+	wire := math.Max(wireW, sh.Wire)
 	for _, r := range rows {
 		for _, p := range r.packets {
 			wire = math.Max(wire, textWidth(fullPacketLabel(p), 9.5, false)+28)
 		}
 	}
-	wire = math.Min(wire, math.Max(maxWireW, opt.Wire))
+	wire = math.Min(wire, math.Max(maxWireW, sh.Wire))
+	// Within the width left next to B1's box (the frames of an animation
+	// share one box width, so one wire).
+	wire = math.Max(wireW, math.Min(wire, MaxWorldWidth-2*margin-memberW-b.width))
+	lay.Wire = wire
 	bx := margin + memberW + wire
 	width := bx + b.width + margin
-	height := margin + headerH + b.height
+	height := math.Max(margin+headerH+b.height, sh.Height)
 	if membersBottom+float64(len(orphans))*packetStep > height {
 		height = membersBottom + float64(len(orphans))*packetStep
 	}
+	lay.Height = height
 	legendY := height + 8
 	height = legendY + legendH + margin
 	if width < 900 {
 		width = 900
 	}
 
-	var s svg
-	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID, w.Tick, w.Group.State, w.Group.Generation)
-	if w.Group.Type == sim.ConsumerGroup {
-		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID, w.Tick, w.Group.State, w.Group.GroupEpoch)
+	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
+	if w.Group.Type() == sim.ConsumerGroup {
+		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
@@ -108,23 +168,25 @@ func World(w *sim.World, opt WorldOptions) string {
 	if opt.Title != "" {
 		title = opt.Title
 	}
-	s.open(width, height, "kgrepl-diagram", title)
-	s.text(margin, margin+16, title, textStyle{size: 17, bold: true, color: Hex(Ink)})
-	s.text(margin, margin+34, subtitle(w), textStyle{size: 11.5, color: Hex(Faint)})
+	pic, s := newPicture(width, height, "kgrepl-diagram", title)
+	// Animate reads how far a packet's dot travels, and where B1 stands.
+	pic.run, pic.wire, pic.layout = packetRun(margin+memberW, bx), wire, lay
+	s.text(margin, margin+16, fitWidth(title, textStyle{size: 17, bold: true}, width-2*margin), textStyle{size: 17, bold: true, color: Hex(Ink)})
+	s.text(margin, margin+34, fitWidth(subtitle(w), textStyle{size: 11.5}, width-2*margin), textStyle{size: 11.5, color: Hex(Faint)})
 
 	for _, r := range rows {
-		drawMember(&s, w, r)
-		drawPackets(&s, r, margin+memberW, bx)
+		drawMember(s, w, r)
+		drawPackets(s, r, margin+memberW, bx)
 	}
 	for i, p := range orphans {
 		yy := membersBottom + float64(i)*packetStep + 10
-		s.text(margin, yy, fmt.Sprintf("%s → %s: %s", p.From, p.To, packetLabel(p)), textStyle{size: 10.5, color: Hex(Faint), class: "packet"})
+		s.group("class", "packet-label")
+		s.text(margin, yy, fmt.Sprintf("%s → %s: %s", p.From, p.To, packetLabel(p)), textStyle{size: 10.5, color: Hex(Faint)})
+		s.end()
 	}
-	b.draw(&s, w, bx, margin+headerH)
-	drawWorldLegend(&s, margin, legendY)
-	// Animate reads how far a packet's dot travels in this frame.
-	return strings.Replace(s.close(), `class="kgrepl-diagram"`,
-		`class="kgrepl-diagram" data-packet-run="`+num(packetRun(margin+memberW, bx))+`"`, 1)
+	b.draw(s, w, bx, margin+headerH)
+	drawWorldLegend(s, margin, legendY)
+	return pic
 }
 
 // subtitle sums up the settings that shape what the picture shows.
@@ -134,8 +196,8 @@ func subtitle(w *sim.World) string {
 	// timeout is the broker's: the client-side settings would name what
 	// does not apply.
 	assignor, session := "assignor "+c.Assignor, fmt.Sprintf("session.timeout %d", c.SessionTimeout)
-	if w.Group.Type == sim.ConsumerGroup {
-		assignor = "group.protocol consumer · assignor " + w.Group.Assignor
+	if d := w.Group.Describe(); d.Type == sim.ConsumerGroup {
+		assignor = "group.protocol consumer · assignor " + d.Assignor
 		session = fmt.Sprintf("group.consumer.session.timeout %d", w.Cfg.ConsumerSessionTimeout)
 	}
 	parts := []string{
@@ -153,7 +215,7 @@ func subtitle(w *sim.World) string {
 // and any older process still running (a zombie).
 func memberRows(w *sim.World) []*memberRow {
 	var rows []*memberRow
-	for _, c := range w.Clients() {
+	for _, c := range natural.Sorted(w.Clients()) {
 		cur := w.Member(c)
 		for _, p := range w.Processes() {
 			if p.Client == c && p != cur && p.Alive {
@@ -199,7 +261,7 @@ func recordInHand(w *sim.World, m *sim.Member) (string, sim.TopicPartition, bool
 	if i <= 0 {
 		return rec, sim.TopicPartition{}, false
 	}
-	tp, err := w.ParsePartition(rec[:i])
+	tp, err := w.Layout().ParsePartition(rec[:i])
 	if err != nil {
 		return rec, sim.TopicPartition{}, false
 	}
@@ -251,7 +313,7 @@ func stopped(w *sim.World, m *sim.Member) string {
 	return how
 }
 
-func drawMember(s *svg, w *sim.World, r *memberRow) {
+func drawMember(s *pen, w *sim.World, r *memberRow) {
 	m := r.m
 	x, y := margin, r.y
 	col := ClientColor(m.Client)
@@ -263,23 +325,26 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 	case zombie:
 		fill, stroke = "#fbeaea", Hex(Zombie)
 	}
-	s.group("class", "member", "data-client", m.Client, "data-process", strconv.Itoa(m.Inc))
-	s.b.WriteString("<rect")
-	s.attrs("x", num(x), "y", num(y), "width", num(memberW), "height", num(r.h), "rx", "6", "fill", fill,
-		"stroke", stroke, "stroke-width", "1.5", "stroke-dasharray", dash)
-	s.b.WriteString("/>\n")
-	s.rect(x, y, 6, r.h, Hex(col), "", 0, "")
+	// The box's parts are groups of their own, so that an animation draws
+	// what stays the same once and only the lines that change per tick.
+	part := func(class string) {
+		s.group("class", class, "data-client", m.Client, "data-process", strconv.Itoa(m.Inc))
+	}
+	part("member")
+	s.rect(x, y, memberW, r.h, ink{fill: fill, stroke: stroke, width: 1.5, dash: dash, rx: 6})
+	s.rect(x, y, 6, r.h, ink{fill: Hex(col)})
 	nameCol := Hex(col)
 	if !m.Alive {
 		nameCol = Hex(Faint)
 	}
 	s.text(x+14, y+19, m.Client, textStyle{size: 16, bold: true, color: nameCol})
+	s.end()
 	id := m.MemberID
 	if id == "" {
 		id = "no member id"
 	}
 	var badges []string
-	if m.Alive && m.MemberID != "" && w.Group.Leader == m.MemberID {
+	if m.Alive && m.MemberID != "" && w.Group.Describe().Leader == m.MemberID {
 		badges = append(badges, "leader")
 	}
 	if m.Static() {
@@ -289,12 +354,15 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 	if len(badges) > 0 {
 		info += " · " + strings.Join(badges, " · ")
 	}
-	s.text(x+14+textWidth(m.Client, 16, false)+8, y+18, info, textStyle{size: 11, color: Hex(Ink)})
+	part("member-info")
+	nameW := measure(m.Client, textStyle{size: 16, bold: true})
+	s.text(x+14+nameW+8, y+18, fitWidth(info, textStyle{size: 11}, memberW-22-nameW-8), textStyle{size: 11, color: Hex(Ink)})
+	s.end()
 
 	// A consumer group's members (KIP-848) carry a member epoch where a
 	// classic member has a generation, and join with a heartbeat.
 	gen, joinReq := "gen", "JoinGroup"
-	if w.Group.Type == sim.ConsumerGroup {
+	if w.Group.Type() == sim.ConsumerGroup {
 		gen, joinReq = "epoch", "heartbeat"
 	}
 	var state string
@@ -324,20 +392,23 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 		state = "ZOMBIE · " + state
 		stCol = Hex(Zombie)
 	}
-	s.text(x+14, y+36, truncate(state, 50), textStyle{size: 11, color: stCol, class: "member-state"})
+	part("member-state")
+	s.text(x+14, y+36, fitWidth(state, textStyle{size: 11}, memberW-22), textStyle{size: 11, color: stCol})
+	s.end()
 
 	// Owned partitions as chips; a paused one is grey.
 	paused := map[sim.TopicPartition]bool{}
 	for _, tp := range w.PausedPartitions() {
 		paused[tp] = true
 	}
+	part("member-partitions")
 	cx := x + 14
 	if len(m.Owned) == 0 {
 		s.text(cx, y+55, "owns nothing", textStyle{size: 11, italic: true, color: Hex(Faint)})
 	}
 	for _, tp := range m.Owned {
-		name := w.ShortName(tp)
-		cw := textWidth(name, 10.5, true) + 10
+		name := w.Layout().ShortName(tp)
+		cw := measure(name, textStyle{size: 10.5, mono: true}) + 10
 		if cx+cw > x+memberW-8 {
 			s.text(cx, y+55, "…", textStyle{size: 11, color: Hex(Ink)})
 			break
@@ -349,10 +420,13 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 		case zombie:
 			f, tc, edge = "#ffffff", Hex(col), Hex(col) // it believes it owns them; the group does not
 		}
-		s.rect(cx, y+43, cw, 16, f, edge, 1, "chip", "rx", "3", "data-partition", tp.String())
+		s.group("class", "chip", "data-partition", tp.String())
+		s.rect(cx, y+43, cw, 16, ink{fill: f, stroke: edge, width: 1, rx: 3})
 		s.text(cx+cw/2, y+55, name, textStyle{size: 10.5, mono: true, color: tc, anchor: "middle"})
+		s.end()
 		cx += cw + 4
 	}
+	s.end()
 
 	// Offsets go into the transaction with a transactional producer, whatever the commit setting says.
 	prod := "commit " + string(m.Cfg.Commit) + " · producer " + string(m.Cfg.Producer())
@@ -362,7 +436,8 @@ func drawMember(s *svg, w *sim.World, r *memberRow) {
 			prod += fmt.Sprintf(" · pid %d · epoch %d · %s", e.PID, e.Epoch, e.State)
 		}
 	}
-	s.text(x+14, y+73, truncate(prod, 54), textStyle{size: 10.5, color: Hex(Faint)})
+	part("member-producer")
+	s.text(x+14, y+73, fitWidth(prod, textStyle{size: 10.5}, memberW-22), textStyle{size: 10.5, color: Hex(Faint)})
 	s.end()
 }
 
@@ -387,15 +462,9 @@ func fullPacketLabel(p *sim.Packet) string {
 	return l
 }
 
-// WireOf is the width a diagram gave the wire between the members and B1
-// (0 when doc is not a world diagram); see WorldOptions.Wire.
-func WireOf(doc string) float64 {
-	if m := attrRun.FindStringSubmatch(doc); m != nil {
-		run, _ := strconv.ParseFloat(m[1], 64)
-		return run + 16
-	}
-	return 0
-}
+// Wire is the width a world diagram gave the wire between the members and
+// B1 (0 for another picture); see WorldOptions.Wire.
+func (p *Picture) Wire() float64 { return p.wire }
 
 // packetRun is how far a packet's dot travels: from its sender's end of
 // the arrow to the other (the animation moves it by this much).
@@ -404,7 +473,7 @@ func packetRun(x0, x1 float64) float64 { return x1 - x0 - 16 }
 // drawPackets draws a member's packets in flight as arrows between x0 and
 // x1 with their labels, cut to fit before B1's box, and a dot at the
 // sender's end (an animated diagram moves it to the receiver).
-func drawPackets(s *svg, r *memberRow, x0, x1 float64) {
+func drawPackets(s *pen, r *memberRow, x0, x1 float64) {
 	for i, p := range r.packets {
 		y := r.y + 18 + float64(i)*packetStep
 		col := ClientHex(r.m.Client)
@@ -419,27 +488,37 @@ func drawPackets(s *svg, r *memberRow, x0, x1 float64) {
 		if p.From == sim.Broker {
 			a, b, dir = b, a, "l"
 		}
-		s.group("class", "packet", "data-type", string(p.Type), "data-from", p.From, "data-to", p.To)
-		s.line(a, y+3, b, y+3, col, 1.4, "", "")
+		// The arrow and its label are parts of their own: in an animation
+		// an arrow in the same place in other ticks is drawn once.
+		s.group("class", "packet", "data-from", p.From, "data-to", p.To)
+		s.line(a, y+3, b, y+3, col, 1.4, "")
 		s.arrowHead(a, y+3, b, y+3, col)
-		s.b.WriteString("<circle")
-		s.attrs("class", "pkt-dot "+dir, "cx", num(a), "cy", num(y+3), "r", "3.5", "fill", col, "stroke", "#ffffff", "stroke-width", "1")
-		s.b.WriteString("/>\n")
-		s.text(x0+12, y, fitWidth(fullPacketLabel(p), 9.5, x1-x0-24), textStyle{size: 9.5, color: col})
+		s.group("class", "pkt-dot "+dir)
+		s.circle(a, y+3, 3.5, ink{fill: col, stroke: "#ffffff", width: 1})
+		s.end()
+		s.end()
+		s.group("class", "packet-label", "data-type", string(p.Type))
+		s.text(x0+12, y, fitWidth(fullPacketLabel(p), textStyle{size: 9.5}, x1-x0-24), textStyle{size: 9.5, color: col})
 		s.end()
 	}
 }
 
-// fitWidth cuts s with an ellipsis so it is at most width wide at a font size.
-func fitWidth(s string, size, width float64) string {
-	if textWidth(s, size, false) <= width {
+// fitWidth cuts s with an ellipsis so it is at most width wide in a style's font.
+func fitWidth(s string, st textStyle, width float64) string {
+	if measure(s, st) <= width {
 		return s
 	}
 	r := []rune(s)
-	for len(r) > 1 && textWidth(string(r)+"…", size, false) > width {
-		r = r[:len(r)-1]
+	lo, hi := 0, len(r) // the longest prefix that fits with the ellipsis
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if measure(string(r[:mid])+"…", st) <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
 	}
-	return string(r) + "…"
+	return string(r[:max(lo, 1)]) + "…"
 }
 
 // brokerLayout measures B1's box before drawing it.
@@ -448,13 +527,21 @@ type brokerLayout struct {
 	lines         []brokerLine
 	logs          []logLayout
 	logsTop       float64
+	cellW         map[string]float64 // by partition, for Layout
+	logRows       map[string]int
 }
 
+// brokerLine is one line of text in B1's box, or one row of a grid
+// (cols, each colW wide, after lead): the members' list when it does not
+// fit one line.
 type brokerLine struct {
 	text  string
 	color string
 	bold  bool
 	size  float64
+	cols  []string
+	colW  float64
+	lead  float64 // where the grid starts, from the box's text margin
 }
 
 type logLayout struct {
@@ -467,9 +554,9 @@ type logLayout struct {
 	nth    map[int]int // offset → the invoice's number for its input record, from 2 (duplicates)
 }
 
-func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
-	b := &brokerLayout{}
-	g := w.Group
+func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout {
+	b := &brokerLayout{cellW: map[string]float64{}, logRows: map[string]int{}}
+	g := w.Group.Describe()
 	leader := "-"
 	if g.Leader != "" {
 		leader = g.Leader
@@ -488,14 +575,16 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 		b.lines[1].text = fmt.Sprintf("state %s · group epoch %d · target assignment epoch %d · assignor %s", g.State, g.GroupEpoch, g.AssignmentEpoch, proto)
 	}
 	var ms []string
-	for _, gm := range g.Members() {
-		t := gm.MemberID + " " + w.PartList(gm.Assignment)
+	gms := g.Members
+	sort.SliceStable(gms, func(i, j int) bool { return natural.Less(gms[i].MemberID, gms[j].MemberID) })
+	for _, gm := range gms {
+		t := gm.MemberID + " " + w.Layout().PartList(gm.Assignment)
 		if (g.State == sim.PreparingRebalance) && gm.Joined {
 			t += " (joined)"
 		}
 		if consumer {
 			// Each member's epoch, and where it is going while it reconciles.
-			cur, target := w.PartList(gm.Assignment), w.PartList(gm.Target) // sorted: equal sets, equal text
+			cur, target := w.Layout().PartList(gm.Assignment), w.Layout().PartList(gm.Target) // sorted: equal sets, equal text
 			t = fmt.Sprintf("%s e%d %s", gm.MemberID, gm.MemberEpoch, cur)
 			if cur != target {
 				t += " → " + target
@@ -506,11 +595,11 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 	if len(ms) == 0 {
 		ms = []string{"none"}
 	}
-	b.lines = append(b.lines, brokerLine{text: "members: " + strings.Join(ms, " · "), size: 11, color: Hex(Ink)})
+	b.lines = append(b.lines, memberLines(ms)...)
 	var pend []string
-	for _, tp := range w.InputPartitions() {
-		if g.HasPending(tp) {
-			pend = append(pend, w.ShortName(tp))
+	for _, tp := range w.Layout().Inputs() {
+		if w.Group.Offsets.HasPending(tp) {
+			pend = append(pend, w.Layout().ShortName(tp))
 		}
 	}
 	if len(pend) > 0 {
@@ -537,36 +626,44 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 		b.lines = append(b.lines, brokerLine{text: "in flight ↻ " + string(p.Type) + " " + p.Summary, size: 11, color: Hex(Broker)})
 	}
 	textW := 0.0
-	for _, l := range b.lines {
-		tw := textWidth(l.text, l.size, false)
-		if l.bold {
-			tw *= 1.08
+	for i, l := range b.lines {
+		st := textStyle{size: l.size, bold: l.bold}
+		if l.cols != nil {
+			textW = math.Max(textW, l.lead+float64(len(l.cols))*l.colW)
+			continue
 		}
-		if tw > textW {
-			textW = tw
-		}
+		b.lines[i].text = fitWidth(l.text, st, maxBrokerW-28)
+		textW = math.Max(textW, measure(b.lines[i].text, st))
 	}
-	b.logsTop = 14 + 18*float64(len(b.lines)) + 12
+	b.logsTop = 14 + 18*float64(max(len(b.lines), sh.Lines)) + 12
 	y := 0.0
 	cellsW := 0.0
 	nth := InvoiceNumbers(w)
-	for i, tp := range append(append([]sim.TopicPartition{}, w.InputPartitions()...), w.OutputPartitions()...) {
-		l := logLayout{tp: tp, output: i >= len(w.InputPartitions())}
+	for i, tp := range append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...) {
+		l := logLayout{tp: tp, output: i >= len(w.Layout().Inputs())}
 		l.cellW, l.perRow = 24, inputPerRow
 		if l.output {
 			l.perRow = outPerRow
 		}
 		l.nth = nth[tp]
 		for i, c := range w.Log(tp).Cells.All() {
-			if cw := textWidth(cellText(c, l.nth[i]), 9.5, true) + 10; cw > l.cellW {
+			if cw := measure(cellText(c, l.nth[i]), cellStyle) + 10; cw > l.cellW {
 				l.cellW = cw
 			}
 		}
+		// As many cells a row as B1's box has room for.
+		room := maxBrokerW - 28 - logLabelW - logEndW
+		l.cellW = math.Min(l.cellW, room)
+		l.cellW = math.Max(l.cellW, sh.CellW[tp.String()])
+		b.cellW[tp.String()] = l.cellW
+		l.perRow = max(1, min(l.perRow, int((room+cellGap)/(l.cellW+cellGap))))
 		n := w.Log(tp).HW()
 		l.rows = (n + l.perRow - 1) / l.perRow
 		if l.rows == 0 {
 			l.rows = 1
 		}
+		l.rows = max(l.rows, sh.LogRows[tp.String()])
+		b.logRows[tp.String()] = l.rows
 		y += 14 // room for the HW / LSO labels above
 		l.y = y
 		y += float64(l.rows)*(cellH+logRowGap) - 4
@@ -574,7 +671,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet) *brokerLayout {
 		if n < cols {
 			cols = n
 		}
-		if rw := float64(cols)*(l.cellW+cellGap) + 70; rw > cellsW {
+		if rw := float64(cols)*(l.cellW+cellGap) + logEndW; rw > cellsW {
 			cellsW = rw
 		}
 		b.logs = append(b.logs, l)
@@ -641,22 +738,63 @@ func InvoiceNumbers(w *sim.World) map[sim.TopicPartition]map[int]int {
 	return out
 }
 
-func (b *brokerLayout) draw(s *svg, w *sim.World, x, y float64) {
+func (b *brokerLayout) draw(s *pen, w *sim.World, x, y float64) {
 	s.group("class", "broker", "data-node", sim.Broker)
-	s.b.WriteString("<rect")
-	s.attrs("x", num(x), "y", num(y), "width", num(b.width), "height", num(b.height), "rx", "8",
-		"fill", "#fafafa", "stroke", Hex(Broker), "stroke-width", "1.5")
-	s.b.WriteString("/>\n")
+	s.rect(x, y, b.width, b.height, ink{fill: "#fafafa", stroke: Hex(Broker), width: 1.5, rx: 8})
+	s.end()
 	ly := y + 20
-	for _, l := range b.lines {
-		s.text(x+14, ly, l.text, textStyle{size: l.size, bold: l.bold, color: l.color})
+	for i, l := range b.lines {
+		st := textStyle{size: l.size, bold: l.bold, color: l.color}
+		s.group("class", "broker-line", "data-line", strconv.Itoa(i))
+		if l.cols != nil {
+			if l.text != "" {
+				s.text(x+14, ly, l.text, st)
+			}
+			for k, c := range l.cols {
+				s.text(x+14+l.lead+float64(k)*l.colW, ly, c, st)
+			}
+		} else {
+			s.text(x+14, ly, l.text, st)
+		}
+		s.end()
 		ly += 18
 	}
-	s.line(x+10, y+b.logsTop-8, x+b.width-10, y+b.logsTop-8, "#dddddd", 1, "", "")
+	s.line(x+10, y+b.logsTop-8, x+b.width-10, y+b.logsTop-8, "#dddddd", 1, "")
 	for _, l := range b.logs {
 		drawLog(s, w, l, x+14, y+b.logsTop+l.y)
 	}
-	s.end()
+}
+
+// memberLines is B1's list of members: one line when it fits, else a
+// grid of columns under and after "members:", as many columns as fit.
+func memberLines(ms []string) []brokerLine {
+	const size = 11
+	st := textStyle{size: size}
+	one := "members: " + strings.Join(ms, " · ")
+	room := maxBrokerW - 28
+	if measure(one, st) <= room {
+		return []brokerLine{{text: one, size: size, color: Hex(Ink)}}
+	}
+	lead := measure("members: ", st)
+	colW := 0.0
+	for _, m := range ms {
+		colW = math.Max(colW, measure(m, st)+16)
+	}
+	colW = math.Min(colW, room-lead)
+	cols := max(1, int((room-lead)/colW))
+	var out []brokerLine
+	for i := 0; i < len(ms); i += cols {
+		var row []string
+		for _, m := range ms[i:min(i+cols, len(ms))] {
+			row = append(row, fitWidth(m, st, colW-16))
+		}
+		l := brokerLine{size: size, color: Hex(Ink), cols: row, colW: colW, lead: lead}
+		if i == 0 {
+			l.text = "members:"
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // consumerOf is the live group member consuming tp now, if any.
@@ -675,11 +813,17 @@ func consumerOf(w *sim.World, tp sim.TopicPartition) *sim.Member {
 	return nil
 }
 
-func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
+// cellStyle is the font of a log cell's text.
+var cellStyle = textStyle{size: 9.5, mono: true}
+
+// logEndW is the room right of a row of cells (for the HW and LSO labels).
+const logEndW = 70.0
+
+func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 	lg := w.Log(l.tp)
 	hw, lso := lg.HW(), lg.LSO()
 	committed, hasCommitted := -1, false
-	if rec, ok := w.Group.Committed(l.tp); ok && !l.output {
+	if rec, ok := w.Group.Offsets.Committed(l.tp); ok && !l.output {
 		committed, hasCommitted = rec.Offset, true
 	}
 	owner := consumerOf(w, l.tp)
@@ -693,9 +837,10 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 	if hasCommitted {
 		committedAttr = strconv.Itoa(committed)
 	}
-	s.group("class", "log", "data-partition", l.tp.String(), "data-hw", strconv.Itoa(hw), "data-lso", strconv.Itoa(lso),
+	tpName := l.tp.String()
+	s.group("class", "log", "data-partition", tpName, "data-hw", strconv.Itoa(hw), "data-lso", strconv.Itoa(lso),
 		"data-committed", committedAttr)
-	s.text(x, y+15, l.tp.String(), textStyle{size: 12, bold: true, color: Hex(Ink)})
+	s.text(x, y+15, tpName, textStyle{size: 12, bold: true, color: Hex(Ink)})
 	switch {
 	case l.output:
 		s.text(x, y+29, "output", textStyle{size: 10, color: Hex(Faint)})
@@ -712,6 +857,10 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 	default:
 		s.text(x, y+29, "no consumer", textStyle{size: 10, color: Hex(Faint)})
 	}
+	if hw == 0 {
+		s.text(x+logLabelW+6, y+15, "empty", textStyle{size: 10.5, italic: true, color: Hex(Faint)})
+	}
+	s.end()
 	cx := x + logLabelW
 	at := func(off int) (float64, float64) {
 		row := off / l.perRow
@@ -746,21 +895,21 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 		case i < pos:
 			fill, tc, kind = "#fff0bf", Hex(Ink), "fetched"
 		}
-		s.b.WriteString("<rect")
-		s.attrs("class", "cell "+kind, "data-offset", strconv.Itoa(i), "x", num(cxx), "y", num(cy), "width", num(l.cellW),
-			"height", num(cellH), "rx", "2", "fill", fill, "stroke", stroke, "stroke-width", "1", "stroke-dasharray", dash)
-		s.b.WriteString("><title>" + esc(cellTitle(l.tp, c)) + "</title></rect>\n")
+		s.group("class", "cell "+kind, "data-partition", tpName, "data-offset", strconv.Itoa(i), "title", cellTitle(l.tp, c))
+		s.rect(cxx, cy, l.cellW, cellH, ink{fill: fill, stroke: stroke, width: 1, dash: dash, rx: 2})
 		if l.output && c.IsData() && c.Producer != "" {
-			s.rect(cxx+1, cy+cellH-4, l.cellW-2, 3, ClientHex(c.Producer), "", 0, "")
+			s.rect(cxx+1, cy+cellH-4, l.cellW-2, 3, ink{fill: ClientHex(c.Producer)})
 		}
 		if l.nth[i] > 1 {
 			// A duplicate: a red bar along the top, as the ✗ marks an aborted one.
-			s.rect(cxx+1, cy+1, l.cellW-2, 3, Hex(Zombie), "", 0, "duplicate")
+			s.group("class", "duplicate")
+			s.rect(cxx+1, cy+1, l.cellW-2, 3, ink{fill: Hex(Zombie)})
+			s.end()
 		}
-		s.text(cxx+l.cellW/2, cy+14.5, cellText(c, l.nth[i]), textStyle{size: 9.5, mono: true, color: tc, anchor: "middle", bold: !c.IsData()})
-	}
-	if hw == 0 {
-		s.text(cx+6, y+15, "empty", textStyle{size: 10.5, italic: true, color: Hex(Faint)})
+		st := cellStyle
+		st.color, st.anchor, st.bold = tc, "middle", !c.IsData()
+		s.text(cxx+l.cellW/2, cy+14.5, fitWidth(cellText(c, l.nth[i]), st, l.cellW-4), st)
+		s.end()
 	}
 	// HW, and the LSO when it is not the HW, above the row they fall in.
 	hx, hy := at(hw)
@@ -772,29 +921,35 @@ func drawLog(s *svg, w *sim.World, l logLayout, x, y float64) {
 	if l.output && lso == hw {
 		label = "HW = LSO " + strconv.Itoa(hw)
 	}
-	s.line(hx, hy-6, hx, hy+cellH+3, Hex(Ink), 2, "", "hw")
+	s.group("class", "hw", "data-partition", tpName)
+	s.line(hx, hy-6, hx, hy+cellH+3, Hex(Ink), 2, "")
 	s.text(hx+3, hy-8, label, textStyle{size: 10, bold: true, color: Hex(Ink)})
+	s.end()
 	if lso != hw {
 		lx, ly := at(lso)
 		lx -= cellGap / 2
-		s.line(lx, ly-6, lx, ly+cellH+3, Hex(Zombie), 2, "", "lso")
+		s.group("class", "lso", "data-partition", tpName)
+		s.line(lx, ly-6, lx, ly+cellH+3, Hex(Zombie), 2, "")
 		s.text(lx-3, ly-8, "LSO "+strconv.Itoa(lso), textStyle{size: 10, bold: true, color: Hex(Zombie), anchor: "end"})
+		s.end()
 	}
 	// The group's committed offset, under the row: the next record a new owner reads.
 	if hasCommitted {
 		px, py := at(committed)
 		px -= cellGap / 2
+		s.group("class", "committed", "data-partition", tpName)
 		s.polygon(Hex(Committed), px, py+cellH+2, px-5, py+cellH+10, px+5, py+cellH+10)
-		s.text(px+7, py+cellH+12, "committed "+strconv.Itoa(committed), textStyle{size: 10, color: Hex(Committed), bold: true, class: "committed"})
+		s.text(px+7, py+cellH+12, "committed "+strconv.Itoa(committed), textStyle{size: 10, color: Hex(Committed), bold: true})
+		s.end()
 	}
 	// The consumer's fetch position, above the row, in its colour.
 	if pos >= 0 && owner != nil && pos != committed {
 		px, py := at(pos)
 		px -= cellGap / 2
-		col := ClientHex(owner.Client)
-		s.polygon(col, px, py-1, px-4, py-7, px+4, py-7)
+		s.group("class", "position", "data-partition", tpName)
+		s.polygon(ClientHex(owner.Client), px, py-1, px-4, py-7, px+4, py-7)
+		s.end()
 	}
-	s.end()
 }
 
 func cellTitle(tp sim.TopicPartition, c sim.Cell) string {
@@ -816,7 +971,7 @@ func cellTitle(tp sim.TopicPartition, c sim.Cell) string {
 }
 
 // drawWorldLegend explains the cell colours and marks.
-func drawWorldLegend(s *svg, x, y float64) {
+func drawWorldLegend(s *pen, x, y float64) {
 	s.group("class", "legend")
 	type item struct {
 		fill, stroke, dash, text, label string
@@ -832,38 +987,36 @@ func drawWorldLegend(s *svg, x, y float64) {
 		{Hex(Committed), Hex(Committed), "", "C", "COMMIT marker", "#ffffff"},
 		{Hex(Zombie), Hex(Zombie), "", "A", "ABORT marker", "#ffffff"},
 	}
+	label := textStyle{size: 10.5, color: Hex(Ink)}
 	cx, cy := x, y
 	for _, it := range items {
-		cw := textWidth(it.text, 9.5, true) + 10
-		if cw < 24 {
-			cw = 24
-		}
-		lw := textWidth(it.label, 10.5, false)
+		cw := math.Max(24, measure(it.text, cellStyle)+10)
+		lw := measure(it.label, label)
 		if cx+cw+lw+24 > x+880 {
 			cx, cy = x, cy+26
 		}
-		s.b.WriteString("<rect")
-		s.attrs("x", num(cx), "y", num(cy), "width", num(cw), "height", "18", "rx", "2", "fill", it.fill, "stroke", it.stroke, "stroke-dasharray", it.dash)
-		s.b.WriteString("/>\n")
-		s.text(cx+cw/2, cy+13, it.text, textStyle{size: 9.5, mono: true, anchor: "middle", color: it.tc})
-		s.text(cx+cw+5, cy+13, it.label, textStyle{size: 10.5, color: Hex(Ink)})
+		s.rect(cx, cy, cw, 18, ink{fill: it.fill, stroke: it.stroke, width: 1, dash: it.dash, rx: 2})
+		st := cellStyle
+		st.anchor, st.color = "middle", it.tc
+		s.text(cx+cw/2, cy+13, it.text, st)
+		s.text(cx+cw+5, cy+13, it.label, label)
 		cx += cw + lw + 22
 	}
 	cy += 26
 	cx = x
 	s.polygon(Hex(Committed), cx+6, cy+4, cx+1, cy+12, cx+11, cy+12)
-	s.text(cx+16, cy+12, "the group's committed offset (where a new owner starts)", textStyle{size: 10.5, color: Hex(Ink)})
+	s.text(cx+16, cy+12, "the group's committed offset (where a new owner starts)", label)
 	cx += 330
-	s.line(cx+4, cy, cx+4, cy+14, Hex(Ink), 2, "", "")
-	s.text(cx+10, cy+12, "high watermark", textStyle{size: 10.5, color: Hex(Ink)})
+	s.line(cx+4, cy, cx+4, cy+14, Hex(Ink), 2, "")
+	s.text(cx+10, cy+12, "high watermark", label)
 	cx += 110
-	s.line(cx+4, cy, cx+4, cy+14, Hex(Zombie), 2, "", "")
-	s.text(cx+10, cy+12, "last stable offset", textStyle{size: 10.5, color: Hex(Ink)})
+	s.line(cx+4, cy, cx+4, cy+14, Hex(Zombie), 2, "")
+	s.text(cx+10, cy+12, "last stable offset", label)
 	cx += 120
 	s.polygon(ClientHex("C1"), cx+5, cy+12, cx+1, cy+5, cx+9, cy+5)
-	s.text(cx+14, cy+12, "fetch position", textStyle{size: 10.5, color: Hex(Ink)})
+	s.text(cx+14, cy+12, "fetch position", label)
 	cx += 100
-	s.rect(cx, cy+1, 26, 13, Hex(Paused), "", 0, "", "rx", "3")
-	s.text(cx+32, cy+12, "paused partition", textStyle{size: 10.5, color: Hex(Ink)})
+	s.rect(cx, cy+1, 26, 13, ink{fill: Hex(Paused), rx: 3})
+	s.text(cx+32, cy+12, "paused partition", label)
 	s.end()
 }

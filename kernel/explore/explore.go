@@ -416,7 +416,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		o.Classes["fault-refused"]++
 		return o
 	}
-	pkts, zombies := w.Packets.Len(), w.ZombieWrites
+	pkts, zombies := w.Packets.Len(), w.ZombieWrites()
 	reader := p.newReader(w, opts.Isolation)
 	steps, restarted := 0, false
 	flush := func() {
@@ -474,7 +474,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 			o.Classes[FencedProducer]++
 		}
 	})
-	if n := w.ZombieWrites - zombies; n > 0 {
+	if n := w.ZombieWrites() - zombies; n > 0 {
 		o.Classes[ZombieWrite] = n
 	}
 	return o

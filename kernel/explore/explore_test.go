@@ -245,9 +245,10 @@ func BenchmarkBranches(b *testing.B) {
 	benchBranches(b, w, w.Tick, w.Tick+20)
 }
 
-// BenchmarkBranchesREADME is the README's example: the default world
-// (auto-commit), C2 joined, the group stable, at tick 16, explored over
-// ticks 16..40 (25 ticks x 2 members x 8 fault kinds = 400 branches).
+// BenchmarkBranchesREADME is the example of docs/explorer.md (once the
+// README's): the default world (auto-commit), C2 joined, the group stable,
+// at tick 16, explored over ticks 16..40 (25 ticks x 2 members x 8 fault
+// kinds = 400 branches).
 func BenchmarkBranchesREADME(b *testing.B) {
 	s := base(b)
 	if _, err := s.Exec("run until tick 16"); err != nil {

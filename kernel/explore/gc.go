@@ -13,7 +13,7 @@ import (
 // GOGC=100 and a live heap of a few megabytes the collector then runs
 // every few milliseconds, and the heap it keeps grows and shrinks as fast
 // (the scavenger hands pages back to the OS and the next branch faults
-// them in again): on the README's sweep that was about 45% of the CPU,
+// them in again): on docs/explorer.md's sweep that was about 45% of the CPU,
 // and what kept a second worker from doubling the rate. So while sweeps
 // run, the collector may let the heap grow further past the live heap:
 // 8 times it, but at least sweepGCFloor and at most 1 GiB beyond it, and
@@ -21,7 +21,7 @@ import (
 // the environment wins.
 //
 // The floor: the live heap of a sweep is small (under a megabyte on the
-// README's), and 8 times it, or Go's minimum heap at 800%, 32 MB, is two
+// docs/explorer.md's), and 8 times it, or Go's minimum heap at 800%, 32 MB, is two
 // or three sweeps of 400 branches: a collection every other sweep, in its
 // parallel part, where it stops every worker and its mark worker takes one
 // core from them, plus the one that waited at the end of the last sweep

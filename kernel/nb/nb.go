@@ -72,9 +72,10 @@ func newSession() *Session {
 	}
 	// A notebook prints what a demo prints: per-record lines summarised (--verbose shows them).
 	s.k.Quiet = true
-	// Pictures the commands write (plot, diagram, sequence) go here, not into the notebook's folder.
+	// Pictures written with --out go here, not into the notebook's folder;
+	// without --out a picture is shown in the page and not written (no
+	// picture folder), so Step's frames leave no files behind.
 	s.k.Dir = filepath.Join(dir, "kgrepl-pictures")
-	s.k.PictureDir = s.k.Dir
 	_ = os.MkdirAll(s.k.Dir, 0o755)
 	return s
 }
@@ -410,12 +411,24 @@ func preHTML(t string) string {
 		html.EscapeString(rest) + "</pre></details>"
 }
 
+// tableHTML shows a table view, the rows past logLines folded away behind
+// a visible count, as preHTML folds a long text.
+func tableHTML(r *kernel.Result) string {
+	t := r.Table
+	if len(t.Rows) <= logLines+5 || r.HTML != t.HTML() {
+		return r.HTML
+	}
+	head := &kernel.Table{Header: t.Header, Rows: t.Rows[:logLines]}
+	rest := &kernel.Table{Header: t.Header, Rows: t.Rows[logLines:]}
+	return head.HTML() + `<details class="kgrepl-more"><summary>` + strconv.Itoa(len(rest.Rows)) + ` more rows</summary>` + rest.HTML() + "</details>"
+}
+
 func resultHTML(r *kernel.Result) string {
 	switch {
 	case r.HTML != "" && r.Table != nil:
 		// A table view: the lines around the table as text, the table as HTML.
 		if i := strings.Index(r.Text, r.Table.Text()); i >= 0 {
-			return preHTML(r.Text[:i]) + r.HTML + preHTML(r.Text[i+len(r.Table.Text()):])
+			return preHTML(r.Text[:i]) + tableHTML(r) + preHTML(r.Text[i+len(r.Table.Text()):])
 		}
 		return preHTML(r.Text) // the text says more than the table
 	case r.HTML != "":
@@ -438,7 +451,7 @@ func errorHTML(err error) string {
 
 func statusText(k *kernel.Session) string {
 	w := k.World()
-	t := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State, kernel.EpochText(w.Group))
+	t := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), kernel.EpochText(w.Group))
 	if k.Branch() != "main" {
 		t = "branch " + k.Branch() + ", " + t
 	}

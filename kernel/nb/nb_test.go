@@ -43,15 +43,15 @@ func TestOutsideANotebookPrintsText(t *testing.T) {
 	if err := s.Diagram(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "diagram: wrote ") {
+	if !strings.HasPrefix(out.String(), "diagram: drawn, not written ") {
 		t.Errorf("Diagram printed %q", out.String())
 	}
 	out.Reset()
-	if err := s.Plot("pause"); err != nil || !strings.HasPrefix(out.String(), "plot pause: wrote ") {
+	if err := s.Plot("pause"); err != nil || !strings.HasPrefix(out.String(), "plot pause: drawn, not written ") {
 		t.Errorf("Plot printed %q (%v)", out.String(), err)
 	}
 	out.Reset()
-	if err := s.Sequence("--ticks 0..3"); err != nil || !strings.HasPrefix(out.String(), "sequence: wrote ") {
+	if err := s.Sequence("--ticks 0..3"); err != nil || !strings.HasPrefix(out.String(), "sequence: drawn, not written ") {
 		t.Errorf("Sequence printed %q (%v)", out.String(), err)
 	}
 }
@@ -97,9 +97,9 @@ func TestResume(t *testing.T) {
 
 	next := Resume()
 	got := next.Kernel().World()
-	if got.Tick != want.Tick || next.Kernel().Branch() != "what-if" || got.Group.Generation != want.Group.Generation {
+	if got.Tick != want.Tick || next.Kernel().Branch() != "what-if" || got.Group.Describe().Generation != want.Group.Describe().Generation {
 		t.Errorf("resumed at tick %d on %s gen %d, want tick %d on what-if gen %d",
-			got.Tick, next.Kernel().Branch(), got.Group.Generation, want.Tick, want.Group.Generation)
+			got.Tick, next.Kernel().Branch(), got.Group.Describe().Generation, want.Tick, want.Group.Describe().Generation)
 	}
 	a, _ := s.Text("trace --json")
 	b, _ := next.Text("trace --json")
@@ -141,8 +141,8 @@ func TestDemoAndReset(t *testing.T) {
 		t.Error("Demo lost where the output goes")
 	}
 	w := s.Kernel().World()
-	if w.Group.Generation != 7 || len(w.Clients()) != 4 {
-		t.Errorf("after demo 3: generation %d, clients %v", w.Group.Generation, w.Clients())
+	if w.Group.Describe().Generation != 7 || len(w.Clients()) != 4 {
+		t.Errorf("after demo 3: generation %d, clients %v", w.Group.Describe().Generation, w.Clients())
 	}
 	if Resume().Kernel().World().Tick != w.Tick {
 		t.Error("the demo is not the session the next cell resumes")
@@ -224,5 +224,34 @@ func TestLongTextFolds(t *testing.T) {
 	short := preHTML("a\nb")
 	if strings.Contains(short, "details") {
 		t.Errorf("a short text folded: %s", short)
+	}
+}
+
+// TestLongTablesFold: a table of more than 45 rows shows its first 40 and
+// folds the rest behind their count, as a long text does; a short one is
+// shown whole.
+func TestLongTablesFold(t *testing.T) {
+	s, _ := session(t)
+	if err := s.Quiet("join C2; run until stable; run until tick 120"); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.k.ExecResults("log invoices-0")
+	if err != nil || len(rs) != 1 || rs[0].Table == nil {
+		t.Fatalf("log invoices-0: %v", err)
+	}
+	rows := len(rs[0].Table.Rows)
+	if rows <= 45 {
+		t.Fatalf("log invoices-0 has %d rows at tick 120; the test needs more than 45", rows)
+	}
+	h := resultHTML(rs[0])
+	if strings.Count(h, "<table") != 2 || !strings.Contains(h, fmt.Sprintf("<summary>%d more rows</summary>", rows-40)) {
+		t.Errorf("a %d-row table is not folded after 40 rows:\n%.400s", rows, h)
+	}
+	if strings.Count(h, "<tr") != rows+2 {
+		t.Errorf("%d rows (headers included) shown of %d", strings.Count(h, "<tr"), rows+2)
+	}
+	rs, _ = s.k.ExecResults("describe group")
+	if h := resultHTML(rs[0]); strings.Contains(h, "more rows") || !strings.Contains(h, rs[0].HTML) {
+		t.Error("a short table is folded or changed")
 	}
 }

@@ -7,21 +7,18 @@ func tourCells() []cell {
 	cells := []cell{
 		md(`# A tour of kgrepl
 
-kgrepl simulates an Apache Kafka consumer group tick by tick: the group coordinator on broker B1, members C1, C2, ...
-that join, rebalance, poll, process and commit, producers that write invoices (plain, idempotent or transactional),
-and an audit reader that reads them at an isolation level. The same inputs give the same trace, byte for byte, so
-everything below comes out the same on every run.
-
-The world is the seed page's: group **billing** reads **orders** (o0, o1, o2) and **payments** (p0, p1, p2) and
-writes one invoice per record to **invoices**. Record ` + "`o2.3`" + ` is offset 3 of orders-2; its invoice is ` + "`inv(o2.3)`" + `.
-A tick is the unit of time, and every message takes one tick.
-
-In a notebook, ` + "`s.Run`" + ` runs commands and shows what the REPL would print at the quiet level demos use (the
-per-record lines summarised one line per member; ` + "`run ... --verbose`" + ` shows every line), ` + "`s.Show`" + ` shows one view,
-` + "`s.Diagram`" + `, ` + "`s.Plot`" + ` and ` + "`s.Sequence`" + ` draw pictures, and ` + "`s.Step`" + ` animates the diagram tick by tick.`),
+kgrepl simulates an Apache Kafka consumer group tick by tick. The seed page's world: group **billing** reads
+**orders** (o0, o1, o2) and **payments** (p0, p1, p2) and writes an invoice per record to **invoices**; C1 reads all six
+partitions, and below C2 joins. The same inputs give the same trace, byte for byte, on every run.`),
 	}
 	cells = append(cells, setup()...)
 	cells = append(cells,
+		goCell(quiet("join C2; run until stable"), "s.Scrub()"),
+		md(scrubNote+"\n\n"+setupNote+"\n\n"+
+			"Record `o2.3` is offset 3 of orders-2; its invoice is `inv(o2.3)`. A tick is the unit of time, and every message takes one tick. "+
+			"In a notebook, `s.Run` runs commands and shows what the REPL would print at the quiet level demos use (the per-record lines "+
+			"summarised one line per member; `run ... --verbose` shows every line), `s.Show` shows one view, `s.Diagram`, `s.Plot` "+
+			"and `s.Sequence` draw pictures, `s.Step` animates the diagram tick by tick, and `s.Scrub` draws ticks ahead for the slider."),
 		md("## The world at tick 0\n\nC1 is the only member, Stable in generation 1, owning all six partitions; nothing is consumed or committed yet. "+
 			"`describe group` prints the columns of `kafka-consumer-groups.sh --describe`."),
 		goCell("s.Reset()", show("describe group")),
@@ -70,7 +67,7 @@ if err := json.Unmarshal([]byte(out), &m); err != nil {
 	panic(err)
 }
 fmt.Printf("tick %d: %d rebalance(s), pause meter %d\n", m.Tick, m.Rebalances, m.Pause)`),
-		md("A chart can also be a PNG (`--out FILE.png`); without `--out` the REPL writes `KIND.svg` in its folder."),
+		md("A picture can also be a PNG or a PDF (`--out FILE.png`, `--out FILE.pdf`); without `--out` the REPL writes `KIND.svg`, then `KIND-2.svg`, ... in its folder."),
 		goCell(plot("lag", "--out lag.png")),
 		md(`## The demos
 
@@ -104,7 +101,8 @@ const (
 
 var demos = []demoNotebook{
 	// 1
-	{intro: `C1 alone reads all six partitions. C2 joins: both send JoinGroup, the coordinator forms generation 2, C1 leads and
+	{scrub: "--ticks 0..14",
+		intro: `C1 alone reads all six partitions. C2 joins: both send JoinGroup, the coordinator forms generation 2, C1 leads and
 alone gets the member list, runs the range assignor on its own machine and sends the plan in SyncGroup; C2 sends an empty
 SyncGroup. C1 gets o0 o1 p0 p1 and C2 o2 p2, both fetch their committed offsets, and the group is Stable.`,
 		extras: []extra{
@@ -123,7 +121,8 @@ SyncGroup. C1 gets o0 o1 p0 p1 and C2 o2 p2, both fetch their committed offsets,
 			}},
 		}},
 	// 2
-	{intro: `Range is the old default and eager: before JoinGroup every member revokes everything it owns, so during a rebalance
+	{scrub: "--ticks 0..40",
+		intro: `Range is the old default and eager: before JoinGroup every member revokes everything it owns, so during a rebalance
 nobody consumes anything. C2, C3 and C4 join one after another. Range works per topic, so with 4 members each topic still
 has only 3 partitions to hand out and C4 gets nothing.`,
 		extras: []extra{
@@ -136,7 +135,8 @@ has only 3 partitions to hand out and C4 gets nothing.`,
 			}},
 		}},
 	// 3
-	{intro: `The same three joins with cooperative-sticky (KIP-429). Members keep consuming during a rebalance; JoinGroup tells the
+	{scrub: "--ticks 0..27",
+		intro: `The same three joins with cooperative-sticky (KIP-429). Members keep consuming during a rebalance; JoinGroup tells the
 leader what each member owns, and a partition still owned elsewhere is not handed out. After SyncGroup each member revokes
 only what it lost and rejoins at once: a second rebalance hands those partitions over. Two short rebalances per join, and
 only the moving partitions stop: 3, then 2, then 1.`,
@@ -153,7 +153,8 @@ only the moving partitions stop: 3, then 2, then 1.`,
 			}},
 		}},
 	// 4
-	{intro: `Commit after processing (commitSync() after the batch) is at-least-once: the next owner of a partition starts at the
+	{scrub: "--ticks 40..67",
+		intro: `Commit after processing (commitSync() after the batch) is at-least-once: the next owner of a partition starts at the
 committed offset, not where the last owner stopped. C2 polls p2.3..p2.5, processes two of them (their invoices are written)
 and crashes before it commits 6, so the new owner starts at 3 and inv(p2.3) and inv(p2.4) appear twice.`,
 		extras: []extra{
@@ -169,7 +170,8 @@ and crashes before it commits 6, so the new owner starts at 3 and inv(p2.3) and 
 			}},
 		}},
 	// 5
-	{intro: `Commit before processing is at-most-once: C2 polls p2.3..p2.5, commits 6 at once, and crashes before processing any of
+	{scrub: "--ticks 28..49",
+		intro: `Commit before processing is at-most-once: C2 polls p2.3..p2.5, commits 6 at once, and crashes before processing any of
 them. The commit was already on the wire, so it lands; the new owner starts at 6 and p2.3, p2.4 and p2.5 never get an invoice.`,
 		extras: []extra{
 			{after: "log p2", cells: []cell{
@@ -182,7 +184,8 @@ them. The commit was already on the wire, so it lands; the new owner starts at 6
 			}},
 		}},
 	// 6
-	{intro: `Three ways to leave. close() sends LeaveGroup and the group rebalances at once. A crash sends nothing: the coordinator
+	{scrub: "--ticks 14..66",
+		intro: `Three ways to leave. close() sends LeaveGroup and the group rebalances at once. A crash sends nothing: the coordinator
 waits session.timeout.ms (6 ticks) of silence first. A static member (group.instance.id) sends no LeaveGroup; restarted within
 the session timeout it gets a new member id swapped in, the same assignment, no rebalance and the same generation.`,
 		extras: []extra{
@@ -194,7 +197,8 @@ the session timeout it gets a new member id swapped in, the same assignment, no 
 			}},
 		}},
 	// 7
-	{intro: `A zombie is a member thrown out of the group while it is still working. C2's slow record takes 40 ticks, far past
+	{scrub: "--ticks 36..83",
+		intro: `A zombie is a member thrown out of the group while it is still working. C2's slow record takes 40 ticks, far past
 max.poll.interval.ms (12): its heartbeat thread sends LeaveGroup, the group moves o2 and p2 to C1, which starts at the committed
 offset and processes o2.3..o2.5 again. When C2 finally calls commitSync, leaving has reset its generation, so the client throws
 CommitFailedException without sending anything, and gives o2 and p2 up as lost (onPartitionsLost).`,
@@ -212,7 +216,8 @@ CommitFailedException without sending anything, and gives o2 and p2 up as lost (
 			}},
 		}},
 	// 8
-	{intro: `With enable.idempotence (the default since Kafka 3.0) the producer has a producer id and numbers its records per
+	{scrub: "--branch main --ticks 0..12",
+		intro: `With enable.idempotence (the default since Kafka 3.0) the producer has a producer id and numbers its records per
 partition. The broker keeps the last 5 sequence numbers of each PID: when the answer to C1's first Produce is lost and C1
 retries, the broker sees a sequence it already has, does not write it again, and answers the original offset. The branch
 ` + "`plain`" + ` does the same with a plain producer, and the invoice appears twice.`,
@@ -229,7 +234,8 @@ retries, the broker sees a sequence it already has, does not write it again, and
 			}},
 		}},
 	// 9
-	{intro: `Sequence numbers protect one producer session only. C2 writes inv(o2.3) and crashes before its commit; C1 takes over
+	{scrub: "--ticks 34..60",
+		intro: `Sequence numbers protect one producer session only. C2 writes inv(o2.3) and crashes before its commit; C1 takes over
 orders-2 at the committed offset and processes o2.3 again with its own PID and a new sequence number. For the broker that is a
 new record: a second inv(o2.3).`,
 		extras: []extra{
@@ -240,7 +246,8 @@ new record: a second inv(o2.3).`,
 			}},
 		}},
 	// 10
-	{intro: `A consume-process-produce loop is exactly-once when the output and the consumer's offsets commit atomically. With a
+	{scrub: "--ticks 0..15",
+		intro: `A consume-process-produce loop is exactly-once when the output and the consumer's offsets commit atomically. With a
 transactional.id (tx-C1) each poll batch is a transaction: AddPartitionsToTxn, the writes (white cells: open), AddOffsetsToTxn
 and TxnOffsetCommit (pending offsets nobody sees yet), then EndTxn: PrepareCommit, WriteTxnMarkers, CompleteCommit. The COMMIT
 markers make the invoices and the offsets visible in one step.`,
@@ -257,7 +264,8 @@ markers make the invoices and the offsets visible in one step.`,
 			}},
 		}},
 	// 11
-	{intro: `A read_committed reader reads only up to the last stable offset (LSO): the first offset of the oldest open transaction.
+	{scrub: "--branch main --ticks 34..70",
+		intro: `A read_committed reader reads only up to the last stable offset (LSO): the first offset of the oldest open transaction.
 C2 writes inv(o2.3)..inv(o2.5) in a transaction and crashes before committing it, so the LSO stays on inv(o2.3) and the audit
 reader sees nothing past it, not even C1's committed invoices, until the transaction times out (transaction.timeout.ms, 30
 ticks). Then ABORT markers, aborted cells skipped, and C1's own invoice for o2.3 seen once. The branch ` + "`restart`" + `
@@ -278,7 +286,8 @@ restarts C2 right after the crash: InitProducerId bumps the epoch and aborts at 
 			}},
 		}},
 	// 12
-	{intro: `Two fences stop a zombie from committing after its replacement took over. Part 1, the group generation (KIP-447):
+	{scrub: "--branch main --ticks 44..68",
+		intro: `Two fences stop a zombie from committing after its replacement took over. Part 1, the group generation (KIP-447):
 TxnOffsetCommit carries the member id and generation, so a member the coordinator removed is refused (UNKNOWN_MEMBER_ID) and
 aborts. Part 2, the producer epoch: a restarted instance with the same transactional.id bumps the epoch in InitProducerId; the
 old instance is refused with PRODUCER_FENCED and its open transaction is aborted.`,
@@ -299,7 +308,8 @@ old instance is refused with PRODUCER_FENCED and its open transaction is aborted
 			}},
 		}},
 	// 13
-	{intro: `Kafka 4.0's consumer group protocol (KIP-848, group.protocol=consumer) has no JoinGroup or SyncGroup. Each member sends
+	{scrub: "--ticks 0..30",
+		intro: `Kafka 4.0's consumer group protocol (KIP-848, group.protocol=consumer) has no JoinGroup or SyncGroup. Each member sends
 ConsumerGroupHeartbeat; a join bumps the group epoch, the coordinator computes the target assignment itself (the uniform
 assignor) and reconciles each member on its own: a member gives up a partition after committing and finishing its batch, and
 only then does the new owner get it. The other partitions never stop. The same three joins as demos 2 and 3.`,
@@ -326,7 +336,8 @@ only then does the new owner get it. The other partitions never stop. The same t
 			}},
 		}},
 	// 14
-	{intro: `A deployment restarts its consumers one at a time. Here four members are restarted in turn; each old process stops without
+	{scrub: "--ticks 0..53",
+		intro: `A deployment restarts its consumers one at a time. Here four members are restarted in turn; each old process stops without
 a LeaveGroup and the coordinator drops it after the session timeout. Under classic eager every restart stops all six
 partitions; under cooperative-sticky only the restarted member's partitions stop; under the consumer protocol each restart is
 two group epoch bumps that each move a few partitions while the rest keep going.`,
@@ -349,7 +360,8 @@ two group epoch bumps that each move a few partitions while the rest keep going.
 			}},
 		}},
 	// 15
-	{intro: `The upgrade users fear most: four classic members (cooperative-sticky) are restarted one at a time with
+	{scrub: "--ticks 0..40",
+		intro: `The upgrade users fear most: four classic members (cooperative-sticky) are restarted one at a time with
 group.protocol=consumer. The first consumer-protocol member's heartbeat converts the classic group into a consumer group
 (Kafka's ConsumerGroup.fromClassicGroup); the members still on the classic protocol stay in it, marked UPGRADED false, and
 keep speaking JoinGroup and SyncGroup to a coordinator that now computes every assignment itself.`,

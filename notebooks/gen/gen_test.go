@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +13,8 @@ import (
 )
 
 // TestCommittedNotebooksAreGenerated: the notebooks in notebooks/ are what
-// this program writes (run `go run ./notebooks/gen` after changing a demo).
+// this program writes, their outputs left out (run `go run ./notebooks/gen`
+// after changing a demo; scripts/notebooks.sh checks the outputs).
 func TestCommittedNotebooksAreGenerated(t *testing.T) {
 	files, err := Build()
 	if err != nil {
@@ -28,8 +29,11 @@ func TestCommittedNotebooksAreGenerated(t *testing.T) {
 			t.Errorf("%v (run go run ./notebooks/gen)", err)
 			continue
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("notebooks/%s is not what gen writes; run go run ./notebooks/gen", name)
+		same, err := sameCells(got, want)
+		if err != nil {
+			t.Errorf("notebooks/%s: %v", name, err)
+		} else if !same {
+			t.Errorf("notebooks/%s is not what gen writes; run go run ./notebooks/gen && scripts/notebooks.sh --update", name)
 		}
 	}
 	committed, _ := filepath.Glob(filepath.Join("..", "*.ipynb"))
@@ -80,7 +84,7 @@ func TestNotebookShape(t *testing.T) {
 			if c.CellType == "code" {
 				codes = append(codes, src)
 				if len(c.Outputs) != 0 {
-					t.Errorf("%s: a cell has outputs; the committed notebooks are stripped", name)
+					t.Errorf("%s: gen wrote a cell with outputs; outputs come from scripts/notebooks.sh --update", name)
 				}
 				if !strings.HasPrefix(src, "!*") && !strings.HasPrefix(src, "import") && !strings.HasPrefix(src, "%%") {
 					t.Errorf("%s: code cell %q is neither a shell line, declarations nor %%%%", name, src)
@@ -155,5 +159,112 @@ func TestFromScriptRejectsMissingAnchors(t *testing.T) {
 	_, _, err := fromScript(1, demoNotebook{extras: []extra{{after: "no such line", cells: []cell{md("x")}}}})
 	if err == nil || !strings.Contains(err.Error(), "no such line") {
 		t.Errorf("a missing anchor: %v", err)
+	}
+}
+
+// TestSameCellsLeavesOutOutputsOnly: a committed notebook with outputs is
+// the generated one; a changed source is not.
+func TestSameCellsLeavesOutOutputsOnly(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := files["01-rebalance.ipynb"]
+	withOutputs := strings.Replace(string(gen), `"execution_count": null,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [],`, `"execution_count": 2,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [{"data": {"text/html": ["<b>x</b>"]}, "metadata": {}, "output_type": "display_data"}],`, 1)
+	if withOutputs == string(gen) {
+		t.Fatal("the test's notebook has no cell kgrepl-01-002 to give outputs")
+	}
+	if same, err := sameCells([]byte(withOutputs), gen); err != nil || !same {
+		t.Errorf("a notebook with outputs is not its generated self: %v %v", same, err)
+	}
+	changed := strings.Replace(withOutputs, "s.Reset()", "s.Reset() ", 1)
+	if same, _ := sameCells([]byte(changed), gen); same {
+		t.Error("a changed cell went unnoticed")
+	}
+}
+
+// TestCommittedNotebooksHaveOutputs: the notebooks are committed run, so
+// that a code host shows their pictures: every code cell has its execution
+// count, and the first slider's output is there (scripts/notebooks.sh
+// --update writes them; scripts/notebooks.sh checks them against a fresh run).
+func TestCommittedNotebooksHaveOutputs(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "*.ipynb"))
+	if len(paths) == 0 {
+		t.Fatal("no notebook in notebooks/")
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType       string   `json:"cell_type"`
+				ExecutionCount *int     `json:"execution_count"`
+				Source         []string `json:"source"`
+				Outputs        []struct {
+					Data map[string]any `json:"data"`
+				} `json:"outputs"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(data, &nb); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		slider := false
+		for _, c := range nb.Cells {
+			if c.CellType != "code" {
+				continue
+			}
+			if c.ExecutionCount == nil {
+				t.Errorf("%s: cell %.40q was not run (scripts/notebooks.sh --update)", path, strings.Join(c.Source, ""))
+				break
+			}
+			for _, o := range c.Outputs {
+				if h, ok := o.Data["text/html"].([]any); ok && len(h) > 0 && strings.Contains(fmt.Sprint(h...), `class="kgrepl-scrub"`) {
+					slider = true
+				}
+			}
+		}
+		if !slider {
+			t.Errorf("%s: no tick slider in its outputs", path)
+		}
+	}
+}
+
+// TestKeepOutputsAcrossATextChange: a change of markdown keeps the
+// committed outputs; a change of code does not.
+func TestKeepOutputsAcrossATextChange(t *testing.T) {
+	files, err := Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := string(files["01-rebalance.ipynb"])
+	committed := strings.Replace(gen, `"execution_count": null,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [],`, `"execution_count": 2,
+   "id": "kgrepl-01-002",
+   "metadata": {},
+   "outputs": [{"data": {"text/html": ["<b>x</b>"]}, "metadata": {}, "output_type": "display_data"}],`, 1)
+	text := strings.Replace(gen, "# Demo 1:", "# Demo one:", 1)
+	kept, ok, err := keepOutputs([]byte(committed), []byte(text))
+	if err != nil || !ok {
+		t.Fatalf("a change of text: ok %v, %v", ok, err)
+	}
+	if !strings.Contains(string(kept), "# Demo one:") || !strings.Contains(string(kept), `"execution_count": 2,`) || !strings.Contains(string(kept), "<b>x</b>") {
+		t.Errorf("the new text with the old outputs, got:\n%.600s", kept)
+	}
+	if same, _ := sameCells(kept, []byte(text)); !same {
+		t.Error("the kept notebook's cells are not the generated ones")
+	}
+	codeChanged := strings.Replace(text, "s.Reset()", "s.Reset() ", 1)
+	if _, ok, _ := keepOutputs([]byte(committed), []byte(codeChanged)); ok {
+		t.Error("a change of code kept the outputs")
 	}
 }

@@ -1,11 +1,15 @@
 // Command gen writes the notebooks in notebooks/: 00-tour.ipynb and one
 // notebook per demo, built from the demo scripts (kernel/demos/*.kg) so
-// they never drift from `demo N`, with outputs stripped. Run it by hand
-// from the repository's root after changing a demo or the text here:
+// they never drift from `demo N`. Run it by hand from the repository's
+// root after changing a demo or the text here, then write their outputs:
 //
-//	go run ./notebooks/gen
+//	go run ./notebooks/gen && scripts/notebooks.sh --update
 //
-// Its test fails when the committed notebooks differ from what it writes.
+// It leaves alone a notebook whose cells are unchanged, keeps the committed
+// outputs of one whose text alone changed (outputs come from the code), and
+// writes one whose code changed without outputs. Its test fails when the
+// committed notebooks' cells differ from what it writes;
+// scripts/notebooks.sh fails when their outputs differ from a fresh run.
 package main
 
 import (
@@ -16,6 +20,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +41,112 @@ func main() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(*dir, n), files[n], 0o644); err != nil {
+		path := filepath.Join(*dir, n)
+		// A notebook whose cells are what gen writes keeps its committed
+		// outputs; a changed one is written without outputs, for
+		// scripts/notebooks.sh --update to run.
+		data, note := files[n], "without outputs: scripts/notebooks.sh --update writes them"
+		if old, err := os.ReadFile(path); err == nil {
+			if same, err := sameCells(old, data); err == nil && same {
+				continue
+			}
+			if kept, ok, err := keepOutputs(old, data); err == nil && ok {
+				data, note = kept, "its text only: outputs kept"
+			}
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("wrote", filepath.Join(*dir, n))
+		fmt.Println("wrote", path, "("+note+")")
 	}
+}
+
+// stripped is a notebook as gen writes it: every code cell without
+// outputs and execution count.
+func stripped(data []byte) ([]byte, error) {
+	var nb map[string]any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&nb); err != nil {
+		return nil, err
+	}
+	cells, _ := nb["cells"].([]any)
+	for _, c := range cells {
+		if m, ok := c.(map[string]any); ok && m["cell_type"] == "code" {
+			m["outputs"] = []any{}
+			m["execution_count"] = nil
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// keepOutputs gives the generated notebook the committed one's outputs and
+// execution counts when the two have the same code cells (ids and
+// sources, in order): outputs come from the code alone, so a change of
+// text (markdown) keeps them. ok is false when the code differs.
+func keepOutputs(committed, generated []byte) (out []byte, ok bool, err error) {
+	var old, nb map[string]any
+	for _, x := range []struct {
+		data []byte
+		to   *map[string]any
+	}{{committed, &old}, {generated, &nb}} {
+		d := json.NewDecoder(bytes.NewReader(x.data))
+		d.UseNumber()
+		if err := d.Decode(x.to); err != nil {
+			return nil, false, err
+		}
+	}
+	code := func(nb map[string]any) []map[string]any {
+		var cs []map[string]any
+		cells, _ := nb["cells"].([]any)
+		for _, c := range cells {
+			if m, ok := c.(map[string]any); ok && m["cell_type"] == "code" {
+				cs = append(cs, m)
+			}
+		}
+		return cs
+	}
+	was, now := code(old), code(nb)
+	if len(was) != len(now) {
+		return nil, false, nil
+	}
+	for i := range now {
+		if now[i]["id"] != was[i]["id"] || !reflect.DeepEqual(now[i]["source"], was[i]["source"]) {
+			return nil, false, nil
+		}
+	}
+	for i := range now {
+		now[i]["outputs"], now[i]["execution_count"] = was[i]["outputs"], was[i]["execution_count"]
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
+		return nil, false, err
+	}
+	return b.Bytes(), true, nil
+}
+
+// sameCells says whether a committed notebook, its outputs left out, is
+// what gen writes.
+func sameCells(committed, generated []byte) (bool, error) {
+	a, err := stripped(committed)
+	if err != nil {
+		return false, err
+	}
+	b, err := stripped(generated)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(a, b), nil
 }
 
 // cell is one notebook cell: markdown, or Go code for GoNB.
@@ -71,18 +177,24 @@ func quoteAll(args []string) string {
 	return strings.Join(q, ", ")
 }
 
-// setup is the same first cells in every notebook: pin this module (GoNB
-// would otherwise ask the module proxy for it), import nb, and declare the
-// session every later cell resumes.
+// setup is the same first code cells in every notebook: pin this module
+// (GoNB would otherwise ask the module proxy for it), import nb, and
+// declare the session every later cell resumes. setupNote says so, under
+// the first picture, so that the picture comes first.
 func setup() []cell {
 	return []cell{
-		md("The first cell points GoNB at this repository (the notebook's folder is `$GONB_JUPYTER_ROOT`, so `..` is the module); " +
-			"the second imports the notebook helpers and declares `s`, the kgrepl session. GoNB runs every cell as a new program: " +
-			"`nb.Resume()` replays what the cells before did, so each cell starts where the last one stopped."),
 		code("!*go mod edit -require=github.com/kgrepl/kgrepl@v0.0.0 -replace=github.com/kgrepl/kgrepl=$GONB_JUPYTER_ROOT/.."),
 		code("import \"github.com/kgrepl/kgrepl/kernel/nb\"\n\n// s is this notebook's kgrepl session; each cell resumes it where the last one left it.\nvar s = nb.Resume()"),
 	}
 }
+
+const setupNote = "The two cells at the top point GoNB at this repository (`$GONB_JUPYTER_ROOT/..`) and declare `s`, the kgrepl session. " +
+	"GoNB runs every cell as a new program: `nb.Resume()` replays what the cells before did, so each cell starts where the last one stopped."
+
+// scrubNote says how to use a slider, under the first one of a notebook.
+const scrubNote = "Drag the slider (or click it and use ← →) to see any tick: the world diagram, the pause meter with its cursor on that tick, " +
+	"and what happened in it; ▶ plays the ticks in turn. Where no script runs (a code host) the diagram plays by itself; " +
+	"Jupyter shows the pictures of a notebook it did not run only once you run its cells or trust it (`jupyter trust`)."
 
 // extra is what a demo's notebook adds to its script: cells after a
 // command line of the script ("" = at the end).
@@ -93,7 +205,10 @@ type extra struct {
 
 // demoNotebook is the text a demo's notebook wraps around its script.
 type demoNotebook struct {
-	intro   string
+	intro string
+	// scrub is the options of the slider the notebook opens with, over
+	// the demo's most telling ticks (a frame a tick, so a window, not all).
+	scrub   string
 	replace map[string][]string // a script line -> the code that stands for it
 	extras  []extra
 }
@@ -185,10 +300,15 @@ func Build() (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		cells := []cell{md(fmt.Sprintf("# Demo %d: %s\n\n%s\n\nThe same script runs in the REPL as `demo %d`; here it runs a step per cell, with the pictures in between.",
-			n, title, strings.TrimSpace(d.intro), n))}
+		if d.scrub == "" {
+			return nil, fmt.Errorf("demo %d: the notebook has no slider to open with", n)
+		}
+		cells := []cell{md(fmt.Sprintf("# Demo %d: %s\n\n%s", n, title, strings.TrimSpace(d.intro)))}
 		cells = append(cells, setup()...)
-		cells = append(cells, md("Start from the default world: group `billing`, C1 reading all six partitions of `orders` and `payments` in generation 1."),
+		cells = append(cells, goCell(fmt.Sprintf("s.Demo(%d)", n), "s.Scrub("+quoteAll(strings.Fields(d.scrub))+")"),
+			md(fmt.Sprintf("The whole demo at a glance: `demo %d` in the REPL (its transcript is folded under its title). %s\n\n"+
+				"Below, the same script a step per cell, with the pictures in between. %s", n, scrubNote, setupNote)),
+			md("Start from the default world: group `billing`, C1 reading all six partitions of `orders` and `payments` in generation 1."),
 			goCell("s.Reset()"))
 		cells = append(cells, body...)
 		cells = append(cells, md("---\nBack to the [tour](00-tour.ipynb). Every picture here can be made in the REPL too: `diagram`, `plot KIND`, `sequence` (see `help plot`)."))

@@ -12,16 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// TopicPartition names one partition of one topic.
-type TopicPartition struct {
-	Topic     string
-	Partition int
-}
-
-// String gives Kafka's spelling, e.g. "orders-2".
-func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
+// TopicPartition names one partition of one topic (sim/wire's: the engine
+// and the assignors speak of partitions the same way).
+type TopicPartition = wire.TopicPartition
 
 // ParsePartitions reads a list of partitions spelled as String spells them,
 // separated by spaces or commas ("orders-0 orders-1" or "t1-0, t1-1", as
@@ -41,15 +38,6 @@ func ParsePartitions(spec string) ([]TopicPartition, error) {
 		out = append(out, TopicPartition{Topic: f[:i], Partition: p})
 	}
 	return out, nil
-}
-
-// Less orders partitions by topic name, then partition number: the order in
-// which the seed names them (o0 o1 o2 p0 p1 p2).
-func (tp TopicPartition) Less(o TopicPartition) bool {
-	if tp.Topic != o.Topic {
-		return tp.Topic < o.Topic
-	}
-	return tp.Partition < o.Partition
 }
 
 // SortPartitions sorts in place by (topic, partition).
@@ -81,19 +69,9 @@ func (p Protocol) String() string {
 	return "eager"
 }
 
-// Member is one group member as the leader sees it in the JoinGroup answer.
-type Member struct {
-	MemberID   string   // e.g. "C2-1"
-	InstanceID string   // group.instance.id; "" for a dynamic member
-	Topics     []string // subscription
-	// Owned is what the member says it owns: under the cooperative protocol
-	// the partitions it still holds; under eager sticky the assignment it had
-	// (Kafka sends it in the subscription's user data).
-	Owned []TopicPartition
-	// Generation is the generation Owned belongs to; -1 when unknown. When two
-	// members claim a partition, the claim of the higher generation wins.
-	Generation int
-}
+// Member is one member as the leader's assignor sees it: its subscription
+// and what it claims to own (sim/wire's: the JoinGroup answer carries it).
+type Member = wire.Member
 
 // Input is everything an assignor sees.
 type Input struct {
@@ -103,8 +81,9 @@ type Input struct {
 }
 
 // Assignment maps member id to its partitions, sorted by (topic, partition).
-// Every member of the input has an entry, possibly empty.
-type Assignment map[string][]TopicPartition
+// Every member of the input has an entry, possibly empty (sim/wire's: the
+// leader's SyncGroup carries it).
+type Assignment = wire.Assignment
 
 // Assignor is one partition.assignment.strategy.
 type Assignor interface {

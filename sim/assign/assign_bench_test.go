@@ -105,7 +105,7 @@ func generalGroup(members, topics, parts int) Input {
 					break
 				}
 			}
-			owned[j] = append(owned[j], TopicPartition{t, p})
+			owned[j] = append(owned[j], TopicPartition{Topic: t, Partition: p})
 		}
 	}
 	for i := 0; i < members; i++ {

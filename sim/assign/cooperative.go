@@ -12,6 +12,9 @@ func (cooperativeStickyAssignor) Name() string       { return "cooperative-stick
 func (cooperativeStickyAssignor) Protocol() Protocol { return Cooperative }
 
 func (a cooperativeStickyAssignor) Assign(in Input) Assignment {
+	if a.rules == KafkaRules {
+		return kafkaSticky(in, true) // CooperativeAdjust on the way
+	}
 	return CooperativeAdjust(in, stickyAssignor(a).Assign(in))
 }
 

@@ -3,6 +3,7 @@ package assign
 import (
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // topology numbers the partitions an assignor may hand out with dense ints,
@@ -17,13 +18,20 @@ type topology struct {
 	names   []string
 	index   map[string]int32
 	base    []int32 // base[t]: dense id of partition 0 of topic t; base[len(names)] is the total
-	topicOf []int32 // topic of each dense id
+	topicOf []int32 // topic of each dense id, once withTopicOf made it
 }
 
 func newTopology(members []Member, partitions map[string]int) *topology {
 	seen := map[string]bool{}
 	var names []string
+	var prev []string
 	for _, m := range members {
+		// Members mostly share a subscription: skip a list equal to the
+		// one before.
+		if sameStrings(m.Topics, prev) {
+			continue
+		}
+		prev = m.Topics
 		for _, t := range m.Topics {
 			if _, ok := partitions[t]; ok && !seen[t] {
 				seen[t] = true
@@ -42,10 +50,18 @@ func newTopology(members []Member, partitions map[string]int) *topology {
 		}
 	}
 	tp.base[len(names)] = total
-	tp.topicOf = make([]int32, total)
-	for t := range names {
-		for g := tp.base[t]; g < tp.base[t+1]; g++ {
-			tp.topicOf[g] = int32(t)
+	return tp
+}
+
+// withTopicOf makes topicOf (one int32 a partition), for the assignors that
+// look topics up by dense id, and returns tp.
+func (tp *topology) withTopicOf() *topology {
+	if tp.topicOf == nil {
+		tp.topicOf = make([]int32, tp.total())
+		for t := range tp.names {
+			for g := tp.base[t]; g < tp.base[t+1]; g++ {
+				tp.topicOf[g] = int32(t)
+			}
 		}
 	}
 	return tp
@@ -65,8 +81,64 @@ func (tp *topology) id(p TopicPartition) int32 {
 	return tp.base[t] + int32(p.Partition)
 }
 
-// part gives the partition number of dense id g.
-func (tp *topology) part(g int32) int32 { return g - tp.base[tp.topicOf[g]] }
+// appendIDs appends to dst the dense id of each partition of ps this
+// topology numbers, in order. Lists are mostly grouped by topic in name
+// order, and the partition before tells the topic: the same one (a member
+// with many partitions of a topic) or the next (one partition of each), and
+// whichever the step before was is tried first, then the other, then the
+// map.
+func (tp *topology) appendIDs(dst []int32, ps []TopicPartition) []int32 {
+	t := int32(-1)
+	base, count := int32(0), int32(0)
+	advanced := false
+	for _, p := range ps {
+		switch {
+		case !advanced && t >= 0 && sameString(p.Topic, tp.names[t]):
+		case int(t+1) < len(tp.names) && sameString(p.Topic, tp.names[t+1]):
+			t++
+			base, count = tp.base[t], tp.base[t+1]-tp.base[t]
+			advanced = true
+		case advanced && sameString(p.Topic, tp.names[t]):
+			advanced = false
+		default:
+			var ok bool
+			advanced = false
+			if t, ok = tp.index[p.Topic]; !ok {
+				t = -1
+				continue
+			}
+			base, count = tp.base[t], tp.base[t+1]-tp.base[t]
+		}
+		if uint(p.Partition) < uint(count) {
+			dst = append(dst, base+int32(p.Partition))
+		}
+	}
+	return dst
+}
+
+// sameStrings is slices.Equal(a, b), answered at once when both are the
+// very same list (members sharing their subscription's slice).
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if !sameString(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameString is a == b, answered without comparing bytes when both are the
+// very same bytes, as a partition's topic and the subscription's name it
+// came from usually are.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
 
 func (tp *topology) partition(g int32) TopicPartition {
 	t := tp.topicOf[g]
@@ -107,6 +179,40 @@ func (tp *topology) assignment(ids []string, lists [][]int32) Assignment {
 		}
 		out[id] = s
 		off += len(l)
+	}
+	return out
+}
+
+// ownerAssignment is assignment for an owner array: owner[g] is the index
+// in ids of the member that gets partition g, or -1.
+func (tp *topology) ownerAssignment(ids []string, owner []int32) Assignment {
+	count := make([]int32, len(ids))
+	for _, m := range owner {
+		if m >= 0 {
+			count[m]++
+		}
+	}
+	// One buffer for every list; at[m] is where member m's next partition goes.
+	at := make([]int32, len(ids))
+	total := int32(0)
+	for m, c := range count {
+		at[m] = total
+		total += c
+	}
+	buf := make([]TopicPartition, total)
+	for t, name := range tp.names {
+		b := tp.base[t]
+		for p, m := range owner[b:tp.base[t+1]] {
+			if m >= 0 {
+				buf[at[m]] = TopicPartition{Topic: name, Partition: p}
+				at[m]++
+			}
+		}
+	}
+	out := make(Assignment, len(ids))
+	for m, id := range ids {
+		end := at[m]
+		out[id] = buf[end-count[m] : end : end]
 	}
 	return out
 }

@@ -63,7 +63,7 @@ func readJavaCases(t testing.TB, path string) []javaCase {
 			if i <= 0 || err != nil {
 				t.Fatalf("%s:%d: bad partition %q (want topic-N)", path, line, x)
 			}
-			ps = append(ps, TopicPartition{x[:i], n})
+			ps = append(ps, TopicPartition{Topic: x[:i], Partition: n})
 		}
 		return ps
 	}

@@ -8,7 +8,7 @@ import (
 
 func TestParsePartitions(t *testing.T) {
 	got, err := ParsePartitions("orders-0 my-topic-12,  t1-3,")
-	want := []TopicPartition{{"orders", 0}, {"my-topic", 12}, {"t1", 3}}
+	want := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "my-topic", Partition: 12}, {Topic: "t1", Partition: 3}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}

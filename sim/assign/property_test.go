@@ -84,7 +84,7 @@ func randomInput(r *rand.Rand, equal bool, own ownMode) Input {
 				}
 				if len(subs) > 0 && r.IntN(10) < 7 {
 					i := subs[r.IntN(len(subs))]
-					in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{t, p})
+					in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{Topic: t, Partition: p})
 				}
 			}
 		}
@@ -94,12 +94,12 @@ func randomInput(r *rand.Rand, equal bool, own ownMode) Input {
 			for t, n := range in.Partitions {
 				for p := 0; p < n+1; p++ { // n: a partition that does not exist
 					if r.IntN(3) == 0 {
-						in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{t, p})
+						in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{Topic: t, Partition: p})
 					}
 				}
 			}
 			if r.IntN(4) == 0 {
-				in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{"ghost", 0})
+				in.Members[i].Owned = append(in.Members[i].Owned, TopicPartition{Topic: "ghost", Partition: 0})
 			}
 		}
 	}
@@ -274,7 +274,7 @@ func TestPropertyCooperativeAdjust(t *testing.T) {
 			for t, n := range in.Partitions {
 				for p := 0; p < n; p++ {
 					if r.IntN(len(in.Members)) == 0 {
-						targets[2][m.MemberID] = append(targets[2][m.MemberID], TopicPartition{t, p})
+						targets[2][m.MemberID] = append(targets[2][m.MemberID], TopicPartition{Topic: t, Partition: p})
 					}
 				}
 			}
@@ -401,7 +401,7 @@ func largerInput(r *rand.Rand, equal bool) Input {
 		for p := range n {
 			if r.IntN(4) > 0 {
 				k := r.IntN(len(in.Members)) * r.IntN(len(in.Members)) / len(in.Members)
-				in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{tn, p})
+				in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{Topic: tn, Partition: p})
 			}
 		}
 	}

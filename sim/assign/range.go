@@ -11,7 +11,7 @@ func (rangeAssignor) Name() string       { return "range" }
 func (rangeAssignor) Protocol() Protocol { return Eager }
 
 func (rangeAssignor) Assign(in Input) Assignment {
-	tp := newTopology(in.Members, in.Partitions)
+	tp := newTopology(in.Members, in.Partitions).withTopicOf()
 	subscribers := make([][]int32, len(tp.names))
 	for _, mi := range kafkaOrder(in.Members) {
 		for _, t := range tp.subs(in.Members[mi]) {

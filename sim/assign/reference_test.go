@@ -114,7 +114,7 @@ func refKafkaGeneral(in Input) Assignment {
 	var all, unassigned []TopicPartition
 	for _, t := range topics {
 		for i := 0; i < in.Partitions[t]; i++ {
-			p := TopicPartition{t, i}
+			p := TopicPartition{Topic: t, Partition: i}
 			all = append(all, p)
 			if _, ok := owner[p]; !ok {
 				unassigned = append(unassigned, p)
@@ -418,7 +418,7 @@ func TestSeedBalanceMatchesReference(t *testing.T) {
 			m.Generation = 9
 			for tp, n := range in.Partitions {
 				for p := 0; p < n; p++ {
-					m.Owned = append(m.Owned, TopicPartition{tp, p})
+					m.Owned = append(m.Owned, TopicPartition{Topic: tp, Partition: p})
 				}
 			}
 		}
@@ -484,7 +484,7 @@ func TestKafkaGeneralMatchesReferenceLarger(t *testing.T) {
 			for tn, n := range in.Partitions {
 				for p := range n {
 					k := r.IntN(len(in.Members)) * r.IntN(len(in.Members)) / len(in.Members)
-					in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{tn, p})
+					in.Members[k].Owned = append(in.Members[k].Owned, TopicPartition{Topic: tn, Partition: p})
 				}
 			}
 			r.Shuffle(len(in.Members), func(a, b int) { in.Members[a], in.Members[b] = in.Members[b], in.Members[a] })

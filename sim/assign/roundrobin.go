@@ -11,7 +11,7 @@ func (roundRobinAssignor) Name() string       { return "roundrobin" }
 func (roundRobinAssignor) Protocol() Protocol { return Eager }
 
 func (roundRobinAssignor) Assign(in Input) Assignment {
-	tp := newTopology(in.Members, in.Partitions)
+	tp := newTopology(in.Members, in.Partitions).withTopicOf()
 	order := kafkaOrder(in.Members)
 	n := len(order)
 	lists := make([][]int32, len(in.Members))

@@ -11,7 +11,7 @@ func (stickyAssignor) Protocol() Protocol { return Eager }
 
 func (a stickyAssignor) Assign(in Input) Assignment {
 	if a.rules == KafkaRules {
-		return kafkaSticky(in)
+		return kafkaSticky(in, false)
 	}
 	return seedSticky(in, nil)
 }

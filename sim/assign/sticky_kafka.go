@@ -1,7 +1,6 @@
 package assign
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 
@@ -39,48 +38,159 @@ import (
 //   - If every member has the same subscription (as a set of topic names,
 //     known or not), the constrained assignment runs; otherwise the general
 //     one.
-func kafkaSticky(in Input) Assignment {
+//
+// With cooperative set the answer is CooperativeAdjust of that target,
+// computed on the way (claims.adjust) rather than over a second Assignment.
+func kafkaSticky(in Input, cooperative bool) Assignment {
 	byID := idOrder(in.Members)
 	ms := permute(in.Members, byID)
 	tp := newTopology(ms, in.Partitions)
-	P := tp.total()
 	order := kafkaMemberWalk(in.Members, byID)
+	c := kafkaClaims(tp, ms, order, cooperative)
 
-	holder := make([]int32, P) // who keeps the claim; -1 none
-	last := make([]int32, P)   // last member seen claiming it
-	stamp := make([]int32, P)  // skips a member's repeated claims
-	multi := make([]bool, P)   // claimed twice in one generation
-	for g := range holder {
-		holder[g], last[g] = -1, -1
+	var owner []int32
+	if kafkaSubscriptionsEqual(ms) {
+		owner = kafkaConstrained(tp, order, c.state)
+	} else {
+		owner = kafkaGeneral(tp, ms, order, c.state.holders())
 	}
+	if cooperative {
+		c.adjust(owner)
+	}
+	return tp.ownerAssignment(memberIDs(ms), owner)
+}
+
+// claimState is what the claims leave on one partition, packed in a word:
+// the last member seen claiming it (index+1 in the low bits; 0: nobody),
+// whether that claim was voided by an equal generation (then nobody keeps
+// it), and whether any claim on it ever was (the constrained assignment
+// then leaves it unowned).
+type claimState []uint32
+
+const (
+	claimMember = 1<<30 - 1
+	claimVoid   = 1 << 30
+	claimMulti  = 1 << 31
+)
+
+// claims is what kafkaClaims learns from the members' claims.
+type claims struct {
+	state claimState
+	// For the cooperative adjustment, per partition: a claimant of the
+	// highest generation claiming it (index+1; 0: nobody), with claimMulti
+	// when more than one member claims it in that generation.
+	top      []uint32
+	gen      []int   // by member index+1
+	ids      []int32 // each member's claimed dense ids, ascending: ids[from[m]:to[m]]
+	from, to []int
+}
+
+// kafkaClaims walks the members in the HashMap order and settles each
+// claimed partition that exists (of a topic someone subscribes to) against
+// the last member seen claiming it: a higher generation takes it over, a
+// lower one is ignored, an equal one voids it. A member's repeated claim of
+// one partition counts once (it is then the last claimant, or its claim was
+// of a lower generation and is ignored again).
+//
+// Only the order of the claims on one partition matters, so they are
+// settled a block of partitions at a time (each member's claims sorted,
+// every member's claims on the block in walk order): the state being
+// settled then stays in the processor's cache, where walking member by
+// member would touch a partition of every topic in turn.
+func kafkaClaims(tp *topology, ms []Member, order []int32, cooperative bool) *claims {
+	P := tp.total()
+	c := &claims{state: make(claimState, P), gen: make([]int, len(ms)+1),
+		from: make([]int, len(ms)), to: make([]int, len(ms))}
+	for m := range ms {
+		c.gen[m+1] = ms[m].Generation
+	}
+	if cooperative {
+		c.top = make([]uint32, P)
+	}
+	total := 0
+	for _, m := range ms {
+		total += len(m.Owned)
+	}
+	c.ids = make([]int32, 0, total)
 	for _, m := range order {
-		gm := ms[m].Generation
-		for _, p := range ms[m].Owned {
-			g := tp.id(p)
-			if g < 0 || stamp[g] == m+1 {
-				continue
-			}
-			stamp[g] = m + 1
-			other := last[g]
-			switch {
-			case other < 0:
-				holder[g], last[g] = m, m
-			case gm == ms[other].Generation:
-				multi[g] = true
-				holder[g], last[g] = -1, m
-			case gm > ms[other].Generation:
-				holder[g], last[g] = m, m
-			}
+		c.from[m] = len(c.ids)
+		c.ids = tp.appendIDs(c.ids, ms[m].Owned)
+		c.to[m] = len(c.ids)
+		if mine := c.ids[c.from[m]:]; !slices.IsSorted(mine) {
+			slices.Sort(mine)
 		}
 	}
-
-	var lists [][]int32
-	if kafkaSubscriptionsEqual(ms) {
-		lists = kafkaConstrained(tp, order, holder, multi)
-	} else {
-		lists = kafkaGeneral(tp, ms, order, holder)
+	next := slices.Clone(c.from) // each member's next claim to settle
+	state, top, gen := c.state, c.top, c.gen
+	for end := claimBlock; end < P+claimBlock; end += claimBlock {
+		for _, m := range order {
+			me := uint32(m + 1)
+			j := next[m]
+			for ; j < c.to[m] && c.ids[j] < int32(end); j++ {
+				g := c.ids[j]
+				s := state[g]
+				switch other := s & claimMember; {
+				case other == me:
+				case other == 0:
+					state[g] = me
+				case gen[me] == gen[other]:
+					state[g] = me | claimVoid | claimMulti
+				case gen[me] > gen[other]:
+					state[g] = me | s&claimMulti
+				}
+				if top == nil {
+					continue
+				}
+				switch t := top[g] & claimMember; {
+				case t == 0 || gen[me] > gen[t]:
+					top[g] = me
+				case t != me && gen[me] == gen[t]:
+					top[g] |= claimMulti
+				}
+			}
+			next[m] = j
+		}
 	}
-	return tp.assignment(memberIDs(ms), lists)
+	return c
+}
+
+// adjust is CooperativeAdjust on a target given as an owner array: a
+// partition stays with its new owner when nobody claims it, or when the
+// owner claims it with the highest generation any claimant has.
+func (c *claims) adjust(owner []int32) {
+	for g, o := range owner {
+		if o < 0 {
+			continue
+		}
+		t := c.top[g]
+		switch {
+		case t == 0, t&claimMember == uint32(o+1):
+		case t&claimMulti != 0 && c.gen[o+1] == c.gen[t&claimMember]:
+			if _, mine := slices.BinarySearch(c.ids[c.from[o]:c.to[o]], int32(g)); !mine {
+				owner[g] = -1
+			}
+		default:
+			owner[g] = -1
+		}
+	}
+}
+
+// claimBlock is how many partitions' claims are settled at a time (128 KB
+// of state); a variable so that tests can make blocks small.
+var claimBlock = 1 << 15
+
+// holders gives each partition's keeper after the claims (member index, -1
+// none), for the general assignment.
+func (c claimState) holders() []int32 {
+	h := make([]int32, len(c))
+	for g, s := range c {
+		if s&claimVoid != 0 || s == 0 {
+			h[g] = -1
+		} else {
+			h[g] = int32(s&claimMember) - 1
+		}
+	}
+	return h
 }
 
 // kafkaMemberWalk is the iteration order of the leader's HashMap<String,
@@ -122,6 +232,9 @@ func memberMapOrder(members []Member) []int {
 func kafkaSubscriptionsEqual(ms []Member) bool {
 	var first []string
 	for i, m := range ms {
+		if i > 0 && sameStrings(m.Topics, ms[0].Topics) {
+			continue // the same list is the same set
+		}
 		s := slices.Clone(m.Topics)
 		slices.Sort(s)
 		s = slices.Compact(s)
@@ -150,57 +263,109 @@ func kafkaSubscriptionsEqual(ms []Member) bool {
 //     joins the back of the "at min" queue. Once no member is under, each
 //     remaining partition goes to the member at the head of the "at min"
 //     queue, which leaves it.
-func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool) [][]int32 {
+func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 	P, n := tp.total(), len(order)
-	lists := make([][]int32, n)
+	owner := make([]int32, P)
 	if n == 0 {
-		return lists
+		for g := range owner {
+			owner[g] = -1
+		}
+		return owner
 	}
-	owned := make([][]int32, n)
-	for g, h := range holder {
-		if h >= 0 && !multi[g] {
-			owned[h] = append(owned[h], int32(g))
+	// A member's valid claims: those it keeps, not claimed twice in one
+	// generation.
+	valid := func(s uint32) int32 {
+		if s&(claimVoid|claimMulti) != 0 || s == 0 {
+			return -1
+		}
+		return int32(s&claimMember) - 1
+	}
+	count := make([]int32, n) // valid claims, then the partitions held
+	for _, s := range state {
+		if h := valid(s); h >= 0 {
+			count[h]++
 		}
 	}
-	minQ, maxQ := P/n, (P+n-1)/n
-	expOver, over := P%n, 0
-	assigned := make([]bool, P)
+
+	minQ, maxQ := int32(P/n), int32((P+n-1)/n)
+	expOver, over := int32(P%n), int32(0)
+	keep := make([]int32, n)
 	var under, atMin []int32 // both end up in id order, as Kafka sorts them
+	trimmed := 0             // claims of members that keep fewer than they claim
 	for _, m := range order {
-		o := owned[m]
-		slices.SortFunc(o, func(a, b int32) int {
-			if c := cmp.Compare(tp.part(a), tp.part(b)); c != 0 {
-				return c
-			}
-			return cmp.Compare(tp.topicOf[a], tp.topicOf[b])
-		})
-		keep := len(o)
+		c := count[m]
+		keep[m] = c
 		switch {
-		case len(o) < minQ:
+		case c < minQ:
 			under = append(under, m)
-		case len(o) >= maxQ && over < expOver:
+		case c >= maxQ && over < expOver:
 			over++
 			if over == expOver {
 				atMin = atMin[:0]
 			}
-			keep = maxQ
+			keep[m] = maxQ
 		default:
-			keep = minQ
+			keep[m] = minQ
 			if over < expOver {
 				atMin = append(atMin, m)
 			}
 		}
-		lists[m] = append(make([]int32, 0, maxQ), o[:keep]...)
-		for _, g := range o[:keep] {
-			assigned[g] = true
+		if keep[m] < c {
+			trimmed += int(c)
 		}
 	}
 	slices.Sort(under)
 	slices.Sort(atMin)
 
+	// Members that keep all their claims keep them where they are; the
+	// others' claims are gathered as (partition, topic) keys.
+	var cut []uint64
+	var cutAt []int32 // member -> its claims' start in cut, then the next free slot
+	if trimmed > 0 {
+		cut = make([]uint64, trimmed)
+		cutAt = make([]int32, n)
+		next := int32(0)
+		for m := range cutAt {
+			cutAt[m] = next
+			if keep[m] < count[m] {
+				next += count[m]
+			}
+		}
+	}
+	for t := range tp.names {
+		b := tp.base[t]
+		for p := int32(0); p < tp.count(int32(t)); p++ {
+			h := valid(state[b+p])
+			switch {
+			case h < 0:
+				owner[b+p] = -1
+			case keep[h] == count[h]:
+				owner[b+p] = h
+			default:
+				owner[b+p] = -1
+				cut[cutAt[h]] = uint64(p)<<32 | uint64(t)
+				cutAt[h]++
+			}
+		}
+	}
+	// Each trimmed member re-keeps its first keep claims in order of
+	// partition number, then topic (KAFKA-16277).
+	for m := range keep {
+		if keep[m] == count[m] {
+			continue
+		}
+		keys := cut[cutAt[m]-count[m] : cutAt[m]]
+		smallest(keys, int(keep[m]))
+		for _, k := range keys[:keep[m]] {
+			t := int32(uint32(k))
+			owner[tp.base[t]+int32(k>>32)] = int32(m)
+		}
+		count[m] = keep[m]
+	}
+
 	next, head := 0, 0 // next: the walk over under; head: front of atMin
-	for g := int32(0); g < int32(P); g++ {
-		if assigned[g] {
+	for g := range owner {
+		if owner[g] >= 0 {
 			continue
 		}
 		var c int32
@@ -215,21 +380,36 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 			c, fromUnder = atMin[head], false
 			head++
 		default:
-			panic("assign: kafka sticky: no member can take " + tp.partition(g).String())
+			panic("assign: kafka sticky: no member can take " + tp.withTopicOf().partition(int32(g)).String())
 		}
-		lists[c] = append(lists[c], g)
-		switch len(lists[c]) {
-		case minQ:
+		owner[g] = c
+		if count[c]++; count[c] == minQ {
 			if fromUnder {
 				under = slices.Delete(under, next-1, next)
 				next--
 			}
 			atMin = append(atMin, c)
-		case maxQ:
-			over++
 		}
 	}
-	return lists
+	return owner
+}
+
+// smallest moves the k smallest of keys, in any order, to keys[:k].
+func smallest(keys []uint64, k int) {
+	if drop := len(keys) - k; drop > 8 {
+		slices.Sort(keys)
+		return
+	}
+	// Few to drop: move the largest to the end, one at a time.
+	for end := len(keys); end > k; end-- {
+		top := 0
+		for i, x := range keys[:end] {
+			if x > keys[top] {
+				top = i
+			}
+		}
+		keys[top], keys[end-1] = keys[end-1], keys[top]
+	}
 }
 
 // kafkaGeneral is Kafka's GeneralAssignmentBuilder, for unequal
@@ -264,8 +444,8 @@ func kafkaConstrained(tp *topology, order []int32, holder []int32, multi []bool)
 //   - If the group was not empty-handed to begin with and balancing moved
 //     something without lowering the balance score (sum of count differences
 //     over all pairs), the pre-balancing assignment is restored.
-func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]int32 {
-	k := newKafkaGeneral(tp, ms)
+func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) []int32 {
+	k := newKafkaGeneral(tp.withTopicOf(), ms)
 	P, T := tp.total(), len(tp.names)
 
 	maxGen := -1
@@ -347,13 +527,7 @@ func kafkaGeneral(tp *topology, ms []Member, order []int32, holder []int32) [][]
 		k.cur = before
 	}
 
-	lists := make([][]int32, len(ms))
-	for g, c := range k.cur {
-		if c >= 0 {
-			lists[c] = append(lists[c], int32(g))
-		}
-	}
-	return lists
+	return k.cur
 }
 
 // kafkaGeneralState is the working state of kafkaGeneral, all indexed by

@@ -26,7 +26,7 @@ import "slices"
 // tests pass others to check they agree.
 func seedSticky(in Input, balance seedBalancer) Assignment {
 	ms := permute(in.Members, idOrder(in.Members))
-	tp := newTopology(ms, in.Partitions)
+	tp := newTopology(ms, in.Partitions).withTopicOf()
 	n, T, P := len(ms), len(tp.names), tp.total()
 
 	subs := make([][]int32, n)

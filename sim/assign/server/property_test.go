@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
@@ -260,4 +262,39 @@ func containsTP(ps []assign.TopicPartition, p assign.TopicPartition) bool {
 		}
 	}
 	return false
+}
+
+// TestPropertiesListOrder: the answer does not depend on how the members
+// list their current assignment (sorted, as answers come, which a kept
+// member may get back as it is, or in any order), and every list of it is
+// sorted.
+func TestPropertiesListOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for i := 0; i < 300; i++ {
+		in := genGroup(r, 5, 30, 12, 1+r.Intn(2))
+		in = withAssignment(in, mustAssign(t, Uniform{}, in))
+		in.Members = append(in.Members, Member{MemberID: "late", Topics: in.Members[0].Topics})
+		// Shuffled, or grouped by topic with the topics in reverse order.
+		shuffled := withAssignment(in, assign.Assignment{})
+		for j, m := range in.Members {
+			a := append([]assign.TopicPartition(nil), m.Assigned...)
+			if i%2 == 0 {
+				r.Shuffle(len(a), func(x, y int) { a[x], a[y] = a[y], a[x] })
+			} else {
+				slices.SortStableFunc(a, func(x, y assign.TopicPartition) int { return strings.Compare(y.Topic, x.Topic) })
+			}
+			shuffled.Members[j].Assigned = a
+		}
+		for _, as := range []Assignor{Uniform{}, Range{}} {
+			want, got := mustAssign(t, as, in), mustAssign(t, as, shuffled)
+			for id, ps := range want {
+				if fmt.Sprint(ps) != fmt.Sprint(got[id]) {
+					t.Fatalf("%s, %s: %v from sorted lists, %v from shuffled ones", as.Name(), id, ps, got[id])
+				}
+				if !slices.IsSortedFunc(ps, comparePartitions) {
+					t.Fatalf("%s, %s: %v is not sorted", as.Name(), id, ps)
+				}
+			}
+		}
+	}
 }

@@ -22,7 +22,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/javaorder"
@@ -65,7 +65,10 @@ type Input struct {
 type Assignor interface {
 	Name() string // group.consumer.assignors name: uniform, range
 	// Assign computes the target assignment: every member of the input gets
-	// an entry, possibly empty, sorted by (topic, partition).
+	// an entry, possibly empty, sorted by (topic, partition). A member whose
+	// target is its current one, listed sorted, may get its very Assigned
+	// slice back (as Kafka's assignors hand back a kept member's assignment
+	// map): neither is to be changed in place.
 	Assign(in Input) (assign.Assignment, error)
 	assign(in Input, opt specOptions) (assign.Assignment, error)
 }
@@ -99,10 +102,14 @@ type memberSpec struct {
 	// HashSet of topic names.
 	subscribed []int
 	subSet     []bool // by topic index; shared by members with the same subscription
-	// assigned is the current assignment by topic, topics and partitions
-	// ascending, until javaOrder puts it in Java's iteration order (only the
-	// homogeneous uniform builder depends on that order).
-	assigned    []assignedTopic
+	// assigned is the current assignment by topic, each topic once with its
+	// partitions ascending, topics in no set order until javaOrder puts the
+	// whole in Java's iteration order (only the homogeneous uniform builder
+	// depends on that order, and only for a member that must give some up).
+	assigned []assignedTopic
+	// sorted is the member's Assigned list when it is sorted by (topic,
+	// partition), as an answer gives it: a target equal to it can share it.
+	sorted      []assign.TopicPartition
 	javaOrdered bool
 	givenTopics []int // specOptions.givenOrder: topics in the order listed
 }
@@ -110,7 +117,7 @@ type memberSpec struct {
 // assignedTopic is one topic of a member's current assignment.
 type assignedTopic struct {
 	t  int
-	ps []int
+	ps []int32
 }
 
 // groupSpec is GroupSpecImpl plus the topic metadata.
@@ -123,6 +130,9 @@ type groupSpec struct {
 	// target assignment holds partition p of topic t, or -1.
 	owner   [][]int32
 	inexact bool // a hashed collection's order is one Order does not follow
+	// same, when a builder sets it, marks the members whose target equals
+	// their current assignment.
+	same []bool
 }
 
 // specOptions bend buildGroupSpec: givenOrder and subscriptionType reproduce
@@ -226,19 +236,66 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		g.homogeneous = opt.subscriptionType == "homogeneous"
 	}
 
+	// Topics in name order: the members' lists mostly are (result writes
+	// them so), and then each partition's topic is the one before it or the
+	// next name, found without hashing the name.
+	byNameOrder := make([]int, len(in.Topics))
+	for i := range byNameOrder {
+		byNameOrder[i] = i
+	}
+	slices.SortFunc(byNameOrder, func(a, b int) int { return strings.Compare(in.Topics[a].Name, in.Topics[b].Name) })
+	nextName := make([]int, len(in.Topics)+1) // nextName[t+1]: the topic after t by name; nextName[0] the first
+	for i := range nextName {
+		nextName[i] = -1
+	}
+	rank := make([]int, len(in.Topics)) // place in name order
+	prev := -1
+	for i, t := range byNameOrder {
+		nextName[prev+1] = t
+		rank[t] = i
+		prev = t
+	}
+	seen := make([]int32, len(in.Topics)) // seen[t] == mi+1: member mi lists t
+
 	for mi, id := range order {
 		m := byMember[id]
 		sub := subs[keyOf(m.Topics)]
 		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
 			subscribed: sub.topics, subSet: sub.set}
 		// The current target assignment, checked; javaOrder orders it as
-		// Java iterates it when an assignor needs that.
-		own := make([]tp, 0, len(m.Assigned))
-		var givenTopics []int // first appearance order, for specOptions.givenOrder
-		for _, a := range m.Assigned {
-			t, known := byName[a.Topic]
-			if !known {
-				return nil, fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
+		// Java iterates it when an assignor needs that. A list grouped by
+		// topic with partitions ascending is taken as it is; another is
+		// sorted.
+		stamp := int32(mi + 1)
+		all := make([]int32, len(m.Assigned)) // one backing array for the member's partitions
+		var givenTopics []int                 // first appearance order, for specOptions.givenOrder
+		grouped, sorted := true, true
+		t, start := -1, 0
+		for i, a := range m.Assigned {
+			if t < 0 || a.Topic != in.Topics[t].Name {
+				if t >= 0 {
+					ms.assigned = append(ms.assigned, assignedTopic{t, all[start:i:i]})
+				}
+				if n := nextName[t+1]; n >= 0 && a.Topic == in.Topics[n].Name {
+					t = n
+				} else {
+					var known bool
+					if t, known = byName[a.Topic]; !known {
+						return nil, fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
+					}
+				}
+				if seen[t] == stamp {
+					grouped = false // the topic again, after another
+				}
+				if start < i && rank[t] < rank[ms.assigned[len(ms.assigned)-1].t] {
+					sorted = false
+				}
+				seen[t], start = stamp, i
+				if opt.givenOrder && !slices.Contains(givenTopics, t) {
+					givenTopics = append(givenTopics, t)
+				}
+			} else if int64(a.Partition) <= int64(all[i-1]) {
+				grouped = false
 			}
 			if a.Partition < 0 || a.Partition >= in.Topics[t].Partitions {
 				return nil, fmt.Errorf("member %s is assigned %s: topic %s has partitions 0 to %d",
@@ -251,26 +308,15 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 				return nil, fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
 			}
 			g.owner[t][a.Partition] = int32(mi)
-			if opt.givenOrder && !slices.Contains(givenTopics, t) {
-				givenTopics = append(givenTopics, t)
-			}
-			own = append(own, tp{int32(t), int32(a.Partition)})
+			all[i] = int32(a.Partition)
 		}
-		// Group by topic, partitions ascending (the record order kgrepl assumes).
-		slices.SortFunc(own, func(a, b tp) int {
-			if a.t != b.t {
-				return int(a.t - b.t)
-			}
-			return int(a.p - b.p)
-		})
-		all := make([]int, len(own)) // one backing array for the member's partitions
-		for i := 0; i < len(own); {
-			j := i
-			for ; j < len(own) && own[j].t == own[i].t; j++ {
-				all[j] = int(own[j].p)
-			}
-			ms.assigned = append(ms.assigned, assignedTopic{int(own[i].t), all[i:j:j]})
-			i = j
+		if t >= 0 {
+			ms.assigned = append(ms.assigned, assignedTopic{t, all[start:len(all):len(all)]})
+		}
+		if !grouped {
+			ms.assigned = regroup(ms.assigned, len(all))
+		} else if sorted && len(m.Assigned) > 0 {
+			ms.sorted = m.Assigned
 		}
 		if opt.givenOrder {
 			ms.givenTopics = givenTopics
@@ -278,6 +324,34 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		g.members = append(g.members, ms)
 	}
 	return g, nil
+}
+
+// regroup gives runs of partitions (a topic may have several, partitions
+// in any order) as one run per topic, topics and partitions ascending.
+func regroup(runs []assignedTopic, n int) []assignedTopic {
+	own := make([]tp, 0, n)
+	for _, r := range runs {
+		for _, p := range r.ps {
+			own = append(own, tp{int32(r.t), p})
+		}
+	}
+	slices.SortFunc(own, func(a, b tp) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		return int(a.p - b.p)
+	})
+	all := make([]int32, len(own))
+	var out []assignedTopic
+	for i := 0; i < len(own); {
+		j := i
+		for ; j < len(own) && own[j].t == own[i].t; j++ {
+			all[j] = own[j].p
+		}
+		out = append(out, assignedTopic{int(own[i].t), all[i:j:j]})
+		i = j
+	}
+	return out
 }
 
 // javaOrder puts a member's current assignment in the order Java iterates
@@ -291,31 +365,80 @@ func (g *groupSpec) javaOrder(ms *memberSpec) {
 		return
 	}
 	ms.javaOrdered = true
-	byTopic := make(map[int][]int, len(ms.assigned))
 	topics := make([]int, len(ms.assigned))
 	for i, a := range ms.assigned {
-		byTopic[a.t] = a.ps
 		topics[i] = a.t
 	}
 	ok := true
 	if ms.givenTopics != nil {
 		topics = ms.givenTopics
 	} else {
-		sort.Slice(topics, func(i, j int) bool { return g.ids[topics[i]].Compare(g.ids[topics[j]]) < 0 })
+		slices.SortFunc(topics, g.idCompare)
 		topics, ok = javaorder.Order(topics, g.idHash, g.idCompare, javaorder.DefaultCapacity)
 		g.inexact = g.inexact || !ok
 	}
-	ms.assigned = ms.assigned[:0]
-	for _, t := range topics {
-		ps := byTopic[t]
-		// Partition numbers below the set's table size each have their own
-		// bucket: Java's order is then ascending.
-		if n := javaorder.TableSizeFor(javaorder.CollectionCapacity(len(ps))); ps[len(ps)-1] >= min(n, 1<<16) {
-			ps, ok = javaorder.Order(ps, javaorder.IntegerHash, cmp.Compare[int], javaorder.CollectionCapacity(len(ps)))
-			g.inexact = g.inexact || !ok
-		}
-		ms.assigned = append(ms.assigned, assignedTopic{t, ps})
+	// Put the runs in that order of topics.
+	at := make(map[int]int, len(ms.assigned)) // topic -> its run
+	for i, a := range ms.assigned {
+		at[a.t] = i
 	}
+	runs := make([]assignedTopic, 0, len(topics))
+	for _, t := range topics {
+		ps := ms.assigned[at[t]].ps
+		ps, ok = intSetOrder(ps)
+		g.inexact = g.inexact || !ok
+		runs = append(runs, assignedTopic{t, ps})
+	}
+	ms.assigned = runs
+}
+
+// intSetOrder is the order Java iterates `new HashSet<>(ps)` of Integers,
+// ps distinct and ascending. An Integer hashes to itself, so below the
+// table's size every key has its own bucket and the order is ascending; up
+// to eight times the table's size (and below 1<<16, where HashMap's spread
+// leaves a hash as it is) no bucket holds more than eight keys, none becomes
+// a tree, and the order is by bucket, keys of one bucket in the order they
+// were put: a merge of the runs ps falls into at each multiple of the size.
+// Otherwise javaorder.Order replays the map.
+func intSetOrder(ps []int32) ([]int32, bool) {
+	n := int32(javaorder.TableSizeFor(javaorder.CollectionCapacity(len(ps))))
+	last := ps[len(ps)-1]
+	switch {
+	case last < min(n, 1<<16):
+		return ps, true
+	case last < 1<<16 && last < 8*n:
+		var from [9]int // run r: ps[from[r]:from[r+1]], the keys in [r*n, (r+1)*n)
+		runs := int(last/n) + 1
+		for r, i := 1, 0; r <= runs; r++ {
+			for i < len(ps) && ps[i] < int32(r)*n {
+				i++
+			}
+			from[r] = i
+		}
+		next := from // each run's next key
+		out := make([]int32, 0, len(ps))
+		for len(out) < len(ps) {
+			best := -1
+			for r := 0; r < runs; r++ {
+				if next[r] < from[r+1] && (best < 0 || ps[next[r]]&(n-1) < ps[next[best]]&(n-1)) {
+					best = r
+				}
+			}
+			out = append(out, ps[next[best]])
+			next[best]++
+		}
+		return out, true
+	}
+	keys := make([]int, len(ps))
+	for i, p := range ps {
+		keys[i] = int(p)
+	}
+	keys, ok := javaorder.Order(keys, javaorder.IntegerHash, cmp.Compare[int], javaorder.CollectionCapacity(len(ps)))
+	out := make([]int32, len(keys))
+	for i, k := range keys {
+		out[i] = int32(k)
+	}
+	return out, ok
 }
 
 // subKey identifies a subscription list by its backing array and length, so
@@ -362,13 +485,19 @@ func (g *groupSpec) result(owner [][]int32, opt specOptions) assign.Assignment {
 	if opt.inexact != nil {
 		*opt.inexact = g.inexact
 	}
-	lists := make([][]assign.TopicPartition, len(g.members))
 	// Walking topics by name and partitions upwards fills each list sorted.
 	byName := make([]int, len(g.topics))
 	for t := range byName {
 		byName[t] = t
 	}
-	sort.Slice(byName, func(i, j int) bool { return g.topics[byName[i]].Name < g.topics[byName[j]].Name })
+	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(g.topics[a].Name, g.topics[b].Name) })
+	// A member whose target is the sorted list it came with gets that very
+	// list (as Kafka's assignors hand back a kept member's assignment map);
+	// the others' lists are built.
+	shared := make([]bool, len(g.members))
+	for i, m := range g.members {
+		shared[i] = g.same != nil && g.same[i] && m.sorted != nil
+	}
 	count := make([]int, len(g.members))
 	for _, owners := range owner {
 		for _, m := range owners {
@@ -377,20 +506,35 @@ func (g *groupSpec) result(owner [][]int32, opt specOptions) assign.Assignment {
 			}
 		}
 	}
-	for i, n := range count {
-		lists[i] = make([]assign.TopicPartition, 0, n)
+	for i := range count {
+		if shared[i] {
+			count[i] = 0
+		}
 	}
+	// One buffer for every list; at[m] is where member m's next partition goes.
+	at := make([]int, len(g.members))
+	total := 0
+	for m, n := range count {
+		at[m] = total
+		total += n
+	}
+	buf := make([]assign.TopicPartition, total)
 	for _, t := range byName {
-		owners := owner[t]
-		for p, m := range owners {
-			if m >= 0 {
-				lists[m] = append(lists[m], assign.TopicPartition{Topic: g.topics[t].Name, Partition: p})
+		name := g.topics[t].Name
+		for p, m := range owner[t] {
+			if m >= 0 && !shared[m] {
+				buf[at[m]] = assign.TopicPartition{Topic: name, Partition: p}
+				at[m]++
 			}
 		}
 	}
-	out := assign.Assignment{}
+	out := make(assign.Assignment, len(g.members))
 	for i, m := range g.members {
-		out[m.id] = lists[i]
+		if shared[i] {
+			out[m.id] = m.sorted[:len(m.sorted):len(m.sorted)]
+		} else {
+			out[m.id] = buf[at[i]-count[i] : at[i] : at[i]]
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/javaorder"
@@ -101,15 +102,27 @@ func TargetAssignment(as Assignor, in TargetInput) (TargetResult, error) {
 	res.Target = out
 	for _, id := range order {
 		old, had := in.Target[id]
-		if !had || !slices.Equal(sortedCopy(old), out[id]) {
+		if !had || !slices.Equal(sorted(old), out[id]) {
 			res.Changed = append(res.Changed, id)
 		}
 	}
 	return res, nil
 }
 
-func sortedCopy(ps []assign.TopicPartition) []assign.TopicPartition {
+// sorted is ps sorted by (topic, partition): ps itself when it already is
+// (as targets the assignors gave are), else a sorted copy.
+func sorted(ps []assign.TopicPartition) []assign.TopicPartition {
+	if slices.IsSortedFunc(ps, comparePartitions) {
+		return ps
+	}
 	out := slices.Clone(ps)
 	assign.SortPartitions(out)
 	return out
+}
+
+func comparePartitions(a, b assign.TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return a.Partition - b.Partition
 }

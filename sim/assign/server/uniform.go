@@ -53,21 +53,28 @@ func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 	// new HashSet<>(TopicIds of the first member).
 	subscribed, ok := javaorder.Order(first.subscribed, g.idHash, g.idCompare, javaorder.CollectionCapacity(first.names))
 	g.inexact = g.inexact || !ok
-	owner := g.newOwners()
 	if len(subscribed) == 0 {
-		return owner, nil
+		return g.newOwners(), nil
 	}
+	// The target starts as the current assignment (g.owner, which this
+	// builder alone uses from here on): what members keep stays where it is.
+	owner := g.owner
 	isSubscribed := make([]bool, len(g.topics))
 	var unassigned []tp
 	total := 0
 	for _, t := range subscribed {
 		isSubscribed[t] = true
-		for p, o := range g.owner[t] {
+		for p, o := range owner[t] {
 			if o == -1 { // GroupSpec.isPartitionAssigned
 				unassigned = append(unassigned, tp{int32(t), int32(p)})
 			}
 		}
 		total += g.topics[t].Partitions
+	}
+	for t := range owner {
+		if !isSubscribed[t] {
+			owner[t] = nil // every member drops the whole topic
+		}
 	}
 	n := len(g.members)
 	minQuota, extra := total/n, total%n
@@ -75,32 +82,43 @@ func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 	// maybeRevokePartitions
 	type unfilled struct{ member, quota int }
 	var unfilledMembers []unfilled
+	g.same = make([]bool, n) // until a member loses or gains a partition
 	for mi, m := range g.members {
 		quota := minQuota
 		if extra > 0 {
 			quota++
 			extra--
 		}
-		g.javaOrder(m)
+		held := 0
+		g.same[mi] = true
 		for _, a := range m.assigned {
-			t, ps := a.t, a.ps
-			if !isSubscribed[t] {
-				continue // the whole topic goes
+			if isSubscribed[a.t] {
+				held += len(a.ps)
+			} else {
+				g.same[mi] = false
 			}
-			if len(ps) <= quota {
-				quota -= len(ps)
-				for _, p := range ps {
-					owner[t][p] = int32(mi)
+		}
+		if held <= quota {
+			// The member keeps all it holds: the order it walks its
+			// topics and partitions in cannot matter.
+			quota -= held
+		} else {
+			g.javaOrder(m)
+			for _, a := range m.assigned {
+				t, ps := a.t, a.ps
+				if !isSubscribed[t] {
+					continue
 				}
-				continue
-			}
-			for _, p := range ps {
-				if quota > 0 {
-					quota--
-					owner[t][p] = int32(mi)
-				} else {
-					unassigned = append(unassigned, tp{int32(t), int32(p)})
+				if len(ps) <= quota {
+					quota -= len(ps)
+					continue
 				}
+				for _, p := range ps[quota:] {
+					owner[t][p] = -1
+					unassigned = append(unassigned, tp{int32(t), p})
+				}
+				quota = 0
+				g.same[mi] = false
 			}
 		}
 		if quota > 0 {
@@ -114,6 +132,7 @@ func (g *groupSpec) uniformHomogeneous() ([][]int32, error) {
 		for i := 0; i < u.quota && next < len(unassigned); i++ {
 			owner[unassigned[next].t][unassigned[next].p] = int32(u.member)
 			next++
+			g.same[u.member] = false
 		}
 	}
 	if next < len(unassigned) {

@@ -1,0 +1,176 @@
+package broker
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// TestCellLogMatchesModelAndClonesNeverAlias drives a family of CellLogs,
+// each cloned from another at random moments, with random appends of every
+// shape (upstream records, invoices of short and long record names, markers,
+// cells whose strings fit no compact shape) and transaction markers marking
+// old cells, against a plain []Cell per log that does what the old store.Seq[Cell]
+// did. Tiny chunks make the copy-on-write paths run often.
+func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
+	defer func(m int) { maxWriters = m }(maxWriters)
+	t.Cleanup(store.SetSeqChunkForTest(4))
+	for _, mw := range []int{farWriter, 3} { // 3: most writers are kept apart (CellLog.far)
+		maxWriters = mw
+		testCellLogMatchesModel(t)
+	}
+}
+
+func testCellLogMatchesModel(t *testing.T) {
+	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
+		layout := topo.New(shape)
+		in, out := layout.Inputs()[1], layout.Outputs()[0]
+		for _, tp := range []wire.TopicPartition{in, out} {
+			r := rand.New(rand.NewSource(7))
+			type pair struct {
+				c     CellLog
+				model []Cell
+			}
+			fam := []*pair{{c: CellLog{tp: tp, names: layout}}}
+			for step := 0; step < 4000; step++ {
+				p := fam[r.Intn(len(fam))]
+				if r.Intn(25) == 0 && len(fam) < 20 {
+					fam = append(fam, &pair{c: p.c.clone(), model: slices.Clone(p.model)})
+					continue
+				}
+				off, tick := len(p.model), step/3
+				if step%50 == 7 { // a tick too far from its chunk's first (CellLog.farTicks), or its chunk's first far from the next
+					tick += 70_000
+				}
+				var v Cell
+				invoice := false // appended as CellLog.appendInvoice, from a reference
+				var srcTP wire.TopicPartition
+				var srcOff int
+				switch k := r.Intn(10); {
+				case k < 3 || tp == in && step < 2000: // upstream, runs first on the input partition
+					v = Cell{Value: layout.Name(tp, off), PID: -1, Seq: -1, Tick: tick}
+				case k < 6:
+					srcTP, srcOff = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
+					src := layout.Name(srcTP, srcOff)
+					invoice = r.Intn(2) == 0
+					v = Cell{Value: "inv(" + src + ")", Source: src, Producer: fmt.Sprintf("C%d", 1+r.Intn(3)),
+						PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
+					if v.Txn == NotTransactional && r.Intn(2) == 0 {
+						v.PID, v.Seq, v.Epoch = -1, -1, 0
+					} else if r.Intn(8) == 0 { // at the edge of what a cellRec keeps, and past it (CellLog.far)
+						v.Seq = maxCellSeq + r.Intn(3)
+					}
+				case k < 7:
+					pid := int64(1000 + r.Intn(3))
+					mark, name := TxnCommitted, "COMMIT"
+					if r.Intn(2) == 0 {
+						mark, name = TxnAborted, "ABORT"
+					}
+					from := r.Intn(off + 1)
+					p.c.markTxn(from, pid, mark)
+					for i := from; i < off; i++ {
+						if p.model[i].PID == pid && p.model[i].Txn == TxnOpen {
+							p.model[i].Txn = mark
+						}
+					}
+					v = Cell{Value: name, Control: name, PID: pid, Epoch: 1, Seq: -1, Txn: mark, Tick: tick}
+				default: // strings that fit no shape
+					v = []Cell{
+						{Value: "inv(o1.2", Source: "o1.2", PID: -1, Seq: -1, Tick: tick},
+						{Value: "inv(o9.2)", Source: "o9.2", Producer: "C1", PID: -1, Seq: -1, Tick: tick},
+						{Value: "x", PID: -1, Seq: -1, Tick: tick},
+						{Value: layout.Name(tp, off+1), PID: 5, Seq: 1, Tick: tick},
+						{Value: "COMMIT", Control: "ABORT", PID: 5, Seq: -1, Tick: tick},
+						{Value: "", Source: "", PID: -1, Seq: -1, Tick: tick},
+					}[r.Intn(6)]
+				}
+				if invoice {
+					bare := v
+					bare.Value, bare.Source = "", ""
+					slot := -1 // looked up, or given as the engine gives it
+					if s, ok := layout.Input().Slot(srcTP, nil); ok && r.Intn(2) == 0 {
+						slot = s
+					}
+					p.c.appendInvoice(bare, srcTP, srcOff, slot)
+				} else {
+					p.c.append(v)
+				}
+				v.Offset = off
+				p.model = append(p.model, v)
+			}
+			far, farSeq, farTicks := 0, 0, 0
+			for _, q := range fam {
+				far, farTicks = far+q.c.far.Len(), farTicks+q.c.farTicks.Len()
+				for _, f := range q.c.far.All() {
+					if f.seq > maxCellSeq {
+						farSeq++
+					}
+				}
+			}
+			if farTicks == 0 {
+				t.Fatalf("%s: no cell keeps its tick apart", tp)
+			}
+			if farSeq == 0 || (far > farSeq) != (maxWriters < farWriter) {
+				t.Fatalf("%s: %d cells keep their writer apart (%d for their sequence number) with at most %d writers listed", tp, far, farSeq, maxWriters)
+			}
+			for j, q := range fam {
+				if q.c.Len() != len(q.model) {
+					t.Fatalf("%s log %d: Len %d, want %d", tp, j, q.c.Len(), len(q.model))
+				}
+				for i, c := range q.c.All() {
+					if c != q.model[i] {
+						t.Fatalf("%s log %d cell %d: %+v, want %+v", tp, j, i, c, q.model[i])
+					}
+					if q.c.IsData(i) != c.IsData() || q.c.Txn(i) != c.Txn {
+						t.Fatalf("%s log %d cell %d: IsData/Txn differ from %+v", tp, j, i, c)
+					}
+					p, off, ok := q.c.SourceRef(i)
+					wp, woff, wok := layout.Ref(c.Source)
+					if ok != wok || ok && (p != wp || off != woff) {
+						t.Fatalf("%s log %d cell %d: sourceRef %d %d %v, want %d %d %v (%+v)", tp, j, i, p, off, ok, wp, woff, wok, c)
+					}
+				}
+				if !slices.Equal(q.c.Slice(0, q.c.Len()), q.model) {
+					t.Fatalf("%s log %d: Slice differs", tp, j)
+				}
+			}
+		}
+	}
+}
+
+// TestInputRecordsAreRuns: an input partition's records cost a run per
+// append, not a cell per record, and read back with their names and ticks.
+func TestInputRecordsAreRuns(t *testing.T) {
+	layout := topo.New(topo.Default())
+	tp := layout.Inputs()[2]
+	l := NewLog(tp, layout)
+	l.AppendUpstream(100_000, 0)
+	l.AppendUpstream(3, 7)
+	if l.Cells.inRecs || l.Cells.runs.Len() != 2 || l.Cells.recs.Len() != 0 {
+		t.Fatalf("input log: inRecs %v, %d runs, %d recs; want 2 runs", l.Cells.inRecs, l.Cells.runs.Len(), l.Cells.recs.Len())
+	}
+	for _, c := range []struct{ off, tick int }{{0, 0}, {99_999, 0}, {100_000, 7}, {100_002, 7}} {
+		want := Cell{Offset: c.off, Value: layout.Name(tp, c.off), PID: -1, Seq: -1, Tick: c.tick}
+		if got := l.Cells.At(c.off); got != want {
+			t.Errorf("cell %d: %+v, want %+v", c.off, got, want)
+		}
+	}
+}
+
+// The record the logs keep for every cell: their sizes are what a world's memory grows by, tick after tick.
+func TestRecordSizes(t *testing.T) {
+	for _, c := range []struct {
+		what      string
+		got, want uintptr
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
+		if c.got != c.want {
+			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package broker
+
+import (
+	"fmt"
+
+	"github.com/kgrepl/kgrepl/sim/env"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Broker is B1 as the leader of every partition: the logs, the Fetch
+// requests it holds until data arrives, and the produce path with its
+// idempotence and transaction checks.
+type Broker struct {
+	env     *env.Env
+	layout  *topo.Layout
+	logs    []*Log // every log, by its partition's number (topo.Layout.Number)
+	parked  []parkedFetch
+	senders Senders
+	txns    Transactions
+	// ZombieWrites counts records written to an output partition by a
+	// process that had lost its place (replaced by a restart, or out of
+	// the group) when the write landed.
+	ZombieWrites int
+}
+
+// Senders is what the partition leader may learn of a request's sender
+// beyond the request: whether a held Fetch is still waited for (a process
+// gone, or past that fetch, gets no answer), and whether a producer has
+// lost its place (its writes are counted as a zombie's).
+type Senders interface {
+	FetchWaiting(client string, inc int, fetchID int) bool
+	Displaced(client string, inc int, proc int32) bool
+}
+
+// Transactions is the transaction coordinator as the partition leader asks
+// it whether a transactional write belongs to an open transaction that
+// added the partition.
+type Transactions interface {
+	CheckProduce(r *wire.ProduceRequest) wire.ErrorCode
+}
+
+// parkedFetch is a Fetch the broker holds until data arrives (a long poll,
+// as fetch.max.wait.ms does), so that idle members cost nothing per tick.
+type parkedFetch struct {
+	pkt *wire.Packet
+}
+
+// New is the leader of every partition of the world laid out as layout,
+// each log with records input records.
+func New(e *env.Env, layout *topo.Layout, records int, senders Senders, txns Transactions) *Broker {
+	b := &Broker{env: e, layout: layout, senders: senders, txns: txns}
+	ins, outs := layout.Inputs(), layout.Outputs()
+	b.logs = make([]*Log, len(ins)+len(outs))
+	for i, tp := range ins {
+		b.logs[i] = NewLog(tp, layout)
+	}
+	for i, tp := range outs {
+		b.logs[len(ins)+i] = NewLog(tp, layout)
+	}
+	for _, tp := range ins {
+		b.Append(tp, records)
+	}
+	return b
+}
+
+// Fetch answers a Fetch, or holds it until data arrives: the answer, or
+// nil when it parked the request.
+func (b *Broker) Fetch(p *wire.Packet) *wire.Packet {
+	a := b.answerFetch(p)
+	if a == nil {
+		b.parked = append(b.parked, parkedFetch{pkt: p})
+	}
+	return a
+}
+
+// answerFetch reads up to Max records, partition by partition in the order
+// asked, and answers; it returns the answer, or nil (and sends nothing)
+// when no asked partition has a record.
+func (b *Broker) answerFetch(p *wire.Packet) *wire.Packet {
+	r := p.Body.(*wire.FetchRequest)
+	// Gathered on the stack, then copied into the answer's array (from
+	// the free lists: the trace keeps no bodies, the member copies them).
+	var small [8]wire.Record
+	recs := small[:0]
+	for i, tp := range r.Partitions {
+		l, tpi := b.logIndexed(tp)
+		for off := r.Offsets[i]; off < l.HW() && len(recs) < r.Max; off++ {
+			if l.Cells.IsData(off) {
+				f := wire.Record{TP: tp, Offset: off, Named: true, TPI: int32(tpi + 1)}
+				if !l.Cells.named(off) {
+					f.Value, f.Named = l.Cells.At(off).Value, false
+				}
+				recs = append(recs, f)
+			}
+		}
+		if len(recs) >= r.Max {
+			break
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	resp := b.env.NewFetchResponse()
+	resp.ID, resp.Records = r.ID, append(resp.Records, recs...)
+	return b.env.ReplyText(p, wire.None, b.env.Trace().FetchAnswer(recs), resp)
+}
+
+// answerParked retries parked fetches that wait on tp; fetches whose
+// process is gone are dropped.
+func (b *Broker) answerParked(tp wire.TopicPartition) {
+	keep := b.parked[:0]
+	for _, pf := range b.parked {
+		r := pf.pkt.Body.(*wire.FetchRequest)
+		if !b.senders.FetchWaiting(pf.pkt.From, pf.pkt.FromInc, r.ID) {
+			continue
+		}
+		wants := false
+		for _, t := range r.Partitions {
+			if t == tp {
+				wants = true
+			}
+		}
+		if wants && b.answerFetch(pf.pkt) != nil {
+			continue
+		}
+		keep = append(keep, pf)
+	}
+	b.parked = keep
+}
+
+// Produce is the partition leader writing one record: with a PID it
+// checks the epoch and the sequence against the last five batches. It
+// answers once, and returns the answer.
+func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
+	r := p.Body.(*wire.ProduceRequest)
+	var l *Log
+	li := int(r.TPI) - 1 // the request's partition number, when it carries one
+	byNumber := li >= 0 && li < len(b.logs)
+	if byNumber {
+		l = b.logs[li]
+	} else {
+		l = b.Log(r.TP)
+	}
+	resp := b.env.NewProduceResponse()
+	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
+	if r.PID >= 0 {
+		e := l.producers[r.PID]
+		if e != nil && r.Epoch < e.epoch {
+			return b.env.Reply(p, wire.InvalidProducerEpoch, fmt.Sprintf("epoch %d < %d", r.Epoch, e.epoch), resp)
+		}
+		if r.Txn {
+			if code := b.txns.CheckProduce(r); code != wire.None {
+				return b.env.Reply(p, code, "", resp)
+			}
+		}
+		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
+			last := e.batches[len(e.batches)-1].seq
+			for _, kept := range e.batches {
+				if kept.seq == r.Seq {
+					resp.Offset, resp.Dup = kept.offset, true
+					return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(b.layout), r.Seq, kept.offset), resp)
+				}
+			}
+			if r.Seq <= last {
+				return b.env.Reply(p, wire.DuplicateSequenceNumber, fmt.Sprintf("seq %d older than the last %d kept", r.Seq, idempotenceWindow), resp)
+			}
+			if r.Seq != last+1 {
+				return b.env.Reply(p, wire.OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected %d", r.Seq, last+1), resp)
+			}
+		} else if r.Seq != 0 && (e == nil || r.Epoch > e.epoch) {
+			return b.env.Reply(p, wire.OutOfOrderSequenceNumber, fmt.Sprintf("seq %d, expected 0", r.Seq), resp)
+		}
+		if e == nil || r.Epoch > e.epoch {
+			e = &producerEntry{epoch: r.Epoch}
+			if l.producers == nil {
+				l.producers = map[int64]*producerEntry{}
+			}
+			l.producers[r.PID] = e
+		}
+		mark := NotTransactional
+		if r.Txn {
+			mark = TxnOpen
+		}
+		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()})
+		if len(e.batches) == idempotenceWindow {
+			// Slide the window in place (a clone has its own batches), so
+			// that a full window never grows its array again.
+			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
+		}
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
+		resp.Offset = off
+	} else {
+		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()})
+	}
+	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
+		b.ZombieWrites++
+	}
+	// The produced event and the answer's text ("%s written to %s at
+	// offset %d", "%s at offset %d"), kept once when the answer can read
+	// the event's (World.packetText). An invoice's cell names its source
+	// when the log keeps it as a reference: the event is then the cell's
+	// place alone.
+	named := false
+	if r.HasSrc && byNumber {
+		part, off, ok := l.Cells.SourceRef(resp.Offset)
+		named = ok && part == int(r.SrcTPI)-1 && off == r.SrcOffset
+	}
+	return b.env.ReplyText(p, wire.None, b.env.Trace().Produced(r, resp.Offset, named), resp)
+}
+
+// appendProduced writes r's record to l as cell c (its value and source
+// r's).
+func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+	if r.Named {
+		// srcTPI is src's tpIndex, which numbers the input partitions as
+		// topo.InputIndex.slot does: a hint appendInvoice checks.
+		return l.appendInvoice(c, r.Src, r.SrcOffset, int(r.SrcTPI)-1)
+	}
+	c.Value, c.Source = r.Value, r.Source
+	return l.append(c)
+}
+
+// FetchOutstanding reports whether fetch id of client's process inc is held at the broker (a
+// long poll) or its answer is on the wire.
+func (b *Broker) FetchOutstanding(client string, inc int, id int) bool {
+	for _, pf := range b.parked {
+		if r, ok := pf.pkt.Body.(*wire.FetchRequest); ok && pf.pkt.From == client && pf.pkt.FromInc == inc && r.ID == id {
+			return true
+		}
+	}
+	for _, p := range b.env.Sending() {
+		if p.Type != wire.Fetch {
+			continue
+		}
+		switch body := p.Body.(type) {
+		case *wire.FetchRequest:
+			if p.From == client && p.FromInc == inc && body.ID == id {
+				return true
+			}
+		case *wire.FetchResponse:
+			if p.To == client && p.ToInc == inc && body.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Log is partition tp's log, nil if the world has no such partition.
+// Every log is in logs, by its number: no map to hash a TopicPartition into,
+// and none for Clone to rebuild.
+func (b *Broker) Log(tp wire.TopicPartition) *Log {
+	l, _ := b.logIndexed(tp)
+	return l
+}
+
+// logIndexed is Log with the log's number (tpIndex), -1 with no log.
+func (b *Broker) logIndexed(tp wire.TopicPartition) (*Log, int) {
+	if i, ok := b.layout.Number(tp); ok && i < len(b.logs) {
+		return b.logs[i], i
+	}
+	return nil, -1
+}
+
+// InvoiceSource is the input record the invoice at offset off of the log
+// numbered part was made from (trace.Sources: the trace keeps a produced
+// event as the invoice's place).
+func (b *Broker) InvoiceSource(part, off uint64) (wire.TopicPartition, int, bool) {
+	if part >= uint64(len(b.logs)) || b.logs[part] == nil || off >= uint64(b.logs[part].Cells.Len()) {
+		return wire.TopicPartition{}, 0, false
+	}
+	src, srcOff, ok := b.logs[part].Cells.SourceRef(int(off))
+	if !ok || src < 0 || src >= len(b.layout.Inputs()) {
+		return wire.TopicPartition{}, 0, false
+	}
+	return b.layout.Inputs()[src], srcOff, true
+}
+
+// Logs lists every log, by its partition's number: the input partitions'
+// in sorted order, then the output's.
+func (b *Broker) Logs() []*Log { return b.logs }
+
+// Append adds n records of the upstream producer to input partition tp
+// and answers the fetches held for it.
+func (b *Broker) Append(tp wire.TopicPartition, n int) {
+	b.Log(tp).AppendUpstream(n, b.env.Now())
+	if n > 0 && len(b.parked) > 0 {
+		b.answerParked(tp)
+	}
+}
+
+// WriteMarkers writes a transaction's COMMIT or ABORT marker to each of
+// the partitions r names.
+func (b *Broker) WriteMarkers(r *wire.WriteTxnMarkersRequest) {
+	for _, tp := range r.Partitions {
+		b.Log(tp).WriteMarker(r.PID, r.Epoch, r.Commit, b.env.Now())
+	}
+}
+
+// OpenTransactions counts the output partitions with a transaction open
+// (its LSO held below its high watermark).
+func (b *Broker) OpenTransactions() int {
+	n := 0
+	for _, l := range b.logs[len(b.layout.Inputs()):] {
+		if len(l.openTxn) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Bufs is where a world's copies, made one after another in the storage of
+// the one before (sim.Reuser), keep the logs they copy: the logs
+// themselves and their producer entries.
+type Bufs struct {
+	logs  []Log
+	prods []ProducerBufs
+}
+
+// Clone is a copy of b for a world whose environment is e and whose
+// senders and transaction coordinator are the copy's: every log copied
+// (sharing its chunks, CellLog), the held fetches remapped by re to the
+// copies of the packets on the wire. spare is a finished copy whose
+// storage the copy may take (nil for none); bufs keeps the logs' storage
+// for the next copy, and keep says whether it should grow for it.
+func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders Senders, txns Transactions, spare *Broker, bufs *Bufs, keep bool) *Broker {
+	var spareLogs []*Log
+	n := spare
+	if n == nil {
+		n = new(Broker)
+	} else {
+		spareLogs = spare.logs
+	}
+	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites}
+	n.parked = make([]parkedFetch, len(b.parked))
+	for i, pf := range b.parked {
+		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
+	}
+	// Every log is in logs (the input partitions and the output's), found
+	// by its number: one pass copies them, no map to rebuild.
+	n.logs = store.ReuseBuf(spareLogs, len(b.logs))
+	bufs.logs = store.ReuseBuf(bufs.logs, len(b.logs))
+	if len(bufs.prods) < len(b.logs) && keep {
+		bufs.prods = make([]ProducerBufs, len(b.logs))
+	}
+	for i, l := range b.logs {
+		c := &bufs.logs[i]
+		var none ProducerBufs
+		buf := &none
+		if i < len(bufs.prods) {
+			buf = &bufs.prods[i]
+		}
+		l.CloneInto(c, buf)
+		n.logs[i] = c
+	}
+	return n
+}

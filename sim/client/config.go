@@ -1,0 +1,60 @@
+package client
+
+import "github.com/kgrepl/kgrepl/sim/assign"
+
+// CommitMode is when a member commits its offsets.
+type CommitMode string
+
+const (
+	CommitAuto   CommitMode = "auto"   // enable.auto.commit: positions of earlier polls, every interval
+	CommitAfter  CommitMode = "after"  // commitSync() after processing the batch: at-least-once
+	CommitBefore CommitMode = "before" // commitSync() before processing the batch: at-most-once
+)
+
+// ProducerMode is how a member's producer writes its invoices.
+type ProducerMode string
+
+const (
+	ProducerPlain         ProducerMode = "plain"
+	ProducerIdempotent    ProducerMode = "idempotent"
+	ProducerTransactional ProducerMode = "transactional"
+)
+
+// ClientConfig is the configuration of one member (consumer + producer).
+// Every field is a Kafka client config, counted in ticks where Kafka counts
+// milliseconds.
+type ClientConfig struct {
+	Assignor           string // partition.assignment.strategy
+	StickyRules        assign.StickyRules
+	SessionTimeout     int // session.timeout.ms
+	MaxPollInterval    int // max.poll.interval.ms (also the rebalance timeout)
+	MaxPollRecords     int // max.poll.records
+	Commit             CommitMode
+	AutoCommitInterval int    // auto.commit.interval.ms
+	Idempotence        bool   // enable.idempotence
+	TransactionalID    string // transactional.id ("" = none)
+	TransactionTimeout int    // transaction.timeout.ms
+	RetryBackoff       int    // retry.backoff.ms
+	RequestTimeout     int    // request.timeout.ms
+	InstanceID         string // group.instance.id ("" = dynamic)
+	// GroupProtocol is group.protocol: classic (JoinGroup/SyncGroup) or
+	// consumer (KIP-848's ConsumerGroupHeartbeat). A process keeps the
+	// protocol it started with.
+	GroupProtocol string
+	// RemoteAssignor is group.remote.assignor: the server-side assignor a
+	// consumer-protocol member asks for (uniform or range).
+	RemoteAssignor string
+	ProcessTicks   int // ticks to process one record
+	SlowTicks      int // ticks to process a record marked slow
+}
+
+// Producer is the producer mode the config amounts to.
+func (c ClientConfig) Producer() ProducerMode {
+	switch {
+	case c.TransactionalID != "":
+		return ProducerTransactional
+	case c.Idempotence:
+		return ProducerIdempotent
+	}
+	return ProducerPlain
+}

@@ -1,0 +1,85 @@
+package coord
+
+// The group a world starts with: already Stable, its members holding their
+// assignments, as if the rebalances that formed it were over. No
+// transition or event: the world starts here.
+
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// StartClassic makes the group a world starts with under the classic
+// protocol: every member of joins (their JoinGroups, as the coordinator
+// would have stored them), Stable in generation 1, the first the leader,
+// each with its share of the plan (assignments, in joins' order, kept as
+// given: the members' own lists), the assignor named.
+func (c *Coordinator) StartClassic(joins []*wire.JoinGroupRequest, assignor string, assignments [][]wire.TopicPartition) {
+	g := c.group.(*ClassicGroup)
+	for i, r := range joins {
+		gm := g.addMember(r)
+		gm.Joined = false
+		gm.Assignment = assignments[i]
+	}
+	g.generation = 1
+	g.protocol = assignor
+	g.state = Stable
+	g.leader = joins[0].MemberID
+}
+
+// StartMember is a member a world's consumer group starts with.
+type StartMember struct {
+	MemberID, ClientID, InstanceID string
+	Inc                            int
+	Topics                         []string
+	RebalanceTimeout               int
+	// RemoteAssignor is group.remote.assignor, for a consumer-protocol
+	// member; a classic member (Classic) names its client-side Assignor
+	// and its own SessionTimeout.
+	RemoteAssignor string
+	Classic        bool
+	Assignor       string
+	SessionTimeout int
+}
+
+// StartConsumer makes the group a world starts with when some member
+// speaks the consumer protocol: every member at group epoch 1 with the
+// target the server-side assignor computes, the group Stable. Each member
+// then takes its target with StartMemberStable, in the world's order, as
+// its process starts heartbeating.
+func (c *Coordinator) StartConsumer(ms []StartMember) {
+	g := newConsumerGroup(c.group.(*ClassicGroup).groupBase)
+	c.group = g
+	for _, s := range ms {
+		gm := &ConsumerMember{MemberID: s.MemberID, ClientID: s.ClientID, InstanceID: s.InstanceID, Inc: s.Inc,
+			Topics: store.Copy(s.Topics), Strategy: s.RemoteAssignor, RebalanceTimeout: s.RebalanceTimeout,
+			MemberState: reconcile.Stable.String()}
+		if s.Classic {
+			gm.Strategy = s.Assignor
+			gm.classic = &classicInConsumer{silentSince: -1,
+				ClassicMemberMetadata: ClassicMemberMetadata{Protocols: []string{s.Assignor}, SessionTimeout: s.SessionTimeout}}
+		}
+		g.putMember(gm)
+		if gm.InstanceID != "" {
+			store.PutMap(&g.static, gm.InstanceID, gm.MemberID)
+		}
+	}
+	g.groupEpoch = 1
+	g.updateTargetAssignment(g.members.get(ms[len(ms)-1].MemberID))
+	g.state = Stable
+}
+
+// StartMemberStable moves a member of the group StartConsumer made to its
+// target at epoch 1 and returns its assignment; a consumer-protocol
+// member's session starts.
+func (c *Coordinator) StartMemberStable(memberID string) []wire.TopicPartition {
+	g := c.group.(*ConsumerGroup)
+	gm := g.members.get(memberID)
+	gm.MemberEpoch, gm.PreviousMemberEpoch = 1, 0
+	gm.Assignment = store.Copy(gm.Target)
+	if gm.classic == nil {
+		g.scheduleSessionTimeout(gm)
+	}
+	return gm.Assignment
+}

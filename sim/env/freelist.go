@@ -1,0 +1,228 @@
+package env
+
+import (
+	"sync/atomic"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// freeLists recycles the live packets of the steady-traffic hot path and
+// their bodies once delivered: the Produce and Fetch round trips (the
+// request packet, the answer, the fetchReq, fetchResp and produceResp
+// bodies). The trace keeps none of them (it records a packet when it is
+// sent), so once the answer is delivered nothing reads them again:
+//
+//   - a Produce request is read by handleProduce when delivered and then
+//     only as the answer's Req; its produceReq body is the producer's: held
+//     in prod.unacked until answered (and in prod.queued before it is sent),
+//     so it goes back only once the answer is delivered and unacked no
+//     longer holds it (an OutOfOrderSequenceNumber answer leaves it there,
+//     to be sent again); a retry sends a copy, a request of its own;
+//   - a Fetch request is held by w.parked until answered (answerParked and
+//     handleFetch drop it then) and read as the answer's Req; the member
+//     copies the answer's records into its own batch (onFetchResponse).
+//
+// The OffsetCommit round trip of sendCommitReq (auto-commit, commitSync,
+// commitAsync) gives back its two packets and their bodies: onCommit
+// answers at once (nothing parks a commit) and keeps nothing of the
+// request, and onCommitResponse reads the answer and its Req and keeps
+// neither. The commitResp shares the request's slices. Of those, only the
+// Offsets array is reused (the next commit's positions are gathered into
+// it): Partitions and Slots may be the member's Owned and ownedSlots,
+// which are replaced, never changed in place, and so are dropped. The
+// consumer's commit before revoking, which cg.commitPkt holds, is a packet
+// and body of its own (epoch 0), never recycled.
+//
+// Every other packet (the group protocol's, transactions) is left to the
+// garbage collector: lastJoin, cg.inFlight, GroupMember.joinPkt/syncPkt
+// hold those.
+//
+// Clones share request and response bodies and the packets a live packet
+// refers to (Clone copies only the packets on the wire). So each world's
+// lists carry an epoch, unique over the process, that Clone renews on the
+// original (and gives the copy a fresh one): an object is stamped with the
+// epoch of the lists it came from and goes back only while that epoch is
+// still current. Anything alive when a world was cloned is thus never
+// recycled by either world; what either allocates afterwards is its own.
+// A world whose test keeps packets (World.keep) recycles nothing.
+type freeLists struct {
+	epoch        atomic.Uint64
+	packets      []*wire.Packet
+	fetchReqs    []*wire.FetchRequest
+	fetchResps   []*wire.FetchResponse
+	produceResps []*wire.ProduceResponse
+	produceReqs  []*wire.ProduceRequest
+	commitReqs   []*wire.OffsetCommitRequest
+	commitResps  []*wire.OffsetCommitResponse
+}
+
+func newFreeLists() *freeLists {
+	f := &freeLists{}
+	f.epoch.Store(store.NewEpoch())
+	return f
+}
+
+// renew makes every object handed out so far unrecyclable (Clone: they may
+// be shared with the copy now). Safe while other goroutines clone the same
+// world.
+func (f *freeLists) renew() {
+	if f != nil {
+		f.epoch.Store(store.NewEpoch())
+	}
+}
+
+func (f *freeLists) current() uint64 {
+	if f == nil {
+		return 0
+	}
+	return f.epoch.Load()
+}
+
+// Packet returns a zeroed packet, from the list if it has one.
+func (e *Env) Packet() *wire.Packet {
+	f := e.free
+	if f == nil {
+		return &wire.Packet{}
+	}
+	p := store.Take(&f.packets)
+	*p = wire.Packet{FreeEpoch: f.current()}
+	return p
+}
+
+// NewFetchRequest returns an empty Fetch request, from the list if it has one.
+func (e *Env) NewFetchRequest() *wire.FetchRequest {
+	f := e.free
+	if f == nil {
+		return &wire.FetchRequest{}
+	}
+	r := store.Take(&f.fetchReqs)
+	*r = wire.FetchRequest{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], FreeEpoch: f.current()}
+	return r
+}
+
+// NewFetchResponse returns an empty Fetch answer, from the list if it has one.
+func (e *Env) NewFetchResponse() *wire.FetchResponse {
+	f := e.free
+	if f == nil {
+		return &wire.FetchResponse{}
+	}
+	r := store.Take(&f.fetchResps)
+	clear(r.Records) // drop the values' strings
+	*r = wire.FetchResponse{Records: r.Records[:0], FreeEpoch: f.current()}
+	return r
+}
+
+// NewProduceRequest returns a request for the caller to fill in whole,
+// keeping its epoch.
+func (e *Env) NewProduceRequest() *wire.ProduceRequest {
+	f := e.free
+	if f == nil {
+		return &wire.ProduceRequest{}
+	}
+	r := store.Take(&f.produceReqs)
+	r.FreeEpoch = f.current()
+	return r
+}
+
+// NewProduceResponse returns an empty Produce answer, from the list if it has one.
+func (e *Env) NewProduceResponse() *wire.ProduceResponse {
+	f := e.free
+	if f == nil {
+		return &wire.ProduceResponse{}
+	}
+	r := store.Take(&f.produceResps)
+	*r = wire.ProduceResponse{FreeEpoch: f.current()}
+	return r
+}
+
+// NewCommitRequest returns an empty request whose Offsets has the array of a
+// recycled one, if any, to append to.
+func (e *Env) NewCommitRequest() *wire.OffsetCommitRequest {
+	f := e.free
+	if f == nil {
+		return &wire.OffsetCommitRequest{}
+	}
+	r := store.Take(&f.commitReqs)
+	*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: f.current()}
+	return r
+}
+
+// NewCommitResponse returns an empty OffsetCommit answer, from the list if it has one.
+func (e *Env) NewCommitResponse() *wire.OffsetCommitResponse {
+	f := e.free
+	if f == nil {
+		return &wire.OffsetCommitResponse{}
+	}
+	r := store.Take(&f.commitResps)
+	*r = wire.OffsetCommitResponse{FreeEpoch: f.current()}
+	return r
+}
+
+// UnuseCommitRequest gives back a request the auto-commit took but did not
+// send (nothing positioned).
+func (e *Env) UnuseCommitRequest(r *wire.OffsetCommitRequest) {
+	if f := e.free; f != nil && r.FreeEpoch == f.current() {
+		*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: r.FreeEpoch}
+		f.commitReqs = append(f.commitReqs, r)
+	}
+}
+
+// Recycle takes back a delivered packet of the Produce, Fetch and
+// OffsetCommit round trips: an answer with its request and their bodies
+// (see freeLists for why nothing reads them again). Anything else, and
+// anything stamped with an older epoch, is left alone. held reports
+// whether the producer that sent a Produce request still holds its body
+// (its unacked requests: an answer that does not settle it leaves it
+// there, to be sent again).
+func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceRequest) bool) {
+	f := e.free
+	if f == nil || e.keep != nil || !p.Response || (p.Type != wire.Produce && p.Type != wire.Fetch && p.Type != wire.OffsetCommit) {
+		return
+	}
+	ep := f.current()
+	switch b := p.Body.(type) {
+	case *wire.ProduceResponse:
+		if b.FreeEpoch == ep {
+			f.produceResps = append(f.produceResps, b)
+		}
+	case *wire.FetchResponse:
+		if b.FreeEpoch == ep {
+			f.fetchResps = append(f.fetchResps, b)
+		}
+	case *wire.OffsetCommitResponse:
+		if b.FreeEpoch == ep {
+			*b = wire.OffsetCommitResponse{}
+			f.commitResps = append(f.commitResps, b)
+		}
+	}
+	if q := p.Req; q != nil && q.FreeEpoch == ep {
+		switch b := q.Body.(type) {
+		case *wire.FetchRequest:
+			if b.FreeEpoch == ep {
+				f.fetchReqs = append(f.fetchReqs, b)
+			}
+		case *wire.OffsetCommitRequest:
+			if b.FreeEpoch == ep {
+				*b = wire.OffsetCommitRequest{Offsets: b.Offsets[:0]}
+				f.commitReqs = append(f.commitReqs, b)
+			}
+		case *wire.ProduceRequest:
+			if b.FreeEpoch == ep && !held(q, b) {
+				*b = wire.ProduceRequest{}
+				f.produceReqs = append(f.produceReqs, b)
+			}
+		}
+		f.packets = append(f.packets, q) // packet() zeroes it when it hands it out again
+	}
+	if p.FreeEpoch == ep {
+		f.packets = append(f.packets, p)
+	}
+}
+
+// UnuseFetchRequest gives back a request poll took but did not send.
+func (e *Env) UnuseFetchRequest(r *wire.FetchRequest) {
+	if f := e.free; f != nil && r.FreeEpoch == f.current() {
+		f.fetchReqs = append(f.fetchReqs, r)
+	}
+}

@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// clientHost is the world as a client process sees it beyond its
+// environment (client.Host): the coordinator told of its implicit
+// heartbeats (heartbeat.go), the broker asked whether its fetch is still
+// out, the external sink it writes to, the count of records processed.
+type clientHost struct {
+	group     *Group
+	broker    *broker.Broker
+	trace     *trace.Trace
+	sink      *SinkCounts
+	processed *int
+}
+
+// SideEffect calls the external sink for a processed record.
+func (h *clientHost) SideEffect(who trace.Label, f wire.Record) {
+	if n := h.sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
+		h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(h.sink.names), n)
+	}
+}
+
+// CountProcessed counts a record processed.
+func (h *clientHost) CountProcessed() { *h.processed++ }
+
+// GroupID is the group every process joins.
+func (h *clientHost) GroupID() string { return h.group.ID() }
+
+// FetchOutstanding reports whether a process's fetch is held at the
+// broker or its answer on the wire.
+func (h *clientHost) FetchOutstanding(client string, inc int, id int) bool {
+	return h.broker.FetchOutstanding(client, inc, id)
+}
+
+// invoiceSources finds the input record an invoice was made from, in the
+// broker's logs (trace.Sources: the trace keeps a produced event as the
+// invoice's place). The trace is made before the broker, so the world
+// sets broker once it has one.
+type invoiceSources struct{ broker *broker.Broker }
+
+func (s *invoiceSources) InvoiceSource(part, off uint64) (TopicPartition, int, bool) {
+	return s.broker.InvoiceSource(part, off)
+}

@@ -1,0 +1,133 @@
+package topo
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// The Layout spells input records (o2.3 in the default world, t1-0.3
+// elsewhere) and reads them back as references: an input partition's index
+// in the world's sorted input partitions and an offset. Log cells and the
+// sink keep references, not names, and spell a name only when one is read
+// (an input record's name is a function of where it is, so storing it for
+// every record, as a string, cost more than the record itself). A world's
+// topology never changes, so one Layout is made by New and shared,
+// read-only, by the world, its logs, its sink and every clone.
+
+// Name spells record off of tp.
+func (n *Layout) Name(tp wire.TopicPartition, off int) string {
+	var buf [64]byte
+	return string(n.AppendName(buf[:0], tp, off))
+}
+
+// AppendName appends the name of record off of tp to b.
+func (n *Layout) AppendName(b []byte, tp wire.TopicPartition, off int) []byte {
+	if n.short {
+		b = append(b, tp.Topic[0])
+	} else {
+		b = append(b, tp.Topic...)
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, int64(tp.Partition), 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, int64(off), 10)
+}
+
+// FNVName is the FNV-1a hash (32 bits) of the name of record off of tp
+// continued from h: fnv(h, AppendName(nil, tp, off)) without spelling the
+// name (the partitioner hashes every invoice's key, World.outputSlot).
+func (n *Layout) FNVName(h uint32, tp wire.TopicPartition, off int) uint32 {
+	if n.short {
+		h = (h ^ uint32(tp.Topic[0])) * FNVPrime
+	} else {
+		for i := 0; i < len(tp.Topic); i++ {
+			h = (h ^ uint32(tp.Topic[i])) * FNVPrime
+		}
+		h = (h ^ '-') * FNVPrime
+	}
+	h = fnvInt(h, tp.Partition)
+	h = (h ^ '.') * FNVPrime
+	return fnvInt(h, off)
+}
+
+// fnvInt continues an FNV-1a hash with the decimal digits of v, as
+// strconv.AppendInt spells it.
+func fnvInt(h uint32, v int) uint32 {
+	var buf [20]byte
+	u, i := uint64(v), len(buf)
+	if v < 0 {
+		h, u = (h^'-')*FNVPrime, uint64(-v)
+	}
+	for {
+		i--
+		buf[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	for ; i < len(buf); i++ {
+		h = (h ^ uint32(buf[i])) * FNVPrime
+	}
+	return h
+}
+
+// FNV-1a's 32-bit offset basis (FNVBasis) and prime.
+const (
+	FNVBasis = 2166136261
+	FNVPrime = 16777619
+)
+
+// IsName reports whether s is exactly the name of record off of tp, without
+// building the name on the heap.
+func (n *Layout) IsName(s string, tp wire.TopicPartition, off int) bool {
+	var buf [64]byte
+	return string(n.AppendName(buf[:0], tp, off)) == s // compared, not kept: no allocation
+}
+
+// Ref reads an input record's name back: the index of its partition among
+// the input partitions, and its offset. ok is false for anything that is
+// not spelled exactly as name spells an input record (an offset past
+// MaxRefOffset included), so that Name(Ref(s)) == s whenever ok.
+func (n *Layout) Ref(s string) (part, off int, ok bool) {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 {
+		return 0, 0, false
+	}
+	off, err := strconv.Atoi(s[dot+1:])
+	if err != nil || off < 0 || off > MaxRefOffset {
+		return 0, 0, false
+	}
+	var tp wire.TopicPartition
+	if n.short {
+		p, err := strconv.Atoi(s[1:dot])
+		if err != nil || (s[0] != 'o' && s[0] != 'p') {
+			return 0, 0, false
+		}
+		tp = wire.TopicPartition{Topic: "orders", Partition: p}
+		if s[0] == 'p' {
+			tp.Topic = "payments"
+		}
+	} else {
+		dash := strings.LastIndexByte(s[:dot], '-')
+		if dash <= 0 {
+			return 0, 0, false
+		}
+		p, err := strconv.Atoi(s[dash+1 : dot])
+		if err != nil {
+			return 0, 0, false
+		}
+		tp = wire.TopicPartition{Topic: s[:dash], Partition: p}
+	}
+	part, ok = n.input.Slot(tp, nil)
+	if !ok || !n.IsName(s, tp, off) { // "o02.3" or "o2.+3" parse, but are not names
+		return 0, 0, false
+	}
+	return part, off, true
+}
+
+// MaxRefOffset is the largest offset a reference holds (an int32). Input
+// records are at most 1,000,000 in a world (kernel/limits.go), so every
+// input record fits; a name past it is simply not taken as a reference.
+const MaxRefOffset = 1<<31 - 1

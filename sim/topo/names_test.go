@@ -1,0 +1,33 @@
+package topo
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// TestFnvNameAsSpelled: the partitioner's hash of a record's name, taken
+// without spelling it, is FNV-1a of the name as appendName spells it, for
+// the default topics' short names and any others, at edge offsets too.
+func TestFnvNameAsSpelled(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	offs := []int{0, 9, 10, 99, 100, 1<<31 - 1, 1 << 40, int(^uint(0) >> 1)}
+	for _, short := range []bool{true, false} {
+		n := Layout{short: short}
+		for i := 0; i < 3000; i++ {
+			tp := wire.TopicPartition{Topic: []string{"orders", "payments", "t0", "a-b"}[r.Intn(4)], Partition: r.Intn(1200)}
+			off := r.Intn(1_000_000)
+			if i < len(offs) {
+				off = offs[i]
+			}
+			want := uint32(FNVBasis)
+			for _, c := range n.AppendName(nil, tp, off) {
+				want = (want ^ uint32(c)) * FNVPrime
+			}
+			if got := n.FNVName(FNVBasis, tp, off); got != want {
+				t.Fatalf("short %v: fnvName(%v, %d) = %d, FNV of %q is %d", short, tp, off, got, n.AppendName(nil, tp, off), want)
+			}
+		}
+	}
+}

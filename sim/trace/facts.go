@@ -1,0 +1,218 @@
+package trace
+
+// The facts the protocol code states, one method each for the frequent
+// ones: every method keeps its arguments in the trace's compact encoding
+// (text.go) and returns, where a packet carries it, the packet's text.
+// The rare events are Event and Eventf, their texts kept as they are.
+
+import (
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// GroupState records a group coordinator's state change: "group G: FROM
+// -> TO (reason)", spelled on the stack and kept as one literal (a branch
+// of the explorer makes a few of these).
+func (t *Trace) GroupState(group, from, to, reason string) {
+	var buf [128]byte
+	b := append(append(append(append(append(buf[:0], "group "...), group...), ": "...), from...), " -> "...)
+	b = append(b, to...)
+	if reason != "" {
+		b = append(append(append(b, " ("...), reason...), ')')
+	}
+	t.eventEnc(EvGroupState, "", encLit(t.scratch[:0], b), 0)
+}
+
+// Input records n upstream records appended to input partition tp from
+// offset first on.
+func (t *Trace) Input(tp wire.TopicPartition, n, first int) {
+	b, _ := t.argTP(argNum(encTemplate(t.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
+	t.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
+}
+
+// FetchRequest is a Fetch's text: "o0@3 o1@5 max 3" (positions that repeat
+// the member's last commit's refer to it).
+func (t *Trace) FetchRequest(tps []wire.TopicPartition, offs []int, max int) wire.TextRef {
+	return t.addText(encNum(t.encOffsets(t.scratch[:0], tps, offs), phMax, int64(max)))
+}
+
+// FetchAnswer is a Fetch answer's text: the records, "o2.3 o2.4".
+func (t *Trace) FetchAnswer(recs []wire.Record) wire.TextRef {
+	return t.addText(t.encFetchedList(t.scratch[:0], recs))
+}
+
+// Polled records poll() returning a batch: "C2 poll() returned o2.3 o2.4";
+// the event's Records are the batch.
+func (t *Trace) Polled(who Label, batch []wire.Record) {
+	b := append(t.encLabel(t.scratch[:0], who), phPolled)
+	at := len(b)
+	t.eventEnc(EvPolled, who.Client, t.encFetchedList(b, batch), at)
+}
+
+// Processed records a record processed: "C2 processed o2.3".
+func (t *Trace) Processed(who Label, f *wire.Record) {
+	if b, whole, at := t.encProcessed(who, f); whole {
+		t.Events.add(EvProcessed, who.Client, t.addWhole(b), 0)
+	} else {
+		t.eventEnc(EvProcessed, who.Client, b, at)
+	}
+}
+
+// CommitRequest is an OffsetCommit's text: "o0@3 o1@5, gen 2, C1-1" (epoch
+// instead of gen under the consumer protocol). slots are the partitions'
+// input numbers as the member knows them (hints), or nil.
+func (t *Trace) CommitRequest(tps []wire.TopicPartition, slots []int32, offs []int, epoch bool, gen int, memberID string) wire.TextRef {
+	b := append(t.encOffsetsAt(t.scratch[:0], tps, slots, offs), phComma)
+	if epoch {
+		b = encNum(b, phEpochWord, int64(gen))
+	} else {
+		b = encNum(b, phGenWord, int64(gen))
+	}
+	return t.addText(t.encMemberID(append(b, phComma), memberID))
+}
+
+// Committed records a commit written ("C1 committed o0@3 o1@5") and returns
+// its answer's text ("o0@3 o1@5"): the answer points at the event's offsets
+// token, which refers to the offsets token its request's text begins
+// with (CommitRequest: the request and its body never change once sent),
+// so the offsets are kept once for the three texts.
+func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.TopicPartition, slots []int32, offs []int) wire.TextRef {
+	b := append(t.encMemberID(t.scratch[:0], memberID), phCommitted)
+	at := len(b)
+	if req != 0 && firstByte(t.texts.bytes(req)) == tOffsets {
+		b = t.encSameAt(b, req)
+	} else {
+		b = t.encOffsetsAt(b, tps, slots, offs)
+	}
+	ref, offsets := t.addTextTail(b, at)
+	t.Events.add(EvCommitted, client, ref, 0)
+	return offsets
+}
+
+// HeartbeatRequest is a ConsumerGroupHeartbeat's text: "epoch 2", then
+// the fields sent, if any (", join, subscribe orders, owns {}").
+func (t *Trace) HeartbeatRequest(epoch int, fields string) wire.TextRef {
+	b := encNum(t.scratch[:0], phEpochWord, int64(epoch))
+	if fields != "" {
+		b = encLit(b, ", "+fields)
+	}
+	return t.addText(b)
+}
+
+// HeartbeatAnswer is a ConsumerGroupHeartbeat answer's text: "epoch 2",
+// ", assigned {o0 o1}" when it carries the assignment, ", target {o0 o1
+// o2}" when the target differs from it.
+func (t *Trace) HeartbeatAnswer(epoch int, assigned []wire.TopicPartition, hasAssignment bool, target []wire.TopicPartition, showTarget bool) wire.TextRef {
+	b := encNum(t.scratch[:0], phEpochWord, int64(epoch))
+	if hasAssignment {
+		b = t.encPartList(append(b, phAssigned), assigned)
+	}
+	if showTarget {
+		b = t.encPartList(append(b, phTarget), target)
+	}
+	return t.addText(b)
+}
+
+// ProducerText is what a producer's next produce text may refer back to:
+// its last produce text that spells its producer id, epoch and sequence
+// number. A producer keeps one; it is data the trace alone reads.
+type ProducerText struct {
+	text  wire.TextRef
+	pid   int64
+	seq   int64
+	epoch int
+}
+
+// ProduceRequest is a Produce's text, "inv(o2.3) pid 1000 epoch 0 seq 4",
+// " (retry)" on a retry. A produce of the record processed just before
+// names it by that event; one with the producer id and epoch of pt's last
+// refers to it for them.
+func (t *Trace) ProduceRequest(req *wire.ProduceRequest, pt *ProducerText) wire.TextRef {
+	var b []byte
+	whole := false // b is the template alone
+	full := false  // b spells the producer id, epoch and sequence number: the next may refer to it
+	if d, ok := t.processedBack(req.SrcTPI, req.SrcOffset); ok && req.HasSrc && req.PID >= 0 && req.Attempt == 0 {
+		// the record as the processed event just before names it, the
+		// producer id and epoch as this producer's last produce spelled
+		// them (tplProduceNext), else spelled
+		if back, seq, ok := t.produceBack(pt, req); ok {
+			b = argNum(argOffset(argOffset(encTemplate(t.scratch[:0], tplProduceNext), int(d)), int(back)), int64(req.Seq)-seq)
+		} else {
+			b = argNum(argNum(argNum(argOffset(encTemplate(t.scratch[:0], tplProduceAfter), int(d)), req.PID), int64(req.Epoch)), int64(req.Seq))
+			full = true
+		}
+		whole = true
+	} else if src, ok := t.argTPI(encTemplate(t.scratch[:0], tplProduce), req.SrcTPI, req.Src); ok && req.HasSrc && req.PID >= 0 {
+		b = argNum(argNum(argNum(argOffset(src, req.SrcOffset), req.PID), int64(req.Epoch)), int64(req.Seq))
+		whole = req.Attempt == 0
+		full = whole
+	} else {
+		b = t.encValue(t.scratch[:0], req)
+		if req.PID >= 0 {
+			b = encNum(b, phPID, req.PID)
+			b = encNum(b, phEpoch, int64(req.Epoch))
+			b = encNum(b, phSeq, int64(req.Seq))
+		}
+	}
+	if req.Attempt > 0 {
+		b = append(b, phRetry)
+	}
+	var text wire.TextRef
+	if whole {
+		text = t.addWhole(b)
+	} else {
+		text = t.addText(b)
+	}
+	if full {
+		*pt = ProducerText{text: text, pid: req.PID, epoch: req.Epoch, seq: int64(req.Seq)}
+	}
+	return text
+}
+
+// produceBack is the distance back from the next text added to pt's last
+// produce text that spells its producer id, epoch and sequence number,
+// and that sequence number, when it has req's producer id and epoch and a
+// text of maxProduceText bytes added now lands in its chunk; false
+// otherwise.
+func (t *Trace) produceBack(pt *ProducerText, req *wire.ProduceRequest) (uint64, int64, bool) {
+	end, ok := t.texts.inChunk(pt.text, maxProduceText)
+	if !ok || pt.pid != req.PID || pt.epoch != req.Epoch {
+		return 0, 0, false
+	}
+	return uint64(end - pt.text), pt.seq, true
+}
+
+// Produced records req's record written at offset and returns the
+// answer's text. When the log's cell names its source (cellNamesSource:
+// the partition leader found the invoice's source in the cell, by
+// number), the event is the cell's place alone and the answer reads it;
+// else the event spells the record and partition by number, and the
+// answer keeps the event's text too (packetText reads it as the answer's);
+// else both are spelled.
+func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource bool) wire.TextRef {
+	if cellNamesSource {
+		b, _ := t.argTPI(encTemplate(t.scratch[:0], tplProducedCell), req.TPI, req.TP)
+		text := t.addWhole(argOffset(b, offset))
+		t.Events.add(EvProduced, req.Producer, text, 0)
+		return text
+	}
+	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplProduced), req.SrcTPI, req.Src)
+	if to, ok2 := t.argTPI(argOffset(src, req.SrcOffset), req.TPI, req.TP); ok1 && ok2 && req.HasSrc {
+		text := t.addWhole(argNum(to, int64(offset)))
+		t.Events.add(EvProduced, req.Producer, text, 0)
+		return text
+	}
+	b := t.encPart(append(t.encValue(t.scratch[:0], req), phWrittenTo), req.TP)
+	t.eventEnc(EvProduced, req.Producer, encNum(b, phAtOffset, int64(offset)), 0)
+	return t.addText(encNum(t.encValue(t.scratch[:0], req), phAtOffset, int64(offset)))
+}
+
+// eventEnc records an event whose text is encoded in b (usually
+// t.scratch, without its tEnd); records, if at > 0, are the record tokens
+// from b[at:] on (Event.Records): a label and a phrase come first, so at is
+// a few bytes.
+func (t *Trace) eventEnc(kind EventKind, member string, b []byte, at int) {
+	if at >= 1<<16 {
+		panic("sim: an event's records start past its first 64 KB")
+	}
+	t.Events.add(kind, member, t.addText(b), uint16(max(at, 0)))
+}

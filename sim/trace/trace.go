@@ -1,0 +1,116 @@
+// Package trace keeps what happened in a world: every packet (the trace)
+// and every event, each as a small fixed-size record whose text is a short
+// encoding in a byte arena, formatted only when a view reads it. The
+// protocol code states facts (a record was processed, offsets were
+// committed, the group changed state) through the methods of Trace; this
+// package alone decides how compactly to keep them (templates, references
+// back to an earlier text, the parties and partitions by number).
+package trace
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Sources finds the input record an invoice was made from, at offset off
+// of the log numbered part (topo.Layout.Number): the trace keeps a produced
+// event as the invoice's place and reads its source from the log.
+type Sources interface {
+	InvoiceSource(part, off uint64) (wire.TopicPartition, int, bool)
+}
+
+// Trace is a world's packets and events. A Trace is copied with its world
+// (Clone): the copies share every chunk written so far and never write
+// where the other reads.
+type Trace struct {
+	now     *int // the world's clock
+	layout  *topo.Layout
+	sources Sources
+
+	Packets PacketLog
+	Events  EventLog
+
+	texts   textArena
+	parties parties
+	// memberIDs: member ids as encMemberID reads them, by the strings a
+	// tick passes it (a member's MemberID, a commit's) again and again.
+	memberIDs store.StrCache[string, memberIDRef]
+	// byProc is the party of each process (by its number, Packet.Proc
+	// minus one) once a packet named it: a packet's member end is found
+	// without a lookup; each entry is checked before it is trusted.
+	byProc []uint32
+	// scratch is where the next text is encoded; private to this trace.
+	scratch []byte
+	// stopped: a stop event happened in the current tick.
+	stopped bool
+}
+
+// New is an empty trace of a world laid out as layout, whose clock is
+// *now, and whose logs sources reads.
+func New(layout *topo.Layout, now *int, sources Sources) *Trace {
+	t := &Trace{now: now, layout: layout, sources: sources}
+	t.Packets.t, t.Events.t = t, t
+	return t
+}
+
+// Clone is a copy of t for a world whose clock is *now and whose logs
+// sources reads: it shares the records and texts written so far.
+func (t *Trace) Clone(now *int, sources Sources) *Trace {
+	n := &Trace{now: now, layout: t.layout, sources: sources,
+		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
+		Events:  EventLog{recs: t.Events.recs.clone(), kinds: t.Events.kinds},
+		texts:   t.texts.clone(), parties: t.parties.clone(), memberIDs: t.memberIDs,
+		byProc: store.Copy(t.byProc)}
+	n.Packets.t, n.Events.t = n, n
+	return n
+}
+
+// ForgetEvents drops every event recorded so far: a world's given
+// initial state is not something that happened.
+func (t *Trace) ForgetEvents() { t.Events.recs = eventRecs{} }
+
+// BeginTick starts a tick: no stop event yet.
+func (t *Trace) BeginTick() { t.stopped = false }
+
+// Stopped reports whether a stop event happened in the current tick.
+func (t *Trace) Stopped() bool { return t.stopped }
+
+// Layout is the world's partitions, by which the trace names them.
+func (t *Trace) Layout() *topo.Layout { return t.layout }
+
+// Event records a rare event, its text as it is. The frequent ones have
+// methods of their own (facts.go), which keep their arguments.
+func (t *Trace) Event(kind EventKind, member, text string) {
+	t.Events.add(kind, member, t.addText(encLit(t.scratch[:0], text)), 0)
+}
+
+// Eventf is Event with the text formatted.
+func (t *Trace) Eventf(kind EventKind, member, format string, args ...any) {
+	t.Event(kind, member, fmt.Sprintf(format, args...))
+}
+
+// StopEventf is Eventf for a stop event: every form of run halts after the
+// tick it happened in.
+func (t *Trace) StopEventf(kind EventKind, member, format string, args ...any) {
+	t.Eventf(kind, member, format, args...)
+	t.Events.recs.Last().kind |= evStop
+	t.stopped = true
+}
+
+// Record appends p, just sent, to the trace; p.Text is its summary (0:
+// p.Summary, kept as it is).
+func (t *Trace) Record(p *wire.Packet) { t.Packets.record(p) }
+
+// Bytes is what the trace and the events keep: their records, and their
+// texts in the arena (for the heap-per-tick benchmark's breakdown).
+func (t *Trace) Bytes() (packets, events, texts int) {
+	for _, c := range t.texts.full {
+		texts += len(c)
+	}
+	texts += len(t.texts.open)
+	return t.Packets.Len() * int(unsafe.Sizeof(packetRec{})), t.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
+}
