@@ -829,7 +829,7 @@ func TestDemoGolden(t *testing.T) {
 		}
 		got += "\n"
 		path := filepath.Join("testdata", "demos", fmt.Sprintf("%02d.txt", n))
-		if *rewrite {
+		if rewriting() {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -94,7 +94,7 @@ func TestDocsPictures(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(filepath.Dir(script), f.Name())
-			if *rewrite {
+			if rewriting() {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -367,41 +367,6 @@ func TestConsumerCommitAndHeartbeatValidation(t *testing.T) {
 	}
 }
 
-// A member the coordinator fenced while its heartbeats were lost learns it
-// from UNKNOWN_MEMBER_ID, drops every partition and rejoins with epoch 0
-// under the same member id.
-func TestConsumerFencedMemberRejoins(t *testing.T) {
-	w := consumerWorld(t, 2, nil)
-	c := NewChecker()
-	stepChecked(t, w, c, 3)
-	w.Drop(DropRule{Type: ConsumerGroupHeartbeat, From: "C2", Count: 3})
-	// Its partitions go to C1 while C2, not knowing, still fetches them:
-	// only the invariant checker applies (fencing is what stops a zombie).
-	stepChecked(t, w, c, 60)
-	fenced := eventsOf(w, EvFenced, "C2")
-	if len(fenced) != 1 || !strings.Contains(fenced[0].Text, "UNKNOWN_MEMBER_ID") {
-		t.Fatalf("fenced events %v; want one, UNKNOWN_MEMBER_ID", fenced)
-	}
-	lost := false
-	for _, e := range eventsOf(w, EvRevoked, "C2") {
-		if e.Tick == fenced[0].Tick && strings.Contains(e.Text, "loses") {
-			lost = true
-		}
-	}
-	if !lost {
-		t.Error("C2 did not lose its partitions when fenced")
-	}
-	rejoined := false
-	for _, p := range packetsOf(w, ConsumerGroupHeartbeat, "C2", false) {
-		if r := p.Body.(*wire.ConsumerGroupHeartbeatRequest); p.Sent >= fenced[0].Tick && r.MemberEpoch == 0 && r.MemberID == "C2-1" && r.OwnedSent && len(r.Owned) == 0 {
-			rejoined = true
-		}
-	}
-	if !rejoined || !w.GroupSettled() || w.Group.MemberByID("C2-1") == nil {
-		t.Errorf("rejoined with epoch 0 as C2-1 owning nothing: %v; settled %v, members %s", rejoined, w.GroupSettled(), memberIDs(w.Group.Members()))
-	}
-}
-
 // Transactions under the consumer protocol: members join and leave, every
 // input record has exactly one visible invoice, and TxnOffsetCommit
 // carries the member epoch.
@@ -506,58 +471,6 @@ func TestConsumerRollingUpgradeFromClassic(t *testing.T) {
 				t.Errorf("commit after processing lost %v during the upgrade", d.LostNames)
 			}
 		})
-	}
-}
-
-// The last consumer-protocol member leaving a group of classic members
-// turns it back into a classic group, which rebalances (downgrade).
-func TestConsumerDowngradeWhenLastConsumerMemberLeaves(t *testing.T) {
-	cfg := DefaultConfig()
-	topo := DefaultTopology()
-	topo.Members = 2
-	w, _ := New(topo, cfg)
-	c := NewChecker()
-	stepChecked(t, w, c, 3)
-	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Join("C3", false, nil); err != nil {
-		t.Fatal(err)
-	}
-	stepUntil(t, w, c, 300, func() bool { return w.GroupSettled() })
-	if w.Group.Type() != ConsumerGroup || len(w.Group.Members()) != 3 {
-		t.Fatalf("group %s with %s, want a consumer group of three", w.Group.Type(), memberIDs(w.Group.Members()))
-	}
-	if err := w.Close("C3"); err != nil {
-		t.Fatal(err)
-	}
-	stepUntil(t, w, c, 300, func() bool { return w.Group.Type() == ClassicGroup && w.GroupSettled() })
-	if g := w.Group; g.Type() != ClassicGroup || len(g.Members()) != 2 || !w.GroupSettled() {
-		t.Fatalf("group %s %s with %s, settled %v; want a settled classic group of two", g.Type(), g.State(), memberIDs(g.Members()), w.GroupSettled())
-	}
-}
-
-// With group.consumer.migration.policy disabled, a consumer-protocol member
-// cannot join a classic group: GROUP_ID_NOT_FOUND, and it stops.
-func TestConsumerMigrationDisabled(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.MigrationPolicy = "disabled"
-	topo := DefaultTopology()
-	topo.Members = 2
-	w, _ := New(topo, cfg)
-	c := NewChecker()
-	if err := w.Set("C3", "group.protocol", "consumer"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Join("C3", false, nil); err != nil {
-		t.Fatal(err)
-	}
-	stepChecked(t, w, c, 10)
-	if w.Group.Type() != ClassicGroup || w.current["C3"].Alive {
-		t.Fatalf("group %s, C3 alive %v; want the classic group kept and C3 stopped", w.Group.Type(), w.current["C3"].Alive)
-	}
-	if len(eventsOf(w, EvFenced, "C3")) != 1 || !strings.Contains(eventsOf(w, EvFenced, "C3")[0].Text, "GROUP_ID_NOT_FOUND") {
-		t.Errorf("C3's stop: %v", eventsOf(w, EvFenced, "C3"))
 	}
 }
 

@@ -333,21 +333,24 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 	}
 	for _, md := range []mode{{"after", CommitAfter, false, false}, {"before", CommitBefore, false, true}, {"transactions", CommitAfter, true, true}} {
 		for i := 0; i < 2*seeds; i++ {
-			seed, proto := i%seeds, protocols[i/seeds]
-			r := rand.New(rand.NewSource(int64(1000 + seed)))
-			cfg := DefaultConfig()
-			cfg.Client.Commit = md.commit
-			cfg.Client.Idempotence = md.idem
-			if md.txn {
-				cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-			}
-			cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
-			cfg.Client.GroupProtocol = string(proto)
-			if seed%4 == 2 {
-				cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(protocols[1-i/seeds])})
-			}
-			w, _ := New(DefaultTopology(), cfg)
+			seed, proto, other := i%seeds, protocols[i/seeds], protocols[1-i/seeds]
+			// Each seed is a world of its own (its own rand source, config and
+			// world, made in the subtest): the seeds run side by side.
 			t.Run(fmt.Sprintf("%s-%s-%d", proto, md.name, seed), func(t *testing.T) {
+				t.Parallel()
+				r := rand.New(rand.NewSource(int64(1000 + seed)))
+				cfg := DefaultConfig()
+				cfg.Client.Commit = md.commit
+				cfg.Client.Idempotence = md.idem
+				if md.txn {
+					cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
+				}
+				cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
+				cfg.Client.GroupProtocol = string(proto)
+				if seed%4 == 2 {
+					cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
+				}
+				w, _ := New(DefaultTopology(), cfg)
 				sched := randomSchedule(r, 200, 4, seed%3 == 0)
 				if md.commit == CommitBefore {
 					// A lost produce answer with a plain producer duplicates by
