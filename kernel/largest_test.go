@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 var (
@@ -86,8 +88,12 @@ func TestLargestWorldEveryView(t *testing.T) {
 			"consume " + out, "consume " + out + " --json --last 1000000", "consume " + out + " --isolation read_committed --last 100",
 			"consume " + w.Topo.Inputs[0].Name + " --last 1000", "consume " + w.Topo.Inputs[0].Name + " --from 990",
 		}
-		for _, tp := range []string{w.Layout().Inputs()[0].String(), w.Layout().Outputs()[0].String()} {
-			views = append(views, "log "+tp, fmt.Sprintf("log %s --from %d", tp, max(0, w.Log(w.Layout().Outputs()[0]).HW()-1000)))
+		for _, tp := range []sim.TopicPartition{w.Layout().Inputs()[0], w.Layout().Outputs()[0]} {
+			hw := w.Log(tp).HW()
+			views = append(views, "log "+tp.String(), fmt.Sprintf("log %s --from %d", tp, max(0, hw-1000)))
+			if hw > 0 {
+				views = append(views, fmt.Sprintf("log %s --around %d", tp, hw/2))
+			}
 		}
 		for _, v := range views {
 			peak, took, err := peakHeapOf(s, v)
