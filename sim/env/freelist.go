@@ -35,7 +35,7 @@ import (
 // and body of its own (epoch 0), never recycled.
 //
 // Every other packet (the group protocol's, transactions) is left to the
-// garbage collector: lastJoin, cg.inFlight, GroupMember.joinPkt/syncPkt
+// garbage collector: a classic membership's lastJoin, consumerMember.inFlight, ClassicMember.joinPkt/syncPkt
 // hold those.
 //
 // Clones share request and response bodies and the packets a live packet
