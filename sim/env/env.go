@@ -67,8 +67,12 @@ func (e *Env) Send(p *wire.Packet) {
 	p.Delivered = -1
 	for i := range e.drops {
 		if e.drops[i].matches(p) {
-			e.drops[i].Count--
 			p.Lost = true
+			if e.drops[i].Count--; e.drops[i].Count == 0 {
+				// Used up: every packet sent is checked against each rule
+				// kept, so a used rule goes (a clone has its own copy).
+				e.drops = append(e.drops[:i], e.drops[i+1:]...)
+			}
 			break
 		}
 	}
