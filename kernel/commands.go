@@ -138,24 +138,30 @@ func init() {
 				"file gives them (orders-app-7, /10.0.7.21) in place of kgrepl's (C3, /C3); --json keeps client_id\n" +
 				"C3 and adds real_client_id and real_host. A member that joined since has kgrepl's names only.",
 		},
-		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
+		{name: "offsets", usage: "offsets [--from TICK] [--last N]", summary: "the records of __consumer_offsets", run: cmdOffsets,
+			help: "--from TICK lists the records written at that tick or later, --last N the last N (of those)."},
 		{name: "log", usage: "log TOPIC-P [--from OFFSET | --around OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
 			help: "--from OFFSET shows the rows from that offset to the end; --around OFFSET the rows within\n" +
-				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset.", aroundRows),
+				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset, and the\n", aroundRows) +
+				"aborted transaction index the transactions that reach the rows shown.",
 		},
 		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn},
-		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--json]",
-			summary: "the audit reader: read a topic from offset 0", run: cmdConsume},
-		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
-			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace},
-		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--from OFFSET] [--last N] [--json]",
+			summary: "the audit reader: read a topic from offset 0", run: cmdConsume,
+			help: "--from OFFSET lists each partition's records from that offset on, --last N the last N listed\n" +
+				"(duplicates are still numbered as the reader meets them from offset 0)."},
+		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--from TICK] [--events] [--json]",
+			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
+			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later."},
+		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
 				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
 				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
 				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
-				"be consuming but is not, under either protocol."},
+				"be consuming but is not, under either protocol. --from TICK lists the rebalances (and\n" +
+				"--json's pauses) begun at that tick or later, --last N the last N."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
@@ -176,7 +182,10 @@ func init() {
 		{name: "save", usage: "save FILE", summary: "save the current branch as a replayable session file", run: cmdSave},
 		{name: "load", usage: "load FILE", summary: "load a session file into the current branch", run: cmdLoad},
 		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one (CMD --help does too)", run: cmdHelp},
-		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, _ []string) (*Result, error) {
+		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, args []string) (*Result, error) {
+			if err := needArgs("exit", args, 0, 0); err != nil {
+				return nil, err
+			}
 			s.done = true
 			return nil, nil
 		}},
@@ -645,16 +654,22 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if c, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(c, "C") && len(c) > 1 && c[1] >= '0' && c[1] <= '9' {
 		client, key = c, k
 	}
-	if err := w.Set(client, key, val); err != nil {
-		return nil, fmt.Errorf("set: %v", err)
-	}
 	// Every member's config is its overrides applied in order, at each
 	// start and each set: their number is bounded (a key set again for a
 	// client replaces its earlier override, so only clients x keys count,
 	// and the repeats of enable.auto.commit and transactional.id). A set
-	// past the bound fails, and the session is put back as it was.
-	if n := len(w.Cfg.Overrides); client != "" && n > limitOverrides.max {
-		return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+	// past the bound is refused before the world is touched: a set adds at
+	// most one override, so at the bound it is tried on a copy of the
+	// settings first (sim.Config.Set keeps the rule of what replaces what).
+	if n := len(w.Cfg.Overrides); client != "" && n >= limitOverrides.max {
+		trial := w.Cfg.Clone()
+		if err := trial.Set(client, key, val); err == nil && len(trial.Overrides) > limitOverrides.max {
+			n := len(trial.Overrides)
+			return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+		}
+	}
+	if err := w.Set(client, key, val); err != nil {
+		return nil, fmt.Errorf("set: %v", err)
 	}
 	return nil, nil
 }
@@ -791,6 +806,10 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every packet sent is checked against each rule pending.
+	if n := len(s.World().PendingDrops()); n >= limitDropRules.max {
+		return nil, limitDropRules.checkSum("drop", fmt.Sprintf("%d rules pending + 1", n), n, 1)
+	}
 	s.World().Drop(r)
 	kind, who := "request", ""
 	if r.Response {
@@ -923,9 +942,6 @@ func (s *Session) afterRun(ran int, why string) *Result {
 	return &Result{Text: msg}
 }
 
-// maxRun bounds `run until stable`, so a group that never settles cannot hang a script.
-const maxRun = 100_000
-
 func cmdRun(s *Session, args []string) (*Result, error) {
 	args, err := s.outputLevel("run", args)
 	if err != nil {
@@ -936,12 +952,12 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
 		if why == "interrupted" {
 			return nil, interrupted("run")
 		}
 		if why == "" && !s.World().GroupSettled() {
-			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks", ran)
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)", ran, limitRunUntil.helpLine())
 		}
 		return s.afterRun(ran, why), nil
 	case args[1] == "tick" && len(args) == 3:
@@ -976,7 +992,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		seen := s.World().Events.Len()
 		found := false
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool {
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool {
 			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
@@ -997,7 +1013,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			if by != "" {
 				cond += " by " + by
 			}
-			return nil, fmt.Errorf("run until %s: not %s within %d ticks", strings.Join(args[1:], " "), cond, maxRun)
+			return nil, fmt.Errorf("run until %s: not %s within %d ticks (%s)", strings.Join(args[1:], " "), cond, ran, limitRunUntil.helpLine())
 		}
 		return s.afterRun(ran, why), nil
 	}
@@ -1021,7 +1037,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 	}
 	// From the nearest checkpoint: at most the ticks between two of them
 	// are replayed, however long the branch.
-	nw, h, err := s.replay(s.cur.hist, w.Tick-n)
+	nw, h, err := s.replay(s.cur.hist, w.Tick-n, true)
 	if errors.Is(err, ErrInterrupted) {
 		return nil, interrupted("back")
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -29,7 +28,7 @@ func threeViews(t *testing.T, s *Session) string {
 // worldViews shows a world that belongs to no session.
 func worldViews(t *testing.T, w *sim.World) string {
 	t.Helper()
-	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}, interrupt: new(atomic.Bool)})
+	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}, interrupt: new(stopFlag)})
 }
 
 // sessionState renders everything a command could change: the branches,
@@ -155,7 +154,7 @@ func checkBranch(t *testing.T, s *Session, where string) {
 	// A replay from the origin, no checkpoint used.
 	h := s.cur.hist
 	h.cps = nil
-	w, _, err := s.replay(h, -1)
+	w, _, err := s.replay(h, -1, true)
 	if err != nil {
 		t.Fatalf("%s: replay: %v", where, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -497,18 +498,41 @@ func TestDemoBranchesMatchTheirScript(t *testing.T) {
 	}
 }
 
-// TestInterruptAtAnyTickRollsBack presses Ctrl-C at a random tick of a long
-// command (step, run, load, demo, back) in random sessions: the command
-// fails as interrupted and the session is as it was, every branch and view.
+// interruptSessions is how many sessions TestInterruptAtAnyTickRollsBack
+// runs, alternating the classic and the consumer protocol. The default
+// keeps the suite fast; issue 25 asks for 200 clean:
+//
+//	go test ./kernel -run TestInterruptAtAnyTickRollsBack -interruptsessions 200
+var interruptSessions = flag.Int("interruptsessions", 6, "sessions of TestInterruptAtAnyTickRollsBack (see session_property_test.go)")
+
+// TestInterruptAtAnyTickRollsBack presses Ctrl-C at a random point of a
+// long command (step, run, back, load, demo, a view, a picture, explore,
+// compare) in random sessions under both protocols: at a tick the command
+// steps (AfterTick), or at a random one of its looks for Ctrl-C
+// (stopRequested), sometimes held down from there on, and sometimes again
+// while the command is undone. The command fails as interrupted and the
+// session is as it was, every branch and view; now and then save and
+// load of the branch agree.
 func TestInterruptAtAnyTickRollsBack(t *testing.T) {
-	for seed := 0; seed < 6; seed++ {
+	// A run until whose record was read long ago waits its whole bound:
+	// a shorter one keeps the sessions quick, and is the same rule.
+	defer func(l limit) { limitRunUntil = l }(limitRunUntil)
+	limitRunUntil.max = 2000
+	for seed := 0; seed < *interruptSessions; seed++ {
 		r := rand.New(rand.NewSource(int64(seed)))
+		protocol := []string{"classic", "consumer"}[seed%2]
 		s := NewSession()
 		s.Dir = t.TempDir()
-		s.CheckpointEvery = []int{0, 4, 9, 30}[seed%4]
-		var typed []string
+		s.CheckpointEvery = []int{0, 4, 9, 30}[r.Intn(4)]
+		typed := []string{"set group.protocol " + protocol, "new --keep-settings"}
+		runLines(t, s, strings.Join(typed, "\n"))
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("seed %d (%s, CheckpointEvery %d): %s\nthe commands typed:\n%s", seed, protocol, s.CheckpointEvery,
+				fmt.Sprintf(format, args...), strings.Join(typed, "\n"))
+		}
 		for i := 0; i < 40; i++ {
-			cmd := propCommand(r, s, false, 1)
+			cmd := propCommand(r, s, false, 1+seed%2)
 			if strings.HasPrefix(cmd, "explore") || strings.HasPrefix(cmd, "compare") {
 				continue
 			}
@@ -517,36 +541,79 @@ func TestInterruptAtAnyTickRollsBack(t *testing.T) {
 			if r.Intn(3) != 0 {
 				continue
 			}
-			long := pick(r, "step 200", "run until stable", "run until tick 400", "load f0.kg", "load f1.kg", "run until processed o0.9", "demo 3", "back 30")
+			t0 := s.World().Tick
+			long := pick(r, "step 200", "run until stable", "run until tick 400", "load f0.kg", "load f1.kg", "run until processed o0.9",
+				"demo 3", "back 30", "step 120 --quiet", "offsets", "trace --events", "consume invoices --json", "metrics",
+				"describe group --json", "txn", "log invoices-0", "plot pause", "sequence --mermaid",
+				pick(r, "step 50", fmt.Sprintf("explore --ticks %d..%d --bound 30 --parallel 2", t0, t0+1), "compare commit after,before"))
 			before := fullSnapshot(t, s)
-			at := s.World().Tick + 1 + r.Intn(10)
-			fired := false
-			s.AfterTick = func(w *sim.World) error {
-				if !fired && w.Tick >= at {
-					fired = true
-					s.Interrupt()
+			// How Ctrl-C comes: at a tick the command steps, or at its
+			// k-th look for it; held down from there on or pressed once;
+			// and again as the command is undone, or not.
+			atTick := r.Intn(3) == 0
+			at := t0 + 1 + r.Intn(10)
+			k := int64(1 + r.Intn(60))
+			hold, again := r.Intn(4) == 0, r.Intn(2) == 0
+			var polls atomic.Int64
+			var fired atomic.Bool
+			firedAt := -1
+			if atTick {
+				s.AfterTick = func(w *sim.World) error {
+					if !fired.Load() && w.Tick >= at {
+						fired.Store(true)
+						firedAt = w.Tick
+						s.Interrupt()
+					}
+					return nil
 				}
-				return nil
+			} else {
+				s.interrupt.onPoll = func() {
+					if n := polls.Add(1); n == k || hold && n > k {
+						fired.Store(true)
+						s.Interrupt()
+					}
+				}
 			}
-			_, err := s.Exec(long)
-			s.AfterTick = nil
+			if again {
+				s.interrupt.onUndo = s.Interrupt
+			}
+			_, err, p := execCatching(s, long)
+			s.AfterTick, s.interrupt.onPoll, s.interrupt.onUndo = nil, nil, nil
 			typed = append(typed, long)
-			script := strings.Join(typed, "\n")
+			how := fmt.Sprintf("%q with Ctrl-C at tick %d", long, at)
+			if !atTick {
+				how = fmt.Sprintf("%q with Ctrl-C at its look %d of %d (held %v, again in the undo %v)", long, k, polls.Load(), hold, again)
+			}
+			if p != nil {
+				fail("%s: panic %v", how, p)
+			}
 			if err == nil {
-				// It ended before the tick of the interrupt (back replays
-				// without calling AfterTick).
-				if fired && !strings.HasPrefix(long, "back") {
-					t.Fatalf("seed %d: %q interrupted at tick %d succeeded\nthe commands typed:\n%s", seed, long, at, script)
+				// It ended before the interrupt (back replays without
+				// calling AfterTick, and a view has few looks), or on the
+				// tick of it (a stop event, or its last tick): Ctrl-C is
+				// looked for before each tick, not after.
+				if fired.Load() && (!atTick || !strings.HasPrefix(long, "back") && s.World().Tick != firedAt) {
+					fail("%s succeeded", how)
 				}
 				continue
 			}
-			if fired && !errors.Is(err, ErrInterrupted) {
-				t.Fatalf("seed %d: %q interrupted at tick %d: error %v, want interrupted\nthe commands typed:\n%s", seed, long, at, err, script)
+			if fired.Load() && !errors.Is(err, ErrInterrupted) {
+				fail("%s: error %v, want interrupted", how, err)
 			}
 			if after := fullSnapshot(t, s); after != before {
-				t.Fatalf("seed %d: the interrupted %q (%v) changed the session: %s\nthe commands typed:\n%s", seed, long, err, firstLineDiff(after, before), script)
+				fail("%s (%v) changed the session: %s", how, err, firstLineDiff(after, before))
 			}
 			typed = typed[:len(typed)-1]
+			if r.Intn(4) == 0 {
+				want := threeViews(t, s)
+				if _, err := s.Exec("save undo.kg; load undo.kg"); err != nil {
+					fail("after %s: save and load: %v", how, err)
+				}
+				if got := threeViews(t, s); got != want {
+					fail("after %s: save and load differ: %s", how, firstLineDiff(got, want))
+				}
+				typed = append(typed, "save undo.kg", "load undo.kg")
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // A session file is data, not a program (SPEC §9): the branch's origin (its
@@ -272,10 +274,15 @@ func readRegularFile(path string, max int64, cmd, kind string) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%d bytes, over the limit of a %s (%d bytes)", st.Size(), kind, max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// Read into one buffer of the file's size (io.ReadAll's doubling held
+	// up to twice the file while it read); a file that grew since its
+	// size was read grows it.
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead) // ReadFrom grows the buffer when less is free
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, bare(err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("over the limit of a %s (%d bytes)", kind, max)
 	}
@@ -453,17 +460,34 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 // changes the world); holder names the script in the error.
 func inputLine(raw, holder string) (words []string, comment string, err error) {
 	code, comment, _ := strings.Cut(raw, "#")
+	if err := checkInputLine(code, holder); err != nil {
+		return nil, "", err
+	}
 	words = strings.Fields(code)
 	if len(words) == 0 {
 		return nil, comment, nil
 	}
-	if strings.Contains(code, ";") {
-		return nil, "", fmt.Errorf("one input a line (no ';' in %s)", holder)
-	}
-	if c := lookup(words[0]); words[0] != "new" && words[0] != "step" && (c == nil || !c.mutates) {
-		return nil, "", fmt.Errorf("%.40q is not a world input; %s holds only %s lines", words[0], holder, inputNames())
-	}
 	return words, comment, nil
+}
+
+// checkInputLine is inputLine's check of a line's code (the line before
+// any '#'), allocating nothing: explore --merge checks every line of a
+// script that may be hundreds of megabytes.
+func checkInputLine(code, holder string) error {
+	first := strings.TrimLeftFunc(code, unicode.IsSpace)
+	if first == "" {
+		return nil
+	}
+	if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+		first = first[:i]
+	}
+	if strings.Contains(code, ";") {
+		return fmt.Errorf("one input a line (no ';' in %s)", holder)
+	}
+	if c := lookup(first); first != "new" && first != "step" && (c == nil || !c.mutates) {
+		return fmt.Errorf("%.40q is not a world input; %s holds only %s lines", first, holder, inputNames())
+	}
+	return nil
 }
 
 // asSaved undoes what a text transport may do to a saved session file:
@@ -554,7 +578,7 @@ func (s *Session) stepExact(n int, typed string) error {
 	at := w.Tick
 	s.pendingCPs = nil
 	for i := 1; i <= n; i++ {
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			return ErrInterrupted
 		}
 		t0 := time.Now()

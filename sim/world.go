@@ -84,7 +84,6 @@ type World struct {
 // kept.
 type scratch struct {
 	actBuf    []*Member
-	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
@@ -189,11 +188,11 @@ func (w *World) Step() (stop bool) {
 	for _, p := range w.env.Deliverable() {
 		p.Delivered = w.Tick
 		w.deliver(p)
-		w.env.Recycle(p, w.processTable.produceHeld)
+		w.env.Recycle(p, &w.processTable)
 	}
 	w.env.Delivered()
-	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
-		w.fire(t)
+	for w.env.TimerDue() {
+		w.fire(w.env.PopTimer())
 	}
 	w.Group.Tick()
 	w.actMembers()
@@ -218,11 +217,7 @@ func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
 	for pass := 0; pass < 8 && w.env.Woken(); pass++ {
-		w.procBuf = w.env.TakeWoken(w.procBuf[:0])
-		ms := w.actBuf[:0]
-		for _, i := range w.procBuf {
-			ms = append(ms, w.procs[i])
-		}
+		ms := env.AppendWoken(w.env, w.actBuf[:0], w.procs)
 		w.actBuf = ms
 		// (client, incarnation) names one process: members act in that
 		// order (a total order), not in process-number order.

@@ -204,7 +204,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(want, " ") {
 				t.Fatalf("records %v format as %q", want, got)
 			}
-			if got := tr.names(tr.texts.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
+			if got := tr.names(tr.arena.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
 		}
@@ -255,7 +255,7 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 		var want []string
 		add := func(tr *Trace, s string) (textRef, bool) {
 			b := encLit(tr.scratch[:0], s)
-			inPlace := tr.texts.inSpare(b) && cap(b) > len(b)
+			inPlace := tr.arena.inSpare(b) && cap(b) > len(b)
 			return tr.addText(b), inPlace
 		}
 		placed := 0
@@ -271,18 +271,18 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 			t.Fatalf("chunk %d: %d texts kept in place", chunk, placed)
 		}
 		c := tr.Clone(&cloneTick, nil)
-		if len(c.texts.spare()) != 0 || cap(c.texts.spare()) != 0 {
-			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.texts.spare()))
+		if len(c.arena.spare()) != 0 || cap(c.arena.spare()) != 0 {
+			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.arena.spare()))
 		}
 		// The clone's first text closes the shared open chunk as it is (a
 		// short full chunk, not copied) and goes to a chunk of its own.
-		shared, nFull := tr.texts.open, len(c.texts.full)
+		shared, nFull := tr.arena.open, len(c.arena.full)
 		first, _ := add(c, "clone-first")
-		if last := c.texts.full[nFull]; len(c.texts.full) != nFull+1 || len(last) != len(shared) ||
+		if last := c.arena.full[nFull]; len(c.arena.full) != nFull+1 || len(last) != len(shared) ||
 			unsafe.SliceData(last) != unsafe.SliceData(shared) {
 			t.Fatalf("chunk %d: the clone's first text did not close the shared open chunk uncopied", chunk)
 		}
-		if unsafe.SliceData(c.texts.open) == unsafe.SliceData(shared) || int(first>>arenaShift) != nFull+1 {
+		if unsafe.SliceData(c.arena.open) == unsafe.SliceData(shared) || int(first>>arenaShift) != nFull+1 {
 			t.Fatalf("chunk %d: the clone's first text is not in a chunk of its own", chunk)
 		}
 		var cw, ww []textRef
