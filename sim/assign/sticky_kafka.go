@@ -271,58 +271,83 @@ func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 		}
 		return owner
 	}
-	// A member's valid claims: those it keeps, not claimed twice in one
-	// generation.
-	valid := func(s uint32) int32 {
-		if s&(claimVoid|claimMulti) != 0 || s == 0 {
-			return -1
-		}
-		return int32(s&claimMember) - 1
-	}
 	count := make([]int32, n) // valid claims, then the partitions held
 	for _, s := range state {
-		if h := valid(s); h >= 0 {
+		if h := validClaim(s); h >= 0 {
 			count[h]++
 		}
 	}
+	q := constrainedQuotas(order, count, P)
+	q.reKeep(tp, state, count, owner)
+	q.fill(tp, count, owner)
+	return owner
+}
 
+// validClaim is the member a claim belongs to, or -1 for a claim no member
+// keeps (void, or claimed twice in one generation).
+func validClaim(s uint32) int32 {
+	if s&(claimVoid|claimMulti) != 0 || s == 0 {
+		return -1
+	}
+	return int32(s&claimMember) - 1
+}
+
+// constrained is what ConstrainedAssignmentBuilder decides before it moves
+// a partition: the quotas, how many claims each member re-keeps, and the
+// members still short of minQuota (under) or allowed one more (atMin).
+type constrained struct {
+	minQ    int32
+	keep    []int32
+	under   []int32 // both in id order, as Kafka sorts them
+	atMin   []int32
+	trimmed int // claims of members that keep fewer than they claim
+}
+
+// constrainedQuotas walks the members in the HashMap order, deciding what
+// each re-keeps (the first bullet of kafkaConstrained's comment).
+func constrainedQuotas(order, count []int32, P int) constrained {
+	n := len(order)
 	minQ, maxQ := int32(P/n), int32((P+n-1)/n)
 	expOver, over := int32(P%n), int32(0)
-	keep := make([]int32, n)
-	var under, atMin []int32 // both end up in id order, as Kafka sorts them
-	trimmed := 0             // claims of members that keep fewer than they claim
+	q := constrained{minQ: minQ, keep: make([]int32, n)}
 	for _, m := range order {
 		c := count[m]
-		keep[m] = c
+		q.keep[m] = c
 		switch {
 		case c < minQ:
-			under = append(under, m)
+			q.under = append(q.under, m)
 		case c >= maxQ && over < expOver:
 			over++
 			if over == expOver {
-				atMin = atMin[:0]
+				q.atMin = q.atMin[:0]
 			}
-			keep[m] = maxQ
+			q.keep[m] = maxQ
 		default:
-			keep[m] = minQ
+			q.keep[m] = minQ
 			if over < expOver {
-				atMin = append(atMin, m)
+				q.atMin = append(q.atMin, m)
 			}
 		}
-		if keep[m] < c {
-			trimmed += int(c)
+		if q.keep[m] < c {
+			q.trimmed += int(c)
 		}
 	}
-	slices.Sort(under)
-	slices.Sort(atMin)
+	slices.Sort(q.under)
+	slices.Sort(q.atMin)
+	return q
+}
 
+// reKeep gives each member the claims it re-keeps in owner (-1 elsewhere)
+// and sets count to what each then holds.
+func (q constrained) reKeep(tp *topology, state claimState, count, owner []int32) {
+	keep := q.keep
 	// Members that keep all their claims keep them where they are; the
 	// others' claims are gathered as (partition, topic) keys.
 	var cut []uint64
 	var cutAt []int32 // member -> its claims' start in cut, then the next free slot
-	if trimmed > 0 {
-		cut = make([]uint64, trimmed)
-		cutAt = make([]int32, n)
+	if q.trimmed > 0 {
+		cut = make([]uint64, q.trimmed)
+		cutAt = make([]int32, len(keep))
 		next := int32(0)
 		for m := range cutAt {
 			cutAt[m] = next
@@ -334,7 +359,7 @@ func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 	for t := range tp.names {
 		b := tp.base[t]
 		for p := int32(0); p < tp.count(int32(t)); p++ {
-			h := valid(state[b+p])
+			h := validClaim(state[b+p])
 			switch {
 			case h < 0:
 				owner[b+p] = -1
@@ -361,7 +386,13 @@ func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 		}
 		count[m] = keep[m]
 	}
+}
 
+// fill gives the partitions nobody re-kept, in (topic, partition) order,
+// round-robin to the members under minQuota, then one each to the members
+// at it (the second bullet of kafkaConstrained's comment).
+func (q constrained) fill(tp *topology, count, owner []int32) {
+	under, atMin := q.under, q.atMin
 	next, head := 0, 0 // next: the walk over under; head: front of atMin
 	for g := range owner {
 		if owner[g] >= 0 {
@@ -382,7 +413,7 @@ func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 			panic("assign: kafka sticky: no member can take " + tp.withTopicOf().partition(int32(g)).String())
 		}
 		owner[g] = c
-		if count[c]++; count[c] == minQ {
+		if count[c]++; count[c] == q.minQ {
 			if fromUnder {
 				under = slices.Delete(under, next-1, next)
 				next--
@@ -390,7 +421,6 @@ func kafkaConstrained(tp *topology, order []int32, state claimState) []int32 {
 			atMin = append(atMin, c)
 		}
 	}
-	return owner
 }
 
 // smallest moves the k smallest of keys, in any order, to keys[:k].
