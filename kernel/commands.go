@@ -72,9 +72,10 @@ func init() {
 				"its client id (C2, tx-C2), as a deployment gives each pod its own.\n\n" +
 				"set --from FILE reads a Kafka client's .properties (as java.util.Properties does) and checks it\n" +
 				"as Kafka 4.0's client does: a file the client would refuse is refused whole, naming each bad\n" +
-				"key and Kafka's rule. Otherwise every key is listed: applied (what means in kgrepl what it means\n" +
-				"to Kafka), not applied with why (each .ms key: this world counts ticks; isolation.level), or\n" +
-				"ignored (a key kgrepl does not model, or one Kafka does not know). The file is every member's:\n" +
+				"key and Kafka's rule, and so is a file that sets no key Kafka's clients know (a describe output,\n" +
+				"a log). Otherwise every key is listed: applied (what means in kgrepl what it means to Kafka),\n" +
+				"not applied with why (each .ms key: this world counts ticks; isolation.level), or ignored (a\n" +
+				"key kgrepl does not model, or one Kafka does not know). The file is every member's:\n" +
 				"its group.instance.id and transactional.id become per-member; with --client Cn it is Cn's\n" +
 				"alone, ids as written. The session keeps what it read (docs/kafka-import.md).",
 			mutates: true, run: cmdSet},

@@ -652,6 +652,47 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 	return applied(e.Setting, e.SettingValue, e.Reason)
 }
 
+// checkClientFile refuses a file that is not a client's configuration at
+// all: one that sets no key, or none Kafka's consumer or producer knows
+// (kafka-consumer-groups.sh output, a log, a broker's server.properties,
+// a Streams config's prefixed keys). java.util.Properties reads any text
+// as keys and values, and Kafka would pass each unknown key on to its
+// plugins; but applying nothing from such a file, key by key, would hide
+// that it is the wrong file. One known key is enough: a file that sets
+// only group.protocol is a client's.
+func checkClientFile(cmd string, c *kafkafmt.Classification) error {
+	if len(c.Entries) == 0 {
+		return fmt.Errorf("%s: the file sets no key (a client's .properties is key=value lines, as java.util.Properties reads them), so there is nothing to apply", cmd)
+	}
+	var lines []string
+	for _, e := range c.Entries {
+		if e.Kind != kafkafmt.Unknown {
+			return nil
+		}
+		if len(lines) < maxListedKeys {
+			lines = append(lines, fmt.Sprintf("  line %d: %s: %s", e.Line, shortKey(e.Key), e.Reason))
+		}
+	}
+	if n := len(c.Entries) - len(lines); n > 0 {
+		lines = append(lines, fmt.Sprintf("  and %d more key(s) of the same kind", n))
+	}
+	return fmt.Errorf("%s: no key of the file is a config of Kafka 4.0's consumer or producer, so it is not a client's .properties and nothing is applied (a client's file sets keys such as group.id, group.protocol, session.timeout.ms; kafka-consumer-groups.sh --describe output is read by new --from-describe FILE):\n%s",
+		cmd, strings.Join(lines, "\n"))
+}
+
+// maxListedKeys is how many keys checkClientFile's refusal names.
+const maxListedKeys = 5
+
+// shortKey quotes a key for an error, cut to a readable length (a line of
+// a table read as a key can be long).
+func shortKey(k string) string {
+	const max = 40
+	if r := []rune(k); len(r) > max {
+		return strconv.Quote(string(r[:max])) + "..."
+	}
+	return strconv.Quote(k)
+}
+
 // cmdSetFrom is set --from FILE [--client Cn]: a client's .properties,
 // key by key. A file Kafka's client would refuse is refused whole; else
 // each key is applied (what means in kgrepl what it means to Kafka),
@@ -691,6 +732,9 @@ func cmdSetFrom(s *Session, args []string) (*Result, error) {
 	}
 	if len(refused) > 0 {
 		return nil, fmt.Errorf("%s: Kafka's client would refuse this configuration, so nothing is applied:\n%s", cmd, strings.Join(refused, "\n"))
+	}
+	if err := checkClientFile(cmd, c); err != nil {
+		return nil, err
 	}
 	w := s.World()
 	// Each applied key is tried on a copy first: a value Kafka takes and

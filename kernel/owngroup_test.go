@@ -180,6 +180,9 @@ func TestRefusedImportsLeaveTheSession(t *testing.T) {
 	write("dead.txt", "\nError: Consumer group 'g' does not exist.\n")
 	write("utf8.properties", "client.id=caf\xc3\xa9\n")
 	write("state-only.txt", readFixture(t, "kafkafmt/testdata/describe/kafka37-state.txt"))
+	write("comments.properties", "# the keys are in the Helm chart\n\n")
+	write("typo.properties", "sesion.timeout.ms=10\n")
+	write("streams.properties", "consumer.group.protocol=consumer\napplication.id=a\nb1=1\nb2=2\nb3=3\nb4=4\nb5=5\n")
 	if err := os.Mkdir(filepath.Join(s.Dir, "folder.txt"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +202,13 @@ func TestRefusedImportsLeaveTheSession(t *testing.T) {
 		{"set --from utf8.properties", "set --from utf8.properties: line 1: byte 0xC3 is not ASCII"},
 		{"set --from java-producer-transactional.properties", "line 9: delivery.timeout.ms=30000: delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms = 30020"},
 		{"set --from folder.txt", "it is a folder"},
+		{"set --from comments.properties", "set --from comments.properties: the file sets no key"},
+		{"set --from typo.properties", "no key of the file is a config of Kafka 4.0's consumer or producer, so it is not a client's .properties and nothing is applied" +
+			" (a client's file sets keys such as group.id, group.protocol, session.timeout.ms; kafka-consumer-groups.sh --describe output is read by new --from-describe FILE):\n" +
+			`  line 1: "sesion.timeout.ms": not a config of Kafka 4.0's consumer or producer; did you mean session.timeout.ms?`},
+		{"set --from streams.properties", "a client's own file says group.protocol\n  line 2: \"application.id\""},
+		{"set --from streams.properties", "\n  and 2 more key(s) of the same kind"},
+		{"set --from kafka37-static-pods.txt", "kafka-consumer-groups.sh --describe output is read by new --from-describe FILE"},
 		{"set --from orders-app.properties C2", `unexpected "C2" after --from FILE`},
 		{"set --from orders-app.properties --client C0", `--client "C0" is not a client id`},
 	} {
