@@ -45,7 +45,11 @@ func init() {
 				"assignors: `compare group.protocol classic,consumer partition.assignment.strategy\n" +
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
-				"group epoch and a rebalance is a group epoch bump (see help metrics).",
+				"group epoch and a rebalance is a group epoch bump (see help metrics).\n" +
+				"`compare group.instance.id none,per-member` after a restart or a crash compares dynamic and\n" +
+				"static membership: group.instance.id too is put in force for every member (an imported\n" +
+				"group's own ids included) before `new` starts them; `transactional.id none,per-member` the\n" +
+				"producers.",
 			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
