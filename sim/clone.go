@@ -59,6 +59,7 @@ func (w *World) clone(r *Reuser) *World {
 	// its packets on the wire below.
 	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
 	n.Sink = w.Sink.clone()
+	n.steady = store.Copy(w.steady)
 	re := copyWire(w.env, n.env, r)
 	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)

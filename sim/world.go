@@ -65,6 +65,10 @@ type World struct {
 	Events  *trace.EventLog
 	scratch
 
+	// steady is the steady upstream producers (traffic.go), in input
+	// partition order.
+	steady steadyProducers
+
 	Meter PauseMeter
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
@@ -191,6 +195,7 @@ func (w *World) Step() (stop bool) {
 		w.env.Recycle(p, &w.processTable)
 	}
 	w.env.Delivered()
+	w.produceSteady()
 	for w.env.TimerDue() {
 		w.fire(w.env.PopTimer())
 	}

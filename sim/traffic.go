@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strings"
+)
+
+// Steady production (SPEC §3a): an upstream producer that keeps appending
+// to an input partition as time passes, at a rate, beside the page's
+// finite backlog (records.per.partition, and `produce TOPIC-P N`). A rate
+// is part of the world's state, set by an input (ProduceRate), so a copy,
+// a replay, back, fork, save and load all produce exactly the same records
+// at the same ticks.
+
+// Rate is Records records every Ticks ticks (both at least 1), kept as the
+// exact fraction the user gave, reduced: 2 records a tick, 1 every 10
+// ticks, 3 every 7. A rate in records per second (real time) is converted
+// to ticks once, by RatePerSecond.
+type Rate struct {
+	Records int64
+	Ticks   int64
+}
+
+// MaxRateTerm bounds each term of a rate: a rate's records and ticks, and
+// a world's sum of rates, stay far from overflowing the int64 arithmetic
+// that schedules them (Rate.Due multiplies a term by a tick count of at
+// most 10^7, the kernel's clock limit).
+const MaxRateTerm = 1_000_000_000
+
+// NewRate is records every ticks ticks, reduced; refused (naming the rule)
+// when either is below 1 or past MaxRateTerm.
+func NewRate(records, ticks int64) (Rate, error) {
+	if records < 1 {
+		return Rate{}, fmt.Errorf("a rate's records must be at least 1, not %d (produce --stop ends steady production)", records)
+	}
+	if ticks < 1 {
+		return Rate{}, fmt.Errorf("a rate's period must be at least 1 tick, not %d", ticks)
+	}
+	if records > MaxRateTerm || ticks > MaxRateTerm {
+		return Rate{}, fmt.Errorf("a rate of %d records every %d ticks is out of range (each at most %d)", records, ticks, MaxRateTerm)
+	}
+	g := gcd(records, ticks)
+	return Rate{Records: records / g, Ticks: ticks / g}, nil
+}
+
+// RatePerSecond is the one place a rate in records per second becomes a
+// rate in ticks: with a tick of tickMS milliseconds, r records a second
+// are r x tickMS records every 1,000 ticks, exactly (no rounding: the
+// schedule spreads them evenly, Rate.Due). Real time (set time ms,
+// tick.ms) calls it for `produce --rate R/s`.
+func RatePerSecond(r, tickMS int64) (Rate, error) {
+	if tickMS < 1 {
+		return Rate{}, fmt.Errorf("tick.ms must be at least 1, not %d", tickMS)
+	}
+	if r < 1 {
+		return Rate{}, fmt.Errorf("a rate must be at least 1 record a second, not %d (produce --stop ends steady production)", r)
+	}
+	if r > MaxRateTerm/tickMS {
+		return Rate{}, fmt.Errorf("a rate of %d records a second is out of range (at most %d with tick.ms %d)", r, MaxRateTerm/tickMS, tickMS)
+	}
+	return NewRate(r*tickMS, 1000)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// String spells the rate as the kernel's syntax takes it: "2/tick",
+// "1/10ticks".
+func (r Rate) String() string {
+	if r.Ticks == 1 {
+		return fmt.Sprintf("%d/tick", r.Records)
+	}
+	return fmt.Sprintf("%d/%dticks", r.Records, r.Ticks)
+}
+
+// Due is how many records a producer at this rate has appended n ticks
+// after it started: ceil(Records x n / Ticks), so the first arrive at the
+// first tick after the start and the rest follow evenly (1/10ticks
+// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
+func (r Rate) Due(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return (r.Records*int64(n) + r.Ticks - 1) / r.Ticks
+}
+
+// SteadyProducer is one input partition's steady upstream producer.
+type SteadyProducer struct {
+	TP    TopicPartition
+	Rate  Rate
+	Since int   // the tick it started at (its first records come at Since+1)
+	Sent  int64 // records it appended so far
+}
+
+// steadyProducers are a world's steady producers, in the order of their
+// partitions' numbers (the world's sorted input order). A slice of values:
+// World.clone copies it.
+type steadyProducers []SteadyProducer
+
+// ProduceRate starts steady production at rate on each of tps (input
+// partitions): from the next tick on, each gets rate's records as time
+// passes. A partition that already has a rate gets the new one, counted
+// from now. Nothing changes when it returns an error.
+func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
+	if err := w.checkInputs("produce --rate "+rate.String(), tps); err != nil {
+		return err
+	}
+	rate, err := NewRate(rate.Records, rate.Ticks)
+	if err != nil {
+		return fmt.Errorf("produce --rate: %v", err)
+	}
+	sum := new(big.Int)
+	for _, p := range w.steady {
+		if !containsTP(tps, p.TP) {
+			sum.Add(sum, perTickCeil(p.Rate))
+		}
+	}
+	sum.Add(sum, new(big.Int).Mul(perTickCeil(rate), big.NewInt(int64(len(tps)))))
+	if sum.Cmp(big.NewInt(MaxRateTerm)) > 0 {
+		return fmt.Errorf("produce --rate %s: the world's steady producers would append up to %s records a tick (at most %d)", rate, sum, MaxRateTerm)
+	}
+	w.steady = w.withRate(tps, rate)
+	w.trace.Eventf(EvInput, "", "steady production of %s on %s from tick %d", rateWords(rate), partitionList(tps), w.Tick+1)
+	return nil
+}
+
+// StopRate ends steady production on each of tps; a partition without a
+// rate is refused, naming those that have one.
+func (w *World) StopRate(tps []TopicPartition) error {
+	if err := w.checkInputs("produce --stop", tps); err != nil {
+		return err
+	}
+	for _, tp := range tps {
+		if _, ok := w.steadyIndex(tp); !ok {
+			return fmt.Errorf("produce --stop %s: no steady production on %s (%s)", tp, tp, w.steadyList())
+		}
+	}
+	keep := make(steadyProducers, 0, len(w.steady))
+	for _, p := range w.steady {
+		if !containsTP(tps, p.TP) {
+			keep = append(keep, p)
+		}
+	}
+	w.steady = keep
+	w.trace.Eventf(EvInput, "", "steady production on %s stops", partitionList(tps))
+	return nil
+}
+
+// SteadyProducers lists the steady producers, in partition order (a copy).
+func (w *World) SteadyProducers() []SteadyProducer {
+	return append([]SteadyProducer(nil), w.steady...)
+}
+
+// InputRecordsAfter is how many input records the world holds after n
+// more ticks: what it holds now plus what its steady producers append
+// meanwhile (exact, as a big number: no overflow).
+func (w *World) InputRecordsAfter(n int) *big.Int { return w.recordsAfter(w.steady, n) }
+
+// InputRecordsAfterRate is InputRecordsAfter as it would be were rate set
+// on tps now (ProduceRate), for a check before it is.
+func (w *World) InputRecordsAfterRate(tps []TopicPartition, rate Rate, n int) *big.Int {
+	return w.recordsAfter(w.withRate(tps, rate), n)
+}
+
+func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
+	total := new(big.Int)
+	for _, tp := range w.layout.Inputs() {
+		total.Add(total, big.NewInt(int64(w.broker.Log(tp).HW())))
+	}
+	for _, p := range steady {
+		at := w.Tick + n - p.Since
+		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(int64(at)))
+		due.Add(due, big.NewInt(p.Rate.Ticks-1))
+		due.Quo(due, big.NewInt(p.Rate.Ticks))
+		total.Add(total, due.Sub(due, big.NewInt(p.Sent)))
+	}
+	return total
+}
+
+// withRate is the steady producers with rate set on tps from now: a new
+// list (the world's is not changed), in partition order.
+func (w *World) withRate(tps []TopicPartition, rate Rate) steadyProducers {
+	out := make(steadyProducers, 0, len(w.steady)+len(tps))
+	for _, p := range w.steady {
+		if !containsTP(tps, p.TP) {
+			out = append(out, p)
+		}
+	}
+	for _, tp := range tps {
+		out = append(out, SteadyProducer{TP: tp, Rate: rate, Since: w.Tick})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, _ := w.layout.Input().Slot(out[i].TP, nil)
+		b, _ := w.layout.Input().Slot(out[j].TP, nil)
+		return a < b
+	})
+	return out
+}
+
+// TicksWithinRecords is the most ticks the world can advance, up to max,
+// and hold at most limit input records (0 when it holds more already, or
+// when the next tick would pass it). Without steady producers, max.
+func (w *World) TicksWithinRecords(limit int64, max int) int {
+	if len(w.steady) == 0 {
+		return max
+	}
+	within := func(n int) bool { return w.InputRecordsAfter(n).Cmp(big.NewInt(limit)) <= 0 }
+	if within(max) {
+		return max
+	}
+	// The count only grows with n: the first n past the limit, less one.
+	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
+}
+
+// produceSteady appends, at the start of a tick (after the deliveries, so
+// the answers to fetches held for these records are sent this tick and
+// delivered the next, as any answer), what each steady producer owes by
+// now.
+func (w *World) produceSteady() {
+	for i := range w.steady {
+		p := &w.steady[i]
+		due := p.Rate.Due(w.Tick - p.Since)
+		if n := due - p.Sent; n > 0 {
+			if n > math.MaxInt32 {
+				panic("sim: a steady producer owes more than 2^31 records in one tick (the kernel bounds a world's records)")
+			}
+			w.broker.Append(p.TP, int(n))
+			p.Sent = due
+		}
+	}
+}
+
+// checkInputs refuses a list naming no partition, one that is not an input
+// partition, or one twice.
+func (w *World) checkInputs(cmd string, tps []TopicPartition) error {
+	if len(tps) == 0 {
+		return fmt.Errorf("%s: no partition given", cmd)
+	}
+	for i, tp := range tps {
+		if _, ok := w.layout.Input().Slot(tp, nil); !ok {
+			return fmt.Errorf("%s: %s is not an input partition (input topics: %s)", cmd, tp, strings.Join(w.layout.InputTopics(), ", "))
+		}
+		if containsTP(tps[:i], tp) {
+			return fmt.Errorf("%s: %s is named twice", cmd, tp)
+		}
+	}
+	return nil
+}
+
+func (w *World) steadyIndex(tp TopicPartition) (int, bool) {
+	for i, p := range w.steady {
+		if p.TP == tp {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// steadyList names the partitions with steady production, for errors.
+func (w *World) steadyList() string {
+	if len(w.steady) == 0 {
+		return "no partition has steady production"
+	}
+	var names []string
+	for _, p := range w.steady {
+		names = append(names, p.TP.String())
+	}
+	return "steady production on: " + strings.Join(names, " ")
+}
+
+// perTickCeil is the most records a rate appends in one tick.
+func perTickCeil(r Rate) *big.Int {
+	return big.NewInt((r.Records + r.Ticks - 1) / r.Ticks)
+}
+
+func containsTP(tps []TopicPartition, tp TopicPartition) bool {
+	for _, t := range tps {
+		if t == tp {
+			return true
+		}
+	}
+	return false
+}
+
+// rateWords spells a rate for narration: "2 records a tick", "1 record
+// every 10 ticks", "3 records every 7 ticks".
+func rateWords(r Rate) string {
+	recs := fmt.Sprintf("%d records", r.Records)
+	if r.Records == 1 {
+		recs = "1 record"
+	}
+	if r.Ticks == 1 {
+		return recs + " a tick"
+	}
+	return fmt.Sprintf("%s every %d ticks", recs, r.Ticks)
+}
+
+// partitionList spells partitions as one list: a topic's partitions in a
+// run as orders-0..2.
+func partitionList(tps []TopicPartition) string {
+	var out []string
+	for i := 0; i < len(tps); {
+		j := i + 1
+		for j < len(tps) && tps[j].Topic == tps[i].Topic && tps[j].Partition == tps[j-1].Partition+1 {
+			j++
+		}
+		if j-i >= 3 {
+			out = append(out, fmt.Sprintf("%s..%d", tps[i], tps[j-1].Partition))
+		} else {
+			for _, tp := range tps[i:j] {
+				out = append(out, tp.String())
+			}
+		}
+		i = j
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+func TestRateDueSpreadsRecordsEvenly(t *testing.T) {
+	cases := []struct {
+		rate Rate
+		want []int64 // Due(1), Due(2), ...
+	}{
+		{Rate{1, 1}, []int64{1, 2, 3, 4}},
+		{Rate{2, 1}, []int64{2, 4, 6}},
+		{Rate{1, 10}, []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}},
+		{Rate{3, 2}, []int64{2, 3, 5, 6, 8}},
+	}
+	for _, c := range cases {
+		for i, want := range c.want {
+			if got := c.rate.Due(i + 1); got != want {
+				t.Errorf("%s: Due(%d) = %d, want %d", c.rate, i+1, got, want)
+			}
+		}
+		if c.rate.Due(0) != 0 || c.rate.Due(-3) != 0 {
+			t.Errorf("%s: records due before the start", c.rate)
+		}
+	}
+	// Every rate: each tick appends floor or ceil of Records/Ticks, and
+	// every Ticks ticks exactly Records.
+	r := rand.New(rand.NewSource(1))
+	for k := 0; k < 200; k++ {
+		rate, err := NewRate(1+r.Int63n(50), 1+r.Int63n(50))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := rate.Records/rate.Ticks, (rate.Records+rate.Ticks-1)/rate.Ticks
+		for n := 1; n < 300; n++ {
+			if d := rate.Due(n) - rate.Due(n-1); d < lo || d > hi {
+				t.Fatalf("%s: %d records at tick %d, want %d..%d", rate, d, n, lo, hi)
+			}
+			if n%int(rate.Ticks) == 0 && rate.Due(n) != rate.Records*int64(n)/rate.Ticks {
+				t.Fatalf("%s: %d records after %d ticks", rate, rate.Due(n), n)
+			}
+		}
+	}
+}
+
+func TestRateConstructorsRefuseAndReduce(t *testing.T) {
+	if r, err := NewRate(4, 6); err != nil || r != (Rate{2, 3}) {
+		t.Errorf("NewRate(4, 6) = %v, %v; want 2/3ticks", r, err)
+	}
+	for _, c := range [][2]int64{{0, 1}, {-1, 1}, {1, 0}, {1, -5}, {MaxRateTerm + 1, 1}, {1, MaxRateTerm + 1}} {
+		if _, err := NewRate(c[0], c[1]); err == nil {
+			t.Errorf("NewRate(%d, %d) accepted", c[0], c[1])
+		}
+	}
+	// The conversion point of real time: R records a second with a tick
+	// of T ms is R x T records every 1,000 ticks.
+	for _, c := range []struct {
+		r, tickMS int64
+		want      Rate
+	}{{1000, 5, Rate{5, 1}}, {7, 3, Rate{21, 1000}}, {1, 1000, Rate{1, 1}}, {200, 5, Rate{1, 1}}} {
+		if got, err := RatePerSecond(c.r, c.tickMS); err != nil || got != c.want {
+			t.Errorf("RatePerSecond(%d, %d) = %v, %v; want %v", c.r, c.tickMS, got, err, c.want)
+		}
+	}
+	for _, c := range [][2]int64{{0, 5}, {-1, 5}, {1, 0}, {MaxRateTerm, 5}} {
+		if _, err := RatePerSecond(c[0], c[1]); err == nil {
+			t.Errorf("RatePerSecond(%d, %d) accepted", c[0], c[1])
+		}
+	}
+	if got := (Rate{1, 10}).String(); got != "1/10ticks" {
+		t.Errorf("String: %q", got)
+	}
+}
+
+func TestSteadyProductionAppendsOnItsSchedule(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	o0, p1 := TopicPartition{Topic: "orders", Partition: 0}, TopicPartition{Topic: "payments", Partition: 1}
+	for w.Tick < 4 {
+		w.Step()
+	}
+	if err := w.ProduceRate([]TopicPartition{p1, o0}, Rate{3, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.SteadyProducers(); len(got) != 2 || got[0].TP != o0 || got[1].TP != p1 {
+		t.Fatalf("producers not in partition order: %v", got)
+	}
+	if w.Log(o0).HW() != 10 {
+		t.Fatal("a rate appended before the next tick")
+	}
+	perTick := []int{2, 1, 2, 1, 2, 1}
+	for i, want := range perTick {
+		before := w.Log(o0).HW()
+		if got := w.InputRecordsAfter(1).Int64() - int64(inputHeld(w)); got != int64(2*want) {
+			t.Fatalf("tick %d: InputRecordsAfter(1) says %d more, want %d", w.Tick+1, got, 2*want)
+		}
+		w.Step()
+		if got := w.Log(o0).HW() - before; got != want {
+			t.Fatalf("tick %d: %d records appended, want %d", w.Tick, got, want)
+		}
+		if w.Log(p1).HW() != w.Log(o0).HW() {
+			t.Fatalf("tick %d: the two partitions differ", w.Tick)
+		}
+		if c := w.Log(o0).Cells.At(w.Log(o0).HW() - 1); c.Tick != w.Tick || c.Producer != "" {
+			t.Fatalf("tick %d: the last record is %+v", w.Tick, c)
+		}
+		_ = i
+	}
+	// A new rate on a partition counts from now; stop ends it.
+	if err := w.ProduceRate([]TopicPartition{o0}, Rate{1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	before := w.Log(o0).HW()
+	w.Step()
+	if w.Log(o0).HW() != before+1 {
+		t.Fatalf("the new rate appended %d", w.Log(o0).HW()-before)
+	}
+	if err := w.StopRate([]TopicPartition{o0}); err != nil {
+		t.Fatal(err)
+	}
+	before = w.Log(o0).HW()
+	w.Step()
+	if w.Log(o0).HW() != before {
+		t.Fatal("a stopped producer appended")
+	}
+	if got := w.SteadyProducers(); len(got) != 1 || got[0].TP != p1 {
+		t.Fatalf("after stop: %v", got)
+	}
+}
+
+func inputHeld(w *World) int {
+	n := 0
+	for _, tp := range w.layout.Inputs() {
+		n += w.Log(tp).HW()
+	}
+	return n
+}
+
+func TestSteadyProductionRefusalsLeaveTheWorld(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig())
+	o0 := TopicPartition{Topic: "orders", Partition: 0}
+	if err := w.ProduceRate([]TopicPartition{o0}, Rate{1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	w.Step()
+	before := fingerprint(w)
+	bad := []struct {
+		do   func() error
+		want string
+	}{
+		{func() error { return w.ProduceRate([]TopicPartition{{Topic: "invoices", Partition: 0}}, Rate{1, 1}) }, "not an input partition"},
+		{func() error { return w.ProduceRate([]TopicPartition{{Topic: "orders", Partition: 7}}, Rate{1, 1}) }, "not an input partition"},
+		{func() error { return w.ProduceRate([]TopicPartition{o0, o0}, Rate{1, 1}) }, "named twice"},
+		{func() error { return w.ProduceRate(nil, Rate{1, 1}) }, "no partition"},
+		{func() error { return w.ProduceRate([]TopicPartition{o0}, Rate{0, 1}) }, "at least 1"},
+		{func() error { return w.ProduceRate([]TopicPartition{o0}, Rate{-2, 1}) }, "at least 1"},
+		{func() error { return w.ProduceRate([]TopicPartition{o0}, Rate{1, 0}) }, "at least 1 tick"},
+		{func() error {
+			return w.ProduceRate(w.layout.Inputs(), Rate{MaxRateTerm, 1})
+		}, "records a tick"},
+		{func() error { return w.StopRate([]TopicPartition{{Topic: "payments", Partition: 0}}) }, "no steady production on payments-0 (steady production on: orders-0)"},
+	}
+	for _, b := range bad {
+		err := b.do()
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("got %v, want an error with %q", err, b.want)
+		}
+		if fingerprint(w) != before {
+			t.Fatalf("a refused input (%v) changed the world", err)
+		}
+	}
+}
+
+func TestTicksWithinRecords(t *testing.T) {
+	w, _ := New(DefaultTopology(), DefaultConfig()) // 60 records
+	if got := w.TicksWithinRecords(60, 1000); got != 1000 {
+		t.Fatalf("no producers: %d", got)
+	}
+	if err := w.ProduceRate(w.layout.Inputs()[:2], Rate{1, 3}); err != nil {
+		t.Fatal(err)
+	}
+	// Two partitions, one record every 3 ticks each (at ticks 1, 4, 7...):
+	// 60 + 2 x ceil(n/3) <= 70 holds up to n = 15.
+	if got := w.TicksWithinRecords(70, 1000); got != 15 {
+		t.Fatalf("TicksWithinRecords(70) = %d, want 15", got)
+	}
+	if got := w.TicksWithinRecords(60, 1000); got != 0 {
+		t.Fatalf("TicksWithinRecords(60) = %d, want 0", got)
+	}
+	for w.Tick < 15 {
+		w.Step()
+	}
+	if got := inputHeld(w); got != 70 {
+		t.Fatalf("held %d after 15 ticks, want 70", got)
+	}
+	if w.InputRecordsAfter(1).Int64() != 72 {
+		t.Fatalf("InputRecordsAfter(1) = %v", w.InputRecordsAfter(1))
+	}
+}
+
+// TestPropertySteadyProductionCopiesExactly: random worlds with steady
+// producers started, changed and stopped among the faults; a copy taken at
+// any tick and driven the same way ends exactly as the world never copied,
+// with every invariant checked on every tick.
+func TestPropertySteadyProductionCopiesExactly(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	for seed := 0; seed < seeds; seed++ {
+		proto := protocols[seed%len(protocols)]
+		t.Run(fmt.Sprintf("%s-seed%d", proto, seed), func(t *testing.T) {
+			mk := func() (*World, []action) {
+				r := rand.New(rand.NewSource(int64(seed)))
+				topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "cooperative-sticky", "sticky"}, []CommitMode{CommitAuto, CommitAfter, CommitBefore})
+				cfg.Client.MaxPollRecords = 1 + r.Intn(8)
+				w, err := New(topo, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sched := append(randomSchedule(r, 200, 4, true), rateSchedule(r, 200)...)
+				sortActions(sched)
+				return w, sched
+			}
+			ref, sched := mk()
+			runSchedule(t, ref, sched, 200)
+			started := 0
+			for _, e := range ref.Events.All() {
+				if strings.HasPrefix(e.Text, "steady production of") {
+					started++
+				}
+			}
+			if started == 0 {
+				t.Fatal("no steady production started")
+			}
+			w, _ := mk()
+			cut := 30 + seed*11%150
+			var first, rest []action
+			for _, a := range sched {
+				if a.tick < cut {
+					first = append(first, a)
+				} else {
+					rest = append(rest, a)
+				}
+			}
+			runSchedule(t, w, first, cut)
+			snap := w.Clone()
+			runSchedule(t, w, rest, 200)
+			runSchedule(t, snap, rest, 200)
+			if a, b := fingerprint(snap), fingerprint(ref); a != b {
+				t.Fatalf("the copy taken at tick %d ended differently:\n%s", cut, firstDiff(a, b))
+			}
+			if a, b := fingerprint(w), fingerprint(ref); a != b {
+				t.Fatalf("the world copied at tick %d ended differently:\n%s", cut, firstDiff(a, b))
+			}
+		})
+	}
+}
+
+// rateSchedule starts, changes and stops steady production at random
+// ticks, some of the inputs refused (a rate of 0, a partition twice).
+func rateSchedule(r *rand.Rand, ticks int) []action {
+	var out []action
+	for t := 0; t < ticks; t++ {
+		if r.Intn(15) != 0 {
+			continue
+		}
+		k, recs, per := r.Intn(100), int64(r.Intn(4)), int64(1+r.Intn(6))
+		switch r.Intn(3) {
+		case 0, 1:
+			out = append(out, action{tick: t, name: fmt.Sprintf("rate %d/%d on %d", recs, per, k), do: func(w *World) error {
+				tps := w.layout.Inputs()
+				pick := []TopicPartition{tps[k%len(tps)]}
+				if k%5 == 0 {
+					pick = append(pick, tps[(k/5)%len(tps)]) // sometimes the same one twice: refused
+				}
+				return w.ProduceRate(pick, Rate{recs, per})
+			}})
+		case 2:
+			out = append(out, action{tick: t, name: fmt.Sprintf("stop %d", k), do: func(w *World) error {
+				tps := w.layout.Inputs()
+				return w.StopRate([]TopicPartition{tps[k%len(tps)]})
+			}})
+		}
+	}
+	return out
+}
+
+func sortActions(s []action) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].tick < s[j-1].tick; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
