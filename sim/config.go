@@ -155,7 +155,17 @@ func buildSettings() []Setting {
 		intSetting("transaction.timeout.ms", "ticks", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
 		intSetting("request.timeout.ms", "ticks", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
 		intSetting("retry.backoff.ms", "ticks", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
-		intSetting("processing.ticks", "ticks", "ticks to process one record", func(c *ClientConfig) *int { return &c.ProcessTicks }),
+		{Key: "processing.ticks", Allowed: "N (ticks a record) or N/K (N ticks for K records: 1/50 is 50 records a tick), N and K from 1 to 1000000", Client: true,
+			Doc: "processing time per record: a member's throughput is K/N records a tick",
+			get: func(_ *Config, c *ClientConfig) string { return ProcessingCost(c.ProcessTicks, c.ProcessRecords) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				t, k, err := ParseProcessingCost(v)
+				if err != nil {
+					return fmt.Errorf("processing.ticks: %v", err)
+				}
+				c.ProcessTicks, c.ProcessRecords = t, k
+				return nil
+			}},
 		intSetting("slow.processing.ticks", "ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks }),
 		{Key: "enable.auto.commit", Allowed: "true | false", Client: true, keepEarlier: true,
 			Doc: "true is commit mode auto; false switches auto to commit after processing",
@@ -301,6 +311,56 @@ func buildSettings() []Setting {
 	}
 	sort.Slice(s, func(i, j int) bool { return s[i].Key < s[j].Key })
 	return s
+}
+
+// ParseProcessingCost reads processing.ticks: "N" (N ticks a record) or
+// "N/K" (N ticks for K records), reduced; 0 records stands for one.
+func ParseProcessingCost(v string) (ticks, records int, err error) {
+	num, den, frac := strings.Cut(v, "/")
+	t, errT := strconv.Atoi(num)
+	k := 1
+	var errK error
+	if frac {
+		k, errK = strconv.Atoi(den)
+	}
+	if errT != nil || errK != nil || t < 1 || t > 1_000_000 || k < 1 || k > 1_000_000 {
+		return 0, 0, fmt.Errorf("%q is not N or N/K with N and K whole numbers from 1 to 1000000 (N ticks for K records)", v)
+	}
+	g := int(gcd(int64(t), int64(k)))
+	t, k = t/g, k/g
+	if k == 1 {
+		k = 0
+	}
+	return t, k, nil
+}
+
+// ProcessingCost spells a processing time as processing.ticks takes it.
+func ProcessingCost(ticks, records int) string {
+	if records <= 1 {
+		return strconv.Itoa(ticks)
+	}
+	return strconv.Itoa(ticks) + "/" + strconv.Itoa(records)
+}
+
+// ProcessingMSToTicks is the one place a processing time in milliseconds
+// (real time's processing.ms, which may be a fraction of a tick: 0.1 ms
+// a record is 50 records in a 5 ms tick) becomes processing.ticks' N/K:
+// ms milliseconds a record, given in microseconds (us), with a tick of
+// tickMS milliseconds, is us ticks for tickMS x 1000 records, reduced.
+// Real time (set time ms) calls it for processing.ms.
+func ProcessingMSToTicks(us, tickMS int64) (ticks, records int, err error) {
+	if us < 1 || tickMS < 1 {
+		return 0, 0, fmt.Errorf("a processing time is at least 1 microsecond and a tick at least 1 ms (got %d us, tick.ms %d)", us, tickMS)
+	}
+	g := gcd(us, tickMS*1000)
+	t, k := us/g, tickMS*1000/g
+	if t > 1_000_000 || k > 1_000_000 {
+		return 0, 0, fmt.Errorf("%d us a record with tick.ms %d is %d ticks for %d records, past 1000000", us, tickMS, t, k)
+	}
+	if k == 1 {
+		k = 0
+	}
+	return int(t), int(k), nil
 }
 
 func orNone(s string) string {

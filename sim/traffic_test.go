@@ -216,6 +216,9 @@ func TestPropertySteadyProductionCopiesExactly(t *testing.T) {
 			mk := func() (*World, []action) {
 				r := rand.New(rand.NewSource(int64(seed)))
 				topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "cooperative-sticky", "sticky"}, []CommitMode{CommitAuto, CommitAfter, CommitBefore})
+				if seed%2 == 0 {
+					cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = 1, 1+r.Intn(4)
+				}
 				cfg.Client.MaxPollRecords = 1 + r.Intn(8)
 				w, err := New(topo, cfg)
 				if err != nil {

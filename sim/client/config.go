@@ -44,8 +44,21 @@ type ClientConfig struct {
 	// RemoteAssignor is group.remote.assignor: the server-side assignor a
 	// consumer-protocol member asks for (uniform or range).
 	RemoteAssignor string
-	ProcessTicks   int // ticks to process one record
+	// Processing time per record: ProcessTicks ticks for every
+	// ProcessRecords records (0 or 1: one record), so a record may take
+	// several ticks (3: one every 3 ticks) or a part of one (1 tick for 50
+	// records: 50 a tick; 3 for 5: 5 records every 3 ticks). A member's
+	// throughput is finite: ProcessRecords / ProcessTicks records a tick.
+	ProcessTicks   int
+	ProcessRecords int
 	SlowTicks      int // ticks to process a record marked slow
+}
+
+// processBudget is the work a member does in one tick of processing, in
+// units where a record costs ProcessTicks and a tick gives ProcessRecords
+// (pollLoop.work).
+func (c ClientConfig) processBudget() int64 {
+	return int64(max(c.ProcessRecords, 1))
 }
 
 // Producer is the producer mode the config amounts to.

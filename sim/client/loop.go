@@ -33,7 +33,7 @@ type pollLoop struct {
 	fetchID  int           // numbers the Fetch requests: a late answer to an earlier one is dropped
 	batch    []wire.Record // the records poll() returned
 	batchIdx int           // the next record of batch to process
-	workLeft int           // ticks of work left on the record in hand
+	workLeft int64         // work left on the record in hand, in work units (work)
 	workedAt int           // the tick of the last tick of work (one a tick)
 	slowNext bool          // the next record is slow
 	slowNow  bool          // the record in hand is slow
@@ -185,28 +185,55 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	l.state = LoopProcessing
 }
 
-// work spends one tick on the record in hand.
+// work spends one tick on the batch in hand: a tick of work is
+// processBudget units, a record costs ProcessTicks of them (a slow one
+// SlowTicks ticks' worth), so a member finishes a record every few ticks,
+// one a tick (the page's default: each record its own tick), or several in
+// one tick. A record's cost left over carries into the next tick; a
+// tick's budget left over when the batch ends is idle time.
 func (l *pollLoop) work(m *Member) {
-	if l.batchIdx >= len(l.batch) {
-		l.batchDone(m)
-		return
-	}
-	f := l.batch[l.batchIdx]
-	if l.workLeft == 0 {
-		l.workLeft = m.Cfg.ProcessTicks
-		l.slowNow = false
-		if l.slowNext {
-			l.slowNext = false
-			l.slowNow = true
-			l.workLeft = m.Cfg.SlowTicks
-			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
+	budget := m.Cfg.processBudget()
+	for {
+		if l.batchIdx >= len(l.batch) {
+			l.batchDone(m)
+			return
+		}
+		f := l.batch[l.batchIdx]
+		if l.workLeft == 0 {
+			l.workLeft = int64(m.Cfg.ProcessTicks)
+			l.slowNow = false
+			if l.slowNext {
+				l.slowNext = false
+				l.slowNow = true
+				l.workLeft = int64(m.Cfg.SlowTicks) * budget
+				m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
+			}
+		}
+		spend := min(budget, l.workLeft)
+		l.workLeft -= spend
+		budget -= spend
+		if l.workLeft > 0 {
+			l.wakeNext(m)
+			return
+		}
+		if !l.finishRecord(m, f) {
+			return
+		}
+		if l.batchIdx >= len(l.batch) {
+			l.batchDone(m)
+			return
+		}
+		if budget == 0 {
+			l.wakeNext(m)
+			return
 		}
 	}
-	l.workLeft--
-	if l.workLeft > 0 {
-		l.wakeNext(m)
-		return
-	}
+}
+
+// finishRecord ends the record in hand: processed, its invoice sent; a
+// crash or a close --now due after it. It reports whether the loop goes on
+// with the batch.
+func (l *pollLoop) finishRecord(m *Member, f wire.Record) bool {
 	l.slowNow = false
 	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
 	l.batchIdx++
@@ -219,19 +246,15 @@ func (l *pollLoop) work(m *Member) {
 		l.crashAfter--
 		if l.crashAfter == 0 {
 			m.Crash(true)
-			return
+			return false
 		}
 	}
 	if l.closing && l.closeNow {
 		l.batch = l.batch[:l.batchIdx] // the rest of the batch is left unprocessed
 		l.finishClose(m)
-		return
+		return false
 	}
-	if l.batchIdx < len(l.batch) {
-		l.wakeNext(m)
-		return
-	}
-	l.batchDone(m)
+	return true
 }
 
 // batchDone runs the end of one loop iteration: commit as the mode says,
