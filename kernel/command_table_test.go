@@ -143,7 +143,7 @@ func TestCompletionWhatComesNext(t *testing.T) {
 		"describe ":                             "group",
 		"describe group --state --":             "--json --real-names",
 		"describe group --members -":            "--json --real-names --verbose",
-		"show ":                                 "config names",
+		"show ":                                 "config names traffic",
 		"set --from f.properties --":            "--client",
 		"set --from f.properties --client ":     "C1 C2",
 		"new --from-describe g.txt --":          "--group --keep-settings --output --static --topics",

@@ -63,8 +63,11 @@ func init() {
 				"a group of a file that describes several. The session keeps what it read: back, compare, save\n" +
 				"and load never read the file again (docs/kafka-import.md).",
 			run: cmdNew},
-		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
-			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
+		{name: "produce", usage: "produce TOPIC-P N | produce --rate RATE INPUT [INPUT ...] | produce --stop INPUT [INPUT ...]",
+			summary: "append N upstream records to an input partition, or produce steadily as time passes",
+			help:    produceRateHelp,
+			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords, "INPUT": inputWords,
+				"RATE": func(*Session, []string, string) []string { return []string{"1/tick", "1/10ticks"} }}},
 		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set --from FILE [--client Cn] | set commit after|before|auto | set producer plain|idempotent|transactional",
 			summary: "change a setting for every client, or for one; or take a client's .properties",
 			help: "Keys are Kafka's config names; `show config` lists them with values and defaults.\n" +
@@ -79,7 +82,7 @@ func init() {
 				"its group.instance.id and transactional.id become per-member; with --client Cn it is Cn's\n" +
 				"alone, ids as written. The session keeps what it read (docs/kafka-import.md).",
 			mutates: true, run: cmdSet},
-		{name: "show", usage: "show config | show names", summary: "list every setting with its value and default; or an imported group's member names",
+		{name: "show", usage: "show config | show names | show traffic", summary: "list every setting with its value and default; an imported group's member names; or the steady production",
 			run: cmdShow},
 		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
 			mutates: true, run: cmdJoin, values: map[string]valuesFunc{"Cn": func(s *Session, _ []string, _ string) []string { return nextClients(s) }}},
@@ -593,6 +596,11 @@ func filterOut(args []string, drop string) []string {
 }
 
 func cmdProduce(s *Session, args []string) (*Result, error) {
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") {
+			return cmdProduceSteady(s, args)
+		}
+	}
 	if err := needArgs("produce", args, 2, 2); err != nil {
 		return nil, err
 	}
@@ -679,8 +687,11 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	if len(args) == 1 && args[0] == "names" {
 		return cmdShowNames(s)
 	}
+	if len(args) == 1 && args[0] == "traffic" {
+		return cmdShowTraffic(s)
+	}
 	if len(args) != 1 || args[0] != "config" {
-		return nil, usageErr("show", "show what? (config or names)")
+		return nil, usageErr("show", "show what? (config, names or traffic)")
 	}
 	// The first column marks a value that differs from its default.
 	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
@@ -953,9 +964,13 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+		bound, recs := runBound(s.World(), min(limitRunUntil.max, limitClock.max-s.World().Tick))
+		ran, why := s.step(bound, func(w *sim.World) bool { return w.GroupSettled() })
 		if why == "interrupted" {
 			return nil, interrupted("run")
+		}
+		if why == "" && !s.World().GroupSettled() && recs {
+			return nil, recordsStopped("run until stable", s.World(), ran)
 		}
 		if why == "" && !s.World().GroupSettled() {
 			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)", ran, limitRunUntil.helpLine())
@@ -993,7 +1008,8 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		seen := s.World().Events.Len()
 		found := false
-		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool {
+		bound, recs := runBound(s.World(), min(limitRunUntil.max, limitClock.max-s.World().Tick))
+		ran, why := s.step(bound, func(w *sim.World) bool {
 			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
@@ -1008,6 +1024,9 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		})
 		if why == "interrupted" {
 			return nil, interrupted("run")
+		}
+		if why == "" && !found && recs {
+			return nil, recordsStopped("run until "+strings.Join(args[1:], " "), s.World(), ran)
 		}
 		if why == "" && !found {
 			cond := args[1] // polled or processed, and by whom if asked

@@ -229,7 +229,10 @@ func checkSteps(cmd string, w *sim.World, n int) error {
 	if err := limitStep.check(cmd, n); err != nil {
 		return err
 	}
-	return limitClock.checkSum(cmd, fmt.Sprintf("tick %d + %d ticks", w.Tick, n), w.Tick, n)
+	if err := limitClock.checkSum(cmd, fmt.Sprintf("tick %d + %d ticks", w.Tick, n), w.Tick, n); err != nil {
+		return err
+	}
+	return checkStepRecords(cmd, w, n)
 }
 
 // ErrInterrupted is what a command stopped by Ctrl-C (Session.Interrupt)

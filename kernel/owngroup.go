@@ -599,10 +599,17 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 		n, _ := strconv.Atoi(e.SettingValue)
 		iv, _ := w.Cfg.Get(client, "max.poll.interval.ms")
 		pt, _ := w.Cfg.Get(client, "processing.ticks")
-		interval, proc := atoiOr(iv, 12), atoiOr(pt, 1)
-		if n > 0 && n*proc >= interval {
-			return notApplied(fmt.Sprintf("a batch of %d records takes %d ticks here (processing.ticks %d), past max.poll.interval.ms, %d ticks: every member would leave the group in the middle of each batch, where Kafka's milliseconds leave it time; this world counts ticks (set max.poll.records below %d, or raise max.poll.interval.ms)",
-				n, n*proc, proc, interval, (interval+proc-1)/proc))
+		interval := atoiOr(iv, 12)
+		ticks, recs, err := sim.ParseProcessingCost(pt)
+		if err != nil {
+			ticks, recs = 1, 1
+		}
+		recs = max(recs, 1)
+		// A batch of n records takes ceil(n x ticks / recs) ticks; the
+		// most that fit below the interval is floor(((interval-1) x recs) / ticks).
+		if batch := (n*ticks + recs - 1) / recs; n > 0 && batch >= interval {
+			return notApplied(fmt.Sprintf("a batch of %d records takes %d ticks here (processing.ticks %s), past max.poll.interval.ms, %d ticks: every member would leave the group in the middle of each batch, where Kafka's milliseconds leave it time; this world counts ticks (set max.poll.records below %d, or raise max.poll.interval.ms)",
+				n, batch, pt, interval, (interval-1)*recs/ticks+1))
 		}
 	case key == "isolation.level":
 		return notApplied("a member reads input topics no transactional producer writes, where both levels read the same; kgrepl's isolation.level is its audit reader's, which reads invoices as another application would (set isolation.level sets it)")

@@ -95,7 +95,7 @@ func everyView(s *Session) string {
 	vs := []string{"describe group --json", "describe group --members --verbose", "describe group --state", "describe group",
 		"metrics --json", "metrics", "trace --json", "trace --events", "offsets", "txn", "consume " + out + " --json",
 		"consume " + out + " --isolation read_committed --json", "consume " + out + " --isolation read_uncommitted --json",
-		"show config", "members"}
+		"show config", "members", "show traffic"}
 	for _, tp := range append(w.Layout().Inputs(), w.Layout().Outputs()...) {
 		vs = append(vs, "log "+tp.String())
 	}
@@ -128,6 +128,9 @@ func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.Intn(len(xs))] }
 func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	if mix == 2 && r.Intn(3) == 0 {
 		return propCommandConsumer(r, s)
+	}
+	if r.Intn(10) == 0 {
+		return propRate(r, "orders-0", "orders-1", "payments-2", "orders", "p1")
 	}
 	c := pick(r, propClients...)
 	switch r.Intn(37) {
@@ -232,6 +235,9 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 	case 3:
 		return "join " + c + pick(r, "", " --static", " --topics "+strings.SplitN(tp, "-", 2)[0])
 	case 4:
+		if r.Intn(3) == 0 {
+			return propRate(r, tp, strings.SplitN(tp, "-", 2)[0])
+		}
 		return fmt.Sprintf("produce %s %d", tp, 1+r.Intn(10))
 	case 5:
 		return "drop " + pick(r, "ConsumerGroupHeartbeat response", "ConsumerGroupHeartbeat request "+c, "OffsetCommit request "+c,
@@ -250,6 +256,22 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 		return "close " + c + pick(r, "", " --now")
 	}
 	return fmt.Sprintf("step %d", 1+r.Intn(30))
+}
+
+// propRate draws steady production at modest rates on some of inputs,
+// its end, or a refused one (a rate of 0, one past the records limit at
+// once or within a step).
+func propRate(r *rand.Rand, inputs ...string) string {
+	in := pick(r, inputs...)
+	switch r.Intn(8) {
+	case 0:
+		return "produce --stop " + in
+	case 1:
+		return "produce --rate " + pick(r, "0/tick", "-1/tick", "1/0ticks", "400000/tick") + " " + in // fails
+	case 2:
+		return "produce --rate 30000/tick " + in + "; step 40" // the step fails: past the records limit
+	}
+	return "produce --rate " + pick(r, "1/tick", "1/3ticks", "2/5ticks", "3/tick", "1/20ticks") + " " + in
 }
 
 // sessionModel follows a session: each branch's model and each saved file's.
@@ -321,10 +343,21 @@ func (a *sessionModel) exec(s *Session, cmd string) (string, error) {
 //   - step K; back K gives back the same views;
 //   - the whole transcript is the same again at another checkpoint spacing.
 func TestSessionMatchesFreshReplay(t *testing.T) {
+	ratesRan.Store(0)
 	for seed := *propSeed0; seed < *propSeed0+*propSeeds; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkRandomSession(t, seed, *propCmds, false) })
 	}
+	if ratesRan.Load() == 0 {
+		t.Fatal("no produce --rate ran in any session: the sessions do not cover steady production")
+	}
+	if testing.Verbose() {
+		t.Logf("%d produce --rate ran", ratesRan.Load())
+	}
 }
+
+// ratesRan counts the produce --rate commands that succeeded in the
+// random sessions.
+var ratesRan atomic.Int64
 
 // TestSessionMatchesFreshReplayLongSteps is the same with steps of hundreds
 // of ticks, so back and load replay from checkpoints far apart.
@@ -357,6 +390,9 @@ func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 	do := func(cmd string) (string, error) {
 		typed = append(typed, cmd)
 		out, err := a.exec(s, cmd)
+		if err == nil && strings.HasPrefix(cmd, "produce --rate") {
+			ratesRan.Add(1)
+		}
 		fmt.Fprintf(&transcript, "> %s\n%s\nerr=%v\n", cmd, out, err)
 		return out, err
 	}

@@ -1,0 +1,214 @@
+package kernel
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// Steady production: produce --rate RATE INPUT... starts an upstream
+// producer on each input partition named (a topic: each of its
+// partitions) that keeps appending as time passes; produce --stop INPUT...
+// ends it. A rate is part of the world (sim/traffic.go), so back, fork,
+// save, load and compare replay it with the command that set it.
+
+// produceRateHelp is produce's help text.
+const produceRateHelp = "produce TOPIC-P N appends N records at once (the page's finite backlog, records.per.partition,\n" +
+	"stays the default). produce --rate RATE INPUT... starts steady production on each INPUT (an\n" +
+	"input partition, o0 or orders-0, or an input topic: each of its partitions): RATE is R/tick\n" +
+	"(R records every tick) or R/Nticks (R records every N ticks, spread evenly: 1/10ticks is one\n" +
+	"record every tenth tick), from the next tick on; a partition with a rate gets the new one.\n" +
+	"R/s (records a second) needs real time. produce --stop INPUT... ends it; show traffic lists\n" +
+	"the rates. With processing.ticks (a member's time per record: N, or N/K for K records in N\n" +
+	"ticks) a member's throughput is finite, so lag grows while the group pauses and drains after.\n" +
+	"A rate that would take the world past its input records within one tick is refused, and so\n" +
+	"is a step or run that would (the error says after how many ticks the world reaches it)."
+
+// inputWords completes an INPUT: the input partitions and topics.
+func inputWords(s *Session, typed []string, partial string) []string {
+	return append(inputPartitionWords(s, typed, partial), s.World().Layout().InputTopics()...)
+}
+
+// cmdProduceSteady is produce --rate and produce --stop.
+func cmdProduceSteady(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("produce", args, []string{"--rate"}, []string{"--stop"})
+	if err != nil {
+		return nil, err
+	}
+	rateText, rated := fl["--rate"]
+	if rated == (fl["--stop"] != "") {
+		return nil, usageErr("produce", "give --rate RATE or --stop, not both")
+	}
+	cmd := "produce --stop"
+	if rated {
+		cmd = "produce --rate " + rateText
+	}
+	if len(pos) == 0 {
+		return nil, usageErr("produce", "%s: name the input partitions or topics", strings.TrimPrefix(cmd, "produce "))
+	}
+	w := s.World()
+	tps, err := parseInputs(w, cmd, pos)
+	if err != nil {
+		return nil, err
+	}
+	if !rated {
+		return nil, narrateInput(s, func() error { return w.StopRate(tps) })
+	}
+	rate, err := parseRate(w, cmd, rateText)
+	if err != nil {
+		return nil, err
+	}
+	// The world must be able to advance a tick with the new rate and stay
+	// within its input records.
+	after := w.InputRecordsAfterRate(tps, rate, 1)
+	if after.Cmp(big.NewInt(int64(limitRecords.max))) > 0 {
+		return nil, limitRecords.refuse(cmd, fmt.Sprintf("%d records held + one tick of steady production", inputRecords(w)), after)
+	}
+	return nil, narrateInput(s, func() error { return w.ProduceRate(tps, rate) })
+}
+
+// narrateInput applies a world input and narrates the events it made.
+func narrateInput(s *Session, apply func() error) error {
+	w := s.World()
+	from := w.Events.Len()
+	if err := apply(); err != nil {
+		return err
+	}
+	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	return nil
+}
+
+// parseInputs reads INPUT words: input partitions (o0, orders-0) and input
+// topics (each of its partitions), in order, none twice.
+func parseInputs(w *sim.World, cmd string, words []string) ([]sim.TopicPartition, error) {
+	var tps []sim.TopicPartition
+	seen := map[sim.TopicPartition]bool{}
+	add := func(word string, tp sim.TopicPartition) error {
+		if seen[tp] {
+			return fmt.Errorf("%s: %s names %s again (name each partition once)", cmd, word, tp)
+		}
+		seen[tp] = true
+		tps = append(tps, tp)
+		return nil
+	}
+	for _, word := range words {
+		if span, ok := w.Layout().Span(word); ok {
+			for i := 0; i < span.N; i++ {
+				if err := add(word, w.Layout().Input().At(span.At+i)); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		tp, err := w.Layout().ParsePartition(word)
+		if err == nil && !isInput(w, tp) {
+			err = fmt.Errorf("%s is not an input partition", tp)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v (an INPUT is an input partition or topic: %s)", cmd, err, strings.Join(inputTopicNames(w), ", "))
+		}
+		if err := add(word, tp); err != nil {
+			return nil, err
+		}
+	}
+	return tps, nil
+}
+
+func isInput(w *sim.World, tp sim.TopicPartition) bool {
+	for _, t := range w.Layout().Inputs() {
+		if t == tp {
+			return true
+		}
+	}
+	return false
+}
+
+// inputTopicNames names the input topics and how their partitions are named.
+func inputTopicNames(w *sim.World) []string {
+	var out []string
+	for _, t := range w.Topo.Inputs {
+		out = append(out, fmt.Sprintf("%s (%s-0..%d)", t.Name, t.Name, t.Partitions-1))
+	}
+	return out
+}
+
+// maxRateWord bounds each number of a rate as typed (sim.MaxRateTerm).
+const maxRateWord = sim.MaxRateTerm
+
+// parseRate reads a rate: R/tick, R/Nticks, or R/s (records a second,
+// real time only). Every refusal names the value and the rule.
+func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
+	rule := "a rate is R/tick or R/Nticks (R records every N ticks), R and N whole numbers from 1 to " + group(maxRateWord)
+	num, per, ok := strings.Cut(v, "/")
+	if !ok {
+		return sim.Rate{}, fmt.Errorf("%s: %q is not a rate (%s)", cmd, v, rule)
+	}
+	r, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return sim.Rate{}, fmt.Errorf("%s: %q is not a whole number of records (%s)", cmd, num, rule)
+	}
+	if r < 1 {
+		return sim.Rate{}, fmt.Errorf("%s: a rate of %d records is not allowed: R is at least 1 (produce --stop INPUT ends steady production)", cmd, r)
+	}
+	if r > maxRateWord {
+		return sim.Rate{}, fmt.Errorf("%s: %s records is over the limit (%s)", cmd, group(int(min(r, 1<<62))), rule)
+	}
+	switch {
+	case per == "tick":
+		return sim.NewRate(r, 1)
+	case per == "s":
+		// Real time converts here, and only here: with set time ms, the
+		// rate is sim.RatePerSecond(r, tick.ms).
+		return sim.Rate{}, fmt.Errorf("%s: a rate in records a second needs real time (set time ms); this world counts ticks: give R/tick or R/Nticks", cmd)
+	case strings.HasSuffix(per, "ticks"):
+		n, err := strconv.ParseInt(strings.TrimSuffix(per, "ticks"), 10, 64)
+		if err != nil || n < 1 || n > maxRateWord {
+			return sim.Rate{}, fmt.Errorf("%s: %q is not a number of ticks from 1 to %s (%s)", cmd, per, group(maxRateWord), rule)
+		}
+		return sim.NewRate(r, n)
+	}
+	return sim.Rate{}, fmt.Errorf("%s: %q is not a period (%s)", cmd, "/"+per, rule)
+}
+
+// checkStepRecords refuses a step or run of n ticks after which the world
+// would hold more input records than the limit.
+func checkStepRecords(cmd string, w *sim.World, n int) error {
+	after := w.InputRecordsAfter(n)
+	if after.Cmp(big.NewInt(int64(limitRecords.max))) <= 0 {
+		return nil
+	}
+	fit := w.TicksWithinRecords(int64(limitRecords.max), n)
+	err := limitRecords.refuse(cmd, fmt.Sprintf("%d records held + %d ticks of steady production", inputRecords(w), n), after)
+	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, fit)
+}
+
+// runBound is the most ticks a run until may wait: its own bound, cut to
+// what the world's input records allow; recs reports that the records cut
+// it.
+func runBound(w *sim.World, bound int) (n int, recs bool) {
+	fit := w.TicksWithinRecords(int64(limitRecords.max), bound)
+	return fit, fit < bound
+}
+
+// recordsStopped is the error of a run until that waited as long as the
+// world's input records allow.
+func recordsStopped(cmd string, w *sim.World, ran int) error {
+	return fmt.Errorf("%s: not met within %d ticks, after which steady production would take the world past %s (produce --stop ends it)", cmd, ran, limitRecords.helpLine())
+}
+
+// cmdShowTraffic lists the world's steady production.
+func cmdShowTraffic(s *Session) (*Result, error) {
+	w := s.World()
+	ps := w.SteadyProducers()
+	if len(ps) == 0 {
+		return &Result{Text: "no steady production (produce --rate RATE INPUT starts it)"}, nil
+	}
+	t := &Table{Header: []string{"PARTITION", "RATE", "SINCE", "APPENDED", "LOG-END-OFFSET"}}
+	for _, p := range ps {
+		t.Add(p.TP.String(), p.Rate.String(), "t="+strconv.Itoa(p.Since), strconv.FormatInt(p.Sent, 10), strconv.Itoa(w.Log(p.TP).HW()))
+	}
+	return &Result{Text: strings.TrimRight(t.Text(), "\n"), Table: t, HTML: t.HTML()}, nil
+}
