@@ -155,8 +155,8 @@ func buildSettings() []Setting {
 		intSetting("transaction.timeout.ms", "ticks", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
 		intSetting("request.timeout.ms", "ticks", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
 		intSetting("retry.backoff.ms", "ticks", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
-		{Key: "processing.ticks", Allowed: "N (ticks a record) or N/K (N ticks for K records: 1/50 is 50 records a tick), N and K from 1 to 1000000", Client: true,
-			Doc: "processing time per record: a member's throughput is K/N records a tick",
+		{Key: "processing.ticks", Allowed: "N | N/K, whole numbers from 1 to 1000000", Client: true,
+			Doc: "processing time per record: N ticks a record, or N ticks for K records (1/50: 50 records a tick)",
 			get: func(_ *Config, c *ClientConfig) string { return ProcessingCost(c.ProcessTicks, c.ProcessRecords) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				t, k, err := ParseProcessingCost(v)
