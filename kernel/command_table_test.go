@@ -133,7 +133,7 @@ func TestCompletionWhatComesNext(t *testing.T) {
 		"run until processed o2.":               "o2.0 o2.1 o2.2 o2.3 o2.4 o2.5 o2.6 o2.7 o2.8 o2.9",
 		"run until processed o2.3 ":             "--quiet --verbose by",
 		"run until processed o2.3 b":            "by",
-		"run until ":                            "polled processed stable tick",
+		"run until ":                            "polled processed stable tick time",
 		"run until tick ":                       "",
 		"crash C2 ":                             "after now",
 		"crash C2 now ":                         "",

@@ -46,11 +46,14 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--keep-settings]",
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--keep-settings|--kafka-defaults]",
 			summary: "make a fresh world on this branch (the default world with no options)",
 			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
 				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
-				"(generation 0). new replaces the current branch's world and history; other branches stay.",
+				"(generation 0). new replaces the current branch's world and history; other branches stay.\n" +
+				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
+				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
+				"config lists them) and processing.ms 5 a record.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
@@ -82,13 +85,17 @@ func init() {
 				"RebalanceNotification is only a response (from the coordinator to a member), and\n" +
 				"WriteTxnMarkers goes B1 to B1, so it takes no Cn.",
 			mutates: true, run: cmdDrop},
-		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
-			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+		{name: "step", usage: "step [N|DURATION] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "In real time (time ms) a DURATION with a unit (ms, s, m, h: 250ms, 30s, 1.5m, 1h30m) steps that\n" +
+				"long, rounded up to whole ticks; a bare N is ticks in either clock.\n" +
+				"--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
 				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
 			time: true, run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
-			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
+		{name: "run", usage: "run until stable | run until tick N | run until time T | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
+			summary: "advance until the group is stable, to a tick or a time, or until a record is polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
+				"`run until time 10m` (real time: time ms) runs to the first tick at or after that time from\n" +
+				"the world's start (units ms, s, m, h).\n" +
 				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
 				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
 				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
@@ -405,9 +412,12 @@ func parseCount(cmd, what, s string, min, max int) (int, error) {
 func parseNew(args []string) (sim.Topology, bool, error) {
 	// --defaults was the old spelling of what plain new now does; it is
 	// still accepted, and changes nothing.
-	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--keep-settings", "--defaults"})
+	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--keep-settings", "--defaults", "--kafka-defaults"})
 	if err != nil {
 		return sim.Topology{}, false, err
+	}
+	if fl["--keep-settings"] == "true" && fl["--kafka-defaults"] == "true" {
+		return sim.Topology{}, false, usageErr("new", "--keep-settings and --kafka-defaults contradict each other (give one)")
 	}
 	if err := needArgs("new", pos, 0, 0); err != nil {
 		return sim.Topology{}, false, err
@@ -461,8 +471,12 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	cfg := sim.DefaultConfig()
-	if keep {
+	kafka := indexOf(args, "--kafka-defaults") < len(args)
+	switch {
+	case keep:
 		cfg = s.cur.world.Cfg.Clone()
+	case kafka:
+		cfg = sim.KafkaDefaultConfig()
 	}
 	if err := checkTopology("new", topo, cfg.RecordsPerPartition); err != nil {
 		return nil, err
@@ -471,7 +485,9 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new: %v", err)
 	}
-	line := strings.Join(append([]string{"new"}, filterOut(filterOut(args, "--defaults"), "--keep-settings")...), " ")
+	// The origin keeps the settings; its line, the topology (save writes
+	// the settings as set lines before it, --kafka-defaults' among them).
+	line := strings.Join(append([]string{"new"}, filterOut(filterOut(filterOut(args, "--defaults"), "--keep-settings"), "--kafka-defaults")...), " ")
 	// The origin holds its own copy of the settings: the world's change
 	// as it runs, the origin's never.
 	s.cur.hist = history{origin: &origin{newLine: line, topo: topo, cfg: cfg.Clone()}}
@@ -483,6 +499,10 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	}
 	s.say("new world: group %s, input %s, output %s (%d), %d member(s), %d records per partition",
 		topo.Group, strings.Join(ins, ", "), topo.Output.Name, topo.Output.Partitions, topo.Members, w.Cfg.RecordsPerPartition)
+	if kafka {
+		s.say("real time: time ms, a tick is %d ms; Kafka 4.0's defaults (session.timeout.ms %d, max.poll.interval.ms %d, max.poll.records %d, ...: show config)",
+			w.Cfg.TickMS, w.Cfg.Client.SessionTimeout, w.Cfg.Client.MaxPollInterval, w.Cfg.Client.MaxPollRecords)
+	}
 	return nil, nil
 }
 
@@ -588,6 +608,10 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	note := "* differs from the default: none"
 	if changed > 0 {
 		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	if s.World().Cfg.Time == sim.TimeMS {
+		// In real time the defaults are Kafka's (new --kafka-defaults).
+		note = strings.Replace(note, "the default", "the default (Kafka 4.0's, in real time)", 1)
 	}
 	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
@@ -806,9 +830,17 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
-	n := 1
+	n, read := 1, ""
 	if len(args) == 1 {
-		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
+		// step DURATION in real time: 30s, 1.5m (ticks, rounded up).
+		if n, read, err = durationTicks("step", args[0], s.World()); err != nil {
+			return nil, err
+		}
+		if read != "" {
+			if err := limitStep.checkf("step", n, fmt.Sprintf("%s = %d ticks", args[0], n)); err != nil {
+				return nil, err
+			}
+		} else if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
 	}
@@ -819,14 +851,23 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if why == "interrupted" {
 		return nil, interrupted("step")
 	}
-	return s.afterRun(ran, why), nil
+	r := s.afterRun(ran, why)
+	if read != "" {
+		r.Text = "step " + read + "\n" + r.Text
+	}
+	return r, nil
 }
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
+	c := clockOf(w)
+	msg := fmt.Sprintf("%s: group %s, %s", c.tickAt(w.Tick), w.Group.State(), EpochText(w.Group))
 	if why != "" {
-		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
+		after := fmt.Sprintf("%d tick(s)", ran)
+		if c.real {
+			after += " (" + c.dur(ran) + ")"
+		}
+		msg = fmt.Sprintf("stopped after %s, %s\n%s", after, why, msg)
 	}
 	return &Result{Text: msg}
 }
@@ -840,7 +881,28 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N`, `run until time T` or `run until polled|processed RECORD`")
+	}
+	if args[1] == "time" && len(args) == 3 {
+		// run until time T (real time): to the first tick at or after T.
+		w := s.World()
+		n, read, err := durationTicks("run until time", args[2], w)
+		if err == nil && read == "" {
+			err = usageErr("run until time", "%s has no unit: a time is a number with a unit (%s), e.g. 10m; for a tick, run until tick %s", args[2], durationUnits, args[2])
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n > w.Tick {
+			if err := checkSteps("run until time "+args[2], w, n-w.Tick); err != nil {
+				return nil, err
+			}
+		}
+		ran, why := s.step(limitStep.max, func(w *sim.World) bool { return w.Tick >= n })
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
+		return s.afterRun(ran, why), nil
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
@@ -909,7 +971,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		return s.afterRun(ran, why), nil
 	}
-	return nil, usageErr("run", "%q: want `until stable`, `until tick N` or `until polled|processed RECORD`", strings.Join(args, " "))
+	return nil, usageErr("run", "%q: want `until stable`, `until tick N`, `until time T` or `until polled|processed RECORD`", strings.Join(args, " "))
 }
 
 func cmdBack(s *Session, args []string) (*Result, error) {
@@ -937,7 +999,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at %s: group %s, %s", clockOf(nw).tickAt(nw.Tick), nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -987,7 +1049,7 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb
-	return &Result{Text: fmt.Sprintf("forked %s from %s at tick %d; now on %s", name, from, nb.world.Tick, name)}, nil
+	return &Result{Text: fmt.Sprintf("forked %s from %s at %s; now on %s", name, from, clockOf(nb.world).tickAt(nb.world.Tick), name)}, nil
 }
 
 func cmdSwitch(s *Session, args []string) (*Result, error) {
@@ -999,7 +1061,7 @@ func cmdSwitch(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("switch %s: no branch %s (branches: %s)", args[0], args[0], strings.Join(s.branchNames(), " "))
 	}
 	s.cur = b
-	return &Result{Text: fmt.Sprintf("on %s at tick %d", b.name, b.world.Tick)}, nil
+	return &Result{Text: fmt.Sprintf("on %s at %s", b.name, clockOf(b.world).tickAt(b.world.Tick))}, nil
 }
 
 func cmdBranches(s *Session, args []string) (*Result, error) {
@@ -1013,7 +1075,11 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
+		tick := strconv.Itoa(b.world.Tick)
+		if c := clockOf(b.world); c.real {
+			tick += " (t=" + c.at(b.world.Tick) + ")"
+		}
+		t.Add(mark, n, tick, string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -1052,8 +1118,9 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	if c.name == "set" {
 		t := &Table{Header: []string{"KEY", "ALLOWED", "WHAT IT DOES"}}
+		cfg := &s.World().Cfg
 		for _, st := range sim.Settings {
-			t.Add(st.Key, st.Allowed, st.Doc)
+			t.Add(st.Name(cfg), st.AllowedIn(cfg), st.DocIn(cfg))
 		}
 		text += "\n\n" + t.Text()
 	}

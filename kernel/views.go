@@ -537,6 +537,10 @@ type packetJSON struct {
 	Error     *string `json:"error"`
 	Summary   string  `json:"summary"`
 	Lost      bool    `json:"lost"`
+	// In real time (time ms), the ticks as milliseconds from the world's
+	// start; absent on the page's scale.
+	SentMS      *int64 `json:"sent_ms,omitempty"`
+	DeliveredMS *int64 `json:"delivered_ms,omitempty"`
 }
 
 func cmdTrace(s *Session, args []string) (*Result, error) {
@@ -548,6 +552,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
+	clk := clockOf(w)
 	last := 0
 	if len(pos) == 1 {
 		if last, err = parseCount("trace", "N", pos[0], 1, 100_000_000); err != nil {
@@ -583,9 +588,17 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		}
 		for _, p := range pkts {
 			pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
+			if clk.real {
+				ms := clk.ms(p.Sent)
+				pj.SentMS = &ms
+			}
 			if p.Delivered >= 0 {
 				d := p.Delivered
 				pj.Delivered = &d
+				if clk.real {
+					ms := clk.ms(d)
+					pj.DeliveredMS = &ms
+				}
 			}
 			if p.Error != sim.None {
 				e := p.Error.String()
@@ -597,12 +610,17 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}}
+	// In real time a tick reads as its time, the tick beside it.
+	at := strconv.Itoa
+	if clk.real {
+		at = func(tick int) string { return fmt.Sprintf("%s (%d)", clk.at(tick), tick) }
+	}
 	for _, p := range pkts {
 		del := "in flight"
 		if p.Lost {
 			del = "lost"
 		} else if p.Delivered >= 0 {
-			del = strconv.Itoa(p.Delivered)
+			del = at(p.Delivered)
 		}
 		typ := string(p.Type)
 		if p.Response && p.Type != sim.RebalanceNotification {
@@ -612,13 +630,13 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		if p.Error != sim.None {
 			errs = fmt.Sprintf("%s (%d)", p.Error, int(p.Error))
 		}
-		t.Add(strconv.Itoa(p.Sent), del, p.From, p.To, typ, errs, p.Summary)
+		t.Add(at(p.Sent), del, p.From, p.To, typ, errs, p.Summary)
 	}
 	text := t.Text()
 	if fl["--events"] == "true" {
 		var b strings.Builder
 		for _, e := range w.Events.All() {
-			fmt.Fprintf(&b, "t=%-4d %s\n", e.Tick, e.Text)
+			fmt.Fprintf(&b, "%s %s\n", clk.stamp(e.Tick), clk.annotate(e.Text))
 		}
 		text += "\nevents:\n" + b.String()
 	}
@@ -726,12 +744,27 @@ type metricsJSON struct {
 	// two say so. A classic group's line does not have them.
 	Protocol   string `json:"protocol,omitempty"`
 	GroupEpoch *int   `json:"group_epoch,omitempty"`
+	// In real time (time ms): the clock's tick, the time now, and the
+	// pause meter and the LSO's hold in partition x seconds (SPEC §12).
+	// Absent on the page's scale.
+	TickMS                *int     `json:"tick_ms,omitempty"`
+	TimeMS                *int64   `json:"time_ms,omitempty"`
+	PausePartitionSeconds *float64 `json:"pause_partition_seconds,omitempty"`
+	LSOHeldSeconds        *float64 `json:"lso_held_partition_seconds,omitempty"`
 }
 
 type pauseJSON struct {
 	Generation     int      `json:"generation"`
 	Partitions     []string `json:"partitions"`
 	PartitionTicks int      `json:"partition_ticks"`
+	// In real time: partition x seconds.
+	PartitionSeconds *float64 `json:"partition_seconds,omitempty"`
+}
+
+// seconds is a number of ticks as seconds (exact to the millisecond).
+func (c clock) seconds(ticks int) *float64 {
+	v := float64(c.ms(ticks)) / 1000
+	return &v
 }
 
 func buildMetrics(w *sim.World) metricsJSON {
@@ -761,8 +794,18 @@ func buildMetrics(w *sim.World) metricsJSON {
 	for _, tp := range w.Layout().Inputs() {
 		m.Lag += w.Lag(tp)
 	}
+	clk := clockOf(w)
 	for _, e := range w.Meter.Entries {
-		m.Pauses = append(m.Pauses, pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks})
+		p := pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks}
+		if clk.real {
+			p.PartitionSeconds = clk.seconds(e.PartitionTicks)
+		}
+		m.Pauses = append(m.Pauses, p)
+	}
+	if clk.real {
+		tickMS, now := clk.tickMS, clk.ms(w.Tick)
+		m.TickMS, m.TimeMS = &tickMS, &now
+		m.PausePartitionSeconds, m.LSOHeldSeconds = clk.seconds(m.PausePartitionTicks), clk.seconds(m.LSOHeldTicks)
 	}
 	return m
 }
@@ -789,7 +832,16 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
-	t.Add("tick", strconv.Itoa(m.Tick))
+	clk := clockOf(w)
+	// In real time, a count of partition x ticks reads as partition x
+	// seconds, the ticks beside it.
+	partTicks := func(n int) string { return strconv.Itoa(n) }
+	if clk.real {
+		t.Add("time", fmt.Sprintf("%s (tick %d, tick.ms %d)", clk.at(m.Tick), m.Tick, clk.tickMS))
+		partTicks = func(n int) string { return fmt.Sprintf("%s (%d partition x ticks)", partSeconds(clk, n), n) }
+	} else {
+		t.Add("tick", strconv.Itoa(m.Tick))
+	}
 	consumer := w.Group.Type() == sim.ConsumerGroup
 	if consumer {
 		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
@@ -797,13 +849,21 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		t.Add("generation", strconv.Itoa(m.Generation))
 	}
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
-	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
+	if clk.real {
+		t.Add("pause meter (partition x seconds)", partTicks(m.PausePartitionTicks))
+	} else {
+		t.Add("pause meter (partition x ticks)", partTicks(m.PausePartitionTicks))
+	}
 	t.Add("records processed", strconv.Itoa(m.Processed))
 	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
 	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
 	t.Add("duplicates read_committed / read_uncommitted", fmt.Sprintf("%d / %d", m.DuplicatesRC, m.DuplicatesRU))
 	t.Add("held back by the LSO (read_committed)", strconv.Itoa(m.HeldBack))
-	t.Add("ticks the LSO held readers back (partition x ticks)", strconv.Itoa(m.LSOHeldTicks))
+	if clk.real {
+		t.Add("time the LSO held readers back (partition x seconds)", partTicks(m.LSOHeldTicks))
+	} else {
+		t.Add("ticks the LSO held readers back (partition x ticks)", partTicks(m.LSOHeldTicks))
+	}
 	t.Add("zombie writes", strconv.Itoa(m.ZombieWrites))
 	t.Add("transactions aborted (timed out)", fmt.Sprintf("%d (%d)", m.TxnAborted, m.TxnTimedOut))
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
@@ -812,13 +872,16 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	text := t.Text()
 	if len(m.Pauses) > 0 {
 		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
+		if clk.real {
+			pt.Header[2] = "PARTITION-SECONDS"
+		}
 		title := "pauses per rebalance"
 		if consumer {
 			pt.Header[0] = "GROUP-EPOCH"
 			title = "pauses per rebalance (group epoch)"
 		}
 		for _, p := range w.Meter.Entries {
-			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), strconv.Itoa(p.PartitionTicks))
+			pt.Add(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), partTicks(p.PartitionTicks))
 		}
 		text += "\n" + title + ":\n" + pt.Text()
 	}
