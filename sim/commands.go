@@ -187,7 +187,10 @@ func (w *World) Set(client, key, value string) error {
 	}
 	if key == "tick.ms" && w.Tick > 0 && w.Cfg.Time == TimeMS {
 		// Times already shown are ticks x tick.ms: a new tick length
-		// would rewrite the past.
+		// would rewrite the past. (A value refused anyway says why first.)
+		if c := w.Cfg.Clone(); c.Set(client, key, value) != nil {
+			return c.Set(client, key, value)
+		}
 		return fmt.Errorf("tick.ms: the clock is at tick %d, and a real-time world's tick keeps its length once the clock runs (the times already shown would change); set it at tick 0 (after new)", w.Tick)
 	}
 	if err := w.Cfg.Set(client, key, value); err != nil {

@@ -232,6 +232,15 @@ func (s Setting) Name(c *Config) string {
 	return s.Key
 }
 
+// DocIn is Doc for a world with this configuration: in real time a
+// duration counts milliseconds, not ticks.
+func (s Setting) DocIn(c *Config) string {
+	if !s.Duration || c.Time != TimeMS {
+		return s.Doc
+	}
+	return strings.ReplaceAll(s.Doc, "ticks", "milliseconds")
+}
+
 // AllowedIn is Allowed for a world with this configuration: a duration's
 // unit and bounds follow its clock.
 func (s Setting) AllowedIn(c *Config) string {
