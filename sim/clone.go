@@ -60,7 +60,7 @@ func (w *World) clone(r *Reuser) *World {
 	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
 	n.Sink = w.Sink.clone()
 	re := copyWire(w.env, n.env, r)
-	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
+	n.Group = w.Group.Clone(re, n.env, &n.coordCfg, &n.Mutations, &n.processTable, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)
 	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
 	n.connect()
