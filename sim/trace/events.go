@@ -30,6 +30,7 @@ const (
 	EvZombie         EventKind = "zombie"          // a process kept running after it lost its place
 	EvUnstableOffset EventKind = "unstable-offset" // OffsetFetch answered UNSTABLE_OFFSET_COMMIT
 	EvProducer       EventKind = "producer"        // a member closed its producer and created one with new settings
+	EvDeploy         EventKind = "deploy"          // a graceful restart or a rolling deploy moved on (restart --graceful, roll)
 )
 
 // Event is one thing that happened, for the trace and the views.

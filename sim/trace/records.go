@@ -318,7 +318,7 @@ var apiIndex = func() map[wire.API]uint8 {
 // eventKinds lists every EventKind, so an event keeps a byte for its kind.
 var eventKinds = []EventKind{EvGroupState, EvGeneration, EvAssigned, EvRevoked, EvRemoved, EvPollTimeout, EvCrash,
 	EvSlowStart, EvPolled, EvProcessed, EvCommitFailed, EvCommitted, EvClosed, EvStarted, EvStaticRejoin, EvProduced,
-	EvTxnState, EvFenced, EvRetry, EvInput, EvSideEffect, EvZombie, EvUnstableOffset, EvProducer}
+	EvTxnState, EvFenced, EvRetry, EvInput, EvSideEffect, EvZombie, EvUnstableOffset, EvProducer, EvDeploy}
 
 var kindIndex = func() map[EventKind]uint8 {
 	m := make(map[EventKind]uint8, len(eventKinds))
