@@ -726,6 +726,9 @@ type metricsJSON struct {
 	// two say so. A classic group's line does not have them.
 	Protocol   string `json:"protocol,omitempty"`
 	GroupEpoch *int   `json:"group_epoch,omitempty"`
+	// Rolls are the rolling deploys (roll), with what each cost; only
+	// when there was one.
+	Rolls []rollJSON `json:"rolls,omitempty"`
 }
 
 type pauseJSON struct {
@@ -764,6 +767,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 	for _, e := range w.Meter.Entries {
 		m.Pauses = append(m.Pauses, pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks})
 	}
+	m.Rolls = rollsJSON(w)
 	return m
 }
 
@@ -822,6 +826,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		}
 		text += "\n" + title + ":\n" + pt.Text()
 	}
+	text += rollsText(m.Rolls)
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
