@@ -74,7 +74,7 @@ func init() {
 			help: "restart Cn (or --kill) is a kill and a start: the old process stops at once, sending nothing (no\n" +
 				"commit, no LeaveGroup), unless it is stuck in a slow record, which keeps running as a zombie;\n" +
 				"the new process starts at the same tick. A static member under group.protocol=consumer is\n" +
-				"then refused with UNRELEASED_INSTANCE_ID until the old one's session times out (Kafka 4.x).\n" +
+				"then refused with UNRELEASED_INSTANCE_ID until the old one's session times out (Kafka 4.x).\n\n" +
 				"restart Cn --graceful is a deploy's restart: close Cn (the batch in hand finished and\n" +
 				"committed, then close(), which sends LeaveGroup for a dynamic classic member, none for a\n" +
 				"static one, and under the consumer protocol a leave heartbeat with epoch -1, or -2 for a\n" +

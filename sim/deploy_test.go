@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -273,5 +275,87 @@ func TestRollRefuses(t *testing.T) {
 	}
 	if err := w.RestartGraceful("C1"); err == nil || !strings.Contains(err.Error(), "restarting already") {
 		t.Errorf("restart --graceful of a member the roll is closing: %v, want refused", err)
+	}
+}
+
+// deploySchedule adds graceful restarts and rolls to a random schedule, at
+// random ticks, in tick order.
+func deploySchedule(r *rand.Rand, sched []action, ticks, maxClients int) []action {
+	for t := 0; t < ticks; t++ {
+		if r.Intn(25) != 0 {
+			continue
+		}
+		c := fmt.Sprintf("C%d", 1+r.Intn(maxClients))
+		if r.Intn(2) == 0 {
+			sched = append(sched, action{tick: t, do: func(w *World) error { return w.RestartGraceful(c) }, name: "restart --graceful " + c})
+			continue
+		}
+		spec := RollSpec{Every: r.Intn(6), Graceful: r.Intn(3) > 0, WaitStable: r.Intn(2) == 0}
+		sched = append(sched, action{tick: t, do: func(w *World) error {
+			sp := spec // the running members from c on
+			live := w.LiveMembers()
+			for i, m := range live {
+				if m == c {
+					sp.Members = live[i:]
+				}
+			}
+			return w.Roll(sp)
+		}, name: fmt.Sprintf("roll from %s %+v", c, spec)})
+	}
+	sort.SliceStable(sched, func(i, j int) bool { return sched[i].tick < sched[j].tick })
+	return sched
+}
+
+// Random worlds under both protocols with graceful restarts and rolls
+// among the faults: the invariants hold on every tick, a refused deploy
+// changes nothing (runSchedule), a copy taken in the middle ends exactly
+// as a world never copied, and once the faults stop every deploy finishes
+// and the group settles.
+func TestPropertyDeploys(t *testing.T) {
+	rolls, graceful := 0, 0
+	for _, proto := range []GroupType{ClassicGroup, ConsumerGroup} {
+		for seed := 1; seed <= 6; seed++ {
+			r := rand.New(rand.NewSource(int64(1000 + seed)))
+			topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "cooperative-sticky", "sticky", "roundrobin"}, []CommitMode{CommitAuto, CommitAfter})
+			sched := deploySchedule(r, randomSchedule(r, 200, 5, true), 200, 5)
+			t.Run(fmt.Sprintf("%s-seed%d", proto, seed), func(t *testing.T) {
+				w, err := New(topo, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, _ := New(topo, cfg)
+				runSchedule(t, w, sched[:len(sched)/2], sched[len(sched)/2].tick)
+				runSchedule(t, ref, sched[:len(sched)/2], sched[len(sched)/2].tick)
+				cp := w.Clone()
+				runSchedule(t, cp, sched[len(sched)/2:], 200)
+				runSchedule(t, ref, sched[len(sched)/2:], 200)
+				if a, b := fingerprint(cp), fingerprint(ref); a != b {
+					t.Fatalf("the copy ended otherwise:\n%s", firstDiff(a, b))
+				}
+				ensureMember(t, ref)
+				c := NewChecker()
+				for i := 0; i < 3000 && !ref.Settled(); i++ {
+					stepChecked(t, ref, c, 1)
+				}
+				if !ref.Settled() {
+					t.Fatalf("tick %d: not settled 3000 ticks after the faults: %v (group %s)", ref.Tick, ref.Pending(), ref.Group.State())
+				}
+				for _, r := range ref.Rolls() {
+					if r.Ended < 0 || r.Restarted != len(r.Members) {
+						t.Errorf("roll %+v did not finish", r)
+					}
+				}
+				rolls += len(ref.Rolls())
+				for _, e := range ref.Events.All() {
+					if e.Kind == EvDeploy && strings.Contains(e.Text, "closes for a graceful restart") {
+						graceful++
+					}
+				}
+			})
+		}
+	}
+	// The schedules are fixed: they must hold deploys the worlds took.
+	if rolls < 5 || graceful < 5 {
+		t.Errorf("the random worlds ran %d rolls and %d graceful restarts; want at least 5 of each", rolls, graceful)
 	}
 }
