@@ -197,6 +197,8 @@ func runUntilGone(s *Session, how, client string) (*Result, error) {
 	}
 	var done func() bool
 	var what string
+	// Nothing will end the process or its membership: the run would wait for ever.
+	stays := m.Alive && !m.Zombie && !w.Leaving(client)
 	switch how {
 	case "closed":
 		if !m.Alive {
@@ -205,13 +207,17 @@ func runUntilGone(s *Session, how, client string) (*Result, error) {
 		what = fmt.Sprintf("%s (process %d) stopped", client, m.Inc)
 		done = func() bool { return !m.Alive }
 	case "left":
-		ids := w.MembersOf(client)
+		ids, incs := w.MembersOf(client)
 		if len(ids) == 0 {
 			return s.afterRunNote(fmt.Sprintf("the coordinator has no member for %s: nothing to wait for", client), 0, ""), nil
 		}
+		// A member of an older process (a restart's, until its session
+		// times out) leaves by itself.
+		stays = stays && len(incs) == 1 && incs[0] == m.Inc
 		what = "the coordinator no longer has " + strings.Join(ids, " ")
 		done = func() bool {
-			for _, now := range w.MembersOf(client) {
+			now, _ := w.MembersOf(client)
+			for _, now := range now {
 				for _, id := range ids {
 					if now == id {
 						return false
@@ -221,7 +227,7 @@ func runUntilGone(s *Session, how, client string) (*Result, error) {
 			return true
 		}
 	}
-	if m.Alive && !m.Zombie && !w.Leaving(client) {
+	if stays {
 		return nil, fmt.Errorf("%s: %s is running and nothing is closing it (close %s, restart %s --graceful or roll it first)", line, client, client, client)
 	}
 	ran, why := s.step(min(maxRun, limitClock.max-w.Tick), func(*sim.World) bool { return done() })

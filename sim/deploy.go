@@ -331,14 +331,14 @@ func (w *World) Rolls() []RollRecord {
 	return out
 }
 
-// MembersOf lists the member ids the coordinator holds for client (a
-// static member away under the consumer protocol included).
-func (w *World) MembersOf(client string) []string {
-	var out []string
+// MembersOf lists the members the coordinator holds for client (a static
+// member away under the consumer protocol included): their member ids, and
+// the process (incarnation) each belongs to.
+func (w *World) MembersOf(client string) (ids []string, incs []int) {
 	for gm := range w.Group.AllMembers() {
 		if gm.ClientID == client {
-			out = append(out, gm.MemberID)
+			ids, incs = append(ids, gm.MemberID), append(incs, gm.Inc)
 		}
 	}
-	return out
+	return ids, incs
 }
