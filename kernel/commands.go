@@ -94,8 +94,30 @@ func init() {
 			mutates: true, run: cmdClose},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
 			mutates: true, run: cmdCrash},
-		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
-			mutates: true, run: memberCmd("restart", (*sim.World).Restart)},
+		{name: "restart", usage: "restart Cn [--graceful|--kill]", summary: "start a new instance of Cn (same group.instance.id and transactional.id): killed first, or closed (--graceful)",
+			help: "restart Cn (or --kill) is a kill and a start: the old process stops at once, sending nothing (no\n" +
+				"commit, no LeaveGroup), unless it is stuck in a slow record, which keeps running as a zombie;\n" +
+				"the new process starts at the same tick. A static member under group.protocol=consumer is\n" +
+				"then refused with UNRELEASED_INSTANCE_ID until the old one's session times out (Kafka 4.x).\n\n" +
+				"restart Cn --graceful is a deploy's restart: close Cn (the batch in hand finished and\n" +
+				"committed, then close(), which sends LeaveGroup for a dynamic classic member, none for a\n" +
+				"static one, and under the consumer protocol a leave heartbeat with epoch -1, or -2 for a\n" +
+				"static member), then, at the end of the tick the old process stopped in, the new one starts.\n" +
+				"run until stable waits for it; run until closed Cn waits for the old process to stop.",
+			mutates: true, run: cmdRestart},
+		{name: "roll", usage: "roll MEMBERS [--every DURATION] [--graceful|--kill] [--wait-stable]",
+			summary: "a rolling deploy: restart each member in turn (graceful unless --kill)",
+			help: "MEMBERS is all (every running member, in natural order), Cn, Cn..Cm, or a comma-separated\n" +
+				"list of them (C1..C3,C5), restarted in the order given, one at a time: the first at once,\n" +
+				"each next one once the one before has its new process, and\n" +
+				"  --every DURATION  at least DURATION after the one before began (a whole number of ticks)\n" +
+				"  --wait-stable     once the group is stable again (as run until stable means it)\n" +
+				"Each restart is restart Cn --graceful, or with --kill restart Cn (then give --every or\n" +
+				"--wait-stable, or every member restarts in the same tick). The roll is done when every\n" +
+				"member has its new process and the group is stable again; run until stable waits for it.\n" +
+				"Its progress is in the narration (roll 2/3: C2 closes ...) and its cost in metrics: the\n" +
+				"ticks it took, the rebalances and the pause meter while it ran. One roll at a time.",
+			mutates: true, run: cmdRoll, values: map[string]valuesFunc{"MEMBERS": memberWords}},
 		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
 			mutates: true, run: memberCmd("slow", (*sim.World).Slow)},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
@@ -112,11 +134,17 @@ func init() {
 				"--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
 				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
 			time: true, run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until time T | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
-			summary: "advance until the group is stable, to a tick or a time, or until a record is polled or processed",
+		{name: "run", usage: "run until stable | run until tick N | run until time T | run until closed|left Cn | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
+			summary: "advance until the group is stable, to a tick or a time, a member closed or left, or a record polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
 				"`run until time 10m` (real time: time ms) runs to the first tick at or after that time from\n" +
 				"the world's start (units ms, s, m, h).\n" +
+				"`run until stable` also waits for what was asked and is not done: a member closing (the group\n" +
+				"stays Stable while it finishes its batch), a restart --graceful, a roll.\n" +
+				"`run until closed C2` waits until C2's process (the one running now) has stopped;\n" +
+				"`run until left C2` until the coordinator no longer has the member it has for C2 now (a\n" +
+				"static member that sent no LeaveGroup leaves at its session timeout, or when its new\n" +
+				"instance takes its place). Both are refused while nothing is closing C2.\n" +
 				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
 				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
 				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
@@ -988,7 +1016,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable`, `run until tick N`, `run until time T` or `run until polled|processed RECORD`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N`, `run until time T`, `run until closed|left Cn` or `run until polled|processed RECORD`")
 	}
 	if args[1] == "time" && len(args) == 3 {
 		// run until time T (real time): to the first tick at or after T.
@@ -1013,14 +1041,20 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.Settled() })
 		if why == "interrupted" {
 			return nil, interrupted("run")
 		}
-		if why == "" && !s.World().GroupSettled() {
-			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)", ran, limitRunUntil.helpLine())
+		if w := s.World(); why == "" && !w.Settled() {
+			pending := ""
+			if p := w.Pending(); len(p) > 0 {
+				pending = "; still pending: " + strings.Join(p, "; ")
+			}
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)%s", ran, limitRunUntil.helpLine(), pending)
 		}
 		return s.afterRun(ran, why), nil
+	case (args[1] == "closed" || args[1] == "left") && len(args) == 3:
+		return runUntilGone(s, args[1], args[2])
 	case args[1] == "tick" && len(args) == 3:
 		n, err := parseAtLeast("run", "tick", args[2], 0, limitClock)
 		if err != nil {
@@ -1078,7 +1112,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		return s.afterRun(ran, why), nil
 	}
-	return nil, usageErr("run", "%q: want `until stable`, `until tick N`, `until time T` or `until polled|processed RECORD`", strings.Join(args, " "))
+	return nil, usageErr("run", "%q: want `until stable`, `until tick N`, `until time T`, `until closed|left Cn` or `until polled|processed RECORD`", strings.Join(args, " "))
 }
 
 func cmdBack(s *Session, args []string) (*Result, error) {

@@ -156,7 +156,12 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	case 3:
 		return "crash " + c + pick(r, "", " now", " after 1", " after 3", " after 0")
 	case 4:
-		return "restart " + c
+		return "restart " + c + pick(r, "", "", " --graceful", " --kill")
+	case 33:
+		// Deploys: engine state that acts at later ticks, which back, fork,
+		// save and load must make again from the one line.
+		return pick(r, "roll all --every 3", "roll C1..C3 --wait-stable", "roll C2,C1 --kill --every 2", "roll all --kill --every 0",
+			"run until closed "+c, "run until left "+c, "close "+c+"; run until stable")
 	case 5:
 		return "slow " + c
 	case 6:
@@ -239,9 +244,11 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 	case 1:
 		return "set " + c + ".group.protocol " + pick(r, "consumer", "consumer", "classic")
 	case 2:
-		return "restart " + c
+		return "restart " + c + pick(r, "", " --graceful")
 	case 3:
 		return "join " + c + pick(r, "", " --static", " --topics "+strings.SplitN(tp, "-", 2)[0])
+	case 11:
+		return pick(r, "roll all --wait-stable", "roll all --every 4", "run until left "+c, "run until closed "+c)
 	case 4:
 		return fmt.Sprintf("produce %s %d", tp, 1+r.Intn(10))
 	case 5:

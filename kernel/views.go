@@ -1063,6 +1063,9 @@ type metricsJSON struct {
 	TimeMS                *int64   `json:"time_ms,omitempty"`
 	PausePartitionSeconds *float64 `json:"pause_partition_seconds,omitempty"`
 	LSOHeldSeconds        *float64 `json:"lso_held_partition_seconds,omitempty"`
+	// Rolls are the rolling deploys (roll), with what each cost; only
+	// when there was one.
+	Rolls []rollJSON `json:"rolls,omitempty"`
 }
 
 type pauseJSON struct {
@@ -1119,6 +1122,7 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 		m.TickMS, m.TimeMS = &tickMS, &now
 		m.PausePartitionSeconds, m.LSOHeldSeconds = clk.seconds(m.PausePartitionTicks), clk.seconds(m.LSOHeldTicks)
 	}
+	m.Rolls = rollsJSON(w)
 	return m, nil
 }
 
@@ -1245,6 +1249,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		}
 		text += "\n" + title + ":\n" + pauses
 	}
+	text += rollsText(m.Rolls)
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 

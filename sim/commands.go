@@ -126,9 +126,7 @@ func (w *World) Restart(client string) error {
 			old.Stop()
 		}
 	}
-	m := w.newProcess(client)
-	m.Topics = old.Topics
-	m.Start()
+	w.startInstance(client)
 	return nil
 }
 

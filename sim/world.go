@@ -72,6 +72,9 @@ type World struct {
 	scratch
 
 	Meter PauseMeter
+	// deploys are the graceful restarts and the roll under way, and the
+	// rolls done (deploy.go).
+	deploys deploys
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -205,6 +208,8 @@ func (w *World) Step() (stop bool) {
 	w.actMembers()
 	w.Meter.account(w)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
+	// Between this tick and the next, as a user's input would be.
+	w.advanceDeploys()
 	return w.trace.Stopped()
 }
 
