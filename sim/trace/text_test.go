@@ -270,7 +270,7 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 		if (placed > 0) != (chunk >= 2*spillMin) { // a small chunk never has spillMin bytes of room
 			t.Fatalf("chunk %d: %d texts kept in place", chunk, placed)
 		}
-		c := tr.Clone(&cloneTick, nil)
+		c := tr.Clone(&cloneTick, nil, nil)
 		if len(c.arena.spare()) != 0 || cap(c.arena.spare()) != 0 {
 			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.arena.spare()))
 		}
