@@ -5,6 +5,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
 )
 
@@ -40,7 +41,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
-				group: old.Group, txn: old.Txn, env: old.env, scratch: old.scratch}
+				group: old.Group, txn: old.Txn, env: old.env, trace: old.trace, scratch: old.scratch}
 			n = old
 		}
 		r.last = nil
@@ -52,7 +53,7 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.trace = w.trace.Clone(&n.Tick, &n.sources)
+	n.trace = w.trace.Clone(&n.Tick, &n.sources, sp.trace)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
 	// The environment: drop rules, timers (in the finished copy's arrays
 	// if they have the room), process sets and free lists (env.Clone);
@@ -158,6 +159,7 @@ type spare struct {
 	group   *Group
 	txn     *txncoord.Coordinator
 	env     *env.Env
+	trace   *trace.Trace
 	scratch
 }
 
