@@ -315,9 +315,17 @@ func TestPropertyDeploys(t *testing.T) {
 	rolls, graceful := 0, 0
 	for _, proto := range []GroupType{ClassicGroup, ConsumerGroup} {
 		for seed := 1; seed <= 6; seed++ {
-			r := rand.New(rand.NewSource(int64(1000 + seed)))
-			topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "cooperative-sticky", "sticky", "roundrobin"}, []CommitMode{CommitAuto, CommitAfter})
-			sched := deploySchedule(r, randomSchedule(r, 200, 5, true), 200, 5)
+			// The property tests' random world (seedWorld), with the
+			// assignors and commit modes a deploy is asked about, static
+			// joins among the faults, and deploys added to its schedule.
+			spec := propertyCase(proto)
+			spec.source = 1000
+			spec.assignor = cycle(1, "range", "cooperative-sticky", "sticky", "roundrobin")
+			spec.commit = cycle(4, CommitAuto, CommitAfter)
+			spec.ticks, spec.clients, spec.static = 200, 5, fixed(true)
+			sc := seedWorld(t, seed, spec)
+			topo, cfg := sc.topo, sc.cfg
+			sched := deploySchedule(sc.r, sc.sched, 200, 5)
 			t.Run(fmt.Sprintf("%s-seed%d", proto, seed), func(t *testing.T) {
 				w, err := New(topo, cfg)
 				if err != nil {
