@@ -46,7 +46,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N | --from-describe FILE [--group G]] [--static] [--keep-settings]",
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N | --from-describe FILE [--group G]] [--static] [--keep-settings|--kafka-defaults]",
 			summary: "make a fresh world on this branch (the default world with no options), or one from a real group",
 			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
 				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
@@ -61,7 +61,10 @@ func init() {
 				"The members are named C1..Cn (in their consumer ids' order) and the mapping is printed; show\n" +
 				"names prints it again and describe group --real-names shows the file's names. --group G chooses\n" +
 				"a group of a file that describes several. The session keeps what it read: back, compare, save\n" +
-				"and load never read the file again (docs/kafka-import.md).",
+				"and load never read the file again (docs/kafka-import.md).\n\n" +
+				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
+				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
+				"config lists them) and processing.ms 5 a record.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N | produce --rate RATE INPUT [INPUT ...] | produce --stop INPUT [INPUT ...]",
 			summary: "append N upstream records to an input partition, or produce steadily as time passes",
@@ -94,8 +97,30 @@ func init() {
 			mutates: true, run: cmdClose},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
 			mutates: true, run: cmdCrash},
-		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
-			mutates: true, run: memberCmd("restart", (*sim.World).Restart)},
+		{name: "restart", usage: "restart Cn [--graceful|--kill]", summary: "start a new instance of Cn (same group.instance.id and transactional.id): killed first, or closed (--graceful)",
+			help: "restart Cn (or --kill) is a kill and a start: the old process stops at once, sending nothing (no\n" +
+				"commit, no LeaveGroup), unless it is stuck in a slow record, which keeps running as a zombie;\n" +
+				"the new process starts at the same tick. A static member under group.protocol=consumer is\n" +
+				"then refused with UNRELEASED_INSTANCE_ID until the old one's session times out (Kafka 4.x).\n\n" +
+				"restart Cn --graceful is a deploy's restart: close Cn (the batch in hand finished and\n" +
+				"committed, then close(), which sends LeaveGroup for a dynamic classic member, none for a\n" +
+				"static one, and under the consumer protocol a leave heartbeat with epoch -1, or -2 for a\n" +
+				"static member), then, at the end of the tick the old process stopped in, the new one starts.\n" +
+				"run until stable waits for it; run until closed Cn waits for the old process to stop.",
+			mutates: true, run: cmdRestart},
+		{name: "roll", usage: "roll MEMBERS [--every DURATION] [--graceful|--kill] [--wait-stable]",
+			summary: "a rolling deploy: restart each member in turn (graceful unless --kill)",
+			help: "MEMBERS is all (every running member, in natural order), Cn, Cn..Cm, or a comma-separated\n" +
+				"list of them (C1..C3,C5), restarted in the order given, one at a time: the first at once,\n" +
+				"each next one once the one before has its new process, and\n" +
+				"  --every DURATION  at least DURATION after the one before began (a whole number of ticks)\n" +
+				"  --wait-stable     once the group is stable again (as run until stable means it)\n" +
+				"Each restart is restart Cn --graceful, or with --kill restart Cn (then give --every or\n" +
+				"--wait-stable, or every member restarts in the same tick). The roll is done when every\n" +
+				"member has its new process and the group is stable again; run until stable waits for it.\n" +
+				"Its progress is in the narration (roll 2/3: C2 closes ...) and its cost in metrics: the\n" +
+				"ticks it took, the rebalances and the pause meter while it ran. One roll at a time.",
+			mutates: true, run: cmdRoll, values: map[string]valuesFunc{"MEMBERS": memberWords}},
 		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
 			mutates: true, run: memberCmd("slow", (*sim.World).Slow)},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
@@ -106,13 +131,23 @@ func init() {
 				"RebalanceNotification is only a response (from the coordinator to a member), and\n" +
 				"WriteTxnMarkers goes B1 to B1, so it takes no Cn.",
 			mutates: true, run: cmdDrop},
-		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
-			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+		{name: "step", usage: "step [N|DURATION] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "In real time (time ms) a DURATION with a unit (ms, s, m, h: 250ms, 30s, 1.5m, 1h30m) steps that\n" +
+				"long, rounded up to whole ticks; a bare N is ticks in either clock.\n" +
+				"--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
 				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
 			time: true, run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
-			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
+		{name: "run", usage: "run until stable | run until tick N | run until time T | run until closed|left Cn | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
+			summary: "advance until the group is stable, to a tick or a time, a member closed or left, or a record polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
+				"`run until time 10m` (real time: time ms) runs to the first tick at or after that time from\n" +
+				"the world's start (units ms, s, m, h).\n" +
+				"`run until stable` also waits for what was asked and is not done: a member closing (the group\n" +
+				"stays Stable while it finishes its batch), a restart --graceful, a roll.\n" +
+				"`run until closed C2` waits until C2's process (the one running now) has stopped;\n" +
+				"`run until left C2` until the coordinator no longer has the member it has for C2 now (a\n" +
+				"static member that sent no LeaveGroup leaves at its session timeout, or when its new\n" +
+				"instance takes its place). Both are refused while nothing is closing C2.\n" +
 				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
 				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
 				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
@@ -454,10 +489,13 @@ func parseNew(args []string) (newOptions, error) {
 	// --defaults was the old spelling of what plain new now does; it is
 	// still accepted, and changes nothing.
 	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members", "--from-describe", "--group"},
-		[]string{"--keep-settings", "--defaults", "--static"})
+		[]string{"--keep-settings", "--defaults", "--static", "--kafka-defaults"})
 	opt := newOptions{topo: sim.DefaultTopology()}
 	if err != nil {
 		return opt, err
+	}
+	if fl["--keep-settings"] == "true" && fl["--kafka-defaults"] == "true" {
+		return opt, usageErr("new", "--keep-settings and --kafka-defaults contradict each other (give one)")
 	}
 	if err := needArgs("new", pos, 0, 0); err != nil {
 		return opt, err
@@ -523,8 +561,12 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	cfg := sim.DefaultConfig()
-	if opt.keep {
+	kafka := indexOf(args, "--kafka-defaults") < len(args)
+	switch {
+	case opt.keep:
 		cfg = s.cur.world.Cfg.Clone()
+	case kafka:
+		cfg = sim.KafkaDefaultConfig()
 	}
 	if opt.static {
 		// Every member its own group.instance.id, from its client id, as
@@ -535,8 +577,8 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 		}
 	}
 	// The line the origin keeps: the shape of the world; the settings
-	// (--keep-settings, --static) are in the origin's own copy of them.
-	line := strings.Join(append([]string{"new"}, filterOut(filterOut(filterOut(args, "--defaults"), "--keep-settings"), "--static")...), " ")
+	// (--keep-settings, --static, --kafka-defaults) are in the origin's own copy of them.
+	line := strings.Join(append([]string{"new"}, filterOut(filterOut(filterOut(filterOut(args, "--defaults"), "--keep-settings"), "--static"), "--kafka-defaults")...), " ")
 	if opt.from != "" {
 		return newImported(s, opt, cfg, line)
 	}
@@ -559,6 +601,10 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	}
 	s.say("new world: group %s, input %s, output %s (%d), %d member(s), %d records per partition",
 		topo.Group, strings.Join(ins, ", "), topo.Output.Name, topo.Output.Partitions, topo.Members, w.Cfg.RecordsPerPartition)
+	if kafka {
+		s.say("real time: time ms, a tick is %d ms; Kafka 4.0's defaults (session.timeout.ms %d, max.poll.interval.ms %d, max.poll.records %d, ...: show config)",
+			w.Cfg.TickMS, w.Cfg.Client.SessionTimeout, w.Cfg.Client.MaxPollInterval, w.Cfg.Client.MaxPollRecords)
+	}
 	return nil, nil
 }
 
@@ -707,6 +753,10 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	note := "* differs from the default: none"
 	if changed > 0 {
 		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	if s.World().Cfg.Time == sim.TimeMS {
+		// In real time the defaults are Kafka's (new --kafka-defaults).
+		note = strings.Replace(note, "the default", "the default (Kafka 4.0's, in real time)", 1)
 	}
 	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
@@ -929,9 +979,17 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
-	n := 1
+	n, read := 1, ""
 	if len(args) == 1 {
-		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
+		// step DURATION in real time: 30s, 1.5m (ticks, rounded up).
+		if n, read, err = durationTicks("step", args[0], s.World()); err != nil {
+			return nil, err
+		}
+		if read != "" {
+			if err := limitStep.checkf("step", n, fmt.Sprintf("%s = %d ticks", args[0], n)); err != nil {
+				return nil, err
+			}
+		} else if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
 	}
@@ -942,14 +1000,23 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if why == "interrupted" {
 		return nil, interrupted("step")
 	}
-	return s.afterRun(ran, why), nil
+	r := s.afterRun(ran, why)
+	if read != "" {
+		r.Text = "step " + read + "\n" + r.Text
+	}
+	return r, nil
 }
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
+	c := clockOf(w)
+	msg := fmt.Sprintf("%s: group %s, %s", c.tickAt(w.Tick), w.Group.State(), EpochText(w.Group))
 	if why != "" {
-		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
+		after := fmt.Sprintf("%d tick(s)", ran)
+		if c.real {
+			after += " (" + c.dur(ran) + ")"
+		}
+		msg = fmt.Sprintf("stopped after %s, %s\n%s", after, why, msg)
 	}
 	return &Result{Text: msg}
 }
@@ -960,22 +1027,49 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N`, `run until time T`, `run until closed|left Cn` or `run until polled|processed RECORD`")
+	}
+	if args[1] == "time" && len(args) == 3 {
+		// run until time T (real time): to the first tick at or after T.
+		w := s.World()
+		n, read, err := durationTicks("run until time", args[2], w)
+		if err == nil && read == "" {
+			err = usageErr("run until time", "%s has no unit: a time is a number with a unit (%s), e.g. 10m; for a tick, run until tick %s", args[2], durationUnits, args[2])
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n > w.Tick {
+			if err := checkSteps("run until time "+args[2], w, n-w.Tick); err != nil {
+				return nil, err
+			}
+		}
+		ran, why := s.step(limitStep.max, func(w *sim.World) bool { return w.Tick >= n })
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
+		return s.afterRun(ran, why), nil
 	}
 	switch {
 	case args[1] == "stable" && len(args) == 2:
 		bound, recs := runBound(s.World(), min(limitRunUntil.max, limitClock.max-s.World().Tick))
-		ran, why := s.step(bound, func(w *sim.World) bool { return w.GroupSettled() })
+		ran, why := s.step(bound, func(w *sim.World) bool { return w.Settled() })
 		if why == "interrupted" {
 			return nil, interrupted("run")
 		}
-		if why == "" && !s.World().GroupSettled() && recs {
-			return nil, recordsStopped("run until stable", s.World(), ran)
+		if w := s.World(); why == "" && !w.Settled() && recs {
+			return nil, recordsStopped("run until stable", w, ran)
 		}
-		if why == "" && !s.World().GroupSettled() {
-			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)", ran, limitRunUntil.helpLine())
+		if w := s.World(); why == "" && !w.Settled() {
+			pending := ""
+			if p := w.Pending(); len(p) > 0 {
+				pending = "; still pending: " + strings.Join(p, "; ")
+			}
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)%s", ran, limitRunUntil.helpLine(), pending)
 		}
 		return s.afterRun(ran, why), nil
+	case (args[1] == "closed" || args[1] == "left") && len(args) == 3:
+		return runUntilGone(s, args[1], args[2])
 	case args[1] == "tick" && len(args) == 3:
 		n, err := parseAtLeast("run", "tick", args[2], 0, limitClock)
 		if err != nil {
@@ -1037,7 +1131,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		return s.afterRun(ran, why), nil
 	}
-	return nil, usageErr("run", "%q: want `until stable`, `until tick N` or `until polled|processed RECORD`", strings.Join(args, " "))
+	return nil, usageErr("run", "%q: want `until stable`, `until tick N`, `until time T`, `until closed|left Cn` or `until polled|processed RECORD`", strings.Join(args, " "))
 }
 
 func cmdBack(s *Session, args []string) (*Result, error) {
@@ -1065,7 +1159,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at %s: group %s, %s", clockOf(nw).tickAt(nw.Tick), nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -1115,7 +1209,7 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb
-	return &Result{Text: fmt.Sprintf("forked %s from %s at tick %d; now on %s", name, from, nb.world.Tick, name)}, nil
+	return &Result{Text: fmt.Sprintf("forked %s from %s at %s; now on %s", name, from, clockOf(nb.world).tickAt(nb.world.Tick), name)}, nil
 }
 
 func cmdSwitch(s *Session, args []string) (*Result, error) {
@@ -1127,7 +1221,7 @@ func cmdSwitch(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("switch %s: no branch %s (branches: %s)", args[0], args[0], strings.Join(s.branchNames(), " "))
 	}
 	s.cur = b
-	return &Result{Text: fmt.Sprintf("on %s at tick %d", b.name, b.world.Tick)}, nil
+	return &Result{Text: fmt.Sprintf("on %s at %s", b.name, clockOf(b.world).tickAt(b.world.Tick))}, nil
 }
 
 func cmdBranches(s *Session, args []string) (*Result, error) {
@@ -1141,7 +1235,11 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
+		tick := strconv.Itoa(b.world.Tick)
+		if c := clockOf(b.world); c.real {
+			tick += " (t=" + c.at(b.world.Tick) + ")"
+		}
+		t.Add(mark, n, tick, string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -1180,8 +1278,9 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	if c.name == "set" {
 		t := &Table{Header: []string{"KEY", "ALLOWED", "WHAT IT DOES"}}
+		cfg := &s.World().Cfg
 		for _, st := range sim.Settings {
-			t.Add(st.Key, st.Allowed, st.Doc)
+			t.Add(st.Name(cfg), st.AllowedIn(cfg), st.DocIn(cfg))
 		}
 		text += "\n\n" + t.Text()
 	}

@@ -82,7 +82,7 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 		switch rng.Intn(8) {
 		case 0, 1:
 			return "new --members 2"
-		case 2:
+		case 2, 4:
 			// A group as kafka-consumer-groups.sh showed it (the session's
 			// folder holds the fixtures), and one whose file is refused.
 			return []string{"new --from-describe kafka37-static-pods.txt", "new --from-describe kafka40-consumer-stable.txt --output o:1 --static",
@@ -95,8 +95,11 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 		if rng.Intn(5) == 0 {
 			return fmt.Sprintf("demo %d", 1+rng.Intn(12))
 		}
-		return "restart " + c
+		return "restart " + c + []string{"", " --graceful", " --graceful", " --kill"}[rng.Intn(4)]
 	case 17:
+		if rng.Intn(3) == 0 {
+			return []string{"roll all --every 2", "roll C1..C2 --wait-stable", "roll C2,C1 --kill --every 3", "run until closed " + c, "run until left " + c}[rng.Intn(5)]
+		}
 		return "close " + c
 	case 18:
 		return "run until processed o0.0 by C9" // always fails

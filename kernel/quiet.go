@@ -181,6 +181,14 @@ func (s *Session) quietFlush(keys ...string) {
 		if sum.to != sum.from {
 			ticks += ".." + strconv.Itoa(sum.to)
 		}
+		if c := clockOf(s.World()); c.real {
+			// t=TIME..TIME (A..B): a real-time summary's span.
+			at := c.at(sum.from)
+			if sum.to != sum.from {
+				at += ".." + c.at(sum.to)
+			}
+			ticks = at + " (" + ticks + ")"
+		}
 		t := plain
 		if len(sum.again) > 0 {
 			t = duplicate

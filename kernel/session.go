@@ -200,6 +200,9 @@ func (s *Session) Branch() string { return s.cur.name }
 func (s *Session) Prompt() string {
 	w := s.cur.world
 	p := fmt.Sprintf("%s t=%d %s", w.Group.ID(), w.Tick, w.Group.State())
+	if c := clockOf(w); c.real {
+		p = fmt.Sprintf("%s t=%s %s", w.Group.ID(), c.at(w.Tick), w.Group.State())
+	}
 	if s.cur.name != "main" {
 		p = s.cur.name + " " + p
 	}
@@ -669,6 +672,7 @@ func (s *Session) narrate(evs []sim.Event) {
 	if s.replaying {
 		return
 	}
+	clk := clockOf(s.World())
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
 		if e.Kind == sim.EvProduced {
@@ -687,7 +691,7 @@ func (s *Session) narrate(evs []sim.Event) {
 				i += n - 1
 			}
 		}
-		s.say("%s", s.paint(eventTone(e), fmt.Sprintf("t=%-4d %s", e.Tick, text)))
+		s.say("%s", s.paint(eventTone(e), clk.stamp(e.Tick)+" "+clk.annotate(text)))
 	}
 }
 

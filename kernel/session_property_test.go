@@ -129,6 +129,17 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	if mix == 2 && r.Intn(3) == 0 {
 		return propCommandConsumer(r, s)
 	}
+	if mix == 3 {
+		if r.Intn(2) == 0 {
+			return propCommandRealTime(r, s)
+		}
+		// A new world is Kafka's, in real time, unless it keeps the settings.
+		if cmd := propCommand(r, s, longSteps, 1); strings.HasPrefix(cmd, "new") && !strings.Contains(cmd, "--keep-settings") {
+			return strings.Replace(cmd, "new", "new --kafka-defaults", 1)
+		} else {
+			return cmd
+		}
+	}
 	if r.Intn(10) == 0 {
 		return propRate(r, "orders-0", "orders-1", "payments-2", "orders", "p1")
 	}
@@ -148,7 +159,12 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	case 3:
 		return "crash " + c + pick(r, "", " now", " after 1", " after 3", " after 0")
 	case 4:
-		return "restart " + c
+		return "restart " + c + pick(r, "", "", " --graceful", " --kill")
+	case 33:
+		// Deploys: engine state that acts at later ticks, which back, fork,
+		// save and load must make again from the one line.
+		return pick(r, "roll all --every 3", "roll C1..C3 --wait-stable", "roll C2,C1 --kill --every 2", "roll all --kill --every 0",
+			"run until closed "+c, "run until left "+c, "close "+c+"; run until stable")
 	case 5:
 		return "slow " + c
 	case 6:
@@ -231,9 +247,11 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 	case 1:
 		return "set " + c + ".group.protocol " + pick(r, "consumer", "consumer", "classic")
 	case 2:
-		return "restart " + c
+		return "restart " + c + pick(r, "", " --graceful")
 	case 3:
 		return "join " + c + pick(r, "", " --static", " --topics "+strings.SplitN(tp, "-", 2)[0])
+	case 11:
+		return pick(r, "roll all --wait-stable", "roll all --every 4", "run until left "+c, "run until closed "+c)
 	case 4:
 		if r.Intn(3) == 0 {
 			return propRate(r, tp, strings.SplitN(tp, "-", 2)[0])
@@ -272,6 +290,38 @@ func propRate(r *rand.Rand, inputs ...string) string {
 		return "produce --rate 30000/tick " + in + "; step 40" // the step fails: past the records limit
 	}
 	return "produce --rate " + pick(r, "1/tick", "1/3ticks", "2/5ticks", "3/tick", "1/20ticks") + " " + in
+}
+
+// propCommandRealTime is half of mix 3 (the other half is mix 1's, a new
+// world there being Kafka's): real time (SPEC §3a). Worlds with
+// Kafka's defaults, the clock switched both ways and its tick changed (at
+// tick 0, or refused later), durations in milliseconds (some below a
+// tick, refused), and steps and runs typed as times.
+func propCommandRealTime(r *rand.Rand, s *Session) string {
+	w := s.World()
+	switch r.Intn(10) {
+	case 8:
+		// Save and load in real time: the file holds the clock's settings first.
+		f := "rt" + fmt.Sprint(r.Intn(2)) + ".kg"
+		return pick(r, "save "+f+"; load "+f, "save "+f, "load "+f, "fork rt; save "+f+"; switch main; load "+f)
+	case 9:
+		return "back " + fmt.Sprint(r.Intn(w.Tick+1))
+	case 0:
+		return pick(r, "new --kafka-defaults", "new --kafka-defaults --members 0", "new --kafka-defaults --members 3", "new --kafka-defaults --keep-settings")
+	case 1:
+		return "set " + pick(r, "time ms", "time ticks", "tick.ms 1", "tick.ms 2", "tick.ms 10", "tick.ms 0")
+	case 2, 3:
+		return "step " + pick(r, "5ms", "250ms", "1s", "3s", "45s", "1.5m", "7ms")
+	case 4:
+		return fmt.Sprintf("run until time %dms", int(clockOf(w).ms(w.Tick))+r.Intn(20000)-100)
+	case 5:
+		return "set " + pick(r, "session.timeout.ms 45000", "session.timeout.ms 3000", "session.timeout.ms 9", "max.poll.interval.ms 2000",
+			"processing.ms 20", "processing.ms 0.1", "processing.ms 5/3", "group.initial.rebalance.delay.ms 0", "retry.backoff.ms 7", "request.timeout.ms 1000",
+			"group.consumer.heartbeat.interval.ms 500", "group.consumer.session.timeout.ms 3000", "slow.processing.ms 2500")
+	case 6:
+		return "set " + pick(r, propClients...) + "." + pick(r, "processing.ms 50", "session.timeout.ms 6000", "max.poll.interval.ms 400", "processing.ticks 2")
+	}
+	return "crash " + pick(r, propClients...) + pick(r, " now", " after 2")
 }
 
 // sessionModel follows a session: each branch's model and each saved file's.
@@ -367,12 +417,25 @@ func TestSessionMatchesFreshReplayLongSteps(t *testing.T) {
 	}
 }
 
+// TestSessionMatchesFreshReplayRealTime is the same in real time: each
+// session starts with new --kafka-defaults, and a third of its commands
+// are real time's (propCommandRealTime).
+func TestSessionMatchesFreshReplayRealTime(t *testing.T) {
+	for seed := *propSeed0; seed < *propSeed0+*propSeeds; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkRandomSessionMix(t, 2000+seed, *propCmds, seed%2 == 1, 3) })
+	}
+}
+
 func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
-	r := rand.New(rand.NewSource(int64(seed)))
 	mix := *propMix
 	if mix == 0 {
 		mix = 1 + seed%2
 	}
+	checkRandomSessionMix(t, seed, ncmds, longSteps, mix)
+}
+
+func checkRandomSessionMix(t *testing.T, seed, ncmds int, longSteps bool, mix int) {
+	r := rand.New(rand.NewSource(int64(seed)))
 	a := newSessionModel(t.TempDir())
 	s := NewSession()
 	s.Dir = a.dir
@@ -402,7 +465,16 @@ func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 			"the commands typed (kgrepl --keep-going FILE replays them):\n%s",
 			seed, mix, cp, len(typed), fmt.Sprintf(format, args...), strings.Join(typed, "\n"))
 	}
+	realTime := 0
+	if mix == 3 {
+		if _, err := do("new --kafka-defaults"); err != nil {
+			fail("%v", err)
+		}
+	}
 	for i := 0; i < ncmds; i++ {
+		if s.World().Cfg.Time == sim.TimeMS {
+			realTime++
+		}
 		for _, cmd := range strings.Split(propCommand(r, s, longSteps, mix), ";") {
 			cmd = strings.TrimSpace(cmd)
 			before := fullSnapshot(t, s)
@@ -446,6 +518,9 @@ func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 				fail("%s and back differ: %s", step, firstLineDiff(again, got))
 			}
 		}
+	}
+	if mix == 3 && realTime < ncmds/3 {
+		fail("only %d of %d commands ran in a real-time world", realTime, ncmds)
 	}
 	transcript.WriteString(everyView(s))
 	// Every branch against its fresh replay.

@@ -761,6 +761,10 @@ type packetJSON struct {
 	Error     *string `json:"error"`
 	Summary   string  `json:"summary"`
 	Lost      bool    `json:"lost"`
+	// In real time (time ms), the ticks as milliseconds from the world's
+	// start; absent on the page's scale.
+	SentMS      *int64 `json:"sent_ms,omitempty"`
+	DeliveredMS *int64 `json:"delivered_ms,omitempty"`
 }
 
 func cmdTrace(s *Session, args []string) (*Result, error) {
@@ -776,6 +780,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
+	clk := clockOf(w)
 	if len(pos) == 1 {
 		if lw.last, err = parseCount("trace", "N", pos[0], 1, 100_000_000); err != nil {
 			return nil, err
@@ -805,9 +810,17 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 			for j := range pkts.len() {
 				p := w.Packets.At(pkts.at(j))
 				pj := packetJSON{Sent: p.Sent, From: p.From, To: p.To, Type: string(p.Type), Response: p.Response, Summary: p.Summary, Lost: p.Lost}
+				if clk.real {
+					ms := clk.ms(p.Sent)
+					pj.SentMS = &ms
+				}
 				if p.Delivered >= 0 {
 					d := p.Delivered
 					pj.Delivered = &d
+					if clk.real {
+						ms := clk.ms(d)
+						pj.DeliveredMS = &ms
+					}
 				}
 				if p.Error != sim.None {
 					e := p.Error.String()
@@ -843,6 +856,11 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		line := b.String()
 		return &Result{Text: line, JSON: line}, nil
 	}
+	// In real time a tick reads as its time, the tick beside it.
+	at := strconv.Itoa
+	if clk.real {
+		at = func(tick int) string { return fmt.Sprintf("%s (%d)", clk.at(tick), tick) }
+	}
 	text, t, err := s.render("trace", pkts.len(), []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}, func(emit func(...string) error) error {
 		for j := range pkts.len() {
 			p := w.Packets.At(pkts.at(j))
@@ -850,7 +868,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 			if p.Lost {
 				del = "lost"
 			} else if p.Delivered >= 0 {
-				del = strconv.Itoa(p.Delivered)
+				del = at(p.Delivered)
 			}
 			typ := string(p.Type)
 			if p.Response && p.Type != sim.RebalanceNotification {
@@ -860,7 +878,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 			if p.Error != sim.None {
 				errs = fmt.Sprintf("%s (%d)", p.Error, int(p.Error))
 			}
-			if err := emit(strconv.Itoa(p.Sent), del, p.From, p.To, typ, errs, p.Summary); err != nil {
+			if err := emit(at(p.Sent), del, p.From, p.To, typ, errs, p.Summary); err != nil {
 				return err
 			}
 		}
@@ -871,7 +889,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 	}
 	if events {
 		// A line an event, measured before it is written, as render does.
-		line := func(e sim.Event) string { return fmt.Sprintf("t=%-4d %s\n", e.Tick, e.Text) }
+		line := func(e sim.Event) string { return clk.stamp(e.Tick) + " " + clk.annotate(e.Text) + "\n" }
 		size := len(text) + len("\nevents:\n")
 		for i := evLo; i < evHi; i++ {
 			if err := s.pollRow("trace", i-evLo); err != nil {
@@ -1038,12 +1056,30 @@ type metricsJSON struct {
 	// two say so. A classic group's line does not have them.
 	Protocol   string `json:"protocol,omitempty"`
 	GroupEpoch *int   `json:"group_epoch,omitempty"`
+	// In real time (time ms): the clock's tick, the time now, and the
+	// pause meter and the LSO's hold in partition x seconds (SPEC §12).
+	// Absent on the page's scale.
+	TickMS                *int     `json:"tick_ms,omitempty"`
+	TimeMS                *int64   `json:"time_ms,omitempty"`
+	PausePartitionSeconds *float64 `json:"pause_partition_seconds,omitempty"`
+	LSOHeldSeconds        *float64 `json:"lso_held_partition_seconds,omitempty"`
+	// Rolls are the rolling deploys (roll), with what each cost; only
+	// when there was one.
+	Rolls []rollJSON `json:"rolls,omitempty"`
 }
 
 type pauseJSON struct {
 	Generation     int      `json:"generation"`
 	Partitions     []string `json:"partitions"`
 	PartitionTicks int      `json:"partition_ticks"`
+	// In real time: partition x seconds.
+	PartitionSeconds *float64 `json:"partition_seconds,omitempty"`
+}
+
+// seconds is a number of ticks as seconds (exact to the millisecond).
+func (c clock) seconds(ticks int) *float64 {
+	v := float64(c.ms(ticks)) / 1000
+	return &v
 }
 
 // buildMetrics reads the metrics off the world, looking for Ctrl-C; the
@@ -1081,6 +1117,12 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 	for _, tp := range w.Layout().Inputs() {
 		m.Lag += w.Lag(tp)
 	}
+	if clk := clockOf(w); clk.real {
+		tickMS, now := clk.tickMS, clk.ms(w.Tick)
+		m.TickMS, m.TimeMS = &tickMS, &now
+		m.PausePartitionSeconds, m.LSOHeldSeconds = clk.seconds(m.PausePartitionTicks), clk.seconds(m.LSOHeldTicks)
+	}
+	m.Rolls = rollsJSON(w)
 	return m, nil
 }
 
@@ -1128,7 +1170,11 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		if err := s.jsonList("metrics", &b, func(emit func(any) error) error {
 			for i := lo; i < hi; i++ {
 				e := ents[i]
-				if err := emit(pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks}); err != nil {
+				p := pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks}
+				if clk := clockOf(w); clk.real {
+					p.PartitionSeconds = clk.seconds(e.PartitionTicks)
+				}
+				if err := emit(p); err != nil {
 					return err
 				}
 			}
@@ -1141,7 +1187,16 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	t := &Table{Header: []string{"METRIC", "VALUE"}}
-	t.Add("tick", strconv.Itoa(m.Tick))
+	clk := clockOf(w)
+	// In real time, a count of partition x ticks reads as partition x
+	// seconds, the ticks beside it.
+	partTicks := func(n int) string { return strconv.Itoa(n) }
+	if clk.real {
+		t.Add("time", fmt.Sprintf("%s (tick %d, tick.ms %d)", clk.at(m.Tick), m.Tick, clk.tickMS))
+		partTicks = func(n int) string { return fmt.Sprintf("%s (%d partition x ticks)", partSeconds(clk, n), n) }
+	} else {
+		t.Add("tick", strconv.Itoa(m.Tick))
+	}
 	consumer := w.Group.Type() == sim.ConsumerGroup
 	if consumer {
 		t.Add("group epoch (group.protocol=consumer)", strconv.Itoa(m.Generation))
@@ -1149,13 +1204,21 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		t.Add("generation", strconv.Itoa(m.Generation))
 	}
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
-	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
+	if clk.real {
+		t.Add("pause meter (partition x seconds)", partTicks(m.PausePartitionTicks))
+	} else {
+		t.Add("pause meter (partition x ticks)", partTicks(m.PausePartitionTicks))
+	}
 	t.Add("records processed", strconv.Itoa(m.Processed))
 	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
 	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
 	t.Add("duplicates read_committed / read_uncommitted", fmt.Sprintf("%d / %d", m.DuplicatesRC, m.DuplicatesRU))
 	t.Add("held back by the LSO (read_committed)", strconv.Itoa(m.HeldBack))
-	t.Add("ticks the LSO held readers back (partition x ticks)", strconv.Itoa(m.LSOHeldTicks))
+	if clk.real {
+		t.Add("time the LSO held readers back (partition x seconds)", partTicks(m.LSOHeldTicks))
+	} else {
+		t.Add("ticks the LSO held readers back (partition x ticks)", partTicks(m.LSOHeldTicks))
+	}
 	t.Add("zombie writes", strconv.Itoa(m.ZombieWrites))
 	t.Add("transactions aborted (timed out)", fmt.Sprintf("%d (%d)", m.TxnAborted, m.TxnTimedOut))
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
@@ -1164,6 +1227,9 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	text := t.Text()
 	if hi > lo {
 		header := []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}
+		if clk.real {
+			header[2] = "PARTITION-SECONDS"
+		}
 		title := "pauses per rebalance"
 		if consumer {
 			header[0] = "GROUP-EPOCH"
@@ -1172,7 +1238,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		pauses, _, err := s.render("metrics", hi-lo, header, func(emit func(...string) error) error {
 			for i := lo; i < hi; i++ {
 				p := ents[i]
-				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), strconv.Itoa(p.PartitionTicks)); err != nil {
+				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), partTicks(p.PartitionTicks)); err != nil {
 					return err
 				}
 			}
@@ -1183,6 +1249,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		}
 		text += "\n" + title + ":\n" + pauses
 	}
+	text += rollsText(m.Rolls)
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 

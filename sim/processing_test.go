@@ -94,15 +94,81 @@ func TestProcessingCostSharesATick(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		us, tickMS  int64
-		ticks, recs int
-	}{{100, 5, 1, 50}, {3000, 5, 3, 5}, {5000, 5, 1, 0}, {10_000, 5, 2, 0}, {1, 1000, 1, 1_000_000}} {
-		ticks, recs, err := ProcessingMSToTicks(c.us, c.tickMS)
-		if err != nil || ticks != c.ticks || recs != c.recs {
-			t.Errorf("ProcessingMSToTicks(%d us, tick %d ms) = %d/%d, %v; want %d/%d", c.us, c.tickMS, ticks, recs, err, c.ticks, c.recs)
+		ms, recs, tickMS int
+		ticks, perTicks  int
+	}{{1, 10, 5, 1, 50}, {3, 0, 5, 3, 5}, {5, 0, 5, 1, 0}, {10, 0, 5, 2, 0}, {1, 1000, 1000, 1, 1_000_000}, {7, 0, 5, 7, 5}, {5, 3, 5, 1, 3}} {
+		ticks, recs := ProcessingMSToTicks(c.ms, c.recs, c.tickMS)
+		if ticks != c.ticks || recs != c.perTicks {
+			t.Errorf("ProcessingMSToTicks(%d ms for %d records, tick %d ms) = %d/%d; want %d/%d", c.ms, c.recs, c.tickMS, ticks, recs, c.ticks, c.perTicks)
 		}
 	}
-	if _, _, err := ProcessingMSToTicks(0, 5); err == nil {
-		t.Error("0 us accepted")
+}
+
+// TestProcessingMS: processing.ms reads milliseconds to the microsecond,
+// or N/K, and spells each back as it reads; what it cannot read is refused.
+func TestProcessingMS(t *testing.T) {
+	for _, c := range []struct {
+		in, out  string
+		ms, recs int
+	}{{"5", "5", 5, 0}, {"0.1", "0.1", 1, 10}, {"0.100", "0.1", 1, 10}, {"2.5", "2.5", 5, 2}, {"0.001", "0.001", 1, 1000},
+		{"2.345", "2.345", 469, 200}, {"5/3", "5/3", 5, 3}, {"2/4", "0.5", 1, 2}, {"10/1", "10", 10, 0}, {"2147483647", "2147483647", 2147483647, 0}} {
+		ms, recs, err := ParseProcessingMS(c.in)
+		if err != nil || ms != c.ms || recs != c.recs {
+			t.Errorf("processing.ms %s = %d ms for %d records, %v; want %d for %d", c.in, ms, recs, err, c.ms, c.recs)
+			continue
+		}
+		if got := ProcessingMS(ms, recs); got != c.out {
+			t.Errorf("processing.ms %s reads back as %s, want %s", c.in, got, c.out)
+		}
+	}
+	for _, bad := range []string{"0", "0.0", "0.0001", "-1", "+1", "1.", ".5", "1e3", "x", "1/0", "0/3", "1/2000000", "1.5/2", "2147483648", " 1", "1,5"} {
+		if _, _, err := ParseProcessingMS(bad); err == nil {
+			t.Errorf("processing.ms %q accepted", bad)
+		}
+	}
+}
+
+// TestRealTimeProcessingIsExact: in real time processing.ms is not
+// rounded to ticks: 0.1 ms a record with tick.ms 5 processes 50 records a
+// tick, as processing.ticks 1/50 does on the page's scale, and 7 ms does
+// what 7/5 does.
+func TestRealTimeProcessingIsExact(t *testing.T) {
+	count := func(cfg Config) int {
+		cfg.Client.MaxPollRecords = 10_000
+		cfg.RecordsPerPartition = 10_000
+		w, _ := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "t", Partitions: 1}}, Output: TopicSpec{Name: "out", Partitions: 1}, Members: 1}, cfg)
+		for w.Tick < 3 {
+			w.Step()
+		}
+		start := w.Processed()
+		for w.Tick < 15 {
+			w.Step()
+		}
+		return w.Processed() - start
+	}
+	for _, c := range []struct {
+		ms, ticks string
+		per12     int
+	}{{"0.1", "1/50", 600}, {"7", "7/5", 8}, {"5", "1", 12}, {"1", "1/5", 60}, {"5/3", "1/3", 36}} {
+		rt, page := DefaultConfig(), DefaultConfig()
+		if err := rt.Set("", "time", "ms"); err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.Set("", "processing.ms", c.ms); err != nil {
+			t.Fatal(err)
+		}
+		if err := page.Set("", "processing.ticks", c.ticks); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := count(rt), count(page); got != want || got != c.per12 {
+			t.Errorf("processing.ms %s: %d records in 12 ticks; processing.ticks %s: %d; want %d", c.ms, got, c.ticks, want, c.per12)
+		}
+		// Back on the page's scale it reads as the page's fraction.
+		if err := rt.Set("", "time", "ticks"); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := rt.Get("", "processing.ticks"); v != c.ticks {
+			t.Errorf("processing.ms %s is processing.ticks %s after time ticks, want %s", c.ms, v, c.ticks)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func startStableConsumerGroup(w *World, n int, given []StartMember) {
 		w.Group.StartConsumer(starts)
 	}
 	for _, m := range ms {
-		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.Cfg.ConsumerHeartbeatInterval)
+		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.coordCfg.ConsumerHeartbeatInterval)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }

@@ -214,8 +214,10 @@ func TestPropertySteadyProductionCopiesExactly(t *testing.T) {
 		proto := protocols[seed%len(protocols)]
 		t.Run(fmt.Sprintf("%s-seed%d", proto, seed), func(t *testing.T) {
 			mk := func() (*World, []action) {
-				r := rand.New(rand.NewSource(int64(seed)))
-				topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "cooperative-sticky", "sticky"}, []CommitMode{CommitAuto, CommitAfter, CommitBefore})
+				spec := propertyCase(proto)
+				spec.assignor = cycle(1, "range", "cooperative-sticky", "sticky")
+				sc := seedWorld(t, seed, spec) // its world is made again below, with the processing drawn
+				r, topo, cfg := sc.r, sc.topo, sc.cfg
 				if seed%2 == 0 {
 					cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = 1, 1+r.Intn(4)
 				}

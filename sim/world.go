@@ -30,8 +30,14 @@ func DefaultTopology() Topology { return topo.Default() }
 // give the same trace byte for byte.
 type World struct {
 	Tick int
+	// Cfg is the world's settings as set: in real time, its durations are
+	// milliseconds; the nodes run with them in ticks (Config.Engine and
+	// coordCfg).
 	Cfg  Config
 	Topo Topology
+	// coordCfg is Cfg's broker group settings in ticks, which the group
+	// coordinator reads (Set keeps it current).
+	coordCfg coord.Config
 
 	// reuser is the Reuser that made this world, nil for any other: a copy
 	// of this world (a checkpoint of an explorer branch, say) may share its
@@ -70,6 +76,9 @@ type World struct {
 	steady steadyProducers
 
 	Meter PauseMeter
+	// deploys are the graceful restarts and the roll under way, and the
+	// rolls done (deploy.go).
+	deploys deploys
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -109,7 +118,8 @@ func New(t Topology, cfg Config) (*World, error) {
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
 	w.Sink.names = w.layout
-	w.Group = coord.New(t.Group, w.env, &w.Cfg.Config, &w.Mutations, &w.processTable)
+	w.coordCfg = w.Cfg.EngineCoord()
+	w.Group = coord.New(t.Group, w.env, &w.coordCfg, &w.Mutations, &w.processTable)
 	w.Txn = txncoord.New(w.env)
 	w.broker = broker.New(w.env, w.layout, cfg.RecordsPerPartition, &w.processTable, w.Txn)
 	w.connect()
@@ -129,7 +139,7 @@ func (w *World) connect() {
 
 // newProcess starts a member process for a client (not yet in the group).
 func (w *World) newProcess(id string) *Member {
-	cc := w.Cfg.ForClient(id)
+	cc := w.Cfg.Engine(id)
 	inc := 1
 	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
@@ -203,6 +213,8 @@ func (w *World) Step() (stop bool) {
 	w.actMembers()
 	w.Meter.account(w)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
+	// Between this tick and the next, as a user's input would be.
+	w.advanceDeploys()
 	return w.trace.Stopped()
 }
 

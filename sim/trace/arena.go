@@ -29,10 +29,17 @@ type textArena struct {
 	// starts without one).
 	spill []byte
 	// openShared: open is the chunk of the world this one was cloned from,
-	// cut to its length. The first text added closes it as it is (a short
-	// full chunk, still shared) and starts a chunk of this world's own,
-	// instead of copying the shared one (half a chunk on average): an
-	// explorer branch writes a few KB of text in all.
+	// cut to its length. The first text added copies it into a chunk of
+	// this world's own under the same number when it is short (at most
+	// cloneChunk bytes), and otherwise closes it as it is (a short full
+	// chunk, still shared) and starts the next, instead of copying the
+	// shared one (half a chunk on average): an explorer branch writes a few
+	// KB of text in all. Closing moves the next texts a chunk number on,
+	// 16 KB of references: a copy of a copy of a copy of a copy (the
+	// session's copy before each command, the explorer's cursor, its next
+	// tick's copy, the branch) would then write every text more than 64 KB
+	// past its record chunk's first text, which a record cannot reach
+	// (farField), so each would be kept whole apart.
 	openShared bool
 	// processed is the last tplProcessed text added (texts.addWhole), 0
 	// for none: a produce of its record refers back to it (tplProduceAfter).
@@ -76,8 +83,12 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 	}
 	if a.openShared {
 		a.openShared = false
-		if len(a.open) > 0 && len(a.open)+len(b) <= arenaChunk {
-			a.closeOpen(make([]byte, 0, max(cloneChunk, len(b))))
+		if n := len(a.open); n > 0 && n+len(b) <= arenaChunk {
+			if n <= cloneChunk {
+				a.open = append(make([]byte, 0, max(min(n+cloneChunk, arenaChunk), n+len(b))), a.open...)
+			} else {
+				a.closeOpen(make([]byte, 0, max(cloneChunk, len(b))))
+			}
 		}
 	}
 	if len(a.open)+len(b) > arenaChunk {

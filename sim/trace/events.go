@@ -30,6 +30,7 @@ const (
 	EvZombie         EventKind = "zombie"          // a process kept running after it lost its place
 	EvUnstableOffset EventKind = "unstable-offset" // OffsetFetch answered UNSTABLE_OFFSET_COMMIT
 	EvProducer       EventKind = "producer"        // a member closed its producer and created one with new settings
+	EvDeploy         EventKind = "deploy"          // a graceful restart or a rolling deploy moved on (restart --graceful, roll)
 )
 
 // kind numbers an EventKind by its place in eventKinds: an event's record
@@ -63,6 +64,7 @@ const (
 	kindZombie
 	kindUnstableOffset
 	kindProducer
+	kindDeploy
 	numKinds
 )
 
@@ -75,7 +77,7 @@ var eventKinds = [numKinds]EventKind{
 	kindStarted: EvStarted, kindStaticRejoin: EvStaticRejoin, kindProduced: EvProduced,
 	kindTxnState: EvTxnState, kindFenced: EvFenced, kindRetry: EvRetry, kindInput: EvInput,
 	kindSideEffect: EvSideEffect, kindZombie: EvZombie, kindUnstableOffset: EvUnstableOffset,
-	kindProducer: EvProducer,
+	kindProducer: EvProducer, kindDeploy: EvDeploy,
 }
 
 // kindIndex is each EventKind's number, for Event.

@@ -64,7 +64,7 @@ func TestRecordSizes(t *testing.T) {
 func checkWithClone(tr *Trace, tick *int, check func(tr *Trace, what string)) {
 	check(tr, "trace")
 	cloneTick := *tick
-	c := tr.Clone(&cloneTick, nil)
+	c := tr.Clone(&cloneTick, nil, nil)
 	*tick++
 	tr.Record(&wire.Packet{ID: tr.Packets.Len(), Sent: *tick, Delivered: *tick + 1, From: "C1", FromInc: 1, To: wire.Broker,
 		Type: wire.Fetch, Summary: "after the clone"})

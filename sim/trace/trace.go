@@ -47,12 +47,22 @@ func New(layout *topo.Layout, now *int, sources Sources) *Trace {
 }
 
 // Clone is a copy of t for a world whose clock is *now and whose logs
-// sources reads: it shares the records and texts written so far.
-func (t *Trace) Clone(now *int, sources Sources) *Trace {
-	n := &Trace{now: now,
+// sources reads: it shares the records and texts written so far. With a
+// spare (the trace of a finished copy, never read again: sim.Reuser) the
+// copy is made in its storage, its encoding buffer too, as the World that
+// held the trace's fields before the trace had a room of its own was.
+func (t *Trace) Clone(now *int, sources Sources, spare *Trace) *Trace {
+	n, scratch := spare, []byte(nil)
+	if n == nil {
+		n = new(Trace)
+	} else {
+		scratch = n.scratch[:0]
+	}
+	*n = Trace{now: now,
 		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
 		Events:  EventLog{recs: t.Events.recs.clone()}}
 	t.texts.cloneInto(&n.texts, sources)
+	n.scratch = scratch
 	n.Packets.t, n.Events.t = n, n
 	return n
 }
