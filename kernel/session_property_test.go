@@ -289,7 +289,8 @@ func propRate(r *rand.Rand, inputs ...string) string {
 	case 2:
 		return "produce --rate 30000/tick " + in + "; step 40" // the step fails: past the records limit
 	}
-	return "produce --rate " + pick(r, "1/tick", "1/3ticks", "2/5ticks", "3/tick", "1/20ticks") + " " + in
+	// A rate in time runs in real time (mix 3) and is refused on the page's scale.
+	return "produce --rate " + pick(r, "1/tick", "1/3ticks", "2/5ticks", "3/tick", "1/20ticks", "50/s", "7/m") + " " + in
 }
 
 // propCommandRealTime is half of mix 3 (the other half is mix 1's, a new
@@ -421,10 +422,17 @@ func TestSessionMatchesFreshReplayLongSteps(t *testing.T) {
 // session starts with new --kafka-defaults, and a third of its commands
 // are real time's (propCommandRealTime).
 func TestSessionMatchesFreshReplayRealTime(t *testing.T) {
+	timedRatesRan.Store(0)
 	for seed := *propSeed0; seed < *propSeed0+*propSeeds; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkRandomSessionMix(t, 2000+seed, *propCmds, seed%2 == 1, 3) })
 	}
+	if timedRatesRan.Load() == 0 {
+		t.Fatal("no produce --rate R/s or R/m ran in any real-time session")
+	}
 }
+
+// timedRatesRan counts the rates in time (R/s, R/m) that succeeded.
+var timedRatesRan atomic.Int64
 
 func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 	mix := *propMix
@@ -455,6 +463,9 @@ func checkRandomSessionMix(t *testing.T, seed, ncmds int, longSteps bool, mix in
 		out, err := a.exec(s, cmd)
 		if err == nil && strings.HasPrefix(cmd, "produce --rate") {
 			ratesRan.Add(1)
+			if strings.Contains(cmd, "/s ") || strings.Contains(cmd, "/m ") {
+				timedRatesRan.Add(1)
+			}
 		}
 		fmt.Fprintf(&transcript, "> %s\n%s\nerr=%v\n", cmd, out, err)
 		return out, err

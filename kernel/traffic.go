@@ -21,11 +21,14 @@ const produceRateHelp = "produce TOPIC-P N appends N records at once (the page's
 	"input partition, o0 or orders-0, or an input topic: each of its partitions): RATE is R/tick\n" +
 	"(R records every tick) or R/Nticks (R records every N ticks, spread evenly: 1/10ticks is one\n" +
 	"record every tenth tick), from the next tick on; a partition with a rate gets the new one.\n" +
-	"R/s (records a second) needs real time. produce --stop INPUT... ends it; show traffic lists\n" +
-	"the rates. With processing.ticks (a member's time per record: N, or N/K for K records in N\n" +
-	"ticks) a member's throughput is finite, so lag grows while the group pauses and drains after.\n" +
-	"A rate that would take the world past its input records within one tick is refused, and so\n" +
-	"is a step or run that would (the error says after how many ticks the world reaches it)."
+	"In real time (set time ms, or new --kafka-defaults) RATE may be R/s, records a second (R/ms,\n" +
+	"R/m, R/h: a millisecond, a minute, an hour), exactly: R x tick.ms records every 1,000 ticks.\n" +
+	"produce --stop INPUT... ends it; show traffic lists the rates. With processing.ticks (a\n" +
+	"member's time per record: N, or N/K for K records in N ticks; processing.ms in real time,\n" +
+	"0.1 for ten records a millisecond) a member's throughput is finite, so lag grows while the\n" +
+	"group pauses and drains after. A rate that would take the world past its input records\n" +
+	"within one tick is refused, and so is a step or run that would (the error says after how\n" +
+	"many ticks the world reaches it)."
 
 // inputWords completes an INPUT: the input partitions and topics.
 func inputWords(s *Session, typed []string, partial string) []string {
@@ -138,10 +141,19 @@ func inputTopicNames(w *sim.World) []string {
 // maxRateWord bounds each number of a rate as typed (sim.MaxRateTerm).
 const maxRateWord = sim.MaxRateTerm
 
-// parseRate reads a rate: R/tick, R/Nticks, or R/s (records a second,
-// real time only). Every refusal names the value and the rule.
+// rateUnits are the periods of a rate in real time, in milliseconds: the
+// units of a typed duration (durationUnits).
+var rateUnits = map[string]int64{"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
+
+// parseRate reads a rate: R/tick, R/Nticks, or in real time R/s (records a
+// second; R/ms, R/m and R/h a millisecond, a minute and an hour, the units
+// of a duration). Every refusal names the value and the rule.
 func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
 	rule := "a rate is R/tick or R/Nticks (R records every N ticks), R and N whole numbers from 1 to " + group(maxRateWord)
+	c := clockOf(w)
+	if c.real {
+		rule = "a rate is R/tick, R/Nticks (R records every N ticks) or R/s (R records a second; R/ms, R/m, R/h: a millisecond, a minute, an hour), R and N whole numbers from 1 to " + group(maxRateWord)
+	}
 	num, per, ok := strings.Cut(v, "/")
 	if !ok {
 		return sim.Rate{}, fmt.Errorf("%s: %q is not a rate (%s)", cmd, v, rule)
@@ -159,10 +171,20 @@ func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
 	switch {
 	case per == "tick":
 		return sim.NewRate(r, 1)
-	case per == "s":
-		// Real time converts here, and only here: with set time ms, the
-		// rate is sim.RatePerSecond(r, tick.ms).
-		return sim.Rate{}, fmt.Errorf("%s: a rate in records a second needs real time (set time ms); this world counts ticks: give R/tick or R/Nticks", cmd)
+	case rateUnits[per] > 0:
+		if !c.real {
+			return sim.Rate{}, fmt.Errorf("%s: %s is a rate in time, and this world counts ticks (time ticks, the page's scale): a rate in time needs real time (set time ms, or new --kafka-defaults); here give R/tick or R/Nticks", cmd, v)
+		}
+		// Real time converts here, and only here: r records a period are
+		// r x tick.ms records every period's milliseconds in ticks.
+		rate, err := sim.RatePer(r, rateUnits[per], int64(c.tickMS))
+		if per == "s" {
+			rate, err = sim.RatePerSecond(r, int64(c.tickMS))
+		}
+		if err != nil {
+			return sim.Rate{}, fmt.Errorf("%s: %v", cmd, err)
+		}
+		return rate, nil
 	case strings.HasSuffix(per, "ticks"):
 		n, err := strconv.ParseInt(strings.TrimSuffix(per, "ticks"), 10, 64)
 		if err != nil || n < 1 || n > maxRateWord {
@@ -206,9 +228,40 @@ func cmdShowTraffic(s *Session) (*Result, error) {
 	if len(ps) == 0 {
 		return &Result{Text: "no steady production (produce --rate RATE INPUT starts it)"}, nil
 	}
+	c := clockOf(w)
 	t := &Table{Header: []string{"PARTITION", "RATE", "SINCE", "APPENDED", "LOG-END-OFFSET"}}
 	for _, p := range ps {
-		t.Add(p.TP.String(), p.Rate.String(), "t="+strconv.Itoa(p.Since), strconv.FormatInt(p.Sent, 10), strconv.Itoa(w.Log(p.TP).HW()))
+		t.Add(p.TP.String(), rateText(c, p.Rate), "t="+since(c, p.Since), strconv.FormatInt(p.Sent, 10), strconv.Itoa(w.Log(p.TP).HW()))
 	}
 	return &Result{Text: strings.TrimRight(t.Text(), "\n"), Table: t, HTML: t.HTML()}, nil
+}
+
+// rateText is a rate as show traffic prints it: as typed on the page's
+// scale (1/2ticks); in real time also in the first of a second, a minute
+// or an hour that holds a whole number of records (100/s = 1/2ticks, 6/m
+// = 1/2000ticks).
+func rateText(c clock, r sim.Rate) string {
+	if !c.real {
+		return r.String()
+	}
+	for _, u := range []struct {
+		name string
+		ms   int64
+	}{{"s", 1000}, {"m", 60_000}, {"h", 3_600_000}} {
+		// Records every Ticks x tick.ms ms: per period, Records x period / (Ticks x tick.ms).
+		num, den := r.Records*u.ms, r.Ticks*int64(c.tickMS)
+		if num%den == 0 {
+			return fmt.Sprintf("%d/%s = %s", num/den, u.name, r)
+		}
+	}
+	return r.String()
+}
+
+// since is a tick as show traffic's SINCE prints it: the tick, or in real
+// time its time with the tick.
+func since(c clock, tick int) string {
+	if !c.real {
+		return strconv.Itoa(tick)
+	}
+	return fmt.Sprintf("%s (%d)", c.at(tick), tick)
 }

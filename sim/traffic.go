@@ -50,18 +50,22 @@ func NewRate(records, ticks int64) (Rate, error) {
 // rate in ticks: with a tick of tickMS milliseconds, r records a second
 // are r x tickMS records every 1,000 ticks, exactly (no rounding: the
 // schedule spreads them evenly, Rate.Due). Real time (set time ms,
-// tick.ms) calls it for `produce --rate R/s`.
-func RatePerSecond(r, tickMS int64) (Rate, error) {
+// tick.ms) calls it for `produce --rate R/s`; RatePer for R/m, R/h, R/ms.
+func RatePerSecond(r, tickMS int64) (Rate, error) { return RatePer(r, 1000, tickMS) }
+
+// RatePer is r records every periodMS milliseconds, with a tick of tickMS
+// milliseconds: r x tickMS records every periodMS ticks, exactly.
+func RatePer(r, periodMS, tickMS int64) (Rate, error) {
 	if tickMS < 1 {
 		return Rate{}, fmt.Errorf("tick.ms must be at least 1, not %d", tickMS)
 	}
 	if r < 1 {
-		return Rate{}, fmt.Errorf("a rate must be at least 1 record a second, not %d (produce --stop ends steady production)", r)
+		return Rate{}, fmt.Errorf("a rate must be at least 1 record, not %d (produce --stop ends steady production)", r)
 	}
 	if r > MaxRateTerm/tickMS {
-		return Rate{}, fmt.Errorf("a rate of %d records a second is out of range (at most %d with tick.ms %d)", r, MaxRateTerm/tickMS, tickMS)
+		return Rate{}, fmt.Errorf("a rate of %d records every %d ms is out of range (at most %d with tick.ms %d)", r, periodMS, MaxRateTerm/tickMS, tickMS)
 	}
-	return NewRate(r*tickMS, 1000)
+	return NewRate(r*tickMS, periodMS)
 }
 
 func gcd(a, b int64) int64 {

@@ -71,6 +71,15 @@ func TestRateConstructorsRefuseAndReduce(t *testing.T) {
 			t.Errorf("RatePerSecond(%d, %d) accepted", c[0], c[1])
 		}
 	}
+	// A minute, an hour, a millisecond: r x T records every period's ms in ticks.
+	for _, c := range []struct {
+		r, periodMS, tickMS int64
+		want                Rate
+	}{{60, 60_000, 5, Rate{1, 200}}, {1, 3_600_000, 5, Rate{1, 720_000}}, {2, 1, 5, Rate{10, 1}}} {
+		if got, err := RatePer(c.r, c.periodMS, c.tickMS); err != nil || got != c.want {
+			t.Errorf("RatePer(%d, %d ms, %d) = %v, %v; want %v", c.r, c.periodMS, c.tickMS, got, err, c.want)
+		}
+	}
 	if got := (Rate{1, 10}).String(); got != "1/10ticks" {
 		t.Errorf("String: %q", got)
 	}
