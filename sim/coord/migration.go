@@ -99,20 +99,15 @@ func fromClassicGroup(cg *ClassicGroup) *ConsumerGroup {
 		g.putMember(gm)
 		// convertToConsumerGroup starts every member's session from now
 		// (scheduleConsumerGroupSessionTimeout with its classic
-		// session.timeout.ms), whatever its classic session was; each
-		// heartbeat restarts it (classicGroupHeartbeatToConsumerGroup). A
-		// member heard now heartbeats every tick, so its session never
-		// runs out while it is heard (ConsumerGroup.tick); a live one not
-		// heard is fenced a session timeout from now. kgrepl simplifies
-		// for a process already gone: its session keeps running from
-		// when it went quiet (Kafka would restart it here; demo 15's
-		// restarted C1-1 would then go 3 ticks later).
-		switch {
-		case g.classic().heard(gm):
+		// session.timeout.ms), whatever its classic session was, a process
+		// already gone included; each heartbeat restarts it
+		// (classicGroupHeartbeatToConsumerGroup). A member heard now
+		// heartbeats every tick, so its session never runs out while it is
+		// heard (ConsumerGroup.tick); one not heard is fenced a session
+		// timeout from now.
+		if g.classic().heard(gm) {
 			gm.classic.silentSince, gm.sessionTimer = -1, 0
-		case !g.procs.Alive(gm.ClientID, gm.Inc) && gm.classic.silentSince >= 0:
-			g.sessionTimeoutAt(gm, gm.classic.silentSince+gm.classic.SessionTimeout)
-		default:
+		} else {
 			g.classic().silentFromNow(gm)
 		}
 	}
