@@ -195,8 +195,8 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 		}
 	}
-	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
-		t.Error("C1 sent no auto-commit before revoking")
+	if summariesWith(w, OffsetCommit, "C1", "before reconciling") == 0 {
+		t.Error("C1 sent no auto-commit before reconciling")
 	}
 }
 
@@ -732,7 +732,7 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 	stepChecked(t, w, c, 30)
 	var retry *Packet
 	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
-		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeRevoke {
+		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeReconcile {
 			retry = p
 			break
 		}
