@@ -1,6 +1,8 @@
 package client
 
 import (
+	"strconv"
+
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -66,8 +68,9 @@ func (cm *commits) fire(m *Member, t wire.Timer) {
 	}
 }
 
-// autoSent: an auto-commit of the consumer protocol goes out; the
-// interval auto-commit waits for its answer, or its request timeout.
+// autoSent: the consumer protocol's interval auto-commit goes out; the
+// next waits for its answer, or its request timeout. (The auto-commit
+// before reconciling sets autoInFlight itself and has its own timers.)
 func (cm *commits) autoSent(m *Member) {
 	cm.autoInFlight = true
 	cm.autoSeq++
@@ -118,7 +121,11 @@ func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
 	}
 	cm.offsetFetchSeq++
 	r.ID = cm.offsetFetchSeq
-	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: m.env.Layout().PartList(tps), Body: r})
+	summary := m.env.Layout().PartList(tps)
+	if r.HasMember {
+		summary += ", epoch " + strconv.Itoa(r.MemberEpoch) + ", " + r.MemberID
+	}
+	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: summary, Body: r})
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: append([]wire.TopicPartition{}, tps...)})
 }
 
@@ -340,7 +347,7 @@ func (cm *commits) onCommitResponse(m *Member, p *wire.Packet) {
 		}
 	}
 	req := p.Req.Body.(*wire.OffsetCommitRequest)
-	if req.BeforeReconcile || req.Auto == wire.AutoInterval {
+	if req.Auto == wire.AutoInterval && m.group.memberEpochs() {
 		defer cm.autoDone(m) // once the answer is taken in
 	}
 	if req.BeforeReconcile {

@@ -527,7 +527,7 @@ func (c *consumerMember) sendCommitBeforeReconcile(m *Member, offs map[wire.Topi
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.commits.autoSent(m)
+	m.commits.autoInFlight = true // each attempt's answer clears it; a retry sets it again
 	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(epoch) + ", " + m.MemberID + " (before reconciling)", Body: req})
 	c.commitSeq++
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq, Arg: 1})
@@ -543,15 +543,19 @@ func (c *consumerMember) sendCommitBeforeReconcile(m *Member, offs map[wire.Topi
 // member fenced, left or rejoined meanwhile has dropped the reconciliation
 // (maybeAbortReconciliation).
 func (c *consumerMember) onCommitBeforeReconcile(m *Member, p *wire.Packet) {
-	if !c.commitWait || p.Req != c.commitPkt {
+	if p.Req != c.commitPkt {
 		return
 	}
 	c.commitPkt = nil
-	if p.Error == wire.StaleMemberEpoch && c.commitEpoch(m) > 0 && m.env.Now() < c.commitDeadline {
+	if c.commitWait && c.active(m) && p.Error == wire.StaleMemberEpoch && c.commitEpoch(m) > 0 && m.env.Now() < c.commitDeadline {
 		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before reconciling refused with %s: retrying with the latest positions and epoch", m.Label(), p.Error)
 		c.commitSeq++
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
+	}
+	defer m.commits.autoDone(m) // after the reconciliation went on
+	if !c.commitWait {
+		return // the reconciliation was dropped meanwhile
 	}
 	c.commitWait = false
 	if !c.active(m) || c.state != cgReconciling {
@@ -567,16 +571,25 @@ func (c *consumerMember) onCommitBeforeReconcile(m *Member, p *wire.Packet) {
 // within request.timeout.ms (a retriable failure), or its retry backoff
 // passed.
 func (c *consumerMember) revokeCommitTimer(m *Member, seq int, timeout bool) {
-	if !c.commitWait || seq != c.commitSeq || !c.active(m) {
+	if seq != c.commitSeq {
+		return
+	}
+	if !c.commitWait || !c.active(m) {
+		// The reconciliation was dropped meanwhile: the attempt's request
+		// timeout still ends the auto-commit in flight.
+		if timeout && c.commitPkt != nil {
+			c.commitPkt = nil
+			m.commits.autoDone(m)
+		}
 		return
 	}
 	if timeout {
 		c.commitPkt = nil
-		m.commits.autoDone(m)
 		if m.env.Now() >= c.commitDeadline {
 			c.commitWait = false
 			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before reconciling unanswered by the rebalance timeout: reconciles anyway", m.Label())
 			c.revokeAndAssign(m)
+			m.commits.autoDone(m)
 			return
 		}
 		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before reconciling within request.timeout.ms (%d): retrying", m.Label(), m.Cfg.RequestTimeout)
