@@ -373,6 +373,8 @@ rollback's last classic instance converts the group back. Nobody is refused.`,
 					"C4-1's place and partitions; the classic members are told REBALANCE_IN_PROGRESS, rejoin, and get from SyncGroup " +
 					"what the uniform assignor decided; C1 and C2 first get their assignment minus the orders partition they revoke."),
 				goCell(sequence("--ticks 0..18", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification", "--width 1100")),
+				md("The world once converted: C4-2 speaks the consumer protocol, C1-1 to C3-1 are classic members of the consumer group."),
+				goCell("s.Diagram()"),
 			}},
 			{after: "", cells: []cell{
 				md("Who consumes what through the upgrade and the rollback: three partitions move once, at the conversion; every " +
