@@ -439,7 +439,7 @@ func (c *CellLog) producerID(name string) uint16 {
 		}
 	}
 	if len(c.producers) >= 0xffff {
-		panic("sim: more than 65,535 producers wrote to " + c.tp.String() + " (a world has at most 1,000 members, kernel/limits.go)")
+		panic("sim: more than 65,535 producers wrote to " + c.tp.String() + " (kernel/worldcost.go caps a world at 65,535 clients)")
 	}
 	c.producers = append(c.producers, name)
 	return uint16(len(c.producers))
