@@ -21,7 +21,7 @@ import (
 // texts quote them from this table.
 type limit struct {
 	name string // how errors and help name it
-	max  int // fromHeap: worldBudget's, read at each use
+	max  int    // fromHeap: worldBudget's, read at each use
 }
 
 // fromHeap as a limit's max: the bound is derived from the heap limit when
