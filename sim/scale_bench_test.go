@@ -183,3 +183,50 @@ func BenchmarkWorldCost(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRollingRestart1000x100000: issue 26's rolling restart, in the
+// page's tick-counting time (not its real-time target): 1,000 members over
+// 100,000 partitions (ten topics, 5 records each), each restarted in turn
+// and the group left to settle before the next, under each protocol. It
+// takes many minutes: run it alone with -benchtime 1x.
+func BenchmarkRollingRestart1000x100000(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			ticks := 0
+			var cpu time.Duration
+			var pm peakMeter
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cfg := scaleConfig(b, protocol)
+				cfg.RecordsPerPartition = 5
+				w, err := New(bigTopology(1000, 10, 10_000), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := w.Tick
+				runtime.GC()
+				b.StartTimer()
+				cpu0 := cpuTime()
+				for c := 1; c <= 1000; c++ {
+					if err := w.Restart("C" + strconv.Itoa(c)); err != nil {
+						b.Fatal(err)
+					}
+					for k := 0; k < 3 || !w.GroupSettled(); k++ {
+						w.Step()
+						if k%16 == 0 {
+							pm.sample()
+						}
+						if k > 5000 {
+							b.Fatalf("C%d: not settled", c)
+						}
+					}
+				}
+				cpu += cpuTime() - cpu0
+				ticks += w.Tick - start
+			}
+			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(pm.peak)/1e6, "peak-MB")
+		})
+	}
+}
