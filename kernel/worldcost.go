@@ -22,8 +22,9 @@ import (
 // undo) and rounded up:
 //   - a member: 1.9 KB in the world (its process, its place in the group,
 //     its producer) and 1.7 KB more in the copy a step keeps;
-//   - a partition: 550 B (its log on B1, its name and numbering) and
-//     510 B in the copy (a copy copies every partition's log);
+//   - a partition owned by a member: 660 B (its log on B1, its name and
+//     numbering, its place in its owner's lists and the coordinator's)
+//     and 600 B in the copy (a copy copies every partition's log);
 //   - an input record: a run of 8 bytes holds any number appended at
 //     once, but each record costs the world's history about 120 B when
 //     it is processed (its fetch's share, the processed event, the
@@ -37,7 +38,7 @@ import (
 // heap guard watches it.
 const (
 	costPerMember    = 4 << 10
-	costPerPartition = 1200
+	costPerPartition = 1400
 	costPerRecord    = 160
 	// costBase is what any world costs besides: the coordinators, the
 	// trace's first chunks, the session.
@@ -54,7 +55,7 @@ var (
 	limitPartitionRecords = limit{"records in one partition (a log keeps offsets in 32 bits)", 1<<31 - 1}
 	// limitWorldBytes is growThreshold as help states it; checkCost reads
 	// growThreshold itself when it runs (tests change limitHeap).
-	limitWorldBytes = limit{"bytes of heap a world's shape is estimated to cost (members x 4 KiB + partitions x 1,200 B + input records x 160 B + 1 MiB), three quarters of the heap limit", fromHeap}
+	limitWorldBytes = limit{"bytes of heap a world's shape is estimated to cost (members x 4 KiB + partitions x 1,400 B + input records x 160 B + 1 MiB), three quarters of the heap limit", fromHeap}
 )
 
 // worldShape is what the estimate counts.
@@ -78,7 +79,7 @@ func checkCost(cmd string, s worldShape, how string) error {
 	if est.Cmp(new(big.Int).SetUint64(budget)) <= 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %s is estimated at %s of heap (%s members x 4 KiB + %s partitions x 1,200 B + %s input records x 160 B, processed, + 1 MiB), over the limit (at most %s: three quarters of the heap limit, %s, where a step is stopped; docs/reference.md#limits)",
+	return fmt.Errorf("%s: %s is estimated at %s of heap (%s members x 4 KiB + %s partitions x 1,400 B + %s input records x 160 B, processed, + 1 MiB), over the limit (at most %s: three quarters of the heap limit, %s, where a step is stopped; docs/reference.md#limits)",
 		cmd, how, humanBytes(est), group(s.members), group(s.partitions), group(s.records), humanBytes(new(big.Int).SetUint64(budget)), humanBytes(new(big.Int).SetUint64(budget/3*4)))
 }
 
