@@ -164,12 +164,15 @@ func BenchmarkWorldCost(b *testing.B) {
 		bare, w, c = nil, nil, nil
 
 		// records: 100 members over 100 partitions of 1,000 records,
-		// every record processed (default settings otherwise), and the
-		// default world's 60
+		// every record processed (default settings otherwise); over
+		// 10,000 partitions of 10 (where the auto-commits, every member's
+		// 100 positions every 5 ticks, cost more than the records: a
+		// cost per tick, not per record); and one member over 6
+		// partitions of 1,000
 		for _, shape := range []struct {
 			name                   string
 			members, parts, record int
-		}{{"B/record-100x100", 100, 100, 1000}, {"B/record-default", 1, 6, 1_000}} {
+		}{{"B/record-100x100", 100, 100, 1000}, {"B/record-100x10000", 100, 10_000, 10}, {"B/record-default", 1, 6, 1_000}} {
 			rc := DefaultConfig()
 			rc.RecordsPerPartition = shape.record
 			w, _ = New(bigTopology(shape.members, 1, shape.parts), rc)
@@ -232,3 +235,4 @@ func BenchmarkRollingRestart1000x100000(b *testing.B) {
 		})
 	}
 }
+
