@@ -235,4 +235,3 @@ func BenchmarkRollingRestart1000x100000(b *testing.B) {
 		})
 	}
 }
-
