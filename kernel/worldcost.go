@@ -136,3 +136,22 @@ func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error
 	s := worldShape{members: topo.Members, partitions: int(parts.Int64()), records: int(records.Int64())}
 	return checkCost(cmd, s, fmt.Sprintf("%s (%s; %s input partitions x records.per.partition %d)", describeShape(s), strings.Join(how, " + "), groupDigits(inputs.String()), recordsPerPartition))
 }
+
+// limitTextReach is where a step or run stops a world whose trace's texts
+// near their arena's reach (sim/trace: a text is named by a 32-bit
+// reference, 4 GB in all; past it the engine panics): 15/16 of it, which
+// leaves 256 MB for the tick that crosses it. Texts are not in the
+// estimate: they grow with what happens, and a rebalance of a group over
+// 100,000 partitions names each of them several times (what each member
+// revokes, gets and commits), so a rolling restart of 1,000 members there
+// reaches 4 GB of text before the heap guard's threshold.
+var limitTextReach = limit{"bytes of trace text a world keeps (a text is named by a 32-bit reference: 4 GB in all, less 256 MB for the tick that crosses it)", 15 << 28}
+
+// checkTextReach refuses to go on past limitTextReach, naming the tick.
+func checkTextReach(w *sim.World) error {
+	used, _ := w.Trace().TextReach()
+	if used <= limitTextReach.max {
+		return nil
+	}
+	return fmt.Errorf("stopped at tick %d: the trace's texts reach %s bytes, over the limit (%s); the session is as it was before the command", w.Tick, group(used), limitTextReach.helpLine())
+}

@@ -73,3 +73,26 @@ func TestReferenceStatesTheWorldCost(t *testing.T) {
 		t.Errorf("the limit's name %q does not state %q", limitWorldBytes.name, formula)
 	}
 }
+
+// TestStepStopsBeforeTheTextsFillTheirArena: a step stops after the tick
+// whose texts pass limitTextReach (here set just past what the world has),
+// fails naming the tick and the bound, and leaves the session as it was.
+func TestStepStopsBeforeTheTextsFillTheirArena(t *testing.T) {
+	defer func(l limit) { limitTextReach = l }(limitTextReach)
+	s := NewSession()
+	runLines(t, s, "join C2\nrun until stable")
+	used, _ := s.World().Trace().TextReach()
+	limitTextReach.max = used + 1000
+	before := snapshot(t, s)
+	_, err := s.Exec("step 1000")
+	if err == nil || !strings.HasPrefix(err.Error(), "step: stopped at tick ") || !strings.Contains(err.Error(), "bytes of trace text a world keeps") {
+		t.Fatalf("step past the text reach: %v", err)
+	}
+	if snapshot(t, s) != before {
+		t.Error("the stopped step changed the session")
+	}
+	limitTextReach.max = 15 << 28
+	if _, err := s.Exec("step 10"); err != nil {
+		t.Errorf("the next step: %v", err)
+	}
+}
