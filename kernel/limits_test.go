@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // snapshot is what a user sees of the session: the views as JSON, and the branches.
@@ -117,23 +119,22 @@ func TestWorldCostIsCheckedBeforeTheWork(t *testing.T) {
 	}
 	// The machine's own budget (12 GiB on this project's machine, at
 	// least 1.5 GB on any machine the tests run on) takes a real group's
-	// shape: 10,000 members over 1,000,000 partitions is about 1.3 GB;
+	// shape: 10,000 members over 1,000,000 partitions is about 1.4 GB;
 	// checked, not built.
 	worldBudget = func() uint64 { return 1_500_000_000 }
-	for _, line := range []string{
-		"set records.per.partition 0; new --topics t:1000000 --members 10000 --keep-settings",
-		"set records.per.partition 0; new --topics a:999999 --output b:1 --members 10000 --keep-settings",
-	} {
-		topo, _, err := parseNew(strings.Fields(line)[4:])
-		if err != nil {
-			t.Fatal(err)
+	shape := func(members int, inputs ...int) sim.Topology {
+		topo := sim.Topology{Group: "g", Output: sim.TopicSpec{Name: "out", Partitions: 1}, Members: members}
+		for i, p := range inputs {
+			topo.Inputs = append(topo.Inputs, sim.TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: p})
 		}
+		return topo
+	}
+	for _, topo := range []sim.Topology{shape(10_000, 1_000_000), shape(10_000, 999_999)} {
 		if err := checkTopology("new", topo, 0); err != nil {
-			t.Errorf("%s: %v", line, err)
+			t.Errorf("%d members over %d partitions: %v", topo.Members, topo.Inputs[0].Partitions+1, err)
 		}
 	}
-	topo, _, _ := parseNew([]string{"--topics", "t:1000000,u:1000000", "--members", "10000"})
-	if err := checkTopology("new", topo, 0); err == nil || !strings.Contains(err.Error(), "2,000,001 partitions") {
+	if err := checkTopology("new", shape(10_000, 1_000_000, 1_000_000), 0); err == nil || !strings.Contains(err.Error(), "2,000,001 partitions") {
 		t.Errorf("2,000,001 partitions under a 1.5 GB budget: %v", err)
 	}
 }
