@@ -647,12 +647,17 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
-	n, err := parseAtLeast("produce", "N", args[1], 1, limitRecords)
+	n, err := parseAtLeast("produce", "N", args[1], 1, limitPartitionRecords)
 	if err != nil {
 		return nil, err
 	}
-	have := inputRecords(w)
-	if err := limitRecords.checkSum("produce", fmt.Sprintf("%d records held + %d", have, n), have, n); err != nil {
+	hw := w.Log(tp).HW()
+	if err := limitPartitionRecords.checkSum("produce", fmt.Sprintf("%s holds %d + %d", tp, hw, n), hw, n); err != nil {
+		return nil, err
+	}
+	shape := shapeOf(w)
+	shape.records += n // both at most 2^31-1 a partition, times at most 2^40 partitions: no overflow
+	if err := checkCost("produce", shape, fmt.Sprintf("%s (%s more records)", describeShape(shape), group(n))); err != nil {
 		return nil, err
 	}
 	from := w.Events.Len()
@@ -687,14 +692,23 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if key == "records.per.partition" {
 		// It takes effect at the next `new`, whose shape may differ from
 		// this world's (`new --topics a:1 --keep-settings`): here it is
-		// bounded as one partition's records, and `new` checks it against
-		// the shape it is given. (Checked against this world's shape, a
-		// saved branch's settings, which load and compare set again in the
-		// default world before its `new`, were refused there.)
+		// bounded as one partition's records, in the smallest world it
+		// could make (one input partition, the output, no member), and
+		// `new` checks it against the shape it is given. (Checked against
+		// this world's shape, a saved branch's settings, which load and
+		// compare set again in the default world before its `new`, were
+		// refused there.)
 		if n, err := strconv.Atoi(val); err == nil && n >= 0 {
-			if err := limitRecords.checkf("set records.per.partition", n, ""); err != nil {
+			if err := limitPartitionRecords.checkf("set records.per.partition", n, ""); err != nil {
 				return nil, err
 			}
+			smallest := worldShape{partitions: 2, records: n}
+			if err := checkCost("set records.per.partition", smallest, fmt.Sprintf("%d records in one input partition", n)); err != nil {
+				return nil, err
+			}
+		} else if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(val, "-") {
+			_, err := parseAtLeast("set records.per.partition", "VALUE", val, 0, limitPartitionRecords)
+			return nil, err
 		}
 	}
 	client := ""
@@ -765,6 +779,11 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 	w := s.World()
 	if w.Member(pos[0]) == nil {
 		if err := limitMembers.checkSum("join "+pos[0], fmt.Sprintf("%d clients + %s", len(w.Clients()), pos[0]), len(w.Clients()), 1); err != nil {
+			return nil, err
+		}
+		shape := shapeOf(w)
+		shape.members++
+		if err := checkCost("join "+pos[0], shape, describeShape(shape)); err != nil {
 			return nil, err
 		}
 	}
