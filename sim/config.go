@@ -125,13 +125,17 @@ var Settings = buildSettings()
 func buildSettings() []Setting {
 	s := []Setting{
 		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
-			Doc: "the assignor the leader runs; takes effect at the next rebalance",
+			Doc: "the assignors, in order of preference: one, or a comma-separated list as in Kafka (cooperative-sticky,range); " +
+				"the group runs the one its members vote for, and a member is cooperative only if every assignor it lists is. " +
+				"For every member: each switches at once, from the next rebalance (the seed's shortcut); " +
+				"set Cn.: when Cn next starts, as Kafka's consumer reads it when it is created",
 			get: func(_ *Config, c *ClientConfig) string { return c.Assignor },
 			set: func(_ *Config, c *ClientConfig, v string) error {
-				if _, err := assign.New(v, c.StickyRules); err != nil {
-					return fmt.Errorf("partition.assignment.strategy: %q is not one of range, roundrobin, sticky, cooperative-sticky", v)
+				names, err := assign.ParseList(v)
+				if err != nil {
+					return err
 				}
-				c.Assignor = v
+				c.Assignor = strings.Join(names, ",")
 				return nil
 			}},
 		{Key: "sticky.rules", Allowed: "seed | kafka", Client: true,

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -21,10 +22,17 @@ import (
 // fixed when it starts: all classic, a classic group; otherwise a consumer
 // group (see startStableConsumerGroup), whose classic-protocol members, if
 // any, are classic members inside it.
-func startStableGroup(w *World, n int) {
+func startStableGroup(w *World, n int) error {
 	if consumerMembers(w, n) > 0 {
 		startStableConsumerGroup(w, n)
-		return
+		return nil
+	}
+	// The group's assignor is the one its members vote for
+	// (ClassicGroup.selectProtocol); members whose lists share none could
+	// not all have been admitted (INCONSISTENT_GROUP_PROTOCOL).
+	protocol, err := startProtocol(w, n)
+	if err != nil {
+		return err
 	}
 	var ins []assign.Member
 	var ms []*Member
@@ -38,7 +46,7 @@ func startStableGroup(w *World, n int) {
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
 		startProducer(w, m)
 	}
-	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
+	a, _ := assign.New(protocol, w.Cfg.Client.StickyRules)
 	plan := a.Assign(assign.Input{Members: ins, Partitions: w.layout.TopicSizes()})
 	owned := make([][]TopicPartition, len(ms))
 	for i, m := range ms {
@@ -49,6 +57,44 @@ func startStableGroup(w *World, n int) {
 		m.StartClassicStable(owned[i], joins[0].MemberID)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
+	return nil
+}
+
+// startProtocol is the assignor a starting classic group of C1..Cn runs:
+// the vote over their assignor lists. Only clients named in a per-client
+// setting can list other assignors than the defaults, so a world of 100000
+// members reads n configs only when it has that many settings.
+func startProtocol(w *World, n int) (string, error) {
+	lists := [][]string{w.Cfg.Client.Assignors()}
+	who := []string{"the default"}
+	seen := map[string]bool{}
+	for _, o := range w.Cfg.Overrides {
+		if o.Key != "partition.assignment.strategy" || seen[o.Client] || !isMemberClient(o.Client, n) {
+			continue
+		}
+		seen[o.Client] = true
+		lists, who = append(lists, w.Cfg.ForClient(o.Client).Assignors()), append(who, o.Client)
+	}
+	if len(seen) == n {
+		lists, who = lists[1:], who[1:] // every member has its own
+	}
+	if len(lists) == 1 {
+		return lists[0][0], nil
+	}
+	// The vote over the distinct lists is not the vote over the members:
+	// count each member.
+	var votes [][]string
+	for i := 1; i <= n; i++ {
+		votes = append(votes, w.Cfg.ForClient("C"+strconv.Itoa(i)).Assignors())
+	}
+	if p, ok := assign.SelectProtocol(votes); ok {
+		return p, nil
+	}
+	var each []string
+	for i, l := range lists {
+		each = append(each, who[i]+" "+strings.Join(l, ","))
+	}
+	return "", fmt.Errorf("new: the members' partition.assignment.strategy lists share no assignor (%s), so a classic group could not hold them all: Kafka refuses a member that shares none with INCONSISTENT_GROUP_PROTOCOL", strings.Join(each, "; "))
 }
 
 // startProducer initialises a starting world's member's producer: a
@@ -123,7 +169,7 @@ func startStableConsumerGroup(w *World, n int) {
 		ms = append(ms, m)
 		starts = append(starts, coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
-			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
+			Classic: !m.Consumer(), Assignors: m.Cfg.Assignors(), SessionTimeout: m.Cfg.SessionTimeout})
 		startProducer(w, m)
 	}
 	w.Group.StartConsumer(starts)

@@ -6,6 +6,7 @@ package client
 // thread, rejoining, eager and cooperative revocation, LeaveGroup.
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -274,12 +275,17 @@ func (c *classicMember) leave(m *Member) {
 // joinRequest is what this member sends in JoinGroup.
 func (c *classicMember) joinRequest(m *Member) *wire.JoinGroupRequest {
 	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
-		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+		Topics: m.Topics, Protocols: m.Cfg.Assignors(), RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: c.joinedGen}
 	r.Owned = append([]wire.TopicPartition{}, m.Owned...)
-	if m.Cfg.Assignor == "sticky" && c.hasSticky {
+	if slices.Contains(r.Protocols, "sticky") && c.hasSticky {
 		// StickyAssignor.subscriptionUserData: the previous assignment and
 		// generation, which memberData reads instead of ownedPartitions.
+		// Kafka sends it in the "sticky" entry only, each entry with its
+		// own metadata; kgrepl sends one per member, so an eager member
+		// listing sticky and cooperative-sticky would show
+		// cooperative-sticky its previous assignment where Kafka shows
+		// none (ownedPartitions are empty after an eager revocation).
 		r.Owned = append([]wire.TopicPartition{}, c.stickyPrev...)
 		r.OwnedGen = c.stickyGen
 	}
@@ -295,6 +301,9 @@ func (c *classicMember) sendJoin(m *Member) {
 	c.rejoin, c.joinRetry = false, false
 	req := c.joinRequest(m)
 	s := "subscribe " + strings.Join(m.Topics, ",")
+	if len(req.Protocols) > 1 {
+		s += ", assignors " + strings.Join(req.Protocols, ",")
+	}
 	if m.Cfg.rebalanceProtocol() == assign.Cooperative {
 		s += ", owns " + m.env.Layout().PartList(m.Owned)
 	}

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -90,13 +91,14 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 		bump = true
 	}
 	g.setClassic(gm)
-	gm.Strategy, gm.classic.Protocols = r.Strategy, []string{r.Strategy}
+	gm.Strategy, gm.classic.Protocols = r.First(), r.Protocols
 	gm.RebalanceTimeout, gm.classic.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	g.admitAndAssign(gm, replaced, newMember, bump, " with the classic protocol")
 	// The owned partitions a classic member reports: a cooperative member's
-	// subscription carries them; an eager one revoked everything first.
+	// subscription carries them; an eager one (any assignor of its list
+	// eager-only: ConsumerCoordinator) revoked everything first.
 	owned := []wire.TopicPartition{}
-	if r.Strategy == "cooperative-sticky" {
+	if assign.ListProtocol(r.Protocols) == assign.Cooperative {
 		owned = store.Copy(r.Owned)
 	}
 	if err := g.maybeReconcile(gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
@@ -121,7 +123,7 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 	gm.classic.syncTimer = g.nextTimer()
 	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.classic.syncTimer})
 	g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
-		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.First()})
 	g.notify()
 }
 

@@ -185,7 +185,7 @@ func fromConsumerGroup(g *ConsumerGroup) *ClassicGroup {
 	}
 	cg.generation = g.groupEpoch
 	cg.leader = ids[0]
-	cg.protocol = cg.chooseProtocol()
+	cg.protocol = cg.selectProtocol()
 	cg.state = Stable
 	return cg
 }
