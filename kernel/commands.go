@@ -525,6 +525,11 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if len(args) == 1 {
 		return nil, usageErr("set", "%s: missing VALUE", args[0])
 	}
+	if len(args) > 2 && strings.HasSuffix(args[1], ",") {
+		// Kafka's list configs allow spaces around the commas; a command
+		// line splits there.
+		return nil, usageErr("set", "%s: a list is written without spaces: %s", args[0], strings.Join(args[1:], ""))
+	}
 	if err := needArgs("set", args, 2, 2); err != nil {
 		return nil, err
 	}

@@ -45,7 +45,10 @@ func init() {
 				"assignors: `compare group.protocol classic,consumer partition.assignment.strategy\n" +
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
-				"group epoch and a rebalance is a group epoch bump (see help metrics).",
+				"group epoch and a rebalance is a group epoch bump (see help metrics).\n" +
+				"Commas separate the values compared, so a list value of partition.assignment.strategy is\n" +
+				"written with + between its assignors: `compare partition.assignment.strategy\n" +
+				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.",
 			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
@@ -558,8 +561,26 @@ func startSettings(keys []string) bool {
 	return false
 }
 
+// settingLine is the set command that puts one of compare's values in
+// force. Commas separate compare's values, so a list value of
+// partition.assignment.strategy joins its assignors with + instead
+// (cooperative-sticky+range is the list cooperative-sticky,range).
 func settingLine(key, val string) string {
+	if listSetting(key) {
+		val = strings.ReplaceAll(val, "+", ",")
+	}
 	return "set " + key + " " + val
+}
+
+// listSetting: the key's value is a list (partition.assignment.strategy,
+// for every client or for one).
+func listSetting(key string) bool {
+	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
+		if _, found := sim.LookupSetting(k); found {
+			key = k
+		}
+	}
+	return key == "partition.assignment.strategy"
 }
 
 // runCombo runs the script with the settings put right after its `new`;
@@ -677,6 +698,10 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 				// in compare's context (its usage, not set's).
 				msg := strings.TrimPrefix(err.Error(), "set: ")
 				msg = strings.TrimSuffix(msg, " (usage: "+lookup("set").usage+")")
+				if listSetting(key) {
+					// the list as typed here, with its + (settingLine)
+					msg = strings.ReplaceAll(msg, strconv.Quote(strings.ReplaceAll(v, "+", ",")), strconv.Quote(v))
+				}
 				return nil, usageErr("compare", "%s", msg)
 			}
 		}

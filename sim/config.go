@@ -125,10 +125,9 @@ var Settings = buildSettings()
 func buildSettings() []Setting {
 	s := []Setting{
 		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
-			Doc: "the assignors, in order of preference: one, or a comma-separated list as in Kafka (cooperative-sticky,range); " +
-				"the group runs the one its members vote for, and a member is cooperative only if every assignor it lists is. " +
-				"For every member: each switches at once, from the next rebalance (the seed's shortcut); " +
-				"set Cn.: when Cn next starts, as Kafka's consumer reads it when it is created",
+			Doc: "the assignors in order of preference, one or a list as in Kafka (cooperative-sticky,range): the group runs the one its members vote for; " +
+				"a member is cooperative only if every assignor it lists is. For every member it switches them all at the next rebalance (the seed's shortcut); " +
+				"set Cn.partition.assignment.strategy takes effect when Cn next starts",
 			get: func(_ *Config, c *ClientConfig) string { return c.Assignor },
 			set: func(_ *Config, c *ClientConfig, v string) error {
 				names, err := assign.ParseList(v)

@@ -94,7 +94,7 @@ func startProtocol(w *World, n int) (string, error) {
 	for i, l := range lists {
 		each = append(each, who[i]+" "+strings.Join(l, ","))
 	}
-	return "", fmt.Errorf("new: the members' partition.assignment.strategy lists share no assignor (%s), so a classic group could not hold them all: Kafka refuses a member that shares none with INCONSISTENT_GROUP_PROTOCOL", strings.Join(each, "; "))
+	return "", fmt.Errorf("the members' partition.assignment.strategy lists share no assignor (%s), so a classic group could not hold them all: Kafka refuses a member that shares none with INCONSISTENT_GROUP_PROTOCOL", strings.Join(each, "; "))
 }
 
 // startProducer initialises a starting world's member's producer: a
