@@ -139,11 +139,11 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		// onJoinPrepare: the auto-commit of what was consumed (both
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
-		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.rebalanceProtocol() == assign.Eager) {
+		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.RebalanceProtocol() == assign.Eager) {
 			m.commits.commitSync(m, listOf(offs), contIdle)
 			return true, false
 		}
-		if m.Cfg.rebalanceProtocol() == assign.Eager && !lost {
+		if m.Cfg.RebalanceProtocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
 			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
@@ -153,7 +153,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 			return true, false
 		}
 		c.sendJoin(m)
-		if m.Cfg.rebalanceProtocol() == assign.Eager {
+		if m.Cfg.RebalanceProtocol() == assign.Eager {
 			return true, false
 		}
 	}
@@ -304,7 +304,7 @@ func (c *classicMember) sendJoin(m *Member) {
 	if len(req.Protocols) > 1 {
 		s += ", assignors " + strings.Join(req.Protocols, ",")
 	}
-	if m.Cfg.rebalanceProtocol() == assign.Cooperative {
+	if m.Cfg.RebalanceProtocol() == assign.Cooperative {
 		s += ", owns " + m.env.Layout().PartList(m.Owned)
 	}
 	c.lastJoin = m.send(&wire.Packet{Type: wire.JoinGroup, Summary: s, Body: req})
@@ -495,7 +495,7 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		c.stickyPrev, c.stickyGen, c.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
 	}
 	var added []wire.TopicPartition
-	if m.Cfg.rebalanceProtocol() == assign.Eager {
+	if m.Cfg.RebalanceProtocol() == assign.Eager {
 		added = m.assignAll(got)
 	} else {
 		// Cooperative: what the new assignment drops is revoked at the

@@ -72,11 +72,11 @@ func (c ClientConfig) Producer() ProducerMode {
 // Assignors is partition.assignment.strategy as a list, in order.
 func (c ClientConfig) Assignors() []string { return strings.Split(c.Assignor, ",") }
 
-// rebalanceProtocol is the classic rebalance protocol the member runs,
+// RebalanceProtocol is the classic rebalance protocol the member runs,
 // as ConsumerCoordinator's constructor picks it from its assignors
 // (assign.ListProtocol): cooperative only if every assignor it lists
 // supports it, so cooperative-sticky,range is eager.
-func (c ClientConfig) rebalanceProtocol() assign.Protocol {
+func (c ClientConfig) RebalanceProtocol() assign.Protocol {
 	return assign.ListProtocol(c.Assignors())
 }
 
