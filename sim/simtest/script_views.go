@@ -104,7 +104,7 @@ func (s *Script) handleGroup(t testing.TB, d *datadriven.TestData) (string, erro
 		} else {
 			fmt.Fprintf(&b, " %s", s.w.Layout().PartList(gm.Assignment))
 		}
-		if len(gm.Protocols) > 0 && !(len(gm.Protocols) == 1 && gm.Protocols[0] == g.Assignor) {
+		if g.Type == sim.ClassicGroup && !(len(gm.Protocols) == 1 && gm.Protocols[0] == g.Assignor) {
 			// what the member listed in its JoinGroup, when it is more
 			// than the group's assignor (ClassicGroup.supportedProtocols)
 			fmt.Fprintf(&b, " lists %s", strings.Join(gm.Protocols, ","))
