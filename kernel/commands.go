@@ -134,7 +134,7 @@ func init() {
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
 				"be consuming but is not, under either protocol."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
+		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..16) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
