@@ -396,7 +396,7 @@ keep speaking JoinGroup and SyncGroup to a coordinator that now computes every a
 			}},
 		}},
 	// 16
-	{scrub: "--ticks 0..27",
+	{scrub: "--ticks 0..21",
 		intro: `Switching a classic group from range to cooperative-sticky is a rolling restart of every member, and how it is done
 decides whether the group survives it. Kafka's client takes partition.assignment.strategy as a list; the coordinator runs the
 assignor its members vote for (ClassicGroup.selectProtocol) and refuses a member whose list shares none with the group
