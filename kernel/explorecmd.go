@@ -46,6 +46,10 @@ func init() {
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
 				"group epoch and a rebalance is a group epoch bump (see help metrics).\n" +
+				"`compare group.instance.id none,per-member` after a restart or a crash compares dynamic and\n" +
+				"static membership: group.instance.id too is put in force for every member (an imported\n" +
+				"group's own ids included) before `new` starts them; `transactional.id none,per-member` the\n" +
+				"producers.\n" +
 				"Commas separate the values compared, so a list value of partition.assignment.strategy is\n" +
 				"written with + between its assignors: `compare partition.assignment.strategy\n" +
 				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.",
@@ -266,13 +270,26 @@ func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, er
 	var parts []*explore.Part
 	total := 0
 	for _, f := range files {
-		data, err := readRegularFile(s.path(f), maxShardFile, "explore --merge", "shard file")
+		if s.stopRequested() {
+			return nil, interrupted("explore")
+		}
+		// The files together are bounded too: each is looked at before it
+		// is read, and read into one buffer of its size, which goes once
+		// it is parsed (explore.ParsePart copies only what it keeps).
+		var err error
+		if st, serr := os.Stat(s.path(f)); serr == nil && st.Mode().IsRegular() && st.Size() <= maxShardFile && total+int(st.Size()) > maxShardFile {
+			err = fmt.Errorf("the shard files together are over the limit of a shard file (%d bytes)", maxShardFile)
+		}
+		var data []byte
+		if err == nil {
+			data, err = readRegularFile(s.path(f), maxShardFile, "explore --merge", "shard file")
+		}
 		if err == nil && total+len(data) > maxShardFile {
 			err = fmt.Errorf("the shard files together are over the limit of a shard file (%d bytes)", maxShardFile)
 		}
 		var p *explore.Part
 		if err == nil {
-			p, err = explore.ReadPart(bytes.NewReader(data))
+			p, err = explore.ParsePart(data)
 		}
 		if err == nil {
 			err = limitExploreBranches.checkf("explore --merge", p.Sweep.Branches, fmt.Sprintf("a sweep of %d branches", p.Sweep.Branches))
@@ -281,6 +298,11 @@ func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, er
 			return nil, fmt.Errorf("explore --merge %s: %v", f, err)
 		}
 		total += len(data)
+		if len(parts) > 0 && p.Sweep.Prefix == parts[0].Sweep.Prefix {
+			// The same script as the first file's, compared in place: one
+			// copy of it is kept, not one a file.
+			p.Sweep.Prefix = parts[0].Sweep.Prefix
+		}
 		parts = append(parts, p)
 	}
 	rep, sweep, err := explore.Merge(parts, files)
@@ -298,12 +320,21 @@ func exploreMerge(s *Session, files []string, fl map[string]string) (*Result, er
 // checkWorldInputs refuses a script with a line that is not a world input
 // (or a comment), or with more than one input on a line, naming the line.
 func checkWorldInputs(script string) error {
-	for i, raw := range strings.Split(script, "\n") {
-		if _, _, err := inputLine(raw, "the script"); err != nil {
-			return fmt.Errorf("line %d: %v", i+1, err)
+	// Line by line in place: a list of its lines cost 16 bytes a line
+	// beside the script (2.4 times a script of short lines).
+	n := 0
+	for rest := script; ; {
+		n++
+		raw, after, more := strings.Cut(rest, "\n")
+		code, _, _ := strings.Cut(raw, "#")
+		if err := checkInputLine(code, "the script"); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
 		}
+		if !more {
+			return nil
+		}
+		rest = after
 	}
-	return nil
 }
 
 // exploreResult shows a whole sweep (--json or the text), after writing
@@ -431,6 +462,9 @@ func columnName(key string) string {
 		return key
 	}
 	words := strings.Split(strings.TrimSuffix(key, ".ms"), ".")
+	if n := len(words); n > 1 && words[n-1] == "id" {
+		return words[n-2] + ".id" // group.instance.id -> instance.id
+	}
 	return words[len(words)-1]
 }
 
@@ -546,19 +580,21 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	return rows, nil
 }
 
-// startSettings reports whether keys hold a setting a member reads only
-// when it starts (group.protocol, group.remote.assignor): compared, it
-// must be in force when `new` starts the world's members, or those would
-// keep the default (a classic group that consumer-protocol joiners cannot
-// enter). Other settings keep compare's rule (set right after `new`), so
-// their comparisons are what they were.
-func startSettings(keys []string) bool {
+// startKeys are the compared settings a member reads only when it starts
+// (group.protocol, group.remote.assignor, group.instance.id): compared,
+// each must be in force when `new` starts the world's members, for every
+// member, or those would keep what they started with (a classic group
+// that consumer-protocol joiners cannot enter; static members in the
+// dynamic row). Other settings keep compare's rule (set right after
+// `new`), so their comparisons are what they were.
+func startKeys(keys []string) map[string]bool {
+	out := map[string]bool{}
 	for _, k := range keys {
-		if k == "group.protocol" || k == "group.remote.assignor" {
-			return true
+		if k == "group.protocol" || k == "group.remote.assignor" || k == "group.instance.id" {
+			out[k] = true
 		}
 	}
-	return false
+	return out
 }
 
 // settingLine is the set command that puts one of compare's values in
@@ -584,9 +620,10 @@ func listSetting(key string) bool {
 }
 
 // runCombo runs the script with the settings put right after its `new`;
-// the history's own changes of those keys are dropped, so the comparison
-// is of the settings asked for.
-func runCombo(parent *Session, script []string, keys, vals []string) compareRow {
+// the history's own changes of those keys are dropped (of a start setting,
+// a client's own too), so the comparison is of the settings asked for.
+// A command that read a file reads what it read then (scriptLine.file).
+func runCombo(parent *Session, script []scriptLine, keys, vals []string) compareRow {
 	var names []string
 	for i := range keys {
 		names = append(names, keys[i]+"="+vals[i])
@@ -594,16 +631,29 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 	row := compareRow{Settings: strings.Join(names, " ")}
 	sess := NewSession()
 	sess.interrupt = parent.interrupt // a Ctrl-C stops every combination (execLine keeps it)
-	for _, line := range script {
+	sess.compareKeys = map[string]bool{}
+	for _, k := range keys {
+		for _, st := range compareSettings(k) {
+			sess.compareKeys[st] = true
+		}
+	}
+	start := startKeys(keys)
+	for _, l := range script {
 		if parent.stopRequested() {
 			row.Error = ErrInterrupted.Error()
 			return row
 		}
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "set" && indexOf(keys, f[1]) < len(keys) {
-			continue
+		f := strings.Fields(l.line)
+		if len(f) >= 2 && f[0] == "set" {
+			_, perClient, ok := strings.Cut(f[1], ".")
+			if indexOf(keys, f[1]) < len(keys) || ok && sim.IsClientID(f[1][:strings.IndexByte(f[1], '.')]) && start[perClient] {
+				continue
+			}
 		}
-		if _, err := sess.execLine(line); err != nil {
+		sess.supply = l.file
+		_, err := sess.execLine(l.line)
+		sess.supply = nil
+		if err != nil {
 			row.Error = err.Error()
 			return row
 		}
@@ -614,15 +664,11 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 					return row
 				}
 			}
-			if startSettings(keys) {
+			if len(start) > 0 {
 				// The members `new` starts were built before the settings:
 				// build the world again with them in force.
-				renew := line
-				if indexOf(f, "--keep-settings") == len(f) {
-					renew += " --keep-settings"
-				}
-				if _, err := sess.execLine(renew); err != nil {
-					row.Error = err.Error()
+				if err := sess.rebuildWith(start); err != nil {
+					row.Error = "new: " + err.Error()
 					return row
 				}
 			}
@@ -630,6 +676,31 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 	}
 	fillRow(&row, sess.World())
 	return row
+}
+
+// rebuildWith makes the branch's world again from its origin (its shape,
+// an import's members and assignment) with the settings in force now,
+// each of keys in force for every member (a client's own setting of one
+// is dropped): compare's start settings, which members read only when
+// they start.
+func (s *Session) rebuildWith(keys map[string]bool) error {
+	cfg := s.cur.world.Cfg.Clone()
+	var kept []sim.Override
+	for _, o := range cfg.Overrides {
+		if !keys[o.Key] {
+			kept = append(kept, o)
+		}
+	}
+	cfg.Overrides = kept
+	o := *s.cur.hist.origin
+	o.cfg = cfg.Clone()
+	w, err := o.world()
+	if err != nil {
+		return err
+	}
+	s.cur.hist = history{origin: &o}
+	s.cur.world, s.cur.frozen, s.cur.cp = w, false, cpClock{}
+	return nil
 }
 
 // compareSettings are the settings a compare KEY changes: a shortcut is

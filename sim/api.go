@@ -124,6 +124,7 @@ const (
 	ConcurrentTransactions    = wire.ConcurrentTransactions
 	FencedInstanceID          = wire.FencedInstanceID
 	GroupIDNotFound           = wire.GroupIDNotFound
+	GroupMaxSizeReached       = wire.GroupMaxSizeReached
 	UnstableOffsetCommit      = wire.UnstableOffsetCommit
 	ProducerFenced            = wire.ProducerFenced
 	FencedMemberEpoch         = wire.FencedMemberEpoch
@@ -165,6 +166,7 @@ const (
 	EvZombie         = trace.EvZombie
 	EvUnstableOffset = trace.EvUnstableOffset
 	EvProducer       = trace.EvProducer
+	EvDeploy         = trace.EvDeploy
 )
 
 // The transactions' states.

@@ -5,6 +5,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
 )
 
@@ -40,7 +41,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
-				group: old.Group, txn: old.Txn, env: old.env, scratch: old.scratch}
+				group: old.Group, txn: old.Txn, env: old.env, trace: old.trace, scratch: old.scratch}
 			n = old
 		}
 		r.last = nil
@@ -52,7 +53,7 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.trace = w.trace.Clone(&n.Tick, &n.sources)
+	n.trace = w.trace.Clone(&n.Tick, &n.sources, sp.trace)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
 	// The environment: drop rules, timers (in the finished copy's arrays
 	// if they have the room), process sets and free lists (env.Clone);
@@ -60,15 +61,16 @@ func (w *World) clone(r *Reuser) *World {
 	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
 	n.Sink = w.Sink.clone()
 	re := copyWire(w.env, n.env, r)
-	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
+	n.Group = w.Group.Clone(re, n.env, &n.coordCfg, &n.Mutations, &n.processTable, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)
 	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
 	n.connect()
 
 	// Every process copied, its small slices in shared arrays.
 	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
-	n.scratch = scratch{sp.actBuf[:0], sp.procBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
+	n.scratch = scratch{sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
 	n.Meter = w.Meter.clone()
+	n.deploys = w.deploys.clone()
 	r.last = n
 	if plain {
 		n.reuser = nil
@@ -157,6 +159,7 @@ type spare struct {
 	group   *Group
 	txn     *txncoord.Coordinator
 	env     *env.Env
+	trace   *trace.Trace
 	scratch
 }
 

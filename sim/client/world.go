@@ -45,6 +45,11 @@ func (m *Member) Close(now bool) bool {
 	return true
 }
 
+// Closing reports whether the process is shutting down: close() was
+// called (the batch in hand is being finished, or close() commits) and the
+// process has not stopped yet.
+func (m *Member) Closing() bool { return m.Alive && m.loop.closing }
+
 // CrashAfter crashes the process once it has finished n more records.
 func (m *Member) CrashAfter(n int) { m.loop.crashAfter = n }
 

@@ -132,7 +132,9 @@ func (s *Script) handleMembers(t testing.TB, d *datadriven.TestData) (string, er
 			// (ConsumerCoordinator's constructor)
 			fmt.Fprintf(&b, ", assignors %s (%s)", m.Cfg.Assignor, m.Cfg.RebalanceProtocol())
 		}
-		if !m.Alive {
+		if !m.Alive && m.StoppedBy != "" {
+			b.WriteString(", stopped: " + m.StoppedBy)
+		} else if !m.Alive {
 			b.WriteString(", not running")
 		}
 		if m.Zombie {
