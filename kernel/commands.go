@@ -64,7 +64,8 @@ func init() {
 				"and load never read the file again (docs/kafka-import.md).\n\n" +
 				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
 				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
-				"config lists them) and processing.ms 5 a record.",
+				"config lists them) and processing.ms 5 a record. partition.assignment.strategy is Kafka's list,\n" +
+				"range,cooperative-sticky: the group votes range and rebalances eagerly.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},

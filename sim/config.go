@@ -86,11 +86,12 @@ func KafkaDefaultConfig() Config {
 	c := DefaultConfig()
 	c.Time, c.TickMS = TimeMS, DefaultTickMS
 	cc := &c.Client
-	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]:
-	// every member lists both, so the group selects range, and a client
-	// whose list holds an eager-only assignor rebalances eagerly
-	// (ConsumerCoordinator): what kgrepl's range does.
-	cc.Assignor = "range"
+	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]
+	// (ConsumerConfig PARTITION_ASSIGNMENT_STRATEGY_CONFIG): every member
+	// lists both, so the group votes range (ClassicGroup.selectProtocol),
+	// and a client whose list holds an eager-only assignor rebalances
+	// eagerly (ConsumerCoordinator's constructor).
+	cc.Assignor = "range,cooperative-sticky"
 	cc.StickyRules = assign.KafkaRules
 	cc.SessionTimeout = 45_000          // ConsumerConfig session.timeout.ms
 	cc.MaxPollInterval = 300_000        // ConsumerConfig max.poll.interval.ms
