@@ -107,3 +107,56 @@ func TestAssignorListsSaveAndLoad(t *testing.T) {
 		t.Errorf("loaded group runs %s, want cooperative-sticky (both members list it first)", a)
 	}
 }
+
+// set --from applies a .properties list of assignors as the list, in its
+// order: a file listing CooperativeStickyAssignor before RangeAssignor,
+// for every member, makes the group vote cooperative-sticky at its next
+// rebalance, which is eager (range is eager-only); for one member
+// (--client C2), its next process sends the list, admitted since it shares
+// range with the others, and the group keeps range (three votes to one).
+func TestSetFromAppliesAnAssignorList(t *testing.T) {
+	s := importSession(t)
+	mustExec(t, s, "new --from-describe kafka37-static-pods.txt")
+	mustExec(t, s, "set --from cooperative-first.properties")
+	for _, c := range []string{"C1", "C4"} {
+		if got := s.World().Member(c).Cfg.Assignor; got != "cooperative-sticky,range" {
+			t.Errorf("running %s lists %s after set --from for every member, want cooperative-sticky,range", c, got)
+		}
+	}
+	mustExec(t, s, "join C5")
+	mustExec(t, s, "run until stable")
+	if a := s.World().Group.Describe().Assignor; a != "cooperative-sticky" {
+		t.Errorf("members listing cooperative-sticky,range run %s, want cooperative-sticky", a)
+	}
+	if n := countEvents(s.World(), sim.EvRevoked); n == 0 {
+		t.Errorf("no revocation: members listing range too must revoke everything (eager)")
+	}
+
+	s = importSession(t)
+	mustExec(t, s, "new --from-describe kafka37-static-pods.txt")
+	mustExec(t, s, "set --from cooperative-first.properties --client C2")
+	if got := s.World().Member("C2").Cfg.Assignor; got != "range" {
+		t.Errorf("the running C2 lists %s after set --from --client C2, want range until it restarts", got)
+	}
+	mustExec(t, s, "restart C2")
+	mustExec(t, s, "run until stable")
+	w := s.World()
+	if !w.Member("C2").Alive {
+		t.Fatalf("C2's new process (cooperative-sticky,range) was stopped; it shares range with the group")
+	}
+	found := false
+	for _, gm := range w.Group.Describe().Members {
+		if gm.ClientID == "C2" {
+			found = true
+			if !slices.Equal(gm.Protocols, []string{"cooperative-sticky", "range"}) {
+				t.Errorf("the coordinator has C2 listing %v, want [cooperative-sticky range]", gm.Protocols)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("C2 is not a member after its restart")
+	}
+	if a := w.Group.Describe().Assignor; a != "range" {
+		t.Errorf("three members listing range and C2 cooperative-sticky,range run %s, want range (three votes to one)", a)
+	}
+}
