@@ -64,7 +64,8 @@ func init() {
 				"and load never read the file again (docs/kafka-import.md).\n\n" +
 				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
 				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
-				"config lists them) and processing.ms 5 a record.",
+				"config lists them) and processing.ms 5 a record. partition.assignment.strategy is Kafka's list,\n" +
+				"range,cooperative-sticky: the group votes range and rebalances eagerly.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
@@ -199,7 +200,7 @@ func init() {
 				"be consuming but is not, under either protocol. --from TICK lists the rebalances (and\n" +
 				"--json's pauses) begun at that tick or later, --last N the last N."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
+		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..16) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
@@ -674,6 +675,11 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	}
 	if len(args) == 1 {
 		return nil, usageErr("set", "%s: missing VALUE", args[0])
+	}
+	if len(args) > 2 && strings.HasSuffix(args[1], ",") {
+		// Kafka's list configs allow spaces around the commas; a command
+		// line splits there.
+		return nil, usageErr("set", "%s: a list is written without spaces: %s", args[0], strings.Join(args[1:], ""))
 	}
 	if err := needArgs("set", args, 2, 2); err != nil {
 		return nil, err
