@@ -49,7 +49,10 @@ func init() {
 				"`compare group.instance.id none,per-member` after a restart or a crash compares dynamic and\n" +
 				"static membership: group.instance.id too is put in force for every member (an imported\n" +
 				"group's own ids included) before `new` starts them; `transactional.id none,per-member` the\n" +
-				"producers.",
+				"producers.\n" +
+				"Commas separate the values compared, so a list value of partition.assignment.strategy is\n" +
+				"written with + between its assignors: `compare partition.assignment.strategy\n" +
+				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.",
 			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
@@ -594,8 +597,26 @@ func startKeys(keys []string) map[string]bool {
 	return out
 }
 
+// settingLine is the set command that puts one of compare's values in
+// force. Commas separate compare's values, so a list value of
+// partition.assignment.strategy joins its assignors with + instead
+// (cooperative-sticky+range is the list cooperative-sticky,range).
 func settingLine(key, val string) string {
+	if listSetting(key) {
+		val = strings.ReplaceAll(val, "+", ",")
+	}
 	return "set " + key + " " + val
+}
+
+// listSetting: the key's value is a list (partition.assignment.strategy,
+// for every client or for one).
+func listSetting(key string) bool {
+	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
+		if _, found := sim.LookupSetting(k); found {
+			key = k
+		}
+	}
+	return key == "partition.assignment.strategy"
 }
 
 // runCombo runs the script with the settings put right after its `new`;
@@ -748,6 +769,10 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 				// in compare's context (its usage, not set's).
 				msg := strings.TrimPrefix(err.Error(), "set: ")
 				msg = strings.TrimSuffix(msg, " (usage: "+lookup("set").usage+")")
+				if listSetting(key) {
+					// the list as typed here, with its + (settingLine)
+					msg = strings.ReplaceAll(msg, strconv.Quote(strings.ReplaceAll(v, "+", ",")), strconv.Quote(v))
+				}
 				return nil, usageErr("compare", "%s", msg)
 			}
 		}

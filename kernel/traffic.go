@@ -26,9 +26,9 @@ const produceRateHelp = "produce TOPIC-P N appends N records at once (the page's
 	"produce --stop INPUT... ends it; show traffic lists the rates. With processing.ticks (a\n" +
 	"member's time per record: N, or N/K for K records in N ticks; processing.ms in real time,\n" +
 	"0.1 for ten records a millisecond) a member's throughput is finite, so lag grows while the\n" +
-	"group pauses and drains after. A rate that would take the world past its input records\n" +
-	"within one tick is refused, and so is a step or run that would (the error says after how\n" +
-	"many ticks the world reaches it)."
+	"group pauses and drains after. A rate that would take the world past the input records its\n" +
+	"estimated cost allows (see the limits below) within one tick is refused, and so is a step\n" +
+	"or run that would (the error says after how many ticks the world reaches it)."
 
 // inputWords completes an INPUT: the input partitions and topics.
 func inputWords(s *Session, typed []string, partial string) []string {
@@ -65,10 +65,10 @@ func cmdProduceSteady(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	// The world must be able to advance a tick with the new rate and stay
-	// within its input records.
+	// within the input records its shape's cost allows.
 	after := w.InputRecordsAfterRate(tps, rate, 1)
-	if after.Cmp(big.NewInt(int64(limitRecords.max))) > 0 {
-		return nil, limitRecords.refuse(cmd, fmt.Sprintf("%d records held + one tick of steady production", inputRecords(w)), after)
+	if err := refuseRecords(cmd, w, after, fmt.Sprintf("%s records held + one tick of steady production", group(inputRecords(w)))); err != nil {
+		return nil, err
 	}
 	return nil, narrateInput(s, func() error { return w.ProduceRate(tps, rate) })
 }
@@ -198,27 +198,65 @@ func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
 // checkStepRecords refuses a step or run of n ticks after which the world
 // would hold more input records than the limit.
 func checkStepRecords(cmd string, w *sim.World, n int) error {
-	after := w.InputRecordsAfter(n)
-	if after.Cmp(big.NewInt(int64(limitRecords.max))) <= 0 {
+	err := refuseRecords(cmd, w, w.InputRecordsAfter(n), fmt.Sprintf("%s records held + %s ticks of steady production", group(inputRecords(w)), group(n)))
+	if err == nil {
 		return nil
 	}
-	fit := w.TicksWithinRecords(int64(limitRecords.max), n)
-	err := limitRecords.refuse(cmd, fmt.Sprintf("%d records held + %d ticks of steady production", inputRecords(w), n), after)
+	fit := w.TicksWithinRecords(recordsLimit(w), n)
 	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, fit)
+}
+
+// recordsLimit is the most input records the world may come to hold as
+// steady production appends: what its shape's estimate (worldcost.go:
+// members, partitions, 160 B a record, against the heap guard's budget)
+// leaves for records, and at most limitPartitionRecords in all, so that no
+// partition passes its 32-bit offsets (a world past 2^31 records would
+// need a heap of over 300 GB anyway). A world that holds more already
+// (its members joined, or the heap limit is lower than when it was made)
+// is not refused for what it holds: only steady production may not grow
+// it, and the heap guard watches the rest.
+func recordsLimit(w *sim.World) int64 {
+	s := shapeOf(w)
+	held := int64(s.records)
+	s.records = 0
+	left := new(big.Int).Sub(new(big.Int).SetUint64(worldBudget()), s.bytes())
+	n := left.Quo(left, big.NewInt(costPerRecord))
+	switch {
+	case n.Sign() < 0:
+		n.SetInt64(0)
+	case !n.IsInt64() || n.Int64() > int64(limitPartitionRecords.max):
+		n.SetInt64(int64(limitPartitionRecords.max))
+	}
+	return max(n.Int64(), held)
+}
+
+// refuseRecords refuses a world that would hold after input records, past
+// recordsLimit, with the estimate or the cap it passes; how says where
+// after comes from.
+func refuseRecords(cmd string, w *sim.World, after *big.Int, how string) error {
+	if after.Cmp(big.NewInt(recordsLimit(w))) <= 0 {
+		return nil
+	}
+	s := shapeOf(w)
+	if !after.IsInt64() || after.Int64() > int64(limitPartitionRecords.max) {
+		return limitPartitionRecords.refuse(cmd, how+" (in all, so that no partition passes it)", after)
+	}
+	s.records = int(after.Int64())
+	return checkCost(cmd, s, describeShape(s)+" ("+how+")")
 }
 
 // runBound is the most ticks a run until may wait: its own bound, cut to
 // what the world's input records allow; recs reports that the records cut
 // it.
 func runBound(w *sim.World, bound int) (n int, recs bool) {
-	fit := w.TicksWithinRecords(int64(limitRecords.max), bound)
+	fit := w.TicksWithinRecords(recordsLimit(w), bound)
 	return fit, fit < bound
 }
 
 // recordsStopped is the error of a run until that waited as long as the
 // world's input records allow.
 func recordsStopped(cmd string, w *sim.World, ran int) error {
-	return fmt.Errorf("%s: not met within %d ticks, after which steady production would take the world past %s (produce --stop ends it)", cmd, ran, limitRecords.helpLine())
+	return fmt.Errorf("%s: not met within %d ticks, after which steady production would take the world past %s (produce --stop ends it)", cmd, ran, limitWorldBytes.helpLine())
 }
 
 // cmdShowTraffic lists the world's steady production.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,8 @@ func DefaultConfig() Config {
 			GroupProtocol:  "classic",
 			RemoteAssignor: "uniform",
 		},
-		Config:              coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional"},
+		Config: coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional",
+			ConsumerMaxSize: math.MaxInt32, ClassicMaxSize: math.MaxInt32},
 		RecordsPerPartition: 10,
 		Isolation:           "read_uncommitted",
 		Time:                TimeTicks,
@@ -84,11 +86,12 @@ func KafkaDefaultConfig() Config {
 	c := DefaultConfig()
 	c.Time, c.TickMS = TimeMS, DefaultTickMS
 	cc := &c.Client
-	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]:
-	// every member lists both, so the group selects range, and a client
-	// whose list holds an eager-only assignor rebalances eagerly
-	// (ConsumerCoordinator): what kgrepl's range does.
-	cc.Assignor = "range"
+	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]
+	// (ConsumerConfig PARTITION_ASSIGNMENT_STRATEGY_CONFIG): every member
+	// lists both, so the group votes range (ClassicGroup.selectProtocol),
+	// and a client whose list holds an eager-only assignor rebalances
+	// eagerly (ConsumerCoordinator's constructor).
+	cc.Assignor = "range,cooperative-sticky"
 	cc.StickyRules = assign.KafkaRules
 	cc.SessionTimeout = 45_000          // ConsumerConfig session.timeout.ms
 	cc.MaxPollInterval = 300_000        // ConsumerConfig max.poll.interval.ms
@@ -315,6 +318,21 @@ func worldDuration(key string, min int, doc string, field func(*Config) *int) Se
 		}}
 }
 
+// worldMaxSize is a broker setting counting group members: 1 to Kafka's
+// default, Integer.MAX_VALUE.
+func worldMaxSize(key, doc string, field func(*Config) *int) Setting {
+	return Setting{Key: key, Allowed: "a whole number of members from 1 to 2147483647", Doc: doc,
+		get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(*field(w)) },
+		set: func(w *Config, _ *ClientConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > math.MaxInt32 {
+				return fmt.Errorf("%s: %q is not a whole number from 1 to 2147483647", key, v)
+			}
+			*field(w) = n
+			return nil
+		}}
+}
+
 func boolValue(key, v string) (bool, error) {
 	switch v {
 	case "true":
@@ -331,13 +349,16 @@ var Settings = buildSettings()
 func buildSettings() []Setting {
 	s := []Setting{
 		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
-			Doc: "the assignor the leader runs; takes effect at the next rebalance",
+			Doc: "the assignors in order of preference, one or a list as in Kafka (cooperative-sticky,range): the group runs the one its members vote for; " +
+				"a member is cooperative only if every assignor it lists is. For every member it switches them all at the next rebalance (the seed's shortcut); " +
+				"set Cn.partition.assignment.strategy takes effect when Cn next starts",
 			get: func(_ *Config, c *ClientConfig) string { return c.Assignor },
 			set: func(_ *Config, c *ClientConfig, v string) error {
-				if _, err := assign.New(v, c.StickyRules); err != nil {
-					return fmt.Errorf("partition.assignment.strategy: %q is not one of range, roundrobin, sticky, cooperative-sticky", v)
+				names, err := assign.ParseList(v)
+				if err != nil {
+					return err
 				}
-				c.Assignor = v
+				c.Assignor = strings.Join(names, ",")
 				return nil
 			}},
 		{Key: "sticky.rules", Allowed: "seed | kafka", Client: true,
@@ -472,6 +493,10 @@ func buildSettings() []Setting {
 				}
 				return fmt.Errorf("group.consumer.migration.policy: %q is not disabled, upgrade, downgrade or bidirectional", v)
 			}},
+		worldMaxSize("group.consumer.max.size", "broker: the most members a consumer group admits; a new one is refused GROUP_MAX_SIZE_REACHED, and a classic group with more is not upgraded",
+			func(w *Config) *int { return &w.ConsumerMaxSize }),
+		worldMaxSize("group.max.size", "broker: the most members a classic group may have; a consumer group with more is not downgraded",
+			func(w *Config) *int { return &w.ClassicMaxSize }),
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },
