@@ -50,6 +50,15 @@ func (c clock) stamp(tick int) string {
 	return fmt.Sprintf("t=%s (%d)", c.at(tick), tick)
 }
 
+// cell is a tick in a table's column: N on the page's scale, TIME (N) in
+// real time (trace's SENT, offsets' TICK, the rolls' span).
+func (c clock) cell(tick int) string {
+	if !c.real {
+		return strconv.Itoa(tick)
+	}
+	return fmt.Sprintf("%s (%d)", c.at(tick), tick)
+}
+
 // tickAt names a tick where a message says "tick N": with its time in
 // real time ("tick 9000 (t=00:00:45.000)").
 func (c clock) tickAt(tick int) string {

@@ -109,11 +109,13 @@ func trimDecimals(v float64) string {
 }
 
 // The engine's event texts count ticks ("9000 ticks of silence",
-// "(max.poll.interval.ms 60000)", "within request.timeout.ms (6000)"):
+// "(max.poll.interval.ms 60000)", "within request.timeout.ms (6000)",
+// "restarted in 400 tick(s)", "pause meter 120 partition x ticks"):
 // it knows no clock. In real time, Annotate reads each such count as the
 // time it is, at the kernel's edge, leaving the engine's words as they are.
 var (
-	ticksCount = regexp.MustCompile(`\b(\d+) ticks\b`)
+	ticksCount = regexp.MustCompile(`\b(\d+) (?:ticks\b|tick\(s\))`)
+	partTicks  = regexp.MustCompile(`\b(\d+) partition x ticks\b`)
 	msCount    = regexp.MustCompile(`(\b[a-z.]+\.ms) \(?(\d+)\)?`)
 )
 
@@ -126,6 +128,10 @@ func (c Clock) Annotate(text string) string {
 	text = ticksCount.ReplaceAllStringFunc(text, func(m string) string {
 		n, _ := strconv.Atoi(ticksCount.FindStringSubmatch(m)[1])
 		return m + " = " + c.Dur(n)
+	})
+	text = partTicks.ReplaceAllStringFunc(text, func(m string) string {
+		n, _ := strconv.Atoi(partTicks.FindStringSubmatch(m)[1])
+		return m + " = " + strings.TrimSuffix(c.Seconds(n), " s") + " partition x seconds"
 	})
 	return msCount.ReplaceAllStringFunc(text, func(m string) string {
 		sub := msCount.FindStringSubmatch(m)
