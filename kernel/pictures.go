@@ -14,6 +14,7 @@ import (
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/draw"
 	"github.com/kgrepl/kgrepl/kernel/natural"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -428,12 +429,28 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if po.ticks && po.to >= 0 && po.to <= po.from {
 		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
 	}
-	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to}
+	// Overlaid branches share an x axis, so they share a clock.
+	clk := clockOf(s.branches[names[0]].world).pictures()
+	for _, n := range names[1:] {
+		if other := clockOf(s.branches[n].world).pictures(); other != clk {
+			return nil, fmt.Errorf("plot %s --branches %s: branch %s %s and branch %s %s: an overlay shares one time axis (set time and tick.ms alike on both)",
+				kind, fl["--branches"], names[0], clockWords(clk), n, clockWords(other))
+		}
+	}
+	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to, Clock: clk}
 	c, err := chart.Build(kind, opt, runs...)
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %v", kind, err)
 	}
 	return s.pictureResult("plot "+kind, po.out, kind, chartRendering(c), "")
+}
+
+// clockWords says how a branch counts time, for an error.
+func clockWords(c wallclock.Clock) string {
+	if !c.Real() {
+		return "counts ticks (time ticks)"
+	}
+	return fmt.Sprintf("runs in real time (tick.ms %d)", c.TickMS)
 }
 
 // recordBranch replays a branch from its start and samples what a chart needs.

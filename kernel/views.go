@@ -341,11 +341,17 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if err := checkRows("offsets", hi-lo, "records of __consumer_offsets", "offsets --last N shows the last N, --from TICK those from a tick on"); err != nil {
 		return nil, err
 	}
-	text, t, err := s.render("offsets", hi-lo, []string{"TICK", "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
+	// In real time a record's tick reads as its time, the tick beside it.
+	clk := clockOf(w)
+	col := "TICK"
+	if clk.real {
+		col = "TIME (TICK)"
+	}
+	text, t, err := s.render("offsets", hi-lo, []string{col, "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
 		for i := lo; i < hi; i++ {
 			r := log.At(i)
 			if r.Marker {
-				if err := emit(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
+				if err := emit(clk.cell(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
 					return err
 				}
 				continue
@@ -354,7 +360,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 			if r.PID >= 0 {
 				val += fmt.Sprintf(" producerId=%d", r.PID)
 			}
-			if err := emit(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
+			if err := emit(clk.cell(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
 				return err
 			}
 		}
@@ -368,7 +374,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	case log.Len() == 0:
 		text = head + "no records yet\n"
 	case hi == lo:
-		text = head + fmt.Sprintf("no records from tick %d on\n", lw.from)
+		text = head + fmt.Sprintf("no records from %s on\n", clk.tickAt(lw.from))
 	default:
 		text = head + text
 	}
@@ -857,10 +863,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	// In real time a tick reads as its time, the tick beside it.
-	at := strconv.Itoa
-	if clk.real {
-		at = func(tick int) string { return fmt.Sprintf("%s (%d)", clk.at(tick), tick) }
-	}
+	at := clk.cell
 	text, t, err := s.render("trace", pkts.len(), []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}, func(emit func(...string) error) error {
 		for j := range pkts.len() {
 			p := w.Packets.At(pkts.at(j))
@@ -1122,7 +1125,7 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 		m.TickMS, m.TimeMS = &tickMS, &now
 		m.PausePartitionSeconds, m.LSOHeldSeconds = clk.seconds(m.PausePartitionTicks), clk.seconds(m.LSOHeldTicks)
 	}
-	m.Rolls = rollsJSON(w)
+	m.Rolls = rollsJSON(w, clockOf(w))
 	return m, nil
 }
 
@@ -1249,7 +1252,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		}
 		text += "\n" + title + ":\n" + pauses
 	}
-	text += rollsText(m.Rolls)
+	text += rollsText(m.Rolls, clk)
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 
