@@ -66,6 +66,10 @@ type World struct {
 	scratch
 
 	Meter PauseMeter
+	// Unavail counts the partition-ticks nobody could consume, by cause,
+	// beside the pause meter, and the most records a partition fell
+	// behind (sim/unavailability.go).
+	Unavail Unavailability
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -111,6 +115,7 @@ func New(t Topology, cfg Config) (*World, error) {
 	if t.Members > 0 {
 		startStableGroup(w, t.Members)
 	}
+	w.Unavail.init(w)
 	return w, nil
 }
 
@@ -178,7 +183,7 @@ func (w *World) PendingDrops() []DropRule { return w.env.PendingDrops() }
 
 // Step advances the world one tick: deliver last tick's packets, fire due
 // timers, let the coordinator finish a join round, let busy members act,
-// and account the pause meter. It reports whether a stop event happened.
+// and account the pause meter and the unavailability. It reports whether a stop event happened.
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.trace.BeginTick()
@@ -194,7 +199,8 @@ func (w *World) Step() (stop bool) {
 	}
 	w.Group.Tick()
 	w.actMembers()
-	w.Meter.account(w)
+	paused, counted := w.Meter.account(w)
+	w.Unavail.account(w, paused, counted)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	return w.trace.Stopped()
 }
