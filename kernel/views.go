@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -726,6 +727,9 @@ type metricsJSON struct {
 	// two say so. A classic group's line does not have them.
 	Protocol   string `json:"protocol,omitempty"`
 	GroupEpoch *int   `json:"group_epoch,omitempty"`
+	// Unavailability by cause, the most lag and the health at the end
+	// (kernel/health: compare and explore show the same).
+	health.Summary
 }
 
 type pauseJSON struct {
@@ -742,7 +746,7 @@ func buildMetrics(w *sim.World) metricsJSON {
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
-		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
+		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut, Summary: health.Of(w)}
 	if w.Group.Type() == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
 		e := w.Group.Describe().GroupEpoch
@@ -765,6 +769,20 @@ func buildMetrics(w *sim.World) metricsJSON {
 		m.Pauses = append(m.Pauses, pauseJSON{Generation: e.Generation, Partitions: tpNames(e.Partitions), PartitionTicks: e.PartitionTicks})
 	}
 	return m
+}
+
+// unavailableSum is the unavailability as the sum of its causes:
+// "196 = rebalance 168 + owner down 28 + unassigned 0 + stopped 0".
+func unavailableSum(s health.Summary) string {
+	parts := []string{strconv.Itoa(s.Unavailable)}
+	for i, c := range sim.Causes {
+		sep := " = "
+		if i > 0 {
+			sep = " + "
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %d", sep, health.CauseName(c), s.ByCause[c.String()]))
+	}
+	return strings.Join(parts, "")
 }
 
 func nonNil(s []string) []string {
@@ -797,7 +815,8 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		t.Add("generation", strconv.Itoa(m.Generation))
 	}
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
-	t.Add("pause meter (partition x ticks)", strconv.Itoa(m.PausePartitionTicks))
+	t.Add("pause meter ("+health.Unit+")", strconv.Itoa(m.PausePartitionTicks))
+	t.Add("unavailable ("+health.Unit+")", unavailableSum(m.Summary))
 	t.Add("records processed", strconv.Itoa(m.Processed))
 	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
 	t.Add("lost ("+m.Isolation+")", strconv.Itoa(m.Lost)+nameList(m.LostRecords))
@@ -809,6 +828,9 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))
 	t.Add("total lag", strconv.Itoa(m.Lag))
+	t.Add("most lag (records)", m.LagLine())
+	t.Add("members running", fmt.Sprintf("%d of %d", len(m.Health.Running), m.Health.Members))
+	t.Add("health", m.Health.Words)
 	text := t.Text()
 	if len(m.Pauses) > 0 {
 		pt := &Table{Header: []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}}
