@@ -35,6 +35,10 @@ const (
 	numCauses
 )
 
+// CauseCounts counts partition-ticks (or partitions) by cause, indexed by
+// Cause.
+type CauseCounts [numCauses]int
+
 // Causes lists the causes of unavailability in the order views show them.
 var Causes = []Cause{CauseRebalance, CauseOwnerDown, CauseUnassigned, CauseStopped}
 
@@ -90,7 +94,7 @@ type Unavailability struct {
 	// Total is the partition-ticks counted, ByCause split by cause
 	// (ByCause[Available] stays 0); Total is their sum.
 	Total   int
-	ByCause [numCauses]int
+	ByCause CauseCounts
 	// MaxLag is the most records an input partition fell behind, on
 	// partition MaxLagPartition, first at tick MaxLagTick.
 	MaxLag          int
@@ -137,6 +141,9 @@ func (u *Unavailability) Now() []Cause { return store.Copy(u.now) }
 func (u *Unavailability) Unavailable() int {
 	return len(u.now) - u.counts[Available]
 }
+
+// NowCounts counts the partitions of each cause in the last tick counted.
+func (u *Unavailability) NowCounts() CauseCounts { return u.counts }
 
 func (u *Unavailability) clone() Unavailability {
 	n := *u
@@ -248,7 +255,7 @@ func (u *Unavailability) classify(w *World, paused []TopicPartition, counted boo
 	}
 	subscribed, consumed := u.ref[:n], u.ref[n:2*n]
 	clear(subscribed)
-	u.counts = [numCauses]int{}
+	u.counts = CauseCounts{}
 	// Subscribed topics, marked at their first partition's index.
 	mark := func(topics []string) {
 		for _, t := range topics {
