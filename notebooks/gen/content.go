@@ -191,8 +191,9 @@ the session timeout it gets a new member id swapped in, the same assignment, no 
 		extras: []extra{
 			{after: "", cells: []cell{
 				md("The timeline shows the three departures: the close rebalances right away, the crash only after the session timeout, " +
-					"and the static restart causes no band at all."),
-				goCell(plot("timeline"), plot("pause")),
+					"and the static restart causes no band at all. The pause meter scores the static restart 0, yet its partitions waited " +
+					"while it was down and rejoining: the unavailability counts those ticks as owner down, in a darker grey."),
+				goCell(plot("timeline"), plot("pause"), plot("unavailable")),
 				goCell("s.Diagram()"),
 			}},
 		}},
