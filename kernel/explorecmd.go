@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -24,7 +25,10 @@ func init() {
 			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
 				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
 				"configured guarantee. Fault kinds: " + strings.Join(explore.FaultKinds, " ") + ".\n" +
-				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n\n" +
+				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n" +
+				"Each class's row also has, over its branches, the unavailability from the fault on (partition x ticks\n" +
+				"nobody could consume, as metrics counts them) and how many ended unhealthy (see help metrics); the\n" +
+				"lines under the table give both over every branch, with the shortest branch that ended unhealthy.\n\n" +
 				"A sweep too big for one machine splits into shards. Every machine runs the same script, then\n" +
 				"  explore [options] --shard K/N --out FILE\n" +
 				"which runs only the branches whose index i (in the order of the full sweep: tick, member, fault kind)\n" +
@@ -44,17 +48,18 @@ func init() {
 				"range,cooperative-sticky` (a consumer group ignores the client-side strategy), or\n" +
 				"`group.remote.assignor uniform,range` for the server-side one. Under consumer GEN/EPOCH is the\n" +
 				"group epoch and a rebalance is a group epoch bump (see help metrics).\n\n" +
-				"The table has a row per combination: the pause meter, the unavailability and its causes\n" +
-				"(PAUSE is its rebalance cause), the most lag, duplicates, lost, idle members and the health at\n" +
-				"the end (see help metrics). A column equal in every row is left out and listed once (same in\n" +
-				"all: ...). The verdict names the best combination on unavailability, duplicates and lost\n" +
-				"records and by how much against the next best, among the rows that ended healthy; a row that\n" +
-				"ended unhealthy is named with what is wrong (C1..C12 stopped: UNRELEASED_INSTANCE_ID). Then\n" +
-				"each member at the end, a column per combination. Every table fits 100 columns: a wider one\n" +
-				"is shown in blocks of columns, each repeating the row's names.\n" +
+				"The table has a row per combination: the unavailability and its causes (PAUSE, the pause meter,\n" +
+				"is its rebalance cause), the most lag, duplicates, lost, idle members and the health at the end\n" +
+				"(see help metrics). A column equal in every row is left out and listed once (same in all: ...).\n" +
+				"The verdict names the best combination on unavailability, duplicates and lost records and by how\n" +
+				"much against the next best, among the rows that ended healthy; a row that ended unhealthy is\n" +
+				"named with what is wrong (consumer ended dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48\n" +
+				"partitions unowned; dead: no member running). Then each member at the end, a column per combination (stopped: by a fatal\n" +
+				"error). Every table fits 100 columns: a wider one is shown in blocks of columns, each repeating\n" +
+				"the row's names.\n" +
 				"--csv FILE writes a line per combination with every metric (and each member's end) for a\n" +
-				"spreadsheet; --json prints the rows, the columns equal in all and the verdict. The chart\n" +
-				"(inline in a notebook; --out writes it) has a panel per metric, each on its own axis.",
+				"spreadsheet; --json prints the rows, the columns equal in all and the verdict. The chart (inline\n" +
+				"in a notebook; --out writes it) has a panel per metric, each on its own axis.",
 			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
@@ -365,15 +370,32 @@ func exploreText(rep *explore.Report) string {
 		classes = append(classes, c)
 	}
 	sort.Strings(classes)
+	spread := classSpreads(rep)
 	if len(classes) > 0 {
-		t := &Table{Header: []string{"CLASS", "BRANCHES", "SHORTEST", "TICKS", "OUTCOME"}}
+		// UNAVAILABLE and HEALTH are over every branch of the class, as
+		// compare shows them for a combination: the partition x ticks
+		// nobody could consume from the fault on, and how many branches
+		// ended with the group unhealthy.
+		t := &Table{Header: []string{"CLASS", "BRANCHES", "SHORTEST", "TICKS", "UNAVAILABLE", "HEALTH", "OUTCOME"}}
 		for _, c := range classes {
 			o := rep.Outcomes[rep.Shortest[c]]
-			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran), o.Summary())
+			sp := spread[c]
+			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran),
+				sp.unavailable(), sp.health(), o.Summary())
 		}
 		b.WriteString(t.Text())
 	} else {
 		b.WriteString("every branch: ok\n")
+	}
+	if all := spread[""]; all.branches > 0 {
+		fmt.Fprintf(&b, "unavailable from the fault on: %s %s a branch (%d on average)\n", all.unavailable(), health.Unit, all.sum/all.branches)
+	}
+	if rep.Unhealthy == 0 {
+		b.WriteString("health at the end: every branch ended healthy\n")
+	} else {
+		o := rep.Outcomes[rep.Sickest]
+		fmt.Fprintf(&b, "health at the end: %d of %d branches ended unhealthy; the shortest, %s at tick %d (%d ticks): %s\n",
+			rep.Unhealthy, len(rep.Outcomes), o.Fault.Command(), o.Tick, o.Ran, o.Health)
 	}
 	// The matrix: one row per fault and member, one column per tick.
 	b.WriteString("\n. ok  D duplicate  L lost  B both  R read anomaly  S stalled  - fault not possible\n")
@@ -401,6 +423,62 @@ func exploreText(rep *explore.Report) string {
 	return b.String()
 }
 
+// classSpread is the unavailability and health over the branches of a
+// class (of every branch that ran, under "").
+type classSpread struct {
+	branches, lo, hi, sum, unhealthy int
+}
+
+func (c classSpread) unavailable() string {
+	if c.branches == 0 {
+		return "-"
+	}
+	if c.lo == c.hi {
+		return strconv.Itoa(c.lo)
+	}
+	return fmt.Sprintf("%d..%d", c.lo, c.hi)
+}
+
+func (c classSpread) health() string {
+	switch {
+	case c.branches == 0:
+		return "-"
+	case c.unhealthy == 0:
+		return "ok"
+	}
+	return fmt.Sprintf("%d unhealthy", c.unhealthy)
+}
+
+// classSpreads tallies each class's branches (a refused fault's branch did
+// not run: it counts in no spread).
+func classSpreads(rep *explore.Report) map[string]classSpread {
+	out := map[string]classSpread{}
+	add := func(class string, o *explore.Outcome) {
+		c, u := out[class], o.UnavailableTotal()
+		if c.branches == 0 || u < c.lo {
+			c.lo = u
+		}
+		c.hi = max(c.hi, u)
+		c.branches++
+		c.sum += u
+		if !o.Healthy() {
+			c.unhealthy++
+		}
+		out[class] = c
+	}
+	for i := range rep.Outcomes {
+		o := &rep.Outcomes[i]
+		if o.Classes["fault-refused"] > 0 {
+			continue
+		}
+		add("", o)
+		for c := range o.Classes {
+			add(c, o)
+		}
+	}
+	return out
+}
+
 func indexOf(xs []string, x string) int {
 	for i, v := range xs {
 		if v == x {
@@ -416,13 +494,28 @@ type exploreOutcomeJSON struct {
 	Member  string         `json:"member"`
 	Classes map[string]int `json:"classes"`
 	Ran     int            `json:"ticks"`
+	// From the fault on, as metrics --json and compare --json name them;
+	// the health at the end as its ok and words.
+	Unavailable int               `json:"unavailable_partition_ticks"`
+	ByCause     map[string]int    `json:"unavailable_by_cause"`
+	Health      exploreHealthJSON `json:"health"`
+}
+
+type exploreHealthJSON struct {
+	OK    bool   `json:"ok"`
+	Words string `json:"words"`
 }
 
 func exploreJSON(rep *explore.Report) map[string]any {
 	var outs []exploreOutcomeJSON
 	for _, o := range rep.Outcomes {
-		outs = append(outs, exploreOutcomeJSON{Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes, Ran: o.Ran})
+		j := exploreOutcomeJSON{Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes, Ran: o.Ran,
+			Unavailable: o.UnavailableTotal(), ByCause: map[string]int{}, Health: exploreHealthJSON{OK: o.Healthy(), Words: o.Health}}
+		for _, c := range sim.Causes {
+			j.ByCause[c.String()] = o.Unavailable[c]
+		}
+		outs = append(outs, j)
 	}
 	return map[string]any{"guarantee": rep.Guarantee, "isolation": rep.Isolation, "violations": rep.Violations,
-		"counts": rep.Counts, "branches": len(rep.Outcomes), "outcomes": outs}
+		"counts": rep.Counts, "branches": len(rep.Outcomes), "unhealthy": rep.Unhealthy, "outcomes": outs}
 }
