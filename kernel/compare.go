@@ -342,7 +342,7 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("compare: %v", err)
 	}
 	res.SVG = string(svg)
-	res.HTML = v.table.HTML() + v.members.HTML() + InlineSVG(res.SVG)
+	res.HTML = v.table.HTML() + v.notesHTML() + v.members.HTML() + InlineSVG(res.SVG)
 	if out, ok := fl["--out"]; ok {
 		data := svg
 		switch strings.ToLower(filepath.Ext(out)) {

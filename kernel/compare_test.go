@@ -77,10 +77,10 @@ func TestCompareDeadGroupAtTwelveMembers(t *testing.T) {
 	}
 	flat := oneLine(out)
 	for _, want := range []string{
-		"unhealthy: consumer/range: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned",
-		"unhealthy: consumer/cooperative-sticky: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned",
+		"consumer/range ended dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned",
+		"consumer/cooperative-sticky ended dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned",
 		"consumer/range and consumer/cooperative-sticky ended unhealthy and are not ranked.",
-		"12 stopped, 48 unowned",
+		"dead: 12 stopped, 48 unowned",
 	} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("no %q in:\n%s", want, out)

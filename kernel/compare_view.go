@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"html"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ type compareView struct {
 	members  *Table // one row per member, a column per combination
 	clients  []string
 	verdict  string
-	unwell   []string // "consumer: C1..C12 stopped: ...", one per unhealthy row
+	unwell   []string // "consumer ended dead: C1..C12 stopped: ...", one per unhealthy row
 	notes    []string // rows that failed
 }
 
@@ -75,7 +76,8 @@ func compareColumns(rows []compareRow) []compareColumn {
 }
 
 // shortHealth is a row's health in a cell: ok, or what is wrong, counted
-// ("12 stopped, 48 unowned"); the words under the table say it whole.
+// ("dead: 12 stopped, 48 unowned" when no member runs); the words under
+// the table say it whole.
 func shortHealth(h health.Health) string {
 	if h.OK {
 		return "ok"
@@ -89,6 +91,9 @@ func shortHealth(h health.Health) string {
 	}
 	if n := len(h.HeldByDown); n > 0 {
 		parts = append(parts, strconv.Itoa(n)+" held by down")
+	}
+	if h.Members > 0 && len(h.Running) == 0 {
+		return "dead: " + strings.Join(parts, ", ")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -153,7 +158,11 @@ func newCompareView(s *Session, keys []string, rows []compareRow) *compareView {
 			seen[c] = true
 		}
 		if !r.Health.OK {
-			v.unwell = append(v.unwell, r.name()+": "+r.Health.Words)
+			if strings.HasPrefix(r.Health.Words, "dead: ") {
+				v.unwell = append(v.unwell, r.name()+" ended "+r.Health.Words)
+			} else {
+				v.unwell = append(v.unwell, r.name()+" ended unhealthy: "+r.Health.Words)
+			}
 		}
 	}
 	for c := range seen {
@@ -197,7 +206,7 @@ func (v *compareView) text() string {
 		b.WriteString(wrapWords("verdict: "+v.verdict, textWidth, "  "))
 	}
 	for _, u := range v.unwell {
-		b.WriteString(wrapWords("unhealthy: "+u, textWidth, "  "))
+		b.WriteString(wrapWords(u, textWidth, "  "))
 	}
 	if len(v.clients) > 0 {
 		b.WriteString("each member at the end ({} = idle, - = not in the group, stopped = stopped by a fatal error):\n")
@@ -205,6 +214,31 @@ func (v *compareView) text() string {
 	}
 	for _, n := range v.notes {
 		b.WriteString("error: " + n + "\n")
+	}
+	return b.String()
+}
+
+// notesHTML is what the text says between the tables (same in all, the
+// verdict, the rows that ended unhealthy, the rows that failed), a
+// paragraph each, for a notebook.
+func (v *compareView) notesHTML() string {
+	var b strings.Builder
+	p := func(s string) { b.WriteString("<p>" + html.EscapeString(s) + "</p>") }
+	if len(v.same) > 0 {
+		var parts []string
+		for _, s := range v.same {
+			parts = append(parts, s.Column+" "+s.Value)
+		}
+		p("same in all: " + strings.Join(parts, ", "))
+	}
+	if v.verdict != "" {
+		p("verdict: " + v.verdict)
+	}
+	for _, u := range v.unwell {
+		p(u)
+	}
+	for _, n := range v.notes {
+		p("error: " + n)
 	}
 	return b.String()
 }

@@ -66,8 +66,9 @@ type Health struct {
 	// Unowned and HeldByDown are partitions by their full names.
 	Unowned    []string `json:"unowned_partitions"`
 	HeldByDown []string `json:"partitions_held_by_down_members"`
-	// Words says it in a line: "ok", or what is wrong
-	// ("C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned").
+	// Words says it in a line: "ok", or what is wrong, a group with no
+	// member running first called dead ("dead: C1..C12 stopped:
+	// UNRELEASED_INSTANCE_ID; 48 partitions unowned").
 	Words string `json:"words"`
 }
 
@@ -151,6 +152,11 @@ func words(w *sim.World, h sim.Health, out Health) string {
 			}
 		}
 		parts = append(parts, count(n, "partition")+few(w, h.HeldByDown)+" held by members down ("+Members(holders)+")")
+	}
+	if out.Members > 0 && len(out.Running) == 0 {
+		// Dead: no member runs, and nothing will consume again until
+		// someone starts one.
+		return "dead: " + strings.Join(parts, "; ")
 	}
 	return strings.Join(parts, "; ")
 }

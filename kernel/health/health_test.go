@@ -50,7 +50,7 @@ func TestWordsOfADeadGroup(t *testing.T) {
 			w.Step()
 		}
 	}
-	if h := HealthOf(w); h.Words != "C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned" || h.OK {
+	if h := HealthOf(w); h.Words != "dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48 partitions unowned" || h.OK {
 		t.Fatalf("after the restarts: %q (%+v)", h.Words, h)
 	}
 
