@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -51,8 +53,8 @@ type compareRow struct {
 	Lost               int   `json:"lost"`
 	// Assignment is each member's partitions at the end, by client id
 	// (seed short names, e.g. {o0 p0}); Idle lists the members with none.
-	Assignment map[string]string `json:"assignment"`
-	Idle       []string          `json:"idle"`
+	Assignment memberMap `json:"assignment"`
+	Idle       []string  `json:"idle"`
 	// Unavailability by cause, the most lag and the health at the end, as
 	// metrics --json has them.
 	health.Summary
@@ -63,6 +65,32 @@ type compareRow struct {
 	parts map[string]int
 	ends  map[string]string
 	Error string `json:"error,omitempty"`
+}
+
+// memberMap is a value per client id, written to JSON with its keys in
+// natural order (C2 before C10) as every view lists members.
+type memberMap map[string]string
+
+func (m memberMap) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	natural.Sort(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, _ := json.Marshal(k)
+		vj, _ := json.Marshal(m[k])
+		b.Write(kj)
+		b.WriteByte(':')
+		b.Write(vj)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // name is the combination's name: its values joined by /.
@@ -81,7 +109,7 @@ func fillRow(row *compareRow, w *sim.World) {
 		row.PausedPerRebalance = append(row.PausedPerRebalance, len(e.Partitions))
 		row.PausePerRebalance = append(row.PausePerRebalance, e.PartitionTicks)
 	}
-	row.Assignment, row.Idle, row.parts, row.ends = map[string]string{}, []string{}, map[string]int{}, map[string]string{}
+	row.Assignment, row.Idle, row.parts, row.ends = memberMap{}, []string{}, map[string]int{}, map[string]string{}
 	for _, gm := range w.Group.Members() {
 		row.Assignment[gm.ClientID] = w.Layout().PartList(gm.Assignment)
 		row.parts[gm.ClientID] = len(gm.Assignment)

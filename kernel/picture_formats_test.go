@@ -212,4 +212,10 @@ func TestMembersInNaturalOrder(t *testing.T) {
 	}
 	in("compare's member table", r.Text[at:], rows)
 	in("compare's member chart", r.SVG[strings.Index(r.SVG, "Partitions each member"):], names)
+	var keys []string
+	for _, c := range want {
+		keys = append(keys, `"`+c+`":"{`)
+	}
+	j := one(t, s, "compare partition.assignment.strategy range --json").JSON
+	in("compare --json's assignment", j[strings.Index(j, `"assignment"`):], keys)
 }
