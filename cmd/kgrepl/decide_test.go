@@ -135,7 +135,9 @@ func TestStaticRestartIsNotFree(t *testing.T) {
 		t.Fatalf("%d JSON lines:\n%s", len(objs), out)
 	}
 	num := func(o map[string]any, k string) int { return int(o[k].(float64)) }
-	cause := func(o map[string]any, c string) int { return int(o["unavailable_by_cause"].(map[string]any)[c].(float64)) }
+	cause := func(o map[string]any, c string) int {
+		return int(o["unavailable_by_cause"].(map[string]any)[c].(float64))
+	}
 	before, after := objs[0], objs[1]
 	if num(after, "pause_partition_ticks") != num(before, "pause_partition_ticks") || num(after, "rebalances") != num(before, "rebalances") {
 		t.Errorf("the static restart moved the pause meter: %v -> %v", before["pause_partition_ticks"], after["pause_partition_ticks"])
