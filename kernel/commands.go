@@ -145,7 +145,7 @@ func init() {
 				"most lag is the most records a partition fell behind (log end - committed offset), sampled at\n" +
 				"tick 0 and after every tick, and when it was first reached. health is the group now: members\n" +
 				"running, members stopped by a fatal error and which, partitions no member holds and partitions\n" +
-				"held by a member that is down; ok when none of these is wrong."},
+				"held by a member that is down; ok when none of these is wrong, dead when no member runs."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
