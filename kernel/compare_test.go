@@ -214,3 +214,59 @@ func TestTableWrap(t *testing.T) {
 		t.Errorf("wrapped at 50:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestCompareFitsAtAnySize: a long history (20 members each restarted: a
+// rebalance list of 20 and more) and a member holding 100 partitions
+// still print within 100 columns; the cut lists say how many items they
+// left out, and --json keeps them whole.
+func TestCompareFitsAtAnySize(t *testing.T) {
+	roll := []string{"new --topics t:40 --members 20", "run until stable"}
+	for c := 1; c <= 20; c++ {
+		roll = append(roll, fmt.Sprintf("restart C%d", c), "run until stable")
+	}
+	for _, c := range []struct {
+		name, script, cut string
+	}{
+		{"a rolling restart of 20", strings.Join(roll, "\n"), "… +"},
+		{"one member left with 100 partitions", "new --topics t:100 --members 2\nrun until stable\ncrash C2 now\nrun until stable", "… +"},
+	} {
+		s := NewSession()
+		runLines(t, s, c.script)
+		out, err := s.Exec("compare partition.assignment.strategy range,cooperative-sticky")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 100 {
+				t.Errorf("%s: a line of %d columns: %q", c.name, n, l)
+			}
+		}
+		if !strings.Contains(out, c.cut) {
+			t.Errorf("%s: no list was cut:\n%s", c.name, out)
+		}
+		line, err := s.Exec("compare partition.assignment.strategy range,cooperative-sticky --json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "…") {
+			t.Errorf("%s: --json has a cut list", c.name)
+		}
+	}
+}
+
+func TestClipList(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"4 4 2", 40, "4 4 2"},
+		{"60 60 60 60 60 60", 12, "60 60 … +4"},
+		{"{t-0 t-1 t-2 t-3 t-4}", 16, "{t-0 t-1 … +3}"},
+		{"{t-100}", 3, "{t-100}"}, // one item is kept whole
+	} {
+		if got := clipList(c.in, c.max); got != c.want {
+			t.Errorf("clipList(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}

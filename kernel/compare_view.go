@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/health"
@@ -38,10 +39,49 @@ type sameColumn struct {
 	Value  string `json:"value"`
 }
 
-// compareColumn is one metric column of the table.
+// compareColumn is one metric column of the table; a list longer than
+// clip columns (when clip > 0) is cut in the table, with how many items
+// were left out (the CSV and --json have it whole).
 type compareColumn struct {
 	head string
 	cell func(r *compareRow) string
+	clip int
+}
+
+// Cells of lists are cut to these widths, so that a table of a long
+// history or a big group still fits textWidth with its row names.
+const (
+	clipPauses  = 40 // PAUSED/REBALANCE, IDLE
+	clipMembers = 36 // a member's partitions at the end
+)
+
+// clipList cuts a space-separated list (in braces or not) to at most max
+// columns, saying how many items it left out: "4 4 2 … +57",
+// "{t-0 t-1 … +46}".
+func clipList(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	open, close := "", ""
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		open, close, s = "{", "}", s[1:len(s)-1]
+	}
+	items := strings.Fields(s)
+	kept := 0
+	width := len(open) + len(close)
+	for kept < len(items) {
+		more := " … +" + strconv.Itoa(len(items)-kept-1)
+		w := utf8.RuneCountInString(items[kept]) + 1
+		if width+w+utf8.RuneCountInString(more) > max && kept > 0 {
+			break
+		}
+		width += w
+		kept++
+	}
+	if kept == len(items) {
+		return open + s + close
+	}
+	return open + strings.Join(items[:kept], " ") + " … +" + strconv.Itoa(len(items)-kept) + close
 }
 
 func compareColumns(rows []compareRow) []compareColumn {
@@ -57,21 +97,21 @@ func compareColumns(rows []compareRow) []compareColumn {
 	}
 	// What the verdict weighs first, then how the rows got there.
 	return []compareColumn{
-		{"UNAVAILABLE", func(r *compareRow) string { return itoa(r.Unavailable) }},
-		{"PAUSE", func(r *compareRow) string { return itoa(r.Pause) }},
-		{"DUPLICATES", func(r *compareRow) string { return itoa(r.Duplicates) }},
-		{"LOST", func(r *compareRow) string { return itoa(r.Lost) }},
-		{"HEALTH", func(r *compareRow) string { return shortHealth(r.Health) }},
-		{"REBALANCES", func(r *compareRow) string { return itoa(r.Rebalances) }},
-		{"PAUSED/REBALANCE", func(r *compareRow) string { return joinInts(r.PausedPerRebalance) }},
-		{"OWNER-DOWN", cause(sim.CauseOwnerDown)},
-		{"UNASSIGNED", cause(sim.CauseUnassigned)},
-		{"STOPPED", cause(sim.CauseStopped)},
-		{"MAX-LAG", func(r *compareRow) string { return itoa(r.MaxLag.Records) }},
-		{"PROCESSED", func(r *compareRow) string { return itoa(r.Processed) }},
-		{"IDLE", func(r *compareRow) string { return dash(health.Members(r.Idle)) }},
-		{"TICK", func(r *compareRow) string { return itoa(r.Tick) }},
-		{gen, func(r *compareRow) string { return itoa(r.Generation) }},
+		{"UNAVAILABLE", func(r *compareRow) string { return itoa(r.Unavailable) }, 0},
+		{"PAUSE", func(r *compareRow) string { return itoa(r.Pause) }, 0},
+		{"DUPLICATES", func(r *compareRow) string { return itoa(r.Duplicates) }, 0},
+		{"LOST", func(r *compareRow) string { return itoa(r.Lost) }, 0},
+		{"HEALTH", func(r *compareRow) string { return shortHealth(r.Health) }, 0},
+		{"REBALANCES", func(r *compareRow) string { return itoa(r.Rebalances) }, 0},
+		{"PAUSED/REBALANCE", func(r *compareRow) string { return joinInts(r.PausedPerRebalance) }, clipPauses},
+		{"OWNER-DOWN", cause(sim.CauseOwnerDown), 0},
+		{"UNASSIGNED", cause(sim.CauseUnassigned), 0},
+		{"STOPPED", cause(sim.CauseStopped), 0},
+		{"MAX-LAG", func(r *compareRow) string { return itoa(r.MaxLag.Records) }, 0},
+		{"PROCESSED", func(r *compareRow) string { return itoa(r.Processed) }, 0},
+		{"IDLE", func(r *compareRow) string { return dash(health.Members(r.Idle)) }, clipPauses},
+		{"TICK", func(r *compareRow) string { return itoa(r.Tick) }, 0},
+		{gen, func(r *compareRow) string { return itoa(r.Generation) }, 0},
 	}
 }
 
@@ -151,7 +191,7 @@ func newCompareView(s *Session, keys []string, rows []compareRow) *compareView {
 			continue
 		}
 		for _, c := range shown {
-			cells = append(cells, c.cell(r))
+			cells = append(cells, clipList(c.cell(r), c.clip))
 		}
 		v.table.Add(cells...)
 		for c := range r.ends {
@@ -181,7 +221,7 @@ func newCompareView(s *Session, keys []string, rows []compareRow) *compareView {
 			if !ok {
 				e = "-"
 			}
-			cells = append(cells, e)
+			cells = append(cells, clipList(e, clipMembers))
 		}
 		v.members.Add(cells...)
 	}
