@@ -270,3 +270,70 @@ func TestClipList(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareGolden keeps compare's views of two histories, the text, the
+// CSV and the chart, in testdata/compare/, and explore's sweep of the
+// dead group's static restarts: the seed's joins under the four
+// strategies, and issue 27's twelve static members each restarted,
+// compared under both protocols and two strategies. Run `go test ./kernel
+// -run CompareGolden -rewrite` and read the diff (and look at the SVGs).
+func TestCompareGolden(t *testing.T) {
+	dead := []string{"new --topics t:48 --members 0", "set group.protocol consumer"}
+	for c := 1; c <= 12; c++ {
+		dead = append(dead, fmt.Sprintf("join C%d --static", c))
+	}
+	dead = append(dead, "run until stable")
+	for c := 1; c <= 12; c++ {
+		dead = append(dead, fmt.Sprintf("restart C%d", c), "run until stable")
+	}
+	for _, c := range []struct{ name, script, cmd string }{
+		{"seed-strategies", "join C2\nrun until stable\njoin C3\nrun until stable\njoin C4\nrun until stable",
+			"compare partition.assignment.strategy range,roundrobin,sticky,cooperative-sticky"},
+		{"dead-group", strings.Join(dead, "\n"), "compare group.protocol consumer,classic partition.assignment.strategy range,cooperative-sticky"},
+	} {
+		s := NewSession()
+		s.Dir = t.TempDir()
+		runLines(t, s, c.script)
+		rs, err := s.ExecResults(c.cmd + " --csv out.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, "out.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareGolden(t, c.name+".txt", []byte(c.cmd+"\n"+rs[0].Text))
+		compareGolden(t, c.name+".csv", data)
+		compareGolden(t, c.name+".svg", []byte(rs[0].SVG))
+	}
+	s := NewSession()
+	runLines(t, s, "set group.protocol consumer\nnew --members 0 --keep-settings\njoin C1 --static\njoin C2 --static\nrun until stable")
+	const sweep = "explore --ticks 20..24 --faults restart,crash-now"
+	out, err := s.Exec(sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "explore-static-restart.txt", []byte(sweep+"\n"+out+"\n"))
+}
+
+func compareGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "compare", name)
+	if rewriting() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./kernel -run CompareGolden -rewrite to make it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("testdata/compare/%s differs from what compare prints now (%d bytes, want %d); if the change is meant, run go test ./kernel -run CompareGolden -rewrite and read the diff",
+			name, len(got), len(want))
+	}
+}
