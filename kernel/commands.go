@@ -46,19 +46,43 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N] [--keep-settings]",
-			summary: "make a fresh world on this branch (the default world with no options)",
+		{name: "new", usage: "new [--topics NAME:P,...] [--output NAME:P] [--members N | --from-describe FILE [--group G]] [--static] [--keep-settings|--kafka-defaults]",
+			summary: "make a fresh world on this branch (the default world with no options), or one from a real group",
 			help: "Every setting goes back to its default unless --keep-settings is given (then the settings,\n" +
 				"per-client ones too, are those of the world before). --members 0 starts with an empty group\n" +
-				"(generation 0). new replaces the current branch's world and history; other branches stay.",
+				"(generation 0). new replaces the current branch's world and history; other branches stay.\n" +
+				"--static gives every member its own group.instance.id, its client id (set group.instance.id\n" +
+				"per-member); a world never starts with two members holding one instance id or transactional.id.\n\n" +
+				"--from-describe FILE starts the world as kafka-consumer-groups.sh --describe --group G --members\n" +
+				"--verbose printed a real group (Kafka 2.3 to 4.x, classic or consumer; --state and the offsets\n" +
+				"table may be in the file too): Stable, each member owning its current assignment, its topics\n" +
+				"and partition counts from the partitions the file names (--topics NAME:P adds topics or raises\n" +
+				"counts), the group's protocol, assignor and instance ids set from the file, sticky.rules kafka.\n" +
+				"The members are named C1..Cn (in their consumer ids' order) and the mapping is printed; show\n" +
+				"names prints it again and describe group --real-names shows the file's names. --group G chooses\n" +
+				"a group of a file that describes several. The session keeps what it read: back, compare, save\n" +
+				"and load never read the file again (docs/kafka-import.md).\n\n" +
+				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
+				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
+				"config lists them) and processing.ms 5 a record.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
-		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set commit after|before|auto | set producer plain|idempotent|transactional",
-			summary: "change a setting for every client, or for one",
-			help:    "Keys are Kafka's config names; `show config` lists them with values and defaults.",
+		{name: "set", usage: "set KEY VALUE | set Cn.KEY VALUE | set --from FILE [--client Cn] | set commit after|before|auto | set producer plain|idempotent|transactional",
+			summary: "change a setting for every client, or for one; or take a client's .properties",
+			help: "Keys are Kafka's config names; `show config` lists them with values and defaults.\n" +
+				"group.instance.id per-member and transactional.id per-member give each member its own id from\n" +
+				"its client id (C2, tx-C2), as a deployment gives each pod its own.\n\n" +
+				"set --from FILE reads a Kafka client's .properties (as java.util.Properties does) and checks it\n" +
+				"as Kafka 4.0's client does: a file the client would refuse is refused whole, naming each bad\n" +
+				"key and Kafka's rule, and so is a file that sets no key Kafka's clients know (a describe output,\n" +
+				"a log). Otherwise every key is listed: applied (what means in kgrepl what it means to Kafka),\n" +
+				"not applied with why (each .ms key: this world counts ticks; isolation.level), or ignored (a\n" +
+				"key kgrepl does not model, or one Kafka does not know). The file is every member's:\n" +
+				"its group.instance.id and transactional.id become per-member; with --client Cn it is Cn's\n" +
+				"alone, ids as written. The session keeps what it read (docs/kafka-import.md).",
 			mutates: true, run: cmdSet},
-		{name: "show", usage: "show config", summary: "list every setting with its value and default",
+		{name: "show", usage: "show config | show names", summary: "list every setting with its value and default; or an imported group's member names",
 			run: cmdShow},
 		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
 			mutates: true, run: cmdJoin, values: map[string]valuesFunc{"Cn": func(s *Session, _ []string, _ string) []string { return nextClients(s) }}},
@@ -70,8 +94,30 @@ func init() {
 			mutates: true, run: cmdClose},
 		{name: "crash", usage: "crash Cn [now | after N]", summary: "kill a member at once, or after N more records (default after 2)",
 			mutates: true, run: cmdCrash},
-		{name: "restart", usage: "restart Cn", summary: "start a new instance of Cn (same group.instance.id and transactional.id)",
-			mutates: true, run: memberCmd("restart", (*sim.World).Restart)},
+		{name: "restart", usage: "restart Cn [--graceful|--kill]", summary: "start a new instance of Cn (same group.instance.id and transactional.id): killed first, or closed (--graceful)",
+			help: "restart Cn (or --kill) is a kill and a start: the old process stops at once, sending nothing (no\n" +
+				"commit, no LeaveGroup), unless it is stuck in a slow record, which keeps running as a zombie;\n" +
+				"the new process starts at the same tick. A static member under group.protocol=consumer is\n" +
+				"then refused with UNRELEASED_INSTANCE_ID until the old one's session times out (Kafka 4.x).\n\n" +
+				"restart Cn --graceful is a deploy's restart: close Cn (the batch in hand finished and\n" +
+				"committed, then close(), which sends LeaveGroup for a dynamic classic member, none for a\n" +
+				"static one, and under the consumer protocol a leave heartbeat with epoch -1, or -2 for a\n" +
+				"static member), then, at the end of the tick the old process stopped in, the new one starts.\n" +
+				"run until stable waits for it; run until closed Cn waits for the old process to stop.",
+			mutates: true, run: cmdRestart},
+		{name: "roll", usage: "roll MEMBERS [--every DURATION] [--graceful|--kill] [--wait-stable]",
+			summary: "a rolling deploy: restart each member in turn (graceful unless --kill)",
+			help: "MEMBERS is all (every running member, in natural order), Cn, Cn..Cm, or a comma-separated\n" +
+				"list of them (C1..C3,C5), restarted in the order given, one at a time: the first at once,\n" +
+				"each next one once the one before has its new process, and\n" +
+				"  --every DURATION  at least DURATION after the one before began (a whole number of ticks)\n" +
+				"  --wait-stable     once the group is stable again (as run until stable means it)\n" +
+				"Each restart is restart Cn --graceful, or with --kill restart Cn (then give --every or\n" +
+				"--wait-stable, or every member restarts in the same tick). The roll is done when every\n" +
+				"member has its new process and the group is stable again; run until stable waits for it.\n" +
+				"Its progress is in the narration (roll 2/3: C2 closes ...) and its cost in metrics: the\n" +
+				"ticks it took, the rebalances and the pause meter while it ran. One roll at a time.",
+			mutates: true, run: cmdRoll, values: map[string]valuesFunc{"MEMBERS": memberWords}},
 		{name: "slow", usage: "slow Cn", summary: "make Cn's next record slow (slow.processing.ticks)",
 			mutates: true, run: memberCmd("slow", (*sim.World).Slow)},
 		{name: "drop", usage: "drop TYPE [request|response] [Cn] [N]",
@@ -82,13 +128,23 @@ func init() {
 				"RebalanceNotification is only a response (from the coordinator to a member), and\n" +
 				"WriteTxnMarkers goes B1 to B1, so it takes no Cn.",
 			mutates: true, run: cmdDrop},
-		{name: "step", usage: "step [N] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
-			help: "--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
+		{name: "step", usage: "step [N|DURATION] [--quiet|--verbose]", summary: "advance N ticks (default 1); stops at stop events",
+			help: "In real time (time ms) a DURATION with a unit (ms, s, m, h: 250ms, 30s, 1.5m, 1h30m) steps that\n" +
+				"long, rounded up to whole ticks; a bare N is ticks in either clock.\n" +
+				"--quiet summarises the per-record lines (poll() returned, processed, commits, committed\n" +
 				"transactions) into one line per member; --verbose prints every event (the default outside demos).",
 			time: true, run: cmdStep},
-		{name: "run", usage: "run until stable | run until tick N | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
-			summary: "advance until the group is stable, to a tick, or until a record is polled or processed",
+		{name: "run", usage: "run until stable | run until tick N | run until time T | run until closed|left Cn | run until polled|processed RECORD [by Cn] [--quiet|--verbose]",
+			summary: "advance until the group is stable, to a tick or a time, a member closed or left, or a record polled or processed",
 			help: "Every form halts at stop events (a crash taking effect, the start of a slow record).\n" +
+				"`run until time 10m` (real time: time ms) runs to the first tick at or after that time from\n" +
+				"the world's start (units ms, s, m, h).\n" +
+				"`run until stable` also waits for what was asked and is not done: a member closing (the group\n" +
+				"stays Stable while it finishes its batch), a restart --graceful, a roll.\n" +
+				"`run until closed C2` waits until C2's process (the one running now) has stopped;\n" +
+				"`run until left C2` until the coordinator no longer has the member it has for C2 now (a\n" +
+				"static member that sent no LeaveGroup leaves at its session timeout, or when its new\n" +
+				"instance takes its place). Both are refused while nothing is closing C2.\n" +
 				"`run until polled p2.3` stops at the tick a poll() returns p2.3, before it is processed.\n" +
 				"--quiet summarises the per-record lines into one line per member (t=12..20 C1 processed\n" +
 				"o0.3..o0.5, p0.3..p0.5); --verbose prints every event (the default outside demos).",
@@ -100,7 +156,7 @@ func init() {
 		{name: "switch", usage: "switch NAME", summary: "switch to another branch", run: cmdSwitch,
 			values: map[string]valuesFunc{"NAME": func(s *Session, _ []string, _ string) []string { return s.branchNames() }}},
 		{name: "branches", usage: "branches", summary: "list the branches", run: cmdBranches},
-		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json]",
+		{name: "describe", usage: "describe group [--members [--verbose] | --state] [--json] [--real-names]",
 			summary: "the group as kafka-consumer-groups.sh --describe shows it", run: cmdDescribe,
 			help: "describe group: each input partition's committed offset, log end, lag and owner.\n" +
 				"--members: each member (--verbose adds its assignment). --state: the coordinator's view\n" +
@@ -113,26 +169,35 @@ func init() {
 				"group; GROUP-INSTANCE-ID appears when a member is static. While the group is Assigning or\n" +
 				"Reconciling the owners stay visible: there is no stop-the-world. --json adds\n" +
 				"\"protocol\":\"consumer\", \"group_epoch\", \"assignment_epoch\" and per member \"member_epoch\",\n" +
-				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).",
+				"\"target\", \"member_state\", \"revoking\", \"upgraded\" (generation and leader are null).\n\n" +
+				"--real-names, in a world new --from-describe made, shows each member's CLIENT-ID and HOST as the\n" +
+				"file gives them (orders-app-7, /10.0.7.21) in place of kgrepl's (C3, /C3); --json keeps client_id\n" +
+				"C3 and adds real_client_id and real_host. A member that joined since has kgrepl's names only.",
 		},
-		{name: "offsets", usage: "offsets", summary: "the records of __consumer_offsets", run: cmdOffsets},
+		{name: "offsets", usage: "offsets [--from TICK] [--last N]", summary: "the records of __consumer_offsets", run: cmdOffsets,
+			help: "--from TICK lists the records written at that tick or later, --last N the last N (of those)."},
 		{name: "log", usage: "log TOPIC-P [--from OFFSET | --around OFFSET]", summary: "a partition's cells, markers, HW and LSO", run: cmdLog,
 			help: "--from OFFSET shows the rows from that offset to the end; --around OFFSET the rows within\n" +
-				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset.", aroundRows),
+				fmt.Sprintf("%d of it. The header still gives the whole log's HW, LSO and committed offset, and the\n", aroundRows) +
+				"aborted transaction index the transactions that reach the rows shown.",
 		},
 		{name: "txn", usage: "txn [ID]", summary: "transaction coordinator state, as kafka-transactions.sh describe", run: cmdTxn},
-		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--json]",
-			summary: "the audit reader: read a topic from offset 0", run: cmdConsume},
-		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--events] [--json]",
-			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace},
-		{name: "metrics", usage: "metrics [--json]", summary: "rebalances, pause meter, unavailability by cause, most lag, health, duplicates, lost", run: cmdMetrics,
+		{name: "consume", usage: "consume TOPIC [--isolation read_committed|read_uncommitted] [--from OFFSET] [--last N] [--json]",
+			summary: "the audit reader: read a topic from offset 0", run: cmdConsume,
+			help: "--from OFFSET lists each partition's records from that offset on, --last N the last N listed\n" +
+				"(duplicates are still numbered as the reader meets them from offset 0)."},
+		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--from TICK] [--events] [--json]",
+			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
+			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later."},
+		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, unavailability by cause, most lag, health, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
 				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
 				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
 				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
-				"be consuming but is not while a rebalance is under way, under either protocol.\n\n" +
+				"be consuming but is not while a rebalance is under way, under either protocol. --from TICK lists\n" +
+				"the rebalances (and --json's pauses) begun at that tick or later, --last N the last N.\n\n" +
 				"unavailable counts every partition-tick a subscribed input partition could not be consumed\n" +
 				"(subscribed: by a member of the group, or by a client's newest process, running or not), once,\n" +
 				"under the first cause that applies: rebalance (the pause meter counts it: so the total is at\n" +
@@ -145,7 +210,8 @@ func init() {
 				"most lag is the most records a partition fell behind (log end - committed offset), sampled at\n" +
 				"tick 0 and after every tick, and when it was first reached. health is the group now: members\n" +
 				"running, members stopped by a fatal error and which, partitions no member holds and partitions\n" +
-				"held by a member that is down; ok when none of these is wrong, dead when no member runs."},
+				"held by a member that is down; ok when none of these is wrong, dead when no member runs. In real\n" +
+				"time (time ms) the pause meter and unavailable read in partition x seconds, the ticks beside."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
@@ -166,7 +232,10 @@ func init() {
 		{name: "save", usage: "save FILE", summary: "save the current branch as a replayable session file", run: cmdSave},
 		{name: "load", usage: "load FILE", summary: "load a session file into the current branch", run: cmdLoad},
 		{name: "help", usage: "help [CMD]", summary: "list the commands, or explain one (CMD --help does too)", run: cmdHelp},
-		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, _ []string) (*Result, error) {
+		{name: "exit", usage: "exit", summary: "leave kgrepl", run: func(s *Session, args []string) (*Result, error) {
+			if err := needArgs("exit", args, 0, 0); err != nil {
+				return nil, err
+			}
 			s.done = true
 			return nil, nil
 		}},
@@ -414,46 +483,75 @@ func parseCount(cmd, what, s string, min, max int) (int, error) {
 	return n, nil
 }
 
-// parseNew reads new's options into a topology.
-func parseNew(args []string) (sim.Topology, bool, error) {
+// newOptions are new's options read.
+type newOptions struct {
+	topo   sim.Topology
+	keep   bool
+	static bool
+	// An import: --from-describe FILE, --group G; --topics and --output as
+	// given (they add to the file's topics).
+	from, group string
+	topics      []sim.TopicSpec
+	output      *sim.TopicSpec
+}
+
+// parseNew reads new's options.
+func parseNew(args []string) (newOptions, error) {
 	// --defaults was the old spelling of what plain new now does; it is
 	// still accepted, and changes nothing.
-	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members"}, []string{"--keep-settings", "--defaults"})
+	pos, fl, err := flags("new", args, []string{"--topics", "--output", "--members", "--from-describe", "--group"},
+		[]string{"--keep-settings", "--defaults", "--static", "--kafka-defaults"})
+	opt := newOptions{topo: sim.DefaultTopology()}
 	if err != nil {
-		return sim.Topology{}, false, err
+		return opt, err
+	}
+	if fl["--keep-settings"] == "true" && fl["--kafka-defaults"] == "true" {
+		return opt, usageErr("new", "--keep-settings and --kafka-defaults contradict each other (give one)")
 	}
 	if err := needArgs("new", pos, 0, 0); err != nil {
-		return sim.Topology{}, false, err
+		return opt, err
 	}
-	topo := sim.DefaultTopology()
+	from, importing := fl["--from-describe"]
+	if _, ok := fl["--members"]; ok && importing {
+		return opt, usageErr("new", "--members and --from-describe contradict each other (the file gives the members)")
+	}
+	if _, ok := fl["--group"]; ok && !importing {
+		return opt, usageErr("new", "--group chooses a group of a describe file: it goes with --from-describe FILE")
+	}
+	if importing && from == "" {
+		return opt, usageErr("new", "--from-describe needs a file name")
+	}
+	opt.from, opt.group = from, fl["--group"]
 	if v, ok := fl["--topics"]; ok {
-		topo.Inputs = nil
+		opt.topo.Inputs = nil
 		for _, spec := range strings.Split(v, ",") {
 			t, err := parseTopicSpec("--topics", spec)
 			if err != nil {
-				return topo, false, err
+				return opt, err
 			}
-			topo.Inputs = append(topo.Inputs, t)
+			opt.topo.Inputs = append(opt.topo.Inputs, t)
 		}
+		opt.topics = opt.topo.Inputs
 	}
 	if v, ok := fl["--output"]; ok {
 		t, err := parseTopicSpec("--output", v)
 		if err != nil {
-			return topo, false, err
+			return opt, err
 		}
-		topo.Output = t
+		opt.topo.Output, opt.output = t, &t
 	}
 	if v, ok := fl["--members"]; ok {
 		n, err := parseAtLeast("new", "--members", v, 0, limitMembers)
 		if err != nil {
-			return topo, false, err
+			return opt, err
 		}
-		topo.Members = n
+		opt.topo.Members = n
 	}
 	if fl["--keep-settings"] == "true" && fl["--defaults"] == "true" {
-		return topo, false, usageErr("new", "--keep-settings and --defaults contradict each other")
+		return opt, usageErr("new", "--keep-settings and --defaults contradict each other")
 	}
-	return topo, fl["--keep-settings"] == "true", nil
+	opt.keep, opt.static = fl["--keep-settings"] == "true", fl["--static"] == "true"
+	return opt, nil
 }
 
 func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
@@ -469,14 +567,33 @@ func parseTopicSpec(flag, spec string) (sim.TopicSpec, error) {
 }
 
 func cmdNew(s *Session, args []string) (*Result, error) {
-	topo, keep, err := parseNew(args)
+	opt, err := parseNew(args)
 	if err != nil {
 		return nil, err
 	}
 	cfg := sim.DefaultConfig()
-	if keep {
+	kafka := indexOf(args, "--kafka-defaults") < len(args)
+	switch {
+	case opt.keep:
 		cfg = s.cur.world.Cfg.Clone()
+	case kafka:
+		cfg = sim.KafkaDefaultConfig()
 	}
+	if opt.static {
+		// Every member its own group.instance.id, from its client id, as
+		// a deployment gives each pod its name (a member an import gives
+		// an id keeps the file's).
+		if err := cfg.Set("", "group.instance.id", sim.PerMember); err != nil {
+			return nil, fmt.Errorf("new --static: %v", err)
+		}
+	}
+	// The line the origin keeps: the shape of the world; the settings
+	// (--keep-settings, --static, --kafka-defaults) are in the origin's own copy of them.
+	line := strings.Join(append([]string{"new"}, filterOut(filterOut(filterOut(filterOut(args, "--defaults"), "--keep-settings"), "--static"), "--kafka-defaults")...), " ")
+	if opt.from != "" {
+		return newImported(s, opt, cfg, line)
+	}
+	topo := opt.topo
 	if err := checkTopology("new", topo, cfg.RecordsPerPartition); err != nil {
 		return nil, err
 	}
@@ -484,7 +601,6 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new: %v", err)
 	}
-	line := strings.Join(append([]string{"new"}, filterOut(filterOut(args, "--defaults"), "--keep-settings")...), " ")
 	// The origin holds its own copy of the settings: the world's change
 	// as it runs, the origin's never.
 	s.cur.hist = history{origin: &origin{newLine: line, topo: topo, cfg: cfg.Clone()}}
@@ -496,6 +612,33 @@ func cmdNew(s *Session, args []string) (*Result, error) {
 	}
 	s.say("new world: group %s, input %s, output %s (%d), %d member(s), %d records per partition",
 		topo.Group, strings.Join(ins, ", "), topo.Output.Name, topo.Output.Partitions, topo.Members, w.Cfg.RecordsPerPartition)
+	if kafka {
+		s.say("real time: time ms, a tick is %d ms; Kafka 4.0's defaults (session.timeout.ms %d, max.poll.interval.ms %d, max.poll.records %d, ...: show config)",
+			w.Cfg.TickMS, w.Cfg.Client.SessionTimeout, w.Cfg.Client.MaxPollInterval, w.Cfg.Client.MaxPollRecords)
+	}
+	return nil, nil
+}
+
+// newImported is new --from-describe FILE: the world starts as the file
+// shows the group (owngroup.go).
+func newImported(s *Session, opt newOptions, cfg sim.Config, line string) (*Result, error) {
+	imp := importOptions{file: opt.from, group: opt.group, topics: opt.topics, output: opt.output, keep: opt.keep,
+		rawCmd: "new --from-describe " + opt.from}
+	p, f, err := importWorld(s, imp, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTopology(imp.rawCmd, p.topo, cfg.RecordsPerPartition); err != nil {
+		return nil, err
+	}
+	w, err := sim.NewStarted(p.topo, cfg, p.start)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", imp.rawCmd, err)
+	}
+	s.cur.hist = history{origin: &origin{newLine: line, topo: p.topo, cfg: cfg.Clone(), file: f, start: p.start, names: p.names}}
+	s.cur.cp = cpClock{}
+	s.cur.world, s.cur.frozen = w, false
+	s.say("%s", importReport(p, w, imp))
 	return nil, nil
 }
 
@@ -535,6 +678,9 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 }
 
 func cmdSet(s *Session, args []string) (*Result, error) {
+	if len(args) > 0 && strings.HasPrefix(args[0], "--") {
+		return cmdSetFrom(s, args)
+	}
 	if len(args) == 1 {
 		return nil, usageErr("set", "%s: missing VALUE", args[0])
 	}
@@ -569,23 +715,32 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if c, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(c, "C") && len(c) > 1 && c[1] >= '0' && c[1] <= '9' {
 		client, key = c, k
 	}
-	if err := w.Set(client, key, val); err != nil {
-		return nil, fmt.Errorf("set: %v", err)
-	}
 	// Every member's config is its overrides applied in order, at each
 	// start and each set: their number is bounded (a key set again for a
 	// client replaces its earlier override, so only clients x keys count,
 	// and the repeats of enable.auto.commit and transactional.id). A set
-	// past the bound fails, and the session is put back as it was.
-	if n := len(w.Cfg.Overrides); client != "" && n > limitOverrides.max {
-		return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+	// past the bound is refused before the world is touched: a set adds at
+	// most one override, so at the bound it is tried on a copy of the
+	// settings first (sim.Config.Set keeps the rule of what replaces what).
+	if n := len(w.Cfg.Overrides); client != "" && n >= limitOverrides.max {
+		trial := w.Cfg.Clone()
+		if err := trial.Set(client, key, val); err == nil && len(trial.Overrides) > limitOverrides.max {
+			n := len(trial.Overrides)
+			return nil, limitOverrides.checkf("set "+client+"."+key, n, fmt.Sprintf("%d per-client settings", n))
+		}
+	}
+	if err := w.Set(client, key, val); err != nil {
+		return nil, fmt.Errorf("set: %v", err)
 	}
 	return nil, nil
 }
 
 func cmdShow(s *Session, args []string) (*Result, error) {
+	if len(args) == 1 && args[0] == "names" {
+		return cmdShowNames(s)
+	}
 	if len(args) != 1 || args[0] != "config" {
-		return nil, usageErr("show", "show what? (only: config)")
+		return nil, usageErr("show", "show what? (config or names)")
 	}
 	// The first column marks a value that differs from its default.
 	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
@@ -601,6 +756,10 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	note := "* differs from the default: none"
 	if changed > 0 {
 		note = fmt.Sprintf("* differs from the default (%d setting(s))", changed)
+	}
+	if s.World().Cfg.Time == sim.TimeMS {
+		// In real time the defaults are Kafka's (new --kafka-defaults).
+		note = strings.Replace(note, "the default", "the default (Kafka 4.0's, in real time)", 1)
 	}
 	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
 }
@@ -712,6 +871,10 @@ func cmdDrop(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every packet sent is checked against each rule pending.
+	if n := len(s.World().PendingDrops()); n >= limitDropRules.max {
+		return nil, limitDropRules.checkSum("drop", fmt.Sprintf("%d rules pending + 1", n), n, 1)
+	}
 	s.World().Drop(r)
 	kind, who := "request", ""
 	if r.Response {
@@ -819,9 +982,17 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if err := needArgs("step", args, 0, 1); err != nil {
 		return nil, err
 	}
-	n := 1
+	n, read := 1, ""
 	if len(args) == 1 {
-		if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
+		// step DURATION in real time: 30s, 1.5m (ticks, rounded up).
+		if n, read, err = durationTicks("step", args[0], s.World()); err != nil {
+			return nil, err
+		}
+		if read != "" {
+			if err := limitStep.checkf("step", n, fmt.Sprintf("%s = %d ticks", args[0], n)); err != nil {
+				return nil, err
+			}
+		} else if n, err = parseAtLeast("step", "N", args[0], 1, limitStep); err != nil {
 			return nil, err
 		}
 	}
@@ -832,20 +1003,26 @@ func cmdStep(s *Session, args []string) (*Result, error) {
 	if why == "interrupted" {
 		return nil, interrupted("step")
 	}
-	return s.afterRun(ran, why), nil
+	r := s.afterRun(ran, why)
+	if read != "" {
+		r.Text = "step " + read + "\n" + r.Text
+	}
+	return r, nil
 }
 
 func (s *Session) afterRun(ran int, why string) *Result {
 	w := s.World()
-	msg := fmt.Sprintf("tick %d: group %s, %s", w.Tick, w.Group.State(), EpochText(w.Group))
+	c := clockOf(w)
+	msg := fmt.Sprintf("%s: group %s, %s", c.tickAt(w.Tick), w.Group.State(), EpochText(w.Group))
 	if why != "" {
-		msg = fmt.Sprintf("stopped after %d tick(s), %s\n%s", ran, why, msg)
+		after := fmt.Sprintf("%d tick(s)", ran)
+		if c.real {
+			after += " (" + c.dur(ran) + ")"
+		}
+		msg = fmt.Sprintf("stopped after %s, %s\n%s", after, why, msg)
 	}
 	return &Result{Text: msg}
 }
-
-// maxRun bounds `run until stable`, so a group that never settles cannot hang a script.
-const maxRun = 100_000
 
 func cmdRun(s *Session, args []string) (*Result, error) {
 	args, err := s.outputLevel("run", args)
@@ -853,18 +1030,45 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	if len(args) < 2 || args[0] != "until" {
-		return nil, usageErr("run", "want `run until stable`, `run until tick N` or `run until polled|processed RECORD`")
+		return nil, usageErr("run", "want `run until stable`, `run until tick N`, `run until time T`, `run until closed|left Cn` or `run until polled|processed RECORD`")
 	}
-	switch {
-	case args[1] == "stable" && len(args) == 2:
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.GroupSettled() })
+	if args[1] == "time" && len(args) == 3 {
+		// run until time T (real time): to the first tick at or after T.
+		w := s.World()
+		n, read, err := durationTicks("run until time", args[2], w)
+		if err == nil && read == "" {
+			err = usageErr("run until time", "%s has no unit: a time is a number with a unit (%s), e.g. 10m; for a tick, run until tick %s", args[2], durationUnits, args[2])
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n > w.Tick {
+			if err := checkSteps("run until time "+args[2], w, n-w.Tick); err != nil {
+				return nil, err
+			}
+		}
+		ran, why := s.step(limitStep.max, func(w *sim.World) bool { return w.Tick >= n })
 		if why == "interrupted" {
 			return nil, interrupted("run")
 		}
-		if why == "" && !s.World().GroupSettled() {
-			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks", ran)
+		return s.afterRun(ran, why), nil
+	}
+	switch {
+	case args[1] == "stable" && len(args) == 2:
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool { return w.Settled() })
+		if why == "interrupted" {
+			return nil, interrupted("run")
+		}
+		if w := s.World(); why == "" && !w.Settled() {
+			pending := ""
+			if p := w.Pending(); len(p) > 0 {
+				pending = "; still pending: " + strings.Join(p, "; ")
+			}
+			return nil, fmt.Errorf("run until stable: the group is not stable after %d ticks (%s)%s", ran, limitRunUntil.helpLine(), pending)
 		}
 		return s.afterRun(ran, why), nil
+	case (args[1] == "closed" || args[1] == "left") && len(args) == 3:
+		return runUntilGone(s, args[1], args[2])
 	case args[1] == "tick" && len(args) == 3:
 		n, err := parseAtLeast("run", "tick", args[2], 0, limitClock)
 		if err != nil {
@@ -897,7 +1101,7 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		}
 		seen := s.World().Events.Len()
 		found := false
-		ran, why := s.step(min(maxRun, limitClock.max-s.World().Tick), func(w *sim.World) bool {
+		ran, why := s.step(min(limitRunUntil.max, limitClock.max-s.World().Tick), func(w *sim.World) bool {
 			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
 				if e.Kind == kind && (by == "" || e.Member == by) {
 					for _, r := range e.Records {
@@ -918,11 +1122,11 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 			if by != "" {
 				cond += " by " + by
 			}
-			return nil, fmt.Errorf("run until %s: not %s within %d ticks", strings.Join(args[1:], " "), cond, maxRun)
+			return nil, fmt.Errorf("run until %s: not %s within %d ticks (%s)", strings.Join(args[1:], " "), cond, ran, limitRunUntil.helpLine())
 		}
 		return s.afterRun(ran, why), nil
 	}
-	return nil, usageErr("run", "%q: want `until stable`, `until tick N` or `until polled|processed RECORD`", strings.Join(args, " "))
+	return nil, usageErr("run", "%q: want `until stable`, `until tick N`, `until time T`, `until closed|left Cn` or `until polled|processed RECORD`", strings.Join(args, " "))
 }
 
 func cmdBack(s *Session, args []string) (*Result, error) {
@@ -942,7 +1146,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 	}
 	// From the nearest checkpoint: at most the ticks between two of them
 	// are replayed, however long the branch.
-	nw, h, err := s.replay(s.cur.hist, w.Tick-n)
+	nw, h, err := s.replay(s.cur.hist, w.Tick-n, true)
 	if errors.Is(err, ErrInterrupted) {
 		return nil, interrupted("back")
 	}
@@ -950,7 +1154,7 @@ func cmdBack(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("back: %v", err)
 	}
 	s.cur.world, s.cur.hist, s.cur.frozen = nw, h, false
-	return &Result{Text: fmt.Sprintf("back at tick %d: group %s, %s", nw.Tick, nw.Group.State(), EpochText(nw.Group))}, nil
+	return &Result{Text: fmt.Sprintf("back at %s: group %s, %s", clockOf(nw).tickAt(nw.Tick), nw.Group.State(), EpochText(nw.Group))}, nil
 }
 
 // maxBranchName bounds a branch name: it is a word typed in commands,
@@ -1000,7 +1204,7 @@ func cmdFork(s *Session, args []string) (*Result, error) {
 	s.branches[name] = nb
 	from := s.cur.name
 	s.cur = nb
-	return &Result{Text: fmt.Sprintf("forked %s from %s at tick %d; now on %s", name, from, nb.world.Tick, name)}, nil
+	return &Result{Text: fmt.Sprintf("forked %s from %s at %s; now on %s", name, from, clockOf(nb.world).tickAt(nb.world.Tick), name)}, nil
 }
 
 func cmdSwitch(s *Session, args []string) (*Result, error) {
@@ -1012,7 +1216,7 @@ func cmdSwitch(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("switch %s: no branch %s (branches: %s)", args[0], args[0], strings.Join(s.branchNames(), " "))
 	}
 	s.cur = b
-	return &Result{Text: fmt.Sprintf("on %s at tick %d", b.name, b.world.Tick)}, nil
+	return &Result{Text: fmt.Sprintf("on %s at %s", b.name, clockOf(b.world).tickAt(b.world.Tick))}, nil
 }
 
 func cmdBranches(s *Session, args []string) (*Result, error) {
@@ -1026,7 +1230,11 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		if b == s.cur {
 			mark = "*"
 		}
-		t.Add(mark, n, strconv.Itoa(b.world.Tick), string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
+		tick := strconv.Itoa(b.world.Tick)
+		if c := clockOf(b.world); c.real {
+			tick += " (t=" + c.at(b.world.Tick) + ")"
+		}
+		t.Add(mark, n, tick, string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
@@ -1065,8 +1273,9 @@ func cmdHelp(s *Session, args []string) (*Result, error) {
 	}
 	if c.name == "set" {
 		t := &Table{Header: []string{"KEY", "ALLOWED", "WHAT IT DOES"}}
+		cfg := &s.World().Cfg
 		for _, st := range sim.Settings {
-			t.Add(st.Key, st.Allowed, st.Doc)
+			t.Add(st.Name(cfg), st.AllowedIn(cfg), st.DocIn(cfg))
 		}
 		text += "\n\n" + t.Text()
 	}
@@ -1146,10 +1355,12 @@ func settingValues(key string) []string {
 	if !ok {
 		return nil
 	}
-	vals := strings.Split(st.Allowed, " | ")
-	for _, v := range vals {
-		if !isLiteral(v) {
-			return nil
+	// The literal words among the values (NAME | per-member | none
+	// offers per-member and none); a number's range offers nothing.
+	var vals []string
+	for _, v := range strings.Split(st.Allowed, " | ") {
+		if isLiteral(v) {
+			vals = append(vals, v)
 		}
 	}
 	return vals

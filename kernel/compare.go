@@ -29,6 +29,9 @@ func columnName(key string) string {
 		return key
 	}
 	words := strings.Split(strings.TrimSuffix(key, ".ms"), ".")
+	if n := len(words); n > 1 && words[n-1] == "id" {
+		return words[n-2] + ".id" // group.instance.id -> instance.id
+	}
 	return words[len(words)-1]
 }
 
@@ -194,19 +197,21 @@ func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error
 	return rows, nil
 }
 
-// startSettings reports whether keys hold a setting a member reads only
-// when it starts (group.protocol, group.remote.assignor): compared, it
-// must be in force when `new` starts the world's members, or those would
-// keep the default (a classic group that consumer-protocol joiners cannot
-// enter). Other settings keep compare's rule (set right after `new`), so
-// their comparisons are what they were.
-func startSettings(keys []string) bool {
+// startKeys are the compared settings a member reads only when it starts
+// (group.protocol, group.remote.assignor, group.instance.id): compared,
+// each must be in force when `new` starts the world's members, for every
+// member, or those would keep what they started with (a classic group
+// that consumer-protocol joiners cannot enter; static members in the
+// dynamic row). Other settings keep compare's rule (set right after
+// `new`), so their comparisons are what they were.
+func startKeys(keys []string) map[string]bool {
+	out := map[string]bool{}
 	for _, k := range keys {
-		if k == "group.protocol" || k == "group.remote.assignor" {
-			return true
+		if k == "group.protocol" || k == "group.remote.assignor" || k == "group.instance.id" {
+			out[k] = true
 		}
 	}
-	return false
+	return out
 }
 
 func settingLine(key, val string) string {
@@ -214,9 +219,10 @@ func settingLine(key, val string) string {
 }
 
 // runCombo runs the script with the settings put right after its `new`;
-// the history's own changes of those keys are dropped, so the comparison
-// is of the settings asked for.
-func runCombo(parent *Session, script []string, keys, vals []string) compareRow {
+// the history's own changes of those keys are dropped (of a start setting,
+// a client's own too), so the comparison is of the settings asked for.
+// A command that read a file reads what it read then (scriptLine.file).
+func runCombo(parent *Session, script []scriptLine, keys, vals []string) compareRow {
 	var names []string
 	for i := range keys {
 		names = append(names, keys[i]+"="+vals[i])
@@ -227,16 +233,29 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 	}
 	sess := NewSession()
 	sess.interrupt = parent.interrupt // a Ctrl-C stops every combination (execLine keeps it)
-	for _, line := range script {
+	sess.compareKeys = map[string]bool{}
+	for _, k := range keys {
+		for _, st := range compareSettings(k) {
+			sess.compareKeys[st] = true
+		}
+	}
+	start := startKeys(keys)
+	for _, l := range script {
 		if parent.stopRequested() {
 			row.Error = ErrInterrupted.Error()
 			return row
 		}
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "set" && indexOf(keys, f[1]) < len(keys) {
-			continue
+		f := strings.Fields(l.line)
+		if len(f) >= 2 && f[0] == "set" {
+			_, perClient, ok := strings.Cut(f[1], ".")
+			if indexOf(keys, f[1]) < len(keys) || ok && sim.IsClientID(f[1][:strings.IndexByte(f[1], '.')]) && start[perClient] {
+				continue
+			}
 		}
-		if _, err := sess.execLine(line); err != nil {
+		sess.supply = l.file
+		_, err := sess.execLine(l.line)
+		sess.supply = nil
+		if err != nil {
 			row.Error = err.Error()
 			return row
 		}
@@ -247,15 +266,11 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 					return row
 				}
 			}
-			if startSettings(keys) {
+			if len(start) > 0 {
 				// The members `new` starts were built before the settings:
 				// build the world again with them in force.
-				renew := line
-				if indexOf(f, "--keep-settings") == len(f) {
-					renew += " --keep-settings"
-				}
-				if _, err := sess.execLine(renew); err != nil {
-					row.Error = err.Error()
+				if err := sess.rebuildWith(start); err != nil {
+					row.Error = "new: " + err.Error()
 					return row
 				}
 			}
@@ -263,6 +278,31 @@ func runCombo(parent *Session, script []string, keys, vals []string) compareRow 
 	}
 	fillRow(&row, sess.World())
 	return row
+}
+
+// rebuildWith makes the branch's world again from its origin (its shape,
+// an import's members and assignment) with the settings in force now,
+// each of keys in force for every member (a client's own setting of one
+// is dropped): compare's start settings, which members read only when
+// they start.
+func (s *Session) rebuildWith(keys map[string]bool) error {
+	cfg := s.cur.world.Cfg.Clone()
+	var kept []sim.Override
+	for _, o := range cfg.Overrides {
+		if !keys[o.Key] {
+			kept = append(kept, o)
+		}
+	}
+	cfg.Overrides = kept
+	o := *s.cur.hist.origin
+	o.cfg = cfg.Clone()
+	w, err := o.world()
+	if err != nil {
+		return err
+	}
+	s.cur.hist = history{origin: &o}
+	s.cur.world, s.cur.frozen, s.cur.cp = w, false, cpClock{}
+	return nil
 }
 
 // compareSettings are the settings a compare KEY changes: a shortcut is

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -29,7 +28,7 @@ func threeViews(t *testing.T, s *Session) string {
 // worldViews shows a world that belongs to no session.
 func worldViews(t *testing.T, w *sim.World) string {
 	t.Helper()
-	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}, interrupt: new(atomic.Bool)})
+	return threeViews(t, &Session{branches: map[string]*branch{}, cur: &branch{name: "probe", world: w}, interrupt: new(stopFlag)})
 }
 
 // sessionState renders everything a command could change: the branches,
@@ -39,7 +38,7 @@ func sessionSnapshot(t *testing.T, s *Session) string {
 	var b strings.Builder
 	for _, n := range s.branchNames() {
 		br := s.branches[n]
-		fmt.Fprintf(&b, "%s tick %d frozen %v\n%s\n", n, br.world.Tick, br.frozen, strings.Join(br.scriptLines(false), "\n"))
+		fmt.Fprintf(&b, "%s tick %d frozen %v\n%s\n", n, br.world.Tick, br.frozen, strings.TrimSuffix(scriptText(br.scriptLines(false)), "\n"))
 	}
 	return b.String() + "on " + s.Branch() + "\n" + threeViews(t, s) + "\n" + strings.Join(s.cur.world.Cfg.SetLines(), "\n")
 }
@@ -57,7 +56,8 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 		return "slow " + c
 	case 4:
 		return "set " + []string{"commit after", "commit before", "partition.assignment.strategy cooperative-sticky",
-			"max.poll.records 1", "session.timeout.ms 9", "producer transactional"}[rng.Intn(6)]
+			"max.poll.records 1", "session.timeout.ms 9", "producer transactional", "group.instance.id per-member",
+			"--from orders-app.properties", "--from orders-app.properties --client " + c, "--from java-producer-transactional.properties"}[rng.Intn(10)]
 	case 5:
 		return "set " + c + "." + []string{"max.poll.records 1", "enable.auto.commit true", "commit.mode before",
 			"enable.auto.commit false", "session.timeout.ms 4"}[rng.Intn(5)]
@@ -79,16 +79,27 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 	case 14:
 		return "load f" + fmt.Sprint(rng.Intn(2)) + ".kg"
 	case 15:
-		if rng.Intn(4) == 0 {
+		switch rng.Intn(8) {
+		case 0, 1:
 			return "new --members 2"
+		case 2, 4:
+			// A group as kafka-consumer-groups.sh showed it (the session's
+			// folder holds the fixtures), and one whose file is refused.
+			return []string{"new --from-describe kafka37-static-pods.txt", "new --from-describe kafka40-consumer-stable.txt --output o:1 --static",
+				"new --from-describe kafka37-members.txt"}[rng.Intn(3)]
+		case 3:
+			return "new --members 3 --keep-settings"
 		}
 		return "new" + []string{"", " --keep-settings"}[rng.Intn(2)]
 	case 16:
 		if rng.Intn(5) == 0 {
 			return fmt.Sprintf("demo %d", 1+rng.Intn(12))
 		}
-		return "restart " + c
+		return "restart " + c + []string{"", " --graceful", " --graceful", " --kill"}[rng.Intn(4)]
 	case 17:
+		if rng.Intn(3) == 0 {
+			return []string{"roll all --every 2", "roll C1..C2 --wait-stable", "roll C2,C1 --kill --every 3", "run until closed " + c, "run until left " + c}[rng.Intn(5)]
+		}
 		return "close " + c
 	case 18:
 		return "run until processed o0.0 by C9" // always fails
@@ -105,10 +116,17 @@ func TestSessionProperty(t *testing.T) {
 	if *long {
 		seeds, cmds = 40, 300
 	}
+	fromFiles := 0 // commands that read a file and succeeded
+	defer func() {
+		if fromFiles == 0 && !t.Failed() {
+			t.Error("no command read a file: the property test does not reach new --from-describe and set --from")
+		}
+	}()
 	for seed := 0; seed < seeds; seed++ {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		s := NewSession()
 		s.Dir = t.TempDir()
+		copyImportFixtures(t, s.Dir)
 		s.CheckpointEvery = 5 + seed%7
 		var typed []string
 		for i := 0; i < cmds; i++ {
@@ -125,6 +143,9 @@ func TestSessionProperty(t *testing.T) {
 				}
 				continue
 			}
+			if strings.Contains(cmd, " --from") {
+				fromFiles++
+			}
 			checkBranch(t, s, fmt.Sprintf("seed %d after %s", seed, strings.Join(typed, "; ")))
 		}
 	}
@@ -136,7 +157,7 @@ func checkBranch(t *testing.T, s *Session, where string) {
 	// A replay from the origin, no checkpoint used.
 	h := s.cur.hist
 	h.cps = nil
-	w, _, err := s.replay(h, -1)
+	w, _, err := s.replay(h, -1, true)
 	if err != nil {
 		t.Fatalf("%s: replay: %v", where, err)
 	}

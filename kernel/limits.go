@@ -35,6 +35,17 @@ var (
 	limitRecords = limit{"input records in a world: input partitions x records.per.partition, plus produce", 1_000_000}
 	// Ticks one `step` or `run` may advance.
 	limitStep = limit{"ticks in one step or run", 1_000_000}
+	// Ticks `run until stable` and `run until polled|processed` wait
+	// before they fail: a group that never settles cannot hang a script
+	// (Ctrl-C stops the wait sooner). At the largest shapes a tick costs
+	// milliseconds (BenchmarkTickLargest), so the wait is minutes there.
+	limitRunUntil = limit{"ticks a run until stable, polled or processed waits", 100_000}
+	// Lines of narration one command prints (a step's or run's events, one
+	// a line): past it they are counted, and trace --events lists them.
+	// About 60 bytes a line.
+	limitNarration = limit{"lines of narration a command prints", 100_000}
+	// Drop rules pending at once: every packet sent is checked against each.
+	limitDropRules = limit{"drop rules pending in a world", 100}
 	// Per-client settings a world keeps (set Cn.KEY VALUE; a key set again
 	// for a client replaces its earlier value, except enable.auto.commit
 	// and transactional.id, whose earlier values can still matter).
@@ -69,6 +80,16 @@ var (
 	// trace: the messages (and with --events, the events) one view lists;
 	// each is built from the trace's compact records when shown.
 	limitTraceRows = limit{"messages or events in one trace view", 1_000_000}
+	// The other listing views (offsets, log, consume, txn, metrics' rows
+	// per rebalance, describe group): the rows one view makes, each built
+	// from the world's compact records when it is written (listing.go).
+	// A view of more than 10,000 rows is streamed: it holds its text, about
+	// 100 bytes a row, and while it is written no more.
+	limitViewRows = limit{"rows in one listing view", 1_000_000}
+	// The text (or JSON) of one listing view, measured before it is
+	// written: a row may be long (a rebalance's paused partitions, a
+	// packet's summary).
+	limitViewBytes = limit{"bytes of text in one listing view", 256 << 20}
 )
 
 // MaxLineBytes is the longest input line, in bytes (its line end not
@@ -221,7 +242,7 @@ func interrupted(cmd string) error {
 }
 
 // limitsHelp lists the limits for `help limits`-style texts.
-func limitsHelp(ls ...limit) string {
+func limitsHelp(ls ...*limit) string {
 	var lines []string
 	for _, l := range ls {
 		lines = append(lines, "Limit: "+l.helpLine()+".")
@@ -229,20 +250,28 @@ func limitsHelp(ls ...limit) string {
 	return strings.Join(lines, "\n")
 }
 
-// commandLimits says which limits `help CMD` states.
-var commandLimits = map[string][]limit{
-	"new":      {limitMembers, limitPartitions, limitRecords},
-	"join":     {limitMembers},
-	"produce":  {limitRecords},
-	"set":      {limitRecords, limitOverrides},
-	"step":     {limitStep, limitClock, limitHeap},
-	"run":      {limitStep, limitClock, limitHeap},
-	"explore":  {limitExploreWindow, limitExploreBranches, limitExploreWork, limitExploreParallel, limitExploreShards, limitStep},
-	"compare":  {limitCompareCombos, limitCompareWork},
-	"plot":     {limitPlotSamples, limitPNGPixels, limitPDFSide},
-	"diagram":  {limitDiagramCells, limitAnimationCells, limitPNGPixels, limitPDFSide},
-	"sequence": {limitSequenceLanes, limitPNGPixels, limitPDFSide},
-	"trace":    {limitTraceRows},
+// commandLimits says which limits `help CMD` states (pointers: the heap
+// guard's threshold is read from the machine when the program starts).
+var commandLimits = map[string][]*limit{
+	"new":      {&limitMembers, &limitPartitions, &limitRecords},
+	"join":     {&limitMembers},
+	"produce":  {&limitRecords},
+	"set":      {&limitRecords, &limitOverrides},
+	"step":     {&limitStep, &limitClock, &limitNarration, &limitHeap},
+	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitHeap},
+	"drop":     {&limitDropRules},
+	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
+	"compare":  {&limitCompareCombos, &limitCompareWork},
+	"plot":     {&limitPlotSamples, &limitPNGPixels, &limitPDFSide},
+	"diagram":  {&limitDiagramCells, &limitAnimationCells, &limitPNGPixels, &limitPDFSide},
+	"sequence": {&limitSequenceLanes, &limitPNGPixels, &limitPDFSide},
+	"trace":    {&limitTraceRows, &limitViewBytes},
+	"offsets":  {&limitViewRows, &limitViewBytes},
+	"log":      {&limitViewRows, &limitViewBytes},
+	"consume":  {&limitViewRows, &limitViewBytes},
+	"txn":      {&limitViewRows},
+	"metrics":  {&limitViewRows, &limitViewBytes},
+	"describe": {&limitViewRows},
 }
 
 func partsOf(topo sim.Topology) []int {

@@ -175,7 +175,7 @@ func TestTraceViewBound(t *testing.T) {
 		t.Fatalf("only %d packets: the test needs more than the bound", n)
 	}
 	for line, want := range map[string]string{
-		"trace --json":     fmt.Sprintf("trace: %d messages (trace N shows the last N; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
+		"trace --json":     fmt.Sprintf("trace: %d messages (trace N shows the last N, --from TICK those sent from a tick on; --type and --member narrow it) = %s is over the limit (at most 50 messages or events in one trace view)", n, group(n)),
 		"trace 5 --events": fmt.Sprintf("trace --events: %d events = %s is over the limit (at most 50 messages or events in one trace view)", s.World().Events.Len(), group(s.World().Events.Len())),
 	} {
 		if _, err := s.Exec(line); err == nil || err.Error() != want {
@@ -208,7 +208,7 @@ func TestHeapGuardStopsACommand(t *testing.T) {
 	before := views(t, s)
 	limitHeap.max = 1 // any heap at all: the first look stops the step
 	_, err := s.Exec("step 1000000")
-	if err == nil || !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "step: interrupted (the session is as it was before it); it was stopped at the heap limit (at most 1 bytes of heap while a command runs)") {
+	if err == nil || !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "step: interrupted (the session is as it was before it); it was stopped at the heap limit (at most 1 bytes of heap while a command runs; a step, run or load stops at three quarters of it, 0 bytes, so that the world it leaves can still be viewed)") {
 		t.Fatalf("step under a 1-byte heap limit: %v", err)
 	}
 	if views(t, s) != before {

@@ -400,7 +400,7 @@ func TestCompletionOffersAWordOnce(t *testing.T) {
 		"switch main ":               "", // one branch name: nothing more
 		"close C1 --":                "--now",
 		"close C1 --now --":          "",
-		"trace --json --":            "--events --member --type",
+		"trace --json --":            "--events --from --member --type",
 		"describe group --j":         "--json",
 		"trace --member ":            "C1",
 		"trace --type Fe":            "Fetch",

@@ -51,7 +51,7 @@ func quietFlushes(e sim.Event) []string {
 // quietSummary gathers one member's (or one transactional id's) routine lines.
 type quietSummary struct {
 	key      string
-	slot     int // where in the output its line goes
+	slot     int // where in the output its line goes (-1: nowhere, past the narration's bound)
 	from, to int
 	label    string   // how the member is named in its lines: C2, or C2 (process 1) for an old instance
 	polled   []string // records poll() returned, in order
@@ -122,7 +122,13 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 		}
 	}
 	if sum == nil {
-		sum = &quietSummary{key: key, from: e.Tick, slot: s.out.reserve()}
+		// Its line counts against the narration's bound (Session.sayLine);
+		// past it the summary has no place (-1) and is not written.
+		slot := -1
+		if s.sayLine() {
+			slot = s.out.reserve()
+		}
+		sum = &quietSummary{key: key, from: e.Tick, slot: slot}
 		q.sums[key] = sum
 		q.order = append(q.order, key)
 	}
@@ -174,6 +180,14 @@ func (s *Session) quietFlush(keys ...string) {
 		ticks := strconv.Itoa(sum.from)
 		if sum.to != sum.from {
 			ticks += ".." + strconv.Itoa(sum.to)
+		}
+		if c := clockOf(s.World()); c.real {
+			// t=TIME..TIME (A..B): a real-time summary's span.
+			at := c.at(sum.from)
+			if sum.to != sum.from {
+				at += ".." + c.at(sum.to)
+			}
+			ticks = at + " (" + ticks + ")"
 		}
 		t := plain
 		if len(sum.again) > 0 {
@@ -327,6 +341,9 @@ func (o *output) reserve() int {
 }
 
 func (o *output) fill(i int, text string) {
+	if i < 0 {
+		return // a line past the narration's bound (Session.sayLine)
+	}
 	o.parts[i] = text
 	o.n += len(text)
 }

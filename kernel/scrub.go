@@ -98,7 +98,8 @@ func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
 		sc.PauseX = append(sc.PauseX, ax.At(float64(t)))
 	}
 
-	pkts, err := filterPackets(w, "", "", 0)
+	// The messages sent from the window's first tick on (trace --from).
+	pkts, err := s.filterPackets(w, "", "", listWindow{from: from, hasFrom: true})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
 
 // scrubTrace writes, for each tick of the window, the events of that tick
 // and the messages sent in it, as the trace names them.
-func scrubTrace(w *sim.World, pkts []*sim.Packet, from, to int) []string {
+func scrubTrace(w *sim.World, pkts packetSet, from, to int) []string {
 	var evs, msgs = make([][]string, to-from+1), make([][]string, to-from+1)
 	for _, e := range w.Events.All() {
 		if e.Kind == sim.EvProduced || e.Tick < from || e.Tick > to {
@@ -116,8 +117,12 @@ func scrubTrace(w *sim.World, pkts []*sim.Packet, from, to int) []string {
 		}
 		evs[e.Tick-from] = append(evs[e.Tick-from], e.Text)
 	}
-	for _, p := range pkts {
-		if p.Sent < from || p.Sent > to {
+	for j := range pkts.len() {
+		p := w.Packets.At(pkts.at(j))
+		if p.Sent > to {
+			break // the trace is in the order packets were sent
+		}
+		if p.Sent < from {
 			continue
 		}
 		typ := string(p.Type)

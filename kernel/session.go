@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -46,6 +48,10 @@ type input struct {
 	step  bool
 	ticks int
 	typed string
+	// file is what the command read from a file (set --from), kept with
+	// it so that every replay (back, fork, compare, load) reads this, not
+	// the file, which may have changed or gone.
+	file *fileRead
 }
 
 // origin is what a branch's world started from: the topology of its `new`
@@ -55,6 +61,20 @@ type origin struct {
 	newLine string // "new" and its topology options, as save writes it
 	topo    sim.Topology
 	cfg     sim.Config
+	// An imported group (new --from-describe): the file as new read it,
+	// the members and partitions the world starts with, and the names
+	// the file gives the members. nil for a world new made itself.
+	file  *fileRead
+	start []sim.StartMember
+	names *importedNames
+}
+
+// world makes the origin's world at tick 0.
+func (o *origin) world() (*sim.World, error) {
+	if o.start != nil {
+		return sim.NewStarted(o.topo, o.cfg, o.start)
+	}
+	return sim.New(o.topo, o.cfg)
 }
 
 // checkpoint is a frozen world on a branch's history: it is only ever
@@ -101,10 +121,14 @@ type Session struct {
 	cur      *branch
 	// interrupt is shared with the sessions a command runs inside this one
 	// (a demo's, a load's), so Ctrl-C reaches them.
-	interrupt *atomic.Bool
+	interrupt *stopFlag
 	done      bool
-	// out collects the narration of the command running now.
-	out output
+	// out collects the narration of the command running now: said lines
+	// of it (a quiet summary's place counts as one), and past
+	// limitNarration unsaid more, from tick cutAt on.
+	out          output
+	said, unsaid int
+	cutAt        int
 	// Color writes ANSI colour codes into the narration: protocol events,
 	// errors, a demo's headings and narration (colour.go). The binary sets
 	// it only on a terminal, never with NO_COLOR or into a pipe.
@@ -135,18 +159,31 @@ type Session struct {
 	// benchmarks); 0 chooses by measurement (see checkpointDue).
 	CheckpointEvery int
 
+	// copied is set once the step or run running now has copied the
+	// world it steps (copyWorld); inPlace when it stepped its one tick in
+	// the world itself instead.
+	copied, inPlace bool
+
 	// What the command running now adds to the history, kept apart until
 	// it succeeds: the step it ran and the checkpoints taken during it.
 	words      []string
 	stepped    *input
 	pendingCPs []*checkpoint
+	// supply is what a replay gives the next command that reads a file
+	// (readFile returns it instead of reading the disk); read is what the
+	// command running now read, for the history.
+	supply, read *fileRead
+	// compareKeys are the settings a compare row varies: set --from
+	// leaves them to it (runCombo).
+	compareKeys map[string]bool
 }
 
 // NewSession starts a session on the default world.
 func NewSession() *Session {
-	s := &Session{branches: map[string]*branch{}, interrupt: new(atomic.Bool)}
+	budgetOnce.Do(setMemoryBudget)
+	s := &Session{branches: map[string]*branch{}, interrupt: new(stopFlag)}
 	o := &origin{newLine: "new", topo: sim.DefaultTopology(), cfg: sim.DefaultConfig()}
-	w, _ := sim.New(o.topo, o.cfg)
+	w, _ := o.world()
 	b := &branch{name: "main", hist: history{origin: o}, world: w}
 	s.branches["main"] = b
 	s.cur = b
@@ -163,6 +200,9 @@ func (s *Session) Branch() string { return s.cur.name }
 func (s *Session) Prompt() string {
 	w := s.cur.world
 	p := fmt.Sprintf("%s t=%d %s", w.Group.ID(), w.Tick, w.Group.State())
+	if c := clockOf(w); c.real {
+		p = fmt.Sprintf("%s t=%s %s", w.Group.ID(), c.at(w.Tick), w.Group.State())
+	}
 	if s.cur.name != "main" {
 		p = s.cur.name + " " + p
 	}
@@ -172,9 +212,32 @@ func (s *Session) Prompt() string {
 // Interrupt asks a running command to stop at the next tick.
 func (s *Session) Interrupt() { s.interrupt.Store(true) }
 
-// stopRequested reports a Ctrl-C. Every long loop polls it and returns an
-// "interrupted" error (ErrInterrupted), which rolls the command back.
-func (s *Session) stopRequested() bool { return s.interrupt.Load() }
+// stopFlag is Ctrl-C's request to stop, shared by a session and the
+// sessions its commands run inside it (a demo's, a load's, compare's).
+type stopFlag struct {
+	atomic.Bool
+	// onPoll, when set (tests only), runs at every poll of the flag, before
+	// it is read: a test presses Ctrl-C at any point of any command. It may
+	// run on several goroutines at once (explore's and compare's workers).
+	onPoll func()
+	// onUndo, when set (tests only), runs as a failed command is undone
+	// (rollback): a test presses Ctrl-C during the undo too.
+	onUndo func()
+	// growing is set while a command that makes the world bigger runs
+	// (step, run, load): the heap guard stops those earlier
+	// (growThreshold).
+	growing atomic.Bool
+}
+
+// stopRequested reports a Ctrl-C (or the heap guard's stop). Every long
+// loop polls it and returns an "interrupted" error (ErrInterrupted), which
+// rolls the command back; the roll-back itself never polls it (rollback).
+func (s *Session) stopRequested() bool {
+	if f := s.interrupt.onPoll; f != nil {
+		f()
+	}
+	return s.interrupt.Load()
+}
 
 // Done reports that `exit` was run.
 func (s *Session) Done() bool { return s.done }
@@ -276,7 +339,7 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 			out = append(out, r)
 		}
 		if err != nil {
-			return out, err
+			return out, escapeError(err)
 		}
 		if s.done {
 			break
@@ -284,6 +347,49 @@ func (s *Session) execResults(line string) ([]*Result, error) {
 	}
 	return out, nil
 }
+
+// escapeError spells out the bytes of an error a terminal would act on
+// (control characters, invalid UTF-8), which errors repeat from what was
+// typed: a binary byte in an unknown command was echoed as it was. Tabs
+// and line ends stay (some errors hold lines).
+func escapeError(err error) error {
+	msg := err.Error()
+	clean := true
+	for _, r := range msg {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != '\n' && r != '\t' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return err
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(msg); i += w {
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", msg[i])
+		case !unicode.IsPrint(r) && r != '\n' && r != '\t':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return &escapedError{msg: b.String(), err: err}
+}
+
+// escapedError is an error with its message spelled safely; errors.Is
+// still finds what it wraps (ErrInterrupted).
+type escapedError struct {
+	msg string
+	err error
+}
+
+func (e *escapedError) Error() string { return e.msg }
+func (e *escapedError) Unwrap() error { return e.err }
 
 // SplitLine cuts a line into its commands, each as Exec would run it
 // (repl.LineSplitter: with --keep-going a script runs each on its own, so
@@ -344,27 +450,40 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		}
 	}
 	// A command that fails leaves the session exactly as it was: the
-	// history only grows on success, and the world is put back from it.
+	// history only grows on success, and the world is the one before the
+	// command (rollback), never one made again.
 	before := s.saveState()
-	changes := c.mutates || c.time
+	panicked := false
 	defer func() {
 		// No input may crash the session: a panic is a bug, reported as an error.
 		if p := recover(); p != nil {
+			panicked = true
 			res, err = nil, fmt.Errorf("%s: internal error: %v (please report this with the script that caused it)", words[0], p)
 		}
 		s.stepped, s.pendingCPs = nil, nil
+		s.supply, s.read = nil, nil // a supply is for the one command it was given to
 		if err != nil {
-			s.rollback(before, changes)
+			if uerr := s.rollback(before, panicked && c.mutates || s.inPlace); uerr != nil {
+				err = fmt.Errorf("%w; and the world could not be made again from its history: %v", err, uerr)
+			}
 		}
 	}()
 	s.out.Reset()
+	s.said, s.unsaid = 0, 0
 	s.tickErr = nil
 	s.stepped, s.pendingCPs = nil, nil
-	if changes && s.cur.frozen {
+	s.read = nil
+	s.copied, s.inPlace = false, false
+	if c.mutates && s.cur.frozen {
 		// The world is a checkpoint too (after a fork): change a copy.
 		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
 	}
 	at := s.cur.world.Tick
+	if c.time || c.name == "load" {
+		if !s.interrupt.growing.Swap(true) {
+			defer s.interrupt.growing.Store(false)
+		}
+	}
 	s.words = words
 	s.quiet = quietLog{}
 	s.quietNow = s.Quiet
@@ -380,7 +499,7 @@ func (s *Session) run(words []string) (res *Result, err error) {
 		h := &s.cur.hist
 		switch {
 		case c.mutates:
-			h.inputs = append(h.inputs, input{at: at, line: strings.Join(words, " ")})
+			h.inputs = append(h.inputs, input{at: at, line: strings.Join(words, " "), file: s.read})
 		case s.stepped != nil:
 			h.inputs = append(h.inputs, *s.stepped)
 			h.cps = append(h.cps, s.pendingCPs...)
@@ -389,38 +508,96 @@ func (s *Session) run(words []string) (res *Result, err error) {
 	if r == nil {
 		r = &Result{}
 	}
+	s.sayCut()
 	if s.out.Len() > 0 {
 		r.Text = s.out.String() + r.Text
 	}
 	return r, nil
 }
 
-// rollback puts the session back as it was before a failed command. The
-// world of the branch in use may have been changed in place; it is made
-// again from the history (which a failed command never extends), from the
-// nearest checkpoint, unless it was frozen, and so untouched.
-func (s *Session) rollback(st sessionState, worldTouched bool) {
+// rollback puts the session back as it was before a failed command: its
+// branches, the branch in use and that branch's world, history and
+// checkpoint clock. It cannot fail, and costs nothing, because no failed
+// command leaves a world it changed in place:
+//   - a world input (set, join, crash, ...) checks everything before it
+//     changes the world, and the engine's inputs change nothing when they
+//     refuse (sim/commands.go), so a refused one never touched it;
+//   - a step or run steps a copy of the world (copyWorld, at its first
+//     tick), so the world before it is there to put back, whatever stopped
+//     it (Ctrl-C, the heap guard, a run until not met); one of a single
+//     tick needs none, since nothing stops it after its tick;
+//   - commands that make a world (new, back, load, demo, fork) install it
+//     only when they succeed.
+//
+// Only a world input that panics (a bug), or a one-tick step that fails
+// after its tick (a failing check, AfterTick, or a bug; see step), may
+// leave its world changed; with rebuild, that world is made again from
+// the history, ignoring Ctrl-C (an undo that a second Ctrl-C could stop
+// would leave the world and its history apart). Its error, if the history
+// does not replay, is returned for the command's error to carry.
+func (s *Session) rollback(st sessionState, rebuild bool) error {
+	if s.interrupt.onUndo != nil {
+		s.interrupt.onUndo()
+	}
 	s.branches = st.branches
 	s.cur = st.cur
-	touched := worldTouched && s.cur.world == st.curVal.world && !st.curVal.frozen
 	*s.cur = st.curVal
-	if touched {
-		// Not interruptible: this replay is what undoes an interrupted
-		// command (bounded by the checkpoint interval). The request stays
-		// for any loop around this command.
-		was := s.interrupt.Swap(false)
-		w, h, err := s.replay(s.cur.hist, -1)
-		s.interrupt.Store(was || s.interrupt.Load())
-		if err != nil {
-			panic(fmt.Sprintf("rollback: the history does not replay: %v", err))
-		}
-		s.cur.world, s.cur.hist = w, h
+	if !rebuild || st.curVal.frozen {
+		return nil // a frozen world was copied before the command changed anything
 	}
+	w, h, err := s.replay(s.cur.hist, -1, false)
+	if err != nil {
+		return err
+	}
+	s.cur.world, s.cur.hist = w, h
+	return nil
+}
+
+// copyWorld makes the branch's world a copy of itself before a step or run
+// changes it, once per command: the world before the command is kept
+// unchanged (saveState holds it), so a command stopped anywhere is undone
+// by putting it back (rollback). A copy costs the world's live state, not
+// its history (sim.World.Clone shares the history chunk by chunk): 20 to
+// 30 µs for the default world, 5 to 9 ms for the largest shapes the
+// limits allow, some ten idle ticks there (BenchmarkCopyBeforeStep), so a
+// step of one tick (plain `step`) takes none (see step).
+func (s *Session) copyWorld() *sim.World {
+	if !s.copied && !s.replaying {
+		s.cur.world, s.cur.frozen = s.cur.world.Clone(), false
+		s.copied = true
+	}
+	return s.cur.world
 }
 
 func (s *Session) say(format string, args ...any) {
-	if !s.replaying {
-		s.out.add(fmt.Sprintf(format, args...) + "\n")
+	if s.replaying || !s.sayLine() {
+		return
+	}
+	s.out.add(fmt.Sprintf(format, args...) + "\n")
+}
+
+// sayLine counts a line of narration about to be written, and says
+// whether it may be: past limitNarration the lines are counted, not kept
+// (a step of a million ticks of a busy world narrated hundreds of
+// megabytes, and the builder holding them doubled in one allocation past
+// what the heap guard could catch).
+func (s *Session) sayLine() bool {
+	if s.said >= limitNarration.max {
+		if s.unsaid == 0 {
+			s.cutAt = s.cur.world.Tick
+		}
+		s.unsaid++
+		return false
+	}
+	s.said++
+	return true
+}
+
+// sayCut ends a command's narration with what was left out, if any.
+func (s *Session) sayCut() {
+	if s.unsaid > 0 {
+		s.out.add(fmt.Sprintf("... %d more line(s) from tick %d on not printed (%s; trace --events --from %d lists the events)\n",
+			s.unsaid, s.cutAt, limitNarration.helpLine(), s.cutAt))
 	}
 }
 
@@ -442,9 +619,18 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		if until != nil && until(w) {
 			break
 		}
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			why = "interrupted"
 			break
+		}
+		if ran == n-1 && !s.copied && !s.cur.frozen && !s.replaying {
+			// The command's only tick, with no look for Ctrl-C after it:
+			// stepped in the world itself, with no copy. Only a failing
+			// check (AfterTick) or a bug can still fail the command, and
+			// then its world is made again from the history (rollback).
+			s.inPlace = true
+		} else {
+			w = s.copyWorld() // before the first tick: the world before the command stays as it was
 		}
 		from := w.Events.Len()
 		t0 := time.Now()
@@ -486,6 +672,7 @@ func (s *Session) narrate(evs []sim.Event) {
 	if s.replaying {
 		return
 	}
+	clk := clockOf(s.World())
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
 		if e.Kind == sim.EvProduced {
@@ -504,7 +691,7 @@ func (s *Session) narrate(evs []sim.Event) {
 				i += n - 1
 			}
 		}
-		s.say("%s", s.paint(eventTone(e), fmt.Sprintf("t=%-4d %s", e.Tick, text)))
+		s.say("%s", s.paint(eventTone(e), clk.stamp(e.Tick)+" "+clk.annotate(text)))
 	}
 }
 
@@ -512,7 +699,10 @@ func (s *Session) narrate(evs []sim.Event) {
 // before tick limit (-1 = the end), up to the last state at tick limit:
 // steps are cut there, later inputs dropped. It returns the world and the
 // history cut to it; h itself is not changed (its arrays may be shared).
-func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
+//
+// With interruptible, a Ctrl-C stops it (ErrInterrupted); without, it runs
+// to its end whatever is asked (an undo, which must not be stopped).
+func (s *Session) replay(h history, limit int, interruptible bool) (*sim.World, history, error) {
 	end := h.endTick()
 	if limit < 0 || limit > end {
 		limit = end
@@ -529,11 +719,11 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 	}
 	if w == nil {
 		var err error
-		if w, err = sim.New(h.origin.topo, h.origin.cfg); err != nil {
+		if w, err = h.origin.world(); err != nil {
 			return nil, h, err
 		}
 	}
-	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: s.interrupt}
+	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: new(stopFlag)}
 	out := history{origin: h.origin, inputs: h.inputs[:next:next], cps: h.cps[:cpKeep:cpKeep]}
 	for i := next; i < len(h.inputs); i++ {
 		in := h.inputs[i]
@@ -541,7 +731,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			if in.at > limit {
 				break
 			}
-			if err := scratch.apply(in.line); err != nil {
+			if err := scratch.apply(in); err != nil {
 				return nil, h, fmt.Errorf("replaying %q at tick %d: %v", in.line, in.at, err)
 			}
 			out.inputs = append(out.inputs, in)
@@ -555,7 +745,7 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 			n = limit - w.Tick
 		}
 		for k := 0; k < n; k++ {
-			if s.stopRequested() {
+			if interruptible && s.stopRequested() {
 				return nil, h, ErrInterrupted
 			}
 			w.Step()
@@ -574,14 +764,17 @@ func (s *Session) replay(h history, limit int) (*sim.World, history, error) {
 	return w, out, nil
 }
 
-// apply runs one recorded input against the scratch session's world.
-func (s *Session) apply(line string) error {
-	words := strings.Fields(line)
+// apply runs one recorded input against the scratch session's world,
+// giving it what it read from a file when it was typed.
+func (s *Session) apply(in input) error {
+	words := strings.Fields(in.line)
 	c := lookup(words[0])
 	if c == nil || !c.mutates {
 		return fmt.Errorf("%s is not a world input", words[0])
 	}
+	s.supply = in.file
 	_, err := c.run(s, words[1:])
+	s.supply = nil
 	return err
 }
 
@@ -648,7 +841,7 @@ func (s *Session) branchNames() []string {
 // ones the branch went through.
 func (s *Session) Replay(visit func(w *sim.World)) error {
 	h := s.cur.hist
-	w, err := sim.New(h.origin.topo, h.origin.cfg)
+	w, err := h.origin.world()
 	if err != nil {
 		return err
 	}
@@ -665,7 +858,7 @@ func (s *Session) Replay(visit func(w *sim.World)) error {
 			}
 			continue
 		}
-		if err := scratch.apply(in.line); err != nil {
+		if err := scratch.apply(in); err != nil {
 			return fmt.Errorf("replaying %q: %v", in.line, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -128,6 +129,17 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	if mix == 2 && r.Intn(3) == 0 {
 		return propCommandConsumer(r, s)
 	}
+	if mix == 3 {
+		if r.Intn(2) == 0 {
+			return propCommandRealTime(r, s)
+		}
+		// A new world is Kafka's, in real time, unless it keeps the settings.
+		if cmd := propCommand(r, s, longSteps, 1); strings.HasPrefix(cmd, "new") && !strings.Contains(cmd, "--keep-settings") {
+			return strings.Replace(cmd, "new", "new --kafka-defaults", 1)
+		} else {
+			return cmd
+		}
+	}
 	c := pick(r, propClients...)
 	switch r.Intn(37) {
 	case 34:
@@ -144,7 +156,12 @@ func propCommand(r *rand.Rand, s *Session, longSteps bool, mix int) string {
 	case 3:
 		return "crash " + c + pick(r, "", " now", " after 1", " after 3", " after 0")
 	case 4:
-		return "restart " + c
+		return "restart " + c + pick(r, "", "", " --graceful", " --kill")
+	case 33:
+		// Deploys: engine state that acts at later ticks, which back, fork,
+		// save and load must make again from the one line.
+		return pick(r, "roll all --every 3", "roll C1..C3 --wait-stable", "roll C2,C1 --kill --every 2", "roll all --kill --every 0",
+			"run until closed "+c, "run until left "+c, "close "+c+"; run until stable")
 	case 5:
 		return "slow " + c
 	case 6:
@@ -227,9 +244,11 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 	case 1:
 		return "set " + c + ".group.protocol " + pick(r, "consumer", "consumer", "classic")
 	case 2:
-		return "restart " + c
+		return "restart " + c + pick(r, "", " --graceful")
 	case 3:
 		return "join " + c + pick(r, "", " --static", " --topics "+strings.SplitN(tp, "-", 2)[0])
+	case 11:
+		return pick(r, "roll all --wait-stable", "roll all --every 4", "run until left "+c, "run until closed "+c)
 	case 4:
 		return fmt.Sprintf("produce %s %d", tp, 1+r.Intn(10))
 	case 5:
@@ -249,6 +268,38 @@ func propCommandConsumer(r *rand.Rand, s *Session) string {
 		return "close " + c + pick(r, "", " --now")
 	}
 	return fmt.Sprintf("step %d", 1+r.Intn(30))
+}
+
+// propCommandRealTime is half of mix 3 (the other half is mix 1's, a new
+// world there being Kafka's): real time (SPEC §3a). Worlds with
+// Kafka's defaults, the clock switched both ways and its tick changed (at
+// tick 0, or refused later), durations in milliseconds (some below a
+// tick, refused), and steps and runs typed as times.
+func propCommandRealTime(r *rand.Rand, s *Session) string {
+	w := s.World()
+	switch r.Intn(10) {
+	case 8:
+		// Save and load in real time: the file holds the clock's settings first.
+		f := "rt" + fmt.Sprint(r.Intn(2)) + ".kg"
+		return pick(r, "save "+f+"; load "+f, "save "+f, "load "+f, "fork rt; save "+f+"; switch main; load "+f)
+	case 9:
+		return "back " + fmt.Sprint(r.Intn(w.Tick+1))
+	case 0:
+		return pick(r, "new --kafka-defaults", "new --kafka-defaults --members 0", "new --kafka-defaults --members 3", "new --kafka-defaults --keep-settings")
+	case 1:
+		return "set " + pick(r, "time ms", "time ticks", "tick.ms 1", "tick.ms 2", "tick.ms 10", "tick.ms 0")
+	case 2, 3:
+		return "step " + pick(r, "5ms", "250ms", "1s", "3s", "45s", "1.5m", "7ms")
+	case 4:
+		return fmt.Sprintf("run until time %dms", int(clockOf(w).ms(w.Tick))+r.Intn(20000)-100)
+	case 5:
+		return "set " + pick(r, "session.timeout.ms 45000", "session.timeout.ms 3000", "session.timeout.ms 9", "max.poll.interval.ms 2000",
+			"processing.ms 20", "group.initial.rebalance.delay.ms 0", "retry.backoff.ms 7", "request.timeout.ms 1000",
+			"group.consumer.heartbeat.interval.ms 500", "group.consumer.session.timeout.ms 3000", "slow.processing.ms 2500")
+	case 6:
+		return "set " + pick(r, propClients...) + "." + pick(r, "processing.ms 50", "session.timeout.ms 6000", "max.poll.interval.ms 400", "processing.ticks 2")
+	}
+	return "crash " + pick(r, propClients...) + pick(r, " now", " after 2")
 }
 
 // sessionModel follows a session: each branch's model and each saved file's.
@@ -333,12 +384,25 @@ func TestSessionMatchesFreshReplayLongSteps(t *testing.T) {
 	}
 }
 
+// TestSessionMatchesFreshReplayRealTime is the same in real time: each
+// session starts with new --kafka-defaults, and a third of its commands
+// are real time's (propCommandRealTime).
+func TestSessionMatchesFreshReplayRealTime(t *testing.T) {
+	for seed := *propSeed0; seed < *propSeed0+*propSeeds; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { checkRandomSessionMix(t, 2000+seed, *propCmds, seed%2 == 1, 3) })
+	}
+}
+
 func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
-	r := rand.New(rand.NewSource(int64(seed)))
 	mix := *propMix
 	if mix == 0 {
 		mix = 1 + seed%2
 	}
+	checkRandomSessionMix(t, seed, ncmds, longSteps, mix)
+}
+
+func checkRandomSessionMix(t *testing.T, seed, ncmds int, longSteps bool, mix int) {
+	r := rand.New(rand.NewSource(int64(seed)))
 	a := newSessionModel(t.TempDir())
 	s := NewSession()
 	s.Dir = a.dir
@@ -365,7 +429,16 @@ func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 			"the commands typed (kgrepl --keep-going FILE replays them):\n%s",
 			seed, mix, cp, len(typed), fmt.Sprintf(format, args...), strings.Join(typed, "\n"))
 	}
+	realTime := 0
+	if mix == 3 {
+		if _, err := do("new --kafka-defaults"); err != nil {
+			fail("%v", err)
+		}
+	}
 	for i := 0; i < ncmds; i++ {
+		if s.World().Cfg.Time == sim.TimeMS {
+			realTime++
+		}
 		for _, cmd := range strings.Split(propCommand(r, s, longSteps, mix), ";") {
 			cmd = strings.TrimSpace(cmd)
 			before := fullSnapshot(t, s)
@@ -409,6 +482,9 @@ func checkRandomSession(t *testing.T, seed, ncmds int, longSteps bool) {
 				fail("%s and back differ: %s", step, firstLineDiff(again, got))
 			}
 		}
+	}
+	if mix == 3 && realTime < ncmds/3 {
+		fail("only %d of %d commands ran in a real-time world", realTime, ncmds)
 	}
 	transcript.WriteString(everyView(s))
 	// Every branch against its fresh replay.
@@ -497,18 +573,41 @@ func TestDemoBranchesMatchTheirScript(t *testing.T) {
 	}
 }
 
-// TestInterruptAtAnyTickRollsBack presses Ctrl-C at a random tick of a long
-// command (step, run, load, demo, back) in random sessions: the command
-// fails as interrupted and the session is as it was, every branch and view.
+// interruptSessions is how many sessions TestInterruptAtAnyTickRollsBack
+// runs, alternating the classic and the consumer protocol. The default
+// keeps the suite fast; issue 25 asks for 200 clean:
+//
+//	go test ./kernel -run TestInterruptAtAnyTickRollsBack -interruptsessions 200
+var interruptSessions = flag.Int("interruptsessions", 6, "sessions of TestInterruptAtAnyTickRollsBack (see session_property_test.go)")
+
+// TestInterruptAtAnyTickRollsBack presses Ctrl-C at a random point of a
+// long command (step, run, back, load, demo, a view, a picture, explore,
+// compare) in random sessions under both protocols: at a tick the command
+// steps (AfterTick), or at a random one of its looks for Ctrl-C
+// (stopRequested), sometimes held down from there on, and sometimes again
+// while the command is undone. The command fails as interrupted and the
+// session is as it was, every branch and view; now and then save and
+// load of the branch agree.
 func TestInterruptAtAnyTickRollsBack(t *testing.T) {
-	for seed := 0; seed < 6; seed++ {
+	// A run until whose record was read long ago waits its whole bound:
+	// a shorter one keeps the sessions quick, and is the same rule.
+	defer func(l limit) { limitRunUntil = l }(limitRunUntil)
+	limitRunUntil.max = 2000
+	for seed := 0; seed < *interruptSessions; seed++ {
 		r := rand.New(rand.NewSource(int64(seed)))
+		protocol := []string{"classic", "consumer"}[seed%2]
 		s := NewSession()
 		s.Dir = t.TempDir()
-		s.CheckpointEvery = []int{0, 4, 9, 30}[seed%4]
-		var typed []string
+		s.CheckpointEvery = []int{0, 4, 9, 30}[r.Intn(4)]
+		typed := []string{"set group.protocol " + protocol, "new --keep-settings"}
+		runLines(t, s, strings.Join(typed, "\n"))
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("seed %d (%s, CheckpointEvery %d): %s\nthe commands typed:\n%s", seed, protocol, s.CheckpointEvery,
+				fmt.Sprintf(format, args...), strings.Join(typed, "\n"))
+		}
 		for i := 0; i < 40; i++ {
-			cmd := propCommand(r, s, false, 1)
+			cmd := propCommand(r, s, false, 1+seed%2)
 			if strings.HasPrefix(cmd, "explore") || strings.HasPrefix(cmd, "compare") {
 				continue
 			}
@@ -517,36 +616,79 @@ func TestInterruptAtAnyTickRollsBack(t *testing.T) {
 			if r.Intn(3) != 0 {
 				continue
 			}
-			long := pick(r, "step 200", "run until stable", "run until tick 400", "load f0.kg", "load f1.kg", "run until processed o0.9", "demo 3", "back 30")
+			t0 := s.World().Tick
+			long := pick(r, "step 200", "run until stable", "run until tick 400", "load f0.kg", "load f1.kg", "run until processed o0.9",
+				"demo 3", "back 30", "step 120 --quiet", "offsets", "trace --events", "consume invoices --json", "metrics",
+				"describe group --json", "txn", "log invoices-0", "plot pause", "sequence --mermaid",
+				pick(r, "step 50", fmt.Sprintf("explore --ticks %d..%d --bound 30 --parallel 2", t0, t0+1), "compare commit after,before"))
 			before := fullSnapshot(t, s)
-			at := s.World().Tick + 1 + r.Intn(10)
-			fired := false
-			s.AfterTick = func(w *sim.World) error {
-				if !fired && w.Tick >= at {
-					fired = true
-					s.Interrupt()
+			// How Ctrl-C comes: at a tick the command steps, or at its
+			// k-th look for it; held down from there on or pressed once;
+			// and again as the command is undone, or not.
+			atTick := r.Intn(3) == 0
+			at := t0 + 1 + r.Intn(10)
+			k := int64(1 + r.Intn(60))
+			hold, again := r.Intn(4) == 0, r.Intn(2) == 0
+			var polls atomic.Int64
+			var fired atomic.Bool
+			firedAt := -1
+			if atTick {
+				s.AfterTick = func(w *sim.World) error {
+					if !fired.Load() && w.Tick >= at {
+						fired.Store(true)
+						firedAt = w.Tick
+						s.Interrupt()
+					}
+					return nil
 				}
-				return nil
+			} else {
+				s.interrupt.onPoll = func() {
+					if n := polls.Add(1); n == k || hold && n > k {
+						fired.Store(true)
+						s.Interrupt()
+					}
+				}
 			}
-			_, err := s.Exec(long)
-			s.AfterTick = nil
+			if again {
+				s.interrupt.onUndo = s.Interrupt
+			}
+			_, err, p := execCatching(s, long)
+			s.AfterTick, s.interrupt.onPoll, s.interrupt.onUndo = nil, nil, nil
 			typed = append(typed, long)
-			script := strings.Join(typed, "\n")
+			how := fmt.Sprintf("%q with Ctrl-C at tick %d", long, at)
+			if !atTick {
+				how = fmt.Sprintf("%q with Ctrl-C at its look %d of %d (held %v, again in the undo %v)", long, k, polls.Load(), hold, again)
+			}
+			if p != nil {
+				fail("%s: panic %v", how, p)
+			}
 			if err == nil {
-				// It ended before the tick of the interrupt (back replays
-				// without calling AfterTick).
-				if fired && !strings.HasPrefix(long, "back") {
-					t.Fatalf("seed %d: %q interrupted at tick %d succeeded\nthe commands typed:\n%s", seed, long, at, script)
+				// It ended before the interrupt (back replays without
+				// calling AfterTick, and a view has few looks), or on the
+				// tick of it (a stop event, or its last tick): Ctrl-C is
+				// looked for before each tick, not after.
+				if fired.Load() && (!atTick || !strings.HasPrefix(long, "back") && s.World().Tick != firedAt) {
+					fail("%s succeeded", how)
 				}
 				continue
 			}
-			if fired && !errors.Is(err, ErrInterrupted) {
-				t.Fatalf("seed %d: %q interrupted at tick %d: error %v, want interrupted\nthe commands typed:\n%s", seed, long, at, err, script)
+			if fired.Load() && !errors.Is(err, ErrInterrupted) {
+				fail("%s: error %v, want interrupted", how, err)
 			}
 			if after := fullSnapshot(t, s); after != before {
-				t.Fatalf("seed %d: the interrupted %q (%v) changed the session: %s\nthe commands typed:\n%s", seed, long, err, firstLineDiff(after, before), script)
+				fail("%s (%v) changed the session: %s", how, err, firstLineDiff(after, before))
 			}
 			typed = typed[:len(typed)-1]
+			if r.Intn(4) == 0 {
+				want := threeViews(t, s)
+				if _, err := s.Exec("save undo.kg; load undo.kg"); err != nil {
+					fail("after %s: save and load: %v", how, err)
+				}
+				if got := threeViews(t, s); got != want {
+					fail("after %s: save and load differ: %s", how, firstLineDiff(got, want))
+				}
+				typed = append(typed, "save undo.kg", "load undo.kg")
+			}
 		}
 	}
 }

@@ -356,7 +356,7 @@ func TestRunUntilPolledByTimeoutNamesTheMember(t *testing.T) {
 	}
 	tick := s.World().Tick
 	_, err := s.Exec("run until polled p2.9 by C1")
-	if want := "run until polled p2.9 by C1: not polled by C1 within 100000 ticks"; err == nil || err.Error() != want {
+	if want := "run until polled p2.9 by C1: not polled by C1 within 100000 ticks (at most 100,000 ticks a run until stable, polled or processed waits)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	if s.World().Tick != tick {

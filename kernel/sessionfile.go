@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // A session file is data, not a program (SPEC §9): the branch's origin (its
@@ -32,25 +34,35 @@ const (
 // so that tests can reach it with a short session.
 var maxSessionFile = 8 << 20
 
+// scriptLine is one command of a branch's script, with what it read from
+// a file (new --from-describe, set --from), if it did.
+type scriptLine struct {
+	line string
+	file *fileRead
+}
+
 // scriptLines renders the branch as commands that make it again: the
 // origin's settings, its new, then every input. A step whose command as
 // typed was not `step N` keeps it in a comment, for compare. With asTyped,
 // each step is the command as typed instead (`run until stable`), so that
 // compare's rerun keeps its intent under other settings.
-func (b *branch) scriptLines(asTyped bool) []string {
+func (b *branch) scriptLines(asTyped bool) []scriptLine {
 	o := b.hist.origin
-	lines := o.cfg.SetLines()
+	var lines []scriptLine
+	for _, l := range o.cfg.SetLines() {
+		lines = append(lines, scriptLine{line: l})
+	}
 	nl := o.newLine
 	if len(lines) > 0 {
 		nl += " --keep-settings"
 	}
-	lines = append(lines, nl)
+	lines = append(lines, scriptLine{line: nl, file: o.file})
 	for _, in := range b.hist.inputs {
 		switch {
 		case !in.step:
-			lines = append(lines, in.line)
+			lines = append(lines, scriptLine{line: in.line, file: in.file})
 		case asTyped && in.typed != "":
-			lines = append(lines, in.typed)
+			lines = append(lines, scriptLine{line: in.typed})
 		case in.ticks == 0:
 			// a run that was already done: nothing to replay
 		default:
@@ -58,16 +70,52 @@ func (b *branch) scriptLines(asTyped bool) []string {
 			if !asTyped && in.typed != "" && in.typed != l {
 				l += "  # " + in.typed
 			}
-			lines = append(lines, l)
+			lines = append(lines, scriptLine{line: l})
 		}
 	}
 	return lines
 }
 
+// A command that read a file is followed, in a session file and in a
+// script, by what it read: a line "#< N lines read from FILE" and the N
+// lines of the text, each after "#| " ("#|" alone for an empty line).
+// They are comments to everything but load, which replays the command
+// with them instead of the file.
+const (
+	fileBlockHead = "#< "
+	fileBlockLine = "#|"
+)
+
+// scriptText writes lines one a line, each file a command read after it.
+func scriptText(lines []scriptLine) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.line + "\n")
+		if l.file == nil {
+			continue
+		}
+		text := strings.TrimSuffix(l.file.text, "\n")
+		var rows []string
+		if l.file.text != "" {
+			rows = strings.Split(text, "\n")
+		}
+		fmt.Fprintf(&b, "%s%d lines read from %s (load replays the command with these, not the file)\n", fileBlockHead, len(rows), l.file.name)
+		for _, r := range rows {
+			if r == "" {
+				b.WriteString(fileBlockLine + "\n")
+			} else {
+				b.WriteString(fileBlockLine + " " + r + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
 // script is the branch as a kgrepl script (the explorer's counterexamples
-// start with it).
+// start with it). Run as a script, a command that read a file reads it
+// again; the lines after it show what it read.
 func (b *branch) script() string {
-	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + strings.Join(b.scriptLines(false), "\n") + "\n"
+	return fmt.Sprintf("# branch %s at tick %d\n", b.name, b.world.Tick) + scriptText(b.scriptLines(false))
 }
 
 // sessionFile is the branch as a session file.
@@ -75,9 +123,15 @@ func (b *branch) sessionFile() []byte {
 	lines := b.scriptLines(false)
 	body := sessionHeader + "\n" +
 		fmt.Sprintf("# branch %s at tick %d: load replays these inputs exactly; a step line is the ticks that ran\n", b.name, b.world.Tick) +
-		strings.Join(lines, "\n") + "\n"
+		scriptText(lines)
+	return []byte(body + endLine(body, len(lines), b.world.Tick))
+}
+
+// endLine is a session file's last line: the count of its inputs, the
+// tick, and a SHA-256 of body, everything before it.
+func endLine(body string, lines, tick int) string {
 	sum := sha256.Sum256([]byte(body))
-	return []byte(body + fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", len(lines), b.world.Tick, hex.EncodeToString(sum[:])))
+	return fmt.Sprintf("# end: %d lines, tick %d, sha256 %s\n", lines, tick, hex.EncodeToString(sum[:]))
 }
 
 func cmdSave(s *Session, args []string) (*Result, error) {
@@ -220,10 +274,15 @@ func readRegularFile(path string, max int64, cmd, kind string) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%d bytes, over the limit of a %s (%d bytes)", st.Size(), kind, max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// Read into one buffer of the file's size (io.ReadAll's doubling held
+	// up to twice the file while it read); a file that grew since its
+	// size was read grows it.
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead) // ReadFrom grows the buffer when less is free
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, bare(err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("over the limit of a %s (%d bytes)", kind, max)
 	}
@@ -234,8 +293,58 @@ func readRegularFile(path string, max int64, cmd, kind string) ([]byte, error) {
 type sessionLine struct {
 	n     int // line number in the file
 	words []string
-	typed string // a step's command as typed, from its comment
-	ticks int    // a step's N, read by load before it replays anything
+	typed string    // a step's command as typed, from its comment
+	ticks int       // a step's N, read by load before it replays anything
+	file  *fileRead // what the command read from a file, from its block
+}
+
+// readsFile reports whether a command line reads a file: new
+// --from-describe FILE and set --from FILE, which a session file follows
+// with what they read. It returns the file's name.
+func readsFile(words []string) (string, bool) {
+	opt := ""
+	switch {
+	case len(words) > 1 && words[0] == "new":
+		opt = "--from-describe"
+	case len(words) > 1 && words[0] == "set" && strings.HasPrefix(words[1], "--"):
+		opt = "--from"
+	default:
+		return "", false
+	}
+	for i, w := range words[1:] {
+		if v, ok := strings.CutPrefix(w, opt+"="); ok {
+			return v, true
+		}
+		if w == opt && i+2 < len(words) {
+			return words[i+2], true
+		}
+	}
+	return "", false
+}
+
+// fileBlock reads the block of what a command read, at all[i] (its head
+// line): its text, and the index of the line after it.
+func fileBlock(all []string, i int, name string) (*fileRead, int, error) {
+	var n int
+	if i >= len(all) || !strings.HasPrefix(all[i], fileBlockHead) {
+		return nil, i, fmt.Errorf("the command reads %s, and the file does not hold what it read: a %q line should follow it, then that many lines starting %q (save writes them)",
+			name, fileBlockHead+"N lines read from "+name, fileBlockLine)
+	}
+	if _, err := fmt.Sscanf(all[i], fileBlockHead+"%d lines", &n); err != nil || n < 0 {
+		return nil, i, fmt.Errorf("%q does not say how many lines follow (want %q)", all[i], fileBlockHead+"N lines read from "+name)
+	}
+	if i+1+n > len(all) {
+		return nil, i, fmt.Errorf("what it read (line %d) is %d lines, and the file ends before them", i+1, n)
+	}
+	var b strings.Builder
+	for k := i + 1; k <= i+n; k++ {
+		row, ok := strings.CutPrefix(all[k], fileBlockLine)
+		if !ok || row != "" && !strings.HasPrefix(row, " ") {
+			return nil, i, fmt.Errorf("what it read (line %d) is %d lines, and line %d is not one of them (each starts %q)", i+1, n, k+1, fileBlockLine+" ")
+		}
+		b.WriteString(strings.TrimPrefix(row, " ") + "\n")
+	}
+	return &fileRead{name: name, text: b.String()}, i + 1 + n, nil
 }
 
 func inputNames() string {
@@ -291,8 +400,12 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 		}()
 	}
 	sawNew := false
-	for i, raw := range all {
+	for i := 0; i < len(all); i++ {
+		raw := all[i]
 		n := i + 1
+		if strings.HasPrefix(raw, fileBlockHead) || strings.HasPrefix(raw, fileBlockLine) {
+			return nil, v1, 0, fmt.Errorf("line %d: what a command read, with no command that reads a file before it", n)
+		}
 		words, comment, err := inputLine(raw, "a session file")
 		if err != nil {
 			return nil, v1, 0, fmt.Errorf("line %d: %v", n, err)
@@ -325,6 +438,13 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 		if words[0] == "step" {
 			l.typed = strings.TrimSpace(comment)
 		}
+		if name, ok := readsFile(words); ok {
+			f, next, err := fileBlock(all, i+1, name)
+			if err != nil {
+				return nil, v1, 0, fmt.Errorf("line %d: %v", n, err)
+			}
+			l.file, i = f, next-1
+		}
 		lines = append(lines, l)
 	}
 	if !sawNew {
@@ -340,17 +460,34 @@ func parseSessionFile(text string) (lines []sessionLine, v1 bool, tick int, err 
 // changes the world); holder names the script in the error.
 func inputLine(raw, holder string) (words []string, comment string, err error) {
 	code, comment, _ := strings.Cut(raw, "#")
+	if err := checkInputLine(code, holder); err != nil {
+		return nil, "", err
+	}
 	words = strings.Fields(code)
 	if len(words) == 0 {
 		return nil, comment, nil
 	}
-	if strings.Contains(code, ";") {
-		return nil, "", fmt.Errorf("one input a line (no ';' in %s)", holder)
-	}
-	if c := lookup(words[0]); words[0] != "new" && words[0] != "step" && (c == nil || !c.mutates) {
-		return nil, "", fmt.Errorf("%.40q is not a world input; %s holds only %s lines", words[0], holder, inputNames())
-	}
 	return words, comment, nil
+}
+
+// checkInputLine is inputLine's check of a line's code (the line before
+// any '#'), allocating nothing: explore --merge checks every line of a
+// script that may be hundreds of megabytes.
+func checkInputLine(code, holder string) error {
+	first := strings.TrimLeftFunc(code, unicode.IsSpace)
+	if first == "" {
+		return nil
+	}
+	if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+		first = first[:i]
+	}
+	if strings.Contains(code, ";") {
+		return fmt.Errorf("one input a line (no ';' in %s)", holder)
+	}
+	if c := lookup(first); first != "new" && first != "step" && (c == nil || !c.mutates) {
+		return fmt.Errorf("%.40q is not a world input; %s holds only %s lines", first, holder, inputNames())
+	}
+	return nil
 }
 
 // asSaved undoes what a text transport may do to a saved session file:
@@ -415,6 +552,7 @@ func cmdLoad(s *Session, args []string) (*Result, error) {
 			}
 			continue
 		}
+		d.supply = l.file
 		if _, err := d.run(l.words); err != nil {
 			return nil, fmt.Errorf("load %s: line %d: %w", args[0], l.n, err)
 		}
@@ -440,7 +578,7 @@ func (s *Session) stepExact(n int, typed string) error {
 	at := w.Tick
 	s.pendingCPs = nil
 	for i := 1; i <= n; i++ {
-		if s.interrupt.Load() {
+		if s.stopRequested() {
 			return ErrInterrupted
 		}
 		t0 := time.Now()

@@ -20,39 +20,97 @@ func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 // Kafka's command-line tools print theirs.
 func (t *Table) Text() string {
 	widths := make([]int, len(t.Header))
-	measure := func(row []string) {
-		for i, c := range row {
-			if i < len(widths) && utf8.RuneCountInString(c) > widths[i] {
-				widths[i] = utf8.RuneCountInString(c)
-			}
-		}
-	}
-	measure(t.Header)
+	measureRow(widths, t.Header)
 	for _, r := range t.Rows {
-		measure(r)
+		measureRow(widths, r)
 	}
 	var b strings.Builder
-	line := func(row []string) {
-		var parts []string
-		for i := range t.Header {
-			c := ""
-			if i < len(row) {
-				c = row[i]
-			}
-			if i == len(t.Header)-1 {
-				parts = append(parts, c)
-			} else {
-				parts = append(parts, c+strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
-			}
-		}
-		b.WriteString(strings.TrimRight(strings.Join(parts, " "), " "))
-		b.WriteByte('\n')
-	}
-	line(t.Header)
+	var line []byte
+	line = writeRow(&b, line, t.Header, widths)
 	for _, r := range t.Rows {
-		line(r)
+		line = writeRow(&b, line, r, widths)
 	}
 	return b.String()
+}
+
+// measureRow widens widths to the row's cells (in letters).
+func measureRow(widths []int, row []string) {
+	for i, c := range row {
+		if i < len(widths) {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+}
+
+// writeRow writes one line of a table whose columns are widths wide: each
+// cell but the last padded to its column, one space between, no space at
+// the end. line is a buffer to reuse; the one it returns is for the next.
+func writeRow(b *strings.Builder, line []byte, row []string, widths []int) []byte {
+	line = line[:0]
+	for i := range widths {
+		c := ""
+		if i < len(row) {
+			c = row[i]
+		}
+		if i > 0 {
+			line = append(line, ' ')
+		}
+		line = append(line, c...)
+		if i < len(widths)-1 {
+			for n := utf8.RuneCountInString(c); n < widths[i]; n++ {
+				line = append(line, ' ')
+			}
+		}
+	}
+	for len(line) > 0 && line[len(line)-1] == ' ' {
+		line = line[:len(line)-1]
+	}
+	b.Write(line)
+	b.WriteByte('\n')
+	return line
+}
+
+// textSize adds up what writeRow will write for rows whose columns'
+// widths are not known yet (a streamed view measures its columns and its
+// size in one pass over its rows): a line ends at its last letter that is
+// not a space, so its length is the width of the columns before that
+// letter's column, plus what does not depend on the widths.
+type textSize struct {
+	ends  []int // ends[k]: rows whose last letter is in column k
+	fixed int   // bytes that do not depend on the widths
+}
+
+func newTextSize(cols int) *textSize { return &textSize{ends: make([]int, cols)} }
+
+// add counts a row.
+func (ts *textSize) add(row []string) {
+	k, before, extra, last := -1, 0, 0, 0
+	for i := range ts.ends {
+		c := ""
+		if i < len(row) {
+			c = row[i]
+		}
+		if t := strings.TrimRight(c, " "); t != "" {
+			k, before, last = i, extra, len(t)
+		}
+		// A column's width counts letters; the line holds their bytes.
+		extra += len(c) - utf8.RuneCountInString(c)
+	}
+	ts.fixed++ // the line end
+	if k >= 0 {
+		ts.ends[k]++
+		ts.fixed += before + last
+	}
+}
+
+// total is the bytes writeRow writes for the rows counted, in widths.
+func (ts *textSize) total(widths []int) int {
+	n, start := ts.fixed, 0
+	for k, rows := range ts.ends {
+		n += rows * start
+		start += widths[k] + 1
+	}
+	return n
 }
 
 // textWidth is the width a view's text should fit: a terminal or a blog

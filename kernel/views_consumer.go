@@ -25,7 +25,7 @@ import (
 //   - the offsets view keeps its classic columns; a partition's owner is the
 //     member whose current assignment holds it, also while the group is
 //     Assigning or Reconciling (there is no stop-the-world to hide it).
-func describeConsumerGroup(w *sim.World, g sim.GroupDescription, fl map[string]string) (*Result, error) {
+func describeConsumerGroup(s *Session, w *sim.World, g sim.GroupDescription, fl map[string]string, nm naming) (*Result, error) {
 	rebalancing := g.State == sim.Assigning || g.State == sim.Reconciling
 	members := g.Members
 	if fl["--json"] == "true" {
@@ -36,9 +36,13 @@ func describeConsumerGroup(w *sim.World, g sim.GroupDescription, fl map[string]s
 			d.Members = append(d.Members, memberJSON{MemberID: gm.MemberID, ClientID: gm.ClientID,
 				InstanceID: strPtr(gm.InstanceID), Partitions: tpNames(gm.Assignment),
 				memberEpochJSON: &memberEpochJSON{MemberEpoch: gm.MemberEpoch, Target: tpNames(gm.Target),
-					MemberState: dash(gm.MemberState), Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember}})
+					MemberState: dash(gm.MemberState), Revoking: tpNames(gm.Revoking), Upgraded: !gm.ClassicMember},
+				realNameJSON: nm.json(gm.ClientID)})
 		}
-		d.Offsets = offsetRows(w, g, true)
+		var err error
+		if d.Offsets, err = offsetRows(s, w, g, true); err != nil {
+			return nil, err
+		}
 		d.Extra = map[string]any{"coordinator": sim.Broker, "pending_transactional_offsets": pendingList(w)}
 		line := jsonLine(d)
 		return &Result{Text: line, JSON: line}, nil
@@ -84,7 +88,7 @@ func describeConsumerGroup(w *sim.World, g sim.GroupDescription, fl map[string]s
 			if static {
 				row = append(row, dash(gm.InstanceID))
 			}
-			row = append(row, "/"+gm.ClientID, gm.ClientID, strconv.Itoa(len(gm.Assignment)))
+			row = append(row, nm.host(gm.ClientID), nm.client(gm.ClientID), strconv.Itoa(len(gm.Assignment)))
 			if verbose {
 				row = append(row, strconv.Itoa(gm.MemberEpoch), assignmentText4(gm.Assignment),
 					strconv.Itoa(g.AssignmentEpoch), assignmentText4(gm.Target))
@@ -95,7 +99,10 @@ func describeConsumerGroup(w *sim.World, g sim.GroupDescription, fl map[string]s
 			t.Add(row...)
 		}
 	default:
-		t = offsetsTable(w, g, true)
+		var err error
+		if t, err = offsetsTable(s, w, g, true, nm); err != nil {
+			return nil, err
+		}
 	}
 	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
 }

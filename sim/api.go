@@ -165,6 +165,7 @@ const (
 	EvZombie         = trace.EvZombie
 	EvUnstableOffset = trace.EvUnstableOffset
 	EvProducer       = trace.EvProducer
+	EvDeploy         = trace.EvDeploy
 )
 
 // The transactions' states.

@@ -94,14 +94,20 @@ func BenchmarkHeapKeptPerTick(b *testing.B) {
 // BenchmarkTickIdle compares the cost of an idle tick (every member parked
 // in a long poll, nothing to read) in the default world and in one of 100
 // members and 1,000 partitions: idle members and partitions cost nothing.
+// consumer-1000x1000 is 1,000 consumer-protocol members over 1,000
+// partitions: their heartbeats are real packets (one per member every
+// interval), so an idle tick costs what those heartbeats cost, each O(1).
 func BenchmarkTickIdle(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		topo Topology
-	}{{"default", DefaultTopology()}, {"100x1000", bigTopology(100, 10, 100)}} {
+		name     string
+		topo     Topology
+		protocol string
+	}{{"default", DefaultTopology(), "classic"}, {"100x1000", bigTopology(100, 10, 100), "classic"},
+		{"consumer-1000x1000", bigTopology(1000, 10, 100), "consumer"}} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.RecordsPerPartition = 0
+			cfg.Client.GroupProtocol = c.protocol
 			w, _ := New(c.topo, cfg)
 			for i := 0; i < 20; i++ {
 				w.Step()

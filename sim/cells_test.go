@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
-	"math/rand"
 	"os"
 	"slices"
 	"strings"
@@ -13,34 +12,24 @@ import (
 
 var rewriteCells = flag.Bool("rewrite-cells", false, "write testdata/cells.txt anew (run it on a commit whose logs are the reference)")
 
-// cellsWorld is one random world of TestCellsOfRandomWorldsAsBefore: its
-// topology (the default one, with short record names, or long topic names)
-// and its producer settings (plain, idempotent, transactional) vary with
-// the seed; the schedule crashes, restarts, slows (zombies), drops produce
-// answers and produces input.
+// cellsWorld is one random world of TestCellsOfRandomWorldsAsBefore: the
+// default topology (short record names) on even seeds, long topic names on
+// odd ones; 0 to 11 records per partition; every commit mode by turns; the
+// idempotent producer (the default), transactional committing after
+// processing on seed%4 of 2 or 3; 300 ticks of faults by C1 to C4 (crashes,
+// restarts, slow records, so zombies, lost produce answers, new input),
+// static joins on seed%5 == 0; it runs 200+5*seed ticks.
 func cellsWorld(t *testing.T, seed int) *World {
-	r := rand.New(rand.NewSource(int64(5000 + seed)))
-	topo := DefaultTopology()
-	if seed%2 == 1 {
-		topo = Topology{Group: "g", Output: TopicSpec{Name: "the-invoices.topic", Partitions: 1 + r.Intn(3)}, Members: 1 + r.Intn(2),
-			Inputs: []TopicSpec{{Name: "orders.from-the-web_shop", Partitions: 1 + r.Intn(4)}, {Name: "p", Partitions: 1 + r.Intn(3)}}}
-	}
-	cfg := DefaultConfig()
-	cfg.RecordsPerPartition = r.Intn(12)
-	cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[seed%3]
-	switch seed % 4 {
-	case 1:
-		cfg.Client.Idempotence = true
-	case 2, 3:
-		cfg.Client.Idempotence = true
-		cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		cfg.Client.Commit = CommitAfter
-	}
-	w, err := New(topo, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched := randomSchedule(r, 300, 4, seed%5 == 0)
+	sc := seedWorld(t, seed, worldSpec{
+		source:          5000,
+		topology:        longNamesOnOddSeeds,
+		records:         span{0, 12},
+		commit:          cycle(1, CommitAuto, CommitAfter, CommitBefore),
+		transactional:   seedsAt(4, 2, 3),
+		txnCommitsAfter: true,
+		ticks:           300, clients: 4, static: seedsAt(5, 0),
+	})
+	w, sched := sc.w, sc.sched
 	i := 0
 	for w.Tick < 200+5*seed {
 		for i < len(sched) && sched[i].tick <= w.Tick {

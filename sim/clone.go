@@ -5,6 +5,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/txncoord"
 )
 
@@ -40,7 +41,7 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		if old := r.last; old != nil {
 			sp = spare{current: old.current, broker: old.broker, procs: old.procs,
-				group: old.Group, txn: old.Txn, env: old.env, scratch: old.scratch}
+				group: old.Group, txn: old.Txn, env: old.env, trace: old.trace, scratch: old.scratch}
 			n = old
 		}
 		r.last = nil
@@ -52,22 +53,45 @@ func (w *World) clone(r *Reuser) *World {
 	}
 	*n = *w
 	n.Cfg = w.Cfg.clone()
-	n.trace = w.trace.Clone(&n.Tick, &n.sources)
+	n.trace = w.trace.Clone(&n.Tick, &n.sources, sp.trace)
 	n.Packets, n.Events = &n.trace.Packets, &n.trace.Events
 	// The environment: drop rules, timers (in the finished copy's arrays
 	// if they have the room), process sets and free lists (env.Clone);
 	// its packets on the wire below.
 	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
-	sending, inflight := w.env.Wire()
 	n.Sink = w.Sink.clone()
+	re := copyWire(w.env, n.env, r)
+	n.Group = w.Group.Clone(re, n.env, &n.coordCfg, &n.Mutations, &n.processTable, sp.group, &r.gms)
+	n.Txn = w.Txn.Clone(n.env, sp.txn)
+	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
+	n.connect()
 
-	// The trace is shared chunk by chunk (its records never change). The
-	// live packets still on the wire get their Delivered tick at the next
-	// Step, so the copy gets its own of each, and every pointer to one is
-	// turned to the copy.
-	// The copies, of packets and of the other objects below that a world
-	// has a few of, are made in one array per kind: one allocation each
-	// rather than one per object.
+	// Every process copied, its small slices in shared arrays.
+	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
+	n.scratch = scratch{sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
+	n.Meter = w.Meter.clone()
+	n.Unavail = w.Unavail.clone()
+	n.deploys = w.deploys.clone()
+	r.last = n
+	if plain {
+		n.reuser = nil
+	} else {
+		n.reuser = r
+	}
+	return n
+}
+
+// copyWire gives the copy's environment e copies of the live packets on
+// from's wire, made in r's array, and returns re, which finds a live
+// packet's copy (any other packet is shared, as the trace's are).
+//
+// The trace is shared chunk by chunk (its records never change). The live
+// packets still on the wire get their Delivered tick at the next Step, so
+// the copy gets its own of each, and every pointer to one is turned to the
+// copy. The copies are made in one array: one allocation rather than one
+// per packet.
+func copyWire(from, e *env.Env, r *Reuser) func(*Packet) *Packet {
+	sending, inflight := from.Wire()
 	r.wire = store.ReuseBuf(r.wire, len(sending)+len(inflight))
 	wire := r.wire
 	for i, p := range sending {
@@ -123,24 +147,8 @@ func (w *World) clone(r *Reuser) *World {
 		}
 		return out
 	}
-	n.env.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
-	n.Group = w.Group.Clone(re, n.env, &n.Cfg.Config, &n.Mutations, &n.processTable, sp.group, &r.gms)
-	n.Txn = w.Txn.Clone(n.env, sp.txn)
-	n.broker = w.broker.Clone(n.env, re, &n.processTable, n.Txn, sp.broker, &r.logs, !plain)
-	n.connect()
-
-	// Every process copied, its small slices in shared arrays.
-	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
-	n.scratch = scratch{sp.actBuf[:0], sp.procBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
-	n.Meter = w.Meter.clone()
-	n.Unavail = w.Unavail.clone()
-	r.last = n
-	if plain {
-		n.reuser = nil
-	} else {
-		n.reuser = r
-	}
-	return n
+	e.SetWire(onWire(sending, 0), onWire(inflight, len(sending)))
+	return re
 }
 
 // spare is what a finished copy hands to the next (World.clone): its maps
@@ -152,6 +160,7 @@ type spare struct {
 	group   *Group
 	txn     *txncoord.Coordinator
 	env     *env.Env
+	trace   *trace.Trace
 	scratch
 }
 

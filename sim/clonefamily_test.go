@@ -55,20 +55,22 @@ func TestPropertyCloneFamilies(t *testing.T) {
 		seeds = 6
 	}
 	for seed := 0; seed < seeds; seed++ {
-		r := rand.New(rand.NewSource(int64(seed)))
-		topo := randomTopology(r)
-		cfg := DefaultConfig()
-		cfg.RecordsPerPartition = 2 + r.Intn(8)
-		if seed%2 == 0 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-			cfg.Isolation = "read_committed"
-		}
-		cfg.Client.Commit = []CommitMode{CommitAfter, CommitBefore, CommitAuto}[seed%3]
-		if seed%4 == 3 {
-			// The consumer protocol: the coordinator's targets and
-			// revocations, which clones share (GroupMember), change too.
-			cfg.Client.GroupProtocol = "consumer"
-		}
+		const length = 160
+		// A random topology, 2 to 9 records per partition, transactions
+		// read with read_committed on even seeds, every commit mode by
+		// turns, the consumer protocol on seed%4 == 3 (the coordinator's
+		// targets and revocations, which clones share, change too); 160
+		// ticks of faults by C1 to C5 with static joins.
+		sc := seedWorld(t, seed, worldSpec{
+			topology:      randomTopology,
+			records:       span{2, 8},
+			transactional: seedsAt(2, 0),
+			readCommitted: seedsAt(2, 0),
+			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
+			protocol:      cycle(1, ClassicGroup, ClassicGroup, ClassicGroup, ConsumerGroup),
+			ticks:         length, clients: 5, static: fixed(true),
+		})
+		topo, cfg, r := sc.topo, sc.cfg, sc.r
 		type member struct {
 			st          *stepper
 			inputs      []action // every input from tick 0, for the replay
@@ -76,9 +78,7 @@ func TestPropertyCloneFamilies(t *testing.T) {
 			frozen      *World
 			frozenPrint string
 		}
-		w, _ := New(topo, cfg)
-		const length = 160
-		base := randomSchedule(r, length, 5, true)
+		w, base := sc.w, sc.sched
 		fam := []*member{{st: &stepper{w: w, sched: base}, inputs: base, end: length}}
 		// Grow the family: at random ticks, a random member is cloned and the
 		// clone gets its own continuation from there.

@@ -126,9 +126,7 @@ func (w *World) Restart(client string) error {
 			old.Stop()
 		}
 	}
-	m := w.newProcess(client)
-	m.Topics = old.Topics
-	m.Start()
+	w.startInstance(client)
 	return nil
 }
 
@@ -185,9 +183,18 @@ func (w *World) Set(client, key, value string) error {
 			return fmt.Errorf("%s.%s: %v", client, key, err)
 		}
 	}
+	if key == "tick.ms" && w.Tick > 0 && w.Cfg.Time == TimeMS {
+		// Times already shown are ticks x tick.ms: a new tick length
+		// would rewrite the past. (A value refused anyway says why first.)
+		if c := w.Cfg.Clone(); c.Set(client, key, value) != nil {
+			return c.Set(client, key, value)
+		}
+		return fmt.Errorf("tick.ms: the clock is at tick %d, and a real-time world's tick keeps its length once the clock runs (the times already shown would change); set it at tick 0 (after new)", w.Tick)
+	}
 	if err := w.Cfg.Set(client, key, value); err != nil {
 		return err
 	}
+	w.coordCfg = w.Cfg.EngineCoord()
 	for _, c := range w.clients {
 		if client != "" && c != client {
 			continue
@@ -196,7 +203,7 @@ func (w *World) Set(client, key, value string) error {
 		if m == nil || !m.Alive {
 			continue
 		}
-		m.Reconfigure(w.Cfg.ForClient(c))
+		m.Reconfigure(w.Cfg.Engine(c))
 		if key == "partition.assignment.strategy" && m.MemberID != "" {
 			w.Group.AllowProtocol(m.MemberID, m.Cfg.Assignor)
 		}

@@ -51,15 +51,18 @@ func BenchmarkTickAutoCommit100x10000(b *testing.B) {
 func TestCommitsKeepTheirPartitions(t *testing.T) {
 	shared := 0
 	for seed := 0; seed < 16; seed++ {
-		r := rand.New(rand.NewSource(int64(900 + seed)))
-		cfg := DefaultConfig()
-		cfg.Client.Assignor = []string{"cooperative-sticky", "range", "sticky", "roundrobin"}[seed%4]
-		if seed%3 == 2 {
-			cfg.Client.GroupProtocol = string(ConsumerGroup)
-		}
-		w, _ := New(bigTopology(2, 3, 4), cfg)
+		// Two members on three topics of four partitions, the assignors
+		// by turns, the consumer protocol on seed%3 == 2, 300 ticks of
+		// faults by C1 to C5 with static joins on even seeds.
+		sc := seedWorld(t, seed, worldSpec{
+			source:   900,
+			topology: func(*rand.Rand, int) Topology { return bigTopology(2, 3, 4) },
+			assignor: cycle(1, "cooperative-sticky", "range", "sticky", "roundrobin"),
+			protocol: cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
+			ticks:    300, clients: 5, static: seedsAt(2, 0),
+		})
+		w, sched := sc.w, sc.sched
 		keepBodies(w) // the trace keeps no bodies
-		sched := randomSchedule(r, 300, 5, seed%2 == 0)
 		sent := map[*Packet][]TopicPartition{}
 		i, seen := 0, 0
 		for w.Tick < 300 {

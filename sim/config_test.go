@@ -61,22 +61,36 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 			values[s.Key] = []string{"disabled", "upgrade", "downgrade", "bidirectional"}
 		case "group.remote.assignor":
 			values[s.Key] = []string{"uniform", "range"}
+		case "time":
+			values[s.Key] = []string{"ticks", "ms"}
+		case "tick.ms":
+			values[s.Key] = []string{"1", "5", "7"}
 		default:
-			values[s.Key] = []string{"1", "7", "30"}
+			values[s.Key] = []string{"1", "7", "30", "9000"}
 		}
 	}
 	rng := rand.New(rand.NewSource(1))
-	for round := 0; round < 500; round++ {
+	refused, realTime := 0, 0
+	for round := 0; round < 1000; round++ {
 		c := DefaultConfig()
-		for i := rng.Intn(12); i > 0; i-- {
+		for i := rng.Intn(16); i > 0; i-- {
 			s := Settings[rng.Intn(len(Settings))]
 			client := ""
 			if s.Client && rng.Intn(2) == 0 {
 				client = []string{"C1", "C2"}[rng.Intn(2)]
 			}
 			vs := values[s.Key]
-			if err := c.Set(client, s.Key, vs[rng.Intn(len(vs))]); err != nil {
-				t.Fatal(err)
+			before := c.Clone()
+			if err := c.Set(client, s.Name(&c), vs[rng.Intn(len(vs))]); err != nil {
+				// In real time a duration below a tick, or a tick longer
+				// than a duration, is refused, and changes nothing.
+				if c.Time != TimeMS && before.Time != TimeMS {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(before, c) {
+					t.Fatalf("a refused set (%v) changed the config", err)
+				}
+				refused++
 			}
 		}
 		n := DefaultConfig()
@@ -93,11 +107,17 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 		if !reflect.DeepEqual(c, n) {
 			t.Fatalf("round %d: %v remade %+v, want %+v", round, c.SetLines(), n, c)
 		}
+		if c.Time == TimeMS {
+			realTime++
+		}
 		k := c.Clone()
 		_ = k.Set("C3", "max.poll.records", "9")
 		if len(k.Overrides) == len(c.Overrides) {
 			t.Fatal("a clone shares its overrides with the original")
 		}
+	}
+	if refused == 0 || realTime < 100 {
+		t.Errorf("the rounds drew %d refused sets and %d real-time configs: too few to test either", refused, realTime)
 	}
 }
 

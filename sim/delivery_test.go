@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math/rand"
 	"reflect"
 	"sort"
 	"testing"
@@ -63,20 +62,19 @@ func deliveryByReadTopic(w *World, isolation string) Counts {
 // and without transactions, in the default world and in one with long
 // topic names.
 func TestDeliveryMatchesReadTopic(t *testing.T) {
-	topos := []Topology{DefaultTopology(), {Group: "g", Inputs: []TopicSpec{{Name: "in-a", Partitions: 2}, {Name: "in.b", Partitions: 3}}, Output: TopicSpec{Name: "out", Partitions: 2}, Members: 2}}
 	checked, found := 0, map[string]bool{}
 	for seed := 0; seed < 12; seed++ {
-		r := rand.New(rand.NewSource(int64(500 + seed)))
-		cfg := DefaultConfig()
-		cfg.Client.Commit = []CommitMode{CommitAfter, CommitBefore, CommitAuto}[seed%3]
-		if seed%4 == 3 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		}
-		w, err := New(topos[seed%2], cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sched := randomSchedule(r, 300, 4, false)
+		// The default topology or one with a dash and a dot in its topic
+		// names by turns, every commit mode by turns, transactions on
+		// seed%4 == 3, 300 ticks of faults by C1 to C4 (no static joins).
+		sc := seedWorld(t, seed, worldSpec{
+			source:        500,
+			topology:      dottedOnOddSeeds,
+			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
+			transactional: seedsAt(4, 3),
+			ticks:         300, clients: 4,
+		})
+		w, sched := sc.w, sc.sched
 		i := 0
 		for w.Tick < 300 {
 			for i < len(sched) && sched[i].tick <= w.Tick {

@@ -18,15 +18,14 @@ type clientHost struct {
 	processed *int
 }
 
-// SideEffect calls the external sink for a processed record.
-func (h *clientHost) SideEffect(who trace.Label, f wire.Record) {
+// RecordProcessed counts a record processed and calls the external sink
+// for it.
+func (h *clientHost) RecordProcessed(who trace.Label, f wire.Record) {
+	*h.processed++
 	if n := h.sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
 		h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(h.sink.names), n)
 	}
 }
-
-// CountProcessed counts a record processed.
-func (h *clientHost) CountProcessed() { *h.processed++ }
 
 // GroupID is the group every process joins.
 func (h *clientHost) GroupID() string { return h.group.ID() }

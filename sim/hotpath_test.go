@@ -65,8 +65,8 @@ func TestFreeListsIdleWhenPacketsKept(t *testing.T) {
 // topologies, and nil for a partition the world has not.
 func TestLogOfAsLogsMap(t *testing.T) {
 	for seed := int64(0); seed < 20; seed++ {
-		topo := randomTopology(rand.New(rand.NewSource(seed)))
-		w, _ := New(topo, DefaultConfig())
+		sc := seedWorld(t, int(seed), worldSpec{topology: randomTopology}) // a random topology, no schedule
+		topo, w := sc.topo, sc.w
 		c := w.Clone()
 		for _, x := range []*World{w, c} {
 			tps := append(append([]TopicPartition{}, x.Layout().Inputs()...), x.Layout().Outputs()...)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand"
 	"testing"
 )
 
@@ -12,15 +11,10 @@ import (
 func TestErrorsFromMatchesHeaders(t *testing.T) {
 	codes := map[ErrorCode]bool{}
 	for seed := 0; seed < 6; seed++ {
-		cfg := DefaultConfig()
-		if seed%2 == 1 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		}
-		w, err := New(DefaultTopology(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sched := randomSchedule(rand.New(rand.NewSource(int64(900+seed))), 300, 4, false)
+		// The default world, transactions on odd seeds, 300 ticks of
+		// faults by C1 to C4 (no static joins).
+		sc := seedWorld(t, seed, worldSpec{source: 900, transactional: seedsAt(2, 1), ticks: 300, clients: 4})
+		w, sched := sc.w, sc.sched
 		for i := 0; w.Tick < 300; w.Step() {
 			for ; i < len(sched) && sched[i].tick <= w.Tick; i++ {
 				_ = sched[i].do(w)

@@ -179,10 +179,10 @@ func (t *processTable) Displaced(client string, inc int, proc int32) bool {
 	return m != nil && m.Displaced()
 }
 
-// produceHeld reports whether the producer that sent Produce request q
+// HoldsProduce reports whether the producer that sent Produce request q
 // still holds its body r (its unacked requests), so that it is not
-// recycled (env.Recycle).
-func (t *processTable) produceHeld(q *Packet, r *wire.ProduceRequest) bool {
+// recycled (env.ProduceHolder).
+func (t *processTable) HoldsProduce(q *Packet, r *wire.ProduceRequest) bool {
 	m := t.procOf(q.From, q.FromInc, q.Proc)
 	return m == nil || m.HoldsProduce(r)
 }

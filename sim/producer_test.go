@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand"
 	"sort"
 	"strings"
 	"testing"
@@ -212,16 +211,17 @@ func TestPropertyProducerSwitches(t *testing.T) {
 	}
 	modes := []string{"plain", "idempotent", "transactional"}
 	for seed := 0; seed < seeds; seed++ {
-		r := rand.New(rand.NewSource(int64(1000 + seed)))
-		topo := randomTopology(r)
-		cfg := DefaultConfig()
-		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[seed%3]
-		cfg.RecordsPerPartition = 3 + r.Intn(10)
-		w, err := New(topo, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sched := randomSchedule(r, 200, 4, seed%2 == 0)
+		// A random topology, every commit mode by turns, 3 to 12 records
+		// per partition, 200 ticks of faults by C1 to C4 with static joins
+		// on even seeds; then six producer switches drawn below.
+		sc := seedWorld(t, seed, worldSpec{
+			source:   1000,
+			topology: randomTopology,
+			commit:   cycle(1, CommitAuto, CommitAfter, CommitBefore),
+			records:  span{3, 10},
+			ticks:    200, clients: 4, static: seedsAt(2, 0),
+		})
+		w, cfg, sched, r := sc.w, sc.cfg, sc.sched, sc.r
 		for i := 0; i < 6; i++ {
 			tick, mode := r.Intn(200), modes[r.Intn(len(modes))]
 			a := action{tick: tick, do: func(w *World) error { return w.SetProducer(mode) }, name: "set producer " + mode}

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/kgrepl/kgrepl/sim/assign"
 )
 
 // fingerprint renders everything observable about a world, so two worlds
@@ -137,14 +135,6 @@ func names(s []action) string {
 	return strings.Join(out, "; ")
 }
 
-func randomTopology(r *rand.Rand) Topology {
-	topo := Topology{Group: "g", Output: TopicSpec{Name: "out", Partitions: 1 + r.Intn(3)}, Members: r.Intn(3)}
-	for i := 0; i < 1+r.Intn(3); i++ {
-		topo.Inputs = append(topo.Inputs, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1 + r.Intn(5)})
-	}
-	return topo
-}
-
 // settle runs until the group is settled, every live member has caught up
 // and no transaction is open, or the bound.
 //
@@ -177,14 +167,14 @@ func settle(t *testing.T, w *World, bound int) bool {
 func caughtUp(w *World) bool { return w.CaughtUp() }
 
 func TestCloneIsIndependentAndExact(t *testing.T) {
-	r := rand.New(rand.NewSource(7))
-	cfg := DefaultConfig()
-	cfg.Client.Commit = CommitAfter
-	sched := randomSchedule(r, 200, 4, true)
-	ref, _ := New(DefaultTopology(), cfg)
+	// Seed 7's default world committing after processing, twice: the
+	// reference and the one cloned.
+	spec := worldSpec{commit: fixed(CommitAfter), ticks: 200, clients: 4, static: fixed(true)}
+	sc := seedWorld(t, 7, spec)
+	ref, sched := sc.w, sc.sched
 	runSchedule(t, ref, sched, 200)
 
-	w, _ := New(DefaultTopology(), cfg)
+	w := seedWorld(t, 7, spec).w
 	var first, rest []action
 	for _, a := range sched {
 		if a.tick < 80 {
@@ -220,14 +210,16 @@ func firstDiff(a, b string) string {
 }
 
 func TestSameInputsSameTrace(t *testing.T) {
-	for seed := int64(1); seed <= 5; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		topo := randomTopology(r)
-		sched := randomSchedule(r, 150, 5, true)
-		a, _ := New(topo, DefaultConfig())
-		b, _ := New(topo, DefaultConfig())
-		runSchedule(t, a, sched, 150)
-		runSchedule(t, b, sched, 150)
+	// A random topology with the default settings, and static joins.
+	spec := worldSpec{topology: randomTopology, ticks: 150, clients: 5, static: fixed(true)}
+	for seed := 1; seed <= 5; seed++ {
+		sa, sb := seedWorld(t, seed, spec), seedWorld(t, seed, spec)
+		if names(sa.sched) != names(sb.sched) {
+			t.Fatalf("seed %d: the same seed gave two schedules", seed)
+		}
+		a, b := sa.w, sb.w
+		runSchedule(t, a, sa.sched, 150)
+		runSchedule(t, b, sb.sched, 150)
 		if fingerprint(a) != fingerprint(b) {
 			t.Fatalf("seed %d: the same schedule gave two different worlds", seed)
 		}
@@ -243,11 +235,9 @@ func TestPropertyRandomSchedules(t *testing.T) {
 	if testing.Short() {
 		seeds = 15
 	}
-	strategies := []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
-	modes := []CommitMode{CommitAuto, CommitAfter, CommitBefore}
 	for _, proto := range protocols {
 		for seed := 0; seed < seeds; seed++ {
-			randomScheduleCase(t, proto, seed, strategies, modes)
+			randomScheduleCase(t, proto, seed)
 		}
 	}
 }
@@ -255,16 +245,16 @@ func TestPropertyRandomSchedules(t *testing.T) {
 // protocols are the group protocols the property tests run under.
 var protocols = []GroupType{ClassicGroup, ConsumerGroup}
 
-func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []string, modes []CommitMode) {
+// randomScheduleCase runs seed's propertyCase world through 250 ticks of
+// faults by C1 to C6, static joins among them.
+func randomScheduleCase(t *testing.T, proto GroupType, seed int) {
 	{
-		r := rand.New(rand.NewSource(int64(seed)))
-		topo, cfg := randomCaseConfig(r, proto, seed, strategies, modes)
-		w, err := New(topo, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		spec := propertyCase(proto)
+		spec.ticks, spec.clients, spec.static = 250, 6, fixed(true)
+		sc := seedWorld(t, seed, spec)
+		w, cfg := sc.w, sc.cfg
 		t.Run(fmt.Sprintf("%s-seed%d-%s-%s", proto, seed, cfg.Client.Assignor, cfg.Client.Commit), func(t *testing.T) {
-			runSchedule(t, w, randomSchedule(r, 250, 6, true), 250)
+			runSchedule(t, w, sc.sched, 250)
 			ensureMember(t, w)
 			if !settle(t, w, 5000) {
 				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State())
@@ -285,37 +275,6 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int, strategies []st
 	}
 }
 
-// randomCaseConfig is the topology and configuration of random case seed:
-// every assignor, commit mode and sticky rule set, transactions, the
-// consumer protocol with a server-side assignor, and mixed protocols.
-func randomCaseConfig(r *rand.Rand, proto GroupType, seed int, strategies []string, modes []CommitMode) (Topology, Config) {
-	topo := randomTopology(r)
-	cfg := DefaultConfig()
-	cfg.Client.Assignor = strategies[seed%len(strategies)]
-	cfg.Client.Commit = modes[(seed/4)%len(modes)]
-	if seed%5 == 4 {
-		cfg.Client.StickyRules = assign.KafkaRules
-	}
-	if seed%7 == 3 {
-		cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-	}
-	cfg.RecordsPerPartition = r.Intn(12)
-	cfg.Client.GroupProtocol = string(proto)
-	if seed%3 == 1 {
-		cfg.Client.RemoteAssignor = "range"
-	}
-	if seed%4 == 2 {
-		// Mixed protocols: C2 speaks the other one, so groups convert
-		// back and forth (online migration) under the faults.
-		other := ConsumerGroup
-		if proto == ConsumerGroup {
-			other = ClassicGroup
-		}
-		cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
-	}
-	return topo, cfg
-}
-
 // TestPropertyDeliveryGuarantees: random crashes, restarts, slow records
 // and lost produce answers. Commit after processing never loses a record,
 // commit before never duplicates one, and transactions read with
@@ -333,31 +292,28 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 	}
 	for _, md := range []mode{{"after", CommitAfter, false, false}, {"before", CommitBefore, false, true}, {"transactions", CommitAfter, true, true}} {
 		for i := 0; i < 2*seeds; i++ {
-			seed, proto, other := i%seeds, protocols[i/seeds], protocols[1-i/seeds]
+			seed, proto := i%seeds, protocols[i/seeds]
 			// Each seed is a world of its own (its own rand source, config and
 			// world, made in the subtest): the seeds run side by side.
 			t.Run(fmt.Sprintf("%s-%s-%d", proto, md.name, seed), func(t *testing.T) {
 				t.Parallel()
-				r := rand.New(rand.NewSource(int64(1000 + seed)))
-				cfg := DefaultConfig()
-				cfg.Client.Commit = md.commit
-				cfg.Client.Idempotence = md.idem
-				if md.txn {
-					cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-				}
-				cfg.Client.Assignor = []string{"range", "cooperative-sticky"}[seed%2]
-				cfg.Client.GroupProtocol = string(proto)
-				if seed%4 == 2 {
-					cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
-				}
-				w, _ := New(DefaultTopology(), cfg)
-				sched := randomSchedule(r, 200, 4, seed%3 == 0)
-				if md.commit == CommitBefore {
-					// A lost produce answer with a plain producer duplicates by
-					// design (demo 8); at-most-once here uses the idempotent one.
-					_ = sched
-				}
-				runSchedule(t, w, sched, 200)
+				// The default topology under the mode's commit and producer
+				// (a lost produce answer with a plain producer duplicates by
+				// design, demo 8: at-most-once here uses the idempotent one),
+				// range and cooperative-sticky by turns, C2 on the other
+				// protocol on seed%4 == 2, static joins on seed%3 == 0.
+				sc := seedWorld(t, seed, worldSpec{
+					source:        1000,
+					commit:        fixed(md.commit),
+					idempotent:    fixed(md.idem),
+					transactional: fixed(md.txn),
+					assignor:      cycle(1, "range", "cooperative-sticky"),
+					protocol:      fixed(proto),
+					mixed:         seedsAt(4, 2),
+					ticks:         200, clients: 4, static: seedsAt(3, 0),
+				})
+				w := sc.w
+				runSchedule(t, w, sc.sched, 200)
 				ensureMember(t, w)
 				if !settle(t, w, 6000) {
 					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State(), totalLag(w))
@@ -441,22 +397,21 @@ func FuzzSchedules(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, seed int64) {
-		r := rand.New(rand.NewSource(seed))
-		topo := randomTopology(r)
-		cfg := DefaultConfig()
-		cfg.Client.Assignor = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}[r.Intn(4)]
-		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[r.Intn(3)]
-		cfg.Client.StickyRules = []assign.StickyRules{assign.SeedRules, assign.KafkaRules}[r.Intn(2)]
-		if r.Intn(3) == 0 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		}
-		cfg.RecordsPerPartition = r.Intn(10)
-		cfg.Client.GroupProtocol = string(protocols[r.Intn(2)])
-		w, err := New(topo, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runSchedule(t, w, randomSchedule(r, 200, 6, r.Intn(2) == 0), 200)
+		// Every knob drawn from the seed's rand: topology, assignor, commit
+		// mode, sticky rules, transactions (one in 3), 0 to 9 records per
+		// partition, group protocol, static joins (one in 2).
+		sc := seedWorld(t, int(seed), worldSpec{
+			topology:      randomTopology,
+			assignor:      drawn(allAssignors...),
+			commit:        drawn(CommitAuto, CommitAfter, CommitBefore),
+			kafkaRules:    drawn(false, true),
+			transactional: oneIn(3),
+			records:       span{0, 10},
+			protocol:      drawn(protocols...),
+			ticks:         200, clients: 6, static: oneIn(2),
+		})
+		w := sc.w
+		runSchedule(t, w, sc.sched, 200)
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
 			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
@@ -469,18 +424,20 @@ func TestLongProperty(t *testing.T) {
 	if !*long {
 		t.Skip("run with -long for thousands of seeds")
 	}
-	for seed := int64(0); seed < 3000; seed++ {
-		r := rand.New(rand.NewSource(seed))
-		topo := randomTopology(r)
-		cfg := DefaultConfig()
-		cfg.Client.Assignor = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}[r.Intn(4)]
-		cfg.Client.Commit = []CommitMode{CommitAuto, CommitAfter, CommitBefore}[r.Intn(3)]
-		if r.Intn(3) == 0 {
-			cfg.Client.TransactionalID = "tx-" + ClientPlaceholder
-		}
-		cfg.Client.GroupProtocol = string(protocols[seed%2])
-		w, _ := New(topo, cfg)
-		runSchedule(t, w, randomSchedule(r, 300, 6, r.Intn(2) == 0), 300)
+	// Topology, assignor, commit mode, transactions (one in 3) and static
+	// joins (one in 2) drawn; the protocols by turns.
+	spec := worldSpec{
+		topology:      randomTopology,
+		assignor:      drawn(allAssignors...),
+		commit:        drawn(CommitAuto, CommitAfter, CommitBefore),
+		transactional: oneIn(3),
+		protocol:      cycle(1, protocols...),
+		ticks:         300, clients: 6, static: oneIn(2),
+	}
+	for seed := 0; seed < 3000; seed++ {
+		sc := seedWorld(t, seed, spec)
+		w := sc.w
+		runSchedule(t, w, sc.sched, 300)
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
 			t.Fatalf("seed %d: not settled and caught up", seed)

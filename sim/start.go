@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,7 +25,7 @@ import (
 // any, are classic members inside it.
 func startStableGroup(w *World, n int) {
 	if consumerMembers(w, n) > 0 {
-		startStableConsumerGroup(w, n)
+		startStableConsumerGroup(w, n, nil)
 		return
 	}
 	var ins []assign.Member
@@ -44,7 +46,15 @@ func startStableGroup(w *World, n int) {
 	for i, m := range ms {
 		owned[i] = append([]TopicPartition{}, plan[m.MemberID]...)
 	}
-	w.Group.StartClassic(joins, a.Name(), owned)
+	startClassicGroup(w, ms, joins, a.Name(), owned)
+}
+
+// startClassicGroup puts a starting classic group in place: the members'
+// JoinGroups as the coordinator would have stored them, the assignor the
+// group chose, each member's share (owned, in ms's order), the first the
+// leader.
+func startClassicGroup(w *World, ms []*Member, joins []*wire.JoinGroupRequest, assignor string, owned [][]TopicPartition) {
+	w.Group.StartClassic(joins, assignor, owned)
 	for i, m := range ms {
 		m.StartClassicStable(owned[i], joins[0].MemberID)
 	}
@@ -114,21 +124,164 @@ func isMemberClient(client string, n int) bool {
 // that a consumer member joins: validateOnlineUpgrade.) The policy keeps
 // its say afterwards: whether the group goes back to classic when its last
 // consumer member leaves (maybeDowngrade).
-func startStableConsumerGroup(w *World, n int) {
+//
+// given, when not nil, is the group's assignment (NewStarted), member i's
+// in given[i-1], which becomes the target of epoch 1 in place of the
+// server-side assignor's.
+func startStableConsumerGroup(w *World, n int, given []StartMember) {
 	var ms []*Member
 	var starts []coord.StartMember
 	for i := 1; i <= n; i++ {
-		m := w.newProcess("C" + strconv.Itoa(i))
+		client := "C" + strconv.Itoa(i)
+		if given != nil {
+			client = given[i-1].Client
+		}
+		m := w.newProcess(client)
 		m.MemberID = w.env.IssueMemberID(m.Client)
 		ms = append(ms, m)
-		starts = append(starts, coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
+		st := coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
-			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout})
+			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout}
+		if given != nil {
+			st.Target = wire.SortedCopy(given[i-1].Owned)
+		}
+		starts = append(starts, st)
 		startProducer(w, m)
 	}
-	w.Group.StartConsumer(starts)
+	if given != nil {
+		w.Group.StartConsumerAssigned(starts)
+	} else {
+		w.Group.StartConsumer(starts)
+	}
 	for _, m := range ms {
-		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.Cfg.ConsumerHeartbeatInterval)
+		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.coordCfg.ConsumerHeartbeatInterval)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
+}
+
+// StartMember is a member a world starts with, and the partitions it owns
+// then (NewStarted).
+type StartMember struct {
+	Client string
+	Owned  []TopicPartition
+}
+
+// NewStarted makes a world at tick 0 whose group starts as given, where
+// New shares the partitions out with the assignor: Stable, generation (a
+// consumer group: group epoch and every member epoch) 1, each member
+// owning the partitions given, every producer initialised, nothing
+// consumed yet. It is how a group read from kafka-consumer-groups.sh
+// --describe starts (kernel: new --from-describe). The members start in
+// the order given (the first leads a classic group); the group's type
+// follows their group.protocol, as New's does, and a consumer group's
+// target of epoch 1 is the given assignment, with the server-side
+// assignor the members ask for named as the one that computed it. t.Members
+// is ignored: the members are those given.
+func NewStarted(t Topology, cfg Config, members []StartMember) (*World, error) {
+	t.Members = 0
+	w, err := New(t, cfg)
+	if err != nil {
+		return nil, err
+	}
+	clients := make([]string, len(members))
+	owner := map[TopicPartition]string{}
+	for i, sm := range members {
+		if err := checkClientID(sm.Client); err != nil {
+			return nil, fmt.Errorf("start: %v", err)
+		}
+		if _, dup := w.current[sm.Client]; dup || slices.Contains(clients[:i], sm.Client) {
+			return nil, fmt.Errorf("start: %s is given twice", sm.Client)
+		}
+		clients[i] = sm.Client
+		for _, tp := range sm.Owned {
+			if _, ok := w.layout.Input().Slot(tp, nil); !ok {
+				return nil, fmt.Errorf("start: %s owns %s, which is not an input partition of the world (input topics: %s)",
+					sm.Client, tp, strings.Join(w.layout.InputTopics(), ","))
+			}
+			if o, dup := owner[tp]; dup {
+				return nil, fmt.Errorf("start: %s is owned by %s and by %s: a partition has one owner in a group", tp, o, sm.Client)
+			}
+			owner[tp] = sm.Client
+		}
+	}
+	if err := checkStartIDs(&w.Cfg, clients); err != nil {
+		return nil, err
+	}
+	w.Topo.Members = len(members)
+	if len(members) == 0 {
+		return w, nil
+	}
+	consumer := false
+	for _, c := range clients {
+		consumer = consumer || w.Cfg.ForClient(c).GroupProtocol == string(ConsumerGroup)
+	}
+	if consumer {
+		startStableConsumerGroup(w, len(members), members)
+		return w, nil
+	}
+	var ms []*Member
+	var joins []*wire.JoinGroupRequest
+	owned := make([][]TopicPartition, len(members))
+	for i, sm := range members {
+		m := w.newProcess(sm.Client)
+		m.MemberID = w.env.IssueMemberID(m.Client)
+		m.Generation = 1
+		ms = append(ms, m)
+		joins = append(joins, m.JoinRequest())
+		owned[i] = wire.SortedCopy(sm.Owned)
+		startProducer(w, m)
+	}
+	startClassicGroup(w, ms, joins, w.Cfg.Client.Assignor, owned)
+	return w, nil
+}
+
+// memberClients are the client ids of the members New starts: C1..Cn.
+func memberClients(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "C" + strconv.Itoa(i+1)
+	}
+	return out
+}
+
+// checkStartIDs refuses a start in which two members would hold one
+// group.instance.id, or one transactional.id: Kafka never lets two
+// members hold one instance id (the later fences the earlier), nor two
+// producers one transactional id (the later's InitProducerId fences the
+// earlier), so no Stable group of Kafka's starts that way. Only clients
+// named in a per-client setting can differ from the defaults, so the
+// defaults are expanded once for the rest.
+func checkStartIDs(cfg *Config, clients []string) error {
+	named := map[string]bool{}
+	for _, o := range cfg.Overrides {
+		named[o.Client] = true
+	}
+	seen := map[[2]string]string{}
+	for _, c := range clients {
+		cc := cfg.Client
+		if named[c] {
+			cc = cfg.ForClient(c)
+		} else {
+			expandIDs(&cc, c)
+		}
+		for _, kv := range [][2]string{{"group.instance.id", cc.InstanceID}, {"transactional.id", cc.TransactionalID}} {
+			if kv[1] == "" {
+				continue
+			}
+			first, dup := seen[kv]
+			if !dup {
+				seen[kv] = c
+				continue
+			}
+			if kv[0] == "group.instance.id" {
+				return fmt.Errorf("%s and %s would start with one group.instance.id, %s: Kafka never lets two members hold one "+
+					"(the one that joins later fences the other: FENCED_INSTANCE_ID 82); give each member its own: "+
+					"set group.instance.id per-member (each member's client id), or set Cn.group.instance.id ID", first, c, kv[1])
+			}
+			return fmt.Errorf("%s and %s would start with one transactional.id, %s: two producers with one transactional id "+
+				"fence each other (the later InitProducerId bumps the epoch: PRODUCER_FENCED 90); give each member its own: "+
+				"set transactional.id per-member (tx- and its client id), or set Cn.transactional.id ID", first, c, kv[1])
+		}
+	}
+	return nil
 }

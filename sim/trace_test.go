@@ -34,8 +34,12 @@ func traceDump(w *World) string {
 }
 
 // traceCase runs one random world of the property tests' kind
-// (randomCaseConfig, and idempotence) with lost packets of every steady
-// type, and returns it.
+// (propertyCase: every assignor, commit mode, sticky rule set,
+// transactions, server-side assignor, mixed protocols, random topology and
+// records), 300 ticks of faults by C1 to C5 with static joins, and lost
+// packets of every steady type and new input drawn as it runs, for 400
+// ticks; and returns it. (sim/simtest.TraceCase makes the same worlds for
+// the packages that cannot reach sim's test files.)
 func traceCase(t *testing.T, proto GroupType, seed int) *World {
 	return traceCaseWith(t, proto, seed, func(w *World) *World { return w })
 }
@@ -43,17 +47,10 @@ func traceCase(t *testing.T, proto GroupType, seed int) *World {
 // traceCaseWith is traceCase, with each called before every tick: the
 // world it returns goes on.
 func traceCaseWith(t *testing.T, proto GroupType, seed int, each func(*World) *World) *World {
-	r := rand.New(rand.NewSource(int64(seed)))
-	topo, cfg := randomCaseConfig(r, proto, seed, []string{"range", "roundrobin", "sticky", "cooperative-sticky"},
-		[]CommitMode{CommitAuto, CommitAfter, CommitBefore})
-	if seed%5 == 1 {
-		cfg.Client.Idempotence = true
-	}
-	w, err := New(topo, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched := randomSchedule(r, 300, 5, true)
+	spec := propertyCase(proto)
+	spec.ticks, spec.clients, spec.static = 300, 5, fixed(true)
+	sc := seedWorld(t, seed, spec)
+	w, sched, r := sc.w, sc.sched, sc.r
 	types := []API{Fetch, OffsetCommit, Produce, JoinGroup, SyncGroup, ConsumerGroupHeartbeat, OffsetFetch, EndTxn, TxnOffsetCommit}
 	i := 0
 	for w.Tick < 400 {

@@ -30,8 +30,14 @@ func DefaultTopology() Topology { return topo.Default() }
 // give the same trace byte for byte.
 type World struct {
 	Tick int
+	// Cfg is the world's settings as set: in real time, its durations are
+	// milliseconds; the nodes run with them in ticks (Config.Engine and
+	// coordCfg).
 	Cfg  Config
 	Topo Topology
+	// coordCfg is Cfg's broker group settings in ticks, which the group
+	// coordinator reads (Set keeps it current).
+	coordCfg coord.Config
 
 	// reuser is the Reuser that made this world, nil for any other: a copy
 	// of this world (a checkpoint of an explorer branch, say) may share its
@@ -70,6 +76,9 @@ type World struct {
 	// beside the pause meter, and the most records a partition fell
 	// behind (sim/unavailability.go).
 	Unavail Unavailability
+	// deploys are the graceful restarts and the roll under way, and the
+	// rolls done (deploy.go).
+	deploys deploys
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -88,7 +97,6 @@ type World struct {
 // kept.
 type scratch struct {
 	actBuf    []*Member
-	procBuf   []int
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
@@ -99,6 +107,9 @@ func New(t Topology, cfg Config) (*World, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkStartIDs(&cfg, memberClients(t.Members)); err != nil {
+		return nil, err
+	}
 	w := &World{
 		Cfg: cfg.clone(), Topo: t, layout: topo.New(t),
 		processTable: processTable{current: map[string]*Member{}},
@@ -107,7 +118,8 @@ func New(t Topology, cfg Config) (*World, error) {
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
 	w.Sink.names = w.layout
-	w.Group = coord.New(t.Group, w.env, &w.Cfg.Config, &w.Mutations, &w.processTable)
+	w.coordCfg = w.Cfg.EngineCoord()
+	w.Group = coord.New(t.Group, w.env, &w.coordCfg, &w.Mutations, &w.processTable)
 	w.Txn = txncoord.New(w.env)
 	w.broker = broker.New(w.env, w.layout, cfg.RecordsPerPartition, &w.processTable, w.Txn)
 	w.connect()
@@ -128,7 +140,7 @@ func (w *World) connect() {
 
 // newProcess starts a member process for a client (not yet in the group).
 func (w *World) newProcess(id string) *Member {
-	cc := w.Cfg.ForClient(id)
+	cc := w.Cfg.Engine(id)
 	inc := 1
 	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
@@ -191,17 +203,19 @@ func (w *World) Step() (stop bool) {
 	for _, p := range w.env.Deliverable() {
 		p.Delivered = w.Tick
 		w.deliver(p)
-		w.env.Recycle(p, w.processTable.produceHeld)
+		w.env.Recycle(p, &w.processTable)
 	}
 	w.env.Delivered()
-	for t, ok := w.env.Due(); ok; t, ok = w.env.Due() {
-		w.fire(t)
+	for w.env.TimerDue() {
+		w.fire(w.env.PopTimer())
 	}
 	w.Group.Tick()
 	w.actMembers()
 	paused, counted := w.Meter.account(w)
 	w.Unavail.account(w, paused, counted)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
+	// Between this tick and the next, as a user's input would be.
+	w.advanceDeploys()
 	return w.trace.Stopped()
 }
 
@@ -221,11 +235,7 @@ func (w *World) actMembers() {
 	// New wake-ups while acting wait for the next pass; a few passes let a
 	// member act on what another did in the same tick without looping forever.
 	for pass := 0; pass < 8 && w.env.Woken(); pass++ {
-		w.procBuf = w.env.TakeWoken(w.procBuf[:0])
-		ms := w.actBuf[:0]
-		for _, i := range w.procBuf {
-			ms = append(ms, w.procs[i])
-		}
+		ms := env.AppendWoken(w.env, w.actBuf[:0], w.procs)
 		w.actBuf = ms
 		// (client, incarnation) names one process: members act in that
 		// order (a total order), not in process-number order.

@@ -26,7 +26,7 @@ var noteKinds = map[sim.EventKind]bool{
 	sim.EvRemoved: true, sim.EvPollTimeout: true, sim.EvCrash: true, sim.EvSlowStart: true,
 	sim.EvCommitFailed: true, sim.EvClosed: true, sim.EvStarted: true, sim.EvStaticRejoin: true,
 	sim.EvTxnState: true, sim.EvFenced: true, sim.EvZombie: true, sim.EvUnstableOffset: true,
-	sim.EvRetry: true, sim.EvProducer: true,
+	sim.EvRetry: true, sim.EvProducer: true, sim.EvDeploy: true,
 }
 
 // seqRow is one row of a sequence diagram: a message or a note.

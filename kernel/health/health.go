@@ -1,8 +1,9 @@
 // Package health puts a world's unavailability and its health at the end
 // into the words and numbers every view shows them with: metrics, compare
 // and explore say the same things the same way. The unit unavailability
-// is counted in is named here once (ticks now; real time's seconds are a
-// later issue).
+// is counted in is named here once: partition x ticks (metrics, in real
+// time, also writes them as partition x seconds; compare and explore
+// count ticks).
 package health
 
 import (
@@ -235,10 +236,11 @@ func (s Summary) Line() string {
 	return fmt.Sprintf("%d (%s)", s.Unavailable, strings.Join(parts, ", "))
 }
 
-// LagLine is the most lag in words: "10 on o0 at tick 0".
-func (s Summary) LagLine() string {
+// LagLine is the most lag in words, its tick named by at: "10 on o0 at
+// tick 0" (the kernel's clock names it with its time in real time).
+func (s Summary) LagLine(at func(tick int) string) string {
 	if s.MaxLag.Partition == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%d on %s at tick %d", s.MaxLag.Records, s.MaxLag.short, s.MaxLag.Tick)
+	return fmt.Sprintf("%d on %s at %s", s.MaxLag.Records, s.MaxLag.short, at(s.MaxLag.Tick))
 }

@@ -48,9 +48,13 @@ type Entry struct {
 	Earlier []int
 }
 
-// Refused: the entry needs the user's action before kgrepl takes the file.
+// Refused: Kafka's client would refuse the file for this entry, so kgrepl
+// takes none of it (set --from). An Unknown key is not refused: Kafka
+// itself passes it on to plugins and only logs it, so kgrepl lists it as
+// ignored, with a suggestion for a likely typo; an Unsupported one is
+// listed as not applied.
 func (e Entry) Refused() bool {
-	return e.Kind == Invalid || e.Kind == Unknown || e.Kind == Unsupported
+	return e.Kind == Invalid
 }
 
 func (e Entry) String() string {
@@ -83,8 +87,8 @@ type Classification struct {
 	Entries []Entry
 }
 
-// Err is nil when kgrepl can take every key (modelled or ignored), else
-// an error listing each refused one with its line and reason.
+// Err is nil when Kafka's client would take the file, else an error
+// listing each refused (Invalid) key with its line and reason.
 func (c *Classification) Err() error {
 	var lines []string
 	for _, e := range c.Entries {

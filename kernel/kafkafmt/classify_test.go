@@ -134,8 +134,11 @@ func TestClassifyErrAndDuplicates(t *testing.T) {
 	}
 	err := c.Err()
 	if err == nil || !strings.Contains(err.Error(), "line 3: max.poll.records=0: must be at least 1 (Kafka: atLeast(1))") ||
-		!strings.Contains(err.Error(), "line 2: foo.bar=1: not a config of Kafka 4.0's consumer or producer") {
-		t.Fatalf("Err() = %v", err)
+		strings.Contains(err.Error(), "foo.bar") {
+		t.Fatalf("Err() = %v: want max.poll.records refused, and not foo.bar, which Kafka passes on to plugins", err)
+	}
+	if e := entry(t, c, "foo.bar"); e.Kind != Unknown || e.Refused() || !strings.Contains(e.String(), "not a config of Kafka 4.0's consumer or producer") {
+		t.Fatalf("foo.bar: %s %s, want Unknown, listed with why, not refused", e.Kind, e)
 	}
 	if err := classifyOne(t, "max.poll.records=10\nsecurity.protocol=SSL\n").Err(); err != nil {
 		t.Fatalf("a file kgrepl can take: %v", err)

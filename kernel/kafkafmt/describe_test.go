@@ -260,6 +260,44 @@ func migratingGroup() Group {
 	return g
 }
 
+// staticPodsGroup: a classic group as a Kubernetes deployment runs one
+// (kgrepl's import takes it: new --from-describe): four pods, each static
+// (group.instance.id its pod name), all with the one client.id the
+// deployment sets, so the client ids do not tell the members apart; range
+// over orders (8 partitions) and refunds (2), Kafka's static members sorted
+// by instance id.
+func staticPodsGroup() Group {
+	g := Group{ID: "orders-app", State: StateStable, Assignor: "range",
+		Coordinator: some(Coordinator{Host: "kafka-1.kafka-headless.prod.svc.cluster.local", Port: 9092, ID: 1}),
+		NumMembers:  some(4)}
+	g.Members = []Member{
+		member("orders-app-7b2d9e4f-1a3c-4e5b-8d6f-0a1b2c3d4e5f", "orders-app-2", "/10.42.1.23", "orders-app", tps(tp("orders", 4, 5), tp("refunds"))),
+		member("orders-app-03c5e7a9-2b4d-4f6a-9c8e-1d2e3f4a5b6c", "orders-app-0", "/10.42.0.17", "orders-app", tps(tp("orders", 0, 1), tp("refunds", 0))),
+		member("orders-app-e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b", "orders-app-3", "/10.42.2.9", "orders-app", tps(tp("orders", 6, 7))),
+		member("orders-app-5a6b7c8d-9e0f-4a1b-2c3d-4e5f6a7b8c9d", "orders-app-1", "/10.42.0.31", "orders-app", tps(tp("orders", 2, 3), tp("refunds", 1))),
+	}
+	return g
+}
+
+// stablePaymentsGroup: a consumer-protocol group (KIP-848) at rest:
+// target and current assignments equal, every member at the group epoch,
+// member ids as the 4.x client makes them (a Uuid), dynamic members.
+func stablePaymentsGroup() Group {
+	g := Group{ID: "payments", State: StateStable, Protocol: ProtocolConsumer, Assignor: "uniform",
+		Coordinator: some(Coordinator{Host: "broker-2.example.com", Port: 9093, ID: 2}),
+		GroupEpoch:  some(int32(7)), TargetAssignmentEpoch: some(int32(7)), NumMembers: some(3)}
+	add := func(id, host, client string, current []TopicPartition) {
+		m := member(id, "", host, client, current)
+		m.Target = m.Assignment
+		m.CurrentEpoch, m.TargetEpoch = some(int32(7)), some(int32(7))
+		g.Members = append(g.Members, m)
+	}
+	add("hX3kPq9ZT0iUf2vLw8bN1A", "/10.0.3.11", "payments-worker-1", tps(tp("payments", 0, 3)))
+	add("Bq7sR2mNa4xYc6dJe0kWgQ", "/10.0.3.12", "payments-worker-2", tps(tp("payments", 1, 4)))
+	add("vT5nL1oKp8rZy3hUi6jMfA", "/10.0.3.13", "payments-worker-3", tps(tp("payments", 2, 5)))
+	return g
+}
+
 // classic4 is a classic group as Kafka 4.x's --verbose shows it: no
 // epochs, "-" targets.
 func classic4(g Group) Group {
@@ -269,6 +307,7 @@ func classic4(g Group) Group {
 
 func printedFixtures() []printedFixture {
 	orders, billing, audit, shipping := ordersGroup(), billingGroup(), auditGroup(), migratingGroup()
+	pods, payments := staticPodsGroup(), stablePaymentsGroup()
 	return []printedFixture{
 		{file: "kafka37-offsets", version: v37, command: true, parts: []fixturePart{{modeOffsets, false, []Group{orders}}}},
 		{file: "kafka37-members", version: v37, command: true, parts: []fixturePart{{modeMembers, false, []Group{orders}}}},
@@ -284,6 +323,8 @@ func printedFixtures() []printedFixture {
 		{file: "kafka40-empty-group", version: v40, parts: []fixturePart{{modeState, false, []Group{audit}}, {modeMembers, true, []Group{audit}}, {modeOffsets, false, []Group{audit}}}},
 		{file: "kafka40-migration", version: v40, command: true, parts: []fixturePart{{modeMembers, true, []Group{shipping}}}},
 		{file: "kafka41-members-verbose", version: v41, command: true, parts: []fixturePart{{modeMembers, true, []Group{classic4(orders), billing}}}},
+		{file: "kafka37-static-pods", version: v37, command: true, parts: []fixturePart{{modeState, false, []Group{pods}}, {modeMembers, true, []Group{pods}}}},
+		{file: "kafka40-consumer-stable", version: v40, command: true, parts: []fixturePart{{modeState, true, []Group{payments}}, {modeMembers, true, []Group{payments}}}},
 	}
 }
 

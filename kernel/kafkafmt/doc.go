@@ -12,7 +12,9 @@
 //     ProducerConfig definitions (types, ranges, allowed values and the
 //     cross-key rules the clients enforce) and says what kgrepl does with
 //     it: a kgrepl setting and the value to give it, a Kafka key kgrepl
-//     does not model (ignored, by name), or a refusal with the reason.
+//     does not model (ignored, by name), a key Kafka does not know (passed
+//     on to plugins by Kafka, listed by kgrepl), a value kgrepl cannot
+//     model, or a value Kafka's client refuses, with the reason.
 //   - Defaults is Kafka 4.0's defaults for what kgrepl models (client and
 //     broker), each with the Kafka class and constant it comes from.
 //

@@ -57,3 +57,37 @@ func TestSettingsExistInKgrepl(t *testing.T) {
 		t.Errorf("%d keys modelled, want 14", n)
 	}
 }
+
+// TestKafkaDefaultsAreNewKafkaDefaults: new --kafka-defaults
+// (sim.KafkaDefaultConfig) holds every Kafka default this package maps to
+// a kgrepl setting, in milliseconds where Kafka counts them: the one table
+// of where each default comes from (Defaults) and the world agree.
+// partition.assignment.strategy is Kafka's list, whose first entry (range)
+// is what the group selects.
+func TestKafkaDefaultsAreNewKafkaDefaults(t *testing.T) {
+	c := sim.KafkaDefaultConfig()
+	if c.Time != sim.TimeMS {
+		t.Fatalf("KafkaDefaultConfig runs on the page's scale (time %s)", c.Time)
+	}
+	n := 0
+	for _, d := range kafkafmt.Defaults {
+		if d.Setting == "" {
+			continue
+		}
+		want := d.SettingValue
+		if d.Setting == "partition.assignment.strategy" {
+			want = strings.Split(want, ",")[0]
+		}
+		got, err := c.Get("", d.Setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("new --kafka-defaults: %s is %s, Kafka's %s default (%s.%s) is %s", d.Setting, got, d.Scope, d.Class, d.Constant, want)
+		}
+		n++
+	}
+	if n < 15 {
+		t.Errorf("only %d defaults checked", n)
+	}
+}

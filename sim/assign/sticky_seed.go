@@ -168,109 +168,150 @@ type seedBalancer func(lists [][]int32, subs [][]int32, can bitset, T int, topic
 // is the best top among the groups whose topics the donor holds; donors come
 // off a heap by (count desc, id).
 func seedBalanceGeneral(lists [][]int32, subs [][]int32, can bitset, T int, topicOf []int32) {
-	n := len(lists)
-	if n < 2 {
+	if len(lists) < 2 {
 		return
 	}
-	held := make([]int32, n*T) // held[m*T+t]: partitions of topic t member m has
+	b := newSeedGeneral(lists, subs, can, T, topicOf)
+	var skipped []int32
+	for {
+		fewest := b.fewest()
+		moved := false
+		skipped = skipped[:0]
+		for b.donors.len() > 0 && !moved {
+			d := b.donors.top()
+			if len(lists[d])-fewest < 2 {
+				break // donors only get smaller from here on
+			}
+			best := b.receiver(d)
+			if best < 0 {
+				b.donors.remove(d)
+				skipped = append(skipped, d)
+				continue
+			}
+			moved = b.give(d, best)
+		}
+		for _, d := range skipped {
+			b.donors.push(d)
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// seedGeneral is seedBalanceGeneral's state: the lists, how many
+// partitions of each topic each member holds (held[m*T+t]), the
+// receivers' heaps by subscription group, and the donors' heap.
+type seedGeneral struct {
+	lists       [][]int32
+	can         bitset
+	T           int
+	topicOf     []int32
+	held        []int32
+	group       []int32   // member -> its subscription group
+	groupTopics [][]int32 // group -> its topics
+	heaps       []idxHeap // group -> its members by (count, id)
+	donors      idxHeap   // every member by (count desc, id)
+}
+
+func newSeedGeneral(lists [][]int32, subs [][]int32, can bitset, T int, topicOf []int32) *seedGeneral {
+	n := len(lists)
+	b := &seedGeneral{lists: lists, can: can, T: T, topicOf: topicOf, held: make([]int32, n*T), group: make([]int32, n)}
 	for m, l := range lists {
 		for _, g := range l {
-			held[m*T+int(topicOf[g])]++
+			b.held[m*T+int(topicOf[g])]++
 		}
 	}
-	fewer := func(a, b int32) bool {
-		if la, lb := len(lists[a]), len(lists[b]); la != lb {
-			return la < lb
-		}
-		return a < b
-	}
-	group := make([]int32, n)
-	var groupTopics [][]int32
-	var heaps []idxHeap
 	byKey := map[string]int32{}
 	recvPos := newPos(n)
 	for m := range n {
 		key := string(topicKey(subs[m]))
 		gi, ok := byKey[key]
 		if !ok {
-			gi = int32(len(heaps))
+			gi = int32(len(b.heaps))
 			byKey[key] = gi
-			groupTopics = append(groupTopics, subs[m])
-			heaps = append(heaps, idxHeap{pos: recvPos, less: fewer})
+			b.groupTopics = append(b.groupTopics, subs[m])
+			b.heaps = append(b.heaps, idxHeap{pos: recvPos, less: b.fewer})
 		}
-		group[m] = gi
-		heaps[gi].push(int32(m))
+		b.group[m] = gi
+		b.heaps[gi].push(int32(m))
 	}
-	donors := idxHeap{pos: newPos(n), less: func(a, b int32) bool {
-		if la, lb := len(lists[a]), len(lists[b]); la != lb {
-			return la > lb
+	b.donors = idxHeap{pos: newPos(n), less: func(a, c int32) bool {
+		if la, lc := len(lists[a]), len(lists[c]); la != lc {
+			return la > lc
 		}
-		return a < b
+		return a < c
 	}}
 	for m := range n {
-		donors.push(int32(m))
+		b.donors.push(int32(m))
 	}
-	counted := func(m int32) {
-		donors.fix(m)
-		heaps[group[m]].fix(m)
+	return b
+}
+
+// fewer orders receivers by (count, id).
+func (b *seedGeneral) fewer(a, c int32) bool {
+	if la, lc := len(b.lists[a]), len(b.lists[c]); la != lc {
+		return la < lc
 	}
-	var skipped []int32
-	for {
-		fewest := -1
-		for gi := range heaps {
-			if top := heaps[gi].top(); top >= 0 && (fewest < 0 || len(lists[top]) < fewest) {
-				fewest = len(lists[top])
-			}
+	return a < c
+}
+
+// fewest is the smallest count among the receivers.
+func (b *seedGeneral) fewest() int {
+	fewest := -1
+	for gi := range b.heaps {
+		if top := b.heaps[gi].top(); top >= 0 && (fewest < 0 || len(b.lists[top]) < fewest) {
+			fewest = len(b.lists[top])
 		}
-		moved := false
-		skipped = skipped[:0]
-		for donors.len() > 0 && !moved {
-			d := donors.top()
-			ld := len(lists[d])
-			if ld-fewest < 2 {
-				break // donors only get smaller from here on
-			}
-			best := int32(-1)
-			for gi, ts := range groupTopics {
-				top := heaps[gi].top()
-				if top < 0 || ld-len(lists[top]) < 2 || (best >= 0 && !fewer(top, best)) {
-					continue
-				}
-				for _, t := range ts {
-					if held[int(d)*T+int(t)] > 0 {
-						best = top
-						break
-					}
-				}
-			}
-			if best < 0 {
-				donors.remove(d)
-				skipped = append(skipped, d)
-				continue
-			}
-			for i := ld - 1; i >= 0; i-- {
-				g := lists[d][i]
-				t := int(topicOf[g])
-				if !can.has(int(best)*T + t) {
-					continue
-				}
-				lists[d] = slices.Delete(lists[d], i, i+1)
-				held[int(d)*T+t]--
-				counted(d)
-				lists[best] = insertSorted(lists[best], g)
-				held[int(best)*T+t]++
-				counted(best)
-				moved = true
+	}
+	return fewest
+}
+
+// receiver is the member that takes a partition from donor d: the best
+// (count, id) of the groups' tops with at least two fewer than d and a
+// topic d holds; -1 for none.
+func (b *seedGeneral) receiver(d int32) int32 {
+	ld := len(b.lists[d])
+	best := int32(-1)
+	for gi, ts := range b.groupTopics {
+		top := b.heaps[gi].top()
+		if top < 0 || ld-len(b.lists[top]) < 2 || (best >= 0 && !b.fewer(top, best)) {
+			continue
+		}
+		for _, t := range ts {
+			if b.held[int(d)*b.T+int(t)] > 0 {
+				best = top
 				break
 			}
 		}
-		for _, d := range skipped {
-			donors.push(d)
-		}
-		if !moved {
-			return
-		}
 	}
+	return best
+}
+
+// give moves to member to the last of d's partitions whose topic to takes,
+// and reports whether d had one.
+func (b *seedGeneral) give(d, to int32) bool {
+	for i := len(b.lists[d]) - 1; i >= 0; i-- {
+		g := b.lists[d][i]
+		t := int(b.topicOf[g])
+		if !b.can.has(int(to)*b.T + t) {
+			continue
+		}
+		b.lists[d] = slices.Delete(b.lists[d], i, i+1)
+		b.held[int(d)*b.T+t]--
+		b.counted(d)
+		b.lists[to] = insertSorted(b.lists[to], g)
+		b.held[int(to)*b.T+t]++
+		b.counted(to)
+		return true
+	}
+	return false
+}
+
+// counted fixes m's place in both heaps after its count changed.
+func (b *seedGeneral) counted(m int32) {
+	b.donors.fix(m)
+	b.heaps[b.group[m]].fix(m)
 }
 
 func insertSorted(l []int32, g int32) []int32 {

@@ -199,7 +199,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read
-	// the event's (World.packetText). An invoice's cell names its source
+	// the event's (trace: texts.packetText). An invoice's cell names its source
 	// when the log keeps it as a reference: the event is then the cell's
 	// place alone.
 	named := false

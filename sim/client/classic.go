@@ -6,87 +6,128 @@ package client
 // thread, rejoining, eager and cooperative revocation, LeaveGroup.
 
 import (
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// classicClient is the classic protocol's groupClient. It has no state of
-// its own: the member's fields (Generation, Leader, rejoin, revoke, ...)
-// are the protocol's state, so a World copies as before.
-type classicClient struct{}
+// classicMember is the classic protocol's membership: what Kafka's
+// AbstractCoordinator and ConsumerCoordinator keep beyond the generation
+// (the member id and generation are the process's: Member.MemberID,
+// Member.Generation). Slices are replaced, never changed in place, so a
+// copy of the struct is a clone (but for the packet: CloneAll).
+type classicMember struct {
+	leader   string       // the group's leader, from the JoinGroup answer
+	lastJoin *wire.Packet // the JoinGroup whose answer counts
+	rejoin   bool         // send JoinGroup at the next poll (rejoinNeeded)
+	lost     bool         // its generation is gone: drop every partition at the next poll
+	// unjoined: the generation was reset keeping the member id
+	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
+	// Stable); no heartbeats until the next JoinGroup is answered.
+	unjoined bool
+	// joinFuture is the ID plus one of the JoinGroup, then the SyncGroup,
+	// of the rebalance in flight (AbstractCoordinator.joinFuture), 0 when
+	// none: after a reset the client waits for its answer before it sends
+	// the next JoinGroup.
+	joinFuture int
+	// A JoinGroup answer that arrived outside poll(), handled at the next
+	// one (the body is never changed, so clones may share it).
+	joinAnswer    *wire.JoinGroupResponse
+	joinAnswerErr wire.ErrorCode
+	hasJoinAnswer bool
+	// Requests counted so that a timeout knows whether its request is
+	// still the one outstanding (request.timeout.ms).
+	joinSeq, syncSeq int
+	joinRetry        bool   // send JoinGroup again at the next poll
+	joinedGen        int    // generation of Owned, sent as sticky user data
+	groupProto       string // the group's assignor, from the last JoinGroup answer
+	// The eager StickyAssignor's memory (StickyAssignor.onAssignment): the
+	// last assignment and its generation, sent as subscription user data
+	// even after an eager revocation emptied Owned. Replaced, never changed
+	// in place.
+	stickyPrev []wire.TopicPartition
+	stickyGen  int
+	hasSticky  bool
+}
+
+// protocol: the classic protocol.
+func (c *classicMember) protocol() wire.GroupProtocol { return wire.Classic }
+
+// memberEpochs: commits carry the generation.
+func (c *classicMember) memberEpochs() bool { return false }
 
 // join starts membership once the coordinator is found: the first JoinGroup.
-func (classicClient) join(m *Member) { m.sendJoin() }
+func (c *classicMember) join(m *Member) { c.sendJoin(m) }
 
 // receive handles the classic protocol's answers and notifications.
-func (classicClient) receive(m *Member, p *wire.Packet) {
+func (c *classicMember) receive(m *Member, p *wire.Packet) {
 	switch p.Type {
 	case wire.RebalanceNotification:
 		if p.Error == wire.UnknownMemberID {
 			// Only news about the member id this process still goes by.
 			if r, ok := p.Body.(*wire.LeaveGroupRequest); ok && r.MemberID == m.MemberID {
-				m.leaveGroupState("the coordinator no longer knows " + m.MemberID)
+				c.leaveGroupState(m, "the coordinator no longer knows "+m.MemberID)
 			}
 			return
 		}
 		// Kafka's heartbeat handler acts on REBALANCE_IN_PROGRESS only in
 		// a stable member; one already joining ignores it.
 		if m.InGroup() && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
-			m.rejoin = true
+			c.rejoin = true
 		}
 	case wire.JoinGroup:
-		m.onJoinResponse(p)
+		c.onJoinResponse(m, p)
 	case wire.SyncGroup:
-		m.onSyncResponse(p)
+		c.onSyncResponse(m, p)
 	}
 }
 
 // poll is the rebalance work at the start of poll() (ensureActiveGroup and
 // onJoinPrepare). handled reports that poll() stops here, again whether
 // the loop moves on this tick.
-func (classicClient) poll(m *Member) (handled, again bool) {
-	m.takeJoinAnswer()
-	if m.joinRetry {
-		m.joinRetry = false
+func (c *classicMember) poll(m *Member) (handled, again bool) {
+	c.takeJoinAnswer(m)
+	if c.joinRetry {
+		c.joinRetry = false
 		if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
-			m.abandonFetch()
-			m.sendJoin()
+			m.loop.abandonFetch()
+			c.sendJoin(m)
 			return true, false
 		}
 	}
 	if m.Phase == PhaseOut {
 		// Back in poll() after leaving or being removed: join as a new member.
-		m.setMemberID("")
+		c.setMemberID(m, "")
 		m.Generation = -1
-		m.giveUpLost()
-		if m.waitJoinFuture() {
+		c.giveUpLost(m)
+		if c.waitJoinFuture() {
 			return true, false
 		}
-		m.sendJoin()
+		c.sendJoin(m)
 		return true, false
 	}
-	lost := m.lost
+	lost := c.lost
 	if lost {
-		m.giveUpLost()
-		m.pendingFetch = false
+		c.giveUpLost(m)
+		m.commits.pendingFetch = false
 		if m.Phase == PhaseFetchingOffsets {
 			m.Phase = PhaseStable
 		}
 	}
-	if len(m.revoke) > 0 {
-		m.abandonFetch()
-		return true, m.revokeCooperative()
+	if len(m.pendingRevocation) > 0 {
+		m.loop.abandonFetch()
+		return true, c.revokeCooperative(m)
 	}
-	if m.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
+	if c.rejoin && (m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets) {
 		// A rebalance comes before fetching offsets: poll() runs
 		// ensureActiveGroup first.
-		m.abandonFetch()
+		m.loop.abandonFetch()
 		if m.Phase == PhaseFetchingOffsets {
-			m.pendingFetch = false
+			m.commits.pendingFetch = false
 			for _, tp := range m.Owned {
 				if _, ok := m.positions.get(tp); !ok {
 					m.dropOwned(tp)
@@ -97,23 +138,21 @@ func (classicClient) poll(m *Member) (handled, again bool) {
 		// onJoinPrepare: the auto-commit of what was consumed (both
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
-		if offs := m.commitPositions(); m.commitNeeded(offs) && (m.Cfg.Commit == CommitAuto || m.protocol() == assign.Eager) {
-			m.commitSync(listOf(offs), contIdle)
+		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.rebalanceProtocol() == assign.Eager) {
+			m.commits.commitSync(m, listOf(offs), contIdle)
 			return true, false
 		}
-		if m.protocol() == assign.Eager && !lost {
+		if m.Cfg.rebalanceProtocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
 			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
-			m.Owned = nil
-			m.positions.reset()
-			m.processed.reset()
+			m.revokeAll()
 		}
-		if m.waitJoinFuture() {
+		if c.waitJoinFuture() {
 			return true, false
 		}
-		m.sendJoin()
-		if m.protocol() == assign.Eager {
+		c.sendJoin(m)
+		if m.Cfg.rebalanceProtocol() == assign.Eager {
 			return true, false
 		}
 	}
@@ -129,20 +168,20 @@ func (classicClient) poll(m *Member) (handled, again bool) {
 // finds the generation reset (raised as ILLEGAL_GENERATION), an error
 // answer fails it; either way resetJoinGroupFuture, and the next pass of
 // the loop sends the next JoinGroup (joinFutureDone).
-func (m *Member) waitJoinFuture() bool { return m.joinFuture != 0 }
+func (c *classicMember) waitJoinFuture() bool { return c.joinFuture != 0 }
 
 // await makes req, a JoinGroup or SyncGroup just sent, the join future's
 // request; awaits reports whether req is it. (joinFuture keeps the packet's
 // ID plus one, so that 0 says none.)
-func (m *Member) await(req *wire.Packet)       { m.joinFuture = req.ID + 1 }
-func (m *Member) awaits(req *wire.Packet) bool { return req != nil && m.joinFuture == req.ID+1 }
+func (c *classicMember) await(req *wire.Packet)       { c.joinFuture = req.ID + 1 }
+func (c *classicMember) awaits(req *wire.Packet) bool { return req != nil && c.joinFuture == req.ID+1 }
 
 // joinFutureDone is the answer to the request of a join future abandoned
 // by a reset: the future is done, and a member inside poll() sends its
 // next JoinGroup now (a busy one at its next poll()).
-func (m *Member) joinFutureDone() {
-	m.joinFuture = 0
-	if m.inPoll() {
+func (c *classicMember) joinFutureDone(m *Member) {
+	c.joinFuture = 0
+	if m.loop.inPoll() {
 		m.wakeUp()
 	}
 }
@@ -155,8 +194,8 @@ func (m *Member) joinFutureDone() {
 // PREPARING_REBALANCE (a JoinGroup in flight or its answer not yet read).
 // kgrepl's heartbeats are implicit: the coordinator hears the member id
 // every tick while this holds (SPEC: heard every tick), and not otherwise.
-func (m *Member) heartbeats() bool {
-	if m.consumer || !m.Alive || m.MemberID == "" || m.unjoined {
+func (c *classicMember) heartbeats(m *Member) bool {
+	if !m.Alive || m.MemberID == "" || c.unjoined {
 		return false
 	}
 	return m.Phase == PhaseSyncing || m.Phase == PhaseStable || m.Phase == PhaseFetchingOffsets
@@ -165,19 +204,19 @@ func (m *Member) heartbeats() bool {
 // beatChange tells the coordinator when the heartbeats stop or start
 // (or go on under another member id): was and wasID are heartbeats() and
 // the member id before the change.
-func (m *Member) beatChange(was bool, wasID string) {
-	now := m.heartbeats()
+func (c *classicMember) beatChange(m *Member, was bool, wasID string) {
+	now := c.heartbeats(m)
 	if was && (!now || m.MemberID != wasID) {
 		m.host.HeartbeatStopped(wasID)
 	}
 	if now && (!was || m.MemberID != wasID) {
 		m.host.HeartbeatStarted(m.MemberID)
-		if !was && !m.inPoll() {
+		if !was && !m.loop.inPoll() {
 			// HeartbeatThread.enable resets the heartbeat's timeouts, the
 			// max.poll.interval.ms timer among them: a JoinGroup answer
 			// read inside commitSync starts the stretch anew.
-			m.leftPollAt = m.env.Now()
-			m.armPollTimer()
+			m.loop.leftPollAt = m.env.Now()
+			m.loop.armPollTimer(m)
 		}
 	}
 }
@@ -185,21 +224,16 @@ func (m *Member) beatChange(was bool, wasID string) {
 // giveUpLost is onJoinPrepare finding no generation (NO_GENERATION after
 // resetStateOnResponseError or resetGenerationOnLeaveGroup): every
 // partition is given up as lost (onPartitionsLost), nothing committed.
-func (m *Member) giveUpLost() {
-	m.abandonFetch()
-	m.lost = false
-	if len(m.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (its generation is gone: onPartitionsLost, nothing committed)", m.label(), m.env.Layout().PartList(m.Owned))
-	}
-	m.Owned, m.revoke = nil, nil
-	m.positions.reset()
-	m.processed.reset()
+func (c *classicMember) giveUpLost(m *Member) {
+	m.loop.abandonFetch()
+	c.lost = false
+	m.subscription.lose(m, "its generation is gone: onPartitionsLost, nothing committed")
 }
 
 // pollTimeout is the heartbeat thread finding max.poll.interval.ms passed
 // outside poll() (the member is in the group and still outside poll()).
-func (classicClient) pollTimeout(m *Member, since int) {
-	if !m.heartbeats() {
+func (c *classicMember) pollTimeout(m *Member, since int) {
+	if !c.heartbeats(m) {
 		// The heartbeat thread checks max.poll.interval.ms only while it
 		// runs (HeartbeatThread.run: pollTimeoutExpired comes after the
 		// hasNotJoinedGroup test): a member joining, or with its
@@ -214,167 +248,141 @@ func (classicClient) pollTimeout(m *Member, since int) {
 		m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): static, so no LeaveGroup; the heartbeats stop until it rejoins",
 			m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
 		m.host.MemberIDDropped(m.MemberID) // heard no more, in a consumer group too
-		was := m.heartbeats()
+		was := c.heartbeats(m)
 		m.Generation = -1
 		m.Phase = PhaseOut
-		m.beatChange(was, m.MemberID)
+		c.beatChange(m, was, m.MemberID)
 		return
 	}
 	m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the heartbeat thread sends LeaveGroup; the process goes on as a zombie",
 		m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
 	m.send(&wire.Packet{Type: wire.LeaveGroup, Summary: m.MemberID + " (poll timeout)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
-	was := m.heartbeats()
+	was := c.heartbeats(m)
 	m.Phase = PhaseOut
-	m.beatChange(was, m.MemberID)
+	c.beatChange(m, was, m.MemberID)
 }
 
 // leave is close() leaving the group: LeaveGroup, none for a static member
 // (AbstractCoordinator.maybeLeaveGroup).
-func (classicClient) leave(m *Member) {
+func (c *classicMember) leave(m *Member) {
 	// maybeLeaveGroup sends none from UNJOINED either (a reset generation).
-	if !m.Static() && !m.unjoined {
+	if !m.Static() && !c.unjoined {
 		m.send(&wire.Packet{Type: wire.LeaveGroup, Summary: m.MemberID + " (close)", Body: &wire.LeaveGroupRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID}})
 	}
 }
 
-func (classicClient) requestFailed(m *Member, code wire.ErrorCode, unchanged bool) {
-	m.onCommitRefused(code, unchanged)
-}
-
-func (classicClient) rebalancing(m *Member) bool { return m.rebalancing() }
-
-func (m *Member) protocol() assign.Protocol {
-	a, err := assign.New(m.Cfg.Assignor, m.Cfg.StickyRules)
-	if err != nil {
-		return assign.Eager
-	}
-	return a.Protocol()
-}
-
 // joinRequest is what this member sends in JoinGroup.
-func (m *Member) joinRequest() *wire.JoinGroupRequest {
+func (c *classicMember) joinRequest(m *Member) *wire.JoinGroupRequest {
 	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
 		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
-		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: m.joinedGen}
+		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: c.joinedGen}
 	r.Owned = append([]wire.TopicPartition{}, m.Owned...)
-	if m.Cfg.Assignor == "sticky" && m.hasSticky {
+	if m.Cfg.Assignor == "sticky" && c.hasSticky {
 		// StickyAssignor.subscriptionUserData: the previous assignment and
 		// generation, which memberData reads instead of ownedPartitions.
-		r.Owned = append([]wire.TopicPartition{}, m.stickyPrev...)
-		r.OwnedGen = m.stickyGen
+		r.Owned = append([]wire.TopicPartition{}, c.stickyPrev...)
+		r.OwnedGen = c.stickyGen
 	}
 	return r
 }
 
-func (m *Member) sendJoin() {
+func (c *classicMember) sendJoin(m *Member) {
 	// initiateJoinGroup: PREPARING_REBALANCE, so the heartbeats stop.
-	was := m.heartbeats()
+	was := c.heartbeats(m)
 	m.Phase = PhaseJoining
-	m.unjoined = false
-	m.beatChange(was, m.MemberID)
-	m.rejoin, m.joinRetry = false, false
-	req := m.joinRequest()
+	c.unjoined = false
+	c.beatChange(m, was, m.MemberID)
+	c.rejoin, c.joinRetry = false, false
+	req := c.joinRequest(m)
 	s := "subscribe " + strings.Join(m.Topics, ",")
-	if m.protocol() == assign.Cooperative {
+	if m.Cfg.rebalanceProtocol() == assign.Cooperative {
 		s += ", owns " + m.env.Layout().PartList(m.Owned)
 	}
-	m.lastJoin = m.send(&wire.Packet{Type: wire.JoinGroup, Summary: s, Body: req})
-	m.await(m.lastJoin)
-	m.joinSeq++
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: m.joinSeq})
-}
-
-// joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
-// max(request.timeout.ms, rebalance timeout + JOIN_GROUP_TIMEOUT_LAPSE).
-// Kafka's lapse is 5 s; kgrepl counts it as 1 tick plus the 2-tick round
-// trip a tick model adds.
-func (m *Member) joinTimeoutTicks() int {
-	t := m.Cfg.MaxPollInterval + 3
-	if m.Cfg.RequestTimeout > t {
-		t = m.Cfg.RequestTimeout
-	}
-	return t
+	c.lastJoin = m.send(&wire.Packet{Type: wire.JoinGroup, Summary: s, Body: req})
+	c.await(c.lastJoin)
+	c.joinSeq++
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.joinTimeoutTicks(), Kind: tmJoinTimeout, Client: m.Client, Inc: m.Inc, Key: c.joinSeq})
 }
 
 // joinTimeout: the JoinGroup got no answer in time (the request or the
 // answer was lost). Kafka's joinGroupIfNeeded treats the timeout as
 // retriable and joins again, with the member id it holds (none for a new
 // member), from inside poll().
-func (m *Member) joinTimeout(seq int) {
-	if m.joinSeq != seq || m.hasJoinAnswer || !m.awaits(m.lastJoin) {
+func (c *classicMember) joinTimeout(m *Member, seq int) {
+	if c.joinSeq != seq || c.hasJoinAnswer || !c.awaits(c.lastJoin) {
 		return
 	}
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.label(), m.joinTimeoutTicks())
-	m.joinFuture = 0
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to JoinGroup within %d ticks (rebalance timeout + margin): joining again", m.Label(), m.Cfg.joinTimeoutTicks())
+	c.joinFuture = 0
 	// Outside PhaseJoining a reset left the join future waiting for this
 	// answer: the timeout fails it, and the loop sends the next JoinGroup
 	// as after any reset. In PhaseJoining the join itself is retried.
 	if m.Phase == PhaseJoining {
-		m.joinRetry = true
+		c.joinRetry = true
 	}
 	m.wakeUp()
 }
 
 // syncTimeout: the SyncGroup got no answer within request.timeout.ms; the
 // client fails the join and joins again with its member id.
-func (m *Member) syncTimeout(seq int) {
-	if m.syncSeq != seq || m.joinFuture == 0 || m.awaits(m.lastJoin) {
+func (c *classicMember) syncTimeout(m *Member, seq int) {
+	if c.syncSeq != seq || c.joinFuture == 0 || c.awaits(c.lastJoin) {
 		return // answered, or the join future is a later JoinGroup
 	}
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.label(), m.Cfg.RequestTimeout)
-	m.joinFuture = 0
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to SyncGroup within request.timeout.ms (%d): joining again", m.Label(), m.Cfg.RequestTimeout)
+	c.joinFuture = 0
 	// Outside PhaseSyncing a reset left the join future waiting for this
 	// SyncGroup (the member rejoins as after any reset); in PhaseSyncing
 	// the join is retried with the member id.
 	if m.Phase == PhaseSyncing {
-		m.joinRetry = true
+		c.joinRetry = true
 	}
 	m.wakeUp()
 }
 
-func (m *Member) onJoinResponse(p *wire.Packet) {
+func (c *classicMember) onJoinResponse(m *Member, p *wire.Packet) {
 	r, _ := p.Body.(*wire.JoinGroupResponse)
-	if p.Req != m.lastJoin || !m.awaits(p.Req) {
-		m.staleJoinAnswer(p.Error, r)
+	if p.Req != c.lastJoin || !c.awaits(p.Req) {
+		c.staleJoinAnswer(m, p.Error, r)
 		return
 	}
-	if !m.inPoll() && m.loop != LoopCommitting {
+	if !m.loop.inPoll() && m.loop.state != LoopCommitting {
 		// The heartbeat thread is disabled while a JoinGroup is in flight
 		// (AbstractCoordinator.HeartbeatThread: state.hasNotJoinedGroup()),
 		// so only the application thread reads the answer, inside poll() or
 		// a commitSync; a member busy with its batch handles it at its next
 		// poll(), and a busy leader delays everyone's SyncGroup.
-		m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = r, p.Error, true
+		c.joinAnswer, c.joinAnswerErr, c.hasJoinAnswer = r, p.Error, true
 		return
 	}
-	m.handleJoinAnswer(p.Error, r)
+	c.handleJoinAnswer(m, p.Error, r)
 }
 
 // staleJoinAnswer drops the answer to a JoinGroup this member has since
 // replaced: a member id it hands out is never used, so the coordinator
 // stops hearing it.
-func (m *Member) staleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse) {
+func (c *classicMember) staleJoinAnswer(m *Member, code wire.ErrorCode, r *wire.JoinGroupResponse) {
 	if r != nil && code == wire.None && r.MemberID != m.MemberID {
 		m.host.MemberIDDropped(r.MemberID)
 	}
 }
 
 // takeJoinAnswer handles a JoinGroup answer that waited for poll().
-func (m *Member) takeJoinAnswer() {
-	if !m.hasJoinAnswer {
+func (c *classicMember) takeJoinAnswer(m *Member) {
+	if !c.hasJoinAnswer {
 		return
 	}
-	r, code := m.joinAnswer, m.joinAnswerErr
-	m.joinAnswer, m.joinAnswerErr, m.hasJoinAnswer = nil, wire.None, false
-	m.handleJoinAnswer(code, r)
+	r, code := c.joinAnswer, c.joinAnswerErr
+	c.joinAnswer, c.joinAnswerErr, c.hasJoinAnswer = nil, wire.None, false
+	c.handleJoinAnswer(m, code, r)
 }
 
-func (m *Member) handleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse) {
+func (c *classicMember) handleJoinAnswer(m *Member, code wire.ErrorCode, r *wire.JoinGroupResponse) {
 	if code == wire.FencedInstanceID || code == wire.InconsistentGroupProtocol {
 		// JoinGroupResponseHandler raises these whatever the member's
 		// state and generation, and joinGroupIfNeeded throws them (not
 		// retriable): fatal even in an answer after a reset.
-		m.joinFuture = 0
+		c.joinFuture = 0
 		m.fatal(code.String() + " on JoinGroup")
 		return
 	}
@@ -384,30 +392,30 @@ func (m *Member) handleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse
 		// success (the member id it hands out is never used); an error
 		// answer finds the generation changed and resets nothing. The
 		// join future is done either way.
-		m.staleJoinAnswer(code, r)
-		m.joinFutureDone()
+		c.staleJoinAnswer(m, code, r)
+		c.joinFutureDone(m)
 		return
 	}
-	m.joinFuture = 0 // done, or replaced by the SyncGroup's below
+	c.joinFuture = 0 // done, or replaced by the SyncGroup's below
 	// The JoinGroup rows of the table above onCommitRefused.
 	switch code {
 	case wire.None:
 	case wire.UnknownMemberID:
-		m.resetGeneration(false)
+		c.resetGeneration(m, false)
 		return
 	case wire.RebalanceInProgress:
-		m.sendJoin()
+		c.sendJoin(m)
 		return
 	default:
-		m.rejoin = true
+		c.rejoin = true
 		return
 	}
 	// COMPLETING_REBALANCE: heartbeatThread.enable().
-	was, wasID := m.heartbeats(), m.MemberID
-	m.setMemberID(r.MemberID)
-	m.Generation, m.Leader, m.groupProto = r.Generation, r.Leader, r.Protocol
+	was, wasID := c.heartbeats(m), m.MemberID
+	c.setMemberID(m, r.MemberID)
+	m.Generation, c.leader, c.groupProto = r.Generation, r.Leader, r.Protocol
 	m.Phase = PhaseSyncing
-	m.beatChange(was, wasID)
+	c.beatChange(m, was, wasID)
 	req := &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
 	summary := "empty"
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
@@ -419,19 +427,19 @@ func (m *Member) handleJoinAnswer(code wire.ErrorCode, r *wire.JoinGroupResponse
 		summary = "plan " + planSummary(m.env.Layout(), req.Plan, r.Members)
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(m.env.Layout(), req.Plan, r.Members))
 	}
-	m.await(m.send(&wire.Packet{Type: wire.SyncGroup, Summary: summary, Body: req}))
-	m.syncSeq++
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: m.syncSeq})
+	c.await(m.send(&wire.Packet{Type: wire.SyncGroup, Summary: summary, Body: req}))
+	c.syncSeq++
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: c.syncSeq})
 }
 
-func (m *Member) onSyncResponse(p *wire.Packet) {
-	if !m.awaits(p.Req) {
+func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
+	if !c.awaits(p.Req) {
 		return // the answer to a SyncGroup no longer waited for
 	}
 	if p.Error == wire.FencedInstanceID {
 		// SyncGroupResponseHandler: fatal whatever the generation, so
 		// also in an answer after a reset.
-		m.joinFuture = 0
+		c.joinFuture = 0
 		m.fatal("FENCED_INSTANCE_ID on SyncGroup")
 		return
 	}
@@ -439,31 +447,31 @@ func (m *Member) onSyncResponse(p *wire.Packet) {
 		// A reset came while the SyncGroup was out: a success is raised
 		// as ILLEGAL_GENERATION, an error finds the generation changed;
 		// the join future is done and the member rejoins.
-		m.joinFutureDone()
+		c.joinFutureDone(m)
 		return
 	}
-	m.joinFuture = 0
+	c.joinFuture = 0
 	// The SyncGroup rows of the table above onCommitRefused.
 	switch p.Error {
 	case wire.None:
 	case wire.UnknownMemberID, wire.IllegalGeneration:
-		m.resetGeneration(p.Error == wire.IllegalGeneration)
+		c.resetGeneration(m, p.Error == wire.IllegalGeneration)
 		return
 	default:
 		// REBALANCE_IN_PROGRESS: joinGroupIfNeeded joins again at once, in
 		// poll(); a member busy with its batch (cooperative: it consumes
 		// through the rebalance) sends the JoinGroup at its next poll().
-		if m.inPoll() {
-			m.sendJoin()
+		if m.loop.inPoll() {
+			c.sendJoin(m)
 		} else {
-			m.syncSeq++ // answered: no sync timeout
-			m.joinRetry = true
+			c.syncSeq++ // answered: no sync timeout
+			c.joinRetry = true
 		}
 		return
 	}
-	m.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
+	c.rejoin = false // a rejoin asked for during the rebalance is done with (SyncGroupResponseHandler)
 	got := p.Body.(*wire.SyncGroupResponse).Assignment
-	m.joinedGen = m.Generation
+	c.joinedGen = m.Generation
 	if tp, ok := m.unsubscribed(got); ok {
 		// ConsumerCoordinator.onJoinComplete: an assignment that does not
 		// match the subscription is not taken; the member rejoins with its
@@ -471,44 +479,28 @@ func (m *Member) onSyncResponse(p *wire.Packet) {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s includes %s, outside its subscription %s: rejoins with its current subscription",
 			m.Client, m.Generation, m.env.Layout().PartList(got), tp, strings.Join(m.Topics, ","))
 		m.Phase = PhaseStable
-		m.rejoin = true
+		c.rejoin = true
 		return
 	}
-	if m.groupProto == "sticky" {
-		m.stickyPrev, m.stickyGen, m.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
+	if c.groupProto == "sticky" {
+		c.stickyPrev, c.stickyGen, c.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
 	}
 	var added []wire.TopicPartition
-	if m.protocol() == assign.Eager {
-		m.Owned = append([]wire.TopicPartition{}, got...)
-		added = m.Owned
-		m.positions.reset()
-		m.processed.reset()
+	if m.Cfg.rebalanceProtocol() == assign.Eager {
+		added = m.assignAll(got)
 	} else {
+		// Cooperative: what the new assignment drops is revoked at the
+		// next poll; what it adds is assigned now.
 		keep := map[wire.TopicPartition]bool{}
 		for _, tp := range got {
 			keep[tp] = true
 		}
-		own := map[wire.TopicPartition]bool{}
 		for _, tp := range m.Owned {
-			own[tp] = true
 			if !keep[tp] {
-				m.revoke = append(m.revoke, tp)
+				m.pendingRevocation = append(m.pendingRevocation, tp)
 			}
 		}
-		owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
-		for _, tp := range got {
-			if !own[tp] {
-				added = append(added, tp)
-				owned = append(owned, tp)
-			}
-		}
-		if !wire.Sorted(owned) {
-			if len(added) == 0 {
-				owned = slices.Clone(owned)
-			}
-			assign.SortPartitions(owned)
-		}
-		m.Owned = owned
+		added = m.assign(got)
 	}
 	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, m.env.Layout().PartList(got))
 	if len(added) == 0 {
@@ -516,198 +508,80 @@ func (m *Member) onSyncResponse(p *wire.Packet) {
 		return
 	}
 	m.Phase = PhaseFetchingOffsets
-	m.sendOffsetFetch(added)
-}
-
-// unsubscribed finds a partition of a topic the member does not subscribe to.
-func (m *Member) unsubscribed(tps []wire.TopicPartition) (wire.TopicPartition, bool) {
-	for _, tp := range tps {
-		found := false
-		for _, t := range m.Topics {
-			if t == tp.Topic {
-				found = true
-			}
-		}
-		if !found {
-			return tp, true
-		}
-	}
-	return wire.TopicPartition{}, false
+	m.commits.fetchOffsets(m, added)
 }
 
 // rebalancing reports whether the member is between its JoinGroup and its
 // SyncGroup answer: its generation is not stable, and commits fail.
-func (m *Member) rebalancing() bool { return m.Phase == PhaseJoining || m.Phase == PhaseSyncing }
-
-// The classic client's answer handlers, error by error (Kafka's
-// AbstractCoordinator and ConsumerCoordinator). "unchanged" is
-// CoordinatorResponseHandler.generationUnchanged: the client's generation
-// (generation id, member id, protocol) is still the one the request was
-// sent in. "reset" is resetStateOnResponseError -> resetStateAndRejoin ->
-// resetStateAndGeneration: state UNJOINED (heartbeats stop), generation
-// NO_GENERATION with the member id kept only where the table says so,
-// rejoinNeeded and needsJoinPrepare, so the next poll()'s onJoinPrepare
-// finds no generation and gives every partition up as lost
-// (onPartitionsLost) before it sends the JoinGroup; with a JoinGroup or
-// SyncGroup still out, it first waits for that answer (joinFuture; kgrepl:
-// waitJoinFuture). "rejoin at once" is joinGroupIfNeeded's continue: the
-// next JoinGroup goes out with no onJoinPrepare and no backoff. kgrepl's
-// rule is resetGeneration.
-//
-//	API / error            Kafka                                       kgrepl
-//	JoinGroup (JoinGroupResponseHandler)
-//	 UNKNOWN_MEMBER_ID     unchanged: reset (member id too); changed:  resetGeneration(drop id); an answer
-//	                       no reset; rejoin at once either way         after a reset (changed) ends the join
-//	                                                                   future only: rejoin (joinFutureDone)
-//	 NONE after a reset    UnjoinedGroupException: rejoin              the same (the id handed out unused)
-//	 REBALANCE_IN_PROGRESS rejoin at once, no reset                    the same
-//	 FENCED_INSTANCE_ID,   fatal, whatever the state and generation    the same (fatal), also in an answer
-//	 INCONSISTENT_GROUP_   (joinGroupIfNeeded throws: not retriable)   after a reset (handleJoinAnswer
-//	 PROTOCOL                                                          checks them first)
-//	 MEMBER_ID_REQUIRED    take the member id given, rejoin at once    not produced: the first answer gives
-//	                                                                   the member id (KIP-394's trip skipped)
-//	 COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: markCoordinatorUnknown, find it again, retry after the
-//	                       backoff                                     not produced: one broker, always the
-//	                                                                   coordinator (the same for every row)
-//	SyncGroup (SyncGroupResponseHandler)
-//	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        resetGeneration (the same ids); an
-//	 ILLEGAL_GENERATION    ILLEGAL_GENERATION); changed: no reset;     answer after a reset (changed) ends
-//	                       rejoin either way                           the join future only: rejoin
-//	 REBALANCE_IN_PROGRESS rejoin at once (from poll()), no reset      the same; a member busy with its batch
-//	                                                                   rejoins at its next poll()
-//	 FENCED_INSTANCE_ID    fatal, whatever the generation              the same, also in an answer after a
-//	                                                                   reset (checked before it)
-//	 NONE after a reset    raised as ILLEGAL_GENERATION: rejoin        the same: the assignment is not taken
-//	                       (a success clears rejoinNeeded)             (joinFutureDone); a success clears
-//	                                                                   m.rejoin
-//	Heartbeat (HeartbeatResponseHandler; kgrepl's heartbeats are implicit,
-//	sent while Member.heartbeats: COMPLETING_REBALANCE and STABLE)
-//	 REBALANCE_IN_PROGRESS STABLE: requestRejoin; else ignored         the same (Stable, FetchingOffsets)
-//	 UNKNOWN_MEMBER_ID,    unchanged: reset (member id kept for        UNKNOWN_MEMBER_ID only, for the member
-//	 ILLEGAL_GENERATION,   ILLEGAL_GENERATION); changed: ignored.      id it still goes by: leaveGroupState;
-//	 FENCED_INSTANCE_ID    FENCED_INSTANCE_ID also fails the heartbeat the others are not produced
-//	                       thread: the next poll() throws it (fatal)
-//	LeaveGroup (LeaveGroupResponseHandler)
-//	 any                   logged; maybeLeaveGroup reset already       answers not read
-//	OffsetCommit (ConsumerCoordinator.OffsetCommitResponseHandler)
-//	 UNKNOWN_MEMBER_ID,    changed and PREPARING_REBALANCE (a JoinGroup onCommitRefused; the exception is
-//	 ILLEGAL_GENERATION    out): RebalanceInProgressException, no      commitSyncException's
-//	                       reset; otherwise reset (member id kept for
-//	                       ILLEGAL_GENERATION), CommitFailedException
-//	 FENCED_INSTANCE_ID    unchanged: FencedInstanceIdException        unchanged: the process stops at its next
-//	                       (fatal); changed: RebalanceInProgress-      poll (Zombie); changed: nothing
-//	                       Exception while PREPARING_REBALANCE, else
-//	                       CommitFailedException; never a reset
-//	 REBALANCE_IN_PROGRESS requestRejoin, RebalanceInProgressException the same
-//	OffsetFetch (OffsetFetchResponseHandler: no member id or generation in the classic request)
-//	 UNKNOWN_MEMBER_ID,    not retriable: "Unexpected error in fetch   not produced for a classic member
-//	 ILLEGAL_GENERATION,   offset response", thrown from poll(); no
-//	 REBALANCE_IN_PROGRESS reset
-//	TxnOffsetCommit (TransactionManager.TxnOffsetCommitHandler)
-//	 UNKNOWN_MEMBER_ID,    the transaction becomes abortable; the      the same (onTxnOffsetCommitResponse)
-//	 ILLEGAL_GENERATION,   consumer's coordinator is not told: it
-//	 FENCED_INSTANCE_ID    learns from its own next answer
-//
-// onCommitRefused is the OffsetCommit rows: unchanged says the member's
-// generation and member id are those the commit carried.
-func (m *Member) onCommitRefused(code wire.ErrorCode, unchanged bool) {
-	switch code {
-	case wire.UnknownMemberID, wire.IllegalGeneration:
-		if !unchanged && m.Phase == PhaseJoining {
-			return // RebalanceInProgressException: the member is rejoining already
-		}
-		m.resetGeneration(code == wire.IllegalGeneration)
-	case wire.FencedInstanceID:
-		if unchanged && m.Phase != PhaseOut && m.Phase != PhaseClosed {
-			// FencedInstanceIdException: another instance took the static
-			// member's place; this process stops at its next poll().
-			m.Phase = PhaseOut
-			m.Zombie = true
-		}
-	case wire.RebalanceInProgress:
-		m.rejoin = true
-	}
-}
-
-// resetGeneration is resetStateAndRejoin after an error answer: the
-// generation is gone, the state UNJOINED (the heartbeats stop: see
-// heartbeats), and the member rejoins at its next poll(). Without its
-// member id it is out of the group (PhaseOut: the next poll joins as a new
-// member); keeping it (ILLEGAL_GENERATION), it gives its partitions up as
-// lost at the next poll and rejoins with that id. A JoinGroup or
-// SyncGroup still out no longer counts, but its join future stays:
-// Kafka's next poll runs onJoinPrepare and then waits for that answer
-// before it sends the next JoinGroup (waitJoinFuture).
-func (m *Member) resetGeneration(keepID bool) {
-	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
-		return
-	}
-	was := m.heartbeats()
-	m.Generation = -1
-	if !keepID {
-		m.Phase = PhaseOut
-		m.beatChange(was, m.MemberID)
-		return
-	}
-	if m.Phase == PhaseJoining || m.Phase == PhaseSyncing {
-		m.Phase = PhaseStable
-	}
-	m.rejoin, m.lost, m.unjoined = true, true, true
-	m.beatChange(was, m.MemberID)
-}
-
-// setMemberID changes the member id this process goes by. The one it drops
-// is heard no more (heartbeats carry the new one), so if the coordinator
-// still has it, its session timeout starts now.
-func (m *Member) setMemberID(id string) {
-	if m.MemberID != "" && m.MemberID != id {
-		m.host.MemberIDDropped(m.MemberID)
-	}
-	m.MemberID = id
-}
-
-// leaveGroupState marks the member out of the group; it rejoins at its next poll.
-func (m *Member) leaveGroupState(why string) {
-	if m.Phase == PhaseOut || m.Phase == PhaseClosed {
-		return
-	}
-	m.env.Trace().Eventf(trace.EvRemoved, m.Client, "%s learns it is out of the group: %s", m.Client, why)
-	was := m.heartbeats()
-	m.Phase = PhaseOut
-	m.beatChange(was, m.MemberID)
+func (c *classicMember) rebalancing(m *Member) bool {
+	return m.Phase == PhaseJoining || m.Phase == PhaseSyncing
 }
 
 // revokeCooperative gives up the partitions the new assignment dropped
 // (onPartitionsRevoked, committing them first), then rejoins at once.
-func (m *Member) revokeCooperative() bool {
+func (c *classicMember) revokeCooperative(m *Member) bool {
 	offs := map[wire.TopicPartition]int{}
-	all := m.commitPositions()
-	for _, tp := range m.revoke {
+	all := m.commits.positions(m)
+	for _, tp := range m.pendingRevocation {
 		if o, ok := all[tp]; ok {
 			offs[tp] = o
 		}
 	}
 	// onPartitionsRevoked: an application that commits after processing
 	// commits what it processed there; auto-commit does nothing here.
-	if m.Cfg.Commit == CommitAfter && m.commitNeeded(offs) {
-		m.revokeOffs = offs
-		m.commitSync(listOf(offs), contRevokeDone)
+	if m.Cfg.Commit == CommitAfter && m.commits.needed(m, offs) {
+		m.commits.commitSync(m, listOf(offs), contRevokeDone)
 		return false
 	}
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.revoke))
-	var keep, gone []wire.TopicPartition
-	for _, tp := range m.Owned {
-		if !m.revoking(tp) {
-			keep = append(keep, tp)
-		} else {
-			gone = append(gone, tp)
-		}
-	}
-	m.positions.delAll(gone) // one pass each, however many go
-	m.processed.delAll(gone)
-	m.Owned, m.revoke = keep, nil
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.pendingRevocation))
+	m.revoke(m.pendingRevocation)
+	m.pendingRevocation = nil
 	if m.Phase != PhaseJoining {
-		m.sendJoin() // unless a JoinGroup is already out
+		c.sendJoin(m) // unless a JoinGroup is already out
 	}
 	return true
+}
+
+// fire is a JoinGroup's or SyncGroup's request timeout.
+func (c *classicMember) fire(m *Member, t wire.Timer) {
+	switch t.Kind {
+	case tmJoinTimeout:
+		c.joinTimeout(m, t.Key)
+	case tmSyncTimeout:
+		c.syncTimeout(m, t.Key)
+	}
+}
+
+// generationReset: UNJOINED, the generation reset keeping the member id
+// (resetGeneration), until the next JoinGroup.
+func (c *classicMember) generationReset() bool { return c.lost || c.unjoined }
+
+// rejoinNeeded is AbstractCoordinator.rejoinNeeded.
+func (c *classicMember) rejoinNeeded() bool { return c.rejoin }
+
+// revokeCommitted: onPartitionsRevoked committed; the next poll() revokes
+// (revokeCooperative) and rejoins.
+func (c *classicMember) revokeCommitted(*Member) {}
+
+// settled: stable, nothing to revoke, no rejoin pending, offsets fetched.
+func (c *classicMember) settled(m *Member) bool {
+	return m.Phase == PhaseStable && !c.rejoin && len(m.pendingRevocation) == 0 && !m.commits.pendingFetch
+}
+
+// startStable: the generation's leader is known; a live classic member
+// needs no timer: its heartbeats are implicit (sim/heartbeat.go) and a
+// dead process is timed from when it stopped.
+func (c *classicMember) startStable(_ *Member, leader string, _ int) { c.leader = leader }
+
+func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) string {
+	ids := make([]string, 0, len(members))
+	for _, m := range members {
+		ids = append(ids, m.MemberID)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = wire.ClientOf(id) + " " + layout.PartList(plan[id])
+	}
+	return strings.Join(parts, " · ")
 }

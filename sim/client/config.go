@@ -58,3 +58,26 @@ func (c ClientConfig) Producer() ProducerMode {
 	}
 	return ProducerPlain
 }
+
+// rebalanceProtocol is the classic rebalance protocol the assignor runs
+// under (ConsumerPartitionAssignor.supportedProtocols): eager or
+// cooperative.
+func (c ClientConfig) rebalanceProtocol() assign.Protocol {
+	a, err := assign.New(c.Assignor, c.StickyRules)
+	if err != nil {
+		return assign.Eager
+	}
+	return a.Protocol()
+}
+
+// joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:
+// max(request.timeout.ms, rebalance timeout + JOIN_GROUP_TIMEOUT_LAPSE).
+// Kafka's lapse is 5 s; kgrepl counts it as 1 tick plus the 2-tick round
+// trip a tick model adds.
+func (c ClientConfig) joinTimeoutTicks() int {
+	t := c.MaxPollInterval + 3
+	if c.RequestTimeout > t {
+		t = c.RequestTimeout
+	}
+	return t
+}

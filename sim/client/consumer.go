@@ -38,10 +38,15 @@ const (
 	cgUnsubscribed  = "UNSUBSCRIBED"
 )
 
-// consumerMember is the consumer protocol's state on a member. Slices are
-// replaced, never changed in place, so a copy of the struct is a clone.
+// consumerMember is the consumer protocol's membership: Kafka's
+// ConsumerMembershipManager (the member state, reconciliation) and
+// ConsumerHeartbeatRequestManager (the heartbeat in flight, its timers,
+// the fields last sent). The member id and member epoch are the
+// process's (Member.MemberID, Member.Generation). Slices are replaced,
+// never changed in place, so a copy of the struct is a clone (but for its
+// packets: CloneAll).
 type consumerMember struct {
-	state    string
+	state    string       // MemberState: cgJoining, cgStable, ...
 	hbSeq    int          // numbers the request-timeout timers; another number is stale
 	ivSeq    int          // numbers the interval (and retry backoff) timers
 	inFlight *wire.Packet // the heartbeat waiting for its answer (one at a time)
@@ -75,26 +80,29 @@ type consumerMember struct {
 	sentReset bool
 }
 
-// consumerClient is the consumer protocol's groupClient (stateless; the
-// state is Member.cg).
-type consumerClient struct{}
+// protocol: the consumer protocol.
+func (c *consumerMember) protocol() wire.GroupProtocol { return wire.Consumer }
 
-// join is transitionToJoining: epoch 0, a full heartbeat at once.
-func (consumerClient) join(m *Member) {
+// memberEpochs: commits and OffsetFetch carry the member epoch.
+func (c *consumerMember) memberEpochs() bool { return true }
+
+// join: the member id, then transitionToJoining.
+func (c *consumerMember) join(m *Member) {
 	if m.MemberID == "" {
 		m.MemberID = m.env.IssueMemberID(m.Client)
 	}
-	m.cgJoin()
+	c.transitionToJoining(m)
 }
 
-func (m *Member) cgJoin() {
+// transitionToJoining: epoch 0, a full heartbeat at once.
+func (c *consumerMember) transitionToJoining(m *Member) {
 	m.Generation = 0
 	m.Phase = PhaseJoining
-	m.cg.state = cgJoining
-	m.cg.ownedSent, m.cg.sentReset = false, false
-	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
-	m.cg.inFlight = nil // an answer to an earlier heartbeat no longer counts
-	m.sendHeartbeat()
+	c.state = cgJoining
+	c.ownedSent, c.sentReset = false, false
+	c.hasTarget, c.revoked, c.commitWait, c.listenerWait = false, nil, false, false
+	c.inFlight = nil // an answer to an earlier heartbeat no longer counts
+	c.sendHeartbeat(m)
 }
 
 // sendHeartbeat is ConsumerHeartbeatRequestManager.makeHeartbeatRequest:
@@ -103,10 +111,10 @@ func (m *Member) cgJoin() {
 // partitions only when they changed since the last heartbeat (the
 // acknowledgement of a reconciliation). The subscription and rebalance
 // timeout never change in kgrepl after joining.
-func (m *Member) sendHeartbeat() {
-	full := m.cg.state == cgJoining || m.cg.sentReset
-	retry := m.cg.state != cgJoining && m.cg.sentReset
-	m.cg.sentReset = false
+func (c *consumerMember) sendHeartbeat(m *Member) {
+	full := c.state == cgJoining || c.sentReset
+	retry := c.state != cgJoining && c.sentReset
+	c.sentReset = false
 	r := &wire.ConsumerGroupHeartbeatRequest{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Client: m.Client, Inc: m.Inc,
 		MemberEpoch: m.Generation, RebalanceTimeout: -1}
 	var s []string
@@ -120,26 +128,26 @@ func (m *Member) sendHeartbeat() {
 			s = append(s, "join", "subscribe "+strings.Join(m.Topics, ","))
 		}
 	}
-	if full || !m.cg.ownedSent || !slices.Equal(m.cg.sentOwned, m.Owned) {
+	if full || !c.ownedSent || !slices.Equal(c.sentOwned, m.Owned) {
 		r.Owned, r.OwnedSent = store.Copy(m.Owned), true
-		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
+		c.sentOwned, c.ownedSent = r.Owned, true
 		s = append(s, "owns "+m.env.Layout().PartList(m.Owned))
 	}
 	// "epoch 2" (every heartbeat), then the fields sent, if any
 	summary := m.env.Trace().HeartbeatRequest(m.Generation, strings.Join(s, ", "))
-	m.cg.now = false
+	c.now = false
 	// AbstractMembershipManager.onHeartbeatRequestGenerated: the
 	// acknowledgement is made when the heartbeat goes, not when answered.
-	if m.cg.state == cgAcknowledging {
-		m.cg.state = cgStable
-		if m.cg.hasTarget && !slices.Equal(wire.SortedCopy(m.cg.target), wire.SortedCopy(m.Owned)) {
-			m.cg.state = cgReconciling
+	if c.state == cgAcknowledging {
+		c.state = cgStable
+		if c.hasTarget && !slices.Equal(wire.SortedCopy(c.target), wire.SortedCopy(m.Owned)) {
+			c.state = cgReconciling
 		}
 	}
-	m.cg.inFlight = m.send(&wire.Packet{Type: wire.ConsumerGroupHeartbeat, Text: summary, Body: r})
-	m.cg.hbSeq++
+	c.inFlight = m.send(&wire.Packet{Type: wire.ConsumerGroupHeartbeat, Text: summary, Body: r})
+	c.hbSeq++
 	// No answer within request.timeout.ms: a failed attempt (heartbeatTimer).
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.hbSeq, Arg: 1})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: c.hbSeq, Arg: 1})
 	// AbstractHeartbeatRequestManager.makeHeartbeatRequest: the interval
 	// timer restarts when a heartbeat is sent (HeartbeatRequestState.resetTimer),
 	// not when it is answered, so heartbeats go every interval, not every
@@ -147,17 +155,17 @@ func (m *Member) sendHeartbeat() {
 	// no interval from the coordinator: Kafka runs its own default until
 	// the answer's interval replaces it (updateHeartbeatIntervalMs resets
 	// the timer then); kgrepl arms the timer at that answer.
-	m.cg.due = false
-	if m.cg.interval > 0 {
-		m.armHeartbeat(m.cg.interval)
+	c.due = false
+	if c.interval > 0 {
+		c.armHeartbeat(m, c.interval)
 	}
 }
 
 // armHeartbeat (re)starts the interval timer: the next heartbeat is due
 // after the given ticks.
-func (m *Member) armHeartbeat(after int) {
-	m.cg.ivSeq++
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: m.cg.ivSeq})
+func (c *consumerMember) armHeartbeat(m *Member, after int) {
+	c.ivSeq++
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + after, Kind: tmHeartbeat, Client: m.Client, Inc: m.Inc, Key: c.ivSeq})
 }
 
 // ConsumerRetryBackoff is the wait before a heartbeat is retried after a failed
@@ -175,12 +183,12 @@ const ConsumerRetryBackoff = 1
 
 // heartbeatNow sends a heartbeat at once, or as soon as the one in flight
 // is answered (shouldHeartbeatNow && !requestInFlight).
-func (m *Member) heartbeatNow() {
-	if m.cg.inFlight != nil {
-		m.cg.now = true
+func (c *consumerMember) heartbeatNow(m *Member) {
+	if c.inFlight != nil {
+		c.now = true
 		return
 	}
-	m.sendHeartbeat()
+	c.sendHeartbeat(m)
 }
 
 // sendLeave is the leave heartbeat: epoch -1, or -2 for a static member
@@ -191,7 +199,7 @@ func (m *Member) heartbeatNow() {
 // close() also unsubscribed (leaveGroup: subscriptions.unsubscribe), so its
 // leave carries an empty subscription too. A leave after the poll timeout
 // keeps the subscription, which goes unsent.
-func (m *Member) sendLeave(why string, unsubscribe bool) {
+func (c *consumerMember) sendLeave(m *Member, why string, unsubscribe bool) {
 	epoch := wire.LeaveGroupMemberEpoch
 	if m.Static() {
 		epoch = wire.LeaveGroupStaticMemberEpoch
@@ -202,15 +210,15 @@ func (m *Member) sendLeave(why string, unsubscribe bool) {
 		r.Topics, r.TopicsSent = []string{}, true
 		summary += ", subscribe nothing"
 	}
-	if !m.cg.ownedSent || len(m.cg.sentOwned) > 0 {
+	if !c.ownedSent || len(c.sentOwned) > 0 {
 		r.Owned, r.OwnedSent = []wire.TopicPartition{}, true
-		m.cg.sentOwned, m.cg.ownedSent = r.Owned, true
+		c.sentOwned, c.ownedSent = r.Owned, true
 		summary += ", owns {}"
 	}
 	m.send(&wire.Packet{Type: wire.ConsumerGroupHeartbeat, Summary: summary, Body: r})
-	m.cg.inFlight, m.cg.due = nil, false
-	m.cg.hbSeq++ // no more heartbeats until it joins again
-	m.cg.ivSeq++
+	c.inFlight, c.due = nil, false
+	c.hbSeq++ // no more heartbeats until it joins again
+	c.ivSeq++
 }
 
 // heartbeatTimer: the interval passed, or the backoff after a failed
@@ -220,57 +228,80 @@ func (m *Member) sendLeave(why string, unsubscribe bool) {
 // the sent fields are forgotten, the next heartbeat is a full one, and it
 // goes after the retry backoff (ConsumerRetryBackoff), as after a retriable
 // error answer.
-func (m *Member) heartbeatTimer(seq int, timeout bool) {
-	if !m.cgActive() {
+func (c *consumerMember) heartbeatTimer(m *Member, seq int, timeout bool) {
+	if !c.active(m) {
 		return
 	}
 	if timeout {
-		if seq != m.cg.hbSeq || m.cg.inFlight == nil {
+		if seq != c.hbSeq || c.inFlight == nil {
 			return
 		}
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.label(), m.Cfg.RequestTimeout)
-		m.cg.inFlight = nil
-		m.cgFailedAttempt()
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to ConsumerGroupHeartbeat within request.timeout.ms (%d): a full one after the retry backoff", m.Label(), m.Cfg.RequestTimeout)
+		c.inFlight = nil
+		c.onFailedAttempt(m)
 		return
 	}
-	if seq != m.cg.ivSeq {
+	if seq != c.ivSeq {
 		return
 	}
-	if m.cg.inFlight != nil {
-		m.cg.due = true
+	if c.inFlight != nil {
+		c.due = true
 		return
 	}
-	m.sendHeartbeat()
+	c.sendHeartbeat(m)
 }
 
-// cgFailedAttempt is HeartbeatRequestState.onFailedAttempt with
+// onFailedAttempt is HeartbeatRequestState.onFailedAttempt with
 // resetHeartbeatState: the sent fields are forgotten (the next request is
 // full) and the next heartbeat goes after the retry backoff.
-func (m *Member) cgFailedAttempt() {
-	m.cg.sentReset = true
-	m.cg.due = false
-	m.armHeartbeat(ConsumerRetryBackoff)
+func (c *consumerMember) onFailedAttempt(m *Member) {
+	c.sentReset = true
+	c.due = false
+	c.armHeartbeat(m, ConsumerRetryBackoff)
 }
 
-// cgActive: the member heartbeats (it is joining or in the group).
-func (m *Member) cgActive() bool {
-	switch m.cg.state {
+// active: the member heartbeats (it is joining or in the group).
+func (c *consumerMember) active(m *Member) bool {
+	switch c.state {
 	case cgJoining, cgReconciling, cgAcknowledging, cgStable:
 		return m.Alive
 	}
 	return false
 }
 
-// receive handles the heartbeat's answers.
-func (consumerClient) receive(m *Member, p *wire.Packet) {
-	if p.Type != wire.ConsumerGroupHeartbeat || p.Req != m.cg.inFlight || !m.cgActive() {
+// receive handles the protocol's answers: the heartbeat's, and the
+// auto-commit's before revoking.
+func (c *consumerMember) receive(m *Member, p *wire.Packet) {
+	switch p.Type {
+	case wire.ConsumerGroupHeartbeat:
+		c.onHeartbeatResponse(m, p)
+	case wire.OffsetCommit:
+		c.onCommitBeforeRevoke(m, p)
+	}
+}
+
+// fire is a heartbeat timer or a timer of the auto-commit before revoking.
+func (c *consumerMember) fire(m *Member, t wire.Timer) {
+	switch t.Kind {
+	case tmHeartbeat:
+		c.heartbeatTimer(m, t.Key, t.Arg == 1)
+	case tmRevokeCommit:
+		c.revokeCommitTimer(m, t.Key, t.Arg == 1)
+	}
+}
+
+// onHeartbeatResponse handles the heartbeat's answers
+// (ConsumerHeartbeatRequestManager.onResponse, and the membership manager's
+// onHeartbeatSuccess).
+func (c *consumerMember) onHeartbeatResponse(m *Member, p *wire.Packet) {
+	if p.Req != c.inFlight || !c.active(m) {
 		return // a leave's answer, or one to a heartbeat since replaced
 	}
-	m.cg.inFlight = nil
+	c.inFlight = nil
 	switch p.Error {
 	case wire.None:
 	case wire.FencedMemberEpoch, wire.UnknownMemberID:
-		m.cgFenced(p.Error)
+		c.transitionToFenced(m, p.Error)
 		return
 	case wire.UnreleasedInstanceID, wire.FencedInstanceID, wire.GroupIDNotFound, wire.UnsupportedAssignor:
 		// AbstractHeartbeatRequestManager / ConsumerHeartbeatRequestManager.handleSpecificError:
@@ -280,13 +311,13 @@ func (consumerClient) receive(m *Member, p *wire.Packet) {
 	default:
 		// AbstractHeartbeatRequestManager.onErrorResponse: retriable; the
 		// sent fields are forgotten, a full heartbeat after the backoff.
-		m.cgFailedAttempt()
+		c.onFailedAttempt(m)
 		return
 	}
 	r := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
 	m.Generation = r.MemberEpoch
-	if m.cg.state == cgJoining {
-		m.cg.state = cgStable
+	if c.state == cgJoining {
+		c.state = cgStable
 		if m.Phase == PhaseJoining {
 			m.Phase = PhaseStable
 		}
@@ -299,74 +330,69 @@ func (consumerClient) receive(m *Member, p *wire.Packet) {
 	// from the answer only when the interval changed (the first answer);
 	// otherwise it keeps running from the send, and if it expired while
 	// this heartbeat was in flight, the next goes now.
-	if interval != m.cg.interval {
-		m.cg.interval = interval
-		m.cg.due = false
-		m.armHeartbeat(interval)
+	if interval != c.interval {
+		c.interval = interval
+		c.due = false
+		c.armHeartbeat(m, interval)
 	}
 	if r.HasAssignment {
-		m.cg.target, m.cg.hasTarget = store.Copy(r.Assignment), true
-		wire.SortPartitions(m.cg.target)
+		c.target, c.hasTarget = store.Copy(r.Assignment), true
+		wire.SortPartitions(c.target)
 	}
-	m.cgReconcile()
-	if (m.cg.now || m.cg.due) && m.cg.inFlight == nil {
-		m.sendHeartbeat()
+	c.maybeReconcile(m)
+	if (c.now || c.due) && c.inFlight == nil {
+		c.sendHeartbeat(m)
 	}
 }
 
-// cgFenced is AbstractMembershipManager.transitionToFenced: the partitions
+// transitionToFenced is AbstractMembershipManager.transitionToFenced: the partitions
 // are lost (onPartitionsLost, nothing committed) and then the member
 // rejoins with epoch 0 and the same member id. The user's onPartitionsLost
 // runs on the application thread, so an application with a rebalance
-// listener (commit-after, transactional: see cgRevokeStep) loses its
+// listener (commit-after, transactional: see revokeStep) loses its
 // partitions and rejoins at its next poll(); a transaction it finishes
 // before then still names them and is refused. Without a listener it all
 // happens at once in the background thread.
-func (m *Member) cgFenced(code wire.ErrorCode) {
-	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.label(), code, m.Generation)
-	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
-	if m.cgHasListener() {
-		m.cg.state = cgFencedState
-		m.cg.hbSeq++ // no heartbeats until it rejoins
-		m.cg.ivSeq++
-		m.cg.due = false
+func (c *consumerMember) transitionToFenced(m *Member, code wire.ErrorCode) {
+	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: ConsumerGroupHeartbeat answered %s: fenced at epoch %d; rejoins with epoch 0", m.Label(), code, m.Generation)
+	c.hasTarget, c.revoked, c.commitWait, c.listenerWait = false, nil, false, false
+	if c.hasListener(m) {
+		c.state = cgFencedState
+		c.hbSeq++ // no heartbeats until it rejoins
+		c.ivSeq++
+		c.due = false
 		m.wakeUp()
 		return
 	}
-	m.cgLoseAll("fenced: onPartitionsLost, nothing committed")
-	m.cgJoin()
+	c.loseAll(m, "fenced: onPartitionsLost, nothing committed")
+	c.transitionToJoining(m)
 }
 
-// cgHasListener: the application has a rebalance listener whose callbacks
-// run on its thread, inside poll() (see cgRevokeStep).
-func (m *Member) cgHasListener() bool {
+// hasListener: the application has a rebalance listener whose callbacks
+// run on its thread, inside poll() (see revokeStep).
+func (c *consumerMember) hasListener(m *Member) bool {
 	return m.Cfg.Commit == CommitAfter || m.prod.mode == ProducerTransactional
 }
 
-// cgLoseAll drops every partition without committing.
-func (m *Member) cgLoseAll(why string) {
-	m.abandonFetch()
-	if len(m.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.label(), m.env.Layout().PartList(m.Owned), why)
-	}
-	m.Owned = nil
-	m.positions.reset()
-	m.processed.reset()
-	m.pendingFetch = false
+// loseAll drops every partition without committing.
+func (c *consumerMember) loseAll(m *Member, why string) {
+	m.loop.abandonFetch()
+	m.subscription.lose(m, why)
+	m.commits.pendingFetch = false
 	if m.Phase == PhaseFetchingOffsets {
 		m.Phase = PhaseStable
 	}
 }
 
-// cgReconcile is AbstractMembershipManager.maybeReconcile: one
+// maybeReconcile is AbstractMembershipManager.maybeReconcile: one
 // reconciliation at a time; revoke what the new assignment drops first,
 // then assign what it adds, then acknowledge with a heartbeat.
-func (m *Member) cgReconcile() {
-	if !m.cg.hasTarget || m.cg.commitWait || m.cg.listenerWait || !m.cgActive() {
+func (c *consumerMember) maybeReconcile(m *Member) {
+	if !c.hasTarget || c.commitWait || c.listenerWait || !c.active(m) {
 		return
 	}
 	keep := map[wire.TopicPartition]bool{}
-	for _, tp := range m.cg.target {
+	for _, tp := range c.target {
 		keep[tp] = true
 	}
 	var revoked []wire.TopicPartition
@@ -375,14 +401,14 @@ func (m *Member) cgReconcile() {
 			revoked = append(revoked, tp)
 		}
 	}
-	if len(revoked) == 0 && slices.Equal(m.Owned, m.cg.target) {
-		m.cg.hasTarget = false
+	if len(revoked) == 0 && slices.Equal(m.Owned, c.target) {
+		c.hasTarget = false
 		return // nothing to do: the answer repeats the assignment in force
 	}
-	m.cg.state = cgReconciling
-	m.cg.revoked = revoked
+	c.state = cgReconciling
+	c.revoked = revoked
 	if len(revoked) == 0 {
-		m.cgAssign()
+		c.assign(m)
 		return
 	}
 	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
@@ -393,16 +419,16 @@ func (m *Member) cgReconcile() {
 	// outcome.
 	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
 		if offs := m.fetchPositions(); len(offs) > 0 {
-			m.cg.commitWait = true
-			m.cg.commitDeadline = m.env.Now() + m.Cfg.MaxPollInterval
-			m.sendCommitBeforeRevoke(offs)
+			c.commitWait = true
+			c.commitDeadline = m.env.Now() + m.Cfg.MaxPollInterval
+			c.sendCommitBeforeRevoke(m, offs)
 			return
 		}
 	}
-	m.cgRevokeStep()
+	c.revokeStep(m)
 }
 
-// cgRevokeStep runs onPartitionsRevoked. ConsumerMembershipManager.invokeOnPartitionsRevokedCallback
+// revokeStep runs onPartitionsRevoked. ConsumerMembershipManager.invokeOnPartitionsRevokedCallback
 // runs the user's rebalance listener on the application thread, so
 // revocation waits for the application's next poll(); with no listener it
 // completes at once in the background thread. kgrepl's commit-after
@@ -412,78 +438,49 @@ func (m *Member) cgReconcile() {
 // new owner could fetch the offsets before the TxnOffsetCommit arrives), so
 // both wait for poll(); auto-commit and commit-before applications have no
 // listener.
-func (m *Member) cgRevokeStep() {
-	if m.cgHasListener() {
-		m.cg.listenerWait = true
+func (c *consumerMember) revokeStep(m *Member) {
+	if c.hasListener(m) {
+		c.listenerWait = true
 		m.wakeUp()
 		return
 	}
-	m.cgRevoke()
-	m.cgAssign()
+	c.revoke(m)
+	c.assign(m)
 }
 
-// cgRevoke gives the revoked partitions up.
-func (m *Member) cgRevoke() {
-	drop := map[wire.TopicPartition]bool{}
-	for _, tp := range m.cg.revoked {
-		drop[tp] = true
-	}
-	m.positions.delAll(m.cg.revoked) // one pass each, however many go
-	m.processed.delAll(m.cg.revoked)
-	var keep []wire.TopicPartition
-	for _, tp := range m.Owned {
-		if !drop[tp] {
-			keep = append(keep, tp)
-		}
-	}
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.label(), m.env.Layout().PartList(m.cg.revoked), m.Generation)
-	m.Owned, m.cg.revoked = keep, nil
-	m.abandonFetch()
+// revoke gives the revoked partitions up.
+func (c *consumerMember) revoke(m *Member) {
+	m.revoke(c.revoked)
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.Label(), m.env.Layout().PartList(c.revoked), m.Generation)
+	c.revoked = nil
+	m.loop.abandonFetch()
 }
 
-// cgAssign takes the target's new partitions and acknowledges: their
+// assign takes the target's new partitions and acknowledges: their
 // offsets are fetched, and a heartbeat reports what the member owns now.
-func (m *Member) cgAssign() {
-	own := map[wire.TopicPartition]bool{}
-	for _, tp := range m.Owned {
-		own[tp] = true
-	}
-	var added []wire.TopicPartition
-	owned := slices.Clip(m.Owned) // Owned is replaced, never changed in place: commits share it
-	for _, tp := range m.cg.target {
-		if !own[tp] {
-			added = append(added, tp)
-			owned = append(owned, tp)
-		}
-	}
-	if !wire.Sorted(owned) {
-		if len(added) == 0 {
-			owned = slices.Clone(owned)
-		}
-		wire.SortPartitions(owned)
-	}
-	m.Owned = owned
-	m.cg.hasTarget = false
+func (c *consumerMember) assign(m *Member) {
+	added := m.assign(c.target)
+	c.hasTarget = false
 	if len(added) > 0 {
-		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.label(), m.Generation, m.env.Layout().PartList(m.Owned))
-		m.abandonFetch()
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, m.env.Layout().PartList(m.Owned))
+		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
-		m.sendOffsetFetch(added)
+		m.commits.fetchOffsets(m, added)
 	}
-	m.cg.state = cgAcknowledging
-	m.heartbeatNow()
+	c.state = cgAcknowledging
+	c.heartbeatNow(m)
 }
 
 // sendCommitBeforeRevoke is the auto-commit before revocation.
-func (m *Member) sendCommitBeforeRevoke(offs map[wire.TopicPartition]int) {
+func (c *consumerMember) sendCommitBeforeRevoke(m *Member, offs map[wire.TopicPartition]int) {
 	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
 	for _, tp := range sortedKeys(offs) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	m.cg.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
-	m.cg.commitSeq++
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq, Arg: 1})
+	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	c.commitSeq++
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq, Arg: 1})
 }
 
 // onCommitBeforeRevoke: the auto-commit before revocation is answered.
@@ -492,124 +489,153 @@ func (m *Member) sendCommitBeforeRevoke(offs map[wire.TopicPartition]int) {
 // with the latest positions and epoch, after the retry backoff
 // (ConsumerRetryBackoff, as for heartbeats), until the deadline; any other error,
 // or the deadline, ends it, and the revocation goes on.
-func (m *Member) onCommitBeforeRevoke(p *wire.Packet) {
-	if !m.cg.commitWait || p.Req != m.cg.commitPkt {
+func (c *consumerMember) onCommitBeforeRevoke(m *Member, p *wire.Packet) {
+	if !c.commitWait || p.Req != c.commitPkt {
 		return
 	}
-	m.cg.commitPkt = nil
-	if p.Error == wire.StaleMemberEpoch && m.Generation > 0 && m.env.Now() < m.cg.commitDeadline {
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.label(), p.Error)
-		m.cg.commitSeq++
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
+	c.commitPkt = nil
+	if p.Error == wire.StaleMemberEpoch && m.Generation > 0 && m.env.Now() < c.commitDeadline {
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.Label(), p.Error)
+		c.commitSeq++
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
 	}
-	m.cg.commitWait = false
+	c.commitWait = false
 	if p.Error != wire.None {
-		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.label(), p.Error)
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.Label(), p.Error)
 	}
-	m.cgRevokeStep()
+	c.revokeStep(m)
 }
 
 // revokeCommitTimer: the auto-commit before revocation got no answer within
 // request.timeout.ms (a retriable failure), or its retry backoff passed.
-func (m *Member) revokeCommitTimer(seq int, timeout bool) {
-	if !m.cg.commitWait || seq != m.cg.commitSeq || !m.cgActive() {
+func (c *consumerMember) revokeCommitTimer(m *Member, seq int, timeout bool) {
+	if !c.commitWait || seq != c.commitSeq || !c.active(m) {
 		return
 	}
 	if timeout {
-		m.cg.commitPkt = nil
-		if m.env.Now() >= m.cg.commitDeadline {
-			m.cg.commitWait = false
-			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.label())
-			m.cgRevokeStep()
+		c.commitPkt = nil
+		if m.env.Now() >= c.commitDeadline {
+			c.commitWait = false
+			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.Label())
+			c.revokeStep(m)
 			return
 		}
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.label(), m.Cfg.RequestTimeout)
-		m.cg.commitSeq++
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: m.cg.commitSeq})
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.Label(), m.Cfg.RequestTimeout)
+		c.commitSeq++
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
 	}
 	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
-	m.sendCommitBeforeRevoke(m.fetchPositions())
+	c.sendCommitBeforeRevoke(m, m.fetchPositions())
 }
 
 // poll is the consumer protocol's work at the start of poll(): a member
 // that left after a poll timeout rejoins (maybeRejoinStaleMember), and a
 // revocation waiting for the application's listener runs it.
-func (consumerClient) poll(m *Member) (handled, again bool) {
-	if m.Phase == PhaseOut || m.cg.state == cgFencedState {
+func (c *consumerMember) poll(m *Member) (handled, again bool) {
+	if m.Phase == PhaseOut || c.state == cgFencedState {
 		why := "stale after the poll timeout: onPartitionsLost, nothing committed"
-		if m.cg.state == cgFencedState {
+		if c.state == cgFencedState {
 			why = "fenced: onPartitionsLost, nothing committed"
 		}
-		m.cgLoseAll(why)
-		m.cgJoin()
+		c.loseAll(m, why)
+		c.transitionToJoining(m)
 		return true, false
 	}
-	if m.cg.listenerWait {
-		m.abandonFetch()
+	if c.listenerWait {
+		m.loop.abandonFetch()
 		offs := map[wire.TopicPartition]int{}
 		all := m.processedPositions()
-		for _, tp := range m.cg.revoked {
+		for _, tp := range c.revoked {
 			if o, ok := all[tp]; ok {
 				offs[tp] = o
 			}
 		}
-		if m.commitNeeded(offs) {
-			m.revokeOffs = offs
-			m.commitSync(listOf(offs), contConsumerRevokeDone)
+		if m.commits.needed(m, offs) {
+			m.commits.commitSync(m, listOf(offs), contRevokeDone)
 			return true, false
 		}
-		m.cgListenerDone()
+		c.listenerDone(m)
 		return true, true
 	}
 	return false, false
 }
 
-// cgListenerDone: onPartitionsRevoked returned; the reconciliation goes on.
-func (m *Member) cgListenerDone() {
-	m.cg.listenerWait = false
-	if !m.cgActive() || m.cg.state != cgReconciling {
+// listenerDone: onPartitionsRevoked returned; the reconciliation goes on.
+func (c *consumerMember) listenerDone(m *Member) {
+	c.listenerWait = false
+	if !c.active(m) || c.state != cgReconciling {
 		return
 	}
-	m.cgRevoke()
-	m.cgAssign()
+	c.revoke(m)
+	c.assign(m)
 }
 
 // pollTimeout is ConsumerHeartbeatRequestManager.poll finding the poll
 // timer expired: the member leaves (epoch -1, -2 if static) without
 // revoking anything first, becomes STALE and loses its partitions
 // (onPartitionsLost); it rejoins with epoch 0 at its next poll().
-func (consumerClient) pollTimeout(m *Member, since int) {
+func (c *consumerMember) pollTimeout(m *Member, since int) {
 	m.env.Trace().Eventf(trace.EvPollTimeout, m.Client, "%s: %d ticks without poll() (max.poll.interval.ms %d): the background thread leaves the group; the process goes on as a zombie",
 		m.Client, m.env.Now()-since, m.Cfg.MaxPollInterval)
-	m.sendLeave("poll timeout", false)
-	m.cg.state = cgStale
-	m.cg.hasTarget, m.cg.revoked, m.cg.commitWait, m.cg.listenerWait = false, nil, false, false
-	if !m.cgHasListener() {
+	c.sendLeave(m, "poll timeout", false)
+	c.state = cgStale
+	c.hasTarget, c.revoked, c.commitWait, c.listenerWait = false, nil, false, false
+	if !c.hasListener(m) {
 		// onPartitionsLost at once; with a listener, at the next poll().
-		m.cgLoseAll("stale after the poll timeout: onPartitionsLost, nothing committed")
+		c.loseAll(m, "stale after the poll timeout: onPartitionsLost, nothing committed")
 	}
 	m.Phase = PhaseOut
 }
 
 // leave is close(): the leave heartbeat.
-func (consumerClient) leave(m *Member) {
-	m.sendLeave("close", true)
-	m.cg.state = cgUnsubscribed
+func (c *consumerMember) leave(m *Member) {
+	c.sendLeave(m, "close", true)
+	c.state = cgUnsubscribed
 }
 
-// requestFailed: a refused commit changes nothing in the membership; the
+// onCommitRefused: a refused commit changes nothing in the membership; the
 // heartbeat learns of fencing (CommitRequestManager fails the commit with
 // STALE_MEMBER_EPOCH or UNKNOWN_MEMBER_ID and leaves the member alone).
-func (consumerClient) requestFailed(*Member, wire.ErrorCode, bool) {}
+func (c *consumerMember) onCommitRefused(*Member, wire.ErrorCode, bool) {}
 
 // rebalancing: commits are refused in the client only before the member
 // has an epoch (it is joining).
-func (consumerClient) rebalancing(m *Member) bool { return m.cg.state == cgJoining }
+func (c *consumerMember) rebalancing(m *Member) bool { return c.state == cgJoining }
 
-// cgSettled: nothing left to reconcile or acknowledge.
-func (m *Member) cgSettled() bool {
-	return m.Phase == PhaseStable && !m.pendingFetch && !m.cg.hasTarget && !m.cg.commitWait && !m.cg.listenerWait &&
-		m.cg.state == cgStable && !m.cg.now
+// settled: nothing left to reconcile or acknowledge.
+func (c *consumerMember) settled(m *Member) bool {
+	return m.Phase == PhaseStable && !m.commits.pendingFetch && !c.hasTarget && !c.commitWait && !c.listenerWait &&
+		c.state == cgStable && !c.now
+}
+
+// generationReset: the consumer protocol resets the member epoch only by
+// rejoining (epoch 0).
+func (c *consumerMember) generationReset() bool { return false }
+
+// rejoinNeeded: the member rejoins by itself (transitionToJoining), never
+// at a later poll's request.
+func (c *consumerMember) rejoinNeeded() bool { return false }
+
+// commitException: CommitRequestManager.commitSyncExceptionForError throws
+// CommitFailedException for every refusal (STALE_MEMBER_EPOCH included);
+// an auto-commit's refusal is logged, nothing thrown.
+func (c *consumerMember) commitException(*Member, wire.ErrorCode, bool) (sync, async string) {
+	return "CommitFailedException", ""
+}
+
+// revokeCommitted: onPartitionsRevoked returned; the reconciliation goes on.
+func (c *consumerMember) revokeCommitted(m *Member) { c.listenerDone(m) }
+
+// heartbeats: a consumer-protocol member's heartbeats are packets.
+func (c *consumerMember) heartbeats(*Member) bool { return false }
+
+// startStable: STABLE, the assignment acknowledged, heartbeating every
+// interval.
+func (c *consumerMember) startStable(m *Member, _ string, interval int) {
+	c.state = cgStable
+	c.sentOwned, c.ownedSent = store.Copy(m.Owned), true
+	c.interval = max(interval, 1)
+	c.armHeartbeat(m, c.interval)
 }

@@ -11,8 +11,8 @@ import (
 // starting or stopping is told to the coordinator (sim/heartbeat.go); the
 // fetcher asks whether a Fetch it waits for is still held by the broker or
 // on the wire (a long poll stands for fetches Kafka would send again); and
-// the application calls its external side effect (a database write
-// outside any transaction). The World answers.
+// the application calls its external side effect for each record it
+// processes (a database write outside any transaction). The World answers.
 type Host interface {
 	// HeartbeatStopped: the process going by memberID stopped sending
 	// classic heartbeats.
@@ -26,10 +26,9 @@ type Host interface {
 	// FetchOutstanding reports whether fetch id of client's process inc is
 	// held at the broker or its answer on the wire.
 	FetchOutstanding(client string, inc int, id int) bool
-	// SideEffect calls the external sink for a processed record.
-	SideEffect(who trace.Label, rec wire.Record)
-	// CountProcessed counts a record processed.
-	CountProcessed()
+	// RecordProcessed: the application processed rec; it is counted, and the
+	// external sink called for it.
+	RecordProcessed(who trace.Label, rec wire.Record)
 	// GroupID is the group the process joins.
 	GroupID() string
 }

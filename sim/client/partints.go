@@ -15,7 +15,7 @@ import (
 // world numbers (topo.InputIndex.slot, the number tpIndex gives it) is kept by
 // that number in a slice sorted by it: no hashing of the topic name, and a
 // clone copies one array. The hot paths carry the numbers with their
-// partitions (Member.ownedSlots, commitReq.Slots) and use slotOf, which
+// partitions (subscription.ownedSlots, OffsetCommitRequest.Slots) and use slotOf, which
 // checks a number against the partition before trusting it, and the *Slot
 // methods, which search by number from a cursor. Without a number, a member of a few
 // partitions (up to partIntsScan) is scanned comparing partitions, as

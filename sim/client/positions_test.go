@@ -31,7 +31,7 @@ func TestFetchPositionList(t *testing.T) {
 			{tp("b", 0), tp("a", 0), tp("a", 1)}, // a-0 not positioned: b-0 and a-1 are listed out of order
 			{tp("b", 1), tp("b", 2)},             // b-1 positioned, not processed
 		} {
-			m := &Member{Owned: owned}
+			m := &Member{subscription: subscription{Owned: owned}}
 			if idx != nil {
 				m.useIndex(idx)
 			}
@@ -76,7 +76,7 @@ func TestPositionListLeavesOutMissing(t *testing.T) {
 	// C1's partitions, all positioned and processed, as after a while of
 	// consuming the default world
 	layout := topo.New(topo.Default())
-	m := &Member{Owned: layout.Inputs()}
+	m := &Member{subscription: subscription{Owned: layout.Inputs()}}
 	m.useIndex(layout.Input())
 	for i, tp := range m.Owned {
 		m.positions.set(tp, 10+i)

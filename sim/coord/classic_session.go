@@ -14,7 +14,7 @@ import (
 )
 
 // hearsFrom reports whether gm's process sends heartbeats with gm's member
-// id now (Member.heartbeats): only those get a heartbeat's answer. kgrepl
+// id now (client.Member.Heartbeats): only those get a heartbeat's answer. kgrepl
 // sends that answer once, at the change, as its own packet (the seed's
 // simplification: heard every tick); Kafka's member gets it with its next
 // heartbeat, up to heartbeat.interval.ms later, and again with each one.

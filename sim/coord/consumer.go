@@ -227,7 +227,9 @@ func (g *ConsumerGroup) tick() {
 
 // updateState is ConsumerGroup.maybeUpdateGroupState.
 func (g *ConsumerGroup) updateState() {
-	g.transition(g.computeState(), fmt.Sprintf("group epoch %d, assignment epoch %d", g.groupEpoch, g.assignmentEpoch))
+	if s := g.computeState(); s != g.state {
+		g.transition(s, fmt.Sprintf("group epoch %d, assignment epoch %d", g.groupEpoch, g.assignmentEpoch))
+	}
 }
 
 // computeState is the state ConsumerGroup.maybeUpdateGroupState computes.
@@ -239,7 +241,7 @@ func (g *ConsumerGroup) computeState() GroupState {
 	case g.groupEpoch > g.assignmentEpoch:
 		s = Assigning
 	default:
-		for _, gm := range g.members.byID {
+		for _, gm := range g.members.list() {
 			if gm.MemberState != reconcile.Stable.String() || gm.MemberEpoch != g.assignmentEpoch {
 				s = Reconciling
 				break

@@ -41,6 +41,11 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 	}
 	before := store.Copy(gm.Assignment)
 	newMember := g.members.get(gm.MemberID) != gm
+	// What the group's state depends on (ConsumerGroup.maybeUpdateGroupState):
+	// a heartbeat that changes none of it leaves the state as it is, and
+	// most heartbeats change nothing (a walk over a thousand members on
+	// each would cost most of a large group's tick).
+	wasState, wasEpoch, wasGroupEpoch, wasAssignmentEpoch := gm.MemberState, gm.MemberEpoch, g.groupEpoch, g.assignmentEpoch
 	// 1. Update the member; a new member or a changed subscription bumps
 	// the group epoch (hasMemberSubscriptionChanged). A changed server
 	// assignor is stored without a bump: it counts at the next target
@@ -64,7 +69,9 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 		return
 	}
 	g.scheduleSessionTimeout(gm)
-	g.updateState()
+	if newMember || gm.MemberState != wasState || gm.MemberEpoch != wasEpoch || g.groupEpoch != wasGroupEpoch || g.assignmentEpoch != wasAssignmentEpoch {
+		g.updateState()
+	}
 	g.classic().notify()
 	resp := &wire.ConsumerGroupHeartbeatResponse{MemberID: gm.MemberID, MemberEpoch: gm.MemberEpoch, Interval: g.cfg.ConsumerHeartbeatInterval}
 	full := r.MemberEpoch == 0 || (r.RebalanceTimeout >= 0 && r.TopicsSent && r.OwnedSent)

@@ -173,7 +173,7 @@ func fromConsumerGroup(g *ConsumerGroup) *ClassicGroup {
 		cg.members.put(cm.MemberID, cm)
 		// convertToClassicGroup reschedules every member's heartbeat
 		// (rescheduleClassicGroupMemberHeartbeat): the session runs from
-		// now. One whose heartbeat thread runs (Member.heartbeats) keeps
+		// now. One whose heartbeat thread runs (client.Member.Heartbeats) keeps
 		// it going every tick; one that sends none (joining, reset, or
 		// gone) is removed a session timeout from now, unless a JoinGroup
 		// or SyncGroup of it waits (sessionExpiry).

@@ -41,6 +41,9 @@ type StartMember struct {
 	Classic        bool
 	Assignor       string
 	SessionTimeout int
+	// Target is the member's assignment when StartConsumerAssigned gives
+	// the group's (an imported group's), instead of the assignor's.
+	Target []wire.TopicPartition
 }
 
 // StartConsumer makes the group a world starts with when some member
@@ -48,7 +51,17 @@ type StartMember struct {
 // target the server-side assignor computes, the group Stable. Each member
 // then takes its target with StartMemberStable, in the world's order, as
 // its process starts heartbeating.
-func (c *Coordinator) StartConsumer(ms []StartMember) {
+func (c *Coordinator) StartConsumer(ms []StartMember) { c.startConsumer(ms, false) }
+
+// StartConsumerAssigned is StartConsumer with each member's target given
+// (StartMember.Target): a group started as kafka-consumer-groups.sh
+// described it, at group epoch 1 with the target of epoch 1 and the
+// server-side assignor the members ask for, not what that assignor would
+// compute. Its next target starts from these (TargetAssignmentBuilder
+// keeps what it can).
+func (c *Coordinator) StartConsumerAssigned(ms []StartMember) { c.startConsumer(ms, true) }
+
+func (c *Coordinator) startConsumer(ms []StartMember, given bool) {
 	g := newConsumerGroup(c.group.(*ClassicGroup).groupBase)
 	c.group = g
 	for _, s := range ms {
@@ -66,7 +79,14 @@ func (c *Coordinator) StartConsumer(ms []StartMember) {
 		}
 	}
 	g.groupEpoch = 1
-	g.updateTargetAssignment(g.members.get(ms[len(ms)-1].MemberID))
+	if given {
+		for _, s := range ms {
+			g.members.get(s.MemberID).Target = store.Copy(s.Target)
+		}
+		g.assignmentEpoch, g.assignor = g.groupEpoch, g.preferredAssignor()
+	} else {
+		g.updateTargetAssignment(g.members.get(ms[len(ms)-1].MemberID))
+	}
 	g.state = Stable
 }
 

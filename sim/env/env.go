@@ -27,8 +27,13 @@ type Env struct {
 	drops    []DropRule
 	// keep, when a test sets it, keeps every packet sent by ID, body
 	// included: the trace keeps no bodies.
-	keep   map[int]*wire.Packet
-	free   *freeLists // delivered packets and bodies for reuse (freelist.go); never shared with a clone
+	keep map[int]*wire.Packet
+	// freeLists hands out the hot path's packets and bodies and takes them
+	// back once delivered (freelist.go): Packet, NewFetchRequest and the
+	// rest are its methods, called on the Env. Never shared with a clone;
+	// nil in a finished copy whose lists went to the next (Clone), which
+	// then allocates afresh.
+	*freeLists
 	timers Timers
 	// wake: the processes (by number) that act this tick; busy: those with
 	// work for the next tick.
@@ -42,7 +47,7 @@ type Env struct {
 
 // New is the environment of a world whose clock is *now.
 func New(now *int, tr *trace.Trace, layout *topo.Layout) *Env {
-	return &Env{now: now, trace: tr, layout: layout, free: newFreeLists(), memberSeq: map[string]int{}}
+	return &Env{now: now, trace: tr, layout: layout, freeLists: newFreeLists(), memberSeq: map[string]int{}}
 }
 
 // Now is the current tick.
@@ -62,8 +67,12 @@ func (e *Env) Send(p *wire.Packet) {
 	p.Delivered = -1
 	for i := range e.drops {
 		if e.drops[i].matches(p) {
-			e.drops[i].Count--
 			p.Lost = true
+			if e.drops[i].Count--; e.drops[i].Count == 0 {
+				// Used up: every packet sent is checked against each rule
+				// kept, so a used rule goes (a clone has its own copy).
+				e.drops = append(e.drops[:i], e.drops[i+1:]...)
+			}
 			break
 		}
 	}
@@ -141,13 +150,14 @@ func (e *Env) After(t wire.Timer) { e.timers.After(*e.now, t) }
 // Push queues a timer whose due tick and sequence number were reserved.
 func (e *Env) Push(t wire.Timer) { e.timers.Push(t) }
 
-// Due pops the next timer due by now, if any.
-func (e *Env) Due() (wire.Timer, bool) {
-	if e.timers.Len() > 0 && e.timers.Next() <= *e.now {
-		return e.timers.Pop(), true
-	}
-	return wire.Timer{}, false
-}
+// TimerDue reports whether the first timer is due by now; PopTimer then
+// takes it. Two calls rather than one returning (Timer, bool): this one
+// inlines into the World's loop, and a timer (about 100 bytes) is copied
+// once, not through a pair of results.
+func (e *Env) TimerDue() bool { return e.timers.Len() > 0 && e.timers.Next() <= *e.now }
+
+// PopTimer takes the first timer off the queue (TimerDue reported it due).
+func (e *Env) PopTimer() wire.Timer { return e.timers.Pop() }
 
 // Timers is the timer queue, for the World's views and clones.
 func (e *Env) Timers() *Timers { return &e.timers }
@@ -167,13 +177,15 @@ func (e *Env) BeginTick() {
 	e.busy.clear() // in place: a clone has its own sets
 }
 
-// TakeWoken appends to out the processes to act now, in process-number
-// order, and empties the list: new wake-ups wait for the next pass.
-func (e *Env) TakeWoken(out []int) []int {
+// AppendWoken appends to out the processes to act now, procs[i] for each
+// process number i woken, in process-number order, and empties the list:
+// new wake-ups wait for the next pass. (A function: a method takes no type
+// parameters.)
+func AppendWoken[P any](e *Env, out, procs []P) []P {
 	if e.wake.len() == 0 {
 		return out
 	}
-	out = e.wake.appendTo(out)
+	out = appendProcs(&e.wake, out, procs)
 	e.wake.clear()
 	return out
 }
@@ -190,17 +202,17 @@ func (e *Env) Woken() bool { return e.wake.len() > 0 }
 // spare's, renewed (what is in them is referenced by nothing else).
 func (e *Env) Clone(now *int, tr *trace.Trace, spare *Env) *Env {
 	n := &Env{now: now, trace: tr, layout: e.layout, drops: store.Copy(e.drops)}
-	e.free.renew()
+	e.freeLists.renew()
 	var spareTimers Timers
 	if spare != nil {
 		spareTimers = spare.timers
-		n.free = spare.free
-		spare.free = nil // the finished copy recycles nothing from here on
+		n.freeLists = spare.freeLists
+		spare.freeLists = nil // the finished copy recycles nothing from here on
 	}
-	if n.free != nil {
-		n.free.renew()
+	if n.freeLists != nil {
+		n.freeLists.renew()
 	} else {
-		n.free = newFreeLists()
+		n.freeLists = newFreeLists()
 	}
 	// The timer heap with room to grow (Timers.Clone), in the finished
 	// copy's arrays if they have it.
@@ -224,17 +236,6 @@ func (e *Env) IssueMemberID(client string) string {
 	return client + "-" + strconv.Itoa(e.memberSeq[client])
 }
 
-// FreeListsForTest is how many objects the free lists hold, each list in
-// turn: packets, Fetch requests and answers, Produce answers and requests,
-// OffsetCommit requests and answers (tests only).
-func (e *Env) FreeListsForTest() [7]int {
-	f := e.free
-	if f == nil {
-		return [7]int{}
-	}
-	return [7]int{len(f.packets), len(f.fetchReqs), len(f.fetchResps), len(f.produceResps), len(f.produceReqs), len(f.commitReqs), len(f.commitResps)}
-}
-
 // TimersForTest lists the queued timers, in heap order, and the sequence
 // number the next one would get (tests only).
 func (e *Env) TimersForTest() ([]wire.Timer, int) {
@@ -243,15 +244,6 @@ func (e *Env) TimersForTest() ([]wire.Timer, int) {
 		out = append(out, e.timers.slots[k.slot])
 	}
 	return out, e.timers.seq + 1
-}
-
-// FreePacketsForTest is the free list of packets, and the free lists'
-// identity (a world's copy may take a finished copy's lists): tests only.
-func (e *Env) FreePacketsForTest() ([]*wire.Packet, any) {
-	if e.free == nil {
-		return nil, nil
-	}
-	return e.free.packets, e.free
 }
 
 // Reply answers a request from the broker, and returns the answer.

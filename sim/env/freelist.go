@@ -9,25 +9,28 @@ import (
 
 // freeLists recycles the live packets of the steady-traffic hot path and
 // their bodies once delivered: the Produce and Fetch round trips (the
-// request packet, the answer, the fetchReq, fetchResp and produceResp
-// bodies). The trace keeps none of them (it records a packet when it is
-// sent), so once the answer is delivered nothing reads them again:
+// request packet, the answer, the FetchRequest, FetchResponse and
+// ProduceResponse bodies). The trace keeps none of them (it records a
+// packet when it is sent), so once the answer is delivered nothing reads
+// them again:
 //
-//   - a Produce request is read by handleProduce when delivered and then
-//     only as the answer's Req; its produceReq body is the producer's: held
-//     in prod.unacked until answered (and in prod.queued before it is sent),
-//     so it goes back only once the answer is delivered and unacked no
-//     longer holds it (an OutOfOrderSequenceNumber answer leaves it there,
-//     to be sent again); a retry sends a copy, a request of its own;
-//   - a Fetch request is held by w.parked until answered (answerParked and
-//     handleFetch drop it then) and read as the answer's Req; the member
-//     copies the answer's records into its own batch (onFetchResponse).
+//   - a Produce request is read by the partition leader (broker.Produce)
+//     when delivered and then only as the answer's Req; its body is the
+//     producer's: held in prod.unacked until answered (and in prod.queued
+//     before it is sent), so it goes back only once the answer is
+//     delivered and unacked no longer holds it (an OutOfOrderSequenceNumber
+//     answer leaves it there, to be sent again); a retry sends a copy, a
+//     request of its own;
+//   - a Fetch request is held by the broker's parked fetches until
+//     answered (answerParked and Fetch drop it then) and read as the
+//     answer's Req; the member copies the answer's records into its own
+//     batch (onFetchResponse).
 //
 // The OffsetCommit round trip of sendCommitReq (auto-commit, commitSync,
 // commitAsync) gives back its two packets and their bodies: onCommit
 // answers at once (nothing parks a commit) and keeps nothing of the
 // request, and onCommitResponse reads the answer and its Req and keeps
-// neither. The commitResp shares the request's slices. Of those, only the
+// neither. The OffsetCommitResponse shares the request's slices. Of those, only the
 // Offsets array is reused (the next commit's positions are gathered into
 // it): Partitions and Slots may be the member's Owned and ownedSlots,
 // which are replaced, never changed in place, and so are dropped. The
@@ -35,7 +38,7 @@ import (
 // and body of its own (epoch 0), never recycled.
 //
 // Every other packet (the group protocol's, transactions) is left to the
-// garbage collector: lastJoin, cg.inFlight, GroupMember.joinPkt/syncPkt
+// garbage collector: a classic membership's lastJoin, consumerMember.inFlight, ClassicMember.joinPkt/syncPkt
 // hold those.
 //
 // Clones share request and response bodies and the packets a live packet
@@ -45,7 +48,7 @@ import (
 // epoch of the lists it came from and goes back only while that epoch is
 // still current. Anything alive when a world was cloned is thus never
 // recycled by either world; what either allocates afterwards is its own.
-// A world whose test keeps packets (World.keep) recycles nothing.
+// A world whose test keeps packets (Env.KeepForTest) recycles nothing.
 type freeLists struct {
 	epoch        atomic.Uint64
 	packets      []*wire.Packet
@@ -80,8 +83,7 @@ func (f *freeLists) current() uint64 {
 }
 
 // Packet returns a zeroed packet, from the list if it has one.
-func (e *Env) Packet() *wire.Packet {
-	f := e.free
+func (f *freeLists) Packet() *wire.Packet {
 	if f == nil {
 		return &wire.Packet{}
 	}
@@ -91,8 +93,7 @@ func (e *Env) Packet() *wire.Packet {
 }
 
 // NewFetchRequest returns an empty Fetch request, from the list if it has one.
-func (e *Env) NewFetchRequest() *wire.FetchRequest {
-	f := e.free
+func (f *freeLists) NewFetchRequest() *wire.FetchRequest {
 	if f == nil {
 		return &wire.FetchRequest{}
 	}
@@ -102,8 +103,7 @@ func (e *Env) NewFetchRequest() *wire.FetchRequest {
 }
 
 // NewFetchResponse returns an empty Fetch answer, from the list if it has one.
-func (e *Env) NewFetchResponse() *wire.FetchResponse {
-	f := e.free
+func (f *freeLists) NewFetchResponse() *wire.FetchResponse {
 	if f == nil {
 		return &wire.FetchResponse{}
 	}
@@ -115,8 +115,7 @@ func (e *Env) NewFetchResponse() *wire.FetchResponse {
 
 // NewProduceRequest returns a request for the caller to fill in whole,
 // keeping its epoch.
-func (e *Env) NewProduceRequest() *wire.ProduceRequest {
-	f := e.free
+func (f *freeLists) NewProduceRequest() *wire.ProduceRequest {
 	if f == nil {
 		return &wire.ProduceRequest{}
 	}
@@ -126,8 +125,7 @@ func (e *Env) NewProduceRequest() *wire.ProduceRequest {
 }
 
 // NewProduceResponse returns an empty Produce answer, from the list if it has one.
-func (e *Env) NewProduceResponse() *wire.ProduceResponse {
-	f := e.free
+func (f *freeLists) NewProduceResponse() *wire.ProduceResponse {
 	if f == nil {
 		return &wire.ProduceResponse{}
 	}
@@ -138,8 +136,7 @@ func (e *Env) NewProduceResponse() *wire.ProduceResponse {
 
 // NewCommitRequest returns an empty request whose Offsets has the array of a
 // recycled one, if any, to append to.
-func (e *Env) NewCommitRequest() *wire.OffsetCommitRequest {
-	f := e.free
+func (f *freeLists) NewCommitRequest() *wire.OffsetCommitRequest {
 	if f == nil {
 		return &wire.OffsetCommitRequest{}
 	}
@@ -149,8 +146,7 @@ func (e *Env) NewCommitRequest() *wire.OffsetCommitRequest {
 }
 
 // NewCommitResponse returns an empty OffsetCommit answer, from the list if it has one.
-func (e *Env) NewCommitResponse() *wire.OffsetCommitResponse {
-	f := e.free
+func (f *freeLists) NewCommitResponse() *wire.OffsetCommitResponse {
 	if f == nil {
 		return &wire.OffsetCommitResponse{}
 	}
@@ -161,23 +157,36 @@ func (e *Env) NewCommitResponse() *wire.OffsetCommitResponse {
 
 // UnuseCommitRequest gives back a request the auto-commit took but did not
 // send (nothing positioned).
-func (e *Env) UnuseCommitRequest(r *wire.OffsetCommitRequest) {
-	if f := e.free; f != nil && r.FreeEpoch == f.current() {
+func (f *freeLists) UnuseCommitRequest(r *wire.OffsetCommitRequest) {
+	if f != nil && r.FreeEpoch == f.current() {
 		*r = wire.OffsetCommitRequest{Offsets: r.Offsets[:0], FreeEpoch: r.FreeEpoch}
 		f.commitReqs = append(f.commitReqs, r)
 	}
 }
 
+// ProduceHolder is who knows whether the producer that sent Produce
+// request q still holds its body r among its unacked requests: an answer
+// that does not settle it (OUT_OF_ORDER_SEQUENCE_NUMBER) leaves it there,
+// to be sent again. (An interface the World's Step passes, not a func
+// value: a method value is a closure built for every packet recycled.)
+type ProduceHolder interface {
+	HoldsProduce(q *wire.Packet, r *wire.ProduceRequest) bool
+}
+
 // Recycle takes back a delivered packet of the Produce, Fetch and
 // OffsetCommit round trips: an answer with its request and their bodies
 // (see freeLists for why nothing reads them again). Anything else, and
-// anything stamped with an older epoch, is left alone. held reports
-// whether the producer that sent a Produce request still holds its body
-// (its unacked requests: an answer that does not settle it leaves it
-// there, to be sent again).
-func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceRequest) bool) {
-	f := e.free
-	if f == nil || e.keep != nil || !p.Response || (p.Type != wire.Produce && p.Type != wire.Fetch && p.Type != wire.OffsetCommit) {
+// anything stamped with an older epoch, is left alone; so is everything
+// while a test keeps the packets sent (KeepForTest). A Produce request's
+// body goes back only if its producer no longer holds it (h).
+func (e *Env) Recycle(p *wire.Packet, h ProduceHolder) {
+	if e.keep == nil {
+		e.freeLists.recycle(p, h)
+	}
+}
+
+func (f *freeLists) recycle(p *wire.Packet, h ProduceHolder) {
+	if f == nil || !p.Response || (p.Type != wire.Produce && p.Type != wire.Fetch && p.Type != wire.OffsetCommit) {
 		return
 	}
 	ep := f.current()
@@ -208,7 +217,7 @@ func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceR
 				f.commitReqs = append(f.commitReqs, b)
 			}
 		case *wire.ProduceRequest:
-			if b.FreeEpoch == ep && !held(q, b) {
+			if b.FreeEpoch == ep && !h.HoldsProduce(q, b) {
 				*b = wire.ProduceRequest{}
 				f.produceReqs = append(f.produceReqs, b)
 			}
@@ -221,8 +230,27 @@ func (e *Env) Recycle(p *wire.Packet, held func(q *wire.Packet, r *wire.ProduceR
 }
 
 // UnuseFetchRequest gives back a request poll took but did not send.
-func (e *Env) UnuseFetchRequest(r *wire.FetchRequest) {
-	if f := e.free; f != nil && r.FreeEpoch == f.current() {
+func (f *freeLists) UnuseFetchRequest(r *wire.FetchRequest) {
+	if f != nil && r.FreeEpoch == f.current() {
 		f.fetchReqs = append(f.fetchReqs, r)
 	}
+}
+
+// FreeListsForTest is how many objects the free lists hold, each list in
+// turn: packets, Fetch requests and answers, Produce answers and requests,
+// OffsetCommit requests and answers (tests only).
+func (f *freeLists) FreeListsForTest() [7]int {
+	if f == nil {
+		return [7]int{}
+	}
+	return [7]int{len(f.packets), len(f.fetchReqs), len(f.fetchResps), len(f.produceResps), len(f.produceReqs), len(f.commitReqs), len(f.commitResps)}
+}
+
+// FreePacketsForTest is the free list of packets, and the free lists'
+// identity (a world's copy may take a finished copy's lists): tests only.
+func (f *freeLists) FreePacketsForTest() ([]*wire.Packet, any) {
+	if f == nil {
+		return nil, nil
+	}
+	return f.packets, f
 }

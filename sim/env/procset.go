@@ -70,13 +70,12 @@ func (s *procSet) addAll(o *procSet) {
 	s.n = n
 }
 
-// appendTo appends the processes' numbers to out, in process-number
-// order.
-func (s *procSet) appendTo(out []int) []int {
+// appendProcs appends procs[i] to out for each process number i in s, in
+// process-number order.
+func appendProcs[P any](s *procSet, out, procs []P) []P {
 	for i, w := range s.words {
 		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			out = append(out, i<<6+b)
+			out = append(out, procs[i<<6+bits.TrailingZeros64(w)])
 			w &= w - 1
 		}
 	}

@@ -55,7 +55,10 @@ func TestProcSetMatchesMap(t *testing.T) {
 				t.Fatalf("round %d op %d: has(%d) %v, map %v", round, op, x.proc, s.has(x.proc), ms[x])
 			}
 		}
-		got := s.appendTo(nil)
+		var got []int
+		for _, m := range appendProcs(&s, nil, procs) {
+			got = append(got, m.proc)
+		}
 		var want []int
 		for m := range ms {
 			want = append(want, m.proc)
@@ -65,7 +68,7 @@ func TestProcSetMatchesMap(t *testing.T) {
 			t.Fatalf("round %d: members %v, map %v", round, got, want)
 		}
 		s.clear()
-		if s.len() != 0 || len(s.appendTo(nil)) != 0 {
+		if s.len() != 0 || len(appendProcs(&s, nil, procs)) != 0 {
 			t.Fatalf("round %d: not empty after clear", round)
 		}
 	}

@@ -97,7 +97,7 @@ func (s *Script) handleHide(t testing.TB, d *datadriven.TestData) (string, error
 	all := []sim.EventKind{sim.EvGroupState, sim.EvGeneration, sim.EvAssigned, sim.EvRevoked, sim.EvRemoved, sim.EvPollTimeout,
 		sim.EvCrash, sim.EvSlowStart, sim.EvPolled, sim.EvProcessed, sim.EvCommitFailed, sim.EvCommitted, sim.EvClosed,
 		sim.EvStarted, sim.EvStaticRejoin, sim.EvTxnState, sim.EvFenced, sim.EvRetry, sim.EvInput, sim.EvSideEffect,
-		sim.EvZombie, sim.EvUnstableOffset, sim.EvProducer}
+		sim.EvZombie, sim.EvUnstableOffset, sim.EvProducer, sim.EvDeploy}
 	kinds := map[sim.EventKind]bool{}
 	for _, w := range wantWords(t, d, 0, len(all), "hide [KIND ...]") {
 		known := false

@@ -5,10 +5,11 @@
 // running world, which cannot reach sim's test files). It uses only sim's
 // exported API.
 //
-// These are copies of sim's test helpers (randomTopology, randomCaseConfig,
-// randomSchedule, traceCase, traceCaseWith, consumingWorld); the same seed
-// gives the same world, which TestWorldsMatchDigests checks against
-// sim/testdata/trace_digests.txt.
+// These are copies of sim's test helpers (randomTopology, randomSchedule,
+// seedWorld with the propertyCase spec of sim/seedworld_test.go, traceCase,
+// traceCaseWith, consumingWorld), which sim's own tests cannot import (this
+// package imports sim); the same seed gives the same world, which
+// TestWorldsMatchDigests checks against sim/testdata/trace_digests.txt.
 package simtest
 
 import (

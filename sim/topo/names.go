@@ -37,7 +37,7 @@ func (n *Layout) AppendName(b []byte, tp wire.TopicPartition, off int) []byte {
 
 // FNVName is the FNV-1a hash (32 bits) of the name of record off of tp
 // continued from h: fnv(h, AppendName(nil, tp, off)) without spelling the
-// name (the partitioner hashes every invoice's key, World.outputSlot).
+// name (the partitioner hashes every invoice's key, client.Member.outputSlot).
 func (n *Layout) FNVName(h uint32, tp wire.TopicPartition, off int) uint32 {
 	if n.short {
 		h = (h ^ uint32(tp.Topic[0])) * FNVPrime

@@ -30,7 +30,67 @@ const (
 	EvZombie         EventKind = "zombie"          // a process kept running after it lost its place
 	EvUnstableOffset EventKind = "unstable-offset" // OffsetFetch answered UNSTABLE_OFFSET_COMMIT
 	EvProducer       EventKind = "producer"        // a member closed its producer and created one with new settings
+	EvDeploy         EventKind = "deploy"          // a graceful restart or a rolling deploy moved on (restart --graceful, roll)
 )
+
+// kind numbers an EventKind by its place in eventKinds: an event's record
+// keeps the number. The facts (facts.go) name their kinds by these
+// constants, so the hot path never looks a kind up by its string; Event,
+// for the rare ones, looks it up in kindIndex.
+type kind uint8
+
+const (
+	kindGroupState kind = iota
+	kindGeneration
+	kindAssigned
+	kindRevoked
+	kindRemoved
+	kindPollTimeout
+	kindCrash
+	kindSlowStart
+	kindPolled
+	kindProcessed
+	kindCommitFailed
+	kindCommitted
+	kindClosed
+	kindStarted
+	kindStaticRejoin
+	kindProduced
+	kindTxnState
+	kindFenced
+	kindRetry
+	kindInput
+	kindSideEffect
+	kindZombie
+	kindUnstableOffset
+	kindProducer
+	kindDeploy
+	numKinds
+)
+
+// eventKinds lists every EventKind by its number.
+var eventKinds = [numKinds]EventKind{
+	kindGroupState: EvGroupState, kindGeneration: EvGeneration, kindAssigned: EvAssigned,
+	kindRevoked: EvRevoked, kindRemoved: EvRemoved, kindPollTimeout: EvPollTimeout, kindCrash: EvCrash,
+	kindSlowStart: EvSlowStart, kindPolled: EvPolled, kindProcessed: EvProcessed,
+	kindCommitFailed: EvCommitFailed, kindCommitted: EvCommitted, kindClosed: EvClosed,
+	kindStarted: EvStarted, kindStaticRejoin: EvStaticRejoin, kindProduced: EvProduced,
+	kindTxnState: EvTxnState, kindFenced: EvFenced, kindRetry: EvRetry, kindInput: EvInput,
+	kindSideEffect: EvSideEffect, kindZombie: EvZombie, kindUnstableOffset: EvUnstableOffset,
+	kindProducer: EvProducer, kindDeploy: EvDeploy,
+}
+
+// kindIndex is each EventKind's number, for Event.
+var kindIndex = func() map[EventKind]kind {
+	m := make(map[EventKind]kind, len(eventKinds))
+	for i, k := range eventKinds {
+		if k == "" {
+			panic("trace: eventKinds has no kind numbered " + strconv.Itoa(i))
+		}
+		m[k] = kind(i)
+	}
+	return m
+}()
 
 // Event is one thing that happened, for the trace and the views.
 type Event struct {

@@ -43,10 +43,10 @@ func (l *PacketLog) TextRefForTest(i int) wire.TextRef { return l.recs.text(i) }
 func (l *EventLog) TextRefForTest(i int) wire.TextRef { return l.recs.text(i) }
 
 // BytesForTest is the arena from ref to the end of its chunk.
-func (t *Trace) BytesForTest(ref wire.TextRef) []byte { return t.texts.bytes(ref) }
+func (t *Trace) BytesForTest(ref wire.TextRef) []byte { return t.arena.bytes(ref) }
 
 // OpenChunkForTest is the arena's open chunk, every byte written to it.
-func (t *Trace) OpenChunkForTest() []byte { return t.texts.open }
+func (t *Trace) OpenChunkForTest() []byte { return t.arena.open }
 
 // TextForTest is the text at ref, formatted (no event's member for %m).
 func (t *Trace) TextForTest(ref wire.TextRef) string { return t.text(ref) }
@@ -66,7 +66,7 @@ func (t *Trace) FirstTokenForTest(ref wire.TextRef) (text []byte, n int, ok bool
 // SetArenaForTest makes open the arena's only chunk (its whole text) and
 // returns the function that puts the arena back.
 func (t *Trace) SetArenaForTest(open []byte) (restore func()) {
-	saved := t.texts
-	t.texts = textArena{open: open}
-	return func() { t.texts = saved }
+	saved := t.arena
+	t.arena = textArena{open: open}
+	return func() { t.arena = saved }
 }

@@ -19,14 +19,14 @@ func (t *Trace) GroupState(group, from, to, reason string) {
 	if reason != "" {
 		b = append(append(append(b, " ("...), reason...), ')')
 	}
-	t.eventEnc(EvGroupState, "", encLit(t.scratch[:0], b), 0)
+	t.eventEnc(kindGroupState, "", encLit(t.scratch[:0], b), 0)
 }
 
 // Input records n upstream records appended to input partition tp from
 // offset first on.
 func (t *Trace) Input(tp wire.TopicPartition, n, first int) {
 	b, _ := t.argTP(argNum(encTemplate(t.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
-	t.eventEnc(EvInput, "", argOffset(argOffset(b, first), first+n-1), 0)
+	t.eventEnc(kindInput, "", argOffset(argOffset(b, first), first+n-1), 0)
 }
 
 // FetchRequest is a Fetch's text: "o0@3 o1@5 max 3" (positions that repeat
@@ -45,15 +45,15 @@ func (t *Trace) FetchAnswer(recs []wire.Record) wire.TextRef {
 func (t *Trace) Polled(who Label, batch []wire.Record) {
 	b := append(t.encLabel(t.scratch[:0], who), phPolled)
 	at := len(b)
-	t.eventEnc(EvPolled, who.Client, t.encFetchedList(b, batch), at)
+	t.eventEnc(kindPolled, who.Client, t.encFetchedList(b, batch), at)
 }
 
 // Processed records a record processed: "C2 processed o2.3".
 func (t *Trace) Processed(who Label, f *wire.Record) {
 	if b, whole, at := t.encProcessed(who, f); whole {
-		t.Events.add(EvProcessed, who.Client, t.addWhole(b), 0)
+		t.Events.add(kindProcessed, who.Client, t.addWhole(b), 0)
 	} else {
-		t.eventEnc(EvProcessed, who.Client, b, at)
+		t.eventEnc(kindProcessed, who.Client, b, at)
 	}
 }
 
@@ -78,13 +78,13 @@ func (t *Trace) CommitRequest(tps []wire.TopicPartition, slots []int32, offs []i
 func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.TopicPartition, slots []int32, offs []int) wire.TextRef {
 	b := append(t.encMemberID(t.scratch[:0], memberID), phCommitted)
 	at := len(b)
-	if req != 0 && firstByte(t.texts.bytes(req)) == tOffsets {
+	if req != 0 && firstByte(t.arena.bytes(req)) == tOffsets {
 		b = t.encSameAt(b, req)
 	} else {
 		b = t.encOffsetsAt(b, tps, slots, offs)
 	}
 	ref, offsets := t.addTextTail(b, at)
-	t.Events.add(EvCommitted, client, ref, 0)
+	t.Events.add(kindCommitted, client, ref, 0)
 	return offsets
 }
 
@@ -168,19 +168,6 @@ func (t *Trace) ProduceRequest(req *wire.ProduceRequest, pt *ProducerText) wire.
 	return text
 }
 
-// produceBack is the distance back from the next text added to pt's last
-// produce text that spells its producer id, epoch and sequence number,
-// and that sequence number, when it has req's producer id and epoch and a
-// text of maxProduceText bytes added now lands in its chunk; false
-// otherwise.
-func (t *Trace) produceBack(pt *ProducerText, req *wire.ProduceRequest) (uint64, int64, bool) {
-	end, ok := t.texts.inChunk(pt.text, maxProduceText)
-	if !ok || pt.pid != req.PID || pt.epoch != req.Epoch {
-		return 0, 0, false
-	}
-	return uint64(end - pt.text), pt.seq, true
-}
-
 // Produced records req's record written at offset and returns the
 // answer's text. When the log's cell names its source (cellNamesSource:
 // the partition leader found the invoice's source in the cell, by
@@ -192,17 +179,17 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 	if cellNamesSource {
 		b, _ := t.argTPI(encTemplate(t.scratch[:0], tplProducedCell), req.TPI, req.TP)
 		text := t.addWhole(argOffset(b, offset))
-		t.Events.add(EvProduced, req.Producer, text, 0)
+		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
 	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argOffset(src, req.SrcOffset), req.TPI, req.TP); ok1 && ok2 && req.HasSrc {
 		text := t.addWhole(argNum(to, int64(offset)))
-		t.Events.add(EvProduced, req.Producer, text, 0)
+		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
 	}
 	b := t.encPart(append(t.encValue(t.scratch[:0], req), phWrittenTo), req.TP)
-	t.eventEnc(EvProduced, req.Producer, encNum(b, phAtOffset, int64(offset)), 0)
+	t.eventEnc(kindProduced, req.Producer, encNum(b, phAtOffset, int64(offset)), 0)
 	return t.addText(encNum(t.encValue(t.scratch[:0], req), phAtOffset, int64(offset)))
 }
 
@@ -210,9 +197,9 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // t.scratch, without its tEnd); records, if at > 0, are the record tokens
 // from b[at:] on (Event.Records): a label and a phrase come first, so at is
 // a few bytes.
-func (t *Trace) eventEnc(kind EventKind, member string, b []byte, at int) {
+func (t *Trace) eventEnc(k kind, member string, b []byte, at int) {
 	if at >= 1<<16 {
 		panic("sim: an event's records start past its first 64 KB")
 	}
-	t.Events.add(kind, member, t.addText(b), uint16(max(at, 0)))
+	t.Events.add(k, member, t.addText(b), uint16(max(at, 0)))
 }

@@ -64,7 +64,7 @@ func TestRecordSizes(t *testing.T) {
 func checkWithClone(tr *Trace, tick *int, check func(tr *Trace, what string)) {
 	check(tr, "trace")
 	cloneTick := *tick
-	c := tr.Clone(&cloneTick, nil)
+	c := tr.Clone(&cloneTick, nil, nil)
 	*tick++
 	tr.Record(&wire.Packet{ID: tr.Packets.Len(), Sent: *tick, Delivered: *tick + 1, From: "C1", FromInc: 1, To: wire.Broker,
 		Type: wire.Fetch, Summary: "after the clone"})
@@ -113,10 +113,10 @@ func TestTraceRecordsThatDoNotFit(t *testing.T) {
 	}
 	far := tr.parties.names[len(tr.parties.names)-1].name
 	e0 := tr.Events.Len()
-	tr.eventEnc(EvProcessed, far, tr.encRecord(append(tr.encParty(tr.scratch[:0], far), phProcessed), inputs[0], 7, ""), 0)
+	tr.eventEnc(kindProcessed, far, tr.encRecord(append(tr.encParty(tr.scratch[:0], far), phProcessed), inputs[0], 7, ""), 0)
 	b := encLit(tr.scratch[:0], strings.Repeat("x", 300))
 	at := len(b)
-	tr.eventEnc(EvPolled, "C1", tr.encRecord(b, inputs[1], 9, ""), at)
+	tr.eventEnc(kindPolled, "C1", tr.encRecord(b, inputs[1], 9, ""), at)
 	tr.StopEventf(EvCrash, far, "%s stops", far)
 	check := func(tr *Trace, what string) {
 		for _, a := range answers {
@@ -316,7 +316,7 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		if at > 0 {
 			want.records = []string{rec}
 		}
-		tr.eventEnc(EvPolled, member, tr.encRecord(b, input0, 7, ""), at)
+		tr.eventEnc(kindPolled, member, tr.encRecord(b, input0, 7, ""), at)
 		evs = append(evs, want)
 	}
 	edge("member 4,095", false, func() { event(m4095, 0) })

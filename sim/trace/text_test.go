@@ -204,7 +204,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(want, " ") {
 				t.Fatalf("records %v format as %q", want, got)
 			}
-			if got := tr.names(tr.texts.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
+			if got := tr.names(tr.arena.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
 		}
@@ -247,6 +247,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 // trace's texts change when the other adds its own, in place or not.
 func TestArenaTextsInPlaceAndClones(t *testing.T) {
 	defer func(a int) { arenaChunk = a }(arenaChunk)
+	copied, closed := map[int]bool{}, map[int]bool{}
 	for _, chunk := range []int{40, 1 << arenaShift} {
 		arenaChunk = chunk
 		var tick, cloneTick int
@@ -255,7 +256,7 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 		var want []string
 		add := func(tr *Trace, s string) (textRef, bool) {
 			b := encLit(tr.scratch[:0], s)
-			inPlace := tr.texts.inSpare(b) && cap(b) > len(b)
+			inPlace := tr.arena.inSpare(b) && cap(b) > len(b)
 			return tr.addText(b), inPlace
 		}
 		placed := 0
@@ -270,20 +271,33 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 		if (placed > 0) != (chunk >= 2*spillMin) { // a small chunk never has spillMin bytes of room
 			t.Fatalf("chunk %d: %d texts kept in place", chunk, placed)
 		}
-		c := tr.Clone(&cloneTick, nil)
-		if len(c.texts.spare()) != 0 || cap(c.texts.spare()) != 0 {
-			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.texts.spare()))
+		c := tr.Clone(&cloneTick, nil, nil)
+		if len(c.arena.spare()) != 0 || cap(c.arena.spare()) != 0 {
+			t.Fatalf("chunk %d: the clone has %d bytes of spare room in a shared chunk", chunk, cap(c.arena.spare()))
 		}
-		// The clone's first text closes the shared open chunk as it is (a
-		// short full chunk, not copied) and goes to a chunk of its own.
-		shared, nFull := tr.texts.open, len(c.texts.full)
+		// The clone's first text copies a short shared open chunk (at most
+		// cloneChunk bytes) into one of its own under the same number; a
+		// longer one it closes as it is (a short full chunk, not copied)
+		// and goes on in a chunk of its own, the next.
+		shared, nFull := tr.arena.open, len(c.arena.full)
 		first, _ := add(c, "clone-first")
-		if last := c.texts.full[nFull]; len(c.texts.full) != nFull+1 || len(last) != len(shared) ||
-			unsafe.SliceData(last) != unsafe.SliceData(shared) {
-			t.Fatalf("chunk %d: the clone's first text did not close the shared open chunk uncopied", chunk)
+		if unsafe.SliceData(c.arena.open) == unsafe.SliceData(shared) {
+			t.Fatalf("chunk %d: the clone's first text is in the shared chunk", chunk)
 		}
-		if unsafe.SliceData(c.texts.open) == unsafe.SliceData(shared) || int(first>>arenaShift) != nFull+1 {
-			t.Fatalf("chunk %d: the clone's first text is not in a chunk of its own", chunk)
+		if len(shared) <= cloneChunk {
+			copied[chunk] = true
+			if len(c.arena.full) != nFull || int(first>>arenaShift) != nFull || string(c.arena.open[:len(shared)]) != string(shared) {
+				t.Fatalf("chunk %d: the clone's first text did not copy the short shared open chunk (%d bytes) under its number", chunk, len(shared))
+			}
+		} else {
+			closed[chunk] = true
+			if last := c.arena.full[nFull]; len(c.arena.full) != nFull+1 || len(last) != len(shared) ||
+				unsafe.SliceData(last) != unsafe.SliceData(shared) {
+				t.Fatalf("chunk %d: the clone's first text did not close the shared open chunk uncopied", chunk)
+			}
+			if int(first>>arenaShift) != nFull+1 {
+				t.Fatalf("chunk %d: the clone's first text is not in the next chunk", chunk)
+			}
 		}
 		var cw, ww []textRef
 		for i := 0; i < 30; i++ {
@@ -304,5 +318,8 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 				t.Fatalf("chunk %d: text %d reads %q / %q", chunk, i, tr.text(ww[i]), c.text(cw[i]))
 			}
 		}
+	}
+	if len(copied) == 0 || len(closed) == 0 {
+		t.Errorf("the clones copied a short shared chunk at chunk sizes %v and closed a long one at %v: both must be tried", copied, closed)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -27,24 +26,14 @@ type Sources interface {
 // (Clone): the copies share every chunk written so far and never write
 // where the other reads.
 type Trace struct {
-	now     *int // the world's clock
-	layout  *topo.Layout
-	sources Sources
+	now *int // the world's clock
 
 	Packets PacketLog
 	Events  EventLog
 
-	texts   textArena
-	parties parties
-	// memberIDs: member ids as encMemberID reads them, by the strings a
-	// tick passes it (a member's MemberID, a commit's) again and again.
-	memberIDs store.StrCache[string, memberIDRef]
-	// byProc is the party of each process (by its number, Packet.Proc
-	// minus one) once a packet named it: a packet's member end is found
-	// without a lookup; each entry is checked before it is trusted.
-	byProc []uint32
-	// scratch is where the next text is encoded; private to this trace.
-	scratch []byte
+	// texts keeps the packets' and events' texts, encoded (texts.go): the
+	// facts encode theirs with its encoders, the logs read them back.
+	texts
 	// stopped: a stop event happened in the current tick.
 	stopped bool
 }
@@ -52,19 +41,28 @@ type Trace struct {
 // New is an empty trace of a world laid out as layout, whose clock is
 // *now, and whose logs sources reads.
 func New(layout *topo.Layout, now *int, sources Sources) *Trace {
-	t := &Trace{now: now, layout: layout, sources: sources}
+	t := &Trace{now: now, texts: texts{layout: layout, sources: sources}}
 	t.Packets.t, t.Events.t = t, t
 	return t
 }
 
 // Clone is a copy of t for a world whose clock is *now and whose logs
-// sources reads: it shares the records and texts written so far.
-func (t *Trace) Clone(now *int, sources Sources) *Trace {
-	n := &Trace{now: now, layout: t.layout, sources: sources,
+// sources reads: it shares the records and texts written so far. With a
+// spare (the trace of a finished copy, never read again: sim.Reuser) the
+// copy is made in its storage, its encoding buffer too, as the World that
+// held the trace's fields before the trace had a room of its own was.
+func (t *Trace) Clone(now *int, sources Sources, spare *Trace) *Trace {
+	n, scratch := spare, []byte(nil)
+	if n == nil {
+		n = new(Trace)
+	} else {
+		scratch = n.scratch[:0]
+	}
+	*n = Trace{now: now,
 		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
-		Events:  EventLog{recs: t.Events.recs.clone(), kinds: t.Events.kinds},
-		texts:   t.texts.clone(), parties: t.parties.clone(), memberIDs: t.memberIDs,
-		byProc: store.Copy(t.byProc)}
+		Events:  EventLog{recs: t.Events.recs.clone()}}
+	t.texts.cloneInto(&n.texts, sources)
+	n.scratch = scratch
 	n.Packets.t, n.Events.t = n, n
 	return n
 }
@@ -85,7 +83,7 @@ func (t *Trace) Layout() *topo.Layout { return t.layout }
 // Event records a rare event, its text as it is. The frequent ones have
 // methods of their own (facts.go), which keep their arguments.
 func (t *Trace) Event(kind EventKind, member, text string) {
-	t.Events.add(kind, member, t.addText(encLit(t.scratch[:0], text)), 0)
+	t.Events.add(kindIndex[kind], member, t.addText(encLit(t.scratch[:0], text)), 0)
 }
 
 // Eventf is Event with the text formatted.
@@ -108,9 +106,9 @@ func (t *Trace) Record(p *wire.Packet) { t.Packets.record(p) }
 // Bytes is what the trace and the events keep: their records, and their
 // texts in the arena (for the heap-per-tick benchmark's breakdown).
 func (t *Trace) Bytes() (packets, events, texts int) {
-	for _, c := range t.texts.full {
+	for _, c := range t.arena.full {
 		texts += len(c)
 	}
-	texts += len(t.texts.open)
+	texts += len(t.arena.open)
 	return t.Packets.Len() * int(unsafe.Sizeof(packetRec{})), t.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
 }

@@ -157,40 +157,18 @@ type specOptions struct {
 }
 
 // buildGroupSpec validates the input and lays it out as Kafka's coordinator
-// would hand it to the assignor, bent by opt.
+// would hand it to the assignor, bent by opt: its topics, its members in
+// the member map's order (TargetAssignmentBuilder.build: memberSpecs = new
+// HashMap<>(), members put in order), their subscriptions, and each
+// member's current assignment.
 func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	g := &groupSpec{topics: in.Topics}
-	byName := map[string]int{}
-	byID := map[Uuid]int{}
-	for i, t := range in.Topics {
-		if t.Name == "" {
-			return nil, fmt.Errorf("topic %d has no name", i)
-		}
-		if t.Partitions < 1 {
-			return nil, fmt.Errorf("topic %s has %d partitions: at least 1 is needed", t.Name, t.Partitions)
-		}
-		if _, dup := byName[t.Name]; dup {
-			return nil, fmt.Errorf("topic %s is listed twice", t.Name)
-		}
-		id := t.ID
-		if id == (Uuid{}) {
-			id = TopicID(t.Name)
-		}
-		if j, dup := byID[id]; dup {
-			return nil, fmt.Errorf("topics %s and %s have the same id %s", in.Topics[j].Name, t.Name, id)
-		}
-		byName[t.Name], byID[id] = i, i
-		g.ids = append(g.ids, id)
-		owners := make([]int32, t.Partitions)
-		for p := range owners {
-			owners[p] = -1
-		}
-		g.owner = append(g.owner, owners)
+	byName, err := g.addTopics(in.Topics)
+	if err != nil {
+		return nil, err
 	}
-
-	// TargetAssignmentBuilder.build: memberSpecs = new HashMap<>(), members put in order.
-	ids := make([]string, len(in.Members))
 	byMember := map[string]*Member{}
+	ids := make([]string, len(in.Members))
 	for i := range in.Members {
 		m := &in.Members[i]
 		if m.MemberID == "" {
@@ -207,16 +185,61 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 		order, ok = javaorder.Order(ids, javaorder.StringHash, javaorder.StringCompare, javaorder.DefaultCapacity)
 	}
 	g.inexact = g.inexact || !ok
+	subs := g.subscriptions(in.Members, byName, opt)
+	names := newTopicNames(in.Topics, byName)
+	for mi, id := range order {
+		m := byMember[id]
+		if err := g.addMember(m, int32(mi), subs[keyOf(m.Topics)], names, opt); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
 
-	// Members usually share their subscription: resolve each distinct one
-	// once. ModernGroup.subscriptionType counts subscribers per topic name.
+// addTopics checks the topics and numbers them by name, each partition
+// without an owner yet.
+func (g *groupSpec) addTopics(topics []Topic) (map[string]int, error) {
+	byName := map[string]int{}
+	byID := map[Uuid]int{}
+	for i, t := range topics {
+		if t.Name == "" {
+			return nil, fmt.Errorf("topic %d has no name", i)
+		}
+		if t.Partitions < 1 {
+			return nil, fmt.Errorf("topic %s has %d partitions: at least 1 is needed", t.Name, t.Partitions)
+		}
+		if _, dup := byName[t.Name]; dup {
+			return nil, fmt.Errorf("topic %s is listed twice", t.Name)
+		}
+		id := t.ID
+		if id == (Uuid{}) {
+			id = TopicID(t.Name)
+		}
+		if j, dup := byID[id]; dup {
+			return nil, fmt.Errorf("topics %s and %s have the same id %s", topics[j].Name, t.Name, id)
+		}
+		byName[t.Name], byID[id] = i, i
+		g.ids = append(g.ids, id)
+		owners := make([]int32, t.Partitions)
+		for p := range owners {
+			owners[p] = -1
+		}
+		g.owner = append(g.owner, owners)
+	}
+	return byName, nil
+}
+
+// subscriptions resolves each distinct subscription once (members usually
+// share theirs) and sets g.homogeneous as ModernGroup.subscriptionType
+// does, counting subscribers per topic name.
+func (g *groupSpec) subscriptions(members []Member, byName map[string]int, opt specOptions) map[subKey]*subscription {
 	subs := map[subKey]*subscription{}
 	subscribers := map[string]int{}
-	for i := range in.Members {
-		k := keyOf(in.Members[i].Topics)
+	for i := range members {
+		k := keyOf(members[i].Topics)
 		sub, ok := subs[k]
 		if !ok {
-			sub = g.resolve(in.Members[i].Topics, byName)
+			sub = g.resolve(members[i].Topics, byName)
 			subs[k] = sub
 		}
 		sub.members++
@@ -228,102 +251,119 @@ func buildGroupSpec(in Input, opt specOptions) (*groupSpec, error) {
 	}
 	g.homogeneous = true
 	for _, n := range subscribers {
-		if n != len(in.Members) {
+		if n != len(members) {
 			g.homogeneous = false
 		}
 	}
 	if opt.subscriptionType != "" {
 		g.homogeneous = opt.subscriptionType == "homogeneous"
 	}
+	return subs
+}
 
-	// Topics in name order: the members' lists mostly are (result writes
-	// them so), and then each partition's topic is the one before it or the
-	// next name, found without hashing the name.
-	byNameOrder := make([]int, len(in.Topics))
+// topicNames finds the topic of each partition of a member's list: the
+// lists mostly are in name order (result writes them so), and then each
+// partition's topic is the one before it or the next name, found without
+// hashing the name.
+type topicNames struct {
+	topics   []Topic
+	byName   map[string]int
+	nextName []int   // nextName[t+1]: the topic after t by name; nextName[0] the first
+	rank     []int   // place in name order
+	seen     []int32 // seen[t] == mi+1: member mi lists t
+}
+
+func newTopicNames(topics []Topic, byName map[string]int) *topicNames {
+	byNameOrder := make([]int, len(topics))
 	for i := range byNameOrder {
 		byNameOrder[i] = i
 	}
-	slices.SortFunc(byNameOrder, func(a, b int) int { return strings.Compare(in.Topics[a].Name, in.Topics[b].Name) })
-	nextName := make([]int, len(in.Topics)+1) // nextName[t+1]: the topic after t by name; nextName[0] the first
-	for i := range nextName {
-		nextName[i] = -1
+	slices.SortFunc(byNameOrder, func(a, b int) int { return strings.Compare(topics[a].Name, topics[b].Name) })
+	n := &topicNames{topics: topics, byName: byName, nextName: make([]int, len(topics)+1), rank: make([]int, len(topics)),
+		seen: make([]int32, len(topics))}
+	for i := range n.nextName {
+		n.nextName[i] = -1
 	}
-	rank := make([]int, len(in.Topics)) // place in name order
 	prev := -1
 	for i, t := range byNameOrder {
-		nextName[prev+1] = t
-		rank[t] = i
+		n.nextName[prev+1] = t
+		n.rank[t] = i
 		prev = t
 	}
-	seen := make([]int32, len(in.Topics)) // seen[t] == mi+1: member mi lists t
+	return n
+}
 
-	for mi, id := range order {
-		m := byMember[id]
-		sub := subs[keyOf(m.Topics)]
-		ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
-			subscribed: sub.topics, subSet: sub.set}
-		// The current target assignment, checked; javaOrder orders it as
-		// Java iterates it when an assignor needs that. A list grouped by
-		// topic with partitions ascending is taken as it is; another is
-		// sorted.
-		stamp := int32(mi + 1)
-		all := make([]int32, len(m.Assigned)) // one backing array for the member's partitions
-		var givenTopics []int                 // first appearance order, for specOptions.givenOrder
-		grouped, sorted := true, true
-		t, start := -1, 0
-		for i, a := range m.Assigned {
-			if t < 0 || a.Topic != in.Topics[t].Name {
-				if t >= 0 {
-					ms.assigned = append(ms.assigned, assignedTopic{t, all[start:i:i]})
-				}
-				if n := nextName[t+1]; n >= 0 && a.Topic == in.Topics[n].Name {
-					t = n
-				} else {
-					var known bool
-					if t, known = byName[a.Topic]; !known {
-						return nil, fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
-					}
-				}
-				if seen[t] == stamp {
-					grouped = false // the topic again, after another
-				}
-				if start < i && rank[t] < rank[ms.assigned[len(ms.assigned)-1].t] {
-					sorted = false
-				}
-				seen[t], start = stamp, i
-				if opt.givenOrder && !slices.Contains(givenTopics, t) {
-					givenTopics = append(givenTopics, t)
-				}
-			} else if int64(a.Partition) <= int64(all[i-1]) {
-				grouped = false
-			}
-			if a.Partition < 0 || a.Partition >= in.Topics[t].Partitions {
-				return nil, fmt.Errorf("member %s is assigned %s: topic %s has partitions 0 to %d",
-					m.MemberID, a, a.Topic, in.Topics[t].Partitions-1)
-			}
-			if holder := g.owner[t][a.Partition]; holder >= 0 {
-				if int(holder) == mi {
-					return nil, fmt.Errorf("member %s lists %s twice", m.MemberID, a)
-				}
-				return nil, fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
-			}
-			g.owner[t][a.Partition] = int32(mi)
-			all[i] = int32(a.Partition)
-		}
-		if t >= 0 {
-			ms.assigned = append(ms.assigned, assignedTopic{t, all[start:len(all):len(all)]})
-		}
-		if !grouped {
-			ms.assigned = regroup(ms.assigned, len(all))
-		} else if sorted && len(m.Assigned) > 0 {
-			ms.sorted = m.Assigned
-		}
-		if opt.givenOrder {
-			ms.givenTopics = givenTopics
-		}
-		g.members = append(g.members, ms)
+// of is the topic named name, the one after t by name checked first; false
+// for a name the group has not.
+func (n *topicNames) of(name string, t int) (int, bool) {
+	if next := n.nextName[t+1]; next >= 0 && name == n.topics[next].Name {
+		return next, true
 	}
-	return g, nil
+	t, known := n.byName[name]
+	return t, known
+}
+
+// addMember adds member m, the mi-th of the member map, with its
+// subscription and its current target assignment, checked; javaOrder
+// orders it as Java iterates it when an assignor needs that. A list
+// grouped by topic with partitions ascending is taken as it is; another
+// is sorted.
+func (g *groupSpec) addMember(m *Member, mi int32, sub *subscription, names *topicNames, opt specOptions) error {
+	ms := &memberSpec{id: m.MemberID, instanceID: m.InstanceID, names: len(sub.names),
+		subscribed: sub.topics, subSet: sub.set}
+	stamp := mi + 1
+	all := make([]int32, len(m.Assigned)) // one backing array for the member's partitions
+	var givenTopics []int                 // first appearance order, for specOptions.givenOrder
+	grouped, sorted := true, true
+	t, start := -1, 0
+	for i, a := range m.Assigned {
+		if t < 0 || a.Topic != g.topics[t].Name {
+			if t >= 0 {
+				ms.assigned = append(ms.assigned, assignedTopic{t, all[start:i:i]})
+			}
+			var known bool
+			if t, known = names.of(a.Topic, t); !known {
+				return fmt.Errorf("member %s is assigned %s of unknown topic %s", m.MemberID, a, a.Topic)
+			}
+			if names.seen[t] == stamp {
+				grouped = false // the topic again, after another
+			}
+			if start < i && names.rank[t] < names.rank[ms.assigned[len(ms.assigned)-1].t] {
+				sorted = false
+			}
+			names.seen[t], start = stamp, i
+			if opt.givenOrder && !slices.Contains(givenTopics, t) {
+				givenTopics = append(givenTopics, t)
+			}
+		} else if int64(a.Partition) <= int64(all[i-1]) {
+			grouped = false
+		}
+		if a.Partition < 0 || a.Partition >= g.topics[t].Partitions {
+			return fmt.Errorf("member %s is assigned %s: topic %s has partitions 0 to %d",
+				m.MemberID, a, a.Topic, g.topics[t].Partitions-1)
+		}
+		if holder := g.owner[t][a.Partition]; holder >= 0 {
+			if holder == mi {
+				return fmt.Errorf("member %s lists %s twice", m.MemberID, a)
+			}
+			return fmt.Errorf("partition %s is assigned to both %s and %s", a, g.members[holder].id, m.MemberID)
+		}
+		g.owner[t][a.Partition] = mi
+		all[i] = int32(a.Partition)
+	}
+	if t >= 0 {
+		ms.assigned = append(ms.assigned, assignedTopic{t, all[start:len(all):len(all)]})
+	}
+	if !grouped {
+		ms.assigned = regroup(ms.assigned, len(all))
+	} else if sorted && len(m.Assigned) > 0 {
+		ms.sorted = m.Assigned
+	}
+	if opt.givenOrder {
+		ms.givenTopics = givenTopics
+	}
+	g.members = append(g.members, ms)
+	return nil
 }
 
 // regroup gives runs of partitions (a topic may have several, partitions

@@ -16,7 +16,7 @@ func TestPropertyRecentCache(t *testing.T) {
 
 // strCache never answers what was not put for that text (keys spelled
 // afresh each time, strconv.Itoa, and keys that are the same string alike),
-// finds a key put just before, and keeps two keys of one set.
+// finds a key put just before, and keeps four keys of one set.
 func TestPropertyStrCache(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	var c StrCache[string, int]
@@ -47,28 +47,31 @@ func TestPropertyStrCache(t *testing.T) {
 	if hits < 5000 {
 		t.Errorf("%d hits in 20,000 gets of 15 constants and fresh spellings, want most of the constants' found", hits)
 	}
-	// two keys of one set are both kept; a third replaces the one used least recently
+	// four keys of one set are all kept, whichever is used; a fifth
+	// replaces the one put first
 	var d StrCache[string, int]
-	set := map[int][]string{}
-	for i := 0; len(set[0]) < 3; i++ {
-		k := strconv.Itoa(i)
-		if strCacheSet(unsafe.StringData(k), len(k)) == 0 {
-			set[0] = append(set[0], k)
+	var set []string
+	for i := 0; len(set) < strCacheWays+1; i++ {
+		if k := strconv.Itoa(i); strCacheSet(unsafe.StringData(k), len(k)) == 0 {
+			set = append(set, k)
 		}
 	}
-	a, b, e := set[0][0], set[0][1], set[0][2]
-	d.Put(a, 1)
-	d.Put(b, 2)
-	d.Get(a) // b is now the least recently used
-	d.Put(e, 3)
-	if v, ok := d.Get(a); !ok || v != 1 {
-		t.Errorf("a, used last, was replaced: %d %v", v, ok)
+	for i, k := range set[:strCacheWays] {
+		d.Put(k, i)
 	}
-	if _, ok := d.Get(b); ok {
-		t.Errorf("b, used least recently, was kept")
+	for i, k := range set[:strCacheWays] {
+		if v, ok := d.Get(k); !ok || v != i {
+			t.Errorf("%q, one of %d keys of a set, is missing: %d %v", k, strCacheWays, v, ok)
+		}
 	}
-	if v, ok := d.Get(e); !ok || v != 3 {
-		t.Errorf("e, put last, is missing: %d %v", v, ok)
+	d.Put(set[strCacheWays], strCacheWays)
+	if _, ok := d.Get(set[0]); ok {
+		t.Errorf("%q, put first, was kept past a fifth key of its set", set[0])
+	}
+	for i, k := range set[1:] {
+		if v, ok := d.Get(k); !ok || v != i+1 {
+			t.Errorf("%q is missing after the fifth key: %d %v", k, v, ok)
+		}
 	}
 	if _, ok := d.Get(""); ok {
 		t.Error("the empty key was found")

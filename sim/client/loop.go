@@ -1,0 +1,357 @@
+package client
+
+import (
+	"github.com/kgrepl/kgrepl/sim/trace"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Loop is where the application thread stands in its poll loop.
+type Loop int
+
+const (
+	LoopIdle       Loop = iota // about to call poll()
+	LoopFetching               // in poll(): a Fetch in flight or parked at the broker
+	LoopProcessing             // processing the batch poll returned
+	LoopCommitting             // in commitSync()
+	LoopFlushing               // waiting for every produce answer
+	LoopInitPID                // waiting for InitProducerId
+	LoopTxnOffsets             // in sendOffsetsToTransaction
+	LoopTxnEnd                 // in commitTransaction / abortTransaction
+	LoopWaiting                // waiting for a retry backoff
+)
+
+func (l Loop) String() string {
+	return [...]string{"idle", "polling", "processing", "committing", "flushing", "init-producer", "txn-offsets", "txn-end", "backoff"}[l]
+}
+
+// pollLoop is the application thread: the consume-process-produce loop
+// around KafkaConsumer.poll() (poll, process each record of the batch,
+// commit as the mode says, poll again), with its blocking calls
+// (commitSync, flush, commitTransaction) and close().
+type pollLoop struct {
+	state    Loop
+	fetchID  int           // numbers the Fetch requests: a late answer to an earlier one is dropped
+	batch    []wire.Record // the records poll() returned
+	batchIdx int           // the next record of batch to process
+	workLeft int           // ticks of work left on the record in hand
+	workedAt int           // the tick of the last tick of work (one a tick)
+	slowNext bool          // the next record is slow
+	slowNow  bool          // the record in hand is slow
+	// crashAfter: crash once this many more records are done; -1 = never.
+	crashAfter int
+	closing    bool
+	closeNow   bool                        // close --now: break out after the record in hand
+	closeOffs  map[wire.TopicPartition]int // what close() commits, once flushed
+	// What the loop does when a blocking call returns: commitSync, and
+	// flush (every produce answered).
+	afterCommit cont
+	afterFlush  cont
+	// leftPollAt is the tick the application last returned from poll();
+	// timer checks the stretch outside poll() that began then.
+	leftPollAt int
+	timer      pollTimer
+}
+
+// fetchTimeout: a Fetch neither answered nor held at the broker (a long
+// poll the broker holds stands for empty answers to fetches sent again) was
+// lost on the way: the fetcher gives up on it and fetches again.
+func (l *pollLoop) fetchTimeout(m *Member, id int) {
+	if l.state != LoopFetching || l.fetchID != id || m.host.FetchOutstanding(m.Client, m.Inc, id) {
+		return
+	}
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to Fetch within request.timeout.ms (%d): fetching again", m.Label(), m.Cfg.RequestTimeout)
+	l.abandonFetch()
+	m.wakeUp()
+}
+
+// inPoll is true while the application thread is inside poll(), where the
+// consumer runs rebalances and callbacks.
+func (l *pollLoop) inPoll() bool { return l.state == LoopIdle || l.state == LoopFetching }
+
+// act runs the application thread for this tick.
+func (l *pollLoop) act(m *Member) {
+	for guard := 0; guard < 8 && m.Alive; guard++ {
+		switch l.state {
+		case LoopIdle, LoopFetching:
+			if !l.poll(m) {
+				return
+			}
+		case LoopProcessing:
+			if l.workedAt == m.env.Now() {
+				l.wakeNext(m) // one tick of work per tick
+				return
+			}
+			l.workedAt = m.env.Now()
+			l.work(m)
+			return
+		default:
+			return // waiting for an answer
+		}
+	}
+}
+
+// poll is one pass of KafkaConsumer.poll(): rebalance work first, then the
+// auto-commit, then a Fetch. It reports whether the loop moved on and
+// should be run again this tick.
+func (l *pollLoop) poll(m *Member) bool {
+	if l.closing {
+		l.finishClose(m)
+		return false
+	}
+	if m.Zombie {
+		l.stopZombie(m) // it finished what it had in hand
+		return false
+	}
+	// The group protocol's work comes first: poll() runs the rebalance
+	// before it fetches.
+	if handled, again := m.group.poll(m); handled {
+		return again
+	}
+	if !m.prod.ready(m) {
+		return false
+	}
+	if l.state == LoopFetching {
+		return false // a Fetch is already out
+	}
+	m.commits.maybeAutoCommit(m)
+	req := m.env.NewFetchRequest()
+	tps, offs := m.fetchableInto(m.env.PartitionScratch(), req.Partitions, req.Offsets)
+	if len(tps) == 0 {
+		req.Partitions, req.Offsets = tps[:0], offs[:0]
+		m.env.UnuseFetchRequest(req)
+		return false
+	}
+	l.fetchID++
+	req.ID, req.Partitions, req.Offsets, req.Max = l.fetchID, tps, offs, m.Cfg.MaxPollRecords
+	l.state = LoopFetching
+	// "o0@3 o1@5 max 3": every fetch writes it
+	text := m.env.Trace().FetchRequest(req.Partitions, req.Offsets, req.Max)
+	p := m.env.Packet()
+	p.Type, p.Text, p.Body = wire.Fetch, text, req
+	m.send(p)
+	// The request timeout is reserved and set only when the fetch may go
+	// unanswered (armFetchTimeout).
+	p.TimerAt, p.TimerSeq = m.env.Reserve(m.env.Now() + m.Cfg.RequestTimeout)
+	if p.Lost {
+		m.env.Push(FetchTimeoutTimer(p))
+	}
+	return false
+}
+
+// abandonFetch gives up the Fetch in flight, if any: the loop is back
+// before its next poll(), and a late answer is dropped.
+func (l *pollLoop) abandonFetch() {
+	if l.state == LoopFetching {
+		l.fetchID++ // a late answer is ignored
+		l.state = LoopIdle
+	}
+}
+
+// onFetchResponse takes the records of the Fetch in flight that are still
+// wanted (owned, at the position) as the batch poll() returns (Kafka's
+// FetchCollector), moves the positions past them, and leaves poll():
+// processing, or first commitSync under commit-before.
+func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
+	r := p.Body.(*wire.FetchResponse)
+	if l.state != LoopFetching || r.ID != l.fetchID {
+		return
+	}
+	batch := l.batch[:0] // the batch in hand is done: reuse its array
+	for _, f := range r.Records {
+		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
+		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
+			batch = append(batch, f)
+			m.positions.setHint(f.TP, k, f.Offset+1)
+		}
+	}
+	if len(batch) == 0 {
+		l.state = LoopIdle
+		return
+	}
+	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
+	l.batch, l.batchIdx, l.workLeft = batch, 0, 0
+	l.workedAt = m.env.Now() // processing starts next tick
+	// "%s poll() returned o2.3 o2.4", its Records the batch
+	m.env.Trace().Polled(m.who(), batch)
+	l.leftPollAt = m.env.Now()
+	l.armPollTimer(m)
+	if m.prod.mode == ProducerTransactional {
+		m.prod.beginTxn()
+	}
+	if m.Cfg.Commit == CommitBefore && m.prod.mode != ProducerTransactional {
+		m.commits.commitSync(m, m.fetchPositionList(nil), contProcess)
+		return
+	}
+	l.state = LoopProcessing
+}
+
+// work spends one tick on the record in hand.
+func (l *pollLoop) work(m *Member) {
+	if l.batchIdx >= len(l.batch) {
+		l.batchDone(m)
+		return
+	}
+	f := l.batch[l.batchIdx]
+	if l.workLeft == 0 {
+		l.workLeft = m.Cfg.ProcessTicks
+		l.slowNow = false
+		if l.slowNext {
+			l.slowNext = false
+			l.slowNow = true
+			l.workLeft = m.Cfg.SlowTicks
+			m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
+		}
+	}
+	l.workLeft--
+	if l.workLeft > 0 {
+		l.wakeNext(m)
+		return
+	}
+	l.slowNow = false
+	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
+	l.batchIdx++
+	who := m.who()
+	// "%s processed o2.3", its Records the record
+	m.env.Trace().Processed(who, &f)
+	m.host.RecordProcessed(who, f)
+	m.prod.produceInvoice(m, f)
+	if l.crashAfter > 0 {
+		l.crashAfter--
+		if l.crashAfter == 0 {
+			m.Crash(true)
+			return
+		}
+	}
+	if l.closing && l.closeNow {
+		l.batch = l.batch[:l.batchIdx] // the rest of the batch is left unprocessed
+		l.finishClose(m)
+		return
+	}
+	if l.batchIdx < len(l.batch) {
+		l.wakeNext(m)
+		return
+	}
+	l.batchDone(m)
+}
+
+// batchDone runs the end of one loop iteration: commit as the mode says,
+// then back to poll().
+func (l *pollLoop) batchDone(m *Member) {
+	l.batch, l.batchIdx = l.batch[:0], 0
+	switch {
+	case m.prod.mode == ProducerTransactional:
+		m.prod.commitTxn(m, m.processedPositions(), contBackToPoll)
+	case m.Cfg.Commit == CommitAfter:
+		m.prod.flush(m, contCommitBatch)
+	default:
+		l.backToPoll(m)
+	}
+}
+
+// backToPoll ends a loop iteration: poll() is called again.
+func (l *pollLoop) backToPoll(m *Member) {
+	l.state = LoopIdle
+	m.wakeUp()
+}
+
+// commitThrew is commitSync throwing. Before the batch was processed
+// (commit before), the loop skips the batch and seeks back, so the records
+// are read (and committed first) again by whoever owns them next.
+func (l *pollLoop) commitThrew(m *Member) {
+	if l.afterCommit != contProcess {
+		return
+	}
+	for i := len(l.batch) - 1; i >= 0; i-- {
+		f := l.batch[i]
+		if _, ok := m.positions.get(f.TP); ok {
+			m.positions.set(f.TP, f.Offset)
+		}
+	}
+	l.batch, l.batchIdx = nil, 0
+	l.afterCommit = contBackToPoll
+}
+
+// stopZombie: a zombie back at poll() has finished what it had in hand.
+func (l *pollLoop) stopZombie(m *Member) {
+	m.env.Trace().Eventf(trace.EvZombie, m.Client, "%s stops: it has no place in the group", m.Label())
+	m.Stop()
+}
+
+// finishClose is close(): the record in hand is done; commit as the mode
+// says, LeaveGroup unless static, stop.
+func (l *pollLoop) finishClose(m *Member) {
+	l.abandonFetch()
+	switch {
+	case m.prod.mode == ProducerTransactional && m.prod.txn.open:
+		m.prod.commitTxn(m, m.processedPositions(), contCloseDone)
+	case m.InGroup() && m.commits.needed(m, m.commits.positions(m)):
+		l.closeOffs = m.commits.positions(m)
+		m.prod.flush(m, contCommitClose)
+	default:
+		m.prod.flush(m, contCloseDone)
+	}
+}
+
+// closeDone ends close(): leave the group, stop.
+func (l *pollLoop) closeDone(m *Member) {
+	if m.InGroup() {
+		m.group.leave(m)
+	}
+	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
+	m.Stop()
+}
+
+// cont is what the application thread does when a blocking call returns
+// (commitSync, flush, commitTransaction). Continuations are data, not
+// closures, so that a World can be copied.
+type cont int
+
+const (
+	contNone         cont = iota
+	contIdle              // back inside poll(): the loop goes on
+	contProcess           // start processing the batch in hand (commit before)
+	contBackToPoll        // the end of a loop iteration
+	contRevokeDone        // onPartitionsRevoked's commit answered: the revocation goes on
+	contCloseDone         // close(): LeaveGroup and stop
+	contCommitBatch       // flushed: commitSync the processed positions, then back to poll
+	contCommitClose       // flushed: commitSync what close() commits, then stop
+	contEndTxnCommit      // flushed: EndTxn(COMMIT)
+	contEndTxnAbort       // flushed: EndTxn(ABORT)
+)
+
+// resume goes on as c says once a blocking call returned.
+func (l *pollLoop) resume(m *Member, c cont) {
+	switch c {
+	case contIdle:
+		l.state = LoopIdle
+		m.wakeUp()
+	case contProcess:
+		l.state = LoopProcessing
+		m.wakeUp()
+	case contBackToPoll:
+		l.backToPoll(m)
+	case contRevokeDone:
+		l.state = LoopIdle
+		m.group.revokeCommitted(m)
+		m.wakeUp()
+	case contCloseDone:
+		l.closeDone(m)
+	case contCommitBatch:
+		m.commits.commitSync(m, m.processedPositionList(), contBackToPoll)
+	case contCommitClose:
+		offs := l.closeOffs
+		l.closeOffs = nil
+		m.commits.commitSync(m, listOf(offs), contCloseDone)
+	case contEndTxnCommit:
+		m.prod.endTxn(m, true)
+	case contEndTxnAbort:
+		m.prod.endTxn(m, false)
+	}
+}
+
+// wakeNext lets the process act next tick (it is in the middle of a record).
+func (l *pollLoop) wakeNext(m *Member) {
+	if m.Alive {
+		m.env.WakeNext(m.proc)
+	}
+}

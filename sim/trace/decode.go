@@ -1,0 +1,471 @@
+package trace
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Decoding. The arena holds only what the encoders wrote; still, a token
+// that does not parse ends the text rather than panicking.
+
+// textReader walks the tokens of one text.
+type textReader struct {
+	tx     *texts
+	b      []byte
+	member string // the event's member, for %m ("" in a packet's text)
+	// ref is b's first byte's place in the arena and n its length, so
+	// that a token's place is known (%b counts back from it); ref 0 when
+	// not known (a %b then does not parse).
+	ref textRef
+	n   int
+	tok textRef // the place of the token being read (next)
+}
+
+// readerAt is a reader of the text at ref.
+func (tx *texts) readerAt(ref textRef, member string) textReader {
+	b := tx.arena.bytes(ref)
+	return textReader{tx: tx, b: b, member: member, ref: ref, n: len(b)}
+}
+
+// at is the place in the arena of the next byte to read (0: not known).
+func (r *textReader) at() textRef {
+	if r.ref == 0 {
+		return 0
+	}
+	return r.ref + textRef(r.n-len(r.b))
+}
+
+func (r *textReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *textReader) tp() (wire.TopicPartition, bool) {
+	i, ok := r.uvarint()
+	if !ok {
+		return wire.TopicPartition{}, false
+	}
+	tp, _, ok := r.tx.layout.Numbered(i)
+	return tp, ok
+}
+
+// recordRun reads a tRecords token's arguments.
+func (r *textReader) recordRun() (wire.TopicPartition, int, int, bool) {
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	n, ok3 := r.uvarint()
+	if !ok || !ok2 || !ok3 || off > 1<<62 || n > maxRun {
+		return wire.TopicPartition{}, 0, 0, false
+	}
+	return tp, int(off), int(n), true
+}
+
+// maxRun is the most records one tRecords token holds.
+const maxRun = 255
+
+// next appends the next token's text to out; false at tEnd or on bytes
+// that do not parse. It dispatches on the token; each kind's arguments are
+// read by a method of its own, which reports whether they parsed.
+func (r *textReader) next(out []byte) ([]byte, byte, bool) {
+	if len(r.b) == 0 {
+		return out, tEnd, false
+	}
+	r.tok = r.at()
+	tok := r.b[0]
+	r.b = r.b[1:]
+	ok := true
+	switch {
+	case tok == tEnd:
+		return out, tEnd, false
+	case tok == tLit:
+		out, ok = r.lit(out)
+	case tok == tShort, tok == tPart:
+		out, ok = r.partition(out, tok == tShort)
+	case tok == tRecord:
+		out, ok = r.record(out)
+	case tok == tRecords:
+		out, ok = r.records(out)
+	case tok == tOffsets:
+		out, ok = r.offsets(out)
+	case tok == tOffsetsRot:
+		out, ok = r.offsetsRot(out)
+	case tok == tPartList:
+		out, ok = r.partList(out)
+	case tok == tParty, tok == tMember:
+		out, ok = r.party(out, tok == tMember)
+	case tok == tSame, tok == tSameBack:
+		out, ok = r.same(out, tok == tSameBack)
+	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
+		out = append(out, phrases[tok-tPhrase]...)
+	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
+		return r.template(out, templates[tok-tTemplate], tok)
+	case tok >= tWhole && int(tok-tWhole) < len(templates):
+		out, _, _ = r.template(out, templates[tok-tWhole], tok)
+		return out, tEnd, false
+	case tok >= tNum && int(tok-tNum) < len(phrases):
+		out, ok = r.num(out, phrases[tok-tNum])
+	default:
+		ok = false
+	}
+	if !ok {
+		return out, tEnd, false
+	}
+	return out, tok, true
+}
+
+// lit reads a tLit token: its bytes as they are.
+func (r *textReader) lit(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	out = append(out, r.b[:n]...)
+	r.b = r.b[n:]
+	return out, true
+}
+
+// partition reads a tShort (short) or tPart token: o2 or orders-2.
+func (r *textReader) partition(out []byte, short bool) ([]byte, bool) {
+	tp, ok := r.tp()
+	if !ok {
+		return out, false
+	}
+	if short {
+		return r.tx.layout.AppendShortName(out, tp), true
+	}
+	return topo.AppendPartition(out, tp), true
+}
+
+// record reads a tRecord token: o2.3.
+func (r *textReader) record(out []byte) ([]byte, bool) {
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	if !ok || !ok2 || off > 1<<62 {
+		return out, false
+	}
+	return r.tx.layout.AppendName(out, tp, int(off)), true
+}
+
+// records reads a tRecords token: o2.3 o2.4 o2.5.
+func (r *textReader) records(out []byte) ([]byte, bool) {
+	tp, off, n, ok := r.recordRun()
+	if !ok {
+		return out, false
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = r.tx.layout.AppendName(out, tp, off+i)
+	}
+	return out, true
+}
+
+// offsets reads a tOffsets token: o0@3 o1@5.
+func (r *textReader) offsets(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	v := int64(0)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.tp()
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return out, false
+		}
+		r.b, v = r.b[m:], v+d
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = appendPosition(r.tx.layout, out, tp, v)
+	}
+	return out, true
+}
+
+// offsetsRot reads a tOffsetsRot token: the positions of the tOffsets
+// token it refers back to, from the k-th on and then from the first.
+func (r *textReader) offsetsRot(out []byte) ([]byte, bool) {
+	d, ok := r.uvarint()
+	k, ok2 := r.uvarint()
+	at, ok3 := r.back(d)
+	if !ok || !ok2 || !ok3 {
+		return out, false
+	}
+	var buf [maxRotation]offsetEntry
+	ents, ok := offsetEntries(buf[:0], r.tx.arena.bytes(at))
+	if !ok || k >= uint64(len(ents)) {
+		return out, false
+	}
+	for i := range ents {
+		e := ents[(int(k)+i)%len(ents)]
+		tp, _, ok := r.tx.layout.Numbered(e.tp)
+		if !ok {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = appendPosition(r.tx.layout, out, tp, e.off)
+	}
+	return out, true
+}
+
+// appendPosition is one committed position: o0@3.
+func appendPosition(l *topo.Layout, out []byte, tp wire.TopicPartition, off int64) []byte {
+	out = append(l.AppendShortName(out, tp), '@')
+	return strconv.AppendInt(out, off, 10)
+}
+
+// partList reads a tPartList token: {o0 o1 p0}.
+func (r *textReader) partList(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return out, false
+	}
+	out = append(out, '{')
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.tp()
+		if !ok {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = r.tx.layout.AppendShortName(out, tp)
+	}
+	return append(out, '}'), true
+}
+
+// party reads a tParty token (a client id: C1) or a tMember one (member,
+// a member id: C1-4).
+func (r *textReader) party(out []byte, member bool) ([]byte, bool) {
+	i, ok := r.uvarint()
+	if !ok || i >= uint64(len(r.tx.parties.names)) {
+		return out, false
+	}
+	out = append(out, r.tx.parties.names[i].name...)
+	if member {
+		n, ok := r.uvarint()
+		if !ok {
+			return out, false
+		}
+		out = strconv.AppendUint(append(out, '-'), n, 10)
+	}
+	return out, true
+}
+
+// same reads a tSame token, or a tSameBack one (back): the one token it
+// refers to, as it reads there.
+func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
+	ref, ok := r.uvarint()
+	if back {
+		at, ok2 := r.back(ref)
+		if !ok || !ok2 {
+			return out, false
+		}
+		ref = uint64(at)
+	}
+	if !ok || ref > 1<<32-1 {
+		return out, false
+	}
+	at := r.tx.readerAt(textRef(ref), "")
+	if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
+		return out, false // a reference to a reference could loop
+	}
+	out, _, ok = at.next(out)
+	return out, ok
+}
+
+// num reads a tNum+k token: its phrase and then its number.
+func (r *textReader) num(out []byte, phrase string) ([]byte, bool) {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		return out, false
+	}
+	r.b = r.b[n:]
+	return strconv.AppendInt(append(out, phrase...), v, 10), true
+}
+
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return tEnd
+	}
+	return b[0]
+}
+
+// template formats one template token's text from its arguments.
+func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
+	var tp wire.TopicPartition
+	var cur uint64 // %c's offset
+	for i := 0; i < len(tpl); i++ {
+		if tpl[i] != '%' || i+1 == len(tpl) {
+			out = append(out, tpl[i])
+			continue
+		}
+		i++
+		switch tpl[i] {
+		case 'n':
+			v, n := binary.Varint(r.b)
+			if n <= 0 {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			out = strconv.AppendInt(out, v, 10)
+		case 't':
+			var ok bool
+			if tp, ok = r.tp(); !ok {
+				return out, tEnd, false
+			}
+		case 'p':
+			out = topo.AppendPartition(out, tp)
+		case 'c':
+			i, ok := r.uvarint()
+			off, ok2 := r.uvarint()
+			src, srcOff, ok3 := r.invoiceSource(i, off)
+			if !ok || !ok2 || !ok3 {
+				return out, tEnd, false
+			}
+			tp, _, _ = r.tx.layout.Numbered(i)
+			cur = off
+			out = r.tx.layout.AppendName(out, src, srcOff)
+		case 'o':
+			out = strconv.AppendUint(out, cur, 10)
+		case 'm':
+			out = append(out, r.member...)
+		case 'q':
+			d, ok := r.uvarint()
+			dseq, n := binary.Varint(r.b)
+			at, ok2 := r.back(d)
+			if !ok || n <= 0 || !ok2 {
+				return out, tEnd, false
+			}
+			r.b = r.b[n:]
+			pid, epoch, seq, ok := r.produceHead(at)
+			if !ok {
+				return out, tEnd, false
+			}
+			out = strconv.AppendInt(append(out, " pid "...), pid, 10)
+			out = strconv.AppendInt(append(out, " epoch "...), epoch, 10)
+			out = strconv.AppendInt(append(out, " seq "...), seq+dseq, 10)
+		case 'b':
+			d, ok := r.uvarint()
+			var off uint64
+			if tp, off, ok = r.processedAt(d, ok); !ok {
+				return out, tEnd, false
+			}
+			out = r.tx.layout.AppendName(out, tp, int(off))
+		case 'r':
+			off, ok := r.uvarint()
+			if !ok || off > 1<<62 || tp.Topic == "" {
+				return out, tEnd, false
+			}
+			out = r.tx.layout.AppendName(out, tp, int(off))
+		}
+	}
+	return out, tok, true
+}
+
+// back is the text d bytes before the token being read: the read side of
+// textArena.inChunk. A back reference is valid only when it points at an
+// earlier text of the same arena chunk (d from 1 to the token's place in
+// its chunk), which is what every writer of one checked.
+func (r *textReader) back(d uint64) (textRef, bool) {
+	if r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
+		return 0, false
+	}
+	return r.tok - textRef(d), true
+}
+
+// processedAt reads the record of the tplProcessed text d bytes back from
+// the token being read (%b): false unless it is one, in the same chunk.
+func (r *textReader) processedAt(d uint64, ok bool) (wire.TopicPartition, uint64, bool) {
+	ref, ok2 := r.back(d)
+	if !ok || !ok2 {
+		return wire.TopicPartition{}, 0, false
+	}
+	b := r.tx.arena.bytes(ref)
+	if firstByte(b) != tWhole+tplProcessed {
+		return wire.TopicPartition{}, 0, false
+	}
+	at := textReader{tx: r.tx, b: b[1:]}
+	tp, ok := at.tp()
+	off, ok2 := at.uvarint()
+	if !ok || !ok2 || off > 1<<62 || tp.Topic == "" {
+		return wire.TopicPartition{}, 0, false
+	}
+	return tp, off, true
+}
+
+// invoiceSource is the source of the invoice at offset off of the log
+// numbered i (topo.Layout.Number), an input record; false for any other
+// cell (or with no logs to read).
+func (r *textReader) invoiceSource(i, off uint64) (wire.TopicPartition, int, bool) {
+	if r.tx.sources == nil {
+		return wire.TopicPartition{}, 0, false
+	}
+	return r.tx.sources.InvoiceSource(i, off)
+}
+
+// produceHead is the producer id, epoch and sequence number of the
+// produce text at ref, one that spells them (tplProduce, tplProduceAfter);
+// false for any other text.
+func (r *textReader) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
+	b := r.tx.arena.bytes(ref)
+	at := textReader{tx: r.tx, b: b[min(len(b), 1):]}
+	switch firstByte(b) {
+	case tWhole + tplProduce:
+		_, ok1 := at.uvarint() // the record: partition and offset
+		_, ok2 := at.uvarint()
+		ok = ok1 && ok2
+	case tWhole + tplProduceAfter:
+		_, ok = at.uvarint() // the distance back to the processed event
+	}
+	for _, v := range []*int64{&pid, &epoch, &seq} {
+		var n int
+		if *v, n = binary.Varint(at.b); n <= 0 {
+			return 0, 0, 0, false
+		}
+		at.b = at.b[n:]
+	}
+	return pid, epoch, seq, ok
+}
+
+// offsetEntry is one position of a tOffsets token: its partition's number
+// (tpIndex) and its offset.
+type offsetEntry struct {
+	tp  uint64
+	off int64
+}
+
+// offsetEntries appends to ents the positions of the tOffsets token b
+// begins with, its partitions by number; false when b is not one or does
+// not parse.
+func offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
+	if firstByte(b) != tOffsets {
+		return ents, false
+	}
+	r := textReader{b: b[1:]}
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return ents, false
+	}
+	v := int64(0)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.uvarint()
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return ents, false
+		}
+		r.b, v = r.b[m:], v+d
+		ents = append(ents, offsetEntry{tp: tp, off: v})
+	}
+	return ents, true
+}

@@ -1,0 +1,160 @@
+package trace
+
+// The trace's texts (packet summaries, event texts, the record names an
+// event is about) are kept as a small encoding in a byte arena and formatted
+// only when a view reads them: a world keeps millions, a view shows a few
+// hundred. The frequent ones (fetches, produces, commits, polled, processed)
+// store their arguments (a record as topic, partition and offset; a number
+// as a varint) and cost a few bytes; rare ones store their text as a string.
+//
+// The texts are kgrepl's own trace formats (the `trace` view, the event
+// lines); partitions are spelled as Kafka's tools print a TopicPartition
+// (orders-2) or the seed's short way (o2).
+//
+// A text is a run of tokens ended by tEnd. Each token formats one piece:
+//
+//	tLit n bytes          the bytes as they are
+//	tShort tp             a partition as the seed names it: o2 (orders-2 when the topics are not the default ones)
+//	tPart tp              a partition as Kafka's tools print it: orders-2
+//	tRecord tp off        an input record: o2.3 (World.RecordName)
+//	tRecords tp off n     n input records from off on, spaced: o2.3 o2.4 o2.5
+//	tOffsets n (tp off)*  committed positions: o0@3 o1@5, each off the
+//	                      difference from the one before (the first's from
+//	                      0): a member's positions are usually close
+//	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
+//	tParty party          a client id (parties): C1
+//	tMember party n       a member id, client-n: C1-4
+//	tPhrase+k             phrases[k], a fixed piece of a frequent text
+//	tTemplate+k args      templates[k] filled with its arguments (the
+//	                      most frequent texts, whole: a produce, its answer)
+//	tWhole+k args         the same, and the text ends there (no tEnd):
+//	                      a text that is one template (texts.addWhole)
+//	tNum+k n              phrases[k] and then the number n: " pid 1004"
+//	tSame ref             the one token at ref (an absolute textRef) as
+//	                      it reads there: a committed event's offsets are
+//	                      its OffsetCommit request's (never a tSame itself)
+//	tSameBack d           tSame for the token d bytes back in the same
+//	                      arena chunk (1 or 2 bytes where tSame's absolute
+//	                      ref takes 4 or 5): a committed event's offsets,
+//	                      its request's a tick before (texts.encSameAt)
+//	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
+//	                      chunk, its positions read from the k-th on and
+//	                      then from the first: a fetch's positions are its
+//	                      commit's, just before, in the fetch's rotating
+//	                      order (texts.encOffsets)
+//
+// tp numbers the world's partitions: its input partitions in inputTPs'
+// (sorted) order, then the output topic's (one byte up to 128
+// partitions); every number is a varint. A reference into the arena (textRef) may point at any token of
+// a text, not only its first:
+// a polled event's Records point at the record tokens of its own text, and a
+// commit's answer at the offsets token of its committed event, so what two
+// views show of one fact is stored once.
+const (
+	tEnd byte = iota
+	tLit
+	tShort
+	tPart
+	tRecord
+	tOffsets
+	tParty
+	tMember
+	tPartList
+	tRecords
+	tSame
+	tOffsetsRot
+	tSameBack
+	tPhrase   = 16
+	tTemplate = 96
+	tNum      = 128
+	tWhole    = 160
+)
+
+// templates are the most frequent texts whole, their arguments read in
+// order: %n a number (zigzag varint), %t a partition number (tp) that
+// prints nothing and becomes the current partition, %b a distance back
+// (uvarint) from the template's token to a tplProcessed text in the same
+// arena chunk, whose record it prints (as %t%r would: its partition
+// becomes the current one), %q a distance back (uvarint) from the
+// template's token to a produce text with its producer id, epoch and
+// sequence number spelled (tplProduce, tplProduceAfter) in the same chunk
+// and a sequence number difference (zigzag varint), printed as " pid %n
+// epoch %n seq %n" with that producer id and epoch and that sequence
+// number plus the difference, %p the current
+// partition as Kafka's tools print it (orders-2), %r an offset (uvarint),
+// printed as the current partition's input record (o2.3), %c a partition
+// number and an offset (uvarint) that become the current partition and
+// offset, printed as the source of the invoice its log holds there
+// (CellLog.sourceRef), %o the current offset, %m the event's member (a
+// text of an event only: EventLog.At reads it with its member).
+var templates = [...]string{
+	tplProduce:        "inv(%t%r) pid %n epoch %n seq %n",
+	tplProduced:       "inv(%t%r) written to %t%p at offset %n",
+	tplProduceAck:     "inv(%t%r)%t at offset %n",
+	tplInput:          "%n records appended to %t%p (%r..%r)",
+	tplProducedCell:   "inv(%c) written to %p at offset %o",
+	tplProduceAckCell: "inv(%c) at offset %o",
+	tplProcessed:      "%m processed %t%r",
+	tplProduceAfter:   "inv(%b) pid %n epoch %n seq %n",
+	tplProduceNext:    "inv(%b)%q",
+}
+
+const (
+	tplProduce    = iota // an idempotent or transactional produce
+	tplProduced          // the produced event
+	tplProduceAck        // a produce's answer, from its produced event's arguments (texts.packetText)
+	tplInput             // the input event
+	// tplProducedCell is the produced event of an invoice whose cell
+	// names its source: the cell's place alone (its log and offset), the
+	// source read from the cell.
+	tplProducedCell
+	tplProduceAckCell // the answer from tplProducedCell's arguments
+	// tplProcessed is a processed event: its member the event's, its
+	// record (Event.Records) the template's (texts.eventRecords).
+	tplProcessed
+	// tplProduceAfter is tplProduce whose record is named by the
+	// processed event just before it (texts.processedBack): a member
+	// produces the invoice of the record it has just processed, so the
+	// record is stored once, and the produce is 7 to 9 bytes, not 9 to 11.
+	tplProduceAfter
+	// tplProduceNext is tplProduceAfter whose producer id and epoch are
+	// those of its producer's last produce that spells them (in the same
+	// arena chunk: producer.fullText), and its sequence number a
+	// difference from that one's: 4 or 5 bytes.
+	tplProduceNext
+)
+
+// ackTemplate is the template a Produce answer that keeps its produced
+// event's text reads it with (texts.packetText).
+var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
+
+// phrases are the fixed pieces of the frequent texts, one byte each.
+var phrases = [...]string{
+	" ", " processed ", " poll() returned ", " committed ", " written to ", " at offset ",
+	" max ", ", ", " records appended to ", " (", "..", ")", " pid ", " epoch ", " seq ",
+	" (retry)", "inv(", "epoch ", "gen ", ", assigned ", ", target ",
+}
+
+const (
+	phSpace = tPhrase + iota
+	phProcessed
+	phPolled
+	phCommitted
+	phWrittenTo
+	phAtOffset
+	phMax
+	phComma
+	phAppendedTo
+	phOpenParen
+	phDotDot
+	phCloseParen
+	phPID
+	phEpoch
+	phSeq
+	phRetry
+	phInv
+	phEpochWord
+	phGenWord
+	phAssigned
+	phTarget
+)

@@ -1,0 +1,114 @@
+package trace
+
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// parties names the ends of packets and the members of events by a small
+// number: a process (client id and incarnation; 0 for a client id alone,
+// as events and texts name it). ("", 0) is 0, (B1, 0) is 1, the others
+// follow in first-seen order.
+type parties struct {
+	names []party
+	index map[party]uint32
+	// clients: the parties of client ids alone (inc 0), as events and texts
+	// name members: a tick names the same two or three over and over, by
+	// the very same strings (Member.Client, a member id's prefix).
+	clients store.StrCache[string, uint32]
+	// recent: the same for processes (inc > 0), which packets name
+	// (byProc keeps most of those by process).
+	recent store.Recent[party, uint32]
+	// byProc is the party of each process (by its number, Packet.Proc
+	// minus one) once a packet named it: a packet's member end is found
+	// without a lookup; each entry is checked before it is trusted.
+	byProc []uint32
+}
+
+type party struct {
+	name string
+	inc  int
+}
+
+func (ps *parties) id(name string, inc int) uint32 {
+	if inc == 0 {
+		if i, ok := ps.clients.Get(name); ok {
+			return i
+		}
+		if name == "" {
+			return 0
+		}
+		if name == wire.Broker {
+			return 1
+		}
+		i := ps.lookup(party{name, 0})
+		ps.clients.Put(name, i)
+		return i
+	}
+	k := party{name, inc}
+	if i, ok := ps.recent.Get(k); ok {
+		return i
+	}
+	i := ps.lookup(k)
+	ps.recent.Put(k, i)
+	return i
+}
+
+// lookup is k's number, given it if new.
+func (ps *parties) lookup(k party) uint32 {
+	if i, ok := ps.index[k]; ok {
+		return i
+	}
+	if ps.index == nil {
+		ps.index = map[party]uint32{}
+	}
+	if len(ps.names) < 2 {
+		ps.names = append(ps.names[:0:0], party{}, party{name: wire.Broker})
+	}
+	i := uint32(len(ps.names))
+	ps.names = append(ps.names, k)
+	ps.index[k] = i
+	return i
+}
+
+// ofProcess is id(name, inc) for a packet's member end, kept by process
+// when the packet knows it (proc: its number plus one).
+func (ps *parties) ofProcess(name string, inc int, proc int32) uint32 {
+	i := int(proc) - 1
+	if i >= 0 && i < len(ps.byProc) {
+		if id := ps.byProc[i]; id != 0 {
+			if p := ps.at(id); p.inc == inc && store.SameStr(p.name, name) {
+				return id
+			}
+		}
+	}
+	id := ps.id(name, inc)
+	if i >= 0 && i < maxProcCache {
+		if i >= len(ps.byProc) {
+			ps.byProc = append(ps.byProc, make([]uint32, i+1-len(ps.byProc))...)
+		}
+		ps.byProc[i] = id
+	}
+	return id
+}
+
+// maxProcCache bounds byProc: processes past it are looked up by name.
+const maxProcCache = 1 << 20
+
+func (ps *parties) at(i uint32) party {
+	switch {
+	case i == 1:
+		return party{name: wire.Broker}
+	case int(i) < len(ps.names):
+		return ps.names[i]
+	}
+	return party{}
+}
+
+// clone shares the names (append-only, cut to their length) and copies the
+// index and byProc: about as many entries as processes, which Clone copies
+// anyway.
+func (ps *parties) clone() parties {
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent,
+		byProc: store.Copy(ps.byProc)}
+}

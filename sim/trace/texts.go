@@ -1,0 +1,121 @@
+package trace
+
+import (
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// texts is a trace's texts, kept encoded: the arena that holds them
+// (arena.go) and what they name by number, the world's partitions (its
+// layout) and the parties. A fact encodes its text into scratch with the
+// encoders (encode.go) and adds it; PacketLog and EventLog read texts back
+// (decode.go, and below) when a view asks.
+type texts struct {
+	layout  *topo.Layout
+	sources Sources // the logs a %c argument reads an invoice's source from
+	arena   textArena
+	parties parties
+	// memberIDs: member ids as encMemberID reads them, by the strings a
+	// tick passes it (a member's MemberID, a commit's) again and again.
+	memberIDs store.StrCache[string, memberIDRef]
+	// scratch is where the next text is encoded; private to this trace.
+	scratch []byte
+}
+
+// cloneInto makes n share the texts written so far, for a copy whose
+// logs sources reads (Trace.Clone). It fills n in place: texts is most of
+// a kilobyte, which a returned value would copy twice.
+func (tx *texts) cloneInto(n *texts, sources Sources) {
+	n.layout, n.sources = tx.layout, sources
+	n.arena = tx.arena.clone()
+	n.parties = tx.parties.clone()
+	n.memberIDs = tx.memberIDs
+}
+
+// Reading a trace's texts back: a packet's summary, an event's text and
+// the records it names, formatted when a view asks.
+
+// packetText is a packet's summary: the text at ref, except that a
+// Produce answer whose record was written keeps no text of its own but its
+// produced event's (Trace.Produced), read as tplProduceAck, which takes the
+// same arguments.
+func (tx *texts) packetText(api wire.API, response bool, ref textRef) string {
+	if api == wire.Produce && response {
+		b := tx.arena.bytes(ref)
+		if k, ok := ackTemplate[firstByte(b)]; ok {
+			r := textReader{tx: tx, b: b[1:]}
+			var buf [64]byte
+			out, _, _ := r.template(buf[:0], templates[k], 0)
+			return string(out)
+		}
+	}
+	return tx.text(ref)
+}
+
+// appendText formats the text at ref; member is its event's (for %m).
+func (tx *texts) appendText(out []byte, ref textRef, member string) []byte {
+	r := tx.readerAt(ref, member)
+	for ok := true; ok; {
+		out, _, ok = r.next(out)
+	}
+	return out
+}
+
+func (tx *texts) text(ref textRef) string { return tx.memberText(ref, "") }
+
+// memberText is the text at ref of an event whose member is member.
+func (tx *texts) memberText(ref textRef, member string) string {
+	if ref == 0 {
+		return ""
+	}
+	var buf [128]byte
+	return string(tx.appendText(buf[:0], ref, member))
+}
+
+// eventRecords is an event's Records: the record tokens of its text at ref
+// from byte at on, or a tplProcessed text's record.
+func (tx *texts) eventRecords(ref textRef, at uint16) []string {
+	b := tx.arena.bytes(ref)
+	if at > 0 && int(at) <= len(b) {
+		return tx.names(b[at:])
+	}
+	if firstByte(b) != tWhole+tplProcessed {
+		return nil
+	}
+	r := textReader{tx: tx, b: b[1:]}
+	tp, ok := r.tp()
+	off, ok2 := r.uvarint()
+	if !ok || !ok2 || off > 1<<62 {
+		return nil
+	}
+	return []string{tx.layout.Name(tp, int(off))}
+}
+
+// names formats a list of records (an event's Records): one name per
+// token, the spaces between them (phSpace) skipped.
+func (tx *texts) names(b []byte) []string {
+	var out []string
+	r := textReader{tx: tx, b: b}
+	var buf [64]byte
+	for {
+		if len(r.b) > 0 && r.b[0] == tRecords { // a run: one name per record
+			r.b = r.b[1:]
+			tp, off, n, ok := r.recordRun()
+			if !ok {
+				return out
+			}
+			for i := 0; i < n; i++ {
+				out = append(out, string(tx.layout.AppendName(buf[:0], tp, off+i)))
+			}
+			continue
+		}
+		b, tok, ok := r.next(buf[:0])
+		if !ok {
+			return out
+		}
+		if tok != phSpace {
+			out = append(out, string(b))
+		}
+	}
+}
