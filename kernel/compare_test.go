@@ -337,3 +337,40 @@ func compareGolden(t *testing.T, name string, got []byte) {
 			name, len(got), len(want))
 	}
 }
+
+// TestCompareSameInAllKeepsPairs: the "same in all" line wraps between
+// its items, never between a column and its value (it split "STOPPED" and
+// "0" across lines at 100 columns).
+func TestCompareSameInAllKeepsPairs(t *testing.T) {
+	v := &compareView{keys: []string{"k"}, table: &Table{Header: []string{"k"}}}
+	for i := 0; i < 30; i++ {
+		v.same = append(v.same, sameColumn{Column: fmt.Sprintf("COLUMN-%d", i), Value: fmt.Sprintf("value %d", i)})
+	}
+	text := v.text()
+	if !strings.Contains(text, "\n  ") {
+		t.Fatalf("the line did not wrap:\n%s", text)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if len(line) > textWidth {
+			t.Errorf("%d columns: %q", len(line), line)
+		}
+	}
+	for i := 0; i < 30; i++ {
+		if want := fmt.Sprintf("COLUMN-%d value %d", i, i); !strings.Contains(text, want) {
+			t.Errorf("%q is not on one line:\n%s", want, text)
+		}
+	}
+}
+
+// TestCompareVerdictUnderOnePercent: a difference that rounds to 0% is
+// said as under 1%, not as 0%.
+func TestCompareVerdictUnderOnePercent(t *testing.T) {
+	a := compareRow{values: []string{"a"}}
+	b := compareRow{values: []string{"b"}}
+	a.Unavailable, b.Unavailable = 18014, 18038
+	got, _ := verdictMetrics[0].rank([]*compareRow{&a, &b}, "every row")
+	want := "unavailability: a best with 18014 partition x ticks, 24 (under 1%) fewer than b (18038)"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

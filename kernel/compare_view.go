@@ -238,9 +238,11 @@ func (v *compareView) text() string {
 	if len(v.same) > 0 {
 		var parts []string
 		for _, s := range v.same {
-			parts = append(parts, s.Column+" "+s.Value)
+			// A column and its value stay on one line (a NUL holds
+			// their words together through the wrap).
+			parts = append(parts, strings.ReplaceAll(s.Column+" "+s.Value, " ", "\x00"))
 		}
-		b.WriteString(wrapWords("same in all: "+strings.Join(parts, ", "), textWidth, "  "))
+		b.WriteString(strings.ReplaceAll(wrapWords("same in all: "+strings.Join(parts, ", "), textWidth, "  "), "\x00", " "))
 	}
 	if v.verdict != "" {
 		b.WriteString(wrapWords("verdict: "+v.verdict, textWidth, "  "))
@@ -411,7 +413,11 @@ func (m verdictMetric) rank(rows []*compareRow, every string) (string, []*compar
 	}
 	less := strconv.Itoa(next - best)
 	if best > 0 {
-		less += fmt.Sprintf(" (%d%%)", (100*(next-best)+next/2)/next)
+		if pct := (100*(next-best) + next/2) / next; pct > 0 {
+			less += fmt.Sprintf(" (%d%%)", pct)
+		} else {
+			less += " (under 1%)" // a difference that rounds to 0% is still one
+		}
 	}
 	return fmt.Sprintf("%s: %s best with %d%s, %s fewer than %s (%d)", m.name, listNames(bestNames), best, unit,
 		less, listNames(nextNames), next), bests

@@ -58,9 +58,9 @@ func init() {
 				"The verdict names the best combination on unavailability, duplicates and lost records and by how\n" +
 				"much against the next best, among the rows that ended healthy; a row that ended unhealthy is\n" +
 				"named with what is wrong (consumer ended dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48\n" +
-				"partitions unowned; dead: no member running). Then each member at the end, a column per combination (stopped: by a fatal\n" +
-				"error). Every table fits 100 columns: a wider one is shown in blocks of columns, each repeating\n" +
-				"the row's names.\n" +
+				"partitions unowned; dead: no member running). Then each member at the end, a column per\n" +
+				"combination (stopped: by a fatal error). Every table fits 100 columns: a wider one is shown in\n" +
+				"blocks of columns, each repeating the row's names.\n" +
 				"--csv FILE writes a line per combination with every metric (and each member's end) for a\n" +
 				"spreadsheet; --json prints the rows, the columns equal in all and the verdict. The chart (inline\n" +
 				"in a notebook; --out writes it) has a panel per metric, each on its own axis.",
