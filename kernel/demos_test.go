@@ -663,142 +663,75 @@ func TestDemo14RollingRestart(t *testing.T) {
 				t.Errorf("%s: a rebalance paused %d partitions, want only the moving ones", row.Settings, p)
 			}
 		}
-		if row.Pause*2 > eager.Pause {
-			t.Errorf("%s: pause meter %d, want under half of eager's %d", row.Settings, row.Pause, eager.Pause)
+		// Cooperative classic pauses under half of eager's; a consumer-protocol
+		// member hands a partition over only after the batch in hand (it
+		// reconciles at its next poll() under auto-commit), so it pauses
+		// more than that, still well under eager's.
+		if limit := eager.Pause * 2 / 3; row.Pause > limit || strings.Contains(row.Settings, "classic") && row.Pause*2 > eager.Pause {
+			t.Errorf("%s: pause meter %d, want under eager's %d (under half for classic)", row.Settings, row.Pause, eager.Pause)
 		}
 	}
 }
 
-// TestDemo15RollingUpgrade replays demo 15 command by command: the classic
-// group converts at the first consumer-protocol member's heartbeat, keeps
-// its classic members (UPGRADED false) until each restarts, its group epoch
-// only grows (two bumps per restart), no tick stops all six partitions and
-// no record is lost; with the broker's migration policy disabled the
-// upgraded members are refused and the group ends empty.
+// TestDemo15RollingUpgrade: static members (StatefulSet-style instance
+// ids) move from classic cooperative-sticky to the consumer protocol and
+// back, online (issue 28): each new process replaces its static member at
+// once whatever protocol either speaks; nobody is refused or stops; the
+// first consumer-protocol heartbeat converts the group and bumps its epoch
+// once; the last classic replacement converts it back with no rebalance;
+// nothing is lost; with the migration policy disabled each upgraded
+// member is refused instead.
 func TestDemo15RollingUpgrade(t *testing.T) {
-	script, err := DemoScript(15)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := checkedSession(t)
-	restarts, lastEpoch := 0, 0
-	classicOf := func(w *sim.World) (classic, all int) {
-		for _, gm := range w.Group.Members() {
-			all++
-			if gm.ClassicMember {
-				classic++
-			}
-		}
-		return classic, all
-	}
-	var lines []string // one command each: a script line may hold several
-	for _, l := range strings.Split(script, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			lines = append(lines, s.SplitLine(l)...)
-		}
-	}
-	for _, line := range lines {
-		if strings.HasPrefix(line, "compare") {
-			continue
-		}
-		out, err := s.Exec(line)
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		w := s.World()
-		if w.Group.Describe().GroupEpoch < lastEpoch {
-			t.Errorf("after %q: group epoch %d fell from %d", line, w.Group.Describe().GroupEpoch, lastEpoch)
-		}
-		lastEpoch = w.Group.Describe().GroupEpoch
-		switch {
-		case strings.HasPrefix(line, "restart"):
-			restarts++
-			if restarts == 1 && w.Group.Type() != sim.ClassicGroup {
-				t.Errorf("before C1's new process heartbeats the group is %v, want classic", w.Group.Type())
-			}
-		case line == "step 3":
-			// The conversion point: four classic members at epoch 1 (the
-			// classic generation) and C1-2, the first consumer member.
-			classic, all := classicOf(w)
-			if w.Group.Type() != sim.ConsumerGroup || classic != 4 || all != 5 || w.Group.Describe().GroupEpoch != 2 {
-				t.Errorf("at t=3: %v group, %d of %d members classic, group epoch %d; want consumer, 4 of 5, epoch 2",
-					w.Group.Type(), classic, all, w.Group.Describe().GroupEpoch)
-			}
-			for _, gm := range w.Group.Members() {
-				if gm.ClassicMember != (gm.MemberID != "C1-2") || (gm.ClassicMember && gm.MemberEpoch != 1) {
-					t.Errorf("at t=3: %s classic %v at epoch %d; want the four old members classic at epoch 1",
-						gm.MemberID, gm.ClassicMember, gm.MemberEpoch)
-				}
-			}
-		case line == "run until stable" && restarts > 0:
-			classic, all := classicOf(w)
-			if w.Group.Type() != sim.ConsumerGroup || classic != 4-restarts || all != 4 || w.Group.Describe().GroupEpoch != 1+2*restarts {
-				t.Errorf("after restart %d: %v group, %d of %d members classic, group epoch %d; want consumer, %d of 4, epoch %d",
-					restarts, w.Group.Type(), classic, all, w.Group.Describe().GroupEpoch, 4-restarts, 1+2*restarts)
-			}
-		case line == "describe group --members --verbose":
-			classic, _ := classicOf(w)
-			if strings.Contains(out, "UPGRADED") != (classic > 0) {
-				t.Errorf("with %d classic members the UPGRADED column shown: %v\n%s", classic, strings.Contains(out, "UPGRADED"), out)
-			}
-			for _, gm := range w.Group.Members() {
-				if classic > 0 && !strings.Contains(out, gm.MemberID) {
-					t.Errorf("%s missing from\n%s", gm.MemberID, out)
-				}
-			}
-		}
-	}
+	s := runDemo(t, 15)
 	w := s.World()
-	conversions := 0
+	toConsumer, toClassic := 0, 0
 	for _, e := range w.Events.All() {
-		if e.Kind == sim.EvGroupState && strings.Contains(e.Text, "converted to a consumer group") {
-			conversions++
+		switch {
+		case e.Kind == sim.EvGroupState && strings.Contains(e.Text, "converted to a consumer group"):
+			toConsumer++
 			if e.Tick != 3 {
-				t.Errorf("converted at t=%d, want t=3 (C1-2's first heartbeat)", e.Tick)
+				t.Errorf("converted at t=%d, want t=3 (C4-2's first heartbeat)", e.Tick)
 			}
-		}
-		if e.Kind == sim.EvGroupState && strings.Contains(e.Text, "back to a classic group") {
-			t.Errorf("t=%d: %s", e.Tick, e.Text)
-		}
-	}
-	if conversions != 1 {
-		t.Errorf("%d conversions, want 1", conversions)
-	}
-	// The pause meter: one entry per group epoch bump, each the partitions
-	// that moved, adding up to the total; never all six at once.
-	sum := 0
-	for _, e := range w.Meter.Entries {
-		sum += e.PartitionTicks
-		if len(e.Partitions) == 0 || len(e.Partitions) > 3 {
-			t.Errorf("group epoch %d paused %d partitions, want 1 to 3", e.Generation, len(e.Partitions))
+		case e.Kind == sim.EvGroupState && strings.Contains(e.Text, "back to a classic group"):
+			toClassic++
+			if !strings.Contains(e.Text, "no rebalance") {
+				t.Errorf("the downgrade: %s; want no rebalance", e.Text)
+			}
+		case strings.Contains(e.Text, " stops: "):
+			t.Errorf("t=%d: %s; want nobody refused", e.Tick, e.Text)
 		}
 	}
-	if len(w.Meter.Entries) != 8 || w.Group.RebalanceStarts != 8 || sum != w.Meter.Total {
-		t.Errorf("%d meter entries, %d rebalances, entries add to %d of %d; want 8, 8, equal",
-			len(w.Meter.Entries), w.Group.RebalanceStarts, sum, w.Meter.Total)
+	if toConsumer != 1 || toClassic != 1 || w.Group.Type() != sim.ClassicGroup {
+		t.Errorf("%d conversions to consumer, %d back, ending %v; want one each way, ending classic", toConsumer, toClassic, w.Group.Type())
 	}
-	for i := 1; i < w.Meter.Series.Len(); i++ {
-		if d := w.Meter.Series.At(i) - w.Meter.Series.At(i-1); d >= 6 {
-			t.Errorf("tick %d: %d partitions paused at once", i, d)
+	if len(w.Meter.Entries) != 1 || w.Group.Describe().Generation != 2 {
+		t.Errorf("%d epoch bumps, generation %d; want the conversion's only, generation 2", len(w.Meter.Entries), w.Group.Describe().Generation)
+	}
+	replaced := 0
+	for _, e := range w.Events.All() {
+		if strings.Contains(e.Text, "returns as") && strings.Contains(e.Text, "replacing") {
+			replaced++
 		}
 	}
-	d := w.Delivery("read_uncommitted")
-	if d.Lost != 0 || d.Duplicates != 2 {
-		t.Errorf("lost %d, duplicates %d; want none lost and 2 duplicates (o2.9, p2.9)", d.Lost, d.Duplicates)
+	if replaced != 8 {
+		t.Errorf("%d static replacements, want 8 (four upgrades, four rollbacks)", replaced)
 	}
-	for _, tp := range w.Layout().Inputs() {
-		if lag := w.Lag(tp); lag != 0 {
-			t.Errorf("%v: lag %d after the upgrade, want every record consumed and committed", tp, lag)
+	for _, gm := range w.Group.Members() {
+		if !strings.HasSuffix(gm.MemberID, "-3") || gm.InstanceID == "" {
+			t.Errorf("member %s (instance %q): want each client's third process, static", gm.MemberID, gm.InstanceID)
 		}
+	}
+	if d := w.Delivery("read_uncommitted"); d.Lost != 0 {
+		t.Errorf("lost %v", d.LostNames)
 	}
 	rows := compareRows(t, s, "group.consumer.migration.policy bidirectional,disabled", 2)
 	bi, off := rows[0], rows[1]
-	if bi.Pause != w.Meter.Total || bi.Rebalances != 8 {
-		t.Errorf("bidirectional row: pause %d, %d rebalances; the demo's branch %d, 8", bi.Pause, bi.Rebalances, w.Meter.Total)
+	if bi.Pause != w.Meter.Total || bi.Rebalances != 1 || bi.Lost != 0 {
+		t.Errorf("bidirectional row: pause %d, %d rebalances, lost %d; the demo's branch %d, 1, 0", bi.Pause, bi.Rebalances, bi.Lost, w.Meter.Total)
 	}
-	if len(off.Assignment) != 0 || off.Processed >= bi.Processed || off.Lost != 0 {
-		t.Errorf("disabled: members %v, processed %d (bidirectional %d), lost %d; want an empty group that processed less, nothing lost",
-			off.Assignment, off.Processed, bi.Processed, off.Lost)
+	if off.Rebalances <= bi.Rebalances || off.Lost != 0 {
+		t.Errorf("disabled: %d rebalances (bidirectional %d), lost %d; want the refusals to cost rebalances, nothing lost",
+			off.Rebalances, bi.Rebalances, off.Lost)
 	}
 }
 

@@ -39,7 +39,7 @@ func TestNewWorldFollowsPerClientProtocols(t *testing.T) {
 		want        sim.GroupType
 		classic     string
 	}{
-		{"after demo 15", "demo 15", sim.ConsumerGroup, ""},
+		{"after demo 15 (its rollback sets every member back to classic)", "demo 15", sim.ClassicGroup, "C1 C2 C3 C4"},
 		{"mixed", "set C1.group.protocol consumer; set C3.group.protocol consumer", sim.ConsumerGroup, "C2 C4"},
 		{"mixed, migration disabled", "set group.consumer.migration.policy disabled; set C2.group.protocol consumer", sim.ConsumerGroup, "C1 C3 C4"},
 		{"all classic over the consumer default", "set group.protocol consumer; set C1.group.protocol classic; set C2.group.protocol classic; set C3.group.protocol classic; set C4.group.protocol classic", sim.ClassicGroup, "C1 C2 C3 C4"},

@@ -1305,7 +1305,9 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 			batch = fmt.Sprintf("%s (%d done)", strings.Join(recs, " "), done)
 		}
 		var notes []string
-		if !m.Alive {
+		if !m.Alive && m.StoppedBy != "" {
+			notes = append(notes, "stopped: "+m.StoppedBy)
+		} else if !m.Alive {
 			notes = append(notes, "not running")
 		}
 		if m.Zombie {

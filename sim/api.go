@@ -124,6 +124,7 @@ const (
 	ConcurrentTransactions    = wire.ConcurrentTransactions
 	FencedInstanceID          = wire.FencedInstanceID
 	GroupIDNotFound           = wire.GroupIDNotFound
+	GroupMaxSizeReached       = wire.GroupMaxSizeReached
 	UnstableOffsetCommit      = wire.UnstableOffsetCommit
 	ProducerFenced            = wire.ProducerFenced
 	FencedMemberEpoch         = wire.FencedMemberEpoch

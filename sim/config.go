@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,8 @@ func DefaultConfig() Config {
 			GroupProtocol:  "classic",
 			RemoteAssignor: "uniform",
 		},
-		Config:              coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional"},
+		Config: coord.Config{ConsumerHeartbeatInterval: 2, ConsumerSessionTimeout: 9, MigrationPolicy: "bidirectional",
+			ConsumerMaxSize: math.MaxInt32, ClassicMaxSize: math.MaxInt32},
 		RecordsPerPartition: 10,
 		Isolation:           "read_uncommitted",
 		Time:                TimeTicks,
@@ -302,6 +304,21 @@ func worldDuration(key string, min int, doc string, field func(*Config) *int) Se
 		}}
 }
 
+// worldMaxSize is a broker setting counting group members: 1 to Kafka's
+// default, Integer.MAX_VALUE.
+func worldMaxSize(key, doc string, field func(*Config) *int) Setting {
+	return Setting{Key: key, Allowed: "a whole number of members from 1 to 2147483647", Doc: doc,
+		get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(*field(w)) },
+		set: func(w *Config, _ *ClientConfig, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > math.MaxInt32 {
+				return fmt.Errorf("%s: %q is not a whole number from 1 to 2147483647", key, v)
+			}
+			*field(w) = n
+			return nil
+		}}
+}
+
 func boolValue(key, v string) (bool, error) {
 	switch v {
 	case "true":
@@ -459,6 +476,10 @@ func buildSettings() []Setting {
 				}
 				return fmt.Errorf("group.consumer.migration.policy: %q is not disabled, upgrade, downgrade or bidirectional", v)
 			}},
+		worldMaxSize("group.consumer.max.size", "broker: the most members a consumer group admits; a new one is refused GROUP_MAX_SIZE_REACHED, and a classic group with more is not upgraded",
+			func(w *Config) *int { return &w.ConsumerMaxSize }),
+		worldMaxSize("group.max.size", "broker: the most members a classic group may have; a consumer group with more is not downgraded",
+			func(w *Config) *int { return &w.ClassicMaxSize }),
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },

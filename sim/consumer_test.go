@@ -195,8 +195,8 @@ func TestConsumerMembersJoinOneByOne(t *testing.T) {
 			}
 		}
 	}
-	if summariesWith(w, OffsetCommit, "C1", "before revoking") == 0 {
-		t.Error("C1 sent no auto-commit before revoking")
+	if summariesWith(w, OffsetCommit, "C1", "before reconciling") == 0 {
+		t.Error("C1 sent no auto-commit before reconciling")
 	}
 }
 
@@ -732,7 +732,7 @@ func TestConsumerCommitBeforeRevokeRetried(t *testing.T) {
 	stepChecked(t, w, c, 30)
 	var retry *Packet
 	for _, p := range packetsOf(w, OffsetCommit, "C1", false) {
-		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeRevoke {
+		if p.Sent > first.Sent && p.Body.(*wire.OffsetCommitRequest).BeforeReconcile {
 			retry = p
 			break
 		}
@@ -856,5 +856,55 @@ func TestClassicMemberToldByItsFirstHeartbeat(t *testing.T) {
 	}
 	if n := told(); n != 1 || w.Group.Hooks().JoinTimer(gm.MemberID) == 0 {
 		t.Errorf("C2 heartbeating again: told %d times, join timer %d; want told once and the timer running", n, w.Group.Hooks().JoinTimer(gm.MemberID))
+	}
+}
+
+// OffsetFetch carries the member id and epoch while the member has one
+// (CommitRequestManager.OffsetFetchRequestState, v9+;
+// ConsumerGroup.validateOffsetFetch), and STALE_MEMBER_EPOCH is retried
+// with the latest epoch (fetchOffsetsWithRetries:
+// isStaleEpochErrorAndValidEpochAvailable). In random case 0 (consumer)
+// C6's interval heartbeat goes in the same tick as the OffsetFetch for
+// the partitions it was just assigned, ahead of it, and moves it to the
+// next epoch: the OffsetFetch is answered STALE_MEMBER_EPOCH and asked
+// again with the new epoch after the retry backoff (issue 28, item 10).
+func TestConsumerOffsetFetchStaleEpochRetried(t *testing.T) {
+	spec := propertyCase(ConsumerGroup)
+	spec.ticks, spec.clients, spec.static = 250, 6, fixed(true)
+	sc := seedWorld(t, 0, spec)
+	w := sc.w
+	keepBodies(w)
+	runSchedule(t, w, sc.sched, 250)
+	stale := 0
+	for _, p := range packetsOf(w, OffsetFetch, "", true) {
+		if p.Error != StaleMemberEpoch {
+			continue
+		}
+		stale++
+		sent := p.Req.Body.(*wire.OffsetFetchRequest)
+		if !sent.HasMember || sent.MemberEpoch <= 0 {
+			t.Errorf("t=%d: the refused OffsetFetch carried member %q epoch %d (has member %v), want the member's epoch", p.Sent, sent.MemberID, sent.MemberEpoch, sent.HasMember)
+		}
+		var retry *Packet
+		for _, q := range packetsOf(w, OffsetFetch, p.To, false) {
+			if q.Sent > p.Sent && q.FromInc == p.ToInc {
+				retry = q
+				break
+			}
+		}
+		if retry == nil {
+			t.Fatalf("t=%d: %s's OffsetFetch answered STALE_MEMBER_EPOCH was never asked again", p.Sent, p.To)
+		}
+		again := retry.Body.(*wire.OffsetFetchRequest)
+		if again.MemberEpoch <= sent.MemberEpoch || retry.Sent > p.Sent+1+client.ConsumerRetryBackoff {
+			t.Errorf("t=%d: asked again at t=%d with epoch %d; want the newer epoch (not %d) after the retry backoff", p.Sent, retry.Sent, again.MemberEpoch, sent.MemberEpoch)
+		}
+	}
+	if stale == 0 {
+		t.Fatal("no OffsetFetch answered STALE_MEMBER_EPOCH: the case no longer reaches the race")
+	}
+	ensureMember(t, w)
+	if !settle(t, w, 5000) {
+		t.Fatal("not settled and caught up after the schedule")
 	}
 }

@@ -87,7 +87,7 @@ Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` i
 12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.
 13. [The consumer protocol](13-consumer-protocol.ipynb): KIP-848, members join one by one, no stop-the-world.
 14. [A rolling restart](14-rolling-restart.ipynb): classic eager, classic cooperative and the consumer protocol, overlaid.
-15. [A rolling upgrade](15-rolling-upgrade.ipynb): classic to the consumer protocol, one member at a time, the group converting under it.`),
+15. [A rolling upgrade](15-rolling-upgrade.ipynb): static members from classic to the consumer protocol and back, online, nobody refused.`),
 	)
 	return cells
 }
@@ -309,16 +309,17 @@ old instance is refused with PRODUCER_FENCED and its open transaction is aborted
 			}},
 		}},
 	// 13
-	{scrub: "--ticks 0..30",
+	{scrub: "--ticks 0..36",
 		intro: `Kafka 4.0's consumer group protocol (KIP-848, group.protocol=consumer) has no JoinGroup or SyncGroup. Each member sends
 ConsumerGroupHeartbeat; a join bumps the group epoch, the coordinator computes the target assignment itself (the uniform
 assignor) and reconciles each member on its own: a member gives up a partition after committing and finishing its batch, and
 only then does the new owner get it. The other partitions never stop. The same three joins as demos 2 and 3.`,
 		extras: []extra{
 			{after: "run until stable", cells: []cell{
-				md("The first join message by message: C1's commit before revoking, its heartbeat that says it owns only payments, " +
-					"C2's heartbeat answer that hands it orders, and the commit refused with STALE_MEMBER_EPOCH."),
-				goCell(sequence("--ticks 0..9", "--type ConsumerGroupHeartbeat,OffsetCommit")),
+				md("The first join message by message: the target reaches C1 mid-batch; at its next poll() C1 commits what it " +
+					"processed (Kafka 4.0.0 reconciles under auto-commit only from poll()), revokes orders, says so in its next " +
+					"heartbeat, and C2's heartbeat answer hands it orders."),
+				goCell(sequence("--ticks 0..11", "--type ConsumerGroupHeartbeat,OffsetCommit")),
 			}},
 			{after: "step 5", cells: []cell{
 				md("The world mid-reconciliation: B1 is at group epoch 3 with C3's target {o2 p2}; C1 and C2 are still at epoch 2, " +
@@ -361,38 +362,37 @@ two group epoch bumps that each move a few partitions while the rest keep going.
 			}},
 		}},
 	// 15
-	{scrub: "--ticks 0..40",
-		intro: `The upgrade users fear most: four classic members (cooperative-sticky) are restarted one at a time with
-group.protocol=consumer. The first consumer-protocol member's heartbeat converts the classic group into a consumer group
-(Kafka's ConsumerGroup.fromClassicGroup); the members still on the classic protocol stay in it, marked UPGRADED false, and
-keep speaking JoinGroup and SyncGroup to a coordinator that now computes every assignment itself.`,
+	{scrub: "--ticks 0..76",
+		intro: `The upgrade users fear most, with static members as a StatefulSet runs them: four classic members (cooperative-sticky,
+group.instance.id billing-0 to billing-3) are restarted one at a time with group.protocol=consumer, then rolled back. The first
+consumer-protocol heartbeat converts the classic group into a consumer group (Kafka's ConsumerGroup.fromClassicGroup) and
+replaces its classic static member at once; the members still on the classic protocol stay in it, marked UPGRADED false. The
+rollback's last classic instance converts the group back. Nobody is refused.`,
 		extras: []extra{
-			{after: "step 3", cells: []cell{
-				md("The world at the conversion point: one consumer-protocol member, four classic ones, one of them the stopped C1-1."),
+			{after: "describe group --members --verbose", cells: []cell{
+				md("The conversion message by message: C4-2's first ConsumerGroupHeartbeat converts the group at t=3 and takes " +
+					"C4-1's place and partitions; the classic members are told REBALANCE_IN_PROGRESS, rejoin, and get from SyncGroup " +
+					"what the uniform assignor decided; C1 and C2 first get their assignment minus the orders partition they revoke."),
+				goCell(sequence("--ticks 0..18", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification", "--width 1100")),
+				md("The world once converted: C4-2 speaks the consumer protocol, C1-1 to C3-1 are classic members of the consumer group."),
 				goCell("s.Diagram()"),
 			}},
-			{after: "run until stable", cells: []cell{
-				md("The conversion message by message: C1-2's first ConsumerGroupHeartbeat converts the group at t=3; the classic " +
-					"members are told REBALANCE_IN_PROGRESS, finish their batch, rejoin, and get from SyncGroup what the uniform " +
-					"assignor decided; C2 first gets its assignment minus o1, which it must revoke."),
-				goCell(sequence("--ticks 0..13", "--type ConsumerGroupHeartbeat,JoinGroup,SyncGroup,RebalanceNotification", "--width 1100")),
-			}},
 			{after: "", cells: []cell{
-				md("Who consumes what during the upgrade: a partition or three turn grey at each group epoch bump, never all six."),
+				md("Who consumes what through the upgrade and the rollback: three partitions move once, at the conversion; every " +
+					"restart after it hands its member's partitions to the new process."),
 				goCell(plot("timeline")),
-				md("Against staying classic and against a group that is consumer from the start. The run above is copied to a branch " +
-					"`upgrade`; a branch `classic` makes the same four restarts with every client left on the classic protocol " +
-					"(cooperative-sticky), and a branch `consumer` with every client on the consumer protocol (demo 14's consumer run). " +
-					"The upgrade pauses about as much as staying classic (84 against 82 partition x ticks) in twice as many, smaller, " +
-					"rebalances; once every member is upgraded a restart costs what the consumer branch shows."),
-				goCell(quiet("fork upgrade"),
-					quiet("fork classic; set C1.group.protocol classic; set C2.group.protocol classic; set C3.group.protocol classic; "+
-						"set C4.group.protocol classic; new --members 4 --keep-settings; "+
-						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
-					quiet("switch upgrade"),
-					quiet("fork consumer; set group.protocol consumer; new --members 4 --keep-settings; "+
-						"restart C1; run until stable; restart C2; run until stable; restart C3; run until stable; restart C4; run until stable"),
-					quiet("switch upgrade"), plot("pause", "--branches classic,upgrade,consumer")),
+				md("Against dynamic members. The run above is copied to a branch `static`; a branch `dynamic` makes the same eight " +
+					"restarts with no group.instance.id: each restart is a new member joining and the old one's session timing out, " +
+					"two rebalances each: 16 and 196 partition x ticks paused, against the static members' one and 25."),
+				goCell(quiet("fork static"),
+					quiet("fork dynamic; set C1.group.protocol classic; set C2.group.protocol classic; set C3.group.protocol classic; "+
+						"set C4.group.protocol classic; set C1.group.instance.id none; set C2.group.instance.id none; "+
+						"set C3.group.instance.id none; set C4.group.instance.id none; new --members 4 --keep-settings; "+
+						"set C4.group.protocol consumer; restart C4; run until stable; set C3.group.protocol consumer; restart C3; run until stable; "+
+						"set C2.group.protocol consumer; restart C2; run until stable; set C1.group.protocol consumer; restart C1; run until stable; "+
+						"set C4.group.protocol classic; restart C4; run until stable; set C3.group.protocol classic; restart C3; run until stable; "+
+						"set C2.group.protocol classic; restart C2; run until stable; set C1.group.protocol classic; restart C1; run until stable"),
+					quiet("switch static"), plot("pause", "--branches static,dynamic")),
 			}},
 		}},
 }

@@ -378,7 +378,7 @@ func (c *classicMember) takeJoinAnswer(m *Member) {
 }
 
 func (c *classicMember) handleJoinAnswer(m *Member, code wire.ErrorCode, r *wire.JoinGroupResponse) {
-	if code == wire.FencedInstanceID || code == wire.InconsistentGroupProtocol {
+	if code == wire.FencedInstanceID || code == wire.InconsistentGroupProtocol || code == wire.GroupMaxSizeReached {
 		// JoinGroupResponseHandler raises these whatever the member's
 		// state and generation, and joinGroupIfNeeded throws them (not
 		// retriable): fatal even in an answer after a reset.
@@ -510,6 +510,31 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 	m.Phase = PhaseFetchingOffsets
 	m.commits.fetchOffsets(m, added)
 }
+
+// commitRefusedLocally is ConsumerCoordinator.sendOffsetCommitRequest
+// finding no stable generation (AbstractCoordinator.generationIfStable is
+// null): the commit fails in the client and no request goes out. During
+// the member's own rebalance it is RebalanceInProgressException; after the
+// generation was reset (AbstractCoordinator.maybeLeaveGroup ->
+// resetGenerationOnLeaveGroup on a poll timeout, or
+// resetGenerationOnResponseError after UNKNOWN_MEMBER_ID or
+// ILLEGAL_GENERATION) it is CommitFailedException.
+func (c *classicMember) commitRefusedLocally(m *Member) string {
+	switch {
+	case c.rebalancing(m):
+		return "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
+	case m.Phase == PhaseOut || c.generationReset():
+		return "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
+	}
+	return ""
+}
+
+// autoCommits: ConsumerCoordinator.maybeAutoCommitOffsetsAsync commits only
+// in a stable generation of a group the member is in.
+func (c *classicMember) autoCommits(m *Member) bool { return m.InGroup() && !c.rebalancing(m) }
+
+// commitEpoch: the generation.
+func (c *classicMember) commitEpoch(m *Member) int { return m.Generation }
 
 // rebalancing reports whether the member is between its JoinGroup and its
 // SyncGroup answer: its generation is not stable, and commits fail.

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"strconv"
+
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -21,9 +23,17 @@ type commits struct {
 	seq       int        // numbers commitSync attempts, so a stale retry timer does nothing
 	pending   commitList // what the commitSync in flight commits
 	// pendingFetch: an OffsetFetch to retry after UNSTABLE_OFFSET_COMMIT
-	// (or, consumer, a stale member epoch).
+	// (or, consumer, a stale member epoch); fetchAtPoll: the consumer's
+	// OffsetFetch failed and poll() threw, the next poll() asks again
 	pendingFetch   bool
+	fetchAtPoll    bool
 	offsetFetchSeq int // numbers the OffsetFetch requests, for their request timeout
+	// autoInFlight: the consumer protocol's AutoCommitState.hasInflightCommit,
+	// an auto-commit (the interval one, or the one before reconciling)
+	// sent and not answered; autoSeq numbers them, for their request
+	// timeout.
+	autoInFlight bool
+	autoSeq      int
 }
 
 // fire is one of the commits' timers firing: an OffsetFetch to ask
@@ -46,24 +56,84 @@ func (cm *commits) fire(m *Member, t wire.Timer) {
 		if cm.nextAuto == t.Key && m.loop.inPoll() {
 			cm.maybeAutoCommit(m)
 		}
+	case tmAutoCommitTimeout:
+		if cm.autoInFlight && cm.autoSeq == t.Key {
+			// A retriable failure (TimeoutException): the timer is set to
+			// the retry backoff (maybeResetTimerWithBackoff), under a tick.
+			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit within request.timeout.ms (%d): the next one after the retry backoff", m.Label(), m.Cfg.RequestTimeout)
+			cm.autoDone(m)
+			cm.nextAuto = m.env.Now() + ConsumerRetryBackoff
+			cm.armAuto(m)
+		}
+	}
+}
+
+// autoSent: the consumer protocol's interval auto-commit goes out; the
+// next waits for its answer, or its request timeout. (The auto-commit
+// before reconciling sets autoInFlight itself and has its own timers.)
+func (cm *commits) autoSent(m *Member) {
+	cm.autoInFlight = true
+	cm.autoSeq++
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmAutoCommitTimeout, Client: m.Client, Inc: m.Inc, Key: cm.autoSeq})
+}
+
+// autoDone: an auto-commit was answered, or timed out
+// (CommitRequestManager.autoCommitCallback clears hasInflightCommit
+// whichever auto-commit it was). An interval auto-commit skipped meanwhile
+// goes now if the application is in poll() (its poll loop turns within a
+// tick); otherwise at its next poll().
+func (cm *commits) autoDone(m *Member) {
+	if !cm.autoInFlight {
+		return
+	}
+	cm.autoInFlight = false
+	if m.Alive && m.loop.inPoll() && m.env.Now() >= cm.nextAuto {
+		cm.maybeAutoCommit(m)
+	}
+}
+
+// resetAutoCommitTimer is CommitRequestManager.resetAutoCommitTimer: the
+// next interval auto-commit is due an interval from now.
+func (cm *commits) resetAutoCommitTimer(m *Member) {
+	cm.nextAuto = m.env.Now() + m.Cfg.AutoCommitInterval
+	cm.armAuto(m)
+}
+
+// armAuto sets the timer of a member waiting in poll() for the
+// auto-commit deadline (once per deadline).
+func (cm *commits) armAuto(m *Member) {
+	if cm.autoArmed != cm.nextAuto && m.anyPositioned() {
+		cm.autoArmed = cm.nextAuto
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: cm.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: cm.nextAuto})
 	}
 }
 
 func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
-	cm.pendingFetch = false
+	cm.pendingFetch, cm.fetchAtPoll = false, false
 	r := &wire.OffsetFetchRequest{Partitions: append([]wire.TopicPartition{}, tps...)}
-	if m.group.memberEpochs() {
+	if epoch := m.group.commitEpoch(m); m.group.memberEpochs() && epoch > 0 {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
-		// epoch (CommitRequestManager.OffsetFetchRequestState, v9+).
-		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, m.Generation, true
+		// epoch while the member has one
+		// (CommitRequestManager.OffsetFetchRequestState.toUnsentRequest,
+		// v9+); without, neither (null and -1), and the coordinator
+		// checks nothing (ConsumerGroup.validateOffsetFetch).
+		r.MemberID, r.MemberEpoch, r.HasMember = m.MemberID, epoch, true
 	}
-	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: m.env.Layout().PartList(tps), Body: r})
 	cm.offsetFetchSeq++
+	r.ID = cm.offsetFetchSeq
+	summary := m.env.Layout().PartList(tps)
+	if r.HasMember {
+		summary += ", epoch " + strconv.Itoa(r.MemberEpoch) + ", " + r.MemberID
+	}
+	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: summary, Body: r})
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: append([]wire.TopicPartition{}, tps...)})
 }
 
 func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
-	if m.Phase != PhaseFetchingOffsets {
+	// An answer to an OffsetFetch since replaced by another (for more
+	// partitions) is dropped: OffsetsRequestManager keeps one pending
+	// fetch of committed offsets and acts on the latest request's result.
+	if m.Phase != PhaseFetchingOffsets || p.Req.Body.(*wire.OffsetFetchRequest).ID != cm.offsetFetchSeq {
 		return
 	}
 	r := p.Body.(*wire.OffsetFetchResponse)
@@ -74,16 +144,25 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
 		return
 	}
-	if p.Error == wire.StaleMemberEpoch || p.Error == wire.UnknownMemberID {
-		// CommitRequestManager.OffsetFetchRequestState fails the fetch
-		// without a retry; OffsetsRequestManager keeps the error for the
-		// next poll() to throw (cachedUpdatePositionsException), and the
-		// partitions, still initializing, are fetched again after that.
-		// kgrepl asks again after the retry backoff (ConsumerRetryBackoff), by
-		// when the member normally knows its new epoch from its heartbeat.
+	if p.Error == wire.StaleMemberEpoch && m.group.commitEpoch(m) > 0 {
+		// CommitRequestManager.fetchOffsetsWithRetries retries
+		// STALE_MEMBER_EPOCH while the member has an epoch
+		// (isStaleEpochErrorAndValidEpochAvailable), with its latest epoch,
+		// after the retry backoff (ConsumerRetryBackoff: under a tick).
 		cm.pendingFetch = true
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again", m.Label(), p.Error)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again with the latest epoch", m.Label(), p.Error)
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
+		return
+	}
+	if p.Error == wire.StaleMemberEpoch || p.Error == wire.UnknownMemberID {
+		// Not retried: the error completes the positions update
+		// (OffsetsRequestManager.refreshOffsets) and poll() throws it to
+		// the application (AsyncKafkaConsumer.updateFetchPositions catches
+		// only TimeoutException); the partitions still need positions, so
+		// the application's next poll() asks again (maybeFetchAgain).
+		cm.fetchAtPoll = true
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s: poll() throws %s; the next poll() asks again", m.Label(), p.Error, fetchException(p.Error))
+		m.wakeUp()
 		return
 	}
 	for i, tp := range r.Partitions {
@@ -104,6 +183,30 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 	m.loop.abandonFetch()
 }
 
+// fetchException is the exception poll() throws for an OffsetFetch error.
+func fetchException(code wire.ErrorCode) string {
+	if code == wire.UnknownMemberID {
+		return "UnknownMemberIdException"
+	}
+	return "StaleMemberEpochException"
+}
+
+// maybeFetchAgain is the consumer's poll() after an OffsetFetch error it
+// threw: the partitions still waiting for their committed offsets (every
+// owned one without a position) are asked for again.
+func (cm *commits) maybeFetchAgain(m *Member) {
+	if !cm.fetchAtPoll || m.Phase != PhaseFetchingOffsets {
+		return
+	}
+	still := m.unpositioned()
+	if len(still) == 0 {
+		cm.fetchAtPoll = false
+		m.Phase = PhaseStable
+		return
+	}
+	cm.fetchOffsets(m, still)
+}
+
 // maybeAutoCommit is the auto-commit inside poll(): when the interval has
 // passed, commit the positions of every positioned partition (async),
 // changed or not, as ConsumerCoordinator.maybeAutoCommitOffsetsAsync does
@@ -111,25 +214,34 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 // out (sendOffsetCommitRequest returns at once on empty offsets). A member
 // waiting in a long poll wakes for the auto-commit deadline
 // (ConsumerCoordinator.timeToNextPoll), so a timer stands for that.
+//
+// Under the consumer protocol one auto-commit is in flight at a time
+// (AutoCommitState.shouldAutoCommit): while one is (the interval one, or
+// the one before reconciling), the interval auto-commit is skipped and the
+// timer left expired, so it goes once that one is answered. The classic
+// client has no such rule.
 func (cm *commits) maybeAutoCommit(m *Member) {
-	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.InGroup() || m.group.rebalancing(m) {
+	if m.Cfg.Commit != CommitAuto || m.prod.mode == ProducerTransactional || !m.group.autoCommits(m) {
 		return
 	}
 	if m.env.Now() >= cm.nextAuto {
+		if cm.autoInFlight {
+			return // "Skipping auto-commit on the interval because a previous one is still in-flight."
+		}
 		req := m.env.NewCommitRequest()
 		l := m.fetchPositionList(req.Offsets)
 		if req.Partitions, req.Slots, req.Offsets = l.tps, l.slots, l.offs; len(req.Partitions) > 0 {
 			req.Auto = wire.AutoInterval
+			if m.group.memberEpochs() {
+				cm.autoSent(m)
+			}
 			cm.send(m, req)
 		} else {
 			m.env.UnuseCommitRequest(req)
 		}
 		cm.nextAuto = m.env.Now() + m.Cfg.AutoCommitInterval
 	}
-	if cm.autoArmed != cm.nextAuto && m.anyPositioned() {
-		cm.autoArmed = cm.nextAuto
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: cm.nextAuto, Kind: tmAutoCommit, Client: m.Client, Inc: m.Inc, Key: cm.nextAuto})
-	}
+	cm.armAuto(m)
 }
 
 // positions is what a commit on revocation or close commits: the
@@ -168,23 +280,13 @@ func (cm *commits) commitSync(m *Member, offs commitList, then cont) {
 	cm.sendSync(m)
 }
 
-// refusedLocally is ConsumerCoordinator.sendOffsetCommitRequest
-// finding no stable generation (AbstractCoordinator.generationIfStable is
-// null): the commit fails in the client and no request goes out. During
-// the member's own rebalance it is RebalanceInProgressException; after the
-// generation was reset (AbstractCoordinator.maybeLeaveGroup ->
-// resetGenerationOnLeaveGroup on a poll timeout, or
-// resetGenerationOnResponseError after UNKNOWN_MEMBER_ID or
-// ILLEGAL_GENERATION) it is CommitFailedException. It reports whether the
-// commit was refused (the loop has then moved on).
+// refusedLocally is a commitSync the membership refuses in the client,
+// no request sent (commitRefusedLocally says why: the classic client's
+// rule; the consumer protocol's client refuses none). It reports whether
+// the commit was refused (the loop has then moved on).
 func (cm *commits) refusedLocally(m *Member, then cont) bool {
-	var why string
-	switch {
-	case m.group.rebalancing(m):
-		why = "commitSync during its own rebalance: RebalanceInProgressException, nothing sent"
-	case m.Phase == PhaseOut || m.group.generationReset():
-		why = "commitSync while not part of an active group (its generation was reset): CommitFailedException, nothing sent"
-	default:
+	why := m.group.commitRefusedLocally(m)
+	if why == "" {
 		return false
 	}
 	m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: %s", m.Label(), why)
@@ -228,9 +330,9 @@ func (cm *commits) sendList(m *Member, l commitList, sync bool, auto wire.AutoCo
 // partitions (in partition order), slots (hints, or nil) and offsets are
 // set, and sends it; the request keeps its slices.
 func (cm *commits) send(m *Member, req *wire.OffsetCommitRequest) {
-	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.Generation, m.Cfg.InstanceID
+	req.MemberID, req.Generation, req.InstanceID = m.MemberID, m.group.commitEpoch(m), m.Cfg.InstanceID
 	// "o0@3 o1@5, gen 2, C1-1": every commit writes it
-	text := m.env.Trace().CommitRequest(req.Partitions, req.Slots, req.Offsets, m.group.memberEpochs(), m.Generation, wire.OrDash(m.MemberID))
+	text := m.env.Trace().CommitRequest(req.Partitions, req.Slots, req.Offsets, m.group.memberEpochs(), req.Generation, wire.OrDash(m.MemberID))
 	p := m.env.Packet()
 	p.Type, p.Text, p.Body = wire.OffsetCommit, text, req
 	m.send(p)
@@ -245,8 +347,11 @@ func (cm *commits) onCommitResponse(m *Member, p *wire.Packet) {
 		}
 	}
 	req := p.Req.Body.(*wire.OffsetCommitRequest)
-	if req.BeforeRevoke {
-		m.group.receive(m, p) // the consumer protocol's commit before revoking
+	if req.Auto == wire.AutoInterval && m.group.memberEpochs() {
+		defer cm.autoDone(m) // once the answer is taken in
+	}
+	if req.BeforeReconcile {
+		m.group.receive(m, p) // the consumer protocol's commit before reconciling
 		return
 	}
 	if p.Error != wire.None {

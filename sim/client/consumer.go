@@ -60,13 +60,14 @@ type consumerMember struct {
 	// reconciled yet (hasTarget).
 	target    []wire.TopicPartition
 	hasTarget bool
-	// A reconciliation in progress: revoked waits for the auto-commit
-	// before revocation (commitWait) or for the application's
-	// onPartitionsRevoked at its next poll (listenerWait).
+	// A reconciliation in progress: it waits for the auto-commit before
+	// reconciling (commitWait), then revoked waits for the application's
+	// onPartitionsRevoked at its next poll (listenerWait). The revoked
+	// partitions are paused from its start (pendingRevocation).
 	revoked      []wire.TopicPartition
 	commitWait   bool
 	listenerWait bool
-	// The auto-commit before revocation in flight (commitPkt, attempt
+	// The auto-commit before reconciling in flight (commitPkt, attempt
 	// commitSeq), retried until commitDeadline (the rebalance timeout).
 	commitPkt      *wire.Packet
 	commitSeq      int
@@ -270,17 +271,17 @@ func (c *consumerMember) active(m *Member) bool {
 }
 
 // receive handles the protocol's answers: the heartbeat's, and the
-// auto-commit's before revoking.
+// auto-commit's before reconciling.
 func (c *consumerMember) receive(m *Member, p *wire.Packet) {
 	switch p.Type {
 	case wire.ConsumerGroupHeartbeat:
 		c.onHeartbeatResponse(m, p)
 	case wire.OffsetCommit:
-		c.onCommitBeforeRevoke(m, p)
+		c.onCommitBeforeReconcile(m, p)
 	}
 }
 
-// fire is a heartbeat timer or a timer of the auto-commit before revoking.
+// fire is a heartbeat timer or a timer of the auto-commit before reconciling.
 func (c *consumerMember) fire(m *Member, t wire.Timer) {
 	switch t.Kind {
 	case tmHeartbeat:
@@ -303,15 +304,17 @@ func (c *consumerMember) onHeartbeatResponse(m *Member, p *wire.Packet) {
 	case wire.FencedMemberEpoch, wire.UnknownMemberID:
 		c.transitionToFenced(m, p.Error)
 		return
-	case wire.UnreleasedInstanceID, wire.FencedInstanceID, wire.GroupIDNotFound, wire.UnsupportedAssignor:
-		// AbstractHeartbeatRequestManager / ConsumerHeartbeatRequestManager.handleSpecificError:
-		// fatal; poll() throws and the application stops.
-		m.fatal(p.Error.String() + " on ConsumerGroupHeartbeat")
-		return
 	default:
-		// AbstractHeartbeatRequestManager.onErrorResponse: retriable; the
-		// sent fields are forgotten, a full heartbeat after the backoff.
-		c.onFailedAttempt(m)
+		// AbstractHeartbeatRequestManager.onErrorResponse and
+		// ConsumerHeartbeatRequestManager.handleSpecificError: fatal
+		// (handleFatalFailure): UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID,
+		// GROUP_ID_NOT_FOUND, UNSUPPORTED_ASSIGNOR, GROUP_MAX_SIZE_REACHED,
+		// and any error it does not expect (its default case). The member
+		// stops heartbeating, poll() throws and the application stops.
+		// Kafka retries only the coordinator's errors (not available, not
+		// the coordinator, loading), which kgrepl's single broker never
+		// gives.
+		m.fatal(p.Error.String() + " on ConsumerGroupHeartbeat")
 		return
 	}
 	r := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
@@ -339,7 +342,10 @@ func (c *consumerMember) onHeartbeatResponse(m *Member, p *wire.Packet) {
 		c.target, c.hasTarget = store.Copy(r.Assignment), true
 		wire.SortPartitions(c.target)
 	}
-	c.maybeReconcile(m)
+	// The background thread's AbstractMembershipManager.poll:
+	// maybeReconcile(false). Under auto-commit it only marks the member
+	// RECONCILING; the application's next poll() starts it.
+	c.maybeReconcile(m, false)
 	if (c.now || c.due) && c.inFlight == nil {
 		c.sendHeartbeat(m)
 	}
@@ -384,10 +390,18 @@ func (c *consumerMember) loseAll(m *Member, why string) {
 	}
 }
 
-// maybeReconcile is AbstractMembershipManager.maybeReconcile: one
-// reconciliation at a time; revoke what the new assignment drops first,
-// then assign what it adds, then acknowledge with a heartbeat.
-func (c *consumerMember) maybeReconcile(m *Member) {
+// maybeReconcile is AbstractMembershipManager.maybeReconcile(canCommit):
+// one reconciliation at a time; commit what was consumed, revoke what the
+// new assignment drops, then assign what it adds, then acknowledge with a
+// heartbeat. canCommit: called from the application's poll()
+// (ApplicationEventProcessor.process(PollEvent)) rather than from the
+// background thread (AbstractMembershipManager.poll). Under auto-commit
+// a reconciliation starts only from poll() (KAFKA-18641, Kafka 4.0.0): the
+// commit before it then carries the positions at the end of the batch
+// just processed (allConsumed), never records poll() returned and the
+// application has not processed yet. In the other modes it starts at once
+// in the background.
+func (c *consumerMember) maybeReconcile(m *Member, canCommit bool) {
 	if !c.hasTarget || c.commitWait || c.listenerWait || !c.active(m) {
 		return
 	}
@@ -406,24 +420,45 @@ func (c *consumerMember) maybeReconcile(m *Member) {
 		return // nothing to do: the answer repeats the assignment in force
 	}
 	c.state = cgReconciling
-	c.revoked = revoked
-	if len(revoked) == 0 {
-		c.assign(m)
-		return
+	if c.autoCommit(m) && !canCommit {
+		return // if (autoCommitEnabled && !canCommit) return;
 	}
-	// CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: under
-	// auto-commit, the positions consumed so far are committed before
-	// anything is revoked, retried until the rebalance timeout
-	// (ConsumerMembershipManager passes rebalanceTimeoutMs as the deadline;
-	// see onCommitBeforeRevoke); the revocation goes on whatever the
-	// outcome.
-	if m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional {
+	c.revoked = revoked
+	// markPendingRevocationToPauseFetching (KAFKA-16460): the partitions
+	// to revoke are not fetched from now on, and records of theirs a Fetch
+	// in flight brings back are dropped (onFetchResponse), so their
+	// positions stay where the commit below puts them.
+	m.pendingRevocation = revoked
+	// signalReconciliationStarted ->
+	// CommitRequestManager.maybeAutoCommitSyncBeforeRebalance: under
+	// auto-commit, before every reconciliation (one that only adds
+	// partitions too), the positions consumed so far are committed
+	// (subscriptions.allConsumed(); no request when there are none),
+	// retried until the rebalance timeout (see onCommitBeforeReconcile);
+	// the reconciliation goes on once it ends, whatever the outcome.
+	if c.autoCommit(m) {
 		if offs := m.fetchPositions(); len(offs) > 0 {
 			c.commitWait = true
 			c.commitDeadline = m.env.Now() + m.Cfg.MaxPollInterval
-			c.sendCommitBeforeRevoke(m, offs)
+			c.sendCommitBeforeReconcile(m, offs)
 			return
 		}
+	}
+	c.revokeAndAssign(m)
+}
+
+// autoCommit: the application runs under enable.auto.commit=true
+// (kgrepl's auto-commit mode without a transactional producer).
+func (c *consumerMember) autoCommit(m *Member) bool {
+	return m.Cfg.Commit == CommitAuto && m.prod.mode != ProducerTransactional
+}
+
+// revokeAndAssign is AbstractMembershipManager.revokeAndAssign: revoke
+// (if anything goes), then assign.
+func (c *consumerMember) revokeAndAssign(m *Member) {
+	if len(c.revoked) == 0 {
+		c.assign(m)
+		return
 	}
 	c.revokeStep(m)
 }
@@ -452,87 +487,130 @@ func (c *consumerMember) revokeStep(m *Member) {
 func (c *consumerMember) revoke(m *Member) {
 	m.revoke(c.revoked)
 	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.Label(), m.env.Layout().PartList(c.revoked), m.Generation)
-	c.revoked = nil
+	c.revoked, m.pendingRevocation = nil, nil
 	m.loop.abandonFetch()
 }
 
 // assign takes the target's new partitions and acknowledges: their
 // offsets are fetched, and a heartbeat reports what the member owns now.
+// The reconciliation is complete: under auto-commit the interval timer
+// restarts from now (signalReconciliationCompleting ->
+// CommitRequestManager.resetAutoCommitTimer), so the next interval
+// commit goes an interval later, normally at the epoch the acknowledgement
+// brings.
 func (c *consumerMember) assign(m *Member) {
 	added := m.assign(c.target)
-	c.hasTarget = false
+	c.hasTarget, c.revoked, m.pendingRevocation = false, nil, nil
 	if len(added) > 0 {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, m.env.Layout().PartList(m.Owned))
 		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
-		m.commits.fetchOffsets(m, added)
+		// Every partition still initializing, not only the added ones:
+		// an OffsetFetch in flight for earlier ones is replaced
+		// (OffsetsRequestManager.initWithCommittedOffsetsIfNeeded).
+		m.commits.fetchOffsets(m, m.unpositioned())
+	}
+	if c.autoCommit(m) {
+		m.commits.resetAutoCommitTimer(m)
 	}
 	c.state = cgAcknowledging
 	c.heartbeatNow(m)
 }
 
-// sendCommitBeforeRevoke is the auto-commit before revocation.
-func (c *consumerMember) sendCommitBeforeRevoke(m *Member, offs map[wire.TopicPartition]int) {
-	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, BeforeRevoke: true}
+// sendCommitBeforeReconcile is the auto-commit before reconciling. It is
+// an auto-commit in flight (AutoCommitState.hasInflightCommit): the
+// interval auto-commit waits for it.
+func (c *consumerMember) sendCommitBeforeReconcile(m *Member, offs map[wire.TopicPartition]int) {
+	epoch := c.commitEpoch(m)
+	req := &wire.OffsetCommitRequest{MemberID: m.MemberID, Generation: epoch, InstanceID: m.Cfg.InstanceID, BeforeReconcile: true}
 	for _, tp := range sortedKeys(offs) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
-	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(m.Generation) + ", " + m.MemberID + " (before revoking)", Body: req})
+	m.commits.autoInFlight = true // each attempt's answer clears it; a retry sets it again
+	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(epoch) + ", " + m.MemberID + " (before reconciling)", Body: req})
 	c.commitSeq++
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq, Arg: 1})
 }
 
-// onCommitBeforeRevoke: the auto-commit before revocation is answered.
-// CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries retries
+// onCommitBeforeReconcile: the auto-commit before reconciling is answered.
+// CommitRequestManager.autoCommitSyncBeforeRebalanceWithRetries retries
 // a retriable error, and STALE_MEMBER_EPOCH while the member has an epoch,
 // with the latest positions and epoch, after the retry backoff
-// (ConsumerRetryBackoff, as for heartbeats), until the deadline; any other error,
-// or the deadline, ends it, and the revocation goes on.
-func (c *consumerMember) onCommitBeforeRevoke(m *Member, p *wire.Packet) {
-	if !c.commitWait || p.Req != c.commitPkt {
+// (ConsumerRetryBackoff, as for heartbeats), until the deadline; any other
+// error, or the deadline, ends it ("Auto-commit request before reconciling
+// new assignment failed. Will proceed with the reconciliation anyway."). A
+// member fenced, left or rejoined meanwhile has dropped the reconciliation
+// (maybeAbortReconciliation).
+func (c *consumerMember) onCommitBeforeReconcile(m *Member, p *wire.Packet) {
+	if p.Req != c.commitPkt {
 		return
 	}
 	c.commitPkt = nil
-	if p.Error == wire.StaleMemberEpoch && m.Generation > 0 && m.env.Now() < c.commitDeadline {
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before revoking refused with %s: retrying with the latest positions and epoch", m.Label(), p.Error)
+	if c.commitWait && c.active(m) && p.Error == wire.StaleMemberEpoch && c.commitEpoch(m) > 0 && m.env.Now() < c.commitDeadline {
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: auto-commit before reconciling refused with %s: retrying with the latest positions and epoch", m.Label(), p.Error)
 		c.commitSeq++
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
 	}
-	c.commitWait = false
-	if p.Error != wire.None {
-		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking refused with %s: revokes anyway", m.Label(), p.Error)
+	defer m.commits.autoDone(m) // after the reconciliation went on
+	if !c.commitWait {
+		return // the reconciliation was dropped meanwhile
 	}
-	c.revokeStep(m)
+	c.commitWait = false
+	if !c.active(m) || c.state != cgReconciling {
+		return
+	}
+	if p.Error != wire.None {
+		m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before reconciling refused with %s: reconciles anyway", m.Label(), p.Error)
+	}
+	c.revokeAndAssign(m)
 }
 
-// revokeCommitTimer: the auto-commit before revocation got no answer within
-// request.timeout.ms (a retriable failure), or its retry backoff passed.
+// revokeCommitTimer: the auto-commit before reconciling got no answer
+// within request.timeout.ms (a retriable failure), or its retry backoff
+// passed.
 func (c *consumerMember) revokeCommitTimer(m *Member, seq int, timeout bool) {
-	if !c.commitWait || seq != c.commitSeq || !c.active(m) {
+	if seq != c.commitSeq {
+		return
+	}
+	if !c.commitWait || !c.active(m) {
+		// The reconciliation was dropped meanwhile: the attempt's request
+		// timeout still ends the auto-commit in flight.
+		if timeout && c.commitPkt != nil {
+			c.commitPkt = nil
+			m.commits.autoDone(m)
+		}
 		return
 	}
 	if timeout {
 		c.commitPkt = nil
 		if m.env.Now() >= c.commitDeadline {
 			c.commitWait = false
-			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before revoking unanswered by the rebalance timeout: revokes anyway", m.Label())
-			c.revokeStep(m)
+			m.env.Trace().Eventf(trace.EvCommitFailed, m.Client, "%s: auto-commit before reconciling unanswered by the rebalance timeout: reconciles anyway", m.Label())
+			c.revokeAndAssign(m)
+			m.commits.autoDone(m)
 			return
 		}
-		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before revoking within request.timeout.ms (%d): retrying", m.Label(), m.Cfg.RequestTimeout)
+		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to the auto-commit before reconciling within request.timeout.ms (%d): retrying", m.Label(), m.Cfg.RequestTimeout)
 		c.commitSeq++
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq})
 		return
 	}
 	// requestAttempt.offsets = subscriptions.allConsumed(): the latest positions.
-	c.sendCommitBeforeRevoke(m, m.fetchPositions())
+	c.sendCommitBeforeReconcile(m, m.fetchPositions())
 }
 
 // poll is the consumer protocol's work at the start of poll(): a member
-// that left after a poll timeout rejoins (maybeRejoinStaleMember), and a
-// revocation waiting for the application's listener runs it.
+// that left after a poll timeout rejoins (maybeRejoinStaleMember), a
+// revocation waiting for the application's listener runs it, an
+// OffsetFetch whose error poll() threw is asked again, and under
+// auto-commit a reconciliation waiting for poll() starts
+// (maybeReconcile(true), before the interval auto-commit and the Fetch).
+// A member idle in poll() starts it as soon as the heartbeat's answer
+// arrives: kgrepl's application calls poll() with a timeout under a tick
+// (Kafka's application thread notices at its next poll turn, within a
+// heartbeat interval, two ticks).
 func (c *consumerMember) poll(m *Member) (handled, again bool) {
 	if m.Phase == PhaseOut || c.state == cgFencedState {
 		why := "stale after the poll timeout: onPartitionsLost, nothing committed"
@@ -559,6 +637,8 @@ func (c *consumerMember) poll(m *Member) (handled, again bool) {
 		c.listenerDone(m)
 		return true, true
 	}
+	m.commits.maybeFetchAgain(m)
+	c.maybeReconcile(m, true)
 	return false, false
 }
 
@@ -582,6 +662,7 @@ func (c *consumerMember) pollTimeout(m *Member, since int) {
 	c.sendLeave(m, "poll timeout", false)
 	c.state = cgStale
 	c.hasTarget, c.revoked, c.commitWait, c.listenerWait = false, nil, false, false
+	m.pendingRevocation = nil
 	if !c.hasListener(m) {
 		// onPartitionsLost at once; with a listener, at the next poll().
 		c.loseAll(m, "stale after the poll timeout: onPartitionsLost, nothing committed")
@@ -600,19 +681,38 @@ func (c *consumerMember) leave(m *Member) {
 // STALE_MEMBER_EPOCH or UNKNOWN_MEMBER_ID and leaves the member alone).
 func (c *consumerMember) onCommitRefused(*Member, wire.ErrorCode, bool) {}
 
-// rebalancing: commits are refused in the client only before the member
-// has an epoch (it is joining).
-func (c *consumerMember) rebalancing(m *Member) bool { return c.state == cgJoining }
+// commitRefusedLocally: never. The AsyncKafkaConsumer has no "rebalance in
+// progress" check (commitSync, l.1488): a member out of the group, or
+// rejoining, sends its commit without an epoch (commitEpoch), and the
+// coordinator decides (ConsumerGroup.validateOffsetCommit: accepted when
+// the group is empty, else UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH,
+// CommitFailedException either way).
+func (c *consumerMember) commitRefusedLocally(*Member) string { return "" }
+
+// autoCommits: the interval auto-commit goes whenever the member has
+// positioned partitions (none once it lost them), in the group or not.
+func (c *consumerMember) autoCommits(*Member) bool { return true }
+
+// commitEpoch is the member epoch OffsetCommit and OffsetFetch carry:
+// CommitRequestManager.onMemberEpochUpdated keeps an epoch only while it
+// is above 0 (AbstractMembershipManager.updateMemberEpoch), so a member
+// joining (0), out of the group (left, stale, fenced) or stopped sends
+// none: -1, the field's default (OffsetCommitRequestState.toUnsentRequest).
+func (c *consumerMember) commitEpoch(m *Member) int {
+	switch c.state {
+	case cgReconciling, cgAcknowledging, cgStable:
+		if m.Generation > 0 {
+			return m.Generation
+		}
+	}
+	return -1
+}
 
 // settled: nothing left to reconcile or acknowledge.
 func (c *consumerMember) settled(m *Member) bool {
 	return m.Phase == PhaseStable && !m.commits.pendingFetch && !c.hasTarget && !c.commitWait && !c.listenerWait &&
 		c.state == cgStable && !c.now
 }
-
-// generationReset: the consumer protocol resets the member epoch only by
-// rejoining (epoch 0).
-func (c *consumerMember) generationReset() bool { return false }
 
 // rejoinNeeded: the member rejoins by itself (transitionToJoining), never
 // at a later poll's request.

@@ -157,9 +157,16 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 		return
 	}
 	batch := l.batch[:0] // the batch in hand is done: reuse its array
+	// Consumer protocol: a partition pending revocation is not fetchable
+	// (SubscriptionState.isFetchable; KAFKA-16460 marks it at the start
+	// of the reconciliation): FetchCollector.fetchRecords returns none of
+	// the records a Fetch in flight brings back for it, and its position
+	// stays. (The classic client's cooperative revocation runs at the next
+	// poll(), before it collects anything.)
+	paused := len(m.pendingRevocation) > 0 && m.Consumer()
 	for _, f := range r.Records {
 		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
-		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) {
+		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) && (!paused || !m.revoking(f.TP)) {
 			batch = append(batch, f)
 			m.positions.setHint(f.TP, k, f.Offset+1)
 		}

@@ -33,12 +33,14 @@ type membership interface {
 	// leave is close() leaving the group.
 	leave(m *Member)
 
-	// rebalancing reports whether commits are refused in the client now,
-	// the member's own rebalance being in progress.
-	rebalancing(m *Member) bool
-	// generationReset reports whether the generation was reset while the
-	// member kept its place (UNJOINED): commits are refused in the client.
-	generationReset() bool
+	// commitRefusedLocally says why a commitSync now fails in the client
+	// with nothing sent ("": it is sent).
+	commitRefusedLocally(m *Member) string
+	// autoCommits reports whether the interval auto-commit may go now.
+	autoCommits(m *Member) bool
+	// commitEpoch is the generation or member epoch OffsetCommit (and,
+	// consumer, OffsetFetch) carries now.
+	commitEpoch(m *Member) int
 	// commitException is what commitSync throws for an OffsetCommit
 	// refused with code (unchanged: the member's generation, or member
 	// epoch, and member id are still those the request carried), and what

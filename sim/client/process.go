@@ -37,6 +37,9 @@ type Member struct {
 	host       Host     // what it tells or asks the World other than by packets
 	Cfg        ClientConfig
 	Alive      bool
+	// StoppedBy names the fatal error that stopped the process ("": none),
+	// as the views show it.
+	StoppedBy string
 	// Zombie marks a process that runs on after its client was replaced: the
 	// old process of a restart caught in a slow record, or a fenced static
 	// instance. It finishes what it has in hand and stops at its next poll.
@@ -145,6 +148,7 @@ func (m *Member) Stop() {
 
 // fatal stops the process on an error the application cannot go on from.
 func (m *Member) fatal(why string) {
+	m.StoppedBy = why
 	m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s stops: %s", m.Label(), why)
 	m.Stop()
 }
@@ -178,7 +182,8 @@ const (
 	tmOffsetFetchTimeout              // OffsetFetch number Key unanswered (Partitions)
 	tmEndTxnTimeout                   // EndTxn number Key unanswered (Arg 1: COMMIT)
 	tmHeartbeat                       // ConsumerGroupHeartbeat timer number Key (Arg 1: request timeout)
-	tmRevokeCommit                    // auto-commit before revocation attempt Key (Arg 1: request timeout, 0: retry)
+	tmRevokeCommit                    // auto-commit before reconciling attempt Key (Arg 1: request timeout, 0: retry)
+	tmAutoCommitTimeout               // consumer protocol: auto-commit number Key unanswered
 )
 
 // Fire is one of the process's timers firing: each kind goes to the part
@@ -189,7 +194,7 @@ func (m *Member) Fire(t wire.Timer) {
 		m.loop.firePollTimer(m, t)
 	case tmFetchTimeout:
 		m.loop.fetchTimeout(m, t.Key)
-	case tmOffsetFetchRetry, tmOffsetFetchTimeout, tmCommitRetry, tmAutoCommit:
+	case tmOffsetFetchRetry, tmOffsetFetchTimeout, tmCommitRetry, tmAutoCommit, tmAutoCommitTimeout:
 		m.commits.fire(m, t)
 	case tmInitPIDRetry, tmProduceRetry, tmAddPartitionsRetry, tmEndTxnTimeout, tmEndTxnRetry:
 		m.prod.fire(m, t)

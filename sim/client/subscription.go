@@ -150,6 +150,18 @@ func (s *subscription) revoking(tp wire.TopicPartition) bool {
 	return false
 }
 
+// unpositioned lists the owned partitions without a fetch position (still
+// waiting for their committed offsets), in partition order.
+func (s *subscription) unpositioned() []wire.TopicPartition {
+	var out []wire.TopicPartition
+	for _, tp := range s.Owned {
+		if _, ok := s.positions.get(tp); !ok {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
 // anyPositioned reports whether fetchPositions would be non-empty.
 func (s *subscription) anyPositioned() bool {
 	for _, tp := range s.Owned {

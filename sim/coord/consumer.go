@@ -72,14 +72,15 @@ type classicInConsumer struct {
 // (ConsumerGroupMember.useClassicProtocol).
 func (m *ConsumerMember) ClassicMember() bool { return m.classic != nil }
 
-// copyAs is the member under a new member id and process, at epoch 0
-// with nothing to revoke and no timer running: a static member's new
-// instance taking its place.
+// copyAs is the member under a new member id and process, at epoch 0 with
+// no timer running, its subscription, assignment, target, pending
+// revocation and state kept: a static member's new instance taking its
+// place (ConsumerGroupMember.Builder(member, newMemberId)).
 func (m *ConsumerMember) copyAs(memberID, client string, inc int) *ConsumerMember {
 	n := *m
 	n.MemberID, n.ClientID, n.Inc = memberID, client, inc
 	n.MemberEpoch, n.PreviousMemberEpoch = 0, 0
-	n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(m.Topics), store.Copy(m.Assignment), store.Copy(m.Target), nil
+	n.Topics, n.Assignment, n.Target, n.Revoking = store.Copy(m.Topics), store.Copy(m.Assignment), store.Copy(m.Target), store.Copy(m.Revoking)
 	n.sessionTimer, n.rebalanceTimer = 0, 0
 	if m.classic != nil {
 		c := *m.classic

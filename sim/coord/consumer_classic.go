@@ -21,6 +21,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -31,6 +32,30 @@ type classicMembers struct{ *ConsumerGroup }
 
 // classic is the group's handling of its classic members.
 func (g *ConsumerGroup) classic() classicMembers { return classicMembers{g} }
+
+// supportsClassicProtocols is ConsumerGroup.supportsClassicProtocols: a
+// classic member may join when some protocol it lists is listed by every
+// classic member already in the group (consumer-protocol members do not
+// count; with no classic member any list will do). A rejoining member's
+// earlier list counts, as Kafka counts before the request.
+func (g classicMembers) supportsClassicProtocols(protocols []string) bool {
+	if len(protocols) == 0 {
+		return false
+	}
+	for _, p := range protocols {
+		all := true
+		for _, gm := range g.members.list() {
+			if gm.classic != nil && !slices.Contains(gm.classic.Protocols, p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
 
 // heard: a classic member inside a consumer group is heard while
 // its process is alive and goes by the member id (kgrepl's implicit
@@ -54,6 +79,15 @@ func (g classicMembers) silentFromNow(gm *ConsumerMember) {
 // owns, and the JoinGroup is answered at once with the member epoch as the
 // generation (no leader, no barrier).
 func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
+	if code, why := g.throwIfFull(r.MemberID); code != wire.None {
+		g.env.Reply(p, code, why, nil)
+		return
+	}
+	if !g.supportsClassicProtocols([]string{r.Strategy}) {
+		g.env.Reply(p, wire.InconsistentGroupProtocol, r.Strategy+" is not supported by every classic member", nil)
+		return
+	}
+	epochBefore := g.groupEpoch
 	var gm, replaced *ConsumerMember
 	switch {
 	case r.InstanceID != "" && g.static[r.InstanceID] != "":
@@ -101,6 +135,22 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 	}
 	if err := g.maybeReconcile(gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
 		g.env.Reply(p, wire.FencedMemberEpoch, "", nil)
+		return
+	}
+	if replaced != nil && g.downgradeWithReplacedMember(replaced) {
+		// validateOnlineDowngradeWithReplacedMember: a classic instance
+		// replaced the last consumer-protocol member, so the group becomes
+		// a classic group (convertToClassicGroup with a joining member):
+		// Stable at the group epoch it had before this join, every member
+		// with its target, the joiner with the replaced member's, no
+		// rebalance. The JoinGroup is answered with the joiner's member
+		// epoch as the generation, its own protocol, no leader.
+		cg := fromConsumerGroup(g.ConsumerGroup, epochBefore, map[string][]wire.TopicPartition{gm.MemberID: replaced.Target})
+		g.c.group = cg
+		g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is converted back to a classic group at generation %d, Stable: a classic instance (%s) replaced %s, the last member speaking the consumer protocol; every member keeps its target, no rebalance",
+			g.c.id, cg.generation, gm.MemberID, replaced.MemberID)
+		g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
+			&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
 		return
 	}
 	gm.classic.notified = ""

@@ -28,16 +28,22 @@ import (
 )
 
 // onHeartbeat is GroupMetadataManager.consumerGroupHeartbeat once the
-// group is a consumer group (the Coordinator makes it one first).
-func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+// group is a consumer group (the Coordinator makes it one first; converted
+// says this heartbeat converted it). It reports whether the heartbeat
+// succeeded.
+func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest, converted bool) bool {
 	if r.MemberEpoch == wire.LeaveGroupMemberEpoch || r.MemberEpoch == wire.LeaveGroupStaticMemberEpoch {
 		g.leave(p, r)
-		return
+		return true
+	}
+	if code, why := g.throwIfFull(r.MemberID); code != wire.None {
+		g.env.Reply(p, code, why, nil)
+		return false
 	}
 	gm, replaced, code := g.heartbeatMember(r)
 	if code != wire.None {
 		g.env.Reply(p, code, wire.OrDash(r.MemberID)+" epoch "+strconv.Itoa(r.MemberEpoch), nil)
-		return
+		return false
 	}
 	before := store.Copy(gm.Assignment)
 	newMember := g.members.get(gm.MemberID) != gm
@@ -50,7 +56,12 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 	// the group epoch (hasMemberSubscriptionChanged). A changed server
 	// assignor is stored without a bump: it counts at the next target
 	// computation (computePreferredServerAssignor).
-	bump := newMember && replaced == nil
+	// A group this heartbeat converted has no subscription metadata yet
+	// (ConsumerGroup.fromClassicGroup sets none, so
+	// ModernGroup.hasMetadataExpired): its first heartbeat bumps the
+	// epoch and computes a target, a static member's replacement too.
+	// (4.0.1's KAFKA-18687 sets the metadata at conversion: not followed.)
+	bump := newMember && replaced == nil || converted
 	if r.TopicsSent && !slices.Equal(gm.Topics, r.Topics) {
 		gm.Topics = store.Copy(r.Topics)
 		bump = true
@@ -66,7 +77,7 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 	// 3. Reconcile this member towards its target.
 	if err := g.maybeReconcile(gm, r); err != nil {
 		g.env.Reply(p, wire.FencedMemberEpoch, gm.MemberID+" is in an unknown state", nil)
-		return
+		return false
 	}
 	g.scheduleSessionTimeout(gm)
 	if newMember || gm.MemberState != wasState || gm.MemberEpoch != wasEpoch || g.groupEpoch != wasGroupEpoch || g.assignmentEpoch != wasAssignmentEpoch {
@@ -82,6 +93,18 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 	// answer writes it
 	text := g.env.Trace().HeartbeatAnswer(gm.MemberEpoch, resp.Assignment, resp.HasAssignment, gm.Target, !slices.Equal(gm.Target, gm.Assignment))
 	g.env.ReplyText(p, wire.None, text, resp)
+	return true
+}
+
+// throwIfFull is GroupMetadataManager.throwIfConsumerGroupIsFull: a group
+// of group.consumer.max.size members admits no one new (a static member
+// coming back under a new member id included: 4.3's KAFKA-20601 lets it
+// in; not followed).
+func (g *ConsumerGroup) throwIfFull(memberID string) (wire.ErrorCode, string) {
+	if n := g.members.len(); n >= g.cfg.ConsumerMaxSize && (memberID == "" || g.members.get(memberID) == nil) {
+		return wire.GroupMaxSizeReached, fmt.Sprintf("group %s has %d members, group.consumer.max.size %d", g.c.id, n, g.cfg.ConsumerMaxSize)
+	}
+	return wire.None, ""
 }
 
 // admitAndAssign puts a new member in (or in place of the static member it
@@ -143,12 +166,15 @@ func (g *ConsumerGroup) heartbeatMember(r *wire.ConsumerGroupHeartbeatRequest) (
 		if existing == nil {
 			return fresh(), nil, wire.None
 		}
-		if existing.MemberEpoch != wire.LeaveGroupStaticMemberEpoch {
-			// throwIfInstanceIdIsUnreleased.
+		if existing.classic == nil && existing.MemberEpoch != wire.LeaveGroupStaticMemberEpoch {
+			// throwIfInstanceIdIsUnreleased: only when both the joining
+			// and the existing member speak the consumer protocol; a
+			// classic static member is replaced at once, alive or not.
 			return nil, nil, wire.UnreleasedInstanceID
 		}
 		// The member under its new id, at epoch 0, speaking the consumer
-		// protocol.
+		// protocol (the heartbeat's updatedMember drops the classic
+		// metadata).
 		n := existing.copyAs(r.MemberID, r.Client, r.Inc)
 		n.classic = nil
 		return n, existing, wire.None
@@ -195,6 +221,13 @@ func subsetOf(a, b []wire.TopicPartition) bool {
 // with epoch -2 (GroupMetadataManager.replaceMember): same subscription and
 // assignment, no group epoch bump.
 func (g *ConsumerGroup) replaceStatic(old, gm *ConsumerMember) {
+	if old.classic != nil && g.procs.InGroupAs(old.ClientID, old.Inc, old.MemberID) {
+		// The old classic instance, still running, learns it from its next
+		// heartbeat: its instance id now goes by another member id
+		// (validateConsumerGroupMember: FENCED_INSTANCE_ID).
+		g.env.Send(&wire.Packet{From: wire.Broker, To: old.ClientID, ToInc: old.Inc, Type: wire.RebalanceNotification, Response: true,
+			Error: wire.FencedInstanceID, Summary: "heartbeat: " + old.InstanceID + " is " + gm.MemberID + " now", Body: &wire.LeaveGroupRequest{MemberID: old.MemberID}})
+	}
 	g.dropMember(old.MemberID)
 	g.putMember(gm)
 	store.PutMap(&g.static, gm.InstanceID, gm.MemberID)

@@ -9,10 +9,13 @@
 package coord
 
 import (
+	"fmt"
+
 	"iter"
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -42,6 +45,12 @@ type Config struct {
 	// MigrationPolicy is group.consumer.migration.policy: disabled,
 	// upgrade, downgrade or bidirectional (Kafka's default).
 	MigrationPolicy string
+	// ConsumerMaxSize and ClassicMaxSize are group.consumer.max.size and
+	// group.max.size: the most members a consumer group admits
+	// (throwIfConsumerGroupIsFull), and the most a classic group may have
+	// for a consumer group to be converted back to one (the online
+	// downgrade's size check). Kafka's defaults: Integer.MAX_VALUE.
+	ConsumerMaxSize, ClassicMaxSize int
 }
 
 // Mutations lists the deliberate bugs a test can switch on, to prove that
@@ -198,6 +207,7 @@ func (c *Coordinator) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 // non-empty one converted if group.consumer.migration.policy allows
 // upgrades (validateOnlineUpgrade), else GROUP_ID_NOT_FOUND.
 func (c *Coordinator) consumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbeatRequest) {
+	var classic *ClassicGroup // the classic group this heartbeat converts
 	if g, ok := c.group.(*ClassicGroup); ok {
 		switch {
 		case r.MemberEpoch != 0:
@@ -205,14 +215,26 @@ func (c *Coordinator) consumerHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHea
 			return
 		case g.members.len() == 0:
 			c.becomeConsumerGroup()
-		case c.upgradeEnabled():
-			c.group = fromClassicGroup(g)
-		default:
+		case !c.upgradeEnabled():
 			c.env.Reply(p, wire.GroupIDNotFound, "group "+c.id+" is a classic group and online upgrade is disabled", nil)
 			return
+		case g.members.len() > c.cfg.ConsumerMaxSize:
+			c.env.Reply(p, wire.GroupIDNotFound, fmt.Sprintf("group %s is a classic group of %d members, more than group.consumer.max.size %d",
+				c.id, g.members.len(), c.cfg.ConsumerMaxSize), nil)
+			return
+		default:
+			// convertToConsumerGroup builds the consumer group as records;
+			// the group becomes it only when the heartbeat succeeds and
+			// its records are written. kgrepl converts at once and goes
+			// back if the heartbeat fails.
+			classic = g
+			c.group = fromClassicGroup(g)
 		}
 	}
-	c.group.(*ConsumerGroup).onHeartbeat(p, r)
+	if !c.group.(*ConsumerGroup).onHeartbeat(p, r, classic != nil) && classic != nil {
+		c.group = classic
+		c.env.Trace().Eventf(trace.EvGroupState, "", "group %s stays a classic group: the heartbeat that converted it failed, so the conversion is discarded (the JoinGroups and SyncGroups it answered REBALANCE_IN_PROGRESS stay answered)", c.id)
+	}
 }
 
 // ReceiveTxnOffsetCommit stores a transaction's offsets as pending, after

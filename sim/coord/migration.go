@@ -91,6 +91,9 @@ func fromClassicGroup(cg *ClassicGroup) *ConsumerGroup {
 		if cm.syncPkt != nil {
 			g.env.Reply(cm.syncPkt, wire.RebalanceInProgress, "the group is becoming a consumer group", nil)
 		}
+		// completeAllJoinFutures, completeAllSyncFutures: answered, even
+		// if the conversion is discarded.
+		cm.joinPkt, cm.syncPkt, cm.Joined, cm.pendingSync = nil, nil, false, false
 		gm := &ConsumerMember{MemberID: cm.MemberID, ClientID: cm.ClientID, InstanceID: cm.InstanceID, Inc: cm.Inc,
 			Topics: cm.Topics, Strategy: cm.Strategy, RebalanceTimeout: cm.RebalanceTimeout, Assignment: cm.Assignment,
 			MemberEpoch: cg.generation, PreviousMemberEpoch: cg.generation, MemberState: reconcile.Stable.String(),
@@ -99,20 +102,15 @@ func fromClassicGroup(cg *ClassicGroup) *ConsumerGroup {
 		g.putMember(gm)
 		// convertToConsumerGroup starts every member's session from now
 		// (scheduleConsumerGroupSessionTimeout with its classic
-		// session.timeout.ms), whatever its classic session was; each
-		// heartbeat restarts it (classicGroupHeartbeatToConsumerGroup). A
-		// member heard now heartbeats every tick, so its session never
-		// runs out while it is heard (ConsumerGroup.tick); a live one not
-		// heard is fenced a session timeout from now. kgrepl simplifies
-		// for a process already gone: its session keeps running from
-		// when it went quiet (Kafka would restart it here; demo 15's
-		// restarted C1-1 would then go 3 ticks later).
-		switch {
-		case g.classic().heard(gm):
+		// session.timeout.ms), whatever its classic session was, a process
+		// already gone included; each heartbeat restarts it
+		// (classicGroupHeartbeatToConsumerGroup). A member heard now
+		// heartbeats every tick, so its session never runs out while it is
+		// heard (ConsumerGroup.tick); one not heard is fenced a session
+		// timeout from now.
+		if g.classic().heard(gm) {
 			gm.classic.silentSince, gm.sessionTimer = -1, 0
-		case !g.procs.Alive(gm.ClientID, gm.Inc) && gm.classic.silentSince >= 0:
-			g.sessionTimeoutAt(gm, gm.classic.silentSince+gm.classic.SessionTimeout)
-		default:
+		} else {
 			g.classic().silentFromNow(gm)
 		}
 	}
@@ -130,12 +128,13 @@ func fromClassicGroup(cg *ClassicGroup) *ConsumerGroup {
 
 // maybeDowngrade is validateOnlineDowngradeWithFencedMember and
 // convertToClassicGroup: when the member leaving is the last one speaking
-// the consumer protocol, the others classic, the group becomes a classic
-// group at the group epoch as its generation, each member with its target
-// assignment, and rebalances. It reports whether it converted the group
-// (the leaving member is then gone, and g is no longer the group id's).
+// the consumer protocol, the others classic (and no more than
+// group.max.size of them), the group becomes a classic group at the group
+// epoch as its generation, each member with its target assignment, and
+// rebalances. It reports whether it converted the group (the leaving
+// member is then gone, and g is no longer the group id's).
 func (g *ConsumerGroup) maybeDowngrade(leaving *ConsumerMember, why string) bool {
-	if !g.c.downgradeEnabled() || g.members.len() <= 1 {
+	if !g.c.downgradeEnabled() || g.members.len() <= 1 || g.members.len()-1 > g.cfg.ClassicMaxSize {
 		return false
 	}
 	for _, gm := range g.members.byID {
@@ -148,17 +147,31 @@ func (g *ConsumerGroup) maybeDowngrade(leaving *ConsumerMember, why string) bool
 		delete(g.static, leaving.InstanceID)
 	}
 	g.env.Trace().Eventf(trace.EvRemoved, leaving.ClientID, "coordinator removes %s: %s", leaving.MemberID, why)
-	cg := fromConsumerGroup(g)
+	cg := fromConsumerGroup(g, g.groupEpoch, nil)
 	g.c.group = cg
 	g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is converted back to a classic group at generation %d: every member left speaks the classic protocol", g.c.id, cg.generation)
 	cg.prepareRebalance("downgrade from consumer to classic")
 	return true
 }
 
+// downgradeWithReplacedMember is validateOnlineDowngradeWithReplacedMember:
+// a classic instance that replaced replaced (now in the group in its
+// place) leaves only classic members, replaced spoke the consumer
+// protocol, the policy allows downgrades, and the group has no more than
+// group.max.size members.
+func (g classicMembers) downgradeWithReplacedMember(replaced *ConsumerMember) bool {
+	return replaced.classic == nil && g.numClassic == g.members.len() && g.c.downgradeEnabled() &&
+		g.members.len() <= g.cfg.ClassicMaxSize
+}
+
 // fromConsumerGroup is ClassicGroup.fromConsumerGroup: every member (all
-// classic) becomes a classic member with its target assignment, the group
-// epoch the generation, the first member id the leader, the group Stable.
-func fromConsumerGroup(g *ConsumerGroup) *ClassicGroup {
+// classic) becomes a classic member with its target assignment (or the one
+// targets names for it: a joiner takes the target of the member it
+// replaced), generation the generation, the group Stable, the first member
+// id the leader (Kafka's is the first member its map yields: effectively
+// arbitrary; kgrepl's is the first in member-id order). Every member's
+// session restarts now (rescheduleClassicGroupMemberHeartbeat).
+func fromConsumerGroup(g *ConsumerGroup, generation int, targets map[string][]wire.TopicPartition) *ClassicGroup {
 	cg := newClassicGroup(g.groupBase)
 	ids := make([]string, 0, g.members.len())
 	for id := range g.members.byID {
@@ -167,9 +180,13 @@ func fromConsumerGroup(g *ConsumerGroup) *ClassicGroup {
 	sort.Strings(ids)
 	for _, id := range ids { // in id order: the session timers armed here fire in the order they are armed
 		gm := g.members.get(id)
+		target, ok := targets[id]
+		if !ok {
+			target = gm.Target
+		}
 		cm := &ClassicMember{MemberID: gm.MemberID, ClientID: gm.ClientID, InstanceID: gm.InstanceID, Inc: gm.Inc,
 			Topics: gm.Topics, Strategy: gm.Strategy, ClassicMemberMetadata: gm.classic.ClassicMemberMetadata,
-			RebalanceTimeout: gm.RebalanceTimeout, Assignment: store.Copy(gm.Target)}
+			RebalanceTimeout: gm.RebalanceTimeout, Assignment: store.Copy(target)}
 		cg.members.put(cm.MemberID, cm)
 		// convertToClassicGroup reschedules every member's heartbeat
 		// (rescheduleClassicGroupMemberHeartbeat): the session runs from
@@ -183,7 +200,7 @@ func fromConsumerGroup(g *ConsumerGroup) *ClassicGroup {
 			cg.silentFromNow(cm)
 		}
 	}
-	cg.generation = g.groupEpoch
+	cg.generation = generation
 	cg.leader = ids[0]
 	cg.protocol = cg.chooseProtocol()
 	cg.state = Stable

@@ -10,9 +10,12 @@ import (
 	"github.com/kgrepl/kgrepl/sim"
 )
 
-// maxRun bounds `run until ...`, so a scenario that never gets there fails
-// instead of hanging (the kernel's `run` has the same bound).
-const maxRun = 100_000
+// maxRun bounds `run until stable` and `run until closed Cn`, so a
+// scenario that never gets there fails at its line instead of hanging: a
+// member stopped by a fatal error, or one retrying for ever, must not keep
+// a script running. Scripts are short (none needs a hundred ticks to
+// settle); the kernel's `run`, for users' long sessions, allows 100,000.
+const maxRun = 2_000
 
 // step [N]: N ticks (1 by default), printing their events; like the
 // kernel's step it halts at a stop event (a crash taking effect, a slow
@@ -40,7 +43,7 @@ func (s *Script) handleRun(t testing.TB, d *datadriven.TestData) (string, error)
 		return out, nil
 	case ws[0] == "until" && ws[1] == "tick" && len(ws) == 3:
 		n := number(t, d, "tick", ws[2], 0)
-		return s.steps(t, d, maxRun, func(w *sim.World) bool { return w.Tick >= n }), nil
+		return s.steps(t, d, max(n-s.w.Tick, 0), func(w *sim.World) bool { return w.Tick >= n }), nil
 	case ws[0] == "until" && ws[1] == "closed" && len(ws) == 3:
 		if s.w.Member(ws[2]) == nil {
 			d.Fatalf(t, "run until closed %s: no member %s", ws[2], ws[2])

@@ -119,7 +119,9 @@ func (s *Script) handleMembers(t testing.TB, d *datadriven.TestData) (string, er
 			continue
 		}
 		fmt.Fprintf(&b, "%s process %d: %s gen %d %s %s owns %s", m.Client, m.Inc, orDash(m.MemberID), m.Generation, m.Phase, m.LoopState(), s.w.Layout().PartList(m.Owned))
-		if !m.Alive {
+		if !m.Alive && m.StoppedBy != "" {
+			b.WriteString(", stopped: " + m.StoppedBy)
+		} else if !m.Alive {
 			b.WriteString(", not running")
 		}
 		if m.Zombie {

@@ -17,6 +17,7 @@ const (
 	InvalidTxnState           ErrorCode = 48
 	InvalidProducerIDMapping  ErrorCode = 49
 	ConcurrentTransactions    ErrorCode = 51
+	GroupMaxSizeReached       ErrorCode = 81
 	FencedInstanceID          ErrorCode = 82
 	GroupIDNotFound           ErrorCode = 69
 	UnstableOffsetCommit      ErrorCode = 88
@@ -41,6 +42,7 @@ var errorNames = map[ErrorCode]string{
 	InvalidTxnState:           "INVALID_TXN_STATE",
 	InvalidProducerIDMapping:  "INVALID_PRODUCER_ID_MAPPING",
 	ConcurrentTransactions:    "CONCURRENT_TRANSACTIONS",
+	GroupMaxSizeReached:       "GROUP_MAX_SIZE_REACHED",
 	FencedInstanceID:          "FENCED_INSTANCE_ID",
 	GroupIDNotFound:           "GROUP_ID_NOT_FOUND",
 	UnstableOffsetCommit:      "UNSTABLE_OFFSET_COMMIT",

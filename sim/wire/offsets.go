@@ -21,8 +21,9 @@ type OffsetCommitRequest struct {
 	Partitions []TopicPartition
 	Offsets    []int
 	Sync       bool
-	// BeforeRevoke: the consumer protocol's auto-commit before revocation.
-	BeforeRevoke bool
+	// BeforeReconcile: the consumer protocol's auto-commit before a
+	// reconciliation.
+	BeforeReconcile bool
 	// Auto: which of the client's own auto-commits this is (AutoNone: the
 	// application's commitSync); a refused auto-commit is logged, not thrown.
 	Auto AutoCommit
@@ -44,6 +45,9 @@ type OffsetCommitResponse struct {
 
 // OffsetFetchRequest is an OffsetFetch.
 type OffsetFetchRequest struct {
+	// ID numbers the client's OffsetFetch requests: an answer to one
+	// since replaced by another is dropped.
+	ID         int
 	Partitions []TopicPartition
 	// A consumer-protocol client's member id and epoch (OffsetFetch v9+);
 	// HasMember false: not sent (null and -1 in Kafka), as a classic client.
