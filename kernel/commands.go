@@ -64,7 +64,8 @@ func init() {
 				"and load never read the file again (docs/kafka-import.md).\n\n" +
 				"--kafka-defaults starts in real time (time ms, tick.ms 5) with Kafka 4.0's client and broker\n" +
 				"defaults in milliseconds (session.timeout.ms 45000, max.poll.interval.ms 300000, ...; show\n" +
-				"config lists them) and processing.ms 5 a record.",
+				"config lists them) and processing.ms 5 a record. partition.assignment.strategy is Kafka's list,\n" +
+				"range,cooperative-sticky: the group votes range and rebalances eagerly.",
 			run: cmdNew},
 		{name: "produce", usage: "produce TOPIC-P N", summary: "append N upstream records to an input partition",
 			mutates: true, run: cmdProduce, values: map[string]valuesFunc{"TOPIC-P": inputPartitionWords}},
@@ -213,7 +214,7 @@ func init() {
 				"held by a member that is down; ok when none of these is wrong, dead when no member runs. In real\n" +
 				"time (time ms) the pause meter and unavailable read in partition x seconds, the ticks beside."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
-		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..15) in a fresh session; demo alone lists them",
+		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..16) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +
 				"setting is back at its default, so a demo prints the same wherever and however often it runs.\n" +
 				"To keep a branch, save FILE before the demo and load FILE after it. A demo that fails leaves\n" +
@@ -661,12 +662,17 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("produce: %v", err)
 	}
-	n, err := parseAtLeast("produce", "N", args[1], 1, limitRecords)
+	n, err := parseAtLeast("produce", "N", args[1], 1, limitPartitionRecords)
 	if err != nil {
 		return nil, err
 	}
-	have := inputRecords(w)
-	if err := limitRecords.checkSum("produce", fmt.Sprintf("%d records held + %d", have, n), have, n); err != nil {
+	hw := w.Log(tp).HW()
+	if err := limitPartitionRecords.checkSum("produce", fmt.Sprintf("%s holds %d + %d", tp, hw, n), hw, n); err != nil {
+		return nil, err
+	}
+	shape := shapeOf(w)
+	shape.records += n // both at most 2^31-1 a partition, times at most 2^40 partitions: no overflow
+	if err := checkCost("produce", shape, fmt.Sprintf("%s (%s more records)", describeShape(shape), group(n))); err != nil {
 		return nil, err
 	}
 	from := w.Events.Len()
@@ -683,6 +689,11 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	}
 	if len(args) == 1 {
 		return nil, usageErr("set", "%s: missing VALUE", args[0])
+	}
+	if len(args) > 2 && strings.HasSuffix(args[1], ",") {
+		// Kafka's list configs allow spaces around the commas; a command
+		// line splits there.
+		return nil, usageErr("set", "%s: a list is written without spaces: %s", args[0], strings.Join(args[1:], ""))
 	}
 	if err := needArgs("set", args, 2, 2); err != nil {
 		return nil, err
@@ -701,14 +712,23 @@ func cmdSet(s *Session, args []string) (*Result, error) {
 	if key == "records.per.partition" {
 		// It takes effect at the next `new`, whose shape may differ from
 		// this world's (`new --topics a:1 --keep-settings`): here it is
-		// bounded as one partition's records, and `new` checks it against
-		// the shape it is given. (Checked against this world's shape, a
-		// saved branch's settings, which load and compare set again in the
-		// default world before its `new`, were refused there.)
+		// bounded as one partition's records, in the smallest world it
+		// could make (one input partition, the output, no member), and
+		// `new` checks it against the shape it is given. (Checked against
+		// this world's shape, a saved branch's settings, which load and
+		// compare set again in the default world before its `new`, were
+		// refused there.)
 		if n, err := strconv.Atoi(val); err == nil && n >= 0 {
-			if err := limitRecords.checkf("set records.per.partition", n, ""); err != nil {
+			if err := limitPartitionRecords.checkf("set records.per.partition", n, ""); err != nil {
 				return nil, err
 			}
+			smallest := worldShape{partitions: 2, records: n}
+			if err := checkCost("set records.per.partition", smallest, fmt.Sprintf("%d records in one input partition", n)); err != nil {
+				return nil, err
+			}
+		} else if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(val, "-") {
+			_, err := parseAtLeast("set records.per.partition", "VALUE", val, 0, limitPartitionRecords)
+			return nil, err
 		}
 	}
 	client := ""
@@ -779,6 +799,11 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 	w := s.World()
 	if w.Member(pos[0]) == nil {
 		if err := limitMembers.checkSum("join "+pos[0], fmt.Sprintf("%d clients + %s", len(w.Clients()), pos[0]), len(w.Clients()), 1); err != nil {
+			return nil, err
+		}
+		shape := shapeOf(w)
+		shape.members++
+		if err := checkCost("join "+pos[0], shape, describeShape(shape)); err != nil {
 			return nil, err
 		}
 	}

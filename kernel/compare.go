@@ -214,8 +214,26 @@ func startKeys(keys []string) map[string]bool {
 	return out
 }
 
+// settingLine is the set command that puts one of compare's values in
+// force. Commas separate compare's values, so a list value of
+// partition.assignment.strategy joins its assignors with + instead
+// (cooperative-sticky+range is the list cooperative-sticky,range).
 func settingLine(key, val string) string {
+	if listSetting(key) {
+		val = strings.ReplaceAll(val, "+", ",")
+	}
 	return "set " + key + " " + val
+}
+
+// listSetting: the key's value is a list (partition.assignment.strategy,
+// for every client or for one).
+func listSetting(key string) bool {
+	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
+		if _, found := sim.LookupSetting(k); found {
+			key = k
+		}
+	}
+	return key == "partition.assignment.strategy"
 }
 
 // runCombo runs the script with the settings put right after its `new`;
@@ -371,6 +389,10 @@ func cmdCompare(s *Session, args []string) (*Result, error) {
 				// in compare's context (its usage, not set's).
 				msg := strings.TrimPrefix(err.Error(), "set: ")
 				msg = strings.TrimSuffix(msg, " (usage: "+lookup("set").usage+")")
+				if listSetting(key) {
+					// the list as typed here, with its + (settingLine)
+					msg = strings.ReplaceAll(msg, strconv.Quote(strings.ReplaceAll(v, "+", ",")), strconv.Quote(v))
+				}
 				return nil, usageErr("compare", "%s", msg)
 			}
 		}

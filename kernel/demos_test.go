@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -736,8 +737,8 @@ func TestDemo15RollingUpgrade(t *testing.T) {
 }
 
 func TestDemoTitles(t *testing.T) {
-	if len(demoTitles) != 15 {
-		t.Fatalf("%d demos, want 15", len(demoTitles))
+	if len(demoTitles) != 16 {
+		t.Fatalf("%d demos, want 16", len(demoTitles))
 	}
 	seen := map[string]bool{}
 	for _, title := range demoTitles {
@@ -936,5 +937,84 @@ func TestDemoLength(t *testing.T) {
 		if lines := strings.Count(out, "\n") + 1; lines > demoLineLimit {
 			t.Errorf("demo %d prints %d lines, want at most %d", n, lines, demoLineLimit)
 		}
+	}
+}
+
+// TestDemo16AssignorUpgrade replays demo 16 command by command and checks
+// what its narration claims: through bounce 1 every member is eager and the
+// group runs range while a member lists range alone, then cooperative-sticky;
+// in bounce 2 a member listing cooperative-sticky alone is cooperative and
+// keeps its partitions through the next rebalance; no restarted process is
+// refused. On the shortcut branch every restarted process stops with
+// INCONSISTENT_GROUP_PROTOCOL and the group ends Empty.
+func TestDemo16AssignorUpgrade(t *testing.T) {
+	script, err := DemoScript(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := checkedSession(t)
+	var lines []string
+	for _, l := range strings.Split(script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, s.SplitLine(l)...)
+		}
+	}
+	var protocols []string // the group's assignor after each run until stable
+	shortcut := false
+	for _, line := range lines {
+		if line == "fork shortcut" {
+			shortcut = true
+		}
+		if _, err := s.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		w := s.World()
+		if line != "run until stable" {
+			continue
+		}
+		if !shortcut {
+			protocols = append(protocols, w.Group.Describe().Assignor)
+			for _, c := range w.Clients() {
+				if m := w.Member(c); !m.Alive {
+					t.Errorf("upgrade, after restart %d: %s stopped (%s)", len(protocols), c, m.Phase)
+				}
+			}
+		}
+	}
+	if want := []string{"range", "cooperative-sticky", "cooperative-sticky", "cooperative-sticky"}; !slices.Equal(protocols, want) {
+		t.Errorf("the group's assignor after each restart of the two bounces: %v, want %v", protocols, want)
+	}
+	w := s.World()
+	if g := w.Group.Describe(); g.State != sim.Empty || len(g.Members) != 0 {
+		t.Errorf("shortcut: group %s with %d members, want Empty with none", g.State, len(g.Members))
+	}
+	refused := map[string]bool{}
+	for _, p := range packets(w, sim.JoinGroup, true) {
+		if p.Error == sim.InconsistentGroupProtocol {
+			refused[p.To] = true
+		}
+	}
+	for _, c := range []string{"C1", "C2"} {
+		if m := w.Member(c); m.Alive || !refused[c] {
+			t.Errorf("shortcut: %s alive %v, refused INCONSISTENT_GROUP_PROTOCOL %v; want refused and stopped", c, m.Alive, refused[c])
+		}
+	}
+	// The upgrade branch: C1-3 (cooperative-sticky alone) kept what it
+	// owned through C2's last restart; C2-2 (cooperative-sticky,range)
+	// revoked everything at C1's.
+	if _, err := s.Exec("switch main"); err != nil {
+		t.Fatal(err)
+	}
+	eagerRevokes := false
+	for _, e := range s.World().Events.All() {
+		if e.Kind == sim.EvRevoked && strings.HasPrefix(e.Text, "C2 revokes") && strings.HasSuffix(e.Text, "(eager)") && e.Tick > 27 {
+			eagerRevokes = true
+		}
+		if e.Kind == sim.EvRevoked && strings.HasPrefix(e.Text, "C1 revokes") && e.Tick > 40 {
+			t.Errorf("C1-3, cooperative, revoked at t=%d: %s", e.Tick, e.Text)
+		}
+	}
+	if !eagerRevokes {
+		t.Errorf("bounce 2: C2-2 (cooperative-sticky,range) did not revoke eagerly at C1's restart")
 	}
 }

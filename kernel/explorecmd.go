@@ -51,7 +51,10 @@ func init() {
 				"`compare group.instance.id none,per-member` after a restart or a crash compares dynamic and\n" +
 				"static membership: group.instance.id too is put in force for every member (an imported\n" +
 				"group's own ids included) before `new` starts them; `transactional.id none,per-member` the\n" +
-				"producers.\n\n" +
+				"producers.\n" +
+				"Commas separate the values compared, so a list value of partition.assignment.strategy is\n" +
+				"written with + between its assignors: `compare partition.assignment.strategy\n" +
+				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.\n\n" +
 				"The table has a row per combination: the unavailability and its causes (PAUSE, the pause meter,\n" +
 				"is its rebalance cause), the most lag, duplicates, lost, idle members and the health at the end\n" +
 				"(see help metrics). A column equal in every row is left out and listed once (same in all: ...).\n" +

@@ -22,7 +22,8 @@ var (
 // calls every view, plain and narrowed, checking that none exceeds the
 // heap guard: each either answers or is refused by its row bound, and the
 // heap never passes the limit while it runs. Two worlds:
-//   - the largest shape the limits allow (1,000 members over 999
+//   - the largest shape the limits allowed before issue 26 raised them
+//     (1,000 members over 999
 //     partitions of 1,000 records and the output partition, auto-commit),
 //     stepped until the heap guard stops its steps (at three quarters of
 //     the limit): first in steps of 20,000 ticks, then of a quarter as

@@ -12,27 +12,25 @@ import (
 
 // Limits (SPEC §10). Every command's work is bounded, and checked before
 // the command starts: a request past a bound is refused with an error that
-// names the bound and the value given. The bounds are chosen so that any
-// value a user may type inside them stays far from exhausting memory on the
-// project's 24 GiB machine: the largest world they allow (1,000 members,
-// 1,000 partitions, 1,000,000 input records, all of them processed) peaks
-// at about 1.5 GB (BenchmarkLargestWorld measures it).
+// names the bound and the value given. A world's shape is bounded by what
+// it is estimated to cost against the heap guard's threshold (worldcost.go);
+// the other bounds are chosen so that any value a user may type inside them
+// stays far from exhausting memory on the project's 24 GiB machine.
 //
-// Each limit is declared once, here; the commands' help texts quote them
-// from this table.
+// Each limit is declared once, here or in worldcost.go; the commands' help
+// texts quote them from this table.
 type limit struct {
 	name string // how errors and help name it
-	max  int
+	max  int    // fromHeap: worldBudget's, read at each use
 }
 
+// fromHeap as a limit's max: the bound is derived from the heap limit when
+// it is stated (worldBudget; tests change the heap limit).
+const fromHeap = -1
+
 var (
-	// A world's shape: `new --members`, `join` of a new client.
-	limitMembers = limit{"members in a world", 1_000}
-	// Input and output partitions of a world together (`new --topics/--output`).
-	limitPartitions = limit{"partitions in a world, input and output together", 1_000}
-	// Input records in a world: records.per.partition x input partitions at
-	// `new`, plus every `produce`.
-	limitRecords = limit{"input records in a world: input partitions x records.per.partition, plus produce", 1_000_000}
+	// A world's shape is bounded by its estimated cost (worldcost.go):
+	// limitMembers, limitPartitionRecords and limitWorldBytes.
 	// Ticks one `step` or `run` may advance.
 	limitStep = limit{"ticks in one step or run", 1_000_000}
 	// Ticks `run until stable` and `run until polled|processed` wait
@@ -158,7 +156,12 @@ func (l limit) refuse(cmd, how string, v *big.Int) error {
 }
 
 // helpLine is the limit as help states it.
-func (l limit) helpLine() string { return "at most " + group(l.max) + " " + l.name }
+func (l limit) helpLine() string {
+	if l.max == fromHeap {
+		return "at most " + group(int(worldBudget())) + " " + l.name
+	}
+	return "at most " + group(l.max) + " " + l.name
+}
 
 // group writes 1000000 as 1,000,000.
 func group(n int) string { return groupDigits(strconv.Itoa(n)) }
@@ -195,24 +198,6 @@ func mulCap(a, b, max int) int {
 		return p
 	}
 	return max + 1
-}
-
-// checkTopology checks a world's shape and its input records before it is built.
-func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error {
-	if err := limitMembers.check(cmd+" --members", topo.Members); err != nil {
-		return err
-	}
-	inputs := 0
-	var how []string
-	for _, t := range topo.Inputs {
-		inputs += min(t.Partitions, limitPartitions.max+1) // no overflow; the sum below is exact
-		how = append(how, fmt.Sprintf("%s:%d", t.Name, t.Partitions))
-	}
-	how = append(how, fmt.Sprintf("%s:%d", topo.Output.Name, topo.Output.Partitions))
-	if err := limitPartitions.checkSum(cmd, strings.Join(how, " + "), partsOf(topo)...); err != nil {
-		return err
-	}
-	return limitRecords.checkProduct(cmd, fmt.Sprintf("%d input partitions x records.per.partition %d", inputs, recordsPerPartition), inputs, recordsPerPartition)
 }
 
 // inputRecords counts the input records a world holds.
@@ -253,12 +238,12 @@ func limitsHelp(ls ...*limit) string {
 // commandLimits says which limits `help CMD` states (pointers: the heap
 // guard's threshold is read from the machine when the program starts).
 var commandLimits = map[string][]*limit{
-	"new":      {&limitMembers, &limitPartitions, &limitRecords},
-	"join":     {&limitMembers},
-	"produce":  {&limitRecords},
-	"set":      {&limitRecords, &limitOverrides},
-	"step":     {&limitStep, &limitClock, &limitNarration, &limitHeap},
-	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitHeap},
+	"new":      {&limitMembers, &limitPartitionRecords, &limitWorldBytes},
+	"join":     {&limitMembers, &limitWorldBytes},
+	"produce":  {&limitPartitionRecords, &limitWorldBytes},
+	"set":      {&limitPartitionRecords, &limitWorldBytes, &limitOverrides},
+	"step":     {&limitStep, &limitClock, &limitNarration, &limitHeap, &limitTextReach},
+	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitHeap, &limitTextReach},
 	"drop":     {&limitDropRules},
 	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
 	"compare":  {&limitCompareCombos, &limitCompareWork},

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // snapshot is what a user sees of the session: the views as JSON, and the branches.
@@ -56,38 +58,84 @@ func TestEveryLongCommandPollsTheInterrupt(t *testing.T) {
 // TestLimitsAreCheckedBeforeTheWork: errors name the bound and the value.
 func TestLimitsAreCheckedBeforeTheWork(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
-		{"new --topics a:500,b:500", "a:500 + b:500 + invoices:1 = 1,001 is over the limit (at most 1,000 partitions in a world, input and output together)"},
-		{"new --output inv:5000", "at most 1,000 partitions"},
-		{"new --topics t:10 --members 1001", "new --members: 1,001 is over the limit (at most 1,000 members in a world)"},
+		{"new --topics t:10 --members 65536", "new --members: 65,536 is over the limit (at most 65,535 members in a world (an output partition numbers the clients that wrote to it in 16 bits))"},
 		{"step 1000001", "step: 1,000,001 is over the limit (at most 1,000,000 ticks in one step or run)"},
 		// Past what an int holds: the digits as typed, not a clamped number.
 		{"step 99999999999999999999999", "step: 99,999,999,999,999,999,999,999 is over the limit (at most 1,000,000 ticks in one step or run)"},
-		{"produce orders-0 99999999999999999999", "produce: 99,999,999,999,999,999,999 is over the limit (at most 1,000,000 input records"},
+		{"produce orders-0 99999999999999999999", "produce: 99,999,999,999,999,999,999 is over the limit (at most 2,147,483,647 records in one partition (a log keeps offsets in 32 bits))"},
+		{"produce orders-0 2147483640", "produce: orders-0 holds 10 + 2147483640 = 2,147,483,650 is over the limit (at most 2,147,483,647 records in one partition"},
+		{"set records.per.partition 2147483648", "set records.per.partition: 2,147,483,648 is over the limit (at most 2,147,483,647 records in one partition"},
+		{"set records.per.partition 99999999999999999999", "set records.per.partition: 99,999,999,999,999,999,999 is over the limit (at most 2,147,483,647 records in one partition"},
 		{"run until tick 99999999999999999999", "run: 99,999,999,999,999,999,999 is over the limit (at most 10,000,000 ticks in a world's life)"},
-		{"new --members 99999999999999999999", "new --members: 99,999,999,999,999,999,999 is over the limit (at most 1,000 members in a world)"},
+		{"new --members 99999999999999999999", "new --members: 99,999,999,999,999,999,999 is over the limit (at most 65,535 members in a world"},
 		{"compare max.poll.records 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 session.timeout.ms 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "17 x 16 values = 272 is over the limit (at most 256 compare combinations)"},
 		{"explore --ticks 0..1000", "ticks 0..1000 = 1,001 is over the limit (at most 1,000 ticks in an explore window)"},
 		{"explore --parallel 65", "from 1 to 64"},
 	} {
 		s := NewSession()
+		before := snapshot(t, s)
 		_, err := s.Exec(c.line)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.line, err, c.want)
 		}
+		if snapshot(t, s) != before {
+			t.Errorf("%s: a refused command changed the session", c.line)
+		}
 	}
-	// At the limits themselves, the commands run.
+}
+
+// TestWorldCostIsCheckedBeforeTheWork: new, join, produce and set
+// records.per.partition estimate the world they would make and refuse it
+// past the budget (growThreshold, here set by hand), naming the estimate,
+// its parts, the budget and the shape, and leave the session as it was;
+// at the budget itself they run.
+func TestWorldCostIsCheckedBeforeTheWork(t *testing.T) {
+	defer func(f func() uint64) { worldBudget = f }(worldBudget)
+	// The default world (1 member, 7 partitions, 60 records) with C2:
+	// 1 MiB + 2 x 4,096 + 7 x 1,400 + 60 x 160 = 1,076,168 bytes.
+	const withC2 = 1<<20 + 2*4096 + 7*1400 + 60*160
+	worldBudget = func() uint64 { return withC2 }
 	s := NewSession()
-	if _, err := s.Exec("set records.per.partition 1000; new --topics t:999 --members 1000 --keep-settings; produce t-0 1000"); err != nil {
-		t.Fatalf("the largest world the limits allow: %v", err)
+	if _, err := s.Exec("join C2"); err != nil {
+		t.Fatalf("join C2 at the budget itself: %v", err)
 	}
-	if _, err := s.Exec("produce t-1 1"); err == nil || !strings.Contains(err.Error(), "1000000 records held + 1 = 1,000,001 is over the limit") {
-		t.Errorf("produce past 1,000,000 records: %v", err)
+	for line, want := range map[string]string{
+		"join C3":                         "join C3: a world of 3 members, 7 partitions and 60 input records is estimated at 1.1 MB of heap (3 members x 4 KiB + 7 partitions x 1,400 B + 60 input records x 160 B, processed, + 1 MiB), over the limit (at most 1.1 MB: three quarters of the heap limit, 1.4 MB, where a step is stopped; docs/reference.md#limits)",
+		"produce o0 1":                    "produce: a world of 2 members, 7 partitions and 61 input records (1 more records) is estimated at 1.1 MB of heap (2 members x 4 KiB + 7 partitions x 1,400 B + 61 input records x 160 B, processed, + 1 MiB), over the limit",
+		"new --members 3 --keep-settings": "new: a world of 3 members, 7 partitions and 60 input records (orders:3 + payments:3 + invoices:1; 6 input partitions x records.per.partition 10) is estimated at 1.1 MB",
+		"set records.per.partition 1000":  "set records.per.partition: 1000 records in one input partition is estimated at 1.2 MB of heap (0 members x 4 KiB + 2 partitions x 1,400 B + 1,000 input records x 160 B, processed, + 1 MiB), over the limit",
+	} {
+		before := snapshot(t, s)
+		_, err := s.Exec(line)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %s...", line, err, want)
+		}
+		if snapshot(t, s) != before {
+			t.Errorf("%s: a refused command changed the session", line)
+		}
 	}
-	if _, err := s.Exec("join C1001"); err == nil || !strings.Contains(err.Error(), "1000 clients + C1001 = 1,001 is over the limit") {
-		t.Errorf("join of a 1001st client: %v", err)
-	}
-	if _, err := s.Exec("join C500"); err == nil || strings.Contains(err.Error(), "over the limit") {
+	if _, err := s.Exec("join C2"); err == nil || strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("join of a running client is not a new member: %v", err)
+	}
+	// The machine's own budget (12 GiB on this project's machine, at
+	// least 1.5 GB on any machine the tests run on) takes a real group's
+	// shape: 10,000 members over 1,000,000 partitions is about 1.4 GB;
+	// checked, not built.
+	worldBudget = func() uint64 { return 1_500_000_000 }
+	shape := func(members int, inputs ...int) sim.Topology {
+		topo := sim.Topology{Group: "g", Output: sim.TopicSpec{Name: "out", Partitions: 1}, Members: members}
+		for i, p := range inputs {
+			topo.Inputs = append(topo.Inputs, sim.TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: p})
+		}
+		return topo
+	}
+	for _, topo := range []sim.Topology{shape(10_000, 1_000_000), shape(10_000, 999_999)} {
+		if err := checkTopology("new", topo, 0); err != nil {
+			t.Errorf("%d members over %d partitions: %v", topo.Members, topo.Inputs[0].Partitions+1, err)
+		}
+	}
+	if err := checkTopology("new", shape(10_000, 1_000_000, 1_000_000), 0); err == nil || !strings.Contains(err.Error(), "2,000,001 partitions") {
+		t.Errorf("2,000,001 partitions under a 1.5 GB budget: %v", err)
 	}
 }
 

@@ -545,9 +545,6 @@ func (k fileKey) String() string {
 var msKeys = map[string]bool{"session.timeout.ms": true, "max.poll.interval.ms": true, "auto.commit.interval.ms": true,
 	"request.timeout.ms": true, "retry.backoff.ms": true, "transaction.timeout.ms": true}
 
-// cooperative are the assignors that support the COOPERATIVE protocol.
-var cooperative = map[string]bool{"cooperative-sticky": true}
-
 // decideFileKey says what set --from does with one classified key, for
 // every member (client "") or one. It applies only what means in kgrepl
 // what it means to Kafka's client.
@@ -613,20 +610,14 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 		}
 		return applied(key, sim.PerMember, fmt.Sprintf("one file is one member's, and one %s on every member would have Kafka fence all but one; each member gets its own, %s, as a deployment gives each pod its own (set --from FILE --client Cn takes the file as Cn's alone)", key, what))
 	case key == "partition.assignment.strategy":
-		list := strings.Split(e.SettingValue, ",")
-		coop := true
-		for _, a := range list {
-			coop = coop && cooperative[a]
+		// The list as written, in order: the group votes over the
+		// members' lists (ClassicGroup.selectProtocol), and a member is
+		// cooperative only if every assignor it lists is.
+		when := "every running member takes it at once (the page's shortcut; Kafka's consumer reads the list when it is created, so a real group changes it by a rolling restart: demo 16)"
+		if client != "" {
+			when = "its next process takes it (restart " + client + "): Kafka's consumer reads the list when it is created"
 		}
-		if len(list) > 1 && cooperative[list[0]] && !coop {
-			return notApplied(fmt.Sprintf("a group whose members all list %s uses %s under the eager protocol (ConsumerCoordinator rebalances cooperatively only if every assignor listed supports it), which kgrepl does not model; set partition.assignment.strategy %s (cooperative) or sticky (eager)",
-				e.SettingValue, list[0], list[0]))
-		}
-		why := e.Reason
-		if len(list) > 1 {
-			why = fmt.Sprintf("kgrepl's setting holds one assignor, and a group whose members all list %s uses the first, %s, and rebalances as kgrepl's %s does", e.SettingValue, list[0], list[0])
-		}
-		return applied(key, list[0], why)
+		return applied(key, e.SettingValue, kafkaNote(when))
 	case key == "group.protocol" || key == "group.remote.assignor":
 		return applied(key, e.SettingValue, kafkaNote("a member takes it when it next starts (restart Cn, or new --keep-settings)"))
 	case key == "enable.auto.commit" && e.SettingValue == "false":

@@ -195,7 +195,7 @@ func TestRefusedImportsLeaveTheSession(t *testing.T) {
 		{"new --from-describe crlf-bom.txt --topics payments:2", "--topics payments:2: the file shows payments-5"},
 		{"new --from-describe kafka40-consumer-stable.txt --output payments:1", "topic payments: the group reads it, and it is the output topic --output names"},
 		{"new --from-describe kafka37-static-pods.txt --topics __consumer_offsets:50", `topic "__consumer_offsets"`},
-		{"new --from-describe kafka37-static-pods.txt --topics big:2000", "over the limit"},
+		{"new --from-describe kafka37-static-pods.txt --topics big:200000000", "over the limit"},
 		{"new --from-describe kafka37-static-pods.txt --topics extra:2,extra:3", "--topics names extra twice"},
 		{"new --from-describe kafka37-static-pods.txt --group", "--group needs a value"},
 		{"new --from-describe kafka37-static-pods.txt --group orders-app --members 2", "--members and --from-describe contradict each other"},

@@ -640,6 +640,11 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		s.cur.cp.ticks++
 		s.maybeCheckpoint(w, ran)
 		s.narrate(w.Events.Slice(from, w.Events.Len()))
+		if err := checkTextReach(w); err != nil {
+			s.tickErr = err
+			why = "text reach"
+			break
+		}
 		if s.AfterTick != nil {
 			if err := s.AfterTick(w); err != nil {
 				s.tickErr = err

@@ -172,10 +172,16 @@ func partitionNames(tps []TopicPartition) []string {
 }
 
 // Set changes a setting for every client (client "") or one client. Live
-// members take it at once, except group.instance.id, which a process reads
-// when it starts, and the producer settings (enable.idempotence,
-// transactional.id), which a member takes at its next batch boundary by
-// closing its producer and creating a new one (replaceProducer).
+// members take it at once, except group.instance.id and group.protocol,
+// which a process reads when it starts, the producer settings
+// (enable.idempotence, transactional.id), which a member takes at its next
+// batch boundary by closing its producer and creating a new one
+// (replaceProducer), and partition.assignment.strategy set for one client,
+// which its next process reads (Kafka's ConsumerCoordinator takes the
+// assignor list, and with it eager or cooperative, when the consumer is
+// created: SPEC §4a). Set for every client, partition.assignment.strategy
+// is the seed's shortcut: every live member and the coordinator's record
+// of every member switch at once, from the next rebalance.
 func (w *World) Set(client, key, value string) error {
 	if client != "" {
 		// The caller (kernel's set) names the command.
@@ -203,10 +209,10 @@ func (w *World) Set(client, key, value string) error {
 		if m == nil || !m.Alive {
 			continue
 		}
-		m.Reconfigure(w.Cfg.Engine(c))
-		if key == "partition.assignment.strategy" && m.MemberID != "" {
-			w.Group.AllowProtocol(m.MemberID, m.Cfg.Assignor)
-		}
+		m.Reconfigure(w.Cfg.Engine(c), client == "" && key == "partition.assignment.strategy")
+	}
+	if client == "" && key == "partition.assignment.strategy" {
+		w.Group.ReplaceProtocols(func(c string) []string { return w.Cfg.ForClient(c).Assignors() })
 	}
 	return nil
 }

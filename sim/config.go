@@ -86,11 +86,12 @@ func KafkaDefaultConfig() Config {
 	c := DefaultConfig()
 	c.Time, c.TickMS = TimeMS, DefaultTickMS
 	cc := &c.Client
-	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]:
-	// every member lists both, so the group selects range, and a client
-	// whose list holds an eager-only assignor rebalances eagerly
-	// (ConsumerCoordinator): what kgrepl's range does.
-	cc.Assignor = "range"
+	// Kafka's default is the list [RangeAssignor, CooperativeStickyAssignor]
+	// (ConsumerConfig PARTITION_ASSIGNMENT_STRATEGY_CONFIG): every member
+	// lists both, so the group votes range (ClassicGroup.selectProtocol),
+	// and a client whose list holds an eager-only assignor rebalances
+	// eagerly (ConsumerCoordinator's constructor).
+	cc.Assignor = "range,cooperative-sticky"
 	cc.StickyRules = assign.KafkaRules
 	cc.SessionTimeout = 45_000          // ConsumerConfig session.timeout.ms
 	cc.MaxPollInterval = 300_000        // ConsumerConfig max.poll.interval.ms
@@ -335,13 +336,16 @@ var Settings = buildSettings()
 func buildSettings() []Setting {
 	s := []Setting{
 		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
-			Doc: "the assignor the leader runs; takes effect at the next rebalance",
+			Doc: "the assignors in order of preference, one or a list as in Kafka (cooperative-sticky,range): the group runs the one its members vote for; " +
+				"a member is cooperative only if every assignor it lists is. For every member it switches them all at the next rebalance (the seed's shortcut); " +
+				"set Cn.partition.assignment.strategy takes effect when Cn next starts",
 			get: func(_ *Config, c *ClientConfig) string { return c.Assignor },
 			set: func(_ *Config, c *ClientConfig, v string) error {
-				if _, err := assign.New(v, c.StickyRules); err != nil {
-					return fmt.Errorf("partition.assignment.strategy: %q is not one of range, roundrobin, sticky, cooperative-sticky", v)
+				names, err := assign.ParseList(v)
+				if err != nil {
+					return err
 				}
-				c.Assignor = v
+				c.Assignor = strings.Join(names, ",")
 				return nil
 			}},
 		{Key: "sticky.rules", Allowed: "seed | kafka", Client: true,

@@ -42,7 +42,7 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 	for _, s := range Settings {
 		switch s.Key {
 		case "partition.assignment.strategy":
-			values[s.Key] = []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
+			values[s.Key] = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "cooperative-sticky,range"}
 		case "sticky.rules":
 			values[s.Key] = []string{"seed", "kafka"}
 		case "commit.mode":
@@ -128,7 +128,7 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 // sequences of per-client and world-wide sets of every client setting.
 func TestRepeatedOverridesKeepTheirEffect(t *testing.T) {
 	values := map[string][]string{
-		"partition.assignment.strategy": {"range", "roundrobin", "sticky", "cooperative-sticky"},
+		"partition.assignment.strategy": {"range", "roundrobin", "sticky", "cooperative-sticky", "cooperative-sticky,range"},
 		"sticky.rules":                  {"seed", "kafka"},
 		"enable.auto.commit":            {"true", "false"},
 		"commit.mode":                   {"auto", "after", "before"},

@@ -66,17 +66,19 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	paused = w.pausedPartitions()
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
-	// sorted: look each one up there (the few added now, unsorted yet, by
-	// scanning them).
+	// sorted: look each one up there, append those it lacks, then sort
+	// and drop repeats among the added (a scan of the added for each
+	// would be quadratic in a tick that pauses 100,000 partitions).
 	known := len(e.Partitions)
 	for _, tp := range paused {
 		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
-		if (i == known || e.Partitions[i] != tp) && !wire.ContainsPartition(e.Partitions[known:], tp) {
+		if i == known || e.Partitions[i] != tp {
 			e.Partitions = append(e.Partitions, tp)
 		}
 	}
 	if len(e.Partitions) > known {
 		wire.SortPartitions(e.Partitions)
+		e.Partitions = slices.Compact(e.Partitions)
 	}
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick

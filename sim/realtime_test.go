@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
 )
 
 // stepUntilRemoved runs w until the coordinator removes client's member
@@ -96,6 +99,19 @@ func TestKafkaDefaultsGroupForms(t *testing.T) {
 	}
 	if d := 3000 / DefaultTickMS; w.Tick < 2*d || w.Tick > 2*d+20 {
 		t.Errorf("the group formed at tick %d; want just after two 3 s delays (tick %d)", w.Tick, 2*d)
+	}
+	// Kafka's default list, range,cooperative-sticky: every member sends
+	// both, the group votes range, and each member rebalances eagerly.
+	if d.Assignor != "range" {
+		t.Errorf("the group runs %s; members listing range,cooperative-sticky vote range", d.Assignor)
+	}
+	for _, gm := range d.Members {
+		if !slices.Equal(gm.Protocols, []string{"range", "cooperative-sticky"}) {
+			t.Errorf("%s listed %v in its JoinGroup, want [range cooperative-sticky]", gm.MemberID, gm.Protocols)
+		}
+	}
+	if p := w.Member("C1").Cfg.RebalanceProtocol(); p != assign.Eager {
+		t.Errorf("a member listing range,cooperative-sticky runs %s, want eager (range is eager-only)", p)
 	}
 }
 

@@ -23,10 +23,17 @@ import (
 // fixed when it starts: all classic, a classic group; otherwise a consumer
 // group (see startStableConsumerGroup), whose classic-protocol members, if
 // any, are classic members inside it.
-func startStableGroup(w *World, n int) {
+func startStableGroup(w *World, n int) error {
 	if consumerMembers(w, n) > 0 {
 		startStableConsumerGroup(w, n, nil)
-		return
+		return nil
+	}
+	// The group's assignor is the one its members vote for
+	// (ClassicGroup.selectProtocol); members whose lists share none could
+	// not all have been admitted (INCONSISTENT_GROUP_PROTOCOL).
+	protocol, err := startProtocol(w, memberClients(n))
+	if err != nil {
+		return err
 	}
 	var ins []assign.Member
 	var ms []*Member
@@ -40,13 +47,14 @@ func startStableGroup(w *World, n int) {
 		ins = append(ins, assign.Member{MemberID: m.MemberID, InstanceID: m.Cfg.InstanceID, Topics: m.Topics, Generation: -1})
 		startProducer(w, m)
 	}
-	a, _ := assign.New(w.Cfg.Client.Assignor, w.Cfg.Client.StickyRules)
+	a, _ := assign.New(protocol, w.Cfg.Client.StickyRules)
 	plan := a.Assign(assign.Input{Members: ins, Partitions: w.layout.TopicSizes()})
 	owned := make([][]TopicPartition, len(ms))
 	for i, m := range ms {
 		owned[i] = append([]TopicPartition{}, plan[m.MemberID]...)
 	}
 	startClassicGroup(w, ms, joins, a.Name(), owned)
+	return nil
 }
 
 // startClassicGroup puts a starting classic group in place: the members'
@@ -59,6 +67,54 @@ func startClassicGroup(w *World, ms []*Member, joins []*wire.JoinGroupRequest, a
 		m.StartClassicStable(owned[i], joins[0].MemberID)
 	}
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
+}
+
+// startProtocol is the assignor a starting classic group of clients
+// runs: the vote over their assignor lists. Only clients named in a
+// per-client setting can list other assignors than the defaults, so a
+// world of 100000 members reads every member's config only when some
+// member's list differs.
+func startProtocol(w *World, clients []string) (string, error) {
+	lists := [][]string{w.Cfg.Client.Assignors()}
+	who := []string{"the default"}
+	seen := map[string]bool{}
+	var members map[string]bool // made only when some client has its own list
+	for _, o := range w.Cfg.Overrides {
+		if o.Key != "partition.assignment.strategy" {
+			continue
+		}
+		if members == nil {
+			members = make(map[string]bool, len(clients))
+			for _, c := range clients {
+				members[c] = true
+			}
+		}
+		if seen[o.Client] || !members[o.Client] {
+			continue
+		}
+		seen[o.Client] = true
+		lists, who = append(lists, w.Cfg.ForClient(o.Client).Assignors()), append(who, o.Client)
+	}
+	if len(seen) == len(clients) {
+		lists, who = lists[1:], who[1:] // every member has its own
+	}
+	if len(lists) == 1 {
+		return lists[0][0], nil
+	}
+	// The vote over the distinct lists is not the vote over the members:
+	// count each member.
+	var votes [][]string
+	for _, c := range clients {
+		votes = append(votes, w.Cfg.ForClient(c).Assignors())
+	}
+	if p, ok := assign.SelectProtocol(votes); ok {
+		return p, nil
+	}
+	var each []string
+	for i, l := range lists {
+		each = append(each, who[i]+" "+strings.Join(l, ","))
+	}
+	return "", fmt.Errorf("the members' partition.assignment.strategy lists share no assignor (%s), so a classic group could not hold them all: Kafka refuses a member that shares none with INCONSISTENT_GROUP_PROTOCOL", strings.Join(each, "; "))
 }
 
 // startProducer initialises a starting world's member's producer: a
@@ -141,7 +197,7 @@ func startStableConsumerGroup(w *World, n int, given []StartMember) {
 		ms = append(ms, m)
 		st := coord.StartMember{MemberID: m.MemberID, ClientID: m.Client, InstanceID: m.Cfg.InstanceID, Inc: m.Inc,
 			Topics: m.Topics, RebalanceTimeout: m.Cfg.MaxPollInterval, RemoteAssignor: m.Cfg.RemoteAssignor,
-			Classic: !m.Consumer(), Assignor: m.Cfg.Assignor, SessionTimeout: m.Cfg.SessionTimeout}
+			Classic: !m.Consumer(), Assignors: m.Cfg.Assignors(), SessionTimeout: m.Cfg.SessionTimeout}
 		if given != nil {
 			st.Target = wire.SortedCopy(given[i-1].Owned)
 		}
@@ -219,6 +275,13 @@ func NewStarted(t Topology, cfg Config, members []StartMember) (*World, error) {
 		startStableConsumerGroup(w, len(members), members)
 		return w, nil
 	}
+	// The assignor the group runs is the members' vote over their lists,
+	// as New's: a describe output names it, and the lists set for the
+	// members must elect it (the caller sets them so).
+	protocol, err := startProtocol(w, clients)
+	if err != nil {
+		return nil, fmt.Errorf("start: %v", err)
+	}
 	var ms []*Member
 	var joins []*wire.JoinGroupRequest
 	owned := make([][]TopicPartition, len(members))
@@ -231,7 +294,7 @@ func NewStarted(t Topology, cfg Config, members []StartMember) (*World, error) {
 		owned[i] = wire.SortedCopy(sm.Owned)
 		startProducer(w, m)
 	}
-	startClassicGroup(w, ms, joins, w.Cfg.Client.Assignor, owned)
+	startClassicGroup(w, ms, joins, protocol, owned)
 	return w, nil
 }
 

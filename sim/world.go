@@ -125,7 +125,9 @@ func New(t Topology, cfg Config) (*World, error) {
 	w.connect()
 	w.Meter.init()
 	if t.Members > 0 {
-		startStableGroup(w, t.Members)
+		if err := startStableGroup(w, t.Members); err != nil {
+			return nil, err
+		}
 	}
 	w.Unavail.init(w)
 	return w, nil

@@ -35,12 +35,13 @@ func TestHostileInputsRefusedQuickly(t *testing.T) {
 		script string
 		want   []string
 	}{
-		{"new --topics t:1000000", []string{"t:1000000 + invoices:1 = 1,000,001", "at most 1,000 partitions in a world"}},
-		{"set records.per.partition 1000001", []string{"set records.per.partition: 1,000,001 is over the limit", "at most 1,000,000 input records"}},
-		{"set records.per.partition 1000000; new --topics t:20 --keep-settings", []string{"20 input partitions x records.per.partition 1000000 = 20,000,000", "at most 1,000,000 input records"}},
-		{"set records.per.partition 100000; new --topics t:20 --keep-settings", []string{"20 input partitions x records.per.partition 100000 = 2,000,000"}},
-		{"produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000; produce o0 1000000", []string{"produce: 60 records held + 1000000 = 1,000,060", "at most 1,000,000 input records"}},
-		{"new --members 100000", []string{"new --members: 100,000 is over the limit", "at most 1,000 members"}},
+		{"set records.per.partition 1000000; new --topics t:1000 --keep-settings", []string{"new: a world of 1 members, 1,001 partitions and 1,000,000,000 input records", "is estimated at 160.0 GB of heap", "three quarters of the heap limit"}},
+		{"set records.per.partition 2000000000", []string{"set records.per.partition: 2000000000 records in one input partition is estimated at 320.0 GB of heap", "over the limit"}},
+		{"set records.per.partition 2147483648", []string{"set records.per.partition: 2,147,483,648 is over the limit", "at most 2,147,483,647 records in one partition"}},
+		{"new --topics a:1000000,b:1000000,c:1000000,d:1000000,e:1000000,f:1000000,g:1000000,h:1000000,i:1000000,j:1000000,k:1000000,l:1000000", []string{"12,000,001 partitions", "is estimated at", "over the limit"}},
+		{"produce o0 2000000000", []string{"produce: a world of 1 members, 7 partitions and 2,000,000,060 input records (2,000,000,000 more records) is estimated at 320.0 GB", "over the limit"}},
+		{"produce o0 2147483647", []string{"produce: orders-0 holds 10 + 2147483647 = 2,147,483,657 is over the limit", "at most 2,147,483,647 records in one partition"}},
+		{"new --members 100000", []string{"new --members: 100,000 is over the limit", "at most 65,535 members"}},
 		{"step 99999999999", []string{"step: 99,999,999,999 is over the limit", "at most 1,000,000 ticks in one step or run"}},
 		{"run until tick 9223372036854775807", []string{"9,223,372,036,854,775,807 is over the limit", "ticks in one step or run"}},
 		{"explore --ticks 9223372036854775800..9223372036854775807", []string{"window start 9223372036854775800 - now 0 = 9,223,372,036,854,775,800", "at most 1,000,000 ticks in one step or run"}},

@@ -130,8 +130,8 @@ func TestVersionAndHelp(t *testing.T) {
 
 func TestDemoFilesRunAsScripts(t *testing.T) {
 	files, _ := filepath.Glob("../../kernel/demos/*.kg")
-	if len(files) != 15 {
-		t.Fatalf("%d demo scripts, want 15", len(files))
+	if len(files) != 16 {
+		t.Fatalf("%d demo scripts, want 16", len(files))
 	}
 	for _, f := range files {
 		if _, errs, code := kgrepl(t, "", f); code != 0 {

@@ -81,11 +81,11 @@ func TestDemosRunInAFreshSession(t *testing.T) {
 		t.Fatalf("demo 8 twice: exit %d %s; same output both times: %v", code, errs, twice == a+a)
 	}
 	var all strings.Builder
-	for n := 1; n <= 15; n++ {
+	for n := 1; n <= 16; n++ {
 		all.WriteString("demo " + itoa(n) + "\n")
 	}
 	if _, errs, code := kgrepl(t, all.String()); code != 0 {
-		t.Fatalf("demos 1 to 15 in order: %s", errs)
+		t.Fatalf("demos 1 to 16 in order: %s", errs)
 	}
 	alone, _, _ := kgrepl(t, "demo 11\n")
 	out, errs, code := kgrepl(t, "join C2\nfork mine\nstep 3\ndemo 11\n")

@@ -87,7 +87,8 @@ Each demo of the seed page has its notebook, the same script as `+"`demo N`"+` i
 12. [Zombie fencing](12-zombie-fencing.ipynb): the group generation and the producer epoch.
 13. [The consumer protocol](13-consumer-protocol.ipynb): KIP-848, members join one by one, no stop-the-world.
 14. [A rolling restart](14-rolling-restart.ipynb): classic eager, classic cooperative and the consumer protocol, overlaid.
-15. [A rolling upgrade](15-rolling-upgrade.ipynb): static members from classic to the consumer protocol and back, online, nobody refused.`),
+15. [A rolling upgrade](15-rolling-upgrade.ipynb): static members from classic to the consumer protocol and back, online, nobody refused.
+16. [An assignor upgrade](16-assignor-upgrade.ipynb): range to cooperative-sticky in two rolling bounces, against the one-bounce shortcut.`),
 	)
 	return cells
 }
@@ -393,6 +394,27 @@ rollback's last classic instance converts the group back. Nobody is refused.`,
 						"set C4.group.protocol classic; restart C4; run until stable; set C3.group.protocol classic; restart C3; run until stable; "+
 						"set C2.group.protocol classic; restart C2; run until stable; set C1.group.protocol classic; restart C1; run until stable"),
 					quiet("switch static"), plot("pause", "--branches static,dynamic")),
+			}},
+		}},
+	// 16
+	{scrub: "--ticks 0..21",
+		intro: `Switching a classic group from range to cooperative-sticky is a rolling restart of every member, and how it is done
+decides whether the group survives it. Kafka's client takes partition.assignment.strategy as a list; the coordinator runs the
+assignor its members vote for (ClassicGroup.selectProtocol) and refuses a member whose list shares none with the group
+(INCONSISTENT_GROUP_PROTOCOL); a member is cooperative only if every assignor it lists is. KIP-429's answer is two bounces:
+first every member to cooperative-sticky,range, then every member to cooperative-sticky alone. The shortcut, one bounce
+straight to cooperative-sticky, stops every restarted member.`,
+		extras: []extra{
+			{after: "metrics", cells: []cell{
+				md("The two bounces over time: generations 2 to 4 pause all six partitions (every member still lists range, so all are eager); " +
+					"in generation 5 C1, now cooperative, keeps consuming."),
+				goCell(plot("timeline")),
+			}},
+			{after: "", cells: []cell{
+				md("The shortcut: once C2-1's session has timed out nobody is left, and the group is Empty with every partition unread."),
+				goCell("s.Diagram()", plot("timeline")),
+				md("Both branches' pause meters: the shortcut's stops growing only because nothing is consumed any more; the lag keeps growing."),
+				goCell(plot("pause", "--branches main,shortcut")),
 			}},
 		}},
 }

@@ -20,8 +20,8 @@ func TestCommittedNotebooksAreGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 16 {
-		t.Errorf("%d notebooks, want the tour and 15 demos", len(files))
+	if len(files) != 17 {
+		t.Errorf("%d notebooks, want the tour and 16 demos", len(files))
 	}
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", name))

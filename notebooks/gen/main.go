@@ -324,7 +324,7 @@ func Build() (map[string][]byte, error) {
 // slugs name the demo notebooks' files.
 var slugs = []string{"rebalance", "range-eager", "cooperative-sticky", "commit-after", "commit-before", "leaving",
 	"zombie", "idempotent-producer", "idempotence-not-enough", "transactions", "read-committed-lso", "zombie-fencing",
-	"consumer-protocol", "rolling-restart", "rolling-upgrade"}
+	"consumer-protocol", "rolling-restart", "rolling-upgrade", "assignor-upgrade"}
 
 // The notebook format: nbformat 4.5, with cell ids, no outputs.
 type notebook struct {

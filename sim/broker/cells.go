@@ -55,6 +55,11 @@ type CellLog struct {
 	// clones share it with its capacity cut, so an append on either side
 	// copies it (it is as long as the number of clients that ever wrote).
 	producers []string
+	// producerIdx is producers' index plus one by name, built at the first
+	// lookup past producerScan names: a log written by 10,000 clients
+	// scanned 5,000 names a cell. This log's own, never shared: a clone
+	// starts without it.
+	producerIdx map[string]uint16
 	// writers are who wrote the cells (producer id, epoch, producer name),
 	// each once: cellRec's writer is an index into it. Append-only, shared
 	// with clones as producers is. A cell whose writer does not fit in 12
@@ -433,17 +438,35 @@ func (c *CellLog) producerID(name string) uint16 {
 	if name == "" {
 		return 0
 	}
-	for i := len(c.producers) - 1; i >= 0; i-- {
-		if c.producers[i] == name {
-			return uint16(i + 1)
+	if len(c.producers) <= producerScan {
+		for i := len(c.producers) - 1; i >= 0; i-- {
+			if c.producers[i] == name {
+				return uint16(i + 1)
+			}
+		}
+	} else {
+		if len(c.producerIdx) != len(c.producers) {
+			c.producerIdx = make(map[string]uint16, 2*len(c.producers))
+			for i, p := range c.producers {
+				c.producerIdx[p] = uint16(i + 1)
+			}
+		}
+		if id, ok := c.producerIdx[name]; ok {
+			return id
 		}
 	}
 	if len(c.producers) >= 0xffff {
-		panic("sim: more than 65,535 producers wrote to " + c.tp.String() + " (a world has at most 1,000 members, kernel/limits.go)")
+		panic("sim: more than 65,535 producers wrote to " + c.tp.String() + " (kernel/worldcost.go caps a world at 65,535 clients)")
 	}
 	c.producers = append(c.producers, name)
+	if c.producerIdx != nil {
+		c.producerIdx[name] = uint16(len(c.producers))
+	}
 	return uint16(len(c.producers))
 }
+
+// producerScan is the most producer names producerID scans.
+const producerScan = 16
 
 // markTxn gives every open cell of pid from offset first on the mark (the
 // transaction's marker), copying shared chunks first.
@@ -475,6 +498,7 @@ func (c *CellLog) clone() CellLog {
 	n.runs, n.recs, n.others = c.runs.Clone(), c.recs.Clone(), c.others.Clone()
 	n.bases, n.farTicks = c.bases.Clone(), c.farTicks.Clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
+	n.producerIdx = nil
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.Clone()
 	return n

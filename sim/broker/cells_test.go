@@ -23,11 +23,15 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 	t.Cleanup(store.SetSeqChunkForTest(4))
 	for _, mw := range []int{farWriter, 3} { // 3: most writers are kept apart (CellLog.far)
 		maxWriters = mw
-		testCellLogMatchesModel(t)
+		testCellLogMatchesModel(t, 3)
 	}
+	// more producer names than producerID scans: found by its index,
+	// which each clone builds for itself
+	maxWriters = farWriter
+	testCellLogMatchesModel(t, 10*producerScan)
 }
 
-func testCellLogMatchesModel(t *testing.T) {
+func testCellLogMatchesModel(t *testing.T, producers int) {
 	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
 		layout := topo.New(shape)
 		in, out := layout.Inputs()[1], layout.Outputs()[0]
@@ -59,7 +63,7 @@ func testCellLogMatchesModel(t *testing.T) {
 					srcTP, srcOff = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
 					src := layout.Name(srcTP, srcOff)
 					invoice = r.Intn(2) == 0
-					v = Cell{Value: "inv(" + src + ")", Source: src, Producer: fmt.Sprintf("C%d", 1+r.Intn(3)),
+					v = Cell{Value: "inv(" + src + ")", Source: src, Producer: fmt.Sprintf("C%d", 1+r.Intn(producers)),
 						PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
 					if v.Txn == NotTransactional && r.Intn(2) == 0 {
 						v.PID, v.Seq, v.Epoch = -1, -1, 0

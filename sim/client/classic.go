@@ -6,6 +6,7 @@ package client
 // thread, rejoining, eager and cooperative revocation, LeaveGroup.
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -138,11 +139,11 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		// onJoinPrepare: the auto-commit of what was consumed (both
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
-		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.rebalanceProtocol() == assign.Eager) {
+		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.RebalanceProtocol() == assign.Eager) {
 			m.commits.commitSync(m, listOf(offs), contIdle)
 			return true, false
 		}
-		if m.Cfg.rebalanceProtocol() == assign.Eager && !lost {
+		if m.Cfg.RebalanceProtocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
 			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
@@ -152,7 +153,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 			return true, false
 		}
 		c.sendJoin(m)
-		if m.Cfg.rebalanceProtocol() == assign.Eager {
+		if m.Cfg.RebalanceProtocol() == assign.Eager {
 			return true, false
 		}
 	}
@@ -274,12 +275,17 @@ func (c *classicMember) leave(m *Member) {
 // joinRequest is what this member sends in JoinGroup.
 func (c *classicMember) joinRequest(m *Member) *wire.JoinGroupRequest {
 	r := &wire.JoinGroupRequest{MemberID: m.MemberID, Client: m.Client, Inc: m.Inc, InstanceID: m.Cfg.InstanceID,
-		Topics: m.Topics, Strategy: m.Cfg.Assignor, RebalanceTimeout: m.Cfg.MaxPollInterval,
+		Topics: m.Topics, Protocols: m.Cfg.Assignors(), RebalanceTimeout: m.Cfg.MaxPollInterval,
 		SessionTimeout: m.Cfg.SessionTimeout, OwnedGen: c.joinedGen}
 	r.Owned = append([]wire.TopicPartition{}, m.Owned...)
-	if m.Cfg.Assignor == "sticky" && c.hasSticky {
+	if slices.Contains(r.Protocols, "sticky") && c.hasSticky {
 		// StickyAssignor.subscriptionUserData: the previous assignment and
 		// generation, which memberData reads instead of ownedPartitions.
+		// Kafka sends it in the "sticky" entry only, each entry with its
+		// own metadata; kgrepl sends one per member, so an eager member
+		// listing sticky and cooperative-sticky would show
+		// cooperative-sticky its previous assignment where Kafka shows
+		// none (ownedPartitions are empty after an eager revocation).
 		r.Owned = append([]wire.TopicPartition{}, c.stickyPrev...)
 		r.OwnedGen = c.stickyGen
 	}
@@ -295,7 +301,10 @@ func (c *classicMember) sendJoin(m *Member) {
 	c.rejoin, c.joinRetry = false, false
 	req := c.joinRequest(m)
 	s := "subscribe " + strings.Join(m.Topics, ",")
-	if m.Cfg.rebalanceProtocol() == assign.Cooperative {
+	if len(req.Protocols) > 1 {
+		s += ", assignors " + strings.Join(req.Protocols, ",")
+	}
+	if m.Cfg.RebalanceProtocol() == assign.Cooperative {
 		s += ", owns " + m.env.Layout().PartList(m.Owned)
 	}
 	c.lastJoin = m.send(&wire.Packet{Type: wire.JoinGroup, Summary: s, Body: req})
@@ -486,7 +495,7 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		c.stickyPrev, c.stickyGen, c.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
 	}
 	var added []wire.TopicPartition
-	if m.Cfg.rebalanceProtocol() == assign.Eager {
+	if m.Cfg.RebalanceProtocol() == assign.Eager {
 		added = m.assignAll(got)
 	} else {
 		// Cooperative: what the new assignment drops is revoked at the

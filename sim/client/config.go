@@ -1,6 +1,10 @@
 package client
 
-import "github.com/kgrepl/kgrepl/sim/assign"
+import (
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/assign"
+)
 
 // CommitMode is when a member commits its offsets.
 type CommitMode string
@@ -24,7 +28,13 @@ const (
 // Every field is a Kafka client config, counted in ticks where Kafka counts
 // milliseconds.
 type ClientConfig struct {
-	Assignor           string // partition.assignment.strategy
+	// Assignor is partition.assignment.strategy: the assignors in the
+	// member's order of preference, comma-separated as Kafka's LIST
+	// config takes them (range, or cooperative-sticky,range). A process
+	// keeps the list it started with (ConsumerCoordinator reads it at
+	// construction), but for the page's shortcut (World.Set for every
+	// member).
+	Assignor           string
 	StickyRules        assign.StickyRules
 	SessionTimeout     int // session.timeout.ms
 	MaxPollInterval    int // max.poll.interval.ms (also the rebalance timeout)
@@ -59,15 +69,15 @@ func (c ClientConfig) Producer() ProducerMode {
 	return ProducerPlain
 }
 
-// rebalanceProtocol is the classic rebalance protocol the assignor runs
-// under (ConsumerPartitionAssignor.supportedProtocols): eager or
-// cooperative.
-func (c ClientConfig) rebalanceProtocol() assign.Protocol {
-	a, err := assign.New(c.Assignor, c.StickyRules)
-	if err != nil {
-		return assign.Eager
-	}
-	return a.Protocol()
+// Assignors is partition.assignment.strategy as a list, in order.
+func (c ClientConfig) Assignors() []string { return strings.Split(c.Assignor, ",") }
+
+// RebalanceProtocol is the classic rebalance protocol the member runs,
+// as ConsumerCoordinator's constructor picks it from its assignors
+// (assign.ListProtocol): cooperative only if every assignor it lists
+// supports it, so cooperative-sticky,range is eager.
+func (c ClientConfig) RebalanceProtocol() assign.Protocol {
+	return assign.ListProtocol(c.Assignors())
 }
 
 // joinTimeoutTicks is AbstractCoordinator's JoinGroup request timeout:

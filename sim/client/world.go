@@ -57,13 +57,17 @@ func (m *Member) CrashAfter(n int) { m.loop.crashAfter = n }
 func (m *Member) Slow() { m.loop.slowNext = true }
 
 // Reconfigure gives a live process a changed setting: it takes it at once,
-// except group.instance.id, which it read when it started, and the
-// producer settings, which it takes at its next batch boundary
-// (producer.replace).
-func (m *Member) Reconfigure(cc ClientConfig) {
-	inst := m.Cfg.InstanceID
+// except group.instance.id and partition.assignment.strategy, which it
+// read when it started (the assignors too unless switchAssignors, the
+// seed's shortcut of a switch for every member), and the producer
+// settings, which it takes at its next batch boundary (producer.replace).
+func (m *Member) Reconfigure(cc ClientConfig, switchAssignors bool) {
+	inst, assignors := m.Cfg.InstanceID, m.Cfg.Assignor
 	m.Cfg = cc
 	m.Cfg.InstanceID = inst
+	if !switchAssignors {
+		m.Cfg.Assignor = assignors
+	}
 	m.wakeUp()
 }
 

@@ -6,6 +6,7 @@ package coord
 // its members' sessions in classic_session.go.
 
 import (
+	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -19,7 +20,8 @@ type ClassicMember struct {
 	MemberID, ClientID, InstanceID string
 	Inc                            int
 	Topics                         []string
-	// Strategy is the assignor the member's JoinGroup names.
+	// Strategy is the assignor the member's JoinGroup lists first (its
+	// whole list is Protocols).
 	Strategy string
 	ClassicMemberMetadata
 	RebalanceTimeout int
@@ -45,8 +47,10 @@ type ClassicMember struct {
 // timeout and the supported protocols, whose metadata carries the owned
 // partitions and their generation).
 type ClassicMemberMetadata struct {
-	// Protocols are the assignors the member supports, as the coordinator
-	// counts them (ClassicGroup.supportedProtocols).
+	// Protocols are the assignors the member supports, in its order of
+	// preference (ClassicGroupMember.supportedProtocols), as the
+	// coordinator counts them (ClassicGroup.supportedProtocols) and as the
+	// member votes (ClassicGroupMember.vote).
 	Protocols []string
 	Owned     []wire.TopicPartition
 	OwnedGen  int
@@ -117,8 +121,8 @@ func classicMemberIDs(ms []*ClassicMember) string {
 func (g *ClassicGroup) addMember(r *wire.JoinGroupRequest) *ClassicMember {
 	g.joinSeq++
 	gm := &ClassicMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-		Topics: r.Topics, Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout, Joined: true,
-		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: []string{r.Strategy},
+		Topics: r.Topics, Strategy: r.First(), RebalanceTimeout: r.RebalanceTimeout, Joined: true,
+		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: r.Protocols,
 			SessionTimeout: r.SessionTimeout},
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.members.put(gm.MemberID, gm)
@@ -163,39 +167,42 @@ func (g *ClassicGroup) validateOffsetCommit(memberID, instanceID string, gen int
 // OffsetFetch, so a classic group checks none.
 func (g *ClassicGroup) validateOffsetFetch(string, int) wire.ErrorCode { return wire.None }
 
-// supportsProtocol is ClassicGroup.supportsProtocols for a member naming
-// one assignor: an empty group takes any; otherwise every member must
-// support it (the joining member's own record included, as Kafka counts).
-func (g *ClassicGroup) supportsProtocol(strategy string) bool {
+// supportsProtocols is ClassicGroup.supportsProtocols: an Empty group
+// takes any list; otherwise some assignor of the list must be listed by
+// every member, counted as the group holds them before this JoinGroup (a
+// rejoining member with its earlier list, a static member's new instance
+// with the old instance's). Kafka keeps a count per name
+// (supportedProtocols); kgrepl counts over the members when asked, which
+// gives the same answer.
+func (g *ClassicGroup) supportsProtocols(list []string) bool {
+	if len(list) == 0 {
+		return false
+	}
 	if g.state == Empty || g.members.len() == 0 {
 		return true
 	}
-	for _, gm := range g.members.byID {
-		found := false
-		for _, s := range gm.Protocols {
-			if s == strategy {
-				found = true
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
+	return assign.Supports(g.protocolLists(), list)
 }
 
-// allowProtocol records that a member now also supports strategy. kgrepl's
-// stand-in for the first bounce of the rolling upgrade Kafka needs to
-// switch assignors (SPEC §4 skips it): a live member whose
-// partition.assignment.strategy is set is counted as supporting both the
-// assignor it joined with and the new one until it rejoins.
-func (md *ClassicMemberMetadata) allowProtocol(strategy string) {
-	for _, s := range md.Protocols {
-		if s == strategy {
-			return
-		}
+// selectProtocol is ClassicGroup.selectProtocol (assign.SelectProtocol):
+// every member, joined or not, votes for the first assignor of its list
+// that every member lists; the most votes win, a tie going to the name
+// Java's HashMap of votes iterates first. A group whose members share none
+// (Kafka never admits one) keeps the protocol it has.
+func (g *ClassicGroup) selectProtocol() string {
+	if p, ok := assign.SelectProtocol(g.protocolLists()); ok {
+		return p
 	}
-	md.Protocols = append(append([]string{}, md.Protocols...), strategy)
+	return g.protocol
+}
+
+// protocolLists are the members' assignor lists, in member id order.
+func (g *ClassicGroup) protocolLists() [][]string {
+	lists := make([][]string, 0, g.members.len())
+	for _, gm := range g.members.list() {
+		lists = append(lists, gm.Protocols)
+	}
+	return lists
 }
 
 // withheld reports whether a subscribed partition has no owner in the

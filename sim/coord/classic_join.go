@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -20,8 +21,9 @@ func (g *ClassicGroup) onJoin(p *wire.Packet, r *wire.JoinGroupRequest) {
 	// classicGroupJoinNewMember and classicGroupJoinExistingMember: a
 	// member with no assignor in common with the group is refused with
 	// INCONSISTENT_GROUP_PROTOCOL.
-	if !g.supportsProtocol(r.Strategy) {
-		g.env.Reply(p, wire.InconsistentGroupProtocol, r.Strategy+" is not supported by every member", nil)
+	if !g.supportsProtocols(r.Protocols) {
+		g.env.Reply(p, wire.InconsistentGroupProtocol, fmt.Sprintf("%s shares no assignor with every member (%s)",
+			strings.Join(r.Protocols, ","), g.listedProtocols()), nil)
 		return
 	}
 	if r.MemberID == "" {
@@ -35,9 +37,9 @@ func (g *ClassicGroup) onJoin(p *wire.Packet, r *wire.JoinGroupRequest) {
 	gm := g.members.get(r.MemberID)
 	// ClassicGroupMember.matches: the subscription as a whole (topics,
 	// owned partitions, the generation it carries) and the protocol.
-	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || gm.Strategy != r.Strategy || gm.OwnedGen != r.OwnedGen
-	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.Strategy
-	gm.Protocols = []string{r.Strategy}
+	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || !slices.Equal(gm.Protocols, r.Protocols) || gm.OwnedGen != r.OwnedGen
+	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.First()
+	gm.Protocols = r.Protocols
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.state {
 	case PreparingRebalance:
@@ -109,8 +111,8 @@ func (g *ClassicGroup) staticRejoin(p *wire.Packet, r *wire.JoinGroupRequest, ol
 	store.PutMap(&g.fenced, oldID, true)
 	gm := &ClassicMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
-		Strategy: r.Strategy, RebalanceTimeout: r.RebalanceTimeout,
-		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: []string{r.Strategy},
+		Strategy: r.First(), RebalanceTimeout: r.RebalanceTimeout,
+		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: r.Protocols,
 			SessionTimeout: r.SessionTimeout},
 		Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
 		pendingSync: old.pendingSync}
@@ -129,7 +131,7 @@ func (g *ClassicGroup) staticRejoin(p *wire.Packet, r *wire.JoinGroupRequest, ol
 		// changed subscription alone gets the old assignment back, and the
 		// client, finding it does not match (checkAssignmentMatchedSubscription),
 		// rejoins with its new subscription.
-		if g.chooseProtocol() != g.protocol {
+		if g.selectProtocol() != g.protocol {
 			g.markJoined(gm, p)
 			g.prepareRebalance("static member " + r.InstanceID + " joined with a change of protocol")
 			return
@@ -281,7 +283,7 @@ func (g *ClassicGroup) completeJoin() {
 	if l := g.members.get(g.leader); l == nil || !l.Joined {
 		g.leader = joined[0].MemberID
 	}
-	g.protocol = g.chooseProtocol()
+	g.protocol = g.selectProtocol()
 	g.transition(CompletingRebalance, fmt.Sprintf("generation %d", g.generation))
 	g.env.Trace().Eventf(trace.EvGeneration, "", "generation %d: leader %s, %s, members %s", g.generation, g.leader, g.protocol, classicMemberIDs(g.members.list()))
 	list := g.memberList()
@@ -339,19 +341,23 @@ func (g *ClassicGroup) initialDelayOver(roundStart, delay int) {
 	g.completeJoin()
 }
 
-// chooseProtocol picks the strategy most members name (ties: the leader's).
-func (g *ClassicGroup) chooseProtocol() string {
+// listedProtocols says what the members list, for INCONSISTENT_GROUP_PROTOCOL's
+// trace line: each distinct list and how many members list it.
+func (g *ClassicGroup) listedProtocols() string {
 	count := map[string]int{}
-	for _, gm := range g.members.byID {
-		count[gm.Strategy]++
-	}
-	best := g.members.get(g.leader).Strategy
-	for _, s := range assign.Strategies {
-		if count[s] > count[best] {
-			best = s
+	var order []string
+	for _, l := range g.protocolLists() {
+		k := strings.Join(l, ",")
+		if count[k] == 0 {
+			order = append(order, k)
 		}
+		count[k]++
 	}
-	return best
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%s: %d", k, count[k])
+	}
+	return "members list " + strings.Join(parts, ", ")
 }
 
 // onSync is GroupMetadataManager.classicGroupSync.

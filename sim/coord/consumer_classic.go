@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
 	"github.com/kgrepl/kgrepl/sim/trace"
@@ -83,8 +85,12 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 		g.env.Reply(p, code, why, nil)
 		return
 	}
-	if !g.supportsClassicProtocols([]string{r.Strategy}) {
-		g.env.Reply(p, wire.InconsistentGroupProtocol, r.Strategy+" is not supported by every classic member", nil)
+	if !g.supportsClassicProtocols(r.Protocols) {
+		why := r.First() + " is not supported by every classic member"
+		if len(r.Protocols) > 1 {
+			why = "no assignor of " + strings.Join(r.Protocols, ",") + " is supported by every classic member"
+		}
+		g.env.Reply(p, wire.InconsistentGroupProtocol, why, nil)
 		return
 	}
 	epochBefore := g.groupEpoch
@@ -124,13 +130,14 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 		bump = true
 	}
 	g.setClassic(gm)
-	gm.Strategy, gm.classic.Protocols = r.Strategy, []string{r.Strategy}
+	gm.Strategy, gm.classic.Protocols = r.First(), r.Protocols
 	gm.RebalanceTimeout, gm.classic.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	g.admitAndAssign(gm, replaced, newMember, bump, " with the classic protocol")
 	// The owned partitions a classic member reports: a cooperative member's
-	// subscription carries them; an eager one revoked everything first.
+	// subscription carries them; an eager one (any assignor of its list
+	// eager-only: ConsumerCoordinator) revoked everything first.
 	owned := []wire.TopicPartition{}
-	if r.Strategy == "cooperative-sticky" {
+	if assign.ListProtocol(r.Protocols) == assign.Cooperative {
 		owned = store.Copy(r.Owned)
 	}
 	if err := g.maybeReconcile(gm, &wire.ConsumerGroupHeartbeatRequest{Owned: owned, OwnedSent: true}); err != nil {
@@ -150,7 +157,7 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 		g.env.Trace().Eventf(trace.EvGroupState, "", "group %s is converted back to a classic group at generation %d, Stable: a classic instance (%s) replaced %s, the last member speaking the consumer protocol; every member keeps its target, no rebalance",
 			g.c.id, cg.generation, gm.MemberID, replaced.MemberID)
 		g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
-			&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+			&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.First()})
 		return
 	}
 	gm.classic.notified = ""
@@ -171,7 +178,7 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 	gm.classic.syncTimer = g.nextTimer()
 	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + r.RebalanceTimeout, Kind: tmClassicSyncTimeout, Member: gm.MemberID, Key: gm.classic.syncTimer})
 	g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
-		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.Strategy})
+		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.First()})
 	g.notify()
 }
 

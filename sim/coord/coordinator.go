@@ -301,18 +301,28 @@ func (c *Coordinator) ProcessStopped(client string, inc int) {
 	}
 }
 
-// AllowProtocol records that a classic member now also supports strategy
-// (a setting changed for a live member: kgrepl's stand-in for the first
-// bounce of an assignor upgrade).
-func (c *Coordinator) AllowProtocol(memberID, strategy string) {
+// ReplaceProtocols gives every classic member the assignor list its
+// client is now configured with (listOf: client id to list; nil keeps the
+// member's): the page's shortcut for `set partition.assignment.strategy`
+// for the whole world, which changes every member at once, as if each had
+// rejoined with its new list. Kafka has no such step; per member, a list
+// changes only with a new process (SPEC §4a).
+func (c *Coordinator) ReplaceProtocols(listOf func(client string) []string) {
+	set := func(md *ClassicMemberMetadata, client string, strategy *string) {
+		if l := listOf(client); len(l) > 0 {
+			md.Protocols, *strategy = l, l[0]
+		}
+	}
 	switch g := c.group.(type) {
 	case *ClassicGroup:
-		if gm := g.members.get(memberID); gm != nil {
-			gm.allowProtocol(strategy)
+		for _, gm := range g.members.list() {
+			set(&gm.ClassicMemberMetadata, gm.ClientID, &gm.Strategy)
 		}
 	case *ConsumerGroup:
-		if gm := g.members.get(memberID); gm != nil && gm.classic != nil {
-			gm.classic.allowProtocol(strategy)
+		for _, gm := range g.members.list() {
+			if gm.classic != nil {
+				set(&gm.classic.ClassicMemberMetadata, gm.ClientID, &gm.Strategy)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ package coord
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/env"
@@ -268,13 +269,28 @@ func (s *memberSet[M]) clone(dst map[string]*M, bufs []M, copyMember func(dst, s
 	return n, bufs
 }
 
+// listedMembers is how many member ids an event's member list spells
+// out: a list longer than that names its first listedMembers and counts
+// the rest. An event naming every member of a group of n would keep O(n)
+// bytes of text at every generation (or group epoch, bumped at each of n
+// joins: O(n²) for a group forming), so a large group's rebalances would
+// fill the heap with member lists; the groups of the demos and the goldens
+// are far smaller and print whole.
+const listedMembers = 100
+
 func memberIDs[M any](ms []*M, id func(*M) string) string {
-	s := "["
+	var b strings.Builder
+	b.WriteByte('[')
 	for i, m := range ms {
-		if i > 0 {
-			s += " "
+		if i == listedMembers {
+			b.WriteString(" and " + strconv.Itoa(len(ms)-listedMembers) + " more")
+			break
 		}
-		s += id(m)
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(id(m))
 	}
-	return s + "]"
+	b.WriteByte(']')
+	return b.String()
 }

@@ -202,7 +202,7 @@ func fromConsumerGroup(g *ConsumerGroup, generation int, targets map[string][]wi
 	}
 	cg.generation = generation
 	cg.leader = ids[0]
-	cg.protocol = cg.chooseProtocol()
+	cg.protocol = cg.selectProtocol()
 	cg.state = Stable
 	return cg
 }

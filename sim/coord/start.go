@@ -35,11 +35,11 @@ type StartMember struct {
 	Topics                         []string
 	RebalanceTimeout               int
 	// RemoteAssignor is group.remote.assignor, for a consumer-protocol
-	// member; a classic member (Classic) names its client-side Assignor
-	// and its own SessionTimeout.
+	// member; a classic member (Classic) lists its client-side Assignors
+	// and has its own SessionTimeout.
 	RemoteAssignor string
 	Classic        bool
-	Assignor       string
+	Assignors      []string
 	SessionTimeout int
 	// Target is the member's assignment when StartConsumerAssigned gives
 	// the group's (an imported group's), instead of the assignor's.
@@ -69,9 +69,9 @@ func (c *Coordinator) startConsumer(ms []StartMember, given bool) {
 			Topics: store.Copy(s.Topics), Strategy: s.RemoteAssignor, RebalanceTimeout: s.RebalanceTimeout,
 			MemberState: reconcile.Stable.String()}
 		if s.Classic {
-			gm.Strategy = s.Assignor
+			gm.Strategy = s.Assignors[0]
 			gm.classic = &classicInConsumer{silentSince: -1,
-				ClassicMemberMetadata: ClassicMemberMetadata{Protocols: []string{s.Assignor}, SessionTimeout: s.SessionTimeout}}
+				ClassicMemberMetadata: ClassicMemberMetadata{Protocols: s.Assignors, SessionTimeout: s.SessionTimeout}}
 		}
 		g.putMember(gm)
 		if gm.InstanceID != "" {

@@ -76,7 +76,8 @@ func (s *Script) handleTrace(t testing.TB, d *datadriven.TestData) (string, erro
 
 // group: the coordinator's view of the group and of each member, in
 // member-id order: a classic group's generation, leader and assignor and
-// each member's assignment; a consumer group's epochs and each member's
+// each member's assignment (and the assignors it lists, when more than
+// the group's); a consumer group's epochs and each member's
 // epoch, reconciliation state, current and target assignment.
 func (s *Script) handleGroup(t testing.TB, d *datadriven.TestData) (string, error) {
 	wantWords(t, d, 0, 0, "group")
@@ -103,6 +104,11 @@ func (s *Script) handleGroup(t testing.TB, d *datadriven.TestData) (string, erro
 		} else {
 			fmt.Fprintf(&b, " %s", s.w.Layout().PartList(gm.Assignment))
 		}
+		if g.Type == sim.ClassicGroup && !(len(gm.Protocols) == 1 && gm.Protocols[0] == g.Assignor) {
+			// what the member listed in its JoinGroup, when it is more
+			// than the group's assignor (ClassicGroup.supportedProtocols)
+			fmt.Fprintf(&b, " lists %s", strings.Join(gm.Protocols, ","))
+		}
 		b.WriteString("\n")
 	}
 	return b.String(), nil
@@ -110,7 +116,9 @@ func (s *Script) handleGroup(t testing.TB, d *datadriven.TestData) (string, erro
 
 // members: each client's newest process, and every older one still
 // running (a zombie), as the client sees itself: member id, generation or
-// member epoch, phase, poll loop, what it owns.
+// member epoch, phase, poll loop, what it owns (and a classic process's
+// assignor list, when it names more than one, with the rebalance protocol
+// it makes the process run).
 func (s *Script) handleMembers(t testing.TB, d *datadriven.TestData) (string, error) {
 	wantWords(t, d, 0, 0, "members")
 	var b strings.Builder
@@ -119,6 +127,11 @@ func (s *Script) handleMembers(t testing.TB, d *datadriven.TestData) (string, er
 			continue
 		}
 		fmt.Fprintf(&b, "%s process %d: %s gen %d %s %s owns %s", m.Client, m.Inc, orDash(m.MemberID), m.Generation, m.Phase, m.LoopState(), s.w.Layout().PartList(m.Owned))
+		if as := m.Cfg.Assignors(); len(as) > 1 && m.GroupProtocol() == sim.ClassicGroup {
+			// a list: which rebalance protocol it makes the process run
+			// (ConsumerCoordinator's constructor)
+			fmt.Fprintf(&b, ", assignors %s (%s)", m.Cfg.Assignor, m.Cfg.RebalanceProtocol())
+		}
 		if !m.Alive && m.StoppedBy != "" {
 			b.WriteString(", stopped: " + m.StoppedBy)
 		} else if !m.Alive {

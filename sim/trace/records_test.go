@@ -359,3 +359,20 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		}
 	})
 }
+
+// TestTextReachGrowsWithTheTexts: TextReach counts the arena's address
+// space, chunk by chunk, and its reach is 4 GB.
+func TestTextReachGrowsWithTheTexts(t *testing.T) {
+	tick := 0
+	tr := newTestTrace(t, topo.Default(), &tick, nil)
+	used0, reach := tr.TextReach()
+	if reach != 1<<32 {
+		t.Fatalf("reach %d, want 4 GB", reach)
+	}
+	for i := 0; i < 3*arenaChunk/10; i++ {
+		tr.Eventf(EvGeneration, "", "a text of some length %d", i)
+	}
+	if used, _ := tr.TextReach(); used < used0+2*arenaChunk || used >= reach {
+		t.Errorf("after %d texts of about 25 bytes: reach %d (from %d)", 3*arenaChunk/10, used, used0)
+	}
+}

@@ -103,6 +103,15 @@ func (t *Trace) StopEventf(kind EventKind, member, format string, args ...any) {
 // p.Summary, kept as it is).
 func (t *Trace) Record(p *wire.Packet) { t.Packets.record(p) }
 
+// TextReach is how far the trace's texts reach into their arena, in bytes
+// of its address space (a text is named by a 32-bit reference: 16 KB
+// chunks, a chunk's unused end counted), and the arena's whole reach, 4
+// GB. Past it a text cannot be kept and the world panics, so a caller
+// that steps a world without bound stops it well before (kernel's step).
+func (t *Trace) TextReach() (used, reach int) {
+	return int(t.arena.end()), 1 << (32 - arenaShift) << arenaShift
+}
+
 // Bytes is what the trace and the events keep: their records, and their
 // texts in the arena (for the heap-per-tick benchmark's breakdown).
 func (t *Trace) Bytes() (packets, events, texts int) {

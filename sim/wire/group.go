@@ -20,12 +20,14 @@ type Member struct {
 
 // JoinGroupRequest is a JoinGroup.
 type JoinGroupRequest struct {
-	MemberID         string
-	Client           string
-	Inc              int
-	InstanceID       string
-	Topics           []string
-	Strategy         string
+	MemberID   string
+	Client     string
+	Inc        int
+	InstanceID string
+	Topics     []string
+	// Protocols are the member's assignors in its order of preference,
+	// one JoinGroupRequestProtocol each (ConsumerCoordinator.metadata).
+	Protocols        []string
 	RebalanceTimeout int
 	SessionTimeout   int
 	Owned            []TopicPartition // cooperative: what it owns; sticky user data otherwise
@@ -61,4 +63,13 @@ type SyncGroupResponse struct {
 // UNKNOWN_MEMBER_ID carries one to name the member it is about.
 type LeaveGroupRequest struct {
 	MemberID, InstanceID string
+}
+
+// First is the assignor the member lists first: the protocol a consumer
+// group answers a classic member with (classicGroupJoinToConsumerGroup).
+func (r *JoinGroupRequest) First() string {
+	if len(r.Protocols) == 0 {
+		return ""
+	}
+	return r.Protocols[0]
 }

@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Benchmarks at real groups' size (issue 26). Figures are in
+// docs/benchmarks.md; compare cpu-* (the process's CPU time, the
+// collector's included) rather than ns/op on the shared machine.
+
+// stableWorld is a world of members members over parts partitions of one
+// topic, Stable from tick 0 (New's initial group), stepped ticks ticks.
+func stableWorld(b *testing.B, protocol string, members, parts, ticks int) *World {
+	w, err := New(bigTopology(members, 1, parts), scaleConfig(b, protocol))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range ticks {
+		w.Step()
+	}
+	if !w.GroupSettled() {
+		b.Fatalf("%d members: not settled after %d ticks", members, ticks)
+	}
+	return w
+}
+
+// BenchmarkTickIdle10000: a tick of 10,000 idle members over 20,000
+// partitions (no records): the heartbeats (packets under the consumer
+// protocol) and, every auto.commit.interval.ms, every member's commit of
+// its positions; heap-B/tick is what the history keeps a tick.
+func BenchmarkTickIdle10000(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			w := stableWorld(b, protocol, 10_000, 20_000, 20)
+			h0 := liveHeap()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				w.Step()
+			}
+			cpu := cpuTime() - cpu0
+			b.StopTimer()
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/tick")
+			b.ReportMetric(float64(int64(liveHeap())-int64(h0))/float64(b.N), "heap-B/tick")
+			runtime.KeepAlive(w) // else the world is dead at the last liveHeap, and collected
+		})
+	}
+}
+
+var rollRestarts = flag.Int("rollrestarts", 1000, "BenchmarkRollingRestart1000x100000: restart the first N members only")
+
+// peakMeter samples the heap's objects (live and garbage) every tick.
+type peakMeter struct{ peak uint64 }
+
+func (p *peakMeter) sample() { p.peak = max(p.peak, heapObjects()) }
+
+// BenchmarkRebalance10000: a member joins a Stable group of 10,000 over
+// 20,000 partitions; an op steps until the group is settled again (each op
+// on a copy of the same world, made before its timer starts). peak-MB is
+// the heap's objects at their most during the ops, the world included.
+func BenchmarkRebalance10000(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			base := stableWorld(b, protocol, 10_000, 20_000, 20)
+			var cpu time.Duration
+			var pm peakMeter
+			ticks := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				w := base.Clone()
+				runtime.GC()
+				b.StartTimer()
+				cpu0 := cpuTime()
+				if err := w.Join("C10001", false, nil); err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < 3 || !w.GroupSettled(); k++ {
+					w.Step()
+					pm.sample()
+					ticks++
+				}
+				cpu += cpuTime() - cpu0
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
+			b.ReportMetric(float64(pm.peak)/1e6, "peak-MB")
+		})
+	}
+}
+
+// BenchmarkFormGroup1M: a world of 1,000,000 partitions (ten topics of
+// 100,000) is made, 10 members join it at once, and it steps until the
+// group is settled: an op is all of that.
+func BenchmarkFormGroup1M(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			var cpu time.Duration
+			var pm peakMeter
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+				cpu0 := cpuTime()
+				w, err := New(bigTopology(0, 10, 100_000), scaleConfig(b, protocol))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for c := 1; c <= 10; c++ {
+					if err := w.Join("C"+strconv.Itoa(c), false, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for k := 0; k < 3 || !w.GroupSettled(); k++ {
+					w.Step()
+					pm.sample()
+				}
+				cpu += cpuTime() - cpu0
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(pm.peak)/1e6, "peak-MB")
+		})
+	}
+}
+
+// BenchmarkWorldCost measures the figures of kernel's memory model
+// (kernel/worldcost.go): the heap a world keeps, after a full collection,
+// per member, per partition and per input record once processed, and
+// what a copy of the world (kernel's step makes one for its undo) adds
+// per member and per partition. One op builds each world once.
+func BenchmarkWorldCost(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	for i := 0; i < b.N; i++ {
+		// partitions: 1,000,000 of one topic (and the output's 4), owned
+		// by 10 members (an owned partition is in its member's lists and
+		// the coordinator's: about a fifth more than one nobody owns)
+		h0 := liveHeap()
+		w, _ := New(bigTopology(10, 1, 1_000_000), cfg)
+		h1 := liveHeap()
+		c := w.Clone()
+		h2 := liveHeap()
+		b.ReportMetric(float64(h1-h0)/1e6, "B/partition")
+		b.ReportMetric(float64(h2-h1)/1e6, "copy-B/partition")
+		runtime.KeepAlive(w)
+		runtime.KeepAlive(c)
+		w, c = nil, nil
+
+		// members: 10,000 over 10,000 partitions, less the same world
+		// without them
+		h0 = liveHeap()
+		bare, _ := New(bigTopology(0, 1, 10_000), cfg)
+		h1 = liveHeap()
+		w, _ = New(bigTopology(10_000, 1, 10_000), cfg)
+		h2 = liveHeap()
+		c = w.Clone()
+		h3 := liveHeap()
+		b.ReportMetric(float64(int64(h2-h1)-int64(h1-h0))/10_000, "B/member")
+		b.ReportMetric(float64(int64(h3-h2)-int64(h1-h0))/10_000, "copy-B/member")
+		runtime.KeepAlive(bare)
+		runtime.KeepAlive(w)
+		runtime.KeepAlive(c)
+		bare, w, c = nil, nil, nil
+
+		// records: 100 members over 100 partitions of 1,000 records,
+		// every record processed (default settings otherwise); over
+		// 10,000 partitions of 10 (where the auto-commits, every member's
+		// 100 positions every 5 ticks, cost more than the records: a
+		// cost per tick, not per record); and one member over 6
+		// partitions of 1,000
+		for _, shape := range []struct {
+			name                   string
+			members, parts, record int
+		}{{"B/record-100x100", 100, 100, 1000}, {"B/record-100x10000", 100, 10_000, 10}, {"B/record-default", 1, 6, 1_000}} {
+			rc := DefaultConfig()
+			rc.RecordsPerPartition = shape.record
+			w, _ = New(bigTopology(shape.members, 1, shape.parts), rc)
+			h0 = liveHeap()
+			k := 0
+			for ; k < 3 || !w.CaughtUp(); k++ {
+				w.Step()
+			}
+			b.ReportMetric(float64(int64(liveHeap())-int64(h0))/float64(shape.parts*shape.record), shape.name)
+			b.ReportMetric(float64(k), shape.name+"-ticks")
+			runtime.KeepAlive(w)
+			w = nil
+		}
+	}
+}
+
+// BenchmarkRollingRestart1000x100000: issue 26's rolling restart, in the
+// page's tick-counting time (not its real-time target): 1,000 members over
+// 100,000 partitions (ten topics, 5 records each), each restarted in turn
+// and the group left to settle before the next, under each protocol. It
+// takes many minutes: run it alone with -benchtime 1x (-rollrestarts N
+// restarts only the first N). Under the classic protocol the trace's texts
+// reach their 4 GB before the last restart (each eager rebalance names
+// every partition several times): it stops there and reports how many
+// restarts it made (restarts) and the text they kept (text-MB).
+func BenchmarkRollingRestart1000x100000(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			ticks := 0
+			var cpu time.Duration
+			var pm peakMeter
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cfg := scaleConfig(b, protocol)
+				cfg.RecordsPerPartition = 5
+				w, err := New(bigTopology(1000, 10, 10_000), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := w.Tick
+				runtime.GC()
+				b.StartTimer()
+				cpu0 := cpuTime()
+				restarts := 0
+				for c := 1; c <= *rollRestarts; c++ {
+					// The trace's texts (4 GB at most, sim/trace) run out
+					// before the restarts do under the classic protocol:
+					// stop there, and say how far it got.
+					if used, reach := w.Trace().TextReach(); used > reach/16*15 {
+						break
+					}
+					restarts++
+					if err := w.Restart("C" + strconv.Itoa(c)); err != nil {
+						b.Fatal(err)
+					}
+					for k := 0; k < 3 || !w.GroupSettled(); k++ {
+						w.Step()
+						if k%16 == 0 {
+							pm.sample()
+						}
+						if k > 5000 {
+							b.Fatalf("C%d: not settled", c)
+						}
+					}
+				}
+				cpu += cpuTime() - cpu0
+				ticks += w.Tick - start
+				used, _ := w.Trace().TextReach()
+				b.ReportMetric(float64(restarts), "restarts")
+				b.ReportMetric(float64(used)/1e6, "text-MB")
+			}
+			b.ReportMetric(float64(ticks)/float64(b.N), "ticks/op")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(pm.peak)/1e6, "peak-MB")
+		})
+	}
+}
