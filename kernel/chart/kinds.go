@@ -12,7 +12,7 @@ import (
 )
 
 // Kinds names the charts, for commands and errors.
-var Kinds = []string{"pause", "duplicates", "lag", "timeline"}
+var Kinds = []string{"pause", "duplicates", "lag", "timeline", "unavailable"}
 
 // NeedOf is what a kind of chart samples.
 func NeedOf(kind string) Need {
@@ -25,6 +25,8 @@ func NeedOf(kind string) Need {
 		return NeedLag
 	case "timeline":
 		return NeedOwners
+	case "unavailable":
+		return NeedUnavailable
 	}
 	return NeedAll
 }
@@ -55,12 +57,15 @@ func build(kind string, opt Options, win []*Run) (*Chart, error) {
 		return Pause(opt, win...), nil
 	case "duplicates":
 		return Duplicates(opt, win...), nil
-	case "lag", "timeline":
+	case "lag", "timeline", "unavailable":
 		if len(win) > 1 {
 			return nil, fmt.Errorf("a %s chart shows one branch (overlays: pause duplicates)", kind)
 		}
-		if kind == "lag" {
+		switch kind {
+		case "lag":
 			return Lag(opt, win[0]), nil
+		case "unavailable":
+			return Unavailable(opt, win[0]), nil
 		}
 		return Timeline(opt, win[0]), nil
 	}
