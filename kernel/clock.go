@@ -2,11 +2,11 @@ package kernel
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -30,10 +30,15 @@ func (c clock) ms(tick int) int64 { return int64(tick) * int64(c.tickMS) }
 // at is a tick as a time of day from the world's start: 00:01:32.100.
 func (c clock) at(tick int) string { return clockText(c.ms(tick)) }
 
-func clockText(ms int64) string {
-	h, ms := ms/3_600_000, ms%3_600_000
-	m, ms := ms/60_000, ms%60_000
-	return fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, ms/1000, ms%1000)
+func clockText(ms int64) string { return wallclock.Text(ms) }
+
+// pictures is the clock as the pictures (kernel/chart, kernel/draw) read
+// it: the zero wallclock.Clock on the page's scale.
+func (c clock) pictures() wallclock.Clock {
+	if !c.real {
+		return wallclock.Clock{}
+	}
+	return wallclock.Clock{TickMS: c.tickMS}
 }
 
 // stamp begins a narration line: t=N on the page's scale (padded as it
@@ -43,6 +48,15 @@ func (c clock) stamp(tick int) string {
 		return fmt.Sprintf("t=%-4d", tick)
 	}
 	return fmt.Sprintf("t=%s (%d)", c.at(tick), tick)
+}
+
+// cell is a tick in a table's column: N on the page's scale, TIME (N) in
+// real time (trace's SENT, offsets' TICK, the rolls' span).
+func (c clock) cell(tick int) string {
+	if !c.real {
+		return strconv.Itoa(tick)
+	}
+	return fmt.Sprintf("%s (%d)", c.at(tick), tick)
 }
 
 // tickAt names a tick where a message says "tick N": with its time in
@@ -59,24 +73,7 @@ func (c clock) dur(ticks int) string { return durationText(c.ms(ticks)) }
 
 // durationText writes milliseconds as a person reads them: 45 ms, 12.4 s,
 // 5 min, 1 h 2 min 3.5 s (no rounding: every millisecond is shown).
-func durationText(ms int64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%d ms", ms)
-	}
-	var parts []string
-	if h := ms / 3_600_000; h > 0 {
-		parts = append(parts, fmt.Sprintf("%d h", h))
-	}
-	if m := ms / 60_000 % 60; m > 0 {
-		parts = append(parts, fmt.Sprintf("%d min", m))
-	}
-	if s := ms % 60_000; s > 0 {
-		txt := strconv.FormatFloat(float64(s)/1000, 'f', 3, 64)
-		txt = strings.TrimRight(strings.TrimRight(txt, "0"), ".")
-		parts = append(parts, txt+" s")
-	}
-	return strings.Join(parts, " ")
-}
+func durationText(ms int64) string { return wallclock.Duration(ms) }
 
 // durationUnits are the units a typed duration may carry.
 const durationUnits = "ms, s, m or h"
@@ -139,30 +136,9 @@ func durationTicks(cmd, word string, w *sim.World) (ticks int, read string, err 
 
 // partSeconds writes partition x ticks as partition x seconds: "1.25 s".
 func partSeconds(c clock, partitionTicks int) string {
-	v := strconv.FormatFloat(float64(c.ms(partitionTicks))/1000, 'f', 3, 64)
-	return strings.TrimRight(strings.TrimRight(v, "0"), ".") + " s"
+	return wallclock.SecondsText(c.ms(partitionTicks))
 }
 
-// The engine's event texts count ticks ("9000 ticks of silence",
-// "(max.poll.interval.ms 60000)", "within request.timeout.ms (6000)"):
-// it knows no clock. In real time, annotate reads each such count as the
-// time it is, at the kernel's edge, leaving the engine's words as they are.
-var (
-	ticksCount = regexp.MustCompile(`\b(\d+) ticks\b`)
-	msCount    = regexp.MustCompile(`(\b[a-z.]+\.ms) \(?(\d+)\)?`)
-)
-
-func (c clock) annotate(text string) string {
-	if !c.real || !strings.Contains(text, "tick") && !strings.Contains(text, ".ms") {
-		return text
-	}
-	text = ticksCount.ReplaceAllStringFunc(text, func(m string) string {
-		n, _ := strconv.Atoi(ticksCount.FindStringSubmatch(m)[1])
-		return m + " = " + c.dur(n)
-	})
-	return msCount.ReplaceAllStringFunc(text, func(m string) string {
-		sub := msCount.FindStringSubmatch(m)
-		n, _ := strconv.Atoi(sub[2])
-		return sub[1] + " " + c.dur(n)
-	})
-}
+// annotate reads the engine's tick counts in an event text as time, in
+// real time (wallclock.Clock.Annotate).
+func (c clock) annotate(text string) string { return c.pictures().Annotate(text) }

@@ -164,7 +164,7 @@ func TestCompletionWhatComesNext(t *testing.T) {
 		"join ":                                 "C3",
 		"desc":                                  "describe",
 		"desc g":                                "group",
-		"plot ":                                 "duplicates lag pause timeline",
+		"plot ":                                 "duplicates lag pause timeline unavailable",
 		"plot pause --branches main,":           "main,other",
 		"log o2 ":                               "--around --from",
 		"log o2 --from 3 --":                    "",

@@ -193,15 +193,29 @@ func init() {
 		{name: "trace", usage: "trace [N] [--type T,...] [--member Cn] [--from TICK] [--events] [--json]",
 			summary: "the packets so far (the last N, of some types, to or from a member); --events adds the events (a key of its own with --json)", run: cmdTrace,
 			help: "--from TICK lists the packets sent (and with --events the events) at that tick or later."},
-		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, processed, duplicates, lost", run: cmdMetrics,
+		{name: "metrics", usage: "metrics [--from TICK] [--last N] [--json]", summary: "rebalances, pause meter, unavailability by cause, most lag, health, duplicates, lost", run: cmdMetrics,
 			help: "A rebalance of a classic group is one round (the group enters PreparingRebalance) and ends in\n" +
 				"a new generation. A consumer group (group.protocol=consumer, KIP-848) has no generation: a\n" +
 				"rebalance is a bump of the group epoch (a member joins, leaves or is fenced, or changes its\n" +
 				"subscription), as Kafka's coordinator counts them; its pauses are grouped by group epoch, and\n" +
 				"`generation` in metrics --json is the group epoch (with \"protocol\":\"consumer\" and\n" +
 				"\"group_epoch\" beside it). The pause meter counts, each tick, the partitions a member should\n" +
-				"be consuming but is not, under either protocol. --from TICK lists the rebalances (and\n" +
-				"--json's pauses) begun at that tick or later, --last N the last N."},
+				"be consuming but is not while a rebalance is under way, under either protocol. --from TICK lists\n" +
+				"the rebalances (and --json's pauses) begun at that tick or later, --last N the last N.\n\n" +
+				"unavailable counts every partition-tick a subscribed input partition could not be consumed\n" +
+				"(subscribed: by a member of the group, or by a client's newest process, running or not), once,\n" +
+				"under the first cause that applies: rebalance (the pause meter counts it: so the total is at\n" +
+				"least the meter and rebalance equals it); then, if a member holds the partition, stopped when\n" +
+				"that member stopped with a fatal error (UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID, a fenced\n" +
+				"producer), else owner down (crashed, closed, restarting, a static member away, out after a poll\n" +
+				"timeout); if no member holds it, unassigned while a running process subscribes to its topic,\n" +
+				"else stopped or owner down as its subscribers are. The total is the sum of the causes. A static\n" +
+				"member's restart is no rebalance (pause meter 0) but its partitions wait: owner down.\n" +
+				"most lag is the most records a partition fell behind (log end - committed offset), sampled at\n" +
+				"tick 0 and after every tick, and when it was first reached. health is the group now: members\n" +
+				"running, members stopped by a fatal error and which, partitions no member holds and partitions\n" +
+				"held by a member that is down; ok when none of these is wrong, dead when no member runs. In real\n" +
+				"time (time ms) the pause meter and unavailable read in partition x seconds, the ticks beside."},
 		{name: "members", usage: "members", summary: "every member process: state, loop, batch in hand", run: cmdMembers},
 		{name: "demo", usage: "demo [N [--verbose] [--step]]", summary: "run demo N (1..16) in a fresh session; demo alone lists them",
 			help: "A demo starts a fresh session: every branch of this one is dropped (main too) and every\n" +

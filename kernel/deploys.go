@@ -267,9 +267,15 @@ type rollJSON struct {
 	Ticks               int      `json:"ticks"` // to its end, or to now
 	Rebalances          int      `json:"rebalances"`
 	PausePartitionTicks int      `json:"pause_partition_ticks"`
+	// In real time (time ms) the same in milliseconds and partition x
+	// seconds; absent on the page's scale.
+	BeganMS               *int64   `json:"began_ms,omitempty"`
+	EndedMS               *int64   `json:"ended_ms,omitempty"`
+	DurationMS            *int64   `json:"duration_ms,omitempty"`
+	PausePartitionSeconds *float64 `json:"pause_partition_seconds,omitempty"`
 }
 
-func rollsJSON(w *sim.World) []rollJSON {
+func rollsJSON(w *sim.World, clk clock) []rollJSON {
 	var out []rollJSON
 	for _, r := range w.Rolls() {
 		j := rollJSON{Members: r.Members, Mode: "kill", Every: r.Every, WaitStable: r.WaitStable, Began: r.Began,
@@ -281,24 +287,39 @@ func rollsJSON(w *sim.World) []rollJSON {
 			e := r.Ended
 			j.Ended, j.Ticks = &e, r.Ended-r.Began
 		}
+		if clk.real {
+			began, dur := clk.ms(j.Began), clk.ms(j.Ticks)
+			j.BeganMS, j.DurationMS, j.PausePartitionSeconds = &began, &dur, clk.seconds(j.PausePartitionTicks)
+			if j.Ended != nil {
+				ended := clk.ms(*j.Ended)
+				j.EndedMS = &ended
+			}
+		}
 		out = append(out, j)
 	}
 	return out
 }
 
 // rollsText is the rolls' table under metrics, "" when there were none.
-func rollsText(rolls []rollJSON) string {
+// In real time the span and the pause read as times, the ticks beside.
+func rollsText(rolls []rollJSON, clk clock) string {
 	if len(rolls) == 0 {
 		return ""
 	}
 	t := &Table{Header: []string{"ROLL", "MEMBERS", "MODE", "TICKS", "RESTARTED", "REBALANCES", "PAUSE (PARTITION x TICKS)"}}
+	took, pause := strconv.Itoa, strconv.Itoa
+	if clk.real {
+		t.Header[3], t.Header[6] = "TOOK", "PAUSE (PARTITION x SECONDS)"
+		took = func(n int) string { return fmt.Sprintf("%s (%d ticks)", clk.dur(n), n) }
+		pause = func(n int) string { return fmt.Sprintf("%s (%d partition x ticks)", partSeconds(clk, n), n) }
+	}
 	for _, r := range rolls {
-		span := fmt.Sprintf("%d..%d", r.Began, r.Began+r.Ticks)
+		span := fmt.Sprintf("%s..%s", clk.cell(r.Began), clk.cell(r.Began+r.Ticks))
 		if r.Ended == nil {
-			span = fmt.Sprintf("%d.. (under way)", r.Began)
+			span = fmt.Sprintf("%s.. (under way)", clk.cell(r.Began))
 		}
-		t.Add(span, strings.Join(r.Members, " "), r.Mode, strconv.Itoa(r.Ticks),
-			fmt.Sprintf("%d/%d", r.Restarted, len(r.Members)), strconv.Itoa(r.Rebalances), strconv.Itoa(r.PausePartitionTicks))
+		t.Add(span, strings.Join(r.Members, " "), r.Mode, took(r.Ticks),
+			fmt.Sprintf("%d/%d", r.Restarted, len(r.Members)), strconv.Itoa(r.Rebalances), pause(r.PausePartitionTicks))
 	}
 	return "\nrolls (what the group paid while each ran):\n" + t.Text()
 }

@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/explore"
+	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -26,7 +25,10 @@ func init() {
 			help: "From the current state, injects each fault at each tick of the window (default: now..now+20), runs each\n" +
 				"branch until the group is stable and caught up (or --bound ticks, default 3000), and classifies it against the\n" +
 				"configured guarantee. Fault kinds: " + strings.Join(explore.FaultKinds, " ") + ".\n" +
-				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n\n" +
+				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n" +
+				"Each class's row also has, over its branches, the unavailability from the fault on (partition x ticks\n" +
+				"nobody could consume, as metrics counts them) and how many ended unhealthy (see help metrics); the\n" +
+				"lines under the table give both over every branch, with the shortest branch that ended unhealthy.\n\n" +
 				"A sweep too big for one machine splits into shards. Every machine runs the same script, then\n" +
 				"  explore [options] --shard K/N --out FILE\n" +
 				"which runs only the branches whose index i (in the order of the full sweep: tick, member, fault kind)\n" +
@@ -35,8 +37,8 @@ func init() {
 				"checks that the files are shards 1..N of one sweep and prints what the sweep run on one machine\n" +
 				"prints, byte for byte (the shortest branch of a class is the first in the sweep's order among equals).",
 			run: cmdExplore},
-		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png|.pdf] [--json]",
-			summary: "rerun this branch's history under each combination of settings and tabulate the results",
+		{name: "compare", usage: "compare KEY V1,V2,... [KEY V1,V2,... ...] [--out FILE.svg|.png|.pdf] [--csv FILE] [--json]",
+			summary: "rerun this branch's history under each combination of settings, tabulate the results and say which is best",
 			help: "e.g. `compare partition.assignment.strategy range,cooperative-sticky` after a few joins, or\n" +
 				"`compare commit after,before producer idempotent,transactional` after a crash. KEY may also be commit or producer.\n" +
 				"`compare group.protocol classic,consumer` answers \"what would migrating to KIP-848 do to my\n" +
@@ -52,7 +54,19 @@ func init() {
 				"producers.\n" +
 				"Commas separate the values compared, so a list value of partition.assignment.strategy is\n" +
 				"written with + between its assignors: `compare partition.assignment.strategy\n" +
-				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.",
+				"range,cooperative-sticky+range` compares range with the list cooperative-sticky,range.\n\n" +
+				"The table has a row per combination: the unavailability and its causes (PAUSE, the pause meter,\n" +
+				"is its rebalance cause), the most lag, duplicates, lost, idle members and the health at the end\n" +
+				"(see help metrics). A column equal in every row is left out and listed once (same in all: ...).\n" +
+				"The verdict names the best combination on unavailability, duplicates and lost records and by how\n" +
+				"much against the next best, among the rows that ended healthy; a row that ended unhealthy is\n" +
+				"named with what is wrong (consumer ended dead: C1..C12 stopped: UNRELEASED_INSTANCE_ID; 48\n" +
+				"partitions unowned; dead: no member running). Then each member at the end, a column per\n" +
+				"combination (stopped: by a fatal error). Every table fits 100 columns: a wider one is shown in\n" +
+				"blocks of columns, each repeating the row's names.\n" +
+				"--csv FILE writes a line per combination with every metric (and each member's end) for a\n" +
+				"spreadsheet; --json prints the rows, the columns equal in all and the verdict. The chart (inline\n" +
+				"in a notebook; --out writes it) has a panel per metric, each on its own axis.",
 			run: cmdCompare},
 	}
 	// Listed before demo, with the other analyses.
@@ -390,15 +404,32 @@ func exploreText(rep *explore.Report) string {
 		classes = append(classes, c)
 	}
 	sort.Strings(classes)
+	spread := classSpreads(rep)
 	if len(classes) > 0 {
-		t := &Table{Header: []string{"CLASS", "BRANCHES", "SHORTEST", "TICKS", "OUTCOME"}}
+		// UNAVAILABLE and HEALTH are over every branch of the class, as
+		// compare shows them for a combination: the partition x ticks
+		// nobody could consume from the fault on, and how many branches
+		// ended with the group unhealthy.
+		t := &Table{Header: []string{"CLASS", "BRANCHES", "SHORTEST", "TICKS", "UNAVAILABLE", "HEALTH", "OUTCOME"}}
 		for _, c := range classes {
 			o := rep.Outcomes[rep.Shortest[c]]
-			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran), o.Summary())
+			sp := spread[c]
+			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran),
+				sp.unavailable(), sp.health(), o.Summary())
 		}
 		b.WriteString(t.Text())
 	} else {
 		b.WriteString("every branch: ok\n")
+	}
+	if all := spread[""]; all.branches > 0 {
+		fmt.Fprintf(&b, "unavailable from the fault on: %s %s a branch (%d on average)\n", all.unavailable(), health.Unit, all.sum/all.branches)
+	}
+	if rep.Unhealthy == 0 {
+		b.WriteString("health at the end: every branch ended healthy\n")
+	} else {
+		o := rep.Outcomes[rep.Sickest]
+		fmt.Fprintf(&b, "health at the end: %d of %d branches ended unhealthy; the shortest, %s at tick %d (%d ticks): %s\n",
+			rep.Unhealthy, len(rep.Outcomes), o.Fault.Command(), o.Tick, o.Ran, o.Health)
 	}
 	// The matrix: one row per fault and member, one column per tick.
 	b.WriteString("\n. ok  D duplicate  L lost  B both  R read anomaly  S stalled  - fault not possible\n")
@@ -426,6 +457,62 @@ func exploreText(rep *explore.Report) string {
 	return b.String()
 }
 
+// classSpread is the unavailability and health over the branches of a
+// class (of every branch that ran, under "").
+type classSpread struct {
+	branches, lo, hi, sum, unhealthy int
+}
+
+func (c classSpread) unavailable() string {
+	if c.branches == 0 {
+		return "-"
+	}
+	if c.lo == c.hi {
+		return strconv.Itoa(c.lo)
+	}
+	return fmt.Sprintf("%d..%d", c.lo, c.hi)
+}
+
+func (c classSpread) health() string {
+	switch {
+	case c.branches == 0:
+		return "-"
+	case c.unhealthy == 0:
+		return "ok"
+	}
+	return fmt.Sprintf("%d unhealthy", c.unhealthy)
+}
+
+// classSpreads tallies each class's branches (a refused fault's branch did
+// not run: it counts in no spread).
+func classSpreads(rep *explore.Report) map[string]classSpread {
+	out := map[string]classSpread{}
+	add := func(class string, o *explore.Outcome) {
+		c, u := out[class], o.UnavailableTotal()
+		if c.branches == 0 || u < c.lo {
+			c.lo = u
+		}
+		c.hi = max(c.hi, u)
+		c.branches++
+		c.sum += u
+		if !o.Healthy() {
+			c.unhealthy++
+		}
+		out[class] = c
+	}
+	for i := range rep.Outcomes {
+		o := &rep.Outcomes[i]
+		if o.Classes["fault-refused"] > 0 {
+			continue
+		}
+		add("", o)
+		for c := range o.Classes {
+			add(c, o)
+		}
+	}
+	return out
+}
+
 func indexOf(xs []string, x string) int {
 	for i, v := range xs {
 		if v == x {
@@ -441,451 +528,28 @@ type exploreOutcomeJSON struct {
 	Member  string         `json:"member"`
 	Classes map[string]int `json:"classes"`
 	Ran     int            `json:"ticks"`
+	// From the fault on, as metrics --json and compare --json name them;
+	// the health at the end as its ok and words.
+	Unavailable int               `json:"unavailable_partition_ticks"`
+	ByCause     map[string]int    `json:"unavailable_by_cause"`
+	Health      exploreHealthJSON `json:"health"`
+}
+
+type exploreHealthJSON struct {
+	OK    bool   `json:"ok"`
+	Words string `json:"words"`
 }
 
 func exploreJSON(rep *explore.Report) map[string]any {
 	var outs []exploreOutcomeJSON
 	for _, o := range rep.Outcomes {
-		outs = append(outs, exploreOutcomeJSON{Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes, Ran: o.Ran})
+		j := exploreOutcomeJSON{Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes, Ran: o.Ran,
+			Unavailable: o.UnavailableTotal(), ByCause: map[string]int{}, Health: exploreHealthJSON{OK: o.Healthy(), Words: o.Health}}
+		for _, c := range sim.Causes {
+			j.ByCause[c.String()] = o.Unavailable[c]
+		}
+		outs = append(outs, j)
 	}
 	return map[string]any{"guarantee": rep.Guarantee, "isolation": rep.Isolation, "violations": rep.Violations,
-		"counts": rep.Counts, "branches": len(rep.Outcomes), "outcomes": outs}
-}
-
-// --- compare ---
-
-// columnName heads a compare column for a setting: the key, or when it is
-// long its last word (partition.assignment.strategy -> strategy,
-// session.timeout.ms -> timeout); the line above the table names the keys.
-func columnName(key string) string {
-	if len(key) <= 12 {
-		return key
-	}
-	words := strings.Split(strings.TrimSuffix(key, ".ms"), ".")
-	if n := len(words); n > 1 && words[n-1] == "id" {
-		return words[n-2] + ".id" // group.instance.id -> instance.id
-	}
-	return words[len(words)-1]
-}
-
-type compareRow struct {
-	Settings string `json:"settings"`
-	// Protocol is the group's type at the end (classic or consumer); a
-	// consumer group's Generation is its group epoch and its Rebalances
-	// its epoch bumps (see metrics).
-	Protocol   string `json:"protocol,omitempty"`
-	Tick       int    `json:"tick"`
-	Generation int    `json:"generation"`
-	Rebalances int    `json:"rebalances"`
-	Pause      int    `json:"pause_partition_ticks"`
-	// PausedPerRebalance counts the partitions each rebalance paused, and
-	// PausePerRebalance its partition x ticks, in generation order.
-	PausedPerRebalance []int `json:"paused_per_rebalance"`
-	PausePerRebalance  []int `json:"pause_per_rebalance"`
-	Processed          int   `json:"processed"`
-	Duplicates         int   `json:"duplicates"`
-	Lost               int   `json:"lost"`
-	// Assignment is each member's partitions at the end, by client id
-	// (seed short names, e.g. {o0 p0}); Idle lists the members with none.
-	Assignment map[string]string `json:"assignment"`
-	Idle       []string          `json:"idle"`
-	// parts counts each member's partitions, for the chart.
-	parts map[string]int
-	Error string `json:"error,omitempty"`
-}
-
-// fillRow reads a combination's results off the world it ended in.
-func fillRow(row *compareRow, w *sim.World) {
-	d := w.Delivery(w.Cfg.Isolation)
-	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Group.RebalanceStarts, w.Meter.Total, w.Processed()
-	if w.Group.Type() == sim.ConsumerGroup {
-		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was
-	}
-	row.Duplicates, row.Lost = d.Duplicates, d.Lost
-	row.PausedPerRebalance, row.PausePerRebalance = []int{}, []int{}
-	for _, e := range w.Meter.Entries {
-		row.PausedPerRebalance = append(row.PausedPerRebalance, len(e.Partitions))
-		row.PausePerRebalance = append(row.PausePerRebalance, e.PartitionTicks)
-	}
-	row.Assignment, row.Idle, row.parts = map[string]string{}, []string{}, map[string]int{}
-	for _, gm := range w.Group.Members() {
-		row.Assignment[gm.ClientID] = w.Layout().PartList(gm.Assignment)
-		row.parts[gm.ClientID] = len(gm.Assignment)
-		if len(gm.Assignment) == 0 {
-			row.Idle = append(row.Idle, gm.ClientID)
-		}
-	}
-	natural.Sort(row.Idle)
-}
-
-func joinInts(xs []int) string {
-	if len(xs) == 0 {
-		return "-"
-	}
-	var out []string
-	for _, x := range xs {
-		out = append(out, strconv.Itoa(x))
-	}
-	return strings.Join(out, " ")
-}
-
-// Compare reruns the current branch's history under each combination of
-// the given settings (key -> values) and returns one row per combination.
-func (s *Session) Compare(keys []string, values [][]string) ([]compareRow, error) {
-	// Counted before any is built: 20 values of 7 keys are 20^7 combinations.
-	var how []string
-	var sizes []int
-	for _, vs := range values {
-		how = append(how, strconv.Itoa(len(vs)))
-		sizes = append(sizes, len(vs))
-	}
-	if err := limitCompareCombos.checkProduct("compare", strings.Join(how, " x ")+" values", sizes...); err != nil {
-		return nil, err
-	}
-	n := 1
-	for _, k := range sizes {
-		n *= k
-	}
-	ticks := s.World().Tick + 1
-	if err := limitCompareWork.checkProduct("compare", fmt.Sprintf("%d combinations x %d ticks of history", n, ticks), n, ticks); err != nil {
-		return nil, err
-	}
-	combos := [][]string{{}}
-	for _, vs := range values {
-		var next [][]string
-		for _, c := range combos {
-			for _, v := range vs {
-				next = append(next, append(append([]string{}, c...), v))
-			}
-		}
-		combos = next
-	}
-	script := s.cur.scriptLines(true)
-	rows := make([]compareRow, len(combos))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.NumCPU())
-	for i, combo := range combos {
-		wg.Add(1)
-		go func(i int, combo []string) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rows[i] = runCombo(s, script, keys, combo)
-		}(i, combo)
-	}
-	wg.Wait()
-	if s.stopRequested() {
-		return nil, interrupted("compare")
-	}
-	return rows, nil
-}
-
-// startKeys are the compared settings a member reads only when it starts
-// (group.protocol, group.remote.assignor, group.instance.id): compared,
-// each must be in force when `new` starts the world's members, for every
-// member, or those would keep what they started with (a classic group
-// that consumer-protocol joiners cannot enter; static members in the
-// dynamic row). Other settings keep compare's rule (set right after
-// `new`), so their comparisons are what they were.
-func startKeys(keys []string) map[string]bool {
-	out := map[string]bool{}
-	for _, k := range keys {
-		if k == "group.protocol" || k == "group.remote.assignor" || k == "group.instance.id" {
-			out[k] = true
-		}
-	}
-	return out
-}
-
-// settingLine is the set command that puts one of compare's values in
-// force. Commas separate compare's values, so a list value of
-// partition.assignment.strategy joins its assignors with + instead
-// (cooperative-sticky+range is the list cooperative-sticky,range).
-func settingLine(key, val string) string {
-	if listSetting(key) {
-		val = strings.ReplaceAll(val, "+", ",")
-	}
-	return "set " + key + " " + val
-}
-
-// listSetting: the key's value is a list (partition.assignment.strategy,
-// for every client or for one).
-func listSetting(key string) bool {
-	if _, k, ok := strings.Cut(key, "."); ok && strings.HasPrefix(key, "C") {
-		if _, found := sim.LookupSetting(k); found {
-			key = k
-		}
-	}
-	return key == "partition.assignment.strategy"
-}
-
-// runCombo runs the script with the settings put right after its `new`;
-// the history's own changes of those keys are dropped (of a start setting,
-// a client's own too), so the comparison is of the settings asked for.
-// A command that read a file reads what it read then (scriptLine.file).
-func runCombo(parent *Session, script []scriptLine, keys, vals []string) compareRow {
-	var names []string
-	for i := range keys {
-		names = append(names, keys[i]+"="+vals[i])
-	}
-	row := compareRow{Settings: strings.Join(names, " ")}
-	sess := NewSession()
-	sess.interrupt = parent.interrupt // a Ctrl-C stops every combination (execLine keeps it)
-	sess.compareKeys = map[string]bool{}
-	for _, k := range keys {
-		for _, st := range compareSettings(k) {
-			sess.compareKeys[st] = true
-		}
-	}
-	start := startKeys(keys)
-	for _, l := range script {
-		if parent.stopRequested() {
-			row.Error = ErrInterrupted.Error()
-			return row
-		}
-		f := strings.Fields(l.line)
-		if len(f) >= 2 && f[0] == "set" {
-			_, perClient, ok := strings.Cut(f[1], ".")
-			if indexOf(keys, f[1]) < len(keys) || ok && sim.IsClientID(f[1][:strings.IndexByte(f[1], '.')]) && start[perClient] {
-				continue
-			}
-		}
-		sess.supply = l.file
-		_, err := sess.execLine(l.line)
-		sess.supply = nil
-		if err != nil {
-			row.Error = err.Error()
-			return row
-		}
-		if len(f) > 0 && f[0] == "new" {
-			for i := range keys {
-				if _, err := sess.execLine(settingLine(keys[i], vals[i])); err != nil {
-					row.Error = err.Error()
-					return row
-				}
-			}
-			if len(start) > 0 {
-				// The members `new` starts were built before the settings:
-				// build the world again with them in force.
-				if err := sess.rebuildWith(start); err != nil {
-					row.Error = "new: " + err.Error()
-					return row
-				}
-			}
-		}
-	}
-	fillRow(&row, sess.World())
-	return row
-}
-
-// rebuildWith makes the branch's world again from its origin (its shape,
-// an import's members and assignment) with the settings in force now,
-// each of keys in force for every member (a client's own setting of one
-// is dropped): compare's start settings, which members read only when
-// they start.
-func (s *Session) rebuildWith(keys map[string]bool) error {
-	cfg := s.cur.world.Cfg.Clone()
-	var kept []sim.Override
-	for _, o := range cfg.Overrides {
-		if !keys[o.Key] {
-			kept = append(kept, o)
-		}
-	}
-	cfg.Overrides = kept
-	o := *s.cur.hist.origin
-	o.cfg = cfg.Clone()
-	w, err := o.world()
-	if err != nil {
-		return err
-	}
-	s.cur.hist = history{origin: &o}
-	s.cur.world, s.cur.frozen, s.cur.cp = w, false, cpClock{}
-	return nil
-}
-
-// compareSettings are the settings a compare KEY changes: a shortcut is
-// the keys it stands for (commit and enable.auto.commit both set
-// commit.mode; producer sets enable.idempotence and transactional.id).
-func compareSettings(key string) []string {
-	switch key {
-	case "commit", "enable.auto.commit":
-		return []string{"commit.mode"}
-	case "producer":
-		return []string{"enable.idempotence", "transactional.id"}
-	}
-	return []string{key}
-}
-
-func cmdCompare(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("compare", args, []string{"--out"}, []string{"--json"})
-	if err != nil {
-		return nil, err
-	}
-	if len(pos) == 0 || len(pos)%2 != 0 {
-		return nil, usageErr("compare", "want pairs of KEY and comma-separated values")
-	}
-	var keys []string
-	var values [][]string
-	combos := 1
-	named := map[string]string{} // the setting a key changes -> the key that named it
-	for i := 0; i < len(pos); i += 2 {
-		key := pos[i]
-		if key != "commit" && key != "producer" {
-			if _, ok := sim.LookupSetting(key); !ok {
-				return nil, fmt.Errorf("compare: unknown setting %q (see show config)", key)
-			}
-		}
-		// A setting named twice would leave one list unused (the later
-		// value of each combination wins): refuse it, shortcuts included.
-		for _, st := range compareSettings(key) {
-			first, ok := named[st]
-			switch {
-			case ok && first == key:
-				return nil, usageErr("compare", "%s is named twice (name each setting once, with all its values in one list)", key)
-			case ok:
-				return nil, usageErr("compare", "%s and %s both change %s (name it once)", first, key, st)
-			}
-			named[st] = key
-		}
-		vs := strings.Split(pos[i+1], ",")
-		combos = mulCap(combos, len(vs), limitCompareCombos.max)
-		if combos > limitCompareCombos.max {
-			// Compare names the bound, before any value is tried.
-			values = append(values, vs)
-			break
-		}
-		seen := map[string]bool{}
-		for _, v := range vs {
-			if v == "" {
-				return nil, usageErr("compare", "%s: an empty value in %q (values are separated by single commas)", key, pos[i+1])
-			}
-			if seen[v] {
-				return nil, usageErr("compare", "%s: %s is listed twice in %q (each value is one row)", key, v, pos[i+1])
-			}
-			seen[v] = true
-			probe := NewSession()
-			if _, err := probe.Exec(settingLine(key, v)); err != nil {
-				// set's own words, which name the key and what it allows,
-				// in compare's context (its usage, not set's).
-				msg := strings.TrimPrefix(err.Error(), "set: ")
-				msg = strings.TrimSuffix(msg, " (usage: "+lookup("set").usage+")")
-				if listSetting(key) {
-					// the list as typed here, with its + (settingLine)
-					msg = strings.ReplaceAll(msg, strconv.Quote(strings.ReplaceAll(v, "+", ",")), strconv.Quote(v))
-				}
-				return nil, usageErr("compare", "%s", msg)
-			}
-		}
-		keys, values = append(keys, key), append(values, vs)
-	}
-	rows, err := s.Compare(keys, values)
-	if err != nil {
-		return nil, err
-	}
-	if fl["--json"] == "true" {
-		line := jsonLine(map[string]any{"rows": rows})
-		return &Result{Text: line, JSON: line}, nil
-	}
-	// A column per key, with the values of the row's combination; the
-	// combination's name (values joined by /) heads its assignment column.
-	var header []string
-	for _, k := range keys {
-		header = append(header, columnName(k))
-	}
-	gen := "GEN"
-	for _, r := range rows {
-		if r.Protocol == string(sim.ConsumerGroup) {
-			gen = "GEN/EPOCH" // a consumer group's row counts group epochs
-		}
-	}
-	header = append(header, "TICK", gen, "REBALANCES", "PAUSED/REBALANCE", "PAUSE", "PROCESSED", "DUPLICATES", "LOST", "IDLE")
-	t := &Table{Header: header}
-	var names []string
-	var vals [][]float64
-	var notes []string
-	members := map[string]bool{}
-	for _, r := range rows {
-		var combo []string
-		for _, kv := range strings.Split(r.Settings, " ") {
-			_, v, _ := strings.Cut(kv, "=")
-			combo = append(combo, v)
-		}
-		name := strings.Join(combo, "/")
-		names = append(names, name)
-		if r.Error != "" {
-			t.Add(append(combo, "-", "-", "-", "-", "-", "-", "-", "-", "-")...)
-			notes = append(notes, fmt.Sprintf("%s: %s", name, r.Error))
-			vals = append(vals, []float64{0, 0, 0, 0, 0})
-			continue
-		}
-		t.Add(append(combo, strconv.Itoa(r.Tick), strconv.Itoa(r.Generation), strconv.Itoa(r.Rebalances), joinInts(r.PausedPerRebalance),
-			strconv.Itoa(r.Pause), strconv.Itoa(r.Processed), strconv.Itoa(r.Duplicates), strconv.Itoa(r.Lost), dash(strings.Join(r.Idle, " ")))...)
-		vals = append(vals, []float64{float64(r.Rebalances), float64(r.Pause), float64(r.Duplicates), float64(r.Lost), float64(len(r.Idle))})
-		for m := range r.Assignment {
-			members[m] = true
-		}
-	}
-	var clients []string
-	for m := range members {
-		clients = append(clients, m)
-	}
-	natural.Sort(clients)
-	// The final assignment: a row per member, a column per combination.
-	at := &Table{Header: append([]string{"MEMBER"}, names...)}
-	counts := make([][]float64, len(rows))
-	for _, c := range clients {
-		cells := []string{c}
-		for _, r := range rows {
-			a, ok := r.Assignment[c]
-			if !ok {
-				a = "-" // not in the group at the end
-			}
-			cells = append(cells, a)
-		}
-		at.Add(cells...)
-	}
-	for i, r := range rows {
-		for _, c := range clients {
-			counts[i] = append(counts[i], float64(r.parts[c]))
-		}
-	}
-	text := fmt.Sprintf("this branch's history (%d commands) rerun under %d combination(s) of %s:\n", len(s.cur.hist.inputs), len(rows), strings.Join(keys, ", ")) + t.Fit(textWidth)
-	if len(clients) > 0 {
-		text += "\nfinal assignment ({} = idle, - = not in the group):\n" + at.Fit(textWidth)
-	}
-	for _, n := range notes {
-		text += "error: " + n + "\n"
-	}
-	res := &Result{Text: text}
-	// The grouped bars, inline in a notebook and written with --out.
-	c, err := chart.CompareFigure(names, []string{"rebalances", "pause meter", "duplicates", "lost", "idle members"}, vals, clients, counts)
-	if err != nil {
-		return nil, fmt.Errorf("compare: %v", err)
-	}
-	svg, err := c.SVG()
-	if err != nil {
-		return nil, fmt.Errorf("compare: %v", err)
-	}
-	res.SVG = string(svg)
-	res.HTML = t.HTML() + at.HTML() + InlineSVG(res.SVG)
-	if out, ok := fl["--out"]; ok {
-		data := svg
-		switch strings.ToLower(filepath.Ext(out)) {
-		case ".png":
-			data, err = c.PNG()
-		case ".pdf":
-			data, err = c.PDF()
-		case ".svg":
-		default:
-			return nil, usageErr("compare", "--out %q: the chart is .svg, .png or .pdf", out)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("compare: %v", err)
-		}
-		if err := writeAtomic(s.path(out), data); err != nil {
-			return nil, fmt.Errorf("compare --out %s: %v", out, err)
-		}
-		res.Text += fmt.Sprintf("compare: wrote %s\n", out)
-	}
-	return res, nil
+		"counts": rep.Counts, "branches": len(rep.Outcomes), "unhealthy": rep.Unhealthy, "outcomes": outs}
 }

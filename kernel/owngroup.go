@@ -545,10 +545,29 @@ func (k fileKey) String() string {
 var msKeys = map[string]bool{"session.timeout.ms": true, "max.poll.interval.ms": true, "auto.commit.interval.ms": true,
 	"request.timeout.ms": true, "retry.backoff.ms": true, "transaction.timeout.ms": true}
 
+// msReading says how a real-time world reads a .ms value: as whole ticks,
+// rounded up where it falls between two ("" when the value is no time:
+// Config.Set refuses it with the rule).
+func msReading(cfg *sim.Config, v string) string {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < cfg.TickMS {
+		return ""
+	}
+	t := cfg.Ticks(n)
+	if t*cfg.TickMS == n {
+		return fmt.Sprintf("%s = %d tick(s) of %d ms", durationText(int64(n)), t, cfg.TickMS)
+	}
+	return fmt.Sprintf("%s, rounded up to %d tick(s) of %d ms (%s)", durationText(int64(n)), t, cfg.TickMS, durationText(int64(t*cfg.TickMS)))
+}
+
 // decideFileKey says what set --from does with one classified key, for
 // every member (client "") or one. It applies only what means in kgrepl
 // what it means to Kafka's client.
-func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[string]bool) fileKey {
+//
+// cfg is the configuration the file is being applied to: the world's, with
+// the keys decided before this one applied (a file's max.poll.records is
+// weighed against its own max.poll.interval.ms).
+func decideFileKey(w *sim.World, cfg *sim.Config, e kafkafmt.Entry, client string, compared map[string]bool) fileKey {
 	k := fileKey{entry: e}
 	notApplied := func(why string) fileKey { k.verdict, k.why = fileNotApplied, why; return k }
 	applied := func(key, value, why string) fileKey {
@@ -556,6 +575,9 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 		return k
 	}
 	kafkaNote := func(why string) string {
+		if why == "" {
+			return e.Reason
+		}
 		if e.Reason != "" {
 			return why + "; " + e.Reason
 		}
@@ -583,30 +605,37 @@ func decideFileKey(w *sim.World, e kafkafmt.Entry, client string, compared map[s
 		}
 	}
 	switch key := e.Setting; {
-	case msKeys[key]:
-		now, _ := w.Cfg.Get(client, key)
-		return notApplied(kafkaNote(fmt.Sprintf("this world counts every .ms setting in ticks (the page's scale: %s is %s ticks here), so %s would be %s ticks; set %s N sets it in ticks",
+	case msKeys[key] && cfg.Time != sim.TimeMS:
+		now, _ := cfg.Get(client, key)
+		return notApplied(kafkaNote(fmt.Sprintf("this world counts every .ms setting in ticks (the page's scale: %s is %s ticks here), so %s would be %s ticks; set %s N sets it in ticks (or set time ms first)",
 			key, now, e.Value, e.Value, key)))
+	case msKeys[key]:
+		// Real time: milliseconds as Kafka counts them, under set's rules
+		// (Config.Set rounds up to whole ticks, refuses less than one).
+		return applied(key, e.SettingValue, kafkaNote(msReading(cfg, e.SettingValue)))
 	case key == "max.poll.records":
-		// The count means what it means to Kafka, but not what it does
-		// here: a batch is processed in ticks, and a batch that outlasts
-		// max.poll.interval.ms, counted in ticks too, makes every member
-		// leave the group mid-batch, which the file's own timeouts (in
-		// milliseconds, not applied) would not.
+		// The count means what it means to Kafka, but a batch is
+		// processed a record at a time, and a batch that outlasts
+		// max.poll.interval.ms makes every member leave the group
+		// mid-batch. Compared in ticks, as the engine runs them (on the
+		// page's scale the file's own timeouts, in milliseconds, are not
+		// applied, so the page's short interval holds).
 		n, _ := strconv.Atoi(e.SettingValue)
-		iv, _ := w.Cfg.Get(client, "max.poll.interval.ms")
-		pt, _ := w.Cfg.Get(client, "processing.ticks")
-		interval := atoiOr(iv, 12)
-		ticks, recs, err := sim.ParseProcessingCost(pt)
-		if err != nil {
-			ticks, recs = 1, 1
-		}
-		recs = max(recs, 1)
+		eng := cfg.Engine(client) // the processing time as the engine runs it: N ticks for K records, exactly
+		interval, ticks, recs := eng.MaxPollInterval, max(eng.ProcessTicks, 1), max(eng.ProcessRecords, 1)
 		// A batch of n records takes ceil(n x ticks / recs) ticks; the
-		// most that fit below the interval is floor(((interval-1) x recs) / ticks).
+		// most that fit below the interval is floor((interval-1) x recs / ticks).
 		if batch := (n*ticks + recs - 1) / recs; n > 0 && batch >= interval {
+			below := (interval-1)*recs/ticks + 1
+			if cfg.Time == sim.TimeMS {
+				pms, _ := cfg.Get(client, "processing.ms")
+				ims, _ := cfg.Get(client, "max.poll.interval.ms")
+				return notApplied(fmt.Sprintf("a batch of %d records takes %d ticks here (processing.ms %s, tick.ms %d), past max.poll.interval.ms %s, %d ticks: every member would leave the group in the middle of each batch (set max.poll.records below %d, or raise max.poll.interval.ms or lower processing.ms)",
+					n, batch, pms, cfg.TickMS, ims, interval, below))
+			}
+			pt, _ := cfg.Get(client, "processing.ticks")
 			return notApplied(fmt.Sprintf("a batch of %d records takes %d ticks here (processing.ticks %s), past max.poll.interval.ms, %d ticks: every member would leave the group in the middle of each batch, where Kafka's milliseconds leave it time; this world counts ticks (set max.poll.records below %d, or raise max.poll.interval.ms)",
-				n, batch, pt, interval, (interval-1)*recs/ticks+1))
+				n, batch, pt, interval, below))
 		}
 	case key == "isolation.level":
 		return notApplied("a member reads input topics no transactional producer writes, where both levels read the same; kgrepl's isolation.level is its audit reader's, which reads invoices as another application would (set isolation.level sets it)")
@@ -739,17 +768,24 @@ func cmdSetFrom(s *Session, args []string) (*Result, error) {
 	// kgrepl's setting does not (more records a poll than a world holds)
 	// is not applied, and says why.
 	probe := w.Cfg.Clone()
-	var keys []fileKey
+	// max.poll.records is decided last, against the timeouts the file
+	// sets wherever they stand in it (java.util.Properties has no order).
+	keys := make([]fileKey, len(c.Entries))
 	counts := map[string]int{}
-	for _, e := range c.Entries {
-		k := decideFileKey(w, e, client, s.compareKeys)
-		if k.verdict == fileApplied {
-			if err := probe.Set(client, k.key, k.value); err != nil {
-				k.verdict, k.why = fileNotApplied, "kgrepl's "+err.Error()
+	for _, last := range []bool{false, true} {
+		for i, e := range c.Entries {
+			if (e.Setting == "max.poll.records") != last {
+				continue
 			}
+			k := decideFileKey(w, &probe, e, client, s.compareKeys)
+			if k.verdict == fileApplied {
+				if err := probe.Set(client, k.key, k.value); err != nil {
+					k.verdict, k.why = fileNotApplied, "kgrepl's "+err.Error()
+				}
+			}
+			keys[i] = k
+			counts[k.verdict]++
 		}
-		keys = append(keys, k)
-		counts[k.verdict]++
 	}
 	for _, k := range keys {
 		if k.verdict == fileApplied {

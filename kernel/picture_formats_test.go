@@ -206,5 +206,16 @@ func TestMembersInNaturalOrder(t *testing.T) {
 		t.Errorf("the coordinator's member order is %s, %s, ...: Kafka sorts member ids as strings", ms[0].MemberID, ms[1].MemberID)
 	}
 	r := one(t, s, "compare partition.assignment.strategy range,roundrobin")
-	in("compare's final assignment", r.Text[strings.Index(r.Text, "final assignment"):], rows)
+	at := strings.Index(r.Text, "each member at the end")
+	if at < 0 {
+		t.Fatalf("compare prints no member table:\n%s", r.Text)
+	}
+	in("compare's member table", r.Text[at:], rows)
+	in("compare's member chart", r.SVG[strings.Index(r.SVG, "Partitions each member"):], names)
+	var keys []string
+	for _, c := range want {
+		keys = append(keys, `"`+c+`":"{`)
+	}
+	j := one(t, s, "compare partition.assignment.strategy range --json").JSON
+	in("compare --json's assignment", j[strings.Index(j, `"assignment"`):], keys)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/draw"
 	"github.com/kgrepl/kgrepl/kernel/natural"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -31,16 +32,20 @@ const pictureHelp = "\n\nEvery picture command takes --out FILE (.svg, .png or .
 // table, before demo, so help lists them with the views.
 func addPictureCommands() {
 	pics := []*command{
-		{name: "plot", usage: "plot pause|duplicates|lag|timeline [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
-			summary: "chart the pause meter, duplicates and lost, lag, or who consumes which partition, over ticks",
+		{name: "plot", usage: "plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
+			summary: "chart the pause meter, duplicates and lost, lag, who consumes which partition, or unavailability by cause, over ticks",
 			help: "pause       the pause meter (paused partitions × ticks) as a step line, each rebalance a band\n" +
 				"            labelled with the generation it formed; --branches main,coop overlays branches,\n" +
 				"            each with its own rows of rebalance labels in its colour\n" +
 				"duplicates  duplicates and lost records as the audit reader sees invoices (both isolation\n" +
 				"            levels when transactions are on); --branches overlays branches\n" +
 				"lag         each input partition's lag (log end minus committed offset)\n" +
-				"timeline    partitions × ticks: the consuming client's colour, grey while paused, a red-edged\n" +
-				"            bar while a zombie processes a record, rebalances as bands\n\n" +
+				"timeline    partitions × ticks: the consuming client's colour, a grey while nobody could consume\n" +
+				"            the partition (one grey per cause: rebalance, owner down, unassigned, owner stopped;\n" +
+				"            the greys are what metrics counts as unavailable), a red-edged bar while a zombie\n" +
+				"            processes a record, rebalances as bands\n" +
+				"unavailable the partitions nobody could consume in each tick, stacked by cause in the\n" +
+				"            timeline's greys, each cause's partition × ticks in the legend\n\n" +
 				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
 				"(--ticks A..B shows a window of it)." + pictureHelp,
 			run: cmdPlot},
@@ -402,7 +407,7 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 		if len(names) == 0 {
 			return nil, usageErr("plot", "--branches %q names no branch (branches: %s)", v, strings.Join(s.branchNames(), " "))
 		}
-		if len(names) > 1 && (kind == "lag" || kind == "timeline") {
+		if len(names) > 1 && (kind == "lag" || kind == "timeline" || kind == "unavailable") {
 			return nil, fmt.Errorf("plot %s --branches %s: a %s chart shows one branch (overlays: pause duplicates)", kind, v, kind)
 		}
 		for i, n := range names {
@@ -428,12 +433,28 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if po.ticks && po.to >= 0 && po.to <= po.from {
 		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
 	}
-	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to}
+	// Overlaid branches share an x axis, so they share a clock.
+	clk := clockOf(s.branches[names[0]].world).pictures()
+	for _, n := range names[1:] {
+		if other := clockOf(s.branches[n].world).pictures(); other != clk {
+			return nil, fmt.Errorf("plot %s --branches %s: branch %s %s and branch %s %s: an overlay shares one time axis (set time and tick.ms alike on both)",
+				kind, fl["--branches"], names[0], clockWords(clk), n, clockWords(other))
+		}
+	}
+	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to, Clock: clk}
 	c, err := chart.Build(kind, opt, runs...)
 	if err != nil {
 		return nil, fmt.Errorf("plot %s: %v", kind, err)
 	}
 	return s.pictureResult("plot "+kind, po.out, kind, chartRendering(c), "")
+}
+
+// clockWords says how a branch counts time, for an error.
+func clockWords(c wallclock.Clock) string {
+	if !c.Real() {
+		return "counts ticks (time ticks)"
+	}
+	return fmt.Sprintf("runs in real time (tick.ms %d)", c.TickMS)
 }
 
 // recordBranch replays a branch from its start and samples what a chart needs.

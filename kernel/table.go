@@ -201,3 +201,106 @@ func numeric(c string) bool {
 	}
 	return true
 }
+
+// Wrap renders the table as Text does when its lines fit in width
+// columns; otherwise in blocks of columns, one under the other (each
+// starting with its header line), each
+// repeating the first keep columns (the row's names) and taking as many
+// of the others as fit: every row stays one line, and no line passes the
+// width unless the names and one column alone do. A table whose names
+// leave no room for a column is shown as Fit shows it.
+func (t *Table) Wrap(width, keep int) string {
+	text := t.Text()
+	if widest(text) <= width || keep >= len(t.Header) {
+		return text
+	}
+	colW := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		colW[i] = utf8.RuneCountInString(h)
+		for _, r := range t.Rows {
+			if i < len(r) && utf8.RuneCountInString(r[i]) > colW[i] {
+				colW[i] = utf8.RuneCountInString(r[i])
+			}
+		}
+	}
+	keyW := 0
+	for i := 0; i < keep; i++ {
+		keyW += colW[i] + 1
+	}
+	if keyW+colW[keep] > width {
+		return t.Fit(width)
+	}
+	// As few blocks as the greedy split makes, then the columns spread
+	// evenly over them: no block of one narrow column at the end.
+	blocks := splitColumns(colW[keep:], width-keyW, 0)
+	total := 0
+	for _, w := range colW[keep:] {
+		total += w + 1
+	}
+	for target := (total + len(blocks) - 1) / len(blocks); len(blocks) > 1; target += 4 {
+		// a column too wide for the even share: a little more to each
+		if even := splitColumns(colW[keep:], width-keyW, target); len(even) == len(blocks) {
+			blocks = even
+			break
+		}
+	}
+	for _, b := range blocks {
+		for i := range b {
+			b[i] += keep
+		}
+	}
+	var b strings.Builder
+	for _, cols := range blocks {
+		pick := func(row []string) []string {
+			var out []string
+			for i := 0; i < keep; i++ {
+				out = append(out, cell(row, i))
+			}
+			for _, i := range cols {
+				out = append(out, cell(row, i))
+			}
+			return out
+		}
+		part := &Table{Header: pick(t.Header)}
+		for _, r := range t.Rows {
+			part.Add(pick(r)...)
+		}
+		b.WriteString(part.Text())
+	}
+	return b.String()
+}
+
+// splitColumns splits columns of the given widths into blocks of at most
+// room columns (each column takes its width and a space), closing a block
+// once it reaches target when target > 0; the columns' indexes by block.
+func splitColumns(widths []int, room, target int) [][]int {
+	var blocks [][]int
+	var cur []int
+	used := 0
+	for i, w := range widths {
+		if len(cur) > 0 && (used+w > room || target > 0 && used >= target) {
+			blocks, cur, used = append(blocks, cur), nil, 0
+		}
+		cur = append(cur, i)
+		used += w + 1
+	}
+	return append(blocks, cur)
+}
+
+func cell(row []string, i int) string {
+	if i < len(row) {
+		return row[i]
+	}
+	return ""
+}
+
+// widest is the width of a text's longest line.
+func widest(text string) int {
+	w := 0
+	for _, l := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(l); n > w {
+			w = n
+		}
+	}
+	return w
+}

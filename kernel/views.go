@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -341,11 +342,17 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if err := checkRows("offsets", hi-lo, "records of __consumer_offsets", "offsets --last N shows the last N, --from TICK those from a tick on"); err != nil {
 		return nil, err
 	}
-	text, t, err := s.render("offsets", hi-lo, []string{"TICK", "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
+	// In real time a record's tick reads as its time, the tick beside it.
+	clk := clockOf(w)
+	col := "TICK"
+	if clk.real {
+		col = "TIME (TICK)"
+	}
+	text, t, err := s.render("offsets", hi-lo, []string{col, "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
 		for i := lo; i < hi; i++ {
 			r := log.At(i)
 			if r.Marker {
-				if err := emit(strconv.Itoa(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
+				if err := emit(clk.cell(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
 					return err
 				}
 				continue
@@ -354,7 +361,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 			if r.PID >= 0 {
 				val += fmt.Sprintf(" producerId=%d", r.PID)
 			}
-			if err := emit(strconv.Itoa(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
+			if err := emit(clk.cell(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
 				return err
 			}
 		}
@@ -368,7 +375,7 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	case log.Len() == 0:
 		text = head + "no records yet\n"
 	case hi == lo:
-		text = head + fmt.Sprintf("no records from tick %d on\n", lw.from)
+		text = head + fmt.Sprintf("no records from %s on\n", clk.tickAt(lw.from))
 	default:
 		text = head + text
 	}
@@ -857,10 +864,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return &Result{Text: line, JSON: line}, nil
 	}
 	// In real time a tick reads as its time, the tick beside it.
-	at := strconv.Itoa
-	if clk.real {
-		at = func(tick int) string { return fmt.Sprintf("%s (%d)", clk.at(tick), tick) }
-	}
+	at := clk.cell
 	text, t, err := s.render("trace", pkts.len(), []string{"SENT", "DELIVERED", "FROM", "TO", "TYPE", "ERROR", "DETAIL"}, func(emit func(...string) error) error {
 		for j := range pkts.len() {
 			p := w.Packets.At(pkts.at(j))
@@ -1056,6 +1060,9 @@ type metricsJSON struct {
 	// two say so. A classic group's line does not have them.
 	Protocol   string `json:"protocol,omitempty"`
 	GroupEpoch *int   `json:"group_epoch,omitempty"`
+	// Unavailability by cause, the most lag and the health at the end
+	// (kernel/health: compare and explore show the same).
+	health.Summary
 	// In real time (time ms): the clock's tick, the time now, and the
 	// pause meter and the LSO's hold in partition x seconds (SPEC §12).
 	// Absent on the page's scale.
@@ -1066,6 +1073,9 @@ type metricsJSON struct {
 	// Rolls are the rolling deploys (roll), with what each cost; only
 	// when there was one.
 	Rolls []rollJSON `json:"rolls,omitempty"`
+	// In real time: the unavailability in partition x seconds (its
+	// partition x ticks stay in unavailable_partition_ticks).
+	UnavailableSeconds *float64 `json:"unavailable_partition_seconds,omitempty"`
 }
 
 type pauseJSON struct {
@@ -1092,7 +1102,7 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
 		LostRC: rc.Lost, LostRU: ru.Lost, DuplicateRecords: nonNil(natural.Sorted(c.DuplicateNames)), LostRecords: nonNil(natural.Sorted(c.LostNames)), HeldBack: c.HeldBack, LSOHeldTicks: w.LSOHeldTicks, ZombieWrites: w.ZombieWrites(),
-		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut}
+		TxnAborted: w.Txn.Aborted, TxnTimedOut: w.Txn.TimedOut, Summary: health.Of(w)}
 	if w.Group.Type() == sim.ConsumerGroup {
 		m.Protocol = string(sim.ConsumerGroup)
 		e := w.Group.Describe().GroupEpoch
@@ -1121,9 +1131,26 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 		tickMS, now := clk.tickMS, clk.ms(w.Tick)
 		m.TickMS, m.TimeMS = &tickMS, &now
 		m.PausePartitionSeconds, m.LSOHeldSeconds = clk.seconds(m.PausePartitionTicks), clk.seconds(m.LSOHeldTicks)
+		m.UnavailableSeconds = clk.seconds(m.Unavailable)
 	}
-	m.Rolls = rollsJSON(w)
+	m.Rolls = rollsJSON(w, clockOf(w))
 	return m, nil
+}
+
+// unavailableSum is the unavailability as the sum of its causes, each
+// count of partition x ticks written by num: "196 = rebalance 168 + owner
+// down 28 + unassigned 0 + stopped 0" (in real time, each in partition x
+// seconds).
+func unavailableSum(s health.Summary, num func(int) string) string {
+	parts := []string{num(s.Unavailable)}
+	for i, c := range sim.Causes {
+		sep := " = "
+		if i > 0 {
+			sep = " + "
+		}
+		parts = append(parts, sep+health.CauseName(c)+" "+num(s.ByCause[c.String()]))
+	}
+	return strings.Join(parts, "")
 }
 
 func nonNil(s []string) []string {
@@ -1206,8 +1233,11 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("rebalances", strconv.Itoa(m.Rebalances))
 	if clk.real {
 		t.Add("pause meter (partition x seconds)", partTicks(m.PausePartitionTicks))
+		t.Add("unavailable (partition x seconds)", unavailableSum(m.Summary, func(n int) string { return partSeconds(clk, n) })+
+			fmt.Sprintf(" (%d partition x ticks)", m.Unavailable))
 	} else {
-		t.Add("pause meter (partition x ticks)", partTicks(m.PausePartitionTicks))
+		t.Add("pause meter ("+health.Unit+")", partTicks(m.PausePartitionTicks))
+		t.Add("unavailable ("+health.Unit+")", unavailableSum(m.Summary, strconv.Itoa))
 	}
 	t.Add("records processed", strconv.Itoa(m.Processed))
 	t.Add("duplicates ("+m.Isolation+")", strconv.Itoa(m.Duplicates)+nameList(m.DuplicateRecords))
@@ -1224,6 +1254,9 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("fenced requests", strconv.Itoa(m.Fenced))
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))
 	t.Add("total lag", strconv.Itoa(m.Lag))
+	t.Add("most lag (records)", m.LagLine(clk.tickAt))
+	t.Add("members running", fmt.Sprintf("%d of %d", len(m.Health.Running), m.Health.Members))
+	t.Add("health", m.Health.Words)
 	text := t.Text()
 	if hi > lo {
 		header := []string{"GENERATION", "PAUSED", "PARTITION-TICKS"}
@@ -1249,7 +1282,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		}
 		text += "\n" + title + ":\n" + pauses
 	}
-	text += rollsText(m.Rolls)
+	text += rollsText(m.Rolls, clk)
 	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
 }
 

@@ -71,6 +71,7 @@ func (w *World) clone(r *Reuser) *World {
 	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
 	n.scratch = scratch{sp.actBuf[:0], sp.tpBuf[:0], sp.pausedBuf[:0], sp.markBuf[:0]}
 	n.Meter = w.Meter.clone()
+	n.Unavail = w.Unavail.clone()
 	n.deploys = w.deploys.clone()
 	r.last = n
 	if plain {

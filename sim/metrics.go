@@ -38,7 +38,10 @@ func (pm *PauseMeter) init() {
 // Active reports whether a rebalance is under way.
 func (pm *PauseMeter) Active() bool { return pm.active }
 
-func (pm *PauseMeter) account(w *World) {
+// account counts the tick that just ran, and returns the partitions it
+// counted as paused (the world's scratch list, valid until the next call)
+// and whether it counted the tick at all (a rebalance was under way).
+func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) {
 	defer func() { pm.Series.add(pm.Total) }()
 	g := w.Group
 	if !pm.active {
@@ -46,13 +49,13 @@ func (pm *PauseMeter) account(w *World) {
 		// group's with a group epoch bump, which moves it to Assigning or
 		// Reconciling until every member reached its target.
 		if s := g.State(); s != PreparingRebalance && s != CompletingRebalance && s != Assigning && s != Reconciling {
-			return
+			return nil, false
 		}
 		pm.active = true
 	}
 	if w.GroupSettled() {
 		pm.active = false
-		return
+		return nil, false
 	}
 	// a classic group's pauses count by the generation the rebalance
 	// forms, a consumer group's by group epoch
@@ -60,7 +63,7 @@ func (pm *PauseMeter) account(w *World) {
 	if g.State() == PreparingRebalance {
 		gen++
 	}
-	paused := w.pausedPartitions()
+	paused = w.pausedPartitions()
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: look each one up there, append those it lacks, then sort
@@ -80,6 +83,7 @@ func (pm *PauseMeter) account(w *World) {
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
 	pm.Total += len(paused)
+	return paused, true
 }
 
 func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
@@ -123,7 +127,6 @@ func (w *World) pausedPartitions() []TopicPartition {
 	}
 	subscribed, consumed := w.markBuf[:n], w.markBuf[n:2*n]
 	clear(subscribed)
-	clear(consumed)
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
@@ -141,6 +144,26 @@ members:
 	if !anySub {
 		return nil
 	}
+	w.markConsumed(consumed)
+	out := w.pausedBuf[:0]
+	topic, sub := "", false
+	for i, tp := range w.layout.Inputs() {
+		if tp.Topic != topic {
+			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
+		}
+		if sub && !consumed[i] {
+			out = append(out, tp)
+		}
+	}
+	w.pausedBuf = out
+	return out
+}
+
+// markConsumed sets consumed[i] (cleared first) for each input partition,
+// by its index in the world's input order, that a running process of the
+// group fetches now: its client's newest, in the group and not a zombie.
+func (w *World) markConsumed(consumed []bool) {
+	clear(consumed)
 	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
 		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
 			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
@@ -155,18 +178,6 @@ members:
 			}
 		}
 	}
-	out := w.pausedBuf[:0]
-	topic, sub := "", false
-	for i, tp := range w.layout.Inputs() {
-		if tp.Topic != topic {
-			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
-		}
-		if sub && !consumed[i] {
-			out = append(out, tp)
-		}
-	}
-	w.pausedBuf = out
-	return out
 }
 
 // GroupSettled is `run until stable`'s condition: the coordinator is Stable,

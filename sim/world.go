@@ -76,6 +76,10 @@ type World struct {
 	steady steadyProducers
 
 	Meter PauseMeter
+	// Unavail counts the partition-ticks nobody could consume, by cause,
+	// beside the pause meter, and the most records a partition fell
+	// behind (sim/unavailability.go).
+	Unavail Unavailability
 	// deploys are the graceful restarts and the roll under way, and the
 	// rolls done (deploy.go).
 	deploys deploys
@@ -129,6 +133,7 @@ func New(t Topology, cfg Config) (*World, error) {
 			return nil, err
 		}
 	}
+	w.Unavail.init(w)
 	return w, nil
 }
 
@@ -196,7 +201,7 @@ func (w *World) PendingDrops() []DropRule { return w.env.PendingDrops() }
 
 // Step advances the world one tick: deliver last tick's packets, fire due
 // timers, let the coordinator finish a join round, let busy members act,
-// and account the pause meter. It reports whether a stop event happened.
+// and account the pause meter and the unavailability. It reports whether a stop event happened.
 func (w *World) Step() (stop bool) {
 	w.Tick++
 	w.trace.BeginTick()
@@ -213,7 +218,8 @@ func (w *World) Step() (stop bool) {
 	}
 	w.Group.Tick()
 	w.actMembers()
-	w.Meter.account(w)
+	paused, counted := w.Meter.account(w)
+	w.Unavail.account(w, paused, counted)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.advanceDeploys()

@@ -20,6 +20,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim"
 
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 )
 
 // Chart is a plot and its legend. The legend sits in rows under the plot,
@@ -72,6 +73,9 @@ type Options struct {
 	// From and To bound the ticks shown; To <= 0 leaves the end open (a
 	// chart of one tick has nothing to show).
 	From, To int
+	// Clock reads the ticks as time in a real-time world (its zero value,
+	// the page's scale, draws ticks).
+	Clock wallclock.Clock
 }
 
 // The bounds of a chart's size, in pixels.
@@ -246,6 +250,14 @@ func (c *Chart) fitTicks(area draw.Canvas) {
 	if _, ok := c.Plot.X.Tick.Marker.(intTicks); ok {
 		lw := c.Plot.X.Tick.Label.Width("0000") + vg.Points(6)
 		c.Plot.X.Tick.Marker = intTicks{max: max(1, int((da.Max.X-da.Min.X)/lw))}
+	}
+	if t, ok := c.Plot.X.Tick.Marker.(timeTicks); ok {
+		t.max = max(1, int((da.Max.X-da.Min.X)/(c.Plot.X.Tick.Label.Width(t.label(0, 10))+vg.Points(8))))
+		c.Plot.X.Tick.Marker = t
+	}
+	if t, ok := c.Plot.Y.Tick.Marker.(timeTicks); ok {
+		t.max = max(1, int((da.Max.Y-da.Min.Y)/(c.Plot.Y.Tick.Label.Height("0")+vg.Points(6))))
+		c.Plot.Y.Tick.Marker = t
 	}
 	if _, ok := c.Plot.Y.Tick.Marker.(intTicks); ok {
 		lh := c.Plot.Y.Tick.Label.Height("0") + vg.Points(6)

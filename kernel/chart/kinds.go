@@ -12,7 +12,7 @@ import (
 )
 
 // Kinds names the charts, for commands and errors.
-var Kinds = []string{"pause", "duplicates", "lag", "timeline"}
+var Kinds = []string{"pause", "duplicates", "lag", "timeline", "unavailable"}
 
 // NeedOf is what a kind of chart samples.
 func NeedOf(kind string) Need {
@@ -25,6 +25,8 @@ func NeedOf(kind string) Need {
 		return NeedLag
 	case "timeline":
 		return NeedOwners
+	case "unavailable":
+		return NeedUnavailable
 	}
 	return NeedAll
 }
@@ -42,17 +44,28 @@ func Build(kind string, opt Options, runs ...*Run) (*Chart, error) {
 	for _, r := range runs {
 		win = append(win, Window(r, opt.From, opt.To))
 	}
+	c, err := build(kind, opt, win)
+	if err == nil && opt.Clock.Real() {
+		c.inTime(opt.Clock)
+	}
+	return c, err
+}
+
+func build(kind string, opt Options, win []*Run) (*Chart, error) {
 	switch kind {
 	case "pause":
 		return Pause(opt, win...), nil
 	case "duplicates":
 		return Duplicates(opt, win...), nil
-	case "lag", "timeline":
-		if len(runs) > 1 {
+	case "lag", "timeline", "unavailable":
+		if len(win) > 1 {
 			return nil, fmt.Errorf("a %s chart shows one branch (overlays: pause duplicates)", kind)
 		}
-		if kind == "lag" {
+		switch kind {
+		case "lag":
 			return Lag(opt, win[0]), nil
+		case "unavailable":
+			return Unavailable(opt, win[0]), nil
 		}
 		return Timeline(opt, win[0]), nil
 	}
@@ -96,8 +109,16 @@ func Pause(opt Options, runs ...*Run) *Chart {
 	if len(runs) == 1 {
 		title += " (" + runs[0].Name + ", " + runs[0].Assignor + ")"
 	}
-	p := newPlot(title, "tick", "partition × ticks paused (total)")
+	ylabel := "partition × ticks paused (total)"
+	if opt.Clock.Real() {
+		title = strings.Replace(title, "partitions × ticks", "partitions × seconds", 1)
+		ylabel = "partition × seconds paused (total)"
+	}
+	p := newPlot(title, "tick", ylabel)
 	c := newChart(p, opt, chartW, chartH)
+	if opt.Clock.Real() {
+		c.secondsAxis(opt.Clock, ylabel)
+	}
 	m := &marks{lanes: len(runs) > 1}
 	ymax, xmin, xmax := 0.0, -1.0, 1.0
 	for i, r := range runs {
@@ -112,7 +133,7 @@ func Pause(opt Options, runs ...*Run) *Chart {
 		l := stepLine(xs, ys, col, 2, branchDash(i))
 		p.Add(l)
 		m.bands = append(m.bands, rebalanceMarks(r, col, i)...)
-		c.add(fmt.Sprintf("%s · %s: %d in %d rebalance(s)", r.Name, r.Assignor, r.FinalPause, len(r.Rebalances)), l)
+		c.add(fmt.Sprintf("%s · %s: %s in %d rebalance(s)", r.Name, r.Assignor, opt.Clock.Seconds(r.FinalPause), len(r.Rebalances)), l)
 		xmax = max(xmax, lastTick(r))
 		if xmin < 0 || firstTick(r) < xmin {
 			xmin = firstTick(r)

@@ -21,7 +21,8 @@ const (
 	NeedDelivery
 	NeedLag
 	NeedOwners
-	NeedAll = NeedPause | NeedDelivery | NeedLag | NeedOwners
+	NeedUnavailable
+	NeedAll = NeedPause | NeedDelivery | NeedLag | NeedOwners | NeedUnavailable
 )
 
 // Frame is what the charts read from the world at one tick.
@@ -36,12 +37,19 @@ type Frame struct {
 	HeldBack   int   // read_committed: committed invoices past the LSO
 	Lag        []int // per input partition
 	Owners     []Ownership
+	// Unavailable is the unavailability's partition-ticks so far by cause
+	// (sim.Unavailability.ByCause), UnavailableNow the partitions of each
+	// cause in this tick.
+	Unavailable, UnavailableNow sim.CauseCounts
 }
 
 // Ownership is who works on one input partition at one tick.
 type Ownership struct {
-	Owner  string // the client consuming it ("" = nobody)
-	Paused bool   // a rebalance holds it: subscribed, and nobody consumes it
+	Owner string // the client consuming it ("" = nobody)
+	// Cause is why nobody could consume it in this tick (sim.Available:
+	// somebody did, or nobody subscribes to it), as the unavailability
+	// counted it: the timeline greys what the unavailability counts.
+	Cause  sim.Cause
 	Zombie string // a client processing one of its records without a place in the group
 }
 
@@ -144,7 +152,8 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 
 func sample(w *sim.World, need Need) Frame {
 	// a consumer group's rebalances are its group epochs
-	f := Frame{Tick: w.Tick, Generation: w.Group.Epoch(), State: w.Group.State(), Pause: w.Meter.Total}
+	f := Frame{Tick: w.Tick, Generation: w.Group.Epoch(), State: w.Group.State(), Pause: w.Meter.Total,
+		Unavailable: w.Unavail.ByCause, UnavailableNow: w.Unavail.NowCounts()}
 	if need&NeedDelivery != 0 {
 		f.Duplicates, f.Lost = map[string]int{}, map[string]int{}
 		for _, iso := range Isolations {
@@ -168,8 +177,8 @@ func sample(w *sim.World, need Need) Frame {
 			index[tp] = i
 		}
 		f.Owners = make([]Ownership, len(tps))
-		for _, tp := range w.PausedPartitions() {
-			f.Owners[index[tp]].Paused = true
+		for i, c := range w.Unavail.Now() {
+			f.Owners[i].Cause = c
 		}
 		for _, c := range w.Clients() {
 			m := w.Member(c)

@@ -8,11 +8,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // Timeline is a partition × tick chart of who consumes each partition:
-// a bar in the owner's colour, grey while a rebalance holds it, and a thin
-// red-edged bar under it while a zombie processes one of its records.
+// a bar in the owner's colour, a grey while nobody could consume it (one
+// grey per cause of unavailability: the greys are what `metrics` counts),
+// and a thin red-edged bar under it while a zombie processes one of its
+// records.
 func Timeline(opt Options, r *Run) *Chart {
 	p := newPlot("Who consumes which partition ("+r.Name+", "+r.Assignor+")", "tick", "partition")
 	n := len(r.Partitions)
@@ -38,15 +41,18 @@ func Timeline(opt Options, r *Run) *Chart {
 	for _, cl := range r.Clients {
 		c.add(cl, clientThumb(cl))
 	}
-	paused, zombie := false, false
+	var causes [len(causeGreys)]bool
+	zombie := false
 	for _, f := range r.Frames {
 		for _, o := range f.Owners {
-			paused = paused || o.Paused
+			causes[o.Cause] = true
 			zombie = zombie || o.Zombie != ""
 		}
 	}
-	if paused {
-		c.add("paused (rebalance)", box{fill: kdraw.Paused})
+	for _, cause := range sim.Causes {
+		if causes[cause] {
+			c.add(CauseLegend(cause), box{fill: causeGreys[cause]})
+		}
 	}
 	if zombie {
 		c.add("zombie processing", box{fill: kdraw.Zombie, low: true})
@@ -57,13 +63,39 @@ func Timeline(opt Options, r *Run) *Chart {
 	return c
 }
 
+// causeGreys are the timeline's greys, by cause of unavailability: the
+// rebalance pause is the pause meter's grey, the others darker as the
+// cause is worse (a member stopped for good darkest).
+var causeGreys = [...]color.Color{
+	sim.Available:       color.Transparent,
+	sim.CauseRebalance:  kdraw.Paused,
+	sim.CauseUnassigned: color.RGBA{0xDD, 0xDD, 0xDD, 0xff},
+	sim.CauseOwnerDown:  color.RGBA{0x8A, 0x8A, 0x8A, 0xff},
+	sim.CauseStopped:    color.RGBA{0x4A, 0x4A, 0x4A, 0xff},
+}
+
+// CauseLegend names a cause of unavailability on charts.
+func CauseLegend(c sim.Cause) string {
+	switch c {
+	case sim.CauseRebalance:
+		return "paused (rebalance)"
+	case sim.CauseOwnerDown:
+		return "owner down"
+	case sim.CauseUnassigned:
+		return "unassigned"
+	case sim.CauseStopped:
+		return "owner stopped (fatal error)"
+	}
+	return ""
+}
+
 type timeline struct{ run *Run }
 
 // span is one stretch of ticks with the same state on one partition.
 type span struct {
 	from, to float64
 	owner    string
-	paused   bool
+	cause    sim.Cause
 }
 
 func (t *timeline) Plot(c draw.Canvas, p *plot.Plot) {
@@ -78,16 +110,16 @@ func (t *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 	for i := 0; i < n; i++ {
 		row := float64(n - 1 - i)
 		y0, y1 := trY(row-0.32), trY(row+0.32)
-		for _, s := range spans(r, i, end, func(o Ownership) (string, bool) { return o.Owner, o.Paused }) {
+		for _, s := range spans(r, i, end, func(o Ownership) (string, sim.Cause) { return o.Owner, o.Cause }) {
 			switch {
-			case s.paused:
-				rect(trX(s.from), trX(s.to), y0, y1, kdraw.Paused)
+			case s.cause != sim.Available:
+				rect(trX(s.from), trX(s.to), y0, y1, causeGreys[s.cause])
 			case s.owner != "":
 				rect(trX(s.from), trX(s.to), y0, y1, kdraw.ClientColor(s.owner))
 			}
 		}
 		zy0, zy1 := trY(row-0.45), trY(row-0.34)
-		for _, s := range spans(r, i, end, func(o Ownership) (string, bool) { return o.Zombie, false }) {
+		for _, s := range spans(r, i, end, func(o Ownership) (string, sim.Cause) { return o.Zombie, sim.Available }) {
 			if s.owner == "" {
 				continue
 			}
@@ -98,26 +130,26 @@ func (t *timeline) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // spans runs partition i's frames together while the key stays the same.
-func spans(r *Run, i int, end float64, key func(Ownership) (string, bool)) []span {
+func spans(r *Run, i int, end float64, key func(Ownership) (string, sim.Cause)) []span {
 	var out []span
 	for k, f := range r.Frames {
 		if i >= len(f.Owners) {
 			continue
 		}
-		owner, paused := key(f.Owners[i])
-		if paused {
-			owner = "" // a paused stretch is one grey bar, whoever owned it
+		owner, cause := key(f.Owners[i])
+		if cause != sim.Available {
+			owner = "" // an unavailable stretch is one grey bar, whoever owned it
 		}
 		from := float64(f.Tick)
 		to := end
 		if k+1 < len(r.Frames) {
 			to = float64(r.Frames[k+1].Tick)
 		}
-		if l := len(out); l > 0 && out[l-1].owner == owner && out[l-1].paused == paused && out[l-1].to == from {
+		if l := len(out); l > 0 && out[l-1].owner == owner && out[l-1].cause == cause && out[l-1].to == from {
 			out[l-1].to = to
 			continue
 		}
-		out = append(out, span{from: from, to: to, owner: owner, paused: paused})
+		out = append(out, span{from: from, to: to, owner: owner, cause: cause})
 	}
 	return out
 }

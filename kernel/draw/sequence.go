@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/natural"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -42,6 +43,7 @@ type seqModel struct {
 	rows  []seqRow
 	msgs  int
 	title string
+	clock wallclock.Clock
 }
 
 // Messages lists the packets a sequence diagram with these options draws,
@@ -120,11 +122,19 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 		m.rows = append(m.rows, seqRow{tick: pkts[j].Sent, pkt: pkts[j]})
 		j++
 	}
+	// In real time (the world's time ms) ticks read as times.
+	m.clock = wallclock.Of(w)
 	to := "now"
 	if opt.To >= 0 {
 		to = strconv.Itoa(opt.To)
 	}
 	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID(), opt.From, to, len(pkts))
+	if m.clock.Real() {
+		if opt.To >= 0 {
+			to = m.clock.TickAt(opt.To)
+		}
+		m.title = fmt.Sprintf("group %s · messages from %s to %s · %d message(s)", w.Group.ID(), m.clock.TickAt(opt.From), to, len(pkts))
+	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
 	}
@@ -155,13 +165,15 @@ func noteLane(e *sim.Event) string {
 
 // Geometry of the sequence diagram.
 const (
-	seqGutter   = 58.0
-	seqLaneW    = 270.0
-	seqHeadH    = 34.0
-	seqRowH     = 22.0
-	seqLineH    = 12.0 // each further line of a wrapped message label
-	seqTop      = 44.0
-	seqMaxLines = 4
+	seqGutter = 58.0
+	// seqGutterReal is the gutter in real time: 00:00:45.355 over its tick.
+	seqGutterReal = 140.0
+	seqLaneW      = 270.0
+	seqHeadH      = 34.0
+	seqRowH       = 22.0
+	seqLineH      = 12.0 // each further line of a wrapped message label
+	seqTop        = 44.0
+	seqMaxLines   = 4
 )
 
 // Sequence draws the trace as a sequence diagram: one lane per
@@ -169,11 +181,16 @@ const (
 // requests solid and answers dashed, and the protocol's events as notes.
 func Sequence(w *sim.World, opt SeqOptions) *Picture {
 	m := buildSeq(w, opt)
+	// In real time the gutter holds a time and its tick.
+	gutter := seqGutter
+	if m.clock.Real() {
+		gutter = seqGutterReal
+	}
 	laneX := map[string]float64{}
 	for i, l := range m.lanes {
-		laneX[l] = seqGutter + seqLaneW/2 + float64(i)*seqLaneW
+		laneX[l] = gutter + seqLaneW/2 + float64(i)*seqLaneW
 	}
-	width := seqGutter + float64(len(m.lanes))*seqLaneW + margin
+	width := gutter + float64(len(m.lanes))*seqLaneW + margin
 	bodyTop := seqTop + seqHeadH + 12
 	// A message whose label does not fit between its lanes wraps onto more
 	// lines (C1's JoinGroup answer lists every member), and its row grows.
@@ -213,12 +230,18 @@ func Sequence(w *sim.World, opt SeqOptions) *Picture {
 		if r.tick != lastTick {
 			lastTick = r.tick
 			s.group("class", "tick", "data-tick", strconv.Itoa(r.tick))
-			s.line(seqGutter-50, y, width-margin, y, "#ececec", 1, "")
-			s.text(seqGutter-46, y+14, "t="+strconv.Itoa(r.tick), textStyle{size: 10.5, mono: true, color: Hex(Faint)})
+			s.line(gutter-50, y, width-margin, y, "#ececec", 1, "")
+			if m.clock.Real() {
+				// The time on the row's line, its tick under it, smaller.
+				s.text(seqGutter-46, y+10, m.clock.At(r.tick), textStyle{size: 10.5, mono: true, color: Hex(Faint)})
+				s.text(seqGutter-46, y+20, "tick "+strconv.Itoa(r.tick), textStyle{size: 8.5, mono: true, color: Hex(Faint)})
+			} else {
+				s.text(gutter-46, y+14, "t="+strconv.Itoa(r.tick), textStyle{size: 10.5, mono: true, color: Hex(Faint)})
+			}
 			s.end()
 		}
 		if r.ev != nil {
-			drawNote(s, r.ev, laneX[noteLane(r.ev)], y, width)
+			drawNote(s, r.ev, laneX[noteLane(r.ev)], y, width, gutter, m.clock)
 			continue
 		}
 		drawMessage(s, r.pkt, laneX[r.pkt.From], laneX[r.pkt.To], y)
@@ -236,12 +259,12 @@ func laneStyle(l string) (c color.RGBA, label string) {
 	return Faint, l
 }
 
-func drawNote(s *pen, e *sim.Event, x, y, width float64) {
-	t := fitWidth(truncate(e.Text, 96), textStyle{size: 10}, width-seqGutter-margin-14)
+func drawNote(s *pen, e *sim.Event, x, y, width, gutter float64, clk wallclock.Clock) {
+	t := fitWidth(truncate(clk.Annotate(e.Text), 96), textStyle{size: 10}, width-gutter-margin-14)
 	tw := textWidth(t, 10, false) + 14
 	left := x - tw/2
-	if left < seqGutter {
-		left = seqGutter
+	if left < gutter {
+		left = gutter
 	}
 	if left+tw > width-margin {
 		left = width - margin - tw
@@ -392,10 +415,10 @@ func Mermaid(w *sim.World, opt SeqOptions) string {
 		prefix := ""
 		if r.tick != lastTick {
 			lastTick = r.tick
-			prefix = "t=" + strconv.Itoa(r.tick) + " "
+			prefix = m.clock.Stamp(r.tick) + " "
 		}
 		if r.ev != nil {
-			fmt.Fprintf(&b, "    Note over %s: %s%s\n", mermaidID(noteLane(r.ev)), prefix, mermaidText(r.ev.Text))
+			fmt.Fprintf(&b, "    Note over %s: %s%s\n", mermaidID(noteLane(r.ev)), prefix, mermaidText(m.clock.Annotate(r.ev.Text)))
 			continue
 		}
 		p := r.pkt

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/natural"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -158,9 +159,11 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		width = 900
 	}
 
-	title := fmt.Sprintf("group %s · tick %d · %s · generation %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
+	// In real time the tick is named with its time: 00:00:45.355 (tick 9071).
+	at := wallclock.Of(w).TickAt(w.Tick)
+	title := fmt.Sprintf("group %s · %s · %s · generation %d", w.Group.ID(), at, w.Group.State(), w.Group.Epoch())
 	if w.Group.Type() == sim.ConsumerGroup {
-		title = fmt.Sprintf("group %s · tick %d · %s · group epoch %d", w.Group.ID(), w.Tick, w.Group.State(), w.Group.Epoch())
+		title = fmt.Sprintf("group %s · %s · %s · group epoch %d", w.Group.ID(), at, w.Group.State(), w.Group.Epoch())
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		title = "branch " + opt.Branch + " · " + title
@@ -195,18 +198,31 @@ func subtitle(w *sim.World) string {
 	// A consumer group's assignor runs on the coordinator and its session
 	// timeout is the broker's: the client-side settings would name what
 	// does not apply.
-	assignor, session := "assignor "+c.Assignor, fmt.Sprintf("session.timeout %d", c.SessionTimeout)
+	// The settings are in the world's unit: ticks, or in real time
+	// milliseconds, written as durations.
+	clk := wallclock.Of(w)
+	setting := func(v int) string {
+		if clk.Real() {
+			return wallclock.Duration(int64(v))
+		}
+		return strconv.Itoa(v)
+	}
+	assignor, session := "assignor "+c.Assignor, "session.timeout "+setting(c.SessionTimeout)
 	if d := w.Group.Describe(); d.Type == sim.ConsumerGroup {
 		assignor = "group.protocol consumer · assignor " + d.Assignor
-		session = fmt.Sprintf("group.consumer.session.timeout %d", w.Cfg.ConsumerSessionTimeout)
+		session = "group.consumer.session.timeout " + setting(w.Cfg.ConsumerSessionTimeout)
+	}
+	meter := fmt.Sprintf("pause meter %d", w.Meter.Total)
+	if clk.Real() {
+		meter = fmt.Sprintf("pause meter %s (partition × seconds)", clk.Seconds(w.Meter.Total))
 	}
 	parts := []string{
 		assignor,
 		"commit " + string(c.Commit),
 		"producer " + string(c.Producer()),
 		"reader " + w.Cfg.Isolation,
-		fmt.Sprintf("%s · max.poll.interval %d", session, c.MaxPollInterval),
-		fmt.Sprintf("pause meter %d", w.Meter.Total),
+		fmt.Sprintf("%s · max.poll.interval %s", session, setting(c.MaxPollInterval)),
+		meter,
 	}
 	return strings.Join(parts, " · ")
 }
@@ -618,7 +634,11 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 			t += " · " + strings.Join(parts, ", ")
 		}
 		if e.Start >= 0 {
-			t += fmt.Sprintf(" · open since tick %d (timeout %d)", e.Start, e.Timeout)
+			if clk := wallclock.Of(w); clk.Real() {
+				t += fmt.Sprintf(" · open since %s (timeout %s)", clk.TickAt(e.Start), clk.Dur(e.Timeout))
+			} else {
+				t += fmt.Sprintf(" · open since tick %d (timeout %d)", e.Start, e.Timeout)
+			}
 		}
 		b.lines = append(b.lines, brokerLine{text: t, size: 11, color: ClientHex(strings.TrimPrefix(e.TransactionalID, "tx-"))})
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -112,7 +113,25 @@ type Outcome struct {
 	Lost       []string
 	Ran        int      // ticks the branch ran after the fault
 	Log        []string // the commands after the fault, for the script
+	// Unavailable counts the partition-ticks nobody could consume from the
+	// fault on, by cause (sim.Unavailability, as metrics shows it).
+	Unavailable sim.CauseCounts
+	// Health is the group at the branch's end in words ("ok", or
+	// "C2 stopped: UNRELEASED_INSTANCE_ID"; kernel/health).
+	Health string
 }
+
+// UnavailableTotal is the branch's unavailability, every cause added up.
+func (o *Outcome) UnavailableTotal() int {
+	n := 0
+	for _, c := range sim.Causes {
+		n += o.Unavailable[c]
+	}
+	return n
+}
+
+// Healthy reports whether the branch's group ended healthy.
+func (o *Outcome) Healthy() bool { return o.Health == "" || o.Health == "ok" }
 
 // Violates reports whether the outcome breaks the guarantee.
 func (o *Outcome) Violates(g Guarantee) bool {
@@ -158,8 +177,13 @@ type Report struct {
 	// branch that shows it (the first in Outcomes' order among equals).
 	Shortest   map[string]int
 	Violations int
-	stops      []int // ticks between Base and To where a stop event happened
-	output     string
+	// Unhealthy counts the branches whose group ended unhealthy; Sickest
+	// is the index of the shortest of them (the first among equals), -1
+	// when none did.
+	Unhealthy int
+	Sickest   int
+	stops     []int // ticks between Base and To where a stop event happened
+	output    string
 }
 
 type job struct {
@@ -390,11 +414,17 @@ func Run(base *sim.World, opts Options) (*Report, error) {
 // newReport tallies the outcomes of a whole sweep, in its order.
 func newReport(sw Sweep, outcomes []Outcome) *Report {
 	r := &Report{Base: sw.Base, From: sw.From, To: sw.To, Guarantee: sw.Guarantee, Isolation: sw.Isolation,
-		Outcomes: outcomes, Counts: map[string]int{}, Shortest: map[string]int{}, stops: sw.Stops, output: sw.Output}
+		Outcomes: outcomes, Counts: map[string]int{}, Shortest: map[string]int{}, Sickest: -1, stops: sw.Stops, output: sw.Output}
 	for i := range outcomes {
 		o := &outcomes[i]
 		if o.Violates(r.Guarantee) {
 			r.Violations++
+		}
+		if !o.Healthy() && o.Classes["fault-refused"] == 0 {
+			r.Unhealthy++
+			if r.Sickest < 0 || o.Ran < outcomes[r.Sickest].Ran {
+				r.Sickest = i
+			}
 		}
 		for c := range o.Classes {
 			r.Counts[c]++
@@ -416,7 +446,7 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 		o.Classes["fault-refused"]++
 		return o
 	}
-	pkts, zombies := w.Packets.Len(), w.ZombieWrites()
+	pkts, zombies, unavail := w.Packets.Len(), w.ZombieWrites(), w.Unavail.ByCause
 	reader := p.newReader(w, opts.Isolation)
 	steps, restarted := 0, false
 	flush := func() {
@@ -477,6 +507,10 @@ func (p *plan) runBranch(w *sim.World, j job) Outcome {
 	if n := w.ZombieWrites() - zombies; n > 0 {
 		o.Classes[ZombieWrite] = n
 	}
+	for _, c := range sim.Causes {
+		o.Unavailable[c] = w.Unavail.ByCause[c] - unavail[c]
+	}
+	o.Health = health.HealthOf(w).Words
 	return o
 }
 

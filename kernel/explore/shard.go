@@ -219,7 +219,11 @@ func short(s string) string {
 // sweep), one row per branch in index order, and an end line with the row
 // count, so that a file cut short is refused. encoding/json sorts map keys,
 // so the same shard gives the same bytes on every machine.
-const shardFormat = "kgrepl explore shard v1"
+const shardFormat = "kgrepl explore shard v2"
+
+// shardFormatV1 is the format before rows carried their unavailability
+// and health: such a file cannot make the report this kgrepl prints.
+const shardFormatV1 = "kgrepl explore shard v1"
 
 type shardHeader struct {
 	Format string `json:"format"`
@@ -237,6 +241,10 @@ type shardRow struct {
 	Lost       []string       `json:"lost,omitempty"`
 	Ran        int            `json:"ticks"`
 	Log        []string       `json:"log,omitempty"`
+	// The partition-ticks nobody could consume by cause (sim.Causes'
+	// order), and the health at the end in words.
+	Unavailable []int  `json:"unavailable"`
+	Health      string `json:"health"`
 }
 
 type shardEnd struct {
@@ -252,7 +260,10 @@ func (p *Part) Write(w io.Writer) error {
 	}
 	for j, o := range p.Outcomes {
 		row := shardRow{Branch: p.Index[j], Tick: o.Tick, Fault: o.Fault.Kind, Member: o.Fault.Member, Classes: o.Classes,
-			Duplicates: o.Duplicates, Lost: o.Lost, Ran: o.Ran, Log: o.Log}
+			Duplicates: o.Duplicates, Lost: o.Lost, Ran: o.Ran, Log: o.Log, Health: o.Health, Unavailable: []int{}}
+		for _, c := range sim.Causes {
+			row.Unavailable = append(row.Unavailable, o.Unavailable[c])
+		}
 		if err := enc.Encode(row); err != nil {
 			return err
 		}
@@ -297,6 +308,9 @@ func ParsePart(data []byte) (*Part, error) {
 		}
 	}
 	if !ok || h.Format != shardFormat {
+		if h.Format == shardFormatV1 {
+			return nil, fmt.Errorf("a shard file of an older kgrepl (%q, without each branch's unavailability and health): run its shard again with this one", shardFormatV1)
+		}
 		return nil, fmt.Errorf("not a shard file of explore --shard (its first line is not a %q header)", shardFormat)
 	}
 	k, n, err := ParseShard(h.Shard)
@@ -338,8 +352,12 @@ func ParsePart(data []byte) (*Part, error) {
 			return nil, fmt.Errorf("line %d: %v", line, err)
 		}
 		p.Index = append(p.Index, row.Branch)
-		p.Outcomes = append(p.Outcomes, Outcome{Tick: row.Tick, Fault: Fault{Kind: row.Fault, Member: row.Member}, Classes: row.Classes,
-			Duplicates: row.Duplicates, Lost: row.Lost, Ran: row.Ran, Log: row.Log})
+		o := Outcome{Tick: row.Tick, Fault: Fault{Kind: row.Fault, Member: row.Member}, Classes: row.Classes,
+			Duplicates: row.Duplicates, Lost: row.Lost, Ran: row.Ran, Log: row.Log, Health: row.Health}
+		for k, c := range sim.Causes {
+			o.Unavailable[c] = row.Unavailable[k]
+		}
+		p.Outcomes = append(p.Outcomes, o)
 	}
 }
 
@@ -530,7 +548,12 @@ func unknownKey(m map[string]skipJSON, t reflect.Type) string {
 var (
 	nameRe       = regexp.MustCompile(`^[A-Za-z0-9._()-]{1,255}$`) // a topic or a record name
 	errorClassRe = regexp.MustCompile(`^` + CommitRefused + `:[A-Z_]{1,64}$`)
+	healthRe     = regexp.MustCompile(`^[A-Za-z0-9 ._:;,(){}-]{0,1000}$`) // kernel/health's words
 )
+
+// maxPartitions bounds the partitions of a world (the kernel's limit on a
+// world's partitions, input and output together).
+const maxPartitions = 1000
 
 // check refuses a sweep header no sweep writes.
 func (sw Sweep) check() error {
@@ -662,6 +685,20 @@ func (row shardRow) check(sw Sweep) error {
 	}
 	if steps != row.Ran {
 		return fmt.Errorf("branch %d: its logged steps add up to %d ticks, its row says it ran %d", i, steps, row.Ran)
+	}
+	if len(row.Unavailable) != len(sim.Causes) {
+		return fmt.Errorf("branch %d: %d counts of unavailability, want one per cause (%d)", i, len(row.Unavailable), len(sim.Causes))
+	}
+	for _, n := range row.Unavailable {
+		// A fault's branch counts partitions of a world of at most
+		// maxPartitions for at most its ticks (and the tick the fault
+		// landed in).
+		if n < 0 || n > (row.Ran+1)*maxPartitions {
+			return fmt.Errorf("branch %d: unavailability %d: not a count of partition x ticks of a branch of %d ticks", i, n, row.Ran)
+		}
+	}
+	if !healthRe.MatchString(row.Health) {
+		return fmt.Errorf("branch %d: health %.40q is not what a branch ends with (ok, or a line of words)", i, row.Health)
 	}
 	return nil
 }

@@ -227,6 +227,10 @@ func TestEditedShardsAreRefused(t *testing.T) {
 		{"a guarantee", edit(0, `"guarantee":"at-most-once"`, `"guarantee":"never"`), `guarantee "never"`},
 		{"an output topic with a line end", edit(0, `"output":"invoices"`, `"output":"invoices\nsave x"`), "is not a topic name"},
 		{"a fault list", edit(0, `"faults":["crash-now",`, `"faults":["crash-now","crash-now",`), "each one of"},
+		{"an older kgrepl's shard", edit(0, `"kgrepl explore shard v2"`, `"kgrepl explore shard v1"`), "run its shard again with this one"},
+		{"a cause missing", edit(1, `"unavailable":[`, `"unavailable":[7,`), "counts of unavailability, want one per cause"},
+		{"a negative unavailability", edit(1, `"unavailable":[0,`, `"unavailable":[-1,`), "unavailability -1: not a count"},
+		{"a health with a line end", edit(1, `"health":"`, `"health":"ok\nsave x`), "is not what a branch ends with"},
 	} {
 		_, err := explore.ReadPart(strings.NewReader(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

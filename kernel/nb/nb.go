@@ -259,7 +259,8 @@ func (s *Session) Text(cmds string) (string, error) {
 // Diagram shows the world now (the `diagram` command).
 func (s *Session) Diagram() error { return s.picture("diagram") }
 
-// Plot shows a chart: "pause", "duplicates", "lag" or "timeline", with
+// Plot shows a chart: "pause", "duplicates", "lag", "timeline" or
+// "unavailable", with
 // the plot command's options after it, e.g. Plot("pause", "--branches main,coop").
 func (s *Session) Plot(kind string, options ...string) error {
 	return s.picture(strings.TrimSpace("plot " + kind + " " + strings.Join(options, " ")))

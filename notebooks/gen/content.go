@@ -51,7 +51,7 @@ partitions, and below C2 joins. The same inputs give the same trace, byte for by
 			"(crash, restart, slow record, lost answers, close), runs each branch until the group is stable and caught up, and classifies it "+
 			"against the configured guarantee. Commit after processing is at-least-once: crashes cost duplicates (D), never a lost record (L)."),
 		goCell(quiet("new --defaults; set commit after; join C2; run until stable"), show("explore --ticks 16..30")),
-		md("`compare` reruns this branch's history, as typed, under other settings, and draws the results as grouped bars."),
+		md("`compare` reruns this branch's history, as typed, under other settings: a row per combination, the columns equal in every row said once, a verdict on unavailability, duplicates and losses, each member's end, and a panel per metric, each on its own axis."),
 		goCell(show("compare partition.assignment.strategy range,cooperative-sticky")),
 		md("## Numbers for your own code\n\n`--json` gives one JSON object on one line; `s.Text` returns it without showing it."),
 		code(`import "encoding/json"
@@ -192,8 +192,9 @@ the session timeout it gets a new member id swapped in, the same assignment, no 
 		extras: []extra{
 			{after: "", cells: []cell{
 				md("The timeline shows the three departures: the close rebalances right away, the crash only after the session timeout, " +
-					"and the static restart causes no band at all."),
-				goCell(plot("timeline"), plot("pause")),
+					"and the static restart causes no band at all. The pause meter scores the static restart 0, yet its partitions waited " +
+					"while it was down and rejoining: the unavailability counts those ticks as owner down, in a darker grey."),
+				goCell(plot("timeline"), plot("pause"), plot("unavailable")),
 				goCell("s.Diagram()"),
 			}},
 		}},

@@ -102,6 +102,11 @@ func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return store.RangeFrom
 
 func (l *EventLog) header(i int) Event { return l.event(l.recs.whole(i)) }
 
+// KindAt is event i's kind, read off its record alone: for a reader that
+// looks only at kinds, every tick (sim's unavailability observer), it
+// builds no Event.
+func (l *EventLog) KindAt(i int) EventKind { return eventKinds[l.recs.At(i).kind&^evStop] }
+
 // event is an event's header from its record and its fields, whole.
 func (l *EventLog) event(f farEvent, r eventRec) Event {
 	return Event{Tick: int(f.tick), Kind: eventKinds[r.kind&^evStop], Member: l.t.parties.at(f.member).name, Stop: r.kind&evStop != 0}

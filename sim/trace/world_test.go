@@ -337,3 +337,26 @@ func TestFetchPositionsReferToCommit(t *testing.T) {
 		t.Fatalf("%d fetches refer to their commit's positions, %d of them rotated", rot, rotated)
 	}
 }
+
+// TestKindAtIsEventKind: KindAt, read off an event's record, is the kind
+// At gives, for every event of random worlds under both protocols (stop
+// events, whose record marks the stop in the kind's byte, included).
+func TestKindAtIsEventKind(t *testing.T) {
+	stops := 0
+	for _, proto := range simtest.Protocols {
+		for seed := 0; seed < 4; seed++ {
+			w := simtest.TraceCase(t, proto, seed)
+			for i, e := range w.Events.All() {
+				if got := w.Events.KindAt(i); got != e.Kind {
+					t.Fatalf("%s seed %d: event %d (%q): KindAt %s, At's kind %s", proto, seed, i, e.Text, got, e.Kind)
+				}
+				if e.Stop {
+					stops++
+				}
+			}
+		}
+	}
+	if stops == 0 {
+		t.Fatal("no stop event in the worlds: the stop bit is not covered")
+	}
+}

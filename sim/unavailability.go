@@ -1,0 +1,468 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Cause is why a subscribed input partition's records could not be
+// consumed during a tick (Available: they could, or nobody subscribes to
+// it).
+type Cause uint8
+
+const (
+	Available Cause = iota
+	// CauseRebalance: the pause meter counts it this tick (a rebalance is
+	// under way and no member consumes it).
+	CauseRebalance
+	// CauseOwnerDown: the member that holds it is not consuming it:
+	// crashed, closed, replaced by a restart whose new process does not
+	// consume it yet, a static member away, out of the group after a poll
+	// timeout, a zombie; or no member holds it and every process that
+	// subscribes to its topic is down that way.
+	CauseOwnerDown
+	// CauseUnassigned: no member holds it (revoked, not yet reassigned)
+	// while a running process subscribes to its topic.
+	CauseUnassigned
+	// CauseStopped: the member that holds it stopped with a fatal error
+	// (fenced: UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID, a fenced
+	// producer, ...); or no member holds it and every process that
+	// subscribes to its topic is down, one of them stopped that way.
+	CauseStopped
+	numCauses
+)
+
+// CauseCounts counts partition-ticks (or partitions) by cause, indexed by
+// Cause.
+type CauseCounts [numCauses]int
+
+// Causes lists the causes of unavailability in the order views show them.
+var Causes = []Cause{CauseRebalance, CauseOwnerDown, CauseUnassigned, CauseStopped}
+
+// String names a cause as metrics --json keys it.
+func (c Cause) String() string {
+	switch c {
+	case CauseRebalance:
+		return "rebalance"
+	case CauseOwnerDown:
+		return "owner_down"
+	case CauseUnassigned:
+		return "unassigned"
+	case CauseStopped:
+		return "stopped"
+	}
+	return "available"
+}
+
+// Unavailability counts, tick by tick, the subscribed input partitions
+// whose records could not be consumed, each partition-tick once, under one
+// cause. A partition is subscribed while a member of the group or some
+// client's newest process (running or not) subscribes to its topic: a
+// group whose every member has died still owes its partitions a
+// consumer. It is unavailable when no running process of the group that
+// is in the group and not a zombie fetches it (the pause meter's test).
+// Its cause, first that applies:
+//
+//  1. rebalance: the pause meter counts it this tick. So the rebalance
+//     cause equals the pause meter, and the total is at least the meter.
+//  2. if a member of the group holds it (its assignment, or a consumer
+//     group member's partitions pending revocation): stopped when that
+//     member's process stopped with a fatal error, else owner down.
+//  3. if no member holds it: unassigned while a running process (not a
+//     zombie) subscribes to its topic; else stopped when one of the
+//     processes that subscribe to it stopped with a fatal error; else
+//     owner down.
+//
+// It also keeps the most records a partition fell behind (lag: log end
+// minus committed offset, as kafka-consumer-groups.sh --describe shows
+// it), sampled at tick 0 and at the end of every tick, and the first tick
+// it was reached.
+//
+// It runs at the end of every tick, after the pause meter. What it
+// classifies changes only with the group protocol's packets, a member's
+// life (start, crash, close, fatal error, poll timeout) and rebalances, so
+// it classifies again only on a tick with one of those (or the tick after
+// a packet, when it is delivered) and otherwise counts the partitions of
+// the last classification again: steady traffic (fetches, produces,
+// commits, records processed) costs it a look at the tick's packets and
+// events. TestPropertyUnavailability checks it against the definition
+// above at every tick of random worlds.
+type Unavailability struct {
+	// Total is the partition-ticks counted, ByCause split by cause
+	// (ByCause[Available] stays 0); Total is their sum.
+	Total   int
+	ByCause CauseCounts
+	// MaxLag is the most records an input partition fell behind, on
+	// partition MaxLagPartition, first at tick MaxLagTick.
+	MaxLag          int
+	MaxLagPartition TopicPartition
+	MaxLagTick      int
+
+	now    []Cause        // each input partition's cause in the last tick counted (index: the world's input order)
+	counts [numCauses]int // how many partitions of now have each cause
+	stops  []fatalStop    // the processes that stopped with a fatal error, oldest first
+	events int            // events read so far
+	sent   bool           // the last tick sent a packet that may change what is consumed
+	meter  bool           // the pause meter counted the last tick
+	ref    []bool         // scratch: subscribed and running-subscriber marks, by input index
+	owners []ownerRef     // scratch: the member holding each input partition
+}
+
+// fatalStop is a process that stopped with a fatal error, and why.
+type fatalStop struct {
+	Client string
+	Inc    int
+	Reason string // as the trace says it: "UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat"
+}
+
+// ownerRef is the group member holding a partition (inc 0: none).
+type ownerRef struct {
+	client string
+	inc    int
+}
+
+func (u *Unavailability) init(w *World) {
+	u.now = make([]Cause, len(w.layout.Inputs()))
+	u.counts[Available] = len(u.now)
+	u.sent = true // the first tick classifies
+	u.MaxLagTick = -1
+	u.sampleLag(w)
+}
+
+// Now lists each input partition's cause in the last tick counted, in the
+// world's input order (Layout().Inputs()); Available for one consumed or
+// not subscribed.
+func (u *Unavailability) Now() []Cause { return store.Copy(u.now) }
+
+// Unavailable counts the partitions unavailable in the last tick counted.
+func (u *Unavailability) Unavailable() int {
+	return len(u.now) - u.counts[Available]
+}
+
+// NowCounts counts the partitions of each cause in the last tick counted.
+func (u *Unavailability) NowCounts() CauseCounts { return u.counts }
+
+func (u *Unavailability) clone() Unavailability {
+	n := *u
+	n.now = store.Copy(u.now)
+	n.stops = store.Copy(u.stops)
+	n.ref, n.owners = nil, nil
+	return n
+}
+
+// account counts the tick that just ran; paused is what the pause meter
+// counted in it (counted: it counted this tick at all).
+func (u *Unavailability) account(w *World, paused []TopicPartition, counted bool) {
+	dirty := counted || u.meter || u.sent
+	u.meter = counted
+	u.sent = false
+	for _, p := range w.env.Sending() {
+		if !steadyPacket(p) {
+			u.sent = true
+			break
+		}
+	}
+	dirty = dirty || u.sent
+	input := false
+	for i, n := u.events, w.Events.Len(); i < n; i++ {
+		switch w.Events.KindAt(i) {
+		case EvPolled, EvProcessed, EvCommitted, EvProduced, EvSideEffect, EvTxnState, EvProducer, EvUnstableOffset:
+		case EvInput:
+			input = true
+		case EvFenced:
+			dirty = true
+			u.noteStop(w, i)
+		default:
+			dirty = true
+		}
+	}
+	u.events = w.Events.Len()
+	if dirty {
+		u.classify(w, paused, counted)
+	}
+	if n := len(u.now) - u.counts[Available]; n > 0 {
+		for _, c := range Causes {
+			u.ByCause[c] += u.counts[c]
+		}
+		u.Total += n
+	}
+	if input {
+		u.sampleLag(w)
+	}
+}
+
+// steadyPacket reports whether p is steady traffic, which changes nothing
+// of who consumes what: a fetch, a produce, a commit or a transaction's
+// exchange answered without error, a consumer-protocol heartbeat that
+// carries no new assignment.
+func steadyPacket(p *Packet) bool {
+	if p.Error != None {
+		return false
+	}
+	switch p.Type {
+	case Fetch, Produce, OffsetCommit, TxnOffsetCommit, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers:
+		return true
+	case ConsumerGroupHeartbeat:
+		if !p.Response {
+			return true
+		}
+		r, ok := p.Body.(*wire.ConsumerGroupHeartbeatResponse)
+		return ok && !r.HasAssignment
+	}
+	return false
+}
+
+// noteStop keeps the process that event i says stopped with a fatal error
+// ("C3 stops: UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat", or "C3
+// (process 2) stops: ..." for one replaced since). Fatal errors come from
+// answers and timers, inside a tick, so a process named by its client
+// alone is the client's newest at the end of that tick.
+func (u *Unavailability) noteStop(w *World, i int) {
+	e := w.Events.At(i)
+	who, why, ok := strings.Cut(e.Text, " stops: ")
+	if !ok {
+		return
+	}
+	client, inc := who, 0
+	if c, rest, ok := strings.Cut(who, " (process "); ok {
+		client = c
+		inc, _ = strconv.Atoi(strings.TrimSuffix(rest, ")"))
+	} else if m := w.current[client]; m != nil {
+		inc = m.Inc
+	}
+	u.stops = append(u.stops, fatalStop{Client: client, Inc: inc, Reason: why})
+}
+
+// stopOf is why client's process inc stopped with a fatal error, if it did.
+func (u *Unavailability) stopOf(client string, inc int) (string, bool) {
+	for i := len(u.stops) - 1; i >= 0; i-- {
+		if s := u.stops[i]; s.Inc == inc && s.Client == client {
+			return s.Reason, true
+		}
+	}
+	return "", false
+}
+
+// classify sets each input partition's cause for the tick that just ran.
+func (u *Unavailability) classify(w *World, paused []TopicPartition, counted bool) {
+	inputs := w.layout.Inputs()
+	n := len(inputs)
+	if cap(u.ref) < 2*n {
+		u.ref = make([]bool, 2*n)
+	}
+	subscribed, consumed := u.ref[:n], u.ref[n:2*n]
+	clear(subscribed)
+	u.counts = CauseCounts{}
+	// Subscribed topics, marked at their first partition's index.
+	mark := func(topics []string) {
+		for _, t := range topics {
+			if in, ok := w.layout.Span(t); ok {
+				subscribed[in.At] = true
+			}
+		}
+	}
+	for gm := range w.Group.AllMembers() {
+		mark(gm.Topics)
+	}
+	for _, c := range w.clients {
+		mark(w.current[c].Topics)
+	}
+	w.markConsumed(consumed)
+	var owners []ownerRef // made when a partition held by nobody consuming it needs its owner
+	k := 0                // the cursor in paused (sorted in the world's input order)
+	topic, sub := "", false
+	for i, tp := range inputs {
+		if tp.Topic != topic {
+			topic, sub = tp.Topic, subscribed[i]
+		}
+		c := Available
+		if sub && !consumed[i] {
+			// paused lists a subset of these partitions, in the same order
+			if counted && k < len(paused) && paused[k] == tp {
+				c = CauseRebalance
+				k++
+			} else {
+				if owners == nil {
+					u.owners = ownersOf(w, u.owners)
+					owners = u.owners
+				}
+				c = u.causeOf(w, tp, owners[i])
+			}
+		}
+		u.now[i] = c
+		u.counts[c]++
+	}
+}
+
+// ownersOf lists the member holding each input partition, by input index,
+// in dst's array when it has the room.
+func ownersOf(w *World, dst []ownerRef) []ownerRef {
+	n := len(w.layout.Inputs())
+	if cap(dst) < n {
+		dst = make([]ownerRef, n)
+	}
+	owners := dst[:n]
+	clear(owners)
+	hold := func(gm GroupMember, tps []TopicPartition) {
+		for _, tp := range tps {
+			if in, ok := w.layout.Span(tp.Topic); ok {
+				if i, ok := in.Index(tp.Partition); ok {
+					owners[i] = ownerRef{client: gm.ClientID, inc: gm.Inc}
+				}
+			}
+		}
+	}
+	for gm := range w.Group.AllMembers() {
+		hold(gm, gm.Assignment)
+		hold(gm, gm.Revoking)
+	}
+	return owners
+}
+
+// causeOf is why tp, subscribed and not consumed, outside the pause
+// meter's count, could not be consumed; o is the member holding it.
+func (u *Unavailability) causeOf(w *World, tp TopicPartition, o ownerRef) Cause {
+	if o.inc > 0 {
+		if m := w.process(o.client, o.inc); m != nil && !m.Alive {
+			if _, fatal := u.stopOf(o.client, o.inc); fatal {
+				return CauseStopped
+			}
+		}
+		return CauseOwnerDown
+	}
+	stopped := false
+	for _, c := range w.clients {
+		m := w.current[c]
+		if !subscribes(m.Topics, tp.Topic) {
+			continue
+		}
+		if m.Alive && !m.Zombie {
+			return CauseUnassigned
+		}
+		if _, fatal := u.stopOf(m.Client, m.Inc); fatal && !m.Alive {
+			stopped = true
+		}
+	}
+	if stopped {
+		return CauseStopped
+	}
+	return CauseOwnerDown
+}
+
+func subscribes(topics []string, topic string) bool {
+	for _, t := range topics {
+		if t == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleLag reads every input partition's lag now and keeps the most.
+func (u *Unavailability) sampleLag(w *World) {
+	for i, tp := range w.layout.Inputs() {
+		lag := w.broker.Logs()[i].HW()
+		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
+			lag -= rec
+		}
+		if lag > u.MaxLag || u.MaxLagTick < 0 {
+			u.MaxLag, u.MaxLagPartition, u.MaxLagTick = lag, tp, w.Tick
+		}
+	}
+}
+
+// FatalStop is a client whose newest process stopped with a fatal error.
+type FatalStop struct {
+	Client string
+	// Error is the Kafka error that stopped it (UNRELEASED_INSTANCE_ID),
+	// or what the client says when no error names it ("producer fenced").
+	Error string
+	// Reason is the whole reason, as the trace says it
+	// ("UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat").
+	Reason string
+}
+
+// Health is the group as it stands: which clients run, which stopped with
+// a fatal error, and which subscribed partitions have no member or one
+// whose process is down.
+type Health struct {
+	Clients int      // clients that ever ran a process
+	Running []string // clients whose newest process runs and is not a zombie, in Kafka's string order
+	// Stopped lists the clients whose newest process stopped with a fatal
+	// error; Down those whose newest process is not running otherwise
+	// (crashed, closed, a zombie), in Kafka's string order.
+	Stopped []FatalStop
+	Down    []string
+	// Unowned lists the subscribed input partitions no member of the group
+	// holds; HeldByDown those held by a member whose process is not
+	// running; in the world's input order.
+	Unowned    []TopicPartition
+	HeldByDown []TopicPartition
+}
+
+// OK reports whether the group is healthy: no member stopped with a fatal
+// error, and every subscribed partition held by a member whose process
+// runs.
+func (h Health) OK() bool {
+	return len(h.Stopped) == 0 && len(h.Unowned) == 0 && len(h.HeldByDown) == 0
+}
+
+// Health is the group's health now.
+func (w *World) Health() Health {
+	h := Health{Clients: len(w.clients)}
+	for _, c := range w.clients {
+		m := w.current[c]
+		switch reason, fatal := w.Unavail.stopOf(c, m.Inc); {
+		case m.Alive && !m.Zombie:
+			h.Running = append(h.Running, c)
+		case fatal && !m.Alive:
+			h.Stopped = append(h.Stopped, FatalStop{Client: c, Error: errorOf(reason), Reason: reason})
+		default:
+			h.Down = append(h.Down, c)
+		}
+	}
+	subscribed := map[string]bool{}
+	for gm := range w.Group.AllMembers() {
+		for _, t := range gm.Topics {
+			subscribed[t] = true
+		}
+	}
+	for _, c := range w.clients {
+		for _, t := range w.current[c].Topics {
+			subscribed[t] = true
+		}
+	}
+	owners := ownersOf(w, nil)
+	for i, tp := range w.layout.Inputs() {
+		o := owners[i]
+		switch {
+		case !subscribed[tp.Topic]:
+		case o.inc == 0:
+			h.Unowned = append(h.Unowned, tp)
+		default:
+			if m := w.process(o.client, o.inc); m == nil || !m.Alive || m.Zombie {
+				h.HeldByDown = append(h.HeldByDown, tp)
+			}
+		}
+	}
+	return h
+}
+
+// errorOf is the Kafka error a fatal stop's reason starts with
+// ("UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat"), or the reason
+// itself when it names none ("producer fenced").
+func errorOf(reason string) string {
+	word, _, _ := strings.Cut(reason, " ")
+	for _, r := range word {
+		if (r < 'A' || r > 'Z') && r != '_' {
+			return reason
+		}
+	}
+	if word == "" {
+		return reason
+	}
+	return word
+}
