@@ -227,7 +227,10 @@ func (w *World) TicksWithinRecords(limit int64, max int) int {
 // the answers to fetches held for these records are sent this tick and
 // delivered the next, as any answer), what each steady producer owes by
 // now.
-func (w *World) produceSteady() {
+// produceSteady appends what each steady producer owes by this tick, and
+// reports whether it appended any record (the lag moved: Unavailability
+// samples it, as it does after a user's produce).
+func (w *World) produceSteady() (appended bool) {
 	for i := range w.steady {
 		p := &w.steady[i]
 		due := p.Rate.Due(w.Tick - p.Since)
@@ -237,8 +240,10 @@ func (w *World) produceSteady() {
 			}
 			w.broker.Append(p.TP, int(n))
 			p.Sent = due
+			appended = true
 		}
 	}
+	return appended
 }
 
 // checkInputs refuses a list naming no partition, one that is not an input

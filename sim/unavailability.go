@@ -154,8 +154,10 @@ func (u *Unavailability) clone() Unavailability {
 }
 
 // account counts the tick that just ran; paused is what the pause meter
-// counted in it (counted: it counted this tick at all).
-func (u *Unavailability) account(w *World, paused []TopicPartition, counted bool) {
+// counted in it (counted: it counted this tick at all); appended: steady
+// production appended records in it, so the lag is sampled as after an
+// input.
+func (u *Unavailability) account(w *World, paused []TopicPartition, counted, appended bool) {
 	dirty := counted || u.meter || u.sent
 	u.meter = counted
 	u.sent = false
@@ -189,7 +191,7 @@ func (u *Unavailability) account(w *World, paused []TopicPartition, counted bool
 		}
 		u.Total += n
 	}
-	if input {
+	if input || appended {
 		u.sampleLag(w)
 	}
 }

@@ -212,14 +212,14 @@ func (w *World) Step() (stop bool) {
 		w.env.Recycle(p, &w.processTable)
 	}
 	w.env.Delivered()
-	w.produceSteady()
+	appended := w.produceSteady()
 	for w.env.TimerDue() {
 		w.fire(w.env.PopTimer())
 	}
 	w.Group.Tick()
 	w.actMembers()
 	paused, counted := w.Meter.account(w)
-	w.Unavail.account(w, paused, counted)
+	w.Unavail.account(w, paused, counted, appended)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.advanceDeploys()
