@@ -1,9 +1,9 @@
 // Package health puts a world's unavailability and its health at the end
 // into the words and numbers every view shows them with: metrics, compare
 // and explore say the same things the same way. The unit unavailability
-// is counted in is named here once: partition x ticks (metrics, in real
-// time, also writes them as partition x seconds; compare and explore
-// count ticks).
+// is counted in is named here once: partition x ticks (in real time,
+// metrics and the tables of compare and explore write them as partition x
+// seconds; the verdict lines and --json count ticks).
 package health
 
 import (
