@@ -139,6 +139,33 @@ func partSeconds(c clock, partitionTicks int) string {
 	return wallclock.SecondsText(c.ms(partitionTicks))
 }
 
+// tickCount is what a table's count of ticks counts.
+type tickCount int
+
+const (
+	aTick          tickCount = iota // a moment: the clock's tick (TICK)
+	aSpan                           // a span of ticks (TICKS)
+	partitionTicks                  // partition x ticks (UNAVAILABLE, PAUSE, a cause)
+)
+
+// count is a table cell that counts ticks: the number on the page's
+// scale, and in real time as metrics writes it: a moment as its time with
+// the tick (00:01:00.000 (12000)), a span as a duration (12.4 s),
+// partition x ticks as partition x seconds (36.15 s). compare's and
+// explore's tables write their ticks with it.
+func (c clock) count(n int, k tickCount) string {
+	if !c.real {
+		return strconv.Itoa(n)
+	}
+	switch k {
+	case aTick:
+		return c.cell(n)
+	case aSpan:
+		return c.dur(n)
+	}
+	return partSeconds(c, n)
+}
+
 // annotate reads the engine's tick counts in an event text as time, in
 // real time (wallclock.Clock.Annotate).
 func (c clock) annotate(text string) string { return c.pictures().Annotate(text) }

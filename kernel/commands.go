@@ -212,7 +212,10 @@ func init() {
 				"else stopped or owner down as its subscribers are. The total is the sum of the causes. A static\n" +
 				"member's restart is no rebalance (pause meter 0) but its partitions wait: owner down.\n" +
 				"most lag is the most records a partition fell behind (log end - committed offset), sampled at\n" +
-				"tick 0 and after every tick, and when it was first reached. health is the group now: members\n" +
+				"tick 0 and after every tick, and when it was first reached; in real time, most lag (time) is the\n" +
+				"most time one fell behind: at each tick, the age of each partition's oldest record not committed\n" +
+				"(the record at its committed offset; the backlog was appended at tick 0), the most over the\n" +
+				"ticks, where and when first. health is the group now: members\n" +
 				"running, members stopped by a fatal error and which, partitions no member holds and partitions\n" +
 				"held by a member that is down; ok when none of these is wrong, dead when no member runs. In real\n" +
 				"time (time ms) the pause meter and unavailable read in partition x seconds, the ticks beside."},

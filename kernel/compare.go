@@ -67,6 +67,9 @@ type compareRow struct {
 	// client's cell in the members' table.
 	parts map[string]int
 	ends  map[string]string
+	// clk is the row's clock: its table cells that count ticks read as
+	// time in real time.
+	clk   clock
 	Error string `json:"error,omitempty"`
 }
 
@@ -102,6 +105,7 @@ func (r *compareRow) name() string { return strings.Join(r.values, "/") }
 // fillRow reads a combination's results off the world it ended in.
 func fillRow(row *compareRow, w *sim.World) {
 	d := w.Delivery(w.Cfg.Isolation)
+	row.clk = clockOf(w)
 	row.Tick, row.Generation, row.Rebalances, row.Pause, row.Processed = w.Tick, generationOf(w.Group), w.Group.RebalanceStarts, w.Meter.Total, w.Processed()
 	if w.Group.Type() == sim.ConsumerGroup {
 		row.Protocol = string(sim.ConsumerGroup) // a classic row's line stays as it was

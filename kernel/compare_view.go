@@ -93,12 +93,12 @@ func compareColumns(rows []compareRow) []compareColumn {
 	}
 	itoa := strconv.Itoa
 	cause := func(c sim.Cause) func(r *compareRow) string {
-		return func(r *compareRow) string { return itoa(r.ByCause[c.String()]) }
+		return func(r *compareRow) string { return r.clk.count(r.ByCause[c.String()], partitionTicks) }
 	}
 	// What the verdict weighs first, then how the rows got there.
 	return []compareColumn{
-		{"UNAVAILABLE", func(r *compareRow) string { return itoa(r.Unavailable) }, 0},
-		{"PAUSE", func(r *compareRow) string { return itoa(r.Pause) }, 0},
+		{"UNAVAILABLE", func(r *compareRow) string { return r.clk.count(r.Unavailable, partitionTicks) }, 0},
+		{"PAUSE", func(r *compareRow) string { return r.clk.count(r.Pause, partitionTicks) }, 0},
 		{"DUPLICATES", func(r *compareRow) string { return itoa(r.Duplicates) }, 0},
 		{"LOST", func(r *compareRow) string { return itoa(r.Lost) }, 0},
 		{"HEALTH", func(r *compareRow) string { return shortHealth(r.Health) }, 0},
@@ -110,7 +110,7 @@ func compareColumns(rows []compareRow) []compareColumn {
 		{"MAX-LAG", func(r *compareRow) string { return itoa(r.MaxLag.Records) }, 0},
 		{"PROCESSED", func(r *compareRow) string { return itoa(r.Processed) }, 0},
 		{"IDLE", func(r *compareRow) string { return dash(health.Members(r.Idle)) }, clipPauses},
-		{"TICK", func(r *compareRow) string { return itoa(r.Tick) }, 0},
+		{"TICK", func(r *compareRow) string { return r.clk.count(r.Tick, aTick) }, 0},
 		{gen, func(r *compareRow) string { return itoa(r.Generation) }, 0},
 	}
 }

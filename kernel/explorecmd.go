@@ -28,7 +28,9 @@ func init() {
 				"--save DIR writes one replayable script per class of outcome (the shortest branch that shows it).\n" +
 				"Each class's row also has, over its branches, the unavailability from the fault on (partition x ticks\n" +
 				"nobody could consume, as metrics counts them) and how many ended unhealthy (see help metrics); the\n" +
-				"lines under the table give both over every branch, with the shortest branch that ended unhealthy.\n\n" +
+				"lines under the table give both over every branch, with the shortest branch that ended unhealthy.\n" +
+				"In real time (time ms) the table's ticks read as time: TICKS as a duration, UNAVAILABLE in\n" +
+				"partition x seconds.\n\n" +
 				"A sweep too big for one machine splits into shards. Every machine runs the same script, then\n" +
 				"  explore [options] --shard K/N --out FILE\n" +
 				"which runs only the branches whose index i (in the order of the full sweep: tick, member, fault kind)\n" +
@@ -364,7 +366,7 @@ func exploreResult(s *Session, rep *explore.Report, prefix string, fl map[string
 		line := jsonLine(exploreJSON(rep))
 		return &Result{Text: line, JSON: line}, nil
 	}
-	return &Result{Text: exploreText(rep)}, nil
+	return &Result{Text: exploreText(rep, clockOf(s.World()))}, nil
 }
 
 func classFile(class string) string { return strings.ReplaceAll(class, ":", "_") + ".kg" }
@@ -388,7 +390,9 @@ func saveCounterexamples(rep *explore.Report, prefix, dir string) error {
 	return nil
 }
 
-func exploreText(rep *explore.Report) string {
+// exploreText is the report in words; its table's counts of ticks read
+// as time in real time (clk.count), as compare's do.
+func exploreText(rep *explore.Report, clk clock) string {
 	var b strings.Builder
 	members := map[string]bool{}
 	kinds := map[string]bool{}
@@ -414,22 +418,30 @@ func exploreText(rep *explore.Report) string {
 		for _, c := range classes {
 			o := rep.Outcomes[rep.Shortest[c]]
 			sp := spread[c]
-			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at tick %d", o.Fault.Command(), o.Tick), strconv.Itoa(o.Ran),
-				sp.unavailable(), sp.health(), o.Summary())
+			t.Add(c, strconv.Itoa(rep.Counts[c]), fmt.Sprintf("%s at %s", o.Fault.Command(), clk.tickAt(o.Tick)), clk.count(o.Ran, aSpan),
+				sp.unavailable(clk), sp.health(), o.Summary())
 		}
 		b.WriteString(t.Text())
 	} else {
 		b.WriteString("every branch: ok\n")
 	}
 	if all := spread[""]; all.branches > 0 {
-		fmt.Fprintf(&b, "unavailable from the fault on: %s %s a branch (%d on average)\n", all.unavailable(), health.Unit, all.sum/all.branches)
+		if clk.real {
+			fmt.Fprintf(&b, "unavailable from the fault on: %s a branch (%s on average), partition x seconds\n", all.unavailable(clk), clk.count(all.sum/all.branches, partitionTicks))
+		} else {
+			fmt.Fprintf(&b, "unavailable from the fault on: %s %s a branch (%d on average)\n", all.unavailable(clk), health.Unit, all.sum/all.branches)
+		}
 	}
 	if rep.Unhealthy == 0 {
 		b.WriteString("health at the end: every branch ended healthy\n")
 	} else {
 		o := rep.Outcomes[rep.Sickest]
-		fmt.Fprintf(&b, "health at the end: %d of %d branches ended unhealthy; the shortest, %s at tick %d (%d ticks): %s\n",
-			rep.Unhealthy, len(rep.Outcomes), o.Fault.Command(), o.Tick, o.Ran, o.Health)
+		ran := strconv.Itoa(o.Ran) + " ticks"
+		if clk.real {
+			ran = clk.dur(o.Ran)
+		}
+		fmt.Fprintf(&b, "health at the end: %d of %d branches ended unhealthy; the shortest, %s at %s (%s): %s\n",
+			rep.Unhealthy, len(rep.Outcomes), o.Fault.Command(), clk.tickAt(o.Tick), ran, o.Health)
 	}
 	// The matrix: one row per fault and member, one column per tick.
 	b.WriteString("\n. ok  D duplicate  L lost  B both  R read anomaly  S stalled  - fault not possible\n")
@@ -463,14 +475,14 @@ type classSpread struct {
 	branches, lo, hi, sum, unhealthy int
 }
 
-func (c classSpread) unavailable() string {
+func (c classSpread) unavailable(clk clock) string {
 	if c.branches == 0 {
 		return "-"
 	}
 	if c.lo == c.hi {
-		return strconv.Itoa(c.lo)
+		return clk.count(c.lo, partitionTicks)
 	}
-	return fmt.Sprintf("%d..%d", c.lo, c.hi)
+	return clk.count(c.lo, partitionTicks) + ".." + clk.count(c.hi, partitionTicks)
 }
 
 func (c classSpread) health() string {

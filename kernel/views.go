@@ -1255,6 +1255,9 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 	t.Add("external sink duplicates", strconv.Itoa(m.SinkDuplicates))
 	t.Add("total lag", strconv.Itoa(m.Lag))
 	t.Add("most lag (records)", m.LagLine(clk.tickAt))
+	if line, ok := m.TimeLagLine(clk.dur, clk.tickAt); ok {
+		t.Add("most lag (time)", line)
+	}
 	t.Add("members running", fmt.Sprintf("%d of %d", len(m.Health.Running), m.Health.Members))
 	t.Add("health", m.Health.Words)
 	text := t.Text()

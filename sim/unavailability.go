@@ -101,6 +101,17 @@ type Unavailability struct {
 	MaxLagPartition TopicPartition
 	MaxLagTick      int
 
+	// The time lag (TimeLag reads it): each input partition's committed
+	// offset at the last look (0 for none, as the record lag reads it),
+	// the offsets' Version then, and the most time lag of the spans that
+	// ended since (lagEnded: ticks, partition, tick; lagEndedTick -1 for
+	// none).
+	lagSeen      []int
+	lagVersion   uint64
+	lagEnded     int
+	lagEndedTP   TopicPartition
+	lagEndedTick int
+
 	now    []Cause        // each input partition's cause in the last tick counted (index: the world's input order)
 	counts [numCauses]int // how many partitions of now have each cause
 	stops  []fatalStop    // the processes that stopped with a fatal error, oldest first
@@ -130,6 +141,9 @@ func (u *Unavailability) init(w *World) {
 	u.sent = true // the first tick classifies
 	u.MaxLagTick = -1
 	u.sampleLag(w)
+	u.lagSeen = make([]int, len(u.now))
+	u.lagEndedTick = -1
+	u.lookTimeLag(w)
 }
 
 // Now lists each input partition's cause in the last tick counted, in the
@@ -149,6 +163,7 @@ func (u *Unavailability) clone() Unavailability {
 	n := *u
 	n.now = store.Copy(u.now)
 	n.stops = store.Copy(u.stops)
+	n.lagSeen = store.Copy(u.lagSeen)
 	n.ref, n.owners = nil, nil
 	return n
 }
@@ -193,6 +208,9 @@ func (u *Unavailability) account(w *World, paused []TopicPartition, counted, app
 	}
 	if input || appended {
 		u.sampleLag(w)
+	}
+	if u.lagVersion != w.Group.Offsets.Version() {
+		u.lookTimeLag(w)
 	}
 }
 
@@ -374,6 +392,80 @@ func (u *Unavailability) sampleLag(w *World) {
 			u.MaxLag, u.MaxLagPartition, u.MaxLagTick = lag, tp, w.Tick
 		}
 	}
+}
+
+// The time lag of an input partition at the end of tick t is the age, in
+// ticks, of the oldest record the group has not consumed: t minus the tick
+// the record at its committed offset was appended (the committed offset, as
+// the record lag reads it: kafka-consumer-groups.sh's CURRENT-OFFSET, 0
+// when none), or 0 when the committed offset is at the log end. Records
+// preloaded at the world's start were appended at tick 0. TimeLag is its
+// most over the ticks sampled (tick 0 and the end of every tick), over the
+// input partitions, and the first tick and partition (in the world's
+// input order) it was reached at.
+//
+// While a partition's committed offset stays put its time lag never falls
+// (0 while it is at the log end, then the age of one record, growing a
+// tick a tick), so its most over that span is at the span's last tick. The
+// observer therefore looks only when a committed offset was written (the
+// offsets' Version moved: a commit, a transaction's COMMIT marker): the
+// span of each partition whose offset moved ended the tick before, at the
+// age its old record had then; the spans still open end now, and TimeLag
+// reads them when asked. A tick without a commit costs one comparison.
+// TestPropertyTimeLag checks it against the definition at every tick of
+// random worlds.
+
+// lookTimeLag ends the span of each input partition whose committed
+// offset moved since the last look (at the tick before this one), and
+// notes the offsets as they are now.
+func (u *Unavailability) lookTimeLag(w *World) {
+	u.lagVersion = w.Group.Offsets.Version()
+	logs := w.broker.Logs()
+	for i, tp := range w.layout.Inputs() {
+		c, _ := w.Group.Offsets.CommittedAt(i)
+		if c == u.lagSeen[i] {
+			continue
+		}
+		if old := u.lagSeen[i]; old >= 0 && old < logs[i].HW() {
+			if at := logs[i].Cells.TickAt(old); at <= w.Tick-1 {
+				u.endLagSpan(w.Tick-1-at, tp, w.Tick-1)
+			}
+		}
+		u.lagSeen[i] = c
+	}
+}
+
+// endLagSpan keeps a span's time lag when it is the most so far (a later
+// tick, or a later partition at the same tick, must exceed it).
+func (u *Unavailability) endLagSpan(ticks int, tp TopicPartition, tick int) {
+	if ticks > u.lagEnded || u.lagEndedTick < 0 {
+		u.lagEnded, u.lagEndedTP, u.lagEndedTick = ticks, tp, tick
+	}
+}
+
+// TimeLag is the most time lag so far (see above), in ticks, the
+// partition and the first tick it was reached at; ok is false for a world
+// without input partitions.
+func (u *Unavailability) TimeLag(w *World) (ticks int, tp TopicPartition, tick int, ok bool) {
+	ticks, tp, tick = u.lagEnded, u.lagEndedTP, u.lagEndedTick
+	if len(u.lagSeen) == 0 {
+		return 0, TopicPartition{}, 0, false
+	}
+	if tick < 0 {
+		// Nothing ended yet: every partition's time lag was 0 at tick 0.
+		ticks, tp, tick = 0, w.layout.Inputs()[0], 0
+	}
+	logs := w.broker.Logs()
+	for i, in := range w.layout.Inputs() {
+		c, _ := w.Group.Offsets.CommittedAt(i)
+		if c < 0 || c >= logs[i].HW() {
+			continue
+		}
+		if age := w.Tick - logs[i].Cells.TickAt(c); age > ticks {
+			ticks, tp, tick = age, in, w.Tick
+		}
+	}
+	return ticks, tp, tick, true
 }
 
 // FatalStop is a client whose newest process stopped with a fatal error.

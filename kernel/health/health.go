@@ -1,9 +1,9 @@
 // Package health puts a world's unavailability and its health at the end
 // into the words and numbers every view shows them with: metrics, compare
 // and explore say the same things the same way. The unit unavailability
-// is counted in is named here once: partition x ticks (metrics, in real
-// time, also writes them as partition x seconds; compare and explore
-// count ticks).
+// is counted in is named here once: partition x ticks (in real time,
+// metrics and the tables of compare and explore write them as partition x
+// seconds; the verdict lines and --json count ticks).
 package health
 
 import (
@@ -49,12 +49,21 @@ type Summary struct {
 }
 
 // Lag is the most records an input partition fell behind, where and when
-// (first).
+// (first). In real time (time ms) it also has the most time one fell
+// behind (sim.Unavailability.TimeLag: the age of the oldest record the
+// group has not committed), in seconds, where and when (first): absent on
+// the page's scale.
 type Lag struct {
 	Records   int     `json:"records"`
 	Partition *string `json:"partition"`
 	Tick      int     `json:"tick"`
 	short     string  // the partition's short name (o0), for the text
+
+	Seconds          *float64 `json:"seconds,omitempty"`
+	SecondsPartition *string  `json:"seconds_partition,omitempty"`
+	SecondsTick      *int     `json:"seconds_tick,omitempty"`
+	ticks            int      // the time lag in ticks, for the text
+	secondsShort     string
 }
 
 // Health is the group at the end.
@@ -90,6 +99,11 @@ func Of(w *sim.World) Summary {
 	if len(w.Layout().Inputs()) > 0 {
 		p := u.MaxLagPartition.String()
 		s.MaxLag.Partition, s.MaxLag.short = &p, w.Layout().ShortName(u.MaxLagPartition)
+	}
+	if ticks, tp, tick, ok := u.TimeLag(w); ok && w.Cfg.Time == sim.TimeMS {
+		sec, p := float64(int64(ticks)*int64(w.Cfg.TickMS))/1000, tp.String()
+		s.MaxLag.Seconds, s.MaxLag.SecondsPartition, s.MaxLag.SecondsTick = &sec, &p, &tick
+		s.MaxLag.ticks, s.MaxLag.secondsShort = ticks, w.Layout().ShortName(tp)
 	}
 	s.Health = HealthOf(w)
 	return s
@@ -243,4 +257,14 @@ func (s Summary) LagLine(at func(tick int) string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d on %s at %s", s.MaxLag.Records, s.MaxLag.short, at(s.MaxLag.Tick))
+}
+
+// TimeLagLine is the most time lag in words, in real time only (ok false
+// on the page's scale): its length written by dur, its tick named by at:
+// "12.5 s (2500 ticks) on o0 at tick 2500 (t=00:00:12.500)".
+func (s Summary) TimeLagLine(dur func(ticks int) string, at func(tick int) string) (string, bool) {
+	if s.MaxLag.SecondsTick == nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%d ticks) on %s at %s", dur(s.MaxLag.ticks), s.MaxLag.ticks, s.MaxLag.secondsShort, at(*s.MaxLag.SecondsTick)), true
 }

@@ -165,6 +165,15 @@ func (c *CellLog) At(i int) Cell {
 	return c.cell(i, c.recs.At(i))
 }
 
+// TickAt is the tick cell i was appended at, without spelling the cell
+// (the backlog preloaded at the world's start: tick 0).
+func (c *CellLog) TickAt(i int) int {
+	if !c.inRecs {
+		return int(c.tickOf(i))
+	}
+	return int(c.recTick(i, c.recs.At(i)))
+}
+
 // IsData reports whether cell i is a data record (not a marker), without
 // spelling its value.
 func (c *CellLog) IsData(i int) bool {

@@ -90,6 +90,11 @@ func (o *Offsets) CommittedAt(i int) (int, bool) {
 	return c.Offset, ok
 }
 
+// Version changes whenever an input partition's committed offset is
+// written (CommittedAt may then read differently); it is copied with the
+// world, so equal versions of one world's history mean no write between.
+func (o *Offsets) Version() uint64 { return o.table.version }
+
 // EachCommitted calls yield for every committed offset, until it returns
 // false.
 func (o *Offsets) EachCommitted(yield func(tp wire.TopicPartition, offset int) bool) {

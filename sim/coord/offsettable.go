@@ -18,6 +18,10 @@ type offsetTable struct {
 	slots []committedOffset
 	n     int // slots in use
 	other map[wire.TopicPartition]committedOffset
+	// version counts the writes to slots, so an observer (the world's
+	// time lag) can tell in one comparison whether any input partition's
+	// committed offset may have changed since it last looked.
+	version uint64
 }
 
 func (t *offsetTable) get(tp wire.TopicPartition) (committedOffset, bool) {
@@ -59,6 +63,7 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 	}
 	c.has = true
 	t.slots[i] = c
+	t.version++
 }
 
 // setCommit records one OffsetCommit: tps[i] at offs[i], the rest as c.
