@@ -262,18 +262,6 @@ func (w *World) quietGroup() bool {
 	return len(w.deploys.restarts) == 0 && w.GroupSettled() && len(w.closing()) == 0
 }
 
-// closing lists the clients whose process is shutting down, in Kafka's
-// string order.
-func (w *World) closing() []string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m.Closing() && !m.Zombie {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Settled is `run until stable`'s condition: the group is settled
 // (GroupSettled), no process is closing, and no graceful restart or roll
 // is under way. A close leaves the group Stable while the member finishes

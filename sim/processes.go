@@ -130,6 +130,18 @@ func (t *processTable) running() string {
 	return strings.Join(out, " ")
 }
 
+// closing lists the clients whose process is shutting down, in Kafka's
+// string order.
+func (t *processTable) closing() []string {
+	var out []string
+	for _, c := range t.clients {
+		if m := t.current[c]; m.Closing() && !m.Zombie {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // live is client's running process, or an error for the command verb.
 func (t *processTable) live(verb, client string) (*Member, error) {
 	m := t.current[client]
