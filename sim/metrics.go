@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -144,7 +143,7 @@ members:
 	if !anySub {
 		return nil
 	}
-	w.markConsumed(consumed)
+	w.markConsumed(w.layout, consumed)
 	out := w.pausedBuf[:0]
 	topic, sub := "", false
 	for i, tp := range w.layout.Inputs() {
@@ -157,27 +156,6 @@ members:
 	}
 	w.pausedBuf = out
 	return out
-}
-
-// markConsumed sets consumed[i] (cleared first) for each input partition,
-// by its index in the world's input order, that a running process of the
-// group fetches now: its client's newest, in the group and not a zombie.
-func (w *World) markConsumed(consumed []bool) {
-	clear(consumed)
-	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
-		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
-			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
-			for _, tp := range m.Owned {
-				if tp.Topic != topic {
-					topic = tp.Topic
-					in, _ = w.layout.Span(topic)
-				}
-				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.FetchesHint(tp, int32(i)) {
-					consumed[i] = true
-				}
-			}
-		}
-	}
 }
 
 // GroupSettled is `run until stable`'s condition: the coordinator is Stable,
