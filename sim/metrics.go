@@ -62,7 +62,7 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	if g.State() == PreparingRebalance {
 		gen++
 	}
-	paused = w.pausedPartitions()
+	paused = w.scratch.pausedPartitions(w)
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: look each one up there, append those it lacks, then sort
@@ -107,24 +107,24 @@ func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
 // PausedPartitions lists the subscribed partitions no live member of the
 // group is consuming now.
 func (w *World) PausedPartitions() []TopicPartition {
-	if paused := w.pausedPartitions(); len(paused) > 0 {
+	if paused := w.scratch.pausedPartitions(w); len(paused) > 0 {
 		return slices.Clone(paused)
 	}
 	return nil
 }
 
-// pausedPartitions is PausedPartitions in the world's scratch list, valid
-// until the next call. It runs every tick while a rebalance is under way
-// (PauseMeter.account), so it marks subscribed topics (at their first
-// partition's index) and consumed partitions in scratch slices indexed
-// like inputTPs instead of building sets, and asks fetchable's question
-// without its list.
-func (w *World) pausedPartitions() []TopicPartition {
+// pausedPartitions is w's PausedPartitions in its scratch list (s is
+// &w.scratch, whose buffers it owns), valid until the next call. It runs
+// every tick while a rebalance is under way (PauseMeter.account), so it
+// marks subscribed topics (at their first partition's index) and consumed
+// partitions in scratch slices indexed like inputTPs instead of building
+// sets, and asks fetchable's question without its list.
+func (s *scratch) pausedPartitions(w *World) []TopicPartition {
 	n := len(w.layout.Inputs())
-	if cap(w.markBuf) < 2*n {
-		w.markBuf = make([]bool, 2*n)
+	if cap(s.markBuf) < 2*n {
+		s.markBuf = make([]bool, 2*n)
 	}
-	subscribed, consumed := w.markBuf[:n], w.markBuf[n:2*n]
+	subscribed, consumed := s.markBuf[:n], s.markBuf[n:2*n]
 	clear(subscribed)
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
@@ -144,7 +144,7 @@ members:
 		return nil
 	}
 	w.markConsumed(w.layout, consumed)
-	out := w.pausedBuf[:0]
+	out := s.pausedBuf[:0]
 	topic, sub := "", false
 	for i, tp := range w.layout.Inputs() {
 		if tp.Topic != topic {
@@ -154,7 +154,7 @@ members:
 			out = append(out, tp)
 		}
 	}
-	w.pausedBuf = out
+	s.pausedBuf = out
 	return out
 }
 
