@@ -217,7 +217,7 @@ func (w *World) Step() (stop bool) {
 	w.Unavail.account(w, paused, counted)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
-	w.advanceDeploys()
+	w.deploys.advance(w)
 	return w.trace.Stopped()
 }
 
