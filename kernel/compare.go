@@ -288,13 +288,14 @@ func runCombo(parent *Session, script []scriptLine, keys, vals []string) compare
 					return row
 				}
 			}
-			if len(start) > 0 {
-				// The members `new` starts were built before the settings:
-				// build the world again with them in force.
-				if err := sess.rebuildWith(start); err != nil {
-					row.Error = "new: " + err.Error()
-					return row
-				}
+			// The members `new` starts were built before the settings, and
+			// a running member keeps what it joined with (a session
+			// timeout, say, goes in its JoinGroup): build the world again
+			// with the settings in force from its start, as the comparison
+			// means.
+			if err := sess.rebuildWith(start); err != nil {
+				row.Error = "new: " + err.Error()
+				return row
 			}
 		}
 	}

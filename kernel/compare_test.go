@@ -374,3 +374,44 @@ func TestCompareVerdictUnderOnePercent(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A compared setting is in force from the world's start: a member keeps
+// the session timeout it joined with, so a timeout set after `new` would
+// leave every row as the history ran. With C3 crashed at once, its
+// partitions are down until the coordinator's session timeout removes it,
+// so a longer timeout must cost more owner-down time, in either clock.
+func TestCompareSettingsInForceFromTheStart(t *testing.T) {
+	for _, c := range []struct{ setup, values string }{
+		{"new --members 3\ncrash C3 now\nrun until tick 100", "6,20"},
+		{"new --kafka-defaults --members 3\ncrash C3 now\nrun until time 1m", "10000,45000"},
+	} {
+		s := NewSession()
+		s.Dir = t.TempDir()
+		runLines(t, s, c.setup)
+		if _, err := s.Exec("compare session.timeout.ms " + c.values + " --csv cmp.csv"); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, "cmp.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		if err != nil || len(recs) != 3 {
+			t.Fatalf("%v: want a header and 2 rows:\n%s", err, data)
+		}
+		col := -1
+		for i, h := range recs[0] {
+			if h == "unavailable_owner_down" {
+				col = i
+			}
+		}
+		if col < 0 {
+			t.Fatalf("no unavailable_owner_down column: %v", recs[0])
+		}
+		short, _ := strconv.Atoi(recs[1][col])
+		long, _ := strconv.Atoi(recs[2][col])
+		if !(short > 0 && long > short) {
+			t.Errorf("%s: owner down %d with the shorter timeout, %d with the longer: want more with the longer\n%s", c.setup, short, long, data)
+		}
+	}
+}

@@ -22,7 +22,10 @@ import (
 // user would type there: `roll C1,C2 --kill --every 5` is `restart C1`,
 // 5 ticks, `restart C2`.
 
-// deploys is the World's deploys under way and the rolls done.
+// deploys is the World's deploys under way and the rolls done. Its
+// methods are the deploys' mechanics; the World keeps only the entry
+// points (RestartGraceful, Roll, Settled, Pending, Leaving, Rolls), and
+// Step calls advance at the end of each tick.
 type deploys struct {
 	restarts []pendingRestart // graceful restarts waiting for their process to stop
 	roll     *rolling         // the rolling deploy under way, nil when none
@@ -99,7 +102,51 @@ func (w *World) startInstance(client string) *Member {
 // with the same client id, group.instance.id and transactional.id. The new
 // process starts at the end of the tick the old one stopped in (at once,
 // when close() needs nothing from the broker).
-func (w *World) RestartGraceful(client string) error {
+func (w *World) RestartGraceful(client string) error { return w.deploys.restartGraceful(w, client) }
+
+// Roll begins a rolling deploy. The first member's restart begins at once;
+// the others follow as spec says, at the end of the ticks they are due in.
+func (w *World) Roll(spec RollSpec) error { return w.deploys.begin(w, spec) }
+
+// Settled is `run until stable`'s condition: the group is settled
+// (GroupSettled), no process is closing, and no graceful restart or roll
+// is under way. A close leaves the group Stable while the member finishes
+// its batch; the group changes only when it has left.
+func (w *World) Settled() bool {
+	return w.deploys.roll == nil && w.deploys.quietGroup(w)
+}
+
+// Pending says what keeps the group from being Settled besides the group
+// itself: processes closing, graceful restarts waiting for their process
+// to stop, a roll under way. Nil when nothing.
+func (w *World) Pending() []string { return w.deploys.pending(w) }
+
+// Leaving reports whether client's process is on its way out: closing,
+// or due for a restart by the roll under way. A crash or a fatal error may
+// end a process too, but nothing a user asked for.
+func (w *World) Leaving(client string) bool { return w.deploys.leaving(w.current[client]) }
+
+// Rolls lists every roll begun, oldest first; the cost of one under way
+// is counted to now.
+func (w *World) Rolls() []RollRecord { return w.deploys.records(w) }
+
+// MembersOf lists the members the coordinator holds for client (a static
+// member away under the consumer protocol included): their member ids, and
+// the process (incarnation) each belongs to.
+func (w *World) MembersOf(client string) (ids []string, incs []int) {
+	for gm := range w.Group.AllMembers() {
+		if gm.ClientID == client {
+			ids, incs = append(ids, gm.MemberID), append(incs, gm.Inc)
+		}
+	}
+	return ids, incs
+}
+
+// The deploys' mechanics: the World's entry points above, and Step's
+// advance at the end of each tick, hand them the world they act on.
+
+// restartGraceful is RestartGraceful.
+func (d *deploys) restartGraceful(w *World, client string) error {
 	m := w.current[client]
 	if m == nil {
 		return fmt.Errorf("restart %s --graceful: no member %s (members: %s)", client, client, w.running())
@@ -107,26 +154,26 @@ func (w *World) RestartGraceful(client string) error {
 	if !m.Alive {
 		return fmt.Errorf("restart %s --graceful: %s is not running, so there is nothing to close (restart %s starts a new instance; running: %s)", client, client, client, w.running())
 	}
-	if w.restartPending(client, m.Inc) {
+	if d.restartPending(client, m.Inc) {
 		return fmt.Errorf("restart %s --graceful: %s is restarting already (it closes, then process %d starts)", client, client, m.Inc+1)
 	}
 	w.trace.Eventf(EvDeploy, client, "%s closes for a graceful restart: process %d starts once it has closed", client, m.Inc+1)
-	w.closeForRestart(m)
-	w.startClosed()
+	d.closeForRestart(m)
+	d.startClosed(w)
 	return nil
 }
 
 // closeForRestart closes m (it goes on closing if it is already) and
 // starts its next process once it has stopped.
-func (w *World) closeForRestart(m *Member) {
+func (d *deploys) closeForRestart(m *Member) {
 	m.Close(false)
-	if !w.restartPending(m.Client, m.Inc) {
-		w.deploys.restarts = append(w.deploys.restarts, pendingRestart{client: m.Client, inc: m.Inc})
+	if !d.restartPending(m.Client, m.Inc) {
+		d.restarts = append(d.restarts, pendingRestart{client: m.Client, inc: m.Inc})
 	}
 }
 
-func (w *World) restartPending(client string, inc int) bool {
-	for _, r := range w.deploys.restarts {
+func (d *deploys) restartPending(client string, inc int) bool {
+	for _, r := range d.restarts {
 		if r.client == client && r.inc == inc {
 			return true
 		}
@@ -137,9 +184,9 @@ func (w *World) restartPending(client string, inc int) bool {
 // startClosed starts a new process for each graceful restart whose old
 // process has stopped. One that another input overtook (a restart, a
 // join: the client has a newer process already) is dropped.
-func (w *World) startClosed() {
-	keep := w.deploys.restarts[:0]
-	for _, r := range w.deploys.restarts {
+func (d *deploys) startClosed(w *World) {
+	keep := d.restarts[:0]
+	for _, r := range d.restarts {
 		m := w.current[r.client]
 		switch {
 		case m == nil || m.Inc != r.inc:
@@ -150,15 +197,14 @@ func (w *World) startClosed() {
 			w.startInstance(r.client)
 		}
 	}
-	clear(w.deploys.restarts[len(keep):])
-	w.deploys.restarts = keep
+	clear(d.restarts[len(keep):])
+	d.restarts = keep
 }
 
-// Roll begins a rolling deploy. The first member's restart begins at once;
-// the others follow as spec says, at the end of the ticks they are due in.
-func (w *World) Roll(spec RollSpec) error {
-	if r := w.deploys.roll; r != nil {
-		rec := w.deploys.rolls[r.rec]
+// begin is Roll.
+func (d *deploys) begin(w *World, spec RollSpec) error {
+	if r := d.roll; r != nil {
+		rec := d.rolls[r.rec]
 		return fmt.Errorf("roll: a roll is under way since tick %d (%d of %d members restarted; run until stable waits for it)", rec.Began, rec.Restarted, len(rec.Members))
 	}
 	if len(spec.Members) == 0 {
@@ -178,9 +224,9 @@ func (w *World) Roll(spec RollSpec) error {
 		}
 	}
 	spec.Members = slices.Clone(spec.Members)
-	w.deploys.rolls = append(w.deploys.rolls, RollRecord{RollSpec: spec, Began: w.Tick, Ended: -1,
+	d.rolls = append(d.rolls, RollRecord{RollSpec: spec, Began: w.Tick, Ended: -1,
 		rebalances0: w.Group.RebalanceStarts, pause0: w.Meter.Total})
-	w.deploys.roll = &rolling{rec: len(w.deploys.rolls) - 1, lastBegan: w.Tick}
+	d.roll = &rolling{rec: len(d.rolls) - 1, lastBegan: w.Tick}
 	how := "killed and started (kill)"
 	if spec.Graceful {
 		how = "closed, then started (graceful)"
@@ -193,24 +239,24 @@ func (w *World) Roll(spec RollSpec) error {
 		pace += ", each once the group is stable again"
 	}
 	w.trace.Eventf(EvDeploy, "", "roll: %d member(s) to restart in turn, %s%s: %s", len(spec.Members), how, pace, strings.Join(spec.Members, " "))
-	w.advanceRoll()
+	d.advanceRoll(w)
 	return nil
 }
 
-// advanceDeploys moves the deploys on, at the end of a tick.
-func (w *World) advanceDeploys() {
-	if len(w.deploys.restarts) > 0 {
-		w.startClosed()
+// advance moves the deploys on, at the end of a tick.
+func (d *deploys) advance(w *World) {
+	if len(d.restarts) > 0 {
+		d.startClosed(w)
 	}
-	if w.deploys.roll != nil {
-		w.advanceRoll()
+	if d.roll != nil {
+		d.advanceRoll(w)
 	}
 }
 
 // advanceRoll starts every member's restart that is due now.
-func (w *World) advanceRoll() {
-	r := w.deploys.roll
-	rec := &w.deploys.rolls[r.rec]
+func (d *deploys) advanceRoll(w *World) {
+	r := d.roll
+	rec := &d.rolls[r.rec]
 	n := len(rec.Members)
 	for {
 		if r.going != "" {
@@ -223,17 +269,17 @@ func (w *World) advanceRoll() {
 		if r.next == n {
 			// Every member's new process started: done once the group is
 			// stable again, so the roll's cost is the whole of it.
-			if !w.quietGroup() {
+			if !d.quietGroup(w) {
 				return
 			}
 			rec.Ended = w.Tick
 			rec.Rebalances, rec.PausePartitionTicks = w.Group.RebalanceStarts-rec.rebalances0, w.Meter.Total-rec.pause0
-			w.deploys.roll = nil
+			d.roll = nil
 			w.trace.Eventf(EvDeploy, "", "roll done: %d member(s) restarted in %d tick(s); %d rebalance(s), pause meter %d partition x ticks",
 				n, rec.Ended-rec.Began, rec.Rebalances, rec.PausePartitionTicks)
 			return
 		}
-		if r.next > 0 && (w.Tick < r.lastBegan+rec.Every || rec.WaitStable && !w.quietGroup()) {
+		if r.next > 0 && (w.Tick < r.lastBegan+rec.Every || rec.WaitStable && !d.quietGroup(w)) {
 			return
 		}
 		c := rec.Members[r.next]
@@ -247,8 +293,8 @@ func (w *World) advanceRoll() {
 			w.startInstance(c)
 		case rec.Graceful:
 			w.trace.Eventf(EvDeploy, c, "roll %d/%d: %s closes: process %d starts once it has closed", r.next, n, c, m.Inc+1)
-			w.closeForRestart(m)
-			w.startClosed()
+			d.closeForRestart(m)
+			d.startClosed(w)
 		default:
 			w.trace.Eventf(EvDeploy, c, "roll %d/%d: %s is killed and restarted", r.next, n, c)
 			_ = w.Restart(c) // c has a process: Restart cannot fail
@@ -258,87 +304,49 @@ func (w *World) advanceRoll() {
 
 // quietGroup is the group settled (GroupSettled) with no process closing
 // and no graceful restart waiting: what a roll's --wait-stable waits for.
-func (w *World) quietGroup() bool {
-	return len(w.deploys.restarts) == 0 && w.GroupSettled() && len(w.closing()) == 0
+func (d *deploys) quietGroup(w *World) bool {
+	return len(d.restarts) == 0 && w.GroupSettled() && len(w.closing()) == 0
 }
 
-// closing lists the clients whose process is shutting down, in Kafka's
-// string order.
-func (w *World) closing() []string {
-	var out []string
-	for _, c := range w.clients {
-		if m := w.current[c]; m.Closing() && !m.Zombie {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// Settled is `run until stable`'s condition: the group is settled
-// (GroupSettled), no process is closing, and no graceful restart or roll
-// is under way. A close leaves the group Stable while the member finishes
-// its batch; the group changes only when it has left.
-func (w *World) Settled() bool {
-	return w.deploys.roll == nil && w.quietGroup()
-}
-
-// Pending says what keeps the group from being Settled besides the group
-// itself: processes closing, graceful restarts waiting for their process
-// to stop, a roll under way. Nil when nothing.
-func (w *World) Pending() []string {
+// pending is Pending.
+func (d *deploys) pending(w *World) []string {
 	var out []string
 	for _, c := range w.closing() {
-		if !w.restartPending(c, w.current[c].Inc) {
+		if !d.restartPending(c, w.current[c].Inc) {
 			out = append(out, c+" is closing")
 		}
 	}
-	for _, r := range w.deploys.restarts {
+	for _, r := range d.restarts {
 		out = append(out, fmt.Sprintf("%s restarts once process %d has closed", r.client, r.inc))
 	}
-	if r := w.deploys.roll; r != nil {
-		rec := w.deploys.rolls[r.rec]
+	if r := d.roll; r != nil {
+		rec := d.rolls[r.rec]
 		out = append(out, fmt.Sprintf("a roll is under way (%d of %d members restarted)", rec.Restarted, len(rec.Members)))
 	}
 	return out
 }
 
-// Leaving reports whether client's process is on its way out: closing,
-// or due for a restart by the roll under way. A crash or a fatal error may
-// end a process too, but nothing a user asked for.
-func (w *World) Leaving(client string) bool {
-	m := w.current[client]
+// leaving is Leaving for a client's newest process m (nil: none).
+func (d *deploys) leaving(m *Member) bool {
 	if m == nil {
 		return false
 	}
 	if m.Closing() {
 		return true
 	}
-	if r := w.deploys.roll; r != nil {
-		return slices.Contains(w.deploys.rolls[r.rec].Members[r.next:], client)
+	if r := d.roll; r != nil {
+		return slices.Contains(d.rolls[r.rec].Members[r.next:], m.Client)
 	}
 	return false
 }
 
-// Rolls lists every roll begun, oldest first; the cost of one under way
-// is counted to now.
-func (w *World) Rolls() []RollRecord {
-	out := slices.Clone(w.deploys.rolls)
+// records is Rolls.
+func (d *deploys) records(w *World) []RollRecord {
+	out := slices.Clone(d.rolls)
 	for i := range out {
 		if out[i].Ended < 0 {
 			out[i].Rebalances, out[i].PausePartitionTicks = w.Group.RebalanceStarts-out[i].rebalances0, w.Meter.Total-out[i].pause0
 		}
 	}
 	return out
-}
-
-// MembersOf lists the members the coordinator holds for client (a static
-// member away under the consumer protocol included): their member ids, and
-// the process (incarnation) each belongs to.
-func (w *World) MembersOf(client string) (ids []string, incs []int) {
-	for gm := range w.Group.AllMembers() {
-		if gm.ClientID == client {
-			ids, incs = append(ids, gm.MemberID), append(incs, gm.Inc)
-		}
-	}
-	return ids, incs
 }

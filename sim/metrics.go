@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -63,7 +62,7 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	if g.State() == PreparingRebalance {
 		gen++
 	}
-	paused = w.pausedPartitions()
+	paused = w.scratch.pausedPartitions(w)
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: look each one up there, append those it lacks, then sort
@@ -108,24 +107,24 @@ func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
 // PausedPartitions lists the subscribed partitions no live member of the
 // group is consuming now.
 func (w *World) PausedPartitions() []TopicPartition {
-	if paused := w.pausedPartitions(); len(paused) > 0 {
+	if paused := w.scratch.pausedPartitions(w); len(paused) > 0 {
 		return slices.Clone(paused)
 	}
 	return nil
 }
 
-// pausedPartitions is PausedPartitions in the world's scratch list, valid
-// until the next call. It runs every tick while a rebalance is under way
-// (PauseMeter.account), so it marks subscribed topics (at their first
-// partition's index) and consumed partitions in scratch slices indexed
-// like inputTPs instead of building sets, and asks fetchable's question
-// without its list.
-func (w *World) pausedPartitions() []TopicPartition {
+// pausedPartitions is w's PausedPartitions in its scratch list (s is
+// &w.scratch, whose buffers it owns), valid until the next call. It runs
+// every tick while a rebalance is under way (PauseMeter.account), so it
+// marks subscribed topics (at their first partition's index) and consumed
+// partitions in scratch slices indexed like inputTPs instead of building
+// sets, and asks fetchable's question without its list.
+func (s *scratch) pausedPartitions(w *World) []TopicPartition {
 	n := len(w.layout.Inputs())
-	if cap(w.markBuf) < 2*n {
-		w.markBuf = make([]bool, 2*n)
+	if cap(s.markBuf) < 2*n {
+		s.markBuf = make([]bool, 2*n)
 	}
-	subscribed, consumed := w.markBuf[:n], w.markBuf[n:2*n]
+	subscribed, consumed := s.markBuf[:n], s.markBuf[n:2*n]
 	clear(subscribed)
 	anySub := false // a subscribed topic, input or not
 	inputs := 0     // distinct input topics subscribed: all of them ends the scan
@@ -144,8 +143,8 @@ members:
 	if !anySub {
 		return nil
 	}
-	w.markConsumed(consumed)
-	out := w.pausedBuf[:0]
+	w.markConsumed(w.layout, consumed)
+	out := s.pausedBuf[:0]
 	topic, sub := "", false
 	for i, tp := range w.layout.Inputs() {
 		if tp.Topic != topic {
@@ -155,29 +154,8 @@ members:
 			out = append(out, tp)
 		}
 	}
-	w.pausedBuf = out
+	s.pausedBuf = out
 	return out
-}
-
-// markConsumed sets consumed[i] (cleared first) for each input partition,
-// by its index in the world's input order, that a running process of the
-// group fetches now: its client's newest, in the group and not a zombie.
-func (w *World) markConsumed(consumed []bool) {
-	clear(consumed)
-	for _, m := range w.procs { // the clients' current processes (not superseded), as w.current holds them
-		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
-			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
-			for _, tp := range m.Owned {
-				if tp.Topic != topic {
-					topic = tp.Topic
-					in, _ = w.layout.Span(topic)
-				}
-				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.FetchesHint(tp, int32(i)) {
-					consumed[i] = true
-				}
-			}
-		}
-	}
 }
 
 // GroupSettled is `run until stable`'s condition: the coordinator is Stable,

@@ -290,7 +290,7 @@ func (u *Unavailability) classify(w *World, paused []TopicPartition, counted boo
 	for _, c := range w.clients {
 		mark(w.current[c].Topics)
 	}
-	w.markConsumed(consumed)
+	w.markConsumed(w.layout, consumed)
 	var owners []ownerRef // made when a partition held by nobody consuming it needs its owner
 	k := 0                // the cursor in paused (sorted in the world's input order)
 	topic, sub := "", false

@@ -222,7 +222,7 @@ func (w *World) Step() (stop bool) {
 	w.Unavail.account(w, paused, counted, appended)
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
-	w.advanceDeploys()
+	w.deploys.advance(w)
 	return w.trace.Stopped()
 }
 
