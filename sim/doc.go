@@ -32,9 +32,8 @@
 // to the node it is for and each timer to its owner, makes the world's
 // copies (clone.go calls each node's own Clone), takes the user's inputs
 // (commands.go), and observes: the settings (config.go, settings.go,
-// config_time.go), the invariants
-// checked every tick (invariants.go) and the metrics (metrics.go), the one
-// observer that may read everything. The implicit classic heartbeat, the
+// config_time.go), the invariants checked every tick (invariants.go) and
+// the metrics (metrics.go), the one observer that may read everything. The implicit classic heartbeat, the
 // only place where a client's state is read for the coordinator, has a
 // file of its own (heartbeat.go).
 //
