@@ -531,14 +531,7 @@ func (k fileKey) String() string {
 	if k.why != "" {
 		s += ": " + k.why
 	}
-	if len(e.Earlier) > 0 {
-		lines := make([]string, len(e.Earlier))
-		for i, l := range e.Earlier {
-			lines[i] = strconv.Itoa(l)
-		}
-		s += " (also set at line " + strings.Join(lines, ", ") + "; Java keeps the last)"
-	}
-	return s
+	return s + kafkafmt.EarlierNote(e.Earlier)
 }
 
 // msKeys are the modelled keys Kafka counts in milliseconds.

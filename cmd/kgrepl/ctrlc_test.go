@@ -1,13 +1,9 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestREPLTwoCtrlCsDuringALongStep presses Ctrl-C twice, 50 ms apart,
@@ -19,16 +15,7 @@ import (
 // tick the step reached and the history behind it, so the file save wrote
 // was one load refused.
 func TestREPLTwoCtrlCsDuringALongStep(t *testing.T) {
-	cmd := exec.Command(bin, "--no-history")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer cmd.Process.Kill()
-	out := readPTY(ptmx)
+	cmd, ptmx, out := startREPL(t, t.TempDir(), "--no-history")
 	expect := func(what string, after int) int {
 		t.Helper()
 		return out.waitFor(t, what, after, 60*time.Second)

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/kgrepl/kgrepl/kernel/explore"
 )
@@ -74,15 +70,7 @@ func TestHostileInputsRefusedQuickly(t *testing.T) {
 // real binary), presses Ctrl-C, and checks that the prompt comes back with
 // an "interrupted" error and the session as it was before the command.
 func TestREPLCtrlCInterruptsExplore(t *testing.T) {
-	cmd := exec.Command(bin, "--no-history")
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer cmd.Process.Kill()
-	out := readPTY(ptmx)
+	cmd, ptmx, out := startREPL(t, t.TempDir(), "--no-history")
 	expect := func(what string, after int) int {
 		t.Helper()
 		return out.waitFor(t, what, after, 30*time.Second)

@@ -203,6 +203,25 @@ func (t *transcript) add(b []byte) { t.mu.Lock(); t.buf = append(t.buf, b...); t
 func (t *transcript) get() string  { t.mu.Lock(); defer t.mu.Unlock(); return string(t.buf) }
 
 // readPTY keeps reading the terminal into a transcript until it closes.
+// startREPL starts kgrepl with args in a pseudo-terminal of 40 rows and
+// 200 columns, in dir, without colour, and returns the terminal and what it
+// prints; the process is killed and the terminal closed when the test ends.
+func startREPL(t *testing.T, dir string, args ...string) (*exec.Cmd, *os.File, *transcript) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		ptmx.Close()
+	})
+	return cmd, ptmx, readPTY(ptmx)
+}
+
 func readPTY(ptmx *os.File) *transcript {
 	out := &transcript{}
 	go func() {

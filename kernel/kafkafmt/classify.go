@@ -71,14 +71,20 @@ func (e Entry) String() string {
 	if e.Reason != "" {
 		s += ": " + e.Reason
 	}
-	if len(e.Earlier) > 0 {
-		lines := make([]string, len(e.Earlier))
-		for i, l := range e.Earlier {
-			lines[i] = strconv.Itoa(l)
-		}
-		s += " (also set at line " + strings.Join(lines, ", ") + "; Java keeps the last)"
+	return s + EarlierNote(e.Earlier)
+}
+
+// EarlierNote says where else a file set a key it sets again (Java's
+// Properties keeps the last): "" when nowhere.
+func EarlierNote(earlier []int) string {
+	if len(earlier) == 0 {
+		return ""
 	}
-	return s
+	lines := make([]string, len(earlier))
+	for i, l := range earlier {
+		lines[i] = strconv.Itoa(l)
+	}
+	return " (also set at line " + strings.Join(lines, ", ") + "; Java keeps the last)"
 }
 
 // Classification is a configuration, key by key, in the file's order (a
