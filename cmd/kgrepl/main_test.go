@@ -153,9 +153,13 @@ func TestREPLInAPseudoTerminal(t *testing.T) {
 	}
 	defer ptmx.Close()
 	out := readPTY(ptmx)
+	// Each expectation is looked for after the one before: "C2-1" is on
+	// the screen from the join on, and matching it there sent the next
+	// keys while describe still ran (the test failed on a loaded machine).
+	at := 0
 	expect := func(what string) {
 		t.Helper()
-		out.waitFor(t, what, 0, 10*time.Second)
+		at = out.waitFor(t, what, at, 10*time.Second)
 	}
 	// The greeting: what kgrepl is and three first steps.
 	expect("Kafka consumer groups")
