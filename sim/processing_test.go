@@ -57,6 +57,24 @@ func TestLagGrowsDuringAPauseAndDrains(t *testing.T) {
 	}
 }
 
+// processedInTwelveTicks is how many records one member reading one
+// partition of records records (and polling up to that many) processes
+// over ticks 3 to 15 of steady work under cfg: the first poll's answer
+// arrives at tick 3, and processing starts at 4.
+func processedInTwelveTicks(cfg Config, records int) int {
+	cfg.Client.MaxPollRecords = records
+	cfg.RecordsPerPartition = records
+	w, _ := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "t", Partitions: 1}}, Output: TopicSpec{Name: "out", Partitions: 1}, Members: 1}, cfg)
+	for w.Tick < 3 {
+		w.Step()
+	}
+	start := w.Processed()
+	for w.Tick < 15 {
+		w.Step()
+	}
+	return w.Processed() - start
+}
+
 // TestProcessingCostSharesATick: processing.ticks 1/K is K records a
 // tick, N/K K records every N ticks; N alone N ticks a record.
 func TestProcessingCostSharesATick(t *testing.T) {
@@ -70,18 +88,7 @@ func TestProcessingCostSharesATick(t *testing.T) {
 		}
 		cfg := DefaultConfig()
 		cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ticks, recs
-		cfg.Client.MaxPollRecords = 1000
-		cfg.RecordsPerPartition = 1000
-		w, _ := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "t", Partitions: 1}}, Output: TopicSpec{Name: "out", Partitions: 1}, Members: 1}, cfg)
-		// The first poll's answer arrives at tick 3; processing starts at 4.
-		for w.Tick < 3 {
-			w.Step()
-		}
-		start := w.Processed()
-		for w.Tick < 15 {
-			w.Step()
-		}
-		if got := w.Processed() - start; got != c.perTicks {
+		if got := processedInTwelveTicks(cfg, 1000); got != c.perTicks {
 			t.Errorf("processing.ticks %s: %d records in 12 ticks, want %d", c.cost, got, c.perTicks)
 		}
 		if got := ProcessingCost(ticks, recs); got != strings.Replace(c.cost, "2/4", "1/2", 1) {
@@ -133,19 +140,7 @@ func TestProcessingMS(t *testing.T) {
 // tick, as processing.ticks 1/50 does on the page's scale, and 7 ms does
 // what 7/5 does.
 func TestRealTimeProcessingIsExact(t *testing.T) {
-	count := func(cfg Config) int {
-		cfg.Client.MaxPollRecords = 10_000
-		cfg.RecordsPerPartition = 10_000
-		w, _ := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "t", Partitions: 1}}, Output: TopicSpec{Name: "out", Partitions: 1}, Members: 1}, cfg)
-		for w.Tick < 3 {
-			w.Step()
-		}
-		start := w.Processed()
-		for w.Tick < 15 {
-			w.Step()
-		}
-		return w.Processed() - start
-	}
+	count := func(cfg Config) int { return processedInTwelveTicks(cfg, 10_000) }
 	for _, c := range []struct {
 		ms, ticks string
 		per12     int
