@@ -299,16 +299,7 @@ func FuzzNewFromDescribe(f *testing.F) {
 		if group != "" {
 			line += " --group " + group
 		}
-		before := sessionSnapshot(t, s)
-		s.supply = &fileRead{name: "f.txt", text: text}
-		_, err := s.Exec(line)
-		if err != nil {
-			if strings.Contains(err.Error(), "internal error") {
-				t.Fatal(err)
-			}
-			if sessionSnapshot(t, s) != before {
-				t.Fatalf("refused (%v), and the session changed", err)
-			}
+		if _, ok := execSupplied(t, s, "f.txt", text, line); !ok {
 			return
 		}
 		w := s.World()
@@ -356,16 +347,8 @@ func FuzzSetFrom(f *testing.F) {
 		if one {
 			line += " --client C2"
 		}
-		before := sessionSnapshot(t, s)
-		s.supply = &fileRead{name: "c.properties", text: text}
-		out, err := s.Exec(line)
-		if err != nil {
-			if strings.Contains(err.Error(), "internal error") {
-				t.Fatal(err)
-			}
-			if sessionSnapshot(t, s) != before {
-				t.Fatalf("refused (%v), and the session changed", err)
-			}
+		out, ok := execSupplied(t, s, "c.properties", text, line)
+		if !ok {
 			return
 		}
 		props, perr := kafkafmt.ParseProperties(strings.NewReader(text))
@@ -384,4 +367,24 @@ func FuzzSetFrom(f *testing.F) {
 			t.Fatalf("replayed:\n%s\nwant:\n%s", got, want)
 		}
 	})
+}
+
+// execSupplied runs line with the file name reading text, as a fuzz target
+// does; a refusal must be no internal error and leave the session as it
+// was, and then ok is false.
+func execSupplied(t *testing.T, s *Session, name, text, line string) (out string, ok bool) {
+	t.Helper()
+	before := sessionSnapshot(t, s)
+	s.supply = &fileRead{name: name, text: text}
+	out, err := s.Exec(line)
+	if err != nil {
+		if strings.Contains(err.Error(), "internal error") {
+			t.Fatal(err)
+		}
+		if sessionSnapshot(t, s) != before {
+			t.Fatalf("refused (%v), and the session changed", err)
+		}
+		return "", false
+	}
+	return out, true
 }
