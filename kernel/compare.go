@@ -51,9 +51,17 @@ type compareRow struct {
 	// PausePerRebalance its partition x ticks, in generation order.
 	PausedPerRebalance []int `json:"paused_per_rebalance"`
 	PausePerRebalance  []int `json:"pause_per_rebalance"`
-	Processed          int   `json:"processed"`
-	Duplicates         int   `json:"duplicates"`
-	Lost               int   `json:"lost"`
+	// In real time (time ms): the clock's tick and the time at the end in
+	// milliseconds, the pause meter and each rebalance's pause in
+	// partition x seconds, as metrics --json writes them; absent on the
+	// page's scale.
+	TickMS                   *int      `json:"tick_ms,omitempty"`
+	TimeMS                   *int64    `json:"time_ms,omitempty"`
+	PauseSeconds             *float64  `json:"pause_partition_seconds,omitempty"`
+	PausePerRebalanceSeconds []float64 `json:"pause_per_rebalance_seconds,omitempty"`
+	Processed                int       `json:"processed"`
+	Duplicates               int       `json:"duplicates"`
+	Lost                     int       `json:"lost"`
 	// Assignment is each member's partitions at the end, by client id
 	// (seed short names, e.g. {o0 p0}); Idle lists the members with none.
 	Assignment memberMap `json:"assignment"`
@@ -126,6 +134,14 @@ func fillRow(row *compareRow, w *sim.World) {
 	}
 	natural.Sort(row.Idle)
 	row.Summary = health.Of(w)
+	if row.clk.real {
+		tickMS, now := row.clk.tickMS, row.clk.ms(row.Tick)
+		row.TickMS, row.TimeMS, row.PauseSeconds = &tickMS, &now, row.clk.seconds(row.Pause)
+		row.PausePerRebalanceSeconds = []float64{}
+		for _, pt := range row.PausePerRebalance {
+			row.PausePerRebalanceSeconds = append(row.PausePerRebalanceSeconds, *row.clk.seconds(pt))
+		}
+	}
 	for _, c := range w.Clients() {
 		row.ends[c] = "-" // not in the group at the end
 		if a, ok := row.Assignment[c]; ok {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 )
 
 // oneLine joins a view's wrapped lines back into one text, for phrases
@@ -413,5 +416,93 @@ func TestCompareSettingsInForceFromTheStart(t *testing.T) {
 		if !(short > 0 && long > short) {
 			t.Errorf("%s: owner down %d with the shorter timeout, %d with the longer: want more with the longer\n%s", c.setup, short, long, data)
 		}
+	}
+}
+
+// In real time the verdict weighs time, not ticks: with tick.ms compared,
+// the coarser clock counts half the ticks for about the same time, so a
+// verdict on partition x ticks named it best when it was slightly worse.
+// Every number the verdict, --json and --csv give must be the table's
+// partition x seconds.
+func TestCompareVerdictWeighsTimeInRealTime(t *testing.T) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	runLines(t, s, "new --kafka-defaults --members 3\ncrash C3 now\nrun until time 1m")
+	out, err := s.Exec("compare tick.ms 5,10 --json --csv cmp.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Rows []struct {
+			Values      map[string]string `json:"values"`
+			Unavailable int               `json:"unavailable_partition_ticks"`
+			UnavailSecs *float64          `json:"unavailable_partition_seconds"`
+			TickMS      *int              `json:"tick_ms"`
+			TimeMS      *int64            `json:"time_ms"`
+		} `json:"rows"`
+		Verdict string `json:"verdict"`
+	}
+	line, _, _ := strings.Cut(out, "\n") // then "compare: wrote cmp.csv"
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(got.Rows) != 2 {
+		t.Fatalf("want 2 rows:\n%s", out)
+	}
+	secs := map[string]float64{}
+	for _, r := range got.Rows {
+		tick := r.Values["tick.ms"]
+		if r.UnavailSecs == nil || r.TickMS == nil || r.TimeMS == nil {
+			t.Fatalf("row %s: no seconds in real time:\n%s", tick, out)
+		}
+		if want := float64(r.Unavailable**r.TickMS) / 1000; *r.UnavailSecs != want {
+			t.Errorf("row %s: %v partition x seconds, want %d ticks x %d ms = %v", tick, *r.UnavailSecs, r.Unavailable, *r.TickMS, want)
+		}
+		if *r.TimeMS != 60_000 {
+			t.Errorf("row %s: ends at %d ms, want 60000", tick, *r.TimeMS)
+		}
+		secs[tick] = *r.UnavailSecs
+	}
+	best, worse := "5", "10"
+	if secs["10"] < secs["5"] {
+		best, worse = "10", "5"
+	}
+	if secs[best] == secs[worse] {
+		t.Fatalf("both rows unavailable %v s: the scenario no longer tells them apart", secs[best])
+	}
+	if want := fmt.Sprintf("unavailability: %s best with %s (partition x seconds)", best, wallclock.SecondsText(int64(secs[best]*1000+0.5))); !strings.HasPrefix(got.Verdict, want) {
+		t.Errorf("verdict %q\nwant it to begin %q", got.Verdict, want)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, "cmp.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%v: want a header and 2 rows:\n%s", err, data)
+	}
+	col := slices.Index(recs[0], "unavailable_partition_seconds")
+	if col < 0 {
+		t.Fatalf("no unavailable_partition_seconds column in real time: %v", recs[0])
+	}
+	for i, r := range recs[1:] {
+		if v, _ := strconv.ParseFloat(r[col], 64); v != secs[r[0]] {
+			t.Errorf("csv row %d (%s): %s s, want %v", i+1, r[0], r[col], secs[r[0]])
+		}
+	}
+	// On the page's scale no seconds appear anywhere.
+	p := NewSession()
+	p.Dir = t.TempDir()
+	runLines(t, p, "new --members 3\ncrash C3 now\nrun until tick 100")
+	out, err = p.Exec("compare session.timeout.ms 6,20 --json --csv page.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "_seconds") || strings.Contains(out, "time_ms") || strings.Contains(out, "partition x seconds") {
+		t.Errorf("page's scale: seconds in compare --json:\n%s", out)
+	}
+	data, _ = os.ReadFile(filepath.Join(p.Dir, "page.csv"))
+	if bytes.Contains(data, []byte("_seconds")) || bytes.Contains(data, []byte("time_ms")) {
+		t.Errorf("page's scale: seconds in compare --csv:\n%s", data)
 	}
 }

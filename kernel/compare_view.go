@@ -13,6 +13,7 @@ import (
 	"github.com/kgrepl/kgrepl/kernel/chart"
 	"github.com/kgrepl/kgrepl/kernel/health"
 	"github.com/kgrepl/kgrepl/kernel/natural"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -31,6 +32,18 @@ type compareView struct {
 	verdict  string
 	unwell   []string // "consumer ended dead: C1..C12 stopped: ...", one per unhealthy row
 	notes    []string // rows that failed
+}
+
+// allReal is true when every row ran in real time (time ms): then the
+// verdict, the chart and the CSV's seconds columns read partition x ticks
+// as partition x seconds, each row at its own tick.ms.
+func (v *compareView) allReal() bool {
+	for i := range v.rows {
+		if !v.rows[i].clk.real {
+			return false
+		}
+	}
+	return len(v.rows) > 0
 }
 
 // sameColumn is a column equal in every row, shown once.
@@ -309,12 +322,17 @@ func wrapWords(s string, width int, indent string) string {
 type verdictMetric struct {
 	name, unit string
 	of         func(r *compareRow) int
+	// partitionTime: the metric counts partition x ticks. When every row
+	// ran in real time the verdict weighs and writes it as partition x
+	// seconds: rows may differ in tick.ms (compare tick.ms 5,10), where
+	// the same count of ticks is not the same time.
+	partitionTime bool
 }
 
 var verdictMetrics = []verdictMetric{
-	{"unavailability", health.Unit, func(r *compareRow) int { return r.Unavailable }},
-	{"duplicates", "", func(r *compareRow) int { return r.Duplicates }},
-	{"lost", "", func(r *compareRow) int { return r.Lost }},
+	{"unavailability", health.Unit, func(r *compareRow) int { return r.Unavailable }, true},
+	{"duplicates", "", func(r *compareRow) int { return r.Duplicates }, false},
+	{"lost", "", func(r *compareRow) int { return r.Lost }, false},
 }
 
 // verdict says which combination is best on unavailability, duplicates
@@ -383,9 +401,27 @@ func verdict(rows []compareRow) string {
 // "unavailability: cooperative-sticky best with 67 partition x ticks, 41
 // (38%) fewer than range (108)", or "lost: 0 in every row".
 func (m verdictMetric) rank(rows []*compareRow, every string) (string, []*compareRow) {
-	best, next := -1, -1
+	timed := m.partitionTime
 	for _, r := range rows {
-		v := m.of(r)
+		timed = timed && r.clk.real
+	}
+	// The value weighed: the count, or in real time its partition x
+	// milliseconds; spelled as the tables spell it.
+	of := func(r *compareRow) int64 {
+		if timed {
+			return r.clk.ms(m.of(r))
+		}
+		return int64(m.of(r))
+	}
+	spell := func(v int64) string {
+		if timed {
+			return wallclock.SecondsText(v)
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	best, next := int64(-1), int64(-1)
+	for _, r := range rows {
+		v := of(r)
 		switch {
 		case best < 0 || v < best:
 			best, next = v, best
@@ -393,14 +429,17 @@ func (m verdictMetric) rank(rows []*compareRow, every string) (string, []*compar
 			next = v
 		}
 	}
-	unit := ""
-	if m.unit != "" {
+	unit, fewer := "", "fewer"
+	switch {
+	case timed:
+		unit, fewer = " (partition x seconds)", "less"
+	case m.unit != "":
 		unit = " " + m.unit
 	}
 	var bests []*compareRow
 	var bestNames, nextNames []string
 	for _, r := range rows {
-		switch m.of(r) {
+		switch of(r) {
 		case best:
 			bests = append(bests, r)
 			bestNames = append(bestNames, r.name())
@@ -409,9 +448,9 @@ func (m verdictMetric) rank(rows []*compareRow, every string) (string, []*compar
 		}
 	}
 	if next < 0 {
-		return fmt.Sprintf("%s: %d%s in %s", m.name, best, unit, every), bests
+		return fmt.Sprintf("%s: %s%s in %s", m.name, spell(best), unit, every), bests
 	}
-	less := strconv.Itoa(next - best)
+	less := spell(next - best)
 	if best > 0 {
 		if pct := (100*(next-best) + next/2) / next; pct > 0 {
 			less += fmt.Sprintf(" (%d%%)", pct)
@@ -419,8 +458,8 @@ func (m verdictMetric) rank(rows []*compareRow, every string) (string, []*compar
 			less += " (under 1%)" // a difference that rounds to 0% is still one
 		}
 	}
-	return fmt.Sprintf("%s: %s best with %d%s, %s fewer than %s (%d)", m.name, listNames(bestNames), best, unit,
-		less, listNames(nextNames), next), bests
+	return fmt.Sprintf("%s: %s best with %s%s, %s %s than %s (%s)", m.name, listNames(bestNames), spell(best), unit,
+		less, fewer, listNames(nextNames), spell(next)), bests
 }
 
 // listNames joins names in words: "a", "a and b", "a, b and c", and past
@@ -457,6 +496,16 @@ func (v *compareView) csv() []byte {
 	for _, c := range sim.Causes {
 		header = append(header, "unavailable_"+c.String())
 	}
+	// In real time the counts of ticks again as time (the tick and the
+	// time at the end in ms, the pause meter, unavailability and each cause in partition x
+	// seconds), each row at its own tick.ms.
+	real := v.allReal()
+	if real {
+		header = append(header, "tick_ms", "time_ms", "pause_partition_seconds", "unavailable_partition_seconds")
+		for _, c := range sim.Causes {
+			header = append(header, "unavailable_"+c.String()+"_seconds")
+		}
+	}
 	header = append(header, "max_lag_records", "max_lag_partition", "max_lag_tick", "processed", "duplicates", "lost", "idle",
 		"members", "members_running", "members_stopped", "unowned_partitions", "partitions_held_by_down_members", "healthy", "health")
 	for _, c := range v.clients {
@@ -483,6 +532,13 @@ func (v *compareView) csv() []byte {
 			strings.Join(strings.Fields(joinInts(r.PausePerRebalance)), " "), itoa(r.Pause), itoa(r.Unavailable))
 		for _, c := range sim.Causes {
 			rec = append(rec, itoa(r.ByCause[c.String()]))
+		}
+		if real {
+			secs := func(ticks int) string { return strconv.FormatFloat(float64(r.clk.ms(ticks))/1000, 'f', -1, 64) }
+			rec = append(rec, itoa(r.clk.tickMS), strconv.FormatInt(r.clk.ms(r.Tick), 10), secs(r.Pause), secs(r.Unavailable))
+			for _, c := range sim.Causes {
+				rec = append(rec, secs(r.ByCause[c.String()]))
+			}
 		}
 		lagAt := ""
 		if r.MaxLag.Partition != nil {
@@ -533,9 +589,26 @@ func (v *compareView) figure() (*chart.Figure, error) {
 		}
 		return m
 	}
+	// In real time (every row) the two partition x ticks panels are in
+	// partition x seconds, as the table writes them.
+	unit, partTime := health.Unit, func(r *compareRow, n int) float64 { return float64(n) }
+	if v.allReal() {
+		unit, partTime = "partition x seconds", func(r *compareRow, n int) float64 { return float64(r.clk.ms(n)) / 1000 }
+	}
+	timeMetric := func(name string, of func(r *compareRow) int) chart.CompareMetric {
+		m := chart.CompareMetric{Name: name + " (" + unit + ")"}
+		for i := range v.rows {
+			val := 0.0
+			if v.rows[i].Error == "" {
+				val = partTime(&v.rows[i], of(&v.rows[i]))
+			}
+			m.Values = append(m.Values, val)
+		}
+		return m
+	}
 	metrics := []chart.CompareMetric{
-		metric("unavailable ("+health.Unit+")", func(r *compareRow) int { return r.Unavailable }),
-		metric("pause meter ("+health.Unit+")", func(r *compareRow) int { return r.Pause }),
+		timeMetric("unavailable", func(r *compareRow) int { return r.Unavailable }),
+		timeMetric("pause meter", func(r *compareRow) int { return r.Pause }),
 		metric("rebalances", func(r *compareRow) int { return r.Rebalances }),
 		metric("duplicates", func(r *compareRow) int { return r.Duplicates }),
 		metric("lost", func(r *compareRow) int { return r.Lost }),

@@ -3,7 +3,8 @@
 // and explore say the same things the same way. The unit unavailability
 // is counted in is named here once: partition x ticks (in real time,
 // metrics and the tables of compare and explore write them as partition x
-// seconds; the verdict lines and --json count ticks).
+// seconds; so do compare's verdict, chart and CSV, and --json adds
+// partition x seconds beside the ticks).
 package health
 
 import (
@@ -44,8 +45,13 @@ func CauseName(c sim.Cause) string {
 type Summary struct {
 	Unavailable int            `json:"unavailable_partition_ticks"`
 	ByCause     map[string]int `json:"unavailable_by_cause"`
-	MaxLag      Lag            `json:"max_lag"`
-	Health      Health         `json:"health"`
+	// In real time (time ms): the same in partition x seconds; absent on
+	// the page's scale. (metrics --json writes the total from its own
+	// field of the same name, at its place after the rolls.)
+	UnavailableSeconds *float64           `json:"unavailable_partition_seconds,omitempty"`
+	ByCauseSeconds     map[string]float64 `json:"unavailable_by_cause_seconds,omitempty"`
+	MaxLag             Lag                `json:"max_lag"`
+	Health             Health             `json:"health"`
 }
 
 // Lag is the most records an input partition fell behind, where and when
@@ -99,6 +105,14 @@ func Of(w *sim.World) Summary {
 	if len(w.Layout().Inputs()) > 0 {
 		p := u.MaxLagPartition.String()
 		s.MaxLag.Partition, s.MaxLag.short = &p, w.Layout().ShortName(u.MaxLagPartition)
+	}
+	if w.Cfg.Time == sim.TimeMS {
+		secs := func(ticks int) float64 { return float64(int64(ticks)*int64(w.Cfg.TickMS)) / 1000 }
+		total := secs(u.Total)
+		s.UnavailableSeconds, s.ByCauseSeconds = &total, map[string]float64{}
+		for _, c := range sim.Causes {
+			s.ByCauseSeconds[c.String()] = secs(u.ByCause[c])
+		}
 	}
 	if ticks, tp, tick, ok := u.TimeLag(w); ok && w.Cfg.Time == sim.TimeMS {
 		sec, p := float64(int64(ticks)*int64(w.Cfg.TickMS))/1000, tp.String()
