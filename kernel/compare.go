@@ -278,15 +278,33 @@ func runCombo(parent *Session, script []scriptLine, keys, vals []string) compare
 		}
 	}
 	start := startKeys(keys)
+	newDone := false
 	for _, l := range script {
 		if parent.stopRequested() {
 			row.Error = ErrInterrupted.Error()
 			return row
 		}
 		f := strings.Fields(l.line)
+		// A set of a compared key (the world's, or a client's own value
+		// that would hide the compared one) is left out: the compared
+		// value is set after new. Among the origin's settings, before new,
+		// the world's line of a compared key gives the compared value in
+		// its place instead: left out, the page's default would stand
+		// there meanwhile, which the settings after it may refuse
+		// (heartbeat.interval.ms 3000 is not below the page's
+		// session.timeout.ms of 30 ms).
 		if len(f) >= 2 && f[0] == "set" {
 			_, perClient, ok := strings.Cut(f[1], ".")
-			if indexOf(keys, f[1]) < len(keys) || ok && sim.IsClientID(f[1][:strings.IndexByte(f[1], '.')]) && start[perClient] {
+			if i := indexOf(keys, f[1]); i < len(keys) {
+				if !newDone {
+					if _, err := sess.execLine(settingLine(keys[i], vals[i])); err != nil {
+						row.Error = err.Error()
+						return row
+					}
+				}
+				continue
+			}
+			if ok && sim.IsClientID(f[1][:strings.IndexByte(f[1], '.')]) && start[perClient] {
 				continue
 			}
 		}
@@ -298,6 +316,7 @@ func runCombo(parent *Session, script []scriptLine, keys, vals []string) compare
 			return row
 		}
 		if len(f) > 0 && f[0] == "new" {
+			newDone = true
 			for i := range keys {
 				if _, err := sess.execLine(settingLine(keys[i], vals[i])); err != nil {
 					row.Error = err.Error()

@@ -765,6 +765,15 @@ func cmdSetFrom(s *Session, args []string) (*Result, error) {
 	// sets wherever they stand in it (java.util.Properties has no order).
 	keys := make([]fileKey, len(c.Entries))
 	counts := map[string]int{}
+	// applied is the order the probe took the applied keys in, which the
+	// world takes them in too.
+	var applied []int
+	// heartbeat.interval.ms must stay below session.timeout.ms at every
+	// set (sim's checkHeartbeat): when the file lowers both, one order
+	// passes and the other not, so a key refused for that alone is tried
+	// again after the rest (the file's pair itself was checked with
+	// Kafka's rule above).
+	var again []int
 	for _, last := range []bool{false, true} {
 		for i, e := range c.Entries {
 			if (e.Setting == "max.poll.records") != last {
@@ -773,18 +782,36 @@ func cmdSetFrom(s *Session, args []string) (*Result, error) {
 			k := decideFileKey(w, &probe, e, client, s.compareKeys)
 			if k.verdict == fileApplied {
 				if err := probe.Set(client, k.key, k.value); err != nil {
+					if !last && strings.Contains(err.Error(), sim.HeartbeatRule) {
+						keys[i] = k
+						again = append(again, i)
+						continue
+					}
 					k.verdict, k.why = fileNotApplied, "kgrepl's "+err.Error()
+				} else {
+					applied = append(applied, i)
 				}
 			}
 			keys[i] = k
 			counts[k.verdict]++
 		}
-	}
-	for _, k := range keys {
-		if k.verdict == fileApplied {
-			if err := w.Set(client, k.key, k.value); err != nil {
-				return nil, fmt.Errorf("%s: line %d: %v", cmd, k.entry.Line, err)
+		if !last {
+			for _, i := range again {
+				k := keys[i]
+				if err := probe.Set(client, k.key, k.value); err != nil {
+					k.verdict, k.why = fileNotApplied, "kgrepl's "+err.Error()
+				} else {
+					applied = append(applied, i)
+				}
+				keys[i] = k
+				counts[k.verdict]++
 			}
+		}
+	}
+	for _, i := range applied {
+		k := keys[i]
+		if err := w.Set(client, k.key, k.value); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %v", cmd, k.entry.Line, err)
 		}
 	}
 	if n := len(w.Cfg.Overrides); client != "" && n > limitOverrides.max {

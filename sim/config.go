@@ -93,6 +93,7 @@ func KafkaDefaultConfig() Config {
 	cc.Assignor = "range,cooperative-sticky"
 	cc.StickyRules = assign.KafkaRules
 	cc.SessionTimeout = 45_000          // ConsumerConfig session.timeout.ms
+	cc.HeartbeatInterval = 3_000        // ConsumerConfig heartbeat.interval.ms
 	cc.MaxPollInterval = 300_000        // ConsumerConfig max.poll.interval.ms
 	cc.MaxPollRecords = 500             // ConsumerConfig max.poll.records
 	cc.AutoCommitInterval = 5_000       // ConsumerConfig auto.commit.interval.ms
@@ -202,15 +203,27 @@ func (c *Config) Set(client, key, value string) error {
 		return fmt.Errorf("%s is a world setting, not a client one: use set %s %s", key, key, value)
 	}
 	if client == "" {
+		// A world-wide set may change every client (time ticks converts
+		// every duration, rounding up): checked on the result, which is
+		// dropped when refused.
+		before := c.Clone()
 		cc := c.Client
 		if err := s.set(c, &cc, value); err != nil {
+			*c = before
 			return err
 		}
 		c.Client = cc
+		if err := c.checkHeartbeats(); err != nil {
+			*c = before
+			return err
+		}
 		return nil
 	}
 	cc := c.ForClient(client)
 	if err := s.set(c, &cc, value); err != nil {
+		return err
+	}
+	if err := checkHeartbeat(cc, client); err != nil {
 		return err
 	}
 	// A key set again for the same client replaces its earlier override
@@ -333,12 +346,17 @@ func (c *Config) SetLines() []string {
 	}
 	for _, s := range Settings {
 		switch s.Key {
-		case "transactional.id", "enable.auto.commit", "time", "tick.ms":
+		case "transactional.id", "enable.auto.commit", "time", "tick.ms", "heartbeat.interval.ms":
 		default:
 			add(s)
 		}
 	}
-	for _, o := range c.Overrides {
+	// After session.timeout.ms, which it must stay below: the page's
+	// default heartbeat is 0 (implicit), so each set passes checkHeartbeat.
+	if s, ok := LookupSetting("heartbeat.interval.ms"); ok {
+		add(s)
+	}
+	for _, o := range c.heartbeatSafeOverrides() {
 		s, _ := LookupSetting(o.Key)
 		lines = append(lines, "set "+o.Client+"."+s.Name(c)+" "+o.Value)
 	}
@@ -349,4 +367,96 @@ func (c *Config) clone() Config {
 	n := *c
 	n.Overrides = append([]Override(nil), c.Overrides...)
 	return n
+}
+
+// HeartbeatRule is the words of Kafka's refusal (the classic consumer's
+// Heartbeat constructor, IllegalArgumentException) that checkHeartbeat's
+// error ends with.
+const HeartbeatRule = "Heartbeat must be set lower than the session timeout"
+
+// checkHeartbeat refuses a client configuration whose heartbeat.interval.ms
+// is not below its session.timeout.ms, as Kafka's classic consumer does
+// (Heartbeat's constructor: "Heartbeat must be set lower than the session
+// timeout"). who names the client ("" for every client).
+func checkHeartbeat(cc ClientConfig, who string) error {
+	if cc.HeartbeatInterval > 0 && cc.HeartbeatInterval >= cc.SessionTimeout {
+		prefix := ""
+		if who != "" {
+			prefix = who + "."
+		}
+		return fmt.Errorf("%sheartbeat.interval.ms %d must be lower than %ssession.timeout.ms %d (Kafka's classic consumer refuses it: %s)",
+			prefix, cc.HeartbeatInterval, prefix, cc.SessionTimeout, HeartbeatRule)
+	}
+	return nil
+}
+
+// checkHeartbeats checks every client's configuration after a world-wide
+// set: the world's, and each client's with its own settings.
+func (c *Config) checkHeartbeats() error {
+	if err := checkHeartbeat(c.Client, ""); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, o := range c.Overrides {
+		if !seen[o.Client] {
+			seen[o.Client] = true
+			if err := checkHeartbeat(c.ForClient(o.Client), o.Client); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// heartbeatSafeOverrides is Overrides in an order that SetLines' lines can
+// be applied in, each set passing checkHeartbeat: the world's settings come
+// first in those lines, so a client whose session.timeout.ms and
+// heartbeat.interval.ms are both its own may need the two in the other
+// order than typed (its heartbeat 1000 typed while the world's session
+// was 45000, then its session 2000, then the world's session 50: replayed
+// with the world's 50 first, its heartbeat must follow its session). The
+// two write separate fields, so either order gives the same client; one
+// of the two orders always passes, since both end states do.
+func (c *Config) heartbeatSafeOverrides() []Override {
+	out := append([]Override(nil), c.Overrides...)
+	type pair struct{ session, hb int }
+	at := map[string]*pair{}
+	for i, o := range out {
+		switch o.Key {
+		case "session.timeout.ms", "heartbeat.interval.ms":
+			p := at[o.Client]
+			if p == nil {
+				p = &pair{-1, -1}
+				at[o.Client] = p
+			}
+			if o.Key == "session.timeout.ms" {
+				p.session = i
+			} else {
+				p.hb = i
+			}
+		}
+	}
+	for _, p := range at {
+		if p.session < 0 || p.hb < 0 {
+			continue
+		}
+		session, _ := strconv.Atoi(out[p.session].Value)
+		hb, _ := strconv.Atoi(out[p.hb].Value)
+		first, second := p.session, p.hb
+		if first > second {
+			first, second = second, first
+		}
+		// Before the first of the two, the client has the world's pair.
+		sessionFirst := p.session < p.hb
+		bad := false
+		if sessionFirst {
+			bad = c.Client.HeartbeatInterval > 0 && c.Client.HeartbeatInterval >= session
+		} else {
+			bad = hb > 0 && hb >= c.Client.SessionTimeout
+		}
+		if bad {
+			out[first], out[second] = out[second], out[first]
+		}
+	}
+	return out
 }

@@ -83,7 +83,7 @@ func (c *Config) EngineCoord() coord.Config {
 
 func clientDurations(cc *ClientConfig) []*int {
 	return []*int{&cc.SessionTimeout, &cc.MaxPollInterval, &cc.AutoCommitInterval, &cc.TransactionTimeout,
-		&cc.RetryBackoff, &cc.RequestTimeout, &cc.SlowTicks}
+		&cc.RetryBackoff, &cc.RequestTimeout, &cc.SlowTicks, &cc.HeartbeatInterval}
 }
 
 func worldDurations(g *coord.Config) []*int {
@@ -180,14 +180,14 @@ func (w *Config) setTime(c *ClientConfig, to TimeUnit) error {
 // Names of the durations, in clientDurations' and worldDurations' order.
 var (
 	clientDurationKeys = []string{"session.timeout.ms", "max.poll.interval.ms", "auto.commit.interval.ms", "transaction.timeout.ms",
-		"retry.backoff.ms", "request.timeout.ms", "slow.processing.ms"}
+		"retry.backoff.ms", "request.timeout.ms", "slow.processing.ms", "heartbeat.interval.ms"}
 	worldDurationKeys = []string{"group.initial.rebalance.delay.ms", "group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms"}
 	// overrideDurations: the per-client durations by the key an override
 	// keeps, each with its name in real time.
 	overrideDurations = map[string]string{"session.timeout.ms": "session.timeout.ms", "max.poll.interval.ms": "max.poll.interval.ms",
 		"auto.commit.interval.ms": "auto.commit.interval.ms", "transaction.timeout.ms": "transaction.timeout.ms",
 		"retry.backoff.ms": "retry.backoff.ms", "request.timeout.ms": "request.timeout.ms",
-		"slow.processing.ticks": "slow.processing.ms"}
+		"slow.processing.ticks": "slow.processing.ms", "heartbeat.interval.ms": "heartbeat.interval.ms"}
 )
 
 // setTickMS sets tick.ms. In real time every duration keeps its

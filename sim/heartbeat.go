@@ -48,3 +48,44 @@ func (h *clientHost) MemberIDDropped(memberID string) { h.group.MemberIDDropped(
 
 // ProcessStopped: client's process inc stopped.
 func (h *clientHost) ProcessStopped(client string, inc int) { h.group.ProcessStopped(client, inc) }
+
+// NextHeartbeat is the tick the next heartbeat of client's process inc
+// reaches the coordinator after tick from, when its classic heartbeat
+// thread sends one every heartbeat.interval.ms (coord.Processes): sent at
+// since + k x interval (k from 1: client.Member.HeartbeatSchedule),
+// arriving a tick later. ok is false for the implicit heartbeat.
+func (t *processTable) NextHeartbeat(client string, inc int, from int) (int, bool) {
+	since, every, ok := t.schedule(client, inc)
+	if !ok {
+		return 0, false
+	}
+	first := since + every + 1 // the first heartbeat's arrival
+	if from < first {
+		return first, true
+	}
+	return first + ((from-first)/every+1)*every, true
+}
+
+// LastHeartbeat is the tick the last heartbeat of client's process inc
+// reached the coordinator at or before now (coord.Processes). Before its
+// first, what the coordinator last heard is the SyncGroup the client sent
+// as its JoinGroup answer enabled the heartbeat thread, a tick after.
+func (t *processTable) LastHeartbeat(client string, inc int, now int) (int, bool) {
+	since, every, ok := t.schedule(client, inc)
+	if !ok {
+		return 0, false
+	}
+	first := since + every + 1
+	if now < first {
+		return min(since+1, now), true
+	}
+	return first + (now-first)/every*every, true
+}
+
+func (t *processTable) schedule(client string, inc int) (since, every int, ok bool) {
+	m := t.process(client, inc)
+	if m == nil {
+		return 0, 0, false
+	}
+	return m.HeartbeatSchedule()
+}

@@ -59,11 +59,16 @@ func crashRemoval(t *testing.T, cfg Config, limit int) int {
 
 // In real time, Kafka's 45 s session timeout is 9,000 ticks of 5 ms: a
 // crashed member is removed 9,000 ticks after the crash where the page's
-// 6-tick timeout removes it 6 ticks after, each plus the same lapse.
+// 6-tick timeout removes it 6 ticks after, each plus the same lapse, with
+// the page's implicit heartbeat (heartbeat.interval.ms 0: heard every
+// tick; TestClassicHeartbeatInterval has Kafka's 3 s).
 func TestRealTimeSessionTimeout(t *testing.T) {
 	page := crashRemoval(t, DefaultConfig(), 1000)
 	lapse := page - 6
 	k := KafkaDefaultConfig()
+	if err := k.Set("", "heartbeat.interval.ms", "0"); err != nil {
+		t.Fatal(err)
+	}
 	if got := crashRemoval(t, k, 100_000); got != 45_000/DefaultTickMS+lapse {
 		t.Errorf("Kafka's defaults: C2 removed %d ticks after its crash, want 45000 ms / %d ms = 9000 ticks + %d (the page's lapse)", got, DefaultTickMS, lapse)
 	}
@@ -245,5 +250,72 @@ func TestDurationsAreConverted(t *testing.T) {
 	}
 	if g := k.EngineCoord(); g.InitialRebalanceDelay != 600 || g.ConsumerHeartbeatInterval != 1000 || g.ConsumerSessionTimeout != 9000 {
 		t.Errorf("the coordinator runs Kafka's defaults as %+v", g)
+	}
+}
+
+// With heartbeat.interval.ms (Kafka's 3,000 ms: 600 ticks), the coordinator
+// last heard a crashed member at its last heartbeat, not at the crash:
+// crashes at 150-tick steps through two intervals are removed at most 600
+// ticks before crash + 9,000 and never after, and the removal ticks move
+// in whole intervals (the same last heartbeat for the crashes between two
+// heartbeats). The members left learn of the rebalance at their own next
+// heartbeat, up to an interval after the removal, not the tick after.
+func TestClassicHeartbeatInterval(t *testing.T) {
+	const every, session = 600, 9000 // 3,000 ms and 45,000 ms in 5 ms ticks
+	base, err := New(DefaultTopology(), KafkaDefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := base.Join("C2", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	settleWithin(t, base, 100_000)
+	removals := map[int]bool{}
+	late := map[int]bool{} // ticks from the removal to C1's revocation
+	for d := 0; d < 2*every; d += 150 {
+		w := base.Clone()
+		for i := 0; i < d; i++ {
+			w.Step()
+		}
+		crash := w.Tick
+		if err := w.CrashNow("C2"); err != nil {
+			t.Fatal(err)
+		}
+		removed := stepUntilRemoved(t, w, "C2", 2*session)
+		if !(removed <= crash+session && removed > crash+session-every) {
+			t.Errorf("crash at %d: removed at %d, want within (%d, %d]: the last heartbeat was less than an interval before the crash", crash, removed, crash+session-every, crash+session)
+		}
+		removals[removed] = true
+		// C1 (range, eager) revokes at the answer to its next heartbeat.
+		seen := w.Events.Len()
+		for i := 0; i < 2*every && !late[-1]; i++ {
+			w.Step()
+			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
+				if e.Member == "C1" && strings.Contains(e.Text, "revokes") {
+					if lag := w.Tick - removed; lag < 2 || lag > every+1 {
+						t.Errorf("crash at %d: C1 revoked %d ticks after the removal, want 2..%d (its next heartbeat and the answer's flight)", crash, lag, every+1)
+					}
+					late[w.Tick-removed] = true
+					i = 2 * every
+				}
+			}
+			seen = w.Events.Len()
+		}
+	}
+	var ticks []int
+	for r := range removals {
+		ticks = append(ticks, r)
+	}
+	slices.Sort(ticks)
+	if len(ticks) < 2 {
+		t.Fatalf("removals %v: crashes an interval apart were removed at one tick", ticks)
+	}
+	for i := 1; i < len(ticks); i++ {
+		if (ticks[i]-ticks[0])%every != 0 {
+			t.Errorf("removals %v: not whole heartbeat intervals apart", ticks)
+		}
+	}
+	if len(late) < 1 || late[1] {
+		t.Errorf("C1's revocations came %v ticks after the removals: the implicit heartbeat's 1", late)
 	}
 }

@@ -97,14 +97,19 @@ func intSetting(key, unit, doc string, field func(*ClientConfig) *int) Setting {
 // clientDuration is a per-client duration: ticks on the page's scale,
 // milliseconds in real time.
 func clientDuration(key, doc string, field func(*ClientConfig) *int) Setting {
-	return Setting{Key: key, Allowed: "a whole number of ticks from 1 to 1000000", Client: true, Doc: doc, Duration: true, min: 1,
+	return clientDurationFrom(key, 1, doc, field)
+}
+
+// clientDurationFrom is a per-client duration of at least min (0: none).
+func clientDurationFrom(key string, min int, doc string, field func(*ClientConfig) *int) Setting {
+	return Setting{Key: key, Allowed: fmt.Sprintf("a whole number of ticks from %d to 1000000", min), Client: true, Doc: doc, Duration: true, min: min,
 		get: func(_ *Config, c *ClientConfig) string { return strconv.Itoa(*field(c)) },
 		set: func(w *Config, c *ClientConfig, v string) error {
 			name := key
 			if real := overrideDurations[key]; w.Time == TimeMS && real != "" {
 				name = real
 			}
-			n, err := w.duration(name, v, 1)
+			n, err := w.duration(name, v, min)
 			if err != nil {
 				return err
 			}
@@ -186,6 +191,7 @@ func buildSettings() []Setting {
 				return nil
 			}},
 		clientDuration("session.timeout.ms", "ticks of silence before the coordinator removes a member", func(c *ClientConfig) *int { return &c.SessionTimeout }),
+		clientDurationFrom("heartbeat.interval.ms", 0, "ticks between a classic member's heartbeats, below session.timeout.ms: it learns of a rebalance at its next heartbeat, and a crashed member was last heard at its last one; 0 is the page's implicit heartbeat, heard every tick", func(c *ClientConfig) *int { return &c.HeartbeatInterval }),
 		clientDuration("max.poll.interval.ms", "ticks between polls before the heartbeat thread leaves; also the rebalance timeout", func(c *ClientConfig) *int { return &c.MaxPollInterval }),
 		intSetting("max.poll.records", "records", "records one poll returns at most", func(c *ClientConfig) *int { return &c.MaxPollRecords }),
 		clientDuration("auto.commit.interval.ms", "ticks between auto-commits", func(c *ClientConfig) *int { return &c.AutoCommitInterval }),

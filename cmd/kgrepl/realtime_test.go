@@ -16,9 +16,12 @@ func TestRealTimeThroughTheBinary(t *testing.T) {
 	}
 	for _, want := range []string{
 		"real time: time ms, a tick is 5 ms",
-		"t=00:00:00.355 (71) C2 crashes",
+		// C1 learns of C2's join at its next heartbeat (3 s: tick 603).
+		"t=00:00:03.050 (610) C2 crashes",
 		"step 30 s = 6000 tick(s) of 5 ms",
-		"t=00:00:45.355 (9071) coordinator removes C2-1: session timeout (9000 ticks = 45 s of silence)",
+		// C2 crashed before its first heartbeat: last heard was its
+		// SyncGroup at tick 607, 45 s before.
+		"t=00:00:48.035 (9607) coordinator removes C2-1: session timeout (9000 ticks = 45 s of silence)",
 		"tick 12000 (t=00:01:00.000): group Stable, generation 3",
 		"pause meter (partition x seconds)",
 	} {

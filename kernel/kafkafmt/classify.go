@@ -112,6 +112,7 @@ func (c *Classification) Err() error {
 // (sim/config.go's Settings; `help set`).
 var kgreplSettings = map[string]string{
 	"session.timeout.ms":            "session.timeout.ms",
+	"heartbeat.interval.ms":         "heartbeat.interval.ms",
 	"max.poll.interval.ms":          "max.poll.interval.ms",
 	"max.poll.records":              "max.poll.records",
 	"enable.auto.commit":            "enable.auto.commit",
@@ -131,7 +132,6 @@ var kgreplSettings = map[string]string{
 // ignoredWhy says, for keys that change what a real group does, why
 // kgrepl's answer does not follow them.
 var ignoredWhy = map[string]string{
-	"heartbeat.interval.ms":                 "kgrepl's classic members are heard every tick (heartbeats are implicit, SPEC §3); a consumer-protocol member heartbeats every group.consumer.heartbeat.interval.ms, the broker's",
 	"auto.offset.reset":                     "a kgrepl member without a committed offset starts at offset 0 (earliest)",
 	"group.id":                              "a kgrepl world has one group; new --from-describe names it from the describe output",
 	"client.id":                             "kgrepl names its members itself",

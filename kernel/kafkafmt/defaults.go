@@ -37,7 +37,7 @@ const (
 var Defaults = []Default{
 	// ConsumerConfig.
 	{"session.timeout.ms", "45000", "ms", ScopeConsumer, consumerConfig, "SESSION_TIMEOUT_MS_CONFIG (ConfigDef default 45000)", "session.timeout.ms", "45000"},
-	{"heartbeat.interval.ms", "3000", "ms", ScopeConsumer, consumerConfig, "HEARTBEAT_INTERVAL_MS_CONFIG (ConfigDef default 3000)", "", ""},
+	{"heartbeat.interval.ms", "3000", "ms", ScopeConsumer, consumerConfig, "HEARTBEAT_INTERVAL_MS_CONFIG (ConfigDef default 3000)", "heartbeat.interval.ms", "3000"},
 	{"max.poll.interval.ms", "300000", "ms", ScopeConsumer, consumerConfig, "MAX_POLL_INTERVAL_MS_CONFIG (ConfigDef default 300000)", "max.poll.interval.ms", "300000"},
 	{"max.poll.records", "500", "records", ScopeConsumer, consumerConfig, "MAX_POLL_RECORDS_CONFIG, DEFAULT_MAX_POLL_RECORDS", "max.poll.records", "500"},
 	{"enable.auto.commit", "true", "", ScopeConsumer, consumerConfig, "ENABLE_AUTO_COMMIT_CONFIG (ConfigDef default true)", "enable.auto.commit", "true"},

@@ -30,6 +30,10 @@ type classicMember struct {
 	// (AbstractCoordinator's MemberState UNJOINED while Phase still says
 	// Stable); no heartbeats until the next JoinGroup is answered.
 	unjoined bool
+	// beatSince is the tick the heartbeat thread was last enabled
+	// (HeartbeatThread.enable, beatChange): with heartbeat.interval.ms,
+	// its heartbeats go one interval after it and every interval on.
+	beatSince int
 	// joinFuture is the ID plus one of the JoinGroup, then the SyncGroup,
 	// of the rebalance in flight (AbstractCoordinator.joinFuture), 0 when
 	// none: after a reset the client waits for its answer before it sends
@@ -211,6 +215,7 @@ func (c *classicMember) beatChange(m *Member, was bool, wasID string) {
 		m.host.HeartbeatStopped(wasID)
 	}
 	if now && (!was || m.MemberID != wasID) {
+		c.beatSince = m.env.Now()
 		m.host.HeartbeatStarted(m.MemberID)
 		if !was && !m.loop.inPoll() {
 			// HeartbeatThread.enable resets the heartbeat's timeouts, the

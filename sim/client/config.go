@@ -34,9 +34,13 @@ type ClientConfig struct {
 	// keeps the list it started with (ConsumerCoordinator reads it at
 	// construction), but for the page's shortcut (World.Set for every
 	// member).
-	Assignor           string
-	StickyRules        assign.StickyRules
-	SessionTimeout     int // session.timeout.ms
+	Assignor       string
+	StickyRules    assign.StickyRules
+	SessionTimeout int // session.timeout.ms
+	// HeartbeatInterval is heartbeat.interval.ms, the classic heartbeat
+	// thread's period: 0 on the page's scale (the seed's implicit
+	// heartbeat, heard every tick), Kafka's 3000 ms in real time.
+	HeartbeatInterval  int
 	MaxPollInterval    int // max.poll.interval.ms (also the rebalance timeout)
 	MaxPollRecords     int // max.poll.records
 	Commit             CommitMode

@@ -85,6 +85,22 @@ func (m *Member) Consumer() bool { return m.group.protocol() == wire.Consumer }
 // now (sim/heartbeat.go).
 func (m *Member) Heartbeats() bool { return m.group.heartbeats(m) }
 
+// HeartbeatSchedule is a classic process's heartbeat thread when it sends
+// a heartbeat every heartbeat.interval.ms (Cfg.HeartbeatInterval > 0): the
+// tick it was last enabled, and the interval. HeartbeatThread.enable
+// resets the heartbeat timer (Heartbeat.resetTimeouts), so the first
+// heartbeat goes one interval after it, and Heartbeat.sentHeartbeat resets
+// the timer at each send: one every interval from then on. ok is false for
+// the implicit heartbeat (interval 0: heard every tick) and for a
+// consumer-protocol process.
+func (m *Member) HeartbeatSchedule() (since, every int, ok bool) {
+	c, classic := m.group.(*classicMember)
+	if !classic || m.Cfg.HeartbeatInterval <= 0 {
+		return 0, 0, false
+	}
+	return c.beatSince, m.Cfg.HeartbeatInterval, true
+}
+
 // JoinRequest is what the process would send in JoinGroup (nil for a
 // consumer-protocol process, which sends none).
 func (m *Member) JoinRequest() *wire.JoinGroupRequest {

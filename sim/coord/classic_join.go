@@ -229,8 +229,7 @@ func (g *ClassicGroup) prepareRebalance(reason string) {
 			// Told by its next heartbeat's answer; a member sending none
 			// (joining, its generation reset, dead) hears nothing: its next
 			// JoinGroup or SyncGroup comes anyway.
-			g.env.Send(&wire.Packet{From: wire.Broker, To: gm.ClientID, ToInc: gm.Inc, Type: wire.RebalanceNotification, Response: true,
-				Error: wire.RebalanceInProgress, Summary: "heartbeat: rebalance, rejoin"})
+			g.answerNextHeartbeat(gm.ClientID, gm.Inc, gm.MemberID, beatRebalance, g.roundStart)
 		}
 	}
 }
@@ -438,7 +437,6 @@ func (g *ClassicGroup) removeMember(id, why string) {
 	// (one that left knows already); one that sends none now learns it
 	// from its next JoinGroup or SyncGroup answer.
 	if g.hearsFrom(gm) {
-		g.env.Send(&wire.Packet{From: wire.Broker, To: gm.ClientID, ToInc: gm.Inc, Type: wire.RebalanceNotification, Response: true,
-			Error: wire.UnknownMemberID, Summary: "heartbeat: " + id + " is not a member", Body: &wire.LeaveGroupRequest{MemberID: id}})
+		g.answerNextHeartbeat(gm.ClientID, gm.Inc, id, beatUnknown, 0)
 	}
 }

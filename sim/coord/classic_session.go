@@ -84,9 +84,89 @@ func (g *ClassicGroup) heardLast(gm *ClassicMember) {
 }
 
 // silentFromNow starts gm's session timeout now: it is heard no more.
-func (g *ClassicGroup) silentFromNow(gm *ClassicMember) {
-	gm.silentSince = g.env.Now()
-	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.SessionTimeout, Kind: tmSessionExpiry, Member: gm.MemberID, Key: g.env.Now()})
+func (g *ClassicGroup) silentFromNow(gm *ClassicMember) { g.silentFrom(gm, g.env.Now()) }
+
+// silentFrom starts gm's session timeout from tick since (at most now).
+func (g *ClassicGroup) silentFrom(gm *ClassicMember, since int) {
+	gm.silentSince = since
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: max(since+gm.SessionTimeout, g.env.Now()+1), Kind: tmSessionExpiry, Member: gm.MemberID, Key: since})
+}
+
+// silentSinceLastBeat: gm's process stopped sending heartbeats (it crashed,
+// closed, rejoins, or goes by another member id). The coordinator last
+// heard it at its last heartbeat: with heartbeat.interval.ms, up to an
+// interval ago, so the session timeout
+// (rescheduleClassicGroupMemberHeartbeat at each heartbeat) runs out that
+// much sooner after the crash; with the implicit heartbeat, now.
+func (g *ClassicGroup) silentSinceLastBeat(gm *ClassicMember) {
+	since := g.env.Now()
+	if at, ok := g.procs.LastHeartbeat(gm.ClientID, gm.Inc, since); ok && at < since {
+		since = at
+	}
+	g.silentFrom(gm, since)
+}
+
+// What a classic member's heartbeat is answered with, when it must learn
+// something (tmHeartbeatAnswer's Arg).
+const (
+	beatRebalance = 1 // REBALANCE_IN_PROGRESS: a join round began (Key: its start)
+	beatUnknown   = 2 // UNKNOWN_MEMBER_ID: the coordinator removed the member
+)
+
+// answerNextHeartbeat tells client's process inc, going by memberID,
+// what its next heartbeat's answer says (Kafka's classicGroupHeartbeat:
+// REBALANCE_IN_PROGRESS while the group prepares a rebalance,
+// UNKNOWN_MEMBER_ID for a member it no longer has). With the implicit
+// heartbeat (heard every tick: the page's) the answer goes now, as its own
+// packet (RebalanceNotification); with heartbeat.interval.ms it goes when
+// the member's next heartbeat arrives, up to an interval later, if the
+// reason still holds then (heartbeatArrives).
+func (g *ClassicGroup) answerNextHeartbeat(client string, inc int, memberID string, answer, key int) {
+	at, ok := g.procs.NextHeartbeat(client, inc, g.env.Now())
+	if !ok {
+		g.sendHeartbeatAnswer(client, inc, memberID, answer)
+		return
+	}
+	g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmHeartbeatAnswer, Client: client, Inc: inc, Member: memberID, Key: key, Arg: answer})
+}
+
+// heartbeatArrives is a member's heartbeat reaching the coordinator with
+// an answer due (answerNextHeartbeat): sent if the process still beats
+// with that member id and the reason holds; a heartbeat thread enabled
+// again since (a new schedule) is answered at its own next heartbeat.
+func (g *ClassicGroup) heartbeatArrives(t wire.Timer) {
+	if !g.procs.Heartbeating(t.Client, t.Inc, t.Member) {
+		return // it sends none now: it learns from its next JoinGroup or SyncGroup
+	}
+	switch t.Arg {
+	case beatRebalance:
+		gm := g.members.get(t.Member)
+		if g.state != PreparingRebalance || g.roundStart != t.Key || gm == nil || gm.Joined {
+			return
+		}
+	case beatUnknown:
+		if g.members.get(t.Member) != nil {
+			return
+		}
+	}
+	if at, ok := g.procs.NextHeartbeat(t.Client, t.Inc, g.env.Now()-1); ok && at != g.env.Now() {
+		// Its heartbeat thread was enabled anew since: no heartbeat of
+		// the new schedule arrives now.
+		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmHeartbeatAnswer, Client: t.Client, Inc: t.Inc, Member: t.Member, Key: t.Key, Arg: t.Arg})
+		return
+	}
+	g.sendHeartbeatAnswer(t.Client, t.Inc, t.Member, t.Arg)
+}
+
+// sendHeartbeatAnswer sends a heartbeat's answer, drawn as its own packet.
+func (g *ClassicGroup) sendHeartbeatAnswer(client string, inc int, memberID string, answer int) {
+	p := &wire.Packet{From: wire.Broker, To: client, ToInc: inc, Type: wire.RebalanceNotification, Response: true}
+	if answer == beatUnknown {
+		p.Error, p.Summary, p.Body = wire.UnknownMemberID, "heartbeat: "+memberID+" is not a member", &wire.LeaveGroupRequest{MemberID: memberID}
+	} else {
+		p.Error, p.Summary = wire.RebalanceInProgress, "heartbeat: rebalance, rejoin"
+	}
+	g.env.Send(p)
 }
 
 // heartbeatStarted: the process going by member id id sends heartbeats
@@ -110,7 +190,7 @@ func (g *ClassicGroup) rescheduleHeartbeat(gm *ClassicMember) {
 // heartbeats, or goes by another member id now: silent from now.
 func (g *ClassicGroup) memberIDDropped(id string) {
 	if gm := g.members.get(id); gm != nil && gm.silentSince < 0 {
-		g.silentFromNow(gm)
+		g.silentSinceLastBeat(gm)
 	}
 }
 
@@ -120,7 +200,7 @@ func (g *ClassicGroup) memberIDDropped(id string) {
 func (g *ClassicGroup) processStopped(client string, inc int) {
 	for _, gm := range g.members.list() {
 		if gm.ClientID == client && gm.Inc == inc && gm.silentSince < 0 {
-			g.silentFromNow(gm)
+			g.silentSinceLastBeat(gm)
 		}
 	}
 }

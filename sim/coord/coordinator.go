@@ -81,6 +81,15 @@ type Processes interface {
 	// thread sends heartbeats (AbstractCoordinator.HeartbeatThread: in
 	// COMPLETING_REBALANCE or STABLE).
 	Heartbeating(client string, inc int, memberID string) bool
+	// NextHeartbeat is the tick the next heartbeat of client's process inc
+	// reaches the coordinator after tick from (a heartbeat sent at s
+	// arrives at s+1), when it sends one every heartbeat.interval.ms;
+	// ok is false for the implicit heartbeat (heard every tick).
+	NextHeartbeat(client string, inc int, from int) (at int, ok bool)
+	// LastHeartbeat is the tick its last heartbeat reached the
+	// coordinator, at or before now (the tick its heartbeat thread was
+	// enabled when it sent none since); ok as NextHeartbeat's.
+	LastHeartbeat(client string, inc int, now int) (at int, ok bool)
 }
 
 // Coordinator is B1's group coordinator for one group id: the group id's
@@ -393,6 +402,7 @@ const (
 	tmConsumerRebalanceTimeout              // consumer group Member: rebalance timer number Key, at member epoch Arg
 	tmClassicJoinTimeout                    // consumer group classic Member: join timer number Key (told to rejoin)
 	tmClassicSyncTimeout                    // consumer group classic Member: sync timer number Key (JoinGroup answered)
+	tmHeartbeatAnswer                       // classic Member's (process Client, Inc) heartbeat arrives: answer Arg (beatRebalance: of round Key; beatUnknown)
 )
 
 // Fire is one of the coordinator's timers firing: the group id's current
@@ -421,6 +431,8 @@ func (g *ClassicGroup) fire(t wire.Timer) {
 		g.heartbeatCheck(t.Member, t.Key)
 	case tmPendingSync:
 		g.expirePendingSync(t.Key, t.Arg)
+	case tmHeartbeatAnswer:
+		g.heartbeatArrives(t)
 	}
 }
 
