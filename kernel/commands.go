@@ -1147,12 +1147,8 @@ func cmdRun(s *Session, args []string) (*Result, error) {
 		bound, recs := runBound(s.World(), min(limitRunUntil.max, limitClock.max-s.World().Tick))
 		ran, why := s.step(bound, func(w *sim.World) bool {
 			for _, e := range w.Events.Slice(seen, w.Events.Len()) {
-				if e.Kind == kind && (by == "" || e.Member == by) {
-					for _, r := range e.Records {
-						if r == rec {
-							found = true
-						}
-					}
+				if e.Kind == kind && (by == "" || e.Member == by) && e.Records.Has(rec) {
+					found = true
 				}
 			}
 			seen = w.Events.Len()

@@ -53,15 +53,15 @@ type quietSummary struct {
 	key      string
 	slot     int // where in the output its line goes (-1: nowhere, past the narration's bound)
 	from, to int
-	label    string   // how the member is named in its lines: C2, or C2 (process 1) for an old instance
-	polled   []string // records poll() returned, in order
-	done     []string // records processed, in order
+	label    string     // how the member is named in its lines: C2, or C2 (process 1) for an old instance
+	polled   []quietRun // records poll() returned, in order
+	done     []quietRun // records processed, in order
 	commits  int
-	commit   string   // the last successful commit: "o0@6 p0@6"
-	txnDone  int      // transactions that reached CompleteCommit
-	txnState string   // the state the last transition reached
-	markers  string   // the offsets of the last COMMIT marker
-	again    []string // records the external sink was called for again
+	commit   string     // the last successful commit: "o0@6 p0@6"
+	txnDone  int        // transactions that reached CompleteCommit
+	txnState string     // the state the last transition reached
+	markers  string     // the offsets of the last COMMIT marker
+	again    []quietRun // records the external sink was called for again
 }
 
 type quietLog struct {
@@ -138,12 +138,20 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 	}
 	switch e.Kind {
 	case sim.EvPolled:
-		sum.polled = append(sum.polled, e.Records...)
+		sum.polled = addRecords(sum.polled, e.Records, s.World().Layout())
 	case sim.EvProcessed:
-		sum.done = append(sum.done, e.Records...)
+		sum.done = addRecords(sum.done, e.Records, s.World().Layout())
 	case sim.EvSideEffect:
 		if m := sinkAgain.FindStringSubmatch(e.Text); m != nil {
-			sum.again = append(sum.again, m[1])
+			// o2.3, or a run of them: o2.3..o2.9
+			first, last, isRange := strings.Cut(m[1], "..")
+			r, ok := runOfName(first)
+			if l, ok2 := runOfName(last); isRange && ok && ok2 && l.p == r.p && l.first >= r.first {
+				r.n = l.first - r.first + 1
+			} else if isRange {
+				r = quietRun{p: m[1]}
+			}
+			sum.again = addRun(sum.again, r)
 		}
 	case sim.EvCommitted:
 		if m := commitMarker.FindStringSubmatch(e.Text); m != nil && e.Member == "" {
@@ -254,47 +262,124 @@ func (sum *quietSummary) text() string {
 	return line
 }
 
-// notIn is polled minus done, each processed record cancelling one poll of it.
-func notIn(polled, done []string) []string {
-	left := map[string]int{}
-	for _, r := range done {
-		left[r]++
+// quietRun is a run of records a summary gathers: n records of partition
+// p (the name's part before its last dot: o2) from offset first, or, with
+// n 0, a name that is not a record's, p, kept as it is. A run, not a name
+// per record, so that a summary over hours of steady traffic holds a run
+// per poll and per tick's processing, not a string per record.
+type quietRun struct {
+	p        string
+	first, n int
+}
+
+// runOfName is the record name's run of one; false (a name kept as it is)
+// for a name that is not spelled partition.offset.
+func runOfName(name string) (quietRun, bool) {
+	i := strings.LastIndexByte(name, '.')
+	off, err := strconv.Atoi(name[i+1:])
+	if i <= 0 || err != nil {
+		return quietRun{p: name}, false
 	}
-	var out []string
-	for _, r := range polled {
-		if left[r] > 0 {
-			left[r]--
+	return quietRun{p: name[:i], first: off, n: 1}, true
+}
+
+// addRecords appends an event's records to runs.
+func addRecords(runs []quietRun, recs sim.Records, names interface {
+	Name(sim.TopicPartition, int) string
+}) []quietRun {
+	for r := range recs.Runs() {
+		if r.Name != "" {
+			q, _ := runOfName(r.Name)
+			runs = addRun(runs, q)
 			continue
 		}
-		out = append(out, r)
+		// the partition as the record names spell it: the name less ".offset"
+		q, _ := runOfName(names.Name(r.TP, r.First))
+		q.n = r.Count
+		runs = addRun(runs, q)
+	}
+	return runs
+}
+
+// addRun appends r to runs, as a longer last run when it continues it.
+func addRun(runs []quietRun, r quietRun) []quietRun {
+	if k := len(runs) - 1; k >= 0 && r.n > 0 && runs[k].n > 0 && runs[k].p == r.p && runs[k].first+runs[k].n == r.first {
+		runs[k].n += r.n
+		return runs
+	}
+	return append(runs, r)
+}
+
+// notIn is polled minus done, each processed record cancelling one poll of
+// it (the earliest not yet cancelled).
+func notIn(polled, done []quietRun) []quietRun {
+	out := append([]quietRun(nil), polled...)
+	for _, d := range done {
+		need := []quietRun{d} // what d has yet to cancel, in pieces
+		var next []quietRun
+		for _, s := range out {
+			switch {
+			case len(need) == 0 || s.p != d.p || (s.n == 0) != (d.n == 0):
+				next = append(next, s)
+			case s.n == 0: // a name kept as it is: cancelled by the same name
+				need = nil
+			default:
+				// What need covers of s is cancelled, and needed no more;
+				// the rest of s stays, in order.
+				next = append(next, runsMinus([]quietRun{s}, need)...)
+				need = runsMinus(need, []quietRun{s})
+			}
+		}
+		out = next
 	}
 	return out
 }
 
-// recordRanges writes record names as runs per partition, partitions in the
+// runsMinus is the records of a (runs of one partition, in order) that
+// none of b's runs covers, in a's order.
+func runsMinus(a, b []quietRun) []quietRun {
+	for _, cut := range b {
+		var kept []quietRun
+		for _, r := range a {
+			lo, hi := max(r.first, cut.first), min(r.first+r.n, cut.first+cut.n)
+			if lo >= hi {
+				kept = append(kept, r)
+				continue
+			}
+			if r.first < lo {
+				kept = append(kept, quietRun{p: r.p, first: r.first, n: lo - r.first})
+			}
+			if hi < r.first+r.n {
+				kept = append(kept, quietRun{p: r.p, first: hi, n: r.first + r.n - hi})
+			}
+		}
+		a = kept
+	}
+	return a
+}
+
+// recordRanges writes records as runs per partition, partitions in the
 // order they first appear: o0.3 o0.4 o0.5 p0.3 → "o0.3..o0.5, p0.3". A
 // record done again starts a new run (o2.3..o2.5 o2.3..o2.5).
-func recordRanges(names []string) string {
+func recordRanges(in []quietRun) string {
 	type run struct{ first, last int }
 	var parts []string
 	runs := map[string][]run{}
-	for _, n := range names {
-		i := strings.LastIndexByte(n, '.')
-		off, err := strconv.Atoi(n[i+1:])
-		if i <= 0 || err != nil {
-			parts = append(parts, n) // not a record name: kept as it is
-			runs[n] = nil
+	for _, q := range in {
+		if q.n == 0 {
+			parts = append(parts, q.p) // not a record name: kept as it is
+			runs[q.p] = nil
 			continue
 		}
-		p := n[:i]
+		p, off := q.p, q.first
 		rs, seen := runs[p]
 		if !seen {
 			parts = append(parts, p)
 		}
 		if k := len(rs); k > 0 && rs[k-1].last+1 == off {
-			rs[k-1].last = off
+			rs[k-1].last = off + q.n - 1
 		} else {
-			rs = append(rs, run{off, off})
+			rs = append(rs, run{off, off + q.n - 1})
 		}
 		runs[p] = rs
 	}

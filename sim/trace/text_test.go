@@ -180,10 +180,11 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			}
 		}
 		// A fetch's records, runs in one partition as one token: formatted
-		// spaced, and read back one name per record (Event.Records).
+		// spaced up to spellRunMax records and as a range past it, and
+		// read back one name per record (Event.Records).
 		for i := 0; i < 300; i++ {
 			var recs []wire.Record
-			var want []string
+			var want, words []string
 			for len(recs) < r.Intn(12) {
 				tp := layout.Inputs()[r.Intn(len(layout.Inputs()))]
 				off := r.Intn(1 << 20)
@@ -198,13 +199,27 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 					recs, want = append(recs, f), append(want, layout.Name(tp, off+k))
 				}
 			}
+			// The words: a run is the records that follow each other in one
+			// input partition whose number the records carry.
+			for i := 0; i < len(recs); {
+				j := i + 1
+				for recs[i].TPI > 0 && j < len(recs) && recs[j].TPI == recs[i].TPI && recs[j].Offset == recs[i].Offset+j-i {
+					j++
+				}
+				if j-i > spellRunMax {
+					words = append(words, want[i]+".."+want[j-1])
+				} else {
+					words = append(words, want[i:j]...)
+				}
+				i = j
+			}
 			b := append(encLit(tr.scratch[:0], "C1"), phPolled)
 			at := len(b)
 			ref, tail := tr.addTextTail(tr.encFetchedList(b, recs), at)
-			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(want, " ") {
-				t.Fatalf("records %v format as %q", want, got)
+			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(words, " ") {
+				t.Fatalf("records %v format as %q", words, got)
 			}
-			if got := tr.names(tr.arena.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
+			if got := (Records{tx: &tr.texts, b: tr.arena.bytes(tail)}).Names(); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
 		}
