@@ -14,7 +14,8 @@ import (
 // of a run as its budget pays for, one processed event for it) change how
 // the work is grouped, never what is done. Random worlds with steady
 // traffic, fractional and slow processing, crashes (now and after N
-// records), restarts, close and close --now, lost produce answers, under
+// records), restarts (graceful too) and a rolling deploy, close and close
+// --now, lost produce answers, under
 // both protocols and every commit mode, run once with runs and once one
 // record at a time (env.Env.SetPerRecordForTest, the engine before runs),
 // agree every tick on the records processed, the sink's counts
@@ -28,9 +29,13 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 		seeds = 10
 	}
 	longest := 0 // the most records one processed event held, over every world
+	rolled := 0  // worlds where a rolling deploy ran
 	defer func() {
 		if longest <= trace.SpellRunMax {
 			t.Errorf("no processed event held more than %d records: the worlds never made a long run", trace.SpellRunMax)
+		}
+		if rolled == 0 {
+			t.Error("no world ran a rolling deploy")
 		}
 	}()
 	for _, proto := range protocols {
@@ -52,6 +57,20 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 					c, at := fmt.Sprintf("C%d", 1+runs.r.Intn(5)), runs.r.Intn(250)
 					sched = append(sched, action{tick: at, name: "close --now " + c, do: func(w *World) error { return w.CloseNow(c) }})
 				}
+				// a graceful restart, and a rolling deploy of the members
+				// there are (both refused when one is under way)
+				c, at := fmt.Sprintf("C%d", 1+runs.r.Intn(5)), runs.r.Intn(250)
+				sched = append(sched, action{tick: at, name: "restart --graceful " + c, do: func(w *World) error { return w.RestartGraceful(c) }})
+				graceful, every := runs.r.Intn(2) == 0, runs.r.Intn(20)
+				sched = append(sched, action{tick: runs.r.Intn(250), name: "roll", do: func(w *World) error {
+					var ms []string
+					for _, m := range w.procs {
+						if m.Alive && !slices.Contains(ms, m.Client) {
+							ms = append(ms, m.Client)
+						}
+					}
+					return w.Roll(RollSpec{Members: ms, Every: every, Graceful: graceful})
+				}})
 				slices.SortStableFunc(sched, func(a, b action) int { return a.tick - b.tick })
 				if seed%2 == 0 {
 					rate := Rate{int64(1 + seed%5), int64(1 + seed%3)}
@@ -79,6 +98,9 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 					if a, b := runsState(runs.w), runsState(per.w); a != b {
 						t.Fatalf("tick %d (schedule so far: %s): with runs\n%s\none record at a time\n%s", runs.w.Tick, names(sched[:i]), a, b)
 					}
+				}
+				if len(runs.w.Rolls()) > 0 {
+					rolled++
 				}
 				for _, e := range runs.w.Events.All() {
 					if e.Kind == EvProcessed {
