@@ -864,15 +864,18 @@ func runsOfNames(names []string, merge bool) []quietRun {
 	return out
 }
 
-// TestQuietRunsAsNames: a summary's records kept as runs read as the
-// names one by one did: recordRanges of polled minus done (notIn) over
-// random polls and processing (records polled again, processed twice,
-// names that are not records) is what the name-per-record summary wrote.
+// TestQuietRunsAsNames: a summary's records kept as runs, as the events
+// come, read as the names one by one did: over random polls and
+// processing in any order (records polled again, processed twice,
+// processed before any poll of them, names that are not records), what it
+// processed and what it holds in hand (polled minus processed, each
+// processed record cancelling the earliest poll of it) are what the
+// name-per-record summary wrote.
 func TestQuietRunsAsNames(t *testing.T) {
 	r := rand.New(rand.NewSource(26))
 	names := func() []string {
 		var out []string
-		for k := r.Intn(6); k > 0; k-- {
+		for k := 1 + r.Intn(3); k > 0; k-- {
 			p, off := []string{"o0", "o1", "orders-10"}[r.Intn(3)], r.Intn(12)
 			if r.Intn(15) == 0 {
 				out = append(out, "v"+strconv.Itoa(off)) // not a record's name
@@ -886,12 +889,29 @@ func TestQuietRunsAsNames(t *testing.T) {
 		return out
 	}
 	for i := 0; i < 3000; i++ {
-		polled, done := names(), names()
-		if r.Intn(2) == 0 { // done what was polled, or part of it
-			done = append(done[:0:0], polled[:r.Intn(len(polled)+1)]...)
+		var q quietRecords
+		var polled, done []string
+		for k := r.Intn(8); k > 0; k-- {
+			ns := names()
+			if r.Intn(2) == 0 && len(polled) > 0 { // processing what was polled, or part of it
+				from := r.Intn(len(polled))
+				ns = append(ns[:0:0], polled[from:from+r.Intn(len(polled)-from+1)]...)
+			}
+			poll := r.Intn(2) == 0
+			for _, run := range runsOfNames(ns, true) {
+				if poll {
+					q.polled(run)
+				} else {
+					q.processed(run)
+				}
+			}
+			if poll {
+				polled = append(polled, ns...)
+			} else {
+				done = append(done, ns...)
+			}
 		}
-		// the name-per-record summary: each processed record cancels one
-		// poll of it, the earliest
+		// the name-per-record summary
 		left := map[string]int{}
 		for _, n := range done {
 			left[n]++
@@ -904,9 +924,11 @@ func TestQuietRunsAsNames(t *testing.T) {
 			}
 			inHand = append(inHand, n)
 		}
-		want := recordRanges(runsOfNames(inHand, false))
-		if got := recordRanges(notIn(runsOfNames(polled, true), runsOfNames(done, true))); got != want {
+		if got, want := recordRanges(q.inHand), recordRanges(runsOfNames(inHand, false)); got != want {
 			t.Fatalf("polled %v done %v: in hand %q, want %q", polled, done, got, want)
+		}
+		if got, want := recordRanges(q.done.runs), recordRanges(runsOfNames(done, false)); got != want {
+			t.Fatalf("done %v: processed %q, want %q", done, got, want)
 		}
 	}
 }

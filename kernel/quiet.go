@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"sort"
 	"strconv"
@@ -53,15 +54,14 @@ type quietSummary struct {
 	key      string
 	slot     int // where in the output its line goes (-1: nowhere, past the narration's bound)
 	from, to int
-	label    string     // how the member is named in its lines: C2, or C2 (process 1) for an old instance
-	polled   []quietRun // records poll() returned, in order
-	done     []quietRun // records processed, in order
+	label    string       // how the member is named in its lines: C2, or C2 (process 1) for an old instance
+	records  quietRecords // records polled, processed, in hand
 	commits  int
-	commit   string     // the last successful commit: "o0@6 p0@6"
-	txnDone  int        // transactions that reached CompleteCommit
-	txnState string     // the state the last transition reached
-	markers  string     // the offsets of the last COMMIT marker
-	again    []quietRun // records the external sink was called for again
+	commit   string  // the last successful commit: "o0@6 p0@6"
+	txnDone  int     // transactions that reached CompleteCommit
+	txnState string  // the state the last transition reached
+	markers  string  // the offsets of the last COMMIT marker
+	again    runList // records the external sink was called for again
 }
 
 type quietLog struct {
@@ -138,9 +138,13 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 	}
 	switch e.Kind {
 	case sim.EvPolled:
-		sum.polled = addRecords(sum.polled, e.Records, s.World().Layout())
+		for r := range eventRuns(e.Records, s.World().Layout()) {
+			sum.records.polled(r)
+		}
 	case sim.EvProcessed:
-		sum.done = addRecords(sum.done, e.Records, s.World().Layout())
+		for r := range eventRuns(e.Records, s.World().Layout()) {
+			sum.records.processed(r)
+		}
 	case sim.EvSideEffect:
 		if m := sinkAgain.FindStringSubmatch(e.Text); m != nil {
 			// o2.3, or a run of them: o2.3..o2.9
@@ -151,7 +155,7 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 			} else if isRange {
 				r = quietRun{p: m[1]}
 			}
-			sum.again = addRun(sum.again, r)
+			sum.again.add(r)
 		}
 	case sim.EvCommitted:
 		if m := commitMarker.FindStringSubmatch(e.Text); m != nil && e.Member == "" {
@@ -198,7 +202,7 @@ func (s *Session) quietFlush(keys ...string) {
 			ticks = at + " (" + ticks + ")"
 		}
 		t := plain
-		if len(sum.again) > 0 {
+		if len(sum.again.runs) > 0 {
 			t = duplicate
 		}
 		s.out.fill(sum.slot, s.paint(t, fmt.Sprintf("t=%-4s %s", ticks, sum.text()))+"\n")
@@ -234,11 +238,11 @@ func (sum *quietSummary) text() string {
 	if name == "" {
 		name = sum.key
 	}
-	if len(sum.done) > 0 {
-		parts = append(parts, "processed "+recordRanges(sum.done))
+	if len(sum.records.done.runs) > 0 {
+		parts = append(parts, "processed "+recordRanges(sum.records.done.runs))
 	}
 	// Records polled and not yet processed are the batch in hand.
-	inHand := notIn(sum.polled, sum.done)
+	inHand := sum.records.inHand
 	if len(inHand) > 0 {
 		parts = append(parts, "polled "+recordRanges(inHand))
 	}
@@ -246,8 +250,8 @@ func (sum *quietSummary) text() string {
 	if len(parts) == 0 {
 		line = name
 	}
-	if len(sum.again) > 0 {
-		line += "; the external sink called again for " + recordRanges(sum.again) + " (a duplicate side effect)"
+	if len(sum.again.runs) > 0 {
+		line += "; the external sink called again for " + recordRanges(sum.again.runs) + " (a duplicate side effect)"
 	}
 	switch {
 	case sum.commits == 1 && len(parts) == 0:
@@ -283,22 +287,98 @@ func runOfName(name string) (quietRun, bool) {
 	return quietRun{p: name[:i], first: off, n: 1}, true
 }
 
-// addRecords appends an event's records to runs.
-func addRecords(runs []quietRun, recs sim.Records, names interface {
+// eventRuns ranges over an event's records as runs.
+func eventRuns(recs sim.Records, names interface {
 	Name(sim.TopicPartition, int) string
-}) []quietRun {
-	for r := range recs.Runs() {
-		if r.Name != "" {
-			q, _ := runOfName(r.Name)
-			runs = addRun(runs, q)
-			continue
+}) iter.Seq[quietRun] {
+	return func(yield func(quietRun) bool) {
+		for r := range recs.Runs() {
+			name := r.Name
+			if name == "" {
+				// the partition as the record names spell it: the name less ".offset"
+				name = names.Name(r.TP, r.First)
+			}
+			q, ok := runOfName(name)
+			if ok {
+				q.n = max(r.Count, 1)
+			}
+			if !yield(q) {
+				return
+			}
 		}
-		// the partition as the record names spell it: the name less ".offset"
-		q, _ := runOfName(names.Name(r.TP, r.First))
-		q.n = r.Count
-		runs = addRun(runs, q)
 	}
-	return runs
+}
+
+// runList is runs recordRanges writes: each run that continues the last
+// one of its partition is added to it (recordRanges would join them), so
+// that hours of steady traffic are a run a partition, not one a tick.
+type runList struct {
+	runs []quietRun
+	last map[string]int // each partition's last run, by index
+}
+
+func (l *runList) add(r quietRun) {
+	if k, ok := l.last[r.p]; ok && r.n > 0 && l.runs[k].first+l.runs[k].n == r.first {
+		l.runs[k].n += r.n
+		return
+	}
+	if r.n > 0 {
+		if l.last == nil {
+			l.last = map[string]int{}
+		}
+		l.last[r.p] = len(l.runs)
+	}
+	l.runs = append(l.runs, r)
+}
+
+// quietRecords are a summary's records: those processed, and those polled
+// and not processed yet (the batch in hand), polled minus processed, each
+// processed record cancelling the earliest poll of it, as one name per
+// record counted them. It is kept as the events come: a record processed
+// cancels the earliest poll of it in hand, or, polled before the summary
+// began, waits in early for a poll of it to cancel (every cancel takes
+// the earliest poll there is, so the polls cancelled are the first ones,
+// whatever the order).
+type quietRecords struct {
+	done   runList
+	inHand []quietRun // in poll order
+	early  []quietRun // processed, no poll of it seen yet
+}
+
+func (q *quietRecords) polled(r quietRun) {
+	var left []quietRun
+	q.early, left = cancelRuns(q.early, r)
+	for _, l := range left {
+		q.inHand = addRun(q.inHand, l)
+	}
+}
+
+func (q *quietRecords) processed(r quietRun) {
+	q.done.add(r)
+	var left []quietRun
+	q.inHand, left = cancelRuns(q.inHand, r)
+	q.early = append(q.early, left...)
+}
+
+// cancelRuns cancels r's records once each in list (runs in order, the
+// earliest first): it returns what is left of list, in order, and the
+// records of r it found nowhere.
+func cancelRuns(list []quietRun, r quietRun) (kept, notFound []quietRun) {
+	need := []quietRun{r}
+	for _, s := range list {
+		switch {
+		case len(need) == 0 || s.p != r.p || (s.n == 0) != (r.n == 0):
+			kept = append(kept, s)
+		case s.n == 0: // a name kept as it is: cancelled by the same name
+			need = nil
+		default:
+			// What need covers of s is cancelled, and needed no more;
+			// the rest of s stays, in order.
+			kept = append(kept, runsMinus([]quietRun{s}, need)...)
+			need = runsMinus(need, []quietRun{s})
+		}
+	}
+	return kept, need
 }
 
 // addRun appends r to runs, as a longer last run when it continues it.
@@ -308,31 +388,6 @@ func addRun(runs []quietRun, r quietRun) []quietRun {
 		return runs
 	}
 	return append(runs, r)
-}
-
-// notIn is polled minus done, each processed record cancelling one poll of
-// it (the earliest not yet cancelled).
-func notIn(polled, done []quietRun) []quietRun {
-	out := append([]quietRun(nil), polled...)
-	for _, d := range done {
-		need := []quietRun{d} // what d has yet to cancel, in pieces
-		var next []quietRun
-		for _, s := range out {
-			switch {
-			case len(need) == 0 || s.p != d.p || (s.n == 0) != (d.n == 0):
-				next = append(next, s)
-			case s.n == 0: // a name kept as it is: cancelled by the same name
-				need = nil
-			default:
-				// What need covers of s is cancelled, and needed no more;
-				// the rest of s stays, in order.
-				next = append(next, runsMinus([]quietRun{s}, need)...)
-				need = runsMinus(need, []quietRun{s})
-			}
-		}
-		out = next
-	}
-	return out
 }
 
 // runsMinus is the records of a (runs of one partition, in order) that
