@@ -24,8 +24,9 @@ import (
 // runs (Runs) or names (All).
 
 // spellRunMax is the longest run of records a text spells record by record;
-// a longer one reads as a range, o0.3..o0.502. (README's "Steady traffic"
-// and docs/reference.md state it.)
+// a longer one reads as a range, o0.3..o0.502. (README's real-time paragraph
+// and docs/reference.md's "Steady production and processing time" state
+// it.)
 const spellRunMax = 16
 
 // encRun appends n records (n >= 1) of input partition i (tpIndex) from
@@ -236,23 +237,6 @@ func (rs Records) String() string {
 }
 
 // SpellRunMax is the longest run a text spells record by record
-// (spellRunMax): a longer one reads first..last.
+// (spellRunMax): a longer one reads first..last. Exported for the tests of
+// other packages (sim's TestRunsAgreeWithPerRecord).
 const SpellRunMax = spellRunMax
-
-// RangeName spells n records of tp from off as a text does (the names,
-// spaced, up to SpellRunMax; first..last past it), for texts that are
-// formatted by the caller (the external sink's).
-func RangeName(names wire.Namer, tp wire.TopicPartition, off, n int) string {
-	var out []byte
-	if n > spellRunMax {
-		out = append(names.AppendName(out, tp, off), ".."...)
-		return string(names.AppendName(out, tp, off+n-1))
-	}
-	for k := 0; k < n; k++ {
-		if k > 0 {
-			out = append(out, ' ')
-		}
-		out = names.AppendName(out, tp, off+k)
-	}
-	return string(out)
-}
