@@ -196,10 +196,11 @@ func (c *CellLog) IsData(i int) bool {
 // keeps only such records (its tick runs), none once it keeps cells one
 // by one (then a reader takes them one at a time). It never reads a cell.
 func (c *CellLog) PlainRun(i, max int) int {
-	if c.inRecs || i < 0 || i >= c.n {
+	n := c.Len() // the log's end as Len reads it (not c.n: a log may count records past its stored cells)
+	if c.inRecs || i < 0 || i >= n {
 		return 0
 	}
-	return min(c.n-i, max)
+	return min(n-i, max)
 }
 
 // named reports whether cell i's value is its own record name (an
