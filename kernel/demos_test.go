@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -229,7 +230,7 @@ func TestDemo2And3SeedTable(t *testing.T) {
 	for _, name := range c3.DuplicateNames {
 		var first sim.Event
 		for _, e := range w3.Events.All() {
-			if e.Kind == sim.EvProcessed && len(e.Records) == 1 && e.Records[0] == name {
+			if e.Kind == sim.EvProcessed && e.Records.Len() == 1 && e.Records.Has(name) {
 				first = e
 				break
 			}
@@ -411,7 +412,7 @@ func TestDemo7Zombie(t *testing.T) {
 	// The new owner (C1) processed them, and before the zombie finished.
 	c1, c2 := 0, 0
 	for _, e := range w.Events.All() {
-		if e.Kind == sim.EvProcessed && len(e.Records) == 1 && e.Records[0] == "o2.4" {
+		if e.Kind == sim.EvProcessed && e.Records.Len() == 1 && e.Records.Has("o2.4") {
 			if e.Member == "C1" {
 				c1 = e.Tick
 			} else if e.Member == "C2" && c2 == 0 {
@@ -839,8 +840,95 @@ func TestRecordRanges(t *testing.T) {
 		"orders-10.1 orders-10.2 orders-1.3": "orders-10.1..orders-10.2, orders-1.3",
 	}
 	for in, want := range cases {
-		if got := recordRanges(strings.Fields(in)); got != want {
+		if got := recordRanges(runsOfNames(strings.Fields(in), false)); got != want {
 			t.Errorf("recordRanges(%s) = %q, want %q", in, got, want)
+		}
+		if got := recordRanges(runsOfNames(strings.Fields(in), true)); got != want {
+			t.Errorf("recordRanges(%s) of merged runs = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// runsOfNames is names as a summary's runs: one a name, or (merge) each
+// name that continues the run before it added to it (addRun).
+func runsOfNames(names []string, merge bool) []quietRun {
+	var out []quietRun
+	for _, n := range names {
+		r, _ := runOfName(n)
+		if merge {
+			out = addRun(out, r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestQuietRunsAsNames: a summary's records kept as runs, as the events
+// come, read as the names one by one did: over random polls and
+// processing in any order (records polled again, processed twice,
+// processed before any poll of them, names that are not records), what it
+// processed and what it holds in hand (polled minus processed, each
+// processed record cancelling the earliest poll of it) are what the
+// name-per-record summary wrote.
+func TestQuietRunsAsNames(t *testing.T) {
+	r := rand.New(rand.NewSource(26))
+	names := func() []string {
+		var out []string
+		for k := 1 + r.Intn(3); k > 0; k-- {
+			p, off := []string{"o0", "o1", "orders-10"}[r.Intn(3)], r.Intn(12)
+			if r.Intn(15) == 0 {
+				out = append(out, "v"+strconv.Itoa(off)) // not a record's name
+				continue
+			}
+			for n := 1 + r.Intn(5); n > 0; n-- {
+				out = append(out, p+"."+strconv.Itoa(off))
+				off++
+			}
+		}
+		return out
+	}
+	for i := 0; i < 3000; i++ {
+		var q quietRecords
+		var polled, done []string
+		for k := r.Intn(8); k > 0; k-- {
+			ns := names()
+			if r.Intn(2) == 0 && len(polled) > 0 { // processing what was polled, or part of it
+				from := r.Intn(len(polled))
+				ns = append(ns[:0:0], polled[from:from+r.Intn(len(polled)-from+1)]...)
+			}
+			poll := r.Intn(2) == 0
+			for _, run := range runsOfNames(ns, true) {
+				if poll {
+					q.polled(run)
+				} else {
+					q.processed(run)
+				}
+			}
+			if poll {
+				polled = append(polled, ns...)
+			} else {
+				done = append(done, ns...)
+			}
+		}
+		// the name-per-record summary
+		left := map[string]int{}
+		for _, n := range done {
+			left[n]++
+		}
+		var inHand []string
+		for _, n := range polled {
+			if left[n] > 0 {
+				left[n]--
+				continue
+			}
+			inHand = append(inHand, n)
+		}
+		if got, want := recordRanges(q.inHand), recordRanges(runsOfNames(inHand, false)); got != want {
+			t.Fatalf("polled %v done %v: in hand %q, want %q", polled, done, got, want)
+		}
+		if got, want := recordRanges(q.done.runs), recordRanges(runsOfNames(done, false)); got != want {
+			t.Fatalf("done %v: processed %q, want %q", done, got, want)
 		}
 	}
 }

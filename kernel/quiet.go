@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"sort"
 	"strconv"
@@ -53,15 +54,14 @@ type quietSummary struct {
 	key      string
 	slot     int // where in the output its line goes (-1: nowhere, past the narration's bound)
 	from, to int
-	label    string   // how the member is named in its lines: C2, or C2 (process 1) for an old instance
-	polled   []string // records poll() returned, in order
-	done     []string // records processed, in order
+	label    string       // how the member is named in its lines: C2, or C2 (process 1) for an old instance
+	records  quietRecords // records polled, processed, in hand
 	commits  int
-	commit   string   // the last successful commit: "o0@6 p0@6"
-	txnDone  int      // transactions that reached CompleteCommit
-	txnState string   // the state the last transition reached
-	markers  string   // the offsets of the last COMMIT marker
-	again    []string // records the external sink was called for again
+	commit   string  // the last successful commit: "o0@6 p0@6"
+	txnDone  int     // transactions that reached CompleteCommit
+	txnState string  // the state the last transition reached
+	markers  string  // the offsets of the last COMMIT marker
+	again    runList // records the external sink was called for again
 }
 
 type quietLog struct {
@@ -138,12 +138,24 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 	}
 	switch e.Kind {
 	case sim.EvPolled:
-		sum.polled = append(sum.polled, e.Records...)
+		for r := range eventRuns(e.Records, s.World().Layout()) {
+			sum.records.polled(r)
+		}
 	case sim.EvProcessed:
-		sum.done = append(sum.done, e.Records...)
+		for r := range eventRuns(e.Records, s.World().Layout()) {
+			sum.records.processed(r)
+		}
 	case sim.EvSideEffect:
 		if m := sinkAgain.FindStringSubmatch(e.Text); m != nil {
-			sum.again = append(sum.again, m[1])
+			// o2.3, or a run of them: o2.3..o2.9
+			first, last, isRange := strings.Cut(m[1], "..")
+			r, ok := runOfName(first)
+			if l, ok2 := runOfName(last); isRange && ok && ok2 && l.p == r.p && l.first >= r.first {
+				r.n = l.first - r.first + 1
+			} else if isRange {
+				r = quietRun{p: m[1]}
+			}
+			sum.again.add(r)
 		}
 	case sim.EvCommitted:
 		if m := commitMarker.FindStringSubmatch(e.Text); m != nil && e.Member == "" {
@@ -190,7 +202,7 @@ func (s *Session) quietFlush(keys ...string) {
 			ticks = at + " (" + ticks + ")"
 		}
 		t := plain
-		if len(sum.again) > 0 {
+		if len(sum.again.runs) > 0 {
 			t = duplicate
 		}
 		s.out.fill(sum.slot, s.paint(t, fmt.Sprintf("t=%-4s %s", ticks, sum.text()))+"\n")
@@ -226,11 +238,11 @@ func (sum *quietSummary) text() string {
 	if name == "" {
 		name = sum.key
 	}
-	if len(sum.done) > 0 {
-		parts = append(parts, "processed "+recordRanges(sum.done))
+	if len(sum.records.done.runs) > 0 {
+		parts = append(parts, "processed "+recordRanges(sum.records.done.runs))
 	}
 	// Records polled and not yet processed are the batch in hand.
-	inHand := notIn(sum.polled, sum.done)
+	inHand := sum.records.inHand
 	if len(inHand) > 0 {
 		parts = append(parts, "polled "+recordRanges(inHand))
 	}
@@ -238,8 +250,8 @@ func (sum *quietSummary) text() string {
 	if len(parts) == 0 {
 		line = name
 	}
-	if len(sum.again) > 0 {
-		line += "; the external sink called again for " + recordRanges(sum.again) + " (a duplicate side effect)"
+	if len(sum.again.runs) > 0 {
+		line += "; the external sink called again for " + recordRanges(sum.again.runs) + " (a duplicate side effect)"
 	}
 	switch {
 	case sum.commits == 1 && len(parts) == 0:
@@ -254,47 +266,175 @@ func (sum *quietSummary) text() string {
 	return line
 }
 
-// notIn is polled minus done, each processed record cancelling one poll of it.
-func notIn(polled, done []string) []string {
-	left := map[string]int{}
-	for _, r := range done {
-		left[r]++
-	}
-	var out []string
-	for _, r := range polled {
-		if left[r] > 0 {
-			left[r]--
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+// quietRun is a run of records a summary gathers: n records of partition
+// p (the name's part before its last dot: o2) from offset first, or, with
+// n 0, a name that is not a record's, p, kept as it is. A run, not a name
+// per record, so that a summary over hours of steady traffic holds a run
+// per poll and per tick's processing, not a string per record.
+type quietRun struct {
+	p        string
+	first, n int
 }
 
-// recordRanges writes record names as runs per partition, partitions in the
+// runOfName is the record name's run of one; false (a name kept as it is)
+// for a name that is not spelled partition.offset.
+func runOfName(name string) (quietRun, bool) {
+	i := strings.LastIndexByte(name, '.')
+	off, err := strconv.Atoi(name[i+1:])
+	if i <= 0 || err != nil {
+		return quietRun{p: name}, false
+	}
+	return quietRun{p: name[:i], first: off, n: 1}, true
+}
+
+// eventRuns ranges over an event's records as runs.
+func eventRuns(recs sim.Records, names interface {
+	Name(sim.TopicPartition, int) string
+}) iter.Seq[quietRun] {
+	return func(yield func(quietRun) bool) {
+		for r := range recs.Runs() {
+			name := r.Name
+			if name == "" {
+				// the partition as the record names spell it: the name less ".offset"
+				name = names.Name(r.TP, r.First)
+			}
+			q, ok := runOfName(name)
+			if ok {
+				q.n = max(r.Count, 1)
+			}
+			if !yield(q) {
+				return
+			}
+		}
+	}
+}
+
+// runList is runs recordRanges writes: each run that continues the last
+// one of its partition is added to it (recordRanges would join them), so
+// that hours of steady traffic are a run a partition, not one a tick.
+type runList struct {
+	runs []quietRun
+	last map[string]int // each partition's last run, by index
+}
+
+func (l *runList) add(r quietRun) {
+	if k, ok := l.last[r.p]; ok && r.n > 0 && l.runs[k].first+l.runs[k].n == r.first {
+		l.runs[k].n += r.n
+		return
+	}
+	if r.n > 0 {
+		if l.last == nil {
+			l.last = map[string]int{}
+		}
+		l.last[r.p] = len(l.runs)
+	}
+	l.runs = append(l.runs, r)
+}
+
+// quietRecords are a summary's records: those processed, and those polled
+// and not processed yet (the batch in hand), polled minus processed, each
+// processed record cancelling the earliest poll of it, as one name per
+// record counted them. It is kept as the events come: a record processed
+// cancels the earliest poll of it in hand, or, polled before the summary
+// began, waits in early for a poll of it to cancel (every cancel takes
+// the earliest poll there is, so the polls cancelled are the first ones,
+// whatever the order).
+type quietRecords struct {
+	done   runList
+	inHand []quietRun // in poll order
+	early  []quietRun // processed, no poll of it seen yet
+}
+
+func (q *quietRecords) polled(r quietRun) {
+	var left []quietRun
+	q.early, left = cancelRuns(q.early, r)
+	for _, l := range left {
+		q.inHand = addRun(q.inHand, l)
+	}
+}
+
+func (q *quietRecords) processed(r quietRun) {
+	q.done.add(r)
+	var left []quietRun
+	q.inHand, left = cancelRuns(q.inHand, r)
+	q.early = append(q.early, left...)
+}
+
+// cancelRuns cancels r's records once each in list (runs in order, the
+// earliest first): it returns what is left of list, in order, and the
+// records of r it found nowhere.
+func cancelRuns(list []quietRun, r quietRun) (kept, notFound []quietRun) {
+	need := []quietRun{r}
+	for _, s := range list {
+		switch {
+		case len(need) == 0 || s.p != r.p || (s.n == 0) != (r.n == 0):
+			kept = append(kept, s)
+		case s.n == 0: // a name kept as it is: cancelled by the same name
+			need = nil
+		default:
+			// What need covers of s is cancelled, and needed no more;
+			// the rest of s stays, in order.
+			kept = append(kept, runsMinus([]quietRun{s}, need)...)
+			need = runsMinus(need, []quietRun{s})
+		}
+	}
+	return kept, need
+}
+
+// addRun appends r to runs, as a longer last run when it continues it.
+func addRun(runs []quietRun, r quietRun) []quietRun {
+	if k := len(runs) - 1; k >= 0 && r.n > 0 && runs[k].n > 0 && runs[k].p == r.p && runs[k].first+runs[k].n == r.first {
+		runs[k].n += r.n
+		return runs
+	}
+	return append(runs, r)
+}
+
+// runsMinus is the records of a (runs of one partition, in order) that
+// none of b's runs covers, in a's order.
+func runsMinus(a, b []quietRun) []quietRun {
+	for _, cut := range b {
+		var kept []quietRun
+		for _, r := range a {
+			lo, hi := max(r.first, cut.first), min(r.first+r.n, cut.first+cut.n)
+			if lo >= hi {
+				kept = append(kept, r)
+				continue
+			}
+			if r.first < lo {
+				kept = append(kept, quietRun{p: r.p, first: r.first, n: lo - r.first})
+			}
+			if hi < r.first+r.n {
+				kept = append(kept, quietRun{p: r.p, first: hi, n: r.first + r.n - hi})
+			}
+		}
+		a = kept
+	}
+	return a
+}
+
+// recordRanges writes records as runs per partition, partitions in the
 // order they first appear: o0.3 o0.4 o0.5 p0.3 → "o0.3..o0.5, p0.3". A
 // record done again starts a new run (o2.3..o2.5 o2.3..o2.5).
-func recordRanges(names []string) string {
+func recordRanges(in []quietRun) string {
 	type run struct{ first, last int }
 	var parts []string
 	runs := map[string][]run{}
-	for _, n := range names {
-		i := strings.LastIndexByte(n, '.')
-		off, err := strconv.Atoi(n[i+1:])
-		if i <= 0 || err != nil {
-			parts = append(parts, n) // not a record name: kept as it is
-			runs[n] = nil
+	for _, q := range in {
+		if q.n == 0 {
+			parts = append(parts, q.p) // not a record name: kept as it is
+			runs[q.p] = nil
 			continue
 		}
-		p := n[:i]
+		p, off := q.p, q.first
 		rs, seen := runs[p]
 		if !seen {
 			parts = append(parts, p)
 		}
 		if k := len(rs); k > 0 && rs[k-1].last+1 == off {
-			rs[k-1].last = off
+			rs[k-1].last = off + q.n - 1
 		} else {
-			rs = append(rs, run{off, off})
+			rs = append(rs, run{off, off + q.n - 1})
 		}
 		runs[p] = rs
 	}

@@ -77,6 +77,10 @@ type (
 	EventKind = trace.EventKind
 	// Event is one thing that happened, for the trace and the views.
 	Event = trace.Event
+	// Records are the input records an event is about, as runs.
+	Records = trace.Records
+	// RecordRun is a run of an event's records.
+	RecordRun = trace.RecordRun
 	// PacketLog is the trace: every packet in send order.
 	PacketLog = trace.PacketLog
 	// EventLog is every event, oldest first.

@@ -71,7 +71,8 @@ type span struct{ from, n int }
 // seed's rand (rand.NewSource(source+seed)) is drawn from in this order,
 // each only if its knob draws: the topology, assignor, commit mode, sticky
 // rules, transactions, records per partition, group protocol, static
-// joins, then the schedule; the test's own draws go on from there.
+// joins, processing time, max.poll.records, then the schedule; the test's
+// own draws go on from there.
 type worldSpec struct {
 	source   int64
 	topology func(r *rand.Rand, seed int) Topology // nil: the default topology
@@ -89,6 +90,10 @@ type worldSpec struct {
 	readCommitted   choice[bool] // isolation.level read_committed
 	remoteRange     choice[bool] // group.remote.assignor range
 	mixed           choice[bool] // C2 speaks the other group protocol (online migration)
+	// processing is processing.ticks as N ticks for K records ({N, K});
+	// maxPoll is max.poll.records.
+	processing choice[[2]int]
+	maxPoll    choice[int]
 
 	// The schedule (randomSchedule): ticks ticks of faults by clients C1 to
 	// C<clients>; static lets a join be a static member's. ticks 0: none.
@@ -145,6 +150,9 @@ func seedWorld(t testing.TB, seed int, spec worldSpec) seedCase {
 		}
 		cfg.Overrides = append(cfg.Overrides, Override{Client: "C2", Key: "group.protocol", Value: string(other)})
 	}
+	pr := spec.processing.pick(r, seed, [2]int{c.ProcessTicks, c.ProcessRecords})
+	c.ProcessTicks, c.ProcessRecords = pr[0], pr[1]
+	c.MaxPollRecords = spec.maxPoll.pick(r, seed, c.MaxPollRecords)
 	w, err := New(topo, cfg)
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)

@@ -84,6 +84,41 @@ func (c *SinkCounts) count(p, off int) int {
 // returns the new count. hint is tp's slot if known (-1: not; checked
 // before it is trusted).
 func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
+	ch := c.chunkFor(c.partFor(tp, hint, off), off/sinkChunkLen)
+	return ch.inc(off % sinkChunkLen)
+}
+
+// incRun adds one to the counts of n records of input partition tp from
+// off on (hint as inc's), a chunk at a time: again is told each stretch
+// of records (first, count) whose new count, the same for each, is above
+// one (a duplicate side effect), in offset order.
+func (c *SinkCounts) incRun(tp TopicPartition, hint int32, off, n int, again func(first, count, times int)) {
+	sp := c.partFor(tp, hint, off)
+	from, times := -1, 0 // the stretch of duplicates being gathered
+	for end := off + n; off < end; {
+		k, i := off/sinkChunkLen, off%sinkChunkLen
+		m := min(end-off, sinkChunkLen-i)
+		ch := c.chunkFor(sp, k)
+		for j := i; j < i+m; j++ {
+			v := ch.inc(j)
+			at := k*sinkChunkLen + j
+			if from >= 0 && v != times {
+				again(from, at-from, times)
+				from = -1
+			}
+			if v > 1 && from < 0 {
+				from, times = at, v
+			}
+		}
+		off += m
+	}
+	if from >= 0 {
+		again(from, off-from, times)
+	}
+}
+
+// partFor is input partition tp's counts, made writable by this world.
+func (c *SinkCounts) partFor(tp TopicPartition, hint int32, off int) *sinkPart {
 	p, ok := c.names.Input().SlotCached(tp, hint, nil)
 	if !ok || off < 0 {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
@@ -100,7 +135,12 @@ func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
 		sp.chunks = store.Copy(sp.chunks)
 		sp.owner, sp.epoch = c.own, epoch
 	}
-	k := off / sinkChunkLen
+	return sp
+}
+
+// chunkFor is chunk k of sp, made (or copied, when shared) for this world.
+func (c *SinkCounts) chunkFor(sp *sinkPart, k int) *sinkChunk {
+	epoch := sp.epoch
 	for len(sp.chunks) <= k {
 		sp.chunks = append(sp.chunks, nil)
 	}
@@ -117,7 +157,11 @@ func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
 		}
 		sp.chunks[k], ch = n, n
 	}
-	i := off % sinkChunkLen
+	return ch
+}
+
+// inc adds one to the count of the chunk's i-th offset and returns it.
+func (ch *sinkChunk) inc(i int) int {
 	if ch.wide == nil {
 		if ch.n[i] < 255 {
 			ch.n[i]++

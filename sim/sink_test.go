@@ -133,3 +133,48 @@ func TestSinkCountsPast255(t *testing.T) {
 		t.Fatalf("All: %d records, want 2", n)
 	}
 }
+
+// TestSinkRunsCountAsRecords: counting a run in one call (incRun) leaves
+// the counts one inc a record leaves, and tells the duplicates as the
+// stretches of records with the same new count above one, in order, over
+// random runs across chunk edges, counts past 255 included.
+func TestSinkRunsCountAsRecords(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(26))
+	runs, one := SinkCounts{names: w.layout}, SinkCounts{names: w.layout}
+	tps := w.layout.Inputs()
+	for i := 0; i < 8000; i++ {
+		tp, off, n := tps[r.Intn(len(tps))], r.Intn(3*sinkChunkLen), 1+r.Intn(2*sinkChunkLen)
+		if i%500 == 499 {
+			runs = runs.clone() // a copy writes its own chunks
+		}
+		var got, want [][3]int
+		runs.incRun(tp, -1, off, n, func(first, count, times int) { got = append(got, [3]int{first, count, times}) })
+		for k := off; k < off+n; k++ {
+			v := one.inc(tp, -1, k)
+			if m := len(want) - 1; v > 1 && m >= 0 && want[m][2] == v && want[m][0]+want[m][1] == k {
+				want[m][1]++
+			} else if v > 1 {
+				want = append(want, [3]int{k, 1, v})
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d of %s from %d: duplicates told %v, want %v", n, tp, off, got, want)
+		}
+	}
+	most := 0
+	for k, tp := range tps {
+		for off := 0; off < 5*sinkChunkLen; off++ {
+			most = max(most, one.count(k, off))
+			if a, b := runs.count(k, off), one.count(k, off); a != b {
+				t.Fatalf("%s.%d counted %d times by runs, %d one at a time", tp, off, a, b)
+			}
+		}
+	}
+	if most <= 255 {
+		t.Fatalf("no record counted past 255 (the most %d): the wide counts went untested", most)
+	}
+}

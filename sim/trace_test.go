@@ -28,7 +28,7 @@ func traceDump(w *World) string {
 			p.To, p.ToInc, p.Type, p.Response, p.Error, p.Summary, p.Lost, req)
 	}
 	for i, e := range w.Events.All() {
-		fmt.Fprintf(&b, "e%d t%d %s %s stop=%v %q %q\n", i, e.Tick, e.Kind, e.Member, e.Stop, e.Text, e.Records)
+		fmt.Fprintf(&b, "e%d t%d %s %s stop=%v %q %q\n", i, e.Tick, e.Kind, e.Member, e.Stop, e.Text, e.Records.Names())
 	}
 	return b.String()
 }
@@ -92,7 +92,7 @@ func TestTraceMaterializedAsBefore(t *testing.T) {
 			}
 			for i, h := range w.Events.Headers(0) {
 				e := w.Events.At(i)
-				if h.Tick != e.Tick || h.Kind != e.Kind || h.Member != e.Member || h.Stop != e.Stop || h.Text != "" || h.Records != nil {
+				if h.Tick != e.Tick || h.Kind != e.Kind || h.Member != e.Member || h.Stop != e.Stop || h.Text != "" || h.Records.Len() != 0 {
 					t.Fatalf("%s-%d: event %d's header %+v, want %+v without text and records", proto, seed, i, h, e)
 				}
 			}

@@ -190,6 +190,19 @@ func (c *CellLog) IsData(i int) bool {
 	return true
 }
 
+// PlainRun is how many cells from offset i on (at most max) are plain
+// records of the upstream producer (named, no producer id, not
+// transactional, data): all of them up to the log's end while the log
+// keeps only such records (its tick runs), none once it keeps cells one
+// by one (then a reader takes them one at a time). It never reads a cell.
+func (c *CellLog) PlainRun(i, max int) int {
+	n := c.Len() // the log's end as Len reads it (not c.n: a log may count records past its stored cells)
+	if c.inRecs || i < 0 || i >= n {
+		return 0
+	}
+	return min(n-i, max)
+}
+
 // named reports whether cell i's value is its own record name (an
 // upstream record: World.RecordName spells it), without spelling it.
 func (c *CellLog) named(i int) bool {

@@ -167,6 +167,26 @@ func TestInputRecordsAreRuns(t *testing.T) {
 	}
 }
 
+// TestPlainRunsOfInputRecords: while an input log keeps its records as
+// tick runs, every record from an offset to its end is one plain run
+// (bounded by max); once it keeps cells one by one, none is (a Fetch then
+// reads them one at a time), and an offset past the end has none.
+func TestPlainRunsOfInputRecords(t *testing.T) {
+	layout := topo.New(topo.Default())
+	l := NewLog(layout.Inputs()[0], layout)
+	l.AppendUpstream(10, 0)
+	l.AppendUpstream(5, 3)
+	for _, c := range []struct{ off, max, want int }{{0, 500, 15}, {4, 3, 3}, {12, 500, 3}, {15, 500, 0}, {-1, 500, 0}, {3, 0, 0}} {
+		if got := l.Cells.PlainRun(c.off, c.max); got != c.want {
+			t.Errorf("PlainRun(%d, %d) = %d, want %d", c.off, c.max, got, c.want)
+		}
+	}
+	l.append(Cell{Value: "x", PID: 7, Seq: 0, Tick: 4}) // a produced cell: the log keeps cells one by one
+	if got := l.Cells.PlainRun(0, 500); got != 0 {
+		t.Errorf("PlainRun(0, 500) of a log of cells = %d, want 0", got)
+	}
+}
+
 // The record the logs keep for every cell: their sizes are what a world's memory grows by, tick after tick.
 func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {

@@ -26,8 +26,9 @@ type Host interface {
 	// FetchOutstanding reports whether fetch id of client's process inc is
 	// held at the broker or its answer on the wire.
 	FetchOutstanding(client string, inc int, id int) bool
-	// RecordProcessed: the application processed rec; it is counted, and the
-	// external sink called for it.
+	// RecordProcessed: the application processed rec, a record or a run
+	// of them (wire.Record.Count); they are counted, and the external sink
+	// called for each, in one call for the run.
 	RecordProcessed(who trace.Label, rec wire.Record)
 	// GroupID is the group the process joins.
 	GroupID() string

@@ -31,8 +31,9 @@ func (l Loop) String() string {
 type pollLoop struct {
 	state    Loop
 	fetchID  int           // numbers the Fetch requests: a late answer to an earlier one is dropped
-	batch    []wire.Record // the records poll() returned
-	batchIdx int           // the next record of batch to process
+	batch    []wire.Record // the records poll() returned: entries, each a record or a run (wire.Record.Count)
+	batchIdx int           // the entry of batch in hand
+	runAt    int           // the records of the entry in hand already processed
 	workLeft int64         // work left on the record in hand, in work units (work)
 	workedAt int           // the tick of the last tick of work (one a tick)
 	slowNext bool          // the next record is slow
@@ -164,11 +165,13 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	// stays. (The classic client's cooperative revocation runs at the next
 	// poll(), before it collects anything.)
 	paused := len(m.pendingRevocation) > 0 && m.Consumer()
+	// An entry is a record or a run of them: the run is taken whole when
+	// its first record is at the position (then each next one is).
 	for _, f := range r.Records {
 		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
 		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) && (!paused || !m.revoking(f.TP)) {
 			batch = append(batch, f)
-			m.positions.setHint(f.TP, k, f.Offset+1)
+			m.positions.setHint(f.TP, k, f.End())
 		}
 	}
 	if len(batch) == 0 {
@@ -176,7 +179,7 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 		return
 	}
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
-	l.batch, l.batchIdx, l.workLeft = batch, 0, 0
+	l.batch, l.batchIdx, l.runAt, l.workLeft = batch, 0, 0, 0
 	l.workedAt = m.env.Now() // processing starts next tick
 	// "%s poll() returned o2.3 o2.4", its Records the batch
 	m.env.Trace().Polled(m.who(), batch)
@@ -198,76 +201,189 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 // one a tick (the page's default: each record its own tick), or several in
 // one tick. A record's cost left over carries into the next tick; a
 // tick's budget left over when the batch ends is idle time.
+//
+// The batch is a list of runs (wire.Record.Count): the whole records of
+// the run in hand that the budget pays for are finished at once
+// (wholeRecords), and what a tick finishes of one run is one processed
+// event, one call of the sink and one run of invoices (finished). A slow
+// record, a crash due after N records and close --now cut a run exactly
+// where they cut the records one at a time.
 func (l *pollLoop) work(m *Member) {
 	budget := m.Cfg.processBudget()
+	cost := int64(m.Cfg.ProcessTicks)
+	var done finished // told before every return and before any other event
 	for {
 		if l.batchIdx >= len(l.batch) {
+			done.flush(m)
 			l.batchDone(m)
 			return
 		}
-		f := l.batch[l.batchIdx]
+		if l.workLeft == 0 && !l.slowNext && !m.env.PerRecord() {
+			if k := l.wholeRecords(budget, cost); k > 0 {
+				budget -= int64(k) * cost
+				if !l.finishRecords(m, &done, k) {
+					return
+				}
+				if l.batchIdx >= len(l.batch) {
+					done.flush(m)
+					l.batchDone(m)
+					return
+				}
+				if budget == 0 {
+					done.flush(m)
+					l.wakeNext(m)
+					return
+				}
+				continue
+			}
+		}
+		f := &l.batch[l.batchIdx]
 		if l.workLeft == 0 {
-			l.workLeft = int64(m.Cfg.ProcessTicks)
+			l.workLeft = cost
 			l.slowNow = false
 			if l.slowNext {
 				l.slowNext = false
 				l.slowNow = true
 				l.workLeft = int64(m.Cfg.SlowTicks) * budget
-				m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), f.ValueIn(m.env.Layout()), m.Cfg.SlowTicks)
+				done.flush(m) // the records before it come first
+				name := f.ValueIn(m.env.Layout())
+				if f.Len() > 1 {
+					name = m.env.Layout().Name(f.TP, f.Offset+l.runAt)
+				}
+				m.env.Trace().StopEventf(trace.EvSlowStart, m.Client, "%s starts slow record %s (%d ticks)", m.Label(), name, m.Cfg.SlowTicks)
 			}
 		}
 		spend := min(budget, l.workLeft)
 		l.workLeft -= spend
 		budget -= spend
 		if l.workLeft > 0 {
+			done.flush(m)
 			l.wakeNext(m)
 			return
 		}
-		if !l.finishRecord(m, f) {
+		if !l.finishRecords(m, &done, 1) {
 			return
 		}
 		if l.batchIdx >= len(l.batch) {
+			done.flush(m)
 			l.batchDone(m)
 			return
 		}
 		if budget == 0 {
+			done.flush(m)
 			l.wakeNext(m)
 			return
 		}
 	}
 }
 
-// finishRecord ends the record in hand: processed, its invoice sent; a
-// crash or a close --now due after it. It reports whether the loop goes on
-// with the batch.
-func (l *pollLoop) finishRecord(m *Member, f wire.Record) bool {
-	l.slowNow = false
-	m.processed.setHint(f.TP, f.TPI-1, f.Offset+1)
-	l.batchIdx++
-	who := m.who()
-	// "%s processed o2.3", its Records the record
-	m.env.Trace().Processed(who, &f)
-	m.host.RecordProcessed(who, f)
-	m.prod.produceInvoice(m, f)
+// wholeRecords is how many records of the entry in hand, from the next one
+// on (none in hand), budget pays for whole at cost each (all that are left
+// at cost 0), stopping at the record a crash is due after and at the one a
+// close --now breaks out after: what one record at a time would finish
+// before it stopped, or started a record it cannot finish.
+func (l *pollLoop) wholeRecords(budget, cost int64) int {
+	f := &l.batch[l.batchIdx]
+	k := f.Len() - l.runAt
+	if cost > 0 {
+		k = int(min(int64(k), budget/cost))
+	}
 	if l.crashAfter > 0 {
-		l.crashAfter--
+		k = min(k, l.crashAfter)
+	}
+	if l.closing && l.closeNow {
+		k = min(k, 1)
+	}
+	return k
+}
+
+// finishRecords ends the next k records of the entry in hand (the record
+// in hand first): processed, their invoices sent (done gathers them into
+// the tick's run of that partition); a crash or a close --now due after
+// them. It reports whether the loop goes on with the batch.
+func (l *pollLoop) finishRecords(m *Member, done *finished, k int) bool {
+	l.slowNow = false
+	f := l.batch[l.batchIdx]
+	run := f
+	run.Offset, run.Count = f.Offset+l.runAt, k
+	if l.runAt += k; l.runAt >= f.Len() {
+		l.batchIdx, l.runAt = l.batchIdx+1, 0
+	}
+	done.add(m, run)
+	if l.crashAfter > 0 {
+		l.crashAfter -= k
 		if l.crashAfter == 0 {
+			done.flush(m)
 			m.Crash(true)
 			return false
 		}
 	}
 	if l.closing && l.closeNow {
-		l.batch = l.batch[:l.batchIdx] // the rest of the batch is left unprocessed
+		done.flush(m)
+		// The rest of the batch is left unprocessed: the batch keeps the
+		// records done.
+		if l.runAt > 0 {
+			l.batch[l.batchIdx].Count = l.runAt
+			l.batchIdx++
+		}
+		l.batch, l.runAt = l.batch[:l.batchIdx], 0
 		l.finishClose(m)
 		return false
 	}
 	return true
 }
 
+// finished is the run of records a tick's work has finished and not yet
+// told: records that follow each other in one partition are one processed
+// event, one call of the sink and one run of invoices (flush). With
+// env.Env.PerRecord (tests only) each record is told on its own, as before
+// runs.
+type finished struct {
+	run wire.Record // Count 0: none
+}
+
+// add takes run, finished after what done holds: told at once when it
+// does not continue it.
+func (done *finished) add(m *Member, run wire.Record) {
+	if d := &done.run; d.Count > 0 && !(d.Named && run.Named && d.TPI > 0 && d.TPI == run.TPI && d.End() == run.Offset) {
+		done.flush(m)
+	}
+	if done.run.Count == 0 {
+		done.run = run
+		done.run.Count = run.Len()
+	} else {
+		done.run.Count += run.Len()
+	}
+	if m.env.PerRecord() {
+		done.flush(m)
+	}
+}
+
+// flush tells the run: the positions processed move past it, the
+// processed event, the sink and the invoices (as finishRecord did for one
+// record, in that order).
+func (done *finished) flush(m *Member) {
+	run := done.run
+	if run.Count == 0 {
+		return
+	}
+	done.run = wire.Record{}
+	m.processed.setHint(run.TP, run.TPI-1, run.End())
+	who := m.who()
+	// "%s processed o2.3", its Records the run
+	m.env.Trace().Processed(who, &run)
+	m.host.RecordProcessed(who, run)
+	if run.Named {
+		m.prod.produceInvoiceRun(m, run.TP, run.TPI, run.Offset, run.Len())
+	} else {
+		m.prod.produceInvoice(m, run)
+	}
+}
+
 // batchDone runs the end of one loop iteration: commit as the mode says,
 // then back to poll().
 func (l *pollLoop) batchDone(m *Member) {
-	l.batch, l.batchIdx = l.batch[:0], 0
+	l.batch, l.batchIdx, l.runAt = l.batch[:0], 0, 0
 	switch {
 	case m.prod.mode == ProducerTransactional:
 		m.prod.commitTxn(m, m.processedPositions(), contBackToPoll)
@@ -297,7 +413,7 @@ func (l *pollLoop) commitThrew(m *Member) {
 			m.positions.set(f.TP, f.Offset)
 		}
 	}
-	l.batch, l.batchIdx = nil, 0
+	l.batch, l.batchIdx, l.runAt = nil, 0, 0
 	l.afterCommit = contBackToPoll
 }
 

@@ -247,6 +247,17 @@ func outputSlotOf(layout *topo.Layout, f *wire.Record) int {
 	return int(layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(layout.Outputs())))
 }
 
+// produceInvoiceRun sends the invoices of count processed records of input
+// partition tp (tpi: its number plus one) from offset first on, plain
+// upstream records all: one produceInvoice a record, in offset order. The
+// seam with the producer's run path (issue 26, ranges-broker), which sends
+// one Produce per output partition for a run of sources.
+func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int32, first, count int) {
+	for off := first; off < first+count; off++ {
+		pr.produceInvoice(m, wire.Record{TP: tp, Offset: off, Named: true, TPI: tpi})
+	}
+}
+
 // produceInvoice sends inv(x) for a processed record.
 func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	out := outputSlotOf(m.env.Layout(), &f)

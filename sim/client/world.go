@@ -196,10 +196,22 @@ func (m *Member) LoopState() Loop { return m.loop.state }
 
 // Batch lists the records of the batch in hand and how far processing got.
 func (m *Member) Batch() (records []string, done int) {
-	for _, f := range m.loop.batch {
-		records = append(records, f.ValueIn(m.env.Layout()))
+	for i, f := range m.loop.batch {
+		if i == m.loop.batchIdx {
+			done = len(records) + m.loop.runAt
+		}
+		if f.Len() == 1 {
+			records = append(records, f.ValueIn(m.env.Layout()))
+			continue
+		}
+		for off := f.Offset; off < f.End(); off++ {
+			records = append(records, m.env.Layout().Name(f.TP, off))
+		}
 	}
-	return records, m.loop.batchIdx
+	if m.loop.batchIdx >= len(m.loop.batch) {
+		done = len(records)
+	}
+	return records, done
 }
 
 // Processing reports whether the member has a record in hand, and whether it is slow.

@@ -43,6 +43,12 @@ type Env struct {
 	// tpBuf is a scratch list of partitions the nodes build their lists
 	// in (PartitionScratch); never shared with a clone, never kept.
 	tpBuf []wire.TopicPartition
+	// perRecord, when a test sets it (SetPerRecordForTest), makes the
+	// broker answer a Fetch one entry per record and members process one
+	// record at a time: the engine as it was before runs
+	// (wire.Record.Count), which the property test holds the runs against.
+	// Copied by Clone; the engine never sets it.
+	perRecord bool
 }
 
 // New is the environment of a world whose clock is *now.
@@ -131,6 +137,14 @@ func (e *Env) PendingDrops() []DropRule {
 	return out
 }
 
+// SetPerRecordForTest makes the world's fetches and processing work one
+// record at a time, as before runs (tests only: TestRunsAgreeWithPerRecord).
+func (e *Env) SetPerRecordForTest(on bool) { e.perRecord = on }
+
+// PerRecord reports whether SetPerRecordForTest asked for one record at a
+// time.
+func (e *Env) PerRecord() bool { return e.perRecord }
+
 // KeepForTest makes the Env keep every packet it sends, bodies included,
 // by ID (tests only: a kept packet is never recycled).
 func (e *Env) KeepForTest() map[int]*wire.Packet {
@@ -201,7 +215,7 @@ func (e *Env) Woken() bool { return e.wake.len() > 0 }
 // free lists are renewed, and the copy starts lists of its own or takes
 // spare's, renewed (what is in them is referenced by nothing else).
 func (e *Env) Clone(now *int, tr *trace.Trace, spare *Env) *Env {
-	n := &Env{now: now, trace: tr, layout: e.layout, drops: store.Copy(e.drops)}
+	n := &Env{now: now, trace: tr, layout: e.layout, drops: store.Copy(e.drops), perRecord: e.perRecord}
 	e.freeLists.renew()
 	var spareTimers Timers
 	if spare != nil {

@@ -26,7 +26,7 @@ func traceDump(w *sim.World) string {
 			p.To, p.ToInc, p.Type, p.Response, p.Error, p.Summary, p.Lost, req)
 	}
 	for i, e := range w.Events.All() {
-		fmt.Fprintf(&b, "e%d t%d %s %s stop=%v %q %q\n", i, e.Tick, e.Kind, e.Member, e.Stop, e.Text, e.Records)
+		fmt.Fprintf(&b, "e%d t%d %s %s stop=%v %q %q\n", i, e.Tick, e.Kind, e.Member, e.Stop, e.Text, e.Records.Names())
 	}
 	return b.String()
 }

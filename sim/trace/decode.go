@@ -92,6 +92,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.record(out)
 	case tok == tRecords:
 		out, ok = r.records(out)
+	case tok == tRange:
+		out, ok = r.rangeText(out)
 	case tok == tOffsets:
 		out, ok = r.offsets(out)
 	case tok == tOffsetsRot:

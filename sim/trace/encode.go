@@ -181,9 +181,12 @@ func (tx *texts) encFetched(b []byte, f *wire.Record) []byte {
 	return encLit(b, f.ValueIn(tx.layout))
 }
 
-// encFetchedList is the records of a fetch, spaced (o2.3 o2.4 p0.1): a
-// run of records that follow each other in one input partition is one
-// tRecords token.
+// encFetchedList is the entries of a fetch or a batch, spaced (o2.3 o2.4
+// p0.1): the records that follow each other in one input partition, across
+// entries (a run, wire.Record.Count, or single records), are one run,
+// spelled record by record up to spellRunMax and as a range past it
+// (encRun), so that a text reads the same however the records came in
+// entries.
 func (tx *texts) encFetchedList(b []byte, recs []wire.Record) []byte {
 	for i := 0; i < len(recs); {
 		if i > 0 {
@@ -191,17 +194,15 @@ func (tx *texts) encFetchedList(b []byte, recs []wire.Record) []byte {
 		}
 		f := &recs[i]
 		j := i + 1
-		if _, ok := tx.fetchedInput(f); ok {
-			for j < len(recs) && j-i < maxRun && recs[j].TPI == f.TPI && recs[j].Offset == f.Offset+(j-i) {
+		if p, ok := tx.fetchedInput(f); ok {
+			n := f.Len()
+			for j < len(recs) && recs[j].TPI == f.TPI && recs[j].Offset == f.Offset+n {
+				n += recs[j].Len()
 				j++
 			}
-		}
-		if j-i == 1 {
-			b = tx.encFetched(b, f)
+			b = encRun(b, p, f.Offset, n)
 		} else {
-			b = binary.AppendUvarint(append(b, tRecords), uint64(f.TPI-1))
-			b = binary.AppendUvarint(b, uint64(f.Offset))
-			b = binary.AppendUvarint(b, uint64(j-i))
+			b = tx.encFetched(b, f)
 		}
 		i = j
 	}
@@ -351,10 +352,14 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 // event's member) and f an input record, else its spelled-out tokens.
 // records is where the record tokens start (0: in the template).
 func (tx *texts) encProcessed(who Label, f *wire.Record) (b []byte, whole bool, records int) {
-	if i, ok := tx.fetchedInput(f); ok && who.Process == 0 {
+	i, input := tx.fetchedInput(f)
+	if input && who.Process == 0 && f.Len() == 1 {
 		return argOffset(argOffset(encTemplate(tx.scratch[:0], tplProcessed), i), f.Offset), true, 0
 	}
 	b = append(tx.encLabel(tx.scratch[:0], who), phProcessed)
+	if input {
+		return encRun(b, i, f.Offset, f.Len()), false, len(b)
+	}
 	return tx.encFetched(b, f), false, len(b)
 }
 

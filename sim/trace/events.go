@@ -100,8 +100,10 @@ type Event struct {
 	Text   string
 	// Stop marks a stop event: every form of run halts after the tick it happened in.
 	Stop bool
-	// Records names the input records the event is about (polled, processed).
-	Records []string
+	// Records are the input records the event is about (polled,
+	// processed), as runs: Has asks whether it covers a record, Runs and
+	// All walk them, none spelled until asked.
+	Records Records
 }
 
 // Label names a member process in narration: its client id, and the

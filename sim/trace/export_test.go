@@ -53,7 +53,7 @@ func (t *Trace) TextForTest(ref wire.TextRef) string { return t.text(ref) }
 
 // NamesForTest is the record names of the tokens b holds, as an event's
 // Records reads them.
-func (t *Trace) NamesForTest(b []byte) []string { return t.names(b) }
+func (t *Trace) NamesForTest(b []byte) []string { return Records{tx: &t.texts, b: b}.Names() }
 
 // FirstTokenForTest reads the first token of the text at ref: its text,
 // the bytes it takes, and false when it is tEnd or does not parse.

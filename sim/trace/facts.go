@@ -48,7 +48,9 @@ func (t *Trace) Polled(who Label, batch []wire.Record) {
 	t.eventEnc(kindPolled, who.Client, t.encFetchedList(b, batch), at)
 }
 
-// Processed records a record processed: "C2 processed o2.3".
+// Processed records a record processed, "C2 processed o2.3", or a run of
+// them (f.Count, the records a tick's work finished in one partition): "C2
+// processed o2.3 o2.4", "C2 processed o2.3..o2.102" past spellRunMax.
 func (t *Trace) Processed(who Label, f *wire.Record) {
 	if b, whole, at := t.encProcessed(who, f); whole {
 		t.Events.add(kindProcessed, who.Client, t.addWhole(b), 0)

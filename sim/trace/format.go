@@ -18,6 +18,8 @@ package trace
 //	tPart tp              a partition as Kafka's tools print it: orders-2
 //	tRecord tp off        an input record: o2.3 (World.RecordName)
 //	tRecords tp off n     n input records from off on, spaced: o2.3 o2.4 o2.5
+//	tRange tp off n       n input records from off on, a run longer than
+//	                      spellRunMax: o2.3..o2.502 (recordset.go)
 //	tOffsets n (tp off)*  committed positions: o0@3 o1@5, each off the
 //	                      difference from the one before (the first's from
 //	                      0): a member's positions are usually close
@@ -64,6 +66,7 @@ const (
 	tSame
 	tOffsetsRot
 	tSameBack
+	tRange
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128

@@ -128,10 +128,10 @@ func TestTraceRecordsThatDoNotFit(t *testing.T) {
 			t.Fatalf("%s: request %d reads as %+v", what, base+5, got)
 		}
 		evs := tr.Events.Slice(e0, tr.Events.Len())
-		if evs[0].Member != far || evs[0].Text != far+" processed "+tr.layout.Name(inputs[0], 7) || len(evs[0].Records) != 0 {
+		if evs[0].Member != far || evs[0].Text != far+" processed "+tr.layout.Name(inputs[0], 7) || evs[0].Records.Len() != 0 {
 			t.Fatalf("%s: event for party %s reads as %+v", what, far, evs[0])
 		}
-		if evs[1].Member != "C1" || len(evs[1].Records) != 1 || evs[1].Records[0] != tr.layout.Name(inputs[1], 9) {
+		if evs[1].Member != "C1" || !slices.Equal(evs[1].Records.Names(), []string{tr.layout.Name(inputs[1], 9)}) {
 			t.Fatalf("%s: event with records at byte %d reads as %+v", what, at, evs[1])
 		}
 		if evs[2].Member != far || !evs[2].Stop || evs[2].Kind != EvCrash || evs[2].Text != far+" stops" {
@@ -353,7 +353,7 @@ func TestTraceNarrowFieldEdges(t *testing.T) {
 		}
 		for _, want := range evs {
 			e := tr.Events.At(want.i)
-			if e.Tick != want.tick || e.Member != want.member || e.Text != want.text || e.Kind != want.kind || !slices.Equal(e.Records, want.records) {
+			if e.Tick != want.tick || e.Member != want.member || e.Text != want.text || e.Kind != want.kind || !slices.Equal(e.Records.Names(), want.records) {
 				t.Fatalf("%s: event %d reads %+v, want %+v", what, want.i, e, want)
 			}
 		}

@@ -180,10 +180,11 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			}
 		}
 		// A fetch's records, runs in one partition as one token: formatted
-		// spaced, and read back one name per record (Event.Records).
+		// spaced up to spellRunMax records and as a range past it, and
+		// read back one name per record (Event.Records).
 		for i := 0; i < 300; i++ {
 			var recs []wire.Record
-			var want []string
+			var want, words []string
 			for len(recs) < r.Intn(12) {
 				tp := layout.Inputs()[r.Intn(len(layout.Inputs()))]
 				off := r.Intn(1 << 20)
@@ -198,13 +199,27 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 					recs, want = append(recs, f), append(want, layout.Name(tp, off+k))
 				}
 			}
+			// The words: a run is the records that follow each other in one
+			// input partition whose number the records carry.
+			for i := 0; i < len(recs); {
+				j := i + 1
+				for recs[i].TPI > 0 && j < len(recs) && recs[j].TPI == recs[i].TPI && recs[j].Offset == recs[i].Offset+j-i {
+					j++
+				}
+				if j-i > spellRunMax {
+					words = append(words, want[i]+".."+want[j-1])
+				} else {
+					words = append(words, want[i:j]...)
+				}
+				i = j
+			}
 			b := append(encLit(tr.scratch[:0], "C1"), phPolled)
 			at := len(b)
 			ref, tail := tr.addTextTail(tr.encFetchedList(b, recs), at)
-			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(want, " ") {
-				t.Fatalf("records %v format as %q", want, got)
+			if got := tr.text(ref); got != "C1 poll() returned "+strings.Join(words, " ") {
+				t.Fatalf("records %v format as %q", words, got)
 			}
-			if got := tr.names(tr.arena.bytes(tail)); !slices.Equal(got, want) && len(want) > 0 {
+			if got := (Records{tx: &tr.texts, b: tr.arena.bytes(tail)}).Names(); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
 		}
@@ -321,5 +336,61 @@ func TestArenaTextsInPlaceAndClones(t *testing.T) {
 	}
 	if len(copied) == 0 || len(closed) == 0 {
 		t.Errorf("the clones copied a short shared chunk at chunk sizes %v and closed a long one at %v: both must be tried", copied, closed)
+	}
+}
+
+// TestProcessedRuns: a processed event of a run reads as its records,
+// spelled one by one up to spellRunMax and as first..last past it, for a
+// member's newest process and an old one; its Records hold the run (Has
+// by containment, Len, All, String as the text spells it) without a name
+// per record, and a run of one is the template of one record.
+func TestProcessedRuns(t *testing.T) {
+	var now int
+	tr := newTestTrace(t, topo.Default(), &now, nil)
+	tp := tr.layout.Inputs()[1]
+	tpi, _ := tr.layout.Number(tp)
+	for _, c := range []struct {
+		who   Label
+		off   int
+		n     int
+		words string
+	}{
+		{Label{Client: "C1"}, 7, 1, "o1.7"},
+		{Label{Client: "C1"}, 7, 3, "o1.7 o1.8 o1.9"},
+		{Label{Client: "C2"}, 0, spellRunMax, "o1.0 o1.1 o1.2 o1.3 o1.4 o1.5 o1.6 o1.7 o1.8 o1.9 o1.10 o1.11 o1.12 o1.13 o1.14 o1.15"},
+		{Label{Client: "C2"}, 3, spellRunMax + 1, "o1.3..o1.19"},
+		{Label{Client: "C3", Process: 1}, 100, 1_000_000, "o1.100..o1.1000099"},
+	} {
+		if tp.Topic != "orders" || tp.Partition != 1 {
+			t.Fatalf("input 1 is %s, want orders-1", tp)
+		}
+		f := wire.Record{TP: tp, Offset: c.off, Named: true, TPI: int32(tpi + 1), Count: c.n}
+		tr.Processed(c.who, &f)
+		e := tr.Events.At(tr.Events.Len() - 1)
+		if want := c.who.String() + " processed " + c.words; e.Text != want || e.Kind != EvProcessed || e.Member != c.who.Client {
+			t.Errorf("run of %d from %d: %s %s %q, want %q", c.n, c.off, e.Kind, e.Member, e.Text, want)
+		}
+		if e.Records.Len() != c.n || e.Records.String() != c.words {
+			t.Errorf("run of %d from %d: Records of %d, %q", c.n, c.off, e.Records.Len(), e.Records.String())
+		}
+		for _, probe := range []struct {
+			off  int
+			want bool
+		}{{c.off - 1, false}, {c.off, true}, {c.off + c.n - 1, true}, {c.off + c.n, false}} {
+			if probe.off < 0 {
+				continue
+			}
+			if got := e.Records.Has(tr.layout.Name(tp, probe.off)); got != probe.want {
+				t.Errorf("run of %d from %d: Has(%s) = %v", c.n, c.off, tr.layout.Name(tp, probe.off), got)
+			}
+		}
+		if e.Records.Has("o1.0"+strconv.Itoa(c.off)) || e.Records.Has(tr.layout.Name(tr.layout.Inputs()[0], c.off)) {
+			t.Errorf("run of %d from %d: holds a name that is not one of its records", c.n, c.off)
+		}
+		if c.n <= spellRunMax {
+			if got := strings.Join(e.Records.Names(), " "); got != c.words {
+				t.Errorf("run of %d from %d: names %q", c.n, c.off, got)
+			}
+		}
 	}
 }

@@ -74,48 +74,14 @@ func (tx *texts) memberText(ref textRef, member string) string {
 }
 
 // eventRecords is an event's Records: the record tokens of its text at ref
-// from byte at on, or a tplProcessed text's record.
-func (tx *texts) eventRecords(ref textRef, at uint16) []string {
+// from byte at on, or a tplProcessed text's record; read when asked.
+func (tx *texts) eventRecords(ref textRef, at uint16) Records {
 	b := tx.arena.bytes(ref)
 	if at > 0 && int(at) <= len(b) {
-		return tx.names(b[at:])
+		return Records{tx: tx, b: b[at:]}
 	}
 	if firstByte(b) != tWhole+tplProcessed {
-		return nil
+		return Records{}
 	}
-	r := textReader{tx: tx, b: b[1:]}
-	tp, ok := r.tp()
-	off, ok2 := r.uvarint()
-	if !ok || !ok2 || off > 1<<62 {
-		return nil
-	}
-	return []string{tx.layout.Name(tp, int(off))}
-}
-
-// names formats a list of records (an event's Records): one name per
-// token, the spaces between them (phSpace) skipped.
-func (tx *texts) names(b []byte) []string {
-	var out []string
-	r := textReader{tx: tx, b: b}
-	var buf [64]byte
-	for {
-		if len(r.b) > 0 && r.b[0] == tRecords { // a run: one name per record
-			r.b = r.b[1:]
-			tp, off, n, ok := r.recordRun()
-			if !ok {
-				return out
-			}
-			for i := 0; i < n; i++ {
-				out = append(out, string(tx.layout.AppendName(buf[:0], tp, off+i)))
-			}
-			continue
-		}
-		b, tok, ok := r.next(buf[:0])
-		if !ok {
-			return out
-		}
-		if tok != phSpace {
-			out = append(out, string(b))
-		}
-	}
+	return Records{tx: tx, b: b[1:], one: true}
 }

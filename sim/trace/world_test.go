@@ -190,7 +190,7 @@ func TestProcessedEventTemplate(t *testing.T) {
 			n++
 			whole := firstByte(w.Trace().BytesForTest(w.Events.TextRefForTest(i))) == trace.WholeProcessedForTest
 			label, _, _ := strings.Cut(e.Text, " processed ")
-			if whole != wantWhole || len(e.Records) != 1 || e.Text != label+" processed "+e.Records[0] || (label == e.Member) != wantWhole {
+			if whole != wantWhole || e.Records.Len() != 1 || e.Text != label+" processed "+e.Records.Names()[0] || (label == e.Member) != wantWhole {
 				t.Fatalf("event %d: %+v (one template: %v, want %v)", i, e, whole, wantWhole)
 			}
 		}
@@ -275,7 +275,7 @@ func TestProduceNamesProcessedRecord(t *testing.T) {
 			found := false
 			for k := w.Events.Len() - 1; k >= 0 && !found; k-- {
 				e := w.Events.At(k)
-				found = e.Kind == sim.EvProcessed && e.Member == p.From && len(e.Records) == 1 && e.Records[0] == src
+				found = e.Kind == sim.EvProcessed && e.Member == p.From && e.Records.Len() == 1 && e.Records.Has(src)
 			}
 			if !found {
 				t.Fatalf("produce %q: no processed event of %s by %s", p.Summary, src, p.From)

@@ -19,17 +19,31 @@ type FetchResponse struct {
 	FreeEpoch uint64 // the free lists' (sim/env)
 }
 
-// Record is one record a Fetch returned. A record whose value is its own
-// name (every input record: the world spells it from TP and Offset) is
-// Named and keeps no Value, so that the hot path (fetch, process, produce
-// its invoice) never spells it.
+// Record is one entry of a Fetch answer or of a batch: one record, or a
+// run of Count records (Count > 1) that follow each other in partition TP
+// from Offset, every one a plain upstream input record (Named: the
+// upstream producer's, no producer id, not transactional, data). A record
+// whose value is its own name (every input record: the world spells it
+// from TP and Offset) is Named and keeps no Value, so that the hot path
+// (fetch, process, produce its invoice) never spells it. A run is what
+// lets steady traffic cost per fetch and per batch, not per record: the
+// broker answers a partition's plain records as one entry (Kafka's
+// FetchResponse carries record batches, not records), and the member
+// processes as much of it as a tick allows.
 type Record struct {
 	TP     TopicPartition
 	Offset int
 	Value  string // when not Named
 	Named  bool   // the value is the record's name (an input record)
 	TPI    int32  // the partition's number in the world plus one, 0 when not known
+	Count  int    // records in the entry: 0 or 1 for one record, more for a run (Named, from Offset on)
 }
+
+// Len is the number of records the entry holds (Count, one for 0).
+func (r *Record) Len() int { return max(r.Count, 1) }
+
+// End is the offset past the entry's last record.
+func (r *Record) End() int { return r.Offset + r.Len() }
 
 // Namer spells an input record's name (o2.3, orders-2.3).
 type Namer interface {

@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/trace"
+)
+
+// TestRunsAgreeWithPerRecord: records as runs (a fetch answers a
+// partition's plain records as one entry, a tick's work finishes as much
+// of a run as its budget pays for, one processed event for it) change how
+// the work is grouped, never what is done. Random worlds with steady
+// traffic, fractional and slow processing, crashes (now and after N
+// records), restarts (graceful too) and a rolling deploy, close and close
+// --now, lost produce answers, under
+// both protocols and every commit mode, run once with runs and once one
+// record at a time (env.Env.SetPerRecordForTest, the engine before runs),
+// agree every tick on the records processed, the sink's counts
+// (duplicates), the losses and duplicates of the output, every partition's
+// lag and committed offset, each member's batch and how far it got; and
+// at the end on every packet, and on every event but the processed ones,
+// whose records, in order, are the same.
+func TestRunsAgreeWithPerRecord(t *testing.T) {
+	seeds := 36
+	if testing.Short() {
+		seeds = 10
+	}
+	longest := 0 // the most records one processed event held, over every world
+	rolled := 0  // worlds where a rolling deploy ran
+	defer func() {
+		if longest <= trace.SpellRunMax {
+			t.Errorf("no processed event held more than %d records: the worlds never made a long run", trace.SpellRunMax)
+		}
+		if rolled == 0 {
+			t.Error("no world ran a rolling deploy")
+		}
+	}()
+	for _, proto := range protocols {
+		for seed := 0; seed < seeds; seed++ {
+			spec := propertyCase(proto)
+			spec.ticks, spec.clients, spec.static = 250, 5, fixed(true)
+			spec.records = span{0, 60}
+			spec.processing = drawn([2]int{1, 1}, [2]int{1, 3}, [2]int{1, 7}, [2]int{2, 5}, [2]int{3, 1}, [2]int{1, 40}, [2]int{3, 100})
+			spec.maxPoll = drawn(3, 10, 40, 500)
+			runs, per := seedWorld(t, seed, spec), seedWorld(t, seed, spec)
+			per.w.env.SetPerRecordForTest(true)
+			cfg := runs.cfg
+			name := fmt.Sprintf("%s-seed%d-%s-%s-%d/%d-max%d", proto, seed, cfg.Client.Assignor, cfg.Client.Commit,
+				cfg.Client.ProcessTicks, cfg.Client.ProcessRecords, cfg.Client.MaxPollRecords)
+			t.Run(name, func(t *testing.T) {
+				sched := runs.sched
+				// close --now, and steady traffic on even seeds
+				for k := 0; k < 3; k++ {
+					c, at := fmt.Sprintf("C%d", 1+runs.r.Intn(5)), runs.r.Intn(250)
+					sched = append(sched, action{tick: at, name: "close --now " + c, do: func(w *World) error { return w.CloseNow(c) }})
+				}
+				// a graceful restart, and a rolling deploy of the members
+				// there are (both refused when one is under way)
+				c, at := fmt.Sprintf("C%d", 1+runs.r.Intn(5)), runs.r.Intn(250)
+				sched = append(sched, action{tick: at, name: "restart --graceful " + c, do: func(w *World) error { return w.RestartGraceful(c) }})
+				graceful, every := runs.r.Intn(2) == 0, runs.r.Intn(20)
+				sched = append(sched, action{tick: runs.r.Intn(250), name: "roll", do: func(w *World) error {
+					var ms []string
+					for _, m := range w.procs {
+						if m.Alive && !slices.Contains(ms, m.Client) {
+							ms = append(ms, m.Client)
+						}
+					}
+					return w.Roll(RollSpec{Members: ms, Every: every, Graceful: graceful})
+				}})
+				slices.SortStableFunc(sched, func(a, b action) int { return a.tick - b.tick })
+				if seed%2 == 0 {
+					rate := Rate{int64(1 + seed%5), int64(1 + seed%3)}
+					for _, w := range []*World{runs.w, per.w} {
+						if err := w.ProduceRate(w.layout.Inputs(), rate); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				check := NewChecker()
+				i := 0
+				for runs.w.Tick < 400 {
+					for i < len(sched) && sched[i].tick <= runs.w.Tick {
+						e1, e2 := sched[i].do(runs.w), sched[i].do(per.w)
+						if (e1 == nil) != (e2 == nil) {
+							t.Fatalf("tick %d: %s: %v with runs, %v one record at a time", runs.w.Tick, sched[i].name, e1, e2)
+						}
+						i++
+					}
+					runs.w.Step()
+					per.w.Step()
+					if err := check.Check(runs.w); err != nil {
+						t.Fatal(err)
+					}
+					if a, b := runsState(runs.w), runsState(per.w); a != b {
+						t.Fatalf("tick %d (schedule so far: %s): with runs\n%s\none record at a time\n%s", runs.w.Tick, names(sched[:i]), a, b)
+					}
+				}
+				if len(runs.w.Rolls()) > 0 {
+					rolled++
+				}
+				for _, e := range runs.w.Events.All() {
+					if e.Kind == EvProcessed {
+						longest = max(longest, e.Records.Len())
+					}
+				}
+				if a, b := runsTrace(runs.w), runsTrace(per.w); a != b {
+					t.Fatalf("the traces differ: with runs\n%s\none record at a time\n%s", a, b)
+				}
+			})
+		}
+	}
+}
+
+// runsState is what records as runs must not change in a world: the
+// records processed, the sink's counts, the output's duplicates and
+// losses, each input partition's lag and committed offset, each member's
+// loop state and batch.
+func runsState(w *World) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "processed %d\n", w.Processed())
+	for name, n := range w.Sink.All() {
+		fmt.Fprintf(&b, "%s:%d ", name, n)
+	}
+	for _, iso := range []string{"read_uncommitted", "read_committed"} {
+		c := w.Delivery(iso)
+		fmt.Fprintf(&b, "\n%s: duplicates %d %v lost %d %v", iso, c.Duplicates, c.DuplicateNames, c.Lost, c.LostNames)
+	}
+	b.WriteString("\nlag/committed:")
+	for _, tp := range w.layout.Inputs() {
+		off, ok := w.Group.Offsets.CommittedOffset(tp)
+		fmt.Fprintf(&b, " %s %d/%d/%v", tp, w.Lag(tp), off, ok)
+	}
+	for _, m := range w.procs {
+		recs, done := m.Batch()
+		fmt.Fprintf(&b, "\n%s inc %d alive %v %s batch %v done %d", m.Client, m.Inc, m.Alive, m.LoopState(), recs, done)
+	}
+	return b.String()
+}
+
+// runsTrace is the world's packets, and its events with the processed ones
+// as their records alone, in order (runs group them differently).
+func runsTrace(w *World) string {
+	var b strings.Builder
+	for _, p := range w.Packets.All() {
+		fmt.Fprintf(&b, "p%d %d>%d %s>%s %s %v %s %q\n", p.ID, p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary)
+	}
+	for _, e := range w.Events.All() {
+		switch e.Kind {
+		case EvProcessed:
+			for _, r := range e.Records.Names() {
+				fmt.Fprintf(&b, "t%d %s processed %s\n", e.Tick, e.Member, r)
+			}
+		case EvSideEffect:
+		default:
+			fmt.Fprintf(&b, "t%d %s %s %q\n", e.Tick, e.Kind, e.Member, e.Text)
+		}
+	}
+	return b.String()
+}
