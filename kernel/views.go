@@ -1115,13 +1115,13 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 		}
 	})
 	k := 0
-	for _, n := range w.Sink.All() {
+	for r := range w.Sink.Runs() {
 		if err := s.pollRow("metrics", k); err != nil {
 			return m, err
 		}
 		k++
-		if n > 1 {
-			m.SinkDuplicates += n - 1
+		if r.Times > 1 {
+			m.SinkDuplicates += (r.Times - 1) * (r.To - r.From)
 		}
 	}
 	for _, tp := range w.Layout().Inputs() {

@@ -2,6 +2,9 @@ package sim
 
 import (
 	"iter"
+	"math"
+	"slices"
+	"sort"
 	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -9,47 +12,42 @@ import (
 )
 
 // SinkCounts counts the external sink's calls per input record (how many
-// times a record's side effect ran). It grows with the records processed,
-// so it is kept dense, per input partition and by offset, a byte a record
-// (a map keyed by record name cost about 30), in chunks of sinkChunkLen
-// offsets made only where records were processed; a chunk where a record
-// ran 255 times keeps its counts in four bytes each from then on.
+// times a record's side effect ran). Records are processed in runs of
+// offsets, each once in the usual case, so the counts are kept as runs
+// too: per input partition, a sorted list of disjoint offset ranges with
+// the count every record in it has (records never processed are in none).
+// Processing a partition from its start once is one run however many
+// records it holds (an hour at 1,000 records a second is 3.6 million
+// records, one run); a rebalance that has some records processed again
+// adds a run for them (counted twice) and one after. Counts stay exact per
+// record: a range of records is counted n times exactly when each of them
+// was.
 //
-// Clones share the chunks: a world writes in place only a chunk (and a
-// partition's list of chunks) it made after its last Clone; otherwise it
-// copies it first (copy-on-write), so neither world sees the other's calls.
+// Adjacent runs that touch always differ in count (incRun merges those
+// that come to agree), so a stretch of records whose count rose to the
+// same value is one run, and one duplicate report.
+//
+// Clones share the lists: a world writes in place only a list it made
+// after its last Clone; otherwise it copies it first (copy-on-write), so
+// neither world sees the other's calls. A copy costs the partition's runs,
+// which are few.
 type SinkCounts struct {
 	names *topo.Layout // shared, read-only
 	parts []sinkPart   // per input partition, in the world's input order; copied by clone
 	own   *owner
 }
 
-// sinkChunkLen is the number of offsets one chunk counts: 256 bytes, so
-// that the copy a world makes of the chunk it writes after a Clone (every
-// explorer branch, in every input partition it processes) stays small; a
-// chunk's header and its pointer add a tenth of a byte a record.
-const sinkChunkLen = 256
-
 type sinkPart struct {
-	chunks []*sinkChunk // chunk k counts offsets k*sinkChunkLen on; nil where nothing was counted
-	owner  *owner
-	epoch  int64
-}
-
-type sinkChunk struct {
-	n [sinkChunkLen]uint8
-	// wide holds the chunk's counts once one of them passed 255 (then n
-	// is not read): a record run that often is rare.
-	wide  *[sinkChunkLen]int32
+	runs  []sinkRun // sorted by offset, disjoint; touching runs differ in count
 	owner *owner
 	epoch int64
 }
 
-func (ch *sinkChunk) count(i int) int {
-	if ch.wide != nil {
-		return int(ch.wide[i])
-	}
-	return int(ch.n[i])
+// sinkRun is the records [from, to) of one input partition, each counted n
+// times (n >= 1).
+type sinkRun struct {
+	from, to int64
+	n        int64
 }
 
 // owner identifies one world's sink; Clone bumps the epoch of the source's
@@ -69,13 +67,16 @@ func (c *SinkCounts) Get(name string) int {
 	return c.count(p, off)
 }
 
+// count is how many times record off of the p-th input partition was
+// counted.
 func (c *SinkCounts) count(p, off int) int {
 	if p >= len(c.parts) {
 		return 0
 	}
-	chunks := c.parts[p].chunks
-	if k := off / sinkChunkLen; k < len(chunks) && chunks[k] != nil {
-		return chunks[k].count(off % sinkChunkLen)
+	runs := c.parts[p].runs
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].to > int64(off) })
+	if i < len(runs) && runs[i].from <= int64(off) {
+		return int(runs[i].n)
 	}
 	return 0
 }
@@ -84,37 +85,98 @@ func (c *SinkCounts) count(p, off int) int {
 // returns the new count. hint is tp's slot if known (-1: not; checked
 // before it is trusted).
 func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
-	ch := c.chunkFor(c.partFor(tp, hint, off), off/sinkChunkLen)
-	return ch.inc(off % sinkChunkLen)
+	n := 1
+	c.incRun(tp, hint, off, 1, func(_, _, times int) { n = times })
+	return n
 }
 
 // incRun adds one to the counts of n records of input partition tp from
-// off on (hint as inc's), a chunk at a time: again is told each stretch
-// of records (first, count) whose new count, the same for each, is above
-// one (a duplicate side effect), in offset order.
+// off on (hint as inc's): again is told each stretch of records (first,
+// count) whose new count, the same for each, is above one (a duplicate
+// side effect), in offset order. It costs the runs the records fall in,
+// not the records: the usual call, the next records after the last ones
+// counted, extends the last run.
 func (c *SinkCounts) incRun(tp TopicPartition, hint int32, off, n int, again func(first, count, times int)) {
+	if n <= 0 {
+		return
+	}
 	sp := c.partFor(tp, hint, off)
-	from, times := -1, 0 // the stretch of duplicates being gathered
-	for end := off + n; off < end; {
-		k, i := off/sinkChunkLen, off%sinkChunkLen
-		m := min(end-off, sinkChunkLen-i)
-		ch := c.chunkFor(sp, k)
-		for j := i; j < i+m; j++ {
-			v := ch.inc(j)
-			at := k*sinkChunkLen + j
-			if from >= 0 && v != times {
-				again(from, at-from, times)
-				from = -1
-			}
-			if v > 1 && from < 0 {
-				from, times = at, v
-			}
+	from, to := int64(off), int64(off)+int64(n)
+	runs := sp.runs
+	if k := len(runs); k == 0 || runs[k-1].to <= from {
+		// Past every record counted so far: counted once.
+		if k > 0 && runs[k-1].to == from && runs[k-1].n == 1 {
+			sp.runs[k-1].to = to
+		} else {
+			sp.runs = append(sp.runs, sinkRun{from, to, 1})
 		}
-		off += m
+		return
 	}
-	if from >= 0 {
-		again(from, off-from, times)
+	// The runs [i, j) overlap [from, to); what they and the gaps between
+	// them become, with what is left of the first and last outside it.
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].to > from })
+	j := i
+	for j < len(runs) && runs[j].from < to {
+		j++
 	}
+	var repl []sinkRun
+	if i < j && runs[i].from < from {
+		repl = append(repl, sinkRun{runs[i].from, from, runs[i].n})
+	}
+	at, k := from, i
+	for at < to {
+		if k < j && runs[k].from <= at {
+			end := min(runs[k].to, to)
+			repl = appendRun(repl, sinkRun{at, end, runs[k].n + 1})
+			at = end
+			k++
+			continue
+		}
+		end := to
+		if k < j {
+			end = min(runs[k].from, to)
+		}
+		repl = appendRun(repl, sinkRun{at, end, 1})
+		at = end
+	}
+	for _, r := range repl {
+		if r.n > math.MaxInt32 {
+			panic("sim: a record's side effect ran 2^31 times") // needs more ticks than a world lives (kernel/limits.go)
+		}
+		if r.n > 1 && r.to > from && r.from < to {
+			first, last := max(r.from, from), min(r.to, to)
+			again(int(first), int(last-first), int(r.n))
+		}
+	}
+	if j > i && runs[j-1].to > to {
+		repl = appendRun(repl, sinkRun{to, runs[j-1].to, runs[j-1].n})
+	}
+	// Splice, merging with the neighbours where they now touch with the
+	// same count.
+	lo, hi := i, j
+	if lo > 0 && len(repl) > 0 && runs[lo-1].to == repl[0].from && runs[lo-1].n == repl[0].n {
+		repl[0].from = runs[lo-1].from
+		lo--
+	}
+	if hi < len(runs) && len(repl) > 0 && runs[hi].from == repl[len(repl)-1].to && runs[hi].n == repl[len(repl)-1].n {
+		repl[len(repl)-1].to = runs[hi].to
+		hi++
+	}
+	// In place: partFor made the list this world's own.
+	sp.runs = slices.Replace(sp.runs, lo, hi, repl...)
+}
+
+// appendRun appends r to runs, joining it to the last one when they touch
+// with the same count.
+func appendRun(runs []sinkRun, r sinkRun) []sinkRun {
+	if r.from >= r.to {
+		return runs
+	}
+	if k := len(runs); k > 0 && runs[k-1].to == r.from && runs[k-1].n == r.n {
+		runs[k-1].to = r.to
+		return runs
+	}
+	return append(runs, r)
 }
 
 // partFor is input partition tp's counts, made writable by this world.
@@ -132,67 +194,47 @@ func (c *SinkCounts) partFor(tp TopicPartition, hint int32, off int) *sinkPart {
 	epoch := c.own.epoch.Load()
 	sp := &c.parts[p]
 	if sp.owner != c.own || sp.epoch != epoch {
-		sp.chunks = store.Copy(sp.chunks)
+		// A new array, cut to its length: appends by the world it is
+		// shared with never reach it.
+		sp.runs = store.Copy(sp.runs)
 		sp.owner, sp.epoch = c.own, epoch
 	}
 	return sp
 }
 
-// chunkFor is chunk k of sp, made (or copied, when shared) for this world.
-func (c *SinkCounts) chunkFor(sp *sinkPart, k int) *sinkChunk {
-	epoch := sp.epoch
-	for len(sp.chunks) <= k {
-		sp.chunks = append(sp.chunks, nil)
-	}
-	ch := sp.chunks[k]
-	switch {
-	case ch == nil:
-		ch = &sinkChunk{owner: c.own, epoch: epoch}
-		sp.chunks[k] = ch
-	case ch.owner != c.own || ch.epoch != epoch:
-		n := &sinkChunk{n: ch.n, owner: c.own, epoch: epoch}
-		if ch.wide != nil {
-			wide := *ch.wide
-			n.wide = &wide
-		}
-		sp.chunks[k], ch = n, n
-	}
-	return ch
+// SinkRun is a stretch of records of one input partition the external
+// sink was called for the same number of times.
+type SinkRun struct {
+	TP       TopicPartition
+	From, To int // offsets [From, To)
+	Times    int
 }
 
-// inc adds one to the count of the chunk's i-th offset and returns it.
-func (ch *sinkChunk) inc(i int) int {
-	if ch.wide == nil {
-		if ch.n[i] < 255 {
-			ch.n[i]++
-			return int(ch.n[i])
-		}
-		ch.wide = new([sinkChunkLen]int32)
-		for j, v := range ch.n {
-			ch.wide[j] = int32(v)
+// Runs ranges over the counted records as runs, by input partition (in
+// the world's sorted order), then by offset: what a view reads to count
+// duplicates without a step per record.
+func (c *SinkCounts) Runs() iter.Seq[SinkRun] {
+	return func(yield func(SinkRun) bool) {
+		for p, sp := range c.parts {
+			tp := c.names.Input().At(p)
+			for _, r := range sp.runs {
+				if !yield(SinkRun{TP: tp, From: int(r.from), To: int(r.to), Times: int(r.n)}) {
+					return
+				}
+			}
 		}
 	}
-	v := &ch.wide[i]
-	if *v == 1<<31-1 {
-		panic("sim: a record's side effect ran 2^31 times") // needs more ticks than a world lives (kernel/limits.go)
-	}
-	*v++
-	return int(*v)
 }
 
 // All ranges over every record the sink was called for and its count, by
-// input partition (in the world's sorted order), then by offset.
+// input partition (in the world's sorted order), then by offset: a record
+// at a time (Runs is the same a run at a time).
 func (c *SinkCounts) All() iter.Seq2[string, int] {
 	return func(yield func(string, int) bool) {
-		for p, sp := range c.parts {
-			for k, ch := range sp.chunks {
-				if ch == nil {
-					continue
-				}
-				for i := range sinkChunkLen {
-					if v := ch.count(i); v > 0 && !yield(c.names.Name(c.names.Input().At(p), k*sinkChunkLen+i), v) {
-						return
-					}
+		for r := range c.Runs() {
+			for off := r.From; off < r.To; off++ {
+				if !yield(c.names.Name(r.TP, off), r.Times) {
+					return
 				}
 			}
 		}
@@ -201,7 +243,7 @@ func (c *SinkCounts) All() iter.Seq2[string, int] {
 
 func (c *SinkCounts) clone() SinkCounts {
 	if c.own != nil {
-		c.own.epoch.Add(1) // the source's chunks are shared from now on
+		c.own.epoch.Add(1) // the source's lists are shared from now on
 	}
 	return SinkCounts{names: c.names, parts: store.Copy(c.parts), own: &owner{}}
 }
