@@ -2,10 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/broker"
 )
 
 // Steady production (SPEC §3a): an upstream producer that keeps appending
@@ -18,11 +20,23 @@ import (
 // Rate is Records records every Ticks ticks (both at least 1), kept as the
 // exact fraction the user gave, reduced: 2 records a tick, 1 every 10
 // ticks, 3 every 7. A rate in records per second (real time) is converted
-// to ticks once, by RatePerSecond.
+// to ticks once, by RatePerSecond. The partition leader keeps a steady
+// producer's records in closed form from it (sim/broker/steady.go: Due,
+// TickOf).
 type Rate struct {
 	Records int64
 	Ticks   int64
 }
+
+// String spells the rate as the kernel's syntax takes it: "2/tick",
+// "1/10ticks".
+func (r Rate) String() string { return broker.Rate(r).String() }
+
+// Due is how many records a producer at this rate has appended n ticks
+// after it started: ceil(Records x n / Ticks), so the first arrive at the
+// first tick after the start and the rest follow evenly (1/10ticks
+// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
+func (r Rate) Due(n int) int64 { return broker.Rate(r).Due(n) }
 
 // MaxRateTerm bounds each term of a rate: a rate's records and ticks, and
 // a world's sum of rates, stay far from overflowing the int64 arithmetic
@@ -75,38 +89,40 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// String spells the rate as the kernel's syntax takes it: "2/tick",
-// "1/10ticks".
-func (r Rate) String() string {
-	if r.Ticks == 1 {
-		return fmt.Sprintf("%d/tick", r.Records)
-	}
-	return fmt.Sprintf("%d/%dticks", r.Records, r.Ticks)
-}
-
-// Due is how many records a producer at this rate has appended n ticks
-// after it started: ceil(Records x n / Ticks), so the first arrive at the
-// first tick after the start and the rest follow evenly (1/10ticks
-// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
-func (r Rate) Due(n int) int64 {
-	if n <= 0 {
-		return 0
-	}
-	return (r.Records*int64(n) + r.Ticks - 1) / r.Ticks
-}
-
 // SteadyProducer is one input partition's steady upstream producer.
 type SteadyProducer struct {
 	TP    TopicPartition
 	Rate  Rate
 	Since int   // the tick it started at (its first records come at Since+1)
-	Sent  int64 // records it appended so far
+	Sent  int64 // records it appended so far (SteadyProducers: Rate.Due since Since)
 }
 
 // steadyProducers are a world's steady producers, in the order of their
-// partitions' numbers (the world's sorted input order). A slice of values:
-// World.clone copies it.
+// partitions' numbers (the world's sorted input order), Sent not kept
+// (the leader's logs hold their records in closed form). A slice of
+// values: World.clone copies it.
 type steadyProducers []SteadyProducer
+
+// steadyGroup is a rate and a start that steady producers share: they
+// append at the same ticks. A world has as many as it had rates set, not
+// one per partition, so produceSteady's question "did any producer append
+// this tick?" costs one Rate.AppendsAt a group.
+type steadyGroup struct {
+	rate  Rate
+	since int
+}
+
+// groupsOf lists the distinct (rate, start) of steady, in first-seen order.
+func groupsOf(steady steadyProducers) []steadyGroup {
+	var out []steadyGroup
+	for _, p := range steady {
+		g := steadyGroup{p.Rate, p.Since}
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 // ProduceRate starts steady production at rate on each of tps (input
 // partitions): from the next tick on, each gets rate's records as time
@@ -131,6 +147,10 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 		return fmt.Errorf("produce --rate %s: the world's steady producers would append up to %s records a tick (at most %d)", rate, sum, MaxRateTerm)
 	}
 	w.steady = w.withRate(tps, rate)
+	w.steadyGroups = groupsOf(w.steady)
+	for _, tp := range tps {
+		w.broker.SetSteady(tp, broker.Rate(rate), w.Tick)
+	}
 	w.trace.Eventf(EvInput, "", "steady production of %s on %s from tick %d", rateWords(rate), partitionList(tps), w.Tick+1)
 	return nil
 }
@@ -153,13 +173,21 @@ func (w *World) StopRate(tps []TopicPartition) error {
 		}
 	}
 	w.steady = keep
+	w.steadyGroups = groupsOf(w.steady)
+	for _, tp := range tps {
+		w.broker.StopSteady(tp)
+	}
 	w.trace.Eventf(EvInput, "", "steady production on %s stops", partitionList(tps))
 	return nil
 }
 
 // SteadyProducers lists the steady producers, in partition order (a copy).
 func (w *World) SteadyProducers() []SteadyProducer {
-	return append([]SteadyProducer(nil), w.steady...)
+	out := append([]SteadyProducer(nil), w.steady...)
+	for i := range out {
+		out[i].Sent = out[i].Rate.Due(w.broker.SteadyClock() - out[i].Since)
+	}
+	return out
 }
 
 // InputRecordsAfter is how many input records the world holds after n
@@ -179,6 +207,7 @@ func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 		total.Add(total, big.NewInt(int64(w.broker.Log(tp).HW())))
 	}
 	for _, p := range steady {
+		p.Sent = p.Rate.Due(w.broker.SteadyClock() - p.Since)
 		at := w.Tick + n - p.Since
 		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(int64(at)))
 		due.Add(due, big.NewInt(p.Rate.Ticks-1))
@@ -223,26 +252,22 @@ func (w *World) TicksWithinRecords(limit int64, max int) int {
 	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
 }
 
-// produceSteady appends, at the start of a tick (after the deliveries, so
-// the answers to fetches held for these records are sent this tick and
-// delivered the next, as any answer), what each steady producer owes by
-// now.
-// produceSteady appends what each steady producer owes by this tick, and
-// reports whether it appended any record (the lag moved: Unavailability
-// samples it, as it does after a user's produce).
+// produceSteady moves steady production to this tick, at its start
+// (after the deliveries, so the answers to fetches held for these records
+// are sent this tick and delivered the next, as any answer): the leader's
+// logs hold the records in closed form (sim/broker/steady.go), so this
+// only wakes the fetches held for them. It reports whether any producer
+// appended a record this tick (the lag moved: Unavailability samples it,
+// as it does after a user's produce), asked of each rate and start the
+// producers share, not of each partition.
 func (w *World) produceSteady() (appended bool) {
-	for i := range w.steady {
-		p := &w.steady[i]
-		due := p.Rate.Due(w.Tick - p.Since)
-		if n := due - p.Sent; n > 0 {
-			if n > math.MaxInt32 {
-				panic("sim: a steady producer owes more than 2^31 records in one tick (the kernel bounds a world's records)")
-			}
-			w.broker.Append(p.TP, int(n))
-			p.Sent = due
+	for _, g := range w.steadyGroups {
+		if broker.Rate(g.rate).AppendsAt(w.Tick - g.since) {
 			appended = true
+			break
 		}
 	}
+	w.broker.ProduceSteady(w.Tick)
 	return appended
 }
 

@@ -41,7 +41,11 @@ type CellLog struct {
 	// cell moves them all to recs.
 	inRecs bool
 	runs   store.Seq[tickRun]
-	recs   store.Seq[cellRec]
+	// st is the log's steady production (steady.go), nil for a log that
+	// never had it: a run whose tick is -1-k holds its segment k's
+	// records; while the last is open its records are past n.
+	st   *logSteady
+	recs store.Seq[cellRec]
 	// bases is the tick of each chunk of recs' first cell (one per
 	// seqChunk cells): a cellRec keeps its tick as the distance from it.
 	// A cell whose tick does not fit (farField) keeps it in farTicks, by
@@ -155,7 +159,12 @@ type otherCell struct {
 }
 
 // Len is the number of cells.
-func (c *CellLog) Len() int { return c.n }
+func (c *CellLog) Len() int {
+	if c.st != nil && c.st.open {
+		return c.n + c.openCount()
+	}
+	return c.n
+}
 
 // At returns cell i.
 func (c *CellLog) At(i int) Cell {
@@ -286,11 +295,16 @@ func (c *CellLog) recTick(i int, r cellRec) int32 {
 // tickOf finds the tick of upstream record i in runs.
 func (c *CellLog) tickOf(i int) int32 {
 	n := c.runs.Len()
+	var r tickRun
 	if last := c.runs.Last(); last != nil && int(last.first) <= i {
-		return last.tick
+		r = *last
+	} else {
+		r = c.runs.At(sort.Search(n, func(k int) bool { return int(c.runs.At(k).first) > i }) - 1)
 	}
-	k := sort.Search(n, func(k int) bool { return int(c.runs.At(k).first) > i }) - 1
-	return c.runs.At(k).tick
+	if r.tick >= 0 {
+		return r.tick
+	}
+	return c.st.segs[-1-r.tick].tickOf(int(r.first), i)
 }
 
 // AppendUpstream adds n records of the upstream producer at tick (an input
@@ -298,6 +312,10 @@ func (c *CellLog) tickOf(i int) int32 {
 func (c *CellLog) appendUpstream(n, tick int) {
 	if n <= 0 {
 		return
+	}
+	if seg, sent, ok := c.closeSeg(); ok {
+		// The steady producer goes on after these records, where it was.
+		defer c.openSeg(seg.rate, int(seg.since), sent)
 	}
 	if c.inRecs {
 		r := c.rec(cellWriter{pid: -1}, -1, NotTransactional) // the same for each: one writer, found once
@@ -318,7 +336,7 @@ func (c *CellLog) appendUpstream(n, tick int) {
 // append adds cell v (its Offset is not read) at offset Len().
 func (c *CellLog) append(v Cell) {
 	if !c.inRecs && v.Control == "" && v.Source == "" && v.Producer == "" && v.PID == -1 && v.Seq == -1 &&
-		v.Epoch == 0 && v.Txn == NotTransactional && c.names.IsName(v.Value, c.tp, c.n) {
+		v.Epoch == 0 && v.Txn == NotTransactional && c.names.IsName(v.Value, c.tp, c.Len()) {
 		c.appendUpstream(1, v.Tick)
 		return
 	}
@@ -423,6 +441,9 @@ func (c *CellLog) toRecs() {
 	if c.inRecs {
 		return
 	}
+	if c.st != nil && c.st.open {
+		panic("sim: a cell other than an upstream record appended to " + c.tp.String() + ", which has steady production")
+	}
 	c.inRecs = true
 	if c.runs.Len() == 0 {
 		return
@@ -436,10 +457,17 @@ func (c *CellLog) toRecs() {
 			end = int(c.runs.At(k + 1).first)
 		}
 		for i := int(run.first); i < end; i++ {
-			c.addRec(r, run.tick)
+			t := run.tick
+			if t < 0 {
+				t = c.st.segs[-1-t].tickOf(int(run.first), i)
+			}
+			c.addRec(r, t)
 		}
 	}
 	c.runs = store.Seq[tickRun]{}
+	if c.st != nil {
+		c.st.segs = nil
+	}
 }
 
 // producerID is the index of a producer's name plus one, added if new.

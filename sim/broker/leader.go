@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -13,12 +14,20 @@ import (
 // requests it holds until data arrives, and the produce path with its
 // idempotence and transaction checks.
 type Broker struct {
-	env     *env.Env
-	layout  *topo.Layout
-	logs    []*Log // every log, by its partition's number (topo.Layout.Number)
-	parked  []parkedFetch
-	senders Senders
-	txns    Transactions
+	env    *env.Env
+	layout *topo.Layout
+	logs   []*Log // every log, by its partition's number (topo.Layout.Number)
+	parked []parkedFetch
+	// clock is how far steady production has gone (steady.go); every
+	// log reads it. nextWake is the first wake tick of parked; wakeBuf
+	// ProduceSteady's scratch; perTick the test-only per-tick path.
+	clock    Clock
+	nextWake int
+	wakeBuf  []int
+	perTick  *perTickProducers
+	steadies []logSteady // the input logs' steady production, by number (nil before the first rate)
+	senders  Senders
+	txns     Transactions
 	// ZombieWrites counts records written to an output partition by a
 	// process that had lost its place (replaced by a restart, or out of
 	// the group) when the write landed.
@@ -45,12 +54,16 @@ type Transactions interface {
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
 type parkedFetch struct {
 	pkt *wire.Packet
+	// wake is the tick steady production next appends to one of its
+	// partitions (math.MaxInt for none), when ProduceSteady answers it.
+	wake int
 }
 
 // New is the leader of every partition of the world laid out as layout,
 // each log with records input records.
 func New(e *env.Env, layout *topo.Layout, records int, senders Senders, txns Transactions) *Broker {
-	b := &Broker{env: e, layout: layout, senders: senders, txns: txns}
+	b := &Broker{env: e, layout: layout, senders: senders, txns: txns, nextWake: math.MaxInt}
+	b.clock = Clock{through: e.Now(), upto: -1}
 	ins, outs := layout.Inputs(), layout.Outputs()
 	b.logs = make([]*Log, len(ins)+len(outs))
 	for i, tp := range ins {
@@ -70,7 +83,9 @@ func New(e *env.Env, layout *topo.Layout, records int, senders Senders, txns Tra
 func (b *Broker) Fetch(p *wire.Packet) *wire.Packet {
 	a := b.answerFetch(p)
 	if a == nil {
-		b.parked = append(b.parked, parkedFetch{pkt: p})
+		wake := b.wakeOf(p)
+		b.parked = append(b.parked, parkedFetch{pkt: p, wake: wake})
+		b.nextWake = min(b.nextWake, wake)
 	}
 	return a
 }
@@ -127,6 +142,7 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 		}
 		keep = append(keep, pf)
 	}
+	clear(b.parked[len(keep):])
 	b.parked = keep
 }
 
@@ -288,6 +304,9 @@ func (b *Broker) Append(tp wire.TopicPartition, n int) {
 	b.Log(tp).AppendUpstream(n, b.env.Now())
 	if n > 0 && len(b.parked) > 0 {
 		b.answerParked(tp)
+		if b.perTick == nil {
+			b.rewake()
+		}
 	}
 }
 
@@ -333,13 +352,23 @@ func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders S
 	} else {
 		spareLogs = spare.logs
 	}
-	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites}
+	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites,
+		clock: b.clock, nextWake: b.nextWake, perTick: b.perTick.clone()}
 	n.parked = make([]parkedFetch, len(b.parked))
 	for i, pf := range b.parked {
-		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
+		n.parked[i] = parkedFetch{pkt: re(pf.pkt), wake: pf.wake}
 	}
 	// Every log is in logs (the input partitions and the output's), found
 	// by its number: one pass copies them, no map to rebuild.
+	if b.steadies != nil {
+		// One array for every log's steady production, each reading the
+		// copy's clock, its segments shared (append-only) with capacity cut.
+		n.steadies = make([]logSteady, len(b.steadies))
+		for i, st := range b.steadies {
+			st.segs, st.clock = st.segs[:len(st.segs):len(st.segs)], &n.clock
+			n.steadies[i] = st
+		}
+	}
 	n.logs = store.ReuseBuf(spareLogs, len(b.logs))
 	bufs.logs = store.ReuseBuf(bufs.logs, len(b.logs))
 	if len(bufs.prods) < len(b.logs) && keep {
@@ -353,6 +382,9 @@ func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders S
 			buf = &bufs.prods[i]
 		}
 		l.CloneInto(c, buf)
+		if l.Cells.st != nil {
+			c.Cells.st = &n.steadies[i]
+		}
 		n.logs[i] = c
 	}
 	return n
