@@ -136,9 +136,9 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 	if err != nil {
 		return fmt.Errorf("produce --rate: %v", err)
 	}
-	sum := new(big.Int)
+	sum, named := new(big.Int), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			sum.Add(sum, perTickCeil(p.Rate))
 		}
 	}
@@ -148,9 +148,7 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 	}
 	w.steady = w.withRate(tps, rate)
 	w.steadyGroups = groupsOf(w.steady)
-	for _, tp := range tps {
-		w.broker.SetSteady(tp, broker.Rate(rate), w.Tick)
-	}
+	w.broker.SetSteady(tps, broker.Rate(rate), w.Tick)
 	w.trace.Eventf(EvInput, "", "steady production of %s on %s from tick %d", rateWords(rate), partitionList(tps), w.Tick+1)
 	return nil
 }
@@ -161,22 +159,25 @@ func (w *World) StopRate(tps []TopicPartition) error {
 	if err := w.checkInputs("produce --stop", tps); err != nil {
 		return err
 	}
+	has := make([]TopicPartition, len(w.steady))
+	for i, p := range w.steady {
+		has[i] = p.TP
+	}
+	steady := w.inputSet(has)
 	for _, tp := range tps {
-		if _, ok := w.steadyIndex(tp); !ok {
+		if !steady(tp) {
 			return fmt.Errorf("produce --stop %s: no steady production on %s (%s)", tp, tp, w.steadyList())
 		}
 	}
-	keep := make(steadyProducers, 0, len(w.steady))
+	keep, named := make(steadyProducers, 0, len(w.steady)), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			keep = append(keep, p)
 		}
 	}
 	w.steady = keep
 	w.steadyGroups = groupsOf(w.steady)
-	for _, tp := range tps {
-		w.broker.StopSteady(tp)
-	}
+	w.broker.StopSteady(tps)
 	w.trace.Eventf(EvInput, "", "steady production on %s stops", partitionList(tps))
 	return nil
 }
@@ -220,9 +221,9 @@ func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 // withRate is the steady producers with rate set on tps from now: a new
 // list (the world's is not changed), in partition order.
 func (w *World) withRate(tps []TopicPartition, rate Rate) steadyProducers {
-	out := make(steadyProducers, 0, len(w.steady)+len(tps))
+	out, named := make(steadyProducers, 0, len(w.steady)+len(tps)), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			out = append(out, p)
 		}
 	}
@@ -277,24 +278,33 @@ func (w *World) checkInputs(cmd string, tps []TopicPartition) error {
 	if len(tps) == 0 {
 		return fmt.Errorf("%s: no partition given", cmd)
 	}
-	for i, tp := range tps {
-		if _, ok := w.layout.Input().Slot(tp, nil); !ok {
+	seen := make([]bool, len(w.layout.Inputs()))
+	for _, tp := range tps {
+		i, ok := w.layout.Input().Slot(tp, nil)
+		if !ok {
 			return fmt.Errorf("%s: %s is not an input partition (input topics: %s)", cmd, tp, strings.Join(w.layout.InputTopics(), ", "))
 		}
-		if containsTP(tps[:i], tp) {
+		if seen[i] {
 			return fmt.Errorf("%s: %s is named twice", cmd, tp)
 		}
+		seen[i] = true
 	}
 	return nil
 }
 
-func (w *World) steadyIndex(tp TopicPartition) (int, bool) {
-	for i, p := range w.steady {
-		if p.TP == tp {
-			return i, true
+// inputSet is membership in tps, input partitions, by their numbers (a
+// command may name 100,000 partitions: no scan of the list per lookup).
+func (w *World) inputSet(tps []TopicPartition) func(TopicPartition) bool {
+	in := make([]bool, len(w.layout.Inputs()))
+	for _, tp := range tps {
+		if i, ok := w.layout.Input().Slot(tp, nil); ok {
+			in[i] = true
 		}
 	}
-	return 0, false
+	return func(tp TopicPartition) bool {
+		i, ok := w.layout.Input().Slot(tp, nil)
+		return ok && in[i]
+	}
 }
 
 // steadyList names the partitions with steady production, for errors.
@@ -314,14 +324,6 @@ func perTickCeil(r Rate) *big.Int {
 	return big.NewInt((r.Records + r.Ticks - 1) / r.Ticks)
 }
 
-func containsTP(tps []TopicPartition, tp TopicPartition) bool {
-	for _, t := range tps {
-		if t == tp {
-			return true
-		}
-	}
-	return false
-}
 
 // rateWords spells a rate for narration: "2 records a tick", "1 record
 // every 10 ticks", "3 records every 7 ticks".

@@ -190,30 +190,35 @@ func (l *Log) nextSteadyTick(t int) int {
 	return int(s.since) + s.rate.TickOf(s.sentBy(t))
 }
 
-// SetSteady makes tp's upstream producer steady at rate from tick since
-// (Log.SetSteady); StopSteady ends it. Both are inputs between ticks.
-func (b *Broker) SetSteady(tp wire.TopicPartition, rate Rate, since int) {
-	if b.perTick != nil {
-		b.perTick.set(b, tp, rate, since)
-		return
+// SetSteady makes each of tps' upstream producer steady at rate from
+// tick since (Log.setSteady); StopSteady ends it. Both are inputs between
+// ticks; the held Fetches' wake ticks are set again once for all.
+func (b *Broker) SetSteady(tps []wire.TopicPartition, rate Rate, since int) {
+	for _, tp := range tps {
+		if b.perTick != nil {
+			b.perTick.set(b, tp, rate, since)
+			continue
+		}
+		l, num := b.logIndexed(tp)
+		if b.steadies == nil {
+			b.steadies = make([]logSteady, len(b.layout.Inputs()))
+		}
+		st := &b.steadies[num]
+		st.clock, st.num = &b.clock, int32(num)
+		l.setSteady(st, rate, since)
 	}
-	l, num := b.logIndexed(tp)
-	if b.steadies == nil {
-		b.steadies = make([]logSteady, len(b.layout.Inputs()))
-	}
-	st := &b.steadies[num]
-	st.clock, st.num = &b.clock, int32(num)
-	l.setSteady(st, rate, since)
 	b.rewake()
 }
 
-// StopSteady ends tp's steady production.
-func (b *Broker) StopSteady(tp wire.TopicPartition) {
-	if b.perTick != nil {
-		b.perTick.stop(tp)
-		return
+// StopSteady ends each of tps' steady production where it stands.
+func (b *Broker) StopSteady(tps []wire.TopicPartition) {
+	for _, tp := range tps {
+		if b.perTick != nil {
+			b.perTick.stop(tp)
+			continue
+		}
+		b.Log(tp).Cells.closeSeg()
 	}
-	b.Log(tp).Cells.closeSeg()
 	b.rewake()
 }
 
