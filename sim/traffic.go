@@ -324,7 +324,6 @@ func perTickCeil(r Rate) *big.Int {
 	return big.NewInt((r.Records + r.Ticks - 1) / r.Ticks)
 }
 
-
 // rateWords spells a rate for narration: "2 records a tick", "1 record
 // every 10 ticks", "3 records every 7 ticks".
 func rateWords(r Rate) string {
