@@ -149,6 +149,8 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 	w.steady = w.withRate(tps, rate)
 	w.steadyGroups = groupsOf(w.steady)
 	w.broker.SetSteady(tps, broker.Rate(rate), w.Tick)
+	w.Unavail.followSteady(w)
+	w.Unavail.touch(w, tps)
 	w.trace.Eventf(EvInput, "", "steady production of %s on %s from tick %d", rateWords(rate), partitionList(tps), w.Tick+1)
 	return nil
 }
@@ -178,6 +180,7 @@ func (w *World) StopRate(tps []TopicPartition) error {
 	w.steady = keep
 	w.steadyGroups = groupsOf(w.steady)
 	w.broker.StopSteady(tps)
+	w.Unavail.touch(w, tps)
 	w.trace.Eventf(EvInput, "", "steady production on %s stops", partitionList(tps))
 	return nil
 }

@@ -306,6 +306,10 @@ type perTickProducer struct {
 	sent  int64
 }
 
+// ClosedForm reports whether b keeps steady production in closed form
+// (always, but for PerTickForTest's oracle).
+func (b *Broker) ClosedForm() bool { return b.perTick == nil }
+
 // PerTickForTest makes b append its steady producers' records tick by
 // tick (tests only: before any rate is set).
 func (b *Broker) PerTickForTest() { b.perTick = &perTickProducers{} }
@@ -337,4 +341,15 @@ func (p *perTickProducers) clone() *perTickProducers {
 		return nil
 	}
 	return &perTickProducers{ps: slices.Clone(p.ps)}
+}
+
+// SteadyBase is the log's high watermark as a function of steady
+// production's tick t: base + rate.Due(t - since) while it has steady
+// production (ok), else base, the high watermark, for every t.
+func (l *Log) SteadyBase() (base int64, rate Rate, since int, ok bool) {
+	s, ok := l.openSeg()
+	if !ok {
+		return int64(l.HW()), Rate{}, 0, false
+	}
+	return int64(l.Cells.n) - s.sent0, s.rate, int(s.since), true
 }
