@@ -7,6 +7,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -146,9 +147,13 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 	b.parked = keep
 }
 
-// Produce is the partition leader writing one record: with a PID it
-// checks the epoch and the sequence against the last five batches. It
-// answers once, and returns the answer.
+// Produce is the partition leader writing a batch: one record, or a run
+// of invoices (ProduceRequest.SrcRun). With a PID it checks the epoch and
+// the batch's sequence numbers against the last five batches, as Kafka's
+// ProducerStateEntry does (findDuplicateBatch: the same first and last
+// sequence numbers; ProducerAppendInfo.checkSequence: the first one next
+// after the last kept batch's last). It answers once, and returns the
+// answer.
 func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	r := p.Body.(*wire.ProduceRequest)
 	var l *Log
@@ -161,6 +166,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	}
 	resp := b.env.NewProduceResponse()
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
+	count := r.Count()
 	if r.PID >= 0 {
 		e := l.producers[r.PID]
 		if e != nil && r.Epoch < e.epoch {
@@ -172,10 +178,13 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 			}
 		}
 		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
-			last := e.batches[len(e.batches)-1].seq
+			last := e.batches[len(e.batches)-1].last
 			for _, kept := range e.batches {
-				if kept.seq == r.Seq {
+				if kept.seq == r.Seq && kept.last == r.LastSeq() {
 					resp.Offset, resp.Dup = kept.offset, true
+					if count > 1 {
+						return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d..%d already at offsets %d..%d: not written again", r.ValueIn(b.layout), r.Seq, r.LastSeq(), kept.offset, kept.offset+count-1), resp)
+					}
 					return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(b.layout), r.Seq, kept.offset), resp)
 				}
 			}
@@ -205,13 +214,20 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 			// that a full window never grows its array again.
 			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
 		}
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off})
 		resp.Offset = off
 	} else {
 		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()})
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
-		b.ZombieWrites++
+		b.ZombieWrites += count
+	}
+	if count > 1 {
+		// A batch's texts are spelled (one a batch, not a record): its
+		// sources as a run (ProduceRequest.ValueIn).
+		v, last := r.ValueIn(b.layout), resp.Offset+count-1
+		b.env.Trace().Eventf(trace.EvProduced, r.Producer, "%s written to %s at offsets %d..%d", v, r.TP, resp.Offset, last)
+		return b.env.Reply(p, wire.None, fmt.Sprintf("%s at offsets %d..%d", v, resp.Offset, last), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read
@@ -229,6 +245,22 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // appendProduced writes r's record to l as cell c (its value and source
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+	if len(r.SrcRun) > 1 {
+		// A batch of invoices: a cell each, sequence numbers from the
+		// batch's base (the first cell's offset is the batch's).
+		first := -1
+		for k, off := range r.SrcRun {
+			c.Seq = r.Seq + k
+			if r.PID < 0 {
+				c.Seq = -1
+			}
+			at := l.appendInvoice(c, r.Src, int(off), int(r.SrcTPI)-1)
+			if k == 0 {
+				first = at
+			}
+		}
+		return first
+	}
 	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
 		// topo.InputIndex.slot does: a hint appendInvoice checks.
