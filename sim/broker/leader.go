@@ -246,20 +246,21 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 	if len(r.SrcRun) > 1 {
-		// A batch of invoices: a cell each, sequence numbers from the
-		// batch's base (the first cell's offset is the batch's).
-		first := -1
-		for k, off := range r.SrcRun {
-			c.Seq = r.Seq + k
-			if r.PID < 0 {
-				c.Seq = -1
-			}
-			at := l.appendInvoice(c, r.Src, int(off), int(r.SrcTPI)-1)
-			if k == 0 {
-				first = at
-			}
+		// A batch of invoices: one span (CellLog.appendRun), its cells'
+		// sequence numbers from the batch's base; a cell each when its
+		// source is out of a span's reach.
+		off := l.opening(c)
+		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named {
+			l.Cells.appendRun(c, part, r.SrcRun)
+			return off
 		}
-		return first
+		for k, src := range r.SrcRun {
+			if c.Seq >= 0 && k > 0 {
+				c.Seq++
+			}
+			l.appendInvoice(c, r.Src, int(src), int(r.SrcTPI)-1)
+		}
+		return off
 	}
 	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
