@@ -2,8 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestPropertyInvoiceRunsAsPerRecord: random worlds (plain, idempotent and
@@ -129,4 +132,84 @@ func outputState(w *World) string {
 		}
 	}
 	return b.String()
+}
+
+// TestInvoiceBatchTexts: what a batch of invoices writes in the trace. An
+// idempotent member sends the invoices of input records 0..5 (o-0.0 ..
+// o-0.5) to a one-partition output while it processes: one Produce
+// "inv(o-0.0..o-0.5) pid 1000 epoch 0 seq 0..5", written at six offsets
+// ("... written to out-0 at offsets 0..5", answered "... at offsets
+// 0..5"); its answer lost, the batch goes again whole ("(retry)") and the
+// leader answers that it has those sequence numbers already, writing
+// nothing. A batch of some of a run's records reads inv(o0.3..o0.9: 3).
+func TestInvoiceBatchTexts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Client.Idempotence = true
+	cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = 4, 1
+	topo := Topology{Group: "g", Inputs: []TopicSpec{{Name: "o", Partitions: 1}}, Output: TopicSpec{Name: "out", Partitions: 1}, Members: 1}
+	w, err := New(topo, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := w.layout.Inputs()[0]
+	for w.current["C1"] == nil || w.current["C1"].Hooks().Loop().String() != "processing" {
+		if w.Tick > 100 {
+			t.Fatal("C1 never processed a record")
+		}
+		w.Step()
+	}
+	p0 := w.Packets.Len()
+	w.Drop(DropRule{Type: Produce, Response: true, To: "C1", Count: 1})
+	if !w.current["C1"].ProduceInvoiceRunForTest(in, 1, 0, 6, false) {
+		t.Fatal("C1 processing, yet it sent no batch")
+	}
+	for w.Tick < 60 {
+		w.Step()
+	}
+	run := regexp.QuoteMeta("inv(" + w.layout.Name(in, 0) + ".." + w.layout.Name(in, 5) + ")")
+	var req, ans, retry, dup, ev string
+	for i := p0; i < w.Packets.Len(); i++ {
+		p := w.Packets.At(i)
+		switch {
+		case p.Type != Produce || !regexp.MustCompile("^"+run).MatchString(p.Summary):
+		case !p.Response && !strings.HasSuffix(p.Summary, "(retry)"):
+			req = p.Summary
+		case !p.Response:
+			retry = p.Summary
+		case strings.Contains(p.Summary, "already"):
+			dup = p.Summary
+		default:
+			ans = p.Summary + fmt.Sprintf(" lost=%v", p.Lost)
+		}
+	}
+	for _, e := range w.Events.All() {
+		if regexp.MustCompile("^" + run + " written").MatchString(e.Text) {
+			ev = e.Text
+		}
+	}
+	re := func(what, got, pattern string) {
+		t.Helper()
+		if !regexp.MustCompile("^" + pattern + "$").MatchString(got) {
+			t.Errorf("%s: %q, want %s", what, got, pattern)
+		}
+	}
+	re("request", req, run+` pid \d+ epoch 0 seq \d+\.\.\d+`)
+	re("retry", retry, run+` pid \d+ epoch 0 seq \d+\.\.\d+ \(retry\)`)
+	re("answer", ans, run+` at offsets \d+\.\.\d+ lost=true`)
+	re("duplicate", dup, run+` seq \d+\.\.\d+ already at offsets \d+\.\.\d+: not written again`)
+	re("event", ev, run+` written to out-0 at offsets \d+\.\.\d+`)
+	t.Logf("%s\n%s\n%s\n%s\n%s", req, ans, ev, retry, dup)
+	out := w.broker.Log(w.layout.Outputs()[0])
+	n := 0
+	for _, c := range out.Cells.All() {
+		if c.Producer == "C1" && c.Tick == 1+w.Packets.At(p0).Sent && c.Seq >= 0 {
+			n++
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d invoices written the tick after the batch, want its 6 (written once): %v", n, out.Cells.Slice(0, out.HW()))
+	}
+	if got, want := (&wire.ProduceRequest{Src: in, SrcRun: []int32{3, 5, 9}}).ValueIn(w.layout), "inv("+w.layout.Name(in, 3)+".."+w.layout.Name(in, 9)+": 3)"; got != want {
+		t.Errorf("a batch of some of a run's records is spelled %s, want %s", got, want)
+	}
 }
