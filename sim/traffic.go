@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -206,17 +208,44 @@ func (w *World) InputRecordsAfterRate(tps []TopicPartition, rate Rate, n int) *b
 }
 
 func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
-	total := new(big.Int)
-	for _, tp := range w.layout.Inputs() {
-		total.Add(total, big.NewInt(int64(w.broker.Log(tp).HW())))
+	// In 128 bits (hi, lo), a producer's count in 64 where it fits: a
+	// world of 100,000 producers is summed before every step and run
+	// (kernel's record limit), many times by TicksWithinRecords.
+	// Every term is at least 0 (a high watermark; what a producer sends
+	// from the clock on).
+	var hi, lo uint64
+	add := func(v int64) {
+		var carry uint64
+		lo, carry = bits.Add64(lo, uint64(v), 0)
+		hi += carry
 	}
+	big128 := func() *big.Int {
+		t := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
+		return t.Add(t, new(big.Int).SetUint64(lo))
+	}
+	for _, l := range w.broker.Logs()[:len(w.layout.Inputs())] {
+		add(int64(l.HW()))
+	}
+	var over *big.Int // producers whose count passes 64 bits
+	clock := w.broker.SteadyClock()
 	for _, p := range steady {
-		p.Sent = p.Rate.Due(w.broker.SteadyClock() - p.Since)
-		at := w.Tick + n - p.Since
-		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(int64(at)))
+		sent := p.Rate.Due(clock - p.Since)
+		at := int64(w.Tick + n - p.Since)
+		if at <= (math.MaxInt64-p.Rate.Ticks)/p.Rate.Records {
+			add(p.Rate.Due(int(at)) - sent)
+			continue
+		}
+		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(at))
 		due.Add(due, big.NewInt(p.Rate.Ticks-1))
 		due.Quo(due, big.NewInt(p.Rate.Ticks))
-		total.Add(total, due.Sub(due, big.NewInt(p.Sent)))
+		if over == nil {
+			over = new(big.Int)
+		}
+		over.Add(over, due.Sub(due, big.NewInt(sent)))
+	}
+	total := big128()
+	if over != nil {
+		total.Add(total, over)
 	}
 	return total
 }
