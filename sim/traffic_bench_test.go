@@ -109,3 +109,24 @@ func BenchmarkSteadyIdle100000(b *testing.B) {
 	b.ReportMetric((float64(ms1.HeapAlloc)-float64(ms0.HeapAlloc))/float64(b.N), "heap-B/tick")
 	runtime.KeepAlive(w)
 }
+
+// BenchmarkInputRecordsAfter100000: the kernel's record limit's sum
+// (InputRecordsAfter) over 100,000 steady producers, once an op.
+func BenchmarkInputRecordsAfter100000(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "busy", Partitions: 100_000}}, Output: TopicSpec{Name: "out", Partitions: 1}}, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.ProduceRate(w.layout.Inputs(), Rate{3, 2}); err != nil {
+		b.Fatal(err)
+	}
+	w.Step()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if w.InputRecordsAfter(1000).Sign() <= 0 {
+			b.Fatal("no record")
+		}
+	}
+}
