@@ -16,7 +16,7 @@ import (
 // rate R", whose end and whose records' ticks are computed from the
 // steady clock (how far production has gone). A user's append, a new rate
 // and a stop close the segment where it stands; the first two open the
-// next one (CellLog.appendUpstream, Log.SetSteady). So steady traffic
+// next one (CellLog.appendUpstream, Log.setSteady). So steady traffic
 // costs nothing per tick per partition: the leader only wakes, at the
 // tick a record arrives for it, a Fetch it holds (Broker.ProduceSteady).
 
