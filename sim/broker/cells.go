@@ -75,7 +75,8 @@ type CellLog struct {
 	// spans are the batches of invoices kept as one entry each (cellSpan):
 	// their cells are not in recs, so a cell after the first span is at
 	// recs index offset less the spans' cells before it (locate).
-	spans store.Seq[cellSpan]
+	// (nil, 8 bytes, for a log that never had one: most logs.)
+	spans *store.Seq[cellSpan]
 }
 
 // cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcRun)
@@ -98,10 +99,10 @@ type cellSpan struct {
 // locate finds cell i of a log in recs: in span k as its j-th cell (in),
 // else at index ri of recs.
 func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
-	n := c.spans.Len()
-	if n == 0 {
+	if c.spans == nil {
 		return 0, 0, i, false
 	}
+	n := c.spans.Len()
 	if last := c.spans.Last(); int(last.first) <= i {
 		k = n - 1
 	} else {
@@ -141,6 +142,9 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 // writer, first sequence number, transaction state and tick.
 func (c *CellLog) appendRun(v Cell, part int, srcs []int32) {
 	c.toRecs()
+	if c.spans == nil {
+		c.spans = new(store.Seq[cellSpan])
+	}
 	before := int32(0)
 	if last := c.spans.Last(); last != nil {
 		before = last.before + int32(len(last.srcs))
@@ -641,6 +645,9 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 			}
 		}
 	}
+	if c.spans == nil {
+		return
+	}
 	c.spans.Update(0, c.spans.Len(), func(s *cellSpan) bool {
 		return int(s.first)+len(s.srcs) > first && s.wr.pid == pid && s.txn == TxnOpen
 	}, func(s *cellSpan) { s.txn = mark })
@@ -654,6 +661,9 @@ func (c *CellLog) clone() CellLog {
 	n.producerIdx = nil
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.Clone()
-	n.spans = c.spans.Clone()
+	if c.spans != nil {
+		spans := c.spans.Clone()
+		n.spans = &spans
+	}
 	return n
 }
