@@ -61,6 +61,7 @@ func (w *World) clone(r *Reuser) *World {
 	n.env = w.env.Clone(&n.Tick, n.trace, sp.env)
 	n.Sink = w.Sink.clone()
 	n.steady = store.Copy(w.steady)
+	n.steadyGroups = store.Copy(w.steadyGroups)
 	re := copyWire(w.env, n.env, r)
 	n.Group = w.Group.Clone(re, n.env, &n.coordCfg, &n.Mutations, &n.processTable, sp.group, &r.gms)
 	n.Txn = w.Txn.Clone(n.env, sp.txn)

@@ -156,6 +156,7 @@ func (w *World) ProduceInput(tp TopicPartition, n int) error {
 	}
 	first := w.broker.Log(tp).HW()
 	w.broker.Append(tp, n)
+	w.Unavail.touch(w, []TopicPartition{tp})
 	// "%d records appended to %s (%s..%s)" (a steady producer sends this
 	// every few ticks).
 	w.trace.Input(tp, n, first)

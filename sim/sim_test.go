@@ -42,7 +42,7 @@ func fingerprint(w *World) string {
 	fmt.Fprintf(&b, "group transitions %v\n", w.Group.Transitions.Slice(0, w.Group.Transitions.Len()))
 	fmt.Fprintf(&b, "txn log %+v\ntxn transitions %v\n", w.Txn.Log.Slice(0, w.Txn.Log.Len()), w.Txn.Transitions.Slice(0, w.Txn.Transitions.Len()))
 	fmt.Fprintf(&b, "sink %v\n", sinkText(w))
-	fmt.Fprintf(&b, "steady %v\n", w.steady)
+	fmt.Fprintf(&b, "steady %v\n", w.SteadyProducers())
 	return b.String()
 }
 

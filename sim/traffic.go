@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/sim/broker"
 )
 
 // Steady production (SPEC §3a): an upstream producer that keeps appending
@@ -18,11 +22,23 @@ import (
 // Rate is Records records every Ticks ticks (both at least 1), kept as the
 // exact fraction the user gave, reduced: 2 records a tick, 1 every 10
 // ticks, 3 every 7. A rate in records per second (real time) is converted
-// to ticks once, by RatePerSecond.
+// to ticks once, by RatePerSecond. The partition leader keeps a steady
+// producer's records in closed form from it (sim/broker/steady.go: Due,
+// TickOf).
 type Rate struct {
 	Records int64
 	Ticks   int64
 }
+
+// String spells the rate as the kernel's syntax takes it: "2/tick",
+// "1/10ticks".
+func (r Rate) String() string { return broker.Rate(r).String() }
+
+// Due is how many records a producer at this rate has appended n ticks
+// after it started: ceil(Records x n / Ticks), so the first arrive at the
+// first tick after the start and the rest follow evenly (1/10ticks
+// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
+func (r Rate) Due(n int) int64 { return broker.Rate(r).Due(n) }
 
 // MaxRateTerm bounds each term of a rate: a rate's records and ticks, and
 // a world's sum of rates, stay far from overflowing the int64 arithmetic
@@ -75,38 +91,40 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// String spells the rate as the kernel's syntax takes it: "2/tick",
-// "1/10ticks".
-func (r Rate) String() string {
-	if r.Ticks == 1 {
-		return fmt.Sprintf("%d/tick", r.Records)
-	}
-	return fmt.Sprintf("%d/%dticks", r.Records, r.Ticks)
-}
-
-// Due is how many records a producer at this rate has appended n ticks
-// after it started: ceil(Records x n / Ticks), so the first arrive at the
-// first tick after the start and the rest follow evenly (1/10ticks
-// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
-func (r Rate) Due(n int) int64 {
-	if n <= 0 {
-		return 0
-	}
-	return (r.Records*int64(n) + r.Ticks - 1) / r.Ticks
-}
-
 // SteadyProducer is one input partition's steady upstream producer.
 type SteadyProducer struct {
 	TP    TopicPartition
 	Rate  Rate
 	Since int   // the tick it started at (its first records come at Since+1)
-	Sent  int64 // records it appended so far
+	Sent  int64 // records it appended so far (SteadyProducers: Rate.Due since Since)
 }
 
 // steadyProducers are a world's steady producers, in the order of their
-// partitions' numbers (the world's sorted input order). A slice of values:
-// World.clone copies it.
+// partitions' numbers (the world's sorted input order), Sent not kept
+// (the leader's logs hold their records in closed form). A slice of
+// values: World.clone copies it.
 type steadyProducers []SteadyProducer
+
+// steadyGroup is a rate and a start that steady producers share: they
+// append at the same ticks. A world has as many as it had rates set, not
+// one per partition, so produceSteady's question "did any producer append
+// this tick?" costs one Rate.AppendsAt a group.
+type steadyGroup struct {
+	rate  Rate
+	since int
+}
+
+// groupsOf lists the distinct (rate, start) of steady, in first-seen order.
+func groupsOf(steady steadyProducers) []steadyGroup {
+	var out []steadyGroup
+	for _, p := range steady {
+		g := steadyGroup{p.Rate, p.Since}
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 // ProduceRate starts steady production at rate on each of tps (input
 // partitions): from the next tick on, each gets rate's records as time
@@ -120,9 +138,9 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 	if err != nil {
 		return fmt.Errorf("produce --rate: %v", err)
 	}
-	sum := new(big.Int)
+	sum, named := new(big.Int), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			sum.Add(sum, perTickCeil(p.Rate))
 		}
 	}
@@ -131,6 +149,10 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 		return fmt.Errorf("produce --rate %s: the world's steady producers would append up to %s records a tick (at most %d)", rate, sum, MaxRateTerm)
 	}
 	w.steady = w.withRate(tps, rate)
+	w.steadyGroups = groupsOf(w.steady)
+	w.broker.SetSteady(tps, broker.Rate(rate), w.Tick)
+	w.Unavail.followSteady(w)
+	w.Unavail.touch(w, tps)
 	w.trace.Eventf(EvInput, "", "steady production of %s on %s from tick %d", rateWords(rate), partitionList(tps), w.Tick+1)
 	return nil
 }
@@ -141,25 +163,37 @@ func (w *World) StopRate(tps []TopicPartition) error {
 	if err := w.checkInputs("produce --stop", tps); err != nil {
 		return err
 	}
+	has := make([]TopicPartition, len(w.steady))
+	for i, p := range w.steady {
+		has[i] = p.TP
+	}
+	steady := w.inputSet(has)
 	for _, tp := range tps {
-		if _, ok := w.steadyIndex(tp); !ok {
+		if !steady(tp) {
 			return fmt.Errorf("produce --stop %s: no steady production on %s (%s)", tp, tp, w.steadyList())
 		}
 	}
-	keep := make(steadyProducers, 0, len(w.steady))
+	keep, named := make(steadyProducers, 0, len(w.steady)), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			keep = append(keep, p)
 		}
 	}
 	w.steady = keep
+	w.steadyGroups = groupsOf(w.steady)
+	w.broker.StopSteady(tps)
+	w.Unavail.touch(w, tps)
 	w.trace.Eventf(EvInput, "", "steady production on %s stops", partitionList(tps))
 	return nil
 }
 
 // SteadyProducers lists the steady producers, in partition order (a copy).
 func (w *World) SteadyProducers() []SteadyProducer {
-	return append([]SteadyProducer(nil), w.steady...)
+	out := append([]SteadyProducer(nil), w.steady...)
+	for i := range out {
+		out[i].Sent = out[i].Rate.Due(w.broker.SteadyClock() - out[i].Since)
+	}
+	return out
 }
 
 // InputRecordsAfter is how many input records the world holds after n
@@ -174,16 +208,44 @@ func (w *World) InputRecordsAfterRate(tps []TopicPartition, rate Rate, n int) *b
 }
 
 func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
-	total := new(big.Int)
-	for _, tp := range w.layout.Inputs() {
-		total.Add(total, big.NewInt(int64(w.broker.Log(tp).HW())))
+	// In 128 bits (hi, lo), a producer's count in 64 where it fits: a
+	// world of 100,000 producers is summed before every step and run
+	// (kernel's record limit), many times by TicksWithinRecords.
+	// Every term is at least 0 (a high watermark; what a producer sends
+	// from the clock on).
+	var hi, lo uint64
+	add := func(v int64) {
+		var carry uint64
+		lo, carry = bits.Add64(lo, uint64(v), 0)
+		hi += carry
 	}
+	big128 := func() *big.Int {
+		t := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
+		return t.Add(t, new(big.Int).SetUint64(lo))
+	}
+	for _, l := range w.broker.Logs()[:len(w.layout.Inputs())] {
+		add(int64(l.HW()))
+	}
+	var over *big.Int // producers whose count passes 64 bits
+	clock := w.broker.SteadyClock()
 	for _, p := range steady {
-		at := w.Tick + n - p.Since
-		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(int64(at)))
+		sent := p.Rate.Due(clock - p.Since)
+		at := int64(w.Tick + n - p.Since)
+		if at <= (math.MaxInt64-p.Rate.Ticks)/p.Rate.Records {
+			add(p.Rate.Due(int(at)) - sent)
+			continue
+		}
+		due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(at))
 		due.Add(due, big.NewInt(p.Rate.Ticks-1))
 		due.Quo(due, big.NewInt(p.Rate.Ticks))
-		total.Add(total, due.Sub(due, big.NewInt(p.Sent)))
+		if over == nil {
+			over = new(big.Int)
+		}
+		over.Add(over, due.Sub(due, big.NewInt(sent)))
+	}
+	total := big128()
+	if over != nil {
+		total.Add(total, over)
 	}
 	return total
 }
@@ -191,9 +253,9 @@ func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 // withRate is the steady producers with rate set on tps from now: a new
 // list (the world's is not changed), in partition order.
 func (w *World) withRate(tps []TopicPartition, rate Rate) steadyProducers {
-	out := make(steadyProducers, 0, len(w.steady)+len(tps))
+	out, named := make(steadyProducers, 0, len(w.steady)+len(tps)), w.inputSet(tps)
 	for _, p := range w.steady {
-		if !containsTP(tps, p.TP) {
+		if !named(p.TP) {
 			out = append(out, p)
 		}
 	}
@@ -223,26 +285,22 @@ func (w *World) TicksWithinRecords(limit int64, max int) int {
 	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
 }
 
-// produceSteady appends, at the start of a tick (after the deliveries, so
-// the answers to fetches held for these records are sent this tick and
-// delivered the next, as any answer), what each steady producer owes by
-// now.
-// produceSteady appends what each steady producer owes by this tick, and
-// reports whether it appended any record (the lag moved: Unavailability
-// samples it, as it does after a user's produce).
+// produceSteady moves steady production to this tick, at its start
+// (after the deliveries, so the answers to fetches held for these records
+// are sent this tick and delivered the next, as any answer): the leader's
+// logs hold the records in closed form (sim/broker/steady.go), so this
+// only wakes the fetches held for them. It reports whether any producer
+// appended a record this tick (the lag moved: Unavailability samples it,
+// as it does after a user's produce), asked of each rate and start the
+// producers share, not of each partition.
 func (w *World) produceSteady() (appended bool) {
-	for i := range w.steady {
-		p := &w.steady[i]
-		due := p.Rate.Due(w.Tick - p.Since)
-		if n := due - p.Sent; n > 0 {
-			if n > math.MaxInt32 {
-				panic("sim: a steady producer owes more than 2^31 records in one tick (the kernel bounds a world's records)")
-			}
-			w.broker.Append(p.TP, int(n))
-			p.Sent = due
+	for _, g := range w.steadyGroups {
+		if broker.Rate(g.rate).AppendsAt(w.Tick - g.since) {
 			appended = true
+			break
 		}
 	}
+	w.broker.ProduceSteady(w.Tick)
 	return appended
 }
 
@@ -252,24 +310,33 @@ func (w *World) checkInputs(cmd string, tps []TopicPartition) error {
 	if len(tps) == 0 {
 		return fmt.Errorf("%s: no partition given", cmd)
 	}
-	for i, tp := range tps {
-		if _, ok := w.layout.Input().Slot(tp, nil); !ok {
+	seen := make([]bool, len(w.layout.Inputs()))
+	for _, tp := range tps {
+		i, ok := w.layout.Input().Slot(tp, nil)
+		if !ok {
 			return fmt.Errorf("%s: %s is not an input partition (input topics: %s)", cmd, tp, strings.Join(w.layout.InputTopics(), ", "))
 		}
-		if containsTP(tps[:i], tp) {
+		if seen[i] {
 			return fmt.Errorf("%s: %s is named twice", cmd, tp)
 		}
+		seen[i] = true
 	}
 	return nil
 }
 
-func (w *World) steadyIndex(tp TopicPartition) (int, bool) {
-	for i, p := range w.steady {
-		if p.TP == tp {
-			return i, true
+// inputSet is membership in tps, input partitions, by their numbers (a
+// command may name 100,000 partitions: no scan of the list per lookup).
+func (w *World) inputSet(tps []TopicPartition) func(TopicPartition) bool {
+	in := make([]bool, len(w.layout.Inputs()))
+	for _, tp := range tps {
+		if i, ok := w.layout.Input().Slot(tp, nil); ok {
+			in[i] = true
 		}
 	}
-	return 0, false
+	return func(tp TopicPartition) bool {
+		i, ok := w.layout.Input().Slot(tp, nil)
+		return ok && in[i]
+	}
 }
 
 // steadyList names the partitions with steady production, for errors.
@@ -287,15 +354,6 @@ func (w *World) steadyList() string {
 // perTickCeil is the most records a rate appends in one tick.
 func perTickCeil(r Rate) *big.Int {
 	return big.NewInt((r.Records + r.Ticks - 1) / r.Ticks)
-}
-
-func containsTP(tps []TopicPartition, tp TopicPartition) bool {
-	for _, t := range tps {
-		if t == tp {
-			return true
-		}
-	}
-	return false
 }
 
 // rateWords spells a rate for narration: "2 records a tick", "1 record

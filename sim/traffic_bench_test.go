@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 )
@@ -52,4 +53,80 @@ func BenchmarkSteadyTraffic1000(b *testing.B) {
 	b.ReportMetric((float64(ms1.HeapAlloc)-float64(ms0.HeapAlloc))/recs, "heap-B/record")
 	b.ReportMetric(float64(w.Packets.Len()-p0+w.Events.Len()-e0)/recs, "pkts+evs/record")
 	runtime.KeepAlive(w)
+}
+
+// BenchmarkSteadyIdle100000: steady traffic on 100,000 input partitions
+// (topic busy, 1 record a tick each: 100,000 records a tick) that nobody
+// consumes, beside 10 idle members subscribed to another topic (quiet, 10
+// partitions, no records: each parked in a long poll). b.N is ticks; the
+// figures are per tick: CPU time and the heap the world keeps (after a
+// full GC). What steady production itself costs the engine per tick,
+// apart from consuming it: before its records were kept in closed form,
+// a tick run per partition per tick. Run with -benchtime 200x.
+func BenchmarkSteadyIdle100000(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	topo := Topology{Group: "g", Inputs: []TopicSpec{{Name: "busy", Partitions: 100_000}, {Name: "quiet", Partitions: 10}},
+		Output: TopicSpec{Name: "out", Partitions: 4}}
+	w, err := New(topo, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for c := 1; c <= 10; c++ {
+		if err := w.Join(fmt.Sprintf("C%d", c), false, []string{"quiet"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var busy []TopicPartition
+	for _, tp := range w.layout.Inputs() {
+		if tp.Topic == "busy" {
+			busy = append(busy, tp)
+		}
+	}
+	if err := w.ProduceRate(busy, Rate{1, 1}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 50; i++ { // the group forms; every member parks
+		w.Step()
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	in0 := w.InputRecordsAfter(0).Int64()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+	}
+	cpu := cpuTime() - cpu0
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&ms1)
+	if got := w.InputRecordsAfter(0).Int64() - in0; got != int64(100_000*b.N) {
+		b.Fatalf("%d records appended in %d ticks, want %d", got, b.N, 100_000*b.N)
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/tick")
+	b.ReportMetric((float64(ms1.HeapAlloc)-float64(ms0.HeapAlloc))/float64(b.N), "heap-B/tick")
+	runtime.KeepAlive(w)
+}
+
+// BenchmarkInputRecordsAfter100000: the kernel's record limit's sum
+// (InputRecordsAfter) over 100,000 steady producers, once an op.
+func BenchmarkInputRecordsAfter100000(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 0
+	w, err := New(Topology{Group: "g", Inputs: []TopicSpec{{Name: "busy", Partitions: 100_000}}, Output: TopicSpec{Name: "out", Partitions: 1}}, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.ProduceRate(w.layout.Inputs(), Rate{3, 2}); err != nil {
+		b.Fatal(err)
+	}
+	w.Step()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if w.InputRecordsAfter(1000).Sign() <= 0 {
+			b.Fatal("no record")
+		}
+	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand"
 	"strings"
 	"testing"
@@ -307,6 +308,46 @@ func sortActions(s []action) {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j].tick < s[j-1].tick; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// TestInputRecordsAfterAsBigSums: InputRecordsAfter, summed in 128 bits
+// with a producer's count in 64 where it fits, equals the exact sum of
+// big numbers, for rates up to MaxRateTerm and horizons whose counts pass
+// 64 bits (a producer's, and the world's).
+func TestInputRecordsAfterAsBigSums(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	cfg := DefaultConfig()
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tps := w.layout.Inputs()
+	for i, tp := range tps {
+		if err := w.ProduceRate([]TopicPartition{tp}, Rate{1 + r.Int63n(MaxRateTerm/int64(len(tps))), 1 + r.Int63n(7)}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			w.Step() // producers started at different ticks
+		}
+	}
+	for _, n := range []int{0, 1, 7, 1000, 1 << 20, 1 << 34, 1 << 40, 1 << 50} {
+		want := new(big.Int)
+		for _, tp := range tps {
+			want.Add(want, big.NewInt(int64(w.broker.Log(tp).HW())))
+		}
+		for _, p := range w.SteadyProducers() {
+			due := new(big.Int).Mul(big.NewInt(p.Rate.Records), big.NewInt(int64(w.Tick+n-p.Since)))
+			due.Add(due, big.NewInt(p.Rate.Ticks-1))
+			due.Quo(due, big.NewInt(p.Rate.Ticks))
+			want.Add(want, due.Sub(due, big.NewInt(p.Sent)))
+		}
+		if got := w.InputRecordsAfter(n); got.Cmp(want) != 0 {
+			t.Errorf("InputRecordsAfter(%d) = %v, want %v", n, got, want)
+		}
+		if n == 1<<50 && want.BitLen() <= 64 {
+			t.Errorf("%v records after 2^50 ticks: within 64 bits", want)
 		}
 	}
 }

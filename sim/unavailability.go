@@ -106,8 +106,12 @@ type Unavailability struct {
 	// the offsets' Version then, and the most time lag of the spans that
 	// ended since (lagEnded: ticks, partition, tick; lagEndedTick -1 for
 	// none).
-	lagSeen      []int
-	lagVersion   uint64
+	lagSeen    []int
+	lagVersion uint64
+	// lagm keeps the most lag ready without a look at every partition
+	// (lagmax.go), from the first steady rate on (nil before: without
+	// steady production a sample is rare, after a user's produce).
+	lagm         *lagMax
 	lagEnded     int
 	lagEndedTP   TopicPartition
 	lagEndedTick int
@@ -164,6 +168,7 @@ func (u *Unavailability) clone() Unavailability {
 	n.now = store.Copy(u.now)
 	n.stops = store.Copy(u.stops)
 	n.lagSeen = store.Copy(u.lagSeen)
+	n.lagm = u.lagm.clone()
 	n.ref, n.owners = nil, nil
 	return n
 }
@@ -206,11 +211,19 @@ func (u *Unavailability) account(w *World, paused []TopicPartition, counted, app
 		}
 		u.Total += n
 	}
+	var touched []int32
+	if u.lagm != nil {
+		touched = u.lagm.sync(w)
+	}
 	if input || appended {
 		u.sampleLag(w)
 	}
 	if u.lagVersion != w.Group.Offsets.Version() {
-		u.lookTimeLag(w)
+		if u.lagm != nil {
+			u.lookTimeLagAt(w, touched)
+		} else {
+			u.lookTimeLag(w)
+		}
 	}
 }
 
@@ -381,8 +394,37 @@ func subscribes(topics []string, topic string) bool {
 	return false
 }
 
+// followSteady starts keeping the most lag ready (lagMax), at the first
+// steady rate; touch notes input partitions whose high watermark moved
+// other than by steady production's clock, or whose rate changed.
+func (u *Unavailability) followSteady(w *World) {
+	if u.lagm == nil && w.broker.ClosedForm() {
+		w.Group.Offsets.JournalSlots()
+		u.lagm = newLagMax(w)
+	}
+}
+
+func (u *Unavailability) touch(w *World, tps []TopicPartition) {
+	if u.lagm == nil {
+		return
+	}
+	for _, tp := range tps {
+		if i, ok := w.layout.Input().Slot(tp, nil); ok {
+			u.lagm.touch(int32(i))
+		}
+	}
+}
+
 // sampleLag reads every input partition's lag now and keeps the most.
 func (u *Unavailability) sampleLag(w *World) {
+	if u.lagm != nil {
+		u.lagm.sync(w)
+		lag, at, ok := u.lagm.most(w.broker.SteadyClock())
+		if ok && (int(lag) > u.MaxLag || u.MaxLagTick < 0) {
+			u.MaxLag, u.MaxLagPartition, u.MaxLagTick = int(lag), w.layout.Inputs()[at], w.Tick
+		}
+		return
+	}
 	for i, tp := range w.layout.Inputs() {
 		lag := w.broker.Logs()[i].HW()
 		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
@@ -429,6 +471,27 @@ func (u *Unavailability) lookTimeLag(w *World) {
 		if old := u.lagSeen[i]; old >= 0 && old < logs[i].HW() {
 			if at := logs[i].Cells.TickAt(old); at <= w.Tick-1 {
 				u.endLagSpan(w.Tick-1-at, tp, w.Tick-1)
+			}
+		}
+		u.lagSeen[i] = c
+	}
+}
+
+// lookTimeLagAt is lookTimeLag reading only the partitions touched (by
+// input number, sorted, each once): the others' committed offsets were
+// not written since the last look.
+func (u *Unavailability) lookTimeLagAt(w *World, touched []int32) {
+	u.lagVersion = w.Group.Offsets.Version()
+	logs, inputs := w.broker.Logs(), w.layout.Inputs()
+	for _, k := range touched {
+		i := int(k)
+		c, _ := w.Group.Offsets.CommittedAt(i)
+		if c == u.lagSeen[i] {
+			continue
+		}
+		if old := u.lagSeen[i]; old >= 0 && old < logs[i].HW() {
+			if at := logs[i].Cells.TickAt(old); at <= w.Tick-1 {
+				u.endLagSpan(w.Tick-1-at, inputs[i], w.Tick-1)
 			}
 		}
 		u.lagSeen[i] = c

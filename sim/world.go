@@ -74,6 +74,8 @@ type World struct {
 	// steady is the steady upstream producers (traffic.go), in input
 	// partition order.
 	steady steadyProducers
+	// steadyGroups are steady's distinct rates and starts (groupsOf).
+	steadyGroups []steadyGroup
 
 	Meter PauseMeter
 	// Unavail counts the partition-ticks nobody could consume, by cause,

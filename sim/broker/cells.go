@@ -41,7 +41,11 @@ type CellLog struct {
 	// cell moves them all to recs.
 	inRecs bool
 	runs   store.Seq[tickRun]
-	recs   store.Seq[cellRec]
+	// st is the log's steady production (steady.go), nil for a log that
+	// never had it: a run whose tick is -1-k holds its segment k's
+	// records; while the last is open its records are past n.
+	st   *logSteady
+	recs store.Seq[cellRec]
 	// bases is the tick of each chunk of recs' first cell (one per
 	// seqChunk cells): a cellRec keeps its tick as the distance from it.
 	// A cell whose tick does not fit (farField) keeps it in farTicks, by
@@ -68,6 +72,88 @@ type CellLog struct {
 	// offset in offset order.
 	writers []cellWriter
 	far     store.Seq[farCell]
+	// spans are the batches of invoices kept as one entry each (cellSpan):
+	// their cells are not in recs, so a cell after the first span is at
+	// recs index offset less the spans' cells before it (locate).
+	// (nil, 8 bytes, for a log that never had one: most logs.)
+	spans *store.Seq[cellSpan]
+}
+
+// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcRun)
+// kept as one entry rather than a cellRec a record: cells first ..
+// first+len(srcs)-1, the invoices of records srcs of the input partition
+// numbered part, written by wr at tick, sequence numbers from seq (-1:
+// none), in transaction state txn (a marker marks the whole batch: one
+// transaction's). srcs is the request's own array, never changed: 4
+// bytes a record. before is how many cells the spans before it hold.
+type cellSpan struct {
+	first, before int32
+	srcs          []int32
+	part          int32
+	seq           int32
+	tick          int32
+	txn           TxnMark
+	wr            cellWriter
+}
+
+// locate finds cell i of a log in recs: in span k as its j-th cell (in),
+// else at index ri of recs.
+func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
+	if c.spans == nil {
+		return 0, 0, i, false
+	}
+	n := c.spans.Len()
+	if last := c.spans.Last(); int(last.first) <= i {
+		k = n - 1
+	} else {
+		k = sort.Search(n, func(k int) bool { return int(c.spans.At(k).first) > i }) - 1
+		if k < 0 {
+			return 0, 0, i, false
+		}
+	}
+	s := c.spans.At(k)
+	if j := i - int(s.first); j < len(s.srcs) {
+		return k, j, 0, true
+	}
+	return k, 0, i - int(s.before) - len(s.srcs), false
+}
+
+// spanCell is cell i, the j-th of span s.
+func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
+	out := Cell{Offset: i, PID: s.wr.pid, Epoch: int(s.wr.epoch), Seq: -1, Txn: s.txn, Tick: int(s.tick)}
+	if s.seq >= 0 {
+		out.Seq = int(s.seq) + j
+	}
+	if s.wr.producer > 0 {
+		out.Producer = c.producers[s.wr.producer-1]
+	}
+	var buf [80]byte
+	b := append(buf[:0], "inv("...)
+	at := len(b)
+	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), int(s.srcs[j]))
+	b = append(b, ')')
+	out.Value = string(b)
+	out.Source = out.Value[at : len(out.Value)-1]
+	return out
+}
+
+// appendRun appends a batch of invoices as one span: the invoices of
+// records srcs (more than one) of the input partition numbered part, v's
+// writer, first sequence number, transaction state and tick.
+func (c *CellLog) appendRun(v Cell, part int, srcs []int32) {
+	c.toRecs()
+	if c.spans == nil {
+		c.spans = new(store.Seq[cellSpan])
+	}
+	before := int32(0)
+	if last := c.spans.Last(); last != nil {
+		before = last.before + int32(len(last.srcs))
+	}
+	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
+	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, srcs: srcs, part: int32(part),
+		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), txn: v.Txn, wr: wr})
+	c.n += len(srcs)
+	store.Int32Of(c.n, "offset")
 }
 
 // cellWriter is who wrote a cell: its producer id and epoch, and its
@@ -155,14 +241,23 @@ type otherCell struct {
 }
 
 // Len is the number of cells.
-func (c *CellLog) Len() int { return c.n }
+func (c *CellLog) Len() int {
+	if c.st != nil && c.st.open {
+		return c.n + c.openCount()
+	}
+	return c.n
+}
 
 // At returns cell i.
 func (c *CellLog) At(i int) Cell {
 	if !c.inRecs {
 		return Cell{Offset: i, Value: c.names.Name(c.tp, i), PID: -1, Seq: -1, Tick: int(c.tickOf(i))}
 	}
-	return c.cell(i, c.recs.At(i))
+	k, j, ri, in := c.locate(i)
+	if in {
+		return c.spanCell(i, j, c.spans.At(k))
+	}
+	return c.cell(i, ri, c.recs.At(ri))
 }
 
 // TickAt is the tick cell i was appended at, without spelling the cell
@@ -171,7 +266,11 @@ func (c *CellLog) TickAt(i int) int {
 	if !c.inRecs {
 		return int(c.tickOf(i))
 	}
-	return int(c.recTick(i, c.recs.At(i)))
+	k, _, ri, in := c.locate(i)
+	if in {
+		return int(c.spans.At(k).tick)
+	}
+	return int(c.recTick(ri, c.recs.At(ri)))
 }
 
 // IsData reports whether cell i is a data record (not a marker), without
@@ -180,7 +279,11 @@ func (c *CellLog) IsData(i int) bool {
 	if !c.inRecs {
 		return true
 	}
-	r := c.recs.At(i)
+	_, _, ri, in := c.locate(i)
+	if in {
+		return true
+	}
+	r := c.recs.At(ri)
 	switch r.kind() {
 	case cellCommit, cellAbort:
 		return false
@@ -206,7 +309,11 @@ func (c *CellLog) PlainRun(i, max int) int {
 // named reports whether cell i's value is its own record name (an
 // upstream record: World.RecordName spells it), without spelling it.
 func (c *CellLog) named(i int) bool {
-	return !c.inRecs || c.recs.At(i).kind() == cellUpstream
+	if !c.inRecs {
+		return true
+	}
+	_, _, ri, in := c.locate(i)
+	return !in && c.recs.At(ri).kind() == cellUpstream
 }
 
 // Txn is cell i's transactional state, without spelling its value.
@@ -214,7 +321,11 @@ func (c *CellLog) Txn(i int) TxnMark {
 	if !c.inRecs {
 		return NotTransactional
 	}
-	return c.recs.At(i).txn()
+	k, _, ri, in := c.locate(i)
+	if in {
+		return c.spans.At(k).txn
+	}
+	return c.recs.At(ri).txn()
 }
 
 // SourceRef is cell i's source as a reference to an input record: its
@@ -225,7 +336,12 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	if !c.inRecs {
 		return 0, 0, false
 	}
-	r := c.recs.At(i)
+	k, j, ri, in := c.locate(i)
+	if in {
+		s := c.spans.At(k)
+		return int(s.part), int(s.srcs[j]), true
+	}
+	r := c.recs.At(ri)
 	switch r.kind() {
 	case cellInvoice:
 		return r.srcPart(), int(r.srcOff), true
@@ -244,9 +360,10 @@ func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return store.RangeFrom(i, c
 // Slice copies cells [from, to) into a new slice.
 func (c *CellLog) Slice(from, to int) []Cell { return store.SliceOf(from, to, c.At) }
 
-func (c *CellLog) cell(i int, r cellRec) Cell {
+// cell is cell i, at index ri of recs, whose record is r.
+func (c *CellLog) cell(i, ri int, r cellRec) Cell {
 	wr, seq := c.writerOf(i, r)
-	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(seq), Txn: r.txn(), Tick: int(c.recTick(i, r))}
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: int(seq), Txn: r.txn(), Tick: int(c.recTick(ri, r))}
 	if wr.producer > 0 {
 		out.Producer = c.producers[wr.producer-1]
 	}
@@ -287,23 +404,28 @@ func (c *CellLog) addRec(r cellRec, tick int32) {
 	c.recs.Append(r)
 }
 
-// recTick is the tick of cell i, whose record is r.
-func (c *CellLog) recTick(i int, r cellRec) int32 {
+// recTick is the tick of the cell at index ri of recs, whose record is r.
+func (c *CellLog) recTick(ri int, r cellRec) int32 {
 	if t := r.tick(); t != farTick {
-		return c.bases.At(store.ChunkOf(i)) + int32(t)
+		return c.bases.At(store.ChunkOf(ri)) + int32(t)
 	}
-	f, _ := store.FarAt(&c.farTicks, i, func(f tickRun) int32 { return f.first })
+	f, _ := store.FarAt(&c.farTicks, ri, func(f tickRun) int32 { return f.first })
 	return f.tick
 }
 
 // tickOf finds the tick of upstream record i in runs.
 func (c *CellLog) tickOf(i int) int32 {
 	n := c.runs.Len()
+	var r tickRun
 	if last := c.runs.Last(); last != nil && int(last.first) <= i {
-		return last.tick
+		r = *last
+	} else {
+		r = c.runs.At(sort.Search(n, func(k int) bool { return int(c.runs.At(k).first) > i }) - 1)
 	}
-	k := sort.Search(n, func(k int) bool { return int(c.runs.At(k).first) > i }) - 1
-	return c.runs.At(k).tick
+	if r.tick >= 0 {
+		return r.tick
+	}
+	return c.st.segs[-1-r.tick].tickOf(int(r.first), i)
 }
 
 // AppendUpstream adds n records of the upstream producer at tick (an input
@@ -311,6 +433,10 @@ func (c *CellLog) tickOf(i int) int32 {
 func (c *CellLog) appendUpstream(n, tick int) {
 	if n <= 0 {
 		return
+	}
+	if seg, sent, ok := c.closeSeg(); ok {
+		// The steady producer goes on after these records, where it was.
+		defer c.openSeg(seg.rate, int(seg.since), sent)
 	}
 	if c.inRecs {
 		r := c.rec(cellWriter{pid: -1}, -1, NotTransactional) // the same for each: one writer, found once
@@ -331,7 +457,7 @@ func (c *CellLog) appendUpstream(n, tick int) {
 // append adds cell v (its Offset is not read) at offset Len().
 func (c *CellLog) append(v Cell) {
 	if !c.inRecs && v.Control == "" && v.Source == "" && v.Producer == "" && v.PID == -1 && v.Seq == -1 &&
-		v.Epoch == 0 && v.Txn == NotTransactional && c.names.IsName(v.Value, c.tp, c.n) {
+		v.Epoch == 0 && v.Txn == NotTransactional && c.names.IsName(v.Value, c.tp, c.Len()) {
 		c.appendUpstream(1, v.Tick)
 		return
 	}
@@ -436,6 +562,9 @@ func (c *CellLog) toRecs() {
 	if c.inRecs {
 		return
 	}
+	if c.st != nil && c.st.open {
+		panic("sim: a cell other than an upstream record appended to " + c.tp.String() + ", which has steady production")
+	}
 	c.inRecs = true
 	if c.runs.Len() == 0 {
 		return
@@ -449,10 +578,17 @@ func (c *CellLog) toRecs() {
 			end = int(c.runs.At(k + 1).first)
 		}
 		for i := int(run.first); i < end; i++ {
-			c.addRec(r, run.tick)
+			t := run.tick
+			if t < 0 {
+				t = c.st.segs[-1-t].tickOf(int(run.first), i)
+			}
+			c.addRec(r, t)
 		}
 	}
 	c.runs = store.Seq[tickRun]{}
+	if c.st != nil {
+		c.st.segs = nil
+	}
 }
 
 // producerID is the index of a producer's name plus one, added if new.
@@ -502,17 +638,32 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 	for _, wr := range c.writers {
 		of = append(of, wr.pid == pid)
 	}
-	c.recs.Update(first, c.n, func(r *cellRec) bool { return r.writer() != farWriter && of[r.writer()] && r.txn() == TxnOpen },
+	from := first
+	if k, _, ri, in := c.locate(first); in {
+		s := c.spans.At(k)
+		from = int(s.first) - int(s.before)
+	} else {
+		from = ri
+	}
+	c.recs.Update(from, c.recs.Len(), func(r *cellRec) bool { return r.writer() != farWriter && of[r.writer()] && r.txn() == TxnOpen },
 		func(r *cellRec) { r.setTxn(mark) })
 	for k := 0; k < c.far.Len(); k++ {
 		f := c.far.At(k)
 		if i := int(f.off); i >= first && i < c.n && f.w.pid == pid {
-			if r := c.recs.At(i); r.txn() == TxnOpen {
-				r.setTxn(mark)
-				c.recs.Set(i, r)
+			if _, _, ri, in := c.locate(i); !in {
+				if r := c.recs.At(ri); r.txn() == TxnOpen {
+					r.setTxn(mark)
+					c.recs.Set(ri, r)
+				}
 			}
 		}
 	}
+	if c.spans == nil {
+		return
+	}
+	c.spans.Update(0, c.spans.Len(), func(s *cellSpan) bool {
+		return int(s.first)+len(s.srcs) > first && s.wr.pid == pid && s.txn == TxnOpen
+	}, func(s *cellSpan) { s.txn = mark })
 }
 
 func (c *CellLog) clone() CellLog {
@@ -523,5 +674,9 @@ func (c *CellLog) clone() CellLog {
 	n.producerIdx = nil
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.Clone()
+	if c.spans != nil {
+		spans := c.spans.Clone()
+		n.spans = &spans
+	}
 	return n
 }

@@ -42,6 +42,7 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 				model []Cell
 			}
 			fam := []*pair{{c: CellLog{tp: tp, names: layout}}}
+			spans := 0
 			for step := 0; step < 4000; step++ {
 				p := fam[r.Intn(len(fam))]
 				if r.Intn(25) == 0 && len(fam) < 20 {
@@ -59,6 +60,29 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 				switch k := r.Intn(10); {
 				case k < 3 || tp == in && step < 2000: // upstream, runs first on the input partition
 					v = Cell{Value: layout.Name(tp, off), PID: -1, Seq: -1, Tick: tick}
+				case k == 3 && r.Intn(2) == 0: // a batch of invoices, one span (appendRun)
+					part := r.Intn(len(layout.Inputs()))
+					srcTP = layout.Inputs()[part]
+					srcs := []int32{int32(r.Intn(50))}
+					for n := 1 + r.Intn(5); n > 0; n-- {
+						srcs = append(srcs, srcs[len(srcs)-1]+1+int32(r.Intn(3)))
+					}
+					w := Cell{Producer: fmt.Sprintf("C%d", 1+r.Intn(producers)), PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
+					if w.Txn == NotTransactional && r.Intn(2) == 0 {
+						w.PID, w.Seq, w.Epoch = -1, -1, 0
+					}
+					p.c.appendRun(w, part, srcs)
+					for j, src := range srcs {
+						c := w
+						c.Offset, c.Source = off+j, layout.Name(srcTP, int(src))
+						c.Value = "inv(" + c.Source + ")"
+						if c.Seq >= 0 {
+							c.Seq += j
+						}
+						p.model = append(p.model, c)
+					}
+					spans++
+					continue
 				case k < 6:
 					srcTP, srcOff = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
 					src := layout.Name(srcTP, srcOff)
@@ -77,6 +101,12 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 						mark, name = TxnAborted, "ABORT"
 					}
 					from := r.Intn(off + 1)
+					if k, _, _, in := p.c.locate(from); in && p.c.inRecs {
+						// A transaction starts at a batch's first record
+						// or before it, never inside one (a batch is one
+						// Produce): a marker marks a span whole.
+						from = int(p.c.spans.At(k).first)
+					}
 					p.c.markTxn(from, pid, mark)
 					for i := from; i < off; i++ {
 						if p.model[i].PID == pid && p.model[i].Txn == TxnOpen {
@@ -119,6 +149,9 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 			}
 			if farTicks == 0 {
 				t.Fatalf("%s: no cell keeps its tick apart", tp)
+			}
+			if spans == 0 {
+				t.Fatalf("%s: no batch kept as a span", tp)
 			}
 			if farSeq == 0 || (far > farSeq) != (maxWriters < farWriter) {
 				t.Fatalf("%s: %d cells keep their writer apart (%d for their sequence number) with at most %d writers listed", tp, far, farSeq, maxWriters)

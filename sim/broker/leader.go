@@ -2,10 +2,12 @@ package broker
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -13,12 +15,20 @@ import (
 // requests it holds until data arrives, and the produce path with its
 // idempotence and transaction checks.
 type Broker struct {
-	env     *env.Env
-	layout  *topo.Layout
-	logs    []*Log // every log, by its partition's number (topo.Layout.Number)
-	parked  []parkedFetch
-	senders Senders
-	txns    Transactions
+	env    *env.Env
+	layout *topo.Layout
+	logs   []*Log // every log, by its partition's number (topo.Layout.Number)
+	parked []parkedFetch
+	// clock is how far steady production has gone (steady.go); every
+	// log reads it. nextWake is the first wake tick of parked; wakeBuf
+	// ProduceSteady's scratch; perTick the test-only per-tick path.
+	clock    Clock
+	nextWake int
+	wakeBuf  []int
+	perTick  *perTickProducers
+	steadies []logSteady // the input logs' steady production, by number (nil before the first rate)
+	senders  Senders
+	txns     Transactions
 	// ZombieWrites counts records written to an output partition by a
 	// process that had lost its place (replaced by a restart, or out of
 	// the group) when the write landed.
@@ -45,12 +55,16 @@ type Transactions interface {
 // as fetch.max.wait.ms does), so that idle members cost nothing per tick.
 type parkedFetch struct {
 	pkt *wire.Packet
+	// wake is the tick steady production next appends to one of its
+	// partitions (math.MaxInt for none), when ProduceSteady answers it.
+	wake int
 }
 
 // New is the leader of every partition of the world laid out as layout,
 // each log with records input records.
 func New(e *env.Env, layout *topo.Layout, records int, senders Senders, txns Transactions) *Broker {
-	b := &Broker{env: e, layout: layout, senders: senders, txns: txns}
+	b := &Broker{env: e, layout: layout, senders: senders, txns: txns, nextWake: math.MaxInt}
+	b.clock = Clock{through: e.Now(), upto: -1}
 	ins, outs := layout.Inputs(), layout.Outputs()
 	b.logs = make([]*Log, len(ins)+len(outs))
 	for i, tp := range ins {
@@ -70,7 +84,9 @@ func New(e *env.Env, layout *topo.Layout, records int, senders Senders, txns Tra
 func (b *Broker) Fetch(p *wire.Packet) *wire.Packet {
 	a := b.answerFetch(p)
 	if a == nil {
-		b.parked = append(b.parked, parkedFetch{pkt: p})
+		wake := b.wakeOf(p)
+		b.parked = append(b.parked, parkedFetch{pkt: p, wake: wake})
+		b.nextWake = min(b.nextWake, wake)
 	}
 	return a
 }
@@ -144,12 +160,17 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 		}
 		keep = append(keep, pf)
 	}
+	clear(b.parked[len(keep):])
 	b.parked = keep
 }
 
-// Produce is the partition leader writing one record: with a PID it
-// checks the epoch and the sequence against the last five batches. It
-// answers once, and returns the answer.
+// Produce is the partition leader writing a batch: one record, or a run
+// of invoices (ProduceRequest.SrcRun). With a PID it checks the epoch and
+// the batch's sequence numbers against the last five batches, as Kafka's
+// ProducerStateEntry does (findDuplicateBatch: the same first and last
+// sequence numbers; ProducerAppendInfo.checkSequence: the first one next
+// after the last kept batch's last). It answers once, and returns the
+// answer.
 func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	r := p.Body.(*wire.ProduceRequest)
 	var l *Log
@@ -162,6 +183,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	}
 	resp := b.env.NewProduceResponse()
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
+	count := r.Count()
 	if r.PID >= 0 {
 		e := l.producers[r.PID]
 		if e != nil && r.Epoch < e.epoch {
@@ -173,10 +195,13 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 			}
 		}
 		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
-			last := e.batches[len(e.batches)-1].seq
+			last := e.batches[len(e.batches)-1].last
 			for _, kept := range e.batches {
-				if kept.seq == r.Seq {
+				if kept.seq == r.Seq && kept.last == r.LastSeq() {
 					resp.Offset, resp.Dup = kept.offset, true
+					if count > 1 {
+						return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d..%d already at offsets %d..%d: not written again", r.ValueIn(b.layout), r.Seq, r.LastSeq(), kept.offset, kept.offset+count-1), resp)
+					}
 					return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(b.layout), r.Seq, kept.offset), resp)
 				}
 			}
@@ -206,13 +231,20 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 			// that a full window never grows its array again.
 			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
 		}
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, offset: off})
+		e.batches = append(e.batches, batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off})
 		resp.Offset = off
 	} else {
 		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()})
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
-		b.ZombieWrites++
+		b.ZombieWrites += count
+	}
+	if count > 1 {
+		// A batch's texts are spelled (one a batch, not a record): its
+		// sources as a run (ProduceRequest.ValueIn).
+		v, last := r.ValueIn(b.layout), resp.Offset+count-1
+		b.env.Trace().Eventf(trace.EvProduced, r.Producer, "%s written to %s at offsets %d..%d", v, r.TP, resp.Offset, last)
+		return b.env.Reply(p, wire.None, fmt.Sprintf("%s at offsets %d..%d", v, resp.Offset, last), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read
@@ -230,6 +262,23 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // appendProduced writes r's record to l as cell c (its value and source
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+	if len(r.SrcRun) > 1 {
+		// A batch of invoices: one span (CellLog.appendRun), its cells'
+		// sequence numbers from the batch's base; a cell each when its
+		// source is out of a span's reach.
+		off := l.opening(c)
+		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named {
+			l.Cells.appendRun(c, part, r.SrcRun)
+			return off
+		}
+		for k, src := range r.SrcRun {
+			if c.Seq >= 0 && k > 0 {
+				c.Seq++
+			}
+			l.appendInvoice(c, r.Src, int(src), int(r.SrcTPI)-1)
+		}
+		return off
+	}
 	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
 		// topo.InputIndex.slot does: a hint appendInvoice checks.
@@ -305,6 +354,9 @@ func (b *Broker) Append(tp wire.TopicPartition, n int) {
 	b.Log(tp).AppendUpstream(n, b.env.Now())
 	if n > 0 && len(b.parked) > 0 {
 		b.answerParked(tp)
+		if b.perTick == nil {
+			b.rewake()
+		}
 	}
 }
 
@@ -350,13 +402,23 @@ func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders S
 	} else {
 		spareLogs = spare.logs
 	}
-	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites}
+	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites,
+		clock: b.clock, nextWake: b.nextWake, perTick: b.perTick.clone()}
 	n.parked = make([]parkedFetch, len(b.parked))
 	for i, pf := range b.parked {
-		n.parked[i] = parkedFetch{pkt: re(pf.pkt)}
+		n.parked[i] = parkedFetch{pkt: re(pf.pkt), wake: pf.wake}
 	}
 	// Every log is in logs (the input partitions and the output's), found
 	// by its number: one pass copies them, no map to rebuild.
+	if b.steadies != nil {
+		// One array for every log's steady production, each reading the
+		// copy's clock, its segments shared (append-only) with capacity cut.
+		n.steadies = make([]logSteady, len(b.steadies))
+		for i, st := range b.steadies {
+			st.segs, st.clock = st.segs[:len(st.segs):len(st.segs)], &n.clock
+			n.steadies[i] = st
+		}
+	}
 	n.logs = store.ReuseBuf(spareLogs, len(b.logs))
 	bufs.logs = store.ReuseBuf(bufs.logs, len(b.logs))
 	if len(bufs.prods) < len(b.logs) && keep {
@@ -370,6 +432,9 @@ func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders S
 			buf = &bufs.prods[i]
 		}
 		l.CloneInto(c, buf)
+		if l.Cells.st != nil {
+			c.Cells.st = &n.steadies[i]
+		}
 		n.logs[i] = c
 	}
 	return n

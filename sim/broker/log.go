@@ -37,9 +37,11 @@ type Cell struct {
 // IsData is true for a data record (not a marker).
 func (c Cell) IsData() bool { return c.Control == "" }
 
-// batchRecord is what the leader remembers of one of a PID's last batches.
+// batchRecord is what the leader remembers of one of a PID's last batches
+// (Kafka's BatchMetadata): its first and last sequence numbers and its
+// first record's offset.
 type batchRecord struct {
-	seq, offset int
+	seq, last, offset int
 }
 
 // producerEntry is the partition leader's state for one PID (Kafka's

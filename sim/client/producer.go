@@ -247,17 +247,6 @@ func outputSlotOf(layout *topo.Layout, f *wire.Record) int {
 	return int(layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(layout.Outputs())))
 }
 
-// produceInvoiceRun sends the invoices of count processed records of input
-// partition tp (tpi: its number plus one) from offset first on, plain
-// upstream records all: one produceInvoice a record, in offset order. The
-// seam with the producer's run path (issue 26, ranges-broker), which sends
-// one Produce per output partition for a run of sources.
-func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int32, first, count int) {
-	for off := first; off < first+count; off++ {
-		pr.produceInvoice(m, wire.Record{TP: tp, Offset: off, Named: true, TPI: tpi})
-	}
-}
-
 // produceInvoice sends inv(x) for a processed record.
 func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	out := outputSlotOf(m.env.Layout(), &f)
@@ -271,15 +260,28 @@ func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
+	pr.number(m, req, out, 1)
+	pr.enqueue(m, req, tp)
+}
+
+// number gives req, for output partition out (its index in outputTPs),
+// the producer id, epoch and n sequence numbers from the next, when the
+// producer is idempotent.
+func (pr *producer) number(m *Member, req *wire.ProduceRequest, out, n int) {
 	if pr.pid >= 0 && pr.mode != ProducerPlain {
 		req.PID, req.Epoch = pr.pid, pr.epoch
 		if pr.seq == nil {
 			pr.seq = make([]int, len(m.env.Layout().Outputs()))
 		}
 		req.Seq = pr.seq[out]
-		pr.seq[out]++
+		pr.seq[out] += n
 		req.Txn = pr.mode == ProducerTransactional
 	}
+}
+
+// enqueue holds req until answered and sends it, or queues it behind
+// AddPartitionsToTxn when its partition is not in the transaction yet.
+func (pr *producer) enqueue(m *Member, req *wire.ProduceRequest, tp wire.TopicPartition) {
 	pr.unacked.put(req)
 	if req.Txn && !pr.txn.partitions[tp] {
 		pr.queued = append(pr.queued, req)
@@ -293,10 +295,80 @@ func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	pr.sendProduce(m, req)
 }
 
+// produceInvoiceRun sends the invoices of input records first ..
+// first+count-1 of tp (plain records, named by their offsets; tpi is tp's
+// number plus one): each to the output partition the default partitioner
+// picks for it (outputSlot), as one batch per output partition, each a
+// Produce of its own, in the order of their first records (the order in
+// which one Produce a record would first reach each partition, so that a
+// transaction adds its partitions in the same order). That is Kafka's producer
+// within one linger.ms (5 in Kafka 4.0): RecordAccumulator appends each
+// record to its partition's open ProducerBatch and the Sender drains
+// every ready batch; a batch carries its base sequence number and record
+// count (ProduceRequest.SrcRun), the leader checks it as a whole
+// (Broker.Produce), a retry resends it whole (retryProduce), and a
+// transaction adds its partition first as for one record. An output
+// partition that gets one record of the run gets produceInvoice's very
+// request, text for text.
+func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int32, first, count int) {
+	layout := m.env.Layout()
+	outs := len(layout.Outputs())
+	if count <= 0 {
+		return
+	}
+	if count == 1 {
+		pr.produceInvoice(m, wire.Record{TP: tp, Offset: first, Named: true, TPI: tpi})
+		return
+	}
+	// Each output partition's sources, in offset order; the partitions in
+	// the order of their first records.
+	runs := make([][]int32, outs)
+	order := make([]int, 0, outs)
+	for off := first; off < first+count; off++ {
+		f := wire.Record{TP: tp, Offset: off, Named: true, TPI: tpi}
+		o := outputSlotOf(layout, &f)
+		if len(runs[o]) == 0 {
+			order = append(order, o)
+		}
+		runs[o] = append(runs[o], int32(off))
+	}
+	for _, out := range order {
+		run := runs[out]
+		switch len(run) {
+		case 0:
+			continue
+		case 1:
+			pr.produceInvoice(m, wire.Record{TP: tp, Offset: int(run[0]), Named: true, TPI: tpi})
+			continue
+		}
+		otp := layout.Outputs()[out]
+		pr.nextID++
+		pr.sent += len(run)
+		req := m.env.NewProduceRequest()
+		*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
+			Src: tp, SrcOffset: int(run[0]), HasSrc: true, Named: true, SrcTPI: tpi, SrcRun: run, FreeEpoch: req.FreeEpoch}
+		req.TPI = int32(len(layout.Inputs()) + out + 1)
+		pr.number(m, req, out, len(run))
+		pr.enqueue(m, req, otp)
+	}
+}
+
 func (pr *producer) sendProduce(m *Member, req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
 	p := m.env.Packet()
-	p.Text = m.env.Trace().ProduceRequest(req, &pr.text)
+	if len(req.SrcRun) > 1 {
+		// A batch's text is spelled (one a batch): "inv(o0.3..o0.9) pid
+		// %d epoch %d seq %d..%d (retry)".
+		p.Summary = req.ValueIn(m.env.Layout())
+		if req.PID >= 0 {
+			p.Summary += fmt.Sprintf(" pid %d epoch %d seq %d..%d", req.PID, req.Epoch, req.Seq, req.LastSeq())
+		}
+		if req.Attempt > 0 {
+			p.Summary += " (retry)"
+		}
+	} else {
+		p.Text = m.env.Trace().ProduceRequest(req, &pr.text)
+	}
 	p.Type, p.Body = wire.Produce, req
 	m.send(p)
 	// Without an answer by the round trip, retry after retry.backoff.ms.

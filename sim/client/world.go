@@ -225,3 +225,24 @@ func (m *Member) InGroup() bool {
 // Settled reports whether the member holds its final assignment: stable,
 // nothing to revoke, no rejoin pending, offsets fetched.
 func (m *Member) Settled() bool { return m.group.settled(m) }
+
+// ProduceInvoiceRunForTest sends the invoices of input records first ..
+// first+count-1 of tp as the member's producer batches them
+// (produceInvoiceRun); with perRecord, one Produce a record
+// (produceInvoice), as before batches. Tests only: they compare the two.
+// It sends only where the member sends invoices, while it processes a
+// batch (in a transaction, when transactional), and reports whether it
+// did.
+func (m *Member) ProduceInvoiceRunForTest(tp wire.TopicPartition, tpi int32, first, count int, perRecord bool) bool {
+	if !m.Alive || m.loop.state != LoopProcessing || m.prod.mode == ProducerTransactional && !m.prod.txn.open {
+		return false
+	}
+	if perRecord {
+		for off := first; off < first+count; off++ {
+			m.prod.produceInvoice(m, wire.Record{TP: tp, Offset: off, Named: true, TPI: tpi})
+		}
+		return true
+	}
+	m.prod.produceInvoiceRun(m, tp, tpi, first, count)
+	return true
+}

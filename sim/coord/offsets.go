@@ -95,6 +95,20 @@ func (o *Offsets) CommittedAt(i int) (int, bool) {
 // world, so equal versions of one world's history mean no write between.
 func (o *Offsets) Version() uint64 { return o.table.version }
 
+// JournalSlots starts listing the input partitions whose committed
+// offset is written (TakeTouched): for an observer that follows every
+// partition and must not look at each one every tick.
+func (o *Offsets) JournalSlots() { o.table.journal = true }
+
+// TakeTouched appends to dst the numbers of the input partitions whose
+// committed offset was written since the last call (in write order,
+// repeats included; none before JournalSlots) and forgets them.
+func (o *Offsets) TakeTouched(dst []int32) []int32 {
+	dst = append(dst, o.table.touched...)
+	o.table.touched = o.table.touched[:0]
+	return dst
+}
+
 // EachCommitted calls yield for every committed offset, until it returns
 // false.
 func (o *Offsets) EachCommitted(yield func(tp wire.TopicPartition, offset int) bool) {

@@ -22,6 +22,12 @@ type offsetTable struct {
 	// time lag) can tell in one comparison whether any input partition's
 	// committed offset may have changed since it last looked.
 	version uint64
+	// journal: touched lists the slots written since the observer last
+	// took them (TakeTouched), so that one that follows every partition
+	// (the world's most lag under steady production) reads only those.
+	// Off until asked for (JournalSlots): nobody would take them.
+	journal bool
+	touched []int32
 }
 
 func (t *offsetTable) get(tp wire.TopicPartition) (committedOffset, bool) {
@@ -64,6 +70,9 @@ func (t *offsetTable) setSlot(i int, c committedOffset) {
 	c.has = true
 	t.slots[i] = c
 	t.version++
+	if t.journal {
+		t.touched = append(t.touched, int32(i))
+	}
 }
 
 // setCommit records one OffsetCommit: tps[i] at offs[i], the rest as c.
@@ -111,6 +120,7 @@ func (t *offsetTable) all(yield func(wire.TopicPartition, committedOffset) bool)
 func (t *offsetTable) clone() offsetTable {
 	n := *t
 	n.slots = store.Copy(t.slots)
+	n.touched = store.Copy(t.touched)
 	n.other = store.CopyMap(t.other)
 	return n
 }

@@ -1,5 +1,7 @@
 package wire
 
+import "strconv"
+
 // The Produce API's bodies.
 
 // ProduceRequest is a Produce of one record (an invoice).
@@ -26,8 +28,25 @@ type ProduceRequest struct {
 	// not known), so that the trace's texts and the leader's log lookup do
 	// not look them up again.
 	SrcTPI, TPI int32
-	FreeEpoch   uint64 // the free lists' (sim/env)
+	// SrcRun, for a batch of more than one invoice (Kafka's ProducerBatch:
+	// one per partition per send, base sequence Seq, len(SrcRun)
+	// records), lists the offsets of Src its records are the invoices of,
+	// in order (SrcRun[0] is SrcOffset); nil for one record. Never changed
+	// once sent: a retry resends the same batch.
+	SrcRun    []int32
+	FreeEpoch uint64 // the free lists' (sim/env)
 }
+
+// Count is the number of records the request carries: a batch's, or 1.
+func (r *ProduceRequest) Count() int {
+	if len(r.SrcRun) > 1 {
+		return len(r.SrcRun)
+	}
+	return 1
+}
+
+// LastSeq is the sequence number of the request's last record.
+func (r *ProduceRequest) LastSeq() int { return r.Seq + r.Count() - 1 }
 
 // SourceIn is the record the invoice is for.
 func (r *ProduceRequest) SourceIn(names Namer) string {
@@ -38,7 +57,19 @@ func (r *ProduceRequest) SourceIn(names Namer) string {
 }
 
 // ValueIn is the record's value, inv(source).
+//
+// A batch of invoices spells its sources as a run: inv(o0.3..o0.502)
+// when they are every record from the first to the last, else
+// inv(o0.3..o0.502: 167), the count of those the batch holds.
 func (r *ProduceRequest) ValueIn(names Namer) string {
+	if n := len(r.SrcRun); n > 1 {
+		first, last := int(r.SrcRun[0]), int(r.SrcRun[n-1])
+		s := "inv(" + names.Name(r.Src, first) + ".." + names.Name(r.Src, last)
+		if last-first+1 != n {
+			s += ": " + strconv.Itoa(n)
+		}
+		return s + ")"
+	}
 	if r.Named {
 		return "inv(" + r.SourceIn(names) + ")"
 	}

@@ -1,0 +1,355 @@
+package broker
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// Steady production in closed form. An input partition's steady upstream
+// producer (sim/traffic.go) appends Rate.Due records by each tick; rather
+// than a tick run per partition per tick, its log keeps one segment, "from
+// offset F, the producer's records from its k-th on, started at tick S at
+// rate R", whose end and whose records' ticks are computed from the
+// steady clock (how far production has gone). A user's append, a new rate
+// and a stop close the segment where it stands; the first two open the
+// next one (CellLog.appendUpstream, Log.setSteady). So steady traffic
+// costs nothing per tick per partition: the leader only wakes, at the
+// tick a record arrives for it, a Fetch it holds (Broker.ProduceSteady).
+
+// Rate is Records records every Ticks ticks (both at least 1), kept as
+// the exact fraction the user gave, reduced (sim.NewRate).
+type Rate struct {
+	Records int64
+	Ticks   int64
+}
+
+// String spells the rate as the kernel's syntax takes it: "2/tick",
+// "1/10ticks".
+func (r Rate) String() string {
+	if r.Ticks == 1 {
+		return fmt.Sprintf("%d/tick", r.Records)
+	}
+	return fmt.Sprintf("%d/%dticks", r.Records, r.Ticks)
+}
+
+// Due is how many records a producer at this rate has appended n ticks
+// after it started: ceil(Records x n / Ticks), so the first arrive at the
+// first tick after the start and the rest follow evenly (1/10ticks
+// appends at ticks 1, 11, 21, ... after the start; 3/2ticks 2, 1, 2, 1).
+func (r Rate) Due(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return (r.Records*int64(n) + r.Ticks - 1) / r.Ticks
+}
+
+// TickOf is the tick, counted from the start, at which a producer at this
+// rate appends its record j (from 0): the first n with Due(n) > j, that
+// is floor(j x Ticks / Records) + 1.
+func (r Rate) TickOf(j int64) int {
+	return int(j*r.Ticks/r.Records) + 1
+}
+
+// AppendsAt reports whether a producer at this rate appends a record n
+// ticks after it started.
+func (r Rate) AppendsAt(n int) bool { return n > 0 && r.Due(n) > r.Due(n-1) }
+
+// steadySeg is a run of a steady producer's records in closed form: from
+// offset first on, the producer's records sent0, sent0+1, ... of a
+// producer started at tick since at rate (record j appended at since +
+// rate.TickOf(j)). It ends where the next run starts, or, while it is its
+// log's open segment (the last run), at what the producer has sent by
+// the steady clock. Never changed once appended (clones share it).
+type steadySeg struct {
+	rate  Rate
+	sent0 int64
+	since int32
+}
+
+// tickOf is the tick of the segment's record at offset i, the segment
+// starting at offset first.
+func (s steadySeg) tickOf(first, i int) int32 {
+	return s.since + int32(s.rate.TickOf(s.sent0+int64(i-first)))
+}
+
+// sentBy is how many records the segment's producer has sent by tick t.
+func (s steadySeg) sentBy(t int) int64 { return s.rate.Due(t - int(s.since)) }
+
+// logSteady is a log's steady production: its segments (append-only:
+// copies share them, capacity cut), whether the last is open, the clock
+// it reads and the log's number (which the clock reads while the leader
+// wakes held fetches). A log that never had a rate keeps none
+// (CellLog.st nil, 8 bytes a log); the leader keeps them all in one array
+// (Broker.steadies), made at the first rate, which a copy copies in one
+// allocation.
+type logSteady struct {
+	segs  []steadySeg
+	clock *Clock
+	num   int32
+	open  bool
+}
+
+// Clock is how far steady production has gone: every record due by tick
+// Through is in the logs. While the leader wakes the Fetches it holds at
+// the start of tick Through+1 (Broker.ProduceSteady), partition by
+// partition in number order as the producers appended them one by one,
+// the logs numbered up to upto are at Through+1 already (-1: none).
+type Clock struct {
+	through int
+	upto    int
+}
+
+// at is the tick steady production has reached in the log numbered num.
+func (k *Clock) at(num int32) int {
+	if k == nil {
+		return 0
+	}
+	if int(num) <= k.upto {
+		return k.through + 1
+	}
+	return k.through
+}
+
+// openCount is how many records the open segment holds now (0 without
+// one).
+func (c *CellLog) openCount() int {
+	st := c.st
+	if st == nil || !st.open {
+		return 0
+	}
+	s := st.segs[len(st.segs)-1]
+	n := s.sentBy(st.clock.at(st.num)) - s.sent0
+	if n > math.MaxInt32 {
+		panic("sim: a steady segment holds more than 2^31 records (the kernel bounds a world's records)")
+	}
+	return int(n)
+}
+
+// closeSeg ends the open segment where it stands (its records become part
+// of n) and returns it (ok false without one).
+func (c *CellLog) closeSeg() (s steadySeg, sent int64, ok bool) {
+	if c.st == nil || !c.st.open {
+		return steadySeg{}, 0, false
+	}
+	s = c.st.segs[len(c.st.segs)-1]
+	k := c.openCount()
+	c.n += k
+	store.Int32Of(c.n, "input offset")
+	c.st.open = false
+	return s, s.sent0 + int64(k), true
+}
+
+// openSeg starts a segment at offset n for a producer started at tick
+// since at rate that has sent sent records.
+func (c *CellLog) openSeg(rate Rate, since int, sent int64) {
+	c.runs.Append(tickRun{first: store.Int32Of(c.n, "input offset"), tick: -1 - store.Int32Of(len(c.st.segs), "steady segments")})
+	c.st.segs = append(c.st.segs, steadySeg{rate: rate, sent0: sent, since: store.Int32Of(since, "tick")})
+	c.st.open = true
+}
+
+// setSteady makes the log's upstream producer steady at rate from tick
+// since on (its records from since+1), counted from 0: a rate it had is
+// ended where it stands. st is where the log keeps it.
+func (l *Log) setSteady(st *logSteady, rate Rate, since int) {
+	if l.Cells.inRecs {
+		panic("sim: steady production on " + l.TP.String() + ", which holds cells other than upstream records")
+	}
+	l.Cells.closeSeg()
+	l.Cells.st = st
+	l.Cells.openSeg(rate, since, 0)
+}
+
+// Steady reports whether the log has steady production.
+func (l *Log) Steady() bool { return l.Cells.st != nil && l.Cells.st.open }
+
+// openSeg is the log's open segment, if it has one.
+func (l *Log) openSeg() (steadySeg, bool) {
+	if !l.Steady() {
+		return steadySeg{}, false
+	}
+	return l.Cells.st.segs[len(l.Cells.st.segs)-1], true
+}
+
+// appendsAt reports whether the log's steady producer appends at tick t.
+func (l *Log) appendsAt(t int) bool {
+	s, ok := l.openSeg()
+	return ok && s.rate.AppendsAt(t-int(s.since))
+}
+
+// nextSteadyTick is the tick of the next record the log's steady
+// producer appends after tick t (math.MaxInt without one).
+func (l *Log) nextSteadyTick(t int) int {
+	s, ok := l.openSeg()
+	if !ok {
+		return math.MaxInt
+	}
+	return int(s.since) + s.rate.TickOf(s.sentBy(t))
+}
+
+// SetSteady makes each of tps' upstream producer steady at rate from
+// tick since (Log.setSteady); StopSteady ends it. Both are inputs between
+// ticks; the held Fetches' wake ticks are set again once for all.
+func (b *Broker) SetSteady(tps []wire.TopicPartition, rate Rate, since int) {
+	for _, tp := range tps {
+		if b.perTick != nil {
+			b.perTick.set(b, tp, rate, since)
+			continue
+		}
+		l, num := b.logIndexed(tp)
+		if b.steadies == nil {
+			b.steadies = make([]logSteady, len(b.layout.Inputs()))
+		}
+		st := &b.steadies[num]
+		st.clock, st.num = &b.clock, int32(num)
+		l.setSteady(st, rate, since)
+	}
+	b.rewake()
+}
+
+// StopSteady ends each of tps' steady production where it stands.
+func (b *Broker) StopSteady(tps []wire.TopicPartition) {
+	for _, tp := range tps {
+		if b.perTick != nil {
+			b.perTick.stop(tp)
+			continue
+		}
+		b.Log(tp).Cells.closeSeg()
+	}
+	b.rewake()
+}
+
+// ProduceSteady moves steady production to tick now, at the start of the
+// tick (after the deliveries, so the answers to fetches held for these
+// records are sent this tick and delivered the next, as any answer). The
+// records are there by the clock; what costs is only waking the Fetches
+// held for them, at the tick their first record arrives, in the order the
+// producers appended (by partition number), each answer reading the logs
+// before its partition at now and the rest at now-1, as one append after
+// another left them.
+func (b *Broker) ProduceSteady(now int) {
+	if b.perTick != nil {
+		b.perTick.produce(b, now)
+		b.clock.through = now
+		return
+	}
+	if b.nextWake > now {
+		b.clock.through = now
+		return
+	}
+	nums := b.wakeBuf[:0]
+	for _, pf := range b.parked {
+		if pf.wake != now {
+			continue
+		}
+		for _, tp := range pf.pkt.Body.(*wire.FetchRequest).Partitions {
+			if l, i := b.logIndexed(tp); l != nil && l.appendsAt(now) {
+				nums = append(nums, i)
+			}
+		}
+	}
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	b.wakeBuf = nums
+	for _, i := range nums {
+		if len(b.parked) == 0 {
+			break
+		}
+		b.clock.upto = i
+		b.answerParked(b.logs[i].TP)
+	}
+	b.clock.through, b.clock.upto = now, -1
+	b.rewake()
+}
+
+// wakeOf is the tick a held Fetch is next answered by steady production:
+// the first record after steady production's tick on one of its
+// partitions.
+func (b *Broker) wakeOf(p *wire.Packet) int {
+	wake := math.MaxInt
+	for _, tp := range p.Body.(*wire.FetchRequest).Partitions {
+		if l, _ := b.logIndexed(tp); l != nil {
+			wake = min(wake, l.nextSteadyTick(b.clock.through))
+		}
+	}
+	return wake
+}
+
+// rewake sets the wake tick of every held Fetch, and the next of them.
+func (b *Broker) rewake() {
+	b.nextWake = math.MaxInt
+	for i := range b.parked {
+		pf := &b.parked[i]
+		pf.wake = b.wakeOf(pf.pkt)
+		b.nextWake = min(b.nextWake, pf.wake)
+	}
+}
+
+// SteadyClock is the tick steady production has reached.
+func (b *Broker) SteadyClock() int { return b.clock.through }
+
+// perTickProducers is the test-only path that appends every steady
+// producer's records tick by tick, as a tick run per partition per tick
+// (PerTickForTest): the oracle the closed form is checked against.
+type perTickProducers struct {
+	ps []perTickProducer
+}
+
+type perTickProducer struct {
+	tp    wire.TopicPartition
+	num   int
+	rate  Rate
+	since int
+	sent  int64
+}
+
+// ClosedForm reports whether b keeps steady production in closed form
+// (always, but for PerTickForTest's oracle).
+func (b *Broker) ClosedForm() bool { return b.perTick == nil }
+
+// PerTickForTest makes b append its steady producers' records tick by
+// tick (tests only: before any rate is set).
+func (b *Broker) PerTickForTest() { b.perTick = &perTickProducers{} }
+
+func (p *perTickProducers) set(b *Broker, tp wire.TopicPartition, rate Rate, since int) {
+	p.stop(tp)
+	_, num := b.logIndexed(tp)
+	p.ps = append(p.ps, perTickProducer{tp: tp, num: num, rate: rate, since: since})
+	slices.SortStableFunc(p.ps, func(a, c perTickProducer) int { return a.num - c.num })
+}
+
+func (p *perTickProducers) stop(tp wire.TopicPartition) {
+	p.ps = slices.DeleteFunc(p.ps, func(q perTickProducer) bool { return q.tp == tp })
+}
+
+func (p *perTickProducers) produce(b *Broker, now int) {
+	for i := range p.ps {
+		q := &p.ps[i]
+		due := q.rate.Due(now - q.since)
+		if n := due - q.sent; n > 0 {
+			b.Append(q.tp, int(n))
+			q.sent = due
+		}
+	}
+}
+
+func (p *perTickProducers) clone() *perTickProducers {
+	if p == nil {
+		return nil
+	}
+	return &perTickProducers{ps: slices.Clone(p.ps)}
+}
+
+// SteadyBase is the log's high watermark as a function of steady
+// production's tick t: base + rate.Due(t - since) while it has steady
+// production (ok), else base, the high watermark, for every t.
+func (l *Log) SteadyBase() (base int64, rate Rate, since int, ok bool) {
+	s, ok := l.openSeg()
+	if !ok {
+		return int64(l.HW()), Rate{}, 0, false
+	}
+	return int64(l.Cells.n) - s.sent0, s.rate, int(s.since), true
+}
