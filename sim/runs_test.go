@@ -51,7 +51,20 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 			name := fmt.Sprintf("%s-seed%d-%s-%s-%d/%d-max%d", proto, seed, cfg.Client.Assignor, cfg.Client.Commit,
 				cfg.Client.ProcessTicks, cfg.Client.ProcessRecords, cfg.Client.MaxPollRecords)
 			t.Run(name, func(t *testing.T) {
-				sched := runs.sched
+				// A lost Produce answer is the same fault for one record
+				// and for a batch only where the retry cannot write twice:
+				// a plain producer's retried batch duplicates every record
+				// in it where one record's duplicates one, so the worlds
+				// part by design. Lost answers stay for idempotent and
+				// transactional producers (sim TestPropertyInvoiceRunsAsPerRecord
+				// checks batches against records with them too).
+				var sched []action
+				plain := !cfg.Client.Idempotence && cfg.Client.TransactionalID == ""
+				for _, a := range runs.sched {
+					if !(plain && strings.HasPrefix(a.name, "drop produce response")) {
+						sched = append(sched, a)
+					}
+				}
 				// close --now, and steady traffic on even seeds
 				for k := 0; k < 3; k++ {
 					c, at := fmt.Sprintf("C%d", 1+runs.r.Intn(5)), runs.r.Intn(250)
@@ -142,19 +155,34 @@ func runsState(w *World) string {
 }
 
 // runsTrace is the world's packets, and its events with the processed ones
-// as their records alone, in order (runs group them differently).
+// as their records alone, in order (runs group them differently). A run's
+// invoices go out as one Produce per output partition (a batch), one
+// record's each as its own, so the Produce packets and produced events
+// differ in number (and the packets' numbers after them): the output
+// logs, record by record, stand for them.
 func runsTrace(w *World) string {
 	var b strings.Builder
 	for _, p := range w.Packets.All() {
-		fmt.Fprintf(&b, "p%d %d>%d %s>%s %s %v %s %q\n", p.ID, p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary)
+		if p.Type == Produce {
+			continue
+		}
+		fmt.Fprintf(&b, "%d>%d %s>%s %s %v %s %q\n", p.Sent, p.Delivered, p.From, p.To, p.Type, p.Response, p.Error, p.Summary)
+	}
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
+		for i := 0; i < l.HW(); i++ {
+			fmt.Fprintf(&b, "%s %+v\n", tp, l.Cells.At(i))
+		}
 	}
 	for _, e := range w.Events.All() {
-		switch e.Kind {
-		case EvProcessed:
+		switch {
+		case e.Kind == EvProduced, e.Kind == EvRetry && strings.Contains(e.Text, "retries inv("):
+			// a batch's, or a record's: the output logs stand for them
+		case e.Kind == EvProcessed:
 			for _, r := range e.Records.Names() {
 				fmt.Fprintf(&b, "t%d %s processed %s\n", e.Tick, e.Member, r)
 			}
-		case EvSideEffect:
+		case e.Kind == EvSideEffect:
 		default:
 			fmt.Fprintf(&b, "t%d %s %s %q\n", e.Tick, e.Kind, e.Member, e.Text)
 		}
