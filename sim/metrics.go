@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -121,38 +122,37 @@ func (w *World) PausedPartitions() []TopicPartition {
 // sets, and asks fetchable's question without its list.
 func (s *scratch) pausedPartitions(w *World) []TopicPartition {
 	n := len(w.layout.Inputs())
-	if cap(s.markBuf) < 2*n {
-		s.markBuf = make([]bool, 2*n)
+	if cap(s.markBuf) < n {
+		s.markBuf = make([]bool, n)
 	}
-	subscribed, consumed := s.markBuf[:n], s.markBuf[n:2*n]
-	clear(subscribed)
+	subscribed := s.markBuf[:n] // false everywhere between calls
+	spans := s.spanBuf[:0]
 	anySub := false // a subscribed topic, input or not
-	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
 	for gm := range w.Group.AllMembers() {
 		for _, t := range gm.Topics {
 			anySub = true
 			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
 				subscribed[in.At] = true
-				if inputs++; inputs == len(w.Topo.Inputs) {
-					break members
+				if spans = append(spans, in); len(spans) == len(w.Topo.Inputs) {
+					break members // all of them
 				}
 			}
 		}
 	}
+	for _, in := range spans {
+		subscribed[in.At] = false
+	}
+	s.spanBuf = spans
 	if !anySub {
 		return nil
 	}
-	w.markConsumed(w.layout, consumed)
+	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
+	s.consumed.update(&w.processTable, w.layout)
 	out := s.pausedBuf[:0]
-	topic, sub := "", false
-	for i, tp := range w.layout.Inputs() {
-		if tp.Topic != topic {
-			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
-		}
-		if sub && !consumed[i] {
-			out = append(out, tp)
-		}
+	inputs := w.layout.Inputs()
+	for _, in := range spans {
+		s.consumed.unconsumed(in, func(i int) { out = append(out, inputs[i]) })
 	}
 	s.pausedBuf = out
 	return out

@@ -104,6 +104,10 @@ type scratch struct {
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
+	spanBuf   []topo.Span
+	// consumed is the partitions the group's processes fetch, kept from
+	// tick to tick (consumed.go): a copy starts with an empty one.
+	consumed consumedSet
 }
 
 // New makes a world at tick 0.
