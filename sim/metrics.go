@@ -66,24 +66,46 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	paused = w.scratch.pausedPartitions(w)
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
-	// sorted: look each one up there, append those it lacks, then sort
-	// and drop repeats among the added (a scan of the added for each
-	// would be quadratic in a tick that pauses 100,000 partitions).
-	known := len(e.Partitions)
-	for _, tp := range paused {
-		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
-		if i == known || e.Partitions[i] != tp {
-			e.Partitions = append(e.Partitions, tp)
-		}
-	}
-	if len(e.Partitions) > known {
-		wire.SortPartitions(e.Partitions)
-		e.Partitions = slices.Compact(e.Partitions)
-	}
+	// sorted: paused is sorted the same way (the world's input order), so
+	// one merge finds those it lacks, and adds them when there are any (an
+	// eager rebalance pauses all 100,000 partitions of a world tick after
+	// tick: a search of each, or a sort, every tick cost milliseconds).
+	e.Partitions = mergePartitions(e.Partitions, paused)
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
 	pm.Total += len(paused)
 	return paused, true
+}
+
+// mergePartitions is the union of have and add, both sorted by
+// (topic, partition) without repeats: have itself when add holds nothing
+// new, else a new list.
+func mergePartitions(have, add []TopicPartition) []TopicPartition {
+	missing, i := 0, 0
+	for _, tp := range add {
+		for i < len(have) && have[i].Less(tp) {
+			i++
+		}
+		if i == len(have) || have[i] != tp {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return have
+	}
+	out := make([]TopicPartition, 0, len(have)+missing)
+	i = 0
+	for _, tp := range add {
+		for i < len(have) && have[i].Less(tp) {
+			out = append(out, have[i])
+			i++
+		}
+		if i < len(have) && have[i] == tp {
+			i++
+		}
+		out = append(out, tp)
+	}
+	return append(out, have[i:]...)
 }
 
 func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
