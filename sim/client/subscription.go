@@ -408,7 +408,7 @@ func (s *subscription) revokeAll() {
 // committed; why says why, in the trace.
 func (s *subscription) lose(m *Member, why string) {
 	if len(s.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.Label(), m.env.Layout().PartList(s.Owned), why)
+		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.Label(), trace.Parts{L: m.env.Layout(), TPs: s.Owned}, why)
 	}
 	s.Owned, s.pendingRevocation = nil, nil
 	s.positions.reset()
