@@ -296,9 +296,12 @@ func (tx *texts) isTP(tp wire.TopicPartition, i uint64) bool {
 func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
-	prev := int64(0)
+	prev, last := int64(0), -2
 	for i, tp := range tps {
 		n, ok := int(topo.SlotAt(slots, i)), true
+		if slots == nil {
+			n = last + 1 // the partition after the one before, usually
+		}
 		if !tx.layout.Input().Is(tp, int32(n)) {
 			n, ok = tx.layout.Number(tp)
 		}
@@ -307,7 +310,7 @@ func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32
 		}
 		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendVarint(b, int64(offs[i])-prev)
-		prev = int64(offs[i])
+		prev, last = int64(offs[i]), n
 	}
 	if len(tps) > maxRotation {
 		return tx.offsetsRuns(b, start, offs)
@@ -425,10 +428,14 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 	start := len(b)
 	tps = wire.SortedView(tps)
 	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
+	i := -2
 	for _, tp := range tps {
-		i, ok := tx.layout.Number(tp)
-		if !ok {
-			return encLit(b[:start], tx.layout.AppendPartList(nil, tps))
+		// usually the partition after the one before: checked, not looked up
+		if i++; !tx.layout.Input().Is(tp, int32(i)) {
+			var ok bool
+			if i, ok = tx.layout.Number(tp); !ok {
+				return encLit(b[:start], tx.layout.AppendPartList(nil, tps))
+			}
 		}
 		b = binary.AppendUvarint(b, uint64(i))
 	}
