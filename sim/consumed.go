@@ -27,6 +27,11 @@ import (
 // processes.
 type consumedSet struct {
 	valid bool
+	// inMeters: World.Step is running its meters, the pause meter and
+	// the unavailability meter one after the other, nothing changing
+	// between: once looked (fresh), the second needs no second look. Step
+	// clears both after them, so a question between ticks looks again.
+	inMeters, fresh bool
 	cnt   []int32  // by input index: the processes fetching it
 	zero  []uint64 // bit i: cnt[i] == 0
 	procs []consumedProc
@@ -48,6 +53,10 @@ func (c *consumedSet) reset() consumedSet {
 
 // update brings it to the processes as they are now.
 func (c *consumedSet) update(t *processTable, layout *topo.Layout) {
+	if c.inMeters && c.fresh && c.valid {
+		return
+	}
+	c.fresh = c.inMeters
 	n := len(layout.Inputs())
 	if !c.valid || len(c.cnt) != n {
 		c.cnt = slices.Grow(c.cnt[:0], n)[:n]

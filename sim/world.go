@@ -222,8 +222,10 @@ func (w *World) Step() (stop bool) {
 	}
 	w.Group.Tick()
 	w.actMembers()
+	w.scratch.consumed.inMeters = true // the meters below look once (consumed.go)
 	paused, counted := w.Meter.account(w)
 	w.Unavail.account(w, paused, counted, appended)
+	w.scratch.consumed.inMeters, w.scratch.consumed.fresh = false, false
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.deploys.advance(w)
