@@ -32,9 +32,9 @@ type consumedSet struct {
 	// between: once looked (fresh), the second needs no second look. Step
 	// clears both after them, so a question between ticks looks again.
 	inMeters, fresh bool
-	cnt   []int32  // by input index: the processes fetching it
-	zero  []uint64 // bit i: cnt[i] == 0
-	procs []consumedProc
+	cnt             []int32  // by input index: the processes fetching it
+	zero            []uint64 // bit i: cnt[i] == 0
+	procs           []consumedProc
 }
 
 // consumedProc is what one process counted.
