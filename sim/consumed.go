@@ -35,6 +35,10 @@ type consumedSet struct {
 	cnt             []int32  // by input index: the processes fetching it
 	zero            []uint64 // bit i: cnt[i] == 0
 	procs           []consumedProc
+	// live lists the process numbers not yet seen superseded (a process
+	// superseded stays so, and counts nothing: a roll of 1,000 members
+	// leaves 1,000 of them, looked at no more).
+	live []int32
 }
 
 // consumedProc is what one process counted.
@@ -48,7 +52,7 @@ type consumedProc struct {
 // reset empties it for another world, keeping its arrays.
 func (c *consumedSet) reset() consumedSet {
 	clear(c.procs) // drop the processes
-	return consumedSet{cnt: c.cnt[:0], zero: c.zero[:0], procs: c.procs[:0]}
+	return consumedSet{cnt: c.cnt[:0], zero: c.zero[:0], procs: c.procs[:0], live: c.live[:0]}
 }
 
 // update brings it to the processes as they are now.
@@ -70,14 +74,19 @@ func (c *consumedSet) update(t *processTable, layout *topo.Layout) {
 			c.zero[words-1] = 1<<(n%64) - 1
 		}
 		clear(c.procs)
-		c.procs = c.procs[:0]
+		c.procs, c.live = c.procs[:0], c.live[:0]
 		c.valid = true
 	}
-	for j, m := range t.procs {
-		if j == len(c.procs) {
-			c.procs = append(c.procs, consumedProc{})
+	for j := len(c.procs); j < len(t.procs); j++ {
+		c.procs = append(c.procs, consumedProc{})
+		c.live = append(c.live, int32(j))
+	}
+	keep := c.live[:0]
+	for _, j := range c.live {
+		m, e := t.procs[j], &c.procs[j]
+		if !m.Superseded() {
+			keep = append(keep, j)
 		}
-		e := &c.procs[j]
 		on := !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie
 		var sig client.FetchSig
 		if on {
@@ -109,6 +118,7 @@ func (c *consumedSet) update(t *processTable, layout *topo.Layout) {
 			}
 		}
 	}
+	c.live = keep
 }
 
 // unconsumed calls f with each input index of span no process fetches,
