@@ -17,3 +17,13 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// peakRSS is the most resident memory the process has had, in bytes
+// (getrusage's ru_maxrss, which Linux counts in KiB).
+func peakRSS() uint64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return uint64(ru.Maxrss) * 1024
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -65,24 +66,46 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	paused = w.scratch.pausedPartitions(w)
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
-	// sorted: look each one up there, append those it lacks, then sort
-	// and drop repeats among the added (a scan of the added for each
-	// would be quadratic in a tick that pauses 100,000 partitions).
-	known := len(e.Partitions)
-	for _, tp := range paused {
-		i := sort.Search(known, func(i int) bool { return !e.Partitions[i].Less(tp) })
-		if i == known || e.Partitions[i] != tp {
-			e.Partitions = append(e.Partitions, tp)
-		}
-	}
-	if len(e.Partitions) > known {
-		wire.SortPartitions(e.Partitions)
-		e.Partitions = slices.Compact(e.Partitions)
-	}
+	// sorted: paused is sorted the same way (the world's input order), so
+	// one merge finds those it lacks, and adds them when there are any (an
+	// eager rebalance pauses all 100,000 partitions of a world tick after
+	// tick: a search of each, or a sort, every tick cost milliseconds).
+	e.Partitions = mergePartitions(e.Partitions, paused)
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
 	pm.Total += len(paused)
 	return paused, true
+}
+
+// mergePartitions is the union of have and add, both sorted by
+// (topic, partition) without repeats: have itself when add holds nothing
+// new, else a new list.
+func mergePartitions(have, add []TopicPartition) []TopicPartition {
+	missing, i := 0, 0
+	for _, tp := range add {
+		for i < len(have) && have[i].Less(tp) {
+			i++
+		}
+		if i == len(have) || have[i] != tp {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return have
+	}
+	out := make([]TopicPartition, 0, len(have)+missing)
+	i = 0
+	for _, tp := range add {
+		for i < len(have) && have[i].Less(tp) {
+			out = append(out, have[i])
+			i++
+		}
+		if i < len(have) && have[i] == tp {
+			i++
+		}
+		out = append(out, tp)
+	}
+	return append(out, have[i:]...)
 }
 
 func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
@@ -121,38 +144,37 @@ func (w *World) PausedPartitions() []TopicPartition {
 // sets, and asks fetchable's question without its list.
 func (s *scratch) pausedPartitions(w *World) []TopicPartition {
 	n := len(w.layout.Inputs())
-	if cap(s.markBuf) < 2*n {
-		s.markBuf = make([]bool, 2*n)
+	if cap(s.markBuf) < n {
+		s.markBuf = make([]bool, n)
 	}
-	subscribed, consumed := s.markBuf[:n], s.markBuf[n:2*n]
-	clear(subscribed)
+	subscribed := s.markBuf[:n] // false everywhere between calls
+	spans := s.spanBuf[:0]
 	anySub := false // a subscribed topic, input or not
-	inputs := 0     // distinct input topics subscribed: all of them ends the scan
 members:
 	for gm := range w.Group.AllMembers() {
 		for _, t := range gm.Topics {
 			anySub = true
 			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
 				subscribed[in.At] = true
-				if inputs++; inputs == len(w.Topo.Inputs) {
-					break members
+				if spans = append(spans, in); len(spans) == len(w.Topo.Inputs) {
+					break members // all of them
 				}
 			}
 		}
 	}
+	for _, in := range spans {
+		subscribed[in.At] = false
+	}
+	s.spanBuf = spans
 	if !anySub {
 		return nil
 	}
-	w.markConsumed(w.layout, consumed)
+	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
+	s.consumed.update(&w.processTable, w.layout)
 	out := s.pausedBuf[:0]
-	topic, sub := "", false
-	for i, tp := range w.layout.Inputs() {
-		if tp.Topic != topic {
-			topic, sub = tp.Topic, subscribed[i] // i is the topic's first partition
-		}
-		if sub && !consumed[i] {
-			out = append(out, tp)
-		}
+	inputs := w.layout.Inputs()
+	for _, in := range spans {
+		s.consumed.unconsumed(in, func(i int) { out = append(out, inputs[i]) })
 	}
 	s.pausedBuf = out
 	return out

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
-	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -141,27 +140,6 @@ func (t *processTable) closing() []string {
 		}
 	}
 	return out
-}
-
-// markConsumed sets consumed[i] (cleared first) for each input partition,
-// by its index in layout's input order, that a running process of the
-// group fetches now: its client's newest, in the group and not a zombie.
-func (t *processTable) markConsumed(layout *topo.Layout, consumed []bool) {
-	clear(consumed)
-	for _, m := range t.procs { // the clients' current processes (not superseded), as t.current holds them
-		if !m.Superseded() && m.Alive && m.InGroup() && !m.Zombie {
-			topic, in := "", topo.Span{} // Owned is sorted: look each topic up once
-			for _, tp := range m.Owned {
-				if tp.Topic != topic {
-					topic = tp.Topic
-					in, _ = layout.Span(topic)
-				}
-				if i, ok := in.Index(tp.Partition); ok && !consumed[i] && m.FetchesHint(tp, int32(i)) {
-					consumed[i] = true
-				}
-			}
-		}
-	}
 }
 
 // live is client's running process, or an error for the command verb.

@@ -254,3 +254,117 @@ func BenchmarkRollingRestart1000x100000(b *testing.B) {
 		})
 	}
 }
+
+// kafkaRestartWorld is issue 26's T2 world as a user builds it: new
+// --kafka-defaults (real time, tick.ms 5, Kafka 4.0's defaults) with
+// 1,000 members over 100,000 input partitions (ten topics of 10,000), no
+// backlog, steady production of 1 record a second on every input
+// partition (-rollrate), and processing.ms 0.1 (10 records a millisecond: a member's
+// 100 records a second take 1% of its time, so it keeps up and catches
+// up at once after a rebalance).
+func kafkaRestartWorld(b *testing.B, protocol string) *World {
+	cfg := KafkaDefaultConfig()
+	cfg.RecordsPerPartition = 0
+	for k, v := range map[string]string{"group.protocol": protocol, "processing.ms": "0.1"} {
+		if err := cfg.Set("", k, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w, err := New(bigTopology(1000, 10, 10_000), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if *rollRate == 0 {
+		return w
+	}
+	rate, err := RatePerSecond(int64(*rollRate), int64(cfg.TickMS))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+var rollRate = flag.Int("rollrate", 1, "BenchmarkRollingRestartKafkaDefaults1000x100000: records a second on each input partition (0: no traffic, to see the rebalances' own cost)")
+
+// BenchmarkRollingRestartKafkaDefaults1000x100000 is issue 26's target
+// T2: a rolling restart of 1,000 members over 100,000 partitions, in real
+// time with Kafka's defaults and steady traffic (kafkaRestartWorld), in
+// at most 60 s of CPU and 4 GB, under each protocol. The world steps 2 s
+// first (traffic flowing, every member fetching), then rolls as `roll
+// C1..Cn --wait-stable` does (each member closed gracefully, its new
+// process started once it has stopped, the next one only once the group
+// is stable again) and steps until the roll is done and the group settled
+// (`run until stable`). -rollrestarts N rolls the first N members only;
+// the per-restart figures (cpu-s/restart, text-B/restart,
+// ticks/restart) scale that to 1,000 honestly only as far as the cost of
+// a restart does not grow with time (the trace does grow: text-MB is
+// what it holds at the end). peak-heap-MB samples the heap's objects
+// every 16 ticks; peak-RSS-MB is the process's, setup included.
+func BenchmarkRollingRestartKafkaDefaults1000x100000(b *testing.B) {
+	for _, protocol := range []string{"classic", "consumer"} {
+		b.Run(protocol, func(b *testing.B) {
+			n := min(*rollRestarts, 1000)
+			var cpu time.Duration
+			var pm peakMeter
+			ticks, records := 0, 0
+			var text int
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				w := kafkaRestartWorld(b, protocol)
+				for range 2000 / w.Cfg.TickMS {
+					w.Step()
+				}
+				if !w.Settled() {
+					b.Fatalf("not settled 2 s after New")
+				}
+				start, text0, processed0 := w.Tick, textUsed(w), w.Processed()
+				runtime.GC()
+				b.StartTimer()
+				cpu0 := cpuTime()
+				members := make([]string, n)
+				for c := range members {
+					members[c] = "C" + strconv.Itoa(c+1)
+				}
+				if err := w.Roll(RollSpec{Members: members, Graceful: true, WaitStable: true}); err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; !w.Settled(); k++ {
+					w.Step()
+					if k%16 == 0 {
+						pm.sample()
+					}
+					if k > n*20_000 {
+						b.Fatalf("roll of %d members not done after %d ticks", n, k)
+					}
+				}
+				cpu += cpuTime() - cpu0
+				b.StopTimer()
+				ticks += w.Tick - start
+				text += textUsed(w) - text0
+				records += w.Processed() - processed0
+				if r := w.Rolls(); r[len(r)-1].Restarted != n {
+					b.Fatalf("roll restarted %d members of %d", r[len(r)-1].Restarted, n)
+				}
+				b.StartTimer()
+			}
+			ops := float64(b.N)
+			b.ReportMetric(cpu.Seconds()/ops, "cpu-s/op")
+			b.ReportMetric(cpu.Seconds()/ops/float64(n), "cpu-s/restart")
+			b.ReportMetric(float64(ticks)/ops, "ticks/op")
+			b.ReportMetric(float64(ticks)/ops/float64(n), "ticks/restart")
+			b.ReportMetric(float64(ticks)/ops*float64(KafkaDefaultConfig().TickMS)/1000, "sim-s/op")
+			b.ReportMetric(float64(text)/ops/float64(n), "text-B/restart")
+			b.ReportMetric(float64(records)/ops, "records/op")
+			b.ReportMetric(float64(pm.peak)/1e6, "peak-heap-MB")
+			b.ReportMetric(float64(peakRSS())/1e6, "peak-RSS-MB")
+		})
+	}
+}
+
+func textUsed(w *World) int {
+	used, _ := w.Trace().TextReach()
+	return used
+}

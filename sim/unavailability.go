@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -122,7 +124,9 @@ type Unavailability struct {
 	events int            // events read so far
 	sent   bool           // the last tick sent a packet that may change what is consumed
 	meter  bool           // the pause meter counted the last tick
-	ref    []bool         // scratch: subscribed and running-subscriber marks, by input index
+	off    []int32        // the input indexes of now that are not Available
+	ref    []bool         // scratch: subscribed marks, by input index (false between uses)
+	spans  []topo.Span    // scratch: the subscribed input topics
 	owners []ownerRef     // scratch: the member holding each input partition
 }
 
@@ -169,7 +173,8 @@ func (u *Unavailability) clone() Unavailability {
 	n.stops = store.Copy(u.stops)
 	n.lagSeen = store.Copy(u.lagSeen)
 	n.lagm = u.lagm.clone()
-	n.ref, n.owners = nil, nil
+	n.off = store.Copy(u.off)
+	n.ref, n.spans, n.owners = nil, nil, nil
 	return n
 }
 
@@ -280,39 +285,60 @@ func (u *Unavailability) stopOf(client string, inc int) (string, bool) {
 }
 
 // classify sets each input partition's cause for the tick that just ran.
+// Only the subscribed partitions no process fetches have a cause other
+// than Available: it resets those of the last classification (off) and
+// looks at the unconsumed partitions of the subscribed topics
+// (consumedSet), so a tick of a rebalance costs the partitions it pauses,
+// not all of them.
 func (u *Unavailability) classify(w *World, paused []TopicPartition, counted bool) {
 	inputs := w.layout.Inputs()
 	n := len(inputs)
-	if cap(u.ref) < 2*n {
-		u.ref = make([]bool, 2*n)
+	if cap(u.ref) < n {
+		u.ref = make([]bool, n)
 	}
-	subscribed, consumed := u.ref[:n], u.ref[n:2*n]
-	clear(subscribed)
-	u.counts = CauseCounts{}
-	// Subscribed topics, marked at their first partition's index.
-	mark := func(topics []string) {
+	subscribed := u.ref[:n] // false everywhere between calls
+	spans := u.spans[:0]
+	// Subscribed topics, marked at their first partition's index, until
+	// every input topic is.
+	mark := func(topics []string) bool {
 		for _, t := range topics {
-			if in, ok := w.layout.Span(t); ok {
+			if in, ok := w.layout.Span(t); ok && !subscribed[in.At] {
 				subscribed[in.At] = true
+				if spans = append(spans, in); len(spans) == len(w.Topo.Inputs) {
+					return true
+				}
 			}
 		}
+		return false
 	}
+	all := false
 	for gm := range w.Group.AllMembers() {
-		mark(gm.Topics)
+		if all = mark(gm.Topics); all {
+			break
+		}
 	}
 	for _, c := range w.clients {
-		mark(w.current[c].Topics)
+		if all || mark(w.current[c].Topics) {
+			break
+		}
 	}
-	w.markConsumed(w.layout, consumed)
+	for _, in := range spans {
+		subscribed[in.At] = false
+	}
+	u.spans = spans
+	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
+	w.scratch.consumed.update(&w.processTable, w.layout)
+	for _, i := range u.off {
+		u.now[i] = Available
+	}
+	u.off = u.off[:0]
+	u.counts = CauseCounts{}
 	var owners []ownerRef // made when a partition held by nobody consuming it needs its owner
 	k := 0                // the cursor in paused (sorted in the world's input order)
-	topic, sub := "", false
-	for i, tp := range inputs {
-		if tp.Topic != topic {
-			topic, sub = tp.Topic, subscribed[i]
-		}
-		c := Available
-		if sub && !consumed[i] {
+	for _, in := range spans {
+		w.scratch.consumed.unconsumed(in, func(i int) {
+			tp := inputs[i]
+			var c Cause
 			// paused lists a subset of these partitions, in the same order
 			if counted && k < len(paused) && paused[k] == tp {
 				c = CauseRebalance
@@ -324,10 +350,12 @@ func (u *Unavailability) classify(w *World, paused []TopicPartition, counted boo
 				}
 				c = u.causeOf(w, tp, owners[i])
 			}
-		}
-		u.now[i] = c
-		u.counts[c]++
+			u.now[i] = c
+			u.off = append(u.off, int32(i))
+			u.counts[c]++
+		})
 	}
+	u.counts[Available] = n - len(u.off)
 }
 
 // ownersOf lists the member holding each input partition, by input index,

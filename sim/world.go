@@ -106,6 +106,10 @@ type scratch struct {
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
 	markBuf   []bool
+	spanBuf   []topo.Span
+	// consumed is the partitions the group's processes fetch, kept from
+	// tick to tick (consumed.go): a copy starts with an empty one.
+	consumed consumedSet
 }
 
 // New makes a world at tick 0.
@@ -220,8 +224,10 @@ func (w *World) Step() (stop bool) {
 	}
 	w.Group.Tick()
 	w.actMembers()
+	w.scratch.consumed.inMeters = true // the meters below look once (consumed.go)
 	paused, counted := w.Meter.account(w)
 	w.Unavail.account(w, paused, counted, appended)
+	w.scratch.consumed.inMeters, w.scratch.consumed.fresh = false, false
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.deploys.advance(w)

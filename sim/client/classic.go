@@ -150,7 +150,7 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		if m.Cfg.RebalanceProtocol() == assign.Eager && !lost {
 			// onJoinPrepare: with no generation the partitions were lost
 			// above, and nothing is revoked.
-			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, m.env.Layout().PartList(m.Owned))
+			m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (eager)", m.Client, trace.Parts{L: m.env.Layout(), TPs: m.Owned})
 			m.revokeAll()
 		}
 		if c.waitJoinFuture() {
@@ -431,17 +431,18 @@ func (c *classicMember) handleJoinAnswer(m *Member, code wire.ErrorCode, r *wire
 	m.Phase = PhaseSyncing
 	c.beatChange(m, was, wasID)
 	req := &wire.SyncGroupRequest{MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
-	summary := "empty"
+	p := &wire.Packet{Type: wire.SyncGroup, Summary: "empty", Body: req}
 	if r.Leader == m.MemberID && len(r.Members) > 0 {
 		a, err := assign.New(r.Protocol, m.Cfg.StickyRules)
 		if err != nil {
 			a, _ = assign.New("range", m.Cfg.StickyRules)
 		}
 		req.Plan = a.Assign(assign.Input{Members: r.Members, Partitions: m.env.Layout().TopicSizes()})
-		summary = "plan " + planSummary(m.env.Layout(), req.Plan, r.Members)
-		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s (leader) ran %s: %s", m.Client, a.Name(), planSummary(m.env.Layout(), req.Plan, r.Members))
+		format, args := planSummary(m.env.Layout(), req.Plan, r.Members)
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s (leader) ran %s: "+format, append([]any{m.Client, a.Name()}, args...)...)
+		p.Summary, p.Text = "", m.env.Trace().Textf("plan "+format, args...)
 	}
-	c.await(m.send(&wire.Packet{Type: wire.SyncGroup, Summary: summary, Body: req}))
+	c.await(m.send(p))
 	c.syncSeq++
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmSyncTimeout, Client: m.Client, Inc: m.Inc, Key: c.syncSeq})
 }
@@ -516,7 +517,7 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		}
 		added = m.assign(got)
 	}
-	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, m.env.Layout().PartList(got))
+	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, trace.Parts{L: m.env.Layout(), TPs: got})
 	if len(added) == 0 {
 		m.Phase = PhaseStable
 		return
@@ -572,7 +573,7 @@ func (c *classicMember) revokeCooperative(m *Member) bool {
 		m.commits.commitSync(m, listOf(offs), contRevokeDone)
 		return false
 	}
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, m.env.Layout().PartList(m.pendingRevocation))
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (cooperative)", m.Client, trace.Parts{L: m.env.Layout(), TPs: m.pendingRevocation})
 	m.revoke(m.pendingRevocation)
 	m.pendingRevocation = nil
 	if m.Phase != PhaseJoining {
@@ -612,15 +613,23 @@ func (c *classicMember) settled(m *Member) bool {
 // dead process is timed from when it stopped.
 func (c *classicMember) startStable(_ *Member, leader string, _ int) { c.leader = leader }
 
-func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) string {
+// planSummary is a plan as the trace spells it, "C1 {o0 o1} · C2 {p0}",
+// as a format and its arguments for Eventf and Textf (each member's list
+// kept as a token, not spelled).
+func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.Member) (format string, args []any) {
 	ids := make([]string, 0, len(members))
 	for _, m := range members {
 		ids = append(ids, m.MemberID)
 	}
 	sort.Strings(ids)
-	parts := make([]string, len(ids))
+	var f strings.Builder
+	args = make([]any, 0, 2*len(ids))
 	for i, id := range ids {
-		parts[i] = wire.ClientOf(id) + " " + layout.PartList(plan[id])
+		if i > 0 {
+			f.WriteString(" · ")
+		}
+		f.WriteString("%s %s")
+		args = append(args, wire.ClientOf(id), trace.Parts{L: layout, TPs: plan[id]})
 	}
-	return strings.Join(parts, " · ")
+	return f.String(), args
 }

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"strconv"
-
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -121,11 +119,11 @@ func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
 	}
 	cm.offsetFetchSeq++
 	r.ID = cm.offsetFetchSeq
-	summary := m.env.Layout().PartList(tps)
+	format, args := "%s", []any{trace.Parts{L: m.env.Layout(), TPs: tps}}
 	if r.HasMember {
-		summary += ", epoch " + strconv.Itoa(r.MemberEpoch) + ", " + r.MemberID
+		format, args = "%s, epoch %d, %s", append(args, r.MemberEpoch, r.MemberID)
 	}
-	m.send(&wire.Packet{Type: wire.OffsetFetch, Summary: summary, Body: r})
+	m.send(&wire.Packet{Type: wire.OffsetFetch, Text: m.env.Trace().Textf(format, args...), Body: r})
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: append([]wire.TopicPartition{}, tps...)})
 }
 

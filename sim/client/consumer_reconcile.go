@@ -11,7 +11,6 @@ package client
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -113,7 +112,7 @@ func (c *consumerMember) revokeStep(m *Member) {
 // revoke gives the revoked partitions up.
 func (c *consumerMember) revoke(m *Member) {
 	m.revoke(c.revoked)
-	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.Label(), m.env.Layout().PartList(c.revoked), m.Generation)
+	m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s revokes %s (epoch %d)", m.Label(), trace.Parts{L: m.env.Layout(), TPs: c.revoked}, m.Generation)
 	c.revoked, m.pendingRevocation = nil, nil
 	m.loop.abandonFetch()
 }
@@ -129,7 +128,7 @@ func (c *consumerMember) assign(m *Member) {
 	added := m.assign(c.target)
 	c.hasTarget, c.revoked, m.pendingRevocation = false, nil, nil
 	if len(added) > 0 {
-		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, m.env.Layout().PartList(m.Owned))
+		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, trace.Parts{L: m.env.Layout(), TPs: m.Owned})
 		m.loop.abandonFetch()
 		m.Phase = PhaseFetchingOffsets
 		// Every partition still initializing, not only the added ones:
@@ -155,7 +154,7 @@ func (c *consumerMember) sendCommitBeforeReconcile(m *Member, offs map[wire.Topi
 		req.Offsets = append(req.Offsets, offs[tp])
 	}
 	m.commits.autoInFlight = true // each attempt's answer clears it; a retry sets it again
-	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", epoch " + strconv.Itoa(epoch) + ", " + m.MemberID + " (before reconciling)", Body: req})
+	c.commitPkt = m.send(&wire.Packet{Type: wire.OffsetCommit, Text: m.env.Trace().Textf("%s, epoch %d, %s (before reconciling)", trace.Positions{L: m.env.Layout(), TPs: req.Partitions, Offs: req.Offsets}, epoch, m.MemberID), Body: req})
 	c.commitSeq++
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmRevokeCommit, Client: m.Client, Inc: m.Inc, Key: c.commitSeq, Arg: 1})
 }

@@ -28,6 +28,9 @@ type partInts struct {
 	idx   *topo.InputIndex            // the world's numbering, shared; nil: none
 	es    []partInt                   // by k, ascending
 	other map[wire.TopicPartition]int // partitions idx does not number
+	// keys counts the changes to which partitions it holds (an insert, a
+	// delete, a reset), not to their values: a member's FetchSig.
+	keys uint32
 }
 
 type partInt struct {
@@ -99,6 +102,7 @@ func (p *partInts) setSlot(tp wire.TopicPartition, k int32, v int, at *int) {
 		return
 	}
 	p.es = slices.Insert(p.es, i, partInt{tp, k, v}) // seek's miss is find's place for k
+	p.keys++
 }
 
 // slotOf is hint when it is tp's slot, else -1.
@@ -196,10 +200,12 @@ func (p *partInts) setHint(tp wire.TopicPartition, hint int32, v int) {
 			p.other = map[wire.TopicPartition]int{}
 		}
 		p.other[tp] = v
+		p.keys++
 	case found:
 		p.es[i].v = v
 	default:
 		p.es = slices.Insert(p.es, i, partInt{tp, k, v})
+		p.keys++
 	}
 }
 
@@ -211,6 +217,7 @@ func (p *partInts) delAll(tps []wire.TopicPartition) {
 	if len(tps) == 0 || p.len() == 0 {
 		return
 	}
+	p.keys++
 	if p.idx == nil {
 		for _, tp := range tps {
 			delete(p.other, tp)
@@ -243,6 +250,7 @@ func (p *partInts) delAll(tps []wire.TopicPartition) {
 // is kept: a clone has its own (clone).
 func (p *partInts) reset() {
 	p.es, p.other = p.es[:0], nil
+	p.keys++
 }
 
 // len is len(m).
@@ -252,7 +260,7 @@ func (p *partInts) len() int { return len(p.es) + len(p.other) }
 // puts every member's in one array. An insert reallocates the copy's; a
 // set, delete or reset stays within its own entries.
 func (p *partInts) cloneIn(buf *[]partInt) partInts {
-	return partInts{idx: p.idx, es: store.CutInto(buf, p.es), other: store.CopyMap(p.other)}
+	return partInts{idx: p.idx, es: store.CutInto(buf, p.es), other: store.CopyMap(p.other), keys: p.keys}
 }
 
 // String spells it as fmt spells the map: entries in key order.

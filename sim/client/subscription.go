@@ -141,6 +141,33 @@ func (s *subscription) dropOwned(tp wire.TopicPartition) {
 	s.Owned = keep
 }
 
+// FetchSig is what FetchesHint answers for the partitions of Owned
+// depend on: the Owned list (replaced, never changed in place), the
+// partitions pendingRevocation holds and which partitions have a
+// position. Equal signatures, taken of the same process, give the same
+// answers; the world's metrics keep, per process, the partitions it
+// fetched and look again only when its signature moved (consumedSet). It
+// holds the lists it points at, so their arrays are not reused meanwhile.
+type FetchSig struct {
+	owned     *wire.TopicPartition
+	nOwned    int
+	revoking  *wire.TopicPartition
+	nRevoking int
+	positions uint32
+}
+
+// FetchSig is the process's FetchSig now.
+func (s *subscription) FetchSig() FetchSig {
+	g := FetchSig{nOwned: len(s.Owned), nRevoking: len(s.pendingRevocation), positions: s.positions.keys}
+	if len(s.Owned) > 0 {
+		g.owned = &s.Owned[0]
+	}
+	if len(s.pendingRevocation) > 0 {
+		g.revoking = &s.pendingRevocation[0]
+	}
+	return g
+}
+
 func (s *subscription) revoking(tp wire.TopicPartition) bool {
 	for _, r := range s.pendingRevocation {
 		if r == tp {
@@ -381,7 +408,7 @@ func (s *subscription) revokeAll() {
 // committed; why says why, in the trace.
 func (s *subscription) lose(m *Member, why string) {
 	if len(s.Owned) > 0 {
-		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.Label(), m.env.Layout().PartList(s.Owned), why)
+		m.env.Trace().Eventf(trace.EvRevoked, m.Client, "%s loses %s (%s)", m.Label(), trace.Parts{L: m.env.Layout(), TPs: s.Owned}, why)
 	}
 	s.Owned, s.pendingRevocation = nil, nil
 	s.positions.reset()

@@ -9,6 +9,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/assign"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
+	"slices"
 )
 
 // ClassicMember is the coordinator's record of one classic member (Kafka's
@@ -181,7 +182,16 @@ func (g *ClassicGroup) supportsProtocols(list []string) bool {
 	if g.state == Empty || g.members.len() == 0 {
 		return true
 	}
-	return assign.Supports(g.protocolLists(), list)
+	// A list equal to the one before it once: every member of a
+	// deployment lists the same assignors, and the join of each of 1,000
+	// members looked its names up in all 1,000 lists.
+	var lists [][]string
+	for _, gm := range g.members.list() {
+		if len(lists) == 0 || !slices.Equal(lists[len(lists)-1], gm.Protocols) {
+			lists = append(lists, gm.Protocols)
+		}
+	}
+	return assign.Supports(lists, list)
 }
 
 // selectProtocol is ClassicGroup.selectProtocol (assign.SelectProtocol):

@@ -399,7 +399,7 @@ func (g *ClassicGroup) onSync(p *wire.Packet, r *wire.SyncGroupRequest) {
 }
 
 func (g *ClassicGroup) answerSync(gm *ClassicMember, p *wire.Packet) {
-	g.env.Reply(p, wire.None, g.env.Layout().PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: append([]wire.TopicPartition{}, gm.Assignment...)})
+	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: append([]wire.TopicPartition{}, gm.Assignment...)})
 }
 
 // onLeave is GroupMetadataManager.classicGroupLeave.

@@ -222,7 +222,7 @@ func (g classicMembers) sync(p *wire.Packet, r *wire.SyncGroupRequest) {
 		return
 	}
 	gm.classic.syncTimer = 0 // cancelConsumerGroupSyncTimeout
-	g.env.Reply(p, wire.None, g.env.Layout().PartList(gm.Assignment), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
+	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: wire.SortedCopy(gm.Assignment)})
 	// Its heartbeats start again after the SyncGroup answer: one that
 	// came while it was joining was ignored, so it is told again.
 	gm.classic.notified = ""

@@ -23,6 +23,7 @@ import (
 	"github.com/kgrepl/kgrepl/sim/assign/server"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/reconcile"
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -346,10 +347,17 @@ func (g *ConsumerGroup) maybeReconcile(gm *ConsumerMember, r *wire.ConsumerGroup
 // already holding its target) or a handful (the partitions it gains), and
 // the set costs as much as thousands of comparisons.
 func (g *ConsumerGroup) heldBy(self *ConsumerMember) func(assign.TopicPartition) bool {
-	var held map[wire.TopicPartition]bool
-	asked := 0
+	var held *heldSet
+	asked, n := 0, -1
 	return func(tp assign.TopicPartition) bool {
-		if held == nil && asked < heldByScans {
+		if n < 0 {
+			n = 0
+			for _, gm := range g.members.byID {
+				n += len(gm.Assignment) + len(gm.Revoking)
+			}
+		}
+		// A scan looks at n partitions: past heldByScanMost, the set at once.
+		if held == nil && asked < heldByScans && n <= heldByScanMost {
 			asked++
 			for _, gm := range g.members.byID {
 				if gm != self && slices.Contains(gm.Assignment, tp) || slices.Contains(gm.Revoking, tp) {
@@ -359,24 +367,66 @@ func (g *ConsumerGroup) heldBy(self *ConsumerMember) func(assign.TopicPartition)
 			return false
 		}
 		if held == nil {
-			n := 0
-			for _, gm := range g.members.byID {
-				n += len(gm.Assignment) + len(gm.Revoking)
-			}
-			held = make(map[wire.TopicPartition]bool, n)
+			held = newHeldSet(g.env.Layout())
 			for _, gm := range g.members.byID {
 				if gm != self {
-					for _, p := range gm.Assignment {
-						held[p] = true
-					}
+					held.add(gm.Assignment)
 				}
-				for _, p := range gm.Revoking {
-					held[p] = true
-				}
+				held.add(gm.Revoking)
 			}
 		}
-		return held[tp]
+		return held.has(tp)
 	}
+}
+
+// heldByScanMost is the most partitions the members hold for which heldBy
+// scans their lists before it builds its set.
+const heldByScanMost = 4096
+
+// heldSet is a set of partitions, a bit for each one the layout numbers
+// (a 1,000-member group's 100,000: a map of them cost milliseconds at
+// each reconciliation that asked), a map for any other.
+type heldSet struct {
+	layout *topo.Layout
+	bits   []uint64
+	other  map[wire.TopicPartition]bool
+}
+
+func newHeldSet(l *topo.Layout) *heldSet {
+	n := len(l.Inputs()) + len(l.Outputs())
+	return &heldSet{layout: l, bits: make([]uint64, (n+63)/64)}
+}
+
+// add puts tps in the set; a sorted list looks each topic up once.
+func (h *heldSet) add(tps []wire.TopicPartition) {
+	topic, span, input := "", topo.Span{}, false
+	for _, tp := range tps {
+		if tp.Topic != topic || topic == "" {
+			topic = tp.Topic
+			span, input = h.layout.Span(topic)
+		}
+		i, ok := 0, false
+		if input {
+			i, ok = span.Index(tp.Partition)
+		} else {
+			i, ok = h.layout.Number(tp)
+		}
+		if !ok {
+			if h.other == nil {
+				h.other = map[wire.TopicPartition]bool{}
+			}
+			h.other[tp] = true
+			continue
+		}
+		h.bits[i>>6] |= 1 << (i & 63)
+	}
+}
+
+func (h *heldSet) has(tp wire.TopicPartition) bool {
+	if i, ok := h.layout.Number(tp); ok {
+		return h.bits[i>>6]&(1<<(i&63)) != 0
+	}
+	return h.other[tp]
 }
 
 // heldByScans is how many questions heldBy answers by scanning before it

@@ -171,7 +171,7 @@ func (o *Offsets) fetch(p *wire.Packet, r *wire.OffsetFetchRequest, g Group) {
 		}
 		resp.Offsets = append(resp.Offsets, off)
 	}
-	o.env.Reply(p, code, o.env.Layout().Offsets(resp.Partitions, resp.Offsets), resp)
+	o.env.ReplyText(p, code, o.env.Trace().Textf("%s", trace.Positions{L: o.env.Layout(), TPs: resp.Partitions, Offs: resp.Offsets}), resp)
 }
 
 // txnCommit stores a transaction's offsets as pending, once g lets the

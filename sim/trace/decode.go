@@ -100,6 +100,10 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.offsetsRot(out)
 	case tok == tPartList:
 		out, ok = r.partList(out)
+	case tok == tPartRuns:
+		out, ok = r.partRuns(out)
+	case tok == tOffsetsRuns:
+		out, ok = r.offsetsRuns(out)
 	case tok == tParty, tok == tMember:
 		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
@@ -244,6 +248,70 @@ func (r *textReader) partList(out []byte) ([]byte, bool) {
 		out = r.tx.layout.AppendShortName(out, tp)
 	}
 	return append(out, '}'), true
+}
+
+// partRuns reads a tPartRuns token: {o0 o1 p0}, as tPartList.
+func (r *textReader) partRuns(out []byte) ([]byte, bool) {
+	out = append(out, '{')
+	first := true
+	ok := r.runs(func(i uint64) bool {
+		tp, _, ok := r.tx.layout.Numbered(i)
+		if !ok {
+			return false
+		}
+		if !first {
+			out = append(out, ' ')
+		}
+		first = false
+		out = r.tx.layout.AppendShortName(out, tp)
+		return true
+	})
+	return append(out, '}'), ok
+}
+
+// offsetsRuns reads a tOffsetsRuns token: o0@3 o1@5, as tOffsets.
+func (r *textReader) offsetsRuns(out []byte) ([]byte, bool) {
+	first, v := true, int64(0)
+	ok := r.runs(func(i uint64) bool {
+		tp, _, ok := r.tx.layout.Numbered(i)
+		d, m := binary.Varint(r.b)
+		if !ok || m <= 0 {
+			return false
+		}
+		r.b, v = r.b[m:], v+d
+		if !first {
+			out = append(out, ' ')
+		}
+		first = false
+		out = appendPosition(r.tx.layout, out, tp, v)
+		return true
+	})
+	return out, ok
+}
+
+// runs reads the runs of a tPartRuns or tOffsetsRuns token, calling f
+// with each partition's number in turn (f reads what follows each, if
+// anything); false when they do not parse or f says so.
+func (r *textReader) runs(f func(i uint64) bool) bool {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return false
+	}
+	end := uint64(0)
+	for range n {
+		g, ok := r.uvarint()
+		l, ok2 := r.uvarint()
+		if !ok || !ok2 || g > 1<<40 || l > 1<<40 {
+			return false
+		}
+		for i := end + g; i <= end+g+l; i++ {
+			if !f(i) {
+				return false
+			}
+		}
+		end += g + l + 1
+	}
+	return true
 }
 
 // party reads a tParty token (a client id: C1) or a tMember one (member,

@@ -297,9 +297,12 @@ func (tx *texts) isTP(tp wire.TopicPartition, i uint64) bool {
 func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32, offs []int) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
-	prev := int64(0)
+	prev, last := int64(0), -2
 	for i, tp := range tps {
 		n, ok := int(topo.SlotAt(slots, i)), true
+		if slots == nil {
+			n = last + 1 // the partition after the one before, usually
+		}
 		if !tx.layout.Input().Is(tp, int32(n)) {
 			n, ok = tx.layout.Number(tp)
 		}
@@ -308,9 +311,98 @@ func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32
 		}
 		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendVarint(b, int64(offs[i])-prev)
-		prev = int64(offs[i])
+		prev, last = int64(offs[i]), n
+	}
+	if len(tps) > maxRotation {
+		return tx.offsetsRuns(b, start, offs)
 	}
 	return b
+}
+
+// offsetsRuns re-encodes the tOffsets token b[start:] as a tOffsetsRuns
+// token when that is shorter (its partitions come in runs of numbers one
+// after another), in place.
+func (tx *texts) offsetsRuns(b []byte, start int, offs []int) []byte {
+	nums := tx.listNums(b[start+1:], true)
+	runs, size := numRuns(nums)
+	if size+len(b)-start-1-tokenNumsSize(nums) >= len(b)-start-1 {
+		return b
+	}
+	tail := append([]byte(nil), b[start:]...) // the token, read back below
+	b = binary.AppendUvarint(append(b[:start], tOffsetsRuns), uint64(runs))
+	r := textReader{b: tail[1:]}
+	r.uvarint()
+	i, end := 0, uint64(0)
+	for i < len(nums) {
+		j := i + 1
+		for j < len(nums) && nums[j] == nums[j-1]+1 {
+			j++
+		}
+		b = binary.AppendUvarint(binary.AppendUvarint(b, nums[i]-end), uint64(j-i-1))
+		for range j - i {
+			r.uvarint() // the partition's number
+			_, m := binary.Varint(r.b)
+			b = append(b, r.b[:m]...)
+			r.b = r.b[m:]
+		}
+		end, i = nums[j-1]+1, j
+	}
+	return b
+}
+
+// listNums reads back the partition numbers of a tPartList or tOffsets
+// token's arguments b (after its token byte), offsets skipped.
+func (tx *texts) listNums(b []byte, offsets bool) []uint64 {
+	r := textReader{b: b}
+	n, _ := r.uvarint()
+	nums := make([]uint64, 0, n)
+	for range n {
+		i, _ := r.uvarint()
+		if offsets {
+			_, m := binary.Varint(r.b)
+			r.b = r.b[m:]
+		}
+		nums = append(nums, i)
+	}
+	return nums
+}
+
+// numRuns counts the runs of numbers one after another in nums, and the
+// bytes they take as tPartRuns's arguments; a list that does not ascend
+// is one it cannot hold (size past any list's).
+func numRuns(nums []uint64) (runs, size int) {
+	end := uint64(0)
+	for i := 0; i < len(nums); {
+		if nums[i] < end {
+			return 0, math.MaxInt32
+		}
+		j := i + 1
+		for j < len(nums) && nums[j] == nums[j-1]+1 {
+			j++
+		}
+		size += uvarintLen(nums[i]-end) + uvarintLen(uint64(j-i-1))
+		end, i = nums[j-1]+1, j
+		runs++
+	}
+	return runs, size + uvarintLen(uint64(runs))
+}
+
+// tokenNumsSize is the bytes nums take in a tPartList token, its count
+// included.
+func tokenNumsSize(nums []uint64) int {
+	size := uvarintLen(uint64(len(nums)))
+	for _, n := range nums {
+		size += uvarintLen(n)
+	}
+	return size
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // encSame is the token at ref, referred to (tSame): ref must be a token
@@ -337,12 +429,32 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 	start := len(b)
 	tps = wire.SortedView(tps)
 	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
+	i := -2
 	for _, tp := range tps {
-		i, ok := tx.layout.Number(tp)
-		if !ok {
-			return encLit(b[:start], tx.layout.AppendPartList(nil, tps))
+		// usually the partition after the one before: checked, not looked up
+		if i++; !tx.layout.Input().Is(tp, int32(i)) {
+			var ok bool
+			if i, ok = tx.layout.Number(tp); !ok {
+				return encLit(b[:start], tx.layout.AppendPartList(nil, tps))
+			}
 		}
 		b = binary.AppendUvarint(b, uint64(i))
+	}
+	if len(tps) > maxRotation {
+		// as runs, when that is shorter
+		nums := tx.listNums(b[start+1:], false)
+		if runs, size := numRuns(nums); size < len(b)-start-1 {
+			b = binary.AppendUvarint(append(b[:start], tPartRuns), uint64(runs))
+			end := uint64(0)
+			for i := 0; i < len(nums); {
+				j := i + 1
+				for j < len(nums) && nums[j] == nums[j-1]+1 {
+					j++
+				}
+				b = binary.AppendUvarint(binary.AppendUvarint(b, nums[i]-end), uint64(j-i-1))
+				end, i = nums[j-1]+1, j
+			}
+		}
 	}
 	return b
 }

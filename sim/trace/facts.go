@@ -80,7 +80,7 @@ func (t *Trace) CommitRequest(tps []wire.TopicPartition, slots []int32, offs []i
 func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.TopicPartition, slots []int32, offs []int) wire.TextRef {
 	b := append(t.encMemberID(t.scratch[:0], memberID), phCommitted)
 	at := len(b)
-	if req != 0 && firstByte(t.arena.bytes(req)) == tOffsets {
+	if req != 0 && offsetsToken(firstByte(t.arena.bytes(req))) {
 		b = t.encSameAt(b, req)
 	} else {
 		b = t.encOffsetsAt(b, tps, slots, offs)
@@ -89,6 +89,9 @@ func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.
 	t.Events.add(kindCommitted, client, ref, 0)
 	return offsets
 }
+
+// offsetsToken reports whether tok is one of committed positions.
+func offsetsToken(tok byte) bool { return tok == tOffsets || tok == tOffsetsRuns }
 
 // HeartbeatRequest is a ConsumerGroupHeartbeat's text: "epoch 2", then
 // the fields sent, if any (", join, subscribe orders, owns {}").

@@ -24,6 +24,16 @@ package trace
 //	                      difference from the one before (the first's from
 //	                      0): a member's positions are usually close
 //	tPartList n tp*       partitions the seed's way: {o0 o1 p0} (partList)
+//	tPartRuns n (g l)*    the same list as runs of partitions numbered
+//	                      one after another: each run starts g after the
+//	                      end of the one before (the first, g after 0) and
+//	                      holds l+1; a list of more than maxRotation
+//	                      partitions in fewer bytes than tPartList (a
+//	                      range assignment of 100,000 partitions: a few
+//	                      runs a member, not 3 bytes a partition)
+//	tOffsetsRuns n (g l off*)*  tOffsets's positions as tPartRuns's runs,
+//	                      each run's l+1 offsets after its g and l (each
+//	                      the difference from the one before, as tOffsets)
 //	tParty party          a client id (parties): C1
 //	tMember party n       a member id, client-n: C1-4
 //	tPhrase+k             phrases[k], a fixed piece of a frequent text
@@ -67,6 +77,8 @@ const (
 	tOffsetsRot
 	tSameBack
 	tRange
+	tPartRuns
+	tOffsetsRuns
 	tPhrase   = 16
 	tTemplate = 96
 	tNum      = 128

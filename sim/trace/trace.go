@@ -87,7 +87,12 @@ func (t *Trace) Event(kind EventKind, member, text string) {
 }
 
 // Eventf is Event with the text formatted.
+// Its Parts and Positions arguments are kept as tokens (parts.go).
 func (t *Trace) Eventf(kind EventKind, member, format string, args ...any) {
+	if b, ok := t.encLists(format, args); ok {
+		t.Events.add(kindIndex[kind], member, t.addText(b), 0)
+		return
+	}
 	t.Event(kind, member, fmt.Sprintf(format, args...))
 }
 
