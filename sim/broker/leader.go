@@ -24,7 +24,7 @@ type Broker struct {
 	// ProduceSteady's scratch; perTick the test-only per-tick path.
 	clock    Clock
 	nextWake int
-	wakeBuf  []int
+	wakeBuf  []wakePair
 	perTick  *perTickProducers
 	steadies []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders  Senders

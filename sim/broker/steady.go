@@ -240,29 +240,106 @@ func (b *Broker) ProduceSteady(now int) {
 		b.clock.through = now
 		return
 	}
-	nums := b.wakeBuf[:0]
-	for _, pf := range b.parked {
-		if pf.wake != now {
+	// The held Fetches a record arrives for now, as (partition number,
+	// place in parked) pairs: answered partition by partition in number
+	// order, each partition's in the order they were held, as one
+	// answerParked per appended partition would, without looking at every
+	// held Fetch per appended partition.
+	wakes := b.wakeBuf[:0]
+	for k, pf := range b.parked {
+		if pf.wake > now {
 			continue
 		}
 		for _, tp := range pf.pkt.Body.(*wire.FetchRequest).Partitions {
 			if l, i := b.logIndexed(tp); l != nil && l.appendsAt(now) {
-				nums = append(nums, i)
+				wakes = append(wakes, wakePair{num: int32(i), at: int32(k)})
 			}
 		}
 	}
-	slices.Sort(nums)
-	nums = slices.Compact(nums)
-	b.wakeBuf = nums
-	for _, i := range nums {
-		if len(b.parked) == 0 {
-			break
+	b.wakeBuf = wakes
+	if len(wakes) > 0 {
+		// The first answerParked drops every held Fetch its process no
+		// longer waits for.
+		b.dropUnwaited(wakes)
+		slices.SortFunc(wakes, func(x, y wakePair) int {
+			if x.num != y.num {
+				return int(x.num - y.num)
+			}
+			return int(x.at - y.at)
+		})
+		answered := false
+		for _, w := range wakes {
+			if w.at < 0 {
+				continue
+			}
+			pf := &b.parked[w.at]
+			if pf.pkt == nil {
+				continue
+			}
+			b.clock.upto = int(w.num)
+			if b.answerFetch(pf.pkt) != nil {
+				pf.pkt, answered = nil, true
+			}
 		}
-		b.clock.upto = i
-		b.answerParked(b.logs[i].TP)
+		if answered {
+			keep := b.parked[:0]
+			for _, pf := range b.parked {
+				if pf.pkt != nil {
+					keep = append(keep, pf)
+				}
+			}
+			clear(b.parked[len(keep):])
+			b.parked = keep
+		}
 	}
 	b.clock.through, b.clock.upto = now, -1
-	b.rewake()
+	// A held Fetch not woken now keeps its wake tick (no record arrived
+	// for it between the tick its wake was set and its wake); the ones
+	// woken and still held wait for their next record.
+	b.nextWake = math.MaxInt
+	for i := range b.parked {
+		pf := &b.parked[i]
+		if pf.wake <= now {
+			pf.wake = b.wakeOf(pf.pkt)
+		}
+		b.nextWake = min(b.nextWake, pf.wake)
+	}
+}
+
+// wakePair is a held Fetch (its place in Broker.parked) woken by a record
+// steady production appends to the partition numbered num.
+type wakePair struct{ num, at int32 }
+
+// dropUnwaited drops the held Fetches whose process no longer waits for
+// them, renumbering wakes' places in parked (-1 for a dropped one).
+func (b *Broker) dropUnwaited(wakes []wakePair) {
+	var moved []int32 // old place -> new, made at the first drop
+	keep := b.parked[:0]
+	for k, pf := range b.parked {
+		r := pf.pkt.Body.(*wire.FetchRequest)
+		if !b.senders.FetchWaiting(pf.pkt.From, pf.pkt.FromInc, r.ID) {
+			if moved == nil {
+				moved = make([]int32, len(b.parked))
+				for j := range k {
+					moved[j] = int32(j)
+				}
+			}
+			moved[k] = -1
+			continue
+		}
+		if moved != nil {
+			moved[k] = int32(len(keep))
+		}
+		keep = append(keep, pf)
+	}
+	if moved == nil {
+		return
+	}
+	clear(b.parked[len(keep):])
+	b.parked = keep
+	for i := range wakes {
+		wakes[i].at = moved[wakes[i].at]
+	}
 }
 
 // wakeOf is the tick a held Fetch is next answered by steady production:
