@@ -143,8 +143,8 @@ func (c *classicMember) poll(m *Member) (handled, again bool) {
 		// onJoinPrepare: the auto-commit of what was consumed (both
 		// protocols); under eager also the application's onPartitionsRevoked
 		// commit, and then everything is revoked.
-		if offs := m.commits.positions(m); m.commits.needed(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.RebalanceProtocol() == assign.Eager) {
-			m.commits.commitSync(m, listOf(offs), contIdle)
+		if offs := m.commits.positionList(m); m.commits.neededList(m, offs) && (m.Cfg.Commit == CommitAuto || m.Cfg.RebalanceProtocol() == assign.Eager) {
+			m.commits.commitSync(m, offs, contIdle)
 			return true, false
 		}
 		if m.Cfg.RebalanceProtocol() == assign.Eager && !lost {

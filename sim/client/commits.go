@@ -251,6 +251,33 @@ func (cm *commits) positions(m *Member) map[wire.TopicPartition]int {
 	return m.processedPositions()
 }
 
+// positionList is positions as a commitList, in partition order, without
+// the map (onJoinPrepare's commit of a member's 100 partitions, at every
+// rebalance, made a map and sorted it).
+func (cm *commits) positionList(m *Member) commitList {
+	if m.Cfg.Commit == CommitAuto {
+		return m.fetchPositionList(nil)
+	}
+	return m.processedPositionList()
+}
+
+// neededList is needed for a commitList.
+func (cm *commits) neededList(m *Member, offs commitList) bool {
+	if m.Cfg.Commit == CommitBefore || m.prod.mode == ProducerTransactional {
+		return false
+	}
+	for i, tp := range offs.tps {
+		hint := int32(-1)
+		if i < len(offs.slots) {
+			hint = offs.slots[i]
+		}
+		if c, ok := m.committed.getHint(tp, hint); !ok || c != offs.offs[i] {
+			return true
+		}
+	}
+	return false
+}
+
 func (cm *commits) needed(m *Member, offs map[wire.TopicPartition]int) bool {
 	if m.Cfg.Commit == CommitBefore || m.prod.mode == ProducerTransactional {
 		return false
