@@ -252,7 +252,7 @@ func (b *Broker) ProduceSteady(now int) {
 		}
 		for _, tp := range pf.pkt.Body.(*wire.FetchRequest).Partitions {
 			if l, i := b.logIndexed(tp); l != nil && l.appendsAt(now) {
-				wakes = append(wakes, wakePair{num: int32(i), at: int32(k)})
+				wakes = append(wakes, newWakePair(i, k))
 			}
 		}
 	}
@@ -261,22 +261,17 @@ func (b *Broker) ProduceSteady(now int) {
 		// The first answerParked drops every held Fetch its process no
 		// longer waits for.
 		b.dropUnwaited(wakes)
-		slices.SortFunc(wakes, func(x, y wakePair) int {
-			if x.num != y.num {
-				return int(x.num - y.num)
-			}
-			return int(x.at - y.at)
-		})
+		slices.Sort(wakes) // by partition number, then place
 		answered := false
 		for _, w := range wakes {
-			if w.at < 0 {
+			if w.at() < 0 {
 				continue
 			}
-			pf := &b.parked[w.at]
+			pf := &b.parked[w.at()]
 			if pf.pkt == nil {
 				continue
 			}
-			b.clock.upto = int(w.num)
+			b.clock.upto = w.num()
 			if b.answerFetch(pf.pkt) != nil {
 				pf.pkt, answered = nil, true
 			}
@@ -306,9 +301,16 @@ func (b *Broker) ProduceSteady(now int) {
 	}
 }
 
-// wakePair is a held Fetch (its place in Broker.parked) woken by a record
-// steady production appends to the partition numbered num.
-type wakePair struct{ num, at int32 }
+// wakePair is a held Fetch (its place in Broker.parked, at) woken by a
+// record steady production appends to the partition numbered num: num in
+// the high 32 bits, at+1 in the low (0 for a Fetch dropped since), so
+// that the pairs sort as integers, by partition number, then place (a
+// tick of 1 record/s on 100,000 partitions wakes 100,000 pairs at once).
+type wakePair uint64
+
+func newWakePair(num, at int) wakePair { return wakePair(uint64(num)<<32 | uint64(uint32(at+1))) }
+func (w wakePair) num() int            { return int(w >> 32) }
+func (w wakePair) at() int             { return int(uint32(w)) - 1 }
 
 // dropUnwaited drops the held Fetches whose process no longer waits for
 // them, renumbering wakes' places in parked (-1 for a dropped one).
@@ -337,8 +339,8 @@ func (b *Broker) dropUnwaited(wakes []wakePair) {
 	}
 	clear(b.parked[len(keep):])
 	b.parked = keep
-	for i := range wakes {
-		wakes[i].at = moved[wakes[i].at]
+	for i, w := range wakes {
+		wakes[i] = newWakePair(w.num(), int(moved[w.at()]))
 	}
 }
 
