@@ -7,7 +7,6 @@ import (
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
-	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -240,11 +239,10 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		b.ZombieWrites += count
 	}
 	if count > 1 {
-		// A batch's texts are spelled (one a batch, not a record): its
-		// sources as a run (ProduceRequest.ValueIn).
-		v, last := r.ValueIn(b.layout), resp.Offset+count-1
-		b.env.Trace().Eventf(trace.EvProduced, r.Producer, "%s written to %s at offsets %d..%d", v, r.TP, resp.Offset, last)
-		return b.env.Reply(p, wire.None, fmt.Sprintf("%s at offsets %d..%d", v, resp.Offset, last), resp)
+		// A batch's produced event and answer ("%s written to %s at
+		// offsets %d..%d", "%s at offsets %d..%d"): one text kept as a
+		// run of sources (trace.ProducedBatch), spelled when read.
+		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read

@@ -356,16 +356,10 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 func (pr *producer) sendProduce(m *Member, req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
 	p := m.env.Packet()
-	if len(req.SrcRun) > 1 {
-		// A batch's text is spelled (one a batch): "inv(o0.3..o0.9) pid
-		// %d epoch %d seq %d..%d (retry)".
-		p.Summary = req.ValueIn(m.env.Layout())
-		if req.PID >= 0 {
-			p.Summary += fmt.Sprintf(" pid %d epoch %d seq %d..%d", req.PID, req.Epoch, req.Seq, req.LastSeq())
-		}
-		if req.Attempt > 0 {
-			p.Summary += " (retry)"
-		}
+	if req.Count() > 1 {
+		// A batch's text: "inv(o0.3..o0.9) pid %d epoch %d seq %d..%d
+		// (retry)", its sources kept as a run, spelled when read.
+		p.Text = m.env.Trace().ProduceBatch(req)
 	} else {
 		p.Text = m.env.Trace().ProduceRequest(req, &pr.text)
 	}

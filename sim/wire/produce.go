@@ -45,6 +45,15 @@ func (r *ProduceRequest) Count() int {
 	return 1
 }
 
+// SrcLast is the offset of the request's last source record: a batch's
+// last, else SrcOffset.
+func (r *ProduceRequest) SrcLast() int {
+	if n := len(r.SrcRun); n > 1 {
+		return int(r.SrcRun[n-1])
+	}
+	return r.SrcOffset
+}
+
 // LastSeq is the sequence number of the request's last record.
 func (r *ProduceRequest) LastSeq() int { return r.Seq + r.Count() - 1 }
 
