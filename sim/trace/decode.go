@@ -374,7 +374,7 @@ func firstByte(b []byte) byte {
 // template formats one template token's text from its arguments.
 func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
 	var tp wire.TopicPartition
-	var cur uint64 // %c's offset
+	var cur uint64       // %c's offset
 	var num, count int64 // the last %n's number, %R's count
 	for i := 0; i < len(tpl); i++ {
 		if tpl[i] != '%' || i+1 == len(tpl) {
