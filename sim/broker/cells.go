@@ -79,21 +79,41 @@ type CellLog struct {
 	spans *store.Seq[cellSpan]
 }
 
-// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcRun)
-// kept as one entry rather than a cellRec a record: cells first ..
-// first+len(srcs)-1, the invoices of records srcs of the input partition
-// numbered part, written by wr at tick, sequence numbers from seq (-1:
-// none), in transaction state txn (a marker marks the whole batch: one
-// transaction's). srcs is the request's own array, never changed: 4
-// bytes a record. before is how many cells the spans before it hold.
+// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
+// records) kept as one entry rather than a cellRec a record: cells first
+// .. first+n-1, the invoices of n records of the input partition numbered
+// part, from offset src to src+span: every one of them when n is span+1,
+// else those the default partitioner sends to this log's partition
+// (topo.Partitioner), enumerated when read; written by wr at tick,
+// sequence numbers from seq (-1: none), in transaction state txn (a
+// marker marks the whole batch: one transaction's). No pointer and
+// nothing a record. before is how many cells the spans before it hold.
 type cellSpan struct {
 	first, before int32
-	srcs          []int32
+	src, span, n  int32
 	part          int32
 	seq           int32
 	tick          int32
 	txn           TxnMark
 	wr            cellWriter
+}
+
+// spanSource is the offset of the source of span s's j-th cell.
+func (c *CellLog) spanSource(s *cellSpan, j int) int {
+	if s.n == s.span+1 {
+		return int(s.src) + j
+	}
+	part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+	slot := outputIndex(c.names, c.tp)
+	for off := int(s.src); off <= int(s.src+s.span); off++ {
+		if part.Slot(off) == slot {
+			if j == 0 {
+				return off
+			}
+			j--
+		}
+	}
+	panic("sim: a span of " + c.tp.String() + " holds fewer sources than its count")
 }
 
 // locate finds cell i of a log in recs: in span k as its j-th cell (in),
@@ -112,10 +132,10 @@ func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
 		}
 	}
 	s := c.spans.At(k)
-	if j := i - int(s.first); j < len(s.srcs) {
+	if j := i - int(s.first); j < int(s.n) {
 		return k, j, 0, true
 	}
-	return k, 0, i - int(s.before) - len(s.srcs), false
+	return k, 0, i - int(s.before) - int(s.n), false
 }
 
 // spanCell is cell i, the j-th of span s.
@@ -130,29 +150,32 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 	var buf [80]byte
 	b := append(buf[:0], "inv("...)
 	at := len(b)
-	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), int(s.srcs[j]))
+	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), c.spanSource(&s, j))
 	b = append(b, ')')
 	out.Value = string(b)
 	out.Source = out.Value[at : len(out.Value)-1]
 	return out
 }
 
-// appendRun appends a batch of invoices as one span: the invoices of
-// records srcs (more than one) of the input partition numbered part, v's
-// writer, first sequence number, transaction state and tick.
-func (c *CellLog) appendRun(v Cell, part int, srcs []int32) {
+// appendRun appends a batch of invoices as one span: the invoices of n
+// (more than one) records of the input partition numbered part from
+// offset src to last, every one of them or those the partitioner sends to
+// this log's partition (cellSpan); v's writer, first sequence number,
+// transaction state and tick.
+func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(store.Seq[cellSpan])
 	}
 	before := int32(0)
 	if last := c.spans.Last(); last != nil {
-		before = last.before + int32(len(last.srcs))
+		before = last.before + last.n
 	}
 	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
-	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, srcs: srcs, part: int32(part),
+	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, src: store.Int32Of(src, "source offset"),
+		span: store.Int32Of(last-src, "source span"), n: store.Int32Of(n, "batch"), part: int32(part),
 		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), txn: v.Txn, wr: wr})
-	c.n += len(srcs)
+	c.n += n
 	store.Int32Of(c.n, "offset")
 }
 
@@ -339,7 +362,7 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	k, j, ri, in := c.locate(i)
 	if in {
 		s := c.spans.At(k)
-		return int(s.part), int(s.srcs[j]), true
+		return int(s.part), c.spanSource(&s, j), true
 	}
 	r := c.recs.At(ri)
 	switch r.kind() {
@@ -662,7 +685,7 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 		return
 	}
 	c.spans.Update(0, c.spans.Len(), func(s *cellSpan) bool {
-		return int(s.first)+len(s.srcs) > first && s.wr.pid == pid && s.txn == TxnOpen
+		return int(s.first)+int(s.n) > first && s.wr.pid == pid && s.txn == TxnOpen
 	}, func(s *cellSpan) { s.txn = mark })
 }
 

@@ -32,7 +32,15 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 }
 
 func testCellLogMatchesModel(t *testing.T, producers int) {
-	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
+	several := topo.Default()
+	several.Output.Partitions = 5 // batches of the records the partitioner sends to one of them
+	filtered := 0
+	defer func() {
+		if filtered == 0 {
+			t.Error("no batch of some of a run's records (the partitioner's share) was appended")
+		}
+	}()
+	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}, several} {
 		layout := topo.New(shape)
 		in, out := layout.Inputs()[1], layout.Outputs()[0]
 		for _, tp := range []wire.TopicPartition{in, out} {
@@ -63,18 +71,39 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 				case k == 3 && r.Intn(2) == 0: // a batch of invoices, one span (appendRun)
 					part := r.Intn(len(layout.Inputs()))
 					srcTP = layout.Inputs()[part]
-					srcs := []int32{int32(r.Intn(50))}
-					for n := 1 + r.Intn(5); n > 0; n-- {
-						srcs = append(srcs, srcs[len(srcs)-1]+1+int32(r.Intn(3)))
+					// Every record from the first to the last, or (on an
+					// output partition) those of them the partitioner
+					// sends to it, as produceInvoiceRun batches them.
+					first := r.Intn(50)
+					last := first + 1 + r.Intn(5)
+					var srcs []int
+					for off := first; off <= last; off++ {
+						srcs = append(srcs, off)
+					}
+					if slot := outputIndex(layout, tp); slot >= 0 && r.Intn(2) == 0 {
+						last = first + 1 + r.Intn(40)
+						srcs = srcs[:0]
+						for off := first; off <= last; off++ {
+							if layout.Partitioner(srcTP).Slot(off) == slot {
+								srcs = append(srcs, off)
+							}
+						}
+						if len(srcs) < 2 {
+							continue
+						}
+						first, last = srcs[0], srcs[len(srcs)-1]
+						if last-first+1 != len(srcs) {
+							filtered++
+						}
 					}
 					w := Cell{Producer: fmt.Sprintf("C%d", 1+r.Intn(producers)), PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
 					if w.Txn == NotTransactional && r.Intn(2) == 0 {
 						w.PID, w.Seq, w.Epoch = -1, -1, 0
 					}
-					p.c.appendRun(w, part, srcs)
+					p.c.appendRun(w, part, first, last, len(srcs))
 					for j, src := range srcs {
 						c := w
-						c.Offset, c.Source = off+j, layout.Name(srcTP, int(src))
+						c.Offset, c.Source = off+j, layout.Name(srcTP, src)
 						c.Value = "inv(" + c.Source + ")"
 						if c.Seq >= 0 {
 							c.Seq += j

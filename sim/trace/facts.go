@@ -198,7 +198,7 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 	return t.addText(encNum(t.encValue(t.scratch[:0], req), phAtOffset, int64(offset)))
 }
 
-// ProduceBatch is a batch of invoices' Produce text (req.SrcRun: more
+// ProduceBatch is a batch of invoices' Produce text (req.SrcCount: more
 // than one record), "inv(o0.3..o0.9) pid 1000 epoch 0 seq 4..10" (no
 // producer id for a plain producer), " (retry)" on a retry: its sources
 // kept as a run (tplBatch's %R), never spelled until read.
@@ -235,7 +235,7 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 	return argOffset(argOffset(argOffset(b, req.SrcOffset), req.SrcLast()-req.SrcOffset), req.Count())
 }
 
-// ProducedBatch records a batch of invoices (req.SrcRun) written from
+// ProducedBatch records a batch of invoices (req.SrcCount records) written from
 // offset on, "inv(o0.3..o0.9) written to out-0 at offsets 4..10", and
 // returns its answer's text, "inv(o0.3..o0.9) at offsets 4..10", which
 // reads the event's (texts.packetText): kept once, as a run.

@@ -147,7 +147,7 @@ const (
 	// arena chunk: producer.fullText), and its sequence number a
 	// difference from that one's: 4 or 5 bytes.
 	tplProduceNext
-	// tplBatch is a batch of invoices' Produce (ProduceRequest.SrcRun):
+	// tplBatch is a batch of invoices' Produce (ProduceRequest.SrcCount):
 	// its sources as %R, then its producer id, epoch and sequence
 	// numbers, the last one the first plus the count less one (%l).
 	tplBatch
