@@ -38,7 +38,7 @@ type ProduceRequest struct {
 	// their number. 0 and 0 for one record. Never changed once sent: a
 	// retry resends the same batch.
 	SrcCount, SrcEnd int
-	FreeEpoch uint64 // the free lists' (sim/env)
+	FreeEpoch        uint64 // the free lists' (sim/env)
 }
 
 // Count is the number of records the request carries: a batch's, or 1.
