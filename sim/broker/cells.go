@@ -374,6 +374,101 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	return 0, 0, false
 }
 
+// CellSource is what Sources tells of a data cell: its offset, its source
+// as SourceRef gives it (Part, Off, OK) and its transaction state.
+type CellSource struct {
+	I, Part, Off int
+	OK           bool
+	Txn          TxnMark
+}
+
+// Sources ranges over the data cells below offset n (markers left out),
+// oldest first, each with what SourceRef and Txn give for it: a span's
+// sources enumerated once for the span (its records by the partitioner
+// in one pass, not a scan from its first record for each cell), the cells
+// between spans read by index.
+func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
+	return func(yield func(CellSource) bool) {
+		n = min(n, c.Len())
+		if !c.inRecs {
+			for i := 0; i < n; i++ { // upstream records: no source, never transactional
+				if !yield(CellSource{I: i, Txn: NotTransactional}) {
+					return
+				}
+			}
+			return
+		}
+		cells := func(from, to, before int) bool { // cells from..to-1, none in a span, before of them in spans before
+			for i := from; i < to; i++ {
+				if cs, ok := c.recSource(i, i-before); ok && !yield(cs) {
+					return false
+				}
+			}
+			return true
+		}
+		i, before := 0, 0
+		for k := 0; c.spans != nil && k < c.spans.Len() && i < n; k++ {
+			s := c.spans.At(k)
+			if !cells(i, min(int(s.first), n), before) {
+				return
+			}
+			first := int(s.first)
+			for j, off := range c.spanSources(&s) {
+				if first+j >= n || !yield(CellSource{I: first + j, Part: int(s.part), Off: off, OK: true, Txn: s.txn}) {
+					break
+				}
+			}
+			i, before = first+int(s.n), int(s.before)+int(s.n)
+		}
+		cells(i, n, before)
+	}
+}
+
+// recSource is cell i, at index ri of recs, as Sources tells it; false
+// for a marker.
+func (c *CellLog) recSource(i, ri int) (CellSource, bool) {
+	r := c.recs.At(ri)
+	cs := CellSource{I: i, Txn: r.txn()}
+	switch r.kind() {
+	case cellCommit, cellAbort:
+		return cs, false
+	case cellInvoice:
+		cs.Part, cs.Off, cs.OK = r.srcPart(), int(r.srcOff), true
+	case cellOther:
+		o := c.others.At(int(r.srcOff))
+		if o.Control != "" {
+			return cs, false
+		}
+		cs.Part, cs.Off, cs.OK = c.names.Ref(o.Source)
+	}
+	return cs, true
+}
+
+// spanSources ranges over span s's cells (by their place in it) with the
+// offsets of their sources.
+func (c *CellLog) spanSources(s *cellSpan) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if s.n == s.span+1 {
+			for j := 0; j < int(s.n); j++ {
+				if !yield(j, int(s.src)+j) {
+					return
+				}
+			}
+			return
+		}
+		part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+		slot, j := outputIndex(c.names, c.tp), 0
+		for off := int(s.src); off <= int(s.src+s.span) && j < int(s.n); off++ {
+			if part.Slot(off) == slot {
+				if !yield(j, off) {
+					return
+				}
+				j++
+			}
+		}
+	}
+}
+
 // All ranges over the cells with their offsets, oldest first.
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 

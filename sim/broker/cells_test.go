@@ -202,6 +202,30 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 						t.Fatalf("%s log %d cell %d: sourceRef %d %d %v, want %d %d %v (%+v)", tp, j, i, p, off, ok, wp, woff, wok, c)
 					}
 				}
+				// Sources: the data cells below an offset, each with its
+				// SourceRef and Txn, spans enumerated whole
+				upto := r.Intn(q.c.Len() + 2)
+				var want, got []CellSource
+				for i := 0; i < min(upto, q.c.Len()); i++ {
+					if q.c.IsData(i) {
+						p, off, ok := q.c.SourceRef(i)
+						want = append(want, CellSource{I: i, Part: p, Off: off, OK: ok, Txn: q.c.Txn(i)})
+					}
+				}
+				for cs := range q.c.Sources(upto) {
+					if !cs.OK {
+						cs.Part, cs.Off = 0, 0
+					}
+					got = append(got, cs)
+				}
+				for i := range want {
+					if !want[i].OK {
+						want[i].Part, want[i].Off = 0, 0
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s log %d: Sources(%d) = %v, want %v", tp, j, upto, got, want)
+				}
 				if !slices.Equal(q.c.Slice(0, q.c.Len()), q.model) {
 					t.Fatalf("%s log %d: Slice differs", tp, j)
 				}
