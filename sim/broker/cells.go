@@ -87,15 +87,37 @@ type CellLog struct {
 // (topo.Partitioner), enumerated when read; written by wr at tick,
 // sequence numbers from seq (-1: none), in transaction state txn (a
 // marker marks the whole batch: one transaction's). No pointer and
-// nothing a record. before is how many cells the spans before it hold.
+// nothing a record: 36 bytes a batch. before is how many cells the spans
+// before it hold. wrTxn is the writer's index in writers (low 24 bits)
+// and the TxnMark (high 8).
 type cellSpan struct {
 	first, before int32
 	src, span, n  int32
 	part          int32
 	seq           int32
 	tick          int32
-	txn           TxnMark
-	wr            cellWriter
+	wrTxn         uint32
+}
+
+const spanTxnAt = 24 // the TxnMark's place in cellSpan.wrTxn
+
+func (s *cellSpan) txn() TxnMark                     { return TxnMark(s.wrTxn >> spanTxnAt) }
+func (s *cellSpan) setTxn(m TxnMark)                 { s.wrTxn = s.wrTxn&(1<<spanTxnAt-1) | uint32(m)<<spanTxnAt }
+func (c *CellLog) spanWriter(s *cellSpan) cellWriter { return c.writers[s.wrTxn&(1<<spanTxnAt-1)] }
+
+// spanWriterIndex is wr's index in writers for a span: one of the last
+// eight, else added (past maxWriters too: a span keeps 24 bits of it).
+func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
+	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		if c.writers[i] == wr {
+			return uint32(i)
+		}
+	}
+	if len(c.writers) >= 1<<spanTxnAt {
+		panic("sim: more than 2^24 producer ids and epochs wrote to " + c.tp.String())
+	}
+	c.writers = append(c.writers, wr)
+	return uint32(len(c.writers) - 1)
 }
 
 // spanSource is the offset of the source of span s's j-th cell.
@@ -140,12 +162,13 @@ func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
 
 // spanCell is cell i, the j-th of span s.
 func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
-	out := Cell{Offset: i, PID: s.wr.pid, Epoch: int(s.wr.epoch), Seq: -1, Txn: s.txn, Tick: int(s.tick)}
+	wr := c.spanWriter(&s)
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: -1, Txn: s.txn(), Tick: int(s.tick)}
 	if s.seq >= 0 {
 		out.Seq = int(s.seq) + j
 	}
-	if s.wr.producer > 0 {
-		out.Producer = c.producers[s.wr.producer-1]
+	if wr.producer > 0 {
+		out.Producer = c.producers[wr.producer-1]
 	}
 	var buf [80]byte
 	b := append(buf[:0], "inv("...)
@@ -174,7 +197,7 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
 	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, src: store.Int32Of(src, "source offset"),
 		span: store.Int32Of(last-src, "source span"), n: store.Int32Of(n, "batch"), part: int32(part),
-		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), txn: v.Txn, wr: wr})
+		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), wrTxn: c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt})
 	c.n += n
 	store.Int32Of(c.n, "offset")
 }
@@ -346,7 +369,8 @@ func (c *CellLog) Txn(i int) TxnMark {
 	}
 	k, _, ri, in := c.locate(i)
 	if in {
-		return c.spans.At(k).txn
+		s := c.spans.At(k)
+		return s.txn()
 	}
 	return c.recs.At(ri).txn()
 }
@@ -414,7 +438,7 @@ func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
 			}
 			first := int(s.first)
 			for j, off := range c.spanSources(&s) {
-				if first+j >= n || !yield(CellSource{I: first + j, Part: int(s.part), Off: off, OK: true, Txn: s.txn}) {
+				if first+j >= n || !yield(CellSource{I: first + j, Part: int(s.part), Off: off, OK: true, Txn: s.txn()}) {
 					break
 				}
 			}
@@ -620,7 +644,10 @@ func (c *CellLog) cellRecOf(v Cell) cellRec {
 func (c *CellLog) rec(wr cellWriter, seq int32, txn TxnMark) cellRec {
 	r := cellRec{bits: uint32(txn) << cellTxnAt}
 	if seq >= -1 && seq <= maxCellSeq {
-		for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		// (a span may have added writers past maxWriters: a cellRec
+		// keeps only the indices below it)
+		last := min(len(c.writers), maxWriters)
+		for i := last - 1; i >= max(last-8, 0); i-- {
 			if c.writers[i] == wr {
 				r.bits |= uint32(i) << cellWriteAt
 				r.seqTick = uint32(seq + 1)
@@ -780,8 +807,8 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 		return
 	}
 	c.spans.Update(0, c.spans.Len(), func(s *cellSpan) bool {
-		return int(s.first)+int(s.n) > first && s.wr.pid == pid && s.txn == TxnOpen
-	}, func(s *cellSpan) { s.txn = mark })
+		return int(s.first)+int(s.n) > first && c.spanWriter(s).pid == pid && s.txn() == TxnOpen
+	}, func(s *cellSpan) { s.setTxn(mark) })
 }
 
 func (c *CellLog) clone() CellLog {

@@ -278,7 +278,7 @@ func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}
