@@ -48,6 +48,10 @@ func (u unackedReqs) find(id int) (int, bool) {
 		switch {
 		case u[0].ID == id:
 			return 0, true
+		case u[0].ID > id:
+			// older than every request held: answered already (the
+			// free lists ask after each answer, HoldsProduce)
+			return 0, false
 		case u[n-1].ID < id:
 			return n, false
 		}
