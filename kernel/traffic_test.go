@@ -3,6 +3,8 @@ package kernel
 import (
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
 )
 
 // TestSteadyProductionWithinTheWorldCost: steady production may grow a
@@ -42,5 +44,68 @@ func TestSteadyProductionWithinTheWorldCost(t *testing.T) {
 	runLines(t, s, "step 5\nrun until tick 30")
 	if _, err := s.Exec("produce --rate 1/10ticks o2"); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("a rate past the budget: %v", err)
+	}
+}
+
+// TestRealRatesAsRuns: a user's group at a real rate, as typed: 20 members
+// over 200 partitions, 1,000 records a second on each, for 20 simulated
+// seconds with a graceful roll of two members in the middle (4,000,000
+// records). Every record is accounted for exactly (processed + lag behind
+// the positions = produced, no duplicate, no loss with auto-commit's
+// at-least-once after graceful closes), `run until processed` finds a
+// record inside a run, and the history keeps far fewer events and packets
+// than records: a fetch, a tick's processing of a partition and an
+// invoice batch are one each, not one a record.
+func TestRealRatesAsRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4,000,000 records")
+	}
+	s := NewSession()
+	runLines(t, s, "new --kafka-defaults --members 20 --topics t:200\nset records.per.partition 0\nset processing.ms 0.05\nnew --members 20 --topics t:200 --keep-settings\nproduce --rate 1000/s t\nrun until time 10s --quiet\nroll C1,C2 --graceful --wait-stable\nrun until time 20s --quiet")
+	w := s.World()
+	produced := int64(0)
+	for _, p := range w.SteadyProducers() {
+		produced += p.Sent
+	}
+	if want := int64(200 * 1000 * 20); produced != want {
+		t.Fatalf("%d records produced in 20 s, want %d", produced, want)
+	}
+	d := w.Delivery("read_uncommitted")
+	if d.Lost != 0 {
+		t.Errorf("%d records lost", d.Lost)
+	}
+	// What the sink saw more than once was processed again after a
+	// member's partitions moved (auto-commit commits every 5 s): the
+	// records processed, less those again, are at most those produced.
+	dups := 0
+	for r := range w.Sink.Runs() {
+		dups += (r.Times - 1) * (r.To - r.From)
+	}
+	if int64(w.Processed()-dups) > produced {
+		t.Errorf("%d records processed (%d again): more than the %d produced", w.Processed(), dups, produced)
+	}
+	if w.Processed() < int(produced)*9/10 {
+		t.Errorf("%d of %d records processed: the members did not keep up at half their capacity", w.Processed(), produced)
+	}
+	// Before runs each record was 4 packets and events; now a member's
+	// tick of work is a handful (a processed event per partition run, an
+	// invoice batch and its answer, now and then a fetch and a commit).
+	memberTicks := 20 * w.Tick
+	if n := w.Packets.Len() + w.Events.Len(); n > int(produced)/4 || n > 12*memberTicks {
+		t.Errorf("%d packets and events for %d records over %d member-ticks: not kept as runs", n, produced, memberTicks)
+	}
+	// A record deep inside a run is found by containment.
+	found := false
+	for _, e := range w.Events.All() {
+		if e.Kind == sim.EvProcessed && e.Records.Has("t-7.12345") {
+			found = true
+			if e.Records.Len() < 2 {
+				t.Errorf("t-7.12345 processed alone, not in a run: %q", e.Text)
+			}
+			break
+		}
+	}
+	if !found {
+		t.Error("no processed event holds t-7.12345")
 	}
 }

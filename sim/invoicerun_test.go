@@ -209,7 +209,7 @@ func TestInvoiceBatchTexts(t *testing.T) {
 	if n != 6 {
 		t.Errorf("%d invoices written the tick after the batch, want its 6 (written once): %v", n, out.Cells.Slice(0, out.HW()))
 	}
-	if got, want := (&wire.ProduceRequest{Src: in, SrcRun: []int32{3, 5, 9}}).ValueIn(w.layout), "inv("+w.layout.Name(in, 3)+".."+w.layout.Name(in, 9)+": 3)"; got != want {
+	if got, want := (&wire.ProduceRequest{Src: in, SrcOffset: 3, SrcEnd: 9, SrcCount: 3}).ValueIn(w.layout), "inv("+w.layout.Name(in, 3)+".."+w.layout.Name(in, 9)+": 3)"; got != want {
 		t.Errorf("a batch of some of a run's records is spelled %s, want %s", got, want)
 	}
 }

@@ -296,26 +296,24 @@ func (w *World) Delivery(isolation string) Counts {
 	for _, tp := range w.layout.Outputs() {
 		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
-		for i := 0; i < hw; i++ {
-			if !l.Cells.IsData(i) {
-				continue
-			}
-			txn := l.Cells.Txn(i)
+		// The data cells with their sources, a batch's (a span) read in
+		// one pass.
+		for cs := range l.Cells.Sources(hw) {
+			i, txn := cs.I, cs.Txn
 			visible := !committed || i < lso && txn != TxnAborted && txn != TxnOpen
 			heldBack := committed && i >= lso && (txn == TxnCommitted || txn == NotTransactional)
 			if !visible && !heldBack {
 				continue
 			}
-			p, off, ok := l.Cells.SourceRef(i)
 			switch {
-			case !ok && visible:
+			case !cs.OK && visible:
 				if odd == nil {
 					odd = map[string]int{}
 				}
 				odd[l.Cells.At(i).Source]++
-			case !ok: // held back, and no input record's: nothing is looked up by it
+			case !cs.OK: // held back, and no input record's: nothing is looked up by it
 			default:
-				mark(p, off, !visible)
+				mark(cs.Part, cs.Off, !visible)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // the work is grouped, never what is done. Random worlds with steady
 // traffic, fractional and slow processing, crashes (now and after N
 // records), restarts (graceful too) and a rolling deploy, close and close
-// --now, lost produce answers, under
+// --now, lost produce answers (one pending a member at a time), under
 // both protocols and every commit mode, run once with runs and once one
 // record at a time (env.Env.SetPerRecordForTest, the engine before runs),
 // agree every tick on the records processed, the sink's counts
@@ -28,14 +28,18 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 	if testing.Short() {
 		seeds = 10
 	}
-	longest := 0 // the most records one processed event held, over every world
-	rolled := 0  // worlds where a rolling deploy ran
+	longest := 0   // the most records one processed event held, over every world
+	rolled := 0    // worlds where a rolling deploy ran
+	lostBatch := 0 // lost answers to a batch of invoices, over every world
 	defer func() {
 		if longest <= trace.SpellRunMax {
 			t.Errorf("no processed event held more than %d records: the worlds never made a long run", trace.SpellRunMax)
 		}
 		if rolled == 0 {
 			t.Error("no world ran a rolling deploy")
+		}
+		if lostBatch == 0 {
+			t.Error("no answer to a batch of invoices was lost")
 		}
 	}()
 	for _, proto := range protocols {
@@ -97,6 +101,30 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 				i := 0
 				for runs.w.Tick < 400 {
 					for i < len(sched) && sched[i].tick <= runs.w.Tick {
+						if c, ok := strings.CutPrefix(sched[i].name, "drop produce response to "); ok {
+							// A drop rule loses the next Produce answer to c:
+							// it counts answers, and a batch is one answer
+							// where one record at a time has one a record.
+							// With one rule pending the lost answer is the
+							// first record's, or the batch's holding it, and
+							// both are sent again at the same tick: that
+							// stays. A second rule while the first is still
+							// pending takes the next record's answer, sent and
+							// retried with the first, but the next batch's or
+							// the retried batch's, retried a round later, so
+							// the member flushes longer: the worlds part by
+							// design (TestTwoLostAnswersOfABatch), and the
+							// rule is left out of both.
+							p1, p2 := produceDropPending(runs.w, c), produceDropPending(per.w, c)
+							if p1 != p2 {
+								t.Fatalf("tick %d: a lost answer to %s pending %v with runs, %v one record at a time", runs.w.Tick, c, p1, p2)
+							}
+							if p1 {
+								sched[i].name += " (left out: one pending)"
+								i++
+								continue
+							}
+						}
 						e1, e2 := sched[i].do(runs.w), sched[i].do(per.w)
 						if (e1 == nil) != (e2 == nil) {
 							t.Fatalf("tick %d: %s: %v with runs, %v one record at a time", runs.w.Tick, sched[i].name, e1, e2)
@@ -115,6 +143,11 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 				if len(runs.w.Rolls()) > 0 {
 					rolled++
 				}
+				for _, p := range runs.w.Packets.All() {
+					if p.Type == Produce && p.Response && p.Lost && strings.Contains(p.Summary, "..") {
+						lostBatch++
+					}
+				}
 				for _, e := range runs.w.Events.All() {
 					if e.Kind == EvProcessed {
 						longest = max(longest, e.Records.Len())
@@ -126,6 +159,17 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 			})
 		}
 	}
+}
+
+// produceDropPending reports whether a rule to lose a Produce answer to
+// client c is still to be used in w.
+func produceDropPending(w *World, c string) bool {
+	for _, r := range w.PendingDrops() {
+		if r.Type == Produce && r.Response && r.To == c {
+			return true
+		}
+	}
+	return false
 }
 
 // runsState is what records as runs must not change in a world: the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkSteadyTraffic1000: 100 members over 1,000 input partitions, each
@@ -31,26 +32,15 @@ func BenchmarkSteadyTraffic1000(b *testing.B) {
 	for i := 0; i < 50; i++ { // into the steady state
 		w.Step()
 	}
-	var ms0, ms1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms0)
 	p0, e0, n0 := w.Packets.Len(), w.Events.Len(), w.Processed()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		w.Step()
-	}
-	cpu := cpuTime() - cpu0
-	b.StopTimer()
-	runtime.GC()
-	runtime.ReadMemStats(&ms1)
+	cpu, kept := stepsMeasured(b, w)
 	recs := float64(w.Processed() - n0)
 	if recs == 0 {
 		b.Fatal("no record processed")
 	}
 	b.ReportMetric(recs/float64(b.N), "records/tick")
 	b.ReportMetric(float64(cpu)/recs, "cpu-ns/record")
-	b.ReportMetric((float64(ms1.HeapAlloc)-float64(ms0.HeapAlloc))/recs, "heap-B/record")
+	b.ReportMetric(kept/recs, "heap-B/record")
 	b.ReportMetric(float64(w.Packets.Len()-p0+w.Events.Len()-e0)/recs, "pkts+evs/record")
 	runtime.KeepAlive(w)
 }
@@ -89,24 +79,13 @@ func BenchmarkSteadyIdle100000(b *testing.B) {
 	for i := 0; i < 50; i++ { // the group forms; every member parks
 		w.Step()
 	}
-	var ms0, ms1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms0)
 	in0 := w.InputRecordsAfter(0).Int64()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := 0; i < b.N; i++ {
-		w.Step()
-	}
-	cpu := cpuTime() - cpu0
-	b.StopTimer()
-	runtime.GC()
-	runtime.ReadMemStats(&ms1)
+	cpu, kept := stepsMeasured(b, w)
 	if got := w.InputRecordsAfter(0).Int64() - in0; got != int64(100_000*b.N) {
 		b.Fatalf("%d records appended in %d ticks, want %d", got, b.N, 100_000*b.N)
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/tick")
-	b.ReportMetric((float64(ms1.HeapAlloc)-float64(ms0.HeapAlloc))/float64(b.N), "heap-B/tick")
+	b.ReportMetric(kept/float64(b.N), "heap-B/tick")
 	runtime.KeepAlive(w)
 }
 
@@ -129,4 +108,23 @@ func BenchmarkInputRecordsAfter100000(b *testing.B) {
 			b.Fatal("no record")
 		}
 	}
+}
+
+// stepsMeasured steps w b.N times under the benchmark's timer and gives
+// the CPU the steps took and the heap they kept (after a full collection
+// each side).
+func stepsMeasured(b *testing.B, w *World) (cpu time.Duration, kept float64) {
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+	}
+	cpu = cpuTime() - cpu0
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&ms1)
+	return cpu, float64(ms1.HeapAlloc) - float64(ms0.HeapAlloc)
 }

@@ -79,21 +79,63 @@ type CellLog struct {
 	spans *store.Seq[cellSpan]
 }
 
-// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcRun)
-// kept as one entry rather than a cellRec a record: cells first ..
-// first+len(srcs)-1, the invoices of records srcs of the input partition
-// numbered part, written by wr at tick, sequence numbers from seq (-1:
-// none), in transaction state txn (a marker marks the whole batch: one
-// transaction's). srcs is the request's own array, never changed: 4
-// bytes a record. before is how many cells the spans before it hold.
+// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
+// records) kept as one entry rather than a cellRec a record: cells first
+// .. first+n-1, the invoices of n records of the input partition numbered
+// part, from offset src to src+span: every one of them when n is span+1,
+// else those the default partitioner sends to this log's partition
+// (topo.Partitioner), enumerated when read; written by wr at tick,
+// sequence numbers from seq (-1: none), in transaction state txn (a
+// marker marks the whole batch: one transaction's). No pointer and
+// nothing a record: 36 bytes a batch. before is how many cells the spans
+// before it hold. wrTxn is the writer's index in writers (low 24 bits)
+// and the TxnMark (high 8).
 type cellSpan struct {
 	first, before int32
-	srcs          []int32
+	src, span, n  int32
 	part          int32
 	seq           int32
 	tick          int32
-	txn           TxnMark
-	wr            cellWriter
+	wrTxn         uint32
+}
+
+const spanTxnAt = 24 // the TxnMark's place in cellSpan.wrTxn
+
+func (s *cellSpan) txn() TxnMark                     { return TxnMark(s.wrTxn >> spanTxnAt) }
+func (s *cellSpan) setTxn(m TxnMark)                 { s.wrTxn = s.wrTxn&(1<<spanTxnAt-1) | uint32(m)<<spanTxnAt }
+func (c *CellLog) spanWriter(s *cellSpan) cellWriter { return c.writers[s.wrTxn&(1<<spanTxnAt-1)] }
+
+// spanWriterIndex is wr's index in writers for a span: one of the last
+// eight, else added (past maxWriters too: a span keeps 24 bits of it).
+func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
+	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		if c.writers[i] == wr {
+			return uint32(i)
+		}
+	}
+	if len(c.writers) >= 1<<spanTxnAt {
+		panic("sim: more than 2^24 producer ids and epochs wrote to " + c.tp.String())
+	}
+	c.writers = append(c.writers, wr)
+	return uint32(len(c.writers) - 1)
+}
+
+// spanSource is the offset of the source of span s's j-th cell.
+func (c *CellLog) spanSource(s *cellSpan, j int) int {
+	if s.n == s.span+1 {
+		return int(s.src) + j
+	}
+	part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+	slot := outputIndex(c.names, c.tp)
+	for off := int(s.src); off <= int(s.src+s.span); off++ {
+		if part.Slot(off) == slot {
+			if j == 0 {
+				return off
+			}
+			j--
+		}
+	}
+	panic("sim: a span of " + c.tp.String() + " holds fewer sources than its count")
 }
 
 // locate finds cell i of a log in recs: in span k as its j-th cell (in),
@@ -112,47 +154,51 @@ func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
 		}
 	}
 	s := c.spans.At(k)
-	if j := i - int(s.first); j < len(s.srcs) {
+	if j := i - int(s.first); j < int(s.n) {
 		return k, j, 0, true
 	}
-	return k, 0, i - int(s.before) - len(s.srcs), false
+	return k, 0, i - int(s.before) - int(s.n), false
 }
 
 // spanCell is cell i, the j-th of span s.
 func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
-	out := Cell{Offset: i, PID: s.wr.pid, Epoch: int(s.wr.epoch), Seq: -1, Txn: s.txn, Tick: int(s.tick)}
+	wr := c.spanWriter(&s)
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: -1, Txn: s.txn(), Tick: int(s.tick)}
 	if s.seq >= 0 {
 		out.Seq = int(s.seq) + j
 	}
-	if s.wr.producer > 0 {
-		out.Producer = c.producers[s.wr.producer-1]
+	if wr.producer > 0 {
+		out.Producer = c.producers[wr.producer-1]
 	}
 	var buf [80]byte
 	b := append(buf[:0], "inv("...)
 	at := len(b)
-	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), int(s.srcs[j]))
+	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), c.spanSource(&s, j))
 	b = append(b, ')')
 	out.Value = string(b)
 	out.Source = out.Value[at : len(out.Value)-1]
 	return out
 }
 
-// appendRun appends a batch of invoices as one span: the invoices of
-// records srcs (more than one) of the input partition numbered part, v's
-// writer, first sequence number, transaction state and tick.
-func (c *CellLog) appendRun(v Cell, part int, srcs []int32) {
+// appendRun appends a batch of invoices as one span: the invoices of n
+// (more than one) records of the input partition numbered part from
+// offset src to last, every one of them or those the partitioner sends to
+// this log's partition (cellSpan); v's writer, first sequence number,
+// transaction state and tick.
+func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(store.Seq[cellSpan])
 	}
 	before := int32(0)
 	if last := c.spans.Last(); last != nil {
-		before = last.before + int32(len(last.srcs))
+		before = last.before + last.n
 	}
 	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
-	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, srcs: srcs, part: int32(part),
-		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), txn: v.Txn, wr: wr})
-	c.n += len(srcs)
+	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, src: store.Int32Of(src, "source offset"),
+		span: store.Int32Of(last-src, "source span"), n: store.Int32Of(n, "batch"), part: int32(part),
+		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), wrTxn: c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt})
+	c.n += n
 	store.Int32Of(c.n, "offset")
 }
 
@@ -323,7 +369,8 @@ func (c *CellLog) Txn(i int) TxnMark {
 	}
 	k, _, ri, in := c.locate(i)
 	if in {
-		return c.spans.At(k).txn
+		s := c.spans.At(k)
+		return s.txn()
 	}
 	return c.recs.At(ri).txn()
 }
@@ -339,7 +386,7 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	k, j, ri, in := c.locate(i)
 	if in {
 		s := c.spans.At(k)
-		return int(s.part), int(s.srcs[j]), true
+		return int(s.part), c.spanSource(&s, j), true
 	}
 	r := c.recs.At(ri)
 	switch r.kind() {
@@ -349,6 +396,101 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 		return c.names.Ref(c.others.At(int(r.srcOff)).Source)
 	}
 	return 0, 0, false
+}
+
+// CellSource is what Sources tells of a data cell: its offset, its source
+// as SourceRef gives it (Part, Off, OK) and its transaction state.
+type CellSource struct {
+	I, Part, Off int
+	OK           bool
+	Txn          TxnMark
+}
+
+// Sources ranges over the data cells below offset n (markers left out),
+// oldest first, each with what SourceRef and Txn give for it: a span's
+// sources enumerated once for the span (its records by the partitioner
+// in one pass, not a scan from its first record for each cell), the cells
+// between spans read by index.
+func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
+	return func(yield func(CellSource) bool) {
+		n = min(n, c.Len())
+		if !c.inRecs {
+			for i := 0; i < n; i++ { // upstream records: no source, never transactional
+				if !yield(CellSource{I: i, Txn: NotTransactional}) {
+					return
+				}
+			}
+			return
+		}
+		cells := func(from, to, before int) bool { // cells from..to-1, none in a span, before of them in spans before
+			for i := from; i < to; i++ {
+				if cs, ok := c.recSource(i, i-before); ok && !yield(cs) {
+					return false
+				}
+			}
+			return true
+		}
+		i, before := 0, 0
+		for k := 0; c.spans != nil && k < c.spans.Len() && i < n; k++ {
+			s := c.spans.At(k)
+			if !cells(i, min(int(s.first), n), before) {
+				return
+			}
+			first := int(s.first)
+			for j, off := range c.spanSources(&s) {
+				if first+j >= n || !yield(CellSource{I: first + j, Part: int(s.part), Off: off, OK: true, Txn: s.txn()}) {
+					break
+				}
+			}
+			i, before = first+int(s.n), int(s.before)+int(s.n)
+		}
+		cells(i, n, before)
+	}
+}
+
+// recSource is cell i, at index ri of recs, as Sources tells it; false
+// for a marker.
+func (c *CellLog) recSource(i, ri int) (CellSource, bool) {
+	r := c.recs.At(ri)
+	cs := CellSource{I: i, Txn: r.txn()}
+	switch r.kind() {
+	case cellCommit, cellAbort:
+		return cs, false
+	case cellInvoice:
+		cs.Part, cs.Off, cs.OK = r.srcPart(), int(r.srcOff), true
+	case cellOther:
+		o := c.others.At(int(r.srcOff))
+		if o.Control != "" {
+			return cs, false
+		}
+		cs.Part, cs.Off, cs.OK = c.names.Ref(o.Source)
+	}
+	return cs, true
+}
+
+// spanSources ranges over span s's cells (by their place in it) with the
+// offsets of their sources.
+func (c *CellLog) spanSources(s *cellSpan) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if s.n == s.span+1 {
+			for j := 0; j < int(s.n); j++ {
+				if !yield(j, int(s.src)+j) {
+					return
+				}
+			}
+			return
+		}
+		part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+		slot, j := outputIndex(c.names, c.tp), 0
+		for off := int(s.src); off <= int(s.src+s.span) && j < int(s.n); off++ {
+			if part.Slot(off) == slot {
+				if !yield(j, off) {
+					return
+				}
+				j++
+			}
+		}
+	}
 }
 
 // All ranges over the cells with their offsets, oldest first.
@@ -502,7 +644,10 @@ func (c *CellLog) cellRecOf(v Cell) cellRec {
 func (c *CellLog) rec(wr cellWriter, seq int32, txn TxnMark) cellRec {
 	r := cellRec{bits: uint32(txn) << cellTxnAt}
 	if seq >= -1 && seq <= maxCellSeq {
-		for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		// (a span may have added writers past maxWriters: a cellRec
+		// keeps only the indices below it)
+		last := min(len(c.writers), maxWriters)
+		for i := last - 1; i >= max(last-8, 0); i-- {
 			if c.writers[i] == wr {
 				r.bits |= uint32(i) << cellWriteAt
 				r.seqTick = uint32(seq + 1)
@@ -662,8 +807,8 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 		return
 	}
 	c.spans.Update(0, c.spans.Len(), func(s *cellSpan) bool {
-		return int(s.first)+len(s.srcs) > first && s.wr.pid == pid && s.txn == TxnOpen
-	}, func(s *cellSpan) { s.txn = mark })
+		return int(s.first)+int(s.n) > first && c.spanWriter(s).pid == pid && s.txn() == TxnOpen
+	}, func(s *cellSpan) { s.setTxn(mark) })
 }
 
 func (c *CellLog) clone() CellLog {

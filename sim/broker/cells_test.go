@@ -32,7 +32,15 @@ func TestCellLogMatchesModelAndClonesNeverAlias(t *testing.T) {
 }
 
 func testCellLogMatchesModel(t *testing.T, producers int) {
-	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}} {
+	several := topo.Default()
+	several.Output.Partitions = 5 // batches of the records the partitioner sends to one of them
+	filtered := 0
+	defer func() {
+		if filtered == 0 {
+			t.Error("no batch of some of a run's records (the partitioner's share) was appended")
+		}
+	}()
+	for _, shape := range []topo.Topology{topo.Default(), {Inputs: []topo.TopicSpec{{Name: "a.long-topic_name", Partitions: 2}, {Name: "b", Partitions: 2}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}, Group: "g"}, several} {
 		layout := topo.New(shape)
 		in, out := layout.Inputs()[1], layout.Outputs()[0]
 		for _, tp := range []wire.TopicPartition{in, out} {
@@ -63,18 +71,39 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 				case k == 3 && r.Intn(2) == 0: // a batch of invoices, one span (appendRun)
 					part := r.Intn(len(layout.Inputs()))
 					srcTP = layout.Inputs()[part]
-					srcs := []int32{int32(r.Intn(50))}
-					for n := 1 + r.Intn(5); n > 0; n-- {
-						srcs = append(srcs, srcs[len(srcs)-1]+1+int32(r.Intn(3)))
+					// Every record from the first to the last, or (on an
+					// output partition) those of them the partitioner
+					// sends to it, as produceInvoiceRun batches them.
+					first := r.Intn(50)
+					last := first + 1 + r.Intn(5)
+					var srcs []int
+					for off := first; off <= last; off++ {
+						srcs = append(srcs, off)
+					}
+					if slot := outputIndex(layout, tp); slot >= 0 && r.Intn(2) == 0 {
+						last = first + 1 + r.Intn(40)
+						srcs = srcs[:0]
+						for off := first; off <= last; off++ {
+							if layout.Partitioner(srcTP).Slot(off) == slot {
+								srcs = append(srcs, off)
+							}
+						}
+						if len(srcs) < 2 {
+							continue
+						}
+						first, last = srcs[0], srcs[len(srcs)-1]
+						if last-first+1 != len(srcs) {
+							filtered++
+						}
 					}
 					w := Cell{Producer: fmt.Sprintf("C%d", 1+r.Intn(producers)), PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
 					if w.Txn == NotTransactional && r.Intn(2) == 0 {
 						w.PID, w.Seq, w.Epoch = -1, -1, 0
 					}
-					p.c.appendRun(w, part, srcs)
+					p.c.appendRun(w, part, first, last, len(srcs))
 					for j, src := range srcs {
 						c := w
-						c.Offset, c.Source = off+j, layout.Name(srcTP, int(src))
+						c.Offset, c.Source = off+j, layout.Name(srcTP, src)
 						c.Value = "inv(" + c.Source + ")"
 						if c.Seq >= 0 {
 							c.Seq += j
@@ -173,6 +202,30 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 						t.Fatalf("%s log %d cell %d: sourceRef %d %d %v, want %d %d %v (%+v)", tp, j, i, p, off, ok, wp, woff, wok, c)
 					}
 				}
+				// Sources: the data cells below an offset, each with its
+				// SourceRef and Txn, spans enumerated whole
+				upto := r.Intn(q.c.Len() + 2)
+				var want, got []CellSource
+				for i := 0; i < min(upto, q.c.Len()); i++ {
+					if q.c.IsData(i) {
+						p, off, ok := q.c.SourceRef(i)
+						want = append(want, CellSource{I: i, Part: p, Off: off, OK: ok, Txn: q.c.Txn(i)})
+					}
+				}
+				for cs := range q.c.Sources(upto) {
+					if !cs.OK {
+						cs.Part, cs.Off = 0, 0
+					}
+					got = append(got, cs)
+				}
+				for i := range want {
+					if !want[i].OK {
+						want[i].Part, want[i].Off = 0, 0
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s log %d: Sources(%d) = %v, want %v", tp, j, upto, got, want)
+				}
 				if !slices.Equal(q.c.Slice(0, q.c.Len()), q.model) {
 					t.Fatalf("%s log %d: Slice differs", tp, j)
 				}
@@ -225,7 +278,7 @@ func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}} {
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

@@ -2,12 +2,12 @@ package broker
 
 import (
 	"fmt"
+	"iter"
 	"math"
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
-	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -169,7 +169,7 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 }
 
 // Produce is the partition leader writing a batch: one record, or a run
-// of invoices (ProduceRequest.SrcRun). With a PID it checks the epoch and
+// of invoices (ProduceRequest.SrcCount). With a PID it checks the epoch and
 // the batch's sequence numbers against the last five batches, as Kafka's
 // ProducerStateEntry does (findDuplicateBatch: the same first and last
 // sequence numbers; ProducerAppendInfo.checkSequence: the first one next
@@ -244,11 +244,10 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		b.ZombieWrites += count
 	}
 	if count > 1 {
-		// A batch's texts are spelled (one a batch, not a record): its
-		// sources as a run (ProduceRequest.ValueIn).
-		v, last := r.ValueIn(b.layout), resp.Offset+count-1
-		b.env.Trace().Eventf(trace.EvProduced, r.Producer, "%s written to %s at offsets %d..%d", v, r.TP, resp.Offset, last)
-		return b.env.Reply(p, wire.None, fmt.Sprintf("%s at offsets %d..%d", v, resp.Offset, last), resp)
+		// A batch's produced event and answer ("%s written to %s at
+		// offsets %d..%d", "%s at offsets %d..%d"): one text kept as a
+		// run of sources (trace.ProducedBatch), spelled when read.
+		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read
@@ -266,20 +265,22 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // appendProduced writes r's record to l as cell c (its value and source
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
-	if len(r.SrcRun) > 1 {
+	if r.SrcCount > 1 {
 		// A batch of invoices: one span (CellLog.appendRun), its cells'
 		// sequence numbers from the batch's base; a cell each when its
 		// source is out of a span's reach.
 		off := l.opening(c)
-		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named {
-			l.Cells.appendRun(c, part, r.SrcRun)
+		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named && r.SrcEnd <= topo.MaxRefOffset {
+			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount)
 			return off
 		}
-		for k, src := range r.SrcRun {
+		k := 0
+		for src := range batchSources(l.Cells.names, r) {
 			if c.Seq >= 0 && k > 0 {
 				c.Seq++
 			}
-			l.appendInvoice(c, r.Src, int(src), int(r.SrcTPI)-1)
+			l.appendInvoice(c, r.Src, src, int(r.SrcTPI)-1)
+			k++
 		}
 		return off
 	}
@@ -290,6 +291,36 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 	}
 	c.Value, c.Source = r.Value, r.Source
 	return l.append(c)
+}
+
+// batchSources ranges over the offsets of the source records of r, a
+// batch of invoices (ProduceRequest.SrcCount): from its first to its last,
+// those the partitioner sends to r's partition.
+func batchSources(layout *topo.Layout, r *wire.ProduceRequest) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if r.Consecutive() {
+			for off := r.SrcOffset; off <= r.SrcEnd; off++ {
+				if !yield(off) {
+					return
+				}
+			}
+			return
+		}
+		part, slot := layout.Partitioner(r.Src), outputIndex(layout, r.TP)
+		for off := r.SrcOffset; off <= r.SrcEnd; off++ {
+			if part.Slot(off) == slot && !yield(off) {
+				return
+			}
+		}
+	}
+}
+
+// outputIndex is tp's index among the output partitions, -1 for none.
+func outputIndex(layout *topo.Layout, tp wire.TopicPartition) int {
+	if i, ok := layout.Number(tp); ok && i >= len(layout.Inputs()) {
+		return i - len(layout.Inputs())
+	}
+	return -1
 }
 
 // FetchOutstanding reports whether fetch id of client's process inc is held at the broker (a

@@ -221,17 +221,7 @@ func (l *pollLoop) work(m *Member) {
 		if l.workLeft == 0 && !l.slowNext && !m.env.PerRecord() {
 			if k := l.wholeRecords(budget, cost); k > 0 {
 				budget -= int64(k) * cost
-				if !l.finishRecords(m, &done, k) {
-					return
-				}
-				if l.batchIdx >= len(l.batch) {
-					done.flush(m)
-					l.batchDone(m)
-					return
-				}
-				if budget == 0 {
-					done.flush(m)
-					l.wakeNext(m)
+				if !l.finishRecords(m, &done, k) || l.stopsAfter(m, &done, budget) {
 					return
 				}
 				continue
@@ -261,20 +251,28 @@ func (l *pollLoop) work(m *Member) {
 			l.wakeNext(m)
 			return
 		}
-		if !l.finishRecords(m, &done, 1) {
-			return
-		}
-		if l.batchIdx >= len(l.batch) {
-			done.flush(m)
-			l.batchDone(m)
-			return
-		}
-		if budget == 0 {
-			done.flush(m)
-			l.wakeNext(m)
+		if !l.finishRecords(m, &done, 1) || l.stopsAfter(m, &done, budget) {
 			return
 		}
 	}
+}
+
+// stopsAfter ends the tick's work after records were finished, when the
+// batch is done (its end: commit as the mode says) or the tick's budget
+// is spent (on next tick), telling the records finished first; it reports
+// whether the work stopped.
+func (l *pollLoop) stopsAfter(m *Member, done *finished, budget int64) bool {
+	switch {
+	case l.batchIdx >= len(l.batch):
+		done.flush(m)
+		l.batchDone(m)
+	case budget == 0:
+		done.flush(m)
+		l.wakeNext(m)
+	default:
+		return false
+	}
+	return true
 }
 
 // wholeRecords is how many records of the entry in hand, from the next one

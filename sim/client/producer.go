@@ -48,6 +48,10 @@ func (u unackedReqs) find(id int) (int, bool) {
 		switch {
 		case u[0].ID == id:
 			return 0, true
+		case u[0].ID > id:
+			// older than every request held: answered already (the
+			// free lists ask after each answer, HoldsProduce)
+			return 0, false
 		case u[n-1].ID < id:
 			return n, false
 		}
@@ -305,7 +309,7 @@ func (pr *producer) enqueue(m *Member, req *wire.ProduceRequest, tp wire.TopicPa
 // within one linger.ms (5 in Kafka 4.0): RecordAccumulator appends each
 // record to its partition's open ProducerBatch and the Sender drains
 // every ready batch; a batch carries its base sequence number and record
-// count (ProduceRequest.SrcRun), the leader checks it as a whole
+// count (ProduceRequest.SrcCount), the leader checks it as a whole
 // (Broker.Produce), a retry resends it whole (retryProduce), and a
 // transaction adds its partition first as for one record. An output
 // partition that gets one record of the run gets produceInvoice's very
@@ -320,52 +324,62 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		pr.produceInvoice(m, wire.Record{TP: tp, Offset: first, Named: true, TPI: tpi})
 		return
 	}
-	// Each output partition's sources, in offset order; the partitions in
-	// the order of their first records.
-	runs := make([][]int32, outs)
-	order := make([]int, 0, outs)
-	for off := first; off < first+count; off++ {
-		f := wire.Record{TP: tp, Offset: off, Named: true, TPI: tpi}
-		o := outputSlotOf(layout, &f)
-		if len(runs[o]) == 0 {
-			order = append(order, o)
+	// One pass: each output partition's first and last source and count
+	// (its batch is the records between them the partitioner sends it:
+	// ProduceRequest.SrcCount), the partitions in the order of their
+	// first records; on the stack for up to 16 output partitions.
+	var small [16]outRun
+	var smallOrder [16]int32
+	runs, order := small[:0], smallOrder[:0]
+	if outs <= len(small) {
+		runs = small[:outs]
+	} else {
+		runs = make([]outRun, outs)
+	}
+	if outs == 1 {
+		runs[0], order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
+	} else {
+		part := layout.Partitioner(tp)
+		for off := first; off < first+count; off++ {
+			o := part.Slot(off)
+			r := &runs[o]
+			if r.count == 0 {
+				r.first = off
+				order = append(order, int32(o))
+			}
+			r.last = off
+			r.count++
 		}
-		runs[o] = append(runs[o], int32(off))
 	}
 	for _, out := range order {
 		run := runs[out]
-		switch len(run) {
-		case 0:
-			continue
-		case 1:
-			pr.produceInvoice(m, wire.Record{TP: tp, Offset: int(run[0]), Named: true, TPI: tpi})
+		if run.count == 1 {
+			pr.produceInvoice(m, wire.Record{TP: tp, Offset: run.first, Named: true, TPI: tpi})
 			continue
 		}
 		otp := layout.Outputs()[out]
 		pr.nextID++
-		pr.sent += len(run)
+		pr.sent += run.count
 		req := m.env.NewProduceRequest()
 		*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
-			Src: tp, SrcOffset: int(run[0]), HasSrc: true, Named: true, SrcTPI: tpi, SrcRun: run, FreeEpoch: req.FreeEpoch}
-		req.TPI = int32(len(layout.Inputs()) + out + 1)
-		pr.number(m, req, out, len(run))
+			Src: tp, SrcOffset: run.first, HasSrc: true, Named: true, SrcTPI: tpi, SrcCount: run.count, SrcEnd: run.last, FreeEpoch: req.FreeEpoch}
+		req.TPI = int32(len(layout.Inputs()) + int(out) + 1)
+		pr.number(m, req, int(out), run.count)
 		pr.enqueue(m, req, otp)
 	}
 }
 
+// outRun is one output partition's share of a run of input records: its
+// first and last record and how many (produceInvoiceRun).
+type outRun struct{ first, last, count int }
+
 func (pr *producer) sendProduce(m *Member, req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
 	p := m.env.Packet()
-	if len(req.SrcRun) > 1 {
-		// A batch's text is spelled (one a batch): "inv(o0.3..o0.9) pid
-		// %d epoch %d seq %d..%d (retry)".
-		p.Summary = req.ValueIn(m.env.Layout())
-		if req.PID >= 0 {
-			p.Summary += fmt.Sprintf(" pid %d epoch %d seq %d..%d", req.PID, req.Epoch, req.Seq, req.LastSeq())
-		}
-		if req.Attempt > 0 {
-			p.Summary += " (retry)"
-		}
+	if req.Count() > 1 {
+		// A batch's text: "inv(o0.3..o0.9) pid %d epoch %d seq %d..%d
+		// (retry)", its sources kept as a run, spelled when read.
+		p.Text = m.env.Trace().ProduceBatch(req)
 	} else {
 		p.Text = m.env.Trace().ProduceRequest(req, &pr.text)
 	}

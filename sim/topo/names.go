@@ -52,6 +52,34 @@ func (n *Layout) FNVName(h uint32, tp wire.TopicPartition, off int) uint32 {
 	return fnvInt(h, off)
 }
 
+// Partitioner is the default partitioner of the invoices of one input
+// partition's records (client.outputSlot: the FNV-1a hash of the record's
+// name, modulo the output partitions), the partition's part of the name
+// hashed once: Slot(off) is FNVName(FNVBasis, tp, off) modulo the
+// output partitions, a record's digits hashed.
+type Partitioner struct {
+	h, outs uint32
+}
+
+// Partitioner is the default partitioner of the invoices of tp's records.
+func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
+	h := uint32(FNVBasis)
+	if n.short {
+		h = (h ^ uint32(tp.Topic[0])) * FNVPrime
+	} else {
+		for i := 0; i < len(tp.Topic); i++ {
+			h = (h ^ uint32(tp.Topic[i])) * FNVPrime
+		}
+		h = (h ^ '-') * FNVPrime
+	}
+	h = fnvInt(h, tp.Partition)
+	return Partitioner{h: (h ^ '.') * FNVPrime, outs: uint32(len(n.outputTPs))}
+}
+
+// Slot is the output partition, by its index in Outputs, of the invoice
+// of record off.
+func (p Partitioner) Slot(off int) int { return int(fnvInt(p.h, off) % p.outs) }
+
 // fnvInt continues an FNV-1a hash with the decimal digits of v, as
 // strconv.AppendInt spells it.
 func fnvInt(h uint32, v int) uint32 {

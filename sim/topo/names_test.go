@@ -28,6 +28,11 @@ func TestFnvNameAsSpelled(t *testing.T) {
 			if got := n.FNVName(FNVBasis, tp, off); got != want {
 				t.Fatalf("short %v: fnvName(%v, %d) = %d, FNV of %q is %d", short, tp, off, got, n.AppendName(nil, tp, off), want)
 			}
+			// the partitioner, its partition hashed once, picks by the same hash
+			n.outputTPs = make([]wire.TopicPartition, 1+r.Intn(40))
+			if got := n.Partitioner(tp).Slot(off); got != int(want%uint32(len(n.outputTPs))) {
+				t.Fatalf("short %v: Partitioner(%v).Slot(%d) = %d, want %d of %d", short, tp, off, got, want%uint32(len(n.outputTPs)), len(n.outputTPs))
+			}
 		}
 	}
 }

@@ -374,7 +374,8 @@ func firstByte(b []byte) byte {
 // template formats one template token's text from its arguments.
 func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, bool) {
 	var tp wire.TopicPartition
-	var cur uint64 // %c's offset
+	var cur uint64       // %c's offset
+	var num, count int64 // the last %n's number, %R's count
 	for i := 0; i < len(tpl); i++ {
 		if tpl[i] != '%' || i+1 == len(tpl) {
 			out = append(out, tpl[i])
@@ -388,7 +389,23 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 				return out, tEnd, false
 			}
 			r.b = r.b[n:]
+			num = v
 			out = strconv.AppendInt(out, v, 10)
+		case 'l':
+			out = strconv.AppendInt(out, num+count-1, 10)
+		case 'R':
+			off, ok := r.uvarint()
+			span, ok2 := r.uvarint()
+			n, ok3 := r.uvarint()
+			if !ok || !ok2 || !ok3 || off > 1<<62 || span > 1<<62 || n == 0 || n > span+1 || tp.Topic == "" {
+				return out, tEnd, false
+			}
+			count = int64(n)
+			out = append(r.tx.layout.AppendName(out, tp, int(off)), ".."...)
+			out = r.tx.layout.AppendName(out, tp, int(off+span))
+			if n != span+1 {
+				out = strconv.AppendUint(append(out, ": "...), n, 10)
+			}
 		case 't':
 			var ok bool
 			if tp, ok = r.tp(); !ok {

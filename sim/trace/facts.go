@@ -198,6 +198,60 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 	return t.addText(encNum(t.encValue(t.scratch[:0], req), phAtOffset, int64(offset)))
 }
 
+// ProduceBatch is a batch of invoices' Produce text (req.SrcCount: more
+// than one record), "inv(o0.3..o0.9) pid 1000 epoch 0 seq 4..10" (no
+// producer id for a plain producer), " (retry)" on a retry: its sources
+// kept as a run (tplBatch's %R), never spelled until read.
+func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
+	tpl := tplBatchPlain
+	if req.PID >= 0 {
+		tpl = tplBatch
+	}
+	b, ok := t.argTPI(encTemplate(t.scratch[:0], tpl), req.SrcTPI, req.Src)
+	if !ok || !req.Named {
+		// a source partition the world lacks: the value spelled
+		b = encLit(t.scratch[:0], req.ValueIn(t.layout))
+		if req.PID >= 0 {
+			b = encNum(encNum(encNum(encNum(b, phPID, req.PID), phEpoch, int64(req.Epoch)), phSeq, int64(req.Seq)), phDotDot, int64(req.LastSeq()))
+		}
+	} else {
+		b = argBatch(b, req)
+		if req.PID >= 0 {
+			b = argNum(argNum(argNum(b, req.PID), int64(req.Epoch)), int64(req.Seq))
+		}
+		if req.Attempt == 0 {
+			return t.addWhole(b)
+		}
+	}
+	if req.Attempt > 0 {
+		b = append(b, phRetry)
+	}
+	return t.addText(b)
+}
+
+// argBatch appends a batch's sources as tplBatch's %R reads them: its
+// first offset, the distance to its last, its count.
+func argBatch(b []byte, req *wire.ProduceRequest) []byte {
+	return argOffset(argOffset(argOffset(b, req.SrcOffset), req.SrcLast()-req.SrcOffset), req.Count())
+}
+
+// ProducedBatch records a batch of invoices (req.SrcCount records) written from
+// offset on, "inv(o0.3..o0.9) written to out-0 at offsets 4..10", and
+// returns its answer's text, "inv(o0.3..o0.9) at offsets 4..10", which
+// reads the event's (texts.packetText): kept once, as a run.
+func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int) wire.TextRef {
+	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
+	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {
+		text := t.addWhole(argNum(to, int64(offset)))
+		t.Events.add(kindProduced, req.Producer, text, 0)
+		return text
+	}
+	last := int64(offset + req.Count() - 1)
+	b := t.encPart(append(encLit(t.scratch[:0], req.ValueIn(t.layout)), phWrittenTo), req.TP)
+	t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
+	return t.addText(encNum(encNum(encLit(t.scratch[:0], req.ValueIn(t.layout)), phAtOffsets, int64(offset)), phDotDot, last))
+}
+
 // eventEnc records an event whose text is encoded in b (usually
 // t.scratch, without its tEnd); records, if at > 0, are the record tokens
 // from b[at:] on (Event.Records): a label and a phrase come first, so at is

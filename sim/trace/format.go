@@ -101,7 +101,13 @@ const (
 // number and an offset (uvarint) that become the current partition and
 // offset, printed as the source of the invoice its log holds there
 // (CellLog.sourceRef), %o the current offset, %m the event's member (a
-// text of an event only: EventLog.At reads it with its member).
+// text of an event only: EventLog.At reads it with its member), %R a
+// batch's sources in the current partition: its first offset, the
+// distance to its last and its count (uvarints), printed as a range of
+// records o0.3..o0.9, ": 3" after it when the count is not every record
+// from the first to the last (wire.ProduceRequest.ValueIn), %l the last
+// %n's number plus %R's count less one (no argument: a batch's last
+// sequence number or offset).
 var templates = [...]string{
 	tplProduce:        "inv(%t%r) pid %n epoch %n seq %n",
 	tplProduced:       "inv(%t%r) written to %t%p at offset %n",
@@ -112,6 +118,10 @@ var templates = [...]string{
 	tplProcessed:      "%m processed %t%r",
 	tplProduceAfter:   "inv(%b) pid %n epoch %n seq %n",
 	tplProduceNext:    "inv(%b)%q",
+	tplBatch:          "inv(%t%R) pid %n epoch %n seq %n..%l",
+	tplBatchPlain:     "inv(%t%R)",
+	tplBatchProduced:  "inv(%t%R) written to %t%p at offsets %n..%l",
+	tplBatchAck:       "inv(%t%R)%t at offsets %n..%l",
 }
 
 const (
@@ -137,17 +147,25 @@ const (
 	// arena chunk: producer.fullText), and its sequence number a
 	// difference from that one's: 4 or 5 bytes.
 	tplProduceNext
+	// tplBatch is a batch of invoices' Produce (ProduceRequest.SrcCount):
+	// its sources as %R, then its producer id, epoch and sequence
+	// numbers, the last one the first plus the count less one (%l).
+	tplBatch
+	tplBatchPlain    // tplBatch of a plain producer: no producer id
+	tplBatchProduced // a batch's produced event: its offsets as %n..%l
+	tplBatchAck      // a batch's answer, from its produced event's arguments
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
 // event's text reads it with (texts.packetText).
-var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell}
+var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell,
+	tWhole + tplBatchProduced: tplBatchAck}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{
 	" ", " processed ", " poll() returned ", " committed ", " written to ", " at offset ",
 	" max ", ", ", " records appended to ", " (", "..", ")", " pid ", " epoch ", " seq ",
-	" (retry)", "inv(", "epoch ", "gen ", ", assigned ", ", target ",
+	" (retry)", "inv(", "epoch ", "gen ", ", assigned ", ", target ", " at offsets ",
 }
 
 const (
@@ -172,4 +190,5 @@ const (
 	phGenWord
 	phAssigned
 	phTarget
+	phAtOffsets
 )

@@ -157,6 +157,35 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						} else {
 							want = fmt.Appendf(want, "inv(%s) at offset %d", layout.Name(in, off), at)
 						}
+					case tplBatch, tplBatchPlain, tplBatchProduced, tplBatchAck:
+						// a batch's sources: every record from the first to the last, or some
+						span, count := r.Intn(300)+1, 0
+						if r.Intn(2) == 0 {
+							count = span + 1
+						} else {
+							count = 2 + r.Intn(span)
+						}
+						b, _ = tr.argTP(encTemplate(b, k), in)
+						b = argOffset(argOffset(argOffset(b, off), span), count)
+						run := layout.Name(in, off) + ".." + layout.Name(in, off+span)
+						if count != span+1 {
+							run += fmt.Sprintf(": %d", count)
+						}
+						switch k {
+						case tplBatch:
+							b = argNum(argNum(argNum(b, n1), n2), n3)
+							want = fmt.Appendf(want, "inv(%s) pid %d epoch %d seq %d..%d", run, n1, n2, n3, n3+int64(count)-1)
+						case tplBatchPlain:
+							want = fmt.Appendf(want, "inv(%s)", run)
+						default:
+							b, _ = tr.argTP(b, out)
+							b = argNum(b, n3)
+							if k == tplBatchProduced {
+								want = fmt.Appendf(want, "inv(%s) written to %s at offsets %d..%d", run, out, n3, n3+int64(count)-1)
+							} else {
+								want = fmt.Appendf(want, "inv(%s) at offsets %d..%d", run, n3, n3+int64(count)-1)
+							}
+						}
 					case tplProcessed: // a text read with no event: %m is ""
 						b, _ = tr.argTP(encTemplate(b, k), in)
 						b = argOffset(b, off)

@@ -28,21 +28,40 @@ type ProduceRequest struct {
 	// not known), so that the trace's texts and the leader's log lookup do
 	// not look them up again.
 	SrcTPI, TPI int32
-	// SrcRun, for a batch of more than one invoice (Kafka's ProducerBatch:
-	// one per partition per send, base sequence Seq, len(SrcRun)
-	// records), lists the offsets of Src its records are the invoices of,
-	// in order (SrcRun[0] is SrcOffset); nil for one record. Never changed
-	// once sent: a retry resends the same batch.
-	SrcRun    []int32
-	FreeEpoch uint64 // the free lists' (sim/env)
+	// SrcCount and SrcEnd, for a batch of more than one invoice
+	// (SrcCount > 1; Kafka's ProducerBatch: one per partition per send,
+	// base sequence Seq, SrcCount records): its records are the invoices
+	// of the records of Src from SrcOffset to SrcEnd that the default
+	// partitioner sends to TP (topo.Partitioner: the output partition of
+	// an input record is a function of its name), SrcCount of them, in
+	// offset order; every record from SrcOffset to SrcEnd when SrcCount is
+	// their number. 0 and 0 for one record. Never changed once sent: a
+	// retry resends the same batch.
+	SrcCount, SrcEnd int
+	FreeEpoch        uint64 // the free lists' (sim/env)
 }
 
 // Count is the number of records the request carries: a batch's, or 1.
 func (r *ProduceRequest) Count() int {
-	if len(r.SrcRun) > 1 {
-		return len(r.SrcRun)
+	if r.SrcCount > 1 {
+		return r.SrcCount
 	}
 	return 1
+}
+
+// Consecutive reports whether a batch's sources are every record from
+// its first to its last (or the request is of one record).
+func (r *ProduceRequest) Consecutive() bool {
+	return r.SrcCount <= 1 || r.SrcEnd-r.SrcOffset+1 == r.SrcCount
+}
+
+// SrcLast is the offset of the request's last source record: a batch's
+// last, else SrcOffset.
+func (r *ProduceRequest) SrcLast() int {
+	if r.SrcCount > 1 {
+		return r.SrcEnd
+	}
+	return r.SrcOffset
 }
 
 // LastSeq is the sequence number of the request's last record.
@@ -62,8 +81,8 @@ func (r *ProduceRequest) SourceIn(names Namer) string {
 // when they are every record from the first to the last, else
 // inv(o0.3..o0.502: 167), the count of those the batch holds.
 func (r *ProduceRequest) ValueIn(names Namer) string {
-	if n := len(r.SrcRun); n > 1 {
-		first, last := int(r.SrcRun[0]), int(r.SrcRun[n-1])
+	if n := r.SrcCount; n > 1 {
+		first, last := r.SrcOffset, r.SrcEnd
 		s := "inv(" + names.Name(r.Src, first) + ".." + names.Name(r.Src, last)
 		if last-first+1 != n {
 			s += ": " + strconv.Itoa(n)
