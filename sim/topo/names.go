@@ -39,6 +39,12 @@ func (n *Layout) AppendName(b []byte, tp wire.TopicPartition, off int) []byte {
 // continued from h: fnv(h, AppendName(nil, tp, off)) without spelling the
 // name (the partitioner hashes every invoice's key, client.Member.outputSlot).
 func (n *Layout) FNVName(h uint32, tp wire.TopicPartition, off int) uint32 {
+	return fnvInt(n.fnvPartition(h, tp), off)
+}
+
+// fnvPartition continues h with the partition's part of its records'
+// names, the dot included ("o2." or "orders-2.").
+func (n *Layout) fnvPartition(h uint32, tp wire.TopicPartition) uint32 {
 	if n.short {
 		h = (h ^ uint32(tp.Topic[0])) * FNVPrime
 	} else {
@@ -48,8 +54,7 @@ func (n *Layout) FNVName(h uint32, tp wire.TopicPartition, off int) uint32 {
 		h = (h ^ '-') * FNVPrime
 	}
 	h = fnvInt(h, tp.Partition)
-	h = (h ^ '.') * FNVPrime
-	return fnvInt(h, off)
+	return (h ^ '.') * FNVPrime
 }
 
 // Partitioner is the default partitioner of the invoices of one input
@@ -63,17 +68,7 @@ type Partitioner struct {
 
 // Partitioner is the default partitioner of the invoices of tp's records.
 func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
-	h := uint32(FNVBasis)
-	if n.short {
-		h = (h ^ uint32(tp.Topic[0])) * FNVPrime
-	} else {
-		for i := 0; i < len(tp.Topic); i++ {
-			h = (h ^ uint32(tp.Topic[i])) * FNVPrime
-		}
-		h = (h ^ '-') * FNVPrime
-	}
-	h = fnvInt(h, tp.Partition)
-	return Partitioner{h: (h ^ '.') * FNVPrime, outs: uint32(len(n.outputTPs))}
+	return Partitioner{h: n.fnvPartition(FNVBasis, tp), outs: uint32(len(n.outputTPs))}
 }
 
 // Slot is the output partition, by its index in Outputs, of the invoice
