@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -198,6 +200,10 @@ func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
 // checkStepRecords refuses a step or run of n ticks after which the world
 // would hold more input records than the limit.
 func checkStepRecords(cmd string, w *sim.World, n int) error {
+	if tp, most := partitionRecordsAfter(w, n); most > int64(limitPartitionRecords.max) {
+		err := limitPartitionRecords.checkf(cmd, int(min(most, math.MaxInt)), fmt.Sprintf("%s would hold %s records after %s ticks of steady production", tp, group(int(most)), group(n)))
+		return fmt.Errorf("%v: it reaches it after %d more tick(s) (produce --stop ends steady production)", err, ticksWithinPartitions(w, n))
+	}
 	err := refuseRecords(cmd, w, w.InputRecordsAfter(n), fmt.Sprintf("%s records held + %s ticks of steady production", group(inputRecords(w)), group(n)))
 	if err == nil {
 		return nil
@@ -206,12 +212,40 @@ func checkStepRecords(cmd string, w *sim.World, n int) error {
 	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, fit)
 }
 
+// partitionRecordsAfter is the input partition that will hold the most
+// records after n more ticks of steady production, and how many: each
+// partition's log is bounded on its own (its offsets are 32-bit), the
+// world's records in all by the estimate of what they cost.
+func partitionRecordsAfter(w *sim.World, n int) (sim.TopicPartition, int64) {
+	var tp sim.TopicPartition
+	most := int64(-1)
+	for _, p := range w.SteadyProducers() {
+		at := int64(w.Log(p.TP).HW()) + p.Rate.Due(w.Tick+n-p.Since) - p.Sent
+		if at > most {
+			tp, most = p.TP, at
+		}
+	}
+	return tp, most
+}
+
+// ticksWithinPartitions is the most ticks, up to max, after which no
+// input partition holds more records than a log can.
+func ticksWithinPartitions(w *sim.World, max int) int {
+	within := func(n int) bool {
+		_, most := partitionRecordsAfter(w, n)
+		return most <= int64(limitPartitionRecords.max)
+	}
+	if within(max) {
+		return max
+	}
+	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
+}
+
 // recordsLimit is the most input records the world may come to hold as
 // steady production appends: what its shape's estimate (worldcost.go:
 // members, partitions, 160 B a record, against the heap guard's budget)
-// leaves for records, and at most limitPartitionRecords in all, so that no
-// partition passes its 32-bit offsets (a world past 2^31 records would
-// need a heap of over 300 GB anyway). A world that holds more already
+// leaves for records (each partition's own bound, its 32-bit offsets, is
+// checked apart: partitionRecordsAfter). A world that holds more already
 // (its members joined, or the heap limit is lower than when it was made)
 // is not refused for what it holds: only steady production may not grow
 // it, and the heap guard watches the rest.
@@ -224,8 +258,8 @@ func recordsLimit(w *sim.World) int64 {
 	switch {
 	case n.Sign() < 0:
 		n.SetInt64(0)
-	case !n.IsInt64() || n.Int64() > int64(limitPartitionRecords.max):
-		n.SetInt64(int64(limitPartitionRecords.max))
+	case !n.IsInt64() || n.Int64() > 1<<62:
+		n.SetInt64(1 << 62)
 	}
 	return max(n.Int64(), held)
 }
@@ -238,8 +272,8 @@ func refuseRecords(cmd string, w *sim.World, after *big.Int, how string) error {
 		return nil
 	}
 	s := shapeOf(w)
-	if !after.IsInt64() || after.Int64() > int64(limitPartitionRecords.max) {
-		return limitPartitionRecords.refuse(cmd, how+" (in all, so that no partition passes it)", after)
+	if !after.IsInt64() || after.Int64() > 1<<62 {
+		return fmt.Errorf("%s: %s = %s input records is past every limit (%s)", cmd, how, groupDigits(after.String()), limitWorldBytes.helpLine())
 	}
 	s.records = int(after.Int64())
 	return checkCost(cmd, s, describeShape(s)+" ("+how+")")
@@ -249,7 +283,7 @@ func refuseRecords(cmd string, w *sim.World, after *big.Int, how string) error {
 // what the world's input records allow; recs reports that the records cut
 // it.
 func runBound(w *sim.World, bound int) (n int, recs bool) {
-	fit := w.TicksWithinRecords(recordsLimit(w), bound)
+	fit := min(w.TicksWithinRecords(recordsLimit(w), bound), ticksWithinPartitions(w, bound))
 	return fit, fit < bound
 }
 

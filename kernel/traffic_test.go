@@ -109,3 +109,32 @@ func TestRealRatesAsRuns(t *testing.T) {
 		t.Error("no processed event holds t-7.12345")
 	}
 }
+
+// TestPartitionRecordsBoundEachPartition: a log's offsets are 32-bit, so
+// each input partition holds at most 2^31-1 records; the world's records
+// in all are bounded by what they cost, not by that. With a heap budget
+// large enough for billions of records, a step that would take one
+// partition past 2^31-1 is refused naming that partition and when it gets
+// there, while the same records spread over many partitions are not.
+func TestPartitionRecordsBoundEachPartition(t *testing.T) {
+	defer func(f func() uint64) { worldBudget = f }(worldBudget)
+	worldBudget = func() uint64 { return 1 << 50 } // a petabyte: only the per-partition bound is in the way
+	s := NewSession()
+	runLines(t, s, "new --topics t:1,u:4 --members 1\nset records.per.partition 0\nnew --topics t:1,u:4 --members 1 --keep-settings\nproduce --rate 100000000/tick t\nproduce --rate 50000000/tick u")
+	// t-0 passes 2^31-1 at its 22nd tick (22 x 10^8); by its 21st the
+	// world holds 2.1 x 10^9 + 4 x 1.05 x 10^9 records, past 2^31-1 in
+	// all, each partition under it.
+	_, err := s.Exec("step 30")
+	if err == nil || !strings.Contains(err.Error(), "t-0 would hold 3,000,000,000 records") || !strings.Contains(err.Error(), "after 21 more tick(s)") {
+		t.Fatalf("step 30: %v, want a refusal naming t-0 and 21 ticks", err)
+	}
+	if _, err := s.Exec("step 21"); err != nil {
+		t.Fatalf("step 21: %v", err)
+	}
+	if _, err := s.Exec("produce --stop t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Exec("step 1"); err != nil {
+		t.Fatalf("step 1 with t stopped (u's partitions at 1.1 x 10^9 records each): %v", err)
+	}
+}
