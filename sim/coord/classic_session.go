@@ -152,7 +152,8 @@ func (g *ClassicGroup) heartbeatArrives(t wire.Timer) {
 	if at, ok := g.procs.NextHeartbeat(t.Client, t.Inc, g.env.Now()-1); ok && at != g.env.Now() {
 		// Its heartbeat thread was enabled anew since: no heartbeat of
 		// the new schedule arrives now.
-		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: at, Kind: tmHeartbeatAnswer, Client: t.Client, Inc: t.Inc, Member: t.Member, Key: t.Key, Arg: t.Arg})
+		t.At = at // the same answer, due then (After numbers it anew)
+		g.env.After(t)
 		return
 	}
 	g.sendHeartbeatAnswer(t.Client, t.Inc, t.Member, t.Arg)
