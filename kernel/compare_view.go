@@ -578,41 +578,33 @@ func (v *compareView) figure() (*chart.Figure, error) {
 		}
 		names = append(names, n)
 	}
-	metric := func(name string, of func(r *compareRow) int) chart.CompareMetric {
+	// A panel's value in a row: the metric's count, read by as (a
+	// failed row's 0).
+	metric := func(name string, of func(r *compareRow) int, as func(r *compareRow, n int) float64) chart.CompareMetric {
 		m := chart.CompareMetric{Name: name}
 		for i := range v.rows {
 			val := 0.0
 			if v.rows[i].Error == "" {
-				val = float64(of(&v.rows[i]))
+				val = as(&v.rows[i], of(&v.rows[i]))
 			}
 			m.Values = append(m.Values, val)
 		}
 		return m
 	}
+	count := func(_ *compareRow, n int) float64 { return float64(n) }
 	// In real time (every row) the two partition x ticks panels are in
 	// partition x seconds, as the table writes them.
-	unit, partTime := health.Unit, func(r *compareRow, n int) float64 { return float64(n) }
+	unit, partTime := health.Unit, count
 	if v.allReal() {
 		unit, partTime = "partition x seconds", func(r *compareRow, n int) float64 { return float64(r.clk.ms(n)) / 1000 }
 	}
-	timeMetric := func(name string, of func(r *compareRow) int) chart.CompareMetric {
-		m := chart.CompareMetric{Name: name + " (" + unit + ")"}
-		for i := range v.rows {
-			val := 0.0
-			if v.rows[i].Error == "" {
-				val = partTime(&v.rows[i], of(&v.rows[i]))
-			}
-			m.Values = append(m.Values, val)
-		}
-		return m
-	}
 	metrics := []chart.CompareMetric{
-		timeMetric("unavailable", func(r *compareRow) int { return r.Unavailable }),
-		timeMetric("pause meter", func(r *compareRow) int { return r.Pause }),
-		metric("rebalances", func(r *compareRow) int { return r.Rebalances }),
-		metric("duplicates", func(r *compareRow) int { return r.Duplicates }),
-		metric("lost", func(r *compareRow) int { return r.Lost }),
-		metric("most lag (records)", func(r *compareRow) int { return r.MaxLag.Records }),
+		metric("unavailable ("+unit+")", func(r *compareRow) int { return r.Unavailable }, partTime),
+		metric("pause meter ("+unit+")", func(r *compareRow) int { return r.Pause }, partTime),
+		metric("rebalances", func(r *compareRow) int { return r.Rebalances }, count),
+		metric("duplicates", func(r *compareRow) int { return r.Duplicates }, count),
+		metric("lost", func(r *compareRow) int { return r.Lost }, count),
+		metric("most lag (records)", func(r *compareRow) int { return r.MaxLag.Records }, count),
 	}
 	counts := make([][]float64, len(v.rows))
 	for i := range v.rows {
