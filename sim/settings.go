@@ -241,18 +241,14 @@ func buildSettings() []Setting {
 				" (" + ClientPlaceholder + " in a name stands for the client id); a running member takes it after its batch, with a new producer",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.TransactionalID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
-				if v == "none" || v == "" {
-					c.TransactionalID = ""
-					return nil
+				id, err := memberIDPattern("transactional.id", v, "tx-"+ClientPlaceholder)
+				if err != nil {
+					return err
 				}
-				if v == PerMember {
-					v = "tx-" + ClientPlaceholder
+				c.TransactionalID = id
+				if id != "" {
+					c.Idempotence = true
 				}
-				if !validIDPattern(v) {
-					return fmt.Errorf("transactional.id: %q may hold only letters, digits, '.', '_', '-' and %s (or say per-member or none)", v, ClientPlaceholder)
-				}
-				c.TransactionalID = v
-				c.Idempotence = true
 				return nil
 			}},
 		{Key: "group.instance.id", Allowed: "NAME | per-member | none", Client: true,
@@ -260,17 +256,11 @@ func buildSettings() []Setting {
 				" in a name stands for it); no world starts with two members holding one; takes effect when the member next starts",
 			get: func(_ *Config, c *ClientConfig) string { return orNone(c.InstanceID) },
 			set: func(_ *Config, c *ClientConfig, v string) error {
-				if v == "none" || v == "" {
-					c.InstanceID = ""
-					return nil
+				id, err := memberIDPattern("group.instance.id", v, ClientPlaceholder)
+				if err != nil {
+					return err
 				}
-				if v == PerMember {
-					v = ClientPlaceholder
-				}
-				if !validIDPattern(v) {
-					return fmt.Errorf("group.instance.id: %q may hold only letters, digits, '.', '_', '-' and %s (or say per-member or none)", v, ClientPlaceholder)
-				}
-				c.InstanceID = v
+				c.InstanceID = id
 				return nil
 			}},
 		{Key: "group.protocol", Allowed: "classic | consumer", Client: true,
@@ -362,4 +352,21 @@ func LookupSetting(key string) (Setting, bool) {
 		}
 	}
 	return Setting{}, false
+}
+
+// memberIDPattern reads an id setting's value (transactional.id,
+// group.instance.id): none (or "") is no id, per-member the pattern
+// perMember, else a pattern of letters, digits, '.', '_', '-' and
+// ClientPlaceholder.
+func memberIDPattern(key, v, perMember string) (string, error) {
+	switch v {
+	case "none", "":
+		return "", nil
+	case PerMember:
+		return perMember, nil
+	}
+	if !validIDPattern(v) {
+		return "", fmt.Errorf("%s: %q may hold only letters, digits, '.', '_', '-' and %s (or say per-member or none)", key, v, ClientPlaceholder)
+	}
+	return v, nil
 }
