@@ -1,0 +1,390 @@
+package kernel
+
+// The views of a topic's records: `log` (a partition as kafka-dump-log
+// prints it), `txn` (the transaction coordinator's state) and `consume`
+// (what a consumer reads, at either isolation level).
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// aroundRows is how many rows `log --around OFFSET` shows on each side.
+const aroundRows = 4
+
+func cmdLog(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("log", args, []string{"--from", "--around"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("log", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	tp, err := w.Layout().ParsePartition(pos[0])
+	if err != nil {
+		return nil, fmt.Errorf("log: %v", err)
+	}
+	l := w.Log(tp)
+	from, to, err := logRows(pos[0], fl, l.HW())
+	if err != nil {
+		return nil, err
+	}
+	// The aborted transaction index: all of it, or in a view of some of
+	// the log (--from, --around) the transactions that reach its rows.
+	narrowed := from > 0 || to < l.HW()
+	var aborted []string
+	for _, a := range l.Aborted {
+		if !narrowed || a.Last >= from && a.First < to {
+			aborted = append(aborted, fmt.Sprintf("pid %d offsets %d..%d", a.PID, a.First, a.Last))
+		}
+		if len(aborted) > limitViewRows.max {
+			break // refused below
+		}
+	}
+	if err := checkRows("log", to-from+len(aborted), "cells and aborted transactions of "+tp.String(), "log "+pos[0]+" --from OFFSET starts at an offset, --around OFFSET shows a few"); err != nil {
+		return nil, err
+	}
+	text, t, err := s.render("log", to-from, []string{"OFFSET", "VALUE", "PRODUCER", "PID", "EPOCH", "SEQ", "TXN", "READ_COMMITTED"}, func(emit func(...string) error) error {
+		for i := from; i < to; i++ {
+			c := l.Cells.At(i)
+			pid, epoch, seq := "-", "-", "-"
+			if c.PID >= 0 {
+				pid, epoch = strconv.FormatInt(c.PID, 10), strconv.Itoa(c.Epoch)
+			}
+			if c.Seq >= 0 {
+				seq = strconv.Itoa(c.Seq)
+			}
+			val := c.Value
+			state := c.Txn.String()
+			if c.Txn == sim.TxnAborted && c.IsData() {
+				val += " ✗"
+			}
+			if !c.IsData() {
+				state = "marker"
+			}
+			rc := "no"
+			if l.ReadCommitted(i) {
+				rc = "yes"
+			}
+			if err := emit(strconv.Itoa(i), val, dash(c.Producer), pid, epoch, seq, state, rc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
+	if rec, ok := w.Group.Offsets.Committed(tp); ok {
+		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
+	}
+	if narrowed {
+		switch {
+		case from == to:
+			head += fmt.Sprintf("  (no rows from offset %d)", from)
+		default:
+			head += fmt.Sprintf("  (offsets %d..%d of 0..%d)", from, to-1, l.HW()-1)
+		}
+	}
+	if len(aborted) > 0 {
+		head += "\naborted transaction index: " + strings.Join(aborted, "; ")
+	}
+	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
+}
+
+// logRows is the offsets [from, to) a log view shows: all of them, from
+// --from N to the end, or --around OFFSET's aroundRows on each side.
+func logRows(part string, fl map[string]string, hw int) (from, to int, err error) {
+	f, hasFrom := fl["--from"]
+	a, hasAround := fl["--around"]
+	switch {
+	case hasFrom && hasAround:
+		return 0, 0, usageErr("log", "--from and --around contradict each other (give one)")
+	case hasFrom:
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--from %q is not an offset (a whole number from 0 to the HW, %d)", f, hw)
+		}
+		if n > hw {
+			return 0, 0, fmt.Errorf("log %s --from %d: past the end of the log (HW %d: offsets 0..%d; --from at most %d)", part, n, hw, hw-1, hw)
+		}
+		return n, hw, nil
+	case hasAround:
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 0 {
+			return 0, 0, usageErr("log", "--around %q is not an offset (a whole number from 0 to %d)", a, hw-1)
+		}
+		if n >= hw {
+			if hw == 0 {
+				return 0, 0, fmt.Errorf("log %s --around %d: the log is empty (HW 0)", part, n)
+			}
+			return 0, 0, fmt.Errorf("log %s --around %d: no such offset (HW %d: offsets 0..%d)", part, n, hw, hw-1)
+		}
+		return max(0, n-aroundRows), min(hw, n+aroundRows+1), nil
+	}
+	return 0, hw, nil
+}
+
+func cmdTxn(s *Session, args []string) (*Result, error) {
+	if err := needArgs("txn", args, 0, 1); err != nil {
+		return nil, err
+	}
+	w := s.World()
+	entries := w.Txn.Entries()
+	if len(args) == 1 {
+		e := w.Txn.Entry(args[0])
+		if e == nil {
+			var ids []string
+			for _, e := range entries {
+				ids = append(ids, e.TransactionalID)
+			}
+			return nil, fmt.Errorf("txn %s: no transactional.id %s (known: %s)", args[0], args[0], dash(strings.Join(ids, " ")))
+		}
+		entries = []*sim.TxnEntry{e}
+	}
+	if err := checkRows("txn", len(entries), "transactional ids", "txn ID shows one"); err != nil {
+		return nil, err
+	}
+	t := &Table{Header: []string{"CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState",
+		"TransactionTimeoutMs", "CurrentTransactionStartTimeMs", "TransactionDurationTimeMs", "TopicPartitions"}}
+	for i, e := range entries {
+		if err := s.pollRow("txn", i); err != nil {
+			return nil, err
+		}
+		start, dur := "None", "None"
+		if e.Start >= 0 {
+			start, dur = strconv.Itoa(e.Start), strconv.Itoa(w.Tick-e.Start)
+		}
+		parts := tpNames(e.Partitions)
+		if e.Group != "" {
+			parts = append(parts, "__consumer_offsets("+e.Group+")")
+		}
+		t.Add("1", e.TransactionalID, strconv.FormatInt(e.PID, 10), strconv.Itoa(e.Epoch), string(e.State),
+			strconv.Itoa(e.Timeout), start, dur, dash(strings.Join(parts, ",")))
+	}
+	if len(entries) == 0 {
+		return &Result{Text: "no transactional producers yet (set producer transactional)"}, nil
+	}
+	// kafka-transactions.sh's columns make a 190-column line: a field per
+	// line when it does not fit; notebooks get the table.
+	text := t.Fit(textWidth)
+	if text != t.Text() {
+		return &Result{Text: text, HTML: t.HTML()}, nil
+	}
+	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+}
+
+type consumeJSON struct {
+	Topic     string       `json:"topic"`
+	Isolation string       `json:"isolation"`
+	Records   []recordJSON `json:"records"`
+}
+
+type recordJSON struct {
+	Partition string `json:"partition"`
+	Offset    int    `json:"offset"`
+	Value     string `json:"value"`
+	Aborted   bool   `json:"aborted"`
+	Open      bool   `json:"open"`
+	// Invoice numbers the invoices of one input record as this reader
+	// meets them (output topic only): 2 and up are duplicates.
+	Invoice int `json:"invoice,omitempty"`
+}
+
+func cmdConsume(s *Session, args []string) (*Result, error) {
+	pos, fl, err := flags("consume", args, append([]string{"--isolation"}, listFlags...), []string{"--json"})
+	if err != nil {
+		return nil, err
+	}
+	if err := needArgs("consume", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	lw, err := parseWindow("consume", fl, "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	w := s.World()
+	if !w.Layout().HasTopic(pos[0]) {
+		return nil, fmt.Errorf("consume %s: no topic %s (topics: %s)", pos[0], pos[0], strings.Join(topicList(w), " "))
+	}
+	iso := w.Cfg.Isolation
+	if v, ok := fl["--isolation"]; ok {
+		if v != "read_committed" && v != "read_uncommitted" {
+			return nil, usageErr("consume", "--isolation %q is not read_committed or read_uncommitted", v)
+		}
+		iso = v
+	}
+	rd := topicReader{w: w, topic: pos[0], iso: iso}
+	// The records the view lists (from --from's offset of each
+	// partition), counted before any is made.
+	n, err := rd.count(s, lw.from)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := listWindow{last: lw.last}.rows(n, nil)
+	if err := checkRows("consume", hi-lo, "records of "+pos[0], "consume "+pos[0]+" --last N shows the last N, --from OFFSET each partition from an offset on"); err != nil {
+		return nil, err
+	}
+	// The listed records with the n-th invoice of their input record, as
+	// this reader meets them from offset 0 (as sim.World.Delivery counts
+	// duplicates); each call reads them again.
+	each := func(f func(r sim.ReadRecord, nth int) error) error {
+		seen := map[string]int{}
+		k := 0 // the listed records met so far
+		var ferr error
+		err := rd.each(s, func(r sim.ReadRecord) bool {
+			nth := 0
+			if r.Source != "" {
+				seen[r.Source]++
+				nth = seen[r.Source]
+			}
+			if r.Offset < lw.from {
+				return true
+			}
+			if k >= lo {
+				if ferr = f(r, nth); ferr != nil {
+					return false
+				}
+			}
+			k++
+			return k < hi
+		})
+		if ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	if fl["--json"] == "true" {
+		// consumeJSON's own encoding, its records written one by one.
+		head, _ := json.Marshal(consumeJSON{Topic: pos[0], Isolation: iso, Records: []recordJSON{}})
+		var b strings.Builder
+		b.WriteString(strings.TrimSuffix(string(head), "[]}"))
+		if err := s.jsonList("consume", &b, func(emit func(any) error) error {
+			return each(func(r sim.ReadRecord, nth int) error {
+				return emit(recordJSON{Partition: r.Partition.String(), Offset: r.Offset, Value: r.Value, Aborted: r.Aborted, Open: r.Open, Invoice: nth})
+			})
+		}); err != nil {
+			return nil, err
+		}
+		b.WriteByte('}')
+		line := b.String()
+		return &Result{Text: line, JSON: line}, nil
+	}
+	text, t, err := s.render("consume", hi-lo, []string{"PARTITION", "OFFSET", "VALUE", "NOTE"}, func(emit func(...string) error) error {
+		return each(func(r sim.ReadRecord, nth int) error {
+			var notes []string
+			switch {
+			case r.Aborted:
+				notes = append(notes, "aborted ✗")
+			case r.Open:
+				notes = append(notes, "open transaction")
+			}
+			if nth > 1 {
+				notes = append(notes, fmt.Sprintf("duplicate ×%d (invoice %d of %s)", nth, nth, r.Source))
+			}
+			return emit(r.Partition.String(), strconv.Itoa(r.Offset), r.Value, strings.Join(notes, " · "))
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, hi-lo)
+	if pos[0] == w.Topo.Output.Name {
+		c := w.Delivery(iso)
+		head += fmt.Sprintf("; duplicates %d%s; lost %d%s", c.Duplicates, nameList(c.DuplicateNames), c.Lost, nameList(c.LostNames))
+		if c.HeldBack > 0 {
+			head += fmt.Sprintf("; held back by the LSO %d%s", c.HeldBack, nameList(c.HeldBackNames))
+		}
+	}
+	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
+}
+
+// topicReader is the audit reader (sim.World.ReadTopic) record by record:
+// the topic's partitions in the world's order, each from offset 0, its
+// data records (no markers), at read_committed only those a
+// read_committed reader returns. It builds a record only when asked for
+// one, so counting costs no allocation and a view of a few records of a
+// long topic builds a few. (TestTopicReaderIsReadTopic checks it against
+// ReadTopic.)
+type topicReader struct {
+	w          *sim.World
+	topic, iso string
+}
+
+func (rd topicReader) partitions() []sim.TopicPartition {
+	var out []sim.TopicPartition
+	for _, tp := range append(append([]sim.TopicPartition{}, rd.w.Layout().Inputs()...), rd.w.Layout().Outputs()...) {
+		if tp.Topic == rd.topic {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+func (rd topicReader) returns(l *sim.PartitionLog, i int) bool {
+	return l.Cells.IsData(i) && (rd.iso != "read_committed" || l.ReadCommitted(i))
+}
+
+// count counts the records at offset from or later, looking for Ctrl-C.
+func (rd topicReader) count(s *Session, from int) (int, error) {
+	n, seen := 0, 0
+	for _, tp := range rd.partitions() {
+		l := rd.w.Log(tp)
+		for i := from; i < l.HW(); i++ {
+			if err := s.pollRow("consume", seen); err != nil {
+				return 0, err
+			}
+			seen++
+			if rd.returns(l, i) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// each gives f the records in order until f returns false, looking for Ctrl-C.
+func (rd topicReader) each(s *Session, f func(sim.ReadRecord) bool) error {
+	seen := 0
+	for _, tp := range rd.partitions() {
+		l := rd.w.Log(tp)
+		for i := 0; i < l.HW(); i++ {
+			if err := s.pollRow("consume", seen); err != nil {
+				return err
+			}
+			seen++
+			if !rd.returns(l, i) {
+				continue
+			}
+			c := l.Cells.At(i)
+			if !f(sim.ReadRecord{Partition: tp, Offset: i, Value: c.Value, Source: c.Source, Aborted: c.Txn == sim.TxnAborted, Open: c.Txn == sim.TxnOpen}) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func nameList(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 12 {
+		return " (" + strings.Join(names[:12], " ") + " ...)"
+	}
+	return " (" + strings.Join(names, " ") + ")"
+}
+
+func topicList(w *sim.World) []string {
+	var out []string
+	for _, t := range w.Topo.Inputs {
+		out = append(out, t.Name)
+	}
+	return append(out, w.Topo.Output.Name)
+}
