@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kgrepl/kgrepl/kernel"
 	"github.com/kgrepl/kgrepl/kernel/explore"
 )
 
@@ -153,5 +155,50 @@ func TestMergeRefusesStepsThatOverflow(t *testing.T) {
 	_, err := explore.ReadPart(strings.NewReader(strings.Join(lines, "\n")))
 	if want := fmt.Sprintf("line 2: branch 0: its logged steps add up to more than the %d ticks its row says it ran", ran); err == nil || err.Error() != want {
 		t.Errorf("steps that overflow to the row's ticks: %v, want %s", err, want)
+	}
+}
+
+// TestShardOfABigWorldReadsBack: a shard of a world past 1,000 partitions
+// reads back. A crash there leaves more than 1,000 partitions unavailable
+// a tick, which a bound fixed at 1,000 partitions (the kernel's limit
+// before issue 26) refused as "not a count of partition x ticks".
+func TestShardOfABigWorldReadsBack(t *testing.T) {
+	s := kernel.NewSession()
+	for _, l := range []string{"new --topics orders:3000", "join C2", "run until stable"} {
+		if _, err := s.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	w := s.World()
+	part, err := explore.RunShard(w, explore.Options{From: w.Tick, To: w.Tick, Members: []string{"C1"}, Faults: []string{"crash-now"}, Bound: 20}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, o := range part.Outcomes {
+		for _, n := range o.Unavailable {
+			most = max(most, n/(o.Ran+1))
+		}
+	}
+	if most <= 1000 {
+		t.Fatalf("the crash's branch left at most %d partitions unavailable a tick; the test needs more than 1,000", most)
+	}
+	var buf bytes.Buffer
+	if err := part.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := explore.ParsePart(buf.Bytes())
+	if err != nil {
+		t.Fatalf("a shard of a 3,001-partition world does not read back: %v", err)
+	}
+	if back.Sweep.Partitions != 3001 {
+		t.Fatalf("the sweep's partitions read back as %d, want 3,001", back.Sweep.Partitions)
+	}
+	// A count past what the world's partitions could be unavailable is
+	// still refused.
+	over := 3002 * (part.Outcomes[0].Ran + 1)
+	text := regexp.MustCompile(`"unavailable":\[[0-9]+`).ReplaceAllString(buf.String(), fmt.Sprintf(`"unavailable":[%d`, over))
+	if _, err := explore.ParsePart([]byte(text)); err == nil || !strings.Contains(err.Error(), "not a count of partition x ticks") {
+		t.Fatalf("an unavailability past 3,001 partitions x its ticks: %v", err)
 	}
 }

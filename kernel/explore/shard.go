@@ -48,14 +48,18 @@ type Sweep struct {
 	Isolation string    `json:"isolation"`
 	Guarantee Guarantee `json:"guarantee"`
 	Output    string    `json:"output"`
-	Stops     []int     `json:"stops"`
-	Branches  int       `json:"branches"` // in the whole sweep
+	// Partitions is the base world's partitions, input and output: what
+	// bounds a branch's unavailability counts (partition x ticks).
+	Partitions int   `json:"partitions"`
+	Stops      []int `json:"stops"`
+	Branches   int   `json:"branches"` // in the whole sweep
 }
 
 func (p *plan) sweep() Sweep {
 	return Sweep{Base: p.base.Tick, From: p.opts.From, To: p.opts.To, Faults: p.kinds, Members: p.opts.Members,
 		Bound: p.opts.Bound, Isolation: p.opts.Isolation, Guarantee: GuaranteeOf(p.base, p.opts.Isolation),
-		Output: p.base.Topo.Output.Name, Stops: p.stops, Branches: len(p.jobs)}
+		Output: p.base.Topo.Output.Name, Partitions: len(p.base.Layout().Inputs()) + len(p.base.Layout().Outputs()),
+		Stops: p.stops, Branches: len(p.jobs)}
 }
 
 // Part is one shard's rows: Outcomes[j] is branch Index[j] of the sweep.
@@ -219,11 +223,17 @@ func short(s string) string {
 // sweep), one row per branch in index order, and an end line with the row
 // count, so that a file cut short is refused. encoding/json sorts map keys,
 // so the same shard gives the same bytes on every machine.
-const shardFormat = "kgrepl explore shard v2"
+const shardFormat = "kgrepl explore shard v3"
 
 // shardFormatV1 is the format before rows carried their unavailability
 // and health: such a file cannot make the report this kgrepl prints.
 const shardFormatV1 = "kgrepl explore shard v1"
+
+// shardFormatV2 is the format before the sweep carried its world's
+// partitions (a v2 file's counts were checked against 1,000 partitions,
+// the kernel's limit when v2 was written, which refused the shards of
+// bigger worlds).
+const shardFormatV2 = "kgrepl explore shard v2"
 
 type shardHeader struct {
 	Format string `json:"format"`
@@ -310,6 +320,9 @@ func ParsePart(data []byte) (*Part, error) {
 	if !ok || h.Format != shardFormat {
 		if h.Format == shardFormatV1 {
 			return nil, fmt.Errorf("a shard file of an older kgrepl (%q, without each branch's unavailability and health): run its shard again with this one", shardFormatV1)
+		}
+		if h.Format == shardFormatV2 {
+			return nil, fmt.Errorf("a shard file of an older kgrepl (%q, without its world's partitions): run its shard again with this one", shardFormatV2)
 		}
 		return nil, fmt.Errorf("not a shard file of explore --shard (its first line is not a %q header)", shardFormat)
 	}
@@ -551,9 +564,10 @@ var (
 	healthRe     = regexp.MustCompile(`^[A-Za-z0-9 ._:;,(){}-]{0,1000}$`) // kernel/health's words
 )
 
-// maxPartitions bounds the partitions of a world (the kernel's limit on a
-// world's partitions, input and output together).
-const maxPartitions = 1000
+// maxPartitions bounds the partitions of a world a header may name: the
+// engine's bound on a partition's number is 2^31-1 (Kafka's int32), and a
+// world's memory estimate stops far below 2^31 partitions in all.
+const maxPartitions = math.MaxInt32
 
 // check refuses a sweep header no sweep writes.
 func (sw Sweep) check() error {
@@ -603,6 +617,9 @@ func (sw Sweep) check() error {
 	}
 	if sw.Isolation != "read_committed" && sw.Isolation != "read_uncommitted" {
 		return fmt.Errorf("the sweep's isolation %q is not read_committed or read_uncommitted", sw.Isolation)
+	}
+	if sw.Partitions < 2 || sw.Partitions > maxPartitions {
+		return fmt.Errorf("the sweep's world has %d partitions: a world has at least 2 (an input and the output) and at most %d", sw.Partitions, maxPartitions)
 	}
 	if !nameRe.MatchString(sw.Output) {
 		return fmt.Errorf("the sweep's output topic %q is not a topic name", sw.Output)
@@ -690,11 +707,10 @@ func (row shardRow) check(sw Sweep) error {
 		return fmt.Errorf("branch %d: %d counts of unavailability, want one per cause (%d)", i, len(row.Unavailable), len(sim.Causes))
 	}
 	for _, n := range row.Unavailable {
-		// A fault's branch counts partitions of a world of at most
-		// maxPartitions for at most its ticks (and the tick the fault
-		// landed in).
-		if n < 0 || n > (row.Ran+1)*maxPartitions {
-			return fmt.Errorf("branch %d: unavailability %d: not a count of partition x ticks of a branch of %d ticks", i, n, row.Ran)
+		// A fault's branch counts partitions of its world for at most
+		// its ticks (and the tick the fault landed in).
+		if most, ok := mulChecked(row.Ran+1, sw.Partitions); n < 0 || ok && n > most {
+			return fmt.Errorf("branch %d: unavailability %d: not a count of partition x ticks of a branch of %d ticks in a world of %d partitions", i, n, row.Ran, sw.Partitions)
 		}
 	}
 	if !healthRe.MatchString(row.Health) {
