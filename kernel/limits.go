@@ -42,6 +42,12 @@ var (
 	// a line): past it they are counted, and trace --events lists them.
 	// About 60 bytes a line.
 	limitNarration = limit{"lines of narration a command prints", 100_000}
+	// Bytes of one line of narration: an event of a big world can name
+	// every partition a member holds (a rebalance of 100,000 partitions
+	// narrated 3.3 MB in 79 lines, the leader's plan 789 KB in one); past
+	// it the line is cut at a space and says what it left out, and trace
+	// --events prints the event whole.
+	limitNarrationLine = limit{"bytes of one line of narration", 4096}
 	// Drop rules pending at once: every packet sent is checked against each.
 	limitDropRules = limit{"drop rules pending in a world", 100}
 	// Per-client settings a world keeps (set Cn.KEY VALUE; a key set again
@@ -245,8 +251,8 @@ var commandLimits = map[string][]*limit{
 	"join":     {&limitMembers, &limitWorldBytes},
 	"produce":  {&limitPartitionRecords, &limitWorldBytes},
 	"set":      {&limitPartitionRecords, &limitWorldBytes, &limitOverrides},
-	"step":     {&limitStep, &limitClock, &limitNarration, &limitHeap, &limitTextReach},
-	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitHeap, &limitTextReach},
+	"step":     {&limitStep, &limitClock, &limitNarration, &limitNarrationLine, &limitHeap, &limitTextReach},
+	"run":      {&limitStep, &limitRunUntil, &limitClock, &limitNarration, &limitNarrationLine, &limitHeap, &limitTextReach},
 	"drop":     {&limitDropRules},
 	"explore":  {&limitExploreWindow, &limitExploreBranches, &limitExploreWork, &limitExploreParallel, &limitExploreShards, &limitStep},
 	"compare":  {&limitCompareCombos, &limitCompareWork},

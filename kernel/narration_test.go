@@ -75,3 +75,56 @@ func TestQuietNarrationIsBounded(t *testing.T) {
 		t.Errorf("the last line %q, want %q", lines[5], wholeLines[len(wholeLines)-1])
 	}
 }
+
+// TestNarrationLineIsBounded: an event longer than limitNarrationLine is
+// narrated cut at a space, saying how many bytes it left out and where the
+// whole event is; trace --events prints it whole, and the world runs on
+// the same.
+func TestNarrationLineIsBounded(t *testing.T) {
+	script := "new --topics t:2000 --members 2\njoin C3\nrun until stable"
+	defer func(l limit) { limitNarrationLine = l }(limitNarrationLine)
+	limitNarrationLine.max = 1 << 30
+	full := NewSession()
+	whole := runLines(t, full, script)
+	limitNarrationLine.max = 200
+	s := NewSession()
+	out := runLines(t, s, script)
+	wholeLines := strings.Split(strings.TrimRight(whole, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != len(wholeLines) {
+		t.Fatalf("%d lines cut, %d whole", len(lines), len(wholeLines))
+	}
+	cuts := 0
+	for i, l := range lines {
+		w := wholeLines[i]
+		if len(w) <= 200 {
+			if l != w {
+				t.Errorf("line %d, short, changed:\n%s\nwant\n%s", i, l, w)
+			}
+			continue
+		}
+		cuts++
+		head, tail, ok := strings.Cut(l, " … (")
+		if !ok || !strings.HasPrefix(w, head) || len(head) > 200 || w[len(head)] != ' ' {
+			t.Fatalf("line %d cut as\n%s\nnot at a space within 200 bytes of\n%.300s", i, l, w)
+		}
+		tick := strings.TrimPrefix(strings.Fields(w)[0], "t=")
+		want := fmt.Sprintf("%s more bytes not printed: at most 200 bytes of one line of narration; trace --events --from %s prints the event whole)", group(len(w)-len(head)), tick)
+		if tail != want {
+			t.Errorf("line %d ends\n%s\nwant\n%s", i, tail, want)
+		}
+		ev, err := s.Exec("trace --events --from " + tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(ev, strings.TrimSpace(strings.SplitN(w, " ", 2)[1])) {
+			t.Errorf("trace --events --from %s does not print line %d whole", tick, i)
+		}
+	}
+	if cuts == 0 {
+		t.Fatal("no line was longer than 200 bytes: the test needs a bigger world")
+	}
+	if got, want := views(t, s), views(t, full); got != want {
+		t.Errorf("the world differs with its narration cut: %s", firstLineDiff(got, want))
+	}
+}

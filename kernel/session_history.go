@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -108,8 +109,25 @@ func (s *Session) narrate(evs []sim.Event) {
 				i += n - 1
 			}
 		}
-		s.say("%s", s.paint(eventTone(e), clk.stamp(e.Tick)+" "+clk.annotate(text)))
+		s.say("%s", s.paint(eventTone(e), cutLine(clk.stamp(e.Tick)+" "+clk.annotate(text), limitNarrationLine.max, e.Tick)))
 	}
+}
+
+// cutLine cuts a line of narration longer than max bytes at its last
+// space within them and says what it left out (limitNarrationLine): the
+// event itself is kept whole, and trace --events lists it.
+func cutLine(line string, max, tick int) string {
+	if len(line) <= max {
+		return line
+	}
+	cut := strings.LastIndexByte(line[:max], ' ')
+	if cut <= 0 {
+		// No space: cut before a rune that starts within the bound.
+		for cut = max; cut > 0 && !utf8.RuneStart(line[cut]); cut-- {
+		}
+	}
+	return fmt.Sprintf("%s … (%s more bytes not printed: at most %s %s; trace --events --from %d prints the event whole)",
+		line[:cut], group(len(line)-cut), group(max), limitNarrationLine.name, tick)
 }
 
 // replay makes a history's world again, from its nearest checkpoint at or
