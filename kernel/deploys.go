@@ -318,7 +318,7 @@ func rollsText(rolls []rollJSON, clk clock) string {
 		if r.Ended == nil {
 			span = fmt.Sprintf("%s.. (under way)", clk.cell(r.Began))
 		}
-		t.Add(span, strings.Join(r.Members, " "), r.Mode, took(r.Ticks),
+		t.Add(span, memberRuns(r.Members), r.Mode, took(r.Ticks),
 			fmt.Sprintf("%d/%d", r.Restarted, len(r.Members)), strconv.Itoa(r.Rebalances), pause(r.PausePartitionTicks))
 	}
 	return "\nrolls (what the group paid while each ran):\n" + t.Text()

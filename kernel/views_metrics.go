@@ -257,7 +257,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		pauses, _, err := s.render("metrics", hi-lo, header, func(emit func(...string) error) error {
 			for i := lo; i < hi; i++ {
 				p := ents[i]
-				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+w.Layout().PartList(p.Partitions), partTicks(p.PartitionTicks)); err != nil {
+				if err := emit(strconv.Itoa(p.Generation), strconv.Itoa(len(p.Partitions))+" "+partRuns(w, p.Partitions), partTicks(p.PartitionTicks)); err != nil {
 					return err
 				}
 			}
@@ -307,7 +307,7 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		}
 		notes = append(notes, string(m.Cfg.Producer()))
 		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
-			w.Layout().PartList(m.Owned), batch, strings.Join(notes, ", "))
+			partRuns(w, m.Owned), batch, strings.Join(notes, ", "))
 	}
 	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
 }
