@@ -3,8 +3,10 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"sort"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	kdraw "github.com/kgrepl/kgrepl/kernel/draw"
@@ -253,30 +255,28 @@ var partitionColors = []color.RGBA{
 	{0xBA, 0xB0, 0xAC, 0xff},
 }
 
-// Lag is each input partition's lag (log end minus committed offset) over ticks.
+// Lag is each input partition's lag (log end minus committed offset) over
+// ticks. A world of more partitions than the palette has colours (a real
+// group's thousands, each a line and a legend entry, buried the plot under
+// its legend) gets the total lag and the partitions whose lag peaked
+// highest, the legend saying how many others the total holds.
 func Lag(opt Options, r *Run) *Chart {
+	if len(r.Partitions) > len(partitionColors) {
+		return lagTotal(opt, r)
+	}
 	p := newPlot("Consumer lag per partition ("+r.Name+")", "tick", "lag (records)")
 	c := newChart(p, opt, chartW, chartH)
 	xs := ticks(r)
 	ymax := 0.0
-	topicOf := func(name string) string {
-		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			return name[:i]
-		}
-		return name[:1]
-	}
 	topicIdx := map[string]int{}
 	for i, name := range r.Partitions {
-		t := topicOf(name)
+		t := lagTopicOf(name)
 		if _, ok := topicIdx[t]; !ok {
 			topicIdx[t] = len(topicIdx)
 		}
-		ys := make([]float64, len(r.Frames))
-		for k, f := range r.Frames {
-			if i < len(f.Lag) {
-				ys[k] = float64(f.Lag[i])
-			}
-			ymax = max(ymax, ys[k])
+		ys := lagOf(r, i)
+		for _, y := range ys {
+			ymax = max(ymax, y)
 		}
 		ex, ey := extend(append([]float64{}, xs...), ys)
 		col := partitionColors[i%len(partitionColors)]
@@ -284,6 +284,71 @@ func Lag(opt Options, r *Run) *Chart {
 		p.Add(l)
 		c.add(name, l)
 	}
+	return lagMarks(c, p, r, ymax)
+}
+
+// lagTotal is Lag for many partitions: the sum over every partition, and
+// the len(partitionColors)-1 partitions with the highest peak (the first
+// in the world's order among equals).
+func lagTotal(opt Options, r *Run) *Chart {
+	top := len(partitionColors) - 1
+	p := newPlot(fmt.Sprintf("Consumer lag: total and the %d partitions with the most (%s)", top, r.Name), "tick", "lag (records)")
+	c := newChart(p, opt, chartW, chartH)
+	xs := ticks(r)
+	total := make([]float64, len(r.Frames))
+	peak := make([]int, len(r.Partitions))
+	for k, f := range r.Frames {
+		for i, v := range f.Lag {
+			total[k] += float64(v)
+			peak[i] = max(peak[i], v)
+		}
+	}
+	order := make([]int, len(r.Partitions))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return peak[order[a]] > peak[order[b]] })
+	order = order[:top]
+	sort.Ints(order)
+	ymax := 0.0
+	for _, y := range total {
+		ymax = max(ymax, y)
+	}
+	ex, ey := extend(append([]float64{}, xs...), total)
+	l := stepLine(ex, ey, color.RGBA{0x22, 0x22, 0x22, 0xff}, 2.4, nil)
+	p.Add(l)
+	c.add(fmt.Sprintf("total (%d partitions)", len(r.Partitions)), l)
+	for j, i := range order {
+		ex, ey := extend(append([]float64{}, xs...), lagOf(r, i))
+		l := stepLine(ex, ey, partitionColors[j], 1.8, nil)
+		p.Add(l)
+		c.add(r.Partitions[i], l)
+	}
+	c.add(fmt.Sprintf("+%d other partitions, in the total", len(r.Partitions)-top))
+	return lagMarks(c, p, r, ymax)
+}
+
+// lagOf is partition i's lag in each frame.
+func lagOf(r *Run, i int) []float64 {
+	ys := make([]float64, len(r.Frames))
+	for k, f := range r.Frames {
+		if i < len(f.Lag) {
+			ys[k] = float64(f.Lag[i])
+		}
+	}
+	return ys
+}
+
+// lagTopicOf is a partition name's topic (o for the page's o2).
+func lagTopicOf(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		return name[:i]
+	}
+	return name[:1]
+}
+
+// lagMarks adds the rebalances and crashes to a lag chart and sets its axes.
+func lagMarks(c *Chart, p *plot.Plot, r *Run, ymax float64) *Chart {
 	m := &marks{bands: rebalanceMarks(r, branchColor(0), 0), lines: crashMarks(r, 0)}
 	addBandLegend(c, []*Run{r}, "rebalance")
 	p.Add(m)
