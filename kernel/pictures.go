@@ -32,7 +32,7 @@ const pictureHelp = "\n\nEvery picture command takes --out FILE (.svg, .png or .
 // table, before demo, so help lists them with the views.
 func addPictureCommands() {
 	pics := []*command{
-		{name: "plot", usage: "plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
+		{name: "plot", usage: "plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "chart the pause meter, duplicates and lost, lag, who consumes which partition, or unavailability by cause, over ticks",
 			help: "pause       the pause meter (paused partitions × ticks) as a step line, each rebalance a band\n" +
 				"            labelled with the generation it formed; --branches main,coop overlays branches,\n" +
@@ -47,7 +47,11 @@ func addPictureCommands() {
 				"unavailable the partitions nobody could consume in each tick, stacked by cause in the\n" +
 				"            timeline's greys, each cause's partition × ticks in the legend\n\n" +
 				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
-				"(--ticks A..B shows a window of it)." + pictureHelp,
+				"(--ticks A..B shows a window of it).\n" +
+				"--partitions picks the input partitions a lag or timeline chart draws: a list of partitions\n" +
+				"and ranges of one topic (t-0..t-99,u-3). A timeline draws at most 100 partitions (the first\n" +
+				"100 without --partitions); a lag chart of more than 10 draws their total and the 9 whose\n" +
+				"lag peaked highest." + pictureHelp,
 			run: cmdPlot},
 		{name: "diagram", usage: "diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",
@@ -364,7 +368,7 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos, fl, err = flags("plot", args, append([]string{"--branches"}, pictureFlags...), nil)
+	pos, fl, err = flags("plot", args, append([]string{"--branches", "--partitions"}, pictureFlags...), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -419,6 +423,15 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 	if err := s.checkPlot(kind, names); err != nil {
 		return nil, err
 	}
+	var only []int
+	if v, ok := fl["--partitions"]; ok {
+		if kind != "lag" && kind != "timeline" {
+			return nil, usageErr("plot", "--partitions picks the partitions of a lag or timeline chart; the %s chart counts every partition", kind)
+		}
+		if only, err = parsePlotPartitions(s.branches[names[0]].world, v); err != nil {
+			return nil, err
+		}
+	}
 	var runs []*chart.Run
 	for _, n := range names {
 		r, err := s.recordBranch(n, chart.NeedOf(kind))
@@ -427,6 +440,9 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 				return nil, interrupted("plot " + kind)
 			}
 			return nil, fmt.Errorf("plot: %v", err)
+		}
+		if only != nil {
+			r = r.Only(only)
 		}
 		runs = append(runs, r)
 	}
@@ -710,4 +726,68 @@ func (s *Session) checkPlot(kind string, branches []string) error {
 		hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, name, series))
 	}
 	return limitPlotSamples.checkSum("plot "+kind, strings.Join(hows, " + "), samples...)
+}
+
+// parsePlotPartitions reads plot's --partitions: a comma-separated list of
+// input partitions and ranges of one topic's (t-0..t-99), each named once;
+// it returns their indexes among the world's input partitions, in the
+// order given.
+func parsePlotPartitions(w *sim.World, v string) ([]int, error) {
+	l := w.Layout()
+	bad := func(format string, args ...any) error {
+		return usageErr("plot", "--partitions %q: %s (a comma-separated list of input partitions and ranges of one topic's, e.g. %s)",
+			shortWord(v), fmt.Sprintf(format, args...), plotPartitionsExample(w))
+	}
+	index := func(name string) (int, sim.TopicPartition, error) {
+		tp, err := l.ParsePartition(name)
+		if err != nil {
+			return 0, tp, bad("no input partition %s", shortWord(name))
+		}
+		span, ok := l.Span(tp.Topic)
+		i, in := span.Index(tp.Partition)
+		if !ok || !in {
+			return 0, tp, bad("%s is not an input partition (the chart draws input partitions)", shortWord(name))
+		}
+		return i, tp, nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, item := range strings.Split(v, ",") {
+		if item == "" {
+			return nil, bad("an empty item (items are separated by single commas)")
+		}
+		from, to, isRange := strings.Cut(item, "..")
+		a, tpa, err := index(from)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			var tpb sim.TopicPartition
+			if b, tpb, err = index(to); err != nil {
+				return nil, err
+			}
+			if tpb.Topic != tpa.Topic || b < a {
+				return nil, bad("the range %s runs backwards or across topics (a range runs from a partition to a later one of the same topic)", shortWord(item))
+			}
+		}
+		for i := a; i <= b; i++ {
+			if seen[i] {
+				return nil, bad("%s is named twice", l.ShortName(l.Inputs()[i]))
+			}
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// plotPartitionsExample is an example of --partitions in this world.
+func plotPartitionsExample(w *sim.World) string {
+	in := w.Layout().Inputs()
+	name := w.Layout().ShortName
+	if len(in) >= 3 && in[2].Topic == in[0].Topic {
+		return name(in[0]) + ".." + name(in[2])
+	}
+	return name(in[0])
 }

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -66,5 +67,45 @@ func TestLagOfManyPartitions(t *testing.T) {
 	}
 	if want := float64(1000 - 3 + (n-1)*n/2); c.yHi != max(want, float64(2*(n-1)*n/2)) {
 		t.Errorf("the y axis tops at %v, want the total's peak", c.yHi)
+	}
+}
+
+// TestTimelineOfManyPartitions: a timeline of more than MaxTimelineRows
+// partitions draws the first of them, its legend saying so and naming
+// only the clients that consumed one of those drawn.
+func TestTimelineOfManyPartitions(t *testing.T) {
+	n := MaxTimelineRows + 50
+	r := &Run{Name: "main", Assignor: "range", Clients: []string{"C1", "C2", "C3"}}
+	for i := range n {
+		r.Partitions = append(r.Partitions, "t-"+strconv.Itoa(i))
+	}
+	for k := range 2 {
+		f := Frame{Tick: k, Owners: make([]Ownership, n)}
+		for i := range n {
+			// C1 the first 100, C2 the rest; C3 a zombie on t-120.
+			f.Owners[i].Owner = "C1"
+			if i >= MaxTimelineRows {
+				f.Owners[i].Owner = "C2"
+			}
+		}
+		f.Owners[120].Zombie = "C3"
+		r.Frames = append(r.Frames, f)
+	}
+	c := Timeline(Options{}, r)
+	want := []string{"C1", fmt.Sprintf("the first %d of %d partitions (--partitions picks others)", MaxTimelineRows, n)}
+	if !slices.Equal(c.Names, want) {
+		t.Errorf("legend %q, want %q", c.Names, want)
+	}
+	if c.yHi != float64(MaxTimelineRows)-0.4 {
+		t.Errorf("%v rows, want %d", c.yHi+0.4, MaxTimelineRows)
+	}
+	// Only keeps the rows asked, in that order, and their clients.
+	o := r.Only([]int{120, 3})
+	if !slices.Equal(o.Partitions, []string{"t-120", "t-3"}) || !slices.Equal(o.Clients, []string{"C1", "C2", "C3"}) ||
+		o.Frames[1].Owners[0] != (Ownership{Owner: "C2", Zombie: "C3"}) || o.Frames[1].Owners[1].Owner != "C1" {
+		t.Errorf("Only(120, 3) = %v %v %+v", o.Partitions, o.Clients, o.Frames[1].Owners)
+	}
+	if o := r.Only([]int{5}); !slices.Equal(o.Clients, []string{"C1"}) {
+		t.Errorf("Only(5)'s clients %v, want C1 alone", o.Clients)
 	}
 }

@@ -204,3 +204,48 @@ func sample(w *sim.World, need Need) Frame {
 	}
 	return f
 }
+
+// Only is the run with the input partitions at idx (indexes into
+// Partitions, in that order) and nothing of the others: each frame's lag
+// and owners cut to them, and the clients to those that consumed one of
+// them (or processed one as a zombie). The counts that are not per
+// partition (pause, unavailability, deliveries) stay the whole world's.
+func (r *Run) Only(idx []int) *Run {
+	out := *r
+	out.Partitions = make([]string, len(idx))
+	for j, i := range idx {
+		out.Partitions[j] = r.Partitions[i]
+	}
+	seen := map[string]bool{}
+	out.Frames = make([]Frame, len(r.Frames))
+	for k, f := range r.Frames {
+		g := f
+		if f.Lag != nil {
+			g.Lag = make([]int, len(idx))
+			for j, i := range idx {
+				if i < len(f.Lag) {
+					g.Lag[j] = f.Lag[i]
+				}
+			}
+		}
+		if f.Owners != nil {
+			g.Owners = make([]Ownership, len(idx))
+			for j, i := range idx {
+				if i < len(f.Owners) {
+					g.Owners[j] = f.Owners[i]
+					seen[g.Owners[j].Owner], seen[g.Owners[j].Zombie] = true, true
+				}
+			}
+		}
+		out.Frames[k] = g
+	}
+	if r.Frames != nil && r.Frames[0].Owners != nil {
+		out.Clients = nil
+		for _, c := range r.Clients {
+			if seen[c] {
+				out.Clients = append(out.Clients, c)
+			}
+		}
+	}
+	return &out
+}

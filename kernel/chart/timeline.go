@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"image/color"
 
 	"gonum.org/v1/plot"
@@ -16,7 +17,19 @@ import (
 // grey per cause of unavailability: the greys are what `metrics` counts),
 // and a thin red-edged bar under it while a zombie processes one of its
 // records.
+//
+// A world of more than MaxTimelineRows partitions draws the first of them
+// (34 pixels a row: 2,000 partitions made a picture 68,150 pixels high)
+// and says so in its legend; the kernel's --partitions picks others.
 func Timeline(opt Options, r *Run) *Chart {
+	all := len(r.Partitions)
+	if all > MaxTimelineRows {
+		first := make([]int, MaxTimelineRows)
+		for i := range first {
+			first[i] = i
+		}
+		r = r.Only(first)
+	}
 	p := newPlot("Who consumes which partition ("+r.Name+", "+r.Assignor+")", "tick", "partition")
 	n := len(r.Partitions)
 	c := newChart(p, opt, chartW, max(300, 150+34*n))
@@ -60,8 +73,14 @@ func Timeline(opt Options, r *Run) *Chart {
 	if len(m.bands) > 0 {
 		c.add("rebalance", band{col: kdraw.Broker})
 	}
+	if all > n {
+		c.add(fmt.Sprintf("the first %d of %d partitions (--partitions picks others)", n, all))
+	}
 	return c
 }
+
+// MaxTimelineRows is the most partitions a timeline draws, a row each.
+const MaxTimelineRows = 100
 
 // causeGreys are the timeline's greys, by cause of unavailability: the
 // rebalance pause is the pause meter's grey, the others darker as the
