@@ -189,15 +189,15 @@ func TestPlotBranches(t *testing.T) {
 func TestPictureErrors(t *testing.T) {
 	s := pictureSession(t)
 	cases := []struct{ line, want string }{
-		{"plot", "plot: which chart? (charts: pause duplicates lag timeline unavailable) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
+		{"plot", "plot: which chart? (charts: pause duplicates lag timeline unavailable) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
 		{"plot pie", "plot pie: no chart pie (charts: pause duplicates lag timeline unavailable)"},
-		{"plot pause extra", `plot: unexpected "extra" (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
+		{"plot pause extra", `plot: unexpected "extra" (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"plot pause --out x.gif", "plot --out x.gif: want a file ending in .svg, .png or .pdf"},
 		{"plot pause --branches main,nope", "plot --branches main,nope: no branch nope (branches: main)"},
-		{"plot pause --branches ,", `plot: --branches "," names no branch (branches: main) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
+		{"plot pause --branches ,", `plot: --branches "," names no branch (branches: main) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"plot lag --branches main,main", "plot lag --branches main,main: a lag chart shows one branch (overlays: pause duplicates)"},
-		{"plot pause --colour red", "plot: unknown option --colour (options: --branches --out --width --height --title --ticks) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
-		{"plot pause --out", "plot: --out needs a value (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
+		{"plot pause --colour red", "plot: unknown option --colour (options: --branches --partitions --out --width --height --title --ticks) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
+		{"plot pause --out", "plot: --out needs a value (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
 		{"diagram now", `diagram: unexpected "now" (usage: diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"diagram --out d.jpg", "diagram --out d.jpg: want a file ending in .svg, .png or .pdf"},
 		{"sequence --ticks x", `sequence --ticks "x": want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N`},
