@@ -202,7 +202,21 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // than one record), "inv(o0.3..o0.9) pid 1000 epoch 0 seq 4..10" (no
 // producer id for a plain producer), " (retry)" on a retry: its sources
 // kept as a run (tplBatch's %R), never spelled until read.
+//
+// A batch of several runs (req.Runs) reads "inv(o0.3..o0.9, o1.4..o1.12:
+// 3, o2.5) pid 1000 epoch 0 seq 4..16": tokens around a tplSrcRun a run
+// (a tRecord for a run of one), spelled only when read.
 func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
+	if len(req.Runs) > 0 {
+		b := t.encSrcRuns(t.scratch[:0], req)
+		if req.PID >= 0 {
+			b = encNum(encNum(encNum(encNum(b, phPID, req.PID), phEpoch, int64(req.Epoch)), phSeq, int64(req.Seq)), phDotDot, int64(req.LastSeq()))
+		}
+		if req.Attempt > 0 {
+			b = append(b, phRetry)
+		}
+		return t.addText(b)
+	}
 	tpl := tplBatchPlain
 	if req.PID >= 0 {
 		tpl = tplBatch
@@ -239,17 +253,58 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 // offset on, "inv(o0.3..o0.9) written to out-0 at offsets 4..10", and
 // returns its answer's text, "inv(o0.3..o0.9) at offsets 4..10", which
 // reads the event's (texts.packetText): kept once, as a run.
+//
+// A batch of several runs (req.Runs): "inv(o0.3..o0.9, o2.5) written to
+// out-0 at offsets 4..11" and its answer, each kept as tokens
+// (encSrcRuns).
 func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int) wire.TextRef {
+	last := int64(offset + req.Count() - 1)
+	if len(req.Runs) > 0 {
+		b := t.encPart(append(t.encSrcRuns(t.scratch[:0], req), phWrittenTo), req.TP)
+		t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
+		return t.addText(encNum(encNum(t.encSrcRuns(t.scratch[:0], req), phAtOffsets, int64(offset)), phDotDot, last))
+	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {
 		text := t.addWhole(argNum(to, int64(offset)))
 		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
 	}
-	last := int64(offset + req.Count() - 1)
 	b := t.encPart(append(encLit(t.scratch[:0], req.ValueIn(t.layout)), phWrittenTo), req.TP)
 	t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
 	return t.addText(encNum(encNum(encLit(t.scratch[:0], req.ValueIn(t.layout)), phAtOffsets, int64(offset)), phDotDot, last))
+}
+
+// encSrcRuns appends the value of a batch of several runs (req.Runs),
+// inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as tokens: "inv(", each run a
+// tplSrcRun (its partition number, first offset, distance to its last,
+// count) or, for a run of one, a tRecord, ", " between them, ")". A run
+// of a partition the world lacks spells the whole value instead.
+func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
+	start := len(b)
+	b = append(b, phInv)
+	for i, run := range req.Runs {
+		if i > 0 {
+			b = append(b, phComma)
+		}
+		if run.Count == 1 {
+			if i := int(run.SrcTPI) - 1; i >= 0 && i < len(t.layout.Inputs()) {
+				b = encRecordAt(b, i, run.First)
+				continue
+			}
+			var ok bool
+			if b, ok = t.encRecordRef(b, run.Src, run.First); !ok {
+				return encLit(b[:start], req.ValueIn(t.layout))
+			}
+			continue
+		}
+		nb, ok := t.argTPI(encTemplate(b, tplSrcRun), run.SrcTPI, run.Src)
+		if !ok {
+			return encLit(nb[:start], req.ValueIn(t.layout))
+		}
+		b = argOffset(argOffset(argOffset(nb, run.First), run.Last-run.First), run.Count)
+	}
+	return append(b, phCloseParen)
 }
 
 // eventEnc records an event whose text is encoded in b (usually

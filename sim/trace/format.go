@@ -122,6 +122,7 @@ var templates = [...]string{
 	tplBatchPlain:     "inv(%t%R)",
 	tplBatchProduced:  "inv(%t%R) written to %t%p at offsets %n..%l",
 	tplBatchAck:       "inv(%t%R)%t at offsets %n..%l",
+	tplSrcRun:         "%t%R",
 }
 
 const (
@@ -154,6 +155,10 @@ const (
 	tplBatchPlain    // tplBatch of a plain producer: no producer id
 	tplBatchProduced // a batch's produced event: its offsets as %n..%l
 	tplBatchAck      // a batch's answer, from its produced event's arguments
+	// tplSrcRun is one run of the sources of a batch of several runs
+	// (wire.ProduceRequest.Runs, linger.ms), inside its text: the batch's
+	// texts are tokens around one of these a run (Trace.encSrcRuns).
+	tplSrcRun
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced
