@@ -247,7 +247,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		// A batch's produced event and answer ("%s written to %s at
 		// offsets %d..%d", "%s at offsets %d..%d"): one text kept as a
 		// run of sources (trace.ProducedBatch), spelled when read.
-		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset), resp)
+		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset, p.Text), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read

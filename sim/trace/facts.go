@@ -6,6 +6,7 @@ package trace
 // The rare events are Event and Eventf, their texts kept as they are.
 
 import (
+	"encoding/binary"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -204,8 +205,9 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // kept as a run (tplBatch's %R), never spelled until read.
 //
 // A batch of several runs (req.Runs) reads "inv(o0.3..o0.9, o1.4..o1.12:
-// 3, o2.5) pid 1000 epoch 0 seq 4..16": tokens around a tplSrcRun a run
-// (a tRecord for a run of one), spelled only when read.
+// 3, o2.5) pid 1000 epoch 0 seq 4..16": its value one tSrcRuns token
+// (encSrcRuns), first, so that its produced event and answer refer to it
+// (ProducedBatch), spelled only when read.
 func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
 	if len(req.Runs) > 0 {
 		b := t.encSrcRuns(t.scratch[:0], req)
@@ -255,14 +257,21 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 // reads the event's (texts.packetText): kept once, as a run.
 //
 // A batch of several runs (req.Runs): "inv(o0.3..o0.9, o2.5) written to
-// out-0 at offsets 4..11" and its answer, each kept as tokens
-// (encSrcRuns).
-func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int) wire.TextRef {
+// out-0 at offsets 4..11" and its answer; each refers to the value its
+// request's text (reqText, 0: none) begins with (tSame: ProduceBatch
+// keeps it as one token), else spells its runs (encSrcRuns).
+func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire.TextRef) wire.TextRef {
 	last := int64(offset + req.Count() - 1)
 	if len(req.Runs) > 0 {
-		b := t.encPart(append(t.encSrcRuns(t.scratch[:0], req), phWrittenTo), req.TP)
+		value := func(b []byte) []byte {
+			if reqText != 0 {
+				return t.encSameAt(b, reqText)
+			}
+			return t.encSrcRuns(b, req)
+		}
+		b := t.encPart(append(value(t.scratch[:0]), phWrittenTo), req.TP)
 		t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
-		return t.addText(encNum(encNum(t.encSrcRuns(t.scratch[:0], req), phAtOffsets, int64(offset)), phDotDot, last))
+		return t.addText(encNum(encNum(value(t.scratch[:0]), phAtOffsets, int64(offset)), phDotDot, last))
 	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {
@@ -276,35 +285,21 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int) wire.TextRef
 }
 
 // encSrcRuns appends the value of a batch of several runs (req.Runs),
-// inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as tokens: "inv(", each run a
-// tplSrcRun (its partition number, first offset, distance to its last,
-// count) or, for a run of one, a tRecord, ", " between them, ")". A run
-// of a partition the world lacks spells the whole value instead.
+// inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as one tSrcRuns token: each run
+// its partition's number, first offset, distance to its last and count.
+// A run of a partition the world lacks spells the whole value instead
+// (one tLit token).
 func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 	start := len(b)
-	b = append(b, phInv)
-	for i, run := range req.Runs {
-		if i > 0 {
-			b = append(b, phComma)
+	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
+	for _, run := range req.Runs {
+		var ok bool
+		if b, ok = t.argTPI(b, run.SrcTPI, run.Src); !ok || run.Count < 1 || run.Last-run.First+1 < run.Count {
+			return encLit(b[:start], req.ValueIn(t.layout))
 		}
-		if run.Count == 1 {
-			if i := int(run.SrcTPI) - 1; i >= 0 && i < len(t.layout.Inputs()) {
-				b = encRecordAt(b, i, run.First)
-				continue
-			}
-			var ok bool
-			if b, ok = t.encRecordRef(b, run.Src, run.First); !ok {
-				return encLit(b[:start], req.ValueIn(t.layout))
-			}
-			continue
-		}
-		nb, ok := t.argTPI(encTemplate(b, tplSrcRun), run.SrcTPI, run.Src)
-		if !ok {
-			return encLit(nb[:start], req.ValueIn(t.layout))
-		}
-		b = argOffset(argOffset(argOffset(nb, run.First), run.Last-run.First), run.Count)
+		b = argOffset(argOffset(argOffset(b, run.First), run.Last-run.First), run.Count)
 	}
-	return append(b, phCloseParen)
+	return b
 }
 
 // eventEnc records an event whose text is encoded in b (usually
