@@ -99,6 +99,7 @@ func KafkaDefaultConfig() Config {
 	cc.AutoCommitInterval = 5_000       // ConsumerConfig auto.commit.interval.ms
 	cc.TransactionTimeout = 60_000      // ProducerConfig transaction.timeout.ms
 	cc.RetryBackoff = 100               // CommonClientConfigs retry.backoff.ms
+	cc.Linger = 5                       // ProducerConfig linger.ms (Kafka 4.0; 0 before): one tick of 5 ms, a member's turn (producer.lingerAppend)
 	cc.RequestTimeout = 30_000          // ConsumerConfig and ProducerConfig request.timeout.ms
 	cc.ProcessTicks = DefaultTickMS     // processing.ms: one tick
 	cc.SlowTicks = 360_000              // slow.processing.ms: six minutes, past max.poll.interval.ms

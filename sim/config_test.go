@@ -67,13 +67,15 @@ func TestSetLinesRemakeTheConfig(t *testing.T) {
 			values[s.Key] = []string{"1", "5", "7"}
 		case "heartbeat.interval.ms":
 			values[s.Key] = []string{"0", "1", "7"}
+		case "linger.ms":
+			values[s.Key] = []string{"0", "1", "3", "9000"} // 3 under a 5 ms tick: rounded up, not refused
 		default:
 			values[s.Key] = []string{"1", "7", "30", "9000"}
 		}
 	}
 	rng := rand.New(rand.NewSource(1))
 	refused, realTime := 0, 0
-	for round := 0; round < 1000; round++ {
+	for round := 0; round < 1200; round++ { // enough for 100 real-time configs among the settings drawn
 		c := DefaultConfig()
 		for i := rng.Intn(16); i > 0; i-- {
 			s := Settings[rng.Intn(len(Settings))]

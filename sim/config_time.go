@@ -83,7 +83,7 @@ func (c *Config) EngineCoord() coord.Config {
 
 func clientDurations(cc *ClientConfig) []*int {
 	return []*int{&cc.SessionTimeout, &cc.MaxPollInterval, &cc.AutoCommitInterval, &cc.TransactionTimeout,
-		&cc.RetryBackoff, &cc.RequestTimeout, &cc.SlowTicks, &cc.HeartbeatInterval}
+		&cc.RetryBackoff, &cc.RequestTimeout, &cc.SlowTicks, &cc.HeartbeatInterval, &cc.Linger}
 }
 
 func worldDurations(g *coord.Config) []*int {
@@ -180,15 +180,22 @@ func (w *Config) setTime(c *ClientConfig, to TimeUnit) error {
 // Names of the durations, in clientDurations' and worldDurations' order.
 var (
 	clientDurationKeys = []string{"session.timeout.ms", "max.poll.interval.ms", "auto.commit.interval.ms", "transaction.timeout.ms",
-		"retry.backoff.ms", "request.timeout.ms", "slow.processing.ms", "heartbeat.interval.ms"}
+		"retry.backoff.ms", "request.timeout.ms", "slow.processing.ms", "heartbeat.interval.ms", lingerKey}
 	worldDurationKeys = []string{"group.initial.rebalance.delay.ms", "group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms"}
 	// overrideDurations: the per-client durations by the key an override
 	// keeps, each with its name in real time.
 	overrideDurations = map[string]string{"session.timeout.ms": "session.timeout.ms", "max.poll.interval.ms": "max.poll.interval.ms",
 		"auto.commit.interval.ms": "auto.commit.interval.ms", "transaction.timeout.ms": "transaction.timeout.ms",
 		"retry.backoff.ms": "retry.backoff.ms", "request.timeout.ms": "request.timeout.ms",
-		"slow.processing.ticks": "slow.processing.ms", "heartbeat.interval.ms": "heartbeat.interval.ms"}
+		"slow.processing.ticks": "slow.processing.ms", "heartbeat.interval.ms": "heartbeat.interval.ms", lingerKey: lingerKey}
 )
+
+// lingerKey is linger.ms, the one duration that may be shorter than a
+// tick: any value above 0 gathers a member's turn of a tick
+// (client.ClientConfig.Linger), so in real time a linger.ms under tick.ms
+// (Kafka's 5 with a tick of 20 ms) rounds up to one tick rather than
+// being refused, and does not stand in the way of a longer tick.
+const lingerKey = "linger.ms"
 
 // setTickMS sets tick.ms. In real time every duration keeps its
 // milliseconds and is rounded to the new tick, so none may be shorter than
@@ -201,7 +208,7 @@ func (w *Config) setTickMS(c *ClientConfig, v string) error {
 	if w.Time == TimeMS {
 		var short []string
 		note := func(name string, d int) {
-			if d > 0 && d < n {
+			if d > 0 && d < n && !strings.HasSuffix(name, lingerKey) {
 				short = append(short, fmt.Sprintf("%s (%d ms)", name, d))
 			}
 		}

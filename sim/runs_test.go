@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,14 @@ import (
 // lag and committed offset, each member's batch and how far it got; and
 // at the end on every packet, and on every event but the processed ones,
 // whose records, in order, are the same.
+//
+// A third world runs the same with linger.ms > 0 (a member's invoices of
+// a tick gathered into one batch per output partition, whatever input
+// partition they are of: ProduceRequest.Runs): it agrees with the other
+// two every tick on all of the above, and at the end on the trace but the
+// Produce packets (fewer) and produced events, its output logs cell for
+// cell (every invoice at the same offset, with the same producer id,
+// epoch, sequence number, transaction mark and tick).
 func TestRunsAgreeWithPerRecord(t *testing.T) {
 	seeds := 36
 	if testing.Short() {
@@ -31,6 +40,8 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 	longest := 0   // the most records one processed event held, over every world
 	rolled := 0    // worlds where a rolling deploy ran
 	lostBatch := 0 // lost answers to a batch of invoices, over every world
+	multiRun := 0  // Produce requests of a batch of several runs (linger.ms), over every world
+	lostMulti := 0 // lost answers to one
 	defer func() {
 		if longest <= trace.SpellRunMax {
 			t.Errorf("no processed event held more than %d records: the worlds never made a long run", trace.SpellRunMax)
@@ -41,6 +52,10 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 		if lostBatch == 0 {
 			t.Error("no answer to a batch of invoices was lost")
 		}
+		t.Logf("linger.ms: %d batches of several runs, %d of their answers lost", multiRun, lostMulti)
+		if multiRun == 0 || lostMulti == 0 {
+			t.Errorf("%d batches of several runs sent with linger.ms, %d of their answers lost: the worlds never gathered runs", multiRun, lostMulti)
+		}
 	}()
 	for _, proto := range protocols {
 		for seed := 0; seed < seeds; seed++ {
@@ -49,8 +64,11 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 			spec.records = span{0, 60}
 			spec.processing = drawn([2]int{1, 1}, [2]int{1, 3}, [2]int{1, 7}, [2]int{2, 5}, [2]int{3, 1}, [2]int{1, 40}, [2]int{3, 100})
 			spec.maxPoll = drawn(3, 10, 40, 500)
-			runs, per := seedWorld(t, seed, spec), seedWorld(t, seed, spec)
+			runs, per, lin := seedWorld(t, seed, spec), seedWorld(t, seed, spec), seedWorld(t, seed, spec)
 			per.w.env.SetPerRecordForTest(true)
+			if err := lin.w.Set("", "linger.ms", strconv.Itoa(1+seed%5)); err != nil {
+				t.Fatal(err)
+			}
 			cfg := runs.cfg
 			name := fmt.Sprintf("%s-seed%d-%s-%s-%d/%d-max%d", proto, seed, cfg.Client.Assignor, cfg.Client.Commit,
 				cfg.Client.ProcessTicks, cfg.Client.ProcessRecords, cfg.Client.MaxPollRecords)
@@ -91,13 +109,13 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 				slices.SortStableFunc(sched, func(a, b action) int { return a.tick - b.tick })
 				if seed%2 == 0 {
 					rate := Rate{int64(1 + seed%5), int64(1 + seed%3)}
-					for _, w := range []*World{runs.w, per.w} {
+					for _, w := range []*World{runs.w, per.w, lin.w} {
 						if err := w.ProduceRate(w.layout.Inputs(), rate); err != nil {
 							t.Fatal(err)
 						}
 					}
 				}
-				check := NewChecker()
+				check, checkLin := NewChecker(), NewChecker()
 				i := 0
 				for runs.w.Tick < 400 {
 					for i < len(sched) && sched[i].tick <= runs.w.Tick {
@@ -115,9 +133,9 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 							// the member flushes longer: the worlds part by
 							// design (TestTwoLostAnswersOfABatch), and the
 							// rule is left out of both.
-							p1, p2 := produceDropPending(runs.w, c), produceDropPending(per.w, c)
-							if p1 != p2 {
-								t.Fatalf("tick %d: a lost answer to %s pending %v with runs, %v one record at a time", runs.w.Tick, c, p1, p2)
+							p1, p2, p3 := produceDropPending(runs.w, c), produceDropPending(per.w, c), produceDropPending(lin.w, c)
+							if p1 != p2 || p1 != p3 {
+								t.Fatalf("tick %d: a lost answer to %s pending %v with runs, %v one record at a time, %v with linger.ms", runs.w.Tick, c, p1, p2, p3)
 							}
 							if p1 {
 								sched[i].name += " (left out: one pending)"
@@ -125,19 +143,26 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 								continue
 							}
 						}
-						e1, e2 := sched[i].do(runs.w), sched[i].do(per.w)
-						if (e1 == nil) != (e2 == nil) {
-							t.Fatalf("tick %d: %s: %v with runs, %v one record at a time", runs.w.Tick, sched[i].name, e1, e2)
+						e1, e2, e3 := sched[i].do(runs.w), sched[i].do(per.w), sched[i].do(lin.w)
+						if (e1 == nil) != (e2 == nil) || (e1 == nil) != (e3 == nil) {
+							t.Fatalf("tick %d: %s: %v with runs, %v one record at a time, %v with linger.ms", runs.w.Tick, sched[i].name, e1, e2, e3)
 						}
 						i++
 					}
 					runs.w.Step()
 					per.w.Step()
+					lin.w.Step()
 					if err := check.Check(runs.w); err != nil {
+						t.Fatal(err)
+					}
+					if err := checkLin.Check(lin.w); err != nil {
 						t.Fatal(err)
 					}
 					if a, b := runsState(runs.w), runsState(per.w); a != b {
 						t.Fatalf("tick %d (schedule so far: %s): with runs\n%s\none record at a time\n%s", runs.w.Tick, names(sched[:i]), a, b)
+					}
+					if a, b := runsState(runs.w), runsState(lin.w); a != b {
+						t.Fatalf("tick %d (schedule so far: %s): linger.ms 0\n%s\nlinger.ms %d\n%s", runs.w.Tick, names(sched[:i]), a, lin.w.Cfg.Client.Linger, b)
 					}
 				}
 				if len(runs.w.Rolls()) > 0 {
@@ -155,6 +180,18 @@ func TestRunsAgreeWithPerRecord(t *testing.T) {
 				}
 				if a, b := runsTrace(runs.w), runsTrace(per.w); a != b {
 					t.Fatalf("the traces differ: with runs\n%s\none record at a time\n%s", a, b)
+				}
+				for _, p := range lin.w.Packets.All() {
+					if p.Type == Produce && strings.Contains(p.Summary, ", ") {
+						if !p.Response {
+							multiRun++
+						} else if p.Lost {
+							lostMulti++
+						}
+					}
+				}
+				if a, b := runsTrace(runs.w), runsTrace(lin.w); a != b {
+					t.Fatalf("the traces differ: linger.ms 0\n%s\nlinger.ms %d\n%s", a, lin.w.Cfg.Client.Linger, firstDiff(a, b))
 				}
 			})
 		}

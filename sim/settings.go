@@ -118,6 +118,27 @@ func clientDurationFrom(key string, min int, doc string, field func(*ClientConfi
 		}}
 }
 
+// lingerSetting is linger.ms: a per-client duration from 0, which in real
+// time may be under a tick (rounded up to one: lingerKey).
+func lingerSetting() Setting {
+	s := clientDurationFrom(lingerKey, 0, "ticks the producer lingers to gather invoices into one batch per output partition: 0 sends each run of one input partition's records at once; "+
+		"more gathers every invoice a member sends in its turn of a tick into one Produce per output partition, sent at the end of its turn or before its next other request", func(c *ClientConfig) *int { return &c.Linger })
+	s.set = func(w *Config, c *ClientConfig, v string) error {
+		n, err := strconv.Atoi(v)
+		if w.Time != TimeMS {
+			if err != nil || n < 0 || n > maxDurationTicks {
+				return fmt.Errorf("%s: %q is not a whole number from 0 to %d: 0 sends each run's invoices at once, more gathers a member's turn into one batch per output partition", lingerKey, v, maxDurationTicks)
+			}
+		} else if err != nil || n < 0 || n > MaxDurationMS {
+			return fmt.Errorf("%s: %q is not a whole number of milliseconds from 0 to %d: 0 sends each run's invoices at once, more (rounded up to whole ticks, one at least) gathers a member's turn into one batch per output partition", lingerKey, v, MaxDurationMS)
+		}
+		c.Linger = n
+		return nil
+	}
+	s.allowedMS = fmt.Sprintf("a whole number of milliseconds from 0 to %d, rounded up to whole ticks", MaxDurationMS)
+	return s
+}
+
 // worldDuration is a world-level (broker) duration, at least min: ticks
 // on the page's scale, milliseconds in real time.
 func worldDuration(key string, min int, doc string, field func(*Config) *int) Setting {
@@ -198,6 +219,7 @@ func buildSettings() []Setting {
 		clientDuration("transaction.timeout.ms", "ticks an open transaction may last before the coordinator aborts it", func(c *ClientConfig) *int { return &c.TransactionTimeout }),
 		clientDuration("request.timeout.ms", "ticks a client waits for an answer before it retries (JoinGroup: the rebalance timeout + 3)", func(c *ClientConfig) *int { return &c.RequestTimeout }),
 		clientDuration("retry.backoff.ms", "ticks the producer waits before retrying an unanswered produce", func(c *ClientConfig) *int { return &c.RetryBackoff }),
+		lingerSetting(),
 		withRealKey("processing.ms", processingSetting()),
 		withRealKey("slow.processing.ms", clientDuration("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks })),
 		{Key: "enable.auto.commit", Allowed: "true | false", Client: true, keepEarlier: true,

@@ -60,7 +60,7 @@ var Defaults = []Default{
 	{"request.timeout.ms", "30000", "ms", ScopeProducer, producerConfig, "REQUEST_TIMEOUT_MS_CONFIG (ConfigDef default 30 * 1000)", "request.timeout.ms", "30000"},
 	{"retry.backoff.ms", "100", "ms", ScopeProducer, producerConfig, "RETRY_BACKOFF_MS_CONFIG, CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MS", "retry.backoff.ms", "100"},
 	{"delivery.timeout.ms", "120000", "ms", ScopeProducer, producerConfig, "DELIVERY_TIMEOUT_MS_CONFIG (ConfigDef default 120 * 1000)", "", ""},
-	{"linger.ms", "5", "ms", ScopeProducer, producerConfig, "LINGER_MS_CONFIG (ConfigDef default 5; 0 before Kafka 4.0)", "", ""},
+	{"linger.ms", "5", "ms", ScopeProducer, producerConfig, "LINGER_MS_CONFIG (ConfigDef default 5; 0 before Kafka 4.0)", "linger.ms", "5"},
 	{"acks", "all", "", ScopeProducer, producerConfig, "ACKS_CONFIG (ConfigDef default \"all\")", "", ""},
 	{"max.in.flight.requests.per.connection", "5", "", ScopeProducer, producerConfig, "MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION (ConfigDef default 5)", "", ""},
 	// The broker's group coordinator.

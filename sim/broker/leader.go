@@ -247,7 +247,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		// A batch's produced event and answer ("%s written to %s at
 		// offsets %d..%d", "%s at offsets %d..%d"): one text kept as a
 		// run of sources (trace.ProducedBatch), spelled when read.
-		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset), resp)
+		return b.env.ReplyText(p, wire.None, b.env.Trace().ProducedBatch(r, resp.Offset, p.Text), resp)
 	}
 	// The produced event and the answer's text ("%s written to %s at
 	// offset %d", "%s at offset %d"), kept once when the answer can read
@@ -265,6 +265,20 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // appendProduced writes r's record to l as cell c (its value and source
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+	if len(r.Runs) > 0 {
+		// A batch of several runs (linger.ms): each run as a batch of
+		// one run is kept (a span, or a cell for a run of one), their
+		// sequence numbers on from the batch's base: memory per run,
+		// never per record.
+		off := l.opening(c)
+		for _, run := range r.Runs {
+			l.appendRunOf(c, run)
+			if c.Seq >= 0 {
+				c.Seq += run.Count
+			}
+		}
+		return off
+	}
 	if r.SrcCount > 1 {
 		// A batch of invoices: one span (CellLog.appendRun), its cells'
 		// sequence numbers from the batch's base; a cell each when its
@@ -291,6 +305,50 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 	}
 	c.Value, c.Source = r.Value, r.Source
 	return l.append(c)
+}
+
+// appendRunOf appends the invoices of run, one run of a batch's sources,
+// as cells from c (its writer, first sequence number, transaction state
+// and tick): one span for more than one (CellLog.appendRun), a cell each
+// when their source is out of a span's reach.
+func (l *Log) appendRunOf(c Cell, run wire.SrcRun) {
+	slot := int(run.SrcTPI) - 1
+	if run.Count > 1 {
+		if part, ok := l.Cells.names.Input().SlotCached(run.Src, run.SrcTPI-1, nil); ok && run.Last <= topo.MaxRefOffset {
+			l.Cells.appendRun(c, part, run.First, run.Last, run.Count)
+			return
+		}
+	}
+	k := 0
+	for src := range runSources(l.Cells.names, l.Cells.tp, run) {
+		if c.Seq >= 0 && k > 0 {
+			c.Seq++
+		}
+		l.appendInvoice(c, run.Src, src, slot)
+		k++
+	}
+}
+
+// runSources ranges over the offsets of the source records of run, for
+// output partition tp: from its first to its last, those the partitioner
+// sends to tp.
+func runSources(layout *topo.Layout, tp wire.TopicPartition, run wire.SrcRun) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if run.Last-run.First+1 == run.Count {
+			for off := run.First; off <= run.Last; off++ {
+				if !yield(off) {
+					return
+				}
+			}
+			return
+		}
+		part, slot := layout.Partitioner(run.Src), outputIndex(layout, tp)
+		for off := run.First; off <= run.Last; off++ {
+			if part.Slot(off) == slot && !yield(off) {
+				return
+			}
+		}
+	}
 }
 
 // batchSources ranges over the offsets of the source records of r, a

@@ -99,6 +99,9 @@ func (bufs *memberBufs) cloneMember(n, m *Member) {
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)
+	// No batch is open between turns (drainLinger): the clone opens its
+	// own, in arrays of its own.
+	n.prod.open, n.prod.openIdx = nil, nil
 	n.prod.txn.partitions = store.CopyMap(m.prod.txn.partitions)
 	n.prod.txn.offs = store.CopyMap(m.prod.txn.offs)
 }

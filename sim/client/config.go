@@ -49,8 +49,14 @@ type ClientConfig struct {
 	TransactionalID    string // transactional.id ("" = none)
 	TransactionTimeout int    // transaction.timeout.ms
 	RetryBackoff       int    // retry.backoff.ms
-	RequestTimeout     int    // request.timeout.ms
-	InstanceID         string // group.instance.id ("" = dynamic)
+	// Linger is linger.ms: 0 (the page's) sends the invoices of each run
+	// of one input partition's records at once, a Produce per output
+	// partition; more gathers every invoice the member's producer sends
+	// in its turn of the tick into one batch per output partition
+	// (producer.lingerAppend says how this simplifies Kafka's).
+	Linger         int
+	RequestTimeout int    // request.timeout.ms
+	InstanceID     string // group.instance.id ("" = dynamic)
 	// GroupProtocol is group.protocol: classic (JoinGroup/SyncGroup) or
 	// consumer (KIP-848's ConsumerGroupHeartbeat). A process keeps the
 	// protocol it started with.

@@ -84,6 +84,9 @@ func (l *pollLoop) act(m *Member) {
 			}
 			l.workedAt = m.env.Now()
 			l.work(m)
+			// linger.ms > 0: the member's turn is over, its open batches
+			// go (producer.lingerAppend)
+			m.prod.drainLinger(m)
 			return
 		default:
 			return // waiting for an answer
@@ -312,12 +315,14 @@ func (l *pollLoop) finishRecords(m *Member, done *finished, k int) bool {
 		l.crashAfter -= k
 		if l.crashAfter == 0 {
 			done.flush(m)
+			m.prod.drainLinger(m) // the crash comes after the invoices are sent, as at linger.ms 0
 			m.Crash(true)
 			return false
 		}
 	}
 	if l.closing && l.closeNow {
 		done.flush(m)
+		m.prod.drainLinger(m) // close() flushes the open batches first
 		// The rest of the batch is left unprocessed: the batch keeps the
 		// records done.
 		if l.runAt > 0 {
@@ -382,6 +387,10 @@ func (done *finished) flush(m *Member) {
 // then back to poll().
 func (l *pollLoop) batchDone(m *Member) {
 	l.batch, l.batchIdx, l.runAt = l.batch[:0], 0, 0
+	// linger.ms > 0: the open batches go before the commit, the flush or
+	// commitTransaction (KafkaProducer.flush and commitTransaction send
+	// every batch the RecordAccumulator holds at once)
+	m.prod.drainLinger(m)
 	switch {
 	case m.prod.mode == ProducerTransactional:
 		m.prod.commitTxn(m, m.processedPositions(), contBackToPoll)

@@ -139,6 +139,11 @@ func (m *Member) Crash(stop bool) {
 // Stop ends the process without a word (a restart replaces it; Crash,
 // close() and a fatal error end here too).
 func (m *Member) Stop() {
+	// a batch still open dies with the process (the RecordAccumulator's
+	// contents are in its memory); the turn's ends send them first
+	// (drainLinger), so none is open here but for a stop inside a turn
+	m.prod.open = m.prod.open[:0]
+	clear(m.prod.openIdx)
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop.state = LoopIdle

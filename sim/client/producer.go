@@ -33,7 +33,26 @@ type producer struct {
 	endTxnSeq    int       // numbers EndTxn requests, for their request timeout
 	// text is what its next produce's text may refer back to (the trace's).
 	text trace.ProducerText
+	// open are the batches open while linger.ms > 0 (lingerAppend), one
+	// per output partition, in the order of their first records; empty
+	// between a member's turns (drainLinger). openIdx finds one by its
+	// output partition once there are more than openScan.
+	open    []openBatch
+	openIdx map[int32]int32
 }
+
+// openBatch is an output partition's open batch (Kafka's ProducerBatch
+// in the RecordAccumulator): its partition's index in outputTPs, its
+// records, and its sources as runs, in the order they were appended.
+type openBatch struct {
+	out   int32
+	count int
+	runs  []wire.SrcRun
+}
+
+// openScan is how many open batches lingerAppend scans for the one of an
+// output partition before it indexes them.
+const openScan = 16
 
 // unackedReqs are a producer's produce requests sent and not answered
 // yet, in ID order: a few at a time, so a slice, which World.Clone copies
@@ -251,9 +270,25 @@ func outputSlotOf(layout *topo.Layout, f *wire.Record) int {
 	return int(layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(layout.Outputs())))
 }
 
-// produceInvoice sends inv(x) for a processed record.
+// produceInvoice sends inv(x) for a processed record: with linger.ms > 0
+// a record named by its place goes into its partition's open batch
+// (lingerAppend); one whose value is not its name (typed on the page)
+// closes the open batches first and goes at once, alone.
 func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	out := outputSlotOf(m.env.Layout(), &f)
+	if m.Cfg.Linger > 0 {
+		if f.Named && f.TPI > 0 {
+			pr.lingerAppend(m, out, wire.SrcRun{Src: f.TP, SrcTPI: f.TPI, First: f.Offset, Last: f.Offset, Count: 1})
+			return
+		}
+		pr.drainLinger(m)
+	}
+	pr.sendInvoice(m, f, out)
+}
+
+// sendInvoice sends inv(x) for record f, to output partition out (its
+// index in outputTPs), as a Produce of its own.
+func (pr *producer) sendInvoice(m *Member, f wire.Record, out int) {
 	tp := m.env.Layout().Outputs()[out]
 	pr.nextID++
 	pr.sent++
@@ -351,22 +386,140 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 			r.count++
 		}
 	}
+	linger := m.Cfg.Linger > 0 && tpi > 0
+	if m.Cfg.Linger > 0 && !linger {
+		pr.drainLinger(m) // a run whose partition's number is not known goes at once, after the open batches
+	}
 	for _, out := range order {
 		run := runs[out]
-		if run.count == 1 {
-			pr.produceInvoice(m, wire.Record{TP: tp, Offset: run.first, Named: true, TPI: tpi})
+		if linger {
+			pr.lingerAppend(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
 			continue
 		}
-		otp := layout.Outputs()[out]
-		pr.nextID++
-		pr.sent += run.count
-		req := m.env.NewProduceRequest()
-		*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
-			Src: tp, SrcOffset: run.first, HasSrc: true, Named: true, SrcTPI: tpi, SrcCount: run.count, SrcEnd: run.last, FreeEpoch: req.FreeEpoch}
-		req.TPI = int32(len(layout.Inputs()) + int(out) + 1)
-		pr.number(m, req, int(out), run.count)
-		pr.enqueue(m, req, otp)
+		pr.sendRun(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
 	}
+}
+
+// sendRun sends the invoices of run, one run of input records, to output
+// partition out (its index in outputTPs) as one Produce: produceInvoice's
+// very request for a run of one record, else a batch (SrcCount).
+func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
+	if run.Count == 1 {
+		pr.sendInvoice(m, wire.Record{TP: run.Src, Offset: run.First, Named: true, TPI: run.SrcTPI}, out)
+		return
+	}
+	layout := m.env.Layout()
+	otp := layout.Outputs()[out]
+	pr.nextID++
+	pr.sent += run.Count
+	req := m.env.NewProduceRequest()
+	keep := req.Runs[:0] // a recycled request's array (the free lists keep it)
+	*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
+		Src: run.Src, SrcOffset: run.First, HasSrc: true, Named: true, SrcTPI: run.SrcTPI, SrcCount: run.Count, SrcEnd: run.Last, FreeEpoch: req.FreeEpoch}
+	req.Runs = keep // empty: a request of one run (the array kept for the next)
+	req.TPI = int32(len(layout.Inputs()) + out + 1)
+	pr.number(m, req, out, run.Count)
+	pr.enqueue(m, req, otp)
+}
+
+// lingerAppend adds run's invoices, for output partition out (its index
+// in outputTPs), to that partition's open batch, opening one if there is
+// none: Kafka's RecordAccumulator.append, which appends a record to its
+// partition's last ProducerBatch whatever the record it is the invoice
+// of, so that records of several input partitions share one batch.
+//
+// kgrepl's linger is simpler than Kafka's: Kafka's Sender sends a batch
+// once it is ready (RecordAccumulator.ready: linger.ms since it was
+// created, or full at batch.size, or a flush) and drains one ready batch
+// a partition (RecordAccumulator.drain); kgrepl sends every open batch at
+// the end of the member's turn in the tick, or before any other request
+// the member sends (a commit, a transaction call, a close) and before a
+// crash it is due (drainLinger). So any linger.ms > 0 gathers what one
+// member processes in one tick (which, in real time, is at most a tick of
+// tick.ms: 5 ms, Kafka's linger.ms); a batch never waits for the next
+// tick, and batch.size (16 KB in Kafka) is not modelled: a batch holds
+// what the tick gives it.
+func (pr *producer) lingerAppend(m *Member, out int, run wire.SrcRun) {
+	b := pr.openFor(int32(out))
+	b.runs = append(b.runs, run)
+	b.count += run.Count
+}
+
+// openFor is output partition out's open batch, opened (at the end of
+// the order) when there is none.
+func (pr *producer) openFor(out int32) *openBatch {
+	if pr.openIdx != nil {
+		if i, ok := pr.openIdx[out]; ok {
+			return &pr.open[i]
+		}
+	} else {
+		for i := range pr.open {
+			if pr.open[i].out == out {
+				return &pr.open[i]
+			}
+		}
+	}
+	n := len(pr.open)
+	if n < cap(pr.open) {
+		pr.open = pr.open[:n+1] // its runs' array is reused
+	} else {
+		pr.open = append(pr.open, openBatch{})
+	}
+	b := &pr.open[n]
+	b.out, b.count, b.runs = out, 0, b.runs[:0]
+	if pr.openIdx != nil {
+		pr.openIdx[out] = int32(n)
+	} else if n+1 > openScan {
+		pr.openIdx = make(map[int32]int32, 2*openScan)
+		for i := range pr.open {
+			pr.openIdx[pr.open[i].out] = int32(i)
+		}
+	}
+	return b
+}
+
+// drainLinger sends every open batch, in the order of their first
+// records (the order in which linger.ms 0 would first send to each
+// partition, so that a transaction adds its partitions in the same
+// order), each as one Produce (sendBatch); none are left open.
+func (pr *producer) drainLinger(m *Member) {
+	if len(pr.open) == 0 {
+		return
+	}
+	for i := range pr.open {
+		b := &pr.open[i]
+		pr.sendBatch(m, int(b.out), b.runs, b.count)
+	}
+	pr.open = pr.open[:0]
+	if pr.openIdx != nil {
+		clear(pr.openIdx)
+	}
+}
+
+// sendBatch sends an open batch of count records whose sources are runs,
+// to output partition out: a batch of one run as linger.ms 0 sends it
+// (sendRun); else one Produce whose sources are the runs
+// (ProduceRequest.Runs), with one base sequence number and the count, as
+// Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
+// retry resends it whole, a fence refuses it whole.
+func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int) {
+	if len(runs) == 1 {
+		pr.sendRun(m, out, runs[0])
+		return
+	}
+	layout := m.env.Layout()
+	otp := layout.Outputs()[out]
+	first := runs[0]
+	pr.nextID++
+	pr.sent += count
+	req := m.env.NewProduceRequest()
+	keep := req.Runs[:0] // a recycled request's array (the free lists keep it)
+	*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
+		Src: first.Src, SrcOffset: first.First, HasSrc: true, Named: true, SrcTPI: first.SrcTPI, SrcCount: count, SrcEnd: first.Last,
+		Runs: append(keep, runs...), FreeEpoch: req.FreeEpoch}
+	req.TPI = int32(len(layout.Inputs()) + out + 1)
+	pr.number(m, req, out, count)
+	pr.enqueue(m, req, otp)
 }
 
 // outRun is one output partition's share of a run of input records: its
@@ -407,6 +560,9 @@ func (pr *producer) retryProduce(m *Member, req *wire.ProduceRequest) {
 	nr := *req
 	nr.Attempt++
 	nr.FreeEpoch = 0 // a heap object of its own, not from the free lists
+	// its runs an array of its own too: the free lists reuse the first
+	// request's when they take it back
+	nr.Runs = slices.Clone(req.Runs)
 	pr.unacked.put(&nr)
 	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s retries %s (no answer)", m.Label(), nr.ValueIn(m.env.Layout()))
 	pr.sendProduce(m, &nr)

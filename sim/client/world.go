@@ -244,5 +244,6 @@ func (m *Member) ProduceInvoiceRunForTest(tp wire.TopicPartition, tpi int32, fir
 		return true
 	}
 	m.prod.produceInvoiceRun(m, tp, tpi, first, count)
+	m.prod.drainLinger(m) // with linger.ms > 0, as at the end of the member's turn
 	return true
 }

@@ -218,7 +218,8 @@ func (f *freeLists) recycle(p *wire.Packet, h ProduceHolder) {
 			}
 		case *wire.ProduceRequest:
 			if b.FreeEpoch == ep && !h.HoldsProduce(q, b) {
-				*b = wire.ProduceRequest{}
+				// its runs' array is its own (a retry copies it): kept
+				*b = wire.ProduceRequest{Runs: b.Runs[:0]}
 				f.produceReqs = append(f.produceReqs, b)
 			}
 		}

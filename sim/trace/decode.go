@@ -94,6 +94,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.records(out)
 	case tok == tRange:
 		out, ok = r.rangeText(out)
+	case tok == tSrcRuns:
+		out, ok = r.srcRuns(out)
 	case tok == tOffsets:
 		out, ok = r.offsets(out)
 	case tok == tOffsetsRot:
@@ -157,6 +159,36 @@ func (r *textReader) record(out []byte) ([]byte, bool) {
 		return out, false
 	}
 	return r.tx.layout.AppendName(out, tp, int(off)), true
+}
+
+// srcRuns reads a tSrcRuns token: inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5).
+func (r *textReader) srcRuns(out []byte) ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n < 2 || n > uint64(len(r.b)) {
+		return out, false
+	}
+	out = append(out, "inv("...)
+	for i := uint64(0); i < n; i++ {
+		tp, ok := r.tp()
+		off, ok2 := r.uvarint()
+		span, ok3 := r.uvarint()
+		k, ok4 := r.uvarint()
+		if !ok || !ok2 || !ok3 || !ok4 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = r.tx.layout.AppendName(out, tp, int(off))
+		if k == 1 {
+			continue
+		}
+		out = r.tx.layout.AppendName(append(out, ".."...), tp, int(off+span))
+		if k != span+1 {
+			out = strconv.AppendUint(append(out, ": "...), k, 10)
+		}
+	}
+	return append(out, ')'), true
 }
 
 // records reads a tRecords token: o2.3 o2.4 o2.5.

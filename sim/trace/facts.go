@@ -6,6 +6,7 @@ package trace
 // The rare events are Event and Eventf, their texts kept as they are.
 
 import (
+	"encoding/binary"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -202,7 +203,22 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // than one record), "inv(o0.3..o0.9) pid 1000 epoch 0 seq 4..10" (no
 // producer id for a plain producer), " (retry)" on a retry: its sources
 // kept as a run (tplBatch's %R), never spelled until read.
+//
+// A batch of several runs (req.Runs) reads "inv(o0.3..o0.9, o1.4..o1.12:
+// 3, o2.5) pid 1000 epoch 0 seq 4..16": its value one tSrcRuns token
+// (encSrcRuns), first, so that its produced event and answer refer to it
+// (ProducedBatch), spelled only when read.
 func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
+	if len(req.Runs) > 0 {
+		b := t.encSrcRuns(t.scratch[:0], req)
+		if req.PID >= 0 {
+			b = encNum(encNum(encNum(encNum(b, phPID, req.PID), phEpoch, int64(req.Epoch)), phSeq, int64(req.Seq)), phDotDot, int64(req.LastSeq()))
+		}
+		if req.Attempt > 0 {
+			b = append(b, phRetry)
+		}
+		return t.addText(b)
+	}
 	tpl := tplBatchPlain
 	if req.PID >= 0 {
 		tpl = tplBatch
@@ -239,17 +255,51 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 // offset on, "inv(o0.3..o0.9) written to out-0 at offsets 4..10", and
 // returns its answer's text, "inv(o0.3..o0.9) at offsets 4..10", which
 // reads the event's (texts.packetText): kept once, as a run.
-func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int) wire.TextRef {
+//
+// A batch of several runs (req.Runs): "inv(o0.3..o0.9, o2.5) written to
+// out-0 at offsets 4..11" and its answer; each refers to the value its
+// request's text (reqText, 0: none) begins with (tSame: ProduceBatch
+// keeps it as one token), else spells its runs (encSrcRuns).
+func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire.TextRef) wire.TextRef {
+	last := int64(offset + req.Count() - 1)
+	if len(req.Runs) > 0 {
+		value := func(b []byte) []byte {
+			if reqText != 0 {
+				return t.encSameAt(b, reqText)
+			}
+			return t.encSrcRuns(b, req)
+		}
+		b := t.encPart(append(value(t.scratch[:0]), phWrittenTo), req.TP)
+		t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
+		return t.addText(encNum(encNum(value(t.scratch[:0]), phAtOffsets, int64(offset)), phDotDot, last))
+	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {
 		text := t.addWhole(argNum(to, int64(offset)))
 		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
 	}
-	last := int64(offset + req.Count() - 1)
 	b := t.encPart(append(encLit(t.scratch[:0], req.ValueIn(t.layout)), phWrittenTo), req.TP)
 	t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
 	return t.addText(encNum(encNum(encLit(t.scratch[:0], req.ValueIn(t.layout)), phAtOffsets, int64(offset)), phDotDot, last))
+}
+
+// encSrcRuns appends the value of a batch of several runs (req.Runs),
+// inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as one tSrcRuns token: each run
+// its partition's number, first offset, distance to its last and count.
+// A run of a partition the world lacks spells the whole value instead
+// (one tLit token).
+func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
+	start := len(b)
+	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
+	for _, run := range req.Runs {
+		var ok bool
+		if b, ok = t.argTPI(b, run.SrcTPI, run.Src); !ok || run.Count < 1 || run.Last-run.First+1 < run.Count {
+			return encLit(b[:start], req.ValueIn(t.layout))
+		}
+		b = argOffset(argOffset(argOffset(b, run.First), run.Last-run.First), run.Count)
+	}
+	return b
 }
 
 // eventEnc records an event whose text is encoded in b (usually

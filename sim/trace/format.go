@@ -49,6 +49,14 @@ package trace
 //	                      arena chunk (1 or 2 bytes where tSame's absolute
 //	                      ref takes 4 or 5): a committed event's offsets,
 //	                      its request's a tick before (texts.encSameAt)
+//	tSrcRuns n (tp off span count)*  the value of a batch of several
+//	                      runs of invoices (wire.ProduceRequest.Runs,
+//	                      linger.ms): inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5),
+//	                      each run its input partition, first offset,
+//	                      distance to its last and count, spelled as %R
+//	                      spells one (a run of one its record's name);
+//	                      one token, so that the batch's produced event and
+//	                      answer refer to their request's (tSame)
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -79,7 +87,10 @@ const (
 	tRange
 	tPartRuns
 	tOffsetsRuns
-	tPhrase   = 16
+	tPhrase = 16
+	// tSrcRuns is the last byte below the templates: the tokens above
+	// fill 0..15, the phrases start at 16.
+	tSrcRuns  = tTemplate - 1
 	tTemplate = 96
 	tNum      = 128
 	tWhole    = 160

@@ -360,3 +360,70 @@ func TestKindAtIsEventKind(t *testing.T) {
 		t.Fatal("no stop event in the worlds: the stop bit is not covered")
 	}
 }
+
+// TestBatchOfSeveralRunsTexts: a batch of several runs (linger.ms,
+// wire.ProduceRequest.Runs) reads inv(R, R, ...), each run spelled as a
+// batch of one run spells its sources (o0.3..o0.9, ": 3" for some of
+// them, a record's name alone for one): its request's value one
+// tSrcRuns token, first; its produced event and answer refer to it
+// (tSame) and read the same value; without the request's text they spell
+// the runs and read the same again. A run of a partition the world lacks
+// spells the whole value.
+func TestBatchOfSeveralRunsTexts(t *testing.T) {
+	w, err := sim.New(sim.Topology{Group: "g", Inputs: []sim.TopicSpec{{Name: "o", Partitions: 3}}, Output: sim.TopicSpec{Name: "out", Partitions: 2}, Members: 1}, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, l := w.Trace(), w.Layout()
+	in := l.Inputs()
+	req := &wire.ProduceRequest{TP: l.Outputs()[1], TPI: int32(len(in) + 2), PID: 1000, Epoch: 2, Seq: 40, Producer: "C1",
+		Src: in[0], SrcTPI: 1, SrcOffset: 3, SrcEnd: 9, SrcCount: 11, HasSrc: true, Named: true, Runs: []wire.SrcRun{
+			{Src: in[0], SrcTPI: 1, First: 3, Last: 9, Count: 7}, {Src: in[1], SrcTPI: 2, First: 4, Last: 12, Count: 3}, {Src: in[2], First: 5, Last: 5, Count: 1}}}
+	value := "inv(" + l.Name(in[0], 3) + ".." + l.Name(in[0], 9) + ", " + l.Name(in[1], 4) + ".." + l.Name(in[1], 12) + ": 3, " + l.Name(in[2], 5) + ")"
+	if got := req.ValueIn(l); got != value {
+		t.Fatalf("ValueIn: %s, want %s", got, value)
+	}
+	text := tr.ProduceBatch(req)
+	if got, want := tr.TextForTest(text), value+" pid 1000 epoch 2 seq 40..50"; got != want {
+		t.Errorf("request: %q, want %q", got, want)
+	}
+	if b := tr.BytesForTest(text); firstByte(b) == trace.TLitForTest {
+		t.Errorf("the request spells its value: % x", b[:min(len(b), 16)])
+	}
+	tok, _, ok := tr.FirstTokenForTest(text)
+	if !ok || string(tok) != value {
+		t.Errorf("the request's first token reads %q (%v), want its value %q", tok, ok, value)
+	}
+	for _, ref := range []wire.TextRef{text, 0} {
+		ans := tr.ProducedBatch(req, 20, ref)
+		if got, want := tr.TextForTest(ans), value+" at offsets 20..30"; got != want {
+			t.Errorf("answer (request text %d): %q, want %q", ref, got, want)
+		}
+		b := tr.BytesForTest(ans)
+		if same := firstByte(b) == trace.TSameForTest || firstByte(b) == trace.TSameBackForTest; same != (ref != 0) {
+			t.Errorf("answer (request text %d): refers to it %v", ref, same)
+		}
+		ev := w.Events.At(w.Events.Len() - 1)
+		if want := value + " written to " + l.Outputs()[1].String() + " at offsets 20..30"; ev.Text != want || ev.Member != "C1" {
+			t.Errorf("event (request text %d): %s %q, want C1 %q", ref, ev.Member, ev.Text, want)
+		}
+	}
+	retry := *req
+	retry.Attempt = 1
+	if got, want := tr.TextForTest(tr.ProduceBatch(&retry)), value+" pid 1000 epoch 2 seq 40..50 (retry)"; got != want {
+		t.Errorf("retry: %q, want %q", got, want)
+	}
+	plain := *req
+	plain.PID, plain.Seq = -1, -1
+	if got := tr.TextForTest(tr.ProduceBatch(&plain)); got != value {
+		t.Errorf("plain producer: %q, want %q", got, value)
+	}
+	lacking := *req
+	lacking.Runs = append([]wire.SrcRun{}, req.Runs...)
+	lacking.Runs[1].Src, lacking.Runs[1].SrcTPI = wire.TopicPartition{Topic: "nowhere", Partition: 0}, 0
+	spelled := lacking.ValueIn(l)
+	ref := tr.ProduceBatch(&lacking)
+	if got := tr.TextForTest(ref); got != spelled+" pid 1000 epoch 2 seq 40..50" || firstByte(tr.BytesForTest(ref)) != trace.TLitForTest {
+		t.Errorf("a run of a partition the world lacks: %q, want %q spelled", got, spelled)
+	}
+}

@@ -38,7 +38,28 @@ type ProduceRequest struct {
 	// their number. 0 and 0 for one record. Never changed once sent: a
 	// retry resends the same batch.
 	SrcCount, SrcEnd int
-	FreeEpoch        uint64 // the free lists' (sim/env)
+	// Runs, for a batch whose sources are records of more than one run
+	// (linger.ms > 0: Kafka's RecordAccumulator appends every record for
+	// the partition to its open ProducerBatch, whatever its source): each
+	// run as Src/SrcOffset/SrcEnd/SrcCount describe one, in the order the
+	// records were appended; SrcCount is then their records in all, and
+	// Src, SrcOffset, SrcTPI and SrcEnd are the first run's. Empty for a
+	// request of one run (every request when linger.ms is 0; it may keep
+	// a recycled request's array). Never changed once sent; a retry
+	// resends a copy of its own.
+	Runs      []SrcRun
+	FreeEpoch uint64 // the free lists' (sim/env)
+}
+
+// SrcRun is one run of a batch's sources (ProduceRequest.Runs): the
+// invoices of the records of Src from First to Last that the default
+// partitioner sends to the request's partition, Count of them (every
+// one when Count is Last-First+1). SrcTPI is Src's number plus one.
+type SrcRun struct {
+	Src         TopicPartition
+	SrcTPI      int32
+	First, Last int
+	Count       int
 }
 
 // Count is the number of records the request carries: a batch's, or 1.
@@ -49,14 +70,14 @@ func (r *ProduceRequest) Count() int {
 	return 1
 }
 
-// Consecutive reports whether a batch's sources are every record from
-// its first to its last (or the request is of one record).
+// Consecutive reports whether a batch of one run's sources are every
+// record from its first to its last (or the request is of one record).
 func (r *ProduceRequest) Consecutive() bool {
 	return r.SrcCount <= 1 || r.SrcEnd-r.SrcOffset+1 == r.SrcCount
 }
 
 // SrcLast is the offset of the request's last source record: a batch's
-// last, else SrcOffset.
+// last (its first run's, for a batch of several runs), else SrcOffset.
 func (r *ProduceRequest) SrcLast() int {
 	if r.SrcCount > 1 {
 		return r.SrcEnd
@@ -80,7 +101,20 @@ func (r *ProduceRequest) SourceIn(names Namer) string {
 // A batch of invoices spells its sources as a run: inv(o0.3..o0.502)
 // when they are every record from the first to the last, else
 // inv(o0.3..o0.502: 167), the count of those the batch holds.
+//
+// A batch of several runs (Runs) spells each so, one record as its name,
+// separated by commas: inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5).
 func (r *ProduceRequest) ValueIn(names Namer) string {
+	if len(r.Runs) > 0 {
+		s := "inv("
+		for i, run := range r.Runs {
+			if i > 0 {
+				s += ", "
+			}
+			s += run.Spell(names)
+		}
+		return s + ")"
+	}
 	if n := r.SrcCount; n > 1 {
 		first, last := r.SrcOffset, r.SrcEnd
 		s := "inv(" + names.Name(r.Src, first) + ".." + names.Name(r.Src, last)
@@ -93,6 +127,20 @@ func (r *ProduceRequest) ValueIn(names Namer) string {
 		return "inv(" + r.SourceIn(names) + ")"
 	}
 	return r.Value
+}
+
+// Spell is the run as a batch's value spells it: o0.3..o0.9, with
+// ": n" when it holds n of the records between, or the record's name
+// alone for a run of one.
+func (run SrcRun) Spell(names Namer) string {
+	if run.Count == 1 {
+		return names.Name(run.Src, run.First)
+	}
+	s := names.Name(run.Src, run.First) + ".." + names.Name(run.Src, run.Last)
+	if run.Last-run.First+1 != run.Count {
+		s += ": " + strconv.Itoa(run.Count)
+	}
+	return s
 }
 
 // ProduceResponse answers a Produce.
