@@ -374,16 +374,23 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 	if outs == 1 {
 		runs[0], order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
 	} else {
+		// The partitioner's slots a block at a time (Partitioner.Slots
+		// hashes a ten's leading digits once), in a block on the stack.
 		part := layout.Partitioner(tp)
-		for off := first; off < first+count; off++ {
-			o := part.Slot(off)
-			r := &runs[o]
-			if r.count == 0 {
-				r.first = off
-				order = append(order, int32(o))
+		var slots [64]int32
+		for at := first; at < first+count; at += len(slots) {
+			block := slots[:min(len(slots), first+count-at)]
+			part.Slots(at, block)
+			for k, o := range block {
+				off := at + k
+				r := &runs[o]
+				if r.count == 0 {
+					r.first = off
+					order = append(order, o)
+				}
+				r.last = off
+				r.count++
 			}
-			r.last = off
-			r.count++
 		}
 	}
 	linger := m.Cfg.Linger > 0 && tpi > 0

@@ -75,6 +75,26 @@ func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
 // of record off.
 func (p Partitioner) Slot(off int) int { return int(fnvInt(p.h, off) % p.outs) }
 
+// Slots writes the output partition of the invoice of each record from
+// offset first on (first >= 0) into out: out[i] is Slot(first+i). Ten
+// consecutive offsets share every digit but the last, so it hashes those
+// digits once for ten records and the last digit once each (FNV-1a reads
+// a name's bytes in order): a run of records costs one step of the hash a
+// record, where Slot costs one a digit.
+func (p Partitioner) Slots(first int, out []int32) {
+	for i := 0; i < len(out); {
+		off := first + i
+		tens := off / 10
+		h := p.h // offsets 0..9 are one digit: the prefix is the partition's
+		if tens > 0 {
+			h = fnvInt(p.h, tens)
+		}
+		for d := off % 10; d < 10 && i < len(out); d, i = d+1, i+1 {
+			out[i] = int32(((h ^ uint32('0'+d)) * FNVPrime) % p.outs)
+		}
+	}
+}
+
 // fnvInt continues an FNV-1a hash with the decimal digits of v, as
 // strconv.AppendInt spells it.
 func fnvInt(h uint32, v int) uint32 {

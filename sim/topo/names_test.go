@@ -36,3 +36,27 @@ func TestFnvNameAsSpelled(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotsAsSlot: Slots gives each record of a run the output partition
+// Slot gives it, across every digit boundary (9 to 10, 99 to 100, ...),
+// for runs starting anywhere in a ten.
+func TestSlotsAsSlot(t *testing.T) {
+	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 3}, {Name: "t", Partitions: 2}}, Output: TopicSpec{Name: "invoices", Partitions: 7}})
+	r := rand.New(rand.NewSource(5))
+	for _, tp := range l.Inputs() {
+		p := l.Partitioner(tp)
+		starts := []int{0, 1, 5, 9, 10, 95, 99, 100, 998, 999_990, 1<<31 - 20}
+		for range 200 {
+			starts = append(starts, r.Intn(1_000_000))
+		}
+		for _, first := range starts {
+			out := make([]int32, 1+r.Intn(40))
+			p.Slots(first, out)
+			for i, got := range out {
+				if want := p.Slot(first + i); int(got) != want {
+					t.Fatalf("%s record %d: Slots %d, Slot %d", tp, first+i, got, want)
+				}
+			}
+		}
+	}
+}
