@@ -157,11 +157,21 @@ func (w *World) newProcess(id string) *Member {
 	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
 		old.Supersede()
+		w.touch(old)
 	}
 	m := client.New(w.env, &w.host, id, inc, len(w.procs), cc, w.layout.InputTopics())
 	w.add(m)
+	w.touch(m)
 	return m
 }
+
+// touch marks m for the consumed set's next look (consumed.go): the World
+// ran it (a packet, a timer, a turn) or acted on it (a command, a
+// deploy). Every place that may change what a process fetches marks it.
+func (w *World) touch(m *Member) { w.scratch.consumed.touch(m.Proc()) }
+
+// touchAll marks every process: a command that acts on many.
+func (w *World) touchAll() { w.scratch.consumed.touchAll() }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -243,6 +253,7 @@ func (w *World) deliver(p *Packet) {
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
+	w.touch(m)
 	m.Deliver(p)
 }
 
@@ -257,6 +268,7 @@ func (w *World) actMembers() {
 		w.actOrder(ms)
 		for _, m := range ms {
 			if m.Alive {
+				w.touch(m)
 				m.Act()
 			}
 		}
