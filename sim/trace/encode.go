@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -328,7 +329,8 @@ func (tx *texts) offsetsRuns(b []byte, start int, offs []int) []byte {
 	if size+len(b)-start-1-tokenNumsSize(nums) >= len(b)-start-1 {
 		return b
 	}
-	tail := append([]byte(nil), b[start:]...) // the token, read back below
+	tail := append(tx.tail[:0], b[start:]...) // the token, read back below
+	tx.tail = tail
 	b = binary.AppendUvarint(append(b[:start], tOffsetsRuns), uint64(runs))
 	r := textReader{b: tail[1:]}
 	r.uvarint()
@@ -351,11 +353,12 @@ func (tx *texts) offsetsRuns(b []byte, start int, offs []int) []byte {
 }
 
 // listNums reads back the partition numbers of a tPartList or tOffsets
-// token's arguments b (after its token byte), offsets skipped.
+// token's arguments b (after its token byte), offsets skipped, in tx.nums
+// (valid until the next call).
 func (tx *texts) listNums(b []byte, offsets bool) []uint64 {
 	r := textReader{b: b}
 	n, _ := r.uvarint()
-	nums := make([]uint64, 0, n)
+	nums := slices.Grow(tx.nums[:0], int(n))
 	for range n {
 		i, _ := r.uvarint()
 		if offsets {
@@ -364,6 +367,7 @@ func (tx *texts) listNums(b []byte, offsets bool) []uint64 {
 		}
 		nums = append(nums, i)
 	}
+	tx.nums = nums
 	return nums
 }
 
