@@ -3,10 +3,14 @@ package sim
 import (
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // TestMain runs the package's tests with checkConsumed on: every update
@@ -117,4 +121,47 @@ func TestConsumedSetCheckCatchesAnUnmarkedChange(t *testing.T) {
 	}()
 	c.update(&w.processTable, w.layout)
 	t.Fatal("an unmarked crash of C1 went unnoticed")
+}
+
+// pausedSeen.merge is mergePartitions, the entry's list itself when
+// nothing is new: over random ticks of paused partitions, entries that
+// change (a new rebalance, a list replaced behind its back as a copy of
+// the world's meter would be), against mergePartitions by name.
+func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
+	layout := topo.New(bigTopology(3, 3, 70))
+	inputs := layout.Inputs()
+	r := rand.New(rand.NewSource(26))
+	var s pausedSeen
+	entries := []PauseEntry{{Incarnation: 1, Generation: 1, Partitions: []TopicPartition{}}}
+	for tick := 0; tick < 2000; tick++ {
+		switch r.Intn(40) {
+		case 0: // a new rebalance
+			entries = append(entries, PauseEntry{Incarnation: 1, Generation: len(entries) + 1, Partitions: []TopicPartition{}})
+		case 1: // the list copied, as World.clone copies it
+			e := &entries[len(entries)-1]
+			e.Partitions = slices.Clone(e.Partitions)
+		case 2: // back to an earlier entry
+			if len(entries) > 1 {
+				entries[0], entries[len(entries)-1] = entries[len(entries)-1], entries[0]
+			}
+		}
+		e := &entries[len(entries)-1]
+		var paused []TopicPartition
+		var idx []int32
+		p := r.Float64() / 3
+		for i, tp := range inputs {
+			if r.Float64() < p {
+				paused, idx = append(paused, tp), append(idx, int32(i))
+			}
+		}
+		want := mergePartitions(e.Partitions, paused)
+		got := s.merge(layout, e, paused, idx)
+		if !slices.Equal(got, want) {
+			t.Fatalf("tick %d: merge gave %d partitions, mergePartitions %d", tick, len(got), len(want))
+		}
+		if (first(want) == first(e.Partitions)) != (first(got) == first(e.Partitions)) {
+			t.Fatalf("tick %d: merge and mergePartitions disagree on whether anything was new", tick)
+		}
+		e.Partitions = got
+	}
 }

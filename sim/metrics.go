@@ -67,14 +67,74 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: paused is sorted the same way (the world's input order), so
-	// one merge finds those it lacks, and adds them when there are any (an
-	// eager rebalance pauses all 100,000 partitions of a world tick after
-	// tick: a search of each, or a sort, every tick cost milliseconds).
-	e.Partitions = mergePartitions(e.Partitions, paused)
+	// one merge adds those it lacks when there are any (an eager rebalance
+	// pauses all 100,000 partitions of a world tick after tick: a search
+	// of each, or a sort, every tick cost milliseconds); whether there are
+	// is asked of e's partitions as input indexes (pausedSeen), by number.
+	e.Partitions = w.scratch.pausedSeen.merge(w.layout, e, paused, w.scratch.pausedIdx)
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
 	pm.Total += len(paused)
 	return paused, true
+}
+
+// pausedSeen is a pause entry's partitions as a bitset of input indexes,
+// kept from tick to tick in the world's scratch: a tick of a rebalance
+// asks whether its paused partitions are all in the entry already (most
+// ticks: they are) by number, not by a walk of the entry's list comparing
+// topic names. It describes the entry (incarnation, generation) whose
+// Partitions list it last saw (its array and length): any other list is
+// read anew, once.
+type pausedSeen struct {
+	inc, gen int
+	list     *TopicPartition // &Partitions[0], nil when empty
+	n        int
+	valid    bool
+	bits     []uint64
+}
+
+// merge is mergePartitions(e.Partitions, paused), paused's partitions at
+// input indexes idx (paused's order).
+func (s *pausedSeen) merge(layout *topo.Layout, e *PauseEntry, paused []TopicPartition, idx []int32) []TopicPartition {
+	if !s.valid || s.inc != e.Incarnation || s.gen != e.Generation || s.list != first(e.Partitions) || s.n != len(e.Partitions) {
+		words := (len(layout.Inputs()) + 63) / 64
+		s.bits = slices.Grow(s.bits[:0], words)[:words]
+		clear(s.bits)
+		s.valid = false
+		var tc topo.TopicCache
+		for _, tp := range e.Partitions {
+			i, ok := layout.Input().Slot(tp, &tc)
+			if !ok {
+				return mergePartitions(e.Partitions, paused) // not an input partition: by name
+			}
+			s.bits[i>>6] |= 1 << (i & 63)
+		}
+		s.inc, s.gen, s.list, s.n, s.valid = e.Incarnation, e.Generation, first(e.Partitions), len(e.Partitions), true
+	}
+	missing := false
+	for _, i := range idx {
+		if s.bits[i>>6]&(1<<(i&63)) == 0 {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return e.Partitions
+	}
+	out := mergePartitions(e.Partitions, paused)
+	for _, i := range idx {
+		s.bits[i>>6] |= 1 << (i & 63)
+	}
+	s.list, s.n = first(out), len(out)
+	return out
+}
+
+// first is &l[0], nil for an empty l.
+func first(l []TopicPartition) *TopicPartition {
+	if len(l) == 0 {
+		return nil
+	}
+	return &l[0]
 }
 
 // mergePartitions is the union of have and add, both sorted by
@@ -171,12 +231,12 @@ members:
 	}
 	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
 	s.consumed.update(&w.processTable, w.layout)
-	out := s.pausedBuf[:0]
+	out, idx := s.pausedBuf[:0], s.pausedIdx[:0]
 	inputs := w.layout.Inputs()
 	for _, in := range spans {
-		s.consumed.unconsumed(in, func(i int) { out = append(out, inputs[i]) })
+		s.consumed.unconsumed(in, func(i int) { out, idx = append(out, inputs[i]), append(idx, int32(i)) })
 	}
-	s.pausedBuf = out
+	s.pausedBuf, s.pausedIdx = out, idx
 	return out
 }
 

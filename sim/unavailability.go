@@ -335,12 +335,19 @@ func (u *Unavailability) classify(w *World, paused []TopicPartition, counted boo
 	u.counts = CauseCounts{}
 	var owners []ownerRef // made when a partition held by nobody consuming it needs its owner
 	k := 0                // the cursor in paused (sorted in the world's input order)
+	// paused is the scratch list pausedPartitions made this tick, its
+	// input indexes in pausedIdx: compared as numbers (any other list as
+	// partitions)
+	var pidx []int32
+	if s := &w.scratch; len(paused) > 0 && len(s.pausedIdx) == len(paused) && first(s.pausedBuf) == first(paused) {
+		pidx = s.pausedIdx
+	}
 	for _, in := range spans {
 		w.scratch.consumed.unconsumed(in, func(i int) {
 			tp := inputs[i]
 			var c Cause
 			// paused lists a subset of these partitions, in the same order
-			if counted && k < len(paused) && paused[k] == tp {
+			if counted && k < len(paused) && (pidx != nil && pidx[k] == int32(i) || pidx == nil && paused[k] == tp) {
 				c = CauseRebalance
 				k++
 			} else {

@@ -105,8 +105,13 @@ type scratch struct {
 	actBuf    []*Member
 	tpBuf     []TopicPartition
 	pausedBuf []TopicPartition
-	markBuf   []bool
-	spanBuf   []topo.Span
+	// pausedIdx is pausedBuf's partitions' input indexes, in its order.
+	pausedIdx []int32
+	// pausedSeen is the pause entry's partitions as input indexes
+	// (PauseMeter.account's merge).
+	pausedSeen pausedSeen
+	markBuf    []bool
+	spanBuf    []topo.Span
 	// consumed is the partitions the group's processes fetch, kept from
 	// tick to tick (consumed.go): a copy starts with an empty one.
 	consumed consumedSet
