@@ -155,7 +155,8 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 			}
 		}
 		want := mergePartitions(e.Partitions, paused)
-		got := s.merge(layout, e, paused, idx)
+		var buf []TopicPartition
+		got := s.merge(layout, e, idx, &buf)
 		if !slices.Equal(got, want) {
 			t.Fatalf("tick %d: merge gave %d partitions, mergePartitions %d", tick, len(got), len(want))
 		}

@@ -102,11 +102,13 @@ type World struct {
 // shared with a copy (a copy gets a finished copy's, or none) and never
 // kept.
 type scratch struct {
-	actBuf    []*Member
-	tpBuf     []TopicPartition
-	pausedBuf []TopicPartition
-	// pausedIdx is pausedBuf's partitions' input indexes, in its order.
+	actBuf []*Member
+	tpBuf  []TopicPartition
+	// pausedIdx is the partitions paused now, as input indexes
+	// (pausedIndexes); pausedBuf spells them when the pause meter's
+	// entry needs them (pausedSeen.merge).
 	pausedIdx []int32
+	pausedBuf []TopicPartition
 	// pausedSeen is the pause entry's partitions as input indexes
 	// (PauseMeter.account's merge).
 	pausedSeen pausedSeen
