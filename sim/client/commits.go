@@ -168,6 +168,9 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 	// Each partition's slot looked up once (its topic once per run of
 	// its partitions), a hint for the owned check and the three offsets.
 	var tc topo.TopicCache
+	m.positions.reserve(len(r.Partitions))
+	m.processed.reserve(len(r.Partitions))
+	m.committed.reserve(len(r.Partitions))
 	for i, tp := range r.Partitions {
 		off := r.Offsets[i]
 		if off < 0 {
