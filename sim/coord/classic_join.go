@@ -39,7 +39,7 @@ func (g *ClassicGroup) onJoin(p *wire.Packet, r *wire.JoinGroupRequest) {
 	// owned partitions, the generation it carries) and the protocol.
 	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || !slices.Equal(gm.Protocols, r.Protocols) || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.First()
-	gm.Protocols = r.Protocols
+	gm.Protocols = g.sharedProtocols(r.Protocols)
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.state {
 	case PreparingRebalance:
@@ -112,7 +112,7 @@ func (g *ClassicGroup) staticRejoin(p *wire.Packet, r *wire.JoinGroupRequest, ol
 	gm := &ClassicMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Strategy: r.First(), RebalanceTimeout: r.RebalanceTimeout,
-		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: r.Protocols,
+		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: g.sharedProtocols(r.Protocols),
 			SessionTimeout: r.SessionTimeout},
 		Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
 		pendingSync: old.pendingSync}
