@@ -399,7 +399,14 @@ func (g *ClassicGroup) onSync(p *wire.Packet, r *wire.SyncGroupRequest) {
 }
 
 func (g *ClassicGroup) answerSync(gm *ClassicMember, p *wire.Packet) {
-	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: append([]wire.TopicPartition{}, gm.Assignment...)})
+	// The answer shares the member's assignment: it is replaced, never
+	// changed in place (ClassicMember), and the client copies what it
+	// keeps (an empty one is a new empty list, as before).
+	got := gm.Assignment
+	if len(got) == 0 {
+		got = []wire.TopicPartition{}
+	}
+	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: got})
 }
 
 // onLeave is GroupMetadataManager.classicGroupLeave.
