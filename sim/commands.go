@@ -53,6 +53,7 @@ func (w *World) Join(client string, static bool, topics []string) error {
 	if len(topics) > 0 {
 		m.Topics = append([]string{}, topics...)
 	}
+	w.touch(m)
 	m.Start()
 	return nil
 }
@@ -80,6 +81,7 @@ func (w *World) close(client string, now bool) error {
 	if err != nil {
 		return err
 	}
+	w.touch(m)
 	if !m.Close(now) {
 		return fmt.Errorf("%s %s: %s is already closing", verb, client, client)
 	}
@@ -92,6 +94,7 @@ func (w *World) CrashNow(client string) error {
 	if err != nil {
 		return err
 	}
+	w.touch(m)
 	m.Crash(false)
 	return nil
 }
@@ -105,6 +108,7 @@ func (w *World) CrashAfter(client string, n int) error {
 	if n < 1 {
 		return fmt.Errorf("crash %s after %d: N is a number of records >= 1 (use crash %s now to crash at once)", client, n, client)
 	}
+	w.touch(m)
 	m.CrashAfter(n)
 	return nil
 }
@@ -117,6 +121,7 @@ func (w *World) Restart(client string) error {
 	if old == nil {
 		return fmt.Errorf("restart %s: no member %s (members: %s)", client, client, w.running())
 	}
+	w.touch(old)
 	if old.Alive {
 		if busy, slow := old.Processing(); busy && slow {
 			old.Zombie = true
@@ -136,6 +141,7 @@ func (w *World) Slow(client string) error {
 	if err != nil {
 		return err
 	}
+	w.touch(m)
 	m.Slow()
 	return nil
 }
@@ -210,6 +216,7 @@ func (w *World) Set(client, key, value string) error {
 		if m == nil || !m.Alive {
 			continue
 		}
+		w.touch(m)
 		m.Reconfigure(w.Cfg.Engine(c), client == "" && key == "partition.assignment.strategy")
 	}
 	if client == "" && key == "partition.assignment.strategy" {

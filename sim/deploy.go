@@ -93,6 +93,7 @@ func (w *World) startInstance(client string) *Member {
 	old := w.current[client]
 	m := w.newProcess(client)
 	m.Topics = old.Topics
+	w.touch(m)
 	m.Start()
 	return m
 }
@@ -158,14 +159,15 @@ func (d *deploys) restartGraceful(w *World, client string) error {
 		return fmt.Errorf("restart %s --graceful: %s is restarting already (it closes, then process %d starts)", client, client, m.Inc+1)
 	}
 	w.trace.Eventf(EvDeploy, client, "%s closes for a graceful restart: process %d starts once it has closed", client, m.Inc+1)
-	d.closeForRestart(m)
+	d.closeForRestart(w, m)
 	d.startClosed(w)
 	return nil
 }
 
 // closeForRestart closes m (it goes on closing if it is already) and
 // starts its next process once it has stopped.
-func (d *deploys) closeForRestart(m *Member) {
+func (d *deploys) closeForRestart(w *World, m *Member) {
+	w.touch(m)
 	m.Close(false)
 	if !d.restartPending(m.Client, m.Inc) {
 		d.restarts = append(d.restarts, pendingRestart{client: m.Client, inc: m.Inc})
@@ -293,7 +295,7 @@ func (d *deploys) advanceRoll(w *World) {
 			w.startInstance(c)
 		case rec.Graceful:
 			w.trace.Eventf(EvDeploy, c, "roll %d/%d: %s closes: process %d starts once it has closed", r.next, n, c, m.Inc+1)
-			d.closeForRestart(m)
+			d.closeForRestart(w, m)
 			d.startClosed(w)
 		default:
 			w.trace.Eventf(EvDeploy, c, "roll %d/%d: %s is killed and restarted", r.next, n, c)

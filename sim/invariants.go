@@ -24,8 +24,14 @@ func NewChecker() *Checker {
 	return &Checker{lastEpoch: -1, epochs: map[string]int{}, memberEpoch: map[string]int{}}
 }
 
-// Check returns the first invariant the world breaks, or nil.
+// Check returns the first invariant the world breaks, or nil. Under the
+// sim package's tests (checkConsumed) it also brings the world's consumed
+// set up to date, which recounts it from scratch (consumed.go): every
+// tick a test checks proves the set, not only the ticks of a rebalance.
 func (c *Checker) Check(w *World) error {
+	if checkConsumed {
+		w.scratch.consumed.update(&w.processTable, w.layout)
+	}
 	for _, check := range []func(*World) error{c.checkGroup, c.checkOffsets, c.checkLogs, c.checkTxns} {
 		if err := check(w); err != nil {
 			return err

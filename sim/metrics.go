@@ -39,9 +39,10 @@ func (pm *PauseMeter) init() {
 func (pm *PauseMeter) Active() bool { return pm.active }
 
 // account counts the tick that just ran, and returns the partitions it
-// counted as paused (the world's scratch list, valid until the next call)
-// and whether it counted the tick at all (a rebalance was under way).
-func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) {
+// counted as paused, as input indexes in ascending order (the world's
+// scratch list, valid until the next call), and whether it counted the
+// tick at all (a rebalance was under way).
+func (pm *PauseMeter) account(w *World) (paused []int32, counted bool) {
 	defer func() { pm.Series.add(pm.Total) }()
 	g := w.Group
 	if !pm.active {
@@ -63,18 +64,87 @@ func (pm *PauseMeter) account(w *World) (paused []TopicPartition, counted bool) 
 	if g.State() == PreparingRebalance {
 		gen++
 	}
-	paused = w.scratch.pausedPartitions(w)
+	paused = w.scratch.pausedIndexes(w)
 	e := pm.entry(g.Incarnation, gen, w.Tick)
 	// e.Partitions is the set of partitions the rebalance paused so far,
 	// sorted: paused is sorted the same way (the world's input order), so
-	// one merge finds those it lacks, and adds them when there are any (an
-	// eager rebalance pauses all 100,000 partitions of a world tick after
-	// tick: a search of each, or a sort, every tick cost milliseconds).
-	e.Partitions = mergePartitions(e.Partitions, paused)
+	// one merge adds those it lacks when there are any (an eager rebalance
+	// pauses all 100,000 partitions of a world tick after tick: a search
+	// of each, or a sort, every tick cost milliseconds); whether there are
+	// is asked of e's partitions as input indexes (pausedSeen), by number,
+	// and paused is spelled as partitions only then.
+	e.Partitions = w.scratch.pausedSeen.merge(w.layout, e, paused, &w.scratch.pausedBuf)
 	e.PartitionTicks += len(paused)
 	e.LastTick = w.Tick
 	pm.Total += len(paused)
 	return paused, true
+}
+
+// pausedSeen is a pause entry's partitions as a bitset of input indexes,
+// kept from tick to tick in the world's scratch: a tick of a rebalance
+// asks whether its paused partitions are all in the entry already (most
+// ticks: they are) by number, not by a walk of the entry's list comparing
+// topic names. It describes the entry (incarnation, generation) whose
+// Partitions list it last saw (its array and length): any other list is
+// read anew, once.
+type pausedSeen struct {
+	inc, gen int
+	list     *TopicPartition // &Partitions[0], nil when empty
+	n        int
+	valid    bool
+	bits     []uint64
+}
+
+// merge is mergePartitions(e.Partitions, the input partitions at indexes
+// idx), those spelled in *buf (a scratch list) only when some are new.
+func (s *pausedSeen) merge(layout *topo.Layout, e *PauseEntry, idx []int32, buf *[]TopicPartition) []TopicPartition {
+	spell := func() []TopicPartition {
+		paused, inputs := (*buf)[:0], layout.Inputs()
+		for _, i := range idx {
+			paused = append(paused, inputs[i])
+		}
+		*buf = paused
+		return paused
+	}
+	if !s.valid || s.inc != e.Incarnation || s.gen != e.Generation || s.list != first(e.Partitions) || s.n != len(e.Partitions) {
+		words := (len(layout.Inputs()) + 63) / 64
+		s.bits = slices.Grow(s.bits[:0], words)[:words]
+		clear(s.bits)
+		s.valid = false
+		var tc topo.TopicCache
+		for _, tp := range e.Partitions {
+			i, ok := layout.Input().Slot(tp, &tc)
+			if !ok {
+				return mergePartitions(e.Partitions, spell()) // not an input partition: by name
+			}
+			s.bits[i>>6] |= 1 << (i & 63)
+		}
+		s.inc, s.gen, s.list, s.n, s.valid = e.Incarnation, e.Generation, first(e.Partitions), len(e.Partitions), true
+	}
+	missing := false
+	for _, i := range idx {
+		if s.bits[i>>6]&(1<<(i&63)) == 0 {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return e.Partitions
+	}
+	out := mergePartitions(e.Partitions, spell())
+	for _, i := range idx {
+		s.bits[i>>6] |= 1 << (i & 63)
+	}
+	s.list, s.n = first(out), len(out)
+	return out
+}
+
+// first is &l[0], nil for an empty l.
+func first(l []TopicPartition) *TopicPartition {
+	if len(l) == 0 {
+		return nil
+	}
+	return &l[0]
 }
 
 // mergePartitions is the union of have and add, both sorted by
@@ -130,19 +200,25 @@ func (pm *PauseMeter) entry(inc, gen, tick int) *PauseEntry {
 // PausedPartitions lists the subscribed partitions no live member of the
 // group is consuming now.
 func (w *World) PausedPartitions() []TopicPartition {
-	if paused := w.scratch.pausedPartitions(w); len(paused) > 0 {
-		return slices.Clone(paused)
+	paused := w.scratch.pausedIndexes(w)
+	if len(paused) == 0 {
+		return nil
 	}
-	return nil
+	out := make([]TopicPartition, len(paused))
+	for k, i := range paused {
+		out[k] = w.layout.Inputs()[i]
+	}
+	return out
 }
 
-// pausedPartitions is w's PausedPartitions in its scratch list (s is
-// &w.scratch, whose buffers it owns), valid until the next call. It runs
+// pausedIndexes is w's PausedPartitions as input indexes, ascending, in
+// its scratch list (s is &w.scratch, whose buffers it owns), valid until
+// the next call. It runs
 // every tick while a rebalance is under way (PauseMeter.account), so it
 // marks subscribed topics (at their first partition's index) and consumed
 // partitions in scratch slices indexed like inputTPs instead of building
 // sets, and asks fetchable's question without its list.
-func (s *scratch) pausedPartitions(w *World) []TopicPartition {
+func (s *scratch) pausedIndexes(w *World) []int32 {
 	n := len(w.layout.Inputs())
 	if cap(s.markBuf) < n {
 		s.markBuf = make([]bool, n)
@@ -171,13 +247,12 @@ members:
 	}
 	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
 	s.consumed.update(&w.processTable, w.layout)
-	out := s.pausedBuf[:0]
-	inputs := w.layout.Inputs()
+	idx := s.pausedIdx[:0]
 	for _, in := range spans {
-		s.consumed.unconsumed(in, func(i int) { out = append(out, inputs[i]) })
+		s.consumed.unconsumed(in, func(i int) { idx = append(idx, int32(i)) })
 	}
-	s.pausedBuf = out
-	return out
+	s.pausedIdx = idx
+	return idx
 }
 
 // GroupSettled is `run until stable`'s condition: the coordinator is Stable,

@@ -66,6 +66,7 @@ func startClassicGroup(w *World, ms []*Member, joins []*wire.JoinGroupRequest, a
 	for i, m := range ms {
 		m.StartClassicStable(owned[i], joins[0].MemberID)
 	}
+	w.touchAll()           // a starting world's members, put in place
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
 
@@ -212,6 +213,7 @@ func startStableConsumerGroup(w *World, n int, given []StartMember) {
 	for _, m := range ms {
 		m.StartConsumerStable(w.Group.StartMemberStable(m.MemberID), w.coordCfg.ConsumerHeartbeatInterval)
 	}
+	w.touchAll()           // a starting world's members, put in place
 	w.trace.ForgetEvents() // the initial state is given, not something that happened
 }
 

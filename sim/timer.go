@@ -14,6 +14,7 @@ func (w *World) fire(t wire.Timer) {
 		w.Txn.Fire(t)
 	case wire.OwnerClient:
 		if m := w.procOf(t.Client, t.Inc, t.Proc); m != nil && m.Alive {
+			w.touch(m)
 			m.Fire(t)
 		}
 	}

@@ -179,10 +179,11 @@ func (u *Unavailability) clone() Unavailability {
 }
 
 // account counts the tick that just ran; paused is what the pause meter
-// counted in it (counted: it counted this tick at all); appended: steady
+// counted in it, as input indexes in ascending order (counted: it counted
+// this tick at all); appended: steady
 // production appended records in it, so the lag is sampled as after an
 // input.
-func (u *Unavailability) account(w *World, paused []TopicPartition, counted, appended bool) {
+func (u *Unavailability) account(w *World, paused []int32, counted, appended bool) {
 	dirty := counted || u.meter || u.sent
 	u.meter = counted
 	u.sent = false
@@ -290,7 +291,7 @@ func (u *Unavailability) stopOf(client string, inc int) (string, bool) {
 // looks at the unconsumed partitions of the subscribed topics
 // (consumedSet), so a tick of a rebalance costs the partitions it pauses,
 // not all of them.
-func (u *Unavailability) classify(w *World, paused []TopicPartition, counted bool) {
+func (u *Unavailability) classify(w *World, paused []int32, counted bool) {
 	inputs := w.layout.Inputs()
 	n := len(inputs)
 	if cap(u.ref) < n {
@@ -334,13 +335,13 @@ func (u *Unavailability) classify(w *World, paused []TopicPartition, counted boo
 	u.off = u.off[:0]
 	u.counts = CauseCounts{}
 	var owners []ownerRef // made when a partition held by nobody consuming it needs its owner
-	k := 0                // the cursor in paused (sorted in the world's input order)
+	k := 0                // the cursor in paused (ascending input indexes)
 	for _, in := range spans {
 		w.scratch.consumed.unconsumed(in, func(i int) {
 			tp := inputs[i]
 			var c Cause
 			// paused lists a subset of these partitions, in the same order
-			if counted && k < len(paused) && paused[k] == tp {
+			if counted && k < len(paused) && paused[k] == int32(i) {
 				c = CauseRebalance
 				k++
 			} else {

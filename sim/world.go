@@ -102,11 +102,18 @@ type World struct {
 // shared with a copy (a copy gets a finished copy's, or none) and never
 // kept.
 type scratch struct {
-	actBuf    []*Member
-	tpBuf     []TopicPartition
+	actBuf []*Member
+	tpBuf  []TopicPartition
+	// pausedIdx is the partitions paused now, as input indexes
+	// (pausedIndexes); pausedBuf spells them when the pause meter's
+	// entry needs them (pausedSeen.merge).
+	pausedIdx []int32
 	pausedBuf []TopicPartition
-	markBuf   []bool
-	spanBuf   []topo.Span
+	// pausedSeen is the pause entry's partitions as input indexes
+	// (PauseMeter.account's merge).
+	pausedSeen pausedSeen
+	markBuf    []bool
+	spanBuf    []topo.Span
 	// consumed is the partitions the group's processes fetch, kept from
 	// tick to tick (consumed.go): a copy starts with an empty one.
 	consumed consumedSet
@@ -157,11 +164,21 @@ func (w *World) newProcess(id string) *Member {
 	if old := w.current[id]; old != nil {
 		inc = old.Inc + 1
 		old.Supersede()
+		w.touch(old)
 	}
 	m := client.New(w.env, &w.host, id, inc, len(w.procs), cc, w.layout.InputTopics())
 	w.add(m)
+	w.touch(m)
 	return m
 }
+
+// touch marks m for the consumed set's next look (consumed.go): the World
+// ran it (a packet, a timer, a turn) or acted on it (a command, a
+// deploy). Every place that may change what a process fetches marks it.
+func (w *World) touch(m *Member) { w.scratch.consumed.touch(m.Proc()) }
+
+// touchAll marks every process: a command that acts on many.
+func (w *World) touchAll() { w.scratch.consumed.touchAll() }
 
 // IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
 func (w *World) IsRecord(name string) bool {
@@ -243,6 +260,7 @@ func (w *World) deliver(p *Packet) {
 	if m == nil || !m.Alive {
 		return // the process is gone: nobody reads the answer
 	}
+	w.touch(m)
 	m.Deliver(p)
 }
 
@@ -257,6 +275,7 @@ func (w *World) actMembers() {
 		w.actOrder(ms)
 		for _, m := range ms {
 			if m.Alive {
+				w.touch(m)
 				m.Act()
 			}
 		}

@@ -108,6 +108,8 @@ func (cm *commits) armAuto(m *Member) {
 
 func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
 	cm.pendingFetch, cm.fetchAtPoll = false, false
+	// One copy of tps for the request and its timeout (the coordinator's
+	// answer shares it too: nobody writes to it).
 	r := &wire.OffsetFetchRequest{Partitions: append([]wire.TopicPartition{}, tps...)}
 	if epoch := m.group.commitEpoch(m); m.group.memberEpochs() && epoch > 0 {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
@@ -124,7 +126,7 @@ func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
 		format, args = "%s, epoch %d, %s", append(args, r.MemberEpoch, r.MemberID)
 	}
 	m.send(&wire.Packet{Type: wire.OffsetFetch, Text: m.env.Trace().Textf(format, args...), Body: r})
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: append([]wire.TopicPartition{}, tps...)})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
 }
 
 func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
@@ -163,17 +165,29 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		m.wakeUp()
 		return
 	}
+	// Each partition's slot looked up once (its topic once per run of
+	// its partitions), a hint for the owned check and the three offsets.
+	var tc topo.TopicCache
+	m.positions.reserve(len(r.Partitions))
+	m.processed.reserve(len(r.Partitions))
+	m.committed.reserve(len(r.Partitions))
 	for i, tp := range r.Partitions {
 		off := r.Offsets[i]
 		if off < 0 {
 			off = 0 // auto.offset.reset=earliest
 		}
-		if !m.owns(tp) {
+		k := int32(-1)
+		if x := m.positions.idx; x != nil {
+			if s, ok := x.Slot(tp, &tc); ok {
+				k = int32(s)
+			}
+		}
+		if !m.ownsHint(tp, k) {
 			continue
 		}
-		m.positions.set(tp, off)
-		m.processed.set(tp, off)
-		m.committed.set(tp, r.Offsets[i])
+		m.positions.setHint(tp, k, off)
+		m.processed.setHint(tp, k, off)
+		m.committed.setHint(tp, k, r.Offsets[i])
 	}
 	m.Phase = PhaseStable
 	// A long poll already waiting at the broker does not name the new

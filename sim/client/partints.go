@@ -154,6 +154,9 @@ func (p *partInts) lookup(tp wire.TopicPartition, hint int32, insert bool) (i in
 	return i, k, found, true
 }
 
+// reserve makes room for n more partitions without growing again.
+func (p *partInts) reserve(n int) { p.es = slices.Grow(p.es, n) }
+
 // get is v, ok := m[tp].
 func (p *partInts) get(tp wire.TopicPartition) (int, bool) { return p.getHint(tp, -1) }
 

@@ -100,6 +100,9 @@ func (s *subscription) ownsHint(tp wire.TopicPartition, hint int32) bool {
 // ownedSlots numbers them with.
 func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
 	all, offs := (*scratch)[:0], offs[:0]
+	if cap(offs) < len(s.Owned) {
+		offs = make([]int, 0, len(s.Owned)) // at most one an owned partition: made once, not grown
+	}
 	slots, at := s.ownedSlots(), 0 // at: getSlot's cursor in positions
 	for i, tp := range s.Owned {
 		if pos, ok := s.positions.getSlot(tp, s.positions.slotOf(tp, slots[i]), &at); ok && !s.revoking(tp) {
@@ -109,6 +112,9 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.
 	*scratch = all
 	if len(all) == 0 {
 		return dst[:0], offs
+	}
+	if cap(dst) < len(all) {
+		dst = make([]wire.TopicPartition, 0, len(all)) // at its size, not grown
 	}
 	i := 0
 	if s.hasRotate && len(all) > 1 {
@@ -238,6 +244,9 @@ func (s *subscription) processedPositionList() commitList {
 // are replaced, never changed in place, so the request may keep them.
 func (s *subscription) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
+	if cap(offs) < len(s.Owned) {
+		offs = make([]int, 0, len(s.Owned)) // at most one an owned partition: made once, not grown
+	}
 	slots := s.ownedSlots()
 	inOrder, all := true, true
 	var tps []wire.TopicPartition       // the listed partitions, made at the first one left out

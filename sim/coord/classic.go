@@ -81,6 +81,11 @@ type ClassicGroup struct {
 	initialRound     bool
 	newMemberAdded   bool
 	initialRemaining int
+	// protocols is the assignor list a member joined with last: a member
+	// joining with an equal list keeps this one (sharedProtocols), so the
+	// members of a deployment, which list the same assignors, share one
+	// list and supportsProtocols compares them by identity.
+	protocols []string
 }
 
 func newClassicGroup(b groupBase) *ClassicGroup {
@@ -123,7 +128,7 @@ func (g *ClassicGroup) addMember(r *wire.JoinGroupRequest) *ClassicMember {
 	g.joinSeq++
 	gm := &ClassicMember{MemberID: r.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
 		Topics: r.Topics, Strategy: r.First(), RebalanceTimeout: r.RebalanceTimeout, Joined: true,
-		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: r.Protocols,
+		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: g.sharedProtocols(r.Protocols),
 			SessionTimeout: r.SessionTimeout},
 		joinOrder: g.joinSeq, silentSince: -1}
 	g.members.put(gm.MemberID, gm)
@@ -187,11 +192,28 @@ func (g *ClassicGroup) supportsProtocols(list []string) bool {
 	// members looked its names up in all 1,000 lists.
 	var lists [][]string
 	for _, gm := range g.members.list() {
-		if len(lists) == 0 || !slices.Equal(lists[len(lists)-1], gm.Protocols) {
+		if len(lists) == 0 || !sameList(lists[len(lists)-1], gm.Protocols) && !slices.Equal(lists[len(lists)-1], gm.Protocols) {
 			lists = append(lists, gm.Protocols)
 		}
 	}
 	return assign.Supports(lists, list)
+}
+
+// sharedProtocols is list, or the equal list the last member to join
+// brought (ClassicGroup.protocols): a member's list is replaced, never
+// changed in place (ClassicMember), so members may share one.
+func (g *ClassicGroup) sharedProtocols(list []string) []string {
+	if sameList(g.protocols, list) || slices.Equal(g.protocols, list) && (g.protocols == nil) == (list == nil) {
+		return g.protocols
+	}
+	g.protocols = list
+	return list
+}
+
+// sameList reports whether a and b are the same non-empty list (one
+// array, one length).
+func sameList(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // selectProtocol is ClassicGroup.selectProtocol (assign.SelectProtocol):

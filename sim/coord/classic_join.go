@@ -39,7 +39,7 @@ func (g *ClassicGroup) onJoin(p *wire.Packet, r *wire.JoinGroupRequest) {
 	// owned partitions, the generation it carries) and the protocol.
 	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || !slices.Equal(gm.Protocols, r.Protocols) || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.First()
-	gm.Protocols = r.Protocols
+	gm.Protocols = g.sharedProtocols(r.Protocols)
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.state {
 	case PreparingRebalance:
@@ -112,7 +112,7 @@ func (g *ClassicGroup) staticRejoin(p *wire.Packet, r *wire.JoinGroupRequest, ol
 	gm := &ClassicMember{MemberID: nr.MemberID, ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc, Topics: r.Topics,
 		// The new instance's metadata, as Kafka stores it.
 		Strategy: r.First(), RebalanceTimeout: r.RebalanceTimeout,
-		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: r.Protocols,
+		ClassicMemberMetadata: ClassicMemberMetadata{Owned: r.Owned, OwnedGen: r.OwnedGen, Protocols: g.sharedProtocols(r.Protocols),
 			SessionTimeout: r.SessionTimeout},
 		Assignment: old.Assignment, Joined: old.Joined, joinOrder: old.joinOrder, silentSince: -1,
 		pendingSync: old.pendingSync}
@@ -399,7 +399,14 @@ func (g *ClassicGroup) onSync(p *wire.Packet, r *wire.SyncGroupRequest) {
 }
 
 func (g *ClassicGroup) answerSync(gm *ClassicMember, p *wire.Packet) {
-	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: append([]wire.TopicPartition{}, gm.Assignment...)})
+	// The answer shares the member's assignment: it is replaced, never
+	// changed in place (ClassicMember), and the client copies what it
+	// keeps (an empty one is a new empty list, as before).
+	got := gm.Assignment
+	if len(got) == 0 {
+		got = []wire.TopicPartition{}
+	}
+	g.env.ReplyText(p, wire.None, g.env.Trace().Textf("%s", trace.Parts{L: g.env.Layout(), TPs: gm.Assignment}), &wire.SyncGroupResponse{Assignment: got})
 }
 
 // onLeave is GroupMetadataManager.classicGroupLeave.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -161,9 +162,13 @@ func (o *Offsets) fetch(p *wire.Packet, r *wire.OffsetFetchRequest, g Group) {
 		}
 	}
 	code := wire.None
+	if len(r.Partitions) > 0 {
+		resp.Offsets = make([]int, 0, len(r.Partitions))
+	}
+	var tc topo.TopicCache
 	for _, tp := range r.Partitions {
 		off := -1
-		if rec, ok := o.table.get(tp); ok {
+		if rec, ok := o.table.getCached(tp, &tc); ok {
 			off = rec.Offset
 		}
 		if o.HasPending(tp) {

@@ -41,6 +41,16 @@ func (t *offsetTable) get(tp wire.TopicPartition) (committedOffset, bool) {
 	return c, ok
 }
 
+// getCached is get with tc holding the span of the topic looked up last
+// (a list's partitions come topic by topic: one lookup a topic).
+func (t *offsetTable) getCached(tp wire.TopicPartition, tc *topo.TopicCache) (committedOffset, bool) {
+	if i, ok := t.index.Slot(tp, tc); ok {
+		return t.atSlot(i)
+	}
+	c, ok := t.other[tp]
+	return c, ok
+}
+
 // atSlot is get of the input partition in slot i.
 func (t *offsetTable) atSlot(i int) (committedOffset, bool) {
 	if i < len(t.slots) && t.slots[i].has {

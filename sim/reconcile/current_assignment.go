@@ -128,6 +128,9 @@ func sameSet(a, b []assign.TopicPartition) bool {
 		}
 		return true
 	}
+	if ascending(a) && ascending(b) {
+		return slices.Equal(a, b) // sets without repeats, in one order
+	}
 	sa, sb := set(a), set(b)
 	if len(sa) != len(sb) {
 		return false
@@ -185,6 +188,14 @@ func ownsAny(in Input, ps []assign.TopicPartition) bool {
 // computeNext is computeNextAssignment: keep what is still targeted, revoke
 // the rest first, then add the targeted partitions nobody else holds.
 func computeNext(in Input, memberEpoch int) Member {
+	if ascending(in.Member.Assigned) && ascending(in.Target) {
+		return computeNextSorted(in, memberEpoch)
+	}
+	return computeNextAny(in, memberEpoch)
+}
+
+// computeNextAny is computeNext for lists in any order.
+func computeNextAny(in Input, memberEpoch int) Member {
 	target := lookup(in.Target)
 	current := lookup(in.Member.Assigned)
 	// kept has room for what is added: the new assignment is built in it.
@@ -226,6 +237,73 @@ func computeNext(in Input, memberEpoch int) Member {
 		next.State = UnreleasedPartitions
 	}
 	return next
+}
+
+// computeNextSorted is computeNext for an assignment and a target both
+// sorted without repeats (as they usually are): one walk of each against
+// the other instead of a search of one for each partition of the other,
+// and the lists it builds sorted as built. It asks HeldByOther of the same
+// partitions in the same order, and gives the same member.
+func computeNextSorted(in Input, memberEpoch int) Member {
+	a, t := in.Member.Assigned, in.Target
+	var kept, revoke []assign.TopicPartition
+	for i, j := 0, 0; i < len(a); i++ {
+		for j < len(t) && comparePartitions(t[j], a[i]) < 0 {
+			j++
+		}
+		if j < len(t) && t[j] == a[i] {
+			kept = append(kept, a[i])
+		} else {
+			revoke = append(revoke, a[i])
+		}
+	}
+	// all: kept and the targeted partitions added (nobody else holds them),
+	// in the target's order
+	var all []assign.TopicPartition
+	unreleased := false
+	for i, j := 0, 0; j < len(t); j++ {
+		p := t[j]
+		for i < len(a) && comparePartitions(a[i], p) < 0 {
+			i++
+		}
+		if i < len(a) && a[i] == p {
+			all = append(all, p)
+			continue
+		}
+		if in.HeldByOther != nil && in.HeldByOther(p) {
+			unreleased = true
+			continue
+		}
+		all = append(all, p)
+	}
+	next := in.Member
+	next.PreviousMemberEpoch = in.Member.MemberEpoch // Builder.updateMemberEpoch
+	if len(revoke) > 0 && ownsAny(in, revoke) {
+		next.State = UnrevokedPartitions
+		next.MemberEpoch = memberEpoch
+		next.Assigned = kept // nil when empty, as sorted gives it
+		next.PendingRevocation = revoke
+		return next
+	}
+	next.MemberEpoch = in.TargetEpoch
+	next.Assigned = all
+	next.PendingRevocation = nil
+	next.State = Stable
+	if unreleased {
+		next.State = UnreleasedPartitions
+	}
+	return next
+}
+
+// ascending reports whether ps is sorted by comparePartitions without
+// repeats.
+func ascending(ps []assign.TopicPartition) bool {
+	for i := 1; i < len(ps); i++ {
+		if comparePartitions(ps[i-1], ps[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // smallSet is the size up to which a list is searched as it is rather than

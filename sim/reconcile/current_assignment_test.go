@@ -304,3 +304,32 @@ func TestNextInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestComputeNextSortedAsAny: for an assignment and a target sorted
+// without repeats, the one-walk computeNextSorted gives exactly what the
+// search-based computeNextAny gives (the same lists, nil where it gives
+// nil) and asks HeldByOther of the same partitions in the same order.
+func TestComputeNextSortedAsAny(t *testing.T) {
+	f := func(s scenario) bool {
+		in := s.in
+		in.Member.Assigned, in.Target = sorted(in.Member.Assigned), sorted(in.Target)
+		held := in.HeldByOther
+		var asked [2][]assign.TopicPartition
+		var got [2]Member
+		for k, next := range []func(Input, int) Member{computeNextSorted, computeNextAny} {
+			in.HeldByOther = func(p assign.TopicPartition) bool {
+				asked[k] = append(asked[k], p)
+				return held(p)
+			}
+			got[k] = next(in, in.Member.MemberEpoch+1)
+		}
+		if !reflect.DeepEqual(got[0], got[1]) || !reflect.DeepEqual(asked[0], asked[1]) {
+			t.Logf("%v:\n sorted %+v asked %v\n    any %+v asked %v", s, got[0], asked[0], got[1], asked[1])
+			return false
+		}
+		return true
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 20000, Rand: rand.New(rand.NewSource(26))}); err != nil {
+		t.Fatal(err)
+	}
+}

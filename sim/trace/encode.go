@@ -298,6 +298,7 @@ func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tOffsets), uint64(len(tps)))
 	prev, last := int64(0), -2
+	nums := tx.nums[:0] // the partitions' numbers, for offsetsRuns
 	for i, tp := range tps {
 		n, ok := int(topo.SlotAt(slots, i)), true
 		if slots == nil {
@@ -312,59 +313,40 @@ func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32
 		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendVarint(b, int64(offs[i])-prev)
 		prev, last = int64(offs[i]), n
+		nums = append(nums, uint64(n))
 	}
+	tx.nums = nums
 	if len(tps) > maxRotation {
-		return tx.offsetsRuns(b, start, offs)
+		return tx.offsetsRuns(b, start, nums, offs)
 	}
 	return b
 }
 
-// offsetsRuns re-encodes the tOffsets token b[start:] as a tOffsetsRuns
-// token when that is shorter (its partitions come in runs of numbers one
-// after another), in place.
-func (tx *texts) offsetsRuns(b []byte, start int, offs []int) []byte {
-	nums := tx.listNums(b[start+1:], true)
+// offsetsRuns re-encodes the tOffsets token b[start:], of the partitions
+// numbered nums at offsets offs, as a tOffsetsRuns token when that is
+// shorter (its partitions come in runs of numbers one after another), in
+// place: each run's offsets as the tOffsets token has them (each the
+// difference from the one before).
+func (tx *texts) offsetsRuns(b []byte, start int, nums []uint64, offs []int) []byte {
 	runs, size := numRuns(nums)
 	if size+len(b)-start-1-tokenNumsSize(nums) >= len(b)-start-1 {
 		return b
 	}
-	tail := append([]byte(nil), b[start:]...) // the token, read back below
 	b = binary.AppendUvarint(append(b[:start], tOffsetsRuns), uint64(runs))
-	r := textReader{b: tail[1:]}
-	r.uvarint()
-	i, end := 0, uint64(0)
+	i, end, prev := 0, uint64(0), int64(0)
 	for i < len(nums) {
 		j := i + 1
 		for j < len(nums) && nums[j] == nums[j-1]+1 {
 			j++
 		}
 		b = binary.AppendUvarint(binary.AppendUvarint(b, nums[i]-end), uint64(j-i-1))
-		for range j - i {
-			r.uvarint() // the partition's number
-			_, m := binary.Varint(r.b)
-			b = append(b, r.b[:m]...)
-			r.b = r.b[m:]
+		for k := i; k < j; k++ {
+			b = binary.AppendVarint(b, int64(offs[k])-prev)
+			prev = int64(offs[k])
 		}
 		end, i = nums[j-1]+1, j
 	}
 	return b
-}
-
-// listNums reads back the partition numbers of a tPartList or tOffsets
-// token's arguments b (after its token byte), offsets skipped.
-func (tx *texts) listNums(b []byte, offsets bool) []uint64 {
-	r := textReader{b: b}
-	n, _ := r.uvarint()
-	nums := make([]uint64, 0, n)
-	for range n {
-		i, _ := r.uvarint()
-		if offsets {
-			_, m := binary.Varint(r.b)
-			r.b = r.b[m:]
-		}
-		nums = append(nums, i)
-	}
-	return nums
 }
 
 // numRuns counts the runs of numbers one after another in nums, and the
@@ -430,6 +412,7 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 	tps = wire.SortedView(tps)
 	b = binary.AppendUvarint(append(b, tPartList), uint64(len(tps)))
 	i := -2
+	nums := tx.nums[:0] // the partitions' numbers, for the runs below
 	for _, tp := range tps {
 		// usually the partition after the one before: checked, not looked up
 		if i++; !tx.layout.Input().Is(tp, int32(i)) {
@@ -439,10 +422,11 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 			}
 		}
 		b = binary.AppendUvarint(b, uint64(i))
+		nums = append(nums, uint64(i))
 	}
+	tx.nums = nums
 	if len(tps) > maxRotation {
 		// as runs, when that is shorter
-		nums := tx.listNums(b[start+1:], false)
 		if runs, size := numRuns(nums); size < len(b)-start-1 {
 			b = binary.AppendUvarint(append(b[:start], tPartRuns), uint64(runs))
 			end := uint64(0)

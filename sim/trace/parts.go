@@ -67,12 +67,13 @@ func (tx *texts) encLists(format string, args []any) ([]byte, bool) {
 		var lst []byte
 		switch a := a.(type) {
 		case Parts:
-			lst = tx.encPartList(nil, a.TPs)
+			lst = tx.encPartList(tx.lists[:0], a.TPs)
 		case Positions:
-			lst = tx.encOffsetsAt(nil, a.TPs, nil, a.Offs)
+			lst = tx.encOffsetsAt(tx.lists[:0], a.TPs, nil, a.Offs)
 		default:
 			continue
 		}
+		tx.lists = lst // its array, for the next list
 		j := strings.Index(s[k:], listMark)
 		if j > 0 {
 			b = encLit(b, s[k:k+j])

@@ -21,6 +21,14 @@ type texts struct {
 	memberIDs store.StrCache[string, memberIDRef]
 	// scratch is where the next text is encoded; private to this trace.
 	scratch []byte
+	// lists is encLists's list tokens, nums the numbers of the partitions
+	// a list token holds (encPartList, encOffsetsAt), reused from text to
+	// text (a rebalance of 100,000 partitions encodes lists of them: fresh
+	// arrays each time, and reading the numbers back from the token, were
+	// a quarter of the bytes a restart allocated); private to this trace,
+	// as scratch.
+	lists []byte
+	nums  []uint64
 }
 
 // cloneInto makes n share the texts written so far, for a copy whose
