@@ -51,4 +51,15 @@
 // it at its next poll(). Timers go the same road: a node arms one in its
 // environment with its owner's name; when it is due the World hands it
 // to that owner (World.fire).
+//
+// # Touching a process
+//
+// The pause and unavailability meters keep which partitions each process
+// fetches from tick to tick (consumed.go) and look again only at the
+// processes the World marked since (World.touch): it marks a process it
+// hands a packet, a timer or a turn, one it starts or supersedes, and
+// every process a command or a deploy acts on (World.touchAll for many).
+// A new entry point that acts on a process must mark it; the package's
+// tests recount the set from scratch at every look (checkConsumed, set by
+// TestMain) and fail on a process changed unmarked.
 package sim
