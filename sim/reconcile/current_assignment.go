@@ -219,18 +219,27 @@ func computeNextAny(in Input, memberEpoch int) Member {
 		}
 		add = append(add, p)
 	}
+	return settled(in, memberEpoch, sorted(kept), sorted(revoke), sorted(append(kept, add...)), unreleased)
+}
+
+// settled is the member computeNext and computeNextSorted give, from the
+// partitions it keeps, those to revoke and all it is to own (each sorted
+// without repeats): while it still owns one to revoke, it revokes first
+// at memberEpoch; else it takes the target epoch and all, Stable or, when
+// another member still holds one of them, UnreleasedPartitions.
+func settled(in Input, memberEpoch int, kept, revoke, all []assign.TopicPartition, unreleased bool) Member {
 	next := in.Member
 	next.PreviousMemberEpoch = in.Member.MemberEpoch // Builder.updateMemberEpoch
 	if len(revoke) > 0 && ownsAny(in, revoke) {
 		// Revoke first, at the current epoch.
 		next.State = UnrevokedPartitions
 		next.MemberEpoch = memberEpoch
-		next.Assigned = sorted(kept)
-		next.PendingRevocation = sorted(revoke)
+		next.Assigned = kept
+		next.PendingRevocation = revoke
 		return next
 	}
 	next.MemberEpoch = in.TargetEpoch
-	next.Assigned = sorted(append(kept, add...))
+	next.Assigned = all
 	next.PendingRevocation = nil
 	next.State = Stable
 	if unreleased {
@@ -276,23 +285,7 @@ func computeNextSorted(in Input, memberEpoch int) Member {
 		}
 		all = append(all, p)
 	}
-	next := in.Member
-	next.PreviousMemberEpoch = in.Member.MemberEpoch // Builder.updateMemberEpoch
-	if len(revoke) > 0 && ownsAny(in, revoke) {
-		next.State = UnrevokedPartitions
-		next.MemberEpoch = memberEpoch
-		next.Assigned = kept // nil when empty, as sorted gives it
-		next.PendingRevocation = revoke
-		return next
-	}
-	next.MemberEpoch = in.TargetEpoch
-	next.Assigned = all
-	next.PendingRevocation = nil
-	next.State = Stable
-	if unreleased {
-		next.State = UnreleasedPartitions
-	}
-	return next
+	return settled(in, memberEpoch, kept, revoke, all, unreleased) // kept and revoke nil when empty, as sorted gives them
 }
 
 // ascending reports whether ps is sorted by comparePartitions without
