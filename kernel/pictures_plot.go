@@ -1,0 +1,227 @@
+package kernel
+
+// plot: the charts of a branch's history (pause, duplicates, lag, timeline,
+// unavailable), replayed from its start, and what it checks before.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kgrepl/kgrepl/kernel/chart"
+	"github.com/kgrepl/kgrepl/kernel/wallclock"
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+func cmdPlot(s *Session, args []string) (*Result, error) {
+	var pos []string
+	var fl map[string]string
+	args, err := joinQuoted("plot", args)
+	if err != nil {
+		return nil, err
+	}
+	pos, fl, err = flags("plot", args, append([]string{"--branches", "--partitions"}, pictureFlags...), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) == 0 {
+		return nil, usageErr("plot", "which chart? (charts: %s)", strings.Join(chart.Kinds, " "))
+	}
+	if err := needArgs("plot", pos, 1, 1); err != nil {
+		return nil, err
+	}
+	kind := pos[0]
+	known := false
+	for _, k := range chart.Kinds {
+		known = known || k == kind
+	}
+	if !known {
+		return nil, fmt.Errorf("plot %s: no chart %s (charts: %s)", kind, kind, strings.Join(chart.Kinds, " "))
+	}
+	po, err := pictureOptions("plot "+kind, fl)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pictureFormat("plot", po.out); err != nil {
+		return nil, err
+	}
+	names := []string{s.cur.name}
+	if v, ok := fl["--branches"]; ok {
+		names = nil
+		for _, n := range strings.Split(v, ",") {
+			if n == "" && strings.Trim(v, ",") != "" {
+				return nil, usageErr("plot", "--branches %q has an empty name (names are separated by single commas)", v)
+			}
+			if n == "" {
+				continue
+			}
+			if _, ok := s.branches[n]; !ok {
+				return nil, fmt.Errorf("plot --branches %s: no branch %s (branches: %s)", v, n, strings.Join(s.branchNames(), " "))
+			}
+			names = append(names, n)
+		}
+		if len(names) == 0 {
+			return nil, usageErr("plot", "--branches %q names no branch (branches: %s)", v, strings.Join(s.branchNames(), " "))
+		}
+		if len(names) > 1 && (kind == "lag" || kind == "timeline" || kind == "unavailable") {
+			return nil, fmt.Errorf("plot %s --branches %s: a %s chart shows one branch (overlays: pause duplicates)", kind, v, kind)
+		}
+		for i, n := range names {
+			if slices.Contains(names[:i], n) {
+				return nil, fmt.Errorf("plot --branches %s: branch %s is named twice", v, n)
+			}
+		}
+	}
+	if err := s.checkPlot(kind, names); err != nil {
+		return nil, err
+	}
+	var only []int
+	if v, ok := fl["--partitions"]; ok {
+		if kind != "lag" && kind != "timeline" {
+			return nil, usageErr("plot", "--partitions picks the partitions of a lag or timeline chart; the %s chart counts every partition", kind)
+		}
+		if only, err = parsePlotPartitions(s.branches[names[0]].world, v); err != nil {
+			return nil, err
+		}
+	}
+	var runs []*chart.Run
+	for _, n := range names {
+		r, err := s.recordBranch(n, chart.NeedOf(kind))
+		if err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return nil, interrupted("plot " + kind)
+			}
+			return nil, fmt.Errorf("plot: %v", err)
+		}
+		if only != nil {
+			r = r.Only(only)
+		}
+		runs = append(runs, r)
+	}
+	if po.ticks && po.to >= 0 && po.to <= po.from {
+		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
+	}
+	// Overlaid branches share an x axis, so they share a clock.
+	clk := clockOf(s.branches[names[0]].world).pictures()
+	for _, n := range names[1:] {
+		if other := clockOf(s.branches[n].world).pictures(); other != clk {
+			return nil, fmt.Errorf("plot %s --branches %s: branch %s %s and branch %s %s: an overlay shares one time axis (set time and tick.ms alike on both)",
+				kind, fl["--branches"], names[0], clockWords(clk), n, clockWords(other))
+		}
+	}
+	opt := chart.Options{Width: po.width, Height: po.height, Title: po.title, From: po.from, To: po.to, Clock: clk}
+	c, err := chart.Build(kind, opt, runs...)
+	if err != nil {
+		return nil, fmt.Errorf("plot %s: %v", kind, err)
+	}
+	return s.pictureResult("plot "+kind, po.out, kind, chartRendering(c), "")
+}
+
+// clockWords says how a branch counts time, for an error.
+func clockWords(c wallclock.Clock) string {
+	if !c.Real() {
+		return "counts ticks (time ticks)"
+	}
+	return fmt.Sprintf("runs in real time (tick.ms %d)", c.TickMS)
+}
+
+// recordBranch replays a branch from its start and samples what a chart needs.
+func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error) {
+	b := s.branches[name]
+	saved := s.cur
+	s.cur = b
+	defer func() { s.cur = saved }()
+	rec := chart.NewRecorder(name, need)
+	if err := s.Replay(rec.Visit); err != nil {
+		return nil, fmt.Errorf("replaying branch %s: %w", name, err)
+	}
+	return rec.Finish(b.world), nil
+}
+
+// checkPlot refuses a chart whose samples (one per tick of each branch's
+// life, each with a value per series; an overlay records every branch it
+// names) would pass limitPlotSamples, before any branch is replayed.
+func (s *Session) checkPlot(kind string, branches []string) error {
+	var hows []string
+	var samples []int
+	for _, name := range branches {
+		w := s.branches[name].world
+		series := 4
+		if kind == "lag" || kind == "timeline" {
+			series = len(w.Layout().Inputs()) + 1
+		}
+		if series > 0 && w.Tick+1 > math.MaxInt/series {
+			samples = append(samples, math.MaxInt) // over any limit; checkSum says so
+		} else {
+			samples = append(samples, (w.Tick+1)*series)
+		}
+		hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, name, series))
+	}
+	return limitPlotSamples.checkSum("plot "+kind, strings.Join(hows, " + "), samples...)
+}
+
+// parsePlotPartitions reads plot's --partitions: a comma-separated list of
+// input partitions and ranges of one topic's (t-0..t-99), each named once;
+// it returns their indexes among the world's input partitions, in the
+// order given.
+func parsePlotPartitions(w *sim.World, v string) ([]int, error) {
+	l := w.Layout()
+	bad := func(format string, args ...any) error {
+		return usageErr("plot", "--partitions %q: %s (a comma-separated list of input partitions and ranges of one topic's, e.g. %s)",
+			shortWord(v), fmt.Sprintf(format, args...), plotPartitionsExample(w))
+	}
+	index := func(name string) (int, sim.TopicPartition, error) {
+		tp, err := l.ParsePartition(name)
+		if err != nil {
+			return 0, tp, bad("no input partition %s", shortWord(name))
+		}
+		span, ok := l.Span(tp.Topic)
+		i, in := span.Index(tp.Partition)
+		if !ok || !in {
+			return 0, tp, bad("%s is not an input partition (the chart draws input partitions)", shortWord(name))
+		}
+		return i, tp, nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, item := range strings.Split(v, ",") {
+		if item == "" {
+			return nil, bad("an empty item (items are separated by single commas)")
+		}
+		from, to, isRange := strings.Cut(item, "..")
+		a, tpa, err := index(from)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			var tpb sim.TopicPartition
+			if b, tpb, err = index(to); err != nil {
+				return nil, err
+			}
+			if tpb.Topic != tpa.Topic || b < a {
+				return nil, bad("the range %s runs backwards or across topics (a range runs from a partition to a later one of the same topic)", shortWord(item))
+			}
+		}
+		for i := a; i <= b; i++ {
+			if seen[i] {
+				return nil, bad("%s is named twice", l.ShortName(l.Inputs()[i]))
+			}
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// plotPartitionsExample is an example of --partitions in this world.
+func plotPartitionsExample(w *sim.World) string {
+	in := w.Layout().Inputs()
+	name := w.Layout().ShortName
+	if len(in) >= 3 && in[2].Topic == in[0].Topic {
+		return name(in[0]) + ".." + name(in[2])
+	}
+	return name(in[0])
+}
