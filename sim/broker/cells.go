@@ -77,6 +77,9 @@ type CellLog struct {
 	// recs index offset less the spans' cells before it (locate).
 	// (nil, 8 bytes, for a log that never had one: most logs.)
 	spans *store.Seq[cellSpan]
+	// srcRuns are the runs of the spans of several runs (spanRun), each
+	// kept once, append-only (nil for a log that never had one).
+	srcRuns *store.Seq[spanRun]
 }
 
 // cellWriter is who wrote a cell: its producer id and epoch, and its
@@ -263,7 +266,8 @@ func (c *CellLog) SourceRef(i int) (part, off int, ok bool) {
 	k, j, ri, in := c.locate(i)
 	if in {
 		s := c.spans.At(k)
-		return int(s.part), c.spanSource(&s, j), true
+		part, off := c.spanSource(&s, j)
+		return part, off, true
 	}
 	r := c.recs.At(ri)
 	switch r.kind() {
@@ -314,8 +318,8 @@ func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
 				return
 			}
 			first := int(s.first)
-			for j, off := range c.spanSources(&s) {
-				if first+j >= n || !yield(CellSource{I: first + j, Part: int(s.part), Off: off, OK: true, Txn: s.txn()}) {
+			for j, src := range c.spanSources(&s) {
+				if first+j >= n || !yield(CellSource{I: first + j, Part: src[0], Off: src[1], OK: true, Txn: s.txn()}) {
 					break
 				}
 			}
@@ -674,6 +678,10 @@ func (c *CellLog) clone() CellLog {
 	if c.spans != nil {
 		spans := c.spans.Clone()
 		n.spans = &spans
+	}
+	if c.srcRuns != nil {
+		runs := c.srcRuns.Clone()
+		n.srcRuns = &runs
 	}
 	return n
 }

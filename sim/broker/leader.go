@@ -266,11 +266,15 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 // r's).
 func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 	if len(r.Runs) > 0 {
-		// A batch of several runs (linger.ms): each run as a batch of
-		// one run is kept (a span, or a cell for a run of one), their
-		// sequence numbers on from the batch's base: memory per run,
-		// never per record.
+		// A batch of several runs (linger.ms): one span whose sources are
+		// its runs (CellLog.appendRuns), its cells' sequence numbers on
+		// from the batch's base; else, when a run's source is out of a
+		// span's reach, each run as a batch of one run is kept (a span,
+		// or a cell for a run of one): memory per run, never per record.
 		off := l.opening(c)
+		if l.Cells.appendRuns(c, r.Runs) {
+			return off
+		}
 		for _, run := range r.Runs {
 			l.appendRunOf(c, run)
 			if c.Seq >= 0 {

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The batches of invoices a log keeps as one entry each (CellLog.spans),
@@ -21,6 +23,10 @@ import (
 // nothing a record: 36 bytes a batch. before is how many cells the spans
 // before it hold. wrTxn is the writer's index in writers (low 24 bits)
 // and the TxnMark (high 8).
+//
+// A batch of several runs (ProduceRequest.Runs, linger.ms) is one span
+// too, its part multiRun: its runs are srcRuns[src..src+span-1] (the
+// log's arena of runs, each kept once), its n cells theirs in order.
 type cellSpan struct {
 	first, before int32
 	src, span, n  int32
@@ -31,6 +37,48 @@ type cellSpan struct {
 }
 
 const spanTxnAt = 24 // the TxnMark's place in cellSpan.wrTxn
+
+// multiRun is the part of a span whose sources are runs in srcRuns.
+const multiRun = -1
+
+// spanRun is one run of a multi-run span's sources: the invoices of
+// records of the input partition numbered part from offset src to
+// src+span, every one of them or those the partitioner sends to the log's
+// partition, the span's cells from at on (up to the next run's at, or the
+// span's end). 16 bytes a run.
+type spanRun struct {
+	part, src, span, at int32
+}
+
+// run is span s's k-th run (of span runs when multi-run, else the span's
+// own) and its number of cells.
+func (c *CellLog) run(s *cellSpan, k int) (r spanRun, n int) {
+	if s.part != multiRun {
+		return spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)
+	}
+	r = c.srcRuns.At(int(s.src) + k)
+	if k+1 < int(s.span) {
+		return r, int(c.srcRuns.At(int(s.src)+k+1).at - r.at)
+	}
+	return r, int(s.n - r.at)
+}
+
+// runCount is how many runs span s's sources are.
+func (s *cellSpan) runCount() int {
+	if s.part != multiRun {
+		return 1
+	}
+	return int(s.span)
+}
+
+// runOf finds span s's j-th cell: its run's index and its place in it.
+func (c *CellLog) runOf(s *cellSpan, j int) (k, jj int) {
+	if s.part != multiRun {
+		return 0, j
+	}
+	k = sort.Search(int(s.span), func(k int) bool { return int(c.srcRuns.At(int(s.src)+k).at) > j }) - 1
+	return k, j - int(c.srcRuns.At(int(s.src)+k).at)
+}
 
 func (s *cellSpan) txn() TxnMark                     { return TxnMark(s.wrTxn >> spanTxnAt) }
 func (s *cellSpan) setTxn(m TxnMark)                 { s.wrTxn = s.wrTxn&(1<<spanTxnAt-1) | uint32(m)<<spanTxnAt }
@@ -51,14 +99,22 @@ func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
 	return uint32(len(c.writers) - 1)
 }
 
-// spanSource is the offset of the source of span s's j-th cell.
-func (c *CellLog) spanSource(s *cellSpan, j int) int {
-	if s.n == s.span+1 {
-		return int(s.src) + j
+// spanSource is the source of span s's j-th cell: its input partition's
+// number and its offset.
+func (c *CellLog) spanSource(s *cellSpan, j int) (part, off int) {
+	k, j := c.runOf(s, j)
+	r, n := c.run(s, k)
+	return int(r.part), c.runSource(r, n, j)
+}
+
+// runSource is the offset of the source of the j-th of run r's n cells.
+func (c *CellLog) runSource(r spanRun, n, j int) int {
+	if n == int(r.span)+1 {
+		return int(r.src) + j
 	}
-	part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+	part := c.names.Partitioner(c.names.Input().At(int(r.part)))
 	slot := outputIndex(c.names, c.tp)
-	for off := int(s.src); off <= int(s.src+s.span); off++ {
+	for off := int(r.src); off <= int(r.src+r.span); off++ {
 		if part.Slot(off) == slot {
 			if j == 0 {
 				return off
@@ -104,7 +160,8 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 	var buf [80]byte
 	b := append(buf[:0], "inv("...)
 	at := len(b)
-	b = c.names.AppendName(b, c.names.Input().At(int(s.part)), c.spanSource(&s, j))
+	part, off := c.spanSource(&s, j)
+	b = c.names.AppendName(b, c.names.Input().At(part), off)
 	b = append(b, ')')
 	out.Value = string(b)
 	out.Source = out.Value[at : len(out.Value)-1]
@@ -117,37 +174,89 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 // this log's partition (cellSpan); v's writer, first sequence number,
 // transaction state and tick.
 func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
+	c.appendSpan(v, cellSpan{src: store.Int32Of(src, "source offset"), span: store.Int32Of(last-src, "source span"),
+		n: store.Int32Of(n, "batch"), part: int32(part)})
+}
+
+// appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
+// span, its runs kept in srcRuns; v's writer, first sequence number,
+// transaction state and tick. It appends nothing and returns false when a
+// run is out of a span's reach (its source not an input partition, or
+// past topo.MaxRefOffset).
+func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
+	in := c.names.Input()
+	for _, run := range runs {
+		if _, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil); !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
+			return false
+		}
+	}
+	if c.srcRuns == nil {
+		c.srcRuns = new(store.Seq[spanRun])
+	}
+	first, at := c.srcRuns.Len(), 0
+	for _, run := range runs {
+		part, _ := in.SlotCached(run.Src, run.SrcTPI-1, nil)
+		c.srcRuns.Append(spanRun{part: int32(part), src: store.Int32Of(run.First, "source offset"),
+			span: store.Int32Of(run.Last-run.First, "source span"), at: store.Int32Of(at, "batch")})
+		at += run.Count
+	}
+	c.appendSpan(v, cellSpan{src: store.Int32Of(first, "runs"), span: store.Int32Of(len(runs), "runs"),
+		n: store.Int32Of(at, "batch"), part: multiRun})
+	return true
+}
+
+// appendSpan appends span s (its sources and n set) at the log's end,
+// written as v (its writer, first sequence number, transaction state and
+// tick).
+func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(store.Seq[cellSpan])
 	}
-	before := int32(0)
 	if last := c.spans.Last(); last != nil {
-		before = last.before + last.n
+		s.before = last.before + last.n
 	}
 	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
-	c.spans.Append(cellSpan{first: store.Int32Of(c.n, "offset"), before: before, src: store.Int32Of(src, "source offset"),
-		span: store.Int32Of(last-src, "source span"), n: store.Int32Of(n, "batch"), part: int32(part),
-		seq: store.Int32Of(v.Seq, "producer sequence"), tick: store.Int32Of(v.Tick, "tick"), wrTxn: c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt})
-	c.n += n
+	s.first = store.Int32Of(c.n, "offset")
+	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
+	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
+	c.spans.Append(s)
+	c.n += int(s.n)
 	store.Int32Of(c.n, "offset")
 }
 
-// spanSources ranges over span s's cells (by their place in it) with the
+// spanSources ranges over span s's cells (by their place in it) with
+// their sources (input partition number, offset), run by run.
+func (c *CellLog) spanSources(s *cellSpan) iter.Seq2[int, [2]int] {
+	return func(yield func(int, [2]int) bool) {
+		at := 0
+		for k := range s.runCount() {
+			r, n := c.run(s, k)
+			for j, off := range c.runSources(r, n) {
+				if !yield(at+j, [2]int{int(r.part), off}) {
+					return
+				}
+			}
+			at += n
+		}
+	}
+}
+
+// runSources ranges over run r's n cells (by their place in it) with the
 // offsets of their sources.
-func (c *CellLog) spanSources(s *cellSpan) iter.Seq2[int, int] {
+func (c *CellLog) runSources(r spanRun, n int) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		if s.n == s.span+1 {
-			for j := 0; j < int(s.n); j++ {
-				if !yield(j, int(s.src)+j) {
+		if n == int(r.span)+1 {
+			for j := 0; j < n; j++ {
+				if !yield(j, int(r.src)+j) {
 					return
 				}
 			}
 			return
 		}
-		part := c.names.Partitioner(c.names.Input().At(int(s.part)))
+		part := c.names.Partitioner(c.names.Input().At(int(r.part)))
 		slot, j := outputIndex(c.names, c.tp), 0
-		for off := int(s.src); off <= int(s.src+s.span) && j < int(s.n); off++ {
+		for off := int(r.src); off <= int(r.src+r.span) && j < n; off++ {
 			if part.Slot(off) == slot {
 				if !yield(j, off) {
 					return
