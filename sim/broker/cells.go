@@ -31,21 +31,23 @@ import (
 //
 // Every list is a Seq: full chunks are shared between clones and copied
 // before a transaction marker changes a cell in one (copy-on-write).
+//
+// n, inRecs and st come first, together: a Fetch reads them for each of
+// its partitions (Len, PlainRun), most of which have nothing for it.
 type CellLog struct {
-	tp    wire.TopicPartition
-	names *topo.Layout // shared, read-only
-	n     int          // cells
-
+	n int // cells
 	// inRecs is false while every cell is an upstream record with no
 	// producer id: then runs holds them and recs is empty. The first other
 	// cell moves them all to recs.
 	inRecs bool
-	runs   store.Seq[tickRun]
 	// st is the log's steady production (steady.go), nil for a log that
 	// never had it: a run whose tick is -1-k holds its segment k's
 	// records; while the last is open its records are past n.
-	st   *logSteady
-	recs store.Seq[cellRec]
+	st    *logSteady
+	tp    wire.TopicPartition
+	names *topo.Layout // shared, read-only
+	runs  store.Seq[tickRun]
+	recs  store.Seq[cellRec]
 	// bases is the tick of each chunk of recs' first cell (one per
 	// seqChunk cells): a cellRec keeps its tick as the distance from it.
 	// A cell whose tick does not fit (farField) keeps it in farTicks, by
@@ -225,7 +227,11 @@ func (c *CellLog) IsData(i int) bool {
 // keeps only such records (its tick runs), none once it keeps cells one
 // by one (then a reader takes them one at a time). It never reads a cell.
 func (c *CellLog) PlainRun(i, max int) int {
-	n := c.Len() // the log's end as Len reads it (not c.n: a log may count records past its stored cells)
+	return c.plainRun(i, max, c.Len()) // the log's end as Len reads it (not c.n: a log may count records past its stored cells)
+}
+
+// plainRun is PlainRun for a log whose Len is n.
+func (c *CellLog) plainRun(i, max, n int) int {
 	if c.inRecs || i < 0 || i >= n {
 		return 0
 	}

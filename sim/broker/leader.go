@@ -114,14 +114,18 @@ func (b *Broker) answerFetch(p *wire.Packet) *wire.Packet {
 	for i, tp := range r.Partitions {
 		l, tpi := b.logIndexed(tp)
 		off := r.Offsets[i]
+		hw := l.HW() // read once: nothing is appended while a Fetch is answered
+		if off >= hw {
+			continue // most of a Fetch's partitions, most of the time
+		}
 		// The plain upstream records from the position on are one entry
 		// (the log knows where they run; a run of one is today's entry).
-		if k := l.Cells.PlainRun(off, r.Max-n); k > 0 && !b.env.PerRecord() {
+		if k := l.Cells.plainRun(off, r.Max-n, hw); k > 0 && !b.env.PerRecord() {
 			recs = append(recs, wire.Record{TP: tp, Offset: off, Named: true, TPI: int32(tpi + 1), Count: k})
 			n += k
 			off += k
 		}
-		for ; off < l.HW() && n < r.Max; off++ {
+		for ; off < hw && n < r.Max; off++ {
 			if l.Cells.IsData(off) {
 				f := wire.Record{TP: tp, Offset: off, Named: true, TPI: int32(tpi + 1)}
 				if !l.Cells.named(off) {

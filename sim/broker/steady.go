@@ -86,11 +86,16 @@ func (s steadySeg) sentBy(t int) int64 { return s.rate.Due(t - int(s.since)) }
 // (CellLog.st nil, 8 bytes a log); the leader keeps them all in one array
 // (Broker.steadies), made at the first rate, which a copy copies in one
 // allocation.
+//
+// cur is the open segment, segs' last while open, kept here too so that
+// the log's end (CellLog.Len, read for every partition of every Fetch) is
+// read without going to segs.
 type logSteady struct {
-	segs  []steadySeg
-	clock *Clock
-	num   int32
 	open  bool
+	num   int32
+	clock *Clock
+	cur   steadySeg
+	segs  []steadySeg
 }
 
 // Clock is how far steady production has gone: every record due by tick
@@ -121,8 +126,7 @@ func (c *CellLog) openCount() int {
 	if st == nil || !st.open {
 		return 0
 	}
-	s := st.segs[len(st.segs)-1]
-	n := s.sentBy(st.clock.at(st.num)) - s.sent0
+	n := st.cur.sentBy(st.clock.at(st.num)) - st.cur.sent0
 	if n > math.MaxInt32 {
 		panic("sim: a steady segment holds more than 2^31 records (the kernel bounds a world's records)")
 	}
@@ -135,7 +139,7 @@ func (c *CellLog) closeSeg() (s steadySeg, sent int64, ok bool) {
 	if c.st == nil || !c.st.open {
 		return steadySeg{}, 0, false
 	}
-	s = c.st.segs[len(c.st.segs)-1]
+	s = c.st.cur
 	k := c.openCount()
 	c.n += k
 	store.Int32Of(c.n, "input offset")
@@ -147,7 +151,8 @@ func (c *CellLog) closeSeg() (s steadySeg, sent int64, ok bool) {
 // since at rate that has sent sent records.
 func (c *CellLog) openSeg(rate Rate, since int, sent int64) {
 	c.runs.Append(tickRun{first: store.Int32Of(c.n, "input offset"), tick: -1 - store.Int32Of(len(c.st.segs), "steady segments")})
-	c.st.segs = append(c.st.segs, steadySeg{rate: rate, sent0: sent, since: store.Int32Of(since, "tick")})
+	c.st.cur = steadySeg{rate: rate, sent0: sent, since: store.Int32Of(since, "tick")}
+	c.st.segs = append(c.st.segs, c.st.cur)
 	c.st.open = true
 }
 
@@ -171,7 +176,7 @@ func (l *Log) openSeg() (steadySeg, bool) {
 	if !l.Steady() {
 		return steadySeg{}, false
 	}
-	return l.Cells.st.segs[len(l.Cells.st.segs)-1], true
+	return l.Cells.st.cur, true
 }
 
 // appendsAt reports whether the log's steady producer appends at tick t.
