@@ -73,7 +73,13 @@ type CellLog struct {
 	// in 24 keeps farWriter, and its writer and sequence number in far, by
 	// offset in offset order.
 	writers []cellWriter
-	far     store.Seq[farCell]
+	// writerIdx is a writer's index in writers (the last, for one listed
+	// twice) for the first writerIdxN of them, built at the first span
+	// whose writer is not one of the last eight. This log's own, never
+	// shared: a clone starts without it.
+	writerIdx  map[cellWriter]uint32
+	writerIdxN int
+	far        store.Seq[farCell]
 	// spans are the batches of invoices kept as one entry each (cellSpan):
 	// their cells are not in recs, so a cell after the first span is at
 	// recs index offset less the spans' cells before it (locate).
@@ -678,7 +684,7 @@ func (c *CellLog) clone() CellLog {
 	n.runs, n.recs, n.others = c.runs.Clone(), c.recs.Clone(), c.others.Clone()
 	n.bases, n.farTicks = c.bases.Clone(), c.farTicks.Clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
-	n.producerIdx = nil
+	n.producerIdx, n.writerIdx, n.writerIdxN = nil, nil, 0
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.Clone()
 	if c.spans != nil {

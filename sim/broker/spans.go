@@ -85,12 +85,23 @@ func (s *cellSpan) setTxn(m TxnMark)                 { s.wrTxn = s.wrTxn&(1<<spa
 func (c *CellLog) spanWriter(s *cellSpan) cellWriter { return c.writers[s.wrTxn&(1<<spanTxnAt-1)] }
 
 // spanWriterIndex is wr's index in writers for a span: one of the last
-// eight, else added (past maxWriters too: a span keeps 24 bits of it).
+// eight, else found in writerIdx (a log written by 100 producers in turn
+// added a writer a batch: 29 MB of T1's 160), else added (past maxWriters
+// too: a span keeps 24 bits of it).
 func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
 	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
 		if c.writers[i] == wr {
 			return uint32(i)
 		}
+	}
+	if c.writerIdx == nil {
+		c.writerIdx = make(map[cellWriter]uint32, len(c.writers))
+	}
+	for ; c.writerIdxN < len(c.writers); c.writerIdxN++ { // the writers added since
+		c.writerIdx[c.writers[c.writerIdxN]] = uint32(c.writerIdxN)
+	}
+	if i, ok := c.writerIdx[wr]; ok {
+		return i
 	}
 	if len(c.writers) >= 1<<spanTxnAt {
 		panic("sim: more than 2^24 producer ids and epochs wrote to " + c.tp.String())
