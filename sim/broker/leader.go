@@ -112,11 +112,23 @@ func (b *Broker) answerFetch(p *wire.Packet) *wire.Packet {
 	recs := b.recBuf[:0]
 	n := 0 // records gathered
 	for i, tp := range r.Partitions {
-		l, tpi := b.logIndexed(tp)
+		tpi, _ := b.layout.Number(tp)
 		off := r.Offsets[i]
-		hw := l.HW() // read once: nothing is appended while a Fetch is answered
+		// The log's end, read once (nothing is appended while a Fetch is
+		// answered); a partition with nothing past the position (most of a
+		// Fetch's, most of the time) is passed at once, a steady one
+		// without reading its log (Broker.steadyEnd: T2 answers Fetches
+		// of 100 partitions from 100,000 logs, each read a cache miss).
+		hw, steady := b.steadyEnd(tpi)
+		if steady && off >= hw {
+			continue
+		}
+		l, tpi := b.logIndexed(tp)
+		if !steady {
+			hw = l.HW()
+		}
 		if off >= hw {
-			continue // most of a Fetch's partitions, most of the time
+			continue
 		}
 		// The plain upstream records from the position on are one entry
 		// (the log knows where they run; a run of one is today's entry).
