@@ -73,21 +73,13 @@ type CellLog struct {
 	// in 24 keeps farWriter, and its writer and sequence number in far, by
 	// offset in offset order.
 	writers []cellWriter
-	// writerIdx is a writer's index in writers (the last, for one listed
-	// twice) for the first writerIdxN of them, built at the first span
-	// whose writer is not one of the last eight. This log's own, never
-	// shared: a clone starts without it.
-	writerIdx  map[cellWriter]uint32
-	writerIdxN int
-	far        store.Seq[farCell]
+	far     store.Seq[farCell]
 	// spans are the batches of invoices kept as one entry each (cellSpan):
 	// their cells are not in recs, so a cell after the first span is at
-	// recs index offset less the spans' cells before it (locate).
-	// (nil, 8 bytes, for a log that never had one: most logs.)
-	spans *store.Seq[cellSpan]
-	// srcRuns are the runs of the spans of several runs (spanRun), each
-	// kept once, append-only (nil for a log that never had one).
-	srcRuns *store.Seq[spanRun]
+	// recs index offset less the spans' cells before it (locate); and
+	// what only spans need (spanStore). (nil, 8 bytes, for a log that
+	// never had one: most logs.)
+	spans *spanStore
 }
 
 // cellWriter is who wrote a cell: its producer id and epoch, and its
@@ -684,16 +676,12 @@ func (c *CellLog) clone() CellLog {
 	n.runs, n.recs, n.others = c.runs.Clone(), c.recs.Clone(), c.others.Clone()
 	n.bases, n.farTicks = c.bases.Clone(), c.farTicks.Clone()
 	n.producers = c.producers[:len(c.producers):len(c.producers)]
-	n.producerIdx, n.writerIdx, n.writerIdxN = nil, nil, 0
+	n.producerIdx = nil
 	n.writers = c.writers[:len(c.writers):len(c.writers)]
 	n.far = c.far.Clone()
 	if c.spans != nil {
-		spans := c.spans.Clone()
-		n.spans = &spans
-	}
-	if c.srcRuns != nil {
-		runs := c.srcRuns.Clone()
-		n.srcRuns = &runs
+		// The writers' index is this log's own: a clone starts without.
+		n.spans = &spanStore{Seq: c.spans.Seq.Clone(), runs: c.spans.runs.Clone()}
 	}
 	return n
 }

@@ -299,7 +299,7 @@ func randomRun(r *rand.Rand, layout *topo.Layout, tp wire.TopicPartition) (wire.
 }
 
 // TestMultiRunSpansReadBackRunByRun: a batch of several runs is one span
-// (not a span or cell a run), its runs kept once in srcRuns, and every
+// (not a span or cell a run), its runs kept once in spans.runs, and every
 // cell of it reads back as the cells of its runs appended one by one
 // would: value, source, sequence number (from the batch's base), writer,
 // tick, transaction state (a marker marks it whole), by At, SourceRef and
@@ -338,8 +338,8 @@ func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
 		t.Fatalf("batch written at %d, want 1", off)
 	}
 	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 30, -1) // a cell after it
-	if n := l.Cells.spans.Len(); n != 1 || l.Cells.srcRuns.Len() != len(runs) {
-		t.Fatalf("%d spans and %d runs kept, want 1 and %d", n, l.Cells.srcRuns.Len(), len(runs))
+	if n := l.Cells.spans.Len(); n != 1 || l.Cells.spans.runs.Len() != len(runs) {
+		t.Fatalf("%d spans and %d runs kept, want 1 and %d", n, l.Cells.spans.runs.Len(), len(runs))
 	}
 	l.WriteMarker(1001, 3, false, 11)
 	c := l.Cells.clone()

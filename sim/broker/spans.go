@@ -9,8 +9,22 @@ import (
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
-// The batches of invoices a log keeps as one entry each (CellLog.spans),
-// moved from cells.go.
+// The batches of invoices a log keeps as one entry each (CellLog.spans):
+// a run of one input partition's records, or several runs (linger.ms),
+// kept once in the log's arena of runs (spanStore.runs).
+
+// spanStore is a log's spans (CellLog.spans) and what only they need: the
+// runs of the spans of several runs (spanRun), each kept once,
+// append-only; and writerIdx, a writer's index in writers (the last, for
+// one listed twice) for the first writerIdxN of them, built at the first
+// span whose writer is not one of the last eight (this log's own, never
+// shared: a clone starts without it).
+type spanStore struct {
+	store.Seq[cellSpan]
+	runs       store.Seq[spanRun]
+	writerIdx  map[cellWriter]uint32
+	writerIdxN int
+}
 
 // cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
 // records) kept as one entry rather than a cellRec a record: cells first
@@ -25,7 +39,7 @@ import (
 // and the TxnMark (high 8).
 //
 // A batch of several runs (ProduceRequest.Runs, linger.ms) is one span
-// too, its part multiRun: its runs are srcRuns[src..src+span-1] (the
+// too, its part multiRun: its runs are spans.runs[src..src+span-1] (the
 // log's arena of runs, each kept once), its n cells theirs in order.
 type cellSpan struct {
 	first, before int32
@@ -38,7 +52,7 @@ type cellSpan struct {
 
 const spanTxnAt = 24 // the TxnMark's place in cellSpan.wrTxn
 
-// multiRun is the part of a span whose sources are runs in srcRuns.
+// multiRun is the part of a span whose sources are runs in spans.runs.
 const multiRun = -1
 
 // spanRun is one run of a multi-run span's sources: the invoices of
@@ -56,9 +70,9 @@ func (c *CellLog) run(s *cellSpan, k int) (r spanRun, n int) {
 	if s.part != multiRun {
 		return spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)
 	}
-	r = c.srcRuns.At(int(s.src) + k)
+	r = c.spans.runs.At(int(s.src) + k)
 	if k+1 < int(s.span) {
-		return r, int(c.srcRuns.At(int(s.src)+k+1).at - r.at)
+		return r, int(c.spans.runs.At(int(s.src)+k+1).at - r.at)
 	}
 	return r, int(s.n - r.at)
 }
@@ -76,8 +90,8 @@ func (c *CellLog) runOf(s *cellSpan, j int) (k, jj int) {
 	if s.part != multiRun {
 		return 0, j
 	}
-	k = sort.Search(int(s.span), func(k int) bool { return int(c.srcRuns.At(int(s.src)+k).at) > j }) - 1
-	return k, j - int(c.srcRuns.At(int(s.src)+k).at)
+	k = sort.Search(int(s.span), func(k int) bool { return int(c.spans.runs.At(int(s.src)+k).at) > j }) - 1
+	return k, j - int(c.spans.runs.At(int(s.src)+k).at)
 }
 
 func (s *cellSpan) txn() TxnMark                     { return TxnMark(s.wrTxn >> spanTxnAt) }
@@ -94,13 +108,13 @@ func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
 			return uint32(i)
 		}
 	}
-	if c.writerIdx == nil {
-		c.writerIdx = make(map[cellWriter]uint32, len(c.writers))
+	if c.spans.writerIdx == nil {
+		c.spans.writerIdx = make(map[cellWriter]uint32, len(c.writers))
 	}
-	for ; c.writerIdxN < len(c.writers); c.writerIdxN++ { // the writers added since
-		c.writerIdx[c.writers[c.writerIdxN]] = uint32(c.writerIdxN)
+	for ; c.spans.writerIdxN < len(c.writers); c.spans.writerIdxN++ { // the writers added since
+		c.spans.writerIdx[c.writers[c.spans.writerIdxN]] = uint32(c.spans.writerIdxN)
 	}
-	if i, ok := c.writerIdx[wr]; ok {
+	if i, ok := c.spans.writerIdx[wr]; ok {
 		return i
 	}
 	if len(c.writers) >= 1<<spanTxnAt {
@@ -190,7 +204,7 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 }
 
 // appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
-// span, its runs kept in srcRuns; v's writer, first sequence number,
+// span, its runs kept in spans.runs; v's writer, first sequence number,
 // transaction state and tick. It appends nothing and returns false when a
 // run is out of a span's reach (its source not an input partition, or
 // past topo.MaxRefOffset).
@@ -201,13 +215,13 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
 			return false
 		}
 	}
-	if c.srcRuns == nil {
-		c.srcRuns = new(store.Seq[spanRun])
+	if c.spans == nil {
+		c.spans = new(spanStore)
 	}
-	first, at := c.srcRuns.Len(), 0
+	first, at := c.spans.runs.Len(), 0
 	for _, run := range runs {
 		part, _ := in.SlotCached(run.Src, run.SrcTPI-1, nil)
-		c.srcRuns.Append(spanRun{part: int32(part), src: store.Int32Of(run.First, "source offset"),
+		c.spans.runs.Append(spanRun{part: int32(part), src: store.Int32Of(run.First, "source offset"),
 			span: store.Int32Of(run.Last-run.First, "source span"), at: store.Int32Of(at, "batch")})
 		at += run.Count
 	}
@@ -222,7 +236,7 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
 func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	c.toRecs()
 	if c.spans == nil {
-		c.spans = new(store.Seq[cellSpan])
+		c.spans = new(spanStore)
 	}
 	if last := c.spans.Last(); last != nil {
 		s.before = last.before + last.n
