@@ -204,8 +204,9 @@ func (l *Log) openSeg() (steadySeg, bool) {
 // after tick t.
 func (s steadySeg) nextTick(t int) int { return int(s.since) + s.rate.TickOf(s.sentBy(t)) }
 
-// steadyAppendsAt is Log.appendsAt for the log numbered num, read from
-// Broker.steadies alone (the log itself not read: a cache miss each).
+// steadyAppendsAt reports whether the steady producer of the log numbered
+// num appends at tick t, read from Broker.steadies alone (the log itself
+// not read: a cache miss each); false without one.
 func (b *Broker) steadyAppendsAt(num, t int) bool {
 	if uint(num) >= uint(len(b.steadies)) || !b.steadies[num].open {
 		return false
