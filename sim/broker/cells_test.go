@@ -50,7 +50,7 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 				model []Cell
 			}
 			fam := []*pair{{c: CellLog{tp: tp, names: layout}}}
-			spans := 0
+			spans, multi := 0, 0
 			for step := 0; step < 4000; step++ {
 				p := fam[r.Intn(len(fam))]
 				if r.Intn(25) == 0 && len(fam) < 20 {
@@ -111,6 +111,42 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 						p.model = append(p.model, c)
 					}
 					spans++
+					continue
+				case k == 3: // a batch of several runs (linger.ms), one span (appendRuns)
+					var runs []wire.SrcRun
+					var srcs []Cell // sources of the batch's cells in order: Source spelled
+					for range 2 + r.Intn(4) {
+						run, part := randomRun(r, layout, tp)
+						for off := run.First; off <= run.Last; off++ {
+							if run.Count == run.Last-run.First+1 || layout.Partitioner(run.Src).Slot(off) == outputIndex(layout, tp) {
+								srcs = append(srcs, Cell{Source: layout.Name(run.Src, off)})
+							}
+						}
+						if run.Count != run.Last-run.First+1 {
+							filtered++
+						}
+						if r.Intn(2) == 0 {
+							run.SrcTPI = int32(part) + 1 // the engine's hint, else looked up
+						}
+						runs = append(runs, run)
+					}
+					w := Cell{Producer: fmt.Sprintf("C%d", 1+r.Intn(producers)), PID: int64(1000 + r.Intn(3)), Epoch: r.Intn(2), Seq: r.Intn(9), Txn: TxnMark(r.Intn(2)), Tick: tick}
+					if w.Txn == NotTransactional && r.Intn(2) == 0 {
+						w.PID, w.Seq, w.Epoch = -1, -1, 0
+					}
+					if !p.c.appendRuns(w, runs) {
+						t.Fatalf("%s: a batch of runs of input partitions not kept as a span: %v", tp, runs)
+					}
+					for j, src := range srcs {
+						c := w
+						c.Offset, c.Source = off+j, src.Source
+						c.Value = "inv(" + c.Source + ")"
+						if c.Seq >= 0 {
+							c.Seq += j
+						}
+						p.model = append(p.model, c)
+					}
+					multi++
 					continue
 				case k < 6:
 					srcTP, srcOff = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
@@ -179,8 +215,8 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 			if farTicks == 0 {
 				t.Fatalf("%s: no cell keeps its tick apart", tp)
 			}
-			if spans == 0 {
-				t.Fatalf("%s: no batch kept as a span", tp)
+			if spans == 0 || multi == 0 {
+				t.Fatalf("%s: %d batches of one run and %d of several kept as spans, want some of each", tp, spans, multi)
 			}
 			if farSeq == 0 || (far > farSeq) != (maxWriters < farWriter) {
 				t.Fatalf("%s: %d cells keep their writer apart (%d for their sequence number) with at most %d writers listed", tp, far, farSeq, maxWriters)
@@ -234,6 +270,112 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 	}
 }
 
+// randomRun is a run of a batch's sources for log tp: one record, every
+// record from its first to its last, or (on an output partition) those of
+// them the partitioner sends to tp, as the producer's lingerAppend makes
+// them; and its input partition's number.
+func randomRun(r *rand.Rand, layout *topo.Layout, tp wire.TopicPartition) (wire.SrcRun, int) {
+	part := r.Intn(len(layout.Inputs()))
+	src := layout.Inputs()[part]
+	first := r.Intn(50)
+	run := wire.SrcRun{Src: src, First: first, Last: first, Count: 1}
+	switch slot := outputIndex(layout, tp); {
+	case r.Intn(3) == 0: // one record
+	case slot >= 0 && r.Intn(2) == 0:
+		var offs []int
+		for off := first; off <= first+1+r.Intn(40); off++ {
+			if layout.Partitioner(src).Slot(off) == slot {
+				offs = append(offs, off)
+			}
+		}
+		if len(offs) > 0 {
+			run.First, run.Last, run.Count = offs[0], offs[len(offs)-1], len(offs)
+		}
+	default:
+		run.Last = first + 1 + r.Intn(5)
+		run.Count = run.Last - first + 1
+	}
+	return run, part
+}
+
+// TestMultiRunSpansReadBackRunByRun: a batch of several runs is one span
+// (not a span or cell a run), its runs kept once in spans.runs, and every
+// cell of it reads back as the cells of its runs appended one by one
+// would: value, source, sequence number (from the batch's base), writer,
+// tick, transaction state (a marker marks it whole), by At, SourceRef and
+// Sources, in a clone too; cells appended after it are found past it.
+func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
+	shape := topo.Default()
+	shape.Output.Partitions = 3
+	layout := topo.New(shape)
+	out, ins := layout.Outputs()[1], layout.Inputs()
+	slot := outputIndex(layout, out)
+	var shared []int // records of ins[2] from 10 on the partitioner sends to out
+	for off := 10; len(shared) < 3; off++ {
+		if layout.Partitioner(ins[2]).Slot(off) == slot {
+			shared = append(shared, off)
+		}
+	}
+	runs := []wire.SrcRun{
+		{Src: ins[0], SrcTPI: 1, First: 4, Last: 4, Count: 1},
+		{Src: ins[1], First: 7, Last: 9, Count: 3},
+		{Src: ins[2], SrcTPI: 3, First: shared[0], Last: shared[2], Count: 3},
+		{Src: ins[0], First: 5, Last: 5, Count: 1},
+	}
+	var want []wire.TopicPartition // each cell's source partition and offset
+	var wantOff []int
+	for _, run := range runs {
+		for off := run.First; off <= run.Last; off++ {
+			if run.Count == run.Last-run.First+1 || layout.Partitioner(run.Src).Slot(off) == slot {
+				want, wantOff = append(want, run.Src), append(wantOff, off)
+			}
+		}
+	}
+	l := NewLog(out, layout)
+	l.append(Cell{Value: "x", PID: -1, Seq: -1, Tick: 1}) // a cell before it
+	w := Cell{Producer: "C2", PID: 1001, Epoch: 3, Seq: 40, Txn: TxnOpen, Tick: 9}
+	if off := l.appendProduced(&wire.ProduceRequest{Runs: runs, SrcCount: len(want)}, w); off != 1 {
+		t.Fatalf("batch written at %d, want 1", off)
+	}
+	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 30, -1) // a cell after it
+	if n := l.Cells.spans.Len(); n != 1 || l.Cells.spans.runs.Len() != len(runs) {
+		t.Fatalf("%d spans and %d runs kept, want 1 and %d", n, l.Cells.spans.runs.Len(), len(runs))
+	}
+	l.WriteMarker(1001, 3, false, 11)
+	c := l.Cells.clone()
+	for _, cl := range []*CellLog{&l.Cells, &c} {
+		if cl.Len() != 1+len(want)+2 {
+			t.Fatalf("Len %d, want %d", cl.Len(), 1+len(want)+2)
+		}
+		var got []CellSource
+		for cs := range cl.Sources(cl.Len()) {
+			got = append(got, cs)
+		}
+		for j := range want {
+			i := 1 + j
+			name := layout.Name(want[j], wantOff[j])
+			wc := Cell{Offset: i, Value: "inv(" + name + ")", Source: name, Producer: "C2", PID: 1001, Epoch: 3, Seq: 40 + j, Txn: TxnAborted, Tick: 9}
+			if got := cl.At(i); got != wc {
+				t.Errorf("cell %d: %+v, want %+v", i, got, wc)
+			}
+			part, _ := layout.Input().Slot(want[j], nil)
+			if p, off, ok := cl.SourceRef(i); !ok || p != part || off != wantOff[j] {
+				t.Errorf("cell %d: SourceRef %d %d %v, want %d %d", i, p, off, ok, part, wantOff[j])
+			}
+			if ws := (CellSource{I: i, Part: part, Off: wantOff[j], OK: true, Txn: TxnAborted}); got[i] != ws {
+				t.Errorf("Sources' cell %d: %+v, want %+v", i, got[i], ws)
+			}
+		}
+		after := 1 + len(want)
+		if got := cl.At(after); got.Source != layout.Name(ins[1], 30) || got.Txn != NotTransactional || got.Tick != 10 {
+			t.Errorf("cell %d after the span: %+v", after, got)
+		}
+		if got := cl.At(after + 1); got.Control != "ABORT" {
+			t.Errorf("cell %d: %+v, want the ABORT marker", after+1, got)
+		}
+	}
+}
+
 // TestInputRecordsAreRuns: an input partition's records cost a run per
 // append, not a cell per record, and read back with their names and ticks.
 func TestInputRecordsAreRuns(t *testing.T) {
@@ -278,7 +420,7 @@ func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}} {
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}, {"spanRun", unsafe.Sizeof(spanRun{}), 16}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

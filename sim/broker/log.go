@@ -64,8 +64,8 @@ type AbortedTxn struct {
 // Log is one partition on B1 (replication factor 1, so the high
 // watermark is the log end).
 type Log struct {
+	Cells     CellLog // first: its hot fields (CellLog.n) start the object
 	TP        wire.TopicPartition
-	Cells     CellLog
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
 	Aborted   []AbortedTxn

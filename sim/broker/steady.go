@@ -86,11 +86,32 @@ func (s steadySeg) sentBy(t int) int64 { return s.rate.Due(t - int(s.since)) }
 // (CellLog.st nil, 8 bytes a log); the leader keeps them all in one array
 // (Broker.steadies), made at the first rate, which a copy copies in one
 // allocation.
+//
+// cur is the open segment, segs' last while open, and n0 the log's cell
+// count when it opened (which stays so while it is open: an append closes
+// it first), kept here too so that the log's end (CellLog.Len), read for
+// every partition of every Fetch, is read from this array alone
+// (Broker.steadyEnd) without going to the log or to segs.
 type logSteady struct {
-	segs  []steadySeg
-	clock *Clock
-	num   int32
 	open  bool
+	num   int32
+	n0    int32
+	clock *Clock
+	cur   steadySeg
+	segs  []steadySeg
+}
+
+// end is the end of the log whose open segment this is (st.open):
+// CellLog.Len.
+func (st *logSteady) end() int { return int(st.n0) + st.openCount() }
+
+// steadyEnd is the end (Log.HW) of the log numbered num when it has
+// steady production, read from Broker.steadies alone; false without.
+func (b *Broker) steadyEnd(num int) (int, bool) {
+	if uint(num) >= uint(len(b.steadies)) || !b.steadies[num].open {
+		return 0, false
+	}
+	return b.steadies[num].end(), true
 }
 
 // Clock is how far steady production has gone: every record due by tick
@@ -117,12 +138,15 @@ func (k *Clock) at(num int32) int {
 // openCount is how many records the open segment holds now (0 without
 // one).
 func (c *CellLog) openCount() int {
-	st := c.st
-	if st == nil || !st.open {
+	if c.st == nil || !c.st.open {
 		return 0
 	}
-	s := st.segs[len(st.segs)-1]
-	n := s.sentBy(st.clock.at(st.num)) - s.sent0
+	return c.st.openCount()
+}
+
+// openCount is how many records the open segment holds now.
+func (st *logSteady) openCount() int {
+	n := st.cur.sentBy(st.clock.at(st.num)) - st.cur.sent0
 	if n > math.MaxInt32 {
 		panic("sim: a steady segment holds more than 2^31 records (the kernel bounds a world's records)")
 	}
@@ -135,7 +159,7 @@ func (c *CellLog) closeSeg() (s steadySeg, sent int64, ok bool) {
 	if c.st == nil || !c.st.open {
 		return steadySeg{}, 0, false
 	}
-	s = c.st.segs[len(c.st.segs)-1]
+	s = c.st.cur
 	k := c.openCount()
 	c.n += k
 	store.Int32Of(c.n, "input offset")
@@ -147,7 +171,9 @@ func (c *CellLog) closeSeg() (s steadySeg, sent int64, ok bool) {
 // since at rate that has sent sent records.
 func (c *CellLog) openSeg(rate Rate, since int, sent int64) {
 	c.runs.Append(tickRun{first: store.Int32Of(c.n, "input offset"), tick: -1 - store.Int32Of(len(c.st.segs), "steady segments")})
-	c.st.segs = append(c.st.segs, steadySeg{rate: rate, sent0: sent, since: store.Int32Of(since, "tick")})
+	c.st.cur = steadySeg{rate: rate, sent0: sent, since: store.Int32Of(since, "tick")}
+	c.st.n0 = int32(c.n) // checked above
+	c.st.segs = append(c.st.segs, c.st.cur)
 	c.st.open = true
 }
 
@@ -171,23 +197,22 @@ func (l *Log) openSeg() (steadySeg, bool) {
 	if !l.Steady() {
 		return steadySeg{}, false
 	}
-	return l.Cells.st.segs[len(l.Cells.st.segs)-1], true
+	return l.Cells.st.cur, true
 }
 
-// appendsAt reports whether the log's steady producer appends at tick t.
-func (l *Log) appendsAt(t int) bool {
-	s, ok := l.openSeg()
-	return ok && s.rate.AppendsAt(t-int(s.since))
-}
+// nextTick is the tick of the next record the segment's producer appends
+// after tick t.
+func (s steadySeg) nextTick(t int) int { return int(s.since) + s.rate.TickOf(s.sentBy(t)) }
 
-// nextSteadyTick is the tick of the next record the log's steady
-// producer appends after tick t (math.MaxInt without one).
-func (l *Log) nextSteadyTick(t int) int {
-	s, ok := l.openSeg()
-	if !ok {
-		return math.MaxInt
+// steadyAppendsAt reports whether the steady producer of the log numbered
+// num appends at tick t, read from Broker.steadies alone (the log itself
+// not read: a cache miss each); false without one.
+func (b *Broker) steadyAppendsAt(num, t int) bool {
+	if uint(num) >= uint(len(b.steadies)) || !b.steadies[num].open {
+		return false
 	}
-	return int(s.since) + s.rate.TickOf(s.sentBy(t))
+	s := &b.steadies[num].cur
+	return s.rate.AppendsAt(t - int(s.since))
 }
 
 // SetSteady makes each of tps' upstream producer steady at rate from
@@ -251,7 +276,7 @@ func (b *Broker) ProduceSteady(now int) {
 			continue
 		}
 		for _, tp := range pf.pkt.Body.(*wire.FetchRequest).Partitions {
-			if l, i := b.logIndexed(tp); l != nil && l.appendsAt(now) {
+			if i, ok := b.layout.Number(tp); ok && b.steadyAppendsAt(i, now) {
 				wakes = append(wakes, newWakePair(i, k))
 			}
 		}
@@ -350,8 +375,8 @@ func (b *Broker) dropUnwaited(wakes []wakePair) {
 func (b *Broker) wakeOf(p *wire.Packet) int {
 	wake := math.MaxInt
 	for _, tp := range p.Body.(*wire.FetchRequest).Partitions {
-		if l, _ := b.logIndexed(tp); l != nil {
-			wake = min(wake, l.nextSteadyTick(b.clock.through))
+		if i, ok := b.layout.Number(tp); ok && uint(i) < uint(len(b.steadies)) && b.steadies[i].open {
+			wake = min(wake, b.steadies[i].cur.nextTick(b.clock.through))
 		}
 	}
 	return wake

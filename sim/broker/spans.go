@@ -1,0 +1,293 @@
+package broker
+
+import (
+	"iter"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// The batches of invoices a log keeps as one entry each (CellLog.spans):
+// a run of one input partition's records, or several runs (linger.ms),
+// kept once in the log's arena of runs (spanStore.runs).
+
+// spanStore is a log's spans (CellLog.spans) and what only they need: the
+// runs of the spans of several runs (spanRun), each kept once,
+// append-only; and writerIdx, a writer's index in writers (the last, for
+// one listed twice) for the first writerIdxN of them, built at the first
+// span whose writer is not one of the last eight (this log's own, never
+// shared: a clone starts without it).
+type spanStore struct {
+	store.Seq[cellSpan]
+	runs       store.Seq[spanRun]
+	writerIdx  map[cellWriter]uint32
+	writerIdxN int
+}
+
+// cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
+// records) kept as one entry rather than a cellRec a record: cells first
+// .. first+n-1, the invoices of n records of the input partition numbered
+// part, from offset src to src+span: every one of them when n is span+1,
+// else those the default partitioner sends to this log's partition
+// (topo.Partitioner), enumerated when read; written by wr at tick,
+// sequence numbers from seq (-1: none), in transaction state txn (a
+// marker marks the whole batch: one transaction's). No pointer and
+// nothing a record: 36 bytes a batch. before is how many cells the spans
+// before it hold. wrTxn is the writer's index in writers (low 24 bits)
+// and the TxnMark (high 8).
+//
+// A batch of several runs (ProduceRequest.Runs, linger.ms) is one span
+// too, its part multiRun: its runs are spans.runs[src..src+span-1] (the
+// log's arena of runs, each kept once), its n cells theirs in order.
+type cellSpan struct {
+	first, before int32
+	src, span, n  int32
+	part          int32
+	seq           int32
+	tick          int32
+	wrTxn         uint32
+}
+
+const spanTxnAt = 24 // the TxnMark's place in cellSpan.wrTxn
+
+// multiRun is the part of a span whose sources are runs in spans.runs.
+const multiRun = -1
+
+// spanRun is one run of a multi-run span's sources: the invoices of
+// records of the input partition numbered part from offset src to
+// src+span, every one of them or those the partitioner sends to the log's
+// partition, the span's cells from at on (up to the next run's at, or the
+// span's end). 16 bytes a run.
+type spanRun struct {
+	part, src, span, at int32
+}
+
+// run is span s's k-th run (of span runs when multi-run, else the span's
+// own) and its number of cells.
+func (c *CellLog) run(s *cellSpan, k int) (r spanRun, n int) {
+	if s.part != multiRun {
+		return spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)
+	}
+	r = c.spans.runs.At(int(s.src) + k)
+	if k+1 < int(s.span) {
+		return r, int(c.spans.runs.At(int(s.src)+k+1).at - r.at)
+	}
+	return r, int(s.n - r.at)
+}
+
+// runCount is how many runs span s's sources are.
+func (s *cellSpan) runCount() int {
+	if s.part != multiRun {
+		return 1
+	}
+	return int(s.span)
+}
+
+// runOf finds span s's j-th cell: its run's index and its place in it.
+func (c *CellLog) runOf(s *cellSpan, j int) (k, jj int) {
+	if s.part != multiRun {
+		return 0, j
+	}
+	k = sort.Search(int(s.span), func(k int) bool { return int(c.spans.runs.At(int(s.src)+k).at) > j }) - 1
+	return k, j - int(c.spans.runs.At(int(s.src)+k).at)
+}
+
+func (s *cellSpan) txn() TxnMark                     { return TxnMark(s.wrTxn >> spanTxnAt) }
+func (s *cellSpan) setTxn(m TxnMark)                 { s.wrTxn = s.wrTxn&(1<<spanTxnAt-1) | uint32(m)<<spanTxnAt }
+func (c *CellLog) spanWriter(s *cellSpan) cellWriter { return c.writers[s.wrTxn&(1<<spanTxnAt-1)] }
+
+// spanWriterIndex is wr's index in writers for a span: one of the last
+// eight, else found in writerIdx (a log written by 100 producers in turn
+// added a writer a batch: 29 MB of T1's 160), else added (past maxWriters
+// too: a span keeps 24 bits of it).
+func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
+	for i := len(c.writers) - 1; i >= max(len(c.writers)-8, 0); i-- {
+		if c.writers[i] == wr {
+			return uint32(i)
+		}
+	}
+	if c.spans.writerIdx == nil {
+		c.spans.writerIdx = make(map[cellWriter]uint32, len(c.writers))
+	}
+	for ; c.spans.writerIdxN < len(c.writers); c.spans.writerIdxN++ { // the writers added since
+		c.spans.writerIdx[c.writers[c.spans.writerIdxN]] = uint32(c.spans.writerIdxN)
+	}
+	if i, ok := c.spans.writerIdx[wr]; ok {
+		return i
+	}
+	if len(c.writers) >= 1<<spanTxnAt {
+		panic("sim: more than 2^24 producer ids and epochs wrote to " + c.tp.String())
+	}
+	c.writers = append(c.writers, wr)
+	return uint32(len(c.writers) - 1)
+}
+
+// spanSource is the source of span s's j-th cell: its input partition's
+// number and its offset.
+func (c *CellLog) spanSource(s *cellSpan, j int) (part, off int) {
+	k, j := c.runOf(s, j)
+	r, n := c.run(s, k)
+	return int(r.part), c.runSource(r, n, j)
+}
+
+// runSource is the offset of the source of the j-th of run r's n cells.
+func (c *CellLog) runSource(r spanRun, n, j int) int {
+	if n == int(r.span)+1 {
+		return int(r.src) + j
+	}
+	part := c.names.Partitioner(c.names.Input().At(int(r.part)))
+	slot := outputIndex(c.names, c.tp)
+	for off := int(r.src); off <= int(r.src+r.span); off++ {
+		if part.Slot(off) == slot {
+			if j == 0 {
+				return off
+			}
+			j--
+		}
+	}
+	panic("sim: a span of " + c.tp.String() + " holds fewer sources than its count")
+}
+
+// locate finds cell i of a log in recs: in span k as its j-th cell (in),
+// else at index ri of recs.
+func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
+	if c.spans == nil {
+		return 0, 0, i, false
+	}
+	n := c.spans.Len()
+	if last := c.spans.Last(); int(last.first) <= i {
+		k = n - 1
+	} else {
+		k = sort.Search(n, func(k int) bool { return int(c.spans.At(k).first) > i }) - 1
+		if k < 0 {
+			return 0, 0, i, false
+		}
+	}
+	s := c.spans.At(k)
+	if j := i - int(s.first); j < int(s.n) {
+		return k, j, 0, true
+	}
+	return k, 0, i - int(s.before) - int(s.n), false
+}
+
+// spanCell is cell i, the j-th of span s.
+func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
+	wr := c.spanWriter(&s)
+	out := Cell{Offset: i, PID: wr.pid, Epoch: int(wr.epoch), Seq: -1, Txn: s.txn(), Tick: int(s.tick)}
+	if s.seq >= 0 {
+		out.Seq = int(s.seq) + j
+	}
+	if wr.producer > 0 {
+		out.Producer = c.producers[wr.producer-1]
+	}
+	var buf [80]byte
+	b := append(buf[:0], "inv("...)
+	at := len(b)
+	part, off := c.spanSource(&s, j)
+	b = c.names.AppendName(b, c.names.Input().At(part), off)
+	b = append(b, ')')
+	out.Value = string(b)
+	out.Source = out.Value[at : len(out.Value)-1]
+	return out
+}
+
+// appendRun appends a batch of invoices as one span: the invoices of n
+// (more than one) records of the input partition numbered part from
+// offset src to last, every one of them or those the partitioner sends to
+// this log's partition (cellSpan); v's writer, first sequence number,
+// transaction state and tick.
+func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
+	c.appendSpan(v, cellSpan{src: store.Int32Of(src, "source offset"), span: store.Int32Of(last-src, "source span"),
+		n: store.Int32Of(n, "batch"), part: int32(part)})
+}
+
+// appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
+// span, its runs kept in spans.runs; v's writer, first sequence number,
+// transaction state and tick. It appends nothing and returns false when a
+// run is out of a span's reach (its source not an input partition, or
+// past topo.MaxRefOffset).
+func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
+	in := c.names.Input()
+	for _, run := range runs {
+		if _, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil); !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
+			return false
+		}
+	}
+	if c.spans == nil {
+		c.spans = new(spanStore)
+	}
+	first, at := c.spans.runs.Len(), 0
+	for _, run := range runs {
+		part, _ := in.SlotCached(run.Src, run.SrcTPI-1, nil)
+		c.spans.runs.Append(spanRun{part: int32(part), src: store.Int32Of(run.First, "source offset"),
+			span: store.Int32Of(run.Last-run.First, "source span"), at: store.Int32Of(at, "batch")})
+		at += run.Count
+	}
+	c.appendSpan(v, cellSpan{src: store.Int32Of(first, "runs"), span: store.Int32Of(len(runs), "runs"),
+		n: store.Int32Of(at, "batch"), part: multiRun})
+	return true
+}
+
+// appendSpan appends span s (its sources and n set) at the log's end,
+// written as v (its writer, first sequence number, transaction state and
+// tick).
+func (c *CellLog) appendSpan(v Cell, s cellSpan) {
+	c.toRecs()
+	if c.spans == nil {
+		c.spans = new(spanStore)
+	}
+	if last := c.spans.Last(); last != nil {
+		s.before = last.before + last.n
+	}
+	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
+	s.first = store.Int32Of(c.n, "offset")
+	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
+	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
+	c.spans.Append(s)
+	c.n += int(s.n)
+	store.Int32Of(c.n, "offset")
+}
+
+// spanSources ranges over span s's cells (by their place in it) with
+// their sources (input partition number, offset), run by run.
+func (c *CellLog) spanSources(s *cellSpan) iter.Seq2[int, [2]int] {
+	return func(yield func(int, [2]int) bool) {
+		at := 0
+		for k := range s.runCount() {
+			r, n := c.run(s, k)
+			for j, off := range c.runSources(r, n) {
+				if !yield(at+j, [2]int{int(r.part), off}) {
+					return
+				}
+			}
+			at += n
+		}
+	}
+}
+
+// runSources ranges over run r's n cells (by their place in it) with the
+// offsets of their sources.
+func (c *CellLog) runSources(r spanRun, n int) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if n == int(r.span)+1 {
+			for j := 0; j < n; j++ {
+				if !yield(j, int(r.src)+j) {
+					return
+				}
+			}
+			return
+		}
+		part := c.names.Partitioner(c.names.Input().At(int(r.part)))
+		slot, j := outputIndex(c.names, c.tp), 0
+		for off := int(r.src); off <= int(r.src+r.span) && j < n; off++ {
+			if part.Slot(off) == slot {
+				if !yield(j, off) {
+					return
+				}
+				j++
+			}
+		}
+	}
+}
