@@ -36,6 +36,22 @@ type listWindow struct {
 // listFlags are the options of a listing view that takes both.
 var listFlags = []string{"--from", "--last"}
 
+// listArgs reads a listing view's words: its options (valued take a
+// value, bare do not), from min to max positional words, and its --from
+// and --last window (parseWindow), refusing the first that is wrong in
+// that order.
+func listArgs(cmd string, args, valued, bare []string, min, max int, fromWhat string) ([]string, map[string]string, listWindow, error) {
+	pos, fl, err := flags(cmd, args, valued, bare)
+	if err != nil {
+		return nil, nil, listWindow{}, err
+	}
+	if err := needArgs(cmd, pos, min, max); err != nil {
+		return nil, nil, listWindow{}, err
+	}
+	lw, err := parseWindow(cmd, fl, fromWhat)
+	return pos, fl, lw, err
+}
+
 // parseWindow reads --from and --last from a view's flags; fromWhat names
 // what --from takes (TICK or OFFSET) in errors.
 func parseWindow(cmd string, fl map[string]string, fromWhat string) (listWindow, error) {

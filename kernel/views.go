@@ -322,14 +322,7 @@ func pendingList(w *sim.World) []string {
 }
 
 func cmdOffsets(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("offsets", args, listFlags, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := needArgs("offsets", pos, 0, 0); err != nil {
-		return nil, err
-	}
-	lw, err := parseWindow("offsets", fl, "TICK")
+	_, _, lw, err := listArgs("offsets", args, listFlags, nil, 0, 0, "TICK")
 	if err != nil {
 		return nil, err
 	}

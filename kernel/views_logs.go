@@ -198,14 +198,7 @@ type recordJSON struct {
 }
 
 func cmdConsume(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("consume", args, append([]string{"--isolation"}, listFlags...), []string{"--json"})
-	if err != nil {
-		return nil, err
-	}
-	if err := needArgs("consume", pos, 1, 1); err != nil {
-		return nil, err
-	}
-	lw, err := parseWindow("consume", fl, "OFFSET")
+	pos, fl, lw, err := listArgs("consume", args, append([]string{"--isolation"}, listFlags...), []string{"--json"}, 1, 1, "OFFSET")
 	if err != nil {
 		return nil, err
 	}

@@ -144,14 +144,7 @@ func nonNil(s []string) []string {
 }
 
 func cmdMetrics(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("metrics", args, listFlags, []string{"--json"})
-	if err != nil {
-		return nil, err
-	}
-	if err := needArgs("metrics", pos, 0, 0); err != nil {
-		return nil, err
-	}
-	lw, err := parseWindow("metrics", fl, "TICK")
+	_, fl, lw, err := listArgs("metrics", args, listFlags, []string{"--json"}, 0, 0, "TICK")
 	if err != nil {
 		return nil, err
 	}

@@ -28,14 +28,7 @@ type packetJSON struct {
 }
 
 func cmdTrace(s *Session, args []string) (*Result, error) {
-	pos, fl, err := flags("trace", args, []string{"--type", "--member", "--from"}, []string{"--json", "--events"})
-	if err != nil {
-		return nil, err
-	}
-	if err := needArgs("trace", pos, 0, 1); err != nil {
-		return nil, err
-	}
-	lw, err := parseWindow("trace", fl, "TICK")
+	pos, fl, lw, err := listArgs("trace", args, []string{"--type", "--member", "--from"}, []string{"--json", "--events"}, 0, 1, "TICK")
 	if err != nil {
 		return nil, err
 	}
