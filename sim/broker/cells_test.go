@@ -101,25 +101,21 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 						w.PID, w.Seq, w.Epoch = -1, -1, 0
 					}
 					p.c.appendRun(w, part, first, last, len(srcs))
-					for j, src := range srcs {
-						c := w
-						c.Offset, c.Source = off+j, layout.Name(srcTP, src)
-						c.Value = "inv(" + c.Source + ")"
-						if c.Seq >= 0 {
-							c.Seq += j
-						}
-						p.model = append(p.model, c)
+					var names []string
+					for _, src := range srcs {
+						names = append(names, layout.Name(srcTP, src))
 					}
+					p.model = appendBatchModel(p.model, w, off, names)
 					spans++
 					continue
 				case k == 3: // a batch of several runs (linger.ms), one span (appendRuns)
 					var runs []wire.SrcRun
-					var srcs []Cell // sources of the batch's cells in order: Source spelled
+					var srcs []string // sources of the batch's cells in order, spelled
 					for range 2 + r.Intn(4) {
 						run, part := randomRun(r, layout, tp)
 						for off := run.First; off <= run.Last; off++ {
 							if run.Count == run.Last-run.First+1 || layout.Partitioner(run.Src).Slot(off) == outputIndex(layout, tp) {
-								srcs = append(srcs, Cell{Source: layout.Name(run.Src, off)})
+								srcs = append(srcs, layout.Name(run.Src, off))
 							}
 						}
 						if run.Count != run.Last-run.First+1 {
@@ -137,15 +133,7 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 					if !p.c.appendRuns(w, runs) {
 						t.Fatalf("%s: a batch of runs of input partitions not kept as a span: %v", tp, runs)
 					}
-					for j, src := range srcs {
-						c := w
-						c.Offset, c.Source = off+j, src.Source
-						c.Value = "inv(" + c.Source + ")"
-						if c.Seq >= 0 {
-							c.Seq += j
-						}
-						p.model = append(p.model, c)
-					}
+					p.model = appendBatchModel(p.model, w, off, srcs)
 					multi++
 					continue
 				case k < 6:
@@ -425,4 +413,20 @@ func TestRecordSizes(t *testing.T) {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}
 	}
+}
+
+// appendBatchModel appends to model the cells a batch written as w at
+// offset off holds: an invoice of each source in turn, its offset and
+// (when the writer numbers them) its sequence one past the one before.
+func appendBatchModel(model []Cell, w Cell, off int, sources []string) []Cell {
+	for j, src := range sources {
+		c := w
+		c.Offset, c.Source = off+j, src
+		c.Value = "inv(" + src + ")"
+		if c.Seq >= 0 {
+			c.Seq += j
+		}
+		model = append(model, c)
+	}
+	return model
 }
