@@ -6,6 +6,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -295,13 +296,17 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 	if len(args) == 1 && args[0] == "traffic" {
 		return cmdShowTraffic(s)
 	}
-	if len(args) != 1 || args[0] != "config" {
+	if len(args) == 0 || args[0] != "config" {
 		return nil, usageErr("show", "show what? (config, names or traffic)")
+	}
+	rows, err := configRows(s.World(), args[1:])
+	if err != nil {
+		return nil, err
 	}
 	// The first column marks a value that differs from its default.
 	t := &Table{Header: []string{"", "KEY", "VALUE", "DEFAULT", "SCOPE"}}
 	changed := 0
-	for _, r := range s.World().Cfg.Rows() {
+	for _, r := range rows {
 		mark := ""
 		if r.Value != r.Default {
 			mark = "*"
@@ -318,6 +323,45 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 		note = strings.Replace(note, "the default", "the default (Kafka 4.0's, in real time)", 1)
 	}
 	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
+}
+
+// configRows are the settings show config lists: every one, or those
+// keys names (a key's per-client rows, C2.KEY, with it), in the table's
+// order; a key no row has is refused with the keys there are.
+func configRows(w *sim.World, keys []string) ([]sim.ConfigRow, error) {
+	all := w.Cfg.Rows()
+	if len(keys) == 0 {
+		return all, nil
+	}
+	// clientOf is the client a per-client row is of ("" for a world row).
+	clientOf := func(row string) string {
+		if c, _, ok := strings.Cut(row, "."); ok && sim.IsClientID(c) {
+			return c
+		}
+		return ""
+	}
+	named := func(row, key string) bool {
+		c := clientOf(row)
+		return row == key || c != "" && row == c+"."+key
+	}
+	var out []sim.ConfigRow
+	for _, r := range all {
+		if slices.ContainsFunc(keys, func(k string) bool { return named(r.Key, k) }) {
+			out = append(out, r)
+		}
+	}
+	for _, k := range keys {
+		if !slices.ContainsFunc(out, func(r sim.ConfigRow) bool { return named(r.Key, k) }) {
+			var names []string
+			for _, r := range all {
+				if clientOf(r.Key) == "" {
+					names = append(names, r.Key)
+				}
+			}
+			return nil, fmt.Errorf("show config %s: no setting %s (settings: %s)", strings.Join(keys, " "), shortWord(k), strings.Join(names, " "))
+		}
+	}
+	return out, nil
 }
 
 func cmdJoin(s *Session, args []string) (*Result, error) {

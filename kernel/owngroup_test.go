@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -387,4 +388,35 @@ func execSupplied(t *testing.T, s *Session, name, text, line string) (out string
 		return "", false
 	}
 	return out, true
+}
+
+// TestShowConfigKeys: show config KEY... lists those settings alone, each
+// with its per-client rows; a key that is not a setting is refused by
+// name, with the settings there are, even beside one that is; a client's
+// row is named as C2.KEY.
+func TestShowConfigKeys(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "new --kafka-defaults\nset C2.linger.ms 0")
+	out, err := s.Exec("show config linger.ms session.timeout.ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if f := strings.Fields(strings.TrimPrefix(l, "*")); len(f) == 4 {
+			keys = append(keys, f[0])
+		}
+	}
+	if want := []string{"linger.ms", "session.timeout.ms", "C2.linger.ms"}; !slices.Equal(keys, want) {
+		t.Errorf("show config linger.ms session.timeout.ms listed %q, want %q:\n%s", keys, want, out)
+	}
+	if out, err := s.Exec("show config C2.linger.ms"); err != nil || strings.Count(out, "linger.ms") != 1 {
+		t.Errorf("show config C2.linger.ms: %v\n%s\nwant C2's row alone", err, out)
+	}
+	for _, line := range []string{"show config timeout.ms", "show config session.timeout.ms timeout.ms", "show config C9.linger.ms"} {
+		_, err := s.Exec(line)
+		if err == nil || !strings.Contains(err.Error(), "no setting ") || !strings.Contains(err.Error(), "(settings: auto.commit.interval.ms ") {
+			t.Errorf("%s: %v, want it refused naming the key and the settings", line, err)
+		}
+	}
 }
