@@ -83,7 +83,7 @@ func init() {
 				"its group.instance.id and transactional.id become per-member; with --client Cn it is Cn's\n" +
 				"alone, ids as written. The session keeps what it read (docs/kafka-import.md).",
 			mutates: true, run: cmdSet},
-		{name: "show", usage: "show config [KEY...] | show names | show traffic", summary: "list every setting (or those named) with its value and default; an imported group's member names; or the steady production",
+		{name: "show", usage: "show config [KEY ...] | show names | show traffic", summary: "list every setting (or those named) with its value and default; an imported group's member names; or the steady production",
 			run: cmdShow},
 		{name: "join", usage: "join Cn [--static] [--topics a,b]", summary: "start member Cn and join the group",
 			mutates: true, run: cmdJoin, values: map[string]valuesFunc{"Cn": func(s *Session, _ []string, _ string) []string { return nextClients(s) }}},

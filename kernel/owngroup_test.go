@@ -410,6 +410,9 @@ func TestShowConfigKeys(t *testing.T) {
 	if want := []string{"linger.ms", "session.timeout.ms", "C2.linger.ms"}; !slices.Equal(keys, want) {
 		t.Errorf("show config linger.ms session.timeout.ms listed %q, want %q:\n%s", keys, want, out)
 	}
+	if got := s.Complete("show config linger.ms sess"); !slices.Equal(got, []string{"session.timeout.ms"}) {
+		t.Errorf("Tab after show config linger.ms sess offers %q, want session.timeout.ms", got)
+	}
 	if out, err := s.Exec("show config C2.linger.ms"); err != nil || strings.Count(out, "linger.ms") != 1 {
 		t.Errorf("show config C2.linger.ms: %v\n%s\nwant C2's row alone", err, out)
 	}
