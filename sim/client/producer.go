@@ -289,18 +289,36 @@ func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 // sendInvoice sends inv(x) for record f, to output partition out (its
 // index in outputTPs), as a Produce of its own.
 func (pr *producer) sendInvoice(m *Member, f wire.Record, out int) {
-	tp := m.env.Layout().Outputs()[out]
-	pr.nextID++
-	pr.sent++
-	req := m.env.NewProduceRequest()
-	*req = wire.ProduceRequest{ID: pr.nextID, TP: tp, PID: -1, Seq: -1, Producer: m.Client,
-		Src: f.TP, SrcOffset: f.Offset, HasSrc: true, Named: f.Named, SrcTPI: f.TPI, FreeEpoch: req.FreeEpoch}
-	req.TPI = int32(len(m.env.Layout().Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	req := pr.invoiceRequest(m, out, 1, f.TP, f.Offset, f.TPI, f.Named)
 	if !f.Named {
 		req.Value, req.Source = "inv("+f.Value+")", f.Value
 	}
-	pr.number(m, req, out, 1)
-	pr.enqueue(m, req, tp)
+	pr.sendInvoices(m, req, out, 1)
+}
+
+// invoiceRequest is a new Produce of count invoices to output partition
+// out (its index in outputTPs), its first source record off of src (tpi
+// its number plus one), numbered among the producer's requests; the
+// caller says the rest of its sources and sends it (sendInvoices). A
+// recycled request's array of runs is kept, empty, for the next batch of
+// several runs.
+func (pr *producer) invoiceRequest(m *Member, out, count int, src wire.TopicPartition, off int, tpi int32, named bool) *wire.ProduceRequest {
+	layout := m.env.Layout()
+	pr.nextID++
+	pr.sent += count
+	req := m.env.NewProduceRequest()
+	keep := req.Runs[:0]
+	*req = wire.ProduceRequest{ID: pr.nextID, TP: layout.Outputs()[out], PID: -1, Seq: -1, Producer: m.Client,
+		Src: src, SrcOffset: off, HasSrc: true, Named: named, SrcTPI: tpi, Runs: keep, FreeEpoch: req.FreeEpoch}
+	req.TPI = int32(len(layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	return req
+}
+
+// sendInvoices gives req its producer id, epoch and count sequence
+// numbers, and sends it (or queues it behind AddPartitionsToTxn).
+func (pr *producer) sendInvoices(m *Member, req *wire.ProduceRequest, out, count int) {
+	pr.number(m, req, out, count)
+	pr.enqueue(m, req, req.TP)
 }
 
 // number gives req, for output partition out (its index in outputTPs),
@@ -415,18 +433,9 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 		pr.sendInvoice(m, wire.Record{TP: run.Src, Offset: run.First, Named: true, TPI: run.SrcTPI}, out)
 		return
 	}
-	layout := m.env.Layout()
-	otp := layout.Outputs()[out]
-	pr.nextID++
-	pr.sent += run.Count
-	req := m.env.NewProduceRequest()
-	keep := req.Runs[:0] // a recycled request's array (the free lists keep it)
-	*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
-		Src: run.Src, SrcOffset: run.First, HasSrc: true, Named: true, SrcTPI: run.SrcTPI, SrcCount: run.Count, SrcEnd: run.Last, FreeEpoch: req.FreeEpoch}
-	req.Runs = keep // empty: a request of one run (the array kept for the next)
-	req.TPI = int32(len(layout.Inputs()) + out + 1)
-	pr.number(m, req, out, run.Count)
-	pr.enqueue(m, req, otp)
+	req := pr.invoiceRequest(m, out, run.Count, run.Src, run.First, run.SrcTPI, true)
+	req.SrcCount, req.SrcEnd = run.Count, run.Last
+	pr.sendInvoices(m, req, out, run.Count)
 }
 
 // lingerAppend adds run's invoices, for output partition out (its index
@@ -514,19 +523,10 @@ func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int)
 		pr.sendRun(m, out, runs[0])
 		return
 	}
-	layout := m.env.Layout()
-	otp := layout.Outputs()[out]
 	first := runs[0]
-	pr.nextID++
-	pr.sent += count
-	req := m.env.NewProduceRequest()
-	keep := req.Runs[:0] // a recycled request's array (the free lists keep it)
-	*req = wire.ProduceRequest{ID: pr.nextID, TP: otp, PID: -1, Seq: -1, Producer: m.Client,
-		Src: first.Src, SrcOffset: first.First, HasSrc: true, Named: true, SrcTPI: first.SrcTPI, SrcCount: count, SrcEnd: first.Last,
-		Runs: append(keep, runs...), FreeEpoch: req.FreeEpoch}
-	req.TPI = int32(len(layout.Inputs()) + out + 1)
-	pr.number(m, req, out, count)
-	pr.enqueue(m, req, otp)
+	req := pr.invoiceRequest(m, out, count, first.Src, first.First, first.SrcTPI, true)
+	req.SrcCount, req.SrcEnd, req.Runs = count, first.Last, append(req.Runs, runs...)
+	pr.sendInvoices(m, req, out, count)
 }
 
 // outRun is one output partition's share of a run of input records: its
