@@ -122,14 +122,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 	if !strings.Contains(out, "compare: wrote cmp.csv") {
 		t.Errorf("compare does not say it wrote the file:\n%s", out)
 	}
-	data, err := os.ReadFile(filepath.Join(s.Dir, "cmp.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs, data := readCSV(t, filepath.Join(s.Dir, "cmp.csv"))
 	if len(recs) != 5 {
 		t.Fatalf("%d lines, want a header and 4 combinations:\n%s", len(recs), data)
 	}
@@ -394,13 +387,9 @@ func TestCompareSettingsInForceFromTheStart(t *testing.T) {
 		if _, err := s.Exec("compare session.timeout.ms " + c.values + " --csv cmp.csv"); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(s.Dir, "cmp.csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-		if err != nil || len(recs) != 3 {
-			t.Fatalf("%v: want a header and 2 rows:\n%s", err, data)
+		recs, data := readCSV(t, filepath.Join(s.Dir, "cmp.csv"))
+		if len(recs) != 3 {
+			t.Fatalf("want a header and 2 rows:\n%s", data)
 		}
 		col := -1
 		for i, h := range recs[0] {
@@ -473,13 +462,9 @@ func TestCompareVerdictWeighsTimeInRealTime(t *testing.T) {
 	if want := fmt.Sprintf("unavailability: %s best with %s (partition x seconds)", best, wallclock.SecondsText(int64(secs[best]*1000+0.5))); !strings.HasPrefix(got.Verdict, want) {
 		t.Errorf("verdict %q\nwant it to begin %q", got.Verdict, want)
 	}
-	data, err := os.ReadFile(filepath.Join(s.Dir, "cmp.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil || len(recs) != 3 {
-		t.Fatalf("%v: want a header and 2 rows:\n%s", err, data)
+	recs, data := readCSV(t, filepath.Join(s.Dir, "cmp.csv"))
+	if len(recs) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", data)
 	}
 	col := slices.Index(recs[0], "unavailable_partition_seconds")
 	if col < 0 {
@@ -505,4 +490,19 @@ func TestCompareVerdictWeighsTimeInRealTime(t *testing.T) {
 	if bytes.Contains(data, []byte("_seconds")) || bytes.Contains(data, []byte("time_ms")) {
 		t.Errorf("page's scale: seconds in compare --csv:\n%s", data)
 	}
+}
+
+// readCSV reads a CSV file compare wrote: its records, and its bytes for
+// a failure's message. A file that is not there or not CSV fails the test.
+func readCSV(t *testing.T, path string) ([][]string, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	return recs, data
 }
