@@ -281,10 +281,12 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		if !m.Alive && m != w.Member(m.Client) {
 			continue
 		}
-		recs, done := m.Batch()
+		// A batch reads as the trace reads records: a run of more than 16
+		// (a steady partition's poll) as first..last.
+		recs, done := m.BatchText()
 		batch := "-"
-		if len(recs) > 0 {
-			batch = fmt.Sprintf("%s (%d done)", strings.Join(recs, " "), done)
+		if recs != "" {
+			batch = fmt.Sprintf("%s (%d done)", recs, done)
 		}
 		var notes []string
 		if !m.Alive && m.StoppedBy != "" {

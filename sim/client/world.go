@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -212,6 +213,64 @@ func (m *Member) Batch() (records []string, done int) {
 		done = len(records)
 	}
 	return records, done
+}
+
+// BatchText spells the batch in hand as the trace spells records, and how
+// far processing got, in records. Records that follow each other in one
+// input partition are a run; a run of up to trace.SpellRunMax records
+// names each (o0.3 o0.4 o0.5, the page's batches), a longer one reads
+// first..last (t-20.260..t-20.759): a poll of a steady partition holds up
+// to max.poll.records records, and a view naming each made rows of
+// kilobytes for every member.
+func (m *Member) BatchText() (text string, done int) {
+	var out []byte
+	names := m.env.Layout()
+	n := 0
+	batch := m.loop.batch
+	for i := 0; i < len(batch); {
+		f := &batch[i]
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		if !f.Named {
+			if i == m.loop.batchIdx {
+				done = n + m.loop.runAt
+			}
+			out = append(out, f.ValueIn(names)...)
+			n++
+			i++
+			continue
+		}
+		// The run goes on through the entries that continue it.
+		j, end := i+1, f.End()
+		for j < len(batch) && batch[j].Named && batch[j].TP == f.TP && batch[j].Offset == end {
+			end = batch[j].End()
+			j++
+		}
+		switch count := end - f.Offset; {
+		case count > trace.SpellRunMax:
+			out = append(names.AppendName(out, f.TP, f.Offset), ".."...)
+			out = names.AppendName(out, f.TP, end-1)
+		default:
+			for off := f.Offset; off < end; off++ {
+				if off > f.Offset {
+					out = append(out, ' ')
+				}
+				out = names.AppendName(out, f.TP, off)
+			}
+		}
+		for k := i; k < j; k++ {
+			if k == m.loop.batchIdx {
+				done = n + m.loop.runAt
+			}
+			n += batch[k].Len()
+		}
+		i = j
+	}
+	if m.loop.batchIdx >= len(batch) {
+		done = n
+	}
+	return string(out), done
 }
 
 // Processing reports whether the member has a record in hand, and whether it is slow.
