@@ -203,12 +203,6 @@ func (w *World) SteadyProducers() []SteadyProducer {
 // meanwhile (exact, as a big number: no overflow).
 func (w *World) InputRecordsAfter(n int) *big.Int { return w.recordsAfter(w.steady, n) }
 
-// InputRecordsAfterRate is InputRecordsAfter as it would be were rate set
-// on tps now (ProduceRate), for a check before it is.
-func (w *World) InputRecordsAfterRate(tps []TopicPartition, rate Rate, n int) *big.Int {
-	return w.recordsAfter(w.withRate(tps, rate), n)
-}
-
 func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 	// In 128 bits (hi, lo), a producer's count in 64 where it fits: a
 	// world of 100,000 producers is summed before every step and run
