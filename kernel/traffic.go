@@ -28,9 +28,12 @@ const produceRateHelp = "produce TOPIC-P N appends N records at once (the page's
 	"produce --stop INPUT... ends it; show traffic lists the rates. With processing.ticks (a\n" +
 	"member's time per record: N, or N/K for K records in N ticks; processing.ms in real time,\n" +
 	"0.1 for ten records a millisecond) a member's throughput is finite, so lag grows while the\n" +
-	"group pauses and drains after. A rate that would take the world past the input records its\n" +
-	"estimated cost allows (see the limits below) within one tick is refused, and so is a step\n" +
-	"or run that would (the error says after how many ticks the world reaches it)."
+	"group pauses and drains after. Steady production costs the world by its runs (a partition's\n" +
+	"records of one tick are one run), the members' turns that take them, the pieces and Produce\n" +
+	"batches their invoices make (linger.ms 0: one a run and output partition), and 4 B a record\n" +
+	"(see the limits below): a rate that would take that estimate past the limit within one tick\n" +
+	"is refused, and so is a step or run that would (the error says after how many ticks the\n" +
+	"world reaches it)."
 
 // inputWords completes an INPUT: the input partitions and topics.
 func inputWords(s *Session, typed []string, partial string) []string {
@@ -67,10 +70,10 @@ func cmdProduceSteady(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	// The world must be able to advance a tick with the new rate and stay
-	// within the input records its shape's cost allows.
-	after := w.InputRecordsAfterRate(tps, rate, 1)
-	if err := refuseRecords(cmd, w, after, fmt.Sprintf("%s records held + one tick of steady production", group(inputRecords(w)))); err != nil {
-		return nil, err
+	// within what its estimated cost allows.
+	after := shapeWith(w, w.SteadyWorkAfterRate(tps, rate, 1), 1)
+	if est := after.bytes(); est.Cmp(costRoom(w)) > 0 {
+		return nil, costErr(cmd, after, describeShapeWhen(after, ", one tick from now at the new rate"), est, worldBudget())
 	}
 	return nil, narrateInput(s, func() error { return w.ProduceRate(tps, rate) })
 }
@@ -198,18 +201,20 @@ func parseRate(w *sim.World, cmd, v string) (sim.Rate, error) {
 }
 
 // checkStepRecords refuses a step or run of n ticks after which the world
-// would hold more input records than the limit.
+// would hold more records in one input partition than a log can, or be
+// estimated past what its cost allows (costRoom).
 func checkStepRecords(cmd string, w *sim.World, n int) error {
 	if tp, most := partitionRecordsAfter(w, n); most > int64(limitPartitionRecords.max) {
 		err := limitPartitionRecords.checkf(cmd, int(min(most, math.MaxInt)), fmt.Sprintf("%s would hold %s records after %s ticks of steady production", tp, group(int(most)), group(n)))
 		return fmt.Errorf("%v: it reaches it after %d more tick(s) (produce --stop ends steady production)", err, ticksWithinPartitions(w, n))
 	}
-	err := refuseRecords(cmd, w, w.InputRecordsAfter(n), fmt.Sprintf("%s records held + %s ticks of steady production", group(inputRecords(w)), group(n)))
-	if err == nil {
+	after := shapeAfter(w, n)
+	est := after.bytes()
+	if est.Cmp(costRoom(w)) <= 0 {
 		return nil
 	}
-	fit := w.TicksWithinRecords(recordsLimit(w), n)
-	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, fit)
+	err := costErr(cmd, after, describeShapeWhen(after, fmt.Sprintf(", %s ticks from now", group(n))), est, worldBudget())
+	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, ticksWithinCost(w, n))
 }
 
 // partitionRecordsAfter is the input partition that will hold the most
@@ -241,49 +246,41 @@ func ticksWithinPartitions(w *sim.World, max int) int {
 	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
 }
 
-// recordsLimit is the most input records the world may come to hold as
-// steady production appends: what its shape's estimate (worldcost.go:
-// members, partitions, 160 B a record, against the heap guard's budget)
-// leaves for records (each partition's own bound, its 32-bit offsets, is
-// checked apart: partitionRecordsAfter). A world that holds more already
-// (its members joined, or the heap limit is lower than when it was made)
-// is not refused for what it holds: only steady production may not grow
-// it, and the heap guard watches the rest.
-func recordsLimit(w *sim.World) int64 {
-	s := shapeOf(w)
-	held := int64(s.records)
-	s.records = 0
-	left := new(big.Int).Sub(new(big.Int).SetUint64(worldBudget()), s.bytes())
-	n := left.Quo(left, big.NewInt(costPerRecord))
-	switch {
-	case n.Sign() < 0:
-		n.SetInt64(0)
-	case !n.IsInt64() || n.Int64() > 1<<62:
-		n.SetInt64(1 << 62)
+// costRoom is the estimate steady production may take the world to: the
+// budget (worldcost.go: the heap guard's, three quarters), or what the
+// world is estimated at now when that is more (its members joined, or the
+// heap limit is lower than when it was made): a world is not refused for
+// what it holds, only steady production may not grow it, and the heap
+// guard watches the rest.
+func costRoom(w *sim.World) *big.Int {
+	room := new(big.Int).SetUint64(worldBudget())
+	if now := shapeOf(w).bytes(); now.Cmp(room) > 0 {
+		return now
 	}
-	return max(n.Int64(), held)
+	return room
 }
 
-// refuseRecords refuses a world that would hold after input records, past
-// recordsLimit, with the estimate or the cap it passes; how says where
-// after comes from.
-func refuseRecords(cmd string, w *sim.World, after *big.Int, how string) error {
-	if after.Cmp(big.NewInt(recordsLimit(w))) <= 0 {
-		return nil
+// ticksWithinCost is the most ticks, up to max, after which the world's
+// estimate (steady production's history growing) stays within costRoom;
+// the estimate only grows with the ticks.
+func ticksWithinCost(w *sim.World, max int) int {
+	room, base := costRoom(w), shapeOf(w)
+	within := func(n int) bool {
+		s := base
+		s.steady = steadyOf(w, n)
+		return s.bytes().Cmp(room) <= 0
 	}
-	s := shapeOf(w)
-	if !after.IsInt64() || after.Int64() > 1<<62 {
-		return fmt.Errorf("%s: %s = %s input records is past every limit (%s)", cmd, how, groupDigits(after.String()), limitWorldBytes.helpLine())
+	if within(max) {
+		return max
 	}
-	s.records = int(after.Int64())
-	return checkCost(cmd, s, describeShape(s)+" ("+how+")")
+	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
 }
 
 // runBound is the most ticks a run until may wait: its own bound, cut to
-// what the world's input records allow; recs reports that the records cut
-// it.
+// what the world's estimated cost and each partition's records allow;
+// recs reports that they cut it.
 func runBound(w *sim.World, bound int) (n int, recs bool) {
-	fit := min(w.TicksWithinRecords(recordsLimit(w), bound), ticksWithinPartitions(w, bound))
+	fit := min(ticksWithinCost(w, bound), ticksWithinPartitions(w, bound))
 	return fit, fit < bound
 }
 

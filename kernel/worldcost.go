@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -31,11 +32,41 @@ import (
 //     produce and its invoice cell, the commits), in the default
 //     settings; the estimate counts every record held as processed.
 //
-// What a world keeps as it runs is not in the estimate: idle members
-// commit every auto.commit.interval.ms and a rebalance writes its
-// assignments, so the history grows a tick at a time (BenchmarkWorldCost
-// measures a tick of two shapes; docs/reference.md states them), and the
-// heap guard watches it.
+// Steady production (produce --rate) is counted apart, by what its
+// history costs as it flows rather than by its records: a partition's
+// records of one tick are one run (sim.SteadyWork), fetched, processed
+// and committed as one, so what the world keeps grows with the runs, the
+// members' turns that take them, and the Produce batches their invoices
+// make. BenchmarkSteadyCost (sim/scale_bench_test.go) measures the heap a
+// world keeps a tick, after a full collection, at the page's scale and at
+// issue 26's T1 and T2, and each figure below is set so the estimate is
+// above every shape measured (docs/reference.md#limits has the table):
+//   - a run, 8 B: its share of its fetch answer, of its member's
+//     processed event and of the commits;
+//   - a member's turn, 80 B: a tick in which a member takes runs is a
+//     fetch and its answer, a poll and a processed event, the invoices'
+//     Produce and its answer, whatever the runs (at most one a member and
+//     tick, and at most one a run);
+//   - a piece, 10 B: a run's invoices go to the output partitions their
+//     records hash to, each partition's share one source run in the
+//     batch that carries it (producer.produceInvoiceRun, wire.SrcRun): a
+//     run's min(records, output partitions) pieces (sim.SteadyWork's
+//     Spread);
+//   - a Produce batch, 40 B more (the request, its answer, its span in
+//     the output's log): at linger.ms 0 each piece is a Produce of its
+//     own; at linger.ms above 0 a member sends one batch per
+//     output partition a tick (producer.lingerAppend), so at most
+//     members x output partitions a tick;
+//   - a record, 4 B: nothing in the history, but metrics and compare
+//     count each input record's deliveries in a 4-byte slot while they
+//     run (sim.World.Delivery), so a world's records must leave room for
+//     that.
+//
+// What else a world keeps as it runs is not in the estimate: idle members
+// heartbeat and commit every auto.commit.interval.ms, and a rebalance
+// writes its assignments, so the history grows a tick at a time
+// (BenchmarkTickIdle10000 measures an idle tick; docs/reference.md states
+// it), and the heap guard watches it.
 const (
 	costPerMember    = 4 << 10
 	costPerPartition = 1400
@@ -43,6 +74,13 @@ const (
 	// costBase is what any world costs besides: the coordinators, the
 	// trace's first chunks, the session.
 	costBase = 1 << 20
+
+	costPerRun   = 8
+	costPerTurn  = 80
+	costPerPiece = 10
+	costPerBatch = 40
+	// costPerSteadyRecord is a record steady production appends.
+	costPerSteadyRecord = 4
 )
 
 // The fixed caps that remain are those of a representation.
@@ -55,18 +93,87 @@ var (
 	limitPartitionRecords = limit{"records in one partition (a log keeps offsets in 32 bits)", 1<<31 - 1}
 	// limitWorldBytes is growThreshold as help states it; checkCost reads
 	// growThreshold itself when it runs (tests change limitHeap).
-	limitWorldBytes = limit{"bytes of heap a world's shape is estimated to cost (members x 4 KiB + partitions x 1,400 B + input records x 160 B + 1 MiB), three quarters of the heap limit", fromHeap}
+	limitWorldBytes = limit{"bytes of heap a world's shape is estimated to cost (members x 4 KiB + partitions x 1,400 B + input records x 160 B + 1 MiB, and steady production's records x 4 B + runs x 8 B + member turns x 80 B + pieces x 10 B + Produce batches x 40 B), three quarters of the heap limit", fromHeap}
 )
 
-// worldShape is what the estimate counts.
+// worldShape is what the estimate counts: records are the input records
+// held that steady production did not append (records.per.partition,
+// produce TOPIC-P N), steady what steady production appends.
 type worldShape struct {
 	members, partitions, records int
+	steady                       steadyCost
+}
+
+// steadyCost is steady production's part of the estimate, counted from the
+// world's start to a tick (steadyOf).
+type steadyCost struct {
+	ticks                        int // the tick it is counted to
+	records                      int64
+	runs, turns, pieces, batches int64
+}
+
+func (c steadyCost) parts() [][2]int64 {
+	return [][2]int64{{c.records, costPerSteadyRecord}, {c.runs, costPerRun}, {c.turns, costPerTurn}, {c.pieces, costPerPiece}, {c.batches, costPerBatch}}
+}
+
+// steadyOf is the steady part of the estimate of w after n more ticks,
+// from sim.SteadyWork (the runs, and a run's spread over the output's
+// partitions) and the world's shape and settings: a member's turns are
+// at most one a tick and one a run; the pieces are the spread; the
+// batches are the pieces at linger.ms 0 (a Produce per output partition a
+// run), and at most members x output partitions a tick besides when every
+// client lingers. A world without members still counts one
+// (a member may join; join is checked on its shape).
+func steadyOf(w *sim.World, n int) steadyCost {
+	return steadyFrom(w, w.SteadyWorkAfter(n), n)
+}
+
+func steadyFrom(w *sim.World, work sim.SteadyWork, n int) steadyCost {
+	if work.Runs == 0 {
+		return steadyCost{ticks: w.Tick + n}
+	}
+	span := int64(w.Tick + n)
+	members := int64(max(len(w.Clients()), 1))
+	outs := int64(len(w.Layout().Outputs()))
+	c := steadyCost{ticks: w.Tick + n, records: work.Records, runs: work.Runs, pieces: work.Spread, batches: work.Spread}
+	c.turns = min(work.Runs, satMul(members, span))
+	if !lingerZero(w) {
+		c.batches = min(c.batches, satMul(satMul(members, outs), span))
+	}
+	return c
+}
+
+// satMul multiplies two counts at least 0, stopping at 2^62.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > (1<<62)/a {
+		return 1 << 62
+	}
+	return a * b
+}
+
+// lingerZero reports whether any client sends at linger.ms 0: the
+// default, or an override to 0.
+func lingerZero(w *sim.World) bool {
+	if w.Cfg.Client.Linger == 0 {
+		return true
+	}
+	for _, o := range w.Cfg.Overrides {
+		if o.Key == "linger.ms" {
+			if v, err := strconv.Atoi(o.Value); err == nil && v == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s worldShape) bytes() *big.Int {
 	b := big.NewInt(costBase)
 	for _, t := range [][2]int{{s.members, costPerMember}, {s.partitions, costPerPartition}, {s.records, costPerRecord}} {
 		b.Add(b, new(big.Int).Mul(big.NewInt(int64(t[0])), big.NewInt(int64(t[1]))))
+	}
+	for _, t := range s.steady.parts() {
+		b.Add(b, new(big.Int).Mul(big.NewInt(t[0]), big.NewInt(t[1])))
 	}
 	return b
 }
@@ -79,9 +186,22 @@ func checkCost(cmd string, s worldShape, how string) error {
 	if est.Cmp(new(big.Int).SetUint64(budget)) <= 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %s is estimated at %s of heap (%s members x 4 KiB + %s partitions x 1,400 B + %s input records x 160 B, processed, + 1 MiB), over the limit (at most %s: three quarters of the heap limit, %s, where a step is stopped; docs/reference.md#limits)",
-		cmd, how, humanBytes(est), group(s.members), group(s.partitions), group(s.records), humanBytes(new(big.Int).SetUint64(budget)), humanBytes(new(big.Int).SetUint64(budget/3*4)))
+	return costErr(cmd, s, how, est, budget)
 }
+
+// costErr is the refusal of a shape estimated at est, past budget.
+func costErr(cmd string, s worldShape, how string, est *big.Int, budget uint64) error {
+	steady := ""
+	if c := s.steady; c.runs > 0 {
+		steady = fmt.Sprintf(" + steady production's %s records x %d B + %s runs x %d B + %s member turns x %d B + %s pieces x %d B + %s Produce batches x %d B",
+			group64(c.records), costPerSteadyRecord, group64(c.runs), costPerRun, group64(c.turns), costPerTurn, group64(c.pieces), costPerPiece, group64(c.batches), costPerBatch)
+	}
+	return fmt.Errorf("%s: %s is estimated at %s of heap (%s members x 4 KiB + %s partitions x 1,400 B + %s input records x 160 B, processed, + 1 MiB%s), over the limit (at most %s: three quarters of the heap limit, %s, where a step is stopped; docs/reference.md#limits)",
+		cmd, how, humanBytes(est), group(s.members), group(s.partitions), group(s.records), steady, humanBytes(new(big.Int).SetUint64(budget)), humanBytes(new(big.Int).SetUint64(budget/3*4)))
+}
+
+// group64 writes an int64 count as group does.
+func group64(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
 
 // humanBytes writes a byte count as GB, MB or KB with one decimal (1e9,
 // 1e6, 1e3: as the estimate's parts are stated) and the exact count.
@@ -100,13 +220,41 @@ func humanBytes(b *big.Int) string {
 // a check runs (a var for tests).
 var worldBudget = growThreshold
 
-// shapeOf is a world's shape now.
+// shapeOf is a world's shape now: its input records those steady
+// production did not append, its steady production so far.
 func shapeOf(w *sim.World) worldShape {
-	return worldShape{members: len(w.Clients()), partitions: len(w.Layout().Inputs()) + len(w.Layout().Outputs()), records: inputRecords(w)}
+	return shapeAfter(w, 0)
 }
 
-// describeShape says a shape as errors name it.
-func describeShape(s worldShape) string {
+// shapeAfter is a world's shape after n more ticks of its steady
+// production.
+func shapeAfter(w *sim.World, n int) worldShape {
+	return shapeWith(w, w.SteadyWorkAfter(n), n)
+}
+
+// shapeWith is a world's shape with steady production's work counted to n
+// more ticks.
+func shapeWith(w *sim.World, work sim.SteadyWork, n int) worldShape {
+	return worldShape{members: len(w.Clients()), partitions: len(w.Layout().Inputs()) + len(w.Layout().Outputs()),
+		records: pageRecords(w), steady: steadyFrom(w, work, n)}
+}
+
+// pageRecords is the input records a world holds that no steady producer
+// appended: records.per.partition's and produce TOPIC-P N's, each 160 B.
+func pageRecords(w *sim.World) int {
+	return max(inputRecords(w)-int(w.SteadyWorkAfter(0).Records), 0)
+}
+
+// describeShape says a shape as errors name it; with steady production,
+// its records appended at once and its steady production's, and when
+// (a phrase after the tick, or "").
+func describeShape(s worldShape) string { return describeShapeWhen(s, "") }
+
+func describeShapeWhen(s worldShape, when string) string {
+	if c := s.steady; c.runs > 0 {
+		return fmt.Sprintf("a world of %s members, %s partitions and %s input records (%s appended at once + %s by steady production to tick %s%s)", group(s.members), group(s.partitions),
+			groupDigits(new(big.Int).Add(big.NewInt(int64(s.records)), big.NewInt(c.records)).String()), group(s.records), group64(c.records), group(c.ticks), when)
+	}
 	return fmt.Sprintf("a world of %s members, %s partitions and %s input records", group(s.members), group(s.partitions), group(s.records))
 }
 

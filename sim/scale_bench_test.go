@@ -4,6 +4,7 @@ import (
 	"flag"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -367,4 +368,98 @@ func BenchmarkRollingRestartKafkaDefaults1000x100000(b *testing.B) {
 func textUsed(w *World) int {
 	used, _ := w.Trace().TextReach()
 	return used
+}
+
+// steadyCostShapes are the worlds BenchmarkSteadyCost measures: the
+// page's, at its scale, and issue 26's T1 and T2, as a user builds them,
+// with the settings the kernel's estimate of steady production reads
+// (linger.ms, the output's partitions, commit.mode) varied.
+var steadyCostShapes = []struct {
+	name                   string
+	kafka                  bool // new --kafka-defaults (real time, tick.ms 5)
+	members, topics, parts int
+	outs                   int
+	rate                   string // R/s in real time, R/Nticks on the page's scale
+	settings               map[string]string
+	warm, ticks            int
+}{
+	{name: "page-1/tick", members: 2, topics: 2, parts: 3, outs: 1, rate: "1/1", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500"}, warm: 20, ticks: 2000},
+	{name: "page-1/tick-slow", members: 2, topics: 2, parts: 3, outs: 1, rate: "1/1", warm: 20, ticks: 2000},
+	{name: "page-5/tick-out4", members: 2, topics: 2, parts: 3, outs: 4, rate: "5/1", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500"}, warm: 20, ticks: 2000},
+	{name: "page-5/tick-out4-linger", members: 2, topics: 2, parts: 3, outs: 4, rate: "5/1", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500", "linger.ms": "1"}, warm: 20, ticks: 2000},
+	{name: "page-1/10ticks", members: 2, topics: 2, parts: 3, outs: 1, rate: "1/10", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500"}, warm: 20, ticks: 4000},
+	{name: "page-1member-1/3ticks", members: 1, topics: 2, parts: 3, outs: 1, rate: "1/3", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500"}, warm: 20, ticks: 4000},
+	{name: "page-after-1/tick", members: 2, topics: 2, parts: 3, outs: 1, rate: "1/1", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500", "commit.mode": "after"}, warm: 20, ticks: 2000},
+	{name: "page-tx-1/tick", members: 2, topics: 2, parts: 3, outs: 1, rate: "1/1", settings: map[string]string{"processing.ticks": "1/100", "max.poll.records": "500", "commit.mode": "after", "transactional.id": "per-member"}, warm: 20, ticks: 2000},
+	{name: "T1", kafka: true, members: 100, topics: 10, parts: 100, outs: 4, rate: "1000", settings: map[string]string{"processing.ms": "0.05"}, warm: 400, ticks: 2000},
+	{name: "T1-linger0", kafka: true, members: 100, topics: 10, parts: 100, outs: 4, rate: "1000", settings: map[string]string{"processing.ms": "0.05", "linger.ms": "0"}, warm: 400, ticks: 1000},
+	{name: "T1-out1", kafka: true, members: 100, topics: 10, parts: 100, outs: 1, rate: "1000", settings: map[string]string{"processing.ms": "0.05"}, warm: 400, ticks: 2000},
+	{name: "T1-after", kafka: true, members: 100, topics: 10, parts: 100, outs: 4, rate: "1000", settings: map[string]string{"processing.ms": "0.05", "commit.mode": "after"}, warm: 400, ticks: 2000},
+	{name: "T1-10/s", kafka: true, members: 100, topics: 10, parts: 100, outs: 4, rate: "10", settings: map[string]string{"processing.ms": "0.05"}, warm: 400, ticks: 4000},
+	{name: "T2", kafka: true, members: 1000, topics: 10, parts: 10_000, outs: 4, rate: "1", settings: map[string]string{"processing.ms": "0.1"}, warm: 400, ticks: 1000},
+}
+
+// BenchmarkSteadyCost measures what steady production costs a world's
+// history, the figures of kernel's estimate (kernel/worldcost.go,
+// steadyCost): for each shape, the heap a full collection leaves grows by
+// heap-B/tick as the world steps, while its producers append runs/tick
+// runs ((partition, tick) pairs with records) of records/tick records,
+// spread/tick of them (a run's min(records, output partitions)) to the
+// output. One op builds each world, steps it warm ticks (the group
+// formed, traffic flowing), then measures over ticks more.
+func BenchmarkSteadyCost(b *testing.B) {
+	for _, sh := range steadyCostShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				cfg := DefaultConfig()
+				if sh.kafka {
+					cfg = KafkaDefaultConfig()
+				}
+				cfg.RecordsPerPartition = 0
+				for k, v := range sh.settings {
+					if err := cfg.Set("", k, v); err != nil {
+						b.Fatal(err)
+					}
+				}
+				t := bigTopology(sh.members, sh.topics, sh.parts)
+				t.Output.Partitions = sh.outs
+				w, err := New(t, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, per, _ := strings.Cut(sh.rate, "/")
+				rn, _ := strconv.Atoi(r)
+				var rate Rate
+				if sh.kafka {
+					rate, err = RatePerSecond(int64(rn), int64(cfg.TickMS))
+				} else {
+					pn, _ := strconv.Atoi(per)
+					rate, err = NewRate(int64(rn), int64(pn))
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < sh.warm; k++ {
+					w.Step()
+				}
+				w0 := w.SteadyWorkAfter(0)
+				h0 := liveHeap()
+				for k := 0; k < sh.ticks; k++ {
+					w.Step()
+				}
+				h1 := liveHeap()
+				w1 := w.SteadyWorkAfter(0)
+				n := float64(sh.ticks)
+				b.ReportMetric(float64(int64(h1)-int64(h0))/n, "heap-B/tick")
+				b.ReportMetric(float64(w1.Runs-w0.Runs)/n, "runs/tick")
+				b.ReportMetric(float64(w1.Records-w0.Records)/n, "records/tick")
+				b.ReportMetric(float64(w1.Spread-w0.Spread)/n, "spread/tick")
+				b.ReportMetric(float64(w.Processed()), "processed")
+				runtime.KeepAlive(w)
+			}
+		})
+	}
 }

@@ -148,6 +148,7 @@ func (w *World) ProduceRate(tps []TopicPartition, rate Rate) error {
 	if sum.Cmp(big.NewInt(MaxRateTerm)) > 0 {
 		return fmt.Errorf("produce --rate %s: the world's steady producers would append up to %s records a tick (at most %d)", rate, sum, MaxRateTerm)
 	}
+	w.retireSteady(named)
 	w.steady = w.withRate(tps, rate)
 	w.steadyGroups = groupsOf(w.steady)
 	w.broker.SetSteady(tps, broker.Rate(rate), w.Tick)
@@ -174,6 +175,7 @@ func (w *World) StopRate(tps []TopicPartition) error {
 		}
 	}
 	keep, named := make(steadyProducers, 0, len(w.steady)), w.inputSet(tps)
+	w.retireSteady(named)
 	for _, p := range w.steady {
 		if !named(p.TP) {
 			keep = append(keep, p)
@@ -201,16 +203,10 @@ func (w *World) SteadyProducers() []SteadyProducer {
 // meanwhile (exact, as a big number: no overflow).
 func (w *World) InputRecordsAfter(n int) *big.Int { return w.recordsAfter(w.steady, n) }
 
-// InputRecordsAfterRate is InputRecordsAfter as it would be were rate set
-// on tps now (ProduceRate), for a check before it is.
-func (w *World) InputRecordsAfterRate(tps []TopicPartition, rate Rate, n int) *big.Int {
-	return w.recordsAfter(w.withRate(tps, rate), n)
-}
-
 func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 	// In 128 bits (hi, lo), a producer's count in 64 where it fits: a
 	// world of 100,000 producers is summed before every step and run
-	// (kernel's record limit), many times by TicksWithinRecords.
+	// (kernel's record limit).
 	// Every term is at least 0 (a high watermark; what a producer sends
 	// from the clock on).
 	var hi, lo uint64
@@ -270,19 +266,105 @@ func (w *World) withRate(tps []TopicPartition, rate Rate) steadyProducers {
 	return out
 }
 
-// TicksWithinRecords is the most ticks the world can advance, up to max,
-// and hold at most limit input records (0 when it holds more already, or
-// when the next tick would pass it). Without steady producers, max.
-func (w *World) TicksWithinRecords(limit int64, max int) int {
-	if len(w.steady) == 0 {
-		return max
+// SteadyWork is what steady production appends, counted as the kernel's
+// estimate of a world's memory counts it (kernel/worldcost.go): what a
+// world's history keeps as steady traffic flows depends on how many runs
+// of records arrive and how they spread over the output, not on how many
+// records there are.
+type SteadyWork struct {
+	// Records is the records appended.
+	Records int64
+	// Runs is the (partition, tick) pairs with an append: a partition's
+	// records of one tick are one run, fetched, processed and committed
+	// as one (at most: a member behind takes several ticks' at once).
+	Runs int64
+	// Spread is the sum over those runs of min(its records, the output's
+	// partitions): the invoices of one run go to that many output
+	// partitions, so at linger.ms 0 (a Produce per output partition a
+	// run) that many Produce requests.
+	Spread int64
+}
+
+func (s *SteadyWork) add(t SteadyWork) {
+	s.Records = satAdd(s.Records, t.Records)
+	s.Runs = satAdd(s.Runs, t.Runs)
+	s.Spread = satAdd(s.Spread, t.Spread)
+}
+
+// satAdd adds two counts at least 0, stopping at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
 	}
-	within := func(n int) bool { return w.InputRecordsAfter(n).Cmp(big.NewInt(limit)) <= 0 }
-	if within(max) {
-		return max
+	return a + b
+}
+
+// satMul multiplies two counts at least 0, stopping at math.MaxInt64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
 	}
-	// The count only grows with n: the first n past the limit, less one.
-	return sort.Search(max+1, func(n int) bool { return !within(n) }) - 1
+	return a * b
+}
+
+// workOf is what a producer at rate appends in its first n ticks, to a
+// world of outs output partitions, in closed form: with R records every
+// T ticks, a tick appends floor or ceil of R/T records; below one a tick
+// (R < T) every append is one record, so the runs are the records (Due);
+// otherwise every tick appends, and a tick's min(records, outs) is
+// Due(n) in all when ceil(R/T) <= outs and n x outs when floor(R/T) >=
+// outs, which between them cover every case.
+func workOf(rate Rate, n int, outs int) SteadyWork {
+	if n <= 0 {
+		return SteadyWork{}
+	}
+	var due int64
+	if int64(n) <= (math.MaxInt64-rate.Ticks)/rate.Records {
+		due = rate.Due(n)
+	} else {
+		due = math.MaxInt64
+	}
+	runs := min(int64(n), due)
+	return SteadyWork{Records: due, Runs: runs, Spread: min(due, satMul(runs, int64(outs)))}
+}
+
+// SteadyWorkAfter is the work of the world's steady production from its
+// start to n more ticks from now: that of producers stopped or given a
+// new rate, up to then, and that of the current ones from their start to
+// tick Tick+n (what they appended so far included).
+func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady, w.steadyDone, n) }
+
+// SteadyWorkAfterRate is SteadyWorkAfter as it would be were rate set on
+// tps now (ProduceRate), for a check before it is: the producers it
+// replaces count up to now.
+func (w *World) SteadyWorkAfterRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
+	done, named := w.steadyDone, w.inputSet(tps)
+	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
+	for _, p := range w.steady {
+		if named(p.TP) {
+			done.add(workOf(p.Rate, clock-p.Since, outs))
+		}
+	}
+	return w.steadyWork(w.withRate(tps, rate), done, n)
+}
+
+func (w *World) steadyWork(steady steadyProducers, done SteadyWork, n int) SteadyWork {
+	t, outs := done, len(w.layout.Outputs())
+	for _, p := range steady {
+		t.add(workOf(p.Rate, w.Tick+n-p.Since, outs))
+	}
+	return t
+}
+
+// retireSteady adds to steadyDone the work so far of the producers on the
+// partitions named, before they stop or take a new rate.
+func (w *World) retireSteady(named func(TopicPartition) bool) {
+	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
+	for _, p := range w.steady {
+		if named(p.TP) {
+			w.steadyDone.add(workOf(p.Rate, clock-p.Since, outs))
+		}
+	}
 }
 
 // produceSteady moves steady production to this tick, at its start

@@ -184,30 +184,66 @@ func TestSteadyProductionRefusalsLeaveTheWorld(t *testing.T) {
 	}
 }
 
-func TestTicksWithinRecords(t *testing.T) {
-	w, _ := New(DefaultTopology(), DefaultConfig()) // 60 records
-	if got := w.TicksWithinRecords(60, 1000); got != 1000 {
-		t.Fatalf("no producers: %d", got)
+// TestSteadyWorkCountsEveryTick: SteadyWorkAfter's closed form agrees with
+// the records each input partition's log gains tick by tick (a run for
+// each partition and tick that gains any; min(gain, output partitions)
+// pieces), through rates below one a tick, at one, above the output's
+// partitions and between, a rate changed and one stopped (their work so
+// far kept); and it looks ahead exactly: SteadyWorkAfter(n) now is
+// SteadyWorkAfter(0) n ticks later.
+func TestSteadyWorkCountsEveryTick(t *testing.T) {
+	topo := DefaultTopology()
+	topo.Output.Partitions = 3
+	cfg := DefaultConfig()
+	w, _ := New(topo, cfg)
+	in := w.layout.Inputs()
+	if (w.SteadyWorkAfter(100) != SteadyWork{}) {
+		t.Fatalf("no producers: %+v", w.SteadyWorkAfter(100))
 	}
-	if err := w.ProduceRate(w.layout.Inputs()[:2], Rate{1, 3}); err != nil {
+	var want SteadyWork
+	step := func(n int) {
+		for k := 0; k < n; k++ {
+			hw := make([]int, len(in))
+			for i, tp := range in {
+				hw[i] = w.Log(tp).HW()
+			}
+			w.Step()
+			for i, tp := range in {
+				if d := int64(w.Log(tp).HW() - hw[i]); d > 0 {
+					want.add(SteadyWork{Records: d, Runs: 1, Spread: min(d, 3)})
+				}
+			}
+			if got := w.SteadyWorkAfter(0); got != want {
+				t.Fatalf("tick %d: SteadyWorkAfter(0) = %+v, counted %+v", w.Tick, got, want)
+			}
+		}
+	}
+	for _, r := range []struct {
+		tps  []TopicPartition
+		rate Rate
+	}{{in[:2], Rate{1, 3}}, {in[2:3], Rate{2, 1}}, {in[3:4], Rate{7, 2}}, {in[4:5], Rate{5, 1}}} {
+		if err := w.ProduceRate(r.tps, r.rate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ahead := w.SteadyWorkAfter(20)
+	step(20)
+	if got := w.SteadyWorkAfter(0); got != ahead {
+		t.Fatalf("SteadyWorkAfter(20) said %+v, 20 ticks later it is %+v", ahead, got)
+	}
+	if err := w.ProduceRate(in[2:4], Rate{1, 2}); err != nil {
 		t.Fatal(err)
 	}
-	// Two partitions, one record every 3 ticks each (at ticks 1, 4, 7...):
-	// 60 + 2 x ceil(n/3) <= 70 holds up to n = 15.
-	if got := w.TicksWithinRecords(70, 1000); got != 15 {
-		t.Fatalf("TicksWithinRecords(70) = %d, want 15", got)
+	if err := w.StopRate(in[4:5]); err != nil {
+		t.Fatal(err)
 	}
-	if got := w.TicksWithinRecords(60, 1000); got != 0 {
-		t.Fatalf("TicksWithinRecords(60) = %d, want 0", got)
+	if got := w.SteadyWorkAfterRate(in[:1], Rate{4, 1}, 0); got != want {
+		t.Fatalf("SteadyWorkAfterRate(.., 0) = %+v, want what was appended, %+v", got, want)
 	}
-	for w.Tick < 15 {
-		w.Step()
-	}
-	if got := inputHeld(w); got != 70 {
-		t.Fatalf("held %d after 15 ticks, want 70", got)
-	}
-	if w.InputRecordsAfter(1).Int64() != 72 {
-		t.Fatalf("InputRecordsAfter(1) = %v", w.InputRecordsAfter(1))
+	step(15)
+	c := w.Clone()
+	if c.SteadyWorkAfter(7) != w.SteadyWorkAfter(7) {
+		t.Fatal("a copy counts differently")
 	}
 }
 

@@ -76,6 +76,10 @@ type World struct {
 	steady steadyProducers
 	// steadyGroups are steady's distinct rates and starts (groupsOf).
 	steadyGroups []steadyGroup
+	// steadyDone is the work of steady producers that were stopped or
+	// given a new rate, up to then (SteadyWorkAfter counts it with the
+	// current producers').
+	steadyDone SteadyWork
 
 	Meter PauseMeter
 	// Unavail counts the partition-ticks nobody could consume, by cause,
