@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/assign"
+	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/coord"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
@@ -100,6 +101,7 @@ func KafkaDefaultConfig() Config {
 	cc.TransactionTimeout = 60_000      // ProducerConfig transaction.timeout.ms
 	cc.RetryBackoff = 100               // CommonClientConfigs retry.backoff.ms
 	cc.Linger = 5                       // ProducerConfig linger.ms (Kafka 4.0; 0 before): one tick of 5 ms, a member's turn (producer.lingerAppend)
+	cc.MaxInFlight = client.MaxInFlight // ProducerConfig max.in.flight.requests.per.connection, per output partition (producer.flight)
 	cc.RequestTimeout = 30_000          // ConsumerConfig and ProducerConfig request.timeout.ms
 	cc.ProcessTicks = DefaultTickMS     // processing.ms: one tick
 	cc.SlowTicks = 360_000              // slow.processing.ms: six minutes, past max.poll.interval.ms

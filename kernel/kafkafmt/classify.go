@@ -138,7 +138,7 @@ var ignoredWhy = map[string]string{
 	"client.id":                             "kgrepl names its members itself",
 	"acks":                                  "kgrepl's producers write with acks=all",
 	"retries":                               "kgrepl's producers retry until delivery",
-	"max.in.flight.requests.per.connection": "kgrepl's producers keep one request in flight per partition",
+	"max.in.flight.requests.per.connection": "kgrepl's producers keep Kafka's default, at most 5 requests of a partition in flight, in a world of Kafka's defaults (new --kafka-defaults), and no limit in the page's world",
 	"fetch.max.wait.ms":                     "a kgrepl fetch takes one round trip",
 	"delivery.timeout.ms":                   "kgrepl's producers retry until delivery",
 	"retry.backoff.max.ms":                  "kgrepl's retry backoff is fixed at retry.backoff.ms",

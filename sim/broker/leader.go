@@ -186,11 +186,28 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 
 // Produce is the partition leader writing a batch: one record, or a run
 // of invoices (ProduceRequest.SrcCount). With a PID it checks the epoch and
-// the batch's sequence numbers against the last five batches, as Kafka's
-// ProducerStateEntry does (findDuplicateBatch: the same first and last
-// sequence numbers; ProducerAppendInfo.checkSequence: the first one next
-// after the last kept batch's last). It answers once, and returns the
-// answer.
+// the batch's sequence numbers against the last five batches, as Kafka
+// 4.0's UnifiedLog.analyzeAndValidateProducerState does: a batch with the
+// first and last sequence numbers of one kept, in the same epoch, is a
+// duplicate answered with that batch's offset (ProducerStateEntry.
+// findDuplicateBatch); any other is checked by ProducerAppendInfo.
+// checkSequence: in the entry's epoch its first sequence number must be
+// the one after the last kept batch's last, else OUT_OF_ORDER_SEQUENCE_NUMBER
+// (a sequence older than the kept batches included: Kafka's broker no
+// longer answers DUPLICATE_SEQUENCE_NUMBER); in a newer epoch it must be
+// 0. One case on purpose not as Kafka: Kafka takes any first sequence
+// from a producer it has no state for (NO_PRODUCER_EPOCH: its state may
+// have been deleted with the log's head), which in Kafka is a batch 0
+// written or expired, since a connection delivers in order; kgrepl loses
+// packets one by one, so a first batch overtaken by a later one would
+// leave a gap, and the later one is refused as out of order, as a
+// connection's order would have kept it behind. A producer with no
+// in-flight limit (ProduceRequest.NoInFlightLimit: the page's world,
+// ClientConfig.MaxInFlight 0) may retry a batch the five kept no longer
+// hold, and would be refused forever: it is answered
+// DUPLICATE_SEQUENCE_NUMBER, which its client takes as written, as
+// kgrepl did before it followed Kafka 4.0 here. It answers once, and
+// returns the answer.
 func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	r := p.Body.(*wire.ProduceRequest)
 	var l *Log
@@ -225,7 +242,10 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 					return b.env.Reply(p, wire.None, fmt.Sprintf("%s seq %d already at offset %d: not written again", r.ValueIn(b.layout), r.Seq, kept.offset), resp)
 				}
 			}
-			if r.Seq <= last {
+			if r.Seq <= last && r.NoInFlightLimit {
+				// A producer with no in-flight limit (the page's world)
+				// may retry a batch older than the five kept: answered as
+				// kgrepl always did, not as Kafka 4.0 (see above).
 				return b.env.Reply(p, wire.DuplicateSequenceNumber, fmt.Sprintf("seq %d older than the last %d kept", r.Seq, idempotenceWindow), resp)
 			}
 			if r.Seq != last+1 {

@@ -52,7 +52,9 @@ type producerEntry struct {
 }
 
 // idempotenceWindow is how many batches per PID a partition leader keeps
-// (max.in.flight.requests.per.connection = 5).
+// (ProducerStateEntry.NUM_BATCHES_TO_RETAIN = 5: the idempotent
+// producer's most max.in.flight.requests.per.connection, so a retried
+// batch that was written is always among them; client.MaxInFlight).
 const idempotenceWindow = 5
 
 // AbortedTxn is one entry of a partition's aborted transaction index.

@@ -99,6 +99,7 @@ func (bufs *memberBufs) cloneMember(n, m *Member) {
 	n.prod.seq = store.CutInto(&bufs.seqs, m.prod.seq)
 	n.prod.unacked = store.CutInto(&bufs.unacked, m.prod.unacked) // the requests themselves are never changed
 	n.prod.queued = store.Copy(m.prod.queued)
+	n.prod.flight, n.prod.held = store.Copy(m.prod.flight), store.Copy(m.prod.held)
 	// No batch is open between turns (drainLinger): the clone opens its
 	// own, in arrays of its own.
 	n.prod.open, n.prod.openIdx = nil, nil

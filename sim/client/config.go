@@ -49,6 +49,12 @@ type ClientConfig struct {
 	TransactionalID    string // transactional.id ("" = none)
 	TransactionTimeout int    // transaction.timeout.ms
 	RetryBackoff       int    // retry.backoff.ms
+	// MaxInFlight is max.in.flight.requests.per.connection, kept per
+	// output partition (producer.flight): at most this many Produce
+	// requests of one partition in flight, the rest held in order; 0 is
+	// no limit (the page's world, as kgrepl always was). Kafka's default
+	// and the idempotent producer's most is 5 (MaxInFlight).
+	MaxInFlight int
 	// Linger is linger.ms: 0 (the page's) sends the invoices of each run
 	// of one input partition's records at once, a Produce per output
 	// partition; more gathers every invoice the member's producer sends

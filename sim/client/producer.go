@@ -23,11 +23,19 @@ type producer struct {
 	// seq is the next sequence number per output partition, by its index
 	// in outputTPs; nil until the first (a plain producer numbers
 	// nothing).
-	seq          []int
-	nextID       int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
-	sent         int // records this producer has sent
-	unacked      unackedReqs
-	queued       []*wire.ProduceRequest // waiting for AddPartitionsToTxn
+	seq     []int
+	nextID  int // numbers produce requests; a new producer goes on from the old one's, so a retry timer of the old one finds nothing
+	sent    int // records this producer has sent
+	unacked unackedReqs
+	queued  []*wire.ProduceRequest // waiting for AddPartitionsToTxn
+	// flight is, per output partition (by its index in outputTPs), its
+	// requests in flight; nil until the first request. held are the
+	// requests made and not sent because their partition has
+	// maxInFlight in flight (gate), in the order they were made.
+	// maxInFlight is ClientConfig.MaxInFlight as created (0: no limit).
+	flight       []flight
+	held         []*wire.ProduceRequest
+	maxInFlight  uint32
 	initInFlight bool
 	txn          clientTxn // the transaction, when transactional
 	endTxnSeq    int       // numbers EndTxn requests, for their request timeout
@@ -109,10 +117,53 @@ func (u *unackedReqs) del(id int) {
 	}
 }
 
+// MaxInFlight is max.in.flight.requests.per.connection's default in
+// Kafka (ProducerConfig: 5), the most the idempotent producer allows
+// (ProducerConfig.postProcessAndValidateIdempotenceConfigs refuses more
+// with a ConfigException), and the number of batches a partition leader
+// keeps per producer (ProducerStateEntry.NUM_BATCHES_TO_RETAIN).
+const MaxInFlight = 5
+
+// flight is one output partition's requests in flight, numbered as they
+// are made (wire.ProduceRequest.InFlight): made is the next number,
+// settled the first whose answer has not come (every one below it is
+// answered), answered the answers that overtook it (bit i: request
+// settled+i; bit 0 is never set), held how many of its requests wait in
+// producer.held. With no limit (ClientConfig.MaxInFlight 0, the page's
+// world) nothing is held.
+//
+// Kafka's client never has more than max.in.flight.requests.per.connection
+// batches of a partition in flight: the Sender drains at most one batch
+// a partition into each ProduceRequest (RecordAccumulator.
+// drainBatchesForOneNode) and sends a node at most that many requests
+// (NetworkClient's InFlightRequests.canSendMore); a partition's further
+// batches wait in its deque, in order. A connection answers in order, so
+// an answer never overtakes an earlier request's, and a request timeout
+// fails every request after it too. kgrepl's packets are lost one by one
+// and its answers may come out of order: a request counts as in flight
+// from when it is sent until it and every earlier request of its
+// partition are answered (settled), so that, as in Kafka, no more than
+// max.in.flight.requests.per.connection batches of a partition were sent after the oldest one
+// unanswered, and the leader's last five batches (ProducerStateEntry.
+// NUM_BATCHES_TO_RETAIN) always hold a retried one that was written.
+//
+// Simplifications on purpose: the limit is per partition, not per
+// connection (kgrepl sends each batch as a Produce of its own, where
+// Kafka's one request carries a batch of every partition of the node); a
+// held request stays the batch it was made (Kafka's deque batch would
+// take later records until batch.size); a retry goes on its own timer,
+// where Kafka's Sender resends a partition's failed batches one at a
+// time in sequence order (RecordAccumulator.
+// shouldStopDrainBatchesForPartition).
+type flight struct {
+	made, settled, held uint32
+	answered            uint8
+}
+
 // newProducer is a producer created with cc's producer settings. A
 // non-plain one has no PID until initProducerID's InitProducerId answers.
 func newProducer(cc ClientConfig) producer {
-	return producer{pid: -1, mode: cc.Producer(), txnID: cc.TransactionalID}
+	return producer{pid: -1, mode: cc.Producer(), txnID: cc.TransactionalID, maxInFlight: uint32(cc.MaxInFlight)}
 }
 
 // fire is one of the producer's timers firing: a retry after a backoff
@@ -311,6 +362,12 @@ func (pr *producer) invoiceRequest(m *Member, out, count int, src wire.TopicPart
 	*req = wire.ProduceRequest{ID: pr.nextID, TP: layout.Outputs()[out], PID: -1, Seq: -1, Producer: m.Client,
 		Src: src, SrcOffset: off, HasSrc: true, Named: named, SrcTPI: tpi, Runs: keep, FreeEpoch: req.FreeEpoch}
 	req.TPI = int32(len(layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
+	if pr.flight == nil {
+		pr.flight = make([]flight, len(layout.Outputs()))
+	}
+	f := &pr.flight[out]
+	req.InFlight, req.NoInFlightLimit = f.made, pr.maxInFlight == 0
+	f.made++
 	return req
 }
 
@@ -349,7 +406,56 @@ func (pr *producer) enqueue(m *Member, req *wire.ProduceRequest, tp wire.TopicPa
 		}
 		return
 	}
-	pr.sendProduce(m, req)
+	pr.gate(m, req)
+}
+
+// outOf is the index in outputTPs of req's partition.
+func outOf(m *Member, req *wire.ProduceRequest) int {
+	return int(req.TPI) - len(m.env.Layout().Inputs()) - 1
+}
+
+// gate sends req if its partition has fewer than maxInFlight requests
+// in flight and none held before it; else holds it until an answer frees
+// a place (settle).
+func (pr *producer) gate(m *Member, req *wire.ProduceRequest) {
+	f := &pr.flight[outOf(m, req)]
+	if pr.maxInFlight == 0 || f.held == 0 && req.InFlight-f.settled < pr.maxInFlight {
+		pr.sendProduce(m, req)
+		return
+	}
+	f.held++
+	pr.held = append(pr.held, req)
+}
+
+// settle is req answered for good: its partition's requests in flight
+// move past it and every answer that overtook it, and the requests held
+// for the places freed go, in the order they were made.
+func (pr *producer) settle(m *Member, req *wire.ProduceRequest) {
+	pr.unacked.del(req.ID)
+	if pr.maxInFlight == 0 {
+		return
+	}
+	out := outOf(m, req)
+	f := &pr.flight[out]
+	f.answered |= 1 << (req.InFlight - f.settled)
+	for f.answered&1 != 0 {
+		f.answered >>= 1
+		f.settled++
+	}
+	if f.held == 0 {
+		return
+	}
+	keep := pr.held[:0]
+	for i, h := range pr.held {
+		if f.held > 0 && outOf(m, h) == out && h.InFlight-f.settled < pr.maxInFlight {
+			f.held--
+			pr.sendProduce(m, h)
+			continue
+		}
+		keep = append(keep, pr.held[i])
+	}
+	clear(pr.held[len(keep):])
+	pr.held = keep
 }
 
 // produceInvoiceRun sends the invoices of input records first ..
@@ -583,21 +689,20 @@ func (pr *producer) onProduceResponse(m *Member, p *wire.Packet) {
 	}
 	switch p.Error {
 	case wire.None:
-		pr.unacked.del(r.ID)
 	case wire.OutOfOrderSequenceNumber:
 		// An earlier sequence has not landed yet: send this one again later.
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmProduceRetry, Client: m.Client, Inc: m.Inc, Key: r.ID, Arg: req.Attempt})
 		return
 	case wire.DuplicateSequenceNumber:
-		pr.unacked.del(r.ID) // written before: nothing to do
+		// Written before, and out of the leader's last five batches: only
+		// a producer with no in-flight limit (the page's world) is answered
+		// so; settled as written, as Kafka's Sender.completeBatch does.
 	case wire.InvalidProducerEpoch, wire.ProducerFenced:
 		// The transaction cannot commit any more; the next call to the
 		// transaction coordinator is refused and ends the producer.
 		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: produce of %s refused with %s: a newer producer epoch exists", m.Label(), req.ValueIn(m.env.Layout()), p.Error)
-		pr.unacked.del(r.ID)
-	default:
-		pr.unacked.del(r.ID)
 	}
+	pr.settle(m, req)
 	pr.checkFlushed(m)
 }
 

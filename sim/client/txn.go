@@ -48,7 +48,7 @@ func (pr *producer) onAddPartitionsResponse(m *Member, p *wire.Packet) {
 	pr.queued = nil
 	for _, req := range q {
 		if pr.txn.partitions[req.TP] {
-			pr.sendProduce(m, req)
+			pr.gate(m, req)
 		} else {
 			pr.queued = append(pr.queued, req)
 		}

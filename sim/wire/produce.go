@@ -16,6 +16,16 @@ type ProduceRequest struct {
 	Txn      bool
 	Producer string
 	Attempt  int
+	// InFlight numbers the request among its producer's requests to TP,
+	// from 0 in the order they are made (and sent): the producer's
+	// in-flight limit per partition counts by it (client: producer.gate).
+	// Set when the request is made, never changed; a retry keeps it.
+	InFlight uint32
+	// NoInFlightLimit: the producer has no in-flight limit (the page's
+	// world: ClientConfig.MaxInFlight 0), so a retry may be older than
+	// the leader's kept batches (broker.Produce answers it
+	// DUPLICATE_SEQUENCE_NUMBER, as before kgrepl followed Kafka 4.0).
+	NoInFlightLimit bool
 	// Src/SrcOffset: the input record Source names, so that the trace keeps
 	// the value as a record reference; HasSrc false for none.
 	Src       TopicPartition
