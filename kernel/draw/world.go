@@ -21,6 +21,33 @@ type WorldOptions struct {
 	// each part is given at least the room it takes in any frame, so what
 	// does not change stays in place (and is drawn once).
 	Shared *Layout
+	// Logs, when not nil, are the partitions whose logs are drawn, in this
+	// order (at most MaxLogs); nil draws DiagramLogs' pick. Each log draws
+	// at most its last cells (LogRows), saying how many it leaves out.
+	Logs []sim.TopicPartition
+	// LogsNote, when the logs drawn are not all the world's, is the line
+	// above them that says which are drawn; "" says it with counts alone.
+	LogsNote string
+	// LogRows is the rows of cells the logs share (0: LogRowsBudget).
+	LogRows int
+}
+
+// MaxMemberRows bounds the member processes a world diagram draws in its
+// left column (about 90 px each): past it the first of them are drawn and
+// a line under them says how many are not (members lists every one).
+const MaxMemberRows = 100
+
+// LogsNote is the line a diagram of drawn of all partitions' logs shows
+// above them ("" when every log is drawn); picked spells which (may be "").
+func LogsNote(drawn, all int, picked string) string {
+	if drawn >= all {
+		return ""
+	}
+	t := fmt.Sprintf("%s of %s partitions' logs drawn", thousands(drawn), thousands(all))
+	if picked != "" {
+		t += ": " + picked
+	}
+	return t + "; --partitions picks others"
 }
 
 // Layout is the room a world diagram gave its parts: the wire between the
@@ -103,6 +130,12 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	}
 	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}}
 	rows := memberRows(w)
+	// A big group draws its first MaxMemberRows processes; the packets of
+	// the others are counted, not drawn.
+	var more, morePackets int
+	if len(rows) > MaxMemberRows {
+		more, rows = len(rows)-MaxMemberRows, rows[:MaxMemberRows]
+	}
 	var self []*sim.Packet // B1 to B1 (WriteTxnMarkers)
 	var orphans []*sim.Packet
 	for _, p := range w.InFlight() {
@@ -112,10 +145,19 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		default:
 			if r := rowFor(rows, p); r != nil {
 				r.packets = append(r.packets, p)
+			} else if more > 0 && w.Member(packetClient(p)) != nil {
+				morePackets++
 			} else {
 				orphans = append(orphans, p)
 			}
 		}
+	}
+	logs, logsNote := opt.Logs, opt.LogsNote
+	if logs == nil {
+		logs = DiagramLogs(w)
+	}
+	if all := len(w.Layout().Inputs()) + len(w.Layout().Outputs()); logsNote == "" {
+		logsNote = LogsNote(len(logs), all, "")
 	}
 	y := margin + headerH
 	for _, r := range rows {
@@ -130,8 +172,20 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		y += r.h + memberGap
 	}
 	membersBottom := y
+	moreNote := ""
+	if more > 0 {
+		moreNote = fmt.Sprintf("%s more member processes not drawn (members lists them)", thousands(more))
+		if morePackets > 0 {
+			moreNote = fmt.Sprintf("%s more member processes and their %s packets in flight not drawn (members lists them)", thousands(more), thousands(morePackets))
+		}
+		membersBottom += packetStep
+	}
 
-	b := newBrokerLayout(w, self, sh)
+	budget := opt.LogRows
+	if budget <= 0 {
+		budget = LogRowsBudget
+	}
+	b := newBrokerLayout(w, self, sh, logs, logsNote, budget)
 	b.width = math.Max(b.width, sh.BrokerW)
 	lay.Lines, lay.CellW, lay.LogRows, lay.BrokerW = len(b.lines), b.cellW, b.logRows, b.width
 	wire := math.Max(wireW, sh.Wire)
@@ -171,6 +225,22 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		title = opt.Title
 	}
 	pic, s := newPicture(width, height, "kgrepl-diagram", title)
+	cutLogs := 0
+	for _, l := range b.logs {
+		if l.first > 0 {
+			cutLogs++
+		}
+	}
+	cellsNote := ""
+	if cutLogs > 0 {
+		cellsNote = fmt.Sprintf("%s of the logs drawn from a later cell (each says how many earlier cells it leaves out)", thousands(cutLogs))
+	}
+	for _, t := range []string{logsNote, cellsNote, moreNote} {
+		if t != "" && pic.Cut != "" {
+			pic.Cut += "; "
+		}
+		pic.Cut += t
+	}
 	// Animate reads how far a packet's dot travels, and where B1 stands.
 	pic.run, pic.wire, pic.layout = packetRun(margin+memberW, bx), wire, lay
 	s.text(margin, margin+16, fitWidth(title, textStyle{size: 17, bold: true}, width-2*margin), textStyle{size: 17, bold: true, color: Hex(Ink)})
@@ -179,6 +249,11 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	for _, r := range rows {
 		drawMember(s, w, r)
 		drawPackets(s, r, margin+memberW, bx)
+	}
+	if moreNote != "" {
+		s.group("class", "members-cut", "data-more", strconv.Itoa(more))
+		s.text(margin, membersBottom-packetStep+6, fitWidth(moreNote, textStyle{size: 11, bold: true}, memberW+wire-16), textStyle{size: 11, bold: true, color: Hex(Ink)})
+		s.end()
 	}
 	for i, p := range orphans {
 		yy := membersBottom + float64(i)*packetStep + 10
@@ -242,6 +317,14 @@ func memberRows(w *sim.World) []*memberRow {
 		}
 	}
 	return rows
+}
+
+// packetClient is the client end of a packet between a client and B1.
+func packetClient(p *sim.Packet) string {
+	if p.From == sim.Broker {
+		return p.To
+	}
+	return p.From
 }
 
 func rowFor(rows []*memberRow, p *sim.Packet) *memberRow {
