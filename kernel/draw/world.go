@@ -246,8 +246,11 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	s.text(margin, margin+16, fitWidth(title, textStyle{size: 17, bold: true}, width-2*margin), textStyle{size: 17, bold: true, color: Hex(Ink)})
 	s.text(margin, margin+34, fitWidth(subtitle(w), textStyle{size: 11.5}, width-2*margin), textStyle{size: 11.5, color: Hex(Faint)})
 
+	// The group's leader, read once (Describe lists every member with its
+	// assignment: once a member made a diagram of 100 members cost 190 MB).
+	leader := w.Group.Describe().Leader
 	for _, r := range rows {
-		drawMember(s, w, r)
+		drawMember(s, w, r, leader)
 		drawPackets(s, r, margin+memberW, bx)
 	}
 	if moreNote != "" {
@@ -411,7 +414,7 @@ func stopped(w *sim.World, m *sim.Member) string {
 	return how
 }
 
-func drawMember(s *pen, w *sim.World, r *memberRow) {
+func drawMember(s *pen, w *sim.World, r *memberRow, leader string) {
 	m := r.m
 	x, y := margin, r.y
 	col := ClientColor(m.Client)
@@ -442,7 +445,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		id = "no member id"
 	}
 	var badges []string
-	if m.Alive && m.MemberID != "" && w.Group.Describe().Leader == m.MemberID {
+	if m.Alive && m.MemberID != "" && leader == m.MemberID {
 		badges = append(badges, "leader")
 	}
 	if m.Static() {
