@@ -193,13 +193,22 @@ func TestAnimatedDiagramOfLongLogs(t *testing.T) {
 	runLines(t, s, "new --topics t:150 --members 3\nproduce t-1 5000\nproduce --rate 1/tick t\nstep 121")
 	// 10 frames: 200,000 cells / (10 frames x 30 a row) = 666 rows, capped
 	// at 300 shared by 2 logs: t-1 draws its last 150 rows.
-	r := one(t, s, "diagram --ticks 0..9 --partitions t-1,invoices-0")
+	r := one(t, s, "diagram --ticks 1..10 --partitions t-1,invoices-0") // t-1 is long from tick 1
 	if !strings.Contains(r.Text, "10 frames") || !strings.Contains(r.Text, "1 of the logs drawn from a later cell") {
 		t.Errorf("animation: %s", r.Text)
 	}
 	offs, rows := diagramCells(t, r.SVG)
 	if n := len(offs["t-1"]); rows["t-1"] < 150 || n == 0 {
 		t.Errorf("t-1 in 10 frames: %d cells in %d rows, want 150 rows in the last frame", n, rows["t-1"])
+	}
+	// Every frame draws t-1 from one first cell, so its cells stay in place
+	// (each drawn once): one cut mark, the same in all frames.
+	firsts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<g class="log-cut" data-partition="t-1" data-first="(\d+)"`).FindAllStringSubmatch(r.SVG, -1) {
+		firsts[m[1]] = true
+	}
+	if sort.Ints(offs["t-1"]); len(firsts) != 1 || !firsts[strconv.Itoa(offs["t-1"][0])] {
+		t.Errorf("t-1's frames are cut at %v, want one first cell, %d", firsts, offs["t-1"][0])
 	}
 	// 120 frames: 200,000 / (120 x 30) = 55 rows for 100 logs, a row each:
 	// 99 inputs of 30 cells and the output's 20 a frame are too many.

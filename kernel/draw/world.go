@@ -60,13 +60,14 @@ type Layout struct {
 	Lines   int
 	CellW   map[string]float64 // by partition
 	LogRows map[string]int
+	First   map[string]int // the first cell a log draws (a long log's last cells)
 	Height  float64
 }
 
 // Add makes l the room both l and o need.
 func (l *Layout) Add(o *Layout) {
 	if l.RowH == nil {
-		l.RowH, l.CellW, l.LogRows = map[string]float64{}, map[string]float64{}, map[string]int{}
+		l.RowH, l.CellW, l.LogRows, l.First = map[string]float64{}, map[string]float64{}, map[string]int{}, map[string]int{}
 	}
 	l.Wire, l.Lines, l.Height = math.Max(l.Wire, o.Wire), max(l.Lines, o.Lines), math.Max(l.Height, o.Height)
 	l.BrokerW = math.Max(l.BrokerW, o.BrokerW)
@@ -78,6 +79,11 @@ func (l *Layout) Add(o *Layout) {
 	}
 	for k, v := range o.LogRows {
 		l.LogRows[k] = max(l.LogRows[k], v)
+	}
+	// Logs only grow: the last frame's first cell is the latest, and every
+	// frame draws from it, so that the cells stay in place (drawn once).
+	for k, v := range o.First {
+		l.First[k] = max(l.First[k], v)
 	}
 }
 
@@ -128,7 +134,7 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	if sh == nil {
 		sh = &Layout{}
 	}
-	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}}
+	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}, First: map[string]int{}}
 	rows := memberRows(w)
 	// A big group draws its first MaxMemberRows processes; the packets of
 	// the others are counted, not drawn.
@@ -188,6 +194,9 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	b := newBrokerLayout(w, self, sh, logs, logsNote, budget)
 	b.width = math.Max(b.width, sh.BrokerW)
 	lay.Lines, lay.CellW, lay.LogRows, lay.BrokerW = len(b.lines), b.cellW, b.logRows, b.width
+	for _, l := range b.logs {
+		lay.First[l.tp.String()] = l.first
+	}
 	wire := math.Max(wireW, sh.Wire)
 	for _, r := range rows {
 		for _, p := range r.packets {

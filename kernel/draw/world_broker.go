@@ -172,8 +172,9 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 		b.cellW[tp.String()] = l.cellW
 		l.perRow = max(1, min(l.perRow, int((room+cellGap)/(l.cellW+cellGap))))
 		hw := w.Log(tp).HW()
-		n := min(hw, rows*l.perRow)
-		l.first = hw - n
+		// An animation's frames draw a log from one first cell (Layout.First).
+		l.first = min(hw, max(hw-rows*l.perRow, sh.First[tp.String()]))
+		n := hw - l.first
 		l.rows = (n + l.perRow - 1) / l.perRow
 		if l.rows == 0 {
 			l.rows = 1
