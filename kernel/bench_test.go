@@ -167,3 +167,24 @@ func BenchmarkDiagramFormats(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiagramBigWorld draws a real group's world, which diagram and
+// sequence once refused (609,200 cells in its logs, 199,100 messages): 100
+// members over 1,000 partitions with Kafka's defaults after 5 s at 100
+// records/s a partition; each picture is the partial view, as SVG.
+func BenchmarkDiagramBigWorld(b *testing.B) {
+	s := NewSession()
+	if _, err := s.Exec("new --kafka-defaults --members 100 --topics t:1000; produce --rate 100/s t; step 5s --quiet"); err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range []string{"diagram", "sequence"} {
+		b.Run(line, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.ExecResults(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/draw"
 	"github.com/kgrepl/kgrepl/sim"
 )
 
@@ -69,14 +70,18 @@ var (
 	limitCompareCombos = limit{"compare combinations", 256}
 	limitCompareWork   = limit{"ticks of compare work: combinations x the branch's ticks", 50_000_000}
 	// Pictures: samples a chart keeps (ticks x series), cells a diagram
-	// draws, messages a sequence diagram draws.
+	// draws (each log its last cells, at most draw.MaxLogs logs: the bound
+	// is never reached, and guards it), rows a sequence diagram draws.
 	limitPlotSamples  = limit{"chart samples: ticks x series", 5_000_000}
-	limitDiagramCells = limit{"log cells in a diagram", 50_000}
+	limitDiagramCells = limit{"log cells drawn in a diagram", 50_000}
 	// An animated diagram lays out and draws every cell of every frame
 	// before it writes each part once: BenchmarkAnimatedDiagram allocates
 	// about 20 KB a cell a frame while it is made (most of it garbage at once).
 	limitAnimationCells = limit{"log cells drawn in an animated diagram: frames x cells", 200_000}
-	limitSequenceLanes  = limit{"messages in a sequence diagram", 20_000}
+	// A sequence diagram of a longer range draws its first rows and says
+	// how many messages it leaves out (draw.MaxSeqRows; a 20,000-message
+	// diagram was a 40 MB SVG).
+	limitSequenceRows = limit{fmt.Sprintf("messages and notes a sequence diagram draws (the first of its range), on at most %d lanes", draw.MaxSeqLanes), draw.MaxSeqRows}
 	// A PNG is drawn in memory at 4 bytes a pixel; a PDF page's side is
 	// at most 14,400 points (200 inches), the most PDF viewers show.
 	limitPNGPixels = limit{"pixels in a PNG: width x height", 50_000_000}
@@ -258,7 +263,7 @@ var commandLimits = map[string][]*limit{
 	"compare":  {&limitCompareCombos, &limitCompareWork},
 	"plot":     {&limitPlotSamples, &limitPNGPixels, &limitPDFSide},
 	"diagram":  {&limitDiagramCells, &limitAnimationCells, &limitPNGPixels, &limitPDFSide},
-	"sequence": {&limitSequenceLanes, &limitPNGPixels, &limitPDFSide},
+	"sequence": {&limitSequenceRows, &limitPNGPixels, &limitPDFSide},
 	"trace":    {&limitTraceRows, &limitViewBytes},
 	"offsets":  {&limitViewRows, &limitViewBytes},
 	"log":      {&limitViewRows, &limitViewBytes},

@@ -52,7 +52,7 @@ func addPictureCommands() {
 				"100 without --partitions); a lag chart of more than 10 draws their total and the 9 whose\n" +
 				"lag peaked highest." + pictureHelp,
 			run: cmdPlot},
-		{name: "diagram", usage: "diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
+		{name: "diagram", usage: "diagram [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",
 			help: "Members with their state and partitions; B1 with the coordinator's state, generation and\n" +
 				"members and the transaction coordinator; each log as cells (invoices in their producer's\n" +
@@ -60,14 +60,22 @@ func addPictureCommands() {
 				"marked o2.3², COMMIT/ABORT markers), the committed offset, HW and LSO.\n" +
 				"--ticks N draws the world as it was at tick N; --ticks A..B draws one animated SVG, a frame\n" +
 				fmt.Sprintf("per tick (at most %d), that plays by itself in a browser (no script); as a PNG it is the\n", maxFrames) +
-				"last frame, as a PDF a page per frame." + pictureHelp,
+				"last frame, as a PDF a page per frame.\n" +
+				"At a real group's size it draws part of the world and says what it leaves out: at most\n" +
+				fmt.Sprintf("%d logs (the first input partitions and the output's; --partitions picks them: partitions\n", draw.MaxLogs) +
+				"and ranges of one topic, inputs or the output, t-0..t-9,invoices-0), the logs sharing\n" +
+				fmt.Sprintf("%d rows of cells (an animation's fewer), a long log its last cells with a mark of how many\n", draw.LogRowsBudget) +
+				fmt.Sprintf("earlier ones it leaves out; at most %d member processes (members lists them all).", draw.MaxMemberRows) + pictureHelp,
 			run: cmdDiagram},
 		{name: "sequence", usage: "sequence [--mermaid] [--type T1,T2] [--member Cn] [--out FILE] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the trace as a sequence diagram: a lane per participant, an arrow per message",
 			help: "--ticks A..B keeps the messages sent from tick A to tick B (A.. and ..B leave an end open);\n" +
 				"--type and --member filter as trace does. Notes between the arrows are the protocol's events.\n" +
 				"--mermaid prints Mermaid sequenceDiagram text instead of drawing (with --out FILE.mmd it\n" +
-				"writes the text to that file instead)." + pictureHelp,
+				"writes the text to that file instead).\n" +
+				fmt.Sprintf("A longer range draws its first %d rows (messages and notes; fewer when they would pass a\n", draw.MaxSeqRows) +
+				fmt.Sprintf("PNG's pixels), a group of more than %d clients the lanes of B1 and the first %d the range\n", draw.MaxSeqLanes-1, draw.MaxSeqLanes-1) +
+				"names; a line where it stops says what it leaves out and the --ticks that draws on." + pictureHelp,
 			run: cmdSequence},
 	}
 	at := len(commands)
@@ -370,7 +378,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos, fl, err = flags("diagram", args, pictureFlags, nil)
+	pos, fl, err = flags("diagram", args, append([]string{"--partitions"}, pictureFlags...), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -385,31 +393,45 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
-	cells := 0
-	for _, tp := range append(w.Layout().Inputs(), w.Layout().Outputs()...) {
-		cells += w.Log(tp).HW()
-	}
-	if err := limitDiagramCells.checkf("diagram", cells, fmt.Sprintf("%d cells in the logs", cells)); err != nil {
+	logs, note, err := diagramLogs(w, fl)
+	if err != nil {
 		return nil, err
 	}
-	wo := draw.WorldOptions{Branch: s.cur.name, Title: po.title}
+	wo := draw.WorldOptions{Branch: s.cur.name, Title: po.title, Logs: logs, LogsNote: note, LogRows: draw.LogRowsBudget}
+	from, to := w.Tick, w.Tick
+	if po.ticks {
+		from, to = po.from, po.to
+		if to < 0 {
+			to = w.Tick
+		}
+		if to > w.Tick {
+			return nil, fmt.Errorf("diagram --ticks %s: the branch is at tick %d (step or run to reach tick %d)", fl["--ticks"], w.Tick, to)
+		}
+		if n := to - from + 1; n > maxFrames {
+			return nil, fmt.Errorf("diagram --ticks %s: %d ticks, and an animation holds at most %d (a frame per tick)", fl["--ticks"], n, maxFrames)
+		}
+	}
+	// An animation's frames share limitAnimationCells: its logs share
+	// fewer rows (at least one each), so that a long log draws its last
+	// cells in each frame rather than refusing the animation.
+	frameN := to - from + 1
+	if frameN > 1 {
+		wo.LogRows = max(1, min(wo.LogRows, limitAnimationCells.max/(frameN*draw.MaxCellsPerRow)))
+	}
+	// Each log draws its last cells (draw.DrawnCells counts them at most,
+	// now and at any earlier tick, so in every frame): a world of any size
+	// draws a bounded picture, and the limits guard the bound.
+	cells := draw.DrawnCells(w, logs, wo.LogRows)
+	if err := limitDiagramCells.checkf("diagram", cells, fmt.Sprintf("%d cells drawn of %d logs", cells, len(logs))); err != nil {
+		return nil, err
+	}
 	if !po.ticks {
-		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(draw.World(w, wo), po.width, po.height), fmt.Sprintf("tick %d", w.Tick))
+		p := draw.World(w, wo)
+		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(p, po.width, po.height), withCut(fmt.Sprintf("tick %d", w.Tick), p.Cut))
 	}
-	from, to := po.from, po.to
-	if to < 0 {
-		to = w.Tick
-	}
-	if to > w.Tick {
-		return nil, fmt.Errorf("diagram --ticks %s: the branch is at tick %d (step or run to reach tick %d)", fl["--ticks"], w.Tick, to)
-	}
-	if n := to - from + 1; n > maxFrames {
-		return nil, fmt.Errorf("diagram --ticks %s: %d ticks, and an animation holds at most %d (a frame per tick)", fl["--ticks"], n, maxFrames)
-	}
-	// Each frame draws every cell the logs hold at its tick; logs only
-	// grow, so the cells now bound every frame's.
-	if to > from {
-		if err := limitAnimationCells.checkProduct("diagram --ticks "+fl["--ticks"], fmt.Sprintf("%d frames x %d cells in the logs", to-from+1, cells), to-from+1, cells); err != nil {
+	if frameN > 1 {
+		if err := limitAnimationCells.checkProduct("diagram --ticks "+fl["--ticks"],
+			fmt.Sprintf("%d frames x %d cells drawn of %d logs, a row each (fewer ticks, or --partitions picks fewer logs)", frameN, cells, len(logs)), frameN, cells); err != nil {
 			return nil, err
 		}
 	}
@@ -418,7 +440,7 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("diagram: %w", err)
 	}
 	if from == to {
-		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(frames[0], po.width, po.height), fmt.Sprintf("tick %d", from))
+		return s.pictureResult("diagram", po.out, "diagram", diagramRendering(frames[0], po.width, po.height), withCut(fmt.Sprintf("tick %d", from), frames[0].Cut))
 	}
 	title := po.title
 	if title == "" {
@@ -427,14 +449,42 @@ func cmdDiagram(s *Session, args []string) (*Result, error) {
 			title = "branch " + s.cur.name + " · " + title
 		}
 	}
-	note := fmt.Sprintf("ticks %d..%d, %d frames", from, to, len(frames))
+	picNote := fmt.Sprintf("ticks %d..%d, %d frames", from, to, len(frames))
 	switch strings.ToLower(filepath.Ext(po.out)) {
 	case ".png":
-		note += "; the PNG is the last frame"
+		picNote += "; the PNG is the last frame"
 	case ".pdf":
-		note += ", a page each"
+		picNote += ", a page each"
 	}
-	return s.pictureResult("diagram", po.out, "diagram", animationRendering(draw.Animate(frames, title), po.width, po.height), note)
+	return s.pictureResult("diagram", po.out, "diagram", animationRendering(draw.Animate(frames, title), po.width, po.height), withCut(picNote, frames[len(frames)-1].Cut))
+}
+
+// diagramLogs is the logs a diagram draws, in order, and the line that
+// says which when they are not all: --partitions' list (at most
+// draw.MaxLogs), else every log of a world of at most draw.MaxLogs
+// partitions, else draw.DiagramLogs' pick (the first input partitions and
+// the first output ones).
+func diagramLogs(w *sim.World, fl map[string]string) ([]sim.TopicPartition, string, error) {
+	l := w.Layout()
+	all := len(l.Inputs()) + len(l.Outputs())
+	v, picked := fl["--partitions"]
+	if !picked {
+		logs := draw.DiagramLogs(w)
+		return logs, draw.LogsNote(len(logs), all, partRuns(w, logs)), nil
+	}
+	nums, err := parsePartitionList(w, "diagram", v, true)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(nums) > draw.MaxLogs {
+		return nil, "", usageErr("diagram", "--partitions %q names %s partitions, and a diagram draws at most %d logs (name fewer, e.g. %s)",
+			shortWord(v), group(len(nums)), draw.MaxLogs, diagramPartitionsExample(w))
+	}
+	logs := make([]sim.TopicPartition, len(nums))
+	for i, n := range nums {
+		logs[i], _, _ = l.Numbered(uint64(n))
+	}
+	return logs, draw.LogsNote(len(logs), all, partRuns(w, logs)), nil
 }
 
 // worldFrames replays the branch and draws the world at each tick from
@@ -470,6 +520,14 @@ func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]*draw.Pict
 		return s.worldFrames(from, to, opt)
 	}
 	return frames, nil
+}
+
+// withCut adds to a picture's note the line that says what it leaves out.
+func withCut(note, cut string) string {
+	if cut == "" {
+		return note
+	}
+	return note + "; " + cut
 }
 
 // parseTicks reads A..B, A.., ..B or N; to is -1 when open.
@@ -543,11 +601,10 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 		}
 		opt.Member = v
 	}
-	n := len(draw.Messages(w, opt))
-	if err := limitSequenceLanes.checkf("sequence", n, fmt.Sprintf("%d messages in the range (narrow it with --ticks, --type or --member)", n)); err != nil {
-		return nil, err
-	}
-	note := fmt.Sprintf("%d message(s)", n)
+	// A range of any size draws its first rows (draw.MaxSeqRows) on at
+	// most draw.MaxSeqLanes lanes; the picture says what it leaves out.
+	n := draw.CountMessages(w, opt)
+	note := fmt.Sprintf("%s message(s)", group(n))
 	if fl["--mermaid"] == "true" {
 		// Mermaid is text: printed, and written only where --out says.
 		if _, ok := fl["--width"]; ok {
@@ -577,5 +634,9 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 		}
 		return nil, err
 	}
-	return s.pictureResult("sequence", po.out, "sequence", diagramRendering(draw.Sequence(w, opt), po.width, po.height), note)
+	p := draw.Sequence(w, opt)
+	if p.Cut != "" {
+		note = p.Cut // it counts the messages too
+	}
+	return s.pictureResult("sequence", po.out, "sequence", diagramRendering(p, po.width, po.height), note)
 }

@@ -167,19 +167,32 @@ func (s *Session) checkPlot(kind string, branches []string) error {
 // it returns their indexes among the world's input partitions, in the
 // order given.
 func parsePlotPartitions(w *sim.World, v string) ([]int, error) {
+	return parsePartitionList(w, "plot", v, false)
+}
+
+// parsePartitionList reads a --partitions list (plot's, diagram's): a
+// comma-separated list of partitions and ranges of one topic's
+// (t-0..t-99), each named once. With outputs the output topic's partitions
+// may be named too (diagram draws their logs); else only input partitions
+// (a chart's series). It returns their numbers (sim's Layout.Number: the
+// inputs' indexes, then the output's after them), in the order given.
+func parsePartitionList(w *sim.World, cmd, v string, outputs bool) ([]int, error) {
 	l := w.Layout()
+	what, example := "input partitions", plotPartitionsExample(w)
+	if outputs {
+		what, example = "partitions", diagramPartitionsExample(w)
+	}
 	bad := func(format string, args ...any) error {
-		return usageErr("plot", "--partitions %q: %s (a comma-separated list of input partitions and ranges of one topic's, e.g. %s)",
-			shortWord(v), fmt.Sprintf(format, args...), plotPartitionsExample(w))
+		return usageErr(cmd, "--partitions %q: %s (a comma-separated list of %s and ranges of one topic's, e.g. %s)",
+			shortWord(v), fmt.Sprintf(format, args...), what, example)
 	}
 	index := func(name string) (int, sim.TopicPartition, error) {
 		tp, err := l.ParsePartition(name)
 		if err != nil {
-			return 0, tp, bad("no input partition %s", shortWord(name))
+			return 0, tp, bad("no %s %s", strings.TrimSuffix(what, "s"), shortWord(name))
 		}
-		span, ok := l.Span(tp.Topic)
-		i, in := span.Index(tp.Partition)
-		if !ok || !in {
+		i, _ := l.Number(tp)
+		if _, input := l.Span(tp.Topic); !input && !outputs {
 			return 0, tp, bad("%s is not an input partition (the chart draws input partitions)", shortWord(name))
 		}
 		return i, tp, nil
@@ -207,7 +220,8 @@ func parsePlotPartitions(w *sim.World, v string) ([]int, error) {
 		}
 		for i := a; i <= b; i++ {
 			if seen[i] {
-				return nil, bad("%s is named twice", l.ShortName(l.Inputs()[i]))
+				tp, _, _ := l.Numbered(uint64(i))
+				return nil, bad("%s is named twice", l.ShortName(tp))
 			}
 			seen[i] = true
 			out = append(out, i)
@@ -224,4 +238,14 @@ func plotPartitionsExample(w *sim.World) string {
 		return name(in[0]) + ".." + name(in[2])
 	}
 	return name(in[0])
+}
+
+// diagramPartitionsExample is an example of diagram's --partitions in this
+// world: a range of input partitions (or one) and an output partition.
+func diagramPartitionsExample(w *sim.World) string {
+	outs := w.Layout().Outputs()
+	if len(outs) == 0 {
+		return plotPartitionsExample(w)
+	}
+	return plotPartitionsExample(w) + "," + w.Layout().ShortName(outs[0])
 }

@@ -198,7 +198,7 @@ func TestPictureErrors(t *testing.T) {
 		{"plot lag --branches main,main", "plot lag --branches main,main: a lag chart shows one branch (overlays: pause duplicates)"},
 		{"plot pause --colour red", "plot: unknown option --colour (options: --branches --partitions --out --width --height --title --ticks) (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
 		{"plot pause --out", "plot: --out needs a value (usage: plot pause|duplicates|lag|timeline|unavailable [--branches A,B] [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])"},
-		{"diagram now", `diagram: unexpected "now" (usage: diagram [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
+		{"diagram now", `diagram: unexpected "now" (usage: diagram [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B])`},
 		{"diagram --out d.jpg", "diagram --out d.jpg: want a file ending in .svg, .png or .pdf"},
 		{"sequence --ticks x", `sequence --ticks "x": want A..B, A.. or ..B in whole ticks (e.g. 0..14), or one tick N`},
 		{"sequence --ticks 9..3", "sequence --ticks 9..3: the range ends (3) before it starts (9)"},
@@ -369,9 +369,11 @@ func TestPictureWorkBounds(t *testing.T) {
 
 	a := NewSession()
 	runLines(t, a, "set records.per.partition 8000\nnew --keep-settings\nstep 5")
-	want := "diagram --ticks 0..4: 5 frames x 48001 cells in the logs = 240,005 is over the limit (at most 200,000 log cells drawn in an animated diagram: frames x cells)"
-	if _, err := a.Exec("diagram --ticks 0..4"); err == nil || err.Error() != want {
-		t.Errorf("an animation of 5 frames of 48,001 cells:\n got %v\nwant %s", err, want)
+	// Logs of 8,000 cells: each frame draws their last cells (an
+	// animation's logs share fewer rows) rather than refusing it; an
+	// animation past the limit even so is TestAnimatedDiagramOfLongLogs'.
+	if r, err := a.Exec("diagram --ticks 0..4"); err != nil || !strings.Contains(r, "of the logs drawn from a later cell") {
+		t.Errorf("an animation of 5 frames of logs of 8,000 cells: %v, want it drawn, saying the logs are cut", err)
 	}
 }
 

@@ -817,3 +817,43 @@ func TestGoldenPicturesAsPNGAndPDF(t *testing.T) {
 		}
 	}
 }
+
+// TestInvoiceNumbersOfCutLogs: a diagram that draws an output log from a
+// later cell numbers its invoices as InvoiceNumbers numbers them all (the
+// second invoice of a record is ², wherever the first one is), for every
+// cut of every demo's output logs; and names no cell before the cut.
+func TestInvoiceNumbersOfCutLogs(t *testing.T) {
+	marked := 0
+	for _, n := range []int{4, 7, 9, 12} {
+		w := demoWorld(t, n).World()
+		whole := draw.InvoiceNumbers(w)
+		for _, tp := range w.Layout().Outputs() {
+			hw := w.Log(tp).HW()
+			for _, from := range []int{1, hw / 3, hw / 2, hw - 1} {
+				if from <= 0 {
+					continue
+				}
+				got := draw.InvoiceNumbersFrom(w, map[sim.TopicPartition]int{tp: from})
+				for off, k := range got[tp] {
+					if off < from {
+						t.Errorf("demo %d %s from %d: offset %d numbered", n, tp, from, off)
+					}
+					if whole[tp][off] != k {
+						t.Errorf("demo %d %s from %d: offset %d is invoice %d, all say %d", n, tp, from, off, k, whole[tp][off])
+					}
+				}
+				for off, k := range whole[tp] {
+					if off >= from && got[tp][off] != k {
+						t.Errorf("demo %d %s from %d: offset %d is invoice %d, the cut says %d", n, tp, from, off, k, got[tp][off])
+					}
+					if off >= from {
+						marked++
+					}
+				}
+			}
+		}
+	}
+	if marked == 0 {
+		t.Error("no demo's cut log holds a duplicate: the test compares nothing")
+	}
+}

@@ -27,6 +27,9 @@ import (
 type Picture struct {
 	W, H  float64 // CSS pixels
 	Title string
+	// Cut is the line a partial picture shows saying what it leaves out
+	// ("" when it draws everything); the kernel repeats it in its answer.
+	Cut   string
 	class string
 	ops   []op
 	// run is how far a packet's dot travels in an animation, and wire the

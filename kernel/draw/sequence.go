@@ -3,6 +3,7 @@ package draw
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"strings"
 
@@ -39,41 +40,112 @@ type seqRow struct {
 
 // seqModel is what both renderings (SVG and Mermaid) draw.
 type seqModel struct {
-	lanes []string
-	rows  []seqRow
-	msgs  int
-	title string
-	clock wallclock.Clock
+	lanes    []string
+	allLanes int // B1 and every client: more than the lanes when some are left out
+	rows     []seqRow
+	msgs     int  // the messages of the range, drawn or not
+	more     bool // rows of the range follow the rows (MaxSeqRows)
+	title    string
+	clock    wallclock.Clock
 }
 
-// Messages lists the packets a sequence diagram with these options draws,
-// in trace order.
-func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
+// cutLine says what a diagram of its first n rows leaves out ("" when
+// nothing): the messages after them (and where the rest starts), those of
+// lanes not drawn, and the lanes.
+func (m *seqModel) cutLine(n int) string {
+	drawn := 0
+	for _, r := range m.rows[:n] {
+		if r.pkt != nil {
+			drawn++
+		}
+	}
+	var parts []string
+	if drawn < m.msgs {
+		t := fmt.Sprintf("%s of %s messages drawn", thousands(drawn), thousands(m.msgs))
+		if n > 0 && (n < len(m.rows) || m.more) {
+			t += fmt.Sprintf(", to tick %d (--ticks %d.. draws on)", m.rows[n-1].tick, m.rows[n-1].tick+1)
+		}
+		parts = append(parts, t)
+	}
+	if clients := len(m.lanes) - 1; clients+1 < m.allLanes && drawn < m.msgs {
+		parts = append(parts, fmt.Sprintf("lanes of %d of %s members (the first the range names)", clients, thousands(m.allLanes-1)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "; --ticks, --type or --member narrows"
+}
+
+// A sequence diagram of a big world draws part of its range: at most
+// MaxSeqRows rows (messages and notes), the first of the range, and at most
+// MaxSeqLanes lanes (B1 and the clients that send or receive first), the
+// rows and lanes left out counted on a line where the diagram stops. The
+// page's diagrams draw whole (the longest, demo 15's whole history, is
+// 496 messages and their notes on 5 lanes; 12 members draw 13 lanes).
+const (
+	MaxSeqRows  = 1000
+	MaxSeqLanes = 21
+	// seqMaxBodyH bounds the rows' height (labels wrap), and seqMaxPixels
+	// the picture's pixels: a picture of any lanes stays within a PNG's
+	// pixels (50,000,000) and a PDF page's side (19,200).
+	seqMaxBodyH  = 18000.0
+	seqMaxPixels = 48_000_000.0
+)
+
+// keeps says whether a message passes opt's filters.
+func (opt SeqOptions) keeps(p *sim.Packet, want map[sim.API]bool) bool {
+	if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
+		return false
+	}
+	if len(want) > 0 && !want[p.Type] {
+		return false
+	}
+	return opt.Member == "" || p.From == opt.Member || p.To == opt.Member
+}
+
+// types is the set --type keeps (empty: every type).
+func (opt SeqOptions) types() map[sim.API]bool {
 	want := map[sim.API]bool{}
 	for _, t := range opt.Types {
 		want[t] = true
 	}
+	return want
+}
+
+// Messages lists the packets of a sequence diagram's range, in trace
+// order, every one (a diagram draws the first MaxSeqRows rows of them;
+// CountMessages counts them without building them).
+func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
+	want := opt.types()
 	var out []*sim.Packet
 	for i, p := range w.Packets.Headers(0) {
-		if p.Sent < opt.From || (opt.To >= 0 && p.Sent > opt.To) {
-			continue
+		if opt.keeps(&p, want) {
+			out = append(out, w.Packets.At(i))
 		}
-		if len(want) > 0 && !want[p.Type] {
-			continue
-		}
-		if opt.Member != "" && p.From != opt.Member && p.To != opt.Member {
-			continue
-		}
-		out = append(out, w.Packets.At(i))
 	}
 	return out
+}
+
+// CountMessages is len(Messages(w, opt)), read off the trace's headers.
+func CountMessages(w *sim.World, opt SeqOptions) int {
+	want, n := opt.types(), 0
+	for _, p := range w.Packets.Headers(0) {
+		if opt.keeps(&p, want) {
+			n++
+		}
+	}
+	return n
 }
 
 // Lanes lists the participants of a sequence diagram, left to right: the
 // first client, B1, then the other clients (the seed draws C1, B1, C2),
 // then anyone else a message names.
 func Lanes(w *sim.World, pkts []*sim.Packet) []string {
-	clients := natural.Sorted(w.Clients())
+	return lanesOf(natural.Sorted(w.Clients()), pkts)
+}
+
+// lanesOf is Lanes of these clients (sorted).
+func lanesOf(clients []string, pkts []*sim.Packet) []string {
 	var lanes []string
 	if len(clients) > 0 {
 		lanes = append(lanes, clients[0])
@@ -97,10 +169,63 @@ func Lanes(w *sim.World, pkts []*sim.Packet) []string {
 	return lanes
 }
 
+// seqLanes picks the clients whose lanes a diagram draws: every client
+// of a group of fewer than MaxSeqLanes, else --member's and the first to
+// send or receive a message of the range, MaxSeqLanes-1 in all, sorted.
+// all counts B1 and every client.
+func seqLanes(w *sim.World, opt SeqOptions, want map[sim.API]bool) (clients []string, all int) {
+	clients = natural.Sorted(w.Clients())
+	if len(clients)+1 <= MaxSeqLanes {
+		return clients, len(clients) + 1
+	}
+	picked := map[string]bool{}
+	var keep []string
+	add := func(c string) {
+		if c != sim.Broker && c != "" && !picked[c] && len(keep) < MaxSeqLanes-1 && w.Member(c) != nil {
+			picked[c] = true
+			keep = append(keep, c)
+		}
+	}
+	add(opt.Member)
+	for _, p := range w.Packets.Headers(0) {
+		if len(keep) == MaxSeqLanes-1 {
+			break
+		}
+		if opt.keeps(&p, want) {
+			add(p.From)
+			add(p.To)
+		}
+	}
+	return natural.Sorted(keep), len(clients) + 1
+}
+
 func buildSeq(w *sim.World, opt SeqOptions) seqModel {
-	pkts := Messages(w, opt)
-	m := seqModel{lanes: Lanes(w, pkts), msgs: len(pkts)}
-	var evs []*sim.Event
+	want := opt.types()
+	clients, allLanes := seqLanes(w, opt, want)
+	inLane := map[string]bool{sim.Broker: true}
+	for _, c := range clients {
+		inLane[c] = true
+	}
+	cutLanes := len(clients)+1 < allLanes
+	// The first MaxSeqRows messages and notes of the range on the lanes
+	// drawn (every message's when every lane is), the others counted; only
+	// those are built from the trace.
+	m := seqModel{allLanes: allLanes}
+	var pktIdx, evIdx []int
+	for i, p := range w.Packets.Headers(0) {
+		if !opt.keeps(&p, want) {
+			continue
+		}
+		m.msgs++
+		if cutLanes && (!inLane[p.From] || !inLane[p.To]) {
+			continue
+		}
+		if len(pktIdx) == MaxSeqRows {
+			m.more = true
+			continue
+		}
+		pktIdx = append(pktIdx, i)
+	}
 	for i, h := range w.Events.Headers(0) {
 		if !noteKinds[h.Kind] || h.Tick < opt.From || (opt.To >= 0 && h.Tick > opt.To) {
 			continue
@@ -108,12 +233,27 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 		if opt.Member != "" && h.Member != opt.Member {
 			continue
 		}
+		if cutLanes && !inLane[noteLane(&h)] {
+			continue
+		}
+		if len(evIdx) == MaxSeqRows {
+			m.more = true
+			break
+		}
+		evIdx = append(evIdx, i)
+	}
+	var pkts []*sim.Packet
+	for _, i := range pktIdx {
+		pkts = append(pkts, w.Packets.At(i))
+	}
+	var evs []*sim.Event
+	for _, i := range evIdx {
 		e := w.Events.At(i)
 		evs = append(evs, &e)
 	}
 	// Merge by tick: a tick's events come before the messages it sent.
 	i, j := 0, 0
-	for i < len(evs) || j < len(pkts) {
+	for (i < len(evs) || j < len(pkts)) && len(m.rows) < MaxSeqRows {
 		if j >= len(pkts) || (i < len(evs) && evs[i].Tick <= pkts[j].Sent) {
 			m.rows = append(m.rows, seqRow{tick: evs[i].Tick, ev: evs[i]})
 			i++
@@ -122,18 +262,20 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 		m.rows = append(m.rows, seqRow{tick: pkts[j].Sent, pkt: pkts[j]})
 		j++
 	}
+	m.more = m.more || i < len(evs) || j < len(pkts)
+	m.lanes = lanesOf(clients, pkts[:j])
 	// In real time (the world's time ms) ticks read as times.
 	m.clock = wallclock.Of(w)
 	to := "now"
 	if opt.To >= 0 {
 		to = strconv.Itoa(opt.To)
 	}
-	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %d message(s)", w.Group.ID(), opt.From, to, len(pkts))
+	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %s message(s)", w.Group.ID(), opt.From, to, thousands(m.msgs))
 	if m.clock.Real() {
 		if opt.To >= 0 {
 			to = m.clock.TickAt(opt.To)
 		}
-		m.title = fmt.Sprintf("group %s · messages from %s to %s · %d message(s)", w.Group.ID(), m.clock.TickAt(opt.From), to, len(pkts))
+		m.title = fmt.Sprintf("group %s · messages from %s to %s · %s message(s)", w.Group.ID(), m.clock.TickAt(opt.From), to, thousands(m.msgs))
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title
@@ -203,11 +345,23 @@ func Sequence(w *sim.World, opt SeqOptions) *Picture {
 		}
 		rowY[i+1] = rowY[i] + h
 	}
-	height := rowY[len(m.rows)] + 16 + seqHeadH + margin
-	if len(m.rows) == 0 {
+	// The rows that fit seqMaxBodyH, and a line under them saying what
+	// the diagram leaves out.
+	n := len(m.rows)
+	room := math.Min(seqMaxBodyH, seqMaxPixels/width-(bodyTop+16+seqHeadH+margin+2*seqRowH))
+	for n > 0 && rowY[n]-bodyTop > room {
+		n--
+	}
+	rows, cut := m.rows[:n], m.cutLine(n)
+	height := rowY[n] + 16 + seqHeadH + margin
+	if n == 0 {
+		height += seqRowH
+	}
+	if cut != "" {
 		height += seqRowH
 	}
 	pic, s := newPicture(width, height, "kgrepl-sequence", m.title)
+	pic.Cut = cut
 	s.text(margin, margin+14, fitWidth(m.title, textStyle{size: 15, bold: true}, width-2*margin), textStyle{size: 15, bold: true, color: Hex(Ink)})
 	bottomHead := height - margin - seqHeadH
 	for _, l := range m.lanes {
@@ -221,11 +375,20 @@ func Sequence(w *sim.World, opt SeqOptions) *Picture {
 		}
 		s.end()
 	}
-	if len(m.rows) == 0 {
+	if cut != "" {
+		s.group("class", "sequence-cut")
+		y := rowY[n] + seqRowH - 6
+		if n == 0 {
+			y += seqRowH // under "no messages in this range"
+		}
+		s.text(gutter, y, fitWidth(cut, textStyle{size: 11, bold: true}, width-gutter-margin), textStyle{size: 11, bold: true, color: Hex(Ink)})
+		s.end()
+	}
+	if n == 0 {
 		s.text(width/2, bodyTop+14, "no messages in this range", textStyle{size: 12, italic: true, anchor: "middle", color: Hex(Faint)})
 	}
 	lastTick := -1
-	for i, r := range m.rows {
+	for i, r := range rows {
 		y := rowY[i]
 		if r.tick != lastTick {
 			lastTick = r.tick
@@ -442,6 +605,9 @@ func Mermaid(w *sim.World, opt SeqOptions) string {
 			label += " (in flight)"
 		}
 		fmt.Fprintf(&b, "    %s%s%s: %s%s\n", mermaidID(p.From), arrow, mermaidID(p.To), prefix, mermaidText(label))
+	}
+	if cut := m.cutLine(len(m.rows)); cut != "" {
+		b.WriteString("    %% " + cut + "\n")
 	}
 	return b.String()
 }

@@ -21,6 +21,33 @@ type WorldOptions struct {
 	// each part is given at least the room it takes in any frame, so what
 	// does not change stays in place (and is drawn once).
 	Shared *Layout
+	// Logs, when not nil, are the partitions whose logs are drawn, in this
+	// order (at most MaxLogs); nil draws DiagramLogs' pick. Each log draws
+	// at most its last cells (LogRows), saying how many it leaves out.
+	Logs []sim.TopicPartition
+	// LogsNote, when the logs drawn are not all the world's, is the line
+	// above them that says which are drawn; "" says it with counts alone.
+	LogsNote string
+	// LogRows is the rows of cells the logs share (0: LogRowsBudget).
+	LogRows int
+}
+
+// MaxMemberRows bounds the member processes a world diagram draws in its
+// left column (about 90 px each): past it the first of them are drawn and
+// a line under them says how many are not (members lists every one).
+const MaxMemberRows = 100
+
+// LogsNote is the line a diagram of drawn of all partitions' logs shows
+// above them ("" when every log is drawn); picked spells which (may be "").
+func LogsNote(drawn, all int, picked string) string {
+	if drawn >= all {
+		return ""
+	}
+	t := fmt.Sprintf("%s of %s partitions' logs drawn", thousands(drawn), thousands(all))
+	if picked != "" {
+		t += ": " + picked
+	}
+	return t + "; --partitions picks others"
 }
 
 // Layout is the room a world diagram gave its parts: the wire between the
@@ -33,13 +60,14 @@ type Layout struct {
 	Lines   int
 	CellW   map[string]float64 // by partition
 	LogRows map[string]int
+	First   map[string]int // the first cell a log draws (a long log's last cells)
 	Height  float64
 }
 
 // Add makes l the room both l and o need.
 func (l *Layout) Add(o *Layout) {
 	if l.RowH == nil {
-		l.RowH, l.CellW, l.LogRows = map[string]float64{}, map[string]float64{}, map[string]int{}
+		l.RowH, l.CellW, l.LogRows, l.First = map[string]float64{}, map[string]float64{}, map[string]int{}, map[string]int{}
 	}
 	l.Wire, l.Lines, l.Height = math.Max(l.Wire, o.Wire), max(l.Lines, o.Lines), math.Max(l.Height, o.Height)
 	l.BrokerW = math.Max(l.BrokerW, o.BrokerW)
@@ -51,6 +79,11 @@ func (l *Layout) Add(o *Layout) {
 	}
 	for k, v := range o.LogRows {
 		l.LogRows[k] = max(l.LogRows[k], v)
+	}
+	// Logs only grow: the last frame's first cell is the latest, and every
+	// frame draws from it, so that the cells stay in place (drawn once).
+	for k, v := range o.First {
+		l.First[k] = max(l.First[k], v)
 	}
 }
 
@@ -101,8 +134,14 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	if sh == nil {
 		sh = &Layout{}
 	}
-	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}}
+	lay := &Layout{RowH: map[string]float64{}, CellW: map[string]float64{}, LogRows: map[string]int{}, First: map[string]int{}}
 	rows := memberRows(w)
+	// A big group draws its first MaxMemberRows processes; the packets of
+	// the others are counted, not drawn.
+	var more, morePackets int
+	if len(rows) > MaxMemberRows {
+		more, rows = len(rows)-MaxMemberRows, rows[:MaxMemberRows]
+	}
 	var self []*sim.Packet // B1 to B1 (WriteTxnMarkers)
 	var orphans []*sim.Packet
 	for _, p := range w.InFlight() {
@@ -112,10 +151,19 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		default:
 			if r := rowFor(rows, p); r != nil {
 				r.packets = append(r.packets, p)
+			} else if more > 0 && w.Member(packetClient(p)) != nil {
+				morePackets++
 			} else {
 				orphans = append(orphans, p)
 			}
 		}
+	}
+	logs, logsNote := opt.Logs, opt.LogsNote
+	if logs == nil {
+		logs = DiagramLogs(w)
+	}
+	if all := len(w.Layout().Inputs()) + len(w.Layout().Outputs()); logsNote == "" {
+		logsNote = LogsNote(len(logs), all, "")
 	}
 	y := margin + headerH
 	for _, r := range rows {
@@ -130,10 +178,25 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		y += r.h + memberGap
 	}
 	membersBottom := y
+	moreNote := ""
+	if more > 0 {
+		moreNote = fmt.Sprintf("%s more member processes not drawn (members lists them)", thousands(more))
+		if morePackets > 0 {
+			moreNote = fmt.Sprintf("%s more member processes and their %s packets in flight not drawn (members lists them)", thousands(more), thousands(morePackets))
+		}
+		membersBottom += packetStep
+	}
 
-	b := newBrokerLayout(w, self, sh)
+	budget := opt.LogRows
+	if budget <= 0 {
+		budget = LogRowsBudget
+	}
+	b := newBrokerLayout(w, self, sh, logs, logsNote, budget)
 	b.width = math.Max(b.width, sh.BrokerW)
 	lay.Lines, lay.CellW, lay.LogRows, lay.BrokerW = len(b.lines), b.cellW, b.logRows, b.width
+	for _, l := range b.logs {
+		lay.First[l.tp.String()] = l.first
+	}
 	wire := math.Max(wireW, sh.Wire)
 	for _, r := range rows {
 		for _, p := range r.packets {
@@ -171,14 +234,38 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 		title = opt.Title
 	}
 	pic, s := newPicture(width, height, "kgrepl-diagram", title)
+	cutLogs := 0
+	for _, l := range b.logs {
+		if l.first > 0 {
+			cutLogs++
+		}
+	}
+	cellsNote := ""
+	if cutLogs > 0 {
+		cellsNote = fmt.Sprintf("%s of the logs drawn from a later cell (each says how many earlier cells it leaves out)", thousands(cutLogs))
+	}
+	for _, t := range []string{logsNote, cellsNote, moreNote} {
+		if t != "" && pic.Cut != "" {
+			pic.Cut += "; "
+		}
+		pic.Cut += t
+	}
 	// Animate reads how far a packet's dot travels, and where B1 stands.
 	pic.run, pic.wire, pic.layout = packetRun(margin+memberW, bx), wire, lay
 	s.text(margin, margin+16, fitWidth(title, textStyle{size: 17, bold: true}, width-2*margin), textStyle{size: 17, bold: true, color: Hex(Ink)})
 	s.text(margin, margin+34, fitWidth(subtitle(w), textStyle{size: 11.5}, width-2*margin), textStyle{size: 11.5, color: Hex(Faint)})
 
+	// The group's leader, read once (Describe lists every member with its
+	// assignment: once a member made a diagram of 100 members cost 190 MB).
+	leader := w.Group.Describe().Leader
 	for _, r := range rows {
-		drawMember(s, w, r)
+		drawMember(s, w, r, leader)
 		drawPackets(s, r, margin+memberW, bx)
+	}
+	if moreNote != "" {
+		s.group("class", "members-cut", "data-more", strconv.Itoa(more))
+		s.text(margin, membersBottom-packetStep+6, fitWidth(moreNote, textStyle{size: 11, bold: true}, memberW+wire-16), textStyle{size: 11, bold: true, color: Hex(Ink)})
+		s.end()
 	}
 	for i, p := range orphans {
 		yy := membersBottom + float64(i)*packetStep + 10
@@ -242,6 +329,14 @@ func memberRows(w *sim.World) []*memberRow {
 		}
 	}
 	return rows
+}
+
+// packetClient is the client end of a packet between a client and B1.
+func packetClient(p *sim.Packet) string {
+	if p.From == sim.Broker {
+		return p.To
+	}
+	return p.From
 }
 
 func rowFor(rows []*memberRow, p *sim.Packet) *memberRow {
@@ -328,7 +423,7 @@ func stopped(w *sim.World, m *sim.Member) string {
 	return how
 }
 
-func drawMember(s *pen, w *sim.World, r *memberRow) {
+func drawMember(s *pen, w *sim.World, r *memberRow, leader string) {
 	m := r.m
 	x, y := margin, r.y
 	col := ClientColor(m.Client)
@@ -359,7 +454,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow) {
 		id = "no member id"
 	}
 	var badges []string
-	if m.Alive && m.MemberID != "" && w.Group.Describe().Leader == m.MemberID {
+	if m.Alive && m.MemberID != "" && leader == m.MemberID {
 		badges = append(badges, "leader")
 	}
 	if m.Static() {

@@ -46,9 +46,10 @@ type logLayout struct {
 	rows   int
 	y      float64     // top of the first row, relative to logsTop
 	nth    map[int]int // offset → the invoice's number for its input record, from 2 (duplicates)
+	first  int         // the first cell drawn: a long log draws its last cells (LogRowsBudget)
 }
 
-func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout {
+func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.TopicPartition, note string, budget int) *brokerLayout {
 	b := &brokerLayout{cellW: map[string]float64{}, logRows: map[string]int{}}
 	g := w.Group.Describe()
 	leader := "-"
@@ -99,7 +100,12 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	if len(pend) > 0 {
 		b.lines = append(b.lines, brokerLine{text: "pending transactional offsets: " + strings.Join(pend, " ") + " (OffsetFetch answers UNSTABLE_OFFSET_COMMIT)", size: 11, color: Hex(Zombie)})
 	}
-	for _, e := range w.Txn.Entries() {
+	entries := w.Txn.Entries()
+	for k, e := range entries {
+		if k == maxListLines-1 && len(entries) > maxListLines {
+			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more transactional ids (txn lists them)", thousands(len(entries)-k)), size: 11, color: Hex(Ink)})
+			break
+		}
 		t := fmt.Sprintf("%s · pid %d · epoch %d · %s", e.TransactionalID, e.PID, e.Epoch, e.State)
 		var parts []string
 		for _, tp := range e.Partitions {
@@ -120,8 +126,15 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 		}
 		b.lines = append(b.lines, brokerLine{text: t, size: 11, color: ClientHex(strings.TrimPrefix(e.TransactionalID, "tx-"))})
 	}
-	for _, p := range self {
+	for k, p := range self {
+		if k == maxListLines-1 && len(self) > maxListLines {
+			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more B1 to B1 packets in flight", thousands(len(self)-k)), size: 11, color: Hex(Broker)})
+			break
+		}
 		b.lines = append(b.lines, brokerLine{text: "in flight ↻ " + string(p.Type) + " " + p.Summary, size: 11, color: Hex(Broker)})
+	}
+	if note != "" {
+		b.lines = append(b.lines, brokerLine{text: note, size: 11, bold: true, color: Hex(Ink)})
 	}
 	textW := 0.0
 	for i, l := range b.lines {
@@ -136,15 +149,18 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	b.logsTop = 14 + 18*float64(max(len(b.lines), sh.Lines)) + 12
 	y := 0.0
 	cellsW := 0.0
-	nth := InvoiceNumbers(w)
-	for i, tp := range append(append([]sim.TopicPartition{}, w.Layout().Inputs()...), w.Layout().Outputs()...) {
-		l := logLayout{tp: tp, output: i >= len(w.Layout().Inputs())}
-		l.cellW, l.perRow = 24, inputPerRow
-		if l.output {
-			l.perRow = outPerRow
-		}
+	// Each log draws at most rows rows: its last cells (see LogRowsBudget).
+	rows := logRows(len(logs), budget)
+	from := map[sim.TopicPartition]int{} // the first cell that may be drawn, by log
+	for _, tp := range logs {
+		from[tp] = max(0, w.Log(tp).HW()-rows*maxPerRow(w, tp))
+	}
+	nth := invoiceNumbersFrom(w, from)
+	for _, tp := range logs {
+		l := logLayout{tp: tp, output: !isInput(w, tp)}
+		l.cellW, l.perRow = 24, maxPerRow(w, tp)
 		l.nth = nth[tp]
-		for i, c := range w.Log(tp).Cells.All() {
+		for i, c := range w.Log(tp).Cells.From(from[tp]) {
 			if cw := measure(cellText(c, l.nth[i]), cellStyle) + 10; cw > l.cellW {
 				l.cellW = cw
 			}
@@ -155,7 +171,10 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 		l.cellW = math.Max(l.cellW, sh.CellW[tp.String()])
 		b.cellW[tp.String()] = l.cellW
 		l.perRow = max(1, min(l.perRow, int((room+cellGap)/(l.cellW+cellGap))))
-		n := w.Log(tp).HW()
+		hw := w.Log(tp).HW()
+		// An animation's frames draw a log from one first cell (Layout.First).
+		l.first = min(hw, max(hw-rows*l.perRow, sh.First[tp.String()]))
+		n := hw - l.first
 		l.rows = (n + l.perRow - 1) / l.perRow
 		if l.rows == 0 {
 			l.rows = 1
@@ -183,6 +202,19 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout) *brokerLayout
 	}
 	b.height = b.logsTop + y + 10
 	return b
+}
+
+// thousands writes 1234567 as 1,234,567.
+func thousands(n int) string {
+	t := strconv.Itoa(n)
+	var b strings.Builder
+	for i, c := range t {
+		if i > 0 && (len(t)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // superscript writes n in superscript digits (o2.3² is the second invoice of o2.3).
@@ -258,8 +290,9 @@ func (b *brokerLayout) draw(s *pen, w *sim.World, x, y float64) {
 		ly += 18
 	}
 	s.line(x+10, y+b.logsTop-8, x+b.width-10, y+b.logsTop-8, "#dddddd", 1, "")
+	owners := consumers(w)
 	for _, l := range b.logs {
-		drawLog(s, w, l, x+14, y+b.logsTop+l.y)
+		drawLog(s, w, l, owners[l.tp], x+14, y+b.logsTop+l.y)
 	}
 }
 
@@ -290,25 +323,38 @@ func memberLines(ms []string) []brokerLine {
 		if i == 0 {
 			l.text = "members:"
 		}
+		if len(out) == maxListLines-1 && i+cols < len(ms) {
+			return append(out, brokerLine{text: fmt.Sprintf("… %s more members (describe group --members lists them)", thousands(len(ms)-i)),
+				size: size, color: Hex(Ink)})
+		}
 		out = append(out, l)
 	}
 	return out
 }
 
-// consumerOf is the live group member consuming tp now, if any.
-func consumerOf(w *sim.World, tp sim.TopicPartition) *sim.Member {
+// maxListLines bounds each list in B1's box (its members, the
+// transactional ids): a group of thousands lists its first and says how
+// many more there are.
+const maxListLines = 25
+
+// consumers is, by partition, the live group member consuming it now:
+// the first of w.Clients() that is alive, no zombie, and owns it. Built
+// once a diagram (a lookup a log asked IsZombie of every client, and so the
+// coordinator's Describe: 10,000 times for 100 logs of 100 members).
+func consumers(w *sim.World) map[sim.TopicPartition]*sim.Member {
+	out := map[sim.TopicPartition]*sim.Member{}
 	for _, c := range w.Clients() {
 		m := w.Member(c)
 		if m == nil || !m.Alive || IsZombie(w, m) {
 			continue
 		}
 		for _, o := range m.Owned {
-			if o == tp {
-				return m
+			if _, ok := out[o]; !ok {
+				out[o] = m
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // cellStyle is the font of a log cell's text.
@@ -317,14 +363,13 @@ var cellStyle = textStyle{size: 9.5, mono: true}
 // logEndW is the room right of a row of cells (for the HW and LSO labels).
 const logEndW = 70.0
 
-func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
+func drawLog(s *pen, w *sim.World, l logLayout, owner *sim.Member, x, y float64) {
 	lg := w.Log(l.tp)
 	hw, lso := lg.HW(), lg.LSO()
 	committed, hasCommitted := -1, false
 	if rec, ok := w.Group.Offsets.Committed(l.tp); ok && !l.output {
 		committed, hasCommitted = rec.Offset, true
 	}
-	owner := consumerOf(w, l.tp)
 	pos := -1
 	if owner != nil {
 		if p, ok := owner.Position(l.tp); ok {
@@ -360,15 +405,33 @@ func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 	}
 	s.end()
 	cx := x + logLabelW
+	// A long log draws its last cells from l.first: a mark under its name
+	// says how many earlier cells it leaves out, a dashed edge opens its
+	// first row, and a pointer to an earlier offset (committed, LSO, the
+	// fetch position) stands at the edge with ← before its label.
+	if l.first > 0 {
+		s.group("class", "log-cut", "data-partition", tpName, "data-first", strconv.Itoa(l.first))
+		s.text(x, y+43, fitWidth(thousands(l.first)+" earlier", textStyle{size: 10, italic: true}, logLabelW-6),
+			textStyle{size: 10, italic: true, color: Hex(Faint)})
+		s.line(cx-cellGap/2, y-3, cx-cellGap/2, y+cellH+3, Hex(Faint), 1.2, "3 2")
+		s.end()
+	}
 	at := func(off int) (float64, float64) {
+		off = max(off, l.first) - l.first
 		row := off / l.perRow
 		col := off % l.perRow
-		if off == hw && off > 0 && col == 0 {
+		if off == hw-l.first && off > 0 && col == 0 {
 			row, col = row-1, l.perRow // the end of the log sits after the last cell
 		}
 		return cx + float64(col)*(l.cellW+cellGap), y + float64(row)*(cellH+logRowGap)
 	}
-	for i, c := range lg.Cells.All() {
+	earlier := func(off int, label string) string {
+		if off < l.first {
+			return "← " + label
+		}
+		return label
+	}
+	for i, c := range lg.Cells.From(l.first) {
 		cxx, cy := at(i)
 		fill, stroke, dash, tc := "#ffffff", "#9a9a9a", "", Hex(Faint)
 		kind := "record"
@@ -428,7 +491,7 @@ func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 		lx -= cellGap / 2
 		s.group("class", "lso", "data-partition", tpName)
 		s.line(lx, ly-6, lx, ly+cellH+3, Hex(Zombie), 2, "")
-		s.text(lx-3, ly-8, "LSO "+strconv.Itoa(lso), textStyle{size: 10, bold: true, color: Hex(Zombie), anchor: "end"})
+		s.text(lx-3, ly-8, earlier(lso, "LSO "+strconv.Itoa(lso)), textStyle{size: 10, bold: true, color: Hex(Zombie), anchor: "end"})
 		s.end()
 	}
 	// The group's committed offset, under the row: the next record a new owner reads.
@@ -437,7 +500,7 @@ func drawLog(s *pen, w *sim.World, l logLayout, x, y float64) {
 		px -= cellGap / 2
 		s.group("class", "committed", "data-partition", tpName)
 		s.polygon(Hex(Committed), px, py+cellH+2, px-5, py+cellH+10, px+5, py+cellH+10)
-		s.text(px+7, py+cellH+12, "committed "+strconv.Itoa(committed), textStyle{size: 10, color: Hex(Committed), bold: true})
+		s.text(px+7, py+cellH+12, earlier(committed, "committed "+strconv.Itoa(committed)), textStyle{size: 10, color: Hex(Committed), bold: true})
 		s.end()
 	}
 	// The consumer's fetch position, above the row, in its colour.
@@ -466,4 +529,128 @@ func cellTitle(tp sim.TopicPartition, c sim.Cell) string {
 		t += ", transaction " + c.Txn.String()
 	}
 	return t
+}
+
+// MaxLogs bounds the logs a world diagram draws (a timeline chart draws
+// at most 100 partitions likewise): past it the diagram draws those
+// WorldOptions.Logs names, or DiagramLogs' pick, and says so above them.
+const MaxLogs = 100
+
+// LogRowsBudget is the rows of cells the logs of a world diagram share
+// (WorldOptions.LogRows; an animation's frames share fewer): each log
+// draws at most logRows of them, its last cells, so that a diagram's
+// height stays within a PNG's and a PDF's bounds (at most about 17,000 px
+// of logs) whatever the logs hold. The page's logs draw whole.
+const LogRowsBudget = 300
+
+// MaxCellsPerRow is the most cells a row of a log holds.
+const MaxCellsPerRow = max(inputPerRow, outPerRow)
+
+// logRows is the rows each of n logs draws at most when they share budget
+// rows: 3 for 100 logs, 300 for one, and at least one.
+func logRows(n, budget int) int { return max(1, budget/max(n, 1)) }
+
+// isInput says whether tp is an input partition (else the output's).
+func isInput(w *sim.World, tp sim.TopicPartition) bool {
+	_, ok := w.Layout().Span(tp.Topic)
+	return ok
+}
+
+// maxPerRow is the most cells a row of tp's log holds (fewer when its
+// cells are wide).
+func maxPerRow(w *sim.World, tp sim.TopicPartition) int {
+	if isInput(w, tp) {
+		return inputPerRow
+	}
+	return outPerRow
+}
+
+// DiagramLogs is the logs a world diagram draws when none are picked:
+// every log in a world of at most MaxLogs partitions (the input partitions,
+// then the output's), else the first input partitions and the first
+// output ones, the output given at least a tenth of the room (its log holds
+// the invoices: duplicates and aborts show there).
+func DiagramLogs(w *sim.World) []sim.TopicPartition {
+	ins, outs := w.Layout().Inputs(), w.Layout().Outputs()
+	if len(ins)+len(outs) <= MaxLogs {
+		return append(append([]sim.TopicPartition{}, ins...), outs...)
+	}
+	no := min(len(outs), max(MaxLogs/10, MaxLogs-len(ins)))
+	ni := min(len(ins), MaxLogs-no)
+	return append(append([]sim.TopicPartition{}, ins[:ni]...), outs[:no]...)
+}
+
+// DrawnCells is the most cells a world diagram of these logs sharing
+// budget rows (WorldOptions.LogRows) draws now or at any earlier tick
+// (logs only grow): each log's cells up to the rows it is given at their
+// most a row. The kernel checks it against its limits before anything is
+// drawn.
+func DrawnCells(w *sim.World, logs []sim.TopicPartition, budget int) int {
+	rows, n := logRows(len(logs), budget), 0
+	for _, tp := range logs {
+		n += min(w.Log(tp).HW(), rows*maxPerRow(w, tp))
+	}
+	return n
+}
+
+// invoiceNumbersFrom is InvoiceNumbers for the output cells a diagram may
+// draw: those of each output log from from[tp] on. When every log is drawn
+// from its start it is InvoiceNumbers; else it counts, in InvoiceNumbers'
+// order, only the invoices of the input records those cells name (read by
+// CellLog.Sources, without spelling a name), so a diagram of a log of
+// millions of invoices keeps a map of the few it draws.
+func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.TopicPartition]map[int]int {
+	outs := w.Layout().Outputs()
+	whole := true
+	for _, tp := range outs {
+		if f, ok := from[tp]; ok && f > 0 {
+			whole = false
+		}
+	}
+	if whole {
+		return InvoiceNumbers(w)
+	}
+	type key struct {
+		part, off int
+		name      string // a source that is no input record's (part -1)
+	}
+	keyOf := func(tp sim.TopicPartition, i, part, off int, ok bool) key {
+		if ok {
+			return key{part: part, off: off}
+		}
+		return key{part: -1, name: w.Log(tp).Cells.At(i).Source}
+	}
+	seen := map[key]int{}
+	for _, tp := range outs {
+		f, drawn := from[tp]
+		if !drawn {
+			continue
+		}
+		lg := w.Log(tp)
+		for cs := range lg.Cells.Sources(lg.HW()) {
+			if cs.I >= f {
+				seen[keyOf(tp, cs.I, cs.Part, cs.Off, cs.OK)] = 0
+			}
+		}
+	}
+	out := map[sim.TopicPartition]map[int]int{}
+	for _, tp := range outs {
+		f, drawn := from[tp]
+		lg := w.Log(tp)
+		for cs := range lg.Cells.Sources(lg.HW()) {
+			k := keyOf(tp, cs.I, cs.Part, cs.Off, cs.OK)
+			n, ok := seen[k]
+			if !ok {
+				continue
+			}
+			seen[k] = n + 1
+			if n+1 > 1 && drawn && cs.I >= f {
+				if out[tp] == nil {
+					out[tp] = map[int]int{}
+				}
+				out[tp][cs.I] = n + 1
+			}
+		}
+	}
+	return out
 }
