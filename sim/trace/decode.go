@@ -47,6 +47,16 @@ func (r *textReader) uvarint() (uint64, bool) {
 	return v, true
 }
 
+// varint reads a zigzag varint.
+func (r *textReader) varint() (int64, bool) {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
 func (r *textReader) tp() (wire.TopicPartition, bool) {
 	i, ok := r.uvarint()
 	if !ok {
@@ -168,12 +178,16 @@ func (r *textReader) srcRuns(out []byte) ([]byte, bool) {
 		return out, false
 	}
 	out = append(out, "inv("...)
+	var part, first int64 // the run before's (encSrcRuns: each run's are differences from them)
 	for i := uint64(0); i < n; i++ {
-		tp, ok := r.tp()
-		off, ok2 := r.uvarint()
+		dp, ok := r.varint()
+		df, ok2 := r.varint()
 		span, ok3 := r.uvarint()
 		k, ok4 := r.uvarint()
-		if !ok || !ok2 || !ok3 || !ok4 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
+		part, first = part+dp, first+df
+		tp, _, ok5 := r.tx.layout.Numbered(uint64(part))
+		off := uint64(first)
+		if !ok || !ok2 || !ok3 || !ok4 || !ok5 || part < 0 || first < 0 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
 			return out, false
 		}
 		if i > 0 {

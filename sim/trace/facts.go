@@ -286,18 +286,26 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire
 
 // encSrcRuns appends the value of a batch of several runs (req.Runs),
 // inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as one tSrcRuns token: each run
-// its partition's number, first offset, distance to its last and count.
-// A run of a partition the world lacks spells the whole value instead
-// (one tLit token).
+// its partition's number and first offset as the differences from the
+// run before's (zigzag varints; 0 and 0 before the first), the distance
+// to its last and its count. A batch's runs are a member's partitions, at
+// offsets that steady traffic keeps close: a difference takes a byte or
+// two where an offset took three or four (T1's batches: 74 bytes a text
+// to about 50). A run of a partition the world lacks spells the whole
+// value instead (one tLit token).
 func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
+	var part, first int64
 	for _, run := range req.Runs {
-		var ok bool
-		if b, ok = t.argTPI(b, run.SrcTPI, run.Src); !ok || run.Count < 1 || run.Last-run.First+1 < run.Count {
+		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		if !ok || run.Count < 1 || run.Last-run.First+1 < run.Count || run.First < 0 {
 			return encLit(b[:start], req.ValueIn(t.layout))
 		}
-		b = argOffset(argOffset(argOffset(b, run.First), run.Last-run.First), run.Count)
+		b = binary.AppendVarint(b, int64(i)-part)
+		b = binary.AppendVarint(b, int64(run.First)-first)
+		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+		part, first = int64(i), int64(run.First)
 	}
 	return b
 }

@@ -49,11 +49,12 @@ package trace
 //	                      arena chunk (1 or 2 bytes where tSame's absolute
 //	                      ref takes 4 or 5): a committed event's offsets,
 //	                      its request's a tick before (texts.encSameAt)
-//	tSrcRuns n (tp off span count)*  the value of a batch of several
+//	tSrcRuns n (dtp doff span count)*  the value of a batch of several
 //	                      runs of invoices (wire.ProduceRequest.Runs,
 //	                      linger.ms): inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5),
-//	                      each run its input partition, first offset,
-//	                      distance to its last and count, spelled as %R
+//	                      each run its input partition and first offset as
+//	                      differences from the run before's (zigzag; from 0
+//	                      and 0), distance to its last and count, spelled as %R
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)

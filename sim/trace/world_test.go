@@ -418,6 +418,14 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	if got := tr.TextForTest(tr.ProduceBatch(&plain)); got != value {
 		t.Errorf("plain producer: %q, want %q", got, value)
 	}
+	// runs whose partitions and offsets go down as well as up (the token
+	// keeps each as its difference from the run before's)
+	back := *req
+	back.Runs = []wire.SrcRun{{Src: in[2], SrcTPI: 3, First: 1 << 30, Last: 1<<30 + 40, Count: 5}, {Src: in[0], SrcTPI: 1, First: 7, Last: 8, Count: 2},
+		{Src: in[1], First: 0, Last: 0, Count: 1}, {Src: in[1], SrcTPI: 2, First: 90, Last: 99, Count: 10}, {Src: in[0], SrcTPI: 1, First: 2, Last: 2, Count: 1}}
+	if got, want := tr.TextForTest(tr.ProduceBatch(&back)), back.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
+		t.Errorf("runs back and forth: %q, want %q", got, want)
+	}
 	lacking := *req
 	lacking.Runs = append([]wire.SrcRun{}, req.Runs...)
 	lacking.Runs[1].Src, lacking.Runs[1].SrcTPI = wire.TopicPartition{Topic: "nowhere", Partition: 0}, 0
