@@ -257,21 +257,24 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 // reads the event's (texts.packetText): kept once, as a run.
 //
 // A batch of several runs (req.Runs): "inv(o0.3..o0.9, o2.5) written to
-// out-0 at offsets 4..11" and its answer; each refers to the value its
-// request's text (reqText, 0: none) begins with (tSame: ProduceBatch
-// keeps it as one token), else spells its runs (encSrcRuns).
+// out-0 at offsets 4..11", its value referring to the one its request's
+// text (reqText, 0: none) begins with (tSame: ProduceBatch keeps it as one
+// token), else spelling its runs (encSrcRuns); its answer keeps no text
+// of its own but the event's, which packetText reads without " written to
+// out-0" (one text a batch, not two: T1 wrote 15 bytes an answer).
 func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire.TextRef) wire.TextRef {
 	last := int64(offset + req.Count() - 1)
 	if len(req.Runs) > 0 {
-		value := func(b []byte) []byte {
-			if reqText != 0 {
-				return t.encSameAt(b, reqText)
-			}
-			return t.encSrcRuns(b, req)
+		var b []byte
+		if reqText != 0 {
+			b = t.encSameAt(t.scratch[:0], reqText)
+		} else {
+			b = t.encSrcRuns(t.scratch[:0], req)
 		}
-		b := t.encPart(append(value(t.scratch[:0]), phWrittenTo), req.TP)
-		t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
-		return t.addText(encNum(encNum(value(t.scratch[:0]), phAtOffsets, int64(offset)), phDotDot, last))
+		b = t.encPart(append(b, phWrittenTo), req.TP)
+		text := t.addText(encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last))
+		t.Events.add(kindProduced, req.Producer, text, 0)
+		return text
 	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {

@@ -365,10 +365,11 @@ func TestKindAtIsEventKind(t *testing.T) {
 // wire.ProduceRequest.Runs) reads inv(R, R, ...), each run spelled as a
 // batch of one run spells its sources (o0.3..o0.9, ": 3" for some of
 // them, a record's name alone for one): its request's value one
-// tSrcRuns token, first; its produced event and answer refer to it
-// (tSame) and read the same value; without the request's text they spell
-// the runs and read the same again. A run of a partition the world lacks
-// spells the whole value.
+// tSrcRuns token, first; its produced event refers to it (tSame) and
+// reads the same value, and its answer is the event's text, read as an
+// answer without " written to out-1"; without the request's text they
+// spell the runs and read the same again. A run of a partition the world
+// lacks spells the whole value, and its answer reads it too.
 func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	w, err := sim.New(sim.Topology{Group: "g", Inputs: []sim.TopicSpec{{Name: "o", Partitions: 3}}, Output: sim.TopicSpec{Name: "out", Partitions: 2}, Members: 1}, sim.DefaultConfig())
 	if err != nil {
@@ -396,8 +397,11 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}
 	for _, ref := range []wire.TextRef{text, 0} {
 		ans := tr.ProducedBatch(req, 20, ref)
-		if got, want := tr.TextForTest(ans), value+" at offsets 20..30"; got != want {
+		if got, want := tr.AnswerTextForTest(ans), value+" at offsets 20..30"; got != want {
 			t.Errorf("answer (request text %d): %q, want %q", ref, got, want)
+		}
+		if ev := w.Events.TextRefForTest(w.Events.Len() - 1); ans != ev {
+			t.Errorf("answer (request text %d): its text at %d, not its event's at %d", ref, ans, ev)
 		}
 		b := tr.BytesForTest(ans)
 		if same := firstByte(b) == trace.TSameForTest || firstByte(b) == trace.TSameBackForTest; same != (ref != 0) {
@@ -433,5 +437,10 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	ref := tr.ProduceBatch(&lacking)
 	if got := tr.TextForTest(ref); got != spelled+" pid 1000 epoch 2 seq 40..50" || firstByte(tr.BytesForTest(ref)) != trace.TLitForTest {
 		t.Errorf("a run of a partition the world lacks: %q, want %q spelled", got, spelled)
+	}
+	for _, r := range []wire.TextRef{ref, 0} {
+		if got, want := tr.AnswerTextForTest(tr.ProducedBatch(&lacking, 7, r)), spelled+" at offsets 7..17"; got != want {
+			t.Errorf("answer of a run of a partition the world lacks (request text %d): %q, want %q", r, got, want)
+		}
 	}
 }
