@@ -120,6 +120,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
 		out, ok = r.same(out, tok == tSameBack)
+	case tok == tListOf:
+		out, ok = r.listOf(out)
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
@@ -398,6 +400,30 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 	}
 	out, _, ok = at.next(out)
 	return out, ok
+}
+
+// listOf reads a tListOf token: every token of the text it refers to.
+func (r *textReader) listOf(out []byte) ([]byte, bool) {
+	at, ok := r.listRef()
+	if !ok {
+		return out, false
+	}
+	for ok := true; ok; {
+		out, _, ok = at.next(out)
+	}
+	return out, true
+}
+
+// listRef reads a tListOf token's reference: a reader of the text there,
+// refused when that is a tListOf itself (a reference to a reference could
+// loop).
+func (r *textReader) listRef() (textReader, bool) {
+	ref, ok := r.uvarint()
+	if !ok || ref == 0 || ref > 1<<32-1 {
+		return textReader{}, false
+	}
+	at := r.tx.readerAt(textRef(ref), r.member)
+	return at, len(at.b) > 0 && at.b[0] != tListOf
 }
 
 // num reads a tNum+k token: its phrase and then its number.

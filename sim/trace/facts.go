@@ -42,11 +42,19 @@ func (t *Trace) FetchAnswer(recs []wire.Record) wire.TextRef {
 }
 
 // Polled records poll() returning a batch: "C2 poll() returned o2.3 o2.4";
-// the event's Records are the batch.
-func (t *Trace) Polled(who Label, batch []wire.Record) {
+// the event's Records are the batch. answer (0: none) is the text of the
+// Fetch answer the batch is, whole (FetchAnswer's of the same records):
+// the event refers to it (tListOf, 5 or 6 bytes) rather than spelling the
+// records again (T1: 72 bytes a poll).
+func (t *Trace) Polled(who Label, batch []wire.Record, answer wire.TextRef) {
 	b := append(t.encLabel(t.scratch[:0], who), phPolled)
 	at := len(b)
-	t.eventEnc(kindPolled, who.Client, t.encFetchedList(b, batch), at)
+	if answer != 0 {
+		b = binary.AppendUvarint(append(b, tListOf), uint64(answer))
+	} else {
+		b = t.encFetchedList(b, batch)
+	}
+	t.eventEnc(kindPolled, who.Client, b, at)
 }
 
 // Processed records a record processed, "C2 processed o2.3", or a run of

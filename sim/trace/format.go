@@ -58,6 +58,11 @@ package trace
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)
+//	tListOf ref           every token of the text at ref (an absolute
+//	                      textRef), as they read there: a polled event's
+//	                      records when poll() returns the whole Fetch answer
+//	                      its text is (Trace.Polled); never a tListOf
+//	                      itself, and Records reads through it
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -89,9 +94,10 @@ const (
 	tPartRuns
 	tOffsetsRuns
 	tPhrase = 16
-	// tSrcRuns is the last byte below the templates: the tokens above
-	// fill 0..15, the phrases start at 16.
+	// tSrcRuns and tListOf are the last bytes below the templates: the
+	// tokens above fill 0..15, the phrases start at 16.
 	tSrcRuns  = tTemplate - 1
+	tListOf   = tTemplate - 2
 	tTemplate = 96
 	tNum      = 128
 	tWhole    = 160
@@ -172,6 +178,10 @@ const (
 // event's text reads it with (texts.packetText).
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell,
 	tWhole + tplBatchProduced: tplBatchAck}
+
+// The phrases' bytes stay below tListOf (a negative array length does
+// not compile).
+var _ [tListOf - tPhrase - len(phrases)]struct{}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{
