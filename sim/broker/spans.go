@@ -76,7 +76,7 @@ type spanRun struct {
 // keeps close: T1's 10 runs of a batch take about 50 bytes, where 16
 // bytes a run (part, src, span and at as int32s) took 160 and were a
 // third of its heap.
-func encRun(b []byte, prev *spanRun, part int32, run wire.SrcRun) []byte {
+func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	src := int32(run.First)
 	b = binary.AppendVarint(b, int64(part)-int64(prev.part))
 	b = binary.AppendVarint(b, int64(src)-int64(prev.src))
@@ -267,21 +267,21 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 // past topo.MaxRefOffset).
 func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
 	in := c.names.Input()
-	for _, run := range runs {
-		if _, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil); !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
+	st := c.spans // made the log's only once every run is in reach: a spanStore holds a span (locate)
+	if st == nil {
+		st = new(spanStore)
+	}
+	enc, prev, at := st.enc[:0], spanRun{}, 0
+	for k := range runs {
+		run := &runs[k]
+		part, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil)
+		if !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
 			return false
 		}
-	}
-	if c.spans == nil {
-		c.spans = new(spanStore)
-	}
-	enc, prev, at := c.spans.enc[:0], spanRun{}, 0
-	for _, run := range runs {
-		part, _ := in.SlotCached(run.Src, run.SrcTPI-1, nil)
 		enc, at = encRun(enc, &prev, int32(part), run), at+run.Count
 	}
-	first := c.spans.runs.Append(enc)
-	c.spans.enc = enc
+	c.spans, st.enc = st, enc
+	first := st.runs.Append(enc)
 	c.appendSpan(v, cellSpan{src: int32(first), span: store.Int32Of(len(runs), "runs"),
 		n: store.Int32Of(at, "batch"), part: multiRun})
 	return true

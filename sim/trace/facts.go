@@ -308,7 +308,8 @@ func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
 	var part, first int64
-	for _, run := range req.Runs {
+	for k := range req.Runs {
+		run := &req.Runs[k] // 56 bytes: not copied
 		i, ok := t.numTPI(run.SrcTPI, run.Src)
 		if !ok || run.Count < 1 || run.Last-run.First+1 < run.Count || run.First < 0 {
 			return encLit(b[:start], req.ValueIn(t.layout))
