@@ -14,6 +14,7 @@ const (
 	TLitForTest              = tLit
 	TSameForTest             = tSame
 	TSameBackForTest         = tSameBack
+	TSrcRunsLikeForTest      = tSrcRunsLike
 	TOffsetsForTest          = tOffsets
 	TOffsetsRotForTest       = tOffsetsRot
 	TRecordForTest           = tRecord

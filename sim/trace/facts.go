@@ -216,16 +216,21 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // 3, o2.5) pid 1000 epoch 0 seq 4..16": its value one tSrcRuns token
 // (encSrcRuns), first, so that its produced event and answer refer to it
 // (ProducedBatch), spelled only when read.
-func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
+func (t *Trace) ProduceBatch(req *wire.ProduceRequest, bt *BatchText) wire.TextRef {
 	if len(req.Runs) > 0 {
-		b := t.encSrcRuns(t.scratch[:0], req)
+		b, base := t.encSrcRunsLike(t.scratch[:0], req, bt)
 		if req.PID >= 0 {
 			b = encNum(encNum(encNum(encNum(b, phPID, req.PID), phEpoch, int64(req.Epoch)), phSeq, int64(req.Seq)), phDotDot, int64(req.LastSeq()))
 		}
 		if req.Attempt > 0 {
 			b = append(b, phRetry)
 		}
-		return t.addText(b)
+		ref := t.addText(b)
+		if base && bt != nil {
+			// the next batches of these partitions refer to this one
+			bt.set(ref, req.Runs, t)
+		}
+		return ref
 	}
 	tpl := tplBatchPlain
 	if req.PID >= 0 {
@@ -320,6 +325,64 @@ func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 		part, first = int64(i), int64(run.First)
 	}
 	return b
+}
+
+// BatchText is what a producer's next batch of several runs may refer
+// to (tSrcRunsLike): its last batch text spelled whole (a tSrcRuns
+// token, at the start of the text at ref), the numbers of its runs'
+// partitions and their first offsets. A producer keeps one; a World's
+// copy shares it (the arrays are replaced, never changed in place). Data
+// the trace alone reads.
+type BatchText struct {
+	ref    wire.TextRef
+	parts  []int32
+	firsts []int64
+}
+
+// set makes the batch of runs whose text is at ref the one the next refer
+// to, in arrays of its own.
+func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
+	parts, firsts := make([]int32, len(runs)), make([]int64, len(runs))
+	for k := range runs {
+		i, _ := t.numTPI(runs[k].SrcTPI, runs[k].Src) // encSrcRuns found each
+		parts[k], firsts[k] = int32(i), int64(runs[k].First)
+	}
+	*bt = BatchText{ref: ref, parts: parts, firsts: firsts}
+}
+
+// likeMax is how far a run's first offset may be from the one of bt's
+// run of the same partition for a batch to refer to bt: its difference
+// then takes one byte (zigzag).
+const likeMax = 63
+
+// encSrcRunsLike appends a batch's value as a tSrcRunsLike token when bt
+// (nil: none) holds a batch of the same partitions in the same order
+// whose first offsets are each within likeMax of these: the reference to
+// it, then each run's first offset as the difference from its run's, its
+// distance to its last and its count (3 bytes a run where encSrcRuns
+// takes about 5: a member's batches repeat its partitions). Else it is
+// encSrcRuns's, and base reports that it is a tSrcRuns token a next batch
+// may refer to.
+func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText) (_ []byte, base bool) {
+	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) {
+		b = t.encSrcRuns(b, req)
+		return b, firstByte(b) == tSrcRuns
+	}
+	for k := range req.Runs {
+		run := &req.Runs[k]
+		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		if d := int64(run.First) - bt.firsts[k]; !ok || int32(i) != bt.parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || run.Last-run.First+1 < run.Count {
+			b = t.encSrcRuns(b, req)
+			return b, firstByte(b) == tSrcRuns
+		}
+	}
+	b = binary.AppendUvarint(append(b, tSrcRunsLike), uint64(bt.ref))
+	for k := range req.Runs {
+		run := &req.Runs[k]
+		b = binary.AppendVarint(b, int64(run.First)-bt.firsts[k])
+		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+	}
+	return b, false
 }
 
 // eventEnc records an event whose text is encoded in b (usually

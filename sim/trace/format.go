@@ -58,6 +58,11 @@ package trace
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)
+//	tSrcRunsLike ref (doff span count)*  a tSrcRuns token's value for a
+//	                      batch of the same partitions as the tSrcRuns token
+//	                      at ref (an absolute textRef, the same producer's),
+//	                      each run's first offset the difference from its
+//	                      run's there (BatchText)
 //	tListOf ref           every token of the text at ref (an absolute
 //	                      textRef), as they read there: a polled event's
 //	                      records when poll() returns the whole Fetch answer
@@ -94,13 +99,14 @@ const (
 	tPartRuns
 	tOffsetsRuns
 	tPhrase = 16
-	// tSrcRuns and tListOf are the last bytes below the templates: the
-	// tokens above fill 0..15, the phrases start at 16.
-	tSrcRuns  = tTemplate - 1
-	tListOf   = tTemplate - 2
-	tTemplate = 96
-	tNum      = 128
-	tWhole    = 160
+	// tSrcRuns, tListOf and tSrcRunsLike are the last bytes below the
+	// templates: the tokens above fill 0..15, the phrases start at 16.
+	tSrcRuns     = tTemplate - 1
+	tListOf      = tTemplate - 2
+	tSrcRunsLike = tTemplate - 3
+	tTemplate    = 96
+	tNum         = 128
+	tWhole       = 160
 )
 
 // templates are the most frequent texts whole, their arguments read in
@@ -179,9 +185,9 @@ const (
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell,
 	tWhole + tplBatchProduced: tplBatchAck}
 
-// The phrases' bytes stay below tListOf (a negative array length does
-// not compile).
-var _ [tListOf - tPhrase - len(phrases)]struct{}
+// The phrases' bytes stay below tSrcRunsLike (a negative array length
+// does not compile).
+var _ [tSrcRunsLike - tPhrase - len(phrases)]struct{}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{

@@ -384,7 +384,7 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	if got := req.ValueIn(l); got != value {
 		t.Fatalf("ValueIn: %s, want %s", got, value)
 	}
-	text := tr.ProduceBatch(req)
+	text := tr.ProduceBatch(req, nil)
 	if got, want := tr.TextForTest(text), value+" pid 1000 epoch 2 seq 40..50"; got != want {
 		t.Errorf("request: %q, want %q", got, want)
 	}
@@ -414,12 +414,12 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}
 	retry := *req
 	retry.Attempt = 1
-	if got, want := tr.TextForTest(tr.ProduceBatch(&retry)), value+" pid 1000 epoch 2 seq 40..50 (retry)"; got != want {
+	if got, want := tr.TextForTest(tr.ProduceBatch(&retry, nil)), value+" pid 1000 epoch 2 seq 40..50 (retry)"; got != want {
 		t.Errorf("retry: %q, want %q", got, want)
 	}
 	plain := *req
 	plain.PID, plain.Seq = -1, -1
-	if got := tr.TextForTest(tr.ProduceBatch(&plain)); got != value {
+	if got := tr.TextForTest(tr.ProduceBatch(&plain, nil)); got != value {
 		t.Errorf("plain producer: %q, want %q", got, value)
 	}
 	// runs whose partitions and offsets go down as well as up (the token
@@ -427,14 +427,56 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	back := *req
 	back.Runs = []wire.SrcRun{{Src: in[2], SrcTPI: 3, First: 1 << 30, Last: 1<<30 + 40, Count: 5}, {Src: in[0], SrcTPI: 1, First: 7, Last: 8, Count: 2},
 		{Src: in[1], First: 0, Last: 0, Count: 1}, {Src: in[1], SrcTPI: 2, First: 90, Last: 99, Count: 10}, {Src: in[0], SrcTPI: 1, First: 2, Last: 2, Count: 1}}
-	if got, want := tr.TextForTest(tr.ProduceBatch(&back)), back.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
+	if got, want := tr.TextForTest(tr.ProduceBatch(&back, nil)), back.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
 		t.Errorf("runs back and forth: %q, want %q", got, want)
+	}
+	// A producer's batches of the same partitions: the first spelled whole
+	// (tSrcRuns), the next ones referring to it (each first offset within
+	// 63 of its run's) and read the same, their produced events and
+	// answers too; a batch of other partitions, or one whose offsets moved
+	// too far, is spelled whole and the next ones refer to it.
+	var bt trace.BatchText
+	batch := func(firsts []int, ins []int, counts []int) *wire.ProduceRequest {
+		r := *req
+		r.Runs = nil
+		for k, f := range firsts {
+			r.Runs = append(r.Runs, wire.SrcRun{Src: in[ins[k]], SrcTPI: int32(ins[k] + 1), First: f, Last: f + 2*counts[k] - 2, Count: counts[k]})
+		}
+		return &r
+	}
+	for step, c := range []struct {
+		firsts, ins, counts []int
+		like                bool
+	}{
+		{[]int{100, 90, 7}, []int{0, 1, 2}, []int{3, 1, 2}, false},
+		{[]int{110, 95, 8}, []int{0, 1, 2}, []int{2, 4, 1}, true},
+		{[]int{160, 40, 70}, []int{0, 1, 2}, []int{5, 5, 5}, true},   // 63 back and forth
+		{[]int{164, 153, 70}, []int{0, 1, 2}, []int{1, 1, 1}, false}, // 64 from the base's
+		{[]int{165, 150, 71}, []int{0, 1, 2}, []int{1, 2, 1}, true},
+		{[]int{165, 150, 71}, []int{0, 2, 1}, []int{1, 2, 1}, false}, // other partitions
+		{[]int{165, 150}, []int{0, 2}, []int{1, 2}, false},
+	} {
+		r := batch(c.firsts, c.ins, c.counts)
+		ref := tr.ProduceBatch(r, &bt)
+		if got, want := tr.TextForTest(ref), r.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
+			t.Errorf("batch %d: %q, want %q", step, got, want)
+		}
+		b := tr.BytesForTest(ref)
+		if like := firstByte(b) == trace.TSrcRunsLikeForTest; like != c.like {
+			t.Errorf("batch %d: refers to the batch before %v, want %v (% x)", step, like, c.like, b[:min(len(b), 8)])
+		}
+		if got, want := tr.AnswerTextForTest(tr.ProducedBatch(r, 20, ref)), r.ValueIn(l)+" at offsets 20..30"; got != want {
+			t.Errorf("batch %d's answer: %q, want %q", step, got, want)
+		}
+		if ev := w.Events.At(w.Events.Len() - 1); ev.Text != r.ValueIn(l)+" written to "+l.Outputs()[1].String()+" at offsets 20..30" {
+			t.Errorf("batch %d's event: %q", step, ev.Text)
+		}
 	}
 	lacking := *req
 	lacking.Runs = append([]wire.SrcRun{}, req.Runs...)
 	lacking.Runs[1].Src, lacking.Runs[1].SrcTPI = wire.TopicPartition{Topic: "nowhere", Partition: 0}, 0
 	spelled := lacking.ValueIn(l)
-	ref := tr.ProduceBatch(&lacking)
+	ref := tr.ProduceBatch(&lacking, nil)
 	if got := tr.TextForTest(ref); got != spelled+" pid 1000 epoch 2 seq 40..50" || firstByte(tr.BytesForTest(ref)) != trace.TLitForTest {
 		t.Errorf("a run of a partition the world lacks: %q, want %q spelled", got, spelled)
 	}
