@@ -326,8 +326,22 @@ func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
 		t.Fatalf("batch written at %d, want 1", off)
 	}
 	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 30, -1) // a cell after it
-	if n := l.Cells.spans.Len(); n != 1 || l.Cells.spans.runs.Len() != len(runs) {
-		t.Fatalf("%d spans and %d runs kept, want 1 and %d", n, l.Cells.spans.runs.Len(), len(runs))
+	s, at := l.Cells.spans.At(0), 0
+	if n := l.Cells.spans.Len(); n != 1 || s.runCount() != len(runs) {
+		t.Fatalf("%d spans of %d runs kept, want 1 of %d", n, s.runCount(), len(runs))
+	}
+	// its runs read back as given, each at the place of its first cell
+	rr := l.Cells.runsOf(&s)
+	for k, run := range runs {
+		part, _ := layout.Input().SlotCached(run.Src, -1, nil)
+		got, n, ok := rr.next()
+		if want := (spanRun{part: int32(part), src: int32(run.First), span: int32(run.Last - run.First), at: int32(at)}); !ok || got != want || n != run.Count {
+			t.Fatalf("run %d read back as %+v of %d (%v), want %+v of %d", k, got, n, ok, want, run.Count)
+		}
+		at += run.Count
+	}
+	if _, _, ok := rr.next(); ok {
+		t.Fatalf("more than %d runs read back", len(runs))
 	}
 	l.WriteMarker(1001, 3, false, 11)
 	c := l.Cells.clone()

@@ -39,8 +39,10 @@ type producer struct {
 	initInFlight bool
 	txn          clientTxn // the transaction, when transactional
 	endTxnSeq    int       // numbers EndTxn requests, for their request timeout
-	// text is what its next produce's text may refer back to (the trace's).
-	text trace.ProducerText
+	// text is what its next produce's text may refer back to (the trace's),
+	// batchText what its next batch of several runs' may.
+	text      trace.ProducerText
+	batchText trace.BatchText
 	// open are the batches open while linger.ms > 0 (lingerAppend), one
 	// per output partition, in the order of their first records; empty
 	// between a member's turns (drainLinger). openIdx finds one by its
@@ -645,7 +647,7 @@ func (pr *producer) sendProduce(m *Member, req *wire.ProduceRequest) {
 	if req.Count() > 1 {
 		// A batch's text: "inv(o0.3..o0.9) pid %d epoch %d seq %d..%d
 		// (retry)", its sources kept as a run, spelled when read.
-		p.Text = m.env.Trace().ProduceBatch(req)
+		p.Text = m.env.Trace().ProduceBatch(req, &pr.batchText)
 	} else {
 		p.Text = m.env.Trace().ProduceRequest(req, &pr.text)
 	}

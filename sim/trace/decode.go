@@ -47,6 +47,16 @@ func (r *textReader) uvarint() (uint64, bool) {
 	return v, true
 }
 
+// varint reads a zigzag varint.
+func (r *textReader) varint() (int64, bool) {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
 func (r *textReader) tp() (wire.TopicPartition, bool) {
 	i, ok := r.uvarint()
 	if !ok {
@@ -96,6 +106,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.rangeText(out)
 	case tok == tSrcRuns:
 		out, ok = r.srcRuns(out)
+	case tok == tSrcRunsLike:
+		out, ok = r.srcRunsLike(out)
 	case tok == tOffsets:
 		out, ok = r.offsets(out)
 	case tok == tOffsetsRot:
@@ -110,6 +122,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
 		out, ok = r.same(out, tok == tSameBack)
+	case tok == tListOf:
+		out, ok = r.listOf(out)
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
@@ -168,27 +182,76 @@ func (r *textReader) srcRuns(out []byte) ([]byte, bool) {
 		return out, false
 	}
 	out = append(out, "inv("...)
+	var part, first int64 // the run before's (encSrcRuns: each run's are differences from them)
 	for i := uint64(0); i < n; i++ {
-		tp, ok := r.tp()
-		off, ok2 := r.uvarint()
+		dp, ok := r.varint()
+		df, ok2 := r.varint()
 		span, ok3 := r.uvarint()
 		k, ok4 := r.uvarint()
-		if !ok || !ok2 || !ok3 || !ok4 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
+		part, first = part+dp, first+df
+		tp, _, ok5 := r.tx.layout.Numbered(uint64(part))
+		off := uint64(first)
+		if !ok || !ok2 || !ok3 || !ok4 || !ok5 || part < 0 || first < 0 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
 			return out, false
 		}
-		if i > 0 {
-			out = append(out, ", "...)
-		}
-		out = r.tx.layout.AppendName(out, tp, int(off))
-		if k == 1 {
-			continue
-		}
-		out = r.tx.layout.AppendName(append(out, ".."...), tp, int(off+span))
-		if k != span+1 {
-			out = strconv.AppendUint(append(out, ": "...), k, 10)
-		}
+		out = appendSrcRun(out, r.tx.layout, i, tp, off, span, k)
 	}
 	return append(out, ')'), true
+}
+
+// srcRunsLike reads a tSrcRunsLike token: the partitions and first
+// offsets of the tSrcRuns token it refers to, each first offset moved by
+// its difference, spelled as srcRuns spells them.
+func (r *textReader) srcRunsLike(out []byte) ([]byte, bool) {
+	ref, ok := r.uvarint()
+	if !ok || ref == 0 || ref > 1<<32-1 {
+		return out, false
+	}
+	base := r.tx.readerAt(textRef(ref), "")
+	if len(base.b) == 0 || base.b[0] != tSrcRuns {
+		return out, false
+	}
+	base.b = base.b[1:]
+	n, ok := base.uvarint()
+	if !ok || n < 2 || n > uint64(len(base.b)) {
+		return out, false
+	}
+	out = append(out, "inv("...)
+	var part, first int64 // the base's run before's
+	for i := uint64(0); i < n; i++ {
+		dp, ok := base.varint()
+		df, ok2 := base.varint()
+		_, ok3 := base.uvarint()
+		_, ok4 := base.uvarint()
+		d, ok5 := r.varint()
+		span, ok6 := r.uvarint()
+		k, ok7 := r.uvarint()
+		part, first = part+dp, first+df
+		tp, _, ok8 := r.tx.layout.Numbered(uint64(part))
+		off := first + d
+		if !ok || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || !ok7 || !ok8 || part < 0 || off < 0 || off > 1<<62 || span > 1<<62 || k == 0 || k > span+1 {
+			return out, false
+		}
+		out = appendSrcRun(out, r.tx.layout, i, tp, uint64(off), span, k)
+	}
+	return append(out, ')'), true
+}
+
+// appendSrcRun spells the i-th run of a batch's value: its first record's
+// name, and ..its last and ": count" as a batch of one run spells them.
+func appendSrcRun(out []byte, l *topo.Layout, i uint64, tp wire.TopicPartition, off, span, k uint64) []byte {
+	if i > 0 {
+		out = append(out, ", "...)
+	}
+	out = l.AppendName(out, tp, int(off))
+	if k == 1 {
+		return out
+	}
+	out = l.AppendName(append(out, ".."...), tp, int(off+span))
+	if k != span+1 {
+		out = strconv.AppendUint(append(out, ": "...), k, 10)
+	}
+	return out
 }
 
 // records reads a tRecords token: o2.3 o2.4 o2.5.
@@ -384,6 +447,30 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 	}
 	out, _, ok = at.next(out)
 	return out, ok
+}
+
+// listOf reads a tListOf token: every token of the text it refers to.
+func (r *textReader) listOf(out []byte) ([]byte, bool) {
+	at, ok := r.listRef()
+	if !ok {
+		return out, false
+	}
+	for ok := true; ok; {
+		out, _, ok = at.next(out)
+	}
+	return out, true
+}
+
+// listRef reads a tListOf token's reference: a reader of the text there,
+// refused when that is a tListOf itself (a reference to a reference could
+// loop).
+func (r *textReader) listRef() (textReader, bool) {
+	ref, ok := r.uvarint()
+	if !ok || ref == 0 || ref > 1<<32-1 {
+		return textReader{}, false
+	}
+	at := r.tx.readerAt(textRef(ref), r.member)
+	return at, len(at.b) > 0 && at.b[0] != tListOf
 }
 
 // num reads a tNum+k token: its phrase and then its number.

@@ -100,6 +100,15 @@ func (tx *texts) argTPI(b []byte, tpi int32, tp wire.TopicPartition) ([]byte, bo
 	return tx.argTP(b, tp)
 }
 
+// numTPI is tp's number: tpi minus one when known (tpi > 0), else looked
+// up; false for a partition the world does not have.
+func (tx *texts) numTPI(tpi int32, tp wire.TopicPartition) (int, bool) {
+	if tpi > 0 {
+		return int(tpi - 1), true
+	}
+	return tx.layout.Number(tp)
+}
+
 // encParty is a client id, as a number.
 func (tx *texts) encParty(b []byte, client string) []byte {
 	return binary.AppendUvarint(append(b, tParty), uint64(tx.parties.id(client, 0)))

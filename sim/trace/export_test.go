@@ -14,6 +14,7 @@ const (
 	TLitForTest              = tLit
 	TSameForTest             = tSame
 	TSameBackForTest         = tSameBack
+	TSrcRunsLikeForTest      = tSrcRunsLike
 	TOffsetsForTest          = tOffsets
 	TOffsetsRotForTest       = tOffsetsRot
 	TRecordForTest           = tRecord
@@ -50,6 +51,11 @@ func (t *Trace) OpenChunkForTest() []byte { return t.arena.open }
 
 // TextForTest is the text at ref, formatted (no event's member for %m).
 func (t *Trace) TextForTest(ref wire.TextRef) string { return t.text(ref) }
+
+// AnswerTextForTest is the text at ref read as a Produce answer's summary.
+func (t *Trace) AnswerTextForTest(ref wire.TextRef) string {
+	return t.packetText(wire.Produce, true, ref)
+}
 
 // NamesForTest is the record names of the tokens b holds, as an event's
 // Records reads them.

@@ -42,11 +42,19 @@ func (t *Trace) FetchAnswer(recs []wire.Record) wire.TextRef {
 }
 
 // Polled records poll() returning a batch: "C2 poll() returned o2.3 o2.4";
-// the event's Records are the batch.
-func (t *Trace) Polled(who Label, batch []wire.Record) {
+// the event's Records are the batch. answer (0: none) is the text of the
+// Fetch answer the batch is, whole (FetchAnswer's of the same records):
+// the event refers to it (tListOf, 5 or 6 bytes) rather than spelling the
+// records again (T1: 72 bytes a poll).
+func (t *Trace) Polled(who Label, batch []wire.Record, answer wire.TextRef) {
 	b := append(t.encLabel(t.scratch[:0], who), phPolled)
 	at := len(b)
-	t.eventEnc(kindPolled, who.Client, t.encFetchedList(b, batch), at)
+	if answer != 0 {
+		b = binary.AppendUvarint(append(b, tListOf), uint64(answer))
+	} else {
+		b = t.encFetchedList(b, batch)
+	}
+	t.eventEnc(kindPolled, who.Client, b, at)
 }
 
 // Processed records a record processed, "C2 processed o2.3", or a run of
@@ -208,16 +216,21 @@ func (t *Trace) Produced(req *wire.ProduceRequest, offset int, cellNamesSource b
 // 3, o2.5) pid 1000 epoch 0 seq 4..16": its value one tSrcRuns token
 // (encSrcRuns), first, so that its produced event and answer refer to it
 // (ProducedBatch), spelled only when read.
-func (t *Trace) ProduceBatch(req *wire.ProduceRequest) wire.TextRef {
+func (t *Trace) ProduceBatch(req *wire.ProduceRequest, bt *BatchText) wire.TextRef {
 	if len(req.Runs) > 0 {
-		b := t.encSrcRuns(t.scratch[:0], req)
+		b, base := t.encSrcRunsLike(t.scratch[:0], req, bt)
 		if req.PID >= 0 {
 			b = encNum(encNum(encNum(encNum(b, phPID, req.PID), phEpoch, int64(req.Epoch)), phSeq, int64(req.Seq)), phDotDot, int64(req.LastSeq()))
 		}
 		if req.Attempt > 0 {
 			b = append(b, phRetry)
 		}
-		return t.addText(b)
+		ref := t.addText(b)
+		if base && bt != nil {
+			// the next batches of these partitions refer to this one
+			bt.set(ref, req.Runs, t)
+		}
+		return ref
 	}
 	tpl := tplBatchPlain
 	if req.PID >= 0 {
@@ -257,21 +270,24 @@ func argBatch(b []byte, req *wire.ProduceRequest) []byte {
 // reads the event's (texts.packetText): kept once, as a run.
 //
 // A batch of several runs (req.Runs): "inv(o0.3..o0.9, o2.5) written to
-// out-0 at offsets 4..11" and its answer; each refers to the value its
-// request's text (reqText, 0: none) begins with (tSame: ProduceBatch
-// keeps it as one token), else spells its runs (encSrcRuns).
+// out-0 at offsets 4..11", its value referring to the one its request's
+// text (reqText, 0: none) begins with (tSame: ProduceBatch keeps it as one
+// token), else spelling its runs (encSrcRuns); its answer keeps no text
+// of its own but the event's, which packetText reads without " written to
+// out-0" (one text a batch, not two: T1 wrote 15 bytes an answer).
 func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire.TextRef) wire.TextRef {
 	last := int64(offset + req.Count() - 1)
 	if len(req.Runs) > 0 {
-		value := func(b []byte) []byte {
-			if reqText != 0 {
-				return t.encSameAt(b, reqText)
-			}
-			return t.encSrcRuns(b, req)
+		var b []byte
+		if reqText != 0 {
+			b = t.encSameAt(t.scratch[:0], reqText)
+		} else {
+			b = t.encSrcRuns(t.scratch[:0], req)
 		}
-		b := t.encPart(append(value(t.scratch[:0]), phWrittenTo), req.TP)
-		t.eventEnc(kindProduced, req.Producer, encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last), 0)
-		return t.addText(encNum(encNum(value(t.scratch[:0]), phAtOffsets, int64(offset)), phDotDot, last))
+		b = t.encPart(append(b, phWrittenTo), req.TP)
+		text := t.addText(encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last))
+		t.Events.add(kindProduced, req.Producer, text, 0)
+		return text
 	}
 	src, ok1 := t.argTPI(encTemplate(t.scratch[:0], tplBatchProduced), req.SrcTPI, req.Src)
 	if to, ok2 := t.argTPI(argBatch(src, req), req.TPI, req.TP); ok1 && ok2 && req.Named {
@@ -286,20 +302,87 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire
 
 // encSrcRuns appends the value of a batch of several runs (req.Runs),
 // inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5), as one tSrcRuns token: each run
-// its partition's number, first offset, distance to its last and count.
-// A run of a partition the world lacks spells the whole value instead
-// (one tLit token).
+// its partition's number and first offset as the differences from the
+// run before's (zigzag varints; 0 and 0 before the first), the distance
+// to its last and its count. A batch's runs are a member's partitions, at
+// offsets that steady traffic keeps close: a difference takes a byte or
+// two where an offset took three or four (T1's batches: 74 bytes a text
+// to about 50). A run of a partition the world lacks spells the whole
+// value instead (one tLit token).
 func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
-	for _, run := range req.Runs {
-		var ok bool
-		if b, ok = t.argTPI(b, run.SrcTPI, run.Src); !ok || run.Count < 1 || run.Last-run.First+1 < run.Count {
+	var part, first int64
+	for k := range req.Runs {
+		run := &req.Runs[k] // 56 bytes: not copied
+		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		if !ok || run.Count < 1 || run.Last-run.First+1 < run.Count || run.First < 0 {
 			return encLit(b[:start], req.ValueIn(t.layout))
 		}
-		b = argOffset(argOffset(argOffset(b, run.First), run.Last-run.First), run.Count)
+		b = binary.AppendVarint(b, int64(i)-part)
+		b = binary.AppendVarint(b, int64(run.First)-first)
+		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+		part, first = int64(i), int64(run.First)
 	}
 	return b
+}
+
+// BatchText is what a producer's next batch of several runs may refer
+// to (tSrcRunsLike): its last batch text spelled whole (a tSrcRuns
+// token, at the start of the text at ref), the numbers of its runs'
+// partitions and their first offsets. A producer keeps one; a World's
+// copy shares it (the arrays are replaced, never changed in place). Data
+// the trace alone reads.
+type BatchText struct {
+	ref    wire.TextRef
+	parts  []int32
+	firsts []int64
+}
+
+// set makes the batch of runs whose text is at ref the one the next refer
+// to, in arrays of its own.
+func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
+	parts, firsts := make([]int32, len(runs)), make([]int64, len(runs))
+	for k := range runs {
+		i, _ := t.numTPI(runs[k].SrcTPI, runs[k].Src) // encSrcRuns found each
+		parts[k], firsts[k] = int32(i), int64(runs[k].First)
+	}
+	*bt = BatchText{ref: ref, parts: parts, firsts: firsts}
+}
+
+// likeMax is how far a run's first offset may be from the one of bt's
+// run of the same partition for a batch to refer to bt: its difference
+// then takes one byte (zigzag).
+const likeMax = 63
+
+// encSrcRunsLike appends a batch's value as a tSrcRunsLike token when bt
+// (nil: none) holds a batch of the same partitions in the same order
+// whose first offsets are each within likeMax of these: the reference to
+// it, then each run's first offset as the difference from its run's, its
+// distance to its last and its count (3 bytes a run where encSrcRuns
+// takes about 5: a member's batches repeat its partitions). Else it is
+// encSrcRuns's, and base reports that it is a tSrcRuns token a next batch
+// may refer to.
+func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText) (_ []byte, base bool) {
+	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) {
+		b = t.encSrcRuns(b, req)
+		return b, firstByte(b) == tSrcRuns
+	}
+	for k := range req.Runs {
+		run := &req.Runs[k]
+		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		if d := int64(run.First) - bt.firsts[k]; !ok || int32(i) != bt.parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || run.Last-run.First+1 < run.Count {
+			b = t.encSrcRuns(b, req)
+			return b, firstByte(b) == tSrcRuns
+		}
+	}
+	b = binary.AppendUvarint(append(b, tSrcRunsLike), uint64(bt.ref))
+	for k := range req.Runs {
+		run := &req.Runs[k]
+		b = binary.AppendVarint(b, int64(run.First)-bt.firsts[k])
+		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+	}
+	return b, false
 }
 
 // eventEnc records an event whose text is encoded in b (usually

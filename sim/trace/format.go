@@ -49,14 +49,25 @@ package trace
 //	                      arena chunk (1 or 2 bytes where tSame's absolute
 //	                      ref takes 4 or 5): a committed event's offsets,
 //	                      its request's a tick before (texts.encSameAt)
-//	tSrcRuns n (tp off span count)*  the value of a batch of several
+//	tSrcRuns n (dtp doff span count)*  the value of a batch of several
 //	                      runs of invoices (wire.ProduceRequest.Runs,
 //	                      linger.ms): inv(o0.3..o0.9, o1.4..o1.12: 3, o2.5),
-//	                      each run its input partition, first offset,
-//	                      distance to its last and count, spelled as %R
+//	                      each run its input partition and first offset as
+//	                      differences from the run before's (zigzag; from 0
+//	                      and 0), distance to its last and count, spelled as %R
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)
+//	tSrcRunsLike ref (doff span count)*  a tSrcRuns token's value for a
+//	                      batch of the same partitions as the tSrcRuns token
+//	                      at ref (an absolute textRef, the same producer's),
+//	                      each run's first offset the difference from its
+//	                      run's there (BatchText)
+//	tListOf ref           every token of the text at ref (an absolute
+//	                      textRef), as they read there: a polled event's
+//	                      records when poll() returns the whole Fetch answer
+//	                      its text is (Trace.Polled); never a tListOf
+//	                      itself, and Records reads through it
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -88,12 +99,14 @@ const (
 	tPartRuns
 	tOffsetsRuns
 	tPhrase = 16
-	// tSrcRuns is the last byte below the templates: the tokens above
-	// fill 0..15, the phrases start at 16.
-	tSrcRuns  = tTemplate - 1
-	tTemplate = 96
-	tNum      = 128
-	tWhole    = 160
+	// tSrcRuns, tListOf and tSrcRunsLike are the last bytes below the
+	// templates: the tokens above fill 0..15, the phrases start at 16.
+	tSrcRuns     = tTemplate - 1
+	tListOf      = tTemplate - 2
+	tSrcRunsLike = tTemplate - 3
+	tTemplate    = 96
+	tNum         = 128
+	tWhole       = 160
 )
 
 // templates are the most frequent texts whole, their arguments read in
@@ -171,6 +184,10 @@ const (
 // event's text reads it with (texts.packetText).
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell,
 	tWhole + tplBatchProduced: tplBatchAck}
+
+// The phrases' bytes stay below tSrcRunsLike (a negative array length
+// does not compile).
+var _ [tSrcRunsLike - tPhrase - len(phrases)]struct{}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{

@@ -115,6 +115,11 @@ func (rs Records) Runs() iter.Seq[RecordRun] {
 			switch tok {
 			case phSpace:
 				continue
+			case tListOf: // the records are the text it refers to
+				if r, ok = r.listRef(); !ok {
+					return
+				}
+				continue
 			case tRecord:
 				run, ok = r.inputRun(1)
 			case tRecords, tRange:

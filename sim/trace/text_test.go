@@ -251,6 +251,27 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			if got := (Records{tx: &tr.texts, b: tr.arena.bytes(tail)}).Names(); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
+			// poll() returning a whole Fetch answer: its event refers to
+			// the answer's text (tListOf) and reads as if it spelled it,
+			// its Records too; one returning part of it spells its own
+			if len(recs) == 0 {
+				continue
+			}
+			answer := tr.FetchAnswer(recs)
+			for _, ref := range []wire.TextRef{answer, 0} {
+				tr.Polled(Label{Client: "C1"}, recs, ref)
+				ev := tr.Events.At(tr.Events.Len() - 1)
+				if want := "C1 poll() returned " + strings.Join(words, " "); ev.Text != want || ev.Kind != EvPolled || ev.Member != "C1" {
+					t.Fatalf("poll() of a fetch answer (text %d) reads %s %s %q, want C1 %s %q", ref, ev.Member, ev.Kind, ev.Text, EvPolled, want)
+				}
+				if got := ev.Records.Names(); !slices.Equal(got, want) || !ev.Records.Has(want[len(want)-1]) || ev.Records.String() != strings.Join(words, " ") {
+					t.Fatalf("poll() of a fetch answer (text %d): records %v read back as %v (%q)", ref, want, got, ev.Records.String())
+				}
+				b := tr.arena.bytes(tr.Events.recs.text(tr.Events.Len() - 1))
+				if refers := slices.Contains(b[:min(len(b), 4)], tListOf); refers != (ref != 0) {
+					t.Fatalf("poll() of a fetch answer (text %d): refers to it %v: % x", ref, refers, b[:min(len(b), 8)])
+				}
+			}
 		}
 		// A text that is one template, kept without its tEnd (addWhole),
 		// formats the same and ends where its arguments end: the text

@@ -47,7 +47,10 @@ func (tx *texts) cloneInto(n *texts, sources Sources) {
 // packetText is a packet's summary: the text at ref, except that a
 // Produce answer whose record was written keeps no text of its own but its
 // produced event's (Trace.Produced), read as tplProduceAck, which takes the
-// same arguments.
+// same arguments; and a Produce answer of a batch of several runs keeps
+// its produced event's (Trace.ProducedBatch), "VALUE written to out-0 at
+// offsets 4..11", read without its second and third tokens: "VALUE at
+// offsets 4..11".
 func (tx *texts) packetText(api wire.API, response bool, ref textRef) string {
 	if api == wire.Produce && response {
 		b := tx.arena.bytes(ref)
@@ -56,6 +59,20 @@ func (tx *texts) packetText(api wire.API, response bool, ref textRef) string {
 			var buf [64]byte
 			out, _, _ := r.template(buf[:0], templates[k], 0)
 			return string(out)
+		}
+		if tok := firstByte(b); tok == tSame || tok == tSameBack || tok == tSrcRuns || tok == tLit {
+			r := tx.readerAt(ref, "")
+			var buf [128]byte
+			out, _, ok := r.next(buf[:0])
+			if ok && firstByte(r.b) == phWrittenTo {
+				r.b = r.b[1:]
+				var part [64]byte
+				_, _, ok = r.next(part[:0]) // the output partition, as the event names it
+				for ok {
+					out, _, ok = r.next(out)
+				}
+				return string(out)
+			}
 		}
 	}
 	return tx.text(ref)

@@ -365,10 +365,11 @@ func TestKindAtIsEventKind(t *testing.T) {
 // wire.ProduceRequest.Runs) reads inv(R, R, ...), each run spelled as a
 // batch of one run spells its sources (o0.3..o0.9, ": 3" for some of
 // them, a record's name alone for one): its request's value one
-// tSrcRuns token, first; its produced event and answer refer to it
-// (tSame) and read the same value; without the request's text they spell
-// the runs and read the same again. A run of a partition the world lacks
-// spells the whole value.
+// tSrcRuns token, first; its produced event refers to it (tSame) and
+// reads the same value, and its answer is the event's text, read as an
+// answer without " written to out-1"; without the request's text they
+// spell the runs and read the same again. A run of a partition the world
+// lacks spells the whole value, and its answer reads it too.
 func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	w, err := sim.New(sim.Topology{Group: "g", Inputs: []sim.TopicSpec{{Name: "o", Partitions: 3}}, Output: sim.TopicSpec{Name: "out", Partitions: 2}, Members: 1}, sim.DefaultConfig())
 	if err != nil {
@@ -383,7 +384,7 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	if got := req.ValueIn(l); got != value {
 		t.Fatalf("ValueIn: %s, want %s", got, value)
 	}
-	text := tr.ProduceBatch(req)
+	text := tr.ProduceBatch(req, nil)
 	if got, want := tr.TextForTest(text), value+" pid 1000 epoch 2 seq 40..50"; got != want {
 		t.Errorf("request: %q, want %q", got, want)
 	}
@@ -396,8 +397,11 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}
 	for _, ref := range []wire.TextRef{text, 0} {
 		ans := tr.ProducedBatch(req, 20, ref)
-		if got, want := tr.TextForTest(ans), value+" at offsets 20..30"; got != want {
+		if got, want := tr.AnswerTextForTest(ans), value+" at offsets 20..30"; got != want {
 			t.Errorf("answer (request text %d): %q, want %q", ref, got, want)
+		}
+		if ev := w.Events.TextRefForTest(w.Events.Len() - 1); ans != ev {
+			t.Errorf("answer (request text %d): its text at %d, not its event's at %d", ref, ans, ev)
 		}
 		b := tr.BytesForTest(ans)
 		if same := firstByte(b) == trace.TSameForTest || firstByte(b) == trace.TSameBackForTest; same != (ref != 0) {
@@ -410,20 +414,75 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}
 	retry := *req
 	retry.Attempt = 1
-	if got, want := tr.TextForTest(tr.ProduceBatch(&retry)), value+" pid 1000 epoch 2 seq 40..50 (retry)"; got != want {
+	if got, want := tr.TextForTest(tr.ProduceBatch(&retry, nil)), value+" pid 1000 epoch 2 seq 40..50 (retry)"; got != want {
 		t.Errorf("retry: %q, want %q", got, want)
 	}
 	plain := *req
 	plain.PID, plain.Seq = -1, -1
-	if got := tr.TextForTest(tr.ProduceBatch(&plain)); got != value {
+	if got := tr.TextForTest(tr.ProduceBatch(&plain, nil)); got != value {
 		t.Errorf("plain producer: %q, want %q", got, value)
+	}
+	// runs whose partitions and offsets go down as well as up (the token
+	// keeps each as its difference from the run before's)
+	back := *req
+	back.Runs = []wire.SrcRun{{Src: in[2], SrcTPI: 3, First: 1 << 30, Last: 1<<30 + 40, Count: 5}, {Src: in[0], SrcTPI: 1, First: 7, Last: 8, Count: 2},
+		{Src: in[1], First: 0, Last: 0, Count: 1}, {Src: in[1], SrcTPI: 2, First: 90, Last: 99, Count: 10}, {Src: in[0], SrcTPI: 1, First: 2, Last: 2, Count: 1}}
+	if got, want := tr.TextForTest(tr.ProduceBatch(&back, nil)), back.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
+		t.Errorf("runs back and forth: %q, want %q", got, want)
+	}
+	// A producer's batches of the same partitions: the first spelled whole
+	// (tSrcRuns), the next ones referring to it (each first offset within
+	// 63 of its run's) and read the same, their produced events and
+	// answers too; a batch of other partitions, or one whose offsets moved
+	// too far, is spelled whole and the next ones refer to it.
+	var bt trace.BatchText
+	batch := func(firsts []int, ins []int, counts []int) *wire.ProduceRequest {
+		r := *req
+		r.Runs = nil
+		for k, f := range firsts {
+			r.Runs = append(r.Runs, wire.SrcRun{Src: in[ins[k]], SrcTPI: int32(ins[k] + 1), First: f, Last: f + 2*counts[k] - 2, Count: counts[k]})
+		}
+		return &r
+	}
+	for step, c := range []struct {
+		firsts, ins, counts []int
+		like                bool
+	}{
+		{[]int{100, 90, 7}, []int{0, 1, 2}, []int{3, 1, 2}, false},
+		{[]int{110, 95, 8}, []int{0, 1, 2}, []int{2, 4, 1}, true},
+		{[]int{160, 40, 70}, []int{0, 1, 2}, []int{5, 5, 5}, true},   // 63 back and forth
+		{[]int{164, 153, 70}, []int{0, 1, 2}, []int{1, 1, 1}, false}, // 64 from the base's
+		{[]int{165, 150, 71}, []int{0, 1, 2}, []int{1, 2, 1}, true},
+		{[]int{165, 150, 71}, []int{0, 2, 1}, []int{1, 2, 1}, false}, // other partitions
+		{[]int{165, 150}, []int{0, 2}, []int{1, 2}, false},
+	} {
+		r := batch(c.firsts, c.ins, c.counts)
+		ref := tr.ProduceBatch(r, &bt)
+		if got, want := tr.TextForTest(ref), r.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
+			t.Errorf("batch %d: %q, want %q", step, got, want)
+		}
+		b := tr.BytesForTest(ref)
+		if like := firstByte(b) == trace.TSrcRunsLikeForTest; like != c.like {
+			t.Errorf("batch %d: refers to the batch before %v, want %v (% x)", step, like, c.like, b[:min(len(b), 8)])
+		}
+		if got, want := tr.AnswerTextForTest(tr.ProducedBatch(r, 20, ref)), r.ValueIn(l)+" at offsets 20..30"; got != want {
+			t.Errorf("batch %d's answer: %q, want %q", step, got, want)
+		}
+		if ev := w.Events.At(w.Events.Len() - 1); ev.Text != r.ValueIn(l)+" written to "+l.Outputs()[1].String()+" at offsets 20..30" {
+			t.Errorf("batch %d's event: %q", step, ev.Text)
+		}
 	}
 	lacking := *req
 	lacking.Runs = append([]wire.SrcRun{}, req.Runs...)
 	lacking.Runs[1].Src, lacking.Runs[1].SrcTPI = wire.TopicPartition{Topic: "nowhere", Partition: 0}, 0
 	spelled := lacking.ValueIn(l)
-	ref := tr.ProduceBatch(&lacking)
+	ref := tr.ProduceBatch(&lacking, nil)
 	if got := tr.TextForTest(ref); got != spelled+" pid 1000 epoch 2 seq 40..50" || firstByte(tr.BytesForTest(ref)) != trace.TLitForTest {
 		t.Errorf("a run of a partition the world lacks: %q, want %q spelled", got, spelled)
+	}
+	for _, r := range []wire.TextRef{ref, 0} {
+		if got, want := tr.AnswerTextForTest(tr.ProducedBatch(&lacking, 7, r)), spelled+" at offsets 7..17"; got != want {
+			t.Errorf("answer of a run of a partition the world lacks (request text %d): %q, want %q", r, got, want)
+		}
 	}
 }

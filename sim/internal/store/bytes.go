@@ -1,0 +1,72 @@
+package store
+
+// Bytes is an append-only string of encodings kept in chunks, for what
+// grows with a world's age and is read an encoding at a time (a log's runs
+// of sources, broker.spanStore): as Seq, World.Clone shares every chunk
+// (the open one cut to its length: an append on either side then writes
+// where the other never reads, and the copy's first append copies it), and
+// no byte is written in place once appended. An encoding never straddles
+// chunks: one that does not fit in the open chunk's room starts the next
+// (one longer than a chunk gets a chunk of its own), so a reader reads it
+// from one slice (At).
+//
+// A place is a uint32: chunk<<bytesShift | offset in it, so a Bytes holds
+// up to 4 GB (its chunks' unused ends counted). The zero Bytes is empty
+// and ready to use.
+type Bytes struct {
+	full [][]byte // full chunks; the spine is shared with clones, cut to its length
+	open []byte   // the chunk being filled
+}
+
+// bytesShift: a chunk is 1<<bytesShift bytes, 16 times a Seq chunk's
+// items (2 KB, as a Seq chunk of 16-byte items; 64 bytes while a test
+// makes Seq chunks 4 items long, so that small worlds cross chunks and
+// write encodings longer than one).
+func bytesShift() uint { return seqShift + 4 }
+
+// Append adds b as one encoding and returns its place.
+func (s *Bytes) Append(b []byte) uint32 {
+	size := 1 << bytesShift()
+	if len(s.open)+len(b) > size && len(s.open) > 0 {
+		if len(s.full)+1 >= 1<<(32-bytesShift()) {
+			panic("sim: a Bytes is full (4 GB of encodings)")
+		}
+		s.full = append(s.full, s.open)
+		// One that filled a chunk fills the next: whole at once.
+		s.open = make([]byte, 0, max(size, len(b)))
+	}
+	at := uint32(len(s.full)<<bytesShift() | len(s.open))
+	if need := len(s.open) + len(b); need > cap(s.open) {
+		// A young chunk, or one shared with a clone (cut to its length):
+		// copied to twice its room (at least 64 bytes), up to a whole
+		// chunk, so that a log of a few batches stays small.
+		s.open = append(make([]byte, 0, max(min(2*cap(s.open), size), need, 64)), s.open...)
+	}
+	s.open = append(s.open, b...)
+	return at
+}
+
+// At is the bytes from place at to the end of its chunk: the encoding
+// appended there and those after it in the chunk.
+func (s *Bytes) At(at uint32) []byte {
+	c, off := int(at>>bytesShift()), int(at&(1<<bytesShift()-1))
+	if c < len(s.full) {
+		return s.full[c][off:]
+	}
+	return s.open[off:]
+}
+
+// Size is the bytes held, the chunks' unused room not counted.
+func (s *Bytes) Size() int {
+	n := len(s.open)
+	for _, c := range s.full {
+		n += len(c)
+	}
+	return n
+}
+
+// Clone shares the chunks, the open one cut to its length (its room is
+// the original's alone). Nothing is written to s.
+func (s *Bytes) Clone() Bytes {
+	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+}
