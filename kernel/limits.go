@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/digits"
 	"github.com/kgrepl/kgrepl/kernel/draw"
 	"github.com/kgrepl/kgrepl/sim"
 )
@@ -175,23 +175,10 @@ func (l limit) helpLine() string {
 }
 
 // group writes 1000000 as 1,000,000.
-func group(n int) string { return groupDigits(strconv.Itoa(n)) }
+func group(n int) string { return digits.Int(n) }
 
-func groupDigits(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// groupDigits groups a decimal integer's digits (digits.Group).
+func groupDigits(s string) string { return digits.Group(s) }
 
 // mulCap multiplies without overflow: past max it returns max+1, which every
 // check refuses.

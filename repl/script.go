@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/kgrepl/kgrepl/kernel/digits"
 )
 
 // ScriptOptions tunes RunScript.
@@ -77,7 +78,7 @@ func RunScript(r io.Reader, eng Engine, stdout, stderr io.Writer, opts ScriptOpt
 		}
 		if tooLong || len(line) > maxLine {
 			fmt.Fprintf(stderr, "line %d: a line of more than %s bytes is over the limit (at most %s bytes in a line; the line was not run)\n",
-				n, groupDigits(maxLine), groupDigits(maxLine))
+				n, digits.Int(maxLine), digits.Int(maxLine))
 			code = 1
 			if !opts.KeepGoing {
 				return code
@@ -112,19 +113,6 @@ func commandsOf(eng Engine, line string, keepGoing bool) []string {
 		return ls.SplitLine(line)
 	}
 	return []string{line}
-}
-
-// groupDigits writes 65536 as 65,536.
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // writeResult prints a command's output, adding the newline the engine may

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/digits"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
@@ -61,14 +62,14 @@ func (m *seqModel) cutLine(n int) string {
 	}
 	var parts []string
 	if drawn < m.msgs {
-		t := fmt.Sprintf("%s of %s messages drawn", thousands(drawn), thousands(m.msgs))
+		t := fmt.Sprintf("%s of %s messages drawn", digits.Int(drawn), digits.Int(m.msgs))
 		if n > 0 && (n < len(m.rows) || m.more) {
 			t += fmt.Sprintf(", to tick %d (--ticks %d.. draws on)", m.rows[n-1].tick, m.rows[n-1].tick+1)
 		}
 		parts = append(parts, t)
 	}
 	if clients := len(m.lanes) - 1; clients+1 < m.allLanes && drawn < m.msgs {
-		parts = append(parts, fmt.Sprintf("lanes of %d of %s members (the first the range names)", clients, thousands(m.allLanes-1)))
+		parts = append(parts, fmt.Sprintf("lanes of %d of %s members (the first the range names)", clients, digits.Int(m.allLanes-1)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -270,12 +271,12 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	if opt.To >= 0 {
 		to = strconv.Itoa(opt.To)
 	}
-	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %s message(s)", w.Group.ID(), opt.From, to, thousands(m.msgs))
+	m.title = fmt.Sprintf("group %s · messages from tick %d to %s · %s message(s)", w.Group.ID(), opt.From, to, digits.Int(m.msgs))
 	if m.clock.Real() {
 		if opt.To >= 0 {
 			to = m.clock.TickAt(opt.To)
 		}
-		m.title = fmt.Sprintf("group %s · messages from %s to %s · %s message(s)", w.Group.ID(), m.clock.TickAt(opt.From), to, thousands(m.msgs))
+		m.title = fmt.Sprintf("group %s · messages from %s to %s · %s message(s)", w.Group.ID(), m.clock.TickAt(opt.From), to, digits.Int(m.msgs))
 	}
 	if opt.Branch != "" && opt.Branch != "main" {
 		m.title = "branch " + opt.Branch + " · " + m.title

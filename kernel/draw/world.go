@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/digits"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
@@ -43,7 +44,7 @@ func LogsNote(drawn, all int, picked string) string {
 	if drawn >= all {
 		return ""
 	}
-	t := fmt.Sprintf("%s of %s partitions' logs drawn", thousands(drawn), thousands(all))
+	t := fmt.Sprintf("%s of %s partitions' logs drawn", digits.Int(drawn), digits.Int(all))
 	if picked != "" {
 		t += ": " + picked
 	}
@@ -180,9 +181,9 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	membersBottom := y
 	moreNote := ""
 	if more > 0 {
-		moreNote = fmt.Sprintf("%s more member processes not drawn (members lists them)", thousands(more))
+		moreNote = fmt.Sprintf("%s more member processes not drawn (members lists them)", digits.Int(more))
 		if morePackets > 0 {
-			moreNote = fmt.Sprintf("%s more member processes and their %s packets in flight not drawn (members lists them)", thousands(more), thousands(morePackets))
+			moreNote = fmt.Sprintf("%s more member processes and their %s packets in flight not drawn (members lists them)", digits.Int(more), digits.Int(morePackets))
 		}
 		membersBottom += packetStep
 	}
@@ -242,7 +243,7 @@ func World(w *sim.World, opt WorldOptions) *Picture {
 	}
 	cellsNote := ""
 	if cutLogs > 0 {
-		cellsNote = fmt.Sprintf("%s of the logs drawn from a later cell (each says how many earlier cells it leaves out)", thousands(cutLogs))
+		cellsNote = fmt.Sprintf("%s of the logs drawn from a later cell (each says how many earlier cells it leaves out)", digits.Int(cutLogs))
 	}
 	for _, t := range []string{logsNote, cellsNote, moreNote} {
 		if t != "" && pic.Cut != "" {

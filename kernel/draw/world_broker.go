@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgrepl/kgrepl/kernel/digits"
 	"github.com/kgrepl/kgrepl/kernel/natural"
 	"github.com/kgrepl/kgrepl/kernel/wallclock"
 	"github.com/kgrepl/kgrepl/sim"
@@ -103,7 +104,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 	entries := w.Txn.Entries()
 	for k, e := range entries {
 		if k == maxListLines-1 && len(entries) > maxListLines {
-			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more transactional ids (txn lists them)", thousands(len(entries)-k)), size: 11, color: Hex(Ink)})
+			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more transactional ids (txn lists them)", digits.Int(len(entries)-k)), size: 11, color: Hex(Ink)})
 			break
 		}
 		t := fmt.Sprintf("%s · pid %d · epoch %d · %s", e.TransactionalID, e.PID, e.Epoch, e.State)
@@ -128,7 +129,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 	}
 	for k, p := range self {
 		if k == maxListLines-1 && len(self) > maxListLines {
-			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more B1 to B1 packets in flight", thousands(len(self)-k)), size: 11, color: Hex(Broker)})
+			b.lines = append(b.lines, brokerLine{text: fmt.Sprintf("… %s more B1 to B1 packets in flight", digits.Int(len(self)-k)), size: 11, color: Hex(Broker)})
 			break
 		}
 		b.lines = append(b.lines, brokerLine{text: "in flight ↻ " + string(p.Type) + " " + p.Summary, size: 11, color: Hex(Broker)})
@@ -202,19 +203,6 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 	}
 	b.height = b.logsTop + y + 10
 	return b
-}
-
-// thousands writes 1234567 as 1,234,567.
-func thousands(n int) string {
-	t := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range t {
-		if i > 0 && (len(t)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // superscript writes n in superscript digits (o2.3² is the second invoice of o2.3).
@@ -324,7 +312,7 @@ func memberLines(ms []string) []brokerLine {
 			l.text = "members:"
 		}
 		if len(out) == maxListLines-1 && i+cols < len(ms) {
-			return append(out, brokerLine{text: fmt.Sprintf("… %s more members (describe group --members lists them)", thousands(len(ms)-i)),
+			return append(out, brokerLine{text: fmt.Sprintf("… %s more members (describe group --members lists them)", digits.Int(len(ms)-i)),
 				size: size, color: Hex(Ink)})
 		}
 		out = append(out, l)
@@ -411,7 +399,7 @@ func drawLog(s *pen, w *sim.World, l logLayout, owner *sim.Member, x, y float64)
 	// fetch position) stands at the edge with ← before its label.
 	if l.first > 0 {
 		s.group("class", "log-cut", "data-partition", tpName, "data-first", strconv.Itoa(l.first))
-		s.text(x, y+43, fitWidth(thousands(l.first)+" earlier", textStyle{size: 10, italic: true}, logLabelW-6),
+		s.text(x, y+43, fitWidth(digits.Int(l.first)+" earlier", textStyle{size: 10, italic: true}, logLabelW-6),
 			textStyle{size: 10, italic: true, color: Hex(Faint)})
 		s.line(cx-cellGap/2, y-3, cx-cellGap/2, y+cellH+3, Hex(Faint), 1.2, "3 2")
 		s.end()
