@@ -184,8 +184,13 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	m.rotate, m.hasRotate = batch[len(batch)-1].TP, true
 	l.batch, l.batchIdx, l.runAt, l.workLeft = batch, 0, 0, 0
 	l.workedAt = m.env.Now() // processing starts next tick
-	// "%s poll() returned o2.3 o2.4", its Records the batch
-	m.env.Trace().Polled(m.who(), batch)
+	// "%s poll() returned o2.3 o2.4", its Records the batch: the answer's
+	// text's when the batch is every record of the answer
+	answer := wire.TextRef(0)
+	if len(batch) == len(r.Records) {
+		answer = p.Text
+	}
+	m.env.Trace().Polled(m.who(), batch, answer)
 	l.leftPollAt = m.env.Now()
 	l.armPollTimer(m)
 	if m.prod.mode == ProducerTransactional {

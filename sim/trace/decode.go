@@ -110,6 +110,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
 		out, ok = r.same(out, tok == tSameBack)
+	case tok == tTail:
+		ok = r.tail()
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
@@ -126,6 +128,17 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		return out, tEnd, false
 	}
 	return out, tok, true
+}
+
+// tail reads a tTail token: the reader goes on at the text it names.
+func (r *textReader) tail() bool {
+	ref, ok := r.uvarint()
+	if !ok || ref == 0 || ref >= 1<<32 {
+		return false
+	}
+	b := r.tx.arena.bytes(textRef(ref))
+	r.b, r.ref, r.n = b, textRef(ref), len(b)
+	return len(b) > 0 && b[0] != tTail
 }
 
 // lit reads a tLit token: its bytes as they are.

@@ -57,6 +57,11 @@ package trace
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)
+//	tTail ref             the rest of the text is the text at ref (an
+//	                      absolute textRef, the first token of a text), to
+//	                      its tEnd: a polled event's records are the Fetch
+//	                      answer's they came in when it holds every one of
+//	                      them (Trace.Polled), stored once
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -91,6 +96,7 @@ const (
 	// tSrcRuns is the last byte below the templates: the tokens above
 	// fill 0..15, the phrases start at 16.
 	tSrcRuns  = tTemplate - 1
+	tTail     = tSrcRuns - 1 // below tSrcRuns, above the phrases (TestTokensDoNotOverlap)
 	tTemplate = 96
 	tNum      = 128
 	tWhole    = 160

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
@@ -251,6 +252,31 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 			if got := (Records{tx: &tr.texts, b: tr.arena.bytes(tail)}).Names(); !slices.Equal(got, want) && len(want) > 0 {
 				t.Fatalf("records %v read back as %v", want, got)
 			}
+			// The polled event of a batch that is its Fetch answer's every
+			// record refers to the answer's text (tTail), and reads as the
+			// one that spells them; a batch of fewer records does not.
+			answer := tr.FetchAnswer(recs)
+			var polled [3]Event
+			for k, refer := range []wire.TextRef{0, answer, answer} {
+				batch := recs
+				if k == 2 && len(recs) > 0 {
+					batch = recs[:len(recs)-1]
+				}
+				tr.Polled(Label{Client: "C1"}, batch, refer)
+				polled[k] = tr.Events.At(tr.Events.Len() - 1)
+				f, _ := tr.Events.recs.whole(tr.Events.Len() - 1)
+				list := len(tr.encFetchedList(nil, batch))
+				if referred := tr.arena.bytes(f.text)[f.records] == tTail; referred != (k == 1 && list > 1+binary.MaxVarintLen32) {
+					t.Fatalf("polled event %d of %d records (a list of %d bytes): referred to its answer %v", k, len(batch), list, referred)
+				}
+			}
+			if polled[1].Text != polled[0].Text || polled[1].Text != "C1 poll() returned "+strings.Join(words, " ") ||
+				!slices.Equal(polled[1].Records.Names(), polled[0].Records.Names()) || !slices.Equal(polled[0].Records.Names(), want) {
+				t.Fatalf("polled event referring to its answer reads %q %v, spelled %q %v", polled[1].Text, polled[1].Records.Names(), polled[0].Text, polled[0].Records.Names())
+			}
+			if len(recs) > 0 && slices.Equal(polled[2].Records.Names(), want) {
+				t.Fatalf("a batch of fewer records than its answer reads as the answer: %v", want)
+			}
 		}
 		// A text that is one template, kept without its tEnd (addWhole),
 		// formats the same and ends where its arguments end: the text
@@ -421,5 +447,16 @@ func TestProcessedRuns(t *testing.T) {
 				t.Errorf("run of %d from %d: names %q", c.n, c.off, got)
 			}
 		}
+	}
+}
+
+// TestTokensDoNotOverlap: every token byte means one thing (the decoder
+// dispatches on ranges: the fixed tokens, the phrases, tTail and tSrcRuns
+// below the templates, the numbers, the whole templates).
+func TestTokensDoNotOverlap(t *testing.T) {
+	if tOffsetsRuns >= tPhrase || tPhrase+len(phrases) > tTail || tTail >= tSrcRuns || tSrcRuns >= tTemplate ||
+		tTemplate+len(templates) > tNum || tNum+len(phrases) > tWhole || tWhole+len(templates) > 256 {
+		t.Fatalf("token ranges overlap: phrases %d..%d, tTail %d, tSrcRuns %d, templates %d..%d, numbers %d..%d, whole %d..%d",
+			tPhrase, tPhrase+len(phrases), tTail, tSrcRuns, tTemplate, tTemplate+len(templates), tNum, tNum+len(phrases), tWhole, tWhole+len(templates))
 	}
 }

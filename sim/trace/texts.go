@@ -86,7 +86,15 @@ func (tx *texts) memberText(ref textRef, member string) string {
 func (tx *texts) eventRecords(ref textRef, at uint16) Records {
 	b := tx.arena.bytes(ref)
 	if at > 0 && int(at) <= len(b) {
-		return Records{tx: tx, b: b[at:]}
+		if b = b[at:]; firstByte(b) == tTail {
+			// a polled event's records are its Fetch answer's (Trace.Polled)
+			r := textReader{tx: tx, b: b[1:]}
+			if !r.tail() {
+				return Records{}
+			}
+			b = r.b
+		}
+		return Records{tx: tx, b: b}
 	}
 	if firstByte(b) != tWhole+tplProcessed {
 		return Records{}
