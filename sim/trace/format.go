@@ -57,6 +57,14 @@ package trace
 //	                      spells one (a run of one its record's name);
 //	                      one token, so that the batch's produced event and
 //	                      answer refer to their request's (tSame)
+//	tRecordSeq n (dp doff)*  n input records, spaced, none following
+//	                      the one before in its partition: each its
+//	                      partition number and offset as the difference
+//	                      from the one before's (zigzag varints; the
+//	                      first's from 0): a Fetch answer at 1 record a
+//	                      second a partition, one record of each of 100
+//	                      partitions numbered one after another at one
+//	                      offset, in 2 bytes a record, not 6 or 7
 //	tTail ref             the rest of the text is the text at ref (an
 //	                      absolute textRef, the first token of a text), to
 //	                      its tEnd: a polled event's records are the Fetch
@@ -95,11 +103,12 @@ const (
 	tPhrase = 16
 	// tSrcRuns is the last byte below the templates: the tokens above
 	// fill 0..15, the phrases start at 16.
-	tSrcRuns  = tTemplate - 1
-	tTail     = tSrcRuns - 1 // below tSrcRuns, above the phrases (TestTokensDoNotOverlap)
-	tTemplate = 96
-	tNum      = 128
-	tWhole    = 160
+	tSrcRuns   = tTemplate - 1
+	tTail      = tSrcRuns - 1 // below tSrcRuns, above the phrases (TestTokensDoNotOverlap)
+	tRecordSeq = tTail - 1
+	tTemplate  = 96
+	tNum       = 128
+	tWhole     = 160
 )
 
 // templates are the most frequent texts whole, their arguments read in
