@@ -169,11 +169,10 @@ type spare struct {
 
 func (pm PauseMeter) clone() PauseMeter {
 	n := pm
-	n.Entries = make([]PauseEntry, len(pm.Entries))
-	for i, e := range pm.Entries {
-		e.Partitions = store.Copy(e.Partitions)
-		n.Entries[i] = e
-	}
+	// The entries' lists are shared: none is written in place
+	// (mergePartitions makes a new one), and an eager rebalance's is the
+	// layout's (sharedInputs), which a copy of every entry would copy.
+	n.Entries = store.Copy(pm.Entries)
 	n.Series = pm.Series.clone()
 	return n
 }

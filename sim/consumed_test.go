@@ -132,12 +132,13 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 	inputs := layout.Inputs()
 	r := rand.New(rand.NewSource(26))
 	var s pausedSeen
+	full := false
 	entries := []PauseEntry{{Incarnation: 1, Generation: 1, Partitions: []TopicPartition{}}}
 	for tick := 0; tick < 2000; tick++ {
 		switch r.Intn(40) {
 		case 0: // a new rebalance
 			entries = append(entries, PauseEntry{Incarnation: 1, Generation: len(entries) + 1, Partitions: []TopicPartition{}})
-		case 1: // the list copied, as World.clone copies it
+		case 1: // the list copied (as World.clone copied it before it shared them)
 			e := &entries[len(entries)-1]
 			e.Partitions = slices.Clone(e.Partitions)
 		case 2: // back to an earlier entry
@@ -149,6 +150,9 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 		var paused []TopicPartition
 		var idx []int32
 		p := r.Float64() / 3
+		if r.Intn(30) == 0 {
+			p = 1 // every partition, as an eager rebalance pauses them
+		}
 		for i, tp := range inputs {
 			if r.Float64() < p {
 				paused, idx = append(paused, tp), append(idx, int32(i))
@@ -163,6 +167,13 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 		if (first(want) == first(e.Partitions)) != (first(got) == first(e.Partitions)) {
 			t.Fatalf("tick %d: merge and mergePartitions disagree on whether anything was new", tick)
 		}
+		if len(got) == len(inputs) && first(got) != first(e.Partitions) && &got[0] != &inputs[0] {
+			t.Fatalf("tick %d: an entry of every input partition is a list of its own, not the layout's", tick)
+		}
+		full = full || len(got) == len(inputs)
 		e.Partitions = got
+	}
+	if !full {
+		t.Fatal("no entry ever held every input partition")
 	}
 }

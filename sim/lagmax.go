@@ -81,10 +81,9 @@ func (m *lagMax) sync(w *World) []int32 {
 	}
 	slices.Sort(m.buf)
 	m.buf = slices.Compact(m.buf)
-	logs := w.broker.Logs()
 	for _, i := range m.dirty {
 		m.marked[i] = false
-		base, rate, since, _ := logs[i].SteadyBase()
+		base, rate, since, _ := w.broker.SteadyBase(int(i))
 		key := base
 		if c, ok := w.Group.Offsets.CommittedAt(int(i)); ok {
 			key -= int64(c)

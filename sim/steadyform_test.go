@@ -51,6 +51,7 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 				sortActions(sched)
 				return w, sched
 			}
+			steadyBases := 0
 			lazy, sched := mk(false)
 			each, _ := mk(true)
 			i := 0
@@ -65,6 +66,16 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 				p0, ev0 := lazy.Packets.Len(), lazy.Events.Len()
 				lazy.Step()
 				each.Step()
+				for num, l := range lazy.broker.Logs()[:len(lazy.layout.Inputs())] {
+					base, rate, since, ok := l.SteadyBase()
+					b2, r2, s2, ok2 := lazy.broker.SteadyBase(num)
+					if base != b2 || rate != r2 || since != s2 || ok != ok2 {
+						t.Fatalf("tick %d: %s: Broker.SteadyBase %d %v %d %v, the log's %d %v %d %v", lazy.Tick, l.TP, b2, r2, s2, ok2, base, rate, since, ok)
+					}
+					if ok {
+						steadyBases++
+					}
+				}
 				if a, b := tickState(lazy, p0, ev0), tickState(each, p0, ev0); a != b {
 					t.Fatalf("tick %d differs (schedule so far: %s):\n%s", lazy.Tick, names(sched[:i]), firstDiff(a, b))
 				}
@@ -77,6 +88,9 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 				if l.Steady() {
 					steady++
 				}
+			}
+			if steadyBases == 0 {
+				t.Fatal("no log read with steady production")
 			}
 			if lazy.InputRecordsAfter(0).Int64() == 0 {
 				t.Fatal("no input record")

@@ -447,6 +447,20 @@ func (p *perTickProducers) clone() *perTickProducers {
 	return &perTickProducers{ps: slices.Clone(p.ps)}
 }
 
+// SteadyBase is Log.SteadyBase of the input log numbered num, read from
+// Broker.steadies alone while it has steady production (its cell count is
+// n0 then: an append closes the segment first), as steadyEnd reads its
+// end: the lag meter reads it for every partition whose committed offset
+// was written (T2's auto-commits: 100,000 partitions every 5 s), and the
+// log's first read was a cache miss each.
+func (b *Broker) SteadyBase(num int) (base int64, rate Rate, since int, ok bool) {
+	if uint(num) < uint(len(b.steadies)) && b.steadies[num].open {
+		st := &b.steadies[num]
+		return int64(st.n0) - st.cur.sent0, st.cur.rate, int(st.cur.since), true
+	}
+	return b.logs[num].SteadyBase()
+}
+
 // SteadyBase is the log's high watermark as a function of steady
 // production's tick t: base + rate.Due(t - since) while it has steady
 // production (ok), else base, the high watermark, for every t.

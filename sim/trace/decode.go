@@ -124,6 +124,10 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.same(out, tok == tSameBack)
 	case tok == tListOf:
 		out, ok = r.listOf(out)
+	case tok == tRecordSeq:
+		ok = r.recordSeq(func(tp wire.TopicPartition, _ int, off int) {
+			out = r.tx.layout.AppendName(out, tp, off)
+		}, func() { out = append(out, ' ') })
 	case tok >= tPhrase && int(tok-tPhrase) < len(phrases):
 		out = append(out, phrases[tok-tPhrase]...)
 	case tok >= tTemplate && int(tok-tTemplate) < len(templates):
@@ -140,6 +144,40 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		return out, tEnd, false
 	}
 	return out, tok, true
+}
+
+// recordSeq reads a tRecordSeq token's records, calling rec for each
+// (its partition, number and offset) and space between two.
+func (r *textReader) recordSeq(rec func(tp wire.TopicPartition, part, off int), space func()) bool {
+	n, ok := r.uvarint()
+	if !ok || n == 0 || n > uint64(len(r.b)) {
+		return false
+	}
+	part, off := int64(0), int64(0)
+	for i := uint64(0); i < n; i++ {
+		dp, m := binary.Varint(r.b)
+		if m <= 0 {
+			return false
+		}
+		r.b = r.b[m:]
+		do, m := binary.Varint(r.b)
+		if m <= 0 {
+			return false
+		}
+		r.b, part, off = r.b[m:], part+dp, off+do
+		if part < 0 || off < 0 || off > 1<<62 {
+			return false
+		}
+		tp, _, ok := r.tx.layout.Numbered(uint64(part))
+		if !ok {
+			return false
+		}
+		if i > 0 {
+			space()
+		}
+		rec(tp, int(part), int(off))
+	}
+	return true
 }
 
 // lit reads a tLit token: its bytes as they are.

@@ -197,6 +197,9 @@ func (tx *texts) encFetched(b []byte, f *wire.Record) []byte {
 // (encRun), so that a text reads the same however the records came in
 // entries.
 func (tx *texts) encFetchedList(b []byte, recs []wire.Record) []byte {
+	if len(recs) >= recordSeqMin && tx.singleRecords(recs) {
+		return tx.encRecordSeq(b, recs)
+	}
 	for i := 0; i < len(recs); {
 		if i > 0 {
 			b = append(b, phSpace)
@@ -214,6 +217,39 @@ func (tx *texts) encFetchedList(b []byte, recs []wire.Record) []byte {
 			b = tx.encFetched(b, f)
 		}
 		i = j
+	}
+	return b
+}
+
+// recordSeqMin is the fewest records a tRecordSeq token holds: below it
+// the tRecord tokens take about as much.
+const recordSeqMin = 4
+
+// singleRecords reports whether every entry of recs is one record of an
+// input partition whose number it carries and none follows the one before
+// in its partition: what encFetchedList would spell as a tRecord each,
+// which a tRecordSeq token reads as.
+func (tx *texts) singleRecords(recs []wire.Record) bool {
+	for i := range recs {
+		f := &recs[i]
+		if _, ok := tx.fetchedInput(f); !ok || f.Len() != 1 {
+			return false
+		}
+		if i > 0 && recs[i-1].TPI == f.TPI && recs[i-1].Offset+1 == f.Offset {
+			return false
+		}
+	}
+	return true
+}
+
+// encRecordSeq is the tRecordSeq token of recs (singleRecords).
+func (tx *texts) encRecordSeq(b []byte, recs []wire.Record) []byte {
+	b = binary.AppendUvarint(append(b, tRecordSeq), uint64(len(recs)))
+	part, off := int64(0), int64(0)
+	for i := range recs {
+		p, o := int64(recs[i].TPI-1), int64(recs[i].Offset)
+		b = binary.AppendVarint(binary.AppendVarint(b, p-part), o-off)
+		part, off = p, o
 	}
 	return b
 }

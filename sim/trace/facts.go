@@ -7,6 +7,7 @@ package trace
 
 import (
 	"encoding/binary"
+
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 

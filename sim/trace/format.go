@@ -68,6 +68,14 @@ package trace
 //	                      records when poll() returns the whole Fetch answer
 //	                      its text is (Trace.Polled); never a tListOf
 //	                      itself, and Records reads through it
+//	tRecordSeq n (dp doff)*  n input records, spaced, none following
+//	                      the one before in its partition: each its
+//	                      partition number and offset as the difference
+//	                      from the one before's (zigzag varints; the
+//	                      first's from 0): a Fetch answer at 1 record a
+//	                      second a partition, one record of each of 100
+//	                      partitions numbered one after another at one
+//	                      offset, in 2 bytes a record, not 6 or 7
 //	tOffsetsRot d k       the tOffsets token d bytes back in the same arena
 //	                      chunk, its positions read from the k-th on and
 //	                      then from the first: a fetch's positions are its
@@ -99,11 +107,13 @@ const (
 	tPartRuns
 	tOffsetsRuns
 	tPhrase = 16
-	// tSrcRuns, tListOf and tSrcRunsLike are the last bytes below the
-	// templates: the tokens above fill 0..15, the phrases start at 16.
+	// tSrcRuns, tListOf, tSrcRunsLike and tRecordSeq are the last bytes
+	// below the templates: the tokens above fill 0..15, the phrases start
+	// at 16 (TestTokensDoNotOverlap).
 	tSrcRuns     = tTemplate - 1
 	tListOf      = tTemplate - 2
 	tSrcRunsLike = tTemplate - 3
+	tRecordSeq   = tTemplate - 4
 	tTemplate    = 96
 	tNum         = 128
 	tWhole       = 160

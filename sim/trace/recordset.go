@@ -136,6 +136,15 @@ func (rs Records) Runs() iter.Seq[RecordRun] {
 				var name []byte
 				name, ok = r.lit(nil)
 				run = RecordRun{Part: -1, Count: 1, Name: string(name)}
+			case tRecordSeq:
+				more := true
+				ok = r.recordSeq(func(tp wire.TopicPartition, part, off int) {
+					more = more && yield(RecordRun{TP: tp, Part: part, First: off, Count: 1})
+				}, func() {})
+				if !ok || !more {
+					return
+				}
+				continue
 			default:
 				return
 			}

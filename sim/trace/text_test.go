@@ -214,12 +214,20 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 		for i := 0; i < 300; i++ {
 			var recs []wire.Record
 			var want, words []string
-			for len(recs) < r.Intn(12) {
+			// a third: one record of each of many partitions, near one
+			// offset (a Fetch answer at 1 record a second a partition,
+			// tRecordSeq), a few of them by another's number or value
+			single, base, next := i%3 == 0, r.Intn(1<<20), r.Intn(len(layout.Inputs()))
+			for limit := r.Intn(12) + btoi(single)*r.Intn(150); len(recs) < limit; {
 				tp := layout.Inputs()[r.Intn(len(layout.Inputs()))]
 				off := r.Intn(1 << 20)
-				for k := 0; k < 1+r.Intn(300) && len(recs) < 400; k++ {
+				if single {
+					next = (next + 1 + r.Intn(2)*r.Intn(5)) % len(layout.Inputs())
+					tp, off = layout.Inputs()[next], base+r.Intn(3)
+				}
+				for k := 0; k < 1+r.Intn(300)*(1-btoi(single)) && len(recs) < 400; k++ {
 					f := wire.Record{TP: tp, Offset: off + k, Named: true}
-					if tpi, ok := layout.Number(tp); ok && r.Intn(8) > 0 {
+					if tpi, ok := layout.Number(tp); ok && r.Intn(8*(1+10*btoi(single))) > 0 {
 						f.TPI = int32(tpi + 1)
 					}
 					if r.Intn(40) == 0 { // a value of its own: an input record is still shown by its name
@@ -442,5 +450,24 @@ func TestProcessedRuns(t *testing.T) {
 				t.Errorf("run of %d from %d: names %q", c.n, c.off, got)
 			}
 		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestTokensDoNotOverlap: every token byte means one thing (the decoder
+// dispatches on ranges: the fixed tokens, the phrases, tRecordSeq,
+// tSrcRunsLike, tListOf and tSrcRuns below the templates, the numbers,
+// the whole templates).
+func TestTokensDoNotOverlap(t *testing.T) {
+	if tOffsetsRuns >= tPhrase || tPhrase+len(phrases) > tRecordSeq || tRecordSeq >= tSrcRunsLike || tSrcRunsLike >= tListOf || tListOf >= tSrcRuns || tSrcRuns >= tTemplate ||
+		tTemplate+len(templates) > tNum || tNum+len(phrases) > tWhole || tWhole+len(templates) > 256 {
+		t.Fatalf("token ranges overlap: phrases %d..%d, tRecordSeq %d, tSrcRunsLike %d, tListOf %d, tSrcRuns %d, templates %d..%d, numbers %d..%d, whole %d..%d",
+			tPhrase, tPhrase+len(phrases), tRecordSeq, tSrcRunsLike, tListOf, tSrcRuns, tTemplate, tTemplate+len(templates), tNum, tNum+len(phrases), tWhole, tWhole+len(templates))
 	}
 }
