@@ -118,6 +118,8 @@ func (r *textReader) next(out []byte) ([]byte, byte, bool) {
 		out, ok = r.partRuns(out)
 	case tok == tOffsetsRuns:
 		out, ok = r.offsetsRuns(out)
+	case tok == tOffsetsRunsRot:
+		out, ok = r.offsetsRunsRot(out)
 	case tok == tParty, tok == tMember:
 		out, ok = r.party(out, tok == tMember)
 	case tok == tSame, tok == tSameBack:
@@ -420,6 +422,41 @@ func (r *textReader) offsetsRuns(out []byte) ([]byte, bool) {
 		return true
 	})
 	return out, ok
+}
+
+// offsetsRunsRot reads a tOffsetsRunsRot token: the positions of its
+// tOffsetsRuns arguments from the k-th on, then from the first.
+func (r *textReader) offsetsRunsRot(out []byte) ([]byte, bool) {
+	k, ok := r.uvarint()
+	if !ok {
+		return out, false
+	}
+	var buf [128]offsetEntry
+	ents, v := buf[:0], int64(0)
+	ok = r.runs(func(i uint64) bool {
+		d, m := binary.Varint(r.b)
+		if m <= 0 {
+			return false
+		}
+		r.b, v = r.b[m:], v+d
+		ents = append(ents, offsetEntry{tp: i, off: v})
+		return true
+	})
+	if !ok || k >= uint64(len(ents)) {
+		return out, false
+	}
+	for i := range ents {
+		e := ents[(int(k)+i)%len(ents)]
+		tp, _, ok := r.tx.layout.Numbered(e.tp)
+		if !ok {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = appendPosition(r.tx.layout, out, tp, e.off)
+	}
+	return out, true
 }
 
 // runs reads the runs of a tPartRuns or tOffsetsRuns token, calling f

@@ -373,11 +373,64 @@ func (tx *texts) encOffsetsAt(b []byte, tps []wire.TopicPartition, slots []int32
 // place: each run's offsets as the tOffsets token has them (each the
 // difference from the one before).
 func (tx *texts) offsetsRuns(b []byte, start int, nums []uint64, offs []int) []byte {
+	if k := rotation(nums); k > 0 {
+		return tx.offsetsRunsRot(b, start, nums, offs, k)
+	}
 	runs, size := numRuns(nums)
 	if size+len(b)-start-1-tokenNumsSize(nums) >= len(b)-start-1 {
 		return b
 	}
-	b = binary.AppendUvarint(append(b[:start], tOffsetsRuns), uint64(runs))
+	return appendOffsetsRuns(append(b[:start], tOffsetsRuns), runs, nums, offs)
+}
+
+// rotation is i when nums[i:] and then nums[:i] ascend strictly (a
+// Fetch's partitions, sorted and rotated to start after the last one
+// polled: Kafka's AbstractFetch.fetchablePartitions order as
+// subscription.fetchableInto keeps it); 0 when nums is no such rotation
+// of an ascending list, or ascends as it is.
+func rotation(nums []uint64) int {
+	i := 0
+	for j := 1; j < len(nums); j++ {
+		if nums[j] <= nums[j-1] {
+			if i > 0 {
+				return 0 // a second descent
+			}
+			i = j
+		}
+	}
+	if i > 0 && nums[len(nums)-1] >= nums[0] {
+		return 0
+	}
+	return i
+}
+
+// offsetsRunsRot re-encodes the tOffsets token b[start:], whose partition
+// numbers nums ascend from nums[i] to the end and then from the first
+// (rotation), as a tOffsetsRunsRot token when that is shorter, in place:
+// the positions rotated back into ascending order as a tOffsetsRuns
+// token holds them, after the place the token's first position has
+// there. A Fetch's 100 partitions are some runs (not a number each), its
+// positions, close to each other, one byte each.
+func (tx *texts) offsetsRunsRot(b []byte, start int, nums []uint64, offs []int, i int) []byte {
+	sorted := append(append(tx.rotNums[:0], nums[i:]...), nums[:i]...)
+	sortedOffs := append(append(tx.rotOffs[:0], offs[i:]...), offs[:i]...)
+	tx.rotNums, tx.rotOffs = sorted, sortedOffs
+	runs, _ := numRuns(sorted)
+	at := len(b) // the token is written after the tOffsets one, then moved if shorter
+	b = binary.AppendUvarint(append(b, tOffsetsRunsRot), uint64(len(nums)-i))
+	b = appendOffsetsRuns(b, runs, sorted, sortedOffs)
+	if n := len(b) - at; n < at-start {
+		copy(b[start:], b[at:])
+		return b[:start+n]
+	}
+	return b[:at]
+}
+
+// appendOffsetsRuns appends a tOffsetsRuns token's arguments: the runs
+// count, then each run's gap, length less one and offsets (each the
+// difference from the one before, the first's from 0).
+func appendOffsetsRuns(b []byte, runs int, nums []uint64, offs []int) []byte {
+	b = binary.AppendUvarint(b, uint64(runs))
 	i, end, prev := 0, uint64(0), int64(0)
 	for i < len(nums) {
 		j := i + 1

@@ -101,7 +101,9 @@ func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.
 }
 
 // offsetsToken reports whether tok is one of committed positions.
-func offsetsToken(tok byte) bool { return tok == tOffsets || tok == tOffsetsRuns }
+func offsetsToken(tok byte) bool {
+	return tok == tOffsets || tok == tOffsetsRuns || tok == tOffsetsRunsRot
+}
 
 // HeartbeatRequest is a ConsumerGroupHeartbeat's text: "epoch 2", then
 // the fields sent, if any (", join, subscribe orders, owns {}").

@@ -81,6 +81,14 @@ package trace
 //	                      then from the first: a fetch's positions are its
 //	                      commit's, just before, in the fetch's rotating
 //	                      order (texts.encOffsets)
+//	tOffsetsRunsRot k (tOffsetsRuns's arguments)  the positions of a
+//	                      tOffsetsRuns token (partitions ascending) read
+//	                      from its k-th on and then from its first: a
+//	                      Fetch's positions in its rotating order (its
+//	                      100 partitions of T2 a few runs, each position
+//	                      the difference from the one before: about a
+//	                      byte a position, not a partition number and
+//	                      an offset each as tOffsets holds them)
 //
 // tp numbers the world's partitions: its input partitions in inputTPs'
 // (sorted) order, then the output topic's (one byte up to 128
@@ -107,16 +115,18 @@ const (
 	tPartRuns
 	tOffsetsRuns
 	tPhrase = 16
-	// tSrcRuns, tListOf, tSrcRunsLike and tRecordSeq are the last bytes
+	// tSrcRuns, tListOf, tSrcRunsLike, tRecordSeq and tOffsetsRunsRot are the last bytes
 	// below the templates: the tokens above fill 0..15, the phrases start
 	// at 16 (TestTokensDoNotOverlap).
 	tSrcRuns     = tTemplate - 1
 	tListOf      = tTemplate - 2
 	tSrcRunsLike = tTemplate - 3
 	tRecordSeq   = tTemplate - 4
-	tTemplate    = 96
-	tNum         = 128
-	tWhole       = 160
+	// tOffsetsRunsRot is below them all.
+	tOffsetsRunsRot = tTemplate - 5
+	tTemplate       = 96
+	tNum            = 128
+	tWhole          = 160
 )
 
 // templates are the most frequent texts whole, their arguments read in
@@ -195,9 +205,9 @@ const (
 var ackTemplate = map[byte]int{tWhole + tplProduced: tplProduceAck, tWhole + tplProducedCell: tplProduceAckCell,
 	tWhole + tplBatchProduced: tplBatchAck}
 
-// The phrases' bytes stay below tSrcRunsLike (a negative array length
+// The phrases' bytes stay below tOffsetsRunsRot (a negative array length
 // does not compile).
-var _ [tSrcRunsLike - tPhrase - len(phrases)]struct{}
+var _ [tOffsetsRunsRot - tPhrase - len(phrases)]struct{}
 
 // phrases are the fixed pieces of the frequent texts, one byte each.
 var phrases = [...]string{

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -75,5 +76,85 @@ func TestPartsAndPositionsKeptAsTokens(t *testing.T) {
 				t.Errorf("600 positions in one run: %d bytes of text, want at most %d", used, len(tps)+16)
 			}
 		}
+	}
+}
+
+// TestFetchPositionsRotatedKeptAsRuns: a Fetch's positions, its
+// partitions an ascending list rotated (subscription.fetchableInto's
+// order), read back exactly as Layout.Offsets spells them, for lists in
+// runs or scattered, rotated anywhere, with positions close to each
+// other or far apart, and lists that are no rotation (shuffled, a
+// partition twice, one the world does not have); a rotated list of more
+// than maxRotation partitions in runs is a tOffsetsRunsRot token of about
+// a byte a position (T2's Fetch: 100 partitions in 10 runs of 10).
+func TestFetchPositionsRotatedKeptAsRuns(t *testing.T) {
+	now := 0
+	tp := topo.Topology{Group: "g", Output: topo.TopicSpec{Name: "out", Partitions: 4},
+		Inputs: []topo.TopicSpec{{Name: "a", Partitions: 300}, {Name: "b", Partitions: 300}}}
+	tr := newTestTrace(t, tp, &now, nil)
+	l := topo.New(tp)
+	r := rand.New(rand.NewSource(2))
+	all := append(slices.Clone(l.Inputs()), l.Outputs()...)
+	rot := 0
+	for k := 0; k < 2000; k++ {
+		var tps []wire.TopicPartition
+		switch k % 4 {
+		case 0, 1: // runs: T2's shape when k%4 == 0
+			runs, size := 10, 10
+			if k%4 == 1 {
+				runs, size = 1+r.Intn(12), 1+r.Intn(20)
+			}
+			p := r.Intn(20)
+			for range runs {
+				for i := 0; i < size && p < len(all); i, p = i+1, p+1 {
+					tps = append(tps, all[p])
+				}
+				p += 1 + r.Intn(50)
+			}
+		case 2: // scattered
+			for _, p := range all {
+				if r.Intn(4) == 0 {
+					tps = append(tps, p)
+				}
+			}
+		case 3: // some runs, then not a rotation of an ascending list
+			for _, p := range all[r.Intn(100):][:20+r.Intn(100)] {
+				tps = append(tps, p)
+			}
+			switch r.Intn(3) {
+			case 0:
+				r.Shuffle(len(tps), func(i, j int) { tps[i], tps[j] = tps[j], tps[i] })
+			case 1:
+				tps = append(tps, tps[r.Intn(len(tps))])
+			default:
+				tps = append(tps, wire.TopicPartition{Topic: "nope", Partition: 1})
+			}
+		}
+		i := r.Intn(len(tps))
+		tps = append(tps[i:], tps[:i]...)
+		offs := make([]int, len(tps))
+		base := r.Intn(1 << 30)
+		for i := range offs {
+			offs[i] = base + r.Intn(3)
+			if k%4 != 0 && r.Intn(16) == 0 { // kept as differences: they wrap and come back
+				offs[i] = []int{math.MaxInt64, math.MinInt64, -1, r.Intn(1 << 40)}[r.Intn(4)]
+			}
+		}
+		ref := tr.FetchRequest(tps, offs, 500)
+		want := l.Offsets(tps, offs) + " max 500"
+		if got := tr.text(textRef(ref)); got != want {
+			t.Fatalf("fetch %d: reads %q, want %q", k, got, want)
+		}
+		if b := tr.arena.bytes(textRef(ref)); firstByte(b) == tOffsetsRunsRot {
+			rot++
+			if k%4 == 0 && len(b) > len(tps)+48 {
+				t.Errorf("fetch %d: %d rotated positions in %d bytes, want at most %d", k, len(tps), len(b), len(tps)+48)
+			}
+		} else if k%4 == 0 && i > 0 {
+			t.Errorf("fetch %d: T2's rotated positions not a tOffsetsRunsRot token: %v", k, b[:min(len(b), 16)])
+		}
+	}
+	if rot < 500 {
+		t.Errorf("%d fetches of 2000 kept as tOffsetsRunsRot, want at least 500", rot)
 	}
 }

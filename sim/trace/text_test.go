@@ -461,13 +461,13 @@ func btoi(b bool) int {
 }
 
 // TestTokensDoNotOverlap: every token byte means one thing (the decoder
-// dispatches on ranges: the fixed tokens, the phrases, tRecordSeq,
+// dispatches on ranges: the fixed tokens, the phrases, tOffsetsRunsRot, tRecordSeq,
 // tSrcRunsLike, tListOf and tSrcRuns below the templates, the numbers,
 // the whole templates).
 func TestTokensDoNotOverlap(t *testing.T) {
-	if tOffsetsRuns >= tPhrase || tPhrase+len(phrases) > tRecordSeq || tRecordSeq >= tSrcRunsLike || tSrcRunsLike >= tListOf || tListOf >= tSrcRuns || tSrcRuns >= tTemplate ||
+	if tOffsetsRuns >= tPhrase || tPhrase+len(phrases) > tOffsetsRunsRot || tOffsetsRunsRot >= tRecordSeq || tRecordSeq >= tSrcRunsLike || tSrcRunsLike >= tListOf || tListOf >= tSrcRuns || tSrcRuns >= tTemplate ||
 		tTemplate+len(templates) > tNum || tNum+len(phrases) > tWhole || tWhole+len(templates) > 256 {
-		t.Fatalf("token ranges overlap: phrases %d..%d, tRecordSeq %d, tSrcRunsLike %d, tListOf %d, tSrcRuns %d, templates %d..%d, numbers %d..%d, whole %d..%d",
-			tPhrase, tPhrase+len(phrases), tRecordSeq, tSrcRunsLike, tListOf, tSrcRuns, tTemplate, tTemplate+len(templates), tNum, tNum+len(phrases), tWhole, tWhole+len(templates))
+		t.Fatalf("token ranges overlap: phrases %d..%d, tOffsetsRunsRot %d, tRecordSeq %d, tSrcRunsLike %d, tListOf %d, tSrcRuns %d, templates %d..%d, numbers %d..%d, whole %d..%d",
+			tPhrase, tPhrase+len(phrases), tOffsetsRunsRot, tRecordSeq, tSrcRunsLike, tListOf, tSrcRuns, tTemplate, tTemplate+len(templates), tNum, tNum+len(phrases), tWhole, tWhole+len(templates))
 	}
 }

@@ -29,6 +29,10 @@ type texts struct {
 	// as scratch.
 	lists []byte
 	nums  []uint64
+	// rotNums and rotOffs are a rotated list's numbers and positions in
+	// ascending order (offsetsRunsRot), reused as nums.
+	rotNums []uint64
+	rotOffs []int
 }
 
 // cloneInto makes n share the texts written so far, for a copy whose
