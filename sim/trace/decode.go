@@ -345,8 +345,14 @@ func (r *textReader) offsetsRot(out []byte) ([]byte, bool) {
 	if !ok || k >= uint64(len(ents)) {
 		return out, false
 	}
+	return r.appendRotated(out, ents, int(k))
+}
+
+// appendRotated spells positions from the k-th on and then from the
+// first (a fetch's rotated order): o1@4 o2@0 o0@3.
+func (r *textReader) appendRotated(out []byte, ents []offsetEntry, k int) ([]byte, bool) {
 	for i := range ents {
-		e := ents[(int(k)+i)%len(ents)]
+		e := ents[(k+i)%len(ents)]
 		tp, _, ok := r.tx.layout.Numbered(e.tp)
 		if !ok {
 			return out, false
@@ -445,18 +451,7 @@ func (r *textReader) offsetsRunsRot(out []byte) ([]byte, bool) {
 	if !ok || k >= uint64(len(ents)) {
 		return out, false
 	}
-	for i := range ents {
-		e := ents[(int(k)+i)%len(ents)]
-		tp, _, ok := r.tx.layout.Numbered(e.tp)
-		if !ok {
-			return out, false
-		}
-		if i > 0 {
-			out = append(out, ' ')
-		}
-		out = appendPosition(r.tx.layout, out, tp, e.off)
-	}
-	return out, true
+	return r.appendRotated(out, ents, int(k))
 }
 
 // runs reads the runs of a tPartRuns or tOffsetsRuns token, calling f

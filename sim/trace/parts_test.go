@@ -10,6 +10,18 @@ import (
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
+// partsWorld is the parts tests' trace: two input topics of 300
+// partitions and an output of 4, their layout, a random source and every
+// partition.
+func partsWorld(t *testing.T, seed int64) (*Trace, *topo.Layout, *rand.Rand, []wire.TopicPartition) {
+	now := 0
+	tp := topo.Topology{Group: "g", Output: topo.TopicSpec{Name: "out", Partitions: 4},
+		Inputs: []topo.TopicSpec{{Name: "a", Partitions: 300}, {Name: "b", Partitions: 300}}}
+	tr := newTestTrace(t, tp, &now, nil)
+	l := topo.New(tp)
+	return tr, l, rand.New(rand.NewSource(seed)), append(slices.Clone(l.Inputs()), l.Outputs()...)
+}
+
 // TestPartsAndPositionsKeptAsTokens: a partition list or a list of
 // positions given to Eventf or Textf as Parts or Positions reads back
 // exactly as Layout.PartList and Layout.Offsets spell it (which the
@@ -18,13 +30,7 @@ import (
 // partitions the world does not have; and a long list in runs is kept in
 // fewer bytes than a partition number each (tPartRuns, tOffsetsRuns).
 func TestPartsAndPositionsKeptAsTokens(t *testing.T) {
-	now := 0
-	tp := topo.Topology{Group: "g", Output: topo.TopicSpec{Name: "out", Partitions: 4},
-		Inputs: []topo.TopicSpec{{Name: "a", Partitions: 300}, {Name: "b", Partitions: 300}}}
-	tr := newTestTrace(t, tp, &now, nil)
-	l := topo.New(tp)
-	r := rand.New(rand.NewSource(1))
-	all := append(slices.Clone(l.Inputs()), l.Outputs()...)
+	tr, l, r, all := partsWorld(t, 1)
 	lists := [][]wire.TopicPartition{
 		nil,
 		all[:5],
@@ -88,13 +94,7 @@ func TestPartsAndPositionsKeptAsTokens(t *testing.T) {
 // than maxRotation partitions in runs is a tOffsetsRunsRot token of about
 // a byte a position (T2's Fetch: 100 partitions in 10 runs of 10).
 func TestFetchPositionsRotatedKeptAsRuns(t *testing.T) {
-	now := 0
-	tp := topo.Topology{Group: "g", Output: topo.TopicSpec{Name: "out", Partitions: 4},
-		Inputs: []topo.TopicSpec{{Name: "a", Partitions: 300}, {Name: "b", Partitions: 300}}}
-	tr := newTestTrace(t, tp, &now, nil)
-	l := topo.New(tp)
-	r := rand.New(rand.NewSource(2))
-	all := append(slices.Clone(l.Inputs()), l.Outputs()...)
+	tr, l, r, all := partsWorld(t, 2)
 	rot := 0
 	for k := 0; k < 2000; k++ {
 		var tps []wire.TopicPartition
