@@ -55,3 +55,34 @@ func TestRunsSpellLongListsOnly(t *testing.T) {
 		t.Errorf("memberRuns = %s, want %s", got, want)
 	}
 }
+
+// TestShowTrafficRuns: past 32 partitions, show traffic's rows of
+// consecutive partitions of one topic that read alike are one row
+// (first..last), broken where a partition's rate, start or counts
+// differ or the topic changes; up to 32 keep a row each.
+func TestShowTrafficRuns(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "new --topics t:40,u:3 --members 1\nproduce --rate 1/2ticks t\nproduce --rate 1/5ticks u\nproduce --rate 1/3ticks t-7\nstep 10")
+	out, err := s.Exec("show traffic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] != "PARTITION" && !strings.HasPrefix(l, "tick ") {
+			names = append(names, f[0])
+		}
+	}
+	if got, want := strings.Join(names, " "), "t-0..t-6 t-7 t-8..t-39 u-0..u-2"; got != want {
+		t.Errorf("show traffic of 43 partitions lists %s, want %s:\n%s", got, want, out)
+	}
+	s2 := NewSession()
+	runLines(t, s2, "new --topics t:32 --members 1\nproduce --rate 1/2ticks t\nstep 4")
+	out, err = s2.Exec("show traffic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "..") || strings.Count(out, "\nt-") != 32 {
+		t.Errorf("show traffic of 32 partitions should list each:\n%s", out)
+	}
+}
