@@ -215,7 +215,6 @@ func deliveryPerRecord(w *World, isolation string) Counts {
 	return c
 }
 
-
 // TestDeliveryRunsMatchPerRecord: Delivery, which merges the output logs'
 // runs, gives exactly what deliveryPerRecord (a count a record) gives,
 // names and all, at both isolation levels, every 7 ticks of random worlds
