@@ -363,6 +363,10 @@ func (w *World) Delivery(isolation string) Counts {
 	committed := isolation == "read_committed"
 	var runs []deliveryRun
 	var odd map[string]int // sources that are no input record's name
+	ch := deliveryChains{w: w, open: make([]deliveryRun, len(inputs)), outs: len(outputs)}
+	for p := range ch.open {
+		ch.open[p].hi = -1
+	}
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
@@ -382,13 +386,11 @@ func (w *World) Delivery(isolation string) Counts {
 				odd[l.Cells.At(r.I).Source]++
 			case !r.OK: // held back, and no input record's: nothing is looked up by it
 			default:
-				dr := deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, held: !visible}
-				if r.Filtered {
-					dr.slot = int32(slot)
-				}
-				runs = append(runs, dr)
+				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, held: !visible},
+					r.Filtered, r.N, slot)
 			}
 		}
+		runs = ch.flush(runs)
 	}
 	var c Counts
 	for s, n := range odd {
@@ -426,6 +428,88 @@ func (w *World) Delivery(isolation string) Counts {
 type deliveryRun struct {
 	part, lo, hi, slot int32
 	held               bool
+}
+
+// deliveryChains joins the runs of one output log (partition slot) of
+// each input partition into longer ones as Delivery reads them: an
+// output partition's runs of an input partition are its share of the
+// batches that partition's records went out in, one after the other, so
+// a run of slot's records from lo to hi followed by one from hi' > hi on
+// are one run from lo on when no record between them is slot's (the
+// partitioner says, for each record between: at most maxGap of them
+// asked; a gap longer is left as it is). A run of one record of slot's
+// is one of its filtered runs too; so is any run with a single output
+// partition. open is the run being joined for each input partition
+// (hi < lo: none), in the log being read.
+type deliveryChains struct {
+	w     *World
+	open  []deliveryRun
+	parts []topo.Partitioner // by input partition, made when first asked
+	made  []bool
+	outs  int
+	buf   []int32 // Slots' scratch
+}
+
+const maxGap = 1 << 12
+
+func (ch *deliveryChains) partitioner(p int) topo.Partitioner {
+	if ch.parts == nil {
+		ch.parts, ch.made = make([]topo.Partitioner, len(ch.open)), make([]bool, len(ch.open))
+	}
+	if !ch.made[p] {
+		ch.parts[p], ch.made[p] = ch.w.layout.Partitioner(ch.w.layout.Inputs()[p]), true
+	}
+	return ch.parts[p]
+}
+
+// add adds run r (n records, filtered or every one of its range) of
+// output partition slot to runs, joined to the open run of its input
+// partition when it can be.
+func (ch *deliveryChains) add(runs []deliveryRun, r deliveryRun, filtered bool, n, slot int) []deliveryRun {
+	p := int(r.part)
+	switch {
+	case filtered:
+		r.slot = int32(slot)
+	case ch.outs == 1 || n == 1 && ch.partitioner(p).Slot(int(r.lo)) == slot:
+		r.slot = int32(slot) // every record of its range is slot's
+	default:
+		return append(runs, r) // a run of records of other partitions too: as it is
+	}
+	o := &ch.open[p]
+	if o.hi >= o.lo && o.held == r.held && r.lo > o.hi && ch.noneBetween(p, int(o.hi)+1, int(r.lo), slot) {
+		o.hi = r.hi
+		return runs
+	}
+	if o.hi >= o.lo {
+		runs = append(runs, *o)
+	}
+	*o = r
+	return runs
+}
+
+// noneBetween reports whether no record of input partition p from offset
+// from to to-1 goes to output partition slot, asking at most maxGap.
+func (ch *deliveryChains) noneBetween(p, from, to, slot int) bool {
+	if from >= to || ch.outs == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxGap {
+		return false
+	}
+	ch.buf = slices.Grow(ch.buf[:0], to-from)[:to-from]
+	ch.partitioner(p).Slots(from, ch.buf)
+	return !slices.Contains(ch.buf, int32(slot))
+}
+
+// flush adds the open runs to runs, at the end of a log.
+func (ch *deliveryChains) flush(runs []deliveryRun) []deliveryRun {
+	for p := range ch.open {
+		if o := &ch.open[p]; o.hi >= o.lo {
+			runs = append(runs, *o)
+			*o = deliveryRun{hi: -1}
+		}
+	}
+	return runs
 }
 
 // deliveryMerge is Delivery's walk of one input partition's offsets at a
