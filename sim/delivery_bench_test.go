@@ -6,20 +6,26 @@ import (
 	"testing"
 )
 
-var deliverySeconds = flag.Float64("deliveryseconds", 20, "BenchmarkDeliveryRealRates: simulated seconds of traffic before Delivery is asked")
+var (
+	deliverySeconds = flag.Float64("deliveryseconds", 20, "BenchmarkDeliveryRealRates: simulated seconds of traffic before Delivery is asked")
+	deliveryOutputs = flag.Int("deliveryoutputs", 4, "BenchmarkDeliveryRealRates: output partitions")
+)
 
 // BenchmarkDeliveryRealRates: Delivery on T1's world (100 members over
 // 1,000 input partitions, Kafka 4.0's defaults, 1,000 records a second
 // into each partition) after -deliveryseconds simulated seconds (20:
 // 20,000,000 input records), by merging runs (runs) and by a count a
 // record (perRecord, the reference it replaced), at both isolation
-// levels per op. The world is built once, outside the timer; the two
-// must agree on it. Run with -benchtime 1x or a few x.
+// levels per op; -deliveryoutputs sets the output topic's partitions
+// (4, T1's). The world is built once, outside the timer; the two must
+// agree on it. Run with -benchtime 1x or a few x.
 func BenchmarkDeliveryRealRates(b *testing.B) {
 	cfg := KafkaDefaultConfig()
 	cfg.RecordsPerPartition = 0
 	cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, DefaultTickMS)
-	w, err := New(bigTopology(100, 10, 100), cfg)
+	topo := bigTopology(100, 10, 100)
+	topo.Output.Partitions = *deliveryOutputs
+	w, err := New(topo, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
