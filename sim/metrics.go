@@ -379,11 +379,11 @@ func (w *World) Delivery(isolation string) Counts {
 			heldBack := committed && r.I >= lso && (r.Txn == TxnCommitted || r.Txn == NotTransactional)
 			switch {
 			case !visible && !heldBack:
-			case !r.OK && visible: // a single cell (CellRun)
+			case !r.OK && visible: // cells of one source (CellRun)
 				if odd == nil {
 					odd = map[string]int{}
 				}
-				odd[l.Cells.At(r.I).Source]++
+				odd[l.Cells.At(r.I).Source] += r.N
 			case !r.OK: // held back, and no input record's: nothing is looked up by it
 			default:
 				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, held: !visible},

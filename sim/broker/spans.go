@@ -364,8 +364,8 @@ func (c *CellLog) runSources(r spanRun, n int) iter.Seq2[int, int] {
 // partition numbered Part from offset First to Last (OK), every one of
 // them, or when Filtered those the default partitioner sends to this
 // log's partition (topo.Partitioner), N of them, one each in offset
-// order. OK is false for a single cell (N 1) whose source is no input
-// record's (SourceRef).
+// order. OK is false for cells whose source is no input record's
+// (SourceRef): a single cell, or a log's upstream records (no source).
 type CellRun struct {
 	I, N, Part, First, Last int
 	Filtered, OK            bool
@@ -382,8 +382,16 @@ type CellRun struct {
 func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
 	return func(yield func(CellRun) bool) {
 		n = min(n, c.Len())
-		if !c.inRecs {
-			return // upstream records: no source (Sources yields them with OK false)
+		if !c.inRecs { // upstream records: no source, never transactional
+			if 0 < cut && cut < n {
+				if !yield(CellRun{N: cut, Txn: NotTransactional}) {
+					return
+				}
+				yield(CellRun{I: cut, N: n - cut, Txn: NotTransactional})
+			} else if n > 0 {
+				yield(CellRun{N: n, Txn: NotTransactional})
+			}
+			return
 		}
 		var pend CellRun // cells between spans gathered into a run, N 0: none
 		flush := func() bool {
