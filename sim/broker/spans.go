@@ -358,3 +358,119 @@ func (c *CellLog) runSources(r spanRun, n int) iter.Seq2[int, int] {
 		}
 	}
 }
+
+// CellRun is what Runs tells of a run of data cells: cells I to I+N-1,
+// all in transaction state Txn, the invoices of records of the input
+// partition numbered Part from offset First to Last (OK), every one of
+// them, or when Filtered those the default partitioner sends to this
+// log's partition (topo.Partitioner), N of them, one each in offset
+// order. OK is false for cells whose source is no input record's
+// (SourceRef): a single cell, or a log's upstream records (no source).
+type CellRun struct {
+	I, N, Part, First, Last int
+	Filtered, OK            bool
+	Txn                     TxnMark
+}
+
+// Runs ranges over the data cells below offset n (markers left out),
+// oldest first, as runs: a span's runs as they are kept, the cells
+// between spans one by one (those in a row of one input partition, in
+// offset order and transaction state, as one run). No run it yields holds
+// both a cell below cut and one at or past it: a run of a span across cut
+// is yielded cell by cell (Delivery splits at the LSO). Its cost is per
+// run and per cell outside spans, never per cell of a span.
+func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
+	return func(yield func(CellRun) bool) {
+		n = min(n, c.Len())
+		if !c.inRecs { // upstream records: no source, never transactional
+			if 0 < cut && cut < n {
+				if !yield(CellRun{N: cut, Txn: NotTransactional}) {
+					return
+				}
+				yield(CellRun{I: cut, N: n - cut, Txn: NotTransactional})
+			} else if n > 0 {
+				yield(CellRun{N: n, Txn: NotTransactional})
+			}
+			return
+		}
+		var pend CellRun // cells between spans gathered into a run, N 0: none
+		flush := func() bool {
+			if pend.N == 0 {
+				return true
+			}
+			r := pend
+			pend.N = 0
+			return yield(r)
+		}
+		cells := func(from, to, before int) bool { // cells from..to-1, none in a span, before of them in spans before
+			for i := from; i < to; i++ {
+				cs, ok := c.recSource(i, i-before)
+				if !ok {
+					continue
+				}
+				if pend.N > 0 && cs.OK && pend.OK && cs.Part == pend.Part && cs.Off == pend.Last+1 && cs.Txn == pend.Txn &&
+					i == pend.I+pend.N && (i < cut) == (pend.I < cut) {
+					pend.N++
+					pend.Last++
+					continue
+				}
+				if !flush() {
+					return false
+				}
+				pend = CellRun{I: i, N: 1, Part: cs.Part, First: cs.Off, Last: cs.Off, OK: cs.OK, Txn: cs.Txn}
+			}
+			return true
+		}
+		i, before := 0, 0
+		for k := 0; c.spans != nil && k < c.spans.Len() && i < n; k++ {
+			s := c.spans.At(k)
+			if !cells(i, min(int(s.first), n), before) || !flush() {
+				return
+			}
+			first, txn := int(s.first), s.txn()
+			if s.part != multiRun {
+				r, rn := c.run(&s, 0)
+				if !c.yieldRun(yield, first, r, rn, txn, cut, n) {
+					return
+				}
+			} else {
+				for rr := c.runsOf(&s); ; {
+					r, rn, ok := rr.next()
+					if !ok {
+						break
+					}
+					if !c.yieldRun(yield, first, r, rn, txn, cut, n) {
+						return
+					}
+				}
+			}
+			i, before = first+int(s.n), int(s.before)+int(s.n)
+		}
+		if cells(i, n, before) {
+			flush()
+		}
+	}
+}
+
+// yieldRun yields run r (rn cells) of the span whose first cell is first:
+// whole when it lies below n and on one side of cut, else its cells below
+// n one by one.
+func (c *CellLog) yieldRun(yield func(CellRun) bool, first int, r spanRun, rn int, txn TxnMark, cut, n int) bool {
+	at := first + int(r.at)
+	if at >= n {
+		return true
+	}
+	if at+rn <= n && (at+rn <= cut || at >= cut) {
+		return yield(CellRun{I: at, N: rn, Part: int(r.part), First: int(r.src), Last: int(r.src + r.span),
+			Filtered: rn != int(r.span)+1, OK: true, Txn: txn})
+	}
+	for j, off := range c.runSources(r, rn) {
+		if at+j >= n {
+			break
+		}
+		if !yield(CellRun{I: at + j, N: 1, Part: int(r.part), First: off, Last: off, OK: true, Txn: txn}) {
+			return false
+		}
+	}
+	return true
+}
