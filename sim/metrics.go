@@ -360,6 +360,9 @@ type Counts struct {
 // per input record: it allocates its runs and the names it reports.
 func (w *World) Delivery(isolation string) Counts {
 	inputs, outputs := w.layout.Inputs(), w.layout.Outputs()
+	if len(outputs) > maxGap {
+		return deliveryPerRecord(w, isolation)
+	}
 	committed := isolation == "read_committed"
 	var runs []deliveryRun
 	var odd map[string]int // sources that are no input record's name
