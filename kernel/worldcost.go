@@ -58,9 +58,11 @@ import (
 //     output partition a tick (producer.lingerAppend), so at most
 //     members x output partitions a tick;
 //   - a record, 4 B: nothing in the history, but metrics and compare
-//     count each input record's deliveries in a 4-byte slot while they
-//     run (sim.World.Delivery), so a world's records must leave room for
-//     that.
+//     count deliveries while they run (sim.World.Delivery): by runs,
+//     about 30 B an input partition and a joined run, and a 4-byte slot
+//     per input record when the output topic has more than 4,096
+//     partitions (runs never join there), so a world's records leave
+//     room for the worse of the two.
 //
 // What else a world keeps as it runs is not in the estimate: idle members
 // heartbeat and commit every auto.commit.interval.ms, and a rebalance
