@@ -157,16 +157,12 @@ func (r *textReader) recordSeq(rec func(tp wire.TopicPartition, part, off int), 
 	}
 	part, off := int64(0), int64(0)
 	for i := uint64(0); i < n; i++ {
-		dp, m := binary.Varint(r.b)
-		if m <= 0 {
+		dp, ok := r.varint()
+		do, ok2 := r.varint()
+		if !ok || !ok2 {
 			return false
 		}
-		r.b = r.b[m:]
-		do, m := binary.Varint(r.b)
-		if m <= 0 {
-			return false
-		}
-		r.b, part, off = r.b[m:], part+dp, off+do
+		part, off = part+dp, off+do
 		if part < 0 || off < 0 || off > 1<<62 {
 			return false
 		}
@@ -318,11 +314,11 @@ func (r *textReader) offsets(out []byte) ([]byte, bool) {
 	v := int64(0)
 	for i := uint64(0); i < n; i++ {
 		tp, ok := r.tp()
-		d, m := binary.Varint(r.b)
-		if !ok || m <= 0 {
+		d, ok2 := r.varint()
+		if !ok || !ok2 {
 			return out, false
 		}
-		r.b, v = r.b[m:], v+d
+		v += d
 		if i > 0 {
 			out = append(out, ' ')
 		}
@@ -415,11 +411,11 @@ func (r *textReader) offsetsRuns(out []byte) ([]byte, bool) {
 	first, v := true, int64(0)
 	ok := r.runs(func(i uint64) bool {
 		tp, _, ok := r.tx.layout.Numbered(i)
-		d, m := binary.Varint(r.b)
-		if !ok || m <= 0 {
+		d, ok2 := r.varint()
+		if !ok || !ok2 {
 			return false
 		}
-		r.b, v = r.b[m:], v+d
+		v += d
 		if !first {
 			out = append(out, ' ')
 		}
@@ -440,11 +436,11 @@ func (r *textReader) offsetsRunsRot(out []byte) ([]byte, bool) {
 	var buf [128]offsetEntry
 	ents, v := buf[:0], int64(0)
 	ok = r.runs(func(i uint64) bool {
-		d, m := binary.Varint(r.b)
-		if m <= 0 {
+		d, ok := r.varint()
+		if !ok {
 			return false
 		}
-		r.b, v = r.b[m:], v+d
+		v += d
 		ents = append(ents, offsetEntry{tp: i, off: v})
 		return true
 	})
@@ -545,11 +541,10 @@ func (r *textReader) listRef() (textReader, bool) {
 
 // num reads a tNum+k token: its phrase and then its number.
 func (r *textReader) num(out []byte, phrase string) ([]byte, bool) {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
+	v, ok := r.varint()
+	if !ok {
 		return out, false
 	}
-	r.b = r.b[n:]
 	return strconv.AppendInt(append(out, phrase...), v, 10), true
 }
 
@@ -573,11 +568,10 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 		i++
 		switch tpl[i] {
 		case 'n':
-			v, n := binary.Varint(r.b)
-			if n <= 0 {
+			v, ok := r.varint()
+			if !ok {
 				return out, tEnd, false
 			}
-			r.b = r.b[n:]
 			num = v
 			out = strconv.AppendInt(out, v, 10)
 		case 'l':
@@ -618,12 +612,11 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 			out = append(out, r.member...)
 		case 'q':
 			d, ok := r.uvarint()
-			dseq, n := binary.Varint(r.b)
+			dseq, ok3 := r.varint()
 			at, ok2 := r.back(d)
-			if !ok || n <= 0 || !ok2 {
+			if !ok || !ok3 || !ok2 {
 				return out, tEnd, false
 			}
-			r.b = r.b[n:]
 			pid, epoch, seq, ok := r.produceHead(at)
 			if !ok {
 				return out, tEnd, false
@@ -705,11 +698,10 @@ func (r *textReader) produceHead(ref textRef) (pid, epoch, seq int64, ok bool) {
 		_, ok = at.uvarint() // the distance back to the processed event
 	}
 	for _, v := range []*int64{&pid, &epoch, &seq} {
-		var n int
-		if *v, n = binary.Varint(at.b); n <= 0 {
+		var ok2 bool
+		if *v, ok2 = at.varint(); !ok2 {
 			return 0, 0, 0, false
 		}
-		at.b = at.b[n:]
 	}
 	return pid, epoch, seq, ok
 }
@@ -736,11 +728,11 @@ func offsetEntries(ents []offsetEntry, b []byte) ([]offsetEntry, bool) {
 	v := int64(0)
 	for i := uint64(0); i < n; i++ {
 		tp, ok := r.uvarint()
-		d, m := binary.Varint(r.b)
-		if !ok || m <= 0 {
+		d, ok2 := r.varint()
+		if !ok || !ok2 {
 			return ents, false
 		}
-		r.b, v = r.b[m:], v+d
+		v += d
 		ents = append(ents, offsetEntry{tp: tp, off: v})
 	}
 	return ents, true
