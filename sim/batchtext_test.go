@@ -89,17 +89,7 @@ func TestBatchTextOfSteadyTraffic(t *testing.T) {
 		cfg.RecordsPerPartition = 300
 		cfg.Client.MaxPollRecords = maxPoll
 		cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, cfg.TickMS)
-		w, err := New(bigTopology(4, 2, 8), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rate, err := RatePerSecond(1000, int64(cfg.TickMS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-			t.Fatal(err)
-		}
+		w := steadyWorld(t, bigTopology(4, 2, 8), cfg, 1000)
 		long := 0
 		for i := 0; i < 1000; i++ {
 			w.Step()

@@ -19,6 +19,25 @@ func bigTopology(members, topics, parts int) Topology {
 	return t
 }
 
+// steadyWorld is a world of topo and cfg whose every input partition
+// produces perSecond records a second at cfg's tick.ms: how the real-rate
+// tests and benchmarks start.
+func steadyWorld(tb testing.TB, topo Topology, cfg Config, perSecond int64) *World {
+	tb.Helper()
+	w, err := New(topo, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rate, err := RatePerSecond(perSecond, int64(cfg.TickMS))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
 // consumingWorld is the default world with C2 joined and records records
 // per input partition, after ticks ticks: C1 and C2 consume every tick.
 func consumingWorld(records, ticks int) *World {

@@ -25,17 +25,7 @@ func BenchmarkDeliveryRealRates(b *testing.B) {
 	cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, DefaultTickMS)
 	topo := bigTopology(100, 10, 100)
 	topo.Output.Partitions = *deliveryOutputs
-	w, err := New(topo, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rate, err := RatePerSecond(1000, DefaultTickMS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-		b.Fatal(err)
-	}
+	w := steadyWorld(b, topo, cfg, 1000)
 	for ticks := int(*deliverySeconds * 1000 / DefaultTickMS); w.Tick < ticks; {
 		w.Step()
 	}

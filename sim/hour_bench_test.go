@@ -38,17 +38,7 @@ func BenchmarkSteadyHour100x1000(b *testing.B) {
 		cfg.RecordsPerPartition = 0
 		// processing.ms 0.05: 1 ms for 20 records, 1 tick for 100.
 		cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, tickMS)
-		w, err := New(bigTopology(members, 10, 100), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rate, err := RatePerSecond(1000, tickMS)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-			b.Fatal(err)
-		}
+		w := steadyWorld(b, bigTopology(members, 10, 100), cfg, 1000)
 		runtime.GC()
 		b.StartTimer()
 		cpu0 := cpuTime()

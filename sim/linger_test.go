@@ -26,18 +26,8 @@ func TestLingerBatchesPerTick(t *testing.T) {
 		}
 		cfg.RecordsPerPartition = 0
 		cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, DefaultTickMS)
-		w, err := New(bigTopology(5, 2, 10), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := steadyWorld(t, bigTopology(5, 2, 10), cfg, 1000)
 		if err := w.Set("", "linger.ms", linger); err != nil {
-			t.Fatal(err)
-		}
-		rate, err := RatePerSecond(1000, DefaultTickMS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
 			t.Fatal(err)
 		}
 		for w.Tick < 3000 {
