@@ -307,10 +307,16 @@ func cmdShowTraffic(s *Session) (*Result, error) {
 	// of consecutive partitions of one topic whose rows read alike is one
 	// row, t-0..t-99999, as the other views spell long lists; the page's
 	// few partitions keep a row each.
+	// Each producer's row is spelled once: the one that ends a run starts
+	// the next.
+	next := row(ps[0])
 	for i := 0; i < len(ps); {
-		cells, j := row(ps[i]), i+1
-		for len(ps) > spelledWhole && j < len(ps) && ps[j].TP.Topic == ps[i].TP.Topic && ps[j].TP.Partition == ps[j-1].TP.Partition+1 && slices.Equal(row(ps[j]), cells) {
-			j++
+		cells, j := next, i+1
+		for ; j < len(ps); j++ {
+			next = row(ps[j])
+			if len(ps) <= spelledWhole || ps[j].TP.Topic != ps[i].TP.Topic || ps[j].TP.Partition != ps[j-1].TP.Partition+1 || !slices.Equal(next, cells) {
+				break
+			}
 		}
 		name := ps[i].TP.String()
 		if j-i > 1 {
