@@ -1,0 +1,420 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+)
+
+// Delivery: what a reader of the output topic at an isolation level sees
+// of the input records, each invoiced once, twice or never: duplicates,
+// losses and records the LSO holds back (metrics, compare, the explorer's
+// audit of every branch).
+
+// Counts are the delivery counters as a reader at one isolation level sees invoices.
+type Counts struct {
+	Duplicates     int      // invoices beyond the first per input record
+	Lost           int      // input records before the committed offset with no invoice
+	DuplicateNames []string // input records with more than one invoice
+	LostNames      []string
+	// HeldBack counts records whose committed invoice a read_committed reader
+	// cannot see yet because it lies past the LSO; they are not lost.
+	HeldBack      int
+	HeldBackNames []string
+}
+
+// Delivery computes duplicates and lost records at an isolation level.
+// The explorer asks it at the end of every branch, so it reads the output
+// logs in place (what ReadTopic of the output topic returns) as runs of
+// the input records their invoices name (CellLog.Runs: a batch's, kept as
+// one span, read as its runs), and merges the runs of each input
+// partition in offset order: a stretch of offsets that no run begins or
+// ends in is judged as a whole when it can be (covered once by a run of
+// every record, or by one filtered run of each output partition: no
+// duplicate, nothing lost), record by record only where its runs do not
+// say (a stretch some output partitions' filtered runs miss, or one that
+// is lost or written twice: names to report). Its cost is per run, not
+// per input record: it allocates its runs and the names it reports.
+func (w *World) Delivery(isolation string) Counts {
+	inputs, outputs := w.layout.Inputs(), w.layout.Outputs()
+	if len(outputs) > maxGap {
+		return deliveryPerRecord(w, isolation)
+	}
+	committed := isolation == "read_committed"
+	var runs []deliveryRun
+	var odd map[string]int // sources that are no input record's name
+	ch := deliveryChains{w: w, open: make([]deliveryRun, len(inputs)), outs: len(outputs)}
+	for p := range ch.open {
+		ch.open[p].hi = -1
+	}
+	for slot, tp := range outputs {
+		l := w.broker.Log(tp)
+		lso, hw := l.LSO(), l.HW()
+		cut := hw // read_uncommitted: every cell is visible, none to split
+		if committed {
+			cut = lso
+		}
+		for r := range l.Cells.Runs(cut, hw) {
+			visible := !committed || r.I < lso && r.Txn != TxnAborted && r.Txn != TxnOpen
+			heldBack := committed && r.I >= lso && (r.Txn == TxnCommitted || r.Txn == NotTransactional)
+			switch {
+			case !visible && !heldBack:
+			case !r.OK && visible: // cells of one source (CellRun)
+				if odd == nil {
+					odd = map[string]int{}
+				}
+				odd[l.Cells.At(r.I).Source] += r.N
+			case !r.OK: // held back, and no input record's: nothing is looked up by it
+			default:
+				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, held: !visible},
+					r.Filtered, r.N, slot)
+			}
+		}
+		runs = ch.flush(runs)
+	}
+	var c Counts
+	for s, n := range odd {
+		if n > 1 {
+			c.Duplicates += n - 1
+			c.DuplicateNames = append(c.DuplicateNames, s)
+		}
+	}
+	// The runs by partition and first offset, and by partition and last
+	// offset: a merge of the two walks each partition's offsets.
+	slices.SortFunc(runs, func(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.lo, b.lo)) })
+	ends := slices.Clone(runs)
+	slices.SortFunc(ends, func(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.hi, b.hi)) })
+	m := deliveryMerge{w: w, c: &c, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
+	for p, tp := range inputs {
+		n := 0
+		for n < len(runs) && int(runs[n].part) == p {
+			n++
+		}
+		limit := 0 // lost below it: the committed offset, within the log
+		if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
+			limit = min(rec, w.broker.Log(tp).HW())
+		}
+		m.partition(tp, runs[:n], ends[:n], limit)
+		runs, ends = runs[n:], ends[n:]
+	}
+	sort.Strings(c.DuplicateNames)
+	return c
+}
+
+// deliveryRun is a run of invoices as Delivery merges it: of records lo
+// to hi of the input partition numbered part, every one (slot -1) or
+// those the partitioner sends to output partition slot; held when a
+// read_committed reader cannot see them yet (past the LSO), else visible.
+type deliveryRun struct {
+	part, lo, hi, slot int32
+	held               bool
+}
+
+// deliveryChains joins the runs of one output log (partition slot) of
+// each input partition into longer ones as Delivery reads them: an
+// output partition's runs of an input partition are its share of the
+// batches that partition's records went out in, one after the other, so
+// a run of slot's records from lo to hi followed by one from hi' > hi on
+// are one run from lo on when no record between them is slot's (the
+// partitioner says, for each record between: at most maxGap of them
+// asked; a gap longer is left as it is). A run of one record of slot's
+// is one of its filtered runs too; so is any run with a single output
+// partition. open is the run being joined for each input partition
+// (hi < lo: none), in the log being read.
+type deliveryChains struct {
+	w     *World
+	open  []deliveryRun
+	parts []topo.Partitioner // by input partition, made when first asked
+	made  []bool
+	outs  int
+	buf   []int32 // Slots' scratch
+}
+
+const maxGap = 1 << 12
+
+func (ch *deliveryChains) partitioner(p int) topo.Partitioner {
+	if ch.parts == nil {
+		ch.parts, ch.made = make([]topo.Partitioner, len(ch.open)), make([]bool, len(ch.open))
+	}
+	if !ch.made[p] {
+		ch.parts[p], ch.made[p] = ch.w.layout.Partitioner(ch.w.layout.Inputs()[p]), true
+	}
+	return ch.parts[p]
+}
+
+// add adds run r (n records, filtered or every one of its range) of
+// output partition slot to runs, joined to the open run of its input
+// partition when it can be.
+func (ch *deliveryChains) add(runs []deliveryRun, r deliveryRun, filtered bool, n, slot int) []deliveryRun {
+	p := int(r.part)
+	switch {
+	case filtered:
+		r.slot = int32(slot)
+	case ch.outs == 1 || n == 1 && ch.partitioner(p).Slot(int(r.lo)) == slot:
+		r.slot = int32(slot) // every record of its range is slot's
+	default:
+		return append(runs, r) // a run of records of other partitions too: as it is
+	}
+	o := &ch.open[p]
+	if o.hi >= o.lo && o.held == r.held && r.lo > o.hi && ch.noneBetween(p, int(o.hi)+1, int(r.lo), slot) {
+		o.hi = r.hi
+		return runs
+	}
+	if o.hi >= o.lo {
+		runs = append(runs, *o)
+	}
+	*o = r
+	return runs
+}
+
+// noneBetween reports whether no record of input partition p from offset
+// from to to-1 goes to output partition slot, asking at most maxGap.
+func (ch *deliveryChains) noneBetween(p, from, to, slot int) bool {
+	if from >= to || ch.outs == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxGap {
+		return false
+	}
+	ch.buf = slices.Grow(ch.buf[:0], to-from)[:to-from]
+	ch.partitioner(p).Slots(from, ch.buf)
+	return !slices.Contains(ch.buf, int32(slot))
+}
+
+// flush adds the open runs to runs, at the end of a log.
+func (ch *deliveryChains) flush(runs []deliveryRun) []deliveryRun {
+	for p := range ch.open {
+		if o := &ch.open[p]; o.hi >= o.lo {
+			runs = append(runs, *o)
+			*o = deliveryRun{hi: -1}
+		}
+	}
+	return runs
+}
+
+// deliveryMerge is Delivery's walk of one input partition's offsets at a
+// time: the visible and held runs over the stretch it is at, unfiltered
+// (uV, uH) and filtered by output partition (fV, fH, back to zeros after
+// each partition), with how many output partitions have a visible
+// filtered run (geV1) and two or more (geV2), and how many filtered runs
+// are open (nF).
+type deliveryMerge struct {
+	w              *World
+	c              *Counts
+	uV, uH         int
+	fV, fH         []int32
+	geV1, geV2, nF int
+}
+
+func (m *deliveryMerge) apply(r deliveryRun, d int32) {
+	switch {
+	case r.slot < 0 && r.held:
+		m.uH += int(d)
+	case r.slot < 0:
+		m.uV += int(d)
+	case r.held:
+		m.fH[r.slot] += d
+		m.nF += int(d)
+	default:
+		was := m.fV[r.slot]
+		m.fV[r.slot] += d
+		m.nF += int(d)
+		now := m.fV[r.slot]
+		if was < 1 && now >= 1 {
+			m.geV1++
+		} else if was >= 1 && now < 1 {
+			m.geV1--
+		}
+		if was < 2 && now >= 2 {
+			m.geV2++
+		} else if was >= 2 && now < 2 {
+			m.geV2--
+		}
+	}
+}
+
+// partition walks input partition tp: its runs by first offset
+// (starts) and by last (ends), offsets below limit lost when no invoice
+// of theirs is seen.
+func (m *deliveryMerge) partition(tp TopicPartition, starts, ends []deliveryRun, limit int) {
+	const none = int(^uint(0) >> 1)
+	pos, si, ei := 0, 0, 0
+	for {
+		next := none
+		if si < len(starts) {
+			next = int(starts[si].lo)
+		}
+		if ei < len(ends) && int(ends[ei].hi)+1 < next {
+			next = int(ends[ei].hi) + 1
+		}
+		if next == none {
+			m.stretch(tp, pos, limit-1, limit)
+			return
+		}
+		if pos < next {
+			m.stretch(tp, pos, next-1, limit)
+		}
+		pos = next
+		for si < len(starts) && int(starts[si].lo) == pos {
+			m.apply(starts[si], 1)
+			si++
+		}
+		for ei < len(ends) && int(ends[ei].hi)+1 == pos {
+			m.apply(ends[ei], -1)
+			ei++
+		}
+	}
+}
+
+// stretch judges offsets x to y of input partition tp, over which the
+// runs are the same: whole when they say, else record by record.
+func (m *deliveryMerge) stretch(tp TopicPartition, x, y, limit int) {
+	if x > y {
+		return
+	}
+	outs := len(m.fV)
+	noDup := m.uV == 0 && m.geV2 == 0 || m.uV == 1 && m.geV1 == 0
+	lostTo := min(y, limit-1)
+	allSeen := m.uV >= 1 || outs > 0 && m.geV1 == outs
+	if noDup && (lostTo < x || allSeen) {
+		return
+	}
+	to := y
+	if noDup {
+		to = lostTo
+	}
+	var part topo.Partitioner
+	if m.nF > 0 {
+		part = m.w.layout.Partitioner(tp)
+	}
+	for off := x; off <= to; off++ {
+		v, h := m.uV, m.uH
+		if m.nF > 0 {
+			s := part.Slot(off)
+			v, h = v+int(m.fV[s]), h+int(m.fH[s])
+		}
+		switch {
+		case v > 1:
+			m.c.Duplicates += v - 1
+			m.c.DuplicateNames = append(m.c.DuplicateNames, m.w.layout.Name(tp, off))
+		case v == 0 && off <= lostTo && h > 0:
+			m.c.HeldBack++
+			m.c.HeldBackNames = append(m.c.HeldBackNames, m.w.layout.Name(tp, off))
+		case v == 0 && off <= lostTo:
+			m.c.Lost++
+			m.c.LostNames = append(m.c.LostNames, m.w.layout.Name(tp, off))
+		}
+	}
+}
+
+// deliveryPerRecord is Delivery as it was before it merged runs (issue
+// 26): Delivery at an isolation level, a count per input record. Delivery
+// hands an output topic of more than maxGap partitions to it: there the
+// runs of one input partition in one output partition never join (the
+// records between two of them are more than maxGap), so runs would keep
+// about 40 bytes a record where this keeps 4. It is also the reference
+// TestDeliveryRunsMatchPerRecord holds Delivery to, and
+// BenchmarkDeliveryRealRates compares it with. It reads the output
+// logs in place (what ReadTopic of the output topic returns) and counts
+// invoices by the input record their source references (CellLog.sourceRef),
+// without spelling a name, in one dense count per input record (input
+// offsets are dense from 0): it allocates that array and the names it
+// reports, not per record, and hashes nothing.
+func deliveryPerRecord(w *World, isolation string) Counts {
+	// Input record (p, off) is slot base[p]+off, for off below its log's
+	// end; a source past it (never written by the engine: an invoice
+	// names a record that was read) is counted in extra.
+	base := make([]int, len(w.layout.Inputs())+1)
+	for p, tp := range w.layout.Inputs() {
+		base[p+1] = base[p] + w.broker.Log(tp).HW()
+	}
+	const heldBit = 1 << 31 // a committed invoice at or past the LSO (read_committed)
+	slots := make([]uint32, base[len(w.layout.Inputs())])
+	var extra map[int64]uint32 // by p<<32 | off, as slots
+	var odd map[string]int     // sources that are no input record's name
+	bump := func(s uint32, held bool) uint32 {
+		if held {
+			return s | heldBit
+		}
+		return s + 1
+	}
+	mark := func(p, off int, held bool) {
+		if off < base[p+1]-base[p] {
+			slots[base[p]+off] = bump(slots[base[p]+off], held)
+			return
+		}
+		if extra == nil {
+			extra = map[int64]uint32{}
+		}
+		k := int64(p)<<32 | int64(off)
+		extra[k] = bump(extra[k], held)
+	}
+	committed := isolation == "read_committed"
+	for _, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
+		lso, hw := l.LSO(), l.HW()
+		// The data cells with their sources, a batch's (a span) read in
+		// one pass.
+		for cs := range l.Cells.Sources(hw) {
+			i, txn := cs.I, cs.Txn
+			visible := !committed || i < lso && txn != TxnAborted && txn != TxnOpen
+			heldBack := committed && i >= lso && (txn == TxnCommitted || txn == NotTransactional)
+			if !visible && !heldBack {
+				continue
+			}
+			switch {
+			case !cs.OK && visible:
+				if odd == nil {
+					odd = map[string]int{}
+				}
+				odd[l.Cells.At(i).Source]++
+			case !cs.OK: // held back, and no input record's: nothing is looked up by it
+			default:
+				mark(cs.Part, cs.Off, !visible)
+			}
+		}
+	}
+	var c Counts
+	dup := func(p, off int, s uint32) {
+		if n := int(s &^ heldBit); n > 1 {
+			c.Duplicates += n - 1
+			c.DuplicateNames = append(c.DuplicateNames, w.layout.Name(w.layout.Inputs()[p], off))
+		}
+	}
+	for p := range w.layout.Inputs() {
+		for off, s := range slots[base[p]:base[p+1]] {
+			dup(p, off, s)
+		}
+	}
+	for k, s := range extra {
+		dup(int(k>>32), int(k&(1<<32-1)), s)
+	}
+	for s, n := range odd {
+		if n > 1 {
+			c.Duplicates += n - 1
+			c.DuplicateNames = append(c.DuplicateNames, s)
+		}
+	}
+	sort.Strings(c.DuplicateNames)
+	for p, tp := range w.layout.Inputs() {
+		rec, ok := w.Group.Offsets.CommittedOffset(tp)
+		if !ok {
+			continue
+		}
+		// Offsets below the committed one and the log's end: all in slots.
+		for off := 0; off < rec && off < base[p+1]-base[p]; off++ {
+			switch s := slots[base[p]+off]; {
+			case s&^heldBit > 0:
+			case s&heldBit != 0:
+				c.HeldBack++
+				c.HeldBackNames = append(c.HeldBackNames, w.layout.Name(tp, off))
+			default:
+				c.Lost++
+				c.LostNames = append(c.LostNames, w.layout.Name(tp, off))
+			}
+		}
+	}
+	return c
+}
