@@ -22,6 +22,10 @@ type Layout struct {
 	// named o2.3, p0.1 and partitions o2, p0.
 	short bool
 	input InputIndex
+	// inHash is each input partition's part of its records' names hashed
+	// (fnvPartition from FNVBasis), by its number: the partitioner's start
+	// (PartitionerOf).
+	inHash []uint32
 }
 
 // New numbers the partitions of a topology (which Validate accepts).
@@ -44,6 +48,10 @@ func New(t Topology) *Layout {
 		inputAt[l.inputTPs[i].Topic] = Span{At: i, N: l.topicSize[l.inputTPs[i].Topic]}
 	}
 	l.input = InputIndex{at: newTopicSpans(t.Inputs, inputAt), tps: l.inputTPs}
+	l.inHash = make([]uint32, len(l.inputTPs))
+	for i, tp := range l.inputTPs {
+		l.inHash[i] = l.fnvPartition(FNVBasis, tp)
+	}
 	l.topicSize[t.Output.Name] = t.Output.Partitions
 	for p := 0; p < t.Output.Partitions; p++ {
 		l.outputTPs = append(l.outputTPs, wire.TopicPartition{Topic: t.Output.Name, Partition: p})

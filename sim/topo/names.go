@@ -71,6 +71,17 @@ func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
 	return Partitioner{h: n.fnvPartition(FNVBasis, tp), outs: uint32(len(n.outputTPs))}
 }
 
+// PartitionerOf is Partitioner(tp) for an input partition whose number
+// (InputIndex.Slot) is probably k: the partition's part of the name was
+// hashed once, by New, when k is tp's number; any other k (-1: not known)
+// costs the hash.
+func (n *Layout) PartitionerOf(tp wire.TopicPartition, k int32) Partitioner {
+	if n.input.Is(tp, k) {
+		return Partitioner{h: n.inHash[k], outs: uint32(len(n.outputTPs))}
+	}
+	return n.Partitioner(tp)
+}
+
 // Slot is the output partition, by its index in Outputs, of the invoice
 // of record off.
 func (p Partitioner) Slot(off int) int { return int(fnvInt(p.h, off) % p.outs) }

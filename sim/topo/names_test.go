@@ -60,3 +60,32 @@ func TestSlotsAsSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionerOf: the partitioner of an input partition found by its
+// number is the one hashed from its name, whatever the number given (its
+// own, another partition's, out of range, -1), and the two agree record
+// for record.
+func TestPartitionerOf(t *testing.T) {
+	for _, short := range []bool{true, false} {
+		top := Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 3}, {Name: "payments", Partitions: 12}}, Output: TopicSpec{Name: "invoices", Partitions: 5}}
+		if !short {
+			top.Inputs = append(top.Inputs, TopicSpec{Name: "t", Partitions: 2})
+		}
+		l := New(top)
+		n := int32(len(l.Inputs()))
+		for i, tp := range l.Inputs() {
+			want := l.Partitioner(tp)
+			for _, k := range []int32{int32(i), (int32(i) + 1) % n, -1, n, n + 7} {
+				got := l.PartitionerOf(tp, k)
+				if got != want {
+					t.Fatalf("short %v: PartitionerOf(%v, %d) = %+v, Partitioner %+v", short, tp, k, got, want)
+				}
+			}
+			for off := 0; off < 150; off++ {
+				if a, b := l.PartitionerOf(tp, int32(i)).Slot(off), want.Slot(off); a != b || a != int(l.FNVName(FNVBasis, tp, off)%5) {
+					t.Fatalf("short %v: %v record %d: slots %d and %d", short, tp, off, a, b)
+				}
+			}
+		}
+	}
+}
