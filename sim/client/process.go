@@ -142,8 +142,7 @@ func (m *Member) Stop() {
 	// a batch still open dies with the process (the RecordAccumulator's
 	// contents are in its memory); the turn's ends send them first
 	// (drainLinger), so none is open here but for a stop inside a turn
-	m.prod.open = m.prod.open[:0]
-	clear(m.prod.openIdx)
+	m.prod.closeOpen()
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop.state = LoopIdle

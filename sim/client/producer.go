@@ -45,10 +45,18 @@ type producer struct {
 	batchText trace.BatchText
 	// open are the batches open while linger.ms > 0 (lingerAppend), one
 	// per output partition, in the order of their first records; empty
-	// between a member's turns (drainLinger). openIdx finds one by its
-	// output partition once there are more than openScan.
-	open    []openBatch
-	openIdx map[int32]int32
+	// between a member's turns (drainLinger).
+	open []openBatch
+	// outs is the producer's work space, one entry per output partition
+	// (its index in outputTPs), nil until its first run: its share of
+	// the run of input records in hand (produceInvoiceRun; every count 0
+	// between runs) and where its open batch is. order lists the output
+	// partitions of the run in hand, slots its records' output
+	// partitions. None is state: a clone has none (cloneMember) and makes
+	// its own.
+	outs  []outSlot
+	order []int32
+	slots []int32 // the partitioner's slots of the run in hand
 }
 
 // openBatch is an output partition's open batch (Kafka's ProducerBatch
@@ -59,10 +67,6 @@ type openBatch struct {
 	count int
 	runs  []wire.SrcRun
 }
-
-// openScan is how many open batches lingerAppend scans for the one of an
-// output partition before it indexes them.
-const openScan = 16
 
 // unackedReqs are a producer's produce requests sent and not answered
 // yet, in ID order: a few at a time, so a slice, which World.Clone copies
@@ -315,12 +319,14 @@ func outputSlot(layout *topo.Layout, source string) int {
 }
 
 // outputSlotOf is outputSlot of a fetched record's value, hashed without
-// spelling it when it is the record's name.
+// spelling it when it is the record's name (its partition's part of the
+// name hashed once, by the layout, when the record carries its
+// partition's number).
 func outputSlotOf(layout *topo.Layout, f *wire.Record) int {
 	if !f.Named {
 		return outputSlot(layout, f.Value)
 	}
-	return int(layout.FNVName(topo.FNVBasis, f.TP, f.Offset) % uint32(len(layout.Outputs())))
+	return layout.PartitionerOf(f.TP, f.TPI-1).Slot(f.Offset)
 }
 
 // produceInvoice sends inv(x) for a processed record: with linger.ms > 0
@@ -488,43 +494,35 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 	// One pass: each output partition's first and last source and count
 	// (its batch is the records between them the partitioner sends it:
 	// ProduceRequest.SrcCount), the partitions in the order of their
-	// first records; on the stack for up to 16 output partitions.
-	var small [16]outRun
-	var smallOrder [16]int32
-	runs, order := small[:0], smallOrder[:0]
-	if outs <= len(small) {
-		runs = small[:outs]
-	} else {
-		runs = make([]outRun, outs)
-	}
+	// first records, in the producer's arrays (outRuns), every count 0
+	// between runs.
+	runs, order := pr.outRuns(outs)
 	if outs == 1 {
-		runs[0], order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
+		runs[0].run, order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
 	} else {
-		// The partitioner's slots a block at a time (Partitioner.Slots
-		// hashes a ten's leading digits once), in a block on the stack.
-		part := layout.Partitioner(tp)
-		var slots [64]int32
-		for at := first; at < first+count; at += len(slots) {
-			block := slots[:min(len(slots), first+count-at)]
-			part.Slots(at, block)
-			for k, o := range block {
-				off := at + k
-				r := &runs[o]
-				if r.count == 0 {
-					r.first = off
-					order = append(order, o)
-				}
-				r.last = off
-				r.count++
+		// The partitioner's slots of the whole run (Partitioner.Slots
+		// hashes a ten's leading digits once) into the producer's array,
+		// the partition's part of the names hashed once by the layout.
+		slots := pr.slotsFor(count)
+		layout.PartitionerOf(tp, tpi-1).Slots(first, slots)
+		for k, o := range slots {
+			r := &runs[o].run
+			if r.count == 0 {
+				r.first = first + k
+				order = append(order, o)
 			}
+			r.last = first + k
+			r.count++
 		}
 	}
 	linger := m.Cfg.Linger > 0 && tpi > 0
 	if m.Cfg.Linger > 0 && !linger {
 		pr.drainLinger(m) // a run whose partition's number is not known goes at once, after the open batches
 	}
+	pr.order = order[:0] // its array kept for the next run
 	for _, out := range order {
-		run := runs[out]
+		run := runs[out].run
+		runs[out].run = outRun{} // every count 0 for the next run
 		if linger {
 			pr.lingerAppend(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
 			continue
@@ -564,24 +562,21 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 // tick, and batch.size (16 KB in Kafka) is not modelled: a batch holds
 // what the tick gives it.
 func (pr *producer) lingerAppend(m *Member, out int, run wire.SrcRun) {
-	b := pr.openFor(int32(out))
+	b := pr.openFor(m, int32(out))
 	b.runs = append(b.runs, run)
 	b.count += run.Count
 }
 
 // openFor is output partition out's open batch, opened (at the end of
-// the order) when there is none.
-func (pr *producer) openFor(out int32) *openBatch {
-	if pr.openIdx != nil {
-		if i, ok := pr.openIdx[out]; ok {
-			return &pr.open[i]
-		}
-	} else {
-		for i := range pr.open {
-			if pr.open[i].out == out {
-				return &pr.open[i]
-			}
-		}
+// the order) when there is none: found by its entry in outs, not by a
+// scan of the open batches.
+func (pr *producer) openFor(m *Member, out int32) *openBatch {
+	if pr.outs == nil {
+		pr.outRuns(len(m.env.Layout().Outputs())) // a record alone (produceInvoice) may come first
+	}
+	slot := &pr.outs[out]
+	if slot.open > 0 {
+		return &pr.open[slot.open-1]
 	}
 	n := len(pr.open)
 	if n < cap(pr.open) {
@@ -591,14 +586,7 @@ func (pr *producer) openFor(out int32) *openBatch {
 	}
 	b := &pr.open[n]
 	b.out, b.count, b.runs = out, 0, b.runs[:0]
-	if pr.openIdx != nil {
-		pr.openIdx[out] = int32(n)
-	} else if n+1 > openScan {
-		pr.openIdx = make(map[int32]int32, 2*openScan)
-		for i := range pr.open {
-			pr.openIdx[pr.open[i].out] = int32(i)
-		}
-	}
+	slot.open = int32(n + 1)
 	return b
 }
 
@@ -612,34 +600,69 @@ func (pr *producer) drainLinger(m *Member) {
 	}
 	for i := range pr.open {
 		b := &pr.open[i]
-		pr.sendBatch(m, int(b.out), b.runs, b.count)
+		pr.sendBatch(m, int(b.out), b)
 	}
-	pr.open = pr.open[:0]
-	if pr.openIdx != nil {
-		clear(pr.openIdx)
-	}
+	pr.closeOpen()
 }
 
-// sendBatch sends an open batch of count records whose sources are runs,
-// to output partition out: a batch of one run as linger.ms 0 sends it
-// (sendRun); else one Produce whose sources are the runs
+// closeOpen forgets the open batches (sent, or lost with the process).
+func (pr *producer) closeOpen() {
+	for i := range pr.open {
+		pr.outs[pr.open[i].out].open = 0
+	}
+	pr.open = pr.open[:0]
+}
+
+// sendBatch sends open batch b, of b.count records whose sources are
+// b.runs, to output partition out: a batch of one run as linger.ms 0
+// sends it (sendRun); else one Produce whose sources are the runs
 // (ProduceRequest.Runs), with one base sequence number and the count, as
 // Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
-// retry resends it whole, a fence refuses it whole.
-func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int) {
+// retry resends it whole, a fence refuses it whole. The request takes the
+// batch's array of runs and the batch the request's (a recycled
+// request's, kept empty), rather than a copy of each run: both arrays are
+// the producer's own (a retry copies a request's runs).
+func (pr *producer) sendBatch(m *Member, out int, b *openBatch) {
+	runs, count := b.runs, b.count
 	if len(runs) == 1 {
 		pr.sendRun(m, out, runs[0])
 		return
 	}
 	first := runs[0]
 	req := pr.invoiceRequest(m, out, count, first.Src, first.First, first.SrcTPI, true)
-	req.SrcCount, req.SrcEnd, req.Runs = count, first.Last, append(req.Runs, runs...)
+	req.SrcCount, req.SrcEnd = count, first.Last
+	req.Runs, b.runs = runs, req.Runs[:0]
 	pr.sendInvoices(m, req, out, count)
 }
 
 // outRun is one output partition's share of a run of input records: its
 // first and last record and how many (produceInvoiceRun).
 type outRun struct{ first, last, count int }
+
+// outSlot is the producer's work space for one output partition (outs):
+// its share of the run in hand, and its open batch's place in open plus
+// one (0: none open).
+type outSlot struct {
+	run  outRun
+	open int32
+}
+
+// slotsFor is the producer's array of slots, made long enough for count.
+func (pr *producer) slotsFor(count int) []int32 {
+	if cap(pr.slots) < count {
+		pr.slots = make([]int32, max(count, 2*cap(pr.slots)))
+	}
+	return pr.slots[:count]
+}
+
+// outRuns is outs, one entry per output partition (made the first time),
+// and order, empty, for a run of input records.
+func (pr *producer) outRuns(outs int) ([]outSlot, []int32) {
+	if len(pr.outs) != outs {
+		pr.outs = make([]outSlot, outs) // a world's output partitions never change: once
+	}
+	return pr.outs, pr.order[:0]
+}
 
 func (pr *producer) sendProduce(m *Member, req *wire.ProduceRequest) {
 	// "inv(o2.3) pid %d epoch %d seq %d (retry)": every produce writes it.
