@@ -170,8 +170,20 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	paused := len(m.pendingRevocation) > 0 && m.Consumer()
 	// An entry is a record or a run of them: the run is taken whole when
 	// its first record is at the position (then each next one is).
+	// The answer lists its partitions in the order the Fetch asked for
+	// them, Owned's (fetchableInto), usually the slots' order: the
+	// position and the ownership of each are found from where the
+	// previous one's were (cursors), its number checked once.
+	posAt, ownAt := 0, 0
 	for _, f := range r.Records {
-		k := f.TPI - 1 // tpIndex numbers an input partition by its slot; checked before it is trusted
+		k := m.positions.slotOf(f.TP, f.TPI-1) // tpIndex numbers an input partition by its slot; checked before it is trusted
+		if pos := m.positions.refSlot(k, &posAt); pos != nil {
+			if *pos == f.Offset && m.ownsSlot(f.TP, k, &ownAt) && (!paused || !m.revoking(f.TP)) {
+				batch = append(batch, f)
+				*pos = f.End()
+			}
+			continue
+		}
 		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) && (!paused || !m.revoking(f.TP)) {
 			batch = append(batch, f)
 			m.positions.setHint(f.TP, k, f.End())
@@ -348,6 +360,9 @@ func (l *pollLoop) finishRecords(m *Member, done *finished, k int) bool {
 // runs.
 type finished struct {
 	run wire.Record // Count 0: none
+	// at is a cursor in the processed offsets: the batch's runs come in
+	// the order of its partitions, usually the slots' (refSlot).
+	at int
 }
 
 // add takes run, finished after what done holds: told at once when it
@@ -376,7 +391,9 @@ func (done *finished) flush(m *Member) {
 		return
 	}
 	done.run = wire.Record{}
-	m.processed.setHint(run.TP, run.TPI-1, run.End())
+	if k := m.processed.slotOf(run.TP, run.TPI-1); !m.processed.setRef(k, &done.at, run.End()) {
+		m.processed.setHint(run.TP, k, run.End())
+	}
 	who := m.who()
 	// "%s processed o2.3", its Records the run
 	m.env.Trace().Processed(who, &run)

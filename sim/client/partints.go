@@ -105,6 +105,31 @@ func (p *partInts) setSlot(tp wire.TopicPartition, k int32, v int, at *int) {
 	p.keys++
 }
 
+// refSlot is where the value of the partition whose slot k is already
+// checked (slotOf) is held, nil when k is -1 or the partition is not held:
+// getSlot and setSlot in one search, for a list in slot order (at is
+// seek's cursor). The pointer is good until the next insert or delete.
+func (p *partInts) refSlot(k int32, at *int) *int {
+	if k < 0 {
+		return nil
+	}
+	if i, ok := p.seek(k, at); ok {
+		return &p.es[i].v
+	}
+	return nil
+}
+
+// setRef sets the value of the partition whose slot k is already
+// checked (-1: not known) through refSlot, and reports whether it did:
+// false when the partition is not held (or k is -1), for setHint.
+func (p *partInts) setRef(k int32, at *int, v int) bool {
+	if ref := p.refSlot(k, at); ref != nil {
+		*ref = v
+		return true
+	}
+	return false
+}
+
 // slotOf is hint when it is tp's slot, else -1.
 func (p *partInts) slotOf(tp wire.TopicPartition, hint int32) int32 {
 	if p.idx != nil && p.idx.Is(tp, hint) {

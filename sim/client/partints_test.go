@@ -73,6 +73,41 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				for _, lt := range list {
 					delete(ref, lt)
 				}
+			case op == 17:
+				// a Fetch's answer: a list mostly in (topic, partition)
+				// order, each held partition's value read and moved on
+				// through refSlot with its cursor, as onFetchResponse
+				// does; one it does not answer (not numbered, not held)
+				// is not held
+				var list []wire.TopicPartition
+				for _, topic := range []string{"orders", "payments", "x"} {
+					for q := 0; q < n+2; q++ {
+						if r.Intn(3) == 0 {
+							list = append(list, wire.TopicPartition{Topic: topic, Partition: q})
+						}
+					}
+				}
+				if len(list) > 1 && r.Intn(2) == 0 {
+					a, b := r.Intn(len(list)), r.Intn(len(list))
+					list[a], list[b] = list[b], list[a]
+				}
+				hints := randomHints(r, x, list)
+				at := 0
+				for j, lt := range list {
+					want, wok := ref[lt]
+					v := p.refSlot(p.slotOf(lt, topo.SlotAt(hints, j)), &at)
+					if v == nil {
+						if wok && p.slotOf(lt, topo.SlotAt(hints, j)) >= 0 {
+							t.Fatalf("seed %d, op %d: refSlot(%v) nil, the map holds %d", seed, i, lt, want)
+						}
+						continue
+					}
+					if !wok || *v != want {
+						t.Fatalf("seed %d, op %d: refSlot(%v) = %d, want %d %v", seed, i, lt, *v, want, wok)
+					}
+					*v = want + 1
+					ref[lt] = want + 1
+				}
 			case op == 14:
 				// a list in (topic, partition) order, read and then written
 				// with seek's cursor, as the auto-commit does

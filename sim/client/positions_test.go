@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"math/rand"
 	"slices"
 	"testing"
 
@@ -99,5 +100,52 @@ func TestPositionListLeavesOutMissing(t *testing.T) {
 	for _, i := range []int{1, 0, len(m.Owned) - 1} { // one missing in the middle, then first and last too
 		m.positions.delAll([]wire.TopicPartition{m.Owned[i]})
 		check(fmt.Sprint("without ", m.Owned[i]))
+	}
+}
+
+// TestPropertyOwnsSlotAsOwns: ownsSlot, with its cursor carried along a
+// list (as onFetchResponse carries it along a Fetch's answer), answers as
+// owns for every partition, whatever the list's order (sorted, shuffled,
+// repeating partitions), Owned's (sorted, or not, so its slots do not
+// ascend, or with a partition the world does not number) and the slots
+// given (the partition's, -1).
+func TestPropertyOwnsSlotAsOwns(t *testing.T) {
+	layout := topo.New(topo.Topology{Group: "g", Inputs: []topo.TopicSpec{{Name: "b", Partitions: 6}, {Name: "a", Partitions: 5}}, Output: topo.TopicSpec{Name: "out", Partitions: 1}})
+	x := layout.Input()
+	all := append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "x", Partition: 1})
+	r := rand.New(rand.NewSource(7))
+	for round := 0; round < 400; round++ {
+		var owned []wire.TopicPartition
+		for _, tp := range all {
+			if r.Intn(2) == 0 {
+				owned = append(owned, tp)
+			}
+		}
+		if r.Intn(3) == 0 {
+			r.Shuffle(len(owned), func(i, j int) { owned[i], owned[j] = owned[j], owned[i] })
+		}
+		m := &Member{subscription: subscription{Owned: owned}}
+		m.useIndex(x)
+		var list []wire.TopicPartition
+		for _, tp := range all {
+			for k := r.Intn(3); k > 0; k-- {
+				list = append(list, tp)
+			}
+		}
+		if r.Intn(2) == 0 {
+			r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		}
+		at := 0
+		for _, tp := range list {
+			k := int32(-1)
+			if r.Intn(4) > 0 {
+				if s, ok := x.Slot(tp, nil); ok {
+					k = int32(s)
+				}
+			}
+			if got, want := m.ownsSlot(tp, k, &at), m.owns(tp); got != want {
+				t.Fatalf("round %d: Owned %v: ownsSlot(%v, %d) = %v, owns %v", round, owned, tp, k, got, want)
+			}
+		}
 	}
 }

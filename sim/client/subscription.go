@@ -94,6 +94,27 @@ func (s *subscription) ownsHint(tp wire.TopicPartition, hint int32) bool {
 	return s.owns(tp)
 }
 
+// ownsSlot is ownsHint for a partition whose slot k is already checked
+// (slotOf; -1: not known), in a list in slot order: at is a cursor in
+// Owned's slots, where the previous one was found plus one, so that the
+// next is usually right there.
+func (s *subscription) ownsSlot(tp wire.TopicPartition, k int32, at *int) bool {
+	if k >= 0 && len(s.Owned) > 0 {
+		if slots := s.ownedSlots(); s.slotsAscend {
+			i := *at
+			if i >= len(slots) || slots[i] != k {
+				var ok bool
+				if i, ok = slices.BinarySearch(slots, k); !ok {
+					return false
+				}
+			}
+			*at = i + 1
+			return true
+		}
+	}
+	return s.owns(tp)
+}
+
 // fetchableInto is Fetchable appending to dst[:0] (a recycled request's
 // array; scratch is the world's scratch buffer), with each partition's position appended to offs[:0] in the same
 // order: the positions are read in the one walk of Owned, by the slots
