@@ -57,6 +57,10 @@ type producer struct {
 	outs  []outSlot
 	order []int32
 	slots []int32 // the partitioner's slots of the run in hand
+	// hundreds keeps the partitioner's hash of the hundred of each input
+	// partition's last run, a few partitions by their numbers (hundred),
+	// nil until the first run.
+	hundreds []topo.Hundred
 }
 
 // openBatch is an output partition's open batch (Kafka's ProducerBatch
@@ -500,11 +504,12 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 	if outs == 1 {
 		runs[0].run, order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
 	} else {
-		// The partitioner's slots of the whole run (Partitioner.Slots
-		// hashes a ten's leading digits once) into the producer's array,
-		// the partition's part of the names hashed once by the layout.
+		// The partitioner's slots of the whole run (SlotsFrom hashes a
+		// ten's leading digits once, and a hundred's once for the runs of
+		// the hundred) into the producer's array, the partition's part of
+		// the names hashed once by the layout.
 		slots := pr.slotsFor(count)
-		layout.PartitionerOf(tp, tpi-1).Slots(first, slots)
+		layout.PartitionerOf(tp, tpi-1).SlotsFrom(first, slots, pr.hundred(tpi))
 		for k, o := range slots {
 			r := &runs[o].run
 			if r.count == 0 {
@@ -653,6 +658,23 @@ func (pr *producer) slotsFor(count int) []int32 {
 		pr.slots = make([]int32, max(count, 2*cap(pr.slots)))
 	}
 	return pr.slots[:count]
+}
+
+// hundredWays is how many input partitions' hundreds a producer keeps
+// (hundreds): a member of up to about that many partitions finds each
+// one's there, run after run.
+const hundredWays = 64
+
+// hundred is the entry of hundreds for the input partition numbered tpi
+// minus one: picked by a hash of the number, so that a member's
+// partitions (often every so many numbers apart) seldom share one; a
+// shared one is only hashed anew (topo.Hundred holds what it was hashed
+// from).
+func (pr *producer) hundred(tpi int32) *topo.Hundred {
+	if pr.hundreds == nil {
+		pr.hundreds = make([]topo.Hundred, hundredWays)
+	}
+	return &pr.hundreds[(uint32(tpi)*0x9E3779B1)>>26] // Fibonacci hashing: the top 6 bits, 64 ways
 }
 
 // outRuns is outs, one entry per output partition (made the first time),

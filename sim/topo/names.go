@@ -93,17 +93,46 @@ func (p Partitioner) Slot(off int) int { return int(fnvInt(p.h, off) % p.outs) }
 // a name's bytes in order): a run of records costs one step of the hash a
 // record, where Slot costs one a digit.
 func (p Partitioner) Slots(first int, out []int32) {
+	var c Hundred
+	p.SlotsFrom(first, out, &c)
+}
+
+// SlotsFrom is Slots with c, the hash of a hundred's leading digits kept
+// from a run of the partition's records to its next: the offsets of a
+// hundred share every digit but the last two, so a run within the
+// hundred of the previous one hashes one digit for each ten it reaches
+// and one for each record (the producer's runs of a tick, a few records
+// of each partition, come back to the same hundred tick after tick). c is
+// a cache: any Hundred is right for any partitioner (it holds what it was
+// hashed from), and one of another partitioner or hundred is hashed anew.
+func (p Partitioner) SlotsFrom(first int, out []int32, c *Hundred) {
 	for i := 0; i < len(out); {
 		off := first + i
 		tens := off / 10
 		h := p.h // offsets 0..9 are one digit: the prefix is the partition's
 		if tens > 0 {
-			h = fnvInt(p.h, tens)
+			// tens's digits are its hundred's (none for 1..9) and its last
+			if n := tens / 10; c.n != n || c.base != p.h {
+				*c = Hundred{base: p.h, n: n, h: p.h}
+				if n > 0 {
+					c.h = fnvInt(p.h, n)
+				}
+			}
+			h = (c.h ^ uint32('0'+tens%10)) * FNVPrime
 		}
 		for d := off % 10; d < 10 && i < len(out); d, i = d+1, i+1 {
 			out[i] = int32(((h ^ uint32('0'+d)) * FNVPrime) % p.outs)
 		}
 	}
+}
+
+// Hundred is a partitioner's hash of the leading digits of the offsets
+// of one hundred (offset / 100 = n), for SlotsFrom: FNV-1a of the
+// partition's part of the name (base) continued with n's digits (none for
+// n 0, so h is base). The zero Hundred is right too: hundred 0 of base 0.
+type Hundred struct {
+	base, h uint32
+	n       int
 }
 
 // fnvInt continues an FNV-1a hash with the decimal digits of v, as

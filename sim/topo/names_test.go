@@ -89,3 +89,41 @@ func TestPartitionerOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotsFromAsSlot: SlotsFrom gives each record the output partition
+// Slot gives it, with one Hundred carried from run to run whatever it last
+// held: the partition's previous run (in the same hundred, the next one,
+// or far away), another partition's run (same topic, other topic), a
+// hundred 0 (offsets under 100, whose tens have no leading digits).
+func TestSlotsFromAsSlot(t *testing.T) {
+	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 12}, {Name: "t", Partitions: 3}}, Output: TopicSpec{Name: "invoices", Partitions: 7}})
+	r := rand.New(rand.NewSource(11))
+	var c Hundred
+	next := make([]int, len(l.Inputs()))
+	for i := range next {
+		next[i] = r.Intn(150)
+	}
+	k := 0
+	for range 20_000 {
+		if r.Intn(2) == 0 { // else the same partition's next run
+			k = r.Intn(len(l.Inputs()))
+		}
+		tp := l.Inputs()[k]
+		p := l.PartitionerOf(tp, int32(k))
+		first := next[k]
+		switch r.Intn(10) {
+		case 0:
+			first = r.Intn(1_000_000)
+		case 1:
+			first = r.Intn(120)
+		}
+		out := make([]int32, 1+r.Intn(25))
+		p.SlotsFrom(first, out, &c)
+		for i, got := range out {
+			if want := p.Slot(first + i); int(got) != want {
+				t.Fatalf("%s records %d..: record %d: SlotsFrom %d, Slot %d", tp, first, first+i, got, want)
+			}
+		}
+		next[k] = first + len(out)
+	}
+}
