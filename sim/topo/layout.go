@@ -26,6 +26,7 @@ type Layout struct {
 	// (fnvPartition from FNVBasis), by its number: the partitioner's start
 	// (PartitionerOf).
 	inHash []uint32
+	outsM  uint64 // reciprocal(the output partitions), the partitioner's
 }
 
 // New numbers the partitions of a topology (which Validate accepts).
@@ -55,6 +56,9 @@ func New(t Topology) *Layout {
 	l.topicSize[t.Output.Name] = t.Output.Partitions
 	for p := 0; p < t.Output.Partitions; p++ {
 		l.outputTPs = append(l.outputTPs, wire.TopicPartition{Topic: t.Output.Name, Partition: p})
+	}
+	if len(l.outputTPs) > 0 {
+		l.outsM = reciprocal(uint32(len(l.outputTPs)))
 	}
 	return l
 }

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -64,11 +65,12 @@ func (n *Layout) fnvPartition(h uint32, tp wire.TopicPartition) uint32 {
 // output partitions, a record's digits hashed.
 type Partitioner struct {
 	h, outs uint32
+	m       uint64 // reciprocal(outs), for mod
 }
 
 // Partitioner is the default partitioner of the invoices of tp's records.
 func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
-	return Partitioner{h: n.fnvPartition(FNVBasis, tp), outs: uint32(len(n.outputTPs))}
+	return Partitioner{h: n.fnvPartition(FNVBasis, tp), outs: uint32(len(n.outputTPs)), m: n.outsM}
 }
 
 // PartitionerOf is Partitioner(tp) for an input partition whose number
@@ -77,14 +79,28 @@ func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
 // costs the hash.
 func (n *Layout) PartitionerOf(tp wire.TopicPartition, k int32) Partitioner {
 	if n.input.Is(tp, k) {
-		return Partitioner{h: n.inHash[k], outs: uint32(len(n.outputTPs))}
+		return Partitioner{h: n.inHash[k], outs: uint32(len(n.outputTPs)), m: n.outsM}
 	}
 	return n.Partitioner(tp)
 }
 
 // Slot is the output partition, by its index in Outputs, of the invoice
 // of record off.
-func (p Partitioner) Slot(off int) int { return int(fnvInt(p.h, off) % p.outs) }
+func (p Partitioner) Slot(off int) int { return int(p.mod(fnvInt(p.h, off))) }
+
+// mod is h % p.outs without a division (a DIV costs as much as the rest of
+// a record's slot): Lemire, Kaser and Kurz's "Faster remainder by direct
+// computation" (2019), exact for every 32-bit h and divisor, with m =
+// reciprocal(outs) = ceil(2^64 / outs): the low 64 bits of m*h are the
+// fraction h/outs, and their product with outs, over 2^64, the remainder.
+func (p Partitioner) mod(h uint32) uint32 {
+	hi, _ := bits.Mul64(p.m*uint64(h), uint64(p.outs))
+	return uint32(hi)
+}
+
+// reciprocal is ceil(2^64 / d) modulo 2^64 (0 for d 1, whose remainders
+// are all 0), for Partitioner.mod; d > 0.
+func reciprocal(d uint32) uint64 { return ^uint64(0)/uint64(d) + 1 }
 
 // Slots writes the output partition of the invoice of each record from
 // offset first on (first >= 0) into out: out[i] is Slot(first+i). Ten
@@ -121,7 +137,7 @@ func (p Partitioner) SlotsFrom(first int, out []int32, c *Hundred) {
 			h = (c.h ^ uint32('0'+tens%10)) * FNVPrime
 		}
 		for d := off % 10; d < 10 && i < len(out); d, i = d+1, i+1 {
-			out[i] = int32(((h ^ uint32('0'+d)) * FNVPrime) % p.outs)
+			out[i] = int32(p.mod((h ^ uint32('0'+d)) * FNVPrime))
 		}
 	}
 }

@@ -30,6 +30,7 @@ func TestFnvNameAsSpelled(t *testing.T) {
 			}
 			// the partitioner, its partition hashed once, picks by the same hash
 			n.outputTPs = make([]wire.TopicPartition, 1+r.Intn(40))
+			n.outsM = reciprocal(uint32(len(n.outputTPs))) // as New sets it
 			if got := n.Partitioner(tp).Slot(off); got != int(want%uint32(len(n.outputTPs))) {
 				t.Fatalf("short %v: Partitioner(%v).Slot(%d) = %d, want %d of %d", short, tp, off, got, want%uint32(len(n.outputTPs)), len(n.outputTPs))
 			}
@@ -125,5 +126,29 @@ func TestSlotsFromAsSlot(t *testing.T) {
 			}
 		}
 		next[k] = first + len(out)
+	}
+}
+
+// TestModAsRemainder: the partitioner's remainder without a division is
+// h % outs for every divisor a world may have (1, powers of two, primes,
+// the largest) and hashes at the edges (0, the divisor's neighbours and
+// multiples, the largest) and at random.
+func TestModAsRemainder(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	divisors := []uint32{1, 2, 3, 4, 5, 7, 10, 16, 100, 1000, 65537, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<32 - 1}
+	for range 50 {
+		divisors = append(divisors, 1+uint32(r.Intn(10_000)), r.Uint32()|1)
+	}
+	for _, d := range divisors {
+		p := Partitioner{outs: d, m: reciprocal(d)}
+		hs := []uint32{0, 1, d - 1, d, d + 1, 2*d - 1, 2 * d, 1<<32 - 1, 1<<32 - 2, 1 << 31, 1<<31 - 1}
+		for range 2000 {
+			hs = append(hs, r.Uint32())
+		}
+		for _, h := range hs {
+			if got, want := p.mod(h), h%d; got != want {
+				t.Fatalf("mod(%d) by %d = %d, want %d", h, d, got, want)
+			}
+		}
 	}
 }
