@@ -605,7 +605,7 @@ func (pr *producer) drainLinger(m *Member) {
 	}
 	for i := range pr.open {
 		b := &pr.open[i]
-		pr.sendBatch(m, int(b.out), b)
+		pr.sendBatch(m, int(b.out), b.runs, b.count)
 	}
 	pr.closeOpen()
 }
@@ -618,25 +618,20 @@ func (pr *producer) closeOpen() {
 	pr.open = pr.open[:0]
 }
 
-// sendBatch sends open batch b, of b.count records whose sources are
-// b.runs, to output partition out: a batch of one run as linger.ms 0
-// sends it (sendRun); else one Produce whose sources are the runs
+// sendBatch sends an open batch of count records whose sources are runs,
+// to output partition out: a batch of one run as linger.ms 0 sends it
+// (sendRun); else one Produce whose sources are the runs
 // (ProduceRequest.Runs), with one base sequence number and the count, as
 // Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
-// retry resends it whole, a fence refuses it whole. The request takes the
-// batch's array of runs and the batch the request's (a recycled
-// request's, kept empty), rather than a copy of each run: both arrays are
-// the producer's own (a retry copies a request's runs).
-func (pr *producer) sendBatch(m *Member, out int, b *openBatch) {
-	runs, count := b.runs, b.count
+// retry resends it whole, a fence refuses it whole.
+func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int) {
 	if len(runs) == 1 {
 		pr.sendRun(m, out, runs[0])
 		return
 	}
 	first := runs[0]
 	req := pr.invoiceRequest(m, out, count, first.Src, first.First, first.SrcTPI, true)
-	req.SrcCount, req.SrcEnd = count, first.Last
-	req.Runs, b.runs = runs, req.Runs[:0]
+	req.SrcCount, req.SrcEnd, req.Runs = count, first.Last, append(req.Runs, runs...)
 	pr.sendInvoices(m, req, out, count)
 }
 
