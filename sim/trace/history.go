@@ -137,6 +137,9 @@ func (t *Trace) ForgetBefore(tick int) {
 		from = min(from, int(l.tickAt(l.First())))
 	}
 	a := &t.arena
+	if a.ticks.Len() == 0 {
+		return // no text yet
+	}
 	k := a.first // the oldest chunk holding a kept record's text
 	for k < a.first+len(a.full) && int(a.ticks.At(k+1)) < from {
 		k++

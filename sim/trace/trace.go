@@ -129,11 +129,13 @@ func (t *Trace) TextReach() (used, reach int) {
 }
 
 // Bytes is what the trace and the events keep: their records, and their
-// texts in the arena (for the heap-per-tick benchmark's breakdown).
+// texts in the arena (for the heap-per-tick benchmark's breakdown); a
+// windowed trace's, those it still keeps.
 func (t *Trace) Bytes() (packets, events, texts int) {
 	for _, c := range t.arena.full {
 		texts += len(c)
 	}
 	texts += len(t.arena.open)
-	return t.Packets.Len() * int(unsafe.Sizeof(packetRec{})), t.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
+	pk, ev := t.Packets.Len()-t.Packets.First(), t.Events.Len()-t.Events.First()
+	return pk * int(unsafe.Sizeof(packetRec{})), ev * int(unsafe.Sizeof(eventRec{})), texts
 }
