@@ -182,8 +182,12 @@ func (w *Config) setTime(c *ClientConfig, to TimeUnit) error {
 	return nil
 }
 
-// historyKey is history.ms, the world's history window (Config.HistoryTicks).
+// historyKey is history.ms, the world's history window (Config.HistoryTicks):
+// the one duration of Config itself (configDurationKeys), which setTime
+// and setTickMS convert and check beside worldDurations.
 const historyKey = "history.ms"
+
+var configDurationKeys = []string{historyKey}
 
 // HistoryWindow is the ticks of its past a world keeps in detail
 // (history.ms, rounded up to whole ticks in real time): 0 keeps all.
