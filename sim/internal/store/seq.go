@@ -39,34 +39,36 @@ type Seq[T any] struct {
 	// when an append finds it full, so the newest item is always in open
 	// and may be changed in place right after it is appended.
 	open []T
-	// first is the number of the chunk full[0] is: the chunks before it
-	// were let go of (ForgetBefore). Indexes stay absolute: item i is in
-	// chunk i>>seqShift, at full[i>>seqShift-first].
-	first int
 	// ownOpen: the open chunk is this Seq's alone and stays so. The first
 	// Update that changes an item in a shared one copies it and sets
 	// ownOpen, since a Seq Update changed once (a log's cells, marked by
 	// transactions; offsets' runs) is changed again: its clones then copy
 	// the open chunk rather than share it, and Update changes it in place.
 	ownOpen bool
+	// first is the number of the chunk full[0] is: the chunks before it
+	// were let go of (ForgetBefore). Indexes stay absolute: item i is in
+	// chunk i>>seqShift, at full[i>>seqShift-first]. 32 bits, beside
+	// ownOpen, so that a Seq stays 56 bytes (a world holds several per
+	// partition): 2^32 chunks are far more items than a world makes.
+	first uint32
 }
 
 // Len is the number of items ever appended, those let go of counted.
-func (s *Seq[T]) Len() int { return (s.first+len(s.full))*seqChunk + len(s.open) }
+func (s *Seq[T]) Len() int { return (int(s.first)+len(s.full))*seqChunk + len(s.open) }
 
 // First is the index of the first item still kept: 0 unless ForgetBefore
 // let go of chunks.
-func (s *Seq[T]) First() int { return s.first * seqChunk }
+func (s *Seq[T]) First() int { return int(s.first) * seqChunk }
 
 // At returns item i. An item let go of (below First) panics: its index
 // stays valid, its value is gone.
 func (s *Seq[T]) At(i int) T {
-	if c := i>>seqShift - s.first; uint(c) < uint(len(s.full)) {
+	if c := i>>seqShift - int(s.first); uint(c) < uint(len(s.full)) {
 		return s.full[c][i&(seqChunk-1)]
 	} else if c < 0 {
 		s.forgotten(i)
 	}
-	return s.open[i-(s.first+len(s.full))*seqChunk]
+	return s.open[i-(int(s.first)+len(s.full))*seqChunk]
 }
 
 // forgotten panics for item i, let go of: out of line, so that At stays
@@ -81,12 +83,12 @@ func (s *Seq[T]) forgotten(i int) {
 // (clones share it), so that the chunks are freed once no clone holds
 // them; a clone made before keeps every chunk it had.
 func (s *Seq[T]) ForgetBefore(i int) int {
-	n := min(i>>seqShift-s.first, len(s.full))
+	n := min(i>>seqShift-int(s.first), len(s.full))
 	if n <= 0 {
 		return 0
 	}
 	s.full = append(make([][]T, 0, len(s.full)-n+8), s.full[n:]...)
-	s.first += n
+	s.first += uint32(n)
 	return n * seqChunk
 }
 
@@ -132,8 +134,8 @@ func (s *Seq[T]) Last() *T {
 func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 	from, to = max(from, s.First()), min(to, s.Len())
 	spineCopied := false
-	for c := from/seqChunk - s.first; c < len(s.full) && (c+s.first)*seqChunk < to; c++ {
-		lo, hi := max(from-(c+s.first)*seqChunk, 0), min(to-(c+s.first)*seqChunk, seqChunk)
+	for c := from/seqChunk - int(s.first); c < len(s.full) && (c+int(s.first))*seqChunk < to; c++ {
+		lo, hi := max(from-(c+int(s.first))*seqChunk, 0), min(to-(c+int(s.first))*seqChunk, seqChunk)
 		chunk := s.full[c]
 		hit := false
 		for i := lo; i < hi && !hit; i++ {
@@ -155,7 +157,7 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 			}
 		}
 	}
-	base := (s.first + len(s.full)) * seqChunk
+	base := (int(s.first) + len(s.full)) * seqChunk
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
 			if !s.ownOpen {
