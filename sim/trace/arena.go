@@ -249,7 +249,13 @@ func (a *textArena) clone() textArena {
 // reference still kept. The spine is copied without them, as
 // store.Seq.ForgetBefore does, so a clone keeps its own.
 func (a *textArena) forgetBefore(tick int) textRef {
-	n := 0
+	// In shares of what is kept (history.go's forgetShare): the spine is
+	// copied at most forgetShare entries per chunk let go of.
+	need := max(1, len(a.full)/forgetShare)
+	if need > len(a.full) || int(a.ticks.At(a.first+need)) >= tick {
+		return textRef(a.first << arenaShift)
+	}
+	n := need
 	for n < len(a.full) && int(a.ticks.At(a.first+n+1)) < tick {
 		n++
 	}

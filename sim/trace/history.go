@@ -48,11 +48,18 @@ import (
 // refHops bounds the absolute references followed from a text (above).
 const refHops = 3
 
-// forgetBatch is the fewest chunks of packets or events let go of at once:
-// each time copies the spine of chunks kept and reads the answers that
+// forgetBatch is the fewest chunks of packets or events let go of at once,
+// and forgetShare the least share of the chunks kept (one in forgetShare):
+// each time copies the spine of the chunks kept and reads the answers that
 // may refer back past the cut (orphans), so a world forgetting every tick
-// does that about once per forgetBatch chunks.
-const forgetBatch = 32
+// does that about once per forgetBatch chunks, copying at most
+// forgetShare spine entries per chunk let go of, for at most 1/forgetShare
+// more than its window in memory. The text arena lets go of its chunks in
+// shares alike.
+const (
+	forgetBatch = 32
+	forgetShare = 8
+)
 
 // SetHistory makes t keep a window of window ticks of its past (0 keeps
 // everything, and t is then exactly as one never windowed): texts then
@@ -140,10 +147,9 @@ func (t *Trace) ForgetBefore(tick int) {
 	if a.ticks.Len() == 0 {
 		return // no text yet
 	}
-	k := a.first // the oldest chunk holding a kept record's text
-	for k < a.first+len(a.full) && int(a.ticks.At(k+1)) < from {
-		k++
-	}
+	// The oldest chunk holding a kept record's text: the first whose next
+	// was opened at from or later (or the open one); ticks only grow.
+	k := a.first + sort.Search(len(a.full), func(n int) bool { return int(a.ticks.At(a.first+n+1)) >= from })
 	for _, p := range t.pins.packets {
 		k = min(k, p.chunk)
 	}
@@ -182,12 +188,13 @@ func droppable[T any](s *store.Seq[T], tick int, at func(int) int32) int {
 	if s.Len()%chunk == 0 && full > 0 {
 		full-- // the open chunk is full: it is still the open one
 	}
-	n := 0
+	need := max(forgetBatch, full/forgetShare)
+	if need > full || int(at((c0+need)*chunk-1)) >= tick {
+		return 0 // ticks only grow: fewer than need chunks are all before tick
+	}
+	n := need
 	for n < full && int(at((c0+n+1)*chunk-1)) < tick {
 		n++
-	}
-	if n < forgetBatch {
-		return 0
 	}
 	return n
 }
