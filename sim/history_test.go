@@ -51,9 +51,24 @@ func eventLine(e trace.Event) string {
 // sameKeptHistory fails unless every packet and event w still keeps reads
 // exactly as ref's of the same index, and every tick from w.HistoryFrom()
 // on is whole in w (the packet and event just before the first kept are
-// from before it).
-func sameKeptHistory(t *testing.T, ref, w *World) {
+// from before it). refs counts the references w's kept texts followed, by
+// kind, and (kind+" across") those to an earlier chunk of texts.
+func sameKeptHistory(t *testing.T, ref, w *World, refs map[string]int) {
 	t.Helper()
+	var packets, events []string
+	restore := trace.FollowReferencesForTest(func(kind string, from, to uint64) {
+		refs[kind]++
+		if to < from {
+			refs[kind+" across"]++
+		}
+	})
+	for _, p := range w.Packets.From(0) {
+		packets = append(packets, packetLine(p))
+	}
+	for _, e := range w.Events.From(0) {
+		events = append(events, eventLine(e))
+	}
+	restore()
 	if w.Packets.Len() != ref.Packets.Len() || w.Events.Len() != ref.Events.Len() {
 		t.Fatalf("tick %d: %d packets and %d events, want %d and %d", w.Tick, w.Packets.Len(), w.Events.Len(), ref.Packets.Len(), ref.Events.Len())
 	}
@@ -64,16 +79,18 @@ func sameKeptHistory(t *testing.T, ref, w *World) {
 	if f := w.Events.First(); f > 0 && ref.Events.At(f-1).Tick >= from {
 		t.Fatalf("tick %d: history from %d, but event %d (let go of) is of tick %d", w.Tick, from, f-1, ref.Events.At(f-1).Tick)
 	}
-	for i, p := range w.Packets.From(0) {
-		if got, want := packetLine(p), packetLine(ref.Packets.At(i)); got != want {
+	for k, got := range packets {
+		i := w.Packets.First() + k
+		if want := packetLine(ref.Packets.At(i)); got != want {
 			t.Fatalf("tick %d (history from %d): packet %d reads\n  %s\nwant\n  %s", w.Tick, from, i, got, want)
 		}
-		if req := ref.Packets.At(i).Req; req != nil && p.Req == nil && req.ID >= w.Packets.First() {
+		if req := ref.Packets.At(i).Req; req != nil && req.ID >= w.Packets.First() && w.Packets.At(i).Req == nil {
 			t.Fatalf("tick %d: packet %d lost its request %d, still kept", w.Tick, i, req.ID)
 		}
 	}
-	for i, e := range w.Events.From(0) {
-		if got, want := eventLine(e), eventLine(ref.Events.At(i)); got != want {
+	for k, got := range events {
+		i := w.Events.First() + k
+		if want := eventLine(ref.Events.At(i)); got != want {
 			t.Fatalf("tick %d (history from %d): event %d reads\n  %s\nwant\n  %s", w.Tick, from, i, got, want)
 		}
 	}
@@ -93,6 +110,7 @@ func TestPropertyHistoryWindow(t *testing.T) {
 	if testing.Short() {
 		seeds = 6
 	}
+	refs := map[string]int{}
 	for seed := 0; seed < seeds; seed++ {
 		const length = 300
 		sc := seedWorld(t, seed, worldSpec{
@@ -142,7 +160,7 @@ func TestPropertyHistoryWindow(t *testing.T) {
 					t.Fatalf("tick %d: the windowed world differs:\n%s", w.Tick, firstDiff(got, want))
 				}
 				if w.Tick%25 == 0 || w.Tick == length {
-					sameKeptHistory(t, ref, w)
+					sameKeptHistory(t, ref, w, refs)
 				}
 			}
 			if w.HistoryFrom() == 0 || w.Packets.First() == 0 || w.Events.First() == 0 {
@@ -152,6 +170,14 @@ func TestPropertyHistoryWindow(t *testing.T) {
 				t.Fatalf("history from %d at tick %d: the window of %d ticks is not all kept", w.HistoryFrom(), w.Tick, window)
 			}
 		})
+	}
+	// The texts kept read through every kind of reference, within a chunk
+	// and across chunks, after their past was let go of.
+	t.Logf("references followed in kept texts: %v", refs)
+	for _, k := range []string{"back", "tSame", "tSame across", "tListOf", "tListOf across"} {
+		if refs[k] == 0 {
+			t.Errorf("no kept text followed a %s reference: the test no longer covers it", k)
+		}
 	}
 }
 
@@ -280,4 +306,37 @@ func TestHistoryMemoryBounded(t *testing.T) {
 		t.Errorf("the trace let go of %d bytes but the heap is only %d bytes smaller: chunks let go of are still held", let, freed)
 	}
 	runtime.KeepAlive(win)
+}
+
+// TestHistoryT1KeptTexts: T1's world (real time, linger.ms 5: batches of
+// many runs, whose texts refer to the producer's last, tSrcRunsLike) for 4
+// simulated seconds with a 1 s window and keeping everything: the two count
+// the same, and every packet and event kept reads as the other's, through
+// references of every kind, across chunks of texts too.
+func TestHistoryT1KeptTexts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps T1's world for 4 simulated seconds, twice")
+	}
+	cfg := KafkaDefaultConfig()
+	ref := hourWorld(t, cfg)
+	cfg.HistoryTicks = 1000
+	w := hourWorld(t, cfg)
+	for w.Tick < 4000/cfg.TickMS {
+		ref.Step()
+		w.Step()
+	}
+	if got, want := counted(w), counted(ref); got != want {
+		t.Fatalf("the windowed world differs:\n%s", firstDiff(got, want))
+	}
+	refs := map[string]int{}
+	sameKeptHistory(t, ref, w, refs)
+	t.Logf("history from tick %d at %d; references followed in kept texts: %v", w.HistoryFrom(), w.Tick, refs)
+	if w.Packets.First() == 0 {
+		t.Fatal("nothing let go of")
+	}
+	for _, k := range []string{"tSame across", "tSrcRunsLike", "tSrcRunsLike across", "tListOf across"} {
+		if refs[k] == 0 {
+			t.Errorf("no kept text followed a %s reference", k)
+		}
+	}
 }

@@ -243,6 +243,7 @@ func (r *textReader) srcRunsLike(out []byte) ([]byte, bool) {
 	if !ok || ref == 0 || ref > maxTextRef {
 		return out, false
 	}
+	followed("tSrcRunsLike", r.tok, textRef(ref))
 	base := r.tx.readerAt(textRef(ref), "")
 	if len(base.b) == 0 || base.b[0] != tSrcRuns {
 		return out, false
@@ -337,6 +338,9 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 	if !ok || ref > maxTextRef {
 		return out, false
 	}
+	if !back {
+		followed("tSame", r.tok, textRef(ref))
+	}
 	at := r.tx.readerAt(textRef(ref), "")
 	if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
 		return out, false // a reference to a reference could loop
@@ -365,6 +369,7 @@ func (r *textReader) listRef() (textReader, bool) {
 	if !ok || ref == 0 || ref > maxTextRef {
 		return textReader{}, false
 	}
+	followed("tListOf", r.tok, textRef(ref))
 	at := r.tx.readerAt(textRef(ref), r.member)
 	return at, len(at.b) > 0 && at.b[0] != tListOf
 }
@@ -480,6 +485,7 @@ func (r *textReader) back(d uint64) (textRef, bool) {
 	if r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
 		return 0, false
 	}
+	followed("back", r.tok, r.tok-textRef(d))
 	return r.tok - textRef(d), true
 }
 

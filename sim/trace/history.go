@@ -102,6 +102,26 @@ func (tx *texts) canReferAt(b []byte, ref textRef) bool {
 	return tx.canRefer(ref)
 }
 
+// followHook, when set (tests: FollowReferencesForTest), is told of every
+// reference a reader follows: its kind (back: a distance within a chunk,
+// tSameBack, %q, %b, tOffsetsRot; or tSame, tListOf, tSrcRunsLike, by
+// place), where it is and where it points.
+var followHook func(kind string, from, to uint64)
+
+func followed(kind string, from, to textRef) {
+	if followHook != nil {
+		followHook(kind, uint64(from), uint64(to))
+	}
+}
+
+// FollowReferencesForTest has f told of every reference a reader of texts
+// follows (followHook), and returns the function that stops it: tests
+// only, never while another goroutine reads a trace.
+func FollowReferencesForTest(f func(kind string, fromChunk, toChunk uint64)) (restore func()) {
+	followHook = func(kind string, from, to uint64) { f(kind, from>>arenaShift, to>>arenaShift) }
+	return func() { followHook = nil }
+}
+
 // pin is a record kept while its text, added in an earlier tick, lives in
 // a chunk that must be kept with it: the record's index and the chunk.
 type pin struct {
