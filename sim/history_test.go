@@ -30,7 +30,9 @@ func counted(w *World) string {
 		fmt.Fprintf(&b, "proc %s/%d %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.Owned, m.Hooks().Positions(), recs, done)
 	}
 	fmt.Fprintf(&b, "meter %d %v series %d\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Len())
-	fmt.Fprintf(&b, "sink %v\n", sinkText(w))
+	for r := range w.Sink.Runs() { // as runs: T1's sink counts millions of records
+		fmt.Fprintf(&b, "sink %s [%d,%d) x%d\n", r.TP, r.From, r.To, r.Times)
+	}
 	fmt.Fprintf(&b, "processed %d packets %d events %d\n", w.Processed(), w.Packets.Len(), w.Events.Len())
 	fmt.Fprintf(&b, "delivery %+v %+v\n", w.Delivery("read_uncommitted"), w.Delivery("read_committed"))
 	fmt.Fprintf(&b, "unavail %d %v lso held %d\n", w.Unavail.Total, w.Unavail.ByCause, w.LSOHeldTicks)
@@ -339,4 +341,52 @@ func TestHistoryT1KeptTexts(t *testing.T) {
 			t.Errorf("no kept text followed a %s reference", k)
 		}
 	}
+}
+
+// TestHistoryPastFourGB: a windowed world writes more text in its life
+// than the 4 GB a reference reached when it was 32 bits (the arena's
+// address space: its chunks made 64 bytes long here, so 16 MB of text
+// fill it), and keeps working: the same world keeping everything stops
+// with the arena full; with a window of 100 ticks or of 300 it goes on
+// well past that tick, the two counting the same, and every packet and
+// event the first keeps reading as the second's.
+func TestHistoryPastFourGB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps T1's world three times past 4 GB of text address space")
+	}
+	t.Cleanup(trace.SetArenaChunkForTest(64))
+	cfg := KafkaDefaultConfig()
+	small := func() *World { return hourWorld(t, cfg) }
+	full := small()
+	runFull := func() (tick int, msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		for full.Tick < 100_000 {
+			full.Step()
+		}
+		return full.Tick, ""
+	}
+	stopped, msg := runFull()
+	if !strings.Contains(msg, "arena is full") {
+		t.Fatalf("the world keeping everything ran to tick %d: %q", stopped, msg)
+	}
+	stopped = full.Tick
+	full = nil
+	cfg.HistoryTicks = 100 * cfg.TickMS
+	w := small()
+	cfg.HistoryTicks = 300 * cfg.TickMS
+	wide := small()
+	for w.Tick < stopped*3/2 {
+		w.Step()
+		wide.Step()
+		if w.Tick%100 == 0 {
+			if got, want := counted(w), counted(wide); got != want {
+				t.Fatalf("tick %d: the two windows differ:\n%s", w.Tick, firstDiff(got, want))
+			}
+		}
+	}
+	if used, reach := w.trace.TextReach(); used >= reach/4 {
+		t.Fatalf("at tick %d the window's texts reach %d bytes of %d", w.Tick, used, reach)
+	}
+	sameKeptHistory(t, wide, w, map[string]int{})
+	t.Logf("keeping everything the arena was full at tick %d; the windows went on to %d", stopped, w.Tick)
 }
