@@ -22,7 +22,8 @@
 // Under them: sim/wire (packets and their bodies, errors, timers),
 // sim/env (the clock, the wire, the timers, free lists: what a node is
 // handed), sim/trace (every packet and event, kept compactly, and their
-// text), sim/topo (the topics and their numbering), sim/internal/store
+// text; a world with history.ms keeps only its window's, history.go),
+// sim/topo (the topics and their numbering), sim/internal/store
 // (storage helpers). The algorithms are packages of their own, tested
 // against Kafka's own answers: sim/assign (client-side assignors),
 // sim/assign/server (server-side assignors), sim/reconcile (KIP-848's

@@ -240,8 +240,32 @@ func TestDurationsAreConverted(t *testing.T) {
 			t.Errorf("%s: a client duration setTime and setTickMS do not convert", s.Key)
 		}
 	}
-	if n != len(clientDurationKeys)+len(worldDurationKeys) {
-		t.Errorf("%d duration settings, %d converted", n, len(clientDurationKeys)+len(worldDurationKeys))
+	if n != len(clientDurationKeys)+len(worldDurationKeys)+len(configDurationKeys) {
+		t.Errorf("%d duration settings, %d converted", n, len(clientDurationKeys)+len(worldDurationKeys)+len(configDurationKeys))
+	}
+	// history.ms: 400 ticks is 2,000 ms at tick.ms 5, and back; -1 and 0
+	// (keep everything) stay as they are; the engine's window in ticks.
+	h := DefaultConfig()
+	if err := h.Set("", "history.ms", "400"); err != nil {
+		t.Fatal(err)
+	}
+	if h.setTime(&h.Client, TimeMS); h.HistoryTicks != 2000 || h.HistoryWindow() != 400 {
+		t.Errorf("history.ms 400 ticks in real time: %d ms, a window of %d ticks", h.HistoryTicks, h.HistoryWindow())
+	}
+	if err := h.Set("", "history.ms", "2001"); err != nil || h.HistoryWindow() != 401 {
+		t.Errorf("history.ms 2001 ms: %v, a window of %d ticks (rounded up)", err, h.HistoryWindow())
+	}
+	if err := h.Set("", "history.ms", "3"); err == nil || !strings.Contains(err.Error(), "less than one tick") {
+		t.Errorf("history.ms 3 ms at tick.ms 5: %v", err)
+	}
+	if err := h.Set("", "history.ms", "-2"); err == nil {
+		t.Errorf("history.ms -2 was taken")
+	}
+	if err := h.Set("", "history.ms", "-1"); err != nil || h.HistoryWindow() != 0 {
+		t.Errorf("history.ms -1: %v, a window of %d ticks", err, h.HistoryWindow())
+	}
+	if h.setTime(&h.Client, TimeTicks); h.HistoryTicks != -1 {
+		t.Errorf("history.ms -1 back on the page's scale: %d", h.HistoryTicks)
 	}
 	k := KafkaDefaultConfig()
 	e := k.Engine("C1")

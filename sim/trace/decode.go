@@ -240,9 +240,10 @@ func (r *textReader) srcRuns(out []byte) ([]byte, bool) {
 // its difference, spelled as srcRuns spells them.
 func (r *textReader) srcRunsLike(out []byte) ([]byte, bool) {
 	ref, ok := r.uvarint()
-	if !ok || ref == 0 || ref > 1<<32-1 {
+	if !ok || ref == 0 || ref > maxTextRef {
 		return out, false
 	}
+	followed("tSrcRunsLike", r.tok, textRef(ref))
 	base := r.tx.readerAt(textRef(ref), "")
 	if len(base.b) == 0 || base.b[0] != tSrcRuns {
 		return out, false
@@ -334,8 +335,11 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 		}
 		ref = uint64(at)
 	}
-	if !ok || ref > 1<<32-1 {
+	if !ok || ref > maxTextRef {
 		return out, false
+	}
+	if !back {
+		followed("tSame", r.tok, textRef(ref))
 	}
 	at := r.tx.readerAt(textRef(ref), "")
 	if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
@@ -362,9 +366,10 @@ func (r *textReader) listOf(out []byte) ([]byte, bool) {
 // loop).
 func (r *textReader) listRef() (textReader, bool) {
 	ref, ok := r.uvarint()
-	if !ok || ref == 0 || ref > 1<<32-1 {
+	if !ok || ref == 0 || ref > maxTextRef {
 		return textReader{}, false
 	}
+	followed("tListOf", r.tok, textRef(ref))
 	at := r.tx.readerAt(textRef(ref), r.member)
 	return at, len(at.b) > 0 && at.b[0] != tListOf
 }
@@ -480,6 +485,7 @@ func (r *textReader) back(d uint64) (textRef, bool) {
 	if r.tok == 0 || d == 0 || d > uint64(r.tok&(1<<arenaShift-1)) {
 		return 0, false
 	}
+	followed("back", r.tok, r.tok-textRef(d))
 	return r.tok - textRef(d), true
 }
 
