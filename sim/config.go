@@ -37,6 +37,13 @@ type Config struct {
 	// TickMS is tick.ms: the milliseconds a tick lasts in real time, the
 	// clock's resolution and every message's time in flight.
 	TickMS int
+	// HistoryTicks is history.ms: how much of its past a world keeps in
+	// detail (its packets, events and their texts), a duration in the
+	// world's unit as every other (ticks on the page's scale, ms in real
+	// time; HistoryWindow gives the engine's ticks). 0 or -1 (the default
+	// 0) keeps everything, exactly as a world always did; a window lets
+	// go of older detail while every count stays exact (sim/history.go).
+	HistoryTicks int
 	// The broker's group settings (group.initial.rebalance.delay.ms,
 	// group.consumer.heartbeat.interval.ms and session.timeout.ms,
 	// group.consumer.migration.policy), which the group coordinator reads.

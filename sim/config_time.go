@@ -148,6 +148,11 @@ func (w *Config) setTime(c *ClientConfig, to TimeUnit) error {
 		*f = conv(*f)
 		check(worldDurationKeys[i], *f)
 	}
+	hist := w.HistoryTicks
+	if hist > 0 {
+		hist = conv(hist)
+		check(historyKey, hist)
+	}
 	var over []Override // a new array: a copy of this Config may share the old one
 	if len(w.Overrides) > 0 {
 		over = make([]Override, len(w.Overrides))
@@ -173,8 +178,20 @@ func (w *Config) setTime(c *ClientConfig, to TimeUnit) error {
 	if len(proc) > 0 {
 		return fmt.Errorf("time ticks: %s: processing.ticks takes N/K with each at most %d; change them first", strings.Join(proc, "; "), maxProcessingTerm)
 	}
-	*c, w.Config, w.Overrides, w.Time = cc, g, over, to
+	*c, w.Config, w.Overrides, w.Time, w.HistoryTicks = cc, g, over, to, hist
 	return nil
+}
+
+// historyKey is history.ms, the world's history window (Config.HistoryTicks).
+const historyKey = "history.ms"
+
+// HistoryWindow is the ticks of its past a world keeps in detail
+// (history.ms, rounded up to whole ticks in real time): 0 keeps all.
+func (c *Config) HistoryWindow() int {
+	if c.HistoryTicks <= 0 {
+		return 0
+	}
+	return c.Ticks(c.HistoryTicks)
 }
 
 // Names of the durations, in clientDurations' and worldDurations' order.
@@ -219,6 +236,7 @@ func (w *Config) setTickMS(c *ClientConfig, v string) error {
 		for i, f := range worldDurations(&g) {
 			note(worldDurationKeys[i], *f)
 		}
+		note(historyKey, w.HistoryTicks)
 		for _, o := range w.Overrides {
 			if real, ok := overrideDurations[o.Key]; ok {
 				d, _ := strconv.Atoi(o.Value)

@@ -10,6 +10,20 @@ import (
 
 var hourMinutes = flag.Float64("hourminutes", 60, "BenchmarkSteadyHour100x1000: simulate this many minutes (the figures are per simulated hour, extrapolated when less)")
 
+var historyMS = flag.Int("historyms", 0, "BenchmarkSteadyHour100x1000: history.ms, the window of its past the world keeps in detail (0: everything)")
+
+// hourWorld is T1's world (BenchmarkSteadyHour100x1000) with cfg, a
+// real-time configuration (KafkaDefaultConfig, say): 100 members over ten
+// topics of 100 partitions, each fed 1,000 records a second from the first
+// tick, no backlog, each member processing a record in 0.05 ms.
+func hourWorld(tb testing.TB, cfg Config) *World {
+	tb.Helper()
+	cfg.RecordsPerPartition = 0
+	// processing.ms 0.05: 1 ms for 20 records, 1 tick for 100.
+	cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, cfg.TickMS)
+	return steadyWorld(tb, bigTopology(100, 10, 100), cfg, 1000)
+}
+
 // BenchmarkSteadyHour100x1000 is issue 26's first scale target: one
 // simulated hour of a 100-member group over 1,000 input partitions (ten
 // topics of 100), in real time with Kafka 4.0's defaults (new
@@ -22,7 +36,9 @@ var hourMinutes = flag.Float64("hourminutes", 60, "BenchmarkSteadyHour100x1000: 
 // figures are per simulated hour: CPU seconds (cpu-s/hour), peak heap
 // (peak-MB), and the records processed. -hourminutes M simulates M
 // minutes only and scales the CPU figure to the hour (the deploy still
-// starts at half the span). Run it alone with -benchtime 1x.
+// starts at half the span). -historyms MS keeps only the last MS
+// milliseconds of its trace in detail (history.ms). Run it alone with
+// -benchtime 1x.
 func BenchmarkSteadyHour100x1000(b *testing.B) {
 	const members, tickMS = 100, DefaultTickMS
 	span := int(*hourMinutes * 60_000 / tickMS) // ticks simulated
@@ -35,10 +51,8 @@ func BenchmarkSteadyHour100x1000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		cfg := KafkaDefaultConfig()
-		cfg.RecordsPerPartition = 0
-		// processing.ms 0.05: 1 ms for 20 records, 1 tick for 100.
-		cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, tickMS)
-		w := steadyWorld(b, bigTopology(members, 10, 100), cfg, 1000)
+		cfg.HistoryTicks = *historyMS
+		w := hourWorld(b, cfg)
 		runtime.GC()
 		b.StartTimer()
 		cpu0 := cpuTime()

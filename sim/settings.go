@@ -345,6 +345,19 @@ func buildSettings() []Setting {
 			Doc: "real time: how long a tick lasts, the clock's resolution and every message's time in flight; every duration is at least one tick",
 			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.TickMS) },
 			set: func(w *Config, c *ClientConfig, v string) error { return w.setTickMS(c, v) }},
+		{Key: historyKey, Duration: true, min: -1,
+			Allowed:   "-1 or 0 (keep everything), or a whole number of ticks from 1 to 1000000",
+			allowedMS: fmt.Sprintf("-1 or 0 (keep everything), or a whole number of milliseconds from tick.ms (one tick) to %d, rounded up to whole ticks", MaxDurationMS),
+			Doc:       "how much of its past a world keeps in detail: the packets, events and their texts of the last history.ms ticks (whole chunks at a time, so a little more); older detail is let go of, while every count (processed, duplicates, losses, delivery, metrics) stays exact; -1 or 0 (the default) keeps everything; takes effect when the world is made (new)",
+			get:       func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.HistoryTicks) },
+			set: func(w *Config, _ *ClientConfig, v string) error {
+				n, err := w.duration(historyKey, v, -1)
+				if err != nil {
+					return err
+				}
+				w.HistoryTicks = n
+				return nil
+			}},
 		{Key: "records.per.partition", Allowed: "a whole number of records from 0 to 1000000",
 			Doc: "records each input partition holds when the world is made (new)",
 			get: func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.RecordsPerPartition) },

@@ -89,6 +89,10 @@ type World struct {
 	// deploys are the graceful restarts and the roll under way, and the
 	// rolls done (deploy.go).
 	deploys deploys
+	// history is the ticks of its past the world keeps in detail, fixed
+	// when it is made (Config.HistoryWindow; 0: everything): Step lets go
+	// of older detail (history.go).
+	history int
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -136,6 +140,8 @@ func New(t Topology, cfg Config) (*World, error) {
 		processTable: processTable{current: map[string]*Member{}},
 	}
 	w.trace = trace.New(w.layout, &w.Tick, &w.sources)
+	w.history = w.Cfg.HistoryWindow()
+	w.trace.SetHistory(w.history)
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
 	w.Sink.names = w.layout
@@ -252,6 +258,9 @@ func (w *World) Step() (stop bool) {
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.deploys.advance(w)
+	if w.history > 0 {
+		w.forgetHistory()
+	}
 	return w.trace.Stopped()
 }
 

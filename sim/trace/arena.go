@@ -3,6 +3,8 @@ package trace
 import (
 	"unsafe"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -11,7 +13,17 @@ import (
 // lone tEnd).
 type textRef = wire.TextRef
 
-const arenaShift = 14 // 16 KB chunks: 4 GB of text in all
+const arenaShift = 14 // 16 KB chunks
+
+// maxTextRef bounds a reference a decoder accepts: a textRef is 64 bits
+// (a windowed world's arena has no end, History), far past any arena.
+const maxTextRef = 1 << 62
+
+// textRefReach is how far an arena that keeps its whole history reaches:
+// 4 GB, as when a reference was 32 bits. Such a world past it holds far
+// more than the heap guard allows; a windowed one lets go of its past
+// chunks (forgetBefore) and has no bound.
+const textRefReach = 1 << 32
 
 // arenaChunk is the size of a full chunk: at most 1<<arenaShift (a var only
 // so that tests can make chunks tiny; never changed while a world exists).
@@ -24,6 +36,24 @@ var arenaChunk = 1 << arenaShift
 type textArena struct {
 	full [][]byte // full chunks; the spine is shared with clones, cut to its length
 	open []byte   // the chunk being filled
+	// first is the number of the chunk full[0] is: the chunks before it
+	// were let go of (forgetBefore). A reference keeps its chunk's number
+	// (chunk<<arenaShift | offset, 64 bits): numbers are never reused, so a
+	// reference some cache still holds to a chunk let go of can never name
+	// a newer one (bytes answers nil for it).
+	first int
+	// ticks is, in a windowed world (window > 0; 0 keeps everything and
+	// records none), the tick each chunk was opened at, by chunk number: a
+	// text in chunk c was added at ticks[c] or later and, if c is full,
+	// at ticks[c+1] or earlier. The trace lets go of a chunk by it
+	// (Trace.ForgetBefore) and refers to a text only within refReach
+	// ticks of it (texts.canRefer).
+	ticks  store.Seq[int32]
+	window int
+	now    *int
+	// tickStart is the arena's end when the current tick began: a text
+	// before it was added in an earlier tick (pinOld).
+	tickStart textRef
 	// spill is where the next text is encoded when the open chunk has
 	// less than spillMin bytes of room (scratch); never shared (a clone
 	// starts without one).
@@ -78,8 +108,11 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 		a.open = a.open[:n+len(b)]
 		return ref, true
 	}
-	if a.open == nil && len(a.full) == 0 {
+	if a.open == nil && len(a.full) == 0 && a.first == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
+		if a.window > 0 {
+			a.ticks.Append(int32(*a.now))
+		}
 	}
 	if a.openShared {
 		a.openShared = false
@@ -115,11 +148,14 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 // one. A full chunk may be shorter than arenaChunk: a reference names its
 // chunk and its offset in it.
 func (a *textArena) closeOpen(next []byte) {
-	if len(a.full)+1 >= 1<<(32-arenaShift) {
+	if a.window == 0 && a.first+len(a.full)+1 >= textRefReach>>arenaShift {
 		panic("sim: the trace's text arena is full (4 GB of encoded text)")
 	}
 	a.full = append(a.full, a.open)
 	a.open = next
+	if a.window > 0 {
+		a.ticks.Append(int32(*a.now))
+	}
 }
 
 // cloneChunk is the room a clone's own first chunk starts with: about what
@@ -184,16 +220,17 @@ func (a *textArena) inChunk(ref textRef, room int) (textRef, bool) {
 		ref>>arenaShift == end>>arenaShift && ref < end
 }
 
-func (a *textArena) end() textRef { return textRef(len(a.full)<<arenaShift | len(a.open)) }
+func (a *textArena) end() textRef { return textRef((a.first+len(a.full))<<arenaShift | len(a.open)) }
 
-// bytes returns the arena from ref to the end of its chunk.
+// bytes returns the arena from ref to the end of its chunk; nil for a
+// chunk let go of (or not yet written).
 func (a *textArena) bytes(ref textRef) []byte {
-	c, off := int(ref>>arenaShift), int(ref&(1<<arenaShift-1))
+	c, off := int(ref>>arenaShift)-a.first, int(ref&(1<<arenaShift-1))
 	chunk := a.open
-	if c < len(a.full) {
-		chunk = a.full[c]
-	} else if c > len(a.full) {
+	if c < 0 || c > len(a.full) {
 		return nil
+	} else if c < len(a.full) {
+		chunk = a.full[c]
 	}
 	if off >= len(chunk) {
 		return nil
@@ -203,7 +240,34 @@ func (a *textArena) bytes(ref textRef) []byte {
 
 func (a *textArena) clone() textArena {
 	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
-		processed: a.processed, processedRec: a.processedRec, offsets: a.offsets}
+		processed: a.processed, processedRec: a.processedRec, offsets: a.offsets,
+		first: a.first, ticks: a.ticks.Clone(), window: a.window, tickStart: a.tickStart}
+}
+
+// forgetBefore lets go of the full chunks every text of which was added
+// before tick (the next chunk was opened before it), and returns the first
+// reference still kept. The spine is copied without them, as
+// store.Seq.ForgetBefore does, so a clone keeps its own.
+func (a *textArena) forgetBefore(tick int) textRef {
+	n := 0
+	for n < len(a.full) && int(a.ticks.At(a.first+n+1)) < tick {
+		n++
+	}
+	if n > 0 {
+		a.full = append(make([][]byte, 0, len(a.full)-n+8), a.full[n:]...)
+		a.first += n
+		a.ticks.ForgetBefore(a.first)
+	}
+	kept := textRef(a.first << arenaShift)
+	// The caches the encoders refer back by: none may name a chunk let go
+	// of (the open chunk never is, so inChunk already refuses them).
+	if a.processed < kept {
+		a.processed, a.processedRec.ok = 0, false
+	}
+	if a.offsets < kept {
+		a.offsets = 0
+	}
+	return kept
 }
 
 // SetArenaChunkForTest makes the text arena's chunks n bytes long (at most

@@ -240,7 +240,7 @@ func (r *textReader) srcRuns(out []byte) ([]byte, bool) {
 // its difference, spelled as srcRuns spells them.
 func (r *textReader) srcRunsLike(out []byte) ([]byte, bool) {
 	ref, ok := r.uvarint()
-	if !ok || ref == 0 || ref > 1<<32-1 {
+	if !ok || ref == 0 || ref > maxTextRef {
 		return out, false
 	}
 	base := r.tx.readerAt(textRef(ref), "")
@@ -334,7 +334,7 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 		}
 		ref = uint64(at)
 	}
-	if !ok || ref > 1<<32-1 {
+	if !ok || ref > maxTextRef {
 		return out, false
 	}
 	at := r.tx.readerAt(textRef(ref), "")
@@ -362,7 +362,7 @@ func (r *textReader) listOf(out []byte) ([]byte, bool) {
 // loop).
 func (r *textReader) listRef() (textReader, bool) {
 	ref, ok := r.uvarint()
-	if !ok || ref == 0 || ref > 1<<32-1 {
+	if !ok || ref == 0 || ref > maxTextRef {
 		return textReader{}, false
 	}
 	at := r.tx.readerAt(textRef(ref), r.member)

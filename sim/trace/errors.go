@@ -8,7 +8,7 @@ import "github.com/kgrepl/kgrepl/sim/wire"
 // after every branch, over the packets the branch sent): it reads the
 // compact records and builds no Packet for the others.
 func (l *PacketLog) ErrorsFrom(i int, f func(t wire.API, response bool, e wire.ErrorCode)) {
-	for n := l.recs.Len(); i < n; i++ {
+	for n, i := l.recs.Len(), max(i, l.First()); i < n; i++ {
 		if h, ok := l.recs.errAt(i); ok {
 			f(wire.APIs[h.api], h.flags&pkResponse != 0, wire.ErrorCode(h.err))
 		}

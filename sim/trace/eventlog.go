@@ -98,7 +98,9 @@ func (l *EventLog) At(i int) Event {
 // Headers ranges over the events from index i on without their Text and
 // Records: for a reader that looks only at ticks, kinds and members (and
 // reads At(i) for the few it keeps), it formats and allocates nothing.
-func (l *EventLog) Headers(i int) iter.Seq2[int, Event] { return store.RangeFrom(i, l.Len(), l.header) }
+func (l *EventLog) Headers(i int) iter.Seq2[int, Event] {
+	return store.RangeFrom(max(i, l.First()), l.Len(), l.header)
+}
 
 func (l *EventLog) header(i int) Event { return l.event(l.recs.whole(i)) }
 
@@ -115,12 +117,16 @@ func (l *EventLog) event(f farEvent, r eventRec) Event {
 // All ranges over the events with their indexes.
 func (l *EventLog) All() iter.Seq2[int, Event] { return l.From(0) }
 
-// From ranges over the events from index i on.
-func (l *EventLog) From(i int) iter.Seq2[int, Event] { return store.RangeFrom(i, l.Len(), l.At) }
+// From ranges over the events from index i on (from First, if i is
+// before).
+func (l *EventLog) From(i int) iter.Seq2[int, Event] {
+	return store.RangeFrom(max(i, l.First()), l.Len(), l.At)
+}
 
-// Slice returns events [from, to).
-func (l *EventLog) Slice(from, to int) []Event { return store.SliceOf(from, to, l.At) }
+// Slice returns events [from, to), from clamped to First.
+func (l *EventLog) Slice(from, to int) []Event { return store.SliceOf(max(from, l.First()), to, l.At) }
 
 func (l *EventLog) add(k kind, member string, text textRef, records uint16) {
+	l.t.arena.pinOld(&l.t.pins.events, l.recs.Len(), text)
 	l.recs.add(int32(*l.t.now), text, l.t.parties.id(member, 0), records, uint8(k), l.t.arena.end())
 }

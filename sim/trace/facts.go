@@ -50,7 +50,7 @@ func (t *Trace) FetchAnswer(recs []wire.Record) wire.TextRef {
 func (t *Trace) Polled(who Label, batch []wire.Record, answer wire.TextRef) {
 	b := append(t.encLabel(t.scratch[:0], who), phPolled)
 	at := len(b)
-	if answer != 0 {
+	if answer != 0 && t.canRefer(answer) {
 		b = binary.AppendUvarint(append(b, tListOf), uint64(answer))
 	} else {
 		b = t.encFetchedList(b, batch)
@@ -90,7 +90,7 @@ func (t *Trace) CommitRequest(tps []wire.TopicPartition, slots []int32, offs []i
 func (t *Trace) Committed(client, memberID string, req wire.TextRef, tps []wire.TopicPartition, slots []int32, offs []int) wire.TextRef {
 	b := append(t.encMemberID(t.scratch[:0], memberID), phCommitted)
 	at := len(b)
-	if req != 0 && offsetsToken(firstByte(t.arena.bytes(req))) {
+	if req != 0 && t.canReferAt(b, req) && offsetsToken(firstByte(t.arena.bytes(req))) {
 		b = t.encSameAt(b, req)
 	} else {
 		b = t.encOffsetsAt(b, tps, slots, offs)
@@ -282,7 +282,7 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire
 	last := int64(offset + req.Count() - 1)
 	if len(req.Runs) > 0 {
 		var b []byte
-		if reqText != 0 {
+		if reqText != 0 && t.canReferAt(t.scratch[:0], reqText) {
 			b = t.encSameAt(t.scratch[:0], reqText)
 		} else {
 			b = t.encSrcRuns(t.scratch[:0], req)
@@ -367,7 +367,7 @@ const likeMax = 63
 // encSrcRuns's, and base reports that it is a tSrcRuns token a next batch
 // may refer to.
 func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText) (_ []byte, base bool) {
-	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) {
+	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) || !t.canRefer(bt.ref) {
 		b = t.encSrcRuns(b, req)
 		return b, firstByte(b) == tSrcRuns
 	}

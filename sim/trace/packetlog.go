@@ -69,6 +69,9 @@ type packetRecs struct {
 	store.Seq[packetRec]
 	bases recBases
 	far   store.Seq[farPacket]
+	// orphans: the narrow answers kept whose requests were let go of
+	// (history.go), by ID; replaced, never changed in place.
+	orphans []orphan
 }
 
 // farPacket is a packet record's fields, whole.
@@ -80,7 +83,7 @@ type farPacket struct {
 }
 
 func (s *packetRecs) clone() packetRecs {
-	return packetRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone()}
+	return packetRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone(), orphans: s.orphans}
 }
 
 // add appends a packet's record from its fields, whole (f.id is ignored:
@@ -114,6 +117,9 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 // how far back its request req is: req is not itself kept as an answer,
 // and has that API and that peer.
 func (s *packetRecs) answerable(req int, api uint8, peer uint32) bool {
+	if req < s.First() {
+		return false // let go of (a windowed trace): the answer keeps them itself
+	}
 	r := s.At(req)
 	if r.text == farField {
 		f, _ := store.FarAt(&s.far, req, func(f farPacket) int32 { return f.id })
@@ -139,6 +145,10 @@ func (s *packetRecs) whole(i int) (farPacket, pktHead) {
 	}
 	f.req = int32(i) - int32(r.x&(narrowBits-1))
 	h.err = r.answerErr()
+	if o, ok := s.orphanOf(int(f.req), i); ok {
+		f.peer, h.api = o.peer, o.api
+		return f, h
+	}
 	req, rh := s.whole(int(f.req)) // a request, never an answer (add): one level down
 	f.peer, h.api = req.peer, rh.api
 	return f, h
@@ -182,10 +192,11 @@ type PacketLog struct {
 func (l *PacketLog) Len() int { return l.recs.Len() }
 
 // At returns packet i as a new *Packet, its Summary formatted, its Req the
-// request it answers (materialized too), no Body (the trace keeps none).
+// request it answers (materialized too; nil when a windowed trace let go
+// of it, Trace.ForgetBefore), no Body (the trace keeps none).
 func (l *PacketLog) At(i int) *wire.Packet {
 	p, req := l.materialize(i)
-	if req >= 0 {
+	if req >= 0 && int(req) >= l.First() {
 		p.Req, _ = l.materialize(int(req))
 	}
 	return p
@@ -204,7 +215,7 @@ func (l *PacketLog) materialize(i int) (*wire.Packet, int32) {
 // only at types, ends and errors, as the explorer does after every branch,
 // it formats and allocates nothing.
 func (l *PacketLog) Headers(i int) iter.Seq2[int, wire.Packet] {
-	return store.RangeFrom(i, l.Len(), l.header)
+	return store.RangeFrom(max(i, l.First()), l.Len(), l.header)
 }
 
 func (l *PacketLog) header(i int) wire.Packet { return l.packet(l.recs.whole(i)) }
@@ -230,13 +241,15 @@ func (l *PacketLog) packet(f farPacket, h pktHead) wire.Packet {
 // All ranges over the packets with their IDs.
 func (l *PacketLog) All() iter.Seq2[int, *wire.Packet] { return l.From(0) }
 
-// From ranges over the packets from ID i on.
+// From ranges over the packets from ID i on (from First, if i is before).
 func (l *PacketLog) From(i int) iter.Seq2[int, *wire.Packet] {
-	return store.RangeFrom(i, l.Len(), l.At)
+	return store.RangeFrom(max(i, l.First()), l.Len(), l.At)
 }
 
-// Slice returns packets [from, to).
-func (l *PacketLog) Slice(from, to int) []*wire.Packet { return store.SliceOf(from, to, l.At) }
+// Slice returns packets [from, to), from clamped to First.
+func (l *PacketLog) Slice(from, to int) []*wire.Packet {
+	return store.SliceOf(max(from, l.First()), to, l.At)
+}
 
 // Append adds a packet built by hand to the trace as it is, for tests of
 // the views; it is delivered at Sent+1 (Delivered Sent+1) or never
@@ -290,5 +303,6 @@ func (l *PacketLog) record(p *wire.Packet) {
 	default:
 		panic("sim: a packet between " + p.From + " and " + p.To + ": every packet has the broker at one end")
 	}
+	t.arena.pinOld(&t.pins.packets, l.recs.Len(), p.Text)
 	l.recs.add(pktHead{api: l.api(p.Type), flags: flags, err: uint8(p.Error)}, f, t.arena.end())
 }

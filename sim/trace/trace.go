@@ -36,6 +36,11 @@ type Trace struct {
 	texts
 	// stopped: a stop event happened in the current tick.
 	stopped bool
+	// historyFrom is HistoryFrom; pins the records of a windowed trace
+	// whose texts were added before their ticks (history.go), each list
+	// replaced, never changed in place (clones share them).
+	historyFrom int
+	pins        struct{ packets, events []pin }
 }
 
 // New is an empty trace of a world laid out as layout, whose clock is
@@ -43,6 +48,7 @@ type Trace struct {
 func New(layout *topo.Layout, now *int, sources Sources) *Trace {
 	t := &Trace{now: now, texts: texts{layout: layout, sources: sources}}
 	t.Packets.t, t.Events.t = t, t
+	t.arena.now = now
 	return t
 }
 
@@ -62,17 +68,19 @@ func (t *Trace) Clone(now *int, sources Sources, spare *Trace) *Trace {
 		Packets: PacketLog{recs: t.Packets.recs.clone(), apis: t.Packets.apis},
 		Events:  EventLog{recs: t.Events.recs.clone()}}
 	t.texts.cloneInto(&n.texts, sources)
+	n.arena.now = now
 	n.scratch = scratch
+	n.historyFrom, n.pins = t.historyFrom, t.pins
 	n.Packets.t, n.Events.t = n, n
 	return n
 }
 
 // ForgetEvents drops every event recorded so far: a world's given
 // initial state is not something that happened.
-func (t *Trace) ForgetEvents() { t.Events.recs = eventRecs{} }
+func (t *Trace) ForgetEvents() { t.Events.recs, t.pins.events = eventRecs{}, nil }
 
 // BeginTick starts a tick: no stop event yet.
-func (t *Trace) BeginTick() { t.stopped = false }
+func (t *Trace) BeginTick() { t.stopped, t.arena.tickStart = false, t.arena.end() }
 
 // Stopped reports whether a stop event happened in the current tick.
 func (t *Trace) Stopped() bool { return t.stopped }
@@ -109,20 +117,25 @@ func (t *Trace) StopEventf(kind EventKind, member, format string, args ...any) {
 func (t *Trace) Record(p *wire.Packet) { t.Packets.record(p) }
 
 // TextReach is how far the trace's texts reach into their arena, in bytes
-// of its address space (a text is named by a 32-bit reference: 16 KB
-// chunks, a chunk's unused end counted), and the arena's whole reach, 4
-// GB. Past it a text cannot be kept and the world panics, so a caller
-// that steps a world without bound stops it well before (kernel's step).
+// of its address space (16 KB chunks, a chunk's unused end counted), from
+// the first chunk kept, and the arena's whole reach, 4 GB. Past it a trace
+// that keeps its whole history cannot keep a text and the world panics,
+// so a caller that steps a world without bound stops it well before
+// (kernel's step). A windowed trace (SetHistory) lets go of its past
+// chunks and numbers its chunks without end (64-bit references): used is
+// what its window holds, and writing more than 4 GB in its life is fine.
 func (t *Trace) TextReach() (used, reach int) {
-	return int(t.arena.end()), 1 << (32 - arenaShift) << arenaShift
+	return int(t.arena.end()) - t.arena.first<<arenaShift, textRefReach
 }
 
 // Bytes is what the trace and the events keep: their records, and their
-// texts in the arena (for the heap-per-tick benchmark's breakdown).
+// texts in the arena (for the heap-per-tick benchmark's breakdown); a
+// windowed trace's, those it still keeps.
 func (t *Trace) Bytes() (packets, events, texts int) {
 	for _, c := range t.arena.full {
 		texts += len(c)
 	}
 	texts += len(t.arena.open)
-	return t.Packets.Len() * int(unsafe.Sizeof(packetRec{})), t.Events.Len() * int(unsafe.Sizeof(eventRec{})), texts
+	pk, ev := t.Packets.Len()-t.Packets.First(), t.Events.Len()-t.Events.First()
+	return pk * int(unsafe.Sizeof(packetRec{})), ev * int(unsafe.Sizeof(eventRec{})), texts
 }

@@ -2,7 +2,7 @@ package wire
 
 // TextRef is where the trace keeps a packet's summary, encoded (sim/trace);
 // 0 while Summary holds it as a string.
-type TextRef uint32
+type TextRef uint64
 
 // Packet is one message on the wire. Every packet takes one tick.
 type Packet struct {

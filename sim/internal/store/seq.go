@@ -4,7 +4,10 @@
 // packages never need to learn how their history is kept.
 package store
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // seqChunk is the number of items in one chunk of a Seq, 1<<seqShift: a
 // power of two, so that finding an item's chunk is a shift and a mask, not
@@ -36,6 +39,10 @@ type Seq[T any] struct {
 	// when an append finds it full, so the newest item is always in open
 	// and may be changed in place right after it is appended.
 	open []T
+	// first is the number of the chunk full[0] is: the chunks before it
+	// were let go of (ForgetBefore). Indexes stay absolute: item i is in
+	// chunk i>>seqShift, at full[i>>seqShift-first].
+	first int
 	// ownOpen: the open chunk is this Seq's alone and stays so. The first
 	// Update that changes an item in a shared one copies it and sets
 	// ownOpen, since a Seq Update changed once (a log's cells, marked by
@@ -44,15 +51,43 @@ type Seq[T any] struct {
 	ownOpen bool
 }
 
-// Len is the number of items.
-func (s *Seq[T]) Len() int { return len(s.full)*seqChunk + len(s.open) }
+// Len is the number of items ever appended, those let go of counted.
+func (s *Seq[T]) Len() int { return (s.first+len(s.full))*seqChunk + len(s.open) }
 
-// At returns item i.
+// First is the index of the first item still kept: 0 unless ForgetBefore
+// let go of chunks.
+func (s *Seq[T]) First() int { return s.first * seqChunk }
+
+// At returns item i. An item let go of (below First) panics: its index
+// stays valid, its value is gone.
 func (s *Seq[T]) At(i int) T {
-	if c := i >> seqShift; c < len(s.full) {
+	if c := i>>seqShift - s.first; uint(c) < uint(len(s.full)) {
 		return s.full[c][i&(seqChunk-1)]
+	} else if c < 0 {
+		s.forgotten(i)
 	}
-	return s.open[i-len(s.full)*seqChunk]
+	return s.open[i-(s.first+len(s.full))*seqChunk]
+}
+
+// forgotten panics for item i, let go of: out of line, so that At stays
+// small enough to inline.
+func (s *Seq[T]) forgotten(i int) {
+	panic(fmt.Sprintf("sim: item %d was let go of (the history window keeps items from %d on)", i, s.First()))
+}
+
+// ForgetBefore lets go of the full chunks whose items all come before
+// index i (the open chunk is always kept), and reports how many items it
+// let go of. The spine is copied without them, never changed in place
+// (clones share it), so that the chunks are freed once no clone holds
+// them; a clone made before keeps every chunk it had.
+func (s *Seq[T]) ForgetBefore(i int) int {
+	n := min(i>>seqShift-s.first, len(s.full))
+	if n <= 0 {
+		return 0
+	}
+	s.full = append(make([][]T, 0, len(s.full)-n+8), s.full[n:]...)
+	s.first += n
+	return n * seqChunk
 }
 
 // Append adds an item at the end.
@@ -64,7 +99,7 @@ func (s *Seq[T]) Append(v T) {
 		// 127 items, thrown away). A first chunk grows, so that the many
 		// short Seqs (a log of a few records) stay small.
 		s.open = make([]T, 0, seqChunk)
-	} else if len(s.open) == cap(s.open) && (len(s.full) > 0 || 2*len(s.open) >= seqChunk) {
+	} else if len(s.open) == cap(s.open) && (len(s.full) > 0 || s.first > 0 || 2*len(s.open) >= seqChunk) {
 		// Full below seqChunk items: a clone's copy (cut to its length) or
 		// a young chunk. Grown straight to a whole chunk when the Seq has
 		// filled one before (a branch of an old world appends to its trace
@@ -95,10 +130,10 @@ func (s *Seq[T]) Last() *T {
 // a full chunk (which another world may share) holding such an item is
 // copied first, once (copy-on-write); chunks with none are left shared.
 func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
-	from, to = max(from, 0), min(to, s.Len())
+	from, to = max(from, s.First()), min(to, s.Len())
 	spineCopied := false
-	for c := from / seqChunk; c < len(s.full) && c*seqChunk < to; c++ {
-		lo, hi := max(from-c*seqChunk, 0), min(to-c*seqChunk, seqChunk)
+	for c := from/seqChunk - s.first; c < len(s.full) && (c+s.first)*seqChunk < to; c++ {
+		lo, hi := max(from-(c+s.first)*seqChunk, 0), min(to-(c+s.first)*seqChunk, seqChunk)
 		chunk := s.full[c]
 		hit := false
 		for i := lo; i < hi && !hit; i++ {
@@ -120,7 +155,7 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 			}
 		}
 	}
-	base := len(s.full) * seqChunk
+	base := (s.first + len(s.full)) * seqChunk
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
 			if !s.ownOpen {
@@ -144,9 +179,11 @@ func (s *Seq[T]) All() iter.Seq2[int, T] {
 	return s.From(0)
 }
 
-// From ranges over the items from index i on, with their indexes.
+// From ranges over the items from index i on (from First, if i is
+// before it), with their indexes.
 func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
+		i = max(i, s.First())
 		n := s.Len()
 		for ; i < n; i++ {
 			if !yield(i, s.At(i)) {
@@ -156,8 +193,8 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 	}
 }
 
-// Slice copies items [from, to) into a new slice.
-func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
+// Slice copies items [from, to) into a new slice, from clamped to First.
+func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(max(from, s.First()), to, s.At) }
 
 // Clone shares the full chunks and the open one, each cut to its length:
 // the copy's first append reallocates its open chunk (to a whole chunk once
@@ -169,7 +206,7 @@ func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
 // workers clone one world at each tick of its window) while its owner
 // appends.
 func (s *Seq[T]) Clone() Seq[T] {
-	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
 	}

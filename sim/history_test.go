@@ -1,0 +1,283 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/trace"
+)
+
+// counted renders what a world counts and does, without its trace's
+// detail: everything fingerprint shows but the packets and events, and
+// the counts a windowed world keeps exact (delivery at both isolation
+// levels, processed, the trace's lengths).
+func counted(w *World) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tick %d group %s gen %d leader %s protocol %s\n", w.Tick, w.Group.State(), w.Group.Describe().Generation, w.Group.Describe().Leader, w.Group.Describe().Assignor)
+	for _, gm := range w.Group.Members() {
+		fmt.Fprintf(&b, "member %s %s %v joined=%v owned %v target %v revoking %v epoch %d\n", gm.MemberID, gm.InstanceID,
+			gm.Assignment, gm.Joined, gm.Owned, gm.Target, gm.Revoking, gm.MemberEpoch)
+	}
+	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
+		l := w.broker.Log(tp)
+		fmt.Fprintf(&b, "log %s hw %d lso %d\n", tp, l.HW(), l.LSO())
+	}
+	fmt.Fprintf(&b, "offsets %d txn %d\n", w.Group.Offsets.Log.Len(), w.Txn.Log.Len())
+	for _, m := range w.procs {
+		recs, done := m.Batch()
+		fmt.Fprintf(&b, "proc %s/%d %s %v %v %v %d\n", m.Client, m.Inc, m.Phase, m.Owned, m.Hooks().Positions(), recs, done)
+	}
+	fmt.Fprintf(&b, "meter %d %v series %d\n", w.Meter.Total, w.Meter.Entries, w.Meter.Series.Len())
+	fmt.Fprintf(&b, "sink %v\n", sinkText(w))
+	fmt.Fprintf(&b, "processed %d packets %d events %d\n", w.Processed(), w.Packets.Len(), w.Events.Len())
+	fmt.Fprintf(&b, "delivery %+v %+v\n", w.Delivery("read_uncommitted"), w.Delivery("read_committed"))
+	fmt.Fprintf(&b, "unavail %d %v lso held %d\n", w.Unavail.Total, w.Unavail.ByCause, w.LSOHeldTicks)
+	return b.String()
+}
+
+// packetLine and eventLine render one packet and one event as the views
+// read them (a packet's request aside: a windowed trace may have let go
+// of it).
+func packetLine(p *Packet) string {
+	return fmt.Sprintf("p%d %d>%d %s/%d>%s/%d %s %v %s %q lost=%v", p.ID, p.Sent, p.Delivered, p.From, p.FromInc, p.To, p.ToInc, p.Type, p.Response, p.Error, p.Summary, p.Lost)
+}
+
+func eventLine(e trace.Event) string {
+	return fmt.Sprintf("e%d %s %s %q stop=%v records %v", e.Tick, e.Kind, e.Member, e.Text, e.Stop, e.Records.All())
+}
+
+// sameKeptHistory fails unless every packet and event w still keeps reads
+// exactly as ref's of the same index, and every tick from w.HistoryFrom()
+// on is whole in w (the packet and event just before the first kept are
+// from before it).
+func sameKeptHistory(t *testing.T, ref, w *World) {
+	t.Helper()
+	if w.Packets.Len() != ref.Packets.Len() || w.Events.Len() != ref.Events.Len() {
+		t.Fatalf("tick %d: %d packets and %d events, want %d and %d", w.Tick, w.Packets.Len(), w.Events.Len(), ref.Packets.Len(), ref.Events.Len())
+	}
+	from := w.HistoryFrom()
+	if f := w.Packets.First(); f > 0 && ref.Packets.At(f-1).Sent >= from {
+		t.Fatalf("tick %d: history from %d, but packet %d (let go of) was sent at %d", w.Tick, from, f-1, ref.Packets.At(f-1).Sent)
+	}
+	if f := w.Events.First(); f > 0 && ref.Events.At(f-1).Tick >= from {
+		t.Fatalf("tick %d: history from %d, but event %d (let go of) is of tick %d", w.Tick, from, f-1, ref.Events.At(f-1).Tick)
+	}
+	for i, p := range w.Packets.From(0) {
+		if got, want := packetLine(p), packetLine(ref.Packets.At(i)); got != want {
+			t.Fatalf("tick %d (history from %d): packet %d reads\n  %s\nwant\n  %s", w.Tick, from, i, got, want)
+		}
+		if req := ref.Packets.At(i).Req; req != nil && p.Req == nil && req.ID >= w.Packets.First() {
+			t.Fatalf("tick %d: packet %d lost its request %d, still kept", w.Tick, i, req.ID)
+		}
+	}
+	for i, e := range w.Events.From(0) {
+		if got, want := eventLine(e), eventLine(ref.Events.At(i)); got != want {
+			t.Fatalf("tick %d (history from %d): event %d reads\n  %s\nwant\n  %s", w.Tick, from, i, got, want)
+		}
+	}
+}
+
+// TestPropertyHistoryWindow: random worlds (topologies, settings,
+// transactions, both protocols and migrations between them, joins,
+// crashes, restarts, slow records, lost answers, rolls, steady traffic)
+// stepped twice, keeping everything and keeping a small window: every
+// tick the two count and do exactly the same, and every packet and event
+// the windowed one keeps reads byte for byte as the other's; and the
+// windowed one did let go of its past.
+func TestPropertyHistoryWindow(t *testing.T) {
+	setSeqChunk(t, 2)
+	t.Cleanup(trace.SetArenaChunkForTest(64))
+	seeds := 16
+	if testing.Short() {
+		seeds = 6
+	}
+	for seed := 0; seed < seeds; seed++ {
+		const length = 300
+		sc := seedWorld(t, seed, worldSpec{
+			topology:      randomTopology,
+			records:       span{2, 8},
+			transactional: seedsAt(2, 0),
+			readCommitted: seedsAt(4, 0),
+			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
+			protocol:      cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
+			mixed:         seedsAt(5, 4),
+			ticks:         length, clients: 5, static: fixed(true),
+		})
+		window := 5 + sc.r.Intn(20)
+		cfg := sc.cfg
+		cfg.HistoryTicks = window
+		w, err := New(sc.topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := sc.w
+		sched := sc.sched
+		if seed%3 == 1 { // steady traffic on every input partition from tick 10
+			sched = append([]action{{tick: 10, name: "steady", do: func(w *World) error {
+				rate, err := RatePerSecond(int64(200+seed), 1000)
+				if err != nil {
+					return err
+				}
+				return w.ProduceRate(w.Layout().Inputs(), rate)
+			}}}, sched...)
+		}
+		if seed%3 == 2 { // a roll at tick 60
+			sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
+				var ms []string
+				for _, m := range w.Group.Members() {
+					ms = append(ms, strings.SplitN(m.MemberID, "-", 2)[0])
+				}
+				return w.Roll(RollSpec{Members: ms, Every: 4, Graceful: seed%2 == 0})
+			}}}, sched...)
+		}
+		sortActions(sched)
+		a, b := &stepper{w: ref, sched: sched}, &stepper{w: w, sched: sched}
+		t.Run(fmt.Sprintf("seed%d-window%d", seed, window), func(t *testing.T) {
+			for ref.Tick < length {
+				a.tick()
+				b.tick()
+				if got, want := counted(w), counted(ref); got != want {
+					t.Fatalf("tick %d: the windowed world differs:\n%s", w.Tick, firstDiff(got, want))
+				}
+				if w.Tick%25 == 0 || w.Tick == length {
+					sameKeptHistory(t, ref, w)
+				}
+			}
+			if w.HistoryFrom() == 0 || w.Packets.First() == 0 || w.Events.First() == 0 {
+				t.Fatalf("after %d ticks with a window of %d: history from %d, first packet %d, first event %d: nothing let go of", length, window, w.HistoryFrom(), w.Packets.First(), w.Events.First())
+			}
+			if w.HistoryFrom() > w.Tick-window+1 {
+				t.Fatalf("history from %d at tick %d: the window of %d ticks is not all kept", w.HistoryFrom(), w.Tick, window)
+			}
+		})
+	}
+}
+
+// TestHistoryCloneKeepsItsHistory: a clone made before its original lets
+// go of its past keeps every packet and event it had, reading as before,
+// while the original forgets; and a clone steps on as its original does.
+func TestHistoryCloneKeepsItsHistory(t *testing.T) {
+	setSeqChunk(t, 2)
+	t.Cleanup(trace.SetArenaChunkForTest(64))
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 400
+	cfg.HistoryTicks = 10
+	w, err := New(DefaultTopology(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Join("C2", false, nil)
+	for w.Tick < 20 {
+		w.Step()
+	}
+	c := w.Clone()
+	var packets, events []string
+	for _, p := range c.Packets.From(0) {
+		packets = append(packets, packetLine(p))
+	}
+	for _, e := range c.Events.From(0) {
+		events = append(events, eventLine(e))
+	}
+	first := c.Packets.First()
+	for w.Tick < 200 {
+		w.Step()
+	}
+	if w.Packets.First() <= first {
+		t.Fatalf("the original let go of nothing more: first packet %d, %d at the clone", w.Packets.First(), first)
+	}
+	var packets2, events2 []string
+	for _, p := range c.Packets.From(0) {
+		packets2 = append(packets2, packetLine(p))
+	}
+	for _, e := range c.Events.From(0) {
+		events2 = append(events2, eventLine(e))
+	}
+	if strings.Join(packets, "\n") != strings.Join(packets2, "\n") || strings.Join(events, "\n") != strings.Join(events2, "\n") {
+		t.Fatal("the clone's history changed when the original let go of its own")
+	}
+	for c.Tick < 200 {
+		c.Step()
+	}
+	if got, want := counted(c), counted(w); got != want {
+		t.Fatalf("the clone stepped differently:\n%s", firstDiff(got, want))
+	}
+}
+
+// TestHistoryAtForgottenPanics: a packet and an event let go of cannot be
+// read; their indexes stay (Len counts them), From starts at the first
+// kept.
+func TestHistoryAtForgottenPanics(t *testing.T) {
+	setSeqChunk(t, 2)
+	cfg := DefaultConfig()
+	cfg.RecordsPerPartition = 400
+	cfg.HistoryTicks = 5
+	w, _ := New(DefaultTopology(), cfg)
+	w.Join("C2", false, nil)
+	for w.Tick < 200 {
+		w.Step()
+	}
+	if w.Packets.First() == 0 {
+		t.Fatal("nothing let go of")
+	}
+	for i := range w.Packets.From(0) {
+		if i != w.Packets.First() {
+			t.Fatalf("From(0) starts at %d, the first kept is %d", i, w.Packets.First())
+		}
+		break
+	}
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "was let go of") {
+			t.Fatalf("At of a packet let go of: %q", msg)
+		}
+	}()
+	w.Packets.At(0)
+}
+
+// TestHistoryMemoryBounded: T1's world (100 members, 1,000 partitions at
+// 1,000 records/s each, real time) for 20 simulated seconds with a 2 s
+// window keeps at most a small multiple of what 2 s of its trace takes
+// (packets, events and texts; the output logs are let go of by the
+// broker, not here), and the heap, measured after a collection, is
+// smaller than the same world's keeping everything by about what its trace
+// let go of: the chunks are freed, not only unlinked.
+func TestHistoryMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("steps T1's world for 20 simulated seconds, twice")
+	}
+	run := func(window int) (heap uint64, traceBytes int, w *World) {
+		cfg := KafkaDefaultConfig()
+		cfg.HistoryTicks = window
+		w = hourWorld(t, cfg)
+		for w.Tick < 20_000/cfg.TickMS {
+			w.Step()
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p, e, x := w.trace.Bytes()
+		return ms.HeapAlloc, p + e + x, w
+	}
+	heapAll, traceAll, all := run(0)
+	from := all.Tick - 2000/all.Cfg.TickMS // 2 s before the end
+	pAll, eAll := all.Packets.Len(), all.Events.Len()
+	all = nil
+	heapWin, traceWin, win := run(2000)
+	if win.Packets.Len() != pAll || win.Events.Len() != eAll {
+		t.Fatalf("the windowed world sent %d packets and had %d events, the other %d and %d", win.Packets.Len(), win.Events.Len(), pAll, eAll)
+	}
+	if win.HistoryFrom() < from-100 || win.HistoryFrom() > from+1 {
+		t.Fatalf("history from tick %d at %d: a 2 s window keeps from about %d", win.HistoryFrom(), win.Tick, from)
+	}
+	twoSeconds := traceAll / 10
+	t.Logf("trace: %d MB in 20 s keeping everything, %d MB with a 2 s window (2 s of it: about %d MB); heap %d MB and %d MB",
+		traceAll>>20, traceWin>>20, twoSeconds>>20, heapAll>>20, heapWin>>20)
+	if traceWin > 2*twoSeconds {
+		t.Errorf("with a 2 s window the trace holds %d bytes, more than twice what 2 s of it takes (%d)", traceWin, twoSeconds)
+	}
+	if freed, let := int64(heapAll)-int64(heapWin), traceAll-traceWin; freed < int64(let)*8/10 {
+		t.Errorf("the trace let go of %d bytes but the heap is only %d bytes smaller: chunks let go of are still held", let, freed)
+	}
+	runtime.KeepAlive(win)
+}
