@@ -30,7 +30,7 @@ import (
 // so it may keep a few more) and never one the engine let go.
 func keptFrom(w *sim.World) int {
 	from := w.HistoryFrom()
-	if h := w.Cfg.HistoryTicks; h > 0 {
+	if h := w.HistoryWindow(); h > 0 {
 		from = max(from, w.Tick-h)
 	}
 	return max(from, 0)
@@ -78,7 +78,7 @@ func windowNote(w *sim.World, shownFrom int) string {
 		return ""
 	}
 	clk := clockOf(w)
-	return fmt.Sprintf("(detail before %s was let go: history.ms keeps the last %s; trace --from TICK makes an earlier stretch again by replaying)", clk.tickAt(from), clk.dur(w.Cfg.HistoryTicks))
+	return fmt.Sprintf("(detail before %s was let go: history.ms keeps the last %s; trace --from TICK makes an earlier stretch again by replaying)", clk.tickAt(from), clk.dur(w.HistoryWindow()))
 }
 
 // detailWorld is a world at the current tick with the detail of ticks from
@@ -105,7 +105,7 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 		return nil, "", fmt.Errorf("%s: making the detail of ticks %d to %d again: %w", cmd, tick, cur.Tick, err)
 	}
 	clk := clockOf(cur)
-	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(keptFrom(cur)), clk.dur(cur.Cfg.HistoryTicks), clk.tickAt(s.replayedFrom)), nil
+	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(keptFrom(cur)), clk.dur(cur.HistoryWindow()), clk.tickAt(s.replayedFrom)), nil
 }
 
 // checkpointOf is the checkpoint the session keeps of w: a clone, without
@@ -113,7 +113,7 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 // a replay from it must start, replayFrom).
 func checkpointOf(w *sim.World, next, done int) *checkpoint {
 	cp := &checkpoint{tick: w.Tick, next: next, done: done, world: w.Clone()}
-	if h := w.Cfg.HistoryTicks; h > 0 {
+	if h := w.HistoryWindow(); h > 0 {
 		cp.world.ForgetHistoryBefore(w.Tick + 1)
 		cp.window = h
 	}

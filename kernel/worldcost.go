@@ -132,7 +132,7 @@ func steadyOf(w *sim.World, n int) steadyCost {
 }
 
 func steadyFrom(w *sim.World, work sim.SteadyWork, n int) steadyCost {
-	return steadyWindow(w, work, n, w.Cfg.HistoryTicks)
+	return steadyWindow(w, work, n, w.HistoryWindow())
 }
 
 // steadyWindow is steadyFrom for a world keeping h ticks of history (0:
@@ -335,7 +335,7 @@ func windowAdvice(w *sim.World) string {
 	}
 	const most = 1 << 30
 	h := sort.Search(most, func(h int) bool { return !fits(h + 1) }) + 1
-	if h >= most || (w.Cfg.HistoryTicks > 0 && h >= w.Cfg.HistoryTicks) {
+	if h >= most || (w.HistoryWindow() > 0 && h >= w.HistoryWindow()) {
 		return ""
 	}
 	h = roundDown2(h)
@@ -344,7 +344,7 @@ func windowAdvice(w *sim.World) string {
 	if clk.real {
 		value, kept = strconv.FormatInt(int64(roundDown2(int(clk.ms(h)))), 10), clk.dur(h)
 	}
-	return fmt.Sprintf("set history.ms %s keeps the last %s in detail, and the estimate within it however long the world runs (docs/reference.md#history)", value, kept)
+	return fmt.Sprintf("set history.ms %s, then new --keep-settings (a world's window is fixed when it is made), keeps the last %s in detail and the estimate within the limit however long the world runs (docs/reference.md#history)", value, kept)
 }
 
 // roundDown2 rounds n down to its two leading digits (123,456 -> 120,000).

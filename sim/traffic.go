@@ -343,7 +343,7 @@ func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady
 // rate is counted whole: when it was done is not kept, and it cannot be
 // more than the window held while they ran.
 func (w *World) SteadyWorkKept(n int) SteadyWork {
-	return w.SteadyWorkWindow(n, w.Cfg.HistoryTicks)
+	return w.SteadyWorkWindow(n, w.HistoryWindow())
 }
 
 // SteadyWorkWindow is SteadyWorkKept as it would be with history.ms h
@@ -355,17 +355,17 @@ func (w *World) SteadyWorkWindow(n, h int) SteadyWork {
 // SteadyWorkKeptRate is SteadyWorkKept as it would be were rate set on
 // tps now, as SteadyWorkAfterRate is SteadyWorkAfter.
 func (w *World) SteadyWorkKeptRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
-	if w.Cfg.HistoryTicks <= 0 {
+	if w.HistoryWindow() <= 0 {
 		return w.SteadyWorkAfterRate(tps, rate, n)
 	}
 	done, named := w.steadyDone, w.inputSet(tps)
 	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
 	for _, p := range w.steady {
 		if named(p.TP) {
-			done.add(workOf(p.Rate, min(clock-p.Since, w.Cfg.HistoryTicks), outs))
+			done.add(workOf(p.Rate, min(clock-p.Since, w.HistoryWindow()), outs))
 		}
 	}
-	return w.steadyKept(w.withRate(tps, rate), done, n, w.Cfg.HistoryTicks)
+	return w.steadyKept(w.withRate(tps, rate), done, n, w.HistoryWindow())
 }
 
 func (w *World) steadyKept(steady steadyProducers, done SteadyWork, n, h int) SteadyWork {
