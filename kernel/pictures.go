@@ -497,7 +497,9 @@ func (s *Session) worldFrames(from, to int, opt draw.WorldOptions) ([]*draw.Pict
 			frames[w.Tick-from] = draw.World(w, opt)
 		}
 	}
-	if err := s.Replay(visit); err != nil {
+	// From the checkpoint nearest before the first frame, not from the
+	// start: twice (below) over a long run was minutes for a big world.
+	if err := s.replayTicks(from, to, visit); err != nil {
 		return nil, err
 	}
 	visit(s.World())

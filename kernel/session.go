@@ -83,6 +83,12 @@ type checkpoint struct {
 	next  int // inputs[:next] are in it ...
 	done  int // ... and done ticks of inputs[next], a step it cut
 	world *sim.World
+	// window is, for a checkpoint of a world that keeps a window of its
+	// past (history.ms), that window in ticks: the checkpoint keeps the
+	// world's state without its history (checkpointOf), so a replay
+	// starts from it only a window or more before the tick it makes. 0:
+	// the checkpoint keeps the world's history as the world kept it.
+	window int
 }
 
 // history is a branch's past: its origin, its inputs in order, and
@@ -134,6 +140,11 @@ type Session struct {
 	Color bool
 	// replaying is set while history is replayed: nothing is recorded or printed.
 	replaying bool
+	// holding: the next replay keeps its world's history from holdFrom on
+	// (detailWorld); replayedFrom is the tick the last replay started at.
+	holding      bool
+	holdFrom     int
+	replayedFrom int
 	tickErr   error
 	// Dir is the folder relative file names (save, load, --out) are taken from; "" = the process's.
 	Dir string
@@ -614,22 +625,44 @@ func (s *Session) branchNames() []string {
 // branch itself is not touched; determinism makes the replayed worlds the
 // ones the branch went through.
 func (s *Session) Replay(visit func(w *sim.World)) error {
+	return s.replayTicks(0, -1, visit)
+}
+
+// replayTicks is Replay for the ticks from to to (-1: to the end): it
+// starts from the latest checkpoint that makes tick from as the branch
+// had it (checkpoint.usable), calls visit there and after every tick,
+// and stops after tick to.
+func (s *Session) replayTicks(from, to int, visit func(w *sim.World)) error {
 	h := s.cur.hist
-	w, err := h.origin.world()
-	if err != nil {
-		return err
+	var w *sim.World
+	next, done := 0, 0
+	for i := len(h.cps) - 1; i >= 0; i-- {
+		if cp := h.cps[i]; cp.usable(from, false, 0) {
+			w, next, done = cp.world.Clone(), cp.next, cp.done
+			break
+		}
+	}
+	if w == nil {
+		var err error
+		if w, err = h.origin.world(); err != nil {
+			return err
+		}
 	}
 	scratch := &Session{replaying: true, cur: &branch{name: s.cur.name, world: w}, interrupt: s.interrupt}
 	visit(w)
-	for _, in := range h.inputs {
+	for _, in := range h.inputs[next:] {
 		if in.step {
-			for i := 0; i < in.ticks; i++ {
+			for i := done; i < in.ticks; i++ {
+				if to >= 0 && w.Tick >= to {
+					return nil
+				}
 				if s.stopRequested() {
 					return ErrInterrupted
 				}
 				w.Step()
 				visit(w)
 			}
+			done = 0
 			continue
 		}
 		if err := scratch.apply(in); err != nil {

@@ -146,7 +146,7 @@ func (s *Session) replay(h history, limit int, interruptible bool) (*sim.World, 
 	next, done := 0, 0
 	cpKeep := 0
 	for i := len(h.cps) - 1; i >= 0; i-- {
-		if h.cps[i].tick <= limit {
+		if h.cps[i].usable(limit, s.holding, s.holdFrom) {
 			cp := h.cps[i]
 			w, next, done, cpKeep = cp.world.Clone(), cp.next, cp.done, i+1
 			break
@@ -157,6 +157,10 @@ func (s *Session) replay(h history, limit int, interruptible bool) (*sim.World, 
 		if w, err = h.origin.world(); err != nil {
 			return nil, h, err
 		}
+	}
+	s.replayedFrom = w.Tick
+	if s.holding {
+		w.HoldHistoryFrom(s.holdFrom) // detailWorld: keep the ticks a view asked for
 	}
 	scratch := &Session{replaying: true, cur: &branch{name: "replay", world: w}, interrupt: new(stopFlag)}
 	out := history{origin: h.origin, inputs: h.inputs[:next:next], cps: h.cps[:cpKeep:cpKeep]}
@@ -256,7 +260,8 @@ func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
 		return
 	}
 	t0 := time.Now()
-	cp := &checkpoint{tick: w.Tick, next: len(s.cur.hist.inputs), done: ran, world: w.Clone()}
+	cp := checkpointOf(w, len(s.cur.hist.inputs), ran)
 	s.cur.cp = cpClock{lastClone: time.Since(t0)}
 	s.pendingCPs = append(s.pendingCPs, cp)
+	s.thinCheckpoints(w)
 }

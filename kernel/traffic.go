@@ -72,7 +72,7 @@ func cmdProduceSteady(s *Session, args []string) (*Result, error) {
 	}
 	// The world must be able to advance a tick with the new rate and stay
 	// within what its estimated cost allows.
-	after := shapeWith(w, w.SteadyWorkAfterRate(tps, rate, 1), 1)
+	after := shapeWith(w, w.SteadyWorkKeptRate(tps, rate, 1), 1)
 	if est := after.bytes(); est.Cmp(costRoom(w)) > 0 {
 		return nil, costErr(cmd, after, describeShapeWhen(after, ", one tick from now at the new rate"), est, worldBudget())
 	}
@@ -215,7 +215,7 @@ func checkStepRecords(cmd string, w *sim.World, n int) error {
 		return nil
 	}
 	err := costErr(cmd, after, describeShapeWhen(after, fmt.Sprintf(", %s ticks from now", group(n))), est, worldBudget())
-	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production)", err, ticksWithinCost(w, n))
+	return fmt.Errorf("%v: the world reaches it after %d more tick(s) (produce --stop ends steady production%s)", err, ticksWithinCost(w, n), orAdvice(w))
 }
 
 // partitionRecordsAfter is the input partition that will hold the most
@@ -285,10 +285,19 @@ func runBound(w *sim.World, bound int) (n int, recs bool) {
 	return fit, fit < bound
 }
 
+// orAdvice is windowAdvice as a refusal's parenthesis goes on: "; or ..."
+// when a history.ms would fit.
+func orAdvice(w *sim.World) string {
+	if a := windowAdvice(w); a != "" {
+		return "; or " + a
+	}
+	return ""
+}
+
 // recordsStopped is the error of a run until that waited as long as the
 // world's input records allow.
 func recordsStopped(cmd string, w *sim.World, ran int) error {
-	return fmt.Errorf("%s: not met within %d ticks, after which steady production would take the world past %s (produce --stop ends it)", cmd, ran, limitWorldBytes.helpLine())
+	return fmt.Errorf("%s: not met within %d ticks, after which steady production would take the world past %s (produce --stop ends it%s)", cmd, ran, limitWorldBytes.helpLine(), orAdvice(w))
 }
 
 // cmdShowTraffic lists the world's steady production.

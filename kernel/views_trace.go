@@ -33,6 +33,13 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	w := s.World()
+	note := ""
+	if lw.hasFrom {
+		// Ticks the world let go (history.ms) are made again by replaying.
+		if w, note, err = s.detailWorld("trace --from", lw.from); err != nil {
+			return nil, err
+		}
+	}
 	clk := clockOf(w)
 	if len(pos) == 1 {
 		if lw.last, err = parseCount("trace", "N", pos[0], 1, 100_000_000); err != nil {
@@ -44,10 +51,10 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	events := fl["--events"] == "true"
-	evLo, evHi := 0, w.Events.Len()
+	evLo, evHi := firstKeptEvent(w), w.Events.Len()
 	if events {
 		if lw.hasFrom {
-			evLo = firstAtOrAfter(evHi, lw.from, func(i int) int { return w.Events.At(i).Tick })
+			evLo = eventAtOrAfter(w, lw.from)
 		}
 		n := evHi - evLo
 		if err := limitTraceRows.checkf("trace --events", n, fmt.Sprintf("%d events", n)); err != nil {
@@ -162,6 +169,15 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		}
 		text = b.String()
 	}
+	if note == "" && !lw.hasFrom {
+		note = windowNote(w, keptFrom(w)+1)
+		if pkts.len() > 0 {
+			note = windowNote(w, w.Packets.At(pkts.at(0)).Sent)
+		}
+	}
+	if note != "" {
+		text += "\n" + note
+	}
 	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
 }
 
@@ -230,9 +246,9 @@ func (s *Session) filterPackets(w *sim.World, types, member string, lw listWindo
 		return limitTraceRows.checkf("trace", n, fmt.Sprintf("%d messages (trace N shows the last N, --from TICK those sent from a tick on; --type and --member narrow it)", n))
 	}
 	n := w.Packets.Len()
-	from := 0
+	from := firstKeptPacket(w)
 	if lw.hasFrom {
-		from = firstAtOrAfter(n, lw.from, func(i int) int { return w.Packets.At(i).Sent })
+		from = packetAtOrAfter(w, lw.from)
 	}
 	if len(want) == 0 && member == "" {
 		lo, hi := listWindow{last: lw.last}.rows(n, nil)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -127,14 +128,23 @@ func (c steadyCost) parts() [][2]int64 {
 // client lingers. A world without members still counts one
 // (a member may join; join is checked on its shape).
 func steadyOf(w *sim.World, n int) steadyCost {
-	return steadyFrom(w, w.SteadyWorkAfter(n), n)
+	return steadyFrom(w, w.SteadyWorkKept(n), n)
 }
 
 func steadyFrom(w *sim.World, work sim.SteadyWork, n int) steadyCost {
+	return steadyWindow(w, work, n, w.HistoryWindow())
+}
+
+// steadyWindow is steadyFrom for a world keeping h ticks of history (0:
+// all of it): the turns and batches of its window.
+func steadyWindow(w *sim.World, work sim.SteadyWork, n, h int) steadyCost {
 	if work.Runs == 0 {
 		return steadyCost{ticks: w.Tick + n}
 	}
 	span := int64(w.Tick + n)
+	if h > 0 {
+		span = min(span, int64(h))
+	}
 	members := int64(max(len(w.Clients()), 1))
 	outs := int64(len(w.Layout().Outputs()))
 	c := steadyCost{ticks: w.Tick + n, records: work.Records, runs: work.Runs, pieces: work.Spread, batches: work.Spread}
@@ -231,7 +241,7 @@ func shapeOf(w *sim.World) worldShape {
 // shapeAfter is a world's shape after n more ticks of its steady
 // production.
 func shapeAfter(w *sim.World, n int) worldShape {
-	return shapeWith(w, w.SteadyWorkAfter(n), n)
+	return shapeWith(w, w.SteadyWorkKept(n), n)
 }
 
 // shapeWith is a world's shape with steady production's work counted to n
@@ -304,4 +314,44 @@ func checkTextReach(w *sim.World) error {
 		return nil
 	}
 	return fmt.Errorf("stopped at tick %d: the trace's texts reach %s bytes, over the limit (%s); the session is as it was before the command", w.Tick, group(used), limitTextReach.helpLine())
+}
+
+// windowAdvice is the advice a refusal for steady production's history
+// gives: the longest history.ms (in the world's time, rounded down to two
+// significant digits) with which the world's estimate stays within
+// costRoom however long it runs, for it keeps that window's history and
+// lets the older go (sim/history.go), or "" when no window fits (the
+// world's members and partitions alone are past it) or the world keeps a
+// window already as short as one tick.
+func windowAdvice(w *sim.World) string {
+	room, base := costRoom(w), shapeOf(w)
+	fits := func(h int) bool {
+		s := base
+		s.steady = steadyWindow(w, w.SteadyWorkWindow(h, h), h, h)
+		return s.bytes().Cmp(room) <= 0
+	}
+	if !fits(1) {
+		return ""
+	}
+	const most = 1 << 30
+	h := sort.Search(most, func(h int) bool { return !fits(h + 1) }) + 1
+	if h >= most || (w.HistoryWindow() > 0 && h >= w.HistoryWindow()) {
+		return ""
+	}
+	h = roundDown2(h)
+	clk := clockOf(w)
+	value, kept := strconv.Itoa(h), group(h)+" ticks"
+	if clk.real {
+		value, kept = strconv.FormatInt(int64(roundDown2(int(clk.ms(h)))), 10), clk.dur(h)
+	}
+	return fmt.Sprintf("set history.ms %s, then new --keep-settings (a world's window is fixed when it is made), keeps the last %s in detail and the estimate within the limit however long the world runs (docs/reference.md#history)", value, kept)
+}
+
+// roundDown2 rounds n down to its two leading digits (123,456 -> 120,000).
+func roundDown2(n int) int {
+	p := 1
+	for n/p >= 100 {
+		p *= 10
+	}
+	return n / p * p
 }

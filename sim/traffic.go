@@ -334,6 +334,51 @@ func workOf(rate Rate, n int, outs int) SteadyWork {
 // tick Tick+n (what they appended so far included).
 func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady, w.steadyDone, n) }
 
+// SteadyWorkKept is the part of SteadyWorkAfter(n) the world keeps in
+// detail at tick Tick+n: all of it when it keeps its whole history
+// (Config.HistoryTicks 0), otherwise each current producer's work of its
+// last HistoryTicks ticks (history.go lets the older go), as workOf counts
+// a producer's first ticks (a rate appends the same in any ticks as
+// long, give or take a run). The work of producers stopped or given a new
+// rate is counted whole: when it was done is not kept, and it cannot be
+// more than the window held while they ran.
+func (w *World) SteadyWorkKept(n int) SteadyWork {
+	return w.SteadyWorkWindow(n, w.HistoryWindow())
+}
+
+// SteadyWorkWindow is SteadyWorkKept as it would be with history.ms h
+// ticks (0: the whole history), for advice on a window that fits.
+func (w *World) SteadyWorkWindow(n, h int) SteadyWork {
+	return w.steadyKept(w.steady, w.steadyDone, n, h)
+}
+
+// SteadyWorkKeptRate is SteadyWorkKept as it would be were rate set on
+// tps now, as SteadyWorkAfterRate is SteadyWorkAfter.
+func (w *World) SteadyWorkKeptRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
+	if w.HistoryWindow() <= 0 {
+		return w.SteadyWorkAfterRate(tps, rate, n)
+	}
+	done, named := w.steadyDone, w.inputSet(tps)
+	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
+	for _, p := range w.steady {
+		if named(p.TP) {
+			done.add(workOf(p.Rate, min(clock-p.Since, w.HistoryWindow()), outs))
+		}
+	}
+	return w.steadyKept(w.withRate(tps, rate), done, n, w.HistoryWindow())
+}
+
+func (w *World) steadyKept(steady steadyProducers, done SteadyWork, n, h int) SteadyWork {
+	if h <= 0 {
+		return w.steadyWork(steady, done, n)
+	}
+	t, outs := done, len(w.layout.Outputs())
+	for _, p := range steady {
+		t.add(workOf(p.Rate, min(w.Tick+n-p.Since, h), outs))
+	}
+	return t
+}
+
 // SteadyWorkAfterRate is SteadyWorkAfter as it would be were rate set on
 // tps now (ProduceRate), for a check before it is: the producers it
 // replaces count up to now.

@@ -1,0 +1,58 @@
+package kernel
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
+)
+
+// TestCheckpointsThinOut: a branch keeps at most checkpointCap
+// checkpoints however long it runs, the newest recentCheckpoints as they
+// were taken and the older spread over the run; back to any tick still
+// gives the world a replay from scratch gives.
+func TestCheckpointsThinOut(t *testing.T) {
+	defer func(f func(*sim.World) int) { checkpointCap = f }(checkpointCap)
+	checkpointCap = func(*sim.World) int { return minCheckpoints }
+	s := NewSession()
+	s.CheckpointEvery = 5
+	for _, cmd := range []string{"join C2", "produce --rate 1/2ticks orders-0 payments-1", "step 100", "step 100", "crash C1", "step 100", "step 100", "step 100", "join C3", "step 100", "step 100"} {
+		if _, err := s.Exec(cmd); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if n := len(s.cur.hist.cps) + len(s.pendingCPs); n > minCheckpoints {
+			t.Fatalf("after %s: %d checkpoints, over the cap of %d", cmd, n, minCheckpoints)
+		}
+	}
+	cps := s.cur.hist.cps
+	if len(cps) != minCheckpoints {
+		t.Fatalf("%d checkpoints kept after 450 ticks at one every 5, want the cap, %d", len(cps), minCheckpoints)
+	}
+	// The newest stay 5 ticks apart; the older spread over the run.
+	for i := len(cps) - recentCheckpoints + 1; i < len(cps); i++ {
+		if d := cps[i].tick - cps[i-1].tick; d != 5 {
+			t.Errorf("recent checkpoints at ticks %d and %d: want 5 apart", cps[i-1].tick, cps[i].tick)
+		}
+	}
+	end := s.World().Tick
+	if end < 300 {
+		t.Fatalf("the run stopped at tick %d: the test wants a long one", end)
+	}
+	if cps[0].tick > end/3 {
+		t.Errorf("the oldest checkpoint is at tick %d: the older ones should spread back over the run", cps[0].tick)
+	}
+	for _, to := range []int{end - 3, end - 40, end / 2, end / 3, 1} {
+		if _, err := s.Exec(fmt.Sprintf("back %d", s.World().Tick-to)); err != nil {
+			t.Fatal(err)
+		}
+		h := s.cur.hist
+		h.cps = nil
+		w, _, err := s.replay(h, -1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := threeViews(t, s), worldViews(t, w); got != want {
+			t.Errorf("back to tick %d from thinned checkpoints differs from a replay from scratch", s.World().Tick)
+		}
+	}
+}
