@@ -145,7 +145,7 @@ type Session struct {
 	holding      bool
 	holdFrom     int
 	replayedFrom int
-	tickErr   error
+	tickErr      error
 	// Dir is the folder relative file names (save, load, --out) are taken from; "" = the process's.
 	Dir string
 	// PictureDir is where a picture command without --out writes; "" (scripts,

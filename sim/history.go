@@ -10,11 +10,36 @@
 
 package sim
 
-// forgetHistory lets go of the detail older than the window.
+// forgetHistory lets go of the detail older than the window, and none
+// from the tick a hold keeps (HoldHistoryFrom).
 func (w *World) forgetHistory() {
-	if before := w.Tick - w.history; before > 0 {
+	before := w.Tick - w.history
+	if w.held {
+		before = min(before, w.holdFrom)
+	}
+	if before > 0 {
 		w.trace.ForgetBefore(before)
 	}
+}
+
+// HoldHistoryFrom makes a windowed world keep the detail of every tick
+// from tick on, whatever its window: a session making a stretch of ticks
+// before the window again (kernel's detailWorld) replays the branch into
+// such a copy. It changes nothing the world does, only what it keeps.
+func (w *World) HoldHistoryFrom(tick int) { w.held, w.holdFrom = true, tick }
+
+// ForgetHistoryBefore lets go of all a windowed world's detail before
+// tick that it can, however little (trace.ForgetAllBefore): what a
+// session's checkpoint keeps of the world (kernel's checkpointOf), its
+// state only, to step on from. The detail it keeps from before tick can no
+// longer be read: a world stepped on from the copy shows only the ticks of
+// a window that began after it. A world keeping everything is left as it
+// is.
+func (w *World) ForgetHistoryBefore(tick int) {
+	if w.history == 0 {
+		return
+	}
+	w.trace.ForgetAllBefore(tick)
 }
 
 // HistoryFrom is the first tick whose trace detail (every packet and

@@ -93,6 +93,10 @@ type World struct {
 	// when it is made (Config.HistoryWindow; 0: everything): Step lets go
 	// of older detail (history.go).
 	history int
+	// held: the world keeps every tick's detail from holdFrom on, whatever
+	// its window (HoldHistoryFrom).
+	held     bool
+	holdFrom int
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts

@@ -147,11 +147,34 @@ func (t *Trace) ForgetBefore(tick int) {
 	if t.arena.window == 0 {
 		panic("sim: ForgetBefore is for a trace that keeps a window of its history (SetHistory)")
 	}
-	if last, ok := t.Packets.recs.forgetBefore(tick); ok {
+	t.forgetBefore(tick, forgetBatch)
+}
+
+// ForgetAllBefore is ForgetBefore for a copy kept only to step again (a
+// session's checkpoint, kernel's checkpointOf): every chunk of packets and
+// events before tick goes, however few, and every full chunk of texts,
+// whatever a kept record or a later text would read there. The records it
+// keeps (those in the open chunks) can then no longer be read, and must
+// not be: a world stepped on from such a copy shows its ticks from a
+// window after the copy (kernel's keptFrom). Its later texts never refer
+// to the texts let go of (canRefer reads a chunk let go of as beyond
+// reach, and spells the text out), so they read as the same world's.
+func (t *Trace) ForgetAllBefore(tick int) {
+	if t.arena.window == 0 {
+		panic("sim: ForgetAllBefore is for a trace that keeps a window of its history (SetHistory)")
+	}
+	t.forgetBefore(tick, 1)
+	t.pins.packets, t.pins.events = nil, nil
+	t.arena.forgetBefore(int(^uint(0) >> 1))
+	t.historyFrom = max(t.historyFrom, tick)
+}
+
+func (t *Trace) forgetBefore(tick, least int) {
+	if last, ok := t.Packets.recs.forgetBefore(tick, least); ok {
 		t.historyFrom = max(t.historyFrom, last+1)
 		t.pins.packets = dropPins(t.pins.packets, t.Packets.recs.First())
 	}
-	if last, ok := t.Events.recs.forgetBefore(tick); ok {
+	if last, ok := t.Events.recs.forgetBefore(tick, least); ok {
 		t.historyFrom = max(t.historyFrom, last+1)
 		t.pins.events = dropPins(t.pins.events, t.Events.recs.First())
 	}
@@ -202,13 +225,16 @@ func (l *EventLog) First() int { return l.recs.First() }
 // items from before tick (ticks only grow along a Seq of records, so the
 // last item of a chunk says), tick giving an item's; 0 when fewer than
 // forgetBatch.
-func droppable[T any](s *store.Seq[T], tick int, at func(int) int32) int {
+func droppable[T any](s *store.Seq[T], tick int, at func(int) int32, least int) int {
 	chunk := store.SeqChunk()
 	c0, full := s.First()/chunk, (s.Len()/chunk)-s.First()/chunk
 	if s.Len()%chunk == 0 && full > 0 {
 		full-- // the open chunk is full: it is still the open one
 	}
-	need := max(forgetBatch, full/forgetShare)
+	need := max(least, full/forgetShare)
+	if least == 1 {
+		need = 1 // ForgetAllBefore: every chunk that can go
+	}
 	if need > full || int(at((c0+need)*chunk-1)) >= tick {
 		return 0 // ticks only grow: fewer than need chunks are all before tick
 	}
@@ -244,8 +270,8 @@ type orphan struct {
 
 // forgetBefore lets go of the chunks of packets all sent before tick, and
 // reports the tick of the last one let go of; false when none was.
-func (s *packetRecs) forgetBefore(tick int) (int, bool) {
-	n := droppable(&s.Seq, tick, s.sentAt)
+func (s *packetRecs) forgetBefore(tick, least int) (int, bool) {
+	n := droppable(&s.Seq, tick, s.sentAt, least)
 	if n == 0 {
 		return 0, false
 	}
@@ -273,6 +299,7 @@ func (s *packetRecs) forgetBefore(tick int) (int, bool) {
 		orphans = append(orphans, o)
 	}
 	s.orphans = orphans
+	s.gone = s.tallyErrors(s.First(), first)
 	s.Seq.ForgetBefore(first)
 	s.bases.ForgetBefore(first / chunk)
 	store.ForgetFarBefore(&s.far, first, func(f farPacket) int32 { return f.id })
@@ -294,8 +321,8 @@ func (s *packetRecs) orphanOf(req, i int) (orphan, bool) {
 
 // forgetBefore lets go of the chunks of events all from before tick, and
 // reports the tick of the last one let go of; false when none was.
-func (s *eventRecs) forgetBefore(tick int) (int, bool) {
-	n := droppable(&s.Seq, tick, s.tickAt)
+func (s *eventRecs) forgetBefore(tick, least int) (int, bool) {
+	n := droppable(&s.Seq, tick, s.tickAt, least)
 	if n == 0 {
 		return 0, false
 	}

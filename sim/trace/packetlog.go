@@ -72,6 +72,10 @@ type packetRecs struct {
 	// orphans: the narrow answers kept whose requests were let go of
 	// (history.go), by ID; replaced, never changed in place.
 	orphans []orphan
+	// gone counts the error codes of the packets let go of, by type,
+	// direction and code (history.go), so that ErrorsFrom(0) still counts
+	// every one the world saw; replaced, never changed in place.
+	gone []errTally
 }
 
 // farPacket is a packet record's fields, whole.
@@ -83,7 +87,7 @@ type farPacket struct {
 }
 
 func (s *packetRecs) clone() packetRecs {
-	return packetRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone(), orphans: s.orphans}
+	return packetRecs{Seq: s.Seq.Clone(), bases: s.bases.clone(), far: s.far.Clone(), orphans: s.orphans, gone: s.gone}
 }
 
 // add appends a packet's record from its fields, whole (f.id is ignored:
