@@ -12,10 +12,11 @@ func Narrow(v, base, limit int64) (uint16, bool) {
 }
 
 // FarAt finds record i's entry among the fields kept apart (far: in the
-// order of the records they are for, id giving that record's index).
+// order of the records they are for, id giving that record's index),
+// among those far still keeps (Seq.First).
 func FarAt[T any](far *Seq[T], i int, id func(T) int32) (T, bool) {
-	n := far.Len()
-	k := sort.Search(n, func(k int) bool { return int(id(far.At(k))) >= i })
+	n, first := far.Len(), far.First()
+	k := first + sort.Search(n-first, func(k int) bool { return int(id(far.At(first+k))) >= i })
 	if k < n && int(id(far.At(k))) == i {
 		return far.At(k), true
 	}

@@ -42,6 +42,10 @@ type Seq[T any] struct {
 	// transactions; offsets' runs) is changed again: its clones then copy
 	// the open chunk rather than share it, and Update changes it in place.
 	ownOpen bool
+	// gone is how many full chunks ForgetBefore let go of (their places
+	// in full are nil): items below gone*seqChunk are no longer kept.
+	// (An int32 beside ownOpen: a Seq stays 56 bytes.)
+	gone int32
 }
 
 // Len is the number of items.
@@ -95,7 +99,7 @@ func (s *Seq[T]) Last() *T {
 // a full chunk (which another world may share) holding such an item is
 // copied first, once (copy-on-write); chunks with none are left shared.
 func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
-	from, to = max(from, 0), min(to, s.Len())
+	from, to = max(from, s.First()), min(to, s.Len())
 	spineCopied := false
 	for c := from / seqChunk; c < len(s.full) && c*seqChunk < to; c++ {
 		lo, hi := max(from-c*seqChunk, 0), min(to-c*seqChunk, seqChunk)
@@ -169,7 +173,7 @@ func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
 // workers clone one world at each tick of its window) while its owner
 // appends.
 func (s *Seq[T]) Clone() Seq[T] {
-	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)]}
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], gone: s.gone}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
 	}
