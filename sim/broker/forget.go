@@ -1,0 +1,333 @@
+package broker
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
+
+// Letting go of the output logs' past (issue 26: a world may keep only a
+// window of its history in detail). ForgetOutputBefore moves each output
+// log's start offset (Kafka's logStartOffset, as retention does) up to its
+// first cell written at or after a tick, never past the LSO (a cell of a
+// transaction not yet decided is kept, as is everything after it), and
+// lets go of the chunks of cells wholly below it. What the cells let go
+// of contribute to Delivery is folded first into the log's Forgotten:
+// the runs of input records their invoices name, with how many times,
+// at each isolation level: one run an input partition while every record
+// was written once (a chain of a batch after another), more only where a
+// record was written twice or never.
+//
+// No reader of an output log reaches below its start: members fetch only
+// input partitions; Runs, Sources, From and All begin at Start; At and
+// every read of one cell panic below it. The trace refers to an invoice
+// by its place (InvoiceSource) from the tick it was written: a world
+// forgets its output logs before the first tick whose trace it keeps, so
+// every text it can still spell finds its cell.
+
+// Forgotten is what the cells an output log let go of contribute to
+// Delivery (sim/delivery.go), at each isolation level. It is never
+// changed once made (a fold makes a new one), so clones share it.
+type Forgotten struct {
+	Uncommitted, Committed ForgotLevel
+}
+
+// ForgotLevel is what a reader at one isolation level saw of the cells
+// let go of: the runs of input records their invoices name (by input
+// partition, then first offset) and, by name, the sources that are no
+// input record's. Every cell let go of lay below the LSO, so nothing of
+// it is held back: read_committed sees all but the aborted ones.
+type ForgotLevel struct {
+	Runs []ForgotRun
+	Odd  map[string]int
+}
+
+// ForgotRun is N invoices of each record from offset First to Last of the
+// input partition numbered Part: every one of them, or when Slotted those
+// the default partitioner sends to the log's partition.
+type ForgotRun struct {
+	Part, First, Last, N int32
+	Slotted              bool
+}
+
+// Start is the log start offset: the first cell still kept.
+func (c *CellLog) Start() int { return c.start }
+
+// Start is the log start offset (Kafka's logStartOffset): cells below it
+// were let go of (ForgetOutputBefore).
+func (l *Log) Start() int { return l.Cells.start }
+
+// Forgotten is what the cells below Start contribute to Delivery; nil
+// while the log has let go of none.
+func (l *Log) Forgotten() *Forgotten { return l.forgot }
+
+// forgotten panics for a read of cell i, below the log's start.
+func (c *CellLog) forgotten(i int) {
+	panic(fmt.Sprintf("sim: cell %d of %s was let go of: the log starts at offset %d (history.ms)", i, c.tp, c.start))
+}
+
+// spanFrom is the index of the first span whose first cell is at or
+// past offset i (never inside a span) and how many cells the spans before
+// it hold.
+func (c *CellLog) spanFrom(i int) (k, before int) {
+	if c.spans == nil {
+		return 0, 0
+	}
+	n, first := c.spans.Len(), c.spans.First()
+	k = first + sort.Search(n-first, func(k int) bool { return int(c.spans.At(first+k).first) >= i })
+	if k < n {
+		return k, int(c.spans.At(k).before)
+	}
+	last := c.spans.Last()
+	return n, int(last.before + last.n)
+}
+
+// ForgetOutputBefore lets each output log go of its cells written before
+// tick, whole chunks at a time, as retention does: its start offset moves
+// to its first cell written at or after tick (a batch's cells together),
+// never past its LSO; Delivery keeps counting them (Forgotten).
+func (b *Broker) ForgetOutputBefore(tick int) {
+	for _, tp := range b.layout.Outputs() {
+		b.Log(tp).forgetBefore(tick)
+	}
+}
+
+// forgetBefore is ForgetOutputBefore for one log.
+func (l *Log) forgetBefore(tick int) {
+	c := &l.Cells
+	if !c.inRecs {
+		return // no cell yet, or only records of the upstream producer: no invoice to fold
+	}
+	to := c.cutBefore(tick, l.LSO())
+	if to <= c.start {
+		return
+	}
+	slot := outputIndex(c.names, c.tp)
+	var all, committed []ForgotRun
+	var oddAll, oddCommitted map[string]int
+	for r := range c.Runs(to, to) {
+		if !r.OK {
+			src := c.At(r.I).Source
+			oddAll = addOdd(oddAll, src, r.N)
+			if r.Txn != TxnAborted {
+				oddCommitted = addOdd(oddCommitted, src, r.N)
+			}
+			continue
+		}
+		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
+			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
+				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+		all = append(all, fr)
+		if r.Txn != TxnAborted {
+			committed = append(committed, fr)
+		}
+	}
+	var f Forgotten
+	if l.forgot != nil {
+		f = *l.forgot
+	}
+	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
+	f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+	l.forgot = &f
+	c.letGo(to)
+	// Kafka's LogSegment drops the aborted transaction index with its
+	// segment: the entries wholly below the start go.
+	k := 0
+	for k < len(l.Aborted) && l.Aborted[k].Last < to {
+		k++
+	}
+	if k > 0 {
+		l.Aborted = slices.Clone(l.Aborted[k:])
+	}
+}
+
+func addOdd(m map[string]int, src string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[src] += n
+	return m
+}
+
+// cutBefore is where the log may start for tick: its first cell written
+// at or after tick, at most lso, moved down to the first cell of the
+// batch (span) it falls in.
+func (c *CellLog) cutBefore(tick, lso int) int {
+	n := min(c.Len(), lso)
+	if n <= c.start {
+		return c.start
+	}
+	to := c.start + sort.Search(n-c.start, func(k int) bool { return c.TickAt(c.start+k) >= tick })
+	if to >= c.Len() {
+		return to
+	}
+	if k, _, _, in := c.locate(to); in {
+		to = int(c.spans.At(k).first)
+	}
+	return to
+}
+
+// letGo moves the log's start to to (no span's middle) and lets go of
+// the chunks wholly below it: of its cells (recs, and their chunks' base
+// ticks and far ticks), its far writers, its spans and their runs.
+func (c *CellLog) letGo(to int) {
+	ks, before := c.spanFrom(to)
+	rs := to - before // the cells below to that are in recs
+	c.start = to
+	c.recs.ForgetBefore(rs)
+	c.bases.ForgetBefore(c.recs.First() / store.SeqChunk())
+	c.farTicks.ForgetBefore(firstFrom(&c.farTicks, c.recs.First(), func(f tickRun) int32 { return f.first }))
+	c.far.ForgetBefore(firstFrom(&c.far, to, func(f farCell) int32 { return f.off }))
+	if c.spans == nil {
+		return
+	}
+	c.spans.ForgetBefore(ks)
+	// The runs of the first multi-run span at or past to, and every one
+	// after, are in its chunk of the arena or later ones.
+	for k := ks; k < c.spans.Len(); k++ {
+		if s := c.spans.At(k); s.part == multiRun {
+			c.spans.runs.ForgetBefore(uint32(s.src))
+			break
+		}
+	}
+}
+
+// firstFrom is the index of the first item of s (ordered by id) whose id
+// is at least i.
+func firstFrom[T any](s *store.Seq[T], i int, id func(T) int32) int {
+	n, first := s.Len(), s.First()
+	return first + sort.Search(n-first, func(k int) bool { return int(id(s.At(first+k))) >= i })
+}
+
+// fold is old with the runs add and the odd sources odd let go of since,
+// each input partition's runs made canonical (canonical): a new level,
+// old left as it was (a clone may hold it).
+func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int) ForgotLevel {
+	out := ForgotLevel{Odd: old.Odd}
+	if len(odd) > 0 {
+		out.Odd = maps.Clone(old.Odd)
+		if out.Odd == nil {
+			out.Odd = map[string]int{}
+		}
+		for s, n := range odd {
+			out.Odd[s] += n
+		}
+	}
+	if len(add) == 0 {
+		out.Runs = old.Runs
+		return out
+	}
+	slices.SortStableFunc(add, func(a, b ForgotRun) int { return cmp.Or(cmp.Compare(a.Part, b.Part), cmp.Compare(a.First, b.First)) })
+	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
+	var part []ForgotRun
+	i, j := 0, 0
+	for i < len(old.Runs) || j < len(add) {
+		if j == len(add) || i < len(old.Runs) && old.Runs[i].Part < add[j].Part {
+			runs = append(runs, old.Runs[i]) // a partition with nothing new: as it was
+			i++
+			continue
+		}
+		p := add[j].Part
+		part = part[:0]
+		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
+			part = append(part, old.Runs[i])
+		}
+		for ; j < len(add) && add[j].Part == p; j++ {
+			part = append(part, add[j])
+		}
+		runs = c.canonical(runs, part, slot)
+	}
+	out.Runs = runs
+	return out
+}
+
+// canonical appends to out the runs of one input partition, part (of
+// either kind: every record, Slotted), as the fewest that say the same:
+// for each kind, the stretches of offsets over which the same number of
+// runs lie, each one run with that number (N), none for none; a
+// stretch joined to the one before it of the same number when they touch
+// or, for Slotted ones, when no record between goes to slot (at most
+// maxForgotGap asked). A partition whose records were written once each,
+// in order, is one run, however many batches they went out in.
+func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
+	type edge struct{ at, d int32 }
+	var edges []edge
+	for _, slotted := range [2]bool{false, true} {
+		edges = edges[:0]
+		for _, r := range part {
+			if r.Slotted == slotted {
+				edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
+			}
+		}
+		if len(edges) == 0 {
+			continue
+		}
+		slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+		from := len(out) // out's runs of this partition and kind start here
+		n := int32(0)
+		for k := 0; k < len(edges); {
+			at := edges[k].at
+			for ; k < len(edges) && edges[k].at == at; k++ {
+				n += edges[k].d
+			}
+			if n == 0 || k == len(edges) {
+				continue
+			}
+			last := edges[k].at - 1 // the stretch at..last has n runs over it
+			if m := len(out); m > from && out[m-1].N == n &&
+				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot)) {
+				out[m-1].Last = last
+				continue
+			}
+			out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
+		}
+	}
+	return out
+}
+
+// maxForgotGap is the most records between two slotted runs canonical
+// asks the partitioner about.
+const maxForgotGap = 1 << 12
+
+// noneBetween reports whether no record of the input partition numbered
+// part from offset from to to-1 goes to output partition slot, asking at
+// most maxForgotGap.
+func (c *CellLog) noneBetween(part, from, to, slot int) bool {
+	if from >= to || len(c.names.Outputs()) == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxForgotGap {
+		return false
+	}
+	var small [64]int32
+	buf := small[:0]
+	if to-from > len(small) {
+		buf = make([]int32, to-from)
+	}
+	buf = buf[:to-from]
+	c.names.Partitioner(c.names.Input().At(part)).Slots(from, buf)
+	return !slices.Contains(buf, int32(slot))
+}
+
+// KeptBytes is about what the log's cells hold in memory (their lists'
+// kept chunks and spines, the runs of its spans, its writers and
+// producers, what it let go of folded: Forgotten), for measuring what
+// forgetting saves; chunks a clone shares are counted in each.
+func (l *Log) KeptBytes() int {
+	c := &l.Cells
+	n := c.runs.KeptBytes(8) + c.recs.KeptBytes(12) + c.bases.KeptBytes(4) + c.farTicks.KeptBytes(8) +
+		c.others.KeptBytes(48) + c.far.KeptBytes(24) + cap(c.writers)*16 + cap(c.producers)*16
+	if c.spans != nil {
+		n += c.spans.KeptBytes(36) + c.spans.runs.KeptBytes()
+	}
+	if f := l.forgot; f != nil {
+		for _, lv := range [2]*ForgotLevel{&f.Uncommitted, &f.Committed} {
+			n += cap(lv.Runs)*20 + len(lv.Odd)*48
+		}
+	}
+	return n
+}
