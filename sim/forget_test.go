@@ -85,6 +85,7 @@ func TestDeliveryAfterForgettingOutputs(t *testing.T) {
 			w, sched := forgetCase(t, proto, seed)
 			f := w.Clone()
 			window, every := 3+seed%20, 1+seed%4
+			forgot := 0 // the last tick passed to ForgetOutputBefore
 			i := 0
 			for w.Tick < 350 {
 				for i < len(sched) && sched[i].tick <= w.Tick {
@@ -97,7 +98,8 @@ func TestDeliveryAfterForgettingOutputs(t *testing.T) {
 				w.Step()
 				f.Step()
 				if f.Tick%every == 0 {
-					f.broker.ForgetOutputBefore(f.Tick - window)
+					forgot = f.Tick - window
+					f.broker.ForgetOutputBefore(forgot)
 				}
 				at := fmt.Sprintf("%s seed %d window %d tick %d", proto, seed, window, w.Tick)
 				for _, iso := range []string{"read_uncommitted", "read_committed"} {
@@ -143,6 +145,21 @@ func TestDeliveryAfterForgettingOutputs(t *testing.T) {
 				}
 				if d := w.Delivery("read_uncommitted"); d.Duplicates > 0 && forgotDup {
 					found["duplicates of cells let go of"]++
+				}
+			}
+			// The trace refers to an invoice by its place in its log from
+			// the tick it was written: every event and packet of a tick
+			// at or after the one the logs were let go of before spells
+			// what it spells in the world keeping every cell.
+			for k := w.Events.Len() - 1; k >= 0 && w.Events.At(k).Tick >= forgot; k-- {
+				if got, want := fmt.Sprintf("%+v", f.Events.At(k)), fmt.Sprintf("%+v", w.Events.At(k)); got != want {
+					t.Fatalf("%s seed %d: event %d after forgetting the logs before tick %d: %s, keeping every cell %s", proto, seed, k, forgot, got, want)
+				}
+				found["events spelled"]++
+			}
+			for k := w.Packets.Len() - 1; k >= 0 && w.Packets.At(k).Sent >= forgot; k-- {
+				if got, want := f.Packets.At(k).Summary, w.Packets.At(k).Summary; got != want {
+					t.Fatalf("%s seed %d: packet %d after forgetting the logs before tick %d: %s, keeping every cell %s", proto, seed, k, forgot, got, want)
 				}
 			}
 		}

@@ -331,3 +331,31 @@ func (l *Log) KeptBytes() int {
 	}
 	return n
 }
+
+// ForgotInvoices is how many invoices of record off of the input
+// partition numbered part (or, part -1, of the source named source, no
+// input record's) were among the cells let go of that a reader at the
+// isolation level (read_committed when committed) sees: what a reader
+// from offset 0 met before the log's start.
+func (l *Log) ForgotInvoices(part, off int, source string, committed bool) int {
+	f := l.forgot
+	if f == nil {
+		return 0
+	}
+	lv := &f.Uncommitted
+	if committed {
+		lv = &f.Committed
+	}
+	if part < 0 {
+		return lv.Odd[source]
+	}
+	c := &l.Cells
+	slot, n := outputIndex(c.names, c.tp), 0
+	k := sort.Search(len(lv.Runs), func(k int) bool { return int(lv.Runs[k].Part) >= part })
+	for ; k < len(lv.Runs) && int(lv.Runs[k].Part) == part; k++ { // both kinds of runs (canonical)
+		if r := lv.Runs[k]; int(r.First) <= off && off <= int(r.Last) && (!r.Slotted || c.names.Partitioner(c.names.Input().At(part)).Slot(off) == slot) {
+			n += int(r.N)
+		}
+	}
+	return n
+}
