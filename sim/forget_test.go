@@ -229,10 +229,11 @@ func TestForgettingLeavesClonesTheirCells(t *testing.T) {
 // TestForgettingBoundsOutputLogs: a steady world (100 input partitions
 // fed 1,000 records a second each into 4 output partitions, Kafka's
 // defaults) whose output logs let go of what is older than 2 seconds,
-// every tick, keeps about as many bytes in them after 20 simulated
-// seconds as after 10 (its window's, and a slice header a chunk let go
-// of), where keeping everything doubles them; its folded runs stay one
-// an input partition and output partition, not a batch.
+// every tick, keeps at most about as many bytes in them in its 20th
+// simulated second as in its 10th (its window's, up to a quarter more
+// (worthLettingGo), and a slice header a chunk let go of), where keeping
+// everything doubles them; its folded runs stay one an input partition
+// and output partition, not a batch.
 func TestForgettingBoundsOutputLogs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("steps 4,000 ticks of a steady world")
@@ -250,22 +251,27 @@ func TestForgettingBoundsOutputLogs(t *testing.T) {
 		}
 		return n
 	}
-	var at10, keep10 int
-	for w.Tick < 2*10_000/DefaultTickMS {
+	second := 1000 / DefaultTickMS
+	var at10, at20, keep10 int // the most kept in the 10th and 20th seconds
+	for w.Tick < 20*second {
 		w.Step()
 		keep.Step()
 		w.broker.ForgetOutputBefore(w.Tick - window)
-		if w.Tick == 10_000/DefaultTickMS {
-			at10, keep10 = kept(w), kept(keep)
+		switch {
+		case w.Tick > 9*second && w.Tick <= 10*second:
+			at10 = max(at10, kept(w))
+			keep10 = kept(keep)
+		case w.Tick > 19*second:
+			at20 = max(at20, kept(w))
 		}
 	}
-	at20, keep20 := kept(w), kept(keep)
-	t.Logf("output logs' bytes after 10 s and 20 s: %d and %d letting go of all but 2 s, %d and %d keeping all", at10, at20, keep10, keep20)
+	keep20 := kept(keep)
+	t.Logf("output logs' bytes at most in the 10th and 20th seconds: %d and %d letting go of all but 2 s; %d and %d keeping all", at10, at20, keep10, keep20)
 	if keep20 < keep10*3/2 {
 		t.Fatalf("keeping everything, the output logs grew from %d to %d bytes only: the world is not steady", keep10, keep20)
 	}
-	if at20 > at10*11/10 || at20 > keep20/4 {
-		t.Fatalf("letting go of all but 2 s, the output logs grew from %d to %d bytes (keeping all: %d)", at10, at20, keep20)
+	if at20 > at10*11/10 || at20 > keep20/3 {
+		t.Fatalf("letting go of all but 2 s, the output logs grew from %d to %d bytes at most (keeping all: %d)", at10, at20, keep20)
 	}
 	runs := 0
 	for _, tp := range w.layout.Outputs() {

@@ -103,11 +103,12 @@ func (l *Log) forgetBefore(tick int) {
 		return // no cell yet, or only records of the upstream producer: no invoice to fold
 	}
 	to := c.cutBefore(tick, l.LSO())
-	if to <= c.start {
+	if to <= c.start || !c.worthLettingGo(to) {
 		return
 	}
 	slot := outputIndex(c.names, c.tp)
-	var all, committed []ForgotRun
+	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
+	anyAborted := false
 	var oddAll, oddCommitted map[string]int
 	for r := range c.Runs(to, to) {
 		if !r.OK {
@@ -121,9 +122,24 @@ func (l *Log) forgetBefore(tick int) {
 		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
 			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
 				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+		if r.Txn == TxnAborted {
+			fr.N, anyAborted = -1, true // marked until the split below
+		}
 		all = append(all, fr)
-		if r.Txn != TxnAborted {
-			committed = append(committed, fr)
+	}
+	// Grouped by input partition once for both levels (fold wants them
+	// so; canonical orders each partition's): read_committed's are those
+	// not aborted.
+	all = byPart(all, len(c.names.Inputs()))
+	committed := all
+	if anyAborted {
+		committed = make([]ForgotRun, 0, len(all))
+		for k := range all {
+			if all[k].N < 0 {
+				all[k].N = 1
+			} else {
+				committed = append(committed, all[k])
+			}
 		}
 	}
 	var f Forgotten
@@ -203,7 +219,59 @@ func firstFrom[T any](s *store.Seq[T], i int, id func(T) int32) int {
 	return first + sort.Search(n-first, func(k int) bool { return int(id(s.At(first+k))) >= i })
 }
 
-// fold is old with the runs add and the odd sources odd let go of since,
+// byPart is runs in the order of their input partitions (of parts),
+// each partition's in the order they came: a counting sort, a pass over
+// them rather than a comparison sort (a fold is about a run a batch of
+// every input partition, T1's 1,000 a tick an output partition).
+func byPart(runs []ForgotRun, parts int) []ForgotRun {
+	at := make([]int32, parts+1)
+	for k := range runs {
+		at[runs[k].Part+1]++
+	}
+	for p := 1; p <= parts; p++ {
+		at[p] += at[p-1]
+	}
+	out := make([]ForgotRun, len(runs))
+	for k := range runs {
+		p := runs[k].Part
+		out[at[p]] = runs[k]
+		at[p]++
+	}
+	return out
+}
+
+// runsBelow is at most how many runs Runs yields from the start to
+// offset to (no span's middle): the spans' runs and the other cells.
+func (c *CellLog) runsBelow(to int) int {
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	n := (to - b1) - (c.start - b0) // the other cells
+	for k := k0; k < k1; k++ {
+		s := c.spans.At(k)
+		n += s.runCount()
+	}
+	return n
+}
+
+// worthLettingGo reports whether moving the start to to lets go of at
+// least a chunk of spans or of other cells, and of at least a quarter as
+// many as it keeps: each time costs about a run an input partition
+// (fold), so a log folds its past a few times a window (the ticks asked
+// to keep) rather than every tick, keeping at most a quarter more.
+func (c *CellLog) worthLettingGo(to int) bool {
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	r0, r1 := c.start-b0, to-b1 // recs' indexes
+	chunk := store.SeqChunk()
+	spans, recs := 0, c.recs.Len()
+	if c.spans != nil {
+		spans = c.spans.Len()
+	}
+	return k1-k0 >= max(chunk, (spans-k1)/4) || r1-r0 >= max(chunk, (recs-r1)/4)
+}
+
+// fold is old with the runs add (grouped by input partition, in their
+// order: byPart) and the odd sources odd let go of since,
 // each input partition's runs made canonical (canonical): a new level,
 // old left as it was (a clone may hold it).
 func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int) ForgotLevel {
@@ -221,7 +289,6 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		out.Runs = old.Runs
 		return out
 	}
-	slices.SortStableFunc(add, func(a, b ForgotRun) int { return cmp.Or(cmp.Compare(a.Part, b.Part), cmp.Compare(a.First, b.First)) })
 	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
 	var part []ForgotRun
 	i, j := 0, 0
@@ -241,7 +308,7 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		}
 		runs = c.canonical(runs, part, slot)
 	}
-	out.Runs = runs
+	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
 	return out
 }
 
@@ -257,6 +324,9 @@ func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 	type edge struct{ at, d int32 }
 	var edges []edge
 	for _, slotted := range [2]bool{false, true} {
+		if c.canonicalInOrder(&out, part, slotted, slot) {
+			continue
+		}
 		edges = edges[:0]
 		for _, r := range part {
 			if r.Slotted == slotted {
@@ -287,6 +357,36 @@ func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 		}
 	}
 	return out
+}
+
+// canonicalInOrder is canonical for the runs of one kind when they come
+// in offset order, none overlapping the one before (a partition's
+// batches one after the other: the usual case), without sorting: each
+// run joined to the one before it as canonical joins them. False, out
+// unchanged, when they do not.
+func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int) bool {
+	last := int32(-1)
+	for k := range part {
+		if r := &part[k]; r.Slotted == slotted {
+			if r.First <= last {
+				return false
+			}
+			last = r.Last
+		}
+	}
+	from := len(*out)
+	for _, r := range part {
+		if r.Slotted != slotted {
+			continue
+		}
+		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
+			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot)) {
+			(*out)[m-1].Last = r.Last
+			continue
+		}
+		*out = append(*out, r)
+	}
+	return true
 }
 
 // maxForgotGap is the most records between two slotted runs canonical

@@ -85,3 +85,39 @@ func TestBytesForgetBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestBytesAppendsPastItsReachWhenItLetsGo: a Bytes whose places spell
+// only 16 chunks (placeBits made small) that lets go of its past as it
+// appends goes on past 16 chunks in its life, its chunks numbered round
+// the ring, every kept encoding reading back; holding 16 at once is
+// refused.
+func TestBytesAppendsPastItsReachWhenItLetsGo(t *testing.T) {
+	setSeqChunk(t, 4) // 64-byte chunks
+	old := placeBits
+	placeBits = bytesShift() + 4
+	t.Cleanup(func() { placeBits = old })
+	var b Bytes
+	var at []uint32
+	for i := 0; i < 2000; i++ { // 20 bytes each: about 600 chunks in all
+		at = append(at, b.Append(append(make([]byte, 19), byte(i))))
+		if i >= 40 {
+			b.ForgetBefore(at[i-40])
+		}
+		for k := max(0, i-40); k <= i; k++ {
+			if got := b.At(at[k]); got[19] != byte(k) {
+				t.Fatalf("after %d appends, encoding %d reads %d", i+1, k, got[19])
+			}
+		}
+	}
+	if b.gone < 2*ringChunks() {
+		t.Fatalf("let go of %d chunks, fewer than twice the ring's %d: the test proves less than it says", b.gone, ringChunks())
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("a Bytes kept more chunks than its places spell, and said nothing")
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		b.Append(make([]byte, 20))
+	}
+}

@@ -42,21 +42,22 @@ type Seq[T any] struct {
 	// transactions; offsets' runs) is changed again: its clones then copy
 	// the open chunk rather than share it, and Update changes it in place.
 	ownOpen bool
-	// gone is how many full chunks ForgetBefore let go of (their places
-	// in full are nil): items below gone*seqChunk are no longer kept.
-	// (An int32 beside ownOpen: a Seq stays 56 bytes.)
+	// gone is how many full chunks ForgetBefore let go of, before
+	// full[0]: items below gone*seqChunk are no longer kept, and item i
+	// is in full[i>>seqShift-gone]. (An int32 beside ownOpen: a Seq stays
+	// 56 bytes.)
 	gone int32
 }
 
 // Len is the number of items.
-func (s *Seq[T]) Len() int { return len(s.full)*seqChunk + len(s.open) }
+func (s *Seq[T]) Len() int { return (int(s.gone)+len(s.full))*seqChunk + len(s.open) }
 
 // At returns item i.
 func (s *Seq[T]) At(i int) T {
-	if c := i >> seqShift; c < len(s.full) {
+	if c := i>>seqShift - int(s.gone); c < len(s.full) {
 		return s.full[c][i&(seqChunk-1)]
 	}
-	return s.open[i-len(s.full)*seqChunk]
+	return s.open[i-(int(s.gone)+len(s.full))*seqChunk]
 }
 
 // Append adds an item at the end.
@@ -101,9 +102,10 @@ func (s *Seq[T]) Last() *T {
 func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 	from, to = max(from, s.First()), min(to, s.Len())
 	spineCopied := false
-	for c := from / seqChunk; c < len(s.full) && c*seqChunk < to; c++ {
+	gone := int(s.gone)
+	for c := from / seqChunk; c-gone < len(s.full) && c*seqChunk < to; c++ {
 		lo, hi := max(from-c*seqChunk, 0), min(to-c*seqChunk, seqChunk)
-		chunk := s.full[c]
+		chunk := s.full[c-gone]
 		hit := false
 		for i := lo; i < hi && !hit; i++ {
 			hit = match(&chunk[i])
@@ -117,14 +119,14 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 			s.full, spineCopied = full, true
 		}
 		chunk = append(make([]T, 0, seqChunk), chunk...)
-		s.full[c] = chunk
+		s.full[c-gone] = chunk
 		for i := lo; i < hi; i++ {
 			if match(&chunk[i]) {
 				f(&chunk[i])
 			}
 		}
 	}
-	base := len(s.full) * seqChunk
+	base := (gone + len(s.full)) * seqChunk
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
 			if !s.ownOpen {
