@@ -34,6 +34,9 @@ import (
 // changed once made (a fold makes a new one), so clones share it.
 type Forgotten struct {
 	Uncommitted, Committed ForgotLevel
+	// same: no aborted cell was let go of, so Committed is Uncommitted
+	// (the same runs and map, folded once).
+	same bool
 }
 
 // ForgotLevel is what a reader at one isolation level saw of the cells
@@ -142,12 +145,16 @@ func (l *Log) forgetBefore(tick int) {
 			}
 		}
 	}
-	var f Forgotten
+	f := Forgotten{same: true}
 	if l.forgot != nil {
 		f = *l.forgot
 	}
 	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
-	f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+	if f.same = f.same && !anyAborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+	}
 	l.forgot = &f
 	c.letGo(to)
 	// Kafka's LogSegment drops the aborted transaction index with its
@@ -427,6 +434,9 @@ func (l *Log) KeptBytes() int {
 	if f := l.forgot; f != nil {
 		for _, lv := range [2]*ForgotLevel{&f.Uncommitted, &f.Committed} {
 			n += cap(lv.Runs)*20 + len(lv.Odd)*48
+			if f.same {
+				break
+			}
 		}
 	}
 	return n
