@@ -113,22 +113,40 @@ func (l *Log) forgetBefore(tick int) {
 	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
 	anyAborted := false
 	var oddAll, oddCommitted map[string]int
-	for r := range c.Runs(to, to) {
-		if !r.OK {
-			src := c.At(r.I).Source
-			oddAll = addOdd(oddAll, src, r.N)
-			if r.Txn != TxnAborted {
-				oddCommitted = addOdd(oddCommitted, src, r.N)
+	outs := len(c.names.Outputs())
+	if k0, k1, ok := c.onlySpans(to); ok {
+		// Every cell let go of is in a span (T1's logs): their runs read
+		// straight from the arena, as Runs reads them, without its
+		// iterator (a fold reads millions).
+		for k := k0; k < k1; k++ {
+			s := c.spans.At(k)
+			txn := s.txn()
+			if txn == TxnAborted {
+				anyAborted = true
 			}
-			continue
+			add := func(r spanRun, rn int) {
+				fr := ForgotRun{Part: r.part, First: r.src, Last: r.src + r.span, N: 1,
+					Slotted: rn != int(r.span)+1 || outs == 1 ||
+						rn == 1 && c.names.Partitioner(c.names.Input().At(int(r.part))).Slot(int(r.src)) == slot}
+				if txn == TxnAborted {
+					fr.N = -1 // marked until the split below
+				}
+				all = append(all, fr)
+			}
+			if s.part != multiRun {
+				add(spanRun{part: s.part, src: s.src, span: s.span}, int(s.n))
+				continue
+			}
+			for rr := c.runsOf(&s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				add(r, rn)
+			}
 		}
-		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
-			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
-				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
-		if r.Txn == TxnAborted {
-			fr.N, anyAborted = -1, true // marked until the split below
-		}
-		all = append(all, fr)
+	} else {
+		all, oddAll, oddCommitted, anyAborted = c.foldRuns(all, to, slot)
 	}
 	// Grouped by input partition once for both levels (fold wants them
 	// so; canonical orders each partition's): read_committed's are those
@@ -166,6 +184,30 @@ func (l *Log) forgetBefore(tick int) {
 	if k > 0 {
 		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
+}
+
+// foldRuns appends to all the runs of the data cells from the start to
+// offset to, as Runs gives them (a run's N -1, marked, when aborted),
+// and gives the sources that are no input record's at each level.
+func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll, oddCommitted map[string]int, anyAborted bool) {
+	for r := range c.Runs(to, to) {
+		if !r.OK {
+			src := c.At(r.I).Source
+			oddAll = addOdd(oddAll, src, r.N)
+			if r.Txn != TxnAborted {
+				oddCommitted = addOdd(oddCommitted, src, r.N)
+			}
+			continue
+		}
+		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
+			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
+				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+		if r.Txn == TxnAborted {
+			fr.N, anyAborted = -1, true // marked until the split below
+		}
+		all = append(all, fr)
+	}
+	return all, oddAll, oddCommitted, anyAborted
 }
 
 func addOdd(m map[string]int, src string, n int) map[string]int {
@@ -245,6 +287,17 @@ func byPart(runs []ForgotRun, parts int) []ForgotRun {
 		at[p]++
 	}
 	return out
+}
+
+// onlySpans reports whether every cell from the start to offset to (no
+// span's middle) is in a span, k0 to k1-1.
+func (c *CellLog) onlySpans(to int) (k0, k1 int, ok bool) {
+	if c.spans == nil {
+		return 0, 0, false
+	}
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	return k0, k1, to-b1 == c.start-b0
 }
 
 // runsBelow is at most how many runs Runs yields from the start to
