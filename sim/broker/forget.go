@@ -237,7 +237,23 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 	if n <= c.start {
 		return c.start
 	}
-	to := c.start + sort.Search(n-c.start, func(k int) bool { return c.TickAt(c.start+k) >= tick })
+	if c.recs.Len() == 0 && c.spans != nil {
+		// Spans only (T1's logs): the first written at or after tick, by
+		// their ticks, rather than a cell at a time (TickAt finds its span).
+		k0, _ := c.spanFrom(c.start)
+		m := c.spans.Len()
+		k := k0 + sort.Search(m-k0, func(k int) bool { return int(c.spans.At(k0+k).tick) >= tick })
+		to := n
+		if k < m {
+			to = min(int(c.spans.At(k).first), n)
+		}
+		return c.spanStart(to)
+	}
+	return c.spanStart(c.start + sort.Search(n-c.start, func(k int) bool { return c.TickAt(c.start+k) >= tick }))
+}
+
+// spanStart is offset to, or the first cell of the span it falls in.
+func (c *CellLog) spanStart(to int) int {
 	if to >= c.Len() {
 		return to
 	}
