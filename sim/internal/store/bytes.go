@@ -1,5 +1,7 @@
 package store
 
+import "fmt"
+
 // Bytes is an append-only string of encodings kept in chunks, for what
 // grows with a world's age and is read an encoding at a time (a log's runs
 // of sources, broker.spanStore): as Seq, World.Clone shares every chunk
@@ -11,29 +13,14 @@ package store
 // from one slice (At).
 //
 // A place is a uint32: chunk<<bytesShift | offset in it, so a Bytes holds
-// up to 4 GB at once (its chunks' unused ends counted). The chunk is
-// numbered round a ring of 1<<(32-bytesShift) (the chunk's number since
-// the first, modulo that): a Bytes that lets go of its past (ForgetBefore)
-// may append 4 GB and more in its life. The zero Bytes is empty and ready
-// to use.
+// up to 4 GB (its chunks' unused ends counted). The zero Bytes is empty
+// and ready to use.
 type Bytes struct {
-	full [][]byte // full chunks kept; the spine is shared with clones, cut to its length
+	full [][]byte // full chunks; the spine is shared with clones, cut to its length
 	open []byte   // the chunk being filled
-	gone int      // the chunks let go of, before full[0] (ForgetBefore)
-}
-
-// ringChunks is how many chunk numbers a place can spell.
-func ringChunks() int { return 1 << (placeBits - bytesShift()) }
-
-// placeBits is how many bits of a place a Bytes uses: 32 (a var only so
-// that a test can make the ring small).
-var placeBits uint = 32
-
-// chunk is the index in full (len(full): the open chunk) of place at's
-// chunk; past len(full) for a chunk let go of.
-func (s *Bytes) chunk(at uint32) int {
-	m := ringChunks()
-	return (int(at>>bytesShift()) - s.gone%m + m) % m
+	// first is the number of the chunk full[0] is: those before it were
+	// let go of (ForgetBefore). Places stay absolute.
+	first int
 }
 
 // bytesShift: a chunk is 1<<bytesShift bytes, 16 times a Seq chunk's
@@ -46,14 +33,14 @@ func bytesShift() uint { return seqShift + 4 }
 func (s *Bytes) Append(b []byte) uint32 {
 	size := 1 << bytesShift()
 	if len(s.open)+len(b) > size && len(s.open) > 0 {
-		if len(s.full)+1 >= ringChunks() {
-			panic("sim: a Bytes is full (4 GB of encodings kept)")
+		if s.first+len(s.full)+1 >= 1<<(32-bytesShift()) {
+			panic("sim: a Bytes is full (4 GB of encodings)")
 		}
 		s.full = append(s.full, s.open)
 		// One that filled a chunk fills the next: whole at once.
 		s.open = make([]byte, 0, max(size, len(b)))
 	}
-	at := uint32((s.gone+len(s.full))%ringChunks()<<bytesShift() | len(s.open))
+	at := uint32((s.first+len(s.full))<<bytesShift() | len(s.open))
 	if need := len(s.open) + len(b); need > cap(s.open) {
 		// A young chunk, or one shared with a clone (cut to its length):
 		// copied to twice its room (at least 64 bytes), up to a whole
@@ -65,16 +52,35 @@ func (s *Bytes) Append(b []byte) uint32 {
 }
 
 // At is the bytes from place at to the end of its chunk: the encoding
-// appended there and those after it in the chunk.
+// appended there and those after it in the chunk. A place let go of
+// (ForgetBefore) panics.
 func (s *Bytes) At(at uint32) []byte {
-	c, off := s.chunk(at), int(at&(1<<bytesShift()-1))
-	switch {
-	case c < len(s.full):
+	c, off := int(at>>bytesShift())-s.first, int(at&(1<<bytesShift()-1))
+	if c < 0 {
+		panic(fmt.Sprintf("sim: place %d was let go of (the history window keeps places from %d on)", at, s.First()))
+	}
+	if c < len(s.full) {
 		return s.full[c][off:]
-	case c > len(s.full):
-		panic("sim: a place in a chunk a Bytes let go of")
 	}
 	return s.open[off:]
+}
+
+// First is the first place still kept: 0 unless ForgetBefore let go of
+// chunks.
+func (s *Bytes) First() uint32 { return uint32(s.first << bytesShift()) }
+
+// ForgetBefore lets go of the full chunks wholly before place at (the open
+// chunk is always kept), as Seq.ForgetBefore: the spine is copied without
+// them, so a clone keeps what it had, and they are freed once no clone
+// holds them. Places keep their numbers: a Bytes still reaches 4 GB over
+// its life.
+func (s *Bytes) ForgetBefore(at uint32) {
+	n := min(int(at>>bytesShift())-s.first, len(s.full))
+	if n <= 0 {
+		return
+	}
+	s.full = append(make([][]byte, 0, len(s.full)-n+8), s.full[n:]...)
+	s.first += n
 }
 
 // Size is the bytes held, the chunks' unused room not counted.
@@ -89,5 +95,5 @@ func (s *Bytes) Size() int {
 // Clone shares the chunks, the open one cut to its length (its room is
 // the original's alone). Nothing is written to s.
 func (s *Bytes) Clone() Bytes {
-	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], gone: s.gone}
+	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 }

@@ -1,24 +1,27 @@
 package store
 
 import (
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
-// TestSeqForgetBeforeLeavesClonesTheirChunks: a family of Seqs cloned
-// from each other at random points, each appended to, updated and let go
-// of its past at random, keeps every item from its First on equal to its
-// own plain-slice model, never lets go of an item at or past the index
-// asked (nor of the newest), and a clone made before keeps every item.
-func TestSeqForgetBeforeLeavesClonesTheirChunks(t *testing.T) {
+// TestSeqForgetBefore: a family of Seqs cloned from each other at random
+// points, appended to, updated and let go of at random, keeps every item
+// from its First on equal to its own plain-slice model, with indexes
+// absolute (Len counts what was let go of), First a whole number of
+// chunks at most the point asked, and what a clone holds untouched by
+// what the Seq it was cloned from let go of.
+func TestSeqForgetBefore(t *testing.T) {
 	tinyChunks(t)
 	r := rand.New(rand.NewSource(2))
 	type pair struct {
 		s     Seq[int]
 		model []int
+		asked int // the furthest ForgetBefore asked for
 	}
 	fam := []*pair{{}}
-	forgot := 0
 	for step := 0; step < 20000; step++ {
 		p := fam[r.Intn(len(fam))]
 		switch k := r.Intn(12); {
@@ -26,98 +29,120 @@ func TestSeqForgetBeforeLeavesClonesTheirChunks(t *testing.T) {
 			v := r.Intn(1000)
 			p.s.Append(v)
 			p.model = append(p.model, v)
-		case k < 8 && len(p.model) > 0:
-			i := p.s.First() + r.Intn(len(p.model)-p.s.First())
-			p.s.Set(i, -step)
-			p.model[i] = -step
-		case k < 10:
-			i := r.Intn(len(p.model) + 1)
-			was := p.s.First()
-			p.s.ForgetBefore(i)
-			if f := p.s.First(); f > max(i, was) || f < was || len(p.model) > 0 && f >= len(p.model) {
-				t.Fatalf("step %d: ForgetBefore(%d) of %d items kept from %d (was %d)", step, i, len(p.model), f, was)
+		case k < 8 && len(p.model) > p.s.First():
+			from := p.s.First() + r.Intn(len(p.model)-p.s.First())
+			to := from + r.Intn(len(p.model)-from+1)
+			// asked from up to 2 items before: Update starts at First
+			ask := from - r.Intn(3)
+			p.s.Update(ask, to, func(v *int) bool { return *v%3 == 0 }, func(v *int) { *v += 1 })
+			for i := max(ask, p.s.First()); i < to; i++ {
+				if p.model[i]%3 == 0 {
+					p.model[i]++
+				}
 			}
-			if p.s.First() > was {
-				forgot++
+		case k == 8 && len(fam) < 30:
+			fam = append(fam, &pair{s: p.s.Clone(), model: append([]int{}, p.model...), asked: p.asked})
+		default:
+			i := r.Intn(len(p.model) + 2)
+			before := p.s.First()
+			dropped := p.s.ForgetBefore(i)
+			if p.s.First() != before+dropped || p.s.First()%seqChunk != 0 || (dropped > 0 && p.s.First() > i) {
+				t.Fatalf("step %d: ForgetBefore(%d) from First %d let go of %d, First now %d", step, i, before, dropped, p.s.First())
 			}
-		case k == 10 && len(fam) < 8:
-			fam = append(fam, &pair{s: p.s.Clone(), model: append([]int(nil), p.model...)})
+			p.asked = max(p.asked, i)
 		}
-		for _, q := range fam {
-			if q.s.Len() != len(q.model) {
-				t.Fatalf("step %d: Len %d, model %d", step, q.s.Len(), len(q.model))
-			}
-			for i := q.s.First(); i < len(q.model); i++ {
-				if q.s.At(i) != q.model[i] {
-					t.Fatalf("step %d: item %d is %d, model %d (first %d)", step, i, q.s.At(i), q.model[i], q.s.First())
+		if p.s.Len() != len(p.model) {
+			t.Fatalf("step %d: Len %d, want %d", step, p.s.Len(), len(p.model))
+		}
+		if step%53 == 0 {
+			for j, q := range fam {
+				got := q.s.Slice(0, q.s.Len())
+				if want := q.model[q.s.First():]; fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("step %d: member %d holds %v from %d, want %v", step, j, got, q.s.First(), want)
+				}
+				for i, v := range q.s.From(0) {
+					if v != q.model[i] {
+						t.Fatalf("step %d: member %d: From yields %d at %d, want %d", step, j, v, i, q.model[i])
+					}
 				}
 			}
 		}
 	}
-	if forgot == 0 {
-		t.Fatal("no Seq let go of a chunk: the test proves nothing")
+}
+
+// TestSeqUpdateBeforeFirst: Update asked from before First changes only
+// the items kept, never panics, and leaves the clone that still holds the
+// chunk let go of as it was.
+func TestSeqUpdateBeforeFirst(t *testing.T) {
+	tinyChunks(t)
+	var s Seq[int]
+	for i := 0; i < 9; i++ {
+		s.Append(i)
+	}
+	c := s.Clone()
+	if n := s.ForgetBefore(5); n != 4 || s.First() != 4 {
+		t.Fatalf("ForgetBefore(5) let go of %d items, First %d: want 4 and 4 (chunks of 2 wholly before 5)", n, s.First())
+	}
+	s.Update(0, 9, func(*int) bool { return true }, func(v *int) { *v += 100 })
+	if got := fmt.Sprint(s.Slice(0, 9)); got != "[104 105 106 107 108]" {
+		t.Fatalf("after Update: %s", got)
+	}
+	if got := fmt.Sprint(c.Slice(0, 9)); got != "[0 1 2 3 4 5 6 7 8]" {
+		t.Fatalf("the clone: %s", got)
 	}
 }
 
-// TestBytesForgetBefore: a Bytes lets go of the chunks before the one a
-// place is in, and a clone made before keeps reading them.
-func TestBytesForgetBefore(t *testing.T) {
-	setSeqChunk(t, 4) // 64-byte chunks
-	var b Bytes
-	var at []uint32
-	for i := 0; i < 100; i++ {
-		at = append(at, b.Append([]byte{byte(i), byte(i), byte(i)}))
+// TestSeqAtForgottenPanics: At of an item let go of panics, naming the
+// index and the first item kept.
+func TestSeqAtForgottenPanics(t *testing.T) {
+	tinyChunks(t)
+	var s Seq[int]
+	for i := 0; i < 7; i++ {
+		s.Append(i)
 	}
-	c := b.Clone()
-	before := b.KeptBytes()
-	b.ForgetBefore(at[60])
-	if b.KeptBytes() >= before {
-		t.Fatalf("kept %d bytes after ForgetBefore, %d before", b.KeptBytes(), before)
-	}
-	for i := range at {
-		if got := c.At(at[i]); got[0] != byte(i) {
-			t.Fatalf("the clone's encoding %d reads %d", i, got[0])
-		}
-		if i >= 60 {
-			if got := b.At(at[i]); got[0] != byte(i) {
-				t.Fatalf("encoding %d reads %d after ForgetBefore", i, got[0])
-			}
-		}
-	}
-}
-
-// TestBytesAppendsPastItsReachWhenItLetsGo: a Bytes whose places spell
-// only 16 chunks (placeBits made small) that lets go of its past as it
-// appends goes on past 16 chunks in its life, its chunks numbered round
-// the ring, every kept encoding reading back; holding 16 at once is
-// refused.
-func TestBytesAppendsPastItsReachWhenItLetsGo(t *testing.T) {
-	setSeqChunk(t, 4) // 64-byte chunks
-	old := placeBits
-	placeBits = bytesShift() + 4
-	t.Cleanup(func() { placeBits = old })
-	var b Bytes
-	var at []uint32
-	for i := 0; i < 2000; i++ { // 20 bytes each: about 600 chunks in all
-		at = append(at, b.Append(append(make([]byte, 19), byte(i))))
-		if i >= 40 {
-			b.ForgetBefore(at[i-40])
-		}
-		for k := max(0, i-40); k <= i; k++ {
-			if got := b.At(at[k]); got[19] != byte(k) {
-				t.Fatalf("after %d appends, encoding %d reads %d", i+1, k, got[19])
-			}
-		}
-	}
-	if b.gone < 2*ringChunks() {
-		t.Fatalf("let go of %d chunks, fewer than twice the ring's %d: the test proves less than it says", b.gone, ringChunks())
+	s.ForgetBefore(4)
+	if s.At(4) != 4 || s.At(6) != 6 {
+		t.Fatalf("kept items read %d, %d", s.At(4), s.At(6))
 	}
 	defer func() {
-		if r := recover(); r == nil {
-			t.Fatal("a Bytes kept more chunks than its places spell, and said nothing")
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, "item 3 was let go of") || !strings.Contains(msg, "from 4 on") {
+			t.Fatalf("At(3) after ForgetBefore(4): panic %q", msg)
 		}
 	}()
-	for i := 0; i < 100; i++ {
-		b.Append(make([]byte, 20))
+	s.At(3)
+}
+
+// TestBytesForgetBefore: places stay absolute after the chunks before one
+// are let go of; a clone made before keeps reading them; a place let go
+// of panics.
+func TestBytesForgetBefore(t *testing.T) {
+	setSeqChunk(t, 4) // 64-byte chunks
+	var s Bytes
+	var ats []uint32
+	for i := 0; i < 40; i++ {
+		ats = append(ats, s.Append([]byte(fmt.Sprintf("enc%02d", i))))
 	}
+	c := s.Clone()
+	s.ForgetBefore(ats[20])
+	if s.First() == 0 || s.First() > ats[20] {
+		t.Fatalf("First %d after ForgetBefore(%d)", s.First(), ats[20])
+	}
+	for i := 20; i < 40; i++ {
+		if got := string(s.At(ats[i])[:5]); got != fmt.Sprintf("enc%02d", i) {
+			t.Fatalf("place %d reads %q", ats[i], got)
+		}
+	}
+	if got := string(c.At(ats[0])[:5]); got != "enc00" {
+		t.Fatalf("the clone reads %q at the first place", got)
+	}
+	if at := s.Append([]byte("later")); string(s.At(at)[:5]) != "later" || at <= ats[39] {
+		t.Fatalf("an append after forgetting went to %d", at)
+	}
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "was let go of") {
+			t.Fatalf("At of a place let go of: panic %q", msg)
+		}
+	}()
+	s.At(ats[0])
 }

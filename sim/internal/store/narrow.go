@@ -12,14 +12,22 @@ func Narrow(v, base, limit int64) (uint16, bool) {
 }
 
 // FarAt finds record i's entry among the fields kept apart (far: in the
-// order of the records they are for, id giving that record's index),
-// among those far still keeps (Seq.First).
+// order of the records they are for, id giving that record's index; those
+// let go of, below far.First, are not searched).
 func FarAt[T any](far *Seq[T], i int, id func(T) int32) (T, bool) {
-	n, first := far.Len(), far.First()
-	k := first + sort.Search(n-first, func(k int) bool { return int(id(far.At(first+k))) >= i })
+	n, lo := far.Len(), far.First()
+	k := lo + sort.Search(n-lo, func(k int) bool { return int(id(far.At(lo+k))) >= i })
 	if k < n && int(id(far.At(k))) == i {
 		return far.At(k), true
 	}
 	var zero T
 	return zero, false
+}
+
+// ForgetFarBefore lets go of far's chunks whose entries are all for
+// records before index i (Seq.ForgetBefore).
+func ForgetFarBefore[T any](far *Seq[T], i int, id func(T) int32) {
+	n, lo := far.Len(), far.First()
+	k := lo + sort.Search(n-lo, func(k int) bool { return int(id(far.At(lo+k))) >= i })
+	far.ForgetBefore(k)
 }

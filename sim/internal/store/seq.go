@@ -4,7 +4,10 @@
 // packages never need to learn how their history is kept.
 package store
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // seqChunk is the number of items in one chunk of a Seq, 1<<seqShift: a
 // power of two, so that finding an item's chunk is a shift and a mask, not
@@ -42,22 +45,51 @@ type Seq[T any] struct {
 	// transactions; offsets' runs) is changed again: its clones then copy
 	// the open chunk rather than share it, and Update changes it in place.
 	ownOpen bool
-	// gone is how many full chunks ForgetBefore let go of, before
-	// full[0]: items below gone*seqChunk are no longer kept, and item i
-	// is in full[i>>seqShift-gone]. (An int32 beside ownOpen: a Seq stays
-	// 56 bytes.)
-	gone int32
+	// first is the number of the chunk full[0] is: the chunks before it
+	// were let go of (ForgetBefore). Indexes stay absolute: item i is in
+	// chunk i>>seqShift, at full[i>>seqShift-first]. 32 bits, beside
+	// ownOpen, so that a Seq stays 56 bytes (a world holds several per
+	// partition): 2^32 chunks are far more items than a world makes.
+	first uint32
 }
 
-// Len is the number of items.
-func (s *Seq[T]) Len() int { return (int(s.gone)+len(s.full))*seqChunk + len(s.open) }
+// Len is the number of items ever appended, those let go of counted.
+func (s *Seq[T]) Len() int { return (int(s.first)+len(s.full))*seqChunk + len(s.open) }
 
-// At returns item i.
+// First is the index of the first item still kept: 0 unless ForgetBefore
+// let go of chunks.
+func (s *Seq[T]) First() int { return int(s.first) * seqChunk }
+
+// At returns item i. An item let go of (below First) panics: its index
+// stays valid, its value is gone.
 func (s *Seq[T]) At(i int) T {
-	if c := i>>seqShift - int(s.gone); c < len(s.full) {
+	if c := i>>seqShift - int(s.first); uint(c) < uint(len(s.full)) {
 		return s.full[c][i&(seqChunk-1)]
+	} else if c < 0 {
+		s.forgotten(i)
 	}
-	return s.open[i-(int(s.gone)+len(s.full))*seqChunk]
+	return s.open[i-(int(s.first)+len(s.full))*seqChunk]
+}
+
+// forgotten panics for item i, let go of: out of line, so that At stays
+// small enough to inline.
+func (s *Seq[T]) forgotten(i int) {
+	panic(fmt.Sprintf("sim: item %d was let go of (the history window keeps items from %d on)", i, s.First()))
+}
+
+// ForgetBefore lets go of the full chunks whose items all come before
+// index i (the open chunk is always kept), and reports how many items it
+// let go of. The spine is copied without them, never changed in place
+// (clones share it), so that the chunks are freed once no clone holds
+// them; a clone made before keeps every chunk it had.
+func (s *Seq[T]) ForgetBefore(i int) int {
+	n := min(i>>seqShift-int(s.first), len(s.full))
+	if n <= 0 {
+		return 0
+	}
+	s.full = append(make([][]T, 0, len(s.full)-n+8), s.full[n:]...)
+	s.first += uint32(n)
+	return n * seqChunk
 }
 
 // Append adds an item at the end.
@@ -69,7 +101,7 @@ func (s *Seq[T]) Append(v T) {
 		// 127 items, thrown away). A first chunk grows, so that the many
 		// short Seqs (a log of a few records) stay small.
 		s.open = make([]T, 0, seqChunk)
-	} else if len(s.open) == cap(s.open) && (len(s.full) > 0 || 2*len(s.open) >= seqChunk) {
+	} else if len(s.open) == cap(s.open) && (len(s.full) > 0 || s.first > 0 || 2*len(s.open) >= seqChunk) {
 		// Full below seqChunk items: a clone's copy (cut to its length) or
 		// a young chunk. Grown straight to a whole chunk when the Seq has
 		// filled one before (a branch of an old world appends to its trace
@@ -102,10 +134,9 @@ func (s *Seq[T]) Last() *T {
 func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 	from, to = max(from, s.First()), min(to, s.Len())
 	spineCopied := false
-	gone := int(s.gone)
-	for c := from / seqChunk; c-gone < len(s.full) && c*seqChunk < to; c++ {
-		lo, hi := max(from-c*seqChunk, 0), min(to-c*seqChunk, seqChunk)
-		chunk := s.full[c-gone]
+	for c := from/seqChunk - int(s.first); c < len(s.full) && (c+int(s.first))*seqChunk < to; c++ {
+		lo, hi := max(from-(c+int(s.first))*seqChunk, 0), min(to-(c+int(s.first))*seqChunk, seqChunk)
+		chunk := s.full[c]
 		hit := false
 		for i := lo; i < hi && !hit; i++ {
 			hit = match(&chunk[i])
@@ -119,14 +150,14 @@ func (s *Seq[T]) Update(from, to int, match func(*T) bool, f func(*T)) {
 			s.full, spineCopied = full, true
 		}
 		chunk = append(make([]T, 0, seqChunk), chunk...)
-		s.full[c-gone] = chunk
+		s.full[c] = chunk
 		for i := lo; i < hi; i++ {
 			if match(&chunk[i]) {
 				f(&chunk[i])
 			}
 		}
 	}
-	base := (gone + len(s.full)) * seqChunk
+	base := (int(s.first) + len(s.full)) * seqChunk
 	for i := max(from, base); i < to; i++ {
 		if v := &s.open[i-base]; match(v) {
 			if !s.ownOpen {
@@ -150,9 +181,11 @@ func (s *Seq[T]) All() iter.Seq2[int, T] {
 	return s.From(0)
 }
 
-// From ranges over the items from index i on, with their indexes.
+// From ranges over the items from index i on (from First, if i is
+// before it), with their indexes.
 func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
+		i = max(i, s.First())
 		n := s.Len()
 		for ; i < n; i++ {
 			if !yield(i, s.At(i)) {
@@ -162,8 +195,8 @@ func (s *Seq[T]) From(i int) iter.Seq2[int, T] {
 	}
 }
 
-// Slice copies items [from, to) into a new slice.
-func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
+// Slice copies items [from, to) into a new slice, from clamped to First.
+func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(max(from, s.First()), to, s.At) }
 
 // Clone shares the full chunks and the open one, each cut to its length:
 // the copy's first append reallocates its open chunk (to a whole chunk once
@@ -175,7 +208,7 @@ func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(from, to, s.At) }
 // workers clone one world at each tick of its window) while its owner
 // appends.
 func (s *Seq[T]) Clone() Seq[T] {
-	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], gone: s.gone}
+	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true
 	}
