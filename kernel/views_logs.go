@@ -30,13 +30,13 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("log: %v", err)
 	}
 	l := w.Log(tp)
-	from, to, err := logRows(pos[0], fl, l.HW())
+	from, to, err := logRows(pos[0], fl, l.Start(), l.HW())
 	if err != nil {
 		return nil, err
 	}
 	// The aborted transaction index: all of it, or in a view of some of
 	// the log (--from, --around) the transactions that reach its rows.
-	narrowed := from > 0 || to < l.HW()
+	narrowed := from > l.Start() || to < l.HW()
 	var aborted []string
 	for _, a := range l.Aborted {
 		if !narrowed || a.Last >= from && a.First < to {
@@ -81,6 +81,9 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		return nil, err
 	}
 	head := fmt.Sprintf("%s  HW %d  LSO %d", tp, l.HW(), l.LSO())
+	if l.Start() > 0 {
+		head += fmt.Sprintf("  log start %d (the cells before it let go of: history.ms)", l.Start())
+	}
 	if rec, ok := w.Group.Offsets.Committed(tp); ok {
 		head += fmt.Sprintf("  committed %d (%s, generation %d)", rec.Offset, rec.MemberID, rec.Generation)
 	}
@@ -89,7 +92,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 		case from == to:
 			head += fmt.Sprintf("  (no rows from offset %d)", from)
 		default:
-			head += fmt.Sprintf("  (offsets %d..%d of 0..%d)", from, to-1, l.HW()-1)
+			head += fmt.Sprintf("  (offsets %d..%d of %d..%d)", from, to-1, l.Start(), l.HW()-1)
 		}
 	}
 	if len(aborted) > 0 {
@@ -98,9 +101,10 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
 }
 
-// logRows is the offsets [from, to) a log view shows: all of them, from
-// --from N to the end, or --around OFFSET's aroundRows on each side.
-func logRows(part string, fl map[string]string, hw int) (from, to int, err error) {
+// logRows is the offsets [from, to) a log view shows: all of them from
+// the log's start, from --from N to the end, or --around OFFSET's
+// aroundRows on each side (none below the start).
+func logRows(part string, fl map[string]string, start, hw int) (from, to int, err error) {
 	f, hasFrom := fl["--from"]
 	a, hasAround := fl["--around"]
 	switch {
@@ -114,6 +118,9 @@ func logRows(part string, fl map[string]string, hw int) (from, to int, err error
 		if n > hw {
 			return 0, 0, fmt.Errorf("log %s --from %d: past the end of the log (HW %d: offsets 0..%d; --from at most %d)", part, n, hw, hw-1, hw)
 		}
+		if n < start {
+			return 0, 0, forgottenErr(part, "--from", n, start, hw)
+		}
 		return n, hw, nil
 	case hasAround:
 		n, err := strconv.Atoi(a)
@@ -126,9 +133,17 @@ func logRows(part string, fl map[string]string, hw int) (from, to int, err error
 			}
 			return 0, 0, fmt.Errorf("log %s --around %d: no such offset (HW %d: offsets 0..%d)", part, n, hw, hw-1)
 		}
-		return max(0, n-aroundRows), min(hw, n+aroundRows+1), nil
+		if n < start {
+			return 0, 0, forgottenErr(part, "--around", n, start, hw)
+		}
+		return max(start, n-aroundRows), min(hw, n+aroundRows+1), nil
 	}
-	return 0, hw, nil
+	return start, hw, nil
+}
+
+// forgottenErr refuses a log view at offset n, below the log's start.
+func forgottenErr(part, flag string, n, start, hw int) error {
+	return fmt.Errorf("log %s %s %d: the cells before offset %d were let go of (history.ms keeps only a window of the past; offsets %d..%d are kept)", part, flag, n, start, start, hw-1)
 }
 
 func cmdTxn(s *Session, args []string) (*Result, error) {
@@ -226,7 +241,8 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 	}
 	// The listed records with the n-th invoice of their input record, as
 	// this reader meets them from offset 0 (as sim.World.Delivery counts
-	// duplicates); each call reads them again.
+	// duplicates), those a log let go of (history.ms) counted before its
+	// start; each call reads them again.
 	each := func(f func(r sim.ReadRecord, nth int) error) error {
 		seen := map[string]int{}
 		k := 0 // the listed records met so far
@@ -241,6 +257,9 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 				return true
 			}
 			if k >= lo {
+				if r.Source != "" {
+					nth += rd.forgotInvoices(r.Source, r.Partition)
+				}
 				if ferr = f(r, nth); ferr != nil {
 					return false
 				}
@@ -324,12 +343,32 @@ func (rd topicReader) returns(l *sim.PartitionLog, i int) bool {
 	return l.Cells.IsData(i) && (rd.iso != "read_committed" || l.ReadCommitted(i))
 }
 
+// forgotInvoices is how many invoices of the input record named source
+// this reader met in the cells its partitions up to through let go of
+// (history.ms), before their starts.
+func (rd topicReader) forgotInvoices(source string, through sim.TopicPartition) int {
+	part, off, ok := rd.w.Layout().Ref(source)
+	if !ok {
+		part = -1
+	}
+	n := 0
+	for _, tp := range rd.partitions() {
+		if l := rd.w.Log(tp); l.Start() > 0 {
+			n += l.ForgotInvoices(part, off, source, rd.iso == "read_committed")
+		}
+		if tp == through {
+			break
+		}
+	}
+	return n
+}
+
 // count counts the records at offset from or later, looking for Ctrl-C.
 func (rd topicReader) count(s *Session, from int) (int, error) {
 	n, seen := 0, 0
 	for _, tp := range rd.partitions() {
 		l := rd.w.Log(tp)
-		for i := from; i < l.HW(); i++ {
+		for i := max(from, l.Start()); i < l.HW(); i++ {
 			if err := s.pollRow("consume", seen); err != nil {
 				return 0, err
 			}
@@ -347,7 +386,7 @@ func (rd topicReader) each(s *Session, f func(sim.ReadRecord) bool) error {
 	seen := 0
 	for _, tp := range rd.partitions() {
 		l := rd.w.Log(tp)
-		for i := 0; i < l.HW(); i++ {
+		for i := l.Start(); i < l.HW(); i++ { // the cells before the start were let go of (history.ms)
 			if err := s.pollRow("consume", seen); err != nil {
 				return err
 			}

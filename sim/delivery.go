@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgrepl/kgrepl/sim/broker"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
@@ -56,6 +57,19 @@ func (w *World) Delivery(isolation string) Counts {
 		if committed {
 			cut = lso
 		}
+		// The cells let go of (below the log's start), as their runs: all
+		// below the LSO, so visible or (aborted) never seen.
+		if f := forgotLevel(l, committed); f != nil {
+			for s, n := range f.Odd {
+				if odd == nil {
+					odd = map[string]int{}
+				}
+				odd[s] += n
+			}
+			for _, r := range f.Runs {
+				runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
+			}
+		}
 		for r := range l.Cells.Runs(cut, hw) {
 			visible := !committed || r.I < lso && r.Txn != TxnAborted && r.Txn != TxnOpen
 			heldBack := committed && r.I >= lso && (r.Txn == TxnCommitted || r.Txn == NotTransactional)
@@ -68,7 +82,7 @@ func (w *World) Delivery(isolation string) Counts {
 				odd[l.Cells.At(r.I).Source] += r.N
 			case !r.OK: // held back, and no input record's: nothing is looked up by it
 			default:
-				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, held: !visible},
+				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, n: 1, held: !visible},
 					r.Filtered, r.N, slot)
 			}
 		}
@@ -106,10 +120,24 @@ func (w *World) Delivery(isolation string) Counts {
 // deliveryRun is a run of invoices as Delivery merges it: of records lo
 // to hi of the input partition numbered part, every one (slot -1) or
 // those the partitioner sends to output partition slot; held when a
-// read_committed reader cannot see them yet (past the LSO), else visible.
+// read_committed reader cannot see them yet (past the LSO), else visible;
+// n invoices of each (more than one: runs of cells let go of, folded).
 type deliveryRun struct {
-	part, lo, hi, slot int32
-	held               bool
+	part, lo, hi, slot, n int32
+	held                  bool
+}
+
+// forgotLevel is what the cells log l let go of contribute at the
+// isolation level (read_committed when committed); nil for none.
+func forgotLevel(l *broker.Log, committed bool) *broker.ForgotLevel {
+	f := l.Forgotten()
+	switch {
+	case f == nil:
+		return nil
+	case committed:
+		return &f.Committed
+	}
+	return &f.Uncommitted
 }
 
 // deliveryChains joins the runs of one output log (partition slot) of
@@ -148,17 +176,20 @@ func (ch *deliveryChains) partitioner(p int) topo.Partitioner {
 // output partition slot to runs, joined to the open run of its input
 // partition when it can be.
 func (ch *deliveryChains) add(runs []deliveryRun, r deliveryRun, filtered bool, n, slot int) []deliveryRun {
+	return ch.addOf(runs, r, filtered || ch.outs == 1 || n == 1 && ch.partitioner(int(r.part)).Slot(int(r.lo)) == slot, slot)
+}
+
+// addOf is add for a run that is slot's (its records those the
+// partitioner sends to slot, or every record of its range is slot's) or
+// not.
+func (ch *deliveryChains) addOf(runs []deliveryRun, r deliveryRun, slotted bool, slot int) []deliveryRun {
 	p := int(r.part)
-	switch {
-	case filtered:
-		r.slot = int32(slot)
-	case ch.outs == 1 || n == 1 && ch.partitioner(p).Slot(int(r.lo)) == slot:
-		r.slot = int32(slot) // every record of its range is slot's
-	default:
+	if !slotted {
 		return append(runs, r) // a run of records of other partitions too: as it is
 	}
+	r.slot = int32(slot)
 	o := &ch.open[p]
-	if o.hi >= o.lo && o.held == r.held && r.lo > o.hi && ch.noneBetween(p, int(o.hi)+1, int(r.lo), slot) {
+	if o.hi >= o.lo && o.held == r.held && o.n == r.n && r.lo > o.hi && ch.noneBetween(p, int(o.hi)+1, int(r.lo), slot) {
 		o.hi = r.hi
 		return runs
 	}
@@ -209,6 +240,7 @@ type deliveryMerge struct {
 }
 
 func (m *deliveryMerge) apply(r deliveryRun, d int32) {
+	d *= r.n
 	switch {
 	case r.slot < 0 && r.held:
 		m.uH += int(d)
@@ -334,27 +366,48 @@ func deliveryPerRecord(w *World, isolation string) Counts {
 	slots := make([]uint32, base[len(w.layout.Inputs())])
 	var extra map[int64]uint32 // by p<<32 | off, as slots
 	var odd map[string]int     // sources that are no input record's name
-	bump := func(s uint32, held bool) uint32 {
+	bump := func(s uint32, held bool, n int32) uint32 {
 		if held {
 			return s | heldBit
 		}
-		return s + 1
+		return s + uint32(n)
 	}
-	mark := func(p, off int, held bool) {
+	mark := func(p, off int, held bool, n int32) {
 		if off < base[p+1]-base[p] {
-			slots[base[p]+off] = bump(slots[base[p]+off], held)
+			slots[base[p]+off] = bump(slots[base[p]+off], held, n)
 			return
 		}
 		if extra == nil {
 			extra = map[int64]uint32{}
 		}
 		k := int64(p)<<32 | int64(off)
-		extra[k] = bump(extra[k], held)
+		extra[k] = bump(extra[k], held, n)
 	}
 	committed := isolation == "read_committed"
-	for _, tp := range w.layout.Outputs() {
+	for slot, tp := range w.layout.Outputs() {
 		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
+		// The cells let go of (below the log's start), their runs' records
+		// one by one: all below the LSO, so visible or never seen.
+		if f := forgotLevel(l, committed); f != nil {
+			for s, n := range f.Odd {
+				if odd == nil {
+					odd = map[string]int{}
+				}
+				odd[s] += n
+			}
+			for _, r := range f.Runs {
+				var part topo.Partitioner
+				if r.Slotted {
+					part = w.layout.Partitioner(w.layout.Inputs()[r.Part])
+				}
+				for off := int(r.First); off <= int(r.Last); off++ {
+					if !r.Slotted || part.Slot(off) == slot {
+						mark(int(r.Part), off, false, r.N)
+					}
+				}
+			}
+		}
 		// The data cells with their sources, a batch's (a span) read in
 		// one pass.
 		for cs := range l.Cells.Sources(hw) {
@@ -372,7 +425,7 @@ func deliveryPerRecord(w *World, isolation string) Counts {
 				odd[l.Cells.At(i).Source]++
 			case !cs.OK: // held back, and no input record's: nothing is looked up by it
 			default:
-				mark(cs.Part, cs.Off, !visible)
+				mark(cs.Part, cs.Off, !visible, 1)
 			}
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"flag"
 	"reflect"
 	"testing"
+	"time"
 )
 
 var (
 	deliverySeconds = flag.Float64("deliveryseconds", 20, "BenchmarkDeliveryRealRates: simulated seconds of traffic before Delivery is asked")
 	deliveryOutputs = flag.Int("deliveryoutputs", 4, "BenchmarkDeliveryRealRates: output partitions")
+	deliveryForget  = flag.Int("deliveryforgetms", 10_000, "BenchmarkDeliveryRealRates: a copy of the world lets its output logs go of what is older than this many ms, every tick (0: no copy)")
 )
 
 // BenchmarkDeliveryRealRates: Delivery on T1's world (100 members over
@@ -19,6 +21,13 @@ var (
 // levels per op; -deliveryoutputs sets the output topic's partitions
 // (4, T1's). The world is built once, outside the timer; the two must
 // agree on it. Run with -benchtime 1x or a few x.
+//
+// With -deliveryforgetms W (10,000 unless 0) a copy of the world, stepped
+// beside it, lets its output logs go of their cells older than W ms after
+// every tick (ForgetOutputBefore): the same four are timed on it
+// (runs-forgot, perRecord-forgot), and every one reports the bytes its
+// world's output logs keep (output-MB, Log.KeptBytes) and the CPU its
+// world took to step (step-cpu-s, ForgetOutputBefore included).
 func BenchmarkDeliveryRealRates(b *testing.B) {
 	cfg := KafkaDefaultConfig()
 	cfg.RecordsPerPartition = 0
@@ -26,8 +35,22 @@ func BenchmarkDeliveryRealRates(b *testing.B) {
 	topo := bigTopology(100, 10, 100)
 	topo.Output.Partitions = *deliveryOutputs
 	w := steadyWorld(b, topo, cfg, 1000)
+	var f *World // the copy letting go of its output logs' past
+	if *deliveryForget > 0 {
+		f = w.Clone()
+	}
+	window := *deliveryForget / DefaultTickMS
+	var cpuW, cpuF time.Duration
 	for ticks := int(*deliverySeconds * 1000 / DefaultTickMS); w.Tick < ticks; {
+		t0 := cpuTime()
 		w.Step()
+		cpuW += cpuTime() - t0
+		if f != nil {
+			t0 = cpuTime()
+			f.Step()
+			f.broker.ForgetOutputBefore(f.Tick - window)
+			cpuF += cpuTime() - t0
+		}
 	}
 	records := 0
 	for _, tp := range w.layout.Inputs() {
@@ -35,22 +58,52 @@ func BenchmarkDeliveryRealRates(b *testing.B) {
 	}
 	isos := []string{"read_uncommitted", "read_committed"}
 	for _, iso := range isos {
-		if got, want := w.Delivery(iso), deliveryPerRecord(w, iso); !reflect.DeepEqual(got, want) {
+		want := deliveryPerRecord(w, iso)
+		if got := w.Delivery(iso); !reflect.DeepEqual(got, want) {
 			b.Fatalf("%s: by runs %+v, a count a record %+v", iso, got, want)
 		}
+		if f == nil {
+			continue
+		}
+		if got := f.Delivery(iso); !reflect.DeepEqual(got, want) {
+			b.Fatalf("%s: by runs after letting go of the output logs' past %+v, keeping all %+v", iso, got, want)
+		}
+		if got := deliveryPerRecord(f, iso); !reflect.DeepEqual(got, want) {
+			b.Fatalf("%s: a count a record after letting go of the output logs' past %+v, keeping all %+v", iso, got, want)
+		}
 	}
-	for _, bc := range []struct {
-		name string
-		f    func(*World, string) Counts
-	}{{"runs", (*World).Delivery}, {"perRecord", deliveryPerRecord}} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				for _, iso := range isos {
-					bc.f(w, iso)
+	outputBytes := func(w *World) int {
+		n := 0
+		for _, tp := range w.layout.Outputs() {
+			n += w.broker.Log(tp).KeptBytes()
+		}
+		return n
+	}
+	type world struct {
+		suffix string
+		w      *World
+		cpu    time.Duration
+	}
+	worlds := []world{{"", w, cpuW}}
+	if f != nil {
+		worlds = append(worlds, world{"-forgot", f, cpuF})
+	}
+	for _, wo := range worlds {
+		for _, bc := range []struct {
+			name string
+			f    func(*World, string) Counts
+		}{{"runs", (*World).Delivery}, {"perRecord", deliveryPerRecord}} {
+			b.Run(bc.name+wo.suffix, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					for _, iso := range isos {
+						bc.f(wo.w, iso)
+					}
 				}
-			}
-			b.ReportMetric(float64(records), "input-records")
-		})
+				b.ReportMetric(float64(records), "input-records")
+				b.ReportMetric(float64(outputBytes(wo.w))/1e6, "output-MB")
+				b.ReportMetric(wo.cpu.Seconds(), "step-cpu-s")
+			})
+		}
 	}
 }

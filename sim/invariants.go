@@ -150,8 +150,13 @@ func (c *Checker) checkLogs(w *World) error {
 		}
 		// IsData and Txn, not At: the checker runs every tick over whole
 		// logs, and At spells each cell's value.
-		first := hw
-		for i := 0; i < hw; i++ {
+		// From the log's start: the cells below it were let go of, all
+		// below the LSO (ForgetOutputBefore).
+		first, start := hw, l.Start()
+		if start > lso {
+			return fmt.Errorf("tick %d: %s starts at offset %d, past its LSO %d: a cell of an open transaction was let go of", w.Tick, tp, start, lso)
+		}
+		for i := start; i < hw; i++ {
 			if l.Cells.IsData(i) && l.Cells.Txn(i) == TxnOpen {
 				first = i
 				break
@@ -160,7 +165,7 @@ func (c *Checker) checkLogs(w *World) error {
 		if first != lso {
 			return fmt.Errorf("tick %d: %s has LSO %d, but its oldest open transaction starts at %d", w.Tick, tp, lso, first)
 		}
-		for i := 0; i < hw; i++ {
+		for i := start; i < hw; i++ {
 			if txn := l.Cells.Txn(i); l.ReadCommitted(i) && (txn == TxnAborted || txn == TxnOpen) {
 				return fmt.Errorf("tick %d: read_committed would return %s at %s offset %d (%s)", w.Tick, l.Cells.At(i).Value, tp, i, txn)
 			}

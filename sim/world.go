@@ -219,6 +219,15 @@ func (w *World) IsRecord(name string) bool {
 // Log returns a partition's log.
 func (w *World) Log(tp TopicPartition) *PartitionLog { return w.broker.Log(tp) }
 
+// ForgetOutputBeforeForTest lets the output logs go of their cells
+// written before tick (broker.ForgetOutputBefore), as a world keeping a
+// window of its history does after each tick, even when that frees no
+// chunk: for the tests of the views and pictures of other packages,
+// whose worlds are smaller than a chunk. (A world must not let its logs
+// go of cells whose produced events its trace still spells: Step does it
+// for the ticks the trace let go of.)
+func (w *World) ForgetOutputBeforeForTest(tick int) { w.broker.ForgetOutputBeforeForTest(tick) }
+
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.
 func (w *World) InFlight() []*Packet {

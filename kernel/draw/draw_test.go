@@ -857,3 +857,46 @@ func TestInvoiceNumbersOfCutLogs(t *testing.T) {
 		t.Error("no demo's cut log holds a duplicate: the test compares nothing")
 	}
 }
+
+// TestInvoiceNumbersOfLogsThatLetGoOfTheirPast: a diagram of an output
+// log that let go of its cells before a tick (history.ms) numbers the
+// invoices it keeps as InvoiceNumbers numbers them in the world that
+// kept every cell (the second invoice of a record is ², its first let go
+// of or not), for a cut at a third, half and the end of every demo.
+func TestInvoiceNumbersOfLogsThatLetGoOfTheirPast(t *testing.T) {
+	marked, moved := 0, 0
+	for _, n := range []int{4, 7, 9, 11, 12} {
+		full := demoWorld(t, n).World()
+		whole := draw.InvoiceNumbers(full)
+		for _, tick := range []int{full.Tick / 3, full.Tick / 2, full.Tick} {
+			w := full.Clone()
+			w.ForgetOutputBeforeForTest(tick)
+			from := map[sim.TopicPartition]int{}
+			for _, tp := range w.Layout().Outputs() {
+				from[tp] = w.Log(tp).Start()
+				if from[tp] > 0 {
+					moved++
+				}
+			}
+			got := draw.InvoiceNumbersFrom(w, from)
+			for _, tp := range w.Layout().Outputs() {
+				for off, k := range whole[tp] {
+					if off >= from[tp] && got[tp][off] != k {
+						t.Errorf("demo %d %s let go of the cells before tick %d (offset %d): offset %d is invoice %d, the world keeping all says %d", n, tp, tick, from[tp], off, got[tp][off], k)
+					}
+					if off >= from[tp] && from[tp] > 0 {
+						marked++
+					}
+				}
+				for off := range got[tp] {
+					if _, ok := whole[tp][off]; !ok {
+						t.Errorf("demo %d %s after tick %d: offset %d numbered %d, the world keeping all does not number it", n, tp, tick, off, got[tp][off])
+					}
+				}
+			}
+		}
+	}
+	if marked == 0 || moved == 0 {
+		t.Errorf("no demo's log let go of cells before a duplicate it keeps (%d logs moved their start): the test compares nothing", moved)
+	}
+}

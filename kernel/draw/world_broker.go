@@ -154,7 +154,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 	rows := logRows(len(logs), budget)
 	from := map[sim.TopicPartition]int{} // the first cell that may be drawn, by log
 	for _, tp := range logs {
-		from[tp] = max(0, w.Log(tp).HW()-rows*maxPerRow(w, tp))
+		from[tp] = max(w.Log(tp).Start(), w.Log(tp).HW()-rows*maxPerRow(w, tp)) // never below the log's start (history.ms)
 	}
 	nth := invoiceNumbersFrom(w, from)
 	for _, tp := range logs {
@@ -174,7 +174,7 @@ func newBrokerLayout(w *sim.World, self []*sim.Packet, sh *Layout, logs []sim.To
 		l.perRow = max(1, min(l.perRow, int((room+cellGap)/(l.cellW+cellGap))))
 		hw := w.Log(tp).HW()
 		// An animation's frames draw a log from one first cell (Layout.First).
-		l.first = min(hw, max(hw-rows*l.perRow, sh.First[tp.String()]))
+		l.first = min(hw, max(hw-rows*l.perRow, sh.First[tp.String()], w.Log(tp).Start()))
 		n := hw - l.first
 		l.rows = (n + l.perRow - 1) / l.perRow
 		if l.rows == 0 {
@@ -591,7 +591,7 @@ func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.T
 	outs := w.Layout().Outputs()
 	whole := true
 	for _, tp := range outs {
-		if f, ok := from[tp]; ok && f > 0 {
+		if f, ok := from[tp]; ok && f > 0 || w.Log(tp).Start() > 0 {
 			whole = false
 		}
 	}
@@ -625,6 +625,13 @@ func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.T
 	for _, tp := range outs {
 		f, drawn := from[tp]
 		lg := w.Log(tp)
+		if lg.Start() > 0 {
+			// The invoices of those records among the cells the log let
+			// go of (history.ms), met before its start.
+			for k, n := range seen {
+				seen[k] = n + lg.ForgotInvoices(k.part, k.off, k.name, false)
+			}
+		}
 		for cs := range lg.Cells.Sources(lg.HW()) {
 			k := keyOf(tp, cs.I, cs.Part, cs.Off, cs.OK)
 			n, ok := seen[k]

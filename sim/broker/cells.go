@@ -80,6 +80,9 @@ type CellLog struct {
 	// what only spans need (spanStore). (nil, 8 bytes, for a log that
 	// never had one: most logs.)
 	spans *spanStore
+	// start is the log start offset (Kafka's logStartOffset): the cells
+	// below it were let go of (forget.go), and every reader begins here.
+	start int
 }
 
 // cellWriter is who wrote a cell: its producer id and epoch, and its
@@ -174,8 +177,11 @@ func (c *CellLog) Len() int {
 	return c.n
 }
 
-// At returns cell i.
+// At returns cell i, which must not lie below Start.
 func (c *CellLog) At(i int) Cell {
+	if i < c.start {
+		c.forgotten(i)
+	}
 	if !c.inRecs {
 		return Cell{Offset: i, Value: c.names.Name(c.tp, i), PID: -1, Seq: -1, Tick: int(c.tickOf(i))}
 	}
@@ -300,7 +306,7 @@ func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
 	return func(yield func(CellSource) bool) {
 		n = min(n, c.Len())
 		if !c.inRecs {
-			for i := 0; i < n; i++ { // upstream records: no source, never transactional
+			for i := c.start; i < n; i++ { // upstream records: no source, never transactional
 				if !yield(CellSource{I: i, Txn: NotTransactional}) {
 					return
 				}
@@ -315,8 +321,9 @@ func (c *CellLog) Sources(n int) iter.Seq[CellSource] {
 			}
 			return true
 		}
-		i, before := 0, 0
-		for k := 0; c.spans != nil && k < c.spans.Len() && i < n; k++ {
+		i := c.start
+		k, before := c.spanFrom(i)
+		for ; c.spans != nil && k < c.spans.Len() && i < n; k++ {
 			s := c.spans.At(k)
 			if !cells(i, min(int(s.first), n), before) {
 				return
@@ -356,8 +363,11 @@ func (c *CellLog) recSource(i, ri int) (CellSource, bool) {
 // All ranges over the cells with their offsets, oldest first.
 func (c *CellLog) All() iter.Seq2[int, Cell] { return c.From(0) }
 
-// From ranges over the cells from offset i on.
-func (c *CellLog) From(i int) iter.Seq2[int, Cell] { return store.RangeFrom(i, c.Len(), c.At) }
+// From ranges over the cells from offset i on (from Start, when i is
+// below it).
+func (c *CellLog) From(i int) iter.Seq2[int, Cell] {
+	return store.RangeFrom(max(i, c.start), c.Len(), c.At)
+}
 
 // Slice copies cells [from, to) into a new slice.
 func (c *CellLog) Slice(from, to int) []Cell { return store.SliceOf(from, to, c.At) }
@@ -652,7 +662,7 @@ func (c *CellLog) markTxn(first int, pid int64, mark TxnMark) {
 	}
 	c.recs.Update(from, c.recs.Len(), func(r *cellRec) bool { return r.writer() != farWriter && of[r.writer()] && r.txn() == TxnOpen },
 		func(r *cellRec) { r.setTxn(mark) })
-	for k := 0; k < c.far.Len(); k++ {
+	for k := c.far.First(); k < c.far.Len(); k++ {
 		f := c.far.At(k)
 		if i := int(f.off); i >= first && i < c.n && f.w.pid == pid {
 			if _, _, ri, in := c.locate(i); !in {

@@ -71,6 +71,7 @@ type Log struct {
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
 	Aborted   []AbortedTxn
+	forgot    *Forgotten // what the cells below the start contribute to Delivery (forget.go), nil for none
 }
 
 func NewLog(tp wire.TopicPartition, names *topo.Layout) *Log {

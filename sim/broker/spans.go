@@ -210,16 +210,24 @@ func (c *CellLog) runSource(r spanRun, n, j int) int {
 // locate finds cell i of a log in recs: in span k as its j-th cell (in),
 // else at index ri of recs.
 func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
+	if i < c.start {
+		c.forgotten(i)
+	}
 	if c.spans == nil {
 		return 0, 0, i, false
 	}
-	n := c.spans.Len()
+	n, first := c.spans.Len(), c.spans.First()
 	if last := c.spans.Last(); int(last.first) <= i {
 		k = n - 1
 	} else {
-		k = sort.Search(n, func(k int) bool { return int(c.spans.At(k).first) > i }) - 1
-		if k < 0 {
-			return 0, 0, i, false
+		k = first + sort.Search(n-first, func(k int) bool { return int(c.spans.At(first+k).first) > i }) - 1
+		if k < first {
+			// Before every span kept: after those let go of, if any
+			// (forget.go), whose cells the first kept one's before counts.
+			if first == 0 {
+				return 0, 0, i, false
+			}
+			return 0, 0, i - int(c.spans.At(first).before), false
 		}
 	}
 	s := c.spans.At(k)
@@ -421,8 +429,9 @@ func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
 			}
 			return true
 		}
-		i, before := 0, 0
-		for k := 0; c.spans != nil && k < c.spans.Len() && i < n; k++ {
+		i := c.start
+		k, before := c.spanFrom(i)
+		for ; c.spans != nil && k < c.spans.Len() && i < n; k++ {
 			s := c.spans.At(k)
 			if !cells(i, min(int(s.first), n), before) || !flush() {
 				return

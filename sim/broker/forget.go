@@ -1,0 +1,551 @@
+package broker
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+)
+
+// Letting go of the output logs' past (issue 26: a world may keep only a
+// window of its history in detail). ForgetOutputBefore moves each output
+// log's start offset (Kafka's logStartOffset, as retention does) up to its
+// first cell written at or after a tick, never past the LSO (a cell of a
+// transaction not yet decided is kept, as is everything after it), and
+// lets go of the chunks of cells wholly below it. What the cells let go
+// of contribute to Delivery is folded first into the log's Forgotten:
+// the runs of input records their invoices name, with how many times,
+// at each isolation level: one run an input partition while every record
+// was written once (a chain of a batch after another), more only where a
+// record was written twice or never.
+//
+// No reader of an output log reaches below its start: members fetch only
+// input partitions; Runs, Sources, From and All begin at Start; At and
+// every read of one cell panic below it. The trace refers to an invoice
+// by its place (InvoiceSource) from the tick it was written: a world
+// forgets its output logs before the first tick whose trace it keeps, so
+// every text it can still spell finds its cell.
+
+// Forgotten is what the cells an output log let go of contribute to
+// Delivery (sim/delivery.go), at each isolation level. It is never
+// changed once made (a fold makes a new one), so clones share it.
+type Forgotten struct {
+	Uncommitted, Committed ForgotLevel
+	// same: no aborted cell was let go of, so Committed is Uncommitted
+	// (the same runs and map, folded once).
+	same bool
+}
+
+// ForgotLevel is what a reader at one isolation level saw of the cells
+// let go of: the runs of input records their invoices name (by input
+// partition, then first offset) and, by name, the sources that are no
+// input record's. Every cell let go of lay below the LSO, so nothing of
+// it is held back: read_committed sees all but the aborted ones.
+type ForgotLevel struct {
+	Runs []ForgotRun
+	Odd  map[string]int
+}
+
+// ForgotRun is N invoices of each record from offset First to Last of the
+// input partition numbered Part: every one of them, or when Slotted those
+// the default partitioner sends to the log's partition.
+type ForgotRun struct {
+	Part, First, Last, N int32
+	Slotted              bool
+}
+
+// Start is the log start offset: the first cell still kept.
+func (c *CellLog) Start() int { return c.start }
+
+// Start is the log start offset (Kafka's logStartOffset): cells below it
+// were let go of (ForgetOutputBefore).
+func (l *Log) Start() int { return l.Cells.start }
+
+// Forgotten is what the cells below Start contribute to Delivery; nil
+// while the log has let go of none.
+func (l *Log) Forgotten() *Forgotten { return l.forgot }
+
+// forgotten panics for a read of cell i, below the log's start.
+func (c *CellLog) forgotten(i int) {
+	panic(fmt.Sprintf("sim: cell %d of %s was let go of: the log starts at offset %d (history.ms)", i, c.tp, c.start))
+}
+
+// spanFrom is the index of the first span whose first cell is at or
+// past offset i (never inside a span) and how many cells the spans before
+// it hold.
+func (c *CellLog) spanFrom(i int) (k, before int) {
+	if c.spans == nil {
+		return 0, 0
+	}
+	n, first := c.spans.Len(), c.spans.First()
+	k = first + sort.Search(n-first, func(k int) bool { return int(c.spans.At(first+k).first) >= i })
+	if k < n {
+		return k, int(c.spans.At(k).before)
+	}
+	last := c.spans.Last()
+	return n, int(last.before + last.n)
+}
+
+// ForgetOutputBefore lets each output log go of its cells written before
+// tick, whole chunks at a time, as retention does: its start offset moves
+// to its first cell written at or after tick (a batch's cells together),
+// never past its LSO; Delivery keeps counting them (Forgotten).
+func (b *Broker) ForgetOutputBefore(tick int) {
+	for _, tp := range b.layout.Outputs() {
+		b.Log(tp).forgetBefore(tick, false)
+	}
+}
+
+// ForgetOutputBeforeForTest is ForgetOutputBefore moving every output
+// log's start as far as it may go even when that lets go of no chunk:
+// for the tests of views and pictures, whose worlds are smaller than a
+// chunk.
+func (b *Broker) ForgetOutputBeforeForTest(tick int) {
+	for _, tp := range b.layout.Outputs() {
+		b.Log(tp).forgetBefore(tick, true)
+	}
+}
+
+// forgetBefore is ForgetOutputBefore for one log; always, even when that
+// lets go of no chunk (worthLettingGo).
+func (l *Log) forgetBefore(tick int, always bool) {
+	c := &l.Cells
+	if !c.inRecs {
+		return // no cell yet, or only records of the upstream producer: no invoice to fold
+	}
+	to := c.cutBefore(tick, l.LSO())
+	if to <= c.start || !always && !c.worthLettingGo(to) {
+		return
+	}
+	slot := outputIndex(c.names, c.tp)
+	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
+	anyAborted := false
+	var oddAll, oddCommitted map[string]int
+	outs := len(c.names.Outputs())
+	if k0, k1, ok := c.onlySpans(to); ok {
+		// Every cell let go of is in a span (T1's logs): their runs read
+		// straight from the arena, as Runs reads them, without its
+		// iterator (a fold reads millions).
+		for k := k0; k < k1; k++ {
+			s := c.spans.At(k)
+			txn := s.txn()
+			if txn == TxnAborted {
+				anyAborted = true
+			}
+			add := func(r spanRun, rn int) {
+				fr := ForgotRun{Part: r.part, First: r.src, Last: r.src + r.span, N: 1,
+					Slotted: rn != int(r.span)+1 || outs == 1 ||
+						rn == 1 && c.names.Partitioner(c.names.Input().At(int(r.part))).Slot(int(r.src)) == slot}
+				if txn == TxnAborted {
+					fr.N = -1 // marked until the split below
+				}
+				all = append(all, fr)
+			}
+			if s.part != multiRun {
+				add(spanRun{part: s.part, src: s.src, span: s.span}, int(s.n))
+				continue
+			}
+			for rr := c.runsOf(&s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				add(r, rn)
+			}
+		}
+	} else {
+		all, oddAll, oddCommitted, anyAborted = c.foldRuns(all, to, slot)
+	}
+	// Grouped by input partition once for both levels (fold wants them
+	// so; canonical orders each partition's): read_committed's are those
+	// not aborted.
+	all = byPart(all, len(c.names.Inputs()))
+	committed := all
+	if anyAborted {
+		committed = make([]ForgotRun, 0, len(all))
+		for k := range all {
+			if all[k].N < 0 {
+				all[k].N = 1
+			} else {
+				committed = append(committed, all[k])
+			}
+		}
+	}
+	f := Forgotten{same: true}
+	if l.forgot != nil {
+		f = *l.forgot
+	}
+	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
+	if f.same = f.same && !anyAborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+	}
+	l.forgot = &f
+	c.letGo(to)
+	// Kafka's LogSegment drops the aborted transaction index with its
+	// segment: the entries wholly below the start go.
+	k := 0
+	for k < len(l.Aborted) && l.Aborted[k].Last < to {
+		k++
+	}
+	if k > 0 {
+		l.Aborted = slices.Clone(l.Aborted[k:])
+	}
+}
+
+// foldRuns appends to all the runs of the data cells from the start to
+// offset to, as Runs gives them (a run's N -1, marked, when aborted),
+// and gives the sources that are no input record's at each level.
+func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll, oddCommitted map[string]int, anyAborted bool) {
+	for r := range c.Runs(to, to) {
+		if !r.OK {
+			src := c.At(r.I).Source
+			oddAll = addOdd(oddAll, src, r.N)
+			if r.Txn != TxnAborted {
+				oddCommitted = addOdd(oddCommitted, src, r.N)
+			}
+			continue
+		}
+		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
+			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
+				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+		if r.Txn == TxnAborted {
+			fr.N, anyAborted = -1, true // marked until the split below
+		}
+		all = append(all, fr)
+	}
+	return all, oddAll, oddCommitted, anyAborted
+}
+
+func addOdd(m map[string]int, src string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[src] += n
+	return m
+}
+
+// cutBefore is where the log may start for tick: its first cell written
+// at or after tick, at most lso, moved down to the first cell of the
+// batch (span) it falls in.
+func (c *CellLog) cutBefore(tick, lso int) int {
+	n := min(c.Len(), lso)
+	if n <= c.start {
+		return c.start
+	}
+	if c.recs.Len() == 0 && c.spans != nil {
+		// Spans only (T1's logs): the first written at or after tick, by
+		// their ticks, rather than a cell at a time (TickAt finds its span).
+		k0, _ := c.spanFrom(c.start)
+		m := c.spans.Len()
+		k := k0 + sort.Search(m-k0, func(k int) bool { return int(c.spans.At(k0+k).tick) >= tick })
+		to := n
+		if k < m {
+			to = min(int(c.spans.At(k).first), n)
+		}
+		return c.spanStart(to)
+	}
+	return c.spanStart(c.start + sort.Search(n-c.start, func(k int) bool { return c.TickAt(c.start+k) >= tick }))
+}
+
+// spanStart is offset to, or the first cell of the span it falls in.
+func (c *CellLog) spanStart(to int) int {
+	if to >= c.Len() {
+		return to
+	}
+	if k, _, _, in := c.locate(to); in {
+		to = int(c.spans.At(k).first)
+	}
+	return to
+}
+
+// letGo moves the log's start to to (no span's middle) and lets go of
+// the chunks wholly below it: of its cells (recs, and their chunks' base
+// ticks and far ticks), its far writers, its spans and their runs.
+func (c *CellLog) letGo(to int) {
+	ks, before := c.spanFrom(to)
+	rs := to - before // the cells below to that are in recs
+	c.start = to
+	c.recs.ForgetBefore(rs)
+	c.bases.ForgetBefore(c.recs.First() / store.SeqChunk())
+	c.farTicks.ForgetBefore(firstFrom(&c.farTicks, c.recs.First(), func(f tickRun) int32 { return f.first }))
+	c.far.ForgetBefore(firstFrom(&c.far, to, func(f farCell) int32 { return f.off }))
+	if c.spans == nil {
+		return
+	}
+	c.spans.ForgetBefore(ks)
+	// The runs of the first multi-run span at or past to, and every one
+	// after, are in its chunk of the arena or later ones.
+	for k := ks; k < c.spans.Len(); k++ {
+		if s := c.spans.At(k); s.part == multiRun {
+			c.spans.runs.ForgetBefore(uint32(s.src))
+			break
+		}
+	}
+}
+
+// firstFrom is the index of the first item of s (ordered by id) whose id
+// is at least i.
+func firstFrom[T any](s *store.Seq[T], i int, id func(T) int32) int {
+	n, first := s.Len(), s.First()
+	return first + sort.Search(n-first, func(k int) bool { return int(id(s.At(first+k))) >= i })
+}
+
+// byPart is runs in the order of their input partitions (of parts),
+// each partition's in the order they came: a counting sort, a pass over
+// them rather than a comparison sort (a fold is about a run a batch of
+// every input partition, T1's 1,000 a tick an output partition).
+func byPart(runs []ForgotRun, parts int) []ForgotRun {
+	at := make([]int32, parts+1)
+	for k := range runs {
+		at[runs[k].Part+1]++
+	}
+	for p := 1; p <= parts; p++ {
+		at[p] += at[p-1]
+	}
+	out := make([]ForgotRun, len(runs))
+	for k := range runs {
+		p := runs[k].Part
+		out[at[p]] = runs[k]
+		at[p]++
+	}
+	return out
+}
+
+// onlySpans reports whether every cell from the start to offset to (no
+// span's middle) is in a span, k0 to k1-1.
+func (c *CellLog) onlySpans(to int) (k0, k1 int, ok bool) {
+	if c.spans == nil {
+		return 0, 0, false
+	}
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	return k0, k1, to-b1 == c.start-b0
+}
+
+// runsBelow is at most how many runs Runs yields from the start to
+// offset to (no span's middle): the spans' runs and the other cells.
+func (c *CellLog) runsBelow(to int) int {
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	n := (to - b1) - (c.start - b0) // the other cells
+	for k := k0; k < k1; k++ {
+		s := c.spans.At(k)
+		n += s.runCount()
+	}
+	return n
+}
+
+// worthLettingGo reports whether moving the start to to lets go of at
+// least a chunk of spans or of other cells, and of at least a quarter as
+// many as it keeps: each time costs about a run an input partition
+// (fold), so a log folds its past a few times a window (the ticks asked
+// to keep) rather than every tick, keeping at most a quarter more.
+func (c *CellLog) worthLettingGo(to int) bool {
+	k0, b0 := c.spanFrom(c.start)
+	k1, b1 := c.spanFrom(to)
+	r0, r1 := c.start-b0, to-b1 // recs' indexes
+	chunk := store.SeqChunk()
+	spans, recs := 0, c.recs.Len()
+	if c.spans != nil {
+		spans = c.spans.Len()
+	}
+	return k1-k0 >= max(chunk, (spans-k1)/4) || r1-r0 >= max(chunk, (recs-r1)/4)
+}
+
+// fold is old with the runs add (grouped by input partition, in their
+// order: byPart) and the odd sources odd let go of since,
+// each input partition's runs made canonical (canonical): a new level,
+// old left as it was (a clone may hold it).
+func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int) ForgotLevel {
+	out := ForgotLevel{Odd: old.Odd}
+	if len(odd) > 0 {
+		out.Odd = maps.Clone(old.Odd)
+		if out.Odd == nil {
+			out.Odd = map[string]int{}
+		}
+		for s, n := range odd {
+			out.Odd[s] += n
+		}
+	}
+	if len(add) == 0 {
+		out.Runs = old.Runs
+		return out
+	}
+	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
+	var part []ForgotRun
+	i, j := 0, 0
+	for i < len(old.Runs) || j < len(add) {
+		if j == len(add) || i < len(old.Runs) && old.Runs[i].Part < add[j].Part {
+			runs = append(runs, old.Runs[i]) // a partition with nothing new: as it was
+			i++
+			continue
+		}
+		p := add[j].Part
+		part = part[:0]
+		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
+			part = append(part, old.Runs[i])
+		}
+		for ; j < len(add) && add[j].Part == p; j++ {
+			part = append(part, add[j])
+		}
+		runs = c.canonical(runs, part, slot)
+	}
+	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
+	return out
+}
+
+// canonical appends to out the runs of one input partition, part (of
+// either kind: every record, Slotted), as the fewest that say the same:
+// for each kind, the stretches of offsets over which the same number of
+// runs lie, each one run with that number (N), none for none; a
+// stretch joined to the one before it of the same number when they touch
+// or, for Slotted ones, when no record between goes to slot (at most
+// maxForgotGap asked). A partition whose records were written once each,
+// in order, is one run, however many batches they went out in.
+func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
+	type edge struct{ at, d int32 }
+	var edges []edge
+	for _, slotted := range [2]bool{false, true} {
+		if c.canonicalInOrder(&out, part, slotted, slot) {
+			continue
+		}
+		edges = edges[:0]
+		for _, r := range part {
+			if r.Slotted == slotted {
+				edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
+			}
+		}
+		if len(edges) == 0 {
+			continue
+		}
+		slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+		from := len(out) // out's runs of this partition and kind start here
+		n := int32(0)
+		for k := 0; k < len(edges); {
+			at := edges[k].at
+			for ; k < len(edges) && edges[k].at == at; k++ {
+				n += edges[k].d
+			}
+			if n == 0 || k == len(edges) {
+				continue
+			}
+			last := edges[k].at - 1 // the stretch at..last has n runs over it
+			if m := len(out); m > from && out[m-1].N == n &&
+				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot)) {
+				out[m-1].Last = last
+				continue
+			}
+			out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
+		}
+	}
+	return out
+}
+
+// canonicalInOrder is canonical for the runs of one kind when they come
+// in offset order, none overlapping the one before (a partition's
+// batches one after the other: the usual case), without sorting: each
+// run joined to the one before it as canonical joins them. False, out
+// unchanged, when they do not.
+func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int) bool {
+	last := int32(-1)
+	for k := range part {
+		if r := &part[k]; r.Slotted == slotted {
+			if r.First <= last {
+				return false
+			}
+			last = r.Last
+		}
+	}
+	from := len(*out)
+	for _, r := range part {
+		if r.Slotted != slotted {
+			continue
+		}
+		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
+			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot)) {
+			(*out)[m-1].Last = r.Last
+			continue
+		}
+		*out = append(*out, r)
+	}
+	return true
+}
+
+// maxForgotGap is the most records between two slotted runs canonical
+// asks the partitioner about.
+const maxForgotGap = 1 << 12
+
+// noneBetween reports whether no record of the input partition numbered
+// part from offset from to to-1 goes to output partition slot, asking at
+// most maxForgotGap.
+func (c *CellLog) noneBetween(part, from, to, slot int) bool {
+	if from >= to || len(c.names.Outputs()) == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxForgotGap {
+		return false
+	}
+	var small [64]int32
+	buf := small[:0]
+	if to-from > len(small) {
+		buf = make([]int32, to-from)
+	}
+	buf = buf[:to-from]
+	c.names.Partitioner(c.names.Input().At(part)).Slots(from, buf)
+	return !slices.Contains(buf, int32(slot))
+}
+
+// KeptBytes is about what the log's cells hold in memory (their lists'
+// kept chunks and spines, the runs of its spans, its writers and
+// producers, what it let go of folded: Forgotten), for measuring what
+// forgetting saves; chunks a clone shares are counted in each.
+func (l *Log) KeptBytes() int {
+	c := &l.Cells
+	n := c.runs.KeptBytes(8) + c.recs.KeptBytes(12) + c.bases.KeptBytes(4) + c.farTicks.KeptBytes(8) +
+		c.others.KeptBytes(48) + c.far.KeptBytes(24) + cap(c.writers)*16 + cap(c.producers)*16
+	if c.spans != nil {
+		n += c.spans.KeptBytes(36) + c.spans.runs.KeptBytes()
+	}
+	if f := l.forgot; f != nil {
+		for _, lv := range [2]*ForgotLevel{&f.Uncommitted, &f.Committed} {
+			n += cap(lv.Runs)*20 + len(lv.Odd)*48
+			if f.same {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// ForgotInvoices is how many invoices of record off of the input
+// partition numbered part (or, part -1, of the source named source, no
+// input record's) were among the cells let go of that a reader at the
+// isolation level (read_committed when committed) sees: what a reader
+// from offset 0 met before the log's start.
+func (l *Log) ForgotInvoices(part, off int, source string, committed bool) int {
+	f := l.forgot
+	if f == nil {
+		return 0
+	}
+	lv := &f.Uncommitted
+	if committed {
+		lv = &f.Committed
+	}
+	if part < 0 {
+		return lv.Odd[source]
+	}
+	c := &l.Cells
+	slot, n := outputIndex(c.names, c.tp), 0
+	k := sort.Search(len(lv.Runs), func(k int) bool { return int(lv.Runs[k].Part) >= part })
+	for ; k < len(lv.Runs) && int(lv.Runs[k].Part) == part; k++ { // both kinds of runs (canonical)
+		if r := lv.Runs[k]; int(r.First) <= off && off <= int(r.Last) && (!r.Slotted || c.names.Partitioner(c.names.Input().At(part)).Slot(off) == slot) {
+			n += int(r.N)
+		}
+	}
+	return n
+}
