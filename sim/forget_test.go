@@ -103,7 +103,7 @@ func TestDeliveryAfterForgettingOutputs(t *testing.T) {
 					if seed%2 == 0 {
 						f.broker.ForgetOutputBefore(forgot)
 					} else { // as far as it may go each time: a fold a few ticks
-						f.broker.ForgetOutputBeforeForTest(forgot)
+						f.broker.ForgetAllOutputBefore(forgot)
 					}
 				}
 				at := fmt.Sprintf("%s seed %d window %d tick %d", proto, seed, window, w.Tick)

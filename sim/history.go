@@ -10,7 +10,8 @@
 
 package sim
 
-// forgetHistory lets go of the detail older than the window, and none
+// forgetHistory lets go of the detail older than the window (the trace's
+// and the output logs', broker.ForgetOutputBefore), and none
 // from the tick a hold keeps (HoldHistoryFrom).
 func (w *World) forgetHistory() {
 	before := w.Tick - w.history
@@ -19,6 +20,9 @@ func (w *World) forgetHistory() {
 	}
 	if before > 0 {
 		w.trace.ForgetBefore(before)
+		// The output logs keep every cell a kept text reads: a produced
+		// event's text names its invoice's cell, written in its tick.
+		w.broker.ForgetOutputBefore(w.trace.TextsFrom())
 	}
 }
 
@@ -40,6 +44,9 @@ func (w *World) ForgetHistoryBefore(tick int) {
 		return
 	}
 	w.trace.ForgetAllBefore(tick)
+	// A world stepped on from here writes its texts from tick on, which
+	// read only the cells written then (forgetHistory).
+	w.broker.ForgetAllOutputBefore(tick)
 }
 
 // HistoryFrom is the first tick whose trace detail (every packet and

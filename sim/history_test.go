@@ -36,6 +36,11 @@ func counted(w *World) string {
 	fmt.Fprintf(&b, "processed %d packets %d events %d\n", w.Processed(), w.Packets.Len(), w.Events.Len())
 	fmt.Fprintf(&b, "delivery %+v %+v\n", w.Delivery("read_uncommitted"), w.Delivery("read_committed"))
 	fmt.Fprintf(&b, "unavail %d %v lso held %d\n", w.Unavail.Total, w.Unavail.ByCause, w.LSOHeldTicks)
+	// Every error code the world saw, those of packets let go of too (as
+	// metrics counts the fenced ones), in the order of their kinds.
+	errs := map[string]int{}
+	w.Packets.ErrorsFrom(0, func(t API, response bool, e ErrorCode) { errs[fmt.Sprintf("%s/%v/%s", t, response, e)]++ })
+	fmt.Fprintf(&b, "errors %v\n", errs)
 	return b.String()
 }
 

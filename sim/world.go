@@ -226,7 +226,7 @@ func (w *World) Log(tp TopicPartition) *PartitionLog { return w.broker.Log(tp) }
 // whose worlds are smaller than a chunk. (A world must not let its logs
 // go of cells whose produced events its trace still spells: Step does it
 // for the ticks the trace let go of.)
-func (w *World) ForgetOutputBeforeForTest(tick int) { w.broker.ForgetOutputBeforeForTest(tick) }
+func (w *World) ForgetOutputBeforeForTest(tick int) { w.broker.ForgetAllOutputBefore(tick) }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.

@@ -99,11 +99,12 @@ func (b *Broker) ForgetOutputBefore(tick int) {
 	}
 }
 
-// ForgetOutputBeforeForTest is ForgetOutputBefore moving every output
-// log's start as far as it may go even when that lets go of no chunk:
-// for the tests of views and pictures, whose worlds are smaller than a
-// chunk.
-func (b *Broker) ForgetOutputBeforeForTest(tick int) {
+// ForgetAllOutputBefore is ForgetOutputBefore moving every output log's
+// start as far as it may go even when that lets go of no chunk: for a
+// session's checkpoint (sim.World.ForgetHistoryBefore), which keeps as
+// little as it can, and for the tests of views and pictures, whose worlds
+// are smaller than a chunk.
+func (b *Broker) ForgetAllOutputBefore(tick int) {
 	for _, tp := range b.layout.Outputs() {
 		b.Log(tp).forgetBefore(tick, true)
 	}

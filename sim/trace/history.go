@@ -210,6 +210,18 @@ func dropPins(pins []pin, first int) []pin {
 	return pins[k:]
 }
 
+// TextsFrom is the tick the first text still kept was added in (0 with
+// none yet): a world lets its output logs go of their cells only before
+// it, since a produced event's text reads its invoice's cell, written in
+// the same tick (sim/history.go).
+func (t *Trace) TextsFrom() int {
+	a := &t.arena
+	if a.ticks.Len() == 0 {
+		return 0
+	}
+	return int(a.ticks.At(a.first))
+}
+
 // HistoryFrom is the first tick whose packets and events are all still
 // kept: 0 unless ForgetBefore let go of some.
 func (t *Trace) HistoryFrom() int { return t.historyFrom }
@@ -298,8 +310,8 @@ func (s *packetRecs) forgetBefore(tick, least int) (int, bool) {
 		}
 		orphans = append(orphans, o)
 	}
+	s.gone = s.tallyErrors(s.First(), first) // before the orphans change: those let go of read the old
 	s.orphans = orphans
-	s.gone = s.tallyErrors(s.First(), first)
 	s.Seq.ForgetBefore(first)
 	s.bases.ForgetBefore(first / chunk)
 	store.ForgetFarBefore(&s.far, first, func(f farPacket) int32 { return f.id })
