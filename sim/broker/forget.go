@@ -58,11 +58,11 @@ type ForgotRun struct {
 }
 
 // Start is the log start offset: the first cell still kept.
-func (c *CellLog) Start() int { return c.start }
+func (c *CellLog) Start() int { return int(c.startOff) }
 
 // Start is the log start offset (Kafka's logStartOffset): cells below it
 // were let go of (ForgetOutputBefore).
-func (l *Log) Start() int { return l.Cells.start }
+func (l *Log) Start() int { return int(l.Cells.startOff) }
 
 // Forgotten is what the cells below Start contribute to Delivery; nil
 // while the log has let go of none.
@@ -70,7 +70,7 @@ func (l *Log) Forgotten() *Forgotten { return l.forgot }
 
 // forgotten panics for a read of cell i, below the log's start.
 func (c *CellLog) forgotten(i int) {
-	panic(fmt.Sprintf("sim: cell %d of %s was let go of: the log starts at offset %d (history.ms)", i, c.tp, c.start))
+	panic(fmt.Sprintf("sim: cell %d of %s was let go of: the log starts at offset %d (history.ms)", i, c.tp, int(c.startOff)))
 }
 
 // spanFrom is the index of the first span whose first cell is at or
@@ -118,7 +118,7 @@ func (l *Log) forgetBefore(tick int, always bool) {
 		return // no cell yet, or only records of the upstream producer: no invoice to fold
 	}
 	to := c.cutBefore(tick, l.LSO())
-	if to <= c.start || !always && !c.worthLettingGo(to) {
+	if to <= int(c.startOff) || !always && !c.worthLettingGo(to) {
 		return
 	}
 	slot := outputIndex(c.names, c.tp)
@@ -235,13 +235,13 @@ func addOdd(m map[string]int, src string, n int) map[string]int {
 // batch (span) it falls in.
 func (c *CellLog) cutBefore(tick, lso int) int {
 	n := min(c.Len(), lso)
-	if n <= c.start {
-		return c.start
+	if n <= int(c.startOff) {
+		return int(c.startOff)
 	}
 	if c.recs.Len() == 0 && c.spans != nil {
 		// Spans only (T1's logs): the first written at or after tick, by
 		// their ticks, rather than a cell at a time (TickAt finds its span).
-		k0, _ := c.spanFrom(c.start)
+		k0, _ := c.spanFrom(int(c.startOff))
 		m := c.spans.Len()
 		k := k0 + sort.Search(m-k0, func(k int) bool { return int(c.spans.At(k0+k).tick) >= tick })
 		to := n
@@ -250,7 +250,7 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 		}
 		return c.spanStart(to)
 	}
-	return c.spanStart(c.start + sort.Search(n-c.start, func(k int) bool { return c.TickAt(c.start+k) >= tick }))
+	return c.spanStart(int(c.startOff) + sort.Search(n-int(c.startOff), func(k int) bool { return c.TickAt(int(c.startOff)+k) >= tick }))
 }
 
 // spanStart is offset to, or the first cell of the span it falls in.
@@ -269,8 +269,8 @@ func (c *CellLog) spanStart(to int) int {
 // ticks and far ticks), its far writers, its spans and their runs.
 func (c *CellLog) letGo(to int) {
 	ks, before := c.spanFrom(to)
-	rs := to - before // the cells below to that are in recs
-	c.start = to
+	rs := to - before      // the cells below to that are in recs
+	c.startOff = int32(to) // offsets are 32-bit (limitPartitionRecords)
 	c.recs.ForgetBefore(rs)
 	c.bases.ForgetBefore(c.recs.First() / store.SeqChunk())
 	c.farTicks.ForgetBefore(firstFrom(&c.farTicks, c.recs.First(), func(f tickRun) int32 { return f.first }))
@@ -323,17 +323,17 @@ func (c *CellLog) onlySpans(to int) (k0, k1 int, ok bool) {
 	if c.spans == nil {
 		return 0, 0, false
 	}
-	k0, b0 := c.spanFrom(c.start)
+	k0, b0 := c.spanFrom(int(c.startOff))
 	k1, b1 := c.spanFrom(to)
-	return k0, k1, to-b1 == c.start-b0
+	return k0, k1, to-b1 == int(c.startOff)-b0
 }
 
 // runsBelow is at most how many runs Runs yields from the start to
 // offset to (no span's middle): the spans' runs and the other cells.
 func (c *CellLog) runsBelow(to int) int {
-	k0, b0 := c.spanFrom(c.start)
+	k0, b0 := c.spanFrom(int(c.startOff))
 	k1, b1 := c.spanFrom(to)
-	n := (to - b1) - (c.start - b0) // the other cells
+	n := (to - b1) - (int(c.startOff) - b0) // the other cells
 	for k := k0; k < k1; k++ {
 		s := c.spans.At(k)
 		n += s.runCount()
@@ -347,9 +347,9 @@ func (c *CellLog) runsBelow(to int) int {
 // (fold), so a log folds its past a few times a window (the ticks asked
 // to keep) rather than every tick, keeping at most a quarter more.
 func (c *CellLog) worthLettingGo(to int) bool {
-	k0, b0 := c.spanFrom(c.start)
+	k0, b0 := c.spanFrom(int(c.startOff))
 	k1, b1 := c.spanFrom(to)
-	r0, r1 := c.start-b0, to-b1 // recs' indexes
+	r0, r1 := int(c.startOff)-b0, to-b1 // recs' indexes
 	chunk := store.SeqChunk()
 	spans, recs := 0, c.recs.Len()
 	if c.spans != nil {

@@ -210,7 +210,7 @@ func (c *CellLog) runSource(r spanRun, n, j int) int {
 // locate finds cell i of a log in recs: in span k as its j-th cell (in),
 // else at index ri of recs.
 func (c *CellLog) locate(i int) (k, j, ri int, in bool) {
-	if i < c.start {
+	if i < int(c.startOff) {
 		c.forgotten(i)
 	}
 	if c.spans == nil {
@@ -429,7 +429,7 @@ func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
 			}
 			return true
 		}
-		i := c.start
+		i := int(c.startOff)
 		k, before := c.spanFrom(i)
 		for ; c.spans != nil && k < c.spans.Len() && i < n; k++ {
 			s := c.spans.At(k)
