@@ -580,6 +580,16 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 	}
 	w := s.World()
 	opt := draw.SeqOptions{From: po.from, To: po.to, Branch: s.cur.name, Title: po.title}
+	// A world that keeps a window of its past (history.ms) draws the
+	// window, or with --ticks from before it, the stretch made again by
+	// replaying (detailWorld).
+	detail := ""
+	if po.ticks {
+		if w, detail, err = s.detailWorld("sequence --ticks", po.from); err != nil {
+			return nil, err
+		}
+	}
+	opt.From = max(opt.From, keptFrom(w))
 	if v, ok := fl["--type"]; ok {
 		var names []string
 		for _, a := range sim.APIs {
@@ -607,6 +617,9 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 	// most draw.MaxSeqLanes lanes; the picture says what it leaves out.
 	n := draw.CountMessages(w, opt)
 	note := fmt.Sprintf("%s message(s)", group(n))
+	if detail != "" {
+		note += " " + detail
+	}
 	if fl["--mermaid"] == "true" {
 		// Mermaid is text: printed, and written only where --out says.
 		if _, ok := fl["--width"]; ok {

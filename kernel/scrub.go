@@ -98,7 +98,11 @@ func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
 		sc.PauseX = append(sc.PauseX, ax.At(float64(t)))
 	}
 
-	// The messages sent from the window's first tick on (trace --from).
+	// The messages sent from the window's first tick on (trace --from),
+	// made again by replaying when the world let them go (history.ms).
+	if w, _, err = s.detailWorld("scrub --ticks", from); err != nil {
+		return nil, err
+	}
 	pkts, err := s.filterPackets(w, "", "", listWindow{from: from, hasFrom: true})
 	if err != nil {
 		return nil, err

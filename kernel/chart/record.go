@@ -85,6 +85,11 @@ type Recorder struct {
 	need Need
 	run  Run
 	last *sim.World
+	// events is the index of the next event to look at for marks: they
+	// are gathered as the world goes, since a world that keeps a window
+	// of its past (history.ms) lets its older events go.
+	events int
+	marks  []Mark
 }
 
 // NewRecorder starts recording a branch.
@@ -95,6 +100,7 @@ func NewRecorder(branch string, need Need) *Recorder {
 // Visit samples the world as it is now.
 func (r *Recorder) Visit(w *sim.World) {
 	r.last = w
+	r.gatherMarks(w)
 	f := sample(w, r.need)
 	if n := len(r.run.Frames); n > 0 && r.run.Frames[n-1].Tick == f.Tick {
 		r.run.Frames[n-1] = f // commands between ticks change what the tick ends with
@@ -132,22 +138,30 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 		r.run.Rebalances = append(r.run.Rebalances, e)
 	}
 	r.run.FinalPause = w.Meter.Total
-	r.run.Marks = nil
-	for i, e := range w.Events.Headers(0) {
+	r.run.Marks = r.marks
+	return &r.run
+}
+
+// gatherMarks adds the marks of the events since the last look.
+func (r *Recorder) gatherMarks(w *sim.World) {
+	if w.Events.Len() < r.events {
+		r.events, r.marks = 0, nil // a world made anew: its marks are its own
+	}
+	for i, e := range w.Events.Headers(max(r.events, w.Events.First())) {
 		switch e.Kind {
 		case sim.EvCrash:
-			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " crashes"})
+			r.marks = append(r.marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " crashes"})
 		case sim.EvPollTimeout:
-			r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " poll timeout"})
+			r.marks = append(r.marks, Mark{Tick: e.Tick, Client: e.Member, Text: e.Member + " poll timeout"})
 		case sim.EvTxnState:
 			// "tx-C2: Ongoing -> PrepareAbort (...)": the transaction is aborted from here on.
 			if id, rest, ok := strings.Cut(w.Events.At(i).Text, ":"); ok && strings.Contains(rest, "-> PrepareAbort") {
 				client := strings.TrimPrefix(id, "tx-")
-				r.run.Marks = append(r.run.Marks, Mark{Tick: e.Tick, Client: client, Text: id + " aborts"})
+				r.marks = append(r.marks, Mark{Tick: e.Tick, Client: client, Text: id + " aborts"})
 			}
 		}
 	}
-	return &r.run
+	r.events = w.Events.Len()
 }
 
 func sample(w *sim.World, need Need) Frame {
