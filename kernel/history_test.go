@@ -89,6 +89,10 @@ func randomCommand(rng *rand.Rand, s *Session) string {
 				"new --from-describe kafka37-members.txt"}[rng.Intn(3)]
 		case 3:
 			return "new --members 3 --keep-settings"
+		case 5:
+			// A world that keeps a window of its past: back, save and load
+			// and a replay from scratch must give back the same window.
+			return fmt.Sprintf("set history.ms %d; new --members 3 --keep-settings; produce --rate 1/2ticks o0 p1", 4+rng.Intn(20))
 		}
 		return "new" + []string{"", " --keep-settings"}[rng.Intn(2)]
 	case 16:

@@ -44,7 +44,7 @@ func firstKeptPacket(w *sim.World) int {
 	if from == 0 {
 		return lo
 	}
-	return lo + sort.Search(n-lo, func(i int) bool { return w.Packets.At(lo+i).Sent >= from })
+	return lo + sort.Search(n-lo, func(i int) bool { return w.Packets.SentAt(lo+i) >= from })
 }
 
 // firstKeptEvent is firstKeptPacket for events.
@@ -54,20 +54,20 @@ func firstKeptEvent(w *sim.World) int {
 	if from == 0 {
 		return lo
 	}
-	return lo + sort.Search(n-lo, func(i int) bool { return w.Events.At(lo+i).Tick >= from })
+	return lo + sort.Search(n-lo, func(i int) bool { return w.Events.TickAt(lo+i) >= from })
 }
 
 // packetAtOrAfter is the index of the first kept packet sent at tick or
 // later.
 func packetAtOrAfter(w *sim.World, tick int) int {
 	lo, n := firstKeptPacket(w), w.Packets.Len()
-	return lo + firstAtOrAfter(n-lo, tick, func(i int) int { return w.Packets.At(lo + i).Sent })
+	return lo + firstAtOrAfter(n-lo, tick, func(i int) int { return w.Packets.SentAt(lo + i) })
 }
 
 // eventAtOrAfter is packetAtOrAfter for events.
 func eventAtOrAfter(w *sim.World, tick int) int {
 	lo, n := firstKeptEvent(w), w.Events.Len()
-	return lo + firstAtOrAfter(n-lo, tick, func(i int) int { return w.Events.At(lo + i).Tick })
+	return lo + firstAtOrAfter(n-lo, tick, func(i int) int { return w.Events.TickAt(lo + i) })
 }
 
 // windowNote is the line a view ends with when the world let detail go
@@ -122,8 +122,8 @@ func checkpointOf(w *sim.World, next, done int) *checkpoint {
 
 // usable reports whether a replay that makes the world at tick limit,
 // with its history held from hold when holding, may start from cp: one
-// without its history must be a window before limit, and at or before
-// hold; one with its history must keep the held ticks.
+// without its history must be more than a window before limit, and
+// before hold; one with its history must keep the held ticks.
 func (cp *checkpoint) usable(limit int, holding bool, hold int) bool {
 	if cp.tick > limit {
 		return false
@@ -131,7 +131,10 @@ func (cp *checkpoint) usable(limit int, holding bool, hold int) bool {
 	if cp.window == 0 {
 		return !holding || cp.tick <= hold || cp.world.HistoryFrom() <= hold
 	}
-	return cp.tick <= limit-cp.window && (!holding || cp.tick <= hold)
+	// It keeps no tick's detail, its own included (checkpointOf): the
+	// replay makes ticks cp.tick+1 on, and the window at limit begins at
+	// limit-window (keptFrom).
+	return cp.tick < limit-cp.window && (!holding || cp.tick < hold)
 }
 
 // A session keeps a checkpoint every thousand ticks or so (checkpointDue),

@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim"
@@ -53,6 +55,47 @@ func TestCheckpointsThinOut(t *testing.T) {
 		}
 		if got, want := threeViews(t, s), worldViews(t, w); got != want {
 			t.Errorf("back to tick %d from thinned checkpoints differs from a replay from scratch", s.World().Tick)
+		}
+	}
+}
+
+// TestSessionPropertyWindowed is TestSessionProperty on worlds that keep a
+// window of their past (history.ms): after every command the branch's
+// views (describe, metrics, trace) equal a replay from scratch, a
+// save/load round trip and `step 1; back 1` (checkBranch), so that
+// checkpoints without history, back's replay from a window before, and
+// the views' window agree whichever way the world was made.
+func TestSessionPropertyWindowed(t *testing.T) {
+	seeds, cmds := 6, 60
+	if *long {
+		seeds, cmds = 30, 300
+	}
+	for seed := 0; seed < seeds; seed++ {
+		rng := rand.New(rand.NewSource(int64(1000 + seed)))
+		s := NewSession()
+		s.Dir = t.TempDir()
+		copyImportFixtures(t, s.Dir)
+		s.CheckpointEvery = 3 + seed%5
+		typed := []string{fmt.Sprintf("set history.ms %d; new --members 3 --keep-settings; produce --rate 1/2ticks o0 p1", 3+seed*3)}
+		if _, err := s.Exec(typed[0]); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < cmds; i++ {
+			cmd := randomCommand(rng, s)
+			if strings.HasPrefix(cmd, "new") || strings.HasPrefix(cmd, "demo") || strings.HasPrefix(cmd, "load") {
+				cmd = fmt.Sprintf("step %d", 1+rng.Intn(15)) // keep the windowed world
+			}
+			typed = append(typed, cmd)
+			if _, err := s.Exec(cmd); err != nil && strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("seed %d: %s: %v", seed, strings.Join(typed, "; "), err)
+			}
+			if s.World().HistoryWindow() == 0 {
+				t.Fatalf("seed %d: %s: the world keeps everything", seed, strings.Join(typed, "; "))
+			}
+			checkBranch(t, s, fmt.Sprintf("seed %d after %s", seed, strings.Join(typed, "; ")))
+		}
+		if w := s.World(); keptFrom(w) == 0 {
+			t.Errorf("seed %d: at tick %d with a window of %d ticks the views show every tick", seed, w.Tick, w.HistoryWindow())
 		}
 	}
 }

@@ -346,3 +346,12 @@ func (s *eventRecs) forgetBefore(tick, least int) (int, bool) {
 	store.ForgetFarBefore(&s.far, first, func(f farEvent) int32 { return f.i })
 	return last, true
 }
+
+// SentAt is the tick packet i was sent at, read off its record alone (no
+// text): a search by tick of a windowed trace must not read the texts of
+// the records it keeps from before its window, which may name cells the
+// output logs let go of.
+func (l *PacketLog) SentAt(i int) int { return int(l.recs.sentAt(i)) }
+
+// TickAt is event i's tick, read off its record alone (as SentAt).
+func (l *EventLog) TickAt(i int) int { return int(l.recs.tickAt(i)) }
