@@ -26,12 +26,17 @@ import (
 
 // keptFrom is the first tick whose detail the views show: 0 when the
 // world keeps its whole history, otherwise the first of the window's ticks
+// (or the tick a hold keeps from, sim.World.HoldHistoryFrom)
 // (the engine lets go of ticks before Tick-HistoryTicks, in whole chunks,
 // so it may keep a few more) and never one the engine let go.
 func keptFrom(w *sim.World) int {
 	from := w.HistoryFrom()
 	if h := w.HistoryWindow(); h > 0 {
-		from = max(from, w.Tick-h)
+		policy := w.Tick - h
+		if held, ok := w.HeldFrom(); ok {
+			policy = min(policy, held) // detailWorld's copy keeps more
+		}
+		from = max(from, policy)
 	}
 	return max(from, 0)
 }
@@ -78,7 +83,7 @@ func windowNote(w *sim.World, shownFrom int) string {
 		return ""
 	}
 	clk := clockOf(w)
-	return fmt.Sprintf("(detail before %s was let go: history.ms keeps the last %s; trace --from TICK makes an earlier stretch again by replaying)", clk.tickAt(from), clk.dur(w.HistoryWindow()))
+	return fmt.Sprintf("(detail before %s was let go: history.ms keeps the last %s; trace --from TICK makes an earlier stretch again by replaying)", clk.tickAt(from), windowText(w))
 }
 
 // detailWorld is a world at the current tick with the detail of ticks from
@@ -105,7 +110,7 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 		return nil, "", fmt.Errorf("%s: making the detail of ticks %d to %d again: %w", cmd, tick, cur.Tick, err)
 	}
 	clk := clockOf(cur)
-	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(keptFrom(cur)), clk.dur(cur.HistoryWindow()), clk.tickAt(s.replayedFrom)), nil
+	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(keptFrom(cur)), windowText(cur), clk.tickAt(s.replayedFrom)), nil
 }
 
 // checkpointOf is the checkpoint the session keeps of w: a clone, without
@@ -201,4 +206,14 @@ func (s *Session) thinCheckpoints(w *sim.World) {
 			s.pendingCPs = append(s.pendingCPs[:drop-kept:drop-kept], s.pendingCPs[drop-kept+1:]...)
 		}
 	}
+}
+
+// windowText is a world's history window as its clock reads: "30 ticks"
+// on the page's scale, "10 s" in real time.
+func windowText(w *sim.World) string {
+	clk := clockOf(w)
+	if !clk.real {
+		return group(w.HistoryWindow()) + " ticks"
+	}
+	return clk.dur(w.HistoryWindow())
 }

@@ -99,3 +99,47 @@ func TestSessionPropertyWindowed(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceFromBeforeTheWindow: a windowed world's trace shows its window
+// and says so; trace --from a tick before it makes that stretch again by
+// replaying, and lists what the same world keeping everything lists.
+func TestTraceFromBeforeTheWindow(t *testing.T) {
+	script := "new --members 3 --keep-settings\njoin C4\nproduce --rate 1/2ticks o0 p1\nstep 40\ncrash C2\nstep 60\nrestart C2\nstep 80"
+	full, win := NewSession(), NewSession()
+	win.CheckpointEvery, full.CheckpointEvery = 25, 25
+	runLines(t, full, script)
+	runLines(t, win, "set history.ms 30\n"+script)
+	w := win.World()
+	if keptFrom(w) != w.Tick-30 {
+		t.Fatalf("at tick %d with history.ms 30 the views start at %d", w.Tick, keptFrom(w))
+	}
+	out, err := win.Exec("trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, fmt.Sprintf("(detail before tick %d was let go", w.Tick-30)) {
+		t.Errorf("trace of a windowed world does not say where its window starts:\n...%s", out[max(0, len(out)-300):])
+	}
+	for _, cmd := range []string{"trace --from 20", "trace --from 55 --events", "trace --from 5 --type Produce --member C2"} {
+		want, err := full.Exec(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := win.Exec(cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		note := "\n(ticks before tick"
+		i := strings.LastIndex(got, note)
+		if i < 0 {
+			t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
+		}
+		if strings.TrimRight(got[:i], "\n") != want {
+			t.Errorf("%s: the stretch made again differs from the world keeping everything", cmd)
+		}
+	}
+	// The world in use is untouched: still windowed, at the same tick.
+	if win.World() != w || keptFrom(win.World()) != w.Tick-30 {
+		t.Error("trace --from changed the branch's world")
+	}
+}

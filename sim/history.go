@@ -32,6 +32,10 @@ func (w *World) forgetHistory() {
 // such a copy. It changes nothing the world does, only what it keeps.
 func (w *World) HoldHistoryFrom(tick int) { w.held, w.holdFrom = true, tick }
 
+// HeldFrom is the tick HoldHistoryFrom keeps the detail from, false when
+// nothing holds it.
+func (w *World) HeldFrom() (int, bool) { return w.holdFrom, w.held }
+
 // ForgetHistoryBefore lets go of all a windowed world's detail before
 // tick that it can, however little (trace.ForgetAllBefore): what a
 // session's checkpoint keeps of the world (kernel's checkpointOf), its
