@@ -60,12 +60,7 @@ func (w *World) Delivery(isolation string) Counts {
 		// The cells let go of (below the log's start), as their runs: all
 		// below the LSO, so visible or (aborted) never seen.
 		if f := forgotLevel(l, committed); f != nil {
-			for s, n := range f.Odd {
-				if odd == nil {
-					odd = map[string]int{}
-				}
-				odd[s] += n
-			}
+			odd = addOdd(odd, f.Odd)
 			for _, r := range f.Runs {
 				runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
 			}
@@ -390,12 +385,7 @@ func deliveryPerRecord(w *World, isolation string) Counts {
 		// The cells let go of (below the log's start), their runs' records
 		// one by one: all below the LSO, so visible or never seen.
 		if f := forgotLevel(l, committed); f != nil {
-			for s, n := range f.Odd {
-				if odd == nil {
-					odd = map[string]int{}
-				}
-				odd[s] += n
-			}
+			odd = addOdd(odd, f.Odd)
 			for _, r := range f.Runs {
 				var part topo.Partitioner
 				if r.Slotted {
@@ -470,4 +460,16 @@ func deliveryPerRecord(w *World, isolation string) Counts {
 		}
 	}
 	return c
+}
+
+// addOdd adds the counts of the cells let go of whose source is not an
+// input record (broker.ForgotLevel.Odd) to odd, made when first needed.
+func addOdd(odd, add map[string]int) map[string]int {
+	for s, n := range add {
+		if odd == nil {
+			odd = map[string]int{}
+		}
+		odd[s] += n
+	}
+	return odd
 }

@@ -3,9 +3,7 @@ package sim
 import (
 	"reflect"
 	"runtime"
-	"slices"
 	"sort"
-	"strconv"
 	"testing"
 )
 
@@ -126,35 +124,8 @@ func TestDeliveryRunsMatchPerRecord(t *testing.T) {
 	found := map[string]int{}
 	for _, proto := range protocols {
 		for seed := 0; seed < seeds; seed++ {
-			spec := propertyCase(proto)
-			spec.transactional = seedsAt(3, 1)
-			spec.readCommitted = seedsAt(2, 1)
-			spec.idempotent = seedsAt(4, 2)
-			spec.ticks, spec.clients = 250, 5
-			spec.records = span{0, 60}
-			spec.processing = drawn([2]int{1, 1}, [2]int{1, 7}, [2]int{3, 1}, [2]int{1, 40})
-			spec.maxPoll = drawn(3, 10, 40, 500)
-			sc := seedWorld(t, seed, spec)
-			w := sc.w
+			w, sched := forgetCase(t, proto, seed) // the same worlds as the forgetting test
 			linger := seed % 5
-			if err := w.Set("", "linger.ms", strconv.Itoa(linger)); err != nil {
-				t.Fatal(err)
-			}
-			if seed%3 != 0 {
-				if err := w.ProduceRate(w.layout.Inputs(), Rate{int64(1 + seed%4), int64(1 + seed%2)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			sched := append(slices.Clone(sc.sched), action{tick: sc.r.Intn(250), name: "roll", do: func(w *World) error {
-				var ms []string
-				for _, m := range w.procs {
-					if m.Alive && !slices.Contains(ms, m.Client) {
-						ms = append(ms, m.Client)
-					}
-				}
-				return w.Roll(RollSpec{Members: ms, Every: 5, Graceful: seed%2 == 0})
-			}})
-			slices.SortStableFunc(sched, func(a, b action) int { return a.tick - b.tick })
 			i := 0
 			for w.Tick < 350 {
 				for i < len(sched) && sched[i].tick <= w.Tick {

@@ -10,7 +10,7 @@ import (
 
 var hourMinutes = flag.Float64("hourminutes", 60, "BenchmarkSteadyHour100x1000: simulate this many minutes (the figures are per simulated hour, extrapolated when less)")
 
-var historyMS = flag.Int("historyms", 0, "BenchmarkSteadyHour100x1000: history.ms, the window of its past the world keeps in detail (0: everything)")
+var historyMS = flag.Int("historyms", 0, "BenchmarkSteadyHour100x1000 and BenchmarkRollingRestartKafkaDefaults1000x100000: history.ms, the window of its past the world keeps in detail (0: everything)")
 
 // hourWorld is T1's world (BenchmarkSteadyHour100x1000) with cfg, a
 // real-time configuration (KafkaDefaultConfig, say): 100 members over ten

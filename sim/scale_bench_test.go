@@ -266,6 +266,7 @@ func BenchmarkRollingRestart1000x100000(b *testing.B) {
 func kafkaRestartWorld(b *testing.B, protocol string) *World {
 	cfg := KafkaDefaultConfig()
 	cfg.RecordsPerPartition = 0
+	cfg.HistoryTicks = *historyMS // -historyms: a window of its past (hour_bench_test.go's flag)
 	for k, v := range map[string]string{"group.protocol": protocol, "processing.ms": "0.1"} {
 		if err := cfg.Set("", k, v); err != nil {
 			b.Fatal(err)
