@@ -169,11 +169,9 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 		}
 		text = b.String()
 	}
-	if note == "" && !lw.hasFrom {
-		note = windowNote(w, keptFrom(w)+1)
-		if pkts.len() > 0 {
-			note = windowNote(w, w.Packets.At(pkts.at(0)).Sent)
-		}
+	if note == "" && !lw.hasFrom && (lw.last == 0 || pkts.len() < lw.last) {
+		// The listing reaches back to the window's start: say so.
+		note = windowNote(w)
 	}
 	if note != "" {
 		text += "\n" + note

@@ -75,11 +75,11 @@ func eventAtOrAfter(w *sim.World, tick int) int {
 	return lo + firstAtOrAfter(n-lo, tick, func(i int) int { return w.Events.TickAt(lo + i) })
 }
 
-// windowNote is the line a view ends with when the world let detail go
-// before what it shows from, or "" when it did not.
-func windowNote(w *sim.World, shownFrom int) string {
+// windowNote is the line a view that reaches back to the world's window
+// ends with, or "" when the world let no detail go.
+func windowNote(w *sim.World) string {
 	from := keptFrom(w)
-	if from == 0 || shownFrom > from {
+	if from == 0 {
 		return ""
 	}
 	clk := clockOf(w)
