@@ -143,3 +143,25 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 		t.Error("trace --from changed the branch's world")
 	}
 }
+
+// TestRunsReachStopsAStep: a step stops, and leaves the session as it was,
+// before an output log's runs of invoice batches pass their arena's 32-bit
+// places, which a window of history does not give back (here a reach of
+// 1 KB stands for 4 GB).
+func TestRunsReachStopsAStep(t *testing.T) {
+	defer func(l limit) { limitRunsReach = l }(limitRunsReach)
+	limitRunsReach.max = 1 << 10
+	s := NewSession()
+	runLines(t, s, "new --kafka-defaults --members 4 --topics t:20\nset records.per.partition 0\nset processing.ms 0.05\nset history.ms 100\nnew --members 4 --topics t:20 --keep-settings\nproduce --rate 1000/s t")
+	before := snapshot(t, s)
+	_, err := s.Exec("run until time 10s --quiet")
+	if err == nil || !strings.Contains(err.Error(), "an output log's runs of invoice batches reach") {
+		t.Fatalf("run until time 10s: %v, want it stopped at the runs' reach", err)
+	}
+	if snapshot(t, s) != before {
+		t.Error("the stopped run changed the session")
+	}
+	if s.World().OutputRunsReach() > limitRunsReach.max {
+		t.Errorf("the world kept is past the reach: %d bytes", s.World().OutputRunsReach())
+	}
+}

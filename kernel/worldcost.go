@@ -307,8 +307,21 @@ func checkTopology(cmd string, topo sim.Topology, recordsPerPartition int) error
 // reaches 4 GB of text before the heap guard's threshold.
 var limitTextReach = limit{"bytes of trace text a world keeps (a text is named by a 32-bit reference: 4 GB in all, less 256 MB for the tick that crosses it)", 15 << 28}
 
-// checkTextReach refuses to go on past limitTextReach, naming the tick.
+// limitRunsReach is where a step or run stops a world whose output logs'
+// runs of invoice batches near their arena's reach (sim/broker's spans
+// keep a batch's runs at a 32-bit place: 4 GB in a log's life, those a
+// window of history let go of counted; past it the engine panics), 15/16
+// of it as limitTextReach. T1's world writes about 19 MB of them a
+// simulated minute to each of its four output partitions: about three
+// simulated hours.
+var limitRunsReach = limit{"bytes of runs of invoice batches an output log writes in its life (a batch's runs are at a 32-bit place: 4 GB, less 256 MB for the tick that crosses it, history.ms or not)", 15 << 28}
+
+// checkTextReach refuses to go on past limitTextReach or limitRunsReach,
+// naming the tick.
 func checkTextReach(w *sim.World) error {
+	if runs := w.OutputRunsReach(); runs > limitRunsReach.max {
+		return fmt.Errorf("stopped at tick %d: an output log's runs of invoice batches reach %s bytes, over the limit (%s); the session is as it was before the command", w.Tick, group(runs), limitRunsReach.helpLine())
+	}
 	used, _ := w.Trace().TextReach()
 	if used <= limitTextReach.max {
 		return nil

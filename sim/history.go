@@ -61,3 +61,8 @@ func (w *World) HistoryFrom() int { return w.trace.HistoryFrom() }
 // HistoryWindow is the ticks of its past the world keeps in detail (0:
 // everything), fixed when it was made.
 func (w *World) HistoryWindow() int { return w.history }
+
+// OutputRunsReach is broker.RunsReach: how far an output log's runs of
+// invoice batches have come through their 4 GB of places, which a window
+// of history does not give back.
+func (w *World) OutputRunsReach() int { return w.broker.RunsReach() }

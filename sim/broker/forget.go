@@ -550,3 +550,17 @@ func (l *Log) ForgotInvoices(part, off int, source string, committed bool) int {
 	}
 	return n
 }
+
+// RunsReach is how far the output log whose runs of invoice batches reach
+// furthest has come through its arena's 32-bit places (spanStore.runs:
+// 4 GB in a log's life, those it let go of counted), in bytes: a caller
+// that steps a world without bound stops it before (kernel's step).
+func (b *Broker) RunsReach() int {
+	most := 0
+	for _, tp := range b.layout.Outputs() {
+		if sp := b.Log(tp).Cells.spans; sp != nil {
+			most = max(most, sp.runs.End())
+		}
+	}
+	return most
+}

@@ -83,6 +83,11 @@ func (s *Bytes) ForgetBefore(at uint32) {
 	s.first += n
 }
 
+// End is the place the next encoding would start at, from the first ever
+// appended (those let go of counted): a Bytes reaches 4 GB of places in
+// its life, and Append panics past it.
+func (s *Bytes) End() int { return (s.first+len(s.full))<<bytesShift() | len(s.open) }
+
 // Size is the bytes held, the chunks' unused room not counted.
 func (s *Bytes) Size() int {
 	n := len(s.open)
