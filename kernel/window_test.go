@@ -165,3 +165,19 @@ func TestRunsReachStopsAStep(t *testing.T) {
 		t.Errorf("the world kept is past the reach: %d bytes", s.World().OutputRunsReach())
 	}
 }
+
+// TestDiagramOfAWindowedWorldSaysHowAProcessEnded: a process's end is kept
+// on the process (sim.Member.Ended), not read from its event, which a
+// window of history lets go: after back, from a checkpoint that kept no
+// history, the diagram still says C2 crashed.
+func TestDiagramOfAWindowedWorldSaysHowAProcessEnded(t *testing.T) {
+	s := NewSession()
+	s.CheckpointEvery = 20
+	runLines(t, s, "set history.ms 10\nnew --members 3 --keep-settings\nstep 5\ncrash C2 now\nstep 100\nback 3")
+	if keptFrom(s.World()) <= 10 {
+		t.Fatalf("the window starts at tick %d: the crash at tick 5 is still in it", keptFrom(s.World()))
+	}
+	if svg := one(t, s, "diagram").SVG; !strings.Contains(svg, "crashed") {
+		t.Errorf("the diagram does not say C2 crashed")
+	}
+}

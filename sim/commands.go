@@ -128,6 +128,7 @@ func (w *World) Restart(client string) error {
 			w.trace.Eventf(EvZombie, client, "%s (process %d) is stuck in a slow record and keeps running as a zombie", client, old.Inc)
 		} else {
 			w.trace.Eventf(EvClosed, client, "%s (process %d) stops for the restart", client, old.Inc)
+			old.Ended = "stopped for the restart"
 			old.Stop()
 		}
 	}

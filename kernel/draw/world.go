@@ -404,24 +404,13 @@ func IsZombie(w *sim.World, m *sim.Member) bool {
 }
 
 // stopped says how a process that no longer runs ended: "crashed",
-// "closed", or "stopped for the restart", from its client's last such event.
-func stopped(w *sim.World, m *sim.Member) string {
-	how := "closed"
-	for i, e := range w.Events.Headers(0) {
-		if e.Member != m.Client {
-			continue
-		}
-		switch e.Kind {
-		case sim.EvCrash:
-			how = "crashed"
-		case sim.EvClosed:
-			how = "closed"
-			if strings.Contains(w.Events.At(i).Text, "for the restart") {
-				how = "stopped for the restart"
-			}
-		}
+// "closed", or "stopped for the restart" (sim.Member.Ended; "closed" for
+// one a fatal error stopped).
+func stopped(m *sim.Member) string {
+	if m.Ended == "" {
+		return "closed"
 	}
-	return how
+	return m.Ended
 }
 
 func drawMember(s *pen, w *sim.World, r *memberRow, leader string) {
@@ -479,7 +468,7 @@ func drawMember(s *pen, w *sim.World, r *memberRow, leader string) {
 	var state string
 	switch {
 	case !m.Alive:
-		state = stopped(w, m)
+		state = stopped(m)
 	case !zombie && (m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining):
 		state = "joining · " + joinReq + " in flight"
 		if m.Phase == sim.PhaseFinding {

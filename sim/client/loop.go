@@ -473,6 +473,7 @@ func (l *pollLoop) closeDone(m *Member) {
 		m.group.leave(m)
 	}
 	m.env.Trace().Eventf(trace.EvClosed, m.Client, "%s closed", m.Client)
+	m.Ended = "closed"
 	m.Stop()
 }
 

@@ -40,6 +40,12 @@ type Member struct {
 	// StoppedBy names the fatal error that stopped the process ("": none),
 	// as the views show it.
 	StoppedBy string
+	// Ended says how the process ended, as the views show it: "crashed",
+	// "closed", "stopped for the restart" ("" while it runs, or when a
+	// fatal error, StoppedBy, stopped it). Kept on the process, since a
+	// world that keeps a window of its past (history.ms) lets the events
+	// that said it go.
+	Ended string
 	// Zombie marks a process that runs on after its client was replaced: the
 	// old process of a restart caught in a slow record, or a fenced static
 	// instance. It finishes what it has in hand and stops at its next poll.
@@ -133,6 +139,7 @@ func (m *Member) Crash(stop bool) {
 	} else {
 		m.env.Trace().Eventf(trace.EvCrash, m.Client, "%s crashes", m.Client)
 	}
+	m.Ended = "crashed"
 	m.Stop()
 }
 
