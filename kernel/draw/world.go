@@ -404,10 +404,13 @@ func IsZombie(w *sim.World, m *sim.Member) bool {
 }
 
 // stopped says how a process that no longer runs ended: "crashed",
-// "closed", or "stopped for the restart" (sim.Member.Ended; "closed" for
-// one a fatal error stopped).
+// "closed", "stopped for the restart" (sim.Member.Ended), or the fatal
+// error that stopped it, as members says it ("stopped: ...").
 func stopped(m *sim.Member) string {
-	if m.Ended == "" {
+	switch {
+	case m.StoppedBy != "":
+		return "stopped: " + m.StoppedBy
+	case m.Ended == "":
 		return "closed"
 	}
 	return m.Ended
