@@ -40,34 +40,28 @@ type errTally struct {
 }
 
 // tallyErrors is gone with the error codes of packets [from, to) added,
-// a new list (gone is shared with clones), kept in (type, direction,
-// code) order.
+// kept in (type, direction, code) order. gone is shared with clones, so it
+// is copied at the first error found, and only then: a stretch without
+// errors hands gone back as it is.
 func (s *packetRecs) tallyErrors(from, to int) []errTally {
-	var add []errTally
+	out, copied := s.gone, false
 	for i := from; i < to; i++ {
 		h, ok := s.errAt(i)
 		if !ok {
 			continue
 		}
-		t := errTally{api: h.api, response: h.flags&pkResponse != 0, err: h.err, n: 1}
-		k := sort.Search(len(add), func(k int) bool { return !add[k].before(t) })
-		if k < len(add) && add[k].same(t) {
-			add[k].n++
-			continue
+		if !copied {
+			out, copied = append([]errTally(nil), s.gone...), true
 		}
-		add = append(add[:k], append([]errTally{t}, add[k:]...)...)
-	}
-	if len(add) == 0 {
-		return s.gone
-	}
-	out := append([]errTally(nil), s.gone...)
-	for _, t := range add {
+		t := errTally{api: h.api, response: h.flags&pkResponse != 0, err: h.err, n: 1}
 		k := sort.Search(len(out), func(k int) bool { return !out[k].before(t) })
 		if k < len(out) && out[k].same(t) {
-			out[k].n += t.n
+			out[k].n++
 			continue
 		}
-		out = append(out[:k], append([]errTally{t}, out[k:]...)...)
+		out = append(out, errTally{})
+		copy(out[k+1:], out[k:])
+		out[k] = t
 	}
 	return out
 }
