@@ -589,7 +589,7 @@ func cmdSequence(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	opt.From = max(opt.From, keptFrom(w))
+	opt.From = max(opt.From, w.DetailFrom())
 	if v, ok := fl["--type"]; ok {
 		var names []string
 		for _, a := range sim.APIs {

@@ -5,7 +5,7 @@ package kernel
 // than the window go, while every count stays exact. The session sees to
 // three things:
 //   - the views show the window, the same whichever way the world was
-//     made: from the ticks the window keeps (keptFrom), not from where
+//     made: from the ticks the window keeps (sim.World.DetailFrom), not from where
 //     the engine happened to cut its chunks;
 //   - time travel gives back the window: a checkpoint of such a world
 //     keeps its state without its history (a checkpoint that kept its
@@ -24,28 +24,11 @@ import (
 	"github.com/kgrepl/kgrepl/sim"
 )
 
-// keptFrom is the first tick whose detail the views show: 0 when the
-// world keeps its whole history, otherwise the first of the window's ticks
-// (or the tick a hold keeps from, sim.World.HoldHistoryFrom)
-// (the engine lets go of ticks before Tick-HistoryTicks, in whole chunks,
-// so it may keep a few more) and never one the engine let go.
-func keptFrom(w *sim.World) int {
-	from := w.HistoryFrom()
-	if h := w.HistoryWindow(); h > 0 {
-		policy := w.Tick - h
-		if held, ok := w.HeldFrom(); ok {
-			policy = min(policy, held) // detailWorld's copy keeps more
-		}
-		from = max(from, policy)
-	}
-	return max(from, 0)
-}
-
 // firstKeptPacket is the index of the first packet the views show: the
-// first one kept that was sent at keptFrom or later.
+// first one kept that was sent at DetailFrom or later.
 func firstKeptPacket(w *sim.World) int {
 	lo, n := w.Packets.First(), w.Packets.Len()
-	from := keptFrom(w)
+	from := w.DetailFrom()
 	if from == 0 {
 		return lo
 	}
@@ -55,7 +38,7 @@ func firstKeptPacket(w *sim.World) int {
 // firstKeptEvent is firstKeptPacket for events.
 func firstKeptEvent(w *sim.World) int {
 	lo, n := w.Events.First(), w.Events.Len()
-	from := keptFrom(w)
+	from := w.DetailFrom()
 	if from == 0 {
 		return lo
 	}
@@ -78,7 +61,7 @@ func eventAtOrAfter(w *sim.World, tick int) int {
 // windowNote is the line a view that reaches back to the world's window
 // ends with, or "" when the world let no detail go.
 func windowNote(w *sim.World) string {
-	from := keptFrom(w)
+	from := w.DetailFrom()
 	if from == 0 {
 		return ""
 	}
@@ -94,7 +77,7 @@ func windowNote(w *sim.World) string {
 // replayed, or "".
 func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, err error) {
 	cur := s.World()
-	if tick >= keptFrom(cur) {
+	if tick >= cur.DetailFrom() {
 		return cur, "", nil
 	}
 	span := cur.Tick - tick
@@ -110,7 +93,7 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 		return nil, "", fmt.Errorf("%s: making the detail of ticks %d to %d again: %w", cmd, tick, cur.Tick, err)
 	}
 	clk := clockOf(cur)
-	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(keptFrom(cur)), windowText(cur), clk.tickAt(s.replayedFrom)), nil
+	return w, fmt.Sprintf("(ticks before %s had been let go, history.ms keeping the last %s: made again by replaying from %s)", clk.tickAt(cur.DetailFrom()), windowText(cur), clk.tickAt(s.replayedFrom)), nil
 }
 
 // checkpointOf is the checkpoint the session keeps of w: a clone, without
@@ -138,7 +121,7 @@ func (cp *checkpoint) usable(limit int, holding bool, hold int) bool {
 	}
 	// It keeps no tick's detail, its own included (checkpointOf): the
 	// replay makes ticks cp.tick+1 on, and the window at limit begins at
-	// limit-window (keptFrom).
+	// limit-window (sim.World.DetailFrom).
 	return cp.tick < limit-cp.window && (!holding || cp.tick < hold)
 }
 

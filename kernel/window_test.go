@@ -94,7 +94,7 @@ func TestSessionPropertyWindowed(t *testing.T) {
 			}
 			checkBranch(t, s, fmt.Sprintf("seed %d after %s", seed, strings.Join(typed, "; ")))
 		}
-		if w := s.World(); keptFrom(w) == 0 {
+		if w := s.World(); w.DetailFrom() == 0 {
 			t.Errorf("seed %d: at tick %d with a window of %d ticks the views show every tick", seed, w.Tick, w.HistoryWindow())
 		}
 	}
@@ -110,8 +110,8 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 	runLines(t, full, script)
 	runLines(t, win, "set history.ms 30\n"+script)
 	w := win.World()
-	if keptFrom(w) != w.Tick-30 {
-		t.Fatalf("at tick %d with history.ms 30 the views start at %d", w.Tick, keptFrom(w))
+	if w.DetailFrom() != w.Tick-30 {
+		t.Fatalf("at tick %d with history.ms 30 the views start at %d", w.Tick, w.DetailFrom())
 	}
 	out, err := win.Exec("trace")
 	if err != nil {
@@ -139,7 +139,7 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 		}
 	}
 	// The world in use is untouched: still windowed, at the same tick.
-	if win.World() != w || keptFrom(win.World()) != w.Tick-30 {
+	if win.World() != w || win.World().DetailFrom() != w.Tick-30 {
 		t.Error("trace --from changed the branch's world")
 	}
 }
@@ -174,8 +174,8 @@ func TestDiagramOfAWindowedWorldSaysHowAProcessEnded(t *testing.T) {
 	s := NewSession()
 	s.CheckpointEvery = 20
 	runLines(t, s, "set history.ms 10\nnew --members 3 --keep-settings\nstep 5\ncrash C2 now\nstep 100\nback 3")
-	if keptFrom(s.World()) <= 10 {
-		t.Fatalf("the window starts at tick %d: the crash at tick 5 is still in it", keptFrom(s.World()))
+	if s.World().DetailFrom() <= 10 {
+		t.Fatalf("the window starts at tick %d: the crash at tick 5 is still in it", s.World().DetailFrom())
 	}
 	if svg := one(t, s, "diagram").SVG; !strings.Contains(svg, "crashed") {
 		t.Errorf("the diagram does not say C2 crashed")

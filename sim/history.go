@@ -10,13 +10,24 @@
 
 package sim
 
+// historyWindow is how much of its past a world keeps in detail.
+type historyWindow struct {
+	// ticks is the window, fixed when the world is made
+	// (Config.HistoryWindow; 0: everything): Step lets go of older detail.
+	ticks int
+	// held: the world keeps every tick's detail from holdFrom on, whatever
+	// its window (HoldHistoryFrom).
+	held     bool
+	holdFrom int
+}
+
 // forgetHistory lets go of the detail older than the window (the trace's
 // and the output logs', broker.ForgetOutputBefore), and none
 // from the tick a hold keeps (HoldHistoryFrom).
 func (w *World) forgetHistory() {
-	before := w.Tick - w.history
-	if w.held {
-		before = min(before, w.holdFrom)
+	before := w.Tick - w.window.ticks
+	if w.window.held {
+		before = min(before, w.window.holdFrom)
 	}
 	if before > 0 {
 		w.trace.ForgetBefore(before)
@@ -30,11 +41,7 @@ func (w *World) forgetHistory() {
 // from tick on, whatever its window: a session making a stretch of ticks
 // before the window again (kernel's detailWorld) replays the branch into
 // such a copy. It changes nothing the world does, only what it keeps.
-func (w *World) HoldHistoryFrom(tick int) { w.held, w.holdFrom = true, tick }
-
-// HeldFrom is the tick HoldHistoryFrom keeps the detail from, false when
-// nothing holds it.
-func (w *World) HeldFrom() (int, bool) { return w.holdFrom, w.held }
+func (w *World) HoldHistoryFrom(tick int) { w.window.held, w.window.holdFrom = true, tick }
 
 // ForgetHistoryBefore lets go of all a windowed world's detail before
 // tick that it can, however little (trace.ForgetAllBefore): what a
@@ -44,7 +51,7 @@ func (w *World) HeldFrom() (int, bool) { return w.holdFrom, w.held }
 // a window that began after it. A world keeping everything is left as it
 // is.
 func (w *World) ForgetHistoryBefore(tick int) {
-	if w.history == 0 {
+	if w.window.ticks == 0 {
 		return
 	}
 	w.trace.ForgetAllBefore(tick)
@@ -60,7 +67,26 @@ func (w *World) HistoryFrom() int { return w.trace.HistoryFrom() }
 
 // HistoryWindow is the ticks of its past the world keeps in detail (0:
 // everything), fixed when it was made.
-func (w *World) HistoryWindow() int { return w.history }
+func (w *World) HistoryWindow() int { return w.window.ticks }
+
+// DetailFrom is the first tick whose detail the views show: 0 when the
+// world keeps its whole history, otherwise the first of the window's
+// ticks, or the tick a hold keeps from when that is earlier, and never a
+// tick the trace let go of. The trace lets go of whole chunks, so it may
+// still hold a few ticks before the window; the views do not show them,
+// so that what they show depends on the window, not on where the chunks
+// were cut.
+func (w *World) DetailFrom() int {
+	from := w.HistoryFrom()
+	if h := w.window.ticks; h > 0 {
+		policy := w.Tick - h
+		if w.window.held {
+			policy = min(policy, w.window.holdFrom)
+		}
+		from = max(from, policy)
+	}
+	return max(from, 0)
+}
 
 // OutputRunsReach is broker.RunsReach: how far an output log's runs of
 // invoice batches have come through their 4 GB of places, which a window

@@ -89,14 +89,9 @@ type World struct {
 	// deploys are the graceful restarts and the roll under way, and the
 	// rolls done (deploy.go).
 	deploys deploys
-	// history is the ticks of its past the world keeps in detail, fixed
-	// when it is made (Config.HistoryWindow; 0: everything): Step lets go
-	// of older detail (history.go).
-	history int
-	// held: the world keeps every tick's detail from holdFrom on, whatever
-	// its window (HoldHistoryFrom).
-	held     bool
-	holdFrom int
+	// window is how much of its past the world keeps in detail
+	// (history.go).
+	window historyWindow
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -144,8 +139,8 @@ func New(t Topology, cfg Config) (*World, error) {
 		processTable: processTable{current: map[string]*Member{}},
 	}
 	w.trace = trace.New(w.layout, &w.Tick, &w.sources)
-	w.history = w.Cfg.HistoryWindow()
-	w.trace.SetHistory(w.history)
+	w.window.ticks = w.Cfg.HistoryWindow()
+	w.trace.SetHistory(w.window.ticks)
 	w.Packets, w.Events = &w.trace.Packets, &w.trace.Events
 	w.env = env.New(&w.Tick, w.trace, w.layout)
 	w.Sink.names = w.layout
@@ -271,7 +266,7 @@ func (w *World) Step() (stop bool) {
 	w.LSOHeldTicks += w.broker.OpenTransactions()
 	// Between this tick and the next, as a user's input would be.
 	w.deploys.advance(w)
-	if w.history > 0 {
+	if w.window.ticks > 0 {
 		w.forgetHistory()
 	}
 	return w.trace.Stopped()

@@ -156,7 +156,7 @@ func (t *Trace) ForgetBefore(tick int) {
 // whatever a kept record or a later text would read there. The records it
 // keeps (those in the open chunks) can then no longer be read, and must
 // not be: a world stepped on from such a copy shows its ticks from a
-// window after the copy (kernel's keptFrom). Its later texts never refer
+// window after the copy (World.DetailFrom). Its later texts never refer
 // to the texts let go of (canRefer reads a chunk let go of as beyond
 // reach, and spells the text out), so they read as the same world's.
 func (t *Trace) ForgetAllBefore(tick int) {
