@@ -27,7 +27,9 @@ func TestREPLTwoCtrlCsDuringALongStep(t *testing.T) {
 	at = expect(`{"tick":400`, at)
 	before := jsonAfter(out.get()[at-len(`{"tick":400`):])
 	at = expect("billing t=400 Stable> ", at)
+	waitSignals(t, ptmx, false) // readline reads the next line
 	ptmx.Write([]byte("step 1000000 --quiet\r"))
+	waitSignals(t, ptmx, true) // the command runs
 	time.Sleep(1500 * time.Millisecond)
 	ptmx.Write([]byte{3}) // Ctrl-C
 	time.Sleep(50 * time.Millisecond)

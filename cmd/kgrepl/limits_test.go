@@ -86,6 +86,7 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 	at = expect("billing t=5 PreparingRebalance> ", at)
 	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches.
 	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
+	waitSignals(t, ptmx, true) // the command runs
 	time.Sleep(1500 * time.Millisecond)
 	if strings.Contains(out.get()[at:], "violations") {
 		t.Fatal("the explore finished before Ctrl-C; make it longer")

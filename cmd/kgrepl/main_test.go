@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // The binary, driven as users drive it: a script file, a pipe, -c, errors
@@ -224,6 +225,36 @@ func startREPL(t *testing.T, dir string, args ...string) (*exec.Cmd, *os.File, *
 		ptmx.Close()
 	})
 	return cmd, ptmx, readPTY(ptmx)
+}
+
+// waitSignals waits until the terminal of ptmx turns Ctrl-C into SIGINT
+// (ISIG) when on is true, or until it does not. readline reads a line in
+// raw mode, where Ctrl-C is a key that drops the line being typed, and the
+// REPL leaves raw mode to run the command, where Ctrl-C is SIGINT and
+// stops it (repl.RunTerminal). A Ctrl-C written before the switch lands
+// on the next prompt instead, so a test that means it for a running
+// command waits for on. (TCGETS on a pty's master reads its slave's
+// modes.)
+func waitSignals(t *testing.T, ptmx *os.File, on bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for signalsOn(t, ptmx) != on {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s the terminal still has ISIG %v", !on)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// signalsOn reports whether the terminal of ptmx turns Ctrl-C into SIGINT
+// (ISIG): off while readline reads a line.
+func signalsOn(t *testing.T, ptmx *os.File) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(ptmx.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatalf("reading the terminal's modes: %v", err)
+	}
+	return tio.Lflag&unix.ISIG != 0
 }
 
 func readPTY(ptmx *os.File) *transcript {
