@@ -357,7 +357,7 @@ func windowAdvice(w *sim.World) string {
 	if clk.real {
 		value, kept = strconv.FormatInt(int64(roundDown2(int(clk.ms(h)))), 10), clk.dur(h)
 	}
-	return fmt.Sprintf("set history.ms %s, then the world made again (new --keep-settings with its topics and members, and its produce --rate: a world's window is fixed when it is made), keeps the last %s in detail and the estimate within the limit however long the world runs (docs/reference.md#history)", value, kept)
+	return fmt.Sprintf("set history.ms %s keeps the last %s in detail from then on, and the estimate within the limit however long the world runs (docs/reference.md#history)", value, kept)
 }
 
 // roundDown2 rounds n down to its two leading digits (123,456 -> 120,000).

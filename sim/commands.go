@@ -205,9 +205,16 @@ func (w *World) Set(client, key, value string) error {
 		}
 		return fmt.Errorf("tick.ms: the clock is at tick %d, and a real-time world's tick keeps its length once the clock runs (the times already shown would change); set it at tick 0 (after new)", w.Tick)
 	}
+	if c := w.Cfg.Clone(); client == "" && c.Set(client, key, value) == nil && c.HistoryWindow() != w.window.ticks {
+		// history.ms, or a time unit or tick that rounds it anew
+		if err := w.canSwitchHistory(c.HistoryWindow()); err != nil {
+			return fmt.Errorf("%s %s: %v", key, value, err)
+		}
+	}
 	if err := w.Cfg.Set(client, key, value); err != nil {
 		return err
 	}
+	w.switchHistory(w.Cfg.HistoryWindow())
 	w.coordCfg = w.Cfg.EngineCoord()
 	for _, c := range w.clients {
 		if client != "" && c != client {

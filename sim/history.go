@@ -10,6 +10,8 @@
 
 package sim
 
+import "fmt"
+
 // historyWindow is how much of its past a world keeps in detail.
 type historyWindow struct {
 	// ticks is the window, fixed when the world is made
@@ -35,6 +37,46 @@ func (w *World) forgetHistory() {
 		// event's text names its invoice's cell, written in its tick.
 		w.broker.ForgetOutputBefore(w.trace.TextsFrom())
 	}
+}
+
+// canSwitchHistory says why a world may not keep a window of ticks ticks
+// of its past from now on (history.ms set while it runs; 0: everything),
+// nil when it may. At tick 0 any window goes. Later the window may only
+// narrow: the detail it let go of is gone, and a wider window would show
+// detail from before it that the world no longer has (and a session's
+// checkpoints, which keep no detail, rely on the window never widening:
+// kernel's checkpoint.usable). A world that kept everything may take any
+// window.
+func (w *World) canSwitchHistory(ticks int) error {
+	from, to := w.window.ticks, max(ticks, 0)
+	if w.Tick == 0 || to == from || from == 0 || to > 0 && to < from {
+		return nil
+	}
+	clk := w.Cfg
+	keep := func(t int) string {
+		if t == 0 {
+			return "everything"
+		}
+		if clk.Time == TimeMS {
+			return fmt.Sprintf("%d ms", t*clk.TickMS)
+		}
+		return fmt.Sprintf("%d ticks", t)
+	}
+	return fmt.Errorf("the world keeps the last %s of its past in detail (%s) and has let go of what is older, so at tick %d its window can only narrow (keep %s or less); to keep %s, make the world again with it (new --keep-settings)",
+		keep(from), historyKey, w.Tick, keep(from), keep(to))
+}
+
+// switchHistory makes the world keep ticks ticks of its past from now on
+// (canSwitchHistory allowed it): the trace's texts from now on refer to
+// none from before (trace.SwitchHistory), so that once its window has
+// passed the switch, what came before can go.
+func (w *World) switchHistory(ticks int) {
+	ticks = max(ticks, 0)
+	if ticks == w.window.ticks {
+		return
+	}
+	w.window.ticks = ticks
+	w.trace.SwitchHistory(ticks)
 }
 
 // HoldHistoryFrom makes a windowed world keep the detail of every tick

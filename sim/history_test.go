@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -431,6 +432,127 @@ func TestHistoryReuserCopies(t *testing.T) {
 		sameKeptHistory(t, plain, reused, map[string]int{})
 		if reused.Packets.First() <= w.Packets.First() {
 			t.Fatalf("tick %d: the copy let go of nothing of its own (first packet %d, the world's %d)", w.Tick, reused.Packets.First(), w.Packets.First())
+		}
+	}
+}
+
+// TestPropertyHistoryWindowSwitched: history.ms set while a world runs.
+// Random worlds (as TestPropertyHistoryWindow's), one keeping everything
+// and one whose window starts at everything or a few ticks and narrows
+// two or three times at random ticks (World.Set, as the kernel's set):
+// every tick the two count and do exactly the same, the second's views
+// start at its window (DetailFrom, never before what it holds), every
+// packet and event it keeps reads byte for byte as the first's, a wider
+// window is refused past tick 0 and changes nothing, and once the window
+// has passed the first switch the texts written before it are let go of.
+func TestPropertyHistoryWindowSwitched(t *testing.T) {
+	setSeqChunk(t, 2)
+	t.Cleanup(trace.SetArenaChunkForTest(64))
+	seeds := 16
+	if testing.Short() {
+		seeds = 6
+	}
+	refs := map[string]int{}
+	for seed := 0; seed < seeds; seed++ {
+		const length = 320
+		sc := seedWorld(t, seed, worldSpec{
+			topology:      randomTopology,
+			records:       span{2, 8},
+			transactional: seedsAt(2, 0),
+			readCommitted: seedsAt(4, 0),
+			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
+			protocol:      cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
+			mixed:         seedsAt(5, 4),
+			ticks:         length, clients: 5, static: fixed(true),
+		})
+		cfg := sc.cfg
+		if seed%2 == 1 {
+			cfg.HistoryTicks = 40 + sc.r.Intn(40) // windowed from the start
+		}
+		w, err := New(sc.topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := sc.w
+		sched := sc.sched
+		if seed%3 == 1 { // steady traffic on every input partition from tick 10
+			sched = append([]action{{tick: 10, name: "steady", do: func(w *World) error {
+				rate, err := RatePerSecond(int64(200+seed), 1000)
+				if err != nil {
+					return err
+				}
+				return w.ProduceRate(w.Layout().Inputs(), rate)
+			}}}, sched...)
+		}
+		sortActions(sched)
+		// The switches, narrowing: at ticks 30..200, the first from
+		// everything (or the start's window) to 8..40 ticks.
+		type switchAt struct{ tick, window int }
+		var switches []switchAt
+		win := w.HistoryWindow()
+		for tick := 30 + sc.r.Intn(40); tick < 200 && len(switches) < 3; tick += 20 + sc.r.Intn(60) {
+			next := 8 + sc.r.Intn(33)
+			switch {
+			case win >= 40:
+				next = 3 + sc.r.Intn(4) // far narrower: its texts reach far less far back
+			case win > 0:
+				next = max(3, win-sc.r.Intn(win))
+			}
+			switches = append(switches, switchAt{tick, next})
+			win = next
+		}
+		a, b := &stepper{w: ref, sched: sched}, &stepper{w: w, sched: sched}
+		t.Run(fmt.Sprintf("seed%d-from%d-%v", seed, w.HistoryWindow(), switches), func(t *testing.T) {
+			firstSwitch := -1
+			for ref.Tick < length {
+				for _, s := range switches {
+					if s.tick != w.Tick {
+						continue
+					}
+					if h := w.HistoryWindow(); h > 0 {
+						before := counted(w)
+						if err := w.Set("", "history.ms", strconv.Itoa(h+5)); err == nil {
+							t.Fatalf("tick %d: history.ms %d widened a window of %d", w.Tick, h+5, h)
+						} else if !strings.Contains(err.Error(), "can only narrow") {
+							t.Fatalf("tick %d: history.ms %d: %v", w.Tick, h+5, err)
+						}
+						if counted(w) != before || w.HistoryWindow() != h || w.Cfg.HistoryWindow() != h {
+							t.Fatalf("tick %d: a refused history.ms changed the world", w.Tick)
+						}
+					}
+					if err := w.Set("", "history.ms", strconv.Itoa(s.window)); err != nil {
+						t.Fatalf("tick %d: history.ms %d: %v", w.Tick, s.window, err)
+					}
+					if w.HistoryWindow() != s.window {
+						t.Fatalf("tick %d: history.ms %d gave a window of %d", w.Tick, s.window, w.HistoryWindow())
+					}
+					if firstSwitch < 0 {
+						firstSwitch = w.Tick
+					}
+				}
+				a.tick()
+				b.tick()
+				if got, want := counted(w), counted(ref); got != want {
+					t.Fatalf("tick %d: the switched world differs:\n%s", w.Tick, firstDiff(got, want))
+				}
+				if h := w.HistoryWindow(); h > 0 && w.DetailFrom() != max(0, w.Tick-h) || w.HistoryFrom() > w.DetailFrom() {
+					t.Fatalf("tick %d: window %d, views from %d, history kept from %d", w.Tick, h, w.DetailFrom(), w.HistoryFrom())
+				}
+				sameKeptHistory(t, ref, w, refs) // every tick: a text kept just past a switch may read one before it
+			}
+			h := w.HistoryWindow()
+			if w.HistoryFrom() == 0 || w.Packets.First() == 0 {
+				t.Fatalf("after %d ticks with a window of %d: history from %d, first packet %d: nothing let go of", length, h, w.HistoryFrom(), w.Packets.First())
+			}
+			if cfg.HistoryTicks == 0 && w.Tick > firstSwitch+3*h+60 && w.trace.TextsFrom() <= firstSwitch {
+				t.Fatalf("at tick %d, window %d: the texts from before the switch at %d are still kept (from tick %d)", w.Tick, h, firstSwitch, w.trace.TextsFrom())
+			}
+		})
+	}
+	t.Logf("references followed in kept texts: %v", refs)
+	for _, k := range []string{"back", "tSame", "tSame across", "tListOf"} {
+		if refs[k] == 0 {
+			t.Errorf("no kept text followed a %s reference: the test no longer covers it", k)
 		}
 	}
 }

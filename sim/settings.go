@@ -348,7 +348,7 @@ func buildSettings() []Setting {
 		{Key: historyKey, Duration: true, min: -1,
 			Allowed:   "-1 or 0 (all), or 1 to 1000000 ticks",
 			allowedMS: fmt.Sprintf("-1 or 0 (all), or a whole number of milliseconds from tick.ms (one tick) to %d, rounded up to whole ticks", MaxDurationMS),
-			Doc:       "how much of its past a world keeps in detail: the packets, events and their texts of the last history.ms ticks (whole chunks at a time, so a little more); older detail is let go of, while every count (processed, duplicates, losses, delivery, metrics) stays exact; -1 or 0 (the default) keeps everything; takes effect when the world is made (new)",
+			Doc:       "how much of its past a world keeps in detail: the packets, events and their texts of the last history.ms ticks (whole chunks at a time, so a little more); older detail is let go of, while every count (processed, duplicates, losses, delivery, metrics) stays exact; -1 or 0 (the default) keeps everything; set while the world runs, it applies from then on, and past tick 0 it can only narrow (a wider window would show detail already let go of: make the world again with it, new --keep-settings)",
 			get:       func(w *Config, _ *ClientConfig) string { return strconv.Itoa(w.HistoryTicks) },
 			set: func(w *Config, _ *ClientConfig, v string) error {
 				n, err := w.duration(historyKey, v, -1)

@@ -50,7 +50,16 @@ type textArena struct {
 	// ticks of it (texts.canRefer).
 	ticks  store.Seq[int32]
 	window int
-	now    *int
+	// since is the first chunk written under the window in force, when
+	// the window was changed on a live trace (SwitchHistory; 0 before any
+	// switch), and sinceReach how far back the chunks before it may
+	// refer (-1: without bound, written keeping everything). A text never
+	// refers to a chunk before since (canRefer), so the reach of the
+	// texts before it bounds only what they read themselves.
+	since      int
+	sinceReach int
+	switched   bool
+	now        *int
 	// tickStart is the arena's end when the current tick began: a text
 	// before it was added in an earlier tick (pinOld).
 	tickStart textRef
@@ -110,7 +119,7 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 	}
 	if a.open == nil && len(a.full) == 0 && a.first == 0 {
 		a.open = append(make([]byte, 0, 256), tEnd)
-		if a.window > 0 {
+		if a.recordsTicks() {
 			a.ticks.Append(int32(*a.now))
 		}
 	}
@@ -148,15 +157,20 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 // one. A full chunk may be shorter than arenaChunk: a reference names its
 // chunk and its offset in it.
 func (a *textArena) closeOpen(next []byte) {
-	if a.window == 0 && a.first+len(a.full)+1 >= textRefReach>>arenaShift {
+	if a.window == 0 && len(a.full)+1 >= textRefReach>>arenaShift {
 		panic("sim: the trace's text arena is full (4 GB of encoded text)")
 	}
 	a.full = append(a.full, a.open)
 	a.open = next
-	if a.window > 0 {
+	if a.recordsTicks() {
 		a.ticks.Append(int32(*a.now))
 	}
 }
+
+// recordsTicks reports whether the arena keeps the tick each chunk was
+// opened at: a windowed one does, and one whose window was changed while
+// it ran (SwitchHistory) goes on doing so whatever its window.
+func (a *textArena) recordsTicks() bool { return a.window > 0 || a.switched }
 
 // cloneChunk is the room a clone's own first chunk starts with: about what
 // an explorer branch writes before it ends (it grows as put says).
@@ -241,22 +255,27 @@ func (a *textArena) bytes(ref textRef) []byte {
 func (a *textArena) clone() textArena {
 	return textArena{full: a.full[:len(a.full):len(a.full)], open: a.open[:len(a.open):len(a.open)], openShared: len(a.open) > 0,
 		processed: a.processed, processedRec: a.processedRec, offsets: a.offsets,
-		first: a.first, ticks: a.ticks.Clone(), window: a.window, tickStart: a.tickStart}
+		first: a.first, ticks: a.ticks.Clone(), window: a.window, tickStart: a.tickStart,
+		since: a.since, sinceReach: a.sinceReach, switched: a.switched}
 }
 
 // forgetBefore lets go of the full chunks every text of which was added
-// before tick (the next chunk was opened before it), and returns the first
-// reference still kept. The spine is copied without them, as
-// store.Seq.ForgetBefore does, so a clone keeps its own.
-func (a *textArena) forgetBefore(tick int) textRef {
+// before tick (the next chunk was opened before it), and those before
+// chunk floor whatever their ticks, and returns the first reference still
+// kept. The spine is copied without them, as store.Seq.ForgetBefore does,
+// so a clone keeps its own.
+func (a *textArena) forgetBefore(tick, floor int) textRef {
+	// Chunk c may go when it is before floor or its next chunk was opened
+	// before tick: both hold of a first stretch of chunks (ticks only grow).
+	goes := func(c int) bool { return c < floor || int(a.ticks.At(c+1)) < tick }
 	// In shares of what is kept (history.go's forgetShare): the spine is
 	// copied at most forgetShare entries per chunk let go of.
 	need := max(1, len(a.full)/forgetShare)
-	if need > len(a.full) || int(a.ticks.At(a.first+need)) >= tick {
+	if need > len(a.full) || !goes(a.first+need-1) {
 		return textRef(a.first << arenaShift)
 	}
 	n := need
-	for n < len(a.full) && int(a.ticks.At(a.first+n+1)) < tick {
+	for n < len(a.full) && goes(a.first+n) {
 		n++
 	}
 	if n > 0 {

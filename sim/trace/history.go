@@ -72,6 +72,48 @@ func (t *Trace) SetHistory(window int) {
 	t.arena.window = max(window, 0)
 }
 
+// SwitchHistory changes the window of a trace that has recorded already
+// (a world's history.ms set while it runs): from now on it keeps window
+// ticks of its past (0: everything). What it keeps stays readable: the
+// texts written before the switch may refer back as far as their window
+// let them (without bound when it kept everything), so ForgetBefore keeps
+// the chunks they read for as long as any of them is kept; and the texts
+// written after it never refer to one written before (they start a chunk
+// of their own, and canRefer refuses the earlier ones), so once the kept
+// records are all from after the switch, everything before it can go. An
+// arena that kept everything had no chunk ticks: its chunks read as
+// opened at tick 0, which only ever keeps more.
+func (t *Trace) SwitchHistory(window int) {
+	a := &t.arena
+	window = max(window, 0)
+	if window == a.window {
+		return
+	}
+	if a.open == nil && len(a.full) == 0 && a.first == 0 {
+		a.window = window // no text yet: as SetHistory
+		return
+	}
+	reach := -1
+	if a.window > 0 {
+		reach = a.refReach()
+	}
+	if a.switched && (a.sinceReach < 0 || reach >= 0 && a.sinceReach > reach) {
+		reach = a.sinceReach // the earliest texts kept reach the farthest
+	}
+	if !a.recordsTicks() {
+		for c := a.ticks.Len(); c <= a.first+len(a.full); c++ {
+			a.ticks.Append(0)
+		}
+	}
+	a.window, a.switched, a.sinceReach = window, true, reach
+	a.closeOpen(make([]byte, 0, 256))
+	a.since = a.first + len(a.full)
+	a.openShared = false
+	// The caches the encoders refer back by name texts before the switch.
+	a.processed, a.processedRec.ok, a.offsets = 0, false, 0
+	t.scratch = a.scratch(nil, false)
+}
+
 // refReach is how many ticks before a text is added the chunk of a text it
 // refers to (absolutely) may have been opened: an eighth of the window, so
 // that ForgetBefore keeps at most refHops eighths more than the window's
@@ -84,11 +126,11 @@ func (a *textArena) refReach() int { return max(a.window/8, 1) }
 // was opened at most refReach ticks ago.
 func (tx *texts) canRefer(ref textRef) bool {
 	a := &tx.arena
-	if a.window == 0 {
-		return true
-	}
 	c := int(ref >> arenaShift)
-	return c >= a.first && c < a.ticks.Len() && int(a.ticks.At(c)) >= *a.now-a.refReach()
+	if a.window == 0 {
+		return c >= a.since // (0 unless the window was switched: SwitchHistory)
+	}
+	return c >= a.first && c >= a.since && c < a.ticks.Len() && int(a.ticks.At(c)) >= *a.now-a.refReach()
 }
 
 // canReferAt is canRefer for encSameAt's reference to ref from a text
@@ -165,7 +207,7 @@ func (t *Trace) ForgetAllBefore(tick int) {
 	}
 	t.forgetBefore(tick, 1)
 	t.pins.packets, t.pins.events = nil, nil
-	t.arena.forgetBefore(int(^uint(0) >> 1))
+	t.arena.forgetBefore(int(^uint(0)>>1), 0)
 	t.historyFrom = max(t.historyFrom, tick)
 }
 
@@ -199,8 +241,16 @@ func (t *Trace) forgetBefore(tick, least int) {
 	for _, p := range t.pins.events {
 		k = min(k, p.chunk)
 	}
-	if k >= a.first {
-		a.forgetBefore(int(a.ticks.At(k)) - refHops*a.refReach())
+	switch {
+	case k < a.first:
+	case k >= a.since:
+		// The kept texts are all written under the window in force, and
+		// none refers to a chunk before since (SwitchHistory).
+		a.forgetBefore(int(a.ticks.At(k))-refHops*a.refReach(), a.since)
+	case a.sinceReach >= 0:
+		// Texts from before the window was switched are kept: they read
+		// as far back as their window let them.
+		a.forgetBefore(int(a.ticks.At(k))-refHops*max(a.sinceReach, 1), 0)
 	}
 }
 
