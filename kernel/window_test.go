@@ -60,7 +60,9 @@ func TestCheckpointsThinOut(t *testing.T) {
 }
 
 // TestSessionPropertyWindowed is TestSessionProperty on worlds that keep a
-// window of their past (history.ms): after every command the branch's
+// window of their past (history.ms), some from the start, some from a set
+// while they run, and with history.ms set again as they run (narrower, or
+// wider and refused): after every command the branch's
 // views (describe, metrics, trace) equal a replay from scratch, a
 // save/load round trip and `step 1; back 1` (checkBranch), so that
 // checkpoints without history, back's replay from a window before, and
@@ -70,13 +72,19 @@ func TestSessionPropertyWindowed(t *testing.T) {
 	if *long {
 		seeds, cmds = 30, 300
 	}
+	narrowed, refused := 0, 0
 	for seed := 0; seed < seeds; seed++ {
 		rng := rand.New(rand.NewSource(int64(1000 + seed)))
 		s := NewSession()
 		s.Dir = t.TempDir()
 		copyImportFixtures(t, s.Dir)
 		s.CheckpointEvery = 3 + seed%5
-		typed := []string{fmt.Sprintf("set history.ms %d; new --members 3 --keep-settings; produce --rate 1/2ticks o0 p1", 3+seed*3)}
+		// Odd seeds start keeping everything and take a window as they run.
+		start := fmt.Sprintf("set history.ms %d", 3+seed*3)
+		if seed%2 == 1 {
+			start = "set history.ms 0"
+		}
+		typed := []string{start + "; new --members 3 --keep-settings; produce --rate 1/2ticks o0 p1"}
 		if _, err := s.Exec(typed[0]); err != nil {
 			t.Fatal(err)
 		}
@@ -85,19 +93,44 @@ func TestSessionPropertyWindowed(t *testing.T) {
 			if strings.HasPrefix(cmd, "new") || strings.HasPrefix(cmd, "demo") || strings.HasPrefix(cmd, "load") {
 				cmd = fmt.Sprintf("step %d", 1+rng.Intn(15)) // keep the windowed world
 			}
+			if rng.Intn(8) == 0 {
+				// history.ms while the world runs: narrower, or wider
+				// (refused past tick 0).
+				h := s.World().HistoryWindow()
+				switch {
+				case h == 0:
+					cmd = fmt.Sprintf("set history.ms %d", 3+rng.Intn(30))
+				case rng.Intn(3) == 0:
+					cmd = fmt.Sprintf("set history.ms %d", h+1+rng.Intn(10))
+				default:
+					cmd = fmt.Sprintf("set history.ms %d", max(1, h-rng.Intn(h)))
+				}
+			}
 			typed = append(typed, cmd)
-			if _, err := s.Exec(cmd); err != nil && strings.Contains(err.Error(), "internal error") {
+			was := s.World().HistoryWindow()
+			_, err := s.Exec(cmd)
+			if err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("seed %d: %s: %v", seed, strings.Join(typed, "; "), err)
 			}
-			if s.World().HistoryWindow() == 0 {
+			switch {
+			case err != nil && strings.Contains(err.Error(), "can only narrow"):
+				refused++
+			case err == nil && s.World().HistoryWindow() != was:
+				narrowed++
+			}
+			if s.World().HistoryWindow() == 0 && seed%2 == 0 {
 				t.Fatalf("seed %d: %s: the world keeps everything", seed, strings.Join(typed, "; "))
 			}
 			checkBranch(t, s, fmt.Sprintf("seed %d after %s", seed, strings.Join(typed, "; ")))
 		}
-		if w := s.World(); w.DetailFrom() == 0 {
+		if w := s.World(); w.HistoryWindow() > 0 && w.DetailFrom() == 0 {
 			t.Errorf("seed %d: at tick %d with a window of %d ticks the views show every tick", seed, w.Tick, w.HistoryWindow())
 		}
 	}
+	if narrowed == 0 || refused == 0 {
+		t.Errorf("history.ms set while the worlds ran: %d narrowed a window, %d were refused: the test no longer covers both", narrowed, refused)
+	}
+	t.Logf("history.ms set while the worlds ran: %d narrowed, %d refused", narrowed, refused)
 }
 
 // TestTraceFromBeforeTheWindow: a windowed world's trace shows its window
