@@ -6,7 +6,9 @@
 // everything, and every count it keeps as it goes (processed, duplicates,
 // losses, delivery, metrics) stays exact. Clones share the history chunk
 // by chunk: what one world lets go of, a clone made before still holds,
-// and a chunk is freed once no world holds it.
+// and a chunk is freed once no world holds it. The window is set when the
+// world is made, or while it runs (World.Set's history.ms): from then on,
+// and past tick 0 only narrower (canSwitchHistory).
 
 package sim
 
@@ -14,8 +16,9 @@ import "fmt"
 
 // historyWindow is how much of its past a world keeps in detail.
 type historyWindow struct {
-	// ticks is the window, fixed when the world is made
-	// (Config.HistoryWindow; 0: everything): Step lets go of older detail.
+	// ticks is the window (Config.HistoryWindow; 0: everything), set when
+	// the world is made and narrowed by history.ms set while it runs
+	// (switchHistory): Step lets go of older detail.
 	ticks int
 	// held: the world keeps every tick's detail from holdFrom on, whatever
 	// its window (HoldHistoryFrom).
@@ -62,8 +65,8 @@ func (w *World) canSwitchHistory(ticks int) error {
 		}
 		return fmt.Sprintf("%d ticks", t)
 	}
-	return fmt.Errorf("the world keeps the last %s of its past in detail (%s) and has let go of what is older, so at tick %d its window can only narrow (keep %s or less); to keep %s, make the world again with it (new --keep-settings)",
-		keep(from), historyKey, w.Tick, keep(from), keep(to))
+	return fmt.Errorf("the world keeps the last %s of its past in detail (%s), and past tick 0 its window can only narrow (keep %s or less): a wider one would show detail it lets go of; to keep %s, make the world again with it (new --keep-settings)",
+		keep(from), historyKey, keep(from), keep(to))
 }
 
 // switchHistory makes the world keep ticks ticks of its past from now on
@@ -108,7 +111,7 @@ func (w *World) ForgetHistoryBefore(tick int) {
 func (w *World) HistoryFrom() int { return w.trace.HistoryFrom() }
 
 // HistoryWindow is the ticks of its past the world keeps in detail (0:
-// everything), fixed when it was made.
+// everything).
 func (w *World) HistoryWindow() int { return w.window.ticks }
 
 // DetailFrom is the first tick whose detail the views show: 0 when the
