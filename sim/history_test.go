@@ -107,6 +107,34 @@ func sameKeptHistory(t *testing.T, ref, w *World, refs map[string]int) {
 	}
 }
 
+// historySpec is the random worlds the window's property tests step:
+// topologies, settings, transactions, both protocols and migrations
+// between them, static members.
+func historySpec(length int) worldSpec {
+	return worldSpec{
+		topology:      randomTopology,
+		records:       span{2, 8},
+		transactional: seedsAt(2, 0),
+		readCommitted: seedsAt(4, 0),
+		commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
+		protocol:      cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
+		mixed:         seedsAt(5, 4),
+		ticks:         length, clients: 5, static: fixed(true),
+	}
+}
+
+// steadyFrom10 starts steady traffic on every input partition at tick 10,
+// 200+seed records a second.
+func steadyFrom10(seed int) action {
+	return action{tick: 10, name: "steady", do: func(w *World) error {
+		rate, err := RatePerSecond(int64(200+seed), 1000)
+		if err != nil {
+			return err
+		}
+		return w.ProduceRate(w.Layout().Inputs(), rate)
+	}}
+}
+
 // TestPropertyHistoryWindow: random worlds (topologies, settings,
 // transactions, both protocols and migrations between them, joins,
 // crashes, restarts, slow records, lost answers, rolls, steady traffic)
@@ -124,16 +152,7 @@ func TestPropertyHistoryWindow(t *testing.T) {
 	refs := map[string]int{}
 	for seed := 0; seed < seeds; seed++ {
 		const length = 300
-		sc := seedWorld(t, seed, worldSpec{
-			topology:      randomTopology,
-			records:       span{2, 8},
-			transactional: seedsAt(2, 0),
-			readCommitted: seedsAt(4, 0),
-			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
-			protocol:      cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
-			mixed:         seedsAt(5, 4),
-			ticks:         length, clients: 5, static: fixed(true),
-		})
+		sc := seedWorld(t, seed, historySpec(length))
 		window := 5 + sc.r.Intn(20)
 		cfg := sc.cfg
 		cfg.HistoryTicks = window
@@ -144,13 +163,7 @@ func TestPropertyHistoryWindow(t *testing.T) {
 		ref := sc.w
 		sched := sc.sched
 		if seed%3 == 1 { // steady traffic on every input partition from tick 10
-			sched = append([]action{{tick: 10, name: "steady", do: func(w *World) error {
-				rate, err := RatePerSecond(int64(200+seed), 1000)
-				if err != nil {
-					return err
-				}
-				return w.ProduceRate(w.Layout().Inputs(), rate)
-			}}}, sched...)
+			sched = append([]action{steadyFrom10(seed)}, sched...)
 		}
 		if seed%3 == 2 { // a roll at tick 60
 			sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
@@ -455,16 +468,7 @@ func TestPropertyHistoryWindowSwitched(t *testing.T) {
 	refs := map[string]int{}
 	for seed := 0; seed < seeds; seed++ {
 		const length = 320
-		sc := seedWorld(t, seed, worldSpec{
-			topology:      randomTopology,
-			records:       span{2, 8},
-			transactional: seedsAt(2, 0),
-			readCommitted: seedsAt(4, 0),
-			commit:        cycle(1, CommitAfter, CommitBefore, CommitAuto),
-			protocol:      cycle(1, ClassicGroup, ClassicGroup, ConsumerGroup),
-			mixed:         seedsAt(5, 4),
-			ticks:         length, clients: 5, static: fixed(true),
-		})
+		sc := seedWorld(t, seed, historySpec(length))
 		cfg := sc.cfg
 		if seed%2 == 1 {
 			cfg.HistoryTicks = 40 + sc.r.Intn(40) // windowed from the start
@@ -476,13 +480,7 @@ func TestPropertyHistoryWindowSwitched(t *testing.T) {
 		ref := sc.w
 		sched := sc.sched
 		if seed%3 == 1 { // steady traffic on every input partition from tick 10
-			sched = append([]action{{tick: 10, name: "steady", do: func(w *World) error {
-				rate, err := RatePerSecond(int64(200+seed), 1000)
-				if err != nil {
-					return err
-				}
-				return w.ProduceRate(w.Layout().Inputs(), rate)
-			}}}, sched...)
+			sched = append([]action{steadyFrom10(seed)}, sched...)
 		}
 		sortActions(sched)
 		// The switches, narrowing: at ticks 30..200, the first from
