@@ -554,3 +554,52 @@ func TestPropertyHistoryWindowSwitched(t *testing.T) {
 		}
 	}
 }
+
+// TestSteadyWorkKeptAfterANarrowing: a world that kept everything and
+// takes a window as it runs still holds what it wrote before until the
+// window has passed the switch, and the estimate's kept work says so
+// (keptSpan); once that is let go of, it counts the window's alone.
+func TestSteadyWorkKeptAfterANarrowing(t *testing.T) {
+	setSeqChunk(t, 2)
+	t.Cleanup(trace.SetArenaChunkForTest(64))
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate, err := RatePerSecond(500, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
+		t.Fatal(err)
+	}
+	for w.Tick < 200 {
+		w.Step()
+	}
+	all := w.SteadyWorkKept(0)
+	if err := w.Set("", "history.ms", "20"); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.SteadyWorkKept(0); got != all {
+		t.Fatalf("just after the switch the world holds all it wrote (%+v), the estimate counts %+v", all, got)
+	}
+	for w.Tick < 400 {
+		w.Step()
+		if _, held := w.trace.HeldBeforeSwitch(); !held {
+			break
+		}
+		if got := w.SteadyWorkKept(0); got.Records < w.SteadyWorkWindow(0, w.Tick-200).Records {
+			t.Fatalf("tick %d: holding detail from before the switch at 200, the estimate counts %+v", w.Tick, got)
+		}
+	}
+	if _, held := w.trace.HeldBeforeSwitch(); held {
+		t.Fatalf("at tick %d the world still holds detail from before its window of 20 narrowed at tick 200", w.Tick)
+	}
+	if w.Tick < 220 {
+		t.Fatalf("at tick %d the world let go of the detail from before the switch at 200, within its window of 20", w.Tick)
+	}
+	t.Logf("the detail from before the switch at tick 200 went at tick %d", w.Tick)
+	if got, want := w.SteadyWorkKept(0), w.SteadyWorkWindow(0, 20); got != want {
+		t.Fatalf("tick %d: the detail from before the switch let go of, the estimate counts %+v, not the window's %+v", w.Tick, got, want)
+	}
+}

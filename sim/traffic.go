@@ -341,9 +341,23 @@ func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady
 // a producer's first ticks (a rate appends the same in any ticks as
 // long, give or take a run). The work of producers stopped or given a new
 // rate is counted whole: when it was done is not kept, and it cannot be
-// more than the window held while they ran.
+// more than the window held while they ran. A world whose window narrowed
+// as it ran holds what it wrote before until the window has passed the
+// switch: the ticks since the oldest of it count too (keptSpan).
 func (w *World) SteadyWorkKept(n int) SteadyWork {
-	return w.SteadyWorkWindow(n, w.HistoryWindow())
+	return w.SteadyWorkWindow(n, w.keptSpan())
+}
+
+// keptSpan is the ticks of history the world may hold in detail from now
+// on: its window (0: everything), and, while it still holds detail from
+// before its window narrowed (history.ms set while it ran), the ticks
+// since that detail's oldest as well.
+func (w *World) keptSpan() int {
+	h := w.HistoryWindow()
+	if from, ok := w.trace.HeldBeforeSwitch(); ok && h > 0 {
+		h += max(0, w.Tick-from)
+	}
+	return h
 }
 
 // SteadyWorkWindow is SteadyWorkKept as it would be with history.ms h
@@ -359,13 +373,13 @@ func (w *World) SteadyWorkKeptRate(tps []TopicPartition, rate Rate, n int) Stead
 		return w.SteadyWorkAfterRate(tps, rate, n)
 	}
 	done, named := w.steadyDone, w.inputSet(tps)
-	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
+	clock, outs, h := w.broker.SteadyClock(), len(w.layout.Outputs()), w.keptSpan()
 	for _, p := range w.steady {
 		if named(p.TP) {
-			done.add(workOf(p.Rate, min(clock-p.Since, w.HistoryWindow()), outs))
+			done.add(workOf(p.Rate, min(clock-p.Since, h), outs))
 		}
 	}
-	return w.steadyKept(w.withRate(tps, rate), done, n, w.HistoryWindow())
+	return w.steadyKept(w.withRate(tps, rate), done, n, h)
 }
 
 func (w *World) steadyKept(steady steadyProducers, done SteadyWork, n, h int) SteadyWork {

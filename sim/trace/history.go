@@ -114,6 +114,19 @@ func (t *Trace) SwitchHistory(window int) {
 	t.scratch = a.scratch(nil, false)
 }
 
+// HeldBeforeSwitch is the tick the oldest text still kept from before the
+// window was last changed (SwitchHistory) was added at, or after, and
+// true while any is kept: such texts go once the window has passed the
+// switch, so until then the trace holds more than its window (0 for an
+// arena that kept everything: its chunks have no ticks).
+func (t *Trace) HeldBeforeSwitch() (int, bool) {
+	a := &t.arena
+	if !a.switched || a.first >= a.since || a.ticks.Len() == 0 {
+		return 0, false
+	}
+	return int(a.ticks.At(a.first)), true
+}
+
 // refReach is how many ticks before a text is added the chunk of a text it
 // refers to (absolutely) may have been opened: an eighth of the window, so
 // that ForgetBefore keeps at most refHops eighths more than the window's
