@@ -189,6 +189,7 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 	for _, pf := range b.parked {
 		r := pf.pkt.Body.(*wire.FetchRequest)
 		if !b.senders.FetchWaiting(pf.pkt.From, pf.pkt.FromInc, r.ID) {
+			b.env.DropHeldFetch(pf.pkt)
 			continue
 		}
 		wants := false

@@ -396,6 +396,7 @@ func (b *Broker) dropUnwaited(wakes []wakePair) {
 				}
 			}
 			moved[k] = -1
+			b.env.DropHeldFetch(pf.pkt)
 			continue
 		}
 		if moved != nil {
