@@ -25,12 +25,16 @@ type Broker struct {
 	clock    Clock
 	nextWake int
 	wakeBuf  []wakePair
-	wakeTmp  []wakePair    // sortWakes' scratch
-	recBuf   []wire.Record // answerFetch's scratch (a copy starts without)
-	perTick  *perTickProducers
-	steadies []logSteady // the input logs' steady production, by number (nil before the first rate)
-	senders  Senders
-	txns     Transactions
+	wakeTmp  []wakePair // sortWakes' scratch
+	due      dueMemo    // steadyEnd's (a copy starts without)
+	// wakeCounts is sortWakes' count of each digit (made at the first
+	// sort of many: a copy starts without)
+	wakeCounts *[len(wakeDigits)][1 << 11]int32
+	recBuf     []wire.Record // answerFetch's scratch (a copy starts without)
+	perTick    *perTickProducers
+	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
+	senders    Senders
+	txns       Transactions
 	// ZombieWrites counts records written to an output partition by a
 	// process that had lost its place (replaced by a restart, or out of
 	// the group) when the write landed.
