@@ -51,7 +51,7 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 				sortActions(sched)
 				return w, sched
 			}
-			steadyBases := 0
+			steadyBases, steadyTicks := 0, 0
 			lazy, sched := mk(false)
 			each, _ := mk(true)
 			i := 0
@@ -75,6 +75,19 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 					if ok {
 						steadyBases++
 					}
+					// The meters' and the Fetch's reads of the leader's
+					// array (Broker.SteadyEnd, SteadyTickAt) against the log.
+					if hw, ok := lazy.broker.SteadyEnd(num); ok != l.Steady() || ok && hw != l.HW() {
+						t.Fatalf("tick %d: %s: Broker.SteadyEnd %d %v, the log's HW %d, steady %v", lazy.Tick, l.TP, hw, ok, l.HW(), l.Steady())
+					}
+					for off := -1; off <= l.HW(); off++ {
+						if at, ok := lazy.broker.SteadyTickAt(num, off); ok {
+							if want := l.Cells.TickAt(off); at != want {
+								t.Fatalf("tick %d: %s: Broker.SteadyTickAt(%d) %d, the log's TickAt %d", lazy.Tick, l.TP, off, at, want)
+							}
+							steadyTicks++
+						}
+					}
 				}
 				if a, b := tickState(lazy, p0, ev0), tickState(each, p0, ev0); a != b {
 					t.Fatalf("tick %d differs (schedule so far: %s):\n%s", lazy.Tick, names(sched[:i]), firstDiff(a, b))
@@ -89,8 +102,8 @@ func TestPropertySteadyClosedFormAsPerTick(t *testing.T) {
 					steady++
 				}
 			}
-			if steadyBases == 0 {
-				t.Fatal("no log read with steady production")
+			if steadyBases == 0 || steadyTicks == 0 {
+				t.Fatalf("no log read with steady production (%d bases, %d ticks read)", steadyBases, steadyTicks)
 			}
 			if lazy.InputRecordsAfter(0).Int64() == 0 {
 				t.Fatal("no input record")

@@ -518,9 +518,23 @@ func (u *Unavailability) lookTimeLagAt(w *World, touched []int32) {
 		if c == u.lagSeen[i] {
 			continue
 		}
-		if old := u.lagSeen[i]; old >= 0 && old < logs[i].HW() {
-			if at := logs[i].Cells.TickAt(old); at <= w.Tick-1 {
-				u.endLagSpan(w.Tick-1-at, inputs[i], w.Tick-1)
+		if old := u.lagSeen[i]; old >= 0 {
+			// A steady log's end and the tick of a record in its open
+			// segment are read from the leader's array of steady
+			// productions, not from the log (a cache miss each: T2's
+			// auto-commits write 100 partitions' offsets every tick).
+			hw, steady := w.broker.SteadyEnd(i)
+			if !steady {
+				hw = logs[i].HW()
+			}
+			if old < hw {
+				at, ok := w.broker.SteadyTickAt(i, old)
+				if !ok {
+					at = logs[i].Cells.TickAt(old)
+				}
+				if at <= w.Tick-1 {
+					u.endLagSpan(w.Tick-1-at, inputs[i], w.Tick-1)
+				}
 			}
 		}
 		u.lagSeen[i] = c

@@ -501,8 +501,9 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		c.stickyPrev, c.stickyGen, c.hasSticky = append([]wire.TopicPartition{}, got...), m.Generation, true
 	}
 	var added []wire.TopicPartition
+	owned := false // added is Owned (replaced, never changed in place)
 	if m.Cfg.RebalanceProtocol() == assign.Eager {
-		added = m.assignAll(got)
+		added, owned = m.assignAll(got), true
 	} else {
 		// Cooperative: what the new assignment drops is revoked at the
 		// next poll; what it adds is assigned now.
@@ -523,6 +524,10 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 		return
 	}
 	m.Phase = PhaseFetchingOffsets
+	if owned {
+		m.commits.fetchOffsetsOf(m, added)
+		return
+	}
 	m.commits.fetchOffsets(m, added)
 }
 

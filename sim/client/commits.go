@@ -107,10 +107,18 @@ func (cm *commits) armAuto(m *Member) {
 }
 
 func (cm *commits) fetchOffsets(m *Member, tps []wire.TopicPartition) {
-	cm.pendingFetch, cm.fetchAtPoll = false, false
 	// One copy of tps for the request and its timeout (the coordinator's
 	// answer shares it too: nobody writes to it).
-	r := &wire.OffsetFetchRequest{Partitions: append([]wire.TopicPartition{}, tps...)}
+	cm.fetchOffsetsOf(m, append([]wire.TopicPartition{}, tps...))
+}
+
+// fetchOffsetsOf is fetchOffsets keeping tps itself in the request and
+// its timeout: a list nobody changes in place (Owned, which is replaced,
+// never changed: an eager assignment's partitions are all of it), which
+// each member's OffsetFetch at every eager rebalance copied.
+func (cm *commits) fetchOffsetsOf(m *Member, tps []wire.TopicPartition) {
+	cm.pendingFetch, cm.fetchAtPoll = false, false
+	r := &wire.OffsetFetchRequest{Partitions: tps}
 	if epoch := m.group.commitEpoch(m); m.group.memberEpochs() && epoch > 0 {
 		// The AsyncKafkaConsumer's OffsetFetch carries the member id and
 		// epoch while the member has one

@@ -106,6 +106,11 @@ func (c ClientConfig) Assignors() []string { return strings.Split(c.Assignor, ",
 // (assign.ListProtocol): cooperative only if every assignor it lists
 // supports it, so cooperative-sticky,range is eager.
 func (c ClientConfig) RebalanceProtocol() assign.Protocol {
+	if !strings.Contains(c.Assignor, ",") {
+		// One assignor (Assignors' list of one), without making the list:
+		// asked at every poll() of a rebalance, by each of 1,000 members.
+		return assign.ListProtocol([]string{c.Assignor})
+	}
 	return assign.ListProtocol(c.Assignors())
 }
 

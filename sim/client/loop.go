@@ -176,8 +176,14 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	// previous one's were (cursors), its number checked once.
 	posAt, ownAt := 0, 0
 	for _, f := range r.Records {
-		k := m.positions.slotOf(f.TP, f.TPI-1) // tpIndex numbers an input partition by its slot; checked before it is trusted
-		if pos := m.positions.refSlot(k, &posAt); pos != nil {
+		// tpIndex numbers an input partition by its slot; checked before
+		// it is trusted (by the entry it finds, else by the numbering)
+		k, pos := f.TPI-1, m.positions.refHinted(f.TP, f.TPI-1, &posAt)
+		if pos == nil {
+			k = m.positions.slotOf(f.TP, f.TPI-1)
+			pos = m.positions.refSlot(k, &posAt)
+		}
+		if pos != nil {
 			if *pos == f.Offset && m.ownsSlot(f.TP, k, &ownAt) && (!paused || !m.revoking(f.TP)) {
 				batch = append(batch, f)
 				*pos = f.End()
@@ -391,7 +397,9 @@ func (done *finished) flush(m *Member) {
 		return
 	}
 	done.run = wire.Record{}
-	if k := m.processed.slotOf(run.TP, run.TPI-1); !m.processed.setRef(k, &done.at, run.End()) {
+	if ref := m.processed.refHinted(run.TP, run.TPI-1, &done.at); ref != nil {
+		*ref = run.End()
+	} else if k := m.processed.slotOf(run.TP, run.TPI-1); !m.processed.setRef(k, &done.at, run.End()) {
 		m.processed.setHint(run.TP, k, run.End())
 	}
 	who := m.who()

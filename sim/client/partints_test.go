@@ -17,6 +17,12 @@ import (
 // topic it does not have, a partition past its topic's), with the world's
 // numbering and without, and spells itself as fmt spells the map.
 func TestPropertyPartIntsAsMap(t *testing.T) {
+	hinted := 0 // refHinted's answers, checked in op 17
+	defer func() {
+		if hinted == 0 && !t.Failed() {
+			t.Error("refHinted never answered")
+		}
+	}()
 	for seed := int64(0); seed < 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		n := 1 + r.Intn(40)
@@ -92,9 +98,17 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 					list[a], list[b] = list[b], list[a]
 				}
 				hints := randomHints(r, x, list)
-				at := 0
+				at, hintedAt := 0, 0
 				for j, lt := range list {
 					want, wok := ref[lt]
+					// refHinted, when it answers, is refSlot(slotOf) without
+					// the numbering: right, wrong and no hints alike
+					if hv := p.refHinted(lt, topo.SlotAt(hints, j), &hintedAt); hv != nil {
+						if other := p.refSlot(p.slotOf(lt, topo.SlotAt(hints, j)), new(int)); hv != other {
+							t.Fatalf("seed %d, op %d: refHinted(%v, %d) is not refSlot(slotOf)", seed, i, lt, topo.SlotAt(hints, j))
+						}
+						hinted++
+					}
 					v := p.refSlot(p.slotOf(lt, topo.SlotAt(hints, j)), &at)
 					if v == nil {
 						if wok && p.slotOf(lt, topo.SlotAt(hints, j)) >= 0 {

@@ -115,6 +115,14 @@ func (s *subscription) ownsSlot(tp wire.TopicPartition, k int32, at *int) bool {
 	return s.owns(tp)
 }
 
+// roomFor is the capacity to make a request's array of n partitions
+// with: the free lists hand a request's arrays from one member to the
+// next, and a rebalance moves members between n and n+1 partitions (T2's
+// 1,000 members own 100 of 100,000 each, 101 for some while one is
+// gone), where arrays made at their size were made again at every such
+// turn.
+func roomFor(n int) int { return n + n/8 + 4 }
+
 // fetchableInto is Fetchable appending to dst[:0] (a recycled request's
 // array; scratch is the world's scratch buffer), with each partition's position appended to offs[:0] in the same
 // order: the positions are read in the one walk of Owned, by the slots
@@ -122,7 +130,7 @@ func (s *subscription) ownsSlot(tp wire.TopicPartition, k int32, at *int) bool {
 func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
 	all, offs := (*scratch)[:0], offs[:0]
 	if cap(offs) < len(s.Owned) {
-		offs = make([]int, 0, len(s.Owned)) // at most one an owned partition: made once, not grown
+		offs = make([]int, 0, roomFor(len(s.Owned))) // at most one an owned partition: made once, not grown
 	}
 	slots, at := s.ownedSlots(), 0 // at: getSlot's cursor in positions
 	for i, tp := range s.Owned {
@@ -135,7 +143,7 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.
 		return dst[:0], offs
 	}
 	if cap(dst) < len(all) {
-		dst = make([]wire.TopicPartition, 0, len(all)) // at its size, not grown
+		dst = make([]wire.TopicPartition, 0, roomFor(len(all))) // at its size and a little more, not grown
 	}
 	i := 0
 	if s.hasRotate && len(all) > 1 {
@@ -266,7 +274,7 @@ func (s *subscription) processedPositionList() commitList {
 func (s *subscription) positionList(from *partInts, offs []int) commitList {
 	offs = offs[:0]
 	if cap(offs) < len(s.Owned) {
-		offs = make([]int, 0, len(s.Owned)) // at most one an owned partition: made once, not grown
+		offs = make([]int, 0, roomFor(len(s.Owned))) // at most one an owned partition: made once, not grown
 	}
 	slots := s.ownedSlots()
 	inOrder, all := true, true
