@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // Letting go of the output logs' past (issue 26: a world may keep only a
@@ -122,6 +123,267 @@ func (l *Log) forgetBefore(tick int, always bool) {
 		return
 	}
 	slot := outputIndex(c.names, c.tp)
+	f := Forgotten{same: true}
+	if l.forgot != nil {
+		f = *l.forgot
+	}
+	if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
+		c.foldGeneral(&f, to, slot)
+	}
+	l.forgot = &f
+	c.letGo(to)
+	// Kafka's LogSegment drops the aborted transaction index with its
+	// segment: the entries wholly below the start go.
+	k := 0
+	for k < len(l.Aborted) && l.Aborted[k].Last < to {
+		k++
+	}
+	if k > 0 {
+		l.Aborted = slices.Clone(l.Aborted[k:])
+	}
+}
+
+// foldGeneralOnly makes every fold take foldGeneral (tests only:
+// FoldGeneralOnlyForTest).
+var foldGeneralOnly bool
+
+// FoldGeneralOnlyForTest makes output logs fold what they let go of the
+// general way (foldGeneral) even where foldSpans would, and returns the
+// function that restores it: for tests that compare the two, never while
+// another test steps a world.
+func FoldGeneralOnlyForTest() (restore func()) {
+	old := foldGeneralOnly
+	foldGeneralOnly = true
+	return func() { foldGeneralOnly = old }
+}
+
+// foldSpans folds into f the runs of spans k0 to k1-1 (every cell let go
+// of is in one of them: T1's logs) as foldGeneral does, to the same
+// runs, reading each run once and keeping no list of them: in steady
+// state each input partition's runs come in offset order, one after the
+// other, and each is joined to its partition's last run as it is read
+// (levelFold). False, f unchanged, when some partition's runs of a kind
+// do not come in offset order after those f holds (a record written
+// twice: a rebalance's duplicates), for foldGeneral to fold.
+func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
+	aborted := false
+	for k := k0; k < k1 && !aborted; k++ {
+		s := c.spans.At(k)
+		aborted = s.txn() == TxnAborted
+	}
+	parts := len(c.names.Inputs())
+	un := newLevelFold(c, &f.Uncommitted, parts, slot)
+	var co *levelFold // read_committed's, when it is not read_uncommitted's
+	if !f.same || aborted {
+		co = newLevelFold(c, &f.Committed, parts, slot)
+	}
+	outs := len(c.names.Outputs())
+	for k := k0; k < k1; k++ {
+		s := c.spans.At(k)
+		committed := co != nil && s.txn() != TxnAborted
+		add := func(r spanRun, rn int) bool {
+			// A run is slot's records when it holds fewer than its
+			// range, or there is one output partition, or it is one
+			// record that the partitioner sends here (foldGeneral).
+			slotted := rn != int(r.span)+1 || outs == 1 ||
+				rn == 1 && un.partitioner(r.part).Slot(int(r.src)) == slot
+			return un.add(r.part, r.src, r.src+r.span, slotted) &&
+				(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
+		}
+		if s.part != multiRun {
+			if !add(spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)) {
+				return false
+			}
+			continue
+		}
+		for rr := c.runsOf(&s); ; {
+			r, rn, ok := rr.next()
+			if !ok {
+				break
+			}
+			if !add(r, rn) {
+				return false
+			}
+		}
+	}
+	f.Uncommitted = un.level()
+	if f.same = f.same && !aborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = co.level()
+	}
+	return true
+}
+
+// levelFold is one isolation level's fold of runs read in order (foldSpans):
+// for each input partition and kind (every record, or slot's: Slotted),
+// the last run, joined to as canonicalInOrder joins (the same N; touching,
+// or for slot's runs no record between them slot's), else set aside for
+// a new one. old's runs of a partition and kind (canonical: in offset
+// order, none joinable to the one before it) come first; its last is
+// where the partition's new runs join.
+type levelFold struct {
+	c     *CellLog
+	old   *ForgotLevel
+	slot  int
+	tails []foldTail // by input partition and kind: 2*part + (1 if Slotted)
+	// done is the runs set aside, each partition and kind's in offset
+	// order (never many: a run not joined is a gap in a partition's
+	// records, or a run of duplicates folded before).
+	done    []ForgotRun
+	touched bool // a run was added
+	parts   []topo.Partitioner
+	made    []bool
+}
+
+// foldTail is a partition and kind's last run; at is how many of old's
+// runs of it come first (all but the last when that became run).
+type foldTail struct {
+	run       ForgotRun
+	set, read bool // run is a run; tail read from old (the first add)
+	at, end   int32
+}
+
+func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
+	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+}
+
+// partitioner is the default partitioner of the input partition numbered
+// p, made once a fold.
+func (lf *levelFold) partitioner(p int32) topo.Partitioner {
+	if lf.parts == nil {
+		n := len(lf.tails) / 2
+		lf.parts, lf.made = make([]topo.Partitioner, n), make([]bool, n)
+	}
+	if !lf.made[p] {
+		names := lf.c.names
+		lf.parts[p], lf.made[p] = names.PartitionerOf(names.Input().At(int(p)), p), true
+	}
+	return lf.parts[p]
+}
+
+// add folds in one invoice of each record from first to last of the input
+// partition numbered part (of slot's only, when slotted); false when it
+// is not past the partition's last run of its kind.
+func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
+	lf.touched = true
+	k := 2 * int(part)
+	if slotted {
+		k++
+	}
+	t := &lf.tails[k]
+	if !t.read {
+		lf.readOld(part)
+	}
+	if !t.set {
+		t.run, t.set = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true
+		return true
+	}
+	if first <= t.run.Last {
+		return false
+	}
+	if t.run.N == 1 && (t.run.Last+1 == first || slotted && lf.noneBetween(part, t.run.Last+1, first)) {
+		t.run.Last = last
+		return true
+	}
+	lf.done = append(lf.done, t.run)
+	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
+	return true
+}
+
+// readOld finds old's runs of the input partition numbered part (both
+// kinds: canonical puts every record's before slot's) and makes each
+// kind's last its tail.
+func (lf *levelFold) readOld(part int32) {
+	runs := lf.old.Runs
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].Part >= part })
+	for kind := 0; kind < 2; kind++ {
+		t := &lf.tails[2*int(part)+kind]
+		t.read = true
+		j := i
+		for j < len(runs) && runs[j].Part == part && runs[j].Slotted == (kind == 1) {
+			j++
+		}
+		t.at, t.end = int32(i), int32(j)
+		if j > i {
+			t.run, t.set = runs[j-1], true
+			t.end-- // the last is the tail's now
+		}
+		i = j
+	}
+}
+
+// noneBetween is CellLog.noneBetween with the fold's partitioners.
+func (lf *levelFold) noneBetween(part, from, to int32) bool {
+	if len(lf.c.names.Outputs()) == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxForgotGap {
+		return false
+	}
+	var small [64]int32
+	buf := small[:0]
+	if int(to-from) > len(small) {
+		buf = make([]int32, to-from)
+	}
+	buf = buf[:to-from]
+	lf.partitioner(part).Slots(int(from), buf)
+	return !slices.Contains(buf, int32(lf.slot))
+}
+
+// level is the folded level: old's runs and the new ones, each input
+// partition's every-record runs before its slot's (canonical's order).
+func (lf *levelFold) level() ForgotLevel {
+	out := ForgotLevel{Odd: lf.old.Odd, Runs: lf.old.Runs}
+	if !lf.touched {
+		return out
+	}
+	// The runs set aside are in the order they were read: stably by
+	// partition and kind, each one's stay in offset order.
+	slices.SortStableFunc(lf.done, func(a, b ForgotRun) int {
+		if c := cmp.Compare(a.Part, b.Part); c != 0 {
+			return c
+		}
+		return cmp.Compare(b2i(a.Slotted), b2i(b.Slotted))
+	})
+	old := lf.old.Runs
+	runs := make([]ForgotRun, 0, len(old)+len(lf.done)+len(lf.tails))
+	i, d := 0, 0 // next of old and of done
+	for k := range lf.tails {
+		t := &lf.tails[k]
+		if !t.read {
+			continue // a partition with nothing new: its old runs are copied when the next one's are
+		}
+		runs = append(runs, old[i:t.at]...) // those before, of partitions with nothing new
+		runs = append(runs, old[t.at:t.end]...)
+		i = int(t.end)
+		if t.set {
+			part, slotted := int32(k/2), k%2 == 1
+			for ; d < len(lf.done) && lf.done[d].Part == part && lf.done[d].Slotted == slotted; d++ {
+				runs = append(runs, lf.done[d])
+			}
+			runs = append(runs, t.run)
+			if i < len(old) && old[i].Part == part && old[i].Slotted == slotted {
+				i++ // old's last of it, the tail's first
+			}
+		}
+	}
+	runs = append(runs, old[i:]...)
+	out.Runs = slices.Clone(runs) // as fold makes it: its room was for the merge only
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// foldGeneral folds into f the cells from the start to offset to (no
+// span's middle), whatever they are: every run materialized, grouped by
+// input partition (byPart) and made canonical with what f held (fold).
+func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
 	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
 	anyAborted := false
 	var oddAll, oddCommitted map[string]int
@@ -175,26 +437,11 @@ func (l *Log) forgetBefore(tick int, always bool) {
 			}
 		}
 	}
-	f := Forgotten{same: true}
-	if l.forgot != nil {
-		f = *l.forgot
-	}
 	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
 	if f.same = f.same && !anyAborted; f.same {
 		f.Committed = f.Uncommitted
 	} else {
 		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
-	}
-	l.forgot = &f
-	c.letGo(to)
-	// Kafka's LogSegment drops the aborted transaction index with its
-	// segment: the entries wholly below the start go.
-	k := 0
-	for k < len(l.Aborted) && l.Aborted[k].Last < to {
-		k++
-	}
-	if k > 0 {
-		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
 }
 
