@@ -82,7 +82,7 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 		return 0, 0
 	}
 	n, first := c.spans.Len(), c.spans.First()
-	k = first + sort.Search(n-first, func(k int) bool { return int(c.spans.At(first+k).first) >= i })
+	k = searchFrom(first, n, func(k int) bool { return int(c.spans.At(k).first) >= i }) // near first: the start's
 	if k < n {
 		return k, int(c.spans.At(k).before)
 	}
@@ -167,9 +167,13 @@ func FoldGeneralOnlyForTest() (restore func()) {
 // twice: a rebalance's duplicates), for foldGeneral to fold.
 func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 	aborted := false
-	for k := k0; k < k1 && !aborted; k++ {
-		s := c.spans.At(k)
-		aborted = s.txn() == TxnAborted
+	for k := k0; k < k1 && !aborted; {
+		chunk := c.spans.ChunkFrom(k)
+		chunk = chunk[:min(len(chunk), k1-k)]
+		k += len(chunk)
+		for i := range chunk {
+			aborted = aborted || chunk[i].txn() == TxnAborted
+		}
 	}
 	parts := len(c.names.Inputs())
 	un := newLevelFold(c, &f.Uncommitted, parts, slot)
@@ -178,31 +182,27 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 		co = newLevelFold(c, &f.Committed, parts, slot)
 	}
 	outs := len(c.names.Outputs())
-	for k := k0; k < k1; k++ {
-		s := c.spans.At(k)
-		committed := co != nil && s.txn() != TxnAborted
-		add := func(r spanRun, rn int) bool {
-			// A run is slot's records when it holds fewer than its
-			// range, or there is one output partition, or it is one
-			// record that the partitioner sends here (foldGeneral).
-			slotted := rn != int(r.span)+1 || outs == 1 ||
-				rn == 1 && un.partitioner(r.part).Slot(int(r.src)) == slot
-			return un.add(r.part, r.src, r.src+r.span, slotted) &&
-				(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
-		}
-		if s.part != multiRun {
-			if !add(spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)) {
-				return false
+	for k := k0; k < k1; {
+		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
+		chunk = chunk[:min(len(chunk), k1-k)]
+		k += len(chunk)
+		for i := range chunk {
+			s := &chunk[i]
+			committed := co != nil && s.txn() != TxnAborted
+			if s.part != multiRun {
+				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
+					return false
+				}
+				continue
 			}
-			continue
-		}
-		for rr := c.runsOf(&s); ; {
-			r, rn, ok := rr.next()
-			if !ok {
-				break
-			}
-			if !add(r, rn) {
-				return false
+			for rr := c.runsOf(s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				if !c.foldRun(un, co, committed, r, rn, outs, slot) {
+					return false
+				}
 			}
 		}
 	}
@@ -213,6 +213,17 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 		f.Committed = co.level()
 	}
 	return true
+}
+
+// foldRun folds run r (rn cells) into un and, when committed, into co.
+// A run is slot's records when it holds fewer than its range, or there
+// is one output partition, or it is one record that the partitioner
+// sends here (as foldGeneral says).
+func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
+	slotted := rn != int(r.span)+1 || outs == 1 ||
+		rn == 1 && un.partitioner(r.part).Slot(int(r.src)) == slot
+	return un.add(r.part, r.src, r.src+r.span, slotted) &&
+		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
 }
 
 // levelFold is one isolation level's fold of runs read in order (foldSpans):
@@ -234,6 +245,7 @@ type levelFold struct {
 	touched bool // a run was added
 	parts   []topo.Partitioner
 	made    []bool
+	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
@@ -253,7 +265,7 @@ func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
 func (lf *levelFold) partitioner(p int32) topo.Partitioner {
 	if lf.parts == nil {
 		n := len(lf.tails) / 2
-		lf.parts, lf.made = make([]topo.Partitioner, n), make([]bool, n)
+		lf.parts, lf.made, lf.hund = make([]topo.Partitioner, n), make([]bool, n), make([]topo.Hundred, n)
 	}
 	if !lf.made[p] {
 		names := lf.c.names
@@ -327,7 +339,7 @@ func (lf *levelFold) noneBetween(part, from, to int32) bool {
 		buf = make([]int32, to-from)
 	}
 	buf = buf[:to-from]
-	lf.partitioner(part).Slots(int(from), buf)
+	lf.partitioner(part).SlotsFrom(int(from), buf, &lf.hund[part])
 	return !slices.Contains(buf, int32(lf.slot))
 }
 
@@ -488,16 +500,40 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 	if c.recs.Len() == 0 && c.spans != nil {
 		// Spans only (T1's logs): the first written at or after tick, by
 		// their ticks, rather than a cell at a time (TickAt finds its span).
+		// From where the last cut was found (a tick ago, in steady
+		// state: a few hundred spans on, in the chunks it read), not by
+		// halving the whole log (a cache miss a probe, every tick).
 		k0, _ := c.spanFrom(int(c.startOff))
 		m := c.spans.Len()
-		k := k0 + sort.Search(m-k0, func(k int) bool { return int(c.spans.At(k0+k).tick) >= tick })
-		to := n
-		if k < m {
-			to = min(int(c.spans.At(k).first), n)
+		atTick := func(k int) bool { return int(c.spans.At(k).tick) >= tick }
+		h, k := max(k0, min(c.spans.cutHint, m)), 0
+		if h > k0 && atTick(h-1) { // a cut before the last one's
+			k = k0 + sort.Search(h-k0, func(k int) bool { return atTick(k0 + k) })
+		} else {
+			k = searchFrom(h, m, atTick)
 		}
-		return c.spanStart(to)
+		c.spans.cutHint = k
+		if k < m && int(c.spans.At(k).first) <= n {
+			return int(c.spans.At(k).first) // a span's first cell
+		}
+		return c.spanStart(n)
 	}
 	return c.spanStart(int(c.startOff) + sort.Search(n-int(c.startOff), func(k int) bool { return c.TickAt(int(c.startOff)+k) >= tick }))
+}
+
+// searchFrom is sort.Search over lo to hi-1 (f false, then true): the
+// first k at which f is true, or hi. It probes lo, lo+1, lo+3, lo+7, ...
+// before halving, so an answer d past lo costs about 2 log d probes, all
+// near lo, where sort.Search halves the whole range.
+func searchFrom(lo, hi int, f func(int) bool) int {
+	for step := 1; lo < hi; step *= 2 {
+		p := min(lo+step, hi) - 1
+		if f(p) { // the answer is in lo..p
+			return lo + sort.Search(p-lo, func(k int) bool { return f(lo + k) })
+		}
+		lo = p + 1
+	}
+	return hi
 }
 
 // spanStart is offset to, or the first cell of the span it falls in.

@@ -137,3 +137,18 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchFromIsSortSearch: searchFrom finds what sort.Search finds,
+// from any start below the answer, over every length and answer.
+func TestSearchFromIsSortSearch(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		for ans := 0; ans <= n; ans++ {
+			f := func(k int) bool { return k >= ans }
+			for lo := 0; lo <= ans; lo++ {
+				if got := searchFrom(lo, n, f); got != ans {
+					t.Fatalf("searchFrom(%d, %d) with the answer at %d: %d", lo, n, ans, got)
+				}
+			}
+		}
+	}
+}

@@ -26,6 +26,9 @@ type spanStore struct {
 	enc        []byte      // scratch: the runs being appended, encoded (this log's own)
 	writerIdx  map[cellWriter]uint32
 	writerIdxN int
+	// cutHint is the span cutBefore found last: where it looks next (a
+	// hint only, right from any place; a clone copies it).
+	cutHint int
 }
 
 // cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
