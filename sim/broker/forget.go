@@ -166,21 +166,13 @@ func FoldGeneralOnlyForTest() (restore func()) {
 // do not come in offset order after those f holds (a record written
 // twice: a rebalance's duplicates), for foldGeneral to fold.
 func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
-	aborted := false
-	for k := k0; k < k1 && !aborted; {
-		chunk := c.spans.ChunkFrom(k)
-		chunk = chunk[:min(len(chunk), k1-k)]
-		k += len(chunk)
-		for i := range chunk {
-			aborted = aborted || chunk[i].txn() == TxnAborted
-		}
-	}
 	parts := len(c.names.Inputs())
 	un := newLevelFold(c, &f.Uncommitted, parts, slot)
-	var co *levelFold // read_committed's, when it is not read_uncommitted's
-	if !f.same || aborted {
+	var co *levelFold // read_committed's, once it is not read_uncommitted's
+	if !f.same {
 		co = newLevelFold(c, &f.Committed, parts, slot)
 	}
+	aborted := false
 	outs := len(c.names.Outputs())
 	for k := k0; k < k1; {
 		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
@@ -188,6 +180,14 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 		k += len(chunk)
 		for i := range chunk {
 			s := &chunk[i]
+			if s.txn() == TxnAborted && !aborted {
+				aborted = true
+				if co == nil {
+					// read_committed saw what read_uncommitted saw up to
+					// here (f.same): its fold so far is a copy.
+					co = un.copyFor(&f.Committed)
+				}
+			}
 			committed := co != nil && s.txn() != TxnAborted
 			if s.part != multiRun {
 				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
@@ -258,6 +258,17 @@ type foldTail struct {
 
 func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
 	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+}
+
+// copyFor is a copy of lf folding into old, which holds what lf's old
+// holds (Forgotten.same): its tails and runs set aside its own, its
+// partitioners and hundreds shared (caches, right for either).
+func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
+	cp := *lf
+	cp.old = old
+	cp.tails = slices.Clone(lf.tails)
+	cp.done = slices.Clone(lf.done)
+	return &cp
 }
 
 // partitioner is the default partitioner of the input partition numbered
