@@ -572,7 +572,7 @@ func (c *CellLog) letGo(to int) {
 	if c.spans == nil {
 		return
 	}
-	c.spans.ForgetBefore(ks)
+	c.spans.ForgetBeforeSpare(ks, &c.spans.spare)
 	// The runs of the first multi-run span at or past to, and every one
 	// after, are in its chunk of the arena or later ones.
 	for k := ks; k < c.spans.Len(); k++ {
@@ -804,7 +804,7 @@ func (l *Log) KeptBytes() int {
 	n := c.runs.KeptBytes(8) + c.recs.KeptBytes(12) + c.bases.KeptBytes(4) + c.farTicks.KeptBytes(8) +
 		c.others.KeptBytes(48) + c.far.KeptBytes(24) + cap(c.writers)*16 + cap(c.producers)*16
 	if c.spans != nil {
-		n += c.spans.KeptBytes(36) + c.spans.runs.KeptBytes()
+		n += c.spans.KeptBytes(36) + c.spans.spare.KeptBytes(36) + c.spans.runs.KeptBytes()
 	}
 	if f := l.forgot; f != nil {
 		for _, lv := range [2]*ForgotLevel{&f.Uncommitted, &f.Committed} {

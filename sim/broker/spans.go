@@ -26,6 +26,9 @@ type spanStore struct {
 	enc        []byte      // scratch: the runs being appended, encoded (this log's own)
 	writerIdx  map[cellWriter]uint32
 	writerIdxN int
+	// spare is the chunks of spans let go of that no clone holds, for
+	// the next spans (store.Spare). A clone starts without.
+	spare store.Spare[cellSpan]
 	// cutHint is the span cutBefore found last: where it looks next (a
 	// hint only, right from any place; a clone copies it).
 	cutHint int
@@ -313,7 +316,7 @@ func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	s.first = store.Int32Of(c.n, "offset")
 	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
 	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
-	c.spans.Append(s)
+	c.spans.AppendSpare(s, &c.spans.spare)
 	c.n += int(s.n)
 	store.Int32Of(c.n, "offset")
 }

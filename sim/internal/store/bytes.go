@@ -21,6 +21,10 @@ type Bytes struct {
 	// first is the number of the chunk full[0] is: those before it were
 	// let go of (ForgetBefore). Places stay absolute.
 	first int
+	// spare is the chunks let go of that no clone holds, for the next
+	// ones (Spare: a log that keeps a window of its past writes its new
+	// runs where its oldest were). A clone starts without.
+	spare Spare[byte]
 }
 
 // bytesShift: a chunk is 1<<bytesShift bytes, 16 times a Seq chunk's
@@ -38,7 +42,12 @@ func (s *Bytes) Append(b []byte) uint32 {
 		}
 		s.full = append(s.full, s.open)
 		// One that filled a chunk fills the next: whole at once.
-		s.open = make([]byte, 0, max(size, len(b)))
+		s.spare.made(s.first + len(s.full))
+		if len(b) <= size {
+			s.open = s.spare.take(size)
+		} else {
+			s.open = make([]byte, 0, len(b))
+		}
 	}
 	at := uint32((s.first+len(s.full))<<bytesShift() | len(s.open))
 	if need := len(s.open) + len(b); need > cap(s.open) {
@@ -52,8 +61,9 @@ func (s *Bytes) Append(b []byte) uint32 {
 }
 
 // At is the bytes from place at to the end of its chunk: the encoding
-// appended there and those after it in the chunk. A place let go of
-// (ForgetBefore) panics.
+// appended there and those after it in the chunk, read before the next
+// ForgetBefore (a chunk it lets go of may be written again: Spare). A
+// place let go of panics.
 func (s *Bytes) At(at uint32) []byte {
 	c, off := int(at>>bytesShift())-s.first, int(at&(1<<bytesShift()-1))
 	if c < 0 {
@@ -72,12 +82,18 @@ func (s *Bytes) First() uint32 { return uint32(s.first << bytesShift()) }
 // ForgetBefore lets go of the full chunks wholly before place at (the open
 // chunk is always kept), as Seq.ForgetBefore: the spine is copied without
 // them, so a clone keeps what it had, and they are freed once no clone
-// holds them. Places keep their numbers: a Bytes still reaches 4 GB over
+// holds them, or kept for the next appends when no clone can (Spare). Places keep their numbers: a Bytes still reaches 4 GB over
 // its life.
 func (s *Bytes) ForgetBefore(at uint32) {
 	n := min(int(at>>bytesShift())-s.first, len(s.full))
 	if n <= 0 {
 		return
+	}
+	most := spareMost(len(s.full) - n)
+	for c := 0; c < n; c++ {
+		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.own(s.first+c) {
+			s.spare.keep(ch, most)
+		}
 	}
 	s.full = append(make([][]byte, 0, len(s.full)-n+8), s.full[n:]...)
 	s.first += n
@@ -100,5 +116,6 @@ func (s *Bytes) Size() int {
 // Clone shares the chunks, the open one cut to its length (its room is
 // the original's alone). Nothing is written to s.
 func (s *Bytes) Clone() Bytes {
+	clones.Add(1) // before the spine is read: Spare
 	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 }
