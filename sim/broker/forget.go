@@ -221,7 +221,7 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 // sends here (as foldGeneral says).
 func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
 	slotted := rn != int(r.span)+1 || outs == 1 ||
-		rn == 1 && un.partitioner(r.part).Slot(int(r.src)) == slot
+		rn == 1 && un.slotOf(r.part, r.src) == slot
 	return un.add(r.part, r.src, r.src+r.span, slotted) &&
 		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
 }
@@ -334,6 +334,14 @@ func (lf *levelFold) readOld(part int32) {
 		}
 		i = j
 	}
+}
+
+// slotOf is the output partition of the invoice of record off of the
+// input partition numbered part, with its hundred kept (SlotsFrom).
+func (lf *levelFold) slotOf(part, off int32) int {
+	var one [1]int32
+	lf.partitioner(part).SlotsFrom(int(off), one[:], &lf.hund[part])
+	return int(one[0])
 }
 
 // noneBetween is CellLog.noneBetween with the fold's partitioners.

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"encoding/binary"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -150,5 +151,25 @@ func TestSearchFromIsSortSearch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestVarintsReadAsBinaryReads: uvarint and varint read what
+// encoding/binary reads, one byte long or more, negative too.
+func TestVarintsReadAsBinaryReads(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 127, 128, 300, -300, 1 << 20, -(1 << 31), 1<<31 - 1} {
+		b := binary.AppendVarint(nil, v)
+		if got, n := varint(b); got != v || n != len(b) {
+			t.Fatalf("varint of %d: %d (%d bytes), want %d bytes", v, got, n, len(b))
+		}
+		if v >= 0 {
+			b = binary.AppendUvarint(nil, uint64(v))
+			if got, n := uvarint(b); got != uint64(v) || n != len(b) {
+				t.Fatalf("uvarint of %d: %d (%d bytes), want %d bytes", v, got, n, len(b))
+			}
+		}
+	}
+	if _, n := uvarint(nil); n != 0 {
+		t.Fatalf("uvarint of nothing read %d bytes", n)
 	}
 }
