@@ -246,6 +246,7 @@ type levelFold struct {
 	parts   []topo.Partitioner
 	made    []bool
 	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
+	buf     []int32        // noneBetween's slots
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
@@ -268,6 +269,7 @@ func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
 	cp.old = old
 	cp.tails = slices.Clone(lf.tails)
 	cp.done = slices.Clone(lf.done)
+	cp.buf = nil // scratch: its own
 	return &cp
 }
 
@@ -352,12 +354,10 @@ func (lf *levelFold) noneBetween(part, from, to int32) bool {
 	if to-from > maxForgotGap {
 		return false
 	}
-	var small [64]int32
-	buf := small[:0]
-	if int(to-from) > len(small) {
-		buf = make([]int32, to-from)
+	if int(to-from) > cap(lf.buf) {
+		lf.buf = make([]int32, max(to-from, 64))
 	}
-	buf = buf[:to-from]
+	buf := lf.buf[:to-from] // written whole by SlotsFrom: not cleared a call, as a local array is
 	lf.partitioner(part).SlotsFrom(int(from), buf, &lf.hund[part])
 	return !slices.Contains(buf, int32(lf.slot))
 }
