@@ -853,15 +853,18 @@ func (l *Log) ForgotInvoices(part, off int, source string, committed bool) int {
 	return n
 }
 
-// RunsReach is how far the output log whose runs of invoice batches reach
-// furthest has come through its arena's 32-bit places (spanStore.runs:
-// 4 GB in a log's life, those it let go of counted), in bytes: a caller
-// that steps a world without bound stops it before (kernel's step).
+// RunsReach is how far the places of the output log whose runs of
+// invoice batches reach furthest reach (spanStore.runs: 32-bit places,
+// 4 GB kept at once), in bytes, from its first chunk kept: a caller that
+// steps a world without bound stops it before (kernel's step). A log that
+// keeps everything reaches as far as it wrote in its life; one that lets
+// go of its past (a window of history) only as far as it keeps, for its
+// places go round (store.Bytes) and it runs on.
 func (b *Broker) RunsReach() int {
 	most := 0
 	for _, tp := range b.layout.Outputs() {
 		if sp := b.Log(tp).Cells.spans; sp != nil {
-			most = max(most, sp.runs.End())
+			most = max(most, sp.runs.Reach())
 		}
 	}
 	return most

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -232,4 +233,57 @@ func testSpare(t *testing.T, bytes bool) {
 	if reused == 0 {
 		t.Fatalf("Bytes %v: no chunk written again", bytes)
 	}
+}
+
+// TestBytesPlacesGoRound: a Bytes whose places reach only 16 chunks (a
+// test's 32-bit places) writes 100 times that, letting go of all but its
+// last few chunks as it goes: every encoding kept reads back at its
+// place, a clone made on the way reads what it held, First and Reach
+// count from the first chunk kept; one that lets go of nothing panics
+// at the reach, naming it.
+func TestBytesPlacesGoRound(t *testing.T) {
+	setSeqChunk(t, 4)                     // 64-byte chunks
+	t.Cleanup(SetPlaceBitsForTest(6 + 4)) // 16 chunks of places
+	var s Bytes
+	var ats []uint32
+	var encs []string
+	var clone Bytes
+	var cloneAts []uint32
+	var cloneEncs []string
+	for i := 0; s.End() < 100*16*64; i++ {
+		enc := fmt.Sprintf("enc%d", i)
+		ats, encs = append(ats, s.Append([]byte(enc))), append(encs, enc)
+		if len(ats) > 40 {
+			s.ForgetBefore(ats[len(ats)-40]) // about five chunks kept
+		}
+		if i == 3000 {
+			clone, cloneAts, cloneEncs = s.Clone(), slices.Clone(ats[len(ats)-30:]), slices.Clone(encs[len(encs)-30:])
+		}
+		if s.Reach() > 8*64 {
+			t.Fatalf("encoding %d: Reach %d bytes, with about five chunks kept", i, s.Reach())
+		}
+		for k := max(0, len(ats)-40); k < len(ats); k++ {
+			if got := string(s.At(ats[k])[:len(encs[k])]); got != encs[k] {
+				t.Fatalf("encoding %d, End %d: place %d reads %q, want %q", i, s.End(), ats[k], got, encs[k])
+			}
+		}
+	}
+	for k, at := range cloneAts {
+		if got := string(clone.At(at)[:len(cloneEncs[k])]); got != cloneEncs[k] {
+			t.Fatalf("the clone's place %d reads %q, want %q", at, got, cloneEncs[k])
+		}
+	}
+	if first := s.First(); s.kept(first) != 0 {
+		t.Fatalf("First %d is not the first kept chunk's place", first)
+	}
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "a Bytes is full (4 GB of encodings kept)") {
+			t.Fatalf("a Bytes that lets go of nothing past its reach: panic %q", msg)
+		}
+	}()
+	var full Bytes
+	for full.End() < 17*64 {
+		full.Append([]byte("0123456789"))
+	}
+	t.Fatalf("a Bytes kept %d bytes of places, past its 16 chunks, and did not panic", full.Reach())
 }
