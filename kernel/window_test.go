@@ -177,15 +177,16 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 	}
 }
 
-// TestRunsReachStopsAStep: a step stops, and leaves the session as it was,
-// before an output log's runs of invoice batches pass their arena's 32-bit
-// places, which a window of history does not give back (here a reach of
-// 1 KB stands for 4 GB).
+// TestRunsReachStopsAStep: a step of a world keeping everything stops,
+// and leaves the session as it was, before an output log's runs of
+// invoice batches pass their arena's 32-bit places (here a reach of 1 KB
+// stands for 4 GB). A world with history.ms set counts only the runs it
+// keeps, its places going round (sim's TestWindowedRunsGoPastTheirPlaces).
 func TestRunsReachStopsAStep(t *testing.T) {
 	defer func(l limit) { limitRunsReach = l }(limitRunsReach)
 	limitRunsReach.max = 1 << 10
 	s := NewSession()
-	runLines(t, s, "new --kafka-defaults --members 4 --topics t:20\nset records.per.partition 0\nset processing.ms 0.05\nset history.ms 100\nnew --members 4 --topics t:20 --keep-settings\nproduce --rate 1000/s t")
+	runLines(t, s, "new --kafka-defaults --members 4 --topics t:20\nset records.per.partition 0\nset processing.ms 0.05\nnew --members 4 --topics t:20 --keep-settings\nproduce --rate 1000/s t")
 	before := snapshot(t, s)
 	_, err := s.Exec("run until time 10s --quiet")
 	if err == nil || !strings.Contains(err.Error(), "an output log's runs of invoice batches reach") {

@@ -309,12 +309,13 @@ var limitTextReach = limit{"bytes of trace text a world keeps (a text is named b
 
 // limitRunsReach is where a step or run stops a world whose output logs'
 // runs of invoice batches near their arena's reach (sim/broker's spans
-// keep a batch's runs at a 32-bit place: 4 GB in a log's life, those a
-// window of history let go of counted; past it the engine panics), 15/16
-// of it as limitTextReach. T1's world writes about 19 MB of them a
-// simulated minute to each of its four output partitions: about three
-// simulated hours.
-var limitRunsReach = limit{"bytes of runs of invoice batches an output log writes in its life (a batch's runs are at a 32-bit place: 4 GB, less 256 MB for the tick that crosses it, history.ms or not)", 15 << 28}
+// keep a batch's runs at a 32-bit place: 4 GB kept at once; past it the
+// engine panics), 15/16 of it as limitTextReach. A world keeping
+// everything keeps what it wrote in its life: T1's world writes about 19
+// MB of them a simulated minute to each of its four output partitions,
+// about three simulated hours. One with history.ms set keeps its
+// window's (its places go round: sim/broker.RunsReach) and runs on.
+var limitRunsReach = limit{"bytes of runs of invoice batches an output log keeps (a batch's runs are at a 32-bit place: 4 GB, less 256 MB for the tick that crosses it; with history.ms, only its window's count)", 15 << 28}
 
 // checkTextReach refuses to go on past limitTextReach or limitRunsReach,
 // naming the tick.

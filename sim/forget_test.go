@@ -7,7 +7,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 )
 
 // forgetCase is one random world of the forgetting tests, as
@@ -293,4 +296,65 @@ func TestForgettingBoundsOutputLogs(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(keep)
+}
+
+// TestWindowedRunsGoPastTheirPlaces: an output log's runs of invoice
+// batches are at 32-bit places (4 GB: here a test's 4 KB, 64 chunks of
+// 64 bytes). A steady world that lets go of its output logs' past
+// writes many times that and runs on, its reach (RunsReach) what it
+// keeps, every cell it keeps as the world keeping everything (at 32-bit
+// places) has it and its delivery the same; the same world keeping
+// everything stops at the reach (the engine panics; the kernel stops a
+// step before).
+func TestWindowedRunsGoPastTheirPlaces(t *testing.T) {
+	cfg := KafkaDefaultConfig()
+	cfg.RecordsPerPartition = 0
+	cfg.Client.ProcessTicks, cfg.Client.ProcessRecords = ProcessingMSToTicks(1, 20, DefaultTickMS)
+	const ticks, window = 1500, 40
+	setSeqChunk(t, 4) // 64-byte chunks of runs
+	shape := bigTopology(4, 2, 8)
+	// A world's places are as wide as they were when it was made, for
+	// its life: each world is made, stepped and read under one width.
+	windowed := func() (starts map[TopicPartition]int, cells string, delivery []Counts) {
+		defer store.SetPlaceBitsForTest(6 + 6)() // 64 chunks of places
+		w := steadyWorld(t, shape, cfg, 1000)
+		for w.Tick < ticks {
+			w.Step()
+			w.broker.ForgetOutputBefore(w.Tick - window)
+			if reach := w.broker.RunsReach(); reach >= 4<<10 {
+				t.Fatalf("tick %d: the runs reach %d bytes, keeping %d ticks", w.Tick, reach, window)
+			}
+		}
+		starts = map[TopicPartition]int{}
+		for _, tp := range w.layout.Outputs() {
+			starts[tp] = w.broker.Log(tp).Start()
+		}
+		return starts, outputCellsFrom(w, starts), []Counts{w.Delivery("read_uncommitted"), w.Delivery("read_committed")}
+	}
+	starts, cells, delivery := windowed()
+	keep := steadyWorld(t, shape, cfg, 1000)
+	for keep.Tick < ticks {
+		keep.Step()
+	}
+	// The world keeping everything reaches as far as its logs wrote.
+	if wrote := keep.broker.RunsReach(); wrote < 3*4<<10 {
+		t.Fatalf("the output logs wrote %d bytes of runs at most: not past their places' reach (4 KB) often enough to show them going round", wrote)
+	}
+	if want := outputCellsFrom(keep, starts); cells != want {
+		t.Fatalf("the cells kept differ from the same cells of the world keeping every one:\n%s\nwant\n%s", cells, want)
+	}
+	if want := []Counts{keep.Delivery("read_uncommitted"), keep.Delivery("read_committed")}; !reflect.DeepEqual(delivery, want) {
+		t.Fatalf("Delivery after the places went round %+v, keeping everything %+v", delivery, want)
+	}
+	defer store.SetPlaceBitsForTest(6 + 6)()
+	all := steadyWorld(t, shape, cfg, 1000)
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "a Bytes is full") {
+			t.Fatalf("a world keeping every run past its places' reach: %q, want the engine to stop", msg)
+		}
+	}()
+	for all.Tick < ticks {
+		all.Step()
+	}
+	t.Fatalf("a world keeping every run stepped %d ticks, %d bytes of runs, past its places' reach", ticks, all.broker.RunsReach())
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // Letting go of the output logs' past (issue 26: a world may keep only a
@@ -81,7 +82,7 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 		return 0, 0
 	}
 	n, first := c.spans.Len(), c.spans.First()
-	k = first + sort.Search(n-first, func(k int) bool { return int(c.spans.At(first+k).first) >= i })
+	k = searchFrom(first, n, func(k int) bool { return int(c.spans.At(k).first) >= i }) // near first: the start's
 	if k < n {
 		return k, int(c.spans.At(k).before)
 	}
@@ -122,6 +123,298 @@ func (l *Log) forgetBefore(tick int, always bool) {
 		return
 	}
 	slot := outputIndex(c.names, c.tp)
+	f := Forgotten{same: true}
+	if l.forgot != nil {
+		f = *l.forgot
+	}
+	if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
+		c.foldGeneral(&f, to, slot)
+	}
+	l.forgot = &f
+	c.letGo(to)
+	// Kafka's LogSegment drops the aborted transaction index with its
+	// segment: the entries wholly below the start go.
+	k := 0
+	for k < len(l.Aborted) && l.Aborted[k].Last < to {
+		k++
+	}
+	if k > 0 {
+		l.Aborted = slices.Clone(l.Aborted[k:])
+	}
+}
+
+// foldGeneralOnly makes every fold take foldGeneral (tests only:
+// FoldGeneralOnlyForTest).
+var foldGeneralOnly bool
+
+// FoldGeneralOnlyForTest makes output logs fold what they let go of the
+// general way (foldGeneral) even where foldSpans would, and returns the
+// function that restores it: for tests that compare the two, never while
+// another test steps a world.
+func FoldGeneralOnlyForTest() (restore func()) {
+	old := foldGeneralOnly
+	foldGeneralOnly = true
+	return func() { foldGeneralOnly = old }
+}
+
+// foldSpans folds into f the runs of spans k0 to k1-1 (every cell let go
+// of is in one of them: T1's logs) as foldGeneral does, to the same
+// runs, reading each run once and keeping no list of them: in steady
+// state each input partition's runs come in offset order, one after the
+// other, and each is joined to its partition's last run as it is read
+// (levelFold). False, f unchanged, when some partition's runs of a kind
+// do not come in offset order after those f holds (a record written
+// twice: a rebalance's duplicates), for foldGeneral to fold.
+func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
+	parts := len(c.names.Inputs())
+	un := newLevelFold(c, &f.Uncommitted, parts, slot)
+	var co *levelFold // read_committed's, once it is not read_uncommitted's
+	if !f.same {
+		co = newLevelFold(c, &f.Committed, parts, slot)
+	}
+	aborted := false
+	outs := len(c.names.Outputs())
+	for k := k0; k < k1; {
+		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
+		chunk = chunk[:min(len(chunk), k1-k)]
+		k += len(chunk)
+		for i := range chunk {
+			s := &chunk[i]
+			if s.txn() == TxnAborted && !aborted {
+				aborted = true
+				if co == nil {
+					// read_committed saw what read_uncommitted saw up to
+					// here (f.same): its fold so far is a copy.
+					co = un.copyFor(&f.Committed)
+				}
+			}
+			committed := co != nil && s.txn() != TxnAborted
+			if s.part != multiRun {
+				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
+					return false
+				}
+				continue
+			}
+			for rr := c.runsOf(s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				if !c.foldRun(un, co, committed, r, rn, outs, slot) {
+					return false
+				}
+			}
+		}
+	}
+	f.Uncommitted = un.level()
+	if f.same = f.same && !aborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = co.level()
+	}
+	return true
+}
+
+// foldRun folds run r (rn cells) into un and, when committed, into co.
+// A run is slot's records when it holds fewer than its range, or there
+// is one output partition, or it is one record that the partitioner
+// sends here (as foldGeneral says).
+func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
+	slotted := rn != int(r.span)+1 || outs == 1 ||
+		rn == 1 && un.slotOf(r.part, r.src) == slot
+	return un.add(r.part, r.src, r.src+r.span, slotted) &&
+		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
+}
+
+// levelFold is one isolation level's fold of runs read in order (foldSpans):
+// for each input partition and kind (every record, or slot's: Slotted),
+// the last run, joined to as canonicalInOrder joins (the same N; touching,
+// or for slot's runs no record between them slot's), else set aside for
+// a new one. old's runs of a partition and kind (canonical: in offset
+// order, none joinable to the one before it) come first; its last is
+// where the partition's new runs join.
+type levelFold struct {
+	c     *CellLog
+	old   *ForgotLevel
+	slot  int
+	tails []foldTail // by input partition and kind: 2*part + (1 if Slotted)
+	// done is the runs set aside, each partition and kind's in offset
+	// order (never many: a run not joined is a gap in a partition's
+	// records, or a run of duplicates folded before).
+	done    []ForgotRun
+	touched bool // a run was added
+	parts   []topo.Partitioner
+	made    []bool
+	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
+	buf     []int32        // noneBetween's slots
+}
+
+// foldTail is a partition and kind's last run; at is how many of old's
+// runs of it come first (all but the last when that became run).
+type foldTail struct {
+	run       ForgotRun
+	set, read bool // run is a run; tail read from old (the first add)
+	at, end   int32
+}
+
+func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
+	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+}
+
+// copyFor is a copy of lf folding into old, which holds what lf's old
+// holds (Forgotten.same): its tails and runs set aside its own, its
+// partitioners and hundreds shared (caches, right for either).
+func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
+	cp := *lf
+	cp.old = old
+	cp.tails = slices.Clone(lf.tails)
+	cp.done = slices.Clone(lf.done)
+	cp.buf = nil // scratch: its own
+	return &cp
+}
+
+// partitioner is the default partitioner of the input partition numbered
+// p, made once a fold.
+func (lf *levelFold) partitioner(p int32) topo.Partitioner {
+	if lf.parts == nil {
+		n := len(lf.tails) / 2
+		lf.parts, lf.made, lf.hund = make([]topo.Partitioner, n), make([]bool, n), make([]topo.Hundred, n)
+	}
+	if !lf.made[p] {
+		names := lf.c.names
+		lf.parts[p], lf.made[p] = names.PartitionerOf(names.Input().At(int(p)), p), true
+	}
+	return lf.parts[p]
+}
+
+// add folds in one invoice of each record from first to last of the input
+// partition numbered part (of slot's only, when slotted); false when it
+// is not past the partition's last run of its kind.
+func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
+	lf.touched = true
+	k := 2 * int(part)
+	if slotted {
+		k++
+	}
+	t := &lf.tails[k]
+	if !t.read {
+		lf.readOld(part)
+	}
+	if !t.set {
+		t.run, t.set = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true
+		return true
+	}
+	if first <= t.run.Last {
+		return false
+	}
+	if t.run.N == 1 && (t.run.Last+1 == first || slotted && lf.noneBetween(part, t.run.Last+1, first)) {
+		t.run.Last = last
+		return true
+	}
+	lf.done = append(lf.done, t.run)
+	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
+	return true
+}
+
+// readOld finds old's runs of the input partition numbered part (both
+// kinds: canonical puts every record's before slot's) and makes each
+// kind's last its tail.
+func (lf *levelFold) readOld(part int32) {
+	runs := lf.old.Runs
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].Part >= part })
+	for kind := 0; kind < 2; kind++ {
+		t := &lf.tails[2*int(part)+kind]
+		t.read = true
+		j := i
+		for j < len(runs) && runs[j].Part == part && runs[j].Slotted == (kind == 1) {
+			j++
+		}
+		t.at, t.end = int32(i), int32(j)
+		if j > i {
+			t.run, t.set = runs[j-1], true
+			t.end-- // the last is the tail's now
+		}
+		i = j
+	}
+}
+
+// slotOf is the output partition of the invoice of record off of the
+// input partition numbered part, with its hundred kept (SlotsFrom).
+func (lf *levelFold) slotOf(part, off int32) int {
+	var one [1]int32
+	lf.partitioner(part).SlotsFrom(int(off), one[:], &lf.hund[part])
+	return int(one[0])
+}
+
+// noneBetween is CellLog.noneBetween with the fold's partitioners.
+func (lf *levelFold) noneBetween(part, from, to int32) bool {
+	if len(lf.c.names.Outputs()) == 1 { // one output partition: every record between is slot's
+		return from >= to
+	}
+	if to-from > maxForgotGap {
+		return false
+	}
+	if int(to-from) > cap(lf.buf) {
+		lf.buf = make([]int32, max(to-from, 64))
+	}
+	buf := lf.buf[:to-from] // written whole by SlotsFrom: not cleared a call, as a local array is
+	lf.partitioner(part).SlotsFrom(int(from), buf, &lf.hund[part])
+	return !slices.Contains(buf, int32(lf.slot))
+}
+
+// level is the folded level: old's runs and the new ones, each input
+// partition's every-record runs before its slot's (canonical's order).
+func (lf *levelFold) level() ForgotLevel {
+	out := ForgotLevel{Odd: lf.old.Odd, Runs: lf.old.Runs}
+	if !lf.touched {
+		return out
+	}
+	// The runs set aside are in the order they were read: stably by
+	// partition and kind, each one's stay in offset order.
+	slices.SortStableFunc(lf.done, func(a, b ForgotRun) int {
+		if c := cmp.Compare(a.Part, b.Part); c != 0 {
+			return c
+		}
+		return cmp.Compare(b2i(a.Slotted), b2i(b.Slotted))
+	})
+	old := lf.old.Runs
+	runs := make([]ForgotRun, 0, len(old)+len(lf.done)+len(lf.tails))
+	i, d := 0, 0 // next of old and of done
+	for k := range lf.tails {
+		t := &lf.tails[k]
+		if !t.read {
+			continue // a partition with nothing new: its old runs are copied when the next one's are
+		}
+		runs = append(runs, old[i:t.at]...) // those before, of partitions with nothing new
+		runs = append(runs, old[t.at:t.end]...)
+		i = int(t.end)
+		if t.set {
+			part, slotted := int32(k/2), k%2 == 1
+			for ; d < len(lf.done) && lf.done[d].Part == part && lf.done[d].Slotted == slotted; d++ {
+				runs = append(runs, lf.done[d])
+			}
+			runs = append(runs, t.run)
+			if i < len(old) && old[i].Part == part && old[i].Slotted == slotted {
+				i++ // old's last of it, the tail's first
+			}
+		}
+	}
+	runs = append(runs, old[i:]...)
+	out.Runs = slices.Clone(runs) // as fold makes it: its room was for the merge only
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// foldGeneral folds into f the cells from the start to offset to (no
+// span's middle), whatever they are: every run materialized, grouped by
+// input partition (byPart) and made canonical with what f held (fold).
+func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
 	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
 	anyAborted := false
 	var oddAll, oddCommitted map[string]int
@@ -175,26 +468,11 @@ func (l *Log) forgetBefore(tick int, always bool) {
 			}
 		}
 	}
-	f := Forgotten{same: true}
-	if l.forgot != nil {
-		f = *l.forgot
-	}
 	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
 	if f.same = f.same && !anyAborted; f.same {
 		f.Committed = f.Uncommitted
 	} else {
 		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
-	}
-	l.forgot = &f
-	c.letGo(to)
-	// Kafka's LogSegment drops the aborted transaction index with its
-	// segment: the entries wholly below the start go.
-	k := 0
-	for k < len(l.Aborted) && l.Aborted[k].Last < to {
-		k++
-	}
-	if k > 0 {
-		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
 }
 
@@ -241,16 +519,40 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 	if c.recs.Len() == 0 && c.spans != nil {
 		// Spans only (T1's logs): the first written at or after tick, by
 		// their ticks, rather than a cell at a time (TickAt finds its span).
+		// From where the last cut was found (a tick ago, in steady
+		// state: a few hundred spans on, in the chunks it read), not by
+		// halving the whole log (a cache miss a probe, every tick).
 		k0, _ := c.spanFrom(int(c.startOff))
 		m := c.spans.Len()
-		k := k0 + sort.Search(m-k0, func(k int) bool { return int(c.spans.At(k0+k).tick) >= tick })
-		to := n
-		if k < m {
-			to = min(int(c.spans.At(k).first), n)
+		atTick := func(k int) bool { return int(c.spans.At(k).tick) >= tick }
+		h, k := max(k0, min(c.spans.cutHint, m)), 0
+		if h > k0 && atTick(h-1) { // a cut before the last one's
+			k = k0 + sort.Search(h-k0, func(k int) bool { return atTick(k0 + k) })
+		} else {
+			k = searchFrom(h, m, atTick)
 		}
-		return c.spanStart(to)
+		c.spans.cutHint = k
+		if k < m && int(c.spans.At(k).first) <= n {
+			return int(c.spans.At(k).first) // a span's first cell
+		}
+		return c.spanStart(n)
 	}
 	return c.spanStart(int(c.startOff) + sort.Search(n-int(c.startOff), func(k int) bool { return c.TickAt(int(c.startOff)+k) >= tick }))
+}
+
+// searchFrom is sort.Search over lo to hi-1 (f false, then true): the
+// first k at which f is true, or hi. It probes lo, lo+1, lo+3, lo+7, ...
+// before halving, so an answer d past lo costs about 2 log d probes, all
+// near lo, where sort.Search halves the whole range.
+func searchFrom(lo, hi int, f func(int) bool) int {
+	for step := 1; lo < hi; step *= 2 {
+		p := min(lo+step, hi) - 1
+		if f(p) { // the answer is in lo..p
+			return lo + sort.Search(p-lo, func(k int) bool { return f(lo + k) })
+		}
+		lo = p + 1
+	}
+	return hi
 }
 
 // spanStart is offset to, or the first cell of the span it falls in.
@@ -278,7 +580,7 @@ func (c *CellLog) letGo(to int) {
 	if c.spans == nil {
 		return
 	}
-	c.spans.ForgetBefore(ks)
+	c.spans.ForgetBeforeSpare(ks, &c.spans.spare)
 	// The runs of the first multi-run span at or past to, and every one
 	// after, are in its chunk of the arena or later ones.
 	for k := ks; k < c.spans.Len(); k++ {
@@ -510,7 +812,7 @@ func (l *Log) KeptBytes() int {
 	n := c.runs.KeptBytes(8) + c.recs.KeptBytes(12) + c.bases.KeptBytes(4) + c.farTicks.KeptBytes(8) +
 		c.others.KeptBytes(48) + c.far.KeptBytes(24) + cap(c.writers)*16 + cap(c.producers)*16
 	if c.spans != nil {
-		n += c.spans.KeptBytes(36) + c.spans.runs.KeptBytes()
+		n += c.spans.KeptBytes(36) + c.spans.spare.KeptBytes(36) + c.spans.runs.KeptBytes()
 	}
 	if f := l.forgot; f != nil {
 		for _, lv := range [2]*ForgotLevel{&f.Uncommitted, &f.Committed} {
@@ -551,15 +853,18 @@ func (l *Log) ForgotInvoices(part, off int, source string, committed bool) int {
 	return n
 }
 
-// RunsReach is how far the output log whose runs of invoice batches reach
-// furthest has come through its arena's 32-bit places (spanStore.runs:
-// 4 GB in a log's life, those it let go of counted), in bytes: a caller
-// that steps a world without bound stops it before (kernel's step).
+// RunsReach is how far the places of the output log whose runs of
+// invoice batches reach furthest reach (spanStore.runs: 32-bit places,
+// 4 GB kept at once), in bytes, from its first chunk kept: a caller that
+// steps a world without bound stops it before (kernel's step). A log that
+// keeps everything reaches as far as it wrote in its life; one that lets
+// go of its past (a window of history) only as far as it keeps, for its
+// places go round (store.Bytes) and it runs on.
 func (b *Broker) RunsReach() int {
 	most := 0
 	for _, tp := range b.layout.Outputs() {
 		if sp := b.Log(tp).Cells.spans; sp != nil {
-			most = max(most, sp.runs.End())
+			most = max(most, sp.runs.Reach())
 		}
 	}
 	return most

@@ -26,6 +26,12 @@ type spanStore struct {
 	enc        []byte      // scratch: the runs being appended, encoded (this log's own)
 	writerIdx  map[cellWriter]uint32
 	writerIdxN int
+	// spare is the chunks of spans let go of that no clone holds, for
+	// the next spans (store.Spare). A clone starts without.
+	spare store.Spare[cellSpan]
+	// cutHint is the span cutBefore found last: where it looks next (a
+	// hint only, right from any place; a clone copies it).
+	cutHint int
 }
 
 // cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount
@@ -104,16 +110,36 @@ func (r *runReader) next() (spanRun, int, bool) {
 		return spanRun{}, 0, false
 	}
 	r.left--
-	dp, k := binary.Varint(r.b)
-	ds, k2 := binary.Varint(r.b[k:])
+	dp, k := varint(r.b)
+	ds, k2 := varint(r.b[k:])
 	k += k2
-	span, k3 := binary.Uvarint(r.b[k:])
+	span, k3 := uvarint(r.b[k:])
 	k += k3
-	n, k4 := binary.Uvarint(r.b[k:])
+	n, k4 := uvarint(r.b[k:])
 	r.b = r.b[k+k4:]
 	r.cur = spanRun{part: r.cur.part + int32(dp), src: r.cur.src + int32(ds), span: int32(span), at: r.cur.at + r.n}
 	r.n = int32(n)
 	return r.cur, int(n), true
+}
+
+// uvarint is binary.Uvarint, a byte read without its loop when it is
+// the whole number (a run's span and count, mostly: a fold reads
+// millions).
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
+// varint is binary.Varint by uvarint (zigzag).
+func varint(b []byte) (int64, int) {
+	u, n := uvarint(b)
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
+	}
+	return x, n
 }
 
 // run is span s's k-th run (of span runs when multi-run, else the span's
@@ -310,7 +336,7 @@ func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	s.first = store.Int32Of(c.n, "offset")
 	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
 	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
-	c.spans.Append(s)
+	c.spans.AppendSpare(s, &c.spans.spare)
 	c.n += int(s.n)
 	store.Int32Of(c.n, "offset")
 }

@@ -12,15 +12,23 @@ import "fmt"
 // (one longer than a chunk gets a chunk of its own), so a reader reads it
 // from one slice (At).
 //
-// A place is a uint32: chunk<<bytesShift | offset in it, so a Bytes holds
-// up to 4 GB (its chunks' unused ends counted). The zero Bytes is empty
-// and ready to use.
+// A place is a uint32: chunk<<bytesShift | offset in it, the chunk's
+// number counted modulo the chunks 32 bits reach (placeChunks), so a
+// Bytes keeps up to 4 GB (its chunks' unused ends counted) at once, and
+// one that lets go of its oldest chunks (ForgetBefore) goes on past 4 GB
+// written in its life: its places go round, each kept chunk's still its
+// own. The zero Bytes is empty and ready to use.
 type Bytes struct {
 	full [][]byte // full chunks; the spine is shared with clones, cut to its length
 	open []byte   // the chunk being filled
-	// first is the number of the chunk full[0] is: those before it were
-	// let go of (ForgetBefore). Places stay absolute.
+	// first is the number of the chunk full[0] is, from the first ever
+	// made: those before it were let go of (ForgetBefore). A place names
+	// it modulo placeChunks.
 	first int
+	// spare is the chunks let go of that no clone holds, for the next
+	// ones (Spare: a log that keeps a window of its past writes its new
+	// runs where its oldest were). A clone starts without.
+	spare Spare[byte]
 }
 
 // bytesShift: a chunk is 1<<bytesShift bytes, 16 times a Seq chunk's
@@ -29,18 +37,50 @@ type Bytes struct {
 // write encodings longer than one).
 func bytesShift() uint { return seqShift + 4 }
 
+// placeBits is a place's width: 32, a uint32; less only while a test
+// makes the places go round after a few chunks (SetPlaceBitsForTest).
+var placeBits uint = 32
+
+// placeChunks is how many chunks places name before they go round.
+func placeChunks() int { return 1 << (placeBits - bytesShift()) }
+
+// SetPlaceBitsForTest makes places bits wide (so that a test passes
+// their reach without writing 4 GB) and returns the function that
+// restores them: tests only, never while a world exists.
+func SetPlaceBitsForTest(bits uint) (restore func()) {
+	old := placeBits
+	placeBits = bits
+	return func() { placeBits = old }
+}
+
+// kept is the index in full (len(full): the open chunk) of the chunk
+// place at is in, or -1 for a place of no chunk kept: one let go of
+// (or, its number gone round, one not written yet).
+func (s *Bytes) kept(at uint32) int {
+	c := (int(at>>bytesShift()) - s.first) & (placeChunks() - 1)
+	if c > len(s.full) {
+		return -1
+	}
+	return c
+}
+
 // Append adds b as one encoding and returns its place.
 func (s *Bytes) Append(b []byte) uint32 {
 	size := 1 << bytesShift()
 	if len(s.open)+len(b) > size && len(s.open) > 0 {
-		if s.first+len(s.full)+1 >= 1<<(32-bytesShift()) {
-			panic("sim: a Bytes is full (4 GB of encodings)")
+		if len(s.full)+2 > placeChunks() {
+			panic("sim: a Bytes is full (4 GB of encodings kept)")
 		}
 		s.full = append(s.full, s.open)
 		// One that filled a chunk fills the next: whole at once.
-		s.open = make([]byte, 0, max(size, len(b)))
+		s.spare.made(s.first + len(s.full))
+		if len(b) <= size {
+			s.open = s.spare.take(size)
+		} else {
+			s.open = make([]byte, 0, len(b))
+		}
 	}
-	at := uint32((s.first+len(s.full))<<bytesShift() | len(s.open))
+	at := uint32(((s.first+len(s.full))&(placeChunks()-1))<<bytesShift() | len(s.open))
 	if need := len(s.open) + len(b); need > cap(s.open) {
 		// A young chunk, or one shared with a clone (cut to its length):
 		// copied to twice its room (at least 64 bytes), up to a whole
@@ -52,10 +92,11 @@ func (s *Bytes) Append(b []byte) uint32 {
 }
 
 // At is the bytes from place at to the end of its chunk: the encoding
-// appended there and those after it in the chunk. A place let go of
-// (ForgetBefore) panics.
+// appended there and those after it in the chunk, read before the next
+// ForgetBefore (a chunk it lets go of may be written again: Spare). A
+// place let go of panics.
 func (s *Bytes) At(at uint32) []byte {
-	c, off := int(at>>bytesShift())-s.first, int(at&(1<<bytesShift()-1))
+	c, off := s.kept(at), int(at&(1<<bytesShift()-1))
 	if c < 0 {
 		panic(fmt.Sprintf("sim: place %d was let go of (the history window keeps places from %d on)", at, s.First()))
 	}
@@ -67,26 +108,40 @@ func (s *Bytes) At(at uint32) []byte {
 
 // First is the first place still kept: 0 unless ForgetBefore let go of
 // chunks.
-func (s *Bytes) First() uint32 { return uint32(s.first << bytesShift()) }
+func (s *Bytes) First() uint32 {
+	return uint32((s.first & (placeChunks() - 1)) << bytesShift())
+}
 
 // ForgetBefore lets go of the full chunks wholly before place at (the open
 // chunk is always kept), as Seq.ForgetBefore: the spine is copied without
 // them, so a clone keeps what it had, and they are freed once no clone
-// holds them. Places keep their numbers: a Bytes still reaches 4 GB over
-// its life.
+// holds them, or kept for the next appends when no clone can (Spare).
+// Places keep their numbers until they go round: a place let go of
+// already lets go of nothing more.
 func (s *Bytes) ForgetBefore(at uint32) {
-	n := min(int(at>>bytesShift())-s.first, len(s.full))
+	n := min(s.kept(at), len(s.full))
 	if n <= 0 {
 		return
+	}
+	most := spareMost(len(s.full) - n)
+	for c := 0; c < n; c++ {
+		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.own(s.first+c) {
+			s.spare.keep(ch, most)
+		}
 	}
 	s.full = append(make([][]byte, 0, len(s.full)-n+8), s.full[n:]...)
 	s.first += n
 }
 
-// End is the place the next encoding would start at, from the first ever
-// appended (those let go of counted): a Bytes reaches 4 GB of places in
-// its life, and Append panics past it.
+// End is how far the next encoding would start from the first ever
+// appended (those let go of counted): more than 4 GB for a Bytes that
+// let go of its past (its places went round).
 func (s *Bytes) End() int { return (s.first+len(s.full))<<bytesShift() | len(s.open) }
+
+// Reach is how far its places reach from the first kept chunk's to the
+// next encoding's (End less what was let go of): Append panics at 4 GB
+// of it (placeChunks chunks).
+func (s *Bytes) Reach() int { return s.End() - s.first<<bytesShift() }
 
 // Size is the bytes held, the chunks' unused room not counted.
 func (s *Bytes) Size() int {
@@ -100,5 +155,6 @@ func (s *Bytes) Size() int {
 // Clone shares the chunks, the open one cut to its length (its room is
 // the original's alone). Nothing is written to s.
 func (s *Bytes) Clone() Bytes {
+	clones.Add(1) // before the spine is read: Spare
 	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 }

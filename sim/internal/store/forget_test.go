@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -145,4 +146,144 @@ func TestBytesForgetBefore(t *testing.T) {
 		}
 	}()
 	s.At(ats[0])
+}
+
+// TestSpareNeverWritesAClonesChunk: a family of Seqs (then one of Bytes)
+// cloned from each other at random points, each appending with its own
+// Spare (a clone starts with none) and letting go of its past at random,
+// keeps every item (encoding) from its First on equal to its own model,
+// clones included: a chunk written again after it was let go of (Spare)
+// was never one a clone could read. And chunks are written again: the
+// Spare is not one that never gives any back.
+func TestSpareNeverWritesAClonesChunk(t *testing.T) {
+	tinyChunks(t) // Seq chunks of 2 items, Bytes chunks of 32 bytes
+	for _, bytes := range []bool{false, true} {
+		testSpare(t, bytes)
+	}
+}
+
+func testSpare(t *testing.T, bytes bool) {
+	r := rand.New(rand.NewSource(3))
+	type pair struct {
+		s     Seq[int]
+		sp    Spare[int]
+		model []int
+		b     Bytes
+		bat   []uint32 // each encoding's place
+		bmod  []string
+	}
+	fam := []*pair{{}}
+	reused := 0
+	for step := 0; step < 30000; step++ {
+		p := fam[r.Intn(len(fam))]
+		switch k := r.Intn(14); {
+		case k < 7 && !bytes:
+			v := r.Intn(1000)
+			spares := len(p.sp.chunks)
+			p.s.AppendSpare(v, &p.sp)
+			if len(p.sp.chunks) < spares {
+				reused++
+			}
+			p.model = append(p.model, v)
+		case k < 7:
+			enc := fmt.Sprintf("e%d-%d", step, r.Intn(1000))
+			spares := len(p.b.spare.chunks)
+			p.bat = append(p.bat, p.b.Append([]byte(enc)))
+			if len(p.b.spare.chunks) < spares {
+				reused++
+			}
+			p.bmod = append(p.bmod, enc)
+		case k == 7 && len(p.model) > p.s.First():
+			from := p.s.First() + r.Intn(len(p.model)-p.s.First())
+			p.s.Update(from, from+1, func(*int) bool { return true }, func(v *int) { *v += 1000 })
+			p.model[from] += 1000
+		case k == 8 && len(fam) < 30 && r.Intn(4) == 0:
+			q := &pair{model: append([]int{}, p.model...), bat: append([]uint32{}, p.bat...), bmod: append([]string{}, p.bmod...)}
+			if bytes {
+				q.b = p.b.Clone()
+			} else {
+				q.s = p.s.Clone()
+			}
+			fam = append(fam, q)
+		case !bytes:
+			p.s.ForgetBeforeSpare(r.Intn(len(p.model)+2), &p.sp)
+		case len(p.bat) > 0:
+			p.b.ForgetBefore(p.bat[r.Intn(len(p.bat))])
+		}
+		if step%37 != 0 {
+			continue
+		}
+		for j, q := range fam {
+			for i, v := range q.s.From(0) {
+				if v != q.model[i] {
+					t.Fatalf("step %d: Seq %d reads %d at %d, want %d", step, j, v, i, q.model[i])
+				}
+			}
+			for i, at := range q.bat {
+				if at < q.b.First() {
+					continue
+				}
+				if got := string(q.b.At(at)[:len(q.bmod[i])]); got != q.bmod[i] {
+					t.Fatalf("step %d: Bytes %d's encoding %d reads %q, want %q", step, j, i, got, q.bmod[i])
+				}
+			}
+		}
+	}
+	t.Logf("Bytes %v: chunks written again %d", bytes, reused)
+	if reused == 0 {
+		t.Fatalf("Bytes %v: no chunk written again", bytes)
+	}
+}
+
+// TestBytesPlacesGoRound: a Bytes whose places reach only 16 chunks (a
+// test's 32-bit places) writes 100 times that, letting go of all but its
+// last few chunks as it goes: every encoding kept reads back at its
+// place, a clone made on the way reads what it held, First and Reach
+// count from the first chunk kept; one that lets go of nothing panics
+// at the reach, naming it.
+func TestBytesPlacesGoRound(t *testing.T) {
+	setSeqChunk(t, 4)                     // 64-byte chunks
+	t.Cleanup(SetPlaceBitsForTest(6 + 4)) // 16 chunks of places
+	var s Bytes
+	var ats []uint32
+	var encs []string
+	var clone Bytes
+	var cloneAts []uint32
+	var cloneEncs []string
+	for i := 0; s.End() < 100*16*64; i++ {
+		enc := fmt.Sprintf("enc%d", i)
+		ats, encs = append(ats, s.Append([]byte(enc))), append(encs, enc)
+		if len(ats) > 40 {
+			s.ForgetBefore(ats[len(ats)-40]) // about five chunks kept
+		}
+		if i == 3000 {
+			clone, cloneAts, cloneEncs = s.Clone(), slices.Clone(ats[len(ats)-30:]), slices.Clone(encs[len(encs)-30:])
+		}
+		if s.Reach() > 8*64 {
+			t.Fatalf("encoding %d: Reach %d bytes, with about five chunks kept", i, s.Reach())
+		}
+		for k := max(0, len(ats)-40); k < len(ats); k++ {
+			if got := string(s.At(ats[k])[:len(encs[k])]); got != encs[k] {
+				t.Fatalf("encoding %d, End %d: place %d reads %q, want %q", i, s.End(), ats[k], got, encs[k])
+			}
+		}
+	}
+	for k, at := range cloneAts {
+		if got := string(clone.At(at)[:len(cloneEncs[k])]); got != cloneEncs[k] {
+			t.Fatalf("the clone's place %d reads %q, want %q", at, got, cloneEncs[k])
+		}
+	}
+	if first := s.First(); s.kept(first) != 0 {
+		t.Fatalf("First %d is not the first kept chunk's place", first)
+	}
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "a Bytes is full (4 GB of encodings kept)") {
+			t.Fatalf("a Bytes that lets go of nothing past its reach: panic %q", msg)
+		}
+	}()
+	var full Bytes
+	for full.End() < 17*64 {
+		full.Append([]byte("0123456789"))
+	}
+	t.Fatalf("a Bytes kept %d bytes of places, past its 16 chunks, and did not panic", full.Reach())
 }

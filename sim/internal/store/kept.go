@@ -14,7 +14,7 @@ func (s *Seq[T]) KeptBytes(itemSize int) int {
 // KeptBytes is about what s holds in memory: its kept chunks' room and
 // its spine.
 func (s *Bytes) KeptBytes() int {
-	n := cap(s.open) + cap(s.full)*24
+	n := cap(s.open) + cap(s.full)*24 + s.spare.KeptBytes(1)
 	for _, c := range s.full {
 		n += cap(c)
 	}

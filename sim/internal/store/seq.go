@@ -71,6 +71,19 @@ func (s *Seq[T]) At(i int) T {
 	return s.open[i-(int(s.first)+len(s.full))*seqChunk]
 }
 
+// ChunkFrom is the items from i to the end of the chunk holding it (or
+// to Len), for a reader that goes through many in order without copying
+// each (At): read only, since clones share the chunk. An item let go of
+// panics.
+func (s *Seq[T]) ChunkFrom(i int) []T {
+	if c := i>>seqShift - int(s.first); uint(c) < uint(len(s.full)) {
+		return s.full[c][i&(seqChunk-1):]
+	} else if c < 0 {
+		s.forgotten(i)
+	}
+	return s.open[i-(int(s.first)+len(s.full))*seqChunk:]
+}
+
 // forgotten panics for item i, let go of: out of line, so that At stays
 // small enough to inline.
 func (s *Seq[T]) forgotten(i int) {
@@ -208,6 +221,7 @@ func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(max(from, s.First()), 
 // workers clone one world at each tick of its window) while its owner
 // appends.
 func (s *Seq[T]) Clone() Seq[T] {
+	clones.Add(1) // before the spine is read: Spare
 	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true

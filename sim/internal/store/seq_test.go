@@ -84,3 +84,33 @@ func TestSeqClonesNeverAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkFromReadsWhatAtReads: ChunkFrom(i) is the items At reads from
+// i to the end of i's chunk (or of the Seq), after chunks were let go of
+// too, and panics for an item let go of, as At does.
+func TestChunkFromReadsWhatAtReads(t *testing.T) {
+	setSeqChunk(t, 4)
+	var s Seq[int]
+	for v := 0; v < 23; v++ {
+		s.Append(v)
+	}
+	s.ForgetBefore(9) // chunks 0 and 1 go: items from 8 on are kept
+	for i := s.First(); i < s.Len(); i++ {
+		got := s.ChunkFrom(i)
+		end := min((i/4+1)*4, s.Len())
+		if len(got) != end-i {
+			t.Fatalf("ChunkFrom(%d): %d items, want %d (to %d)", i, len(got), end-i, end)
+		}
+		for k, v := range got {
+			if v != s.At(i+k) {
+				t.Fatalf("ChunkFrom(%d)[%d] = %d, At(%d) = %d", i, k, v, i+k, s.At(i+k))
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatalf("ChunkFrom(7), let go of: no panic")
+		}
+	}()
+	s.ChunkFrom(7)
+}

@@ -1,0 +1,175 @@
+package broker
+
+import (
+	"encoding/binary"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// TestFoldSpansMatchesFoldGeneral: folding the spans an output log lets
+// go of as they are read (foldSpans) makes the very Forgotten the
+// general fold makes (foldGeneral: every run listed, grouped by input
+// partition, made canonical), fold after fold, at both isolation levels,
+// or refuses and leaves it as it was. The log is written as a producer
+// writes: each input partition's records in order, batch after batch
+// (single runs and several runs, the partitioner's share or every
+// record), with now and then a gap (records never written), a step back
+// (records written twice), an aborted batch, and several output
+// partitions or one.
+func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
+	t.Cleanup(store.SetSeqChunkForTest(4))
+	seen := map[string]int{}
+	for _, outs := range []int{1, 4} {
+		shape := topo.Default()
+		shape.Inputs[0].Partitions = 6
+		shape.Output.Partitions = outs
+		layout := topo.New(shape)
+		tp := layout.Outputs()[outs-1]
+		slot := outputIndex(layout, tp)
+		for seed := int64(1); seed <= 40; seed++ {
+			r := rand.New(rand.NewSource(seed))
+			c := CellLog{tp: tp, names: layout}
+			next := make([]int, len(layout.Inputs())) // each input partition's next record
+			var f Forgotten
+			f.same = true
+			// run is the producer's next run of input partition part:
+			// from its next record, or a few past it (a gap), or a few
+			// before (written again); the partitioner's share of it, or
+			// (one time in four) every record of its range.
+			run := func(part int) (wire.SrcRun, bool) {
+				src := layout.Inputs()[part]
+				first := next[part]
+				switch k := r.Intn(40); {
+				case k == 0 && first > 3:
+					first -= 1 + r.Intn(3)
+				case k == 1:
+					first += 1 + r.Intn(5)
+				}
+				last := first + r.Intn(12)
+				next[part] = last + 1
+				count := last - first + 1
+				if outs > 1 && r.Intn(4) != 0 {
+					var offs []int
+					for off := first; off <= last; off++ {
+						if layout.Partitioner(src).Slot(off) == slot {
+							offs = append(offs, off)
+						}
+					}
+					if len(offs) == 0 {
+						return wire.SrcRun{}, false
+					}
+					first, last, count = offs[0], offs[len(offs)-1], len(offs)
+				}
+				return wire.SrcRun{Src: src, SrcTPI: int32(part + 1), First: first, Last: last, Count: count}, true
+			}
+			folds := 0
+			for tick := 0; tick < 300; tick++ {
+				w := Cell{Producer: "C1", PID: 1000, Seq: -1, Tick: tick, Txn: NotTransactional}
+				if r.Intn(30) == 0 {
+					w.Txn = TxnAborted
+				}
+				if r.Intn(3) == 0 { // one run (appendRun)
+					part := r.Intn(len(next))
+					if sr, ok := run(part); ok && sr.Count > 1 {
+						c.appendRun(w, part, sr.First, sr.Last, sr.Count)
+					}
+				} else { // several (appendRuns)
+					var runs []wire.SrcRun
+					for _, part := range r.Perm(len(next))[:1+r.Intn(len(next))] {
+						if sr, ok := run(part); ok {
+							runs = append(runs, sr)
+						}
+					}
+					if len(runs) > 0 && !c.appendRuns(w, runs) {
+						t.Fatalf("seed %d: runs %v out of a span's reach", seed, runs)
+					}
+				}
+				if tick%17 != 16 || c.Len() == 0 {
+					continue
+				}
+				to := c.spanStart(int(c.startOff) + r.Intn(c.Len()-int(c.startOff)+1))
+				if to <= int(c.startOff) {
+					continue
+				}
+				k0, k1, only := c.onlySpans(to)
+				if !only {
+					t.Fatalf("seed %d: a log of spans only has cells outside them below %d", seed, to)
+				}
+				fast, general := f, f
+				c.foldGeneral(&general, to, slot)
+				if c.foldSpans(&fast, k0, k1, slot) {
+					if !reflect.DeepEqual(fast, general) {
+						t.Fatalf("outs %d seed %d fold %d (cells %d to %d): folded as read %+v, the general fold %+v", outs, seed, folds, c.startOff, to, fast, general)
+					}
+					seen["folded as read"]++
+				} else {
+					if !reflect.DeepEqual(fast, f) {
+						t.Fatalf("outs %d seed %d fold %d: a refused fold changed the log's Forgotten: %+v, was %+v", outs, seed, folds, fast, f)
+					}
+					seen["refused"]++
+				}
+				f = general
+				c.letGo(to)
+				folds++
+				if !f.same {
+					seen["aborted let go of"]++
+				}
+				for _, fr := range f.Uncommitted.Runs {
+					if fr.N > 1 {
+						seen["a run of duplicates"]++
+						break
+					}
+				}
+				if n := len(f.Uncommitted.Runs); n > 2*len(next) {
+					seen["runs apart in a partition"]++
+				}
+			}
+		}
+	}
+	t.Logf("%v", seen)
+	for _, k := range []string{"folded as read", "refused", "aborted let go of", "a run of duplicates", "runs apart in a partition"} {
+		if seen[k] == 0 {
+			t.Errorf("never %s (%v): the test proves less than it says", k, seen)
+		}
+	}
+}
+
+// TestSearchFromIsSortSearch: searchFrom finds what sort.Search finds,
+// from any start below the answer, over every length and answer.
+func TestSearchFromIsSortSearch(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		for ans := 0; ans <= n; ans++ {
+			f := func(k int) bool { return k >= ans }
+			for lo := 0; lo <= ans; lo++ {
+				if got := searchFrom(lo, n, f); got != ans {
+					t.Fatalf("searchFrom(%d, %d) with the answer at %d: %d", lo, n, ans, got)
+				}
+			}
+		}
+	}
+}
+
+// TestVarintsReadAsBinaryReads: uvarint and varint read what
+// encoding/binary reads, one byte long or more, negative too.
+func TestVarintsReadAsBinaryReads(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 127, 128, 300, -300, 1 << 20, -(1 << 31), 1<<31 - 1} {
+		b := binary.AppendVarint(nil, v)
+		if got, n := varint(b); got != v || n != len(b) {
+			t.Fatalf("varint of %d: %d (%d bytes), want %d bytes", v, got, n, len(b))
+		}
+		if v >= 0 {
+			b = binary.AppendUvarint(nil, uint64(v))
+			if got, n := uvarint(b); got != uint64(v) || n != len(b) {
+				t.Fatalf("uvarint of %d: %d (%d bytes), want %d bytes", v, got, n, len(b))
+			}
+		}
+	}
+	if _, n := uvarint(nil); n != 0 {
+		t.Fatalf("uvarint of nothing read %d bytes", n)
+	}
+}
