@@ -23,6 +23,7 @@ func (w *World) Clone() *World { return w.clone(nil) }
 // members, packets on the wire and member slices, its maps, its scratch
 // lists and its free lists. What the copy needs beyond them is allocated.
 func (w *World) clone(r *Reuser) *World {
+	store.NoteCopy() // before anything is shared: arrays made before are no longer written in place
 	var sp spare
 	var n *World
 	plain := r == nil // Clone: no storage to keep for a next copy

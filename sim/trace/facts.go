@@ -8,6 +8,7 @@ package trace
 import (
 	"encoding/binary"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -334,18 +335,27 @@ func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 // to (tSrcRunsLike): its last batch text spelled whole (a tSrcRuns
 // token, at the start of the text at ref), the numbers of its runs'
 // partitions and their first offsets. A producer keeps one; a World's
-// copy shares it (the arrays are replaced, never changed in place). Data
-// the trace alone reads.
+// copy shares it: the arrays are written again in place only while no
+// copy was made since they were (epoch, store.CopyEpoch), and replaced
+// otherwise. Data the trace alone reads.
 type BatchText struct {
 	ref    wire.TextRef
 	parts  []int32
 	firsts []int64
+	epoch  uint64
 }
 
 // set makes the batch of runs whose text is at ref the one the next refer
-// to, in arrays of its own.
+// to, in arrays of its own: the ones it has when no copy can share them
+// (a steady producer sets a new batch every dozen or so, and arrays made
+// anew each time were the most frequent allocation of T2's restarts).
 func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
-	parts, firsts := make([]int32, len(runs)), make([]int64, len(runs))
+	n := len(runs)
+	parts, firsts := bt.parts[:0], bt.firsts[:0]
+	if e := store.CopyEpoch(); bt.epoch != e || cap(parts) < n || cap(firsts) < n {
+		parts, firsts, bt.epoch = make([]int32, n), make([]int64, n), e
+	}
+	parts, firsts = parts[:n], firsts[:n]
 	for k := range runs {
 		i, _ := t.numTPI(runs[k].SrcTPI, runs[k].Src) // encSrcRuns found each
 		parts[k], firsts[k] = int32(i), int64(runs[k].First)

@@ -8,6 +8,17 @@ import "sync/atomic"
 // world can read it, and its owner may write it again (Spare).
 var clones atomic.Uint64
 
+// NoteCopy counts a copy of a world (sim's World.clone) as clones does
+// Seq.Clone and Bytes.Clone, so that whatever the copy shares of its
+// original, an array made before it is never written again in place
+// (CopyEpoch), even where the copy shares no Seq or Bytes.
+func NoteCopy() { clones.Add(1) }
+
+// CopyEpoch changes whenever a copy is made (NoteCopy, Seq.Clone,
+// Bytes.Clone): an array made at one epoch and still at that epoch is in
+// no copy, so its owner may write it again in place.
+func CopyEpoch() uint64 { return clones.Load() + 1 }
+
 // Spare is the chunks a Seq let go of that no clone can hold
 // (ForgetBeforeSpare), for its next ones (AppendSpare): a world that keeps
 // a window of its past then writes its new items where its oldest were,
