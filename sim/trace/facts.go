@@ -360,7 +360,7 @@ func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
 		i, _ := t.numTPI(runs[k].SrcTPI, runs[k].Src) // encSrcRuns found each
 		parts[k], firsts[k] = int32(i), int64(runs[k].First)
 	}
-	*bt = BatchText{ref: ref, parts: parts, firsts: firsts}
+	bt.ref, bt.parts, bt.firsts = ref, parts, firsts
 }
 
 // likeMax is how far a run's first offset may be from the one of bt's
