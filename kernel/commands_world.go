@@ -213,7 +213,7 @@ func cmdProduce(s *Session, args []string) (*Result, error) {
 	if err := w.ProduceInput(tp, n); err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	s.narrate(w, from)
 	return nil, nil
 }
 
@@ -391,7 +391,7 @@ func cmdJoin(s *Session, args []string) (*Result, error) {
 	if err := w.Join(pos[0], fl["--static"] == "true", topics); err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	s.narrate(w, from)
 	return nil, nil
 }
 
@@ -405,7 +405,7 @@ func memberCmd(name string, f func(*sim.World, string) error) func(*Session, []s
 		if err := f(w, args[0]); err != nil {
 			return nil, err
 		}
-		s.narrate(w.Events.Slice(from, w.Events.Len()))
+		s.narrate(w, from)
 		return nil, nil
 	}
 }
@@ -444,7 +444,7 @@ func cmdCrash(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	s.narrate(w, from)
 	if len(args) == 1 || args[1] == "after" {
 		n := "2"
 		if len(args) == 3 {

@@ -76,7 +76,7 @@ func cmdRoll(s *Session, args []string) (*Result, error) {
 	if err := w.Roll(spec); err != nil {
 		return nil, err
 	}
-	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	s.narrate(w, from)
 	return nil, nil
 }
 

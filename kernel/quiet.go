@@ -67,6 +67,36 @@ type quietSummary struct {
 type quietLog struct {
 	order []string
 	sums  map[string]*quietSummary
+	// names is how the summaries spell a partition in a run of records
+	// (partNames): its records' names less ".offset", kept per partition
+	// for the layout they were read in.
+	names partNames
+}
+
+// partNames spells a partition as its records' names do, less ".offset"
+// (o2, orders-2): what runOfName reads back from a record's name, kept
+// per partition, so that a summary of a busy tick's records does not spell
+// a name for each run and read it back.
+type partNames struct {
+	layout recordNamer
+	prefix map[sim.TopicPartition]string
+}
+
+// recordNamer spells record off of tp (the world's layout).
+type recordNamer interface {
+	Name(sim.TopicPartition, int) string
+}
+
+func (n *partNames) of(layout recordNamer, tp sim.TopicPartition) string {
+	if n.layout != layout {
+		*n = partNames{layout: layout, prefix: map[sim.TopicPartition]string{}}
+	}
+	p, ok := n.prefix[tp]
+	if !ok {
+		p = strings.TrimSuffix(layout.Name(tp, 0), ".0")
+		n.prefix[tp] = p
+	}
+	return p
 }
 
 var (
@@ -138,11 +168,11 @@ func (s *Session) quietAdd(key string, e sim.Event) {
 	}
 	switch e.Kind {
 	case sim.EvPolled:
-		for r := range eventRuns(e.Records, s.World().Layout()) {
+		for r := range eventRuns(e.Records, s.World().Layout(), &q.names) {
 			sum.records.polled(r)
 		}
 	case sim.EvProcessed:
-		for r := range eventRuns(e.Records, s.World().Layout()) {
+		for r := range eventRuns(e.Records, s.World().Layout(), &q.names) {
 			sum.records.processed(r)
 		}
 	case sim.EvSideEffect:
@@ -287,20 +317,18 @@ func runOfName(name string) (quietRun, bool) {
 	return quietRun{p: name[:i], first: off, n: 1}, true
 }
 
-// eventRuns ranges over an event's records as runs.
-func eventRuns(recs sim.Records, names interface {
-	Name(sim.TopicPartition, int) string
-}) iter.Seq[quietRun] {
+// eventRuns ranges over an event's records as runs. A run of a
+// partition's records, spelled partition.offset, is that partition's name
+// and the offset (runOfName of the name, without spelling it: names);
+// a record named otherwise is a run of its own name.
+func eventRuns(recs sim.Records, layout recordNamer, names *partNames) iter.Seq[quietRun] {
 	return func(yield func(quietRun) bool) {
 		for r := range recs.Runs() {
-			name := r.Name
-			if name == "" {
-				// the partition as the record names spell it: the name less ".offset"
-				name = names.Name(r.TP, r.First)
-			}
-			q, ok := runOfName(name)
-			if ok {
-				q.n = max(r.Count, 1)
+			q := quietRun{p: r.Name}
+			if r.Name == "" {
+				q = quietRun{p: names.of(layout, r.TP), first: r.First, n: max(r.Count, 1)}
+			} else if q2, ok := runOfName(r.Name); ok {
+				q, q.n = q2, max(r.Count, 1)
 			}
 			if !yield(q) {
 				return

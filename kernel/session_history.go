@@ -52,7 +52,7 @@ func (s *Session) step(n int, until func(*sim.World) bool) (int, string) {
 		s.cur.cp.stepping += time.Since(t0)
 		s.cur.cp.ticks++
 		s.maybeCheckpoint(w, ran)
-		s.narrate(w.Events.Slice(from, w.Events.Len()))
+		s.narrate(w, from)
 		if err := checkTextReach(w); err != nil {
 			s.tickErr = err
 			why = "text reach"
@@ -86,10 +86,11 @@ func (s *Session) recordStep(at, ran int, typed string) {
 
 // narrate prints the events of a tick, one line each; at the quiet level
 // the routine ones are gathered into summaries instead.
-func (s *Session) narrate(evs []sim.Event) {
+func (s *Session) narrate(w *sim.World, from int) {
 	if s.replaying {
 		return
 	}
+	evs := narrated(w, from)
 	clk := clockOf(s.World())
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
@@ -111,6 +112,21 @@ func (s *Session) narrate(evs []sim.Event) {
 		}
 		s.say("%s", s.paint(eventTone(e), cutLine(clk.stamp(e.Tick)+" "+clk.annotate(text), limitNarrationLine.max, e.Tick)))
 	}
+}
+
+// narrated is the events from index from on as narrate reads them: each
+// whole but the produced ones, which it skips, as their headers (a busy
+// tick's texts are mostly theirs: reading them was most of what a quiet
+// run of steady traffic cost beside its steps).
+func narrated(w *sim.World, from int) []sim.Event {
+	var evs []sim.Event
+	for i, h := range w.Events.Headers(from) {
+		if h.Kind != sim.EvProduced {
+			h = w.Events.At(i)
+		}
+		evs = append(evs, h)
+	}
+	return evs
 }
 
 // cutLine cuts a line of narration longer than max bytes at its last
@@ -247,16 +263,23 @@ const minCheckpointTicks = 1000
 // until clones share it), checkpoints thin out so that keeping them at most
 // doubles the time a run takes, and back replays at most about as long as
 // the run took since the last one.
-func (s *Session) checkpointDue() bool {
+//
+// A world that keeps a window of its past (history.ms) keeps one at most
+// every half window: back replays from a checkpoint more than a window
+// before the tick it goes to however close they are (checkpoint.usable),
+// so closer ones would only cost, each letting go of a window's detail
+// in its copy (checkpointOf: T1's quiet run spent as long on that as on
+// its steps).
+func (s *Session) checkpointDue(w *sim.World) bool {
 	c := &s.cur.cp
 	if s.CheckpointEvery > 0 {
 		return c.ticks >= s.CheckpointEvery
 	}
-	return c.ticks >= minCheckpointTicks && c.stepping >= c.lastClone
+	return c.ticks >= max(minCheckpointTicks, w.HistoryWindow()/2) && c.stepping >= c.lastClone
 }
 
 func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
-	if s.replaying || !s.checkpointDue() {
+	if s.replaying || !s.checkpointDue(w) {
 		return
 	}
 	t0 := time.Now()

@@ -86,7 +86,7 @@ func narrateInput(s *Session, apply func() error) error {
 	if err := apply(); err != nil {
 		return err
 	}
-	s.narrate(w.Events.Slice(from, w.Events.Len()))
+	s.narrate(w, from)
 	return nil
 }
 

@@ -215,3 +215,28 @@ func TestDiagramOfAWindowedWorldSaysHowAProcessEnded(t *testing.T) {
 		t.Errorf("the diagram does not say C2 crashed")
 	}
 }
+
+// TestCheckpointsOfAWindowedWorldHalfAWindowApart: a world keeping a
+// window of its past keeps a checkpoint at most every half window (back
+// replays from one a window before anyway), each letting go of a window's
+// detail in its copy; one keeping everything keeps them closer.
+func TestCheckpointsOfAWindowedWorldHalfAWindowApart(t *testing.T) {
+	spacing := func(window int) (least, n int) {
+		s := NewSession()
+		runLines(t, s, fmt.Sprintf("set history.ms %d\nnew --members 3 --keep-settings\nproduce --rate 1/2ticks o0 p1\nstep 16000 --quiet", window))
+		least, prev := -1, 0
+		for _, cp := range s.cur.hist.cps {
+			if gap := cp.tick - prev; least < 0 || gap < least {
+				least = gap
+			}
+			prev = cp.tick
+		}
+		return least, len(s.cur.hist.cps)
+	}
+	if least, n := spacing(4000); n < 2 || least < 2000 {
+		t.Errorf("a window of 4000 ticks: %d checkpoints, the closest %d ticks apart (want at least 2, 2000 apart)", n, least)
+	}
+	if least, n := spacing(0); n < 2 || least >= 2000 {
+		t.Errorf("keeping everything: %d checkpoints, the closest %d ticks apart (want them closer than 2000)", n, least)
+	}
+}
