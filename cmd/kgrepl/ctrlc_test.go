@@ -25,7 +25,7 @@ func TestREPLTwoCtrlCsDuringALongStep(t *testing.T) {
 	// and 400 ticks with no checkpoint were what an undo replayed.
 	ptmx.Write([]byte("new --topics t:999 --members 300; step 400 --quiet; metrics --json\r"))
 	at = expect(`{"tick":400`, at)
-	before := jsonAfter(out.get()[at-len(`{"tick":400`):])
+	before := jsonLine(t, out, at-len(`{"tick":400`))
 	at = expect("billing t=400 Stable> ", at)
 	waitSignals(t, ptmx, false) // readline reads the next line
 	ptmx.Write([]byte("step 1000000 --quiet\r"))
@@ -45,7 +45,7 @@ func TestREPLTwoCtrlCsDuringALongStep(t *testing.T) {
 	at = expect("loaded two.kg into branch main: tick 400", at)
 	ptmx.Write([]byte("metrics --json\r"))
 	at = expect(`{"tick":400`, at)
-	if after := jsonAfter(out.get()[at-len(`{"tick":400`):]); after != before {
+	if after := jsonLine(t, out, at-len(`{"tick":400`)); after != before {
 		t.Errorf("metrics after two Ctrl-Cs, save and load:\n%s\nbefore:\n%s", after, before)
 	}
 	ptmx.Write([]byte("exit\r"))

@@ -82,7 +82,7 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 	// the wait below, and the test failed as often as not.
 	ptmx.Write([]byte("set records.per.partition 1000; new --keep-settings; join C2; step 5; metrics --json\r"))
 	at = expect(`"tick":5`, at)
-	before := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
+	before := jsonLine(t, out, at-len(`"tick":5`)-1)
 	at = expect("billing t=5 PreparingRebalance> ", at)
 	// 1000 ticks x 2 members x every fault kind is past the limit; 1 member is 8,000 branches.
 	ptmx.Write([]byte("explore --ticks 5..1004 --members C1\r"))
@@ -100,7 +100,7 @@ func TestREPLCtrlCInterruptsExplore(t *testing.T) {
 	}
 	ptmx.Write([]byte("metrics --json\r"))
 	at = expect(`"tick":5`, at)
-	after := jsonAfter(out.get()[at-len(`"tick":5`)-1:])
+	after := jsonLine(t, out, at-len(`"tick":5`)-1)
 	if before != after {
 		t.Errorf("metrics changed across an interrupted explore:\nbefore %s\nafter  %s", before, after)
 	}
@@ -120,4 +120,13 @@ func jsonAfter(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// jsonLine is the line of the transcript that starts at start, once it has
+// all come (a JSON answer can reach the pty in several reads, and the
+// part read first is not the answer).
+func jsonLine(t *testing.T, out *transcript, start int) string {
+	t.Helper()
+	out.waitFor(t, "\n", start, 60*time.Second)
+	return jsonAfter(out.get()[start:])
 }
