@@ -198,15 +198,9 @@ func (ch *deliveryChains) addOf(runs []deliveryRun, r deliveryRun, slotted bool,
 // noneBetween reports whether no record of input partition p from offset
 // from to to-1 goes to output partition slot, asking at most maxGap.
 func (ch *deliveryChains) noneBetween(p, from, to, slot int) bool {
-	if from >= to || ch.outs == 1 { // one output partition: every record between is slot's
-		return from >= to
-	}
-	if to-from > maxGap {
-		return false
-	}
-	ch.buf = slices.Grow(ch.buf[:0], to-from)[:to-from]
-	ch.partitioner(p).Slots(from, ch.buf)
-	return !slices.Contains(ch.buf, int32(slot))
+	none, buf := ch.partitioner(p).NoneIn(slot, ch.outs, from, to, maxGap, ch.buf, nil)
+	ch.buf = buf
+	return none
 }
 
 // flush adds the open runs to runs, at the end of a log.

@@ -346,20 +346,12 @@ func (lf *levelFold) slotOf(part, off int32) int {
 	return int(one[0])
 }
 
-// noneBetween is CellLog.noneBetween with the fold's partitioners.
+// noneBetween is CellLog.noneBetween with the fold's partitioners, their
+// hundreds kept, and its scratch.
 func (lf *levelFold) noneBetween(part, from, to int32) bool {
-	if len(lf.c.names.Outputs()) == 1 { // one output partition: every record between is slot's
-		return from >= to
-	}
-	if to-from > maxForgotGap {
-		return false
-	}
-	if int(to-from) > cap(lf.buf) {
-		lf.buf = make([]int32, max(to-from, 64))
-	}
-	buf := lf.buf[:to-from] // written whole by SlotsFrom: not cleared a call, as a local array is
-	lf.partitioner(part).SlotsFrom(int(from), buf, &lf.hund[part])
-	return !slices.Contains(buf, int32(lf.slot))
+	none, buf := lf.partitioner(part).NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &lf.hund[part])
+	lf.buf = buf
+	return none
 }
 
 // level is the folded level: old's runs and the new ones, each input
@@ -785,22 +777,11 @@ const maxForgotGap = 1 << 12
 
 // noneBetween reports whether no record of the input partition numbered
 // part from offset from to to-1 goes to output partition slot, asking at
-// most maxForgotGap.
+// most maxForgotGap (topo.Partitioner.NoneIn).
 func (c *CellLog) noneBetween(part, from, to, slot int) bool {
-	if from >= to || len(c.names.Outputs()) == 1 { // one output partition: every record between is slot's
-		return from >= to
-	}
-	if to-from > maxForgotGap {
-		return false
-	}
 	var small [64]int32
-	buf := small[:0]
-	if to-from > len(small) {
-		buf = make([]int32, to-from)
-	}
-	buf = buf[:to-from]
-	c.names.Partitioner(c.names.Input().At(part)).Slots(from, buf)
-	return !slices.Contains(buf, int32(slot))
+	none, _ := c.names.Partitioner(c.names.Input().At(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
+	return none
 }
 
 // KeptBytes is about what the log's cells hold in memory (their lists'

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,6 +112,33 @@ func reciprocal(d uint32) uint64 { return ^uint64(0)/uint64(d) + 1 }
 func (p Partitioner) Slots(first int, out []int32) {
 	var c Hundred
 	p.SlotsFrom(first, out, &c)
+}
+
+// NoneIn reports whether no record of the partition from offset from to
+// to-1 goes to output partition slot, one of outs: whether a run of slot's
+// records that ends before from and one that starts at to read as one
+// run of slot's, nothing of it between. It asks the partitioner about at
+// most most records and says false past them (so does one output
+// partition, unless from is to: every record between is slot's). buf is
+// room for the slots it asks, returned grown for the next call; c is
+// SlotsFrom's hundred (nil: none kept).
+func (p Partitioner) NoneIn(slot, outs, from, to, most int, buf []int32, c *Hundred) (bool, []int32) {
+	if from >= to || outs == 1 {
+		return from >= to, buf
+	}
+	if to-from > most {
+		return false, buf
+	}
+	if cap(buf) < to-from {
+		buf = make([]int32, max(to-from, 64))
+	}
+	slots := buf[:to-from] // written whole by SlotsFrom: not cleared a call
+	if c == nil {
+		p.Slots(from, slots)
+	} else {
+		p.SlotsFrom(from, slots, c)
+	}
+	return !slices.Contains(slots, int32(slot)), buf
 }
 
 // SlotsFrom is Slots with c, the hash of a hundred's leading digits kept

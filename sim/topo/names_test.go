@@ -152,3 +152,42 @@ func TestModAsRemainder(t *testing.T) {
 		}
 	}
 }
+
+// TestNoneInAsSlot: NoneIn says that no record between two offsets goes to
+// a slot exactly when Slot says so of each, with or without a hundred
+// kept and a buffer too small; it says false past most records asked, and
+// for one output partition whenever any record is between.
+func TestNoneInAsSlot(t *testing.T) {
+	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 2}}, Output: TopicSpec{Name: "invoices", Partitions: 5}})
+	r := rand.New(rand.NewSource(7))
+	p := l.Partitioner(l.Inputs()[1])
+	var c Hundred
+	var buf []int32
+	nones := 0
+	for range 2000 {
+		from := r.Intn(100_000)
+		to := from + r.Intn(12)
+		slot := r.Intn(5)
+		want := true
+		for off := from; off < to; off++ {
+			want = want && p.Slot(off) != slot
+		}
+		if want && to > from {
+			nones++
+		}
+		got, b := p.NoneIn(slot, 5, from, to, 8, buf, &c)
+		buf = b
+		if to-from > 8 {
+			want = false
+		}
+		if fresh, _ := p.NoneIn(slot, 5, from, to, 8, nil, nil); got != want || fresh != want {
+			t.Fatalf("records %d..%d, slot %d: NoneIn %v (fresh %v), want %v", from, to-1, slot, got, fresh, want)
+		}
+		if one, _ := p.NoneIn(0, 1, from, to, 8, nil, nil); one != (from == to) {
+			t.Fatalf("one output partition, records %d..%d: NoneIn %v", from, to-1, one)
+		}
+	}
+	if nones < 100 {
+		t.Fatalf("only %d gaps with none of their slot: the test no longer covers a true answer", nones)
+	}
+}
