@@ -155,6 +155,6 @@ func (s *Bytes) Size() int {
 // Clone shares the chunks, the open one cut to its length (its room is
 // the original's alone). Nothing is written to s.
 func (s *Bytes) Clone() Bytes {
-	clones.Add(1) // before the spine is read: Spare
+	NoteCopy() // before the spine is read: Spare
 	return Bytes{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 }

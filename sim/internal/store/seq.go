@@ -221,7 +221,7 @@ func (s *Seq[T]) Slice(from, to int) []T { return SliceOf(max(from, s.First()), 
 // workers clone one world at each tick of its window) while its owner
 // appends.
 func (s *Seq[T]) Clone() Seq[T] {
-	clones.Add(1) // before the spine is read: Spare
+	NoteCopy() // before the spine is read: Spare
 	n := Seq[T]{full: s.full[:len(s.full):len(s.full)], open: s.open[:len(s.open):len(s.open)], first: s.first}
 	if s.ownOpen {
 		n.open, n.ownOpen = append(make([]T, 0, len(s.open)), s.open...), true

@@ -41,14 +41,14 @@ type Spare[T any] struct {
 
 // made notes that the Seq makes chunk c now.
 func (sp *Spare[T]) made(c int) {
-	if e := clones.Load() + 1; sp.epoch != e {
+	if e := CopyEpoch(); sp.epoch != e {
 		sp.epoch, sp.from = e, c
 	}
 }
 
 // own reports whether chunk c was made since the last Clone of any Seq.
 func (sp *Spare[T]) own(c int) bool {
-	return sp.epoch == clones.Load()+1 && c >= sp.from
+	return sp.epoch == CopyEpoch() && c >= sp.from
 }
 
 // take is a spare chunk emptied, or a new one of size items.
