@@ -1,0 +1,527 @@
+package broker
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+)
+
+// Folding what an output log lets go of into its Forgotten (forget.go):
+// the runs of input records the cells' invoices name, joined per input
+// partition at each isolation level, in canonical order. foldSpans folds
+// a log of spans as it reads them (a window's steady path); foldGeneral
+// materializes every run and merges it with what was folded before
+// (fold, canonical), for any cells.
+
+// foldGeneralOnly makes every fold take foldGeneral (tests only:
+// FoldGeneralOnlyForTest).
+var foldGeneralOnly bool
+
+// FoldGeneralOnlyForTest makes output logs fold what they let go of the
+// general way (foldGeneral) even where foldSpans would, and returns the
+// function that restores it: for tests that compare the two, never while
+// another test steps a world.
+func FoldGeneralOnlyForTest() (restore func()) {
+	old := foldGeneralOnly
+	foldGeneralOnly = true
+	return func() { foldGeneralOnly = old }
+}
+
+// foldSpans folds into f the runs of spans k0 to k1-1 (every cell let go
+// of is in one of them: T1's logs) as foldGeneral does, to the same
+// runs, reading each run once and keeping no list of them: in steady
+// state each input partition's runs come in offset order, one after the
+// other, and each is joined to its partition's last run as it is read
+// (levelFold). False, f unchanged, when some partition's runs of a kind
+// do not come in offset order after those f holds (a record written
+// twice: a rebalance's duplicates), for foldGeneral to fold.
+func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
+	parts := len(c.names.Inputs())
+	un := newLevelFold(c, &f.Uncommitted, parts, slot)
+	var co *levelFold // read_committed's, once it is not read_uncommitted's
+	if !f.same {
+		co = newLevelFold(c, &f.Committed, parts, slot)
+	}
+	aborted := false
+	outs := len(c.names.Outputs())
+	for k := k0; k < k1; {
+		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
+		chunk = chunk[:min(len(chunk), k1-k)]
+		k += len(chunk)
+		for i := range chunk {
+			s := &chunk[i]
+			if s.txn() == TxnAborted && !aborted {
+				aborted = true
+				if co == nil {
+					// read_committed saw what read_uncommitted saw up to
+					// here (f.same): its fold so far is a copy.
+					co = un.copyFor(&f.Committed)
+				}
+			}
+			committed := co != nil && s.txn() != TxnAborted
+			if s.part != multiRun {
+				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
+					return false
+				}
+				continue
+			}
+			for rr := c.runsOf(s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				if !c.foldRun(un, co, committed, r, rn, outs, slot) {
+					return false
+				}
+			}
+		}
+	}
+	f.Uncommitted = un.level()
+	if f.same = f.same && !aborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = co.level()
+	}
+	return true
+}
+
+// foldRun folds run r (rn cells) into un and, when committed, into co.
+// A run is slot's records when it holds fewer than its range, or there
+// is one output partition, or it is one record that the partitioner
+// sends here (as foldGeneral says).
+func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
+	slotted := rn != int(r.span)+1 || outs == 1 ||
+		rn == 1 && un.slotOf(r.part, r.src) == slot
+	return un.add(r.part, r.src, r.src+r.span, slotted) &&
+		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
+}
+
+// levelFold is one isolation level's fold of runs read in order (foldSpans):
+// for each input partition and kind (every record, or slot's: Slotted),
+// the last run, joined to as canonicalInOrder joins (the same N; touching,
+// or for slot's runs no record between them slot's), else set aside for
+// a new one. old's runs of a partition and kind (canonical: in offset
+// order, none joinable to the one before it) come first; its last is
+// where the partition's new runs join.
+type levelFold struct {
+	c     *CellLog
+	old   *ForgotLevel
+	slot  int
+	tails []foldTail // by input partition and kind: 2*part + (1 if Slotted)
+	// done is the runs set aside, each partition and kind's in offset
+	// order (never many: a run not joined is a gap in a partition's
+	// records, or a run of duplicates folded before).
+	done    []ForgotRun
+	touched bool // a run was added
+	parts   []topo.Partitioner
+	made    []bool
+	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
+	buf     []int32        // noneBetween's slots
+}
+
+// foldTail is a partition and kind's last run; at is how many of old's
+// runs of it come first (all but the last when that became run).
+type foldTail struct {
+	run       ForgotRun
+	set, read bool // run is a run; tail read from old (the first add)
+	at, end   int32
+}
+
+func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
+	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+}
+
+// copyFor is a copy of lf folding into old, which holds what lf's old
+// holds (Forgotten.same): its tails and runs set aside its own, its
+// partitioners and hundreds shared (caches, right for either).
+func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
+	cp := *lf
+	cp.old = old
+	cp.tails = slices.Clone(lf.tails)
+	cp.done = slices.Clone(lf.done)
+	cp.buf = nil // scratch: its own
+	return &cp
+}
+
+// partitioner is the default partitioner of the input partition numbered
+// p, made once a fold.
+func (lf *levelFold) partitioner(p int32) topo.Partitioner {
+	if lf.parts == nil {
+		n := len(lf.tails) / 2
+		lf.parts, lf.made, lf.hund = make([]topo.Partitioner, n), make([]bool, n), make([]topo.Hundred, n)
+	}
+	if !lf.made[p] {
+		names := lf.c.names
+		lf.parts[p], lf.made[p] = names.PartitionerOf(names.Input().At(int(p)), p), true
+	}
+	return lf.parts[p]
+}
+
+// add folds in one invoice of each record from first to last of the input
+// partition numbered part (of slot's only, when slotted); false when it
+// is not past the partition's last run of its kind.
+func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
+	lf.touched = true
+	k := 2 * int(part)
+	if slotted {
+		k++
+	}
+	t := &lf.tails[k]
+	if !t.read {
+		lf.readOld(part)
+	}
+	if !t.set {
+		t.run, t.set = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true
+		return true
+	}
+	if first <= t.run.Last {
+		return false
+	}
+	if t.run.N == 1 && (t.run.Last+1 == first || slotted && lf.noneBetween(part, t.run.Last+1, first)) {
+		t.run.Last = last
+		return true
+	}
+	lf.done = append(lf.done, t.run)
+	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
+	return true
+}
+
+// readOld finds old's runs of the input partition numbered part (both
+// kinds: canonical puts every record's before slot's) and makes each
+// kind's last its tail.
+func (lf *levelFold) readOld(part int32) {
+	runs := lf.old.Runs
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].Part >= part })
+	for kind := 0; kind < 2; kind++ {
+		t := &lf.tails[2*int(part)+kind]
+		t.read = true
+		j := i
+		for j < len(runs) && runs[j].Part == part && runs[j].Slotted == (kind == 1) {
+			j++
+		}
+		t.at, t.end = int32(i), int32(j)
+		if j > i {
+			t.run, t.set = runs[j-1], true
+			t.end-- // the last is the tail's now
+		}
+		i = j
+	}
+}
+
+// slotOf is the output partition of the invoice of record off of the
+// input partition numbered part, with its hundred kept (SlotsFrom).
+func (lf *levelFold) slotOf(part, off int32) int {
+	var one [1]int32
+	lf.partitioner(part).SlotsFrom(int(off), one[:], &lf.hund[part])
+	return int(one[0])
+}
+
+// noneBetween is CellLog.noneBetween with the fold's partitioners, their
+// hundreds kept, and its scratch.
+func (lf *levelFold) noneBetween(part, from, to int32) bool {
+	none, buf := lf.partitioner(part).NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &lf.hund[part])
+	lf.buf = buf
+	return none
+}
+
+// level is the folded level: old's runs and the new ones, each input
+// partition's every-record runs before its slot's (canonical's order).
+func (lf *levelFold) level() ForgotLevel {
+	out := ForgotLevel{Odd: lf.old.Odd, Runs: lf.old.Runs}
+	if !lf.touched {
+		return out
+	}
+	// The runs set aside are in the order they were read: stably by
+	// partition and kind, each one's stay in offset order.
+	slices.SortStableFunc(lf.done, func(a, b ForgotRun) int {
+		if c := cmp.Compare(a.Part, b.Part); c != 0 {
+			return c
+		}
+		return cmp.Compare(b2i(a.Slotted), b2i(b.Slotted))
+	})
+	old := lf.old.Runs
+	runs := make([]ForgotRun, 0, len(old)+len(lf.done)+len(lf.tails))
+	i, d := 0, 0 // next of old and of done
+	for k := range lf.tails {
+		t := &lf.tails[k]
+		if !t.read {
+			continue // a partition with nothing new: its old runs are copied when the next one's are
+		}
+		runs = append(runs, old[i:t.at]...) // those before, of partitions with nothing new
+		runs = append(runs, old[t.at:t.end]...)
+		i = int(t.end)
+		if t.set {
+			part, slotted := int32(k/2), k%2 == 1
+			for ; d < len(lf.done) && lf.done[d].Part == part && lf.done[d].Slotted == slotted; d++ {
+				runs = append(runs, lf.done[d])
+			}
+			runs = append(runs, t.run)
+			if i < len(old) && old[i].Part == part && old[i].Slotted == slotted {
+				i++ // old's last of it, the tail's first
+			}
+		}
+	}
+	runs = append(runs, old[i:]...)
+	out.Runs = slices.Clone(runs) // as fold makes it: its room was for the merge only
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// foldGeneral folds into f the cells from the start to offset to (no
+// span's middle), whatever they are: every run materialized, grouped by
+// input partition (byPart) and made canonical with what f held (fold).
+func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
+	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
+	anyAborted := false
+	var oddAll, oddCommitted map[string]int
+	outs := len(c.names.Outputs())
+	if k0, k1, ok := c.onlySpans(to); ok {
+		// Every cell let go of is in a span (T1's logs): their runs read
+		// straight from the arena, as Runs reads them, without its
+		// iterator (a fold reads millions).
+		for k := k0; k < k1; k++ {
+			s := c.spans.At(k)
+			txn := s.txn()
+			if txn == TxnAborted {
+				anyAborted = true
+			}
+			add := func(r spanRun, rn int) {
+				fr := ForgotRun{Part: r.part, First: r.src, Last: r.src + r.span, N: 1,
+					Slotted: rn != int(r.span)+1 || outs == 1 ||
+						rn == 1 && c.names.Partitioner(c.names.Input().At(int(r.part))).Slot(int(r.src)) == slot}
+				if txn == TxnAborted {
+					fr.N = -1 // marked until the split below
+				}
+				all = append(all, fr)
+			}
+			if s.part != multiRun {
+				add(spanRun{part: s.part, src: s.src, span: s.span}, int(s.n))
+				continue
+			}
+			for rr := c.runsOf(&s); ; {
+				r, rn, ok := rr.next()
+				if !ok {
+					break
+				}
+				add(r, rn)
+			}
+		}
+	} else {
+		all, oddAll, oddCommitted, anyAborted = c.foldRuns(all, to, slot)
+	}
+	// Grouped by input partition once for both levels (fold wants them
+	// so; canonical orders each partition's): read_committed's are those
+	// not aborted.
+	all = byPart(all, len(c.names.Inputs()))
+	committed := all
+	if anyAborted {
+		committed = make([]ForgotRun, 0, len(all))
+		for k := range all {
+			if all[k].N < 0 {
+				all[k].N = 1
+			} else {
+				committed = append(committed, all[k])
+			}
+		}
+	}
+	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
+	if f.same = f.same && !anyAborted; f.same {
+		f.Committed = f.Uncommitted
+	} else {
+		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+	}
+}
+
+// foldRuns appends to all the runs of the data cells from the start to
+// offset to, as Runs gives them (a run's N -1, marked, when aborted),
+// and gives the sources that are no input record's at each level.
+func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll, oddCommitted map[string]int, anyAborted bool) {
+	for r := range c.Runs(to, to) {
+		if !r.OK {
+			src := c.At(r.I).Source
+			oddAll = addOdd(oddAll, src, r.N)
+			if r.Txn != TxnAborted {
+				oddCommitted = addOdd(oddCommitted, src, r.N)
+			}
+			continue
+		}
+		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
+			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
+				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+		if r.Txn == TxnAborted {
+			fr.N, anyAborted = -1, true // marked until the split below
+		}
+		all = append(all, fr)
+	}
+	return all, oddAll, oddCommitted, anyAborted
+}
+
+func addOdd(m map[string]int, src string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[src] += n
+	return m
+}
+
+// byPart is runs in the order of their input partitions (of parts),
+// each partition's in the order they came: a counting sort, a pass over
+// them rather than a comparison sort (a fold is about a run a batch of
+// every input partition, T1's 1,000 a tick an output partition).
+func byPart(runs []ForgotRun, parts int) []ForgotRun {
+	at := make([]int32, parts+1)
+	for k := range runs {
+		at[runs[k].Part+1]++
+	}
+	for p := 1; p <= parts; p++ {
+		at[p] += at[p-1]
+	}
+	out := make([]ForgotRun, len(runs))
+	for k := range runs {
+		p := runs[k].Part
+		out[at[p]] = runs[k]
+		at[p]++
+	}
+	return out
+}
+
+// fold is old with the runs add (grouped by input partition, in their
+// order: byPart) and the odd sources odd let go of since,
+// each input partition's runs made canonical (canonical): a new level,
+// old left as it was (a clone may hold it).
+func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int) ForgotLevel {
+	out := ForgotLevel{Odd: old.Odd}
+	if len(odd) > 0 {
+		out.Odd = maps.Clone(old.Odd)
+		if out.Odd == nil {
+			out.Odd = map[string]int{}
+		}
+		for s, n := range odd {
+			out.Odd[s] += n
+		}
+	}
+	if len(add) == 0 {
+		out.Runs = old.Runs
+		return out
+	}
+	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
+	var part []ForgotRun
+	i, j := 0, 0
+	for i < len(old.Runs) || j < len(add) {
+		if j == len(add) || i < len(old.Runs) && old.Runs[i].Part < add[j].Part {
+			runs = append(runs, old.Runs[i]) // a partition with nothing new: as it was
+			i++
+			continue
+		}
+		p := add[j].Part
+		part = part[:0]
+		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
+			part = append(part, old.Runs[i])
+		}
+		for ; j < len(add) && add[j].Part == p; j++ {
+			part = append(part, add[j])
+		}
+		runs = c.canonical(runs, part, slot)
+	}
+	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
+	return out
+}
+
+// canonical appends to out the runs of one input partition, part (of
+// either kind: every record, Slotted), as the fewest that say the same:
+// for each kind, the stretches of offsets over which the same number of
+// runs lie, each one run with that number (N), none for none; a
+// stretch joined to the one before it of the same number when they touch
+// or, for Slotted ones, when no record between goes to slot (at most
+// maxForgotGap asked). A partition whose records were written once each,
+// in order, is one run, however many batches they went out in.
+func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
+	type edge struct{ at, d int32 }
+	var edges []edge
+	for _, slotted := range [2]bool{false, true} {
+		if c.canonicalInOrder(&out, part, slotted, slot) {
+			continue
+		}
+		edges = edges[:0]
+		for _, r := range part {
+			if r.Slotted == slotted {
+				edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
+			}
+		}
+		if len(edges) == 0 {
+			continue
+		}
+		slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+		from := len(out) // out's runs of this partition and kind start here
+		n := int32(0)
+		for k := 0; k < len(edges); {
+			at := edges[k].at
+			for ; k < len(edges) && edges[k].at == at; k++ {
+				n += edges[k].d
+			}
+			if n == 0 || k == len(edges) {
+				continue
+			}
+			last := edges[k].at - 1 // the stretch at..last has n runs over it
+			if m := len(out); m > from && out[m-1].N == n &&
+				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot)) {
+				out[m-1].Last = last
+				continue
+			}
+			out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
+		}
+	}
+	return out
+}
+
+// canonicalInOrder is canonical for the runs of one kind when they come
+// in offset order, none overlapping the one before (a partition's
+// batches one after the other: the usual case), without sorting: each
+// run joined to the one before it as canonical joins them. False, out
+// unchanged, when they do not.
+func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int) bool {
+	last := int32(-1)
+	for k := range part {
+		if r := &part[k]; r.Slotted == slotted {
+			if r.First <= last {
+				return false
+			}
+			last = r.Last
+		}
+	}
+	from := len(*out)
+	for _, r := range part {
+		if r.Slotted != slotted {
+			continue
+		}
+		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
+			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot)) {
+			(*out)[m-1].Last = r.Last
+			continue
+		}
+		*out = append(*out, r)
+	}
+	return true
+}
+
+// maxForgotGap is the most records between two slotted runs canonical
+// asks the partitioner about.
+const maxForgotGap = 1 << 12
+
+// noneBetween reports whether no record of the input partition numbered
+// part from offset from to to-1 goes to output partition slot, asking at
+// most maxForgotGap (topo.Partitioner.NoneIn).
+func (c *CellLog) noneBetween(part, from, to, slot int) bool {
+	var small [64]int32
+	none, _ := c.names.Partitioner(c.names.Input().At(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
+	return none
+}
