@@ -513,9 +513,17 @@ func TestRawModeRestoresCookedMode(t *testing.T) {
 	}
 	got := make(chan string, 1)
 	go func() {
+		// The echo may come in more than one read ("h", then "i\r\n").
+		var echo []byte
 		buf := make([]byte, 64)
-		n, _ := ptmx.Read(buf)
-		got <- string(buf[:n])
+		for len(echo) < len("hi") {
+			n, err := ptmx.Read(buf)
+			echo = append(echo, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		got <- string(echo)
 	}()
 	select {
 	case s := <-got:
