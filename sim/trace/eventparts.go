@@ -1,0 +1,42 @@
+package trace
+
+// Parts of an event read without the rest of it: the session's quiet
+// summary (kernel/quiet.go) takes every Polled and Processed event of a
+// run into its counts, and needs of each only its label and its records.
+// Formatting their texts, which name every record, was most of what a
+// quiet run of steady traffic cost beside its steps.
+
+// LabelAt is the label event i's text begins with, Label.String (C2, or
+// C2 (process 1) for a client's older process), read without the rest of
+// the text; false when the text does not begin with one. The texts of
+// Polled and Processed events begin with their label (Trace.Polled,
+// texts.encProcessed), but for a newest process's one record processed,
+// which is the whole tplProcessed template ("%m processed ..."), whose
+// label is the event's member.
+func (l *EventLog) LabelAt(i int) (string, bool) {
+	f, _ := l.recs.whole(i)
+	member := l.t.parties.at(f.member).name
+	r := l.t.readerAt(f.text, member)
+	switch firstByte(r.b) {
+	case tWhole + tplProcessed, tTemplate + tplProcessed:
+		return member, member != ""
+	case tParty: // a client's newest process: its client id (texts.encParty)
+		r.b = r.b[1:]
+		i, ok := r.uvarint()
+		if !ok || i >= uint64(len(r.tx.parties.names)) {
+			return "", false
+		}
+		return r.tx.parties.names[i].name, true
+	case tLit: // an older process: C2 (process 1)
+		r.b = r.b[1:]
+		out, ok := r.lit(nil)
+		return string(out), ok
+	}
+	return "", false
+}
+
+// RecordsAt is event i's Records, as At(i) reads them, without its Text.
+func (l *EventLog) RecordsAt(i int) Records {
+	f, _ := l.recs.whole(i)
+	return l.t.eventRecords(f.text, f.records)
+}

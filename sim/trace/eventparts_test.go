@@ -1,0 +1,50 @@
+package trace_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim"
+	"github.com/kgrepl/kgrepl/sim/simtest"
+	"github.com/kgrepl/kgrepl/sim/trace"
+)
+
+// TestLabelAtAndRecordsAtAsAt: for every Polled and Processed event of the
+// trace case worlds, LabelAt is the text At formats up to " poll()
+// returned" or " processed", and RecordsAt reads the records At's do.
+// The worlds hold every form those texts take: a newest process's one
+// record (the whole tplProcessed template), runs, batches polled, and an
+// older process's events (C2 (process 1)), whose label is not its member.
+func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
+	var whole, older, checked int
+	for _, proto := range simtest.Protocols {
+		for seed := 0; seed < 4; seed++ {
+			w := simtest.TraceCase(t, proto, seed)
+			for i, e := range w.Events.All() {
+				if e.Kind != sim.EvPolled && e.Kind != sim.EvProcessed {
+					continue
+				}
+				want, _, _ := strings.Cut(e.Text, " poll() returned")
+				want, _, _ = strings.Cut(want, " processed")
+				got, ok := w.Events.LabelAt(i)
+				if !ok || got != want {
+					t.Fatalf("%s seed %d: event %d (%q): LabelAt %q %v, want %q", proto, seed, i, e.Text, got, ok, want)
+				}
+				if firstByte(w.Trace().BytesForTest(w.Events.TextRefForTest(i))) == trace.WholeProcessedForTest {
+					whole++
+				}
+				if got != e.Member {
+					older++
+				}
+				if a, b := slices.Collect(e.Records.Runs()), slices.Collect(w.Events.RecordsAt(i).Runs()); !slices.Equal(a, b) {
+					t.Fatalf("%s seed %d: event %d (%q): RecordsAt %v, At's %v", proto, seed, i, e.Text, b, a)
+				}
+				checked++
+			}
+		}
+	}
+	if whole == 0 || older == 0 || checked == whole {
+		t.Fatalf("the worlds lack a form: %d events checked, %d whole processed templates, %d of an older process", checked, whole, older)
+	}
+}
