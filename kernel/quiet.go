@@ -79,6 +79,7 @@ type quietLog struct {
 // a name for each run and read it back.
 type partNames struct {
 	layout recordNamer
+	byPart []string // by input index (sim.RecordRun.Part), "" not spelled yet
 	prefix map[sim.TopicPartition]string
 }
 
@@ -87,14 +88,25 @@ type recordNamer interface {
 	Name(sim.TopicPartition, int) string
 }
 
-func (n *partNames) of(layout recordNamer, tp sim.TopicPartition) string {
+// of is how tp, the input partition numbered part (-1: not known), is
+// spelled.
+func (n *partNames) of(layout recordNamer, tp sim.TopicPartition, part int) string {
 	if n.layout != layout {
 		*n = partNames{layout: layout, prefix: map[sim.TopicPartition]string{}}
+	}
+	if part >= 0 && part < len(n.byPart) && n.byPart[part] != "" {
+		return n.byPart[part]
 	}
 	p, ok := n.prefix[tp]
 	if !ok {
 		p = strings.TrimSuffix(layout.Name(tp, 0), ".0")
 		n.prefix[tp] = p
+	}
+	if part >= 0 && part < 1<<20 {
+		if part >= len(n.byPart) {
+			n.byPart = append(n.byPart, make([]string, part+1-len(n.byPart))...)
+		}
+		n.byPart[part] = p
 	}
 	return p
 }
@@ -134,22 +146,30 @@ func (s *Session) quietKey(e sim.Event) (key string, ok bool) {
 	return "", false
 }
 
-// quietAdd takes a routine event into its summary.
-func (s *Session) quietAdd(key string, e sim.Event) {
+// routineLabel is how a routine event's text names its member: the text
+// before " poll() returned" or " processed" (C2, or C2 (process 1) for an
+// old instance) for a poll or a processing, "" for any other event.
+func routineLabel(e sim.Event) string {
+	if e.Kind != sim.EvPolled && e.Kind != sim.EvProcessed {
+		return ""
+	}
+	label, _, _ := strings.Cut(e.Text, " poll() returned")
+	label, _, _ = strings.Cut(label, " processed")
+	return label
+}
+
+// quietAdd takes a routine event into its summary; label is how its
+// text names its member (routineLabel).
+func (s *Session) quietAdd(key, label string, e sim.Event) {
 	q := &s.quiet
 	if q.sums == nil {
 		q.sums = map[string]*quietSummary{}
 	}
 	sum := q.sums[key]
-	label := ""
-	if e.Kind == sim.EvPolled || e.Kind == sim.EvProcessed {
-		label, _, _ = strings.Cut(e.Text, " poll() returned")
-		label, _, _ = strings.Cut(label, " processed")
-		// An old instance (a zombie) and the new one get separate lines.
-		if sum != nil && sum.label != "" && sum.label != label {
-			s.quietFlush(key)
-			sum = nil
-		}
+	// An old instance (a zombie) and the new one get separate lines.
+	if label != "" && sum != nil && sum.label != "" && sum.label != label {
+		s.quietFlush(key)
+		sum = nil
 	}
 	if sum == nil {
 		// Its line counts against the narration's bound (Session.sayLine);
@@ -326,7 +346,7 @@ func eventRuns(recs sim.Records, layout recordNamer, names *partNames) iter.Seq[
 		for r := range recs.Runs() {
 			q := quietRun{p: r.Name}
 			if r.Name == "" {
-				q = quietRun{p: names.of(layout, r.TP), first: r.First, n: max(r.Count, 1)}
+				q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1)}
 			} else if q2, ok := runOfName(r.Name); ok {
 				q, q.n = q2, max(r.Count, 1)
 			}
@@ -374,6 +394,10 @@ type quietRecords struct {
 }
 
 func (q *quietRecords) polled(r quietRun) {
+	if len(q.early) == 0 {
+		q.inHand = addRun(q.inHand, r) // cancelRuns would find none of r's records
+		return
+	}
 	var left []quietRun
 	q.early, left = cancelRuns(q.early, r)
 	for _, l := range left {
@@ -383,9 +407,42 @@ func (q *quietRecords) polled(r quietRun) {
 
 func (q *quietRecords) processed(r quietRun) {
 	q.done.add(r)
+	if q.cancelAtAnEnd(r) {
+		return
+	}
 	var left []quietRun
 	q.inHand, left = cancelRuns(q.inHand, r)
 	q.early = append(q.early, left...)
+}
+
+// cancelAtAnEnd cancels r's records in hand, in place, as cancelRuns
+// would, where the first run in hand that shares a record with r holds
+// every one of r's at its start or at its end: steady processing takes
+// the records in hand in the order they were polled. It reports false,
+// and changes nothing, otherwise.
+func (q *quietRecords) cancelAtAnEnd(r quietRun) bool {
+	if r.n <= 0 {
+		return false
+	}
+	for k := range q.inHand {
+		s := &q.inHand[k]
+		if s.n <= 0 || s.p != r.p || s.first+s.n <= r.first || r.first+r.n <= s.first {
+			continue // cancelRuns keeps it as it is
+		}
+		switch {
+		case s.first == r.first && r.n <= s.n:
+			s.first, s.n = s.first+r.n, s.n-r.n
+		case s.first < r.first && s.first+s.n == r.first+r.n:
+			s.n -= r.n
+		default:
+			return false
+		}
+		if s.n == 0 {
+			q.inHand = append(q.inHand[:k], q.inHand[k+1:]...)
+		}
+		return true
+	}
+	return false
 }
 
 // cancelRuns cancels r's records once each in list (runs in order, the

@@ -162,6 +162,11 @@ type Session struct {
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
+	// narration is narrated's arrays, kept for the next command.
+	narration struct {
+		evs []sim.Event
+		at  []int
+	}
 	// pageStops are the last ExecPaged's stopping points, a page each.
 	pageStops []func(*Session)
 

@@ -90,17 +90,27 @@ func (s *Session) narrate(w *sim.World, from int) {
 	if s.replaying {
 		return
 	}
-	evs := narrated(w, from)
+	evs, at := s.narrated(w, from)
 	clk := clockOf(s.World())
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
+		if s.quietNow && at[i] >= 0 {
+			// A routine line read as its header (narrated): its label and
+			// records are all its summary takes.
+			if label, ok := w.Events.LabelAt(at[i]); ok {
+				e.Records = w.Events.RecordsAt(at[i])
+				s.quietAdd(e.Member, label, e)
+				continue
+			}
+			e = w.Events.At(at[i])
+		}
 		text := e.Text
 		if s.quietNow {
 			if key, ok := s.quietKey(e); ok {
-				s.quietAdd(key, e)
+				s.quietAdd(key, routineLabel(e), e)
 				continue
 			}
 			s.quietFlush(quietFlushes(e)...)
@@ -114,20 +124,38 @@ func (s *Session) narrate(w *sim.World, from int) {
 	}
 }
 
-// narrated is the events from index from on as narrate reads them: each
-// whole but the produced ones, which it skips, as their headers (a busy
-// tick's texts are mostly theirs: reading them was most of what a quiet
-// run of steady traffic cost beside its steps).
-func narrated(w *sim.World, from int) []sim.Event {
-	var evs []sim.Event
+// narrated is the events from index from on as narrate reads them, in
+// arrays the session keeps for the next command: each whole but those it
+// need not format, kept as their headers, with their index in the trace
+// in at (-1 for an event read whole). Those are the produced ones, which
+// narrate skips, and under --quiet a member's polls and processing, whose
+// summaries take their labels and records alone (EventLog.LabelAt,
+// RecordsAt): a busy tick's texts are mostly theirs, and formatting them
+// was most of what a quiet run of steady traffic cost beside its steps.
+func (s *Session) narrated(w *sim.World, from int) ([]sim.Event, []int) {
+	evs, at := s.narration.evs[:0], s.narration.at[:0]
 	for i, h := range w.Events.Headers(from) {
-		if h.Kind != sim.EvProduced {
+		switch {
+		case h.Kind == sim.EvProduced,
+			s.quietNow && h.Member != "" && (h.Kind == sim.EvPolled || h.Kind == sim.EvProcessed):
+			at = append(at, i)
+		default:
 			h = w.Events.At(i)
+			at = append(at, -1)
 		}
 		evs = append(evs, h)
 	}
-	return evs
+	if cap(evs) > narrationKept {
+		s.narration.evs, s.narration.at = nil, nil // a rare long stretch's arrays are not kept
+	} else {
+		s.narration.evs, s.narration.at = evs, at
+	}
+	return evs, at
 }
+
+// narrationKept is the most events whose arrays narrated keeps for the
+// next command (a few hundred kilobytes).
+const narrationKept = 1 << 14
 
 // cutLine cuts a line of narration longer than max bytes at its last
 // space within them and says what it left out (limitNarrationLine): the
