@@ -58,23 +58,31 @@ func (r *textReader) varint() (int64, bool) {
 }
 
 func (r *textReader) tp() (wire.TopicPartition, bool) {
-	i, ok := r.uvarint()
-	if !ok {
-		return wire.TopicPartition{}, false
-	}
-	tp, _, ok := r.tx.layout.Numbered(i)
+	tp, _, ok := r.tpNumbered()
 	return tp, ok
 }
 
-// recordRun reads a tRecords token's arguments.
-func (r *textReader) recordRun() (wire.TopicPartition, int, int, bool) {
-	tp, ok := r.tp()
+// tpNumbered reads an input partition's number: the partition and the
+// number.
+func (r *textReader) tpNumbered() (wire.TopicPartition, int, bool) {
+	i, ok := r.uvarint()
+	if !ok {
+		return wire.TopicPartition{}, 0, false
+	}
+	tp, _, ok := r.tx.layout.Numbered(i)
+	return tp, int(i), ok
+}
+
+// recordRun reads a tRecords token's arguments: the partition, the first
+// offset, the count, and the partition's number.
+func (r *textReader) recordRun() (wire.TopicPartition, int, int, int, bool) {
+	tp, part, ok := r.tpNumbered()
 	off, ok2 := r.uvarint()
 	n, ok3 := r.uvarint()
 	if !ok || !ok2 || !ok3 || off > 1<<62 || n > maxRun {
-		return wire.TopicPartition{}, 0, 0, false
+		return wire.TopicPartition{}, 0, 0, 0, false
 	}
-	return tp, int(off), int(n), true
+	return tp, int(off), int(n), part, true
 }
 
 // maxRun is the most records one tRecords token holds.
@@ -293,7 +301,7 @@ func appendSrcRun(out []byte, l *topo.Layout, i uint64, tp wire.TopicPartition, 
 
 // records reads a tRecords token: o2.3 o2.4 o2.5.
 func (r *textReader) records(out []byte) ([]byte, bool) {
-	tp, off, n, ok := r.recordRun()
+	tp, off, n, _, ok := r.recordRun()
 	if !ok {
 		return out, false
 	}

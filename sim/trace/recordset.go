@@ -52,20 +52,20 @@ func encRun(b []byte, i, off, n int) []byte {
 	return b
 }
 
-// rangeRun reads a tRange token's arguments.
-func (r *textReader) rangeRun() (wire.TopicPartition, int, int, bool) {
-	tp, ok := r.tp()
+// rangeRun reads a tRange token's arguments, as recordRun does.
+func (r *textReader) rangeRun() (wire.TopicPartition, int, int, int, bool) {
+	tp, part, ok := r.tpNumbered()
 	off, ok2 := r.uvarint()
 	n, ok3 := r.uvarint()
 	if !ok || !ok2 || !ok3 || off > 1<<62 || n > 1<<62 || n == 0 {
-		return wire.TopicPartition{}, 0, 0, false
+		return wire.TopicPartition{}, 0, 0, 0, false
 	}
-	return tp, int(off), int(n), true
+	return tp, int(off), int(n), part, true
 }
 
 // rangeText reads a tRange token: o0.3..o0.502.
 func (r *textReader) rangeText(out []byte) ([]byte, bool) {
-	tp, off, n, ok := r.rangeRun()
+	tp, off, n, _, ok := r.rangeRun()
 	if !ok {
 		return out, false
 	}
@@ -127,11 +127,8 @@ func (rs Records) Runs() iter.Seq[RecordRun] {
 				if tok == tRange {
 					read = r.rangeRun
 				}
-				tp, off, n, k := read()
-				run, ok = RecordRun{TP: tp, First: off, Count: n}, k
-				if ok {
-					run.Part, _ = rs.tx.layout.Number(tp)
-				}
+				tp, off, n, part, k := read()
+				run, ok = RecordRun{TP: tp, Part: part, First: off, Count: n}, k
 			case tLit:
 				var name []byte
 				name, ok = r.lit(nil)
