@@ -22,7 +22,17 @@ type textReader struct {
 	ref textRef
 	n   int
 	tok textRef // the place of the token being read (next)
+	// depth is how many references (tListOf, tSame) were followed to
+	// reach this text: past maxRefDepth a reference is refused, so bytes
+	// whose references lead back to themselves end (FuzzTextDecode) as
+	// the one-step checks (a reference to a reference) could not ensure.
+	depth uint8
 }
+
+// maxRefDepth is the most references a reader follows in a row. The
+// encoders' texts need one at most (every test passes with 1, and fails
+// with 0); 8 leaves room for a later encoder's.
+const maxRefDepth = 8
 
 // readerAt is a reader of the text at ref.
 func (tx *texts) readerAt(ref textRef, member string) textReader {
@@ -350,7 +360,7 @@ func (r *textReader) same(out []byte, back bool) ([]byte, bool) {
 		followed("tSame", r.tok, textRef(ref))
 	}
 	at := r.tx.readerAt(textRef(ref), "")
-	if len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
+	if at.depth = r.depth + 1; at.depth > maxRefDepth || len(at.b) == 0 || at.b[0] == tSame || at.b[0] == tSameBack {
 		return out, false // a reference to a reference could loop
 	}
 	out, _, ok = at.next(out)
@@ -379,7 +389,8 @@ func (r *textReader) listRef() (textReader, bool) {
 	}
 	followed("tListOf", r.tok, textRef(ref))
 	at := r.tx.readerAt(textRef(ref), r.member)
-	return at, len(at.b) > 0 && at.b[0] != tListOf
+	at.depth = r.depth + 1
+	return at, at.depth <= maxRefDepth && len(at.b) > 0 && at.b[0] != tListOf
 }
 
 // num reads a tNum+k token: its phrase and then its number.
