@@ -57,9 +57,20 @@ func (t *Trace) AnswerTextForTest(ref wire.TextRef) string {
 	return t.packetText(wire.Produce, true, ref)
 }
 
-// NamesForTest is the record names of the tokens b holds, as an event's
-// Records reads them.
-func (t *Trace) NamesForTest(b []byte) []string { return Records{tx: &t.texts, b: b}.Names() }
+// NamesForTest is the first most record names of the tokens b holds, as
+// an event's Records reads them, and how many records they hold: a few
+// bytes can hold a run of 2^62 records, which Names would spell one by
+// one.
+func (t *Trace) NamesForTest(b []byte, most int) (names []string, records int) {
+	rs := Records{tx: &t.texts, b: b}
+	for n := range rs.All() {
+		if len(names) == most {
+			break
+		}
+		names = append(names, n)
+	}
+	return names, rs.Len()
+}
 
 // FirstTokenForTest reads the first token of the text at ref: its text,
 // the bytes it takes, and false when it is tEnd or does not parse.

@@ -135,7 +135,7 @@ func FuzzTextDecode(f *testing.F) {
 		defer tr.SetArenaForTest(data)()
 		for i := range data {
 			_ = tr.TextForTest(wire.TextRef(i))
-			_ = tr.NamesForTest(data[i:])
+			_, _ = tr.NamesForTest(data[i:], 1024)
 		}
 	})
 }
