@@ -292,7 +292,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		if r.Txn {
 			mark = TxnOpen
 		}
-		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()})
+		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()}, &e.wr)
 		if len(e.batches) == idempotenceWindow {
 			// Slide the window in place (a clone has its own batches), so
 			// that a full window never grows its array again.
@@ -301,7 +301,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		e.batches = append(e.batches, batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off})
 		resp.Offset = off
 	} else {
-		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()})
+		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()}, nil)
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
 		b.ZombieWrites += count
@@ -326,8 +326,9 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 }
 
 // appendProduced writes r's record to l as cell c (its value and source
-// r's).
-func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+// r's); a span's writer is looked up from h when it holds it (nil: no
+// hint), which then holds it.
+func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int {
 	if len(r.Runs) > 0 {
 		// A batch of several runs (linger.ms): one span whose sources are
 		// its runs (CellLog.appendRuns), its cells' sequence numbers on
@@ -335,11 +336,11 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 		// span's reach, each run as a batch of one run is kept (a span,
 		// or a cell for a run of one): memory per run, never per record.
 		off := l.opening(c)
-		if l.Cells.appendRuns(c, r.Runs) {
+		if l.Cells.appendRuns(c, r.Runs, h) {
 			return off
 		}
 		for _, run := range r.Runs {
-			l.appendRunOf(c, run)
+			l.appendRunOf(c, run, h)
 			if c.Seq >= 0 {
 				c.Seq += run.Count
 			}
@@ -352,7 +353,7 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 		// source is out of a span's reach.
 		off := l.opening(c)
 		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named && r.SrcEnd <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount)
+			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount, h)
 			return off
 		}
 		k := 0
@@ -376,13 +377,14 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 
 // appendRunOf appends the invoices of run, one run of a batch's sources,
 // as cells from c (its writer, first sequence number, transaction state
-// and tick): one span for more than one (CellLog.appendRun), a cell each
-// when their source is out of a span's reach.
-func (l *Log) appendRunOf(c Cell, run wire.SrcRun) {
+// and tick): one span for more than one (CellLog.appendRun, its writer
+// looked up from h), a cell each when their source is out of a span's
+// reach.
+func (l *Log) appendRunOf(c Cell, run wire.SrcRun, h *writerHint) {
 	slot := int(run.SrcTPI) - 1
 	if run.Count > 1 {
 		if part, ok := l.Cells.names.Input().SlotCached(run.Src, run.SrcTPI-1, nil); ok && run.Last <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, run.First, run.Last, run.Count)
+			l.Cells.appendRun(c, part, run.First, run.Last, run.Count, h)
 			return
 		}
 	}

@@ -49,6 +49,9 @@ type batchRecord struct {
 type producerEntry struct {
 	epoch   int
 	batches []batchRecord // at most idempotenceWindow, oldest first
+	// wr is where this PID's last span found its writer in the log
+	// (writerHint): a clone's entry starts without it.
+	wr writerHint
 }
 
 // idempotenceWindow is how many batches per PID a partition leader keeps

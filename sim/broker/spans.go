@@ -92,6 +92,12 @@ func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	return b
 }
 
+// encRunRoom is the room appendRuns asks of its arena's open chunk a
+// run to encode a batch there (store.Bytes.Room): a run of T1 takes about
+// 5 bytes; one that takes more than the room spills into a fresh array
+// (append), which AppendRoom then copies as before.
+const encRunRoom = 20
+
 // runReader reads a multi-run span's runs back (encRun), in order.
 type runReader struct {
 	b    []byte
@@ -207,6 +213,39 @@ func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
 	return uint32(len(c.writers) - 1)
 }
 
+// writerHint is the answer of a writer's last lookup in a log
+// (writerIndex) for the next of its batches: T1's logs are each written
+// by 100 producers in turn, and looking the name up (producerID, a map
+// past producerScan names) and then the writer (spanWriterIndex, a map
+// past the last eight) was 3% of its CPU. Both lists only grow, and both
+// lookups answer from them alone, so while they are as long as when the
+// hint was taken, the same name, producer id and epoch get the same
+// index: a hint is used only then, and a stale one costs the lookups it
+// would have saved. The zero hint holds nothing.
+type writerHint struct {
+	name     string // the producer's name (Cell.Producer)
+	producer uint16 // its index in producers plus one
+	idx      uint32 // the writer's index in writers
+	nw, np   int    // len(writers), len(producers) when taken; nw 0: none
+}
+
+// writerIndex is the index in writers of v's writer (producer id, epoch,
+// name) for a span (spanWriterIndex), from h when it holds it, which then
+// holds it (h nil: no hint).
+func (c *CellLog) writerIndex(v Cell, h *writerHint) uint32 {
+	epoch := store.Int32Of(v.Epoch, "producer epoch")
+	if h != nil && h.nw > 0 && h.nw == len(c.writers) && h.np == len(c.producers) && h.name == v.Producer &&
+		c.writers[h.idx] == (cellWriter{pid: v.PID, epoch: epoch, producer: h.producer}) {
+		return h.idx
+	}
+	wr := cellWriter{pid: v.PID, epoch: epoch, producer: c.producerID(v.Producer)}
+	i := c.spanWriterIndex(wr)
+	if h != nil {
+		*h = writerHint{name: v.Producer, producer: wr.producer, idx: i, nw: len(c.writers), np: len(c.producers)}
+	}
+	return i
+}
+
 // spanSource is the source of span s's j-th cell: its input partition's
 // number and its offset.
 func (c *CellLog) spanSource(s *cellSpan, j int) (part, off int) {
@@ -289,9 +328,9 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 // offset src to last, every one of them or those the partitioner sends to
 // this log's partition (cellSpan); v's writer, first sequence number,
 // transaction state and tick.
-func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
+func (c *CellLog) appendRun(v Cell, part, src, last, n int, h *writerHint) {
 	c.appendSpan(v, cellSpan{src: store.Int32Of(src, "source offset"), span: store.Int32Of(last-src, "source span"),
-		n: store.Int32Of(n, "batch"), part: int32(part)})
+		n: store.Int32Of(n, "batch"), part: int32(part)}, h)
 }
 
 // appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
@@ -299,32 +338,44 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 // transaction state and tick. It appends nothing and returns false when a
 // run is out of a span's reach (its source not an input partition, or
 // past topo.MaxRefOffset).
-func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
+func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	in := c.names.Input()
 	st := c.spans // made the log's only once every run is in reach: a spanStore holds a span (locate)
 	if st == nil {
 		st = new(spanStore)
 	}
-	enc, prev, at := st.enc[:0], spanRun{}, 0
+	// Encoded in place in the arena's open chunk when it has the room for
+	// a batch's runs (encRunRoom a run, about four times what a run of
+	// T1 takes), else in the scratch and copied there: the same bytes at
+	// the same place either way (store.Bytes.AppendRoom).
+	enc := st.runs.Room(encRunRoom * len(runs))
+	scratch := enc == nil
+	if scratch {
+		enc = st.enc[:0]
+	}
+	prev, at := spanRun{}, 0
 	for k := range runs {
 		run := &runs[k]
 		part, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil)
 		if !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
-			return false
+			return false // what was encoded in the room is past the chunk's length: nothing
 		}
 		enc, at = encRun(enc, &prev, int32(part), run), at+run.Count
 	}
-	c.spans, st.enc = st, enc
-	first := st.runs.Append(enc)
+	c.spans = st
+	if scratch {
+		st.enc = enc
+	}
+	first := st.runs.AppendRoom(enc)
 	c.appendSpan(v, cellSpan{src: int32(first), span: store.Int32Of(len(runs), "runs"),
-		n: store.Int32Of(at, "batch"), part: multiRun})
+		n: store.Int32Of(at, "batch"), part: multiRun}, h)
 	return true
 }
 
 // appendSpan appends span s (its sources and n set) at the log's end,
 // written as v (its writer, first sequence number, transaction state and
-// tick).
-func (c *CellLog) appendSpan(v Cell, s cellSpan) {
+// tick), its writer's index from h when h holds it (h nil: no hint).
+func (c *CellLog) appendSpan(v Cell, s cellSpan, h *writerHint) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(spanStore)
@@ -332,10 +383,9 @@ func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	if last := c.spans.Last(); last != nil {
 		s.before = last.before + last.n
 	}
-	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
 	s.first = store.Int32Of(c.n, "offset")
 	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
-	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
+	s.wrTxn = c.writerIndex(v, h) | uint32(v.Txn)<<spanTxnAt
 	c.spans.AppendSpare(s, &c.spans.spare)
 	c.n += int(s.n)
 	store.Int32Of(c.n, "offset")
