@@ -68,12 +68,12 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 				}
 				continue
 			}
-			for rr := c.runsOf(s); ; {
-				r, rn, ok := rr.next()
-				if !ok {
-					break
-				}
-				if !c.foldRun(un, co, committed, r, rn, outs, slot) {
+			// The runs read in registers (decodeRun), not through a
+			// runReader.
+			b, r, rn := c.spans.runs.At(uint32(s.src)), spanRun{}, int32(0)
+			for left := s.span; left > 0; left-- {
+				r, rn, b = decodeRun(b, r, rn)
+				if !c.foldRun(un, co, committed, r, int(rn), outs, slot) {
 					return false
 				}
 			}
@@ -116,10 +116,19 @@ type levelFold struct {
 	// records, or a run of duplicates folded before).
 	done    []ForgotRun
 	touched bool // a run was added
-	parts   []topo.Partitioner
-	made    []bool
-	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
-	buf     []int32        // noneBetween's slots
+	// parts is each input partition's partitioner and hundred (partFold),
+	// shared with a copy (copyFor).
+	parts []partFold
+	buf   []int32 // noneBetween's slots
+}
+
+// partFold is a fold's partitioner of one input partition, made at its
+// first use, and the hundred SlotsFrom keeps for it (its gaps come in
+// offset order): one place to read a run, where three slices were.
+type partFold struct {
+	p    topo.Partitioner
+	made bool
+	hund topo.Hundred
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
@@ -146,18 +155,18 @@ func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
 	return &cp
 }
 
-// partitioner is the default partitioner of the input partition numbered
-// p, made once a fold.
-func (lf *levelFold) partitioner(p int32) topo.Partitioner {
+// part is the input partition numbered p's partitioner and hundred,
+// the partitioner made once a fold.
+func (lf *levelFold) part(p int32) *partFold {
 	if lf.parts == nil {
-		n := len(lf.tails) / 2
-		lf.parts, lf.made, lf.hund = make([]topo.Partitioner, n), make([]bool, n), make([]topo.Hundred, n)
+		lf.parts = make([]partFold, len(lf.tails)/2)
 	}
-	if !lf.made[p] {
+	pf := &lf.parts[p]
+	if !pf.made {
 		names := lf.c.names
-		lf.parts[p], lf.made[p] = names.PartitionerOf(names.Input().At(int(p)), p), true
+		pf.p, pf.made = names.PartitionerOf(names.Input().At(int(p)), p), true
 	}
-	return lf.parts[p]
+	return pf
 }
 
 // add folds in one invoice of each record from first to last of the input
@@ -215,14 +224,16 @@ func (lf *levelFold) readOld(part int32) {
 // input partition numbered part, with its hundred kept (SlotsFrom).
 func (lf *levelFold) slotOf(part, off int32) int {
 	var one [1]int32
-	lf.partitioner(part).SlotsFrom(int(off), one[:], &lf.hund[part])
+	pf := lf.part(part)
+	pf.p.SlotsFrom(int(off), one[:], &pf.hund)
 	return int(one[0])
 }
 
 // noneBetween is CellLog.noneBetween with the fold's partitioners, their
 // hundreds kept, and its scratch.
 func (lf *levelFold) noneBetween(part, from, to int32) bool {
-	none, buf := lf.partitioner(part).NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &lf.hund[part])
+	pf := lf.part(part)
+	none, buf := pf.p.NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &pf.hund)
 	lf.buf = buf
 	return none
 }

@@ -116,16 +116,33 @@ func (r *runReader) next() (spanRun, int, bool) {
 		return spanRun{}, 0, false
 	}
 	r.left--
-	dp, k := varint(r.b)
-	ds, k2 := varint(r.b[k:])
+	r.cur, r.n, r.b = decodeRun(r.b, r.cur, r.n)
+	return r.cur, int(r.n), true
+}
+
+// decodeRun reads the run encoded at b's start (encRun) after run prev
+// of n cells: the run, its number of cells and the bytes after it. In
+// registers, for a reader that goes through many (foldSpans: a
+// runReader's fields, written through its pointer and read back whole,
+// stalled each run on the store's forwarding).
+func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+	if len(b) >= 4 && (b[0]|b[1]|b[2]|b[3])&0x80 == 0 {
+		// Four numbers of a byte each (T1's runs, mostly): read without
+		// the loops (a fold reads every run a window lets go of).
+		dp, ds := int32(b[0]>>1)^-int32(b[0]&1), int32(b[1]>>1)^-int32(b[1]&1) // zigzag
+		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(b[2]), at: prev.at + n}, int32(b[3]), b[4:]
+	}
+	return decodeRunSlow(b, prev, n)
+}
+
+func decodeRunSlow(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+	dp, k := varint(b)
+	ds, k2 := varint(b[k:])
 	k += k2
-	span, k3 := uvarint(r.b[k:])
+	span, k3 := uvarint(b[k:])
 	k += k3
-	n, k4 := uvarint(r.b[k:])
-	r.b = r.b[k+k4:]
-	r.cur = spanRun{part: r.cur.part + int32(dp), src: r.cur.src + int32(ds), span: int32(span), at: r.cur.at + r.n}
-	r.n = int32(n)
-	return r.cur, int(n), true
+	cells, k4 := uvarint(b[k:])
+	return spanRun{part: prev.part + int32(dp), src: prev.src + int32(ds), span: int32(span), at: prev.at + n}, int32(cells), b[k+k4:]
 }
 
 // uvarint is binary.Uvarint, a byte read without its loop when it is
