@@ -84,12 +84,17 @@ type spanRun struct {
 // third of its heap.
 func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	src := int32(run.First)
-	b = binary.AppendVarint(b, int64(part)-int64(prev.part))
-	b = binary.AppendVarint(b, int64(src)-int64(prev.src))
-	b = binary.AppendUvarint(b, uint64(run.Last-run.First))
-	b = binary.AppendUvarint(b, uint64(run.Count))
+	dp, ds := int64(part)-int64(prev.part), int64(src)-int64(prev.src)
+	zp, zs := uint64(dp<<1)^uint64(dp>>63), uint64(ds<<1)^uint64(ds>>63) // zigzag, as AppendVarint
+	span, n := uint64(run.Last-run.First), uint64(run.Count)
 	prev.part, prev.src = part, src
-	return b
+	if zp|zs|span|n < 0x80 { // a byte each (T1's runs, mostly): one append
+		return append(b, byte(zp), byte(zs), byte(span), byte(n))
+	}
+	b = binary.AppendUvarint(b, zp)
+	b = binary.AppendUvarint(b, zs)
+	b = binary.AppendUvarint(b, span)
+	return binary.AppendUvarint(b, n)
 }
 
 // encRunRoom is the room appendRuns asks of its arena's open chunk a

@@ -1,11 +1,14 @@
 package broker
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // TestWriterHintIsTheLookup: a span's writer index from a writer's hint
@@ -56,6 +59,58 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 		}
 		if used < 100 {
 			t.Fatalf("maxWriters %d: a hint was usable %d times: the test does not reach it", mw, used)
+		}
+	}
+}
+
+// TestEncRunIsFourVarints: a run's encoding (encRun, a byte each when
+// all four fit) is the four numbers as encoding/binary appends them, and
+// decodeRun (four bytes at once, or the loops) reads back every run in
+// order with its cells' places.
+func TestEncRunIsFourVarints(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	vals := []int{0, 1, 2, 63, 64, 127, 128, 300, 1 << 20, 1 << 30}
+	for round := 0; round < 200; round++ {
+		var enc, want []byte
+		var prev, wprev spanRun
+		var runs []spanRun
+		var ns []int
+		for k := 0; k < 1+r.Intn(12); k++ {
+			part := int32(r.Intn(2000))
+			first := vals[r.Intn(len(vals))]
+			if r.Intn(2) == 0 {
+				first = int(wprev.src) + r.Intn(130) - 65
+				first = max(first, 0)
+			}
+			last := first + r.Intn(3)
+			if r.Intn(5) == 0 {
+				last = first + vals[r.Intn(len(vals)-1)]
+			}
+			n := 1 + r.Intn(last-first+1)
+			run := wire.SrcRun{First: first, Last: last, Count: n}
+			enc = encRun(enc, &prev, part, &run)
+			want = binary.AppendVarint(want, int64(part)-int64(wprev.part))
+			want = binary.AppendVarint(want, int64(first)-int64(wprev.src))
+			want = binary.AppendUvarint(want, uint64(last-first))
+			want = binary.AppendUvarint(want, uint64(n))
+			wprev.part, wprev.src = part, int32(first)
+			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first)}), append(ns, n)
+		}
+		if !bytes.Equal(enc, want) {
+			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
+		}
+		b, cur, cn, at := enc, spanRun{}, int32(0), int32(0)
+		for k := range runs {
+			cur, cn, b = decodeRun(b, cur, cn)
+			want := runs[k]
+			want.at = at
+			if cur != want || int(cn) != ns[k] {
+				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, cn, want, ns[k])
+			}
+			at += cn
+		}
+		if len(b) != 0 {
+			t.Fatalf("%d bytes left after the runs", len(b))
 		}
 	}
 }
