@@ -10,7 +10,8 @@ import (
 
 // t1Batches are ticks ticks of the batches T1 (BenchmarkSteadyHour100x1000)
 // sends one output partition: 100 members each owning 10 of 10 topics ×
-// 100 input partitions, each tick processing 5 records of each and
+// 100 input partitions (member m the m-th of each topic, as the range
+// assignor gives them), each tick processing 5 records of each and
 // sending the partition its share of them (of 4) as one batch of runs.
 type t1Batch struct {
 	w    Cell
@@ -33,7 +34,7 @@ func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 		for m := 0; m < 100; m++ {
 			var runs []wire.SrcRun
 			for k := 0; k < 10; k++ {
-				part := m*10 + k
+				part := k*100 + m
 				first, last, n := -1, -1, 0
 				for off := next[part]; off < next[part]+5; off++ {
 					if layout.Partitioner(ins[part]).Slot(off) == slot {

@@ -88,8 +88,21 @@ func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	zp, zs := uint64(dp<<1)^uint64(dp>>63), uint64(ds<<1)^uint64(ds>>63) // zigzag, as AppendVarint
 	span, n := uint64(run.Last-run.First), uint64(run.Count)
 	prev.part, prev.src = part, src
-	if zp|zs|span|n < 0x80 { // a byte each (T1's runs, mostly): one append
-		return append(b, byte(zp), byte(zs), byte(span), byte(n))
+	if zp|zs|span|n < 1<<14 {
+		// Two bytes each at most (T1's runs: a member's partitions are a
+		// hundred apart, its offsets close): one append, no loops.
+		var buf [8]byte
+		k := 0
+		for _, x := range [4]uint64{zp, zs, span, n} {
+			if x < 0x80 {
+				buf[k] = byte(x)
+				k++
+			} else {
+				buf[k], buf[k+1] = byte(x)|0x80, byte(x>>7)
+				k += 2
+			}
+		}
+		return append(b, buf[:k]...)
 	}
 	b = binary.AppendUvarint(b, zp)
 	b = binary.AppendUvarint(b, zs)
@@ -132,10 +145,31 @@ func (r *runReader) next() (spanRun, int, bool) {
 // stalled each run on the store's forwarding).
 func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
 	if len(b) >= 4 && (b[0]|b[1]|b[2]|b[3])&0x80 == 0 {
-		// Four numbers of a byte each (T1's runs, mostly): read without
-		// the loops (a fold reads every run a window lets go of).
+		// Four numbers of a byte each: read without the loops (a fold
+		// reads every run a window lets go of).
 		dp, ds := int32(b[0]>>1)^-int32(b[0]&1), int32(b[1]>>1)^-int32(b[1]&1) // zigzag
 		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(b[2]), at: prev.at + n}, int32(b[3]), b[4:]
+	}
+	if len(b) >= 8 {
+		// Two bytes each at most (T1's runs: a member's partitions are a
+		// hundred apart), read without binary's loops.
+		var v [4]uint32
+		k := 0
+		for i := range v {
+			x := uint32(b[k])
+			k++
+			if x >= 0x80 {
+				y := uint32(b[k])
+				k++
+				if y >= 0x80 {
+					return decodeRunSlow(b, prev, n)
+				}
+				x = x&0x7f | y<<7
+			}
+			v[i] = x
+		}
+		dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
+		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(v[2]), at: prev.at + n}, int32(v[3]), b[k:]
 	}
 	return decodeRunSlow(b, prev, n)
 }
