@@ -31,6 +31,7 @@ type Broker struct {
 	// sort of many: a copy starts without)
 	wakeCounts *[len(wakeDigits)][1 << 11]int32
 	recBuf     []wire.Record // answerFetch's scratch (a copy starts without)
+	topics     topicRuns     // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
 	perTick    *perTickProducers
 	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders    Senders
@@ -116,9 +117,8 @@ func (b *Broker) answerFetch(p *wire.Packet) *wire.Packet {
 	// five arrays, a fifth of what T2's world allocated.
 	recs := b.recBuf[:0]
 	n := 0 // records gathered
-	var run topicRun
 	for i, tp := range r.Partitions {
-		tpi, known := run.number(b.layout, tp)
+		tpi, known := b.topics.number(b.layout, tp)
 		off := r.Offsets[i]
 		// The log's end, read once (nothing is appended while a Fetch is
 		// answered); a partition with nothing past the position (most of a
@@ -511,6 +511,34 @@ type topicRun struct {
 	span  topo.Span
 	input bool // topic is an input topic (span is its); else Number answers
 	valid bool
+}
+
+// topicRuns is the last topics a broker's Fetches asked for, each a
+// topicRun: T1's member asks for the same partition of each of ten
+// topics, one partition a topic, so a topicRun per Fetch looked each
+// topic up in the layout's map (2% of T1). A topic is found by its
+// string's place first (store.SameStr: a member asks with the layout's
+// strings), from the one after the last found (a Fetch asks for its
+// topics in the same order each time); one not among them replaces the
+// oldest. The zero topicRuns holds none.
+type topicRuns struct {
+	runs [16]topicRun
+	next int // where the search starts: the one after the last found
+	add  int // the next to replace
+}
+
+func (t *topicRuns) number(l *topo.Layout, tp wire.TopicPartition) (int, bool) {
+	for k := 0; k < len(t.runs); k++ {
+		i := (t.next + k) % len(t.runs)
+		if r := &t.runs[i]; r.valid && store.SameStr(r.topic, tp.Topic) {
+			t.next = (i + 1) % len(t.runs)
+			return r.number(l, tp)
+		}
+	}
+	r := &t.runs[t.add]
+	*r = topicRun{}
+	t.next, t.add = (t.add+1)%len(t.runs), (t.add+1)%len(t.runs)
+	return r.number(l, tp)
 }
 
 func (r *topicRun) number(l *topo.Layout, tp wire.TopicPartition) (int, bool) {
