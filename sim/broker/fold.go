@@ -93,6 +93,9 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 // is one output partition, or it is one record that the partitioner
 // sends here (as foldGeneral says).
 func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
+	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
+		return un.addOne(r.part, r.src) // one record (most of T1's runs), one level
+	}
 	slotted := rn != int(r.span)+1 || outs == 1 ||
 		rn == 1 && un.slotOf(r.part, r.src) == slot
 	return un.add(r.part, r.src, r.src+r.span, slotted) &&
@@ -197,6 +200,42 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
 	return true
 }
+
+// addOne is add of one invoice of record off of the input partition
+// numbered part, of slot's kind when the partitioner sends it to slot:
+// its slot and the gap after the partition's last run of slot's
+// (noneBetween) read in one pass of the partitioner, where a run of one
+// record asked twice (slotOf, then noneBetween; T1's runs are mostly of
+// one record). A gap of more than addOneGap records is asked as add asks.
+func (lf *levelFold) addOne(part, off int32) bool {
+	t := &lf.tails[2*int(part)+1]
+	if !t.read {
+		lf.readOld(part)
+	}
+	if !t.set || t.run.N != 1 || t.run.Last >= off || off-t.run.Last-1 > addOneGap {
+		return lf.add(part, off, off, lf.slotOf(part, off) == lf.slot)
+	}
+	from := t.run.Last + 1
+	g := int(off - from) // the gap's records
+	var slots [addOneGap + 1]int32
+	pf := lf.part(part)
+	pf.p.SlotsFrom(int(from), slots[:g+1], &pf.hund)
+	if int(slots[g]) != lf.slot {
+		return lf.add(part, off, off, false)
+	}
+	lf.touched = true
+	if g == 0 || !slices.Contains(slots[:g], int32(lf.slot)) {
+		t.run.Last = off
+		return true
+	}
+	lf.done = append(lf.done, t.run)
+	t.run = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}
+	return true
+}
+
+// addOneGap is the most records between a partition's last run of
+// slot's and a run of one record that addOne reads in its one pass.
+const addOneGap = 15
 
 // readOld finds old's runs of the input partition numbered part (both
 // kinds: canonical puts every record's before slot's) and makes each
