@@ -114,3 +114,24 @@ func TestEncRunIsFourVarints(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanFromWithItsHint: spanFrom answers as its search does whatever
+// span cutBefore found last (spans.cutHint), one at i or not, for every
+// offset of a log of spans and cells between them.
+func TestSpanFromWithItsHint(t *testing.T) {
+	c, _ := t1Log(t, 3)
+	c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 9}, c.names.Inputs()[0], 1, -1) // a cell past the spans
+	c.appendRun(Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
+	r := rand.New(rand.NewSource(2))
+	n := c.spans.Len()
+	for i := 0; i <= c.Len(); i++ {
+		c.spans.cutHint = n + 5 // none
+		wk, wb := c.spanFrom(i)
+		for _, h := range []int{wk, wk - 1, wk + 1, r.Intn(n + 1), -1} {
+			c.spans.cutHint = h
+			if k, b := c.spanFrom(i); k != wk || b != wb {
+				t.Fatalf("offset %d, hint %d: span %d (%d before), its search %d (%d)", i, h, k, b, wk, wb)
+			}
+		}
+	}
+}
