@@ -258,9 +258,9 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 				return b.env.Reply(p, code, "", resp)
 			}
 		}
-		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
-			last := e.batches[len(e.batches)-1].last
-			for _, kept := range e.batches {
+		if e != nil && r.Epoch == e.epoch && e.nb > 0 {
+			last := e.batches[e.nb-1].last
+			for _, kept := range e.batches[:e.nb] {
 				if kept.seq == r.Seq && kept.last == r.LastSeq() {
 					resp.Offset, resp.Dup = kept.offset, true
 					if count > 1 {
@@ -293,12 +293,12 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 			mark = TxnOpen
 		}
 		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()}, &e.wr)
-		if len(e.batches) == idempotenceWindow {
-			// Slide the window in place (a clone has its own batches), so
-			// that a full window never grows its array again.
-			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
+		if e.nb == idempotenceWindow {
+			// Slide the window (a clone has its own entries).
+			e.nb = copy(e.batches[:], e.batches[1:])
 		}
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off})
+		e.batches[e.nb] = batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off}
+		e.nb++
 		resp.Offset = off
 	} else {
 		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()}, nil)
