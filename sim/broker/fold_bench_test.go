@@ -11,8 +11,11 @@ import (
 // t1Batches are ticks ticks of the batches T1 (BenchmarkSteadyHour100x1000)
 // sends one output partition: 100 members each owning 10 of 10 topics ×
 // 100 input partitions (member m the m-th of each topic, as the range
-// assignor gives them), each tick processing 5 records of each and
-// sending the partition its share of them (of 4) as one batch of runs.
+// assignor gives them), each batch of a member 15 records of each of its
+// partitions (T1 sends a batch of a partition's 15 records every third
+// tick: runs of 3 to 5 records over 9 to 14 offsets, gaps of 3 between
+// them, counted on a T1 world at tick 3,000) and the partition's share
+// of them (of 4) as one batch of runs.
 type t1Batch struct {
 	w    Cell
 	m    int
@@ -36,7 +39,7 @@ func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 			for k := 0; k < 10; k++ {
 				part := k*100 + m
 				first, last, n := -1, -1, 0
-				for off := next[part]; off < next[part]+5; off++ {
+				for off := next[part]; off < next[part]+15; off++ {
 					if layout.Partitioner(ins[part]).Slot(off) == slot {
 						if first < 0 {
 							first = off
@@ -44,7 +47,7 @@ func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 						last, n = off, n+1
 					}
 				}
-				next[part] += 5
+				next[part] += 15
 				if n > 0 {
 					runs = append(runs, wire.SrcRun{Src: ins[part], SrcTPI: int32(part + 1), First: first, Last: last, Count: n})
 				}
