@@ -94,7 +94,7 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 // sends here (as foldGeneral says).
 func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
 	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
-		return un.addOne(r.part, r.src) // one record (most of T1's runs), one level
+		return un.addOne(r.part, r.src) // a run of one record, one level
 	}
 	slotted := rn != int(r.span)+1 || outs == 1 ||
 		rn == 1 && un.slotOf(r.part, r.src) == slot
@@ -205,8 +205,11 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 // numbered part, of slot's kind when the partitioner sends it to slot:
 // its slot and the gap after the partition's last run of slot's
 // (noneBetween) read in one pass of the partitioner, where a run of one
-// record asked twice (slotOf, then noneBetween; T1's runs are mostly of
-// one record). A gap of more than addOneGap records is asked as add asks.
+// record asked twice (slotOf, then noneBetween). Worlds whose members
+// send a partition's records a few at a time make such runs (at a
+// record a tick and 4 output partitions, most of them); T1's batches of
+// 15 records make runs of 3 to 5, which add folds. A gap of more than
+// addOneGap records is asked as add asks.
 func (lf *levelFold) addOne(part, off int32) bool {
 	t := &lf.tails[2*int(part)+1]
 	if !t.read {
