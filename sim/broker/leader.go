@@ -518,26 +518,27 @@ type topicRun struct {
 // topics, one partition a topic, so a topicRun per Fetch looked each
 // topic up in the layout's map (2% of T1). A topic is found by its
 // string's place first (store.SameStr: a member asks with the layout's
-// strings), from the one after the last found (a Fetch asks for its
-// topics in the same order each time); one not among them replaces the
-// oldest. The zero topicRuns holds none.
+// strings), from the last found (T2's members ask for runs of ten
+// partitions of a topic) and then the ones after it (a Fetch asks for
+// its topics in the same order each time); one not among them replaces
+// the oldest. The zero topicRuns holds none.
 type topicRuns struct {
 	runs [16]topicRun
-	next int // where the search starts: the one after the last found
+	last int // where the search starts: the last found
 	add  int // the next to replace
 }
 
 func (t *topicRuns) number(l *topo.Layout, tp wire.TopicPartition) (int, bool) {
 	for k := 0; k < len(t.runs); k++ {
-		i := (t.next + k) % len(t.runs)
+		i := (t.last + k) % len(t.runs)
 		if r := &t.runs[i]; r.valid && store.SameStr(r.topic, tp.Topic) {
-			t.next = (i + 1) % len(t.runs)
+			t.last = i
 			return r.number(l, tp)
 		}
 	}
 	r := &t.runs[t.add]
 	*r = topicRun{}
-	t.next, t.add = (t.add+1)%len(t.runs), (t.add+1)%len(t.runs)
+	t.last, t.add = t.add, (t.add+1)%len(t.runs)
 	return r.number(l, tp)
 }
 
