@@ -68,12 +68,12 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 				}
 				continue
 			}
-			for rr := c.runsOf(s); ; {
-				r, rn, ok := rr.next()
-				if !ok {
-					break
-				}
-				if !c.foldRun(un, co, committed, r, rn, outs, slot) {
+			// The runs read in registers (decodeRun), not through a
+			// runReader.
+			b, r, rn := c.spans.runs.At(uint32(s.src)), spanRun{}, int32(0)
+			for left := s.span; left > 0; left-- {
+				r, rn, b = decodeRun(b, r, rn)
+				if !c.foldRun(un, co, committed, r, int(rn), outs, slot) {
 					return false
 				}
 			}
@@ -93,6 +93,9 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 // is one output partition, or it is one record that the partitioner
 // sends here (as foldGeneral says).
 func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
+	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
+		return un.addOne(r.part, r.src) // a run of one record, one level
+	}
 	slotted := rn != int(r.span)+1 || outs == 1 ||
 		rn == 1 && un.slotOf(r.part, r.src) == slot
 	return un.add(r.part, r.src, r.src+r.span, slotted) &&
@@ -116,10 +119,19 @@ type levelFold struct {
 	// records, or a run of duplicates folded before).
 	done    []ForgotRun
 	touched bool // a run was added
-	parts   []topo.Partitioner
-	made    []bool
-	hund    []topo.Hundred // each input partition's, for noneBetween: its gaps come in offset order
-	buf     []int32        // noneBetween's slots
+	// parts is each input partition's partitioner and hundred (partFold),
+	// shared with a copy (copyFor).
+	parts []partFold
+	buf   []int32 // noneBetween's slots
+}
+
+// partFold is a fold's partitioner of one input partition, made at its
+// first use, and the hundred SlotsFrom keeps for it (its gaps come in
+// offset order): one place to read a run, where three slices were.
+type partFold struct {
+	p    topo.Partitioner
+	made bool
+	hund topo.Hundred
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
@@ -146,18 +158,18 @@ func (lf *levelFold) copyFor(old *ForgotLevel) *levelFold {
 	return &cp
 }
 
-// partitioner is the default partitioner of the input partition numbered
-// p, made once a fold.
-func (lf *levelFold) partitioner(p int32) topo.Partitioner {
+// part is the input partition numbered p's partitioner and hundred,
+// the partitioner made once a fold.
+func (lf *levelFold) part(p int32) *partFold {
 	if lf.parts == nil {
-		n := len(lf.tails) / 2
-		lf.parts, lf.made, lf.hund = make([]topo.Partitioner, n), make([]bool, n), make([]topo.Hundred, n)
+		lf.parts = make([]partFold, len(lf.tails)/2)
 	}
-	if !lf.made[p] {
+	pf := &lf.parts[p]
+	if !pf.made {
 		names := lf.c.names
-		lf.parts[p], lf.made[p] = names.PartitionerOf(names.Input().At(int(p)), p), true
+		pf.p, pf.made = names.PartitionerOf(names.Input().At(int(p)), p), true
 	}
-	return lf.parts[p]
+	return pf
 }
 
 // add folds in one invoice of each record from first to last of the input
@@ -189,6 +201,45 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 	return true
 }
 
+// addOne is add of one invoice of record off of the input partition
+// numbered part, of slot's kind when the partitioner sends it to slot:
+// its slot and the gap after the partition's last run of slot's
+// (noneBetween) read in one pass of the partitioner, where a run of one
+// record asked twice (slotOf, then noneBetween). Worlds whose members
+// send a partition's records a few at a time make such runs (at a
+// record a tick and 4 output partitions, most of them); T1's batches of
+// 15 records make runs of 3 to 5, which add folds. A gap of more than
+// addOneGap records is asked as add asks.
+func (lf *levelFold) addOne(part, off int32) bool {
+	t := &lf.tails[2*int(part)+1]
+	if !t.read {
+		lf.readOld(part)
+	}
+	if !t.set || t.run.N != 1 || t.run.Last >= off || off-t.run.Last-1 > addOneGap {
+		return lf.add(part, off, off, lf.slotOf(part, off) == lf.slot)
+	}
+	from := t.run.Last + 1
+	g := int(off - from) // the gap's records
+	var slots [addOneGap + 1]int32
+	pf := lf.part(part)
+	pf.p.SlotsFrom(int(from), slots[:g+1], &pf.hund)
+	if int(slots[g]) != lf.slot {
+		return lf.add(part, off, off, false)
+	}
+	lf.touched = true
+	if g == 0 || !slices.Contains(slots[:g], int32(lf.slot)) {
+		t.run.Last = off
+		return true
+	}
+	lf.done = append(lf.done, t.run)
+	t.run = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}
+	return true
+}
+
+// addOneGap is the most records between a partition's last run of
+// slot's and a run of one record that addOne reads in its one pass.
+const addOneGap = 15
+
 // readOld finds old's runs of the input partition numbered part (both
 // kinds: canonical puts every record's before slot's) and makes each
 // kind's last its tail.
@@ -215,14 +266,28 @@ func (lf *levelFold) readOld(part int32) {
 // input partition numbered part, with its hundred kept (SlotsFrom).
 func (lf *levelFold) slotOf(part, off int32) int {
 	var one [1]int32
-	lf.partitioner(part).SlotsFrom(int(off), one[:], &lf.hund[part])
+	pf := lf.part(part)
+	pf.p.SlotsFrom(int(off), one[:], &pf.hund)
 	return int(one[0])
 }
 
 // noneBetween is CellLog.noneBetween with the fold's partitioners, their
 // hundreds kept, and its scratch.
 func (lf *levelFold) noneBetween(part, from, to int32) bool {
-	none, buf := lf.partitioner(part).NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &lf.hund[part])
+	pf := lf.part(part)
+	if g := int(to - from); g > 0 && g <= addOneGap && len(lf.c.names.Outputs()) > 1 {
+		// A few records (T1's gaps are of 3): their slots on the stack
+		// and looked through here, as NoneIn would.
+		var slots [addOneGap]int32
+		pf.p.SlotsFrom(int(from), slots[:g], &pf.hund)
+		for _, s := range slots[:g] {
+			if int(s) == lf.slot {
+				return false
+			}
+		}
+		return true
+	}
+	none, buf := pf.p.NoneIn(lf.slot, len(lf.c.names.Outputs()), int(from), int(to), maxForgotGap, lf.buf, &pf.hund)
 	lf.buf = buf
 	return none
 }

@@ -79,6 +79,15 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 		return 0, 0
 	}
 	n, first := c.spans.Len(), c.spans.First()
+	if h := c.spans.cutHint; first <= h && h < n {
+		// The span cutBefore found: where a log is cut (worthLettingGo,
+		// onlySpans, letGo), without a search from the start through
+		// spans written a window ago. Spans' first cells only grow (a
+		// span holds one at least), so it is the first at or past i.
+		if s := c.spans.At(h); int(s.first) == i {
+			return h, int(s.before)
+		}
+	}
 	k = searchFrom(first, n, func(k int) bool { return int(c.spans.At(k).first) >= i }) // near first: the start's
 	if k < n {
 		return k, int(c.spans.At(k).before)

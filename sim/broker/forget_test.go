@@ -76,7 +76,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				if r.Intn(3) == 0 { // one run (appendRun)
 					part := r.Intn(len(next))
 					if sr, ok := run(part); ok && sr.Count > 1 {
-						c.appendRun(w, part, sr.First, sr.Last, sr.Count)
+						c.appendRun(w, part, sr.First, sr.Last, sr.Count, nil)
 					}
 				} else { // several (appendRuns)
 					var runs []wire.SrcRun
@@ -85,7 +85,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 							runs = append(runs, sr)
 						}
 					}
-					if len(runs) > 0 && !c.appendRuns(w, runs) {
+					if len(runs) > 0 && !c.appendRuns(w, runs, nil) {
 						t.Fatalf("seed %d: runs %v out of a span's reach", seed, runs)
 					}
 				}

@@ -31,6 +31,7 @@ type Broker struct {
 	// sort of many: a copy starts without)
 	wakeCounts *[len(wakeDigits)][1 << 11]int32
 	recBuf     []wire.Record // answerFetch's scratch (a copy starts without)
+	topics     topicRuns     // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
 	perTick    *perTickProducers
 	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders    Senders
@@ -116,9 +117,8 @@ func (b *Broker) answerFetch(p *wire.Packet) *wire.Packet {
 	// five arrays, a fifth of what T2's world allocated.
 	recs := b.recBuf[:0]
 	n := 0 // records gathered
-	var run topicRun
 	for i, tp := range r.Partitions {
-		tpi, known := run.number(b.layout, tp)
+		tpi, known := b.topics.number(b.layout, tp)
 		off := r.Offsets[i]
 		// The log's end, read once (nothing is appended while a Fetch is
 		// answered); a partition with nothing past the position (most of a
@@ -258,9 +258,9 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 				return b.env.Reply(p, code, "", resp)
 			}
 		}
-		if e != nil && r.Epoch == e.epoch && len(e.batches) > 0 {
-			last := e.batches[len(e.batches)-1].last
-			for _, kept := range e.batches {
+		if e != nil && r.Epoch == e.epoch && e.nb > 0 {
+			last := e.batches[e.nb-1].last
+			for _, kept := range e.batches[:e.nb] {
 				if kept.seq == r.Seq && kept.last == r.LastSeq() {
 					resp.Offset, resp.Dup = kept.offset, true
 					if count > 1 {
@@ -292,16 +292,16 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		if r.Txn {
 			mark = TxnOpen
 		}
-		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()})
-		if len(e.batches) == idempotenceWindow {
-			// Slide the window in place (a clone has its own batches), so
-			// that a full window never grows its array again.
-			e.batches = e.batches[:copy(e.batches, e.batches[1:])]
+		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()}, &e.wr)
+		if e.nb == idempotenceWindow {
+			// Slide the window (a clone has its own entries).
+			e.nb = copy(e.batches[:], e.batches[1:])
 		}
-		e.batches = append(e.batches, batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off})
+		e.batches[e.nb] = batchRecord{seq: r.Seq, last: r.LastSeq(), offset: off}
+		e.nb++
 		resp.Offset = off
 	} else {
-		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()})
+		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()}, nil)
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
 		b.ZombieWrites += count
@@ -326,8 +326,9 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 }
 
 // appendProduced writes r's record to l as cell c (its value and source
-// r's).
-func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
+// r's); a span's writer is looked up from h when it holds it (nil: no
+// hint), which then holds it.
+func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int {
 	if len(r.Runs) > 0 {
 		// A batch of several runs (linger.ms): one span whose sources are
 		// its runs (CellLog.appendRuns), its cells' sequence numbers on
@@ -335,11 +336,11 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 		// span's reach, each run as a batch of one run is kept (a span,
 		// or a cell for a run of one): memory per run, never per record.
 		off := l.opening(c)
-		if l.Cells.appendRuns(c, r.Runs) {
+		if l.Cells.appendRuns(c, r.Runs, h) {
 			return off
 		}
 		for _, run := range r.Runs {
-			l.appendRunOf(c, run)
+			l.appendRunOf(c, run, h)
 			if c.Seq >= 0 {
 				c.Seq += run.Count
 			}
@@ -352,7 +353,7 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 		// source is out of a span's reach.
 		off := l.opening(c)
 		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named && r.SrcEnd <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount)
+			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount, h)
 			return off
 		}
 		k := 0
@@ -376,13 +377,14 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell) int {
 
 // appendRunOf appends the invoices of run, one run of a batch's sources,
 // as cells from c (its writer, first sequence number, transaction state
-// and tick): one span for more than one (CellLog.appendRun), a cell each
-// when their source is out of a span's reach.
-func (l *Log) appendRunOf(c Cell, run wire.SrcRun) {
+// and tick): one span for more than one (CellLog.appendRun, its writer
+// looked up from h), a cell each when their source is out of a span's
+// reach.
+func (l *Log) appendRunOf(c Cell, run wire.SrcRun, h *writerHint) {
 	slot := int(run.SrcTPI) - 1
 	if run.Count > 1 {
 		if part, ok := l.Cells.names.Input().SlotCached(run.Src, run.SrcTPI-1, nil); ok && run.Last <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, run.First, run.Last, run.Count)
+			l.Cells.appendRun(c, part, run.First, run.Last, run.Count, h)
 			return
 		}
 	}
@@ -509,6 +511,35 @@ type topicRun struct {
 	span  topo.Span
 	input bool // topic is an input topic (span is its); else Number answers
 	valid bool
+}
+
+// topicRuns is the last topics a broker's Fetches asked for, each a
+// topicRun: T1's member asks for the same partition of each of ten
+// topics, one partition a topic, so a topicRun per Fetch looked each
+// topic up in the layout's map (2% of T1). A topic is found by its
+// string's place first (store.SameStr: a member asks with the layout's
+// strings), from the last found (T2's members ask for runs of ten
+// partitions of a topic) and then the ones after it (a Fetch asks for
+// its topics in the same order each time); one not among them replaces
+// the oldest. The zero topicRuns holds none.
+type topicRuns struct {
+	runs [16]topicRun
+	last int // where the search starts: the last found
+	add  int // the next to replace
+}
+
+func (t *topicRuns) number(l *topo.Layout, tp wire.TopicPartition) (int, bool) {
+	for k := 0; k < len(t.runs); k++ {
+		i := (t.last + k) % len(t.runs)
+		if r := &t.runs[i]; r.valid && store.SameStr(r.topic, tp.Topic) {
+			t.last = i
+			return r.number(l, tp)
+		}
+	}
+	r := &t.runs[t.add]
+	*r = topicRun{}
+	t.last, t.add = t.add, (t.add+1)%len(t.runs)
+	return r.number(l, tp)
 }
 
 func (r *topicRun) number(l *topo.Layout, tp wire.TopicPartition) (int, bool) {

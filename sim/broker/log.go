@@ -47,8 +47,15 @@ type batchRecord struct {
 // producerEntry is the partition leader's state for one PID (Kafka's
 // ProducerStateEntry): its epoch and its last five batches.
 type producerEntry struct {
-	epoch   int
-	batches []batchRecord // at most idempotenceWindow, oldest first
+	epoch int
+	// batches are the last nb batches, oldest first, in the entry itself
+	// (a batch's check read them from an array of their own: one cache
+	// miss more a Produce, T1's 400 a tick).
+	batches [idempotenceWindow]batchRecord
+	nb      int
+	// wr is where this PID's last span found its writer in the log
+	// (writerHint): a clone's entry starts without it.
+	wr writerHint
 }
 
 // idempotenceWindow is how many batches per PID a partition leader keeps
@@ -185,34 +192,26 @@ func (l *Log) CloneInto(n *Log, buf *ProducerBufs) {
 	if len(l.producers) == 0 {
 		return
 	}
-	// The entries in one array and their batches in another, each entry's
-	// cut to its length (appends past it reallocate; the window slides
-	// within it): three allocations a log, not two an entry, and none when
-	// buf has the room.
+	// The entries, their batches in them, in one array: two allocations a
+	// log, not one an entry, and none when buf has the room.
 	if producers == nil {
 		producers = make(map[int64]*producerEntry, len(l.producers))
 	}
 	clear(producers)
 	n.producers = producers
-	total := 0
-	for _, e := range l.producers {
-		total += len(e.batches)
-	}
 	ents := store.ReuseBuf(buf.ents, len(l.producers))[:0]
-	batches := store.ReuseBuf(buf.batches, total)[:0]
 	for pid, e := range l.producers {
-		ents = append(ents, producerEntry{epoch: e.epoch, batches: store.CutInto(&batches, e.batches)})
+		ents = append(ents, producerEntry{epoch: e.epoch, batches: e.batches, nb: e.nb})
 		n.producers[pid] = &ents[len(ents)-1]
 	}
-	*buf = ProducerBufs{producers: producers, ents: ents, batches: batches}
+	*buf = ProducerBufs{producers: producers, ents: ents}
 }
 
 // ProducerBufs are where Log.cloneInto puts a log's producer
-// entries: its map, and the arrays of entries and of their batches.
+// entries: its map, and the array of entries.
 type ProducerBufs struct {
 	producers map[int64]*producerEntry
 	ents      []producerEntry
-	batches   []batchRecord
 }
 
 // HasOpenTxn reports whether a transaction is open here (the LSO is held

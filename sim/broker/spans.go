@@ -84,13 +84,37 @@ type spanRun struct {
 // third of its heap.
 func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	src := int32(run.First)
-	b = binary.AppendVarint(b, int64(part)-int64(prev.part))
-	b = binary.AppendVarint(b, int64(src)-int64(prev.src))
-	b = binary.AppendUvarint(b, uint64(run.Last-run.First))
-	b = binary.AppendUvarint(b, uint64(run.Count))
+	dp, ds := int64(part)-int64(prev.part), int64(src)-int64(prev.src)
+	zp, zs := uint64(dp<<1)^uint64(dp>>63), uint64(ds<<1)^uint64(ds>>63) // zigzag, as AppendVarint
+	span, n := uint64(run.Last-run.First), uint64(run.Count)
 	prev.part, prev.src = part, src
-	return b
+	if zp|zs|span|n < 1<<14 {
+		// Two bytes each at most (T1's runs: a member's partitions are a
+		// hundred apart, its offsets close): one append, no loops.
+		var buf [8]byte
+		k := 0
+		for _, x := range [4]uint64{zp, zs, span, n} {
+			if x < 0x80 {
+				buf[k] = byte(x)
+				k++
+			} else {
+				buf[k], buf[k+1] = byte(x)|0x80, byte(x>>7)
+				k += 2
+			}
+		}
+		return append(b, buf[:k]...)
+	}
+	b = binary.AppendUvarint(b, zp)
+	b = binary.AppendUvarint(b, zs)
+	b = binary.AppendUvarint(b, span)
+	return binary.AppendUvarint(b, n)
 }
+
+// encRunRoom is the room appendRuns asks of its arena's open chunk a
+// run to encode a batch there (store.Bytes.Room): a run of T1 takes about
+// 5 bytes; one that takes more than the room spills into a fresh array
+// (append), which AppendRoom then copies as before.
+const encRunRoom = 20
 
 // runReader reads a multi-run span's runs back (encRun), in order.
 type runReader struct {
@@ -110,16 +134,54 @@ func (r *runReader) next() (spanRun, int, bool) {
 		return spanRun{}, 0, false
 	}
 	r.left--
-	dp, k := varint(r.b)
-	ds, k2 := varint(r.b[k:])
+	r.cur, r.n, r.b = decodeRun(r.b, r.cur, r.n)
+	return r.cur, int(r.n), true
+}
+
+// decodeRun reads the run encoded at b's start (encRun) after run prev
+// of n cells: the run, its number of cells and the bytes after it. In
+// registers, for a reader that goes through many (foldSpans: a
+// runReader's fields, written through its pointer and read back whole,
+// stalled each run on the store's forwarding).
+func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+	if len(b) >= 4 && (b[0]|b[1]|b[2]|b[3])&0x80 == 0 {
+		// Four numbers of a byte each: read without the loops (a fold
+		// reads every run a window lets go of).
+		dp, ds := int32(b[0]>>1)^-int32(b[0]&1), int32(b[1]>>1)^-int32(b[1]&1) // zigzag
+		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(b[2]), at: prev.at + n}, int32(b[3]), b[4:]
+	}
+	if len(b) >= 8 {
+		// Two bytes each at most (T1's runs: a member's partitions are a
+		// hundred apart), read without binary's loops.
+		var v [4]uint32
+		k := 0
+		for i := range v {
+			x := uint32(b[k])
+			k++
+			if x >= 0x80 {
+				y := uint32(b[k])
+				k++
+				if y >= 0x80 {
+					return decodeRunSlow(b, prev, n)
+				}
+				x = x&0x7f | y<<7
+			}
+			v[i] = x
+		}
+		dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
+		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(v[2]), at: prev.at + n}, int32(v[3]), b[k:]
+	}
+	return decodeRunSlow(b, prev, n)
+}
+
+func decodeRunSlow(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+	dp, k := varint(b)
+	ds, k2 := varint(b[k:])
 	k += k2
-	span, k3 := uvarint(r.b[k:])
+	span, k3 := uvarint(b[k:])
 	k += k3
-	n, k4 := uvarint(r.b[k:])
-	r.b = r.b[k+k4:]
-	r.cur = spanRun{part: r.cur.part + int32(dp), src: r.cur.src + int32(ds), span: int32(span), at: r.cur.at + r.n}
-	r.n = int32(n)
-	return r.cur, int(n), true
+	cells, k4 := uvarint(b[k:])
+	return spanRun{part: prev.part + int32(dp), src: prev.src + int32(ds), span: int32(span), at: prev.at + n}, int32(cells), b[k+k4:]
 }
 
 // uvarint is binary.Uvarint, a byte read without its loop when it is
@@ -207,6 +269,39 @@ func (c *CellLog) spanWriterIndex(wr cellWriter) uint32 {
 	return uint32(len(c.writers) - 1)
 }
 
+// writerHint is the answer of a writer's last lookup in a log
+// (writerIndex) for the next of its batches: T1's logs are each written
+// by 100 producers in turn, and looking the name up (producerID, a map
+// past producerScan names) and then the writer (spanWriterIndex, a map
+// past the last eight) was 3% of its CPU. Both lists only grow, and both
+// lookups answer from them alone, so while they are as long as when the
+// hint was taken, the same name, producer id and epoch get the same
+// index: a hint is used only then, and a stale one costs the lookups it
+// would have saved. The zero hint holds nothing.
+type writerHint struct {
+	name     string // the producer's name (Cell.Producer)
+	producer uint16 // its index in producers plus one
+	idx      uint32 // the writer's index in writers
+	nw, np   int    // len(writers), len(producers) when taken; nw 0: none
+}
+
+// writerIndex is the index in writers of v's writer (producer id, epoch,
+// name) for a span (spanWriterIndex), from h when it holds it, which then
+// holds it (h nil: no hint).
+func (c *CellLog) writerIndex(v Cell, h *writerHint) uint32 {
+	epoch := store.Int32Of(v.Epoch, "producer epoch")
+	if h != nil && h.nw > 0 && h.nw == len(c.writers) && h.np == len(c.producers) && h.name == v.Producer &&
+		c.writers[h.idx] == (cellWriter{pid: v.PID, epoch: epoch, producer: h.producer}) {
+		return h.idx
+	}
+	wr := cellWriter{pid: v.PID, epoch: epoch, producer: c.producerID(v.Producer)}
+	i := c.spanWriterIndex(wr)
+	if h != nil {
+		*h = writerHint{name: v.Producer, producer: wr.producer, idx: i, nw: len(c.writers), np: len(c.producers)}
+	}
+	return i
+}
+
 // spanSource is the source of span s's j-th cell: its input partition's
 // number and its offset.
 func (c *CellLog) spanSource(s *cellSpan, j int) (part, off int) {
@@ -289,9 +384,9 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 // offset src to last, every one of them or those the partitioner sends to
 // this log's partition (cellSpan); v's writer, first sequence number,
 // transaction state and tick.
-func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
+func (c *CellLog) appendRun(v Cell, part, src, last, n int, h *writerHint) {
 	c.appendSpan(v, cellSpan{src: store.Int32Of(src, "source offset"), span: store.Int32Of(last-src, "source span"),
-		n: store.Int32Of(n, "batch"), part: int32(part)})
+		n: store.Int32Of(n, "batch"), part: int32(part)}, h)
 }
 
 // appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
@@ -299,32 +394,44 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int) {
 // transaction state and tick. It appends nothing and returns false when a
 // run is out of a span's reach (its source not an input partition, or
 // past topo.MaxRefOffset).
-func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun) bool {
+func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	in := c.names.Input()
 	st := c.spans // made the log's only once every run is in reach: a spanStore holds a span (locate)
 	if st == nil {
 		st = new(spanStore)
 	}
-	enc, prev, at := st.enc[:0], spanRun{}, 0
+	// Encoded in place in the arena's open chunk when it has the room for
+	// a batch's runs (encRunRoom a run, about four times what a run of
+	// T1 takes), else in the scratch and copied there: the same bytes at
+	// the same place either way (store.Bytes.AppendRoom).
+	enc := st.runs.Room(encRunRoom * len(runs))
+	scratch := enc == nil
+	if scratch {
+		enc = st.enc[:0]
+	}
+	prev, at := spanRun{}, 0
 	for k := range runs {
 		run := &runs[k]
 		part, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil)
 		if !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
-			return false
+			return false // what was encoded in the room is past the chunk's length: nothing
 		}
 		enc, at = encRun(enc, &prev, int32(part), run), at+run.Count
 	}
-	c.spans, st.enc = st, enc
-	first := st.runs.Append(enc)
+	c.spans = st
+	if scratch {
+		st.enc = enc
+	}
+	first := st.runs.AppendRoom(enc)
 	c.appendSpan(v, cellSpan{src: int32(first), span: store.Int32Of(len(runs), "runs"),
-		n: store.Int32Of(at, "batch"), part: multiRun})
+		n: store.Int32Of(at, "batch"), part: multiRun}, h)
 	return true
 }
 
 // appendSpan appends span s (its sources and n set) at the log's end,
 // written as v (its writer, first sequence number, transaction state and
-// tick).
-func (c *CellLog) appendSpan(v Cell, s cellSpan) {
+// tick), its writer's index from h when h holds it (h nil: no hint).
+func (c *CellLog) appendSpan(v Cell, s cellSpan, h *writerHint) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(spanStore)
@@ -332,10 +439,9 @@ func (c *CellLog) appendSpan(v Cell, s cellSpan) {
 	if last := c.spans.Last(); last != nil {
 		s.before = last.before + last.n
 	}
-	wr := cellWriter{pid: v.PID, epoch: store.Int32Of(v.Epoch, "producer epoch"), producer: c.producerID(v.Producer)}
 	s.first = store.Int32Of(c.n, "offset")
 	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
-	s.wrTxn = c.spanWriterIndex(wr) | uint32(v.Txn)<<spanTxnAt
+	s.wrTxn = c.writerIndex(v, h) | uint32(v.Txn)<<spanTxnAt
 	c.spans.AppendSpare(s, &c.spans.spare)
 	c.n += int(s.n)
 	store.Int32Of(c.n, "offset")

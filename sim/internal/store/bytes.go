@@ -91,6 +91,36 @@ func (s *Bytes) Append(b []byte) uint32 {
 	return at
 }
 
+// Room is the open chunk's room past its end for one encoding of up to
+// n bytes, where Append would put it: a slice of length 0 to append the
+// encoding to in place and hand to AppendRoom, which then keeps it
+// without copying it (an arena's runs were encoded into a scratch and
+// copied into the chunk, a second pass over memory written 60 s ago:
+// broker.appendRuns). Nil when the open chunk has not the room (an empty
+// Bytes, a young or a clone's chunk, a chunk's end): encode elsewhere.
+// The room is this Bytes' own (a clone's open chunk is cut to its
+// length), and nothing there is read before AppendRoom.
+func (s *Bytes) Room(n int) []byte {
+	at, most := len(s.open), min(cap(s.open), 1<<bytesShift())
+	if at == 0 || at+n > most {
+		return nil
+	}
+	return s.open[at:at:most]
+}
+
+// AppendRoom is Append(b), in place when b is Room's slice with one
+// encoding appended to it within its capacity (the chunk is then
+// lengthened to hold it, not copied into), else by copying it as Append
+// does. The place is Append's either way.
+func (s *Bytes) AppendRoom(b []byte) uint32 {
+	if at := len(s.open); len(b) > 0 && at < cap(s.open) && &b[:1][0] == &s.open[at : at+1][0] {
+		place := uint32(((s.first+len(s.full))&(placeChunks()-1))<<bytesShift() | at)
+		s.open = s.open[:at+len(b)]
+		return place
+	}
+	return s.Append(b)
+}
+
 // At is the bytes from place at to the end of its chunk: the encoding
 // appended there and those after it in the chunk, read before the next
 // ForgetBefore (a chunk it lets go of may be written again: Spare). A

@@ -51,3 +51,72 @@ func TestBytesClonesNeverAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRoomIsAppend: encodings written in place in Room's slice and
+// kept by AppendRoom (or, when Room has not the room or the encoding
+// outgrows it, copied) are at the places, and read back as, the same
+// encodings appended (Append) to a Bytes beside it, across chunks, clones
+// and chunks let go of; a clone's bytes stay as they were.
+func TestAppendRoomIsAppend(t *testing.T) {
+	setSeqChunk(t, 4) // 64-byte chunks
+	r := rand.New(rand.NewSource(3))
+	var room, plain Bytes
+	type enc struct {
+		at uint32
+		b  []byte
+	}
+	var encs []enc
+	var clone Bytes
+	var cloned []enc
+	inPlace := 0
+	for step := 0; step < 20000; step++ {
+		b := make([]byte, r.Intn(30))
+		r.Read(b)
+		if r.Intn(200) == 0 {
+			b = make([]byte, 70+r.Intn(30)) // longer than a chunk
+		}
+		ask := max(len(b)-5+r.Intn(10), 0) // the room asked, sometimes less than written
+		dst := room.Room(ask)
+		if dst != nil {
+			if len(dst) != 0 || cap(dst) < ask {
+				t.Fatalf("Room(%d) = len %d cap %d", ask, len(dst), cap(dst))
+			}
+			if len(b) <= cap(dst) {
+				inPlace++
+			}
+		}
+		dst = append(dst, b...)
+		at, want := room.AppendRoom(dst), plain.Append(b)
+		if at != want {
+			t.Fatalf("step %d: %d bytes kept at %d, Append put them at %d", step, len(b), at, want)
+		}
+		encs = append(encs, enc{at, b})
+		if r.Intn(500) == 0 {
+			clone, cloned = room.Clone(), append([]enc(nil), encs...)
+		}
+		if r.Intn(300) == 0 && len(encs) > 10 {
+			cut := encs[len(encs)-10].at
+			room.ForgetBefore(cut)
+			plain.ForgetBefore(cut)
+			for len(encs) > 0 && room.kept(encs[0].at) < 0 {
+				encs = encs[1:]
+			}
+		}
+	}
+	for _, e := range encs {
+		if got, want := room.At(e.at)[:len(e.b)], plain.At(e.at)[:len(e.b)]; !bytes.Equal(got, e.b) || !bytes.Equal(want, e.b) {
+			t.Fatalf("place %d reads %x, Append's %x, want %x", e.at, got, want, e.b)
+		}
+	}
+	for _, e := range cloned {
+		if clone.kept(e.at) < 0 {
+			continue
+		}
+		if got := clone.At(e.at)[:len(e.b)]; !bytes.Equal(got, e.b) {
+			t.Fatalf("clone: place %d reads %x, want %x", e.at, got, e.b)
+		}
+	}
+	if room.End() != plain.End() || inPlace < 1000 {
+		t.Fatalf("End %d, Append's %d; %d written in place", room.End(), plain.End(), inPlace)
+	}
+}

@@ -1,0 +1,118 @@
+package broker
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// t1Batches are ticks ticks of the batches T1 (BenchmarkSteadyHour100x1000)
+// sends one output partition: 100 members each owning 10 of 10 topics ×
+// 100 input partitions (member m the m-th of each topic, as the range
+// assignor gives them), each batch of a member 15 records of each of its
+// partitions (T1 sends a batch of a partition's 15 records every third
+// tick: runs of 3 to 5 records over 9 to 14 offsets, gaps of 3 between
+// them, counted on a T1 world at tick 3,000) and the partition's share
+// of them (of 4) as one batch of runs.
+type t1Batch struct {
+	w    Cell
+	m    int
+	runs []wire.SrcRun
+}
+
+func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
+	shape := topo.Topology{Output: topo.TopicSpec{Name: "out", Partitions: 4}, Group: "g"}
+	for t := 0; t < 10; t++ {
+		shape.Inputs = append(shape.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", t), Partitions: 100})
+	}
+	layout := topo.New(shape)
+	tp := layout.Outputs()[1]
+	slot := outputIndex(layout, tp)
+	ins := layout.Inputs()
+	next := make([]int, len(ins))
+	var out []t1Batch
+	for tick := 0; tick < ticks; tick++ {
+		for m := 0; m < 100; m++ {
+			var runs []wire.SrcRun
+			for k := 0; k < 10; k++ {
+				part := k*100 + m
+				first, last, n := -1, -1, 0
+				for off := next[part]; off < next[part]+15; off++ {
+					if layout.Partitioner(ins[part]).Slot(off) == slot {
+						if first < 0 {
+							first = off
+						}
+						last, n = off, n+1
+					}
+				}
+				next[part] += 15
+				if n > 0 {
+					runs = append(runs, wire.SrcRun{Src: ins[part], SrcTPI: int32(part + 1), First: first, Last: last, Count: n})
+				}
+			}
+			if len(runs) > 0 {
+				out = append(out, t1Batch{w: Cell{Producer: fmt.Sprintf("C%d", m+1), PID: int64(m), Seq: tick, Tick: tick, Txn: NotTransactional}, m: m, runs: runs})
+			}
+		}
+	}
+	return layout, tp, out
+}
+
+// t1Log is an output log written as T1 writes one, ticks ticks of it.
+func t1Log(tb testing.TB, ticks int) (*CellLog, int) {
+	layout, tp, batches := t1Batches(ticks)
+	c := &CellLog{tp: tp, names: layout}
+	hints := make([]writerHint, 100)
+	for _, b := range batches {
+		if !c.appendRuns(b.w, b.runs, &hints[b.m]) {
+			tb.Fatal("runs out of reach")
+		}
+	}
+	return c, outputIndex(layout, tp)
+}
+
+// BenchmarkFoldSpansT1 is folding 200 ticks of a T1 output log
+// (foldSpans, what a window lets go of), per run folded.
+func BenchmarkFoldSpansT1(b *testing.B) {
+	c, slot := t1Log(b, 200)
+	k0, k1 := c.spans.First(), c.spans.Len()
+	runs := 0
+	for k := k0; k < k1; k++ {
+		s := c.spans.At(k)
+		runs += s.runCount()
+	}
+	b.ResetTimer()
+	var f Forgotten
+	for i := 0; i < b.N; i++ {
+		f = Forgotten{same: true}
+		if !c.foldSpans(&f, k0, k1, slot) {
+			b.Fatal("not folded in order")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/run")
+	if len(f.Uncommitted.Runs) != 1000 {
+		b.Fatalf("%d runs folded, want one a partition", len(f.Uncommitted.Runs))
+	}
+}
+
+// BenchmarkAppendRunsT1 is appending 20 ticks of a T1 output log's
+// batches (appendRuns), per run appended.
+func BenchmarkAppendRunsT1(b *testing.B) {
+	layout, tp, batches := t1Batches(20)
+	runs := 0
+	for _, bt := range batches {
+		runs += len(bt.runs)
+	}
+	hints := make([]writerHint, 100)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := &CellLog{tp: tp, names: layout}
+		clear(hints)
+		for _, bt := range batches {
+			c.appendRuns(bt.w, bt.runs, &hints[bt.m])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/run")
+}

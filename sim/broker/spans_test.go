@@ -1,0 +1,137 @@
+package broker
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
+)
+
+// TestWriterHintIsTheLookup: a span's writer index from a writer's hint
+// (writerIndex, producerEntry.wr) is the one the lookups give
+// (producerID, spanWriterIndex), whatever came between: other writers'
+// spans, cells that list writers of their own (twice, past maxWriters),
+// new producer names and epochs, the same PID under another name.
+func TestWriterHintIsTheLookup(t *testing.T) {
+	defer func(m int) { maxWriters = m }(maxWriters)
+	layout := topo.New(topo.Default())
+	out, in := layout.Outputs()[0], layout.Inputs()[0]
+	for _, mw := range []int{farWriter, 3} {
+		maxWriters = mw
+		r := rand.New(rand.NewSource(11))
+		hinted, looked := NewLog(out, layout), NewLog(out, layout)
+		hints := map[int64]*writerHint{}
+		used := 0
+		for step := 0; step < 5000; step++ {
+			pid := int64(r.Intn(4))
+			w := Cell{Producer: fmt.Sprintf("C%d", 1+r.Intn(2*producerScan)), PID: pid, Epoch: r.Intn(3), Seq: step, Tick: step}
+			if r.Intn(3) > 0 { // mostly the PID's own name, as a producer's
+				w.Producer = fmt.Sprintf("C%d", pid)
+			}
+			if r.Intn(8) == 0 { // a cell, which lists its writer its own way
+				hinted.appendInvoice(w, in, step, -1)
+				looked.appendInvoice(w, in, step, -1)
+				continue
+			}
+			h := hints[pid]
+			if h == nil {
+				h = new(writerHint)
+				hints[pid] = h
+			}
+			if h.nw > 0 && h.nw == len(hinted.Cells.writers) && h.np == len(hinted.Cells.producers) && h.name == w.Producer {
+				used++
+			}
+			hinted.Cells.appendRun(w, 0, step, step+1, 2, h)
+			looked.Cells.appendRun(w, 0, step, step+1, 2, nil)
+		}
+		a, b := hinted.Cells.spans, looked.Cells.spans
+		if a.Len() != b.Len() {
+			t.Fatalf("%d spans hinted, %d looked up", a.Len(), b.Len())
+		}
+		for k := 0; k < a.Len(); k++ {
+			if x, y := a.At(k), b.At(k); x != y {
+				t.Fatalf("maxWriters %d: span %d hinted %+v, looked up %+v", mw, k, x, y)
+			}
+		}
+		if used < 100 {
+			t.Fatalf("maxWriters %d: a hint was usable %d times: the test does not reach it", mw, used)
+		}
+	}
+}
+
+// TestEncRunIsFourVarints: a run's encoding (encRun, a byte each when
+// all four fit) is the four numbers as encoding/binary appends them, and
+// decodeRun (four bytes at once, or the loops) reads back every run in
+// order with its cells' places.
+func TestEncRunIsFourVarints(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	vals := []int{0, 1, 2, 63, 64, 127, 128, 300, 1 << 20, 1 << 30}
+	for round := 0; round < 200; round++ {
+		var enc, want []byte
+		var prev, wprev spanRun
+		var runs []spanRun
+		var ns []int
+		for k := 0; k < 1+r.Intn(12); k++ {
+			part := int32(r.Intn(2000))
+			first := vals[r.Intn(len(vals))]
+			if r.Intn(2) == 0 {
+				first = int(wprev.src) + r.Intn(130) - 65
+				first = max(first, 0)
+			}
+			last := first + r.Intn(3)
+			if r.Intn(5) == 0 {
+				last = first + vals[r.Intn(len(vals)-1)]
+			}
+			n := 1 + r.Intn(last-first+1)
+			run := wire.SrcRun{First: first, Last: last, Count: n}
+			enc = encRun(enc, &prev, part, &run)
+			want = binary.AppendVarint(want, int64(part)-int64(wprev.part))
+			want = binary.AppendVarint(want, int64(first)-int64(wprev.src))
+			want = binary.AppendUvarint(want, uint64(last-first))
+			want = binary.AppendUvarint(want, uint64(n))
+			wprev.part, wprev.src = part, int32(first)
+			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first)}), append(ns, n)
+		}
+		if !bytes.Equal(enc, want) {
+			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
+		}
+		b, cur, cn, at := enc, spanRun{}, int32(0), int32(0)
+		for k := range runs {
+			cur, cn, b = decodeRun(b, cur, cn)
+			want := runs[k]
+			want.at = at
+			if cur != want || int(cn) != ns[k] {
+				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, cn, want, ns[k])
+			}
+			at += cn
+		}
+		if len(b) != 0 {
+			t.Fatalf("%d bytes left after the runs", len(b))
+		}
+	}
+}
+
+// TestSpanFromWithItsHint: spanFrom answers as its search does whatever
+// span cutBefore found last (spans.cutHint), one at i or not, for every
+// offset of a log of spans and cells between them.
+func TestSpanFromWithItsHint(t *testing.T) {
+	c, _ := t1Log(t, 3)
+	c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 9}, c.names.Inputs()[0], 1, -1) // a cell past the spans
+	c.appendRun(Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
+	r := rand.New(rand.NewSource(2))
+	n := c.spans.Len()
+	for i := 0; i <= c.Len(); i++ {
+		c.spans.cutHint = n + 5 // none
+		wk, wb := c.spanFrom(i)
+		for _, h := range []int{wk, wk - 1, wk + 1, r.Intn(n + 1), -1} {
+			c.spans.cutHint = h
+			if k, b := c.spanFrom(i); k != wk || b != wb {
+				t.Fatalf("offset %d, hint %d: span %d (%d before), its search %d (%d)", i, h, k, b, wk, wb)
+			}
+		}
+	}
+}
