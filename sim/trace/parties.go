@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"unsafe"
+
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -16,6 +18,12 @@ type parties struct {
 	// name members: a tick names the same two or three over and over, by
 	// the very same strings (Member.Client, a member id's prefix).
 	clients store.StrCache[string, uint32]
+	// members: the same again, direct-mapped by the string's place, 64
+	// entries: T1's 100 members each name themselves in every event of
+	// their turn and the broker names them in every produced event, which
+	// clients' 16 entries mostly missed (then a map lookup a time). A copy
+	// is a copy, as clients'.
+	members [memberWays]memberParty
 	// recent: the same for processes (inc > 0), which packets name
 	// (byProc keeps most of those by process).
 	recent store.Recent[party, uint32]
@@ -25,6 +33,22 @@ type parties struct {
 	byProc []uint32
 }
 
+// memberParty is a cached client id's party: the very string, by its
+// place (an entry holds its key, so the place is not reused while it does).
+type memberParty struct {
+	name string
+	id   uint32
+}
+
+// memberWays is how many entries parties.members has (a power of two).
+const memberWays = 64
+
+// memberWay is the entry of members for a client id at p, n bytes long:
+// Fibonacci hashing of the place, its length mixed in.
+func memberWay(p *byte, n int) int {
+	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 58)
+}
+
 type party struct {
 	name string
 	inc  int
@@ -32,17 +56,22 @@ type party struct {
 
 func (ps *parties) id(name string, inc int) uint32 {
 	if inc == 0 {
-		if i, ok := ps.clients.Get(name); ok {
-			return i
-		}
 		if name == "" {
 			return 0
 		}
-		if name == wire.Broker {
-			return 1
+		e := &ps.members[memberWay(unsafe.StringData(name), len(name))]
+		if len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
+			return e.id
 		}
-		i := ps.lookup(party{name, 0})
-		ps.clients.Put(name, i)
+		i, ok := ps.clients.Get(name)
+		if !ok {
+			if name == wire.Broker {
+				return 1
+			}
+			i = ps.lookup(party{name, 0})
+			ps.clients.Put(name, i)
+		}
+		e.name, e.id = name, i
 		return i
 	}
 	k := party{name, inc}
@@ -109,6 +138,6 @@ func (ps *parties) at(i uint32) party {
 // index and byProc: about as many entries as processes, which Clone copies
 // anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent,
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, members: ps.members, recent: ps.recent,
 		byProc: store.Copy(ps.byProc)}
 }
