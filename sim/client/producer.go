@@ -604,8 +604,7 @@ func (pr *producer) drainLinger(m *Member) {
 		return
 	}
 	for i := range pr.open {
-		b := &pr.open[i]
-		pr.sendBatch(m, int(b.out), b.runs, b.count)
+		pr.sendBatch(m, &pr.open[i])
 	}
 	pr.closeOpen()
 }
@@ -618,21 +617,30 @@ func (pr *producer) closeOpen() {
 	pr.open = pr.open[:0]
 }
 
-// sendBatch sends an open batch of count records whose sources are runs,
-// to output partition out: a batch of one run as linger.ms 0 sends it
+// sendBatch sends open batch b (its count records, whose sources are its
+// runs) to its output partition: a batch of one run as linger.ms 0 sends it
 // (sendRun); else one Produce whose sources are the runs
 // (ProduceRequest.Runs), with one base sequence number and the count, as
 // Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
 // retry resends it whole, a fence refuses it whole.
-func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int) {
-	if len(runs) == 1 {
-		pr.sendRun(m, out, runs[0])
+//
+// The request takes the batch's array of runs as it is, and the batch
+// keeps the recycled request's (empty) for its next runs: a swap, not a
+// copy of every run (T1: about as many runs as records). The recycled
+// request's array is free (the free lists hand a request back once
+// nothing holds it, HoldsProduce), and the batch's array was the
+// producer's alone.
+func (pr *producer) sendBatch(m *Member, b *openBatch) {
+	out := int(b.out)
+	if len(b.runs) == 1 {
+		pr.sendRun(m, out, b.runs[0])
 		return
 	}
-	first := runs[0]
-	req := pr.invoiceRequest(m, out, count, first.Src, first.First, first.SrcTPI, true)
-	req.SrcCount, req.SrcEnd, req.Runs = count, first.Last, append(req.Runs, runs...)
-	pr.sendInvoices(m, req, out, count)
+	first := &b.runs[0]
+	req := pr.invoiceRequest(m, out, b.count, first.Src, first.First, first.SrcTPI, true)
+	req.SrcCount, req.SrcEnd = b.count, first.Last
+	req.Runs, b.runs = b.runs, req.Runs[:0]
+	pr.sendInvoices(m, req, out, b.count)
 }
 
 // outRun is one output partition's share of a run of input records: its
