@@ -178,6 +178,15 @@ func (tx *texts) encShort(b []byte, tp wire.TopicPartition) []byte { return tx.e
 // encPart is appendPartition as a token (orders-2).
 func (tx *texts) encPart(b []byte, tp wire.TopicPartition) []byte { return tx.encTP(b, tPart, tp) }
 
+// encPartTPI is encPart for a partition whose number may be known: tpi
+// is its number plus one (0: not known, looked up), as argTPI's.
+func (tx *texts) encPartTPI(b []byte, tpi int32, tp wire.TopicPartition) []byte {
+	if tpi > 0 {
+		return binary.AppendUvarint(append(b, tPart), uint64(tpi-1))
+	}
+	return tx.encTP(b, tPart, tp)
+}
+
 // encFetched is a fetched record named as World.RecordName names it, its
 // value spelled only when it is not an input record's.
 func (tx *texts) encFetched(b []byte, f *wire.Record) []byte {

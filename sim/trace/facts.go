@@ -7,6 +7,7 @@ package trace
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -288,7 +289,7 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire
 		} else {
 			b = t.encSrcRuns(t.scratch[:0], req)
 		}
-		b = t.encPart(append(b, phWrittenTo), req.TP)
+		b = t.encPartTPI(append(b, phWrittenTo), req.TPI, req.TP)
 		text := t.addText(encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last))
 		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
@@ -377,25 +378,42 @@ const likeMax = 63
 // encSrcRuns's, and base reports that it is a tSrcRuns token a next batch
 // may refer to.
 func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText) (_ []byte, base bool) {
-	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) || !t.canRefer(bt.ref) {
-		b = t.encSrcRuns(b, req)
-		return b, firstByte(b) == tSrcRuns
-	}
-	for k := range req.Runs {
-		run := &req.Runs[k]
-		i, ok := t.numTPI(run.SrcTPI, run.Src)
-		if d := int64(run.First) - bt.firsts[k]; !ok || int32(i) != bt.parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || run.Last-run.First+1 < run.Count {
-			b = t.encSrcRuns(b, req)
-			return b, firstByte(b) == tSrcRuns
+	if bt != nil && bt.ref != 0 && len(bt.parts) == len(req.Runs) && t.canRefer(bt.ref) {
+		if like, ok := t.encLike(b, req.Runs, bt); ok {
+			return like, false
 		}
 	}
+	b = t.encSrcRuns(b, req)
+	return b, firstByte(b) == tSrcRuns
+}
+
+// encLike appends runs as a tSrcRunsLike token referring to bt's batch
+// (of as many runs), in one pass: false (and b as it was, but for its
+// spare room) when a run is not within likeMax of its run in bt's batch,
+// of another partition, or not a run. A run's three numbers usually take
+// a byte each (the difference is within likeMax, so its zigzag varint
+// is one byte): written as bytes into room made once for the token.
+func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bool) {
+	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRunsLike), uint64(bt.ref))
-	for k := range req.Runs {
-		run := &req.Runs[k]
-		b = binary.AppendVarint(b, int64(run.First)-bt.firsts[k])
-		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+	b = slices.Grow(b, 3*len(runs))
+	parts, firsts := bt.parts[:len(runs)], bt.firsts[:len(runs)]
+	for k := range runs {
+		run := &runs[k] // 56 bytes: not copied
+		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		d := int64(run.First) - firsts[k]
+		span := run.Last - run.First
+		if !ok || int32(i) != parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || span+1 < run.Count {
+			return b[:start], false
+		}
+		zz := byte(uint64(d<<1) ^ uint64(d>>63)) // AppendVarint's zigzag: under 0x80 within likeMax
+		if span < 0x80 && run.Count < 0x80 {
+			b = append(b, zz, byte(span), byte(run.Count))
+		} else {
+			b = argOffset(argOffset(append(b, zz), span), run.Count)
+		}
 	}
-	return b, false
+	return b, true
 }
 
 // eventEnc records an event whose text is encoded in b (usually
