@@ -47,6 +47,10 @@ type producer struct {
 	// per output partition, in the order of their first records; empty
 	// between a member's turns (drainLinger).
 	open []openBatch
+	// scratch: the open batches' runs are in the world's arrays
+	// (env.HoldRunScratch), given back when they close (closeOpen); else
+	// each batch's own.
+	scratch bool
 	// outs is the producer's work space, one entry per output partition
 	// (its index in outputTPs), nil until its first run: its share of
 	// the run of input records in hand (produceInvoiceRun; every count 0
@@ -589,8 +593,16 @@ func (pr *producer) openFor(m *Member, out int32) *openBatch {
 	} else {
 		pr.open = append(pr.open, openBatch{})
 	}
+	if n == 0 {
+		pr.scratch = m.env.HoldRunScratch(m.proc)
+	}
 	b := &pr.open[n]
-	b.out, b.count, b.runs = out, 0, b.runs[:0]
+	b.out, b.count = out, 0
+	if pr.scratch {
+		b.runs = m.env.RunScratch(out)
+	} else {
+		b.runs = b.runs[:0]
+	}
 	slot.open = int32(n + 1)
 	return b
 }
@@ -606,13 +618,23 @@ func (pr *producer) drainLinger(m *Member) {
 	for i := range pr.open {
 		pr.sendBatch(m, &pr.open[i])
 	}
-	pr.closeOpen()
+	pr.closeOpen(m)
 }
 
-// closeOpen forgets the open batches (sent, or lost with the process).
-func (pr *producer) closeOpen() {
+// closeOpen forgets the open batches (sent, or lost with the process),
+// giving the world's arrays of runs back if they held their runs.
+func (pr *producer) closeOpen(m *Member) {
 	for i := range pr.open {
-		pr.outs[pr.open[i].out].open = 0
+		b := &pr.open[i]
+		pr.outs[b.out].open = 0
+		if pr.scratch {
+			m.env.ReturnRunScratch(b.out, b.runs)
+			b.runs = nil
+		}
+	}
+	if pr.scratch {
+		m.env.ReleaseRunScratch(m.proc)
+		pr.scratch = false
 	}
 	pr.open = pr.open[:0]
 }
@@ -624,11 +646,12 @@ func (pr *producer) closeOpen() {
 // Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
 // retry resends it whole, a fence refuses it whole.
 //
-// The request takes the batch's array of runs as it is, and the batch
-// keeps the recycled request's (empty) for its next runs: a swap, not a
-// copy of every run (T1: about as many runs as records). The recycled
-// request's array is free (the free lists hand a request back once
-// nothing holds it, HoldsProduce), and the batch's array was the
+// The runs gathered in the world's arrays (producer.scratch, the usual
+// case) are copied into the request's, in one pass; a batch with an
+// array of its own gives it to the request as it is and keeps the
+// recycled request's (empty) for its next runs: a swap, not a copy. The
+// recycled request's array is free (the free lists hand a request back
+// once nothing holds it, HoldsProduce), and the batch's array was the
 // producer's alone.
 func (pr *producer) sendBatch(m *Member, b *openBatch) {
 	out := int(b.out)
@@ -639,7 +662,11 @@ func (pr *producer) sendBatch(m *Member, b *openBatch) {
 	first := &b.runs[0]
 	req := pr.invoiceRequest(m, out, b.count, first.Src, first.First, first.SrcTPI, true)
 	req.SrcCount, req.SrcEnd = b.count, first.Last
-	req.Runs, b.runs = b.runs, req.Runs[:0]
+	if pr.scratch {
+		req.Runs = append(req.Runs, b.runs...) // one copy, in order, from the world's arrays
+	} else {
+		req.Runs, b.runs = b.runs, req.Runs[:0]
+	}
 	pr.sendInvoices(m, req, out, b.count)
 }
 
