@@ -18,7 +18,7 @@ type parties struct {
 	// name members: a tick names the same two or three over and over, by
 	// the very same strings (Member.Client, a member id's prefix).
 	clients store.StrCache[string, uint32]
-	// members: the same again, direct-mapped by the string's place, 64
+	// members: the same again, direct-mapped by the string's place, 256
 	// entries: T1's 100 members each name themselves in every event of
 	// their turn and the broker names them in every produced event, which
 	// clients' 16 entries mostly missed (then a map lookup a time). A copy
@@ -41,12 +41,12 @@ type memberParty struct {
 }
 
 // memberWays is how many entries parties.members has (a power of two).
-const memberWays = 64
+const memberWays = 256
 
 // memberWay is the entry of members for a client id at p, n bytes long:
 // Fibonacci hashing of the place, its length mixed in.
 func memberWay(p *byte, n int) int {
-	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 58)
+	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 56)
 }
 
 type party struct {
