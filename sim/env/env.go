@@ -43,6 +43,9 @@ type Env struct {
 	// tpBuf is a scratch list of partitions the nodes build their lists
 	// in (PartitionScratch); never shared with a clone, never kept.
 	tpBuf []wire.TopicPartition
+	// slotBuf is a scratch list of input partitions' numbers (SlotScratch);
+	// never shared with a clone, never kept.
+	slotBuf []int32
 	// runBufs are the arrays a member's open linger batches gather their
 	// runs in during its turn, one per output partition (RunScratch),
 	// held by process runHolder minus one (0: by none); never shared with
@@ -317,6 +320,11 @@ func (e *Env) ReleaseRunScratch(proc int) {
 		e.runHolder = 0
 	}
 }
+
+// SlotScratch is a list of input partitions' numbers to gather into and
+// then use at once: one per world, reused from call to call (a node keeps
+// nothing in it).
+func (e *Env) SlotScratch() *[]int32 { return &e.slotBuf }
 
 // PartitionScratch is a list of partitions to gather into and then copy:
 // one per world, reused from call to call (a node keeps nothing in it).

@@ -292,13 +292,13 @@ func (tx *texts) fetchedInput(f *wire.Record) (int, bool) {
 // a member commits its positions and then fetches from them, in an order
 // that rotates), in the same order from some k on, the token refers back
 // to them (tOffsetsRot: 3 or 4 bytes, not 2 or more a partition).
-func (tx *texts) encOffsets(b []byte, tps []wire.TopicPartition, offs []int) []byte {
+func (tx *texts) encOffsets(b []byte, tps []wire.TopicPartition, slots []int32, offs []int) []byte {
 	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(tx.scratch) {
 		if d, k, ok := tx.offsetsRotation(tps, offs); ok {
 			return binary.AppendUvarint(binary.AppendUvarint(append(b, tOffsetsRot), d), uint64(k))
 		}
 	}
-	return tx.encOffsetsAt(b, tps, nil, offs)
+	return tx.encOffsetsAt(b, tps, slots, offs)
 }
 
 // maxRotation is the most positions a tOffsetsRot token is tried for: a

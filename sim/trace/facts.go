@@ -34,9 +34,13 @@ func (t *Trace) Input(tp wire.TopicPartition, n, first int) {
 }
 
 // FetchRequest is a Fetch's text: "o0@3 o1@5 max 3" (positions that repeat
-// the member's last commit's refer to it).
-func (t *Trace) FetchRequest(tps []wire.TopicPartition, offs []int, max int) wire.TextRef {
-	return t.addText(encNum(t.encOffsets(t.scratch[:0], tps, offs), phMax, int64(max)))
+// the member's last commit's refer to it). slots are the partitions'
+// input numbers as the member knows them (hints, checked), or nil: an
+// input partition is then numbered without a lookup of its topic's name
+// (T1: a Fetch of 10 partitions each poll, spaced, which the guess "the
+// one after the one before" missed).
+func (t *Trace) FetchRequest(tps []wire.TopicPartition, slots []int32, offs []int, max int) wire.TextRef {
+	return t.addText(encNum(t.encOffsets(t.scratch[:0], tps, slots, offs), phMax, int64(max)))
 }
 
 // FetchAnswer is a Fetch answer's text: the records, "o2.3 o2.4".
