@@ -18,12 +18,14 @@ type parties struct {
 	// name members: a tick names the same two or three over and over, by
 	// the very same strings (Member.Client, a member id's prefix).
 	clients store.StrCache[string, uint32]
-	// members: the same again, direct-mapped by the string's place, 256
-	// entries: T1's 100 members each name themselves in every event of
-	// their turn and the broker names them in every produced event, which
-	// clients' 16 entries mostly missed (then a map lookup a time). A copy
-	// is a copy, as clients'.
-	members [memberWays]memberParty
+	// members: the same again, by the string's place, 128 sets of two
+	// entries (the set's last two names): T1's 100 members each name
+	// themselves in every event of their turn and the broker names them
+	// in every produced event, which clients' 16 entries mostly missed
+	// (then a map lookup a time), and one entry a place, 256 of them, one
+	// time in 50 (two names of a place, in turn). A copy is a copy, as
+	// clients'.
+	members [memberSets][2]memberParty
 	// recent: the same for processes (inc > 0), which packets name
 	// (byProc keeps most of those by process).
 	recent store.Recent[party, uint32]
@@ -40,13 +42,13 @@ type memberParty struct {
 	id   uint32
 }
 
-// memberWays is how many entries parties.members has (a power of two).
-const memberWays = 256
+// memberSets is how many sets parties.members has (1<<7).
+const memberSets = 128
 
-// memberWay is the entry of members for a client id at p, n bytes long:
+// memberSet is the set of members for a client id at p, n bytes long:
 // Fibonacci hashing of the place, its length mixed in.
-func memberWay(p *byte, n int) int {
-	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 56)
+func memberSet(p *byte, n int) int {
+	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 57)
 }
 
 type party struct {
@@ -59,8 +61,11 @@ func (ps *parties) id(name string, inc int) uint32 {
 		if name == "" {
 			return 0
 		}
-		e := &ps.members[memberWay(unsafe.StringData(name), len(name))]
-		if len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
+		set := &ps.members[memberSet(unsafe.StringData(name), len(name))]
+		if e := &set[0]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
+			return e.id
+		}
+		if e := &set[1]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
 			return e.id
 		}
 		i, ok := ps.clients.Get(name)
@@ -71,7 +76,7 @@ func (ps *parties) id(name string, inc int) uint32 {
 			i = ps.lookup(party{name, 0})
 			ps.clients.Put(name, i)
 		}
-		e.name, e.id = name, i
+		set[1], set[0] = set[0], memberParty{name, i}
 		return i
 	}
 	k := party{name, inc}
