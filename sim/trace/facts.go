@@ -373,6 +373,12 @@ func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
 // then takes one byte (zigzag).
 const likeMax = 63
 
+// likePacked marks a run of a tSrcRunsLike token written in two bytes:
+// the first its difference's zigzag (under 0x7f, likeMax) with this bit
+// set, which a varint of one byte never has; the second its distance to
+// its last (high four bits) and its count (low four).
+const likePacked = 0x80
+
 // encSrcRunsLike appends a batch's value as a tSrcRunsLike token when bt
 // (nil: none) holds a batch of the same partitions in the same order
 // whose first offsets are each within likeMax of these: the reference to
@@ -396,7 +402,9 @@ func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText
 // spare room) when a run is not within likeMax of its run in bt's batch,
 // of another partition, or not a run. A run's three numbers usually take
 // a byte each (the difference is within likeMax, so its zigzag varint
-// is one byte): written as bytes into room made once for the token.
+// is one byte, under 0x7f), and two when its distance to its last and
+// its count are each under 16 (likePacked: T1's runs, ~1.25 records):
+// written as bytes into room made once for the token.
 func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bool) {
 	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRunsLike), uint64(bt.ref))
@@ -410,10 +418,13 @@ func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bo
 		if !ok || int32(i) != parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || span+1 < run.Count {
 			return b[:start], false
 		}
-		zz := byte(uint64(d<<1) ^ uint64(d>>63)) // AppendVarint's zigzag: under 0x80 within likeMax
-		if span < 0x80 && run.Count < 0x80 {
+		zz := byte(uint64(d<<1) ^ uint64(d>>63)) // AppendVarint's zigzag: under 0x7f within likeMax
+		switch {
+		case span < 16 && run.Count < 16:
+			b = append(b, likePacked|zz, byte(span<<4|run.Count)) // two bytes
+		case span < 0x80 && run.Count < 0x80:
 			b = append(b, zz, byte(span), byte(run.Count))
-		} else {
+		default:
 			b = argOffset(argOffset(append(b, zz), span), run.Count)
 		}
 	}
