@@ -576,7 +576,12 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 // and read back in 16-byte ones, which the processor cannot forward from
 // its store buffer (T1: a stall on about every run, 3-5% of the CPU).
 func (pr *producer) lingerAppend(m *Member, out int, src wire.TopicPartition, tpi int32, run outRun) {
-	b := pr.openFor(m, int32(out))
+	var b *openBatch
+	if out < len(pr.outs) && pr.outs[out].open > 0 {
+		b = &pr.open[pr.outs[out].open-1] // open already: openFor's first answer, here without a call
+	} else {
+		b = pr.openFor(m, int32(out))
+	}
 	n := len(b.runs)
 	if n < cap(b.runs) {
 		b.runs = b.runs[:n+1]
