@@ -23,9 +23,12 @@ type parties struct {
 	// themselves in every event of their turn and the broker names them
 	// in every produced event, which clients' 16 entries mostly missed
 	// (then a map lookup a time), and one entry a place, 256 of them, one
-	// time in 50 (two names of a place, in turn). A copy is a copy, as
-	// clients'.
-	members [memberSets][2]memberParty
+	// time in 50 (two names of a place, in turn). nil until the trace
+	// names more than manyParties parties (the page's worlds and the
+	// explorer's never do), and in a copy (clone), which makes its own
+	// when it needs one: 6 KB that Clone copied every time made it a
+	// quarter slower.
+	members *[memberSets][2]memberParty
 	// recent: the same for processes (inc > 0), which packets name
 	// (byProc keeps most of those by process).
 	recent store.Recent[party, uint32]
@@ -45,6 +48,10 @@ type memberParty struct {
 // memberSets is how many sets parties.members has (1<<7).
 const memberSets = 128
 
+// manyParties is how many parties a trace names before it keeps
+// parties.members: past clients' 16 entries, and then some.
+const manyParties = 32
+
 // memberSet is the set of members for a client id at p, n bytes long:
 // Fibonacci hashing of the place, its length mixed in.
 func memberSet(p *byte, n int) int {
@@ -61,12 +68,18 @@ func (ps *parties) id(name string, inc int) uint32 {
 		if name == "" {
 			return 0
 		}
-		set := &ps.members[memberSet(unsafe.StringData(name), len(name))]
-		if e := &set[0]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
-			return e.id
-		}
-		if e := &set[1]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
-			return e.id
+		var set *[2]memberParty
+		if ps.members != nil {
+			set = &ps.members[memberSet(unsafe.StringData(name), len(name))]
+			if e := &set[0]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
+				return e.id
+			}
+			if e := &set[1]; len(e.name) == len(name) && unsafe.StringData(e.name) == unsafe.StringData(name) {
+				return e.id
+			}
+		} else if len(ps.names) > manyParties {
+			ps.members = new([memberSets][2]memberParty)
+			set = &ps.members[memberSet(unsafe.StringData(name), len(name))]
 		}
 		i, ok := ps.clients.Get(name)
 		if !ok {
@@ -76,7 +89,9 @@ func (ps *parties) id(name string, inc int) uint32 {
 			i = ps.lookup(party{name, 0})
 			ps.clients.Put(name, i)
 		}
-		set[1], set[0] = set[0], memberParty{name, i}
+		if set != nil {
+			set[1], set[0] = set[0], memberParty{name, i}
+		}
 		return i
 	}
 	k := party{name, inc}
@@ -143,6 +158,6 @@ func (ps *parties) at(i uint32) party {
 // index and byProc: about as many entries as processes, which Clone copies
 // anyway.
 func (ps *parties) clone() parties {
-	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, members: ps.members, recent: ps.recent,
+	return parties{names: ps.names[:len(ps.names):len(ps.names)], index: store.CopyMap(ps.index), clients: ps.clients, recent: ps.recent,
 		byProc: store.Copy(ps.byProc)}
 }
