@@ -533,7 +533,12 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		run := runs[out].run
 		runs[out].run = outRun{} // every count 0 for the next run
 		if linger {
-			pr.lingerAppend(m, int(out), tp, tpi, run)
+			// lingerAppend, written out: a call a run otherwise
+			if o := runs[out].open; o > 0 {
+				pr.open[o-1].add(tp, tpi, run)
+			} else {
+				pr.openFor(m, out).add(tp, tpi, run)
+			}
 			continue
 		}
 		pr.sendRun(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
@@ -576,12 +581,16 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 // and read back in 16-byte ones, which the processor cannot forward from
 // its store buffer (T1: a stall on about every run, 3-5% of the CPU).
 func (pr *producer) lingerAppend(m *Member, out int, src wire.TopicPartition, tpi int32, run outRun) {
-	var b *openBatch
 	if out < len(pr.outs) && pr.outs[out].open > 0 {
-		b = &pr.open[pr.outs[out].open-1] // open already: openFor's first answer, here without a call
-	} else {
-		b = pr.openFor(m, int32(out))
+		pr.open[pr.outs[out].open-1].add(src, tpi, run) // open already: openFor's first answer, here without a call
+		return
 	}
+	pr.openFor(m, int32(out)).add(src, tpi, run)
+}
+
+// add appends run, records of src (tpi its number plus one), to b: its
+// fields written in place (lingerAppend says why).
+func (b *openBatch) add(src wire.TopicPartition, tpi int32, run outRun) {
 	n := len(b.runs)
 	if n < cap(b.runs) {
 		b.runs = b.runs[:n+1]
