@@ -560,9 +560,10 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 
 // lingerAppend adds the invoices of run, records of src (tpi its number
 // plus one), for output partition out (its index in outputTPs), to that
-// partition's open batch, opening one if there is none: Kafka's RecordAccumulator.append, which appends a record to its
-// partition's last ProducerBatch whatever the record it is the invoice
-// of, so that records of several input partitions share one batch.
+// partition's open batch, opening one if there is none: Kafka's
+// RecordAccumulator.append, which appends a record to its partition's
+// last ProducerBatch whatever the record it is the invoice of, so that
+// records of several input partitions share one batch.
 //
 // kgrepl's linger is simpler than Kafka's: Kafka's Sender sends a batch
 // once it is ready (RecordAccumulator.ready: linger.ms since it was
