@@ -412,7 +412,11 @@ func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bo
 	parts, firsts := bt.parts[:len(runs)], bt.firsts[:len(runs)]
 	for k := range runs {
 		run := &runs[k] // 56 bytes: not copied
-		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		// numTPI's first answer, without a call
+		i, ok := int(run.SrcTPI)-1, run.SrcTPI > 0
+		if !ok {
+			i, ok = t.numTPI(run.SrcTPI, run.Src)
+		}
 		d := int64(run.First) - firsts[k]
 		span := run.Last - run.First
 		if !ok || int32(i) != parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || span+1 < run.Count {
