@@ -101,8 +101,10 @@ func (bufs *memberBufs) cloneMember(n, m *Member) {
 	n.prod.queued = store.Copy(m.prod.queued)
 	n.prod.flight, n.prod.held = store.Copy(m.prod.flight), store.Copy(m.prod.held)
 	// No batch is open between turns (drainLinger): the clone opens its
-	// own, in arrays of its own, and makes its own work space.
+	// own, in arrays of its own or its world's (scratch), and makes its
+	// own work space.
 	n.prod.open, n.prod.outs, n.prod.order, n.prod.slots, n.prod.hundreds = nil, nil, nil, nil, nil
+	n.prod.scratch = false
 	n.prod.txn.partitions = store.CopyMap(m.prod.txn.partitions)
 	n.prod.txn.offs = store.CopyMap(m.prod.txn.offs)
 }

@@ -119,7 +119,8 @@ func (l *pollLoop) poll(m *Member) bool {
 	}
 	m.commits.maybeAutoCommit(m)
 	req := m.env.NewFetchRequest()
-	tps, offs := m.fetchableInto(m.env.PartitionScratch(), req.Partitions, req.Offsets)
+	slots := m.env.SlotScratch()
+	tps, offs := m.fetchableInto(m.env.PartitionScratch(), slots, req.Partitions, req.Offsets)
 	if len(tps) == 0 {
 		req.Partitions, req.Offsets = tps[:0], offs[:0]
 		m.env.UnuseFetchRequest(req)
@@ -129,7 +130,7 @@ func (l *pollLoop) poll(m *Member) bool {
 	req.ID, req.Partitions, req.Offsets, req.Max = l.fetchID, tps, offs, m.Cfg.MaxPollRecords
 	l.state = LoopFetching
 	// "o0@3 o1@5 max 3": every fetch writes it
-	text := m.env.Trace().FetchRequest(req.Partitions, req.Offsets, req.Max)
+	text := m.env.Trace().FetchRequest(req.Partitions, *slots, req.Offsets, req.Max)
 	p := m.env.Packet()
 	p.Type, p.Text, p.Body = wire.Fetch, text, req
 	m.send(p)

@@ -149,7 +149,7 @@ func (m *Member) Stop() {
 	// a batch still open dies with the process (the RecordAccumulator's
 	// contents are in its memory); the turn's ends send them first
 	// (drainLinger), so none is open here but for a stop inside a turn
-	m.prod.closeOpen()
+	m.prod.closeOpen(m)
 	m.Alive = false
 	m.Phase = PhaseClosed
 	m.loop.state = LoopIdle

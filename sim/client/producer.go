@@ -47,6 +47,10 @@ type producer struct {
 	// per output partition, in the order of their first records; empty
 	// between a member's turns (drainLinger).
 	open []openBatch
+	// scratch: the open batches' runs are in the world's arrays
+	// (env.HoldRunScratch), given back when they close (closeOpen); else
+	// each batch's own.
+	scratch bool
 	// outs is the producer's work space, one entry per output partition
 	// (its index in outputTPs), nil until its first run: its share of
 	// the run of input records in hand (produceInvoiceRun; every count 0
@@ -341,7 +345,7 @@ func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	out := outputSlotOf(m.env.Layout(), &f)
 	if m.Cfg.Linger > 0 {
 		if f.Named && f.TPI > 0 {
-			pr.lingerAppend(m, out, wire.SrcRun{Src: f.TP, SrcTPI: f.TPI, First: f.Offset, Last: f.Offset, Count: 1})
+			pr.lingerAppend(m, out, f.TP, f.TPI, outRun{first: f.Offset, last: f.Offset, count: 1})
 			return
 		}
 		pr.drainLinger(m)
@@ -529,7 +533,12 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		run := runs[out].run
 		runs[out].run = outRun{} // every count 0 for the next run
 		if linger {
-			pr.lingerAppend(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
+			// lingerAppend, written out: a call a run otherwise
+			if o := runs[out].open; o > 0 {
+				pr.open[o-1].add(tp, tpi, run)
+			} else {
+				pr.openFor(m, out).add(tp, tpi, run)
+			}
 			continue
 		}
 		pr.sendRun(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
@@ -549,11 +558,12 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 	pr.sendInvoices(m, req, out, run.Count)
 }
 
-// lingerAppend adds run's invoices, for output partition out (its index
-// in outputTPs), to that partition's open batch, opening one if there is
-// none: Kafka's RecordAccumulator.append, which appends a record to its
-// partition's last ProducerBatch whatever the record it is the invoice
-// of, so that records of several input partitions share one batch.
+// lingerAppend adds the invoices of run, records of src (tpi its number
+// plus one), for output partition out (its index in outputTPs), to that
+// partition's open batch, opening one if there is none: Kafka's
+// RecordAccumulator.append, which appends a record to its partition's
+// last ProducerBatch whatever the record it is the invoice of, so that
+// records of several input partitions share one batch.
 //
 // kgrepl's linger is simpler than Kafka's: Kafka's Sender sends a batch
 // once it is ready (RecordAccumulator.ready: linger.ms since it was
@@ -566,10 +576,31 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 // tick.ms: 5 ms, Kafka's linger.ms); a batch never waits for the next
 // tick, and batch.size (16 KB in Kafka) is not modelled: a batch holds
 // what the tick gives it.
-func (pr *producer) lingerAppend(m *Member, out int, run wire.SrcRun) {
-	b := pr.openFor(m, int32(out))
-	b.runs = append(b.runs, run)
-	b.count += run.Count
+//
+// The run's fields are written in place, in the batch's array: a
+// wire.SrcRun made on the stack and appended was stored in 8-byte words
+// and read back in 16-byte ones, which the processor cannot forward from
+// its store buffer (T1: a stall on about every run, 3-5% of the CPU).
+func (pr *producer) lingerAppend(m *Member, out int, src wire.TopicPartition, tpi int32, run outRun) {
+	if out < len(pr.outs) && pr.outs[out].open > 0 {
+		pr.open[pr.outs[out].open-1].add(src, tpi, run) // open already: openFor's first answer, here without a call
+		return
+	}
+	pr.openFor(m, int32(out)).add(src, tpi, run)
+}
+
+// add appends run, records of src (tpi its number plus one), to b: its
+// fields written in place (lingerAppend says why).
+func (b *openBatch) add(src wire.TopicPartition, tpi int32, run outRun) {
+	n := len(b.runs)
+	if n < cap(b.runs) {
+		b.runs = b.runs[:n+1]
+	} else {
+		b.runs = append(b.runs, wire.SrcRun{})
+	}
+	r := &b.runs[n]
+	r.Src, r.SrcTPI, r.First, r.Last, r.Count = src, tpi, run.first, run.last, run.count
+	b.count += run.count
 }
 
 // openFor is output partition out's open batch, opened (at the end of
@@ -589,8 +620,16 @@ func (pr *producer) openFor(m *Member, out int32) *openBatch {
 	} else {
 		pr.open = append(pr.open, openBatch{})
 	}
+	if n == 0 {
+		pr.scratch = m.env.HoldRunScratch(m.proc)
+	}
 	b := &pr.open[n]
-	b.out, b.count, b.runs = out, 0, b.runs[:0]
+	b.out, b.count = out, 0
+	if pr.scratch {
+		b.runs = m.env.RunScratch(out)
+	} else {
+		b.runs = b.runs[:0]
+	}
 	slot.open = int32(n + 1)
 	return b
 }
@@ -604,35 +643,58 @@ func (pr *producer) drainLinger(m *Member) {
 		return
 	}
 	for i := range pr.open {
-		b := &pr.open[i]
-		pr.sendBatch(m, int(b.out), b.runs, b.count)
+		pr.sendBatch(m, &pr.open[i])
 	}
-	pr.closeOpen()
+	pr.closeOpen(m)
 }
 
-// closeOpen forgets the open batches (sent, or lost with the process).
-func (pr *producer) closeOpen() {
+// closeOpen forgets the open batches (sent, or lost with the process),
+// giving the world's arrays of runs back if they held their runs.
+func (pr *producer) closeOpen(m *Member) {
 	for i := range pr.open {
-		pr.outs[pr.open[i].out].open = 0
+		b := &pr.open[i]
+		pr.outs[b.out].open = 0
+		if pr.scratch {
+			m.env.ReturnRunScratch(b.out, b.runs)
+			b.runs = nil
+		}
+	}
+	if pr.scratch {
+		m.env.ReleaseRunScratch(m.proc)
+		pr.scratch = false
 	}
 	pr.open = pr.open[:0]
 }
 
-// sendBatch sends an open batch of count records whose sources are runs,
-// to output partition out: a batch of one run as linger.ms 0 sends it
+// sendBatch sends open batch b (its count records, whose sources are its
+// runs) to its output partition: a batch of one run as linger.ms 0 sends it
 // (sendRun); else one Produce whose sources are the runs
 // (ProduceRequest.Runs), with one base sequence number and the count, as
 // Kafka's ProducerBatch: the leader checks it whole (Broker.Produce), a
 // retry resends it whole, a fence refuses it whole.
-func (pr *producer) sendBatch(m *Member, out int, runs []wire.SrcRun, count int) {
-	if len(runs) == 1 {
-		pr.sendRun(m, out, runs[0])
+//
+// The runs gathered in the world's arrays (producer.scratch, the usual
+// case) are copied into the request's, in one pass; a batch with an
+// array of its own gives it to the request as it is and keeps the
+// recycled request's (empty) for its next runs: a swap, not a copy. The
+// recycled request's array is free (the free lists hand a request back
+// once nothing holds it, HoldsProduce), and the batch's array was the
+// producer's alone.
+func (pr *producer) sendBatch(m *Member, b *openBatch) {
+	out := int(b.out)
+	if len(b.runs) == 1 {
+		pr.sendRun(m, out, b.runs[0])
 		return
 	}
-	first := runs[0]
-	req := pr.invoiceRequest(m, out, count, first.Src, first.First, first.SrcTPI, true)
-	req.SrcCount, req.SrcEnd, req.Runs = count, first.Last, append(req.Runs, runs...)
-	pr.sendInvoices(m, req, out, count)
+	first := &b.runs[0]
+	req := pr.invoiceRequest(m, out, b.count, first.Src, first.First, first.SrcTPI, true)
+	req.SrcCount, req.SrcEnd = b.count, first.Last
+	if pr.scratch {
+		req.Runs = append(req.Runs, b.runs...) // one copy, in order, from the world's arrays
+	} else {
+		req.Runs, b.runs = b.runs, req.Runs[:0]
+	}
+	pr.sendInvoices(m, req, out, b.count)
 }
 
 // outRun is one output partition's share of a run of input records: its

@@ -126,9 +126,14 @@ func roomFor(n int) int { return n + n/8 + 4 }
 // fetchableInto is Fetchable appending to dst[:0] (a recycled request's
 // array; scratch is the world's scratch buffer), with each partition's position appended to offs[:0] in the same
 // order: the positions are read in the one walk of Owned, by the slots
-// ownedSlots numbers them with.
-func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
+// ownedSlots numbers them with. hints, if not nil (the world's scratch
+// too), gets those slots in the same order, for the Fetch's text.
+func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, hints *[]int32, dst []wire.TopicPartition, offs []int) ([]wire.TopicPartition, []int) {
 	all, offs := (*scratch)[:0], offs[:0]
+	var sl []int32
+	if hints != nil {
+		sl = (*hints)[:0]
+	}
 	if cap(offs) < len(s.Owned) {
 		offs = make([]int, 0, roomFor(len(s.Owned))) // at most one an owned partition: made once, not grown
 	}
@@ -136,9 +141,15 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.
 	for i, tp := range s.Owned {
 		if pos, ok := s.positions.getSlot(tp, s.positions.slotOf(tp, slots[i]), &at); ok && !s.revoking(tp) {
 			all, offs = append(all, tp), append(offs, pos)
+			if hints != nil {
+				sl = append(sl, slots[i])
+			}
 		}
 	}
 	*scratch = all
+	if hints != nil {
+		*hints = sl
+	}
 	if len(all) == 0 {
 		return dst[:0], offs
 	}
@@ -154,6 +165,11 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, dst []wire.
 	slices.Reverse(offs[:i])
 	slices.Reverse(offs[i:])
 	slices.Reverse(offs)
+	if hints != nil {
+		slices.Reverse(sl[:i])
+		slices.Reverse(sl[i:])
+		slices.Reverse(sl)
+	}
 	return append(append(dst[:0], all[i:]...), all[:i]...), offs
 }
 

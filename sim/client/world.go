@@ -135,7 +135,7 @@ func (m *Member) Unsettled() bool {
 // poll read from (the fetcher's rotation). The list is gathered in the
 // world's scratch buffer and copied once, rotated, at its exact size.
 func (m *Member) Fetchable() []wire.TopicPartition {
-	tps, _ := m.fetchableInto(m.env.PartitionScratch(), nil, nil)
+	tps, _ := m.fetchableInto(m.env.PartitionScratch(), nil, nil, nil)
 	return tps
 }
 

@@ -278,9 +278,16 @@ func (r *textReader) srcRunsLike(out []byte) ([]byte, bool) {
 		df, ok2 := base.varint()
 		_, ok3 := base.uvarint()
 		_, ok4 := base.uvarint()
-		d, ok5 := r.varint()
-		span, ok6 := r.uvarint()
-		k, ok7 := r.uvarint()
+		d, span, k, ok5, ok6, ok7 := int64(0), uint64(0), uint64(0), true, true, true
+		if len(r.b) >= 2 && r.b[0]&likePacked != 0 { // two bytes (encLike)
+			zz := uint64(r.b[0] &^ likePacked)
+			d, span, k = int64(zz>>1)^-int64(zz&1), uint64(r.b[1]>>4), uint64(r.b[1]&15)
+			r.b = r.b[2:]
+		} else {
+			d, ok5 = r.varint()
+			span, ok6 = r.uvarint()
+			k, ok7 = r.uvarint()
+		}
 		part, first = part+dp, first+df
 		tp, _, ok8 := r.tx.layout.Numbered(uint64(part))
 		off := first + d

@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -178,6 +179,15 @@ func (tx *texts) encShort(b []byte, tp wire.TopicPartition) []byte { return tx.e
 // encPart is appendPartition as a token (orders-2).
 func (tx *texts) encPart(b []byte, tp wire.TopicPartition) []byte { return tx.encTP(b, tPart, tp) }
 
+// encPartTPI is encPart for a partition whose number may be known: tpi
+// is its number plus one (0: not known, looked up), as argTPI's.
+func (tx *texts) encPartTPI(b []byte, tpi int32, tp wire.TopicPartition) []byte {
+	if tpi > 0 {
+		return binary.AppendUvarint(append(b, tPart), uint64(tpi-1))
+	}
+	return tx.encTP(b, tPart, tp)
+}
+
 // encFetched is a fetched record named as World.RecordName names it, its
 // value spelled only when it is not an input record's.
 func (tx *texts) encFetched(b []byte, f *wire.Record) []byte {
@@ -283,13 +293,15 @@ func (tx *texts) fetchedInput(f *wire.Record) (int, bool) {
 // a member commits its positions and then fetches from them, in an order
 // that rotates), in the same order from some k on, the token refers back
 // to them (tOffsetsRot: 3 or 4 bytes, not 2 or more a partition).
-func (tx *texts) encOffsets(b []byte, tps []wire.TopicPartition, offs []int) []byte {
-	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(tx.scratch) {
-		if d, k, ok := tx.offsetsRotation(tps, offs); ok {
+func (tx *texts) encOffsets(b []byte, tps []wire.TopicPartition, slots []int32, offs []int) []byte {
+	enc := tx.encOffsetsAt(b, tps, slots, offs)
+	if len(b) == 0 && cap(b) > 0 && unsafe.SliceData(b) == unsafe.SliceData(tx.scratch) && firstByte(enc) == tOffsets && len(tps) <= maxRotation {
+		// the partitions' numbers, as encOffsetsAt found them (tx.nums)
+		if d, k, ok := tx.offsetsRotation(tx.nums, offs); ok {
 			return binary.AppendUvarint(binary.AppendUvarint(append(b, tOffsetsRot), d), uint64(k))
 		}
 	}
-	return tx.encOffsetsAt(b, tps, nil, offs)
+	return enc
 }
 
 // maxRotation is the most positions a tOffsetsRot token is tried for: a
@@ -298,43 +310,47 @@ const maxRotation = 32
 
 // offsetsRotation is the distance back from the next text added to the
 // last tOffsets text's token, and k, when that token holds the positions
-// offs of tps read from its k-th on (then from its first), and a text
-// added now lands in its chunk; false otherwise.
-func (tx *texts) offsetsRotation(tps []wire.TopicPartition, offs []int) (uint64, int, bool) {
+// offs of the partitions numbered nums read from its k-th on (then from
+// its first), and a text added now lands in its chunk; false otherwise.
+// A token of as many positions whose first partition is none of nums (T1:
+// another member's Fetch, most of the time) is refused before it is read
+// whole.
+func (tx *texts) offsetsRotation(nums []uint64, offs []int) (uint64, int, bool) {
 	a := &tx.arena
 	ref := a.offsets
 	end, ok := a.inChunk(ref, 2*binary.MaxVarintLen64+1)
-	if !ok || len(tps) == 0 || len(tps) > maxRotation || len(tps) != len(offs) {
+	if !ok || len(nums) == 0 || len(nums) > maxRotation || len(nums) != len(offs) {
+		return 0, 0, false
+	}
+	tok := a.bytes(ref)
+	if firstByte(tok) != tOffsets {
+		return 0, 0, false
+	}
+	r := textReader{b: tok[1:]}
+	if n, ok := r.uvarint(); !ok || n != uint64(len(nums)) {
+		return 0, 0, false
+	}
+	if p0, ok := r.uvarint(); !ok || !slices.Contains(nums, p0) {
 		return 0, 0, false
 	}
 	var buf [maxRotation]offsetEntry
-	ents, ok := offsetEntries(buf[:0], a.bytes(ref))
-	if !ok || len(ents) != len(tps) {
+	ents, ok := offsetEntries(buf[:0], tok)
+	if !ok || len(ents) != len(nums) {
 		return 0, 0, false
 	}
 	k := 0
-	for k < len(ents) && !tx.isTP(tps[0], ents[k].tp) {
+	for k < len(ents) && ents[k].tp != nums[0] {
 		k++
 	}
 	if k == len(ents) {
 		return 0, 0, false
 	}
-	for i, tp := range tps {
-		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || !tx.isTP(tp, e.tp) {
+	for i, n := range nums {
+		if e := ents[(k+i)%len(ents)]; e.off != int64(offs[i]) || e.tp != n {
 			return 0, 0, false
 		}
 	}
 	return uint64(end - ref), k, true
-}
-
-// isTP reports whether tp is the partition numbered i (tpIndex): for an
-// input partition a compare with the one in its slot, nothing hashed.
-func (tx *texts) isTP(tp wire.TopicPartition, i uint64) bool {
-	if i < uint64(len(tx.layout.Inputs())) {
-		return tx.layout.Input().Is(tp, int32(i))
-	}
-	n, ok := tx.layout.Number(tp)
-	return ok && uint64(n) == i
 }
 
 // encOffsetsAt is encOffsets with slots[i], when given, tps[i]'s slot as a

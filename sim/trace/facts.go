@@ -7,6 +7,7 @@ package trace
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/wire"
@@ -33,9 +34,13 @@ func (t *Trace) Input(tp wire.TopicPartition, n, first int) {
 }
 
 // FetchRequest is a Fetch's text: "o0@3 o1@5 max 3" (positions that repeat
-// the member's last commit's refer to it).
-func (t *Trace) FetchRequest(tps []wire.TopicPartition, offs []int, max int) wire.TextRef {
-	return t.addText(encNum(t.encOffsets(t.scratch[:0], tps, offs), phMax, int64(max)))
+// the member's last commit's refer to it). slots are the partitions'
+// input numbers as the member knows them (hints, checked), or nil: an
+// input partition is then numbered without a lookup of its topic's name
+// (T1: a Fetch of 10 partitions each poll, spaced, which the guess "the
+// one after the one before" missed).
+func (t *Trace) FetchRequest(tps []wire.TopicPartition, slots []int32, offs []int, max int) wire.TextRef {
+	return t.addText(encNum(t.encOffsets(t.scratch[:0], tps, slots, offs), phMax, int64(max)))
 }
 
 // FetchAnswer is a Fetch answer's text: the records, "o2.3 o2.4".
@@ -288,7 +293,7 @@ func (t *Trace) ProducedBatch(req *wire.ProduceRequest, offset int, reqText wire
 		} else {
 			b = t.encSrcRuns(t.scratch[:0], req)
 		}
-		b = t.encPart(append(b, phWrittenTo), req.TP)
+		b = t.encPartTPI(append(b, phWrittenTo), req.TPI, req.TP)
 		text := t.addText(encNum(encNum(b, phAtOffsets, int64(offset)), phDotDot, last))
 		t.Events.add(kindProduced, req.Producer, text, 0)
 		return text
@@ -368,6 +373,12 @@ func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
 // then takes one byte (zigzag).
 const likeMax = 63
 
+// likePacked marks a run of a tSrcRunsLike token written in two bytes:
+// the first its difference's zigzag (under 0x7f, likeMax) with this bit
+// set, which a varint of one byte never has; the second its distance to
+// its last (high four bits) and its count (low four).
+const likePacked = 0x80
+
 // encSrcRunsLike appends a batch's value as a tSrcRunsLike token when bt
 // (nil: none) holds a batch of the same partitions in the same order
 // whose first offsets are each within likeMax of these: the reference to
@@ -377,25 +388,51 @@ const likeMax = 63
 // encSrcRuns's, and base reports that it is a tSrcRuns token a next batch
 // may refer to.
 func (t *Trace) encSrcRunsLike(b []byte, req *wire.ProduceRequest, bt *BatchText) (_ []byte, base bool) {
-	if bt == nil || bt.ref == 0 || len(bt.parts) != len(req.Runs) || !t.canRefer(bt.ref) {
-		b = t.encSrcRuns(b, req)
-		return b, firstByte(b) == tSrcRuns
-	}
-	for k := range req.Runs {
-		run := &req.Runs[k]
-		i, ok := t.numTPI(run.SrcTPI, run.Src)
-		if d := int64(run.First) - bt.firsts[k]; !ok || int32(i) != bt.parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || run.Last-run.First+1 < run.Count {
-			b = t.encSrcRuns(b, req)
-			return b, firstByte(b) == tSrcRuns
+	if bt != nil && bt.ref != 0 && len(bt.parts) == len(req.Runs) && t.canRefer(bt.ref) {
+		if like, ok := t.encLike(b, req.Runs, bt); ok {
+			return like, false
 		}
 	}
+	b = t.encSrcRuns(b, req)
+	return b, firstByte(b) == tSrcRuns
+}
+
+// encLike appends runs as a tSrcRunsLike token referring to bt's batch
+// (of as many runs), in one pass: false (and b as it was, but for its
+// spare room) when a run is not within likeMax of its run in bt's batch,
+// of another partition, or not a run. A run's three numbers usually take
+// a byte each (the difference is within likeMax, so its zigzag varint
+// is one byte, under 0x7f), and two when its distance to its last and
+// its count are each under 16 (likePacked: T1's runs, ~1.25 records):
+// written as bytes into room made once for the token.
+func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bool) {
+	start := len(b)
 	b = binary.AppendUvarint(append(b, tSrcRunsLike), uint64(bt.ref))
-	for k := range req.Runs {
-		run := &req.Runs[k]
-		b = binary.AppendVarint(b, int64(run.First)-bt.firsts[k])
-		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+	b = slices.Grow(b, 3*len(runs))
+	parts, firsts := bt.parts[:len(runs)], bt.firsts[:len(runs)]
+	for k := range runs {
+		run := &runs[k] // 56 bytes: not copied
+		// numTPI's first answer, without a call
+		i, ok := int(run.SrcTPI)-1, run.SrcTPI > 0
+		if !ok {
+			i, ok = t.numTPI(run.SrcTPI, run.Src)
+		}
+		d := int64(run.First) - firsts[k]
+		span := run.Last - run.First
+		if !ok || int32(i) != parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || span+1 < run.Count {
+			return b[:start], false
+		}
+		zz := byte(uint64(d<<1) ^ uint64(d>>63)) // AppendVarint's zigzag: under 0x7f within likeMax
+		switch {
+		case span < 16 && run.Count < 16:
+			b = append(b, likePacked|zz, byte(span<<4|run.Count)) // two bytes
+		case span < 0x80 && run.Count < 0x80:
+			b = append(b, zz, byte(span), byte(run.Count))
+		default:
+			b = argOffset(argOffset(append(b, zz), span), run.Count)
+		}
 	}
-	return b, false
+	return b, true
 }
 
 // eventEnc records an event whose text is encoded in b (usually

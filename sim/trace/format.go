@@ -62,7 +62,9 @@ package trace
 //	                      batch of the same partitions as the tSrcRuns token
 //	                      at ref (an absolute textRef, the same producer's),
 //	                      each run's first offset the difference from its
-//	                      run's there (BatchText)
+//	                      run's there (BatchText); a run whose span and
+//	                      count are under 16 is two bytes, 0x80|doff and
+//	                      span<<4|count (likePacked)
 //	tListOf ref           every token of the text at ref (an absolute
 //	                      textRef), as they read there: a polled event's
 //	                      records when poll() returns the whole Fetch answer

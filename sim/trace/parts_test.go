@@ -140,7 +140,24 @@ func TestFetchPositionsRotatedKeptAsRuns(t *testing.T) {
 				offs[i] = []int{math.MaxInt64, math.MinInt64, -1, r.Intn(1 << 40)}[r.Intn(4)]
 			}
 		}
-		ref := tr.FetchRequest(tps, offs, 500)
+		// the member's hints: none, its partitions' numbers, or numbers
+		// that are wrong (each checked): the text is the same
+		var slots []int32
+		switch r.Intn(3) {
+		case 1:
+			for _, tp := range tps {
+				n, ok := l.Number(tp)
+				if !ok {
+					n = -1
+				}
+				slots = append(slots, int32(n))
+			}
+		case 2:
+			for range tps {
+				slots = append(slots, int32(r.Intn(len(all)+2)-1))
+			}
+		}
+		ref := tr.FetchRequest(tps, slots, offs, 500)
 		want := l.Offsets(tps, offs) + " max 500"
 		if got := tr.text(textRef(ref)); got != want {
 			t.Fatalf("fetch %d: reads %q, want %q", k, got, want)

@@ -110,7 +110,7 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						}
 						tps, offs = append(tps, randTP()), append(offs, off)
 					}
-					b, want = tr.encOffsets(b, tps, offs), layout.AppendOffsets(want, tps, offs)
+					b, want = tr.encOffsets(b, tps, nil, offs), layout.AppendOffsets(want, tps, offs)
 				case 4:
 					ph, n := byte(tPhrase+r.Intn(len(phrases))), r.Int63()-r.Int63()
 					b, want = encNum(b, ph, n), strconv.AppendInt(append(want, phrases[ph-tPhrase]...), n, 10)

@@ -450,6 +450,10 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}{
 		{[]int{100, 90, 7}, []int{0, 1, 2}, []int{3, 1, 2}, false},
 		{[]int{110, 95, 8}, []int{0, 1, 2}, []int{2, 4, 1}, true},
+		// runs of two bytes (span and count under 16), three (under 0x80)
+		// and more, in one batch, and at the edges (span 14, 16)
+		{[]int{111, 96, 9}, []int{0, 1, 2}, []int{8, 9, 70}, true},
+		{[]int{37, 153, 7}, []int{0, 1, 2}, []int{64, 1, 8}, true},
 		{[]int{160, 40, 70}, []int{0, 1, 2}, []int{5, 5, 5}, true},   // 63 back and forth
 		{[]int{164, 153, 70}, []int{0, 1, 2}, []int{1, 1, 1}, false}, // 64 from the base's
 		{[]int{165, 150, 71}, []int{0, 1, 2}, []int{1, 2, 1}, true},
