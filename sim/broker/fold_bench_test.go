@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -115,4 +116,34 @@ func BenchmarkAppendRunsT1(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/run")
+}
+
+// TestLettingGoOfEverySpanLetsGoOfTheirRuns: a log that lets go of all
+// its spans (a checkpoint's copy of a world letting go of its history,
+// World.ForgetHistoryBefore) keeps none of their runs but the arena's
+// open chunk, and one that keeps its last spans keeps their runs.
+func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
+	c, _ := t1Log(t, 200)
+	l := &Log{Cells: *c}
+	if full := l.Cells.spans.runs.Size(); full < 1<<16 {
+		t.Fatalf("the log's runs take %d bytes: too few to test", full)
+	}
+	keep := int(l.Cells.spans.At(l.Cells.spans.Len() - 1).tick)
+	l.forgetBefore(keep, true)
+	if l.Cells.startOff == 0 || int(l.Cells.startOff) >= l.Cells.Len() {
+		t.Fatalf("letting go of the ticks before %d let go of every span", keep)
+	}
+	ks, _ := l.Cells.spanFrom(int(l.Cells.startOff))
+	for k := ks; k < l.Cells.spans.Len(); k++ {
+		if s := l.Cells.spans.At(k); s.part == multiRun && len(l.Cells.spans.runs.At(uint32(s.src))) == 0 {
+			t.Fatalf("span %d's runs were let go of", k)
+		}
+	}
+	l.forgetBefore(keep+1, true)
+	if int(l.Cells.startOff) != l.Cells.Len() {
+		t.Fatalf("the log starts at %d of %d cells past its last tick", l.Cells.startOff, l.Cells.Len())
+	}
+	if got, most := l.Cells.spans.runs.Size(), store.SeqChunk()*16; got > most { // a Bytes chunk is 16 Seq chunks' items
+		t.Errorf("no span left, and the runs arena still holds %d bytes (at most its open chunk, %d)", got, most)
+	}
 }

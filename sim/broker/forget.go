@@ -223,13 +223,19 @@ func (c *CellLog) letGo(to int) {
 	}
 	c.spans.ForgetBeforeSpare(ks, &c.spans.spare)
 	// The runs of the first multi-run span at or past to, and every one
-	// after, are in its chunk of the arena or later ones.
+	// after, are in its chunk of the arena or later ones; with no such
+	// span, no span left reads the arena, and all of it goes. (It was
+	// kept whole: a session's checkpoint, whose copy lets go of all its
+	// history (World.ForgetHistoryBefore), kept its window's runs, and
+	// its checkpoints together every chunk of runs a long run wrote.)
+	keep := c.spans.runs.Next()
 	for k := ks; k < c.spans.Len(); k++ {
 		if s := c.spans.At(k); s.part == multiRun {
-			c.spans.runs.ForgetBefore(uint32(s.src))
+			keep = uint32(s.src)
 			break
 		}
 	}
+	c.spans.runs.ForgetBefore(keep)
 }
 
 // firstFrom is the index of the first item of s (ordered by id) whose id

@@ -163,6 +163,12 @@ func (s *Bytes) ForgetBefore(at uint32) {
 	s.first += n
 }
 
+// Next is the place the next encoding would start at, were it to fit in
+// the open chunk: ForgetBefore(Next()) lets go of every full chunk.
+func (s *Bytes) Next() uint32 {
+	return uint32(((s.first+len(s.full))&(placeChunks()-1))<<bytesShift() | len(s.open))
+}
+
 // End is how far the next encoding would start from the first ever
 // appended (those let go of counted): more than 4 GB for a Bytes that
 // let go of its past (its places went round).
