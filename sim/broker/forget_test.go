@@ -20,9 +20,12 @@ import (
 // (single runs and several runs, the partitioner's share or every
 // record), with now and then a gap (records never written), a step back
 // (records written twice), an aborted batch, and several output
-// partitions or one.
+// partitions or one; most runs claiming the input range they were cut
+// from (wire.SrcRun.From), which foldSpans trusts and foldGeneral does
+// not read.
 func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 	t.Cleanup(store.SetSeqChunkForTest(4))
+	t.Cleanup(VerifyCoversForTest()) // the runs' claimed ranges are true ones
 	seen := map[string]int{}
 	for _, outs := range []int{1, 4} {
 		shape := topo.Default()
@@ -53,6 +56,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				last := first + r.Intn(12)
 				next[part] = last + 1
 				count := last - first + 1
+				from, to := first, last // the range the run is cut from: a true claim (wire.SrcRun.From)
 				if outs > 1 && r.Intn(4) != 0 {
 					var offs []int
 					for off := first; off <= last; off++ {
@@ -64,8 +68,11 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 						return wire.SrcRun{}, false
 					}
 					first, last, count = offs[0], offs[len(offs)-1], len(offs)
+					if r.Intn(5) == 0 {
+						from, to = first, last // claiming no more than the run
+					}
 				}
-				return wire.SrcRun{Src: src, SrcTPI: int32(part + 1), First: first, Last: last, Count: count}, true
+				return wire.SrcRun{Part: int32(part), First: int32(first), Last: int32(last), Count: int32(count), From: int32(from), To: int32(to)}, true
 			}
 			folds := 0
 			for tick := 0; tick < 300; tick++ {
@@ -76,7 +83,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				if r.Intn(3) == 0 { // one run (appendRun)
 					part := r.Intn(len(next))
 					if sr, ok := run(part); ok && sr.Count > 1 {
-						c.appendRun(w, part, sr.First, sr.Last, sr.Count, nil)
+						c.appendRun(w, part, int(sr.First), int(sr.Last), int(sr.Count), nil)
 					}
 				} else { // several (appendRuns)
 					var runs []wire.SrcRun
