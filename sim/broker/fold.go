@@ -63,7 +63,7 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 			}
 			committed := co != nil && s.txn() != TxnAborted
 			if s.part != multiRun {
-				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
+				if !c.foldRun(un, co, committed, s.ownRun(), int(s.n), outs, slot) {
 					return false
 				}
 				continue
@@ -91,16 +91,23 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 // foldRun folds run r (rn cells) into un and, when committed, into co.
 // A run is slot's records when it holds fewer than its range, or there
 // is one output partition, or it is one record that the partitioner
-// sends here (as foldGeneral says).
+// sends here (as foldGeneral says): asked of the partitioner unless the
+// run claims a range past its own (claims), whose records that go here
+// are the run's.
 func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
 	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
-		return un.addOne(r.part, r.src) // a run of one record, one level
+		return un.addOne(r) // a run of one record, one level
 	}
 	slotted := rn != int(r.span)+1 || outs == 1 ||
-		rn == 1 && un.slotOf(r.part, r.src) == slot
-	return un.add(r.part, r.src, r.src+r.span, slotted) &&
-		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
+		rn == 1 && (r.claims() || un.slotOf(r.part, r.src) == slot)
+	return un.add(r, slotted) && (!committed || co.add(r, slotted))
 }
+
+// claims reports whether run r claims a range of input records past its
+// own (wire.SrcRun.From): the records of from..to that go to the log's
+// partition are the run's, so none between it and a run whose range
+// meets its is.
+func (r *spanRun) claims() bool { return r.from < r.src || r.to > r.src+r.span }
 
 // levelFold is one isolation level's fold of runs read in order (foldSpans):
 // for each input partition and kind (every record, or slot's: Slotted),
@@ -135,11 +142,16 @@ type partFold struct {
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
-// runs of it come first (all but the last when that became run).
+// runs of it come first (all but the last when that became run). to is
+// the end of the range the last run added claims (spanRun.from; its
+// Last when it claims none): no record after run.Last up to it goes to
+// the log's partition, so a slot's run whose claimed range starts by
+// to+1 joins it without asking the partitioner about the gap.
 type foldTail struct {
 	run       ForgotRun
 	set, read bool // run is a run; tail read from old (the first add)
 	at, end   int32
+	to        int32
 }
 
 func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
@@ -172,10 +184,14 @@ func (lf *levelFold) part(p int32) *partFold {
 	return pf
 }
 
-// add folds in one invoice of each record from first to last of the input
-// partition numbered part (of slot's only, when slotted); false when it
-// is not past the partition's last run of its kind.
-func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
+// add folds in one invoice of each record of run r, from its first to
+// its last of the input partition numbered r.part (of slot's only, when
+// slotted); false when it is not past the partition's last run of its
+// kind. A slot's run joins the last when no record between them goes to
+// slot: known without the partitioner when the ranges the two claim
+// meet (foldTail.to), else asked (noneBetween).
+func (lf *levelFold) add(r spanRun, slotted bool) bool {
+	part, first, last := r.part, r.src, r.src+r.span
 	lf.touched = true
 	k := 2 * int(part)
 	if slotted {
@@ -186,23 +202,24 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 		lf.readOld(part)
 	}
 	if !t.set {
-		t.run, t.set = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true
+		t.run, t.set, t.to = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true, r.to
 		return true
 	}
 	if first <= t.run.Last {
 		return false
 	}
-	if t.run.N == 1 && (t.run.Last+1 == first || slotted && lf.noneBetween(part, t.run.Last+1, first)) {
-		t.run.Last = last
+	if t.run.N == 1 && (t.run.Last+1 == first || slotted && (r.from <= t.to+1 || lf.noneBetween(part, t.run.Last+1, first))) {
+		t.run.Last, t.to = last, r.to
 		return true
 	}
 	lf.done = append(lf.done, t.run)
-	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
+	t.run, t.to = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, r.to
 	return true
 }
 
-// addOne is add of one invoice of record off of the input partition
-// numbered part, of slot's kind when the partitioner sends it to slot:
+// addOne is add of run r, one invoice of record off of the input
+// partition numbered part, of slot's kind when the partitioner sends it
+// to slot (or r claims a range past its own: add's, then, as slot's):
 // its slot and the gap after the partition's last run of slot's
 // (noneBetween) read in one pass of the partitioner, where a run of one
 // record asked twice (slotOf, then noneBetween). Worlds whose members
@@ -210,13 +227,17 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 // record a tick and 4 output partitions, most of them); T1's batches of
 // 15 records make runs of 3 to 5, which add folds. A gap of more than
 // addOneGap records is asked as add asks.
-func (lf *levelFold) addOne(part, off int32) bool {
+func (lf *levelFold) addOne(r spanRun) bool {
+	if r.claims() {
+		return lf.add(r, true)
+	}
+	part, off := r.part, r.src
 	t := &lf.tails[2*int(part)+1]
 	if !t.read {
 		lf.readOld(part)
 	}
 	if !t.set || t.run.N != 1 || t.run.Last >= off || off-t.run.Last-1 > addOneGap {
-		return lf.add(part, off, off, lf.slotOf(part, off) == lf.slot)
+		return lf.add(r, lf.slotOf(part, off) == lf.slot)
 	}
 	from := t.run.Last + 1
 	g := int(off - from) // the gap's records
@@ -224,15 +245,15 @@ func (lf *levelFold) addOne(part, off int32) bool {
 	pf := lf.part(part)
 	pf.p.SlotsFrom(int(from), slots[:g+1], &pf.hund)
 	if int(slots[g]) != lf.slot {
-		return lf.add(part, off, off, false)
+		return lf.add(r, false)
 	}
 	lf.touched = true
 	if g == 0 || !slices.Contains(slots[:g], int32(lf.slot)) {
-		t.run.Last = off
+		t.run.Last, t.to = off, off
 		return true
 	}
 	lf.done = append(lf.done, t.run)
-	t.run = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}
+	t.run, t.to = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}, off
 	return true
 }
 
@@ -256,7 +277,8 @@ func (lf *levelFold) readOld(part int32) {
 		t.at, t.end = int32(i), int32(j)
 		if j > i {
 			t.run, t.set = runs[j-1], true
-			t.end-- // the last is the tail's now
+			t.to = t.run.Last // a folded run claims nothing past it
+			t.end--           // the last is the tail's now
 		}
 		i = j
 	}

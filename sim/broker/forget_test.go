@@ -2,8 +2,10 @@ package broker
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -144,6 +146,85 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 			t.Errorf("never %s (%v): the test proves less than it says", k, seen)
 		}
 	}
+}
+
+// TestFoldTrustsClaimedRanges: a fold joins two runs of slot's records
+// without asking the partitioner when the input ranges they claim
+// (wire.SrcRun.From) meet, so a wrong claim, one over a record of slot's
+// that no batch holds, makes the fold say that record was written (its
+// delivery count wrong): VerifyCoversForTest catches the claim where the
+// batch is appended, naming the record; true claims fold as foldGeneral
+// folds.
+func TestFoldTrustsClaimedRanges(t *testing.T) {
+	shape := topo.Default()
+	shape.Output.Partitions = 4
+	layout := topo.New(shape)
+	tp := layout.Outputs()[1]
+	slot := outputIndex(layout, tp)
+	part := layout.Partitioner(layout.Inputs()[0])
+	var offs []int32 // records of input partition 0 slot gets, in order
+	for off := 0; len(offs) < 200; off++ {
+		if part.Slot(off) == slot {
+			offs = append(offs, int32(off))
+		}
+	}
+	var a, b, c int32 // three in a row of them, each after a gap (a record slot does not get)
+	for k := 1; k+2 < len(offs) && c == 0; k++ {
+		if offs[k-1] < offs[k]-1 && offs[k] < offs[k+1]-1 && offs[k+1] < offs[k+2]-1 {
+			a, b, c = offs[k], offs[k+1], offs[k+2]
+		}
+	}
+	if c == 0 {
+		t.Fatalf("no three records of input partition 0 that %s gets, each after a gap, among its first %d", tp, len(offs))
+	}
+	one := func(off, from, to int32) wire.SrcRun {
+		return wire.SrcRun{Part: 0, First: off, Last: off, Count: 1, From: from, To: to}
+	}
+	fold := func(batches ...wire.SrcRun) (fast, general Forgotten) {
+		t.Helper()
+		l := CellLog{tp: tp, names: layout}
+		for k, run := range batches {
+			w := Cell{Producer: "C1", PID: 1000, Seq: k, Tick: k, Txn: NotTransactional}
+			if !l.appendRuns(w, []wire.SrcRun{run}, nil) {
+				t.Fatalf("run %+v not kept as a span", run)
+			}
+		}
+		fast.same, general.same = true, true
+		k0, k1, only := l.onlySpans(l.Len())
+		if !only {
+			t.Fatal("a log of spans only has cells outside them")
+		}
+		l.foldGeneral(&general, l.Len(), slot)
+		if !l.foldSpans(&fast, k0, k1, slot) {
+			t.Fatalf("runs %+v in order refused", batches)
+		}
+		return fast, general
+	}
+	// True claims: a's reaches to b-1, b's from b to c-1; every record
+	// of a..c that slot gets written, one run.
+	fast, general := fold(one(a, a-1, b-1), one(b, b, c-1), one(c, c, c))
+	if !reflect.DeepEqual(fast, general) || len(fast.Uncommitted.Runs) != 1 || fast.Uncommitted.Runs[0] != (ForgotRun{First: a, Last: c, N: 1, Slotted: true}) {
+		t.Fatalf("true claims: folded %+v, the general fold %+v; want one run %d..%d", fast, general, a, c)
+	}
+	// No claims past the runs: the gaps asked of the partitioner, the same.
+	if fast, general := fold(one(a, a, a), one(b, b, b), one(c, c, c)); !reflect.DeepEqual(fast, general) {
+		t.Fatalf("no claims: folded %+v, the general fold %+v", fast, general)
+	}
+	// b never written, and c's claim starts at b: wrong. The fold
+	// trusts it and joins a and c over b; the general fold does not.
+	wrong := one(c, b, c)
+	fast, general = fold(one(a, a, b-1), wrong)
+	if reflect.DeepEqual(fast, general) || len(general.Uncommitted.Runs) != 2 {
+		t.Fatalf("a wrong claim over record %d: folded %+v, the general fold %+v; want the fold to trust it (one run) and the general fold two", b, fast, general)
+	}
+	defer VerifyCoversForTest()()
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if want := fmt.Sprintf("but record %d goes to it", b); !strings.Contains(msg, want) {
+			t.Fatalf("appending a wrong claim under VerifyCoversForTest: %q, want a panic saying %q", msg, want)
+		}
+	}()
+	fold(one(a, a, b-1), wrong)
 }
 
 // TestSearchFromIsSortSearch: searchFrom finds what sort.Search finds,
