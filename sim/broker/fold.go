@@ -46,7 +46,6 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 		co = newLevelFold(c, &f.Committed, parts, slot)
 	}
 	aborted := false
-	outs := len(c.names.Outputs())
 	for k := k0; k < k1; {
 		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
 		chunk = chunk[:min(len(chunk), k1-k)]
@@ -63,17 +62,19 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 			}
 			committed := co != nil && s.txn() != TxnAborted
 			if s.part != multiRun {
-				if !c.foldRun(un, co, committed, s.ownRun(), int(s.n), outs, slot) {
+				own := s.ownCode()
+				if !un.foldRun(co, committed, &own) {
 					return false
 				}
 				continue
 			}
-			// The runs read in registers (decodeRun), not through a
+			// The runs read into one runCode field by field, never
+			// copied whole (decodeRun says why), not through a
 			// runReader.
-			b, r, rn := c.spans.runs.At(uint32(s.src)), spanRun{}, int32(0)
+			b, rc := c.spans.runs.At(uint32(s.src)), runCode{}
 			for left := s.span; left > 0; left-- {
-				r, rn, b = decodeRun(b, r, rn)
-				if !c.foldRun(un, co, committed, r, int(rn), outs, slot) {
+				b = decodeRun(b, &rc)
+				if !un.foldRun(co, committed, &rc) {
 					return false
 				}
 			}
@@ -88,18 +89,18 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 	return true
 }
 
-// foldRun folds run r (rn cells) into un and, when committed, into co.
+// foldRun folds run r (r.n cells) into un and, when committed, into co.
 // A run is slot's records when it holds fewer than its range, or there
 // is one output partition, or it is one record that the partitioner
 // sends here (as foldGeneral says): asked of the partitioner unless the
 // run claims a range past its own (claims), whose records that go here
-// are the run's.
-func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
-	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
+// are the run's. r is read field by field (decodeRun says why).
+func (un *levelFold) foldRun(co *levelFold, committed bool, r *runCode) bool {
+	if r.n == 1 && r.span == 0 && un.outs > 1 && co == nil {
 		return un.addOne(r) // a run of one record, one level
 	}
-	slotted := rn != int(r.span)+1 || outs == 1 ||
-		rn == 1 && (r.claims() || un.slotOf(r.part, r.src) == slot)
+	slotted := r.n != r.span+1 || un.outs == 1 ||
+		r.n == 1 && (r.claims() || un.slotOf(r.part, r.src) == un.slot)
 	return un.add(r, slotted) && (!committed || co.add(r, slotted))
 }
 
@@ -107,7 +108,7 @@ func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs
 // own (wire.SrcRun.From): the records of from..to that go to the log's
 // partition are the run's, so none between it and a run whose range
 // meets its is.
-func (r *spanRun) claims() bool { return r.from < r.src || r.to > r.src+r.span }
+func (r *runCode) claims() bool { return r.from < r.src || r.to > r.src+r.span }
 
 // levelFold is one isolation level's fold of runs read in order (foldSpans):
 // for each input partition and kind (every record, or slot's: Slotted),
@@ -120,6 +121,7 @@ type levelFold struct {
 	c     *CellLog
 	old   *ForgotLevel
 	slot  int
+	outs  int        // the log's topic's partitions
 	tails []foldTail // by input partition and kind: 2*part + (1 if Slotted)
 	// done is the runs set aside, each partition and kind's in offset
 	// order (never many: a run not joined is a gap in a partition's
@@ -155,7 +157,7 @@ type foldTail struct {
 }
 
 func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
-	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+	return &levelFold{c: c, old: old, slot: slot, outs: len(c.names.Outputs()), tails: make([]foldTail, 2*parts)}
 }
 
 // copyFor is a copy of lf folding into old, which holds what lf's old
@@ -190,7 +192,7 @@ func (lf *levelFold) part(p int32) *partFold {
 // kind. A slot's run joins the last when no record between them goes to
 // slot: known without the partitioner when the ranges the two claim
 // meet (foldTail.to), else asked (noneBetween).
-func (lf *levelFold) add(r spanRun, slotted bool) bool {
+func (lf *levelFold) add(r *runCode, slotted bool) bool {
 	part, first, last := r.part, r.src, r.src+r.span
 	lf.touched = true
 	k := 2 * int(part)
@@ -227,7 +229,7 @@ func (lf *levelFold) add(r spanRun, slotted bool) bool {
 // record a tick and 4 output partitions, most of them); T1's batches of
 // 15 records make runs of 3 to 5, which add folds. A gap of more than
 // addOneGap records is asked as add asks.
-func (lf *levelFold) addOne(r spanRun) bool {
+func (lf *levelFold) addOne(r *runCode) bool {
 	if r.claims() {
 		return lf.add(r, true)
 	}

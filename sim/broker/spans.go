@@ -138,23 +138,37 @@ func (r *runReader) next() (spanRun, int, bool) {
 		return spanRun{}, 0, false
 	}
 	r.left--
-	r.cur, r.n, r.b = decodeRun(r.b, r.cur, r.n)
+	rc := runCode{part: r.cur.part, src: r.cur.src}
+	r.b = decodeRun(r.b, &rc)
+	r.cur, r.n = rc.run(r.cur.at+r.n), rc.n
 	return r.cur, int(r.n), true
 }
 
-// decodeRun reads the run encoded at b's start (encRun) after run prev
-// of n cells: the run, its number of cells and the bytes after it. In
-// registers, for a reader that goes through many (foldSpans: a
-// runReader's fields, written through its pointer and read back whole,
-// stalled each run on the store's forwarding).
-func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+// runCode is a run as decodeRun reads it: a spanRun but its at (its
+// cells' place, which the reader keeps), and its number of cells.
+type runCode struct{ part, src, span, n, from, to int32 }
+
+// run is the spanRun read, its cells from at on.
+func (rc *runCode) run(at int32) spanRun {
+	return spanRun{part: rc.part, src: rc.src, span: rc.span, at: at, from: rc.from, to: rc.to}
+}
+
+// decodeRun reads the run encoded at b's start (encRun) into rc, which
+// holds the run before it (the zero runCode before a span's first), and
+// returns the bytes after it. Field by field, and read so (foldRun): a
+// run of six numbers is no value Go keeps in registers (four at most),
+// so a runCode returned or assigned whole was stored a field at a time
+// and copied in 16-byte words, which the processor cannot forward from
+// its store buffer (a stall a run, a third of the fold).
+func decodeRun(b []byte, rc *runCode) []byte {
 	if len(b) >= 6 && (b[0]|b[1]|b[2]|b[3]|b[4]|b[5])&0x80 == 0 {
 		// Six numbers of a byte each: read without the loops (a fold
 		// reads every run a window lets go of).
 		dp, ds := int32(b[0]>>1)^-int32(b[0]&1), int32(b[1]>>1)^-int32(b[1]&1) // zigzag
-		src, span := prev.src+ds, int32(b[2])
-		return spanRun{part: prev.part + dp, src: src, span: span, at: prev.at + n,
-			from: src - int32(b[4]), to: src + span + int32(b[5])}, int32(b[3]), b[6:]
+		src, span := rc.src+ds, int32(b[2])
+		rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(b[3])
+		rc.from, rc.to = src-int32(b[4]), src+span+int32(b[5])
+		return b[6:]
 	}
 	if len(b) >= 12 {
 		// Two bytes each at most (T1's runs: a member's partitions are a
@@ -168,21 +182,22 @@ func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
 				y := uint32(b[k])
 				k++
 				if y >= 0x80 {
-					return decodeRunSlow(b, prev, n)
+					return decodeRunSlow(b, rc)
 				}
 				x = x&0x7f | y<<7
 			}
 			v[i] = x
 		}
 		dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
-		src, span := prev.src+ds, int32(v[2])
-		return spanRun{part: prev.part + dp, src: src, span: span, at: prev.at + n,
-			from: src - int32(v[4]), to: src + span + int32(v[5])}, int32(v[3]), b[k:]
+		src, span := rc.src+ds, int32(v[2])
+		rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v[3])
+		rc.from, rc.to = src-int32(v[4]), src+span+int32(v[5])
+		return b[k:]
 	}
-	return decodeRunSlow(b, prev, n)
+	return decodeRunSlow(b, rc)
 }
 
-func decodeRunSlow(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
+func decodeRunSlow(b []byte, rc *runCode) []byte {
 	var v [6]uint64
 	k := 0
 	for i := range v {
@@ -190,9 +205,10 @@ func decodeRunSlow(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
 		v[i], k = x, k+ki
 	}
 	dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
-	src, span := prev.src+ds, int32(v[2])
-	return spanRun{part: prev.part + dp, src: src, span: span, at: prev.at + n,
-		from: src - int32(v[4]), to: src + span + int32(v[5])}, int32(v[3]), b[k:]
+	src, span := rc.src+ds, int32(v[2])
+	rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v[3])
+	rc.from, rc.to = src-int32(v[4]), src+span+int32(v[5])
+	return b[k:]
 }
 
 // uvarint is binary.Uvarint, a byte read without its loop when it is
@@ -226,6 +242,11 @@ func (c *CellLog) run(s *cellSpan, k int) (r spanRun, n int) {
 		r, n, _ = rr.next()
 	}
 	return r, n
+}
+
+// ownCode is ownRun as decodeRun reads a run (runCode).
+func (s *cellSpan) ownCode() runCode {
+	return runCode{part: s.part, src: s.src, span: s.span, n: s.n, from: s.src, to: s.src + s.span}
 }
 
 // ownRun is the run of a span of one run (not multiRun): it claims no

@@ -105,15 +105,15 @@ func TestEncRunIsSixVarints(t *testing.T) {
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
 		}
-		b, cur, cn, at := enc, spanRun{}, int32(0), int32(0)
+		b, rc, at := enc, runCode{}, int32(0)
 		for k := range runs {
-			cur, cn, b = decodeRun(b, cur, cn)
+			b = decodeRun(b, &rc)
 			want := runs[k]
 			want.at = at
-			if cur != want || int(cn) != ns[k] {
-				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, cn, want, ns[k])
+			if cur := rc.run(at); cur != want || int(rc.n) != ns[k] {
+				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, rc.n, want, ns[k])
 			}
-			at += cn
+			at += rc.n
 		}
 		if len(b) != 0 {
 			t.Fatalf("%d bytes left after the runs", len(b))
