@@ -126,7 +126,7 @@ const claimWide = 128
 
 // encRunRoom is the room appendRuns asks of its arena's open chunk a
 // run to encode a batch there (store.Bytes.Room): a run of T1 takes about
-// 7 bytes; one that takes more than the room spills into a fresh array
+// 6 bytes; one that takes more than the room spills into a fresh array
 // (append), which AppendRoom then copies as before.
 const encRunRoom = 30
 
