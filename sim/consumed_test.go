@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/broker"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
@@ -17,12 +18,16 @@ import (
 // of a world's consumed set (every tick of a rebalance, every question
 // between ticks, every Checker.Check) recounts from scratch and panics on
 // a difference, so each world the tests step proves that the processes
-// the World marks touched are all those whose fetch set moved. Benchmarks
-// run without it (it would be their cost).
+// the World marks touched are all those whose fetch set moved; and with
+// broker.VerifyCoversForTest: every run of a batch's claimed input range
+// (wire.SrcRun.From) is checked against the partitioner, so each world
+// the tests step proves the producers' claims the folds trust. Benchmarks
+// run without them (they would be their cost).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		checkConsumed = true
+		broker.VerifyCoversForTest() // on until the process ends
 	}
 	os.Exit(m.Run())
 }

@@ -143,7 +143,7 @@ func TestLingerBatchTexts(t *testing.T) {
 	}
 	in := w.Layout().Inputs()
 	req := &wire.ProduceRequest{Src: in[0], SrcOffset: 3, SrcEnd: 9, SrcCount: 11, Runs: []wire.SrcRun{
-		{Src: in[0], First: 3, Last: 9, Count: 7}, {Src: in[1], First: 4, Last: 12, Count: 3}, {Src: in[2], First: 5, Last: 5, Count: 1}}}
+		{Part: 0, First: 3, Last: 9, Count: 7}, {Part: 1, First: 4, Last: 12, Count: 3}, {Part: 2, First: 5, Last: 5, Count: 1}}}
 	want := "inv(" + w.layout.Name(in[0], 3) + ".." + w.layout.Name(in[0], 9) + ", " + w.layout.Name(in[1], 4) + ".." + w.layout.Name(in[1], 12) + ": 3, " + w.layout.Name(in[2], 5) + ")"
 	if got := req.ValueIn(w.layout); got != want {
 		t.Errorf("a batch of three runs is spelled %s, want %s", got, want)

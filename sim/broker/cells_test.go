@@ -112,17 +112,15 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 					var runs []wire.SrcRun
 					var srcs []string // sources of the batch's cells in order, spelled
 					for range 2 + r.Intn(4) {
-						run, part := randomRun(r, layout, tp)
-						for off := run.First; off <= run.Last; off++ {
-							if run.Count == run.Last-run.First+1 || layout.Partitioner(run.Src).Slot(off) == outputIndex(layout, tp) {
-								srcs = append(srcs, layout.Name(run.Src, off))
+						run, _ := randomRun(r, layout, tp)
+						src := layout.Inputs()[run.Part]
+						for off := int(run.First); off <= int(run.Last); off++ {
+							if run.Count == run.Last-run.First+1 || layout.Partitioner(src).Slot(off) == outputIndex(layout, tp) {
+								srcs = append(srcs, layout.Name(src, off))
 							}
 						}
 						if run.Count != run.Last-run.First+1 {
 							filtered++
-						}
-						if r.Intn(2) == 0 {
-							run.SrcTPI = int32(part) + 1 // the engine's hint, else looked up
 						}
 						runs = append(runs, run)
 					}
@@ -261,27 +259,30 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 // randomRun is a run of a batch's sources for log tp: one record, every
 // record from its first to its last, or (on an output partition) those of
 // them the partitioner sends to tp, as the producer's lingerAppend makes
-// them; and its input partition's number.
+// them, claiming the input range it was cut from (wire.SrcRun.From); and
+// its input partition's number.
 func randomRun(r *rand.Rand, layout *topo.Layout, tp wire.TopicPartition) (wire.SrcRun, int) {
 	part := r.Intn(len(layout.Inputs()))
 	src := layout.Inputs()[part]
 	first := r.Intn(50)
-	run := wire.SrcRun{Src: src, First: first, Last: first, Count: 1}
+	run := wire.SrcRun{Part: int32(part), First: int32(first), Last: int32(first), Count: 1, From: int32(first), To: int32(first)}
 	switch slot := outputIndex(layout, tp); {
 	case r.Intn(3) == 0: // one record
 	case slot >= 0 && r.Intn(2) == 0:
 		var offs []int
-		for off := first; off <= first+1+r.Intn(40); off++ {
+		last := first + 1 + r.Intn(40)
+		for off := first; off <= last; off++ {
 			if layout.Partitioner(src).Slot(off) == slot {
 				offs = append(offs, off)
 			}
 		}
 		if len(offs) > 0 {
-			run.First, run.Last, run.Count = offs[0], offs[len(offs)-1], len(offs)
+			run.First, run.Last, run.Count = int32(offs[0]), int32(offs[len(offs)-1]), int32(len(offs))
+			run.From, run.To = int32(first), int32(last) // every record of first..last went somewhere
 		}
 	default:
-		run.Last = first + 1 + r.Intn(5)
-		run.Count = run.Last - first + 1
+		run.Last = int32(first + 1 + r.Intn(5))
+		run.Count, run.To = run.Last-int32(first)+1, run.Last
 	}
 	return run, part
 }
@@ -305,17 +306,18 @@ func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
 		}
 	}
 	runs := []wire.SrcRun{
-		{Src: ins[0], SrcTPI: 1, First: 4, Last: 4, Count: 1},
-		{Src: ins[1], First: 7, Last: 9, Count: 3},
-		{Src: ins[2], SrcTPI: 3, First: shared[0], Last: shared[2], Count: 3},
-		{Src: ins[0], First: 5, Last: 5, Count: 1},
+		{Part: 0, First: 4, Last: 4, Count: 1, From: 4, To: 4},
+		{Part: 1, First: 7, Last: 9, Count: 3, From: 7, To: 9},
+		{Part: 2, First: int32(shared[0]), Last: int32(shared[2]), Count: 3, From: 10, To: int32(shared[2])},
+		{Part: 0, First: 5, Last: 5, Count: 1, From: 5, To: 5},
 	}
 	var want []wire.TopicPartition // each cell's source partition and offset
 	var wantOff []int
 	for _, run := range runs {
-		for off := run.First; off <= run.Last; off++ {
-			if run.Count == run.Last-run.First+1 || layout.Partitioner(run.Src).Slot(off) == slot {
-				want, wantOff = append(want, run.Src), append(wantOff, off)
+		src := ins[run.Part]
+		for off := int(run.First); off <= int(run.Last); off++ {
+			if run.Count == run.Last-run.First+1 || layout.Partitioner(src).Slot(off) == slot {
+				want, wantOff = append(want, src), append(wantOff, off)
 			}
 		}
 	}
@@ -333,12 +335,11 @@ func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
 	// its runs read back as given, each at the place of its first cell
 	rr := l.Cells.runsOf(&s)
 	for k, run := range runs {
-		part, _ := layout.Input().SlotCached(run.Src, -1, nil)
 		got, n, ok := rr.next()
-		if want := (spanRun{part: int32(part), src: int32(run.First), span: int32(run.Last - run.First), at: int32(at)}); !ok || got != want || n != run.Count {
+		if want := (spanRun{part: run.Part, src: run.First, span: run.Last - run.First, at: int32(at), from: run.From, to: run.To}); !ok || got != want || n != int(run.Count) {
 			t.Fatalf("run %d read back as %+v of %d (%v), want %+v of %d", k, got, n, ok, want, run.Count)
 		}
-		at += run.Count
+		at += int(run.Count)
 	}
 	if _, _, ok := rr.next(); ok {
 		t.Fatalf("more than %d runs read back", len(runs))
@@ -417,12 +418,15 @@ func TestPlainRunsOfInputRecords(t *testing.T) {
 	}
 }
 
-// The record the logs keep for every cell: their sizes are what a world's memory grows by, tick after tick.
+// The record the logs keep for every cell: their sizes are what a world's memory grows by, tick after tick;
+// and a run as a fold reads it (spanRun, in registers) and as a batch carries it (wire.SrcRun, copied
+// into its request and read again here).
 func TestRecordSizes(t *testing.T) {
 	for _, c := range []struct {
 		what      string
 		got, want uintptr
-	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}, {"spanRun", unsafe.Sizeof(spanRun{}), 16}} {
+	}{{"cellRec", unsafe.Sizeof(cellRec{}), 12}, {"cellSpan", unsafe.Sizeof(cellSpan{}), 36}, {"spanRun", unsafe.Sizeof(spanRun{}), 24},
+		{"wire.SrcRun", unsafe.Sizeof(wire.SrcRun{}), 24}} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, want %d", c.what, c.got, c.want)
 		}

@@ -46,7 +46,6 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 		co = newLevelFold(c, &f.Committed, parts, slot)
 	}
 	aborted := false
-	outs := len(c.names.Outputs())
 	for k := k0; k < k1; {
 		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
 		chunk = chunk[:min(len(chunk), k1-k)]
@@ -63,17 +62,19 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 			}
 			committed := co != nil && s.txn() != TxnAborted
 			if s.part != multiRun {
-				if !c.foldRun(un, co, committed, spanRun{part: s.part, src: s.src, span: s.span}, int(s.n), outs, slot) {
+				own := s.ownCode()
+				if !un.foldRun(co, committed, &own) {
 					return false
 				}
 				continue
 			}
-			// The runs read in registers (decodeRun), not through a
+			// The runs read into one runCode field by field, never
+			// copied whole (decodeRun says why), not through a
 			// runReader.
-			b, r, rn := c.spans.runs.At(uint32(s.src)), spanRun{}, int32(0)
+			b, rc := c.spans.runs.At(uint32(s.src)), runCode{}
 			for left := s.span; left > 0; left-- {
-				r, rn, b = decodeRun(b, r, rn)
-				if !c.foldRun(un, co, committed, r, int(rn), outs, slot) {
+				b = decodeRun(b, &rc)
+				if !un.foldRun(co, committed, &rc) {
 					return false
 				}
 			}
@@ -88,19 +89,26 @@ func (c *CellLog) foldSpans(f *Forgotten, k0, k1, slot int) bool {
 	return true
 }
 
-// foldRun folds run r (rn cells) into un and, when committed, into co.
+// foldRun folds run r (r.n cells) into un and, when committed, into co.
 // A run is slot's records when it holds fewer than its range, or there
 // is one output partition, or it is one record that the partitioner
-// sends here (as foldGeneral says).
-func (c *CellLog) foldRun(un, co *levelFold, committed bool, r spanRun, rn, outs, slot int) bool {
-	if rn == 1 && r.span == 0 && outs > 1 && co == nil {
-		return un.addOne(r.part, r.src) // a run of one record, one level
+// sends here (as foldGeneral says): asked of the partitioner unless the
+// run claims a range past its own (claims), whose records that go here
+// are the run's. r is read field by field (decodeRun says why).
+func (un *levelFold) foldRun(co *levelFold, committed bool, r *runCode) bool {
+	if r.n == 1 && r.span == 0 && un.outs > 1 && co == nil {
+		return un.addOne(r) // a run of one record, one level
 	}
-	slotted := rn != int(r.span)+1 || outs == 1 ||
-		rn == 1 && un.slotOf(r.part, r.src) == slot
-	return un.add(r.part, r.src, r.src+r.span, slotted) &&
-		(!committed || co.add(r.part, r.src, r.src+r.span, slotted))
+	slotted := r.n != r.span+1 || un.outs == 1 ||
+		r.n == 1 && (r.claims() || un.slotOf(r.part, r.src) == un.slot)
+	return un.add(r, slotted) && (!committed || co.add(r, slotted))
 }
+
+// claims reports whether run r claims a range of input records past its
+// own (wire.SrcRun.From): the records of from..to that go to the log's
+// partition are the run's, so none between it and a run whose range
+// meets its is.
+func (r *runCode) claims() bool { return r.from < r.src || r.to > r.src+r.span }
 
 // levelFold is one isolation level's fold of runs read in order (foldSpans):
 // for each input partition and kind (every record, or slot's: Slotted),
@@ -113,6 +121,7 @@ type levelFold struct {
 	c     *CellLog
 	old   *ForgotLevel
 	slot  int
+	outs  int        // the log's topic's partitions
 	tails []foldTail // by input partition and kind: 2*part + (1 if Slotted)
 	// done is the runs set aside, each partition and kind's in offset
 	// order (never many: a run not joined is a gap in a partition's
@@ -135,15 +144,20 @@ type partFold struct {
 }
 
 // foldTail is a partition and kind's last run; at is how many of old's
-// runs of it come first (all but the last when that became run).
+// runs of it come first (all but the last when that became run). to is
+// the end of the range the last run added claims (spanRun.from; its
+// Last when it claims none): no record after run.Last up to it goes to
+// the log's partition, so a slot's run whose claimed range starts by
+// to+1 joins it without asking the partitioner about the gap.
 type foldTail struct {
 	run       ForgotRun
 	set, read bool // run is a run; tail read from old (the first add)
 	at, end   int32
+	to        int32
 }
 
 func newLevelFold(c *CellLog, old *ForgotLevel, parts, slot int) *levelFold {
-	return &levelFold{c: c, old: old, slot: slot, tails: make([]foldTail, 2*parts)}
+	return &levelFold{c: c, old: old, slot: slot, outs: len(c.names.Outputs()), tails: make([]foldTail, 2*parts)}
 }
 
 // copyFor is a copy of lf folding into old, which holds what lf's old
@@ -172,10 +186,14 @@ func (lf *levelFold) part(p int32) *partFold {
 	return pf
 }
 
-// add folds in one invoice of each record from first to last of the input
-// partition numbered part (of slot's only, when slotted); false when it
-// is not past the partition's last run of its kind.
-func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
+// add folds in one invoice of each record of run r, from its first to
+// its last of the input partition numbered r.part (of slot's only, when
+// slotted); false when it is not past the partition's last run of its
+// kind. A slot's run joins the last when no record between them goes to
+// slot: known without the partitioner when the ranges the two claim
+// meet (foldTail.to), else asked (noneBetween).
+func (lf *levelFold) add(r *runCode, slotted bool) bool {
+	part, first, last := r.part, r.src, r.src+r.span
 	lf.touched = true
 	k := 2 * int(part)
 	if slotted {
@@ -186,23 +204,24 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 		lf.readOld(part)
 	}
 	if !t.set {
-		t.run, t.set = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true
+		t.run, t.set, t.to = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, true, r.to
 		return true
 	}
 	if first <= t.run.Last {
 		return false
 	}
-	if t.run.N == 1 && (t.run.Last+1 == first || slotted && lf.noneBetween(part, t.run.Last+1, first)) {
-		t.run.Last = last
+	if t.run.N == 1 && (t.run.Last+1 == first || slotted && (r.from <= t.to+1 || lf.noneBetween(part, t.run.Last+1, first))) {
+		t.run.Last, t.to = last, r.to
 		return true
 	}
 	lf.done = append(lf.done, t.run)
-	t.run = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}
+	t.run, t.to = ForgotRun{Part: part, First: first, Last: last, N: 1, Slotted: slotted}, r.to
 	return true
 }
 
-// addOne is add of one invoice of record off of the input partition
-// numbered part, of slot's kind when the partitioner sends it to slot:
+// addOne is add of run r, one invoice of record off of the input
+// partition numbered part, of slot's kind when the partitioner sends it
+// to slot (or r claims a range past its own: add's, then, as slot's):
 // its slot and the gap after the partition's last run of slot's
 // (noneBetween) read in one pass of the partitioner, where a run of one
 // record asked twice (slotOf, then noneBetween). Worlds whose members
@@ -210,13 +229,17 @@ func (lf *levelFold) add(part, first, last int32, slotted bool) bool {
 // record a tick and 4 output partitions, most of them); T1's batches of
 // 15 records make runs of 3 to 5, which add folds. A gap of more than
 // addOneGap records is asked as add asks.
-func (lf *levelFold) addOne(part, off int32) bool {
+func (lf *levelFold) addOne(r *runCode) bool {
+	if r.claims() {
+		return lf.add(r, true)
+	}
+	part, off := r.part, r.src
 	t := &lf.tails[2*int(part)+1]
 	if !t.read {
 		lf.readOld(part)
 	}
 	if !t.set || t.run.N != 1 || t.run.Last >= off || off-t.run.Last-1 > addOneGap {
-		return lf.add(part, off, off, lf.slotOf(part, off) == lf.slot)
+		return lf.add(r, lf.slotOf(part, off) == lf.slot)
 	}
 	from := t.run.Last + 1
 	g := int(off - from) // the gap's records
@@ -224,15 +247,15 @@ func (lf *levelFold) addOne(part, off int32) bool {
 	pf := lf.part(part)
 	pf.p.SlotsFrom(int(from), slots[:g+1], &pf.hund)
 	if int(slots[g]) != lf.slot {
-		return lf.add(part, off, off, false)
+		return lf.add(r, false)
 	}
 	lf.touched = true
 	if g == 0 || !slices.Contains(slots[:g], int32(lf.slot)) {
-		t.run.Last = off
+		t.run.Last, t.to = off, off
 		return true
 	}
 	lf.done = append(lf.done, t.run)
-	t.run = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}
+	t.run, t.to = ForgotRun{Part: part, First: off, Last: off, N: 1, Slotted: true}, off
 	return true
 }
 
@@ -256,7 +279,8 @@ func (lf *levelFold) readOld(part int32) {
 		t.at, t.end = int32(i), int32(j)
 		if j > i {
 			t.run, t.set = runs[j-1], true
-			t.end-- // the last is the tail's now
+			t.to = t.run.Last // a folded run claims nothing past it
+			t.end--           // the last is the tail's now
 		}
 		i = j
 	}

@@ -50,7 +50,8 @@ func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 				}
 				next[part] += 15
 				if n > 0 {
-					runs = append(runs, wire.SrcRun{Src: ins[part], SrcTPI: int32(part + 1), First: first, Last: last, Count: n})
+					runs = append(runs, wire.SrcRun{Part: int32(part), First: int32(first), Last: int32(last), Count: int32(n),
+						From: int32(next[part] - 15), To: int32(next[part] - 1)}) // every record of the 15 went to one of the output partitions
 				}
 			}
 			if len(runs) > 0 {

@@ -2,8 +2,10 @@ package broker
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -20,9 +22,12 @@ import (
 // (single runs and several runs, the partitioner's share or every
 // record), with now and then a gap (records never written), a step back
 // (records written twice), an aborted batch, and several output
-// partitions or one.
+// partitions or one; most runs claiming the input range they were cut
+// from (wire.SrcRun.From), which foldSpans trusts and foldGeneral does
+// not read.
 func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 	t.Cleanup(store.SetSeqChunkForTest(4))
+	t.Cleanup(VerifyCoversForTest()) // the runs' claimed ranges are true ones
 	seen := map[string]int{}
 	for _, outs := range []int{1, 4} {
 		shape := topo.Default()
@@ -53,6 +58,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				last := first + r.Intn(12)
 				next[part] = last + 1
 				count := last - first + 1
+				from, to := first, last // the range the run is cut from: a true claim (wire.SrcRun.From)
 				if outs > 1 && r.Intn(4) != 0 {
 					var offs []int
 					for off := first; off <= last; off++ {
@@ -64,8 +70,11 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 						return wire.SrcRun{}, false
 					}
 					first, last, count = offs[0], offs[len(offs)-1], len(offs)
+					if r.Intn(5) == 0 {
+						from, to = first, last // claiming no more than the run
+					}
 				}
-				return wire.SrcRun{Src: src, SrcTPI: int32(part + 1), First: first, Last: last, Count: count}, true
+				return wire.SrcRun{Part: int32(part), First: int32(first), Last: int32(last), Count: int32(count), From: int32(from), To: int32(to)}, true
 			}
 			folds := 0
 			for tick := 0; tick < 300; tick++ {
@@ -76,7 +85,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				if r.Intn(3) == 0 { // one run (appendRun)
 					part := r.Intn(len(next))
 					if sr, ok := run(part); ok && sr.Count > 1 {
-						c.appendRun(w, part, sr.First, sr.Last, sr.Count, nil)
+						c.appendRun(w, part, int(sr.First), int(sr.Last), int(sr.Count), nil)
 					}
 				} else { // several (appendRuns)
 					var runs []wire.SrcRun
@@ -137,6 +146,85 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 			t.Errorf("never %s (%v): the test proves less than it says", k, seen)
 		}
 	}
+}
+
+// TestFoldTrustsClaimedRanges: a fold joins two runs of slot's records
+// without asking the partitioner when the input ranges they claim
+// (wire.SrcRun.From) meet, so a wrong claim, one over a record of slot's
+// that no batch holds, makes the fold say that record was written (its
+// delivery count wrong): VerifyCoversForTest catches the claim where the
+// batch is appended, naming the record; true claims fold as foldGeneral
+// folds.
+func TestFoldTrustsClaimedRanges(t *testing.T) {
+	shape := topo.Default()
+	shape.Output.Partitions = 4
+	layout := topo.New(shape)
+	tp := layout.Outputs()[1]
+	slot := outputIndex(layout, tp)
+	part := layout.Partitioner(layout.Inputs()[0])
+	var offs []int32 // records of input partition 0 slot gets, in order
+	for off := 0; len(offs) < 200; off++ {
+		if part.Slot(off) == slot {
+			offs = append(offs, int32(off))
+		}
+	}
+	var a, b, c int32 // three in a row of them, each after a gap (a record slot does not get)
+	for k := 1; k+2 < len(offs) && c == 0; k++ {
+		if offs[k-1] < offs[k]-1 && offs[k] < offs[k+1]-1 && offs[k+1] < offs[k+2]-1 {
+			a, b, c = offs[k], offs[k+1], offs[k+2]
+		}
+	}
+	if c == 0 {
+		t.Fatalf("no three records of input partition 0 that %s gets, each after a gap, among its first %d", tp, len(offs))
+	}
+	one := func(off, from, to int32) wire.SrcRun {
+		return wire.SrcRun{Part: 0, First: off, Last: off, Count: 1, From: from, To: to}
+	}
+	fold := func(batches ...wire.SrcRun) (fast, general Forgotten) {
+		t.Helper()
+		l := CellLog{tp: tp, names: layout}
+		for k, run := range batches {
+			w := Cell{Producer: "C1", PID: 1000, Seq: k, Tick: k, Txn: NotTransactional}
+			if !l.appendRuns(w, []wire.SrcRun{run}, nil) {
+				t.Fatalf("run %+v not kept as a span", run)
+			}
+		}
+		fast.same, general.same = true, true
+		k0, k1, only := l.onlySpans(l.Len())
+		if !only {
+			t.Fatal("a log of spans only has cells outside them")
+		}
+		l.foldGeneral(&general, l.Len(), slot)
+		if !l.foldSpans(&fast, k0, k1, slot) {
+			t.Fatalf("runs %+v in order refused", batches)
+		}
+		return fast, general
+	}
+	// True claims: a's reaches to b-1, b's from b to c-1; every record
+	// of a..c that slot gets written, one run.
+	fast, general := fold(one(a, a-1, b-1), one(b, b, c-1), one(c, c, c))
+	if !reflect.DeepEqual(fast, general) || len(fast.Uncommitted.Runs) != 1 || fast.Uncommitted.Runs[0] != (ForgotRun{First: a, Last: c, N: 1, Slotted: true}) {
+		t.Fatalf("true claims: folded %+v, the general fold %+v; want one run %d..%d", fast, general, a, c)
+	}
+	// No claims past the runs: the gaps asked of the partitioner, the same.
+	if fast, general := fold(one(a, a, a), one(b, b, b), one(c, c, c)); !reflect.DeepEqual(fast, general) {
+		t.Fatalf("no claims: folded %+v, the general fold %+v", fast, general)
+	}
+	// b never written, and c's claim starts at b: wrong. The fold
+	// trusts it and joins a and c over b; the general fold does not.
+	wrong := one(c, b, c)
+	fast, general = fold(one(a, a, b-1), wrong)
+	if reflect.DeepEqual(fast, general) || len(general.Uncommitted.Runs) != 2 {
+		t.Fatalf("a wrong claim over record %d: folded %+v, the general fold %+v; want the fold to trust it (one run) and the general fold two", b, fast, general)
+	}
+	defer VerifyCoversForTest()()
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if want := fmt.Sprintf("but record %d goes to it", b); !strings.Contains(msg, want) {
+			t.Fatalf("appending a wrong claim under VerifyCoversForTest: %q, want a panic saying %q", msg, want)
+		}
+	}()
+	fold(one(a, a, b-1), wrong)
 }
 
 // TestSearchFromIsSortSearch: searchFrom finds what sort.Search finds,

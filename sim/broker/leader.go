@@ -342,7 +342,7 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int 
 		for _, run := range r.Runs {
 			l.appendRunOf(c, run, h)
 			if c.Seq >= 0 {
-				c.Seq += run.Count
+				c.Seq += int(run.Count)
 			}
 		}
 		return off
@@ -381,38 +381,43 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int 
 // looked up from h), a cell each when their source is out of a span's
 // reach.
 func (l *Log) appendRunOf(c Cell, run wire.SrcRun, h *writerHint) {
-	slot := int(run.SrcTPI) - 1
-	if run.Count > 1 {
-		if part, ok := l.Cells.names.Input().SlotCached(run.Src, run.SrcTPI-1, nil); ok && run.Last <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, run.First, run.Last, run.Count, h)
-			return
-		}
+	slot := int(run.Part)
+	if slot < 0 || slot >= len(l.Cells.names.Inputs()) {
+		panic(fmt.Sprintf("sim: a batch to %s names input partition %d; the world numbers %d (0 to %d)",
+			l.Cells.tp, slot, len(l.Cells.names.Inputs()), len(l.Cells.names.Inputs())-1))
 	}
+	if run.Count > 1 && run.First >= 0 {
+		l.Cells.appendRun(c, slot, int(run.First), int(run.Last), int(run.Count), h)
+		return
+	}
+	src := l.Cells.names.Input().At(slot)
 	k := 0
-	for src := range runSources(l.Cells.names, l.Cells.tp, run) {
+	for off := range runSources(l.Cells.names, l.Cells.tp, src, run) {
 		if c.Seq >= 0 && k > 0 {
 			c.Seq++
 		}
-		l.appendInvoice(c, run.Src, src, slot)
+		l.appendInvoice(c, src, off, slot)
 		k++
 	}
 }
 
-// runSources ranges over the offsets of the source records of run, for
+// runSources ranges over the offsets of the source records of run (of
+// input partition src), for
 // output partition tp: from its first to its last, those the partitioner
 // sends to tp.
-func runSources(layout *topo.Layout, tp wire.TopicPartition, run wire.SrcRun) iter.Seq[int] {
+func runSources(layout *topo.Layout, tp, src wire.TopicPartition, run wire.SrcRun) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		if run.Last-run.First+1 == run.Count {
-			for off := run.First; off <= run.Last; off++ {
+		first, last := int(run.First), int(run.Last)
+		if last-first+1 == int(run.Count) {
+			for off := first; off <= last; off++ {
 				if !yield(off) {
 					return
 				}
 			}
 			return
 		}
-		part, slot := layout.Partitioner(run.Src), outputIndex(layout, tp)
-		for off := run.First; off <= run.Last; off++ {
+		part, slot := layout.Partitioner(src), outputIndex(layout, tp)
+		for off := first; off <= last; off++ {
 			if part.Slot(off) == slot && !yield(off) {
 				return
 			}

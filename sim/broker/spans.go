@@ -2,11 +2,11 @@ package broker
 
 import (
 	"encoding/binary"
+	"fmt"
 	"iter"
 	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
-	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -68,32 +68,42 @@ const multiRun = -1
 // records of the input partition numbered part from offset src to
 // src+span, every one of them or those the partitioner sends to the log's
 // partition, the span's cells from at on (up to the next run's at, or the
-// span's end).
+// span's end). from..to is the input range its producer cut it from
+// (wire.SrcRun.From): no record of it outside the run goes to the log's
+// partition; from = src and to = src+span claim nothing more.
 type spanRun struct {
 	part, src, span, at int32
+	from, to            int32
 }
 
 // encRun appends to b run, of the input partition numbered part, as a
 // multi-run span's runs are kept in spans.runs, after the run before it,
 // prev (the zero spanRun before the first), which it then becomes: its
 // partition's number and its first offset as the differences from prev's
-// (zigzag), the distance to its last and its count, four uvarints. A
-// batch's runs are a member's partitions, at offsets that steady traffic
-// keeps close: T1's 10 runs of a batch take about 50 bytes, where 16
-// bytes a run (part, src, span and at as int32s) took 160 and were a
-// third of its heap.
+// (zigzag), the distance to its last, its count, and how far its covered
+// range reaches before its first and past its last (wire.SrcRun.From):
+// lead and tail, packed as lead<<3|tail when under 16 and 8 (claim),
+// else 128+lead and then tail; five or six uvarints. A batch's runs are
+// a member's partitions, at offsets that steady traffic keeps close: T1's
+// 10 runs of a batch take about 60 bytes, where 16 bytes a run (part,
+// src, span and at as int32s) took 160.
 func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
-	src := int32(run.First)
+	src := run.First
 	dp, ds := int64(part)-int64(prev.part), int64(src)-int64(prev.src)
 	zp, zs := uint64(dp<<1)^uint64(dp>>63), uint64(ds<<1)^uint64(ds>>63) // zigzag, as AppendVarint
 	span, n := uint64(run.Last-run.First), uint64(run.Count)
+	lead, tail := uint64(run.First-run.From), uint64(run.To-run.Last)
 	prev.part, prev.src = part, src
-	if zp|zs|span|n < 1<<14 {
+	vals, nv := [6]uint64{zp, zs, span, n, lead<<3 | tail}, 5
+	if lead >= 16 || tail >= 8 {
+		vals[4], vals[5], nv = claimWide+lead, tail, 6
+	}
+	if zp|zs|span|n|vals[4]|tail < 1<<14 {
 		// Two bytes each at most (T1's runs: a member's partitions are a
 		// hundred apart, its offsets close): one append, no loops.
-		var buf [8]byte
+		var buf [12]byte
 		k := 0
-		for _, x := range [4]uint64{zp, zs, span, n} {
+		for _, x := range vals[:nv] {
 			if x < 0x80 {
 				buf[k] = byte(x)
 				k++
@@ -104,17 +114,21 @@ func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 		}
 		return append(b, buf[:k]...)
 	}
-	b = binary.AppendUvarint(b, zp)
-	b = binary.AppendUvarint(b, zs)
-	b = binary.AppendUvarint(b, span)
-	return binary.AppendUvarint(b, n)
+	for _, x := range vals[:nv] {
+		b = binary.AppendUvarint(b, x)
+	}
+	return b
 }
+
+// claimWide marks a run's claim (encRun) written as two numbers: lead
+// plus it, then tail; a claim of one number under it is lead<<3|tail.
+const claimWide = 128
 
 // encRunRoom is the room appendRuns asks of its arena's open chunk a
 // run to encode a batch there (store.Bytes.Room): a run of T1 takes about
-// 5 bytes; one that takes more than the room spills into a fresh array
+// 6 bytes; one that takes more than the room spills into a fresh array
 // (append), which AppendRoom then copies as before.
-const encRunRoom = 20
+const encRunRoom = 30
 
 // runReader reads a multi-run span's runs back (encRun), in order.
 type runReader struct {
@@ -134,54 +148,91 @@ func (r *runReader) next() (spanRun, int, bool) {
 		return spanRun{}, 0, false
 	}
 	r.left--
-	r.cur, r.n, r.b = decodeRun(r.b, r.cur, r.n)
+	rc := runCode{part: r.cur.part, src: r.cur.src}
+	r.b = decodeRun(r.b, &rc)
+	r.cur, r.n = rc.run(r.cur.at+r.n), rc.n
 	return r.cur, int(r.n), true
 }
 
-// decodeRun reads the run encoded at b's start (encRun) after run prev
-// of n cells: the run, its number of cells and the bytes after it. In
-// registers, for a reader that goes through many (foldSpans: a
-// runReader's fields, written through its pointer and read back whole,
-// stalled each run on the store's forwarding).
-func decodeRun(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
-	if len(b) >= 4 && (b[0]|b[1]|b[2]|b[3])&0x80 == 0 {
-		// Four numbers of a byte each: read without the loops (a fold
-		// reads every run a window lets go of).
+// runCode is a run as decodeRun reads it: a spanRun but its at (its
+// cells' place, which the reader keeps), and its number of cells.
+type runCode struct{ part, src, span, n, from, to int32 }
+
+// run is the spanRun read, its cells from at on.
+func (rc *runCode) run(at int32) spanRun {
+	return spanRun{part: rc.part, src: rc.src, span: rc.span, at: at, from: rc.from, to: rc.to}
+}
+
+// decodeRun reads the run encoded at b's start (encRun) into rc, which
+// holds the run before it (the zero runCode before a span's first), and
+// returns the bytes after it. Field by field, and read so (foldRun): a
+// run of six numbers is no value Go keeps in registers (four at most),
+// so a runCode returned or assigned whole was stored a field at a time
+// and copied in 16-byte words, which the processor cannot forward from
+// its store buffer (a stall a run, a third of the fold).
+func decodeRun(b []byte, rc *runCode) []byte {
+	if len(b) >= 5 && (b[0]|b[1]|b[2]|b[3]|b[4])&0x80 == 0 {
+		// Five numbers of a byte each, the claim packed: read without
+		// the loops (a fold reads every run a window lets go of).
 		dp, ds := int32(b[0]>>1)^-int32(b[0]&1), int32(b[1]>>1)^-int32(b[1]&1) // zigzag
-		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(b[2]), at: prev.at + n}, int32(b[3]), b[4:]
+		src, span := rc.src+ds, int32(b[2])
+		rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(b[3])
+		rc.from, rc.to = src-int32(b[4]>>3), src+span+int32(b[4]&7)
+		return b[5:]
 	}
-	if len(b) >= 8 {
+	if len(b) >= 12 {
 		// Two bytes each at most (T1's runs: a member's partitions are a
 		// hundred apart), read without binary's loops.
-		var v [4]uint32
+		var v [6]uint32
 		k := 0
 		for i := range v {
+			if i == 5 && v[4] < claimWide {
+				v[4], v[5] = v[4]>>3, v[4]&7 // the claim packed: five numbers
+				break
+			}
 			x := uint32(b[k])
 			k++
 			if x >= 0x80 {
 				y := uint32(b[k])
 				k++
 				if y >= 0x80 {
-					return decodeRunSlow(b, prev, n)
+					return decodeRunSlow(b, rc)
 				}
 				x = x&0x7f | y<<7
 			}
 			v[i] = x
 		}
 		dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
-		return spanRun{part: prev.part + dp, src: prev.src + ds, span: int32(v[2]), at: prev.at + n}, int32(v[3]), b[k:]
+		if v[4] >= claimWide {
+			v[4] -= claimWide
+		}
+		src, span := rc.src+ds, int32(v[2])
+		rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v[3])
+		rc.from, rc.to = src-int32(v[4]), src+span+int32(v[5])
+		return b[k:]
 	}
-	return decodeRunSlow(b, prev, n)
+	return decodeRunSlow(b, rc)
 }
 
-func decodeRunSlow(b []byte, prev spanRun, n int32) (spanRun, int32, []byte) {
-	dp, k := varint(b)
-	ds, k2 := varint(b[k:])
-	k += k2
-	span, k3 := uvarint(b[k:])
-	k += k3
-	cells, k4 := uvarint(b[k:])
-	return spanRun{part: prev.part + int32(dp), src: prev.src + int32(ds), span: int32(span), at: prev.at + n}, int32(cells), b[k+k4:]
+func decodeRunSlow(b []byte, rc *runCode) []byte {
+	var v [6]uint64
+	k := 0
+	for i := range v {
+		if i == 5 && v[4] < claimWide {
+			v[4], v[5] = v[4]>>3, v[4]&7 // the claim packed: five numbers
+			break
+		}
+		x, ki := uvarint(b[k:])
+		v[i], k = x, k+ki
+	}
+	if v[4] >= claimWide {
+		v[4] -= claimWide
+	}
+	dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
+	src, span := rc.src+ds, int32(v[2])
+	rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v[3])
+	rc.from, rc.to = src-int32(v[4]), src+span+int32(v[5])
+	return b[k:]
 }
 
 // uvarint is binary.Uvarint, a byte read without its loop when it is
@@ -208,13 +259,24 @@ func varint(b []byte) (int64, int) {
 // own) and its number of cells.
 func (c *CellLog) run(s *cellSpan, k int) (r spanRun, n int) {
 	if s.part != multiRun {
-		return spanRun{part: s.part, src: s.src, span: s.span}, int(s.n)
+		return s.ownRun(), int(s.n)
 	}
 	rr := c.runsOf(s)
 	for i := 0; i <= k; i++ {
 		r, n, _ = rr.next()
 	}
 	return r, n
+}
+
+// ownCode is ownRun as decodeRun reads a run (runCode).
+func (s *cellSpan) ownCode() runCode {
+	return runCode{part: s.part, src: s.src, span: s.span, n: s.n, from: s.src, to: s.src + s.span}
+}
+
+// ownRun is the run of a span of one run (not multiRun): it claims no
+// range past its own.
+func (s *cellSpan) ownRun() spanRun {
+	return spanRun{part: s.part, src: s.src, span: s.span, from: s.src, to: s.src + s.span}
 }
 
 // runCount is how many runs span s's sources are.
@@ -395,7 +457,7 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int, h *writerHint) {
 // run is out of a span's reach (its source not an input partition, or
 // past topo.MaxRefOffset).
 func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
-	in := c.names.Input()
+	in := len(c.names.Inputs())
 	st := c.spans // made the log's only once every run is in reach: a spanStore holds a span (locate)
 	if st == nil {
 		st = new(spanStore)
@@ -412,11 +474,14 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	prev, at := spanRun{}, 0
 	for k := range runs {
 		run := &runs[k]
-		part, ok := in.SlotCached(run.Src, run.SrcTPI-1, nil)
-		if !ok || run.First < 0 || run.Last > topo.MaxRefOffset || run.Count < 1 {
+		if run.Part < 0 || int(run.Part) >= in || run.First < 0 || run.Count < 1 || run.Last < run.First ||
+			run.From > run.First || run.To < run.Last {
 			return false // what was encoded in the room is past the chunk's length: nothing
 		}
-		enc, at = encRun(enc, &prev, int32(part), run), at+run.Count
+		if verifyCovers {
+			c.verifyCover(run)
+		}
+		enc, at = encRun(enc, &prev, run.Part, run), at+int(run.Count)
 	}
 	c.spans = st
 	if scratch {
@@ -426,6 +491,45 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	c.appendSpan(v, cellSpan{src: int32(first), span: store.Int32Of(len(runs), "runs"),
 		n: store.Int32Of(at, "batch"), part: multiRun}, h)
 	return true
+}
+
+// verifyCovers makes appendRuns check each run's covered range against
+// the partitioner (verifyCover): tests only (VerifyCoversForTest).
+var verifyCovers bool
+
+// VerifyCoversForTest makes output logs check the input range each run
+// of a batch claims (wire.SrcRun.From) against the partitioner, panicking
+// at a wrong claim, and returns the function that restores it: for tests,
+// never while another test steps a world.
+func VerifyCoversForTest() (restore func()) {
+	old := verifyCovers
+	verifyCovers = true
+	return func() { verifyCovers = old }
+}
+
+// verifyCover panics unless the records of the range run claims
+// (wire.SrcRun.From, past its own) that the partitioner sends to this
+// log's partition are exactly the run's: none outside it, Count inside.
+func (c *CellLog) verifyCover(run *wire.SrcRun) {
+	if run.From == run.First && run.To == run.Last {
+		return // claims nothing past the run
+	}
+	part := c.names.Partitioner(c.names.Input().At(int(run.Part)))
+	slot, n := outputIndex(c.names, c.tp), int32(0)
+	for off := int(run.From); off <= int(run.To); off++ {
+		if part.Slot(off) != slot {
+			continue
+		}
+		if off < int(run.First) || off > int(run.Last) {
+			panic(fmt.Sprintf("sim: a batch to %s claims input partition %d's records %d..%d (its run %d..%d), but record %d goes to it",
+				c.tp, run.Part, run.From, run.To, run.First, run.Last, off))
+		}
+		n++
+	}
+	if run.Count != n {
+		panic(fmt.Sprintf("sim: a batch to %s claims %d of input partition %d's records %d..%d; %d of them go to it",
+			c.tp, run.Count, run.Part, run.First, run.Last, n))
+	}
 }
 
 // appendSpan appends span s (its sources and n set) at the log's end,

@@ -63,11 +63,12 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 	}
 }
 
-// TestEncRunIsFourVarints: a run's encoding (encRun, a byte each when
-// all four fit) is the four numbers as encoding/binary appends them, and
-// decodeRun (four bytes at once, or the loops) reads back every run in
-// order with its cells' places.
-func TestEncRunIsFourVarints(t *testing.T) {
+// TestEncRunIsVarints: a run's encoding (encRun, a byte each when all
+// fit) is its numbers as encoding/binary appends them (the claim's two
+// packed in one when small), and decodeRun (five bytes at once, or the
+// loops) reads back every run in order with its cells' places and its
+// covered range.
+func TestEncRunIsVarints(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	vals := []int{0, 1, 2, 63, 64, 127, 128, 300, 1 << 20, 1 << 30}
 	for round := 0; round < 200; round++ {
@@ -87,27 +88,40 @@ func TestEncRunIsFourVarints(t *testing.T) {
 				last = first + vals[r.Intn(len(vals)-1)]
 			}
 			n := 1 + r.Intn(last-first+1)
-			run := wire.SrcRun{First: first, Last: last, Count: n}
+			lead, tail := 0, 0
+			if r.Intn(2) == 0 {
+				lead, tail = min(vals[r.Intn(len(vals))], first), vals[r.Intn(len(vals)-1)]
+			}
+			if r.Intn(3) == 0 {
+				lead, tail = min(r.Intn(17), first), r.Intn(9) // about the packed claim's bounds
+			}
+			run := wire.SrcRun{First: int32(first), Last: int32(last), Count: int32(n), From: int32(first - lead), To: int32(last + tail)}
 			enc = encRun(enc, &prev, part, &run)
 			want = binary.AppendVarint(want, int64(part)-int64(wprev.part))
 			want = binary.AppendVarint(want, int64(first)-int64(wprev.src))
 			want = binary.AppendUvarint(want, uint64(last-first))
 			want = binary.AppendUvarint(want, uint64(n))
+			if lead < 16 && tail < 8 {
+				want = binary.AppendUvarint(want, uint64(lead<<3|tail))
+			} else {
+				want = binary.AppendUvarint(want, uint64(128+lead))
+				want = binary.AppendUvarint(want, uint64(tail))
+			}
 			wprev.part, wprev.src = part, int32(first)
-			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first)}), append(ns, n)
+			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first), from: run.From, to: run.To}), append(ns, n)
 		}
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
 		}
-		b, cur, cn, at := enc, spanRun{}, int32(0), int32(0)
+		b, rc, at := enc, runCode{}, int32(0)
 		for k := range runs {
-			cur, cn, b = decodeRun(b, cur, cn)
+			b = decodeRun(b, &rc)
 			want := runs[k]
 			want.at = at
-			if cur != want || int(cn) != ns[k] {
-				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, cn, want, ns[k])
+			if cur := rc.run(at); cur != want || int(rc.n) != ns[k] {
+				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, rc.n, want, ns[k])
 			}
-			at += cn
+			at += rc.n
 		}
 		if len(b) != 0 {
 			t.Fatalf("%d bytes left after the runs", len(b))

@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -344,8 +345,8 @@ func outputSlotOf(layout *topo.Layout, f *wire.Record) int {
 func (pr *producer) produceInvoice(m *Member, f wire.Record) {
 	out := outputSlotOf(m.env.Layout(), &f)
 	if m.Cfg.Linger > 0 {
-		if f.Named && f.TPI > 0 {
-			pr.lingerAppend(m, out, f.TP, f.TPI, outRun{first: f.Offset, last: f.Offset, count: 1})
+		if f.Named && f.TPI > 0 && f.Offset <= math.MaxInt32 {
+			pr.lingerAppend(m, out, f.TPI, outRun{first: f.Offset, last: f.Offset, count: 1})
 			return
 		}
 		pr.drainLinger(m)
@@ -524,9 +525,14 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 			r.count++
 		}
 	}
-	linger := m.Cfg.Linger > 0 && tpi > 0
+	// A batch of several runs carries each as a wire.SrcRun: the
+	// partition's number and int32 offsets. A run whose partition's number
+	// is not known, or past int32's offsets, goes at once, after the open
+	// batches.
+	last := first + count - 1
+	linger := m.Cfg.Linger > 0 && tpi > 0 && last <= math.MaxInt32
 	if m.Cfg.Linger > 0 && !linger {
-		pr.drainLinger(m) // a run whose partition's number is not known goes at once, after the open batches
+		pr.drainLinger(m)
 	}
 	pr.order = order[:0] // its array kept for the next run
 	for _, out := range order {
@@ -534,28 +540,31 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		runs[out].run = outRun{} // every count 0 for the next run
 		if linger {
 			// lingerAppend, written out: a call a run otherwise
+			// Every record of first..last went to one of the output
+			// partitions just now: the run's covered range (SrcRun.From).
 			if o := runs[out].open; o > 0 {
-				pr.open[o-1].add(tp, tpi, run)
+				pr.open[o-1].add(tpi, run, first, last)
 			} else {
-				pr.openFor(m, out).add(tp, tpi, run)
+				pr.openFor(m, out).add(tpi, run, first, last)
 			}
 			continue
 		}
-		pr.sendRun(m, int(out), wire.SrcRun{Src: tp, SrcTPI: tpi, First: run.first, Last: run.last, Count: run.count})
+		pr.sendRun(m, int(out), tp, tpi, run)
 	}
 }
 
-// sendRun sends the invoices of run, one run of input records, to output
+// sendRun sends the invoices of run, one run of records of input
+// partition src (tpi its number plus one, 0: not known), to output
 // partition out (its index in outputTPs) as one Produce: produceInvoice's
 // very request for a run of one record, else a batch (SrcCount).
-func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
-	if run.Count == 1 {
-		pr.sendInvoice(m, wire.Record{TP: run.Src, Offset: run.First, Named: true, TPI: run.SrcTPI}, out)
+func (pr *producer) sendRun(m *Member, out int, src wire.TopicPartition, tpi int32, run outRun) {
+	if run.count == 1 {
+		pr.sendInvoice(m, wire.Record{TP: src, Offset: run.first, Named: true, TPI: tpi}, out)
 		return
 	}
-	req := pr.invoiceRequest(m, out, run.Count, run.Src, run.First, run.SrcTPI, true)
-	req.SrcCount, req.SrcEnd = run.Count, run.Last
-	pr.sendInvoices(m, req, out, run.Count)
+	req := pr.invoiceRequest(m, out, run.count, src, run.first, tpi, true)
+	req.SrcCount, req.SrcEnd = run.count, run.last
+	pr.sendInvoices(m, req, out, run.count)
 }
 
 // lingerAppend adds the invoices of run, records of src (tpi its number
@@ -581,17 +590,20 @@ func (pr *producer) sendRun(m *Member, out int, run wire.SrcRun) {
 // wire.SrcRun made on the stack and appended was stored in 8-byte words
 // and read back in 16-byte ones, which the processor cannot forward from
 // its store buffer (T1: a stall on about every run, 3-5% of the CPU).
-func (pr *producer) lingerAppend(m *Member, out int, src wire.TopicPartition, tpi int32, run outRun) {
+func (pr *producer) lingerAppend(m *Member, out int, tpi int32, run outRun) {
 	if out < len(pr.outs) && pr.outs[out].open > 0 {
-		pr.open[pr.outs[out].open-1].add(src, tpi, run) // open already: openFor's first answer, here without a call
+		pr.open[pr.outs[out].open-1].add(tpi, run, run.first, run.last) // open already: openFor's first answer, here without a call
 		return
 	}
-	pr.openFor(m, int32(out)).add(src, tpi, run)
+	pr.openFor(m, int32(out)).add(tpi, run, run.first, run.last)
 }
 
-// add appends run, records of src (tpi its number plus one), to b: its
-// fields written in place (lingerAppend says why).
-func (b *openBatch) add(src wire.TopicPartition, tpi int32, run outRun) {
+// add appends run, records of the input partition numbered tpi-1 (tpi >
+// 0, offsets within int32), to b: its fields written in place
+// (lingerAppend says why). from..to is the input range the run was cut
+// from (wire.SrcRun.From): every record of it went to one of the output
+// partitions, so none outside the run to b's.
+func (b *openBatch) add(tpi int32, run outRun, from, to int) {
 	n := len(b.runs)
 	if n < cap(b.runs) {
 		b.runs = b.runs[:n+1]
@@ -599,7 +611,8 @@ func (b *openBatch) add(src wire.TopicPartition, tpi int32, run outRun) {
 		b.runs = append(b.runs, wire.SrcRun{})
 	}
 	r := &b.runs[n]
-	r.Src, r.SrcTPI, r.First, r.Last, r.Count = src, tpi, run.first, run.last, run.count
+	r.Part, r.First, r.Last, r.Count = tpi-1, int32(run.first), int32(run.last), int32(run.count)
+	r.From, r.To = int32(from), int32(to)
 	b.count += run.count
 }
 
@@ -682,13 +695,14 @@ func (pr *producer) closeOpen(m *Member) {
 // producer's alone.
 func (pr *producer) sendBatch(m *Member, b *openBatch) {
 	out := int(b.out)
+	first := &b.runs[0]
+	src := m.env.Layout().Input().At(int(first.Part))
 	if len(b.runs) == 1 {
-		pr.sendRun(m, out, b.runs[0])
+		pr.sendRun(m, out, src, first.Part+1, outRun{first: int(first.First), last: int(first.Last), count: int(first.Count)})
 		return
 	}
-	first := &b.runs[0]
-	req := pr.invoiceRequest(m, out, b.count, first.Src, first.First, first.SrcTPI, true)
-	req.SrcCount, req.SrcEnd = b.count, first.Last
+	req := pr.invoiceRequest(m, out, b.count, src, int(first.First), first.Part+1, true)
+	req.SrcCount, req.SrcEnd = b.count, int(first.Last)
 	if pr.scratch {
 		req.Runs = append(req.Runs, b.runs...) // one copy, in order, from the world's arrays
 	} else {

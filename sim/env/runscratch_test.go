@@ -19,7 +19,7 @@ func TestRunScratchHeldByOne(t *testing.T) {
 	if e.HoldRunScratch(1) {
 		t.Fatal("process 1 got the arrays of runs process 0 holds")
 	}
-	runs := append(e.RunScratch(3), wire.SrcRun{SrcTPI: 1, First: 5, Last: 5, Count: 1}, wire.SrcRun{SrcTPI: 2, First: 7, Last: 9, Count: 2})
+	runs := append(e.RunScratch(3), wire.SrcRun{Part: 0, First: 5, Last: 5, Count: 1}, wire.SrcRun{Part: 1, First: 7, Last: 9, Count: 2})
 	e.ReturnRunScratch(3, runs)
 	e.ReleaseRunScratch(1) // not the holder: nothing changes
 	if e.HoldRunScratch(1) {

@@ -24,6 +24,9 @@ func (n *Layout) Name(tp wire.TopicPartition, off int) string {
 	return string(n.AppendName(buf[:0], tp, off))
 }
 
+// InputAt is the input partition numbered i (wire.Namer; InputIndex.At).
+func (n *Layout) InputAt(i int) wire.TopicPartition { return n.Input().At(i) }
+
 // AppendName appends the name of record off of tp to b.
 func (n *Layout) AppendName(b []byte, tp wire.TopicPartition, off int) []byte {
 	if n.short {

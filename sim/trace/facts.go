@@ -323,17 +323,23 @@ func (t *Trace) encSrcRuns(b []byte, req *wire.ProduceRequest) []byte {
 	b = binary.AppendUvarint(append(b, tSrcRuns), uint64(len(req.Runs)))
 	var part, first int64
 	for k := range req.Runs {
-		run := &req.Runs[k] // 56 bytes: not copied
-		i, ok := t.numTPI(run.SrcTPI, run.Src)
+		run := &req.Runs[k]
+		i, ok := t.runPart(run)
 		if !ok || run.Count < 1 || run.Last-run.First+1 < run.Count || run.First < 0 {
 			return encLit(b[:start], req.ValueIn(t.layout))
 		}
 		b = binary.AppendVarint(b, int64(i)-part)
 		b = binary.AppendVarint(b, int64(run.First)-first)
-		b = argOffset(argOffset(b, run.Last-run.First), run.Count)
+		b = argOffset(argOffset(b, int(run.Last-run.First)), int(run.Count))
 		part, first = int64(i), int64(run.First)
 	}
 	return b
+}
+
+// runPart is the number of run's input partition, false when the world
+// has no such input partition.
+func (t *Trace) runPart(run *wire.SrcRun) (int, bool) {
+	return int(run.Part), run.Part >= 0 && int(run.Part) < len(t.layout.Inputs())
 }
 
 // BatchText is what a producer's next batch of several runs may refer
@@ -362,8 +368,7 @@ func (bt *BatchText) set(ref wire.TextRef, runs []wire.SrcRun, t *Trace) {
 	}
 	parts, firsts = parts[:n], firsts[:n]
 	for k := range runs {
-		i, _ := t.numTPI(runs[k].SrcTPI, runs[k].Src) // encSrcRuns found each
-		parts[k], firsts[k] = int32(i), int64(runs[k].First)
+		parts[k], firsts[k] = runs[k].Part, int64(runs[k].First) // encSrcRuns checked each
 	}
 	bt.ref, bt.parts, bt.firsts = ref, parts, firsts
 }
@@ -411,12 +416,8 @@ func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bo
 	b = slices.Grow(b, 3*len(runs))
 	parts, firsts := bt.parts[:len(runs)], bt.firsts[:len(runs)]
 	for k := range runs {
-		run := &runs[k] // 56 bytes: not copied
-		// numTPI's first answer, without a call
-		i, ok := int(run.SrcTPI)-1, run.SrcTPI > 0
-		if !ok {
-			i, ok = t.numTPI(run.SrcTPI, run.Src)
-		}
+		run := &runs[k]
+		i, ok := int(run.Part), run.Part >= 0 // parts[k] is a number encSrcRuns checked
 		d := int64(run.First) - firsts[k]
 		span := run.Last - run.First
 		if !ok || int32(i) != parts[k] || d < -likeMax || d > likeMax || run.Count < 1 || span+1 < run.Count {
@@ -429,7 +430,7 @@ func (t *Trace) encLike(b []byte, runs []wire.SrcRun, bt *BatchText) ([]byte, bo
 		case span < 0x80 && run.Count < 0x80:
 			b = append(b, zz, byte(span), byte(run.Count))
 		default:
-			b = argOffset(argOffset(append(b, zz), span), run.Count)
+			b = argOffset(argOffset(append(b, zz), int(span)), int(run.Count))
 		}
 	}
 	return b, true

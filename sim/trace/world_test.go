@@ -379,7 +379,7 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	in := l.Inputs()
 	req := &wire.ProduceRequest{TP: l.Outputs()[1], TPI: int32(len(in) + 2), PID: 1000, Epoch: 2, Seq: 40, Producer: "C1",
 		Src: in[0], SrcTPI: 1, SrcOffset: 3, SrcEnd: 9, SrcCount: 11, HasSrc: true, Named: true, Runs: []wire.SrcRun{
-			{Src: in[0], SrcTPI: 1, First: 3, Last: 9, Count: 7}, {Src: in[1], SrcTPI: 2, First: 4, Last: 12, Count: 3}, {Src: in[2], First: 5, Last: 5, Count: 1}}}
+			{Part: 0, First: 3, Last: 9, Count: 7}, {Part: 1, First: 4, Last: 12, Count: 3}, {Part: 2, First: 5, Last: 5, Count: 1}}}
 	value := "inv(" + l.Name(in[0], 3) + ".." + l.Name(in[0], 9) + ", " + l.Name(in[1], 4) + ".." + l.Name(in[1], 12) + ": 3, " + l.Name(in[2], 5) + ")"
 	if got := req.ValueIn(l); got != value {
 		t.Fatalf("ValueIn: %s, want %s", got, value)
@@ -425,8 +425,8 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	// runs whose partitions and offsets go down as well as up (the token
 	// keeps each as its difference from the run before's)
 	back := *req
-	back.Runs = []wire.SrcRun{{Src: in[2], SrcTPI: 3, First: 1 << 30, Last: 1<<30 + 40, Count: 5}, {Src: in[0], SrcTPI: 1, First: 7, Last: 8, Count: 2},
-		{Src: in[1], First: 0, Last: 0, Count: 1}, {Src: in[1], SrcTPI: 2, First: 90, Last: 99, Count: 10}, {Src: in[0], SrcTPI: 1, First: 2, Last: 2, Count: 1}}
+	back.Runs = []wire.SrcRun{{Part: 2, First: 1 << 30, Last: 1<<30 + 40, Count: 5}, {Part: 0, First: 7, Last: 8, Count: 2},
+		{Part: 1, First: 0, Last: 0, Count: 1}, {Part: 1, First: 90, Last: 99, Count: 10}, {Part: 0, First: 2, Last: 2, Count: 1}}
 	if got, want := tr.TextForTest(tr.ProduceBatch(&back, nil)), back.ValueIn(l)+" pid 1000 epoch 2 seq 40..50"; got != want {
 		t.Errorf("runs back and forth: %q, want %q", got, want)
 	}
@@ -440,7 +440,7 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 		r := *req
 		r.Runs = nil
 		for k, f := range firsts {
-			r.Runs = append(r.Runs, wire.SrcRun{Src: in[ins[k]], SrcTPI: int32(ins[k] + 1), First: f, Last: f + 2*counts[k] - 2, Count: counts[k]})
+			r.Runs = append(r.Runs, wire.SrcRun{Part: int32(ins[k]), First: int32(f), Last: int32(f + 2*counts[k] - 2), Count: int32(counts[k])})
 		}
 		return &r
 	}
@@ -478,15 +478,15 @@ func TestBatchOfSeveralRunsTexts(t *testing.T) {
 	}
 	lacking := *req
 	lacking.Runs = append([]wire.SrcRun{}, req.Runs...)
-	lacking.Runs[1].Src, lacking.Runs[1].SrcTPI = wire.TopicPartition{Topic: "nowhere", Partition: 0}, 0
+	lacking.Runs[1].Count = 20 // more records than 4..12 holds: not a run the token can say
 	spelled := lacking.ValueIn(l)
 	ref := tr.ProduceBatch(&lacking, nil)
 	if got := tr.TextForTest(ref); got != spelled+" pid 1000 epoch 2 seq 40..50" || firstByte(tr.BytesForTest(ref)) != trace.TLitForTest {
-		t.Errorf("a run of a partition the world lacks: %q, want %q spelled", got, spelled)
+		t.Errorf("a run of more records than its range: %q, want %q spelled", got, spelled)
 	}
 	for _, r := range []wire.TextRef{ref, 0} {
 		if got, want := tr.AnswerTextForTest(tr.ProducedBatch(&lacking, 7, r)), spelled+" at offsets 7..17"; got != want {
-			t.Errorf("answer of a run of a partition the world lacks (request text %d): %q, want %q", r, got, want)
+			t.Errorf("answer of a run of more records than its range (request text %d): %q, want %q", r, got, want)
 		}
 	}
 }

@@ -49,6 +49,8 @@ func (r *Record) End() int { return r.Offset + r.Len() }
 type Namer interface {
 	Name(tp TopicPartition, off int) string
 	AppendName(b []byte, tp TopicPartition, off int) []byte
+	// InputAt is the input partition numbered i (SrcRun.Part).
+	InputAt(i int) TopicPartition
 }
 
 // ValueIn is the record's value, spelled by names when it is its name.
