@@ -54,6 +54,22 @@ func (tx *texts) addWhole(b []byte) textRef {
 	return ref
 }
 
+// addProcessed is addWhole for a tplProcessed text (encProcessed) of
+// record off of input partition i: its record kept for processedBack as
+// given, not read back from the arguments.
+func (tx *texts) addProcessed(b []byte, i, off int) textRef {
+	if firstByte(b) != tTemplate+tplProcessed {
+		panic("sim: addProcessed is for a tplProcessed text")
+	}
+	b[0] += tWhole - tTemplate
+	ref, in := tx.arena.put(b)
+	tx.scratch = tx.arena.scratch(b, in)
+	a := &tx.arena
+	a.processed = ref
+	a.processedRec.tp, a.processedRec.off, a.processedRec.ok = uint64(i), uint64(off), true
+	return ref
+}
+
 // addTextTail is addText that also returns a reference to b[at:].
 func (tx *texts) addTextTail(b []byte, at int) (textRef, textRef) {
 	b = append(b, tEnd)
