@@ -398,15 +398,19 @@ func (done *finished) flush(m *Member) {
 		return
 	}
 	done.run = wire.Record{}
-	if ref := m.processed.refHinted(run.TP, run.TPI-1, &done.at); ref != nil {
+	// k: the run's partition's number, checked (refHinted found the
+	// entry held under it to be the partition's; slotOf checks it against
+	// the world's numbering), or -1
+	k := run.TPI - 1
+	if ref := m.processed.refHinted(run.TP, k, &done.at); ref != nil {
 		*ref = run.End()
-	} else if k := m.processed.slotOf(run.TP, run.TPI-1); !m.processed.setRef(k, &done.at, run.End()) {
+	} else if k = m.processed.slotOf(run.TP, k); !m.processed.setRef(k, &done.at, run.End()) {
 		m.processed.setHint(run.TP, k, run.End())
 	}
 	who := m.who()
 	// "%s processed o2.3", its Records the run
 	m.env.Trace().Processed(who, &run)
-	m.host.RecordProcessed(who, run)
+	m.host.RecordProcessed(who, &run, k)
 	if run.Named {
 		m.prod.produceInvoiceRun(m, run.TP, run.TPI, run.Offset, run.Len())
 	} else {
