@@ -24,7 +24,7 @@ type clientHost struct {
 // each stretch of records the sink had already been called for as often.
 // slot is f's partition's number as the member checked it, or -1
 // (client.Host).
-func (h *clientHost) RecordProcessed(who trace.Label, f *wire.Record, slot int32) {
+func (h *clientHost) RecordProcessed(who trace.Label, f wire.Record, slot int32) {
 	n := f.Len()
 	*h.processed += n
 	p := int(slot)

@@ -32,7 +32,7 @@ type Host interface {
 	// partition's number (topo.InputIndex), already checked against its
 	// partition (the member's entry held under it is that partition's, or
 	// InputIndex.Is), or -1 when not known: the host trusts it as it is.
-	RecordProcessed(who trace.Label, rec *wire.Record, slot int32)
+	RecordProcessed(who trace.Label, rec wire.Record, slot int32)
 	// GroupID is the group the process joins.
 	GroupID() string
 }
