@@ -136,6 +136,16 @@ func (p *partInts) refHinted(tp wire.TopicPartition, hint int32, at *int) *int {
 	return nil
 }
 
+// getHinted is getSlot(tp, slotOf(tp, hint), at), trusting hint as
+// refHinted does when the entry held under it is tp's: the world's
+// numbering is read only when it is not.
+func (p *partInts) getHinted(tp wire.TopicPartition, hint int32, at *int) (int, bool) {
+	if ref := p.refHinted(tp, hint, at); ref != nil {
+		return *ref, true
+	}
+	return p.getSlot(tp, p.slotOf(tp, hint), at)
+}
+
 // setRef sets the value of the partition whose slot k is already
 // checked (-1: not known) through refSlot, and reports whether it did:
 // false when the partition is not held (or k is -1), for setHint.
