@@ -102,9 +102,10 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 				for j, lt := range list {
 					want, wok := ref[lt]
 					// getHinted is getSlot(slotOf), its cursor its own
-					gv, gok := p.getHinted(lt, topo.SlotAt(hints, j), &getAt)
-					if sv, sok := p.getSlot(lt, p.slotOf(lt, topo.SlotAt(hints, j)), new(int)); gv != sv || gok != sok {
-						t.Fatalf("seed %d, op %d: getHinted(%v, %d) = %d %v, getSlot(slotOf) %d %v", seed, i, lt, topo.SlotAt(hints, j), gv, gok, sv, sok)
+					gv, gk, gok := p.getHinted(lt, topo.SlotAt(hints, j), &getAt)
+					sk := p.slotOf(lt, topo.SlotAt(hints, j))
+					if sv, sok := p.getSlot(lt, sk, new(int)); gv != sv || gok != sok || (gok && gk != sk) {
+						t.Fatalf("seed %d, op %d: getHinted(%v, %d) = %d %d %v, getSlot(slotOf) %d %d %v", seed, i, lt, topo.SlotAt(hints, j), gv, gk, gok, sv, sk, sok)
 					}
 					// refHinted, when it answers, is refSlot(slotOf) without
 					// the numbering: right, wrong and no hints alike
