@@ -22,22 +22,30 @@ type clientHost struct {
 // (wire.Record.Count), and calls the external sink for each: one call of
 // the sink's counts for the run (SinkCounts.incRun), and one event for
 // each stretch of records the sink had already been called for as often.
-func (h *clientHost) RecordProcessed(who trace.Label, f wire.Record) {
-	*h.processed += f.Len()
-	if f.Len() == 1 {
-		if n := h.sink.inc(f.TP, f.TPI-1, f.Offset); n > 1 {
-			h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(h.sink.names), n)
+// slot is f's partition's number as the member checked it, or -1
+// (client.Host).
+func (h *clientHost) RecordProcessed(who trace.Label, f wire.Record, slot int32) {
+	n := f.Len()
+	*h.processed += n
+	p := int(slot)
+	if slot < 0 {
+		p = h.sink.slot(f.TP, f.TPI-1, f.Offset)
+	}
+	if n == 1 {
+		if times := h.sink.incAt(p, f.Offset); times > 1 {
+			h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", f.ValueIn(h.sink.names), times)
 		}
 		return
 	}
-	h.sink.incRun(f.TP, f.TPI-1, f.Offset, f.Len(), func(first, count, n int) {
+	tp := f.TP
+	h.sink.incRunAt(p, f.Offset, n, func(first, count, times int) {
 		if count == 1 {
-			h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", h.sink.names.Name(f.TP, first), n)
+			h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s (%d times): not covered by any transaction", h.sink.names.Name(tp, first), times)
 			return
 		}
 		// o0.3..o0.9: the quiet summary reads the range back (kernel/quiet.go)
 		h.trace.Eventf(EvSideEffect, who.Client, "external sink called again for %s..%s (%d times each): not covered by any transaction",
-			h.sink.names.Name(f.TP, first), h.sink.names.Name(f.TP, first+count-1), n)
+			h.sink.names.Name(tp, first), h.sink.names.Name(tp, first+count-1), times)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -85,8 +86,13 @@ func (c *SinkCounts) count(p, off int) int {
 // returns the new count. hint is tp's slot if known (-1: not; checked
 // before it is trusted).
 func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
+	return c.incAt(c.slot(tp, hint, off), off)
+}
+
+// incAt is inc for the p-th input partition (slot).
+func (c *SinkCounts) incAt(p, off int) int {
 	n := 1
-	c.incRun(tp, hint, off, 1, func(_, _, times int) { n = times })
+	c.incRunAt(p, off, 1, func(_, _, times int) { n = times })
 	return n
 }
 
@@ -97,10 +103,21 @@ func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
 // not the records: the usual call, the next records after the last ones
 // counted, extends the last run.
 func (c *SinkCounts) incRun(tp TopicPartition, hint int32, off, n int, again func(first, count, times int)) {
+	if n > 0 {
+		c.incRunAt(c.slot(tp, hint, off), off, n, again)
+	}
+}
+
+// incRunAt is incRun for the p-th input partition: p is its number in
+// the world's input order (slot, or a number checked against tp), trusted.
+func (c *SinkCounts) incRunAt(p, off, n int, again func(first, count, times int)) {
 	if n <= 0 {
 		return
 	}
-	sp := c.partFor(tp, hint, off)
+	if off < 0 {
+		panic("sim: the external sink is called for input records only, not offset " + strconv.Itoa(off))
+	}
+	sp := c.partAt(p)
 	from, to := int64(off), int64(off)+int64(n)
 	runs := sp.runs
 	if k := len(runs); k == 0 || runs[k-1].to <= from {
@@ -162,7 +179,7 @@ func (c *SinkCounts) incRun(tp TopicPartition, hint int32, off, n int, again fun
 		repl[len(repl)-1].to = runs[hi].to
 		hi++
 	}
-	// In place: partFor made the list this world's own.
+	// In place: partAt made the list this world's own.
 	sp.runs = slices.Replace(sp.runs, lo, hi, repl...)
 }
 
@@ -179,12 +196,19 @@ func appendRun(runs []sinkRun, r sinkRun) []sinkRun {
 	return append(runs, r)
 }
 
-// partFor is input partition tp's counts, made writable by this world.
-func (c *SinkCounts) partFor(tp TopicPartition, hint int32, off int) *sinkPart {
+// slot is input partition tp's number (hint: as inc's); it panics for
+// any other partition or a negative offset.
+func (c *SinkCounts) slot(tp TopicPartition, hint int32, off int) int {
 	p, ok := c.names.Input().SlotCached(tp, hint, nil)
 	if !ok || off < 0 {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
 	}
+	return p
+}
+
+// partAt is the p-th input partition's counts, made writable by this
+// world.
+func (c *SinkCounts) partAt(p int) *sinkPart {
 	if c.own == nil {
 		c.own = &owner{}
 	}

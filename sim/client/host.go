@@ -28,8 +28,11 @@ type Host interface {
 	FetchOutstanding(client string, inc int, id int) bool
 	// RecordProcessed: the application processed rec, a record or a run
 	// of them (wire.Record.Count); they are counted, and the external sink
-	// called for each, in one call for the run.
-	RecordProcessed(who trace.Label, rec wire.Record)
+	// called for each, in one call for the run. slot is rec's input
+	// partition's number (topo.InputIndex), already checked against its
+	// partition (the member's entry held under it is that partition's, or
+	// InputIndex.Is), or -1 when not known: the host trusts it as it is.
+	RecordProcessed(who trace.Label, rec wire.Record, slot int32)
 	// GroupID is the group the process joins.
 	GroupID() string
 }

@@ -176,7 +176,8 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 	// position and the ownership of each are found from where the
 	// previous one's were (cursors), its number checked once.
 	posAt, ownAt := 0, 0
-	for _, f := range r.Records {
+	for i := range r.Records {
+		f := &r.Records[i]
 		// tpIndex numbers an input partition by its slot; checked before
 		// it is trusted (by the entry it finds, else by the numbering)
 		k, pos := f.TPI-1, m.positions.refHinted(f.TP, f.TPI-1, &posAt)
@@ -186,13 +187,13 @@ func (l *pollLoop) onFetchResponse(m *Member, p *wire.Packet) {
 		}
 		if pos != nil {
 			if *pos == f.Offset && m.ownsSlot(f.TP, k, &ownAt) && (!paused || !m.revoking(f.TP)) {
-				batch = append(batch, f)
+				batch = append(batch, *f)
 				*pos = f.End()
 			}
 			continue
 		}
 		if pos, ok := m.positions.getHint(f.TP, k); ok && pos == f.Offset && m.ownsHint(f.TP, k) && (!paused || !m.revoking(f.TP)) {
-			batch = append(batch, f)
+			batch = append(batch, *f)
 			m.positions.setHint(f.TP, k, f.End())
 		}
 	}
@@ -398,15 +399,19 @@ func (done *finished) flush(m *Member) {
 		return
 	}
 	done.run = wire.Record{}
-	if ref := m.processed.refHinted(run.TP, run.TPI-1, &done.at); ref != nil {
+	// k: the run's partition's number, checked (refHinted found the
+	// entry held under it to be the partition's; slotOf checks it against
+	// the world's numbering), or -1
+	k := run.TPI - 1
+	if ref := m.processed.refHinted(run.TP, k, &done.at); ref != nil {
 		*ref = run.End()
-	} else if k := m.processed.slotOf(run.TP, run.TPI-1); !m.processed.setRef(k, &done.at, run.End()) {
+	} else if k = m.processed.slotOf(run.TP, k); !m.processed.setRef(k, &done.at, run.End()) {
 		m.processed.setHint(run.TP, k, run.End())
 	}
 	who := m.who()
 	// "%s processed o2.3", its Records the run
 	m.env.Trace().Processed(who, &run)
-	m.host.RecordProcessed(who, run)
+	m.host.RecordProcessed(who, run, k) // by value: a pointer would move run to the heap (an interface call)
 	if run.Named {
 		m.prod.produceInvoiceRun(m, run.TP, run.TPI, run.Offset, run.Len())
 	} else {

@@ -136,6 +136,19 @@ func (p *partInts) refHinted(tp wire.TopicPartition, hint int32, at *int) *int {
 	return nil
 }
 
+// getHinted is getSlot(tp, k, at) for k = slotOf(tp, hint), and k (tp's
+// slot, checked, or -1), trusting hint as refHinted does when the entry
+// held under it is tp's: the world's numbering is read only when it is
+// not.
+func (p *partInts) getHinted(tp wire.TopicPartition, hint int32, at *int) (int, int32, bool) {
+	if ref := p.refHinted(tp, hint, at); ref != nil {
+		return *ref, hint, true
+	}
+	k := p.slotOf(tp, hint)
+	v, ok := p.getSlot(tp, k, at)
+	return v, k, ok
+}
+
 // setRef sets the value of the partition whose slot k is already
 // checked (-1: not known) through refSlot, and reports whether it did:
 // false when the partition is not held (or k is -1), for setHint.

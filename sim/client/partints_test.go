@@ -98,9 +98,15 @@ func TestPropertyPartIntsAsMap(t *testing.T) {
 					list[a], list[b] = list[b], list[a]
 				}
 				hints := randomHints(r, x, list)
-				at, hintedAt := 0, 0
+				at, hintedAt, getAt := 0, 0, 0
 				for j, lt := range list {
 					want, wok := ref[lt]
+					// getHinted is getSlot(slotOf), its cursor its own
+					gv, gk, gok := p.getHinted(lt, topo.SlotAt(hints, j), &getAt)
+					sk := p.slotOf(lt, topo.SlotAt(hints, j))
+					if sv, sok := p.getSlot(lt, sk, new(int)); gv != sv || gok != sok || (gok && gk != sk) {
+						t.Fatalf("seed %d, op %d: getHinted(%v, %d) = %d %d %v, getSlot(slotOf) %d %d %v", seed, i, lt, topo.SlotAt(hints, j), gv, gk, gok, sv, sk, sok)
+					}
 					// refHinted, when it answers, is refSlot(slotOf) without
 					// the numbering: right, wrong and no hints alike
 					if hv := p.refHinted(lt, topo.SlotAt(hints, j), &hintedAt); hv != nil {

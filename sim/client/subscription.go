@@ -139,10 +139,10 @@ func (s *subscription) fetchableInto(scratch *[]wire.TopicPartition, hints *[]in
 	}
 	slots, at := s.ownedSlots(), 0 // at: getSlot's cursor in positions
 	for i, tp := range s.Owned {
-		if pos, ok := s.positions.getSlot(tp, s.positions.slotOf(tp, slots[i]), &at); ok && !s.revoking(tp) {
+		if pos, k, ok := s.positions.getHinted(tp, slots[i], &at); ok && !s.revoking(tp) {
 			all, offs = append(all, tp), append(offs, pos)
 			if hints != nil {
-				sl = append(sl, slots[i])
+				sl = append(sl, k) // checked, or -1
 			}
 		}
 	}

@@ -492,6 +492,13 @@ func (r *textReader) template(out []byte, tpl string, tok byte) ([]byte, byte, b
 				return out, tEnd, false
 			}
 			out = r.tx.layout.AppendName(out, tp, int(off))
+		case 'u':
+			off, ok := r.uvarint()
+			n, ok2 := r.uvarint()
+			if !ok || !ok2 || off > 1<<62 || n == 0 || n > 1<<62 || tp.Topic == "" {
+				return out, tEnd, false
+			}
+			out = appendRun(out, r.tx.layout, tp, int(off), int(n))
 		case 'r':
 			off, ok := r.uvarint()
 			if !ok || off > 1<<62 || tp.Topic == "" {

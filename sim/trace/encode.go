@@ -54,6 +54,22 @@ func (tx *texts) addWhole(b []byte) textRef {
 	return ref
 }
 
+// addProcessed is addWhole for a tplProcessed text (encProcessed) of
+// record off of input partition i: its record kept for processedBack as
+// given, not read back from the arguments.
+func (tx *texts) addProcessed(b []byte, i, off int) textRef {
+	if firstByte(b) != tTemplate+tplProcessed {
+		panic("sim: addProcessed is for a tplProcessed text")
+	}
+	b[0] += tWhole - tTemplate
+	ref, in := tx.arena.put(b)
+	tx.scratch = tx.arena.scratch(b, in)
+	a := &tx.arena
+	a.processed = ref
+	a.processedRec.tp, a.processedRec.off, a.processedRec.ok = uint64(i), uint64(off), true
+	return ref
+}
+
 // addTextTail is addText that also returns a reference to b[at:].
 func (tx *texts) addTextTail(b []byte, at int) (textRef, textRef) {
 	b = append(b, tEnd)
@@ -558,12 +574,17 @@ func (tx *texts) encPartList(b []byte, tps []wire.TopicPartition) []byte {
 }
 
 // encProcessed is a processed event's text for who's record f: a
-// tplProcessed when m is its client's newest process (its label is the
-// event's member) and f an input record, else its spelled-out tokens.
+// tplProcessed (one record) or tplProcessedRun (a run) when m is its
+// client's newest process (its label is the event's member) and f an
+// input record, else its spelled-out tokens.
 // records is where the record tokens start (0: in the template).
 func (tx *texts) encProcessed(who Label, f *wire.Record) (b []byte, whole bool, records int) {
 	i, input := tx.fetchedInput(f)
-	if input && who.Process == 0 && f.Len() == 1 {
+	if input && who.Process == 0 {
+		if n := f.Len(); n > 1 {
+			b = argOffset(encTemplate(tx.scratch[:0], tplProcessedRun), i)
+			return argOffset(argOffset(b, f.Offset), n), true, 0
+		}
 		return argOffset(argOffset(encTemplate(tx.scratch[:0], tplProcessed), i), f.Offset), true, 0
 	}
 	b = append(tx.encLabel(tx.scratch[:0], who), phProcessed)

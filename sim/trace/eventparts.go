@@ -10,15 +10,15 @@ package trace
 // C2 (process 1) for a client's older process), read without the rest of
 // the text; false when the text does not begin with one. The texts of
 // Polled and Processed events begin with their label (Trace.Polled,
-// texts.encProcessed), but for a newest process's one record processed,
-// which is the whole tplProcessed template ("%m processed ..."), whose
-// label is the event's member.
+// texts.encProcessed), but for a newest process's records processed,
+// which are the whole tplProcessed or tplProcessedRun template ("%m
+// processed ..."), whose label is the event's member.
 func (l *EventLog) LabelAt(i int) (string, bool) {
 	f, _ := l.recs.whole(i)
 	member := l.t.parties.at(f.member).name
 	r := l.t.readerAt(f.text, member)
 	switch firstByte(r.b) {
-	case tWhole + tplProcessed, tTemplate + tplProcessed:
+	case tWhole + tplProcessed, tTemplate + tplProcessed, tWhole + tplProcessedRun, tTemplate + tplProcessedRun:
 		return member, member != ""
 	case tParty: // a client's newest process: its client id (texts.encParty)
 		r.b = r.b[1:]

@@ -14,13 +14,30 @@ import (
 // trace case worlds, LabelAt is the text At formats up to " poll()
 // returned" or " processed", and RecordsAt reads the records At's do.
 // The worlds hold every form those texts take: a newest process's one
-// record (the whole tplProcessed template), runs, batches polled, and an
+// record (the whole tplProcessed template), a newest process's run (the
+// whole tplProcessedRun), batches polled, and an
 // older process's events (C2 (process 1)), whose label is not its member.
 func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
-	var whole, older, checked int
+	var whole, wholeRuns, older, checked int
 	for _, proto := range simtest.Protocols {
-		for seed := 0; seed < 4; seed++ {
-			w := simtest.TraceCase(t, proto, seed)
+		for seed := 0; seed < 5; seed++ {
+			var w *sim.World
+			if seed < 4 {
+				w = simtest.TraceCase(t, proto, seed)
+			} else {
+				// 7 records a tick from batches of 20: runs of processed records
+				cfg := sim.DefaultConfig()
+				cfg.Client.GroupProtocol, cfg.RecordsPerPartition = string(proto), 60
+				cfg.Client.ProcessRecords, cfg.Client.MaxPollRecords = 7, 20
+				var err error
+				if w, err = sim.New(sim.DefaultTopology(), cfg); err != nil {
+					t.Fatal(err)
+				}
+				w.Join("C2", false, nil)
+				for w.Tick < 200 {
+					w.Step()
+				}
+			}
 			for i, e := range w.Events.All() {
 				if e.Kind != sim.EvPolled && e.Kind != sim.EvProcessed {
 					continue
@@ -31,8 +48,11 @@ func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
 				if !ok || got != want {
 					t.Fatalf("%s seed %d: event %d (%q): LabelAt %q %v, want %q", proto, seed, i, e.Text, got, ok, want)
 				}
-				if firstByte(w.Trace().BytesForTest(w.Events.TextRefForTest(i))) == trace.WholeProcessedForTest {
+				switch firstByte(w.Trace().BytesForTest(w.Events.TextRefForTest(i))) {
+				case trace.WholeProcessedForTest:
 					whole++
+				case trace.WholeProcessedRunForTest:
+					wholeRuns++
 				}
 				if got != e.Member {
 					older++
@@ -44,7 +64,7 @@ func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
 			}
 		}
 	}
-	if whole == 0 || older == 0 || checked == whole {
-		t.Fatalf("the worlds lack a form: %d events checked, %d whole processed templates, %d of an older process", checked, whole, older)
+	if whole == 0 || wholeRuns == 0 || older == 0 || checked == whole+wholeRuns {
+		t.Fatalf("the worlds lack a form: %d events checked, %d whole processed templates of one record and %d of a run, %d of an older process", checked, whole, wholeRuns, older)
 	}
 }

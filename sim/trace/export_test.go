@@ -20,6 +20,7 @@ const (
 	TRecordForTest           = tRecord
 	PhCommittedForTest       = phCommitted
 	WholeProcessedForTest    = tWhole + tplProcessed
+	WholeProcessedRunForTest = tWhole + tplProcessedRun
 	WholeProduceForTest      = tWhole + tplProduce
 	WholeProduceAfterForTest = tWhole + tplProduceAfter
 	WholeProduceNextForTest  = tWhole + tplProduceNext

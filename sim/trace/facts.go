@@ -68,7 +68,9 @@ func (t *Trace) Polled(who Label, batch []wire.Record, answer wire.TextRef) {
 // them (f.Count, the records a tick's work finished in one partition): "C2
 // processed o2.3 o2.4", "C2 processed o2.3..o2.102" past spellRunMax.
 func (t *Trace) Processed(who Label, f *wire.Record) {
-	if b, whole, at := t.encProcessed(who, f); whole {
+	if b, whole, at := t.encProcessed(who, f); whole && f.Len() == 1 {
+		t.Events.add(kindProcessed, who.Client, t.addProcessed(b, int(f.TPI)-1, f.Offset), 0)
+	} else if whole {
 		t.Events.add(kindProcessed, who.Client, t.addWhole(b), 0)
 	} else {
 		t.eventEnc(kindProcessed, who.Client, b, at)

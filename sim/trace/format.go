@@ -153,7 +153,10 @@ const (
 // records o0.3..o0.9, ": 3" after it when the count is not every record
 // from the first to the last (wire.ProduceRequest.ValueIn), %l the last
 // %n's number plus %R's count less one (no argument: a batch's last
-// sequence number or offset).
+// sequence number or offset), %u a run of records of the current
+// partition: its first offset and its count (uvarints, the count at
+// least 1), spelled as the run's records token reads (encRun: o2.3 o2.4
+// up to spellRunMax records, o2.3..o2.102 past it).
 var templates = [...]string{
 	tplProduce:        "inv(%t%r) pid %n epoch %n seq %n",
 	tplProduced:       "inv(%t%r) written to %t%p at offset %n",
@@ -168,6 +171,7 @@ var templates = [...]string{
 	tplBatchPlain:     "inv(%t%R)",
 	tplBatchProduced:  "inv(%t%R) written to %t%p at offsets %n..%l",
 	tplBatchAck:       "inv(%t%R)%t at offsets %n..%l",
+	tplProcessedRun:   "%m processed %t%u",
 }
 
 const (
@@ -200,6 +204,10 @@ const (
 	tplBatchPlain    // tplBatch of a plain producer: no producer id
 	tplBatchProduced // a batch's produced event: its offsets as %n..%l
 	tplBatchAck      // a batch's answer, from its produced event's arguments
+	// tplProcessedRun is tplProcessed for a run of records (a tick's work
+	// on one partition, wire.Record.Count above 1): its member the
+	// event's, its records (Event.Records) the template's %t%u.
+	tplProcessedRun
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced

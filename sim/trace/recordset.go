@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"iter"
 
+	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -52,6 +53,22 @@ func encRun(b []byte, i, off, n int) []byte {
 	return b
 }
 
+// appendRun spells n records of tp from offset off as encRun's tokens
+// read: each record, spaced, up to spellRunMax; first..last past it.
+func appendRun(out []byte, l *topo.Layout, tp wire.TopicPartition, off, n int) []byte {
+	if n > spellRunMax {
+		out = append(l.AppendName(out, tp, off), ".."...)
+		return l.AppendName(out, tp, off+n-1)
+	}
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			out = append(out, ' ')
+		}
+		out = l.AppendName(out, tp, off+k)
+	}
+	return out
+}
+
 // rangeRun reads a tRange token's arguments, as recordRun does.
 func (r *textReader) rangeRun() (wire.TopicPartition, int, int, int, bool) {
 	tp, part, ok := r.tpNumbered()
@@ -90,8 +107,9 @@ type RecordRun struct {
 // record.
 type Records struct {
 	tx  *texts
-	b   []byte // the record tokens, or (one) a tplProcessed text's arguments
+	b   []byte // the record tokens, or (one) a tplProcessed or tplProcessedRun text's arguments
 	one bool
+	run bool // one, of tplProcessedRun: its arguments end with the count
 }
 
 // Runs ranges over the records' runs, in the event's order.
@@ -102,7 +120,14 @@ func (rs Records) Runs() iter.Seq[RecordRun] {
 		}
 		r := textReader{tx: rs.tx, b: rs.b}
 		if rs.one {
-			if run, ok := r.inputRun(1); ok {
+			run, ok := r.inputRun(1)
+			if rs.run && ok {
+				var n uint64
+				n, ok = r.uvarint()
+				ok = ok && n > 0 && n <= 1<<62
+				run.Count = int(n)
+			}
+			if ok {
 				yield(run)
 			}
 			return
@@ -232,16 +257,8 @@ func (rs Records) String() string {
 		switch {
 		case run.Name != "":
 			out = append(out, run.Name...)
-		case run.Count > spellRunMax:
-			out = append(rs.tx.layout.AppendName(out, run.TP, run.First), ".."...)
-			out = rs.tx.layout.AppendName(out, run.TP, run.First+run.Count-1)
 		default:
-			for k := 0; k < run.Count; k++ {
-				if k > 0 {
-					out = append(out, ' ')
-				}
-				out = rs.tx.layout.AppendName(out, run.TP, run.First+k)
-			}
+			out = appendRun(out, rs.tx.layout, run.TP, run.First, run.Count)
 		}
 	}
 	return string(out)

@@ -190,6 +190,18 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						b, _ = tr.argTP(encTemplate(b, k), in)
 						b = argOffset(b, off)
 						want = fmt.Appendf(want, " processed %s", layout.Name(in, off))
+					case tplProcessedRun: // a run of 1 to 40 records: spelled up to spellRunMax, a range past it
+						n := 1 + r.Intn(40)
+						b, _ = tr.argTP(encTemplate(b, k), in)
+						b = argOffset(argOffset(b, off), n)
+						names := make([]string, n)
+						for j := range names {
+							names[j] = layout.Name(in, off+j)
+						}
+						if n > spellRunMax {
+							names = []string{names[0] + ".." + names[n-1]}
+						}
+						want = fmt.Appendf(want, " processed %s", strings.Join(names, " "))
 					case tplInput:
 						b, _ = tr.argTP(argNum(encTemplate(b, k), n2), in)
 						b = argOffset(argOffset(b, off), off+int(n3))

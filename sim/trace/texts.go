@@ -103,14 +103,18 @@ func (tx *texts) memberText(ref textRef, member string) string {
 }
 
 // eventRecords is an event's Records: the record tokens of its text at ref
-// from byte at on, or a tplProcessed text's record; read when asked.
+// from byte at on, or a tplProcessed or tplProcessedRun text's records;
+// read when asked.
 func (tx *texts) eventRecords(ref textRef, at uint16) Records {
 	b := tx.arena.bytes(ref)
 	if at > 0 && int(at) <= len(b) {
 		return Records{tx: tx, b: b[at:]}
 	}
-	if firstByte(b) != tWhole+tplProcessed {
-		return Records{}
+	switch firstByte(b) {
+	case tWhole + tplProcessed:
+		return Records{tx: tx, b: b[1:], one: true}
+	case tWhole + tplProcessedRun:
+		return Records{tx: tx, b: b[1:], one: true, run: true}
 	}
-	return Records{tx: tx, b: b[1:], one: true}
+	return Records{}
 }
