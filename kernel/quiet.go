@@ -75,12 +75,12 @@ type quietLog struct {
 
 // partNames spells a partition as its records' names do, less ".offset"
 // (o2, orders-2): what runOfName reads back from a record's name, kept
-// per partition, so that a summary of a busy tick's records does not spell
-// a name for each run and read it back.
+// per partition by its input number (sim.RecordRun.Part, which every run
+// of input records carries), so that a summary of a busy tick's records
+// does not spell a name for each run and read it back.
 type partNames struct {
 	layout recordNamer
-	byPart []string // by input index (sim.RecordRun.Part), "" not spelled yet
-	prefix map[sim.TopicPartition]string
+	byPart []string // "" not spelled yet
 }
 
 // recordNamer spells record off of tp (the world's layout).
@@ -88,27 +88,21 @@ type recordNamer interface {
 	Name(sim.TopicPartition, int) string
 }
 
-// of is how tp, the input partition numbered part (-1: not known), is
-// spelled.
+// of is how tp, the input partition numbered part, is spelled.
 func (n *partNames) of(layout recordNamer, tp sim.TopicPartition, part int) string {
 	if n.layout != layout {
-		*n = partNames{layout: layout, prefix: map[sim.TopicPartition]string{}}
+		*n = partNames{layout: layout}
 	}
-	if part >= 0 && part < len(n.byPart) && n.byPart[part] != "" {
-		return n.byPart[part]
+	if part < 0 { // not an input partition's run: spelled, not kept
+		return strings.TrimSuffix(layout.Name(tp, 0), ".0")
 	}
-	p, ok := n.prefix[tp]
-	if !ok {
-		p = strings.TrimSuffix(layout.Name(tp, 0), ".0")
-		n.prefix[tp] = p
+	if part >= len(n.byPart) {
+		n.byPart = append(n.byPart, make([]string, part+1-len(n.byPart))...)
 	}
-	if part >= 0 && part < 1<<20 {
-		if part >= len(n.byPart) {
-			n.byPart = append(n.byPart, make([]string, part+1-len(n.byPart))...)
-		}
-		n.byPart[part] = p
+	if n.byPart[part] == "" {
+		n.byPart[part] = strings.TrimSuffix(layout.Name(tp, 0), ".0")
 	}
-	return p
+	return n.byPart[part]
 }
 
 var (
