@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,11 +19,13 @@ import (
 // its place (broker.Senders).
 type processTable struct {
 	procs []*Member // every process ever started, in start order
-	// orderStale: a process started since the processes' order fields
-	// were set (actOrder).
+	// orderStale: a client id new to the world started since the
+	// processes' places in order were set (actOrder): it moves the places
+	// of every later id's processes.
 	orderStale bool
 	// order is each process's place in (client, incarnation) order, by
-	// process number (actOrder sets it anew when a process started).
+	// process number: a restart's new process takes its place as it
+	// starts (add), a new client id has actOrder set them all anew.
 	order   []int32
 	current map[string]*Member // client id -> its newest process
 	clients []string           // client ids in Kafka's string order
@@ -33,14 +36,26 @@ func (t *processTable) add(m *Member) {
 	id := m.Client
 	t.procs = append(t.procs, m)
 	t.order = append(t.order, 0)
-	t.orderStale = true
-	if t.current[id] == nil {
+	if prev := t.current[id]; prev == nil {
 		// Insert in place: sorting the whole list for every new id made
 		// `new --members 100000` quadratic in sorts (21 s).
 		i := sort.SearchStrings(t.clients, id)
 		t.clients = append(t.clients, "")
 		copy(t.clients[i+1:], t.clients[i:])
 		t.clients[i] = id
+		t.orderStale = true
+	} else if !t.orderStale {
+		// A restart: incarnations count up per client (newProcess), so
+		// the new process comes right after its client's newest, and
+		// every place after that moves up one.
+		at := t.order[prev.Proc()] + 1
+		last := len(t.order) - 1
+		for i, o := range t.order[:last] {
+			if o >= at {
+				t.order[i] = o + 1
+			}
+		}
+		t.order[last] = at
 	}
 	t.current[id] = m
 }
@@ -91,22 +106,13 @@ func (t *processTable) procHint(client string, inc int, proc int32) *Member {
 }
 
 // actOrder sorts ms in (client, incarnation) order, by each process's
-// place in that order among all processes (order): set anew, in one sort,
-// the first time it is needed after a process started (a join or a
-// restart: rare); a tick's list is then usually in order already.
+// place in that order among all processes (order): set anew the first
+// time it is needed after a new client id started (placeAll); a
+// restart's process took its place as it started (add); a tick's list is
+// then usually in order already.
 func (t *processTable) actOrder(ms []*Member) {
 	if t.orderStale {
-		all := slices.Clone(t.procs)
-		slices.SortFunc(all, func(a, b *Member) int {
-			if c := strings.Compare(a.Client, b.Client); c != 0 {
-				return c
-			}
-			return a.Inc - b.Inc
-		})
-		for i, m := range all {
-			t.order[m.Proc()] = int32(i)
-		}
-		t.orderStale = false
+		t.placeAll()
 	}
 	for i := 1; i < len(ms); i++ {
 		if t.order[ms[i-1].Proc()] > t.order[ms[i].Proc()] {
@@ -114,6 +120,27 @@ func (t *processTable) actOrder(ms []*Member) {
 			return
 		}
 	}
+}
+
+// placeAll sets every process's place in order: sorted by its client's
+// place in clients and its incarnation, integers, where a sort of the
+// processes comparing their client ids at every restart was a fifth of a
+// long REPL session's CPU (its back replays start processes again and
+// again).
+func (t *processTable) placeAll() {
+	type keyed struct {
+		key  int64 // the client's place in clients, then the incarnation
+		proc int32
+	}
+	all := make([]keyed, len(t.procs))
+	for i, m := range t.procs {
+		all[i] = keyed{int64(sort.SearchStrings(t.clients, m.Client))<<32 | int64(uint32(m.Inc)), int32(i)}
+	}
+	slices.SortFunc(all, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	for place, k := range all {
+		t.order[k.proc] = int32(place)
+	}
+	t.orderStale = false
 }
 
 // running names the clients with a running process, for errors.
