@@ -29,6 +29,11 @@ func (t *Trace) GroupState(group, from, to, reason string) {
 // Input records n upstream records appended to input partition tp from
 // offset first on.
 func (t *Trace) Input(tp wire.TopicPartition, n, first int) {
+	if n == 1 {
+		b, _ := t.argTP(argNum(encTemplate(t.scratch[:0], tplInputOne), 1), tp)
+		t.eventEnc(kindInput, "", argOffset(b, first), 0)
+		return
+	}
 	b, _ := t.argTP(argNum(encTemplate(t.scratch[:0], tplInput), int64(n)), tp) // an input partition: the world has it
 	t.eventEnc(kindInput, "", argOffset(argOffset(b, first), first+n-1), 0)
 }

@@ -172,6 +172,7 @@ var templates = [...]string{
 	tplBatchProduced:  "inv(%t%R) written to %t%p at offsets %n..%l",
 	tplBatchAck:       "inv(%t%R)%t at offsets %n..%l",
 	tplProcessedRun:   "%m processed %t%u",
+	tplInputOne:       "%n record appended to %t%p (%r)",
 }
 
 const (
@@ -208,6 +209,9 @@ const (
 	// on one partition, wire.Record.Count above 1): its member the
 	// event's, its records (Event.Records) the template's %t%u.
 	tplProcessedRun
+	// tplInputOne is tplInput of one record: "1 record appended to
+	// orders-2 (o2.10)", not "1 records ... (o2.10..o2.10)".
+	tplInputOne
 )
 
 // ackTemplate is the template a Produce answer that keeps its produced

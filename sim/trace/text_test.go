@@ -206,6 +206,10 @@ func TestTextEncodingRoundTrip(t *testing.T) {
 						b, _ = tr.argTP(argNum(encTemplate(b, k), n2), in)
 						b = argOffset(argOffset(b, off), off+int(n3))
 						want = fmt.Appendf(want, "%d records appended to %s (%s..%s)", n2, in, layout.Name(in, off), layout.Name(in, off+int(n3)))
+					case tplInputOne:
+						b, _ = tr.argTP(argNum(encTemplate(b, k), 1), in)
+						b = argOffset(b, off)
+						want = fmt.Appendf(want, "1 record appended to %s (%s)", in, layout.Name(in, off))
 					}
 				}
 				if k == 0 {
