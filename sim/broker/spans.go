@@ -94,30 +94,50 @@ func encRun(b []byte, prev *spanRun, part int32, run *wire.SrcRun) []byte {
 	span, n := uint64(run.Last-run.First), uint64(run.Count)
 	lead, tail := uint64(run.First-run.From), uint64(run.To-run.Last)
 	prev.part, prev.src = part, src
-	vals, nv := [6]uint64{zp, zs, span, n, lead<<3 | tail}, 5
-	if lead >= 16 || tail >= 8 {
-		vals[4], vals[5], nv = claimWide+lead, tail, 6
+	claim, wide := lead<<3|tail, lead >= 16 || tail >= 8
+	if wide {
+		claim = claimWide + lead
 	}
-	if zp|zs|span|n|vals[4]|tail < 1<<14 {
+	if zp|zs|span|n|claim|tail < 1<<14 {
 		// Two bytes each at most (T1's runs: a member's partitions are a
-		// hundred apart, its offsets close): one append, no loops.
-		var buf [12]byte
-		k := 0
-		for _, x := range vals[:nv] {
-			if x < 0x80 {
-				buf[k] = byte(x)
-				k++
-			} else {
-				buf[k], buf[k+1] = byte(x)|0x80, byte(x>>7)
-				k += 2
-			}
+		// hundred apart, its offsets close): written straight into b's
+		// room, no loops. The numbers are kept in registers, not gathered
+		// into an array first: an array built on the stack and read back
+		// at once stalled on its stores (store forwarding), 40% of
+		// encRun's time in T1's profile.
+		k := len(b)
+		if cap(b)-k < 12 {
+			b = append(b, make([]byte, 12)...)[:k]
 		}
-		return append(b, buf[:k]...)
+		out := b[k : k+12]
+		i := put14(out, 0, zp)
+		i = put14(out, i, zs)
+		i = put14(out, i, span)
+		i = put14(out, i, n)
+		i = put14(out, i, claim)
+		if wide {
+			i = put14(out, i, tail)
+		}
+		return b[:k+i]
 	}
-	for _, x := range vals[:nv] {
-		b = binary.AppendUvarint(b, x)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, zp), zs)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, span), n)
+	b = binary.AppendUvarint(b, claim)
+	if wide {
+		b = binary.AppendUvarint(b, tail)
 	}
 	return b
+}
+
+// put14 writes x, under 1<<14, as a uvarint of one or two bytes at
+// b[i:] and returns the index past it (encRun).
+func put14(b []byte, i int, x uint64) int {
+	if x < 0x80 {
+		b[i] = byte(x)
+		return i + 1
+	}
+	b[i], b[i+1] = byte(x)|0x80, byte(x>>7)
+	return i + 2
 }
 
 // claimWide marks a run's claim (encRun) written as two numbers: lead
