@@ -255,7 +255,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	resp.ID, resp.Seq, resp.Offset = r.ID, r.Seq, -1
 	count := r.Count()
 	if r.PID >= 0 {
-		e := l.producers[r.PID]
+		e := l.producer(r.PID)
 		if e != nil && r.Epoch < e.epoch {
 			return b.env.Reply(p, wire.InvalidProducerEpoch, fmt.Sprintf("epoch %d < %d", r.Epoch, e.epoch), resp)
 		}
@@ -289,10 +289,7 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		}
 		if e == nil || r.Epoch > e.epoch {
 			e = &producerEntry{epoch: r.Epoch}
-			if l.producers == nil {
-				l.producers = map[int64]*producerEntry{}
-			}
-			l.producers[r.PID] = e
+			l.setProducer(r.PID, e)
 		}
 		mark := NotTransactional
 		if r.Txn {

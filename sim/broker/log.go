@@ -77,8 +77,11 @@ type Log struct {
 	TP        wire.TopicPartition
 	openTxn   map[int64]int // PID -> first offset of its open transaction
 	producers map[int64]*producerEntry
-	Aborted   []AbortedTxn
-	forgot    *Forgotten // what the cells below the start contribute to Delivery (forget.go), nil for none
+	// pids is the entries of producers last looked up, by PID (producer),
+	// nil until the first; never shared with a copy (CloneInto).
+	pids    *pidCache
+	Aborted []AbortedTxn
+	forgot  *Forgotten // what the cells below the start contribute to Delivery (forget.go), nil for none
 }
 
 func NewLog(tp wire.TopicPartition, names *topo.Layout) *Log {
@@ -187,7 +190,7 @@ func (l *Log) CloneInto(n *Log, buf *ProducerBufs) {
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
 	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers = store.CopyLazy(l.openTxn), nil
+	n.openTxn, n.producers, n.pids = store.CopyLazy(l.openTxn), nil, nil
 	n.Aborted = store.Copy(l.Aborted)
 	if len(l.producers) == 0 {
 		return
@@ -205,6 +208,50 @@ func (l *Log) CloneInto(n *Log, buf *ProducerBufs) {
 		n.producers[pid] = &ents[len(ents)-1]
 	}
 	*buf = ProducerBufs{producers: producers, ents: ents}
+}
+
+// pidCache keeps a log's producer entries by PID, direct-mapped (a
+// PID's entry is PIDs modulo pidWays): what producers maps each PID to,
+// for as long as it does (Log.producer). PIDs are issued in turn (Kafka's
+// ProducerIdManager; txncoord), so a group's producers, a hundred or
+// two, seldom share an entry. A lookup in producers was 30 ns, for every
+// Produce of T1 (1% of its time).
+type pidCache [pidWays]struct {
+	pid int64
+	e   *producerEntry
+}
+
+const pidWays = 256
+
+// producer is producers[pid], through pids.
+func (l *Log) producer(pid int64) *producerEntry {
+	if l.pids != nil {
+		if c := &l.pids[pid&(pidWays-1)]; c.pid == pid && c.e != nil {
+			return c.e
+		}
+	}
+	e := l.producers[pid]
+	if e != nil {
+		l.cacheProducer(pid, e)
+	}
+	return e
+}
+
+// setProducer sets producers[pid] to e.
+func (l *Log) setProducer(pid int64, e *producerEntry) {
+	if l.producers == nil {
+		l.producers = map[int64]*producerEntry{}
+	}
+	l.producers[pid] = e
+	l.cacheProducer(pid, e)
+}
+
+func (l *Log) cacheProducer(pid int64, e *producerEntry) {
+	if l.pids == nil {
+		l.pids = new(pidCache)
+	}
+	c := &l.pids[pid&(pidWays-1)]
+	c.pid, c.e = pid, e
 }
 
 // ProducerBufs are where Log.cloneInto puts a log's producer
