@@ -76,12 +76,9 @@ type Log struct {
 	Cells     CellLog // first: its hot fields (CellLog.n) start the object
 	TP        wire.TopicPartition
 	openTxn   map[int64]int // PID -> first offset of its open transaction
-	producers map[int64]*producerEntry
-	// pids is the entries of producers last looked up, by PID (producer),
-	// nil until the first; never shared with a copy (CloneInto).
-	pids    *pidCache
-	Aborted []AbortedTxn
-	forgot  *Forgotten // what the cells below the start contribute to Delivery (forget.go), nil for none
+	producers *producerTable
+	Aborted   []AbortedTxn
+	forgot    *Forgotten // what the cells below the start contribute to Delivery (forget.go), nil for none
 }
 
 func NewLog(tp wire.TopicPartition, names *topo.Layout) *Log {
@@ -190,32 +187,43 @@ func (l *Log) CloneInto(n *Log, buf *ProducerBufs) {
 	n.Cells = l.Cells.clone()
 	// Most logs never see an idempotent or transactional producer: their
 	// maps stay nil (made at the first write), so a copy makes none.
-	n.openTxn, n.producers, n.pids = store.CopyLazy(l.openTxn), nil, nil
+	n.openTxn, n.producers = store.CopyLazy(l.openTxn), nil
 	n.Aborted = store.Copy(l.Aborted)
-	if len(l.producers) == 0 {
+	if l.producers == nil || len(l.producers.m) == 0 {
 		return
 	}
 	// The entries, their batches in them, in one array: two allocations a
 	// log, not one an entry, and none when buf has the room.
 	if producers == nil {
-		producers = make(map[int64]*producerEntry, len(l.producers))
+		producers = make(map[int64]*producerEntry, len(l.producers.m))
 	}
 	clear(producers)
-	n.producers = producers
-	ents := store.ReuseBuf(buf.ents, len(l.producers))[:0]
-	for pid, e := range l.producers {
+	n.producers = &producerTable{m: producers} // its cache its own
+	ents := store.ReuseBuf(buf.ents, len(l.producers.m))[:0]
+	for pid, e := range l.producers.m {
 		ents = append(ents, producerEntry{epoch: e.epoch, batches: e.batches, nb: e.nb})
-		n.producers[pid] = &ents[len(ents)-1]
+		producers[pid] = &ents[len(ents)-1]
 	}
 	*buf = ProducerBufs{producers: producers, ents: ents}
 }
 
+// producerTable is a log's producer entries by PID (Kafka's
+// ProducerStateManager), made at the first write of an idempotent or
+// transactional producer, and the entries last looked up (pids, nil until
+// the first lookup; a copy's its own: CloneInto). Kept behind a pointer,
+// not as two fields of Log, which a world keeps one of a partition
+// (kernel's world cost: 100,000 partitions and a copy).
+type producerTable struct {
+	m    map[int64]*producerEntry
+	pids *pidCache
+}
+
 // pidCache keeps a log's producer entries by PID, direct-mapped (a
-// PID's entry is PIDs modulo pidWays): what producers maps each PID to,
-// for as long as it does (Log.producer). PIDs are issued in turn (Kafka's
-// ProducerIdManager; txncoord), so a group's producers, a hundred or
-// two, seldom share an entry. A lookup in producers was 30 ns, for every
-// Produce of T1 (1% of its time).
+// PID's entry is PIDs modulo pidWays): what producerTable.m maps each PID
+// to, for as long as it does (Log.producer). PIDs are issued in turn
+// (Kafka's ProducerIdManager; txncoord), so a group's producers, a
+// hundred or two, seldom share an entry. A lookup in the map was 30 ns,
+// for every Produce of T1 (1% of its time).
 type pidCache [pidWays]struct {
 	pid int64
 	e   *producerEntry
@@ -223,34 +231,38 @@ type pidCache [pidWays]struct {
 
 const pidWays = 256
 
-// producer is producers[pid], through pids.
+// producer is the log's entry for pid, nil for none.
 func (l *Log) producer(pid int64) *producerEntry {
-	if l.pids != nil {
-		if c := &l.pids[pid&(pidWays-1)]; c.pid == pid && c.e != nil {
+	t := l.producers
+	if t == nil {
+		return nil
+	}
+	if t.pids != nil {
+		if c := &t.pids[pid&(pidWays-1)]; c.pid == pid && c.e != nil {
 			return c.e
 		}
 	}
-	e := l.producers[pid]
+	e := t.m[pid]
 	if e != nil {
-		l.cacheProducer(pid, e)
+		t.cache(pid, e)
 	}
 	return e
 }
 
-// setProducer sets producers[pid] to e.
+// setProducer makes e the log's entry for pid.
 func (l *Log) setProducer(pid int64, e *producerEntry) {
 	if l.producers == nil {
-		l.producers = map[int64]*producerEntry{}
+		l.producers = &producerTable{m: map[int64]*producerEntry{}}
 	}
-	l.producers[pid] = e
-	l.cacheProducer(pid, e)
+	l.producers.m[pid] = e
+	l.producers.cache(pid, e)
 }
 
-func (l *Log) cacheProducer(pid int64, e *producerEntry) {
-	if l.pids == nil {
-		l.pids = new(pidCache)
+func (t *producerTable) cache(pid int64, e *producerEntry) {
+	if t.pids == nil {
+		t.pids = new(pidCache)
 	}
-	c := &l.pids[pid&(pidWays-1)]
+	c := &t.pids[pid&(pidWays-1)]
 	c.pid, c.e = pid, e
 }
 
