@@ -322,7 +322,7 @@ func (e *Env) HoldRunScratch(proc int) bool {
 // third of SlotsFrom's time).
 func (e *Env) Hundred(tpi int32) *topo.Hundred {
 	n := len(e.layout.Inputs())
-	if tpi < 1 || int(tpi) > n {
+	if tpi < 1 || int(tpi) > n || n > maxHundreds {
 		return nil
 	}
 	if len(e.hundreds) != n {
@@ -330,6 +330,11 @@ func (e *Env) Hundred(tpi int32) *topo.Hundred {
 	}
 	return &e.hundreds[tpi-1]
 }
+
+// maxHundreds bounds the world's hundreds (Hundred): a world of more
+// input partitions (T2's 100,000: 1.6 MB kept) leaves them to its
+// producers.
+const maxHundreds = 1 << 14
 
 // RunScratch is output partition out's array of runs (its index in the
 // layout's outputs), empty, for the process holding them
