@@ -26,7 +26,10 @@ type processTable struct {
 	// order is each process's place in (client, incarnation) order, by
 	// process number: a restart's new process takes its place as it
 	// starts (add), a new client id has actOrder set them all anew.
-	order   []int32
+	order []int32
+	// byOrder is actOrder's scratch, one entry a process, every entry
+	// nil between calls; never shared with a clone.
+	byOrder []*Member
 	current map[string]*Member // client id -> its newest process
 	clients []string           // client ids in Kafka's string order
 }
@@ -116,7 +119,7 @@ func (t *processTable) actOrder(ms []*Member) {
 	}
 	for i := 1; i < len(ms); i++ {
 		if t.order[ms[i-1].Proc()] > t.order[ms[i].Proc()] {
-			slices.SortFunc(ms, func(a, b *Member) int { return int(t.order[a.Proc()]) - int(t.order[b.Proc()]) })
+			t.sortByOrder(ms)
 			return
 		}
 	}
@@ -141,6 +144,34 @@ func (t *processTable) placeAll() {
 		t.order[k.proc] = int32(place)
 	}
 	t.orderStale = false
+}
+
+// sortByOrder sorts ms, distinct processes, by their places in order.
+// The places are distinct, every process's one of 0..len(procs)-1, so
+// unless ms are few among many processes, each goes straight to its place
+// in byOrder and ms is gathered from there in order: one read of each
+// process's number, where a sort read two for each of its n log n
+// comparisons, each a member's struct touched once a tick (a cache miss):
+// after T1's deploy, every restarted member numbered after the rest, the
+// tick's list was sorted every pass, 2% of T1's time.
+func (t *processTable) sortByOrder(ms []*Member) {
+	if len(ms)*8 < len(t.order) {
+		slices.SortFunc(ms, func(a, b *Member) int { return int(t.order[a.Proc()]) - int(t.order[b.Proc()]) })
+		return
+	}
+	if len(t.byOrder) != len(t.order) {
+		t.byOrder = make([]*Member, len(t.order))
+	}
+	for _, m := range ms {
+		t.byOrder[t.order[m.Proc()]] = m
+	}
+	j := 0
+	for i, m := range t.byOrder {
+		if m != nil {
+			ms[j], t.byOrder[i] = m, nil
+			j++
+		}
+	}
 }
 
 // running names the clients with a running process, for errors.
@@ -231,7 +262,7 @@ func (t *processTable) HoldsProduce(q *Packet, r *wire.ProduceRequest) bool {
 // (a finished copy's, reused; nil: a new one).
 func (t *processTable) clone(procs []*Member, current map[string]*Member) processTable {
 	n := *t
-	n.procs = procs
+	n.procs, n.byOrder = procs, nil
 	n.clients = store.Copy(t.clients)
 	n.order = store.Copy(t.order)
 	if current == nil {

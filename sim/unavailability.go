@@ -7,6 +7,7 @@ import (
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/trace"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -195,9 +196,13 @@ func (u *Unavailability) account(w *World, paused []int32, counted, appended boo
 	}
 	dirty = dirty || u.sent
 	input := false
-	for i, n := u.events, w.Events.Len(); i < n; i++ {
+	for i, n := u.events, w.Events.Len(); ; i++ {
+		// Most of a tick's events are steady traffic's: passed by their
+		// kinds' numbers, not their names.
+		if i = w.Events.NextNotIn(i, steadyKinds); i >= n {
+			break
+		}
 		switch w.Events.KindAt(i) {
-		case EvPolled, EvProcessed, EvCommitted, EvProduced, EvSideEffect, EvTxnState, EvProducer, EvUnstableOffset:
 		case EvInput:
 			input = true
 		case EvFenced:
@@ -232,6 +237,10 @@ func (u *Unavailability) account(w *World, paused []int32, counted, appended boo
 		}
 	}
 }
+
+// steadyKinds are the events that change nothing of who consumes what
+// (account): steady traffic's.
+var steadyKinds = trace.KindSetOf(EvPolled, EvProcessed, EvCommitted, EvProduced, EvSideEffect, EvTxnState, EvProducer, EvUnstableOffset)
 
 // steadyPacket reports whether p is steady traffic, which changes nothing
 // of who consumes what: a fetch, a produce, a commit or a transaction's

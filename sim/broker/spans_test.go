@@ -63,7 +63,7 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 	}
 }
 
-// TestEncRunIsVarints: a run's encoding (encRun, a byte each when all
+// TestEncRunIsVarints: a run's encoding (encRuns, a byte each when all
 // fit) is its numbers as encoding/binary appends them (the claim's two
 // packed in one when small), and decodeRun (five bytes at once, or the
 // loops) reads back every run in order with its cells' places and its
@@ -76,6 +76,7 @@ func TestEncRunIsVarints(t *testing.T) {
 		var prev, wprev spanRun
 		var runs []spanRun
 		var ns []int
+		var batch []wire.SrcRun
 		for k := 0; k < 1+r.Intn(12); k++ {
 			part := int32(r.Intn(2000))
 			first := vals[r.Intn(len(vals))]
@@ -95,8 +96,9 @@ func TestEncRunIsVarints(t *testing.T) {
 			if r.Intn(3) == 0 {
 				lead, tail = min(r.Intn(17), first), r.Intn(9) // about the packed claim's bounds
 			}
-			run := wire.SrcRun{First: int32(first), Last: int32(last), Count: int32(n), From: int32(first - lead), To: int32(last + tail)}
-			enc = encRun(enc, &prev, part, &run)
+			run := wire.SrcRun{Part: part, First: int32(first), Last: int32(last), Count: int32(n), From: int32(first - lead), To: int32(last + tail)}
+			enc = encRuns(enc, &prev, []wire.SrcRun{run}) // a run at a time, prev carried between calls
+			batch = append(batch, run)
 			want = binary.AppendVarint(want, int64(part)-int64(wprev.part))
 			want = binary.AppendVarint(want, int64(first)-int64(wprev.src))
 			want = binary.AppendUvarint(want, uint64(last-first))
@@ -112,6 +114,9 @@ func TestEncRunIsVarints(t *testing.T) {
 		}
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
+		}
+		if whole := encRuns(nil, &spanRun{}, batch); !bytes.Equal(whole, want) {
+			t.Fatalf("runs %v: encoded as one batch %x, binary's %x", runs, whole, want)
 		}
 		b, rc, at := enc, runCode{}, int32(0)
 		for k := range runs {

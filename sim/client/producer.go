@@ -505,7 +505,7 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		// the hundred) into the producer's array, the partition's part of
 		// the names hashed once by the layout.
 		slots := pr.slotsFor(count)
-		layout.PartitionerOf(tp, tpi-1).SlotsFrom(first, slots, pr.hundred(tpi))
+		layout.PartitionerOf(tp, tpi-1).SlotsFrom(first, slots, pr.hundred(m, tpi))
 		for k, o := range slots {
 			r := &runs[o].run
 			if r.count == 0 {
@@ -583,12 +583,15 @@ func (pr *producer) slotsFor(count int) []int32 {
 // one's there, run after run.
 const hundredWays = 64
 
-// hundred is the entry of hundreds for the input partition numbered tpi
-// minus one: picked by a hash of the number, so that a member's
-// partitions (often every so many numbers apart) seldom share one; a
-// shared one is only hashed anew (topo.Hundred holds what it was hashed
-// from).
-func (pr *producer) hundred(tpi int32) *topo.Hundred {
+// hundred is the entry of the world's hundreds for the input partition
+// numbered tpi minus one (env.Env.Hundred), else of the producer's:
+// picked by a hash of the number, so that a member's partitions (often
+// every so many numbers apart) seldom share one; a shared one is only
+// hashed anew (topo.Hundred holds what it was hashed from).
+func (pr *producer) hundred(m *Member, tpi int32) *topo.Hundred {
+	if h := m.env.Hundred(tpi); h != nil {
+		return h
+	}
 	if pr.hundreds == nil {
 		pr.hundreds = make([]topo.Hundred, hundredWays)
 	}

@@ -82,13 +82,17 @@ func (f *freeLists) current() uint64 {
 	return f.epoch.Load()
 }
 
-// Packet returns a zeroed packet, from the list if it has one.
+// Packet returns a zeroed packet, from the list if it has one. A packet
+// on the list was zeroed when it went back (recycle, dropHeldFetch),
+// while the delivery that read it last had it in the processor's cache:
+// zeroed here, it was read (a nil check) a tick or more after, from
+// memory, on about every packet of T1 (3% of its time).
 func (f *freeLists) Packet() *wire.Packet {
 	if f == nil {
 		return &wire.Packet{}
 	}
 	p := store.Take(&f.packets)
-	*p = wire.Packet{FreeEpoch: f.current()}
+	p.FreeEpoch = f.current()
 	return p
 }
 
@@ -223,9 +227,11 @@ func (f *freeLists) recycle(p *wire.Packet, h ProduceHolder) {
 				f.produceReqs = append(f.produceReqs, b)
 			}
 		}
-		f.packets = append(f.packets, q) // packet() zeroes it when it hands it out again
+		*q = wire.Packet{} // zeroed now, as Packet hands it out
+		f.packets = append(f.packets, q)
 	}
 	if p.FreeEpoch == ep {
+		*p = wire.Packet{}
 		f.packets = append(f.packets, p)
 	}
 }
@@ -251,7 +257,8 @@ func (f *freeLists) dropHeldFetch(p *wire.Packet) {
 	if b, ok := p.Body.(*wire.FetchRequest); ok && b.FreeEpoch == ep {
 		f.fetchReqs = append(f.fetchReqs, b)
 	}
-	f.packets = append(f.packets, p) // packet() zeroes it when it hands it out again
+	*p = wire.Packet{} // zeroed now, as Packet hands it out
+	f.packets = append(f.packets, p)
 }
 
 // UnuseFetchRequest gives back a request poll took but did not send.
