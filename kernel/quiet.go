@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"iter"
 	"regexp"
 	"sort"
 	"strconv"
@@ -71,6 +70,7 @@ type quietLog struct {
 	// (partNames): its records' names less ".offset", kept per partition
 	// for the layout they were read in.
 	names partNames
+	taker *runTaker // takeRuns's, made at its first use
 }
 
 // partNames spells a partition as its records' names do, less ".offset"
@@ -181,14 +181,8 @@ func (s *Session) quietAdd(key, label string, e sim.Event) {
 		sum.label = label
 	}
 	switch e.Kind {
-	case sim.EvPolled:
-		for r := range eventRuns(e.Records, s.World().Layout(), &q.names) {
-			sum.records.polled(r)
-		}
-	case sim.EvProcessed:
-		for r := range eventRuns(e.Records, s.World().Layout(), &q.names) {
-			sum.records.processed(r)
-		}
+	case sim.EvPolled, sim.EvProcessed:
+		q.takeRuns(e.Records, &sum.records, e.Kind == sim.EvProcessed, s.World().Layout())
 	case sim.EvSideEffect:
 		if m := sinkAgain.FindStringSubmatch(e.Text); m != nil {
 			// o2.3, or a run of them: o2.3..o2.9
@@ -331,24 +325,55 @@ func runOfName(name string) (quietRun, bool) {
 	return quietRun{p: name[:i], first: off, n: 1}, true
 }
 
-// eventRuns ranges over an event's records as runs. A run of a
-// partition's records, spelled partition.offset, is that partition's name
-// and the offset (runOfName of the name, without spelling it: names);
-// a record named otherwise is a run of its own name.
-func eventRuns(recs sim.Records, layout recordNamer, names *partNames) iter.Seq[quietRun] {
-	return func(yield func(quietRun) bool) {
-		for r := range recs.Runs() {
-			q := quietRun{p: r.Name}
-			if r.Name == "" {
-				q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1)}
-			} else if q2, ok := runOfName(r.Name); ok {
-				q, q.n = q2, max(r.Count, 1)
-			}
-			if !yield(q) {
-				return
-			}
-		}
+// quietRunOf is a run of an event's records as a summary keeps it. A run
+// of a partition's records, spelled partition.offset, is that partition's
+// name and the offset (runOfName of the name, without spelling it:
+// names); a record named otherwise is a run of its own name.
+func quietRunOf(r sim.RecordRun, layout recordNamer, names *partNames) quietRun {
+	q := quietRun{p: r.Name}
+	if r.Name == "" {
+		q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1)}
+	} else if q2, ok := runOfName(r.Name); ok {
+		q, q.n = q2, max(r.Count, 1)
 	}
+	return q
+}
+
+// runTaker takes an event's runs of records into a summary's records
+// (quietRecords.polled or processed). Its yield is made once a command
+// and handed to Records.EachRun as it is: a range over Records.Runs in
+// quietAdd made the iterator and its loop body closures, on the heap, for
+// each of the hundreds of polls and processings a busy tick has (a tenth
+// of the CPU of T1's quiet run in the REPL, allocating).
+type runTaker struct {
+	into      *quietRecords
+	processed bool
+	layout    recordNamer
+	names     *partNames
+	yield     func(sim.RecordRun) bool
+}
+
+func (t *runTaker) take(r sim.RecordRun) bool {
+	q := quietRunOf(r, t.layout, t.names)
+	if t.processed {
+		t.into.processed(q)
+	} else {
+		t.into.polled(q)
+	}
+	return true
+}
+
+// takeRuns takes recs into the records into, as polled or as processed.
+func (q *quietLog) takeRuns(recs sim.Records, into *quietRecords, processed bool, layout recordNamer) {
+	t := q.taker
+	if t == nil {
+		t = &runTaker{}
+		t.yield = t.take
+		q.taker = t
+	}
+	t.into, t.processed, t.layout, t.names = into, processed, layout, &q.names
+	recs.EachRun(t.yield)
+	t.into, t.layout, t.names = nil, nil, nil // holds no summary past the event
 }
 
 // runList is runs recordRanges writes: each run that continues the last

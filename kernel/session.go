@@ -164,8 +164,9 @@ type Session struct {
 	quiet    quietLog
 	// narration is narrated's arrays, kept for the next command.
 	narration struct {
-		evs []sim.Event
-		at  []int
+		evs    []sim.Event
+		at     []int
+		labels []string
 	}
 	// pageStops are the last ExecPaged's stopping points, a page each.
 	pageStops []func(*Session)

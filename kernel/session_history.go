@@ -90,22 +90,18 @@ func (s *Session) narrate(w *sim.World, from int) {
 	if s.replaying {
 		return
 	}
-	evs, at := s.narrated(w, from)
+	evs, at, labels := s.narrated(w, from)
 	clk := clockOf(s.World())
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
 		if e.Kind == sim.EvProduced {
 			continue // the log and consume views show writes
 		}
-		if s.quietNow && at[i] >= 0 {
-			// A routine line read as its header (narrated): its label and
-			// records are all its summary takes.
-			if label, ok := w.Events.LabelAt(at[i]); ok {
-				e.Records = w.Events.RecordsAt(at[i])
-				s.quietAdd(e.Member, label, e)
-				continue
-			}
-			e = w.Events.At(at[i])
+		if at[i] >= 0 {
+			// A routine line read as its header and records, with its
+			// label (narrated): all its summary takes.
+			s.quietAdd(e.Member, labels[i], e)
+			continue
 		}
 		text := e.Text
 		if s.quietNow {
@@ -126,31 +122,37 @@ func (s *Session) narrate(w *sim.World, from int) {
 
 // narrated is the events from index from on as narrate reads them, in
 // arrays the session keeps for the next command: each whole but those it
-// need not format, kept as their headers, with their index in the trace
-// in at (-1 for an event read whole). Those are the produced ones, which
-// narrate skips, and under --quiet a member's polls and processing, whose
-// summaries take their labels and records alone (EventLog.LabelAt,
-// RecordsAt): a busy tick's texts are mostly theirs, and formatting them
-// was most of what a quiet run of steady traffic cost beside its steps.
-func (s *Session) narrated(w *sim.World, from int) ([]sim.Event, []int) {
-	evs, at := s.narration.evs[:0], s.narration.at[:0]
-	for i, h := range w.Events.Headers(from) {
-		switch {
-		case h.Kind == sim.EvProduced,
-			s.quietNow && h.Member != "" && (h.Kind == sim.EvPolled || h.Kind == sim.EvProcessed):
-			at = append(at, i)
-		default:
-			h = w.Events.At(i)
-			at = append(at, -1)
+// need not format, with their index in the trace in at (-1 for an event
+// read whole). Those are the produced ones, which narrate skips, kept as
+// their kind alone (two events in five of steady traffic), and under
+// --quiet a member's polls and processing whose texts begin with their
+// label: kept as their headers with their records, and their labels in
+// labels (EventLog.RoutineAt), all their summaries take. A busy tick's
+// texts are mostly theirs, and formatting them was most of what a quiet
+// run of steady traffic cost beside its steps.
+func (s *Session) narrated(w *sim.World, from int) ([]sim.Event, []int, []string) {
+	evs, at, labels := s.narration.evs[:0], s.narration.at[:0], s.narration.labels[:0]
+	for i := max(from, w.Events.First()); i < w.Events.Len(); i++ {
+		k := w.Events.KindAt(i)
+		if k == sim.EvProduced {
+			// mergeAssigned stops at it, by its kind, as at any event.
+			evs, at, labels = append(evs, sim.Event{Kind: k}), append(at, i), append(labels, "")
+			continue
 		}
-		evs = append(evs, h)
+		if s.quietNow && (k == sim.EvPolled || k == sim.EvProcessed) {
+			if e, label, ok := w.Events.RoutineAt(i); ok && e.Member != "" {
+				evs, at, labels = append(evs, e), append(at, i), append(labels, label)
+				continue
+			}
+		}
+		evs, at, labels = append(evs, w.Events.At(i)), append(at, -1), append(labels, "")
 	}
 	if cap(evs) > narrationKept {
-		s.narration.evs, s.narration.at = nil, nil // a rare long stretch's arrays are not kept
+		s.narration.evs, s.narration.at, s.narration.labels = nil, nil, nil // a rare long stretch's arrays are not kept
 	} else {
-		s.narration.evs, s.narration.at = evs, at
+		s.narration.evs, s.narration.at, s.narration.labels = evs, at, labels
 	}
-	return evs, at
+	return evs, at, labels
 }
 
 // narrationKept is the most events whose arrays narrated keeps for the
@@ -293,17 +295,19 @@ const minCheckpointTicks = 1000
 // the run took since the last one.
 //
 // A world that keeps a window of its past (history.ms) keeps one at most
-// every half window: back replays from a checkpoint more than a window
-// before the tick it goes to however close they are (checkpoint.usable),
-// so closer ones would only cost, each letting go of a window's detail
-// in its copy (checkpointOf: T1's quiet run spent as long on that as on
-// its steps).
+// every window: back replays from a checkpoint more than a window before
+// the tick it goes to however close they are (checkpoint.usable), so
+// closer ones would only cost, each letting go of a window's detail in
+// its copy (checkpointOf), which is the same work whatever the spacing.
+// Half a window apart, T1's hour typed into the session spent about an
+// eighth of its CPU on them; a window apart, back replays between one and
+// two windows, where it replayed between one and one and a half.
 func (s *Session) checkpointDue(w *sim.World) bool {
 	c := &s.cur.cp
 	if s.CheckpointEvery > 0 {
 		return c.ticks >= s.CheckpointEvery
 	}
-	return c.ticks >= max(minCheckpointTicks, w.HistoryWindow()/2) && c.stepping >= c.lastClone
+	return c.ticks >= max(minCheckpointTicks, w.HistoryWindow()) && c.stepping >= c.lastClone
 }
 
 func (s *Session) maybeCheckpoint(w *sim.World, ran int) {

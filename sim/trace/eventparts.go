@@ -15,7 +15,23 @@ package trace
 // processed ..."), whose label is the event's member.
 func (l *EventLog) LabelAt(i int) (string, bool) {
 	f, _ := l.recs.whole(i)
-	member := l.t.parties.at(f.member).name
+	return l.labelOf(f, l.t.parties.at(f.member).name)
+}
+
+// RoutineAt is event i's header (Header) with its Records (RecordsAt),
+// and its label (LabelAt): all the session's quiet summary takes of a
+// poll or a processing, read with one look at the event's record where
+// the three took one each.
+func (l *EventLog) RoutineAt(i int) (e Event, label string, ok bool) {
+	f, r := l.recs.whole(i)
+	e = l.event(f, r)
+	e.Records = l.t.eventRecords(f.text, f.records)
+	label, ok = l.labelOf(f, e.Member)
+	return e, label, ok
+}
+
+// labelOf is LabelAt of the event whose fields are f, member its member.
+func (l *EventLog) labelOf(f farEvent, member string) (string, bool) {
 	r := l.t.readerAt(f.text, member)
 	switch firstByte(r.b) {
 	case tWhole + tplProcessed, tTemplate + tplProcessed, tWhole + tplProcessedRun, tTemplate + tplProcessedRun:

@@ -12,7 +12,9 @@ import (
 
 // TestLabelAtAndRecordsAtAsAt: for every Polled and Processed event of the
 // trace case worlds, LabelAt is the text At formats up to " poll()
-// returned" or " processed", and RecordsAt reads the records At's do.
+// returned" or " processed", and RecordsAt reads the records At's do;
+// RoutineAt reads the header, the label and the records at once, and
+// Records.EachRun walks the runs Runs does.
 // The worlds hold every form those texts take: a newest process's one
 // record (the whole tplProcessed template), a newest process's run (the
 // whole tplProcessedRun), batches polled, and an
@@ -57,8 +59,17 @@ func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
 				if got != e.Member {
 					older++
 				}
-				if a, b := slices.Collect(e.Records.Runs()), slices.Collect(w.Events.RecordsAt(i).Runs()); !slices.Equal(a, b) {
+				a, b := slices.Collect(e.Records.Runs()), slices.Collect(w.Events.RecordsAt(i).Runs())
+				if !slices.Equal(a, b) {
 					t.Fatalf("%s seed %d: event %d (%q): RecordsAt %v, At's %v", proto, seed, i, e.Text, b, a)
+				}
+				// RoutineAt is the three at once, its records walked by EachRun.
+				r, label, ok := w.Events.RoutineAt(i)
+				var each []trace.RecordRun
+				r.Records.EachRun(func(run trace.RecordRun) bool { each = append(each, run); return true })
+				if !ok || label != got || r.Tick != e.Tick || r.Kind != e.Kind || r.Member != e.Member || r.Stop != e.Stop || !slices.Equal(each, a) {
+					t.Fatalf("%s seed %d: event %d (%q): RoutineAt %d %s %s %v, label %q %v, runs %v; want %d %s %s %v, label %q, runs %v",
+						proto, seed, i, e.Text, r.Tick, r.Kind, r.Member, r.Stop, label, ok, each, e.Tick, e.Kind, e.Member, e.Stop, got, a)
 				}
 				checked++
 			}

@@ -114,65 +114,72 @@ type Records struct {
 
 // Runs ranges over the records' runs, in the event's order.
 func (rs Records) Runs() iter.Seq[RecordRun] {
-	return func(yield func(RecordRun) bool) {
-		if rs.tx == nil {
-			return
+	return func(yield func(RecordRun) bool) { rs.EachRun(yield) }
+}
+
+// EachRun calls yield with each of the records' runs, in the event's
+// order, until it returns false: Runs for a reader that walks the runs of
+// every event of a busy tick (the session's quiet summary, kernel/quiet.go)
+// with one yield it keeps, where a range over Runs makes a closure for
+// each event, on the heap.
+func (rs Records) EachRun(yield func(RecordRun) bool) {
+	if rs.tx == nil {
+		return
+	}
+	r := textReader{tx: rs.tx, b: rs.b}
+	if rs.one {
+		run, ok := r.inputRun(1)
+		if rs.run && ok {
+			var n uint64
+			n, ok = r.uvarint()
+			ok = ok && n > 0 && n <= 1<<62
+			run.Count = int(n)
 		}
-		r := textReader{tx: rs.tx, b: rs.b}
-		if rs.one {
-			run, ok := r.inputRun(1)
-			if rs.run && ok {
-				var n uint64
-				n, ok = r.uvarint()
-				ok = ok && n > 0 && n <= 1<<62
-				run.Count = int(n)
-			}
-			if ok {
-				yield(run)
-			}
-			return
+		if ok {
+			yield(run)
 		}
-		for len(r.b) > 0 {
-			tok := r.b[0]
-			r.b = r.b[1:]
-			var run RecordRun
-			ok := true
-			switch tok {
-			case phSpace:
-				continue
-			case tListOf: // the records are the text it refers to
-				if r, ok = r.listRef(); !ok {
-					return
-				}
-				continue
-			case tRecord:
-				run, ok = r.inputRun(1)
-			case tRecords, tRange:
-				read := r.recordRun
-				if tok == tRange {
-					read = r.rangeRun
-				}
-				tp, off, n, part, k := read()
-				run, ok = RecordRun{TP: tp, Part: part, First: off, Count: n}, k
-			case tLit:
-				var name []byte
-				name, ok = r.lit(nil)
-				run = RecordRun{Part: -1, Count: 1, Name: string(name)}
-			case tRecordSeq:
-				more := true
-				ok = r.recordSeq(func(tp wire.TopicPartition, part, off int) {
-					more = more && yield(RecordRun{TP: tp, Part: part, First: off, Count: 1})
-				}, func() {})
-				if !ok || !more {
-					return
-				}
-				continue
-			default:
+		return
+	}
+	for len(r.b) > 0 {
+		tok := r.b[0]
+		r.b = r.b[1:]
+		var run RecordRun
+		ok := true
+		switch tok {
+		case phSpace:
+			continue
+		case tListOf: // the records are the text it refers to
+			if r, ok = r.listRef(); !ok {
 				return
 			}
-			if !ok || !yield(run) {
+			continue
+		case tRecord:
+			run, ok = r.inputRun(1)
+		case tRecords, tRange:
+			read := r.recordRun
+			if tok == tRange {
+				read = r.rangeRun
+			}
+			tp, off, n, part, k := read()
+			run, ok = RecordRun{TP: tp, Part: part, First: off, Count: n}, k
+		case tLit:
+			var name []byte
+			name, ok = r.lit(nil)
+			run = RecordRun{Part: -1, Count: 1, Name: string(name)}
+		case tRecordSeq:
+			more := true
+			ok = r.recordSeq(func(tp wire.TopicPartition, part, off int) {
+				more = more && yield(RecordRun{TP: tp, Part: part, First: off, Count: 1})
+			}, func() {})
+			if !ok || !more {
 				return
 			}
+			continue
+		default:
+			return
+		}
+		if !ok || !yield(run) {
+			return
 		}
 	}
 }
