@@ -516,11 +516,10 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
 			part = append(part, old.Runs[i])
 		}
-		kept := len(part)
 		for ; j < len(add) && add[j].Part == p; j++ {
 			part = append(part, add[j])
 		}
-		runs = c.canonical(runs, part, kept, slot)
+		runs = c.canonical(runs, part, slot)
 	}
 	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
 	return out
@@ -533,14 +532,12 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 // stretch joined to the one before it of the same number when they touch
 // or, for Slotted ones, when no record between goes to slot (at most
 // maxForgotGap asked). A partition whose records were written once each,
-// in order, is one run, however many batches they went out in. The
-// first kept runs of part are what a fold made canonical before (old's):
-// no two of them of a kind join, and none is asked again.
-func (c *CellLog) canonical(out, part []ForgotRun, kept, slot int) []ForgotRun {
+// in order, is one run, however many batches they went out in.
+func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 	type edge struct{ at, d int32 }
 	var edges []edge
 	for _, slotted := range [2]bool{false, true} {
-		if c.canonicalInOrder(&out, part, kept, slotted, slot) {
+		if c.canonicalInOrder(&out, part, slotted, slot) {
 			continue
 		}
 		edges = edges[:0]
@@ -579,13 +576,8 @@ func (c *CellLog) canonical(out, part []ForgotRun, kept, slot int) []ForgotRun {
 // in offset order, none overlapping the one before (a partition's
 // batches one after the other: the usual case), without sorting: each
 // run joined to the one before it as canonical joins them. False, out
-// unchanged, when they do not. The first kept of part are canonical
-// already (canonical's): each is appended as it is, for the one before it
-// of its kind is one of them, which it did not join when they were made
-// (the same test, the same answer; a long roll's duplicates leave a
-// partition many such runs, whose gaps the partitioner was asked about
-// again every fold).
-func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, kept int, slotted bool, slot int) bool {
+// unchanged, when they do not.
+func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int) bool {
 	last := int32(-1)
 	for k := range part {
 		if r := &part[k]; r.Slotted == slotted {
@@ -596,12 +588,8 @@ func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, kept int,
 		}
 	}
 	from := len(*out)
-	for k, r := range part {
+	for _, r := range part {
 		if r.Slotted != slotted {
-			continue
-		}
-		if k < kept {
-			*out = append(*out, r)
 			continue
 		}
 		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
