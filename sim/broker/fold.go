@@ -521,7 +521,13 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		}
 		runs = c.canonical(runs, part, slot)
 	}
-	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
+	// Kept as merged, its room for the runs that joined others unused
+	// (at most add's, a fold's), where a copy cut to its length was made:
+	// a fold late in a long roll copies millions of runs (duplicates,
+	// BenchmarkFoldT2Forgotten), and the copy was half its time and half
+	// the garbage it left. Cut to its length (its capacity too): no
+	// append may write into the room another world's Forgotten reads.
+	out.Runs = runs[:len(runs):len(runs)]
 	return out
 }
 
