@@ -2,6 +2,7 @@ package sim
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -292,7 +293,7 @@ func kafkaRestartWorld(b *testing.B, protocol string) *World {
 }
 
 var (
-	rollLogEvery   = flag.Int("rolllogevery", 0, "BenchmarkRollingRestartKafkaDefaults1000x100000: every K restarts, log the CPU and the live heap (a collection each time) so a cost growing with the roll shows")
+	rollLogEvery   = flag.Int("rolllogevery", 0, "BenchmarkRollingRestartKafkaDefaults1000x100000: every K restarts, write the CPU and the live heap (a collection each time) to stderr, so a cost growing with the roll shows")
 	rollProfFrom   = flag.Int("rollproffrom", 0, "BenchmarkRollingRestartKafkaDefaults1000x100000: with -rollprof, start the CPU profile once N restarts are done")
 	rollProf       = flag.String("rollprof", "", "BenchmarkRollingRestartKafkaDefaults1000x100000: write a CPU profile of the roll from restart -rollproffrom on to this file")
 	rollHeapProfAt = flag.String("rollheapprof", "", "BenchmarkRollingRestartKafkaDefaults1000x100000: N1,N2,...: write a heap profile (after a collection) to /tmp/rollheap-N.prof once N restarts are done")
@@ -352,7 +353,10 @@ func (rw *rollWatch) look(w *World) {
 	}
 	if k := *rollLogEvery; k > 0 && done%k == 0 {
 		now := cpuTime()
-		rw.b.Logf("restart %d tick %d: cpu %.1f s (%.3f s a restart over the last %d), live heap %d MB",
+		// To stderr as it happens, where b.Logf would print only the
+		// first 10 lines, at the end: a long roll's progress shows while
+		// it runs, and a roll cut short still said how far it came.
+		fmt.Fprintf(os.Stderr, "restart %d tick %d: cpu %.1f s (%.3f s a restart over the last %d), live heap %d MB\n",
 			done, w.Tick, (now - rw.cpu0).Seconds(), (now-rw.lastCPU).Seconds()/float64(k), k, liveHeap()/1e6)
 		rw.lastCPU = cpuTime() // the collection liveHeap made is not the next stretch's
 	}
