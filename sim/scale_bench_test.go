@@ -2,7 +2,10 @@ package sim
 
 import (
 	"flag"
+	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,6 +292,83 @@ func kafkaRestartWorld(b *testing.B, protocol string) *World {
 	return w
 }
 
+var (
+	rollLogEvery   = flag.Int("rolllogevery", 0, "BenchmarkRollingRestartKafkaDefaults1000x100000: every K restarts, write the CPU and the live heap (a collection each time) to stderr, so a cost growing with the roll shows")
+	rollProfFrom   = flag.Int("rollproffrom", 0, "BenchmarkRollingRestartKafkaDefaults1000x100000: with -rollprof, start the CPU profile once N restarts are done")
+	rollProf       = flag.String("rollprof", "", "BenchmarkRollingRestartKafkaDefaults1000x100000: write a CPU profile of the roll from restart -rollproffrom on to this file")
+	rollHeapProfAt = flag.String("rollheapprof", "", "BenchmarkRollingRestartKafkaDefaults1000x100000: N1,N2,...: write a heap profile (after a collection) to /tmp/rollheap-N.prof once N restarts are done")
+)
+
+// rollWatch is the roll's instrumentation (-rolllogevery, -rollprof,
+// -rollheapprof): it looks at the roll's progress every tick and logs or
+// profiles as the flags ask.
+type rollWatch struct {
+	b       *testing.B
+	cpu0    time.Duration
+	last    int // restarts at the last look
+	lastCPU time.Duration
+	prof    *os.File
+	heapAt  map[int]bool
+	on      bool // any of the flags set
+}
+
+func newRollWatch(b *testing.B, cpu0 time.Duration) *rollWatch {
+	rw := &rollWatch{b: b, cpu0: cpu0, lastCPU: cpu0, heapAt: map[int]bool{},
+		on: *rollLogEvery > 0 || *rollProf != "" || *rollHeapProfAt != ""}
+	for _, f := range strings.Split(*rollHeapProfAt, ",") {
+		if n, err := strconv.Atoi(f); err == nil {
+			rw.heapAt[n] = true
+		}
+	}
+	return rw
+}
+
+func (rw *rollWatch) look(w *World) {
+	r := w.Rolls()
+	done := r[len(r)-1].Restarted
+	if done == rw.last {
+		return
+	}
+	rw.last = done
+	if *rollProf != "" && rw.prof == nil && done >= *rollProfFrom {
+		f, err := os.Create(*rollProf)
+		if err != nil {
+			rw.b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			rw.b.Fatal(err)
+		}
+		rw.prof = f
+	}
+	if rw.heapAt[done] {
+		runtime.GC()
+		f, err := os.Create("/tmp/rollheap-" + strconv.Itoa(done) + ".prof")
+		if err != nil {
+			rw.b.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			rw.b.Fatal(err)
+		}
+		f.Close()
+	}
+	if k := *rollLogEvery; k > 0 && done%k == 0 {
+		now := cpuTime()
+		// To stderr as it happens, where b.Logf would print only the
+		// first 10 lines, at the end: a long roll's progress shows while
+		// it runs, and a roll cut short still said how far it came.
+		fmt.Fprintf(os.Stderr, "restart %d tick %d: cpu %.1f s (%.3f s a restart over the last %d), live heap %d MB\n",
+			done, w.Tick, (now - rw.cpu0).Seconds(), (now-rw.lastCPU).Seconds()/float64(k), k, liveHeap()/1e6)
+		rw.lastCPU = cpuTime() // the collection liveHeap made is not the next stretch's
+	}
+}
+
+func (rw *rollWatch) stop() {
+	if rw.prof != nil {
+		pprof.StopCPUProfile()
+		rw.prof.Close()
+	}
+}
+
 var rollRate = flag.Int("rollrate", 1, "BenchmarkRollingRestartKafkaDefaults1000x100000: records a second on each input partition (0: no traffic, to see the rebalances' own cost)")
 
 // BenchmarkRollingRestartKafkaDefaults1000x100000 is issue 26's target
@@ -339,16 +419,21 @@ func BenchmarkRollingRestartKafkaDefaults1000x100000(b *testing.B) {
 				if err := w.Roll(RollSpec{Members: members, Graceful: true, WaitStable: true}); err != nil {
 					b.Fatal(err)
 				}
+				rw := newRollWatch(b, cpu0)
 				for k := 0; !w.Settled(); k++ {
 					w.Step()
 					if k%16 == 0 {
 						pm.sample()
+					}
+					if rw.on {
+						rw.look(w)
 					}
 					if k > n*20_000 {
 						b.Fatalf("roll of %d members not done after %d ticks", n, k)
 					}
 				}
 				cpu += cpuTime() - cpu0
+				rw.stop()
 				b.StopTimer()
 				retained += int64(liveHeap()) - int64(heap0)
 				ticks += w.Tick - start

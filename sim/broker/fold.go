@@ -386,7 +386,7 @@ func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
 			add := func(r spanRun, rn int) {
 				fr := ForgotRun{Part: r.part, First: r.src, Last: r.src + r.span, N: 1,
 					Slotted: rn != int(r.span)+1 || outs == 1 ||
-						rn == 1 && c.names.Partitioner(c.names.Input().At(int(r.part))).Slot(int(r.src)) == slot}
+						rn == 1 && c.names.PartitionerOf(c.names.Input().At(int(r.part)), r.part).Slot(int(r.src)) == slot}
 				if txn == TxnAborted {
 					fr.N = -1 // marked until the split below
 				}
@@ -445,7 +445,7 @@ func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll
 		}
 		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
 			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
-				r.N == 1 && c.names.Partitioner(c.names.Input().At(r.Part)).Slot(r.First) == slot}
+				r.N == 1 && c.names.PartitionerOf(c.names.Input().At(r.Part), int32(r.Part)).Slot(r.First) == slot}
 		if r.Txn == TxnAborted {
 			fr.N, anyAborted = -1, true // marked until the split below
 		}
@@ -521,7 +521,13 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		}
 		runs = c.canonical(runs, part, slot)
 	}
-	out.Runs = slices.Clone(runs) // its room for every run added was for the merge only
+	// Kept as merged, its room for the runs that joined others unused
+	// (at most add's, a fold's), where a copy cut to its length was made:
+	// a fold late in a long roll copies millions of runs (duplicates,
+	// BenchmarkFoldT2Forgotten), and the copy was half its time and half
+	// the garbage it left. Cut to its length (its capacity too): no
+	// append may write into the room another world's Forgotten reads.
+	out.Runs = runs[:len(runs):len(runs)]
 	return out
 }
 
@@ -611,6 +617,10 @@ const maxForgotGap = 1 << 12
 // most maxForgotGap (topo.Partitioner.NoneIn).
 func (c *CellLog) noneBetween(part, from, to, slot int) bool {
 	var small [64]int32
-	none, _ := c.names.Partitioner(c.names.Input().At(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
+	// PartitionerOf: the partition's name hashed once (topo.New), where
+	// Partitioner hashed it again for every gap a fold asks about (T2's
+	// single records: each a question, 2% of a long roll's CPU with
+	// foldRuns' own below).
+	none, _ := c.names.PartitionerOf(c.names.Input().At(part), int32(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
 	return none
 }

@@ -148,3 +148,38 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 		t.Errorf("no span left, and the runs arena still holds %d bytes (at most its open chunk, %d)", got, most)
 	}
 }
+
+// BenchmarkFoldT2Forgotten is one fold (CellLog.fold, foldGeneral's merge)
+// of a T2 output log late in a long roll: 100,000 input partitions (ten
+// topics of 10,000), each with 20 runs folded before, stretches written
+// once and twice in turn (a rebalance's duplicates, which a long roll
+// leaves more of every restart), and a record of every other partition
+// to add, past its last.
+func BenchmarkFoldT2Forgotten(b *testing.B) {
+	shape := topo.Topology{Output: topo.TopicSpec{Name: "out", Partitions: 4}, Group: "g"}
+	for t := 0; t < 10; t++ {
+		shape.Inputs = append(shape.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", t), Partitions: 10_000})
+	}
+	layout := topo.New(shape)
+	tp := layout.Outputs()[1]
+	slot := outputIndex(layout, tp)
+	c := &CellLog{tp: tp, names: layout}
+	var old ForgotLevel
+	var add []ForgotRun
+	for p := int32(0); p < 100_000; p++ {
+		off := int32(0)
+		for k := 0; k < 20; k++ {
+			n := int32(2 - k%2) // twice, once, ...: ends with a stretch written once
+			old.Runs = append(old.Runs, ForgotRun{Part: p, First: off, Last: off + 9, N: n, Slotted: true})
+			off += 10
+		}
+		if p%2 == 0 {
+			add = append(add, ForgotRun{Part: p, First: off, Last: off, N: 1, Slotted: true})
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.fold(old, add, nil, slot)
+	}
+	b.ReportMetric(float64(len(old.Runs)), "runs")
+}

@@ -218,6 +218,13 @@ func (c *CellLog) letGo(to int) {
 	c.bases.ForgetBefore(c.recs.First() / store.SeqChunk())
 	c.farTicks.ForgetBefore(firstFrom(&c.farTicks, c.recs.First(), func(f tickRun) int32 { return f.first }))
 	c.far.ForgetBefore(firstFrom(&c.far, to, func(f farCell) int32 { return f.off }))
+	if c.others.Len()-c.others.First() >= store.SeqChunk() {
+		// The odd cells' strings (an invoice of an input partition past
+		// maxSrcPart, T2's 100,000, written a cell at a time: a
+		// rebalance's batches) went with their cells too: were they kept,
+		// a long roll's heap grew by about 0.4 MB a restart.
+		c.others.ForgetBefore(c.firstOtherFrom(rs))
+	}
 	if c.spans == nil {
 		return
 	}
@@ -236,6 +243,23 @@ func (c *CellLog) letGo(to int) {
 		}
 	}
 	c.spans.runs.ForgetBefore(keep)
+}
+
+// firstOtherFrom is the index in others of the first odd cell (cellOther)
+// among the recs from index r on, or others.Len() when none is: those
+// before it are only recs' before r. Read in place, a chunk at a time,
+// through the window's recs (a few times a window: letGo).
+func (c *CellLog) firstOtherFrom(r int) int {
+	for n := c.recs.Len(); r < n; {
+		chunk := c.recs.ChunkFrom(r)
+		for i := range chunk {
+			if chunk[i].kind() == cellOther {
+				return int(chunk[i].srcOff)
+			}
+		}
+		r += len(chunk)
+	}
+	return c.others.Len()
 }
 
 // firstFrom is the index of the first item of s (ordered by id) whose id
