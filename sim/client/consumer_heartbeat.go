@@ -162,6 +162,18 @@ func (c *consumerMember) heartbeatTimer(m *Member, seq int, timeout bool) {
 		c.due = true
 		return
 	}
+	// The background thread polls its request managers in order,
+	// CommitRequestManager before ConsumerHeartbeatRequestManager
+	// (RequestManagers' list, ConsumerNetworkThread.runOnce): an interval
+	// auto-commit due at the same moment goes out first, with the epoch
+	// the member has, and the coordinator reads it before the heartbeat
+	// that may move the epoch on. Sent after it, the commit met the new
+	// epoch and was refused (STALE_MEMBER_EPOCH) every time the two timers
+	// met (both 5 s by default): a rolling restart under the consumer
+	// protocol committed nothing and every moved partition was read again.
+	if m.loop.inPoll() {
+		m.commits.maybeAutoCommit(m)
+	}
 	c.sendHeartbeat(m)
 }
 
