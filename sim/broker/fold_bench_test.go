@@ -23,12 +23,18 @@ type t1Batch struct {
 	runs []wire.SrcRun
 }
 
-func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
+// tenTopics is the layout of T1's and T2's worlds: ten input topics of
+// parts partitions each, t0 to t9, and an output of 4.
+func tenTopics(parts int) *topo.Layout {
 	shape := topo.Topology{Output: topo.TopicSpec{Name: "out", Partitions: 4}, Group: "g"}
 	for t := 0; t < 10; t++ {
-		shape.Inputs = append(shape.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", t), Partitions: 100})
+		shape.Inputs = append(shape.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", t), Partitions: parts})
 	}
-	layout := topo.New(shape)
+	return topo.New(shape)
+}
+
+func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
+	layout := tenTopics(100)
 	tp := layout.Outputs()[1]
 	slot := outputIndex(layout, tp)
 	ins := layout.Inputs()
@@ -156,11 +162,7 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 // leaves more of every restart), and a record of every other partition
 // to add, past its last.
 func BenchmarkFoldT2Forgotten(b *testing.B) {
-	shape := topo.Topology{Output: topo.TopicSpec{Name: "out", Partitions: 4}, Group: "g"}
-	for t := 0; t < 10; t++ {
-		shape.Inputs = append(shape.Inputs, topo.TopicSpec{Name: fmt.Sprintf("t%d", t), Partitions: 10_000})
-	}
-	layout := topo.New(shape)
+	layout := tenTopics(10_000)
 	tp := layout.Outputs()[1]
 	slot := outputIndex(layout, tp)
 	c := &CellLog{tp: tp, names: layout}
