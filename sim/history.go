@@ -1,6 +1,7 @@
 // history.go: a world that keeps only a window of its past in detail
 // (history.ms, Config.HistoryTicks). After each tick Step lets go of the
-// trace's packets, events and texts from before the window, whole chunks
+// trace's packets, events and texts, the output logs' cells and the
+// records of __consumer_offsets from before the window, whole chunks
 // at a time (sim/trace's ForgetBefore): what the world does next never
 // depends on them, so it steps exactly as the same world keeping
 // everything, and every count it keeps as it goes (processed, duplicates,
@@ -26,9 +27,9 @@ type historyWindow struct {
 	holdFrom int
 }
 
-// forgetHistory lets go of the detail older than the window (the trace's
-// and the output logs', broker.ForgetOutputBefore), and none
-// from the tick a hold keeps (HoldHistoryFrom).
+// forgetHistory lets go of the detail older than the window (the trace's,
+// the output logs', broker.ForgetOutputBefore, and __consumer_offsets'),
+// and none from the tick a hold keeps (HoldHistoryFrom).
 func (w *World) forgetHistory() {
 	before := w.Tick - w.window.ticks
 	if w.window.held {
@@ -39,6 +40,9 @@ func (w *World) forgetHistory() {
 		// The output logs keep every cell a kept text reads: a produced
 		// event's text names its invoice's cell, written in its tick.
 		w.broker.ForgetOutputBefore(w.trace.TextsFrom())
+		// __consumer_offsets keeps the window's records: nothing reads
+		// one from before it (coord.OffsetsLog.ForgetBefore).
+		w.Group.Offsets.Log.ForgetBefore(before)
 	}
 }
 
@@ -103,6 +107,7 @@ func (w *World) ForgetHistoryBefore(tick int) {
 	// A world stepped on from here writes its texts from tick on, which
 	// read only the cells written then (forgetHistory).
 	w.broker.ForgetAllOutputBefore(tick)
+	w.Group.Offsets.Log.ForgetBefore(tick)
 }
 
 // HistoryFrom is the first tick whose trace detail (every packet and

@@ -105,6 +105,7 @@ func sameKeptHistory(t *testing.T, ref, w *World, refs map[string]int) {
 			t.Fatalf("tick %d (history from %d): event %d reads\n  %s\nwant\n  %s", w.Tick, from, i, got, want)
 		}
 	}
+	sameKeptOffsets(t, ref, w)
 }
 
 // historySpec is the random worlds the window's property tests step:

@@ -116,7 +116,9 @@ func (c *Checker) checkOffsets(w *World) error {
 		return past
 	}
 	// No pending offset becomes committed without its COMMIT marker.
-	for i := c.offsetsSeen; i < g.Offsets.Log.Len(); i++ {
+	// (from the first record kept: a world keeping a window of its past
+	// lets go of the older ones, coord.OffsetsLog.ForgetBefore)
+	for i := max(c.offsetsSeen, g.Offsets.Log.First()); i < g.Offsets.Log.Len(); i++ {
 		r := g.Offsets.Log.At(i)
 		if r.Marker || r.PID < 0 || r.State != "committed" {
 			continue

@@ -11,7 +11,8 @@ import (
 )
 
 // OffsetsLog is one group's __consumer_offsets: every record written, in
-// order (kgrepl keeps them all, as a log not yet compacted). It is stored
+// order (kgrepl keeps them all, as a log not yet compacted, but for those
+// older than the window of a world keeping one: ForgetBefore). It is stored
 // compactly: what the records of one OffsetCommit share (tick, member,
 // generation, producer id, state) is kept once per run of such records,
 // and of that what a member's commits of one generation share (member,
@@ -123,15 +124,24 @@ func offsetStateOf(s string) uint8 {
 	panic("sim: unknown __consumer_offsets record state " + s)
 }
 
-// Len is the number of records.
+// Len is the number of records, those let go of (ForgetBefore) included.
 func (l *OffsetsLog) Len() int { return l.offs.Len() }
 
-// At returns record i.
-func (l *OffsetsLog) At(i int) OffsetRecord {
-	n := l.runs.Len()
-	r := l.runs.At(sort.Search(n, func(k int) bool { return int(l.runs.At(k).first) > i }) - 1)
-	return l.record(r, i)
+// First is the index of the first record kept: 0 unless ForgetBefore let
+// go of some (history.ms). Records before it can no longer be read.
+func (l *OffsetsLog) First() int { return l.offs.First() }
+
+// runOf is the index of the run holding record i (kept).
+func (l *OffsetsLog) runOf(i int) int {
+	lo, n := l.runs.First(), l.runs.Len()
+	return lo + sort.Search(n-lo, func(k int) bool { return int(l.runs.At(lo+k).first) > i }) - 1
 }
+
+// At returns record i (kept: First or later).
+func (l *OffsetsLog) At(i int) OffsetRecord { return l.record(l.runs.At(l.runOf(i)), i) }
+
+// TickAt is record i's tick (kept: First or later), without making the record.
+func (l *OffsetsLog) TickAt(i int) int { return int(l.runs.At(l.runOf(i)).Tick) }
 
 // record is record i, of run r.
 func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
@@ -141,11 +151,14 @@ func (l *OffsetsLog) record(r offsetRun, i int) OffsetRecord {
 		MemberID: l.members.Name(h.member), PID: h.PID, State: offsetStates[h.state], Marker: h.marker}
 }
 
-// All ranges over the records with their indexes, oldest first.
+// All ranges over the records kept with their indexes, oldest first.
 func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 	return func(yield func(int, OffsetRecord) bool) {
-		k, n := 0, l.runs.Len()
-		for i := 0; i < l.Len(); i++ {
+		if l.First() >= l.Len() {
+			return
+		}
+		k, n := l.runOf(l.First()), l.runs.Len()
+		for i := l.First(); i < l.Len(); i++ {
 			for k+1 < n && int(l.runs.At(k+1).first) <= i {
 				k++
 			}
@@ -156,8 +169,10 @@ func (l *OffsetsLog) All() iter.Seq2[int, OffsetRecord] {
 	}
 }
 
-// Slice copies records [from, to) into a new slice.
-func (l *OffsetsLog) Slice(from, to int) []OffsetRecord { return store.SliceOf(from, to, l.At) }
+// Slice copies the records kept of [from, to) into a new slice.
+func (l *OffsetsLog) Slice(from, to int) []OffsetRecord {
+	return store.SliceOf(max(from, l.First()), to, l.At)
+}
 
 // Append adds a record; every record of a log belongs to the same group.
 func (l *OffsetsLog) Append(rec OffsetRecord) {
@@ -223,7 +238,7 @@ func (l *OffsetsLog) header(rec OffsetRecord) (offsetRun, int) {
 // time, and a head seen long ago may be added again).
 func (l *OffsetsLog) headOf(h offsetHead) int32 {
 	n := l.heads.Len()
-	for i := n - 1; i >= max(n-8, 0); i-- {
+	for i := n - 1; i >= max(n-8, l.heads.First()); i-- {
 		if l.heads.At(i) == h {
 			return int32(i)
 		}
@@ -244,8 +259,68 @@ func (l *OffsetsLog) same(r *offsetRun, o offsetRun) bool {
 // per head.
 func (l *OffsetsLog) setPendingState(pid int64, state string) {
 	pending, to := offsetStateOf("pending"), offsetStateOf(state)
-	l.heads.Update(0, l.heads.Len(), func(h *offsetHead) bool { return h.PID == pid && h.state == pending },
+	l.heads.Update(l.heads.First(), l.heads.Len(), func(h *offsetHead) bool { return h.PID == pid && h.state == pending },
 		func(h *offsetHead) { h.state = to })
+}
+
+// ForgetBefore lets go of the records from before tick, whole chunks at a
+// time as for any Seq (store.Seq.ForgetBefore), for a world that keeps a
+// window of its past (history.ms, sim's World.forgetHistory): every
+// record from tick on is kept, and At, All and Slice give back the same
+// records as a log that let none go. Kafka's log cleaner would compact
+// __consumer_offsets to each key's last record; kgrepl keeps the window's
+// records instead, as it does of its other logs. Nothing the coordinator
+// does reads a record: committed offsets are kept apart (offsetTable), and
+// a transaction's marker changes heads (setPendingState), not records.
+// What the kept records refer to stays: their runs, the heads those
+// name, the codes they read (a run may share an older commit's list) and
+// the odd records among those. A member's list (lists) that no kept run
+// reads is dropped, so that it does not hold its codes: the member's next
+// commit writes its codes anew, the records it makes being the same.
+// Clones share the chunks: one made before keeps every chunk it had.
+func (l *OffsetsLog) ForgetBefore(tick int) {
+	lo, n := l.runs.First(), l.runs.Len()
+	if lo >= n {
+		return
+	}
+	// The first run of tick or later (runs are in tick order) and its
+	// first record: unless it starts a later chunk, there is nothing to
+	// let go of.
+	k := lo + sort.Search(n-lo, func(k int) bool { return int(l.runs.At(lo+k).Tick) >= tick })
+	cut := l.Len()
+	if k < n {
+		cut = int(l.runs.At(k).first)
+	}
+	if store.ChunkOf(cut) <= store.ChunkOf(l.First()) {
+		return
+	}
+	l.offs.ForgetBefore(cut)
+	first := l.First()
+	k = l.runOf(first)
+	head, parts := l.heads.Len(), l.parts.Len()
+	for i := k; i < n; i++ {
+		r := l.runs.At(i)
+		head, parts = min(head, int(r.head)), min(parts, int(r.parts))
+	}
+	l.runs.ForgetBefore(k)
+	l.heads.ForgetBefore(head)
+	for m := range l.lists {
+		if l.lists[m].at >= 0 && l.lists[m].at < parts {
+			l.lists[m] = codeList{at: -1} // lists is the log's own (clone copies it)
+		}
+	}
+	// An odd record is read only by the code written for it, in the order
+	// written: those of the codes let go of go with them.
+	odd := -1
+	for i := l.parts.First(); i < store.ChunkOf(parts)*store.SeqChunk(); i++ {
+		if c := l.parts.At(i); c < entryNoTP {
+			odd = int(entryNoTP - 1 - c)
+		}
+	}
+	l.parts.ForgetBefore(parts)
+	if odd >= 0 {
+		l.odd.ForgetBefore(odd + 1)
+	}
 }
 
 func (l *OffsetsLog) clone() OffsetsLog {

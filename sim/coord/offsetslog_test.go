@@ -254,6 +254,131 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 	}
 }
 
+// TestPropertyOffsetsLogForgets: random logs as
+// TestPropertyOffsetsLogSharesLists makes them (shared lists, single
+// records, markers, odd records, pending records and their markers'
+// state changes, clones), each letting go of its records older than a
+// window of a few ticks as it grows (ForgetBefore, as a world keeping a
+// window does): every copy keeps every record of its window, reading as
+// appended, and what it keeps of each part (records, runs, heads, codes,
+// odd records) stays a small share of what was written.
+func TestPropertyOffsetsLogForgets(t *testing.T) {
+	t.Cleanup(store.SetSeqChunkForTest(4))
+	layout := topo.New(bigTopology(1, 3, 4))
+	index := *layout.Input()
+	for seed := int64(0); seed < 40; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		type copyOf struct {
+			l      OffsetsLog
+			want   []OffsetRecord
+			before int // the last ForgetBefore's tick
+		}
+		window := 2 + r.Intn(4)
+		fam := []*copyOf{{l: OffsetsLog{index: index}}}
+		lists := map[string][]wire.TopicPartition{}
+		const ops = 1200
+		for op := 0; op < ops; op++ {
+			c := fam[r.Intn(len(fam))]
+			member := []string{"C1-1", "C2-1", "C3-2"}[r.Intn(3)]
+			tick := op / 4
+			rec := OffsetRecord{Tick: tick, Group: "g", Generation: r.Intn(2), MemberID: member, PID: -1, State: "committed"}
+			switch k := r.Intn(12); {
+			case k < 6:
+				tps := lists[member]
+				if tps == nil || r.Intn(4) == 0 {
+					tps = nil
+					for _, tp := range append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "zz", Partition: 1}) {
+						if r.Intn(3) == 0 {
+							tps = append(tps, tp)
+						}
+					}
+					lists[member] = tps
+				}
+				offs := make([]int, len(tps))
+				for i := range offs {
+					offs[i] = r.Intn(50)
+					if r.Intn(40) == 0 {
+						offs[i] = 1 << 40
+					}
+				}
+				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
+				for i, tp := range tps {
+					x := rec
+					x.TP, x.Offset = tp, offs[i]
+					c.want = append(c.want, x)
+				}
+			case k < 8:
+				rec.TP, rec.Offset = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
+				if r.Intn(5) == 0 {
+					rec.TP = wire.TopicPartition{Topic: "yy", Partition: 2}
+				}
+				if r.Intn(2) == 0 {
+					rec.PID, rec.State = 7, "pending"
+				}
+				c.l.Append(rec)
+				c.want = append(c.want, rec)
+			case k == 8:
+				// The transaction's marker: its pending records change.
+				state, marker := "committed", "COMMIT"
+				if r.Intn(2) == 0 {
+					state, marker = "aborted", "ABORT"
+				}
+				c.l.setPendingState(7, state)
+				for i := range c.want {
+					if c.want[i].PID == 7 && c.want[i].State == "pending" {
+						c.want[i].State = state
+					}
+				}
+				rec = OffsetRecord{Tick: tick, Group: "g", PID: 7, State: marker, Marker: true, Offset: -1}
+				c.l.Append(rec)
+				c.want = append(c.want, rec)
+			case k == 9 && len(fam) < 6:
+				fam = append(fam, &copyOf{l: c.l.clone(), want: slices.Clone(c.want), before: c.before})
+			default:
+				c.before = tick - window
+				c.l.ForgetBefore(c.before)
+			}
+		}
+		for j, c := range fam {
+			if c.l.Len() != len(c.want) {
+				t.Fatalf("seed %d, copy %d: Len %d, want %d", seed, j, c.l.Len(), len(c.want))
+			}
+			// Every record of the window is kept.
+			if f := c.l.First(); f > 0 && c.want[f-1].Tick >= c.before {
+				t.Fatalf("seed %d, copy %d: record %d of tick %d let go of, the window keeps from %d", seed, j, f-1, c.want[f-1].Tick, c.before)
+			}
+			n := 0
+			for i, got := range c.l.All() {
+				if i != c.l.First()+n {
+					t.Fatalf("seed %d, copy %d: All gives record %d after %d records from %d", seed, j, i, n, c.l.First())
+				}
+				n++
+				if got != c.want[i] || c.l.At(i) != c.want[i] || c.l.TickAt(i) != c.want[i].Tick {
+					t.Fatalf("seed %d, copy %d, record %d: %+v (At %+v), want %+v", seed, j, i, got, c.l.At(i), c.want[i])
+				}
+			}
+			if n != c.l.Len()-c.l.First() {
+				t.Fatalf("seed %d, copy %d: All gave %d records, %d kept", seed, j, n, c.l.Len()-c.l.First())
+			}
+		}
+		// The first log, written to for the whole run, keeps a small share.
+		c := fam[0]
+		runs, heads, parts, odd, _ := c.l.KeptForTest()
+		allRuns, allHeads := c.l.SizesForTest()
+		if c.l.Len() < 400 {
+			continue
+		}
+		for _, k := range []struct {
+			what       string
+			kept, made int
+		}{{"records", c.l.Len() - c.l.First(), c.l.Len()}, {"runs", runs, allRuns}, {"heads", heads, allHeads}, {"codes", parts, c.l.parts.Len()}, {"odd records", odd, c.l.odd.Len()}} {
+			if k.kept > k.made/3 {
+				t.Errorf("seed %d (window %d ticks of %d): keeps %d of %d %s", seed, window, ops/4, k.kept, k.made, k.what)
+			}
+		}
+	}
+}
+
 // testGroup is an empty group of the default world's shape, with an
 // environment of its own and no processes.
 func testGroup() *Coordinator {
