@@ -326,11 +326,23 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := s.World()
-	log := w.Group.Offsets.Log
-	lo, hi := lw.rows(log.Len(), func(t int) int {
-		return firstAtOrAfter(log.Len(), t, func(i int) int { return log.At(i).Tick })
+	w, note := s.World(), ""
+	if lw.hasFrom {
+		// Records the world let go (history.ms) are made again by
+		// replaying, as trace --from makes its ticks.
+		if w, note, err = s.detailWorld("offsets --from", lw.from); err != nil {
+			return nil, err
+		}
+	}
+	log := &w.Group.Offsets.Log
+	// The records shown are those of the ticks the window keeps
+	// (DetailFrom), not those of the chunks the log happens to keep.
+	kept := log.First()
+	kept += firstAtOrAfter(log.Len()-kept, w.DetailFrom(), func(i int) int { return log.TickAt(kept + i) })
+	lo, hi := lw.rows(log.Len()-kept, func(t int) int {
+		return firstAtOrAfter(log.Len()-kept, t, func(i int) int { return log.TickAt(kept + i) })
 	})
+	lo, hi = lo+kept, hi+kept
 	if err := checkRows("offsets", hi-lo, "records of __consumer_offsets", "offsets --last N shows the last N, --from TICK those from a tick on"); err != nil {
 		return nil, err
 	}
@@ -367,9 +379,16 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	case log.Len() == 0:
 		text = head + "no records yet\n"
 	case hi == lo:
-		text = head + fmt.Sprintf("no records from %s on\n", clk.tickAt(lw.from))
+		text = head + fmt.Sprintf("no records from %s on\n", clk.tickAt(max(lw.from, w.DetailFrom())))
 	default:
 		text = head + text
+	}
+	if note == "" && !lw.hasFrom && (lw.last == 0 || hi-lo < lw.last) {
+		// The listing reaches back to the window's start: say so.
+		note = windowNote(w)
+	}
+	if note != "" {
+		text += "\n" + note
 	}
 	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
 }

@@ -177,6 +177,60 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 	}
 }
 
+// TestOffsetsOfAWindowedWorld: a windowed world lets go of its
+// __consumer_offsets records older than the window; offsets shows the
+// window's records, as the same world keeping everything shows them from
+// the window's first tick, and says so; offsets --from a tick before it
+// makes that stretch again by replaying, as trace --from does.
+func TestOffsetsOfAWindowedWorld(t *testing.T) {
+	script := "new --members 3 --keep-settings\njoin C4\nproduce --rate 1/2ticks o0 p1\nstep 200\ncrash C2\nstep 60\nrestart C2\nstep 400"
+	full, win := NewSession(), NewSession()
+	win.CheckpointEvery, full.CheckpointEvery = 25, 25
+	runLines(t, full, script)
+	runLines(t, win, "set history.ms 30\n"+script)
+	w := win.World()
+	if l := &w.Group.Offsets.Log; l.First() == 0 {
+		t.Fatalf("at tick %d with history.ms 30 the offsets log let go of none of its %d records", w.Tick, l.Len())
+	}
+	from := w.DetailFrom()
+	got, err := win.Exec("offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.Exec(fmt.Sprintf("offsets --from %d", from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := fmt.Sprintf("\n(detail before tick %d was let go", from)
+	i := strings.LastIndex(got, note)
+	if i < 0 {
+		t.Fatalf("offsets of a windowed world does not say where its window starts:\n...%s", got[max(0, len(got)-300):])
+	}
+	if strings.TrimRight(got[:i], "\n") != strings.TrimRight(want, "\n") {
+		t.Errorf("offsets shows other records than the world keeping everything from tick %d:\n%s\nwant\n%s", from, got, want)
+	}
+	for _, cmd := range []string{"offsets --from 20", "offsets --from 250 --last 5"} {
+		want, err := full.Exec(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := win.Exec(cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		i := strings.LastIndex(got, "\n(ticks before tick")
+		if i < 0 {
+			t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
+		}
+		if strings.TrimRight(got[:i], "\n") != strings.TrimRight(want, "\n") {
+			t.Errorf("%s: the stretch made again differs from the world keeping everything", cmd)
+		}
+	}
+	if win.World() != w {
+		t.Error("offsets --from changed the branch's world")
+	}
+}
+
 // TestRunsReachStopsAStep: a step of a world keeping everything stops,
 // and leaves the session as it was, before an output log's runs of
 // invoice batches pass their arena's 32-bit places (here a reach of 1 KB
