@@ -138,10 +138,7 @@ func TestSessionPropertyWindowed(t *testing.T) {
 // replaying, and lists what the same world keeping everything lists.
 func TestTraceFromBeforeTheWindow(t *testing.T) {
 	script := "new --members 3 --keep-settings\njoin C4\nproduce --rate 1/2ticks o0 p1\nstep 40\ncrash C2\nstep 60\nrestart C2\nstep 80"
-	full, win := NewSession(), NewSession()
-	win.CheckpointEvery, full.CheckpointEvery = 25, 25
-	runLines(t, full, script)
-	runLines(t, win, "set history.ms 30\n"+script)
+	full, win := fullAndWindowed(t, script)
 	w := win.World()
 	if w.DetailFrom() != w.Tick-30 {
 		t.Fatalf("at tick %d with history.ms 30 the views start at %d", w.Tick, w.DetailFrom())
@@ -184,10 +181,7 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 // makes that stretch again by replaying, as trace --from does.
 func TestOffsetsOfAWindowedWorld(t *testing.T) {
 	script := "new --members 3 --keep-settings\njoin C4\nproduce --rate 1/2ticks o0 p1\nstep 200\ncrash C2\nstep 60\nrestart C2\nstep 400"
-	full, win := NewSession(), NewSession()
-	win.CheckpointEvery, full.CheckpointEvery = 25, 25
-	runLines(t, full, script)
-	runLines(t, win, "set history.ms 30\n"+script)
+	full, win := fullAndWindowed(t, script)
 	w := win.World()
 	if l := &w.Group.Offsets.Log; l.First() == 0 {
 		t.Fatalf("at tick %d with history.ms 30 the offsets log let go of none of its %d records", w.Tick, l.Len())
@@ -323,4 +317,15 @@ func TestCheckpointsKeepNoOutputRuns(t *testing.T) {
 	if stripped < 2 {
 		t.Fatalf("%d checkpoints without history: too few to test", stripped)
 	}
+}
+
+// fullAndWindowed runs script in two sessions checkpointed every 25
+// ticks: one keeping everything, one with history.ms 30.
+func fullAndWindowed(t *testing.T, script string) (full, win *Session) {
+	t.Helper()
+	full, win = NewSession(), NewSession()
+	win.CheckpointEvery, full.CheckpointEvery = 25, 25
+	runLines(t, full, script)
+	runLines(t, win, "set history.ms 30\n"+script)
+	return full, win
 }

@@ -196,23 +196,7 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 			rec := OffsetRecord{Tick: op / 4, Group: "g", Generation: r.Intn(2), MemberID: member, PID: -1, State: "committed"}
 			switch k := r.Intn(10); {
 			case k < 6:
-				tps := lists[member]
-				if tps == nil || r.Intn(3) == 0 {
-					tps = nil
-					for _, tp := range append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "zz", Partition: 1}) {
-						if r.Intn(3) == 0 {
-							tps = append(tps, tp)
-						}
-					}
-					lists[member] = tps
-				}
-				offs := make([]int, len(tps))
-				for i := range offs {
-					offs[i] = r.Intn(50)
-					if r.Intn(40) == 0 {
-						offs[i] = 1 << 40 // past int32: kept whole
-					}
-				}
+				tps, offs := randomCommitList(r, layout, lists, member, 3)
 				before := c.l.parts.Len()
 				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
 				if len(tps) > 0 && c.l.parts.Len() == before {
@@ -284,23 +268,7 @@ func TestPropertyOffsetsLogForgets(t *testing.T) {
 			rec := OffsetRecord{Tick: tick, Group: "g", Generation: r.Intn(2), MemberID: member, PID: -1, State: "committed"}
 			switch k := r.Intn(12); {
 			case k < 6:
-				tps := lists[member]
-				if tps == nil || r.Intn(4) == 0 {
-					tps = nil
-					for _, tp := range append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "zz", Partition: 1}) {
-						if r.Intn(3) == 0 {
-							tps = append(tps, tp)
-						}
-					}
-					lists[member] = tps
-				}
-				offs := make([]int, len(tps))
-				for i := range offs {
-					offs[i] = r.Intn(50)
-					if r.Intn(40) == 0 {
-						offs[i] = 1 << 40
-					}
-				}
+				tps, offs := randomCommitList(r, layout, lists, member, 4)
 				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
 				for i, tp := range tps {
 					x := rec
@@ -385,4 +353,30 @@ func testGroup() *Coordinator {
 	tick := 0
 	layout := topo.New(topo.Default())
 	return New("g", env.New(&tick, trace.New(layout, &tick, nil), layout), &Config{}, &Mutations{}, nil)
+}
+
+// randomCommitList is a random commit of member's: its last list again,
+// or (the first time, and one time in newOneIn) a new one, a third of the
+// input partitions and a partition that is not an input's, each at a
+// random offset, one in 40 past int32 (kept whole in the log's odd
+// records).
+func randomCommitList(r *rand.Rand, layout *topo.Layout, lists map[string][]wire.TopicPartition, member string, newOneIn int) ([]wire.TopicPartition, []int) {
+	tps := lists[member]
+	if tps == nil || r.Intn(newOneIn) == 0 {
+		tps = nil
+		for _, tp := range append(slices.Clone(layout.Inputs()), wire.TopicPartition{Topic: "zz", Partition: 1}) {
+			if r.Intn(3) == 0 {
+				tps = append(tps, tp)
+			}
+		}
+		lists[member] = tps
+	}
+	offs := make([]int, len(tps))
+	for i := range offs {
+		offs[i] = r.Intn(50)
+		if r.Intn(40) == 0 {
+			offs[i] = 1 << 40
+		}
+	}
+	return tps, offs
 }
