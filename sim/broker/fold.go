@@ -180,8 +180,7 @@ func (lf *levelFold) part(p int32) *partFold {
 	}
 	pf := &lf.parts[p]
 	if !pf.made {
-		names := lf.c.names
-		pf.p, pf.made = names.PartitionerOf(names.Input().At(int(p)), p), true
+		pf.p, pf.made = lf.c.names.InputPartitioner(p), true
 	}
 	return pf
 }
@@ -386,7 +385,7 @@ func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
 			add := func(r spanRun, rn int) {
 				fr := ForgotRun{Part: r.part, First: r.src, Last: r.src + r.span, N: 1,
 					Slotted: rn != int(r.span)+1 || outs == 1 ||
-						rn == 1 && c.names.PartitionerOf(c.names.Input().At(int(r.part)), r.part).Slot(int(r.src)) == slot}
+						rn == 1 && c.names.InputPartitioner(r.part).Slot(int(r.src)) == slot}
 				if txn == TxnAborted {
 					fr.N = -1 // marked until the split below
 				}
@@ -445,7 +444,7 @@ func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll
 		}
 		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
 			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
-				r.N == 1 && c.names.PartitionerOf(c.names.Input().At(r.Part), int32(r.Part)).Slot(r.First) == slot}
+				r.N == 1 && c.names.InputPartitioner(int32(r.Part)).Slot(r.First) == slot}
 		if r.Txn == TxnAborted {
 			fr.N, anyAborted = -1, true // marked until the split below
 		}
@@ -617,10 +616,10 @@ const maxForgotGap = 1 << 12
 // most maxForgotGap (topo.Partitioner.NoneIn).
 func (c *CellLog) noneBetween(part, from, to, slot int) bool {
 	var small [64]int32
-	// PartitionerOf: the partition's name hashed once (topo.New), where
+	// InputPartitioner: the partition's name hashed once (topo.New), where
 	// Partitioner hashed it again for every gap a fold asks about (T2's
 	// single records: each a question, 2% of a long roll's CPU with
 	// foldRuns' own below).
-	none, _ := c.names.PartitionerOf(c.names.Input().At(part), int32(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
+	none, _ := c.names.InputPartitioner(int32(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
 	return none
 }

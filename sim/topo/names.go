@@ -83,9 +83,16 @@ func (n *Layout) Partitioner(tp wire.TopicPartition) Partitioner {
 // costs the hash.
 func (n *Layout) PartitionerOf(tp wire.TopicPartition, k int32) Partitioner {
 	if n.input.Is(tp, k) {
-		return Partitioner{h: n.inHash[k], outs: uint32(len(n.outputTPs)), m: n.outsM}
+		return n.InputPartitioner(k)
 	}
 	return n.Partitioner(tp)
+}
+
+// InputPartitioner is the partitioner of the input partition numbered k
+// (0 <= k < len(Inputs())), its part of the name hashed once, by New: for
+// a caller that has the number and not the partition (a fold's runs).
+func (n *Layout) InputPartitioner(k int32) Partitioner {
+	return Partitioner{h: n.inHash[k], outs: uint32(len(n.outputTPs)), m: n.outsM}
 }
 
 // Slot is the output partition, by its index in Outputs, of the invoice

@@ -64,8 +64,8 @@ func TestSlotsAsSlot(t *testing.T) {
 
 // TestPartitionerOf: the partitioner of an input partition found by its
 // number is the one hashed from its name, whatever the number given (its
-// own, another partition's, out of range, -1), and the two agree record
-// for record.
+// own, another partition's, out of range, -1), as is InputPartitioner
+// of its number, and the two agree record for record.
 func TestPartitionerOf(t *testing.T) {
 	for _, short := range []bool{true, false} {
 		top := Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 3}, {Name: "payments", Partitions: 12}}, Output: TopicSpec{Name: "invoices", Partitions: 5}}
@@ -76,6 +76,9 @@ func TestPartitionerOf(t *testing.T) {
 		n := int32(len(l.Inputs()))
 		for i, tp := range l.Inputs() {
 			want := l.Partitioner(tp)
+			if got := l.InputPartitioner(int32(i)); got != want {
+				t.Fatalf("short %v: InputPartitioner(%d) = %+v, Partitioner(%v) %+v", short, i, got, tp, want)
+			}
 			for _, k := range []int32{int32(i), (int32(i) + 1) % n, -1, n, n + 7} {
 				got := l.PartitionerOf(tp, k)
 				if got != want {
