@@ -29,7 +29,7 @@ func (h *clientHost) RecordProcessed(who trace.Label, f wire.Record, slot int32)
 	*h.processed += n
 	p := int(slot)
 	if slot < 0 {
-		p = h.sink.slot(f.TP, f.TPI-1, f.Offset)
+		p = h.sink.slot(f.TP, f.TPI-1)
 	}
 	if n == 1 {
 		if times := h.sink.incAt(p, f.Offset); times > 1 {

@@ -86,7 +86,7 @@ func (c *SinkCounts) count(p, off int) int {
 // returns the new count. hint is tp's slot if known (-1: not; checked
 // before it is trusted).
 func (c *SinkCounts) inc(tp TopicPartition, hint int32, off int) int {
-	return c.incAt(c.slot(tp, hint, off), off)
+	return c.incAt(c.slot(tp, hint), off)
 }
 
 // incAt is inc for the p-th input partition (slot).
@@ -104,7 +104,7 @@ func (c *SinkCounts) incAt(p, off int) int {
 // counted, extends the last run.
 func (c *SinkCounts) incRun(tp TopicPartition, hint int32, off, n int, again func(first, count, times int)) {
 	if n > 0 {
-		c.incRunAt(c.slot(tp, hint, off), off, n, again)
+		c.incRunAt(c.slot(tp, hint), off, n, again)
 	}
 }
 
@@ -197,10 +197,10 @@ func appendRun(runs []sinkRun, r sinkRun) []sinkRun {
 }
 
 // slot is input partition tp's number (hint: as inc's); it panics for
-// any other partition or a negative offset.
-func (c *SinkCounts) slot(tp TopicPartition, hint int32, off int) int {
+// any other partition (incRunAt, for a negative offset).
+func (c *SinkCounts) slot(tp TopicPartition, hint int32) int {
 	p, ok := c.names.Input().SlotCached(tp, hint, nil)
-	if !ok || off < 0 {
+	if !ok {
 		panic("sim: the external sink is called for input records only, not " + tp.String())
 	}
 	return p
