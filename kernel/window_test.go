@@ -151,20 +151,7 @@ func TestTraceFromBeforeTheWindow(t *testing.T) {
 		t.Errorf("trace of a windowed world does not say where its window starts:\n...%s", out[max(0, len(out)-300):])
 	}
 	for _, cmd := range []string{"trace --from 20", "trace --from 55 --events", "trace --from 5 --type Produce --member C2"} {
-		want, err := full.Exec(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := win.Exec(cmd)
-		if err != nil {
-			t.Fatalf("%s: %v", cmd, err)
-		}
-		note := "\n(ticks before tick"
-		i := strings.LastIndex(got, note)
-		if i < 0 {
-			t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
-		}
-		if strings.TrimRight(got[:i], "\n") != want {
+		if got, want := madeAgain(t, full, win, cmd); got != want {
 			t.Errorf("%s: the stretch made again differs from the world keeping everything", cmd)
 		}
 	}
@@ -204,19 +191,7 @@ func TestOffsetsOfAWindowedWorld(t *testing.T) {
 		t.Errorf("offsets shows other records than the world keeping everything from tick %d:\n%s\nwant\n%s", from, got, want)
 	}
 	for _, cmd := range []string{"offsets --from 20", "offsets --from 250 --last 5"} {
-		want, err := full.Exec(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := win.Exec(cmd)
-		if err != nil {
-			t.Fatalf("%s: %v", cmd, err)
-		}
-		i := strings.LastIndex(got, "\n(ticks before tick")
-		if i < 0 {
-			t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
-		}
-		if strings.TrimRight(got[:i], "\n") != strings.TrimRight(want, "\n") {
+		if got, want := madeAgain(t, full, win, cmd); got != strings.TrimRight(want, "\n") {
 			t.Errorf("%s: the stretch made again differs from the world keeping everything", cmd)
 		}
 	}
@@ -328,4 +303,25 @@ func fullAndWindowed(t *testing.T, script string) (full, win *Session) {
 	runLines(t, full, script)
 	runLines(t, win, "set history.ms 30\n"+script)
 	return full, win
+}
+
+// madeAgain runs cmd, a view --from a tick before win's window, in both
+// sessions: what win shows before its note that it made the stretch again
+// (trailing newlines cut), and what full shows. A view without the note
+// fails the test.
+func madeAgain(t *testing.T, full, win *Session, cmd string) (got, want string) {
+	t.Helper()
+	want, err := full.Exec(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = win.Exec(cmd)
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	i := strings.LastIndex(got, "\n(ticks before tick")
+	if i < 0 {
+		t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
+	}
+	return strings.TrimRight(got[:i], "\n"), want
 }

@@ -198,14 +198,9 @@ func TestPropertyOffsetsLogSharesLists(t *testing.T) {
 			case k < 6:
 				tps, offs := randomCommitList(r, layout, lists, member, 3)
 				before := c.l.parts.Len()
-				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
+				c.want = commitRandomly(r, &index, &c.l, c.want, rec, tps, offs)
 				if len(tps) > 0 && c.l.parts.Len() == before {
 					shared++
-				}
-				for i, tp := range tps {
-					x := rec
-					x.TP, x.Offset = tp, offs[i]
-					c.want = append(c.want, x)
 				}
 			case k < 8:
 				rec.TP, rec.Offset = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
@@ -269,12 +264,7 @@ func TestPropertyOffsetsLogForgets(t *testing.T) {
 			switch k := r.Intn(12); {
 			case k < 6:
 				tps, offs := randomCommitList(r, layout, lists, member, 4)
-				c.l.appendCommit(rec, tps, randomHints(r, &index, tps), offs)
-				for i, tp := range tps {
-					x := rec
-					x.TP, x.Offset = tp, offs[i]
-					c.want = append(c.want, x)
-				}
+				c.want = commitRandomly(r, &index, &c.l, c.want, rec, tps, offs)
 			case k < 8:
 				rec.TP, rec.Offset = layout.Inputs()[r.Intn(len(layout.Inputs()))], r.Intn(50)
 				if r.Intn(5) == 0 {
@@ -379,4 +369,16 @@ func randomCommitList(r *rand.Rand, layout *topo.Layout, lists map[string][]wire
 		}
 	}
 	return tps, offs
+}
+
+// commitRandomly appends rec's commit of tps at offs to l, with random
+// slot hints, and returns want with the records it should make.
+func commitRandomly(r *rand.Rand, index *topo.InputIndex, l *OffsetsLog, want []OffsetRecord, rec OffsetRecord, tps []wire.TopicPartition, offs []int) []OffsetRecord {
+	l.appendCommit(rec, tps, randomHints(r, index, tps), offs)
+	for i, tp := range tps {
+		x := rec
+		x.TP, x.Offset = tp, offs[i]
+		want = append(want, x)
+	}
+	return want
 }
