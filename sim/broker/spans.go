@@ -77,9 +77,9 @@ type spanRun struct {
 }
 
 // encRuns appends to b runs, a batch's, each as a multi-run span's runs
-// are kept in spans.runs, after the run before it, prev (the zero spanRun
-// before the first), which the last then becomes: its partition's number
-// and its first offset as the differences from the previous run's
+// are kept in spans.runs, after the run before it (the zero spanRun
+// before the first): its partition's number and its first offset as the
+// differences from the previous run's
 // (zigzag), the distance to its last, its count, and how far its covered
 // range reaches before its first and past its last (wire.SrcRun.From):
 // lead and tail, packed as lead<<3|tail when under 16 and 8 (claim),
@@ -89,8 +89,8 @@ type spanRun struct {
 // src, span and at as int32s) took 160. One loop for the batch, the
 // previous run's numbers kept in registers: a call a run (encRun, before)
 // spilled and reloaded them around each call.
-func encRuns(b []byte, prev *spanRun, runs []wire.SrcRun) []byte {
-	pp, ps := int64(prev.part), int64(prev.src)
+func encRuns(b []byte, runs []wire.SrcRun) []byte {
+	var pp, ps int64
 	for r := range runs {
 		run := &runs[r]
 		part, src := int64(run.Part), int64(run.First)
@@ -134,7 +134,6 @@ func encRuns(b []byte, prev *spanRun, runs []wire.SrcRun) []byte {
 			b = binary.AppendUvarint(b, tail)
 		}
 	}
-	prev.part, prev.src = int32(pp), int32(ps)
 	return b
 }
 
@@ -512,8 +511,7 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 		}
 		at += int(run.Count)
 	}
-	var prev spanRun
-	enc = encRuns(enc, &prev, runs)
+	enc = encRuns(enc, runs)
 	c.spans = st
 	if scratch {
 		st.enc = enc
