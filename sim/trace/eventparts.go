@@ -6,22 +6,16 @@ package trace
 // Formatting their texts, which name every record, was most of what a
 // quiet run of steady traffic cost beside its steps.
 
-// LabelAt is the label event i's text begins with, Label.String (C2, or
-// C2 (process 1) for a client's older process), read without the rest of
-// the text; false when the text does not begin with one. The texts of
-// Polled and Processed events begin with their label (Trace.Polled,
-// texts.encProcessed), but for a newest process's records processed,
-// which are the whole tplProcessed or tplProcessedRun template ("%m
-// processed ..."), whose label is the event's member.
-func (l *EventLog) LabelAt(i int) (string, bool) {
-	f, _ := l.recs.whole(i)
-	return l.labelOf(f, l.t.parties.at(f.member).name)
-}
-
-// RoutineAt is event i's header (Header) with its Records (RecordsAt),
-// and its label (LabelAt): all the session's quiet summary takes of a
-// poll or a processing, read with one look at the event's record where
-// the three took one each.
+// RoutineAt is event i's header (Header) with its Records, as At(i)
+// reads them, and the label its text begins with, Label.String (C2, or C2
+// (process 1) for a client's older process), read without the rest of
+// the text: all the session's quiet summary takes of a poll or a
+// processing, read with one look at the event's record. ok is false when
+// the text does not begin with a label. The texts of Polled and Processed
+// events begin with their label (Trace.Polled, texts.encProcessed), but
+// for a newest process's records processed, which are the whole
+// tplProcessed or tplProcessedRun template ("%m processed ..."), whose
+// label is the event's member.
 func (l *EventLog) RoutineAt(i int) (e Event, label string, ok bool) {
 	f, r := l.recs.whole(i)
 	e = l.event(f, r)
@@ -30,7 +24,8 @@ func (l *EventLog) RoutineAt(i int) (e Event, label string, ok bool) {
 	return e, label, ok
 }
 
-// labelOf is LabelAt of the event whose fields are f, member its member.
+// labelOf is RoutineAt's label of the event whose fields are f, member
+// its member.
 func (l *EventLog) labelOf(f farEvent, member string) (string, bool) {
 	r := l.t.readerAt(f.text, member)
 	switch firstByte(r.b) {
@@ -49,10 +44,4 @@ func (l *EventLog) labelOf(f farEvent, member string) (string, bool) {
 		return string(out), ok
 	}
 	return "", false
-}
-
-// RecordsAt is event i's Records, as At(i) reads them, without its Text.
-func (l *EventLog) RecordsAt(i int) Records {
-	f, _ := l.recs.whole(i)
-	return l.t.eventRecords(f.text, f.records)
 }

@@ -10,16 +10,15 @@ import (
 	"github.com/kgrepl/kgrepl/sim/trace"
 )
 
-// TestLabelAtAndRecordsAtAsAt: for every Polled and Processed event of the
-// trace case worlds, LabelAt is the text At formats up to " poll()
-// returned" or " processed", and RecordsAt reads the records At's do;
-// RoutineAt reads the header, the label and the records at once, and
-// Records.EachRun walks the runs Runs does.
+// TestRoutineAtAsAt: for every Polled and Processed event of the trace
+// case worlds, RoutineAt reads At's header, a label that is the text At
+// formats up to " poll() returned" or " processed", and the records At's
+// do, walked by Records.EachRun as Runs walks At's.
 // The worlds hold every form those texts take: a newest process's one
 // record (the whole tplProcessed template), a newest process's run (the
 // whole tplProcessedRun), batches polled, and an
 // older process's events (C2 (process 1)), whose label is not its member.
-func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
+func TestRoutineAtAsAt(t *testing.T) {
 	var whole, wholeRuns, older, checked int
 	for _, proto := range simtest.Protocols {
 		for seed := 0; seed < 5; seed++ {
@@ -46,9 +45,9 @@ func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
 				}
 				want, _, _ := strings.Cut(e.Text, " poll() returned")
 				want, _, _ = strings.Cut(want, " processed")
-				got, ok := w.Events.LabelAt(i)
+				r, got, ok := w.Events.RoutineAt(i)
 				if !ok || got != want {
-					t.Fatalf("%s seed %d: event %d (%q): LabelAt %q %v, want %q", proto, seed, i, e.Text, got, ok, want)
+					t.Fatalf("%s seed %d: event %d (%q): RoutineAt's label %q %v, want %q", proto, seed, i, e.Text, got, ok, want)
 				}
 				switch firstByte(w.Trace().BytesForTest(w.Events.TextRefForTest(i))) {
 				case trace.WholeProcessedForTest:
@@ -59,17 +58,15 @@ func TestLabelAtAndRecordsAtAsAt(t *testing.T) {
 				if got != e.Member {
 					older++
 				}
-				a, b := slices.Collect(e.Records.Runs()), slices.Collect(w.Events.RecordsAt(i).Runs())
+				a, b := slices.Collect(e.Records.Runs()), slices.Collect(r.Records.Runs())
 				if !slices.Equal(a, b) {
-					t.Fatalf("%s seed %d: event %d (%q): RecordsAt %v, At's %v", proto, seed, i, e.Text, b, a)
+					t.Fatalf("%s seed %d: event %d (%q): RoutineAt's records %v, At's %v", proto, seed, i, e.Text, b, a)
 				}
-				// RoutineAt is the three at once, its records walked by EachRun.
-				r, label, ok := w.Events.RoutineAt(i)
 				var each []trace.RecordRun
 				r.Records.EachRun(func(run trace.RecordRun) bool { each = append(each, run); return true })
-				if !ok || label != got || r.Tick != e.Tick || r.Kind != e.Kind || r.Member != e.Member || r.Stop != e.Stop || !slices.Equal(each, a) {
-					t.Fatalf("%s seed %d: event %d (%q): RoutineAt %d %s %s %v, label %q %v, runs %v; want %d %s %s %v, label %q, runs %v",
-						proto, seed, i, e.Text, r.Tick, r.Kind, r.Member, r.Stop, label, ok, each, e.Tick, e.Kind, e.Member, e.Stop, got, a)
+				if r.Tick != e.Tick || r.Kind != e.Kind || r.Member != e.Member || r.Stop != e.Stop || !slices.Equal(each, a) {
+					t.Fatalf("%s seed %d: event %d (%q): RoutineAt %d %s %s %v, runs by EachRun %v; want %d %s %s %v, runs %v",
+						proto, seed, i, e.Text, r.Tick, r.Kind, r.Member, r.Stop, each, e.Tick, e.Kind, e.Member, e.Stop, a)
 				}
 				checked++
 			}
