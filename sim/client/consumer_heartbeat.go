@@ -26,6 +26,24 @@ import (
 // acknowledgement of a reconciliation). The subscription and rebalance
 // timeout never change in kgrepl after joining.
 func (c *consumerMember) sendHeartbeat(m *Member) {
+	// The background thread polls its request managers in order,
+	// CommitRequestManager before ConsumerHeartbeatRequestManager
+	// (RequestManagers' list, ConsumerNetworkThread.runOnce), every
+	// iteration: an interval auto-commit due when a heartbeat goes
+	// (CommitRequestManager.poll's maybeAutoCommitAsync) goes out first,
+	// with the epoch the member has, and the coordinator reads it before
+	// the heartbeat that may move the epoch on. Sent after it, the commit
+	// met the new epoch and was refused (STALE_MEMBER_EPOCH) every time the
+	// two met: with both timers at 5 s by default, a rolling restart under
+	// the consumer protocol committed nothing and every moved partition was
+	// read again. This holds for every heartbeat, the interval's, one sent
+	// at once (heartbeatNow: joining, acknowledging) and one sent on an
+	// answer because it came due meanwhile. kgrepl's auto-commit timer runs
+	// only while the application is in poll() (Kafka's is advanced by the
+	// application's poll, PollEvent's updateAutoCommitTimer).
+	if m.loop.inPoll() {
+		m.commits.maybeAutoCommit(m)
+	}
 	full := c.state == cgJoining || c.sentReset
 	retry := c.state != cgJoining && c.sentReset
 	c.sentReset = false
@@ -161,18 +179,6 @@ func (c *consumerMember) heartbeatTimer(m *Member, seq int, timeout bool) {
 	if c.inFlight != nil {
 		c.due = true
 		return
-	}
-	// The background thread polls its request managers in order,
-	// CommitRequestManager before ConsumerHeartbeatRequestManager
-	// (RequestManagers' list, ConsumerNetworkThread.runOnce): an interval
-	// auto-commit due at the same moment goes out first, with the epoch
-	// the member has, and the coordinator reads it before the heartbeat
-	// that may move the epoch on. Sent after it, the commit met the new
-	// epoch and was refused (STALE_MEMBER_EPOCH) every time the two timers
-	// met (both 5 s by default): a rolling restart under the consumer
-	// protocol committed nothing and every moved partition was read again.
-	if m.loop.inPoll() {
-		m.commits.maybeAutoCommit(m)
 	}
 	c.sendHeartbeat(m)
 }
