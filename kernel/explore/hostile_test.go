@@ -103,6 +103,11 @@ func TestMergeChecksMembersInLinearTime(t *testing.T) {
 // sweeps and lines compared in place: what merging two such shards
 // allocates stays within a small multiple of the files.
 func TestMergeOfAHugeScriptAllocatesLittle(t *testing.T) {
+	if raceDetector {
+		// 3.0x under -race against 2.0x without, all of it in
+		// encoding/json's Marshal and bytes.Buffer's growth.
+		t.Skip("allocation counts mean nothing under -race (race_on_test.go)")
+	}
 	s := base(t, "set commit before")
 	dir := t.TempDir()
 	s.Dir = dir
