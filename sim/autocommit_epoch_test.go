@@ -14,24 +14,7 @@ import "testing"
 // here must leave no duplicate, as the classic protocol does.
 func TestAutoCommitGoesBeforeTheHeartbeatItMeets(t *testing.T) {
 	for _, protocol := range []string{"consumer", "classic"} {
-		cfg := KafkaDefaultConfig()
-		cfg.RecordsPerPartition = 0
-		for k, v := range map[string]string{"group.protocol": protocol, "processing.ms": "0.1"} {
-			if err := cfg.Set("", k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w, err := New(bigTopology(6, 1, 60), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rate, err := RatePerSecond(2, int64(cfg.TickMS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-			t.Fatal(err)
-		}
+		w := kafkaWorld(t, bigTopology(6, 1, 60), 0, 2, map[string]string{"group.protocol": protocol, "processing.ms": "0.1"})
 		for range 400 {
 			w.Step()
 		}

@@ -22,31 +22,14 @@ func TestNoIntervalAutoCommitFollowsAHeartbeatInItsTick(t *testing.T) {
 	bad := 0
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rand.New(rand.NewPCG(seed, 17))
-		cfg := KafkaDefaultConfig()
-		cfg.RecordsPerPartition = 0
 		settings := map[string]string{
 			"group.protocol":          "consumer",
 			"processing.ms":           []string{"0.1", "1", "7", "40"}[r.IntN(4)],
 			"auto.commit.interval.ms": []string{"5000", "1000", "250", "3000"}[r.IntN(4)],
 		}
-		for k, v := range settings {
-			if err := cfg.Set("", k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
 		members := 3 + r.IntN(4)
-		w, err := New(bigTopology(members, 1, 6*members), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keep := w.env.KeepForTest()
-		rate, err := RatePerSecond(int64(1+r.IntN(50)), int64(cfg.TickMS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-			t.Fatal(err)
-		}
+		w := kafkaWorld(t, bigTopology(members, 1, 6*members), 0, 1+r.IntN(50), settings)
+		keep := w.env.KeepForTest() // before the first tick: no packet is sent before it
 		for i := 0; i < 6000; i++ {
 			if i%500 == 250 {
 				c := fmt.Sprintf("C%d", 1+r.IntN(members))

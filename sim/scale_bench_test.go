@@ -3,9 +3,11 @@ package sim
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,27 +269,37 @@ func BenchmarkRollingRestart1000x100000(b *testing.B) {
 // 100 records a second take 1% of its time, so it keeps up and catches
 // up at once after a rebalance).
 func kafkaRestartWorld(b *testing.B, protocol string) *World {
+	return kafkaWorld(b, bigTopology(1000, 10, 10_000), *historyMS, *rollRate,
+		map[string]string{"group.protocol": protocol, "processing.ms": "0.1"})
+}
+
+// kafkaWorld is a world of Kafka's defaults (new --kafka-defaults) on top,
+// with no backlog, a window of history ticks (0: all), the settings (in
+// key order) and, when perSecond > 0, every input partition produced at
+// perSecond records a second.
+func kafkaWorld(tb testing.TB, top Topology, history, perSecond int, settings map[string]string) *World {
+	tb.Helper()
 	cfg := KafkaDefaultConfig()
 	cfg.RecordsPerPartition = 0
-	cfg.HistoryTicks = *historyMS // -historyms: a window of its past (hour_bench_test.go's flag)
-	for k, v := range map[string]string{"group.protocol": protocol, "processing.ms": "0.1"} {
-		if err := cfg.Set("", k, v); err != nil {
-			b.Fatal(err)
+	cfg.HistoryTicks = history
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		if err := cfg.Set("", k, settings[k]); err != nil {
+			tb.Fatal(err)
 		}
 	}
-	w, err := New(bigTopology(1000, 10, 10_000), cfg)
+	w, err := New(top, cfg)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	if *rollRate == 0 {
+	if perSecond == 0 {
 		return w
 	}
-	rate, err := RatePerSecond(int64(*rollRate), int64(cfg.TickMS))
+	rate, err := RatePerSecond(int64(perSecond), int64(cfg.TickMS))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := w.ProduceRate(w.Layout().Inputs(), rate); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return w
 }
