@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // The world's inputs: each is applied between ticks, checks its arguments
@@ -33,7 +31,11 @@ func (w *World) Join(client string, static bool, topics []string) error {
 		return fmt.Errorf("join %s: %v", client, err)
 	}
 	if m := w.current[client]; m != nil && m.Alive {
-		return fmt.Errorf("join %s: %s is already running (member %s); use restart %s for a new instance", client, client, wire.OrDash(m.MemberID), client)
+		who := "member " + m.MemberID
+		if m.MemberID == "" {
+			who = "joining, no member id yet" // a process that has not had its JoinGroup or first heartbeat answered
+		}
+		return fmt.Errorf("join %s: %s is already running (%s); use restart %s for a new instance", client, client, who, client)
 	}
 	for _, t := range topics {
 		found := false

@@ -265,3 +265,27 @@ func TestPerMemberIDs(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinOfARunningClientNamesItsMemberOrSaysItIsJoining: joining a
+// client that runs names its member id, or, before the coordinator gave
+// it one, says it is still joining (it said "member -").
+func TestJoinOfARunningClientNamesItsMemberOrSaysItIsJoining(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Join("C7", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = w.Join("C7", false, nil)
+	if err == nil || !strings.Contains(err.Error(), "C7 is already running (joining, no member id yet); use restart C7") {
+		t.Fatalf("join of a joining client: %v", err)
+	}
+	for range 20 {
+		w.Step()
+	}
+	err = w.Join("C7", false, nil)
+	if m := w.Member("C7"); m == nil || m.MemberID == "" || err == nil || !strings.Contains(err.Error(), "(member "+m.MemberID+")") {
+		t.Fatalf("join of a member: %v", err)
+	}
+}
