@@ -46,7 +46,7 @@ func (g *ConsumerGroup) onHeartbeat(p *wire.Packet, r *wire.ConsumerGroupHeartbe
 		g.env.Reply(p, code, wire.OrDash(r.MemberID)+" epoch "+strconv.Itoa(r.MemberEpoch), nil)
 		return false
 	}
-	before := store.Copy(gm.Assignment)
+	before := gm.Assignment // replaced, never changed in place: no copy
 	newMember := g.members.get(gm.MemberID) != gm
 	// What the group's state depends on (ConsumerGroup.maybeUpdateGroupState):
 	// a heartbeat that changes none of it leaves the state as it is, and
@@ -330,7 +330,11 @@ func (g *ConsumerGroup) maybeReconcile(gm *ConsumerMember, r *wire.ConsumerGroup
 	}
 	gm.MemberState = next.State.String()
 	gm.MemberEpoch, gm.PreviousMemberEpoch = next.MemberEpoch, next.PreviousMemberEpoch
-	gm.Assignment, gm.Revoking = store.Copy(next.Assigned), store.Copy(next.PendingRevocation)
+	// next's lists are new, or the member's or its target's own (a member
+	// moving to a new epoch with the target it owns: most of a rolling
+	// restart's reconciliations); none is changed in place, so none is
+	// copied.
+	gm.Assignment, gm.Revoking = next.Assigned, next.PendingRevocation
 	gm.rebalanceTimer = g.nextTimer()
 	if next.State == reconcile.UnrevokedPartitions {
 		g.env.After(wire.Timer{Owner: wire.OwnerGroupCoordinator, At: g.env.Now() + gm.RebalanceTimeout, Kind: tmConsumerRebalanceTimeout, Member: gm.MemberID, Key: gm.rebalanceTimer, Arg: gm.MemberEpoch})
