@@ -457,6 +457,7 @@ func (u *Unavailability) touch(w *World, tps []TopicPartition) {
 func (u *Unavailability) sampleLag(w *World) {
 	if u.lagm != nil {
 		u.lagm.sync(w)
+		u.lagm.settle(w)
 		lag, at, ok := u.lagm.most(w.broker.SteadyClock())
 		if ok && (int(lag) > u.MaxLag || u.MaxLagTick < 0) {
 			u.MaxLag, u.MaxLagPartition, u.MaxLagTick = int(lag), w.layout.Inputs()[at], w.Tick
