@@ -47,7 +47,8 @@ func newLagMax(w *World) *lagMax {
 		m.grp[i] = -1
 		m.touch(int32(i))
 	}
-	m.sync(w)
+	// Every partition read; the offsets' journal left for the next sync,
+	// which hands it to lookTimeLagAt.
 	m.settle(w)
 	return m
 }
