@@ -266,6 +266,12 @@ func settled(in Input, memberEpoch int, kept, revoke, all []assign.TopicPartitio
 // of the pointerful ones the collector scanned.
 func computeNextSorted(in Input, memberEpoch int) Member {
 	a, t := in.Member.Assigned, in.Target
+	if len(a) > 0 && len(a) == len(t) && &a[0] == &t[0] {
+		// One list (the assignment is the target it was reconciled to,
+		// and the assignor handed that target back): all kept, nothing
+		// to revoke or add, no partition asked after.
+		return settled(in, memberEpoch, whole(a), nil, whole(t), false)
+	}
 	nk := 0 // how many of a the target keeps
 	for i, j := 0, 0; i < len(a); i++ {
 		for j < len(t) && comparePartitions(t[j], a[i]) < 0 {

@@ -313,6 +313,9 @@ func TestComputeNextSortedAsAny(t *testing.T) {
 	f := func(s scenario) bool {
 		in := s.in
 		in.Member.Assigned, in.Target = sorted(in.Member.Assigned), sorted(in.Target)
+		if s.in.Member.MemberEpoch%3 == 0 {
+			in.Target = in.Member.Assigned // one list, as a member reconciled to its target holds it
+		}
 		held := in.HeldByOther
 		var asked [2][]assign.TopicPartition
 		var got [2]Member
