@@ -232,9 +232,7 @@ func (u *Unavailability) account(w *World, paused []int32, counted, appended boo
 		touched = u.lagm.sync(w)
 	} else {
 		u.touched = w.Group.Offsets.TakeTouched(u.touched[:0])
-		if !slices.IsSorted(u.touched) { // one commit's are, in slot order
-			slices.Sort(u.touched)
-		}
+		slices.Sort(u.touched)
 		touched = slices.Compact(u.touched)
 	}
 	if input || appended {
