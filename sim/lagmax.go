@@ -47,7 +47,9 @@ func newLagMax(w *World) *lagMax {
 		m.grp[i] = -1
 		m.touch(int32(i))
 	}
-	m.sync(w)
+	// Every partition read; the offsets' journal left for the next sync,
+	// which hands it to lookTimeLagAt.
+	m.settle(w)
 	return m
 }
 
@@ -71,9 +73,10 @@ func (m *lagMax) touch(i int32) {
 	}
 }
 
-// sync reads again the partitions touched and those whose committed
-// offset was written, and returns the numbers of the latter, sorted, each
-// once (lookTimeLag's to read).
+// sync notes the partitions whose committed offset was written since
+// the last sync (to read again at the next settle) and returns their
+// numbers, sorted, each once (lookTimeLag's to read). The heap is fixed
+// only by settle, when a sample reads it.
 func (m *lagMax) sync(w *World) []int32 {
 	m.buf = w.Group.Offsets.TakeTouched(m.buf[:0])
 	for _, i := range m.buf {
@@ -81,6 +84,21 @@ func (m *lagMax) sync(w *World) []int32 {
 	}
 	slices.Sort(m.buf)
 	m.buf = slices.Compact(m.buf)
+	return m.buf
+}
+
+// settle reads again the partitions touched since the last settle, each
+// once however often it was touched, and fixes their groups' heaps: at
+// each sample (most), not at each tick's commits. A sample of steady
+// production comes only in a tick that appended (T2's every 200 ticks),
+// while commits write 100 partitions' offsets every tick or so: each
+// partition's heap was fixed each time (a walk of cache misses down a
+// heap of 100,000), for a sample that reads the tops once. Past
+// settleRebuild of the partitions touched, every heap is built again at
+// once (a pass over them all) rather than fixed a partition at a time.
+// Any heap gives the same tops: its order is total (before).
+func (m *lagMax) settle(w *World) {
+	rebuild := len(m.dirty) > len(m.key)/settleRebuild
 	for _, i := range m.dirty {
 		m.marked[i] = false
 		base, rate, since, _ := w.broker.SteadyBase(int(i))
@@ -89,22 +107,56 @@ func (m *lagMax) sync(w *World) []int32 {
 			key -= int64(c)
 		}
 		g := m.groupOf(rate, since)
-		if g != m.grp[i] {
-			if m.grp[i] >= 0 {
-				m.remove(i)
-			}
+		if rebuild {
 			m.key[i], m.grp[i] = key, g
-			h := &m.groups[g].heap
-			m.pos[i] = int32(len(*h))
-			*h = append(*h, i)
-			m.up(g, int(m.pos[i]))
 			continue
 		}
-		m.key[i] = key
-		m.fix(g, int(m.pos[i]))
+		m.set(i, key, g)
 	}
 	m.dirty = m.dirty[:0]
-	return m.buf
+	if rebuild {
+		m.rebuild()
+	}
+}
+
+// set gives partition i key in group g, and fixes the heaps it leaves
+// and joins.
+func (m *lagMax) set(i int32, key int64, g int32) {
+	if g != m.grp[i] {
+		if m.grp[i] >= 0 {
+			m.remove(i)
+		}
+		m.key[i], m.grp[i] = key, g
+		h := &m.groups[g].heap
+		m.pos[i] = int32(len(*h))
+		*h = append(*h, i)
+		m.up(g, int(m.pos[i]))
+		return
+	}
+	m.key[i] = key
+	m.fix(g, int(m.pos[i]))
+}
+
+// settleRebuild: settle builds the heaps again when more than one
+// partition in settleRebuild was touched.
+const settleRebuild = 16
+
+// rebuild makes every group's heap again from the partitions' groups and
+// keys (every partition has a group).
+func (m *lagMax) rebuild() {
+	for g := range m.groups {
+		m.groups[g].heap = m.groups[g].heap[:0]
+	}
+	for i, g := range m.grp {
+		h := &m.groups[g].heap
+		m.pos[i] = int32(len(*h))
+		*h = append(*h, int32(i))
+	}
+	for g := range m.groups {
+		for x := len(m.groups[g].heap)/2 - 1; x >= 0; x-- {
+			m.down(int32(g), x)
+		}
+	}
 }
 
 // most is the most lag at steady production's tick t and the first

@@ -178,7 +178,24 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 		}
 		return c.spanStart(n)
 	}
-	return c.spanStart(int(c.startOff) + sort.Search(n-int(c.startOff), func(k int) bool { return c.TickAt(int(c.startOff)+k) >= tick }))
+	// Cells and spans (T2's logs): the first cell written at or after
+	// tick, by its tick (TickAt, itself a search of the spans), from
+	// where the last cut was found, as above: the world asks every tick,
+	// for a tick that moved a little or not at all, where a search of the
+	// whole log made two nested binary searches, a cache miss a probe.
+	lo := int(c.startOff)
+	atTick := func(i int) bool { return c.TickAt(i) >= tick }
+	if c.spans == nil {
+		return c.spanStart(lo + sort.Search(n-lo, func(k int) bool { return atTick(lo + k) }))
+	}
+	h, i := max(lo, min(c.spans.cellCutHint, n)), 0
+	if h > lo && atTick(h-1) { // a cut before the last one's
+		i = lo + sort.Search(h-lo, func(k int) bool { return atTick(lo + k) })
+	} else {
+		i = searchFrom(h, n, atTick)
+	}
+	c.spans.cellCutHint = i
+	return c.spanStart(i)
 }
 
 // searchFrom is sort.Search over lo to hi-1 (f false, then true): the

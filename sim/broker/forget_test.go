@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -302,5 +303,41 @@ func TestLettingGoOfOddCellsLetsGoOfTheirStrings(t *testing.T) {
 	}
 	if n := l.ForgotInvoices(far, 1, "", false); n != 1 {
 		t.Errorf("record 1 of partition %d was written once and let go of: counted %d times", far, n)
+	}
+}
+
+// TestCutBeforeWithItsHint: in a log of spans and cells between them,
+// cutBefore answers as a search of the whole log does whatever cell it
+// found last (spans.cellCutHint), for every tick and log start.
+func TestCutBeforeWithItsHint(t *testing.T) {
+	c, _ := t1Log(t, 3)
+	for tick := 3; tick < 12; tick++ {
+		for k := range tick % 3 { // cells between spans, some ticks none
+			c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: tick}, c.names.Inputs()[0], tick*10+k, -1)
+		}
+		c.appendRun(Cell{PID: -1, Seq: -1, Tick: tick}, 0, 1000+tick*10, 1000+tick*10+4, 3, nil)
+	}
+	if c.recs.Len() == 0 {
+		t.Fatal("no cell between the spans")
+	}
+	r := rand.New(rand.NewSource(3))
+	for _, start := range []int{0, 5, c.Len() / 2} {
+		c.startOff = int32(start)
+		for tick := 0; tick < 14; tick++ {
+			for _, lso := range []int{c.Len(), c.Len() - 2} {
+				// What the search of the whole log gave.
+				n := min(c.Len(), lso)
+				want := start
+				if n > start {
+					want = c.spanStart(start + sort.Search(n-start, func(k int) bool { return c.TickAt(start+k) >= tick }))
+				}
+				for _, h := range []int{want, want - 1, want + 1, r.Intn(c.Len() + 1), -1, c.Len() + 5} {
+					c.spans.cellCutHint = h
+					if got := c.cutBefore(tick, lso); got != want {
+						t.Fatalf("start %d, tick %d, lso %d, hint %d: %d, its search %d", start, tick, lso, h, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -32,6 +32,9 @@ type spanStore struct {
 	// cutHint is the span cutBefore found last: where it looks next (a
 	// hint only, right from any place; a clone copies it).
 	cutHint int
+	// cellCutHint is the cell cutBefore found last in a log of spans and
+	// cells between them, a hint as cutHint is.
+	cellCutHint int
 }
 
 // cellSpan is a batch of invoices (a Produce of ProduceRequest.SrcCount

@@ -98,8 +98,12 @@ func (o *Offsets) Version() uint64 { return o.table.version }
 
 // JournalSlots starts listing the input partitions whose committed
 // offset is written (TakeTouched): for an observer that follows every
-// partition and must not look at each one every tick.
-func (o *Offsets) JournalSlots() { o.table.journal = true }
+// partition and must not look at each one every tick. It reports
+// whether it was listing them already.
+func (o *Offsets) JournalSlots() (was bool) {
+	was, o.table.journal = o.table.journal, true
+	return was
+}
 
 // TakeTouched appends to dst the numbers of the input partitions whose
 // committed offset was written since the last call (in write order,

@@ -313,6 +313,9 @@ func TestComputeNextSortedAsAny(t *testing.T) {
 	f := func(s scenario) bool {
 		in := s.in
 		in.Member.Assigned, in.Target = sorted(in.Member.Assigned), sorted(in.Target)
+		if s.in.Member.MemberEpoch%3 == 0 {
+			in.Target = in.Member.Assigned // one list, as a member reconciled to its target holds it
+		}
 		held := in.HeldByOther
 		var asked [2][]assign.TopicPartition
 		var got [2]Member
@@ -331,5 +334,41 @@ func TestComputeNextSortedAsAny(t *testing.T) {
 	}
 	if err := quick.Check(f, &quick.Config{MaxCount: 20000, Rand: rand.New(rand.NewSource(26))}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestComputeNextAllocatesOnlyWhatChanges: a member moving to a new epoch
+// with the target it already owns (almost every reconciliation of a
+// rolling restart), or gaining a partition nobody holds, gets its lists
+// back without a copy; one gaining a partition another member still holds
+// gets one new list (all, made once at its size); one losing a partition
+// kept and revoke, each made once, and ownsAny's lookup.
+func TestComputeNextAllocatesOnlyWhatChanges(t *testing.T) {
+	var owns []assign.TopicPartition
+	for p := range 100 {
+		owns = append(owns, assign.TopicPartition{Topic: "in", Partition: p})
+	}
+	member := Member{State: Stable, MemberEpoch: 4, PreviousMemberEpoch: 3, Assigned: owns}
+	gain := append(append([]assign.TopicPartition(nil), owns...), assign.TopicPartition{Topic: "in", Partition: 100})
+	for _, c := range []struct {
+		name   string
+		target []assign.TopicPartition
+		held   bool // partition 100 held by another member
+		allocs float64
+	}{
+		{"same", owns[:len(owns):len(owns)], false, 0},
+		{"gain", gain, false, 0},
+		{"gain-held", gain, true, 1},
+		{"lose", owns[1:], false, 3},
+	} {
+		in := Input{Member: member, TargetEpoch: 5, Target: c.target, Owned: owns, OwnedSent: true,
+			HeldByOther: func(p assign.TopicPartition) bool { return c.held && p.Partition == 100 }}
+		var next Member
+		if got := testing.AllocsPerRun(20, func() { next, _, _ = Next(in) }); got != c.allocs {
+			t.Errorf("%s: %v allocations, want %v", c.name, got, c.allocs)
+		}
+		if c.allocs == 0 && (next.MemberEpoch != 5 || &next.Assigned[0] != &c.target[0] || cap(next.Assigned) != len(c.target)) {
+			t.Errorf("%s: %+v is not the target itself at epoch 5", c.name, next)
+		}
 	}
 }
