@@ -287,3 +287,46 @@ func TestBytesPlacesGoRound(t *testing.T) {
 	}
 	t.Fatalf("a Bytes kept %d bytes of places, past its 16 chunks, and did not panic", full.Reach())
 }
+
+// TestSpareKeepsWhatAWindowLetsGoOf: a Seq (then a Bytes) that keeps a
+// window of 40 chunks and lets go of 15 of them at a time (more than a
+// quarter: a log's start moves in steps, broker's worthLettingGo) writes
+// its new chunks, once it let go twice (the first chunk, grown young,
+// is no Spare's), only where its old ones were: the Spare keeps every
+// chunk let go of, never sending one to the collector to take a fresh
+// one.
+func TestSpareKeepsWhatAWindowLetsGoOf(t *testing.T) {
+	tinyChunks(t) // Seq chunks of 2 items, Bytes chunks of 32 bytes
+	const window, step = 40, 15
+	var s Seq[int]
+	var sp Spare[int]
+	var b Bytes
+	var places []uint32
+	fresh, freshB := 0, 0
+	forgets, forgetsB := 0, 0
+	for i := 0; i < 2*SeqChunk()*window*10; i++ {
+		if s.Len() > 0 && s.Len()%SeqChunk() == 0 && len(sp.chunks) == 0 && forgets >= 2 {
+			fresh++ // a chunk starts, and the Spare has none for it
+		}
+		s.AppendSpare(i, &sp)
+		if chunks := (s.Len() - s.First()) / SeqChunk(); chunks >= window+step {
+			s.ForgetBeforeSpare(s.First()+step*SeqChunk(), &sp)
+			forgets++
+		}
+		// Two 16-byte encodings a 32-byte chunk.
+		if len(b.open) == cap(b.open) && len(b.open) > 0 && len(b.spare.chunks) == 0 && forgetsB >= 2 {
+			freshB++
+		}
+		places = append(places, b.Append([]byte("0123456789abcdef")))
+		if kept := len(b.full); kept >= window+step {
+			b.ForgetBefore(places[len(places)-1-2*window])
+			forgetsB++
+		}
+	}
+	if forgets < 10 || forgetsB < 10 {
+		t.Fatalf("the Seq let go %d times, the Bytes %d: too few to test", forgets, forgetsB)
+	}
+	if fresh > 0 || freshB > 0 {
+		t.Errorf("%d of the Seq's chunks and %d of the Bytes' were fresh once the window let go twice: the Spare dropped chunks it let go of", fresh, freshB)
+	}
+}
