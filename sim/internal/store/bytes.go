@@ -153,7 +153,7 @@ func (s *Bytes) ForgetBefore(at uint32) {
 	if n <= 0 {
 		return
 	}
-	most := spareMost(len(s.full)-n, n)
+	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
 		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.own(s.first+c) {
 			s.spare.keep(ch, most)

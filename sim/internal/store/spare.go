@@ -79,16 +79,9 @@ func (sp *Spare[T]) KeptBytes(itemSize int) int {
 }
 
 // spareMost is the most chunks a Spare keeps for a Seq that keeps kept
-// full ones and lets go of letGo: those it lets go of (about what it
-// writes before it next lets go), up to half as many as it keeps, at
-// least 8. A log lets go of its past when a quarter as many spans as it
-// keeps can go (broker's worthLettingGo), but the start it may move to
-// moves in steps (the trace's texts go a chunk at a time), and T1's logs
-// (history.ms 60000) let go of about 42% of what they keep each time: a
-// quarter, as the Spare kept, sent 40% of the chunks of spans and runs
-// they let go of to the collector and took as many fresh (about 3 GB
-// of T1's hour).
-func spareMost(kept, letGo int) int { return max(8, min(letGo, kept/2)) }
+// full ones: a quarter more (as much as a log may keep past its window
+// between its folds, broker's worthLettingGo), at least 8.
+func spareMost(kept int) int { return max(8, kept/4) }
 
 // AppendSpare is Append, a new chunk taken from sp when it has one.
 func (s *Seq[T]) AppendSpare(v T, sp *Spare[T]) {
@@ -107,7 +100,7 @@ func (s *Seq[T]) AppendSpare(v T, sp *Spare[T]) {
 // are read before).
 func (s *Seq[T]) ForgetBeforeSpare(i int, sp *Spare[T]) int {
 	n := min(i>>seqShift-int(s.first), len(s.full))
-	most := spareMost(len(s.full)-n, n)
+	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
 		if ch := s.full[c]; cap(ch) == seqChunk && sp.own(int(s.first)+c) {
 			sp.keep(ch, most)
