@@ -101,7 +101,8 @@ func TestPartitionerOf(t *testing.T) {
 // or far away), another partition's run (same topic, other topic), a
 // hundred 0 (offsets under 100, whose tens have no leading digits); for
 // output partitions of any number and of a power of two (SlotsFrom's
-// remainder by the hash's low bits) and one.
+// remainder by the hash's low bits, and its hundreds copied from the
+// layout's slotPattern) and one.
 func TestSlotsFromAsSlot(t *testing.T) {
 	for _, outs := range []int{7, 4, 16, 1} {
 		t.Run(fmt.Sprint(outs), func(t *testing.T) { slotsFromAsSlot(t, outs) })
@@ -110,6 +111,9 @@ func TestSlotsFromAsSlot(t *testing.T) {
 
 func slotsFromAsSlot(t *testing.T, outs int) {
 	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 12}, {Name: "t", Partitions: 3}}, Output: TopicSpec{Name: "invoices", Partitions: outs}})
+	if has, want := l.pattern() != nil, outs&(outs-1) == 0; has != want {
+		t.Fatalf("%d output partitions: a slot pattern %v, want %v", outs, has, want)
+	}
 	r := rand.New(rand.NewSource(11))
 	var c Hundred
 	next := make([]int, len(l.Inputs()))
