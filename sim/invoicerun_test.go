@@ -28,7 +28,7 @@ func TestPropertyInvoiceRunsAsPerRecord(t *testing.T) {
 	batches := 0
 	// The wide seeds (after seeds) have 2, 3, 4 or 8 output partitions and
 	// runs of up to 150 records from anywhere in 300: runs across
-	// hundreds, whose shares the layout tallies (topo.Partitioner.Tally)
+	// hundreds, whose slots the layout's pattern gives (topo.slotPattern)
 	// when the output partitions are a power of two.
 	const wideSeeds = 8
 	for seed := 0; seed < seeds+wideSeeds; seed++ {

@@ -499,25 +499,13 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 	runs, order := pr.outRuns(outs)
 	if outs == 1 {
 		runs[0].run, order = outRun{first: first, last: first + count - 1, count: count}, append(order, 0)
-	} else if p, c := layout.PartitionerOf(tp, tpi-1), pr.hundred(m, tpi); !p.Tally(first, count, c, func(o int32, f, l, n int) {
-		// Each output partition's share of each hundred the run spans,
-		// read off the layout's tables (a power of two of output
-		// partitions, up to 8: T1's 4), in the order of their first
-		// records: what the loop below counts record by record.
-		r := &runs[o].run
-		if r.count == 0 {
-			r.first = f
-			order = append(order, o)
-		}
-		r.last = l
-		r.count += n
-	}) {
+	} else {
 		// The partitioner's slots of the whole run (SlotsFrom hashes a
 		// ten's leading digits once, and a hundred's once for the runs of
 		// the hundred) into the producer's array, the partition's part of
 		// the names hashed once by the layout.
 		slots := pr.slotsFor(count)
-		p.SlotsFrom(first, slots, c)
+		layout.PartitionerOf(tp, tpi-1).SlotsFrom(first, slots, pr.hundred(m, tpi))
 		for k, o := range slots {
 			r := &runs[o].run
 			if r.count == 0 {

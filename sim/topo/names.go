@@ -205,6 +205,43 @@ func (p Partitioner) SlotsFrom(first int, out []int32, c *Hundred) {
 	}
 }
 
+// slotPattern is, for output partitions of a power of two up to
+// maxPatternOuts, the output partition of each record of a hundred (by
+// offset % 100; from 10 on in hundred 0, whose first ten are one digit)
+// for each class of the hundred's hash (its low bits, Hundred.h &
+// (outs-1)). FNV-1a's low bits are a function of the low bits of the hash
+// so far and of the bytes (an XOR, and a product modulo 2^32, keep them),
+// and the remainder by a power of two is the hash's low bits: the records
+// of two hundreds whose hashes have the same low bits go to the same
+// partitions. SlotsFrom copies a hundred's slots from it where it hashed
+// each record (T1: 4 output partitions, 4 classes of 100).
+type slotPattern struct {
+	outs  uint32
+	slots [][100]int32 // by class
+}
+
+// maxPatternOuts bounds the output partitions a slotPattern is made for
+// (400 bytes a class, a class an output partition).
+const maxPatternOuts = 16
+
+// newSlotPattern is the pattern for outs output partitions, nil when
+// outs is not a power of two up to maxPatternOuts.
+func newSlotPattern(outs uint32) *slotPattern {
+	if outs == 0 || outs&(outs-1) != 0 || outs > maxPatternOuts {
+		return nil
+	}
+	sp := &slotPattern{outs: outs, slots: make([][100]int32, outs)}
+	for cls := range outs {
+		for t := range uint32(10) {
+			h := (cls ^ ('0' + t)) * FNVPrime // SlotsFrom's ten, from the class alone
+			for d := range uint32(10) {
+				sp.slots[cls][t*10+d] = int32((h ^ ('0' + d)) * FNVPrime & (outs - 1))
+			}
+		}
+	}
+	return sp
+}
+
 // Hundred is a partitioner's hash of the leading digits of the offsets
 // of one hundred (offset / 100 = n), for SlotsFrom: FNV-1a of the
 // partition's part of the name (base) continued with n's digits (none for
