@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,15 +26,33 @@ func TestPropertyInvoiceRunsAsPerRecord(t *testing.T) {
 		seeds = 6
 	}
 	batches := 0
-	for seed := 0; seed < seeds; seed++ {
+	// The wide seeds (after seeds) have 2, 3, 4 or 8 output partitions and
+	// runs of up to 150 records from anywhere in 300: runs across
+	// hundreds, whose slots the layout's pattern gives (topo.slotPattern)
+	// when the output partitions are a power of two.
+	const wideSeeds = 8
+	for seed := 0; seed < seeds+wideSeeds; seed++ {
 		proto := protocols[seed%len(protocols)]
-		t.Run(fmt.Sprintf("%s-seed%d", proto, seed), func(t *testing.T) {
+		wide := seed >= seeds
+		name := fmt.Sprintf("%s-seed%d", proto, seed)
+		if wide {
+			name = fmt.Sprintf("%s-wide-seed%d", proto, seed)
+		}
+		t.Run(name, func(t *testing.T) {
 			mk := func() (*World, []action) {
 				spec := propertyCase(proto)
 				spec.transactional = seedsAt(3, 1)
 				spec.idempotent = seedsAt(3, 2)
 				spec.readCommitted = seedsAt(2, 1)
 				spec.records = span{20, 20}
+				if wide {
+					spec.records = span{300, 1}
+					spec.topology = func(_ *rand.Rand, seed int) Topology {
+						top := DefaultTopology()
+						top.Output.Partitions = []int{4, 2, 8, 3}[seed%4]
+						return top
+					}
+				}
 				sc := seedWorld(t, seed, spec)
 				r, topo, cfg := sc.r, sc.topo, sc.cfg
 				w, err := New(topo, cfg)
@@ -54,6 +73,9 @@ func TestPropertyInvoiceRunsAsPerRecord(t *testing.T) {
 						continue
 					}
 					c, k, first, count := fmt.Sprintf("C%d", 1+r.Intn(4)), r.Intn(100), r.Intn(25), 1+r.Intn(12)
+					if wide {
+						first, count = r.Intn(300), 1+r.Intn(150)
+					}
 					sched = append(sched, action{tick: tick, name: fmt.Sprintf("invoices %s %d+%d by %s", "tp", first, count, c),
 						do: func(w *World) error { return invoiceRun(w, c, k, first, count) }})
 				}

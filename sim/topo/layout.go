@@ -27,6 +27,9 @@ type Layout struct {
 	// (PartitionerOf).
 	inHash []uint32
 	outsM  uint64 // reciprocal(the output partitions), the partitioner's
+	// slotPat is the partitioner's slots of a hundred by class, when the
+	// output partitions are a small power of two (newSlotPattern)
+	slotPat *slotPattern
 }
 
 // New numbers the partitions of a topology (which Validate accepts).
@@ -59,6 +62,7 @@ func New(t Topology) *Layout {
 	}
 	if len(l.outputTPs) > 0 {
 		l.outsM = reciprocal(uint32(len(l.outputTPs)))
+		l.slotPat = newSlotPattern(uint32(len(l.outputTPs)))
 	}
 	return l
 }

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -98,9 +99,21 @@ func TestPartitionerOf(t *testing.T) {
 // Slot gives it, with one Hundred carried from run to run whatever it last
 // held: the partition's previous run (in the same hundred, the next one,
 // or far away), another partition's run (same topic, other topic), a
-// hundred 0 (offsets under 100, whose tens have no leading digits).
+// hundred 0 (offsets under 100, whose tens have no leading digits); for
+// output partitions of any number and of a power of two (SlotsFrom's
+// remainder by the hash's low bits, and its hundreds copied from the
+// layout's slotPattern) and one.
 func TestSlotsFromAsSlot(t *testing.T) {
-	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 12}, {Name: "t", Partitions: 3}}, Output: TopicSpec{Name: "invoices", Partitions: 7}})
+	for _, outs := range []int{7, 4, 16, 1} {
+		t.Run(fmt.Sprint(outs), func(t *testing.T) { slotsFromAsSlot(t, outs) })
+	}
+}
+
+func slotsFromAsSlot(t *testing.T, outs int) {
+	l := New(Topology{Inputs: []TopicSpec{{Name: "orders", Partitions: 12}, {Name: "t", Partitions: 3}}, Output: TopicSpec{Name: "invoices", Partitions: outs}})
+	if has, want := l.pattern() != nil, outs&(outs-1) == 0; has != want {
+		t.Fatalf("%d output partitions: a slot pattern %v, want %v", outs, has, want)
+	}
 	r := rand.New(rand.NewSource(11))
 	var c Hundred
 	next := make([]int, len(l.Inputs()))

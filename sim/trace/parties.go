@@ -18,20 +18,19 @@ type parties struct {
 	// name members: a tick names the same two or three over and over, by
 	// the very same strings (Member.Client, a member id's prefix).
 	clients store.StrCache[string, uint32]
-	// members: the same again, by the string's place, 256 sets of two
+	// members: the same again, by the string's place, 1024 sets of two
 	// entries (the set's last two names): T1's 100 members each name
 	// themselves in every event of their turn and the broker names them
 	// in every produced event, which clients' 16 entries mostly missed
 	// (then a map lookup a time), and one entry a place, 256 of them, one
-	// time in 50 (two names of a place, in turn). T1's events name each
-	// member by two strings (200 places), which 128 sets (256 entries)
-	// held so tightly that one lookup in ten missed (three places of a
-	// set in turn) and went to the map, 2% of T1's CPU; 256 sets miss
-	// only a place's first lookup. nil until the trace
-	// names more than manyParties parties (the page's worlds and the
-	// explorer's never do), and in a copy (clone), which makes its own
-	// when it needs one: 12 KB that Clone copied every time when it
-	// was 6 KB (BenchmarkClone's 21.6 KB to 28.8 KB).
+	// time in 50 (two names of a place, in turn). 128 sets still missed
+	// one time in ten in T1 (1.2 million map lookups in 2 minutes: the
+	// member ids' strings as well as the client ids', and new ones after
+	// each restart, about 200 names live in 256 entries); 1024 miss a few
+	// hundred times. nil until the trace names more than manyParties
+	// parties (the page's worlds and the explorer's never do), and in a
+	// copy (clone), which makes its own when it needs one: 48 KB that
+	// Clone would copy every time.
 	members *[memberSets][2]memberParty
 	// recent: the same for processes (inc > 0), which packets name
 	// (byProc keeps most of those by process).
@@ -49,9 +48,8 @@ type memberParty struct {
 	id   uint32
 }
 
-// memberSets is how many sets parties.members has (1<<8: memberSet's
-// shift keeps 8 bits).
-const memberSets = 256
+// memberSets is how many sets parties.members has (1<<10).
+const memberSets = 1024
 
 // manyParties is how many parties a trace names before it keeps
 // parties.members: past clients' 16 entries, and then some.
@@ -60,7 +58,7 @@ const manyParties = 32
 // memberSet is the set of members for a client id at p, n bytes long:
 // Fibonacci hashing of the place, its length mixed in.
 func memberSet(p *byte, n int) int {
-	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 56)
+	return int((uint64(uintptr(unsafe.Pointer(p))) + uint64(n)) * 0x9E3779B97F4A7C15 >> 54)
 }
 
 type party struct {
