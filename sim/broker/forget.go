@@ -102,7 +102,7 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 // never past its LSO; Delivery keeps counting them (Forgotten).
 func (b *Broker) ForgetOutputBefore(tick int) {
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, false)
+		b.Log(tp).forgetBefore(tick, false, &b.fold)
 	}
 }
 
@@ -113,13 +113,14 @@ func (b *Broker) ForgetOutputBefore(tick int) {
 // are smaller than a chunk.
 func (b *Broker) ForgetAllOutputBefore(tick int) {
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, true)
+		b.Log(tp).forgetBefore(tick, true, &b.fold)
 	}
 }
 
 // forgetBefore is ForgetOutputBefore for one log; always, even when that
-// lets go of no chunk (worthLettingGo).
-func (l *Log) forgetBefore(tick int, always bool) {
+// lets go of no chunk (worthLettingGo); a general fold's lists in sc's
+// room (nil: made for it).
+func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
 	c := &l.Cells
 	if !c.inRecs {
 		return // no cell yet, or only records of the upstream producer: no invoice to fold
@@ -134,7 +135,7 @@ func (l *Log) forgetBefore(tick int, always bool) {
 		f = *l.forgot
 	}
 	if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
-		c.foldGeneral(&f, to, slot)
+		c.foldGeneral(&f, to, slot, sc)
 	}
 	l.forgot = &f
 	c.letGo(to)

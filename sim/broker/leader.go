@@ -32,6 +32,7 @@ type Broker struct {
 	wakeCounts *[len(wakeDigits)][1 << 11]int32
 	recBuf     []wire.Record // answerFetch's scratch (a copy starts without)
 	topics     topicRuns     // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
+	fold       foldScratch   // the output logs' general folds' lists (forget.go; a copy starts without)
 	perTick    *perTickProducers
 	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders    Senders
