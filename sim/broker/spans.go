@@ -246,45 +246,48 @@ func decodeRun(b []byte, rc *runCode) []byte {
 		rc.from, rc.to = src-int32(b[4]>>3), src+span+int32(b[4]&7)
 		return b[5:]
 	}
-	if len(b) >= 18 {
-		// Three bytes each at most (T1's runs: a member's partitions
-		// are a hundred apart, two bytes; a batch's first run, its offset
-		// written whole, three past offset 2^13), read without binary's
-		// loops and without a branch on a number's length (field3): a
-		// number of one byte or two came in no order the processor could
-		// guess (a run's offset from the one before it), a miss a run.
-		bb := b[:18]
-		v0, k, l0 := field3(bb, 0)
-		v1, k, l1 := field3(bb, k)
-		v2, k, l2 := field3(bb, k)
-		v3, k, l3 := field3(bb, k)
-		v4, k, l4 := field3(bb, k)
-		lead, tail, l5 := v4>>3, v4&7, uint32(0) // the claim packed: five numbers
-		if v4 >= claimWide {
-			lead = v4 - claimWide
-			tail, k, l5 = field3(bb, k)
+	if len(b) >= 12 {
+		// Two bytes each at most (T1's runs: a member's partitions are a
+		// hundred apart), read without binary's loops; three for a
+		// number when the chunk holds them (a batch's first run, its
+		// offset written whole, past offset 2^13).
+		var v [6]uint32
+		k := 0
+		for i := range v {
+			if i == 5 && v[4] < claimWide {
+				v[4], v[5] = v[4]>>3, v[4]&7 // the claim packed: five numbers
+				break
+			}
+			x := uint32(b[k])
+			k++
+			if x >= 0x80 {
+				y := uint32(b[k])
+				k++
+				if y >= 0x80 {
+					if len(b) < 18 {
+						return decodeRunSlow(b, rc)
+					}
+					z := uint32(b[k])
+					k++
+					if z >= 0x80 {
+						return decodeRunSlow(b, rc)
+					}
+					y = y&0x7f | z<<7
+				}
+				x = x&0x7f | y<<7
+			}
+			v[i] = x
 		}
-		if l0|l1|l2|l3|l4|l5 == 0 {
-			dp, ds := int32(v0>>1)^-int32(v0&1), int32(v1>>1)^-int32(v1&1) // zigzag
-			src, span := rc.src+ds, int32(v2)
-			rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v3)
-			rc.from, rc.to = src-int32(lead), src+span+int32(tail)
-			return b[k:]
+		dp, ds := int32(v[0]>>1)^-int32(v[0]&1), int32(v[1]>>1)^-int32(v[1]&1) // zigzag
+		if v[4] >= claimWide {
+			v[4] -= claimWide
 		}
+		src, span := rc.src+ds, int32(v[2])
+		rc.part, rc.src, rc.span, rc.n = rc.part+dp, src, span, int32(v[3])
+		rc.from, rc.to = src-int32(v[4]), src+span+int32(v[5])
+		return b[k:]
 	}
 	return decodeRunSlow(b, rc)
-}
-
-// field3 reads the uvarint at b[k:] when it takes at most three bytes:
-// its value and the index past it, without a branch on its length (b
-// holds three bytes from k); long is 1 when it takes more, its value
-// then no number's.
-func field3(b []byte, k int) (x uint32, next int, long uint32) {
-	b0, b1, b2 := uint32(b[k]), uint32(b[k+1]), uint32(b[k+2])
-	c0 := b0 >> 7      // a second byte
-	c1 := b1 >> 7 & c0 // a third
-	x = b0&0x7f | b1&0x7f<<7&-c0 | b2&0x7f<<14&-c1
-	return x, k + 1 + int(c0+c1), b2 >> 7 & c1
 }
 
 func decodeRunSlow(b []byte, rc *runCode) []byte {
