@@ -365,7 +365,7 @@ func b2i(b bool) int {
 }
 
 // foldScratch is foldGeneral's temporary lists, kept from fold to fold
-// (the Broker's, for its output logs in turn: a copy starts without):
+// (the Broker's, held weakly, for its output logs in turn: Broker.foldLists):
 // every run let go of, grouped by input partition (byPart, and its
 // counts), and read_committed's. A long T2 roll with traffic folds about
 // a run a partition written to since the last fold, 100,000 partitions,
