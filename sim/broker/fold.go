@@ -364,11 +364,36 @@ func b2i(b bool) int {
 	return 0
 }
 
+// foldScratch is foldGeneral's temporary lists, kept from fold to fold
+// (the Broker's, held weakly, for its output logs in turn: Broker.foldLists):
+// every run let go of, grouped by input partition (byPart, and its
+// counts), and read_committed's. A long T2 roll with traffic folds about
+// a run a partition written to since the last fold, 100,000 partitions,
+// several times a window: made anew each time, they were two thirds of
+// the 250 MB the folds of a 10-restart roll allocated. Nothing a fold
+// makes keeps them (fold copies the runs it merges).
+type foldScratch struct {
+	all, by, committed []ForgotRun
+	at                 []int32
+}
+
+// scratchRuns is *s emptied with room for n runs at least.
+func scratchRuns(s *[]ForgotRun, n int) []ForgotRun {
+	if cap(*s) < n {
+		*s = make([]ForgotRun, 0, n)
+	}
+	return (*s)[:0]
+}
+
 // foldGeneral folds into f the cells from the start to offset to (no
 // span's middle), whatever they are: every run materialized, grouped by
-// input partition (byPart) and made canonical with what f held (fold).
-func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
-	all := make([]ForgotRun, 0, c.runsBelow(to)) // sized once: T1 folds millions at a time
+// input partition (byPart) and made canonical with what f held (fold);
+// its lists in sc's room (nil: made for this fold).
+func (c *CellLog) foldGeneral(f *Forgotten, to, slot int, sc *foldScratch) {
+	if sc == nil {
+		sc = new(foldScratch)
+	}
+	all := scratchRuns(&sc.all, c.runsBelow(to)) // sized once: T1 folds millions at a time
 	anyAborted := false
 	var oddAll, oddCommitted map[string]int
 	outs := len(c.names.Outputs())
@@ -406,13 +431,14 @@ func (c *CellLog) foldGeneral(f *Forgotten, to, slot int) {
 	} else {
 		all, oddAll, oddCommitted, anyAborted = c.foldRuns(all, to, slot)
 	}
+	sc.all = all[:0] // its room, should it have grown
 	// Grouped by input partition once for both levels (fold wants them
 	// so; canonical orders each partition's): read_committed's are those
 	// not aborted.
-	all = byPart(all, len(c.names.Inputs()))
+	all = byPart(all, len(c.names.Inputs()), sc)
 	committed := all
 	if anyAborted {
-		committed = make([]ForgotRun, 0, len(all))
+		committed = scratchRuns(&sc.committed, len(all))
 		for k := range all {
 			if all[k].N < 0 {
 				all[k].N = 1
@@ -464,16 +490,21 @@ func addOdd(m map[string]int, src string, n int) map[string]int {
 // byPart is runs in the order of their input partitions (of parts),
 // each partition's in the order they came: a counting sort, a pass over
 // them rather than a comparison sort (a fold is about a run a batch of
-// every input partition, T1's 1,000 a tick an output partition).
-func byPart(runs []ForgotRun, parts int) []ForgotRun {
-	at := make([]int32, parts+1)
+// every input partition, T1's 1,000 a tick an output partition); in
+// sc's room (by, at).
+func byPart(runs []ForgotRun, parts int, sc *foldScratch) []ForgotRun {
+	if cap(sc.at) < parts+1 {
+		sc.at = make([]int32, parts+1)
+	}
+	at := sc.at[:parts+1]
+	clear(at)
 	for k := range runs {
 		at[runs[k].Part+1]++
 	}
 	for p := 1; p <= parts; p++ {
 		at[p] += at[p-1]
 	}
-	out := make([]ForgotRun, len(runs))
+	out := scratchRuns(&sc.by, len(runs))[:len(runs)]
 	for k := range runs {
 		p := runs[k].Part
 		out[at[p]] = runs[k]

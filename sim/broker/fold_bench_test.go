@@ -34,11 +34,21 @@ func tenTopics(parts int) *topo.Layout {
 }
 
 func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
+	return t1BatchesFrom(ticks, 0)
+}
+
+// t1BatchesFrom is t1Batches with every input partition's records from
+// offset from on (a log written for a while: T1's offsets pass 2^14 in
+// its fourth simulated minute).
+func t1BatchesFrom(ticks, from int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 	layout := tenTopics(100)
 	tp := layout.Outputs()[1]
 	slot := outputIndex(layout, tp)
 	ins := layout.Inputs()
 	next := make([]int, len(ins))
+	for p := range next {
+		next[p] = from
+	}
 	var out []t1Batch
 	for tick := 0; tick < ticks; tick++ {
 		for m := 0; m < 100; m++ {
@@ -69,8 +79,11 @@ func t1Batches(ticks int) (*topo.Layout, wire.TopicPartition, []t1Batch) {
 }
 
 // t1Log is an output log written as T1 writes one, ticks ticks of it.
-func t1Log(tb testing.TB, ticks int) (*CellLog, int) {
-	layout, tp, batches := t1Batches(ticks)
+func t1Log(tb testing.TB, ticks int) (*CellLog, int) { return t1LogFrom(tb, ticks, 0) }
+
+// t1LogFrom is t1Log with the records from offset from on (t1BatchesFrom).
+func t1LogFrom(tb testing.TB, ticks, from int) (*CellLog, int) {
+	layout, tp, batches := t1BatchesFrom(ticks, from)
 	c := &CellLog{tp: tp, names: layout}
 	hints := make([]writerHint, 100)
 	for _, b := range batches {
@@ -82,9 +95,17 @@ func t1Log(tb testing.TB, ticks int) (*CellLog, int) {
 }
 
 // BenchmarkFoldSpansT1 is folding 200 ticks of a T1 output log
-// (foldSpans, what a window lets go of), per run folded.
+// (foldSpans, what a window lets go of), per run folded: early, its
+// offsets under 2^14, and late (offsets past 100,000, an 8-minute run's),
+// where every batch's first run, written against the zero run, takes
+// three bytes for its offset.
 func BenchmarkFoldSpansT1(b *testing.B) {
-	c, slot := t1Log(b, 200)
+	b.Run("early", func(b *testing.B) { benchmarkFoldSpansT1(b, 0) })
+	b.Run("late", func(b *testing.B) { benchmarkFoldSpansT1(b, 100_000) })
+}
+
+func benchmarkFoldSpansT1(b *testing.B, from int) {
+	c, slot := t1LogFrom(b, 200, from)
 	k0, k1 := c.spans.First(), c.spans.Len()
 	runs := 0
 	for k := k0; k < k1; k++ {
@@ -106,9 +127,15 @@ func BenchmarkFoldSpansT1(b *testing.B) {
 }
 
 // BenchmarkAppendRunsT1 is appending 20 ticks of a T1 output log's
-// batches (appendRuns), per run appended.
+// batches (appendRuns), per run appended, early and late
+// (BenchmarkFoldSpansT1).
 func BenchmarkAppendRunsT1(b *testing.B) {
-	layout, tp, batches := t1Batches(20)
+	b.Run("early", func(b *testing.B) { benchmarkAppendRunsT1(b, 0) })
+	b.Run("late", func(b *testing.B) { benchmarkAppendRunsT1(b, 100_000) })
+}
+
+func benchmarkAppendRunsT1(b *testing.B, from int) {
+	layout, tp, batches := t1BatchesFrom(20, from)
 	runs := 0
 	for _, bt := range batches {
 		runs += len(bt.runs)
@@ -136,7 +163,7 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 		t.Fatalf("the log's runs take %d bytes: too few to test", full)
 	}
 	keep := int(l.Cells.spans.At(l.Cells.spans.Len() - 1).tick)
-	l.forgetBefore(keep, true)
+	l.forgetBefore(keep, true, nil)
 	if l.Cells.startOff == 0 || int(l.Cells.startOff) >= l.Cells.Len() {
 		t.Fatalf("letting go of the ticks before %d let go of every span", keep)
 	}
@@ -146,7 +173,7 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 			t.Fatalf("span %d's runs were let go of", k)
 		}
 	}
-	l.forgetBefore(keep+1, true)
+	l.forgetBefore(keep+1, true, nil)
 	if int(l.Cells.startOff) != l.Cells.Len() {
 		t.Fatalf("the log starts at %d of %d cells past its last tick", l.Cells.startOff, l.Cells.Len())
 	}

@@ -111,7 +111,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 					t.Fatalf("seed %d: a log of spans only has cells outside them below %d", seed, to)
 				}
 				fast, general := f, f
-				c.foldGeneral(&general, to, slot)
+				c.foldGeneral(&general, to, slot, nil)
 				if c.foldSpans(&fast, k0, k1, slot) {
 					if !reflect.DeepEqual(fast, general) {
 						t.Fatalf("outs %d seed %d fold %d (cells %d to %d): folded as read %+v, the general fold %+v", outs, seed, folds, c.startOff, to, fast, general)
@@ -195,7 +195,7 @@ func TestFoldTrustsClaimedRanges(t *testing.T) {
 		if !only {
 			t.Fatal("a log of spans only has cells outside them")
 		}
-		l.foldGeneral(&general, l.Len(), slot)
+		l.foldGeneral(&general, l.Len(), slot, nil)
 		if !l.foldSpans(&fast, k0, k1, slot) {
 			t.Fatalf("runs %+v in order refused", batches)
 		}
@@ -291,7 +291,7 @@ func TestLettingGoOfOddCellsLetsGoOfTheirStrings(t *testing.T) {
 		t.Fatalf("only %d odd cells: too few to test", l.Cells.others.Len())
 	}
 	for cut := 1; cut <= 30; cut++ { // every cut: one at each odd cell's chunk's edge
-		l.forgetBefore(cut, true)
+		l.forgetBefore(cut, true, nil)
 		for i := l.Start(); i < l.Cells.Len(); i++ {
 			if got := l.Cells.At(i); got != want[i] {
 				t.Fatalf("cell %d reads %+v after letting go of the cells before %d, written %+v", i, got, cut, want[i])

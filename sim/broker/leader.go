@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"weak"
 
 	"github.com/kgrepl/kgrepl/sim/env"
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -30,8 +31,9 @@ type Broker struct {
 	// wakeCounts is sortWakes' count of each digit (made at the first
 	// sort of many: a copy starts without)
 	wakeCounts *[len(wakeDigits)][1 << 11]int32
-	recBuf     []wire.Record // answerFetch's scratch (a copy starts without)
-	topics     topicRuns     // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
+	recBuf     []wire.Record             // answerFetch's scratch (a copy starts without)
+	topics     topicRuns                 // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
+	fold       weak.Pointer[foldScratch] // the output logs' general folds' lists (forget.go; a copy starts without)
 	perTick    *perTickProducers
 	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders    Senders

@@ -65,12 +65,14 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 
 // TestEncRunIsVarints: a run's encoding (encRuns, a byte each when all
 // fit) is its numbers as encoding/binary appends them (the claim's two
-// packed in one when small), and decodeRun (five bytes at once, or the
-// loops) reads back every run in order with its cells' places and its
-// covered range.
+// packed in one when small), and decodeRun (five bytes at once, three
+// bytes a number at most without a branch, or the loops) reads back
+// every run in order with its cells' places and its covered range,
+// whatever bytes follow the runs in their chunk of the arena (none, or
+// more than a run's: spans.runs.At).
 func TestEncRunIsVarints(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
-	vals := []int{0, 1, 2, 63, 64, 127, 128, 300, 1 << 20, 1 << 30}
+	vals := []int{0, 1, 2, 63, 64, 127, 128, 300, 5000, 8191, 8192, 9000, 1<<20 - 1, 1 << 20, 1 << 30}
 	for round := 0; round < 200; round++ {
 		var want []byte
 		var wprev spanRun
@@ -115,18 +117,22 @@ func TestEncRunIsVarints(t *testing.T) {
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
 		}
-		b, rc, at := enc, runCode{}, int32(0)
-		for k := range runs {
-			b = decodeRun(b, &rc)
-			want := runs[k]
-			want.at = at
-			if cur := rc.run(at); cur != want || int(rc.n) != ns[k] {
-				t.Fatalf("run %d read %+v of %d cells, want %+v of %d", k, cur, rc.n, want, ns[k])
+		pad := make([]byte, 1+r.Intn(40))
+		r.Read(pad)
+		for _, after := range [][]byte{nil, pad} {
+			b, rc, at := append(enc[:len(enc):len(enc)], after...), runCode{}, int32(0)
+			for k := range runs {
+				b = decodeRun(b, &rc)
+				want := runs[k]
+				want.at = at
+				if cur := rc.run(at); cur != want || int(rc.n) != ns[k] {
+					t.Fatalf("run %d read %+v of %d cells, want %+v of %d (%d bytes after)", k, cur, rc.n, want, ns[k], len(after))
+				}
+				at += rc.n
 			}
-			at += rc.n
-		}
-		if len(b) != 0 {
-			t.Fatalf("%d bytes left after the runs", len(b))
+			if !bytes.Equal(b, after) {
+				t.Fatalf("%d bytes left after the runs, want the %d after them", len(b), len(after))
+			}
 		}
 	}
 }
