@@ -133,6 +133,9 @@ type Unavailability struct {
 	ref    []bool         // scratch: subscribed marks, by input index (false between uses)
 	spans  []topo.Span    // scratch: the subscribed input topics
 	owners []ownerRef     // scratch: the member holding each input partition
+	// rebal: now is the pause meter's list named rebal (scratch.pausedGen)
+	// all under CauseRebalance, and nothing else off; 0 otherwise.
+	rebal uint64
 }
 
 // fatalStop is a process that stopped with a fatal error, and why.
@@ -352,6 +355,28 @@ func (u *Unavailability) classify(w *World, paused []int32, counted bool) {
 	u.spans = spans
 	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
 	w.scratch.consumed.update(&w.processTable, w.layout)
+	if sc := &w.scratch; counted && len(paused) > 0 && len(paused) == len(sc.pausedIdx) && &paused[0] == &sc.pausedIdx[0] &&
+		sc.pausedGen != 0 && sc.pausedFrom == sc.consumed.gen && slices.Equal(spans, sc.pausedSpans) {
+		// paused is the unconsumed partitions of these very topics, of
+		// the consumed set as it is: every one is the rebalance's. An
+		// eager rebalance pauses every partition for hundreds of ticks,
+		// the same list tick after tick: then nothing changes.
+		if u.rebal == sc.pausedGen {
+			return
+		}
+		for _, i := range u.off {
+			u.now[i] = Available
+		}
+		for _, i := range paused {
+			u.now[i] = CauseRebalance
+		}
+		u.off = append(u.off[:0], paused...)
+		u.counts = CauseCounts{}
+		u.counts[CauseRebalance], u.counts[Available] = len(paused), n-len(paused)
+		u.rebal = sc.pausedGen
+		return
+	}
+	u.rebal = 0
 	for _, i := range u.off {
 		u.now[i] = Available
 	}
