@@ -119,6 +119,7 @@ type Unavailability struct {
 	// written in the tick, without lagm (this world's own: a clone
 	// starts without).
 	touched      []int32
+	seen         []uint64 // sortOnce's bitset for touched (this world's own too)
 	lagEnded     int
 	lagEndedTP   TopicPartition
 	lagEndedTick int
@@ -181,7 +182,7 @@ func (u *Unavailability) clone() Unavailability {
 	n.stops = store.Copy(u.stops)
 	n.lagSeen = store.Copy(u.lagSeen)
 	n.lagm = u.lagm.clone()
-	n.touched = nil
+	n.touched, n.seen = nil, nil
 	n.off = store.Copy(u.off)
 	n.ref, n.spans, n.owners = nil, nil, nil
 	return n
@@ -234,9 +235,8 @@ func (u *Unavailability) account(w *World, paused []int32, counted, appended boo
 	if u.lagm != nil {
 		touched = u.lagm.sync(w)
 	} else {
-		u.touched = w.Group.Offsets.TakeTouched(u.touched[:0])
-		slices.Sort(u.touched)
-		touched = slices.Compact(u.touched)
+		u.touched = sortOnce(w.Group.Offsets.TakeTouched(u.touched[:0]), &u.seen)
+		touched = u.touched
 	}
 	if input || appended {
 		u.sampleLag(w)
