@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -118,8 +119,9 @@ func (s *pausedSeen) merge(layout *topo.Layout, e *PauseEntry, idx []int32, idxG
 		var tc topo.TopicCache
 		for _, tp := range e.Partitions {
 			i, ok := layout.Input().Slot(tp, &tc)
-			if !ok {
-				return mergePartitions(e.Partitions, spell()) // not an input partition: by name
+			if !ok || s.bits[i>>6]&(1<<(i&63)) != 0 {
+				// not an input partition, or one listed twice: by name
+				return mergePartitions(e.Partitions, spell())
 			}
 			s.bits[i>>6] |= 1 << (i & 63)
 		}
@@ -128,22 +130,34 @@ func (s *pausedSeen) merge(layout *topo.Layout, e *PauseEntry, idx []int32, idxG
 	if idxGen != 0 && s.allIn == idxGen {
 		return e.Partitions
 	}
-	missing := false
+	added := 0
 	for _, i := range idx {
 		if s.bits[i>>6]&(1<<(i&63)) == 0 {
-			missing = true
-			break
+			s.bits[i>>6] |= 1 << (i & 63)
+			added++
 		}
 	}
-	if !missing {
+	if added == 0 {
 		s.allIn = idxGen
 		return e.Partitions
 	}
-	out := mergePartitions(e.Partitions, spell())
-	for _, i := range idx {
-		s.bits[i>>6] |= 1 << (i & 63)
+	// bits is now the union, and e.Partitions was its input partitions
+	// (sorted, once each): the union is the inputs at its bits, in the
+	// layout's order, which is (topic, partition) order. Spelled from
+	// them, not merged by name (an eager rebalance's entry grows a
+	// member's partitions at a time to 100,000: a merge comparing topic
+	// names at each was 4% of a classic roll).
+	inputs := layout.Inputs()
+	out := inputs // an eager rebalance's entry: the layout's own (sharedInputs)
+	if n := len(e.Partitions) + added; n < len(inputs) {
+		out = make([]TopicPartition, 0, n)
+		for w, x := range s.bits {
+			for x != 0 {
+				out = append(out, inputs[w<<6+bits.TrailingZeros64(x)])
+				x &= x - 1
+			}
+		}
 	}
-	out = sharedInputs(layout, out)
 	s.list, s.n, s.allIn = first(out), len(out), idxGen
 	return out
 }
