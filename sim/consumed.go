@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/topo"
@@ -56,7 +57,21 @@ type consumedSet struct {
 	// last update, each once (consumedProc.touched).
 	all     bool
 	touched []int32
+	// gen names what the set counts: a number from nextGen (unique
+	// across worlds) taken at the end of each update that recounted some
+	// process or made the set anew, 0 before the first (and while an
+	// update recounts). The pause meter keeps its paused list by it
+	// (pausedIndexes): an eager rebalance pauses 100,000 partitions tick
+	// after tick, and while nobody's fetch set moves the list is the same.
+	gen uint64
 }
+
+// genSeq numbers consumedSet.gen and scratch.pausedGen, across worlds: a
+// copy of a world (its own scratch, its Unavailability copied) never meets
+// a number of another's.
+var genSeq atomic.Uint64
+
+func nextGen() uint64 { return genSeq.Add(1) }
 
 // consumedProc is what one process counted.
 type consumedProc struct {
@@ -115,6 +130,7 @@ func (c *consumedSet) update(t *processTable, layout *topo.Layout) {
 		clear(c.procs)
 		c.procs, c.live, c.touched = c.procs[:0], c.live[:0], c.touched[:0]
 		c.valid, c.all = true, true
+		c.gen = 0
 	}
 	for j := len(c.procs); j < len(t.procs); j++ {
 		c.procs = append(c.procs, consumedProc{})
@@ -143,6 +159,9 @@ func (c *consumedSet) update(t *processTable, layout *topo.Layout) {
 		}
 		c.touched = c.touched[:0]
 	}
+	if c.gen == 0 {
+		c.gen = nextGen()
+	}
 	if checkConsumed {
 		if err := c.verify(t, layout); err != nil {
 			panic(err)
@@ -162,6 +181,7 @@ func (c *consumedSet) look(m *client.Member, j int32, layout *topo.Layout) bool 
 	if e.m == m && e.on == on && e.sig == sig {
 		return !m.Superseded()
 	}
+	c.gen = 0 // a recount: update names the set anew
 	for _, i := range e.idx {
 		if c.cnt[i]--; c.cnt[i] == 0 {
 			c.zero[i>>6] |= 1 << (i & 63)

@@ -139,6 +139,9 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 	var s pausedSeen
 	full := false
 	entries := []PauseEntry{{Incarnation: 1, Generation: 1, Partitions: []TopicPartition{}}}
+	var paused []TopicPartition
+	var idx []int32
+	var gen uint64 // idx's name (scratch.pausedGen), 0 unknown
 	for tick := 0; tick < 2000; tick++ {
 		switch r.Intn(40) {
 		case 0: // a new rebalance
@@ -152,20 +155,27 @@ func TestPausedSeenMergesAsMergePartitions(t *testing.T) {
 			}
 		}
 		e := &entries[len(entries)-1]
-		var paused []TopicPartition
-		var idx []int32
-		p := r.Float64() / 3
-		if r.Intn(30) == 0 {
-			p = 1 // every partition, as an eager rebalance pauses them
-		}
-		for i, tp := range inputs {
-			if r.Float64() < p {
-				paused, idx = append(paused, tp), append(idx, int32(i))
+		if r.Intn(3) > 0 || gen == 0 {
+			// A new paused list; else the last one again, under its
+			// name, as pausedIndexes gives it while nothing moved (after
+			// any of the cases above too).
+			paused, idx, gen = nil, nil, 0
+			p := r.Float64() / 3
+			if r.Intn(30) == 0 {
+				p = 1 // every partition, as an eager rebalance pauses them
+			}
+			for i, tp := range inputs {
+				if r.Float64() < p {
+					paused, idx = append(paused, tp), append(idx, int32(i))
+				}
+			}
+			if r.Intn(4) > 0 {
+				gen = nextGen() // named; else unknown (0)
 			}
 		}
 		want := mergePartitions(e.Partitions, paused)
 		var buf []TopicPartition
-		got := s.merge(layout, e, idx, &buf)
+		got := s.merge(layout, e, idx, gen, &buf)
 		if !slices.Equal(got, want) {
 			t.Fatalf("tick %d: merge gave %d partitions, mergePartitions %d", tick, len(got), len(want))
 		}

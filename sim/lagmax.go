@@ -30,6 +30,7 @@ type lagMax struct {
 	dirty  []int32 // partitions whose key or group to read again
 	marked []bool  // in dirty
 	buf    []int32
+	seen   []uint64 // sortOnce's bitset (this world's own: a clone starts without)
 }
 
 type lagGroup struct {
@@ -82,8 +83,7 @@ func (m *lagMax) sync(w *World) []int32 {
 	for _, i := range m.buf {
 		m.touch(i)
 	}
-	slices.Sort(m.buf)
-	m.buf = slices.Compact(m.buf)
+	m.buf = sortOnce(m.buf, &m.seen)
 	return m.buf
 }
 

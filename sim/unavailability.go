@@ -119,6 +119,7 @@ type Unavailability struct {
 	// written in the tick, without lagm (this world's own: a clone
 	// starts without).
 	touched      []int32
+	seen         []uint64 // sortOnce's bitset for touched (this world's own too)
 	lagEnded     int
 	lagEndedTP   TopicPartition
 	lagEndedTick int
@@ -133,6 +134,9 @@ type Unavailability struct {
 	ref    []bool         // scratch: subscribed marks, by input index (false between uses)
 	spans  []topo.Span    // scratch: the subscribed input topics
 	owners []ownerRef     // scratch: the member holding each input partition
+	// rebal: now is the pause meter's list named rebal (scratch.pausedGen)
+	// all under CauseRebalance, and nothing else off; 0 otherwise.
+	rebal uint64
 }
 
 // fatalStop is a process that stopped with a fatal error, and why.
@@ -178,7 +182,7 @@ func (u *Unavailability) clone() Unavailability {
 	n.stops = store.Copy(u.stops)
 	n.lagSeen = store.Copy(u.lagSeen)
 	n.lagm = u.lagm.clone()
-	n.touched = nil
+	n.touched, n.seen = nil, nil
 	n.off = store.Copy(u.off)
 	n.ref, n.spans, n.owners = nil, nil, nil
 	return n
@@ -231,9 +235,8 @@ func (u *Unavailability) account(w *World, paused []int32, counted, appended boo
 	if u.lagm != nil {
 		touched = u.lagm.sync(w)
 	} else {
-		u.touched = w.Group.Offsets.TakeTouched(u.touched[:0])
-		slices.Sort(u.touched)
-		touched = slices.Compact(u.touched)
+		u.touched = sortOnce(w.Group.Offsets.TakeTouched(u.touched[:0]), &u.seen)
+		touched = u.touched
 	}
 	if input || appended {
 		u.sampleLag(w)
@@ -352,6 +355,28 @@ func (u *Unavailability) classify(w *World, paused []int32, counted bool) {
 	u.spans = spans
 	slices.SortFunc(spans, func(a, b topo.Span) int { return a.At - b.At }) // the world's input order
 	w.scratch.consumed.update(&w.processTable, w.layout)
+	if sc := &w.scratch; counted && len(paused) > 0 && len(paused) == len(sc.pausedIdx) && &paused[0] == &sc.pausedIdx[0] &&
+		sc.pausedGen != 0 && sc.pausedFrom == sc.consumed.gen && slices.Equal(spans, sc.pausedSpans) {
+		// paused is the unconsumed partitions of these very topics, of
+		// the consumed set as it is: every one is the rebalance's. An
+		// eager rebalance pauses every partition for hundreds of ticks,
+		// the same list tick after tick: then nothing changes.
+		if u.rebal == sc.pausedGen {
+			return
+		}
+		for _, i := range u.off {
+			u.now[i] = Available
+		}
+		for _, i := range paused {
+			u.now[i] = CauseRebalance
+		}
+		u.off = append(u.off[:0], paused...)
+		u.counts = CauseCounts{}
+		u.counts[CauseRebalance], u.counts[Available] = len(paused), n-len(paused)
+		u.rebal = sc.pausedGen
+		return
+	}
+	u.rebal = 0
 	for _, i := range u.off {
 		u.now[i] = Available
 	}
@@ -596,97 +621,4 @@ func (u *Unavailability) TimeLag(w *World) (ticks int, tp TopicPartition, tick i
 		}
 	}
 	return ticks, tp, tick, true
-}
-
-// FatalStop is a client whose newest process stopped with a fatal error.
-type FatalStop struct {
-	Client string
-	// Error is the Kafka error that stopped it (UNRELEASED_INSTANCE_ID),
-	// or what the client says when no error names it ("producer fenced").
-	Error string
-	// Reason is the whole reason, as the trace says it
-	// ("UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat").
-	Reason string
-}
-
-// Health is the group as it stands: which clients run, which stopped with
-// a fatal error, and which subscribed partitions have no member or one
-// whose process is down.
-type Health struct {
-	Clients int      // clients that ever ran a process
-	Running []string // clients whose newest process runs and is not a zombie, in Kafka's string order
-	// Stopped lists the clients whose newest process stopped with a fatal
-	// error; Down those whose newest process is not running otherwise
-	// (crashed, closed, a zombie), in Kafka's string order.
-	Stopped []FatalStop
-	Down    []string
-	// Unowned lists the subscribed input partitions no member of the group
-	// holds; HeldByDown those held by a member whose process is not
-	// running; in the world's input order.
-	Unowned    []TopicPartition
-	HeldByDown []TopicPartition
-}
-
-// OK reports whether the group is healthy: no member stopped with a fatal
-// error, and every subscribed partition held by a member whose process
-// runs.
-func (h Health) OK() bool {
-	return len(h.Stopped) == 0 && len(h.Unowned) == 0 && len(h.HeldByDown) == 0
-}
-
-// Health is the group's health now.
-func (w *World) Health() Health {
-	h := Health{Clients: len(w.clients)}
-	for _, c := range w.clients {
-		m := w.current[c]
-		switch reason, fatal := w.Unavail.stopOf(c, m.Inc); {
-		case m.Alive && !m.Zombie:
-			h.Running = append(h.Running, c)
-		case fatal && !m.Alive:
-			h.Stopped = append(h.Stopped, FatalStop{Client: c, Error: errorOf(reason), Reason: reason})
-		default:
-			h.Down = append(h.Down, c)
-		}
-	}
-	subscribed := map[string]bool{}
-	for gm := range w.Group.AllMembers() {
-		for _, t := range gm.Topics {
-			subscribed[t] = true
-		}
-	}
-	for _, c := range w.clients {
-		for _, t := range w.current[c].Topics {
-			subscribed[t] = true
-		}
-	}
-	owners := ownersOf(w, nil)
-	for i, tp := range w.layout.Inputs() {
-		o := owners[i]
-		switch {
-		case !subscribed[tp.Topic]:
-		case o.inc == 0:
-			h.Unowned = append(h.Unowned, tp)
-		default:
-			if m := w.process(o.client, o.inc); m == nil || !m.Alive || m.Zombie {
-				h.HeldByDown = append(h.HeldByDown, tp)
-			}
-		}
-	}
-	return h
-}
-
-// errorOf is the Kafka error a fatal stop's reason starts with
-// ("UNRELEASED_INSTANCE_ID on ConsumerGroupHeartbeat"), or the reason
-// itself when it names none ("producer fenced").
-func errorOf(reason string) string {
-	word, _, _ := strings.Cut(reason, " ")
-	for _, r := range word {
-		if (r < 'A' || r > 'Z') && r != '_' {
-			return reason
-		}
-	}
-	if word == "" {
-		return reason
-	}
-	return word
 }

@@ -116,6 +116,14 @@ type scratch struct {
 	// entry needs them (pausedSeen.merge).
 	pausedIdx []int32
 	pausedBuf []TopicPartition
+	// pausedGen names pausedIdx's contents (nextGen; 0: none yet), which
+	// pausedIndexes computed from the consumed set named pausedFrom and
+	// the subscribed input topics pausedSpans: while both stay, so does
+	// the list, and the pause meter's merge and the unavailability
+	// meter's classification, which saw it already, need no second look
+	// at its partitions.
+	pausedGen, pausedFrom uint64
+	pausedSpans           []topo.Span
 	// pausedSeen is the pause entry's partitions as input indexes
 	// (PauseMeter.account's merge).
 	pausedSeen pausedSeen

@@ -86,6 +86,20 @@ type ClassicGroup struct {
 	// members of a deployment, which list the same assignors, share one
 	// list and supportsProtocols compares them by identity.
 	protocols []string
+	// supported is supportsProtocols' distinct lists of the members, for
+	// the member list it read (memberSet makes the list anew at every
+	// change: known by its first element and length) and protoVer, which
+	// moves whenever a member's list is replaced in place (a rejoin with
+	// another list, Coordinator.ReplaceProtocols). A rolling restart's
+	// 1,000 rejoins, each with the list it had, read one walk of the
+	// 1,000 members, not one each.
+	supported struct {
+		at    **ClassicMember
+		n     int
+		ver   uint64
+		lists [][]string
+	}
+	protoVer uint64
 }
 
 func newClassicGroup(b groupBase) *ClassicGroup {
@@ -187,16 +201,31 @@ func (g *ClassicGroup) supportsProtocols(list []string) bool {
 	if g.state == Empty || g.members.len() == 0 {
 		return true
 	}
-	// A list equal to the one before it once: every member of a
-	// deployment lists the same assignors, and the join of each of 1,000
-	// members looked its names up in all 1,000 lists.
-	var lists [][]string
-	for _, gm := range g.members.list() {
-		if len(lists) == 0 || !sameList(lists[len(lists)-1], gm.Protocols) && !slices.Equal(lists[len(lists)-1], gm.Protocols) {
-			lists = append(lists, gm.Protocols)
+	ms, c := g.members.list(), &g.supported
+	if c.at != &ms[0] || c.n != len(ms) || c.ver != g.protoVer {
+		// A list equal to the one before it once: every member of a
+		// deployment lists the same assignors, and the join of each of
+		// 1,000 members looked its names up in all 1,000 lists. A new
+		// array: a copy of the group shares the last one.
+		var lists [][]string
+		for _, gm := range ms {
+			if len(lists) == 0 || !sameList(lists[len(lists)-1], gm.Protocols) && !slices.Equal(lists[len(lists)-1], gm.Protocols) {
+				lists = append(lists, gm.Protocols)
+			}
 		}
+		c.at, c.n, c.ver, c.lists = &ms[0], len(ms), g.protoVer, lists
 	}
-	return assign.Supports(lists, list)
+	return assign.Supports(c.lists, list)
+}
+
+// setProtocols replaces member gm's assignor list in place (a rejoin),
+// by the shared list when equal to it (sharedProtocols).
+func (g *ClassicGroup) setProtocols(gm *ClassicMember, list []string) {
+	l := g.sharedProtocols(list)
+	if !sameList(gm.Protocols, l) {
+		g.protoVer++ // supportsProtocols walks the members again
+	}
+	gm.Protocols = l
 }
 
 // sharedProtocols is list, or the equal list the last member to join

@@ -39,7 +39,7 @@ func (g *ClassicGroup) onJoin(p *wire.Packet, r *wire.JoinGroupRequest) {
 	// owned partitions, the generation it carries) and the protocol.
 	changed := !slices.Equal(gm.Topics, r.Topics) || !slices.Equal(gm.Owned, r.Owned) || !slices.Equal(gm.Protocols, r.Protocols) || gm.OwnedGen != r.OwnedGen
 	gm.Topics, gm.Owned, gm.OwnedGen, gm.Strategy = r.Topics, r.Owned, r.OwnedGen, r.First()
-	gm.Protocols = g.sharedProtocols(r.Protocols)
+	g.setProtocols(gm, r.Protocols)
 	gm.RebalanceTimeout, gm.SessionTimeout = r.RebalanceTimeout, r.SessionTimeout
 	switch g.state {
 	case PreparingRebalance:

@@ -327,6 +327,7 @@ func (c *Coordinator) ReplaceProtocols(listOf func(client string) []string) {
 		for _, gm := range g.members.list() {
 			set(&gm.ClassicMemberMetadata, gm.ClientID, &gm.Strategy)
 		}
+		g.protoVer++ // lists replaced in place: supportsProtocols walks again
 	case *ConsumerGroup:
 		for _, gm := range g.members.list() {
 			if gm.classic != nil {
