@@ -40,13 +40,19 @@ type commits struct {
 func (cm *commits) fire(m *Member, t wire.Timer) {
 	switch t.Kind {
 	case tmOffsetFetchRetry:
-		if m.Phase == PhaseFetchingOffsets && cm.pendingFetch {
-			cm.fetchOffsets(m, t.Partitions)
+		// The retry of the latest OffsetFetch only (a retry of one since
+		// replaced would replace it back), for every partition still
+		// waiting for its committed offset, not only those it named: a
+		// partition assigned while an answer was retried is one of them.
+		if m.Phase == PhaseFetchingOffsets && cm.pendingFetch && cm.offsetFetchSeq == t.Key {
+			cm.fetchInitializing(m)
 		}
 	case tmOffsetFetchTimeout:
 		if m.Phase == PhaseFetchingOffsets && !cm.pendingFetch && cm.offsetFetchSeq == t.Key {
-			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.Label(), m.Cfg.RequestTimeout)
-			cm.fetchOffsets(m, t.Partitions)
+			if len(m.unpositioned()) > 0 { // else its partitions were revoked meanwhile: nothing to ask
+				m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to OffsetFetch within request.timeout.ms (%d): asking again", m.Label(), m.Cfg.RequestTimeout)
+			}
+			cm.fetchInitializing(m)
 		}
 	case tmCommitRetry:
 		cm.retry(m, t.Key)
@@ -149,7 +155,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		// A transaction is still committing offsets for one of these: ask again.
 		cm.pendingFetch = true
 		m.env.Trace().Eventf(trace.EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
 		return
 	}
 	if p.Error == wire.StaleMemberEpoch && m.group.commitEpoch(m) > 0 {
@@ -159,7 +165,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		// after the retry backoff (ConsumerRetryBackoff: under a tick).
 		cm.pendingFetch = true
 		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again with the latest epoch", m.Label(), p.Error)
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Partitions: r.Partitions})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
 		return
 	}
 	if p.Error == wire.StaleMemberEpoch || p.Error == wire.UnknownMemberID {
@@ -197,10 +203,35 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		m.processed.setHint(tp, k, off)
 		m.committed.setHint(tp, k, r.Offsets[i])
 	}
+	// A partition owned but not in this answer still has no position
+	// (assigned after the request went, its own request since dropped):
+	// it is asked for now, as the consumers ask for every partition still
+	// initializing at each poll (ConsumerCoordinator.
+	// refreshCommittedOffsetsIfNeeded, OffsetsRequestManager.
+	// initWithCommittedOffsetsIfNeeded), where it was never fetched.
+	if still := m.unpositioned(); len(still) > 0 {
+		cm.fetchOffsetsOf(m, still)
+		return
+	}
 	m.Phase = PhaseStable
 	// A long poll already waiting at the broker does not name the new
 	// partitions: ask again with them (the fetcher adds them next round).
 	m.loop.abandonFetch()
+}
+
+// fetchInitializing asks again for the committed offsets of every owned
+// partition without a position (OffsetsRequestManager's
+// initializingPartitions at this attempt), or, when none is left, ends
+// the wait for them.
+func (cm *commits) fetchInitializing(m *Member) {
+	still := m.unpositioned()
+	if len(still) == 0 {
+		cm.pendingFetch = false
+		m.Phase = PhaseStable
+		m.loop.abandonFetch()
+		return
+	}
+	cm.fetchOffsetsOf(m, still)
 }
 
 // fetchException is the exception poll() throws for an OffsetFetch error.
