@@ -358,3 +358,51 @@ func TestWindowedRunsGoPastTheirPlaces(t *testing.T) {
 	}
 	t.Fatalf("a world keeping every run stepped %d ticks, %d bytes of runs, past its places' reach", ticks, all.broker.RunsReach())
 }
+
+// TestCheckerFindsATransactionalOffsetCommittedWithoutItsMarker: the
+// Checker's offsets invariant, checked from where it left off (offsetsSeen)
+// and still catching a committed transactional offset with no COMMIT
+// marker after it, whether it comes first or after records it passed.
+func TestCheckerFindsATransactionalOffsetCommittedWithoutItsMarker(t *testing.T) {
+	w, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := w.Layout().Inputs()[0]
+	log := &w.Group.Offsets.Log
+	rec := func(pid int64, state string, marker bool) OffsetRecord {
+		return OffsetRecord{Tick: w.Tick, Group: w.Group.ID(), TP: tp, PID: pid, State: state, Marker: marker}
+	}
+	c := NewChecker()
+	log.Append(rec(-1, "committed", false))
+	log.Append(rec(7, "committed", false))
+	log.Append(rec(7, "COMMIT", true))
+	if err := c.Check(w); err != nil {
+		t.Fatalf("a committed offset with its marker after it: %v", err)
+	}
+	log.Append(rec(8, "committed", false))
+	log.Append(rec(7, "COMMIT", true)) // another producer's marker
+	err = c.Check(w)
+	if err == nil || !strings.Contains(err.Error(), "pid 8 is committed without a COMMIT marker") {
+		t.Fatalf("pid 8's offset without its marker, after records already checked: %v", err)
+	}
+	if err := NewChecker().Check(w); err == nil {
+		t.Fatal("a new Checker passed pid 8's offset without its marker")
+	}
+	// A pending offset the Checker passed turns committed with no marker
+	// (what a broken completeTxn would do): the next check still reads it.
+	w2, err := New(DefaultTopology(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, log2 := NewChecker(), &w2.Group.Offsets.Log
+	log2.Append(OffsetRecord{Group: w2.Group.ID(), TP: tp, PID: 9, State: "pending"})
+	log2.Append(OffsetRecord{Group: w2.Group.ID(), TP: tp, PID: -1, State: "committed"})
+	if err := c2.Check(w2); err != nil {
+		t.Fatalf("a pending offset: %v", err)
+	}
+	log2.SetPendingStateForTest(9, "committed")
+	if err := c2.Check(w2); err == nil || !strings.Contains(err.Error(), "pid 9 is committed without a COMMIT marker") {
+		t.Fatalf("pid 9's pending offset turned committed without its marker: %v", err)
+	}
+}

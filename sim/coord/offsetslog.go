@@ -253,6 +253,11 @@ func (l *OffsetsLog) same(r *offsetRun, o offsetRun) bool {
 	return r.Tick == o.Tick && (r.head == o.head || l.heads.At(int(r.head)) == l.heads.At(int(o.head)))
 }
 
+// SetPendingStateForTest is setPendingState without the marker that
+// always comes with it (Offsets.completeTxn): for the tests of the
+// invariant that no pending offset turns committed without its marker.
+func (l *OffsetsLog) SetPendingStateForTest(pid int64, state string) { l.setPendingState(pid, state) }
+
 // setPendingState gives every pending record of pid the state (the
 // transaction's marker: committed or aborted), copying shared chunks first.
 // A run's records share their state, and a run its head's, so the change is
