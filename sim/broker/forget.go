@@ -185,12 +185,7 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 		k0, _ := c.spanFrom(int(c.startOff))
 		m := c.spans.Len()
 		atTick := func(k int) bool { return int(c.spans.At(k).tick) >= tick }
-		h, k := max(k0, min(c.spans.cutHint, m)), 0
-		if h > k0 && atTick(h-1) { // a cut before the last one's
-			k = k0 + sort.Search(h-k0, func(k int) bool { return atTick(k0 + k) })
-		} else {
-			k = searchFrom(h, m, atTick)
-		}
+		k := hintedCut(k0, c.spans.cutHint, m, atTick)
 		c.spans.cutHint = k
 		if k < m && int(c.spans.At(k).first) <= n {
 			return int(c.spans.At(k).first) // a span's first cell
@@ -207,14 +202,21 @@ func (c *CellLog) cutBefore(tick, lso int) int {
 	if c.spans == nil {
 		return c.spanStart(lo + sort.Search(n-lo, func(k int) bool { return atTick(lo + k) }))
 	}
-	h, i := max(lo, min(c.spans.cellCutHint, n)), 0
-	if h > lo && atTick(h-1) { // a cut before the last one's
-		i = lo + sort.Search(h-lo, func(k int) bool { return atTick(lo + k) })
-	} else {
-		i = searchFrom(h, n, atTick)
-	}
+	i := hintedCut(lo, c.spans.cellCutHint, n, atTick)
 	c.spans.cellCutHint = i
 	return c.spanStart(i)
+}
+
+// hintedCut is the first of lo..hi-1 where at turns true (false before
+// it, true from it on; hi when nowhere), searched from hint, where the
+// last cut was found: back by halving when at already holds before it (a
+// cut before the last one's), else on from it (searchFrom).
+func hintedCut(lo, hint, hi int, at func(int) bool) int {
+	h := max(lo, min(hint, hi))
+	if h > lo && at(h-1) {
+		return lo + sort.Search(h-lo, func(k int) bool { return at(lo + k) })
+	}
+	return searchFrom(h, hi, at)
 }
 
 // searchFrom is sort.Search over lo to hi-1 (f false, then true): the
