@@ -61,6 +61,13 @@ type consumerMember struct {
 	// reconciled yet (hasTarget).
 	target    []wire.TopicPartition
 	hasTarget bool
+	// targetSeq numbers the targets the answers brought; reconciling is
+	// the target the reconciliation in progress works to (recSeq its
+	// number): AbstractMembershipManager.maybeReconcile's resolved
+	// assignment, which a target arriving meanwhile does not change (the
+	// member reconciles to that one next).
+	targetSeq, recSeq int
+	reconciling       []wire.TopicPartition
 	// A reconciliation in progress: it waits for the auto-commit before
 	// reconciling (commitWait), then revoked waits for the application's
 	// onPartitionsRevoked at its next poll (listenerWait). The revoked

@@ -250,6 +250,7 @@ func (c *consumerMember) onHeartbeatResponse(m *Member, p *wire.Packet) {
 	}
 	if r.HasAssignment {
 		c.target, c.hasTarget = store.Copy(r.Assignment), true
+		c.targetSeq++
 		wire.SortPartitions(c.target)
 	}
 	// The background thread's AbstractMembershipManager.poll:

@@ -50,6 +50,7 @@ func (c *consumerMember) maybeReconcile(m *Member, canCommit bool) {
 		return // if (autoCommitEnabled && !canCommit) return;
 	}
 	c.revoked = revoked
+	c.reconciling, c.recSeq = c.target, c.targetSeq
 	// markPendingRevocationToPauseFetching (KAFKA-16460): the partitions
 	// to revoke are not fetched from now on, and records of theirs a Fetch
 	// in flight brings back are dropped (onFetchResponse), so their
@@ -125,8 +126,18 @@ func (c *consumerMember) revoke(m *Member) {
 // commit goes an interval later, normally at the epoch the acknowledgement
 // brings.
 func (c *consumerMember) assign(m *Member) {
-	added := m.assign(c.target)
-	c.hasTarget, c.revoked, m.pendingRevocation = false, nil, nil
+	added := m.assign(c.reconciling)
+	// The member's assignment is now the target the reconciliation
+	// started from (revokeAndAssign: currentAssignment = the resolved
+	// assignment). A newer target that came meanwhile is still to
+	// reconcile: the acknowledgement's heartbeat finds it and the member
+	// goes back to RECONCILING (onHeartbeatRequestGenerated), where
+	// taking it here as done kept a partition the new target revoked and
+	// left the group waiting for it until the rebalance timeout.
+	if c.recSeq == c.targetSeq {
+		c.hasTarget = false
+	}
+	c.reconciling, c.revoked, m.pendingRevocation = nil, nil, nil
 	if len(added) > 0 {
 		m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s epoch %d: %s", m.Label(), m.Generation, trace.Parts{L: m.env.Layout(), TPs: m.Owned})
 		m.loop.abandonFetch()
