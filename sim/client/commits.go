@@ -140,7 +140,7 @@ func (cm *commits) fetchOffsetsOf(m *Member, tps []wire.TopicPartition) {
 		format, args = "%s, epoch %d, %s", append(args, r.MemberEpoch, r.MemberID)
 	}
 	m.send(&wire.Packet{Type: wire.OffsetFetch, Text: m.env.Trace().Textf(format, args...), Body: r})
-	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmOffsetFetchTimeout, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq})
 }
 
 func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
@@ -155,7 +155,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		// A transaction is still committing offsets for one of these: ask again.
 		cm.pendingFetch = true
 		m.env.Trace().Eventf(trace.EvUnstableOffset, m.Client, "%s: OffsetFetch answered UNSTABLE_OFFSET_COMMIT, asking again in %d", m.Client, m.Cfg.RetryBackoff)
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq})
 		return
 	}
 	if p.Error == wire.StaleMemberEpoch && m.group.commitEpoch(m) > 0 {
@@ -165,7 +165,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 		// after the retry backoff (ConsumerRetryBackoff: under a tick).
 		cm.pendingFetch = true
 		m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: OffsetFetch answered %s, asking again with the latest epoch", m.Label(), p.Error)
-		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq, Partitions: r.Partitions})
+		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + ConsumerRetryBackoff, Kind: tmOffsetFetchRetry, Client: m.Client, Inc: m.Inc, Key: cm.offsetFetchSeq})
 		return
 	}
 	if p.Error == wire.StaleMemberEpoch || p.Error == wire.UnknownMemberID {
@@ -209,14 +209,7 @@ func (cm *commits) onOffsetFetchResponse(m *Member, p *wire.Packet) {
 	// initializing at each poll (ConsumerCoordinator.
 	// refreshCommittedOffsetsIfNeeded, OffsetsRequestManager.
 	// initWithCommittedOffsetsIfNeeded), where it was never fetched.
-	if still := m.unpositioned(); len(still) > 0 {
-		cm.fetchOffsetsOf(m, still)
-		return
-	}
-	m.Phase = PhaseStable
-	// A long poll already waiting at the broker does not name the new
-	// partitions: ask again with them (the fetcher adds them next round).
-	m.loop.abandonFetch()
+	cm.fetchInitializing(m)
 }
 
 // fetchInitializing asks again for the committed offsets of every owned
@@ -228,6 +221,8 @@ func (cm *commits) fetchInitializing(m *Member) {
 	if len(still) == 0 {
 		cm.pendingFetch = false
 		m.Phase = PhaseStable
+		// A long poll already waiting at the broker does not name the new
+		// partitions: ask again with them (the fetcher adds them next round).
 		m.loop.abandonFetch()
 		return
 	}

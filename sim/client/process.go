@@ -180,7 +180,7 @@ func (m *Member) who() trace.Label {
 // A client process's timers (wire.OwnerClient).
 const (
 	tmPollTimeout        uint8 = iota // outside poll() since Key (Arg 1: the one standing for the process's latest check, armPollTimer)
-	tmOffsetFetchRetry                // OffsetFetch number Key answered to be retried (Partitions): asks for the partitions still initializing
+	tmOffsetFetchRetry                // OffsetFetch number Key answered to be retried: asks for the partitions still initializing
 	tmInitPIDRetry                    // sends InitProducerId again
 	tmProduceRetry                    // resends produce Key at attempt Arg
 	tmAddPartitionsRetry              // asks AddPartitionsToTxn again
@@ -190,7 +190,7 @@ const (
 	tmJoinTimeout                     // JoinGroup number Key unanswered
 	tmSyncTimeout                     // SyncGroup number Key unanswered
 	tmFetchTimeout                    // Fetch Key unanswered
-	tmOffsetFetchTimeout              // OffsetFetch number Key unanswered (Partitions): asks for the partitions still initializing
+	tmOffsetFetchTimeout              // OffsetFetch number Key unanswered: asks for the partitions still initializing
 	tmEndTxnTimeout                   // EndTxn number Key unanswered (Arg 1: COMMIT)
 	tmHeartbeat                       // ConsumerGroupHeartbeat timer number Key (Arg 1: request timeout)
 	tmRevokeCommit                    // auto-commit before reconciling attempt Key (Arg 1: request timeout, 0: retry)

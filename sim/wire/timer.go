@@ -35,6 +35,5 @@ type Timer struct {
 	// round, a generation, a timer of the member's): when it fires and no
 	// longer matches, it does nothing. Arg is a second number some kinds
 	// carry (an attempt, an epoch, a delay, an incarnation, a flag).
-	Key, Arg   int
-	Partitions []TopicPartition
+	Key, Arg int
 }
