@@ -183,7 +183,19 @@ func boolValue(key, v string) (bool, error) {
 var Settings = buildSettings()
 
 func buildSettings() []Setting {
-	s := []Setting{
+	var s []Setting
+	for _, part := range [][]Setting{assignorSettings(), clientTimeSettings(), deliverySettings(), membershipSettings(), brokerGroupSettings(), worldSettings()} {
+		s = append(s, part...)
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i].Key < s[j].Key })
+	return s
+}
+
+// assignorSettings are the keys that choose who reads which partition: the classic
+// protocol's client-side assignors and their rules, the consumer protocol's
+// server-side one.
+func assignorSettings() []Setting {
+	return []Setting{
 		{Key: "partition.assignment.strategy", Allowed: "range | roundrobin | sticky | cooperative-sticky", Client: true,
 			Doc: "the assignors in order of preference, one or a list as in Kafka (cooperative-sticky,range): the group runs the one its members vote for; " +
 				"a member is cooperative only if every assignor it lists is. For every member it switches them all at the next rebalance (the seed's shortcut); " +
@@ -211,6 +223,23 @@ func buildSettings() []Setting {
 				}
 				return nil
 			}},
+		{Key: "group.remote.assignor", Allowed: "uniform | range", Client: true,
+			Doc: "group.protocol=consumer: the server-side assignor the member asks for (the group uses the one most members ask for); takes effect when the member next starts",
+			get: func(_ *Config, c *ClientConfig) string { return c.RemoteAssignor },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				if _, err := server.New(v); err != nil {
+					return fmt.Errorf("group.remote.assignor: %q is not uniform or range", v)
+				}
+				c.RemoteAssignor = v
+				return nil
+			}},
+	}
+}
+
+// clientTimeSettings are a client's durations and rates: how long it waits,
+// polls, lingers and processes.
+func clientTimeSettings() []Setting {
+	return []Setting{
 		clientDuration("session.timeout.ms", "ticks of silence before the coordinator removes a member", func(c *ClientConfig) *int { return &c.SessionTimeout }),
 		clientDurationFrom("heartbeat.interval.ms", 0, "ticks between a classic member's heartbeats, below session.timeout.ms: it learns of a rebalance at its next heartbeat, and a crashed member was last heard at its last one; 0 is the page's implicit heartbeat, heard every tick", func(c *ClientConfig) *int { return &c.HeartbeatInterval }),
 		clientDuration("max.poll.interval.ms", "ticks between polls before the heartbeat thread leaves; also the rebalance timeout", func(c *ClientConfig) *int { return &c.MaxPollInterval }),
@@ -222,6 +251,14 @@ func buildSettings() []Setting {
 		lingerSetting(),
 		withRealKey("processing.ms", processingSetting()),
 		withRealKey("slow.processing.ms", clientDuration("slow.processing.ticks", "ticks to process a record marked slow", func(c *ClientConfig) *int { return &c.SlowTicks })),
+	}
+}
+
+// deliverySettings are the keys that decide what a member's output and
+// offsets promise: when it commits, and whether its producer is idempotent
+// or transactional.
+func deliverySettings() []Setting {
+	return []Setting{
 		{Key: "enable.auto.commit", Allowed: "true | false", Client: true, keepEarlier: true,
 			Doc: "true is commit mode auto; false switches auto to commit after processing",
 			get: func(_ *Config, c *ClientConfig) string { return strconv.FormatBool(c.Commit == CommitAuto) },
@@ -273,6 +310,13 @@ func buildSettings() []Setting {
 				}
 				return nil
 			}},
+	}
+}
+
+// membershipSettings are the keys that decide how a member joins its group:
+// static membership and the group protocol.
+func membershipSettings() []Setting {
+	return []Setting{
 		{Key: "group.instance.id", Allowed: "NAME | per-member | none", Client: true,
 			Doc: "static membership (KIP-345); per-member: each member its own, its client id (" + ClientPlaceholder +
 				" in a name stands for it); no world starts with two members holding one; takes effect when the member next starts",
@@ -295,16 +339,14 @@ func buildSettings() []Setting {
 				c.GroupProtocol = v
 				return nil
 			}},
-		{Key: "group.remote.assignor", Allowed: "uniform | range", Client: true,
-			Doc: "group.protocol=consumer: the server-side assignor the member asks for (the group uses the one most members ask for); takes effect when the member next starts",
-			get: func(_ *Config, c *ClientConfig) string { return c.RemoteAssignor },
-			set: func(_ *Config, c *ClientConfig, v string) error {
-				if _, err := server.New(v); err != nil {
-					return fmt.Errorf("group.remote.assignor: %q is not uniform or range", v)
-				}
-				c.RemoteAssignor = v
-				return nil
-			}},
+	}
+}
+
+// brokerGroupSettings are the broker's group coordinator settings: the
+// consumer protocol's heartbeats and sessions, migration between protocols,
+// the groups' sizes and the first rebalance's delay.
+func brokerGroupSettings() []Setting {
+	return []Setting{
 		worldDuration("group.consumer.heartbeat.interval.ms", 1, "broker, group.protocol=consumer: ticks between a member's heartbeats",
 			func(w *Config) *int { return &w.ConsumerHeartbeatInterval }),
 		worldDuration("group.consumer.session.timeout.ms", 1, "broker, group.protocol=consumer: ticks without a heartbeat before the coordinator fences a member",
@@ -325,6 +367,15 @@ func buildSettings() []Setting {
 			func(w *Config) *int { return &w.ConsumerMaxSize }),
 		worldMaxSize("group.max.size", "broker: the most members a classic group may have; a consumer group with more is not downgraded",
 			func(w *Config) *int { return &w.ClassicMaxSize }),
+		worldDuration("group.initial.rebalance.delay.ms", 0, "broker: how long the first rebalance of an empty group waits for more members (extended per new member)",
+			func(w *Config) *int { return &w.InitialRebalanceDelay }),
+	}
+}
+
+// worldSettings are the world's own keys: its clock (time, tick.ms), how much
+// of its past it keeps, its input and what the audit reader sees.
+func worldSettings() []Setting {
+	return []Setting{
 		{Key: "isolation.level", Allowed: "read_uncommitted | read_committed",
 			Doc: "what the audit reader of invoices sees",
 			get: func(w *Config, _ *ClientConfig) string { return w.Isolation },
@@ -335,8 +386,6 @@ func buildSettings() []Setting {
 				w.Isolation = v
 				return nil
 			}},
-		worldDuration("group.initial.rebalance.delay.ms", 0, "broker: how long the first rebalance of an empty group waits for more members (extended per new member)",
-			func(w *Config) *int { return &w.InitialRebalanceDelay }),
 		{Key: "time", Allowed: "ticks | ms",
 			Doc: "the unit of every .ms setting: ticks (the page's scale) or milliseconds (real time, a tick lasting tick.ms); switching converts every duration, so the world runs as before",
 			get: func(w *Config, _ *ClientConfig) string { return string(w.Time) },
@@ -370,8 +419,6 @@ func buildSettings() []Setting {
 				return nil
 			}},
 	}
-	sort.Slice(s, func(i, j int) bool { return s[i].Key < s[j].Key })
-	return s
 }
 
 func withRealKey(real string, s Setting) Setting {
