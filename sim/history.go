@@ -13,10 +13,18 @@
 
 package sim
 
-import "fmt"
+import (
+	"fmt"
 
-// historyWindow is how much of its past a world keeps in detail.
-type historyWindow struct {
+	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/trace"
+)
+
+// window is how much of its past a world keeps in detail, and the letting
+// go of the rest: the World holds one (its methods are the World's), and
+// it reads the world's clock, settings and the nodes whose detail it lets
+// go of, which World.connect hands it.
+type window struct {
 	// ticks is the window (Config.HistoryWindow; 0: everything), set when
 	// the world is made and narrowed by history.ms set while it runs
 	// (switchHistory): Step lets go of older detail.
@@ -25,24 +33,33 @@ type historyWindow struct {
 	// its window (HoldHistoryFrom).
 	held     bool
 	holdFrom int
+
+	// What it reads of the world (World.connect): the clock, the settings
+	// (canSwitchHistory's units), and the trace, the output logs and
+	// __consumer_offsets, which hold the detail.
+	tick   *int
+	cfg    *Config
+	trace  *trace.Trace
+	broker *broker.Broker
+	group  *Group
 }
 
 // forgetHistory lets go of the detail older than the window (the trace's,
 // the output logs', broker.ForgetOutputBefore, and __consumer_offsets'),
 // and none from the tick a hold keeps (HoldHistoryFrom).
-func (w *World) forgetHistory() {
-	before := w.Tick - w.window.ticks
-	if w.window.held {
-		before = min(before, w.window.holdFrom)
+func (h *window) forgetHistory() {
+	before := *h.tick - h.ticks
+	if h.held {
+		before = min(before, h.holdFrom)
 	}
 	if before > 0 {
-		w.trace.ForgetBefore(before)
+		h.trace.ForgetBefore(before)
 		// The output logs keep every cell a kept text reads: a produced
 		// event's text names its invoice's cell, written in its tick.
-		w.broker.ForgetOutputBefore(w.trace.TextsFrom())
+		h.broker.ForgetOutputBefore(h.trace.TextsFrom())
 		// __consumer_offsets keeps the window's records: nothing reads
 		// one from before it (coord.OffsetsLog.ForgetBefore).
-		w.Group.Offsets.Log.ForgetBefore(before)
+		h.group.Offsets.Log.ForgetBefore(before)
 	}
 }
 
@@ -54,12 +71,12 @@ func (w *World) forgetHistory() {
 // checkpoints, which keep no detail, rely on the window never widening:
 // kernel's checkpoint.usable). A world that kept everything may take any
 // window.
-func (w *World) canSwitchHistory(ticks int) error {
-	from, to := w.window.ticks, max(ticks, 0)
-	if w.Tick == 0 || to == from || from == 0 || to > 0 && to < from {
+func (h *window) canSwitchHistory(ticks int) error {
+	from, to := h.ticks, max(ticks, 0)
+	if *h.tick == 0 || to == from || from == 0 || to > 0 && to < from {
 		return nil
 	}
-	clk := w.Cfg
+	clk := *h.cfg
 	keep := func(t int) string {
 		if t == 0 {
 			return "everything"
@@ -77,20 +94,20 @@ func (w *World) canSwitchHistory(ticks int) error {
 // (canSwitchHistory allowed it): the trace's texts from now on refer to
 // none from before (trace.SwitchHistory), so that once its window has
 // passed the switch, what came before can go.
-func (w *World) switchHistory(ticks int) {
+func (h *window) switchHistory(ticks int) {
 	ticks = max(ticks, 0)
-	if ticks == w.window.ticks {
+	if ticks == h.ticks {
 		return
 	}
-	w.window.ticks = ticks
-	w.trace.SwitchHistory(ticks)
+	h.ticks = ticks
+	h.trace.SwitchHistory(ticks)
 }
 
 // HoldHistoryFrom makes a windowed world keep the detail of every tick
 // from tick on, whatever its window: a session making a stretch of ticks
 // before the window again (kernel's detailWorld) replays the branch into
 // such a copy. It changes nothing the world does, only what it keeps.
-func (w *World) HoldHistoryFrom(tick int) { w.window.held, w.window.holdFrom = true, tick }
+func (h *window) HoldHistoryFrom(tick int) { h.held, h.holdFrom = true, tick }
 
 // ForgetHistoryBefore lets go of all a windowed world's detail before
 // tick that it can, however little (trace.ForgetAllBefore): what a
@@ -99,25 +116,25 @@ func (w *World) HoldHistoryFrom(tick int) { w.window.held, w.window.holdFrom = t
 // longer be read: a world stepped on from the copy shows only the ticks of
 // a window that began after it. A world keeping everything is left as it
 // is.
-func (w *World) ForgetHistoryBefore(tick int) {
-	if w.window.ticks == 0 {
+func (h *window) ForgetHistoryBefore(tick int) {
+	if h.ticks == 0 {
 		return
 	}
-	w.trace.ForgetAllBefore(tick)
+	h.trace.ForgetAllBefore(tick)
 	// A world stepped on from here writes its texts from tick on, which
 	// read only the cells written then (forgetHistory).
-	w.broker.ForgetAllOutputBefore(tick)
-	w.Group.Offsets.Log.ForgetBefore(tick)
+	h.broker.ForgetAllOutputBefore(tick)
+	h.group.Offsets.Log.ForgetBefore(tick)
 }
 
 // HistoryFrom is the first tick whose trace detail (every packet and
 // event) is still kept: 0 when nothing was let go of. Views of earlier
 // ticks have only what the world counts.
-func (w *World) HistoryFrom() int { return w.trace.HistoryFrom() }
+func (h *window) HistoryFrom() int { return h.trace.HistoryFrom() }
 
 // HistoryWindow is the ticks of its past the world keeps in detail (0:
 // everything).
-func (w *World) HistoryWindow() int { return w.window.ticks }
+func (h *window) HistoryWindow() int { return h.ticks }
 
 // DetailFrom is the first tick whose detail the views show: 0 when the
 // world keeps its whole history, otherwise the first of the window's
@@ -126,19 +143,31 @@ func (w *World) HistoryWindow() int { return w.window.ticks }
 // still hold a few ticks before the window; the views do not show them,
 // so that what they show depends on the window, not on where the chunks
 // were cut.
-func (w *World) DetailFrom() int {
-	from := w.HistoryFrom()
-	if h := w.window.ticks; h > 0 {
-		policy := w.Tick - h
-		if w.window.held {
-			policy = min(policy, w.window.holdFrom)
+func (h *window) DetailFrom() int {
+	from := h.HistoryFrom()
+	if t := h.ticks; t > 0 {
+		policy := *h.tick - t
+		if h.held {
+			policy = min(policy, h.holdFrom)
 		}
 		from = max(from, policy)
 	}
 	return max(from, 0)
 }
 
+// keptSpan is the ticks of history the world may hold in detail from now
+// on: its window (0: everything), and, while it still holds detail from
+// before its window narrowed (history.ms set while it ran), the ticks
+// since that detail's oldest as well.
+func (h *window) keptSpan() int {
+	span := h.ticks
+	if from, ok := h.trace.HeldBeforeSwitch(); ok && span > 0 {
+		span += max(0, *h.tick-from)
+	}
+	return span
+}
+
 // OutputRunsReach is broker.RunsReach: how far an output log's runs of
 // invoice batches have come through their 4 GB of places, which a window
 // of history does not give back.
-func (w *World) OutputRunsReach() int { return w.broker.RunsReach() }
+func (h *window) OutputRunsReach() int { return h.broker.RunsReach() }

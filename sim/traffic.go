@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
 // Steady production (SPEC §3a): an upstream producer that keeps appending
@@ -126,6 +127,27 @@ func groupsOf(steady steadyProducers) []steadyGroup {
 	return out
 }
 
+// steadyTraffic is a world's steady production: its producers and the
+// work done by those stopped, with what it reads of the world (its clock,
+// its partitions, the leader that holds the records, the window of history
+// that keeps their detail), which World.connect hands it. The World holds
+// one: its methods are the World's.
+type steadyTraffic struct {
+	// steady is the steady upstream producers, in input partition order.
+	steady steadyProducers
+	// steadyGroups are steady's distinct rates and starts (groupsOf).
+	steadyGroups []steadyGroup
+	// steadyDone is the work of steady producers that were stopped or
+	// given a new rate, up to then (SteadyWorkAfter counts it with the
+	// current producers').
+	steadyDone SteadyWork
+
+	tick   *int
+	layout *topo.Layout
+	broker *broker.Broker
+	window *window
+}
+
 // ProduceRate starts steady production at rate on each of tps (input
 // partitions): from the next tick on, each gets rate's records as time
 // passes. A partition that already has a rate gets the new one, counted
@@ -190,10 +212,10 @@ func (w *World) StopRate(tps []TopicPartition) error {
 }
 
 // SteadyProducers lists the steady producers, in partition order (a copy).
-func (w *World) SteadyProducers() []SteadyProducer {
-	out := append([]SteadyProducer(nil), w.steady...)
+func (s *steadyTraffic) SteadyProducers() []SteadyProducer {
+	out := append([]SteadyProducer(nil), s.steady...)
 	for i := range out {
-		out[i].Sent = out[i].Rate.Due(w.broker.SteadyClock() - out[i].Since)
+		out[i].Sent = out[i].Rate.Due(s.broker.SteadyClock() - out[i].Since)
 	}
 	return out
 }
@@ -201,9 +223,9 @@ func (w *World) SteadyProducers() []SteadyProducer {
 // InputRecordsAfter is how many input records the world holds after n
 // more ticks: what it holds now plus what its steady producers append
 // meanwhile (exact, as a big number: no overflow).
-func (w *World) InputRecordsAfter(n int) *big.Int { return w.recordsAfter(w.steady, n) }
+func (s *steadyTraffic) InputRecordsAfter(n int) *big.Int { return s.recordsAfter(s.steady, n) }
 
-func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
+func (s *steadyTraffic) recordsAfter(steady steadyProducers, n int) *big.Int {
 	// In 128 bits (hi, lo), a producer's count in 64 where it fits: a
 	// world of 100,000 producers is summed before every step and run
 	// (kernel's record limit).
@@ -219,14 +241,14 @@ func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 		t := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
 		return t.Add(t, new(big.Int).SetUint64(lo))
 	}
-	for _, l := range w.broker.Logs()[:len(w.layout.Inputs())] {
+	for _, l := range s.broker.Logs()[:len(s.layout.Inputs())] {
 		add(int64(l.HW()))
 	}
 	var over *big.Int // producers whose count passes 64 bits
-	clock := w.broker.SteadyClock()
+	clock := s.broker.SteadyClock()
 	for _, p := range steady {
 		sent := p.Rate.Due(clock - p.Since)
-		at := int64(w.Tick + n - p.Since)
+		at := int64(*s.tick + n - p.Since)
 		if at <= (math.MaxInt64-p.Rate.Ticks)/p.Rate.Records {
 			add(p.Rate.Due(int(at)) - sent)
 			continue
@@ -248,19 +270,19 @@ func (w *World) recordsAfter(steady steadyProducers, n int) *big.Int {
 
 // withRate is the steady producers with rate set on tps from now: a new
 // list (the world's is not changed), in partition order.
-func (w *World) withRate(tps []TopicPartition, rate Rate) steadyProducers {
-	out, named := make(steadyProducers, 0, len(w.steady)+len(tps)), w.inputSet(tps)
-	for _, p := range w.steady {
+func (s *steadyTraffic) withRate(tps []TopicPartition, rate Rate) steadyProducers {
+	out, named := make(steadyProducers, 0, len(s.steady)+len(tps)), s.inputSet(tps)
+	for _, p := range s.steady {
 		if !named(p.TP) {
 			out = append(out, p)
 		}
 	}
 	for _, tp := range tps {
-		out = append(out, SteadyProducer{TP: tp, Rate: rate, Since: w.Tick})
+		out = append(out, SteadyProducer{TP: tp, Rate: rate, Since: *s.tick})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		a, _ := w.layout.Input().Slot(out[i].TP, nil)
-		b, _ := w.layout.Input().Slot(out[j].TP, nil)
+		a, _ := s.layout.Input().Slot(out[i].TP, nil)
+		b, _ := s.layout.Input().Slot(out[j].TP, nil)
 		return a < b
 	})
 	return out
@@ -332,7 +354,9 @@ func workOf(rate Rate, n int, outs int) SteadyWork {
 // start to n more ticks from now: that of producers stopped or given a
 // new rate, up to then, and that of the current ones from their start to
 // tick Tick+n (what they appended so far included).
-func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady, w.steadyDone, n) }
+func (s *steadyTraffic) SteadyWorkAfter(n int) SteadyWork {
+	return s.steadyWork(s.steady, s.steadyDone, n)
+}
 
 // SteadyWorkKept is the part of SteadyWorkAfter(n) the world keeps in
 // detail at tick Tick+n: all of it when it keeps its whole history
@@ -344,51 +368,39 @@ func (w *World) SteadyWorkAfter(n int) SteadyWork { return w.steadyWork(w.steady
 // more than the window held while they ran. A world whose window narrowed
 // as it ran holds what it wrote before until the window has passed the
 // switch: the ticks since the oldest of it count too (keptSpan).
-func (w *World) SteadyWorkKept(n int) SteadyWork {
-	return w.SteadyWorkWindow(n, w.keptSpan())
-}
-
-// keptSpan is the ticks of history the world may hold in detail from now
-// on: its window (0: everything), and, while it still holds detail from
-// before its window narrowed (history.ms set while it ran), the ticks
-// since that detail's oldest as well.
-func (w *World) keptSpan() int {
-	h := w.HistoryWindow()
-	if from, ok := w.trace.HeldBeforeSwitch(); ok && h > 0 {
-		h += max(0, w.Tick-from)
-	}
-	return h
+func (s *steadyTraffic) SteadyWorkKept(n int) SteadyWork {
+	return s.SteadyWorkWindow(n, s.window.keptSpan())
 }
 
 // SteadyWorkWindow is SteadyWorkKept as it would be with history.ms h
 // ticks (0: the whole history), for advice on a window that fits.
-func (w *World) SteadyWorkWindow(n, h int) SteadyWork {
-	return w.steadyKept(w.steady, w.steadyDone, n, h)
+func (s *steadyTraffic) SteadyWorkWindow(n, h int) SteadyWork {
+	return s.steadyKept(s.steady, s.steadyDone, n, h)
 }
 
 // SteadyWorkKeptRate is SteadyWorkKept as it would be were rate set on
 // tps now, as SteadyWorkAfterRate is SteadyWorkAfter.
-func (w *World) SteadyWorkKeptRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
-	if w.HistoryWindow() <= 0 {
-		return w.SteadyWorkAfterRate(tps, rate, n)
+func (s *steadyTraffic) SteadyWorkKeptRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
+	if s.window.HistoryWindow() <= 0 {
+		return s.SteadyWorkAfterRate(tps, rate, n)
 	}
-	done, named := w.steadyDone, w.inputSet(tps)
-	clock, outs, h := w.broker.SteadyClock(), len(w.layout.Outputs()), w.keptSpan()
-	for _, p := range w.steady {
+	done, named := s.steadyDone, s.inputSet(tps)
+	clock, outs, h := s.broker.SteadyClock(), len(s.layout.Outputs()), s.window.keptSpan()
+	for _, p := range s.steady {
 		if named(p.TP) {
 			done.add(workOf(p.Rate, min(clock-p.Since, h), outs))
 		}
 	}
-	return w.steadyKept(w.withRate(tps, rate), done, n, h)
+	return s.steadyKept(s.withRate(tps, rate), done, n, h)
 }
 
-func (w *World) steadyKept(steady steadyProducers, done SteadyWork, n, h int) SteadyWork {
+func (s *steadyTraffic) steadyKept(steady steadyProducers, done SteadyWork, n, h int) SteadyWork {
 	if h <= 0 {
-		return w.steadyWork(steady, done, n)
+		return s.steadyWork(steady, done, n)
 	}
-	t, outs := done, len(w.layout.Outputs())
+	t, outs := done, len(s.layout.Outputs())
 	for _, p := range steady {
-		t.add(workOf(p.Rate, min(w.Tick+n-p.Since, h), outs))
+		t.add(workOf(p.Rate, min(*s.tick+n-p.Since, h), outs))
 	}
 	return t
 }
@@ -396,32 +408,32 @@ func (w *World) steadyKept(steady steadyProducers, done SteadyWork, n, h int) St
 // SteadyWorkAfterRate is SteadyWorkAfter as it would be were rate set on
 // tps now (ProduceRate), for a check before it is: the producers it
 // replaces count up to now.
-func (w *World) SteadyWorkAfterRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
-	done, named := w.steadyDone, w.inputSet(tps)
-	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
-	for _, p := range w.steady {
+func (s *steadyTraffic) SteadyWorkAfterRate(tps []TopicPartition, rate Rate, n int) SteadyWork {
+	done, named := s.steadyDone, s.inputSet(tps)
+	clock, outs := s.broker.SteadyClock(), len(s.layout.Outputs())
+	for _, p := range s.steady {
 		if named(p.TP) {
 			done.add(workOf(p.Rate, clock-p.Since, outs))
 		}
 	}
-	return w.steadyWork(w.withRate(tps, rate), done, n)
+	return s.steadyWork(s.withRate(tps, rate), done, n)
 }
 
-func (w *World) steadyWork(steady steadyProducers, done SteadyWork, n int) SteadyWork {
-	t, outs := done, len(w.layout.Outputs())
+func (s *steadyTraffic) steadyWork(steady steadyProducers, done SteadyWork, n int) SteadyWork {
+	t, outs := done, len(s.layout.Outputs())
 	for _, p := range steady {
-		t.add(workOf(p.Rate, w.Tick+n-p.Since, outs))
+		t.add(workOf(p.Rate, *s.tick+n-p.Since, outs))
 	}
 	return t
 }
 
 // retireSteady adds to steadyDone the work so far of the producers on the
 // partitions named, before they stop or take a new rate.
-func (w *World) retireSteady(named func(TopicPartition) bool) {
-	clock, outs := w.broker.SteadyClock(), len(w.layout.Outputs())
-	for _, p := range w.steady {
+func (s *steadyTraffic) retireSteady(named func(TopicPartition) bool) {
+	clock, outs := s.broker.SteadyClock(), len(s.layout.Outputs())
+	for _, p := range s.steady {
 		if named(p.TP) {
-			w.steadyDone.add(workOf(p.Rate, clock-p.Since, outs))
+			s.steadyDone.add(workOf(p.Rate, clock-p.Since, outs))
 		}
 	}
 }
@@ -434,28 +446,28 @@ func (w *World) retireSteady(named func(TopicPartition) bool) {
 // appended a record this tick (the lag moved: Unavailability samples it,
 // as it does after a user's produce), asked of each rate and start the
 // producers share, not of each partition.
-func (w *World) produceSteady() (appended bool) {
-	for _, g := range w.steadyGroups {
-		if broker.Rate(g.rate).AppendsAt(w.Tick - g.since) {
+func (s *steadyTraffic) produceSteady() (appended bool) {
+	for _, g := range s.steadyGroups {
+		if broker.Rate(g.rate).AppendsAt(*s.tick - g.since) {
 			appended = true
 			break
 		}
 	}
-	w.broker.ProduceSteady(w.Tick)
+	s.broker.ProduceSteady(*s.tick)
 	return appended
 }
 
 // checkInputs refuses a list naming no partition, one that is not an input
 // partition, or one twice.
-func (w *World) checkInputs(cmd string, tps []TopicPartition) error {
+func (s *steadyTraffic) checkInputs(cmd string, tps []TopicPartition) error {
 	if len(tps) == 0 {
 		return fmt.Errorf("%s: no partition given", cmd)
 	}
-	seen := make([]bool, len(w.layout.Inputs()))
+	seen := make([]bool, len(s.layout.Inputs()))
 	for _, tp := range tps {
-		i, ok := w.layout.Input().Slot(tp, nil)
+		i, ok := s.layout.Input().Slot(tp, nil)
 		if !ok {
-			return fmt.Errorf("%s: %s is not an input partition (input topics: %s)", cmd, tp, strings.Join(w.layout.InputTopics(), ", "))
+			return fmt.Errorf("%s: %s is not an input partition (input topics: %s)", cmd, tp, strings.Join(s.layout.InputTopics(), ", "))
 		}
 		if seen[i] {
 			return fmt.Errorf("%s: %s is named twice", cmd, tp)
@@ -467,26 +479,26 @@ func (w *World) checkInputs(cmd string, tps []TopicPartition) error {
 
 // inputSet is membership in tps, input partitions, by their numbers (a
 // command may name 100,000 partitions: no scan of the list per lookup).
-func (w *World) inputSet(tps []TopicPartition) func(TopicPartition) bool {
-	in := make([]bool, len(w.layout.Inputs()))
+func (s *steadyTraffic) inputSet(tps []TopicPartition) func(TopicPartition) bool {
+	in := make([]bool, len(s.layout.Inputs()))
 	for _, tp := range tps {
-		if i, ok := w.layout.Input().Slot(tp, nil); ok {
+		if i, ok := s.layout.Input().Slot(tp, nil); ok {
 			in[i] = true
 		}
 	}
 	return func(tp TopicPartition) bool {
-		i, ok := w.layout.Input().Slot(tp, nil)
+		i, ok := s.layout.Input().Slot(tp, nil)
 		return ok && in[i]
 	}
 }
 
 // steadyList names the partitions with steady production, for errors.
-func (w *World) steadyList() string {
-	if len(w.steady) == 0 {
+func (s *steadyTraffic) steadyList() string {
+	if len(s.steady) == 0 {
 		return "no partition has steady production"
 	}
 	var names []string
-	for _, p := range w.steady {
+	for _, p := range s.steady {
 		names = append(names, p.TP.String())
 	}
 	return "steady production on: " + strings.Join(names, " ")

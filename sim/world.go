@@ -71,15 +71,8 @@ type World struct {
 	Events  *trace.EventLog
 	scratch
 
-	// steady is the steady upstream producers (traffic.go), in input
-	// partition order.
-	steady steadyProducers
-	// steadyGroups are steady's distinct rates and starts (groupsOf).
-	steadyGroups []steadyGroup
-	// steadyDone is the work of steady producers that were stopped or
-	// given a new rate, up to then (SteadyWorkAfter counts it with the
-	// current producers').
-	steadyDone SteadyWork
+	// steadyTraffic is the steady upstream producers (traffic.go).
+	steadyTraffic
 
 	Meter PauseMeter
 	// Unavail counts the partition-ticks nobody could consume, by cause,
@@ -89,9 +82,9 @@ type World struct {
 	// deploys are the graceful restarts and the roll under way, and the
 	// rolls done (deploy.go).
 	deploys deploys
-	// window is how much of its past the world keeps in detail
-	// (history.go).
-	window historyWindow
+	// window is how much of its past the world keeps in detail, and the
+	// letting go of the rest (history.go).
+	window
 	// Sink counts calls of the external side effect per input record (a
 	// stand-in for a database write outside the transaction).
 	Sink      SinkCounts
@@ -168,10 +161,15 @@ func New(t Topology, cfg Config) (*World, error) {
 }
 
 // connect hands the nodes' views of the world (the processes' host, the
-// trace's sources) the world's own nodes: at New and in a copy.
+// trace's sources) and the world's parts (its window of history, its
+// steady traffic) the world's own clock and nodes: at New and in a copy.
 func (w *World) connect() {
 	w.host = clientHost{group: w.Group, broker: w.broker, trace: w.trace, sink: &w.Sink, processed: &w.processed}
 	w.sources = invoiceSources{broker: w.broker}
+	h := &w.window
+	h.tick, h.cfg, h.trace, h.broker, h.group = &w.Tick, &w.Cfg, w.trace, w.broker, w.Group
+	s := &w.steadyTraffic
+	s.tick, s.layout, s.broker, s.window = &w.Tick, w.layout, w.broker, &w.window
 }
 
 // newProcess starts a member process for a client (not yet in the group).
