@@ -330,51 +330,8 @@ func (w *World) GroupSettled() bool {
 	return true
 }
 
-// ReadRecord is one record as the audit reader returns it.
-type ReadRecord struct {
-	Partition TopicPartition
-	Offset    int
-	Value     string
-	Source    string
-	Aborted   bool
-	Open      bool
-}
-
-// ReadTopic is the audit reader: the topic from offset 0 at an isolation
-// level. read_committed stops at the LSO and skips aborted records;
-// read_uncommitted reads to the high watermark and sees them.
-func (w *World) ReadTopic(topic, isolation string) []ReadRecord {
-	var out []ReadRecord
-	for _, tp := range append(append([]TopicPartition{}, w.layout.Inputs()...), w.layout.Outputs()...) {
-		if tp.Topic != topic {
-			continue
-		}
-		l := w.broker.Log(tp)
-		for i, c := range l.Cells.All() {
-			if !c.IsData() {
-				continue
-			}
-			if isolation == "read_committed" && !l.ReadCommitted(i) {
-				continue
-			}
-			out = append(out, ReadRecord{Partition: tp, Offset: i, Value: c.Value, Source: c.Source,
-				Aborted: c.Txn == TxnAborted, Open: c.Txn == TxnOpen})
-		}
-	}
-	return out
-}
-
 // Processed counts records the members have processed.
 func (w *World) Processed() int { return w.processed }
-
-// Lag is the log end minus the committed offset, per input partition.
-func (w *World) Lag(tp TopicPartition) int {
-	hw := w.broker.Log(tp).HW()
-	if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
-		return hw - rec
-	}
-	return hw
-}
 
 // CaughtUp reports whether the group has consumed and committed every
 // input record, no transaction is open, no produce is unanswered and every
@@ -390,22 +347,6 @@ func (w *World) CaughtUp() bool {
 	}
 	for _, m := range w.procs {
 		if m.Alive && m.Unsettled() {
-			return false
-		}
-	}
-	return true
-}
-
-// inputsCommitted reports whether no input partition lags (Lag is 0 for
-// each), reading each by its slot: its log is logAt[i], its commit the
-// offset table's slot i.
-func (w *World) inputsCommitted() bool {
-	for i := range w.layout.Inputs() {
-		lag := w.broker.Logs()[i].HW()
-		if rec, ok := w.Group.Offsets.CommittedAt(i); ok {
-			lag -= rec
-		}
-		if lag != 0 {
 			return false
 		}
 	}

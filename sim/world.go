@@ -1,9 +1,6 @@
 package sim
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/kgrepl/kgrepl/sim/broker"
 	"github.com/kgrepl/kgrepl/sim/client"
 	"github.com/kgrepl/kgrepl/sim/coord"
@@ -46,6 +43,8 @@ type World struct {
 
 	// broker is B1 as the leader of every partition: the logs (sim/broker).
 	broker *broker.Broker
+	// logsView reads them for the views and checks (logs.go).
+	logsView
 	// layout numbers the partitions and spells input record names;
 	// read-only, shared by the nodes and by clones.
 	layout *topo.Layout
@@ -161,11 +160,13 @@ func New(t Topology, cfg Config) (*World, error) {
 }
 
 // connect hands the nodes' views of the world (the processes' host, the
-// trace's sources) and the world's parts (its window of history, its
-// steady traffic) the world's own clock and nodes: at New and in a copy.
+// trace's sources) and the world's parts (its logs' view, its window of
+// history, its steady traffic) the world's own clock and nodes: at New and
+// in a copy.
 func (w *World) connect() {
 	w.host = clientHost{group: w.Group, broker: w.broker, trace: w.trace, sink: &w.Sink, processed: &w.processed}
 	w.sources = invoiceSources{broker: w.broker}
+	w.logsView = logsView{layout: w.layout, broker: w.broker, group: w.Group}
 	h := &w.window
 	h.tick, h.cfg, h.trace, h.broker, h.group = &w.Tick, &w.Cfg, w.trace, w.broker, w.Group
 	s := &w.steadyTraffic
@@ -194,40 +195,6 @@ func (w *World) touch(m *Member) { w.scratch.consumed.touch(m.Proc()) }
 
 // touchAll marks every process: a command that acts on many.
 func (w *World) touchAll() { w.scratch.consumed.touchAll() }
-
-// IsRecord reports whether name is an input record that exists (o2.3, orders-2.3).
-func (w *World) IsRecord(name string) bool {
-	i := strings.LastIndexByte(name, '.')
-	if i <= 0 {
-		return false
-	}
-	off, err := strconv.Atoi(name[i+1:])
-	if err != nil || off < 0 {
-		return false
-	}
-	tp, err := w.layout.ParsePartition(name[:i])
-	if err != nil || w.layout.Partitions(tp.Topic) == 0 {
-		return false
-	}
-	for _, t := range w.layout.Inputs() {
-		if t == tp {
-			return off < w.broker.Log(tp).HW()
-		}
-	}
-	return false
-}
-
-// Log returns a partition's log.
-func (w *World) Log(tp TopicPartition) *PartitionLog { return w.broker.Log(tp) }
-
-// ForgetOutputBeforeForTest lets the output logs go of their cells
-// written before tick (broker.ForgetOutputBefore), as a world keeping a
-// window of its history does after each tick, even when that frees no
-// chunk: for the tests of the views and pictures of other packages,
-// whose worlds are smaller than a chunk. (A world must not let its logs
-// go of cells whose produced events its trace still spells: Step does it
-// for the ticks the trace let go of.)
-func (w *World) ForgetOutputBeforeForTest(tick int) { w.broker.ForgetAllOutputBefore(tick) }
 
 // InFlight lists the packets on the wire now: sent this tick (or by a
 // command since), delivered next tick; copies, as the trace gives them.
@@ -374,8 +341,3 @@ func (w *World) writeMarkers(p *Packet) {
 	}
 	w.env.Reply(p, None, "", r)
 }
-
-// ZombieWrites counts records written to an output partition by a process
-// that had lost its place (replaced by a restart, or out of the group)
-// when the write landed.
-func (w *World) ZombieWrites() int { return w.broker.ZombieWrites }
