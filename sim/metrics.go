@@ -21,6 +21,17 @@ type PauseEntry struct {
 	LastTick       int
 }
 
+// meters are what the world accounts each tick of the partitions nobody
+// consumes (World.Step): the World holds them, their fields are the
+// World's.
+type meters struct {
+	Meter PauseMeter
+	// Unavail counts the partition-ticks nobody could consume, by cause,
+	// beside the pause meter, and the most records a partition fell
+	// behind (sim/unavailability.go).
+	Unavail Unavailability
+}
+
 // PauseMeter adds up paused partitions × ticks: during a rebalance, a
 // subscribed partition that no member is consuming counts one per tick.
 type PauseMeter struct {
@@ -329,9 +340,6 @@ func (w *World) GroupSettled() bool {
 	}
 	return true
 }
-
-// Processed counts records the members have processed.
-func (w *World) Processed() int { return w.processed }
 
 // CaughtUp reports whether the group has consumed and committed every
 // input record, no transaction is open, no produce is unanswered and every

@@ -12,6 +12,25 @@ import (
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
+// tallies count what the members' work did: the external sink's calls,
+// the records processed (both counted by the processes' host,
+// clientHost.RecordProcessed) and the ticks an open transaction held the
+// LSO back (World.Step). The World holds them: their fields and methods
+// are the World's.
+type tallies struct {
+	// Sink counts calls of the external side effect per input record (a
+	// stand-in for a database write outside the transaction).
+	Sink      SinkCounts
+	processed int
+	// LSOHeldTicks adds up, over output partitions, the ticks during which
+	// an open transaction held the LSO below the high watermark (a
+	// read_committed reader saw nothing past it).
+	LSOHeldTicks int
+}
+
+// Processed counts records the members have processed.
+func (t *tallies) Processed() int { return t.processed }
+
 // SinkCounts counts the external sink's calls per input record (how many
 // times a record's side effect ran). Records are processed in runs of
 // offsets, each once in the usual case, so the counts are kept as runs

@@ -73,25 +73,17 @@ type World struct {
 	// steadyTraffic is the steady upstream producers (traffic.go).
 	steadyTraffic
 
-	Meter PauseMeter
-	// Unavail counts the partition-ticks nobody could consume, by cause,
-	// beside the pause meter, and the most records a partition fell
-	// behind (sim/unavailability.go).
-	Unavail Unavailability
+	// meters are the pause meter and the unavailability, accounted each
+	// tick (metrics.go).
+	meters
 	// deploys are the graceful restarts and the roll under way, and the
 	// rolls done (deploy.go).
 	deploys deploys
 	// window is how much of its past the world keeps in detail, and the
 	// letting go of the rest (history.go).
 	window
-	// Sink counts calls of the external side effect per input record (a
-	// stand-in for a database write outside the transaction).
-	Sink      SinkCounts
-	processed int
-	// LSOHeldTicks adds up, over output partitions, the ticks during which
-	// an open transaction held the LSO below the high watermark (a
-	// read_committed reader saw nothing past it).
-	LSOHeldTicks int
+	// tallies count what the members' work did (sink.go).
+	tallies
 	// Mutations are deliberate engine bugs, off unless a test turns them on
 	// to prove that a checker (the invariants, the explorer) catches them.
 	Mutations Mutations
