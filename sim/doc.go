@@ -38,6 +38,15 @@
 // only place where a client's state is read for the coordinator, has a
 // file of its own (heartbeat.go).
 //
+// The World's own state is a few small types it embeds, each with the
+// methods that read it, so their fields and methods are the World's by
+// the same names: its window of history (history.go, window), its steady
+// traffic (traffic.go, steadyTraffic), its logs as the views and checks
+// read them (logs.go, logsView), its meters (metrics.go) and its tallies
+// (sink.go). A part that reads the world's clock or nodes holds pointers
+// to them, which World.connect hands it at New and in a copy: a copy not
+// connected would read its original's.
+//
 // # A packet's journey
 //
 // A classic member's JoinGroup: the client's membership builds the
