@@ -38,8 +38,9 @@ type producer struct {
 	held         []*wire.ProduceRequest
 	maxInFlight  uint32
 	initInFlight bool
-	txn          clientTxn // the transaction, when transactional
-	endTxnSeq    int       // numbers EndTxn requests, for their request timeout
+	txn          clientTxn  // the transaction, when transactional
+	endTxnSeq    int        // numbers EndTxn requests, for their request timeout
+	coord        coordCalls // InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and TxnOffsetCommit waiting for answers
 	// text is what its next produce's text may refer back to (the trace's),
 	// batchText what its next batch of several runs' may.
 	text      trace.ProducerText
@@ -188,6 +189,8 @@ func (pr *producer) fire(m *Member, t wire.Timer) {
 			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.Label(), m.Cfg.RequestTimeout)
 			pr.endTxn(m, t.Arg == 1)
 		}
+	case tmCoordCallTimeout:
+		pr.fireCall(m, t)
 	case tmEndTxnRetry:
 		if m.loop.state == LoopTxnEnd {
 			pr.endTxn(m, t.Key == 1)
@@ -256,7 +259,7 @@ func (pr *producer) replace(m *Member) {
 	// The new producer's numbers go on from the old one's, so a timer of
 	// the old one finds nothing; so does its transaction state, which
 	// between batches is that of none open.
-	pr.nextID, pr.endTxnSeq, pr.txn = old.nextID, old.endTxnSeq, old.txn
+	pr.nextID, pr.endTxnSeq, pr.txn, pr.coord.last = old.nextID, old.endTxnSeq, old.txn, old.coord.last
 	if old.sent == 0 {
 		return // never sent anything: as if it had been created with these settings
 	}
@@ -283,15 +286,19 @@ func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) str
 
 func (pr *producer) initProducerID(m *Member) {
 	pr.initInFlight = true
-	req := &wire.InitProducerIDRequest{TransactionalID: pr.txnID, Timeout: m.Cfg.TransactionTimeout}
+	seq := pr.coord.next()
+	req := &wire.InitProducerIDRequest{TransactionalID: pr.txnID, Timeout: m.Cfg.TransactionTimeout, Call: seq}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
 	}
-	m.send(&wire.Packet{Type: wire.InitProducerID, Summary: s, Body: req})
+	pr.call(m, callInitProducerID, wire.InitProducerID, s, req)
 }
 
 func (pr *producer) onInitPIDResponse(m *Member, p *wire.Packet) {
+	if !pr.answered(callInitProducerID, p) {
+		return // an answer to a request sent again, answered already
+	}
 	if p.Error == wire.ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})
@@ -408,9 +415,7 @@ func (pr *producer) enqueue(m *Member, req *wire.ProduceRequest, tp wire.TopicPa
 	if req.Txn && !pr.txn.partitions[tp] {
 		pr.queued = append(pr.queued, req)
 		if !pr.txn.adding {
-			pr.txn.adding = true
-			m.send(&wire.Packet{Type: wire.AddPartitionsToTxn, Summary: pr.txnID + " " + tp.String(),
-				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}}})
+			pr.addPartitions(m, tp)
 		}
 		return
 	}
