@@ -219,9 +219,7 @@ func TestRefusedTxnOffsetCommitLeavesTheConsumerAlone(t *testing.T) {
 			tp := owned[0]
 			m.Hooks().SetPosition(tp, 3)
 			m.Hooks().SetProcessed(tp, 3)
-			m.Hooks().InTxnOffsets(tp, 3)
-			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit,
-				Body: &wire.TxnOffsetCommitRequest{TransactionalID: "tx-C1", MemberID: "C1-1", Generation: 1, Partitions: []TopicPartition{tp}, Offsets: []int{3}}}
+			req := &Packet{From: m.Client, FromInc: m.Inc, To: Broker, Type: TxnOffsetCommit, Body: m.Hooks().InTxnOffsets(tp, 3)}
 			m.Hooks().Receive(&Packet{From: Broker, To: m.Client, ToInc: m.Inc, Type: TxnOffsetCommit, Response: true, Error: code, Req: req})
 			if m.Generation != 1 || m.MemberID != "C1-1" || m.Phase != PhaseStable || m.Hooks().Rejoin() || m.Hooks().Lost() || m.Zombie ||
 				w.layout.PartList(m.Owned) != w.layout.PartList(owned) {

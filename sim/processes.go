@@ -241,6 +241,14 @@ func (t *processTable) FetchWaiting(client string, inc int, fetchID int) bool {
 	return m != nil && m.FetchWaiting(fetchID)
 }
 
+// HeldFetchLost tells client's process inc that the answer to its held
+// fetch fetchID was lost (broker.Senders).
+func (t *processTable) HeldFetchLost(client string, inc int, fetchID int, timeoutAt int) {
+	if m := t.process(client, inc); m != nil && m.Alive {
+		m.HeldFetchLost(fetchID, timeoutAt)
+	}
+}
+
 // Displaced reports whether a producer's process has lost its place: a
 // zombie, out of the group, or replaced by a newer process of its client
 // (broker.Senders: its writes are counted as a zombie's).

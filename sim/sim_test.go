@@ -71,39 +71,47 @@ func randomSchedule(r *rand.Rand, ticks, maxClients int, static bool) []action {
 		if r.Intn(6) != 0 {
 			continue
 		}
-		c := fmt.Sprintf("C%d", 1+r.Intn(maxClients))
-		var a action
-		switch r.Intn(9) {
-		case 0, 1:
-			st := static && r.Intn(2) == 0
-			a = action{do: func(w *World) error { return w.Join(c, st, nil) }, name: "join " + c}
-		case 2:
-			a = action{do: func(w *World) error { return w.Close(c) }, name: "close " + c}
-		case 3:
-			a = action{do: func(w *World) error { return w.CrashNow(c) }, name: "crash now " + c}
-		case 4:
-			n := 1 + r.Intn(4)
-			a = action{do: func(w *World) error { return w.CrashAfter(c, n) }, name: fmt.Sprintf("crash %s after %d", c, n)}
-		case 5:
-			a = action{do: func(w *World) error { return w.Restart(c) }, name: "restart " + c}
-		case 6:
-			a = action{do: func(w *World) error { return w.Slow(c) }, name: "slow " + c}
-		case 7:
-			n := 1 + r.Intn(5)
-			a = action{do: func(w *World) error {
-				tps := w.Layout().Inputs()
-				return w.ProduceInput(tps[n%len(tps)], n)
-			}, name: fmt.Sprintf("produce %d", n)}
-		case 8:
-			a = action{do: func(w *World) error {
-				w.Drop(DropRule{Type: Produce, Response: true, To: c, Count: 1})
-				return nil
-			}, name: "drop produce response to " + c}
-		}
+		a := randomFault(r, maxClients, static)
 		a.tick = t
 		out = append(out, a)
 	}
 	return out
+}
+
+// randomFault is one of randomSchedule's actions, by one of C1 to
+// C<maxClients>: a join (a static member's on half of them when static),
+// close, crash, restart, slow record, new input or lost produce answer.
+func randomFault(r *rand.Rand, maxClients int, static bool) action {
+	c := fmt.Sprintf("C%d", 1+r.Intn(maxClients))
+	var a action
+	switch r.Intn(9) {
+	case 0, 1:
+		st := static && r.Intn(2) == 0
+		a = action{do: func(w *World) error { return w.Join(c, st, nil) }, name: "join " + c}
+	case 2:
+		a = action{do: func(w *World) error { return w.Close(c) }, name: "close " + c}
+	case 3:
+		a = action{do: func(w *World) error { return w.CrashNow(c) }, name: "crash now " + c}
+	case 4:
+		n := 1 + r.Intn(4)
+		a = action{do: func(w *World) error { return w.CrashAfter(c, n) }, name: fmt.Sprintf("crash %s after %d", c, n)}
+	case 5:
+		a = action{do: func(w *World) error { return w.Restart(c) }, name: "restart " + c}
+	case 6:
+		a = action{do: func(w *World) error { return w.Slow(c) }, name: "slow " + c}
+	case 7:
+		n := 1 + r.Intn(5)
+		a = action{do: func(w *World) error {
+			tps := w.Layout().Inputs()
+			return w.ProduceInput(tps[n%len(tps)], n)
+		}, name: fmt.Sprintf("produce %d", n)}
+	case 8:
+		a = action{do: func(w *World) error {
+			w.Drop(DropRule{Type: Produce, Response: true, To: c, Count: 1})
+			return nil
+		}, name: "drop produce response to " + c}
+	}
+	return a
 }
 
 // runSchedule applies the schedule, checking invariants after every tick.

@@ -14,6 +14,7 @@ type noSenders struct{}
 
 func (noSenders) FetchWaiting(string, int, int) bool               { return false }
 func (noSenders) Displaced(string, int, int32) bool                { return false }
+func (noSenders) HeldFetchLost(string, int, int, int)              {}
 func (noSenders) CheckProduce(*wire.ProduceRequest) wire.ErrorCode { return wire.None }
 
 // batch is one Produce of an idempotent producer in the table below: its

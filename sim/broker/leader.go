@@ -45,12 +45,17 @@ type Broker struct {
 }
 
 // Senders is what the partition leader may learn of a request's sender
-// beyond the request: whether a held Fetch is still waited for (a process
-// gone, or past that fetch, gets no answer), and whether a producer has
-// lost its place (its writes are counted as a zombie's).
+// beyond the request, and tell it: whether a held Fetch is still waited
+// for (a process gone, or past that fetch, gets no answer), whether a
+// producer has lost its place (its writes are counted as a zombie's), and
+// that a held Fetch's answer was lost.
 type Senders interface {
 	FetchWaiting(client string, inc int, fetchID int) bool
 	Displaced(client string, inc int, proc int32) bool
+	// HeldFetchLost: the answer to a Fetch the broker held (a long poll)
+	// was lost on the wire; timeoutAt is the tick its sender's request
+	// timeout was set for when it was held (answerHeld).
+	HeldFetchLost(client string, inc int, fetchID int, timeoutAt int)
 }
 
 // Transactions is the transaction coordinator as the partition leader asks
@@ -96,6 +101,22 @@ func (b *Broker) Fetch(p *wire.Packet) *wire.Packet {
 		wake := b.wakeOf(p)
 		b.parked = append(b.parked, parkedFetch{pkt: p, wake: wake})
 		b.nextWake = min(b.nextWake, wake)
+	}
+	return a
+}
+
+// answerHeld answers a held Fetch (answerFetch) as data arrives: the
+// answer, or nil when there is still none for it. The sender's request
+// timeout, reserved when it sent the fetch, finds a fetch still held
+// when it fires and waits on; so an answer lost after that would leave the
+// member waiting for ever, and the sender is told (Senders.HeldFetchLost).
+// (Kafka's broker answers a Fetch within fetch.max.wait.ms, below
+// request.timeout.ms, so its client's one request timeout always comes
+// after the answer; kgrepl holds a Fetch until data arrives.)
+func (b *Broker) answerHeld(p *wire.Packet) *wire.Packet {
+	a := b.answerFetch(p)
+	if a != nil && a.Lost {
+		b.senders.HeldFetchLost(p.From, p.FromInc, p.Body.(*wire.FetchRequest).ID, p.TimerAt)
 	}
 	return a
 }
@@ -210,7 +231,7 @@ func (b *Broker) answerParked(tp wire.TopicPartition) {
 				wants = true
 			}
 		}
-		if wants && b.answerFetch(pf.pkt) != nil {
+		if wants && b.answerHeld(pf.pkt) != nil {
 			continue
 		}
 		keep = append(keep, pf)

@@ -321,7 +321,7 @@ func (b *Broker) ProduceSteady(now int) {
 				continue
 			}
 			b.clock.upto = w.num()
-			if b.answerFetch(pf.pkt) != nil {
+			if b.answerHeld(pf.pkt) != nil {
 				pf.pkt, answered = nil, true
 			}
 		}

@@ -107,4 +107,5 @@ func (bufs *memberBufs) cloneMember(n, m *Member) {
 	n.prod.scratch = false
 	n.prod.txn.partitions = store.CopyMap(m.prod.txn.partitions)
 	n.prod.txn.offs = store.CopyMap(m.prod.txn.offs)
+	n.prod.coord = m.prod.coord.clone()
 }

@@ -84,10 +84,19 @@ func (h Hooks) SetPosition(tp wire.TopicPartition, off int)  { h.m.positions.set
 func (h Hooks) SetProcessed(tp wire.TopicPartition, off int) { h.m.processed.set(tp, off) }
 
 // InTxnOffsets puts the application thread in sendOffsetsToTransaction of
-// an open transaction holding tp's offset off.
-func (h Hooks) InTxnOffsets(tp wire.TopicPartition, off int) {
-	h.m.prod.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}, offs: map[wire.TopicPartition]int{tp: off}, then: contIdle}
-	h.m.loop.state = LoopTxnOffsets
+// an open transaction holding tp's offset off, its TxnOffsetCommit sent
+// and waiting for its answer: the request, for the answer to name.
+func (h Hooks) InTxnOffsets(tp wire.TopicPartition, off int) *wire.TxnOffsetCommitRequest {
+	m := h.m
+	m.prod.txn = clientTxn{open: true, partitions: map[wire.TopicPartition]bool{}, offs: map[wire.TopicPartition]int{tp: off}, then: contIdle}
+	m.loop.state = LoopTxnOffsets
+	req := &wire.TxnOffsetCommitRequest{TransactionalID: m.prod.txnID, PID: m.prod.pid, Epoch: m.prod.epoch, MemberID: m.MemberID, Generation: m.Generation,
+		Partitions: []wire.TopicPartition{tp}, Offsets: []int{off}, Call: m.prod.coord.next()}
+	if m.prod.coord.waiting == nil {
+		m.prod.coord.waiting = new([callKinds]coordCall)
+	}
+	m.prod.coord.waiting[callTxnOffsetCommit] = coordCall{typ: wire.TxnOffsetCommit, body: req}
+	return req
 }
 
 // TxnOpen reports whether the transactional producer has a transaction

@@ -65,6 +65,18 @@ func (l *pollLoop) fetchTimeout(m *Member, id int) {
 	m.wakeUp()
 }
 
+// heldFetchLost: the answer to fetch id, which the broker held until data
+// arrived, was lost. When the request timeout reserved at its sending
+// (timeoutAt) has passed, having found the fetch held, it is set again,
+// request.timeout.ms from now: without it the member would wait for the
+// lost answer for ever.
+func (l *pollLoop) heldFetchLost(m *Member, id int, timeoutAt int) {
+	if l.state != LoopFetching || l.fetchID != id || timeoutAt > m.env.Now() {
+		return
+	}
+	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmFetchTimeout, Client: m.Client, Inc: m.Inc, Key: id})
+}
+
 // inPoll is true while the application thread is inside poll(), where the
 // consumer runs rebalances and callbacks.
 func (l *pollLoop) inPoll() bool { return l.state == LoopIdle || l.state == LoopFetching }

@@ -195,6 +195,7 @@ const (
 	tmHeartbeat                       // ConsumerGroupHeartbeat timer number Key (Arg 1: request timeout)
 	tmRevokeCommit                    // auto-commit before reconciling attempt Key (Arg 1: request timeout, 0: retry)
 	tmAutoCommitTimeout               // consumer protocol: auto-commit number Key unanswered
+	tmCoordCallTimeout                // a coordinator call (coordcall.go) of kind Arg, number Key, unanswered
 )
 
 // Fire is one of the process's timers firing: each kind goes to the part
@@ -207,7 +208,7 @@ func (m *Member) Fire(t wire.Timer) {
 		m.loop.fetchTimeout(m, t.Key)
 	case tmOffsetFetchRetry, tmOffsetFetchTimeout, tmCommitRetry, tmAutoCommit, tmAutoCommitTimeout:
 		m.commits.fire(m, t)
-	case tmInitPIDRetry, tmProduceRetry, tmAddPartitionsRetry, tmEndTxnTimeout, tmEndTxnRetry:
+	case tmInitPIDRetry, tmProduceRetry, tmAddPartitionsRetry, tmEndTxnTimeout, tmEndTxnRetry, tmCoordCallTimeout:
 		m.prod.fire(m, t)
 	default:
 		m.group.fire(m, t) // the group protocol's own timers

@@ -36,8 +36,9 @@ type producer struct {
 	held         []*wire.ProduceRequest
 	maxInFlight  uint32
 	initInFlight bool
-	txn          clientTxn // the transaction, when transactional
-	endTxnSeq    int       // numbers EndTxn requests, for their request timeout
+	txn          clientTxn  // the transaction, when transactional
+	endTxnSeq    int        // numbers EndTxn requests, for their request timeout
+	coord        coordCalls // InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and TxnOffsetCommit waiting for answers
 	// text is what its next produce's text may refer back to (the trace's),
 	// batchText what its next batch of several runs' may.
 	text      trace.ProducerText
@@ -186,6 +187,8 @@ func (pr *producer) fire(m *Member, t wire.Timer) {
 			m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to EndTxn within request.timeout.ms (%d): sending it again", m.Label(), m.Cfg.RequestTimeout)
 			pr.endTxn(m, t.Arg == 1)
 		}
+	case tmCoordCallTimeout:
+		pr.fireCall(m, t)
 	case tmEndTxnRetry:
 		if m.loop.state == LoopTxnEnd {
 			pr.endTxn(m, t.Key == 1)
@@ -329,9 +332,7 @@ func (pr *producer) enqueue(m *Member, req *wire.ProduceRequest, tp wire.TopicPa
 	if req.Txn && !pr.txn.partitions[tp] {
 		pr.queued = append(pr.queued, req)
 		if !pr.txn.adding {
-			pr.txn.adding = true
-			m.send(&wire.Packet{Type: wire.AddPartitionsToTxn, Summary: pr.txnID + " " + tp.String(),
-				Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}}})
+			pr.addPartitions(m, tp)
 		}
 		return
 	}

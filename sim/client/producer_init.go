@@ -39,7 +39,7 @@ func (pr *producer) replace(m *Member) {
 	// The new producer's numbers go on from the old one's, so a timer of
 	// the old one finds nothing; so does its transaction state, which
 	// between batches is that of none open.
-	pr.nextID, pr.endTxnSeq, pr.txn = old.nextID, old.endTxnSeq, old.txn
+	pr.nextID, pr.endTxnSeq, pr.txn, pr.coord.last = old.nextID, old.endTxnSeq, old.txn, old.coord.last
 	if old.sent == 0 {
 		return // never sent anything: as if it had been created with these settings
 	}
@@ -66,15 +66,19 @@ func describeProducer(mode ProducerMode, pid int64, epoch int, txnID string) str
 
 func (pr *producer) initProducerID(m *Member) {
 	pr.initInFlight = true
-	req := &wire.InitProducerIDRequest{TransactionalID: pr.txnID, Timeout: m.Cfg.TransactionTimeout}
+	seq := pr.coord.next()
+	req := &wire.InitProducerIDRequest{TransactionalID: pr.txnID, Timeout: m.Cfg.TransactionTimeout, Call: seq}
 	s := "idempotent"
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
 	}
-	m.send(&wire.Packet{Type: wire.InitProducerID, Summary: s, Body: req})
+	pr.call(m, callInitProducerID, wire.InitProducerID, s, req)
 }
 
 func (pr *producer) onInitPIDResponse(m *Member, p *wire.Packet) {
+	if !pr.answered(callInitProducerID, p) {
+		return // an answer to a request sent again, answered already
+	}
 	if p.Error == wire.ConcurrentTransactions {
 		// The coordinator is still aborting what the previous instance left open.
 		m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RetryBackoff, Kind: tmInitPIDRetry, Client: m.Client, Inc: m.Inc})

@@ -29,6 +29,9 @@ func (pr *producer) beginTxn() {
 }
 
 func (pr *producer) onAddPartitionsResponse(m *Member, p *wire.Packet) {
+	if !pr.answered(callAddPartitions, p) {
+		return // an answer to a request sent again, answered already
+	}
 	pr.txn.adding = false
 	switch p.Error {
 	case wire.None:
@@ -60,11 +63,17 @@ func (pr *producer) onAddPartitionsResponse(m *Member, p *wire.Packet) {
 // addPartitionsRetry asks again to add the partition the first queued record needs.
 func (pr *producer) addPartitionsRetry(m *Member) {
 	if m.Alive && len(pr.queued) > 0 && !pr.txn.adding {
-		pr.txn.adding = true
-		tp := pr.queued[0].TP
-		m.send(&wire.Packet{Type: wire.AddPartitionsToTxn, Summary: pr.txnID + " " + tp.String(),
-			Body: &wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}}})
+		pr.addPartitions(m, pr.queued[0].TP)
 	}
+}
+
+// addPartitions asks the transaction coordinator to add tp to the
+// transaction (AddPartitionsToTxn), before the records queued for it go.
+func (pr *producer) addPartitions(m *Member, tp wire.TopicPartition) {
+	pr.txn.adding = true
+	seq := pr.coord.next()
+	pr.call(m, callAddPartitions, wire.AddPartitionsToTxn, pr.txnID+" "+tp.String(),
+		&wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}, Call: seq})
 }
 
 // commitTxn is sendOffsetsToTransaction then commitTransaction.
@@ -75,18 +84,23 @@ func (pr *producer) commitTxn(m *Member, offs map[wire.TopicPartition]int, then 
 	}
 	pr.txn.then, pr.txn.offs = then, offs
 	m.loop.state = LoopTxnOffsets
-	m.send(&wire.Packet{Type: wire.AddOffsetsToTxn, Summary: pr.txnID + " group " + m.host.GroupID(),
-		Body: &wire.AddOffsetsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Group: m.host.GroupID()}})
+	seq := pr.coord.next()
+	pr.call(m, callAddOffsets, wire.AddOffsetsToTxn, pr.txnID+" group "+m.host.GroupID(),
+		&wire.AddOffsetsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Group: m.host.GroupID(), Call: seq})
 }
 
 func (pr *producer) onAddOffsetsResponse(m *Member, p *wire.Packet) {
+	if !pr.answered(callAddOffsets, p) {
+		return // an answer to a request sent again, answered already
+	}
 	if p.Error != wire.None {
 		m.env.Trace().Eventf(trace.EvFenced, m.Client, "%s: AddOffsetsToTxn refused with %s: ProducerFencedException", m.Label(), p.Error)
 		m.fatal("producer fenced")
 		return
 	}
+	seq := pr.coord.next()
 	req := &wire.TxnOffsetCommitRequest{TransactionalID: pr.txnID, Group: m.host.GroupID(), PID: pr.pid, Epoch: pr.epoch,
-		MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID}
+		MemberID: m.MemberID, Generation: m.Generation, InstanceID: m.Cfg.InstanceID, Call: seq}
 	tps := make([]wire.TopicPartition, 0, len(pr.txn.offs))
 	for tp := range pr.txn.offs {
 		tps = append(tps, tp)
@@ -96,11 +110,13 @@ func (pr *producer) onAddOffsetsResponse(m *Member, p *wire.Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, pr.txn.offs[tp])
 	}
-	m.send(&wire.Packet{Type: wire.TxnOffsetCommit, Summary: m.env.Layout().Offsets(req.Partitions, req.Offsets) + ", " + epochWord(m.group.memberEpochs()) + " " + strconv.Itoa(req.Generation) + ", " + wire.OrDash(req.MemberID),
-		Body: req})
+	pr.call(m, callTxnOffsetCommit, wire.TxnOffsetCommit, m.env.Layout().Offsets(req.Partitions, req.Offsets)+", "+epochWord(m.group.memberEpochs())+" "+strconv.Itoa(req.Generation)+", "+wire.OrDash(req.MemberID), req)
 }
 
 func (pr *producer) onTxnOffsetCommitResponse(m *Member, p *wire.Packet) {
+	if !pr.answered(callTxnOffsetCommit, p) {
+		return // an answer to a request sent again, answered already
+	}
 	switch p.Error {
 	case wire.None:
 		pr.flush(m, contEndTxnCommit)

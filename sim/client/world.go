@@ -116,6 +116,12 @@ func (m *Member) FetchWaiting(fetchID int) bool {
 	return m.Alive && m.loop.fetchID == fetchID && m.loop.state == LoopFetching
 }
 
+// HeldFetchLost: the answer to the process's fetch fetchID, held at the
+// broker until data arrived, was lost (pollLoop.heldFetchLost).
+func (m *Member) HeldFetchLost(fetchID int, timeoutAt int) {
+	m.loop.heldFetchLost(m, fetchID, timeoutAt)
+}
+
 // Displaced reports whether the process has lost its place: a zombie, out
 // of the group, or replaced by a newer process of its client.
 func (m *Member) Displaced() bool { return m.Zombie || m.Phase == PhaseOut || m.superseded }

@@ -74,4 +74,5 @@ type TxnOffsetCommitRequest struct {
 	InstanceID      string
 	Partitions      []TopicPartition
 	Offsets         []int
+	Call            int // the producer's number of it, kept when sent again (client.coordCall)
 }

@@ -7,6 +7,7 @@ package wire
 type InitProducerIDRequest struct {
 	TransactionalID string
 	Timeout         int
+	Call            int // the producer's number of it, kept when sent again (client.coordCall)
 }
 
 // InitProducerIDResponse answers an InitProducerId.
@@ -21,6 +22,7 @@ type AddPartitionsToTxnRequest struct {
 	PID             int64
 	Epoch           int
 	Partitions      []TopicPartition
+	Call            int // the producer's number of it, kept when sent again (client.coordCall)
 }
 
 // AddOffsetsToTxnRequest is an AddOffsetsToTxn.
@@ -29,6 +31,7 @@ type AddOffsetsToTxnRequest struct {
 	PID             int64
 	Epoch           int
 	Group           string
+	Call            int // the producer's number of it, kept when sent again (client.coordCall)
 }
 
 // EndTxnRequest is an EndTxn (COMMIT or ABORT).
