@@ -456,27 +456,156 @@ func (c *CellLog) foldGeneral(f *Forgotten, to, slot int, sc *foldScratch) {
 }
 
 // foldRuns appends to all the runs of the data cells from the start to
-// offset to, as Runs gives them (a run's N -1, marked, when aborted),
-// and gives the sources that are no input record's at each level.
+// offset to, as Runs(to, to) gives them (a run's N -1, marked, when
+// aborted), and gives the sources that are no input record's at each
+// level. It walks the spans and the cells between them as Runs does,
+// without its iterator: a T2 fold late in a roll reads about a run an
+// input partition, most of them runs of one record in multi-run spans,
+// and the iterator's closures and its CellRun for each were half the
+// fold's reading (foldRunsByIter is the iterator's way, kept for a log
+// of upstream records and as the tests' reference).
 func (c *CellLog) foldRuns(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll, oddCommitted map[string]int, anyAborted bool) {
-	for r := range c.Runs(to, to) {
-		if !r.OK {
-			src := c.At(r.I).Source
-			oddAll = addOdd(oddAll, src, r.N)
-			if r.Txn != TxnAborted {
-				oddCommitted = addOdd(oddCommitted, src, r.N)
+	if !c.inRecs {
+		return c.foldRunsByIter(all, to, slot)
+	}
+	rf := runFold{c: c, all: all, slot: slot, outs: len(c.names.Outputs())}
+	n := min(to, c.Len())
+	i := int(c.startOff)
+	k, before := c.spanFrom(i)
+	nk := 0
+	if c.spans != nil {
+		nk = c.spans.Len()
+	}
+	// Runs' loop: the cells before each span (those in a row of one input
+	// partition, in offset order and transaction state, gathered into a
+	// run: pend), then the span's runs; no span past n is read.
+	var pend CellRun
+	for k < nk && i < n {
+		chunk := c.spans.ChunkFrom(k) // read in place, a chunk at a time
+		chunk = chunk[:min(len(chunk), nk-k)]
+		for j := range chunk {
+			if i >= n {
+				break
 			}
+			k++
+			s := &chunk[j]
+			pend = rf.cells(pend, i, min(int(s.first), n), before)
+			rf.put(pend) // Runs flushes before each span
+			pend.N = 0
+			first, txn := int(s.first), s.txn()
+			if s.part != multiRun {
+				own := s.ownCode()
+				rf.spanRun(first, &own, 0, txn, n)
+			} else {
+				// Read field by field into one runCode (decodeRun
+				// says why), as runReader reads them: each run's cells
+				// start where the one before it ends.
+				b, rc, at := c.spans.runs.At(uint32(s.src)), runCode{}, int32(0)
+				for left := s.span; left > 0; left-- {
+					b = decodeRun(b, &rc)
+					rf.spanRun(first, &rc, at, txn, n)
+					at += rc.n
+				}
+			}
+			i, before = first+int(s.n), int(s.before)+int(s.n)
+		}
+	}
+	rf.put(rf.cells(pend, i, n, before))
+	return rf.all, rf.oddAll, rf.oddCommitted, rf.anyAborted
+}
+
+// runFold is foldRuns' state: the runs listed so far and the odd sources.
+type runFold struct {
+	c                    *CellLog
+	all                  []ForgotRun
+	oddAll, oddCommitted map[string]int
+	anyAborted           bool
+	slot, outs           int
+}
+
+// spanRun lists run rc (rc.n cells) of the span whose first cell is
+// first, its cells from at on in the span, as Runs yields it
+// (yieldRun, with its cut at n): whole when it lies below n, else its
+// cells below n one by one.
+func (rf *runFold) spanRun(first int, rc *runCode, at int32, txn TxnMark, n int) {
+	a, rn := first+int(at), int(rc.n)
+	if a >= n {
+		return
+	}
+	if a+rn > n {
+		for j, off := range rf.c.runSources(rc.run(at), rn) {
+			if a+j >= n {
+				break
+			}
+			rf.put(CellRun{I: a + j, N: 1, Part: int(rc.part), First: off, Last: off, OK: true, Txn: txn})
+		}
+		return
+	}
+	fr := ForgotRun{Part: rc.part, First: rc.src, Last: rc.src + rc.span, N: 1,
+		Slotted: rn != int(rc.span)+1 || rf.outs == 1 ||
+			rn == 1 && rf.c.names.InputPartitioner(rc.part).Slot(int(rc.src)) == rf.slot}
+	if txn == TxnAborted {
+		fr.N, rf.anyAborted = -1, true // marked until foldGeneral's split
+	}
+	rf.all = append(rf.all, fr)
+}
+
+// cells gathers the data cells from..to-1 (none in a span; before of the
+// cells before them in spans) onto pend as Runs' cells does, listing
+// each run it closes; it returns the run still open.
+func (rf *runFold) cells(pend CellRun, from, to, before int) CellRun {
+	for i := from; i < to; i++ {
+		cs, ok := rf.c.recSource(i, i-before)
+		if !ok {
 			continue
 		}
-		fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
-			Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
-				r.N == 1 && c.names.InputPartitioner(int32(r.Part)).Slot(r.First) == slot}
-		if r.Txn == TxnAborted {
-			fr.N, anyAborted = -1, true // marked until the split below
+		if pend.N > 0 && cs.OK && pend.OK && cs.Part == pend.Part && cs.Off == pend.Last+1 && cs.Txn == pend.Txn &&
+			i == pend.I+pend.N {
+			pend.N++
+			pend.Last++
+			continue
 		}
-		all = append(all, fr)
+		rf.put(pend)
+		pend = CellRun{I: i, N: 1, Part: cs.Part, First: cs.Off, Last: cs.Off, OK: cs.OK, Txn: cs.Txn}
+	}
+	return pend
+}
+
+// put lists run r as foldRunsByIter lists what Runs yields (nothing when
+// r.N is 0).
+func (rf *runFold) put(r CellRun) {
+	if r.N == 0 {
+		return
+	}
+	rf.all, rf.oddAll, rf.oddCommitted = rf.c.foldRun(rf.all, r, rf.slot, rf.oddAll, rf.oddCommitted, &rf.anyAborted)
+}
+
+// foldRunsByIter is foldRuns through the Runs iterator.
+func (c *CellLog) foldRunsByIter(all []ForgotRun, to, slot int) (_ []ForgotRun, oddAll, oddCommitted map[string]int, anyAborted bool) {
+	for r := range c.Runs(to, to) {
+		all, oddAll, oddCommitted = c.foldRun(all, r, slot, oddAll, oddCommitted, &anyAborted)
 	}
 	return all, oddAll, oddCommitted, anyAborted
+}
+
+// foldRun appends run r (as Runs yields it) to all, or its source to the
+// odd ones when it is no input record's.
+func (c *CellLog) foldRun(all []ForgotRun, r CellRun, slot int, oddAll, oddCommitted map[string]int, anyAborted *bool) ([]ForgotRun, map[string]int, map[string]int) {
+	if !r.OK {
+		src := c.At(r.I).Source
+		oddAll = addOdd(oddAll, src, r.N)
+		if r.Txn != TxnAborted {
+			oddCommitted = addOdd(oddCommitted, src, r.N)
+		}
+		return all, oddAll, oddCommitted
+	}
+	fr := ForgotRun{Part: int32(r.Part), First: int32(r.First), Last: int32(r.Last), N: 1,
+		Slotted: r.Filtered || len(c.names.Outputs()) == 1 ||
+			r.N == 1 && c.names.InputPartitioner(int32(r.Part)).Slot(r.First) == slot}
+	if r.Txn == TxnAborted {
+		fr.N, *anyAborted = -1, true // marked until foldGeneral's split
+	}
+	return append(all, fr), oddAll, oddCommitted
 }
 
 func addOdd(m map[string]int, src string, n int) map[string]int {
