@@ -701,8 +701,12 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 	type edge struct{ at, d int32 }
 	var edges []edge
+	// The hundred the partition's gaps are asked in (noneBetween), kept
+	// from one gap to the next: they come in offset order, mostly in the
+	// same hundred (a T2 partition's slot's runs of one record each).
+	var hund topo.Hundred
 	for _, slotted := range [2]bool{false, true} {
-		if c.canonicalInOrder(&out, part, slotted, slot) {
+		if c.canonicalInOrder(&out, part, slotted, slot, &hund) {
 			continue
 		}
 		edges = edges[:0]
@@ -727,7 +731,7 @@ func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 			}
 			last := edges[k].at - 1 // the stretch at..last has n runs over it
 			if m := len(out); m > from && out[m-1].N == n &&
-				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot)) {
+				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot, &hund)) {
 				out[m-1].Last = last
 				continue
 			}
@@ -742,7 +746,7 @@ func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
 // batches one after the other: the usual case), without sorting: each
 // run joined to the one before it as canonical joins them. False, out
 // unchanged, when they do not.
-func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int) bool {
+func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted bool, slot int, hund *topo.Hundred) bool {
 	last := int32(-1)
 	for k := range part {
 		if r := &part[k]; r.Slotted == slotted {
@@ -758,7 +762,7 @@ func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted b
 			continue
 		}
 		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
-			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot)) {
+			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot, hund)) {
 			(*out)[m-1].Last = r.Last
 			continue
 		}
@@ -773,13 +777,15 @@ const maxForgotGap = 1 << 12
 
 // noneBetween reports whether no record of the input partition numbered
 // part from offset from to to-1 goes to output partition slot, asking at
-// most maxForgotGap (topo.Partitioner.NoneIn).
-func (c *CellLog) noneBetween(part, from, to, slot int) bool {
+// most maxForgotGap (topo.Partitioner.NoneIn); hund is the hundred
+// kept from the last gap asked (topo.Partitioner.SlotsFrom: a cache,
+// right for any partition).
+func (c *CellLog) noneBetween(part, from, to, slot int, hund *topo.Hundred) bool {
 	var small [64]int32
 	// InputPartitioner: the partition's name hashed once (topo.New), where
 	// Partitioner hashed it again for every gap a fold asks about (T2's
 	// single records: each a question, 2% of a long roll's CPU with
 	// foldRuns' own below).
-	none, _ := c.names.InputPartitioner(int32(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], nil)
+	none, _ := c.names.InputPartitioner(int32(part)).NoneIn(slot, len(c.names.Outputs()), from, to, maxForgotGap, small[:0], hund)
 	return none
 }
