@@ -663,22 +663,26 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 	}
 	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
 	var part []ForgotRun
+	var hund topo.Hundred // noneBetween's, from gap to gap (a cache)
 	i, j := 0, 0
 	for i < len(old.Runs) || j < len(add) {
-		if j == len(add) || i < len(old.Runs) && old.Runs[i].Part < add[j].Part {
-			runs = append(runs, old.Runs[i]) // a partition with nothing new: as it was
-			i++
+		k := len(old.Runs)
+		if j < len(add) {
+			for k = i; k < len(old.Runs) && old.Runs[k].Part < add[j].Part; k++ {
+			}
+		}
+		if k > i {
+			runs = append(runs, old.Runs[i:k]...) // partitions with nothing new: as they were
+			i = k
 			continue
 		}
 		p := add[j].Part
-		part = part[:0]
+		i0, j0 := i, j
 		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
-			part = append(part, old.Runs[i])
 		}
 		for ; j < len(add) && add[j].Part == p; j++ {
-			part = append(part, add[j])
 		}
-		runs = c.canonical(runs, part, slot)
+		runs, part = c.merge(runs, old.Runs[i0:i], add[j0:j], slot, part, &hund)
 	}
 	// Kept as merged, its room for the runs that joined others unused
 	// (at most add's, a fold's), where a copy cut to its length was made:
@@ -690,6 +694,87 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 	return out
 }
 
+// merge appends to out the runs of one input partition, old's (a fold's:
+// canonical, its every-record runs before its slot's) and then add's, as
+// canonical appends them (part is its room for them: returned, grown).
+// A kind whose new runs all come after old's last, in order (a partition
+// written once, in order, since the last fold: T2's nearly all), is
+// old's runs copied at once and the new ones joined to them as
+// canonicalInOrder joins them: old's, canonical, never join each other
+// (checked: what canonicalInOrder would find), where each was copied,
+// looked at and appended one by one, twice a kind. A late T2 roll's
+// output log holds a few hundred thousand such runs (its duplicates') and
+// folds them every few seconds.
+func (c *CellLog) merge(out, old, add []ForgotRun, slot int, part []ForgotRun, hund *topo.Hundred) ([]ForgotRun, []ForgotRun) {
+	split := 0 // old's every-record runs, then its slot's
+	for split < len(old) && !old[split].Slotted {
+		split++
+	}
+	for k := split; k < len(old); k++ {
+		if !old[k].Slotted { // not a fold's: canonical's way
+			part = append(append(part[:0], old...), add...)
+			return c.canonical(out, part, slot, hund), part
+		}
+	}
+	built := false // part holds old and add
+	for kind, slotted := range [2]bool{false, true} {
+		o := old[:split]
+		if kind == 1 {
+			o = old[split:]
+		}
+		if c.mergeInOrder(&out, o, add, slotted, slot, hund) {
+			continue
+		}
+		if !built {
+			part, built = append(append(part[:0], old...), add...), true
+		}
+		out = c.canonicalKind(out, part, slotted, slot, hund)
+	}
+	return out, part
+}
+
+// mergeInOrder is canonicalInOrder for old's runs (all of the kind)
+// followed by add's of the kind when none of old's joins the one before
+// it: old's copied at once. False, out unchanged, when they do not come
+// in offset order or two of old's join.
+func (c *CellLog) mergeInOrder(out *[]ForgotRun, old, add []ForgotRun, slotted bool, slot int, hund *topo.Hundred) bool {
+	last := int32(-1)
+	for k := range old {
+		if old[k].First <= last {
+			return false
+		}
+		last = old[k].Last
+	}
+	for k := range add {
+		if r := &add[k]; r.Slotted == slotted {
+			if r.First <= last {
+				return false
+			}
+			last = r.Last
+		}
+	}
+	for k := 1; k < len(old); k++ {
+		if a, b := &old[k-1], &old[k]; a.N == b.N &&
+			(a.Last+1 == b.First || slotted && c.noneBetween(int(b.Part), int(a.Last)+1, int(b.First), slot, hund)) {
+			return false
+		}
+	}
+	from := len(*out)
+	*out = append(*out, old...)
+	for _, r := range add {
+		if r.Slotted != slotted {
+			continue
+		}
+		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
+			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot, hund)) {
+			(*out)[m-1].Last = r.Last
+			continue
+		}
+		*out = append(*out, r)
+	}
+	return true
+}
+
 // canonical appends to out the runs of one input partition, part (of
 // either kind: every record, Slotted), as the fewest that say the same:
 // for each kind, the stretches of offsets over which the same number of
@@ -698,45 +783,50 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 // or, for Slotted ones, when no record between goes to slot (at most
 // maxForgotGap asked). A partition whose records were written once each,
 // in order, is one run, however many batches they went out in.
-func (c *CellLog) canonical(out, part []ForgotRun, slot int) []ForgotRun {
+//
+// hund is the hundred the partition's gaps are asked in (noneBetween),
+// kept from one gap to the next: they come in offset order, mostly in the
+// same hundred (a T2 partition's slot's runs of one record each).
+func (c *CellLog) canonical(out, part []ForgotRun, slot int, hund *topo.Hundred) []ForgotRun {
+	for _, slotted := range [2]bool{false, true} {
+		out = c.canonicalKind(out, part, slotted, slot, hund)
+	}
+	return out
+}
+
+// canonicalKind is canonical for part's runs of one kind.
+func (c *CellLog) canonicalKind(out, part []ForgotRun, slotted bool, slot int, hund *topo.Hundred) []ForgotRun {
+	if c.canonicalInOrder(&out, part, slotted, slot, hund) {
+		return out
+	}
 	type edge struct{ at, d int32 }
 	var edges []edge
-	// The hundred the partition's gaps are asked in (noneBetween), kept
-	// from one gap to the next: they come in offset order, mostly in the
-	// same hundred (a T2 partition's slot's runs of one record each).
-	var hund topo.Hundred
-	for _, slotted := range [2]bool{false, true} {
-		if c.canonicalInOrder(&out, part, slotted, slot, &hund) {
+	for _, r := range part {
+		if r.Slotted == slotted {
+			edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
+		}
+	}
+	if len(edges) == 0 {
+		return out
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+	from := len(out) // out's runs of this partition and kind start here
+	n := int32(0)
+	for k := 0; k < len(edges); {
+		at := edges[k].at
+		for ; k < len(edges) && edges[k].at == at; k++ {
+			n += edges[k].d
+		}
+		if n == 0 || k == len(edges) {
 			continue
 		}
-		edges = edges[:0]
-		for _, r := range part {
-			if r.Slotted == slotted {
-				edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
-			}
-		}
-		if len(edges) == 0 {
+		last := edges[k].at - 1 // the stretch at..last has n runs over it
+		if m := len(out); m > from && out[m-1].N == n &&
+			(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot, hund)) {
+			out[m-1].Last = last
 			continue
 		}
-		slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
-		from := len(out) // out's runs of this partition and kind start here
-		n := int32(0)
-		for k := 0; k < len(edges); {
-			at := edges[k].at
-			for ; k < len(edges) && edges[k].at == at; k++ {
-				n += edges[k].d
-			}
-			if n == 0 || k == len(edges) {
-				continue
-			}
-			last := edges[k].at - 1 // the stretch at..last has n runs over it
-			if m := len(out); m > from && out[m-1].N == n &&
-				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot, &hund)) {
-				out[m-1].Last = last
-				continue
-			}
-			out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
-		}
+		out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"math/rand"
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
@@ -142,6 +143,150 @@ func TestFoldRunsAsTheIterator(t *testing.T) {
 	}
 	t.Logf("%v", seen)
 	for _, k := range []string{"cells", "odd", "marker", "span of one run", "spans", "aborted", "odd folded", "let go"} {
+		if seen[k] == 0 {
+			t.Errorf("never %s (%v): the test proves less than it says", k, seen)
+		}
+	}
+}
+
+// foldByCanonical is CellLog.fold as it was before merge: each input
+// partition's old and new runs copied into one list and made canonical
+// (canonicalRef, canonical as it was), the tests' reference.
+func (c *CellLog) foldByCanonical(old ForgotLevel, add []ForgotRun, slot int) []ForgotRun {
+	if len(add) == 0 {
+		return old.Runs
+	}
+	var runs, part []ForgotRun
+	i, j := 0, 0
+	for i < len(old.Runs) || j < len(add) {
+		if j == len(add) || i < len(old.Runs) && old.Runs[i].Part < add[j].Part {
+			runs = append(runs, old.Runs[i])
+			i++
+			continue
+		}
+		p := add[j].Part
+		part = part[:0]
+		for ; i < len(old.Runs) && old.Runs[i].Part == p; i++ {
+			part = append(part, old.Runs[i])
+		}
+		for ; j < len(add) && add[j].Part == p; j++ {
+			part = append(part, add[j])
+		}
+		runs = c.canonicalRef(runs, part, slot)
+	}
+	return runs
+}
+
+// canonicalRef is canonical by its definition: for each kind, the
+// stretches of offsets over which the same number of runs lie, each
+// joined to the one before it of the same number when they touch or, for
+// slot's, when no record between goes to slot; no cache.
+func (c *CellLog) canonicalRef(out, part []ForgotRun, slot int) []ForgotRun {
+	type edge struct{ at, d int32 }
+	for _, slotted := range [2]bool{false, true} {
+		var edges []edge
+		for _, r := range part {
+			if r.Slotted == slotted {
+				edges = append(edges, edge{r.First, r.N}, edge{r.Last + 1, -r.N})
+			}
+		}
+		sort.SliceStable(edges, func(a, b int) bool { return edges[a].at < edges[b].at })
+		from, n := len(out), int32(0)
+		for k := 0; k < len(edges); {
+			at := edges[k].at
+			for ; k < len(edges) && edges[k].at == at; k++ {
+				n += edges[k].d
+			}
+			if n == 0 || k == len(edges) {
+				continue
+			}
+			last := edges[k].at - 1
+			if m := len(out); m > from && out[m-1].N == n &&
+				(out[m-1].Last+1 == at || slotted && c.noneBetween(int(part[0].Part), int(out[m-1].Last)+1, int(at), slot, nil)) {
+				out[m-1].Last = last
+				continue
+			}
+			out = append(out, ForgotRun{Part: part[0].Part, First: at, Last: last, N: n, Slotted: slotted})
+		}
+	}
+	return out
+}
+
+// TestFoldMergesAsCanonical: fold, which copies a partition's folded runs
+// at once when its new ones come after them (merge), makes the very
+// level canonical makes of each partition's old and new runs together
+// (foldByCanonical), fold after fold: new runs in order after the old
+// ones, overlapping them (records written twice), before them, of both
+// kinds, with gaps the partitioner joins or not; and from levels no fold
+// made (runs in any order, joinable neighbours, slot's before every
+// record's), where merge must not trust what a fold's level promises.
+func TestFoldMergesAsCanonical(t *testing.T) {
+	seen := map[string]int{}
+	for _, outs := range []int{1, 4} {
+		shape := topo.Default()
+		shape.Inputs = shape.Inputs[:1]
+		shape.Inputs[0].Partitions = 5
+		shape.Output.Partitions = outs
+		layout := topo.New(shape)
+		tp := layout.Outputs()[outs-1]
+		slot := outputIndex(layout, tp)
+		c := CellLog{tp: tp, names: layout}
+		for seed := int64(1); seed <= 300; seed++ {
+			r := rand.New(rand.NewSource(seed))
+			next := make([]int32, len(layout.Inputs()))
+			// newRuns is a fold's new runs (N 1), grouped by partition.
+			newRuns := func() []ForgotRun {
+				var add []ForgotRun
+				for p := range next {
+					for k := r.Intn(4); k > 0; k-- {
+						first := next[p]
+						switch x := r.Intn(10); {
+						case x == 0 && first > 5:
+							first -= 1 + int32(r.Intn(5)) // written again
+						case x == 1:
+							first += 1 + int32(r.Intn(8)) // a gap
+						}
+						last := first + int32(r.Intn(4))
+						next[p] = max(next[p], last+1)
+						add = append(add, ForgotRun{Part: int32(p), First: first, Last: last, N: 1, Slotted: outs > 1 && r.Intn(2) == 0})
+					}
+				}
+				return add
+			}
+			var level ForgotLevel
+			if seed%5 == 0 { // a level no fold made
+				for p := range next {
+					for k := r.Intn(4); k > 0; k-- {
+						first := next[p] + int32(r.Intn(3))
+						if r.Intn(4) == 0 {
+							first = int32(r.Intn(int(next[p]) + 1)) // back: out of order, overlapping
+						}
+						last := first + int32(r.Intn(3))
+						next[p] = max(next[p], last+1)
+						level.Runs = append(level.Runs, ForgotRun{Part: int32(p), First: first, Last: last, N: 1 + int32(r.Intn(2)), Slotted: outs > 1 && r.Intn(2) == 0})
+					}
+				}
+				seen["a level no fold made"]++
+			}
+			for fold := 0; fold < 8; fold++ {
+				add := newRuns()
+				want := c.foldByCanonical(level, add, slot)
+				got := c.fold(level, add, nil, slot)
+				if !reflect.DeepEqual(got.Runs, want) && (len(got.Runs) > 0 || len(want) > 0) {
+					t.Fatalf("outs %d seed %d fold %d: old %v, new %v: fold %v, canonical %v", outs, seed, fold, level.Runs, add, got.Runs, want)
+				}
+				for _, fr := range want {
+					if fr.N > 1 {
+						seen["duplicates"]++
+						break
+					}
+				}
+				level = got
+			}
+		}
+	}
+	t.Logf("%v", seen)
+	for _, k := range []string{"a level no fold made", "duplicates"} {
 		if seen[k] == 0 {
 			t.Errorf("never %s (%v): the test proves less than it says", k, seen)
 		}
