@@ -21,13 +21,17 @@ import (
 // the World marks touched are all those whose fetch set moved; and with
 // broker.VerifyCoversForTest: every run of a batch's claimed input range
 // (wire.SrcRun.From) is checked against the partitioner, so each world
-// the tests step proves the producers' claims the folds trust. Benchmarks
-// run without them (they would be their cost).
+// the tests step proves the producers' claims the folds trust; and with
+// broker.VerifyFetchSlotsForTest: every number a member's Fetch gives a
+// partition (wire.FetchRequest.Slots) is checked against the layout's as
+// the leader answers. Benchmarks run without them (they would be their
+// cost).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		checkConsumed = true
-		broker.VerifyCoversForTest() // on until the process ends
+		broker.VerifyCoversForTest()     // on until the process ends
+		broker.VerifyFetchSlotsForTest() // so is this
 	}
 	os.Exit(m.Run())
 }

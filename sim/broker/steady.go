@@ -299,8 +299,13 @@ func (b *Broker) ProduceSteady(now int) {
 		if pf.wake > now {
 			continue
 		}
-		for _, tp := range pf.pkt.Body.(*wire.FetchRequest).Partitions {
-			if i, ok := run.number(b.layout, tp); ok && b.steadyAppendsAt(i, now) {
+		r := pf.pkt.Body.(*wire.FetchRequest)
+		for j, tp := range r.Partitions {
+			i, ok := fetchSlot(r, j)
+			if i < 0 {
+				i, ok = run.number(b.layout, tp)
+			}
+			if ok && b.steadyAppendsAt(i, now) {
 				wakes = append(wakes, newWakePair(i, k))
 			}
 		}
@@ -457,8 +462,13 @@ func (b *Broker) dropUnwaited(wakes []wakePair) {
 func (b *Broker) wakeOf(p *wire.Packet) int {
 	wake := math.MaxInt
 	var run topicRun
-	for _, tp := range p.Body.(*wire.FetchRequest).Partitions {
-		if i, ok := run.number(b.layout, tp); ok && uint(i) < uint(len(b.steadies)) && b.steadies[i].open {
+	r := p.Body.(*wire.FetchRequest)
+	for j, tp := range r.Partitions {
+		i, ok := fetchSlot(r, j)
+		if i < 0 {
+			i, ok = run.number(b.layout, tp)
+		}
+		if ok && uint(i) < uint(len(b.steadies)) && b.steadies[i].open {
 			wake = min(wake, b.steadies[i].cur.nextTick(b.clock.through))
 		}
 	}

@@ -140,6 +140,7 @@ func (l *pollLoop) poll(m *Member) bool {
 	}
 	l.fetchID++
 	req.ID, req.Partitions, req.Offsets, req.Max = l.fetchID, tps, offs, m.Cfg.MaxPollRecords
+	req.Slots = append(req.Slots[:0], *slots...) // checked, or -1 (fetchableInto): the leader's
 	l.state = LoopFetching
 	// "o0@3 o1@5 max 3": every fetch writes it
 	text := m.env.Trace().FetchRequest(req.Partitions, *slots, req.Offsets, req.Max)

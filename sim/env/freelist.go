@@ -102,7 +102,7 @@ func (f *freeLists) NewFetchRequest() *wire.FetchRequest {
 		return &wire.FetchRequest{}
 	}
 	r := store.Take(&f.fetchReqs)
-	*r = wire.FetchRequest{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], FreeEpoch: f.current()}
+	*r = wire.FetchRequest{Partitions: r.Partitions[:0], Offsets: r.Offsets[:0], Slots: r.Slots[:0], FreeEpoch: f.current()}
 	return r
 }
 

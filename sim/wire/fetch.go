@@ -8,8 +8,16 @@ type FetchRequest struct {
 	ID         int
 	Partitions []TopicPartition
 	Offsets    []int
-	Max        int
-	FreeEpoch  uint64 // the free lists' (sim/env)
+	// Slots numbers each partition among the world's input partitions
+	// (topo.InputIndex, as Layout.Number does), checked by the member
+	// against the world's numbering, -1 when not known; none: not given.
+	// The leader reads a partition's log and steady production by it
+	// without looking its topic up (T2's Fetches of 100 partitions are
+	// looked at four times each: answered when they arrive, their wake
+	// tick, woken, answered).
+	Slots     []int32
+	Max       int
+	FreeEpoch uint64 // the free lists' (sim/env)
 }
 
 // FetchResponse answers a Fetch with the records read.
