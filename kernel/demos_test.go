@@ -888,9 +888,14 @@ func TestQuietRunsAsNames(t *testing.T) {
 		}
 		return out
 	}
+	// A run read from an event's records comes with its partition's
+	// number (quietRun.in), one read from a name without: in every
+	// iteration all, none or some of the runs have theirs.
+	numbers := map[string]int{"o0": 1, "o1": 2, "orders-10": 3}
 	for i := 0; i < 3000; i++ {
 		var q quietRecords
 		var polled, done []string
+		numbered := r.Intn(3)
 		for k := r.Intn(8); k > 0; k-- {
 			ns := names()
 			if r.Intn(2) == 0 && len(polled) > 0 { // processing what was polled, or part of it
@@ -899,6 +904,9 @@ func TestQuietRunsAsNames(t *testing.T) {
 			}
 			poll := r.Intn(2) == 0
 			for _, run := range runsOfNames(ns, true) {
+				if numbered == 1 || numbered == 2 && r.Intn(4) > 0 {
+					run.in = numbers[run.p]
+				}
 				if poll {
 					q.polled(run)
 				} else {

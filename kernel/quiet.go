@@ -71,6 +71,9 @@ type quietLog struct {
 	// for the layout they were read in.
 	names partNames
 	taker *runTaker // takeRuns's, made at its first use
+	// lastSum is the summary quietAdd took the last event into (nil when
+	// flushed since), looked at before sums.
+	lastSum *quietSummary
 }
 
 // partNames spells a partition as its records' names do, less ".offset"
@@ -154,12 +157,17 @@ func routineLabel(e sim.Event) string {
 
 // quietAdd takes a routine event into its summary; label is how its
 // text names its member (routineLabel).
-func (s *Session) quietAdd(key, label string, e sim.Event) {
+func (s *Session) quietAdd(key, label string, e *sim.Event) {
 	q := &s.quiet
 	if q.sums == nil {
 		q.sums = map[string]*quietSummary{}
 	}
-	sum := q.sums[key]
+	// A member's poll and processing of a tick follow each other: the
+	// summary of the last event is looked up first.
+	sum := q.lastSum
+	if sum == nil || sum.key != key {
+		sum = q.sums[key]
+	}
 	// An old instance (a zombie) and the new one get separate lines.
 	if label != "" && sum != nil && sum.label != "" && sum.label != label {
 		s.quietFlush(key)
@@ -176,6 +184,7 @@ func (s *Session) quietAdd(key, label string, e sim.Event) {
 		q.sums[key] = sum
 		q.order = append(q.order, key)
 	}
+	q.lastSum = sum
 	sum.to = e.Tick
 	if label != "" {
 		sum.label = label
@@ -227,6 +236,9 @@ func (s *Session) quietFlush(keys ...string) {
 		}
 		sum := q.sums[k]
 		delete(q.sums, k)
+		if q.lastSum == sum {
+			q.lastSum = nil
+		}
 		ticks := strconv.Itoa(sum.from)
 		if sum.to != sum.from {
 			ticks += ".." + strconv.Itoa(sum.to)
@@ -312,6 +324,12 @@ func (sum *quietSummary) text() string {
 type quietRun struct {
 	p        string
 	first, n int
+	// in is the input partition's number plus one (sim.RecordRun.Part+1)
+	// for a run read from an event's records, 0 for one read from a name:
+	// what runList.add looks a partition's last run up by, where a map by
+	// p cost a string's hash for each of the hundreds of runs of a busy
+	// tick.
+	in int
 }
 
 // runOfName is the record name's run of one; false (a name kept as it is)
@@ -332,7 +350,7 @@ func runOfName(name string) (quietRun, bool) {
 func quietRunOf(r sim.RecordRun, layout recordNamer, names *partNames) quietRun {
 	q := quietRun{p: r.Name}
 	if r.Name == "" {
-		q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1)}
+		q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1), in: max(r.Part+1, 0)}
 	} else if q2, ok := runOfName(r.Name); ok {
 		q, q.n = q2, max(r.Count, 1)
 	}
@@ -354,7 +372,15 @@ type runTaker struct {
 }
 
 func (t *runTaker) take(r sim.RecordRun) bool {
-	q := quietRunOf(r, t.layout, t.names)
+	var q quietRun
+	if k := r.Part; r.Name == "" && k >= 0 && k < len(t.names.byPart) && t.names.byPart[k] != "" {
+		// quietRunOf's run of a partition spelled already (of this
+		// layout: takeRuns), read here: a call, and a look at the layout,
+		// a run cost a sixth of the narration.
+		q = quietRun{p: t.names.byPart[k], first: r.First, n: max(r.Count, 1), in: k + 1}
+	} else {
+		q = quietRunOf(r, t.layout, t.names)
+	}
 	if t.processed {
 		t.into.processed(q)
 	} else {
@@ -371,6 +397,9 @@ func (q *quietLog) takeRuns(recs sim.Records, into *quietRecords, processed bool
 		t.yield = t.take
 		q.taker = t
 	}
+	if q.names.layout != layout {
+		q.names = partNames{layout: layout} // as partNames.of would, before take reads its spellings
+	}
 	t.into, t.processed, t.layout, t.names = into, processed, layout, &q.names
 	recs.EachRun(t.yield)
 	t.into, t.layout, t.names = nil, nil, nil // holds no summary past the event
@@ -381,20 +410,49 @@ func (q *quietLog) takeRuns(recs sim.Records, into *quietRecords, processed bool
 // that hours of steady traffic are a run a partition, not one a tick.
 type runList struct {
 	runs []quietRun
-	last map[string]int // each partition's last run, by index
+	// Each partition's last run, by index: while every run of records
+	// came with its input number (quietRun.in), by number in byIn (the
+	// index plus one, 0 for none); from the first that did not (a name),
+	// by partition name in last. An input partition's name and number go
+	// together (a layout spells each partition its own way), so the two
+	// find the same runs; a name read from a record's text may spell an
+	// input partition without its number, hence the switch to names for
+	// good.
+	byIn []int32
+	last map[string]int
 }
 
 func (l *runList) add(r quietRun) {
-	if k, ok := l.last[r.p]; ok && r.n > 0 && l.runs[k].first+l.runs[k].n == r.first {
+	if r.n <= 0 {
+		l.runs = append(l.runs, r)
+		return
+	}
+	if r.in > 0 && l.last == nil {
+		if r.in > len(l.byIn) {
+			l.byIn = append(l.byIn, make([]int32, r.in-len(l.byIn))...)
+		}
+		if k := int(l.byIn[r.in-1]) - 1; k >= 0 && l.runs[k].first+l.runs[k].n == r.first {
+			l.runs[k].n += r.n
+			return
+		}
+		l.byIn[r.in-1] = int32(len(l.runs) + 1)
+		l.runs = append(l.runs, r)
+		return
+	}
+	if l.last == nil {
+		l.last = map[string]int{}
+		for _, k := range l.byIn {
+			if k > 0 {
+				l.last[l.runs[k-1].p] = int(k - 1)
+			}
+		}
+		l.byIn = nil
+	}
+	if k, ok := l.last[r.p]; ok && l.runs[k].first+l.runs[k].n == r.first {
 		l.runs[k].n += r.n
 		return
 	}
-	if r.n > 0 {
-		if l.last == nil {
-			l.last = map[string]int{}
-		}
-		l.last[r.p] = len(l.runs)
-	}
+	l.last[r.p] = len(l.runs)
 	l.runs = append(l.runs, r)
 }
 
@@ -413,7 +471,7 @@ type quietRecords struct {
 }
 
 func (q *quietRecords) polled(r quietRun) {
-	if len(q.early) == 0 {
+	if !sharesRecords(q.early, r) {
 		q.inHand = addRun(q.inHand, r) // cancelRuns would find none of r's records
 		return
 	}
@@ -485,6 +543,23 @@ func cancelRuns(list []quietRun, r quietRun) (kept, notFound []quietRun) {
 	return kept, need
 }
 
+// sharesRecords reports whether cancelRuns(list, r) would cancel any of
+// r's records: where it would not, it returns list as it is and r not
+// found, which need not be made. The runs a summary holds as processed
+// before their poll (quietRecords.early) are those in hand when it began,
+// and each of the polls that follow, of later records, would copy them.
+func sharesRecords(list []quietRun, r quietRun) bool {
+	for _, s := range list {
+		if s.p != r.p || (s.n == 0) != (r.n == 0) {
+			continue
+		}
+		if s.n == 0 || s.first < r.first+r.n && r.first < s.first+s.n {
+			return true
+		}
+	}
+	return false
+}
+
 // addRun appends r to runs, as a longer last run when it continues it.
 func addRun(runs []quietRun, r quietRun) []quietRun {
 	if k := len(runs) - 1; k >= 0 && r.n > 0 && runs[k].n > 0 && runs[k].p == r.p && runs[k].first+runs[k].n == r.first {
@@ -506,10 +581,10 @@ func runsMinus(a, b []quietRun) []quietRun {
 				continue
 			}
 			if r.first < lo {
-				kept = append(kept, quietRun{p: r.p, first: r.first, n: lo - r.first})
+				kept = append(kept, quietRun{p: r.p, first: r.first, n: lo - r.first, in: r.in})
 			}
 			if hi < r.first+r.n {
-				kept = append(kept, quietRun{p: r.p, first: hi, n: r.first + r.n - hi})
+				kept = append(kept, quietRun{p: r.p, first: hi, n: r.first + r.n - hi, in: r.in})
 			}
 		}
 		a = kept
@@ -599,15 +674,19 @@ func (o *output) String() string { return strings.Join(o.parts, "") }
 var assignedLine = regexp.MustCompile(`^C\d+ (gen|epoch) \d+: \{[^}]*\}$`)
 
 // mergeAssigned joins the members' assignment lines of one tick that
-// follow each other (evs[i:] starting with one) into one line, members in
+// follow each other (the events from index i on, starting with one) into one line, members in
 // natural order (C2 before C10); it returns the line and how many events
 // it took.
-func mergeAssigned(evs []sim.Event, i int) (string, int) {
+func mergeAssigned(evs *sim.EventLog, i int) (string, int) {
 	var texts []string
+	tick := evs.At(i).Tick
 	j := i
-	for j < len(evs) && evs[j].Kind == sim.EvAssigned && evs[j].Tick == evs[i].Tick && assignedLine.MatchString(evs[j].Text) {
-		texts = append(texts, evs[j].Text)
-		j++
+	for ; j < evs.Len() && evs.KindAt(j) == sim.EvAssigned; j++ {
+		e := evs.At(j)
+		if e.Tick != tick || !assignedLine.MatchString(e.Text) {
+			break
+		}
+		texts = append(texts, e.Text)
 	}
 	sort.SliceStable(texts, func(a, b int) bool {
 		return natural.Less(strings.Fields(texts[a])[0], strings.Fields(texts[b])[0])

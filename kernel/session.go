@@ -162,12 +162,6 @@ type Session struct {
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
-	// narration is narrated's arrays, kept for the next command.
-	narration struct {
-		evs    []sim.Event
-		at     []int
-		labels []string
-	}
 	// pageStops are the last ExecPaged's stopping points, a page each.
 	pageStops []func(*Session)
 
