@@ -237,7 +237,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Text: header + t.Text(), Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: header + t.Text(), Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // offsetsTable is describe group's default view: each input partition's
@@ -403,5 +403,5 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if note != "" {
 		text += "\n" + note
 	}
-	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: text, Table: t, HTML: s.htmlOf(t)}, nil
 }
