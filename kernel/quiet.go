@@ -410,17 +410,23 @@ func (q *quietLog) takeRuns(recs sim.Records, into *quietRecords, processed bool
 // that hours of steady traffic are a run a partition, not one a tick.
 type runList struct {
 	runs []quietRun
-	// Each partition's last run, by index: while every run of records
-	// came with its input number (quietRun.in), by number in byIn (the
-	// index plus one, 0 for none); from the first that did not (a name),
-	// by partition name in last. An input partition's name and number go
-	// together (a layout spells each partition its own way), so the two
-	// find the same runs; a name read from a record's text may spell an
-	// input partition without its number, hence the switch to names for
-	// good.
-	byIn []int32
-	last map[string]int
+	// Each partition's last run, by index. While every run of records came
+	// with its input number (quietRun.in) and they are of at most
+	// numberedRuns partitions, by number: the partition in[k]'s last run is
+	// at[k], looked for from the one after the last found (a member's
+	// processing takes its partitions in turn). Past either, by partition
+	// name in last, for good: a name read from a record's text may spell an
+	// input partition without its number. An input partition's name and
+	// number go together (a layout spells each partition its own way), so
+	// both find the same runs.
+	in, at []int32
+	next   int
+	last   map[string]int
 }
+
+// numberedRuns is the most partitions a runList finds by number (a var for
+// tests): a member of 100,000 partitions' world holds a hundred or so.
+var numberedRuns = 64
 
 func (l *runList) add(r quietRun) {
 	if r.n <= 0 {
@@ -428,25 +434,27 @@ func (l *runList) add(r quietRun) {
 		return
 	}
 	if r.in > 0 && l.last == nil {
-		if r.in > len(l.byIn) {
-			l.byIn = append(l.byIn, make([]int32, r.in-len(l.byIn))...)
-		}
-		if k := int(l.byIn[r.in-1]) - 1; k >= 0 && l.runs[k].first+l.runs[k].n == r.first {
-			l.runs[k].n += r.n
+		if k := l.numbered(int32(r.in)); k >= 0 {
+			if j := l.at[k]; l.runs[j].first+l.runs[j].n == r.first {
+				l.runs[j].n += r.n
+				return
+			}
+			l.at[k] = int32(len(l.runs))
+			l.runs = append(l.runs, r)
 			return
 		}
-		l.byIn[r.in-1] = int32(len(l.runs) + 1)
-		l.runs = append(l.runs, r)
-		return
+		if len(l.in) < numberedRuns {
+			l.in, l.at = append(l.in, int32(r.in)), append(l.at, int32(len(l.runs)))
+			l.runs = append(l.runs, r)
+			return
+		}
 	}
 	if l.last == nil {
 		l.last = map[string]int{}
-		for _, k := range l.byIn {
-			if k > 0 {
-				l.last[l.runs[k-1].p] = int(k - 1)
-			}
+		for _, j := range l.at {
+			l.last[l.runs[j].p] = int(j)
 		}
-		l.byIn = nil
+		l.in, l.at = nil, nil
 	}
 	if k, ok := l.last[r.p]; ok && l.runs[k].first+l.runs[k].n == r.first {
 		l.runs[k].n += r.n
@@ -454,6 +462,23 @@ func (l *runList) add(r quietRun) {
 	}
 	l.last[r.p] = len(l.runs)
 	l.runs = append(l.runs, r)
+}
+
+// numbered is where in l.in the input number in is, -1 if nowhere.
+func (l *runList) numbered(in int32) int {
+	for k := l.next; k < len(l.in); k++ {
+		if l.in[k] == in {
+			l.next = k + 1
+			return k
+		}
+	}
+	for k := 0; k < min(l.next, len(l.in)); k++ {
+		if l.in[k] == in {
+			l.next = k + 1
+			return k
+		}
+	}
+	return -1
 }
 
 // quietRecords are a summary's records: those processed, and those polled
