@@ -305,5 +305,5 @@ func cmdBranches(s *Session, args []string) (*Result, error) {
 		}
 		t.Add(mark, n, tick, string(b.world.Group.State()), strconv.Itoa(generationOf(b.world.Group)))
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: t.Text(), Table: t, HTML: s.htmlOf(t)}, nil
 }

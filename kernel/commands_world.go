@@ -322,7 +322,7 @@ func cmdShow(s *Session, args []string) (*Result, error) {
 		// In real time the defaults are Kafka's (new --kafka-defaults).
 		note = strings.Replace(note, "the default", "the default (Kafka 4.0's, in real time)", 1)
 	}
-	return &Result{Text: t.Text() + note, Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: t.Text() + note, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // configRows are the settings show config lists: every one, or those

@@ -888,9 +888,16 @@ func TestQuietRunsAsNames(t *testing.T) {
 		}
 		return out
 	}
+	// A run read from an event's records comes with its partition's
+	// number (quietRun.in), one read from a name without: in every
+	// iteration all, none or some of the runs have theirs.
+	numbers := map[string]int{"o0": 1, "o1": 2, "orders-10": 3}
+	defer func(n int) { numberedRuns = n }(numberedRuns)
 	for i := 0; i < 3000; i++ {
 		var q quietRecords
 		var polled, done []string
+		numbered := r.Intn(3)
+		numberedRuns = pick(r, 64, 1, 2) // past it, by name
 		for k := r.Intn(8); k > 0; k-- {
 			ns := names()
 			if r.Intn(2) == 0 && len(polled) > 0 { // processing what was polled, or part of it
@@ -899,6 +906,9 @@ func TestQuietRunsAsNames(t *testing.T) {
 			}
 			poll := r.Intn(2) == 0
 			for _, run := range runsOfNames(ns, true) {
+				if numbered == 1 || numbered == 2 && r.Intn(4) > 0 {
+					run.in = numbers[run.p]
+				}
 				if poll {
 					q.polled(run)
 				} else {
@@ -929,6 +939,9 @@ func TestQuietRunsAsNames(t *testing.T) {
 		}
 		if got, want := recordRanges(q.done.runs), recordRanges(runsOfNames(done, false)); got != want {
 			t.Fatalf("done %v: processed %q, want %q", done, got, want)
+		}
+		if len(q.done.in) > len(numbers) {
+			t.Fatalf("done %v: a partition's number kept twice (%v)", done, q.done.in)
 		}
 	}
 }

@@ -176,9 +176,11 @@ func (s *Session) render(cmd string, n int, header []string, rows func(emit func
 	return b.String(), nil, nil
 }
 
-// tableHTML is a view's table for a notebook, when it has one.
-func tableHTML(t *Table) string {
-	if t == nil {
+// htmlOf is a view's table for a notebook, when it has one and the
+// command's results are read whole (ExecResults): Exec reads their text
+// alone, and a long table's HTML cost as much to write as its text.
+func (s *Session) htmlOf(t *Table) string {
+	if t == nil || s.textOnly {
 		return ""
 	}
 	return t.HTML()

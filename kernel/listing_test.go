@@ -304,3 +304,33 @@ func TestLogAbortedIndexFollowsRows(t *testing.T) {
 		t.Errorf("log invoices-0 --around %d: aborted index %q, want %q", at, got, w)
 	}
 }
+
+// TestExecWritesNoHTML: a table view run by Exec, whose results are read
+// as text alone, writes no HTML (Session.htmlOf); run by ExecResults,
+// before and after, it writes its table's, with the same text.
+func TestExecWritesNoHTML(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "set producer transactional\njoin C2\nrun until stable\nstep 20")
+	for _, line := range []string{"offsets", "metrics", "log orders-1", "trace 5", "describe group", "members"} {
+		rs, err := s.ExecResults(line)
+		if err != nil || rs[0].Table == nil || rs[0].HTML != rs[0].Table.HTML() {
+			t.Fatalf("%s: %v, or no table's HTML", line, err)
+		}
+		text, err := s.Exec(line)
+		if err != nil || text != strings.TrimRight(rs[0].Text, "\n") {
+			t.Fatalf("%s by Exec: %v, or another text", line, err)
+		}
+		if s.textOnly {
+			t.Fatalf("%s by Exec left the session reading text alone", line)
+		}
+		done := s.readAsText(true) // as Exec runs it
+		asText, err := s.execResults(line)
+		done()
+		if err != nil || asText[0].HTML != "" || asText[0].Text != rs[0].Text {
+			t.Errorf("%s read as text: %v, or HTML written, or another text", line, err)
+		}
+		if rs, err := s.ExecResults(line); err != nil || rs[0].HTML != rs[0].Table.HTML() {
+			t.Errorf("%s by ExecResults after Exec: %v, or no HTML", line, err)
+		}
+	}
+}

@@ -498,5 +498,5 @@ func cmdShowNames(s *Session) (*Result, error) {
 		t.Add(m.client, m.clientID, m.host, dash(m.instanceID), m.memberID)
 	}
 	text := fmt.Sprintf("the members of group %s as %s names them (members that joined since have kgrepl's names only):\n", s.cur.hist.origin.topo.Group, n.file) + t.Text()
-	return &Result{Text: strings.TrimRight(text, "\n"), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: strings.TrimRight(text, "\n"), Table: t, HTML: s.htmlOf(t)}, nil
 }

@@ -71,6 +71,9 @@ type quietLog struct {
 	// for the layout they were read in.
 	names partNames
 	taker *runTaker // takeRuns's, made at its first use
+	// lastSum is the summary quietAdd took the last event into (nil when
+	// flushed since), looked at before sums.
+	lastSum *quietSummary
 }
 
 // partNames spells a partition as its records' names do, less ".offset"
@@ -154,12 +157,17 @@ func routineLabel(e sim.Event) string {
 
 // quietAdd takes a routine event into its summary; label is how its
 // text names its member (routineLabel).
-func (s *Session) quietAdd(key, label string, e sim.Event) {
+func (s *Session) quietAdd(key, label string, e *sim.Event) {
 	q := &s.quiet
 	if q.sums == nil {
 		q.sums = map[string]*quietSummary{}
 	}
-	sum := q.sums[key]
+	// A member's poll and processing of a tick follow each other: the
+	// summary of the last event is looked up first.
+	sum := q.lastSum
+	if sum == nil || sum.key != key {
+		sum = q.sums[key]
+	}
 	// An old instance (a zombie) and the new one get separate lines.
 	if label != "" && sum != nil && sum.label != "" && sum.label != label {
 		s.quietFlush(key)
@@ -176,6 +184,7 @@ func (s *Session) quietAdd(key, label string, e sim.Event) {
 		q.sums[key] = sum
 		q.order = append(q.order, key)
 	}
+	q.lastSum = sum
 	sum.to = e.Tick
 	if label != "" {
 		sum.label = label
@@ -227,6 +236,9 @@ func (s *Session) quietFlush(keys ...string) {
 		}
 		sum := q.sums[k]
 		delete(q.sums, k)
+		if q.lastSum == sum {
+			q.lastSum = nil
+		}
 		ticks := strconv.Itoa(sum.from)
 		if sum.to != sum.from {
 			ticks += ".." + strconv.Itoa(sum.to)
@@ -304,264 +316,6 @@ func (sum *quietSummary) text() string {
 	return line
 }
 
-// quietRun is a run of records a summary gathers: n records of partition
-// p (the name's part before its last dot: o2) from offset first, or, with
-// n 0, a name that is not a record's, p, kept as it is. A run, not a name
-// per record, so that a summary over hours of steady traffic holds a run
-// per poll and per tick's processing, not a string per record.
-type quietRun struct {
-	p        string
-	first, n int
-}
-
-// runOfName is the record name's run of one; false (a name kept as it is)
-// for a name that is not spelled partition.offset.
-func runOfName(name string) (quietRun, bool) {
-	i := strings.LastIndexByte(name, '.')
-	off, err := strconv.Atoi(name[i+1:])
-	if i <= 0 || err != nil {
-		return quietRun{p: name}, false
-	}
-	return quietRun{p: name[:i], first: off, n: 1}, true
-}
-
-// quietRunOf is a run of an event's records as a summary keeps it. A run
-// of a partition's records, spelled partition.offset, is that partition's
-// name and the offset (runOfName of the name, without spelling it:
-// names); a record named otherwise is a run of its own name.
-func quietRunOf(r sim.RecordRun, layout recordNamer, names *partNames) quietRun {
-	q := quietRun{p: r.Name}
-	if r.Name == "" {
-		q = quietRun{p: names.of(layout, r.TP, r.Part), first: r.First, n: max(r.Count, 1)}
-	} else if q2, ok := runOfName(r.Name); ok {
-		q, q.n = q2, max(r.Count, 1)
-	}
-	return q
-}
-
-// runTaker takes an event's runs of records into a summary's records
-// (quietRecords.polled or processed). Its yield is made once a command
-// and handed to Records.EachRun as it is: a range over Records.Runs in
-// quietAdd made the iterator and its loop body closures, on the heap, for
-// each of the hundreds of polls and processings a busy tick has (a tenth
-// of the CPU of T1's quiet run in the REPL, allocating).
-type runTaker struct {
-	into      *quietRecords
-	processed bool
-	layout    recordNamer
-	names     *partNames
-	yield     func(sim.RecordRun) bool
-}
-
-func (t *runTaker) take(r sim.RecordRun) bool {
-	q := quietRunOf(r, t.layout, t.names)
-	if t.processed {
-		t.into.processed(q)
-	} else {
-		t.into.polled(q)
-	}
-	return true
-}
-
-// takeRuns takes recs into the records into, as polled or as processed.
-func (q *quietLog) takeRuns(recs sim.Records, into *quietRecords, processed bool, layout recordNamer) {
-	t := q.taker
-	if t == nil {
-		t = &runTaker{}
-		t.yield = t.take
-		q.taker = t
-	}
-	t.into, t.processed, t.layout, t.names = into, processed, layout, &q.names
-	recs.EachRun(t.yield)
-	t.into, t.layout, t.names = nil, nil, nil // holds no summary past the event
-}
-
-// runList is runs recordRanges writes: each run that continues the last
-// one of its partition is added to it (recordRanges would join them), so
-// that hours of steady traffic are a run a partition, not one a tick.
-type runList struct {
-	runs []quietRun
-	last map[string]int // each partition's last run, by index
-}
-
-func (l *runList) add(r quietRun) {
-	if k, ok := l.last[r.p]; ok && r.n > 0 && l.runs[k].first+l.runs[k].n == r.first {
-		l.runs[k].n += r.n
-		return
-	}
-	if r.n > 0 {
-		if l.last == nil {
-			l.last = map[string]int{}
-		}
-		l.last[r.p] = len(l.runs)
-	}
-	l.runs = append(l.runs, r)
-}
-
-// quietRecords are a summary's records: those processed, and those polled
-// and not processed yet (the batch in hand), polled minus processed, each
-// processed record cancelling the earliest poll of it, as one name per
-// record counted them. It is kept as the events come: a record processed
-// cancels the earliest poll of it in hand, or, polled before the summary
-// began, waits in early for a poll of it to cancel (every cancel takes
-// the earliest poll there is, so the polls cancelled are the first ones,
-// whatever the order).
-type quietRecords struct {
-	done   runList
-	inHand []quietRun // in poll order
-	early  []quietRun // processed, no poll of it seen yet
-}
-
-func (q *quietRecords) polled(r quietRun) {
-	if len(q.early) == 0 {
-		q.inHand = addRun(q.inHand, r) // cancelRuns would find none of r's records
-		return
-	}
-	var left []quietRun
-	q.early, left = cancelRuns(q.early, r)
-	for _, l := range left {
-		q.inHand = addRun(q.inHand, l)
-	}
-}
-
-func (q *quietRecords) processed(r quietRun) {
-	q.done.add(r)
-	if q.cancelAtAnEnd(r) {
-		return
-	}
-	var left []quietRun
-	q.inHand, left = cancelRuns(q.inHand, r)
-	q.early = append(q.early, left...)
-}
-
-// cancelAtAnEnd cancels r's records in hand, in place, as cancelRuns
-// would, where the first run in hand that shares a record with r holds
-// every one of r's at its start or at its end: steady processing takes
-// the records in hand in the order they were polled. It reports false,
-// and changes nothing, otherwise.
-func (q *quietRecords) cancelAtAnEnd(r quietRun) bool {
-	if r.n <= 0 {
-		return false
-	}
-	for k := range q.inHand {
-		s := &q.inHand[k]
-		if s.n <= 0 || s.p != r.p || s.first+s.n <= r.first || r.first+r.n <= s.first {
-			continue // cancelRuns keeps it as it is
-		}
-		switch {
-		case s.first == r.first && r.n <= s.n:
-			s.first, s.n = s.first+r.n, s.n-r.n
-		case s.first < r.first && s.first+s.n == r.first+r.n:
-			s.n -= r.n
-		default:
-			return false
-		}
-		if s.n == 0 {
-			q.inHand = append(q.inHand[:k], q.inHand[k+1:]...)
-		}
-		return true
-	}
-	return false
-}
-
-// cancelRuns cancels r's records once each in list (runs in order, the
-// earliest first): it returns what is left of list, in order, and the
-// records of r it found nowhere.
-func cancelRuns(list []quietRun, r quietRun) (kept, notFound []quietRun) {
-	need := []quietRun{r}
-	for _, s := range list {
-		switch {
-		case len(need) == 0 || s.p != r.p || (s.n == 0) != (r.n == 0):
-			kept = append(kept, s)
-		case s.n == 0: // a name kept as it is: cancelled by the same name
-			need = nil
-		default:
-			// What need covers of s is cancelled, and needed no more;
-			// the rest of s stays, in order.
-			kept = append(kept, runsMinus([]quietRun{s}, need)...)
-			need = runsMinus(need, []quietRun{s})
-		}
-	}
-	return kept, need
-}
-
-// addRun appends r to runs, as a longer last run when it continues it.
-func addRun(runs []quietRun, r quietRun) []quietRun {
-	if k := len(runs) - 1; k >= 0 && r.n > 0 && runs[k].n > 0 && runs[k].p == r.p && runs[k].first+runs[k].n == r.first {
-		runs[k].n += r.n
-		return runs
-	}
-	return append(runs, r)
-}
-
-// runsMinus is the records of a (runs of one partition, in order) that
-// none of b's runs covers, in a's order.
-func runsMinus(a, b []quietRun) []quietRun {
-	for _, cut := range b {
-		var kept []quietRun
-		for _, r := range a {
-			lo, hi := max(r.first, cut.first), min(r.first+r.n, cut.first+cut.n)
-			if lo >= hi {
-				kept = append(kept, r)
-				continue
-			}
-			if r.first < lo {
-				kept = append(kept, quietRun{p: r.p, first: r.first, n: lo - r.first})
-			}
-			if hi < r.first+r.n {
-				kept = append(kept, quietRun{p: r.p, first: hi, n: r.first + r.n - hi})
-			}
-		}
-		a = kept
-	}
-	return a
-}
-
-// recordRanges writes records as runs per partition, partitions in the
-// order they first appear: o0.3 o0.4 o0.5 p0.3 → "o0.3..o0.5, p0.3". A
-// record done again starts a new run (o2.3..o2.5 o2.3..o2.5).
-func recordRanges(in []quietRun) string {
-	type run struct{ first, last int }
-	var parts []string
-	runs := map[string][]run{}
-	for _, q := range in {
-		if q.n == 0 {
-			parts = append(parts, q.p) // not a record name: kept as it is
-			runs[q.p] = nil
-			continue
-		}
-		p, off := q.p, q.first
-		rs, seen := runs[p]
-		if !seen {
-			parts = append(parts, p)
-		}
-		if k := len(rs); k > 0 && rs[k-1].last+1 == off {
-			rs[k-1].last = off + q.n - 1
-		} else {
-			rs = append(rs, run{off, off + q.n - 1})
-		}
-		runs[p] = rs
-	}
-	var out []string
-	for _, p := range parts {
-		rs := runs[p]
-		if rs == nil {
-			out = append(out, p)
-			continue
-		}
-		var words []string
-		for _, r := range rs {
-			w := p + "." + strconv.Itoa(r.first)
-			if r.last != r.first {
-				w += ".." + p + "." + strconv.Itoa(r.last)
-			}
-			words = append(words, w)
-		}
-		out = append(out, strings.Join(words, " "))
-	}
-	return strings.Join(out, ", ")
-}
-
 // output collects what the command running now prints. A quiet summary
 // holds its place from its first event on (reserve) and is written in
 // when it closes (fill), so the lines stay in tick order.
@@ -599,15 +353,19 @@ func (o *output) String() string { return strings.Join(o.parts, "") }
 var assignedLine = regexp.MustCompile(`^C\d+ (gen|epoch) \d+: \{[^}]*\}$`)
 
 // mergeAssigned joins the members' assignment lines of one tick that
-// follow each other (evs[i:] starting with one) into one line, members in
+// follow each other (the events from index i on, starting with one) into one line, members in
 // natural order (C2 before C10); it returns the line and how many events
 // it took.
-func mergeAssigned(evs []sim.Event, i int) (string, int) {
+func mergeAssigned(evs *sim.EventLog, i int) (string, int) {
 	var texts []string
+	tick := evs.At(i).Tick
 	j := i
-	for j < len(evs) && evs[j].Kind == sim.EvAssigned && evs[j].Tick == evs[i].Tick && assignedLine.MatchString(evs[j].Text) {
-		texts = append(texts, evs[j].Text)
-		j++
+	for ; j < evs.Len() && evs.KindAt(j) == sim.EvAssigned; j++ {
+		e := evs.At(j)
+		if e.Tick != tick || !assignedLine.MatchString(e.Text) {
+			break
+		}
+		texts = append(texts, e.Text)
 	}
 	sort.SliceStable(texts, func(a, b int) bool {
 		return natural.Less(strings.Fields(texts[a])[0], strings.Fields(texts[b])[0])

@@ -159,15 +159,12 @@ type Session struct {
 	// routine per-record lines are summarised (see quiet.go). Demos turn it
 	// on unless run with --verbose; step and run take --quiet and --verbose.
 	Quiet bool
+	// textOnly: the commands running are read as text alone (Exec, not
+	// ExecResults), so their views need not write HTML (htmlOf).
+	textOnly bool
 	// quietNow is the level of the command running now; quiet gathers its summaries.
 	quietNow bool
 	quiet    quietLog
-	// narration is narrated's arrays, kept for the next command.
-	narration struct {
-		evs    []sim.Event
-		at     []int
-		labels []string
-	}
 	// pageStops are the last ExecPaged's stopping points, a page each.
 	pageStops []func(*Session)
 
@@ -267,6 +264,7 @@ func (s *Session) Done() bool { return s.done }
 func (s *Session) Exec(line string) (string, error) {
 	s.interrupt.Store(false)
 	end := s.guardHeap()
+	defer s.readAsText(true)()
 	out, err := s.execLine(line)
 	return out, end(err)
 }
@@ -275,8 +273,18 @@ func (s *Session) Exec(line string) (string, error) {
 func (s *Session) ExecResults(line string) ([]*Result, error) {
 	s.interrupt.Store(false)
 	end := s.guardHeap()
+	defer s.readAsText(false)()
 	rs, err := s.execResults(line)
 	return rs, end(err)
+}
+
+// readAsText says whether the commands run from now on have their
+// results read as text alone (Session.textOnly), and returns what puts
+// it back as it was.
+func (s *Session) readAsText(on bool) func() {
+	was := s.textOnly
+	s.textOnly = on
+	return func() { s.textOnly = was }
 }
 
 // ExecPaged is Exec with the output cut where the front end should wait for

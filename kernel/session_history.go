@@ -85,28 +85,41 @@ func (s *Session) recordStep(at, ran int, typed string) {
 }
 
 // narrate prints the events of a tick, one line each; at the quiet level
-// the routine ones are gathered into summaries instead.
-func (s *Session) narrate(w *sim.World, from int) {
+// the routine ones are gathered into summaries instead. It reads each
+// event from the trace as it goes, no more of it than it takes: a
+// produced event's kind alone (the log and consume views show writes;
+// two events in five of steady traffic), and under --quiet a member's
+// poll or processing whose text begins with its label as its header,
+// records and label (EventLog.RoutineAt), all its summary takes. A busy
+// tick's texts are mostly theirs, and formatting them was most of what a
+// quiet run of steady traffic cost beside its steps; gathering the
+// tick's events into arrays first, then reading them, cost a tenth of
+// the narration more.
+func (s *Session) narrate(w *sim.World, from int) { s.narrateEvents(w, from, w.Events.Len()) }
+
+// narrateEvents is narrate of the events from index from to index to.
+func (s *Session) narrateEvents(w *sim.World, from, to int) {
 	if s.replaying {
 		return
 	}
-	evs, at, labels := s.narrated(w, from)
 	clk := clockOf(s.World())
-	for i := 0; i < len(evs); i++ {
-		e := evs[i]
-		if e.Kind == sim.EvProduced {
-			continue // the log and consume views show writes
-		}
-		if at[i] >= 0 {
-			// A routine line read as its header and records, with its
-			// label (narrated): all its summary takes.
-			s.quietAdd(e.Member, labels[i], e)
+	evs := w.Events
+	for i := max(from, evs.First()); i < to; i++ {
+		k := evs.KindAt(i)
+		if k == sim.EvProduced {
 			continue
 		}
+		if s.quietNow && (k == sim.EvPolled || k == sim.EvProcessed) {
+			if e, label, ok := evs.RoutineAt(i); ok && e.Member != "" {
+				s.quietAdd(e.Member, label, &e)
+				continue
+			}
+		}
+		e := evs.At(i)
 		text := e.Text
 		if s.quietNow {
 			if key, ok := s.quietKey(e); ok {
-				s.quietAdd(key, routineLabel(e), e)
+				s.quietAdd(key, routineLabel(e), &e)
 				continue
 			}
 			s.quietFlush(quietFlushes(e)...)
@@ -119,45 +132,6 @@ func (s *Session) narrate(w *sim.World, from int) {
 		s.say("%s", s.paint(eventTone(e), cutLine(clk.stamp(e.Tick)+" "+clk.annotate(text), limitNarrationLine.max, e.Tick)))
 	}
 }
-
-// narrated is the events from index from on as narrate reads them, in
-// arrays the session keeps for the next command: each whole but those it
-// need not format, with their index in the trace in at (-1 for an event
-// read whole). Those are the produced ones, which narrate skips, kept as
-// their kind alone (two events in five of steady traffic), and under
-// --quiet a member's polls and processing whose texts begin with their
-// label: kept as their headers with their records, and their labels in
-// labels (EventLog.RoutineAt), all their summaries take. A busy tick's
-// texts are mostly theirs, and formatting them was most of what a quiet
-// run of steady traffic cost beside its steps.
-func (s *Session) narrated(w *sim.World, from int) ([]sim.Event, []int, []string) {
-	evs, at, labels := s.narration.evs[:0], s.narration.at[:0], s.narration.labels[:0]
-	for i := max(from, w.Events.First()); i < w.Events.Len(); i++ {
-		k := w.Events.KindAt(i)
-		if k == sim.EvProduced {
-			// mergeAssigned stops at it, by its kind, as at any event.
-			evs, at, labels = append(evs, sim.Event{Kind: k}), append(at, i), append(labels, "")
-			continue
-		}
-		if s.quietNow && (k == sim.EvPolled || k == sim.EvProcessed) {
-			if e, label, ok := w.Events.RoutineAt(i); ok && e.Member != "" {
-				evs, at, labels = append(evs, e), append(at, i), append(labels, label)
-				continue
-			}
-		}
-		evs, at, labels = append(evs, w.Events.At(i)), append(at, -1), append(labels, "")
-	}
-	if cap(evs) > narrationKept {
-		s.narration.evs, s.narration.at, s.narration.labels = nil, nil, nil // a rare long stretch's arrays are not kept
-	} else {
-		s.narration.evs, s.narration.at, s.narration.labels = evs, at, labels
-	}
-	return evs, at, labels
-}
-
-// narrationKept is the most events whose arrays narrated keeps for the
-// next command (about 1.8 MB: an Event is about 100 bytes).
-const narrationKept = 1 << 14
 
 // cutLine cuts a line of narration longer than max bytes at its last
 // space within them and says what it left out (limitNarrationLine): the

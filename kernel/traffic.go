@@ -334,7 +334,7 @@ func cmdShowTraffic(s *Session) (*Result, error) {
 		t.Add(append([]string{name}, cells...)...)
 		i = j
 	}
-	return &Result{Text: strings.TrimRight(t.Text(), "\n"), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: strings.TrimRight(t.Text(), "\n"), Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // rateText is a rate as show traffic prints it: as typed on the page's

@@ -237,7 +237,7 @@ func cmdDescribe(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: header + t.Text(), Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // offsetsTable is describe group's default view: each input partition's
@@ -352,20 +352,33 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if clk.real {
 		col = "TIME (TICK)"
 	}
+	// A row's cells are spelled into one buffer, not by fmt: a long
+	// session's log holds thousands of records, and the view spelled
+	// each with three Sprintf calls (most of what printing it cost).
+	var b []byte
 	text, t, err := s.render("offsets", hi-lo, []string{col, "KEY", "VALUE", "STATE"}, func(emit func(...string) error) error {
 		for i := lo; i < hi; i++ {
 			r := log.At(i)
 			if r.Marker {
-				if err := emit(clk.cell(r.Tick), "control", fmt.Sprintf("%s marker, producerId=%d", r.State, r.PID), r.State); err != nil {
+				// STATE marker, producerId=PID
+				b = append(append(b[:0], r.State...), " marker, producerId="...)
+				if err := emit(clk.cell(r.Tick), "control", string(strconv.AppendInt(b, r.PID, 10)), r.State); err != nil {
 					return err
 				}
 				continue
 			}
-			val := fmt.Sprintf("offset=%d generation=%d member=%s", r.Offset, r.Generation, r.MemberID)
+			// offset=O generation=G member=M, and producerId=PID
+			b = strconv.AppendInt(append(b[:0], "offset="...), int64(r.Offset), 10)
+			b = strconv.AppendInt(append(b, " generation="...), int64(r.Generation), 10)
+			b = append(append(b, " member="...), r.MemberID...)
 			if r.PID >= 0 {
-				val += fmt.Sprintf(" producerId=%d", r.PID)
+				b = strconv.AppendInt(append(b, " producerId="...), r.PID, 10)
 			}
-			if err := emit(clk.cell(r.Tick), fmt.Sprintf("[%s,%s,%d]", r.Group, r.TP.Topic, r.TP.Partition), val, r.State); err != nil {
+			val := string(b)
+			// [GROUP,TOPIC,PARTITION]
+			b = append(append(append(append(b[:0], '['), r.Group...), ','), r.TP.Topic...)
+			b = append(strconv.AppendInt(append(b, ','), int64(r.TP.Partition), 10), ']')
+			if err := emit(clk.cell(r.Tick), string(b), val, r.State); err != nil {
 				return err
 			}
 		}
@@ -390,5 +403,5 @@ func cmdOffsets(s *Session, args []string) (*Result, error) {
 	if note != "" {
 		text += "\n" + note
 	}
-	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: text, Table: t, HTML: s.htmlOf(t)}, nil
 }

@@ -104,7 +104,7 @@ func describeConsumerGroup(s *Session, w *sim.World, g sim.GroupDescription, fl 
 			return nil, err
 		}
 	}
-	return &Result{Text: header + t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: header + t.Text(), Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // assignmentText4 is Kafka 4.x's spelling of an assignment in

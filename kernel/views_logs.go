@@ -98,7 +98,7 @@ func cmdLog(s *Session, args []string) (*Result, error) {
 	if len(aborted) > 0 {
 		head += "\naborted transaction index: " + strings.Join(aborted, "; ")
 	}
-	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: head + "\n" + text, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // logRows is the offsets [from, to) a log view shows: all of them from
@@ -190,9 +190,9 @@ func cmdTxn(s *Session, args []string) (*Result, error) {
 	// line when it does not fit; notebooks get the table.
 	text := t.Fit(textWidth)
 	if text != t.Text() {
-		return &Result{Text: text, HTML: t.HTML()}, nil
+		return &Result{Text: text, HTML: s.htmlOf(t)}, nil
 	}
-	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: text, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 type consumeJSON struct {
@@ -314,7 +314,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 			head += fmt.Sprintf("; held back by the LSO %d%s", c.HeldBack, nameList(c.HeldBackNames))
 		}
 	}
-	return &Result{Text: head + "\n" + text, Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: head + "\n" + text, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // topicReader is the audit reader (sim.World.ReadTopic) record by record:

@@ -262,7 +262,7 @@ func cmdMetrics(s *Session, args []string) (*Result, error) {
 		text += "\n" + title + ":\n" + pauses
 	}
 	text += rollsText(m.Rolls, clk)
-	return &Result{Text: text, Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: text, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 func cmdMembers(s *Session, args []string) (*Result, error) {
@@ -304,5 +304,5 @@ func cmdMembers(s *Session, args []string) (*Result, error) {
 		t.Add(m.Client, strconv.Itoa(m.Inc), dash(m.MemberID), strconv.Itoa(m.Generation), m.Phase.String(), m.LoopState().String(),
 			partRuns(w, m.Owned), batch, strings.Join(notes, ", "))
 	}
-	return &Result{Text: t.Text(), Table: t, HTML: t.HTML()}, nil
+	return &Result{Text: t.Text(), Table: t, HTML: s.htmlOf(t)}, nil
 }

@@ -176,7 +176,7 @@ func cmdTrace(s *Session, args []string) (*Result, error) {
 	if note != "" {
 		text += "\n" + note
 	}
-	return &Result{Text: text, Table: t, HTML: tableHTML(t)}, nil
+	return &Result{Text: text, Table: t, HTML: s.htmlOf(t)}, nil
 }
 
 // eventJSON is one event in trace --events --json.
