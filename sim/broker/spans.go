@@ -294,19 +294,16 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	if scratch {
 		enc = st.enc[:0]
 	}
-	at := 0
-	for k := range runs {
-		run := &runs[k]
-		if run.Part < 0 || int(run.Part) >= in || run.First < 0 || run.Count < 1 || run.Last < run.First ||
-			run.From > run.First || run.To < run.Last {
-			return false
-		}
-		if verifyCovers {
-			c.verifyCover(run)
-		}
-		at += int(run.Count)
+	// Each run checked as it is encoded (encRuns), in one pass.
+	enc, at, ok := encRuns(enc, runs, in)
+	if !ok {
+		return false
 	}
-	enc = encRuns(enc, runs)
+	if verifyCovers {
+		for k := range runs {
+			c.verifyCover(&runs[k])
+		}
+	}
 	c.spans = st
 	if scratch {
 		st.enc = enc

@@ -113,7 +113,14 @@ func TestEncRunIsVarints(t *testing.T) {
 			wprev.part, wprev.src = part, int32(first)
 			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first), from: run.From, to: run.To}), append(ns, n)
 		}
-		enc := encRuns(nil, batch)
+		total := 0
+		for _, n := range ns {
+			total += n
+		}
+		enc, cells, ok := encRuns(nil, batch, 2000)
+		if !ok || cells != total {
+			t.Fatalf("runs %v: encoded as %d cells (%v), want %d", runs, cells, ok, total)
+		}
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
 		}
@@ -134,6 +141,38 @@ func TestEncRunIsVarints(t *testing.T) {
 				t.Fatalf("%d bytes left after the runs, want the %d after them", len(b), len(after))
 			}
 		}
+	}
+}
+
+// TestEncRunsRefusesRunsOutOfReach: encRuns refuses a batch with a run
+// out of a span's reach, wherever it is in the batch (a partition not an
+// input's, a negative offset, no record, a run backwards, a covered range
+// short of the run), leaving b's length as it was; appendRuns then keeps
+// the batch a run at a time.
+func TestEncRunsRefusesRunsOutOfReach(t *testing.T) {
+	good := wire.SrcRun{Part: 3, First: 10, Last: 12, Count: 2, From: 9, To: 14}
+	bad := map[string]func(*wire.SrcRun){
+		"partition past the inputs": func(r *wire.SrcRun) { r.Part = 8 },
+		"negative partition":        func(r *wire.SrcRun) { r.Part = -1 },
+		"negative offset":           func(r *wire.SrcRun) { r.First, r.From = -1, -1 },
+		"no record":                 func(r *wire.SrcRun) { r.Count = 0 },
+		"backwards":                 func(r *wire.SrcRun) { r.Last = 9 },
+		"covered from past it":      func(r *wire.SrcRun) { r.From = 11 },
+		"covered to before its end": func(r *wire.SrcRun) { r.To = 11 },
+	}
+	for name, spoil := range bad {
+		for at := 0; at < 3; at++ {
+			runs := []wire.SrcRun{good, good, good}
+			spoil(&runs[at])
+			b := []byte{1, 2, 3}
+			got, cells, ok := encRuns(b, runs, 8)
+			if ok || cells != 0 || len(got) != len(b) || !bytes.Equal(got, []byte{1, 2, 3}) {
+				t.Errorf("%s at run %d: encoded (%v, %d cells, %x), want refused with b as it was", name, at, ok, cells, got)
+			}
+		}
+	}
+	if _, cells, ok := encRuns(nil, []wire.SrcRun{good, good, good}, 8); !ok || cells != 6 {
+		t.Errorf("three good runs: %v, %d cells; want true, 6", ok, cells)
 	}
 }
 
