@@ -45,8 +45,8 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 			if h.nw > 0 && h.nw == len(hinted.Cells.writers) && h.np == len(hinted.Cells.producers) && h.name == w.Producer {
 				used++
 			}
-			hinted.Cells.appendRun(w, 0, step, step+1, 2, h)
-			looked.Cells.appendRun(w, 0, step, step+1, 2, nil)
+			hinted.Cells.appendRun(&w, 0, step, step+1, 2, h)
+			looked.Cells.appendRun(&w, 0, step, step+1, 2, nil)
 		}
 		a, b := hinted.Cells.spans, looked.Cells.spans
 		if a.Len() != b.Len() {
@@ -182,7 +182,7 @@ func TestEncRunsRefusesRunsOutOfReach(t *testing.T) {
 func TestSpanFromWithItsHint(t *testing.T) {
 	c, _ := t1Log(t, 3)
 	c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 9}, c.names.Inputs()[0], 1, -1) // a cell past the spans
-	c.appendRun(Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
+	c.appendRun(&Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
 	r := rand.New(rand.NewSource(2))
 	n := c.spans.Len()
 	for i := 0; i <= c.Len(); i++ {
