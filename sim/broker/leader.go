@@ -297,7 +297,10 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		if r.Txn {
 			mark = TxnOpen
 		}
-		c := Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()}
+		// Field by field: a composite literal is built on the stack and
+		// copied whole in wider loads than its stores (store forwarding).
+		var c Cell
+		c.Producer, c.PID, c.Epoch, c.Seq, c.Txn, c.Tick = r.Producer, r.PID, r.Epoch, r.Seq, mark, b.env.Now()
 		off := l.appendProduced(r, &c, &e.wr)
 		if e.nb == idempotenceWindow {
 			// Slide the window (a clone has its own entries).
@@ -307,7 +310,8 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		e.nb++
 		resp.Offset = off
 	} else {
-		c := Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()}
+		var c Cell
+		c.Producer, c.PID, c.Seq, c.Tick = r.Producer, -1, -1, b.env.Now()
 		resp.Offset = l.appendProduced(r, &c, nil)
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
