@@ -512,25 +512,15 @@ func (pr *producer) produceInvoiceRun(m *Member, tp wire.TopicPartition, tpi int
 		// the names hashed once by the layout.
 		slots := pr.slotsFor(count)
 		layout.PartitionerOf(tp, tpi-1).SlotsFrom(first, slots, pr.hundred(m, tpi))
-		// Without a branch on whether a record is its partition's first
-		// of the run: which one is (T1: 5 records over 4 partitions) is
-		// the partitioner's hash, which the processor cannot predict (a
-		// misprediction or two a run). A first record (count 0, first 0:
-		// every entry is zero between runs) sets first and is listed in
-		// order; every record is written to order's next place, which
-		// only a first one takes.
-		order = slices.Grow(order, len(slots))
-		n, room := len(order), order[:len(order)+len(slots)]
 		for k, o := range slots {
 			r := &runs[o].run
-			isFirst := int(uint(r.count-1) >> 63) // 1 when count is 0, else 0
-			r.first += isFirst * (first + k)
-			room[n] = o
-			n += isFirst
+			if r.count == 0 {
+				r.first = first + k
+				order = append(order, o)
+			}
 			r.last = first + k
 			r.count++
 		}
-		order = room[:n]
 	}
 	// A batch of several runs carries each as a wire.SrcRun: the
 	// partition's number and int32 offsets. A run whose partition's number
