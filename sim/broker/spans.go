@@ -373,7 +373,8 @@ func (c *CellLog) appendSpan(v *Cell, src, span, n, part int32, h *writerHint) {
 	seq, tick := store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
 	wrTxn := c.writerIndex(v, h) | uint32(v.Txn)<<spanTxnAt
 	// Field by field: a composite literal is built on the stack and
-	// copied, as the value passed was.
+	// copied, as the value passed was. Every field is set: a slot of a
+	// spare chunk holds a span let go of.
 	sp := c.spans.AppendSpareSlot(&c.spans.spare)
 	sp.first, sp.before, sp.src, sp.span, sp.n = first, before, src, span, n
 	sp.part, sp.seq, sp.tick, sp.wrTxn = part, seq, tick, wrTxn

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -193,6 +194,48 @@ func TestSpanFromWithItsHint(t *testing.T) {
 			if k, b := c.spanFrom(i); k != wk || b != wb {
 				t.Fatalf("offset %d, hint %d: span %d (%d before), its search %d (%d)", i, h, k, b, wk, wb)
 			}
+		}
+	}
+}
+
+// TestSpansWrittenOverSpareChunksAreWhole: a log that lets go of its
+// spans as it goes writes its next ones over the chunks it let go of
+// (store.Spare), in place (appendSpan, store.Seq.AppendSpareSlot); each
+// reads back as the same span of a log that let go of nothing: no field
+// is left as the span let go of had it (each spoiled before it is let
+// go of).
+func TestSpansWrittenOverSpareChunksAreWhole(t *testing.T) {
+	layout, tp, batches := t1Batches(40)
+	forgets, keeps := &CellLog{tp: tp, names: layout}, &CellLog{tp: tp, names: layout}
+	hf, hk := make([]writerHint, 100), make([]writerHint, 100)
+	reused := 0
+	for k, bt := range batches {
+		spares := 0
+		if forgets.spans != nil {
+			spares = forgets.spans.spare.KeptBytes(36)
+		}
+		if !forgets.appendRuns(&bt.w, bt.runs, &hf[bt.m]) || !keeps.appendRuns(&bt.w, bt.runs, &hk[bt.m]) {
+			t.Fatal("runs out of reach")
+		}
+		if forgets.spans.spare.KeptBytes(36) < spares {
+			reused++
+		}
+		if k%500 == 499 {
+			// every field of the spans let go of spoiled first: the
+			// next spans are written over them
+			to := (forgets.spans.Len() - 1) / store.SeqChunk() * store.SeqChunk() // the chunks before the open one
+			forgets.spans.Update(forgets.spans.First(), to, func(*cellSpan) bool { return true }, func(s *cellSpan) {
+				*s = cellSpan{-1, -1, -1, -1, -1, -1, -1, -1, 1<<32 - 1}
+			})
+			forgets.spans.ForgetBeforeSpare(to, &forgets.spans.spare)
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no spare chunk was written again: the test does not reach it")
+	}
+	for i := forgets.spans.First(); i < forgets.spans.Len(); i++ {
+		if got, want := forgets.spans.At(i), keeps.spans.At(i); got != want {
+			t.Fatalf("span %d over a spare chunk reads %+v, want %+v", i, got, want)
 		}
 	}
 }
