@@ -100,7 +100,7 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 					if w.Txn == NotTransactional && r.Intn(2) == 0 {
 						w.PID, w.Seq, w.Epoch = -1, -1, 0
 					}
-					p.c.appendRun(w, part, first, last, len(srcs), nil)
+					p.c.appendRun(&w, part, first, last, len(srcs), nil)
 					var names []string
 					for _, src := range srcs {
 						names = append(names, layout.Name(srcTP, src))
@@ -128,7 +128,7 @@ func testCellLogMatchesModel(t *testing.T, producers int) {
 					if w.Txn == NotTransactional && r.Intn(2) == 0 {
 						w.PID, w.Seq, w.Epoch = -1, -1, 0
 					}
-					if !p.c.appendRuns(w, runs, nil) {
+					if !p.c.appendRuns(&w, runs, nil) {
 						t.Fatalf("%s: a batch of runs of input partitions not kept as a span: %v", tp, runs)
 					}
 					p.model = appendBatchModel(p.model, w, off, srcs)
@@ -324,7 +324,7 @@ func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
 	l := NewLog(out, layout)
 	l.append(Cell{Value: "x", PID: -1, Seq: -1, Tick: 1}) // a cell before it
 	w := Cell{Producer: "C2", PID: 1001, Epoch: 3, Seq: 40, Txn: TxnOpen, Tick: 9}
-	if off := l.appendProduced(&wire.ProduceRequest{Runs: runs, SrcCount: len(want)}, w, nil); off != 1 {
+	if off := l.appendProduced(&wire.ProduceRequest{Runs: runs, SrcCount: len(want)}, &w, nil); off != 1 {
 		t.Fatalf("batch written at %d, want 1", off)
 	}
 	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 30, -1) // a cell after it

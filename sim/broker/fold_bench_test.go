@@ -87,7 +87,7 @@ func t1LogFrom(tb testing.TB, ticks, from int) (*CellLog, int) {
 	c := &CellLog{tp: tp, names: layout}
 	hints := make([]writerHint, 100)
 	for _, b := range batches {
-		if !c.appendRuns(b.w, b.runs, &hints[b.m]) {
+		if !c.appendRuns(&b.w, b.runs, &hints[b.m]) {
 			tb.Fatal("runs out of reach")
 		}
 	}
@@ -146,7 +146,7 @@ func benchmarkAppendRunsT1(b *testing.B, from int) {
 		c := &CellLog{tp: tp, names: layout}
 		clear(hints)
 		for _, bt := range batches {
-			c.appendRuns(bt.w, bt.runs, &hints[bt.m])
+			c.appendRuns(&bt.w, bt.runs, &hints[bt.m])
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/run")

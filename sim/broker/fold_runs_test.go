@@ -103,9 +103,9 @@ func TestFoldRunsAsTheIterator(t *testing.T) {
 					}
 					if len(runs) == 1 && runs[0].Count > 1 {
 						sr := runs[0]
-						c.appendRun(w, int(sr.Part), int(sr.First), int(sr.Last), int(sr.Count), nil)
+						c.appendRun(&w, int(sr.Part), int(sr.First), int(sr.Last), int(sr.Count), nil)
 						seen["span of one run"]++
-					} else if len(runs) > 0 && c.appendRuns(w, runs, nil) {
+					} else if len(runs) > 0 && c.appendRuns(&w, runs, nil) {
 						seen["spans"]++
 					}
 				}

@@ -86,7 +86,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				if r.Intn(3) == 0 { // one run (appendRun)
 					part := r.Intn(len(next))
 					if sr, ok := run(part); ok && sr.Count > 1 {
-						c.appendRun(w, part, int(sr.First), int(sr.Last), int(sr.Count), nil)
+						c.appendRun(&w, part, int(sr.First), int(sr.Last), int(sr.Count), nil)
 					}
 				} else { // several (appendRuns)
 					var runs []wire.SrcRun
@@ -95,7 +95,7 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 							runs = append(runs, sr)
 						}
 					}
-					if len(runs) > 0 && !c.appendRuns(w, runs, nil) {
+					if len(runs) > 0 && !c.appendRuns(&w, runs, nil) {
 						t.Fatalf("seed %d: runs %v out of a span's reach", seed, runs)
 					}
 				}
@@ -186,7 +186,7 @@ func TestFoldTrustsClaimedRanges(t *testing.T) {
 		l := CellLog{tp: tp, names: layout}
 		for k, run := range batches {
 			w := Cell{Producer: "C1", PID: 1000, Seq: k, Tick: k, Txn: NotTransactional}
-			if !l.appendRuns(w, []wire.SrcRun{run}, nil) {
+			if !l.appendRuns(&w, []wire.SrcRun{run}, nil) {
 				t.Fatalf("run %+v not kept as a span", run)
 			}
 		}
@@ -315,7 +315,7 @@ func TestCutBeforeWithItsHint(t *testing.T) {
 		for k := range tick % 3 { // cells between spans, some ticks none
 			c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: tick}, c.names.Inputs()[0], tick*10+k, -1)
 		}
-		c.appendRun(Cell{PID: -1, Seq: -1, Tick: tick}, 0, 1000+tick*10, 1000+tick*10+4, 3, nil)
+		c.appendRun(&Cell{PID: -1, Seq: -1, Tick: tick}, 0, 1000+tick*10, 1000+tick*10+4, 3, nil)
 	}
 	if c.recs.Len() == 0 {
 		t.Fatal("no cell between the spans")

@@ -330,7 +330,11 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		if r.Txn {
 			mark = TxnOpen
 		}
-		off := l.appendProduced(r, Cell{Producer: r.Producer, PID: r.PID, Epoch: r.Epoch, Seq: r.Seq, Txn: mark, Tick: b.env.Now()}, &e.wr)
+		// Field by field: a composite literal is built on the stack and
+		// copied whole in wider loads than its stores (store forwarding).
+		var c Cell
+		c.Producer, c.PID, c.Epoch, c.Seq, c.Txn, c.Tick = r.Producer, r.PID, r.Epoch, r.Seq, mark, b.env.Now()
+		off := l.appendProduced(r, &c, &e.wr)
 		if e.nb == idempotenceWindow {
 			// Slide the window (a clone has its own entries).
 			e.nb = copy(e.batches[:], e.batches[1:])
@@ -339,7 +343,9 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 		e.nb++
 		resp.Offset = off
 	} else {
-		resp.Offset = l.appendProduced(r, Cell{Producer: r.Producer, PID: -1, Seq: -1, Tick: b.env.Now()}, nil)
+		var c Cell
+		c.Producer, c.PID, c.Seq, c.Tick = r.Producer, -1, -1, b.env.Now()
+		resp.Offset = l.appendProduced(r, &c, nil)
 	}
 	if b.senders.Displaced(p.From, p.FromInc, p.Proc) {
 		b.ZombieWrites += count
@@ -363,20 +369,22 @@ func (b *Broker) Produce(p *wire.Packet) *wire.Packet {
 	return b.env.ReplyText(p, wire.None, b.env.Trace().Produced(r, resp.Offset, named), resp)
 }
 
-// appendProduced writes r's record to l as cell c (its value and source
-// r's); a span's writer is looked up from h when it holds it (nil: no
-// hint), which then holds it.
-func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int {
+// appendProduced writes r's record to l as cell *v (its value and source
+// r's; v is not changed); a span's writer is looked up from h when it
+// holds it (nil: no hint), which then holds it. The cell goes down the
+// calls by pointer: 112 bytes, copied at each call.
+func (l *Log) appendProduced(r *wire.ProduceRequest, v *Cell, h *writerHint) int {
 	if len(r.Runs) > 0 {
 		// A batch of several runs (linger.ms): one span whose sources are
 		// its runs (CellLog.appendRuns), its cells' sequence numbers on
 		// from the batch's base; else, when a run's source is out of a
 		// span's reach, each run as a batch of one run is kept (a span,
 		// or a cell for a run of one): memory per run, never per record.
-		off := l.opening(c)
-		if l.Cells.appendRuns(c, r.Runs, h) {
+		off := l.opening(v)
+		if l.Cells.appendRuns(v, r.Runs, h) {
 			return off
 		}
+		c := *v
 		for _, run := range r.Runs {
 			l.appendRunOf(c, run, h)
 			if c.Seq >= 0 {
@@ -389,12 +397,12 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int 
 		// A batch of invoices: one span (CellLog.appendRun), its cells'
 		// sequence numbers from the batch's base; a cell each when its
 		// source is out of a span's reach.
-		off := l.opening(c)
+		off := l.opening(v)
 		if part, ok := l.Cells.names.Input().SlotCached(r.Src, r.SrcTPI-1, nil); ok && r.Named && r.SrcEnd <= topo.MaxRefOffset {
-			l.Cells.appendRun(c, part, r.SrcOffset, r.SrcEnd, r.SrcCount, h)
+			l.Cells.appendRun(v, part, r.SrcOffset, r.SrcEnd, r.SrcCount, h)
 			return off
 		}
-		k := 0
+		c, k := *v, 0
 		for src := range batchSources(l.Cells.names, r) {
 			if c.Seq >= 0 && k > 0 {
 				c.Seq++
@@ -404,6 +412,7 @@ func (l *Log) appendProduced(r *wire.ProduceRequest, c Cell, h *writerHint) int 
 		}
 		return off
 	}
+	c := *v
 	if r.Named {
 		// srcTPI is src's tpIndex, which numbers the input partitions as
 		// topo.InputIndex.slot does: a hint appendInvoice checks.
@@ -425,7 +434,7 @@ func (l *Log) appendRunOf(c Cell, run wire.SrcRun, h *writerHint) {
 			l.Cells.tp, slot, len(l.Cells.names.Inputs()), len(l.Cells.names.Inputs())-1))
 	}
 	if run.Count > 1 && run.First >= 0 {
-		l.Cells.appendRun(c, slot, int(run.First), int(run.Last), int(run.Count), h)
+		l.Cells.appendRun(&c, slot, int(run.First), int(run.Last), int(run.Count), h)
 		return
 	}
 	src := l.Cells.names.Input().At(slot)

@@ -109,7 +109,7 @@ func (l *Log) OpenTxnFirst(pid int64) (int, bool) {
 }
 
 func (l *Log) append(c Cell) int {
-	off := l.opening(c)
+	off := l.opening(&c)
 	l.Cells.append(c)
 	return off
 }
@@ -118,14 +118,14 @@ func (l *Log) append(c Cell) int {
 // src (slot a hint: its number among the input partitions, or -1), whose Value and
 // Source are left unspelled (CellLog.appendInvoice).
 func (l *Log) appendInvoice(c Cell, src wire.TopicPartition, srcOff, slot int) int {
-	off := l.opening(c)
+	off := l.opening(&c)
 	l.Cells.appendInvoice(c, src, srcOff, slot)
 	return off
 }
 
 // opening notes the first offset of c's transaction, when c opens one
 // here, and returns the offset c is about to take.
-func (l *Log) opening(c Cell) int {
+func (l *Log) opening(c *Cell) int {
 	off := l.Cells.Len()
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {

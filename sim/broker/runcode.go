@@ -24,10 +24,25 @@ import (
 // src, span and at as int32s) took 160. One loop for the batch, the
 // previous run's numbers kept in registers: a call a run (encRun, before)
 // spilled and reloaded them around each call.
-func encRuns(b []byte, runs []wire.SrcRun) []byte {
+//
+// Each run is checked as it is encoded (appendRuns checked them in a pass
+// of its own first: a second pass over every run of every batch): the
+// records of the runs in all are returned, and false, with b's length as
+// it was, when a run is out of a span's reach (its partition not one of
+// the in input partitions, an offset negative, no record, or a covered
+// range that does not hold the run: wire.SrcRun.From). The bytes written
+// past b's length are then left there, unread (the room of an arena's
+// open chunk, or the scratch: appendRuns).
+func encRuns(b []byte, runs []wire.SrcRun, in int) (_ []byte, cells int, ok bool) {
+	start := len(b)
 	var pp, ps int64
 	for r := range runs {
 		run := &runs[r]
+		if uint32(run.Part) >= uint32(in) || run.First < 0 || run.Count < 1 || run.Last < run.First ||
+			run.From > run.First || run.To < run.Last {
+			return b[:start], 0, false
+		}
+		cells += int(run.Count)
 		part, src := int64(run.Part), int64(run.First)
 		dp, ds := part-pp, src-ps
 		pp, ps = part, src
@@ -90,7 +105,7 @@ func encRuns(b []byte, runs []wire.SrcRun) []byte {
 			b = binary.AppendUvarint(b, tail)
 		}
 	}
-	return b
+	return b, cells, true
 }
 
 // put14 writes x, under 1<<14, as a uvarint of one or two bytes at

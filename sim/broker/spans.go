@@ -173,7 +173,7 @@ type writerHint struct {
 // writerIndex is the index in writers of v's writer (producer id, epoch,
 // name) for a span (spanWriterIndex), from h when it holds it, which then
 // holds it (h nil: no hint).
-func (c *CellLog) writerIndex(v Cell, h *writerHint) uint32 {
+func (c *CellLog) writerIndex(v *Cell, h *writerHint) uint32 {
 	epoch := store.Int32Of(v.Epoch, "producer epoch")
 	if h != nil && h.nw > 0 && h.nw == len(c.writers) && h.np == len(c.producers) && h.name == v.Producer &&
 		c.writers[h.idx] == (cellWriter{pid: v.PID, epoch: epoch, producer: h.producer}) {
@@ -269,9 +269,9 @@ func (c *CellLog) spanCell(i, j int, s cellSpan) Cell {
 // offset src to last, every one of them or those the partitioner sends to
 // this log's partition (cellSpan); v's writer, first sequence number,
 // transaction state and tick.
-func (c *CellLog) appendRun(v Cell, part, src, last, n int, h *writerHint) {
-	c.appendSpan(v, cellSpan{src: store.Int32Of(src, "source offset"), span: store.Int32Of(last-src, "source span"),
-		n: store.Int32Of(n, "batch"), part: int32(part)}, h)
+func (c *CellLog) appendRun(v *Cell, part, src, last, n int, h *writerHint) {
+	c.appendSpan(v, store.Int32Of(src, "source offset"), store.Int32Of(last-src, "source span"),
+		store.Int32Of(n, "batch"), int32(part), h)
 }
 
 // appendRuns appends a batch of several runs (ProduceRequest.Runs) as one
@@ -279,7 +279,7 @@ func (c *CellLog) appendRun(v Cell, part, src, last, n int, h *writerHint) {
 // transaction state and tick. It appends nothing and returns false when a
 // run is out of a span's reach (its source not an input partition, or
 // past topo.MaxRefOffset).
-func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
+func (c *CellLog) appendRuns(v *Cell, runs []wire.SrcRun, h *writerHint) bool {
 	in := len(c.names.Inputs())
 	st := c.spans // made the log's only once every run is in reach: a spanStore holds a span (locate)
 	if st == nil {
@@ -294,26 +294,22 @@ func (c *CellLog) appendRuns(v Cell, runs []wire.SrcRun, h *writerHint) bool {
 	if scratch {
 		enc = st.enc[:0]
 	}
-	at := 0
-	for k := range runs {
-		run := &runs[k]
-		if run.Part < 0 || int(run.Part) >= in || run.First < 0 || run.Count < 1 || run.Last < run.First ||
-			run.From > run.First || run.To < run.Last {
-			return false
-		}
-		if verifyCovers {
-			c.verifyCover(run)
-		}
-		at += int(run.Count)
+	// Each run checked as it is encoded (encRuns), in one pass.
+	enc, at, ok := encRuns(enc, runs, in)
+	if !ok {
+		return false
 	}
-	enc = encRuns(enc, runs)
+	if verifyCovers {
+		for k := range runs {
+			c.verifyCover(&runs[k])
+		}
+	}
 	c.spans = st
 	if scratch {
 		st.enc = enc
 	}
 	first := st.runs.AppendRoom(enc)
-	c.appendSpan(v, cellSpan{src: int32(first), span: store.Int32Of(len(runs), "runs"),
-		n: store.Int32Of(at, "batch"), part: multiRun}, h)
+	c.appendSpan(v, int32(first), store.Int32Of(len(runs), "runs"), store.Int32Of(at, "batch"), multiRun, h)
 	return true
 }
 
@@ -356,22 +352,33 @@ func (c *CellLog) verifyCover(run *wire.SrcRun) {
 	}
 }
 
-// appendSpan appends span s (its sources and n set) at the log's end,
-// written as v (its writer, first sequence number, transaction state and
-// tick), its writer's index from h when h holds it (h nil: no hint).
-func (c *CellLog) appendSpan(v Cell, s cellSpan, h *writerHint) {
+// appendSpan appends a span of n cells whose sources are src, span and
+// part (cellSpan's) at the log's end, written as v (its writer, first
+// sequence number, transaction state and tick), its writer's index from h
+// when h holds it (h nil: no hint). The span is written in place in its
+// chunk, field by field (store.Seq.AppendSpareSlot): one built on the
+// stack, and v passed by value, were copied down the calls and read back
+// in wider words than they were written in (a store-forwarding stall a
+// batch, T1's 400 a tick).
+func (c *CellLog) appendSpan(v *Cell, src, span, n, part int32, h *writerHint) {
 	c.toRecs()
 	if c.spans == nil {
 		c.spans = new(spanStore)
 	}
+	var before int32
 	if last := c.spans.Last(); last != nil {
-		s.before = last.before + last.n
+		before = last.before + last.n
 	}
-	s.first = store.Int32Of(c.n, "offset")
-	s.seq, s.tick = store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
-	s.wrTxn = c.writerIndex(v, h) | uint32(v.Txn)<<spanTxnAt
-	c.spans.AppendSpare(s, &c.spans.spare)
-	c.n += int(s.n)
+	first := store.Int32Of(c.n, "offset")
+	seq, tick := store.Int32Of(v.Seq, "producer sequence"), store.Int32Of(v.Tick, "tick")
+	wrTxn := c.writerIndex(v, h) | uint32(v.Txn)<<spanTxnAt
+	// Field by field: a composite literal is built on the stack and
+	// copied, as the value passed was. Every field is set: a slot of a
+	// spare chunk holds a span let go of.
+	sp := c.spans.AppendSpareSlot(&c.spans.spare)
+	sp.first, sp.before, sp.src, sp.span, sp.n = first, before, src, span, n
+	sp.part, sp.seq, sp.tick, sp.wrTxn = part, seq, tick, wrTxn
+	c.n += int(n)
 	store.Int32Of(c.n, "offset")
 }
 

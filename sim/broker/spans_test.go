@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -45,8 +46,8 @@ func TestWriterHintIsTheLookup(t *testing.T) {
 			if h.nw > 0 && h.nw == len(hinted.Cells.writers) && h.np == len(hinted.Cells.producers) && h.name == w.Producer {
 				used++
 			}
-			hinted.Cells.appendRun(w, 0, step, step+1, 2, h)
-			looked.Cells.appendRun(w, 0, step, step+1, 2, nil)
+			hinted.Cells.appendRun(&w, 0, step, step+1, 2, h)
+			looked.Cells.appendRun(&w, 0, step, step+1, 2, nil)
 		}
 		a, b := hinted.Cells.spans, looked.Cells.spans
 		if a.Len() != b.Len() {
@@ -113,7 +114,14 @@ func TestEncRunIsVarints(t *testing.T) {
 			wprev.part, wprev.src = part, int32(first)
 			runs, ns = append(runs, spanRun{part: part, src: int32(first), span: int32(last - first), from: run.From, to: run.To}), append(ns, n)
 		}
-		enc := encRuns(nil, batch)
+		total := 0
+		for _, n := range ns {
+			total += n
+		}
+		enc, cells, ok := encRuns(nil, batch, 2000)
+		if !ok || cells != total {
+			t.Fatalf("runs %v: encoded as %d cells (%v), want %d", runs, cells, ok, total)
+		}
 		if !bytes.Equal(enc, want) {
 			t.Fatalf("runs %v: encoded %x, binary's %x", runs, enc, want)
 		}
@@ -137,13 +145,45 @@ func TestEncRunIsVarints(t *testing.T) {
 	}
 }
 
+// TestEncRunsRefusesRunsOutOfReach: encRuns refuses a batch with a run
+// out of a span's reach, wherever it is in the batch (a partition not an
+// input's, a negative offset, no record, a run backwards, a covered range
+// short of the run), leaving b's length as it was; appendRuns then keeps
+// the batch a run at a time.
+func TestEncRunsRefusesRunsOutOfReach(t *testing.T) {
+	good := wire.SrcRun{Part: 3, First: 10, Last: 12, Count: 2, From: 9, To: 14}
+	bad := map[string]func(*wire.SrcRun){
+		"partition past the inputs": func(r *wire.SrcRun) { r.Part = 8 },
+		"negative partition":        func(r *wire.SrcRun) { r.Part = -1 },
+		"negative offset":           func(r *wire.SrcRun) { r.First, r.From = -1, -1 },
+		"no record":                 func(r *wire.SrcRun) { r.Count = 0 },
+		"backwards":                 func(r *wire.SrcRun) { r.Last = 9 },
+		"covered from past it":      func(r *wire.SrcRun) { r.From = 11 },
+		"covered to before its end": func(r *wire.SrcRun) { r.To = 11 },
+	}
+	for name, spoil := range bad {
+		for at := 0; at < 3; at++ {
+			runs := []wire.SrcRun{good, good, good}
+			spoil(&runs[at])
+			b := []byte{1, 2, 3}
+			got, cells, ok := encRuns(b, runs, 8)
+			if ok || cells != 0 || len(got) != len(b) || !bytes.Equal(got, []byte{1, 2, 3}) {
+				t.Errorf("%s at run %d: encoded (%v, %d cells, %x), want refused with b as it was", name, at, ok, cells, got)
+			}
+		}
+	}
+	if _, cells, ok := encRuns(nil, []wire.SrcRun{good, good, good}, 8); !ok || cells != 6 {
+		t.Errorf("three good runs: %v, %d cells; want true, 6", ok, cells)
+	}
+}
+
 // TestSpanFromWithItsHint: spanFrom answers as its search does whatever
 // span cutBefore found last (spans.cutHint), one at i or not, for every
 // offset of a log of spans and cells between them.
 func TestSpanFromWithItsHint(t *testing.T) {
 	c, _ := t1Log(t, 3)
 	c.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 9}, c.names.Inputs()[0], 1, -1) // a cell past the spans
-	c.appendRun(Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
+	c.appendRun(&Cell{PID: -1, Seq: -1, Tick: 9}, 0, 10, 12, 3, nil)
 	r := rand.New(rand.NewSource(2))
 	n := c.spans.Len()
 	for i := 0; i <= c.Len(); i++ {
@@ -154,6 +194,48 @@ func TestSpanFromWithItsHint(t *testing.T) {
 			if k, b := c.spanFrom(i); k != wk || b != wb {
 				t.Fatalf("offset %d, hint %d: span %d (%d before), its search %d (%d)", i, h, k, b, wk, wb)
 			}
+		}
+	}
+}
+
+// TestSpansWrittenOverSpareChunksAreWhole: a log that lets go of its
+// spans as it goes writes its next ones over the chunks it let go of
+// (store.Spare), in place (appendSpan, store.Seq.AppendSpareSlot); each
+// reads back as the same span of a log that let go of nothing: no field
+// is left as the span let go of had it (each spoiled before it is let
+// go of).
+func TestSpansWrittenOverSpareChunksAreWhole(t *testing.T) {
+	layout, tp, batches := t1Batches(40)
+	forgets, keeps := &CellLog{tp: tp, names: layout}, &CellLog{tp: tp, names: layout}
+	hf, hk := make([]writerHint, 100), make([]writerHint, 100)
+	reused := 0
+	for k, bt := range batches {
+		spares := 0
+		if forgets.spans != nil {
+			spares = forgets.spans.spare.KeptBytes(36)
+		}
+		if !forgets.appendRuns(&bt.w, bt.runs, &hf[bt.m]) || !keeps.appendRuns(&bt.w, bt.runs, &hk[bt.m]) {
+			t.Fatal("runs out of reach")
+		}
+		if forgets.spans.spare.KeptBytes(36) < spares {
+			reused++
+		}
+		if k%500 == 499 {
+			// every field of the spans let go of spoiled first: the
+			// next spans are written over them
+			to := (forgets.spans.Len() - 1) / store.SeqChunk() * store.SeqChunk() // the chunks before the open one
+			forgets.spans.Update(forgets.spans.First(), to, func(*cellSpan) bool { return true }, func(s *cellSpan) {
+				*s = cellSpan{-1, -1, -1, -1, -1, -1, -1, -1, 1<<32 - 1}
+			})
+			forgets.spans.ForgetBeforeSpare(to, &forgets.spans.spare)
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no spare chunk was written again: the test does not reach it")
+	}
+	for i := forgets.spans.First(); i < forgets.spans.Len(); i++ {
+		if got, want := forgets.spans.At(i), keeps.spans.At(i); got != want {
+			t.Fatalf("span %d over a spare chunk reads %+v, want %+v", i, got, want)
 		}
 	}
 }

@@ -289,10 +289,15 @@ func (pr *producer) invoiceRequest(m *Member, out, count int, src wire.TopicPart
 	layout := m.env.Layout()
 	pr.nextID++
 	pr.sent += count
+	// Zero but for its epoch and its runs' array (NewProduceRequest),
+	// filled in place, field by field: a composite literal is built
+	// whole on the stack (224 bytes, in stores of 1 to 8 bytes) and
+	// copied in 16-byte loads, which the processor cannot forward from
+	// its store buffer (a stall on about every load, every request).
 	req := m.env.NewProduceRequest()
-	keep := req.Runs[:0]
-	*req = wire.ProduceRequest{ID: pr.nextID, TP: layout.Outputs()[out], PID: -1, Seq: -1, Producer: m.Client,
-		Src: src, SrcOffset: off, HasSrc: true, Named: named, SrcTPI: tpi, Runs: keep, FreeEpoch: req.FreeEpoch}
+	req.ID, req.TP, req.PID, req.Seq, req.Producer = pr.nextID, layout.Outputs()[out], -1, -1, m.Client
+	req.Src, req.SrcOffset, req.HasSrc, req.Named, req.SrcTPI = src, off, true, named, tpi
+	req.Runs = req.Runs[:0]
 	req.TPI = int32(len(layout.Inputs()) + out + 1) // tpIndex numbers the output's partitions after the inputs', in outputTPs' order
 	if pr.flight == nil {
 		pr.flight = make([]flight, len(layout.Outputs()))

@@ -117,8 +117,9 @@ func (f *freeLists) NewFetchResponse() *wire.FetchResponse {
 	return r
 }
 
-// NewProduceRequest returns a request for the caller to fill in whole,
-// keeping its epoch.
+// NewProduceRequest returns a zero request but for its epoch and its
+// runs' array (empty), for the caller to fill in: one on the list was
+// zeroed when it went back (recycle), as a packet is.
 func (f *freeLists) NewProduceRequest() *wire.ProduceRequest {
 	if f == nil {
 		return &wire.ProduceRequest{}

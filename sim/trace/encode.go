@@ -87,14 +87,14 @@ func encLit[S ~string | ~[]byte](b []byte, s S) []byte {
 
 // encNum is phrase ph and then the number n (" pid 1004").
 func encNum(b []byte, ph byte, n int64) []byte {
-	return binary.AppendVarint(append(b, ph-tPhrase+tNum), n)
+	return putTokUvarint(b, ph-tPhrase+tNum, uint64(n<<1)^uint64(n>>63)) // binary.AppendVarint's zigzag
 }
 
 // encTemplate starts templates[k]: its arguments follow, appended with
 // argNum, argTP, argOffset in the template's order.
 func encTemplate(b []byte, k int) []byte { return append(b, tTemplate+byte(k)) }
 
-func argNum(b []byte, n int64) []byte { return binary.AppendVarint(b, n) }
+func argNum(b []byte, n int64) []byte { return appendVarint(b, n) }
 
 func argOffset(b []byte, off int) []byte { return binary.AppendUvarint(b, uint64(off)) }
 

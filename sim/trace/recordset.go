@@ -39,7 +39,7 @@ func encRun(b []byte, i, off, n int) []byte {
 		return encRecordAt(b, i, off)
 	case n > spellRunMax:
 		b = binary.AppendUvarint(append(b, tRange), uint64(i))
-		b = binary.AppendUvarint(b, uint64(off))
+		b = appendUvarint(b, uint64(off)) // an offset: a few bytes
 		return binary.AppendUvarint(b, uint64(n))
 	}
 	for k := 0; k < n; k += maxRun {
@@ -47,7 +47,7 @@ func encRun(b []byte, i, off, n int) []byte {
 			b = append(b, phSpace)
 		}
 		b = binary.AppendUvarint(append(b, tRecords), uint64(i))
-		b = binary.AppendUvarint(b, uint64(off+k))
+		b = appendUvarint(b, uint64(off+k)) // an offset: a few bytes
 		b = binary.AppendUvarint(b, uint64(min(n-k, maxRun)))
 	}
 	return b

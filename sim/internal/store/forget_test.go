@@ -153,8 +153,9 @@ func TestBytesForgetBefore(t *testing.T) {
 // Spare (a clone starts with none) and letting go of its past at random,
 // keeps every item (encoding) from its First on equal to its own model,
 // clones included: a chunk written again after it was let go of (Spare)
-// was never one a clone could read. And chunks are written again: the
-// Spare is not one that never gives any back.
+// was never one a clone could read; AppendSpareSlot's items, written in
+// place, too. And chunks are written again: the Spare is not one that
+// never gives any back.
 func TestSpareNeverWritesAClonesChunk(t *testing.T) {
 	tinyChunks(t) // Seq chunks of 2 items, Bytes chunks of 32 bytes
 	for _, bytes := range []bool{false, true} {
@@ -180,7 +181,11 @@ func testSpare(t *testing.T, bytes bool) {
 		case k < 7 && !bytes:
 			v := r.Intn(1000)
 			spares := len(p.sp.chunks)
-			p.s.AppendSpare(v, &p.sp)
+			if r.Intn(2) == 0 {
+				p.s.AppendSpare(v, &p.sp)
+			} else {
+				*p.s.AppendSpareSlot(&p.sp) = v // written in place, as broker's spans are
+			}
 			if len(p.sp.chunks) < spares {
 				reused++
 			}

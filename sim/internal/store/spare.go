@@ -94,6 +94,25 @@ func (s *Seq[T]) AppendSpare(v T, sp *Spare[T]) {
 	s.Append(v)
 }
 
+// AppendSpareSlot is AppendSpare of an item the caller writes in place
+// at once, through the pointer it returns (its old contents, from a
+// spare chunk, are garbage): an item built on the stack and passed to
+// AppendSpare was written there field by field and read back in wider
+// words, which the processor cannot forward from its store buffer, and
+// copied twice (broker's spans: a stall on every batch written). The
+// item is in the open chunk, this Seq's own (Last).
+func (s *Seq[T]) AppendSpareSlot(sp *Spare[T]) *T {
+	if n := len(s.open); n < cap(s.open) && n < seqChunk {
+		// Room in the open chunk (a clone's is cut to its length):
+		// Append's append, without the item.
+		s.open = s.open[:n+1]
+		return &s.open[n]
+	}
+	var zero T
+	s.AppendSpare(zero, sp)
+	return &s.open[len(s.open)-1]
+}
+
 // ForgetBeforeSpare is ForgetBefore keeping in sp the chunks let go of
 // that no clone can hold (Spare), up to a quarter of those it keeps.
 // Nothing may hold an item's place in them past it (At and ChunkFrom
