@@ -517,6 +517,15 @@ func (c *classicMember) onSyncResponse(m *Member, p *wire.Packet) {
 			}
 		}
 		added = m.assign(got)
+		// A kept partition may still be without a position: its
+		// OffsetFetch answer came while the member rejoined, and was
+		// dropped, as ConsumerCoordinator.fetchCommittedOffsets drops a
+		// pending request of another generation. It is initializing, and
+		// asked for with the added ones: Kafka asks for every partition
+		// initializing (subscriptions.initializingPartitions), not the
+		// assignment's new ones. Without it the member owned the partition
+		// and never read it.
+		added = withInitializing(m, added)
 	}
 	m.env.Trace().Eventf(trace.EvAssigned, m.Client, "%s gen %d: %s", m.Client, m.Generation, trace.Parts{L: m.env.Layout(), TPs: got})
 	if len(added) == 0 {
@@ -637,4 +646,24 @@ func planSummary(layout *topo.Layout, plan assign.Assignment, members []assign.M
 		args = append(args, wire.ClientOf(id), trace.Parts{L: layout, TPs: plan[id]})
 	}
 	return f.String(), args
+}
+
+// withInitializing is added, the partitions an assignment adds, with every
+// owned partition still without a position that it lacks (in owned order);
+// added itself when it lacks none, as it does but after a dropped
+// OffsetFetch (onSyncResponse).
+func withInitializing(m *Member, added []wire.TopicPartition) []wire.TopicPartition {
+	still := m.unpositioned()
+	for _, tp := range still {
+		if !slices.Contains(added, tp) {
+			var out []wire.TopicPartition
+			for _, o := range m.Owned {
+				if slices.Contains(added, o) || slices.Contains(still, o) {
+					out = append(out, o)
+				}
+			}
+			return out
+		}
+	}
+	return added
 }
