@@ -92,18 +92,18 @@ func TestLimitsAreCheckedBeforeTheWork(t *testing.T) {
 func TestWorldCostIsCheckedBeforeTheWork(t *testing.T) {
 	defer func(f func() uint64) { worldBudget = f }(worldBudget)
 	// The default world (1 member, 7 partitions, 60 records) with C2:
-	// 1 MiB + 2 x 4,096 + 7 x 1,400 + 60 x 160 = 1,076,168 bytes.
-	const withC2 = 1<<20 + 2*4096 + 7*1400 + 60*160
+	// 1 MiB + 2 x 5,120 + 7 x 1,400 + 60 x 160 = 1,078,216 bytes.
+	const withC2 = 1<<20 + 2*5120 + 7*1400 + 60*160
 	worldBudget = func() uint64 { return withC2 }
 	s := NewSession()
 	if _, err := s.Exec("join C2"); err != nil {
 		t.Fatalf("join C2 at the budget itself: %v", err)
 	}
 	for line, want := range map[string]string{
-		"join C3":                         "join C3: a world of 3 members, 7 partitions and 60 input records is estimated at 1.1 MB of heap (3 members x 4 KiB + 7 partitions x 1,400 B + 60 input records x 160 B, processed, + 1 MiB), over the limit (at most 1.1 MB: three quarters of the heap limit, 1.4 MB, where a step is stopped; docs/reference.md#limits)",
-		"produce o0 1":                    "produce: a world of 2 members, 7 partitions and 61 input records (1 more records) is estimated at 1.1 MB of heap (2 members x 4 KiB + 7 partitions x 1,400 B + 61 input records x 160 B, processed, + 1 MiB), over the limit",
+		"join C3":                         "join C3: a world of 3 members, 7 partitions and 60 input records is estimated at 1.1 MB of heap (3 members x 5 KiB + 7 partitions x 1,400 B + 60 input records x 160 B, processed, + 1 MiB), over the limit (at most 1.1 MB: three quarters of the heap limit, 1.4 MB, where a step is stopped; docs/reference.md#limits)",
+		"produce o0 1":                    "produce: a world of 2 members, 7 partitions and 61 input records (1 more records) is estimated at 1.1 MB of heap (2 members x 5 KiB + 7 partitions x 1,400 B + 61 input records x 160 B, processed, + 1 MiB), over the limit",
 		"new --members 3 --keep-settings": "new: a world of 3 members, 7 partitions and 60 input records (orders:3 + payments:3 + invoices:1; 6 input partitions x records.per.partition 10) is estimated at 1.1 MB",
-		"set records.per.partition 1000":  "set records.per.partition: 1000 records in one input partition is estimated at 1.2 MB of heap (0 members x 4 KiB + 2 partitions x 1,400 B + 1,000 input records x 160 B, processed, + 1 MiB), over the limit",
+		"set records.per.partition 1000":  "set records.per.partition: 1000 records in one input partition is estimated at 1.2 MB of heap (0 members x 5 KiB + 2 partitions x 1,400 B + 1,000 input records x 160 B, processed, + 1 MiB), over the limit",
 	} {
 		before := snapshot(t, s)
 		_, err := s.Exec(line)

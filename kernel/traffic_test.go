@@ -18,13 +18,13 @@ import (
 func TestSteadyProductionWithinTheWorldCost(t *testing.T) {
 	defer func(f func() uint64) { worldBudget = f }(worldBudget)
 	// The default world with C2 and room for ten ticks of 1/tick on o0.
-	const withC2 = 1<<20 + 2*4096 + 7*1400 + 60*160
+	const withC2 = 1<<20 + 2*5120 + 7*1400 + 60*160
 	const loneTick = costPerSteadyRecord + costPerRun + costPerTurn + costPerPiece + costPerBatch
 	worldBudget = func() uint64 { return withC2 + 10*loneTick }
 	s := NewSession()
 	runLines(t, s, "join C2\nproduce --rate 1/tick o0\nstep 10")
 	for line, want := range map[string]string{
-		"step 1":                    "step: a world of 2 members, 7 partitions and 71 input records (60 appended at once + 11 by steady production to tick 11, 1 ticks from now) is estimated at 1.1 MB of heap (2 members x 4 KiB + 7 partitions x 1,400 B + 60 input records x 160 B, processed, + 1 MiB + steady production's 11 records x 4 B + 11 runs x 8 B + 11 member turns x 80 B + 11 pieces x 10 B + 11 Produce batches x 40 B), over the limit",
+		"step 1":                    "step: a world of 2 members, 7 partitions and 71 input records (60 appended at once + 11 by steady production to tick 11, 1 ticks from now) is estimated at 1.1 MB of heap (2 members x 5 KiB + 7 partitions x 1,400 B + 60 input records x 160 B, processed, + 1 MiB + steady production's 11 records x 4 B + 11 runs x 8 B + 11 member turns x 80 B + 11 pieces x 10 B + 11 Produce batches x 40 B), over the limit",
 		"run until tick 12":         "the world reaches it after 0 more tick(s)",
 		"produce --rate 2/tick o1":  "produce --rate 2/tick: a world of 2 members, 7 partitions and 73 input records (60 appended at once + 13 by steady production to tick 11, one tick from now at the new rate)",
 		"produce --rate 1/tick o0":  "71 input records (60 appended at once + 11 by steady production",
