@@ -139,27 +139,22 @@ func wideAction(r *rand.Rand, c string) action {
 	}
 }
 
-// wideSpec is FuzzWideSchedules' world: every knob drawn.
+// wideSpec is FuzzWideSchedules' world: scheduleFuzzSpec's knobs and
+// every other one drawn, from a source of its own; its schedule is
+// wideSchedule's, drawn after the world (so no ticks, and no static draw,
+// here).
 func wideSpec() worldSpec {
-	return worldSpec{
-		source:        7_000_000,
-		topology:      randomTopology,
-		assignor:      drawn(allAssignors...),
-		commit:        drawn(CommitAuto, CommitAfter, CommitBefore),
-		kafkaRules:    drawn(false, true),
-		transactional: oneIn(3),
-		records:       span{0, 10},
-		protocol:      drawn(protocols...),
-		idempotent:    drawn(false, true),
-		readCommitted: oneIn(2),
-		remoteRange:   oneIn(3),
-		mixed:         oneIn(3),
-		processing:    drawn([2]int{1, 1}, [2]int{2, 1}, [2]int{1, 3}, [2]int{3, 2}),
-		// At most 5 records a poll of at most 2 ticks each: a batch
-		// ends within max.poll.interval.ms (12 ticks). A longer one
-		// (the default 500, with a backlog the traffic builds) keeps
-		// the group from settling, in Kafka as here: each member is
-		// removed mid-batch, rejoins, and reads the same records again.
-		maxPoll: drawn(1, 2, 5),
-	}
+	s := scheduleFuzzSpec()
+	s.ticks, s.clients, s.static = 0, 0, choice[bool]{}
+	s.source = 7_000_000
+	s.idempotent = drawn(false, true)
+	s.readCommitted, s.remoteRange, s.mixed = oneIn(2), oneIn(3), oneIn(3)
+	s.processing = drawn([2]int{1, 1}, [2]int{2, 1}, [2]int{1, 3}, [2]int{3, 2})
+	// At most 5 records a poll of at most 2 ticks each: a batch ends
+	// within max.poll.interval.ms (12 ticks). A longer one (the default
+	// 500, with a backlog the traffic builds) keeps the group from
+	// settling, in Kafka as here: each member is removed mid-batch,
+	// rejoins, and reads the same records again.
+	s.maxPoll = drawn(1, 2, 5)
+	return s
 }

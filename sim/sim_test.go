@@ -409,16 +409,7 @@ func FuzzSchedules(f *testing.F) {
 		// Every knob drawn from the seed's rand: topology, assignor, commit
 		// mode, sticky rules, transactions (one in 3), 0 to 9 records per
 		// partition, group protocol, static joins (one in 2).
-		sc := seedWorld(t, int(seed), worldSpec{
-			topology:      randomTopology,
-			assignor:      drawn(allAssignors...),
-			commit:        drawn(CommitAuto, CommitAfter, CommitBefore),
-			kafkaRules:    drawn(false, true),
-			transactional: oneIn(3),
-			records:       span{0, 10},
-			protocol:      drawn(protocols...),
-			ticks:         200, clients: 6, static: oneIn(2),
-		})
+		sc := seedWorld(t, int(seed), scheduleFuzzSpec())
 		w := sc.w
 		runSchedule(t, w, sc.sched, 200)
 		ensureMember(t, w)
@@ -426,6 +417,23 @@ func FuzzSchedules(f *testing.F) {
 			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
 		}
 	})
+}
+
+// scheduleFuzzSpec is FuzzSchedules' world: topology, assignor, commit
+// mode, sticky rules, transactions (one in 3), 0 to 9 records per
+// partition and group protocol drawn, with 200 ticks of faults by C1 to C6
+// (static joins on one seed in 2).
+func scheduleFuzzSpec() worldSpec {
+	return worldSpec{
+		topology:      randomTopology,
+		assignor:      drawn(allAssignors...),
+		commit:        drawn(CommitAuto, CommitAfter, CommitBefore),
+		kafkaRules:    drawn(false, true),
+		transactional: oneIn(3),
+		records:       span{0, 10},
+		protocol:      drawn(protocols...),
+		ticks:         200, clients: 6, static: oneIn(2),
+	}
 }
 
 // TestLongProperty is the flag-gated long run: go test ./sim -run LongProperty -long

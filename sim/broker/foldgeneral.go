@@ -410,17 +410,7 @@ func (c *CellLog) mergeInOrder(out *[]ForgotRun, old, add []ForgotRun, slotted b
 	}
 	from := len(*out)
 	*out = append(*out, old...)
-	for _, r := range add {
-		if r.Slotted != slotted {
-			continue
-		}
-		if m := len(*out); m > from && (*out)[m-1].N == r.N &&
-			((*out)[m-1].Last+1 == r.First || slotted && c.noneBetween(int(r.Part), int((*out)[m-1].Last)+1, int(r.First), slot, hund)) {
-			(*out)[m-1].Last = r.Last
-			continue
-		}
-		*out = append(*out, r)
-	}
+	c.appendJoined(out, from, add, slotted, slot, hund)
 	return true
 }
 
@@ -495,8 +485,15 @@ func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted b
 			last = r.Last
 		}
 	}
-	from := len(*out)
-	for _, r := range part {
+	c.appendJoined(out, len(*out), part, slotted, slot, hund)
+	return true
+}
+
+// appendJoined appends to out the runs of runs of one kind (slotted), in
+// order, each joined onto the run before it (from out[from] on) when the
+// two hold the same number of runs and nothing lies between them.
+func (c *CellLog) appendJoined(out *[]ForgotRun, from int, runs []ForgotRun, slotted bool, slot int, hund *topo.Hundred) {
+	for _, r := range runs {
 		if r.Slotted != slotted {
 			continue
 		}
@@ -507,7 +504,6 @@ func (c *CellLog) canonicalInOrder(out *[]ForgotRun, part []ForgotRun, slotted b
 		}
 		*out = append(*out, r)
 	}
-	return true
 }
 
 // maxForgotGap is the most records between two slotted runs canonical
