@@ -24,6 +24,12 @@ func FuzzExec(f *testing.F) {
 		"demo 1", "frobnicate", "step -3; back x; set ; ;; # comment",
 		"crash C1 after 1; step 10; step 10; save m.kg; load m.kg; back 3; save m.kg; new; load m.kg",
 		"join C2; fork x; save a.kg; switch main; load a.kg; load nope.kg; save .; load .",
+		// Real time, steady production, rolls, graceful restarts, a
+		// migration to the consumer protocol, compare and explore.
+		"new --kafka-defaults --members 3; produce --rate 100/s orders; step 30 --quiet; roll C1,C2 --every 5; step 40; run until stable; metrics --json",
+		"set time ms; set C2.group.protocol consumer; join C2; produce --rate 1/2ticks orders-0 payments-1; step 20; restart C2 --graceful; step 15; show traffic; members",
+		"join C2; step 10; compare group.protocol classic,consumer; explore --ticks 11..13 --members C2 --faults crash-now,close-now",
+		"set time ms; produce --rate 2/ms o0; roll C1 --kill; run until stable; produce --stop o0; back 2; fork y; set C1.group.protocol consumer; step 20; roll C1 --wait-stable",
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -316,3 +316,25 @@ func TestDemosSurviveSaveAndLoad(t *testing.T) {
 		}
 	}
 }
+
+// A world of Kafka's defaults keeps at most 5 Produce requests of a
+// partition in flight (ProducerConfig max.in.flight.requests.per.connection,
+// RecordAccumulator's guarantee), and a saved file must carry that: loaded
+// with no limit, C1 sent o0.5 behind its unanswered o0.0 where the saved
+// world held it (found by a random session script, save and load).
+func TestSavedKafkaDefaultsWorldKeepsItsInFlightLimit(t *testing.T) {
+	s := checkedSession(t)
+	s.Dir = t.TempDir()
+	mustExec(t, s, "new --kafka-defaults --members 3; drop Produce response C1; step 9")
+	want := threeViews(t, s)
+	mustExec(t, s, "save k.kg")
+	d := checkedSession(t)
+	d.Dir = s.Dir
+	mustExec(t, d, "load k.kg")
+	if got, n := d.World().Cfg.Client.MaxInFlight, s.World().Cfg.Client.MaxInFlight; got != n || n != 5 {
+		t.Fatalf("loaded max in flight %d, saved %d, want 5", got, n)
+	}
+	if got := threeViews(t, d); got != want {
+		t.Fatalf("after save and load:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -295,6 +295,23 @@ func deliverySettings() []Setting {
 				}
 				return err
 			}},
+		// max.in.flight.requests.per.connection is a setting so that what
+		// `new --kafka-defaults` gives (Kafka's 5, ProducerConfig
+		// MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) is written by SetLines:
+		// a saved real-time world loads, and compare reruns it, with the
+		// limit its producers ran with (0 was read back before, so a
+		// loaded world sent what the saved one held).
+		{Key: "max.in.flight.requests.per.connection", Allowed: "a whole number from 0 to 1000000 (0: no limit)", Client: true,
+			Doc: "Produce requests of one output partition a producer keeps in flight, the rest held in order (0, the page's, is no limit; Kafka's default is 5); takes effect with the member's next producer",
+			get: func(_ *Config, c *ClientConfig) string { return strconv.Itoa(c.MaxInFlight) },
+			set: func(_ *Config, c *ClientConfig, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000 {
+					return fmt.Errorf("max.in.flight.requests.per.connection: %q is not a whole number from 0 to 1000000", v)
+				}
+				c.MaxInFlight = n
+				return nil
+			}},
 		{Key: "transactional.id", Allowed: "NAME | per-member | none", Client: true, keepEarlier: true,
 			Doc: "makes the producer transactional (none turns it off); per-member: each member its own, tx-" + ClientPlaceholder +
 				" (" + ClientPlaceholder + " in a name stands for the client id); a running member takes it after its batch, with a new producer",
