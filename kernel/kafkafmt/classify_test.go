@@ -98,7 +98,7 @@ func TestClassifyRules(t *testing.T) {
 		{"enable.idempotence=true\nacks=1", "acks", Invalid, "Must set acks to all"},
 		{"enable.idempotence=true\nretries=0", "retries", Invalid, "Must set retries to non-zero"},
 		{"max.in.flight.requests.per.connection=6", "max.in.flight.requests.per.connection", Invalid, "must be set to at most 5. Current value is 6"},
-		{"enable.idempotence=false\nmax.in.flight.requests.per.connection=6", "max.in.flight.requests.per.connection", Ignored, "ignored"},
+		{"enable.idempotence=false\nmax.in.flight.requests.per.connection=6", "max.in.flight.requests.per.connection", Modelled, "set max.in.flight.requests.per.connection 6"},
 		{"enable.idempotence=false\ntransactional.id=t", "transactional.id", Invalid, "Cannot set a transactional.id without also enabling idempotence"},
 		{"retries=0\ntransactional.id=t", "transactional.id", Invalid, "Cannot set a transactional.id without also enabling idempotence"},
 		{"transactional.id=tx-{client}", "transactional.id", Modelled, "set transactional.id tx-{client}"},

@@ -62,7 +62,7 @@ var Defaults = []Default{
 	{"delivery.timeout.ms", "120000", "ms", ScopeProducer, producerConfig, "DELIVERY_TIMEOUT_MS_CONFIG (ConfigDef default 120 * 1000)", "", ""},
 	{"linger.ms", "5", "ms", ScopeProducer, producerConfig, "LINGER_MS_CONFIG (ConfigDef default 5; 0 before Kafka 4.0)", "linger.ms", "5"},
 	{"acks", "all", "", ScopeProducer, producerConfig, "ACKS_CONFIG (ConfigDef default \"all\")", "", ""},
-	{"max.in.flight.requests.per.connection", "5", "", ScopeProducer, producerConfig, "MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION (ConfigDef default 5)", "", ""},
+	{"max.in.flight.requests.per.connection", "5", "", ScopeProducer, producerConfig, "MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION (ConfigDef default 5)", "max.in.flight.requests.per.connection", "5"},
 	// The broker's group coordinator.
 	{"group.initial.rebalance.delay.ms", "3000", "ms", ScopeBroker, groupCoordinatorConfig, "GROUP_INITIAL_REBALANCE_DELAY_MS_CONFIG, GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT", "group.initial.rebalance.delay.ms", "3000"},
 	{"group.min.session.timeout.ms", "6000", "ms", ScopeBroker, groupCoordinatorConfig, "GROUP_MIN_SESSION_TIMEOUT_MS_CONFIG, GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT", "", ""},
