@@ -326,15 +326,24 @@ func TestSavedKafkaDefaultsWorldKeepsItsInFlightLimit(t *testing.T) {
 	s := checkedSession(t)
 	s.Dir = t.TempDir()
 	mustExec(t, s, "new --kafka-defaults --members 3; drop Produce response C1; step 9")
-	want := threeViews(t, s)
-	mustExec(t, s, "save k.kg")
-	d := checkedSession(t)
-	d.Dir = s.Dir
-	mustExec(t, d, "load k.kg")
+	d := reloaded(t, s, "k.kg")
 	if got, n := d.World().Cfg.Client.MaxInFlight, s.World().Cfg.Client.MaxInFlight; got != n || n != 5 {
 		t.Fatalf("loaded max in flight %d, saved %d, want 5", got, n)
 	}
+}
+
+// reloaded saves s as file and loads it into a new checked session in the
+// same folder, which it returns once its three views are s's (SPEC §9:
+// save and load agree byte for byte).
+func reloaded(t *testing.T, s *Session, file string) *Session {
+	t.Helper()
+	want := threeViews(t, s)
+	mustExec(t, s, "save "+file)
+	d := checkedSession(t)
+	d.Dir = s.Dir
+	mustExec(t, d, "load "+file)
 	if got := threeViews(t, d); got != want {
 		t.Fatalf("after save and load:\n%s\nwant:\n%s", got, want)
 	}
+	return d
 }

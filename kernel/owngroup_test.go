@@ -315,14 +315,7 @@ func FuzzNewFromDescribe(f *testing.F) {
 			}
 		}
 		mustExec(t, s, "step 3")
-		want := threeViews(t, s)
-		mustExec(t, s, "save f.kg")
-		d := checkedSession(t)
-		d.Dir = s.Dir
-		mustExec(t, d, "load f.kg")
-		if got := threeViews(t, d); got != want {
-			t.Fatalf("after save and load:\n%s\nwant:\n%s", got, want)
-		}
+		reloaded(t, s, "f.kg")
 	})
 }
 
