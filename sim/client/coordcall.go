@@ -32,6 +32,9 @@ const (
 	callKinds
 )
 
+// callAPIs is each kind's request type.
+var callAPIs = [callKinds]wire.API{wire.InitProducerID, wire.AddPartitionsToTxn, wire.AddOffsetsToTxn, wire.TxnOffsetCommit}
+
 // coordCalls are a producer's calls waiting for answers: the last number
 // given (a producer that replaces another goes on from its numbers, so a
 // timer of the old one finds nothing), and the requests waiting, by kind,
@@ -42,10 +45,9 @@ type coordCalls struct {
 }
 
 // coordCall is a request waiting for its answer, to send again as it was:
-// its packet's type, summary and body (whose Call is its number); a zero
-// coordCall is none.
+// its packet's summary and body (whose Call is its number; its type is its
+// kind's, callAPIs); a zero coordCall is none.
 type coordCall struct {
-	typ     wire.API
 	summary string
 	body    any
 }
@@ -84,17 +86,17 @@ func callNumber(body any) int {
 // call sends a coordinator request of kind (its body numbered by next) and
 // waits for its answer: when none comes within request.timeout.ms it goes
 // again (fireCall).
-func (pr *producer) call(m *Member, kind int, typ wire.API, summary string, body any) {
+func (pr *producer) call(m *Member, kind int, summary string, body any) {
 	if pr.coord.waiting == nil {
 		pr.coord.waiting = new([callKinds]coordCall)
 	}
-	pr.coord.waiting[kind] = coordCall{typ: typ, summary: summary, body: body}
+	pr.coord.waiting[kind] = coordCall{summary: summary, body: body}
 	pr.sendCall(m, kind)
 }
 
 func (pr *producer) sendCall(m *Member, kind int) {
 	c := &pr.coord.waiting[kind]
-	m.send(&wire.Packet{Type: c.typ, Summary: c.summary, Body: c.body})
+	m.send(&wire.Packet{Type: callAPIs[kind], Summary: c.summary, Body: c.body})
 	m.env.After(wire.Timer{Owner: wire.OwnerClient, At: m.env.Now() + m.Cfg.RequestTimeout, Kind: tmCoordCallTimeout, Client: m.Client, Inc: m.Inc, Key: callNumber(c.body), Arg: kind})
 }
 
@@ -124,6 +126,6 @@ func (pr *producer) fireCall(m *Member, t wire.Timer) {
 	if n := pr.waitingFor(t.Arg); n == 0 || n != t.Key {
 		return
 	}
-	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to %s within request.timeout.ms (%d): sending it again", m.Label(), pr.coord.waiting[t.Arg].typ, m.Cfg.RequestTimeout)
+	m.env.Trace().Eventf(trace.EvRetry, m.Client, "%s: no answer to %s within request.timeout.ms (%d): sending it again", m.Label(), callAPIs[t.Arg], m.Cfg.RequestTimeout)
 	pr.sendCall(m, t.Arg)
 }

@@ -95,7 +95,7 @@ func (h Hooks) InTxnOffsets(tp wire.TopicPartition, off int) *wire.TxnOffsetComm
 	if m.prod.coord.waiting == nil {
 		m.prod.coord.waiting = new([callKinds]coordCall)
 	}
-	m.prod.coord.waiting[callTxnOffsetCommit] = coordCall{typ: wire.TxnOffsetCommit, body: req}
+	m.prod.coord.waiting[callTxnOffsetCommit] = coordCall{body: req}
 	return req
 }
 

@@ -72,7 +72,7 @@ func (pr *producer) initProducerID(m *Member) {
 	if req.TransactionalID != "" {
 		s = "transactional.id " + req.TransactionalID
 	}
-	pr.call(m, callInitProducerID, wire.InitProducerID, s, req)
+	pr.call(m, callInitProducerID, s, req)
 }
 
 func (pr *producer) onInitPIDResponse(m *Member, p *wire.Packet) {

@@ -72,7 +72,7 @@ func (pr *producer) addPartitionsRetry(m *Member) {
 func (pr *producer) addPartitions(m *Member, tp wire.TopicPartition) {
 	pr.txn.adding = true
 	seq := pr.coord.next()
-	pr.call(m, callAddPartitions, wire.AddPartitionsToTxn, pr.txnID+" "+tp.String(),
+	pr.call(m, callAddPartitions, pr.txnID+" "+tp.String(),
 		&wire.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Partitions: []wire.TopicPartition{tp}, Call: seq})
 }
 
@@ -85,7 +85,7 @@ func (pr *producer) commitTxn(m *Member, offs map[wire.TopicPartition]int, then 
 	pr.txn.then, pr.txn.offs = then, offs
 	m.loop.state = LoopTxnOffsets
 	seq := pr.coord.next()
-	pr.call(m, callAddOffsets, wire.AddOffsetsToTxn, pr.txnID+" group "+m.host.GroupID(),
+	pr.call(m, callAddOffsets, pr.txnID+" group "+m.host.GroupID(),
 		&wire.AddOffsetsToTxnRequest{TransactionalID: pr.txnID, PID: pr.pid, Epoch: pr.epoch, Group: m.host.GroupID(), Call: seq})
 }
 
@@ -110,7 +110,7 @@ func (pr *producer) onAddOffsetsResponse(m *Member, p *wire.Packet) {
 		req.Partitions = append(req.Partitions, tp)
 		req.Offsets = append(req.Offsets, pr.txn.offs[tp])
 	}
-	pr.call(m, callTxnOffsetCommit, wire.TxnOffsetCommit, m.env.Layout().Offsets(req.Partitions, req.Offsets)+", "+epochWord(m.group.memberEpochs())+" "+strconv.Itoa(req.Generation)+", "+wire.OrDash(req.MemberID), req)
+	pr.call(m, callTxnOffsetCommit, m.env.Layout().Offsets(req.Partitions, req.Offsets)+", "+epochWord(m.group.memberEpochs())+" "+strconv.Itoa(req.Generation)+", "+wire.OrDash(req.MemberID), req)
 }
 
 func (pr *producer) onTxnOffsetCommitResponse(m *Member, p *wire.Packet) {
