@@ -229,8 +229,9 @@ func current(d GroupDescription, m *Member) bool {
 // of the group (Group.recreate starts it again at 0) the group epoch and
 // every member's epoch only grow (a member's epoch starts again only when
 // it joins anew after leaving or being fenced, or leaves for now with -2);
-// the assignment epoch never passes the group epoch; a live process owns
-// only what the coordinator has it own.
+// the assignment epoch never passes the group epoch; a live process that
+// has caught up with the coordinator (stable at the coordinator's epoch for
+// it) owns only what the coordinator has it own.
 func (c *Checker) checkConsumerGroup(w *World, d GroupDescription) error {
 	if d.AssignmentEpoch > d.GroupEpoch {
 		return fmt.Errorf("tick %d: assignment epoch %d passes group epoch %d", w.Tick, d.AssignmentEpoch, d.GroupEpoch)
@@ -267,6 +268,21 @@ func (c *Checker) checkConsumerGroup(w *World, d GroupDescription) error {
 			continue
 		}
 		gm := d.Member(m.MemberID)
+		if m.Generation != gm.MemberEpoch || m.ConsumerState() != "STABLE" {
+			// The client has not caught up with the coordinator: Kafka's
+			// client may own what the coordinator already gave away. A
+			// heartbeat sent while the client reconciles carries the new
+			// member epoch (AbstractMembershipManager.onHeartbeatSuccess
+			// updates it at once) and the partitions reconciled so far
+			// (ConsumerHeartbeatRequestManager.HeartbeatState's
+			// localAssignment), so when the target moves on meanwhile,
+			// CurrentAssignmentBuilder.ownsRevokedPartitions finds none of
+			// the partitions to revoke in the owned list and releases them
+			// to another member, while the client goes on to own them until
+			// it reconciles the next answer. The coordinator's own
+			// bookkeeping stays exclusive (checked above).
+			continue
+		}
 		mine := map[TopicPartition]bool{}
 		for _, tp := range append(store.Copy(gm.Assignment), gm.Revoking...) {
 			mine[tp] = true
