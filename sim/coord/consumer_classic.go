@@ -94,34 +94,10 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 		return
 	}
 	epochBefore := g.groupEpoch
-	var gm, replaced *ConsumerMember
-	switch {
-	case r.InstanceID != "" && g.static[r.InstanceID] != "":
-		old := g.members.get(g.static[r.InstanceID])
-		if r.MemberID != "" && r.MemberID != old.MemberID {
-			g.env.Reply(p, wire.FencedInstanceID, "", nil)
-			return
-		}
-		gm = old
-		if r.MemberID == "" {
-			// A new instance replaces the static member (a classic member
-			// needs no released instance id).
-			gm, replaced = old.copyAs(g.env.IssueMemberID(r.Client), r.Client, r.Inc), old
-			if gm.classic != nil {
-				// the new process is heard, and was told nothing yet
-				gm.classic.silentSince, gm.classic.notified = -1, ""
-				gm.classic.joinTimer, gm.classic.syncTimer = 0, 0
-			}
-		}
-	case r.MemberID == "":
-		gm = &ConsumerMember{MemberID: g.env.IssueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
-			MemberState: reconcile.Stable.String()}
-	default:
-		gm = g.members.get(r.MemberID)
-		if gm == nil {
-			g.env.Reply(p, wire.UnknownMemberID, "", nil)
-			return
-		}
+	gm, replaced, code := g.joiningMember(r)
+	if code != wire.None {
+		g.env.Reply(p, code, "", nil)
+		return
 	}
 	newMember := g.members.get(gm.MemberID) != gm
 	bump := newMember && replaced == nil
@@ -180,6 +156,43 @@ func (g classicMembers) join(p *wire.Packet, r *wire.JoinGroupRequest) {
 	g.env.Reply(p, wire.None, fmt.Sprintf("gen %d (member epoch), member %s, no leader", gm.MemberEpoch, gm.MemberID),
 		&wire.JoinGroupResponse{MemberID: gm.MemberID, Generation: gm.MemberEpoch, Protocol: r.First()})
 	g.notify()
+}
+
+// joiningMember is the member a classic JoinGroup is for, as
+// classicGroupJoinToConsumerGroup finds it
+// (getOrMaybeSubscribeStaticConsumerGroupMember,
+// getOrMaybeSubscribeDynamicConsumerGroupMember): the static member, or a
+// new instance's copy of it when the request comes without a member id
+// (replaced: the old one); a new member; the one its member id names; or
+// the error the JoinGroup is answered with.
+func (g classicMembers) joiningMember(r *wire.JoinGroupRequest) (gm, replaced *ConsumerMember, code wire.ErrorCode) {
+	switch {
+	case r.InstanceID != "" && g.static[r.InstanceID] != "":
+		old := g.members.get(g.static[r.InstanceID])
+		if r.MemberID != "" && r.MemberID != old.MemberID {
+			return nil, nil, wire.FencedInstanceID
+		}
+		gm = old
+		if r.MemberID == "" {
+			// A new instance replaces the static member (a classic member
+			// needs no released instance id).
+			gm, replaced = old.copyAs(g.env.IssueMemberID(r.Client), r.Client, r.Inc), old
+			if gm.classic != nil {
+				// the new process is heard, and was told nothing yet
+				gm.classic.silentSince, gm.classic.notified = -1, ""
+				gm.classic.joinTimer, gm.classic.syncTimer = 0, 0
+			}
+		}
+	case r.MemberID == "":
+		gm = &ConsumerMember{MemberID: g.env.IssueMemberID(r.Client), ClientID: r.Client, InstanceID: r.InstanceID, Inc: r.Inc,
+			MemberState: reconcile.Stable.String()}
+	default:
+		gm = g.members.get(r.MemberID)
+		if gm == nil {
+			return nil, nil, wire.UnknownMemberID
+		}
+	}
+	return gm, replaced, wire.None
 }
 
 // scheduleJoinTimeout is scheduleConsumerGroupJoinTimeoutIfAbsent:
