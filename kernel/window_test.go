@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -280,17 +281,69 @@ func TestCheckpointsKeepNoOutputRuns(t *testing.T) {
 		t.Fatalf("the world's output runs reach %d bytes: too few to test", live)
 	}
 	stripped := 0
-	for _, cp := range s.cur.hist.cps {
+	cps := s.cur.hist.cps
+	for i, cp := range cps {
 		if cp.window == 0 {
 			continue
 		}
 		stripped++
+		// The newest may be unsettled (checkpointOf): its window of
+		// output cells is folded when the next is taken, or when used.
+		if cp.unsettled && i < len(cps)-1 {
+			t.Errorf("the checkpoint at tick %d is not settled, %d after it", cp.tick, len(cps)-1-i)
+		}
+		cp.settle(nil)
 		if got := cp.world.OutputRunsReach(); got > chunk {
 			t.Errorf("the checkpoint at tick %d keeps %d bytes of output runs (at most an open chunk, %d)", cp.tick, got, chunk)
 		}
 	}
 	if stripped < 2 {
 		t.Fatalf("%d checkpoints without history: too few to test", stripped)
+	}
+}
+
+// TestSettledCheckpointsAsFoldedAtOnce: a checkpoint's output logs folded
+// a window on, from the fold of the world stepped on (settle), start
+// where and hold what they hold folded when it was taken, from its own
+// start (settleAtOnce): the same Forgotten, run for run.
+func TestSettledCheckpointsAsFoldedAtOnce(t *testing.T) {
+	script := "new --kafka-defaults --members 4 --topics t0:8 --output out:2; set processing.ms 0.05; " +
+		"set history.ms 2000; produce --rate 1000/s t0; run until time 9s --quiet; " +
+		"roll C1..C4 --graceful --wait-stable; run until time 24s --quiet"
+	lazy := NewSession()
+	if _, err := lazy.Exec(script); err != nil {
+		t.Fatal(err)
+	}
+	settleAtOnce = true
+	eager := NewSession()
+	_, err := eager.Exec(script)
+	settleAtOnce = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := lazy.cur.hist.cps, eager.cur.hist.cps
+	if len(a) != len(b) || len(a) < 4 {
+		t.Fatalf("%d checkpoints and %d folded at once: want the same, at least 4", len(a), len(b))
+	}
+	folded := 0
+	for i := range a {
+		if a[i].tick != b[i].tick || a[i].window == 0 {
+			t.Fatalf("checkpoint %d: tick %d (window %d), folded at once %d", i, a[i].tick, a[i].window, b[i].tick)
+		}
+		a[i].settle(nil) // the newest: from its own start
+		for _, tp := range a[i].world.Layout().Outputs() {
+			la, lb := a[i].world.Log(tp), b[i].world.Log(tp)
+			if la.Start() != lb.Start() || !reflect.DeepEqual(la.Forgotten(), lb.Forgotten()) {
+				t.Errorf("checkpoint at tick %d, %v: starts at %d, forgot %+v; folded at once %d, %+v",
+					a[i].tick, tp, la.Start(), la.Forgotten(), lb.Start(), lb.Forgotten())
+			}
+			if la.Forgotten() != nil {
+				folded++
+			}
+		}
+	}
+	if folded < 4 {
+		t.Fatalf("%d output logs of checkpoints folded anything: too few to test", folded)
 	}
 }
 

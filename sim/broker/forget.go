@@ -128,10 +128,29 @@ func (b *Broker) foldLists() *foldScratch {
 // session's checkpoint (sim.World.ForgetHistoryBefore), which keeps as
 // little as it can, and for the tests of views and pictures, whose worlds
 // are smaller than a chunk.
-func (b *Broker) ForgetAllOutputBefore(tick int) {
+func (b *Broker) ForgetAllOutputBefore(tick int) { b.ForgetAllOutputBeforeFrom(tick, nil) }
+
+// ForgetAllOutputBeforeFrom is ForgetAllOutputBefore, each log's fold
+// started, where it can be, from what ahead's log of the same partition
+// folded already (nil: none). ahead is a later world of b's own line: b
+// is a copy made of an earlier state of ahead (a session's checkpoint,
+// folded one window after it was taken: kernel's checkpoint.settle), so
+// every cell ahead let go of, below its start, is a cell b holds or let go
+// of, the same. A fold of a log is the same runs however its cells are cut
+// into folds (canonical; the world itself folds its past a few pieces a
+// window), so starting from ahead's Forgotten at its start and folding
+// b's cells from there to the cut gives what folding b's from b's own
+// start gives, reading a fraction of them: the checkpoint's fold of its
+// window, which the world folded again while it stepped on, was about a
+// twelfth of T1's hour typed into the REPL.
+func (b *Broker) ForgetAllOutputBeforeFrom(tick int, ahead *Broker) {
 	sc := b.foldLists()
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, true, sc)
+		var from *Log
+		if ahead != nil {
+			from = ahead.Log(tp)
+		}
+		b.Log(tp).forgetBeforeFrom(tick, true, sc, from)
 	}
 }
 
@@ -139,6 +158,15 @@ func (b *Broker) ForgetAllOutputBefore(tick int) {
 // lets go of no chunk (worthLettingGo); a general fold's lists in sc's
 // room (nil: made for it).
 func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
+	l.forgetBeforeFrom(tick, always, sc, nil)
+}
+
+// forgetBeforeFrom is forgetBefore, its fold started from ahead's when
+// ahead (a later world's log of the same partition, nil: none) let go of
+// cells up to a start between l's start and the cut, every cell from
+// there to the cut in a span, and foldSpans folds them on from ahead's
+// Forgotten; otherwise as forgetBefore folds.
+func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead *Log) {
 	c := &l.Cells
 	if !c.inRecs {
 		return // no cell yet, or only records of the upstream producer: no invoice to fold
@@ -152,7 +180,9 @@ func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
 	if l.forgot != nil {
 		f = *l.forgot
 	}
-	if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
+	if g, ok := c.foldOnFrom(ahead, to, slot); ok {
+		f = g
+	} else if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
 		c.foldGeneral(&f, to, slot, sc)
 	}
 	l.forgot = &f
@@ -166,6 +196,34 @@ func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
 	if k > 0 {
 		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
+}
+
+// foldOnFrom is the fold of c's cells below to made from ahead's
+// Forgotten (forgetBeforeFrom): ahead's start s lies between c's start
+// and to, c's cells from s to to are all in spans, and foldSpans folds
+// them on from what ahead folded; false otherwise (c folds from its own
+// start, as it did before).
+func (c *CellLog) foldOnFrom(ahead *Log, to, slot int) (Forgotten, bool) {
+	if ahead == nil || ahead.forgot == nil || ahead.Cells.names != c.names || foldGeneralOnly || c.spans == nil {
+		return Forgotten{}, false
+	}
+	s := int(ahead.Cells.startOff)
+	if s < int(c.startOff) || s > to {
+		return Forgotten{}, false
+	}
+	// ahead's start, like the cut, is no span's middle (cutBefore): as in
+	// onlySpans, the cells from s to to are all in spans when the cells
+	// below each that are in none are as many.
+	k0, b0 := c.spanFrom(s)
+	k1, b1 := c.spanFrom(to)
+	if s-b0 != to-b1 {
+		return Forgotten{}, false
+	}
+	f := *ahead.forgot
+	if !c.foldSpans(&f, k0, k1, slot) {
+		return Forgotten{}, false
+	}
+	return f, true
 }
 
 // cutBefore is where the log may start for tick: its first cell written
