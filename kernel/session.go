@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -90,10 +89,6 @@ type checkpoint struct {
 	// starts from it only a window or more before the tick it makes. 0:
 	// the checkpoint keeps the world's history as the world kept it.
 	window int
-	// unsettled: the world's output logs still hold the window's cells,
-	// not folded yet (checkpointOf); settle folds them.
-	unsettled bool
-	settling  sync.Mutex // settle's: forks share the checkpoint, and compare's rows replay at once
 }
 
 // history is a branch's past: its origin, its inputs in order, and
@@ -657,7 +652,7 @@ func (s *Session) replayTicks(from, to int, visit func(w *sim.World)) error {
 	next, done := 0, 0
 	for i := len(h.cps) - 1; i >= 0; i-- {
 		if cp := h.cps[i]; cp.usable(from, false, 0) {
-			w, next, done = cp.clone(), cp.next, cp.done
+			w, next, done = cp.world.Clone(), cp.next, cp.done
 			break
 		}
 	}

@@ -168,7 +168,7 @@ func (s *Session) replay(h history, limit int, interruptible bool) (*sim.World, 
 	for i := len(h.cps) - 1; i >= 0; i-- {
 		if h.cps[i].usable(limit, s.holding, s.holdFrom) {
 			cp := h.cps[i]
-			w, next, done, cpKeep = cp.clone(), cp.next, cp.done, i+1
+			w, next, done, cpKeep = cp.world.Clone(), cp.next, cp.done, i+1
 			break
 		}
 	}
@@ -289,7 +289,6 @@ func (s *Session) maybeCheckpoint(w *sim.World, ran int) {
 		return
 	}
 	t0 := time.Now()
-	s.settleCheckpoints(w)
 	cp := checkpointOf(w, len(s.cur.hist.inputs), ran)
 	s.cur.cp = cpClock{lastClone: time.Since(t0)}
 	s.pendingCPs = append(s.pendingCPs, cp)

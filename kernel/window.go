@@ -98,62 +98,27 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 
 // checkpointOf is the checkpoint the session keeps of w: a clone, without
 // its history when the world keeps a window (window is then how far back
-// a replay from it must start, replayFrom). Its trace goes at once; its
-// output logs' window of cells is folded later (settle), when the world
-// stepped on has folded most of those cells itself: folded here, each
-// checkpoint read a window of cells that the world read again as it let
-// them go, about a twelfth of T1's hour typed into the REPL.
+// a replay from it must start, replayFrom). Letting go of its history
+// folds the window's output cells (broker.ForgetAllOutputBefore), which
+// w, stepped on, and the next checkpoint, a copy of w, then read again
+// as they let go of them: w is given the checkpoint's folds to fold on
+// from instead (sim.World.HintFoldsOf). The worlds are the same either
+// way (TestCheckpointFoldHintsChangeNoFold).
 func checkpointOf(w *sim.World, next, done int) *checkpoint {
 	cp := &checkpoint{tick: w.Tick, next: next, done: done, world: w.Clone()}
 	if h := w.HistoryWindow(); h > 0 {
-		cp.world.ForgetHistoryBeforeButOutput(w.Tick + 1)
-		cp.window, cp.unsettled = h, true
-		if settleAtOnce {
-			cp.settle(nil)
+		cp.world.ForgetHistoryBefore(w.Tick + 1)
+		cp.window = h
+		if !noFoldHints {
+			w.HintFoldsOf(cp.world)
 		}
 	}
 	return cp
 }
 
-// settleAtOnce settles every checkpoint as it is taken, from its own
-// start, as checkpointOf did before settle (tests, which compare).
-var settleAtOnce = false
-
-// settle lets the checkpoint's output logs go of the cells checkpointOf
-// left them (sim.World.ForgetOutputBeforeFrom), their folds started from
-// ahead's, a world stepped on from the checkpoint's state (the branch's
-// world: every checkpoint of a branch's history is a state the branch's
-// world went through, or, replayed, would go through), nil: folded from
-// the checkpoint's own start. Either way the checkpoint's world is the
-// same as ForgetHistoryBefore made it. Once only.
-func (cp *checkpoint) settle(ahead *sim.World) {
-	cp.settling.Lock()
-	defer cp.settling.Unlock()
-	if cp.unsettled {
-		cp.world.ForgetOutputBeforeFrom(cp.tick+1, ahead)
-		cp.unsettled = false
-	}
-}
-
-// clone is a copy of the checkpoint's world, settled first: a world made
-// from it has its output logs as ForgetHistoryBefore left them.
-func (cp *checkpoint) clone() *sim.World {
-	cp.settle(nil)
-	return cp.world.Clone()
-}
-
-// settleCheckpoints settles the branch's checkpoints, kept and pending,
-// that are not yet, from w, the branch's world stepped on from them
-// (maybeCheckpoint, before it takes the next): a checkpoint's window of
-// output cells is then held at most until the next one is taken, and
-// its fold reads only the cells w has not folded since.
-func (s *Session) settleCheckpoints(w *sim.World) {
-	for _, cps := range [][]*checkpoint{s.cur.hist.cps, s.pendingCPs} {
-		for _, cp := range cps {
-			cp.settle(w)
-		}
-	}
-}
+// noFoldHints leaves a world without its checkpoints' folds to fold on
+// from (tests, which compare).
+var noFoldHints = false
 
 // usable reports whether a replay that makes the world at tick limit,
 // with its history held from hold when holding, may start from cp: one

@@ -281,69 +281,17 @@ func TestCheckpointsKeepNoOutputRuns(t *testing.T) {
 		t.Fatalf("the world's output runs reach %d bytes: too few to test", live)
 	}
 	stripped := 0
-	cps := s.cur.hist.cps
-	for i, cp := range cps {
+	for _, cp := range s.cur.hist.cps {
 		if cp.window == 0 {
 			continue
 		}
 		stripped++
-		// The newest may be unsettled (checkpointOf): its window of
-		// output cells is folded when the next is taken, or when used.
-		if cp.unsettled && i < len(cps)-1 {
-			t.Errorf("the checkpoint at tick %d is not settled, %d after it", cp.tick, len(cps)-1-i)
-		}
-		cp.settle(nil)
 		if got := cp.world.OutputRunsReach(); got > chunk {
 			t.Errorf("the checkpoint at tick %d keeps %d bytes of output runs (at most an open chunk, %d)", cp.tick, got, chunk)
 		}
 	}
 	if stripped < 2 {
 		t.Fatalf("%d checkpoints without history: too few to test", stripped)
-	}
-}
-
-// TestSettledCheckpointsAsFoldedAtOnce: a checkpoint's output logs folded
-// a window on, from the fold of the world stepped on (settle), start
-// where and hold what they hold folded when it was taken, from its own
-// start (settleAtOnce): the same Forgotten, run for run.
-func TestSettledCheckpointsAsFoldedAtOnce(t *testing.T) {
-	script := "new --kafka-defaults --members 4 --topics t0:8 --output out:2; set processing.ms 0.05; " +
-		"set history.ms 2000; produce --rate 1000/s t0; run until time 9s --quiet; " +
-		"roll C1..C4 --graceful --wait-stable; run until time 24s --quiet"
-	lazy := NewSession()
-	if _, err := lazy.Exec(script); err != nil {
-		t.Fatal(err)
-	}
-	settleAtOnce = true
-	eager := NewSession()
-	_, err := eager.Exec(script)
-	settleAtOnce = false
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := lazy.cur.hist.cps, eager.cur.hist.cps
-	if len(a) != len(b) || len(a) < 4 {
-		t.Fatalf("%d checkpoints and %d folded at once: want the same, at least 4", len(a), len(b))
-	}
-	folded := 0
-	for i := range a {
-		if a[i].tick != b[i].tick || a[i].window == 0 {
-			t.Fatalf("checkpoint %d: tick %d (window %d), folded at once %d", i, a[i].tick, a[i].window, b[i].tick)
-		}
-		a[i].settle(nil) // the newest: from its own start
-		for _, tp := range a[i].world.Layout().Outputs() {
-			la, lb := a[i].world.Log(tp), b[i].world.Log(tp)
-			if la.Start() != lb.Start() || !reflect.DeepEqual(la.Forgotten(), lb.Forgotten()) {
-				t.Errorf("checkpoint at tick %d, %v: starts at %d, forgot %+v; folded at once %d, %+v",
-					a[i].tick, tp, la.Start(), la.Forgotten(), lb.Start(), lb.Forgotten())
-			}
-			if la.Forgotten() != nil {
-				folded++
-			}
-		}
-	}
-	if folded < 4 {
-		t.Fatalf("%d output logs of checkpoints folded anything: too few to test", folded)
 	}
 }
 
@@ -377,4 +325,57 @@ func madeAgain(t *testing.T, full, win *Session, cmd string) (got, want string) 
 		t.Fatalf("%s: no note that the stretch was made again:\n%s", cmd, got[max(0, len(got)-300):])
 	}
 	return strings.TrimRight(got[:i], "\n"), want
+}
+
+// TestCheckpointFoldHintsChangeNoFold: a world given its checkpoints'
+// folds of their output logs (sim.World.HintFoldsOf) folds on from them,
+// and it, its checkpoints and a world made again by back hold the same
+// output logs as without: each log's start and Forgotten, run for run.
+func TestCheckpointFoldHintsChangeNoFold(t *testing.T) {
+	cmds := []string{
+		"new --kafka-defaults --members 4 --topics t0:8 --output out:2; set processing.ms 0.05; set history.ms 2000; produce --rate 1000/s t0",
+		"run until time 9s --quiet", "roll C1..C4 --graceful --wait-stable", "run until time 40s --quiet",
+		"back 2000", "run until time 50s --quiet",
+	}
+	same := func(what string, a, b *sim.World) int {
+		t.Helper()
+		folded := 0
+		for _, tp := range a.Layout().Outputs() {
+			la, lb := a.Log(tp), b.Log(tp)
+			if la.Start() != lb.Start() || !reflect.DeepEqual(la.Forgotten(), lb.Forgotten()) {
+				t.Fatalf("%s, %v: starts at %d, forgot %+v; without hints %d, %+v", what, tp, la.Start(), la.Forgotten(), lb.Start(), lb.Forgotten())
+			}
+			if la.Forgotten() != nil {
+				folded++
+			}
+		}
+		return folded
+	}
+	hinted, plain := NewSession(), NewSession()
+	folded := 0
+	for _, cmd := range cmds {
+		if _, err := hinted.Exec(cmd); err != nil {
+			t.Fatal(err)
+		}
+		noFoldHints = true
+		_, err := plain.Exec(cmd)
+		noFoldHints = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		folded += same("after "+cmd, hinted.World(), plain.World())
+	}
+	a, b := hinted.cur.hist.cps, plain.cur.hist.cps
+	if len(a) != len(b) || len(a) < 4 {
+		t.Fatalf("%d checkpoints, %d without hints: want the same, at least 4", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].tick != b[i].tick {
+			t.Fatalf("checkpoint %d at tick %d, without hints %d", i, a[i].tick, b[i].tick)
+		}
+		folded += same(fmt.Sprintf("checkpoint at tick %d", a[i].tick), a[i].world, b[i].world)
+	}
+	if folded < 8 {
+		t.Fatalf("%d output logs folded anything: too few to test", folded)
+	}
 }

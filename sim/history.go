@@ -127,38 +127,14 @@ func (h *window) ForgetHistoryBefore(tick int) {
 	h.group.Offsets.Log.ForgetBefore(tick)
 }
 
-// ForgetHistoryBeforeButOutput is ForgetHistoryBefore less the output
-// logs' part, which ForgetOutputBeforeFrom does later: a session's checkpoint
-// lets go of its trace at once (a window of packets and events it would
-// otherwise hold alone once the world let them go) and folds its output
-// logs a window on, from the world's fold. The three parts read and
-// write separate things (the trace; the output logs; __consumer_offsets),
-// so the world is the same whichever order they come in.
-func (h *window) ForgetHistoryBeforeButOutput(tick int) {
-	if h.ticks == 0 {
-		return
-	}
-	h.trace.ForgetAllBefore(tick)
-	h.group.Offsets.Log.ForgetBefore(tick)
-}
-
-// ForgetOutputBeforeFrom is the output logs' part of ForgetHistoryBefore
-// (broker.ForgetAllOutputBefore), each log's fold started from what
-// ahead's folded already (broker.ForgetAllOutputBeforeFrom): ahead, when
-// not nil, must be a world stepped on from the state this one is a copy
-// of (a session's world after its checkpoint), so that the cells it let
-// go of are this one's. It folds the same runs as ForgetHistoryBefore,
-// reading only the cells ahead has not folded yet.
-func (h *window) ForgetOutputBeforeFrom(tick int, ahead *World) {
-	if h.ticks == 0 {
-		return
-	}
-	var from *broker.Broker
-	if ahead != nil {
-		from = ahead.broker
-	}
-	h.broker.ForgetAllOutputBeforeFrom(tick, from)
-}
+// HintFoldsOf gives w's output logs, for their next folds, what those of
+// cp folded (broker.HintFoldsOf): cp is a copy of w made now that let go
+// of its history (ForgetHistoryBefore: a session's checkpoint, kernel's
+// checkpointOf). The world, its copies and the next checkpoint, each a
+// copy of a later state of w, fold on from the checkpoint's fold rather
+// than read the cells it folded again. It changes nothing the world holds
+// or does: a log's fold is the same runs wherever it starts.
+func (h *window) HintFoldsOf(cp *World) { h.broker.HintFoldsOf(cp.broker) }
 
 // HistoryFrom is the first tick whose trace detail (every packet and
 // event) is still kept: 0 when nothing was let go of. Views of earlier

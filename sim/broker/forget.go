@@ -7,6 +7,8 @@ import (
 	"weak"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // Letting go of the output logs' past (issue 26: a world may keep only a
@@ -103,8 +105,12 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 // never past its LSO; Delivery keeps counting them (Forgotten).
 func (b *Broker) ForgetOutputBefore(tick int) {
 	sc := b.foldLists()
+	moved := false
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, false, sc)
+		moved = b.Log(tp).forgetBeforeFrom(tick, false, sc, b.hints) || moved
+	}
+	if moved && b.hints != nil {
+		b.dropPassedHints()
 	}
 }
 
@@ -128,30 +134,71 @@ func (b *Broker) foldLists() *foldScratch {
 // session's checkpoint (sim.World.ForgetHistoryBefore), which keeps as
 // little as it can, and for the tests of views and pictures, whose worlds
 // are smaller than a chunk.
-func (b *Broker) ForgetAllOutputBefore(tick int) { b.ForgetAllOutputBeforeFrom(tick, nil) }
-
-// ForgetAllOutputBeforeFrom is ForgetAllOutputBefore, each log's fold
-// started, where it can be, from what ahead's log of the same partition
-// folded already (nil: none). ahead is a later world of b's own line: b
-// is a copy made of an earlier state of ahead (a session's checkpoint,
-// folded one window after it was taken: kernel's checkpoint.settle), so
-// every cell ahead let go of, below its start, is a cell b holds or let go
-// of, the same. A fold of a log is the same runs however its cells are cut
-// into folds (canonical; the world itself folds its past a few pieces a
-// window), so starting from ahead's Forgotten at its start and folding
-// b's cells from there to the cut gives what folding b's from b's own
-// start gives, reading a fraction of them: the checkpoint's fold of its
-// window, which the world folded again while it stepped on, was about a
-// twelfth of T1's hour typed into the REPL.
-func (b *Broker) ForgetAllOutputBeforeFrom(tick int, ahead *Broker) {
+func (b *Broker) ForgetAllOutputBefore(tick int) {
 	sc := b.foldLists()
 	for _, tp := range b.layout.Outputs() {
-		var from *Log
-		if ahead != nil {
-			from = ahead.Log(tp)
-		}
-		b.Log(tp).forgetBeforeFrom(tick, true, sc, from)
+		b.Log(tp).forgetBeforeFrom(tick, true, sc, b.hints)
 	}
+	b.dropPassedHints()
+}
+
+// OutputFold is what an output log had folded at one moment: its start
+// and the Forgotten of its cells below it, which is never changed once
+// made (a fold makes a new one), so a note of it stays true.
+type OutputFold struct {
+	tp     wire.TopicPartition
+	start  int32
+	forgot *Forgotten
+	names  *topo.Layout
+}
+
+// HintFoldsOf notes what each of cp's output logs has folded (its start
+// and Forgotten) as hints for b's folds: cp must be a copy of b as it was
+// (or of an earlier state of b's line), so that every cell cp let go of
+// is a cell b holds or let go of, the same; the copies of b, made later,
+// keep the hints. A log's fold is the same runs however its cells are cut
+// into folds (canonical: foldSpans folds on from any Forgotten as
+// foldGeneral would), so b's next fold past a hint's start starts from
+// the hint's Forgotten and reads only the cells after it: a session's
+// checkpoint of a windowed world folds the world's whole window of output
+// cells (its copy keeps no history, sim.World.ForgetHistoryBefore), which
+// the world, and the next checkpoint, then read again as they let them
+// go (about a twelfth of T1's hour typed into the REPL).
+func (b *Broker) HintFoldsOf(cp *Broker) {
+	var hints []OutputFold // never changed in place: copies share it
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			hints = append(hints, h)
+		}
+	}
+	for _, tp := range cp.layout.Outputs() {
+		l := cp.Log(tp)
+		if l.forgot != nil && l.Cells.startOff > b.Log(tp).Cells.startOff {
+			hints = append(hints, OutputFold{tp: tp, start: l.Cells.startOff, forgot: l.forgot, names: l.Cells.names})
+		}
+	}
+	b.hints = hints
+}
+
+// dropPassedHints lets go of the hints no fold of b can start from any
+// more: those at or below their log's start.
+func (b *Broker) dropPassedHints() {
+	keep := 0
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			keep++
+		}
+	}
+	if keep == len(b.hints) {
+		return
+	}
+	var hints []OutputFold // a new list: copies share the old one
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			hints = append(hints, h)
+		}
+	}
+	b.hints = hints
 }
 
 // forgetBefore is ForgetOutputBefore for one log; always, even when that
@@ -161,19 +208,19 @@ func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
 	l.forgetBeforeFrom(tick, always, sc, nil)
 }
 
-// forgetBeforeFrom is forgetBefore, its fold started from ahead's when
-// ahead (a later world's log of the same partition, nil: none) let go of
-// cells up to a start between l's start and the cut, every cell from
-// there to the cut in a span, and foldSpans folds them on from ahead's
-// Forgotten; otherwise as forgetBefore folds.
-func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead *Log) {
+// forgetBeforeFrom is forgetBefore, its fold started from the furthest
+// of ahead's folds of this log (Broker.hints) that starts between l's
+// start and the cut, when every cell from there to the cut is in a span
+// and foldSpans folds them on from it; otherwise as forgetBefore folds.
+// It reports whether the log's start moved.
+func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead []OutputFold) bool {
 	c := &l.Cells
 	if !c.inRecs {
-		return // no cell yet, or only records of the upstream producer: no invoice to fold
+		return false // no cell yet, or only records of the upstream producer: no invoice to fold
 	}
 	to := c.cutBefore(tick, l.LSO())
 	if to <= int(c.startOff) || !always && !c.worthLettingGo(to) {
-		return
+		return false
 	}
 	slot := outputIndex(c.names, c.tp)
 	f := Forgotten{same: true}
@@ -196,30 +243,40 @@ func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead *Lo
 	if k > 0 {
 		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
+	return true
 }
 
-// foldOnFrom is the fold of c's cells below to made from ahead's
-// Forgotten (forgetBeforeFrom): ahead's start s lies between c's start
-// and to, c's cells from s to to are all in spans, and foldSpans folds
-// them on from what ahead folded; false otherwise (c folds from its own
-// start, as it did before).
-func (c *CellLog) foldOnFrom(ahead *Log, to, slot int) (Forgotten, bool) {
-	if ahead == nil || ahead.forgot == nil || ahead.Cells.names != c.names || foldGeneralOnly || c.spans == nil {
+// foldOnFrom is the fold of c's cells below to made from the furthest
+// of ahead's folds of c's partition whose start s lies between c's start
+// and to, when c's cells from s to to are all in spans and foldSpans
+// folds them on from it; false otherwise (c folds from its own start).
+func (c *CellLog) foldOnFrom(ahead []OutputFold, to, slot int) (Forgotten, bool) {
+	if len(ahead) == 0 || foldGeneralOnly || c.spans == nil {
 		return Forgotten{}, false
 	}
-	s := int(ahead.Cells.startOff)
-	if s < int(c.startOff) || s > to {
+	var best *OutputFold
+	for i := range ahead {
+		a := &ahead[i]
+		if a.tp != c.tp || a.names != c.names || a.forgot == nil || int(a.start) < int(c.startOff) || int(a.start) > to {
+			continue
+		}
+		if best == nil || a.start > best.start {
+			best = a
+		}
+	}
+	if best == nil {
 		return Forgotten{}, false
 	}
-	// ahead's start, like the cut, is no span's middle (cutBefore): as in
-	// onlySpans, the cells from s to to are all in spans when the cells
-	// below each that are in none are as many.
+	// The hint's start, like the cut, is no span's middle (cutBefore): as
+	// in onlySpans, the cells from it to to are all in spans when the
+	// cells below each that are in none are as many.
+	s := int(best.start)
 	k0, b0 := c.spanFrom(s)
 	k1, b1 := c.spanFrom(to)
 	if s-b0 != to-b1 {
 		return Forgotten{}, false
 	}
-	f := *ahead.forgot
+	f := *best.forgot
 	if !c.foldSpans(&f, k0, k1, slot) {
 		return Forgotten{}, false
 	}
