@@ -352,6 +352,10 @@ func TestCheckpointFoldHintsChangeNoFold(t *testing.T) {
 		return folded
 	}
 	hinted, plain := NewSession(), NewSession()
+	// Checkpoints at fixed ticks: chosen by measured time, the two
+	// sessions' could differ, and back replay from different ones, whose
+	// worlds let go of their output at other ticks.
+	hinted.CheckpointEvery, plain.CheckpointEvery = 1500, 1500
 	folded := 0
 	for _, cmd := range cmds {
 		if _, err := hinted.Exec(cmd); err != nil {
