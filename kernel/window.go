@@ -98,15 +98,27 @@ func (s *Session) detailWorld(cmd string, tick int) (w *sim.World, note string, 
 
 // checkpointOf is the checkpoint the session keeps of w: a clone, without
 // its history when the world keeps a window (window is then how far back
-// a replay from it must start, replayFrom).
+// a replay from it must start, replayFrom). Letting go of its history
+// folds the window's output cells (broker.ForgetAllOutputBefore), which
+// w, stepped on, and the next checkpoint, a copy of w, then read again
+// as they let go of them: w is given the checkpoint's folds to fold on
+// from instead (sim.World.HintFoldsOf). The worlds are the same either
+// way (TestCheckpointFoldHintsChangeNoFold).
 func checkpointOf(w *sim.World, next, done int) *checkpoint {
 	cp := &checkpoint{tick: w.Tick, next: next, done: done, world: w.Clone()}
 	if h := w.HistoryWindow(); h > 0 {
 		cp.world.ForgetHistoryBefore(w.Tick + 1)
 		cp.window = h
+		if !noFoldHints {
+			w.HintFoldsOf(cp.world)
+		}
 	}
 	return cp
 }
+
+// noFoldHints leaves a world without its checkpoints' folds to fold on
+// from (tests, which compare).
+var noFoldHints = false
 
 // usable reports whether a replay that makes the world at tick limit,
 // with its history held from hold when holding, may start from cp: one

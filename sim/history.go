@@ -127,6 +127,15 @@ func (h *window) ForgetHistoryBefore(tick int) {
 	h.group.Offsets.Log.ForgetBefore(tick)
 }
 
+// HintFoldsOf gives w's output logs, for their next folds, what those of
+// cp folded (broker.HintFoldsOf): cp is a copy of w made now that let go
+// of its history (ForgetHistoryBefore: a session's checkpoint, kernel's
+// checkpointOf). The world, its copies and the next checkpoint, each a
+// copy of a later state of w, fold on from the checkpoint's fold rather
+// than read the cells it folded again. It changes nothing the world holds
+// or does: a log's fold is the same runs wherever it starts.
+func (h *window) HintFoldsOf(cp *World) { h.broker.HintFoldsOf(cp.broker) }
+
 // HistoryFrom is the first tick whose trace detail (every packet and
 // event) is still kept: 0 when nothing was let go of. Views of earlier
 // ticks have only what the world counts.

@@ -7,6 +7,8 @@ import (
 	"weak"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
+	"github.com/kgrepl/kgrepl/sim/topo"
+	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
 // Letting go of the output logs' past (issue 26: a world may keep only a
@@ -103,8 +105,12 @@ func (c *CellLog) spanFrom(i int) (k, before int) {
 // never past its LSO; Delivery keeps counting them (Forgotten).
 func (b *Broker) ForgetOutputBefore(tick int) {
 	sc := b.foldLists()
+	moved := false
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, false, sc)
+		moved = b.Log(tp).forgetBeforeFrom(tick, false, sc, b.hints) || moved
+	}
+	if moved && b.hints != nil {
+		b.dropPassedHints()
 	}
 }
 
@@ -131,28 +137,99 @@ func (b *Broker) foldLists() *foldScratch {
 func (b *Broker) ForgetAllOutputBefore(tick int) {
 	sc := b.foldLists()
 	for _, tp := range b.layout.Outputs() {
-		b.Log(tp).forgetBefore(tick, true, sc)
+		b.Log(tp).forgetBeforeFrom(tick, true, sc, b.hints)
 	}
+	b.dropPassedHints()
+}
+
+// OutputFold is what an output log had folded at one moment: its start
+// and the Forgotten of its cells below it, which is never changed once
+// made (a fold makes a new one), so a note of it stays true.
+type OutputFold struct {
+	tp     wire.TopicPartition
+	start  int32
+	forgot *Forgotten
+	names  *topo.Layout
+}
+
+// HintFoldsOf notes what each of cp's output logs has folded (its start
+// and Forgotten) as hints for b's folds: cp must be a copy of b as it was
+// (or of an earlier state of b's line), so that every cell cp let go of
+// is a cell b holds or let go of, the same; the copies of b, made later,
+// keep the hints. A log's fold is the same runs however its cells are cut
+// into folds (canonical: foldSpans folds on from any Forgotten as
+// foldGeneral would), so b's next fold past a hint's start starts from
+// the hint's Forgotten and reads only the cells after it: a session's
+// checkpoint of a windowed world folds the world's whole window of output
+// cells (its copy keeps no history, sim.World.ForgetHistoryBefore), which
+// the world, and the next checkpoint, then read again as they let them
+// go (about a twelfth of T1's hour typed into the REPL).
+func (b *Broker) HintFoldsOf(cp *Broker) {
+	var hints []OutputFold // never changed in place: copies share it
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			hints = append(hints, h)
+		}
+	}
+	for _, tp := range cp.layout.Outputs() {
+		l := cp.Log(tp)
+		if l.forgot != nil && l.Cells.startOff > b.Log(tp).Cells.startOff {
+			hints = append(hints, OutputFold{tp: tp, start: l.Cells.startOff, forgot: l.forgot, names: l.Cells.names})
+		}
+	}
+	b.hints = hints
+}
+
+// dropPassedHints lets go of the hints no fold of b can start from any
+// more: those at or below their log's start.
+func (b *Broker) dropPassedHints() {
+	keep := 0
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			keep++
+		}
+	}
+	if keep == len(b.hints) {
+		return
+	}
+	var hints []OutputFold // a new list: copies share the old one
+	for _, h := range b.hints {
+		if h.start > b.Log(h.tp).Cells.startOff {
+			hints = append(hints, h)
+		}
+	}
+	b.hints = hints
 }
 
 // forgetBefore is ForgetOutputBefore for one log; always, even when that
 // lets go of no chunk (worthLettingGo); a general fold's lists in sc's
 // room (nil: made for it).
 func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
+	l.forgetBeforeFrom(tick, always, sc, nil)
+}
+
+// forgetBeforeFrom is forgetBefore, its fold started from the furthest
+// of ahead's folds of this log (Broker.hints) that starts between l's
+// start and the cut, when every cell from there to the cut is in a span
+// and foldSpans folds them on from it; otherwise as forgetBefore folds.
+// It reports whether the log's start moved.
+func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead []OutputFold) bool {
 	c := &l.Cells
 	if !c.inRecs {
-		return // no cell yet, or only records of the upstream producer: no invoice to fold
+		return false // no cell yet, or only records of the upstream producer: no invoice to fold
 	}
 	to := c.cutBefore(tick, l.LSO())
 	if to <= int(c.startOff) || !always && !c.worthLettingGo(to) {
-		return
+		return false
 	}
 	slot := outputIndex(c.names, c.tp)
 	f := Forgotten{same: true}
 	if l.forgot != nil {
 		f = *l.forgot
 	}
-	if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
+	if g, ok := c.foldOnFrom(ahead, to, slot); ok {
+		f = g
+	} else if k0, k1, ok := c.onlySpans(to); !ok || foldGeneralOnly || !c.foldSpans(&f, k0, k1, slot) {
 		c.foldGeneral(&f, to, slot, sc)
 	}
 	l.forgot = &f
@@ -166,6 +243,44 @@ func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
 	if k > 0 {
 		l.Aborted = slices.Clone(l.Aborted[k:])
 	}
+	return true
+}
+
+// foldOnFrom is the fold of c's cells below to made from the furthest
+// of ahead's folds of c's partition whose start s lies between c's start
+// and to, when c's cells from s to to are all in spans and foldSpans
+// folds them on from it; false otherwise (c folds from its own start).
+func (c *CellLog) foldOnFrom(ahead []OutputFold, to, slot int) (Forgotten, bool) {
+	if len(ahead) == 0 || foldGeneralOnly || c.spans == nil {
+		return Forgotten{}, false
+	}
+	var best *OutputFold
+	for i := range ahead {
+		a := &ahead[i]
+		if a.tp != c.tp || a.names != c.names || a.forgot == nil || int(a.start) < int(c.startOff) || int(a.start) > to {
+			continue
+		}
+		if best == nil || a.start > best.start {
+			best = a
+		}
+	}
+	if best == nil {
+		return Forgotten{}, false
+	}
+	// The hint's start, like the cut, is no span's middle (cutBefore): as
+	// in onlySpans, the cells from it to to are all in spans when the
+	// cells below each that are in none are as many.
+	s := int(best.start)
+	k0, b0 := c.spanFrom(s)
+	k1, b1 := c.spanFrom(to)
+	if s-b0 != to-b1 {
+		return Forgotten{}, false
+	}
+	f := *best.forgot
+	if !c.foldSpans(&f, k0, k1, slot) {
+		return Forgotten{}, false
+	}
+	return f, true
 }
 
 // cutBefore is where the log may start for tick: its first cell written

@@ -34,6 +34,7 @@ type Broker struct {
 	recBuf     []wire.Record             // answerFetch's scratch (a copy starts without)
 	topics     topicRuns                 // answerFetch's topics, kept from Fetch to Fetch (a copy starts without)
 	fold       weak.Pointer[foldScratch] // the output logs' general folds' lists (forget.go; a copy starts without)
+	hints      []OutputFold              // folds of copies to start the output logs' next folds from (HintFoldsOf; a copy shares them)
 	perTick    *perTickProducers
 	steadies   []logSteady // the input logs' steady production, by number (nil before the first rate)
 	senders    Senders
@@ -678,7 +679,7 @@ func (b *Broker) Clone(e *env.Env, re func(*wire.Packet) *wire.Packet, senders S
 		spareLogs = spare.logs
 	}
 	*n = Broker{env: e, layout: b.layout, senders: senders, txns: txns, ZombieWrites: b.ZombieWrites,
-		clock: b.clock, nextWake: b.nextWake, perTick: b.perTick.clone()}
+		clock: b.clock, nextWake: b.nextWake, perTick: b.perTick.clone(), hints: b.hints}
 	n.parked = make([]parkedFetch, len(b.parked))
 	for i, pf := range b.parked {
 		n.parked[i] = parkedFetch{pkt: re(pf.pkt), wake: pf.wake}
