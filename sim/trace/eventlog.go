@@ -37,6 +37,7 @@ type eventRecs struct {
 	store.Seq[eventRec]
 	bases recBases
 	far   store.Seq[farEvent]
+	spare recSpare[eventRec] // a copy starts without (clone)
 }
 
 type farEvent struct {
@@ -62,7 +63,7 @@ func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16,
 		r.text = farField
 		s.far.Append(farEvent{i: int32(i), tick: tick, text: text, member: member, records: records})
 	}
-	s.Append(r)
+	s.spare.append(&s.Seq, r)
 }
 
 // whole is event i's tick, text, member and records offset, and its record.

@@ -75,7 +75,8 @@ type packetRecs struct {
 	// gone counts the error codes of the packets let go of, by type,
 	// direction and code (history.go), so that ErrorsFrom(0) still counts
 	// every one the world saw; replaced, never changed in place.
-	gone []errTally
+	gone  []errTally
+	spare recSpare[packetRec] // a copy starts without (clone)
 }
 
 // farPacket is a packet record's fields, whole.
@@ -114,7 +115,7 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 		f.id = int32(i)
 		s.far.Append(f)
 	}
-	s.Append(r)
+	s.spare.append(&s.Seq, r)
 }
 
 // answerable reports whether an answer of API api to peer may keep only
