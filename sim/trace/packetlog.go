@@ -95,7 +95,8 @@ func (s *packetRecs) clone() packetRecs {
 // it is the next index), and h.
 func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(s.StartsChunk(), f.sent, f.text, textEnd)
+	starts := s.StartsChunk()
+	b := s.bases.next(starts, f.sent, f.text, textEnd)
 	sent, fits := store.Narrow(int64(f.sent), int64(b.tick), 1<<8)
 	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
 	fits = fits && r.text != farField
@@ -115,7 +116,11 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 		f.id = int32(i)
 		s.far.Append(f)
 	}
-	s.spare.append(&s.Seq, r)
+	if starts && i > 0 {
+		s.spare.appendChunk(&s.Seq, r) // a new chunk, past the first
+		return
+	}
+	s.Append(r)
 }
 
 // answerable reports whether an answer of API api to peer may keep only

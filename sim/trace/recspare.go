@@ -16,13 +16,11 @@ import (
 // copy. A copy of the records starts without one (their clone).
 type recSpare[T any] struct{ p weak.Pointer[store.Spare[T]] }
 
-// append appends v to s, its new chunk, when it starts one past the
-// first, taken from the spare.
-func (sp *recSpare[T]) append(s *store.Seq[T], v T) {
-	if s.Len() == 0 || !s.StartsChunk() {
-		s.Append(v)
-		return
-	}
+// appendChunk appends v to s, which it starts a chunk of past the first:
+// the chunk taken from the spare when it has one. Only then: the
+// other appends stay Seq.Append, one call (the T1 hour's trace appends
+// millions of records).
+func (sp *recSpare[T]) appendChunk(s *store.Seq[T], v T) {
 	p := sp.p.Value()
 	if p == nil {
 		p = new(store.Spare[T])
