@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
@@ -39,12 +40,19 @@ type foldScratch struct {
 // output log of T2 and T1 (4), and their read_committed levels.
 const maxRooms = 8
 
-// room is an empty array with room for n runs at least, the smallest of
-// rooms that has it (taken from them), or nil.
+// room is an empty array with room for n runs that takes as much memory
+// as a new one of n runs would (newRoom: the same runtime pages), taken
+// from rooms, or nil. The level written there keeps the whole array, and
+// what a world keeps must not grow with the collector's timing (the
+// rooms go at each collection): a larger room would hold more.
 func (sc *foldScratch) room(n int) []ForgotRun {
+	pages := runPages(n)
+	if pages == 0 {
+		return nil // small: not worth keeping
+	}
 	best := -1
 	for k, r := range sc.rooms {
-		if cap(r) >= n && (best < 0 || cap(r) < cap(sc.rooms[best])) {
+		if runPages(cap(r)) == pages && (best < 0 || cap(r) < cap(sc.rooms[best])) {
 			best = k
 		}
 	}
@@ -56,6 +64,33 @@ func (sc *foldScratch) room(n int) []ForgotRun {
 	sc.rooms[best], sc.rooms[last] = sc.rooms[last], nil
 	sc.rooms = sc.rooms[:last]
 	return r[:0]
+}
+
+// The runtime keeps an object over 32 KB in whole 8 KB pages: an array
+// of runs that large takes its pages whatever its length within them.
+const (
+	largeObject = 32 << 10
+	runtimePage = 8 << 10
+	runSize     = int(unsafe.Sizeof(ForgotRun{}))
+)
+
+// runPages is how many runtime pages an array of n runs takes when it is
+// a large object, 0 when it is not.
+func runPages(n int) int {
+	if b := n * runSize; b > largeObject {
+		return (b + runtimePage - 1) / runtimePage
+	}
+	return 0
+}
+
+// newRoom is a new empty array for n runs: as many as its runtime pages
+// hold when it is large, so that a later fold of a few runs more finds it
+// a room (room) in the same memory.
+func newRoom(n int) []ForgotRun {
+	if p := runPages(n); p > 0 {
+		n = p * runtimePage / runSize
+	}
+	return make([]ForgotRun, 0, n)
 }
 
 // letGoOf keeps the arrays of the levels old held that the levels now
@@ -380,7 +415,7 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 	}
 	runs := sc.room(len(old.Runs) + len(add))
 	if runs == nil {
-		runs = make([]ForgotRun, 0, len(old.Runs)+len(add))
+		runs = newRoom(len(old.Runs) + len(add))
 	}
 	var part []ForgotRun
 	var hund topo.Hundred // noneBetween's, from gap to gap (a cache)
