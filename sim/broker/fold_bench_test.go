@@ -208,7 +208,7 @@ func BenchmarkFoldT2Forgotten(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		c.fold(old, add, nil, slot)
+		c.fold(old, add, nil, slot, &foldScratch{})
 	}
 	b.ReportMetric(float64(len(old.Runs)), "runs")
 }

@@ -271,7 +271,7 @@ func TestFoldMergesAsCanonical(t *testing.T) {
 			for fold := 0; fold < 8; fold++ {
 				add := newRuns()
 				want := c.foldByCanonical(level, add, slot)
-				got := c.fold(level, add, nil, slot)
+				got := c.fold(level, add, nil, slot, new(foldScratch))
 				if !reflect.DeepEqual(got.Runs, want) && (len(got.Runs) > 0 || len(want) > 0) {
 					t.Fatalf("outs %d seed %d fold %d: old %v, new %v: fold %v, canonical %v", outs, seed, fold, level.Runs, add, got.Runs, want)
 				}

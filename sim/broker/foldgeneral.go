@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"unsafe"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
@@ -24,12 +26,111 @@ import (
 type foldScratch struct {
 	all, by, committed []ForgotRun
 	at                 []int32
+	// rooms are the runs arrays of levels this world's folds replaced,
+	// made since the last copy (ForgotLevel.room): no world reads them,
+	// and a fold writes its level in one that fits rather than in a new
+	// array (a T2 roll's output logs fold a few hundred thousand runs
+	// every few seconds, each fold a new array the size of the last: a
+	// quarter of what a roll allocated, for the collector to clear and
+	// take back). Held as the rest (weakly): a collection lets them go.
+	rooms [][]ForgotRun
 }
 
-// scratchRuns is *s emptied with room for n runs at least.
+// maxRooms is the most arrays foldScratch.rooms keeps: a level of each
+// output log of T2 and T1 (4), and their read_committed levels.
+const maxRooms = 8
+
+// room is an empty array with room for n runs that takes as much memory
+// as a new one of n runs would (newRoom: the same runtime pages), taken
+// from rooms, or nil. The level written there keeps the whole array, and
+// what a world keeps must not grow with the collector's timing (the
+// rooms go at each collection): a larger room would hold more.
+func (sc *foldScratch) room(n int) []ForgotRun {
+	pages := runPages(n)
+	if pages == 0 {
+		return nil // small: not worth keeping
+	}
+	best := -1
+	for k, r := range sc.rooms {
+		if runPages(cap(r)) == pages && (best < 0 || cap(r) < cap(sc.rooms[best])) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	r := sc.rooms[best]
+	last := len(sc.rooms) - 1
+	sc.rooms[best], sc.rooms[last] = sc.rooms[last], nil
+	sc.rooms = sc.rooms[:last]
+	return r[:0]
+}
+
+// The runtime keeps an object over 32 KB in whole 8 KB pages: an array
+// of runs that large takes its pages whatever its length within them.
+const (
+	largeObject = 32 << 10
+	runtimePage = 8 << 10
+	runSize     = int(unsafe.Sizeof(ForgotRun{}))
+)
+
+// runPages is how many runtime pages an array of n runs takes when it is
+// a large object, 0 when it is not.
+func runPages(n int) int {
+	if b := n * runSize; b > largeObject {
+		return (b + runtimePage - 1) / runtimePage
+	}
+	return 0
+}
+
+// newRoom is a new empty array for n runs: as many as its runtime pages
+// hold when it is large, so that a later fold of a few runs more finds it
+// a room (room) in the same memory.
+func newRoom(n int) []ForgotRun {
+	if p := runPages(n); p > 0 {
+		n = p * runtimePage / runSize
+	}
+	return make([]ForgotRun, 0, n)
+}
+
+// letGoOf keeps the arrays of the levels old held that the levels now
+// held (now) do not, when no copy was made since they were (no other
+// world can hold them), for the next folds (room); while there is room,
+// the smallest dropped first.
+func (sc *foldScratch) letGoOf(old [2]ForgotLevel, now [2]ForgotLevel) {
+	e := store.CopyEpoch()
+	for k, lv := range old {
+		if lv.made != e || cap(lv.room) == 0 || k == 1 && sameArray(lv.room, old[0].room) ||
+			sameArray(lv.room, now[0].room) || sameArray(lv.room, now[1].room) {
+			continue
+		}
+		if len(sc.rooms) < maxRooms {
+			sc.rooms = append(sc.rooms, lv.room)
+			continue
+		}
+		small := 0
+		for j, r := range sc.rooms {
+			if cap(r) < cap(sc.rooms[small]) {
+				small = j
+			}
+		}
+		if cap(sc.rooms[small]) < cap(lv.room) {
+			sc.rooms[small] = lv.room
+		}
+	}
+}
+
+// sameArray reports whether a and b are in the same array (both with room).
+func sameArray(a, b []ForgotRun) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
+}
+
+// scratchRuns is *s emptied with room for n runs at least: a quarter
+// more when it grows, as a T2 roll's folds grow a little each time (a
+// fold's lists made anew at each, 150 MB of a 30-restart roll's 1,300).
 func scratchRuns(s *[]ForgotRun, n int) []ForgotRun {
 	if cap(*s) < n {
-		*s = make([]ForgotRun, 0, n)
+		*s = make([]ForgotRun, 0, n+n/4)
 	}
 	return (*s)[:0]
 }
@@ -96,12 +197,14 @@ func (c *CellLog) foldGeneral(f *Forgotten, to, slot int, sc *foldScratch) {
 			}
 		}
 	}
-	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot)
+	old := [2]ForgotLevel{f.Uncommitted, f.Committed}
+	f.Uncommitted = c.fold(f.Uncommitted, all, oddAll, slot, sc)
 	if f.same = f.same && !anyAborted; f.same {
 		f.Committed = f.Uncommitted
 	} else {
-		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot)
+		f.Committed = c.fold(f.Committed, committed, oddCommitted, slot, sc)
 	}
+	sc.letGoOf(old, [2]ForgotLevel{f.Uncommitted, f.Committed})
 }
 
 // foldRuns appends to all the runs of the data cells from the start to
@@ -295,7 +398,7 @@ func byPart(runs []ForgotRun, parts int, sc *foldScratch) []ForgotRun {
 // order: byPart) and the odd sources odd let go of since,
 // each input partition's runs made canonical (canonical): a new level,
 // old left as it was (a clone may hold it).
-func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int) ForgotLevel {
+func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slot int, sc *foldScratch) ForgotLevel {
 	out := ForgotLevel{Odd: old.Odd}
 	if len(odd) > 0 {
 		out.Odd = maps.Clone(old.Odd)
@@ -307,10 +410,13 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 		}
 	}
 	if len(add) == 0 {
-		out.Runs = old.Runs
+		out.Runs, out.room, out.made = old.Runs, old.room, old.made
 		return out
 	}
-	runs := make([]ForgotRun, 0, len(old.Runs)+len(add))
+	runs := sc.room(len(old.Runs) + len(add))
+	if runs == nil {
+		runs = newRoom(len(old.Runs) + len(add))
+	}
 	var part []ForgotRun
 	var hund topo.Hundred // noneBetween's, from gap to gap (a cache)
 	i, j := 0, 0
@@ -340,6 +446,7 @@ func (c *CellLog) fold(old ForgotLevel, add []ForgotRun, odd map[string]int, slo
 	// the garbage it left. Cut to its length (its capacity too): no
 	// append may write into the room another world's Forgotten reads.
 	out.Runs = runs[:len(runs):len(runs)]
+	out.room, out.made = runs[:0], store.CopyEpoch()
 	return out
 }
 

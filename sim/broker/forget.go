@@ -48,6 +48,13 @@ type Forgotten struct {
 type ForgotLevel struct {
 	Runs []ForgotRun
 	Odd  map[string]int
+	// room is the array Runs is in, with its capacity (Runs is cut to
+	// its length), when the general fold made it (fold), at copy epoch
+	// made (store.CopyEpoch): once a later fold has replaced the level
+	// and no copy was made since, no world reads it, and the next fold
+	// writes there (foldScratch.rooms) instead of in fresh memory.
+	room []ForgotRun
+	made uint64
 }
 
 // ForgotRun is N invoices of each record from offset First to Last of the

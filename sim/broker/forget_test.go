@@ -113,12 +113,12 @@ func TestFoldSpansMatchesFoldGeneral(t *testing.T) {
 				fast, general := f, f
 				c.foldGeneral(&general, to, slot, nil)
 				if c.foldSpans(&fast, k0, k1, slot) {
-					if !reflect.DeepEqual(fast, general) {
+					if !reflect.DeepEqual(fast.content(), general.content()) {
 						t.Fatalf("outs %d seed %d fold %d (cells %d to %d): folded as read %+v, the general fold %+v", outs, seed, folds, c.startOff, to, fast, general)
 					}
 					seen["folded as read"]++
 				} else {
-					if !reflect.DeepEqual(fast, f) {
+					if !reflect.DeepEqual(fast.content(), f.content()) {
 						t.Fatalf("outs %d seed %d fold %d: a refused fold changed the log's Forgotten: %+v, was %+v", outs, seed, folds, fast, f)
 					}
 					seen["refused"]++
@@ -204,18 +204,18 @@ func TestFoldTrustsClaimedRanges(t *testing.T) {
 	// True claims: a's reaches to b-1, b's from b to c-1; every record
 	// of a..c that slot gets written, one run.
 	fast, general := fold(one(a, a-1, b-1), one(b, b, c-1), one(c, c, c))
-	if !reflect.DeepEqual(fast, general) || len(fast.Uncommitted.Runs) != 1 || fast.Uncommitted.Runs[0] != (ForgotRun{First: a, Last: c, N: 1, Slotted: true}) {
+	if !reflect.DeepEqual(fast.content(), general.content()) || len(fast.Uncommitted.Runs) != 1 || fast.Uncommitted.Runs[0] != (ForgotRun{First: a, Last: c, N: 1, Slotted: true}) {
 		t.Fatalf("true claims: folded %+v, the general fold %+v; want one run %d..%d", fast, general, a, c)
 	}
 	// No claims past the runs: the gaps asked of the partitioner, the same.
-	if fast, general := fold(one(a, a, a), one(b, b, b), one(c, c, c)); !reflect.DeepEqual(fast, general) {
+	if fast, general := fold(one(a, a, a), one(b, b, b), one(c, c, c)); !reflect.DeepEqual(fast.content(), general.content()) {
 		t.Fatalf("no claims: folded %+v, the general fold %+v", fast, general)
 	}
 	// b never written, and c's claim starts at b: wrong. The fold
 	// trusts it and joins a and c over b; the general fold does not.
 	wrong := one(c, b, c)
 	fast, general = fold(one(a, a, b-1), wrong)
-	if reflect.DeepEqual(fast, general) || len(general.Uncommitted.Runs) != 2 {
+	if reflect.DeepEqual(fast.content(), general.content()) || len(general.Uncommitted.Runs) != 2 {
 		t.Fatalf("a wrong claim over record %d: folded %+v, the general fold %+v; want the fold to trust it (one run) and the general fold two", b, fast, general)
 	}
 	defer VerifyCoversForTest()()
@@ -340,4 +340,12 @@ func TestCutBeforeWithItsHint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// content is f without where its runs are kept (ForgotLevel.room and
+// made, which only the general fold notes): what two folds must agree on.
+func (f Forgotten) content() Forgotten {
+	f.Uncommitted.room, f.Uncommitted.made = nil, 0
+	f.Committed.room, f.Committed.made = nil, 0
+	return f
 }

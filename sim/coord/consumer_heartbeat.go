@@ -291,7 +291,7 @@ func (g *ConsumerGroup) updateTargetAssignment(updated *ConsumerMember) {
 		}
 		b = g.env.Layout().AppendPartList(append(append(b, id...), '='), res.Target[id])
 	}
-	g.env.Trace().Event(trace.EvAssigned, "", string(b))
+	g.env.Trace().EventBytes(trace.EvAssigned, "", b) // not copied into a string first
 }
 
 // preferredAssignor is ConsumerGroup.computePreferredServerAssignor: the

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"unsafe"
+	"weak"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 
@@ -94,6 +95,60 @@ type textArena struct {
 	// (texts.addText), 0 for none: a fetch's positions may refer back to
 	// it (tOffsetsRot).
 	offsets textRef
+	// made is the copy epoch (store.CopyEpoch) at which the chunks from
+	// number madeFrom on were made (closeOpen; 0: none yet): a full one
+	// of them let go of is in no copy, as a copy shares only the chunks
+	// made before it, and goes to pool for a next chunk (newChunk). A
+	// windowed T2 roll fills and lets go of about 500 chunks a restart,
+	// each made anew and cleared by the runtime: a fifth of what it
+	// allocated. The pool is held weakly (a collection lets it go), and
+	// a copy starts without one (clone).
+	made     uint64
+	madeFrom int
+	pool     weak.Pointer[chunkPool]
+}
+
+// chunkPool is the full chunks an arena let go of that no copy holds.
+type chunkPool struct{ chunks [][]byte }
+
+// poolMost is the most chunks a pool keeps: a window's share let go of
+// at a time (forgetShare) of T2's roll, about 1,000 chunks.
+const poolMost = 256
+
+// newChunk is an empty chunk for a text of n bytes: a chunk of the pool
+// when it has one and the text fits, else a new one.
+func (a *textArena) newChunk(n int) []byte {
+	if n <= arenaChunk {
+		if p := a.pool.Value(); p != nil && len(p.chunks) > 0 {
+			ch := p.chunks[len(p.chunks)-1]
+			p.chunks[len(p.chunks)-1] = nil
+			p.chunks = p.chunks[:len(p.chunks)-1]
+			return ch[:0]
+		}
+	}
+	return make([]byte, 0, max(arenaChunk, n))
+}
+
+// letGo keeps in the pool the chunks let go of, numbered from first on,
+// that no copy holds (made) and are whole chunks.
+func (a *textArena) letGo(chunks [][]byte, first int) {
+	if a.made != store.CopyEpoch() {
+		return
+	}
+	p := a.pool.Value()
+	for k, ch := range chunks {
+		if first+k < a.madeFrom || cap(ch) != arenaChunk {
+			continue
+		}
+		if p == nil {
+			p = new(chunkPool)
+			a.pool = weak.Make(p)
+		}
+		if len(p.chunks) >= poolMost {
+			return
+		}
+		p.chunks = append(p.chunks, ch)
+	}
 }
 
 // spillMin is the room the open chunk must have for the next text to be
@@ -134,7 +189,7 @@ func (a *textArena) put(b []byte) (textRef, bool) {
 		}
 	}
 	if len(a.open)+len(b) > arenaChunk {
-		a.closeOpen(make([]byte, 0, max(arenaChunk, len(b)))) // an arena that filled one chunk fills the next
+		a.closeOpen(a.newChunk(len(b))) // an arena that filled one chunk fills the next
 	}
 	ref := a.end()
 	if need := len(a.open) + len(b); need > cap(a.open) {
@@ -162,6 +217,9 @@ func (a *textArena) closeOpen(next []byte) {
 	}
 	a.full = append(a.full, a.open)
 	a.open = next
+	if e := store.CopyEpoch(); a.made != e {
+		a.made, a.madeFrom = e, a.first+len(a.full) // next's number
+	}
 	if a.recordsTicks() {
 		a.ticks.Append(int32(*a.now))
 	}
@@ -279,6 +337,7 @@ func (a *textArena) forgetBefore(tick, floor int) textRef {
 		n++
 	}
 	if n > 0 {
+		a.letGo(a.full[:n], a.first)
 		a.full = append(make([][]byte, 0, len(a.full)-n+8), a.full[n:]...)
 		a.first += n
 		a.ticks.ForgetBefore(a.first)

@@ -37,6 +37,7 @@ type eventRecs struct {
 	store.Seq[eventRec]
 	bases recBases
 	far   store.Seq[farEvent]
+	spare recSpare[eventRec] // a copy starts without (clone)
 }
 
 type farEvent struct {
@@ -53,7 +54,8 @@ func (s *eventRecs) clone() eventRecs {
 // add appends an event's record.
 func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16, kind uint8, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(s.StartsChunk(), tick, text, textEnd)
+	starts := s.StartsChunk()
+	b := s.bases.next(starts, tick, text, textEnd)
 	t, fits := store.Narrow(int64(tick), int64(b.tick), 1<<8)
 	r := eventRec{text: narrowText(text, b.text), kind: kind}
 	if fits && r.text != farField && member < narrowBits && records < maxEventRecords {
@@ -61,6 +63,10 @@ func (s *eventRecs) add(tick int32, text textRef, member uint32, records uint16,
 	} else {
 		r.text = farField
 		s.far.Append(farEvent{i: int32(i), tick: tick, text: text, member: member, records: records})
+	}
+	if starts && i > 0 {
+		s.spare.appendChunk(&s.Seq, r) // a new chunk, past the first
+		return
 	}
 	s.Append(r)
 }

@@ -375,7 +375,7 @@ func (s *packetRecs) forgetBefore(tick, least int) (int, bool) {
 	}
 	s.gone = s.tallyErrors(s.First(), first) // before the orphans change: those let go of read the old
 	s.orphans = orphans
-	s.Seq.ForgetBefore(first)
+	s.spare.forgetBefore(&s.Seq, first)
 	s.bases.ForgetBefore(first / chunk)
 	store.ForgetFarBefore(&s.far, first, func(f farPacket) int32 { return f.id })
 	return last, true
@@ -404,7 +404,7 @@ func (s *eventRecs) forgetBefore(tick, least int) (int, bool) {
 	chunk := store.SeqChunk()
 	first := s.First() + n*chunk
 	last := int(s.tickAt(first - 1))
-	s.Seq.ForgetBefore(first)
+	s.spare.forgetBefore(&s.Seq, first)
 	s.bases.ForgetBefore(first / chunk)
 	store.ForgetFarBefore(&s.far, first, func(f farEvent) int32 { return f.i })
 	return last, true

@@ -75,7 +75,8 @@ type packetRecs struct {
 	// gone counts the error codes of the packets let go of, by type,
 	// direction and code (history.go), so that ErrorsFrom(0) still counts
 	// every one the world saw; replaced, never changed in place.
-	gone []errTally
+	gone  []errTally
+	spare recSpare[packetRec] // a copy starts without (clone)
 }
 
 // farPacket is a packet record's fields, whole.
@@ -94,7 +95,8 @@ func (s *packetRecs) clone() packetRecs {
 // it is the next index), and h.
 func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 	i := s.Len()
-	b := s.bases.next(s.StartsChunk(), f.sent, f.text, textEnd)
+	starts := s.StartsChunk()
+	b := s.bases.next(starts, f.sent, f.text, textEnd)
 	sent, fits := store.Narrow(int64(f.sent), int64(b.tick), 1<<8)
 	r := packetRec{text: narrowText(f.text, b.text), sent: uint8(sent), flagsErr: h.flags << 4}
 	fits = fits && r.text != farField
@@ -113,6 +115,10 @@ func (s *packetRecs) add(h pktHead, f farPacket, textEnd textRef) {
 		r = packetRec{text: farField, x: uint16(h.err) | uint16(h.api)<<8, flagsErr: h.flags << 4}
 		f.id = int32(i)
 		s.far.Append(f)
+	}
+	if starts && i > 0 {
+		s.spare.appendChunk(&s.Seq, r) // a new chunk, past the first
+		return
 	}
 	s.Append(r)
 }
