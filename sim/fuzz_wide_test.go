@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand"
-	"strings"
 	"testing"
 )
 
@@ -38,94 +37,12 @@ func FuzzWideSchedules(f *testing.F) {
 		}
 		ensureMember(t, w)
 		if !settle(t, w, 8000) {
-			if n, ok := unreadJoinAnswerChurn(w, w.Tick-churnWindow); ok {
-				t.Skipf("seed %d: not settled, as in Kafka: each of the %d members removed in the last %d ticks was a running classic member removed for silence while its JoinGroup answer waited, unread, for its next poll() (unreadJoinAnswerChurn)", seed, n, churnWindow)
+			if n, ok := kafkaChurn(w, w.Tick-churnWindow); ok {
+				t.Skipf("seed %d: not settled, as in Kafka: each of the %d members removed in the last %d ticks was a running classic member removed while busy with its batch, as its settings make Kafka's too (kafkaChurn)", seed, n, churnWindow)
 			}
 			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d, pending %v)", seed, w.Group.State(), totalLag(w), w.Pending())
 		}
 	})
-}
-
-// churnWindow is the stretch at the end of a failed settle that
-// unreadJoinAnswerChurn looks at: some 40 rounds of that churn.
-const churnWindow = 1000
-
-// unreadJoinAnswerChurn tells apart a world that cannot settle in Kafka
-// either: a classic member whose loop between two poll() calls outlasts
-// session.timeout.ms (here a consume-process-produce transaction: its
-// processing and three round trips of the producer, AddPartitionsToTxn,
-// Produce with TxnOffsetCommit, EndTxn, 7 ticks against 6) cannot get
-// through a rebalance whose JoinGroup answer comes while it is busy. The
-// heartbeat thread is off from the JoinGroup on
-// (AbstractCoordinator.HeartbeatThread.run: state.hasNotJoinedGroup() for
-// PREPARING_REBALANCE) and the producer's calls do not poll the consumer's
-// network client, so the answer is read only at the next poll()
-// (ClassicKafkaConsumer.poll: updateAssignmentMetadataIfNeeded does not
-// wait for the join, and pollForFetches returns the records fetched), when
-// the coordinator has removed the member already: it rescheduled every
-// member's heartbeat at session.timeout.ms when the join completed
-// (GroupMetadataManager.completeClassicGroupJoin,
-// rescheduleClassicGroupMemberHeartbeat). The removed member rejoins, the
-// one still in the group rejoins from its own batch, and the next round
-// removes one of them again: with a backlog (the transactions it aborts
-// keep it) Kafka's consumer is even less often in poll() for the answer,
-// its fetches pipelined. (FuzzWideSchedules' seed 1440 churns so: each
-// round's leader is the member whose own JoinGroup, sent from poll() with
-// a Fetch, completed the join; the Fetch answer comes in the same tick as
-// the JoinGroup answer and ahead of it, and poll() returns the record, as
-// Kafka's consumer returns its buffered records without waiting for the
-// answer.)
-//
-// It holds only when every removal from tick from on is one of a classic
-// member for silence, its JoinGroup answer delivered and no SyncGroup sent
-// after it by its process (the answer's handler sends one at once: the
-// answer was unread), a process still running at the end, and the churn
-// goes on to the end; any other removal, or none lately, and the world
-// fails as before. n counts them.
-func unreadJoinAnswerChurn(w *World, from int) (n int, ok bool) {
-	var packets []*Packet
-	for _, p := range w.Packets.All() {
-		packets = append(packets, p)
-	}
-	last := -1
-	for _, e := range w.Events.All() {
-		if e.Tick < from || e.Kind != EvRemoved {
-			continue
-		}
-		id, silent := strings.CutPrefix(e.Text, "coordinator removes ")
-		id, reason, _ := strings.Cut(id, ": ")
-		if !silent || !strings.HasPrefix(reason, "session timeout (") {
-			return n, false
-		}
-		inc, unread := joinAnswerUnread(packets, e.Member, id, e.Tick)
-		if m := w.Member(e.Member); !unread || m == nil || m.Inc != inc || !m.Alive {
-			return n, false
-		}
-		n, last = n+1, e.Tick
-	}
-	return n, n > 0 && last >= w.Tick-churnWindow/5
-}
-
-// joinAnswerUnread reports whether client's last JoinGroup answer giving
-// it member id, delivered by tick at, was followed by no SyncGroup from
-// that process (inc) up to at.
-func joinAnswerUnread(packets []*Packet, client, id string, at int) (inc int, unread bool) {
-	var answer *Packet
-	for _, p := range packets {
-		if p.Type == JoinGroup && p.Response && p.To == client && p.Error == None && p.Delivered > 0 && p.Delivered <= at &&
-			strings.Contains(p.Summary, "member "+id+",") {
-			answer = p
-		}
-	}
-	if answer == nil {
-		return 0, false
-	}
-	for _, p := range packets {
-		if p.Type == SyncGroup && !p.Response && p.From == client && p.FromInc == answer.ToInc && p.Sent >= answer.Delivered && p.Sent <= at {
-			return 0, false
-		}
-	}
-	return answer.ToInc, true
 }
 
 // settleDeploys steps until no roll or graceful restart is pending, or the
