@@ -279,7 +279,12 @@ func (c *Checker) checkConsumerGroup(w *World, d GroupDescription) error {
 			// CurrentAssignmentBuilder.ownsRevokedPartitions finds none of
 			// the partitions to revoke in the owned list and releases them
 			// to another member, while the client goes on to own them until
-			// it reconciles the next answer. The coordinator's own
+			// it reconciles the next answer. That holds after its epoch has
+			// caught up too: an answer carrying the next epoch while the
+			// client still reconciles the previous assignment sets the
+			// epoch at once, and the partitions the previous assignment
+			// added are owned until the next reconciliation revokes them
+			// (FuzzWideSchedules seed 485). The coordinator's own
 			// bookkeeping stays exclusive (checked above).
 			continue
 		}
