@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
-	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
 
@@ -20,11 +19,8 @@ import (
 // however much the original writes and lets go of after it, the original
 // reads its own, and without copies chunks are reused.
 func TestArenaReusesOnlyChunksNoCopyHolds(t *testing.T) {
-	t.Cleanup(store.SetSeqChunkForTest(2))
-	t.Cleanup(SetArenaChunkForTest(64))
 	tick := 0
-	tr := newTestTrace(t, topo.Default(), &tick, nil)
-	tr.SetHistory(8)
+	tr := newSmallWindowTrace(t, &tick)
 	type copyOf struct {
 		tr     *Trace
 		tick   int

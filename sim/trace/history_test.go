@@ -17,11 +17,8 @@ import (
 // around it, and once the record itself is let go of the chunk goes too. Packets, events and texts are let go of by whole chunks,
 // indexes staying absolute.
 func TestForgetKeepsAnOldTextItsRecordNames(t *testing.T) {
-	t.Cleanup(store.SetSeqChunkForTest(2))
-	t.Cleanup(SetArenaChunkForTest(64))
 	tick := 0
-	tr := newTestTrace(t, topo.Default(), &tick, nil)
-	tr.SetHistory(8)
+	tr := newSmallWindowTrace(t, &tick)
 	send := func(summary string) {
 		tr.Record(&wire.Packet{Sent: tick, From: "C1", To: wire.Broker, Type: wire.Fetch, Summary: summary})
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 	"github.com/kgrepl/kgrepl/sim/wire"
 )
@@ -23,6 +24,18 @@ func newTestTrace(t testing.TB, tp topo.Topology, now *int, src Sources) *Trace 
 		t.Fatal(err)
 	}
 	return New(topo.New(tp), now, src)
+}
+
+// newSmallWindowTrace is a trace on the default topology keeping 8 ticks,
+// with store chunks of 2 and text chunks of 64 bytes, so a few ticks'
+// packets fill, let go of and reuse several chunks.
+func newSmallWindowTrace(t *testing.T, now *int) *Trace {
+	t.Helper()
+	t.Cleanup(store.SetSeqChunkForTest(2))
+	t.Cleanup(SetArenaChunkForTest(64))
+	tr := newTestTrace(t, topo.Default(), now, nil)
+	tr.SetHistory(8)
+	return tr
 }
 
 // invoiceLogs is the invoices written to each log (by its number,
