@@ -95,17 +95,15 @@ type textArena struct {
 	// (texts.addText), 0 for none: a fetch's positions may refer back to
 	// it (tOffsetsRot).
 	offsets textRef
-	// made is the copy epoch (store.CopyEpoch) at which the chunks from
-	// number madeFrom on were made (closeOpen; 0: none yet): a full one
-	// of them let go of is in no copy, as a copy shares only the chunks
-	// made before it, and goes to pool for a next chunk (newChunk). A
-	// windowed T2 roll fills and lets go of about 500 chunks a restart,
-	// each made anew and cleared by the runtime: a fifth of what it
-	// allocated. The pool is held weakly (a collection lets it go), and
-	// a copy starts without one (clone).
-	made     uint64
-	madeFrom int
-	pool     weak.Pointer[chunkPool]
+	// fresh tells the chunks made since the last copy (closeOpen notes
+	// each): a full one of them let go of is in no copy, as a copy shares
+	// only the chunks made before it, and goes to pool for a next chunk
+	// (newChunk). A windowed T2 roll fills and lets go of about 500
+	// chunks a restart, each made anew and cleared by the runtime: a
+	// fifth of what it allocated. The pool is held weakly (a collection
+	// lets it go), and a copy starts without one (clone).
+	fresh store.Fresh
+	pool  weak.Pointer[chunkPool]
 }
 
 // chunkPool is the full chunks an arena let go of that no copy holds.
@@ -130,14 +128,11 @@ func (a *textArena) newChunk(n int) []byte {
 }
 
 // letGo keeps in the pool the chunks let go of, numbered from first on,
-// that no copy holds (made) and are whole chunks.
+// that no copy holds (fresh) and are whole chunks.
 func (a *textArena) letGo(chunks [][]byte, first int) {
-	if a.made != store.CopyEpoch() {
-		return
-	}
 	p := a.pool.Value()
 	for k, ch := range chunks {
-		if first+k < a.madeFrom || cap(ch) != arenaChunk {
+		if !a.fresh.Own(first+k) || cap(ch) != arenaChunk {
 			continue
 		}
 		if p == nil {
@@ -217,9 +212,7 @@ func (a *textArena) closeOpen(next []byte) {
 	}
 	a.full = append(a.full, a.open)
 	a.open = next
-	if e := store.CopyEpoch(); a.made != e {
-		a.made, a.madeFrom = e, a.first+len(a.full) // next's number
-	}
+	a.fresh.Made(a.first + len(a.full)) // next's number
 	if a.recordsTicks() {
 		a.ticks.Append(int32(*a.now))
 	}

@@ -73,7 +73,7 @@ func (s *Bytes) Append(b []byte) uint32 {
 		}
 		s.full = append(s.full, s.open)
 		// One that filled a chunk fills the next: whole at once.
-		s.spare.made(s.first + len(s.full))
+		s.spare.fresh.Made(s.first + len(s.full))
 		if len(b) <= size {
 			s.open = s.spare.take(size)
 		} else {
@@ -155,7 +155,7 @@ func (s *Bytes) ForgetBefore(at uint32) {
 	}
 	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
-		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.own(s.first+c) {
+		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.fresh.Own(s.first+c) {
 			s.spare.keep(ch, most)
 		}
 	}

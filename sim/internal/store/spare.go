@@ -29,26 +29,34 @@ func CopyEpoch() uint64 { return clones.Load() + 1 }
 //
 // Why a chunk it keeps is no clone's: a Seq shares chunks only through
 // Clone, which counts itself in clones before it reads the Seq's spine.
-// Spare notes the count when its Seq makes a chunk (made) and the
+// Spare notes the count when its Seq makes a chunk (Fresh.Made) and the
 // number of the first chunk made since the count last moved (from); a
 // chunk let go of at or past from while the count has not moved since
 // was made after every Clone there ever was, so none shares it.
 type Spare[T any] struct {
-	epoch  uint64 // clones+1 when chunks from on were made; 0: none yet
-	from   int    // the first chunk made at epoch
+	fresh  Fresh
 	chunks [][]T
 }
 
-// made notes that the Seq makes chunk c now.
-func (sp *Spare[T]) made(c int) {
-	if e := CopyEpoch(); sp.epoch != e {
-		sp.epoch, sp.from = e, c
+// Fresh tells which of an owner's numbered chunks were made since the
+// last copy (CopyEpoch), so that once let go of they may be written
+// again: Spare's for a Seq, and any other owner of numbered chunks (the
+// trace's text arena). The zero Fresh owns no chunk.
+type Fresh struct {
+	epoch uint64 // clones+1 when chunks from on were made; 0: none yet
+	from  int    // the first chunk made at epoch
+}
+
+// Made notes that the owner makes chunk c now.
+func (f *Fresh) Made(c int) {
+	if e := CopyEpoch(); f.epoch != e {
+		f.epoch, f.from = e, c
 	}
 }
 
-// own reports whether chunk c was made since the last Clone of any Seq.
-func (sp *Spare[T]) own(c int) bool {
-	return sp.epoch == CopyEpoch() && c >= sp.from
+// Own reports whether chunk c was made since the last copy.
+func (f *Fresh) Own(c int) bool {
+	return f.epoch == CopyEpoch() && c >= f.from
 }
 
 // take is a spare chunk emptied, or a new one of size items.
@@ -87,7 +95,7 @@ func spareMost(kept int) int { return max(8, kept/4) }
 func (s *Seq[T]) AppendSpare(v T, sp *Spare[T]) {
 	if len(s.open) == seqChunk {
 		s.full = append(s.full, s.open)
-		sp.made(int(s.first) + len(s.full))
+		sp.fresh.Made(int(s.first) + len(s.full))
 		s.open = append(sp.take(seqChunk), v)
 		return
 	}
@@ -121,7 +129,7 @@ func (s *Seq[T]) ForgetBeforeSpare(i int, sp *Spare[T]) int {
 	n := min(i>>seqShift-int(s.first), len(s.full))
 	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
-		if ch := s.full[c]; cap(ch) == seqChunk && sp.own(int(s.first)+c) {
+		if ch := s.full[c]; cap(ch) == seqChunk && sp.fresh.Own(int(s.first)+c) {
 			sp.keep(ch, most)
 		}
 	}
