@@ -172,12 +172,7 @@ type OutputFold struct {
 // the world, and the next checkpoint, then read again as they let them
 // go (about a twelfth of T1's hour typed into the REPL).
 func (b *Broker) HintFoldsOf(cp *Broker) {
-	var hints []OutputFold // never changed in place: copies share it
-	for _, h := range b.hints {
-		if h.start > b.Log(h.tp).Cells.startOff {
-			hints = append(hints, h)
-		}
-	}
+	hints := slices.Clip(b.hintsAhead()) // appended to in a new array: copies share the old
 	for _, tp := range cp.layout.Outputs() {
 		l := cp.Log(tp)
 		if l.forgot != nil && l.Cells.startOff > b.Log(tp).Cells.startOff {
@@ -189,23 +184,25 @@ func (b *Broker) HintFoldsOf(cp *Broker) {
 
 // dropPassedHints lets go of the hints no fold of b can start from any
 // more: those at or below their log's start.
-func (b *Broker) dropPassedHints() {
-	keep := 0
-	for _, h := range b.hints {
-		if h.start > b.Log(h.tp).Cells.startOff {
-			keep++
+func (b *Broker) dropPassedHints() { b.hints = b.hintsAhead() }
+
+// hintsAhead is b's hints a fold can still start from, those past their
+// log's start: b.hints itself when every one is, else a new list (never
+// changed in place: copies share b.hints).
+func (b *Broker) hintsAhead() []OutputFold {
+	ahead := func(h OutputFold) bool { return h.start > b.Log(h.tp).Cells.startOff }
+	for i, h := range b.hints {
+		if !ahead(h) {
+			hints := append([]OutputFold(nil), b.hints[:i]...) // nil when none is left
+			for _, h := range b.hints[i+1:] {
+				if ahead(h) {
+					hints = append(hints, h)
+				}
+			}
+			return hints
 		}
 	}
-	if keep == len(b.hints) {
-		return
-	}
-	var hints []OutputFold // a new list: copies share the old one
-	for _, h := range b.hints {
-		if h.start > b.Log(h.tp).Cells.startOff {
-			hints = append(hints, h)
-		}
-	}
-	b.hints = hints
+	return b.hints
 }
 
 // forgetBefore is ForgetOutputBefore for one log; always, even when that
