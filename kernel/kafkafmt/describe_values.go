@@ -56,30 +56,29 @@ func (c *cell) dash(col column) string {
 	return v
 }
 
+// int64 reads a column of a 64-bit number at least min, "-" for none.
 func (c *cell) int64(col column, min int64, what string) Opt[int64] {
-	v, ok := c.get(col)
-	if !ok || v == "-" {
-		return Opt[int64]{}
-	}
-	x, err := parseDecimal(v, 64)
-	if err != nil || x < min {
-		c.fail(col, v, "is not %s or -", what)
-		return Opt[int64]{}
-	}
-	return some(x)
+	return cellInt[int64](c, col, min, what, 64)
 }
 
+// int32 reads a column of a 32-bit number at least min, "-" for none.
 func (c *cell) int32(col column, min int64, what string) Opt[int32] {
+	return cellInt[int32](c, col, min, what, 32)
+}
+
+// cellInt reads a column of a number of bits bits at least min (what
+// names it in the error), "-" for none.
+func cellInt[T int32 | int64](c *cell, col column, min int64, what string, bits int) Opt[T] {
 	v, ok := c.get(col)
 	if !ok || v == "-" {
-		return Opt[int32]{}
+		return Opt[T]{}
 	}
-	x, err := parseDecimal(v, 32)
+	x, err := parseDecimal(v, bits)
 	if err != nil || x < min {
 		c.fail(col, v, "is not %s or -", what)
-		return Opt[int32]{}
+		return Opt[T]{}
 	}
-	return some(int32(x))
+	return some(T(x))
 }
 
 func (c *cell) count(col column) int {
