@@ -239,26 +239,11 @@ func (st *scriptText) UnmarshalJSON(data []byte) error {
 		c := data[i]
 		switch {
 		case c == '\\' && i+1 < len(data):
-			switch e := data[i+1]; e {
-			case '"', '\\', '/', '\'':
-				b.WriteByte(e)
+			switch e := data[i+1]; {
+			case jsonEscapes[e] != 0:
+				b.WriteByte(jsonEscapes[e])
 				i += 2
-			case 'b':
-				b.WriteByte('\b')
-				i += 2
-			case 'f':
-				b.WriteByte('\f')
-				i += 2
-			case 'n':
-				b.WriteByte('\n')
-				i += 2
-			case 'r':
-				b.WriteByte('\r')
-				i += 2
-			case 't':
-				b.WriteByte('\t')
-				i += 2
-			case 'u':
+			case e == 'u':
 				r, ok := hex4(data[i+2:])
 				if !ok {
 					return fmt.Errorf("the sweep's prefix: a bad \\u escape")
@@ -296,6 +281,11 @@ func (st *scriptText) UnmarshalJSON(data []byte) error {
 	*st = scriptText(b.String())
 	return nil
 }
+
+// jsonEscapes is the byte each one-letter escape stands for, as
+// encoding/json unquotes them (which takes \' too), 0 for the others.
+var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'',
+	'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // hex4 reads the four hex digits of a \u escape.
 func hex4(s []byte) (rune, bool) {
