@@ -168,8 +168,11 @@ func wideSpec() worldSpec {
 	s.idempotent = drawn(false, true)
 	s.readCommitted, s.remoteRange, s.mixed = oneIn(2), oneIn(3), oneIn(3)
 	s.processing = drawn([2]int{1, 1}, [2]int{2, 1}, [2]int{1, 3}, [2]int{3, 2})
-	// At most 5 records a poll of at most 2 ticks each: a batch ends
-	// within max.poll.interval.ms (12 ticks). A longer one (the default
+	// At most 5 records a poll of at most 2 ticks each: a batch's
+	// processing ends within max.poll.interval.ms (12 ticks). Its
+	// transaction's round trips are not bounded so (five records of 2
+	// ticks and a transaction take 16): such a world may churn as Kafka's
+	// would, and kafkaChurn tells it apart. A longer batch (the default
 	// 500, with a backlog the traffic builds) keeps the group from
 	// settling, in Kafka as here: each member is removed mid-batch,
 	// rejoins, and reads the same records again.
