@@ -36,12 +36,7 @@ func FuzzWideSchedules(f *testing.F) {
 			t.Fatalf("seed %d: deploys still pending after 4000 ticks: %v", seed, w.Pending())
 		}
 		ensureMember(t, w)
-		if !settle(t, w, 8000) {
-			if n, ok := kafkaChurn(w, w.Tick-churnWindow); ok {
-				t.Skipf("seed %d: not settled, as in Kafka: each of the %d members removed in the last %d ticks was a running classic member removed while busy with its batch, as its settings make Kafka's too (kafkaChurn)", seed, n, churnWindow)
-			}
-			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d, pending %v)", seed, w.Group.State(), totalLag(w), w.Pending())
-		}
+		settleOrChurn(t, w, 8000, fmt.Sprintf("seed %d: ", seed))
 	})
 }
 

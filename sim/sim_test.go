@@ -149,21 +149,34 @@ func names(s []action) string {
 //
 // A commit that failed on a partition the member kept (during its own
 // rebalance, say) is made good only by its next commit, as in Kafka; so
-// every 100 ticks the traffic goes on: one more record on each lagging
-// partition.
+// after 100 ticks in which no record was processed the traffic goes on:
+// one more record on each lagging partition. Only then: a member still
+// working through a backlog would otherwise be fed as fast as it reads
+// (FuzzWideSchedules seed 522: one transactional member, a record a poll
+// and 9 ticks a transaction, eleven partitions nudged every 100 ticks,
+// its lag of 266 never falling). Every 100 ticks too, C1 is started
+// again if no member is running (ensureRunning): a process may stop after
+// the faults did, of one of them (FuzzWideSchedules seed 174: a static
+// member killed and restarted at once is refused UNRELEASED_INSTANCE_ID,
+// fatal to Kafka's consumer, after ensureMember saw it running).
 func settle(t *testing.T, w *World, bound int) bool {
 	t.Helper()
 	c := NewChecker()
+	processed := w.Processed()
 	for i := 0; i < bound; i++ {
 		if w.GroupSettled() && caughtUp(w) {
 			return true
 		}
 		if i%100 == 99 {
-			for _, tp := range w.layout.Inputs() {
-				if w.Lag(tp) > 0 {
-					w.ProduceInput(tp, 1)
+			ensureRunning(t, w)
+			if w.Processed() == processed {
+				for _, tp := range w.layout.Inputs() {
+					if w.Lag(tp) > 0 {
+						w.ProduceInput(tp, 1)
+					}
 				}
 			}
+			processed = w.Processed()
 		}
 		w.Step()
 		if err := c.Check(w); err != nil {
@@ -174,6 +187,27 @@ func settle(t *testing.T, w *World, bound int) bool {
 }
 
 func caughtUp(w *World) bool { return w.CaughtUp() }
+
+// settleOrChurn is settle after random faults: it reports whether the
+// group settled and caught up within bound ticks. A world that did not
+// fails the test (what names the case), unless kafkaChurn tells Kafka's
+// own churn apart: classic members removed, one after another, while busy
+// with their batches, as their settings make Kafka's too; settle no
+// longer feeds a working group records, which had broken such a churn by
+// chance (long property seed 522, TestPropertyDeliveryGuarantees
+// classic-after-31).
+func settleOrChurn(t *testing.T, w *World, bound int, what string) bool {
+	t.Helper()
+	if settle(t, w, bound) {
+		return true
+	}
+	n, ok := kafkaChurn(w, w.Tick-churnWindow)
+	if !ok {
+		t.Fatalf("%snot settled and caught up %d ticks after the faults (group %s, lag %d, pending %v)", what, bound, w.Group.State(), totalLag(w), w.Pending())
+	}
+	t.Logf("%snot settled, as in Kafka: each of the %d members removed in the last %d ticks was a running classic member removed while busy with its batch (kafkaChurn)", what, n, churnWindow)
+	return false
+}
 
 func TestCloneIsIndependentAndExact(t *testing.T) {
 	// Seed 7's default world committing after processing, twice: the
@@ -265,8 +299,8 @@ func randomScheduleCase(t *testing.T, proto GroupType, seed int) {
 		t.Run(fmt.Sprintf("%s-seed%d-%s-%s", proto, seed, cfg.Client.Assignor, cfg.Client.Commit), func(t *testing.T) {
 			runSchedule(t, w, sc.sched, 250)
 			ensureMember(t, w)
-			if !settle(t, w, 5000) {
-				t.Fatalf("not settled and caught up 5000 ticks after the schedule (group %s)", w.Group.State())
+			if !settleOrChurn(t, w, 5000, "") {
+				return
 			}
 			// The sticky assignors and the uniform one balance equal
 			// subscriptions within one partition.
@@ -324,9 +358,9 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 				w := sc.w
 				runSchedule(t, w, sc.sched, 200)
 				ensureMember(t, w)
-				if !settle(t, w, 6000) {
-					t.Fatalf("not settled and caught up (group %s, lag %d)", w.Group.State(), totalLag(w))
-				}
+				// A churning world is checked as it is: neither guarantee
+				// waits for the group to settle.
+				settled := settleOrChurn(t, w, 6000, "")
 				iso := "read_uncommitted"
 				if md.txn {
 					iso = "read_committed"
@@ -345,7 +379,11 @@ func TestPropertyDeliveryGuarantees(t *testing.T) {
 					if c.Lost > 0 || c.Duplicates > 0 {
 						t.Errorf("transactions with read_committed: lost %v, duplicates %v", c.LostNames, c.DuplicateNames)
 					}
-					// Every input record consumed has exactly one visible invoice.
+					// Every input record has exactly one visible invoice,
+					// once the group has consumed them all.
+					if !settled {
+						return
+					}
 					seen := map[string]int{}
 					for _, rec := range w.ReadTopic("invoices", "read_committed") {
 						seen[rec.Source]++
@@ -376,6 +414,13 @@ func ensureMember(t *testing.T, w *World) {
 			t.Fatal(err)
 		}
 	}
+	ensureRunning(t, w)
+}
+
+// ensureRunning starts C1 again (or for the first time) if no member
+// process is running and staying.
+func ensureRunning(t *testing.T, w *World) {
+	t.Helper()
 	for _, m := range w.current {
 		if m.Alive && !m.Zombie && !m.Hooks().Closing() {
 			return
@@ -413,9 +458,7 @@ func FuzzSchedules(f *testing.F) {
 		w := sc.w
 		runSchedule(t, w, sc.sched, 200)
 		ensureMember(t, w)
-		if !settle(t, w, 8000) {
-			t.Fatalf("seed %d: not settled and caught up (group %s, lag %d)", seed, w.Group.State(), totalLag(w))
-		}
+		settleOrChurn(t, w, 8000, fmt.Sprintf("seed %d: ", seed))
 	})
 }
 
@@ -456,8 +499,6 @@ func TestLongProperty(t *testing.T) {
 		w := sc.w
 		runSchedule(t, w, sc.sched, 300)
 		ensureMember(t, w)
-		if !settle(t, w, 8000) {
-			t.Fatalf("seed %d: not settled and caught up", seed)
-		}
+		settleOrChurn(t, w, 8000, fmt.Sprintf("seed %d: ", seed))
 	}
 }
