@@ -2,7 +2,6 @@ package trace
 
 import (
 	"unsafe"
-	"weak"
 
 	"github.com/kgrepl/kgrepl/sim/internal/store"
 
@@ -103,11 +102,8 @@ type textArena struct {
 	// fifth of what it allocated. The pool is held weakly (a collection
 	// lets it go), and a copy starts without one (clone).
 	fresh store.Fresh
-	pool  weak.Pointer[chunkPool]
+	pool  weakSpare[byte]
 }
-
-// chunkPool is the full chunks an arena let go of that no copy holds.
-type chunkPool struct{ chunks [][]byte }
 
 // poolMost is the most chunks a pool keeps: a window's share let go of
 // at a time (forgetShare) of T2's roll, about 1,000 chunks.
@@ -116,13 +112,8 @@ const poolMost = 256
 // newChunk is an empty chunk for a text of n bytes: a chunk of the pool
 // when it has one and the text fits, else a new one.
 func (a *textArena) newChunk(n int) []byte {
-	if n <= arenaChunk {
-		if p := a.pool.Value(); p != nil && len(p.chunks) > 0 {
-			ch := p.chunks[len(p.chunks)-1]
-			p.chunks[len(p.chunks)-1] = nil
-			p.chunks = p.chunks[:len(p.chunks)-1]
-			return ch[:0]
-		}
+	if p := a.pool.p.Value(); p != nil && n <= arenaChunk {
+		return p.Take(arenaChunk)
 	}
 	return make([]byte, 0, max(arenaChunk, n))
 }
@@ -130,19 +121,10 @@ func (a *textArena) newChunk(n int) []byte {
 // letGo keeps in the pool the chunks let go of, numbered from first on,
 // that no copy holds (fresh) and are whole chunks.
 func (a *textArena) letGo(chunks [][]byte, first int) {
-	p := a.pool.Value()
 	for k, ch := range chunks {
-		if !a.fresh.Own(first+k) || cap(ch) != arenaChunk {
-			continue
+		if a.fresh.Own(first+k) && cap(ch) == arenaChunk {
+			a.pool.spare().Keep(ch, poolMost)
 		}
-		if p == nil {
-			p = new(chunkPool)
-			a.pool = weak.Make(p)
-		}
-		if len(p.chunks) >= poolMost {
-			return
-		}
-		p.chunks = append(p.chunks, ch)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // TestArenaReusesOnlyChunksNoCopyHolds: a windowed trace writes new texts
 // into chunks it let go of (textArena.pool), and its packets' and events'
-// records too (recSpare), only when no copy was made since they were:
+// records too (weakSpare), only when no copy was made since they were:
 // every copy reads its kept packets and events as they were written
 // however much the original writes and lets go of after it, the original
 // reads its own, and without copies chunks are reused.

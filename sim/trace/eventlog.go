@@ -37,7 +37,7 @@ type eventRecs struct {
 	store.Seq[eventRec]
 	bases recBases
 	far   store.Seq[farEvent]
-	spare recSpare[eventRec] // a copy starts without (clone)
+	spare weakSpare[eventRec] // a copy starts without (clone)
 }
 
 type farEvent struct {

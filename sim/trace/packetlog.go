@@ -76,7 +76,7 @@ type packetRecs struct {
 	// direction and code (history.go), so that ErrorsFrom(0) still counts
 	// every one the world saw; replaced, never changed in place.
 	gone  []errTally
-	spare recSpare[packetRec] // a copy starts without (clone)
+	spare weakSpare[packetRec] // a copy starts without (clone)
 }
 
 // farPacket is a packet record's fields, whole.

@@ -75,7 +75,7 @@ func (s *Bytes) Append(b []byte) uint32 {
 		// One that filled a chunk fills the next: whole at once.
 		s.spare.fresh.Made(s.first + len(s.full))
 		if len(b) <= size {
-			s.open = s.spare.take(size)
+			s.open = s.spare.Take(size)
 		} else {
 			s.open = make([]byte, 0, len(b))
 		}
@@ -156,7 +156,7 @@ func (s *Bytes) ForgetBefore(at uint32) {
 	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
 		if ch := s.full[c]; cap(ch) == 1<<bytesShift() && s.spare.fresh.Own(s.first+c) {
-			s.spare.keep(ch, most)
+			s.spare.Keep(ch, most)
 		}
 	}
 	s.full = append(make([][]byte, 0, len(s.full)-n+8), s.full[n:]...)

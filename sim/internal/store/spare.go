@@ -59,8 +59,8 @@ func (f *Fresh) Own(c int) bool {
 	return f.epoch == CopyEpoch() && c >= f.from
 }
 
-// take is a spare chunk emptied, or a new one of size items.
-func (sp *Spare[T]) take(size int) []T {
+// Take is a spare chunk emptied, or a new one of size items.
+func (sp *Spare[T]) Take(size int) []T {
 	if n := len(sp.chunks); n > 0 {
 		ch := sp.chunks[n-1]
 		sp.chunks[n-1] = nil
@@ -70,8 +70,8 @@ func (sp *Spare[T]) take(size int) []T {
 	return make([]T, 0, size)
 }
 
-// keep keeps chunk ch when fewer than most are kept.
-func (sp *Spare[T]) keep(ch []T, most int) {
+// Keep keeps chunk ch when fewer than most are kept.
+func (sp *Spare[T]) Keep(ch []T, most int) {
 	if len(sp.chunks) < most {
 		sp.chunks = append(sp.chunks, ch)
 	}
@@ -96,7 +96,7 @@ func (s *Seq[T]) AppendSpare(v T, sp *Spare[T]) {
 	if len(s.open) == seqChunk {
 		s.full = append(s.full, s.open)
 		sp.fresh.Made(int(s.first) + len(s.full))
-		s.open = append(sp.take(seqChunk), v)
+		s.open = append(sp.Take(seqChunk), v)
 		return
 	}
 	s.Append(v)
@@ -130,7 +130,7 @@ func (s *Seq[T]) ForgetBeforeSpare(i int, sp *Spare[T]) int {
 	most := spareMost(len(s.full) - n)
 	for c := 0; c < n; c++ {
 		if ch := s.full[c]; cap(ch) == seqChunk && sp.fresh.Own(int(s.first)+c) {
-			sp.keep(ch, most)
+			sp.Keep(ch, most)
 		}
 	}
 	return s.ForgetBefore(i)
