@@ -163,7 +163,7 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 		t.Fatalf("the log's runs take %d bytes: too few to test", full)
 	}
 	keep := int(l.Cells.spans.At(l.Cells.spans.Len() - 1).tick)
-	l.forgetBefore(keep, true, nil)
+	l.forgetBeforeFrom(keep, true, nil, nil)
 	if l.Cells.startOff == 0 || int(l.Cells.startOff) >= l.Cells.Len() {
 		t.Fatalf("letting go of the ticks before %d let go of every span", keep)
 	}
@@ -173,7 +173,7 @@ func TestLettingGoOfEverySpanLetsGoOfTheirRuns(t *testing.T) {
 			t.Fatalf("span %d's runs were let go of", k)
 		}
 	}
-	l.forgetBefore(keep+1, true, nil)
+	l.forgetBeforeFrom(keep+1, true, nil, nil)
 	if int(l.Cells.startOff) != l.Cells.Len() {
 		t.Fatalf("the log starts at %d of %d cells past its last tick", l.Cells.startOff, l.Cells.Len())
 	}

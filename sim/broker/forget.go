@@ -205,18 +205,13 @@ func (b *Broker) hintsAhead() []OutputFold {
 	return b.hints
 }
 
-// forgetBefore is ForgetOutputBefore for one log; always, even when that
-// lets go of no chunk (worthLettingGo); a general fold's lists in sc's
-// room (nil: made for it).
-func (l *Log) forgetBefore(tick int, always bool, sc *foldScratch) {
-	l.forgetBeforeFrom(tick, always, sc, nil)
-}
-
-// forgetBeforeFrom is forgetBefore, its fold started from the furthest
-// of ahead's folds of this log (Broker.hints) that starts between l's
-// start and the cut, when every cell from there to the cut is in a span
-// and foldSpans folds them on from it; otherwise as forgetBefore folds.
-// It reports whether the log's start moved.
+// forgetBeforeFrom is ForgetOutputBefore for one log; always, even when
+// that lets go of no chunk (worthLettingGo); a general fold's lists in
+// sc's room (nil: made for it). Its fold starts from the furthest of
+// ahead's folds of this log (Broker.hints; nil: none) that starts between
+// l's start and the cut, when every cell from there to the cut is in a
+// span and foldSpans folds them on from it; otherwise from l's start. It
+// reports whether the log's start moved.
 func (l *Log) forgetBeforeFrom(tick int, always bool, sc *foldScratch, ahead []OutputFold) bool {
 	c := &l.Cells
 	if !c.inRecs {
@@ -271,13 +266,9 @@ func (c *CellLog) foldOnFrom(ahead []OutputFold, to, slot int) (Forgotten, bool)
 	if best == nil {
 		return Forgotten{}, false
 	}
-	// The hint's start, like the cut, is no span's middle (cutBefore): as
-	// in onlySpans, the cells from it to to are all in spans when the
-	// cells below each that are in none are as many.
-	s := int(best.start)
-	k0, b0 := c.spanFrom(s)
-	k1, b1 := c.spanFrom(to)
-	if s-b0 != to-b1 {
+	// The hint's start, like the cut, is no span's middle (cutBefore).
+	k0, k1, ok := c.spansBetween(int(best.start), to)
+	if !ok {
 		return Forgotten{}, false
 	}
 	f := *best.forgot
@@ -429,12 +420,19 @@ func firstFrom[T any](s *store.Seq[T], i int, id func(T) int32) int {
 // onlySpans reports whether every cell from the start to offset to (no
 // span's middle) is in a span, k0 to k1-1.
 func (c *CellLog) onlySpans(to int) (k0, k1 int, ok bool) {
+	return c.spansBetween(int(c.startOff), to)
+}
+
+// spansBetween reports whether every cell from offset from to offset to
+// (neither a span's middle) is in a span, k0 to k1-1: the cells below
+// each that are in none are as many.
+func (c *CellLog) spansBetween(from, to int) (k0, k1 int, ok bool) {
 	if c.spans == nil {
 		return 0, 0, false
 	}
-	k0, b0 := c.spanFrom(int(c.startOff))
+	k0, b0 := c.spanFrom(from)
 	k1, b1 := c.spanFrom(to)
-	return k0, k1, to-b1 == int(c.startOff)-b0
+	return k0, k1, to-b1 == from-b0
 }
 
 // runsBelow is at most how many runs Runs yields from the start to

@@ -291,7 +291,7 @@ func TestLettingGoOfOddCellsLetsGoOfTheirStrings(t *testing.T) {
 		t.Fatalf("only %d odd cells: too few to test", l.Cells.others.Len())
 	}
 	for cut := 1; cut <= 30; cut++ { // every cut: one at each odd cell's chunk's edge
-		l.forgetBefore(cut, true, nil)
+		l.forgetBeforeFrom(cut, true, nil, nil)
 		for i := l.Start(); i < l.Cells.Len(); i++ {
 			if got := l.Cells.At(i); got != want[i] {
 				t.Fatalf("cell %d reads %+v after letting go of the cells before %d, written %+v", i, got, cut, want[i])
