@@ -23,11 +23,7 @@ func FuzzWideSchedules(f *testing.F) {
 		sc := seedWorld(t, int(seed), wideSpec())
 		w, r := sc.w, sc.r
 		runSchedule(t, w, wideSchedule(r, 300, 6), 300)
-		if ps := w.SteadyProducers(); len(ps) > 0 {
-			var tps []TopicPartition
-			for _, p := range ps {
-				tps = append(tps, p.TP)
-			}
+		if tps := steadyInputs(w); len(tps) > 0 {
 			if err := w.StopRate(tps); err != nil {
 				t.Fatalf("seed %d: stopping the traffic: %v", seed, err)
 			}
@@ -128,10 +124,7 @@ func wideAction(r *rand.Rand, c string) action {
 		// a tick on four partitions, more than one member of a record
 		// per 8 ticks drains in the final check's 8000 ticks).
 		return action{do: func(w *World) error {
-			var tps []TopicPartition
-			for _, p := range w.SteadyProducers() {
-				tps = append(tps, p.TP)
-			}
+			tps := steadyInputs(w)
 			if len(tps) == 0 {
 				return fmt.Errorf("no steady production to stop")
 			}
@@ -150,6 +143,15 @@ func wideAction(r *rand.Rand, c string) action {
 	default:
 		return action{do: func(w *World) error { return w.CloseNow(c) }, name: "close --now " + c}
 	}
+}
+
+// steadyInputs is the input partitions with steady production running.
+func steadyInputs(w *World) []TopicPartition {
+	var tps []TopicPartition
+	for _, p := range w.SteadyProducers() {
+		tps = append(tps, p.TP)
+	}
+	return tps
 }
 
 // wideSpec is FuzzWideSchedules' world: scheduleFuzzSpec's knobs and

@@ -52,20 +52,8 @@ func ownedBeyondCoordinator(w *World) []raceSeen {
 func TestClientOwnsWhatTheCoordinatorReleasedWhileReconciling(t *testing.T) {
 	sc := seedWorld(t, 1649, scheduleFuzzSpec())
 	w := sc.w
-	c := NewChecker()
 	var seen []raceSeen
-	i := 0
-	for w.Tick < 200 {
-		for i < len(sc.sched) && sc.sched[i].tick <= w.Tick {
-			sc.sched[i].do(w)
-			i++
-		}
-		w.Step()
-		if err := c.Check(w); err != nil {
-			t.Fatal(err)
-		}
-		seen = append(seen, ownedBeyondCoordinator(w)...)
-	}
+	runScheduleWatching(t, w, sc.sched, 200, func() { seen = append(seen, ownedBeyondCoordinator(w)...) })
 	if len(seen) == 0 {
 		t.Fatal("no client owned a partition its coordinator had released: seed 1649 no longer shows the race; find another seed")
 	}

@@ -119,6 +119,13 @@ func randomFault(r *rand.Rand, maxClients int, static bool) action {
 // part of the test: they must leave the world unchanged.
 func runSchedule(t *testing.T, w *World, sched []action, ticks int) {
 	t.Helper()
+	runScheduleWatching(t, w, sched, ticks, nil)
+}
+
+// runScheduleWatching is runSchedule, calling watch (if any) after every
+// tick's check.
+func runScheduleWatching(t *testing.T, w *World, sched []action, ticks int, watch func()) {
+	t.Helper()
 	c := NewChecker()
 	i := 0
 	for w.Tick < ticks {
@@ -132,6 +139,9 @@ func runSchedule(t *testing.T, w *World, sched []action, ticks int) {
 		w.Step()
 		if err := c.Check(w); err != nil {
 			t.Fatalf("%v (schedule so far: %s)", err, names(sched[:i]))
+		}
+		if watch != nil {
+			watch()
 		}
 	}
 }
