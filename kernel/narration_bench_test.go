@@ -12,7 +12,7 @@ import (
 // narrated, its summaries made from a fresh quiet log and written at the
 // end, as a command's are. /start is the world's first 5 simulated seconds
 // (the group formed after Kafka's 3 s initial rebalance delay, then about
-// 400 ticks of steady traffic, some 190,000 events), summaries begun before
+// 400 ticks of steady traffic, some 474,000 events), summaries begun before
 // any record was polled, as the hour's first run is; /midway a command
 // typed during the traffic (the 6th second, 200 ticks, some 95,000 events:
 // a poll of ten partitions' runs a member every four ticks, 250
@@ -21,7 +21,18 @@ import (
 // where SteadyHourREPL's figure has the engine's around it, and its
 // noise; cpu-µs/op is the process's CPU (ns/op is the wall's, which a
 // shared machine stretches).
-func BenchmarkQuietNarrationT1(b *testing.B) {
+func BenchmarkQuietNarrationT1(b *testing.B) { narrationT1(b, true, false) }
+
+// BenchmarkFullNarrationT1 is BenchmarkQuietNarrationT1 at the default
+// level, every event a line, coloured as the REPL colours them on a
+// terminal: /start's events pass the 100,000 lines a command narrates
+// (limitNarration), past which they are counted, not written; /midway's
+// 95,000 stay under it.
+func BenchmarkFullNarrationT1(b *testing.B) { narrationT1(b, false, true) }
+
+// narrationT1 is the two benchmarks: quiet, the level; colour, whether
+// lines are coloured (Session.Color).
+func narrationT1(b *testing.B, quiet, colour bool) {
 	var topics []string
 	for t := 0; t < 10; t++ {
 		topics = append(topics, fmt.Sprintf("t%d:100", t))
@@ -36,13 +47,17 @@ func BenchmarkQuietNarrationT1(b *testing.B) {
 				"set processing.ms 0.05; set history.ms 60000; produce --rate 1000/s t0 t1 t2 t3 t4 t5 t6 t7 t8 t9"); err != nil {
 				b.Fatal(err)
 			}
+			level := ""
+			if quiet {
+				level = " --quiet"
+			}
 			if c.from > 0 {
-				if _, err := s.Exec(fmt.Sprintf("run until time %dms --quiet", c.from)); err != nil {
+				if _, err := s.Exec(fmt.Sprintf("run until time %dms%s", c.from, level)); err != nil {
 					b.Fatal(err)
 				}
 			}
 			from := s.World().Events.Len()
-			out, err := s.Exec(fmt.Sprintf("run until time %dms --quiet", c.to))
+			out, err := s.Exec(fmt.Sprintf("run until time %dms%s", c.to, level))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -60,7 +75,8 @@ func BenchmarkQuietNarrationT1(b *testing.B) {
 				s.out.Reset()
 				s.said, s.unsaid = 0, 0
 				s.quiet = quietLog{}
-				s.quietNow = true
+				s.quietNow = quiet
+				s.Color = colour
 				for k := 1; k < len(ticks); k++ {
 					s.narrateEvents(w, ticks[k-1], ticks[k])
 				}

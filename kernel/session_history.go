@@ -104,9 +104,17 @@ func (s *Session) narrateEvents(w *sim.World, from, to int) {
 	}
 	clk := clockOf(s.World())
 	evs := w.Events
+	stampTick, stamp := -1, "" // the last tick's stamp: a tick's events share it
 	for i := max(from, evs.First()); i < to; i++ {
 		k := evs.KindAt(i)
 		if k == sim.EvProduced {
+			continue
+		}
+		if !s.quietNow && s.said >= limitNarration.max {
+			// Past the lines a command narrates, an event is a line
+			// counted, not read or written (sayLine): a step of a big
+			// world spent most of its time on lines nobody would see.
+			s.sayLine()
 			continue
 		}
 		if s.quietNow && (k == sim.EvPolled || k == sim.EvProcessed) {
@@ -129,7 +137,17 @@ func (s *Session) narrateEvents(w *sim.World, from, to int) {
 				i += n - 1
 			}
 		}
-		s.say("%s", s.paint(eventTone(e), cutLine(clk.stamp(e.Tick)+" "+clk.annotate(text), limitNarrationLine.max, e.Tick)))
+		if !s.sayLine() {
+			continue // past the lines a command narrates: counted only
+		}
+		if e.Tick != stampTick {
+			stampTick, stamp = e.Tick, clk.stamp(e.Tick)
+		}
+		line := cutLine(stamp+" "+clk.annotate(text), limitNarrationLine.max, e.Tick)
+		if s.Color {
+			line = s.paint(eventTone(e), line) // the tone read only where it is shown
+		}
+		s.out.add(line + "\n")
 	}
 }
 
