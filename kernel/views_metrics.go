@@ -79,8 +79,14 @@ func (c clock) seconds(ticks int) *float64 {
 // rows per rebalance (Pauses) are left empty for the view to write.
 func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 	iso := w.Cfg.Isolation
-	c := w.Delivery(iso)
+	// Each level read once (Delivery reads every output run): the
+	// world's own is one of the two (Delivery reads any other as
+	// read_uncommitted).
 	rc, ru := w.Delivery("read_committed"), w.Delivery("read_uncommitted")
+	c := ru
+	if iso == "read_committed" {
+		c = rc
+	}
 	m := metricsJSON{Tick: w.Tick, Generation: generationOf(w.Group), Rebalances: w.Group.RebalanceStarts,
 		PausePartitionTicks: w.Meter.Total, Processed: w.Processed(), Duplicates: c.Duplicates, Lost: c.Lost,
 		Pauses: []pauseJSON{}, Isolation: iso, DuplicatesRC: rc.Duplicates, DuplicatesRU: ru.Duplicates,
