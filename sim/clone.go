@@ -72,7 +72,7 @@ func (w *World) clone(r *Reuser) *World {
 	// Every process copied, its small slices in shared arrays.
 	n.processTable = w.processTable.clone(client.CloneAll(w.procs, sp.procs, &r.procs, n.env, &n.host, re), sp.current)
 	n.scratch = scratch{actBuf: sp.actBuf[:0], tpBuf: sp.tpBuf[:0], pausedBuf: sp.pausedBuf[:0], pausedIdx: sp.pausedIdx[:0], markBuf: sp.markBuf[:0],
-		spanBuf: sp.spanBuf[:0], consumed: sp.consumed.reset()}
+		spanBuf: sp.spanBuf[:0], consumed: sp.consumed.reset(), delivered: w.delivered.share()}
 	n.Meter = w.Meter.clone()
 	n.Unavail = w.Unavail.clone()
 	n.deploys = w.deploys.clone()

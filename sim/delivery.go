@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"sort"
 
@@ -50,6 +51,7 @@ func (w *World) Delivery(isolation string) Counts {
 	for p := range ch.open {
 		ch.open[p].hi = -1
 	}
+	reads := w.delivered.reads(committed, len(outputs))
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
@@ -64,23 +66,30 @@ func (w *World) Delivery(isolation string) Counts {
 			for _, r := range f.Runs {
 				runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
 			}
+			runs = ch.flush(runs)
 		}
-		for r := range l.Cells.Runs(cut, hw) {
-			visible := !committed || r.I < lso && r.Txn != TxnAborted && r.Txn != TxnOpen
-			heldBack := committed && r.I >= lso && (r.Txn == TxnCommitted || r.Txn == NotTransactional)
-			switch {
-			case !visible && !heldBack:
-			case !r.OK && visible: // cells of one source (CellRun)
-				if odd == nil {
-					odd = map[string]int{}
-				}
-				odd[l.Cells.At(r.I).Source] += r.N
-			case !r.OK: // held back, and no input record's: nothing is looked up by it
-			default:
-				runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, n: 1, held: !visible},
-					r.Filtered, r.N, slot)
-			}
+		// The cells below cut read before, and those read now: they stay
+		// as they are (below the high watermark, or the LSO, a cell's
+		// transaction is over), so they are read once, and their runs kept
+		// (the chains open at the end of them too, to join on).
+		rd := &reads[slot]
+		if !rd.valid(l, cut) {
+			*rd = deliveryRead{start: l.Cells.Start()}
 		}
+		ch.reopen(rd.tails)
+		var newOdd map[string]int
+		rd.runs = readCells(&ch, rd.runs, &newOdd, l, rd.upto, cut, cut, lso, committed, slot)
+		if newOdd != nil {
+			rd.odd = addOdd(maps.Clone(rd.odd), newOdd) // a new map: a copy of the world may share the old (share)
+		}
+		rd.upto = max(rd.upto, cut)
+		rd.tails = ch.flush(nil) // a new array, likewise
+		runs = append(runs, rd.runs...)
+		odd = addOdd(odd, rd.odd)
+		// The cells past cut (held back from a read_committed reader),
+		// read every time from the chains as they are at cut.
+		ch.reopen(rd.tails)
+		runs = readCells(&ch, runs, &odd, l, cut, cut, hw, lso, committed, slot)
 		runs = ch.flush(runs)
 	}
 	var c Counts
@@ -110,6 +119,113 @@ func (w *World) Delivery(isolation string) Counts {
 	}
 	sort.Strings(c.DuplicateNames)
 	return c
+}
+
+// readCells adds the runs of log l's cells from cell from to n-1 (runs
+// split at cut; lso the log's LSO) to runs through ch, as Delivery reads
+// them at the isolation level (read_committed when committed), the
+// sources that are no input record's to *odd, and returns runs.
+func readCells(ch *deliveryChains, runs []deliveryRun, odd *map[string]int, l *broker.Log, from, cut, n, lso int, committed bool, slot int) []deliveryRun {
+	if from >= n {
+		return runs
+	}
+	for r := range l.Cells.RunsFrom(from, cut, n) {
+		visible := !committed || r.I < lso && r.Txn != TxnAborted && r.Txn != TxnOpen
+		heldBack := committed && r.I >= lso && (r.Txn == TxnCommitted || r.Txn == NotTransactional)
+		switch {
+		case !visible && !heldBack:
+		case !r.OK && visible: // cells of one source (CellRun)
+			if *odd == nil {
+				*odd = map[string]int{}
+			}
+			(*odd)[l.Cells.At(r.I).Source] += r.N
+		case !r.OK: // held back, and no input record's: nothing is looked up by it
+		default:
+			runs = ch.add(runs, deliveryRun{part: int32(r.Part), lo: int32(r.First), hi: int32(r.Last), slot: -1, n: 1, held: !visible},
+				r.Filtered, r.N, slot)
+		}
+	}
+	return runs
+}
+
+// deliveryCache is, for each isolation level and output log, what
+// Delivery read of the log's cells before (deliveryRead), so that asked
+// again it reads only the cells written since: metrics asked after each
+// step of a big world read every run the output topic had, its cost
+// growing with the world's age (T1: 8 million runs a simulated half
+// minute). The runs a read keeps are Delivery's own, joined as it joins
+// them: what Counts says does not depend on where a run is cut (a
+// record's invoices are counted over every run that holds it), so runs
+// read in parts count as read in one.
+type deliveryCache struct {
+	byLevel [2][]deliveryRead // read_uncommitted, read_committed; by output partition
+}
+
+// share is c for a copy of the world (World.clone), whose logs are its
+// original's as they are: the same reads, their arrays shared, which
+// neither world writes where the other reads (Delivery only appends to a
+// read's runs, the copy's cut at their length so that its own appends go
+// to an array of its own, and gives a read new tails and sources rather
+// than write them in place). Nothing is copied but a read a level and
+// output partition.
+func (c *deliveryCache) share() deliveryCache {
+	var n deliveryCache
+	for k, reads := range c.byLevel {
+		if reads == nil {
+			continue
+		}
+		n.byLevel[k] = slices.Clone(reads)
+		for i := range n.byLevel[k] {
+			rd := &n.byLevel[k][i]
+			rd.runs = slices.Clip(rd.runs)
+		}
+	}
+	return n
+}
+
+// reads is the reads at the level (read_committed when committed), one
+// per output partition, made the first time.
+func (c *deliveryCache) reads(committed bool, outs int) []deliveryRead {
+	k := 0
+	if committed {
+		k = 1
+	}
+	if len(c.byLevel[k]) != outs {
+		c.byLevel[k] = make([]deliveryRead, outs)
+	}
+	return c.byLevel[k]
+}
+
+// deliveryRead is what Delivery read of one output log at one level: its
+// cells from the log's start (start) to upto-1, all below the cut they
+// were read at (the high watermark, or the LSO for read_committed: cells
+// whose transaction is over), as runs (joined ones, runs) and the chains
+// still open at upto (tails, to join on from there), and the sources that
+// are no input record's (odd).
+type deliveryRead struct {
+	start, upto int
+	runs, tails []deliveryRun
+	odd         map[string]int
+}
+
+// valid reports whether r, a read of the world's log l (the log of its
+// output partition, or the log it was copied from: World.clone), holds
+// for l as it is now, to read on from upto to cut: nothing let go of
+// since (its start; the cells let go of are then in its forgotten level,
+// read anew each time), and not read past cut (a high watermark and an
+// LSO never go back, but a read that did would have kept cells that
+// changed). A world's output log only grows at its end and lets go at its
+// start, and below its high watermark (or LSO) no cell changes.
+func (r *deliveryRead) valid(l *broker.Log, cut int) bool {
+	return r.start == l.Cells.Start() && r.upto <= cut
+}
+
+// reopen makes tails the open chains (every other input partition's
+// none), as they were when tails were flushed.
+func (ch *deliveryChains) reopen(tails []deliveryRun) {
+	for _, t := range tails {
+		ch.open[t.part] = t
+	}
 }
 
 // deliveryRun is a run of invoices as Delivery merges it: of records lo

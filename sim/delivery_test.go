@@ -1,10 +1,16 @@
 package sim
 
 import (
+	"iter"
+	"math/rand"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/kgrepl/kgrepl/sim/broker"
 )
 
 // deliveryByReadTopic is Delivery as it was written before it read the
@@ -205,4 +211,186 @@ func TestDeliveryOfAHugeOutputTopic(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(records)*10+1<<16 {
 		t.Fatalf("Delivery over %d records into %d output partitions allocated %d bytes: more than 10 a record", records, maxGap+1, got)
 	}
+}
+
+// TestDeliveryReadsOnAsAFreshRead: Delivery asked again reads on from
+// where it read each output log before (deliveryCache), and counts
+// exactly what a fresh read counts (a copy of the world, which starts
+// with nothing read) and what deliveryPerRecord counts, names and all, at
+// both isolation levels, asked at random intervals of random worlds
+// (transactions on half the seeds, read_committed members, both
+// protocols and migrations, faults, steady traffic, rolls), with a copy
+// now and then stepped beside the original (each reads on from the reads
+// they shared), that keep a
+// small window of history, so that their output logs let go of cells
+// between two reads; the test checks that reads went on from before and
+// that logs let go of cells read before. (RunsFrom from inside a span's
+// run: broker's TestRunsFromAsRuns.)
+func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
+	setSeqChunk(t, 2) // logs let go a chunk at a time: small chunks, so they do in 400 ticks
+	seeds := 18
+	if testing.Short() {
+		seeds = 6
+	}
+	seen := map[string]int{}
+	for seed := 0; seed < seeds; seed++ {
+		const length = 400
+		sc := seedWorld(t, seed, historySpec(length))
+		cfg := sc.cfg
+		cfg.HistoryTicks = 5 + sc.r.Intn(30)
+		w, err := New(sc.topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sched := sc.sched
+		if seed%3 != 0 {
+			sched = append([]action{steadyFrom10(seed)}, sched...)
+		}
+		if seed%3 == 2 {
+			sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
+				var ms []string
+				for _, m := range w.Group.Members() {
+					ms = append(ms, strings.SplitN(m.MemberID, "-", 2)[0])
+				}
+				return w.Roll(RollSpec{Members: ms, Every: 4, Graceful: seed%2 == 0})
+			}}}, sched...)
+		}
+		sortActions(sched)
+		st := &stepper{w: w, sched: sched}
+		var sib *stepper // a copy stepped beside w, when there is one
+		next := 1
+		for w.Tick < length {
+			st.tick()
+			if sib != nil {
+				sib.tick()
+				if w.Tick == next {
+					for _, iso := range []string{"read_uncommitted", "read_committed"} {
+						fresh := sib.w.Clone()
+						fresh.delivered = deliveryCache{}
+						if got, want := sib.w.Delivery(iso), fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
+							t.Fatalf("seed %d tick %d %s: a copy stepped beside its original read on %+v, read afresh %+v", seed, sib.w.Tick, iso, got, want)
+						}
+						seen["copies checked"]++
+					}
+				}
+			}
+			if w.Tick < next {
+				continue
+			}
+			next = w.Tick + 1 + sc.r.Intn(12)
+			for k, iso := range []string{"read_uncommitted", "read_committed"} {
+				for slot, rd := range w.delivered.byLevel[k] {
+					l := w.broker.Log(w.layout.Outputs()[slot])
+					switch {
+					case rd.upto > rd.start && rd.start != l.Cells.Start():
+						seen["let go since read"]++
+					case rd.valid(l, l.HW()) && rd.upto > rd.start:
+						seen["read on"]++
+					}
+				}
+				if k == 0 {
+					runsFromAsRuns(t, w, sc.r, seen)
+				}
+				// a copy reads on from its original's reads (share), and
+				// one that forgets them reads its logs afresh
+				cp, fresh := w.Clone(), w.Clone()
+				fresh.delivered = deliveryCache{}
+				got := w.Delivery(iso)
+				if want := fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d tick %d %s: read on %+v, read afresh %+v", seed, w.Tick, iso, got, want)
+				}
+				if got2 := cp.Delivery(iso); !reflect.DeepEqual(got2, got) {
+					t.Fatalf("seed %d tick %d %s: a copy read on %+v, its original %+v", seed, w.Tick, iso, got2, got)
+				}
+				if sc.r.Intn(4) == 0 {
+					// step the copy beside the original, a tick ahead (so
+					// that the two write different runs where their shared
+					// reads end): either appending must not disturb the
+					// other's reads
+					sib = &stepper{w: cp, sched: sched, i: st.i}
+					sib.tick()
+				}
+				if want := deliveryPerRecord(w, iso); !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d tick %d %s: read on %+v, a count a record %+v", seed, w.Tick, iso, got, want)
+				}
+				if got.Duplicates > 0 || got.Lost > 0 || got.HeldBack > 0 {
+					seen["dup, lost or held"]++
+				}
+			}
+		}
+	}
+	t.Logf("%v", seen)
+	for _, k := range []string{"let go since read", "read on", "dup, lost or held", "from inside a run", "copies checked"} {
+		if seen[k] == 0 {
+			t.Errorf("the worlds never showed %q (%v): the test proves less than it says", k, seen)
+		}
+	}
+}
+
+// runsFromAsRuns checks, for each output log of w and a few cells from,
+// that RunsFrom(from, ...) yields the cells from from on exactly as Runs
+// does (cell by cell: index, source partition and offset, transaction
+// state), counting in seen a from inside a run of several cells.
+func runsFromAsRuns(t *testing.T, w *World, r *rand.Rand, seen map[string]int) {
+	t.Helper()
+	for slot, tp := range w.layout.Outputs() {
+		l := w.broker.Log(tp)
+		start, hw := l.Cells.Start(), l.HW()
+		if hw <= start {
+			continue
+		}
+		cut := start + r.Intn(hw-start+1)
+		all := expandCellRuns(w, slot, l.Cells.Runs(cut, hw))
+		for range 3 {
+			from := start + r.Intn(hw-start+1)
+			for c := range l.Cells.Runs(cut, hw) {
+				if c.I < from && from < c.I+c.N {
+					seen["from inside a run"]++
+				}
+			}
+			var want []cellSeen
+			for _, c := range all {
+				if c.i >= from {
+					want = append(want, c)
+				}
+			}
+			if got := expandCellRuns(w, slot, l.Cells.RunsFrom(from, cut, hw)); !slices.Equal(got, want) {
+				t.Fatalf("tick %d %s: RunsFrom(%d, %d, %d) yields %v, Runs from there on %v", w.Tick, tp, from, cut, hw, got, want)
+			}
+		}
+	}
+}
+
+// cellSeen is a cell as a run of CellRuns tells it.
+type cellSeen struct {
+	i, part, off int
+	ok           bool
+	txn          TxnMark
+}
+
+// expandCellRuns is runs' cells one by one, a filtered run's offsets
+// those of its range the partitioner sends to output partition slot.
+func expandCellRuns(w *World, slot int, runs iter.Seq[broker.CellRun]) []cellSeen {
+	var cells []cellSeen
+	for r := range runs {
+		if !r.OK {
+			for j := range r.N {
+				cells = append(cells, cellSeen{i: r.I + j, txn: r.Txn})
+			}
+			continue
+		}
+		p := w.layout.Partitioner(w.layout.Inputs()[r.Part])
+		j := 0
+		for off := r.First; off <= r.Last; off++ {
+			if r.Filtered && p.Slot(off) != slot {
+				continue
+			}
+			cells = append(cells, cellSeen{i: r.I + j, part: r.Part, off: off, ok: true, txn: r.Txn})
+			j++
+		}
+		if j != r.N {
+			cells = append(cells, cellSeen{i: -1, off: j - r.N}) // a run whose count is not its cells': never equal
+		}
+	}
+	return cells
 }

@@ -116,6 +116,9 @@ type scratch struct {
 	// consumed is the partitions the group's processes fetch, kept from
 	// tick to tick (consumed.go): a copy starts with an empty one.
 	consumed consumedSet
+	// delivered is what Delivery read of the output logs before, to read
+	// on from (deliveryCache); a copy starts without (clone's scratch).
+	delivered deliveryCache
 }
 
 // New makes a world at tick 0.

@@ -448,3 +448,86 @@ func appendBatchModel(model []Cell, w Cell, off int, sources []string) []Cell {
 	}
 	return model
 }
+
+// TestRunsFromAsRuns: RunsFrom yields the cells from any cell on exactly
+// as Runs does from the log's start (cell by cell: index, source, offset,
+// transaction state), whether from falls between cells, at a span's
+// first cell, inside a single-run span's run, inside a multi-run span's
+// run, filtered or not, or past the end; and with cut anywhere.
+func TestRunsFromAsRuns(t *testing.T) {
+	shape := topo.Default()
+	shape.Output.Partitions = 3
+	layout := topo.New(shape)
+	out, ins := layout.Outputs()[1], layout.Inputs()
+	slot := outputIndex(layout, out)
+	p2 := layout.Partitioner(ins[2])
+	var shared []int // records of ins[2] from 10 on the partitioner sends to out
+	for off := 10; len(shared) < 4; off++ {
+		if p2.Slot(off) == slot {
+			shared = append(shared, off)
+		}
+	}
+	l := NewLog(out, layout)
+	l.append(Cell{Value: "x", PID: -1, Seq: -1, Tick: 1}) // no input record's
+	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 2}, ins[0], 3, -1)
+	w := Cell{Producer: "C2", PID: 1001, Epoch: 3, Seq: 40, Txn: TxnOpen, Tick: 9}
+	// a single-run batch of the filtered records of ins[2]
+	l.appendProduced(&wire.ProduceRequest{Src: ins[2], SrcOffset: shared[0], SrcEnd: shared[3], SrcCount: 4, SrcTPI: 3, HasSrc: true, Named: true}, &w, nil)
+	// a multi-run batch: whole runs and a filtered one
+	runs := []wire.SrcRun{
+		{Part: 0, First: 4, Last: 6, Count: 3, From: 4, To: 6},
+		{Part: 2, First: int32(shared[0]), Last: int32(shared[2]), Count: 3, From: 10, To: int32(shared[2])},
+		{Part: 1, First: 7, Last: 9, Count: 3, From: 7, To: 9},
+	}
+	w.Seq = 44
+	l.appendProduced(&wire.ProduceRequest{Runs: runs, SrcCount: 9}, &w, nil)
+	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 30, -1)
+	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 10}, ins[1], 31, -1)
+	n := l.Cells.Len()
+	if l.Cells.spans == nil || l.Cells.spans.Len() != 2 {
+		t.Fatalf("the log keeps %v spans, want 2", l.Cells.spans)
+	}
+	expand := func(rs func(func(CellRun) bool)) []CellRun { // cell by cell
+		var cells []CellRun
+		for r := range rs {
+			if !r.OK {
+				for j := range r.N {
+					cells = append(cells, CellRun{I: r.I + j, N: 1, Txn: r.Txn})
+				}
+				continue
+			}
+			p, j := layout.Partitioner(ins[r.Part]), 0
+			for off := r.First; off <= r.Last; off++ {
+				if !r.Filtered || p.Slot(off) == slot {
+					cells = append(cells, CellRun{I: r.I + j, N: 1, Part: r.Part, First: off, Last: off, OK: true, Txn: r.Txn})
+					j++
+				}
+			}
+			if j != r.N {
+				t.Fatalf("a run of %d cells holds %d records: %+v", r.N, j, r)
+			}
+		}
+		return cells
+	}
+	inside := 0
+	for cut := 0; cut <= n; cut++ {
+		all := expand(l.Cells.Runs(cut, n))
+		if len(all) != n {
+			t.Fatalf("cut %d: Runs yields %d cells of %d", cut, len(all), n)
+		}
+		for from := 0; from <= n+1; from++ {
+			for r := range l.Cells.Runs(cut, n) {
+				if r.I < from && from < r.I+r.N {
+					inside++
+				}
+			}
+			want := all[min(from, n):]
+			if got := expand(l.Cells.RunsFrom(from, cut, n)); !slices.Equal(got, want) {
+				t.Fatalf("RunsFrom(%d, %d, %d):\n%v\nwant\n%v", from, cut, n, got, want)
+			}
+		}
+	}
+	if inside == 0 {
+		t.Fatal("no from fell inside a run: the test proves less than it says")
+	}
+}

@@ -454,10 +454,29 @@ type CellRun struct {
 // both a cell below cut and one at or past it: a run of a span across cut
 // is yielded cell by cell (Delivery splits at the LSO). Its cost is per
 // run and per cell outside spans, never per cell of a span.
-func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
+func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] { return c.RunsFrom(0, cut, n) }
+
+// RunsFrom is Runs of the cells from cell from on (the log's start when
+// from is below it): a run with cells on both sides of from is yielded
+// from it on, cell by cell. Its cost is per run and cell from there on, not
+// from the start: Delivery reads on from where it read before
+// (deliveryCache).
+func (c *CellLog) RunsFrom(from, cut, n int) iter.Seq[CellRun] {
 	return func(yield func(CellRun) bool) {
 		n = min(n, c.Len())
 		if !c.inRecs { // upstream records: no source, never transactional
+			if from = max(from, 0); from > 0 {
+				// (upstream logs keep every cell from 0: a run from from)
+				if from < cut && cut < n {
+					if !yield(CellRun{I: from, N: cut - from, Txn: NotTransactional}) {
+						return
+					}
+					yield(CellRun{I: cut, N: n - cut, Txn: NotTransactional})
+				} else if from < n {
+					yield(CellRun{I: from, N: n - from, Txn: NotTransactional})
+				}
+				return
+			}
 			if 0 < cut && cut < n {
 				if !yield(CellRun{N: cut, Txn: NotTransactional}) {
 					return
@@ -496,8 +515,18 @@ func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
 			}
 			return true
 		}
-		i := int(c.startOff)
+		i := max(from, int(c.startOff))
 		k, before := c.spanFrom(i)
+		if c.spans != nil && k > c.spans.First() && i < n {
+			// The span before k may hold cell i (from inside a span):
+			// its runs from i on, and the rest from its end.
+			if s := c.spans.At(k - 1); int(s.first)+int(s.n) > i {
+				if !c.yieldSpanFrom(yield, &s, i, cut, n) {
+					return
+				}
+				i, before = int(s.first)+int(s.n), int(s.before)+int(s.n)
+			}
+		}
 		for ; c.spans != nil && k < c.spans.Len() && i < n; k++ {
 			s := c.spans.At(k)
 			if !cells(i, min(int(s.first), n), before) || !flush() {
@@ -524,6 +553,47 @@ func (c *CellLog) Runs(cut, n int) iter.Seq[CellRun] {
 		}
 		if cells(i, n, before) {
 			flush()
+		}
+	}
+}
+
+// yieldSpanFrom yields span s's runs from its cell from on (s holds it):
+// a run wholly from it on as yieldRun does, the one holding it cell by
+// cell from it on.
+func (c *CellLog) yieldSpanFrom(yield func(CellRun) bool, s *cellSpan, from, cut, n int) bool {
+	first, txn := int(s.first), s.txn()
+	one := func(r spanRun, rn int) bool {
+		at := first + int(r.at)
+		if at >= from {
+			return c.yieldRun(yield, first, r, rn, txn, cut, n)
+		}
+		if at+rn <= from {
+			return true
+		}
+		for j, off := range c.runSources(r, rn) {
+			if at+j < from {
+				continue
+			}
+			if at+j >= n {
+				break
+			}
+			if !yield(CellRun{I: at + j, N: 1, Part: int(r.part), First: off, Last: off, OK: true, Txn: txn}) {
+				return false
+			}
+		}
+		return true
+	}
+	if s.part != multiRun {
+		r, rn := c.run(s, 0)
+		return one(r, rn)
+	}
+	for rr := c.runsOf(s); ; {
+		r, rn, ok := rr.next()
+		if !ok {
+			return true
+		}
+		if !one(r, rn) {
+			return false
 		}
 	}
 }
