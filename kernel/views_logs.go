@@ -7,6 +7,7 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,35 +243,27 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 	// The listed records with the n-th invoice of their input record, as
 	// this reader meets them from offset 0 (as sim.World.Delivery counts
 	// duplicates), those a log let go of (history.ms) counted before its
-	// start; each call reads them again.
+	// start; each call reads them again: where they are and their counts
+	// first (listed, by runs of cells), then each record as it is written.
 	each := func(f func(r sim.ReadRecord, nth int) error) error {
-		seen := map[string]int{}
-		k := 0 // the listed records met so far
-		var ferr error
-		err := rd.each(s, func(r sim.ReadRecord) bool {
-			nth := 0
-			if r.Source != "" {
-				seen[r.Source]++
-				nth = seen[r.Source]
-			}
-			if r.Offset < lw.from {
-				return true
-			}
-			if k >= lo {
-				if r.Source != "" {
-					nth += rd.forgotInvoices(r.Source, r.Partition)
-				}
-				if ferr = f(r, nth); ferr != nil {
-					return false
-				}
-			}
-			k++
-			return k < hi
-		})
-		if ferr != nil {
-			return ferr
+		items, err := rd.listed(s, lw.from, lo, hi)
+		if err != nil {
+			return err
 		}
-		return err
+		parts := rd.partitions()
+		for _, it := range items {
+			tp := parts[it.pi]
+			c := rd.w.Log(tp).Cells.At(it.i)
+			r := sim.ReadRecord{Partition: tp, Offset: it.i, Value: c.Value, Source: c.Source, Aborted: c.Txn == sim.TxnAborted, Open: c.Txn == sim.TxnOpen}
+			nth := it.nth
+			if r.Source != "" {
+				nth += rd.forgotInvoices(r.Source, tp)
+			}
+			if err := f(r, nth); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if fl["--json"] == "true" {
 		// consumeJSON's own encoding, its records written one by one.
@@ -365,20 +358,142 @@ func (rd topicReader) forgotInvoices(source string, through sim.TopicPartition) 
 
 // count counts the records at offset from or later, looking for Ctrl-C.
 func (rd topicReader) count(s *Session, from int) (int, error) {
-	n, seen := 0, 0
-	for _, tp := range rd.partitions() {
+	n := 0
+	err := rd.runs(s, from, func(_ int, _ *sim.PartitionLog, r sim.CellRun) bool {
+		n += r.N
+		return true
+	})
+	return n, err
+}
+
+// runs gives f the runs of cells the reader returns (Cells.Runs: data
+// cells, no markers; at read_committed those below the LSO of a
+// transaction committed or none), from offset from on, partition by
+// partition in the reader's order (pi: the partition's place in it),
+// until f returns false; it looks for Ctrl-C a run at a time. Its cost is
+// per run, not per record: a long topic's view of its last records, or
+// its count, reads its runs, not its millions of records.
+func (rd topicReader) runs(s *Session, from int, f func(pi int, l *sim.PartitionLog, r sim.CellRun) bool) error {
+	seen := 0
+	for pi, tp := range rd.partitions() {
 		l := rd.w.Log(tp)
-		for i := max(from, l.Start()); i < l.HW(); i++ {
+		lso, hw := l.LSO(), l.HW()
+		cut := hw
+		if rd.iso == "read_committed" {
+			cut = lso
+		}
+		for r := range l.Cells.RunsFrom(max(from, l.Start()), cut, hw) {
 			if err := s.pollRow("consume", seen); err != nil {
-				return 0, err
+				return err
 			}
 			seen++
-			if rd.returns(l, i) {
-				n++
+			if rd.iso == "read_committed" && (r.I >= lso || r.Txn == sim.TxnAborted || r.Txn == sim.TxnOpen) {
+				continue // what returns(l, i) leaves out: ReadCommitted's cells, a run at a time
+			}
+			if !f(pi, l, r) {
+				return nil
 			}
 		}
 	}
-	return n, nil
+	return nil
+}
+
+// listedRecord is a record the consume view lists: its partition's place
+// in the reader's order (pi) and its offset (i), and how many of the
+// reader's records from its log's start up to it (it included) are
+// invoices of its input record (nth; 0 for a record with no source).
+type listedRecord struct {
+	pi, i, nth int
+}
+
+// listed is the reader's records k = lo .. hi-1 of those at offset from or
+// later, in its order, each with its nth (the n-th invoice of its input
+// record it is, counted over the records before it from offset 0: the
+// cells a log let go of are forgotInvoices'). It reads runs, not records:
+// the records' places from the runs from offset from on, then their
+// counts in one pass over every run from the start, a run adding one to
+// each listed record of its input partition whose offset it holds (its
+// filtered records: the partitioner's), before or at the listed record;
+// only cells that are no input record's reference (typed values) are
+// read one by one, their sources compared as strings.
+func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, error) {
+	var items []listedRecord
+	k := 0
+	err := rd.runs(s, from, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool {
+		for j := max(lo-k, 0); j < r.N && k+j < hi; j++ {
+			items = append(items, listedRecord{pi: pi, i: r.I + j})
+		}
+		k += r.N
+		return k < hi
+	})
+	if err != nil || len(items) == 0 {
+		return items, err
+	}
+	// The listed records' sources: by input record (part, offset) for the
+	// runs, and by name for the cells read one by one.
+	layout := rd.w.Layout()
+	parts := rd.partitions()
+	type ref struct{ part, off int }
+	byRef := map[ref][]int{}
+	byName := map[string][]int{}
+	for x, it := range items {
+		src := rd.w.Log(parts[it.pi]).Cells.At(it.i).Source
+		if src == "" {
+			continue
+		}
+		byName[src] = append(byName[src], x)
+		if part, off, ok := layout.Ref(src); ok {
+			byRef[ref{part, off}] = append(byRef[ref{part, off}], x)
+		}
+	}
+	if len(byName) == 0 {
+		return items, nil // no listed record has a source: nothing to count
+	}
+	byPart := map[int][]int{} // the offsets asked for, by input partition
+	for r := range byRef {
+		byPart[r.part] = append(byPart[r.part], r.off)
+	}
+	atOrBefore := func(pi, i int, it listedRecord) bool { return pi < it.pi || pi == it.pi && i <= it.i }
+	outputs := layout.Outputs()
+	err = rd.runs(s, 0, func(pi int, l *sim.PartitionLog, r sim.CellRun) bool {
+		if !r.OK {
+			// cells that are no input record's reference: by name
+			for c := r.I; c < r.I+r.N; c++ {
+				for _, x := range byName[l.Cells.At(c).Source] {
+					if atOrBefore(pi, c, items[x]) {
+						items[x].nth++
+					}
+				}
+			}
+			return true
+		}
+		for _, off := range byPart[r.Part] {
+			if off < r.First || off > r.Last {
+				continue
+			}
+			at := r.I + off - r.First // its cell, every record of the range in the run
+			if r.Filtered {
+				slot := slices.Index(outputs, parts[pi])
+				p := layout.Partitioner(layout.Inputs()[r.Part])
+				if p.Slot(off) != slot {
+					continue
+				}
+				at = r.I
+				for o := r.First; o < off; o++ {
+					if p.Slot(o) == slot {
+						at++
+					}
+				}
+			}
+			for _, x := range byRef[ref{r.Part, off}] {
+				if atOrBefore(pi, at, items[x]) {
+					items[x].nth++
+				}
+			}
+		}
+		return true
+	})
+	return items, err
 }
 
 // each gives f the records in order until f returns false, looking for Ctrl-C.

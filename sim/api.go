@@ -35,6 +35,8 @@ type (
 	TxnLogRecord = txncoord.LogRecord
 	// PartitionLog is one partition on B1.
 	PartitionLog = broker.Log
+	// CellRun is a run of a log's data cells (broker.CellLog.Runs).
+	CellRun = broker.CellRun
 	// Cell is one record of a partition log.
 	Cell = broker.Cell
 	// TxnMark is the transactional state of a data cell.
