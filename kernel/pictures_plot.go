@@ -74,9 +74,6 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			}
 		}
 	}
-	if err := s.checkPlot(kind, names); err != nil {
-		return nil, err
-	}
 	var only []int
 	if v, ok := fl["--partitions"]; ok {
 		if kind != "lag" && kind != "timeline" {
@@ -86,9 +83,12 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := s.checkPlot(kind, names, only); err != nil {
+		return nil, err
+	}
 	var runs []*chart.Run
 	for _, n := range names {
-		r, err := s.recordBranch(n, chart.NeedOf(kind))
+		r, err := s.recordBranch(n, chart.NeedOf(kind), only)
 		if err != nil {
 			if errors.Is(err, ErrInterrupted) {
 				return nil, interrupted("plot " + kind)
@@ -96,7 +96,13 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			return nil, fmt.Errorf("plot: %v", err)
 		}
 		if only != nil {
-			r = r.Only(only)
+			// recorded for those partitions alone (OnlyPartitions): the
+			// clients cut to those that consumed one of them
+			all := make([]int, len(only))
+			for i := range all {
+				all[i] = i
+			}
+			r = r.Only(all)
 		}
 		runs = append(runs, r)
 	}
@@ -127,13 +133,18 @@ func clockWords(c wallclock.Clock) string {
 	return fmt.Sprintf("runs in real time (tick.ms %d)", c.TickMS)
 }
 
-// recordBranch replays a branch from its start and samples what a chart needs.
-func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error) {
+// recordBranch replays a branch from its start and samples what a chart
+// needs, the lag and owners of the input partitions at only alone (nil:
+// all).
+func (s *Session) recordBranch(name string, need chart.Need, only []int) (*chart.Run, error) {
 	b := s.branches[name]
 	saved := s.cur
 	s.cur = b
 	defer func() { s.cur = saved }()
 	rec := chart.NewRecorder(name, need)
+	if only != nil {
+		rec.OnlyPartitions(only)
+	}
 	if err := s.Replay(rec.Visit); err != nil {
 		return nil, fmt.Errorf("replaying branch %s: %w", name, err)
 	}
@@ -142,8 +153,10 @@ func (s *Session) recordBranch(name string, need chart.Need) (*chart.Run, error)
 
 // checkPlot refuses a chart whose samples (one per tick of each branch's
 // life, each with a value per series; an overlay records every branch it
-// names) would pass limitPlotSamples, before any branch is replayed.
-func (s *Session) checkPlot(kind string, branches []string) error {
+// names) would pass limitPlotSamples, before any branch is replayed. A
+// lag or timeline chart records each input partition, or those at only
+// when it names some (--partitions), and a total.
+func (s *Session) checkPlot(kind string, branches []string, only []int) error {
 	var hows []string
 	var samples []int
 	for _, name := range branches {
@@ -151,6 +164,9 @@ func (s *Session) checkPlot(kind string, branches []string) error {
 		series := 4
 		if kind == "lag" || kind == "timeline" {
 			series = len(w.Layout().Inputs()) + 1
+			if only != nil {
+				series = len(only) + 1
+			}
 		}
 		if series > 0 && w.Tick+1 > math.MaxInt/series {
 			samples = append(samples, math.MaxInt) // over any limit; checkSum says so

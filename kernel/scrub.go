@@ -74,10 +74,10 @@ func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
 	}
 	sc := &Scrub{Branch: s.cur.name, From: from, To: to, Diagram: d.SVG}
 
-	if err := s.checkPlot("pause", []string{s.cur.name}); err != nil {
+	if err := s.checkPlot("pause", []string{s.cur.name}, nil); err != nil {
 		return nil, err
 	}
-	run, err := s.recordBranch(s.cur.name, chart.NeedOf("pause"))
+	run, err := s.recordBranch(s.cur.name, chart.NeedOf("pause"), nil)
 	if err != nil {
 		if errors.Is(err, ErrInterrupted) {
 			return nil, interrupted("scrub")

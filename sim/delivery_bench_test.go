@@ -107,3 +107,47 @@ func BenchmarkDeliveryRealRates(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeliveryAfterASecond is metrics asked after every simulated
+// second of T1's world (hourWorld: 100 members, 1,000 partitions at 1,000
+// records a second, Kafka's defaults): an op steps a second (200 ticks)
+// and asks Delivery at read_uncommitted, /read-on as a world does
+// (reading the second's new runs, deliveryCache), /afresh with the reads
+// forgotten first (every run since the start, as before the cache), after
+// -deliverywarm seconds stepped first. cpu-ms/op is the process's CPU per
+// op, the step included; delivery-ms/op is Delivery's alone.
+func BenchmarkDeliveryAfterASecond(b *testing.B) {
+	for _, fresh := range []bool{false, true} {
+		name := "read-on"
+		if fresh {
+			name = "afresh"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := KafkaDefaultConfig()
+			w := hourWorld(b, cfg)
+			for w.Tick < *deliveryWarm*200 {
+				w.Step()
+			}
+			w.Delivery("read_uncommitted")
+			var inDelivery time.Duration
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				for end := w.Tick + 200; w.Tick < end; {
+					w.Step()
+				}
+				if fresh {
+					w.delivered = deliveryCache{}
+				}
+				c0 := cpuTime()
+				w.Delivery("read_uncommitted")
+				inDelivery += cpuTime() - c0
+			}
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(inDelivery.Milliseconds())/float64(b.N), "delivery-ms/op")
+		})
+	}
+}
+
+var deliveryWarm = flag.Int("deliverywarm", 10, "BenchmarkDeliveryAfterASecond: seconds of T1's world stepped before the ops")

@@ -5,6 +5,7 @@
 package chart
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgrepl/kgrepl/kernel/draw"
@@ -90,6 +91,7 @@ type Recorder struct {
 	// of its past (history.ms) lets its older events go.
 	events int
 	marks  []Mark
+	only   []int // OnlyPartitions' indexes; nil: every input partition
 }
 
 // NewRecorder starts recording a branch.
@@ -97,11 +99,19 @@ func NewRecorder(branch string, need Need) *Recorder {
 	return &Recorder{need: need, run: Run{Name: branch}}
 }
 
+// OnlyPartitions records the lag and owners of the input partitions at
+// idx alone (indexes into the world's inputs, in that order), as
+// Run.Only cuts a run to them, without keeping the others' in every
+// frame: a lag chart of a few partitions of a big group keeps a few
+// numbers a tick, not one for each of its partitions. Call it before the
+// first Visit; the run's Partitions are then those.
+func (r *Recorder) OnlyPartitions(idx []int) { r.only = slices.Clone(idx) }
+
 // Visit samples the world as it is now.
 func (r *Recorder) Visit(w *sim.World) {
 	r.last = w
 	r.gatherMarks(w)
-	f := sample(w, r.need)
+	f := sample(w, r.need, r.only)
 	if n := len(r.run.Frames); n > 0 && r.run.Frames[n-1].Tick == f.Tick {
 		r.run.Frames[n-1] = f // commands between ticks change what the tick ends with
 		return
@@ -128,7 +138,7 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	r.run.Isolation = w.Cfg.Isolation
 	r.run.Transactional = len(w.Txn.Entries()) > 0
 	r.run.Partitions = nil
-	for _, tp := range w.Layout().Inputs() {
+	for _, tp := range onlyOf(w.Layout().Inputs(), r.only) {
 		r.run.Partitions = append(r.run.Partitions, w.Layout().ShortName(tp))
 	}
 	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
@@ -164,7 +174,21 @@ func (r *Recorder) gatherMarks(w *sim.World) {
 	r.events = w.Events.Len()
 }
 
-func sample(w *sim.World, need Need) Frame {
+// onlyOf is tps at idx, in that order (all of tps for nil idx).
+func onlyOf(tps []sim.TopicPartition, idx []int) []sim.TopicPartition {
+	if idx == nil {
+		return tps
+	}
+	out := make([]sim.TopicPartition, len(idx))
+	for j, i := range idx {
+		out[j] = tps[i]
+	}
+	return out
+}
+
+// sample reads the frame need asks for off w, the lag and owners of the
+// input partitions at only (nil: all).
+func sample(w *sim.World, need Need, only []int) Frame {
 	// a consumer group's rebalances are its group epochs
 	f := Frame{Tick: w.Tick, Generation: w.Group.Epoch(), State: w.Group.State(), Pause: w.Meter.Total,
 		Unavailable: w.Unavail.ByCause, UnavailableNow: w.Unavail.NowCounts()}
@@ -178,7 +202,7 @@ func sample(w *sim.World, need Need) Frame {
 			}
 		}
 	}
-	tps := w.Layout().Inputs()
+	tps := onlyOf(w.Layout().Inputs(), only)
 	if need&NeedLag != 0 {
 		f.Lag = make([]int, len(tps))
 		for i, tp := range tps {
@@ -191,8 +215,15 @@ func sample(w *sim.World, need Need) Frame {
 			index[tp] = i
 		}
 		f.Owners = make([]Ownership, len(tps))
-		for i, c := range w.Unavail.Now() {
-			f.Owners[i].Cause = c
+		now := w.Unavail.Now() // by input partition
+		for j := range f.Owners {
+			i := j
+			if only != nil {
+				i = only[j]
+			}
+			if i < len(now) {
+				f.Owners[j].Cause = now[i]
+			}
 		}
 		for _, c := range w.Clients() {
 			m := w.Member(c)
