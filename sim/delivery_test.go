@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
@@ -242,20 +241,7 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sched := sc.sched
-		if seed%3 != 0 {
-			sched = append([]action{steadyFrom10(seed)}, sched...)
-		}
-		if seed%3 == 2 {
-			sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
-				var ms []string
-				for _, m := range w.Group.Members() {
-					ms = append(ms, strings.SplitN(m.MemberID, "-", 2)[0])
-				}
-				return w.Roll(RollSpec{Members: ms, Every: 4, Graceful: seed%2 == 0})
-			}}}, sched...)
-		}
-		sortActions(sched)
+		sched := historySchedule(sc.sched, seed)
 		st := &stepper{w: w, sched: sched}
 		var sib *stepper // a copy stepped beside w, when there is one
 		next := 1

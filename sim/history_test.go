@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,6 +125,29 @@ func historySpec(length int) worldSpec {
 	}
 }
 
+// historySchedule is sched, sorted, with steady traffic on every input
+// partition from tick 10 (steadyFrom10) on seeds 1, 4, 7, ... and a roll of
+// every member at tick 60 on seeds 2, 5, 8, ...: the history window's
+// random worlds (TestPropertyHistoryWindow, and Delivery's reads on over
+// them).
+func historySchedule(sched []action, seed int) []action {
+	sched = slices.Clone(sched)
+	if seed%3 == 1 {
+		sched = append([]action{steadyFrom10(seed)}, sched...)
+	}
+	if seed%3 == 2 {
+		sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
+			var ms []string
+			for _, m := range w.Group.Members() {
+				ms = append(ms, strings.SplitN(m.MemberID, "-", 2)[0])
+			}
+			return w.Roll(RollSpec{Members: ms, Every: 4, Graceful: seed%2 == 0})
+		}}}, sched...)
+	}
+	sortActions(sched)
+	return sched
+}
+
 // steadyFrom10 starts steady traffic on every input partition at tick 10,
 // 200+seed records a second.
 func steadyFrom10(seed int) action {
@@ -162,20 +186,7 @@ func TestPropertyHistoryWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := sc.w
-		sched := sc.sched
-		if seed%3 == 1 { // steady traffic on every input partition from tick 10
-			sched = append([]action{steadyFrom10(seed)}, sched...)
-		}
-		if seed%3 == 2 { // a roll at tick 60
-			sched = append([]action{{tick: 60, name: "roll", do: func(w *World) error {
-				var ms []string
-				for _, m := range w.Group.Members() {
-					ms = append(ms, strings.SplitN(m.MemberID, "-", 2)[0])
-				}
-				return w.Roll(RollSpec{Members: ms, Every: 4, Graceful: seed%2 == 0})
-			}}}, sched...)
-		}
-		sortActions(sched)
+		sched := historySchedule(sc.sched, seed)
 		a, b := &stepper{w: ref, sched: sched}, &stepper{w: w, sched: sched}
 		t.Run(fmt.Sprintf("seed%d-window%d", seed, window), func(t *testing.T) {
 			for ref.Tick < length {

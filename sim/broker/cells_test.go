@@ -287,6 +287,24 @@ func randomRun(r *rand.Rand, layout *topo.Layout, tp wire.TopicPartition) (wire.
 	return run, part
 }
 
+// threeOutputs is the default topology with three output partitions: its
+// layout, the second output partition (out, its index slot), the input
+// partitions, and the first n records of ins[2] from offset 10 on that
+// the partitioner sends to out (a filtered run's records).
+func threeOutputs(n int) (layout *topo.Layout, out wire.TopicPartition, ins []wire.TopicPartition, slot int, shared []int) {
+	shape := topo.Default()
+	shape.Output.Partitions = 3
+	layout = topo.New(shape)
+	out, ins = layout.Outputs()[1], layout.Inputs()
+	slot = outputIndex(layout, out)
+	for off := 10; len(shared) < n; off++ {
+		if layout.Partitioner(ins[2]).Slot(off) == slot {
+			shared = append(shared, off)
+		}
+	}
+	return layout, out, ins, slot, shared
+}
+
 // TestMultiRunSpansReadBackRunByRun: a batch of several runs is one span
 // (not a span or cell a run), its runs kept once in spans.runs, and every
 // cell of it reads back as the cells of its runs appended one by one
@@ -294,17 +312,7 @@ func randomRun(r *rand.Rand, layout *topo.Layout, tp wire.TopicPartition) (wire.
 // tick, transaction state (a marker marks it whole), by At, SourceRef and
 // Sources, in a clone too; cells appended after it are found past it.
 func TestMultiRunSpansReadBackRunByRun(t *testing.T) {
-	shape := topo.Default()
-	shape.Output.Partitions = 3
-	layout := topo.New(shape)
-	out, ins := layout.Outputs()[1], layout.Inputs()
-	slot := outputIndex(layout, out)
-	var shared []int // records of ins[2] from 10 on the partitioner sends to out
-	for off := 10; len(shared) < 3; off++ {
-		if layout.Partitioner(ins[2]).Slot(off) == slot {
-			shared = append(shared, off)
-		}
-	}
+	layout, out, ins, slot, shared := threeOutputs(3)
 	runs := []wire.SrcRun{
 		{Part: 0, First: 4, Last: 4, Count: 1, From: 4, To: 4},
 		{Part: 1, First: 7, Last: 9, Count: 3, From: 7, To: 9},
@@ -455,18 +463,7 @@ func appendBatchModel(model []Cell, w Cell, off int, sources []string) []Cell {
 // first cell, inside a single-run span's run, inside a multi-run span's
 // run, filtered or not, or past the end; and with cut anywhere.
 func TestRunsFromAsRuns(t *testing.T) {
-	shape := topo.Default()
-	shape.Output.Partitions = 3
-	layout := topo.New(shape)
-	out, ins := layout.Outputs()[1], layout.Inputs()
-	slot := outputIndex(layout, out)
-	p2 := layout.Partitioner(ins[2])
-	var shared []int // records of ins[2] from 10 on the partitioner sends to out
-	for off := 10; len(shared) < 4; off++ {
-		if p2.Slot(off) == slot {
-			shared = append(shared, off)
-		}
-	}
+	layout, out, ins, slot, shared := threeOutputs(4)
 	l := NewLog(out, layout)
 	l.append(Cell{Value: "x", PID: -1, Seq: -1, Tick: 1}) // no input record's
 	l.appendInvoice(Cell{PID: -1, Seq: -1, Tick: 2}, ins[0], 3, -1)
