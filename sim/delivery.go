@@ -287,7 +287,32 @@ func (ch *deliveryChains) partitioner(p int) topo.Partitioner {
 // output partition slot to runs, joined to the open run of its input
 // partition when it can be.
 func (ch *deliveryChains) add(runs []deliveryRun, r deliveryRun, filtered bool, n, slot int) []deliveryRun {
-	return ch.addOf(runs, r, filtered || ch.outs == 1 || n == 1 && ch.partitioner(int(r.part)).Slot(int(r.lo)) == slot, slot)
+	slotted := filtered || ch.outs == 1 || n == 1 && ch.partitioner(int(r.part)).Slot(int(r.lo)) == slot
+	if !slotted && n > 1 && n <= maxAllSlot {
+		// every record of a short run the partitioner's for slot (a batch's
+		// run of a few records that all hash there, a quarter of T1-like
+		// runs of two): one of its filtered runs too, to join, where left
+		// as it is it kept the runs Delivery sorts growing with the log
+		slotted = ch.allOf(int(r.part), int(r.lo), n, slot)
+	}
+	return ch.addOf(runs, r, slotted, slot)
+}
+
+// maxAllSlot is the longest unfiltered run add asks the partitioner about
+// record by record.
+const maxAllSlot = 64
+
+// allOf reports whether the partitioner sends every record of input
+// partition p from offset lo, n of them, to output partition slot.
+func (ch *deliveryChains) allOf(p, lo, n, slot int) bool {
+	var buf [maxAllSlot]int32
+	ch.partitioner(p).Slots(lo, buf[:n])
+	for _, s := range buf[:n] {
+		if int(s) != slot {
+			return false
+		}
+	}
+	return true
 }
 
 // addOf is add for a run that is slot's (its records those the
