@@ -400,7 +400,7 @@ func IsZombie(w *sim.World, m *sim.Member) bool {
 	case m.Phase == sim.PhaseFinding || m.Phase == sim.PhaseJoining:
 		return false
 	}
-	return m.MemberID == "" || w.Group.MemberByID(m.MemberID) == nil
+	return m.MemberID == "" || !w.Group.HasMember(m.MemberID)
 }
 
 // stopped says how a process that no longer runs ended: "crashed",

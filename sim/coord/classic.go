@@ -124,6 +124,8 @@ func (g *ClassicGroup) Describe() Description {
 	return d
 }
 
+func (g *ClassicGroup) hasMember(id string) bool { return g.members.get(id) != nil }
+
 func (g *ClassicGroup) described(yield func(DescribedMember) bool) {
 	for _, gm := range g.members.list() {
 		if !yield(DescribedMember{MemberID: gm.MemberID, ClientID: gm.ClientID, InstanceID: gm.InstanceID,

@@ -132,6 +132,8 @@ func (g *ConsumerGroup) Describe() Description {
 	return d
 }
 
+func (g *ConsumerGroup) hasMember(id string) bool { return g.members.get(id) != nil }
+
 func (g *ConsumerGroup) described(yield func(DescribedMember) bool) {
 	for _, gm := range g.members.list() {
 		d := DescribedMember{MemberID: gm.MemberID, ClientID: gm.ClientID, InstanceID: gm.InstanceID,

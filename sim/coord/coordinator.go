@@ -157,11 +157,23 @@ func (c *Coordinator) AllMembers() iter.Seq[DescribedMember] { return c.group.de
 // Members lists the group's members in member-id order.
 func (c *Coordinator) Members() []DescribedMember { return c.group.Describe().Members }
 
-// MemberByID is the member with member id id, or nil.
+// MemberByID is the member with member id id, or nil: described alone,
+// not the whole group.
 func (c *Coordinator) MemberByID(id string) *DescribedMember {
-	d := c.group.Describe()
-	return d.Member(id)
+	if !c.group.hasMember(id) {
+		return nil
+	}
+	for m := range c.group.described {
+		if m.MemberID == id {
+			return &m
+		}
+	}
+	return nil
 }
+
+// HasMember reports whether the group has a member with member id id
+// (a lookup: the charts ask it of every process every tick).
+func (c *Coordinator) HasMember(id string) bool { return c.group.hasMember(id) }
 
 // Receive handles a group request (JoinGroup, SyncGroup, LeaveGroup,
 // OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat), as

@@ -66,6 +66,9 @@ type Group interface {
 	// described yields each member as Describe shows it, in member-id
 	// order, without making the list.
 	described(yield func(DescribedMember) bool)
+	// hasMember reports whether the group has a member with member id
+	// id, looked up, not described.
+	hasMember(id string) bool
 }
 
 // Description is a group as DescribeGroups and ConsumerGroupDescribe
