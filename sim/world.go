@@ -117,7 +117,7 @@ type scratch struct {
 	// tick to tick (consumed.go): a copy starts with an empty one.
 	consumed consumedSet
 	// delivered is what Delivery read of the output logs before, to read
-	// on from (deliveryCache); a copy starts without (clone's scratch).
+	// on from (deliveryCache); a copy shares its original's (share).
 	delivered deliveryCache
 }
 

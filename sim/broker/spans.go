@@ -465,25 +465,14 @@ func (c *CellLog) RunsFrom(from, cut, n int) iter.Seq[CellRun] {
 	return func(yield func(CellRun) bool) {
 		n = min(n, c.Len())
 		if !c.inRecs { // upstream records: no source, never transactional
-			if from = max(from, 0); from > 0 {
-				// (upstream logs keep every cell from 0: a run from from)
-				if from < cut && cut < n {
-					if !yield(CellRun{I: from, N: cut - from, Txn: NotTransactional}) {
-						return
-					}
-					yield(CellRun{I: cut, N: n - cut, Txn: NotTransactional})
-				} else if from < n {
-					yield(CellRun{I: from, N: n - from, Txn: NotTransactional})
-				}
-				return
-			}
-			if 0 < cut && cut < n {
-				if !yield(CellRun{N: cut, Txn: NotTransactional}) {
+			from = max(from, 0) // (upstream logs keep every cell from 0)
+			if from < cut && cut < n {
+				if !yield(CellRun{I: from, N: cut - from, Txn: NotTransactional}) {
 					return
 				}
 				yield(CellRun{I: cut, N: n - cut, Txn: NotTransactional})
-			} else if n > 0 {
-				yield(CellRun{N: n, Txn: NotTransactional})
+			} else if from < n {
+				yield(CellRun{I: from, N: n - from, Txn: NotTransactional})
 			}
 			return
 		}
@@ -521,7 +510,7 @@ func (c *CellLog) RunsFrom(from, cut, n int) iter.Seq[CellRun] {
 			// The span before k may hold cell i (from inside a span):
 			// its runs from i on, and the rest from its end.
 			if s := c.spans.At(k - 1); int(s.first)+int(s.n) > i {
-				if !c.yieldSpanFrom(yield, &s, i, cut, n) {
+				if !c.yieldSpan(yield, &s, i, cut, n) {
 					return
 				}
 				i, before = int(s.first)+int(s.n), int(s.before)+int(s.n)
@@ -529,27 +518,10 @@ func (c *CellLog) RunsFrom(from, cut, n int) iter.Seq[CellRun] {
 		}
 		for ; c.spans != nil && k < c.spans.Len() && i < n; k++ {
 			s := c.spans.At(k)
-			if !cells(i, min(int(s.first), n), before) || !flush() {
+			if !cells(i, min(int(s.first), n), before) || !flush() || !c.yieldSpan(yield, &s, i, cut, n) {
 				return
 			}
-			first, txn := int(s.first), s.txn()
-			if s.part != multiRun {
-				r, rn := c.run(&s, 0)
-				if !c.yieldRun(yield, first, r, rn, txn, cut, n) {
-					return
-				}
-			} else {
-				for rr := c.runsOf(&s); ; {
-					r, rn, ok := rr.next()
-					if !ok {
-						break
-					}
-					if !c.yieldRun(yield, first, r, rn, txn, cut, n) {
-						return
-					}
-				}
-			}
-			i, before = first+int(s.n), int(s.before)+int(s.n)
+			i, before = int(s.first)+int(s.n), int(s.before)+int(s.n)
 		}
 		if cells(i, n, before) {
 			flush()
@@ -557,60 +529,40 @@ func (c *CellLog) RunsFrom(from, cut, n int) iter.Seq[CellRun] {
 	}
 }
 
-// yieldSpanFrom yields span s's runs from its cell from on (s holds it):
-// a run wholly from it on as yieldRun does, the one holding it cell by
-// cell from it on.
-func (c *CellLog) yieldSpanFrom(yield func(CellRun) bool, s *cellSpan, from, cut, n int) bool {
+// yieldSpan yields span s's runs (yieldRun) from its cell from on.
+func (c *CellLog) yieldSpan(yield func(CellRun) bool, s *cellSpan, from, cut, n int) bool {
 	first, txn := int(s.first), s.txn()
-	one := func(r spanRun, rn int) bool {
-		at := first + int(r.at)
-		if at >= from {
-			return c.yieldRun(yield, first, r, rn, txn, cut, n)
-		}
-		if at+rn <= from {
-			return true
-		}
-		for j, off := range c.runSources(r, rn) {
-			if at+j < from {
-				continue
-			}
-			if at+j >= n {
-				break
-			}
-			if !yield(CellRun{I: at + j, N: 1, Part: int(r.part), First: off, Last: off, OK: true, Txn: txn}) {
-				return false
-			}
-		}
-		return true
-	}
 	if s.part != multiRun {
 		r, rn := c.run(s, 0)
-		return one(r, rn)
+		return c.yieldRun(yield, first, r, rn, txn, from, cut, n)
 	}
 	for rr := c.runsOf(s); ; {
 		r, rn, ok := rr.next()
 		if !ok {
 			return true
 		}
-		if !one(r, rn) {
+		if !c.yieldRun(yield, first, r, rn, txn, from, cut, n) {
 			return false
 		}
 	}
 }
 
-// yieldRun yields run r (rn cells) of the span whose first cell is first:
-// whole when it lies below n and on one side of cut, else its cells below
-// n one by one.
-func (c *CellLog) yieldRun(yield func(CellRun) bool, first int, r spanRun, rn int, txn TxnMark, cut, n int) bool {
+// yieldRun yields run r (rn cells) of the span whose first cell is first,
+// its cells from from to n-1: whole when they are all of it and lie on one
+// side of cut, else those cells one by one.
+func (c *CellLog) yieldRun(yield func(CellRun) bool, first int, r spanRun, rn int, txn TxnMark, from, cut, n int) bool {
 	at := first + int(r.at)
-	if at >= n {
+	if at >= n || at+rn <= from {
 		return true
 	}
-	if at+rn <= n && (at+rn <= cut || at >= cut) {
+	if at >= from && at+rn <= n && (at+rn <= cut || at >= cut) {
 		return yield(CellRun{I: at, N: rn, Part: int(r.part), First: int(r.src), Last: int(r.src + r.span),
 			Filtered: rn != int(r.span)+1, OK: true, Txn: txn})
 	}
 	for j, off := range c.runSources(r, rn) {
+		if at+j < from {
+			continue
+		}
 		if at+j >= n {
 			break
 		}
