@@ -250,16 +250,12 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		parts := rd.partitions()
 		for _, it := range items {
-			tp := parts[it.pi]
-			c := rd.w.Log(tp).Cells.At(it.i)
-			r := sim.ReadRecord{Partition: tp, Offset: it.i, Value: c.Value, Source: c.Source, Aborted: c.Txn == sim.TxnAborted, Open: c.Txn == sim.TxnOpen}
 			nth := it.nth
-			if r.Source != "" {
-				nth += rd.forgotInvoices(r.Source, tp)
+			if it.r.Source != "" {
+				nth += rd.forgotInvoices(it.r.Source, it.r.Partition)
 			}
-			if err := f(r, nth); err != nil {
+			if err := f(it.r, nth); err != nil {
 				return err
 			}
 		}
@@ -332,8 +328,10 @@ func (rd topicReader) partitions() []sim.TopicPartition {
 	return out
 }
 
-func (rd topicReader) returns(l *sim.PartitionLog, i int) bool {
-	return l.Cells.IsData(i) && (rd.iso != "read_committed" || l.ReadCommitted(i))
+// record is the record at offset i of partition tp, as ReadTopic returns it.
+func (rd topicReader) record(tp sim.TopicPartition, i int) sim.ReadRecord {
+	c := rd.w.Log(tp).Cells.At(i)
+	return sim.ReadRecord{Partition: tp, Offset: i, Value: c.Value, Source: c.Source, Aborted: c.Txn == sim.TxnAborted, Open: c.Txn == sim.TxnOpen}
 }
 
 // forgotInvoices is how many invoices of the input record named source
@@ -388,7 +386,7 @@ func (rd topicReader) runs(s *Session, from int, f func(pi int, l *sim.Partition
 			}
 			seen++
 			if rd.iso == "read_committed" && (r.I >= lso || r.Txn == sim.TxnAborted || r.Txn == sim.TxnOpen) {
-				continue // what returns(l, i) leaves out: ReadCommitted's cells, a run at a time
+				continue // what Log.ReadCommitted leaves out, a run at a time
 			}
 			if !f(pi, l, r) {
 				return nil
@@ -398,12 +396,14 @@ func (rd topicReader) runs(s *Session, from int, f func(pi int, l *sim.Partition
 	return nil
 }
 
-// listedRecord is a record the consume view lists: its partition's place
-// in the reader's order (pi) and its offset (i), and how many of the
-// reader's records from its log's start up to it (it included) are
-// invoices of its input record (nth; 0 for a record with no source).
+// listedRecord is a record the consume view lists (r), its partition's
+// place in the reader's order (pi), and how many of the reader's records
+// from its log's start up to it (it included) are invoices of its input
+// record (nth; 0 for a record with no source).
 type listedRecord struct {
-	pi, i, nth int
+	pi  int
+	r   sim.ReadRecord
+	nth int
 }
 
 // listed is the reader's records k = lo .. hi-1 of those at offset from or
@@ -418,10 +418,11 @@ type listedRecord struct {
 // read one by one, their sources compared as strings.
 func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, error) {
 	var items []listedRecord
+	parts := rd.partitions()
 	k := 0
 	err := rd.runs(s, from, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool {
 		for j := max(lo-k, 0); j < r.N && k+j < hi; j++ {
-			items = append(items, listedRecord{pi: pi, i: r.I + j})
+			items = append(items, listedRecord{pi: pi, r: rd.record(parts[pi], r.I+j)})
 		}
 		k += r.N
 		return k < hi
@@ -432,12 +433,11 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 	// The listed records' sources: by input record (part, offset) for the
 	// runs, and by name for the cells read one by one.
 	layout := rd.w.Layout()
-	parts := rd.partitions()
 	type ref struct{ part, off int }
 	byRef := map[ref][]int{}
 	byName := map[string][]int{}
 	for x, it := range items {
-		src := rd.w.Log(parts[it.pi]).Cells.At(it.i).Source
+		src := it.r.Source
 		if src == "" {
 			continue
 		}
@@ -453,7 +453,7 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 	for r := range byRef {
 		byPart[r.part] = append(byPart[r.part], r.off)
 	}
-	atOrBefore := func(pi, i int, it listedRecord) bool { return pi < it.pi || pi == it.pi && i <= it.i }
+	atOrBefore := func(pi, i int, it listedRecord) bool { return pi < it.pi || pi == it.pi && i <= it.r.Offset }
 	outputs := layout.Outputs()
 	err = rd.runs(s, 0, func(pi int, l *sim.PartitionLog, r sim.CellRun) bool {
 		if !r.OK {
@@ -494,28 +494,6 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 		return true
 	})
 	return items, err
-}
-
-// each gives f the records in order until f returns false, looking for Ctrl-C.
-func (rd topicReader) each(s *Session, f func(sim.ReadRecord) bool) error {
-	seen := 0
-	for _, tp := range rd.partitions() {
-		l := rd.w.Log(tp)
-		for i := l.Start(); i < l.HW(); i++ { // the cells before the start were let go of (history.ms)
-			if err := s.pollRow("consume", seen); err != nil {
-				return err
-			}
-			seen++
-			if !rd.returns(l, i) {
-				continue
-			}
-			c := l.Cells.At(i)
-			if !f(sim.ReadRecord{Partition: tp, Offset: i, Value: c.Value, Source: c.Source, Aborted: c.Txn == sim.TxnAborted, Open: c.Txn == sim.TxnOpen}) {
-				return nil
-			}
-		}
-	}
-	return nil
 }
 
 func nameList(names []string) string {
