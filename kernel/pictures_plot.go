@@ -95,15 +95,6 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			}
 			return nil, fmt.Errorf("plot: %v", err)
 		}
-		if only != nil {
-			// recorded for those partitions alone (OnlyPartitions): the
-			// clients cut to those that consumed one of them
-			all := make([]int, len(only))
-			for i := range all {
-				all[i] = i
-			}
-			r = r.Only(all)
-		}
 		runs = append(runs, r)
 	}
 	if po.ticks && po.to >= 0 && po.to <= po.from {

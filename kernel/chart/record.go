@@ -104,7 +104,8 @@ func NewRecorder(branch string, need Need) *Recorder {
 // Run.Only cuts a run to them, without keeping the others' in every
 // frame: a lag chart of a few partitions of a big group keeps a few
 // numbers a tick, not one for each of its partitions. Call it before the
-// first Visit; the run's Partitions are then those.
+// first Visit; the run's Partitions are then those, and its Clients
+// those Only keeps.
 func (r *Recorder) OnlyPartitions(idx []int) { r.only = slices.Clone(idx) }
 
 // Visit samples the world as it is now.
@@ -142,6 +143,9 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 		r.run.Partitions = append(r.run.Partitions, w.Layout().ShortName(tp))
 	}
 	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
+	if r.only != nil {
+		r.run.keepClientsSeen() // as Only cuts them
+	}
 	r.run.Rebalances = nil
 	for _, e := range w.Meter.Entries {
 		e.Partitions = append([]sim.TopicPartition{}, e.Partitions...)
@@ -261,7 +265,6 @@ func (r *Run) Only(idx []int) *Run {
 	for j, i := range idx {
 		out.Partitions[j] = r.Partitions[i]
 	}
-	seen := map[string]bool{}
 	out.Frames = make([]Frame, len(r.Frames))
 	for k, f := range r.Frames {
 		g := f
@@ -278,19 +281,33 @@ func (r *Run) Only(idx []int) *Run {
 			for j, i := range idx {
 				if i < len(f.Owners) {
 					g.Owners[j] = f.Owners[i]
-					seen[g.Owners[j].Owner], seen[g.Owners[j].Zombie] = true, true
 				}
 			}
 		}
 		out.Frames[k] = g
 	}
-	if r.Frames != nil && r.Frames[0].Owners != nil {
-		out.Clients = nil
-		for _, c := range r.Clients {
-			if seen[c] {
-				out.Clients = append(out.Clients, c)
-			}
+	out.keepClientsSeen()
+	return &out
+}
+
+// keepClientsSeen cuts Clients, when the frames hold owners, to those
+// that consumed one of the frames' partitions or processed one of their
+// records as a zombie.
+func (r *Run) keepClientsSeen() {
+	if r.Frames == nil || r.Frames[0].Owners == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range r.Frames {
+		for _, o := range f.Owners {
+			seen[o.Owner], seen[o.Zombie] = true, true
 		}
 	}
-	return &out
+	var kept []string
+	for _, c := range r.Clients {
+		if seen[c] {
+			kept = append(kept, c)
+		}
+	}
+	r.Clients = kept
 }
