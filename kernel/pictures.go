@@ -45,13 +45,16 @@ func addPictureCommands() {
 				"            processes a record, rebalances as bands\n" +
 				"unavailable the partitions nobody could consume in each tick, stacked by cause in the\n" +
 				"            timeline's greys, each cause's partition × ticks in the legend\n\n" +
-				"Charts are replayed from the branch's start, so they show every tick of its history\n" +
-				"(--ticks A..B shows a window of it).\n" +
+				"Charts are replayed from the branch's start, so they show every tick of its history;\n" +
+				"--ticks A..B shows a window of it, replayed from the checkpoint nearest before A and\n" +
+				"recording those ticks alone, so a window of a long run is quick and fits the samples' limit.\n" +
 				"--partitions picks the input partitions a lag or timeline chart draws: a list of partitions\n" +
 				"and ranges of one topic (t-0..t-99,u-3). A timeline draws at most 100 partitions (the first\n" +
 				"100 without --partitions); a lag chart of more than 10 draws their total and the 9 whose\n" +
 				"lag peaked highest. A chart records only the partitions --partitions names (and a total),\n" +
-				"so a big group's chart of a few partitions fits the samples' limit where all of them do not." + pictureHelp,
+				"so a big group's chart of a few partitions fits the samples' limit where all of them do not;\n" +
+				"a lag chart of more than 10 whose every partition would not fit replays twice, first for\n" +
+				"each partition's peak, then recording the total and the 9 it draws (the same chart)." + pictureHelp,
 			run: cmdPlot},
 		{name: "diagram", usage: "diagram [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",

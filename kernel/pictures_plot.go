@@ -83,12 +83,16 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := s.checkPlot(kind, names, only); err != nil {
+	if po.ticks && po.to >= 0 && po.to <= po.from {
+		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
+	}
+	how := plotRecording{only: only, ticks: po.ticks, from: po.from, to: po.to}
+	if how.twoPass, err = s.checkPlot(kind, names, how); err != nil {
 		return nil, err
 	}
 	var runs []*chart.Run
 	for _, n := range names {
-		r, err := s.recordBranch(n, chart.NeedOf(kind), only)
+		r, err := s.recordBranch(n, chart.NeedOf(kind), how)
 		if err != nil {
 			if errors.Is(err, ErrInterrupted) {
 				return nil, interrupted("plot " + kind)
@@ -96,9 +100,6 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 			return nil, fmt.Errorf("plot: %v", err)
 		}
 		runs = append(runs, r)
-	}
-	if po.ticks && po.to >= 0 && po.to <= po.from {
-		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
 	}
 	// Overlaid branches share an x axis, so they share a clock.
 	clk := clockOf(s.branches[names[0]].world).pictures()
@@ -124,49 +125,113 @@ func clockWords(c wallclock.Clock) string {
 	return fmt.Sprintf("runs in real time (tick.ms %d)", c.TickMS)
 }
 
-// recordBranch replays a branch from its start and samples what a chart
-// needs, the lag and owners of the input partitions at only alone (nil:
-// all).
-func (s *Session) recordBranch(name string, need chart.Need, only []int) (*chart.Run, error) {
+// plotRecording is how a chart records a branch: the input partitions a
+// lag or timeline chart is of (only; nil: all), the window --ticks asks
+// for, and whether a lag chart of many partitions is recorded in two
+// replays (twoPass: checkPlot says when).
+type plotRecording struct {
+	only     []int
+	ticks    bool // from..to is a window (to < 0: to the end); else every tick
+	from, to int
+	twoPass  bool
+}
+
+// window is the recording's ticks: from..to (to < 0: to the end).
+func (how plotRecording) window() (from, to int) {
+	if !how.ticks {
+		return 0, -1
+	}
+	if how.to <= 0 {
+		return how.from, -1 // as chart.Window reads to <= 0
+	}
+	return how.from, how.to
+}
+
+// recordBranch replays a branch and samples what a chart needs (chart.
+// Recorder): from its start, or, with a window, from the checkpoint
+// nearest before it (Session.replayTicks), keeping the window's frames
+// alone. A two-pass lag chart replays first for each partition's peak
+// (chart.Peaks), then records only the total and the partitions whose
+// lag peaked highest: the chart the one-pass recording would draw, kept
+// in a few numbers a tick where that kept one for every partition.
+func (s *Session) recordBranch(name string, need chart.Need, how plotRecording) (*chart.Run, error) {
 	b := s.branches[name]
 	saved := s.cur
 	s.cur = b
 	defer func() { s.cur = saved }()
+	from, to := how.window()
+	replay := func(visit func(*sim.World)) error {
+		if err := s.replayTicks(from, to, visit); err != nil {
+			return fmt.Errorf("replaying branch %s: %w", name, err)
+		}
+		return nil
+	}
 	rec := chart.NewRecorder(name, need)
+	only := how.only
+	if how.twoPass {
+		peaks := chart.NewPeaks(how.only, from, to)
+		if err := replay(peaks.Visit); err != nil {
+			return nil, err
+		}
+		rec.LagTotal(how.only)
+		only = peaks.Top(b.world)
+	}
 	if only != nil {
 		rec.OnlyPartitions(only)
 	}
-	if err := s.Replay(rec.Visit); err != nil {
-		return nil, fmt.Errorf("replaying branch %s: %w", name, err)
+	if how.ticks {
+		rec.Window(from, to)
+	}
+	if err := replay(rec.Visit); err != nil {
+		return nil, err
 	}
 	return rec.Finish(b.world), nil
 }
 
 // checkPlot refuses a chart whose samples (one per tick of each branch's
-// life, each with a value per series; an overlay records every branch it
-// names) would pass limitPlotSamples, before any branch is replayed. A
-// lag or timeline chart records each input partition, or those at only
-// when it names some (--partitions), and a total.
-func (s *Session) checkPlot(kind string, branches []string, only []int) error {
+// life, or of the --ticks window in it, each with a value per series; an
+// overlay records every branch it names) would pass limitPlotSamples,
+// before any branch is replayed. A lag or timeline chart records each
+// input partition, or those at only when it names some (--partitions),
+// and a total. A lag chart of more partitions than it draws (chart.
+// LagTop and their total) that would pass the limit is recorded in two
+// replays (twoPass), counting the series it draws.
+func (s *Session) checkPlot(kind string, branches []string, how plotRecording) (twoPass bool, err error) {
 	var hows []string
 	var samples []int
+	from, to := how.window()
 	for _, name := range branches {
 		w := s.branches[name].world
+		ticks := w.Tick + 1
+		if how.ticks {
+			last := w.Tick
+			if to >= 0 {
+				last = min(last, to)
+			}
+			ticks = max(0, last-from+1)
+		}
 		series := 4
 		if kind == "lag" || kind == "timeline" {
 			series = len(w.Layout().Inputs()) + 1
-			if only != nil {
-				series = len(only) + 1
+			if how.only != nil {
+				series = len(how.only) + 1
 			}
 		}
-		if series > 0 && w.Tick+1 > math.MaxInt/series {
+		if kind == "lag" && len(branches) == 1 && series-1 > chart.LagTop+1 && limitPlotSamples.checkProduct("", "", ticks, series) != nil {
+			twoPass = true
+			hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series (the total of %d partitions and the %d whose lag peaked highest, found by a first replay)",
+				ticks, name, chart.LagTop+1, series-1, chart.LagTop))
+			series = chart.LagTop + 1
+		} else {
+			hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series", ticks, name, series))
+		}
+		if series > 0 && ticks > math.MaxInt/series {
 			samples = append(samples, math.MaxInt) // over any limit; checkSum says so
 		} else {
-			samples = append(samples, (w.Tick+1)*series)
+			samples = append(samples, ticks*series)
 		}
-		hows = append(hows, fmt.Sprintf("%d ticks of branch %s x %d series", w.Tick+1, name, series))
 	}
-	return limitPlotSamples.checkSum("plot "+kind, strings.Join(hows, " + "), samples...)
+	return twoPass, limitPlotSamples.checkSum("plot "+kind, strings.Join(hows, " + "), samples...)
 }
 
 // parsePlotPartitions reads plot's --partitions: a comma-separated list of

@@ -24,11 +24,11 @@ func TestPlotRecordsOnlyThePartitionsAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"lag", "timeline"} {
-		all, err := s.recordBranch(s.cur.name, chart.NeedOf(kind), nil)
+		all, err := s.recordBranch(s.cur.name, chart.NeedOf(kind), plotRecording{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		some, err := s.recordBranch(s.cur.name, chart.NeedOf(kind), only)
+		some, err := s.recordBranch(s.cur.name, chart.NeedOf(kind), plotRecording{only: only})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,10 +41,12 @@ func TestPlotRecordsOnlyThePartitionsAsked(t *testing.T) {
 	}
 	defer func(l limit) { limitPlotSamples = l }(limitPlotSamples)
 	limitPlotSamples.max = (w.Tick + 1) * 10 // 9 partitions and a total fit; 41 series do not
-	if _, err := s.Exec("plot lag"); err == nil || !strings.Contains(err.Error(), "41 series") {
-		t.Errorf("plot lag of every partition over the limit: %v", err)
+	if _, err := s.Exec("plot timeline"); err == nil || !strings.Contains(err.Error(), "41 series") {
+		t.Errorf("plot timeline of every partition over the limit: %v", err)
 	}
-	if _, err := s.Exec("plot lag --partitions t-3,t-10..t-14,t-1"); err != nil {
-		t.Errorf("plot lag of 7 partitions within the limit: %v", err)
+	for _, kind := range []string{"lag", "timeline"} {
+		if _, err := s.Exec("plot " + kind + " --partitions t-3,t-10..t-14,t-1"); err != nil {
+			t.Errorf("plot %s of 7 partitions within the limit: %v", kind, err)
+		}
 	}
 }

@@ -74,10 +74,11 @@ func (s *Session) Scrub(branch string, from, to int) (*Scrub, error) {
 	}
 	sc := &Scrub{Branch: s.cur.name, From: from, To: to, Diagram: d.SVG}
 
-	if err := s.checkPlot("pause", []string{s.cur.name}, nil); err != nil {
+	how := plotRecording{ticks: true, from: from, to: to}
+	if _, err := s.checkPlot("pause", []string{s.cur.name}, how); err != nil {
 		return nil, err
 	}
-	run, err := s.recordBranch(s.cur.name, chart.NeedOf("pause"), nil)
+	run, err := s.recordBranch(s.cur.name, chart.NeedOf("pause"), how)
 	if err != nil {
 		if errors.Is(err, ErrInterrupted) {
 			return nil, interrupted("scrub")

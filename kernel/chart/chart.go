@@ -498,7 +498,7 @@ func Window(r *Run, from, to int) *Run {
 	if from <= 0 && to < 0 {
 		return r
 	}
-	in := func(t int) bool { return t >= from && (to < 0 || t <= to) }
+	in := func(t int) bool { return inWindow(t, from, to) }
 	out := *r
 	out.Frames = nil
 	for _, f := range r.Frames {

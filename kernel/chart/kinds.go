@@ -3,7 +3,6 @@ package chart
 import (
 	"fmt"
 	"image/color"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -261,7 +260,7 @@ var partitionColors = []color.RGBA{
 // its legend) gets the total lag and the partitions whose lag peaked
 // highest, the legend saying how many others the total holds.
 func Lag(opt Options, r *Run) *Chart {
-	if len(r.Partitions) > len(partitionColors) {
+	if len(r.Partitions) > len(partitionColors) || r.InTotal > 0 {
 		return lagTotal(opt, r)
 	}
 	p := newPlot("Consumer lag per partition ("+r.Name+")", "tick", "lag (records)")
@@ -288,28 +287,37 @@ func Lag(opt Options, r *Run) *Chart {
 }
 
 // lagTotal is Lag for many partitions: the sum over every partition, and
-// the len(partitionColors)-1 partitions with the highest peak (the first
-// in the world's order among equals).
+// the LagTop partitions with the highest peak (the first in the world's
+// order among equals). A run recorded as a total and those partitions
+// (Run.InTotal, Recorder.LagTotal) is drawn as the run of every partition
+// would be.
 func lagTotal(opt Options, r *Run) *Chart {
-	top := len(partitionColors) - 1
+	top := LagTop
 	p := newPlot(fmt.Sprintf("Consumer lag: total and the %d partitions with the most (%s)", top, r.Name), "tick", "lag (records)")
 	c := newChart(p, opt, chartW, chartH)
 	xs := ticks(r)
 	total := make([]float64, len(r.Frames))
-	peak := make([]int, len(r.Partitions))
-	for k, f := range r.Frames {
-		for i, v := range f.Lag {
-			total[k] += float64(v)
-			peak[i] = max(peak[i], v)
+	var order []int
+	inTotal := r.InTotal
+	if inTotal > 0 {
+		for k, f := range r.Frames {
+			total[k] = float64(f.LagTotal)
 		}
+		order = make([]int, len(r.Partitions))
+		for i := range order {
+			order[i] = i
+		}
+	} else {
+		inTotal = len(r.Partitions)
+		peak := make([]int, len(r.Partitions))
+		for k, f := range r.Frames {
+			for i, v := range f.Lag {
+				total[k] += float64(v)
+				peak[i] = max(peak[i], v)
+			}
+		}
+		order = TopPeaks(peak, top)
 	}
-	order := make([]int, len(r.Partitions))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return peak[order[a]] > peak[order[b]] })
-	order = order[:top]
-	sort.Ints(order)
 	ymax := 0.0
 	for _, y := range total {
 		ymax = max(ymax, y)
@@ -317,14 +325,14 @@ func lagTotal(opt Options, r *Run) *Chart {
 	ex, ey := extend(append([]float64{}, xs...), total)
 	l := stepLine(ex, ey, color.RGBA{0x22, 0x22, 0x22, 0xff}, 2.4, nil)
 	p.Add(l)
-	c.add(fmt.Sprintf("total (%d partitions)", len(r.Partitions)), l)
+	c.add(fmt.Sprintf("total (%d partitions)", inTotal), l)
 	for j, i := range order {
 		ex, ey := extend(append([]float64{}, xs...), lagOf(r, i))
 		l := stepLine(ex, ey, partitionColors[j], 1.8, nil)
 		p.Add(l)
 		c.add(r.Partitions[i], l)
 	}
-	c.add(fmt.Sprintf("+%d other partitions, in the total", len(r.Partitions)-top))
+	c.add(fmt.Sprintf("+%d other partitions, in the total", inTotal-top))
 	return lagMarks(c, p, r, ymax)
 }
 

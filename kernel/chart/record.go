@@ -37,7 +37,10 @@ type Frame struct {
 	Lost       map[string]int
 	HeldBack   int   // read_committed: committed invoices past the LSO
 	Lag        []int // per input partition
-	Owners     []Ownership
+	// LagTotal is the lag summed over the partitions a Recorder told to
+	// total (Recorder.LagTotal), when the frames hold fewer than that.
+	LagTotal int
+	Owners   []Ownership
 	// Unavailable is the unavailability's partition-ticks so far by cause
 	// (sim.Unavailability.ByCause), UnavailableNow the partitions of each
 	// cause in this tick.
@@ -71,11 +74,15 @@ type Run struct {
 	Isolation     string
 	Transactional bool
 	Partitions    []string // short names (o0, p2), in the world's order
-	Clients       []string
-	Frames        []Frame
-	Rebalances    []sim.PauseEntry
-	Marks         []Mark
-	FinalPause    int
+	// InTotal is how many partitions each frame's LagTotal sums, when the
+	// run was recorded as a total and the partitions to draw beside it
+	// (Recorder.LagTotal); 0 when the frames hold every partition's lag.
+	InTotal    int
+	Clients    []string
+	Frames     []Frame
+	Rebalances []sim.PauseEntry
+	Marks      []Mark
+	FinalPause int
 }
 
 // Isolations are the levels the delivery counters are kept for.
@@ -92,6 +99,13 @@ type Recorder struct {
 	events int
 	marks  []Mark
 	only   []int // OnlyPartitions' indexes; nil: every input partition
+	// window: Window's ticks (to < 0: to the end); windowed false keeps
+	// every frame.
+	windowed bool
+	from, to int
+	// totalled, total: LagTotal's partitions (nil total: every input).
+	totalled bool
+	total    []int
 }
 
 // NewRecorder starts recording a branch.
@@ -108,11 +122,35 @@ func NewRecorder(branch string, need Need) *Recorder {
 // those Only keeps.
 func (r *Recorder) OnlyPartitions(idx []int) { r.only = slices.Clone(idx) }
 
+// Window keeps the frames of the ticks from to to alone (to < 0: to the
+// end of the branch), as Window cuts a run (to 0 too, as there), so a
+// replay that starts before from (at a checkpoint) or a long branch's
+// chart of a few ticks keeps only those frames. Marks are gathered from
+// every tick seen.
+func (r *Recorder) Window(from, to int) {
+	if to <= 0 {
+		to = -1
+	}
+	r.windowed, r.from, r.to = true, from, to
+}
+
+// LagTotal records in each frame the lag summed over the input partitions
+// at idx (nil: every one), for a chart of many partitions recorded as
+// their total and the few to draw beside it (OnlyPartitions): lagTotal
+// draws that run as it draws one holding every partition's lag.
+func (r *Recorder) LagTotal(idx []int) { r.totalled, r.total = true, slices.Clone(idx) }
+
 // Visit samples the world as it is now.
 func (r *Recorder) Visit(w *sim.World) {
 	r.last = w
 	r.gatherMarks(w)
+	if r.windowed && !inWindow(w.Tick, r.from, r.to) {
+		return
+	}
 	f := sample(w, r.need, r.only)
+	if r.totalled {
+		f.LagTotal = totalLag(w, r.total)
+	}
 	if n := len(r.run.Frames); n > 0 && r.run.Frames[n-1].Tick == f.Tick {
 		r.run.Frames[n-1] = f // commands between ticks change what the tick ends with
 		return
@@ -141,6 +179,10 @@ func (r *Recorder) Finish(now *sim.World) *Run {
 	r.run.Partitions = nil
 	for _, tp := range onlyOf(w.Layout().Inputs(), r.only) {
 		r.run.Partitions = append(r.run.Partitions, w.Layout().ShortName(tp))
+	}
+	r.run.InTotal = 0
+	if r.totalled {
+		r.run.InTotal = len(onlyOf(w.Layout().Inputs(), r.total))
 	}
 	r.run.Clients = natural.Sorted(w.Clients()) // the legend's order
 	if r.only != nil {
@@ -176,6 +218,18 @@ func (r *Recorder) gatherMarks(w *sim.World) {
 		}
 	}
 	r.events = w.Events.Len()
+}
+
+// inWindow says whether tick is in the window from..to (to < 0: no end).
+func inWindow(tick, from, to int) bool { return tick >= from && (to < 0 || tick <= to) }
+
+// totalLag is the lag summed over the input partitions at idx (nil: all).
+func totalLag(w *sim.World, idx []int) int {
+	n := 0
+	for _, tp := range onlyOf(w.Layout().Inputs(), idx) {
+		n += w.Lag(tp)
+	}
+	return n
 }
 
 // onlyOf is tps at idx, in that order (all of tps for nil idx).
