@@ -3,8 +3,8 @@ package kernel
 import (
 	"fmt"
 	"math/rand"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
