@@ -45,13 +45,17 @@ func (w *World) Delivery(isolation string) Counts {
 		return deliveryPerRecord(w, isolation)
 	}
 	committed := isolation == "read_committed"
-	var runs []deliveryRun
+	// runs: those read every time (cells let go of, the runs closed past
+	// the cut), in no order; the chains open at each log's end, in the
+	// order of both keys (a log's flushed one a partition, in partition
+	// order: deliveryChains.flush), merged as they come.
+	var runs, tailsLo, tailsHi []deliveryRun
 	var odd map[string]int // sources that are no input record's name
 	ch := deliveryChains{w: w, open: make([]deliveryRun, len(inputs)), outs: len(outputs)}
 	for p := range ch.open {
 		ch.open[p].hi = -1
 	}
-	reads := w.delivered.reads(committed, len(outputs))
+	reads, sorted := w.delivered.reads(committed, len(outputs))
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
 		lso, hw := l.LSO(), l.HW()
@@ -75,6 +79,7 @@ func (w *World) Delivery(isolation string) Counts {
 		rd := &reads[slot]
 		if !rd.valid(l, cut) {
 			*rd = deliveryRead{start: l.Cells.Start()}
+			sorted.n = nil // its runs in the sorted ones are no longer its runs
 		}
 		ch.reopen(rd.tails)
 		var newOdd map[string]int
@@ -84,13 +89,13 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 		rd.upto = max(rd.upto, cut)
 		rd.tails = ch.flush(nil) // a new array, likewise
-		runs = append(runs, rd.runs...)
 		odd = addOdd(odd, rd.odd)
 		// The cells past cut (held back from a read_committed reader),
 		// read every time from the chains as they are at cut.
 		ch.reopen(rd.tails)
 		runs = readCells(&ch, runs, &odd, l, cut, cut, hw, lso, committed, slot)
-		runs = ch.flush(runs)
+		tails := ch.flush(nil)
+		tailsLo, tailsHi = mergeRuns(tailsLo, tails, byLo), mergeRuns(tailsHi, tails, byHi)
 	}
 	var c Counts
 	for s, n := range odd {
@@ -100,10 +105,15 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 	}
 	// The runs by partition and first offset, and by partition and last
-	// offset: a merge of the two walks each partition's offsets.
-	slices.SortFunc(runs, func(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.lo, b.lo)) })
-	ends := slices.Clone(runs)
-	slices.SortFunc(ends, func(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.hi, b.hi)) })
+	// offset: a merge of the two walks each partition's offsets. The
+	// reads' runs are kept sorted (sorted.add sorts only those read now);
+	// the others, read every time, are sorted (the open chains, one per
+	// input partition and output log, merged above: sorting those at
+	// every call was most of plot duplicates on a big world, which asks
+	// Delivery at every replayed tick) and merged in.
+	sorted.add(reads)
+	ends := mergeRuns(sorted.byHi, mergeRuns(tailsHi, sortRuns(slices.Clone(runs), byHi), byHi), byHi)
+	runs = mergeRuns(sorted.byLo, mergeRuns(tailsLo, sortRuns(runs, byLo), byLo), byLo)
 	m := deliveryMerge{w: w, c: &c, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
 	for p, tp := range inputs {
 		n := 0
@@ -159,6 +169,69 @@ func readCells(ch *deliveryChains, runs []deliveryRun, odd *map[string]int, l *b
 // read in parts count as read in one.
 type deliveryCache struct {
 	byLevel [2][]deliveryRead // read_uncommitted, read_committed; by output partition
+	sorted  [2]sortedRuns     // by level, the runs of its reads, sorted
+}
+
+// sortedRuns is the runs of a level's reads (deliveryRead.runs, of every
+// output partition) sorted as Delivery's merge walks them, by partition
+// and first offset (byLo) and by partition and last offset (byHi), so
+// that Delivery sorts only the runs read since, not all of them again
+// at every call (plot duplicates asks at every replayed tick, and the
+// runs grow with the log). n[slot] is how many of read slot's runs they hold; nil, none
+// (made anew). Neither array is written once made (add makes new ones),
+// so copies of the world share them.
+type sortedRuns struct {
+	byLo, byHi []deliveryRun
+	n          []int
+}
+
+// add puts the reads' runs not yet in s into it (every read's, when a
+// read was made anew: n nil). The merge only adds counts at each offset,
+// so the order of runs with the same key does not matter.
+func (s *sortedRuns) add(reads []deliveryRead) {
+	if len(s.n) != len(reads) {
+		s.byLo, s.byHi, s.n = nil, nil, make([]int, len(reads))
+	}
+	var fresh []deliveryRun
+	for slot := range reads {
+		fresh = append(fresh, reads[slot].runs[s.n[slot]:]...)
+		s.n[slot] = len(reads[slot].runs)
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	s.byHi = mergeRuns(s.byHi, sortRuns(slices.Clone(fresh), byHi), byHi)
+	s.byLo = mergeRuns(s.byLo, sortRuns(fresh, byLo), byLo)
+}
+
+// byLo and byHi order runs by input partition, then first (last) offset.
+func byLo(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.lo, b.lo)) }
+func byHi(a, b deliveryRun) int { return cmp.Or(cmp.Compare(a.part, b.part), cmp.Compare(a.hi, b.hi)) }
+
+func sortRuns(runs []deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
+	slices.SortFunc(runs, by)
+	return runs
+}
+
+// mergeRuns merges two runs sorted by by into a new array (a, if b is
+// empty: neither is written).
+func mergeRuns(a, b []deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]deliveryRun, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if by(b[j], a[i]) < 0 {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // share is c for a copy of the world (World.clone), whose logs are its
@@ -179,21 +252,24 @@ func (c *deliveryCache) share() deliveryCache {
 			rd := &n.byLevel[k][i]
 			rd.runs = slices.Clip(rd.runs)
 		}
+		n.sorted[k] = c.sorted[k]
+		n.sorted[k].n = slices.Clone(c.sorted[k].n)
 	}
 	return n
 }
 
 // reads is the reads at the level (read_committed when committed), one
-// per output partition, made the first time.
-func (c *deliveryCache) reads(committed bool, outs int) []deliveryRead {
+// per output partition, made the first time, and their runs sorted.
+func (c *deliveryCache) reads(committed bool, outs int) ([]deliveryRead, *sortedRuns) {
 	k := 0
 	if committed {
 		k = 1
 	}
 	if len(c.byLevel[k]) != outs {
 		c.byLevel[k] = make([]deliveryRead, outs)
+		c.sorted[k] = sortedRuns{}
 	}
-	return c.byLevel[k]
+	return c.byLevel[k], &c.sorted[k]
 }
 
 // deliveryRead is what Delivery read of one output log at one level: its

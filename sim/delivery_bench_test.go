@@ -151,3 +151,30 @@ func BenchmarkDeliveryAfterASecond(b *testing.B) {
 }
 
 var deliveryWarm = flag.Int("deliverywarm", 10, "BenchmarkDeliveryAfterASecond: seconds of T1's world stepped before the ops")
+
+// BenchmarkDeliveryEveryTick is plot duplicates on T1's world (hourWorld,
+// Kafka's defaults): the chart's replay asks Delivery at both isolation
+// levels after every tick. An op steps one tick (5 ms) and asks, after
+// -deliverywarm seconds stepped first; delivery-us/op is Delivery's CPU
+// alone. Each ask reads the tick's new runs (deliveryCache) and merges
+// them with the runs read before, kept sorted (sortedRuns), and the chains
+// open at each output log's end, one per input partition and log.
+func BenchmarkDeliveryEveryTick(b *testing.B) {
+	cfg := KafkaDefaultConfig()
+	w := hourWorld(b, cfg)
+	for w.Tick < *deliveryWarm*200 {
+		w.Step()
+	}
+	w.Delivery("read_uncommitted")
+	w.Delivery("read_committed")
+	var inDelivery time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+		c0 := cpuTime()
+		w.Delivery("read_uncommitted")
+		w.Delivery("read_committed")
+		inDelivery += cpuTime() - c0
+	}
+	b.ReportMetric(float64(inDelivery.Microseconds())/float64(b.N), "delivery-us/op")
+}
