@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,11 @@ func (opt SeqOptions) types() map[sim.API]bool {
 func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 	want := opt.types()
 	var out []*sim.Packet
-	for i, p := range w.Packets.Headers(0) {
+	lo, hi := packetRange(w, opt)
+	for i, p := range w.Packets.Headers(lo) {
+		if i >= hi {
+			break
+		}
 		if opt.keeps(&p, want) {
 			out = append(out, w.Packets.At(i))
 		}
@@ -127,15 +132,53 @@ func Messages(w *sim.World, opt SeqOptions) []*sim.Packet {
 	return out
 }
 
-// CountMessages is len(Messages(w, opt)), read off the trace's headers.
+// CountMessages is len(Messages(w, opt)), read off the trace's headers:
+// the range's size when nothing but the range filters (no --type, no
+// --member), without reading one.
 func CountMessages(w *sim.World, opt SeqOptions) int {
+	lo, hi := packetRange(w, opt)
+	if opt.onlyRange() {
+		return hi - lo
+	}
 	want, n := opt.types(), 0
-	for _, p := range w.Packets.Headers(0) {
+	for i, p := range w.Packets.Headers(lo) {
+		if i >= hi {
+			break
+		}
 		if opt.keeps(&p, want) {
 			n++
 		}
 	}
 	return n
+}
+
+// onlyRange says whether opt filters by its ticks alone.
+func (opt SeqOptions) onlyRange() bool { return len(opt.Types) == 0 && opt.Member == "" }
+
+// packetRange is the indexes [lo, hi) of the trace's packets sent from
+// tick opt.From to opt.To, found by search: the trace is in the order
+// packets were sent (SentAt never goes back, as the views' searches by
+// tick use), so a diagram of a big world's range reads that range alone,
+// not the whole trace, and counts it without reading it.
+func packetRange(w *sim.World, opt SeqOptions) (lo, hi int) {
+	first, n := w.Packets.First(), w.Packets.Len()
+	lo = first + sort.Search(n-first, func(i int) bool { return w.Packets.SentAt(first+i) >= opt.From })
+	hi = n
+	if opt.To >= 0 {
+		hi = lo + sort.Search(n-lo, func(i int) bool { return w.Packets.SentAt(lo+i) > opt.To })
+	}
+	return lo, hi
+}
+
+// eventRange is packetRange for the events, by their ticks.
+func eventRange(w *sim.World, opt SeqOptions) (lo, hi int) {
+	first, n := w.Events.First(), w.Events.Len()
+	lo = first + sort.Search(n-first, func(i int) bool { return w.Events.TickAt(first+i) >= opt.From })
+	hi = n
+	if opt.To >= 0 {
+		hi = lo + sort.Search(n-lo, func(i int) bool { return w.Events.TickAt(lo+i) > opt.To })
+	}
+	return lo, hi
 }
 
 // Lanes lists the participants of a sequence diagram, left to right: the
@@ -188,8 +231,9 @@ func seqLanes(w *sim.World, opt SeqOptions, want map[sim.API]bool) (clients []st
 		}
 	}
 	add(opt.Member)
-	for _, p := range w.Packets.Headers(0) {
-		if len(keep) == MaxSeqLanes-1 {
+	lo, hi := packetRange(w, opt)
+	for i, p := range w.Packets.Headers(lo) {
+		if len(keep) == MaxSeqLanes-1 || i >= hi {
 			break
 		}
 		if opt.keeps(&p, want) {
@@ -213,21 +257,38 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 	// those are built from the trace.
 	m := seqModel{allLanes: allLanes}
 	var pktIdx, evIdx []int
-	for i, p := range w.Packets.Headers(0) {
+	lo, hi := packetRange(w, opt)
+	counted := opt.onlyRange() // every packet of the range is a message: counted without reading
+	if counted {
+		m.msgs = hi - lo
+	}
+	for i, p := range w.Packets.Headers(lo) {
+		if i >= hi {
+			break
+		}
 		if !opt.keeps(&p, want) {
 			continue
 		}
-		m.msgs++
+		if !counted {
+			m.msgs++
+		}
 		if cutLanes && (!inLane[p.From] || !inLane[p.To]) {
 			continue
 		}
 		if len(pktIdx) == MaxSeqRows {
 			m.more = true
+			if counted {
+				break // one more row is all the rest can tell
+			}
 			continue
 		}
 		pktIdx = append(pktIdx, i)
 	}
-	for i, h := range w.Events.Headers(0) {
+	elo, ehi := eventRange(w, opt)
+	for i, h := range w.Events.Headers(elo) {
+		if i >= ehi {
+			break
+		}
 		if !noteKinds[h.Kind] || h.Tick < opt.From || (opt.To >= 0 && h.Tick > opt.To) {
 			continue
 		}
