@@ -110,8 +110,18 @@ func TestConsumeListsAsRecordByRecord(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							if want := listedRecordByRecord(rd, from, lo, hi); !reflect.DeepEqual(got, want) {
+							want := listedRecordByRecord(rd, from, lo, hi)
+							if !reflect.DeepEqual(got, want) {
 								t.Fatalf("%s (let go: %v) consume %s --isolation %s from %d, records %d..%d:\n%v\nrecord by record:\n%v", name, forget, topic, iso, from, lo, hi, got, want)
+							}
+							// as consume reads: the output topic's records
+							// that are no duplicate at the level not counted
+							withDups, _ := newTopicReader(w, topic, iso)
+							if got, err := withDups.listed(s, from, lo, hi); err != nil || !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s (let go: %v) consume %s --isolation %s from %d, records %d..%d, knowing the duplicates (%v):\n%v\nrecord by record:\n%v", name, forget, topic, iso, from, lo, hi, err, got, want)
+							}
+							if withDups.dups != nil {
+								counted["knowing the duplicates"]++
 							}
 							for _, it := range got {
 								if it.nth > 1 {
@@ -137,7 +147,7 @@ func TestConsumeListsAsRecordByRecord(t *testing.T) {
 		}
 	}
 	t.Logf("%v", counted)
-	for _, k := range []string{"written again", "let go", "filtered runs"} {
+	for _, k := range []string{"written again", "let go", "filtered runs", "knowing the duplicates"} {
 		if counted[k] == 0 {
 			t.Errorf("no world showed %q (%v): the test proves less than it says", k, counted)
 		}

@@ -7,7 +7,6 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -229,7 +228,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 		}
 		iso = v
 	}
-	rd := topicReader{w: w, topic: pos[0], iso: iso}
+	rd, delivered := newTopicReader(w, pos[0], iso)
 	// The records the view lists (from --from's offset of each
 	// partition), counted before any is made.
 	n, err := rd.count(s, lw.from)
@@ -297,7 +296,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 	}
 	head := fmt.Sprintf("%s at %s: %d record(s)", pos[0], iso, hi-lo)
 	if pos[0] == w.Topo.Output.Name {
-		c := w.Delivery(iso)
+		c := delivered
 		head += fmt.Sprintf("; duplicates %d%s; lost %d%s", c.Duplicates, nameList(c.DuplicateNames), c.Lost, nameList(c.LostNames))
 		if c.HeldBack > 0 {
 			head += fmt.Sprintf("; held back by the LSO %d%s", c.HeldBack, nameList(c.HeldBackNames))
@@ -316,6 +315,27 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 type topicReader struct {
 	w          *sim.World
 	topic, iso string
+	// dups, when not nil, are the sources with more than one invoice
+	// this reader sees (sim.World.Delivery's DuplicateNames at its level,
+	// for the output topic): any other listed record is its source's
+	// first and only invoice, counted without reading the topic.
+	dups map[string]bool
+}
+
+// newTopicReader is the reader of topic at isolation level iso; of the
+// output topic, with the duplicates it sees (Delivery at its level, also
+// returned), so that a listed record not among them needs no count.
+func newTopicReader(w *sim.World, topic, iso string) (topicReader, sim.Counts) {
+	rd := topicReader{w: w, topic: topic, iso: iso}
+	if topic != w.Topo.Output.Name {
+		return rd, sim.Counts{}
+	}
+	c := w.Delivery(iso)
+	rd.dups = map[string]bool{}
+	for _, n := range c.DuplicateNames {
+		rd.dups[n] = true
+	}
+	return rd, c
 }
 
 func (rd topicReader) partitions() []sim.TopicPartition {
@@ -411,11 +431,8 @@ type listedRecord struct {
 // record it is, counted over the records before it from offset 0: the
 // cells a log let go of are forgotInvoices'). It reads runs, not records:
 // the records' places from the runs from offset from on, then their
-// counts in one pass over every run from the start, a run adding one to
-// each listed record of its input partition whose offset it holds (its
-// filtered records: the partitioner's), before or at the listed record;
-// only cells that are no input record's reference (typed values) are
-// read one by one, their sources compared as strings.
+// counts in one pass over every run from the start (sim.World.
+// CountInvoices).
 func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, error) {
 	var items []listedRecord
 	parts := rd.partitions()
@@ -430,69 +447,27 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 	if err != nil || len(items) == 0 {
 		return items, err
 	}
-	// The listed records' sources: by input record (part, offset) for the
-	// runs, and by name for the cells read one by one.
-	layout := rd.w.Layout()
-	type ref struct{ part, off int }
-	byRef := map[ref][]int{}
-	byName := map[string][]int{}
+	var asks []sim.InvoiceAsk
+	var asked []int // the items asked for, by ask
 	for x, it := range items {
-		src := it.r.Source
-		if src == "" {
-			continue
-		}
-		byName[src] = append(byName[src], x)
-		if part, off, ok := layout.Ref(src); ok {
-			byRef[ref{part, off}] = append(byRef[ref{part, off}], x)
+		switch {
+		case it.r.Source == "":
+		case rd.dups != nil && !rd.dups[it.r.Source]:
+			items[x].nth = 1 // its source's one invoice (forgotInvoices adds none: it is not a duplicate)
+		default:
+			asks = append(asks, sim.InvoiceAsk{Log: it.pi, Cell: it.r.Offset, Source: it.r.Source})
+			asked = append(asked, x)
 		}
 	}
-	if len(byName) == 0 {
-		return items, nil // no listed record has a source: nothing to count
+	if len(asks) == 0 {
+		return items, nil
 	}
-	byPart := map[int][]int{} // the offsets asked for, by input partition
-	for r := range byRef {
-		byPart[r.part] = append(byPart[r.part], r.off)
-	}
-	atOrBefore := func(pi, i int, it listedRecord) bool { return pi < it.pi || pi == it.pi && i <= it.r.Offset }
-	outputs := layout.Outputs()
-	err = rd.runs(s, 0, func(pi int, l *sim.PartitionLog, r sim.CellRun) bool {
-		if !r.OK {
-			// cells that are no input record's reference: by name
-			for c := r.I; c < r.I+r.N; c++ {
-				for _, x := range byName[l.Cells.At(c).Source] {
-					if atOrBefore(pi, c, items[x]) {
-						items[x].nth++
-					}
-				}
-			}
-			return true
-		}
-		for _, off := range byPart[r.Part] {
-			if off < r.First || off > r.Last {
-				continue
-			}
-			at := r.I + off - r.First // its cell, every record of the range in the run
-			if r.Filtered {
-				slot := slices.Index(outputs, parts[pi])
-				p := layout.Partitioner(layout.Inputs()[r.Part])
-				if p.Slot(off) != slot {
-					continue
-				}
-				at = r.I
-				for o := r.First; o < off; o++ {
-					if p.Slot(o) == slot {
-						at++
-					}
-				}
-			}
-			for _, x := range byRef[ref{r.Part, off}] {
-				if atOrBefore(pi, at, items[x]) {
-					items[x].nth++
-				}
-			}
-		}
-		return true
+	err = rd.w.CountInvoices(parts, asks, func(f func(li int, r sim.CellRun) bool) error {
+		return rd.runs(s, 0, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool { return f(pi, r) })
 	})
+	for k, x := range asked {
+		items[x].nth = asks[k].Nth
+	}
 	return items, err
 }
 

@@ -584,9 +584,10 @@ func DrawnCells(w *sim.World, logs []sim.TopicPartition, budget int) int {
 // invoiceNumbersFrom is InvoiceNumbers for the output cells a diagram may
 // draw: those of each output log from from[tp] on. When every log is drawn
 // from its start it is InvoiceNumbers; else it counts, in InvoiceNumbers'
-// order, only the invoices of the input records those cells name (read by
-// CellLog.Sources, without spelling a name), so a diagram of a log of
-// millions of invoices keeps a map of the few it draws.
+// order, only the invoices of the input records those cells name, over
+// the output logs' runs (sim.World.CountInvoices: per run, not per cell),
+// so a diagram of a log of millions of invoices keeps a few counts and
+// reads its runs once.
 func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.TopicPartition]map[int]int {
 	outs := w.Layout().Outputs()
 	whole := true
@@ -598,53 +599,63 @@ func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.T
 	if whole {
 		return InvoiceNumbers(w)
 	}
-	type key struct {
-		part, off int
-		name      string // a source that is no input record's (part -1)
+	// The cells drawn whose input record has more than one invoice (the
+	// others are their record's first and only one: not numbered),
+	// numbered over every output log's runs from their starts (sim.World.
+	// CountInvoices), the invoices among the cells a log let go of
+	// (history.ms) met before its start. Delivery says which records have
+	// more than one: a world asked again reads on from where it read.
+	dups := map[string]bool{}
+	for _, n := range w.Delivery("read_uncommitted").DuplicateNames {
+		dups[n] = true
 	}
-	keyOf := func(tp sim.TopicPartition, i, part, off int, ok bool) key {
-		if ok {
-			return key{part: part, off: off}
-		}
-		return key{part: -1, name: w.Log(tp).Cells.At(i).Source}
-	}
-	seen := map[key]int{}
-	for _, tp := range outs {
+	var asks []sim.InvoiceAsk
+	for li, tp := range outs {
 		f, drawn := from[tp]
 		if !drawn {
 			continue
 		}
 		lg := w.Log(tp)
-		for cs := range lg.Cells.Sources(lg.HW()) {
-			if cs.I >= f {
-				seen[keyOf(tp, cs.I, cs.Part, cs.Off, cs.OK)] = 0
+		for i := max(f, lg.Start()); i < lg.HW(); i++ {
+			if src := lg.Cells.At(i).Source; lg.Cells.IsData(i) && dups[src] {
+				asks = append(asks, sim.InvoiceAsk{Log: li, Cell: i, Source: src})
 			}
 		}
 	}
 	out := map[sim.TopicPartition]map[int]int{}
-	for _, tp := range outs {
-		f, drawn := from[tp]
-		lg := w.Log(tp)
-		if lg.Start() > 0 {
-			// The invoices of those records among the cells the log let
-			// go of (history.ms), met before its start.
-			for k, n := range seen {
-				seen[k] = n + lg.ForgotInvoices(k.part, k.off, k.name, false)
+	if len(asks) == 0 {
+		return out
+	}
+	w.CountInvoices(outs, asks, func(f func(li int, r sim.CellRun) bool) error {
+		for li, tp := range outs {
+			lg := w.Log(tp)
+			for r := range lg.Cells.RunsFrom(0, lg.HW(), lg.HW()) {
+				if !f(li, r) {
+					return nil
+				}
 			}
 		}
-		for cs := range lg.Cells.Sources(lg.HW()) {
-			k := keyOf(tp, cs.I, cs.Part, cs.Off, cs.OK)
-			n, ok := seen[k]
+		return nil
+	})
+	for _, a := range asks {
+		n := a.Nth
+		if a.Source != "" {
+			part, off, ok := w.Layout().Ref(a.Source)
 			if !ok {
-				continue
+				part = -1
 			}
-			seen[k] = n + 1
-			if n+1 > 1 && drawn && cs.I >= f {
-				if out[tp] == nil {
-					out[tp] = map[int]int{}
+			for _, tp := range outs[:a.Log+1] {
+				if lg := w.Log(tp); lg.Start() > 0 {
+					n += lg.ForgotInvoices(part, off, a.Source, false)
 				}
-				out[tp][cs.I] = n + 1
 			}
+		}
+		if n > 1 {
+			tp := outs[a.Log]
+			if out[tp] == nil {
+				out[tp] = map[int]int{}
+			}
+			out[tp][a.Cell] = n
 		}
 	}
 	return out
