@@ -377,11 +377,31 @@ func (rd topicReader) forgotInvoices(source string, through sim.TopicPartition) 
 // count counts the records at offset from or later, looking for Ctrl-C.
 func (rd topicReader) count(s *Session, from int) (int, error) {
 	n := 0
-	err := rd.runs(s, from, func(_ int, _ *sim.PartitionLog, r sim.CellRun) bool {
-		n += r.N
-		return true
-	})
-	return n, err
+	for pi, tp := range rd.partitions() {
+		if first, end, ok := plainRange(rd.w.Log(tp), from); ok {
+			n += end - first
+			continue
+		}
+		if err := rd.partitionRuns(s, pi, tp, from, func(_ int, _ *sim.PartitionLog, r sim.CellRun) bool {
+			n += r.N
+			return true
+		}); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// plainRange is, for a log no transaction ever wrote to (Log.
+// EverTransactional), the offsets of the records a reader returns from
+// offset from on at either level: every cell from there to the high
+// watermark, known without reading one. ok is false for another log.
+func plainRange(l *sim.PartitionLog, from int) (first, end int, ok bool) {
+	if l.EverTransactional() {
+		return 0, 0, false
+	}
+	end = l.HW()
+	return min(max(from, l.Start()), end), end, true
 }
 
 // runs gives f the runs of cells the reader returns (Cells.Runs: data
@@ -392,25 +412,37 @@ func (rd topicReader) count(s *Session, from int) (int, error) {
 // per run, not per record: a long topic's view of its last records, or
 // its count, reads its runs, not its millions of records.
 func (rd topicReader) runs(s *Session, from int, f func(pi int, l *sim.PartitionLog, r sim.CellRun) bool) error {
-	seen := 0
+	stopped := false
 	for pi, tp := range rd.partitions() {
-		l := rd.w.Log(tp)
-		lso, hw := l.LSO(), l.HW()
-		cut := hw
-		if rd.iso == "read_committed" {
-			cut = lso
+		if err := rd.partitionRuns(s, pi, tp, from, func(pi int, l *sim.PartitionLog, r sim.CellRun) bool {
+			stopped = !f(pi, l, r)
+			return !stopped
+		}); err != nil || stopped {
+			return err
 		}
-		for r := range l.Cells.RunsFrom(max(from, l.Start()), cut, hw) {
-			if err := s.pollRow("consume", seen); err != nil {
-				return err
-			}
-			seen++
-			if rd.iso == "read_committed" && (r.I >= lso || r.Txn == sim.TxnAborted || r.Txn == sim.TxnOpen) {
-				continue // what Log.ReadCommitted leaves out, a run at a time
-			}
-			if !f(pi, l, r) {
-				return nil
-			}
+	}
+	return nil
+}
+
+// partitionRuns is runs for the reader's partition tp (pi its place).
+func (rd topicReader) partitionRuns(s *Session, pi int, tp sim.TopicPartition, from int, f func(pi int, l *sim.PartitionLog, r sim.CellRun) bool) error {
+	l := rd.w.Log(tp)
+	lso, hw := l.LSO(), l.HW()
+	cut := hw
+	if rd.iso == "read_committed" {
+		cut = lso
+	}
+	seen := 0
+	for r := range l.Cells.RunsFrom(max(from, l.Start()), cut, hw) {
+		if err := s.pollRow("consume", seen); err != nil {
+			return err
+		}
+		seen++
+		if rd.iso == "read_committed" && (r.I >= lso || r.Txn == sim.TxnAborted || r.Txn == sim.TxnOpen) {
+			continue // what Log.ReadCommitted leaves out, a run at a time
+		}
+		if !f(pi, l, r) {
+			return nil
 		}
 	}
 	return nil
@@ -436,16 +468,31 @@ type listedRecord struct {
 func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, error) {
 	var items []listedRecord
 	parts := rd.partitions()
-	k := 0
-	err := rd.runs(s, from, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool {
-		for j := max(lo-k, 0); j < r.N && k+j < hi; j++ {
-			items = append(items, listedRecord{pi: pi, r: rd.record(parts[pi], r.I+j)})
+	k := 0 // the records of the partitions before
+	for pi, tp := range parts {
+		if k >= hi {
+			break
 		}
-		k += r.N
-		return k < hi
-	})
-	if err != nil || len(items) == 0 {
-		return items, err
+		if first, end, ok := plainRange(rd.w.Log(tp), from); ok {
+			// every cell a record: the listed ones are found by offset
+			for j := max(lo-k, 0); j < end-first && k+j < hi; j++ {
+				items = append(items, listedRecord{pi: pi, r: rd.record(tp, first+j)})
+			}
+			k += end - first
+			continue
+		}
+		if err := rd.partitionRuns(s, pi, tp, from, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool {
+			for j := max(lo-k, 0); j < r.N && k+j < hi; j++ {
+				items = append(items, listedRecord{pi: pi, r: rd.record(parts[pi], r.I+j)})
+			}
+			k += r.N
+			return k < hi
+		}); err != nil {
+			return items, err
+		}
+	}
+	if len(items) == 0 {
+		return items, nil
 	}
 	var asks []sim.InvoiceAsk
 	var asked []int // the items asked for, by ask
@@ -462,7 +509,7 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 	if len(asks) == 0 {
 		return items, nil
 	}
-	err = rd.w.CountInvoices(parts, asks, func(f func(li int, r sim.CellRun) bool) error {
+	err := rd.w.CountInvoices(parts, asks, func(f func(li int, r sim.CellRun) bool) error {
 		return rd.runs(s, 0, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool { return f(pi, r) })
 	})
 	for k, x := range asked {

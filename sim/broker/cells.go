@@ -40,6 +40,10 @@ type CellLog struct {
 	// producer id: then runs holds them and recs is empty. The first other
 	// cell moves them all to recs.
 	inRecs bool
+	// everTxn is true once a transactional cell or a marker was appended
+	// (Log.opening): until then every cell is a record a reader returns at
+	// either isolation level. Beside inRecs, where it costs no byte.
+	everTxn bool
 	// st is the log's steady production (steady.go), nil for a log that
 	// never had it: a run whose tick is -1-k holds its segment k's
 	// records; while the last is open its records are past n.

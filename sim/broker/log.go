@@ -102,6 +102,13 @@ func (l *Log) LSO() int {
 	return lso
 }
 
+// EverTransactional reports whether a transaction ever wrote here (a
+// cell of one, or a marker). Until one does, every cell from the log's
+// start to its high watermark is a data record a reader returns at either
+// isolation level (the LSO is the high watermark): a view counts and
+// finds them without reading one.
+func (l *Log) EverTransactional() bool { return l.Cells.everTxn }
+
 // OpenTxnFirst gives the first offset of pid's open transaction here.
 func (l *Log) OpenTxnFirst(pid int64) (int, bool) {
 	o, ok := l.openTxn[pid]
@@ -127,6 +134,9 @@ func (l *Log) appendInvoice(c Cell, src wire.TopicPartition, srcOff, slot int) i
 // here, and returns the offset c is about to take.
 func (l *Log) opening(c *Cell) int {
 	off := l.Cells.Len()
+	if c.Txn != NotTransactional {
+		l.Cells.everTxn = true // a transaction's cell, or its marker
+	}
 	if c.Txn == TxnOpen {
 		if _, ok := l.openTxn[c.PID]; !ok {
 			if l.openTxn == nil {
