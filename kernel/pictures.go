@@ -50,11 +50,12 @@ func addPictureCommands() {
 				"recording those ticks alone, so a window of a long run is quick and fits the samples' limit.\n" +
 				"--partitions picks the input partitions a lag or timeline chart draws: a list of partitions\n" +
 				"and ranges of one topic (t-0..t-99,u-3). A timeline draws at most 100 partitions (the first\n" +
-				"100 without --partitions); a lag chart of more than 10 draws their total and the 9 whose\n" +
-				"lag peaked highest. A chart records only the partitions --partitions names (and a total),\n" +
-				"so a big group's chart of a few partitions fits the samples' limit where all of them do not;\n" +
-				"a lag chart of more than 10 whose every partition would not fit replays twice, first for\n" +
-				"each partition's peak, then recording the total and the 9 it draws (the same chart)." + pictureHelp,
+				"100 without --partitions, and records only those); a lag chart of more than 10 draws their\n" +
+				"total and the 9 whose lag peaked highest. A chart records only the partitions --partitions\n" +
+				"names (and a total), so a big group's chart of a few partitions fits the samples' limit\n" +
+				"where all of them do not; a lag chart of more than 10 whose every partition would not fit\n" +
+				"replays twice, first for each partition's peak, then recording the total and the 9 it\n" +
+				"draws (the same chart)." + pictureHelp,
 			run: cmdPlot},
 		{name: "diagram", usage: "diagram [--partitions P,P1..P2] [--out FILE.svg|.png|.pdf] [--width W] [--height H] [--title T] [--ticks A..B]",
 			summary: "draw the world now (or at tick N, or ticks A..B as an animation): members, packets, B1, the logs",

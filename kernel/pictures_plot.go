@@ -87,6 +87,9 @@ func cmdPlot(s *Session, args []string) (*Result, error) {
 		return nil, fmt.Errorf("plot %s --ticks %s: a chart needs a range of ticks (A..B with B > A)", kind, fl["--ticks"])
 	}
 	how := plotRecording{only: only, ticks: po.ticks, from: po.from, to: po.to}
+	if ins := len(s.branches[names[0]].world.Layout().Inputs()); kind == "timeline" && only == nil && ins > chart.MaxTimelineRows {
+		how.firstRows = true
+	}
 	if how.twoPass, err = s.checkPlot(kind, names, how); err != nil {
 		return nil, err
 	}
@@ -130,10 +133,13 @@ func clockWords(c wallclock.Clock) string {
 // for, and whether a lag chart of many partitions is recorded in two
 // replays (twoPass: checkPlot says when).
 type plotRecording struct {
-	only     []int
-	ticks    bool // from..to is a window (to < 0: to the end); else every tick
-	from, to int
-	twoPass  bool
+	only []int
+	// firstRows: a timeline of more partitions than it draws, recorded
+	// for the rows it draws (the first chart.MaxTimelineRows) alone.
+	firstRows bool
+	ticks     bool // from..to is a window (to < 0: to the end); else every tick
+	from, to  int
+	twoPass   bool
 }
 
 // window is the recording's ticks: from..to (to < 0: to the end).
@@ -176,6 +182,12 @@ func (s *Session) recordBranch(name string, need chart.Need, how plotRecording) 
 		rec.LagTotal(how.only)
 		only = peaks.Top(b.world)
 	}
+	if how.firstRows {
+		only = make([]int, chart.MaxTimelineRows)
+		for i := range only {
+			only[i] = i
+		}
+	}
 	if only != nil {
 		rec.OnlyPartitions(only)
 	}
@@ -185,7 +197,11 @@ func (s *Session) recordBranch(name string, need chart.Need, how plotRecording) 
 	if err := replay(rec.Visit); err != nil {
 		return nil, err
 	}
-	return rec.Finish(b.world), nil
+	run := rec.Finish(b.world)
+	if how.firstRows {
+		run.OfPartitions = len(b.world.Layout().Inputs())
+	}
+	return run, nil
 }
 
 // checkPlot refuses a chart whose samples (one per tick of each branch's
@@ -215,6 +231,9 @@ func (s *Session) checkPlot(kind string, branches []string, how plotRecording) (
 			series = len(w.Layout().Inputs()) + 1
 			if how.only != nil {
 				series = len(how.only) + 1
+			}
+			if how.firstRows {
+				series = chart.MaxTimelineRows + 1
 			}
 		}
 		if kind == "lag" && len(branches) == 1 && series-1 > chart.LagTop+1 && limitPlotSamples.checkProduct("", "", ticks, series) != nil {

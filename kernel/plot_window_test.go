@@ -185,3 +185,55 @@ func TestPeaksKeepATicksLastLags(t *testing.T) {
 		t.Fatalf("t-12 is not among the peaks %v with its tick's last lag the highest", top)
 	}
 }
+
+// TestPlotTimelineRecordsTheRowsItDraws: a timeline of a world of more
+// partitions than it draws (chart.MaxTimelineRows) records those rows
+// alone (plotRecording.firstRows, Run.OfPartitions), and draws the chart
+// the recording of every partition draws, byte for byte, its legend
+// saying how many partitions the world has; the samples' limit counts the
+// rows drawn.
+func TestPlotTimelineRecordsTheRowsItDraws(t *testing.T) {
+	s := NewSession()
+	runLines(t, s, "new --topics t:90,u:40 --members 5\nset records.per.partition 6\nrun until stable\ncrash C3 now\nstep 25\njoin C6\nstep 30")
+	w := s.World()
+	svg := func(how plotRecording) (string, *chart.Run) {
+		t.Helper()
+		r, err := s.recordBranch(s.cur.name, chart.NeedOf("timeline"), how)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := chart.Build("timeline", chart.Options{From: how.from, To: how.to}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), r
+	}
+	for _, win := range [][2]int{{0, -1}, {10, 40}} {
+		how := plotRecording{ticks: win[1] >= 0, from: win[0], to: win[1]}
+		whole, _ := svg(how)
+		how.firstRows = true
+		rows, r := svg(how)
+		if rows != whole {
+			t.Fatalf("--ticks %v: the timeline recorded for its rows differs from the one recorded whole", win)
+		}
+		if len(r.Frames[0].Owners) != chart.MaxTimelineRows || r.OfPartitions != 130 {
+			t.Fatalf("--ticks %v: recorded %d partitions a frame of %d", win, len(r.Frames[0].Owners), r.OfPartitions)
+		}
+		if !strings.Contains(rows, "130 partitions") {
+			t.Fatalf("--ticks %v: the legend does not say the world has 130 partitions", win)
+		}
+	}
+	defer func(l limit) { limitPlotSamples = l }(limitPlotSamples)
+	limitPlotSamples.max = (w.Tick + 1) * (chart.MaxTimelineRows + 1) // the rows drawn fit; 131 series do not
+	if _, err := s.Exec("plot timeline"); err != nil {
+		t.Errorf("plot timeline of its first 100 rows within the limit: %v", err)
+	}
+	limitPlotSamples.max--
+	if _, err := s.Exec("plot timeline"); err == nil || !strings.Contains(err.Error(), "101 series") {
+		t.Errorf("plot timeline of 101 series over the limit: %v", err)
+	}
+}

@@ -77,12 +77,16 @@ type Run struct {
 	// InTotal is how many partitions each frame's LagTotal sums, when the
 	// run was recorded as a total and the partitions to draw beside it
 	// (Recorder.LagTotal); 0 when the frames hold every partition's lag.
-	InTotal    int
-	Clients    []string
-	Frames     []Frame
-	Rebalances []sim.PauseEntry
-	Marks      []Mark
-	FinalPause int
+	InTotal int
+	// OfPartitions is how many input partitions the world has when the
+	// run was recorded for the first MaxTimelineRows of them alone (the
+	// rows a timeline draws); 0 when Partitions are the chart's.
+	OfPartitions int
+	Clients      []string
+	Frames       []Frame
+	Rebalances   []sim.PauseEntry
+	Marks        []Mark
+	FinalPause   int
 }
 
 // Isolations are the levels the delivery counters are kept for.

@@ -20,10 +20,11 @@ import (
 //
 // A world of more than MaxTimelineRows partitions draws the first of them
 // (34 pixels a row: 2,000 partitions made a picture 68,150 pixels high)
-// and says so in its legend; the kernel's --partitions picks others.
+// and says so in its legend; the kernel's --partitions picks others. A
+// run recorded for those rows alone (Run.OfPartitions) draws the same.
 func Timeline(opt Options, r *Run) *Chart {
-	all := len(r.Partitions)
-	if all > MaxTimelineRows {
+	all := max(len(r.Partitions), r.OfPartitions)
+	if len(r.Partitions) > MaxTimelineRows {
 		first := make([]int, MaxTimelineRows)
 		for i := range first {
 			first[i] = i
