@@ -41,6 +41,13 @@ type Counts struct {
 // per input record: it allocates its runs and the names it reports.
 func (w *World) Delivery(isolation string) Counts {
 	inputs, outputs := w.layout.Inputs(), w.layout.Outputs()
+	if isolation == "read_committed" && !w.outputEverTransactional() {
+		// No transaction ever wrote to the output topic: its LSO is its
+		// high watermark and no cell is open or aborted, so a
+		// read_committed reader sees what a read_uncommitted one does
+		// (metrics and plot duplicates ask both: one read, not two).
+		return w.Delivery("read_uncommitted").clone()
+	}
 	if len(outputs) > maxGap {
 		return deliveryPerRecord(w, isolation)
 	}
@@ -128,6 +135,25 @@ func (w *World) Delivery(isolation string) Counts {
 		runs, ends = runs[n:], ends[n:]
 	}
 	sort.Strings(c.DuplicateNames)
+	return c
+}
+
+// outputEverTransactional reports whether a transaction ever wrote to an
+// output partition (broker.Log.EverTransactional).
+func (w *World) outputEverTransactional() bool {
+	for _, tp := range w.layout.Outputs() {
+		if w.broker.Log(tp).EverTransactional() {
+			return true
+		}
+	}
+	return false
+}
+
+// clone is c with lists of its own.
+func (c Counts) clone() Counts {
+	c.DuplicateNames = slices.Clone(c.DuplicateNames)
+	c.LostNames = slices.Clone(c.LostNames)
+	c.HeldBackNames = slices.Clone(c.HeldBackNames)
 	return c
 }
 
