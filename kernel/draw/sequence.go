@@ -284,6 +284,13 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 		}
 		pktIdx = append(pktIdx, i)
 	}
+	// With every packet row taken, a note after the last packet's tick is
+	// never drawn (the rows end before it); the first one found only says
+	// there is more, and the rest are not read.
+	lastSent := -1
+	if len(pktIdx) == MaxSeqRows {
+		lastSent = w.Packets.SentAt(pktIdx[len(pktIdx)-1])
+	}
 	elo, ehi := eventRange(w, opt)
 	for i, h := range w.Events.Headers(elo) {
 		if i >= ehi {
@@ -303,6 +310,9 @@ func buildSeq(w *sim.World, opt SeqOptions) seqModel {
 			break
 		}
 		evIdx = append(evIdx, i)
+		if lastSent >= 0 && h.Tick > lastSent {
+			break
+		}
 	}
 	var pkts []*sim.Packet
 	for _, i := range pktIdx {

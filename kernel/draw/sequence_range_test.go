@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgrepl/kgrepl/kernel"
@@ -25,9 +26,11 @@ func TestSequenceReadsItsRangeAlone(t *testing.T) {
 	for name, script := range map[string]string{
 		"30 members": "new --members 30 --topics t:40; set records.per.partition 30; run until stable; crash C4 now; step 40; join C31; step 60",
 		"a window":   "set history.ms 25; new --members 3 --keep-settings; produce --rate 1/2ticks o0 p1; step 120",
+		"real time":  "new --kafka-defaults --members 6 --topics t:12 --output out:2; set processing.ms 0.5; produce --rate 50/s t; step 3s; crash C2 now; step 1s",
+		"25 members": "new --kafka-defaults --members 25 --topics t:50; set processing.ms 0.5; produce --rate 20/s t; step 2s; crash C3 now; step 1s",
 	} {
 		s := kernel.NewSession()
-		for _, line := range []string{script} {
+		for _, line := range strings.Split(script, "; ") {
 			if _, err := s.Exec(line); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -35,7 +38,7 @@ func TestSequenceReadsItsRangeAlone(t *testing.T) {
 		worlds[name] = s.World()
 	}
 	rng := rand.New(rand.NewSource(3))
-	checked := 0
+	checked, cut := 0, 0
 	for name, w := range worlds {
 		for k := 0; k < 60; k++ {
 			opt := draw.SeqOptions{From: rng.Intn(w.Tick + 3), To: -1}
@@ -64,9 +67,17 @@ func TestSequenceReadsItsRangeAlone(t *testing.T) {
 			if len(want) > 0 {
 				checked++
 			}
+			gt, gm, gmore, gn := draw.SeqRows(w, opt)
+			wt, wm, wmore, wn := draw.SeqRowsByScan(w, opt)
+			if !reflect.DeepEqual(gt, wt) || !reflect.DeepEqual(gm, wm) || gmore != wmore || gn != wn {
+				t.Fatalf("%s: rows %d (more %v, %d messages), a scan of the trace %d (more %v, %d messages)", where, len(gt), gmore, gn, len(wt), wmore, wn)
+			}
+			if gmore {
+				cut++
+			}
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("only %d ranges held a message", checked)
+	if checked < 100 || cut < 20 {
+		t.Fatalf("only %d ranges held a message, %d more than a diagram draws", checked, cut)
 	}
 }
