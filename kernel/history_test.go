@@ -44,6 +44,17 @@ func sessionSnapshot(t *testing.T, s *Session) string {
 }
 
 // randomCommand draws one command of the property test; some are meant to fail.
+// randomSession is a new session for a property test of random commands
+// (randomCommand): its own folder with the import fixtures, checkpoints
+// every checkpointEvery ticks, and the seed's random source.
+func randomSession(t *testing.T, seed int64, checkpointEvery int) (*Session, *rand.Rand) {
+	s := NewSession()
+	s.Dir = t.TempDir()
+	copyImportFixtures(t, s.Dir)
+	s.CheckpointEvery = checkpointEvery
+	return s, rand.New(rand.NewSource(seed))
+}
+
 func randomCommand(rng *rand.Rand, s *Session) string {
 	clients := []string{"C1", "C2", "C3"}
 	c := clients[rng.Intn(len(clients))]
@@ -127,11 +138,7 @@ func TestSessionProperty(t *testing.T) {
 		}
 	}()
 	for seed := 0; seed < seeds; seed++ {
-		rng := rand.New(rand.NewSource(int64(seed)))
-		s := NewSession()
-		s.Dir = t.TempDir()
-		copyImportFixtures(t, s.Dir)
-		s.CheckpointEvery = 5 + seed%7
+		s, rng := randomSession(t, int64(seed), 5+seed%7)
 		var typed []string
 		for i := 0; i < cmds; i++ {
 			cmd := randomCommand(rng, s)

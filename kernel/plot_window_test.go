@@ -25,11 +25,7 @@ func TestPlotRecordsTheWindowAsTheWholeCut(t *testing.T) {
 	}
 	compared := 0
 	for seed := 0; seed < seeds; seed++ {
-		rng := rand.New(rand.NewSource(int64(100 + seed)))
-		s := NewSession()
-		s.Dir = t.TempDir()
-		copyImportFixtures(t, s.Dir)
-		s.CheckpointEvery = 3 + seed%5
+		s, rng := randomSession(t, int64(100+seed), 3+seed%5)
 		var typed []string
 		for i := 0; i < cmds; i++ {
 			cmd := randomCommand(rng, s)

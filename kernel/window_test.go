@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,11 +74,7 @@ func TestSessionPropertyWindowed(t *testing.T) {
 	}
 	narrowed, refused := 0, 0
 	for seed := 0; seed < seeds; seed++ {
-		rng := rand.New(rand.NewSource(int64(1000 + seed)))
-		s := NewSession()
-		s.Dir = t.TempDir()
-		copyImportFixtures(t, s.Dir)
-		s.CheckpointEvery = 3 + seed%5
+		s, rng := randomSession(t, int64(1000+seed), 3+seed%5)
 		// Odd seeds start keeping everything and take a window as they run.
 		start := fmt.Sprintf("set history.ms %d", 3+seed*3)
 		if seed%2 == 1 {

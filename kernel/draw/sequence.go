@@ -161,22 +161,22 @@ func (opt SeqOptions) onlyRange() bool { return len(opt.Types) == 0 && opt.Membe
 // tick use), so a diagram of a big world's range reads that range alone,
 // not the whole trace, and counts it without reading it.
 func packetRange(w *sim.World, opt SeqOptions) (lo, hi int) {
-	first, n := w.Packets.First(), w.Packets.Len()
-	lo = first + sort.Search(n-first, func(i int) bool { return w.Packets.SentAt(first+i) >= opt.From })
-	hi = n
-	if opt.To >= 0 {
-		hi = lo + sort.Search(n-lo, func(i int) bool { return w.Packets.SentAt(lo+i) > opt.To })
-	}
-	return lo, hi
+	return tickRange(w.Packets.First(), w.Packets.Len(), w.Packets.SentAt, opt)
 }
 
 // eventRange is packetRange for the events, by their ticks.
 func eventRange(w *sim.World, opt SeqOptions) (lo, hi int) {
-	first, n := w.Events.First(), w.Events.Len()
-	lo = first + sort.Search(n-first, func(i int) bool { return w.Events.TickAt(first+i) >= opt.From })
+	return tickRange(w.Events.First(), w.Events.Len(), w.Events.TickAt, opt)
+}
+
+// tickRange is the indexes [lo, hi) among first..n-1, whose ticks (tickAt)
+// never go back, of those from tick opt.From to opt.To (to the end when
+// opt.To < 0).
+func tickRange(first, n int, tickAt func(int) int, opt SeqOptions) (lo, hi int) {
+	lo = first + sort.Search(n-first, func(i int) bool { return tickAt(first+i) >= opt.From })
 	hi = n
 	if opt.To >= 0 {
-		hi = lo + sort.Search(n-lo, func(i int) bool { return w.Events.TickAt(lo+i) > opt.To })
+		hi = lo + sort.Search(n-lo, func(i int) bool { return tickAt(lo+i) > opt.To })
 	}
 	return lo, hi
 }
