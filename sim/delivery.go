@@ -98,10 +98,14 @@ func (w *World) Delivery(isolation string) Counts {
 		rd.tails = ch.flush(nil) // a new array, likewise
 		odd = addOdd(odd, rd.odd)
 		// The cells past cut (held back from a read_committed reader),
-		// read every time from the chains as they are at cut.
-		ch.reopen(rd.tails)
-		runs = readCells(&ch, runs, &odd, l, cut, cut, hw, lso, committed, slot)
-		tails := ch.flush(nil)
+		// read every time from the chains as they are at cut; with none,
+		// the chains are the read's (read, not written, by the merges).
+		tails := rd.tails
+		if cut < hw {
+			ch.reopen(rd.tails)
+			runs = readCells(&ch, runs, &odd, l, cut, cut, hw, lso, committed, slot)
+			tails = ch.flush(nil)
+		}
 		tailsLo, tailsHi = mergeRuns(tailsLo, tails, byLo), mergeRuns(tailsHi, tails, byHi)
 	}
 	var c Counts
