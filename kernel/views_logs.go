@@ -250,11 +250,7 @@ func cmdConsume(s *Session, args []string) (*Result, error) {
 			return err
 		}
 		for _, it := range items {
-			nth := it.nth
-			if it.r.Source != "" {
-				nth += rd.forgotInvoices(it.r.Source, it.r.Partition)
-			}
-			if err := f(it.r, nth); err != nil {
+			if err := f(it.r, it.nth+rd.forgotInvoices(it.r.Source, it.pi)); err != nil {
 				return err
 			}
 		}
@@ -355,23 +351,10 @@ func (rd topicReader) record(tp sim.TopicPartition, i int) sim.ReadRecord {
 }
 
 // forgotInvoices is how many invoices of the input record named source
-// this reader met in the cells its partitions up to through let go of
-// (history.ms), before their starts.
-func (rd topicReader) forgotInvoices(source string, through sim.TopicPartition) int {
-	part, off, ok := rd.w.Layout().Ref(source)
-	if !ok {
-		part = -1
-	}
-	n := 0
-	for _, tp := range rd.partitions() {
-		if l := rd.w.Log(tp); l.Start() > 0 {
-			n += l.ForgotInvoices(part, off, source, rd.iso == "read_committed")
-		}
-		if tp == through {
-			break
-		}
-	}
-	return n
+// this reader met in the cells its partitions up to through (its place
+// in the reader's order) let go of (history.ms), before their starts.
+func (rd topicReader) forgotInvoices(source string, through int) int {
+	return rd.w.ForgotInvoices(rd.partitions(), through, source, rd.iso == "read_committed")
 }
 
 // count counts the records at offset from or later, looking for Ctrl-C.

@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kgrepl/kgrepl/sim/topo"
+)
 
 // InvoiceAsk is a cell whose place among the invoices of its input record
 // a view asks for (consume's notes, a diagram's o2.3²): its log's place
@@ -54,6 +58,10 @@ func (w *World) CountInvoices(logs []TopicPartition, asks []InvoiceAsk, runs fun
 	}
 	atOrBefore := func(li, i int, a *InvoiceAsk) bool { return li < a.Log || li == a.Log && i <= a.Cell }
 	outputs := w.layout.Outputs()
+	// a filtered run's partitioner and output partition, kept while the
+	// runs are of one input partition in one log
+	var p *topo.Partitioner
+	pPart, slotLog, slot := -1, -1, -1
 	return runs(func(li int, r CellRun) bool {
 		if !r.OK {
 			// cells that are no input record's reference: by name
@@ -73,8 +81,10 @@ func (w *World) CountInvoices(logs []TopicPartition, asks []InvoiceAsk, runs fun
 			}
 			at := r.I + off - r.First // its cell, every record of the range in the run
 			if r.Filtered {
-				slot := slices.Index(outputs, logs[li])
-				p := w.layout.Partitioner(w.layout.Inputs()[r.Part])
+				if p == nil || pPart != r.Part || slotLog != li {
+					pp := w.layout.Partitioner(w.layout.Inputs()[r.Part])
+					p, pPart, slotLog, slot = &pp, r.Part, li, slices.Index(outputs, logs[li])
+				}
 				if p.Slot(off) != slot {
 					continue
 				}
@@ -93,4 +103,26 @@ func (w *World) CountInvoices(logs []TopicPartition, asks []InvoiceAsk, runs fun
 		}
 		return true
 	})
+}
+
+// ForgotInvoices is how many invoices of the input record named source
+// ("": none) were among the cells logs[0] .. logs[through] let go of (history.ms)
+// that a reader at the isolation level (read_committed when committed)
+// sees: what that reader met before those logs' starts
+// (broker.Log.ForgotInvoices), which CountInvoices leaves to its caller.
+func (w *World) ForgotInvoices(logs []TopicPartition, through int, source string, committed bool) int {
+	if source == "" {
+		return 0 // no source: never counted, as in CountInvoices
+	}
+	part, off, ok := w.layout.Ref(source)
+	if !ok {
+		part = -1
+	}
+	n := 0
+	for _, tp := range logs[:through+1] {
+		if l := w.broker.Log(tp); l.Start() > 0 {
+			n += l.ForgotInvoices(part, off, source, committed)
+		}
+	}
+	return n
 }

@@ -638,19 +638,7 @@ func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.T
 		return nil
 	})
 	for _, a := range asks {
-		n := a.Nth
-		if a.Source != "" {
-			part, off, ok := w.Layout().Ref(a.Source)
-			if !ok {
-				part = -1
-			}
-			for _, tp := range outs[:a.Log+1] {
-				if lg := w.Log(tp); lg.Start() > 0 {
-					n += lg.ForgotInvoices(part, off, a.Source, false)
-				}
-			}
-		}
-		if n > 1 {
+		if n := a.Nth + w.ForgotInvoices(outs, a.Log, a.Source, false); n > 1 {
 			tp := outs[a.Log]
 			if out[tp] == nil {
 				out[tp] = map[int]int{}
