@@ -361,12 +361,8 @@ func (rd topicReader) forgotInvoices(source string, through int) int {
 func (rd topicReader) count(s *Session, from int) (int, error) {
 	n := 0
 	for pi, tp := range rd.partitions() {
-		if first, end, ok := plainRange(rd.w.Log(tp), from); ok {
-			n += end - first
-			continue
-		}
-		if err := rd.partitionRuns(s, pi, tp, from, func(_ int, _ *sim.PartitionLog, r sim.CellRun) bool {
-			n += r.N
+		if err := rd.stretches(s, pi, tp, from, func(_, c int) bool {
+			n += c
 			return true
 		}); err != nil {
 			return n, err
@@ -375,16 +371,20 @@ func (rd topicReader) count(s *Session, from int) (int, error) {
 	return n, nil
 }
 
-// plainRange is, for a log no transaction ever wrote to (Log.
-// EverTransactional), the offsets of the records a reader returns from
-// offset from on at either level: every cell from there to the high
-// watermark, known without reading one. ok is false for another log.
-func plainRange(l *sim.PartitionLog, from int) (first, end int, ok bool) {
-	if l.EverTransactional() {
-		return 0, 0, false
+// stretches gives f the stretches of cells (the first, how many) the
+// reader returns in its partition tp (pi its place) from offset from on,
+// until f returns false: a log no transaction ever wrote to (Log.
+// EverTransactional) is one stretch, every cell from there to its high
+// watermark a record at either level, known without reading one; another
+// log's are its runs (partitionRuns).
+func (rd topicReader) stretches(s *Session, pi int, tp sim.TopicPartition, from int, f func(i, n int) bool) error {
+	if l := rd.w.Log(tp); !l.EverTransactional() {
+		if first, end := min(max(from, l.Start()), l.HW()), l.HW(); first < end {
+			f(first, end-first)
+		}
+		return nil
 	}
-	end = l.HW()
-	return min(max(from, l.Start()), end), end, true
+	return rd.partitionRuns(s, pi, tp, from, func(_ int, _ *sim.PartitionLog, r sim.CellRun) bool { return f(r.I, r.N) })
 }
 
 // runs gives f the runs of cells the reader returns (Cells.Runs: data
@@ -445,7 +445,7 @@ type listedRecord struct {
 // later, in its order, each with its nth (the n-th invoice of its input
 // record it is, counted over the records before it from offset 0: the
 // cells a log let go of are forgotInvoices'). It reads runs, not records:
-// the records' places from the runs from offset from on, then their
+// the records' places from the stretches from offset from on, then their
 // counts in one pass over every run from the start (sim.World.
 // CountInvoices).
 func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, error) {
@@ -456,19 +456,11 @@ func (rd topicReader) listed(s *Session, from, lo, hi int) ([]listedRecord, erro
 		if k >= hi {
 			break
 		}
-		if first, end, ok := plainRange(rd.w.Log(tp), from); ok {
-			// every cell a record: the listed ones are found by offset
-			for j := max(lo-k, 0); j < end-first && k+j < hi; j++ {
-				items = append(items, listedRecord{pi: pi, r: rd.record(tp, first+j)})
+		if err := rd.stretches(s, pi, tp, from, func(i, n int) bool {
+			for j := max(lo-k, 0); j < n && k+j < hi; j++ {
+				items = append(items, listedRecord{pi: pi, r: rd.record(tp, i+j)})
 			}
-			k += end - first
-			continue
-		}
-		if err := rd.partitionRuns(s, pi, tp, from, func(pi int, _ *sim.PartitionLog, r sim.CellRun) bool {
-			for j := max(lo-k, 0); j < r.N && k+j < hi; j++ {
-				items = append(items, listedRecord{pi: pi, r: rd.record(parts[pi], r.I+j)})
-			}
-			k += r.N
+			k += n
 			return k < hi
 		}); err != nil {
 			return items, err
