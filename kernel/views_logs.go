@@ -327,10 +327,7 @@ func newTopicReader(w *sim.World, topic, iso string) (topicReader, sim.Counts) {
 		return rd, sim.Counts{}
 	}
 	c := w.Delivery(iso)
-	rd.dups = map[string]bool{}
-	for _, n := range c.DuplicateNames {
-		rd.dups[n] = true
-	}
+	rd.dups = c.Duplicated()
 	return rd, c
 }
 

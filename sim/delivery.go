@@ -153,6 +153,17 @@ func (w *World) outputEverTransactional() bool {
 	return false
 }
 
+// Duplicated is the set of DuplicateNames: the sources with more than
+// one invoice the reader sees (any other invoice a reader meets is its
+// record's first and only one).
+func (c Counts) Duplicated() map[string]bool {
+	set := make(map[string]bool, len(c.DuplicateNames))
+	for _, n := range c.DuplicateNames {
+		set[n] = true
+	}
+	return set
+}
+
 // clone is c with lists of its own.
 func (c Counts) clone() Counts {
 	c.DuplicateNames = slices.Clone(c.DuplicateNames)
@@ -207,9 +218,9 @@ type deliveryCache struct {
 // and first offset (byLo) and by partition and last offset (byHi), so
 // that Delivery sorts only the runs read since, not all of them again
 // at every call (plot duplicates asks at every replayed tick, and the
-// runs grow with the log). n[slot] is how many of read slot's runs they hold; nil, none
-// (made anew). Neither array is written once made (add makes new ones),
-// so copies of the world share them.
+// runs grow with the log). n[slot] is how many of read slot's runs they
+// hold; nil, none (made anew). Neither array is written once made (add
+// makes new ones), so copies of the world share them.
 type sortedRuns struct {
 	byLo, byHi []deliveryRun
 	n          []int

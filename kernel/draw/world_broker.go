@@ -605,10 +605,7 @@ func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.T
 	// CountInvoices), the invoices among the cells a log let go of
 	// (history.ms) met before its start. Delivery says which records have
 	// more than one: a world asked again reads on from where it read.
-	dups := map[string]bool{}
-	for _, n := range w.Delivery("read_uncommitted").DuplicateNames {
-		dups[n] = true
-	}
+	dups := w.Delivery("read_uncommitted").Duplicated()
 	var asks []sim.InvoiceAsk
 	for li, tp := range outs {
 		f, drawn := from[tp]
