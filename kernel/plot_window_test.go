@@ -88,19 +88,8 @@ func TestPlotLagInTwoPassesDrawsTheSameChart(t *testing.T) {
 	w := s.World()
 	svg := func(how plotRecording, where string) string {
 		t.Helper()
-		r, err := s.recordBranch(s.cur.name, chart.NeedOf("lag"), how)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		c, err := chart.Build("lag", chart.Options{From: how.from, To: how.to}, r)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		b, err := c.SVG()
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		return string(b)
+		b, _ := recordedChart(t, s, "lag", how, where)
+		return b
 	}
 	var onlys [][]int
 	for _, v := range []string{"", "t-0..t-29", "u-11,t-3..t-12,u-0..u-5"} {
@@ -194,19 +183,7 @@ func TestPlotTimelineRecordsTheRowsItDraws(t *testing.T) {
 	w := s.World()
 	svg := func(how plotRecording) (string, *chart.Run) {
 		t.Helper()
-		r, err := s.recordBranch(s.cur.name, chart.NeedOf("timeline"), how)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := chart.Build("timeline", chart.Options{From: how.from, To: how.to}, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := c.SVG()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b), r
+		return recordedChart(t, s, "timeline", how, "timeline")
 	}
 	for _, win := range [][2]int{{0, -1}, {10, 40}} {
 		how := plotRecording{ticks: win[1] >= 0, from: win[0], to: win[1]}
@@ -232,4 +209,23 @@ func TestPlotTimelineRecordsTheRowsItDraws(t *testing.T) {
 	if _, err := s.Exec("plot timeline"); err == nil || !strings.Contains(err.Error(), "101 series") {
 		t.Errorf("plot timeline of 101 series over the limit: %v", err)
 	}
+}
+
+// recordedChart records the current branch as how says and draws the kind
+// of chart over how's ticks: its SVG, and the run recorded.
+func recordedChart(t *testing.T, s *Session, kind string, how plotRecording, where string) (string, *chart.Run) {
+	t.Helper()
+	r, err := s.recordBranch(s.cur.name, chart.NeedOf(kind), how)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	c, err := chart.Build(kind, chart.Options{From: how.from, To: how.to}, r)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	b, err := c.SVG()
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	return string(b), r
 }
