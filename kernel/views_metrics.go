@@ -113,9 +113,7 @@ func buildMetrics(s *Session, w *sim.World) (metricsJSON, error) {
 			m.SinkDuplicates += (r.Times - 1) * (r.To - r.From)
 		}
 	}
-	for _, tp := range w.Layout().Inputs() {
-		m.Lag += w.Lag(tp)
-	}
+	m.Lag = w.TotalLag(nil)
 	if clk := clockOf(w); clk.real {
 		tickMS, now := clk.tickMS, clk.ms(w.Tick)
 		m.TickMS, m.TimeMS = &tickMS, &now

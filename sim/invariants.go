@@ -115,6 +115,18 @@ func (c *Checker) checkOffsets(w *World) error {
 	if past != nil {
 		return past
 	}
+	// The lags read by number (the charts' and metrics' InputLags and
+	// TotalLag) are Lag's, read by name.
+	lags, total := w.InputLags(nil, nil), 0
+	for i, tp := range w.layout.Inputs() {
+		if lag := w.Lag(tp); lags[i] != lag {
+			return fmt.Errorf("tick %d: lag of %s read by number is %d, by name %d", w.Tick, tp, lags[i], lag)
+		}
+		total += lags[i]
+	}
+	if t := w.TotalLag(nil); t != total {
+		return fmt.Errorf("tick %d: total lag read by number is %d, the partitions' sum %d", w.Tick, t, total)
+	}
 	// No pending offset becomes committed without its COMMIT marker
 	// (from the first record kept: a world keeping a window of its past
 	// lets go of the older ones, coord.OffsetsLog.ForgetBefore). One pass

@@ -99,16 +99,76 @@ func (l *logsView) Lag(tp TopicPartition) int {
 	return hw
 }
 
+// InputLags is Lag of the input partitions at idx (indexes into
+// Layout.Inputs, in that order; nil: every input partition), written
+// over dst's room. It reads each partition by its number (lagAt), where
+// Lag looks it up by name and reads its log: a chart of a real group's
+// 100,000 partitions reads every lag at every tick it replays, and each
+// log's first read was a cache miss.
+func (l *logsView) InputLags(dst, idx []int) []int {
+	if idx == nil {
+		dst = resize(dst, len(l.layout.Inputs()))
+		for i := range dst {
+			dst[i] = l.lagAt(i)
+		}
+		return dst
+	}
+	dst = resize(dst, len(idx))
+	for j, i := range idx {
+		dst[j] = l.lagAt(i)
+	}
+	return dst
+}
+
+// TotalLag is the sum of InputLags(nil, idx), summed as read.
+func (l *logsView) TotalLag(idx []int) int {
+	n := 0
+	if idx == nil {
+		for i := range l.layout.Inputs() {
+			n += l.lagAt(i)
+		}
+		return n
+	}
+	for _, i := range idx {
+		n += l.lagAt(i)
+	}
+	return n
+}
+
+// resize is dst with length n, reusing its room when it has enough.
+func resize(dst []int, n int) []int {
+	if cap(dst) >= n {
+		return dst[:n]
+	}
+	return make([]int, n)
+}
+
+// lagAt is Lag of the input partition numbered i (Layout.Inputs()[i]):
+// its log is the broker's log numbered i, whose end a log with steady
+// production keeps in the leader's array (Broker.SteadyEnd), and its
+// commit is the offset table's slot i.
+func (l *logsView) lagAt(i int) int {
+	hw := l.hwAt(i)
+	if rec, ok := l.group.Offsets.CommittedAt(i); ok {
+		return hw - rec
+	}
+	return hw
+}
+
+// hwAt is Log.HW of the input partition numbered i, read from the
+// leader's array while it has steady production (Broker.SteadyEnd).
+func (l *logsView) hwAt(i int) int {
+	if hw, ok := l.broker.SteadyEnd(i); ok {
+		return hw
+	}
+	return l.broker.Logs()[i].HW()
+}
+
 // inputsCommitted reports whether no input partition lags (Lag is 0 for
-// each), reading each by its slot: its log is logAt[i], its commit the
-// offset table's slot i.
+// each), reading each by its number (lagAt).
 func (l *logsView) inputsCommitted() bool {
 	for i := range l.layout.Inputs() {
-		lag := l.broker.Logs()[i].HW()
-		if rec, ok := l.group.Offsets.CommittedAt(i); ok {
-			lag -= rec
-		}
-		if lag != 0 {
+		if l.lagAt(i) != 0 {
 			return false
 		}
 	}

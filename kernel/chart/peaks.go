@@ -47,13 +47,7 @@ func (p *Peaks) Visit(w *sim.World) {
 	if p.last != nil && w.Tick != p.lastTick {
 		p.fold()
 	}
-	tps := onlyOf(w.Layout().Inputs(), p.only)
-	if p.last == nil {
-		p.last = make([]int, len(tps))
-	}
-	for i, tp := range tps {
-		p.last[i] = w.Lag(tp)
-	}
+	p.last = w.InputLags(p.last, p.only)
 	p.lastTick = w.Tick
 }
 

@@ -153,7 +153,7 @@ func (r *Recorder) Visit(w *sim.World) {
 	}
 	f := sample(w, r.need, r.only)
 	if r.totalled {
-		f.LagTotal = totalLag(w, r.total)
+		f.LagTotal = w.TotalLag(r.total)
 	}
 	if n := len(r.run.Frames); n > 0 && r.run.Frames[n-1].Tick == f.Tick {
 		r.run.Frames[n-1] = f // commands between ticks change what the tick ends with
@@ -227,15 +227,6 @@ func (r *Recorder) gatherMarks(w *sim.World) {
 // inWindow says whether tick is in the window from..to (to < 0: no end).
 func inWindow(tick, from, to int) bool { return tick >= from && (to < 0 || tick <= to) }
 
-// totalLag is the lag summed over the input partitions at idx (nil: all).
-func totalLag(w *sim.World, idx []int) int {
-	n := 0
-	for _, tp := range onlyOf(w.Layout().Inputs(), idx) {
-		n += w.Lag(tp)
-	}
-	return n
-}
-
 // onlyOf is tps at idx, in that order (all of tps for nil idx).
 func onlyOf(tps []sim.TopicPartition, idx []int) []sim.TopicPartition {
 	if idx == nil {
@@ -266,10 +257,7 @@ func sample(w *sim.World, need Need, only []int) Frame {
 	}
 	tps := onlyOf(w.Layout().Inputs(), only)
 	if need&NeedLag != 0 {
-		f.Lag = make([]int, len(tps))
-		for i, tp := range tps {
-			f.Lag[i] = w.Lag(tp)
-		}
+		f.Lag = w.InputLags(nil, only)
 	}
 	if need&NeedOwners != 0 {
 		index := map[sim.TopicPartition]int{}
