@@ -38,6 +38,11 @@ type Counts struct {
 // say (a stretch some output partitions' filtered runs miss, or one that
 // is lost or written twice: names to report). Its cost is per run, not
 // per input record: it allocates its runs and the names it reports.
+//
+// Asked again it reads only the cells written since and walks only the
+// input partitions whose runs or committed offset changed
+// (deliveryLevel): a partition's counts depend on its runs and its
+// committed offset alone.
 func (w *World) Delivery(isolation string) Counts {
 	inputs, outputs := w.layout.Inputs(), w.layout.Outputs()
 	if isolation == "read_committed" && !w.outputEverTransactional() {
@@ -51,62 +56,90 @@ func (w *World) Delivery(isolation string) Counts {
 		return deliveryPerRecord(w, isolation)
 	}
 	committed := isolation == "read_committed"
-	// runs: those read every time (cells let go of, the runs closed past
-	// the cut), in no order; the chains open at each log's end, in the
-	// order of both keys (a log's flushed one a partition, in partition
-	// order: deliveryChains.flush), merged as they come.
-	var runs, tailsLo, tailsHi []deliveryRun
-	var odd map[string]int // sources that are no input record's name
-	ch := deliveryChains{w: w, open: make([]deliveryRun, len(inputs)), outs: len(outputs)}
-	for p := range ch.open {
-		ch.open[p].hi = -1
-	}
-	reads, sorted := w.delivered.reads(committed, len(outputs))
+	lv := w.delivered.level(committed, len(outputs), len(inputs))
+	ch := w.delivered.chains(w)
+	cuts := make([]int, len(outputs))
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
-		lso, hw := l.LSO(), l.HW()
-		cut := hw // read_uncommitted: every cell is visible, none to split
+		cuts[slot] = l.HW() // read_uncommitted: every cell is visible, none to split
 		if committed {
-			cut = lso
+			cuts[slot] = l.LSO()
 		}
-		// The cells let go of (below the log's start), as their runs: all
-		// below the LSO, so visible or (aborted) never seen.
+		if rd := &lv.reads[slot]; !rd.valid(l, cuts[slot]) {
+			*rd = deliveryRead{start: l.Cells.Start()}
+			lv.lo = nil // its runs among the partitions' are no longer its runs
+		}
+	}
+	anew := lv.lo == nil
+	if anew {
+		// The cells let go of (below each log's start), as their runs: all
+		// below the LSO, so visible or (aborted) never seen. They stay as
+		// they are until the log lets go of more, which makes its read,
+		// and so the level, anew.
+		lv.anew(len(inputs))
+		for slot, tp := range outputs {
+			if f := forgotLevel(w.broker.Log(tp), committed); f != nil {
+				var runs []deliveryRun
+				for _, r := range f.Runs {
+					runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
+				}
+				lv.add(ch.flush(runs))
+			}
+		}
+	}
+	// The partitions to walk: those whose runs a read changes (ch marks
+	// them), past (the cells past the cut, read every time), and those
+	// whose committed offset moved.
+	dirty, past := newBitset(len(inputs)), newBitset(len(inputs))
+	for _, p := range lv.past {
+		dirty.set(int(p))
+	}
+	ch.touched = dirty
+	defer func() { ch.touched = nil }()
+	var odd map[string]int // sources that are no input record's name
+	var pastRuns []deliveryRun
+	tails := make([][]deliveryRun, len(outputs)) // the chains open at each log's end, one an input partition, in partition order
+	for slot, tp := range outputs {
+		l := w.broker.Log(tp)
+		lso, hw, cut := l.LSO(), l.HW(), cuts[slot]
 		if f := forgotLevel(l, committed); f != nil {
 			odd = addOdd(odd, f.Odd)
-			for _, r := range f.Runs {
-				runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
-			}
-			runs = ch.flush(runs)
 		}
 		// The cells below cut read before, and those read now: they stay
 		// as they are (below the high watermark, or the LSO, a cell's
 		// transaction is over), so they are read once, and their runs kept
 		// (the chains open at the end of them too, to join on).
-		rd := &reads[slot]
-		if !rd.valid(l, cut) {
-			*rd = deliveryRead{start: l.Cells.Start()}
-			sorted.n = nil // its runs in the sorted ones are no longer its runs
+		rd := &lv.reads[slot]
+		if rd.upto < cut {
+			ch.reopen(rd.tails)
+			var newOdd map[string]int
+			rd.runs = readCells(ch, rd.runs, &newOdd, l, rd.upto, cut, cut, lso, committed, slot)
+			if newOdd != nil {
+				rd.odd = addOdd(maps.Clone(rd.odd), newOdd) // a new map: a copy of the world may share the old (share)
+			}
+			rd.upto = cut
+			rd.tails = ch.flush(nil) // a new array, likewise
 		}
-		ch.reopen(rd.tails)
-		var newOdd map[string]int
-		rd.runs = readCells(&ch, rd.runs, &newOdd, l, rd.upto, cut, cut, lso, committed, slot)
-		if newOdd != nil {
-			rd.odd = addOdd(maps.Clone(rd.odd), newOdd) // a new map: a copy of the world may share the old (share)
-		}
-		rd.upto = max(rd.upto, cut)
-		rd.tails = ch.flush(nil) // a new array, likewise
 		odd = addOdd(odd, rd.odd)
 		// The cells past cut (held back from a read_committed reader),
 		// read every time from the chains as they are at cut; with none,
-		// the chains are the read's (read, not written, by the merges).
-		tails := rd.tails
+		// the chains are the read's.
+		tails[slot] = rd.tails
 		if cut < hw {
+			ch.touched = past
 			ch.reopen(rd.tails)
-			runs = readCells(&ch, runs, &odd, l, cut, cut, hw, lso, committed, slot)
-			tails = ch.flush(nil)
+			pastRuns = readCells(ch, pastRuns, &odd, l, cut, cut, hw, lso, committed, slot)
+			tails[slot] = ch.flush(nil)
+			ch.touched = dirty
 		}
-		tailsLo, tailsHi = mergeRuns(tailsLo, tails, byLo), mergeRuns(tailsHi, tails, byHi)
 	}
+	lv.addReads()
+	lv.past = lv.past[:0:0]
+	for p := range past.all() {
+		dirty.set(p)
+		lv.past = append(lv.past, int32(p))
+	}
+	lv.limitsMoved(w, dirty, anew)
 	var c Counts
 	for s, n := range odd {
 		if n > 1 {
@@ -114,31 +147,73 @@ func (w *World) Delivery(isolation string) Counts {
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
-	// The runs by partition and first offset, and by partition and last
-	// offset: a merge of the two walks each partition's offsets. The
-	// reads' runs are kept sorted (sorted.add sorts only those read now);
-	// the others, read every time, are sorted (the open chains, one per
-	// input partition and output log, merged above: sorting those at
-	// every call was most of plot duplicates on a big world, which asks
-	// Delivery at every replayed tick) and merged in.
-	sorted.add(reads)
-	ends := mergeRuns(sorted.byHi, mergeRuns(tailsHi, sortRuns(slices.Clone(runs), byHi), byHi), byHi)
-	runs = mergeRuns(sorted.byLo, mergeRuns(tailsLo, sortRuns(runs, byLo), byLo), byLo)
-	m := deliveryMerge{w: w, c: &c, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
-	for p, tp := range inputs {
-		n := 0
-		for n < len(runs) && int(runs[n].part) == p {
-			n++
+	// Walk each partition to walk over its runs by first offset and by
+	// last: its runs read before, its open chains and its runs past the
+	// cut.
+	pastLo := sortRuns(pastRuns, byLo)
+	pastHi := sortRuns(slices.Clone(pastRuns), byHi)
+	m := deliveryMerge{w: w, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
+	var starts, ends, bufLo, bufHi []deliveryRun
+	for p := range dirty.all() {
+		p32 := int32(p)
+		starts, ends = lv.lo[p], lv.hi[p]
+		extraLo, extraHi := partRange(pastLo, p32), partRange(pastHi, p32)
+		open := false
+		for _, t := range tails {
+			open = open || len(partRange(t, p32)) > 0
 		}
-		limit := 0 // lost below it: the committed offset, within the log
-		if rec, ok := w.Group.Offsets.CommittedOffset(tp); ok {
-			limit = min(rec, w.broker.Log(tp).HW())
+		if open || len(extraLo) > 0 {
+			starts = append(append(bufLo[:0], lv.lo[p]...), extraLo...)
+			ends = append(append(bufHi[:0], lv.hi[p]...), extraHi...)
+			for _, t := range tails {
+				t = partRange(t, p32)
+				starts, ends = append(starts, t...), append(ends, t...)
+			}
+			bufLo, bufHi = sortRuns(starts, byLo), sortRuns(ends, byHi)
 		}
-		m.partition(tp, runs[:n], ends[:n], limit)
-		runs, ends = runs[n:], ends[n:]
+		var pc Counts
+		m.c = &pc
+		m.partition(inputs[p], starts, ends, int(lv.limits[p]))
+		lv.judge(p32, pc)
 	}
-	sort.Strings(c.DuplicateNames)
+	names := lv.gathered()
+	c.Duplicates += lv.dup
+	c.Lost, c.HeldBack = lv.lost, lv.held
+	c.DuplicateNames = append(c.DuplicateNames, names.dup...)
+	if len(c.DuplicateNames) > len(names.dup) {
+		sort.Strings(c.DuplicateNames)
+	}
+	c.LostNames, c.HeldBackNames = slices.Clone(names.lost), slices.Clone(names.held)
 	return c
+}
+
+// limitsMoved reads each input partition's limit (the offset below which
+// a record with no invoice is lost: its committed offset, within its
+// log) again when the committed offsets may have moved since lv read
+// them, and marks the partitions whose limit moved in dirty. anew: every
+// partition (lv has no limits yet).
+func (lv *deliveryLevel) limitsMoved(w *World, dirty bitset, anew bool) {
+	offsets := &w.Group.Offsets
+	if !anew && lv.limits != nil && !lv.above && offsets.Version() == lv.version {
+		return
+	}
+	lv.own()
+	if lv.limits == nil {
+		lv.limits = make([]int32, len(w.layout.Inputs()))
+	}
+	lv.version, lv.above = offsets.Version(), false
+	for i := range lv.limits {
+		limit := 0
+		if rec, ok := offsets.CommittedAt(i); ok {
+			hw := w.hwAt(i)
+			limit = min(rec, hw)
+			lv.above = lv.above || rec > hw
+		}
+		if int32(limit) != lv.limits[i] || anew {
+			lv.limits[i] = int32(limit)
+			dirty.set(i)
+		}
+	}
 }
 
 // outputEverTransactional reports whether a transaction ever wrote to an
@@ -247,6 +322,9 @@ type deliveryChains struct {
 	made  []bool
 	outs  int
 	buf   []int32 // Slots' scratch
+	// touched marks the input partitions whose runs or open chain add
+	// changes (nil: none marked)
+	touched bitset
 }
 
 const maxGap = 1 << 12
@@ -298,6 +376,9 @@ func (ch *deliveryChains) allOf(p, lo, n, slot int) bool {
 // not.
 func (ch *deliveryChains) addOf(runs []deliveryRun, r deliveryRun, slotted bool, slot int) []deliveryRun {
 	p := int(r.part)
+	if ch.touched != nil {
+		ch.touched.set(p)
+	}
 	if !slotted {
 		return append(runs, r) // a run of records of other partitions too: as it is
 	}

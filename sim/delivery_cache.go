@@ -1,60 +1,227 @@
 package sim
 
-// What Delivery read of the output logs before, kept by the world so that
-// asked again it reads on (deliveryCache), and the runs it read kept
-// sorted (sortedRuns).
+// What Delivery read of the output logs before and what it judged of
+// each input partition, kept by the world so that asked again it reads
+// on and judges again only the partitions something changed for
+// (deliveryCache).
 
 import (
 	"cmp"
+	"iter"
+	"maps"
+	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
 )
 
-// deliveryCache is, for each isolation level and output log, what
-// Delivery read of the log's cells before (deliveryRead), so that asked
-// again it reads only the cells written since: metrics asked after each
-// step of a big world read every run the output topic had, its cost
-// growing with the world's age (T1: 8 million runs a simulated half
-// minute). The runs a read keeps are Delivery's own, joined as it joins
-// them: what Counts says does not depend on where a run is cut (a
-// record's invoices are counted over every run that holds it), so runs
-// read in parts count as read in one.
+// deliveryCache is, for each isolation level, what Delivery read of the
+// output logs and judged of the input partitions before (deliveryLevel),
+// so that asked again it reads only the cells written since and judges
+// only the partitions they, or a commit, changed: plot duplicates asks at
+// every tick it replays, and a real group's 100,000 input partitions were
+// merged and walked whole at every ask (a tick of T2's world 0.2 s, 241 s
+// for 5 s of it).
 type deliveryCache struct {
-	byLevel [2][]deliveryRead // read_uncommitted, read_committed; by output partition
-	sorted  [2]sortedRuns     // by level, the runs of its reads, sorted
+	levels [2]deliveryLevel // read_uncommitted, read_committed
+	// ch is the chains Delivery joins runs in, kept from ask to ask (all
+	// closed between asks: each log's read ends with a flush) with the
+	// partitioners it made, where each ask made its chains for every
+	// input partition anew: this world's own (a copy starts without).
+	ch *deliveryChains
 }
 
-// sortedRuns is the runs of a level's reads (deliveryRead.runs, of every
-// output partition) sorted as Delivery's merge walks them, by partition
-// and first offset (byLo) and by partition and last offset (byHi), so
-// that Delivery sorts only the runs read since, not all of them again
-// at every call (plot duplicates asks at every replayed tick, and the
-// runs grow with the log). n[slot] is how many of read slot's runs they
-// hold; nil, none (made anew). Neither array is written once made (add
-// makes new ones), so copies of the world share them.
-type sortedRuns struct {
-	byLo, byHi []deliveryRun
-	n          []int
+// chains is the cache's chains for w, made the first time.
+func (c *deliveryCache) chains(w *World) *deliveryChains {
+	if c.ch == nil || c.ch.w != w {
+		ins := len(w.layout.Inputs())
+		c.ch = &deliveryChains{w: w, open: make([]deliveryRun, ins), outs: len(w.layout.Outputs())}
+		for p := range c.ch.open {
+			c.ch.open[p].hi = -1
+		}
+	}
+	return c.ch
 }
 
-// add puts the reads' runs not yet in s into it (every read's, when a
-// read was made anew: n nil). The merge only adds counts at each offset,
-// so the order of runs with the same key does not matter.
-func (s *sortedRuns) add(reads []deliveryRead) {
-	if len(s.n) != len(reads) {
-		s.byLo, s.byHi, s.n = nil, nil, make([]int, len(reads))
+// deliveryLevel is what Delivery keeps of one isolation level.
+//
+// reads is, by output partition, what it read of that log. lo and hi are,
+// by input partition, the runs of the cells let go of (read when the
+// level was made anew) and of every read, joined as Delivery joins them,
+// by first offset and by last: what Counts says does not depend on where
+// a run is cut (a record's invoices are counted over every run that holds
+// it), so runs read in parts count as read in one. n[slot] is how many of
+// read slot's runs they hold. lo nil: to be made anew (the first ask, or
+// a log let go of cells since: its cells let go of are then in its
+// forgotten level, and its runs are no longer its cells').
+//
+// judged is, by input partition, the counts its last walk found
+// (partition counts with no duplicate, loss or hold are not kept), dup,
+// lost and held their sums, and names their names as Counts lists them
+// (nil: to be gathered again). limits is each partition's offset below
+// which a record with no invoice is lost, as last walked, read again
+// only when the committed offsets changed (version) or one of them lay
+// past its log's end (above: the limit is then the end, which moves).
+// past is the partitions last ask's read past the cut touched (a
+// read_committed reader's held-back cells, read at every ask), walked
+// again at the next.
+//
+// A copy of the world shares all of it (share): lo and hi's arrays are
+// cut at their lengths in both worlds so that neither's appends or
+// inserts write where the other reads, and judged and limits are copied
+// by the first world to write them (shared).
+type deliveryLevel struct {
+	reads  []deliveryRead
+	lo, hi [][]deliveryRun
+	n      []int
+
+	judged          map[int32]Counts
+	dup, lost, held int
+	names           *deliveryNames
+	limits          []int32
+	version         uint64
+	above           bool
+	past            []int32
+	shared          bool
+}
+
+// deliveryNames is the names of the judged partitions' records as Counts
+// lists them: duplicates sorted, losses and holds by partition and
+// offset. Never written once made.
+type deliveryNames struct {
+	dup, lost, held []string
+}
+
+// level is the level (read_committed when committed) of outs output
+// partitions and ins input partitions, made anew the first time or when
+// the world's shape is not the one it was made for.
+func (c *deliveryCache) level(committed bool, outs, ins int) *deliveryLevel {
+	lv := &c.levels[0]
+	if committed {
+		lv = &c.levels[1]
 	}
-	var fresh []deliveryRun
-	for slot := range reads {
-		fresh = append(fresh, reads[slot].runs[s.n[slot]:]...)
-		s.n[slot] = len(reads[slot].runs)
+	if len(lv.reads) != outs || lv.lo != nil && len(lv.lo) != ins {
+		*lv = deliveryLevel{reads: make([]deliveryRead, outs)}
 	}
-	if len(fresh) == 0 {
+	return lv
+}
+
+// share is c for a copy of the world (World.clone), whose logs are its
+// original's as they are: the same reads and runs, their arrays shared,
+// which neither world writes where the other reads (Delivery only appends
+// to a read's runs, cut at their length in the copy so that its own
+// appends go to an array of its own, and gives a read new tails and
+// sources rather than write them in place; a partition's runs are cut at
+// their length in both). Nothing else is copied but a read a level and
+// output partition, and the partitions' slices.
+func (c *deliveryCache) share() deliveryCache {
+	var n deliveryCache
+	for k := range c.levels {
+		lv := &c.levels[k]
+		if lv.reads == nil {
+			continue
+		}
+		nl := *lv
+		nl.reads = slices.Clone(lv.reads)
+		for i := range nl.reads {
+			nl.reads[i].runs = slices.Clip(nl.reads[i].runs)
+		}
+		if lv.lo != nil {
+			for p := range lv.lo {
+				lv.lo[p], lv.hi[p] = slices.Clip(lv.lo[p]), slices.Clip(lv.hi[p])
+			}
+			nl.lo, nl.hi = slices.Clone(lv.lo), slices.Clone(lv.hi)
+		}
+		nl.n = slices.Clone(lv.n)
+		lv.shared, nl.shared = true, true
+		n.levels[k] = nl
+	}
+	return n
+}
+
+// own makes judged and limits lv's own before it writes them (a copy of
+// the world may read them: shared).
+func (lv *deliveryLevel) own() {
+	if lv.shared {
+		lv.judged, lv.limits, lv.shared = maps.Clone(lv.judged), slices.Clone(lv.limits), false
+	}
+}
+
+// anew forgets what lv judged and the runs it holds, for ins input
+// partitions: every partition is walked again.
+func (lv *deliveryLevel) anew(ins int) {
+	lv.lo, lv.hi, lv.n = make([][]deliveryRun, ins), make([][]deliveryRun, ins), make([]int, len(lv.reads))
+	lv.judged, lv.dup, lv.lost, lv.held, lv.names = nil, 0, 0, 0, nil
+	lv.limits, lv.above, lv.past, lv.shared = nil, false, nil, false
+}
+
+// add puts runs into their partitions' lists, each kept in order.
+func (lv *deliveryLevel) add(runs []deliveryRun) {
+	for _, r := range runs {
+		lv.lo[r.part] = insertRun(lv.lo[r.part], r, byLo)
+		lv.hi[r.part] = insertRun(lv.hi[r.part], r, byHi)
+	}
+}
+
+// addReads puts the reads' runs not yet in lv's lists into them.
+func (lv *deliveryLevel) addReads() {
+	for slot := range lv.reads {
+		lv.add(lv.reads[slot].runs[lv.n[slot]:])
+		lv.n[slot] = len(lv.reads[slot].runs)
+	}
+}
+
+// insertRun puts r into runs, sorted by by, after the runs equal to it
+// (runs mostly come in order: an append). A list whose room a copy of the
+// world may read has none to spare (share cuts it), so slices.Insert
+// makes it a new array then.
+func insertRun(runs []deliveryRun, r deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
+	i := len(runs)
+	for i > 0 && by(runs[i-1], r) > 0 {
+		i--
+	}
+	return slices.Insert(runs, i, r)
+}
+
+// judge records c as what partition p's walk found, and its sums.
+func (lv *deliveryLevel) judge(p int32, c Counts) {
+	old, had := lv.judged[p]
+	has := c.Duplicates > 0 || c.Lost > 0 || c.HeldBack > 0
+	if !had && !has {
 		return
 	}
-	s.byHi = mergeRuns(s.byHi, sortRuns(slices.Clone(fresh), byHi), byHi)
-	s.byLo = mergeRuns(s.byLo, sortRuns(fresh, byLo), byLo)
+	lv.dup += c.Duplicates - old.Duplicates
+	lv.lost += c.Lost - old.Lost
+	lv.held += c.HeldBack - old.HeldBack
+	lv.names = nil
+	lv.own()
+	if !has {
+		delete(lv.judged, p)
+		return
+	}
+	if lv.judged == nil {
+		lv.judged = map[int32]Counts{}
+	}
+	lv.judged[p] = c
+}
+
+// gathered is the judged partitions' names (made when nil).
+func (lv *deliveryLevel) gathered() *deliveryNames {
+	if lv.names != nil {
+		return lv.names
+	}
+	parts := slices.Sorted(maps.Keys(lv.judged))
+	var n deliveryNames
+	for _, p := range parts {
+		c := lv.judged[p]
+		n.dup = append(n.dup, c.DuplicateNames...)
+		n.lost = append(n.lost, c.LostNames...)
+		n.held = append(n.held, c.HeldBackNames...)
+	}
+	sort.Strings(n.dup)
+	lv.names = &n
+	return lv.names
 }
 
 // byLo and byHi order runs by input partition, then first (last) offset.
@@ -87,50 +254,24 @@ func mergeRuns(a, b []deliveryRun, by func(a, b deliveryRun) int) []deliveryRun 
 	return append(out, b[j:]...)
 }
 
-// share is c for a copy of the world (World.clone), whose logs are its
-// original's as they are: the same reads, their arrays shared, which
-// neither world writes where the other reads (Delivery only appends to a
-// read's runs, the copy's cut at their length so that its own appends go
-// to an array of its own, and gives a read new tails and sources rather
-// than write them in place). Nothing is copied but a read a level and
-// output partition.
-func (c *deliveryCache) share() deliveryCache {
-	var n deliveryCache
-	for k, reads := range c.byLevel {
-		if reads == nil {
-			continue
-		}
-		n.byLevel[k] = slices.Clone(reads)
-		for i := range n.byLevel[k] {
-			rd := &n.byLevel[k][i]
-			rd.runs = slices.Clip(rd.runs)
-		}
-		n.sorted[k] = c.sorted[k]
-		n.sorted[k].n = slices.Clone(c.sorted[k].n)
+// partRange is the runs of input partition p among runs sorted by
+// partition first.
+func partRange(runs []deliveryRun, p int32) []deliveryRun {
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].part >= p })
+	j := i
+	for j < len(runs) && runs[j].part == p {
+		j++
 	}
-	return n
-}
-
-// reads is the reads at the level (read_committed when committed), one
-// per output partition, made the first time, and their runs sorted.
-func (c *deliveryCache) reads(committed bool, outs int) ([]deliveryRead, *sortedRuns) {
-	k := 0
-	if committed {
-		k = 1
-	}
-	if len(c.byLevel[k]) != outs {
-		c.byLevel[k] = make([]deliveryRead, outs)
-		c.sorted[k] = sortedRuns{}
-	}
-	return c.byLevel[k], &c.sorted[k]
+	return runs[i:j]
 }
 
 // deliveryRead is what Delivery read of one output log at one level: its
 // cells from the log's start (start) to upto-1, all below the cut they
 // were read at (the high watermark, or the LSO for read_committed: cells
 // whose transaction is over), as runs (joined ones, runs) and the chains
-// still open at upto (tails, to join on from there), and the sources that
-// are no input record's (odd).
+// still open at upto (tails, to join on from there, one an input
+// partition, in partition order), and the sources that are no input
+// record's (odd).
 type deliveryRead struct {
 	start, upto int
 	runs, tails []deliveryRun
@@ -147,4 +288,24 @@ type deliveryRead struct {
 // start, and below its high watermark (or LSO) no cell changes.
 func (r *deliveryRead) valid(l *broker.Log, cut int) bool {
 	return r.start == l.Cells.Start() && r.upto <= cut
+}
+
+// bitset is a set of input partitions' numbers.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)   { b[i>>6] |= 1 << (uint(i) & 63) }
+
+// all yields the numbers in the set, in ascending order.
+func (b bitset) all() iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for k, word := range b {
+			for word != 0 {
+				if !yield(k<<6 + bits.TrailingZeros64(word)) {
+					return
+				}
+				word &= word - 1
+			}
+		}
+	}
 }

@@ -265,7 +265,7 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 			}
 			next = w.Tick + 1 + sc.r.Intn(12)
 			for k, iso := range []string{"read_uncommitted", "read_committed"} {
-				for slot, rd := range w.delivered.byLevel[k] {
+				for slot, rd := range w.delivered.levels[k].reads {
 					l := w.broker.Log(w.layout.Outputs()[slot])
 					switch {
 					case rd.upto > rd.start && rd.start != l.Cells.Start():
