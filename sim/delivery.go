@@ -173,7 +173,7 @@ func (w *World) Delivery(isolation string) Counts {
 		}
 		var pc Counts
 		m.c = &pc
-		m.partition(inputs[p], starts, ends, int(lv.limits[p]))
+		m.partition(inputs[p], starts, ends, int(lv.kept.limits[p]))
 		lv.judge(p32, pc)
 	}
 	names := lv.gathered()
@@ -194,23 +194,23 @@ func (w *World) Delivery(isolation string) Counts {
 // partition (lv has no limits yet).
 func (lv *deliveryLevel) limitsMoved(w *World, dirty bitset, anew bool) {
 	offsets := &w.Group.Offsets
-	if !anew && lv.limits != nil && !lv.above && offsets.Version() == lv.version {
+	if !anew && lv.kept != nil && lv.kept.limits != nil && !lv.above && offsets.Version() == lv.version {
 		return
 	}
-	lv.own()
-	if lv.limits == nil {
-		lv.limits = make([]int32, len(w.layout.Inputs()))
+	kept := lv.own()
+	if kept.limits == nil {
+		kept.limits = make([]int32, len(w.layout.Inputs()))
 	}
 	lv.version, lv.above = offsets.Version(), false
-	for i := range lv.limits {
+	for i := range kept.limits {
 		limit := 0
 		if rec, ok := offsets.CommittedAt(i); ok {
 			hw := w.hwAt(i)
 			limit = min(rec, hw)
 			lv.above = lv.above || rec > hw
 		}
-		if int32(limit) != lv.limits[i] || anew {
-			lv.limits[i] = int32(limit)
+		if int32(limit) != kept.limits[i] || anew {
+			kept.limits[i] = int32(limit)
 			dirty.set(i)
 		}
 	}

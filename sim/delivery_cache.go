@@ -12,6 +12,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
 )
@@ -68,22 +69,33 @@ func (c *deliveryCache) chains(w *World) *deliveryChains {
 // again at the next.
 //
 // A copy of the world shares all of it (share): lo and hi's arrays are
-// cut at their lengths in both worlds so that neither's appends or
-// inserts write where the other reads, and judged and limits are copied
-// by the first world to write them (shared).
+// cut at their lengths in the copy, so that its appends make arrays of
+// its own, the original appends past what the copy reads, and neither
+// inserts in place (insertRun); judged and limits are copied by the
+// first world to write them (deliveryKept.shared).
 type deliveryLevel struct {
 	reads  []deliveryRead
 	lo, hi [][]deliveryRun
 	n      []int
 
-	judged          map[int32]Counts
+	kept            *deliveryKept
 	dup, lost, held int
 	names           *deliveryNames
-	limits          []int32
 	version         uint64
 	above           bool
 	past            []int32
-	shared          bool
+}
+
+// deliveryKept is what a level judged of each input partition and the
+// limits it walked them with, which copies of the world share until one
+// of them writes (own): shared says a copy may read them. share sets it
+// from whichever goroutine clones the world (the explorer clones one
+// base in several), so it is atomic, and it is the only thing a copy
+// writes of its original's.
+type deliveryKept struct {
+	shared atomic.Bool
+	judged map[int32]Counts
+	limits []int32
 }
 
 // deliveryNames is the names of the judged partitions' records as Counts
@@ -128,32 +140,38 @@ func (c *deliveryCache) share() deliveryCache {
 			nl.reads[i].runs = slices.Clip(nl.reads[i].runs)
 		}
 		if lv.lo != nil {
-			for p := range lv.lo {
-				lv.lo[p], lv.hi[p] = slices.Clip(lv.lo[p]), slices.Clip(lv.hi[p])
-			}
 			nl.lo, nl.hi = slices.Clone(lv.lo), slices.Clone(lv.hi)
+			for p := range nl.lo {
+				nl.lo[p], nl.hi[p] = slices.Clip(nl.lo[p]), slices.Clip(nl.hi[p])
+			}
 		}
 		nl.n = slices.Clone(lv.n)
-		lv.shared, nl.shared = true, true
+		if lv.kept != nil {
+			lv.kept.shared.Store(true)
+		}
 		n.levels[k] = nl
 	}
 	return n
 }
 
-// own makes judged and limits lv's own before it writes them (a copy of
-// the world may read them: shared).
-func (lv *deliveryLevel) own() {
-	if lv.shared {
-		lv.judged, lv.limits, lv.shared = maps.Clone(lv.judged), slices.Clone(lv.limits), false
+// own is lv's judged and limits to write: its own (a copy of the world
+// may read the ones it has: shared).
+func (lv *deliveryLevel) own() *deliveryKept {
+	switch {
+	case lv.kept == nil:
+		lv.kept = &deliveryKept{}
+	case lv.kept.shared.Load():
+		lv.kept = &deliveryKept{judged: maps.Clone(lv.kept.judged), limits: slices.Clone(lv.kept.limits)}
 	}
+	return lv.kept
 }
 
 // anew forgets what lv judged and the runs it holds, for ins input
 // partitions: every partition is walked again.
 func (lv *deliveryLevel) anew(ins int) {
 	lv.lo, lv.hi, lv.n = make([][]deliveryRun, ins), make([][]deliveryRun, ins), make([]int, len(lv.reads))
-	lv.judged, lv.dup, lv.lost, lv.held, lv.names = nil, 0, 0, 0, nil
-	lv.limits, lv.above, lv.past, lv.shared = nil, false, nil, false
+	lv.kept, lv.dup, lv.lost, lv.held, lv.names = nil, 0, 0, 0, nil
+	lv.above, lv.past = false, nil
 }
 
 // add puts runs into their partitions' lists, each kept in order.
@@ -173,20 +191,28 @@ func (lv *deliveryLevel) addReads() {
 }
 
 // insertRun puts r into runs, sorted by by, after the runs equal to it
-// (runs mostly come in order: an append). A list whose room a copy of the
-// world may read has none to spare (share cuts it), so slices.Insert
-// makes it a new array then.
+// (runs mostly come in order: an append, in place past what any copy of
+// the world reads). A run that goes before others makes a new array: a
+// copy may read the old one.
 func insertRun(runs []deliveryRun, r deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
 	i := len(runs)
 	for i > 0 && by(runs[i-1], r) > 0 {
 		i--
 	}
-	return slices.Insert(runs, i, r)
+	if i == len(runs) {
+		return append(runs, r)
+	}
+	out := make([]deliveryRun, 0, len(runs)+1+len(runs)/4)
+	return append(append(append(out, runs[:i]...), r), runs[i:]...)
 }
 
 // judge records c as what partition p's walk found, and its sums.
 func (lv *deliveryLevel) judge(p int32, c Counts) {
-	old, had := lv.judged[p]
+	var old Counts
+	had := false
+	if lv.kept != nil {
+		old, had = lv.kept.judged[p]
+	}
 	has := c.Duplicates > 0 || c.Lost > 0 || c.HeldBack > 0
 	if !had && !has {
 		return
@@ -195,15 +221,15 @@ func (lv *deliveryLevel) judge(p int32, c Counts) {
 	lv.lost += c.Lost - old.Lost
 	lv.held += c.HeldBack - old.HeldBack
 	lv.names = nil
-	lv.own()
+	kept := lv.own()
 	if !has {
-		delete(lv.judged, p)
+		delete(kept.judged, p)
 		return
 	}
-	if lv.judged == nil {
-		lv.judged = map[int32]Counts{}
+	if kept.judged == nil {
+		kept.judged = map[int32]Counts{}
 	}
-	lv.judged[p] = c
+	kept.judged[p] = c
 }
 
 // gathered is the judged partitions' names (made when nil).
@@ -211,10 +237,13 @@ func (lv *deliveryLevel) gathered() *deliveryNames {
 	if lv.names != nil {
 		return lv.names
 	}
-	parts := slices.Sorted(maps.Keys(lv.judged))
+	var judged map[int32]Counts
+	if lv.kept != nil {
+		judged = lv.kept.judged
+	}
 	var n deliveryNames
-	for _, p := range parts {
-		c := lv.judged[p]
+	for _, p := range slices.Sorted(maps.Keys(judged)) {
+		c := judged[p]
 		n.dup = append(n.dup, c.DuplicateNames...)
 		n.lost = append(n.lost, c.LostNames...)
 		n.held = append(n.held, c.HeldBackNames...)
@@ -282,7 +311,7 @@ type deliveryRead struct {
 // output partition, or the log it was copied from: World.clone), holds
 // for l as it is now, to read on from upto to cut: nothing let go of
 // since (its start; the cells let go of are then in its forgotten level,
-// read anew each time), and not read past cut (a high watermark and an
+// and the level is made anew), and not read past cut (a high watermark and an
 // LSO never go back, but a read that did would have kept cells that
 // changed). A world's output log only grows at its end and lets go at its
 // start, and below its high watermark (or LSO) no cell changes.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"iter"
+	"maps"
 	"math/rand"
 	"reflect"
 	"runtime"
@@ -294,6 +295,18 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 					// reads end): either appending must not disturb the
 					// other's reads
 					sib = &stepper{w: cp, sched: sched, i: st.i}
+					if sc.r.Intn(2) == 0 {
+						// and now and then make it part from its original
+						// (a member crashed in the copy alone), so that the
+						// two append different runs where they share
+						// arrays, not the same ones a tick apart
+						for _, c := range cp.Clients() {
+							if m := cp.Member(c); m != nil && m.Alive && cp.CrashNow(c) == nil {
+								seen["copies parted"]++
+								break
+							}
+						}
+					}
 					sib.tick()
 				}
 				if want := deliveryPerRecord(w, iso); !reflect.DeepEqual(got, want) {
@@ -306,7 +319,7 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 		}
 	}
 	t.Logf("%v", seen)
-	for _, k := range []string{"let go since read", "read on", "dup, lost or held", "from inside a run", "copies checked"} {
+	for _, k := range []string{"let go since read", "read on", "dup, lost or held", "from inside a run", "copies checked", "copies parted"} {
 		if seen[k] == 0 {
 			t.Errorf("the worlds never showed %q (%v): the test proves less than it says", k, seen)
 		}
@@ -413,6 +426,77 @@ func TestMergeRunsAsSorted(t *testing.T) {
 				if !reflect.DeepEqual(count(got), count(want)) {
 					t.Fatalf("%d runs into %d: not the same runs", len(b), len(a))
 				}
+			}
+		}
+	}
+}
+
+// TestDeliveryLevelsOfCopiesKeepTheirOwn: a family of levels, each made
+// by sharing another (as World.clone shares a world's), each then given
+// runs and judged counts of its own in random turns, keeps exactly the
+// runs and counts given to it and to the level it was shared from before
+// it was: no level's appends, inserts or judgements show in another's.
+func TestDeliveryLevelsOfCopiesKeepTheirOwn(t *testing.T) {
+	const parts = 3
+	rng := rand.New(rand.NewSource(7))
+	type model struct {
+		lo, hi [parts][]deliveryRun
+		judged map[int32]int
+	}
+	type member struct {
+		c *deliveryCache
+		m model
+	}
+	first := &deliveryCache{}
+	first.level(false, 1, parts).anew(parts)
+	family := []*member{{c: first, m: model{judged: map[int32]int{}}}}
+	for step := 0; step < 20000; step++ {
+		f := family[rng.Intn(len(family))]
+		lv := &f.c.levels[0]
+		switch k := rng.Intn(10); {
+		case k == 0 && len(family) < 40:
+			n := f.c.share()
+			cp := member{c: &n, m: model{judged: maps.Clone(f.m.judged)}}
+			for p := range parts {
+				cp.m.lo[p], cp.m.hi[p] = slices.Clone(f.m.lo[p]), slices.Clone(f.m.hi[p])
+			}
+			family = append(family, &cp)
+		case k < 3:
+			p := int32(rng.Intn(parts))
+			d := rng.Intn(3)
+			lv.judge(p, Counts{Duplicates: d})
+			if d == 0 {
+				delete(f.m.judged, p)
+			} else {
+				f.m.judged[p] = d
+			}
+		default:
+			// mostly past the runs there (an append), now and then before
+			p := rng.Intn(parts)
+			lo := int32(len(f.m.lo[p])*2 + rng.Intn(4))
+			if rng.Intn(5) == 0 {
+				lo = int32(rng.Intn(len(f.m.lo[p])*2 + 1))
+			}
+			r := deliveryRun{part: int32(p), lo: lo, hi: lo + int32(rng.Intn(5)), slot: int32(step), n: 1}
+			lv.add([]deliveryRun{r})
+			f.m.lo[p] = slices.Insert(f.m.lo[p], sort.Search(len(f.m.lo[p]), func(i int) bool { return byLo(f.m.lo[p][i], r) > 0 }), r)
+			f.m.hi[p] = slices.Insert(f.m.hi[p], sort.Search(len(f.m.hi[p]), func(i int) bool { return byHi(f.m.hi[p][i], r) > 0 }), r)
+		}
+		for i, g := range family {
+			glv := &g.c.levels[0]
+			for p := range parts {
+				if !slices.Equal(glv.lo[p], g.m.lo[p]) || !slices.Equal(glv.hi[p], g.m.hi[p]) {
+					t.Fatalf("step %d: level %d of the family holds runs %v / %v of partition %d, was given %v", step, i, glv.lo[p], glv.hi[p], p, g.m.lo[p])
+				}
+			}
+			got := map[int32]int{}
+			if glv.kept != nil {
+				for p, c := range glv.kept.judged {
+					got[p] = c.Duplicates
+				}
+			}
+			if !maps.Equal(got, g.m.judged) {
+				t.Fatalf("step %d: level %d of the family judged %v, was given %v", step, i, got, g.m.judged)
 			}
 		}
 	}
