@@ -156,13 +156,37 @@ var deliveryWarm = flag.Int("deliverywarm", 10, "BenchmarkDeliveryAfterASecond: 
 // Kafka's defaults): the chart's replay asks Delivery at both isolation
 // levels after every tick. An op steps one tick (5 ms) and asks, after
 // -deliverywarm seconds stepped first; delivery-us/op is Delivery's CPU
-// alone. Each ask reads the tick's new runs (deliveryCache) and merges
-// them with the runs read before, kept sorted (sortedRuns), and the chains
-// open at each output log's end, one per input partition and log.
+// alone. Each ask reads the tick's new runs (deliveryCache) into their
+// partitions' lists and walks again the partitions they, or a commit,
+// changed (deliveryLevel).
 func BenchmarkDeliveryEveryTick(b *testing.B) {
 	cfg := KafkaDefaultConfig()
 	w := hourWorld(b, cfg)
 	for w.Tick < *deliveryWarm*200 {
+		w.Step()
+	}
+	w.Delivery("read_uncommitted")
+	w.Delivery("read_committed")
+	var inDelivery time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Step()
+		c0 := cpuTime()
+		w.Delivery("read_uncommitted")
+		w.Delivery("read_committed")
+		inDelivery += cpuTime() - c0
+	}
+	b.ReportMetric(float64(inDelivery.Microseconds())/float64(b.N), "delivery-us/op")
+}
+
+// BenchmarkDeliveryEveryTickT2 is BenchmarkDeliveryEveryTick on T2's world
+// (kafkaRestartWorld: 1,000 members over 100,000 input partitions, 1
+// record a second on each, the classic protocol), stepped 2 s first: a
+// real group's plot duplicates, where each ask merged and walked every
+// partition's runs (0.2 s a tick).
+func BenchmarkDeliveryEveryTickT2(b *testing.B) {
+	w := kafkaRestartWorld(b, "classic")
+	for w.Tick < 400 {
 		w.Step()
 	}
 	w.Delivery("read_uncommitted")
