@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -850,10 +851,11 @@ func TestInvoiceNumbersOfCutLogs(t *testing.T) {
 		whole := draw.InvoiceNumbers(w)
 		for _, tp := range w.Layout().Outputs() {
 			hw := w.Log(tp).HW()
-			for _, from := range []int{1, hw / 3, hw / 2, hw - 1} {
-				if from <= 0 {
+			for _, from := range []int{0, 1, hw / 3, hw / 2, hw - 1} {
+				if from < 0 || from > 0 && from == hw-1 && hw == 1 {
 					continue
 				}
+				// one log drawn, from a cut (from 0: the others not drawn)
 				got := draw.InvoiceNumbersFrom(w, map[sim.TopicPartition]int{tp: from})
 				for off, k := range got[tp] {
 					if off < from {
@@ -872,6 +874,18 @@ func TestInvoiceNumbersOfCutLogs(t *testing.T) {
 					}
 				}
 			}
+		}
+		// no output log drawn (a diagram of input partitions alone): none
+		// numbered; every one from its start: all of them
+		if got := draw.InvoiceNumbersFrom(w, map[sim.TopicPartition]int{}); len(got) != 0 {
+			t.Errorf("world %d: no output log drawn, yet %v numbered", n, got)
+		}
+		all := map[sim.TopicPartition]int{}
+		for _, tp := range w.Layout().Outputs() {
+			all[tp] = 0
+		}
+		if got := draw.InvoiceNumbersFrom(w, all); !reflect.DeepEqual(got, whole) {
+			t.Errorf("world %d: every output log drawn whole numbers %v, InvoiceNumbers %v", n, got, whole)
 		}
 	}
 	if marked == 0 {

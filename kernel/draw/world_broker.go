@@ -582,21 +582,28 @@ func DrawnCells(w *sim.World, logs []sim.TopicPartition, budget int) int {
 }
 
 // invoiceNumbersFrom is InvoiceNumbers for the output cells a diagram may
-// draw: those of each output log from from[tp] on. When every log is drawn
-// from its start it is InvoiceNumbers; else it counts, in InvoiceNumbers'
-// order, only the invoices of the input records those cells name, over
-// the output logs' runs (sim.World.CountInvoices: per run, not per cell),
-// so a diagram of a log of millions of invoices keeps a few counts and
-// reads its runs once.
+// draw: those of each output log from from[tp] on (none of a log from
+// has no entry for). When every log is drawn from its start it is
+// InvoiceNumbers; when none is drawn (--partitions of input partitions
+// alone), nothing; else it counts, in InvoiceNumbers' order, only the
+// invoices of the input records those cells name, over the output logs'
+// runs (sim.World.CountInvoices: per run, not per cell), so a diagram of
+// a log of millions of invoices keeps a few counts and reads its runs
+// once.
 func invoiceNumbersFrom(w *sim.World, from map[sim.TopicPartition]int) map[sim.TopicPartition]map[int]int {
 	outs := w.Layout().Outputs()
-	whole := true
+	whole, any := true, false
 	for _, tp := range outs {
-		if f, ok := from[tp]; ok && f > 0 || w.Log(tp).Start() > 0 {
-			whole = false
+		f, ok := from[tp]
+		if !ok || f > 0 || w.Log(tp).Start() > 0 {
+			whole = false // a log not drawn, or drawn from past its start
 		}
+		any = any || ok
 	}
-	if whole {
+	switch {
+	case !any:
+		return map[sim.TopicPartition]map[int]int{}
+	case whole:
 		return InvoiceNumbers(w)
 	}
 	// The cells drawn whose input record has more than one invoice (the
