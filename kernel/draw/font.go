@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	xfont "golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
@@ -119,8 +120,50 @@ func standIn(t string) string {
 // measure is the width of t in CSS pixels in a style's font, as every
 // format draws it.
 func measure(t string, st textStyle) float64 {
+	k := measureKey{t: t, size: st.size, bold: st.bold, mono: st.mono, italic: st.italic}
+	measured.Lock()
+	w, ok := measured.width[k]
+	measured.Unlock()
+	if ok {
+		return w
+	}
 	f := faceOf(st)
-	return float64(f.Width(standIn(t))) / 0.75
+	w = float64(f.Width(standIn(t))) / 0.75
+	measured.Lock()
+	if measured.width == nil || len(measured.width) >= maxMeasured || measured.bytes > maxMeasuredBytes {
+		measured.width, measured.bytes = map[measureKey]float64{}, 0
+	}
+	measured.width[k] = w
+	measured.bytes += len(t)
+	measured.Unlock()
+	return w
+}
+
+// measured remembers the widths measure found: a width is the font's
+// glyph advances and kerning summed, the same every time, and pictures
+// measure the same texts again and again (a big group's thousand member
+// names in every frame of a diagram's animation, a sequence's repeated
+// message names), each measure a glyph lookup and a kerning lookup per
+// character. It forgets everything past maxMeasured texts or
+// maxMeasuredBytes of them, and is shared by every picture (guarded: the
+// explorer and notebooks may draw at once).
+var measured struct {
+	sync.Mutex
+	width map[measureKey]float64
+	bytes int
+}
+
+const (
+	maxMeasured      = 1 << 16
+	maxMeasuredBytes = 16 << 20
+)
+
+// measureKey is what a width depends on: the text and the font its style
+// picks, at its size.
+type measureKey struct {
+	t                  string
+	size               float64
+	bold, mono, italic bool
 }
 
 // textWidth is the width of s at a font size (CSS pixels), regular or mono.
