@@ -234,89 +234,7 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for seed := 0; seed < seeds; seed++ {
-		const length = 400
-		sc := seedWorld(t, seed, historySpec(length))
-		cfg := sc.cfg
-		cfg.HistoryTicks = 5 + sc.r.Intn(30)
-		w, err := New(sc.topo, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sched := historySchedule(sc.sched, seed)
-		st := &stepper{w: w, sched: sched}
-		var sib *stepper // a copy stepped beside w, when there is one
-		next := 1
-		for w.Tick < length {
-			st.tick()
-			if sib != nil {
-				sib.tick()
-				if w.Tick == next {
-					for _, iso := range []string{"read_uncommitted", "read_committed"} {
-						fresh := sib.w.Clone()
-						fresh.delivered = deliveryCache{}
-						if got, want := sib.w.Delivery(iso), fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
-							t.Fatalf("seed %d tick %d %s: a copy stepped beside its original read on %+v, read afresh %+v", seed, sib.w.Tick, iso, got, want)
-						}
-						seen["copies checked"]++
-					}
-				}
-			}
-			if w.Tick < next {
-				continue
-			}
-			next = w.Tick + 1 + sc.r.Intn(12)
-			for k, iso := range []string{"read_uncommitted", "read_committed"} {
-				for slot, rd := range w.delivered.levels[k].reads {
-					l := w.broker.Log(w.layout.Outputs()[slot])
-					switch {
-					case rd.upto > rd.start && rd.start != l.Cells.Start():
-						seen["let go since read"]++
-					case rd.valid(l, l.HW()) && rd.upto > rd.start:
-						seen["read on"]++
-					}
-				}
-				if k == 0 {
-					runsFromAsRuns(t, w, sc.r, seen)
-				}
-				// a copy reads on from its original's reads (share), and
-				// one that forgets them reads its logs afresh
-				cp, fresh := w.Clone(), w.Clone()
-				fresh.delivered = deliveryCache{}
-				got := w.Delivery(iso)
-				if want := fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
-					t.Fatalf("seed %d tick %d %s: read on %+v, read afresh %+v", seed, w.Tick, iso, got, want)
-				}
-				if got2 := cp.Delivery(iso); !reflect.DeepEqual(got2, got) {
-					t.Fatalf("seed %d tick %d %s: a copy read on %+v, its original %+v", seed, w.Tick, iso, got2, got)
-				}
-				if sc.r.Intn(4) == 0 {
-					// step the copy beside the original, a tick ahead (so
-					// that the two write different runs where their shared
-					// reads end): either appending must not disturb the
-					// other's reads
-					sib = &stepper{w: cp, sched: sched, i: st.i}
-					if sc.r.Intn(2) == 0 {
-						// and now and then make it part from its original
-						// (a member crashed in the copy alone), so that the
-						// two append different runs where they share
-						// arrays, not the same ones a tick apart
-						for _, c := range cp.Clients() {
-							if m := cp.Member(c); m != nil && m.Alive && cp.CrashNow(c) == nil {
-								seen["copies parted"]++
-								break
-							}
-						}
-					}
-					sib.tick()
-				}
-				if want := deliveryPerRecord(w, iso); !reflect.DeepEqual(got, want) {
-					t.Fatalf("seed %d tick %d %s: read on %+v, a count a record %+v", seed, w.Tick, iso, got, want)
-				}
-				if got.Duplicates > 0 || got.Lost > 0 || got.HeldBack > 0 {
-					seen["dup, lost or held"]++
-				}
-			}
-		}
+		deliveryReadsOn(t, seed, seen)
 	}
 	t.Logf("%v", seen)
 	for _, k := range []string{"let go since read", "read on", "dup, lost or held", "from inside a run", "copies checked", "copies parted"} {
@@ -324,6 +242,109 @@ func TestDeliveryReadsOnAsAFreshRead(t *testing.T) {
 			t.Errorf("the worlds never showed %q (%v): the test proves less than it says", k, seen)
 		}
 	}
+}
+
+// deliveryReadsOn is TestDeliveryReadsOnAsAFreshRead's world of one seed:
+// stepped 400 ticks keeping a window of its past, Delivery asked at random
+// ticks at both levels and held to a fresh read, to copies reading on
+// from it (some stepped beside it, some parting from it) and to the count
+// a record; what it saw counted in seen.
+func deliveryReadsOn(t *testing.T, seed int, seen map[string]int) {
+	const length = 400
+	sc := seedWorld(t, seed, historySpec(length))
+	cfg := sc.cfg
+	cfg.HistoryTicks = 5 + sc.r.Intn(30)
+	w, err := New(sc.topo, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := historySchedule(sc.sched, seed)
+	st := &stepper{w: w, sched: sched}
+	var sib *stepper // a copy stepped beside w, when there is one
+	next := 1
+	for w.Tick < length {
+		st.tick()
+		if sib != nil {
+			sib.tick()
+			if w.Tick == next {
+				for _, iso := range []string{"read_uncommitted", "read_committed"} {
+					fresh := sib.w.Clone()
+					fresh.delivered = deliveryCache{}
+					if got, want := sib.w.Delivery(iso), fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
+						t.Fatalf("seed %d tick %d %s: a copy stepped beside its original read on %+v, read afresh %+v", seed, sib.w.Tick, iso, got, want)
+					}
+					seen["copies checked"]++
+				}
+			}
+		}
+		if w.Tick < next {
+			continue
+		}
+		next = w.Tick + 1 + sc.r.Intn(12)
+		for k, iso := range []string{"read_uncommitted", "read_committed"} {
+			for slot, rd := range w.delivered.levels[k].reads {
+				l := w.broker.Log(w.layout.Outputs()[slot])
+				switch {
+				case rd.upto > rd.start && rd.start != l.Cells.Start():
+					seen["let go since read"]++
+				case rd.valid(l, l.HW()) && rd.upto > rd.start:
+					seen["read on"]++
+				}
+			}
+			if k == 0 {
+				runsFromAsRuns(t, w, sc.r, seen)
+			}
+			// a copy reads on from its original's reads (share), and
+			// one that forgets them reads its logs afresh
+			cp, fresh := w.Clone(), w.Clone()
+			fresh.delivered = deliveryCache{}
+			got := w.Delivery(iso)
+			if want := fresh.Delivery(iso); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d tick %d %s: read on %+v, read afresh %+v", seed, w.Tick, iso, got, want)
+			}
+			if got2 := cp.Delivery(iso); !reflect.DeepEqual(got2, got) {
+				t.Fatalf("seed %d tick %d %s: a copy read on %+v, its original %+v", seed, w.Tick, iso, got2, got)
+			}
+			if sc.r.Intn(4) == 0 {
+				// step the copy beside the original, a tick ahead (so
+				// that the two write different runs where their shared
+				// reads end): either appending must not disturb the
+				// other's reads
+				sib = &stepper{w: cp, sched: sched, i: st.i}
+				if sc.r.Intn(2) == 0 {
+					// and now and then make it part from its original
+					// (a member crashed in the copy alone), so that the
+					// two append different runs where they share
+					// arrays, not the same ones a tick apart
+					for _, c := range cp.Clients() {
+						if m := cp.Member(c); m != nil && m.Alive && cp.CrashNow(c) == nil {
+							seen["copies parted"]++
+							break
+						}
+					}
+				}
+				sib.tick()
+			}
+			if want := deliveryPerRecord(w, iso); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d tick %d %s: read on %+v, a count a record %+v", seed, w.Tick, iso, got, want)
+			}
+			if got.Duplicates > 0 || got.Lost > 0 || got.HeldBack > 0 {
+				seen["dup, lost or held"]++
+			}
+		}
+	}
+}
+
+// FuzzDeliveryReadsOn is deliveryReadsOn for any seed: go test -fuzz
+// FuzzDeliveryReadsOn ./sim explores worlds past the test's 18.
+func FuzzDeliveryReadsOn(f *testing.F) {
+	for _, seed := range []uint16{0, 1, 2, 5, 17} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint16) {
+		setSeqChunk(t, 2)
+		deliveryReadsOn(t, int(seed), map[string]int{})
+	})
 }
 
 // runsFromAsRuns checks, for each output log of w and a few cells from,
