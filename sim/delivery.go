@@ -147,9 +147,9 @@ func (w *World) Delivery(isolation string) Counts {
 			c.DuplicateNames = append(c.DuplicateNames, s)
 		}
 	}
-	// Walk each partition to walk over its runs by first offset and by
+	// Walk each marked partition over its runs by first offset and by
 	// last: its runs read before, its open chains and its runs past the
-	// cut.
+	// cut; every other partition's counts are what its last walk found.
 	pastLo := sortRuns(pastRuns, byLo)
 	pastHi := sortRuns(slices.Clone(pastRuns), byHi)
 	m := deliveryMerge{w: w, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
