@@ -262,27 +262,6 @@ func sortRuns(runs []deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
 	return runs
 }
 
-// mergeRuns merges two runs sorted by by into a new array (a, if b is
-// empty: neither is written).
-func mergeRuns(a, b []deliveryRun, by func(a, b deliveryRun) int) []deliveryRun {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]deliveryRun, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if by(b[j], a[i]) < 0 {
-			out = append(out, b[j])
-			j++
-		} else {
-			out = append(out, a[i])
-			i++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
-}
-
 // partRange is the runs of input partition p among runs sorted by
 // partition first.
 func partRange(runs []deliveryRun, p int32) []deliveryRun {

@@ -415,43 +415,6 @@ func expandCellRuns(w *World, slot int, runs iter.Seq[broker.CellRun]) []cellSee
 	return cells
 }
 
-// TestMergeRunsAsSorted: mergeRuns gives the two sorted arrays' runs in
-// order, each key's runs all there, for random arrays of every size
-// against each other (none, one, a few into many, many into a few), by
-// both orders.
-func TestMergeRunsAsSorted(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	random := func(n int) []deliveryRun {
-		out := make([]deliveryRun, n)
-		for i := range out {
-			out[i] = deliveryRun{part: int32(rng.Intn(4)), lo: int32(rng.Intn(50)), hi: int32(rng.Intn(50)), slot: int32(rng.Intn(3)), n: 1}
-		}
-		return out
-	}
-	for _, by := range []func(a, b deliveryRun) int{byLo, byHi} {
-		for k := 0; k < 2000; k++ {
-			a := sortRuns(random([]int{0, 1, 3, 40, 300}[rng.Intn(5)]), by)
-			b := sortRuns(random([]int{0, 1, 2, 7, 60}[rng.Intn(5)]), by)
-			want := sortRuns(append(slices.Clone(a), b...), by)
-			for _, got := range [][]deliveryRun{mergeRuns(a, b, by)} {
-				if !slices.IsSortedFunc(got, by) || len(got) != len(want) {
-					t.Fatalf("%d runs into %d: %d runs, sorted %v", len(b), len(a), len(got), slices.IsSortedFunc(got, by))
-				}
-				count := func(rs []deliveryRun) map[deliveryRun]int {
-					m := map[deliveryRun]int{}
-					for _, r := range rs {
-						m[r]++
-					}
-					return m
-				}
-				if !reflect.DeepEqual(count(got), count(want)) {
-					t.Fatalf("%d runs into %d: not the same runs", len(b), len(a))
-				}
-			}
-		}
-	}
-}
-
 // TestDeliveryLevelsOfCopiesKeepTheirOwn: a family of levels, each made
 // by sharing another (as World.clone shares a world's), each then given
 // runs and judged counts of its own in random turns, keeps exactly the
