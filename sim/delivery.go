@@ -58,7 +58,43 @@ func (w *World) Delivery(isolation string) Counts {
 	committed := isolation == "read_committed"
 	lv := w.delivered.level(committed, len(outputs), len(inputs))
 	ch := w.delivered.chains(w)
-	cuts := make([]int, len(outputs))
+	cuts, anew := lv.prepare(w, ch, committed)
+	// The partitions to walk: those whose runs a read changes (ch marks
+	// them), past (the cells past the cut, read every time: this ask's
+	// and the last's), and those whose committed offset moved.
+	dirty := newBitset(len(inputs))
+	for _, p := range lv.past {
+		dirty.set(int(p))
+	}
+	odd, pastRuns, tails := lv.readOn(w, ch, cuts, committed, dirty)
+	lv.limitsMoved(w, dirty, anew)
+	var c Counts
+	for s, n := range odd {
+		if n > 1 {
+			c.Duplicates += n - 1
+			c.DuplicateNames = append(c.DuplicateNames, s)
+		}
+	}
+	lv.walk(w, dirty, pastRuns, tails)
+	names := lv.gathered()
+	c.Duplicates += lv.dup
+	c.Lost, c.HeldBack = lv.lost, lv.held
+	c.DuplicateNames = append(c.DuplicateNames, names.dup...)
+	if len(c.DuplicateNames) > len(names.dup) {
+		sort.Strings(c.DuplicateNames)
+	}
+	c.LostNames, c.HeldBackNames = slices.Clone(names.lost), slices.Clone(names.held)
+	return c
+}
+
+// prepare finds each output log's cut (its high watermark, or its LSO at
+// read_committed: committed), starts afresh each read that no longer
+// holds for its log, and, when one did or the level has no runs yet,
+// makes the level anew (anew) with the runs of the cells the logs let go
+// of.
+func (lv *deliveryLevel) prepare(w *World, ch *deliveryChains, committed bool) (cuts []int, anew bool) {
+	outputs := w.layout.Outputs()
+	cuts = make([]int, len(outputs))
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
 		cuts[slot] = l.HW() // read_uncommitted: every cell is visible, none to split
@@ -70,35 +106,40 @@ func (w *World) Delivery(isolation string) Counts {
 			lv.lo = nil // its runs among the partitions' are no longer its runs
 		}
 	}
-	anew := lv.lo == nil
-	if anew {
-		// The cells let go of (below each log's start), as their runs: all
-		// below the LSO, so visible or (aborted) never seen. They stay as
-		// they are until the log lets go of more, which makes its read,
-		// and so the level, anew.
-		lv.anew(len(inputs))
-		for slot, tp := range outputs {
-			if f := forgotLevel(w.broker.Log(tp), committed); f != nil {
-				var runs []deliveryRun
-				for _, r := range f.Runs {
-					runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
-				}
-				lv.add(ch.flush(runs))
+	if lv.lo != nil {
+		return cuts, false
+	}
+	// The cells let go of (below each log's start), as their runs: all
+	// below the LSO, so visible or (aborted) never seen. They stay as
+	// they are until the log lets go of more, which makes its read, and
+	// so the level, anew.
+	lv.anew(len(w.layout.Inputs()))
+	for slot, tp := range outputs {
+		if f := forgotLevel(w.broker.Log(tp), committed); f != nil {
+			var runs []deliveryRun
+			for _, r := range f.Runs {
+				runs = ch.addOf(runs, deliveryRun{part: r.Part, lo: r.First, hi: r.Last, slot: -1, n: r.N}, r.Slotted, slot)
 			}
+			lv.add(ch.flush(runs))
 		}
 	}
-	// The partitions to walk: those whose runs a read changes (ch marks
-	// them), past (the cells past the cut, read every time), and those
-	// whose committed offset moved.
-	dirty, past := newBitset(len(inputs)), newBitset(len(inputs))
-	for _, p := range lv.past {
-		dirty.set(int(p))
-	}
+	return cuts, true
+}
+
+// readOn reads each output log's cells below its cut not read before
+// into its read and the partitions' lists, and those past it (held back
+// from a read_committed reader) into pastRuns, marking in dirty the
+// partitions whose runs or open chains either changes (those past the
+// cut are also kept in lv.past, to walk again at the next ask). It
+// returns the sources that are no input record's with their counts, the
+// runs past the cuts and the chains open at each log's end (one an input
+// partition, in partition order).
+func (lv *deliveryLevel) readOn(w *World, ch *deliveryChains, cuts []int, committed bool, dirty bitset) (odd map[string]int, pastRuns []deliveryRun, tails [][]deliveryRun) {
+	outputs := w.layout.Outputs()
+	past := newBitset(len(w.layout.Inputs()))
 	ch.touched = dirty
 	defer func() { ch.touched = nil }()
-	var odd map[string]int // sources that are no input record's name
-	var pastRuns []deliveryRun
-	tails := make([][]deliveryRun, len(outputs)) // the chains open at each log's end, one an input partition, in partition order
+	tails = make([][]deliveryRun, len(outputs))
 	for slot, tp := range outputs {
 		l := w.broker.Log(tp)
 		lso, hw, cut := l.LSO(), l.HW(), cuts[slot]
@@ -121,9 +162,8 @@ func (w *World) Delivery(isolation string) Counts {
 			rd.tails = ch.flush(nil) // a new array, likewise
 		}
 		odd = addOdd(odd, rd.odd)
-		// The cells past cut (held back from a read_committed reader),
-		// read every time from the chains as they are at cut; with none,
-		// the chains are the read's.
+		// The cells past cut, read every time from the chains as they are
+		// at cut; with none, the chains are the read's.
 		tails[slot] = rd.tails
 		if cut < hw {
 			ch.touched = past
@@ -139,20 +179,18 @@ func (w *World) Delivery(isolation string) Counts {
 		dirty.set(p)
 		lv.past = append(lv.past, int32(p))
 	}
-	lv.limitsMoved(w, dirty, anew)
-	var c Counts
-	for s, n := range odd {
-		if n > 1 {
-			c.Duplicates += n - 1
-			c.DuplicateNames = append(c.DuplicateNames, s)
-		}
-	}
-	// Walk each marked partition over its runs by first offset and by
-	// last: its runs read before, its open chains and its runs past the
-	// cut; every other partition's counts are what its last walk found.
+	return odd, pastRuns, tails
+}
+
+// walk walks each partition marked in dirty over its runs by first
+// offset and by last (its runs read before, its open chains in tails and
+// its runs past the cut in pastRuns) and keeps what it finds (judge);
+// every other partition's counts are what its last walk found.
+func (lv *deliveryLevel) walk(w *World, dirty bitset, pastRuns []deliveryRun, tails [][]deliveryRun) {
+	inputs := w.layout.Inputs()
 	pastLo := sortRuns(pastRuns, byLo)
 	pastHi := sortRuns(slices.Clone(pastRuns), byHi)
-	m := deliveryMerge{w: w, fV: make([]int32, len(outputs)), fH: make([]int32, len(outputs))}
+	m := deliveryMerge{w: w, fV: make([]int32, len(tails)), fH: make([]int32, len(tails))}
 	var starts, ends, bufLo, bufHi []deliveryRun
 	for p := range dirty.all() {
 		p32 := int32(p)
@@ -176,15 +214,6 @@ func (w *World) Delivery(isolation string) Counts {
 		m.partition(inputs[p], starts, ends, int(lv.kept.limits[p]))
 		lv.judge(p32, pc)
 	}
-	names := lv.gathered()
-	c.Duplicates += lv.dup
-	c.Lost, c.HeldBack = lv.lost, lv.held
-	c.DuplicateNames = append(c.DuplicateNames, names.dup...)
-	if len(c.DuplicateNames) > len(names.dup) {
-		sort.Strings(c.DuplicateNames)
-	}
-	c.LostNames, c.HeldBackNames = slices.Clone(names.lost), slices.Clone(names.held)
-	return c
 }
 
 // limitsMoved reads each input partition's limit (the offset below which
