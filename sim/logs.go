@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kgrepl/kgrepl/sim/broker"
+	"github.com/kgrepl/kgrepl/sim/internal/store"
 	"github.com/kgrepl/kgrepl/sim/topo"
 )
 
@@ -107,13 +108,13 @@ func (l *logsView) Lag(tp TopicPartition) int {
 // log's first read was a cache miss.
 func (l *logsView) InputLags(dst, idx []int) []int {
 	if idx == nil {
-		dst = resize(dst, len(l.layout.Inputs()))
+		dst = store.ReuseBuf(dst, len(l.layout.Inputs()))
 		for i := range dst {
 			dst[i] = l.lagAt(i)
 		}
 		return dst
 	}
-	dst = resize(dst, len(idx))
+	dst = store.ReuseBuf(dst, len(idx))
 	for j, i := range idx {
 		dst[j] = l.lagAt(i)
 	}
@@ -133,14 +134,6 @@ func (l *logsView) TotalLag(idx []int) int {
 		n += l.lagAt(i)
 	}
 	return n
-}
-
-// resize is dst with length n, reusing its room when it has enough.
-func resize(dst []int, n int) []int {
-	if cap(dst) >= n {
-		return dst[:n]
-	}
-	return make([]int, n)
 }
 
 // lagAt is Lag of the input partition numbered i (Layout.Inputs()[i]):
