@@ -257,13 +257,15 @@ func sample(w *sim.World, need Need, only []int) Frame {
 			}
 		}
 	}
-	tps := onlyOf(w.Layout().Inputs(), only)
 	if need&NeedLag != 0 {
 		f.Lag = w.InputLags(nil, only)
 	}
 	if need&NeedOwners != 0 {
-		index := newRowIndex(w, only)
-		f.Owners = make([]Ownership, len(tps))
+		index, rows := newRowIndex(w, only), len(w.Layout().Inputs())
+		if only != nil {
+			rows = len(only)
+		}
+		f.Owners = make([]Ownership, rows)
 		now := w.Unavail.Now() // by input partition
 		for j := range f.Owners {
 			i := j
